@@ -1,0 +1,131 @@
+//! Finds the `__global__` functions in CUDA C/C++ source text and describes
+//! their parameters in terms a Rust caller can check against.
+//!
+//! This is not a C++ parser: it tokenizes the source (dropping comments and
+//! preprocessor lines), finds each `__global__`, and parses just the
+//! declaration around it, resolving simple `typedef`/`using` aliases. It never
+//! panics and runs in linear time, whatever the input.
+//!
+//! ```
+//! use gpu_cdecl::{find_kernel, CType, Scalar};
+//!
+//! let src = r#"
+//!     extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
+//!         int i = blockIdx.x * blockDim.x + threadIdx.x;
+//!         if (i < n) y[i] += a * x[i];
+//!     }
+//! "#;
+//! let k = find_kernel(src, "axpy").unwrap();
+//! assert!(k.extern_c);
+//! assert_eq!(k.params[1].ty, CType::pointer(CType::Scalar(Scalar::F32), true));
+//! assert_eq!(k.params[3].name.as_deref(), Some("n"));
+//! ```
+#![deny(missing_docs)]
+
+mod decl;
+mod error;
+mod globals;
+mod kernels;
+mod lexer;
+mod types;
+
+#[cfg(test)]
+mod tests;
+
+pub use error::DeclError;
+pub use types::{CType, Scalar};
+
+/// One parameter of a __global__ function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CParam {
+    /// The parameter exactly as written in the source with whitespace runs collapsed to one space and comments removed, e.g. "const float *__restrict__ x".
+    pub text: String,
+    /// Its name, if it has one (prototypes may omit names).
+    pub name: Option<String>,
+    /// Its type, with aliases resolved and arrays turned into pointers.
+    pub ty: CType,
+}
+
+/// One __global__ function found in a source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KernelDecl {
+    /// The function's name (without namespace or template arguments).
+    pub name: String,
+    /// Its parameters, in order; empty for `()` and `(void)`.
+    pub params: Vec<CParam>,
+    /// 1-based line of the function name in the source.
+    pub line: usize,
+    /// True when the function is declared inside `extern "C" { ... }` or with `extern "C"` before it.
+    pub extern_c: bool,
+    /// True when the function is a template (`template <typename T> __global__ void f(T* x)`); params still parsed, template parameter names come out as Named("T").
+    pub is_template: bool,
+}
+
+/// Every __global__ function in the source, in order. Definitions and prototypes; when a prototype and a definition of the same name have the same parameter types, report it once (the definition's entry).
+///
+/// Fails on the first declaration that cannot be parsed or has a parameter
+/// that cannot be passed from Rust.
+pub fn find_kernels(source: &str) -> Result<Vec<KernelDecl>, DeclError> {
+    let entries = kernels::scan(source)?;
+    let mut ok = Vec::with_capacity(entries.len());
+    for e in entries {
+        ok.push(e.result?);
+    }
+    Ok(kernels::dedupe(ok.iter()))
+}
+
+/// The __global__ function named `name`.
+///
+/// Problems in other kernels' declarations do not matter here, except that a
+/// declaration too broken to name is reported when `name` is not found.
+pub fn find_kernel(source: &str, name: &str) -> Result<KernelDecl, DeclError> {
+    let entries = kernels::scan(source)?;
+    let mut matching = Vec::new();
+    for e in &entries {
+        if e.name.as_deref() == Some(name) {
+            match &e.result {
+                Ok(d) => matching.push(d),
+                Err(err) => return Err(err.clone()),
+            }
+        }
+    }
+    let mut found = kernels::dedupe(matching.into_iter());
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => {
+            if let Some(Err(err)) = entries
+                .iter()
+                .find(|e| e.name.is_none() && e.result.is_err())
+                .map(|e| &e.result)
+            {
+                return Err(err.clone());
+            }
+            let mut seen = std::collections::HashSet::new();
+            let available: Vec<String> = entries
+                .iter()
+                .filter_map(|e| e.name.clone())
+                .filter(|n| seen.insert(n.clone()))
+                .collect();
+            Err(DeclError::NotFound {
+                name: name.to_string(),
+                available,
+            })
+        }
+        _ => Err(DeclError::Ambiguous {
+            name: name.to_string(),
+            lines: found.iter().map(|k| k.line).collect(),
+        }),
+    }
+}
+
+/// True when the source declares `extern __shared__` (dynamic shared memory) anywhere (not in comments/strings).
+pub fn uses_dynamic_shared_memory(source: &str) -> bool {
+    globals::uses_dynamic_shared_memory(source)
+}
+
+/// Names of `__constant__` and `__device__` global variables (not functions) declared in the source, in order (for later use; simple best effort: `__constant__ float coeffs[16];` → "coeffs").
+///
+/// `__managed__` variables are included too; each name is listed once.
+pub fn find_globals(source: &str) -> Vec<String> {
+    globals::find_globals(source)
+}

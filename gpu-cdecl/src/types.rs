@@ -1,0 +1,217 @@
+use std::fmt;
+
+/// A C scalar type, with LP64 sizes (Linux x86-64 / aarch64, which is what CUDA device code uses).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    /// `signed char`, `char`, `int8_t`.
+    I8,
+    /// `unsigned char`, `uint8_t`.
+    U8,
+    /// `short`, `int16_t`.
+    I16,
+    /// `unsigned short`, `uint16_t`.
+    U16,
+    /// `int`, `signed`, `int32_t`.
+    I32,
+    /// `unsigned int`, `unsigned`, `uint32_t`.
+    U32,
+    /// `long`, `long long`, `int64_t`.
+    I64,
+    /// `unsigned long`, `unsigned long long`, `uint64_t`.
+    U64,
+    /// `ptrdiff_t`, `ssize_t`, `intptr_t`.
+    Isize,
+    /// `size_t`, `uintptr_t`.
+    Usize,
+    /// `float`.
+    F32,
+    /// `double`.
+    F64,
+    /// `bool`.
+    Bool,
+    /// `half`, `__half`.
+    F16,
+    /// `__nv_bfloat16`, `nv_bfloat16`.
+    Bf16,
+}
+
+impl Scalar {
+    /// Every scalar, for callers that want to enumerate them.
+    pub const ALL: [Scalar; 15] = [
+        Scalar::I8,
+        Scalar::U8,
+        Scalar::I16,
+        Scalar::U16,
+        Scalar::I32,
+        Scalar::U32,
+        Scalar::I64,
+        Scalar::U64,
+        Scalar::Isize,
+        Scalar::Usize,
+        Scalar::F32,
+        Scalar::F64,
+        Scalar::Bool,
+        Scalar::F16,
+        Scalar::Bf16,
+    ];
+
+    /// The one Rust type this scalar maps to, as written in Rust source: "i8","u8",...,"isize","usize","f32","f64","bool","half::f16","half::bf16".
+    pub fn rust_type(self) -> &'static str {
+        match self {
+            Scalar::I8 => "i8",
+            Scalar::U8 => "u8",
+            Scalar::I16 => "i16",
+            Scalar::U16 => "u16",
+            Scalar::I32 => "i32",
+            Scalar::U32 => "u32",
+            Scalar::I64 => "i64",
+            Scalar::U64 => "u64",
+            Scalar::Isize => "isize",
+            Scalar::Usize => "usize",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+            Scalar::Bool => "bool",
+            Scalar::F16 => "half::f16",
+            Scalar::Bf16 => "half::bf16",
+        }
+    }
+
+    /// Size in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            Scalar::I8 | Scalar::U8 | Scalar::Bool => 1,
+            Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::Bf16 => 2,
+            Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
+            Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize | Scalar::F64 => 8,
+        }
+    }
+
+    /// Parse a Rust type name (last path segment: "i32", "f16" (for half::f16), "bf16", "usize"...) back to a scalar; None otherwise.
+    ///
+    /// A full path such as "half::f16" is accepted too; only its last segment counts.
+    pub fn from_rust_name(name: &str) -> Option<Scalar> {
+        let last = name.rsplit("::").next().unwrap_or(name).trim();
+        Some(match last {
+            "i8" => Scalar::I8,
+            "u8" => Scalar::U8,
+            "i16" => Scalar::I16,
+            "u16" => Scalar::U16,
+            "i32" => Scalar::I32,
+            "u32" => Scalar::U32,
+            "i64" => Scalar::I64,
+            "u64" => Scalar::U64,
+            "isize" => Scalar::Isize,
+            "usize" => Scalar::Usize,
+            "f32" => Scalar::F32,
+            "f64" => Scalar::F64,
+            "bool" => Scalar::Bool,
+            "f16" => Scalar::F16,
+            "bf16" => Scalar::Bf16,
+            _ => return None,
+        })
+    }
+
+    /// A conventional C spelling of this scalar, for messages ("float", "unsigned int", "size_t"...).
+    pub fn c_name(self) -> &'static str {
+        match self {
+            Scalar::I8 => "signed char",
+            Scalar::U8 => "unsigned char",
+            Scalar::I16 => "short",
+            Scalar::U16 => "unsigned short",
+            Scalar::I32 => "int",
+            Scalar::U32 => "unsigned int",
+            Scalar::I64 => "long long",
+            Scalar::U64 => "unsigned long long",
+            Scalar::Isize => "ptrdiff_t",
+            Scalar::Usize => "size_t",
+            Scalar::F32 => "float",
+            Scalar::F64 => "double",
+            Scalar::Bool => "bool",
+            Scalar::F16 => "__half",
+            Scalar::Bf16 => "__nv_bfloat16",
+        }
+    }
+}
+
+/// A kernel parameter's type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum CType {
+    /// A scalar passed by value.
+    Scalar(Scalar),
+    /// A struct/class/union/enum or unknown typedef name passed by value, e.g. `Foo`, `struct Foo` → "Foo". CUDA vector types like float4 also come out here as Named("float4").
+    ///
+    /// `cudaTextureObject_t` and `cudaSurfaceObject_t` (both unsigned long long handles) come out here too.
+    Named(String),
+    /// A pointer. `pointee_const` is true for `const T*` and `T const*` (constness of the pointee, which is what matters); top-level const on the pointer itself (`T* const p`) is ignored. `void*` has pointee Void.
+    Pointer {
+        /// What the pointer points to.
+        pointee: Box<CType>,
+        /// Whether the pointee is `const`.
+        pointee_const: bool,
+    },
+    /// `void` (only valid as a pointee).
+    Void,
+}
+
+impl CType {
+    /// A pointer to `pointee`.
+    pub fn pointer(pointee: CType, pointee_const: bool) -> CType {
+        CType::Pointer {
+            pointee: Box::new(pointee),
+            pointee_const,
+        }
+    }
+}
+
+/// C spelling of the type, e.g. `const float*`, `Foo`, `void*`.
+impl fmt::Display for CType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CType::Scalar(s) => f.write_str(s.c_name()),
+            CType::Named(n) => f.write_str(n),
+            CType::Void => f.write_str("void"),
+            CType::Pointer {
+                pointee,
+                pointee_const,
+            } => {
+                if *pointee_const {
+                    f.write_str("const ")?;
+                }
+                write!(f, "{pointee}*")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rust_names_round_trip() {
+        for s in Scalar::ALL {
+            assert_eq!(Scalar::from_rust_name(s.rust_type()), Some(s));
+        }
+        assert_eq!(Scalar::from_rust_name("f16"), Some(Scalar::F16));
+        assert_eq!(Scalar::from_rust_name("bf16"), Some(Scalar::Bf16));
+        assert_eq!(Scalar::from_rust_name("String"), None);
+        assert_eq!(Scalar::from_rust_name(""), None);
+        assert_eq!(Scalar::from_rust_name("::"), None);
+    }
+
+    #[test]
+    fn sizes() {
+        let total: usize = Scalar::ALL.iter().map(|s| s.size()).sum();
+        assert_eq!(total, 1 + 1 + 2 + 2 + 4 + 4 + 8 + 8 + 8 + 8 + 4 + 8 + 1 + 2 + 2);
+    }
+
+    #[test]
+    fn display() {
+        assert_eq!(
+            CType::pointer(CType::Scalar(Scalar::F32), true).to_string(),
+            "const float*"
+        );
+        assert_eq!(CType::pointer(CType::Void, false).to_string(), "void*");
+        assert_eq!(CType::Named("float4".into()).to_string(), "float4");
+    }
+}

@@ -1,0 +1,269 @@
+//! Generating the typed wrappers. All logic lives in `gpu_runtime`; this file only emits calls
+//! into it with the argument types spelled out.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, LitStr, Visibility};
+
+use crate::check::direction_of;
+use crate::input::{Direction, RustArg, RustKernel, RustType};
+
+/// Everything the generated module needs about its source.
+pub struct SourceTokens {
+    /// An expression of type `&'static str` holding the source (a literal or `include_str!`).
+    pub text: TokenStream,
+    /// The name NVRTC reports lines against, e.g. `axpy.cu`.
+    pub file_name: String,
+    pub options: Vec<LitStr>,
+}
+
+fn rt() -> TokenStream {
+    quote!(::gpu_runtime)
+}
+
+/// `name: &(impl DeviceRead<T> + ?Sized)` and friends, as taken by the `prepared_*` calls.
+fn device_param(arg: &RustArg) -> TokenStream {
+    let rt = rt();
+    let name = &arg.name;
+    match &arg.kind {
+        RustType::Slice { elem, mutable: false } => {
+            quote!(#name: &(impl #rt::DeviceRead<#elem> + ?::core::marker::Sized))
+        }
+        RustType::Slice { elem, mutable: true } => {
+            quote!(#name: &mut (impl #rt::DeviceWrite<#elem> + ?::core::marker::Sized))
+        }
+        RustType::Value(ty) => quote!(#name: #ty),
+    }
+}
+
+/// The parameter as the convenience call takes it: host data for In/Out/InOut.
+fn host_param(arg: &RustArg) -> TokenStream {
+    let rt = rt();
+    let name = &arg.name;
+    match (&arg.kind, direction_of(arg)) {
+        (RustType::Slice { elem, .. }, Some(Direction::In)) => {
+            quote!(#name: &(impl #rt::HostSlice<#elem> + ?::core::marker::Sized))
+        }
+        (RustType::Slice { elem, .. }, Some(_)) => {
+            quote!(#name: &mut (impl #rt::HostSliceMut<#elem> + ?::core::marker::Sized))
+        }
+        _ => device_param(arg),
+    }
+}
+
+/// Compile-time checks on the Rust types, spanned at them so errors point at the user's code.
+fn type_assertions(args: &[RustArg]) -> TokenStream {
+    let rt = rt();
+    args.iter()
+        .map(|arg| match &arg.kind {
+            RustType::Slice { elem, .. } => quote_spanned! {elem.span()=>
+                const _: () = #rt::__private::assert_device_repr::<#elem>();
+            },
+            RustType::Value(ty) => quote_spanned! {ty.span()=>
+                const _: fn(#ty) -> #ty = #rt::__private::by_value::<#ty>;
+            },
+        })
+        .collect()
+}
+
+/// The body of `launch_on`: pack each argument, build the parameter array, launch.
+fn launch_body(args: &[RustArg]) -> TokenStream {
+    let rt = rt();
+    let mut packs = Vec::new();
+    let mut params = Vec::new();
+    for (i, arg) in args.iter().enumerate() {
+        let slot = format_ident!("__p{}", i);
+        let name = &arg.name;
+        packs.push(match &arg.kind {
+            RustType::Slice { elem, .. } => quote!(let #slot = self.function.device_arg::<#elem, _>(#name)?;),
+            RustType::Value(ty) => quote!(let #slot = #rt::__private::by_value::<#ty>(#name);),
+        });
+        params.push(quote!(#rt::__private::param(&#slot)));
+    }
+    let n = args.len();
+    quote! {
+        #(#packs)*
+        let mut __params: [*mut ::core::ffi::c_void; #n] = [#(#params),*];
+        // SAFETY: the #[kernel] macro checked at compile time that these arguments match the C
+        // declaration one for one (count, order, size and constness); each slot lives until
+        // launch_raw returns, and the device buffers are borrowed for the whole call.
+        unsafe { self.function.launch_raw(grid, block, stream, &mut __params) }
+    }
+}
+
+/// The `call` body: copies in, launch, copies out.
+fn convenience_body(args: &[RustArg]) -> TokenStream {
+    let rt = rt();
+    let mut before = Vec::new();
+    let mut after = Vec::new();
+    let mut call_args = Vec::new();
+    for arg in args {
+        let name = &arg.name;
+        let staged = format_ident!("__d_{}", name);
+        match (&arg.kind, direction_of(arg)) {
+            (RustType::Slice { mutable, .. }, Some(dir)) => {
+                let make = if dir.copies_in() {
+                    quote!(#rt::__private::copy_in(&self.function, &*#name)?)
+                } else {
+                    quote!(#rt::__private::alloc_out(&self.function, &*#name)?)
+                };
+                before.push(quote!(let mut #staged = #make;));
+                if dir.copies_out() {
+                    after.push(quote!(#rt::__private::copy_out(&#staged, #name)?;));
+                }
+                call_args.push(if *mutable {
+                    quote!(&mut #staged)
+                } else {
+                    quote!(&#staged)
+                });
+            }
+            _ => call_args.push(quote!(#name)),
+        }
+    }
+    quote! {
+        #(#before)*
+        self.prepared_call(grid, block, #(#call_args),*)?;
+        #(#after)*
+        ::core::result::Result::Ok(())
+    }
+}
+
+/// The `mod name { Kernel, prepare }` for one kernel, plus the free convenience function.
+/// `source_path` names the module's `ModuleSource` static as seen from inside the kernel's
+/// module; `inner` is emitted inside that module (the static itself, for a lone kernel, so that
+/// it resolves even when the kernel is declared inside a function body).
+pub fn kernel_items(
+    kernel: &RustKernel,
+    source_path: TokenStream,
+    index: usize,
+    c_name: &str,
+    inner: TokenStream,
+) -> TokenStream {
+    let rt = rt();
+    let name = &kernel.name;
+    let vis = &kernel.vis;
+    let attrs = &kernel.attrs;
+    let args = &kernel.args;
+    let names: Vec<&Ident> = args.iter().map(|a| &a.name).collect();
+    let dev_params: Vec<TokenStream> = args.iter().map(device_param).collect();
+    let host_params: Vec<TokenStream> = args.iter().map(host_param).collect();
+    let assertions = type_assertions(args);
+    let launch = launch_body(args);
+    let convenience = convenience_body(args);
+    let has_host_args = args.iter().any(|a| a.direction.is_some());
+    let call_doc = if has_host_args {
+        "Launches on the legacy default stream, copying the `#[In]`/`#[InOut]` arguments to the device first and the `#[Out]`/`#[InOut]` ones back afterwards (which waits for the kernel)."
+    } else {
+        "Launches on the legacy default stream; the same as `prepared_call`, since no argument is marked `#[In]`, `#[Out]` or `#[InOut]`."
+    };
+    let mod_doc = format!("The CUDA kernel `{c_name}`: `prepare` it once per context, then launch it with the typed calls of [`Kernel`].");
+    let kernel_doc =
+        format!("`{c_name}`, compiled and loaded in one context: launch it with no further lookups.");
+    quote! {
+        #[doc = #mod_doc]
+        #[allow(non_snake_case, unused_imports, clippy::too_many_arguments)]
+        #vis mod #name {
+            use super::*;
+
+            #inner
+
+            #assertions
+
+            #[doc = #kernel_doc]
+            #[derive(Clone, Debug)]
+            pub struct Kernel {
+                function: #rt::Function,
+            }
+
+            /// The CUDA source this kernel comes from: `source().compile(target)` compiles it
+            /// with NVRTC without a GPU, e.g. to test that it builds.
+            pub fn source() -> &'static #rt::ModuleSource {
+                &#source_path
+            }
+
+            /// Compiles the source and loads it on the first call in a context; afterwards, a
+            /// cache lookup by address.
+            pub fn prepare(ctx: &#rt::Context) -> #rt::Result<Kernel> {
+                #rt::Function::prepare(ctx, &#source_path, #index).map(|function| Kernel { function })
+            }
+
+            impl Kernel {
+                /// The same kernel, launching with `bytes` of dynamic shared memory
+                /// (`extern __shared__`).
+                pub fn with_shared_mem(self, bytes: u32) -> Kernel {
+                    Kernel { function: self.function.with_shared_mem(bytes) }
+                }
+
+                /// The untyped function handle underneath.
+                pub fn function(&self) -> &#rt::Function {
+                    &self.function
+                }
+
+                /// Launches on the legacy default stream with device arguments; returns without
+                /// waiting for the kernel.
+                pub fn prepared_call(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#dev_params),*) -> #rt::Result<()> {
+                    self.launch_on(grid.into(), block.into(), #rt::__private::NULL_STREAM, #(#names),*)
+                }
+
+                /// Launches on `stream` with device arguments; returns without waiting.
+                pub fn prepared_async_call(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, stream: &#rt::Stream, #(#dev_params),*) -> #rt::Result<()> {
+                    let stream = self.function.stream_arg(stream)?;
+                    self.launch_on(grid.into(), block.into(), stream, #(#names),*)
+                }
+
+                /// Launches on the legacy default stream, waits, and returns the GPU time the
+                /// kernel took, measured with events.
+                pub fn prepared_timed_call(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#dev_params),*) -> #rt::Result<::std::time::Duration> {
+                    let (grid, block) = (grid.into(), block.into());
+                    self.function.timed(|| self.launch_on(grid, block, #rt::__private::NULL_STREAM, #(#names),*))
+                }
+
+                #[doc = #call_doc]
+                pub fn call(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#host_params),*) -> #rt::Result<()> {
+                    #convenience
+                }
+
+                #[inline]
+                fn launch_on(&self, grid: #rt::Dim3, block: #rt::Dim3, stream: #rt::cudarc::driver::sys::CUstream, #(#dev_params),*) -> #rt::Result<()> {
+                    #launch
+                }
+            }
+        }
+
+        #(#attrs)*
+        #[allow(clippy::too_many_arguments)]
+        #vis fn #name(ctx: &#rt::Context, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#host_params),*) -> #rt::Result<()> {
+            #name::prepare(ctx)?.call(grid, block, #(#names),*)
+        }
+    }
+}
+
+/// `static NAME: ModuleSource = …;`
+pub fn source_static(ident: &Ident, src: &SourceTokens, kernels: &[String]) -> TokenStream {
+    let rt = rt();
+    let text = &src.text;
+    let file_name = &src.file_name;
+    let options = &src.options;
+    quote! {
+        #[doc(hidden)]
+        pub static #ident: #rt::ModuleSource = #rt::ModuleSource::new(#file_name, #text, &[#(#kernels),*], &[#(#options),*]);
+    }
+}
+
+/// Wraps generated items for a `mod` of several kernels.
+pub fn module(attrs: &[syn::Attribute], vis: &Visibility, name: &Ident, body: TokenStream) -> TokenStream {
+    quote! {
+        #(#attrs)*
+        #[allow(unused_imports)]
+        #vis mod #name {
+            use super::*;
+            #body
+        }
+    }
+}
+
+/// A span-carrying identifier for the hidden source static.
+pub fn source_ident(span: Span) -> Ident {
+    Ident::new("__GPU_RUNTIME_SOURCE", span)
+}

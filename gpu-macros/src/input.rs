@@ -1,0 +1,335 @@
+//! Parsing what the user wrote: the attribute's arguments and the Rust declarations it sits on.
+
+use proc_macro2::Span;
+use syn::parse::{Parse, ParseStream};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{
+    Attribute, Expr, ExprLit, FnArg, Ident, Lit, LitStr, Meta, Pat, ReturnType, Token, Type, Visibility,
+};
+
+/// Where the CUDA source comes from.
+pub enum SourceSpec {
+    /// A string literal in the attribute.
+    Inline(LitStr),
+    /// `file = "path"`, relative to the crate's manifest directory.
+    File(LitStr),
+}
+
+/// The attribute's arguments: `#[kernel("src")]`, `#[kernel(file = "k.cu", name = "k")]`, ...
+pub struct KernelArgs {
+    pub source: SourceSpec,
+    /// `name = "…"`: the C function's name when it differs from the Rust one.
+    pub name: Option<LitStr>,
+    /// `options = ["-use_fast_math", ...]`: extra NVRTC options.
+    pub options: Vec<LitStr>,
+}
+
+impl Parse for KernelArgs {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let mut source = None;
+        let mut name = None;
+        let mut options = Vec::new();
+        let metas = Punctuated::<Expr, Token![,]>::parse_terminated(input)?;
+        for expr in metas {
+            match expr {
+                Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => {
+                    set_once(&mut source, SourceSpec::Inline(s.clone()), s.span())?
+                }
+                Expr::Assign(assign) => {
+                    let key = match &*assign.left {
+                        Expr::Path(p) if p.path.get_ident().is_some() => {
+                            p.path.get_ident().unwrap().to_string()
+                        }
+                        other => {
+                            return Err(syn::Error::new_spanned(
+                                other,
+                                "expected `source`, `file`, `name` or `options`",
+                            ))
+                        }
+                    };
+                    match key.as_str() {
+                        "source" => set_once(
+                            &mut source,
+                            SourceSpec::Inline(lit_str(&assign.right)?),
+                            assign.span(),
+                        )?,
+                        "file" => set_once(
+                            &mut source,
+                            SourceSpec::File(lit_str(&assign.right)?),
+                            assign.span(),
+                        )?,
+                        "name" => set_once(&mut name, lit_str(&assign.right)?, assign.span())?,
+                        "options" => match &*assign.right {
+                            Expr::Array(a) => {
+                                for e in &a.elems {
+                                    options.push(lit_str(e)?);
+                                }
+                            }
+                            other => return Err(syn::Error::new_spanned(
+                                other,
+                                "`options` takes an array of strings, e.g. `options = [\"-use_fast_math\"]`",
+                            )),
+                        },
+                        _ => return Err(syn::Error::new_spanned(
+                            &assign.left,
+                            format!(
+                                "unknown argument `{key}`: expected `source`, `file`, `name` or `options`"
+                            ),
+                        )),
+                    }
+                }
+                other => {
+                    return Err(syn::Error::new_spanned(
+                        other,
+                        "expected the CUDA source as a string literal, or `file = \"path/to/kernel.cu\"`",
+                    ))
+                }
+            }
+        }
+        let source = source.ok_or_else(|| {
+            syn::Error::new(
+                Span::call_site(),
+                "#[kernel] needs the CUDA C source: #[kernel(r#\"__global__ void f(...) {...}\"#)] or #[kernel(file = \"kernels/f.cu\")]",
+            )
+        })?;
+        Ok(KernelArgs {
+            source,
+            name,
+            options,
+        })
+    }
+}
+
+fn set_once<T>(slot: &mut Option<T>, value: T, span: Span) -> syn::Result<()> {
+    if slot.is_some() {
+        return Err(syn::Error::new(
+            span,
+            "given twice (the source is either a string or `file = …`, not both)",
+        ));
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
+fn lit_str(e: &Expr) -> syn::Result<LitStr> {
+    match e {
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Ok(s.clone()),
+        other => Err(syn::Error::new_spanned(other, "expected a string literal")),
+    }
+}
+
+/// How an argument's data moves in the convenience call.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Direction {
+    In,
+    Out,
+    InOut,
+}
+
+impl Direction {
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::In => "In",
+            Direction::Out => "Out",
+            Direction::InOut => "InOut",
+        }
+    }
+    pub fn copies_in(self) -> bool {
+        matches!(self, Direction::In | Direction::InOut)
+    }
+    pub fn copies_out(self) -> bool {
+        matches!(self, Direction::Out | Direction::InOut)
+    }
+}
+
+/// The Rust type of one argument, as far as the check cares.
+pub enum RustType {
+    /// `&[T]` (`mutable: false`) or `&mut [T]`.
+    Slice { elem: Type, mutable: bool },
+    /// Any other type, passed by value: a scalar or a `#[repr(C)]` struct.
+    Value(Type),
+}
+
+/// One Rust argument.
+pub struct RustArg {
+    pub name: Ident,
+    pub ty: Type,
+    pub kind: RustType,
+    /// The `#[In]`/`#[Out]`/`#[InOut]` marker and its attribute (for spans).
+    pub direction: Option<(Direction, Attribute)>,
+}
+
+/// One declared kernel: `fn name(args);`.
+pub struct RustKernel {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub name: Ident,
+    pub args: Vec<RustArg>,
+    /// Span of the parameter list, for "too few arguments".
+    pub paren_span: Span,
+}
+
+/// What the attribute is on.
+pub enum Item {
+    /// `fn name(args);`
+    Fn(RustKernel),
+    /// `mod name { fn a(args); fn b(args); }`: several kernels from one source.
+    Mod {
+        attrs: Vec<Attribute>,
+        vis: Visibility,
+        name: Ident,
+        kernels: Vec<RustKernel>,
+    },
+}
+
+impl Parse for Item {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis: Visibility = input.parse()?;
+        if input.peek(Token![mod]) {
+            input.parse::<Token![mod]>()?;
+            let name: Ident = input.parse()?;
+            let content;
+            syn::braced!(content in input);
+            let mut kernels = Vec::new();
+            while !content.is_empty() {
+                let attrs = content.call(Attribute::parse_outer)?;
+                let vis: Visibility = content.parse()?;
+                kernels.push(parse_kernel_fn(&content, attrs, vis)?);
+            }
+            if kernels.is_empty() {
+                return Err(syn::Error::new(
+                    name.span(),
+                    "declare at least one kernel in the module: `fn name(args);`",
+                ));
+            }
+            Ok(Item::Mod {
+                attrs,
+                vis,
+                name,
+                kernels,
+            })
+        } else {
+            Ok(Item::Fn(parse_kernel_fn(input, attrs, vis)?))
+        }
+    }
+}
+
+fn parse_kernel_fn(input: ParseStream, attrs: Vec<Attribute>, vis: Visibility) -> syn::Result<RustKernel> {
+    let sig: syn::Signature = input.parse().map_err(|e| {
+        syn::Error::new(e.span(), "#[kernel] goes on a function declaration without a body, `fn name(args);`, or on a `mod` of them")
+    })?;
+    if input.peek(syn::token::Brace) {
+        return Err(syn::Error::new(
+            input.span(),
+            "a #[kernel] function has no body: end the declaration with `;`",
+        ));
+    }
+    input.parse::<Token![;]>()?;
+    if let Some(t) = sig.generics.params.first() {
+        return Err(syn::Error::new_spanned(
+            t,
+            "a #[kernel] function cannot be generic",
+        ));
+    }
+    if let Some(a) = &sig.asyncness {
+        return Err(syn::Error::new_spanned(a, "a #[kernel] function cannot be async"));
+    }
+    if let ReturnType::Type(_, ty) = &sig.output {
+        let unit = matches!(&**ty, Type::Tuple(t) if t.elems.is_empty());
+        if !unit {
+            return Err(syn::Error::new_spanned(ty, "CUDA kernels return `void`: remove the return type (the generated functions return `gpu_runtime::Result<()>`)"));
+        }
+    }
+    let mut args = Vec::new();
+    for input in &sig.inputs {
+        match input {
+            FnArg::Receiver(r) => {
+                return Err(syn::Error::new_spanned(r, "a #[kernel] function takes no `self`"))
+            }
+            FnArg::Typed(pt) => args.push(parse_arg(pt)?),
+        }
+    }
+    Ok(RustKernel {
+        attrs,
+        vis,
+        name: sig.ident,
+        args,
+        paren_span: sig.paren_token.span.join(),
+    })
+}
+
+fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
+    let name = match &*pt.pat {
+        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+        other => {
+            return Err(syn::Error::new_spanned(
+                other,
+                "kernel arguments must be plain names",
+            ))
+        }
+    };
+    let mut direction: Option<(Direction, Attribute)> = None;
+    for attr in &pt.attrs {
+        let dir = match &attr.meta {
+            Meta::Path(p) if p.is_ident("In") => Direction::In,
+            Meta::Path(p) if p.is_ident("Out") => Direction::Out,
+            Meta::Path(p) if p.is_ident("InOut") => Direction::InOut,
+            _ => {
+                return Err(syn::Error::new_spanned(
+                    attr,
+                    "unknown argument attribute: kernel arguments take `#[In]`, `#[Out]` or `#[InOut]`",
+                ))
+            }
+        };
+        if let Some((first, _)) = &direction {
+            return Err(syn::Error::new_spanned(
+                attr,
+                format!(
+                    "`{}` has both #[{}] and #[{}]: use one of #[In], #[Out] or #[InOut]",
+                    name,
+                    first.name(),
+                    dir.name()
+                ),
+            ));
+        }
+        direction = Some((dir, attr.clone()));
+    }
+    let ty = (*pt.ty).clone();
+    let kind = match &ty {
+        Type::Reference(r) => match &*r.elem {
+            Type::Slice(s) => RustType::Slice { elem: (*s.elem).clone(), mutable: r.mutability.is_some() },
+            _ => {
+                return Err(syn::Error::new_spanned(
+                    &ty,
+                    "pointer arguments are written as slices: `&[T]` for `const T*`, `&mut [T]` for `T*`",
+                ))
+            }
+        },
+        Type::Path(_) => RustType::Value(ty.clone()),
+        Type::Paren(p) => RustType::Value((*p.elem).clone()),
+        _ => {
+            return Err(syn::Error::new_spanned(
+                &ty,
+                "unsupported argument type: use a scalar (`i32`, `f32`, ...), `&[T]`, `&mut [T]` or a `#[repr(C)]` struct",
+            ))
+        }
+    };
+    Ok(RustArg {
+        name,
+        ty,
+        kind,
+        direction,
+    })
+}
+
+/// The last path segment of a type, e.g. `f32` for `f32` and `f16` for `half::f16`.
+pub fn last_ident(ty: &Type) -> Option<String> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last().map(|s| s.ident.to_string()),
+        Type::Paren(p) => last_ident(&p.elem),
+        Type::Group(g) => last_ident(&g.elem),
+        _ => None,
+    }
+}

@@ -1,0 +1,148 @@
+//! CUDA devices: enumeration, names, compute capability and the limits a launch must respect.
+
+use std::fmt;
+
+use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
+
+use crate::driver;
+use crate::error::{check, Error, Result};
+
+/// One CUDA device (a GPU), identified by its ordinal.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Device {
+    ordinal: i32,
+    raw: sys::CUdevice,
+}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Device({})", self.ordinal)
+    }
+}
+
+impl Device {
+    /// How many CUDA devices the driver sees.
+    pub fn count() -> Result<usize> {
+        driver::ensure()?;
+        let mut n = 0;
+        // SAFETY: n is a valid out-pointer.
+        check("cuDeviceGetCount", unsafe { sys::cuDeviceGetCount(&mut n) })?;
+        Ok(n.max(0) as usize)
+    }
+
+    /// The device with this ordinal (0-based).
+    pub fn new(ordinal: usize) -> Result<Device> {
+        let count = Self::count()?;
+        if ordinal >= count {
+            return Err(Error::InvalidDevice(format!(
+                "there is no CUDA device {ordinal}: this machine has {count}"
+            )));
+        }
+        let ordinal = ordinal as i32;
+        let mut raw = 0;
+        // SAFETY: raw is a valid out-pointer and the ordinal is in range.
+        check("cuDeviceGet", unsafe { sys::cuDeviceGet(&mut raw, ordinal) })?;
+        Ok(Device { ordinal, raw })
+    }
+
+    /// The device's ordinal.
+    pub fn ordinal(&self) -> usize {
+        self.ordinal as usize
+    }
+
+    /// The driver's handle for this device.
+    pub fn raw(&self) -> sys::CUdevice {
+        self.raw
+    }
+
+    /// The device's name, e.g. `NVIDIA H100 80GB HBM3`.
+    pub fn name(&self) -> Result<String> {
+        let mut buf = [0 as std::ffi::c_char; 256];
+        // SAFETY: buf is writable for its whole length, which is what we pass.
+        check("cuDeviceGetName", unsafe {
+            sys::cuDeviceGetName(buf.as_mut_ptr(), buf.len() as i32, self.raw)
+        })?;
+        // SAFETY: the driver NUL-terminates the name within the buffer.
+        let name = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+        Ok(name.to_string_lossy().into_owned())
+    }
+
+    /// The compute capability, e.g. `(9, 0)` for an H100.
+    pub fn compute_capability(&self) -> Result<(u32, u32)> {
+        Ok((
+            self.attribute(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)? as u32,
+            self.attribute(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)? as u32,
+        ))
+    }
+
+    /// Total memory on the device, in bytes.
+    pub fn total_memory(&self) -> Result<usize> {
+        let mut bytes = 0;
+        // SAFETY: bytes is a valid out-pointer.
+        check("cuDeviceTotalMem", unsafe {
+            sys::cuDeviceTotalMem_v2(&mut bytes, self.raw)
+        })?;
+        Ok(bytes)
+    }
+
+    /// One device attribute, as the driver reports it.
+    pub fn attribute(&self, attribute: sys::CUdevice_attribute) -> Result<i32> {
+        let mut value = 0;
+        // SAFETY: value is a valid out-pointer.
+        check("cuDeviceGetAttribute", unsafe {
+            sys::cuDeviceGetAttribute(&mut value, attribute, self.raw)
+        })?;
+        Ok(value)
+    }
+
+    /// The limits a launch on this device must respect, read once per context.
+    pub fn limits(&self) -> Result<DeviceLimits> {
+        let a = |attr| self.attribute(attr).map(|v| v.max(0) as u32);
+        Ok(DeviceLimits {
+            max_threads_per_block: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            max_block_dim: [
+                a(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X)?,
+                a(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y)?,
+                a(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)?,
+            ],
+            max_grid_dim: [
+                a(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+                a(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y)?,
+                a(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)?,
+            ],
+            max_shared_memory_per_block: a(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+            max_shared_memory_per_block_optin: a(
+                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            )?,
+        })
+    }
+}
+
+/// The launch limits of a device: what [`crate::Function`] checks before every launch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceLimits {
+    /// `CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK`.
+    pub max_threads_per_block: u32,
+    /// `CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_{X,Y,Z}`.
+    pub max_block_dim: [u32; 3],
+    /// `CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_{X,Y,Z}`.
+    pub max_grid_dim: [u32; 3],
+    /// `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK` (48 KiB without opting in).
+    pub max_shared_memory_per_block: u32,
+    /// `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN` (what a kernel may opt in to).
+    pub max_shared_memory_per_block_optin: u32,
+}
+
+impl DeviceLimits {
+    /// The limits of every device of compute capability 7.0 and later, for tests and for
+    /// checking launch configurations without a GPU.
+    pub const fn typical(max_shared_memory_per_block_optin: u32) -> DeviceLimits {
+        DeviceLimits {
+            max_threads_per_block: 1024,
+            max_block_dim: [1024, 1024, 64],
+            max_grid_dim: [2_147_483_647, 65535, 65535],
+            max_shared_memory_per_block: 48 * 1024,
+            max_shared_memory_per_block_optin,
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! # gpu-runtime: CUDA C kernels with typed Rust signatures
+//!
+//! Write a CUDA C kernel as a string, give it a Rust signature, and call it. The
+//! [`kernel`] attribute checks at compile time that the Rust signature matches the C
+//! declaration (argument count, order, scalar width and signedness, pointer constness) and
+//! generates typed launch functions; this crate does the rest at run time on top of
+//! [`cudarc`]: devices and contexts, streams and events, device memory, NVRTC compilation,
+//! modules and launches.
+//!
+//! ```no_run
+//! use gpu_runtime::{kernel, Context};
+//!
+//! #[kernel(r#"
+//! __global__ void axpy(float a, const float *x, float *y, int n) {
+//!     int i = blockIdx.x * blockDim.x + threadIdx.x;
+//!     if (i < n) y[i] = a * x[i] + y[i];
+//! }"#)]
+//! fn axpy(a: f32, #[In] x: &[f32], #[InOut] y: &mut [f32], n: i32);
+//!
+//! fn main() -> gpu_runtime::Result<()> {
+//!     let ctx = Context::default()?;
+//!     let n = 1 << 20;
+//!     let x = vec![1.0f32; n];
+//!     let mut y = vec![2.0f32; n];
+//!     // Host data in, host data out: `x` is copied in, `y` in and back out.
+//!     axpy(&ctx, (n as u32 / 256,), (256,), 3.0, &x, &mut y, n as i32)?;
+//!     assert_eq!(y[0], 5.0);
+//!
+//!     // Or keep the data on the device and launch with no copies.
+//!     let k = axpy::prepare(&ctx)?;
+//!     let (xd, mut yd) = (ctx.to_device(&x)?, ctx.to_device(&y)?);
+//!     k.prepared_call((n as u32 / 256,), (256,), 3.0, &xd, &mut yd, n as i32)?;
+//!     assert_eq!(yd.to_vec()?[0], 8.0);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! ## The type table
+//!
+//! | C parameter | Rust parameter |
+//! |---|---|
+//! | `char`, `signed char`, `int8_t` | `i8` |
+//! | `unsigned char`, `uint8_t` | `u8` |
+//! | `short`, `int16_t` / `unsigned short`, `uint16_t` | `i16` / `u16` |
+//! | `int`, `int32_t` / `unsigned int`, `uint32_t` | `i32` / `u32` |
+//! | `long`, `long long`, `int64_t` / `unsigned long`, `unsigned long long`, `uint64_t` | `i64` / `u64` |
+//! | `size_t`, `uintptr_t` / `ptrdiff_t`, `ssize_t`, `intptr_t` | `usize` / `isize` |
+//! | `float` / `double` / `bool` | `f32` / `f64` / `bool` |
+//! | `const T *p` (or `T const *`, `const T p[]`) | `p: &[T]` |
+//! | `T *p` | `p: &mut [T]` |
+//! | `struct S s` / `S s` | `s: S` where `S:` [`DeviceRepr`] |
+//!
+//! In the generated `prepared_*` calls a `&[T]` parameter takes any [`DeviceRead<T>`] (a
+//! [`DeviceBuffer`] or a view of one) and `&mut [T]` any [`DeviceWrite<T>`]. In the
+//! convenience call, parameters marked `#[In]`, `#[Out]` or `#[InOut]` take host data instead:
+//! slices, `Vec`s, arrays and contiguous `ndarray` arrays ([`HostSlice`], [`HostSliceMut`]).
+//!
+//! ## What the macro generates
+//!
+//! For `#[kernel(SOURCE)] fn name(args…);`:
+//! - `name::prepare(&ctx) -> Result<name::Kernel>`: compiles the source (NVRTC) and loads it once
+//!   per context, then returns a cached handle;
+//! - `name::Kernel::prepared_call(grid, block, args…)`, `prepared_async_call(grid, block,
+//!   &stream, args…)`, `prepared_timed_call(grid, block, args…) -> Duration` and `call(grid,
+//!   block, args…)` (with In/Out copies); `with_shared_mem(bytes)` for `extern __shared__`;
+//! - `name(&ctx, grid, block, args…)`: prepare + `call` in one.
+//!
+//! Grid and block take an integer or a 1-, 2- or 3-tuple ([`Dim3`]). Every launch is checked
+//! against the device's limits first ([`LaunchConfigError`]); nothing bad reaches the driver.
+//!
+//! On `mod name { fn a(…); fn b(…); }` the attribute compiles one module for all the kernels
+//! declared inside.
+//!
+//! ## Errors
+//!
+//! Everything returns [`Result`]; [`Error`] says what went wrong in a sentence, including the
+//! compiler's log with the offending source lines for a [`CompileError`].
+#![deny(missing_docs)]
+
+mod compiler;
+mod context;
+mod device;
+mod driver;
+mod error;
+mod host;
+mod launch;
+mod memory;
+mod module;
+mod repr;
+mod staging;
+mod stream;
+
+pub use compiler::{compile, nvrtc_version, supported_archs, CompiledModule, Target};
+pub use context::Context;
+pub use device::{Device, DeviceLimits};
+pub use driver::{driver_version, is_available};
+pub use error::{CompileError, Error, LaunchConfigError, Result};
+pub use host::{HostSlice, HostSliceMut};
+pub use launch::{validate as validate_launch, CheckedLaunch, Dim3, KernelLimits};
+pub use memory::{DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
+pub use module::{Function, ModuleSource};
+pub use repr::{DeviceRepr, KernelParam};
+pub use stream::{Event, Stream};
+
+pub use gpu_macros::kernel;
+
+/// Re-exported so that users can name driver types without depending on cudarc themselves.
+pub use cudarc;
+/// Re-exported for host arrays.
+pub use ndarray;
+
+/// What the `#[kernel]` macro's generated code calls. Not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::staging::{alloc_out, copy_in, copy_out};
+    use std::ffi::c_void;
+
+    /// A kernel parameter's address, as `cuLaunchKernel` takes it.
+    #[inline(always)]
+    pub fn param<T>(value: &T) -> *mut c_void {
+        value as *const T as *mut c_void
+    }
+
+    /// Compile-time proof that a by-value argument may be passed to a kernel.
+    #[inline(always)]
+    pub fn by_value<T: crate::KernelParam>(value: T) -> T {
+        value
+    }
+
+    /// Compile-time proof that a buffer element type may live in device memory.
+    pub const fn assert_device_repr<T: crate::DeviceRepr>() {}
+
+    /// The legacy default stream.
+    pub const NULL_STREAM: cudarc::driver::sys::CUstream = std::ptr::null_mut();
+}

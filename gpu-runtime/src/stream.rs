@@ -1,0 +1,186 @@
+//! Streams (queues of GPU work) and events (markers in them, for ordering and timing).
+
+use std::time::Duration;
+
+use cudarc::driver::sys::{self, CUresult};
+
+use crate::context::Context;
+use crate::error::{check, Error, Result};
+
+/// A CUDA stream: work queued on one stream runs in order; work on different streams may overlap.
+///
+/// Created *blocking* (flag 0, as PyCUDA's `Stream()`), so it also orders with the legacy
+/// default stream that [`prepared_call`](crate::Function) and the synchronous copies use.
+pub struct Stream {
+    raw: sys::CUstream,
+    ctx: Context,
+}
+
+// SAFETY: a CUstream may be used from any thread; the driver serialises access internally.
+unsafe impl Send for Stream {}
+// SAFETY: as above; shared references only enqueue work or query it.
+unsafe impl Sync for Stream {}
+
+impl std::fmt::Debug for Stream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Stream({:p})", self.raw)
+    }
+}
+
+impl Stream {
+    /// A new stream in `ctx`.
+    pub fn new(ctx: &Context) -> Result<Stream> {
+        ctx.bind()?;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the context is current.
+        check("cuStreamCreate", unsafe { sys::cuStreamCreate(&mut raw, 0) })?;
+        Ok(Stream {
+            raw,
+            ctx: ctx.clone(),
+        })
+    }
+
+    /// The driver's handle.
+    #[inline]
+    pub fn raw(&self) -> sys::CUstream {
+        self.raw
+    }
+
+    /// The context the stream belongs to.
+    #[inline]
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// Waits until everything queued on the stream has finished.
+    pub fn synchronize(&self) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: the stream is live.
+        check("cuStreamSynchronize", unsafe {
+            sys::cuStreamSynchronize(self.raw)
+        })
+    }
+
+    /// True when everything queued on the stream has finished.
+    pub fn is_done(&self) -> Result<bool> {
+        self.ctx.bind()?;
+        // SAFETY: the stream is live.
+        match unsafe { sys::cuStreamQuery(self.raw) } {
+            CUresult::CUDA_SUCCESS => Ok(true),
+            CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            e => Err(Error::driver("cuStreamQuery", e)),
+        }
+    }
+
+    /// Makes later work on this stream wait until `event` has completed.
+    pub fn wait_for_event(&self, event: &Event) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: both handles are live.
+        check("cuStreamWaitEvent", unsafe {
+            sys::cuStreamWaitEvent(self.raw, event.raw, 0)
+        })
+    }
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        if self.ctx.bind().is_ok() {
+            // SAFETY: destroys the stream created in new, once; queued work still completes.
+            unsafe {
+                sys::cuStreamDestroy_v2(self.raw);
+            }
+        }
+    }
+}
+
+/// A CUDA event: a marker recorded into a stream, for waiting on and for timing GPU work.
+pub struct Event {
+    raw: sys::CUevent,
+    ctx: Context,
+}
+
+// SAFETY: a CUevent may be used from any thread.
+unsafe impl Send for Event {}
+// SAFETY: as above.
+unsafe impl Sync for Event {}
+
+impl std::fmt::Debug for Event {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Event({:p})", self.raw)
+    }
+}
+
+impl Event {
+    /// A new event that records timing (flag `CU_EVENT_DEFAULT`).
+    pub fn new(ctx: &Context) -> Result<Event> {
+        ctx.bind()?;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the context is current.
+        check("cuEventCreate", unsafe { sys::cuEventCreate(&mut raw, 0) })?;
+        Ok(Event {
+            raw,
+            ctx: ctx.clone(),
+        })
+    }
+
+    /// The driver's handle.
+    pub fn raw(&self) -> sys::CUevent {
+        self.raw
+    }
+
+    /// Records the event on `stream` (or on the legacy default stream with `None`).
+    pub fn record(&self, stream: Option<&Stream>) -> Result<()> {
+        self.record_raw(stream.map_or(std::ptr::null_mut(), Stream::raw))
+    }
+
+    pub(crate) fn record_raw(&self, stream: sys::CUstream) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: both handles are live (or the stream is the null stream).
+        check("cuEventRecord", unsafe { sys::cuEventRecord(self.raw, stream) })
+    }
+
+    /// Waits until the event has completed.
+    pub fn synchronize(&self) -> Result<()> {
+        self.ctx.bind()?;
+        // SAFETY: the event is live.
+        check("cuEventSynchronize", unsafe { sys::cuEventSynchronize(self.raw) })
+    }
+
+    /// True when the event has completed.
+    pub fn query(&self) -> Result<bool> {
+        self.ctx.bind()?;
+        // SAFETY: the event is live.
+        match unsafe { sys::cuEventQuery(self.raw) } {
+            CUresult::CUDA_SUCCESS => Ok(true),
+            CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            e => Err(Error::driver("cuEventQuery", e)),
+        }
+    }
+
+    /// GPU time from `earlier` to this event; both must have completed.
+    pub fn time_since(&self, earlier: &Event) -> Result<Duration> {
+        self.ctx.bind()?;
+        let mut ms = 0f32;
+        // SAFETY: valid out-pointer; both events are live.
+        check("cuEventElapsedTime", unsafe {
+            sys::cuEventElapsedTime_v2(&mut ms, earlier.raw, self.raw)
+        })?;
+        Ok(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3))
+    }
+
+    /// GPU time from this event to `later`; both must have completed.
+    pub fn time_till(&self, later: &Event) -> Result<Duration> {
+        later.time_since(self)
+    }
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        if self.ctx.bind().is_ok() {
+            // SAFETY: destroys the event created in new, once.
+            unsafe {
+                sys::cuEventDestroy_v2(self.raw);
+            }
+        }
+    }
+}

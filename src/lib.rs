@@ -1,0 +1,80 @@
+//! Support for the suite's tests, examples and benches: seeded random data and comparisons
+//! against CPU references.
+
+/// A small, seeded xorshift generator: reproducible random test data without a dependency.
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed (any value; 0 is remapped).
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    /// A float uniform in `[-1, 1)`.
+    pub fn f32(&mut self) -> f32 {
+        ((self.next_u64() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+
+    /// A double uniform in `[-1, 1)`.
+    pub fn f64(&mut self) -> f64 {
+        ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+
+    /// `n` floats uniform in `[-1, 1)`.
+    pub fn vec_f32(&mut self, n: usize) -> Vec<f32> {
+        (0..n).map(|_| self.f32()).collect()
+    }
+}
+
+/// The index and values of the first element where `got` and `want` differ by more than
+/// `tol * (1 + |want|)`, if any.
+pub fn first_mismatch(got: &[f32], want: &[f32], tol: f32) -> Option<(usize, f32, f32)> {
+    assert_eq!(got.len(), want.len(), "lengths differ");
+    got.iter()
+        .zip(want)
+        .enumerate()
+        .find(|(_, (g, w))| !((*g - *w).abs() <= tol * (1.0 + w.abs())))
+        .map(|(i, (g, w))| (i, *g, *w))
+}
+
+/// Panics with the first mismatch when `got` and `want` differ beyond `tol`.
+#[track_caller]
+pub fn assert_close(got: &[f32], want: &[f32], tol: f32) {
+    if let Some((i, g, w)) = first_mismatch(got, want, tol) {
+        panic!("element {i}: got {g}, want {w} (tolerance {tol})");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rng_is_seeded_and_spread() {
+        let a = Rng::new(7).vec_f32(1000);
+        assert_eq!(a, Rng::new(7).vec_f32(1000));
+        assert_ne!(a, Rng::new(8).vec_f32(1000));
+        assert!(a.iter().all(|v| (-1.0..1.0).contains(v)));
+        assert!(a.iter().any(|v| *v < -0.5) && a.iter().any(|v| *v > 0.5));
+    }
+
+    #[test]
+    fn mismatch_is_found_and_tolerance_respected() {
+        assert_eq!(first_mismatch(&[1.0, 2.0], &[1.0, 2.0000001], 1e-6), None);
+        assert_eq!(
+            first_mismatch(&[1.0, 2.5], &[1.0, 2.0], 1e-6),
+            Some((1, 2.5, 2.0))
+        );
+        assert!(first_mismatch(&[f32::NAN], &[1.0], 1e-3).is_some());
+    }
+}

@@ -1,0 +1,6 @@
+// Loaded with #[kernel(file = "tests/kernels/scale.cu", name = "scale_in_place")].
+__global__ void scale_in_place(double *v, double factor, unsigned int n)
+{
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) v[i] *= factor;
+}
