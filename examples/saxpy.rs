@@ -21,7 +21,7 @@ fn saxpy(a: f32, #[In] x: &[f32], #[InOut] y: &mut [f32], n: i32);
 
 fn run() -> gpu_runtime::Result<()> {
     let ctx = Context::default()?;
-    let n = 1 << 24;
+    let n: usize = 1 << 24;
     let a = 2.5f32;
     let x: Vec<f32> = (0..n).map(|i| (i % 1000) as f32 * 1e-3).collect();
     let mut y: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();

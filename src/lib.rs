@@ -43,7 +43,11 @@ pub fn first_mismatch(got: &[f32], want: &[f32], tol: f32) -> Option<(usize, f32
     got.iter()
         .zip(want)
         .enumerate()
-        .find(|(_, (g, w))| !((*g - *w).abs() <= tol * (1.0 + w.abs())))
+        // Written so that a NaN on either side counts as a mismatch.
+        .find(|(_, (g, w))| {
+            (*g - *w).abs().partial_cmp(&(tol * (1.0 + w.abs()))) != Some(std::cmp::Ordering::Less)
+                && *g != *w
+        })
         .map(|(i, (g, w))| (i, *g, *w))
 }
 

@@ -86,7 +86,7 @@ fn views_of_buffers_are_kernel_arguments() {
     let k = axpy::prepare(&ctx).unwrap();
     let xd = ctx.to_device(&x).unwrap();
     let mut yd = ctx.to_device(&y).unwrap();
-    // Only elements 100..300 of y change.
+    // Only elements 100..300 of y change, from elements 100..300 of x.
     k.prepared_call(
         1,
         256,
@@ -99,7 +99,7 @@ fn views_of_buffers_are_kernel_arguments() {
     let got = yd.to_vec().unwrap();
     let mut want = y.clone();
     for i in 0..200 {
-        want[100 + i] = 2.0 * x[i] + y[100 + i];
+        want[100 + i] = 2.0 * x[100 + i] + y[100 + i];
     }
     assert_close(&got, &want, 1e-6);
 }

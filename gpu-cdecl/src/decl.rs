@@ -431,6 +431,7 @@ fn walk_tokens(toks: &[Tok<'_>], st: &mut State) -> Result<(), String> {
                 return Err(match (inner, after) {
                     (Some("*" | "^" | "&"), Some("(")) => "function pointers are not supported".to_string(),
                     (Some("*"), Some("[")) => "pointers to arrays are not supported".to_string(),
+                    (Some("&" | "&&"), _) => "references are not supported".to_string(),
                     _ => UNRECOGNIZED.to_string(),
                 });
             }

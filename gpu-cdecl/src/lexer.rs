@@ -207,12 +207,10 @@ impl<'a> Lexer<'a> {
         while self.i < self.b.len() {
             let c = self.b[self.i];
             let prev = self.b[self.i - 1];
-            if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' {
-                self.i += 1;
-            } else if (c == b'+' || c == b'-') && matches!(prev, b'e' | b'E' | b'p' | b'P') {
-                self.i += 1;
-            } else if c == b'\'' && self.peek(1).is_ascii_alphanumeric() {
-                // C++14 digit separator, as in 1'000'000.
+            let exponent_sign = (c == b'+' || c == b'-') && matches!(prev, b'e' | b'E' | b'p' | b'P');
+            // `'` followed by a digit is a C++14 digit separator, as in 1'000.
+            let separator = c == b'\'' && self.peek(1).is_ascii_alphanumeric();
+            if c.is_ascii_alphanumeric() || c == b'_' || c == b'.' || exponent_sign || separator {
                 self.i += 1;
             } else {
                 break;
@@ -237,8 +235,7 @@ pub(crate) fn lex(src: &str) -> Lexed<'_> {
         let c = lx.b[lx.i];
         let start = lx.i;
         let line = lx.line;
-        let kind;
-        match c {
+        let kind = match c {
             b'\n' => {
                 lx.line += 1;
                 lx.i += 1;
@@ -269,11 +266,7 @@ pub(crate) fn lex(src: &str) -> Lexed<'_> {
             }
             b'"' | b'\'' => {
                 let ok = lx.skip_quoted();
-                kind = match (ok, c) {
-                    (false, _) => Kind::BadLit,
-                    (true, b'"') => Kind::Str,
-                    (true, _) => Kind::Char,
-                };
+                quoted_kind(ok, c)
             }
             _ if is_ident_start(c) => {
                 lx.i += 1;
@@ -282,7 +275,7 @@ pub(crate) fn lex(src: &str) -> Lexed<'_> {
                 }
                 let word = lx.text(start, lx.i);
                 let next = lx.peek(0);
-                kind = if next == b'"' && matches!(word, "R" | "LR" | "uR" | "UR" | "u8R") {
+                if next == b'"' && matches!(word, "R" | "LR" | "uR" | "UR" | "u8R") {
                     match lx.try_raw_string() {
                         Ok(true) => Kind::Str,
                         Ok(false) => quoted_kind(lx.skip_quoted(), b'"'),
@@ -295,11 +288,11 @@ pub(crate) fn lex(src: &str) -> Lexed<'_> {
                     quoted_kind(lx.skip_quoted(), next)
                 } else {
                     Kind::Ident
-                };
+                }
             }
             _ if c.is_ascii_digit() || (c == b'.' && lx.peek(1).is_ascii_digit()) => {
                 lx.skip_number();
-                kind = Kind::Number;
+                Kind::Number
             }
             _ => {
                 let two = (c, lx.peek(1));
@@ -311,9 +304,9 @@ pub(crate) fn lex(src: &str) -> Lexed<'_> {
                     1
                 };
                 lx.i += len;
-                kind = Kind::Punct;
+                Kind::Punct
             }
-        }
+        };
         at_line_start = false;
         toks.push(Tok {
             kind,

@@ -5,7 +5,6 @@
 
 use gpu_cdecl::{CParam, CType, KernelDecl, Scalar};
 use quote::ToTokens;
-use syn::spanned::Spanned;
 
 use crate::input::{last_ident, Direction, RustArg, RustKernel, RustType};
 
@@ -56,7 +55,7 @@ fn c_type_text(ty: &CType) -> String {
 fn expected_rust(ty: &CType) -> String {
     match ty {
         CType::Scalar(s) => s.rust_type().to_owned(),
-        CType::Named(n) => format!("{n} (a #[repr(C)] struct implementing gpu_runtime::DeviceRepr)"),
+        CType::Named(n) => n.clone(),
         CType::Void => "()".to_owned(),
         CType::Pointer {
             pointee,
@@ -74,6 +73,56 @@ fn expected_rust(ty: &CType) -> String {
                 format!("&mut [{elem}]")
             }
         }
+    }
+}
+
+/// Why the one Rust type for a C type is not the one the user wrote, where that is not obvious:
+/// appended to "expected `…` for C `…`, found `…`".
+fn mismatch_note(c: &CType, param: &CParam, found: &syn::Type) -> String {
+    let words: Vec<&str> = param
+        .text
+        .split(|ch: char| !(ch.is_alphanumeric() || ch == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |w: &str| words.contains(&w);
+    let found = last_ident(found).unwrap_or_default();
+    match c {
+        CType::Named(n) => format!(
+            ": a C struct is passed as the Rust type of the same name, `{n}`, which must be \
+             `#[repr(C)]` with the same fields and implement `gpu_runtime::DeviceRepr`"
+        ),
+        CType::Scalar(s) => {
+            let Some(found) = Scalar::from_rust_name(&found) else {
+                return String::new();
+            };
+            match s {
+                Scalar::I8 if has("char") && !has("signed") && !has("unsigned") => {
+                    "; plain C `char` is signed in CUDA device code (use `unsigned char` in C for `u8`)"
+                        .to_owned()
+                }
+                Scalar::I64 | Scalar::U64
+                    if has("long") && words.iter().filter(|w| **w == "long").count() == 1 =>
+                {
+                    "; C `long` is 64 bits wide in CUDA device code (LP64)".to_owned()
+                }
+                Scalar::Usize | Scalar::Isize if found.size() == s.size() => format!(
+                    "; C `{}` always maps to `{}`, even where it has the same size as `{}`",
+                    s.c_name(),
+                    s.rust_type(),
+                    found.rust_type()
+                ),
+                _ if found.size() != s.size() => format!(
+                    " (C `{}` is {} byte{}, `{}` is {})",
+                    s.c_name(),
+                    s.size(),
+                    if s.size() == 1 { "" } else { "s" },
+                    found.rust_type(),
+                    found.size()
+                ),
+                _ => String::new(),
+            }
+        }
+        _ => String::new(),
     }
 }
 
@@ -133,12 +182,11 @@ pub fn check_kernel(kernel: &RustKernel, decl: &KernelDecl) -> syn::Result<()> {
         );
         if kernel.args.len() > decl.params.len() {
             for extra in &kernel.args[decl.params.len()..] {
-                errors.push(syn::Error::new(
-                    extra
-                        .name
-                        .span()
-                        .join(extra.ty.span())
-                        .unwrap_or(extra.name.span()),
+                // Spanned from the name to the end of the type (`n: i32`); `Span::join` would
+                // only do that on nightly.
+                let (name, ty) = (&extra.name, &extra.ty);
+                errors.push(syn::Error::new_spanned(
+                    quote::quote!(#name #ty),
                     format!("{msg}: `{}` has no C parameter", extra.name),
                 ));
             }
@@ -196,9 +244,26 @@ fn check_arg(arg: &RustArg, param: &CParam) -> syn::Result<()> {
                 return Err(syn::Error::new_spanned(
                     elem,
                     format!(
-                        "expected `{}` for C `{c}`, found `{}`",
+                        "expected `{}` for C `{c}`, found `{}`{}",
                         expected_rust(&param.ty),
-                        rust_text(&arg.ty)
+                        rust_text(&arg.ty),
+                        mismatch_note(pointee, param, elem)
+                    ),
+                ));
+            }
+            if let CType::Scalar(Scalar::Bool) = &**pointee {
+                return Err(syn::Error::new_spanned(
+                    elem,
+                    format!(
+                        "C `{c}` points to `bool`s, which cannot be kept in device memory: the device \
+                         may write bytes other than 0 and 1, which are not valid Rust `bool`s \
+                         (`bool` is not `gpu_runtime::DeviceRepr`); use `{}` in C and `{}` in Rust",
+                        if *pointee_const {
+                            "const unsigned char*"
+                        } else {
+                            "unsigned char*"
+                        },
+                        if *pointee_const { "&[u8]" } else { "&mut [u8]" },
                     ),
                 ));
             }
@@ -247,9 +312,10 @@ fn check_arg(arg: &RustArg, param: &CParam) -> syn::Result<()> {
                 Err(syn::Error::new_spanned(
                     ty,
                     format!(
-                        "expected `{}` for C `{c}`, found `{}`",
+                        "expected `{}` for C `{c}`, found `{}`{}",
                         expected_rust(cty),
-                        rust_text(ty)
+                        rust_text(ty),
+                        mismatch_note(cty, param, ty)
                     ),
                 ))
             }

@@ -1,6 +1,7 @@
 //! Parsing what the user wrote: the attribute's arguments and the Rust declarations it sits on.
 
 use proc_macro2::Span;
+use quote::ToTokens;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
@@ -34,7 +35,7 @@ impl Parse for KernelArgs {
         for expr in metas {
             match expr {
                 Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => {
-                    set_once(&mut source, SourceSpec::Inline(s.clone()), s.span())?
+                    set_once(&mut source, SourceSpec::Inline(s.clone()), &s, SOURCE_TWICE)?
                 }
                 Expr::Assign(assign) => {
                     let key = match &*assign.left {
@@ -52,14 +53,21 @@ impl Parse for KernelArgs {
                         "source" => set_once(
                             &mut source,
                             SourceSpec::Inline(lit_str(&assign.right)?),
-                            assign.span(),
+                            &assign,
+                            SOURCE_TWICE,
                         )?,
                         "file" => set_once(
                             &mut source,
                             SourceSpec::File(lit_str(&assign.right)?),
-                            assign.span(),
+                            &assign,
+                            SOURCE_TWICE,
                         )?,
-                        "name" => set_once(&mut name, lit_str(&assign.right)?, assign.span())?,
+                        "name" => set_once(
+                            &mut name,
+                            lit_str(&assign.right)?,
+                            &assign,
+                            "`name` is given twice: a #[kernel] binds one C function",
+                        )?,
                         "options" => match &*assign.right {
                             Expr::Array(a) => {
                                 for e in &a.elems {
@@ -71,12 +79,14 @@ impl Parse for KernelArgs {
                                 "`options` takes an array of strings, e.g. `options = [\"-use_fast_math\"]`",
                             )),
                         },
-                        _ => return Err(syn::Error::new_spanned(
-                            &assign.left,
-                            format!(
+                        _ => {
+                            return Err(syn::Error::new_spanned(
+                                &assign.left,
+                                format!(
                                 "unknown argument `{key}`: expected `source`, `file`, `name` or `options`"
                             ),
-                        )),
+                            ))
+                        }
                     }
                 }
                 other => {
@@ -101,12 +111,13 @@ impl Parse for KernelArgs {
     }
 }
 
-fn set_once<T>(slot: &mut Option<T>, value: T, span: Span) -> syn::Result<()> {
+const SOURCE_TWICE: &str =
+    "the CUDA source is given twice: give either a string literal (or `source = …`) or `file = …`, once";
+
+/// Fills `slot`, or fails with `message` spanned at `tokens` if it is already filled.
+fn set_once<T>(slot: &mut Option<T>, value: T, tokens: &dyn ToTokens, message: &str) -> syn::Result<()> {
     if slot.is_some() {
-        return Err(syn::Error::new(
-            span,
-            "given twice (the source is either a string or `file = …`, not both)",
-        ));
+        return Err(syn::Error::new_spanned(tokens, message));
     }
     *slot = Some(value);
     Ok(())
@@ -279,7 +290,10 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
             _ => {
                 return Err(syn::Error::new_spanned(
                     attr,
-                    "unknown argument attribute: kernel arguments take `#[In]`, `#[Out]` or `#[InOut]`",
+                    format!(
+                        "unknown attribute `{}` on kernel argument `{name}`: kernel arguments take `#[In]`, `#[Out]` or `#[InOut]`",
+                        attr.meta.path().to_token_stream().to_string().replace(' ', ""),
+                    ),
                 ))
             }
         };

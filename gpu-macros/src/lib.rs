@@ -62,7 +62,12 @@ fn load_source(
             let text = std::fs::read_to_string(&path).map_err(|e| {
                 syn::Error::new(
                     lit.span(),
-                    format!("cannot read the CUDA source `{}`: {e}", path.display()),
+                    format!(
+                        "cannot read the CUDA source file `{}`: {e}; `file` paths are relative to the \
+                         directory of the crate's Cargo.toml, so it was looked for at `{}`",
+                        lit.value(),
+                        path.display()
+                    ),
                 )
             })?;
             let abs = path.to_string_lossy().into_owned();
@@ -84,15 +89,57 @@ fn load_source(
     }
 }
 
+/// Finds the C declaration of `kernel` and checks the Rust signature against it.
+///
+/// Errors about the source as a whole (syntax, overloads) point at the source; a kernel that is
+/// not there points at what named it (`name = "…"`, else the Rust `fn` name); a C parameter
+/// that cannot be passed from Rust points at the Rust argument of the same name when there is
+/// one.
 fn find_and_check(
     source: &str,
     src_span: proc_macro2::Span,
     kernel: &RustKernel,
     c_name: &str,
+    name_lit: Option<&syn::LitStr>,
+    in_module: bool,
 ) -> syn::Result<()> {
-    let decl =
-        gpu_cdecl::find_kernel(source, c_name).map_err(|e| syn::Error::new(src_span, e.to_string()))?;
+    let decl = gpu_cdecl::find_kernel(source, c_name).map_err(|e| {
+        let msg = e.to_string();
+        match &e {
+            gpu_cdecl::DeclError::NotFound { .. } => match name_lit {
+                Some(lit) => syn::Error::new(lit.span(), msg),
+                None if in_module => syn::Error::new(
+                    kernel.name.span(),
+                    format!("{msg} (each `fn` in the module is named like its C function)"),
+                ),
+                None => syn::Error::new(
+                    kernel.name.span(),
+                    format!(
+                        "{msg} (the C function is looked up by the Rust name; \
+                         if it differs, add `name = \"c_name\"` to #[kernel])"
+                    ),
+                ),
+            },
+            gpu_cdecl::DeclError::UnsupportedParam { param, .. } => {
+                match c_param_name(param).and_then(|n| kernel.args.iter().find(|a| a.name == n)) {
+                    Some(arg) => syn::Error::new_spanned(&arg.ty, msg),
+                    None => syn::Error::new(src_span, msg),
+                }
+            }
+            _ => syn::Error::new(src_span, msg),
+        }
+    })?;
     check::check_kernel(kernel, &decl)
+}
+
+/// The name in a C parameter's text: its last identifier, e.g. `rows` in `float **rows`.
+fn c_param_name(text: &str) -> Option<&str> {
+    let end = text.trim_end_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+    let start = end
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    let name = &end[start..];
+    (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
 }
 
 fn expand_item(args: KernelArgs, item: Item) -> syn::Result<proc_macro2::TokenStream> {
@@ -105,7 +152,7 @@ fn expand_item(args: KernelArgs, item: Item) -> syn::Result<proc_macro2::TokenSt
                 .map(|n| n.value())
                 .unwrap_or_else(|| rust_name.clone());
             let (text, tokens, span) = load_source(&args.source, &c_name, args.options)?;
-            find_and_check(&text, span, &kernel, &c_name)?;
+            find_and_check(&text, span, &kernel, &c_name, args.name.as_ref(), false)?;
             let static_ident = expand::source_ident(kernel.name.span());
             let source_static = expand::source_static(&static_ident, &tokens, std::slice::from_ref(&c_name));
             Ok(expand::kernel_items(
@@ -131,7 +178,7 @@ fn expand_item(args: KernelArgs, item: Item) -> syn::Result<proc_macro2::TokenSt
             let (text, tokens, span) = load_source(&args.source, &name.to_string(), args.options)?;
             let mut errors = Errors::default();
             for k in &kernels {
-                if let Err(e) = find_and_check(&text, span, k, &k.name.to_string()) {
+                if let Err(e) = find_and_check(&text, span, k, &k.name.to_string(), None, true) {
                     errors.push(e);
                 }
             }

@@ -93,6 +93,8 @@ impl Context {
     /// The default context, chosen as PyCUDA's `make_default_context` does: the device named by
     /// the `CUDA_DEVICE` environment variable, else the one in `~/.cuda-device`, else the first
     /// device on which a context can be created. The same context is returned on every call.
+    // Not `Default::default`: choosing and opening a device can fail, so this returns a Result.
+    #[allow(clippy::should_implement_trait)]
     pub fn default() -> Result<Context> {
         static DEFAULT: Mutex<Option<Context>> = Mutex::new(None);
         let mut slot = DEFAULT.lock().unwrap_or_else(|p| p.into_inner());

@@ -133,3 +133,8 @@ pub mod __private {
     /// The legacy default stream.
     pub const NULL_STREAM: cudarc::driver::sys::CUstream = std::ptr::null_mut();
 }
+
+/// The README's examples, compiled as doctests so that they stay true.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
