@@ -105,15 +105,16 @@ fn mismatch_note(c: &CType, param: &CParam, found: &syn::Type) -> String {
                 {
                     "; C `long` is 64 bits wide in CUDA device code (LP64)".to_owned()
                 }
-                Scalar::Usize | Scalar::Isize if found.size() == s.size() => format!(
-                    "; C `{}` always maps to `{}`, even where it has the same size as `{}`",
-                    s.c_name(),
-                    s.rust_type(),
-                    found.rust_type()
-                ),
+                Scalar::Usize if found.size() == s.size() => {
+                    "; C `size_t` and `uintptr_t` map to `usize`, not to a fixed-width integer".to_owned()
+                }
+                Scalar::Isize if found.size() == s.size() => {
+                    "; C `ptrdiff_t`, `ssize_t` and `intptr_t` map to `isize`, not to a fixed-width integer"
+                        .to_owned()
+                }
                 _ if found.size() != s.size() => format!(
-                    " (C `{}` is {} byte{}, `{}` is {})",
-                    s.c_name(),
+                    " (`{}` is {} byte{}, `{}` is {})",
+                    s.rust_type(),
                     s.size(),
                     if s.size() == 1 { "" } else { "s" },
                     found.rust_type(),

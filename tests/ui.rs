@@ -1,0 +1,13 @@
+//! Compile-time diagnostics of `#[kernel]`, checked with trybuild.
+//!
+//! `ui-tests/fail/*.rs` must fail to compile with exactly the messages in the `.stderr` file
+//! next to each; `ui-tests/pass/*.rs` must compile (they never launch anything, so no GPU is
+//! needed). After changing a message, regenerate the snapshots with
+//! `TRYBUILD=overwrite cargo test --test ui` and read the diff.
+
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("ui-tests/fail/*.rs");
+    t.pass("ui-tests/pass/*.rs");
+}

@@ -1,0 +1,8 @@
+use gpu_runtime::kernel;
+
+#[kernel(r#"__global__ void scale(float *v, float factor, int n) {}"#)]
+fn scale(v: &mut [f32], factor: f32, n: i32) {
+    let _ = (v, factor, n);
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use gpu_runtime::kernel;
+
+#[kernel(r#"
+__global__ void add(const float *a, const float *b, float *c, int n) {}
+__global__ void scale(float *v, float factor, int n) {}
+"#)]
+mod ops {
+    fn add(a: &[f32], b: &[f32], c: &mut [f32], n: i32);
+    fn scale_by(v: &mut [f32], factor: f32, n: i32);
+}
+
+fn main() {}

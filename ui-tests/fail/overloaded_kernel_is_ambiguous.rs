@@ -1,0 +1,9 @@
+use gpu_runtime::kernel;
+
+#[kernel(r#"
+__global__ void scale(float *v, float factor, int n) {}
+__global__ void scale(double *v, double factor, int n) {}
+"#)]
+fn scale(v: &mut [f32], factor: f32, n: i32);
+
+fn main() {}

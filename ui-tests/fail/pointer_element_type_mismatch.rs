@@ -1,0 +1,6 @@
+use gpu_runtime::kernel;
+
+#[kernel(r#"__global__ void copy(const float *src, float *dst, int n) {}"#)]
+fn copy(src: &[f64], dst: &mut [f32], n: i32);
+
+fn main() {}
