@@ -16,6 +16,11 @@
 /// // declares `struct Particle { float x, y, mass; }`.
 /// unsafe impl gpu_runtime::DeviceRepr for Particle {}
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be copied to the GPU: it does not implement `gpu_runtime::DeviceRepr`",
+    label = "not a plain-data type the device can hold",
+    note = "for a `#[repr(C)]` struct whose layout matches the C struct, add `unsafe impl gpu_runtime::DeviceRepr for {Self} {{}}`"
+)]
 pub unsafe trait DeviceRepr: Copy + Send + Sync + 'static {}
 
 macro_rules! device_repr {
@@ -37,6 +42,11 @@ unsafe impl<T: DeviceRepr, const N: usize> DeviceRepr for [T; N] {}
 /// # Safety
 /// The value's bytes, as laid out in memory, must be exactly what the kernel's C parameter
 /// expects.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed to a kernel by value: it does not implement `gpu_runtime::DeviceRepr`",
+    label = "not a plain-data type a kernel can take",
+    note = "for a `#[repr(C)]` struct whose layout matches the C struct, add `unsafe impl gpu_runtime::DeviceRepr for {Self} {{}}`"
+)]
 pub unsafe trait KernelParam: Copy {}
 
 // SAFETY: a DeviceRepr type has the layout of its C counterpart by its own contract.
