@@ -4,7 +4,8 @@
 _gpu_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 _gpu_have_nvrtc() {
   local d
-  for d in ${LD_LIBRARY_PATH//:/ } /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
+  local path=${LD_LIBRARY_PATH:-}
+  for d in ${path//:/ } /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
     [[ -e $d/libnvrtc.so.13 ]] && { [[ :${LD_LIBRARY_PATH:-}: == *:$d:* ]] || export LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; return 0; }
   done
   ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so\.13 '

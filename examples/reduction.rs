@@ -1,0 +1,52 @@
+//! A parallel sum: each block reduces its slice in shared memory (a tree of halving steps),
+//! writes one partial sum, and the kernel runs again on the partial sums until one is left.
+//! The buffers stay on the GPU between passes.
+
+use gpu_runtime::{kernel, Context};
+use gpu_suite::{run_example, Rng};
+
+#[kernel(r#"
+__global__ void block_sum(const float *in, float *out, int n) {
+    extern __shared__ float part[];
+    unsigned int t = threadIdx.x;
+    unsigned int i = blockIdx.x * blockDim.x * 2 + t;
+    float v = 0.0f;
+    if (i < n) v += in[i];
+    if (i + blockDim.x < n) v += in[i + blockDim.x];
+    part[t] = v;
+    __syncthreads();
+    for (unsigned int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) part[t] += part[t + s];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = part[0];
+}"#)]
+fn block_sum(input: &[f32], output: &mut [f32], n: i32);
+
+fn main() -> std::process::ExitCode {
+    run_example("reduction", || {
+        let ctx = Context::default()?;
+        let n = 10_000_019usize;
+        let data = Rng::new(3).vec_f32(n);
+        let block = 512u32;
+        // Each thread adds two elements, so a block covers 2 * block of them.
+        let kernel = block_sum::prepare(&ctx)?.with_shared_mem(block * 4);
+
+        let mut current = ctx.to_device(&data)?;
+        let mut len = n;
+        while len > 1 {
+            let blocks = len.div_ceil(2 * block as usize);
+            let mut partial = ctx.alloc::<f32>(blocks)?;
+            kernel.prepared_call(blocks as u32, block, &current, &mut partial, len as i32)?;
+            current = partial;
+            len = blocks;
+        }
+        let gpu = current.to_vec()?[0] as f64;
+        let cpu: f64 = data.iter().map(|&v| v as f64).sum();
+        if (gpu - cpu).abs() > 1e-3 * (1.0 + cpu.abs()) {
+            return Err(format!("the GPU sum {gpu} differs from the CPU sum {cpu}").into());
+        }
+        println!("reduction: sum of {n} floats = {gpu:.4} (CPU, in f64: {cpu:.4})");
+        Ok(())
+    })
+}
