@@ -4,7 +4,8 @@
 use gpu_runtime::{kernel, ndarray::Array2, Context};
 use gpu_suite::{mismatch_error, run_example, Rng};
 
-#[kernel(r#"
+#[kernel(
+    r#"
 __global__ void box_blur(const float *src, float *dst, int width, int height, int radius) {
     int x = blockIdx.x * blockDim.x + threadIdx.x;
     int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -17,7 +18,8 @@ __global__ void box_blur(const float *src, float *dst, int width, int height, in
         }
     int side = 2 * radius + 1;
     dst[y * width + x] = sum / (side * side);
-}"#)]
+}"#
+)]
 fn box_blur(#[In] src: &[f32], #[Out] dst: &mut [f32], width: i32, height: i32, radius: i32);
 
 fn cpu_blur(src: &Array2<f32>, radius: i32) -> Array2<f32> {
@@ -44,10 +46,24 @@ fn main() -> std::process::ExitCode {
         let mut blurred = Array2::<f32>::zeros((height, width));
 
         let grid = ((width as u32).div_ceil(16), (height as u32).div_ceil(16));
-        box_blur(&ctx, grid, (16, 16), &image, &mut blurred, width as i32, height as i32, radius)?;
+        box_blur(
+            &ctx,
+            grid,
+            (16, 16),
+            &image,
+            &mut blurred,
+            width as i32,
+            height as i32,
+            radius,
+        )?;
 
         let want = cpu_blur(&image, radius);
-        mismatch_error("blur", blurred.as_slice().unwrap(), want.as_slice().unwrap(), 1e-5)?;
+        mismatch_error(
+            "blur",
+            blurred.as_slice().unwrap(),
+            want.as_slice().unwrap(),
+            1e-5,
+        )?;
         println!("blur: {width}x{height} image, radius {radius}: matches the CPU");
         Ok(())
     })

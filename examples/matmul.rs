@@ -6,7 +6,8 @@
 use gpu_runtime::{kernel, ndarray::Array2, Context};
 use gpu_suite::{mismatch_error, run_example, Rng};
 
-#[kernel(r#"
+#[kernel(
+    r#"
 #define TILE 16
 __global__ void matmul(const float *a, const float *b, float *c, int m, int k, int n) {
     __shared__ float ta[TILE][TILE];
@@ -23,7 +24,8 @@ __global__ void matmul(const float *a, const float *b, float *c, int m, int k, i
         __syncthreads();
     }
     if (row < m && col < n) c[row * n + col] = acc;
-}"#)]
+}"#
+)]
 fn matmul(#[In] a: &[f32], #[In] b: &[f32], #[Out] c: &mut [f32], m: i32, k: i32, n: i32);
 
 fn main() -> std::process::ExitCode {

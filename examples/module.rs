@@ -5,7 +5,8 @@
 use gpu_runtime::{kernel, Context};
 use gpu_suite::{mismatch_error, run_example, Rng};
 
-#[kernel(r#"
+#[kernel(
+    r#"
 #define SCALE 0.5f
 __device__ float clamp01(float v) { return fminf(fmaxf(v, 0.0f), 1.0f); }
 
@@ -18,7 +19,8 @@ __global__ void halve_into(const float *v, float *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = SCALE * v[i];
 }
-"#)]
+"#
+)]
 mod image_ops {
     /// Maps `[lo, hi]` to `[0, 1]`, clamping.
     fn normalize(v: &mut [f32], lo: f32, hi: f32, n: i32);
@@ -40,7 +42,10 @@ fn main() -> std::process::ExitCode {
         normalize.prepared_call(grid, 256, &mut v, -1.0, 1.0, n as i32)?;
         halve.prepared_call(grid, 256, &v, &mut out, n as i32)?;
 
-        let want: Vec<f32> = host.iter().map(|x| 0.5 * ((x + 1.0) / 2.0).clamp(0.0, 1.0)).collect();
+        let want: Vec<f32> = host
+            .iter()
+            .map(|x| 0.5 * ((x + 1.0) / 2.0).clamp(0.0, 1.0))
+            .collect();
         mismatch_error("normalize then halve", &out.to_vec()?, &want, 1e-6)?;
         println!("module: two kernels from one module, {n} elements, match the CPU");
         Ok(())

@@ -5,7 +5,8 @@
 use gpu_runtime::{kernel, Context};
 use gpu_suite::{run_example, Rng};
 
-#[kernel(r#"
+#[kernel(
+    r#"
 __global__ void block_sum(const float *in, float *out, int n) {
     extern __shared__ float part[];
     unsigned int t = threadIdx.x;
@@ -20,7 +21,8 @@ __global__ void block_sum(const float *in, float *out, int n) {
         __syncthreads();
     }
     if (t == 0) out[blockIdx.x] = part[0];
-}"#)]
+}"#
+)]
 fn block_sum(input: &[f32], output: &mut [f32], n: i32);
 
 fn main() -> std::process::ExitCode {

@@ -9,11 +9,13 @@ use gpu_suite::{mismatch_error, run_example};
 // The CUDA C kernel and its Rust signature: the macro checks at compile time that they agree
 // (a `const float *` must be `&[f32]`, an `int` must be `i32`, ...). `#[In]` copies `x` to the
 // GPU before the launch; `#[InOut]` copies `y` there and back.
-#[kernel(r#"
+#[kernel(
+    r#"
 __global__ void saxpy(float a, const float *x, float *y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = a * x[i] + y[i];
-}"#)]
+}"#
+)]
 fn saxpy(a: f32, #[In] x: &[f32], #[InOut] y: &mut [f32], n: i32);
 
 fn main() -> std::process::ExitCode {

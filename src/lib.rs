@@ -61,7 +61,10 @@ pub fn assert_close(got: &[f32], want: &[f32], tol: f32) {
 
 /// Runs an example's body: prints its error in one sentence and exits with status 1 on failure
 /// (no GPU, a compile error, or results that differ from the CPU reference).
-pub fn run_example(name: &str, body: impl FnOnce() -> Result<(), Box<dyn std::error::Error>>) -> std::process::ExitCode {
+pub fn run_example(
+    name: &str,
+    body: impl FnOnce() -> Result<(), Box<dyn std::error::Error>>,
+) -> std::process::ExitCode {
     match body() {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
@@ -72,7 +75,12 @@ pub fn run_example(name: &str, body: impl FnOnce() -> Result<(), Box<dyn std::er
 }
 
 /// An error for an example whose GPU result differs from its CPU reference.
-pub fn mismatch_error(what: &str, got: &[f32], want: &[f32], tol: f32) -> Result<(), Box<dyn std::error::Error>> {
+pub fn mismatch_error(
+    what: &str,
+    got: &[f32],
+    want: &[f32],
+    tol: f32,
+) -> Result<(), Box<dyn std::error::Error>> {
     match first_mismatch(got, want, tol) {
         None => Ok(()),
         Some((i, g, w)) => Err(format!("{what}: element {i} is {g} on the GPU but {w} on the CPU").into()),
