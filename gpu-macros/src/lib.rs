@@ -7,6 +7,7 @@
 mod check;
 mod expand;
 mod input;
+mod vector;
 
 use std::path::PathBuf;
 

@@ -160,16 +160,18 @@ pub fn compile(
     nvrtc_loaded()?;
     let c_source = cstring("the CUDA source", source)?;
     let c_name = cstring("the source name", source_name)?;
+    let headers = crate::headers::headers();
     let mut raw = std::ptr::null_mut();
-    // SAFETY: valid out-pointer and NUL-terminated strings; no headers are passed.
+    // SAFETY: valid out-pointer and NUL-terminated strings; the headers' pointer arrays hold
+    // `count()` NUL-terminated strings each, alive for the whole process.
     nvrtc_check("nvrtcCreateProgram", unsafe {
         sys::nvrtcCreateProgram(
             &mut raw,
             c_source.as_ptr(),
             c_name.as_ptr(),
-            0,
-            std::ptr::null(),
-            std::ptr::null(),
+            headers.count() as c_int,
+            headers.contents(),
+            headers.names(),
         )
     })?;
     let program = Program(raw);
@@ -187,6 +189,7 @@ pub fn compile(
 
     let mut all_options: Vec<String> = vec![target.arch_option()];
     all_options.extend(options.iter().map(|o| o.to_string()));
+    all_options.extend(headers.options.iter().cloned());
     let c_options = all_options
         .iter()
         .map(|o| cstring("a compiler option", o))
@@ -195,8 +198,11 @@ pub fn compile(
     // SAFETY: option_ptrs holds option_ptrs.len() NUL-terminated strings that outlive the call.
     let status =
         unsafe { sys::nvrtcCompileProgram(program.0, option_ptrs.len() as c_int, option_ptrs.as_ptr()) };
-    let log = program_log(&program)?;
+    let mut log = program_log(&program)?;
     if status == nvrtcResult::NVRTC_ERROR_COMPILATION {
+        if let Some(note) = headers.missing_note(&log) {
+            log = format!("{log}\n{note}");
+        }
         let (major, minor) = nvrtc_version()?;
         return Err(Error::Compile(CompileError {
             compiler: format!("NVRTC {major}.{minor}"),

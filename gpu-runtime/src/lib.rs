@@ -82,13 +82,16 @@ mod context;
 mod device;
 mod driver;
 mod error;
+mod headers;
 mod host;
 mod launch;
+pub mod layout;
 mod memory;
 mod module;
 mod repr;
 mod staging;
 mod stream;
+pub mod vector;
 
 pub use compiler::{compile, nvrtc_version, supported_archs, CompiledModule, Target};
 pub use context::Context;
@@ -101,6 +104,7 @@ pub use memory::{DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrit
 pub use module::{Function, ModuleSource};
 pub use repr::{DeviceRepr, KernelParam};
 pub use stream::{Event, Stream};
+pub use vector::*;
 
 pub use gpu_macros::kernel;
 
@@ -108,6 +112,8 @@ pub use gpu_macros::kernel;
 pub use cudarc;
 /// Re-exported for host arrays.
 pub use ndarray;
+/// Re-exported for `half`/`__half` (`half::f16`) and `__nv_bfloat16` (`half::bf16`) data.
+pub use half;
 
 /// What the `#[kernel]` macro's generated code calls. Not part of the public API.
 #[doc(hidden)]
