@@ -52,7 +52,8 @@ impl Headers {
     /// A note for a log that reports a header it could not open, naming the header and where
     /// it was looked for; `None` when the log reports no missing header.
     pub(crate) fn missing_note(&self, log: &str) -> Option<String> {
-        const MARK: &str = "could not open source file \"";
+        // NVRTC says "could not open" with no include directory, "cannot open" with some.
+        const MARK: &str = "open source file \"";
         let start = log.find(MARK)? + MARK.len();
         let name = &log[start..start + log[start..].find('"')?];
         let dirs = if self.searched.is_empty() {
