@@ -30,15 +30,32 @@ fn every_vector_type_has_the_size_and_alignment_nvrtc_gives_it() {
         );
     }
     // The notable ones, spelled out.
-    assert_eq!((std::mem::size_of::<gpu_runtime::Float3>(), std::mem::align_of::<gpu_runtime::Float3>()), (12, 4));
-    assert_eq!((std::mem::size_of::<gpu_runtime::Float4>(), std::mem::align_of::<gpu_runtime::Float4>()), (16, 16));
+    assert_eq!(
+        (
+            std::mem::size_of::<gpu_runtime::Float3>(),
+            std::mem::align_of::<gpu_runtime::Float3>()
+        ),
+        (12, 4)
+    );
+    assert_eq!(
+        (
+            std::mem::size_of::<gpu_runtime::Float4>(),
+            std::mem::align_of::<gpu_runtime::Float4>()
+        ),
+        (16, 16)
+    );
 }
 
 #[test]
 fn half_types_match_the_c_types() {
     let got = probe_constants(
         "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n",
-        &["sizeof(__half)", "alignof(__half)", "sizeof(__nv_bfloat16)", "alignof(__nv_bfloat16)"],
+        &[
+            "sizeof(__half)",
+            "alignof(__half)",
+            "sizeof(__nv_bfloat16)",
+            "alignof(__nv_bfloat16)",
+        ],
     )
     .unwrap();
     assert_eq!(got, [2, 2, 2, 2]);
@@ -83,8 +100,13 @@ fn struct_layout_is_checked_against_the_c_struct() {
         bias: f64,
         flag: i8,
     }
-    let err = check_layout::<Swapped>(PARAMS_C, "Params", &[("scale", offset_of!(Swapped, scale))]).unwrap_err();
-    assert!(err.to_string().contains("field `scale` is at byte 0 in C but at byte 4 in Rust"), "{err}");
+    let err =
+        check_layout::<Swapped>(PARAMS_C, "Params", &[("scale", offset_of!(Swapped, scale))]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("field `scale` is at byte 0 in C but at byte 4 in Rust"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -130,7 +152,10 @@ fn a_missing_header_is_a_compile_error_naming_it_and_the_search_path() {
         Err(Error::Compile(e)) => {
             let text = e.to_string();
             assert!(text.contains("`no_such_header.h` was not found"), "{text}");
-            assert!(text.contains("searched") || text.contains("no CUDA header directory"), "{text}");
+            assert!(
+                text.contains("searched") || text.contains("no CUDA header directory"),
+                "{text}"
+            );
             assert!(text.contains("stdio.h"), "{text}");
         }
         other => panic!("expected a compile error, got {other:?}"),
@@ -162,17 +187,30 @@ fn two_relocatable_sources_link_into_one_image() {
 
 #[test]
 fn precompiled_ptx_links_with_a_source() {
-    let ptx = gpu_runtime::compile(LIB_SRC, "lib.cu", &[], &["-rdc=true"], Target::Ptx { major: 9, minor: 0 }).unwrap();
+    let ptx = gpu_runtime::compile(
+        LIB_SRC,
+        "lib.cu",
+        &[],
+        &["-rdc=true"],
+        Target::Ptx { major: 9, minor: 0 },
+    )
+    .unwrap();
     let mut m = DynamicModule::new();
-    m.add_data(ptx.image.strip_suffix(&[0]).unwrap().to_vec(), LinkInput::Ptx, "lib.ptx")
-        .add_source(USE_SRC, "use.cu", &["k"], &[]);
+    m.add_data(
+        ptx.image.strip_suffix(&[0]).unwrap().to_vec(),
+        LinkInput::Ptx,
+        "lib.ptx",
+    )
+    .add_source(USE_SRC, "use.cu", &["k"], &[]);
     assert!(m.link_image(SM90, (9, 0)).unwrap().image.starts_with(b"\x7fELF"));
 }
 
 #[test]
 fn a_kernel_launching_a_kernel_links_with_cudadevrt() {
     // The macro's two-source module, linked with the device runtime.
-    let out = dynpar::parent::source().compile(SM90).unwrap_or_else(|e| panic!("{e}"));
+    let out = dynpar::parent::source()
+        .compile(SM90)
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(out.image.starts_with(b"\x7fELF"));
     assert_eq!(out.lowered_names, ["parent", "child"]);
     // Without cudadevrt the link fails with a hint.

@@ -22,7 +22,9 @@ fn float3_by_value_and_in_buffers() {
     let ctx = ctx();
     let n = 10_007;
     let mut rng = Rng::new(91);
-    let a: Vec<Float3> = (0..n).map(|_| Float3::new(rng.f32(), rng.f32(), rng.f32())).collect();
+    let a: Vec<Float3> = (0..n)
+        .map(|_| Float3::new(rng.f32(), rng.f32(), rng.f32()))
+        .collect();
     let v = Float3::new(rng.f32(), rng.f32(), rng.f32());
     let s = rng.f32();
     let k = fma3::prepare(&ctx).unwrap();
@@ -47,18 +49,39 @@ fn vector_types_in_ndarray_and_vec_buffers() {
         let r = rng.next_u64().to_le_bytes();
         UChar4::new(r[0], r[1], r[2], r[3])
     }));
-    let p: Vec<Int2> = (0..n).map(|_| Int2::new(rng.next_u64() as i32, rng.next_u64() as i32)).collect();
+    let p: Vec<Int2> = (0..n)
+        .map(|_| Int2::new(rng.next_u64() as i32, rng.next_u64() as i32))
+        .collect();
     let k = mix::prepare(&ctx).unwrap();
-    let (cd, pd) = (ctx.to_device(c.as_slice().unwrap()).unwrap(), ctx.to_device(&p).unwrap());
+    let (cd, pd) = (
+        ctx.to_device(c.as_slice().unwrap()).unwrap(),
+        ctx.to_device(&p).unwrap(),
+    );
     let mut f = ctx.to_device(&vec![Float4::default(); n]).unwrap();
     let mut d = ctx.to_device(&vec![Double2::default(); n]).unwrap();
-    k.prepared_call(((n as u32).div_ceil(256),), (256,), &cd, &pd, &mut f, &mut d, n as i32)
-        .unwrap();
+    k.prepared_call(
+        ((n as u32).div_ceil(256),),
+        (256,),
+        &cd,
+        &pd,
+        &mut f,
+        &mut d,
+        n as i32,
+    )
+    .unwrap();
     let (f, d) = (f.to_vec().unwrap(), d.to_vec().unwrap());
     for i in 0..n {
         let ci = c[i];
-        assert_eq!(f[i], Float4::new(ci.x as f32, ci.y as f32, ci.z as f32, ci.w as f32), "float4 {i}");
-        assert_eq!(d[i], Double2::new(p[i].x as f64 * 0.5, p[i].y as f64 * 0.25), "double2 {i}");
+        assert_eq!(
+            f[i],
+            Float4::new(ci.x as f32, ci.y as f32, ci.z as f32, ci.w as f32),
+            "float4 {i}"
+        );
+        assert_eq!(
+            d[i],
+            Double2::new(p[i].x as f64 * 0.5, p[i].y as f64 * 0.25),
+            "double2 {i}"
+        );
     }
 }
 
@@ -79,7 +102,11 @@ fn struct_by_value() {
     apply_params(&ctx, ((n as u32).div_ceil(256),), (256,), p, &x, &mut y, n as i32).unwrap();
     for i in 0..n {
         let want = (x[i] * p.scale) as f64 + p.bias + p.offset as f64;
-        assert!((y[i] - want).abs() <= 1e-9 * want.abs().max(1.0), "{i}: {} vs {want}", y[i]);
+        assert!(
+            (y[i] - want).abs() <= 1e-9 * want.abs().max(1.0),
+            "{i}: {} vs {want}",
+            y[i]
+        );
     }
 }
 
@@ -97,7 +124,11 @@ fn half_and_bfloat16_arguments_with_standard_headers() {
     let mut out = ctx.to_device(&vec![0.0f32; n]).unwrap();
     k.prepared_call(((n as u32).div_ceil(256),), (256,), &hd, &bd, &mut out, n as i32)
         .unwrap();
-    let want: Vec<f32> = h.iter().zip(&b).map(|(h, b)| h.to_f32() + b.to_f32() + 2.0).collect();
+    let want: Vec<f32> = h
+        .iter()
+        .zip(&b)
+        .map(|(h, b)| h.to_f32() + b.to_f32() + 2.0)
+        .collect();
     assert_close(&out.to_vec().unwrap(), &want, 1e-6);
 }
 
@@ -119,16 +150,41 @@ fn device_printf_reaches_stdout() {
     }
     let tag = (Rng::new(95).next_u64() % 100_000) as i32;
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "device_printf_reaches_stdout", "--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "device_printf_reaches_stdout",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(PRINTF_CHILD, tag.to_string())
         .output()
         .unwrap();
-    assert!(out.status.success(), "child failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "child failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let mut lines: Vec<&str> = stdout.lines().filter(|l| l.starts_with("gpu-printf ")).collect();
-    lines.sort_by_key(|l| l.split("thread=").nth(1).and_then(|r| r.split(' ').next()).and_then(|t| t.parse::<i32>().ok()));
-    let want: Vec<String> = (0..n).map(|i| format!("gpu-printf tag={tag} thread={i} square={}", i * i)).collect();
-    assert_eq!(lines, want.iter().map(String::as_str).collect::<Vec<_>>(), "child stdout:\n{stdout}");
+    // The harness's "test name ... " has no newline of its own, so the first line may follow it.
+    let mut lines: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.find("gpu-printf ").map(|at| &l[at..]))
+        .collect();
+    lines.sort_by_key(|l| {
+        l.split("thread=")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|t| t.parse::<i32>().ok())
+    });
+    let want: Vec<String> = (0..n)
+        .map(|i| format!("gpu-printf tag={tag} thread={i} square={}", i * i))
+        .collect();
+    assert_eq!(
+        lines,
+        want.iter().map(String::as_str).collect::<Vec<_>>(),
+        "child stdout:\n{stdout}"
+    );
 }
 
 #[test]
@@ -146,7 +202,9 @@ fn linked_module_where_a_kernel_launches_a_kernel() {
     assert_close(&xd.to_vec().unwrap(), &want, 1e-6);
     // The child kernel of the same linked module, launched from the host.
     let child = dynpar::child::prepare(&ctx).unwrap();
-    child.prepared_call(((n as u32).div_ceil(256),), (256,), &mut xd, k, n as i32).unwrap();
+    child
+        .prepared_call(((n as u32).div_ceil(256),), (256,), &mut xd, k, n as i32)
+        .unwrap();
     let want2: Vec<f32> = want.iter().map(|v| v * k + 1.0).collect();
     assert_close(&xd.to_vec().unwrap(), &want2, 1e-5);
 }
@@ -171,7 +229,10 @@ fn dynamic_module_api_links_and_launches() {
     let yd = ctx.to_device(&y).unwrap();
     let ptr = f.device_arg::<f32, _>(&yd).unwrap();
     let n_arg = n as i32;
-    let mut params = [gpu_runtime::__private::param(&ptr), gpu_runtime::__private::param(&n_arg)];
+    let mut params = [
+        gpu_runtime::__private::param(&ptr),
+        gpu_runtime::__private::param(&n_arg),
+    ];
     // SAFETY: the parameters are (float*, int) as the kernel declares; yd outlives the sync.
     unsafe { f.launch_raw(4u32.into(), 256u32.into(), std::ptr::null_mut(), &mut params) }.unwrap();
     ctx.synchronize().unwrap();
@@ -185,17 +246,24 @@ fn static_shared_memory_of_4000_ints() {
     let ctx = ctx();
     let blocks = 37;
     let mut rng = Rng::new(98);
-    let input: Vec<i32> = (0..blocks * 4000).map(|_| (rng.next_u64() % 1_000_000) as i32).collect();
+    let input: Vec<i32> = (0..blocks * 4000)
+        .map(|_| (rng.next_u64() % 1_000_000) as i32)
+        .collect();
     let mut out = vec![0i32; input.len()];
     let k = reverse4000::prepare(&ctx).unwrap();
     assert_eq!(k.function().limits().static_shared_bytes, 16_000);
     let ind = ctx.to_device(&input).unwrap();
     let mut outd = ctx.to_device(&out).unwrap();
-    k.prepared_call((blocks as u32,), (256,), &ind, &mut outd).unwrap();
+    k.prepared_call((blocks as u32,), (256,), &ind, &mut outd)
+        .unwrap();
     outd.copy_to_host(&mut out).unwrap();
     for b in 0..blocks {
         for i in 0..4000 {
-            assert_eq!(out[b * 4000 + i], input[b * 4000 + 3999 - i] * 2, "block {b} index {i}");
+            assert_eq!(
+                out[b * 4000 + i],
+                input[b * 4000 + 3999 - i] * 2,
+                "block {b} index {i}"
+            );
         }
     }
 }
@@ -211,7 +279,8 @@ fn dynamic_shared_memory_of_100_kib() {
     let k = reverse_dyn::prepare(&ctx).unwrap().with_shared_mem(bytes);
     let ind = ctx.to_device(&input).unwrap();
     let mut outd = ctx.to_device(&vec![0.0f32; input.len()]).unwrap();
-    k.prepared_call((blocks as u32,), (512,), &ind, &mut outd, m as i32).unwrap();
+    k.prepared_call((blocks as u32,), (512,), &ind, &mut outd, m as i32)
+        .unwrap();
     let out = outd.to_vec().unwrap();
     let want: Vec<f32> = (0..blocks)
         .flat_map(|b| (0..m).map(move |i| (b, i)))

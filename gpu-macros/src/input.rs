@@ -4,7 +4,6 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
-use syn::spanned::Spanned;
 use syn::{
     Attribute, Expr, ExprLit, FnArg, Ident, Lit, LitStr, Meta, Pat, ReturnType, Token, Type, Visibility,
 };

@@ -17,16 +17,35 @@ struct Part {
 
 /// Checks `kernel` against the first part that declares it (else reports it missing from the
 /// first part).
-fn check(parts: &[Part], kernel: &RustKernel, c_name: &str, args: &KernelArgs, in_module: bool) -> syn::Result<()> {
+fn check(
+    parts: &[Part],
+    kernel: &RustKernel,
+    c_name: &str,
+    args: &KernelArgs,
+    in_module: bool,
+) -> syn::Result<()> {
     let part = parts
         .iter()
         .find(|p| gpu_cdecl::find_kernel(&p.text, c_name).is_ok())
         .unwrap_or(&parts[0]);
-    crate::find_and_check(&part.text, part.span, kernel, c_name, args.name.as_ref(), in_module)
+    crate::find_and_check(
+        &part.text,
+        part.span,
+        kernel,
+        c_name,
+        args.name.as_ref(),
+        in_module,
+    )
 }
 
 /// The `ModuleSource::linked` static for `kernels`.
-fn source_static(ident: &syn::Ident, module_name: &str, parts: &[Part], kernels: &[String], options: &[syn::LitStr]) -> TokenStream {
+fn source_static(
+    ident: &syn::Ident,
+    module_name: &str,
+    parts: &[Part],
+    kernels: &[String],
+    options: &[syn::LitStr],
+) -> TokenStream {
     let parts = parts.iter().map(|p| {
         let (name, text) = (&p.tokens.file_name, &p.tokens.text);
         let declared: Vec<&String> = kernels
@@ -45,7 +64,11 @@ fn source_static(ident: &syn::Ident, module_name: &str, parts: &[Part], kernels:
 
 pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
     let base = match &item {
-        Item::Fn(k) => args.name.as_ref().map(|n| n.value()).unwrap_or_else(|| k.name.to_string()),
+        Item::Fn(k) => args
+            .name
+            .as_ref()
+            .map(|n| n.value())
+            .unwrap_or_else(|| k.name.to_string()),
         Item::Mod { name, .. } => name.to_string(),
     };
     let mut parts = Vec::with_capacity(args.parts.len());
@@ -58,7 +81,13 @@ pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
             check(&parts, &kernel, &base, &args, false)?;
             let ident = expand::source_ident(kernel.name.span());
             let inner = source_static(&ident, &base, &parts, std::slice::from_ref(&base), &args.options);
-            Ok(expand::kernel_items(&kernel, quote!(self::#ident), 0, &base, inner))
+            Ok(expand::kernel_items(
+                &kernel,
+                quote!(self::#ident),
+                0,
+                &base,
+                inner,
+            ))
         }
         Item::Mod {
             attrs,
@@ -88,7 +117,13 @@ pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
             let c_names: Vec<String> = kernels.iter().map(|k| k.name.to_string()).collect();
             let mut body = source_static(&ident, &base, &parts, &c_names, &args.options);
             for (i, k) in kernels.iter().enumerate() {
-                body.extend(expand::kernel_items(k, quote!(super::#ident), i, &c_names[i], quote!()));
+                body.extend(expand::kernel_items(
+                    k,
+                    quote!(super::#ident),
+                    i,
+                    &c_names[i],
+                    quote!(),
+                ));
             }
             Ok(expand::module(&attrs, &vis, &name, body))
         }

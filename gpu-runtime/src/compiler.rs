@@ -149,6 +149,12 @@ fn cstring(what: &'static str, s: &str) -> Result<CString> {
 /// Compiles `source` for `target` with NVRTC and resolves the symbol of each kernel in
 /// `kernels`. `source_name` is the file name the log reports lines against (e.g. `axpy.cu`).
 ///
+/// Every compile sees the CUDA headers (a toolkit's from `GPU_RUNTIME_CUDA_INCLUDE`,
+/// `$CUDA_PATH/include`, `$CUDA_HOME/include` or `/usr/local/cuda/include`, else the copy
+/// NVRTC carries, installed once under `~/.cache/gpu-runtime`) and built-in `stdio.h`/`cstdio`,
+/// `stdint.h`/`cstdint`, `stddef.h`/`cstddef` and `math.h`/`cmath`. A header found nowhere is
+/// a [`CompileError`] whose log names it and the directories searched.
+///
 /// Needs NVRTC but no GPU.
 pub fn compile(
     source: &str,

@@ -98,7 +98,10 @@ pub(crate) fn headers() -> &'static Headers {
             .iter()
             .map(|(n, c)| {
                 // The built-in texts are constants without NUL bytes.
-                (CString::new(*n).unwrap_or_default(), CString::new(*c).unwrap_or_default())
+                (
+                    CString::new(*n).unwrap_or_default(),
+                    CString::new(*c).unwrap_or_default(),
+                )
             })
             .unzip();
         let name_ptrs = names.iter().map(|n| n.as_ptr() as usize).collect();

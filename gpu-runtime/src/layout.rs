@@ -45,10 +45,7 @@ pub fn probe_constants(source: &str, exprs: &[&str]) -> Result<Vec<u64>> {
         probe.push_str(&format!("    (unsigned long long)({e}),\n"));
     }
     probe.push_str("};\n");
-    let arch = compiler::supported_archs()?
-        .into_iter()
-        .min()
-        .unwrap_or(75);
+    let arch = compiler::supported_archs()?.into_iter().min().unwrap_or(75);
     let target = Target::Ptx {
         major: arch / 10,
         minor: arch % 10,
@@ -131,7 +128,10 @@ pub fn check_layout<T>(source: &str, c_type: &str, fields: &[(&str, usize)]) -> 
     };
     let (size, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
     if size != c.size {
-        return Err(mismatch(format!("C `sizeof` is {} bytes, Rust `size_of` is {size}", c.size)));
+        return Err(mismatch(format!(
+            "C `sizeof` is {} bytes, Rust `size_of` is {size}",
+            c.size
+        )));
     }
     if align != c.align {
         return Err(mismatch(format!(

@@ -80,7 +80,10 @@ pub struct DynamicModule {
 impl std::fmt::Debug for DynamicModule {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("DynamicModule")
-            .field("sources", &self.sources.iter().map(|s| &s.name).collect::<Vec<_>>())
+            .field(
+                "sources",
+                &self.sources.iter().map(|s| &s.name).collect::<Vec<_>>(),
+            )
             .field("data", &self.data.iter().map(|d| (&d.2, d.0)).collect::<Vec<_>>())
             .finish()
     }
@@ -204,7 +207,10 @@ impl DynamicModule {
 
     /// The kernels to look up, in the order [`LinkedModule::function`] indexes them.
     fn kernel_names(&self) -> Vec<&'static str> {
-        self.sources.iter().flat_map(|s| s.kernels.iter().copied()).collect()
+        self.sources
+            .iter()
+            .flat_map(|s| s.kernels.iter().copied())
+            .collect()
     }
 
     /// Compiles, links and loads the module into `ctx`, for its device.

@@ -116,12 +116,19 @@ impl ModuleSource {
         let _ = m.add_stdlib("cudadevrt");
         let mut compiled = m.link_image(target, cc)?;
         // Put the lowered names in the order of `kernels`.
-        let order: Vec<&str> = self.parts.iter().flat_map(|p| p.kernels.iter().copied()).collect();
+        let order: Vec<&str> = self
+            .parts
+            .iter()
+            .flat_map(|p| p.kernels.iter().copied())
+            .collect();
         let mut lowered = Vec::with_capacity(self.kernels.len());
         for k in self.kernels {
-            let i = order.iter().position(|o| o == k).ok_or_else(|| Error::KernelNotFound {
-                name: (*k).to_owned(),
-            })?;
+            let i = order
+                .iter()
+                .position(|o| o == k)
+                .ok_or_else(|| Error::KernelNotFound {
+                    name: (*k).to_owned(),
+                })?;
             lowered.push(compiled.lowered_names[i].clone());
         }
         compiled.lowered_names = lowered;

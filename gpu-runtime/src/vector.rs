@@ -109,9 +109,9 @@ macro_rules! vector_table {
 /// Every vector type: its CUDA C name, size and alignment in bytes, as this crate lays it out.
 /// The test suite compares each entry with what NVRTC reports.
 pub const VECTOR_TYPES: &[(&str, usize, usize)] = &vector_table![
-    Char1, Char2, Char3, Char4, UChar1, UChar2, UChar3, UChar4, Short1, Short2, Short3, Short4,
-    UShort1, UShort2, UShort3, UShort4, Int1, Int2, Int3, Int4, UInt1, UInt2, UInt3, UInt4,
-    Long1, Long2, Long3, Long4, ULong1, ULong2, ULong3, ULong4, LongLong1, LongLong2, LongLong3,
-    LongLong4, ULongLong1, ULongLong2, ULongLong3, ULongLong4, Float1, Float2, Float3, Float4,
-    Double1, Double2, Double3, Double4, Half2, BFloat162
+    Char1, Char2, Char3, Char4, UChar1, UChar2, UChar3, UChar4, Short1, Short2, Short3, Short4, UShort1,
+    UShort2, UShort3, UShort4, Int1, Int2, Int3, Int4, UInt1, UInt2, UInt3, UInt4, Long1, Long2, Long3,
+    Long4, ULong1, ULong2, ULong3, ULong4, LongLong1, LongLong2, LongLong3, LongLong4, ULongLong1,
+    ULongLong2, ULongLong3, ULongLong4, Float1, Float2, Float3, Float4, Double1, Double2, Double3, Double4,
+    Half2, BFloat162
 ];
