@@ -26,19 +26,3 @@ pub fn rust_name(c: &str) -> Option<String> {
     };
     Some(format!("{base}{n}"))
 }
-
-#[cfg(test)]
-mod tests {
-    use super::rust_name;
-
-    #[test]
-    fn maps_c_vector_names() {
-        assert_eq!(rust_name("float4").as_deref(), Some("Float4"));
-        assert_eq!(rust_name("uchar2").as_deref(), Some("UChar2"));
-        assert_eq!(rust_name("ulonglong3").as_deref(), Some("ULongLong3"));
-        assert_eq!(rust_name("__half2").as_deref(), Some("Half2"));
-        assert_eq!(rust_name("float5"), None);
-        assert_eq!(rust_name("Particle"), None);
-        assert_eq!(rust_name("my_int4"), None);
-    }
-}
