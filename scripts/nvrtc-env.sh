@@ -1,22 +1,35 @@
-# Source this file: it makes NVRTC (libnvrtc.so.13) loadable, installing it from the PyPI wheel
-# `nvidia-cuda-nvrtc` into .nvrtc/ when neither the system nor LD_LIBRARY_PATH has it.
-# NVRTC runs on the CPU, so every compile test runs on machines without a GPU.
+# Source this file: it makes NVRTC (libnvrtc.so.13) and the device linker nvJitLink
+# (libnvJitLink.so.13) loadable, and the device runtime library libcudadevrt.a findable (for
+# dynamic parallelism), installing the PyPI wheels `nvidia-cuda-nvrtc`, `nvidia-nvjitlink` and
+# `nvidia-cuda-runtime` into .nvrtc/ when neither the system nor LD_LIBRARY_PATH has them.
+# All three run on the CPU, so every compile and link test runs on machines without a GPU.
 _gpu_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-_gpu_have_nvrtc() {
+_gpu_lib=$_gpu_root/.nvrtc/nvidia/cu13/lib
+# _gpu_have FILE: finds FILE outside .nvrtc/ (LD_LIBRARY_PATH or the toolkit), adding its
+# directory to LD_LIBRARY_PATH (gpu-runtime looks for libcudadevrt.a there too).
+_gpu_have() {
   local d
   local path=${LD_LIBRARY_PATH:-}
   for d in ${path//:/ } /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib; do
-    [[ -e $d/libnvrtc.so.13 ]] && { [[ :${LD_LIBRARY_PATH:-}: == *:$d:* ]] || export LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; return 0; }
+    [[ $d == "$_gpu_lib" ]] && continue
+    [[ -e $d/$1 ]] && { [[ :${LD_LIBRARY_PATH:-}: == *:$d:* ]] || export LD_LIBRARY_PATH=$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}; return 0; }
   done
-  ldconfig -p 2>/dev/null | grep -q 'libnvrtc\.so\.13 '
+  [[ $1 == *.so.* ]] && ldconfig -p 2>/dev/null | grep -q "${1//./\\.} "
 }
-if ! _gpu_have_nvrtc; then
-  _gpu_lib=$_gpu_root/.nvrtc/nvidia/cu13/lib
-  if [[ ! -e $_gpu_lib/libnvrtc.so.13 ]]; then
-    echo "NVRTC not found: installing the PyPI wheel nvidia-cuda-nvrtc into .nvrtc/" >&2
-    python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$_gpu_root/.nvrtc" 'nvidia-cuda-nvrtc>=13,<14' >&2
+# Wheels are installed together: pip --target replaces the whole nvidia/ folder on each install.
+_gpu_wheels=() _gpu_missing=0
+for _gpu_pair in libnvrtc.so.13:nvidia-cuda-nvrtc libnvJitLink.so.13:nvidia-nvjitlink libcudadevrt.a:nvidia-cuda-runtime; do
+  if ! _gpu_have "${_gpu_pair%%:*}"; then
+    _gpu_wheels+=("${_gpu_pair#*:}>=13,<14")
+    [[ -e $_gpu_lib/${_gpu_pair%%:*} ]] || _gpu_missing=1
   fi
-  export LD_LIBRARY_PATH=$_gpu_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+done
+if ((${#_gpu_wheels[@]})); then
+  if ((_gpu_missing)); then
+    echo "installing the PyPI wheels ${_gpu_wheels[*]} into .nvrtc/" >&2
+    python3 -m pip install --quiet --disable-pip-version-check --no-deps --upgrade --target "$_gpu_root/.nvrtc" "${_gpu_wheels[@]}" >&2
+  fi
+  [[ :${LD_LIBRARY_PATH:-}: == *:$_gpu_lib:* ]] || export LD_LIBRARY_PATH=$_gpu_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
-unset -f _gpu_have_nvrtc
-unset _gpu_root _gpu_lib
+unset -f _gpu_have
+unset _gpu_root _gpu_lib _gpu_pair _gpu_wheels _gpu_missing

@@ -134,9 +134,16 @@ fn types_match(c: &CType, rust: &syn::Type) -> bool {
     };
     match c {
         CType::Scalar(s) => Scalar::from_rust_name(&ident) == Some(*s) && rust_path_is_plain_scalar(rust, *s),
-        // A struct (or CUDA vector type) matches a Rust type of the same name that is not a
-        // scalar; its layout is the user's promise through `DeviceRepr`.
-        CType::Named(n) => Scalar::from_rust_name(&ident).is_none() && ident == *n,
+        // A struct matches a Rust type of the same name that is not a scalar (its layout is the
+        // user's promise through `DeviceRepr`); a CUDA vector type matches its Rust name
+        // (`float4` is `Float4`).
+        CType::Named(n) => {
+            Scalar::from_rust_name(&ident).is_none()
+                && match crate::vector::rust_name(n) {
+                    Some(v) => ident == v,
+                    None => ident == *n,
+                }
+        }
         // `void*` carries no element type: any element type is accepted.
         CType::Void => true,
         CType::Pointer { .. } => false,

@@ -9,6 +9,7 @@ use syn::{
 };
 
 /// Where the CUDA source comes from.
+#[derive(Clone)]
 pub enum SourceSpec {
     /// A string literal in the attribute.
     Inline(LitStr),
@@ -23,6 +24,9 @@ pub struct KernelArgs {
     pub name: Option<LitStr>,
     /// `options = ["-use_fast_math", ...]`: extra NVRTC options.
     pub options: Vec<LitStr>,
+    /// `sources = ["…", "…"]` or `files = ["a.cu", "b.cu"]`: several sources linked into one
+    /// module (then `source` is the first of them).
+    pub parts: Vec<SourceSpec>,
 }
 
 impl Parse for KernelArgs {
@@ -30,6 +34,7 @@ impl Parse for KernelArgs {
         let mut source = None;
         let mut name = None;
         let mut options = Vec::new();
+        let mut parts = Vec::new();
         let metas = Punctuated::<Expr, Token![,]>::parse_terminated(input)?;
         for expr in metas {
             match expr {
@@ -67,6 +72,25 @@ impl Parse for KernelArgs {
                             &assign,
                             "`name` is given twice: a #[kernel] binds one C function",
                         )?,
+                        "sources" | "files" => {
+                            let Expr::Array(a) = &*assign.right else {
+                                return Err(syn::Error::new_spanned(
+                                    &assign.right,
+                                    format!("`{key}` takes an array of strings, e.g. `{key} = [\"a.cu\", \"b.cu\"]`"),
+                                ));
+                            };
+                            if source.is_some() || !parts.is_empty() || a.elems.is_empty() {
+                                return Err(syn::Error::new_spanned(&assign, SOURCE_TWICE));
+                            }
+                            for e in &a.elems {
+                                let lit = lit_str(e)?;
+                                parts.push(if key == "files" {
+                                    SourceSpec::File(lit)
+                                } else {
+                                    SourceSpec::Inline(lit)
+                                });
+                            }
+                        }
                         "options" => match &*assign.right {
                             Expr::Array(a) => {
                                 for e in &a.elems {
@@ -96,7 +120,10 @@ impl Parse for KernelArgs {
                 }
             }
         }
-        let source = source.ok_or_else(|| {
+        if source.is_some() && !parts.is_empty() {
+            return Err(syn::Error::new(Span::call_site(), SOURCE_TWICE));
+        }
+        let source = source.or_else(|| parts.first().cloned()).ok_or_else(|| {
             syn::Error::new(
                 Span::call_site(),
                 "#[kernel] needs the CUDA C source: #[kernel(r#\"__global__ void f(...) {...}\"#)] or #[kernel(file = \"kernels/f.cu\")]",
@@ -106,6 +133,7 @@ impl Parse for KernelArgs {
             source,
             name,
             options,
+            parts,
         })
     }
 }

@@ -7,6 +7,8 @@
 mod check;
 mod expand;
 mod input;
+mod linked;
+mod vector;
 
 use std::path::PathBuf;
 
@@ -27,7 +29,9 @@ use crate::input::{Item, KernelArgs, RustKernel, SourceSpec};
 ///
 /// Arguments: the source as a string literal (or `source = "…"`), or `file = "path.cu"`
 /// relative to the crate's `Cargo.toml`; `name = "c_name"` when the C function is named
-/// differently; `options = ["-use_fast_math"]` for extra NVRTC options.
+/// differently; `options = ["-use_fast_math"]` for extra NVRTC options; `files = ["a.cu",
+/// "b.cu"]` or `sources = ["…", "…"]` for one module linked from several sources (relocatable
+/// device code, with the device runtime for kernels that launch kernels).
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = parse_macro_input!(attr as KernelArgs);
@@ -143,6 +147,9 @@ fn c_param_name(text: &str) -> Option<&str> {
 }
 
 fn expand_item(args: KernelArgs, item: Item) -> syn::Result<proc_macro2::TokenStream> {
+    if !args.parts.is_empty() {
+        return linked::expand(args, item);
+    }
     match item {
         Item::Fn(kernel) => {
             let rust_name = kernel.name.to_string();

@@ -149,6 +149,12 @@ fn cstring(what: &'static str, s: &str) -> Result<CString> {
 /// Compiles `source` for `target` with NVRTC and resolves the symbol of each kernel in
 /// `kernels`. `source_name` is the file name the log reports lines against (e.g. `axpy.cu`).
 ///
+/// Every compile sees the CUDA headers (a toolkit's from `GPU_RUNTIME_CUDA_INCLUDE`,
+/// `$CUDA_PATH/include`, `$CUDA_HOME/include` or `/usr/local/cuda/include`, else the copy
+/// NVRTC carries, installed once under `~/.cache/gpu-runtime`) and built-in `stdio.h`/`cstdio`,
+/// `stdint.h`/`cstdint`, `stddef.h`/`cstddef` and `math.h`/`cmath`. A header found nowhere is
+/// a [`CompileError`] whose log names it and the directories searched.
+///
 /// Needs NVRTC but no GPU.
 pub fn compile(
     source: &str,
@@ -160,16 +166,18 @@ pub fn compile(
     nvrtc_loaded()?;
     let c_source = cstring("the CUDA source", source)?;
     let c_name = cstring("the source name", source_name)?;
+    let headers = crate::headers::headers();
     let mut raw = std::ptr::null_mut();
-    // SAFETY: valid out-pointer and NUL-terminated strings; no headers are passed.
+    // SAFETY: valid out-pointer and NUL-terminated strings; the headers' pointer arrays hold
+    // `count()` NUL-terminated strings each, alive for the whole process.
     nvrtc_check("nvrtcCreateProgram", unsafe {
         sys::nvrtcCreateProgram(
             &mut raw,
             c_source.as_ptr(),
             c_name.as_ptr(),
-            0,
-            std::ptr::null(),
-            std::ptr::null(),
+            headers.count() as c_int,
+            headers.contents(),
+            headers.names(),
         )
     })?;
     let program = Program(raw);
@@ -187,6 +195,7 @@ pub fn compile(
 
     let mut all_options: Vec<String> = vec![target.arch_option()];
     all_options.extend(options.iter().map(|o| o.to_string()));
+    all_options.extend(headers.options.iter().cloned());
     let c_options = all_options
         .iter()
         .map(|o| cstring("a compiler option", o))
@@ -195,8 +204,11 @@ pub fn compile(
     // SAFETY: option_ptrs holds option_ptrs.len() NUL-terminated strings that outlive the call.
     let status =
         unsafe { sys::nvrtcCompileProgram(program.0, option_ptrs.len() as c_int, option_ptrs.as_ptr()) };
-    let log = program_log(&program)?;
+    let mut log = program_log(&program)?;
     if status == nvrtcResult::NVRTC_ERROR_COMPILATION {
+        if let Some(note) = headers.missing_note(&log) {
+            log = format!("{log}\n{note}");
+        }
         let (major, minor) = nvrtc_version()?;
         return Err(Error::Compile(CompileError {
             compiler: format!("NVRTC {major}.{minor}"),

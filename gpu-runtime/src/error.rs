@@ -83,6 +83,41 @@ pub enum Error {
     /// A device chosen by ordinal that does not exist, or a bad `CUDA_DEVICE` setting.
     #[error("{0}")]
     InvalidDevice(String),
+    /// A Rust type whose layout differs from the C type it stands for.
+    #[error("the Rust type `{rust_type}` does not have the layout of the C type `{c_type}`: {detail}")]
+    LayoutMismatch {
+        /// The Rust type.
+        rust_type: &'static str,
+        /// The C type, as named in the source.
+        c_type: String,
+        /// What differs, with both values.
+        detail: String,
+    },
+    /// No device linker could be loaded: nvJitLink (`libnvJitLink.so.13`) is missing and no
+    /// CUDA driver is available for its JIT linker.
+    #[error("no device linker found: libnvJitLink.so.13 could not be loaded from {searched} and no CUDA driver is available for its JIT linker; install the CUDA toolkit or `pip install nvidia-nvjitlink` and put its lib/ directory on LD_LIBRARY_PATH")]
+    LinkerNotFound {
+        /// Where nvJitLink was looked for.
+        searched: String,
+    },
+    /// A device library named in `add_stdlib` that is not in any directory searched.
+    #[error("the device library `lib{name}.a` was not found in {searched}; set CUDA_PATH to a CUDA toolkit, or `pip install nvidia-cuda-runtime` and put its lib/ directory on LD_LIBRARY_PATH")]
+    LibraryNotFound {
+        /// The library, as passed to `add_stdlib` (e.g. `cudadevrt`).
+        name: String,
+        /// The directories searched, comma-separated.
+        searched: String,
+    },
+    /// The device linker failed, e.g. on an undefined symbol.
+    #[error("linking the device code failed ({linker}: {call}): {log}")]
+    Link {
+        /// `nvJitLink` or `the driver's JIT linker`.
+        linker: &'static str,
+        /// The call that failed.
+        call: &'static str,
+        /// The linker's error log.
+        log: String,
+    },
 }
 
 impl fmt::Debug for Error {

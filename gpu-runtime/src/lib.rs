@@ -48,7 +48,9 @@
 //! | `float` / `double` / `bool` | `f32` / `f64` / `bool` |
 //! | `const T *p` (or `T const *`, `const T p[]`) | `p: &[T]` |
 //! | `T *p` | `p: &mut [T]` |
-//! | `struct S s` / `S s` | `s: S` where `S:` [`DeviceRepr`] |
+//! | `half`, `__half` / `__nv_bfloat16` | [`half::f16`] / [`half::bf16`] |
+//! | `float4`, `uchar2`, `int3`, `longlong2`, `__half2`, … | [`Float4`], [`UChar2`], [`Int3`], [`LongLong2`], [`Half2`], … ([`vector`]) |
+//! | `struct S s` / `S s` | `s: S` where `S:` [`DeviceRepr`] (check it with [`layout::check_layout`]) |
 //!
 //! In the generated `prepared_*` calls a `&[T]` parameter takes any [`DeviceRead<T>`] (a
 //! [`DeviceBuffer`] or a view of one) and `&mut [T]` any [`DeviceWrite<T>`]. In the
@@ -71,6 +73,12 @@
 //! On `mod name { fn a(…); fn b(…); }` the attribute compiles one module for all the kernels
 //! declared inside.
 //!
+//! Standard headers (`<cstdio>` for device `printf`, `<cmath>`, `<cstdint>`, `<cuda_fp16.h>`,
+//! `<cuda_bf16.h>`, …) compile as under nvcc: see the module docs of `headers` in the source,
+//! summarised in [`compile`]. Several sources form one module with
+//! `#[kernel(files = ["a.cu", "b.cu"])]` (or `sources = [...]`) or [`DynamicModule`], linked as
+//! relocatable device code, so kernels may launch kernels.
+//!
 //! ## Errors
 //!
 //! Everything returns [`Result`]; [`Error`] says what went wrong in a sentence, including the
@@ -82,13 +90,18 @@ mod context;
 mod device;
 mod driver;
 mod error;
+mod headers;
 mod host;
 mod launch;
+pub mod layout;
+mod link;
 mod memory;
 mod module;
+mod nvjitlink;
 mod repr;
 mod staging;
 mod stream;
+pub mod vector;
 
 pub use compiler::{compile, nvrtc_version, supported_archs, CompiledModule, Target};
 pub use context::Context;
@@ -97,15 +110,19 @@ pub use driver::{driver_version, is_available};
 pub use error::{CompileError, Error, LaunchConfigError, Result};
 pub use host::{HostSlice, HostSliceMut};
 pub use launch::{validate as validate_launch, CheckedLaunch, Dim3, KernelLimits};
+pub use link::{linker_available, DynamicModule, LinkInput, LinkedModule};
 pub use memory::{DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
-pub use module::{Function, ModuleSource};
+pub use module::{Function, ModuleSource, SourcePart};
 pub use repr::{DeviceRepr, KernelParam};
 pub use stream::{Event, Stream};
+pub use vector::*;
 
 pub use gpu_macros::kernel;
 
 /// Re-exported so that users can name driver types without depending on cudarc themselves.
 pub use cudarc;
+/// Re-exported for `half`/`__half` (`half::f16`) and `__nv_bfloat16` (`half::bf16`) data.
+pub use half;
 /// Re-exported for host arrays.
 pub use ndarray;
 

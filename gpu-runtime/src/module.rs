@@ -25,6 +25,31 @@ pub struct ModuleSource {
     source: &'static str,
     kernels: &'static [&'static str],
     options: &'static [&'static str],
+    /// For a module linked from several sources: the sources (`source` is then empty).
+    parts: &'static [SourcePart],
+}
+
+/// One source of a module linked from several (see [`ModuleSource::linked`]).
+#[derive(Debug)]
+pub struct SourcePart {
+    name: &'static str,
+    source: &'static str,
+    kernels: &'static [&'static str],
+}
+
+impl SourcePart {
+    /// A source named `name`, its text, and the kernels of the module it declares.
+    pub const fn new(
+        name: &'static str,
+        source: &'static str,
+        kernels: &'static [&'static str],
+    ) -> SourcePart {
+        SourcePart {
+            name,
+            source,
+            kernels,
+        }
+    }
 }
 
 impl ModuleSource {
@@ -41,6 +66,26 @@ impl ModuleSource {
             source,
             kernels,
             options,
+            parts: &[],
+        }
+    }
+
+    /// A module linked from several sources compiled as relocatable device code (with the
+    /// device runtime `cudadevrt` when it is found, for kernels that launch kernels). `kernels`
+    /// lists every kernel of the module in order; each part lists those it declares, in the
+    /// same order.
+    pub const fn linked(
+        name: &'static str,
+        parts: &'static [SourcePart],
+        kernels: &'static [&'static str],
+        options: &'static [&'static str],
+    ) -> ModuleSource {
+        ModuleSource {
+            name,
+            source: "",
+            kernels,
+            options,
+            parts,
         }
     }
 
@@ -56,7 +101,38 @@ impl ModuleSource {
 
     /// Compiles the source for `target` without loading it: needs NVRTC, not a GPU.
     pub fn compile(&self, target: Target) -> Result<compiler::CompiledModule> {
-        compiler::compile(self.source, self.name, self.kernels, self.options, target)
+        if self.parts.is_empty() {
+            return compiler::compile(self.source, self.name, self.kernels, self.options, target);
+        }
+        let cc = match target {
+            Target::Cubin { major, minor } | Target::Ptx { major, minor } => (major, minor),
+        };
+        let mut m = crate::link::DynamicModule::new();
+        for p in self.parts {
+            m.add_source(p.source, p.name, p.kernels, self.options);
+        }
+        // Only kernels that launch kernels need the device runtime; without it they fail to
+        // link with a message that says so.
+        let _ = m.add_stdlib("cudadevrt");
+        let mut compiled = m.link_image(target, cc)?;
+        // Put the lowered names in the order of `kernels`.
+        let order: Vec<&str> = self
+            .parts
+            .iter()
+            .flat_map(|p| p.kernels.iter().copied())
+            .collect();
+        let mut lowered = Vec::with_capacity(self.kernels.len());
+        for k in self.kernels {
+            let i = order
+                .iter()
+                .position(|o| o == k)
+                .ok_or_else(|| Error::KernelNotFound {
+                    name: (*k).to_owned(),
+                })?;
+            lowered.push(compiled.lowered_names[i].clone());
+        }
+        compiled.lowered_names = lowered;
+        Ok(compiled)
     }
 }
 
@@ -76,6 +152,16 @@ impl LoadedModule {
     pub(crate) fn build(ctx: &Context, source: &'static ModuleSource) -> Result<LoadedModule> {
         let target = Target::for_device(ctx.compute_capability())?;
         let compiled = source.compile(target)?;
+        LoadedModule::load(ctx, &compiled, source.kernels)
+    }
+
+    /// Loads a compiled image and looks up `kernels`, whose symbols are
+    /// `compiled.lowered_names` in the same order.
+    pub(crate) fn load(
+        ctx: &Context,
+        compiled: &compiler::CompiledModule,
+        kernels: &[&'static str],
+    ) -> Result<LoadedModule> {
         ctx.bind()?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: the image is a complete cubin, or PTX ending in NUL, as NVRTC produced it.
@@ -87,7 +173,7 @@ impl LoadedModule {
             ctx_raw: ctx.raw(),
             functions: Vec::new(),
         };
-        for (name, lowered) in source.kernels.iter().zip(&compiled.lowered_names) {
+        for (name, lowered) in kernels.iter().zip(&compiled.lowered_names) {
             let c_name = CString::new(lowered.as_str()).map_err(|_| Error::KernelNotFound {
                 name: (*name).to_owned(),
             })?;
@@ -179,6 +265,16 @@ impl Function {
     pub fn prepare(ctx: &Context, source: &'static ModuleSource, index: usize) -> Result<Function> {
         let module = ctx.module(source)?;
         let name = source.kernels.get(index).copied().unwrap_or("?");
+        Function::from_loaded(ctx, module, index, name)
+    }
+
+    /// Function `index` of an already loaded module (one linked at run time).
+    pub(crate) fn from_loaded(
+        ctx: &Context,
+        module: Arc<LoadedModule>,
+        index: usize,
+        name: &'static str,
+    ) -> Result<Function> {
         let &(func, limits) = module.functions.get(index).ok_or_else(|| Error::KernelNotFound {
             name: name.to_owned(),
         })?;

@@ -1,0 +1,239 @@
+//! Real-world CUDA C under real NVRTC (and nvJitLink), no GPU: vector-type layouts, struct
+//! layouts, standard headers, missing headers, linking relocatable sources.
+
+#[path = "realworld/kernels.rs"]
+mod kernels;
+
+use std::mem::offset_of;
+
+use gpu_runtime::layout::{check_layout, probe_constants};
+use gpu_runtime::{DynamicModule, Error, LinkInput, Target, VECTOR_TYPES};
+use kernels::*;
+
+const SM90: Target = Target::Cubin { major: 9, minor: 0 };
+
+#[test]
+fn every_vector_type_has_the_size_and_alignment_nvrtc_gives_it() {
+    let mut exprs = Vec::new();
+    for (c, _, _) in VECTOR_TYPES {
+        exprs.push(format!("sizeof({c})"));
+        exprs.push(format!("alignof({c})"));
+    }
+    let refs: Vec<&str> = exprs.iter().map(String::as_str).collect();
+    let got = probe_constants("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n", &refs).unwrap();
+    assert_eq!(VECTOR_TYPES.len(), 50);
+    for (i, (c, size, align)) in VECTOR_TYPES.iter().enumerate() {
+        assert_eq!(
+            (got[2 * i] as usize, got[2 * i + 1] as usize),
+            (*size, *align),
+            "C `{c}` (sizeof, alignof) per NVRTC vs the Rust type"
+        );
+    }
+    // The notable ones, spelled out.
+    assert_eq!(
+        (
+            std::mem::size_of::<gpu_runtime::Float3>(),
+            std::mem::align_of::<gpu_runtime::Float3>()
+        ),
+        (12, 4)
+    );
+    assert_eq!(
+        (
+            std::mem::size_of::<gpu_runtime::Float4>(),
+            std::mem::align_of::<gpu_runtime::Float4>()
+        ),
+        (16, 16)
+    );
+}
+
+#[test]
+fn half_types_match_the_c_types() {
+    let got = probe_constants(
+        "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n",
+        &[
+            "sizeof(__half)",
+            "alignof(__half)",
+            "sizeof(__nv_bfloat16)",
+            "alignof(__nv_bfloat16)",
+        ],
+    )
+    .unwrap();
+    assert_eq!(got, [2, 2, 2, 2]);
+    assert_eq!(std::mem::size_of::<gpu_runtime::half::f16>(), 2);
+    assert_eq!(std::mem::align_of::<gpu_runtime::half::bf16>(), 2);
+}
+
+#[test]
+fn struct_layout_is_checked_against_the_c_struct() {
+    check_layout::<Params>(
+        PARAMS_C,
+        "Params",
+        &[
+            ("scale", offset_of!(Params, scale)),
+            ("offset", offset_of!(Params, offset)),
+            ("bias", offset_of!(Params, bias)),
+            ("flag", offset_of!(Params, flag)),
+        ],
+    )
+    .unwrap();
+
+    // A Rust struct that forgot a field: the sizes differ, and the error says by how much.
+    #[derive(Clone, Copy)]
+    #[repr(C)]
+    struct Short {
+        scale: f32,
+        offset: i32,
+        bias: f64,
+    }
+    match check_layout::<Short>(PARAMS_C, "Params", &[]) {
+        Err(Error::LayoutMismatch { detail, .. }) => {
+            assert!(detail.contains("24") && detail.contains("16"), "{detail}")
+        }
+        other => panic!("expected a layout mismatch, got {other:?}"),
+    }
+    // Same size, fields swapped.
+    #[derive(Clone, Copy)]
+    #[repr(C)]
+    struct Swapped {
+        offset: i32,
+        scale: f32,
+        bias: f64,
+        flag: i8,
+    }
+    let err =
+        check_layout::<Swapped>(PARAMS_C, "Params", &[("scale", offset_of!(Swapped, scale))]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("field `scale` is at byte 0 in C but at byte 4 in Rust"),
+        "{err}"
+    );
+}
+
+#[test]
+fn real_world_kernels_compile() {
+    for source in [
+        fma3::source(),
+        mix::source(),
+        apply_params::source(),
+        headers::source(),
+        say::source(),
+        reverse4000::source(),
+        reverse_dyn::source(),
+    ] {
+        let out = source.compile(SM90).unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.image.starts_with(b"\x7fELF"));
+    }
+}
+
+#[test]
+fn each_standard_header_compiles_alone() {
+    for h in [
+        "stdio.h",
+        "cstdio",
+        "math.h",
+        "cmath",
+        "stdint.h",
+        "cstdint",
+        "stddef.h",
+        "cstddef",
+        "cuda_fp16.h",
+        "cuda_bf16.h",
+        "cuda/std/cstdint",
+    ] {
+        let src = format!("#include <{h}>\nextern \"C\" __global__ void k(int *x) {{ x[0] = 1; }}\n");
+        gpu_runtime::compile(&src, "h.cu", &["k"], &[], SM90).unwrap_or_else(|e| panic!("<{h}>: {e}"));
+    }
+}
+
+#[test]
+fn a_missing_header_is_a_compile_error_naming_it_and_the_search_path() {
+    let src = "#include <no_such_header.h>\n__global__ void k() {}\n";
+    match gpu_runtime::compile(src, "m.cu", &["k"], &[], SM90) {
+        Err(Error::Compile(e)) => {
+            let text = e.to_string();
+            assert!(text.contains("`no_such_header.h` was not found"), "{text}");
+            assert!(
+                text.contains("searched") || text.contains("no CUDA header directory"),
+                "{text}"
+            );
+            assert!(text.contains("stdio.h"), "{text}");
+        }
+        other => panic!("expected a compile error, got {other:?}"),
+    }
+}
+
+const LIB_SRC: &str = "__device__ float twice(float x) { return 2.0f * x; }\n";
+const USE_SRC: &str = r#"
+__device__ float twice(float x);
+extern "C" __global__ void k(float *y) { y[threadIdx.x] = twice(y[threadIdx.x]); }
+"#;
+
+#[test]
+fn two_relocatable_sources_link_into_one_image() {
+    let mut m = DynamicModule::new();
+    m.add_source(LIB_SRC, "lib.cu", &[], &[])
+        .add_source(USE_SRC, "use.cu", &["k"], &[]);
+    let out = m.link_image(SM90, (9, 0)).unwrap();
+    assert!(out.image.starts_with(b"\x7fELF"), "a cubin");
+    assert_eq!(out.lowered_names, ["k"]);
+    // Without the source defining `twice`, the link fails and says what is undefined.
+    let mut alone = DynamicModule::new();
+    alone.add_source(USE_SRC, "use.cu", &["k"], &[]);
+    match alone.link_image(SM90, (9, 0)) {
+        Err(Error::Link { log, .. }) => assert!(log.contains("twice") || log.contains("Undefined"), "{log}"),
+        other => panic!("expected a link error, got {other:?}"),
+    }
+}
+
+#[test]
+fn precompiled_ptx_links_with_a_source() {
+    let ptx = gpu_runtime::compile(
+        LIB_SRC,
+        "lib.cu",
+        &[],
+        &["-rdc=true"],
+        Target::Ptx { major: 9, minor: 0 },
+    )
+    .unwrap();
+    let mut m = DynamicModule::new();
+    m.add_data(
+        ptx.image.strip_suffix(&[0]).unwrap().to_vec(),
+        LinkInput::Ptx,
+        "lib.ptx",
+    )
+    .add_source(USE_SRC, "use.cu", &["k"], &[]);
+    assert!(m.link_image(SM90, (9, 0)).unwrap().image.starts_with(b"\x7fELF"));
+}
+
+#[test]
+fn a_kernel_launching_a_kernel_links_with_cudadevrt() {
+    // The macro's two-source module, linked with the device runtime.
+    let out = dynpar::parent::source()
+        .compile(SM90)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.image.starts_with(b"\x7fELF"));
+    assert_eq!(out.lowered_names, ["parent", "child"]);
+    // Without cudadevrt the link fails with a hint.
+    let mut m = DynamicModule::new();
+    m.add_source(
+        r#"extern "C" __global__ void c(int *x) { x[0] = 1; }
+           extern "C" __global__ void p(int *x) { c<<<1, 1>>>(x); }"#,
+        "p.cu",
+        &["p"],
+        &[],
+    );
+    match m.link_image(SM90, (9, 0)) {
+        Err(Error::Link { log, .. }) => assert!(log.contains("cudadevrt"), "{log}"),
+        other => panic!("expected a link error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_missing_device_library_is_a_clear_error() {
+    match DynamicModule::new().add_stdlib("no_such_devlib") {
+        Err(e @ Error::LibraryNotFound { .. }) => {
+            assert!(e.to_string().contains("libno_such_devlib.a"), "{e}")
+        }
+        other => panic!("expected LibraryNotFound, got {other:?}"),
+    }
+}

@@ -1,0 +1,290 @@
+//! Real-world CUDA C on a real GPU, each checked against a CPU reference on random data.
+//! Run on a GPU machine: `cargo test --test realworld_gpu -- --ignored`.
+
+#[path = "realworld/kernels.rs"]
+mod kernels;
+
+use gpu_runtime::{Context, Double2, Float3, Float4, Int2, UChar4};
+use gpu_suite::{assert_close, Rng};
+use kernels::*;
+
+fn ctx() -> Context {
+    Context::default().expect("these tests need a CUDA GPU")
+}
+
+fn flat3(v: &[Float3]) -> Vec<f32> {
+    v.iter().flat_map(|p| <[f32; 3]>::from(*p)).collect()
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn float3_by_value_and_in_buffers() {
+    let ctx = ctx();
+    let n = 10_007;
+    let mut rng = Rng::new(91);
+    let a: Vec<Float3> = (0..n)
+        .map(|_| Float3::new(rng.f32(), rng.f32(), rng.f32()))
+        .collect();
+    let v = Float3::new(rng.f32(), rng.f32(), rng.f32());
+    let s = rng.f32();
+    let k = fma3::prepare(&ctx).unwrap();
+    let ad = ctx.to_device(&a).unwrap();
+    let mut out = ctx.to_device(&vec![Float3::default(); n]).unwrap();
+    k.prepared_call(((n as u32).div_ceil(128),), (128,), v, s, &ad, &mut out, n as i32)
+        .unwrap();
+    let want: Vec<Float3> = a
+        .iter()
+        .map(|p| Float3::new(p.x * s + v.x, p.y * s + v.y, p.z * s + v.z))
+        .collect();
+    assert_close(&flat3(&out.to_vec().unwrap()), &flat3(&want), 1e-6);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn vector_types_in_ndarray_and_vec_buffers() {
+    let ctx = ctx();
+    let n = 4099;
+    let mut rng = Rng::new(92);
+    let c = ndarray::Array1::from_iter((0..n).map(|_| {
+        let r = rng.next_u64().to_le_bytes();
+        UChar4::new(r[0], r[1], r[2], r[3])
+    }));
+    let p: Vec<Int2> = (0..n)
+        .map(|_| Int2::new(rng.next_u64() as i32, rng.next_u64() as i32))
+        .collect();
+    let k = mix::prepare(&ctx).unwrap();
+    let (cd, pd) = (
+        ctx.to_device(c.as_slice().unwrap()).unwrap(),
+        ctx.to_device(&p).unwrap(),
+    );
+    let mut f = ctx.to_device(&vec![Float4::default(); n]).unwrap();
+    let mut d = ctx.to_device(&vec![Double2::default(); n]).unwrap();
+    k.prepared_call(
+        ((n as u32).div_ceil(256),),
+        (256,),
+        &cd,
+        &pd,
+        &mut f,
+        &mut d,
+        n as i32,
+    )
+    .unwrap();
+    let (f, d) = (f.to_vec().unwrap(), d.to_vec().unwrap());
+    for i in 0..n {
+        let ci = c[i];
+        assert_eq!(
+            f[i],
+            Float4::new(ci.x as f32, ci.y as f32, ci.z as f32, ci.w as f32),
+            "float4 {i}"
+        );
+        assert_eq!(
+            d[i],
+            Double2::new(p[i].x as f64 * 0.5, p[i].y as f64 * 0.25),
+            "double2 {i}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn struct_by_value() {
+    let ctx = ctx();
+    let n = 5000;
+    let mut rng = Rng::new(93);
+    let x = rng.vec_f32(n);
+    let p = Params {
+        scale: rng.f32() + 0.5,
+        offset: (rng.next_u64() % 100) as i32 - 50,
+        bias: rng.f64(),
+        flag: 1,
+    };
+    let mut y = vec![0.0f64; n];
+    apply_params(&ctx, ((n as u32).div_ceil(256),), (256,), p, &x, &mut y, n as i32).unwrap();
+    for i in 0..n {
+        let want = (x[i] * p.scale) as f64 + p.bias + p.offset as f64;
+        assert!(
+            (y[i] - want).abs() <= 1e-9 * want.abs().max(1.0),
+            "{i}: {} vs {want}",
+            y[i]
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn half_and_bfloat16_arguments_with_standard_headers() {
+    use gpu_runtime::half::{bf16, f16};
+    let ctx = ctx();
+    let n = 3001;
+    let mut rng = Rng::new(94);
+    let h: Vec<f16> = (0..n).map(|_| f16::from_f32(rng.f32())).collect();
+    let b: Vec<bf16> = (0..n).map(|_| bf16::from_f32(rng.f32())).collect();
+    let k = headers::prepare(&ctx).unwrap();
+    let (hd, bd) = (ctx.to_device(&h).unwrap(), ctx.to_device(&b).unwrap());
+    let mut out = ctx.to_device(&vec![0.0f32; n]).unwrap();
+    k.prepared_call(((n as u32).div_ceil(256),), (256,), &hd, &bd, &mut out, n as i32)
+        .unwrap();
+    let want: Vec<f32> = h
+        .iter()
+        .zip(&b)
+        .map(|(h, b)| h.to_f32() + b.to_f32() + 2.0)
+        .collect();
+    assert_close(&out.to_vec().unwrap(), &want, 1e-6);
+}
+
+const PRINTF_CHILD: &str = "GPU_RUNTIME_PRINTF_CHILD";
+
+/// Device printf reaches the process's stdout at synchronization: this test runs itself as a
+/// child process (with PRINTF_CHILD set, it only launches and synchronizes) and reads the
+/// child's stdout.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn device_printf_reaches_stdout() {
+    let n = 37;
+    if let Some(tag) = std::env::var_os(PRINTF_CHILD) {
+        let ctx = ctx();
+        let tag: i32 = tag.to_str().unwrap().parse().unwrap();
+        say(&ctx, (1,), (64,), tag, n).unwrap();
+        ctx.synchronize().unwrap();
+        return;
+    }
+    let tag = (Rng::new(95).next_u64() % 100_000) as i32;
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "device_printf_reaches_stdout",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(PRINTF_CHILD, tag.to_string())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "child failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // The harness's "test name ... " has no newline of its own, so the first line may follow it.
+    let mut lines: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.find("gpu-printf ").map(|at| &l[at..]))
+        .collect();
+    lines.sort_by_key(|l| {
+        l.split("thread=")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|t| t.parse::<i32>().ok())
+    });
+    let want: Vec<String> = (0..n)
+        .map(|i| format!("gpu-printf tag={tag} thread={i} square={}", i * i))
+        .collect();
+    assert_eq!(
+        lines,
+        want.iter().map(String::as_str).collect::<Vec<_>>(),
+        "child stdout:\n{stdout}"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn linked_module_where_a_kernel_launches_a_kernel() {
+    let ctx = ctx();
+    let n = 100_000;
+    let mut rng = Rng::new(96);
+    let x = rng.vec_f32(n);
+    let k = rng.f32() + 0.5;
+    let parent = dynpar::parent::prepare(&ctx).unwrap();
+    let mut xd = ctx.to_device(&x).unwrap();
+    parent.prepared_call((1,), (32,), &mut xd, k, n as i32).unwrap();
+    let want: Vec<f32> = x.iter().map(|v| v * k + 1.0).collect();
+    assert_close(&xd.to_vec().unwrap(), &want, 1e-6);
+    // The child kernel of the same linked module, launched from the host.
+    let child = dynpar::child::prepare(&ctx).unwrap();
+    child
+        .prepared_call(((n as u32).div_ceil(256),), (256,), &mut xd, k, n as i32)
+        .unwrap();
+    let want2: Vec<f32> = want.iter().map(|v| v * k + 1.0).collect();
+    assert_close(&xd.to_vec().unwrap(), &want2, 1e-5);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dynamic_module_api_links_and_launches() {
+    let ctx = ctx();
+    let mut m = gpu_runtime::DynamicModule::new();
+    m.add_source("__device__ float twice(float x) { return 2.0f * x + 0.5f; }", "lib.cu", &[], &[])
+        .add_source(
+            "__device__ float twice(float x);\nextern \"C\" __global__ void k(float *y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = twice(y[i]); }",
+            "use.cu",
+            &["k"],
+            &[],
+        );
+    m.add_stdlib("cudadevrt").unwrap();
+    let linked = m.load(&ctx).unwrap();
+    let f = linked.function("k").unwrap();
+    let n = 777usize;
+    let y = Rng::new(97).vec_f32(n);
+    let yd = ctx.to_device(&y).unwrap();
+    let ptr = f.device_arg::<f32, _>(&yd).unwrap();
+    let n_arg = n as i32;
+    let mut params = [
+        gpu_runtime::__private::param(&ptr),
+        gpu_runtime::__private::param(&n_arg),
+    ];
+    // SAFETY: the parameters are (float*, int) as the kernel declares; yd outlives the sync.
+    unsafe { f.launch_raw(4u32.into(), 256u32.into(), std::ptr::null_mut(), &mut params) }.unwrap();
+    ctx.synchronize().unwrap();
+    let want: Vec<f32> = y.iter().map(|v| 2.0 * v + 0.5).collect();
+    assert_close(&yd.to_vec().unwrap(), &want, 1e-6);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn static_shared_memory_of_4000_ints() {
+    let ctx = ctx();
+    let blocks = 37;
+    let mut rng = Rng::new(98);
+    let input: Vec<i32> = (0..blocks * 4000)
+        .map(|_| (rng.next_u64() % 1_000_000) as i32)
+        .collect();
+    let mut out = vec![0i32; input.len()];
+    let k = reverse4000::prepare(&ctx).unwrap();
+    assert_eq!(k.function().limits().static_shared_bytes, 16_000);
+    let ind = ctx.to_device(&input).unwrap();
+    let mut outd = ctx.to_device(&out).unwrap();
+    k.prepared_call((blocks as u32,), (256,), &ind, &mut outd)
+        .unwrap();
+    outd.copy_to_host(&mut out).unwrap();
+    for b in 0..blocks {
+        for i in 0..4000 {
+            assert_eq!(
+                out[b * 4000 + i],
+                input[b * 4000 + 3999 - i] * 2,
+                "block {b} index {i}"
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dynamic_shared_memory_of_100_kib() {
+    let ctx = ctx();
+    let bytes = 100 * 1024u32;
+    let m = (bytes / 4) as usize;
+    let blocks = 9;
+    let input = Rng::new(99).vec_f32(blocks * m);
+    let k = reverse_dyn::prepare(&ctx).unwrap().with_shared_mem(bytes);
+    let ind = ctx.to_device(&input).unwrap();
+    let mut outd = ctx.to_device(&vec![0.0f32; input.len()]).unwrap();
+    k.prepared_call((blocks as u32,), (512,), &ind, &mut outd, m as i32)
+        .unwrap();
+    let out = outd.to_vec().unwrap();
+    let want: Vec<f32> = (0..blocks)
+        .flat_map(|b| (0..m).map(move |i| (b, i)))
+        .map(|(b, i)| input[b * m + m - 1 - i] + 1.0)
+        .collect();
+    assert_close(&out, &want, 0.0);
+}
