@@ -52,10 +52,15 @@ fn c_type_text(ty: &CType) -> String {
 }
 
 /// The Rust spelling that matches a C parameter type, for "expected …" hints.
+/// The Rust name for a named C type: `gpu_runtime::Float4` for `float4`, else the same name.
+fn named_rust(c_name: &str) -> String {
+    crate::vector::rust_name(c_name).map_or_else(|| c_name.to_owned(), |r| format!("gpu_runtime::{r}"))
+}
+
 fn expected_rust(ty: &CType) -> String {
     match ty {
         CType::Scalar(s) => s.rust_type().to_owned(),
-        CType::Named(n) => n.clone(),
+        CType::Named(n) => named_rust(n),
         CType::Void => "()".to_owned(),
         CType::Pointer {
             pointee,
@@ -63,7 +68,7 @@ fn expected_rust(ty: &CType) -> String {
         } => {
             let elem = match &**pointee {
                 CType::Scalar(s) => s.rust_type().to_owned(),
-                CType::Named(n) => n.clone(),
+                CType::Named(n) => named_rust(n),
                 CType::Void => "T".to_owned(),
                 other => c_type_text(other),
             };
