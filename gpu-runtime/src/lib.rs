@@ -77,6 +77,7 @@
 //! compiler's log with the offending source lines for a [`CompileError`].
 #![deny(missing_docs)]
 
+pub mod cache;
 mod compiler;
 mod context;
 mod device;
@@ -85,13 +86,24 @@ mod error;
 mod host;
 mod launch;
 mod memory;
+mod dynamic;
+mod function_attrs;
 mod module;
+mod nvcc;
+mod source_module;
+mod toolchain;
+mod user_module;
 mod repr;
 mod staging;
 mod stream;
 
 pub use compiler::{compile, nvrtc_version, supported_archs, CompiledModule, Target};
-pub use context::Context;
+pub use cache::{CacheKey, CacheStatus};
+pub use context::{clear_context_caches, Context};
+pub use dynamic::{Arg, ArgType, PreparedFunction};
+pub use function_attrs::{CacheConfig, SharedConfig};
+pub use source_module::{CompileReport, Compiler, SourceModule};
+pub use user_module::{Global, JitOptions, Module};
 pub use device::{Device, DeviceLimits};
 pub use driver::{driver_version, is_available};
 pub use error::{CompileError, Error, LaunchConfigError, Result};
