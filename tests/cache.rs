@@ -68,11 +68,20 @@ fn every_input_changes_the_key() {
     let kh = key(&with_header);
     std::fs::write(header_dir.join("consts.h"), "#define K 3.0f\n").unwrap();
     let variants = [
-        ("source", key(&SourceModule::new(SOURCE.replace("2.0f", "3.0f")).arch("sm_90"))),
+        (
+            "source",
+            key(&SourceModule::new(SOURCE.replace("2.0f", "3.0f")).arch("sm_90")),
+        ),
         ("an option", key(&base.clone().options(["-use_fast_math"]))),
         ("another option", key(&base.clone().options(["-lineinfo"]))),
-        ("option order", key(&base.clone().options(["-lineinfo", "-use_fast_math"]))),
-        ("no options vs empty", key(&base.clone().options(Vec::<String>::new()))),
+        (
+            "option order",
+            key(&base.clone().options(["-lineinfo", "-use_fast_math"])),
+        ),
+        (
+            "no options vs empty",
+            key(&base.clone().options(Vec::<String>::new())),
+        ),
         ("arch", key(&base.clone().arch("sm_80"))),
         ("PTX instead of cubin", key(&base.clone().arch("compute_90"))),
         ("code", key(&base.clone().code("sm_89"))),
@@ -145,15 +154,26 @@ fn a_truncated_or_garbage_entry_is_detected_and_replaced() {
     for (what, damaged) in [
         ("truncated", bytes[..bytes.len() / 2].to_vec()),
         ("empty", Vec::new()),
-        ("garbage", b"this is not a cache entry at all, just text".repeat(10)),
+        (
+            "garbage",
+            b"this is not a cache entry at all, just text".repeat(10),
+        ),
         ("one bit flipped", flipped),
     ] {
         std::fs::write(&entry, &damaged).unwrap();
         let r = module(&dir).compile_report().unwrap();
         assert_eq!(r.status, CacheStatus::Replaced, "{what}");
         assert_eq!(r.module, good.module, "{what}: recompiled to the same image");
-        assert_eq!(std::fs::read(&entry).unwrap(), bytes, "{what}: the entry was rewritten");
-        assert_eq!(module(&dir).compile_report().unwrap().status, CacheStatus::Hit, "{what}");
+        assert_eq!(
+            std::fs::read(&entry).unwrap(),
+            bytes,
+            "{what}: the entry was rewritten"
+        );
+        assert_eq!(
+            module(&dir).compile_report().unwrap().status,
+            CacheStatus::Hit,
+            "{what}"
+        );
     }
     assert_eq!(entries(&dir).len(), 1, "{:?}", entries(&dir));
 }
@@ -178,7 +198,11 @@ fn eight_processes_racing_on_one_cold_key_leave_one_valid_entry() {
         .map(|c| {
             let out = c.wait_with_output().unwrap();
             assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-            assert!(out.stderr.is_empty(), "no warnings: {}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.stderr.is_empty(),
+                "no warnings: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             String::from_utf8(out.stdout).unwrap()
         })
         .collect();
@@ -187,12 +211,25 @@ fn eight_processes_racing_on_one_cold_key_leave_one_valid_entry() {
         assert_eq!(field(o, "key"), key);
         assert!(["Miss", "Hit"].contains(&field(o, "status")), "{o}");
     }
-    assert_eq!(entries(&dir), vec![format!("{key}.entry")], "one entry, no temporary files");
+    assert_eq!(
+        entries(&dir),
+        vec![format!("{key}.entry")],
+        "one entry, no temporary files"
+    );
     let r = module(&dir).compile_report().unwrap();
     assert_eq!(r.status, CacheStatus::Hit, "the entry left behind is valid");
     assert_eq!(r.key.to_hex(), key);
     let tmp_in_compilers = std::fs::read_dir(dir.join("compilers"))
-        .map(|d| d.filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().ends_with(".tmp")).count())
+        .map(|d| {
+            d.filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .ends_with(".tmp")
+            })
+            .count()
+        })
         .unwrap_or(0);
     assert_eq!(tmp_in_compilers, 0);
 }
@@ -228,7 +265,10 @@ fn an_unwritable_directory_warns_once_per_process() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.matches("warning").count(), 1, "{stderr}");
     assert!(stderr.contains("compiling without caching"), "{stderr}");
-    assert_eq!(field(&String::from_utf8_lossy(&out.stdout), "status"), "Unavailable");
+    assert_eq!(
+        field(&String::from_utf8_lossy(&out.stdout), "status"),
+        "Unavailable"
+    );
 }
 
 #[test]
@@ -275,7 +315,10 @@ fn compile_error(src: &str) -> gpu_runtime::CompileError {
         .compile()
     {
         Err(Error::Compile(e)) => {
-            assert!(entries(&dir).iter().all(|e| !e.ends_with(".entry")), "errors are not cached");
+            assert!(
+                entries(&dir).iter().all(|e| !e.ends_with(".entry")),
+                "errors are not cached"
+            );
             e
         }
         other => panic!("expected a compile error, got {other:?}"),
@@ -285,9 +328,17 @@ fn compile_error(src: &str) -> gpu_runtime::CompileError {
 #[test]
 fn a_syntax_error_shows_log_options_and_numbered_source() {
     let e = compile_error("__global__ void k(float *x) {\n    int i = threadIdx.x\n    x[i] = 1.0f;\n}\n");
-    assert!(e.log.contains("broken.cu(3)"), "line numbers are the source's, not the wrapper's: {}", e.log);
+    assert!(
+        e.log.contains("broken.cu(3)"),
+        "line numbers are the source's, not the wrapper's: {}",
+        e.log
+    );
     assert!(e.options.iter().any(|o| o == "-lineinfo"), "{:?}", e.options);
-    assert!(e.options.iter().any(|o| o == "--gpu-architecture=sm_90"), "{:?}", e.options);
+    assert!(
+        e.options.iter().any(|o| o == "--gpu-architecture=sm_90"),
+        "{:?}",
+        e.options
+    );
     let msg = e.to_string();
     assert!(msg.contains(">   3 |     x[i] = 1.0f;"), "{msg}");
     assert!(msg.contains("   2 |     int i = threadIdx.x"), "{msg}");
@@ -296,8 +347,14 @@ fn a_syntax_error_shows_log_options_and_numbered_source() {
 
 #[test]
 fn an_undefined_identifier_shows_its_line() {
-    let e = compile_error("__global__ void k(float *x) {\n    int i = threadIdx.x;\n\n    x[i] = missing_value;\n}\n");
-    assert!(e.log.contains("missing_value") && e.log.contains("undefined"), "{}", e.log);
+    let e = compile_error(
+        "__global__ void k(float *x) {\n    int i = threadIdx.x;\n\n    x[i] = missing_value;\n}\n",
+    );
+    assert!(
+        e.log.contains("missing_value") && e.log.contains("undefined"),
+        "{}",
+        e.log
+    );
     assert_eq!(e.reported_lines(), vec![4]);
     assert!(e.to_string().contains(">   4 |     x[i] = missing_value;"), "{e}");
 }
@@ -305,7 +362,10 @@ fn an_undefined_identifier_shows_its_line() {
 #[test]
 fn a_bad_arch_is_a_typed_error() {
     let err = SourceModule::new(SOURCE).arch("gfx90a").compile().unwrap_err();
-    assert!(matches!(err, Error::InvalidCompileOption { option: "arch", .. }), "{err}");
+    assert!(
+        matches!(err, Error::InvalidCompileOption { option: "arch", .. }),
+        "{err}"
+    );
 }
 
 #[test]
@@ -320,8 +380,15 @@ fn ptx_output_and_cxx_kernels_by_name_expression() {
     let first = m.compile_report().unwrap();
     let ptx = String::from_utf8_lossy(&first.module.image);
     assert!(ptx.contains(".target sm_80"));
-    assert!(first.module.lowered_names[0].starts_with("_Z"), "{:?}", first.module.lowered_names);
+    assert!(
+        first.module.lowered_names[0].starts_with("_Z"),
+        "{:?}",
+        first.module.lowered_names
+    );
     let hit = m.compile_report().unwrap();
     assert_eq!(hit.status, CacheStatus::Hit);
-    assert_eq!(hit.module.lowered_names, first.module.lowered_names, "lowered names are cached");
+    assert_eq!(
+        hit.module.lowered_names, first.module.lowered_names,
+        "lowered names are cached"
+    );
 }

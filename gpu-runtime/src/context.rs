@@ -15,9 +15,9 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use cudarc::driver::sys;
 
+use crate::cache::CacheKey;
 use crate::device::{Device, DeviceLimits};
 use crate::error::{check, Error, Result};
-use crate::cache::CacheKey;
 use crate::module::{LoadInfo, LoadedModule, ModuleSource};
 use crate::source_module::{Plan, SourceModule};
 use crate::user_module::JitOptions;
@@ -217,7 +217,14 @@ impl Context {
             ..LoadInfo::default()
         };
         let what = format!("the module compiled from `{}`", plan.spec_name());
-        let mut loaded = LoadedModule::load(self, &report.module.image, &what, kernels, &JitOptions::default(), info)?;
+        let mut loaded = LoadedModule::load(
+            self,
+            &report.module.image,
+            &what,
+            kernels,
+            &JitOptions::default(),
+            info,
+        )?;
         loaded.source = Some(Arc::from(plan.declarations()));
         let module = Arc::new(loaded);
         modules.by_key.insert(plan.key, module.clone());

@@ -250,12 +250,19 @@ impl Function {
         for (i, (p, &t)) in decl.params.iter().zip(arg_types).enumerate() {
             let (expected, elem) = match &p.ty {
                 CType::Scalar(s) => (scalar_type(*s), None),
-                CType::Pointer { pointee, pointee_const } => {
+                CType::Pointer {
+                    pointee,
+                    pointee_const,
+                } => {
                     let elem = match **pointee {
                         CType::Scalar(s) => Some(scalar_size(s)),
                         _ => None,
                     };
-                    let t = if *pointee_const { ArgType::ConstPtr } else { ArgType::MutPtr };
+                    let t = if *pointee_const {
+                        ArgType::ConstPtr
+                    } else {
+                        ArgType::MutPtr
+                    };
                     (Some(t), elem)
                 }
                 _ => (None, None),

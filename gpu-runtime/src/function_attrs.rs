@@ -36,7 +36,9 @@ impl Function {
     pub fn attribute(&self, attr: FuncAttr) -> Result<i32> {
         let mut v = 0;
         // SAFETY: valid out-pointer; the function lives as long as self.
-        check("cuFuncGetAttribute", unsafe { sys::cuFuncGetAttribute(&mut v, attr, self.func) })?;
+        check("cuFuncGetAttribute", unsafe {
+            sys::cuFuncGetAttribute(&mut v, attr, self.func)
+        })?;
         Ok(v)
     }
 
@@ -89,7 +91,9 @@ impl Function {
         };
         self.ctx.bind()?;
         // SAFETY: live function, valid enum value.
-        check("cuFuncSetCacheConfig", unsafe { sys::cuFuncSetCacheConfig(self.func, c) })
+        check("cuFuncSetCacheConfig", unsafe {
+            sys::cuFuncSetCacheConfig(self.func, c)
+        })
     }
 
     /// Sets the kernel's shared memory bank width.
@@ -101,6 +105,8 @@ impl Function {
         };
         self.ctx.bind()?;
         // SAFETY: live function, valid enum value.
-        check("cuFuncSetSharedMemConfig", unsafe { sys::cuFuncSetSharedMemConfig(self.func, c) })
+        check("cuFuncSetSharedMemConfig", unsafe {
+            sys::cuFuncSetSharedMemConfig(self.func, c)
+        })
     }
 }

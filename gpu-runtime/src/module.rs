@@ -121,9 +121,9 @@ impl LoadedModule {
             info,
         };
         for (name, lowered) in &kernels {
-            let found = module.lookup(lowered)?.ok_or_else(|| Error::KernelNotFound {
-                name: name.clone(),
-            })?;
+            let found = module
+                .lookup(lowered)?
+                .ok_or_else(|| Error::KernelNotFound { name: name.clone() })?;
             module.functions.push(found);
         }
         module.kernels = kernels;

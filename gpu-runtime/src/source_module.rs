@@ -508,8 +508,7 @@ impl Plan<'_> {
             Arch::Nvrtc(target) => {
                 let kernels: Vec<&str> = self.spec.kernels.iter().map(|k| k.as_ref()).collect();
                 let options: Vec<&str> = self.options.iter().map(String::as_str).collect();
-                let result =
-                    compiler::compile(&self.text, &self.spec.name, &kernels, &options, *target);
+                let result = compiler::compile(&self.text, &self.spec.name, &kernels, &options, *target);
                 let module = result.map_err(|e| match e {
                     Error::Compile(mut c) => {
                         // The log's line numbers are the source's (see `#line` in `plan`).
@@ -589,18 +588,36 @@ mod tests {
 
     #[test]
     fn architectures_parse_to_targets() {
-        assert_eq!(parse_target("sm_90").unwrap(), Target::Cubin { major: 9, minor: 0 });
-        assert_eq!(parse_target("compute_75").unwrap(), Target::Ptx { major: 7, minor: 5 });
-        assert_eq!(parse_target("sm_90a").unwrap(), Target::Cubin { major: 9, minor: 0 });
+        assert_eq!(
+            parse_target("sm_90").unwrap(),
+            Target::Cubin { major: 9, minor: 0 }
+        );
+        assert_eq!(
+            parse_target("compute_75").unwrap(),
+            Target::Ptx { major: 7, minor: 5 }
+        );
+        assert_eq!(
+            parse_target("sm_90a").unwrap(),
+            Target::Cubin { major: 9, minor: 0 }
+        );
         for bad in ["90", "sm_", "sm_x", "gfx90a", "compute_1"] {
-            assert!(matches!(parse_target(bad), Err(Error::InvalidCompileOption { .. })), "{bad}");
+            assert!(
+                matches!(parse_target(bad), Err(Error::InvalidCompileOption { .. })),
+                "{bad}"
+            );
         }
     }
 
     #[test]
     fn the_target_falls_back_to_ptx_for_unknown_devices() {
-        assert_eq!(choose_target((9, 0), &[80, 90]).unwrap(), Target::Cubin { major: 9, minor: 0 });
-        assert_eq!(choose_target((8, 9), &[80, 90]).unwrap(), Target::Ptx { major: 8, minor: 0 });
+        assert_eq!(
+            choose_target((9, 0), &[80, 90]).unwrap(),
+            Target::Cubin { major: 9, minor: 0 }
+        );
+        assert_eq!(
+            choose_target((8, 9), &[80, 90]).unwrap(),
+            Target::Ptx { major: 8, minor: 0 }
+        );
         assert!(choose_target((5, 0), &[80, 90]).is_err());
     }
 

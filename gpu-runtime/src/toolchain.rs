@@ -89,7 +89,12 @@ fn read_record(dir: &Path, identity: &str) -> Option<((u32, u32), Vec<u32>)> {
 
 fn write_record(dir: &Path, identity: &str, version: (u32, u32), archs: &[u32]) {
     let archs: Vec<String> = archs.iter().map(u32::to_string).collect();
-    let text = format!("{identity}\n{}.{}\n{}\nend\n", version.0, version.1, archs.join(" "));
+    let text = format!(
+        "{identity}\n{}.{}\n{}\nend\n",
+        version.0,
+        version.1,
+        archs.join(" ")
+    );
     let path = record_path(dir, identity);
     if let Some(parent) = path.parent() {
         // A failure here only costs the next process a load of NVRTC.
@@ -101,7 +106,9 @@ fn write_record(dir: &Path, identity: &str, version: (u32, u32), archs: &[u32]) 
 /// `LD_LIBRARY_PATH` (where `dlopen` looks first).
 fn predicted_nvrtc_file() -> Option<String> {
     let dirs = std::env::var_os(if cfg!(windows) { "PATH" } else { "LD_LIBRARY_PATH" })?;
-    let dirs: Vec<PathBuf> = std::env::split_paths(&dirs).filter(|d| !d.as_os_str().is_empty()).collect();
+    let dirs: Vec<PathBuf> = std::env::split_paths(&dirs)
+        .filter(|d| !d.as_os_str().is_empty())
+        .collect();
     for name in cudarc::get_lib_name_candidates("nvrtc") {
         for dir in &dirs {
             let path = dir.join(&name);

@@ -203,7 +203,14 @@ impl Module {
     /// Loads a PTX, cubin or fatbin image (PyCUDA's `module_from_buffer`). PTX need not end in
     /// NUL. The JIT's logs are kept: [`jit_info_log`](Self::jit_info_log).
     pub fn from_image(ctx: &Context, image: &[u8], jit: &JitOptions) -> Result<Module> {
-        let loaded = LoadedModule::load(ctx, image, "the module image", Vec::new(), jit, LoadInfo::default())?;
+        let loaded = LoadedModule::load(
+            ctx,
+            image,
+            "the module image",
+            Vec::new(),
+            jit,
+            LoadInfo::default(),
+        )?;
         Ok(Module::new(ctx.clone(), Arc::new(loaded)))
     }
 
@@ -227,7 +234,9 @@ impl Module {
             Some(i) => Some(m.functions[i]),
             None => m.lookup(name)?,
         };
-        let found = found.ok_or_else(|| Error::KernelNotFound { name: name.to_owned() })?;
+        let found = found.ok_or_else(|| Error::KernelNotFound {
+            name: name.to_owned(),
+        })?;
         Ok(Function::from_parts(
             self.ctx.clone(),
             self.inner.clone(),
@@ -238,7 +247,9 @@ impl Module {
 
     /// The `__device__` or `__constant__` variable `name`: its address and size.
     pub fn get_global(&self, name: &str) -> Result<Global> {
-        let not_found = || Error::GlobalNotFound { name: name.to_owned() };
+        let not_found = || Error::GlobalNotFound {
+            name: name.to_owned(),
+        };
         let c_name = CString::new(name).map_err(|_| not_found())?;
         self.ctx.bind()?;
         let (mut ptr, mut bytes) = (0, 0);
