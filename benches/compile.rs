@@ -1,6 +1,7 @@
 //! Compile and cache costs, in one run:
 //! - cold compile: `SourceModule::compile_report` of a never-seen source (NVRTC, plus the cache
-//!   lookup and store) against a bare NVRTC compile (`gpu_runtime::compile`) of the same text;
+//!   lookup and store) against a bare NVRTC compile (`gpu_runtime::compile`) of a text of the
+//!   same shape, taking turns going first;
 //! - disk-cache hit in a fresh process: this binary re-runs itself with `--hit DIR`, and each
 //!   child times `SourceModule::load` + `get_function` (module ready to launch) after creating
 //!   its context;
@@ -82,23 +83,36 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         + 1000;
 
     // Cold compiles, interleaved with bare NVRTC compiles of the same text.
-    let rounds = 7;
+    let rounds = 12;
     let (mut ours, mut bare) = (Vec::new(), Vec::new());
     for r in 0..rounds {
-        let src = source(nonce0 + r);
-        let m = SourceModule::new(src.clone())
+        // Each side compiles its own never-seen text of the same shape, and the two take
+        // turns going first, so that neither gains from order or from a warm NVRTC.
+        let (src_bare, src_ours) = (source(nonce0 + 2 * r), source(nonce0 + 2 * r + 1));
+        let m = SourceModule::new(src_ours)
             .arch(arch.clone())
             .cache_dir(Some(&dir));
-        let wrapped = format!("extern \"C\" {{\n#line 1 \"kernel.cu\"\n{src}\n}}\n");
-        let t = Instant::now();
-        let b = gpu_runtime::compile(&wrapped, "kernel.cu", &[], &[], target)?;
-        let t_bare = t.elapsed();
-        let t = Instant::now();
-        let report = m.compile_report()?;
-        let t_ours = t.elapsed();
-        assert_eq!(report.status, CacheStatus::Miss);
-        assert_eq!(report.module.image.len(), b.image.len());
-        if r > 0 {
+        let wrapped = format!("extern \"C\" {{\n#line 1 \"kernel.cu\"\n{src_bare}\n}}\n");
+        let time_bare = || -> Result<Duration, gpu_runtime::Error> {
+            let t = Instant::now();
+            gpu_runtime::compile(&wrapped, "kernel.cu", &[], &[], target)?;
+            Ok(t.elapsed())
+        };
+        let time_ours = || -> Result<Duration, gpu_runtime::Error> {
+            let t = Instant::now();
+            let report = m.compile_report()?;
+            let d = t.elapsed();
+            assert_eq!(report.status, CacheStatus::Miss);
+            Ok(d)
+        };
+        let (t_bare, t_ours) = if r % 2 == 0 {
+            let b = time_bare()?;
+            (b, time_ours()?)
+        } else {
+            let o = time_ours()?;
+            (time_bare()?, o)
+        };
+        if r > 1 {
             ours.push(t_ours);
             bare.push(t_bare);
         }
@@ -151,12 +165,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("GPU: {} ({arch})", ctx.device().name()?);
     println!(
         "cold compile, SourceModule (NVRTC + cache store), median of {}: {:9.3} ms",
-        rounds - 1,
+        rounds - 2,
         cold.as_secs_f64() * 1e3
     );
     println!(
-        "cold compile, bare NVRTC of the same text,         median of {}: {:9.3} ms",
-        rounds - 1,
+        "cold compile, bare NVRTC (same-shape text),       median of {}: {:9.3} ms",
+        rounds - 2,
         bare.as_secs_f64() * 1e3
     );
     println!(
