@@ -15,9 +15,33 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use cudarc::driver::sys;
 
+use crate::cache::CacheKey;
 use crate::device::{Device, DeviceLimits};
 use crate::error::{check, Error, Result};
-use crate::module::{LoadedModule, ModuleSource};
+use crate::module::{LoadInfo, LoadedModule, ModuleSource};
+use crate::source_module::{Plan, SourceModule};
+use crate::user_module::JitOptions;
+
+/// The modules of one context, found by `static` source address or by cache key.
+#[derive(Default)]
+struct ModuleCache {
+    by_addr: HashMap<usize, Arc<LoadedModule>>,
+    by_key: HashMap<CacheKey, Arc<LoadedModule>>,
+}
+
+/// Empties the module caches of every context in the process (PyCUDA's
+/// `clear_context_caches`): see [`Context::clear_module_cache`].
+pub fn clear_context_caches() {
+    let live: Vec<Arc<ContextInner>> = per_device()
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .values()
+        .filter_map(Weak::upgrade)
+        .collect();
+    for inner in live {
+        Context { inner }.clear_module_cache();
+    }
+}
 
 /// A handle to the primary CUDA context of one device.
 #[derive(Clone)]
@@ -30,9 +54,9 @@ pub(crate) struct ContextInner {
     pub(crate) device: Device,
     pub(crate) limits: DeviceLimits,
     pub(crate) compute_capability: (u32, u32),
-    /// Modules compiled from `static` sources, keyed by the source's address so that
-    /// `prepare` never hashes a string.
-    modules: Mutex<HashMap<usize, Arc<LoadedModule>>>,
+    /// Modules loaded in this context: by `static` source address in front (so that the
+    /// macro's `prepare` never hashes a string), by compile cache key behind.
+    modules: Mutex<ModuleCache>,
 }
 
 // SAFETY: a CUcontext is a handle the driver lets any thread use (the driver API is
@@ -82,7 +106,7 @@ impl Context {
             device,
             limits,
             compute_capability,
-            modules: Mutex::new(HashMap::new()),
+            modules: Mutex::new(ModuleCache::default()),
         });
         map.insert(key, Arc::downgrade(&inner));
         let ctx = Context { inner };
@@ -155,24 +179,87 @@ impl Context {
     pub(crate) fn module(&self, source: &'static ModuleSource) -> Result<Arc<LoadedModule>> {
         let key = source as *const ModuleSource as usize;
         let mut modules = self.inner.modules.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(m) = modules.get(&key) {
+        if let Some(m) = modules.by_addr.get(&key) {
             return Ok(m.clone());
         }
+        if source.is_linked() {
+            // Linked modules are compiled and linked each time a context first asks; the disk
+            // cache covers single sources.
+            let compiled = source.compile(crate::compiler::Target::for_device(self.compute_capability())?)?;
+            let kernels = source
+                .kernels()
+                .iter()
+                .map(|k| k.to_string())
+                .zip(compiled.lowered_names.iter().cloned())
+                .collect();
+            let module = Arc::new(LoadedModule::load(
+                self,
+                &compiled.image,
+                "the linked module",
+                kernels,
+                &JitOptions::default(),
+                LoadInfo::default(),
+            )?);
+            modules.by_addr.insert(key, module.clone());
+            return Ok(module);
+        }
+        let spec = SourceModule::from_static(source);
+        let plan = spec.plan(Some(self.compute_capability()))?;
         // Compiling under the lock makes racing threads wait for one compile instead of each
         // doing their own.
-        let module = Arc::new(LoadedModule::build(self, source)?);
-        modules.insert(key, module.clone());
+        let module = self.load_plan(&mut modules, &plan)?;
+        modules.by_addr.insert(key, module.clone());
         Ok(module)
     }
 
-    /// Forgets every module compiled in this context (PyCUDA's memoize cache clear). Kernels
-    /// already prepared keep their module alive until they are dropped.
+    /// The module a [`SourceModule`] plan builds, from this context's cache when its key is
+    /// there.
+    pub(crate) fn module_for_plan(&self, plan: &Plan<'_>) -> Result<Arc<LoadedModule>> {
+        let mut modules = self.inner.modules.lock().unwrap_or_else(|p| p.into_inner());
+        self.load_plan(&mut modules, plan)
+    }
+
+    fn load_plan(&self, modules: &mut ModuleCache, plan: &Plan<'_>) -> Result<Arc<LoadedModule>> {
+        if let Some(m) = modules.by_key.get(&plan.key) {
+            return Ok(m.clone());
+        }
+        let report = plan.build()?;
+        let kernels = plan
+            .spec
+            .kernel_names()
+            .iter()
+            .map(|k| k.to_string())
+            .zip(report.module.lowered_names.iter().cloned())
+            .collect();
+        let info = LoadInfo {
+            cache_status: Some(report.status),
+            build_dir: report.build_dir,
+            compile_log: report.module.log.clone(),
+            ..LoadInfo::default()
+        };
+        let what = format!("the module compiled from `{}`", plan.spec_name());
+        let mut loaded = LoadedModule::load(
+            self,
+            &report.module.image,
+            &what,
+            kernels,
+            &JitOptions::default(),
+            info,
+        )?;
+        loaded.source = Some(Arc::from(plan.declarations()));
+        let module = Arc::new(loaded);
+        modules.by_key.insert(plan.key, module.clone());
+        Ok(module)
+    }
+
+    /// Forgets every module loaded in this context through [`SourceModule::load`] or a
+    /// `#[kernel]` `prepare` (PyCUDA's `context_dependent_memoize` cache), so that the next
+    /// request builds again (from the disk cache when it can). Kernels and modules already
+    /// handed out keep their module alive until they are dropped.
     pub fn clear_module_cache(&self) {
-        self.inner
-            .modules
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clear();
+        let mut m = self.inner.modules.lock().unwrap_or_else(|p| p.into_inner());
+        m.by_addr.clear();
+        m.by_key.clear();
     }
 
     /// True when `raw` is this context's handle.

@@ -118,6 +118,57 @@ pub enum Error {
         /// The linker's error log.
         log: String,
     },
+    /// An external compiler (`nvcc`) that could not be found or run.
+    #[error("the CUDA compiler `{compiler}` could not be run: {reason}")]
+    CompilerNotFound {
+        /// The compiler asked for.
+        compiler: String,
+        /// Why it could not be run.
+        reason: String,
+    },
+    /// A compile option that cannot be used as given; nothing was compiled.
+    #[error("invalid compile option {option}: {detail}")]
+    InvalidCompileOption {
+        /// The option, e.g. `arch`.
+        option: &'static str,
+        /// What is wrong with it.
+        detail: String,
+    },
+    /// The driver refused a module image (bad PTX, cubin for another GPU, ...).
+    #[error("the CUDA driver could not load {what}: {name} ({code}){}", if log.is_empty() { String::new() } else { format!("; JIT log:\n{log}") })]
+    ModuleLoad {
+        /// What was being loaded.
+        what: String,
+        /// The numeric `CUresult`.
+        code: u32,
+        /// Its symbolic name.
+        name: String,
+        /// The JIT compiler's error log, if it wrote one.
+        log: String,
+    },
+    /// A file that could not be read.
+    #[error("could not read {path}: {message}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The operating system's message.
+        message: String,
+    },
+    /// A `__device__` or `__constant__` symbol that the module does not contain.
+    #[error("the module has no global symbol named `{name}`")]
+    GlobalNotFound {
+        /// The name asked for.
+        name: String,
+    },
+    /// Kernel arguments, or declared argument types, that do not match the kernel; nothing was
+    /// launched.
+    #[error("kernel `{kernel}`: {detail}")]
+    ArgumentMismatch {
+        /// The kernel.
+        kernel: String,
+        /// Which argument and how it differs.
+        detail: String,
+    },
 }
 
 impl fmt::Debug for Error {

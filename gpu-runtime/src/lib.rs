@@ -85,11 +85,14 @@
 //! compiler's log with the offending source lines for a [`CompileError`].
 #![deny(missing_docs)]
 
+pub mod cache;
 mod compiler;
 mod context;
 mod device;
 mod driver;
+mod dynamic;
 mod error;
+mod function_attrs;
 mod headers;
 mod host;
 mod launch;
@@ -97,24 +100,33 @@ pub mod layout;
 mod link;
 mod memory;
 mod module;
+mod nvcc;
 mod nvjitlink;
 mod repr;
+mod source_module;
 mod staging;
 mod stream;
+mod toolchain;
+mod user_module;
 pub mod vector;
 
+pub use cache::{CacheKey, CacheStatus};
 pub use compiler::{compile, nvrtc_version, supported_archs, CompiledModule, Target};
-pub use context::Context;
+pub use context::{clear_context_caches, Context};
 pub use device::{Device, DeviceLimits};
 pub use driver::{driver_version, is_available};
+pub use dynamic::{Arg, ArgType, PreparedFunction};
 pub use error::{CompileError, Error, LaunchConfigError, Result};
+pub use function_attrs::{CacheConfig, SharedConfig};
 pub use host::{HostSlice, HostSliceMut};
 pub use launch::{validate as validate_launch, CheckedLaunch, Dim3, KernelLimits};
 pub use link::{linker_available, DynamicModule, LinkInput, LinkedModule};
 pub use memory::{DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 pub use module::{Function, ModuleSource, SourcePart};
 pub use repr::{DeviceRepr, KernelParam};
+pub use source_module::{CompileReport, Compiler, SourceModule};
 pub use stream::{Event, Stream};
+pub use user_module::{Global, JitOptions, Module};
 pub use vector::*;
 
 pub use gpu_macros::kernel;

@@ -116,7 +116,13 @@ impl DynamicModule {
 
     /// Adds precompiled device code or a library.
     pub fn add_data(&mut self, data: impl Into<Vec<u8>>, kind: LinkInput, name: &str) -> &mut DynamicModule {
-        self.data.push((kind, data.into(), name.to_owned()));
+        let mut data = data.into();
+        // nvJitLink reads PTX as a C string whatever size it is given: without a NUL it reads
+        // past the buffer (seen as intermittent "bad input" errors).
+        if kind == LinkInput::Ptx && data.last() != Some(&0) {
+            data.push(0);
+        }
+        self.data.push((kind, data, name.to_owned()));
         self
     }
 
@@ -158,11 +164,8 @@ impl DynamicModule {
             .zip(&compiled)
             .map(|(s, c)| nvjitlink::Input {
                 kind: kind.code(),
-                // PTX goes in without its trailing NUL.
-                data: match kind {
-                    LinkInput::Ptx => c.image.strip_suffix(&[0]).unwrap_or(&c.image),
-                    _ => &c.image,
-                },
+                // PTX keeps its trailing NUL: nvJitLink reads it as a C string.
+                data: &c.image,
                 name: &s.name,
             })
             .collect();
@@ -218,7 +221,18 @@ impl DynamicModule {
         let cc = ctx.compute_capability();
         let image = self.link_image(Target::for_device(cc)?, cc)?;
         let kernels = self.kernel_names();
-        let module = LoadedModule::load(ctx, &image, &kernels)?;
+        let module = LoadedModule::load(
+            ctx,
+            &image.image,
+            "the linked module",
+            kernels
+                .iter()
+                .map(|k| k.to_string())
+                .zip(image.lowered_names.iter().cloned())
+                .collect(),
+            &crate::user_module::JitOptions::default(),
+            crate::module::LoadInfo::default(),
+        )?;
         Ok(LinkedModule {
             ctx: ctx.clone(),
             module: Arc::new(module),

@@ -1,5 +1,6 @@
 //! Modules (compiled CUDA sources loaded into a context) and prepared kernels.
 
+use std::borrow::Cow;
 use std::ffi::{c_void, CString};
 use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -99,6 +100,21 @@ impl ModuleSource {
         self.kernels
     }
 
+    /// The file name compiler messages use, e.g. `axpy.cu`.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The extra compiler options given with the source.
+    pub fn options(&self) -> &'static [&'static str] {
+        self.options
+    }
+
+    /// True when the module is linked from several sources (`#[kernel(files = [...])]`).
+    pub(crate) fn is_linked(&self) -> bool {
+        !self.parts.is_empty()
+    }
+
     /// Compiles the source for `target` without loading it: needs NVRTC, not a GPU.
     pub fn compile(&self, target: Target) -> Result<compiler::CompiledModule> {
         if self.parts.is_empty() {
@@ -138,9 +154,24 @@ impl ModuleSource {
 
 /// A compiled module loaded into a context, with its kernels looked up once.
 pub(crate) struct LoadedModule {
-    raw: sys::CUmodule,
+    pub(crate) raw: sys::CUmodule,
     ctx_raw: sys::CUcontext,
-    functions: Vec<(sys::CUfunction, KernelLimits)>,
+    /// The requested kernels (name expressions), in order, with their lowered names.
+    pub(crate) kernels: Vec<(String, String)>,
+    pub(crate) functions: Vec<(sys::CUfunction, KernelLimits)>,
+    /// The CUDA C source, when known: where `Function::prepare` reads declarations from.
+    pub(crate) source: Option<Arc<str>>,
+    pub(crate) info: LoadInfo,
+}
+
+/// What happened while building and loading a module.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LoadInfo {
+    pub(crate) cache_status: Option<crate::cache::CacheStatus>,
+    pub(crate) build_dir: Option<std::path::PathBuf>,
+    pub(crate) compile_log: String,
+    pub(crate) jit_info_log: String,
+    pub(crate) jit_error_log: String,
 }
 
 // SAFETY: module and function handles may be used from any thread of the process.
@@ -149,58 +180,62 @@ unsafe impl Send for LoadedModule {}
 unsafe impl Sync for LoadedModule {}
 
 impl LoadedModule {
-    pub(crate) fn build(ctx: &Context, source: &'static ModuleSource) -> Result<LoadedModule> {
-        let target = Target::for_device(ctx.compute_capability())?;
-        let compiled = source.compile(target)?;
-        LoadedModule::load(ctx, &compiled, source.kernels)
-    }
-
-    /// Loads a compiled image and looks up `kernels`, whose symbols are
-    /// `compiled.lowered_names` in the same order.
+    /// Loads `image` into `ctx` (current on this thread) and looks up each kernel.
     pub(crate) fn load(
         ctx: &Context,
-        compiled: &compiler::CompiledModule,
-        kernels: &[&'static str],
+        image: &[u8],
+        what: &str,
+        kernels: Vec<(String, String)>,
+        jit: &crate::user_module::JitOptions,
+        mut info: LoadInfo,
     ) -> Result<LoadedModule> {
         ctx.bind()?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: the image is a complete cubin, or PTX ending in NUL, as NVRTC produced it.
-        check("cuModuleLoadData", unsafe {
-            sys::cuModuleLoadData(&mut raw, compiled.image.as_ptr().cast())
-        })?;
+        let (raw, info_log, error_log) = crate::user_module::load_image(image, what, jit)?;
+        info.jit_info_log = info_log;
+        info.jit_error_log = error_log;
         let mut module = LoadedModule {
             raw,
             ctx_raw: ctx.raw(),
+            kernels: Vec::new(),
             functions: Vec::new(),
+            source: None,
+            info,
         };
-        for (name, lowered) in kernels.iter().zip(&compiled.lowered_names) {
-            let c_name = CString::new(lowered.as_str()).map_err(|_| Error::KernelNotFound {
-                name: (*name).to_owned(),
-            })?;
-            let mut f = std::ptr::null_mut();
-            // SAFETY: valid out-pointer, live module, NUL-terminated name.
-            let r = unsafe { sys::cuModuleGetFunction(&mut f, module.raw, c_name.as_ptr()) };
-            if r == sys::CUresult::CUDA_ERROR_NOT_FOUND {
-                return Err(Error::KernelNotFound {
-                    name: (*name).to_owned(),
-                });
-            }
-            check("cuModuleGetFunction", r)?;
-            let attr = |a| -> Result<u32> {
-                let mut v = 0;
-                // SAFETY: valid out-pointer and live function.
-                check("cuFuncGetAttribute", unsafe {
-                    sys::cuFuncGetAttribute(&mut v, a, f)
-                })?;
-                Ok(v.max(0) as u32)
-            };
-            let limits = KernelLimits {
-                max_threads_per_block: attr(FuncAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-                static_shared_bytes: attr(FuncAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
-            };
-            module.functions.push((f, limits));
+        for (name, lowered) in &kernels {
+            let found = module
+                .lookup(lowered)?
+                .ok_or_else(|| Error::KernelNotFound { name: name.clone() })?;
+            module.functions.push(found);
         }
+        module.kernels = kernels;
         Ok(module)
+    }
+
+    /// The function whose symbol is `symbol`, with its limits; `None` when there is none.
+    pub(crate) fn lookup(&self, symbol: &str) -> Result<Option<(sys::CUfunction, KernelLimits)>> {
+        let Ok(c_name) = CString::new(symbol) else {
+            return Ok(None);
+        };
+        let mut f = std::ptr::null_mut();
+        // SAFETY: valid out-pointer, live module, NUL-terminated name.
+        let r = unsafe { sys::cuModuleGetFunction(&mut f, self.raw, c_name.as_ptr()) };
+        if r == sys::CUresult::CUDA_ERROR_NOT_FOUND {
+            return Ok(None);
+        }
+        check("cuModuleGetFunction", r)?;
+        let attr = |a| -> Result<u32> {
+            let mut v = 0;
+            // SAFETY: valid out-pointer and live function.
+            check("cuFuncGetAttribute", unsafe {
+                sys::cuFuncGetAttribute(&mut v, a, f)
+            })?;
+            Ok(v.max(0) as u32)
+        };
+        let limits = KernelLimits {
+            max_threads_per_block: attr(FuncAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            static_shared_bytes: attr(FuncAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+        };
+        Ok(Some((f, limits)))
     }
 }
 
@@ -219,11 +254,11 @@ impl Drop for LoadedModule {
 /// A kernel function compiled, loaded and looked up: what `prepare` returns, ready to launch with no
 /// further lookups. The `#[kernel]` macro wraps it in a typed handle.
 pub struct Function {
-    ctx: Context,
-    _module: Arc<LoadedModule>,
-    func: sys::CUfunction,
-    limits: KernelLimits,
-    name: &'static str,
+    pub(crate) ctx: Context,
+    pub(crate) _module: Arc<LoadedModule>,
+    pub(crate) func: sys::CUfunction,
+    pub(crate) limits: KernelLimits,
+    pub(crate) name: Cow<'static, str>,
     shared_mem_bytes: u32,
     /// The dynamic shared memory this function has been allowed so far (beyond the default
     /// 48 KiB a block gets without opting in).
@@ -252,7 +287,7 @@ impl Clone for Function {
             _module: self._module.clone(),
             func: self.func,
             limits: self.limits,
-            name: self.name,
+            name: self.name.clone(),
             shared_mem_bytes: self.shared_mem_bytes,
             optin_shared: AtomicU32::new(self.optin_shared.load(Ordering::Relaxed)),
         }
@@ -283,10 +318,27 @@ impl Function {
             _module: module,
             func,
             limits,
-            name,
+            name: Cow::Borrowed(name),
             shared_mem_bytes: 0,
             optin_shared: AtomicU32::new(0),
         })
+    }
+
+    pub(crate) fn from_parts(
+        ctx: Context,
+        module: Arc<LoadedModule>,
+        (func, limits): (sys::CUfunction, KernelLimits),
+        name: Cow<'static, str>,
+    ) -> Function {
+        Function {
+            ctx,
+            _module: module,
+            func,
+            limits,
+            name,
+            shared_mem_bytes: 0,
+            optin_shared: AtomicU32::new(0),
+        }
     }
 
     /// The same kernel launching with `bytes` of dynamic shared memory (for `extern __shared__`
@@ -303,8 +355,8 @@ impl Function {
     }
 
     /// The kernel's name in the CUDA source.
-    pub fn name(&self) -> &'static str {
-        self.name
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// The context the kernel is loaded in.

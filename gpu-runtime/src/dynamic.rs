@@ -1,0 +1,413 @@
+//! Launches with argument types known only at run time (PyCUDA's `prepare("PiP")` and
+//! `prepared_call`), for kernels from sources built at run time.
+//!
+//! Safety comes from two checks. [`Function::prepare_args`] compares the declared [`ArgType`]s with
+//! the kernel's C declaration, read from the module's source. Each launch compares the
+//! [`Arg`]s with the declared types (kind, constness, element size, context). A mismatch is an
+//! [`Error::ArgumentMismatch`] and nothing is launched.
+
+use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::time::Duration;
+
+use cudarc::driver::sys;
+use gpu_cdecl::{CType, Scalar};
+
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::launch::Dim3;
+use crate::memory::{DeviceRead, DeviceWrite};
+use crate::module::Function;
+use crate::stream::Stream;
+
+/// The type of one kernel parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgType {
+    /// `signed char`, `int8_t`.
+    I8,
+    /// `unsigned char`, `uint8_t`.
+    U8,
+    /// `short`.
+    I16,
+    /// `unsigned short`.
+    U16,
+    /// `int`.
+    I32,
+    /// `unsigned int`.
+    U32,
+    /// `long`, `long long`, `ptrdiff_t`.
+    I64,
+    /// `unsigned long`, `unsigned long long`, `size_t`.
+    U64,
+    /// `float`.
+    F32,
+    /// `double`.
+    F64,
+    /// `bool`.
+    Bool,
+    /// `const T *`: takes [`Arg::input`] or [`Arg::output`].
+    ConstPtr,
+    /// `T *`: takes [`Arg::output`] only.
+    MutPtr,
+}
+
+/// One kernel argument for [`PreparedFunction::prepared_call`].
+#[derive(Debug, Clone, Copy)]
+pub enum Arg<'a> {
+    /// An `i8`.
+    I8(i8),
+    /// A `u8`.
+    U8(u8),
+    /// An `i16`.
+    I16(i16),
+    /// A `u16`.
+    U16(u16),
+    /// An `i32`.
+    I32(i32),
+    /// A `u32`.
+    U32(u32),
+    /// An `i64`.
+    I64(i64),
+    /// A `u64`.
+    U64(u64),
+    /// An `f32`.
+    F32(f32),
+    /// An `f64`.
+    F64(f64),
+    /// A `bool`.
+    Bool(bool),
+    /// Device memory: made by [`Arg::input`] or [`Arg::output`].
+    Ptr(PtrArg<'a>),
+}
+
+/// Device memory passed as a pointer, borrowed for the launch.
+#[derive(Debug, Clone, Copy)]
+pub struct PtrArg<'a> {
+    ptr: sys::CUdeviceptr,
+    ctx: &'a Context,
+    mutable: bool,
+    elem_size: usize,
+    _borrow: PhantomData<&'a ()>,
+}
+
+impl<'a> Arg<'a> {
+    /// Device memory the kernel reads (a `const T *` parameter).
+    pub fn input<T, B: DeviceRead<T> + ?Sized>(buffer: &'a B) -> Arg<'a> {
+        Arg::Ptr(PtrArg {
+            ptr: buffer.device_ptr(),
+            ctx: buffer.context(),
+            mutable: false,
+            elem_size: std::mem::size_of::<T>(),
+            _borrow: PhantomData,
+        })
+    }
+
+    /// Device memory the kernel may write (a `T *` parameter); borrowed mutably so nothing
+    /// else reads it meanwhile.
+    pub fn output<T, B: DeviceWrite<T> + ?Sized>(buffer: &'a mut B) -> Arg<'a> {
+        Arg::Ptr(PtrArg {
+            ptr: buffer.device_ptr(),
+            ctx: buffer.context(),
+            mutable: true,
+            elem_size: std::mem::size_of::<T>(),
+            _borrow: PhantomData,
+        })
+    }
+
+    fn describe(&self) -> &'static str {
+        match self {
+            Arg::I8(_) => "an i8",
+            Arg::U8(_) => "a u8",
+            Arg::I16(_) => "an i16",
+            Arg::U16(_) => "a u16",
+            Arg::I32(_) => "an i32",
+            Arg::U32(_) => "a u32",
+            Arg::I64(_) => "an i64",
+            Arg::U64(_) => "a u64",
+            Arg::F32(_) => "an f32",
+            Arg::F64(_) => "an f64",
+            Arg::Bool(_) => "a bool",
+            Arg::Ptr(p) if p.mutable => "an output buffer (Arg::output)",
+            Arg::Ptr(_) => "an input buffer (Arg::input)",
+        }
+    }
+
+    /// Whether this argument may be passed for a parameter of type `t`.
+    fn fits(&self, t: ArgType) -> bool {
+        matches!(
+            (self, t),
+            (Arg::I8(_), ArgType::I8)
+                | (Arg::U8(_), ArgType::U8)
+                | (Arg::I16(_), ArgType::I16)
+                | (Arg::U16(_), ArgType::U16)
+                | (Arg::I32(_), ArgType::I32)
+                | (Arg::U32(_), ArgType::U32)
+                | (Arg::I64(_), ArgType::I64)
+                | (Arg::U64(_), ArgType::U64)
+                | (Arg::F32(_), ArgType::F32)
+                | (Arg::F64(_), ArgType::F64)
+                | (Arg::Bool(_), ArgType::Bool)
+                | (Arg::Ptr(_), ArgType::ConstPtr)
+        ) || matches!((self, t), (Arg::Ptr(p), ArgType::MutPtr) if p.mutable)
+    }
+
+    /// The address of the value `cuLaunchKernel` copies the parameter from.
+    fn param(&self) -> *mut c_void {
+        let p: *const c_void = match self {
+            Arg::I8(v) => (v as *const i8).cast(),
+            Arg::U8(v) => (v as *const u8).cast(),
+            Arg::I16(v) => (v as *const i16).cast(),
+            Arg::U16(v) => (v as *const u16).cast(),
+            Arg::I32(v) => (v as *const i32).cast(),
+            Arg::U32(v) => (v as *const u32).cast(),
+            Arg::I64(v) => (v as *const i64).cast(),
+            Arg::U64(v) => (v as *const u64).cast(),
+            Arg::F32(v) => (v as *const f32).cast(),
+            Arg::F64(v) => (v as *const f64).cast(),
+            Arg::Bool(v) => (v as *const bool).cast(),
+            Arg::Ptr(p) => (&p.ptr as *const sys::CUdeviceptr).cast(),
+        };
+        p as *mut c_void
+    }
+}
+
+macro_rules! arg_from {
+    ($($t:ty => $v:ident),*) => {$(
+        impl From<$t> for Arg<'_> {
+            fn from(v: $t) -> Self {
+                Arg::$v(v)
+            }
+        }
+    )*};
+}
+arg_from!(i8 => I8, u8 => U8, i16 => I16, u16 => U16, i32 => I32, u32 => U32, i64 => I64,
+          u64 => U64, f32 => F32, f64 => F64, bool => Bool);
+
+fn scalar_type(s: Scalar) -> Option<ArgType> {
+    Some(match s {
+        Scalar::I8 => ArgType::I8,
+        Scalar::U8 => ArgType::U8,
+        Scalar::I16 => ArgType::I16,
+        Scalar::U16 => ArgType::U16,
+        Scalar::I32 => ArgType::I32,
+        Scalar::U32 => ArgType::U32,
+        Scalar::I64 | Scalar::Isize => ArgType::I64,
+        Scalar::U64 | Scalar::Usize => ArgType::U64,
+        Scalar::F32 => ArgType::F32,
+        Scalar::F64 => ArgType::F64,
+        Scalar::Bool => ArgType::Bool,
+        Scalar::F16 | Scalar::Bf16 => return None,
+    })
+}
+
+fn scalar_size(s: Scalar) -> usize {
+    match s {
+        Scalar::I8 | Scalar::U8 | Scalar::Bool => 1,
+        Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::Bf16 => 2,
+        Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
+        _ => 8,
+    }
+}
+
+/// The most parameters a prepared launch takes (kept on the stack, so launches allocate
+/// nothing).
+pub const MAX_ARGS: usize = 64;
+
+/// A kernel with its parameter types checked: launch it with [`Arg`]s.
+#[derive(Debug, Clone)]
+pub struct PreparedFunction {
+    function: Function,
+    types: Vec<ArgType>,
+    /// For pointer parameters to a scalar, the element size the buffer must have.
+    elem_sizes: Vec<Option<usize>>,
+}
+
+impl Function {
+    /// Declares the kernel's parameter types (PyCUDA's `prepare`), after checking them against
+    /// the kernel's C declaration in the module's source.
+    ///
+    /// Kernels from an image ([`Module::from_image`](crate::Module::from_image)) have no known
+    /// declaration: use [`prepare_args_unchecked`](Self::prepare_args_unchecked).
+    pub fn prepare_args(&self, arg_types: &[ArgType]) -> Result<PreparedFunction> {
+        let mismatch = |detail: String| Error::ArgumentMismatch {
+            kernel: self.name().to_owned(),
+            detail,
+        };
+        let source = self._module.source.as_deref().ok_or_else(|| {
+            mismatch("no CUDA C declaration is known for this kernel (it was loaded from an image); use the unsafe `prepare_args_unchecked`".into())
+        })?;
+        let base = self.name().split('<').next().unwrap_or("").trim();
+        let decl = gpu_cdecl::find_kernel(source, base)
+            .map_err(|e| mismatch(format!("its declaration could not be read: {e}")))?;
+        if decl.params.len() != arg_types.len() {
+            return Err(mismatch(format!(
+                "{} argument types were given but the kernel takes {} parameters",
+                arg_types.len(),
+                decl.params.len()
+            )));
+        }
+        let mut elem_sizes = Vec::with_capacity(arg_types.len());
+        for (i, (p, &t)) in decl.params.iter().zip(arg_types).enumerate() {
+            let (expected, elem) = match &p.ty {
+                CType::Scalar(s) => (scalar_type(*s), None),
+                CType::Pointer {
+                    pointee,
+                    pointee_const,
+                } => {
+                    let elem = match **pointee {
+                        CType::Scalar(s) => Some(scalar_size(s)),
+                        _ => None,
+                    };
+                    let t = if *pointee_const {
+                        ArgType::ConstPtr
+                    } else {
+                        ArgType::MutPtr
+                    };
+                    (Some(t), elem)
+                }
+                _ => (None, None),
+            };
+            match expected {
+                Some(e) if e == t => elem_sizes.push(elem),
+                Some(e) => {
+                    return Err(mismatch(format!(
+                        "parameter {i} (`{}`) is {e:?}, but {t:?} was given",
+                        p.text
+                    )))
+                }
+                None => {
+                    return Err(mismatch(format!(
+                        "parameter {i} (`{}`) has a type that runtime-typed launches do not support; use the #[kernel] macro",
+                        p.text
+                    )))
+                }
+            }
+        }
+        if arg_types.len() > MAX_ARGS {
+            return Err(mismatch(format!("it has more than {MAX_ARGS} parameters")));
+        }
+        Ok(PreparedFunction {
+            function: self.clone(),
+            types: arg_types.to_vec(),
+            elem_sizes,
+        })
+    }
+
+    /// [`prepare_args`](Self::prepare_args) without the declaration check, for kernels loaded from an
+    /// image. Arguments are still checked against `arg_types` at each launch.
+    ///
+    /// # Safety
+    /// `arg_types` must match the kernel's parameters one for one, in order and in size:
+    /// nothing can check this, and a wrong list makes the kernel read garbage parameters.
+    pub unsafe fn prepare_args_unchecked(&self, arg_types: &[ArgType]) -> Result<PreparedFunction> {
+        if arg_types.len() > MAX_ARGS {
+            return Err(Error::ArgumentMismatch {
+                kernel: self.name().to_owned(),
+                detail: format!("more than {MAX_ARGS} parameters"),
+            });
+        }
+        Ok(PreparedFunction {
+            function: self.clone(),
+            types: arg_types.to_vec(),
+            elem_sizes: vec![None; arg_types.len()],
+        })
+    }
+}
+
+impl PreparedFunction {
+    /// The kernel.
+    pub fn function(&self) -> &Function {
+        &self.function
+    }
+
+    /// The declared parameter types.
+    pub fn arg_types(&self) -> &[ArgType] {
+        &self.types
+    }
+
+    /// Launches on the legacy default stream.
+    pub fn prepared_call(
+        &self,
+        grid: impl Into<Dim3>,
+        block: impl Into<Dim3>,
+        args: &[Arg<'_>],
+    ) -> Result<()> {
+        self.launch(grid.into(), block.into(), std::ptr::null_mut(), args)
+    }
+
+    /// Launches on `stream`; returns without waiting.
+    pub fn prepared_async_call(
+        &self,
+        grid: impl Into<Dim3>,
+        block: impl Into<Dim3>,
+        stream: &Stream,
+        args: &[Arg<'_>],
+    ) -> Result<()> {
+        let s = self.function.stream_arg(stream)?;
+        self.launch(grid.into(), block.into(), s, args)
+    }
+
+    /// Launches, waits, and returns the GPU time the kernel took.
+    pub fn prepared_timed_call(
+        &self,
+        grid: impl Into<Dim3>,
+        block: impl Into<Dim3>,
+        args: &[Arg<'_>],
+    ) -> Result<Duration> {
+        let (grid, block) = (grid.into(), block.into());
+        self.function
+            .timed(|| self.launch(grid, block, std::ptr::null_mut(), args))
+    }
+
+    fn launch(&self, grid: Dim3, block: Dim3, stream: sys::CUstream, args: &[Arg<'_>]) -> Result<()> {
+        self.check(args)?;
+        let mut params = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
+        for (slot, a) in params.iter_mut().zip(args) {
+            *slot = a.param();
+        }
+        // SAFETY: `check` proved one argument per parameter, each of the declared type (which
+        // `prepare_args` matched with the C declaration, or the caller of `prepare_args_unchecked`
+        // vouched for), buffers in this context and borrowed for the call; each param points
+        // into `args`, alive until launch_raw returns.
+        unsafe {
+            self.function
+                .launch_raw(grid, block, stream, &mut params[..args.len()])
+        }
+    }
+
+    fn check(&self, args: &[Arg<'_>]) -> Result<()> {
+        let mismatch = |detail: String| Error::ArgumentMismatch {
+            kernel: self.function.name().to_owned(),
+            detail,
+        };
+        if args.len() != self.types.len() {
+            return Err(mismatch(format!(
+                "{} arguments were passed but it was prepared with {}",
+                args.len(),
+                self.types.len()
+            )));
+        }
+        for (i, ((a, &t), elem)) in args.iter().zip(&self.types).zip(&self.elem_sizes).enumerate() {
+            if !a.fits(t) {
+                return Err(mismatch(format!(
+                    "argument {i} is {} but the parameter is {t:?}",
+                    a.describe()
+                )));
+            }
+            if let Arg::Ptr(p) = a {
+                if !p.ctx.is(self.function.context().raw()) {
+                    return Err(Error::WrongContext {
+                        what: "a device buffer argument",
+                    });
+                }
+                if let Some(e) = elem.filter(|&e| e != p.elem_size) {
+                    return Err(mismatch(format!(
+                        "argument {i} is a buffer of {}-byte elements but the parameter points to {e}-byte elements",
+                        p.elem_size
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+}

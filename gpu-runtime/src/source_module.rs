@@ -1,0 +1,635 @@
+//! [`SourceModule`]: CUDA C built at run time, compiled with NVRTC or `nvcc` through the
+//! compile cache, and loaded once per context.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::cache::{self, CacheKey, CacheStatus, KeyHasher, Lookup};
+use crate::compiler::{self, CompiledModule, Target};
+use crate::context::Context;
+use crate::error::{Error, Result};
+use crate::module::ModuleSource;
+use crate::nvcc;
+use crate::toolchain;
+use crate::user_module::Module;
+
+/// Which compiler turns CUDA C into a module image.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Compiler {
+    /// NVRTC, the runtime compiler library: no external program, no temporary files.
+    #[default]
+    Nvrtc,
+    /// The `nvcc` program: found on `PATH` (then `$CUDA_HOME/bin`, `/usr/local/cuda/bin`)
+    /// when `None`, else the given path.
+    Nvcc(Option<PathBuf>),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum CacheSetting {
+    Default,
+    Dir(PathBuf),
+    Off,
+}
+
+/// CUDA C source compiled at run time: PyCUDA's `SourceModule` and `compile`.
+///
+/// A builder: set options, then [`load`](SourceModule::load) it into a context (compiled and
+/// loaded once per context, whoever asks: see [`Context::clear_module_cache`]) or
+/// [`compile`](SourceModule::compile) it to an image without a GPU. Compiles go through the
+/// on-disk cache described in [`cache`](crate::cache).
+///
+/// ```no_run
+/// use gpu_runtime::{Context, SourceModule, Arg, ArgType};
+/// # fn main() -> gpu_runtime::Result<()> {
+/// let ctx = Context::default()?;
+/// let n = 256;
+/// let src = format!("__global__ void fill(float *y) {{ y[threadIdx.x] = {n}.0f; }}");
+/// let module = SourceModule::new(src).options(["-use_fast_math"]).load(&ctx)?;
+/// let fill = module.get_function("fill")?.prepare_args(&[ArgType::MutPtr])?;
+/// let mut y = ctx.alloc_zeros::<f32>(n)?;
+/// fill.prepared_call(1, n as u32, &[Arg::output(&mut y)])?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct SourceModule {
+    source: Cow<'static, str>,
+    name: Cow<'static, str>,
+    compiler: Compiler,
+    options: Option<Vec<String>>,
+    keep: bool,
+    no_extern_c: bool,
+    arch: Option<String>,
+    code: Option<String>,
+    include_dirs: Vec<PathBuf>,
+    cache: CacheSetting,
+    kernels: Vec<Cow<'static, str>>,
+}
+
+/// The result of [`SourceModule::compile_report`]: the image and what the cache did.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct CompileReport {
+    /// The compiled image and kernel symbols.
+    pub module: CompiledModule,
+    /// Hit, miss, ...
+    pub status: CacheStatus,
+    /// The cache key of this compile.
+    pub key: CacheKey,
+    /// The cache entry's file, when caching is on.
+    pub entry: Option<PathBuf>,
+    /// The build directory kept by [`SourceModule::keep`].
+    pub build_dir: Option<PathBuf>,
+}
+
+/// Everything a compile depends on, resolved: what the cache key is computed from.
+pub(crate) struct Plan<'a> {
+    pub(crate) spec: &'a SourceModule,
+    pub(crate) text: Cow<'a, str>,
+    pub(crate) options: Vec<String>,
+    pub(crate) arch: Arch,
+    pub(crate) compiler_label: String,
+    pub(crate) nvcc: Option<PathBuf>,
+    pub(crate) cache_dir: Option<PathBuf>,
+    pub(crate) key: CacheKey,
+}
+
+/// The target: for NVRTC one [`Target`]; for nvcc its `-arch` and `-code` as given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Arch {
+    Nvrtc(Target),
+    Nvcc { arch: String, code: Option<String> },
+}
+
+impl SourceModule {
+    /// A module built from `source`, named `kernel.cu` in compiler messages.
+    pub fn new(source: impl Into<Cow<'static, str>>) -> SourceModule {
+        SourceModule {
+            source: source.into(),
+            name: Cow::Borrowed("kernel.cu"),
+            compiler: Compiler::Nvrtc,
+            options: None,
+            keep: false,
+            no_extern_c: false,
+            arch: None,
+            code: None,
+            include_dirs: Vec::new(),
+            cache: CacheSetting::Default,
+            kernels: Vec::new(),
+        }
+    }
+
+    /// The module a `#[kernel]` source compiles to: the same key, so the same compile, as
+    /// the macro's own `prepare`.
+    pub fn from_static(source: &'static ModuleSource) -> SourceModule {
+        let mut m = SourceModule::new(source.source())
+            .name(source.name())
+            .no_extern_c(true);
+        m.kernels = source.kernels().iter().map(|k| Cow::Borrowed(*k)).collect();
+        if !source.options().is_empty() {
+            m.options = Some(source.options().iter().map(|o| o.to_string()).collect());
+        }
+        m
+    }
+
+    /// The file name compiler messages report lines against (default `kernel.cu`).
+    pub fn name(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// Chooses the compiler (default [`Compiler::Nvrtc`]).
+    pub fn compiler(mut self, compiler: Compiler) -> Self {
+        self.compiler = compiler;
+        self
+    }
+
+    /// Compiles with `nvcc` found on `PATH` (PyCUDA's default).
+    pub fn nvcc(self) -> Self {
+        self.compiler(Compiler::Nvcc(None))
+    }
+
+    /// Compiler options. Without this call the options come from
+    /// `GPU_RUNTIME_DEFAULT_NVRTC_FLAGS` (whitespace-separated), PyCUDA's `DEFAULT_NVCC_FLAGS`.
+    pub fn options<I, S>(mut self, options: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.options = Some(options.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Keeps the build directory (source, options, image, log; for nvcc its whole work
+    /// directory) and prints where it is on standard error. A kept build always compiles, so
+    /// that the directory is complete; the result is still cached.
+    pub fn keep(mut self, keep: bool) -> Self {
+        self.keep = keep;
+        self
+    }
+
+    /// Leaves the source as it is instead of wrapping it in `extern "C" { … }`; C++ kernels
+    /// are then found by the names given to [`kernels`](Self::kernels) (NVRTC), or by their
+    /// mangled names.
+    pub fn no_extern_c(mut self, yes: bool) -> Self {
+        self.no_extern_c = yes;
+        self
+    }
+
+    /// The target architecture: `sm_XY` (a cubin) or `compute_XY` (PTX, compiled by the
+    /// driver when loaded). Default: the context's device. For nvcc this is `-arch`.
+    pub fn arch(mut self, arch: impl Into<String>) -> Self {
+        self.arch = Some(arch.into());
+        self
+    }
+
+    /// nvcc's `-code`. With NVRTC it replaces `arch` as the target (`sm_XY` or `compute_XY`).
+    pub fn code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into());
+        self
+    }
+
+    /// Adds a directory to search for `#include`d headers. Headers included directly from
+    /// these directories are part of the cache key (headers they include in turn are not).
+    pub fn include_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.include_dirs.push(dir.into());
+        self
+    }
+
+    /// Adds several include directories.
+    pub fn include_dirs<I: IntoIterator<Item = P>, P: Into<PathBuf>>(mut self, dirs: I) -> Self {
+        self.include_dirs.extend(dirs.into_iter().map(Into::into));
+        self
+    }
+
+    /// The on-disk cache directory; `None` disables the cache for this module. Default:
+    /// [`default_cache_dir`](crate::cache::default_cache_dir). `GPU_RUNTIME_DISABLE_CACHE`
+    /// overrides this.
+    pub fn cache_dir(mut self, dir: Option<impl Into<PathBuf>>) -> Self {
+        self.cache = match dir {
+            Some(d) => CacheSetting::Dir(d.into()),
+            None => CacheSetting::Off,
+        };
+        self
+    }
+
+    /// Kernel names (NVRTC name expressions, e.g. `"scale<float>"`) to resolve at compile
+    /// time, for C++ kernels under [`no_extern_c`](Self::no_extern_c): `get_function` then
+    /// finds them by these names.
+    pub fn kernels<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.kernels = names.into_iter().map(|s| Cow::Owned(s.into())).collect();
+        self
+    }
+
+    /// The source as written.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    pub(crate) fn kernel_names(&self) -> &[Cow<'static, str>] {
+        &self.kernels
+    }
+
+    /// Compiles (or finds in the cache) and loads into `ctx`, once per context: a second
+    /// `load` of the same source and options, or a `#[kernel]` `prepare` of it, returns the
+    /// same module.
+    pub fn load(&self, ctx: &Context) -> Result<Module> {
+        let plan = self.plan(Some(ctx.compute_capability()))?;
+        let loaded = ctx.module_for_plan(&plan)?;
+        Ok(Module::new(ctx.clone(), loaded))
+    }
+
+    /// Compiles to a cubin (or PTX) without loading it: PyCUDA's `compiler.compile`. Needs no
+    /// GPU when [`arch`](Self::arch) is given; without it, the default context's device is
+    /// used.
+    pub fn compile(&self) -> Result<CompiledModule> {
+        self.compile_report().map(|r| r.module)
+    }
+
+    /// [`compile`](Self::compile), also saying what the cache did and where the entry is.
+    pub fn compile_report(&self) -> Result<CompileReport> {
+        let cc = if self.arch.is_some() || self.code.is_some() {
+            None
+        } else {
+            Some(Context::default()?.compute_capability())
+        };
+        self.plan(cc)?.build()
+    }
+
+    /// The cache key this module compiles under; needs a GPU unless `arch` is given.
+    pub fn cache_key(&self) -> Result<CacheKey> {
+        let cc = if self.arch.is_some() || self.code.is_some() {
+            None
+        } else {
+            Some(Context::default()?.compute_capability())
+        };
+        Ok(self.plan(cc)?.key)
+    }
+
+    fn cache_dir_setting(&self) -> Option<PathBuf> {
+        if cache::cache_disabled_by_env() {
+            return None;
+        }
+        match &self.cache {
+            CacheSetting::Default => cache::default_cache_dir(),
+            CacheSetting::Dir(d) => Some(d.clone()),
+            CacheSetting::Off => None,
+        }
+    }
+
+    /// Resolves options, target and compiler, and computes the key. `cc` is the device's
+    /// compute capability, for the default architecture.
+    pub(crate) fn plan(&self, cc: Option<(u32, u32)>) -> Result<Plan<'_>> {
+        let cache_dir = self.cache_dir_setting();
+        let text: Cow<'_, str> = if self.no_extern_c {
+            Cow::Borrowed(&self.source)
+        } else {
+            // `#line` keeps the compiler's line numbers those of the source as written.
+            Cow::Owned(format!(
+                "extern \"C\" {{\n#line 1 \"{}\"\n{}\n}}\n",
+                self.name, self.source
+            ))
+        };
+        let mut options = self.options.clone().unwrap_or_else(cache::default_flags);
+        for dir in &self.include_dirs {
+            options.push(format!("-I{}", dir.display()));
+        }
+        let mut h = KeyHasher::new();
+        let (arch, compiler_label, nvcc) = match &self.compiler {
+            Compiler::Nvrtc => {
+                let info = toolchain::nvrtc(cache_dir.as_deref())?;
+                let target = match self.code.as_deref().or(self.arch.as_deref()) {
+                    Some(a) => parse_target(a)?,
+                    None => {
+                        let cc = cc.ok_or_else(no_arch)?;
+                        choose_target(cc, &info.archs)?
+                    }
+                };
+                h.field(b"nvrtc").field(info.identity.as_bytes());
+                (Arch::Nvrtc(target), info.label(), None)
+            }
+            Compiler::Nvcc(path) => {
+                let path = match path {
+                    Some(p) => p.clone(),
+                    None => toolchain::find_nvcc()?,
+                };
+                let version = toolchain::nvcc_version(&path)?;
+                let arch = match &self.arch {
+                    Some(a) => a.clone(),
+                    None => {
+                        let (major, minor) = cc.ok_or_else(no_arch)?;
+                        format!("sm_{major}{minor}")
+                    }
+                };
+                h.field(b"nvcc").field(path.as_os_str().as_encoded_bytes());
+                let code = self.code.clone();
+                (Arch::Nvcc { arch, code }, version, Some(path))
+            }
+        };
+        h.field(compiler_label.as_bytes());
+        h.field(format!("{arch:?}").as_bytes());
+        h.field(self.name.as_bytes()).field(text.as_bytes());
+        h.list(&options).list(&self.kernels);
+        for (name, contents) in included_headers(&self.source, &self.include_dirs) {
+            h.field(name.as_bytes()).field(&contents);
+        }
+        Ok(Plan {
+            spec: self,
+            text,
+            options,
+            arch,
+            compiler_label,
+            nvcc,
+            cache_dir,
+            key: h.finish(),
+        })
+    }
+}
+
+fn no_arch() -> Error {
+    Error::InvalidCompileOption {
+        option: "arch",
+        detail: "no architecture was given and there is no device to take it from; set \
+                 `.arch(\"sm_90\")` (or `compute_90` for PTX) to compile without a GPU"
+            .into(),
+    }
+}
+
+/// `sm_XY` → a cubin, `compute_XY` → PTX.
+pub(crate) fn parse_target(arch: &str) -> Result<Target> {
+    let bad = || Error::InvalidCompileOption {
+        option: "arch",
+        detail: format!(
+            "{arch:?} is not an architecture NVRTC takes: use sm_XY (a cubin) or compute_XY (PTX), e.g. sm_90"
+        ),
+    };
+    let (digits, cubin) = if let Some(d) = arch.strip_prefix("sm_") {
+        (d, true)
+    } else if let Some(d) = arch.strip_prefix("compute_") {
+        (d, false)
+    } else {
+        return Err(bad());
+    };
+    let digits = digits.trim_end_matches(['a', 'f']);
+    let n: u32 = digits.parse().map_err(|_| bad())?;
+    if !(10..=999).contains(&n) {
+        return Err(bad());
+    }
+    let (major, minor) = (n / 10, n % 10);
+    Ok(if cubin {
+        Target::Cubin { major, minor }
+    } else {
+        Target::Ptx { major, minor }
+    })
+}
+
+/// [`Target::for_device`] from a known architecture list.
+pub(crate) fn choose_target(cc: (u32, u32), supported: &[u32]) -> Result<Target> {
+    let code = cc.0 * 10 + cc.1;
+    if supported.contains(&code) {
+        return Ok(Target::Cubin {
+            major: cc.0,
+            minor: cc.1,
+        });
+    }
+    match supported.iter().copied().filter(|&a| a <= code).max() {
+        Some(a) => Ok(Target::Ptx {
+            major: a / 10,
+            minor: a % 10,
+        }),
+        None => Err(Error::InvalidCompileOption {
+            option: "arch",
+            detail: format!(
+                "this NVRTC cannot compile for compute capability {}.{} (it supports {supported:?})",
+                cc.0, cc.1
+            ),
+        }),
+    }
+}
+
+/// `(name, contents)` of each `#include` in `source` found directly in `dirs`.
+fn included_headers(source: &str, dirs: &[PathBuf]) -> Vec<(String, Vec<u8>)> {
+    if dirs.is_empty() {
+        return Vec::new();
+    }
+    let mut found = Vec::new();
+    for line in source.lines() {
+        let Some(rest) = line.trim_start().strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("include") else {
+            continue;
+        };
+        let rest = rest.trim();
+        let name = rest
+            .strip_prefix('"')
+            .and_then(|r| r.split('"').next())
+            .or_else(|| rest.strip_prefix('<').and_then(|r| r.split('>').next()));
+        if let Some(name) = name {
+            for dir in dirs {
+                if let Ok(contents) = std::fs::read(dir.join(name)) {
+                    found.push((format!("{}/{name}", dir.display()), contents));
+                }
+            }
+        }
+    }
+    found
+}
+
+impl Plan<'_> {
+    pub(crate) fn spec_keep(&self) -> bool {
+        self.spec.keep
+    }
+
+    pub(crate) fn spec_name(&self) -> &str {
+        &self.spec.name
+    }
+
+    /// The C source to read kernel declarations from (as written, without the wrapper).
+    pub(crate) fn declarations(&self) -> &str {
+        &self.spec.source
+    }
+
+    /// Finds the image in the disk cache, or compiles and stores it.
+    pub(crate) fn build(&self) -> Result<CompileReport> {
+        let entry = self.cache_dir.as_ref().map(|d| cache::entry_path(d, &self.key));
+        let mut status = CacheStatus::Disabled;
+        if let Some(dir) = &self.cache_dir {
+            status = CacheStatus::Miss;
+            if !self.spec.keep {
+                match cache::load(dir, &self.key) {
+                    Lookup::Found(module) if self.fits(&module) => {
+                        return Ok(CompileReport {
+                            module,
+                            status: CacheStatus::Hit,
+                            key: self.key,
+                            entry,
+                            build_dir: None,
+                        })
+                    }
+                    Lookup::Found(_) | Lookup::Invalid => status = CacheStatus::Replaced,
+                    Lookup::Absent => {}
+                    Lookup::Unreadable(e) => {
+                        cache::warn_unusable(dir, &e);
+                        status = CacheStatus::Unavailable;
+                    }
+                }
+            }
+        }
+        let (module, build_dir) = self.compile()?;
+        if let Some(dir) = &self.cache_dir {
+            if status != CacheStatus::Unavailable {
+                if let Err(e) = cache::store(dir, &self.key, &module) {
+                    cache::warn_unusable(dir, &e);
+                    status = CacheStatus::Unavailable;
+                }
+            }
+        }
+        Ok(CompileReport {
+            module,
+            status,
+            key: self.key,
+            entry: entry.filter(|_| status != CacheStatus::Unavailable),
+            build_dir,
+        })
+    }
+
+    /// An entry must name one symbol per requested kernel; anything else is foreign.
+    fn fits(&self, m: &CompiledModule) -> bool {
+        m.lowered_names.len() == self.spec.kernels.len()
+    }
+
+    fn compile(&self) -> Result<(CompiledModule, Option<PathBuf>)> {
+        match &self.arch {
+            Arch::Nvrtc(target) => {
+                let kernels: Vec<&str> = self.spec.kernels.iter().map(|k| k.as_ref()).collect();
+                let options: Vec<&str> = self.options.iter().map(String::as_str).collect();
+                let result = compiler::compile(&self.text, &self.spec.name, &kernels, &options, *target);
+                let module = result.map_err(|e| match e {
+                    Error::Compile(mut c) => {
+                        // The log's line numbers are the source's (see `#line` in `plan`).
+                        c.source_code = self.spec.source.to_string();
+                        Error::Compile(c)
+                    }
+                    other => other,
+                })?;
+                let build_dir = if self.spec.keep {
+                    Some(self.keep_nvrtc_build(&module)?)
+                } else {
+                    None
+                };
+                Ok((module, build_dir))
+            }
+            Arch::Nvcc { arch, code } => {
+                let nvcc = self.nvcc.as_deref().unwrap_or(Path::new("nvcc"));
+                nvcc::compile(self, nvcc, arch, code.as_deref())
+            }
+        }
+    }
+
+    fn keep_nvrtc_build(&self, module: &CompiledModule) -> Result<PathBuf> {
+        let dir = make_build_dir()?;
+        let ext = match module.target {
+            Target::Cubin { .. } => "cubin",
+            Target::Ptx { .. } => "ptx",
+        };
+        let io = |e: std::io::Error| Error::Io {
+            path: dir.display().to_string(),
+            message: e.to_string(),
+        };
+        std::fs::write(dir.join(self.spec.name.as_ref()), self.text.as_bytes()).map_err(io)?;
+        std::fs::write(dir.join(format!("module.{ext}")), &module.image).map_err(io)?;
+        let mut info = format!("{}\noptions:", self.compiler_label);
+        for o in &self.options {
+            info.push(' ');
+            info.push_str(o);
+        }
+        info.push_str(&format!("\ntarget: {:?}\nkernels:", module.target));
+        for (k, l) in self.spec.kernels.iter().zip(&module.lowered_names) {
+            info.push_str(&format!("\n  {k} -> {l}"));
+        }
+        info.push_str(&format!("\nlog:\n{}\n", module.log));
+        std::fs::write(dir.join("build.txt"), info).map_err(io)?;
+        eprintln!("gpu-runtime: build directory kept in {}", dir.display());
+        Ok(dir)
+    }
+}
+
+/// A fresh directory under the system's temporary directory.
+pub(crate) fn make_build_dir() -> Result<PathBuf> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let base = std::env::temp_dir();
+    loop {
+        let dir = base.join(format!(
+            "gpu-runtime-build-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(Error::Io {
+                    path: dir.display().to_string(),
+                    message: e.to_string(),
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn architectures_parse_to_targets() {
+        assert_eq!(
+            parse_target("sm_90").unwrap(),
+            Target::Cubin { major: 9, minor: 0 }
+        );
+        assert_eq!(
+            parse_target("compute_75").unwrap(),
+            Target::Ptx { major: 7, minor: 5 }
+        );
+        assert_eq!(
+            parse_target("sm_90a").unwrap(),
+            Target::Cubin { major: 9, minor: 0 }
+        );
+        for bad in ["90", "sm_", "sm_x", "gfx90a", "compute_1"] {
+            assert!(
+                matches!(parse_target(bad), Err(Error::InvalidCompileOption { .. })),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_target_falls_back_to_ptx_for_unknown_devices() {
+        assert_eq!(
+            choose_target((9, 0), &[80, 90]).unwrap(),
+            Target::Cubin { major: 9, minor: 0 }
+        );
+        assert_eq!(
+            choose_target((8, 9), &[80, 90]).unwrap(),
+            Target::Ptx { major: 8, minor: 0 }
+        );
+        assert!(choose_target((5, 0), &[80, 90]).is_err());
+    }
+
+    #[test]
+    fn headers_included_from_include_dirs_are_found() {
+        let dir = std::env::temp_dir().join(format!("gpu-rt-hdr-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.h"), "#define A 1").unwrap();
+        let src = "#include \"a.h\"\n  #  include <missing.h>\nint x;";
+        let found = included_headers(src, std::slice::from_ref(&dir));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].1, b"#define A 1");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,394 @@
+//! The compile cache and SourceModule::compile with real NVRTC, on any machine (no GPU):
+//! hits, misses and keys, damaged entries, racing processes, unusable and disabled caches,
+//! and compile errors.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use gpu_runtime::{CacheStatus, Error, SourceModule};
+
+const SOURCE: &str = "__global__ void twice(float *x, int n) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) x[i] *= 2.0f;\n}\n";
+
+/// A fresh, empty directory for one test.
+fn temp_dir(tag: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "gpu-runtime-cache-test-{}-{tag}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn module(dir: &Path) -> SourceModule {
+    SourceModule::new(SOURCE).arch("sm_90").cache_dir(Some(dir))
+}
+
+fn entries(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "compilers")
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_second_compile_is_a_hit_with_the_same_image() {
+    let dir = temp_dir("hit");
+    let first = module(&dir).compile_report().unwrap();
+    assert_eq!(first.status, CacheStatus::Miss);
+    assert_eq!(&first.module.image[..4], b"\x7fELF");
+    let entry = first.entry.clone().unwrap();
+    assert!(entry.is_file());
+    assert_eq!(entries(&dir), vec![format!("{}.entry", first.key.to_hex())]);
+    let second = module(&dir).compile_report().unwrap();
+    assert_eq!(second.status, CacheStatus::Hit);
+    assert_eq!(second.key, first.key);
+    assert_eq!(second.module, first.module);
+}
+
+#[test]
+fn every_input_changes_the_key() {
+    let dir = temp_dir("keys");
+    let base = module(&dir);
+    let key = |m: &SourceModule| m.cache_key().unwrap();
+    let k0 = key(&base);
+    assert_eq!(k0, key(&module(&dir)), "the key is deterministic");
+    let header_dir = temp_dir("hdr");
+    std::fs::write(header_dir.join("consts.h"), "#define K 2.0f\n").unwrap();
+    let with_header = SourceModule::new(format!("#include \"consts.h\"\n{SOURCE}"))
+        .arch("sm_90")
+        .cache_dir(Some(&dir))
+        .include_dir(&header_dir);
+    let kh = key(&with_header);
+    std::fs::write(header_dir.join("consts.h"), "#define K 3.0f\n").unwrap();
+    let variants = [
+        (
+            "source",
+            key(&SourceModule::new(SOURCE.replace("2.0f", "3.0f")).arch("sm_90")),
+        ),
+        ("an option", key(&base.clone().options(["-use_fast_math"]))),
+        ("another option", key(&base.clone().options(["-lineinfo"]))),
+        (
+            "option order",
+            key(&base.clone().options(["-lineinfo", "-use_fast_math"])),
+        ),
+        (
+            "no options vs empty",
+            key(&base.clone().options(Vec::<String>::new())),
+        ),
+        ("arch", key(&base.clone().arch("sm_80"))),
+        ("PTX instead of cubin", key(&base.clone().arch("compute_90"))),
+        ("code", key(&base.clone().code("sm_89"))),
+        ("the source name", key(&base.clone().name("other.cu"))),
+        ("no_extern_c", key(&base.clone().no_extern_c(true))),
+        ("kernel names", key(&base.clone().kernels(["twice"]))),
+        ("an include dir", key(&base.clone().include_dir(&header_dir))),
+        ("a header's contents", key(&with_header)),
+    ];
+    // "no options vs empty" is equal only when GPU_RUNTIME_DEFAULT_NVRTC_FLAGS is unset.
+    let defaults_unset = std::env::var_os("GPU_RUNTIME_DEFAULT_NVRTC_FLAGS").is_none();
+    for (what, k) in &variants {
+        if *what == "no options vs empty" && defaults_unset {
+            assert_eq!(*k, k0, "explicit empty options equal the (empty) defaults");
+            continue;
+        }
+        if *what == "a header's contents" {
+            assert_ne!(*k, kh, "changing {what} must change the key");
+            continue;
+        }
+        assert_ne!(*k, k0, "changing {what} must change the key");
+    }
+    let mut all: Vec<_> = variants.iter().map(|(_, k)| *k).collect();
+    all.sort_by_key(|k| k.to_hex());
+    all.dedup();
+    assert!(all.len() >= variants.len() - 1, "keys collide: {variants:?}");
+}
+
+#[test]
+fn the_default_flags_variable_changes_options_and_key() {
+    let dir = temp_dir("flags");
+    let run = |flags: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cache_worker"));
+        c.arg(&dir).env_remove("GPU_RUNTIME_DISABLE_CACHE");
+        match flags {
+            Some(f) => c.env("GPU_RUNTIME_DEFAULT_NVRTC_FLAGS", f),
+            None => c.env_remove("GPU_RUNTIME_DEFAULT_NVRTC_FLAGS"),
+        };
+        worker_output(c)
+    };
+    let plain = run(None);
+    let fast = run(Some("-use_fast_math -lineinfo"));
+    assert_ne!(field(&plain, "key"), field(&fast, "key"));
+    assert_eq!(field(&plain, "status"), "Miss");
+    assert_eq!(field(&fast, "status"), "Miss");
+    assert_eq!(field(&run(Some("-use_fast_math   -lineinfo")), "status"), "Hit");
+}
+
+fn worker_output(mut c: Command) -> String {
+    let out = c.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn field<'a>(line: &'a str, name: &str) -> &'a str {
+    line.split_whitespace()
+        .find_map(|f| f.strip_prefix(name).and_then(|r| r.strip_prefix('=')))
+        .unwrap_or_else(|| panic!("no {name} in {line:?}"))
+}
+
+#[test]
+fn a_truncated_or_garbage_entry_is_detected_and_replaced() {
+    let dir = temp_dir("damaged");
+    let good = module(&dir).compile_report().unwrap();
+    let entry = good.entry.clone().unwrap();
+    let bytes = std::fs::read(&entry).unwrap();
+    let mut flipped = bytes.clone();
+    let last = flipped.len() - 1;
+    flipped[last] ^= 1;
+    for (what, damaged) in [
+        ("truncated", bytes[..bytes.len() / 2].to_vec()),
+        ("empty", Vec::new()),
+        (
+            "garbage",
+            b"this is not a cache entry at all, just text".repeat(10),
+        ),
+        ("one bit flipped", flipped),
+    ] {
+        std::fs::write(&entry, &damaged).unwrap();
+        let r = module(&dir).compile_report().unwrap();
+        assert_eq!(r.status, CacheStatus::Replaced, "{what}");
+        assert_eq!(r.module, good.module, "{what}: recompiled to the same image");
+        assert_eq!(
+            std::fs::read(&entry).unwrap(),
+            bytes,
+            "{what}: the entry was rewritten"
+        );
+        assert_eq!(
+            module(&dir).compile_report().unwrap().status,
+            CacheStatus::Hit,
+            "{what}"
+        );
+    }
+    assert_eq!(entries(&dir).len(), 1, "{:?}", entries(&dir));
+}
+
+#[test]
+fn eight_processes_racing_on_one_cold_key_leave_one_valid_entry() {
+    let dir = temp_dir("race");
+    let children: Vec<_> = (0..8)
+        .map(|_| {
+            Command::new(env!("CARGO_BIN_EXE_cache_worker"))
+                .arg(&dir)
+                .env_remove("GPU_RUNTIME_DISABLE_CACHE")
+                .env_remove("GPU_RUNTIME_DEFAULT_NVRTC_FLAGS")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let outputs: Vec<String> = children
+        .into_iter()
+        .map(|c| {
+            let out = c.wait_with_output().unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.stderr.is_empty(),
+                "no warnings: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            String::from_utf8(out.stdout).unwrap()
+        })
+        .collect();
+    let key = field(&outputs[0], "key").to_owned();
+    for o in &outputs {
+        assert_eq!(field(o, "key"), key);
+        assert!(["Miss", "Hit"].contains(&field(o, "status")), "{o}");
+    }
+    assert_eq!(
+        entries(&dir),
+        vec![format!("{key}.entry")],
+        "one entry, no temporary files"
+    );
+    let r = module(&dir).compile_report().unwrap();
+    assert_eq!(r.status, CacheStatus::Hit, "the entry left behind is valid");
+    assert_eq!(r.key.to_hex(), key);
+    let tmp_in_compilers = std::fs::read_dir(dir.join("compilers"))
+        .map(|d| {
+            d.filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .ends_with(".tmp")
+            })
+            .count()
+        })
+        .unwrap_or(0);
+    assert_eq!(tmp_in_compilers, 0);
+}
+
+#[test]
+fn an_unwritable_cache_directory_compiles_without_caching() {
+    let dir = temp_dir("unwritable");
+    let file = dir.join("a-file");
+    std::fs::write(&file, "not a directory").unwrap();
+    // Root can write anywhere chmod allows nothing, so: a directory under a regular file, and
+    // a directory in /proc, which refuses new files whoever asks.
+    for bad in [file.join("cache"), PathBuf::from("/proc/self/gpu-runtime-cache")] {
+        let m = SourceModule::new(SOURCE).arch("sm_90").cache_dir(Some(&bad));
+        let r = m.compile_report().unwrap();
+        assert_eq!(r.status, CacheStatus::Unavailable, "{}", bad.display());
+        assert_eq!(&r.module.image[..4], b"\x7fELF");
+        assert_eq!(r.entry, None);
+        assert_eq!(m.compile_report().unwrap().status, CacheStatus::Unavailable);
+    }
+}
+
+#[test]
+fn an_unwritable_directory_warns_once_per_process() {
+    let dir = temp_dir("warn");
+    let file = dir.join("f");
+    std::fs::write(&file, "x").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cache_worker"))
+        .arg(file.join("sub"))
+        .env_remove("GPU_RUNTIME_DISABLE_CACHE")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("warning").count(), 1, "{stderr}");
+    assert!(stderr.contains("compiling without caching"), "{stderr}");
+    assert_eq!(
+        field(&String::from_utf8_lossy(&out.stdout), "status"),
+        "Unavailable"
+    );
+}
+
+#[test]
+fn a_disabled_cache_writes_nothing() {
+    let dir = temp_dir("off");
+    let r = SourceModule::new(SOURCE)
+        .arch("sm_90")
+        .cache_dir(None::<PathBuf>)
+        .compile_report()
+        .unwrap();
+    assert_eq!(r.status, CacheStatus::Disabled);
+    assert_eq!(r.entry, None);
+    // The environment variable overrides an explicit directory.
+    let out = worker_output({
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cache_worker"));
+        c.arg(&dir).env("GPU_RUNTIME_DISABLE_CACHE", "");
+        c
+    });
+    assert_eq!(field(&out, "status"), "Disabled");
+    assert!(entries(&dir).is_empty(), "{:?}", entries(&dir));
+}
+
+#[test]
+fn the_cache_dir_variable_is_the_default_directory() {
+    let dir = temp_dir("envdir");
+    let out = worker_output({
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cache_worker"));
+        c.arg("-")
+            .env("GPU_RUNTIME_CACHE_DIR", &dir)
+            .env_remove("GPU_RUNTIME_DISABLE_CACHE");
+        c
+    });
+    assert_eq!(field(&out, "status"), "Miss");
+    assert_eq!(entries(&dir), vec![format!("{}.entry", field(&out, "key"))]);
+}
+
+fn compile_error(src: &str) -> gpu_runtime::CompileError {
+    let dir = temp_dir("err");
+    match SourceModule::new(src.to_owned())
+        .name("broken.cu")
+        .arch("sm_90")
+        .options(["-lineinfo"])
+        .cache_dir(Some(&dir))
+        .compile()
+    {
+        Err(Error::Compile(e)) => {
+            assert!(
+                entries(&dir).iter().all(|e| !e.ends_with(".entry")),
+                "errors are not cached"
+            );
+            e
+        }
+        other => panic!("expected a compile error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_syntax_error_shows_log_options_and_numbered_source() {
+    let e = compile_error("__global__ void k(float *x) {\n    int i = threadIdx.x\n    x[i] = 1.0f;\n}\n");
+    assert!(
+        e.log.contains("broken.cu(3)"),
+        "line numbers are the source's, not the wrapper's: {}",
+        e.log
+    );
+    assert!(e.options.iter().any(|o| o == "-lineinfo"), "{:?}", e.options);
+    assert!(
+        e.options.iter().any(|o| o == "--gpu-architecture=sm_90"),
+        "{:?}",
+        e.options
+    );
+    let msg = e.to_string();
+    assert!(msg.contains(">   3 |     x[i] = 1.0f;"), "{msg}");
+    assert!(msg.contains("   2 |     int i = threadIdx.x"), "{msg}");
+    assert!(!msg.contains("extern \"C\""), "{msg}");
+}
+
+#[test]
+fn an_undefined_identifier_shows_its_line() {
+    let e = compile_error(
+        "__global__ void k(float *x) {\n    int i = threadIdx.x;\n\n    x[i] = missing_value;\n}\n",
+    );
+    assert!(
+        e.log.contains("missing_value") && e.log.contains("undefined"),
+        "{}",
+        e.log
+    );
+    assert_eq!(e.reported_lines(), vec![4]);
+    assert!(e.to_string().contains(">   4 |     x[i] = missing_value;"), "{e}");
+}
+
+#[test]
+fn a_bad_arch_is_a_typed_error() {
+    let err = SourceModule::new(SOURCE).arch("gfx90a").compile().unwrap_err();
+    assert!(
+        matches!(err, Error::InvalidCompileOption { option: "arch", .. }),
+        "{err}"
+    );
+}
+
+#[test]
+fn ptx_output_and_cxx_kernels_by_name_expression() {
+    let dir = temp_dir("ptx");
+    let src = "template <typename T> __global__ void scale(T *x, T a) { x[threadIdx.x] *= a; }\n";
+    let m = SourceModule::new(src)
+        .no_extern_c(true)
+        .kernels(["scale<float>"])
+        .arch("compute_80")
+        .cache_dir(Some(&dir));
+    let first = m.compile_report().unwrap();
+    let ptx = String::from_utf8_lossy(&first.module.image);
+    assert!(ptx.contains(".target sm_80"));
+    assert!(
+        first.module.lowered_names[0].starts_with("_Z"),
+        "{:?}",
+        first.module.lowered_names
+    );
+    let hit = m.compile_report().unwrap();
+    assert_eq!(hit.status, CacheStatus::Hit);
+    assert_eq!(
+        hit.module.lowered_names, first.module.lowered_names,
+        "lowered names are cached"
+    );
+}

@@ -1,0 +1,357 @@
+//! SourceModule, Module and runtime-typed launches on a real GPU, against CPU references.
+
+use std::path::PathBuf;
+
+use gpu_runtime::{
+    kernel, Arg, ArgType, CacheConfig, CacheStatus, Context, Error, JitOptions, Module, SharedConfig,
+    SourceModule,
+};
+use gpu_suite::Rng;
+
+const AXPY: &str = r#"
+__global__ void axpy(float a, const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}"#;
+
+#[kernel(
+    r#"
+__global__ void axpy(float a, const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}"#
+)]
+fn axpy(a: f32, #[In] x: &[f32], #[InOut] y: &mut [f32], n: i32);
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gpu-rt-gpu-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn random(rng: &mut Rng, n: usize) -> Vec<f32> {
+    rng.vec_f32(n)
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_runtime_source_runs_through_prepared_args() {
+    let ctx = Context::default().unwrap();
+    let n = 1000usize;
+    let mut rng = Rng::new(41);
+    let (x, y) = (random(&mut rng, n), random(&mut rng, n));
+    let src = format!("{AXPY}\n__global__ void add_k(float *y, int n) {{ int i = threadIdx.x + blockIdx.x * blockDim.x; if (i < n) y[i] += {}.5f; }}", 3);
+    let module = SourceModule::new(src)
+        .cache_dir(Some(temp_dir("rt")))
+        .load(&ctx)
+        .unwrap();
+    let f = module.get_function("axpy").unwrap();
+    let types = [ArgType::F32, ArgType::ConstPtr, ArgType::MutPtr, ArgType::I32];
+    let k = f.prepare_args(&types).unwrap();
+    let xd = ctx.to_device(&x).unwrap();
+    let mut yd = ctx.to_device(&y).unwrap();
+    k.prepared_call(
+        4,
+        256,
+        &[
+            Arg::F32(1.5),
+            Arg::input(&xd),
+            Arg::output(&mut yd),
+            Arg::I32(n as i32),
+        ],
+    )
+    .unwrap();
+    let add = module
+        .get_function("add_k")
+        .unwrap()
+        .prepare_args(&[ArgType::MutPtr, ArgType::I32])
+        .unwrap();
+    add.prepared_call(4, 256, &[Arg::output(&mut yd), (n as i32).into()])
+        .unwrap();
+    let got = yd.to_vec().unwrap();
+    for i in 0..n {
+        let want = 1.5 * x[i] + y[i] + 3.5;
+        assert!(
+            (got[i] - want).abs() <= 1e-5 * want.abs().max(1.0),
+            "{i}: {} vs {want}",
+            got[i]
+        );
+    }
+
+    // Every mistake is a typed error before anything is launched.
+    let bad_decl = f.prepare_args(&[ArgType::F32, ArgType::MutPtr, ArgType::MutPtr, ArgType::I32]);
+    assert!(
+        matches!(bad_decl, Err(Error::ArgumentMismatch { .. })),
+        "{bad_decl:?}"
+    );
+    assert!(matches!(
+        f.prepare_args(&types[..3]),
+        Err(Error::ArgumentMismatch { .. })
+    ));
+    let xi = ctx.to_device(&vec![0i64; n]).unwrap();
+    let mut yd2 = ctx.to_device(&y).unwrap();
+    for (what, args) in [
+        ("too few", vec![Arg::F32(1.0)]),
+        (
+            "a scalar of the wrong type",
+            vec![Arg::F64(1.0), Arg::input(&xd), Arg::input(&xd), Arg::I32(1)],
+        ),
+        (
+            "an input buffer for a T*",
+            vec![Arg::F32(1.0), Arg::input(&xd), Arg::input(&xd), Arg::I32(1)],
+        ),
+        (
+            "8-byte elements for float*",
+            vec![Arg::F32(1.0), Arg::input(&xi), Arg::output(&mut yd2), Arg::I32(1)],
+        ),
+    ] {
+        let e = k.prepared_call(1, 1, &args).unwrap_err();
+        assert!(matches!(e, Error::ArgumentMismatch { .. }), "{what}: {e}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn the_macro_and_source_module_share_one_compile_per_context() {
+    let ctx = Context::default().unwrap();
+    ctx.clear_module_cache();
+    let dir = temp_dir("share");
+    let k = axpy::prepare(&ctx).unwrap();
+    let from_static = SourceModule::from_static(axpy::source()).load(&ctx).unwrap();
+    assert_eq!(
+        from_static.get_function("axpy").unwrap().raw(),
+        k.function().raw()
+    );
+    let runtime = SourceModule::new(axpy::source().source())
+        .name(axpy::source().name())
+        .no_extern_c(true)
+        .kernels(["axpy"])
+        .load(&ctx)
+        .unwrap();
+    assert_eq!(
+        runtime.raw(),
+        from_static.raw(),
+        "same source and options: same module"
+    );
+    // A different cache directory is not part of the module's identity.
+    let again = SourceModule::from_static(axpy::source())
+        .cache_dir(Some(&dir))
+        .load(&ctx)
+        .unwrap();
+    assert_eq!(again.raw(), from_static.raw());
+    gpu_runtime::clear_context_caches();
+    let fresh = SourceModule::from_static(axpy::source())
+        .cache_dir(Some(&dir))
+        .load(&ctx)
+        .unwrap();
+    assert_ne!(fresh.raw(), from_static.raw(), "cleared caches load anew");
+    assert_eq!(fresh.cache_status(), Some(CacheStatus::Miss));
+    ctx.clear_module_cache();
+    let hit = SourceModule::from_static(axpy::source())
+        .cache_dir(Some(&dir))
+        .load(&ctx)
+        .unwrap();
+    assert_eq!(hit.cache_status(), Some(CacheStatus::Hit));
+    // The kernel from a cache hit computes the right thing.
+    let mut rng = Rng::new(5);
+    let (x, mut y) = (random(&mut rng, 300), random(&mut rng, 300));
+    let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| 2.0 * a + b).collect();
+    let f = hit
+        .get_function("axpy")
+        .unwrap()
+        .prepare_args(&[ArgType::F32, ArgType::ConstPtr, ArgType::MutPtr, ArgType::I32])
+        .unwrap();
+    let xd = ctx.to_device(&x).unwrap();
+    let mut yd = ctx.to_device(&y).unwrap();
+    f.prepared_call(
+        2,
+        256,
+        &[
+            Arg::F32(2.0),
+            Arg::input(&xd),
+            Arg::output(&mut yd),
+            Arg::I32(300),
+        ],
+    )
+    .unwrap();
+    y = yd.to_vec().unwrap();
+    gpu_suite::assert_close(&y, &want, 1e-6);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn globals_attributes_and_cache_preferences() {
+    let ctx = Context::default().unwrap();
+    let src = "__constant__ float coeffs[4];\n__device__ int counter;\n__global__ void poly(const float *x, float *y, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) { float v = x[i]; y[i] = coeffs[0] + v * (coeffs[1] + v * (coeffs[2] + v * coeffs[3])); }\n  if (i == 0) counter = n;\n}\n";
+    let module = SourceModule::new(src)
+        .cache_dir(Some(temp_dir("glob")))
+        .load(&ctx)
+        .unwrap();
+    let coeffs = module.get_global("coeffs").unwrap();
+    assert_eq!(coeffs.size_bytes(), 16);
+    let mut rng = Rng::new(9);
+    let c = random(&mut rng, 4);
+    coeffs.write(&c).unwrap();
+    assert!(matches!(coeffs.write(&c[..3]), Err(Error::SizeMismatch { .. })));
+    assert!(matches!(
+        module.get_global("nope"),
+        Err(Error::GlobalNotFound { .. })
+    ));
+    let n = 777;
+    let x = random(&mut rng, n);
+    let f = module.get_function("poly").unwrap();
+    assert!(f.num_regs().unwrap() > 0);
+    assert!(f.max_threads_per_block().unwrap() >= 256);
+    assert_eq!(f.shared_size_bytes().unwrap(), 0);
+    assert_eq!(f.local_size_bytes().unwrap(), 0);
+    let (cc_major, cc_minor) = ctx.compute_capability();
+    assert_eq!(f.binary_version().unwrap(), cc_major * 10 + cc_minor);
+    f.set_cache_config(CacheConfig::PreferL1).unwrap();
+    f.set_shared_config(SharedConfig::FourByte).unwrap();
+    let k = f
+        .prepare_args(&[ArgType::ConstPtr, ArgType::MutPtr, ArgType::I32])
+        .unwrap();
+    let xd = ctx.to_device(&x).unwrap();
+    let mut yd = ctx.alloc_zeros::<f32>(n).unwrap();
+    k.prepared_call(
+        4,
+        256,
+        &[Arg::input(&xd), Arg::output(&mut yd), Arg::I32(n as i32)],
+    )
+    .unwrap();
+    let want: Vec<f32> = x
+        .iter()
+        .map(|v| c[0] + v * (c[1] + v * (c[2] + v * c[3])))
+        .collect();
+    gpu_suite::assert_close(&yd.to_vec().unwrap(), &want, 1e-5);
+    let mut counter = [0i32];
+    module.get_global("counter").unwrap().read(&mut counter).unwrap();
+    assert_eq!(counter[0], n as i32);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn modules_load_from_ptx_files_and_buffers_with_jit_options() {
+    let ctx = Context::default().unwrap();
+    let ptx = SourceModule::new(AXPY)
+        .arch("compute_75")
+        .cache_dir(None::<PathBuf>)
+        .compile()
+        .unwrap();
+    let dir = temp_dir("ptx");
+    let path = dir.join("axpy.ptx");
+    // Without the trailing NUL, as a PTX file on disk usually is.
+    std::fs::write(&path, &ptx.image[..ptx.image.len() - 1]).unwrap();
+    let jit = JitOptions::default()
+        .max_registers(32)
+        .optimization_level(3)
+        .log_verbose(true);
+    let m = Module::from_file(&ctx, &path, &jit).unwrap();
+    assert!(!m.jit_info_log().is_empty(), "a verbose JIT writes an info log");
+    let f = m.get_function("axpy").unwrap();
+    assert!(f.num_regs().unwrap() <= 32);
+    assert!(
+        matches!(
+            f.prepare_args(&[ArgType::F32]),
+            Err(Error::ArgumentMismatch { .. })
+        ),
+        "no declaration for an image"
+    );
+    // SAFETY: axpy takes (float, const float*, float*, int), as listed.
+    let k = unsafe {
+        f.prepare_args_unchecked(&[ArgType::F32, ArgType::ConstPtr, ArgType::MutPtr, ArgType::I32])
+    }
+    .unwrap();
+    let mut rng = Rng::new(3);
+    let (x, y) = (random(&mut rng, 500), random(&mut rng, 500));
+    let xd = ctx.to_device(&x).unwrap();
+    let mut yd = ctx.to_device(&y).unwrap();
+    k.prepared_call(
+        2,
+        256,
+        &[
+            Arg::F32(-0.5),
+            Arg::input(&xd),
+            Arg::output(&mut yd),
+            Arg::I32(500),
+        ],
+    )
+    .unwrap();
+    let want: Vec<f32> = x.iter().zip(&y).map(|(a, b)| -0.5 * a + b).collect();
+    gpu_suite::assert_close(&yd.to_vec().unwrap(), &want, 1e-6);
+
+    let cubin = SourceModule::new(AXPY)
+        .cache_dir(None::<PathBuf>)
+        .load(&ctx)
+        .unwrap();
+    assert!(cubin.get_function("axpy").is_ok());
+    let bad = Module::from_image(
+        &ctx,
+        b".version 8.0\n.target sm_75\nthis is not ptx",
+        &JitOptions::default(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(bad, Error::ModuleLoad { ref log, .. } if !log.is_empty()),
+        "{bad}"
+    );
+    assert!(matches!(
+        Module::from_file(&ctx, dir.join("missing.ptx"), &JitOptions::default()),
+        Err(Error::Io { .. })
+    ));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn nvcc_compiles_with_keep_and_include_dirs() {
+    let ctx = Context::default().unwrap();
+    let inc = temp_dir("nvcc-inc");
+    std::fs::write(inc.join("scale.h"), "#define SCALE 4.0f\n").unwrap();
+    let src = "#include \"scale.h\"\n__global__ void scale(float *x, int n) {\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) x[i] *= SCALE;\n}\n";
+    let m = SourceModule::new(src)
+        .nvcc()
+        .keep(true)
+        .include_dir(&inc)
+        .options(["-O3"])
+        .cache_dir(Some(temp_dir("nvcc-cache")))
+        .load(&ctx)
+        .unwrap();
+    let build = m
+        .build_dir()
+        .expect("keep gives the build directory")
+        .to_path_buf();
+    assert!(build.join("kernel.cu").is_file());
+    assert!(build.join("kernel.cubin").is_file());
+    let mut rng = Rng::new(77);
+    let x = random(&mut rng, 400);
+    let mut xd = ctx.to_device(&x).unwrap();
+    let k = m
+        .get_function("scale")
+        .unwrap()
+        .prepare_args(&[ArgType::MutPtr, ArgType::I32])
+        .unwrap();
+    k.prepared_call(2, 256, &[Arg::output(&mut xd), Arg::I32(400)])
+        .unwrap();
+    let want: Vec<f32> = x.iter().map(|v| v * 4.0).collect();
+    gpu_suite::assert_close(&xd.to_vec().unwrap(), &want, 0.0);
+    std::fs::remove_dir_all(&build).unwrap();
+
+    let err = SourceModule::new("__global__ void k() { undefined_thing; }")
+        .nvcc()
+        .cache_dir(None::<PathBuf>)
+        .compile()
+        .unwrap_err();
+    match err {
+        Error::Compile(e) => {
+            assert!(e.log.contains("undefined_thing"), "{}", e.log);
+            assert!(
+                e.options.iter().any(|o| o.starts_with("-arch=sm_")),
+                "{:?}",
+                e.options
+            );
+            assert!(e.to_string().contains(">   1 |"), "{e}");
+        }
+        other => panic!("expected a compile error, got {other}"),
+    }
+}
