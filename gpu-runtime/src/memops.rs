@@ -238,7 +238,7 @@ fn memset_fits<T>(
     count: usize,
 ) -> Result<()> {
     let bytes = dst.len() * std::mem::size_of::<T>();
-    let need = count.checked_mul(unit).unwrap_or(usize::MAX);
+    let need = count.saturating_mul(unit);
     if need > bytes {
         return Err(Error::SizeMismatch {
             operation,
@@ -269,7 +269,7 @@ fn memset_2d_fits<T>(
     height: usize,
 ) -> Result<()> {
     let bytes = dst.len() * std::mem::size_of::<T>();
-    let row = width.checked_mul(unit).unwrap_or(usize::MAX);
+    let row = width.saturating_mul(unit);
     if height > 1 && row > pitch {
         return Err(Error::InvalidArgument {
             operation,
@@ -292,7 +292,8 @@ fn memset_2d_fits<T>(
             ),
         });
     }
-    if dst.device_ptr() % unit as u64 != 0 || pitch % unit != 0 {
+    // unit is 1, 2 or 4: a power of two.
+    if dst.device_ptr() & (unit as u64 - 1) != 0 || pitch & (unit - 1) != 0 {
         return Err(Error::InvalidArgument {
             operation,
             detail: format!(

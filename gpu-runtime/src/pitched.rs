@@ -7,7 +7,7 @@ use crate::context::Context;
 use crate::copy::Memcpy2D;
 use crate::error::{check, Error, Result};
 use crate::host::{HostSlice, HostSliceMut};
-use crate::memory::{DeviceBuffer, DeviceRead, DeviceWrite};
+use crate::memory::{DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::repr::DeviceRepr;
 
 /// `height` rows of `width` elements of `T`, each row starting [`pitch`](Self::pitch) bytes
@@ -81,6 +81,16 @@ impl<T: DeviceRepr> PitchedBuffer<T> {
     /// Number of rows.
     pub fn height(&self) -> usize {
         self.height
+    }
+
+    /// A read-only view of `range`, in elements of the padded layout (`y * row_len + x`).
+    pub fn slice(&self, range: impl std::ops::RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
+        self.buf.slice(range)
+    }
+
+    /// A writable view of `range`, in elements of the padded layout (`y * row_len + x`).
+    pub fn slice_mut(&mut self, range: impl std::ops::RangeBounds<usize>) -> Result<DeviceViewMut<'_, T>> {
+        self.buf.slice_mut(range)
     }
 
     /// Copies `width * height` packed host elements (row after row) into the rows.
