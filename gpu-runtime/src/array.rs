@@ -239,10 +239,14 @@ impl CudaArray {
     /// Allocates an array (contents unspecified).
     pub fn new(ctx: &Context, desc: ArrayDescriptor) -> Result<CudaArray> {
         desc.validate()?;
-        // SAFETY: a plain C struct, for which all zeroes is valid.
-        let mut d: sys::CUDA_ARRAY3D_DESCRIPTOR = unsafe { std::mem::zeroed() };
-        (d.Width, d.Height, d.Depth) = (desc.width, desc.height, desc.depth);
-        (d.Format, d.NumChannels, d.Flags) = (desc.format.raw(), desc.channels, desc.flags.bits());
+        let d = sys::CUDA_ARRAY3D_DESCRIPTOR {
+            Width: desc.width,
+            Height: desc.height,
+            Depth: desc.depth,
+            Format: desc.format.raw(),
+            NumChannels: desc.channels,
+            Flags: desc.flags.bits(),
+        };
         ctx.bind()?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer and descriptor; the context is current.
@@ -311,8 +315,16 @@ impl CudaArray {
     /// The descriptor the driver reports (a second opinion on [`descriptor`](Self::descriptor)).
     pub fn query_descriptor(&self) -> Result<(usize, usize, usize, u32)> {
         self.ctx.bind()?;
-        // SAFETY: a plain C struct, for which all zeroes is valid.
-        let mut d: sys::CUDA_ARRAY3D_DESCRIPTOR = unsafe { std::mem::zeroed() };
+        // Starts as a valid descriptor (the driver overwrites every field), so that no
+        // uninitialised value is ever read.
+        let mut d = sys::CUDA_ARRAY3D_DESCRIPTOR {
+            Width: 0,
+            Height: 0,
+            Depth: 0,
+            Format: ArrayFormat::F32.raw(),
+            NumChannels: 0,
+            Flags: 0,
+        };
         // SAFETY: valid out-pointer; the array is live.
         check("cuArray3DGetDescriptor", unsafe {
             sys::cuArray3DGetDescriptor_v2(&mut d, self.raw)

@@ -299,28 +299,24 @@ impl<'a> Memcpy2D<'a> {
         bind_common(op, &self.src, &self.dst)?;
         let (st, sh, sd, sa) = self.src.kind();
         let (dt, dh, dd, da) = self.dst.kind();
-        // SAFETY: a plain C struct of integers and pointers, for which all zeroes is valid.
-        let mut p: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-        (
-            p.srcXInBytes,
-            p.srcY,
-            p.srcMemoryType,
-            p.srcHost,
-            p.srcDevice,
-            p.srcArray,
-            p.srcPitch,
-        ) = (self.src.x, self.src.y, st, sh, sd, sa, self.src.pitch);
-        (
-            p.dstXInBytes,
-            p.dstY,
-            p.dstMemoryType,
-            p.dstHost,
-            p.dstDevice,
-            p.dstArray,
-            p.dstPitch,
-        ) = (self.dst.x, self.dst.y, dt, dh, dd, da, self.dst.pitch);
-        (p.WidthInBytes, p.Height) = (self.width, self.height);
-        Ok(p)
+        Ok(sys::CUDA_MEMCPY2D {
+            srcXInBytes: self.src.x,
+            srcY: self.src.y,
+            srcMemoryType: st,
+            srcHost: sh,
+            srcDevice: sd,
+            srcArray: sa,
+            srcPitch: self.src.pitch,
+            dstXInBytes: self.dst.x,
+            dstY: self.dst.y,
+            dstMemoryType: dt,
+            dstHost: dh,
+            dstDevice: dd,
+            dstArray: da,
+            dstPitch: self.dst.pitch,
+            WidthInBytes: self.width,
+            Height: self.height,
+        })
     }
 
     /// Runs the copy and waits for it.
@@ -413,30 +409,33 @@ impl<'a> Memcpy3D<'a> {
         bind_common(op, &self.src, &self.dst)?;
         let (st, sh, sd, sa) = self.src.kind();
         let (dt, dh, dd, da) = self.dst.kind();
-        // SAFETY: a plain C struct of integers and pointers, for which all zeroes is valid.
-        let mut p: sys::CUDA_MEMCPY3D = unsafe { std::mem::zeroed() };
-        (
-            p.srcXInBytes,
-            p.srcY,
-            p.srcZ,
-            p.srcMemoryType,
-            p.srcHost,
-            p.srcDevice,
-            p.srcArray,
-        ) = (self.src.x, self.src.y, self.src.z, st, sh, sd, sa);
-        (p.srcPitch, p.srcHeight) = (self.src.pitch, self.src.rows);
-        (
-            p.dstXInBytes,
-            p.dstY,
-            p.dstZ,
-            p.dstMemoryType,
-            p.dstHost,
-            p.dstDevice,
-            p.dstArray,
-        ) = (self.dst.x, self.dst.y, self.dst.z, dt, dh, dd, da);
-        (p.dstPitch, p.dstHeight) = (self.dst.pitch, self.dst.rows);
-        (p.WidthInBytes, p.Height, p.Depth) = (self.width, self.height, self.depth);
-        Ok(p)
+        Ok(sys::CUDA_MEMCPY3D {
+            srcXInBytes: self.src.x,
+            srcY: self.src.y,
+            srcZ: self.src.z,
+            srcLOD: 0,
+            srcMemoryType: st,
+            srcHost: sh,
+            srcDevice: sd,
+            srcArray: sa,
+            reserved0: std::ptr::null_mut(),
+            srcPitch: self.src.pitch,
+            srcHeight: self.src.rows,
+            dstXInBytes: self.dst.x,
+            dstY: self.dst.y,
+            dstZ: self.dst.z,
+            dstLOD: 0,
+            dstMemoryType: dt,
+            dstHost: dh,
+            dstDevice: dd,
+            dstArray: da,
+            reserved1: std::ptr::null_mut(),
+            dstPitch: self.dst.pitch,
+            dstHeight: self.dst.rows,
+            WidthInBytes: self.width,
+            Height: self.height,
+            Depth: self.depth,
+        })
     }
 
     /// Runs the copy and waits for it.

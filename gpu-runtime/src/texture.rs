@@ -112,8 +112,18 @@ impl Default for TextureDesc {
 
 impl TextureDesc {
     fn raw(&self) -> sys::CUDA_TEXTURE_DESC {
-        // SAFETY: a plain C struct, for which all zeroes is valid.
-        let mut d: sys::CUDA_TEXTURE_DESC = unsafe { std::mem::zeroed() };
+        let mut d = sys::CUDA_TEXTURE_DESC {
+            addressMode: [sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP; 3],
+            filterMode: sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+            flags: 0,
+            maxAnisotropy: 0,
+            mipmapFilterMode: sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+            mipmapLevelBias: 0.0,
+            minMipmapLevelClamp: 0.0,
+            maxMipmapLevelClamp: 0.0,
+            borderColor: [0.0; 4],
+            reserved: [0; 12],
+        };
         for (raw, mode) in d.addressMode.iter_mut().zip(self.address_mode) {
             *raw = match mode {
                 AddressMode::Wrap => sys::CUaddress_mode::CU_TR_ADDRESS_MODE_WRAP,
@@ -154,10 +164,13 @@ impl std::fmt::Debug for Texture<'_> {
 }
 
 fn resource_desc(res_type: sys::CUresourcetype) -> sys::CUDA_RESOURCE_DESC {
-    // SAFETY: a plain C struct (with a union of plain structs), for which all zeroes is valid.
-    let mut r: sys::CUDA_RESOURCE_DESC = unsafe { std::mem::zeroed() };
-    r.resType = res_type;
-    r
+    sys::CUDA_RESOURCE_DESC {
+        resType: res_type,
+        res: sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1 {
+            reserved: sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_5 { reserved: [0; 32] },
+        },
+        flags: 0,
+    }
 }
 
 impl<'a> Texture<'a> {
