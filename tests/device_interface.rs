@@ -785,7 +785,7 @@ fn textures_over_arrays_sample_like_the_host() {
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
-fn textures_over_linear_and_pitched_memory() {
+fn textures_over_linear_memory() {
     let ctx = ctx();
     let n = 5000;
     let host = f32s(140, n);
@@ -794,6 +794,10 @@ fn textures_over_linear_and_pitched_memory() {
     let mut buf = ctx.alloc_zeros::<f32>(n + 1024).unwrap();
     let k = ((align - buf.device_ptr() % align) % align / 4) as usize;
     memcpy_htod(&mut buf.slice_mut(k..k + n).unwrap(), &host).unwrap();
+    println!(
+        "TextureAlignment {align}, buffer at {:#x}, aligned offset {k}",
+        buf.device_ptr()
+    );
     // One float past an aligned address is refused with the alignment.
     let e = Texture::from_linear(&buf.slice((k + 1)..).unwrap(), &TextureDesc::default()).unwrap_err();
     assert!(e.to_string().contains(&align.to_string()), "{e}");
@@ -805,6 +809,12 @@ fn textures_over_linear_and_pitched_memory() {
         .prepared_call(20, 256, tex.object(), &mut out, n as i32)
         .unwrap();
     assert_eq!(out.to_vec().unwrap(), host);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn textures_over_pitched_memory() {
+    let ctx = ctx();
     let (w, h) = (64usize, 20usize);
     let img = f32s(141, w * h);
     let mut p = ctx.alloc_pitch::<f32>(w, h).unwrap();
