@@ -208,7 +208,7 @@ fn globals_attributes_and_cache_preferences() {
     let (cc_major, cc_minor) = ctx.compute_capability();
     assert_eq!(f.binary_version().unwrap(), cc_major * 10 + cc_minor);
     f.set_cache_config(CacheConfig::PreferL1).unwrap();
-    f.set_shared_config(SharedConfig::FourByte).unwrap();
+    f.set_shared_config(SharedConfig::FourByteBankSize).unwrap();
     let k = f
         .prepare_args(&[ArgType::ConstPtr, ArgType::MutPtr, ArgType::I32])
         .unwrap();

@@ -141,12 +141,17 @@ fn types_match(c: &CType, rust: &syn::Type) -> bool {
         CType::Scalar(s) => Scalar::from_rust_name(&ident) == Some(*s) && rust_path_is_plain_scalar(rust, *s),
         // A struct matches a Rust type of the same name that is not a scalar (its layout is the
         // user's promise through `DeviceRepr`); a CUDA vector type matches its Rust name
-        // (`float4` is `Float4`).
+        // (`float4` is `Float4`); CUDA's texture and surface object handles are gpu_runtime's
+        // TextureObject and SurfaceObject.
         CType::Named(n) => {
             Scalar::from_rust_name(&ident).is_none()
                 && match crate::vector::rust_name(n) {
                     Some(v) => ident == v,
-                    None => ident == *n,
+                    None => {
+                        ident == *n
+                            || (n == "cudaTextureObject_t" && ident == "TextureObject")
+                            || (n == "cudaSurfaceObject_t" && ident == "SurfaceObject")
+                    }
                 }
         }
         // `void*` carries no element type: any element type is accepted.

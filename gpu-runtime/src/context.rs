@@ -1,4 +1,5 @@
-//! CUDA contexts: the default context, one shared context per device, and binding to threads.
+//! CUDA contexts: the default context, one shared context per device, owned contexts with
+//! flags, and binding to threads.
 //!
 //! A [`Context`] wraps the device's *primary* context, the one the CUDA runtime, cudarc and
 //! most libraries also use, so memory and modules pass freely between them. There is one
@@ -7,6 +8,10 @@
 //! exist. A `Context` is a cheap, reference-counted handle that is `Send + Sync`: the driver
 //! API is thread-safe, and every call that needs the context current on the calling thread
 //! makes it current first.
+//!
+//! [`Context::create`] makes a separate, non-primary context with [`ContextFlags`] (PyCUDA's
+//! `Device.make_context`); it has its own memory space and module cache and is destroyed when
+//! its last handle (and the last buffer, stream or kernel made in it) is dropped.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -16,6 +21,7 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use cudarc::driver::sys;
 
 use crate::cache::CacheKey;
+use crate::context_ops::{register, unregister};
 use crate::device::{Device, DeviceLimits};
 use crate::error::{check, Error, Result};
 use crate::module::{LoadInfo, LoadedModule, ModuleSource};
@@ -24,7 +30,7 @@ use crate::user_module::JitOptions;
 
 /// The modules of one context, found by `static` source address or by cache key.
 #[derive(Default)]
-struct ModuleCache {
+pub(crate) struct ModuleCache {
     by_addr: HashMap<usize, Arc<LoadedModule>>,
     by_key: HashMap<CacheKey, Arc<LoadedModule>>,
 }
@@ -43,7 +49,21 @@ pub fn clear_context_caches() {
     }
 }
 
-/// A handle to the primary CUDA context of one device.
+/// A handle to a CUDA context: the primary context of a device ([`Context::new`],
+/// [`Context::default`]) or an owned one ([`Context::create`]).
+///
+/// # Contexts and threads
+///
+/// CUDA keeps a stack of current contexts per host thread. This crate does not ask you to
+/// manage it: every method that needs its context current makes it current on the calling
+/// thread first ([`Context::bind`], `cuCtxSetCurrent`, which replaces the top of that thread's
+/// stack), so any handle may be used from any thread, and `Context`, buffers, streams, events
+/// and kernels are `Send + Sync`. [`Context::push`] and [`Context::pop`] exist for code that
+/// shares the thread with other CUDA libraries that expect a particular context current.
+///
+/// Everything made in a context (buffers, streams, events, arrays, textures, kernels) holds a
+/// handle to it, so a context lives as long as anything made in it does. Primary contexts are
+/// retained while a handle exists and released after; owned contexts are destroyed.
 #[derive(Clone)]
 pub struct Context {
     pub(crate) inner: Arc<ContextInner>,
@@ -54,9 +74,13 @@ pub(crate) struct ContextInner {
     pub(crate) device: Device,
     pub(crate) limits: DeviceLimits,
     pub(crate) compute_capability: (u32, u32),
+    /// True for a context made by `cuCtxCreate`, which is destroyed rather than released.
+    pub(crate) owned: bool,
+    /// Contexts this one has been given peer access to (their handles as integers).
+    pub(crate) peers: Mutex<Vec<usize>>,
     /// Modules loaded in this context: by `static` source address in front (so that the
     /// macro's `prepare` never hashes a string), by compile cache key behind.
-    modules: Mutex<ModuleCache>,
+    pub(crate) modules: Mutex<ModuleCache>,
 }
 
 // SAFETY: a CUcontext is a handle the driver lets any thread use (the driver API is
@@ -106,9 +130,12 @@ impl Context {
             device,
             limits,
             compute_capability,
+            owned: false,
+            peers: Mutex::new(Vec::new()),
             modules: Mutex::new(ModuleCache::default()),
         });
         map.insert(key, Arc::downgrade(&inner));
+        register(&inner);
         let ctx = Context { inner };
         ctx.bind()?;
         Ok(ctx)
@@ -289,9 +316,18 @@ impl Drop for ContextInner {
         let modules = std::mem::take(self.modules.get_mut().unwrap_or_else(|p| p.into_inner()));
         let _ = self.bind();
         drop(modules);
-        // SAFETY: releases the retain taken in Context::new, exactly once.
-        unsafe {
-            sys::cuDevicePrimaryCtxRelease_v2(self.device.raw());
+        unregister(self.raw);
+        if self.owned {
+            // SAFETY: destroys the context made in Context::create, exactly once; nothing made
+            // in it is alive (each such value holds a handle to this context).
+            unsafe {
+                sys::cuCtxDestroy_v2(self.raw);
+            }
+        } else {
+            // SAFETY: releases the retain taken in Context::new, exactly once.
+            unsafe {
+                sys::cuDevicePrimaryCtxRelease_v2(self.device.raw());
+            }
         }
     }
 }

@@ -2,8 +2,9 @@
 
 use std::fmt;
 
-use cudarc::driver::sys::{self, CUdevice_attribute as Attr};
+use cudarc::driver::sys::{self, CUdevice_attribute as Attr, CUresult};
 
+use crate::attributes::DeviceAttribute;
 use crate::driver;
 use crate::error::{check, Error, Result};
 
@@ -85,14 +86,90 @@ impl Device {
         Ok(bytes)
     }
 
-    /// One device attribute, as the driver reports it.
-    pub fn attribute(&self, attribute: sys::CUdevice_attribute) -> Result<i32> {
+    /// One device attribute, as the driver reports it: a [`DeviceAttribute`] or the driver's
+    /// own `CUdevice_attribute`.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::{Device, DeviceAttribute};
+    /// let sms = Device::new(0)?.attribute(DeviceAttribute::MultiprocessorCount)?;
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn attribute(&self, attribute: impl Into<sys::CUdevice_attribute>) -> Result<i32> {
+        let attribute = attribute.into();
         let mut value = 0;
         // SAFETY: value is a valid out-pointer.
         check("cuDeviceGetAttribute", unsafe {
             sys::cuDeviceGetAttribute(&mut value, attribute, self.raw)
         })?;
         Ok(value)
+    }
+
+    /// Every attribute this driver knows, with its value (PyCUDA's `get_attributes`).
+    ///
+    /// Attributes newer than the installed driver (it answers `CUDA_ERROR_INVALID_VALUE`) are
+    /// left out; any other failure is an error.
+    pub fn attributes(&self) -> Result<Vec<(DeviceAttribute, i32)>> {
+        let mut all = Vec::with_capacity(DeviceAttribute::ALL.len());
+        for a in DeviceAttribute::ALL {
+            let mut value = 0;
+            // SAFETY: value is a valid out-pointer.
+            match unsafe { sys::cuDeviceGetAttribute(&mut value, a.raw(), self.raw) } {
+                CUresult::CUDA_SUCCESS => all.push((a, value)),
+                CUresult::CUDA_ERROR_INVALID_VALUE => {}
+                e => return Err(Error::driver("cuDeviceGetAttribute", e)),
+            }
+        }
+        Ok(all)
+    }
+
+    /// The device with this PCI bus id, e.g. `0000:3b:00.0` (as [`Device::pci_bus_id`] gives
+    /// it, or `nvidia-smi` prints it).
+    pub fn by_pci_bus_id(bus_id: &str) -> Result<Device> {
+        driver::ensure()?;
+        let c = std::ffi::CString::new(bus_id)
+            .map_err(|_| Error::InvalidDevice(format!("the PCI bus id {bus_id:?} contains a NUL byte")))?;
+        let mut raw = 0;
+        // SAFETY: c is NUL-terminated and raw is a valid out-pointer.
+        let code = unsafe { sys::cuDeviceGetByPCIBusId(&mut raw, c.as_ptr()) };
+        if code == CUresult::CUDA_ERROR_INVALID_VALUE || code == CUresult::CUDA_ERROR_INVALID_DEVICE {
+            return Err(Error::InvalidDevice(format!(
+                "no CUDA device has the PCI bus id {bus_id:?} (the form is domain:bus:device.function, e.g. 0000:3b:00.0)"
+            )));
+        }
+        check("cuDeviceGetByPCIBusId", code)?;
+        for ordinal in 0..Self::count()? {
+            let d = Device::new(ordinal)?;
+            if d.raw == raw {
+                return Ok(d);
+            }
+        }
+        Err(Error::InvalidDevice(format!(
+            "the driver found PCI bus id {bus_id:?} but no device ordinal has its handle"
+        )))
+    }
+
+    /// The device's PCI bus id, `domain:bus:device.function`, e.g. `0000:3b:00.0`.
+    pub fn pci_bus_id(&self) -> Result<String> {
+        let mut buf = [0 as std::ffi::c_char; 64];
+        // SAFETY: buf is writable for its whole length, which is what we pass.
+        check("cuDeviceGetPCIBusId", unsafe {
+            sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as i32, self.raw)
+        })?;
+        // SAFETY: the driver NUL-terminates the id within the buffer.
+        let id = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+        Ok(id.to_string_lossy().into_owned())
+    }
+
+    /// True when contexts on this device can map memory of contexts on `peer` (after
+    /// [`Context::enable_peer_access`](crate::Context::enable_peer_access)). A device is never
+    /// its own peer: the driver answers false for `peer == self`.
+    pub fn can_access_peer(&self, peer: Device) -> Result<bool> {
+        let mut can = 0;
+        // SAFETY: can is a valid out-pointer; both handles came from cuDeviceGet.
+        check("cuDeviceCanAccessPeer", unsafe {
+            sys::cuDeviceCanAccessPeer(&mut can, self.raw, peer.raw)
+        })?;
+        Ok(can != 0)
     }
 
     /// The limits a launch on this device must respect, read once per context.

@@ -169,6 +169,25 @@ pub enum Error {
         /// Which argument and how it differs.
         detail: String,
     },
+    /// A copy between contexts on two devices that have not been given peer access.
+    #[error("{operation}: peer access from the context on device {dst_device} to the one on device {src_device} is not enabled; call `enable_peer_access` first (Device::can_access_peer says whether the hardware allows it), or copy through the host")]
+    PeerAccessNotEnabled {
+        /// The operation, e.g. `copy_peer`.
+        operation: &'static str,
+        /// The ordinal of the device copied from.
+        src_device: usize,
+        /// The ordinal of the device copied to.
+        dst_device: usize,
+    },
+    /// An argument the driver would refuse (a flag combination, a format, an extent), caught
+    /// before calling it.
+    #[error("invalid argument to {operation}: {detail}")]
+    InvalidArgument {
+        /// The operation, e.g. `Context::create`.
+        operation: &'static str,
+        /// What is wrong, with the values involved.
+        detail: String,
+    },
 }
 
 impl fmt::Debug for Error {

@@ -1,35 +1,11 @@
 //! A kernel's attributes (registers, memory sizes, limits) and its cache preferences.
 
-use cudarc::driver::sys::{self, CUfunc_cache, CUfunction_attribute as FuncAttr, CUsharedconfig};
+use cudarc::driver::sys::{self, CUfunction_attribute as FuncAttr};
+
+use crate::context_config::{CacheConfig, SharedConfig};
 
 use crate::error::{check, Result};
 use crate::module::Function;
-
-/// How a kernel would like the on-chip memory split between L1 and shared memory
-/// (`cuFuncSetCacheConfig`, PyCUDA's `func_cache`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CacheConfig {
-    /// No preference.
-    PreferNone,
-    /// More shared memory.
-    PreferShared,
-    /// More L1 cache.
-    PreferL1,
-    /// Equal parts.
-    PreferEqual,
-}
-
-/// Shared memory bank width (`cuFuncSetSharedMemConfig`, PyCUDA's `shared_config`). Devices of
-/// compute capability 5.0 and later have fixed banks and ignore this.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SharedConfig {
-    /// The device's default.
-    Default,
-    /// Four-byte banks.
-    FourByte,
-    /// Eight-byte banks.
-    EightByte,
-}
 
 impl Function {
     /// Any `CUfunction_attribute` of the kernel.
@@ -83,12 +59,7 @@ impl Function {
 
     /// Sets the kernel's L1/shared memory preference.
     pub fn set_cache_config(&self, config: CacheConfig) -> Result<()> {
-        let c = match config {
-            CacheConfig::PreferNone => CUfunc_cache::CU_FUNC_CACHE_PREFER_NONE,
-            CacheConfig::PreferShared => CUfunc_cache::CU_FUNC_CACHE_PREFER_SHARED,
-            CacheConfig::PreferL1 => CUfunc_cache::CU_FUNC_CACHE_PREFER_L1,
-            CacheConfig::PreferEqual => CUfunc_cache::CU_FUNC_CACHE_PREFER_EQUAL,
-        };
+        let c = config.raw();
         self.ctx.bind()?;
         // SAFETY: live function, valid enum value.
         check("cuFuncSetCacheConfig", unsafe {
@@ -98,11 +69,7 @@ impl Function {
 
     /// Sets the kernel's shared memory bank width.
     pub fn set_shared_config(&self, config: SharedConfig) -> Result<()> {
-        let c = match config {
-            SharedConfig::Default => CUsharedconfig::CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE,
-            SharedConfig::FourByte => CUsharedconfig::CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE,
-            SharedConfig::EightByte => CUsharedconfig::CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE,
-        };
+        let c = config.raw();
         self.ctx.bind()?;
         // SAFETY: live function, valid enum value.
         check("cuFuncSetSharedMemConfig", unsafe {

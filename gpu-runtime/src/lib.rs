@@ -85,9 +85,14 @@
 //! compiler's log with the offending source lines for a [`CompileError`].
 #![deny(missing_docs)]
 
+mod array;
+mod attributes;
 pub mod cache;
 mod compiler;
 mod context;
+mod context_config;
+mod context_ops;
+mod copy;
 mod device;
 mod driver;
 mod dynamic;
@@ -95,39 +100,58 @@ mod error;
 mod function_attrs;
 mod headers;
 mod host;
+mod ipc;
 mod launch;
 pub mod layout;
 mod link;
+mod memops;
 mod memory;
 mod module;
+mod ndcopy;
 mod nvcc;
 mod nvjitlink;
+mod pitched;
+pub mod profiler;
 mod repr;
 mod source_module;
 mod staging;
 mod stream;
+mod texture;
 mod toolchain;
 mod user_module;
 pub mod vector;
+mod version;
 
+pub use array::{ArrayDescriptor, ArrayElement, ArrayFlags, ArrayFormat, CudaArray};
+pub use attributes::DeviceAttribute;
 pub use cache::{CacheKey, CacheStatus};
 pub use compiler::{compile, nvrtc_version, supported_archs, CompiledModule, Target};
 pub use context::{clear_context_caches, Context};
+pub use context_config::{CacheConfig, ContextFlags, Limit, SharedConfig};
+pub use copy::{Memcpy2D, Memcpy3D};
 pub use device::{Device, DeviceLimits};
 pub use driver::{driver_version, is_available};
 pub use dynamic::{Arg, ArgType, PreparedFunction};
 pub use error::{CompileError, Error, LaunchConfigError, Result};
-pub use function_attrs::{CacheConfig, SharedConfig};
 pub use host::{HostSlice, HostSliceMut};
+pub use ipc::{IpcBuffer, IpcEventHandle, IpcMemHandle};
 pub use launch::{validate as validate_launch, CheckedLaunch, Dim3, KernelLimits};
 pub use link::{linker_available, DynamicModule, LinkInput, LinkedModule};
+pub use memops::{
+    memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async, memcpy_htod, memcpy_htod_async,
+    memcpy_peer, memcpy_peer_async, memset_d16, memset_d2d16, memset_d2d32, memset_d2d8, memset_d32,
+    memset_d8,
+};
 pub use memory::{DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 pub use module::{Function, ModuleSource, SourcePart};
+pub use pitched::PitchedBuffer;
 pub use repr::{DeviceRepr, KernelParam};
 pub use source_module::{CompileReport, Compiler, SourceModule};
-pub use stream::{Event, Stream};
+pub use stream::{Event, EventFlags, Stream, StreamFlags};
+pub use texture::{AddressMode, FilterMode, Surface, SurfaceObject, Texture, TextureDesc, TextureObject};
 pub use user_module::{Global, JitOptions, Module};
 pub use vector::*;
+pub use version::{cuda_version, init, version, VERSION};
 
 pub use gpu_macros::kernel;
 

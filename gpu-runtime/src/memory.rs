@@ -55,6 +55,17 @@ impl<T: DeviceRepr> fmt::Debug for DeviceBuffer<T> {
 }
 
 impl<T: DeviceRepr> DeviceBuffer<T> {
+    /// Takes ownership of `len` elements at `ptr`, allocated with `cuMemAlloc` (or
+    /// `cuMemAllocPitch`) in `ctx`; the buffer frees them.
+    pub(crate) fn from_raw_parts(ctx: &Context, ptr: sys::CUdeviceptr, len: usize) -> Self {
+        DeviceBuffer {
+            ptr,
+            len,
+            ctx: ctx.clone(),
+            _elem: PhantomData,
+        }
+    }
+
     /// Allocates `len` elements. Their contents are whatever the memory held before.
     pub fn uninit(ctx: &Context, len: usize) -> Result<Self> {
         let bytes = len
@@ -369,8 +380,21 @@ impl Context {
         DeviceBuffer::zeros(self, len)
     }
 
-    /// Copies a device buffer into a new `ndarray` array of `shape` (PyCUDA's `from_device`).
-    pub fn from_device<T, Sh, D>(&self, buffer: &DeviceBuffer<T>, shape: Sh) -> Result<Array<T, D>>
+    /// Copies a device buffer into a new `ndarray` array of `shape` (PyCUDA's `from_device`):
+    /// any number of dimensions, C order, or Fortran order with `shape.f()`. The shape may hold
+    /// fewer elements than the buffer (the first ones are copied) but not more.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::{Context, ndarray::ShapeBuilder};
+    /// let ctx = Context::default()?;
+    /// let buf = ctx.to_device(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+    /// let c = ctx.from_device(&buf, (2, 3))?; // rows [1 2 3], [4 5 6]
+    /// let f = ctx.from_device(&buf, (2, 3).f())?; // columns [1 2], [3 4], [5 6]
+    /// assert_eq!(c[[1, 0]], 4.0);
+    /// assert_eq!(f[[1, 0]], 2.0);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn from_device<T, Sh, D>(&self, buffer: &impl DeviceRead<T>, shape: Sh) -> Result<Array<T, D>>
     where
         T: DeviceRepr,
         Sh: ShapeBuilder<Dim = D>,
@@ -381,6 +405,23 @@ impl Context {
                 what: "the device buffer",
             });
         }
-        buffer.to_array(shape)
+        let shape = shape.into_shape_with_order();
+        let n = shape.raw_dim().size_checked().unwrap_or(usize::MAX);
+        if n > buffer.len() {
+            return Err(Error::SizeMismatch {
+                operation: "from_device",
+                detail: format!(
+                    "shape {:?} holds {n} elements but the device buffer holds only {}",
+                    shape.raw_dim().slice(),
+                    buffer.len()
+                ),
+            });
+        }
+        let mut v = Vec::with_capacity(n);
+        copy_dtoh_spare(self, buffer.device_ptr(), n, &mut v)?;
+        Array::from_shape_vec(shape, v).map_err(|e| Error::SizeMismatch {
+            operation: "from_device",
+            detail: e.to_string(),
+        })
     }
 }

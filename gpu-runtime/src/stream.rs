@@ -27,16 +27,84 @@ impl std::fmt::Debug for Stream {
     }
 }
 
+/// Flags for [`Stream::with_flags`] (PyCUDA's `Stream(flags)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum StreamFlags {
+    /// Work on the stream is ordered with the legacy default stream (`CU_STREAM_DEFAULT`).
+    #[default]
+    Default,
+    /// Work on the stream may run concurrently with the legacy default stream
+    /// (`CU_STREAM_NON_BLOCKING`).
+    NonBlocking,
+}
+
+/// Flags for [`Event::with_flags`] (PyCUDA's `event_flags`), combined with `|`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct EventFlags(u32);
+
+impl EventFlags {
+    /// An event that records timing (`CU_EVENT_DEFAULT`).
+    pub const DEFAULT: EventFlags = EventFlags(0);
+    /// Waiting on the event blocks the host thread instead of spinning.
+    pub const BLOCKING_SYNC: EventFlags = EventFlags(1);
+    /// The event records no timing, which makes it cheaper to record and wait on.
+    pub const DISABLE_TIMING: EventFlags = EventFlags(2);
+    /// The event may be shared with another process ([`Event::ipc_handle`]); needs
+    /// `DISABLE_TIMING` too.
+    pub const INTERPROCESS: EventFlags = EventFlags(4);
+
+    /// The raw `CU_EVENT_*` bits.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// True when every flag in `other` is set in `self`.
+    pub const fn contains(self, other: EventFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl std::ops::BitOr for EventFlags {
+    type Output = EventFlags;
+    fn bitor(self, rhs: EventFlags) -> EventFlags {
+        EventFlags(self.0 | rhs.0)
+    }
+}
+
 impl Stream {
     /// A new stream in `ctx`.
     pub fn new(ctx: &Context) -> Result<Stream> {
+        Self::with_flags(ctx, StreamFlags::Default)
+    }
+
+    /// A new stream in `ctx` with `flags`.
+    pub fn with_flags(ctx: &Context, flags: StreamFlags) -> Result<Stream> {
         ctx.bind()?;
+        let bits = match flags {
+            StreamFlags::Default => 0,
+            StreamFlags::NonBlocking => 1,
+        };
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer; the context is current.
-        check("cuStreamCreate", unsafe { sys::cuStreamCreate(&mut raw, 0) })?;
+        check("cuStreamCreate", unsafe { sys::cuStreamCreate(&mut raw, bits) })?;
         Ok(Stream {
             raw,
             ctx: ctx.clone(),
+        })
+    }
+
+    /// The flags the stream was created with.
+    pub fn flags(&self) -> Result<StreamFlags> {
+        self.ctx.bind()?;
+        let mut bits = 0;
+        // SAFETY: valid out-pointer; the stream is live.
+        check("cuStreamGetFlags", unsafe {
+            sys::cuStreamGetFlags(self.raw, &mut bits)
+        })?;
+        Ok(if bits & 1 != 0 {
+            StreamFlags::NonBlocking
+        } else {
+            StreamFlags::Default
         })
     }
 
@@ -113,14 +181,46 @@ impl std::fmt::Debug for Event {
 impl Event {
     /// A new event that records timing (flag `CU_EVENT_DEFAULT`).
     pub fn new(ctx: &Context) -> Result<Event> {
+        Self::with_flags(ctx, EventFlags::DEFAULT)
+    }
+
+    /// A new event with `flags`.
+    pub fn with_flags(ctx: &Context, flags: EventFlags) -> Result<Event> {
+        if flags.bits() & !7 != 0 {
+            return Err(Error::InvalidArgument {
+                operation: "Event::with_flags",
+                detail: format!("unknown event flag bits {:#x}", flags.bits() & !7),
+            });
+        }
+        if flags.contains(EventFlags::INTERPROCESS) && !flags.contains(EventFlags::DISABLE_TIMING) {
+            return Err(Error::InvalidArgument {
+                operation: "Event::with_flags",
+                detail: "an INTERPROCESS event must also be DISABLE_TIMING".to_owned(),
+            });
+        }
         ctx.bind()?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer; the context is current.
-        check("cuEventCreate", unsafe { sys::cuEventCreate(&mut raw, 0) })?;
+        check("cuEventCreate", unsafe {
+            sys::cuEventCreate(&mut raw, flags.bits())
+        })?;
         Ok(Event {
             raw,
             ctx: ctx.clone(),
         })
+    }
+
+    /// An event made from a driver handle this value will own and destroy.
+    pub(crate) fn from_raw(raw: sys::CUevent, ctx: &Context) -> Event {
+        Event {
+            raw,
+            ctx: ctx.clone(),
+        }
+    }
+
+    /// The context the event belongs to.
+    pub fn context(&self) -> &Context {
+        &self.ctx
     }
 
     /// The driver's handle.

@@ -1,0 +1,197 @@
+//! Sharing device memory and events with other processes (PyCUDA's `mem_get_ipc_handle`,
+//! `IPCMemoryHandle` and `Event.ipc_handle`).
+//!
+//! A handle is 64 opaque bytes: send [`IpcMemHandle::to_bytes`] to the other process by any
+//! means (a pipe, a file, a socket) and open it there. The driver refuses to open a handle in
+//! the process that made it.
+
+use std::marker::PhantomData;
+
+use cudarc::driver::sys;
+
+use crate::context::Context;
+use crate::error::{check, Error, Result};
+use crate::memory::{DeviceBuffer, DeviceRead, DeviceWrite};
+use crate::repr::DeviceRepr;
+use crate::stream::Event;
+
+/// A handle to a device allocation that another process can open.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IpcMemHandle([u8; 64]);
+
+/// A handle to an interprocess event that another process can open.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IpcEventHandle([u8; 64]);
+
+macro_rules! handle_bytes {
+    ($t:ident) => {
+        impl $t {
+            /// The handle's bytes, to send to another process.
+            pub fn to_bytes(&self) -> [u8; 64] {
+                self.0
+            }
+
+            /// A handle from bytes received from another process.
+            pub fn from_bytes(bytes: [u8; 64]) -> Self {
+                $t(bytes)
+            }
+        }
+
+        impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}(", stringify!($t))?;
+                for b in &self.0[..8] {
+                    write!(f, "{b:02x}")?;
+                }
+                write!(f, "…)")
+            }
+        }
+    };
+}
+handle_bytes!(IpcMemHandle);
+handle_bytes!(IpcEventHandle);
+
+fn to_bytes(reserved: &[std::ffi::c_char; 64]) -> [u8; 64] {
+    reserved.map(|c| c as u8)
+}
+
+fn from_bytes(bytes: &[u8; 64]) -> [std::ffi::c_char; 64] {
+    bytes.map(|b| b as std::ffi::c_char)
+}
+
+impl<T: DeviceRepr> DeviceBuffer<T> {
+    /// A handle another process can open with [`IpcMemHandle::open`] (PyCUDA's
+    /// `mem_get_ipc_handle`). The buffer must stay alive while the other process uses it.
+    pub fn ipc_handle(&self) -> Result<IpcMemHandle> {
+        if self.device_ptr() == 0 {
+            return Err(Error::InvalidArgument {
+                operation: "DeviceBuffer::ipc_handle",
+                detail: "an empty buffer has no allocation to share".to_owned(),
+            });
+        }
+        self.context().bind()?;
+        // SAFETY: a plain C struct of bytes.
+        let mut h: sys::CUipcMemHandle = unsafe { std::mem::zeroed() };
+        // SAFETY: valid out-pointer; the pointer is the start of a cuMemAlloc allocation.
+        check("cuIpcGetMemHandle", unsafe {
+            sys::cuIpcGetMemHandle(&mut h, self.device_ptr())
+        })?;
+        Ok(IpcMemHandle(to_bytes(&h.reserved)))
+    }
+}
+
+impl IpcMemHandle {
+    /// Maps the allocation another process shared into `ctx` as `len` elements of `T`
+    /// (PyCUDA's `IPCMemoryHandle`); unmapped when the returned value is dropped. `len` is
+    /// checked against the size of the shared allocation.
+    pub fn open<T: DeviceRepr>(&self, ctx: &Context, len: usize) -> Result<IpcBuffer<T>> {
+        ctx.bind()?;
+        // SAFETY: a plain C struct of bytes.
+        let mut h: sys::CUipcMemHandle = unsafe { std::mem::zeroed() };
+        h.reserved = from_bytes(&self.0);
+        let mut ptr = 0;
+        // SAFETY: valid out-pointer; the context is current. Flag 1 lets the driver enable peer
+        // access if the memory is on another device.
+        check("cuIpcOpenMemHandle", unsafe {
+            sys::cuIpcOpenMemHandle_v2(&mut ptr, h, 1)
+        })?;
+        let buf = IpcBuffer {
+            ptr,
+            len,
+            ctx: ctx.clone(),
+            _elem: PhantomData,
+        };
+        let (mut base, mut size) = (0, 0);
+        // SAFETY: valid out-pointers; ptr was just mapped.
+        check("cuMemGetAddressRange", unsafe {
+            sys::cuMemGetAddressRange_v2(&mut base, &mut size, ptr)
+        })?;
+        let want = len.saturating_mul(std::mem::size_of::<T>());
+        if want > size {
+            return Err(Error::SizeMismatch {
+                operation: "IpcMemHandle::open",
+                detail: format!(
+                    "{len} elements of {} bytes need {want} bytes but the shared allocation holds {size}",
+                    std::mem::size_of::<T>()
+                ),
+            });
+        }
+        Ok(buf)
+    }
+}
+
+/// Device memory of another process, mapped into this one; unmapped when dropped.
+pub struct IpcBuffer<T> {
+    ptr: sys::CUdeviceptr,
+    len: usize,
+    ctx: Context,
+    _elem: PhantomData<T>,
+}
+
+impl<T> std::fmt::Debug for IpcBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "IpcBuffer({:#x}, len {})", self.ptr, self.len)
+    }
+}
+
+impl<T: DeviceRepr> IpcBuffer<T> {
+    /// A copy of the contents.
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        self.ctx
+            .from_device(self, self.len)
+            .map(|a| a.into_raw_vec_and_offset().0)
+    }
+}
+
+impl<T> DeviceRead<T> for IpcBuffer<T> {
+    fn device_ptr(&self) -> sys::CUdeviceptr {
+        self.ptr
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn context(&self) -> &Context {
+        &self.ctx
+    }
+}
+impl<T> DeviceWrite<T> for IpcBuffer<T> {}
+
+impl<T> Drop for IpcBuffer<T> {
+    fn drop(&mut self) {
+        if self.ctx.bind().is_ok() {
+            // SAFETY: unmaps the mapping made in open, exactly once.
+            unsafe {
+                sys::cuIpcCloseMemHandle(self.ptr);
+            }
+        }
+    }
+}
+
+impl Event {
+    /// A handle another process can open with [`Event::from_ipc_handle`]. The event must have
+    /// been created with `EventFlags::INTERPROCESS | EventFlags::DISABLE_TIMING`.
+    pub fn ipc_handle(&self) -> Result<IpcEventHandle> {
+        self.context().bind()?;
+        // SAFETY: a plain C struct of bytes.
+        let mut h: sys::CUipcEventHandle = unsafe { std::mem::zeroed() };
+        // SAFETY: valid out-pointer; the event is live.
+        check("cuIpcGetEventHandle", unsafe {
+            sys::cuIpcGetEventHandle(&mut h, self.raw())
+        })?;
+        Ok(IpcEventHandle(to_bytes(&h.reserved)))
+    }
+
+    /// Opens an event another process shared.
+    pub fn from_ipc_handle(ctx: &Context, handle: &IpcEventHandle) -> Result<Event> {
+        ctx.bind()?;
+        // SAFETY: a plain C struct of bytes.
+        let mut h: sys::CUipcEventHandle = unsafe { std::mem::zeroed() };
+        h.reserved = from_bytes(&handle.0);
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the context is current.
+        check("cuIpcOpenEventHandle", unsafe {
+            sys::cuIpcOpenEventHandle(&mut raw, h)
+        })?;
+        Ok(Event::from_raw(raw, ctx))
+    }
+}

@@ -1,0 +1,393 @@
+//! Unstructured transfers and memsets on device memory (PyCUDA's `memcpy_*` and `memset_*`).
+//!
+//! Every function takes typed memory ([`DeviceRead`] / [`DeviceWrite`] and host slices of the
+//! same element type), so an element-type mismatch does not compile, and checks lengths,
+//! contexts and peer access before calling the driver.
+
+use cudarc::driver::sys;
+
+use crate::context::Context;
+use crate::error::{check, Error, Result};
+use crate::host::{HostSlice, HostSliceMut};
+use crate::memory::{DeviceRead, DeviceWrite};
+use crate::repr::DeviceRepr;
+use crate::stream::Stream;
+
+fn same_len(operation: &'static str, dst: usize, src: usize, unit: &str) -> Result<()> {
+    if dst != src {
+        return Err(Error::SizeMismatch {
+            operation,
+            detail: format!("the destination holds {dst} {unit} but the source holds {src}"),
+        });
+    }
+    Ok(())
+}
+
+fn same_context(a: &Context, b: &Context, what: &'static str) -> Result<()> {
+    if a != b {
+        return Err(Error::WrongContext { what });
+    }
+    Ok(())
+}
+
+fn on_stream(ctx: &Context, stream: &Stream) -> Result<()> {
+    same_context(ctx, stream.context(), "the stream")
+}
+
+/// Copies host data into device memory of the same length (PyCUDA's `memcpy_htod`).
+pub fn memcpy_htod<T: DeviceRepr>(
+    dst: &mut impl DeviceWrite<T>,
+    src: &(impl HostSlice<T> + ?Sized),
+) -> Result<()> {
+    let src = src.host_slice()?;
+    same_len("memcpy_htod", dst.len(), src.len(), "elements")?;
+    crate::memory::copy_htod(dst.context(), dst.device_ptr(), dst.len(), src)
+}
+
+/// Copies device memory into host memory of the same length (PyCUDA's `memcpy_dtoh`).
+pub fn memcpy_dtoh<T: DeviceRepr>(
+    dst: &mut (impl HostSliceMut<T> + ?Sized),
+    src: &impl DeviceRead<T>,
+) -> Result<()> {
+    let dst = dst.host_slice_mut()?;
+    same_len("memcpy_dtoh", dst.len(), src.len(), "elements")?;
+    crate::memory::copy_dtoh(src.context(), src.device_ptr(), src.len(), dst)
+}
+
+/// Copies device memory to device memory of the same length, in one context (PyCUDA's
+/// `memcpy_dtod`). Across contexts use [`memcpy_peer`].
+pub fn memcpy_dtod<T: DeviceRepr>(dst: &mut impl DeviceWrite<T>, src: &impl DeviceRead<T>) -> Result<()> {
+    same_len("memcpy_dtod", dst.len(), src.len(), "elements")?;
+    same_context(
+        dst.context(),
+        src.context(),
+        "the source of memcpy_dtod (use memcpy_peer across contexts)",
+    )?;
+    let bytes = dst.len() * std::mem::size_of::<T>();
+    if bytes == 0 {
+        return Ok(());
+    }
+    dst.context().bind()?;
+    // SAFETY: both ranges are live allocations of `bytes` bytes in the current context.
+    check("cuMemcpyDtoD", unsafe {
+        sys::cuMemcpyDtoD_v2(dst.device_ptr(), src.device_ptr(), bytes)
+    })
+}
+
+/// Queues a host-to-device copy on `stream` (PyCUDA's `memcpy_htod_async`).
+///
+/// The copy is truly asynchronous only from page-locked host memory; from ordinary memory the
+/// driver stages it before returning.
+///
+/// # Safety
+/// `src` must stay alive and unmodified until the copy has finished (synchronise `stream` or
+/// an event recorded after it): the borrow ends when this function returns, the copy may not.
+pub unsafe fn memcpy_htod_async<T: DeviceRepr>(
+    dst: &mut impl DeviceWrite<T>,
+    src: &[T],
+    stream: &Stream,
+) -> Result<()> {
+    same_len("memcpy_htod_async", dst.len(), src.len(), "elements")?;
+    on_stream(dst.context(), stream)?;
+    if src.is_empty() {
+        return Ok(());
+    }
+    dst.context().bind()?;
+    // SAFETY: lengths match; the caller keeps src alive until the copy completes.
+    check("cuMemcpyHtoDAsync", unsafe {
+        sys::cuMemcpyHtoDAsync_v2(
+            dst.device_ptr(),
+            src.as_ptr().cast(),
+            std::mem::size_of_val(src),
+            stream.raw(),
+        )
+    })
+}
+
+/// Queues a device-to-host copy on `stream` (PyCUDA's `memcpy_dtoh_async`).
+///
+/// # Safety
+/// `dst` must stay alive, and must not be read or written, until the copy has finished
+/// (synchronise `stream` or an event recorded after it).
+pub unsafe fn memcpy_dtoh_async<T: DeviceRepr>(
+    dst: &mut [T],
+    src: &impl DeviceRead<T>,
+    stream: &Stream,
+) -> Result<()> {
+    same_len("memcpy_dtoh_async", dst.len(), src.len(), "elements")?;
+    on_stream(src.context(), stream)?;
+    if dst.is_empty() {
+        return Ok(());
+    }
+    src.context().bind()?;
+    // SAFETY: lengths match; the caller keeps dst alive and untouched until the copy completes;
+    // any bytes are a valid T (DeviceRepr).
+    check("cuMemcpyDtoHAsync", unsafe {
+        sys::cuMemcpyDtoHAsync_v2(
+            dst.as_mut_ptr().cast(),
+            src.device_ptr(),
+            std::mem::size_of_val(dst),
+            stream.raw(),
+        )
+    })
+}
+
+/// Queues a device-to-device copy on `stream` (PyCUDA's `memcpy_dtod_async`).
+pub fn memcpy_dtod_async<T: DeviceRepr>(
+    dst: &mut impl DeviceWrite<T>,
+    src: &impl DeviceRead<T>,
+    stream: &Stream,
+) -> Result<()> {
+    same_len("memcpy_dtod_async", dst.len(), src.len(), "elements")?;
+    same_context(
+        dst.context(),
+        src.context(),
+        "the source of memcpy_dtod_async (use memcpy_peer_async across contexts)",
+    )?;
+    on_stream(dst.context(), stream)?;
+    let bytes = dst.len() * std::mem::size_of::<T>();
+    if bytes == 0 {
+        return Ok(());
+    }
+    dst.context().bind()?;
+    // SAFETY: both ranges are live allocations of `bytes` bytes; device memory is freed only
+    // after queued work on it (cuMemFree synchronises).
+    check("cuMemcpyDtoDAsync", unsafe {
+        sys::cuMemcpyDtoDAsync_v2(dst.device_ptr(), src.device_ptr(), bytes, stream.raw())
+    })
+}
+
+/// Whether a copy from `src` to `dst` may go ahead: always within one device; across devices
+/// only once peer access was enabled in either direction.
+pub(crate) fn peer_allowed(operation: &'static str, src: &Context, dst: &Context) -> Result<()> {
+    peer_decision(
+        operation,
+        src.device().ordinal(),
+        dst.device().ordinal(),
+        dst.has_peer_access(src) || src.has_peer_access(dst),
+    )
+}
+
+fn peer_decision(operation: &'static str, src_device: usize, dst_device: usize, enabled: bool) -> Result<()> {
+    if src_device == dst_device || enabled {
+        Ok(())
+    } else {
+        Err(Error::PeerAccessNotEnabled {
+            operation,
+            src_device,
+            dst_device,
+        })
+    }
+}
+
+/// Copies between memory of two contexts, e.g. on two GPUs (PyCUDA's `memcpy_peer`). Across
+/// devices, peer access must have been enabled ([`Context::enable_peer_access`]); within one
+/// device (a primary and a [`Context::create`]d context) it needs none.
+pub fn memcpy_peer<T: DeviceRepr>(dst: &mut impl DeviceWrite<T>, src: &impl DeviceRead<T>) -> Result<()> {
+    same_len("memcpy_peer", dst.len(), src.len(), "elements")?;
+    peer_allowed("memcpy_peer", src.context(), dst.context())?;
+    let bytes = dst.len() * std::mem::size_of::<T>();
+    if bytes == 0 {
+        return Ok(());
+    }
+    dst.context().bind()?;
+    // SAFETY: both ranges are live allocations of `bytes` bytes in the contexts named.
+    check("cuMemcpyPeer", unsafe {
+        sys::cuMemcpyPeer(
+            dst.device_ptr(),
+            dst.context().raw(),
+            src.device_ptr(),
+            src.context().raw(),
+            bytes,
+        )
+    })
+}
+
+/// [`memcpy_peer`] queued on `stream` (a stream of the destination's context).
+pub fn memcpy_peer_async<T: DeviceRepr>(
+    dst: &mut impl DeviceWrite<T>,
+    src: &impl DeviceRead<T>,
+    stream: &Stream,
+) -> Result<()> {
+    same_len("memcpy_peer_async", dst.len(), src.len(), "elements")?;
+    peer_allowed("memcpy_peer_async", src.context(), dst.context())?;
+    on_stream(dst.context(), stream)?;
+    let bytes = dst.len() * std::mem::size_of::<T>();
+    if bytes == 0 {
+        return Ok(());
+    }
+    dst.context().bind()?;
+    // SAFETY: as in memcpy_peer; device memory outlives queued work (cuMemFree synchronises).
+    check("cuMemcpyPeerAsync", unsafe {
+        sys::cuMemcpyPeerAsync(
+            dst.device_ptr(),
+            dst.context().raw(),
+            src.device_ptr(),
+            src.context().raw(),
+            bytes,
+            stream.raw(),
+        )
+    })
+}
+
+/// Checks that `count` units of `unit` bytes fit into `dst` and that `dst` is aligned for them.
+fn memset_fits<T>(
+    operation: &'static str,
+    dst: &impl DeviceRead<T>,
+    unit: usize,
+    count: usize,
+) -> Result<()> {
+    let bytes = dst.len() * std::mem::size_of::<T>();
+    let need = count.saturating_mul(unit);
+    if need > bytes {
+        return Err(Error::SizeMismatch {
+            operation,
+            detail: format!(
+                "{count} values of {unit} bytes ({need} bytes) do not fit in {bytes} bytes of device memory"
+            ),
+        });
+    }
+    if dst.device_ptr() % unit as u64 != 0 {
+        return Err(Error::InvalidArgument {
+            operation,
+            detail: format!(
+                "the address {:#x} is not aligned to {unit} bytes",
+                dst.device_ptr()
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// Checks a 2D memset of `width` units by `height` rows, `pitch` bytes apart.
+fn memset_2d_fits<T>(
+    operation: &'static str,
+    dst: &impl DeviceRead<T>,
+    pitch: usize,
+    unit: usize,
+    width: usize,
+    height: usize,
+) -> Result<()> {
+    let bytes = dst.len() * std::mem::size_of::<T>();
+    let row = width.saturating_mul(unit);
+    if height > 1 && row > pitch {
+        return Err(Error::InvalidArgument {
+            operation,
+            detail: format!("a row of {width} values of {unit} bytes ({row} bytes) is wider than the pitch of {pitch} bytes"),
+        });
+    }
+    let need = if width == 0 || height == 0 {
+        0
+    } else {
+        (height - 1)
+            .checked_mul(pitch)
+            .and_then(|b| b.checked_add(row))
+            .unwrap_or(usize::MAX)
+    };
+    if need > bytes {
+        return Err(Error::SizeMismatch {
+            operation,
+            detail: format!(
+                "{height} rows of {row} bytes, {pitch} bytes apart, need {need} bytes but the device memory holds {bytes}"
+            ),
+        });
+    }
+    // unit is 1, 2 or 4: a power of two.
+    if dst.device_ptr() & (unit as u64 - 1) != 0 || pitch & (unit - 1) != 0 {
+        return Err(Error::InvalidArgument {
+            operation,
+            detail: format!(
+                "the address {:#x} and the pitch {pitch} must be multiples of {unit} bytes",
+                dst.device_ptr()
+            ),
+        });
+    }
+    Ok(())
+}
+
+macro_rules! memset_fns {
+    ($(($name:ident, $name2d:ident, $v:ty, $call:ident, $call2d:ident, $cname:literal, $cname2d:literal)),*) => {$(
+        #[doc = concat!("Sets the first `count` ", stringify!($v), " values of `dst` to `value` (PyCUDA's `", stringify!($name), "`).")]
+        pub fn $name<T>(dst: &mut impl DeviceWrite<T>, value: $v, count: usize) -> Result<()> {
+            memset_fits(stringify!($name), dst, std::mem::size_of::<$v>(), count)?;
+            if count == 0 {
+                return Ok(());
+            }
+            dst.context().bind()?;
+            // SAFETY: count values fit in the live allocation (checked above).
+            check($cname, unsafe { sys::$call(dst.device_ptr(), value, count) })
+        }
+
+        #[doc = concat!("Sets `width` ", stringify!($v), " values in each of `height` rows, `pitch` bytes apart, to `value` (PyCUDA's `", stringify!($name2d), "`).")]
+        pub fn $name2d<T>(
+            dst: &mut impl DeviceWrite<T>,
+            pitch: usize,
+            value: $v,
+            width: usize,
+            height: usize,
+        ) -> Result<()> {
+            memset_2d_fits(stringify!($name2d), dst, pitch, std::mem::size_of::<$v>(), width, height)?;
+            if width == 0 || height == 0 {
+                return Ok(());
+            }
+            dst.context().bind()?;
+            // SAFETY: every row lies in the live allocation (checked above).
+            check($cname2d, unsafe { sys::$call2d(dst.device_ptr(), pitch, value, width, height) })
+        }
+    )*};
+}
+
+memset_fns!(
+    (
+        memset_d8,
+        memset_d2d8,
+        u8,
+        cuMemsetD8_v2,
+        cuMemsetD2D8_v2,
+        "cuMemsetD8",
+        "cuMemsetD2D8"
+    ),
+    (
+        memset_d16,
+        memset_d2d16,
+        u16,
+        cuMemsetD16_v2,
+        cuMemsetD2D16_v2,
+        "cuMemsetD16",
+        "cuMemsetD2D16"
+    ),
+    (
+        memset_d32,
+        memset_d2d32,
+        u32,
+        cuMemsetD32_v2,
+        cuMemsetD2D32_v2,
+        "cuMemsetD32",
+        "cuMemsetD2D32"
+    )
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peer_copies_across_devices_need_peer_access() {
+        assert!(peer_decision("memcpy_peer", 0, 0, false).is_ok());
+        assert!(peer_decision("memcpy_peer", 0, 1, true).is_ok());
+        let e = peer_decision("memcpy_peer", 1, 0, false).unwrap_err();
+        assert!(matches!(
+            e,
+            Error::PeerAccessNotEnabled {
+                src_device: 1,
+                dst_device: 0,
+                ..
+            }
+        ));
+        let msg = e.to_string();
+        assert!(
+            msg.contains("device 0") && msg.contains("device 1") && msg.contains("enable_peer_access"),
+            "{msg}"
+        );
+    }
+}

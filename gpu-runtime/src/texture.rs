@@ -1,0 +1,306 @@
+//! Texture and surface objects: read CUDA arrays or linear memory through the texture units,
+//! write arrays through surfaces, from any `#[kernel]` (CUDA 12 removed texture and surface
+//! *references*; objects replace them).
+//!
+//! A [`Texture`] or [`Surface`] owns the driver object and borrows the memory behind it, so
+//! the memory cannot be freed (or, for linear memory, written from the host) while the object
+//! exists. A kernel takes the object's handle by value: a [`TextureObject`] for a C
+//! `cudaTextureObject_t` parameter, a [`SurfaceObject`] for `cudaSurfaceObject_t`. Handles are
+//! plain 64-bit values, like device pointers in C: keep the [`Texture`] or [`Surface`] alive
+//! until the kernels given its handle have finished (a synchronous call, or a synchronised
+//! stream). Using a handle after that reads an invalid object on the device; it cannot touch
+//! host memory.
+//!
+//! ```no_run
+//! use gpu_runtime::{kernel, ArrayDescriptor, Context, CudaArray, Texture, TextureDesc, TextureObject};
+//!
+//! #[kernel(r#"
+//! __global__ void sample(cudaTextureObject_t tex, float *out, int w, int h) {
+//!     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+//!     if (x < w && y < h) out[y * w + x] = tex2D<float>(tex, x + 0.5f, y + 0.5f);
+//! }"#)]
+//! fn sample(tex: TextureObject, #[Out] out: &mut [f32], w: i32, h: i32);
+//!
+//! let ctx = Context::default()?;
+//! let mut array = CudaArray::new(&ctx, ArrayDescriptor::new_2d::<f32>(64, 32))?;
+//! array.copy_from_host(&vec![1.5f32; 64 * 32])?;
+//! let tex = Texture::from_array(&array, &TextureDesc::default())?;
+//! let mut out = vec![0f32; 64 * 32];
+//! sample(&ctx, (1, 32), 64, tex.object(), &mut out, 64, 32)?;
+//! # Ok::<(), gpu_runtime::Error>(())
+//! ```
+
+use std::marker::PhantomData;
+
+use cudarc::driver::sys;
+
+use crate::array::{ArrayElement, ArrayFlags, CudaArray};
+use crate::context::Context;
+use crate::error::{check, Error, Result};
+use crate::memory::DeviceRead;
+use crate::pitched::PitchedBuffer;
+use crate::repr::DeviceRepr;
+
+/// A texture object's handle, what a kernel's `cudaTextureObject_t` parameter takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct TextureObject(pub u64);
+
+/// A surface object's handle, what a kernel's `cudaSurfaceObject_t` parameter takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct SurfaceObject(pub u64);
+
+// SAFETY: a 64-bit integer handle (C `unsigned long long`), any value of which is a valid
+// Rust value; it may be stored in device memory (bindless textures) and passed by value.
+unsafe impl DeviceRepr for TextureObject {}
+// SAFETY: as above.
+unsafe impl DeviceRepr for SurfaceObject {}
+
+/// What happens to coordinates outside the texture (PyCUDA's `address_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum AddressMode {
+    /// Wrap around (normalised coordinates only).
+    Wrap,
+    /// Clamp to the edge.
+    #[default]
+    Clamp,
+    /// Mirror (normalised coordinates only).
+    Mirror,
+    /// Return the border colour.
+    Border,
+}
+
+/// How texels are filtered (PyCUDA's `filter_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FilterMode {
+    /// The nearest texel.
+    #[default]
+    Point,
+    /// Linear interpolation between neighbouring texels (float results only).
+    Linear,
+}
+
+/// How a texture is sampled.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextureDesc {
+    /// Address mode for x, y and z.
+    pub address_mode: [AddressMode; 3],
+    /// Filtering.
+    pub filter_mode: FilterMode,
+    /// Coordinates in `[0, 1)` instead of `[0, width)`.
+    pub normalized_coords: bool,
+    /// Integer formats are read as integers (true) or as floats normalised to `[0, 1]` /
+    /// `[-1, 1]` (false).
+    pub read_as_integer: bool,
+    /// The colour returned outside the texture with [`AddressMode::Border`].
+    pub border_color: [f32; 4],
+}
+
+impl Default for TextureDesc {
+    /// Clamped, point-sampled, unnormalised coordinates, integers read as integers.
+    fn default() -> Self {
+        TextureDesc {
+            address_mode: [AddressMode::Clamp; 3],
+            filter_mode: FilterMode::Point,
+            normalized_coords: false,
+            read_as_integer: true,
+            border_color: [0.0; 4],
+        }
+    }
+}
+
+impl TextureDesc {
+    fn raw(&self) -> sys::CUDA_TEXTURE_DESC {
+        let mut d = sys::CUDA_TEXTURE_DESC {
+            addressMode: [sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP; 3],
+            filterMode: sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+            flags: 0,
+            maxAnisotropy: 0,
+            mipmapFilterMode: sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+            mipmapLevelBias: 0.0,
+            minMipmapLevelClamp: 0.0,
+            maxMipmapLevelClamp: 0.0,
+            borderColor: [0.0; 4],
+            reserved: [0; 12],
+        };
+        for (raw, mode) in d.addressMode.iter_mut().zip(self.address_mode) {
+            *raw = match mode {
+                AddressMode::Wrap => sys::CUaddress_mode::CU_TR_ADDRESS_MODE_WRAP,
+                AddressMode::Clamp => sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP,
+                AddressMode::Mirror => sys::CUaddress_mode::CU_TR_ADDRESS_MODE_MIRROR,
+                AddressMode::Border => sys::CUaddress_mode::CU_TR_ADDRESS_MODE_BORDER,
+            };
+        }
+        d.filterMode = match self.filter_mode {
+            FilterMode::Point => sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+            FilterMode::Linear => sys::CUfilter_mode::CU_TR_FILTER_MODE_LINEAR,
+        };
+        d.flags = if self.normalized_coords {
+            sys::CU_TRSF_NORMALIZED_COORDINATES
+        } else {
+            0
+        } | if self.read_as_integer {
+            sys::CU_TRSF_READ_AS_INTEGER
+        } else {
+            0
+        };
+        d.borderColor = self.border_color;
+        d
+    }
+}
+
+/// A texture object over memory borrowed for `'a`; destroyed when dropped.
+pub struct Texture<'a> {
+    raw: sys::CUtexObject,
+    ctx: Context,
+    _memory: PhantomData<&'a ()>,
+}
+
+impl std::fmt::Debug for Texture<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Texture({:#x})", self.raw)
+    }
+}
+
+fn resource_desc(res_type: sys::CUresourcetype) -> sys::CUDA_RESOURCE_DESC {
+    sys::CUDA_RESOURCE_DESC {
+        resType: res_type,
+        res: sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1 {
+            reserved: sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_5 { reserved: [0; 32] },
+        },
+        flags: 0,
+    }
+}
+
+impl<'a> Texture<'a> {
+    fn create(ctx: &Context, res: &sys::CUDA_RESOURCE_DESC, desc: &TextureDesc) -> Result<Texture<'a>> {
+        let tex = desc.raw();
+        ctx.bind()?;
+        let mut raw = 0;
+        // SAFETY: valid out-pointer and descriptors; the memory they name is borrowed for 'a.
+        check("cuTexObjectCreate", unsafe {
+            sys::cuTexObjectCreate(&mut raw, res, &tex, std::ptr::null())
+        })?;
+        Ok(Texture {
+            raw,
+            ctx: ctx.clone(),
+            _memory: PhantomData,
+        })
+    }
+
+    /// A texture reading a CUDA array (`tex1D`, `tex2D`, `tex3D` in the kernel).
+    pub fn from_array(array: &'a CudaArray, desc: &TextureDesc) -> Result<Texture<'a>> {
+        let mut res = resource_desc(sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY);
+        res.res.array.hArray = array.raw();
+        Self::create(array.context(), &res, desc)
+    }
+
+    /// A texture reading linear device memory (`tex1Dfetch` in the kernel).
+    pub fn from_linear<T: ArrayElement>(
+        memory: &'a impl DeviceRead<T>,
+        desc: &TextureDesc,
+    ) -> Result<Texture<'a>> {
+        let mut res = resource_desc(sys::CUresourcetype::CU_RESOURCE_TYPE_LINEAR);
+        res.res.linear = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3 {
+            devPtr: memory.device_ptr(),
+            format: T::FORMAT.raw(),
+            numChannels: T::CHANNELS,
+            sizeInBytes: memory.len() * std::mem::size_of::<T>(),
+        };
+        Self::create(memory.context(), &res, desc)
+    }
+
+    /// A 2D texture reading pitched device memory (`tex2D` in the kernel).
+    pub fn from_pitched<T: ArrayElement>(
+        memory: &'a PitchedBuffer<T>,
+        desc: &TextureDesc,
+    ) -> Result<Texture<'a>> {
+        let mut res = resource_desc(sys::CUresourcetype::CU_RESOURCE_TYPE_PITCH2D);
+        res.res.pitch2D = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_4 {
+            devPtr: memory.device_ptr(),
+            format: T::FORMAT.raw(),
+            numChannels: T::CHANNELS,
+            width: memory.width(),
+            height: memory.height(),
+            pitchInBytes: memory.pitch(),
+        };
+        Self::create(memory.context(), &res, desc)
+    }
+
+    /// The handle to pass to a kernel's `cudaTextureObject_t` parameter.
+    pub fn object(&self) -> TextureObject {
+        TextureObject(self.raw)
+    }
+}
+
+impl Drop for Texture<'_> {
+    fn drop(&mut self) {
+        if self.ctx.bind().is_ok() {
+            // SAFETY: destroys the object made in create, exactly once.
+            unsafe {
+                sys::cuTexObjectDestroy(self.raw);
+            }
+        }
+    }
+}
+
+/// A surface object over a CUDA array borrowed for `'a`; destroyed when dropped.
+///
+/// Kernels write the array through it (`surf2Dwrite`), so the array must have been created
+/// with [`ArrayFlags::SURFACE_LDST`].
+pub struct Surface<'a> {
+    raw: sys::CUsurfObject,
+    ctx: Context,
+    _memory: PhantomData<&'a CudaArray>,
+}
+
+impl std::fmt::Debug for Surface<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Surface({:#x})", self.raw)
+    }
+}
+
+impl<'a> Surface<'a> {
+    /// A surface over `array`, which needs [`ArrayFlags::SURFACE_LDST`].
+    pub fn new(array: &'a CudaArray) -> Result<Surface<'a>> {
+        if !array.descriptor().flags.contains(ArrayFlags::SURFACE_LDST) {
+            return Err(Error::InvalidArgument {
+                operation: "Surface::new",
+                detail: format!(
+                    "the array was created with flags {:#x}, without ArrayFlags::SURFACE_LDST",
+                    array.descriptor().flags.bits()
+                ),
+            });
+        }
+        let mut res = resource_desc(sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY);
+        res.res.array.hArray = array.raw();
+        array.context().bind()?;
+        let mut raw = 0;
+        // SAFETY: valid out-pointer and descriptor; the array is borrowed for 'a.
+        check("cuSurfObjectCreate", unsafe {
+            sys::cuSurfObjectCreate(&mut raw, &res)
+        })?;
+        Ok(Surface {
+            raw,
+            ctx: array.context().clone(),
+            _memory: PhantomData,
+        })
+    }
+
+    /// The handle to pass to a kernel's `cudaSurfaceObject_t` parameter.
+    pub fn object(&self) -> SurfaceObject {
+        SurfaceObject(self.raw)
+    }
+}
+
+impl Drop for Surface<'_> {
+    fn drop(&mut self) {
+        if self.ctx.bind().is_ok() {
+            // SAFETY: destroys the object made in new, exactly once.
+            unsafe {
+                sys::cuSurfObjectDestroy(self.raw);
+            }
+        }
+    }
+}
