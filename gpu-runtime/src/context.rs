@@ -33,6 +33,8 @@ pub(crate) struct ContextInner {
     /// Modules compiled from `static` sources, keyed by the source's address so that
     /// `prepare` never hashes a string.
     modules: Mutex<HashMap<usize, Arc<LoadedModule>>>,
+    /// The pools, stream and events the In/Out convenience calls stage through, made on first use.
+    pub(crate) staging: OnceLock<crate::staging::ContextStaging>,
 }
 
 // SAFETY: a CUcontext is a handle the driver lets any thread use (the driver API is
@@ -83,6 +85,7 @@ impl Context {
             limits,
             compute_capability,
             modules: Mutex::new(HashMap::new()),
+            staging: OnceLock::new(),
         });
         map.insert(key, Arc::downgrade(&inner));
         let ctx = Context { inner };
@@ -185,15 +188,22 @@ impl Context {
 impl ContextInner {
     #[inline]
     pub(crate) fn bind(&self) -> Result<()> {
-        let mut current = std::ptr::null_mut();
-        // SAFETY: valid out-pointer.
-        check("cuCtxGetCurrent", unsafe { sys::cuCtxGetCurrent(&mut current) })?;
-        if current != self.raw {
-            // SAFETY: self.raw is a live primary context retained by this value.
-            check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(self.raw) })?;
-        }
-        Ok(())
+        bind_raw(self.raw)
     }
+}
+
+/// Makes `raw` current on the calling thread, if it is not already. `raw` must be a live
+/// context: what [`Context::bind`] does, for owners that hold the handle without the `Context`.
+#[inline]
+pub(crate) fn bind_raw(raw: sys::CUcontext) -> Result<()> {
+    let mut current = std::ptr::null_mut();
+    // SAFETY: valid out-pointer.
+    check("cuCtxGetCurrent", unsafe { sys::cuCtxGetCurrent(&mut current) })?;
+    if current != raw {
+        // SAFETY: the caller holds raw alive.
+        check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(raw) })?;
+    }
+    Ok(())
 }
 
 impl Drop for ContextInner {
@@ -202,6 +212,8 @@ impl Drop for ContextInner {
         let modules = std::mem::take(self.modules.get_mut().unwrap_or_else(|p| p.into_inner()));
         let _ = self.bind();
         drop(modules);
+        // The staging pools free their memory, which needs the context.
+        drop(self.staging.take());
         // SAFETY: releases the retain taken in Context::new, exactly once.
         unsafe {
             sys::cuDevicePrimaryCtxRelease_v2(self.device.raw());

@@ -80,12 +80,19 @@
 mod compiler;
 mod context;
 mod device;
+mod device_pool;
 mod driver;
 mod error;
 mod host;
+mod host_array;
 mod launch;
+mod managed;
+mod memoize;
 mod memory;
 mod module;
+mod occupancy;
+mod pinned;
+mod pool;
 mod repr;
 mod staging;
 mod stream;
@@ -93,16 +100,25 @@ mod stream;
 pub use compiler::{compile, nvrtc_version, supported_archs, CompiledModule, Target};
 pub use context::Context;
 pub use device::{Device, DeviceLimits};
+pub use device_pool::{DeviceMemoryPool, PooledBuffer, PooledDeviceAllocation};
 pub use driver::{driver_version, is_available};
 pub use error::{CompileError, Error, LaunchConfigError, Result};
 pub use host::{HostSlice, HostSliceMut};
+pub use host_array::{aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, AlignedArray};
 pub use launch::{validate as validate_launch, CheckedLaunch, Dim3, KernelLimits};
+pub use managed::{AttachFlags, ManagedArray};
+pub use memoize::{clear_context_caches, ContextCache};
 pub use memory::{DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 pub use module::{Function, ModuleSource};
+pub use occupancy::{DeviceData, LimitedBy, OccupancyRecord};
+pub use pinned::{
+    HostAllocFlags, HostRegisterFlags, Mapped, MappedMut, PageLockedAllocator, PageLockedMemoryPool,
+    PinnedArray, RegisteredArray,
+};
 pub use repr::{DeviceRepr, KernelParam};
 pub use stream::{Event, Stream};
 
-pub use gpu_macros::kernel;
+pub use gpu_macros::{gpu_test, kernel};
 
 /// Re-exported so that users can name driver types without depending on cudarc themselves.
 pub use cudarc;
@@ -112,7 +128,7 @@ pub use ndarray;
 /// What the `#[kernel]` macro's generated code calls. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::staging::{alloc_out, copy_in, copy_out};
+    pub use crate::staging::Staging;
     use std::ffi::c_void;
 
     /// A kernel parameter's address, as `cuLaunchKernel` takes it.
