@@ -5,6 +5,7 @@
 //!   end to end, vs the unstaged sequence (`cuMemAlloc`, pageable `cuMemcpyHtoD` ×2, launch,
 //!   `cuMemcpyDtoH`, `cuMemFree`) that PyCUDA's `__call__` performs;
 //! - host-to-device bandwidth at 256 MiB from a `PinnedArray` vs from `cuMemHostAlloc` memory.
+//!
 //! Rounds are interleaved; the best round of each is reported.
 //!
 //! Run on a GPU machine: `cargo bench --bench tools`.

@@ -193,7 +193,7 @@ fn device_pool_random_workload_is_exact_and_never_overlaps() {
     let mut live: Vec<(gpu_runtime::PooledBuffer<u32>, u32)> = Vec::new();
     let mut held_model: std::collections::HashMap<usize, usize> = Default::default();
     for step in 0..600 {
-        if live.len() < 24 && (rng.next_u64() % 3 != 0 || live.is_empty()) {
+        if live.len() < 24 && (!rng.next_u64().is_multiple_of(3) || live.is_empty()) {
             let len = 1 + (rng.next_u64() % 300_000) as usize;
             let mut b = pool.alloc::<u32>(len).unwrap();
             let cap = b.capacity_bytes();

@@ -71,6 +71,30 @@
 //! On `mod name { fn a(…); fn b(…); }` the attribute compiles one module for all the kernels
 //! declared inside.
 //!
+//! ## Memory and tools
+//!
+//! [`DeviceMemoryPool`] and [`PageLockedMemoryPool`] reuse freed blocks (PyCUDA's pools);
+//! [`PinnedArray`], [`ManagedArray`], [`AlignedArray`] and [`RegisteredArray`] are host arrays
+//! over special allocations, with `ndarray` views. The convenience call stages `#[In]`/`#[Out]`
+//! arguments through the context's pools of pinned and device memory. [`DeviceData`] and
+//! [`OccupancyRecord`] compute occupancy ([`Function::occupancy`],
+//! [`Function::suggested_block_size`]); [`ContextCache`] memoizes per context.
+//!
+//! ## Testing your own kernels
+//!
+//! `#[gpu_runtime::gpu_test]` on `fn name(ctx: &Context) { … }` makes a `#[test]` that is
+//! ignored unless asked for (`#[ignore = "needs a CUDA GPU"]`; run `cargo test -- --ignored` on
+//! a machine with a GPU) and that receives the default context:
+//!
+//! ```ignore
+//! #[gpu_runtime::gpu_test]
+//! fn doubles(ctx: &gpu_runtime::Context) {
+//!     let mut v = vec![1.0f32, 2.0];
+//!     twice(ctx, 1, 2, &mut v, 2).unwrap();
+//!     assert_eq!(v, [2.0, 4.0]);
+//! }
+//! ```
+//!
 //! ## Errors
 //!
 //! Everything returns [`Result`]; [`Error`] says what went wrong in a sentence, including the

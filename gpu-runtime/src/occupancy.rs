@@ -257,26 +257,30 @@ impl Function {
     /// The registers per thread and static shared memory of this compiled kernel, as the
     /// driver reports them.
     pub fn resource_usage(&self) -> Result<(u32, u32)> {
-        let attr = |a| -> Result<u32> {
-            let mut v = 0;
-            // SAFETY: valid out-pointer and live function.
-            check("cuFuncGetAttribute", unsafe {
-                sys::cuFuncGetAttribute(&mut v, a, self.raw())
-            })?;
-            Ok(v.max(0) as u32)
-        };
         Ok((
-            attr(FuncAttr::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
-            attr(FuncAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            self.attribute(FuncAttr::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
+            self.attribute(FuncAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
         ))
     }
 
+    fn attribute(&self, a: FuncAttr) -> Result<u32> {
+        let mut v = 0;
+        // SAFETY: valid out-pointer and live function.
+        check("cuFuncGetAttribute", unsafe {
+            sys::cuFuncGetAttribute(&mut v, a, self.raw())
+        })?;
+        Ok(v.max(0) as u32)
+    }
+
     /// The occupancy of this kernel launched with blocks of `block_size` threads and its
-    /// current dynamic shared memory ([`Function::with_shared_mem`]).
+    /// current dynamic shared memory ([`Function::with_shared_mem`]). Dynamic shared memory
+    /// beyond what the kernel is currently allowed (48 KiB less its static shared memory,
+    /// until a launch opts it in to more) gives no blocks, as the driver's calculator says.
     pub fn occupancy(&self, block_size: u32) -> Result<OccupancyRecord> {
         let data = DeviceData::new(self.context())?;
         let (regs, static_smem) = self.resource_usage()?;
-        Ok(self.occupancy_with(&data, block_size, regs, static_smem))
+        let max_dynamic = self.attribute(FuncAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?;
+        Ok(self.occupancy_with(&data, block_size, regs, static_smem, max_dynamic))
     }
 
     fn occupancy_with(
@@ -285,18 +289,22 @@ impl Function {
         block_size: u32,
         regs: u32,
         static_smem: u32,
+        max_dynamic: u32,
     ) -> OccupancyRecord {
-        let mut rec = OccupancyRecord::new(data, block_size, static_smem + self.shared_mem(), regs);
+        let none = |limited_by| OccupancyRecord {
+            tb_per_mp: 0,
+            limited_by,
+            warps_per_mp: 0,
+            occupancy: 0.0,
+        };
         if block_size > self.limits().max_threads_per_block {
             // More threads than this kernel can run (its registers or launch bounds).
-            rec = OccupancyRecord {
-                tb_per_mp: 0,
-                limited_by: LimitedBy::Device,
-                warps_per_mp: 0,
-                occupancy: 0.0,
-            };
+            return none(LimitedBy::Device);
         }
-        rec
+        if self.shared_mem() > max_dynamic {
+            return none(LimitedBy::Smem);
+        }
+        OccupancyRecord::new(data, block_size, static_smem + self.shared_mem(), regs)
     }
 
     /// The block size (a multiple of the warp size) that gives this kernel the highest
@@ -304,11 +312,15 @@ impl Function {
     pub fn suggested_block_size(&self) -> Result<u32> {
         let data = DeviceData::new(self.context())?;
         let (regs, static_smem) = self.resource_usage()?;
+        // Launches opt in to the dynamic shared memory they need, so that is no limit here.
+        let max_dynamic = u32::MAX;
         let max = self.limits().max_threads_per_block.min(data.max_threads);
         let mut best = (0.0, data.warp_size);
         let mut size = max - max % data.warp_size;
         while size > 0 {
-            let occ = self.occupancy_with(&data, size, regs, static_smem).occupancy;
+            let occ = self
+                .occupancy_with(&data, size, regs, static_smem, max_dynamic)
+                .occupancy;
             if occ > best.0 {
                 best = (occ, size);
             }

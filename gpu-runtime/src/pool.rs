@@ -358,7 +358,7 @@ pub(crate) mod tests {
                         rng ^= rng << 13;
                         rng ^= rng >> 7;
                         rng ^= rng << 17;
-                        if mine.len() < 20 && (rng % 3 != 0 || mine.is_empty()) {
+                        if mine.len() < 20 && (!rng.is_multiple_of(3) || mine.is_empty()) {
                             let bytes = 1 + (rng >> 8) as usize % 3000;
                             let blk = pool.allocate(bytes, "t").unwrap();
                             let tag = (rng >> 40) as u8;

@@ -27,13 +27,13 @@ use crate::pool::{Block, PoolCore};
 use crate::repr::DeviceRepr;
 
 /// Host copies are split into chunks of at least this many bytes…
-const MIN_CHUNK: usize = 1 << 20;
+const MIN_CHUNK: usize = 512 << 10;
 /// …and at most this many chunks per direction (each download chunk needs an event).
 const MAX_CHUNKS: usize = 64;
 /// Each extra host-copy thread must have at least this much to copy to pay for starting it.
-const BYTES_PER_THREAD: usize = 2 << 20;
+const BYTES_PER_THREAD: usize = 1 << 20;
 /// At most this many threads copy at once (memory bandwidth saturates beyond).
-const MAX_THREADS: usize = 4;
+const MAX_THREADS: usize = 8;
 
 /// What one context keeps for staging: pools, the stream, spare events.
 pub(crate) struct ContextStaging {
