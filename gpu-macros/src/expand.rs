@@ -92,26 +92,30 @@ fn launch_body(args: &[RustArg]) -> TokenStream {
     }
 }
 
-/// The `call` body: copies in, launch, copies out.
+/// The `call` body: stage the marked arguments, upload, launch on the staging stream, finish
+/// (copies back and waits once, reporting kernel errors).
 fn convenience_body(args: &[RustArg]) -> TokenStream {
     let rt = rt();
+    if !args
+        .iter()
+        .any(|a| matches!(a.kind, RustType::Slice { .. }) && direction_of(a).is_some())
+    {
+        let names = args.iter().map(|a| &a.name);
+        return quote!(self.prepared_call(grid, block, #(#names),*));
+    }
     let mut before = Vec::new();
-    let mut after = Vec::new();
     let mut call_args = Vec::new();
     for arg in args {
         let name = &arg.name;
         let staged = format_ident!("__d_{}", name);
         match (&arg.kind, direction_of(arg)) {
             (RustType::Slice { mutable, .. }, Some(dir)) => {
-                let make = if dir.copies_in() {
-                    quote!(#rt::__private::copy_in(&self.function, &*#name)?)
-                } else {
-                    quote!(#rt::__private::alloc_out(&self.function, &*#name)?)
+                let make = match (dir.copies_in(), dir.copies_out()) {
+                    (true, false) => quote!(__staging.input(&*#name)?),
+                    (true, true) => quote!(__staging.input_output(&mut *#name)?),
+                    _ => quote!(__staging.output(&mut *#name)?),
                 };
                 before.push(quote!(let mut #staged = #make;));
-                if dir.copies_out() {
-                    after.push(quote!(#rt::__private::copy_out(&#staged, #name)?;));
-                }
                 call_args.push(if *mutable {
                     quote!(&mut #staged)
                 } else {
@@ -122,10 +126,11 @@ fn convenience_body(args: &[RustArg]) -> TokenStream {
         }
     }
     quote! {
+        let mut __staging = #rt::__private::Staging::new(&self.function)?;
         #(#before)*
-        self.prepared_call(grid, block, #(#call_args),*)?;
-        #(#after)*
-        ::core::result::Result::Ok(())
+        __staging.upload()?;
+        self.launch_on(grid.into(), block.into(), __staging.stream(), #(#call_args),*)?;
+        __staging.finish()
     }
 }
 
@@ -153,7 +158,7 @@ pub fn kernel_items(
     let convenience = convenience_body(args);
     let has_host_args = args.iter().any(|a| a.direction.is_some());
     let call_doc = if has_host_args {
-        "Launches on the legacy default stream, copying the `#[In]`/`#[InOut]` arguments to the device first and the `#[Out]`/`#[InOut]` ones back afterwards (which waits for the kernel)."
+        "Copies the `#[In]`/`#[InOut]` arguments to the device (staged through pooled pinned memory), launches, copies the `#[Out]`/`#[InOut]` ones back and waits, all on the context's staging stream (which also waits for work queued before on the legacy default stream); reports any error the kernel raised."
     } else {
         "Launches on the legacy default stream; the same as `prepared_call`, since no argument is marked `#[In]`, `#[Out]` or `#[InOut]`."
     };

@@ -8,6 +8,7 @@ mod check;
 mod expand;
 mod input;
 mod linked;
+mod test_attr;
 mod vector;
 
 use std::path::PathBuf;
@@ -37,6 +38,20 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = parse_macro_input!(attr as KernelArgs);
     let item = parse_macro_input!(item as Item);
     match expand_item(args, item) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// A test that needs a CUDA GPU (PyCUDA's `mark_cuda_test`): `#[gpu_test] fn name(ctx:
+/// &gpu_runtime::Context) { … }` becomes a `#[test]` marked `#[ignore = "needs a CUDA GPU"]`
+/// (run it with `cargo test -- --ignored` on a machine with a GPU) that opens the default
+/// context and passes it in. The parameter may be left out; the body may return a `Result`.
+/// Use it through `gpu_runtime::gpu_test`.
+#[proc_macro_attribute]
+pub fn gpu_test(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item = parse_macro_input!(item as syn::ItemFn);
+    match test_attr::expand(attr.into(), item) {
         Ok(tokens) => tokens.into(),
         Err(e) => e.to_compile_error().into(),
     }

@@ -35,9 +35,11 @@ pub(crate) struct ModuleCache {
     by_key: HashMap<CacheKey, Arc<LoadedModule>>,
 }
 
-/// Empties the module caches of every context in the process (PyCUDA's
-/// `clear_context_caches`): see [`Context::clear_module_cache`].
+/// Empties every context-dependent cache in the process (PyCUDA's `clear_context_caches`):
+/// the module caches of every context ([`Context::clear_module_cache`]) and every
+/// [`crate::ContextCache`] of memoized user values, releasing the contexts those values hold.
 pub fn clear_context_caches() {
+    crate::memoize::clear_user_caches();
     let live: Vec<Arc<ContextInner>> = per_device()
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -81,6 +83,8 @@ pub(crate) struct ContextInner {
     /// Modules loaded in this context: by `static` source address in front (so that the
     /// macro's `prepare` never hashes a string), by compile cache key behind.
     pub(crate) modules: Mutex<ModuleCache>,
+    /// The pools, stream and events the In/Out convenience calls stage through, made on first use.
+    pub(crate) staging: OnceLock<crate::staging::ContextStaging>,
 }
 
 // SAFETY: a CUcontext is a handle the driver lets any thread use (the driver API is
@@ -133,6 +137,7 @@ impl Context {
             owned: false,
             peers: Mutex::new(Vec::new()),
             modules: Mutex::new(ModuleCache::default()),
+            staging: OnceLock::new(),
         });
         map.insert(key, Arc::downgrade(&inner));
         register(&inner);
@@ -299,15 +304,22 @@ impl Context {
 impl ContextInner {
     #[inline]
     pub(crate) fn bind(&self) -> Result<()> {
-        let mut current = std::ptr::null_mut();
-        // SAFETY: valid out-pointer.
-        check("cuCtxGetCurrent", unsafe { sys::cuCtxGetCurrent(&mut current) })?;
-        if current != self.raw {
-            // SAFETY: self.raw is a live primary context retained by this value.
-            check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(self.raw) })?;
-        }
-        Ok(())
+        bind_raw(self.raw)
     }
+}
+
+/// Makes `raw` current on the calling thread, if it is not already. `raw` must be a live
+/// context: what [`Context::bind`] does, for owners that hold the handle without the `Context`.
+#[inline]
+pub(crate) fn bind_raw(raw: sys::CUcontext) -> Result<()> {
+    let mut current = std::ptr::null_mut();
+    // SAFETY: valid out-pointer.
+    check("cuCtxGetCurrent", unsafe { sys::cuCtxGetCurrent(&mut current) })?;
+    if current != raw {
+        // SAFETY: the caller holds raw alive.
+        check("cuCtxSetCurrent", unsafe { sys::cuCtxSetCurrent(raw) })?;
+    }
+    Ok(())
 }
 
 impl Drop for ContextInner {
@@ -316,6 +328,8 @@ impl Drop for ContextInner {
         let modules = std::mem::take(self.modules.get_mut().unwrap_or_else(|p| p.into_inner()));
         let _ = self.bind();
         drop(modules);
+        // The staging pools free their memory, which needs the context.
+        drop(self.staging.take());
         unregister(self.raw);
         if self.owned {
             // SAFETY: destroys the context made in Context::create, exactly once; nothing made

@@ -99,6 +99,7 @@ impl Context {
             owned: true,
             peers: Mutex::new(Vec::new()),
             modules: Mutex::new(Default::default()),
+            staging: OnceLock::new(),
         });
         register(&inner);
         Ok(Context { inner })

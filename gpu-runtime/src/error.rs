@@ -80,6 +80,9 @@ pub enum Error {
         /// The name asked for.
         name: String,
     },
+    /// A device address was asked of page-locked memory that is not mapped into the device.
+    #[error("this page-locked memory is not mapped into the device's address space: allocate it with HostAllocFlags::DEVICE_MAP (or register it with HostRegisterFlags::DEVICE_MAP) to pass it to kernels")]
+    NotMapped,
     /// A device chosen by ordinal that does not exist, or a bad `CUDA_DEVICE` setting.
     #[error("{0}")]
     InvalidDevice(String),

@@ -18,7 +18,7 @@ impl Function {
         Ok(v)
     }
 
-    fn attr_u32(&self, attr: FuncAttr) -> Result<u32> {
+    pub(crate) fn attr_u32(&self, attr: FuncAttr) -> Result<u32> {
         self.attribute(attr).map(|v| v.max(0) as u32)
     }
 

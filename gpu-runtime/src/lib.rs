@@ -78,6 +78,29 @@
 //! summarised in [`compile`]. Several sources form one module with
 //! `#[kernel(files = ["a.cu", "b.cu"])]` (or `sources = [...]`) or [`DynamicModule`], linked as
 //! relocatable device code, so kernels may launch kernels.
+//! ## Memory and tools
+//!
+//! [`DeviceMemoryPool`] and [`PageLockedMemoryPool`] reuse freed blocks (PyCUDA's pools);
+//! [`PinnedArray`], [`ManagedArray`], [`AlignedArray`] and [`RegisteredArray`] are host arrays
+//! over special allocations, with `ndarray` views. The convenience call stages `#[In]`/`#[Out]`
+//! arguments through the context's pools of pinned and device memory. [`DeviceData`] and
+//! [`OccupancyRecord`] compute occupancy ([`Function::occupancy`],
+//! [`Function::suggested_block_size`]); [`ContextCache`] memoizes per context.
+//!
+//! ## Testing your own kernels
+//!
+//! `#[gpu_runtime::gpu_test]` on `fn name(ctx: &Context) { … }` makes a `#[test]` that is
+//! ignored unless asked for (`#[ignore = "needs a CUDA GPU"]`; run `cargo test -- --ignored` on
+//! a machine with a GPU) and that receives the default context:
+//!
+//! ```ignore
+//! #[gpu_runtime::gpu_test]
+//! fn doubles(ctx: &gpu_runtime::Context) {
+//!     let mut v = vec![1.0f32, 2.0];
+//!     twice(ctx, 1, 2, &mut v, 2).unwrap();
+//!     assert_eq!(v, [2.0, 4.0]);
+//! }
+//! ```
 //!
 //! ## Errors
 //!
@@ -94,23 +117,30 @@ mod context_config;
 mod context_ops;
 mod copy;
 mod device;
+mod device_pool;
 mod driver;
 mod dynamic;
 mod error;
 mod function_attrs;
 mod headers;
 mod host;
+mod host_array;
 mod ipc;
 mod launch;
 pub mod layout;
 mod link;
+mod managed;
+mod memoize;
 mod memops;
 mod memory;
 mod module;
 mod ndcopy;
 mod nvcc;
 mod nvjitlink;
+mod occupancy;
+mod pinned;
 mod pitched;
+mod pool;
 pub mod profiler;
 mod repr;
 mod source_module;
@@ -130,13 +160,17 @@ pub use context::{clear_context_caches, Context};
 pub use context_config::{CacheConfig, ContextFlags, Limit, SharedConfig};
 pub use copy::{Memcpy2D, Memcpy3D};
 pub use device::{Device, DeviceLimits};
+pub use device_pool::{DeviceMemoryPool, PooledBuffer, PooledDeviceAllocation};
 pub use driver::{driver_version, is_available};
 pub use dynamic::{Arg, ArgType, PreparedFunction};
 pub use error::{CompileError, Error, LaunchConfigError, Result};
 pub use host::{HostSlice, HostSliceMut};
+pub use host_array::{aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, AlignedArray};
 pub use ipc::{IpcBuffer, IpcEventHandle, IpcMemHandle};
 pub use launch::{validate as validate_launch, CheckedLaunch, Dim3, KernelLimits};
 pub use link::{linker_available, DynamicModule, LinkInput, LinkedModule};
+pub use managed::{AttachFlags, ManagedArray};
+pub use memoize::ContextCache;
 pub use memops::{
     memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async, memcpy_htod, memcpy_htod_async,
     memcpy_peer, memcpy_peer_async, memset_d16, memset_d2d16, memset_d2d32, memset_d2d8, memset_d32,
@@ -144,6 +178,11 @@ pub use memops::{
 };
 pub use memory::{DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 pub use module::{Function, ModuleSource, SourcePart};
+pub use occupancy::{DeviceData, LimitedBy, OccupancyRecord};
+pub use pinned::{
+    HostAllocFlags, HostRegisterFlags, Mapped, MappedMut, PageLockedAllocator, PageLockedMemoryPool,
+    PinnedArray, RegisteredArray,
+};
 pub use pitched::PitchedBuffer;
 pub use repr::{DeviceRepr, KernelParam};
 pub use source_module::{CompileReport, Compiler, SourceModule};
@@ -153,7 +192,7 @@ pub use user_module::{Global, JitOptions, Module};
 pub use vector::*;
 pub use version::{cuda_version, init, version, VERSION};
 
-pub use gpu_macros::kernel;
+pub use gpu_macros::{gpu_test, kernel};
 
 /// Re-exported so that users can name driver types without depending on cudarc themselves.
 pub use cudarc;
@@ -165,7 +204,7 @@ pub use ndarray;
 /// What the `#[kernel]` macro's generated code calls. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::staging::{alloc_out, copy_in, copy_out};
+    pub use crate::staging::Staging;
     use std::ffi::c_void;
 
     /// A kernel parameter's address, as `cuLaunchKernel` takes it.

@@ -91,6 +91,21 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         })
     }
 
+    /// A buffer over memory someone else owns, for wrappers (pooled buffers) that keep it in a
+    /// `ManuallyDrop` and free the memory their own way.
+    ///
+    /// # Safety
+    /// `ptr` must address at least `len` elements of `T` in `ctx`'s device memory, valid while
+    /// the returned value is used; the value must never be dropped (it would free `ptr`).
+    pub(crate) unsafe fn from_raw_parts_unowned(ptr: sys::CUdeviceptr, len: usize, ctx: Context) -> Self {
+        DeviceBuffer {
+            ptr,
+            len,
+            ctx,
+            _elem: PhantomData,
+        }
+    }
+
     /// Allocates `len` zeroed elements.
     pub fn zeros(ctx: &Context, len: usize) -> Result<Self> {
         let buf = Self::uninit(ctx, len)?;

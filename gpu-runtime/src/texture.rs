@@ -21,13 +21,15 @@
 //! }"#)]
 //! fn sample(tex: TextureObject, #[Out] out: &mut [f32], w: i32, h: i32);
 //!
-//! let ctx = Context::default()?;
-//! let mut array = CudaArray::new(&ctx, ArrayDescriptor::new_2d::<f32>(64, 32))?;
-//! array.copy_from_host(&vec![1.5f32; 64 * 32])?;
-//! let tex = Texture::from_array(&array, &TextureDesc::default())?;
-//! let mut out = vec![0f32; 64 * 32];
-//! sample(&ctx, (1, 32), 64, tex.object(), &mut out, 64, 32)?;
-//! # Ok::<(), gpu_runtime::Error>(())
+//! fn main() -> gpu_runtime::Result<()> {
+//!     let ctx = Context::default()?;
+//!     let mut array = CudaArray::new(&ctx, ArrayDescriptor::new_2d::<f32>(64, 32))?;
+//!     array.copy_from_host(&vec![1.5f32; 64 * 32])?;
+//!     let tex = Texture::from_array(&array, &TextureDesc::default())?;
+//!     let mut out = vec![0f32; 64 * 32];
+//!     sample(&ctx, (1, 32), 64, tex.object(), &mut out, 64, 32)?;
+//!     Ok(())
+//! }
 //! ```
 
 use std::marker::PhantomData;

@@ -1,0 +1,248 @@
+//! A pool of device memory (PyCUDA's `DeviceMemoryPool`): allocations return to the pool when
+//! dropped and are reused by later allocations of a similar size, so that steady-state code
+//! allocates without asking the driver.
+
+use std::fmt;
+use std::mem::ManuallyDrop;
+use std::ops::{Deref, RangeBounds};
+use std::sync::Arc;
+
+use cudarc::driver::sys;
+
+use crate::context::{bind_raw, Context};
+use crate::error::{check, Result};
+use crate::host::HostSlice;
+use crate::memory::{DeviceBuffer, DeviceRead, DeviceViewMut, DeviceWrite};
+use crate::pool::{Block, PoolCore, RawAllocator};
+use crate::repr::DeviceRepr;
+
+/// `cuMemAlloc` / `cuMemFree` in one context.
+pub(crate) struct DeviceAllocator {
+    raw: sys::CUcontext,
+    /// Keeps the context alive for pools users own; the context's own staging pool leaves it
+    /// out, since the context owns that pool.
+    _keep: Option<Context>,
+}
+
+// SAFETY: a CUcontext handle may be used from any thread; the driver API is thread-safe.
+unsafe impl Send for DeviceAllocator {}
+// SAFETY: as above; the allocator holds no mutable state.
+unsafe impl Sync for DeviceAllocator {}
+
+impl DeviceAllocator {
+    pub(crate) fn new(raw: sys::CUcontext, keep: Option<Context>) -> Self {
+        DeviceAllocator { raw, _keep: keep }
+    }
+}
+
+impl RawAllocator for DeviceAllocator {
+    fn allocate(&self, bytes: usize) -> Result<u64> {
+        if bytes == 0 {
+            return Ok(0);
+        }
+        bind_raw(self.raw)?;
+        let mut ptr = 0;
+        // SAFETY: valid out-pointer; the context is current.
+        check("cuMemAlloc", unsafe { sys::cuMemAlloc_v2(&mut ptr, bytes) })?;
+        Ok(ptr)
+    }
+
+    unsafe fn free(&self, addr: u64, _bytes: usize) {
+        if addr != 0 && bind_raw(self.raw).is_ok() {
+            // SAFETY: the caller guarantees addr came from cuMemAlloc here and is unused.
+            unsafe { sys::cuMemFree_v2(addr) };
+        }
+    }
+}
+
+pub(crate) type DevicePoolCore = PoolCore<DeviceAllocator>;
+
+/// A pool of device memory in one context (PyCUDA's `DeviceMemoryPool`).
+///
+/// Sizes are rounded up to classes at most a quarter apart, so that a freed block serves the
+/// next allocation of a similar size. When the driver runs out of memory, the pool frees every
+/// block it holds and tries once more before returning the error. The handle is cheap to clone
+/// and may be used from several threads; allocations keep the pool alive.
+///
+/// ```no_run
+/// # fn main() -> gpu_runtime::Result<()> {
+/// use gpu_runtime::{Context, DeviceMemoryPool};
+/// let ctx = Context::default()?;
+/// let pool = DeviceMemoryPool::new(&ctx);
+/// let a = pool.alloc::<f32>(1 << 18)?; // a new block from the driver
+/// drop(a);                             // back to the pool
+/// let b = pool.alloc::<f32>(1 << 18)?; // the same block again, no driver call
+/// assert_eq!((pool.active_blocks(), pool.held_blocks()), (1, 0));
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct DeviceMemoryPool {
+    core: Arc<DevicePoolCore>,
+    ctx: Context,
+}
+
+impl fmt::Debug for DeviceMemoryPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (held, active, held_bytes) = self.core.counts();
+        f.debug_struct("DeviceMemoryPool")
+            .field("held_blocks", &held)
+            .field("active_blocks", &active)
+            .field("held_bytes", &held_bytes)
+            .finish()
+    }
+}
+
+impl DeviceMemoryPool {
+    /// An empty pool allocating in `ctx`.
+    pub fn new(ctx: &Context) -> DeviceMemoryPool {
+        DeviceMemoryPool {
+            core: Arc::new(PoolCore::new(DeviceAllocator::new(ctx.raw(), Some(ctx.clone())))),
+            ctx: ctx.clone(),
+        }
+    }
+
+    pub(crate) fn from_core(core: Arc<DevicePoolCore>, ctx: &Context) -> Self {
+        DeviceMemoryPool {
+            core,
+            ctx: ctx.clone(),
+        }
+    }
+
+    /// `bytes` bytes of device memory (PyCUDA's `allocate`); contents unspecified.
+    pub fn allocate(&self, bytes: usize) -> Result<PooledDeviceAllocation> {
+        self.alloc::<u8>(bytes)
+    }
+
+    /// `len` elements of `T`, contents unspecified; usable wherever a [`DeviceBuffer`] is.
+    #[inline]
+    pub fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<PooledBuffer<T>> {
+        let bytes = len
+            .checked_mul(std::mem::size_of::<T>())
+            .ok_or_else(|| crate::Error::SizeMismatch {
+                operation: "DeviceMemoryPool::alloc",
+                detail: format!(
+                    "{len} elements of {} bytes overflow usize",
+                    std::mem::size_of::<T>()
+                ),
+            })?;
+        let block = self.core.allocate(bytes, "DeviceMemoryPool::alloc")?;
+        // SAFETY: the block holds at least len elements in this context and stays allocated
+        // until the PooledBuffer returns it; the DeviceBuffer is never dropped (ManuallyDrop).
+        let buf = unsafe { DeviceBuffer::from_raw_parts_unowned(block.addr, len, self.ctx.clone()) };
+        Ok(PooledBuffer {
+            buf: ManuallyDrop::new(buf),
+            block,
+            pool: self.core.clone(),
+        })
+    }
+
+    /// A pooled copy of host data.
+    pub fn to_device<T: DeviceRepr>(&self, host: &(impl HostSlice<T> + ?Sized)) -> Result<PooledBuffer<T>> {
+        let host = host.host_slice()?;
+        let mut buf = self.alloc::<T>(host.len())?;
+        buf.copy_from_host(host)?;
+        Ok(buf)
+    }
+
+    /// The number of unused blocks the pool holds.
+    pub fn held_blocks(&self) -> usize {
+        self.core.counts().0
+    }
+
+    /// The number of blocks handed out and not yet returned.
+    pub fn active_blocks(&self) -> usize {
+        self.core.counts().1
+    }
+
+    /// The bytes held in unused blocks.
+    pub fn held_bytes(&self) -> usize {
+        self.core.counts().2
+    }
+
+    /// Frees every unused block the pool holds.
+    pub fn free_held(&self) {
+        self.core.free_held()
+    }
+
+    /// Frees the held blocks, and from now on frees blocks as they are returned instead of
+    /// holding them (for a pool that falls out of use).
+    pub fn stop_holding(&self) {
+        self.core.stop_holding()
+    }
+
+    /// The context the pool allocates in.
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+}
+
+/// Device memory from a [`DeviceMemoryPool`] (PyCUDA's `PooledDeviceAllocation`): a
+/// [`DeviceBuffer`] (through `Deref`) that returns its block to the pool when dropped.
+/// It is a kernel argument like any device buffer ([`DeviceRead`], [`DeviceWrite`]).
+pub struct PooledBuffer<T: DeviceRepr> {
+    buf: ManuallyDrop<DeviceBuffer<T>>,
+    block: Block,
+    pool: Arc<DevicePoolCore>,
+}
+
+/// Bytes from [`DeviceMemoryPool::allocate`].
+pub type PooledDeviceAllocation = PooledBuffer<u8>;
+
+impl<T: DeviceRepr> fmt::Debug for PooledBuffer<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Pooled{:?}", *self.buf)
+    }
+}
+
+impl<T: DeviceRepr> Deref for PooledBuffer<T> {
+    type Target = DeviceBuffer<T>;
+    #[inline]
+    fn deref(&self) -> &DeviceBuffer<T> {
+        &self.buf
+    }
+}
+
+impl<T: DeviceRepr> PooledBuffer<T> {
+    /// Copies `host` into this buffer; the lengths must match.
+    pub fn copy_from_host(&mut self, host: &(impl HostSlice<T> + ?Sized)) -> Result<()> {
+        self.buf.copy_from_host(host)
+    }
+
+    /// A writable view of `range` (in elements).
+    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceViewMut<'_, T>> {
+        self.buf.slice_mut(range)
+    }
+
+    /// The bytes the block really holds: the size class the request was rounded up to.
+    pub fn capacity_bytes(&self) -> usize {
+        self.block.capacity()
+    }
+
+    /// Returns the memory to the pool now (PyCUDA's `free`); dropping does the same.
+    pub fn free(self) {}
+}
+
+impl<T: DeviceRepr> Drop for PooledBuffer<T> {
+    #[inline]
+    fn drop(&mut self) {
+        // SAFETY: the block came from this pool and is returned once; the DeviceBuffer over it
+        // is never dropped, so nothing else frees or uses it.
+        unsafe { self.pool.release(self.block) }
+    }
+}
+
+impl<T: DeviceRepr> DeviceRead<T> for PooledBuffer<T> {
+    #[inline]
+    fn device_ptr(&self) -> sys::CUdeviceptr {
+        self.buf.device_ptr()
+    }
+    #[inline]
+    fn len(&self) -> usize {
+        DeviceRead::len(&*self.buf)
+    }
+    #[inline]
+    fn context(&self) -> &Context {
+        DeviceRead::context(&*self.buf)
+    }
+}
+impl<T: DeviceRepr> DeviceWrite<T> for PooledBuffer<T> {}

@@ -1,0 +1,512 @@
+//! Page-locked (pinned) host memory: arrays allocated pinned, a pool of them, and pinning an
+//! existing array in place (PyCUDA's `pagelocked_empty`, `PageLockedMemoryPool`,
+//! `register_host_memory`). The driver copies pinned memory by DMA, at full bus speed.
+
+use std::ffi::c_void;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use cudarc::driver::sys;
+use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder};
+
+use crate::context::{bind_raw, Context};
+use crate::error::{check, Error, Result};
+use crate::host_array::{host_array_common, shape_bytes, shape_like, RawHost};
+use crate::memory::{DeviceRead, DeviceWrite};
+use crate::pool::{Block, PoolCore, RawAllocator};
+use crate::repr::DeviceRepr;
+
+/// Flags for page-locked allocations (PyCUDA's `host_alloc_flags`), combined with `|`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct HostAllocFlags(u32);
+
+impl HostAllocFlags {
+    /// No flags: pinned memory for this context.
+    pub const NONE: HostAllocFlags = HostAllocFlags(0);
+    /// Pinned for every context, not only the one it was allocated in (`CU_MEMHOSTALLOC_PORTABLE`).
+    pub const PORTABLE: HostAllocFlags = HostAllocFlags(sys::CU_MEMHOSTALLOC_PORTABLE);
+    /// Mapped into the device's address space, so kernels can read and write it directly
+    /// (`CU_MEMHOSTALLOC_DEVICEMAP`); see [`PinnedArray::mapped`].
+    pub const DEVICE_MAP: HostAllocFlags = HostAllocFlags(sys::CU_MEMHOSTALLOC_DEVICEMAP);
+    /// Write-combined: faster to copy to the device, very slow for the host to read
+    /// (`CU_MEMHOSTALLOC_WRITECOMBINED`).
+    pub const WRITE_COMBINED: HostAllocFlags = HostAllocFlags(sys::CU_MEMHOSTALLOC_WRITECOMBINED);
+
+    /// The raw bits.
+    pub fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// True when every flag of `other` is set here.
+    pub fn contains(self, other: HostAllocFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl std::ops::BitOr for HostAllocFlags {
+    type Output = HostAllocFlags;
+    fn bitor(self, rhs: HostAllocFlags) -> HostAllocFlags {
+        HostAllocFlags(self.0 | rhs.0)
+    }
+}
+
+/// `cuMemHostAlloc` / `cuMemFreeHost` with fixed flags.
+pub(crate) struct PinnedAllocator {
+    raw: sys::CUcontext,
+    flags: HostAllocFlags,
+    _keep: Option<Context>,
+}
+
+// SAFETY: a CUcontext handle may be used from any thread; the driver API is thread-safe.
+unsafe impl Send for PinnedAllocator {}
+// SAFETY: as above; no mutable state.
+unsafe impl Sync for PinnedAllocator {}
+
+impl PinnedAllocator {
+    pub(crate) fn new(raw: sys::CUcontext, flags: HostAllocFlags, keep: Option<Context>) -> Self {
+        PinnedAllocator {
+            raw,
+            flags,
+            _keep: keep,
+        }
+    }
+}
+
+impl RawAllocator for PinnedAllocator {
+    fn allocate(&self, bytes: usize) -> Result<u64> {
+        if bytes == 0 {
+            return Ok(0);
+        }
+        bind_raw(self.raw)?;
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the context is current.
+        check("cuMemHostAlloc", unsafe {
+            sys::cuMemHostAlloc(&mut p, bytes, self.flags.0)
+        })?;
+        Ok(p as u64)
+    }
+
+    unsafe fn free(&self, addr: u64, _bytes: usize) {
+        if addr != 0 && bind_raw(self.raw).is_ok() {
+            // SAFETY: the caller guarantees addr came from cuMemHostAlloc here and is unused.
+            unsafe { sys::cuMemFreeHost(addr as *mut c_void) };
+        }
+    }
+}
+
+pub(crate) type PinnedPoolCore = PoolCore<PinnedAllocator>;
+
+enum Storage {
+    /// Allocated for this array alone; freed with `cuMemFreeHost`.
+    Own,
+    /// A block of a [`PageLockedMemoryPool`], returned to it on drop.
+    Pooled(Arc<PinnedPoolCore>, Block),
+}
+
+/// A host array in page-locked memory (PyCUDA's `pagelocked_empty`): copies to and from the
+/// device run by DMA at full speed, and asynchronously. Freed (or returned to its pool) when
+/// dropped.
+///
+/// ```no_run
+/// # fn main() -> gpu_runtime::Result<()> {
+/// use gpu_runtime::{Context, HostAllocFlags};
+/// let ctx = Context::default()?;
+/// let mut a = ctx.pagelocked_zeros::<f32, _>((1024, 1024), HostAllocFlags::NONE)?;
+/// a.view_mut().fill(1.5);
+/// let d = ctx.to_device(&a)?; // a DMA copy
+/// # Ok(()) }
+/// ```
+pub struct PinnedArray<T: DeviceRepr, D: Dimension> {
+    raw: RawHost<T, D>,
+    flags: HostAllocFlags,
+    ctx: Context,
+    storage: Storage,
+}
+
+host_array_common!(PinnedArray);
+
+impl<T: DeviceRepr, D: Dimension> PinnedArray<T, D> {
+    /// The flags the memory was allocated with.
+    pub fn flags(&self) -> HostAllocFlags {
+        self.flags
+    }
+
+    /// The device address of mapped memory (PyCUDA's `get_device_pointer`): allocated with
+    /// [`HostAllocFlags::DEVICE_MAP`], else [`Error::NotMapped`].
+    pub fn device_ptr(&self) -> Result<sys::CUdeviceptr> {
+        mapped_device_ptr(
+            &self.ctx,
+            self.flags.contains(HostAllocFlags::DEVICE_MAP),
+            self.raw.ptr.as_ptr().cast(),
+            self.raw.len,
+        )
+    }
+
+    /// The mapped memory as a read-only kernel argument: kernels read the host memory over the
+    /// bus, with no copy.
+    pub fn mapped(&self) -> Result<Mapped<'_, T>> {
+        Ok(Mapped {
+            ptr: self.device_ptr()?,
+            len: self.raw.len,
+            ctx: &self.ctx,
+            _elem: PhantomData,
+        })
+    }
+
+    /// The mapped memory as a writable kernel argument.
+    pub fn mapped_mut(&mut self) -> Result<MappedMut<'_, T>> {
+        Ok(MappedMut {
+            ptr: self.device_ptr()?,
+            len: self.raw.len,
+            ctx: &self.ctx,
+            _elem: PhantomData,
+        })
+    }
+}
+
+fn mapped_device_ptr(ctx: &Context, mapped: bool, host: *mut c_void, len: usize) -> Result<sys::CUdeviceptr> {
+    if !mapped {
+        return Err(Error::NotMapped);
+    }
+    if len == 0 {
+        return Ok(0);
+    }
+    ctx.bind()?;
+    let mut d = 0;
+    // SAFETY: host is the start of a live mapped allocation; valid out-pointer.
+    check("cuMemHostGetDevicePointer", unsafe {
+        sys::cuMemHostGetDevicePointer_v2(&mut d, host, 0)
+    })?;
+    Ok(d)
+}
+
+impl<T: DeviceRepr, D: Dimension> Drop for PinnedArray<T, D> {
+    fn drop(&mut self) {
+        match &self.storage {
+            Storage::Own => {
+                if self.raw.len > 0 && self.ctx.bind().is_ok() {
+                    // SAFETY: allocated with cuMemHostAlloc for this array alone, freed once.
+                    unsafe { sys::cuMemFreeHost(self.raw.ptr.as_ptr().cast()) };
+                }
+            }
+            // SAFETY: the block came from this pool and is returned once.
+            Storage::Pooled(pool, block) => unsafe { pool.release(*block) },
+        }
+    }
+}
+
+/// Mapped page-locked memory as a read-only kernel argument ([`PinnedArray::mapped`]).
+#[derive(Clone, Copy)]
+pub struct Mapped<'a, T> {
+    ptr: sys::CUdeviceptr,
+    len: usize,
+    ctx: &'a Context,
+    _elem: PhantomData<&'a [T]>,
+}
+
+/// Mapped page-locked memory as a writable kernel argument ([`PinnedArray::mapped_mut`]).
+pub struct MappedMut<'a, T> {
+    ptr: sys::CUdeviceptr,
+    len: usize,
+    ctx: &'a Context,
+    _elem: PhantomData<&'a mut [T]>,
+}
+
+macro_rules! device_read_for_mapped {
+    ($($ty:ident),*) => {$(
+        impl<T> DeviceRead<T> for $ty<'_, T> {
+            #[inline]
+            fn device_ptr(&self) -> sys::CUdeviceptr {
+                self.ptr
+            }
+            #[inline]
+            fn len(&self) -> usize {
+                self.len
+            }
+            #[inline]
+            fn context(&self) -> &Context {
+                self.ctx
+            }
+        }
+    )*};
+}
+device_read_for_mapped!(Mapped, MappedMut);
+impl<T> DeviceWrite<T> for MappedMut<'_, T> {}
+
+impl Context {
+    /// A page-locked host array of `shape` (C order, or Fortran with `.f()`), contents
+    /// unspecified (PyCUDA's `pagelocked_empty`).
+    pub fn pagelocked_empty<T: DeviceRepr, Sh: ShapeBuilder>(
+        &self,
+        shape: Sh,
+        flags: HostAllocFlags,
+    ) -> Result<PinnedArray<T, Sh::Dim>>
+    where
+        Sh::Dim: Dimension,
+    {
+        let (shape, len, bytes) = shape_bytes::<T, _>(shape, "pagelocked_empty")?;
+        let addr = PinnedAllocator::new(self.raw(), flags, None).allocate(bytes)?;
+        Ok(PinnedArray {
+            raw: RawHost::new(addr as *mut T, shape, len),
+            flags,
+            ctx: self.clone(),
+            storage: Storage::Own,
+        })
+    }
+
+    /// A zero-filled page-locked host array of `shape` (PyCUDA's `pagelocked_zeros`).
+    pub fn pagelocked_zeros<T: DeviceRepr, Sh: ShapeBuilder>(
+        &self,
+        shape: Sh,
+        flags: HostAllocFlags,
+    ) -> Result<PinnedArray<T, Sh::Dim>>
+    where
+        Sh::Dim: Dimension,
+    {
+        let mut a = self.pagelocked_empty(shape, flags)?;
+        zero(&mut a.raw);
+        Ok(a)
+    }
+
+    /// A page-locked array with the shape and memory order of `like`, contents unspecified.
+    pub fn pagelocked_empty_like<T: DeviceRepr, S: Data, D: Dimension>(
+        &self,
+        like: &ArrayBase<S, D>,
+        flags: HostAllocFlags,
+    ) -> Result<PinnedArray<T, D>> {
+        self.pagelocked_empty(shape_like(like), flags)
+    }
+
+    /// A zero-filled page-locked array with the shape and memory order of `like`.
+    pub fn pagelocked_zeros_like<T: DeviceRepr, S: Data, D: Dimension>(
+        &self,
+        like: &ArrayBase<S, D>,
+        flags: HostAllocFlags,
+    ) -> Result<PinnedArray<T, D>> {
+        self.pagelocked_zeros(shape_like(like), flags)
+    }
+
+    /// Page-locks an existing array in place (PyCUDA's `register_host_memory`); it is unlocked
+    /// when the returned value is dropped or [`RegisteredArray::into_inner`] gives it back.
+    /// The array must be contiguous (C or Fortran order).
+    pub fn register_host_memory<T: DeviceRepr, D: Dimension>(
+        &self,
+        array: Array<T, D>,
+        flags: HostRegisterFlags,
+    ) -> Result<RegisteredArray<T, D>> {
+        if array.as_slice_memory_order().is_none() {
+            return Err(Error::NotContiguous {
+                what: "register_host_memory",
+            });
+        }
+        let bytes = array.len() * std::mem::size_of::<T>();
+        if bytes > 0 {
+            self.bind()?;
+            // SAFETY: the range is the array's own live, contiguous storage; the array is owned
+            // by the returned value, so it is neither freed nor moved while registered.
+            check("cuMemHostRegister", unsafe {
+                sys::cuMemHostRegister_v2(array.as_ptr() as *mut c_void, bytes, flags.0)
+            })?;
+        }
+        Ok(RegisteredArray {
+            array: Some(array),
+            flags,
+            ctx: self.clone(),
+        })
+    }
+}
+
+fn zero<T, D: Dimension>(raw: &mut RawHost<T, D>) {
+    // SAFETY: len elements at ptr belong to the array; all-zero bytes are a valid DeviceRepr.
+    unsafe { std::ptr::write_bytes(raw.ptr.as_ptr(), 0, raw.len) };
+}
+
+/// How a [`PageLockedMemoryPool`] allocates (PyCUDA's `PageLockedAllocator`): the host-alloc
+/// flags of its blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PageLockedAllocator {
+    /// The flags every block is allocated with.
+    pub flags: HostAllocFlags,
+}
+
+impl PageLockedAllocator {
+    /// An allocator using `flags`.
+    pub fn new(flags: HostAllocFlags) -> Self {
+        PageLockedAllocator { flags }
+    }
+}
+
+/// A pool of page-locked host memory (PyCUDA's `PageLockedMemoryPool`): arrays return their
+/// block when dropped, and later allocations of a similar size reuse it. Thread-safe; cheap
+/// to clone.
+#[derive(Clone)]
+pub struct PageLockedMemoryPool {
+    core: Arc<PinnedPoolCore>,
+    flags: HostAllocFlags,
+    ctx: Context,
+}
+
+impl std::fmt::Debug for PageLockedMemoryPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (held, active, held_bytes) = self.core.counts();
+        f.debug_struct("PageLockedMemoryPool")
+            .field("flags", &self.flags)
+            .field("held_blocks", &held)
+            .field("active_blocks", &active)
+            .field("held_bytes", &held_bytes)
+            .finish()
+    }
+}
+
+impl PageLockedMemoryPool {
+    /// An empty pool allocating in `ctx` with `allocator`'s flags.
+    pub fn new(ctx: &Context, allocator: PageLockedAllocator) -> Self {
+        PageLockedMemoryPool {
+            core: Arc::new(PoolCore::new(PinnedAllocator::new(
+                ctx.raw(),
+                allocator.flags,
+                Some(ctx.clone()),
+            ))),
+            flags: allocator.flags,
+            ctx: ctx.clone(),
+        }
+    }
+
+    /// A page-locked array of `shape` from the pool, contents unspecified (PyCUDA's
+    /// `allocate(shape, dtype, order)`: the element type is `T`, the order `.f()` on the shape).
+    pub fn allocate<T: DeviceRepr, Sh: ShapeBuilder>(&self, shape: Sh) -> Result<PinnedArray<T, Sh::Dim>>
+    where
+        Sh::Dim: Dimension,
+    {
+        let (shape, len, bytes) = shape_bytes::<T, _>(shape, "PageLockedMemoryPool::allocate")?;
+        let block = self.core.allocate(bytes, "PageLockedMemoryPool::allocate")?;
+        Ok(PinnedArray {
+            raw: RawHost::new(block.addr as *mut T, shape, len),
+            flags: self.flags,
+            ctx: self.ctx.clone(),
+            storage: Storage::Pooled(self.core.clone(), block),
+        })
+    }
+
+    /// The number of unused blocks the pool holds.
+    pub fn held_blocks(&self) -> usize {
+        self.core.counts().0
+    }
+
+    /// The number of blocks handed out and not yet returned.
+    pub fn active_blocks(&self) -> usize {
+        self.core.counts().1
+    }
+
+    /// Frees every unused block the pool holds.
+    pub fn free_held(&self) {
+        self.core.free_held()
+    }
+
+    /// Frees the held blocks, and from now on frees blocks as they are returned.
+    pub fn stop_holding(&self) {
+        self.core.stop_holding()
+    }
+}
+
+/// Flags for [`Context::register_host_memory`], combined with `|`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct HostRegisterFlags(u32);
+
+impl HostRegisterFlags {
+    /// No flags.
+    pub const NONE: HostRegisterFlags = HostRegisterFlags(0);
+    /// Pinned for every context (`CU_MEMHOSTREGISTER_PORTABLE`).
+    pub const PORTABLE: HostRegisterFlags = HostRegisterFlags(sys::CU_MEMHOSTREGISTER_PORTABLE);
+    /// Mapped into the device's address space (`CU_MEMHOSTREGISTER_DEVICEMAP`).
+    pub const DEVICE_MAP: HostRegisterFlags = HostRegisterFlags(sys::CU_MEMHOSTREGISTER_DEVICEMAP);
+}
+
+impl std::ops::BitOr for HostRegisterFlags {
+    type Output = HostRegisterFlags;
+    fn bitor(self, rhs: HostRegisterFlags) -> HostRegisterFlags {
+        HostRegisterFlags(self.0 | rhs.0)
+    }
+}
+
+/// An `ndarray` array page-locked in place by [`Context::register_host_memory`]; unlocked on
+/// drop. Deref gives the array; it is host data like any array.
+pub struct RegisteredArray<T: DeviceRepr, D: Dimension> {
+    array: Option<Array<T, D>>,
+    flags: HostRegisterFlags,
+    ctx: Context,
+}
+
+impl<T: DeviceRepr, D: Dimension> RegisteredArray<T, D> {
+    /// Unlocks the memory and gives the array back.
+    pub fn into_inner(mut self) -> Array<T, D> {
+        self.unregister();
+        match self.array.take() {
+            Some(a) => a,
+            None => unreachable!("the array is only taken here, and this consumes self"),
+        }
+    }
+
+    /// The device address of the array, when registered with
+    /// [`HostRegisterFlags::DEVICE_MAP`].
+    pub fn device_ptr(&self) -> Result<sys::CUdeviceptr> {
+        let a = self.inner();
+        mapped_device_ptr(
+            &self.ctx,
+            self.flags.0 & sys::CU_MEMHOSTREGISTER_DEVICEMAP != 0,
+            a.as_ptr() as *mut c_void,
+            a.len(),
+        )
+    }
+
+    /// The array, writable (its storage cannot be reallocated through this).
+    pub fn view_mut(&mut self) -> ndarray::ArrayViewMut<'_, T, D> {
+        self.array
+            .as_mut()
+            .map(|a| a.view_mut())
+            .unwrap_or_else(|| unreachable!())
+    }
+
+    fn inner(&self) -> &Array<T, D> {
+        // The array is only taken out in into_inner, which consumes self.
+        self.array.as_ref().unwrap_or_else(|| unreachable!())
+    }
+
+    fn unregister(&mut self) {
+        if let Some(a) = &self.array {
+            if !a.is_empty() && self.ctx.bind().is_ok() {
+                // SAFETY: registered in register_host_memory, unregistered once (the array is
+                // taken or dropped right after).
+                unsafe { sys::cuMemHostUnregister(a.as_ptr() as *mut c_void) };
+            }
+        }
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> std::ops::Deref for RegisteredArray<T, D> {
+    type Target = Array<T, D>;
+    fn deref(&self) -> &Array<T, D> {
+        self.inner()
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> Drop for RegisteredArray<T, D> {
+    fn drop(&mut self) {
+        self.unregister();
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> crate::HostSlice<T> for RegisteredArray<T, D> {
+    fn host_slice(&self) -> Result<&[T]> {
+        self.inner().host_slice()
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> crate::HostSliceMut<T> for RegisteredArray<T, D> {
+    fn host_slice_mut(&mut self) -> Result<&mut [T]> {
+        self.array
+            .as_mut()
+            .unwrap_or_else(|| unreachable!())
+            .host_slice_mut()
+    }
+}
