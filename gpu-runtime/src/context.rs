@@ -33,6 +33,46 @@ pub(crate) struct ContextInner {
     /// Modules compiled from `static` sources, keyed by the source's address so that
     /// `prepare` never hashes a string.
     modules: Mutex<HashMap<usize, Arc<LoadedModule>>>,
+    /// The first sticky error a kernel caused in this context; once set, `bind` refuses every
+    /// call (see `Error::ContextPoisoned`).
+    fault: OnceLock<Fault>,
+}
+
+/// A sticky error, as first reported.
+struct Fault {
+    call: &'static str,
+    code: u32,
+    name: String,
+    description: String,
+}
+
+/// Every live context, so that a sticky error can be pinned on the one current when it was
+/// reported. Apart from `per_device`, so that an error raised while that lock is held cannot
+/// deadlock.
+fn live() -> &'static Mutex<Vec<Weak<ContextInner>>> {
+    static LIVE: OnceLock<Mutex<Vec<Weak<ContextInner>>>> = OnceLock::new();
+    LIVE.get_or_init(Default::default)
+}
+
+/// Marks the context current on this thread as broken by a kernel fault (cold: errors only).
+/// Sticky errors are reported by calls on the current context, which `bind` made current.
+pub(crate) fn record_fault(call: &'static str, code: u32, name: &str, description: &str) {
+    let mut current = std::ptr::null_mut();
+    // SAFETY: valid out-pointer; the driver is loaded (a driver call just returned this error).
+    if unsafe { sys::cuCtxGetCurrent(&mut current) } != sys::CUresult::CUDA_SUCCESS {
+        return;
+    }
+    let live = live().lock().unwrap_or_else(|p| p.into_inner());
+    for inner in live.iter().filter_map(Weak::upgrade) {
+        if inner.raw == current {
+            let _ = inner.fault.set(Fault {
+                call,
+                code,
+                name: name.to_owned(),
+                description: description.to_owned(),
+            });
+        }
+    }
 }
 
 // SAFETY: a CUcontext is a handle the driver lets any thread use (the driver API is
@@ -83,8 +123,14 @@ impl Context {
             limits,
             compute_capability,
             modules: Mutex::new(HashMap::new()),
+            fault: OnceLock::new(),
         });
         map.insert(key, Arc::downgrade(&inner));
+        {
+            let mut live = live().lock().unwrap_or_else(|p| p.into_inner());
+            live.retain(|w| w.strong_count() > 0);
+            live.push(Arc::downgrade(&inner));
+        }
         let ctx = Context { inner };
         ctx.bind()?;
         Ok(ctx)
@@ -99,7 +145,12 @@ impl Context {
         static DEFAULT: Mutex<Option<Context>> = Mutex::new(None);
         let mut slot = DEFAULT.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(ctx) = slot.as_ref() {
-            return Ok(ctx.clone());
+            if !ctx.is_poisoned() {
+                return Ok(ctx.clone());
+            }
+            // Let go of the broken context, so that once the caller has dropped its handles
+            // too, the next call starts a fresh one.
+            *slot = None;
         }
         let ctx = make_default_context()?;
         *slot = Some(ctx.clone());
@@ -119,6 +170,13 @@ impl Context {
     /// The device's launch limits, read when the context was created.
     pub fn limits(&self) -> &DeviceLimits {
         &self.inner.limits
+    }
+
+    /// True once a kernel has faulted in this context (an illegal address, a trap, an assert):
+    /// from then on every call in it fails with [`Error::ContextPoisoned`]. See there for how
+    /// to recover.
+    pub fn is_poisoned(&self) -> bool {
+        self.inner.fault.get().is_some()
     }
 
     /// The driver's handle.
@@ -183,8 +241,13 @@ impl Context {
 }
 
 impl ContextInner {
+    /// Makes the context current, unless a kernel broke it: then fails fast with
+    /// [`Error::ContextPoisoned`] (one atomic load on the usual path).
     #[inline]
     pub(crate) fn bind(&self) -> Result<()> {
+        if let Some(f) = self.fault.get() {
+            return Err(self.poisoned(f));
+        }
         let mut current = std::ptr::null_mut();
         // SAFETY: valid out-pointer.
         check("cuCtxGetCurrent", unsafe { sys::cuCtxGetCurrent(&mut current) })?;
@@ -196,13 +259,28 @@ impl ContextInner {
     }
 }
 
+impl ContextInner {
+    #[cold]
+    fn poisoned(&self, f: &Fault) -> Error {
+        Error::ContextPoisoned {
+            device: self.device.ordinal(),
+            first_call: f.call,
+            first_code: f.code,
+            first_name: f.name.clone(),
+            first_description: f.description.clone(),
+        }
+    }
+}
+
 impl Drop for ContextInner {
     fn drop(&mut self) {
         // Modules must be unloaded while the context still exists.
         let modules = std::mem::take(self.modules.get_mut().unwrap_or_else(|p| p.into_inner()));
+        // A poisoned context refuses `bind`; its modules' own drops make it current themselves.
         let _ = self.bind();
         drop(modules);
-        // SAFETY: releases the retain taken in Context::new, exactly once.
+        // SAFETY: releases the retain taken in Context::new, exactly once. Releasing the last
+        // retain destroys the primary context, which is what lets a poisoned one be replaced.
         unsafe {
             sys::cuDevicePrimaryCtxRelease_v2(self.device.raw());
         }

@@ -77,6 +77,7 @@
 //! compiler's log with the offending source lines for a [`CompileError`].
 #![deny(missing_docs)]
 
+mod argcheck;
 mod compiler;
 mod context;
 mod device;
@@ -112,6 +113,7 @@ pub use ndarray;
 /// What the `#[kernel]` macro's generated code calls. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::argcheck::LenValue;
     pub use crate::staging::{alloc_out, copy_in, copy_out};
     use std::ffi::c_void;
 
