@@ -25,16 +25,97 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const DICT: &[&str] = &[
-    "__global__", "__device__", "__constant__", "__shared__", "extern", "extern \"C\"",
-    "extern \"C\" {", "template <typename T>", "template<", "typedef", "using", "struct", "class",
-    "namespace n {", "const", "volatile", "unsigned", "signed", "long", "short", "char", "int",
-    "float", "double", "bool", "void", "size_t", "ptrdiff_t", "__restrict__", "__half", "half",
-    "float4", "int2", "T", "*", "**", "&", "&&", "(", ")", "((", "))", "{", "}", "[", "]", "[16]",
-    "<", ">", "<<", ">>", ",", ";", ":", "::", "=", "...", "#", "#define X", "\n#include <x>\n",
-    "//", "/*", "*/", "\"", "'", "\\", "\\\n", "R\"(", ")\"", "\n", " ", "\t", "0", "1u",
-    "0x1p3f", "__launch_bounds__(256)", "__launch_bounds__(", "__forceinline__", "static",
-    "inline", "auto", "decltype(", "operator()", "alignas(16)", "[[nodiscard]]", "é", "\u{0}",
-    "\u{feff}", "ß", "🦀", "void (*f)(int)",
+    "__global__",
+    "__device__",
+    "__constant__",
+    "__shared__",
+    "extern",
+    "extern \"C\"",
+    "extern \"C\" {",
+    "template <typename T>",
+    "template<",
+    "typedef",
+    "using",
+    "struct",
+    "class",
+    "namespace n {",
+    "const",
+    "volatile",
+    "unsigned",
+    "signed",
+    "long",
+    "short",
+    "char",
+    "int",
+    "float",
+    "double",
+    "bool",
+    "void",
+    "size_t",
+    "ptrdiff_t",
+    "__restrict__",
+    "__half",
+    "half",
+    "float4",
+    "int2",
+    "T",
+    "*",
+    "**",
+    "&",
+    "&&",
+    "(",
+    ")",
+    "((",
+    "))",
+    "{",
+    "}",
+    "[",
+    "]",
+    "[16]",
+    "<",
+    ">",
+    "<<",
+    ">>",
+    ",",
+    ";",
+    ":",
+    "::",
+    "=",
+    "...",
+    "#",
+    "#define X",
+    "\n#include <x>\n",
+    "//",
+    "/*",
+    "*/",
+    "\"",
+    "'",
+    "\\",
+    "\\\n",
+    "R\"(",
+    ")\"",
+    "\n",
+    " ",
+    "\t",
+    "0",
+    "1u",
+    "0x1p3f",
+    "__launch_bounds__(256)",
+    "__launch_bounds__(",
+    "__forceinline__",
+    "static",
+    "inline",
+    "auto",
+    "decltype(",
+    "operator()",
+    "alignas(16)",
+    "[[nodiscard]]",
+    "é",
+    "\u{0}",
+    "\u{feff}",
+    "ß",
+    "🦀",
+    "void (*f)(int)",
 ];
 
 /// xorshift64*: small, seedable, good enough for mutations.
@@ -61,7 +142,7 @@ fn raw_strings(text: &str, out: &mut Vec<Vec<u8>>) {
         let body = &rest[start + 3..];
         match body.find("\"#") {
             Some(end) => {
-                out.push(body[..end].as_bytes().to_vec());
+                out.push(body.as_bytes()[..end].to_vec());
                 rest = &body[end + 2..];
             }
             None => break,
@@ -74,7 +155,11 @@ fn seeds(root: &Path, corpus: &Path) -> Vec<Vec<u8>> {
     let mut files = vec![root.join("tests/common/mod.rs"), root.join("examples/saxpy.rs")];
     for dir in ["ui-tests/fail", "ui-tests/pass"] {
         if let Ok(rd) = std::fs::read_dir(root.join(dir)) {
-            files.extend(rd.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == "rs")));
+            files.extend(
+                rd.flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "rs")),
+            );
         }
     }
     for f in files {
@@ -180,7 +265,8 @@ fn exercise(src: &str) -> Result<String, String> {
             return Err(format!("unclear message: {msg:?}"));
         }
         let line = match e {
-            gpu_cdecl::DeclError::Syntax { line, .. } | gpu_cdecl::DeclError::UnsupportedParam { line, .. } => Some(*line),
+            gpu_cdecl::DeclError::Syntax { line, .. }
+            | gpu_cdecl::DeclError::UnsupportedParam { line, .. } => Some(*line),
             _ => None,
         };
         if let Some(l) = line {
@@ -224,7 +310,11 @@ fn exercise(src: &str) -> Result<String, String> {
         Ok(_) => sig.push_str("|k"),
         Err(e) => sig.push_str(&format!("|{}", check_err(&e)?)),
     }
-    sig.push(if gpu_cdecl::uses_dynamic_shared_memory(src) { 's' } else { '-' });
+    sig.push(if gpu_cdecl::uses_dynamic_shared_memory(src) {
+        's'
+    } else {
+        '-'
+    });
     sig.push_str(&gpu_cdecl::find_globals(src).len().min(3).to_string());
     Ok(sig)
 }
@@ -332,14 +422,14 @@ fn main() {
             kept.sort_by_key(|k| k.len());
             kept.truncate(2000);
         }
-        if execs % 200_000 == 0 {
+        if execs.is_multiple_of(200_000) {
             eprintln!(
                 "{:>5}s {execs} execs, {} signatures, {findings} findings",
                 t0.elapsed().as_secs(),
                 seen.len()
             );
         }
-        if pool.len() < n_seeds + 64 && execs % 50_000 == 0 && !kept.is_empty() {
+        if pool.len() < n_seeds + 64 && execs.is_multiple_of(50_000) && !kept.is_empty() {
             pool.push(kept[rng.below(kept.len())].clone());
         }
     }

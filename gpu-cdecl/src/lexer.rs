@@ -353,7 +353,11 @@ fn push_one_line(out: &mut String, text: &str) {
         return;
     }
     let spliced = text.replace("\\\r\n", "").replace("\\\n", "");
-    out.extend(spliced.chars().map(|c| if c == '\n' || c == '\r' { ' ' } else { c }));
+    out.extend(
+        spliced
+            .chars()
+            .map(|c| if c == '\n' || c == '\r' { ' ' } else { c }),
+    );
 }
 
 #[cfg(test)]

@@ -76,7 +76,8 @@ fn widen_len_expr(tokens: TokenStream, scalars: &[&Ident]) -> TokenStream {
     let mut out = Vec::new();
     let toks: Vec<TokenTree> = tokens.into_iter().collect();
     for (i, t) in toks.iter().enumerate() {
-        let after_dot = i > 0 && matches!(&toks[i - 1], TokenTree::Punct(p) if p.as_char() == '.' || p.as_char() == ':');
+        let after_dot =
+            i > 0 && matches!(&toks[i - 1], TokenTree::Punct(p) if p.as_char() == '.' || p.as_char() == ':');
         let before_path = matches!(toks.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
         match t {
             TokenTree::Ident(id) if !after_dot && !before_path && scalars.contains(&id) => {

@@ -302,7 +302,12 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
                     format!("`#[len = …]` goes on a buffer argument (`&[T]` or `&mut [T]`), and `{name}` is not one"),
                 ));
             }
-            set_once(&mut len, expr, attr, &format!("`{name}` has two `#[len = …]` attributes: give one"))?;
+            set_once(
+                &mut len,
+                expr,
+                attr,
+                &format!("`{name}` has two `#[len = …]` attributes: give one"),
+            )?;
             continue;
         }
         let dir = match &attr.meta {

@@ -16,7 +16,7 @@ impl Function {
                 arg,
                 len,
                 expr,
-                required,
+                required: i64::try_from(required).unwrap_or(i64::MAX),
             });
         }
         Ok(())

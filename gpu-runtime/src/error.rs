@@ -112,8 +112,8 @@ pub enum Error {
         len: usize,
         /// The length expression as written, e.g. `width * height`.
         expr: &'static str,
-        /// What the expression evaluated to.
-        required: i128,
+        /// What the expression evaluated to (saturated to the `i64` range).
+        required: i64,
     },
 }
 

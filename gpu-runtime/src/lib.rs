@@ -75,6 +75,47 @@
 //!
 //! Everything returns [`Result`]; [`Error`] says what went wrong in a sentence, including the
 //! compiler's log with the offending source lines for a [`CompileError`].
+//!
+//! A buffer argument may state the least length the kernel needs with `#[len = expr]`, where
+//! `expr` uses the kernel's integer arguments (computed in `i128`, so `width * height` cannot
+//! overflow): `fn blur(#[In] #[len = width * height] src: &[f32], …, width: i32, height: i32)`.
+//! A shorter buffer is refused with [`Error::ArgumentTooShort`] before anything is launched.
+//!
+//! ## Faults
+//!
+//! A kernel that writes to a bad address, traps or fails an `assert` breaks its CUDA context
+//! for good: the driver reports the error ([`Error::is_launch_failure`]; its message says the
+//! context is now unusable) at the next synchronizing call, and would fail every later call in
+//! that context. This crate records the first such error, and from then on refuses every call
+//! in that context before it reaches the driver, with [`Error::ContextPoisoned`] naming the
+//! original error ([`Context::is_poisoned`] tells). Other processes, and other devices'
+//! contexts, are not affected.
+//!
+//! Recovery is supported without restarting: drop every handle into the broken context
+//! (buffers, streams, events, prepared kernels and every [`Context`] clone); releasing the last
+//! one destroys the device's primary context, and the next [`Context::new`] or
+//! [`Context::default`] creates a fresh one (`Context::default` lets go of its own handle once it
+//! sees the context is poisoned). Restarting the process also works, of course.
+//!
+//! ## Threads
+//!
+//! Every handle may be sent to and shared between threads (`Send + Sync`):
+//!
+//! - [`Context`]: a reference-counted handle. The driver API is thread-safe; the "current
+//!   context" is per thread, so every call that needs it makes it current first
+//!   ([`Context::bind`]). The module cache is behind a mutex; the fault record is set once.
+//! - [`Function`] and the `Kernel` types the macro generates: immutable driver handles, plus an
+//!   atomic for the shared memory opted in to. Launching one kernel from many threads at once,
+//!   on the same or different streams, is fine.
+//! - [`Stream`] and [`Event`]: the driver serialises work enqueued from several threads.
+//! - [`DeviceBuffer<T>`], [`DeviceView`], [`DeviceViewMut`]: `Send`/`Sync` when `T` is. The
+//!   borrow checker keeps `&mut` exclusive while a launch call runs, but an asynchronous launch
+//!   returns before the kernel finishes: order later reads or writes of that buffer on other
+//!   streams with [`Stream::synchronize`] or an [`Event`], as in CUDA C.
+//! - [`Device`], [`DeviceLimits`], [`Dim3`], [`ModuleSource`]: plain data.
+//!
+//! `tests/reliability.rs` launches, allocates and prepares from 8 threads at once for 10 seconds
+//! and checks every result against the CPU.
 #![deny(missing_docs)]
 
 mod argcheck;
@@ -104,6 +145,22 @@ pub use repr::{DeviceRepr, KernelParam};
 pub use stream::{Event, Stream};
 
 pub use gpu_macros::kernel;
+
+// The promises of the "Threads" section, checked at compile time.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Context>();
+    send_sync::<Function>();
+    send_sync::<Stream>();
+    send_sync::<Event>();
+    send_sync::<DeviceBuffer<f32>>();
+    send_sync::<DeviceView<'static, f32>>();
+    send_sync::<DeviceViewMut<'static, f32>>();
+    send_sync::<Device>();
+    send_sync::<DeviceLimits>();
+    send_sync::<ModuleSource>();
+    send_sync::<Error>();
+};
 
 /// Re-exported so that users can name driver types without depending on cudarc themselves.
 pub use cudarc;
