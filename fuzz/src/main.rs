@@ -434,15 +434,14 @@ fn main() {
         }
     }
     if save_corpus {
-        // The corpus kept in the repository: one small input per signature, at most 400 KB in all.
+        // The corpus kept in the repository: at most 300 inputs of at most 1 KiB, spread evenly
+        // over the kept inputs sorted by length (short and long ones both), merged with what
+        // the corpus already held.
         let _ = std::fs::create_dir_all(&corpus_dir);
+        kept.retain(|k| k.len() <= 1024);
         kept.sort_by_key(|k| k.len());
-        let mut total = 0;
-        for k in &kept {
-            if k.len() > 2048 || total + k.len() > 400 * 1024 {
-                continue;
-            }
-            total += k.len();
+        let step = (kept.len() / 300).max(1);
+        for k in kept.iter().step_by(step).take(300) {
             save(&corpus_dir, k);
         }
     }
