@@ -239,7 +239,7 @@ fn shared_memory_up_to_the_opt_in_maximum_runs_and_past_it_is_rejected() {
 const CHILD_ENV: &str = "GPU_SUITE_FAULT_CHILD";
 
 /// Runs one test of this binary in a child process, with `CHILD_ENV` set so that it really
-/// faults, and returns its output after checking it recovered.
+/// faults, and returns its output after checking it ran to the end.
 fn run_child(test: &str) -> String {
     let exe = std::env::current_exe().unwrap();
     let out = Command::new(exe)
@@ -254,7 +254,7 @@ fn run_child(test: &str) -> String {
     );
     assert!(out.status.success(), "child `{test}` failed:\n{text}");
     assert!(
-        text.contains("child: recovered"),
+        text.contains("child: done"),
         "child `{test}` did not run:\n{text}"
     );
     text
@@ -272,8 +272,8 @@ fn axpy_works(ctx: &Context, seed: u64) {
 }
 
 /// The child's side: fault, check the first error and the fail-fast refusals, then drop every
-/// handle and check that a fresh context works.
-fn fault_and_recover(fault: impl FnOnce(&Context), expected_code: &str) {
+/// handle and try a fresh context.
+fn fault_then_check_refusals(fault: impl FnOnce(&Context), expected_code: &str) {
     let dev = Device::new(0).unwrap();
     let ctx = Context::new(dev).unwrap();
     axpy_works(&ctx, 80);
@@ -330,13 +330,22 @@ fn fault_and_recover(fault: impl FnOnce(&Context), expected_code: &str) {
     }
     println!("child: later call refused: {}", later[0].1);
 
-    // Recovery: drop every handle; the primary context is destroyed with its last retain, and
-    // the next Context::new starts a fresh one.
+    // Dropping every handle does not bring the device back: CUDA keeps the process from using
+    // it again (the documented recovery is a new process, which the parent test checks). Should
+    // a future driver allow it, the fresh context must work.
     drop((k, x, y, stream, later, ctx));
-    let ctx = Context::new(dev).unwrap();
-    assert!(!ctx.is_poisoned());
-    axpy_works(&ctx, 83);
-    println!("child: recovered");
+    match Context::new(dev) {
+        Err(e) => {
+            assert!(e.is_launch_failure(), "{e}");
+            println!("child: a new context after dropping every handle fails too: {e}");
+        }
+        Ok(ctx) => {
+            assert!(!ctx.is_poisoned());
+            axpy_works(&ctx, 83);
+            println!("child: a new context after dropping every handle works");
+        }
+    }
+    println!("child: done");
 }
 
 #[test]
@@ -345,7 +354,7 @@ fn fault_child_wild_write() {
     if std::env::var_os(CHILD_ENV).is_none() {
         return; // only meaningful as the child of `fault_wild_write_...`
     }
-    fault_and_recover(
+    fault_then_check_refusals(
         |ctx| {
             let k = faulty::wild_write::prepare(ctx).unwrap();
             k.prepared_call(1, 1, 0xdead_0000_0000u64, 7).unwrap();
@@ -360,7 +369,7 @@ fn fault_child_trap() {
     if std::env::var_os(CHILD_ENV).is_none() {
         return; // only meaningful as the child of `fault_trap_...`
     }
-    fault_and_recover(
+    fault_then_check_refusals(
         |ctx| {
             let k = faulty::trap_if::prepare(ctx).unwrap();
             k.prepared_call(4, 32, 1).unwrap();
@@ -371,7 +380,7 @@ fn fault_child_trap() {
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
-fn fault_wild_write_poisons_only_the_faulting_context_and_it_recovers() {
+fn fault_wild_write_is_reported_refused_after_and_other_processes_keep_working() {
     let ctx = ctx();
     axpy_works(&ctx, 84);
     let out = run_child("fault_child_wild_write");
@@ -382,7 +391,7 @@ fn fault_wild_write_poisons_only_the_faulting_context_and_it_recovers() {
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
-fn fault_trap_poisons_only_the_faulting_context_and_it_recovers() {
+fn fault_trap_is_reported_refused_after_and_other_processes_keep_working() {
     let ctx = ctx();
     axpy_works(&ctx, 86);
     let out = run_child("fault_child_trap");

@@ -145,12 +145,7 @@ impl Context {
         static DEFAULT: Mutex<Option<Context>> = Mutex::new(None);
         let mut slot = DEFAULT.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(ctx) = slot.as_ref() {
-            if !ctx.is_poisoned() {
-                return Ok(ctx.clone());
-            }
-            // Let go of the broken context, so that once the caller has dropped its handles
-            // too, the next call starts a fresh one.
-            *slot = None;
+            return Ok(ctx.clone());
         }
         let ctx = make_default_context()?;
         *slot = Some(ctx.clone());
@@ -173,8 +168,8 @@ impl Context {
     }
 
     /// True once a kernel has faulted in this context (an illegal address, a trap, an assert):
-    /// from then on every call in it fails with [`Error::ContextPoisoned`]. See there for how
-    /// to recover.
+    /// from then on every call in it fails with [`Error::ContextPoisoned`], and only a new
+    /// process can use the device again.
     pub fn is_poisoned(&self) -> bool {
         self.inner.fault.get().is_some()
     }
@@ -279,8 +274,7 @@ impl Drop for ContextInner {
         // A poisoned context refuses `bind`; its modules' own drops make it current themselves.
         let _ = self.bind();
         drop(modules);
-        // SAFETY: releases the retain taken in Context::new, exactly once. Releasing the last
-        // retain destroys the primary context, which is what lets a poisoned one be replaced.
+        // SAFETY: releases the retain taken in Context::new, exactly once.
         unsafe {
             sys::cuDevicePrimaryCtxRelease_v2(self.device.raw());
         }

@@ -88,14 +88,13 @@
 //! context is now unusable) at the next synchronizing call, and would fail every later call in
 //! that context. This crate records the first such error, and from then on refuses every call
 //! in that context before it reaches the driver, with [`Error::ContextPoisoned`] naming the
-//! original error ([`Context::is_poisoned`] tells). Other processes, and other devices'
-//! contexts, are not affected.
+//! original error ([`Context::is_poisoned`] tells). Other processes are not affected.
 //!
-//! Recovery is supported without restarting: drop every handle into the broken context
-//! (buffers, streams, events, prepared kernels and every [`Context`] clone); releasing the last
-//! one destroys the device's primary context, and the next [`Context::new`] or
-//! [`Context::default`] creates a fresh one (`Context::default` lets go of its own handle once it
-//! sees the context is poisoned). Restarting the process also works, of course.
+//! Recovery means a new process: CUDA keeps the whole process from using the device again
+//! after such a fault (tested: with every handle dropped, even creating the device's context
+//! anew fails with the same error, on CUDA 13 / driver 580). A program that must survive faulty
+//! kernels runs them in a child process, as `tests/reliability.rs` does; the parent's context is
+//! unaffected.
 //!
 //! ## Threads
 //!
