@@ -339,10 +339,25 @@ pub(crate) fn join(toks: &[Tok<'_>]) -> String {
                 out.push(' ');
             }
         }
-        out.push_str(t.text);
+        push_one_line(&mut out, t.text);
         prev_end = Some(t.end);
     }
     out
+}
+
+/// Appends a token's text with its line splices (`\\` + newline) removed and any other line
+/// break (a raw string's) shown as a space, so that error messages stay on one line.
+fn push_one_line(out: &mut String, text: &str) {
+    if !text.contains(['\n', '\r']) {
+        out.push_str(text);
+        return;
+    }
+    let spliced = text.replace("\\\r\n", "").replace("\\\n", "");
+    out.extend(
+        spliced
+            .chars()
+            .map(|c| if c == '\n' || c == '\r' { ' ' } else { c }),
+    );
 }
 
 #[cfg(test)]
@@ -428,6 +443,14 @@ mod tests {
     fn join_collapses_gaps() {
         let l = lex("const  float /* c */ *__restrict__\n x");
         assert_eq!(join(&l.toks), "const float *__restrict__ x");
+    }
+
+    #[test]
+    fn join_keeps_one_line_across_splices_in_literals() {
+        // Found by the fuzzer (fuzz/): a line splice inside a quoted literal put a newline
+        // into the parameter text shown in error messages.
+        let l = lex("\"a\\\nb\" R\"(x\ny)\" c");
+        assert_eq!(join(&l.toks), "\"ab\" R\"(x y)\" c");
     }
 
     #[test]

@@ -876,3 +876,23 @@ fn scalar_c_names() {
         assert_eq!(find_kernel(&src, "k").unwrap().params[0].ty, sc(s), "{s:?}");
     }
 }
+
+/// Found by the fuzzer (fuzz/): a line splice inside a string literal in a parameter list put a
+/// newline into the error message. Every rejection must be one line, with a line number inside
+/// the source.
+#[test]
+fn fuzz_regression_messages_stay_on_one_line() {
+    for src in [
+        "__global__ void k(float *x, \"a\\\nb\" int n) {}",
+        "__global__ void k(R\"(a\nb)\" x) {}",
+        "__global__ void vy(#\\\nol`fs{)\") {}",
+    ] {
+        let lines = src.split('\n').count();
+        let e = crate::find_kernels(src).unwrap_err();
+        let msg = e.to_string();
+        assert!(!msg.contains('\n'), "{msg:?}");
+        if let DeclError::Syntax { line, .. } | DeclError::UnsupportedParam { line, .. } = e {
+            assert!((1..=lines).contains(&line), "{msg}");
+        }
+    }
+}

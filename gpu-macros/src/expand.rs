@@ -67,9 +67,67 @@ fn type_assertions(args: &[RustArg]) -> TokenStream {
         .collect()
 }
 
-/// The body of `launch_on`: pack each argument, build the parameter array, launch.
+/// `expr` with every scalar argument name `n` in it replaced by `LenValue::len_value(&n)`, so
+/// that it computes in `i128` whatever the arguments' integer types. Field and method names
+/// (after a `.`) and path segments (around `::`) are left alone.
+fn widen_len_expr(tokens: TokenStream, scalars: &[&Ident]) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    let rt = rt();
+    let mut out = Vec::new();
+    let toks: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, t) in toks.iter().enumerate() {
+        let after_dot =
+            i > 0 && matches!(&toks[i - 1], TokenTree::Punct(p) if p.as_char() == '.' || p.as_char() == ':');
+        let before_path = matches!(toks.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
+        match t {
+            TokenTree::Ident(id) if !after_dot && !before_path && scalars.contains(&id) => {
+                out.extend(quote_spanned!(id.span()=> (#rt::__private::LenValue::len_value(&#id))));
+            }
+            TokenTree::Group(g) => {
+                let mut ng = Group::new(g.delimiter(), widen_len_expr(g.stream(), scalars));
+                ng.set_span(g.span());
+                out.push(TokenTree::Group(ng));
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The `#[len = …]` checks, run before anything is packed or launched.
+fn len_checks(args: &[RustArg]) -> TokenStream {
+    let rt = rt();
+    let scalars: Vec<&Ident> = args
+        .iter()
+        .filter(|a| matches!(a.kind, RustType::Value(_)))
+        .map(|a| &a.name)
+        .collect();
+    args.iter()
+        .filter_map(|arg| {
+            let (expr, RustType::Slice { elem, .. }) = (arg.len.as_ref()?, &arg.kind) else {
+                return None;
+            };
+            let name = &arg.name;
+            let name_str = name.to_string();
+            let expr_str = quote!(#expr).to_string();
+            let widened = widen_len_expr(quote!(#expr), &scalars);
+            Some(quote_spanned! {expr.span()=>
+                self.function.check_len(
+                    #name_str,
+                    #rt::DeviceRead::<#elem>::len(&*#name),
+                    #expr_str,
+                    #rt::__private::LenValue::len_value(&(#widened)),
+                )?;
+            })
+        })
+        .collect()
+}
+
+/// The body of `launch_on`: check `#[len]`s, pack each argument, build the parameter array,
+/// launch.
 fn launch_body(args: &[RustArg]) -> TokenStream {
     let rt = rt();
+    let checks = len_checks(args);
     let mut packs = Vec::new();
     let mut params = Vec::new();
     for (i, arg) in args.iter().enumerate() {
@@ -83,6 +141,7 @@ fn launch_body(args: &[RustArg]) -> TokenStream {
     }
     let n = args.len();
     quote! {
+        #checks
         #(#packs)*
         let mut __params: [*mut ::core::ffi::c_void; #n] = [#(#params),*];
         // SAFETY: the #[kernel] macro checked at compile time that these arguments match the C

@@ -196,6 +196,8 @@ pub struct RustArg {
     pub kind: RustType,
     /// The `#[In]`/`#[Out]`/`#[InOut]` marker and its attribute (for spans).
     pub direction: Option<(Direction, Attribute)>,
+    /// `#[len = expr]` (or `#[len(expr)]`) on a slice: the least number of elements it must hold.
+    pub len: Option<Expr>,
 }
 
 /// One declared kernel: `fn name(args);`.
@@ -309,7 +311,33 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
         }
     };
     let mut direction: Option<(Direction, Attribute)> = None;
+    let mut len: Option<Expr> = None;
     for attr in &pt.attrs {
+        if attr.path().is_ident("len") {
+            let expr = match &attr.meta {
+                Meta::NameValue(nv) => nv.value.clone(),
+                Meta::List(l) => l.parse_args::<Expr>()?,
+                Meta::Path(_) => {
+                    return Err(syn::Error::new_spanned(
+                        attr,
+                        format!("`#[len]` needs the length `{name}` must have at least, e.g. `#[len = n]` or `#[len = width * height]`"),
+                    ))
+                }
+            };
+            if !matches!(&*pt.ty, Type::Reference(r) if matches!(&*r.elem, Type::Slice(_))) {
+                return Err(syn::Error::new_spanned(
+                    attr,
+                    format!("`#[len = …]` goes on a buffer argument (`&[T]` or `&mut [T]`), and `{name}` is not one"),
+                ));
+            }
+            set_once(
+                &mut len,
+                expr,
+                attr,
+                &format!("`{name}` has two `#[len = …]` attributes: give one"),
+            )?;
+            continue;
+        }
         let dir = match &attr.meta {
             Meta::Path(p) if p.is_ident("In") => Direction::In,
             Meta::Path(p) if p.is_ident("Out") => Direction::Out,
@@ -318,7 +346,7 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
                 return Err(syn::Error::new_spanned(
                     attr,
                     format!(
-                        "unknown attribute `{}` on kernel argument `{name}`: kernel arguments take `#[In]`, `#[Out]` or `#[InOut]`",
+                        "unknown attribute `{}` on kernel argument `{name}`: kernel arguments take `#[In]`, `#[Out]`, `#[InOut]` or `#[len = …]`",
                         attr.meta.path().to_token_stream().to_string().replace(' ', ""),
                     ),
                 ))
@@ -362,6 +390,7 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
         ty,
         kind,
         direction,
+        len,
     })
 }
 

@@ -85,6 +85,35 @@ pub(crate) struct ContextInner {
     pub(crate) modules: Mutex<ModuleCache>,
     /// The pools, stream and events the In/Out convenience calls stage through, made on first use.
     pub(crate) staging: OnceLock<crate::staging::ContextStaging>,
+    /// The first sticky error a kernel caused in this context; once set, `bind` refuses every
+    /// call (see `Error::ContextPoisoned`).
+    pub(crate) fault: OnceLock<Fault>,
+}
+
+/// A sticky error, as first reported.
+pub(crate) struct Fault {
+    call: &'static str,
+    code: u32,
+    name: String,
+    description: String,
+}
+
+/// Marks the context current on this thread as broken by a kernel fault (cold: errors only).
+/// Sticky errors are reported by calls on the current context, which `bind` made current.
+pub(crate) fn record_fault(call: &'static str, code: u32, name: &str, description: &str) {
+    let mut current = std::ptr::null_mut();
+    // SAFETY: valid out-pointer; the driver is loaded (a driver call just returned this error).
+    if unsafe { sys::cuCtxGetCurrent(&mut current) } != sys::CUresult::CUDA_SUCCESS {
+        return;
+    }
+    if let Some(ctx) = crate::context_ops::lookup(current) {
+        let _ = ctx.inner.fault.set(Fault {
+            call,
+            code,
+            name: name.to_owned(),
+            description: description.to_owned(),
+        });
+    }
 }
 
 // SAFETY: a CUcontext is a handle the driver lets any thread use (the driver API is
@@ -138,6 +167,7 @@ impl Context {
             peers: Mutex::new(Vec::new()),
             modules: Mutex::new(ModuleCache::default()),
             staging: OnceLock::new(),
+            fault: OnceLock::new(),
         });
         map.insert(key, Arc::downgrade(&inner));
         register(&inner);
@@ -175,6 +205,13 @@ impl Context {
     /// The device's launch limits, read when the context was created.
     pub fn limits(&self) -> &DeviceLimits {
         &self.inner.limits
+    }
+
+    /// True once a kernel has faulted in this context (an illegal address, a trap, an assert):
+    /// from then on every call in it fails with [`Error::ContextPoisoned`], and only a new
+    /// process can use the device again.
+    pub fn is_poisoned(&self) -> bool {
+        self.inner.fault.get().is_some()
     }
 
     /// The driver's handle.
@@ -302,9 +339,25 @@ impl Context {
 }
 
 impl ContextInner {
+    /// Makes the context current, unless a kernel broke it: then fails fast with
+    /// [`Error::ContextPoisoned`] (one atomic load on the usual path).
     #[inline]
     pub(crate) fn bind(&self) -> Result<()> {
+        if let Some(f) = self.fault.get() {
+            return Err(self.poisoned(f));
+        }
         bind_raw(self.raw)
+    }
+
+    #[cold]
+    fn poisoned(&self, f: &Fault) -> Error {
+        Error::ContextPoisoned {
+            device: self.device.ordinal(),
+            first_call: f.call,
+            first_code: f.code,
+            first_name: f.name.clone(),
+            first_description: f.description.clone(),
+        }
     }
 }
 
@@ -326,6 +379,7 @@ impl Drop for ContextInner {
     fn drop(&mut self) {
         // Modules must be unloaded while the context still exists.
         let modules = std::mem::take(self.modules.get_mut().unwrap_or_else(|p| p.into_inner()));
+        // A poisoned context refuses `bind`; its modules' own drops make it current themselves.
         let _ = self.bind();
         drop(modules);
         // The staging pools free their memory, which needs the context.

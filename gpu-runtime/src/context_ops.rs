@@ -33,7 +33,7 @@ pub(crate) fn unregister(raw: sys::CUcontext) {
     }
 }
 
-fn lookup(raw: sys::CUcontext) -> Option<Context> {
+pub(crate) fn lookup(raw: sys::CUcontext) -> Option<Context> {
     if raw.is_null() {
         return None;
     }
@@ -100,6 +100,7 @@ impl Context {
             peers: Mutex::new(Vec::new()),
             modules: Mutex::new(Default::default()),
             staging: OnceLock::new(),
+            fault: OnceLock::new(),
         });
         register(&inner);
         Ok(Context { inner })

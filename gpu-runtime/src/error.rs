@@ -28,8 +28,10 @@ pub enum Error {
     /// NVRTC (`libnvrtc.so`) could not be loaded, so CUDA C cannot be compiled at run time.
     #[error("NVRTC, the CUDA runtime compiler (libnvrtc.so.13), could not be loaded: install the CUDA toolkit or `pip install nvidia-cuda-nvrtc` and put its lib/ directory on LD_LIBRARY_PATH")]
     NvrtcNotFound,
-    /// A CUDA driver call failed.
-    #[error("{call} failed: {name} ({code}): {description}")]
+    /// A CUDA driver call failed. When the code is one of the sticky ones of a kernel that
+    /// faulted ([`Error::is_launch_failure`]), the message also says that the context is now
+    /// unusable and how to recover.
+    #[error("{call} failed: {name} ({code}): {description}{}", sticky_note(*.code))]
     Driver {
         /// The driver function that failed, e.g. `cuMemAlloc`.
         call: &'static str,
@@ -191,6 +193,67 @@ pub enum Error {
         /// What is wrong, with the values involved.
         detail: String,
     },
+    /// A call on a context in which a kernel faulted earlier (an illegal address, a trap, an
+    /// assert): CUDA keeps such a context failing, so the call was refused before reaching the
+    /// driver. `first` is the error that broke it.
+    #[error("the CUDA context of device {device} is unusable since an earlier {first_call} failed with {first_name} ({first_code}): {first_description}; {RECOVERY}")]
+    ContextPoisoned {
+        /// The device's ordinal.
+        device: usize,
+        /// The driver call that first reported the fault, e.g. `cuCtxSynchronize`.
+        first_call: &'static str,
+        /// The numeric `CUresult` it returned.
+        first_code: u32,
+        /// Its symbolic name, e.g. `CUDA_ERROR_ILLEGAL_ADDRESS`.
+        first_name: String,
+        /// The driver's description of it.
+        first_description: String,
+    },
+    /// A buffer argument shorter than its `#[len = …]` attribute requires; nothing was launched.
+    #[error("kernel `{kernel}`: argument `{arg}` holds {len} elements, but `#[len = {expr}]` requires at least {required}")]
+    ArgumentTooShort {
+        /// The kernel's name.
+        kernel: String,
+        /// The argument's name in the Rust signature.
+        arg: &'static str,
+        /// The elements it holds.
+        len: usize,
+        /// The length expression as written, e.g. `width * height`.
+        expr: &'static str,
+        /// What the expression evaluated to (saturated to the `i64` range).
+        required: i64,
+    },
+}
+
+/// How to get out of a context broken by a kernel fault; shared by both messages that report one.
+const RECOVERY: &str = "every later call in this context fails the same way, and CUDA does not let \
+this process use the device again (even a new context fails): restart the process; to survive such \
+faults, run risky kernels in a child process";
+
+fn sticky_note(code: u32) -> String {
+    if is_sticky(code) {
+        format!("; the CUDA context is now unusable: {RECOVERY}")
+    } else {
+        String::new()
+    }
+}
+
+/// The codes after which CUDA keeps the context failing ("sticky" errors of a faulting kernel).
+pub(crate) fn is_sticky(code: u32) -> bool {
+    use CUresult::*;
+    [
+        CUDA_ERROR_LAUNCH_FAILED,
+        CUDA_ERROR_ILLEGAL_ADDRESS,
+        CUDA_ERROR_LAUNCH_TIMEOUT,
+        CUDA_ERROR_ILLEGAL_INSTRUCTION,
+        CUDA_ERROR_MISALIGNED_ADDRESS,
+        CUDA_ERROR_INVALID_ADDRESS_SPACE,
+        CUDA_ERROR_INVALID_PC,
+        CUDA_ERROR_HARDWARE_STACK_ERROR,
+        CUDA_ERROR_ASSERT,
+    ]
+    .iter()
+    .any(|c| *c as u32 == code)
 }
 
 impl fmt::Debug for Error {
@@ -213,6 +276,9 @@ impl Error {
         } else {
             "the CUDA driver is not loaded".to_owned()
         };
+        if is_sticky(code as u32) {
+            crate::context::record_fault(call, code as u32, &name, &description);
+        }
         Error::Driver {
             call,
             code: code as u32,
@@ -227,19 +293,14 @@ impl Error {
     }
 
     /// True for errors raised by a kernel while it ran (PyCUDA's `LaunchError`): an illegal
-    /// address, a trap, a timeout. After one of these the context is unusable: the process must
-    /// create a new one (in practice, restart).
+    /// address, a trap, an assert, a timeout; and for [`Error::ContextPoisoned`], the refusal of
+    /// every later call in that context. See [`Error::ContextPoisoned`] for how to recover.
     pub fn is_launch_failure(&self) -> bool {
-        use CUresult::*;
-        matches!(self, Error::Driver { code, .. } if [
-            CUDA_ERROR_LAUNCH_FAILED,
-            CUDA_ERROR_ILLEGAL_ADDRESS,
-            CUDA_ERROR_LAUNCH_TIMEOUT,
-            CUDA_ERROR_ILLEGAL_INSTRUCTION,
-            CUDA_ERROR_MISALIGNED_ADDRESS,
-            CUDA_ERROR_HARDWARE_STACK_ERROR,
-            CUDA_ERROR_ASSERT,
-        ].iter().any(|c| *c as u32 == *code))
+        match self {
+            Error::Driver { code, .. } => is_sticky(*code),
+            Error::ContextPoisoned { .. } => true,
+            _ => false,
+        }
     }
 }
 
@@ -435,5 +496,46 @@ mod tests {
         let s = e.to_string();
         assert!(s.starts_with("cuMemAlloc failed: "), "{s}");
         assert!(s.contains("CUDA_ERROR_OUT_OF_MEMORY (2)"), "{s}");
+        assert!(!s.contains("unusable"), "{s}");
+    }
+
+    #[test]
+    fn a_fault_says_the_context_is_unusable_and_how_to_recover() {
+        let e = Error::Driver {
+            call: "cuCtxSynchronize",
+            code: CUresult::CUDA_ERROR_ILLEGAL_ADDRESS as u32,
+            name: "CUDA_ERROR_ILLEGAL_ADDRESS".into(),
+            description: "an illegal memory access was encountered".into(),
+        };
+        assert!(e.is_launch_failure());
+        let s = e.to_string();
+        assert!(s.contains("context is now unusable"), "{s}");
+        assert!(s.contains("restart the process"), "{s}");
+        let p = Error::ContextPoisoned {
+            device: 0,
+            first_call: "cuCtxSynchronize",
+            first_code: 700,
+            first_name: "CUDA_ERROR_ILLEGAL_ADDRESS".into(),
+            first_description: "an illegal memory access was encountered".into(),
+        };
+        assert!(p.is_launch_failure());
+        let s = p.to_string();
+        assert!(s.starts_with("the CUDA context of device 0 is unusable since an earlier cuCtxSynchronize failed with CUDA_ERROR_ILLEGAL_ADDRESS (700)"), "{s}");
+        assert!(s.contains("restart the process"), "{s}");
+    }
+
+    #[test]
+    fn a_short_argument_names_everything() {
+        let e = Error::ArgumentTooShort {
+            kernel: "axpy".into(),
+            arg: "x",
+            len: 10,
+            expr: "n",
+            required: 12,
+        };
+        assert_eq!(
+            e.to_string(),
+            "kernel `axpy`: argument `x` holds 10 elements, but `#[len = n]` requires at least 12"
+        );
     }
 }

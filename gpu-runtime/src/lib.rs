@@ -106,8 +106,49 @@
 //!
 //! Everything returns [`Result`]; [`Error`] says what went wrong in a sentence, including the
 //! compiler's log with the offending source lines for a [`CompileError`].
+//!
+//! A buffer argument may state the least length the kernel needs with `#[len = expr]`, where
+//! `expr` uses the kernel's integer arguments (computed in `i128`, so `width * height` cannot
+//! overflow): `fn blur(#[In] #[len = width * height] src: &[f32], …, width: i32, height: i32)`.
+//! A shorter buffer is refused with [`Error::ArgumentTooShort`] before anything is launched.
+//!
+//! ## Faults
+//!
+//! A kernel that writes to a bad address, traps or fails an `assert` breaks its CUDA context
+//! for good: the driver reports the error ([`Error::is_launch_failure`]; its message says the
+//! context is now unusable) at the next synchronizing call, and would fail every later call in
+//! that context. This crate records the first such error, and from then on refuses every call
+//! in that context before it reaches the driver, with [`Error::ContextPoisoned`] naming the
+//! original error ([`Context::is_poisoned`] tells). Other processes are not affected.
+//!
+//! Recovery means a new process: CUDA keeps the whole process from using the device again
+//! after such a fault (tested: with every handle dropped, even creating the device's context
+//! anew fails with the same error, on CUDA 13 / driver 580). A program that must survive faulty
+//! kernels runs them in a child process, as `tests/reliability.rs` does; the parent's context is
+//! unaffected.
+//!
+//! ## Threads
+//!
+//! Every handle may be sent to and shared between threads (`Send + Sync`):
+//!
+//! - [`Context`]: a reference-counted handle. The driver API is thread-safe; the "current
+//!   context" is per thread, so every call that needs it makes it current first
+//!   ([`Context::bind`]). The module cache is behind a mutex; the fault record is set once.
+//! - [`Function`] and the `Kernel` types the macro generates: immutable driver handles, plus an
+//!   atomic for the shared memory opted in to. Launching one kernel from many threads at once,
+//!   on the same or different streams, is fine.
+//! - [`Stream`] and [`Event`]: the driver serialises work enqueued from several threads.
+//! - [`DeviceBuffer<T>`], [`DeviceView`], [`DeviceViewMut`]: `Send`/`Sync` when `T` is. The
+//!   borrow checker keeps `&mut` exclusive while a launch call runs, but an asynchronous launch
+//!   returns before the kernel finishes: order later reads or writes of that buffer on other
+//!   streams with [`Stream::synchronize`] or an [`Event`], as in CUDA C.
+//! - [`Device`], [`DeviceLimits`], [`Dim3`], [`ModuleSource`]: plain data.
+//!
+//! `tests/reliability.rs` launches, allocates and prepares from 8 threads at once for 10 seconds
+//! and checks every result against the CPU.
 #![deny(missing_docs)]
 
+mod argcheck;
 mod array;
 mod attributes;
 pub mod cache;
@@ -194,6 +235,22 @@ pub use version::{cuda_version, init, version, VERSION};
 
 pub use gpu_macros::{gpu_test, kernel};
 
+// The promises of the "Threads" section, checked at compile time.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Context>();
+    send_sync::<Function>();
+    send_sync::<Stream>();
+    send_sync::<Event>();
+    send_sync::<DeviceBuffer<f32>>();
+    send_sync::<DeviceView<'static, f32>>();
+    send_sync::<DeviceViewMut<'static, f32>>();
+    send_sync::<Device>();
+    send_sync::<DeviceLimits>();
+    send_sync::<ModuleSource>();
+    send_sync::<Error>();
+};
+
 /// Re-exported so that users can name driver types without depending on cudarc themselves.
 pub use cudarc;
 /// Re-exported for `half`/`__half` (`half::f16`) and `__nv_bfloat16` (`half::bf16`) data.
@@ -204,6 +261,7 @@ pub use ndarray;
 /// What the `#[kernel]` macro's generated code calls. Not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::argcheck::LenValue;
     pub use crate::staging::Staging;
     use std::ffi::c_void;
 

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# sanitize.sh: run NVIDIA compute-sanitizer (memcheck, racecheck, initcheck, synccheck) over the
+# packed GPU test binaries and examples, and print how many reports each run produced.
+#
+#   bash scripts/sanitize.sh [PACKED_DIR] [TOOLS...]
+#
+# PACKED_DIR is what ../shared/gpu/pack gathered (default .gpu; pack with --examples to include
+# the examples). TOOLS default to all four. Runs on the GPU machine (no Rust needed). Logs go to
+# $OUT/sanitize/ when OUT is set, else /tmp/sanitize/. Exit status: 0 when every run finished
+# with zero reports.
+#
+# Left out on purpose: the `fault_*` tests, whose kernels fault deliberately (the sanitizer
+# would rightly report them); the leak test, because the sanitizer's own allocations move the
+# device-memory figures it checks; and under racecheck (which only looks at shared memory) the
+# thread stress test, whose kernels use none and which racecheck slows past the time limit. The
+# stress test runs shortened (GPU_STRESS_SECS) under the other tools.
+set -u
+dir=${1:-.gpu}
+shift || true
+tools=("$@")
+((${#tools[@]})) || tools=(memcheck racecheck initcheck synccheck)
+per_run_timeout=${SANITIZE_TIMEOUT:-240}
+logs=${OUT:-/tmp}/sanitize
+mkdir -p "$logs"
+for d in /usr/local/nvidia/lib64 /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
+         /usr/lib/x86_64-linux-gnu; do
+  [[ -d $d ]] && LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$d
+done
+export LD_LIBRARY_PATH
+cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+[[ -x $cs ]] || { echo "sanitize: compute-sanitizer not found" >&2; exit 2; }
+export GPU_STRESS_SECS=${GPU_STRESS_SECS:-2}
+
+total=0 bad=0
+run() { # run TOOL NAME CMD...
+  local tool=$1 name=$2; shift 2
+  local log="$logs/$tool-$name.log"
+  timeout "$per_run_timeout" "$cs" --tool "$tool" --error-exitcode 99 --print-limit 50 \
+    --log-file "$log" "$@" >"$logs/$tool-$name.out" 2>&1
+  local code=$?
+  local n
+  n=$(grep -o 'ERROR SUMMARY: [0-9]*' "$log" 2>/dev/null | awk '{s+=$3} END {print s+0}')
+  local status=ok
+  if ((code == 124)); then status="TIMED OUT after ${per_run_timeout}s"; bad=$((bad + 1))
+  elif ((code == 99 || n > 0)); then status="REPORTS"; bad=$((bad + 1))
+  elif ((code != 0)); then status="exit $code (tests failed?)"; bad=$((bad + 1)); fi
+  total=$((total + n))
+  printf '%-10s %-40s %4d reports  %s\n' "$tool" "$name" "$n" "$status"
+  if [[ $status != ok ]]; then
+    grep -E '^=========  ?(Invalid|Uninitialized|Race|Barrier|Error|Program hit|[A-Z][a-z]+ .* (error|hazard))' "$log" | sort | uniq -c | head -10
+    grep -E '(FAILED|panicked)' "$logs/$tool-$name.out" | head -5
+  fi
+}
+
+for tool in "${tools[@]}"; do
+  for t in "$dir"/tests/*; do
+    [[ -x $t ]] || continue
+    # Binaries without GPU tests (unit tests, NVRTC-only tests) launch nothing.
+    (("$("$t" --list --ignored 2>/dev/null | grep -c ': test$')" > 0)) || continue
+    skips=(--skip fault_ --skip allocate_free_and_prepare_drop_cycles)
+    [[ $tool == racecheck ]] && skips+=(--skip stress_)
+    run "$tool" "test-$(basename "$t")" "$t" --ignored --test-threads=1 "${skips[@]}"
+  done
+  for e in "$dir"/examples/*; do
+    [[ -x $e ]] || continue
+    run "$tool" "example-$(basename "$e")" "$e"
+  done
+done
+echo "sanitize: $total reports in all; $bad runs with reports, failures or timeouts; logs in $logs"
+((bad == 0))
