@@ -80,6 +80,12 @@ pub enum Error {
         /// The name asked for.
         name: String,
     },
+    /// A `__constant__`/`__device__` variable that the loaded module does not contain.
+    #[error("the compiled module has no device variable named `{name}` (a variable the kernels never use may be optimised away; declare it `extern` or use it)")]
+    GlobalNotFound {
+        /// The name asked for.
+        name: String,
+    },
     /// A device chosen by ordinal that does not exist, or a bad `CUDA_DEVICE` setting.
     #[error("{0}")]
     InvalidDevice(String),

@@ -10,6 +10,7 @@ use cudarc::driver::sys::{self, CUfunction_attribute as FuncAttr};
 
 use crate::compiler::{self, Target};
 use crate::context::Context;
+use crate::embedded::{pick_embedded, EmbeddedImage, ImageKind};
 use crate::error::{check, Error, Result};
 use crate::launch::{self, Dim3, KernelLimits};
 use crate::memory::DeviceRead;
@@ -25,6 +26,7 @@ pub struct ModuleSource {
     source: &'static str,
     kernels: &'static [&'static str],
     options: &'static [&'static str],
+    images: &'static [EmbeddedImage],
 }
 
 impl ModuleSource {
@@ -41,7 +43,19 @@ impl ModuleSource {
             source,
             kernels,
             options,
+            images: &[],
         }
+    }
+
+    /// The same source with images compiled ahead of time (`#[kernel(…, embed = […])]`):
+    /// loading picks the best one for the device and compiles the source only when none fits.
+    pub const fn with_images(self, images: &'static [EmbeddedImage]) -> ModuleSource {
+        ModuleSource { images, ..self }
+    }
+
+    /// The images embedded ahead of time, if any.
+    pub fn images(&self) -> &'static [EmbeddedImage] {
+        self.images
     }
 
     /// The CUDA C source text.
@@ -73,22 +87,57 @@ unsafe impl Send for LoadedModule {}
 unsafe impl Sync for LoadedModule {}
 
 impl LoadedModule {
+    /// The driver's module handle.
+    pub(crate) fn raw(&self) -> sys::CUmodule {
+        self.raw
+    }
+
     pub(crate) fn build(ctx: &Context, source: &'static ModuleSource) -> Result<LoadedModule> {
+        if let Some(image) = pick_embedded(source.images, ctx.compute_capability()) {
+            match Self::from_image(ctx, source, image.bytes(), image.lowered_names()) {
+                Ok(m) => return Ok(m),
+                // PTX newer than the driver understands: compile the source instead.
+                Err(_) if image.kind() == ImageKind::Ptx => {}
+                Err(e) => return Err(e),
+            }
+        }
         let target = Target::for_device(ctx.compute_capability())?;
         let compiled = source.compile(target)?;
+        Self::from_image(ctx, source, &compiled.image, &compiled.lowered_names)
+    }
+
+    /// Loads a cubin, or PTX ending in NUL, and looks up each kernel by its lowered name.
+    fn from_image(
+        ctx: &Context,
+        source: &'static ModuleSource,
+        image: &[u8],
+        lowered_names: &[impl AsRef<str>],
+    ) -> Result<LoadedModule> {
+        // The driver reads cubins as ELF, which wants 8-byte alignment; an embedded byte
+        // string has none, so it is copied (once per context) when misaligned.
+        let aligned: Vec<u64>;
+        let ptr = if image.as_ptr().align_offset(8) == 0 {
+            image.as_ptr()
+        } else {
+            let mut words = vec![0u64; image.len().div_ceil(8)];
+            // SAFETY: `words` has at least image.len() bytes; the regions do not overlap.
+            unsafe { std::ptr::copy_nonoverlapping(image.as_ptr(), words.as_mut_ptr().cast(), image.len()) };
+            aligned = words;
+            aligned.as_ptr().cast()
+        };
         ctx.bind()?;
         let mut raw = std::ptr::null_mut();
         // SAFETY: the image is a complete cubin, or PTX ending in NUL, as NVRTC produced it.
         check("cuModuleLoadData", unsafe {
-            sys::cuModuleLoadData(&mut raw, compiled.image.as_ptr().cast())
+            sys::cuModuleLoadData(&mut raw, ptr.cast())
         })?;
         let mut module = LoadedModule {
             raw,
             ctx_raw: ctx.raw(),
             functions: Vec::new(),
         };
-        for (name, lowered) in source.kernels.iter().zip(&compiled.lowered_names) {
-            let c_name = CString::new(lowered.as_str()).map_err(|_| Error::KernelNotFound {
+        for (name, lowered) in source.kernels.iter().zip(lowered_names) {
+            let c_name = CString::new(lowered.as_ref()).map_err(|_| Error::KernelNotFound {
                 name: (*name).to_owned(),
             })?;
             let mut f = std::ptr::null_mut();
