@@ -28,7 +28,10 @@ pub struct Global<T> {
 
 impl<T> fmt::Debug for Global<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Global").field("name", &self.name).field("ptr", &self.ptr).finish()
+        f.debug_struct("Global")
+            .field("name", &self.name)
+            .field("ptr", &self.ptr)
+            .finish()
     }
 }
 
@@ -37,13 +40,17 @@ impl<T: DeviceRepr> Global<T> {
     /// first use), after checking that its size is that of `T`.
     pub fn lookup(ctx: &Context, source: &'static ModuleSource, name: &'static str) -> Result<Global<T>> {
         let module = ctx.module(source)?;
-        let c_name = CString::new(name).map_err(|_| Error::GlobalNotFound { name: name.to_owned() })?;
+        let c_name = CString::new(name).map_err(|_| Error::GlobalNotFound {
+            name: name.to_owned(),
+        })?;
         let (mut ptr, mut bytes) = (0, 0);
         ctx.bind()?;
         // SAFETY: valid out-pointers, live module, NUL-terminated name.
         let r = unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut bytes, module.raw(), c_name.as_ptr()) };
         if r == sys::CUresult::CUDA_ERROR_NOT_FOUND {
-            return Err(Error::GlobalNotFound { name: name.to_owned() });
+            return Err(Error::GlobalNotFound {
+                name: name.to_owned(),
+            });
         }
         check("cuModuleGetGlobal", r)?;
         if bytes != std::mem::size_of::<T>() {
