@@ -30,7 +30,10 @@ use crate::input::{Item, KernelArgs, RustKernel, SourceSpec};
 ///
 /// Arguments: the source as a string literal (or `source = "…"`), or `file = "path.cu"`
 /// relative to the crate's `Cargo.toml`; `name = "c_name"` when the C function is named
-/// differently; `options = ["-use_fast_math"]` for extra NVRTC options.
+/// differently; `options = ["-use_fast_math"]` for extra NVRTC options; `check = false` to skip
+/// the build-time NVRTC compile of the whole source; `embed = ["sm_90", "compute_75"]` to embed
+/// images compiled at build time; `instantiate = [f32, f64]` on `fn name<T>(…)` for a C++
+/// kernel template.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = parse_macro_input!(attr as KernelArgs);
