@@ -1,9 +1,10 @@
 //! Kernels compiled at build time and embedded in the binary, typed `__constant__`/`__device__`
 //! globals, and C++ kernel templates, on a real GPU.
 //!
-//! The two embedding tests re-run themselves in a child process whose `LD_LIBRARY_PATH` holds
-//! only the driver's directory, so that NVRTC cannot be loaded there: a kernel that launches in
-//! the child was not compiled at run time.
+//! The two embedding tests re-run themselves in a child process that cannot load NVRTC: started
+//! through the dynamic loader with `--inhibit-cache` (so the ld cache, which may list the CUDA
+//! toolkit, is not searched) and with only the driver's directory as its library path. A kernel
+//! that launches in the child was not compiled at run time.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -61,7 +62,12 @@ fn in_child_without_nvrtc(test: &str) -> bool {
     }
     drop(ctx());
     let dir = driver_dir();
-    let out = Command::new(std::env::current_exe().unwrap())
+    let exe = std::env::current_exe().unwrap();
+    let out = Command::new("/lib64/ld-linux-x86-64.so.2")
+        .arg("--inhibit-cache")
+        .arg("--library-path")
+        .arg(&dir)
+        .arg(&exe)
         .args([test, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")
         .env("LD_LIBRARY_PATH", &dir)
