@@ -9,7 +9,9 @@ pub enum ImageKind {
     /// at least `Y`.
     Cubin,
     /// PTX for `compute_XY`: the driver compiles it for any device of compute capability `XY`
-    /// or newer.
+    /// or newer, provided the driver knows the PTX ISA version, i.e. the NVRTC that built it is
+    /// no newer than the driver's CUDA version (PTX from NVRTC 13.5 does not load on a CUDA 13.0
+    /// driver; embed a cubin for such machines).
     Ptx,
 }
 

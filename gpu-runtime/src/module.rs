@@ -93,16 +93,24 @@ impl LoadedModule {
     }
 
     pub(crate) fn build(ctx: &Context, source: &'static ModuleSource) -> Result<LoadedModule> {
+        let mut ptx_error = None;
         if let Some(image) = pick_embedded(source.images, ctx.compute_capability()) {
             match Self::from_image(ctx, source, image.bytes(), image.lowered_names()) {
                 Ok(m) => return Ok(m),
-                // PTX newer than the driver understands: compile the source instead.
-                Err(_) if image.kind() == ImageKind::Ptx => {}
+                // PTX of an ISA newer than the driver (built with a newer NVRTC): compile the
+                // source instead.
+                Err(e) if image.kind() == ImageKind::Ptx => ptx_error = Some(e),
                 Err(e) => return Err(e),
             }
         }
-        let target = Target::for_device(ctx.compute_capability())?;
-        let compiled = source.compile(target)?;
+        let compiled = match (
+            Target::for_device(ctx.compute_capability()).and_then(|t| source.compile(t)),
+            ptx_error,
+        ) {
+            // Without NVRTC, why the embedded PTX did not load says more than "no NVRTC".
+            (Err(Error::NvrtcNotFound), Some(e)) => return Err(e),
+            (r, _) => r?,
+        };
         Self::from_image(ctx, source, &compiled.image, &compiled.lowered_names)
     }
 
