@@ -145,3 +145,93 @@ fn skip_initializer(toks: &[Tok<'_>], start: usize) -> Option<usize> {
     }
     None
 }
+
+/// Typed scan of device variables, for [`crate::find_global_decls`].
+pub(crate) fn find_global_decls(source: &str) -> Vec<crate::GlobalDecl> {
+    use crate::decl::{collect_aliases, walk, Ctx};
+    use crate::MemorySpace;
+    let toks = lex(source).toks;
+    let aliases = collect_aliases(&toks);
+    let ctx = Ctx {
+        aliases: &aliases,
+        template_params: &[],
+    };
+    let mut out: Vec<crate::GlobalDecl> = Vec::new();
+    let mut i = 0;
+    while i < toks.len() {
+        if !is_space_word(toks[i].text) {
+            i += 1;
+            continue;
+        }
+        let mut space = MemorySpace::Device;
+        let mut j = i;
+        // The memory-space words and storage classes before the type.
+        while let Some(t) = toks.get(j) {
+            match t.text {
+                "__constant__" => space = MemorySpace::Constant,
+                "__managed__" => space = MemorySpace::Managed,
+                "__device__" => {}
+                "static" | "extern" | "volatile" => {}
+                _ => break,
+            }
+            j += 1;
+        }
+        let start = j;
+        // The declarator's name: the last identifier before `[`, `=`, `;`, `,` or `{`.
+        let mut name_at = None;
+        let mut angle = 0usize;
+        while let Some(t) = toks.get(j) {
+            match t.text {
+                "<" => angle += 1,
+                ">" if angle > 0 => angle -= 1,
+                "(" | "}" | "__global__" => break,
+                "[" | "=" | ";" | "," | "{" if angle == 0 => break,
+                _ if is_space_word(t.text) => break,
+                _ if t.is_ident() && !is_reserved(t.text) => name_at = Some(j),
+                _ => {}
+            }
+            j += 1;
+        }
+        let end_ok = toks
+            .get(j)
+            .is_some_and(|t| matches!(t.text, "[" | "=" | ";" | "," | "{"));
+        if let (Some(n), true) = (name_at, end_ok) {
+            let mut dims = Vec::new();
+            let mut k = j;
+            let mut dims_ok = true;
+            while toks.get(k).is_some_and(|t| t.is("[")) {
+                let len = toks.get(k + 1).and_then(|t| {
+                    t.text
+                        .trim_end_matches(['u', 'U', 'l', 'L'])
+                        .parse::<usize>()
+                        .ok()
+                });
+                match (len, toks.get(k + 2)) {
+                    (Some(len), Some(close)) if close.is("]") => {
+                        dims.push(len);
+                        k += 3;
+                    }
+                    _ => {
+                        dims_ok = false;
+                        break;
+                    }
+                }
+            }
+            let walked = walk(&toks[start..=n], &ctx, None);
+            if let (true, Ok((ty, _))) = (dims_ok, walked.ty) {
+                let name = toks[n].text.to_string();
+                if !out.iter().any(|g| g.name == name) {
+                    out.push(crate::GlobalDecl {
+                        name,
+                        ty,
+                        dims,
+                        space,
+                        line: toks[n].line,
+                    });
+                }
+            }
+        }
+        i = j.max(i + 1);
+    }
+    out
+}

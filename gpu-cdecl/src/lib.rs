@@ -123,6 +123,39 @@ pub fn uses_dynamic_shared_memory(source: &str) -> bool {
     globals::uses_dynamic_shared_memory(source)
 }
 
+/// Where a device variable lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemorySpace {
+    /// `__constant__`: read-only in kernels, written from the host.
+    Constant,
+    /// `__device__`: global memory.
+    Device,
+    /// `__managed__`: unified memory.
+    Managed,
+}
+
+/// A `__constant__`, `__device__` or `__managed__` variable declared in a source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GlobalDecl {
+    /// Its name.
+    pub name: String,
+    /// Its element type, aliases resolved (`float` for `float coeffs[16]`).
+    pub ty: CType,
+    /// Array bounds, outermost first; empty for a scalar (`[16]` → `[16]`).
+    pub dims: Vec<usize>,
+    /// Its memory space.
+    pub space: MemorySpace,
+    /// 1-based line of its name.
+    pub line: usize,
+}
+
+/// The device variables declared in the source, with their types: each one whose type parses
+/// and whose array bounds are integer literals, once, in order (`__constant__ float c[16];`
+/// → `c`, `float`, `[16]`). Best effort, like [`find_globals`]; never fails.
+pub fn find_global_decls(source: &str) -> Vec<GlobalDecl> {
+    globals::find_global_decls(source)
+}
+
 /// Names of `__constant__` and `__device__` global variables (not functions) declared in the source, in order (for later use; simple best effort: `__constant__ float coeffs[16];` → "coeffs").
 ///
 /// `__managed__` variables are included too; each name is listed once.

@@ -896,3 +896,40 @@ fn fuzz_regression_messages_stay_on_one_line() {
         }
     }
 }
+
+#[test]
+fn global_decls_with_types_and_bounds() {
+    let src = r#"
+        typedef float real;
+        __constant__ float coeffs[16];
+        __device__ int counter = 0;
+        static __constant__ real table[4][8];
+        __constant__ Params params;
+        __device__ unsigned long long total;
+        __device__ float helper(float x) { return x; }
+        __constant__ float bad[N];
+        __global__ void k(float *x) { x[0] = coeffs[0]; }
+    "#;
+    let g = find_global_decls(src);
+    let names: Vec<&str> = g.iter().map(|g| g.name.as_str()).collect();
+    assert_eq!(names, ["coeffs", "counter", "table", "params", "total"]);
+    assert_eq!(g[0].ty, CType::Scalar(Scalar::F32));
+    assert_eq!(g[0].dims, [16]);
+    assert_eq!(g[0].space, MemorySpace::Constant);
+    assert_eq!(g[1].ty, CType::Scalar(Scalar::I32));
+    assert!(g[1].dims.is_empty());
+    assert_eq!(g[1].space, MemorySpace::Device);
+    assert_eq!(g[2].ty, CType::Scalar(Scalar::F32));
+    assert_eq!(g[2].dims, [4, 8]);
+    assert_eq!(g[3].ty, CType::Named("Params".into()));
+    assert_eq!(g[4].ty, CType::Scalar(Scalar::U64));
+    assert_eq!(g[0].line, 3);
+}
+
+#[test]
+fn global_decls_never_fail_on_garbage() {
+    assert!(find_global_decls("").is_empty());
+    assert!(find_global_decls("__constant__").is_empty());
+    assert!(find_global_decls("__device__ float x[").is_empty());
+    let _ = find_global_decls("__constant__ __constant__ ( [ = ; __device__ }}} <<<");
+}

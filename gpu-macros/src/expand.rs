@@ -203,8 +203,54 @@ pub fn kernel_items(
     index: usize,
     c_name: &str,
     inner: TokenStream,
+    instantiations: &[syn::Type],
 ) -> TokenStream {
     let rt = rt();
+    let generic = kernel.generic.as_ref().filter(|_| !instantiations.is_empty());
+    // For a template: `Kernel<T: Instance>`, with the module index carried by the type.
+    let (gen_decl, gen_use, gen_free, phantom_field, phantom_init, index_expr, instance_trait) = match generic
+    {
+        Some(t) => {
+            let listed = instantiations
+                .iter()
+                .map(|ty| format!("`{}`", quote!(#ty).to_string().replace(' ', "")))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let message = format!("the kernel template `{c_name}` is not instantiated for `{{Self}}`");
+            let note = format!("`#[kernel(…, instantiate = […])]` makes it for {listed}; add the type there");
+            let impls = instantiations.iter().enumerate().map(|(i, ty)| {
+                let i = index + i;
+                quote!(impl Instance for #ty { const INDEX: usize = #i; })
+            });
+            let kname = &kernel.name;
+            (
+                quote!(<#t: Instance>),
+                quote!(<#t>),
+                quote!(<#t: #kname::Instance>),
+                quote!(_t: ::core::marker::PhantomData<fn() -> #t>,),
+                quote!(_t: ::core::marker::PhantomData,),
+                quote!(<#t as Instance>::INDEX),
+                quote! {
+                    /// The types this kernel template is instantiated for.
+                    #[diagnostic::on_unimplemented(message = #message, label = "not instantiated", note = #note)]
+                    pub trait Instance: #rt::DeviceRepr {
+                        #[doc(hidden)]
+                        const INDEX: usize;
+                    }
+                    #(#impls)*
+                },
+            )
+        }
+        None => (
+            quote!(),
+            quote!(),
+            quote!(),
+            quote!(),
+            quote!(),
+            quote!(#index),
+            quote!(),
+        ),
+    };
     let name = &kernel.name;
     let vis = &kernel.vis;
     let attrs = &kernel.attrs;
@@ -212,7 +258,17 @@ pub fn kernel_items(
     let names: Vec<&Ident> = args.iter().map(|a| &a.name).collect();
     let dev_params: Vec<TokenStream> = args.iter().map(device_param).collect();
     let host_params: Vec<TokenStream> = args.iter().map(host_param).collect();
-    let assertions = type_assertions(args);
+    let gen_turbo = match generic {
+        Some(t) => quote!(::<#t>),
+        None => quote!(),
+    };
+    let assertions = match &kernel.generic {
+        Some(t) => instantiations
+            .iter()
+            .map(|ty| type_assertions(&crate::template::substitute(kernel, t, ty).args))
+            .collect(),
+        None => type_assertions(args),
+    };
     let launch = launch_body(args);
     let convenience = convenience_body(args);
     let has_host_args = args.iter().any(|a| a.direction.is_some());
@@ -234,10 +290,13 @@ pub fn kernel_items(
 
             #assertions
 
+            #instance_trait
+
             #[doc = #kernel_doc]
             #[derive(Clone, Debug)]
-            pub struct Kernel {
+            pub struct Kernel #gen_decl {
                 function: #rt::Function,
+                #phantom_field
             }
 
             /// The CUDA source this kernel comes from: `source().compile(target)` compiles it
@@ -248,15 +307,15 @@ pub fn kernel_items(
 
             /// Compiles the source and loads it on the first call in a context; afterwards, a
             /// cache lookup by address.
-            pub fn prepare(ctx: &#rt::Context) -> #rt::Result<Kernel> {
-                #rt::Function::prepare(ctx, &#source_path, #index).map(|function| Kernel { function })
+            pub fn prepare #gen_decl (ctx: &#rt::Context) -> #rt::Result<Kernel #gen_use> {
+                #rt::Function::prepare(ctx, &#source_path, #index_expr).map(|function| Kernel { function, #phantom_init })
             }
 
-            impl Kernel {
+            impl #gen_decl Kernel #gen_use {
                 /// The same kernel, launching with `bytes` of dynamic shared memory
                 /// (`extern __shared__`).
-                pub fn with_shared_mem(self, bytes: u32) -> Kernel {
-                    Kernel { function: self.function.with_shared_mem(bytes) }
+                pub fn with_shared_mem(self, bytes: u32) -> Kernel #gen_use {
+                    Kernel { function: self.function.with_shared_mem(bytes), #phantom_init }
                 }
 
                 /// The untyped function handle underneath.
@@ -297,21 +356,95 @@ pub fn kernel_items(
 
         #(#attrs)*
         #[allow(clippy::too_many_arguments)]
-        #vis fn #name(ctx: &#rt::Context, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#host_params),*) -> #rt::Result<()> {
-            #name::prepare(ctx)?.call(grid, block, #(#names),*)
+        #vis fn #name #gen_free (ctx: &#rt::Context, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#host_params),*) -> #rt::Result<()> {
+            #name::prepare #gen_turbo (ctx)?.call(grid, block, #(#names),*)
         }
     }
 }
 
 /// `static NAME: ModuleSource = …;`
-pub fn source_static(ident: &Ident, src: &SourceTokens, kernels: &[String]) -> TokenStream {
+pub fn source_static(
+    ident: &Ident,
+    src: &SourceTokens,
+    kernels: &[String],
+    images: &[TokenStream],
+) -> TokenStream {
     let rt = rt();
     let text = &src.text;
     let file_name = &src.file_name;
     let options = &src.options;
+    let with_images = if images.is_empty() {
+        quote!()
+    } else {
+        quote!(.with_images(&[#(#images),*]))
+    };
     quote! {
         #[doc(hidden)]
-        pub static #ident: #rt::ModuleSource = #rt::ModuleSource::new(#file_name, #text, &[#(#kernels),*], &[#(#options),*]);
+        pub static #ident: #rt::ModuleSource = #rt::ModuleSource::new(#file_name, #text, &[#(#kernels),*], &[#(#options),*])#with_images;
+    }
+}
+
+/// The Rust type of a device variable, or None when it has none (pointers, `void`).
+fn global_type(g: &gpu_cdecl::GlobalDecl) -> Option<TokenStream> {
+    let mut ty = match &g.ty {
+        // No accessor where the type would not be plain data, or would need the `half` crate.
+        gpu_cdecl::CType::Scalar(
+            gpu_cdecl::Scalar::Bool | gpu_cdecl::Scalar::F16 | gpu_cdecl::Scalar::Bf16,
+        ) => return None,
+        gpu_cdecl::CType::Scalar(s) => {
+            let t: syn::Type = syn::parse_str(s.rust_type()).ok()?;
+            quote!(#t)
+        }
+        gpu_cdecl::CType::Named(n) => {
+            let t: Ident = syn::parse_str(n).ok()?;
+            quote!(#t)
+        }
+        _ => return None,
+    };
+    for d in g.dims.iter().rev() {
+        ty = quote!([#ty; #d]);
+    }
+    Some(ty)
+}
+
+/// `pub mod globals { pub fn coeffs(ctx) -> Result<Global<[f32; 16]>> }`: a typed accessor for
+/// each `__constant__`/`__device__` variable of the source whose type has a Rust counterpart,
+/// the type taken from its C declaration. Emitted next to the source static.
+pub fn globals(source: &str) -> TokenStream {
+    let rt = rt();
+    let mut fns = Vec::new();
+    for g in gpu_cdecl::find_global_decls(source) {
+        let (Some(ty), Ok(ident)) = (global_type(&g), syn::parse_str::<Ident>(&g.name)) else {
+            continue;
+        };
+        let name = &g.name;
+        let dims: String = g.dims.iter().map(|d| format!("[{d}]")).collect();
+        let space = match g.space {
+            gpu_cdecl::MemorySpace::Constant => "__constant__",
+            gpu_cdecl::MemorySpace::Device => "__device__",
+            gpu_cdecl::MemorySpace::Managed => "__managed__",
+        };
+        let doc = format!(
+            "The {space} variable `{name}{dims}` (line {}) in `ctx`: `set` writes it, `get` reads it.",
+            g.line
+        );
+        fns.push(quote! {
+            #[doc = #doc]
+            pub fn #ident(ctx: &#rt::Context) -> #rt::Result<#rt::Global<#ty>> {
+                #rt::Global::lookup(ctx, &super::__GPU_RUNTIME_SOURCE, #name)
+            }
+        });
+    }
+    if fns.is_empty() {
+        return quote!();
+    }
+    quote! {
+        /// Typed accessors for the source's `__constant__` and `__device__` variables.
+        #[allow(non_snake_case, unused_imports)]
+        pub mod globals {
+            use super::*;
+            #(#fns)*
+        }
     }
 }
 

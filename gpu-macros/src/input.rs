@@ -4,6 +4,7 @@ use proc_macro2::Span;
 use quote::ToTokens;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
 use syn::{
     Attribute, Expr, ExprLit, FnArg, Ident, Lit, LitStr, Meta, Pat, ReturnType, Token, Type, Visibility,
 };
@@ -27,6 +28,12 @@ pub struct KernelArgs {
     /// `sources = ["…", "…"]` or `files = ["a.cu", "b.cu"]`: several sources linked into one
     /// module (then `source` is the first of them).
     pub parts: Vec<SourceSpec>,
+    /// `check = false`: skip the build-time NVRTC compile of the whole source.
+    pub check: bool,
+    /// `embed = ["sm_90", "compute_75"]`: images to compile at build time and embed.
+    pub embed: Option<Vec<LitStr>>,
+    /// `instantiate = [f32, f64]`: the types a generic kernel (a C++ template) is made for.
+    pub instantiate: Option<(Span, Vec<Type>)>,
 }
 
 impl Parse for KernelArgs {
@@ -35,6 +42,9 @@ impl Parse for KernelArgs {
         let mut name = None;
         let mut options = Vec::new();
         let mut parts = Vec::new();
+        let mut check = None;
+        let mut embed = None;
+        let mut instantiate = None;
         let metas = Punctuated::<Expr, Token![,]>::parse_terminated(input)?;
         for expr in metas {
             match expr {
@@ -46,12 +56,7 @@ impl Parse for KernelArgs {
                         Expr::Path(p) if p.path.get_ident().is_some() => {
                             p.path.get_ident().unwrap().to_string()
                         }
-                        other => {
-                            return Err(syn::Error::new_spanned(
-                                other,
-                                "expected `source`, `file`, `name` or `options`",
-                            ))
-                        }
+                        other => return Err(syn::Error::new_spanned(other, EXPECTED_KEYS)),
                     };
                     match key.as_str() {
                         "source" => set_once(
@@ -102,11 +107,51 @@ impl Parse for KernelArgs {
                                 "`options` takes an array of strings, e.g. `options = [\"-use_fast_math\"]`",
                             )),
                         },
+                        "check" => match &*assign.right {
+                            Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => {
+                                set_once(&mut check, b.value, &assign, "`check` is given twice")?
+                            }
+                            other => return Err(syn::Error::new_spanned(
+                                other,
+                                "`check` takes `true` or `false`: `check = false` skips compiling the CUDA source at build time",
+                            )),
+                        },
+                        "embed" => match &*assign.right {
+                            Expr::Array(a) => {
+                                let list = a.elems.iter().map(lit_str).collect::<syn::Result<Vec<_>>>()?;
+                                set_once(&mut embed, list, &assign, "`embed` is given twice")?
+                            }
+                            other => return Err(syn::Error::new_spanned(
+                                other,
+                                "`embed` takes an array of architectures, e.g. `embed = [\"sm_90\", \"compute_80\"]`",
+                            )),
+                        },
+                        "instantiate" => match &*assign.right {
+                            Expr::Array(a) if !a.elems.is_empty() => {
+                                let list = a
+                                    .elems
+                                    .iter()
+                                    .map(|e| match e {
+                                        Expr::Path(p) => Ok(Type::Path(syn::TypePath { qself: None, path: p.path.clone() })),
+                                        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => s.parse::<Type>(),
+                                        other => Err(syn::Error::new_spanned(
+                                            other,
+                                            "a kernel template is instantiated for scalars (`f32`, `i32`, `u64`, …) or `#[repr(C)]` structs named like their C types",
+                                        )),
+                                    })
+                                    .collect::<syn::Result<Vec<_>>>()?;
+                                set_once(&mut instantiate, (a.span(), list), &assign, "`instantiate` is given twice")?
+                            }
+                            other => return Err(syn::Error::new_spanned(
+                                other,
+                                "`instantiate` takes a non-empty array of types, e.g. `instantiate = [f32, f64]`",
+                            )),
+                        },
                         _ => {
                             return Err(syn::Error::new_spanned(
                                 &assign.left,
                                 format!(
-                                "unknown argument `{key}`: expected `source`, `file`, `name` or `options`"
+                                "unknown argument `{key}`: {EXPECTED_KEYS}"
                             ),
                             ))
                         }
@@ -134,9 +179,14 @@ impl Parse for KernelArgs {
             name,
             options,
             parts,
+            check: check.unwrap_or(true),
+            embed,
+            instantiate,
         })
     }
 }
+
+const EXPECTED_KEYS: &str = "expected `source`, `file`, `name`, `options`, `check`, `embed` or `instantiate`";
 
 const SOURCE_TWICE: &str =
     "the CUDA source is given twice: give either a string literal (or `source = …`) or `file = …`, once";
@@ -182,6 +232,7 @@ impl Direction {
 }
 
 /// The Rust type of one argument, as far as the check cares.
+#[derive(Clone)]
 pub enum RustType {
     /// `&[T]` (`mutable: false`) or `&mut [T]`.
     Slice { elem: Type, mutable: bool },
@@ -190,6 +241,7 @@ pub enum RustType {
 }
 
 /// One Rust argument.
+#[derive(Clone)]
 pub struct RustArg {
     pub name: Ident,
     pub ty: Type,
@@ -201,6 +253,7 @@ pub struct RustArg {
 }
 
 /// One declared kernel: `fn name(args);`.
+#[derive(Clone)]
 pub struct RustKernel {
     pub attrs: Vec<Attribute>,
     pub vis: Visibility,
@@ -208,6 +261,8 @@ pub struct RustKernel {
     pub args: Vec<RustArg>,
     /// Span of the parameter list, for "too few arguments".
     pub paren_span: Span,
+    /// `fn name<T>(…)`: the one type parameter of a kernel template.
+    pub generic: Option<Ident>,
 }
 
 /// What the attribute is on.
@@ -267,10 +322,25 @@ fn parse_kernel_fn(input: ParseStream, attrs: Vec<Attribute>, vis: Visibility) -
         ));
     }
     input.parse::<Token![;]>()?;
-    if let Some(t) = sig.generics.params.first() {
+    let mut generic = None;
+    for (i, p) in sig.generics.params.iter().enumerate() {
+        match p {
+            syn::GenericParam::Type(t) if i == 0 && t.bounds.is_empty() && t.default.is_none() => {
+                generic = Some(t.ident.clone())
+            }
+            other => {
+                return Err(syn::Error::new_spanned(
+                    other,
+                    "a #[kernel] function takes at most one type parameter, without bounds, for a C++ \
+                     kernel template: `fn scale<T>(x: &mut [T], a: T)` with `instantiate = [f32, f64]`",
+                ))
+            }
+        }
+    }
+    if let Some(w) = &sig.generics.where_clause {
         return Err(syn::Error::new_spanned(
-            t,
-            "a #[kernel] function cannot be generic",
+            w,
+            "a #[kernel] function takes no `where` clause",
         ));
     }
     if let Some(a) = &sig.asyncness {
@@ -297,6 +367,7 @@ fn parse_kernel_fn(input: ParseStream, attrs: Vec<Attribute>, vis: Visibility) -
         name: sig.ident,
         args,
         paren_span: sig.paren_token.span.join(),
+        generic,
     })
 }
 

@@ -5,9 +5,12 @@
 //! signature against it, and emits calls into `gpu_runtime`, where all run-time logic lives.
 
 mod check;
+mod deep;
 mod expand;
 mod input;
 mod linked;
+mod nvrtc;
+mod template;
 mod test_attr;
 mod vector;
 
@@ -32,7 +35,10 @@ use crate::input::{Item, KernelArgs, RustKernel, SourceSpec};
 /// relative to the crate's `Cargo.toml`; `name = "c_name"` when the C function is named
 /// differently; `options = ["-use_fast_math"]` for extra NVRTC options; `files = ["a.cu",
 /// "b.cu"]` or `sources = ["…", "…"]` for one module linked from several sources (relocatable
-/// device code, with the device runtime for kernels that launch kernels).
+/// device code, with the device runtime for kernels that launch kernels); `check = false` to
+/// skip the build-time NVRTC compile of the whole source; `embed = ["sm_90", "compute_75"]` to
+/// embed images compiled at build time; `instantiate = [f32, f64]` on `fn name<T>(…)` for a C++
+/// kernel template.
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = parse_macro_input!(attr as KernelArgs);
@@ -108,7 +114,9 @@ fn load_source(
     }
 }
 
-/// Finds the C declaration of `kernel` and checks the Rust signature against it.
+/// Finds the C declaration of `kernel` and checks the Rust signature against it; for a
+/// generic kernel, once per type in `instantiate`. Returns the NVRTC name expression of each
+/// instantiation (just the C name for a plain kernel).
 ///
 /// Errors about the source as a whole (syntax, overloads) point at the source; a kernel that is
 /// not there points at what named it (`name = "…"`, else the Rust `fn` name); a C parameter
@@ -121,7 +129,8 @@ fn find_and_check(
     c_name: &str,
     name_lit: Option<&syn::LitStr>,
     in_module: bool,
-) -> syn::Result<()> {
+    instantiate: Option<&(proc_macro2::Span, Vec<syn::Type>)>,
+) -> syn::Result<Vec<String>> {
     let decl = gpu_cdecl::find_kernel(source, c_name).map_err(|e| {
         let msg = e.to_string();
         match &e {
@@ -148,7 +157,67 @@ fn find_and_check(
             _ => syn::Error::new(src_span, msg),
         }
     })?;
-    check::check_kernel(kernel, &decl)
+    match (&kernel.generic, instantiate) {
+        (None, None) => {
+            check::check_kernel(kernel, &decl)?;
+            Ok(vec![c_name.to_owned()])
+        }
+        (Some(t), None) => Err(syn::Error::new_spanned(
+            t,
+            format!(
+                "a generic #[kernel] binds a C++ kernel template: list the types to make it for, \
+                 e.g. `#[kernel(…, instantiate = [f32, f64])] fn {}<{t}>(…);`",
+                kernel.name
+            ),
+        )),
+        (None, Some((span, _))) => Err(syn::Error::new(
+            *span,
+            format!(
+                "`instantiate` is for a kernel template: declare the Rust function generic, \
+                 `fn {}<T>(…)`, with `T` where the C++ template has its type parameter",
+                kernel.name
+            ),
+        )),
+        (Some(t), Some((span, types))) => {
+            if !decl.is_template {
+                return Err(syn::Error::new(
+                    *span,
+                    format!("the CUDA kernel `{c_name}` is not a template, so it cannot be instantiated"),
+                ));
+            }
+            let mut errors = Errors::default();
+            let mut names = Vec::new();
+            let mut seen = Vec::new();
+            for ty in types {
+                let (c_spelling, c_ty) = match template::c_spelling(ty) {
+                    Ok(x) => x,
+                    Err(e) => {
+                        errors.push(e);
+                        continue;
+                    }
+                };
+                if seen.contains(&c_spelling) {
+                    errors.push(syn::Error::new_spanned(
+                        ty,
+                        format!("`{c_spelling}` is instantiated twice"),
+                    ));
+                    continue;
+                }
+                seen.push(c_spelling.clone());
+                let k = template::substitute(kernel, t, ty);
+                let d = template::instantiate_decl(&decl, &t.to_string(), &c_ty);
+                if let Err(e) = check::check_kernel(&k, &d) {
+                    errors.push(syn::Error::new(
+                        e.span(),
+                        format!("in the instantiation for `{c_spelling}`: {e}"),
+                    ));
+                }
+                names.push(format!("{c_name}<{c_spelling}>"));
+            }
+            errors.finish()?;
+            Ok(names)
+        }
+    }
 }
 
 /// The name in a C parameter's text: its last identifier, e.g. `rows` in `float **rows`.
@@ -159,6 +228,35 @@ fn c_param_name(text: &str) -> Option<&str> {
         .map_or(0, |i| i + 1);
     let name = &end[start..];
     (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
+}
+
+/// One kernel, checked: what the expansion needs about it.
+struct Planned {
+    kernel: RustKernel,
+    c_name: String,
+    /// Name expressions, one per instantiation.
+    names: Vec<String>,
+}
+
+fn deep_pass(
+    args: &KernelArgs,
+    text: &str,
+    tokens: &SourceTokens,
+    span: proc_macro2::Span,
+    names: Vec<String>,
+) -> syn::Result<deep::Outcome> {
+    deep::run(&deep::Request {
+        source: text,
+        file_name: &tokens.file_name,
+        names,
+        options: tokens.options.iter().map(|o| o.value()).collect(),
+        span,
+        check: args.check,
+        embed: args
+            .embed
+            .as_ref()
+            .map(|l| l.iter().map(|a| (a.value(), a.span())).collect()),
+    })
 }
 
 fn expand_item(args: KernelArgs, item: Item) -> syn::Result<proc_macro2::TokenStream> {
@@ -173,16 +271,33 @@ fn expand_item(args: KernelArgs, item: Item) -> syn::Result<proc_macro2::TokenSt
                 .as_ref()
                 .map(|n| n.value())
                 .unwrap_or_else(|| rust_name.clone());
-            let (text, tokens, span) = load_source(&args.source, &c_name, args.options)?;
-            find_and_check(&text, span, &kernel, &c_name, args.name.as_ref(), false)?;
-            let static_ident = expand::source_ident(kernel.name.span());
-            let source_static = expand::source_static(&static_ident, &tokens, std::slice::from_ref(&c_name));
-            Ok(expand::kernel_items(
+            let (text, tokens, span) = load_source(&args.source, &c_name, args.options.clone())?;
+            let names = find_and_check(
+                &text,
+                span,
                 &kernel,
+                &c_name,
+                args.name.as_ref(),
+                false,
+                args.instantiate.as_ref(),
+            )?;
+            let deep = deep_pass(&args, &text, &tokens, span, names.clone())?;
+            let static_ident = expand::source_ident(kernel.name.span());
+            let mut inner = expand::source_static(&static_ident, &tokens, &names, &deep.images);
+            inner.extend(deep.items);
+            inner.extend(expand::globals(&text));
+            let plan = Planned {
+                kernel,
+                c_name,
+                names,
+            };
+            Ok(expand::kernel_items(
+                &plan.kernel,
                 quote!(self::#static_ident),
                 0,
-                &c_name,
-                source_static,
+                &plan.c_name,
+                inner,
+                instantiations(&args, &plan),
             ))
         }
         Item::Mod {
@@ -197,34 +312,57 @@ fn expand_item(args: KernelArgs, item: Item) -> syn::Result<proc_macro2::TokenSt
                     "`name = …` is for a single kernel; in a module, name each `fn` like its C function",
                 ));
             }
-            let (text, tokens, span) = load_source(&args.source, &name.to_string(), args.options)?;
+            if let Some((span, _)) = &args.instantiate {
+                return Err(syn::Error::new(
+                    *span,
+                    "`instantiate` is for a single kernel template; in a module, declare one #[kernel] per template",
+                ));
+            }
+            let (text, tokens, span) = load_source(&args.source, &name.to_string(), args.options.clone())?;
             let mut errors = Errors::default();
+            let mut plans = Vec::new();
             for k in &kernels {
-                if let Err(e) = find_and_check(&text, span, k, &k.name.to_string(), None, true) {
-                    errors.push(e);
+                let c_name = k.name.to_string();
+                match find_and_check(&text, span, k, &c_name, None, true, None) {
+                    Ok(names) => plans.push(Planned {
+                        kernel: k.clone(),
+                        c_name,
+                        names,
+                    }),
+                    Err(e) => errors.push(e),
                 }
             }
             errors.finish()?;
-            // A kernel listed in a module is there to be used from outside it.
-            let mut kernels = kernels;
-            for k in &mut kernels {
-                if matches!(k.vis, syn::Visibility::Inherited) {
-                    k.vis = syn::parse_quote!(pub);
-                }
-            }
+            let all_names: Vec<String> = plans.iter().flat_map(|p| p.names.clone()).collect();
+            let deep = deep_pass(&args, &text, &tokens, span, all_names.clone())?;
             let static_ident = expand::source_ident(name.span());
-            let c_names: Vec<String> = kernels.iter().map(|k| k.name.to_string()).collect();
-            let mut body = expand::source_static(&static_ident, &tokens, &c_names);
-            for (i, k) in kernels.iter().enumerate() {
+            let mut body = expand::source_static(&static_ident, &tokens, &all_names, &deep.images);
+            body.extend(deep.items);
+            body.extend(expand::globals(&text));
+            let mut index = 0;
+            for p in &mut plans {
+                // A kernel listed in a module is there to be used from outside it.
+                if matches!(p.kernel.vis, syn::Visibility::Inherited) {
+                    p.kernel.vis = syn::parse_quote!(pub);
+                }
                 body.extend(expand::kernel_items(
-                    k,
+                    &p.kernel,
                     quote!(super::#static_ident),
-                    i,
-                    &c_names[i],
+                    index,
+                    &p.c_name,
                     quote!(),
+                    &[],
                 ));
+                index += p.names.len();
             }
             Ok(expand::module(&attrs, &vis, &name, body))
         }
+    }
+}
+
+fn instantiations<'a>(args: &'a KernelArgs, plan: &Planned) -> &'a [syn::Type] {
+    match (&args.instantiate, &plan.kernel.generic) {
+        (Some((_, types)), Some(_)) => types,
+        _ => &[],
     }
 }

@@ -28,6 +28,7 @@ fn check(
         .iter()
         .find(|p| gpu_cdecl::find_kernel(&p.text, c_name).is_ok())
         .unwrap_or(&parts[0]);
+    // Templates are not supported across linked sources: `instantiate` is for one source.
     crate::find_and_check(
         &part.text,
         part.span,
@@ -35,7 +36,9 @@ fn check(
         c_name,
         args.name.as_ref(),
         in_module,
+        None,
     )
+    .map(drop)
 }
 
 /// The `ModuleSource::linked` static for `kernels`.
@@ -87,6 +90,7 @@ pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                 0,
                 &base,
                 inner,
+                &[],
             ))
         }
         Item::Mod {
@@ -123,6 +127,7 @@ pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                     i,
                     &c_names[i],
                     quote!(),
+                    &[],
                 ));
             }
             Ok(expand::module(&attrs, &vis, &name, body))

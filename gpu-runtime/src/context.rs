@@ -251,6 +251,20 @@ impl Context {
         if let Some(m) = modules.by_addr.get(&key) {
             return Ok(m.clone());
         }
+        let mut embedded_ptx_error = None;
+        if let Some(image) = crate::embedded::pick_embedded(source.images(), self.compute_capability()) {
+            match self.load_embedded(source, image) {
+                Ok(module) => {
+                    let module = Arc::new(module);
+                    modules.by_addr.insert(key, module.clone());
+                    return Ok(module);
+                }
+                // PTX of an ISA newer than the driver (built with a newer NVRTC): compile the
+                // source instead.
+                Err(e) if image.kind() == crate::embedded::ImageKind::Ptx => embedded_ptx_error = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
         if source.is_linked() {
             // Linked modules are compiled and linked each time a context first asks; the disk
             // cache covers single sources.
@@ -273,12 +287,55 @@ impl Context {
             return Ok(module);
         }
         let spec = SourceModule::from_static(source);
-        let plan = spec.plan(Some(self.compute_capability()))?;
         // Compiling under the lock makes racing threads wait for one compile instead of each
         // doing their own.
-        let module = self.load_plan(&mut modules, &plan)?;
+        let built = spec
+            .plan(Some(self.compute_capability()))
+            .and_then(|plan| self.load_plan(&mut modules, &plan));
+        let module = match (built, embedded_ptx_error) {
+            // Without NVRTC, why the embedded PTX did not load says more than "no NVRTC".
+            (Err(Error::NvrtcNotFound), Some(e)) => return Err(e),
+            (built, _) => built?,
+        };
         modules.by_addr.insert(key, module.clone());
         Ok(module)
+    }
+
+    /// Loads an image embedded at build time, looking up the source's kernels by the lowered
+    /// names stored with it.
+    fn load_embedded(
+        &self,
+        source: &'static ModuleSource,
+        image: &crate::embedded::EmbeddedImage,
+    ) -> Result<LoadedModule> {
+        // The driver reads cubins as ELF, which wants 8-byte alignment; an embedded byte string
+        // has none, so it is copied (once per context) when misaligned.
+        let bytes = image.bytes();
+        let aligned: Vec<u64>;
+        let image_bytes: &[u8] = if bytes.as_ptr().align_offset(8) == 0 {
+            bytes
+        } else {
+            let mut words = vec![0u64; bytes.len().div_ceil(8)];
+            // SAFETY: `words` holds at least bytes.len() bytes; the regions do not overlap.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), words.as_mut_ptr().cast(), bytes.len()) };
+            aligned = words;
+            // SAFETY: the first bytes.len() bytes of `aligned` were just initialised.
+            unsafe { std::slice::from_raw_parts(aligned.as_ptr().cast(), bytes.len()) }
+        };
+        let kernels = source
+            .kernels()
+            .iter()
+            .map(|k| k.to_string())
+            .zip(image.lowered_names().iter().map(|n| n.to_string()))
+            .collect();
+        LoadedModule::load(
+            self,
+            image_bytes,
+            "the image embedded at build time",
+            kernels,
+            &JitOptions::default(),
+            LoadInfo::default(),
+        )
     }
 
     /// The module a [`SourceModule`] plan builds, from this context's cache when its key is

@@ -85,6 +85,12 @@ pub enum Error {
     /// A device address was asked of page-locked memory that is not mapped into the device.
     #[error("this page-locked memory is not mapped into the device's address space: allocate it with HostAllocFlags::DEVICE_MAP (or register it with HostRegisterFlags::DEVICE_MAP) to pass it to kernels")]
     NotMapped,
+    /// A `__constant__`/`__device__` variable that the loaded module does not contain.
+    #[error("the compiled module has no device variable named `{name}` (a variable the kernels never use may be optimised away; declare it `extern` or use it)")]
+    GlobalNotFound {
+        /// The name asked for.
+        name: String,
+    },
     /// A device chosen by ordinal that does not exist, or a bad `CUDA_DEVICE` setting.
     #[error("{0}")]
     InvalidDevice(String),
@@ -158,12 +164,6 @@ pub enum Error {
         path: String,
         /// The operating system's message.
         message: String,
-    },
-    /// A `__device__` or `__constant__` symbol that the module does not contain.
-    #[error("the module has no global symbol named `{name}`")]
-    GlobalNotFound {
-        /// The name asked for.
-        name: String,
     },
     /// Kernel arguments, or declared argument types, that do not match the kernel; nothing was
     /// launched.

@@ -100,6 +100,53 @@
 //!     twice(ctx, 1, 2, &mut v, 2).unwrap();
 //!     assert_eq!(v, [2.0, 4.0]);
 //! }
+//! ## At build time: the whole source checked, kernels embedded
+//!
+//! When NVRTC can be loaded while `cargo build` runs (found like at run time, through the
+//! loader's path; or named by `GPU_RUNTIME_NVRTC=/path/to/libnvrtc.so`; or in
+//! `/usr/local/cuda/lib64`), the macro compiles the whole source for the newest virtual
+//! architecture NVRTC knows (front end only, a few tens of milliseconds): NVRTC's errors become
+//! compile errors at the kernel's source string, each with the CUDA line and column and the
+//! line quoted; its warnings become Rust warnings (reported as the use of a deprecated item, the
+//! one warning a proc-macro can raise on stable Rust; silence one in CUDA with
+//! `options = ["-diag-suppress=177"]`). A source whose `#include` NVRTC cannot resolve at build
+//! time is not checked. Without NVRTC the build goes on with the signature checks, and the
+//! compiler prints one note saying why. `check = false` in the attribute, or
+//! `GPU_RUNTIME_BUILD_CHECK=0`, switches the check off.
+//!
+//! `embed = ["sm_90", "compute_75"]` compiles cubins (`sm_XY`) and PTX (`compute_XY`) at build
+//! time and embeds them in the binary ([`EmbeddedImage`]); `GPU_RUNTIME_EMBED="sm_90,compute_80"`
+//! does so for every kernel of the crate that has no `embed` of its own. At run time the best
+//! image for the device is loaded ([`pick_embedded`]: a cubin of the device's architecture, else
+//! the newest PTX not above it, which the driver compiles): no NVRTC is needed, and no compile
+//! happens at first launch. When no image fits, the source is compiled with NVRTC as usual.
+//!
+//! ## Device variables and kernel templates
+//!
+//! For each `__constant__`/`__device__` variable of the source the macro generates a typed
+//! accessor, its Rust type taken from the C declaration: `__constant__ float coeffs[16];` gives
+//! `name::globals::coeffs(&ctx)? : Global<[f32; 16]>` with `set(&[…])` and `get()` ([`Global`]).
+//!
+//! A generic declaration binds a C++ kernel template, instantiated for the listed types (NVRTC
+//! name expressions, `scale<float>`), each instantiation checked like a plain kernel:
+//!
+//! ```no_run
+//! use gpu_runtime::{kernel, Context};
+//!
+//! #[kernel(r#"
+//! template <typename T>
+//! __global__ void scale(T *x, T a, int n) {
+//!     int i = blockIdx.x * blockDim.x + threadIdx.x;
+//!     if (i < n) x[i] *= a;
+//! }"#, instantiate = [f32, f64])]
+//! fn scale<T>(#[InOut] x: &mut [T], a: T, n: i32);
+//!
+//! # fn main() -> gpu_runtime::Result<()> {
+//! let ctx = Context::default()?;
+//! let mut x = vec![1.0f64; 256];
+//! scale::<f64>(&ctx, 1, 256, &mut x, 2.0, 256)?;
+//! let k = scale::prepare::<f32>(&ctx)?; // scale::Kernel<f32>
+//! # Ok(()) }
 //! ```
 //!
 //! ## Errors
@@ -161,8 +208,10 @@ mod device;
 mod device_pool;
 mod driver;
 mod dynamic;
+mod embedded;
 mod error;
 mod function_attrs;
+mod global;
 mod headers;
 mod host;
 mod host_array;
@@ -204,7 +253,9 @@ pub use device::{Device, DeviceLimits};
 pub use device_pool::{DeviceMemoryPool, PooledBuffer, PooledDeviceAllocation};
 pub use driver::{driver_version, is_available};
 pub use dynamic::{Arg, ArgType, PreparedFunction};
+pub use embedded::{pick_embedded, EmbeddedImage, ImageKind};
 pub use error::{CompileError, Error, LaunchConfigError, Result};
+pub use global::Global;
 pub use host::{HostSlice, HostSliceMut};
 pub use host_array::{aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, AlignedArray};
 pub use ipc::{IpcBuffer, IpcEventHandle, IpcMemHandle};
@@ -229,7 +280,7 @@ pub use repr::{DeviceRepr, KernelParam};
 pub use source_module::{CompileReport, Compiler, SourceModule};
 pub use stream::{Event, EventFlags, Stream, StreamFlags};
 pub use texture::{AddressMode, FilterMode, Surface, SurfaceObject, Texture, TextureDesc, TextureObject};
-pub use user_module::{Global, JitOptions, Module};
+pub use user_module::{JitOptions, Module, ModuleGlobal};
 pub use vector::*;
 pub use version::{cuda_version, init, version, VERSION};
 

@@ -11,6 +11,7 @@ use cudarc::driver::sys::{self, CUfunction_attribute as FuncAttr};
 
 use crate::compiler::{self, Target};
 use crate::context::Context;
+use crate::embedded::EmbeddedImage;
 use crate::error::{check, Error, Result};
 use crate::launch::{self, Dim3, KernelLimits};
 use crate::memory::DeviceRead;
@@ -28,6 +29,8 @@ pub struct ModuleSource {
     options: &'static [&'static str],
     /// For a module linked from several sources: the sources (`source` is then empty).
     parts: &'static [SourcePart],
+    /// Images compiled at build time (`embed = [...]`), tried before compiling.
+    images: &'static [EmbeddedImage],
 }
 
 /// One source of a module linked from several (see [`ModuleSource::linked`]).
@@ -68,6 +71,7 @@ impl ModuleSource {
             kernels,
             options,
             parts: &[],
+            images: &[],
         }
     }
 
@@ -87,7 +91,19 @@ impl ModuleSource {
             kernels,
             options,
             parts,
+            images: &[],
         }
+    }
+
+    /// The same source with images compiled ahead of time (`#[kernel(…, embed = […])]`):
+    /// loading picks the best one for the device and compiles the source only when none fits.
+    pub const fn with_images(self, images: &'static [EmbeddedImage]) -> ModuleSource {
+        ModuleSource { images, ..self }
+    }
+
+    /// The images embedded ahead of time, if any.
+    pub fn images(&self) -> &'static [EmbeddedImage] {
+        self.images
     }
 
     /// The CUDA C source text.
@@ -180,6 +196,11 @@ unsafe impl Send for LoadedModule {}
 unsafe impl Sync for LoadedModule {}
 
 impl LoadedModule {
+    /// The driver's module handle.
+    pub(crate) fn raw(&self) -> sys::CUmodule {
+        self.raw
+    }
+
     /// Loads `image` into `ctx` (current on this thread) and looks up each kernel.
     pub(crate) fn load(
         ctx: &Context,

@@ -179,7 +179,7 @@ fn image_kind(image: &[u8]) -> Kind {
 }
 
 /// A module loaded into a context: PyCUDA's `Module`. Cheap to clone; the module stays loaded
-/// while a clone, or a [`Function`] or [`Global`] from it, is alive.
+/// while a clone, or a [`Function`] or [`ModuleGlobal`] from it, is alive.
 #[derive(Clone)]
 pub struct Module {
     ctx: Context,
@@ -246,7 +246,7 @@ impl Module {
     }
 
     /// The `__device__` or `__constant__` variable `name`: its address and size.
-    pub fn get_global(&self, name: &str) -> Result<Global> {
+    pub fn get_global(&self, name: &str) -> Result<ModuleGlobal> {
         let not_found = || Error::GlobalNotFound {
             name: name.to_owned(),
         };
@@ -259,7 +259,7 @@ impl Module {
             return Err(not_found());
         }
         check("cuModuleGetGlobal", r)?;
-        Ok(Global {
+        Ok(ModuleGlobal {
             ctx: self.ctx.clone(),
             _module: self.inner.clone(),
             name: name.to_owned(),
@@ -307,7 +307,7 @@ impl Module {
 
 /// A `__device__` or `__constant__` variable of a loaded module: address and size, with
 /// checked copies to and from the host.
-pub struct Global {
+pub struct ModuleGlobal {
     ctx: Context,
     _module: Arc<LoadedModule>,
     name: String,
@@ -315,9 +315,9 @@ pub struct Global {
     bytes: usize,
 }
 
-impl fmt::Debug for Global {
+impl fmt::Debug for ModuleGlobal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Global")
+        f.debug_struct("ModuleGlobal")
             .field("name", &self.name)
             .field("ptr", &self.ptr)
             .field("bytes", &self.bytes)
@@ -325,7 +325,7 @@ impl fmt::Debug for Global {
     }
 }
 
-impl Global {
+impl ModuleGlobal {
     /// The device address.
     pub fn device_ptr(&self) -> sys::CUdeviceptr {
         self.ptr
@@ -354,7 +354,7 @@ impl Global {
 
     /// Copies `data` into the variable; its size must be the variable's.
     pub fn write<T: DeviceRepr>(&self, data: &[T]) -> Result<()> {
-        self.check_size::<T>("Global::write", data.len())?;
+        self.check_size::<T>("ModuleGlobal::write", data.len())?;
         self.ctx.bind()?;
         // SAFETY: the destination is the variable's `bytes` bytes, the source as many host
         // bytes; the context is current.
@@ -365,7 +365,7 @@ impl Global {
 
     /// Copies the variable into `out`; its size must be the variable's.
     pub fn read<T: DeviceRepr>(&self, out: &mut [T]) -> Result<()> {
-        self.check_size::<T>("Global::read", out.len())?;
+        self.check_size::<T>("ModuleGlobal::read", out.len())?;
         self.ctx.bind()?;
         // SAFETY: as in `write`, the other way; any bytes are a valid T (DeviceRepr).
         check("cuMemcpyDtoH", unsafe {

@@ -1,0 +1,308 @@
+//! The build-time pass over the whole CUDA source: NVRTC's errors become Rust compile errors,
+//! its warnings Rust warnings, and requested images (PTX, cubins) are compiled for embedding.
+//!
+//! Switched off by `check = false` on the attribute or `GPU_RUNTIME_BUILD_CHECK=0`. When NVRTC
+//! cannot be loaded the build goes on with the signature checks only, and says so once per
+//! compiler process on stderr (cargo shows it with the crate's build output): a proc-macro has
+//! no stable way to emit a note, and a warning would break `-D warnings` builds on machines
+//! without NVRTC for something that is not a fault in the code.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+
+use crate::check::Errors;
+use crate::nvrtc::{self, Want};
+
+/// The variable that switches the check off when set to `0`.
+pub const CHECK_VAR: &str = "GPU_RUNTIME_BUILD_CHECK";
+/// Crate-wide embedding: a comma-separated list of arches, used by kernels without `embed`.
+pub const EMBED_VAR: &str = "GPU_RUNTIME_EMBED";
+
+/// What the attribute asked of the deep pass.
+pub struct Request<'a> {
+    pub source: &'a str,
+    pub file_name: &'a str,
+    /// Name expressions: kernel names, or template instantiations like `scale<float>`.
+    pub names: Vec<String>,
+    pub options: Vec<String>,
+    /// Where diagnostics point: the source literal.
+    pub span: Span,
+    /// `check = false` in the attribute.
+    pub check: bool,
+    /// `embed = [...]` in the attribute, each with its span.
+    pub embed: Option<Vec<(String, Span)>>,
+}
+
+/// What the pass adds to the expansion.
+#[derive(Default)]
+pub struct Outcome {
+    /// Warning items and env-tracking constants.
+    pub items: TokenStream,
+    /// `EmbeddedImage` expressions for `ModuleSource::with_images`.
+    pub images: Vec<TokenStream>,
+}
+
+/// One message of NVRTC's log.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Diag {
+    pub error: bool,
+    pub line: usize,
+    /// 1-based, from the caret under the quoted line.
+    pub column: Option<usize>,
+    pub message: String,
+    pub quoted: Option<String>,
+    /// Further lines, e.g. "detected during instantiation of ...".
+    pub notes: Vec<String>,
+}
+
+/// Parses NVRTC's log: `file(LINE): error: MSG`, the quoted line (indented by two), a caret.
+pub fn parse_log(log: &str, file_name: &str) -> Vec<Diag> {
+    let mut out: Vec<Diag> = Vec::new();
+    let prefix = format!("{file_name}(");
+    let mut lines = log.lines().peekable();
+    while let Some(l) = lines.next() {
+        let Some(rest) = l.strip_prefix(&prefix) else {
+            if let Some(d) = out.last_mut() {
+                let t = l.trim();
+                if l.starts_with("    ") && !t.is_empty() {
+                    d.notes.push(t.to_owned());
+                }
+            }
+            continue;
+        };
+        let Some((num, tail)) = rest.split_once("): ") else {
+            continue;
+        };
+        let Ok(line) = num.parse::<usize>() else { continue };
+        let (kind, message) = tail.split_once(": ").unwrap_or(("error", tail));
+        let error = kind.contains("error");
+        let mut d = Diag {
+            error,
+            line,
+            column: None,
+            message: message.trim().to_owned(),
+            quoted: None,
+            notes: Vec::new(),
+        };
+        if let Some(q) = lines.next_if(|n| n.starts_with("  ") && !n.trim().is_empty()) {
+            d.quoted = Some(q.get(2..).unwrap_or("").to_owned());
+            if let Some(c) = lines.next_if(|n| n.trim() == "^") {
+                d.column = c.find('^').map(|i| i.saturating_sub(2) + 1);
+            }
+        }
+        out.push(d);
+    }
+    out
+}
+
+fn render(d: &Diag, file_name: &str) -> String {
+    let what = if d.error { "error" } else { "warning" };
+    let at = match d.column {
+        Some(c) => format!("{file_name}:{}:{c}", d.line),
+        None => format!("{file_name}:{}", d.line),
+    };
+    let mut s = format!("CUDA {what} at {at}: {}", d.message);
+    if let Some(q) = &d.quoted {
+        let n = d.line.to_string();
+        s.push_str(&format!("\n {n} | {q}"));
+        if let Some(c) = d.column {
+            s.push_str(&format!("\n {} | {}^", " ".repeat(n.len()), " ".repeat(c - 1)));
+        }
+    }
+    for note in &d.notes {
+        s.push_str(&format!("\n = note: {note}"));
+    }
+    s
+}
+
+fn env_enabled() -> bool {
+    !matches!(
+        std::env::var(CHECK_VAR).as_deref().map(str::trim),
+        Ok("0" | "false" | "off" | "no")
+    )
+}
+
+/// Makes cargo rebuild the crate when one of the variables the macro reads changes: rustc
+/// records the variables that `option_env!` reads as dependencies.
+fn track_env() -> TokenStream {
+    let vars = [CHECK_VAR, EMBED_VAR, nvrtc::NVRTC_VAR];
+    quote! { #(const _: ::core::option::Option<&str> = ::core::option_env!(#vars);)* }
+}
+
+fn skipped_once(why: &str) {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    if !SAID.swap(true, Ordering::Relaxed) {
+        eprintln!(
+            "note: #[kernel]: the CUDA sources of this crate were not compiled at build time, only \
+             the kernel signatures were checked: {why}. Set {}=/path/to/libnvrtc.so to enable the \
+             check, or {CHECK_VAR}=0 to skip it on purpose.",
+            nvrtc::NVRTC_VAR
+        );
+    }
+}
+
+/// `sm_90` → (cubin, 90); `compute_75` → (PTX, 75).
+fn parse_arch(a: &str) -> Option<(bool, u32)> {
+    let (cubin, num) = if let Some(n) = a.strip_prefix("sm_") {
+        (true, n)
+    } else {
+        (false, a.strip_prefix("compute_")?)
+    };
+    let n: u32 = num.parse().ok()?;
+    (10..1000).contains(&n).then_some((cubin, n))
+}
+
+fn embed_list(req: &Request<'_>) -> syn::Result<Vec<(bool, u32, Span)>> {
+    let list: Vec<(String, Span)> = match &req.embed {
+        Some(l) => l.clone(),
+        None => match std::env::var(EMBED_VAR) {
+            Ok(v) if !v.trim().is_empty() => v
+                .split(',')
+                .map(|s| (s.trim().to_owned(), req.span))
+                .filter(|(s, _)| !s.is_empty())
+                .collect(),
+            _ => Vec::new(),
+        },
+    };
+    list.into_iter()
+        .map(|(a, span)| {
+            parse_arch(&a).map(|(c, n)| (c, n, span)).ok_or_else(|| {
+                syn::Error::new(
+                    span,
+                    format!(
+                        "`{a}` is not an architecture to embed: write `sm_XY` for a cubin (e.g. \
+                         `sm_90`) or `compute_XY` for PTX (e.g. `compute_75`)"
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+/// Runs the deep pass. Errors are NVRTC's compile errors, or an embedding that cannot be done.
+pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
+    let mut out = Outcome {
+        items: track_env(),
+        images: Vec::new(),
+    };
+    let check = req.check && env_enabled();
+    let embed = embed_list(req)?;
+    if !check && embed.is_empty() {
+        return Ok(out);
+    }
+    let lib = match nvrtc::get() {
+        Ok(lib) => lib,
+        Err(why) if embed.is_empty() => {
+            skipped_once(why);
+            return Ok(out);
+        }
+        Err(why) => {
+            return Err(syn::Error::new(
+                embed[0].2,
+                format!(
+                    "embedding compiled kernels needs NVRTC at build time, which could not be loaded: {why}"
+                ),
+            ))
+        }
+    };
+    let archs = lib.archs();
+    let user_arch = req
+        .options
+        .iter()
+        .any(|o| o.starts_with("-arch") || o.starts_with("--gpu-architecture"));
+    if check {
+        // The newest virtual architecture: a kernel valid for the device it will run on is never
+        // rejected for using features an older one lacks.
+        let mut options = req.options.clone();
+        if let (false, Some(a)) = (user_arch, archs.last()) {
+            options.insert(0, format!("--gpu-architecture=compute_{a}"));
+        }
+        let r = lib
+            .compile(req.source, req.file_name, &req.names, &options, Want::Check)
+            .map_err(|e| syn::Error::new(req.span, format!("NVRTC failed at build time: {e}")))?;
+        report(req, &r.log, r.ok, true, &mut out)?;
+    }
+    for (cubin, n, span) in embed {
+        if !archs.contains(&n) {
+            return Err(syn::Error::new(
+                span,
+                format!(
+                    "this NVRTC ({}.{}) cannot compile for {}_{n}: it supports {archs:?}",
+                    lib.version().0,
+                    lib.version().1,
+                    if cubin { "sm" } else { "compute" }
+                ),
+            ));
+        }
+        let arch = format!("--gpu-architecture={}_{n}", if cubin { "sm" } else { "compute" });
+        let mut options = req.options.clone();
+        options.insert(0, arch);
+        let r = lib
+            .compile(
+                req.source,
+                req.file_name,
+                &req.names,
+                &options,
+                if cubin { Want::Cubin } else { Want::Ptx },
+            )
+            .map_err(|e| syn::Error::new(span, format!("NVRTC failed at build time: {e}")))?;
+        if !r.ok {
+            if check {
+                // The front end accepted it; the failure is in code generation for this arch.
+                return Err(syn::Error::new(
+                    span,
+                    format!("compiling for `{n}` failed:\n{}", r.log.trim()),
+                ));
+            }
+            report(req, &r.log, false, false, &mut out)?;
+            continue;
+        }
+        let bytes = Literal::byte_string(&r.image);
+        let lowered = &r.lowered;
+        let kind = if cubin { quote!(Cubin) } else { quote!(Ptx) };
+        out.images.push(quote! {
+            ::gpu_runtime::EmbeddedImage::new(::gpu_runtime::ImageKind::#kind, #n, #bytes, &[#(#lowered),*])
+        });
+    }
+    Ok(out)
+}
+
+/// Turns the log into errors (returned) and warnings (items in `out`).
+fn report(req: &Request<'_>, log: &str, ok: bool, warnings: bool, out: &mut Outcome) -> syn::Result<()> {
+    let diags = parse_log(log, req.file_name);
+    // A header NVRTC cannot find at build time may be found at run time (include paths given
+    // to the runtime); everything after it would be noise, so the check says nothing.
+    if diags
+        .iter()
+        .any(|d| d.error && d.message.contains("open source file"))
+    {
+        return Ok(());
+    }
+    let mut errors = Errors::default();
+    for (i, d) in diags.iter().enumerate() {
+        let text = render(d, req.file_name);
+        if d.error {
+            errors.push(syn::Error::new(req.span, text));
+        } else if warnings {
+            let ident = format_ident!("CUDA_WARNING_{}", i);
+            let span = req.span;
+            out.items.extend(quote_spanned! {span=>
+                const _: () = {
+                    #[deprecated(note = #text)]
+                    #[allow(non_camel_case_types)]
+                    struct #ident;
+                    let _ = #ident;
+                };
+            });
+        }
+    }
+    if !ok && diags.iter().all(|d| !d.error) {
+        errors.push(syn::Error::new(
+            req.span,
+            format!("NVRTC rejected the CUDA source:\n{}", log.trim()),
+        ));
+    }
+    errors.finish()
+}

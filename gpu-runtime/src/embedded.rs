@@ -1,0 +1,115 @@
+//! Kernels compiled ahead of time and embedded in the binary by `#[kernel(…, embed = […])]`:
+//! choosing the image a device can load, so that a program runs where only the driver is
+//! installed and pays no compile at first launch.
+
+/// What an embedded image holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImageKind {
+    /// Machine code for `sm_XY`: loads on devices of the same major version and a minor version
+    /// at least `Y`.
+    Cubin,
+    /// PTX for `compute_XY`: the driver compiles it for any device of compute capability `XY`
+    /// or newer, provided the driver knows the PTX ISA version, i.e. the NVRTC that built it is
+    /// no newer than the driver's CUDA version (PTX from NVRTC 13.5 does not load on a CUDA 13.0
+    /// driver; embed a cubin for such machines).
+    Ptx,
+}
+
+/// A compiled module embedded in the program: the image, what it is for, and the symbol of
+/// each kernel of its [`ModuleSource`](crate::ModuleSource), in order.
+#[derive(Debug)]
+pub struct EmbeddedImage {
+    kind: ImageKind,
+    arch: u32,
+    bytes: &'static [u8],
+    lowered_names: &'static [&'static str],
+}
+
+impl EmbeddedImage {
+    /// An image of `kind` for architecture `arch` (`XY`, e.g. `90`); PTX must end with a NUL.
+    pub const fn new(
+        kind: ImageKind,
+        arch: u32,
+        bytes: &'static [u8],
+        lowered_names: &'static [&'static str],
+    ) -> EmbeddedImage {
+        EmbeddedImage {
+            kind,
+            arch,
+            bytes,
+            lowered_names,
+        }
+    }
+
+    /// Cubin or PTX.
+    pub fn kind(&self) -> ImageKind {
+        self.kind
+    }
+
+    /// The architecture, as `XY` (e.g. `90` for `sm_90` / `compute_90`).
+    pub fn arch(&self) -> u32 {
+        self.arch
+    }
+
+    /// The image itself.
+    pub fn bytes(&self) -> &'static [u8] {
+        self.bytes
+    }
+
+    /// The symbol of each kernel, in the order of the source's kernels.
+    pub fn lowered_names(&self) -> &'static [&'static str] {
+        self.lowered_names
+    }
+}
+
+/// The best image for a device of compute capability `cc`: the cubin of the newest
+/// architecture the device runs (same major, minor not above the device's), else the PTX of
+/// the newest architecture not above the device's, else none (the source is compiled).
+pub fn pick_embedded(images: &[EmbeddedImage], cc: (u32, u32)) -> Option<&EmbeddedImage> {
+    let code = cc.0 * 10 + cc.1;
+    let cubin = images
+        .iter()
+        .filter(|i| i.kind == ImageKind::Cubin && i.arch / 10 == cc.0 && i.arch <= code)
+        .max_by_key(|i| i.arch);
+    cubin.or_else(|| {
+        images
+            .iter()
+            .filter(|i| i.kind == ImageKind::Ptx && i.arch <= code)
+            .max_by_key(|i| i.arch)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const IMAGES: &[EmbeddedImage] = &[
+        EmbeddedImage::new(ImageKind::Ptx, 75, b"a\0", &[]),
+        EmbeddedImage::new(ImageKind::Cubin, 80, b"b", &[]),
+        EmbeddedImage::new(ImageKind::Ptx, 90, b"c\0", &[]),
+        EmbeddedImage::new(ImageKind::Cubin, 90, b"d", &[]),
+    ];
+
+    #[test]
+    fn exact_cubin_first() {
+        assert_eq!(pick_embedded(IMAGES, (9, 0)).unwrap().bytes(), b"d");
+    }
+
+    #[test]
+    fn cubin_of_a_lower_minor_runs() {
+        assert_eq!(pick_embedded(IMAGES, (8, 6)).unwrap().bytes(), b"b");
+    }
+
+    #[test]
+    fn ptx_when_no_cubin_matches() {
+        assert_eq!(pick_embedded(IMAGES, (10, 0)).unwrap().bytes(), b"c\0");
+        assert_eq!(pick_embedded(IMAGES, (7, 5)).unwrap().bytes(), b"a\0");
+        assert_eq!(pick_embedded(&IMAGES[..1], (9, 0)).unwrap().bytes(), b"a\0");
+    }
+
+    #[test]
+    fn nothing_for_an_older_device() {
+        assert!(pick_embedded(IMAGES, (7, 0)).is_none());
+        assert!(pick_embedded(&[], (9, 0)).is_none());
+    }
+}

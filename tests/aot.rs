@@ -1,0 +1,206 @@
+//! Kernels compiled at build time and embedded in the binary, typed `__constant__`/`__device__`
+//! globals, and C++ kernel templates, on a real GPU.
+//!
+//! The two embedding tests re-run themselves in a child process that cannot load NVRTC: started
+//! through the dynamic loader with `--inhibit-cache` (so the ld cache, which may list the CUDA
+//! toolkit, is not searched) and with only the driver's directory as its library path. A kernel
+//! that launches in the child was not compiled at run time.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use gpu_runtime::{kernel, pick_embedded, Context, ImageKind};
+use gpu_suite::{assert_close, Rng};
+
+const CHILD: &str = "GPU_SUITE_NO_NVRTC_CHILD";
+
+fn ctx() -> Context {
+    Context::default().expect("these tests need a CUDA GPU")
+}
+
+#[kernel(r#"
+__global__ void saxpy_cubin(float a, const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}"#, embed = ["sm_80", "sm_90"])]
+fn saxpy_cubin(a: f32, #[In] x: &[f32], #[InOut] y: &mut [f32], n: i32);
+
+// Only a cubin for sm_80 (which an sm_90 device cannot run) and PTX for compute_75: the
+// driver compiles the PTX.
+#[kernel(r#"
+__global__ void saxpy_ptx(float a, const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}"#, embed = ["sm_80", "compute_75"])]
+fn saxpy_ptx(a: f32, #[In] x: &[f32], #[InOut] y: &mut [f32], n: i32);
+
+/// The directory `libcuda.so` was loaded from, read from this process's memory map.
+fn driver_dir() -> PathBuf {
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    let path = maps
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .find(|p| {
+            let name = p.rsplit('/').next().unwrap_or("");
+            name.starts_with("libcuda.so")
+        })
+        .expect("libcuda.so is mapped once a context exists");
+    PathBuf::from(path).parent().unwrap().to_owned()
+}
+
+/// In the parent: runs `test` again in a child without NVRTC and checks that it passed.
+/// Returns true in the child, where the caller runs the real test body.
+fn in_child_without_nvrtc(test: &str) -> bool {
+    if std::env::var_os(CHILD).is_some() {
+        // SAFETY: only tries to dlopen NVRTC by its usual names.
+        let present = unsafe { cudarc::nvrtc::sys::is_culib_present() };
+        assert!(
+            !present,
+            "NVRTC is still loadable in the child; the test would prove nothing"
+        );
+        return true;
+    }
+    drop(ctx());
+    let dir = driver_dir();
+    let exe = std::env::current_exe().unwrap();
+    let out = Command::new("/lib64/ld-linux-x86-64.so.2")
+        .arg("--inhibit-cache")
+        .arg("--library-path")
+        .arg(&dir)
+        .arg(&exe)
+        .args([test, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env("LD_LIBRARY_PATH", &dir)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "the child without NVRTC (LD_LIBRARY_PATH={}) failed:\n{stdout}\n{stderr}",
+        dir.display()
+    );
+    false
+}
+
+fn check_saxpy(launch: impl Fn(&Context, f32, &[f32], &mut [f32], i32) -> gpu_runtime::Result<()>) {
+    let ctx = ctx();
+    let n = 50_001;
+    let mut rng = Rng::new(61);
+    let x = rng.vec_f32(n);
+    let mut y = rng.vec_f32(n);
+    let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 1.75 * x + y).collect();
+    launch(&ctx, 1.75, &x, &mut y, n as i32).unwrap();
+    assert_close(&y, &want, 1e-6);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn embedded_cubin_launches_without_nvrtc() {
+    if !in_child_without_nvrtc("embedded_cubin_launches_without_nvrtc") {
+        return;
+    }
+    let cc = ctx().compute_capability();
+    let image = pick_embedded(saxpy_cubin::source().images(), cc)
+        .unwrap_or_else(|| panic!("no embedded image fits compute capability {cc:?}"));
+    assert_eq!(image.kind(), ImageKind::Cubin, "expected an sm_80/sm_90 device");
+    check_saxpy(|ctx, a, x, y, n| saxpy_cubin(ctx, (n as u32).div_ceil(256), 256, a, x, y, n));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn embedded_ptx_is_jit_compiled_by_the_driver_when_no_cubin_matches() {
+    if !in_child_without_nvrtc("embedded_ptx_is_jit_compiled_by_the_driver_when_no_cubin_matches") {
+        return;
+    }
+    let cc = ctx().compute_capability();
+    let image = pick_embedded(saxpy_ptx::source().images(), cc).unwrap();
+    assert_eq!(
+        (image.kind(), image.arch()),
+        (ImageKind::Ptx, 75),
+        "on a device of {cc:?}"
+    );
+    check_saxpy(|ctx, a, x, y, n| saxpy_ptx(ctx, (n as u32).div_ceil(256), 256, a, x, y, n));
+}
+
+#[kernel(
+    r#"
+__constant__ float coeffs[4];
+__constant__ int offset;
+__device__ unsigned int hits;
+__global__ void poly(const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i];
+        y[i] = coeffs[0] + v * (coeffs[1] + v * (coeffs[2] + v * coeffs[3])) + offset;
+        if (v > 0.5f) atomicAdd(&hits, 1u);
+    }
+}"#
+)]
+fn poly(#[In] x: &[f32], #[Out] y: &mut [f32], n: i32);
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn typed_constants_written_from_rust_are_read_by_the_kernel() {
+    let ctx = ctx();
+    let n = 70_000;
+    let mut rng = Rng::new(62);
+    let x = rng.vec_f32(n);
+    let c: [f32; 4] = [rng.f32(), rng.f32(), rng.f32(), rng.f32()];
+    let coeffs = poly::globals::coeffs(&ctx).unwrap();
+    coeffs.set(c).unwrap();
+    assert_eq!(coeffs.get().unwrap(), c);
+    poly::globals::offset(&ctx).unwrap().set(3).unwrap();
+    let hits = poly::globals::hits(&ctx).unwrap();
+    hits.set(0).unwrap();
+    let mut y = vec![0.0f32; n];
+    poly(&ctx, (n as u32).div_ceil(256), 256, &x, &mut y, n as i32).unwrap();
+    let want: Vec<f32> = x
+        .iter()
+        .map(|v| c[0] + v * (c[1] + v * (c[2] + v * c[3])) + 3.0)
+        .collect();
+    assert_close(&y, &want, 1e-5);
+    let want_hits = x.iter().filter(|&&v| v > 0.5).count() as u32;
+    assert_eq!(hits.get().unwrap(), want_hits);
+}
+
+#[kernel(r#"
+template <typename T>
+__global__ void scale_add(T *x, const T *y, T a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = a * x[i] + y[i];
+}"#, instantiate = [f32, f64, i32])]
+fn scale_add<T>(#[InOut] x: &mut [T], #[In] y: &[T], a: T, n: i32);
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn template_instantiations_for_three_types() {
+    let ctx = ctx();
+    let n = 40_000;
+    let mut rng = Rng::new(63);
+    let grid = (n as u32).div_ceil(128);
+
+    let (mut x, y) = (rng.vec_f32(n), rng.vec_f32(n));
+    let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 2.5 * x + y).collect();
+    scale_add::<f32>(&ctx, grid, 128, &mut x, &y, 2.5, n as i32).unwrap();
+    assert_close(&x, &want, 1e-6);
+
+    let xd: Vec<f64> = rng.vec_f32(n).into_iter().map(|v| v as f64 / 3.0).collect();
+    let yd: Vec<f64> = rng.vec_f32(n).into_iter().map(|v| v as f64 / 7.0).collect();
+    let want: Vec<f64> = xd.iter().zip(&yd).map(|(x, y)| -1.25 * x + y).collect();
+    let k = scale_add::prepare::<f64>(&ctx).unwrap();
+    let mut xdev = ctx.to_device(&xd).unwrap();
+    let ydev = ctx.to_device(&yd).unwrap();
+    k.prepared_call(grid, 128, &mut xdev, &ydev, -1.25, n as i32)
+        .unwrap();
+    let got = xdev.to_vec().unwrap();
+    for (g, w) in got.iter().zip(&want) {
+        assert!((g - w).abs() <= 1e-12 * w.abs().max(1.0), "{g} vs {w}");
+    }
+
+    let mut xi: Vec<i32> = (0..n).map(|_| (rng.f32() * 1000.0) as i32 - 500).collect();
+    let yi: Vec<i32> = (0..n).map(|_| (rng.f32() * 1000.0) as i32).collect();
+    let want: Vec<i32> = xi.iter().zip(&yi).map(|(x, y)| 3 * x + y).collect();
+    scale_add::<i32>(&ctx, grid, 128, &mut xi, &yi, 3, n as i32).unwrap();
+    assert_eq!(xi, want);
+}

@@ -1,0 +1,12 @@
+//! A syntax error in the kernel body (the signature is fine): NVRTC rejects it at build time.
+use gpu_runtime::kernel;
+
+#[kernel(r#"
+__global__ void scale(float *v, float factor, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x
+    if (i < n) v[i] *= factor;
+}
+"#)]
+fn scale(v: &mut [f32], factor: f32, n: i32);
+
+fn main() {}
