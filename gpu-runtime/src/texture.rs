@@ -198,11 +198,29 @@ impl<'a> Texture<'a> {
         Self::create(array.context(), &res, desc)
     }
 
-    /// A texture reading linear device memory (`tex1Dfetch` in the kernel).
+    /// A texture reading linear device memory (`tex1Dfetch` in the kernel). The memory must start
+    /// at a multiple of the device's texture alignment ([`crate::DeviceAttribute::TextureAlignment`],
+    /// 512 bytes on current GPUs); a misaligned start is [`Error::InvalidArgument`].
     pub fn from_linear<T: ArrayElement>(
         memory: &'a impl DeviceRead<T>,
         desc: &TextureDesc,
     ) -> Result<Texture<'a>> {
+        // The driver refuses a misaligned start with a bare CUDA_ERROR_INVALID_VALUE; say why.
+        let align = memory
+            .context()
+            .device()
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)?
+            .max(1) as u64;
+        if memory.device_ptr() % align != 0 {
+            return Err(Error::InvalidArgument {
+                operation: "Texture::from_linear",
+                detail: format!(
+                    "a linear texture must start at a multiple of {align} bytes (the device's texture alignment), but this memory starts at {:#x}, {} bytes past one",
+                    memory.device_ptr(),
+                    memory.device_ptr() % align
+                ),
+            });
+        }
         let mut res = resource_desc(sys::CUresourcetype::CU_RESOURCE_TYPE_LINEAR);
         res.res.linear = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3 {
             devPtr: memory.device_ptr(),
