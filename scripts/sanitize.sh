@@ -44,7 +44,9 @@ run() { # run TOOL NAME CMD...
     --log-file "$log" "$@" >"$logs/$tool-$name.out" 2>&1
   local code=$?
   local n
-  n=$(grep -o 'ERROR SUMMARY: [0-9]*' "$log" 2>/dev/null | awk '{s+=$3} END {print s+0}')
+  # memcheck, initcheck and synccheck end with 'ERROR SUMMARY: N errors'; racecheck with
+  # 'RACECHECK SUMMARY: N hazards displayed'.
+  n=$(grep -oE '(ERROR|RACECHECK) SUMMARY: [0-9]+' "$log" 2>/dev/null | awk '{s+=$3} END {print s+0}')
   local status=ok
   if ((code == 124)); then status="TIMED OUT after ${per_run_timeout}s"; bad=$((bad + 1))
   elif ((code == 99 || n > 0)); then status="REPORTS"; bad=$((bad + 1))
@@ -52,7 +54,8 @@ run() { # run TOOL NAME CMD...
   total=$((total + n))
   printf '%-10s %-40s %4d reports  %s\n' "$tool" "$name" "$n" "$status"
   if [[ $status != ok ]]; then
-    grep -E '^=========  ?(Invalid|Uninitialized|Race|Barrier|Error|Program hit|[A-Z][a-z]+ .* (error|hazard))' "$log" | sort | uniq -c | head -10
+    grep -E '^=========  ?(Invalid|Uninitialized|Race|Barrier|Error|Program hit|[A-Z][a-z]+ .* (error|hazard)|.*SUMMARY)' "$log" | sort | uniq -c | head -10
+    tail -5 "$log"
     grep -E '(FAILED|panicked)' "$logs/$tool-$name.out" | head -5
   fi
 }
@@ -63,7 +66,14 @@ for tool in "${tools[@]}"; do
     # Binaries without GPU tests (unit tests, NVRTC-only tests) launch nothing.
     (("$("$t" --list --ignored 2>/dev/null | grep -c ': test$')" > 0)) || continue
     skips=(--skip fault_ --skip allocate_free_and_prepare_drop_cycles --skip modules_load_from_ptx_files_and_buffers_with_jit_options)
+    # compute-sanitizer does not support dynamic parallelism ("not supported by the selected
+    # tool", counted as a report).
+    skips+=(--skip linked_module_where_a_kernel_launches_a_kernel)
     [[ $tool == racecheck ]] && skips+=(--skip stress_)
+    # initcheck reports the destination of a cuMemcpyPeer between two contexts of one device as
+    # uninitialised when it is read back (2500 reports in that test alone, H100, driver 580); the
+    # test checks the copied values against the host data itself.
+    [[ $tool == initcheck ]] && skips+=(--skip a_device_is_not_its_own_peer_and_same_device_peer_copies_work)
     run "$tool" "test-$(basename "$t")" "$t" --ignored --test-threads=1 "${skips[@]}"
   done
   for e in "$dir"/examples/*; do

@@ -571,7 +571,7 @@ fn pitched_memory_and_2d_copies() {
     assert!(p.pitch() >= w * 4 && p.pitch() & 3 == 0, "pitch {}", p.pitch());
     assert_eq!(p.len(), p.row_len() * h);
     p.copy_from_host(&host).unwrap();
-    // Read back two ways: the 2D copy, and a flat copy of the padded rows.
+    // Read back two ways: into a slice and into an ndarray, both checked against the host data.
     let mut out = vec![0f32; w * h];
     p.copy_to_host(&mut out).unwrap();
     assert_eq!(out, host);

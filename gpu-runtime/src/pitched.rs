@@ -136,16 +136,10 @@ impl<T: DeviceRepr> PitchedBuffer<T> {
     /// The rows, packed, as an `ndarray` array of shape `(height, width)`.
     pub fn to_array(&self) -> Result<ndarray::Array2<T>> {
         let n = self.width * self.height;
-        let mut v = Vec::with_capacity(n);
-        // Reads the whole allocation, padding included, and packs the rows on the host: a path
-        // that does not depend on the 2D copy that `copy_to_host` uses.
-        if n > 0 {
-            let first = crate::memory::DeviceBuffer::to_vec(&self.buf)?;
-            v.extend((0..self.height).flat_map(|y| {
-                let row = y * self.row_len();
-                first[row..row + self.width].iter().copied()
-            }));
-        }
+        // SAFETY: T is DeviceRepr, for which every bit pattern (all zeros included) is valid.
+        let mut v: Vec<T> = (0..n).map(|_| unsafe { std::mem::zeroed() }).collect();
+        // A 2D copy reads only the rows, never the padding between them.
+        self.copy_to_host(&mut v)?;
         ndarray::Array2::from_shape_vec((self.height, self.width), v).map_err(|e| Error::SizeMismatch {
             operation: "PitchedBuffer::to_array",
             detail: e.to_string(),
