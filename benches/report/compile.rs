@@ -1,0 +1,195 @@
+//! Compile and cache costs: a cold compile, a disk-cache hit in a new process, and `prepare`
+//! of an already prepared kernel, each next to the raw way.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use gpu_runtime::cudarc::driver::{sys, CudaContext};
+use gpu_runtime::cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions};
+use gpu_runtime::{CacheStatus, Context, SourceModule, Target};
+
+use crate::table::Row;
+use crate::{axpy, ok};
+
+/// A kernel text no cache has seen, for a cold compile.
+fn source(nonce: u64) -> String {
+    format!(
+        "extern \"C\" __global__ void saxpy_{nonce}(float a, const float *x, float *y, int n) {{\n\
+         int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+         if (i < n) y[i] = a * x[i] + y[i] + {nonce}.0f;\n}}\n"
+    )
+}
+
+const HIT_NONCE: u64 = 7;
+/// Set in a child process: `ours:DIR` or `raw:CUBIN_FILE`.
+pub const CHILD_ENV: &str = "GPU_BENCH_REPORT_CHILD";
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The child's side: times one module load ready to launch, after creating its context.
+pub fn child(mode: &str) -> Result<(), Box<dyn std::error::Error>> {
+    let name = format!("saxpy_{HIT_NONCE}");
+    if let Some(dir) = mode.strip_prefix("ours:") {
+        let ctx = Context::default()?;
+        let t = Instant::now();
+        let module = SourceModule::new(source(HIT_NONCE))
+            .cache_dir(Some(dir))
+            .load(&ctx)?;
+        let f = module.get_function(&name)?;
+        let us = t.elapsed().as_secs_f64() * 1e6;
+        if module.cache_status() != Some(CacheStatus::Hit) || f.max_threads_per_block()? == 0 {
+            return Err("the child missed the cache".into());
+        }
+        println!("us={us}");
+    } else if let Some(file) = mode.strip_prefix("raw:") {
+        // What a hand-made cache does: read the cubin file, load it, look the kernel up.
+        let cctx = CudaContext::new(0)?;
+        cctx.bind_to_thread()?;
+        let t = Instant::now();
+        let image = std::fs::read(file)?;
+        let mut module = std::ptr::null_mut();
+        let mut f = std::ptr::null_mut();
+        let c_name = std::ffi::CString::new(name)?;
+        // SAFETY: a complete cubin; valid out-pointers; the context is current.
+        unsafe {
+            ok(sys::cuModuleLoadData(&mut module, image.as_ptr().cast()));
+            ok(sys::cuModuleGetFunction(&mut f, module, c_name.as_ptr()));
+        }
+        println!("us={}", t.elapsed().as_secs_f64() * 1e6);
+    }
+    Ok(())
+}
+
+fn run_child(mode: String) -> Result<f64, Box<dyn std::error::Error>> {
+    let out = Command::new(std::env::current_exe()?)
+        .env(CHILD_ENV, mode)
+        .output()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() {
+        return Err(format!("child failed: {text}{}", String::from_utf8_lossy(&out.stderr)).into());
+    }
+    Ok(text
+        .trim()
+        .strip_prefix("us=")
+        .ok_or("child printed no time")?
+        .parse()?)
+}
+
+pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let (major, minor) = ctx.compute_capability();
+    let dir = std::env::temp_dir().join(format!("gpu-runtime-report-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let nonce0 = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)?
+        .as_nanos() as u64
+        % 1_000_000_000
+        + 1000;
+
+    // Cold compiles to PTX, ours (NVRTC + cache lookup and store) and cudarc's, each of its own
+    // never-seen text, taking turns going first.
+    let ptx_arch = format!("compute_{major}{minor}");
+    // cudarc takes the architecture as a &'static str.
+    let raw_arch: &'static str = Box::leak(ptx_arch.clone().into_boxed_str());
+    let (mut ours, mut raw) = (Vec::new(), Vec::new());
+    for r in 0..12u64 {
+        let (src_raw, src_ours) = (source(nonce0 + 2 * r), source(nonce0 + 2 * r + 1));
+        let time_ours = || -> Result<Duration, Box<dyn std::error::Error>> {
+            let t = Instant::now();
+            let report = SourceModule::new(src_ours.clone())
+                .no_extern_c(true)
+                .arch(ptx_arch.clone())
+                .cache_dir(Some(&dir))
+                .compile_report()?;
+            let d = t.elapsed();
+            assert_eq!(report.status, CacheStatus::Miss);
+            Ok(d)
+        };
+        let time_raw = || -> Result<Duration, Box<dyn std::error::Error>> {
+            let t = Instant::now();
+            let opts = CompileOptions {
+                arch: Some(raw_arch),
+                ..Default::default()
+            };
+            compile_ptx_with_opts(src_raw.clone(), opts)?;
+            Ok(t.elapsed())
+        };
+        let (o, w) = if r % 2 == 0 {
+            let w = time_raw()?;
+            (time_ours()?, w)
+        } else {
+            let o = time_ours()?;
+            (o, time_raw()?)
+        };
+        if r > 1 {
+            ours.push(o.as_secs_f64() * 1e3);
+            raw.push(w.as_secs_f64() * 1e3);
+        }
+    }
+
+    // Disk-cache hits in new processes: ours from the cache directory, raw from a cubin file.
+    let warm = SourceModule::new(source(HIT_NONCE)).cache_dir(Some(&dir));
+    warm.load(ctx)?;
+    let cubin = SourceModule::new(source(HIT_NONCE))
+        .no_extern_c(true)
+        .arch(format!("sm_{major}{minor}"))
+        .cache_dir(None::<&str>)
+        .compile()?;
+    let file = dir.join("raw.cubin");
+    std::fs::write(&file, &cubin.image)?;
+    let (mut ours_hit, mut raw_hit) = (Vec::new(), Vec::new());
+    for _ in 0..7 {
+        ours_hit.push(run_child(format!("ours:{}", dir.display()))?);
+        raw_hit.push(run_child(format!("raw:{}", file.display()))?);
+    }
+
+    // In process: preparing an already prepared kernel vs looking a function up by name.
+    axpy::prepare(ctx)?;
+    let image = axpy::source().compile(Target::for_device(ctx.compute_capability())?)?;
+    let cctx = CudaContext::new(ctx.device().ordinal())?;
+    let module = cctx.load_module(gpu_runtime::cudarc::nvrtc::Ptx::from_binary(image.image.clone()))?;
+    let n = 200_000;
+    let t = Instant::now();
+    for _ in 0..n {
+        std::hint::black_box(axpy::prepare(ctx)?);
+    }
+    let ours_prepare = t.elapsed().as_secs_f64() * 1e9 / n as f64;
+    let t = Instant::now();
+    for _ in 0..n {
+        std::hint::black_box(module.load_function(&image.lowered_names[0])?);
+    }
+    let raw_prepare = t.elapsed().as_secs_f64() * 1e9 / n as f64;
+    let _ = std::fs::remove_dir_all(&dir);
+
+    Ok(vec![
+        Row {
+            figure: "cold compile to PTX (SourceModule, cached)",
+            raw: "cudarc::nvrtc::compile_ptx_with_opts",
+            ours: median(ours),
+            theirs: median(raw),
+            unit: "ms",
+            higher_is_better: false,
+            target: "<= 1.2x bare NVRTC",
+        },
+        Row {
+            figure: "disk-cache hit in a new process",
+            raw: "read cubin + cuModuleLoadData + GetFunction",
+            ours: median(ours_hit),
+            theirs: median(raw_hit),
+            unit: "us",
+            higher_is_better: false,
+            target: "<= 500 us",
+        },
+        Row {
+            figure: "prepare of a prepared kernel (in process)",
+            raw: "cudarc CudaModule::load_function(name)",
+            ours: ours_prepare,
+            theirs: raw_prepare,
+            unit: "ns",
+            higher_is_better: false,
+            target: "<= 1000 ns",
+        },
+    ])
+}

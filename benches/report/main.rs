@@ -1,0 +1,64 @@
+//! The benchmark report: every figure of the library next to the same operation done through
+//! raw cudarc / `cudarc::driver::sys` in the same process and run, as one table and as JSON.
+//!
+//! `cargo bench --bench report` on a machine with an NVIDIA GPU (a few minutes). The JSON goes
+//! to `$GPU_BENCH_JSON`, else `$OUT/bench-report.json` when `OUT` is set, else
+//! `target/bench-report.json`.
+
+mod compile;
+mod launch;
+mod memory;
+mod table;
+
+use std::time::Duration;
+
+use gpu_runtime::cudarc::driver::sys;
+use gpu_runtime::{kernel, Context};
+
+#[kernel(
+    r#"
+__global__ void axpy(float a, const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}"#
+)]
+fn axpy(a: f32, #[In] x: &[f32], #[InOut] y: &mut [f32], n: i32);
+
+/// Panics on a failed raw driver call: the raw side of a benchmark has no error path.
+fn ok(r: sys::CUresult) {
+    assert_eq!(r, sys::CUresult::CUDA_SUCCESS, "a raw driver call failed");
+}
+
+/// The fastest of several rounds: the least disturbed by the rest of the machine.
+fn best(times: &[Duration]) -> Duration {
+    times.iter().copied().min().unwrap_or_default()
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    if let Ok(mode) = std::env::var(compile::CHILD_ENV) {
+        return compile::child(&mode);
+    }
+    let ctx = match Context::default() {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            eprintln!("bench report: {e}");
+            std::process::exit(1);
+        }
+    };
+    let device = format!(
+        "{} (driver CUDA {:?})",
+        ctx.device().name()?,
+        gpu_runtime::driver_version()?
+    );
+    let mut rows = launch::rows(&ctx)?;
+    rows.extend(compile::rows(&ctx)?);
+    rows.extend(memory::rows(&ctx)?);
+    print!("{}", table::render(&device, &rows));
+    let path = std::env::var_os("GPU_BENCH_JSON")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("OUT").map(|o| std::path::PathBuf::from(o).join("bench-report.json")))
+        .unwrap_or_else(|| std::path::PathBuf::from("target/bench-report.json"));
+    std::fs::write(&path, table::json(&device, &rows))?;
+    println!("JSON: {}", path.display());
+    Ok(())
+}

@@ -1,0 +1,107 @@
+//! The report's rows, printed as one table and written as JSON.
+
+use std::fmt::Write as _;
+
+/// One figure: ours next to the same operation done the raw way, in the same run.
+pub struct Row {
+    /// What is measured.
+    pub figure: &'static str,
+    /// How the raw side does it.
+    pub raw: &'static str,
+    /// Our figure.
+    pub ours: f64,
+    /// The raw figure.
+    pub theirs: f64,
+    /// The unit of both figures, e.g. `us` or `GB/s`.
+    pub unit: &'static str,
+    /// True when more is better (bandwidth); the ratio is then theirs / ours, so that a ratio
+    /// below 1 always means we are faster.
+    pub higher_is_better: bool,
+    /// The issue's target, if it sets one.
+    pub target: &'static str,
+}
+
+impl Row {
+    /// Time (or cost) ratio: ours relative to raw, below 1 when ours is faster.
+    pub fn ratio(&self) -> f64 {
+        if self.higher_is_better {
+            self.theirs / self.ours
+        } else {
+            self.ours / self.theirs
+        }
+    }
+}
+
+/// The table, as printed.
+pub fn render(device: &str, rows: &[Row]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "gpu-runtime benchmark report on {device}");
+    let _ = writeln!(
+        s,
+        "(ratio = our time / raw time: below 1.00 means ours is faster; for bandwidths, raw GB/s / our GB/s)"
+    );
+    let _ = writeln!(
+        s,
+        "{:<44} {:>12} {:>12} {:<6} {:>7}  {:<44} target",
+        "figure", "ours", "raw", "unit", "ratio", "raw path"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{:<44} {:>12} {:>12} {:<6} {:>7.3}  {:<44} {}",
+            r.figure,
+            fmt_num(r.ours),
+            fmt_num(r.theirs),
+            r.unit,
+            r.ratio(),
+            r.raw,
+            r.target
+        );
+    }
+    s
+}
+
+fn fmt_num(v: f64) -> String {
+    if v >= 100.0 {
+        format!("{v:.1}")
+    } else if v >= 1.0 {
+        format!("{v:.3}")
+    } else {
+        format!("{v:.4}")
+    }
+}
+
+fn json_str(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The table as JSON: `{"device": ..., "rows": [{"figure": ..., ...}, ...]}`.
+pub fn json(device: &str, rows: &[Row]) -> String {
+    let mut s = format!("{{\n  \"device\": {},\n  \"rows\": [\n", json_str(device));
+    for (i, r) in rows.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "    {{\"figure\": {}, \"ours\": {}, \"raw\": {}, \"unit\": {}, \"ratio\": {:.4}, \"raw_path\": {}, \"target\": {}}}{}",
+            json_str(r.figure),
+            r.ours,
+            r.theirs,
+            json_str(r.unit),
+            r.ratio(),
+            json_str(r.raw),
+            json_str(r.target),
+            if i + 1 < rows.len() { "," } else { "" }
+        );
+    }
+    s.push_str("  ]\n}\n");
+    s
+}
