@@ -78,17 +78,56 @@
 //! summarised in [`compile`]. Several sources form one module with
 //! `#[kernel(files = ["a.cu", "b.cu"])]` (or `sources = [...]`) or [`DynamicModule`], linked as
 //! relocatable device code, so kernels may launch kernels.
-//! ## Memory and tools
 //!
-//! [`DeviceMemoryPool`] and [`PageLockedMemoryPool`] reuse freed blocks (PyCUDA's pools);
-//! [`PinnedArray`], [`ManagedArray`], [`AlignedArray`] and [`RegisteredArray`] are host arrays
-//! over special allocations, with `ndarray` views. The convenience call stages `#[In]`/`#[Out]`
-//! arguments through the context's pools of pinned and device memory. [`DeviceData`] and
-//! [`OccupancyRecord`] compute occupancy ([`Function::occupancy`],
-//! [`Function::suggested_block_size`]); [`ContextCache`] memoizes per context.
+//! ## Streams and events
+//!
+//! `prepared_call` and `call` run on the legacy default stream; `prepared_async_call` takes a
+//! [`Stream`]. Work on one stream runs in order, work on different streams may overlap; an
+//! [`Event`] recorded on a stream orders other streams after it ([`Stream::wait_for_event`]) and
+//! times GPU work ([`Event::time_since`]; `prepared_timed_call` does this for one launch).
+//! Asynchronous copies ([`memcpy_htod_async`], [`Memcpy2D::call_async`]) are `unsafe`: the host
+//! memory must outlive the copy, which the borrow checker cannot see; synchronize the stream
+//! before touching it.
+//!
+//! ## Memory kinds
+//!
+//! - Device memory: [`DeviceBuffer<T>`] (`ctx.alloc`, `ctx.alloc_zeros`, `ctx.to_device`,
+//!   `ctx.from_device` into an `ndarray` of any shape and order), views of it
+//!   ([`DeviceBuffer::slice`]), pitched 2D memory ([`PitchedBuffer`]), CUDA arrays
+//!   ([`CudaArray`]) read through [`Texture`]s and written through [`Surface`]s, and memory from
+//!   another process ([`IpcMemHandle`]).
+//! - Host memory: ordinary slices, `Vec`s and `ndarray`s; page-locked [`PinnedArray`]
+//!   (`ctx.pagelocked_empty`, optionally mapped into the device's address space), unified
+//!   [`ManagedArray`] (`ctx.managed_empty`, passed to kernels with no copies), [`AlignedArray`],
+//!   and existing arrays page-locked in place ([`RegisteredArray`]).
+//! - Pools: [`DeviceMemoryPool`] and [`PageLockedMemoryPool`] reuse freed blocks (PyCUDA's
+//!   pools); on out-of-memory they give back what they hold and retry once. The convenience
+//!   call stages `#[In]`/`#[Out]` arguments through the context's own pools of pinned and device
+//!   memory, so a plain `Vec` gets close to pinned bandwidth.
+//!
+//! Every allocation frees itself when dropped and keeps its context alive; `free` consumes it
+//! and reports the driver's error. [`DeviceData`] and [`OccupancyRecord`] compute occupancy
+//! ([`Function::occupancy`], [`Function::suggested_block_size`]); [`ContextCache`] memoizes
+//! values per context.
+//!
+//! ## Compiling, and the compile cache
+//!
+//! Kernels are compiled with NVRTC (loaded at run time: `libnvrtc.so.13` from the CUDA toolkit
+//! or the PyPI wheel `nvidia-cuda-nvrtc`) to a cubin for the device's own architecture, or to
+//! PTX when NVRTC does not know it. [`SourceModule`] does the same for sources built at run time
+//! (with nvcc on request), and [`Module`] loads PTX, cubins and fatbins. Compiled images are
+//! kept in an on-disk cache keyed by the source, every option, the architecture, the compiler
+//! and its version, and this crate's version ([`cache`]): `GPU_RUNTIME_CACHE_DIR` moves it (the
+//! default follows `$XDG_CACHE_HOME`, else `~/.cache/gpu-runtime`), `GPU_RUNTIME_DISABLE_CACHE`
+//! turns it off, and `GPU_RUNTIME_DEFAULT_NVRTC_FLAGS` gives default compiler options. In a
+//! process each module is compiled and loaded once per context, whichever path asks for it;
+//! [`clear_context_caches`] forgets them.
 //!
 //! ## Testing your own kernels
 //!
+//! Without a GPU: the build itself compiles every kernel with NVRTC when it can be loaded (see
+//! below), and `name::source().compile(Target::Cubin { major: 9, minor: 0 })` compiles it in a
+//! test, so syntax and type errors in CUDA C fail `cargo test` on any machine. With a GPU:
 //! `#[gpu_runtime::gpu_test]` on `fn name(ctx: &Context) { … }` makes a `#[test]` that is
 //! ignored unless asked for (`#[ignore = "needs a CUDA GPU"]`; run `cargo test -- --ignored` on
 //! a machine with a GPU) and that receives the default context:
@@ -100,6 +139,8 @@
 //!     twice(ctx, 1, 2, &mut v, 2).unwrap();
 //!     assert_eq!(v, [2.0, 4.0]);
 //! }
+//! ```
+//!
 //! ## At build time: the whole source checked, kernels embedded
 //!
 //! When NVRTC can be loaded while `cargo build` runs (found like at run time, through the
