@@ -35,27 +35,7 @@ impl Target {
     /// architecture when this NVRTC can produce one, else PTX for the newest architecture NVRTC
     /// supports that the device can run.
     pub fn for_device(cc: (u32, u32)) -> Result<Target> {
-        let supported = supported_archs()?;
-        let code = cc.0 * 10 + cc.1;
-        if supported.contains(&code) {
-            return Ok(Target::Cubin {
-                major: cc.0,
-                minor: cc.1,
-            });
-        }
-        match supported.iter().copied().filter(|&a| a <= code).max() {
-            Some(a) => Ok(Target::Ptx {
-                major: a / 10,
-                minor: a % 10,
-            }),
-            None => Err(Error::Nvrtc {
-                call: "nvrtcGetSupportedArchs",
-                message: format!(
-                    "this NVRTC cannot compile for compute capability {}.{} (it supports {:?})",
-                    cc.0, cc.1, supported
-                ),
-            }),
-        }
+        crate::source_module::choose_target(cc, &supported_archs()?)
     }
 
     fn arch_option(&self) -> String {
