@@ -148,6 +148,173 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("  raw sys, unstaged pageable       {u:8.1} us");
     println!("  ratio unstaged / staged          {:8.2}x", u / o);
 
+    // 2b. What the staged call is made of, to see where its time goes.
+    let median_call = |k: &axpy::Kernel, y: &mut [f32]| -> Result<Duration, Box<dyn std::error::Error>> {
+        let mut best_round = Duration::MAX;
+        for _ in 0..ROUNDS {
+            let mut times = Vec::new();
+            for _ in 0..CALLS {
+                let t = Instant::now();
+                k.call(grid, block, 1e-7, &x, y, N as i32)?;
+                times.push(t.elapsed());
+            }
+            times.sort();
+            best_round = best_round.min(times[CALLS / 2]);
+        }
+        Ok(best_round)
+    };
+    println!("  staging settings (min chunk KiB, threads): median call, best round");
+    for (chunk_kib, threads) in [
+        (128, 8),
+        (256, 4),
+        (256, 8),
+        (256, 12),
+        (512, 8),
+        (1024, 8),
+        (256, 1),
+    ] {
+        gpu_runtime::__private::set_staging_tuning(chunk_kib << 10, threads);
+        let t = median_call(&k, &mut y)?;
+        println!(
+            "    {chunk_kib:5} KiB, {threads:2} threads        {:8.1} us",
+            t.as_secs_f64() * 1e6
+        );
+    }
+    gpu_runtime::__private::set_staging_tuning(0, 0);
+    {
+        // Phases of the default call.
+        let (mut stage, mut up, mut launch, mut fin) = (vec![], vec![], vec![], vec![]);
+        for _ in 0..CALLS * ROUNDS {
+            let t0 = Instant::now();
+            let mut st = gpu_runtime::__private::Staging::new(k.function())?;
+            let xd = st.input(&x)?;
+            let yd = st.input_output(&mut y)?;
+            let t1 = Instant::now();
+            st.upload()?;
+            let t2 = Instant::now();
+            let (mut a, mut n) = (1e-7f32, N as i32);
+            let (mut xp, mut yp) = (
+                gpu_runtime::DeviceRead::device_ptr(&xd),
+                gpu_runtime::DeviceRead::device_ptr(&yd),
+            );
+            // SAFETY: the parameters match the kernel's signature; buffers hold N floats.
+            unsafe {
+                let mut params: [*mut c_void; 4] = [
+                    (&mut a as *mut f32).cast(),
+                    (&mut xp as *mut u64).cast(),
+                    (&mut yp as *mut u64).cast(),
+                    (&mut n as *mut i32).cast(),
+                ];
+                ok(sys::cuLaunchKernel(
+                    k.function().raw(),
+                    grid,
+                    1,
+                    1,
+                    block,
+                    1,
+                    1,
+                    0,
+                    st.stream(),
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                ));
+            }
+            let t3 = Instant::now();
+            st.finish()?;
+            let t4 = Instant::now();
+            drop((xd, yd));
+            stage.push(t1 - t0);
+            up.push(t2 - t1);
+            launch.push(t3 - t2);
+            fin.push(t4 - t3);
+        }
+        let med = |v: &mut Vec<Duration>| {
+            v.sort();
+            v[v.len() / 2].as_secs_f64() * 1e6
+        };
+        println!(
+            "  default call's phases (medians): stage {:.1} us, upload {:.1} us, launch {:.1} us, finish {:.1} us",
+            med(&mut stage),
+            med(&mut up),
+            med(&mut launch),
+            med(&mut fin)
+        );
+    }
+    {
+        // The DMA floor: the same transfers and kernel from pinned memory, no host copies.
+        let bytes = N * 4;
+        let mut stream = std::ptr::null_mut();
+        let mut hosts: [*mut c_void; 2] = [std::ptr::null_mut(); 2];
+        let (mut xd, mut yd) = (0u64, 0u64);
+        ctx.bind()?;
+        // SAFETY: valid out-pointers; the context is current; freed below.
+        unsafe {
+            ok(sys::cuStreamCreate(&mut stream, 0));
+            for h in &mut hosts {
+                ok(sys::cuMemHostAlloc(h, bytes, 0));
+                std::ptr::write_bytes(h.cast::<u8>(), 0, bytes);
+            }
+            ok(sys::cuMemAlloc_v2(&mut xd, bytes));
+            ok(sys::cuMemAlloc_v2(&mut yd, bytes));
+        }
+        let mut floor = Vec::new();
+        let mut copy = Vec::new();
+        for _ in 0..CALLS * ROUNDS {
+            let t = Instant::now();
+            let (mut a, mut n) = (0f32, N as i32);
+            // SAFETY: as above; all sizes are `bytes`.
+            unsafe {
+                ok(sys::cuMemcpyHtoDAsync_v2(xd, hosts[0], bytes, stream));
+                ok(sys::cuMemcpyHtoDAsync_v2(yd, hosts[1], bytes, stream));
+                let mut params: [*mut c_void; 4] = [
+                    (&mut a as *mut f32).cast(),
+                    (&mut xd as *mut u64).cast(),
+                    (&mut yd as *mut u64).cast(),
+                    (&mut n as *mut i32).cast(),
+                ];
+                ok(sys::cuLaunchKernel(
+                    k.function().raw(),
+                    grid,
+                    1,
+                    1,
+                    block,
+                    1,
+                    1,
+                    0,
+                    stream,
+                    params.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                ));
+                ok(sys::cuMemcpyDtoHAsync_v2(hosts[1], yd, bytes, stream));
+                ok(sys::cuStreamSynchronize(stream));
+            }
+            floor.push(t.elapsed());
+            let t = Instant::now();
+            // SAFETY: both hold `bytes`; x holds N floats.
+            unsafe { std::ptr::copy_nonoverlapping(x.as_ptr().cast::<u8>(), hosts[0].cast::<u8>(), bytes) };
+            copy.push(t.elapsed());
+        }
+        // SAFETY: allocated above, freed once, nothing in flight.
+        unsafe {
+            for h in hosts {
+                ok(sys::cuMemFreeHost(h));
+            }
+            ok(sys::cuMemFree_v2(xd));
+            ok(sys::cuMemFree_v2(yd));
+            ok(sys::cuStreamDestroy_v2(stream));
+        }
+        floor.sort();
+        copy.sort();
+        println!(
+            "  DMA floor (pinned, no host copies: 2 x 4 MiB in, kernel, 4 MiB out) {:8.1} us",
+            floor[floor.len() / 2].as_secs_f64() * 1e6
+        );
+        println!(
+            "  one thread's memcpy of 4 MiB, Vec -> pinned        {:8.1} us",
+            copy[copy.len() / 2].as_secs_f64() * 1e6
+        );
+    }
+
     // 3. Pinned host-to-device bandwidth at 256 MiB.
     const BYTES: usize = 256 << 20;
     let mut pinned = ctx.pagelocked_empty::<u8, _>(BYTES, HostAllocFlags::NONE)?;

@@ -319,6 +319,33 @@ fn staged_convenience_calls_small_and_large() {
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
+fn staged_calls_from_several_threads_under_every_setting() {
+    let ctx = ctx();
+    // Several callers at once: one has the copy threads, the others copy alone; each setting
+    // (chunk size, thread count) changes only how the work is cut, never the result.
+    for (chunk, threads) in [(0, 0), (4096, 16), (1 << 20, 1), (64 << 10, 3)] {
+        gpu_runtime::__private::set_staging_tuning(chunk, threads);
+        std::thread::scope(|s| {
+            for t in 0..4u64 {
+                let ctx = &ctx;
+                s.spawn(move || {
+                    let mut rng = Rng::new(40 + t);
+                    for n in [777usize, (1 << 20) + 3, 3 << 20] {
+                        let x = rng.vec_f32(n);
+                        let mut y = rng.vec_f32(n);
+                        let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 0.75 * x + y).collect();
+                        axpy(ctx, (n as u32).div_ceil(256), 256, 0.75, &x, &mut y, n as i32).unwrap();
+                        assert_close(&y, &want, 1e-6);
+                    }
+                });
+            }
+        });
+    }
+    gpu_runtime::__private::set_staging_tuning(0, 0);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
 fn pinned_arrays_of_every_flag_round_trip() {
     let ctx = ctx();
     let mut rng = Rng::new(15);

@@ -245,6 +245,7 @@ mod context;
 mod context_config;
 mod context_ops;
 mod copy;
+mod copy_workers;
 mod device;
 mod device_pool;
 mod driver;
@@ -354,7 +355,7 @@ pub use ndarray;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::argcheck::LenValue;
-    pub use crate::staging::Staging;
+    pub use crate::staging::{set_tuning as set_staging_tuning, Staging};
     use std::ffi::c_void;
 
     /// A kernel parameter's address, as `cuLaunchKernel` takes it.

@@ -5,7 +5,7 @@
 //! small pinned buffers, one after the other. The convenience call does better with a pinned
 //! staging buffer per argument, from a per-context pool: the host copies a chunk into it
 //! while the DMA engine sends the previous chunk, and large transfers split the host copies
-//! over a few threads. Device memory comes from a per-context pool too, so in steady state a
+//! over a few threads (persistent ones, from copy_workers.rs, so that a call starts none). Device memory comes from a per-context pool too, so in steady state a
 //! convenience call allocates nothing from the driver. Everything runs on one stream of the
 //! context (created blocking, so it also waits for work queued before on the legacy default
 //! stream): copies in, the kernel, copies out; the call waits once at the end, which reports
@@ -18,22 +18,47 @@ use std::sync::{Arc, Mutex, OnceLock};
 use cudarc::driver::sys;
 
 use crate::context::{bind_raw, Context};
+use crate::copy_workers;
 use crate::device_pool::{DeviceAllocator, DeviceMemoryPool, DevicePoolCore, PooledBuffer};
-use crate::error::{check, Result};
+use crate::error::{check, Error, Result};
 use crate::host::{HostSlice, HostSliceMut};
 use crate::module::Function;
 use crate::pinned::{HostAllocFlags, PinnedAllocator, PinnedPoolCore};
 use crate::pool::{Block, PoolCore};
 use crate::repr::DeviceRepr;
 
-/// Host copies are split into chunks of at least this many bytes…
-const MIN_CHUNK: usize = 512 << 10;
+/// Host copies are split into chunks of at least this many bytes by default. Each chunk costs
+/// driver calls (a copy, and an event on the way back) that serialize across the copy threads:
+/// on an H100 host, the 2^20-float axpy call took 613-640 us with 1 MiB chunks, 640-755 us with
+/// 512 KiB, 704-729 us with 256 KiB and 875-922 us with 128 KiB (8 threads; benches/tools.rs).
+const DEFAULT_CHUNK: usize = 1 << 20;
 /// …and at most this many chunks per direction (each download chunk needs an event).
 const MAX_CHUNKS: usize = 64;
-/// Each extra host-copy thread must have at least this much to copy to pay for starting it.
-const BYTES_PER_THREAD: usize = 1 << 20;
-/// At most this many threads copy at once (memory bandwidth saturates beyond).
-const MAX_THREADS: usize = 8;
+/// Each extra host-copy thread must have at least this much to copy to pay for waking it.
+const BYTES_PER_THREAD: usize = 256 << 10;
+/// By default, at most this many threads copy at once (memory bandwidth saturates beyond).
+const DEFAULT_THREADS: usize = 8;
+
+static CHUNK_BYTES: AtomicUsize = AtomicUsize::new(DEFAULT_CHUNK);
+static MAX_THREADS: AtomicUsize = AtomicUsize::new(DEFAULT_THREADS);
+
+/// Sets the smallest chunk the staged copies use and the most threads that copy at once, for
+/// every later convenience call in the process (benches compare settings with it); 0 restores
+/// a default. Only speed depends on them.
+pub fn set_tuning(chunk_bytes: usize, threads: usize) {
+    let chunk = if chunk_bytes == 0 {
+        DEFAULT_CHUNK
+    } else {
+        chunk_bytes.next_multiple_of(4096)
+    };
+    let threads = if threads == 0 {
+        DEFAULT_THREADS
+    } else {
+        threads.min(copy_workers::MAX_HELPERS + 1)
+    };
+    CHUNK_BYTES.store(chunk, Ordering::Relaxed);
+    MAX_THREADS.store(threads, Ordering::Relaxed);
+}
 
 /// What one context keeps for staging: pools, the stream, spare events.
 pub(crate) struct ContextStaging {
@@ -106,7 +131,7 @@ struct Job {
 }
 
 // SAFETY: the pointers address memory borrowed by the Staging for its whole life; jobs are
-// only sent to scoped threads that end before the Staging does.
+// only shared with copy_workers::run, whose helpers have all left before it returns.
 unsafe impl Send for Job {}
 // SAFETY: as above.
 unsafe impl Sync for Job {}
@@ -352,7 +377,8 @@ struct Chunks<'j> {
 impl<'j> Chunks<'j> {
     fn new(jobs: &'j [Job]) -> Self {
         let total_bytes: usize = jobs.iter().map(|j| j.bytes).sum();
-        let chunk = MIN_CHUNK
+        let chunk = CHUNK_BYTES
+            .load(Ordering::Relaxed)
             .max(total_bytes.div_ceil(MAX_CHUNKS))
             .next_multiple_of(4096);
         let mut starts = Vec::with_capacity(jobs.len());
@@ -382,47 +408,29 @@ impl<'j> Chunks<'j> {
     }
 }
 
-fn threads_available() -> usize {
-    static N: OnceLock<usize> = OnceLock::new();
-    *N.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
-/// Runs `work` on this thread and, for large transfers, on a few more, each taking chunk
-/// numbers from the shared counter until they run out. Returns the first error.
+/// Runs `work` on this thread and, for large transfers, on a few pool threads, each taking
+/// chunk numbers from the shared counter until they run out. Returns the first error; every
+/// thread has left `work` when this returns (copy_workers::run waits for them).
 fn run_parallel<F>(total_bytes: usize, ctx: sys::CUcontext, work: F) -> Result<()>
 where
     F: Fn(&AtomicUsize) -> Result<()> + Sync,
 {
     let next = AtomicUsize::new(0);
-    let threads = (total_bytes / BYTES_PER_THREAD).clamp(1, MAX_THREADS.min(threads_available()));
-    if threads == 1 {
-        bind_raw(ctx)?;
-        return work(&next);
-    }
-    struct Ctx(sys::CUcontext);
-    // SAFETY: a context handle may be made current on any thread.
-    unsafe impl Sync for Ctx {}
-    let shared = Ctx(ctx);
-    std::thread::scope(|s| {
-        let helpers: Vec<_> = (1..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let ctx = &shared;
-                    bind_raw(ctx.0)?;
-                    work(&next)
-                })
-            })
-            .collect();
-        let mine = bind_raw(ctx).and_then(|()| work(&next));
-        let mut result = mine;
-        for h in helpers {
-            let r = h.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-            if result.is_ok() {
-                result = r;
-            }
+    let threads = (total_bytes / BYTES_PER_THREAD).clamp(1, MAX_THREADS.load(Ordering::Relaxed).max(1));
+    let failed: Mutex<Option<Error>> = Mutex::new(None);
+    let ctx = Handle(ctx);
+    copy_workers::run(threads - 1, &|| {
+        if let Err(e) = bind_raw(*ctx.get()).and_then(|()| work(&next)) {
+            // The others stop at their next chunk; what is queued already is waited for by
+            // Staging's drop.
+            next.store(usize::MAX / 2, Ordering::Relaxed);
+            failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
         }
-        result
-    })
+    });
+    failed
+        .into_inner()
+        .unwrap_or_else(|p| p.into_inner())
+        .map_or(Ok(()), Err)
 }
 
 #[cfg(test)]
