@@ -30,7 +30,7 @@ use crate::repr::DeviceRepr;
 /// Host copies are split into chunks of at least this many bytes by default. Each chunk costs
 /// driver calls (a copy, and an event on the way back) that serialize across the copy threads:
 /// on an H100 host, the 2^20-float axpy call took 613-640 us with 1 MiB chunks, 640-755 us with
-/// 512 KiB, 704-729 us with 256 KiB and 875-922 us with 128 KiB (8 threads; benches/tools.rs).
+/// 512 KiB, 704-729 us with 256 KiB and 875-922 us with 128 KiB (8 threads; benches/staging.rs).
 const DEFAULT_CHUNK: usize = 1 << 20;
 /// …and at most this many chunks per direction (each download chunk needs an event).
 const MAX_CHUNKS: usize = 64;

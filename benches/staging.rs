@@ -1,20 +1,15 @@
-//! Pools, staged In/Out calls and pinned bandwidth, each against raw `cudarc::driver::sys` in
-//! this process on the same context:
-//! - pooled 1 MiB allocate + free vs `cuMemAlloc` + `cuMemFree`;
-//! - the axpy convenience call with `#[In] x`, `#[InOut] y` at 2^20 floats from plain `Vec`s,
-//!   end to end, vs the unstaged sequence (`cuMemAlloc`, pageable `cuMemcpyHtoD` ×2, launch,
-//!   `cuMemcpyDtoH`, `cuMemFree`) that PyCUDA's `__call__` performs;
-//! - host-to-device bandwidth at 256 MiB from a `PinnedArray` vs from `cuMemHostAlloc` memory.
+//! Where the time of the staged In/InOut convenience call goes: the axpy call at 2^20 floats
+//! from `Vec`s under several staging settings (chunk size, copy threads), the DMA floor with no
+//! host copies, and one thread's host copy into pinned memory. The headline figures, next to
+//! raw cudarc, are in `cargo bench --bench report`.
 //!
-//! Rounds are interleaved; the best round of each is reported.
-//!
-//! Run on a GPU machine: `cargo bench --bench tools`.
+//! Run on a GPU machine: `cargo bench --bench staging`.
 
 use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
 use gpu_runtime::cudarc::driver::sys;
-use gpu_runtime::{kernel, Context, DeviceMemoryPool, HostAllocFlags};
+use gpu_runtime::{kernel, Context};
 
 #[kernel(
     r#"
@@ -31,10 +26,6 @@ fn ok(r: sys::CUresult) {
     assert_eq!(r, sys::CUresult::CUDA_SUCCESS);
 }
 
-fn best(ts: &[Duration]) -> Duration {
-    ts.iter().copied().min().unwrap_or_default()
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ctx = match Context::default() {
         Ok(ctx) => ctx,
@@ -45,38 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     println!("device: {}", ctx.device().name()?);
 
-    // 1. Pooled allocation.
-    const ALLOCS: usize = 1_000_000;
-    const RAW_ALLOCS: usize = 2_000;
-    let pool = DeviceMemoryPool::new(&ctx);
-    drop(pool.allocate(1 << 20)?);
-    let (mut pooled, mut raw) = (Vec::new(), Vec::new());
-    for _ in 0..ROUNDS {
-        let t = Instant::now();
-        for _ in 0..ALLOCS {
-            let b = pool.allocate(std::hint::black_box(1 << 20))?;
-            drop(std::hint::black_box(b));
-        }
-        pooled.push(t.elapsed() / ALLOCS as u32);
-        ctx.bind()?;
-        let t = Instant::now();
-        for _ in 0..RAW_ALLOCS {
-            let mut p = 0;
-            // SAFETY: valid out-pointer; the context is current; freed right away.
-            unsafe {
-                ok(sys::cuMemAlloc_v2(&mut p, 1 << 20));
-                ok(sys::cuMemFree_v2(p));
-            }
-        }
-        raw.push(t.elapsed() / RAW_ALLOCS as u32);
-    }
-    let (p, r) = (best(&pooled).as_secs_f64() * 1e6, best(&raw).as_secs_f64() * 1e6);
-    println!("1 MiB allocate + free:");
-    println!("  DeviceMemoryPool                 {p:8.4} us   (target <= 0.1 us; PyCUDA's pool 0.70 us)");
-    println!("  cuMemAlloc + cuMemFree           {r:8.4} us   (PyCUDA measured 2.2 us)");
-    println!("  ratio raw / pooled               {:8.1}x", r / p);
-
-    // 2. The convenience call at 2^20 floats from Vecs.
+    // The convenience call at 2^20 floats from Vecs (its headline figure is in the report).
     const N: usize = 1 << 20;
     const CALLS: usize = 20;
     let x: Vec<f32> = (0..N).map(|i| (i % 1000) as f32 * 0.001).collect();
@@ -86,68 +46,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..3 {
         k.call(grid, block, 0.0, &x, &mut y, N as i32)?;
     }
-    let (mut ours, mut unstaged) = (Vec::new(), Vec::new());
-    for _ in 0..ROUNDS {
-        let mut times = Vec::new();
-        for _ in 0..CALLS {
-            let t = Instant::now();
-            k.call(grid, block, 1e-7, &x, &mut y, N as i32)?;
-            times.push(t.elapsed());
-        }
-        times.sort();
-        ours.push(times[CALLS / 2]);
-        let mut times = Vec::new();
-        for _ in 0..CALLS {
-            let t = Instant::now();
-            ctx.bind()?;
-            let bytes = N * 4;
-            let (mut xd, mut yd) = (0, 0);
-            let (mut a, mut n) = (1e-7f32, N as i32);
-            // SAFETY: sizes match the host Vecs; the parameters match the kernel's signature.
-            unsafe {
-                ok(sys::cuMemAlloc_v2(&mut xd, bytes));
-                ok(sys::cuMemAlloc_v2(&mut yd, bytes));
-                ok(sys::cuMemcpyHtoD_v2(xd, x.as_ptr().cast(), bytes));
-                ok(sys::cuMemcpyHtoD_v2(yd, y.as_ptr().cast(), bytes));
-                let mut params: [*mut c_void; 4] = [
-                    (&mut a as *mut f32).cast(),
-                    (&mut xd as *mut u64).cast(),
-                    (&mut yd as *mut u64).cast(),
-                    (&mut n as *mut i32).cast(),
-                ];
-                ok(sys::cuLaunchKernel(
-                    k.function().raw(),
-                    grid,
-                    1,
-                    1,
-                    block,
-                    1,
-                    1,
-                    0,
-                    std::ptr::null_mut(),
-                    params.as_mut_ptr(),
-                    std::ptr::null_mut(),
-                ));
-                ok(sys::cuMemcpyDtoH_v2(y.as_mut_ptr().cast(), yd, bytes));
-                ok(sys::cuMemFree_v2(xd));
-                ok(sys::cuMemFree_v2(yd));
-            }
-            times.push(t.elapsed());
-        }
-        times.sort();
-        unstaged.push(times[CALLS / 2]);
-    }
-    let (o, u) = (
-        best(&ours).as_secs_f64() * 1e6,
-        best(&unstaged).as_secs_f64() * 1e6,
-    );
-    println!(
-        "axpy convenience call, 2^20 floats, #[In] x, #[InOut] y, from Vecs (median of {CALLS}, best round):"
-    );
-    println!("  axpy::Kernel::call (staged)      {o:8.1} us   (target <= 750 us; PyCUDA 1515 us on an H100)");
-    println!("  raw sys, unstaged pageable       {u:8.1} us");
-    println!("  ratio unstaged / staged          {:8.2}x", u / o);
-
     // 2b. What the staged call is made of, to see where its time goes.
     let median_call = |k: &axpy::Kernel, y: &mut [f32]| -> Result<Duration, Box<dyn std::error::Error>> {
         let mut best_round = Duration::MAX;
@@ -315,43 +213,5 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
 
-    // 3. Pinned host-to-device bandwidth at 256 MiB.
-    const BYTES: usize = 256 << 20;
-    let mut pinned = ctx.pagelocked_empty::<u8, _>(BYTES, HostAllocFlags::NONE)?;
-    pinned.as_slice_memory_order_mut().fill(7);
-    let mut dev = ctx.alloc::<u8>(BYTES)?;
-    ctx.bind()?;
-    let mut raw_host: *mut c_void = std::ptr::null_mut();
-    let mut raw_dev = 0;
-    // SAFETY: valid out-pointers; the context is current; freed at the end.
-    unsafe {
-        ok(sys::cuMemHostAlloc(&mut raw_host, BYTES, 0));
-        std::ptr::write_bytes(raw_host.cast::<u8>(), 7, BYTES);
-        ok(sys::cuMemAlloc_v2(&mut raw_dev, BYTES));
-    }
-    let (mut ours, mut theirs) = (Vec::new(), Vec::new());
-    for _ in 0..ROUNDS {
-        let t = Instant::now();
-        dev.copy_from_host(&pinned)?;
-        ours.push(t.elapsed());
-        let t = Instant::now();
-        // SAFETY: both hold BYTES bytes.
-        unsafe { ok(sys::cuMemcpyHtoD_v2(raw_dev, raw_host, BYTES)) };
-        theirs.push(t.elapsed());
-    }
-    // SAFETY: allocated above, freed once.
-    unsafe {
-        ok(sys::cuMemFreeHost(raw_host));
-        ok(sys::cuMemFree_v2(raw_dev));
-    }
-    let gbs = |d: Duration| BYTES as f64 / d.as_secs_f64() / 1e9;
-    let (o, t) = (gbs(best(&ours)), gbs(best(&theirs)));
-    println!("host-to-device, 256 MiB from pinned memory:");
-    println!("  PinnedArray -> DeviceBuffer      {o:8.2} GB/s");
-    println!("  cuMemHostAlloc -> cuMemcpyHtoD   {t:8.2} GB/s");
-    println!(
-        "  ratio ours / sys                 {:8.3}   (target >= 0.95)",
-        o / t
-    );
     Ok(())
 }
