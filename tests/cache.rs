@@ -392,3 +392,94 @@ fn ptx_output_and_cxx_kernels_by_name_expression() {
         "lowered names are cached"
     );
 }
+
+/// Issue 7's process test: 8 processes hammer one cache directory with hot keys (shared by all)
+/// and cold keys (one process each) while this test overwrites hot entries with garbage and
+/// truncations midway. Every image any process gets must equal an uncached compile of its
+/// source, and the directory must end with only valid entries and no temporary files.
+#[test]
+fn eight_processes_hammering_one_cache_with_corrupted_entries_planted_midway() {
+    let dir = temp_dir("hammer");
+    let rounds = 12;
+    let children: Vec<_> = (0..8u64)
+        .map(|id| {
+            Command::new(env!("CARGO_BIN_EXE_cache_worker"))
+                .arg(&dir)
+                .args(["hammer", &id.to_string(), &rounds.to_string()])
+                .env_remove("GPU_RUNTIME_DISABLE_CACHE")
+                .env_remove("GPU_RUNTIME_DEFAULT_NVRTC_FLAGS")
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    // Plant damage while they run: every few milliseconds, truncate or scribble over whichever
+    // entries exist (hot ones most of all, since every process writes them).
+    let mut planted = 0;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut rng = gpu_suite::Rng::new(77);
+    while planted < 40 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        for name in entries(&dir) {
+            if !name.ends_with(".entry") || !rng.next_u64().is_multiple_of(3) {
+                continue;
+            }
+            let path = dir.join(&name);
+            let Ok(bytes) = std::fs::read(&path) else { continue };
+            let damaged: Vec<u8> = if rng.next_u64().is_multiple_of(2) {
+                bytes[..bytes.len() / 2].to_vec()
+            } else {
+                bytes.iter().map(|b| b ^ 0x5a).collect()
+            };
+            if std::fs::write(&path, damaged).is_ok() {
+                planted += 1;
+            }
+        }
+    }
+    let mut replaced = 0;
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "a worker failed: {}{}",
+            stdout,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.starts_with("hammer ok"), "{stdout}");
+        replaced += field(&stdout, "replaced").parse::<u32>().unwrap();
+    }
+    assert!(planted > 0, "no entry was damaged: the test proved nothing");
+    // Damage planted after the last worker read an entry is still there; every entry is either
+    // valid or, when read now, detected and replaced with a correct image. No temporary files.
+    for name in entries(&dir) {
+        assert!(
+            name.ends_with(".entry"),
+            "a temporary file was left behind: {name}"
+        );
+    }
+    // The hot keys' sources, as src/bin/cache_worker.rs writes them.
+    for nonce in 0..4 {
+        let src = format!(
+            "__global__ void scale_{nonce}(float *x, int n) {{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) x[i] *= {nonce}.5f;\n}}\n"
+        );
+        let cached = SourceModule::new(src.clone())
+            .arch("sm_90")
+            .cache_dir(Some(&dir))
+            .compile_report()
+            .unwrap();
+        assert!(
+            matches!(cached.status, CacheStatus::Hit | CacheStatus::Replaced),
+            "{:?}",
+            cached.status
+        );
+        let fresh = SourceModule::new(src)
+            .arch("sm_90")
+            .cache_dir(None::<&str>)
+            .compile()
+            .unwrap();
+        assert_eq!(cached.module.image, fresh.image);
+    }
+    println!("hammer: 8 processes x {rounds} compiles, {planted} entries damaged midway, {replaced} detected and replaced by the workers");
+}
