@@ -73,6 +73,10 @@
 //! On `mod name { fn a(…); fn b(…); }` the attribute compiles one module for all the kernels
 //! declared inside.
 //!
+//! The generated `name` module sees its parent's items through `use super::*`, so declare
+//! kernels at module level: a `#[kernel]` inside a function body cannot see the types and
+//! imports of that body (name them by full path, e.g. `gpu_runtime::TextureObject`).
+//!
 //! Standard headers (`<cstdio>` for device `printf`, `<cmath>`, `<cstdint>`, `<cuda_fp16.h>`,
 //! `<cuda_bf16.h>`, …) compile as under nvcc: see the module docs of `headers` in the source,
 //! summarised in [`compile`]. Several sources form one module with
