@@ -151,6 +151,7 @@ pub(crate) fn find_global_decls(source: &str) -> Vec<crate::GlobalDecl> {
     use crate::decl::{collect_aliases, walk, Ctx};
     use crate::MemorySpace;
     let toks = lex(source).toks;
+    let consts = crate::constants::integer_constants(source);
     let aliases = collect_aliases(&toks);
     let ctx = Ctx {
         aliases: &aliases,
@@ -197,34 +198,37 @@ pub(crate) fn find_global_decls(source: &str) -> Vec<crate::GlobalDecl> {
             .is_some_and(|t| matches!(t.text, "[" | "=" | ";" | "," | "{"));
         if let (Some(n), true) = (name_at, end_ok) {
             let mut dims = Vec::new();
+            let mut unresolved_dim = None;
+            let mut complete = true;
             let mut k = j;
-            let mut dims_ok = true;
             while toks.get(k).is_some_and(|t| t.is("[")) {
-                let len = toks.get(k + 1).and_then(|t| {
-                    t.text
-                        .trim_end_matches(['u', 'U', 'l', 'L'])
-                        .parse::<usize>()
-                        .ok()
-                });
-                match (len, toks.get(k + 2)) {
-                    (Some(len), Some(close)) if close.is("]") => {
-                        dims.push(len);
-                        k += 3;
-                    }
-                    _ => {
-                        dims_ok = false;
+                let Some(close) = match_close(&toks, k) else {
+                    complete = false;
+                    break;
+                };
+                let inner = &toks[k + 1..close];
+                match crate::constants::evaluate(inner, &consts)
+                    .and_then(|v| usize::try_from(v).ok())
+                    .filter(|&v| v > 0)
+                {
+                    Some(len) => dims.push(len),
+                    None => {
+                        unresolved_dim = Some(inner.iter().map(|t| t.text).collect::<Vec<_>>().join(" "));
+                        dims.clear();
                         break;
                     }
                 }
+                k = close + 1;
             }
             let walked = walk(&toks[start..=n], &ctx, None);
-            if let (true, Ok((ty, _))) = (dims_ok, walked.ty) {
+            if let (true, Ok((ty, _))) = (complete, walked.ty) {
                 let name = toks[n].text.to_string();
                 if !out.iter().any(|g| g.name == name) {
                     out.push(crate::GlobalDecl {
                         name,
                         ty,
                         dims,
+                        unresolved_dim,
                         space,
                         line: toks[n].line,
                     });

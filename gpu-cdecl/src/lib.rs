@@ -22,6 +22,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod constants;
 mod decl;
 mod error;
 mod globals;
@@ -141,16 +142,20 @@ pub struct GlobalDecl {
     pub name: String,
     /// Its element type, aliases resolved (`float` for `float coeffs[16]`).
     pub ty: CType,
-    /// Array bounds, outermost first; empty for a scalar (`[16]` → `[16]`).
+    /// Array bounds, outermost first; empty for a scalar (`[16]` → `[16]`). Bounds may use
+    /// integer constants the source defines (`#define N 16`, `constexpr int N = 16;`).
     pub dims: Vec<usize>,
+    /// A bound that could not be worked out (e.g. `N` when `N` comes from a header), as written;
+    /// `dims` is then empty.
+    pub unresolved_dim: Option<String>,
     /// Its memory space.
     pub space: MemorySpace,
     /// 1-based line of its name.
     pub line: usize,
 }
 
-/// The device variables declared in the source, with their types: each one whose type parses
-/// and whose array bounds are integer literals, once, in order (`__constant__ float c[16];`
+/// The device variables declared in the source, with their types: each one whose type parses,
+/// once, in order, with its array bounds evaluated where the source defines them (`__constant__ float c[16];`
 /// → `c`, `float`, `[16]`). Best effort, like [`find_globals`]; never fails.
 pub fn find_global_decls(source: &str) -> Vec<GlobalDecl> {
     globals::find_global_decls(source)

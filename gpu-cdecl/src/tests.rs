@@ -912,7 +912,11 @@ fn global_decls_with_types_and_bounds() {
     "#;
     let g = find_global_decls(src);
     let names: Vec<&str> = g.iter().map(|g| g.name.as_str()).collect();
-    assert_eq!(names, ["coeffs", "counter", "table", "params", "total"]);
+    // `bad[N]` is listed, its bound unresolved (N is defined nowhere in the source).
+    assert_eq!(names, ["coeffs", "counter", "table", "params", "total", "bad"]);
+    assert_eq!(g[5].unresolved_dim.as_deref(), Some("N"));
+    assert!(g[5].dims.is_empty());
+    assert!(g[..5].iter().all(|g| g.unresolved_dim.is_none()));
     assert_eq!(g[0].ty, CType::Scalar(Scalar::F32));
     assert_eq!(g[0].dims, [16]);
     assert_eq!(g[0].space, MemorySpace::Constant);
@@ -924,6 +928,19 @@ fn global_decls_with_types_and_bounds() {
     assert_eq!(g[3].ty, CType::Named("Params".into()));
     assert_eq!(g[4].ty, CType::Scalar(Scalar::U64));
     assert_eq!(g[0].line, 3);
+}
+
+#[test]
+fn global_bounds_may_use_the_sources_constants() {
+    let src = "#define RADIUS 4\nconstexpr int W = 8;\n__constant__ float taps[2 * RADIUS + 1];\n__device__ int grid[W][W / 2];\n__device__ int bad[0];";
+    let g = find_global_decls(src);
+    assert_eq!(g[0].dims, [9]);
+    assert_eq!(g[1].dims, [8, 4]);
+    assert_eq!(
+        g[2].unresolved_dim.as_deref(),
+        Some("0"),
+        "a zero bound is not a usable array"
+    );
 }
 
 #[test]

@@ -418,6 +418,23 @@ pub fn globals(source: &str) -> TokenStream {
             continue;
         };
         let name = &g.name;
+        if let Some(dim) = &g.unresolved_dim {
+            // No type can be given without the bound: an accessor that says why, with a
+            // warning where it is used, rather than a bare "cannot find" error.
+            let why = format!(
+                "`{name}[{dim}]` (line {}) has a bound the macro cannot work out from the source; define it there (`#define`, `constexpr int`) or write a number, to get a typed accessor",
+                g.line
+            );
+            let operation = format!("globals::{name}");
+            fns.push(quote! {
+                #[doc = #why]
+                #[deprecated(note = #why)]
+                pub fn #ident(_ctx: &#rt::Context) -> #rt::Result<#rt::Global<()>> {
+                    ::core::result::Result::Err(#rt::Error::InvalidArgument { operation: #operation, detail: #why.into() })
+                }
+            });
+            continue;
+        }
         let dims: String = g.dims.iter().map(|d| format!("[{d}]")).collect();
         let space = match g.space {
             gpu_cdecl::MemorySpace::Constant => "__constant__",

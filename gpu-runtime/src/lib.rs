@@ -171,6 +171,10 @@
 //! For each `__constant__`/`__device__` variable of the source the macro generates a typed
 //! accessor, its Rust type taken from the C declaration: `__constant__ float coeffs[16];` gives
 //! `name::globals::coeffs(&ctx)? : Global<[f32; 16]>` with `set(&[…])` and `get()` ([`Global`]).
+//! Array bounds may use the source's own integer constants (`#define RADIUS 4`,
+//! `constexpr int N = 2 * RADIUS + 1;`); a bound the macro cannot work out (one from a header,
+//! a `sizeof`) gives an accessor that is deprecated, so using it warns, and returns an error
+//! saying why.
 //!
 //! A generic declaration binds a C++ kernel template, instantiated for the listed types (NVRTC
 //! name expressions, `scale<float>`), each instantiation checked like a plain kernel:
