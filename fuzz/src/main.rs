@@ -316,6 +316,21 @@ fn exercise(src: &str) -> Result<String, String> {
         '-'
     });
     sig.push_str(&gpu_cdecl::find_globals(src).len().min(3).to_string());
+    // Typed globals, with array bounds evaluated from the source's constants.
+    let decls = gpu_cdecl::find_global_decls(src);
+    sig.push(if decls.iter().any(|g| g.unresolved_dim.is_some()) {
+        'u'
+    } else {
+        '-'
+    });
+    sig.push_str(
+        &decls
+            .iter()
+            .map(|g| g.dims.len())
+            .sum::<usize>()
+            .min(3)
+            .to_string(),
+    );
     Ok(sig)
 }
 
