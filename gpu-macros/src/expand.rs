@@ -385,26 +385,33 @@ pub fn source_static(
 }
 
 /// The Rust type of a device variable, or None when it has none (pointers, `void`).
-fn global_type(g: &gpu_cdecl::GlobalDecl) -> Option<TokenStream> {
-    let mut ty = match &g.ty {
+/// The Rust type of a global, and whether it is the accessor's type parameter `T`: a C struct
+/// has no Rust name the macro can know, so its accessor is generic over the caller's
+/// `#[repr(C)]` type, whose size is checked against the variable's when it is looked up.
+fn global_type(g: &gpu_cdecl::GlobalDecl) -> Option<(TokenStream, bool)> {
+    let rt = rt();
+    let (mut ty, generic) = match &g.ty {
         // No accessor where the type would not be plain data, or would need the `half` crate.
         gpu_cdecl::CType::Scalar(
             gpu_cdecl::Scalar::Bool | gpu_cdecl::Scalar::F16 | gpu_cdecl::Scalar::Bf16,
         ) => return None,
         gpu_cdecl::CType::Scalar(s) => {
             let t: syn::Type = syn::parse_str(s.rust_type()).ok()?;
-            quote!(#t)
+            (quote!(#t), false)
         }
-        gpu_cdecl::CType::Named(n) => {
-            let t: Ident = syn::parse_str(n).ok()?;
-            quote!(#t)
-        }
+        gpu_cdecl::CType::Named(n) => match crate::vector::rust_name(n) {
+            Some(v) => {
+                let t: Ident = syn::parse_str(&v).ok()?;
+                (quote!(#rt::#t), false)
+            }
+            None => (quote!(T), true),
+        },
         _ => return None,
     };
     for d in g.dims.iter().rev() {
         ty = quote!([#ty; #d]);
     }
-    Some(ty)
+    Some((ty, generic))
 }
 
 /// `pub mod globals { pub fn coeffs(ctx) -> Result<Global<[f32; 16]>> }`: a typed accessor for
@@ -414,7 +421,7 @@ pub fn globals(source: &str) -> TokenStream {
     let rt = rt();
     let mut fns = Vec::new();
     for g in gpu_cdecl::find_global_decls(source) {
-        let (Some(ty), Ok(ident)) = (global_type(&g), syn::parse_str::<Ident>(&g.name)) else {
+        let (Some((ty, generic)), Ok(ident)) = (global_type(&g), syn::parse_str::<Ident>(&g.name)) else {
             continue;
         };
         let name = &g.name;
@@ -445,9 +452,21 @@ pub fn globals(source: &str) -> TokenStream {
             "The {space} variable `{name}{dims}` (line {}) in `ctx`: `set` writes it, `get` reads it.",
             g.line
         );
+        let generics = if generic {
+            let c_type = match &g.ty {
+                gpu_cdecl::CType::Named(n) => n.as_str(),
+                _ => "",
+            };
+            let note = format!(
+                " `T` is your `#[repr(C)]` counterpart of the C type `{c_type}`; its size is checked against the variable's."
+            );
+            quote!(#[doc = #note] pub fn #ident<T: #rt::DeviceRepr>)
+        } else {
+            quote!(pub fn #ident)
+        };
         fns.push(quote! {
             #[doc = #doc]
-            pub fn #ident(ctx: &#rt::Context) -> #rt::Result<#rt::Global<#ty>> {
+            #generics(ctx: &#rt::Context) -> #rt::Result<#rt::Global<#ty>> {
                 #rt::Global::lookup(ctx, &super::__GPU_RUNTIME_SOURCE, #name)
             }
         });

@@ -174,7 +174,9 @@
 //! Array bounds may use the source's own integer constants (`#define RADIUS 4`,
 //! `constexpr int N = 2 * RADIUS + 1;`); a bound the macro cannot work out (one from a header,
 //! a `sizeof`) gives an accessor that is deprecated, so using it warns, and returns an error
-//! saying why.
+//! saying why. A CUDA vector type is its Rust type (`__constant__ float4 c;` gives
+//! `Global<Float4>`); a C struct's accessor is generic over your `#[repr(C)]` counterpart
+//! (`params::<Params>(&ctx)`), whose size is checked against the variable's.
 //!
 //! A generic declaration binds a C++ kernel template, instantiated for the listed types (NVRTC
 //! name expressions, `scale<float>`), each instantiation checked like a plain kernel:
