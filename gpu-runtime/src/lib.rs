@@ -324,8 +324,8 @@ pub use memory::{DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrit
 pub use module::{Function, ModuleSource, SourcePart};
 pub use occupancy::{DeviceData, LimitedBy, OccupancyRecord};
 pub use pinned::{
-    HostAllocFlags, HostRegisterFlags, Mapped, MappedMut, PageLockedAllocator, PageLockedMemoryPool,
-    PinnedArray, RegisteredArray,
+    HostAllocFlags, HostRegisterFlags, PageLockedAllocator, PageLockedMemoryPool, PinnedArray,
+    RegisteredArray,
 };
 pub use pitched::PitchedBuffer;
 pub use repr::{DeviceRepr, KernelParam};

@@ -270,6 +270,31 @@ pub struct DeviceView<'a, T> {
     _elem: PhantomData<&'a [T]>,
 }
 
+impl<'a, T> DeviceView<'a, T> {
+    /// A view of `len` elements at `ptr` in `ctx`, valid for `'a` (the caller's promise).
+    pub(crate) fn from_raw(ptr: sys::CUdeviceptr, len: usize, ctx: &'a Context) -> Self {
+        DeviceView {
+            ptr,
+            len,
+            ctx,
+            _elem: PhantomData,
+        }
+    }
+}
+
+impl<'a, T> DeviceViewMut<'a, T> {
+    /// A writable view of `len` elements at `ptr` in `ctx`, valid and exclusive for `'a` (the
+    /// caller's promise).
+    pub(crate) fn from_raw(ptr: sys::CUdeviceptr, len: usize, ctx: &'a Context) -> Self {
+        DeviceViewMut {
+            ptr,
+            len,
+            ctx,
+            _elem: PhantomData,
+        }
+    }
+}
+
 /// A borrowed, writable part of a [`DeviceBuffer`].
 pub struct DeviceViewMut<'a, T> {
     ptr: sys::CUdeviceptr,

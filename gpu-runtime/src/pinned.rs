@@ -3,7 +3,6 @@
 //! `register_host_memory`). The driver copies pinned memory by DMA, at full bus speed.
 
 use std::ffi::c_void;
-use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::sys;
@@ -12,7 +11,7 @@ use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder};
 use crate::context::{bind_raw, Context};
 use crate::error::{check, Error, Result};
 use crate::host_array::{host_array_common, shape_bytes, shape_like, RawHost};
-use crate::memory::{DeviceRead, DeviceWrite};
+use crate::memory::{DeviceView, DeviceViewMut};
 use crate::pool::{Block, PoolCore, RawAllocator};
 use crate::repr::DeviceRepr;
 
@@ -144,23 +143,17 @@ impl<T: DeviceRepr, D: Dimension> PinnedArray<T, D> {
 
     /// The mapped memory as a read-only kernel argument: kernels read the host memory over the
     /// bus, with no copy.
-    pub fn mapped(&self) -> Result<Mapped<'_, T>> {
-        Ok(Mapped {
-            ptr: self.device_ptr()?,
-            len: self.raw.len,
-            ctx: &self.ctx,
-            _elem: PhantomData,
-        })
+    pub fn mapped(&self) -> Result<DeviceView<'_, T>> {
+        Ok(DeviceView::from_raw(self.device_ptr()?, self.raw.len, &self.ctx))
     }
 
     /// The mapped memory as a writable kernel argument.
-    pub fn mapped_mut(&mut self) -> Result<MappedMut<'_, T>> {
-        Ok(MappedMut {
-            ptr: self.device_ptr()?,
-            len: self.raw.len,
-            ctx: &self.ctx,
-            _elem: PhantomData,
-        })
+    pub fn mapped_mut(&mut self) -> Result<DeviceViewMut<'_, T>> {
+        Ok(DeviceViewMut::from_raw(
+            self.device_ptr()?,
+            self.raw.len,
+            &self.ctx,
+        ))
     }
 }
 
@@ -194,44 +187,6 @@ impl<T: DeviceRepr, D: Dimension> Drop for PinnedArray<T, D> {
         }
     }
 }
-
-/// Mapped page-locked memory as a read-only kernel argument ([`PinnedArray::mapped`]).
-#[derive(Clone, Copy)]
-pub struct Mapped<'a, T> {
-    ptr: sys::CUdeviceptr,
-    len: usize,
-    ctx: &'a Context,
-    _elem: PhantomData<&'a [T]>,
-}
-
-/// Mapped page-locked memory as a writable kernel argument ([`PinnedArray::mapped_mut`]).
-pub struct MappedMut<'a, T> {
-    ptr: sys::CUdeviceptr,
-    len: usize,
-    ctx: &'a Context,
-    _elem: PhantomData<&'a mut [T]>,
-}
-
-macro_rules! device_read_for_mapped {
-    ($($ty:ident),*) => {$(
-        impl<T> DeviceRead<T> for $ty<'_, T> {
-            #[inline]
-            fn device_ptr(&self) -> sys::CUdeviceptr {
-                self.ptr
-            }
-            #[inline]
-            fn len(&self) -> usize {
-                self.len
-            }
-            #[inline]
-            fn context(&self) -> &Context {
-                self.ctx
-            }
-        }
-    )*};
-}
-device_read_for_mapped!(Mapped, MappedMut);
-impl<T> DeviceWrite<T> for MappedMut<'_, T> {}
 
 impl Context {
     /// A page-locked host array of `shape` (C order, or Fortran with `.f()`), contents
