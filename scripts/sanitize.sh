@@ -37,11 +37,13 @@ cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 export GPU_STRESS_SECS=${GPU_STRESS_SECS:-2}
 
 total=0 bad=0
+# Extra compute-sanitizer options for the next run() only.
+extra=()
 run() { # run TOOL NAME CMD...
   local tool=$1 name=$2; shift 2
   local log="$logs/$tool-$name.log"
   timeout "$per_run_timeout" "$cs" --tool "$tool" --error-exitcode 99 --print-limit 50 --report-api-errors no \
-    --log-file "$log" "$@" >"$logs/$tool-$name.out" 2>&1
+    "${extra[@]}" --log-file "$log" "$@" >"$logs/$tool-$name.out" 2>&1
   local code=$?
   local n
   # memcheck, initcheck and synccheck end with 'ERROR SUMMARY: N errors'; racecheck with
@@ -51,6 +53,7 @@ run() { # run TOOL NAME CMD...
   if ((code == 124)); then status="TIMED OUT after ${per_run_timeout}s"; bad=$((bad + 1))
   elif ((code == 99 || n > 0)); then status="REPORTS"; bad=$((bad + 1))
   elif ((code != 0)); then status="exit $code (tests failed?)"; bad=$((bad + 1)); fi
+  extra=()
   total=$((total + n))
   printf '%-10s %-40s %4d reports  %s\n' "$tool" "$name" "$n" "$status"
   if [[ $status != ok ]]; then
@@ -74,6 +77,15 @@ for tool in "${tools[@]}"; do
     # uninitialised when it is read back (2500 reports in that test alone, H100, driver 580); the
     # test checks the copied values against the host data itself.
     [[ $tool == initcheck ]] && skips+=(--skip a_device_is_not_its_own_peer_and_same_device_peer_copies_work)
+    # Nor does it follow writes made by another process: in the IPC test's child, every read of
+    # the buffer the parent filled counts as uninitialised (65,793 reports, one per 32 bytes of
+    # its 2 MiB). That test runs on its own with only the parent process checked.
+    ipc=ipc_memory_and_event_handles_work_in_another_process
+    if [[ $tool == initcheck ]] && "$t" --list --ignored 2>/dev/null | grep -q "^$ipc: test$"; then
+      skips+=(--skip "$ipc")
+      extra=(--target-processes application-only)
+      run "$tool" "test-$(basename "$t")-$ipc" "$t" --ignored --exact "$ipc"
+    fi
     run "$tool" "test-$(basename "$t")" "$t" --ignored --test-threads=1 "${skips[@]}"
   done
   for e in "$dir"/examples/*; do

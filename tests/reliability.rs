@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use common::*;
-use gpu_runtime::{kernel, Context, Device, Error, LaunchConfigError, Stream};
+use gpu_runtime::{kernel, Context, ContextFlags, Device, Error, LaunchConfigError, Stream};
 use gpu_suite::{assert_close, Rng};
 
 fn ctx() -> Context {
@@ -281,6 +281,13 @@ fn fault_then_check_refusals(fault: impl FnOnce(&Context), expected_code: &str) 
     let x = ctx.to_device(&Rng::new(81).vec_f32(64)).unwrap();
     let mut y = ctx.to_device(&Rng::new(82).vec_f32(64)).unwrap();
     let stream = Stream::new(&ctx).unwrap();
+    // Bystanders: a second context of the same device, and the next device when there is one.
+    let other = Context::create(dev, ContextFlags::SCHED_AUTO).unwrap();
+    axpy_works(&other, 88);
+    let next_device = match Device::count().unwrap() {
+        n if n > 1 => Some(Context::new(Device::new(1).unwrap()).unwrap()),
+        _ => None,
+    };
 
     fault(&ctx);
     let first = ctx.synchronize().unwrap_err();
@@ -330,10 +337,24 @@ fn fault_then_check_refusals(fault: impl FnOnce(&Context), expected_code: &str) 
     }
     println!("child: later call refused: {}", later[0].1);
 
+    // The driver breaks every context of the device (a call in `other` fails with the same
+    // error, H100 / driver 580), so `other` is refused up front too; another device works on.
+    assert!(other.is_poisoned());
+    match other.alloc::<f32>(16).map(drop).unwrap_err() {
+        Error::ContextPoisoned { first_name: n, .. } if n == first_name => {}
+        e => panic!("another context of device 0: expected ContextPoisoned, got {e}"),
+    }
+    println!("child: another context of the same device is refused too");
+    if let Some(next) = &next_device {
+        assert!(!next.is_poisoned());
+        axpy_works(next, 90);
+        println!("child: device 1 still works");
+    }
+
     // Dropping every handle does not bring the device back: CUDA keeps the process from using
     // it again (the documented recovery is a new process, which the parent test checks). Should
     // a future driver allow it, the fresh context must work.
-    drop((k, x, y, stream, later, ctx));
+    drop((k, x, y, stream, later, ctx, other, next_device));
     match Context::new(dev) {
         Err(e) => {
             assert!(e.is_launch_failure(), "{e}");

@@ -91,6 +91,7 @@ pub(crate) struct ContextInner {
 }
 
 /// A sticky error, as first reported.
+#[derive(Clone)]
 pub(crate) struct Fault {
     call: &'static str,
     code: u32,
@@ -98,22 +99,31 @@ pub(crate) struct Fault {
     description: String,
 }
 
-/// Marks the context current on this thread as broken by a kernel fault (cold: errors only).
-/// Sticky errors are reported by calls on the current context, which `bind` made current.
+/// Marks every live context of the device of the context current on this thread as broken by
+/// a kernel fault (cold: errors only). Sticky errors are reported by calls on the current
+/// context, which `bind` made current. The whole device, not just that context, is marked
+/// because the driver breaks them all: after a fault in one context, a call in another
+/// context of the same device fails with the same error (H100, driver 580); contexts of other
+/// devices are untouched.
 pub(crate) fn record_fault(call: &'static str, code: u32, name: &str, description: &str) {
     let mut current = std::ptr::null_mut();
     // SAFETY: valid out-pointer; the driver is loaded (a driver call just returned this error).
     if unsafe { sys::cuCtxGetCurrent(&mut current) } != sys::CUresult::CUDA_SUCCESS {
         return;
     }
-    if let Some(ctx) = crate::context_ops::lookup(current) {
-        let _ = ctx.inner.fault.set(Fault {
-            call,
-            code,
-            name: name.to_owned(),
-            description: description.to_owned(),
-        });
+    let Some(ctx) = crate::context_ops::lookup(current) else {
+        return;
+    };
+    let fault = Fault {
+        call,
+        code,
+        name: name.to_owned(),
+        description: description.to_owned(),
+    };
+    for other in crate::context_ops::live_on(ctx.device()) {
+        let _ = other.inner.fault.set(fault.clone());
     }
+    let _ = ctx.inner.fault.set(fault);
 }
 
 // SAFETY: a CUcontext is a handle the driver lets any thread use (the driver API is
@@ -207,9 +217,9 @@ impl Context {
         &self.inner.limits
     }
 
-    /// True once a kernel has faulted in this context (an illegal address, a trap, an assert):
-    /// from then on every call in it fails with [`Error::ContextPoisoned`], and only a new
-    /// process can use the device again.
+    /// True once a kernel has faulted in this context, or in another context of the same device
+    /// (an illegal address, a trap, an assert): from then on every call in it fails with
+    /// [`Error::ContextPoisoned`], and only a new process can use the device again.
     pub fn is_poisoned(&self) -> bool {
         self.inner.fault.get().is_some()
     }

@@ -43,6 +43,16 @@ pub(crate) fn lookup(raw: sys::CUcontext) -> Option<Context> {
         .map(|inner| Context { inner })
 }
 
+/// Every live context (primary or owned) of `device`.
+pub(crate) fn live_on(device: Device) -> Vec<Context> {
+    let map = registry().lock().unwrap_or_else(|p| p.into_inner());
+    map.values()
+        .filter_map(Weak::upgrade)
+        .filter(|inner| inner.device == device)
+        .map(|inner| Context { inner })
+        .collect()
+}
+
 impl Context {
     /// A new context on `device`, separate from the primary context, with `flags` (PyCUDA's
     /// `Device.make_context`). It has its own memory space and module cache and is destroyed

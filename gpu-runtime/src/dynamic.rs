@@ -396,9 +396,7 @@ impl PreparedFunction {
             }
             if let Arg::Ptr(p) = a {
                 if !p.ctx.is(self.function.context().raw()) {
-                    return Err(Error::WrongContext {
-                        what: "a device buffer argument",
-                    });
+                    crate::module::foreign_arg(self.function.context(), p.ctx, 0)?;
                 }
                 if let Some(e) = elem.filter(|&e| e != p.elem_size) {
                     return Err(mismatch(format!(

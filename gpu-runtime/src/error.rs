@@ -70,8 +70,9 @@ pub enum Error {
         /// Which argument or operation.
         what: &'static str,
     },
-    /// Device memory or a kernel from one context used in another.
-    #[error("{what} belongs to a different CUDA context than the kernel or buffer it is used with")]
+    /// Device memory or a kernel from one context used in another. (A kernel may use a buffer
+    /// of another device's context once its own context was given peer access to it.)
+    #[error("{what} belongs to a different CUDA context than the kernel or buffer it is used with ; use each context's own streams and kernels, copy between contexts with `memcpy_peer`, and let a kernel use another device's memory by giving its context access first (`Context::enable_peer_access`)")]
     WrongContext {
         /// What was passed.
         what: &'static str,
@@ -174,16 +175,6 @@ pub enum Error {
         /// Which argument and how it differs.
         detail: String,
     },
-    /// A copy between contexts on two devices that have not been given peer access.
-    #[error("{operation}: peer access from the context on device {dst_device} to the one on device {src_device} is not enabled; call `enable_peer_access` first (Device::can_access_peer says whether the hardware allows it), or copy through the host")]
-    PeerAccessNotEnabled {
-        /// The operation, e.g. `copy_peer`.
-        operation: &'static str,
-        /// The ordinal of the device copied from.
-        src_device: usize,
-        /// The ordinal of the device copied to.
-        dst_device: usize,
-    },
     /// An argument the driver would refuse (a flag combination, a format, an extent), caught
     /// before calling it.
     #[error("invalid argument to {operation}: {detail}")]
@@ -193,10 +184,11 @@ pub enum Error {
         /// What is wrong, with the values involved.
         detail: String,
     },
-    /// A call on a context in which a kernel faulted earlier (an illegal address, a trap, an
-    /// assert): CUDA keeps such a context failing, so the call was refused before reaching the
-    /// driver. `first` is the error that broke it.
-    #[error("the CUDA context of device {device} is unusable since an earlier {first_call} failed with {first_name} ({first_code}): {first_description}; {RECOVERY}")]
+    /// A call on a context of a device on which a kernel faulted earlier, in this context or
+    /// another (an illegal address, a trap, an assert): CUDA keeps every context of that device
+    /// failing, so the call was refused before reaching the driver. `first` is the error that
+    /// broke it.
+    #[error("the CUDA contexts of device {device} are unusable since an earlier {first_call} failed with {first_name} ({first_code}): {first_description}; {RECOVERY}")]
     ContextPoisoned {
         /// The device's ordinal.
         device: usize,
@@ -520,7 +512,7 @@ mod tests {
         };
         assert!(p.is_launch_failure());
         let s = p.to_string();
-        assert!(s.starts_with("the CUDA context of device 0 is unusable since an earlier cuCtxSynchronize failed with CUDA_ERROR_ILLEGAL_ADDRESS (700)"), "{s}");
+        assert!(s.starts_with("the CUDA contexts of device 0 are unusable since an earlier cuCtxSynchronize failed with CUDA_ERROR_ILLEGAL_ADDRESS (700)"), "{s}");
         assert!(s.contains("restart the process"), "{s}");
     }
 

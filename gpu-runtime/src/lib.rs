@@ -215,9 +215,11 @@
 //! A kernel that writes to a bad address, traps or fails an `assert` breaks its CUDA context
 //! for good: the driver reports the error ([`Error::is_launch_failure`]; its message says the
 //! context is now unusable) at the next synchronizing call, and would fail every later call in
-//! that context. This crate records the first such error, and from then on refuses every call
-//! in that context before it reaches the driver, with [`Error::ContextPoisoned`] naming the
-//! original error ([`Context::is_poisoned`] tells). Other processes are not affected.
+//! that context, and in every other context of the same device (the driver breaks them all).
+//! This crate records the first such error, and from then on refuses every call in the
+//! device's contexts before it reaches the driver, with [`Error::ContextPoisoned`] naming the
+//! original error ([`Context::is_poisoned`] tells). Contexts of other devices, and other
+//! processes, are not affected.
 //!
 //! Recovery means a new process: CUDA keeps the whole process from using the device again
 //! after such a fault (tested: with every handle dropped, even creating the device's context

@@ -395,16 +395,15 @@ impl Function {
         self.func
     }
 
-    /// The device address of a buffer argument, after checking it lives in this kernel's context.
+    /// The device address of a buffer argument, after checking it lives in this kernel's context
+    /// or in a peer this context was given access to ([`Context::enable_peer_access`]).
     #[doc(hidden)]
     #[inline]
     pub fn device_arg<T, A: DeviceRead<T> + ?Sized>(&self, arg: &A) -> Result<sys::CUdeviceptr> {
         if arg.context().is(self.ctx.raw()) {
             Ok(arg.device_ptr())
         } else {
-            Err(Error::WrongContext {
-                what: "a device buffer argument",
-            })
+            foreign_arg(&self.ctx, arg.context(), arg.device_ptr())
         }
     }
 
@@ -491,5 +490,22 @@ impl Function {
         end.record_raw(std::ptr::null_mut())?;
         end.synchronize()?;
         end.time_since(&start)
+    }
+}
+
+/// A buffer of another context passed to a kernel: allowed when the kernel's context was given
+/// peer access to it (cold: the usual argument lives in the kernel's own context).
+#[cold]
+pub(crate) fn foreign_arg(
+    kernel: &Context,
+    owner: &Context,
+    ptr: sys::CUdeviceptr,
+) -> Result<sys::CUdeviceptr> {
+    if kernel.has_peer_access(owner) {
+        Ok(ptr)
+    } else {
+        Err(Error::WrongContext {
+            what: "a device buffer argument",
+        })
     }
 }
