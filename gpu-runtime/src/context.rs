@@ -85,7 +85,7 @@ pub(crate) struct ContextInner {
     pub(crate) modules: Mutex<ModuleCache>,
     /// The pools, stream and events the In/Out convenience calls stage through, made on first use.
     pub(crate) staging: OnceLock<crate::staging::ContextStaging>,
-    /// The first sticky error a kernel caused in this context; once set, `bind` refuses every
+    /// The first sticky error a kernel caused in this process; once set, `bind` refuses every
     /// call (see `Error::ContextPoisoned`).
     pub(crate) fault: OnceLock<Fault>,
 }
@@ -93,18 +93,19 @@ pub(crate) struct ContextInner {
 /// A sticky error, as first reported.
 #[derive(Clone)]
 pub(crate) struct Fault {
+    device: usize,
     call: &'static str,
     code: u32,
     name: String,
     description: String,
 }
 
-/// Marks every live context of the device of the context current on this thread as broken by
-/// a kernel fault (cold: errors only). Sticky errors are reported by calls on the current
-/// context, which `bind` made current. The whole device, not just that context, is marked
-/// because the driver breaks them all: after a fault in one context, a call in another
-/// context of the same device fails with the same error (H100, driver 580); contexts of other
-/// devices are untouched.
+/// Marks every live context of the process as broken by a kernel fault, recording the error
+/// as the context current on this thread reported it (cold: errors only). Sticky errors are
+/// reported by calls on the current context, which `bind` made current. Every context, not
+/// just that one, is marked because the driver breaks them all: after a fault, calls in another
+/// context of the same device (H100, driver 580) and in the context of another device (two
+/// NVLinked H200s, driver 580) fail with the same error.
 pub(crate) fn record_fault(call: &'static str, code: u32, name: &str, description: &str) {
     let mut current = std::ptr::null_mut();
     // SAFETY: valid out-pointer; the driver is loaded (a driver call just returned this error).
@@ -115,15 +116,53 @@ pub(crate) fn record_fault(call: &'static str, code: u32, name: &str, descriptio
         return;
     };
     let fault = Fault {
+        device: ctx.device().ordinal(),
         call,
         code,
         name: name.to_owned(),
         description: description.to_owned(),
     };
-    for other in crate::context_ops::live_on(ctx.device()) {
+    // The first fault recorded is the one every context reports, also those made later.
+    let fault = PROCESS_FAULT.get_or_init(|| fault);
+    let _ = ctx.inner.fault.set(fault.clone());
+    for other in crate::context_ops::live() {
         let _ = other.inner.fault.set(fault.clone());
     }
-    let _ = ctx.inner.fault.set(fault);
+}
+
+/// The first kernel fault of the process, once there was one.
+static PROCESS_FAULT: OnceLock<Fault> = OnceLock::new();
+
+impl Fault {
+    /// The refusal of a call after this fault.
+    #[cold]
+    fn error(&self) -> Error {
+        Error::ContextPoisoned {
+            device: self.device,
+            first_call: self.call,
+            first_code: self.code,
+            first_name: self.name.clone(),
+            first_description: self.description.clone(),
+        }
+    }
+}
+
+/// Refuses to make a context once the process has faulted: the driver would fail it.
+pub(crate) fn refuse_after_fault() -> Result<()> {
+    match PROCESS_FAULT.get() {
+        Some(f) => Err(f.error()),
+        None => Ok(()),
+    }
+}
+
+/// A new context's fault cell: already set when the process has faulted, since the driver
+/// would fail the new context's calls too.
+pub(crate) fn fault_cell() -> OnceLock<Fault> {
+    let cell = OnceLock::new();
+    if let Some(f) = PROCESS_FAULT.get() {
+        let _ = cell.set(f.clone());
+    }
+    cell
 }
 
 // SAFETY: a CUcontext is a handle the driver lets any thread use (the driver API is
@@ -161,6 +200,7 @@ impl Context {
         if let Some(inner) = map.get(&key).and_then(Weak::upgrade) {
             return Ok(Context { inner });
         }
+        refuse_after_fault()?;
         let limits = device.limits()?;
         let compute_capability = device.compute_capability()?;
         let mut raw = std::ptr::null_mut();
@@ -177,7 +217,7 @@ impl Context {
             peers: Mutex::new(Vec::new()),
             modules: Mutex::new(ModuleCache::default()),
             staging: OnceLock::new(),
-            fault: OnceLock::new(),
+            fault: fault_cell(),
         });
         map.insert(key, Arc::downgrade(&inner));
         register(&inner);
@@ -217,9 +257,9 @@ impl Context {
         &self.inner.limits
     }
 
-    /// True once a kernel has faulted in this context, or in another context of the same device
-    /// (an illegal address, a trap, an assert): from then on every call in it fails with
-    /// [`Error::ContextPoisoned`], and only a new process can use the device again.
+    /// True once a kernel has faulted in this process, in this context or any other (an illegal
+    /// address, a trap, an assert): from then on every call in it fails with
+    /// [`Error::ContextPoisoned`], and only a new process can use the GPUs again.
     pub fn is_poisoned(&self) -> bool {
         self.inner.fault.get().is_some()
     }
@@ -418,13 +458,7 @@ impl ContextInner {
 
     #[cold]
     fn poisoned(&self, f: &Fault) -> Error {
-        Error::ContextPoisoned {
-            device: self.device.ordinal(),
-            first_call: f.call,
-            first_code: f.code,
-            first_name: f.name.clone(),
-            first_description: f.description.clone(),
-        }
+        f.error()
     }
 }
 

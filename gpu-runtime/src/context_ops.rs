@@ -43,12 +43,11 @@ pub(crate) fn lookup(raw: sys::CUcontext) -> Option<Context> {
         .map(|inner| Context { inner })
 }
 
-/// Every live context (primary or owned) of `device`.
-pub(crate) fn live_on(device: Device) -> Vec<Context> {
+/// Every live context (primary or owned) of the process.
+pub(crate) fn live() -> Vec<Context> {
     let map = registry().lock().unwrap_or_else(|p| p.into_inner());
     map.values()
         .filter_map(Weak::upgrade)
-        .filter(|inner| inner.device == device)
         .map(|inner| Context { inner })
         .collect()
 }
@@ -83,6 +82,7 @@ impl Context {
                 detail: format!("unknown context flag bits {:#x}", bits & !ContextFlags::ALL),
             });
         }
+        crate::context::refuse_after_fault()?;
         let limits = device.limits()?;
         let compute_capability = device.compute_capability()?;
         let mut raw = std::ptr::null_mut();
@@ -110,7 +110,7 @@ impl Context {
             peers: Mutex::new(Vec::new()),
             modules: Mutex::new(Default::default()),
             staging: OnceLock::new(),
-            fault: OnceLock::new(),
+            fault: crate::context::fault_cell(),
         });
         register(&inner);
         Ok(Context { inner })

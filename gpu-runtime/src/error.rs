@@ -184,13 +184,13 @@ pub enum Error {
         /// What is wrong, with the values involved.
         detail: String,
     },
-    /// A call on a context of a device on which a kernel faulted earlier, in this context or
-    /// another (an illegal address, a trap, an assert): CUDA keeps every context of that device
-    /// failing, so the call was refused before reaching the driver. `first` is the error that
-    /// broke it.
-    #[error("the CUDA contexts of device {device} are unusable since an earlier {first_call} failed with {first_name} ({first_code}): {first_description}; {RECOVERY}")]
+    /// A call refused because a kernel faulted earlier in this process (an illegal address, a
+    /// trap, an assert), in this context or any other: CUDA keeps every context of the process
+    /// failing after that, on every device, so the call was refused before reaching the driver.
+    /// The `first_*` fields are the error that first reported the fault, and `device` is where.
+    #[error("every CUDA context of this process is unusable since {first_call} on device {device} failed with {first_name} ({first_code}): {first_description}; {RECOVERY}")]
     ContextPoisoned {
-        /// The device's ordinal.
+        /// The ordinal of the device whose context first reported the fault.
         device: usize,
         /// The driver call that first reported the fault, e.g. `cuCtxSynchronize`.
         first_call: &'static str,
@@ -218,13 +218,12 @@ pub enum Error {
 }
 
 /// How to get out of a context broken by a kernel fault; shared by both messages that report one.
-const RECOVERY: &str = "every later call in this context fails the same way, and CUDA does not let \
-this process use the device again (even a new context fails): restart the process; to survive such \
-faults, run risky kernels in a child process";
+const RECOVERY: &str = "CUDA fails every later call of this process the same way, on every device and \
+in new contexts too: restart the process; to survive such faults, run risky kernels in a child process";
 
 fn sticky_note(code: u32) -> String {
     if is_sticky(code) {
-        format!("; the CUDA context is now unusable: {RECOVERY}")
+        format!("; the kernel fault made this process's CUDA contexts unusable: {RECOVERY}")
     } else {
         String::new()
     }
@@ -501,7 +500,7 @@ mod tests {
         };
         assert!(e.is_launch_failure());
         let s = e.to_string();
-        assert!(s.contains("context is now unusable"), "{s}");
+        assert!(s.contains("CUDA contexts unusable"), "{s}");
         assert!(s.contains("restart the process"), "{s}");
         let p = Error::ContextPoisoned {
             device: 0,
@@ -512,7 +511,7 @@ mod tests {
         };
         assert!(p.is_launch_failure());
         let s = p.to_string();
-        assert!(s.starts_with("the CUDA contexts of device 0 are unusable since an earlier cuCtxSynchronize failed with CUDA_ERROR_ILLEGAL_ADDRESS (700)"), "{s}");
+        assert!(s.starts_with("every CUDA context of this process is unusable since cuCtxSynchronize on device 0 failed with CUDA_ERROR_ILLEGAL_ADDRESS (700)"), "{s}");
         assert!(s.contains("restart the process"), "{s}");
     }
 

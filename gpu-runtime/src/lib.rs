@@ -212,20 +212,18 @@
 //!
 //! ## Faults
 //!
-//! A kernel that writes to a bad address, traps or fails an `assert` breaks its CUDA context
-//! for good: the driver reports the error ([`Error::is_launch_failure`]; its message says the
-//! context is now unusable) at the next synchronizing call, and would fail every later call in
-//! that context, and in every other context of the same device (the driver breaks them all).
-//! This crate records the first such error, and from then on refuses every call in the
-//! device's contexts before it reaches the driver, with [`Error::ContextPoisoned`] naming the
-//! original error ([`Context::is_poisoned`] tells). Contexts of other devices, and other
-//! processes, are not affected.
+//! A kernel that writes to a bad address, traps or fails an `assert` breaks CUDA for the whole
+//! process: the driver reports the error ([`Error::is_launch_failure`]; its message says so) at
+//! the next synchronizing call, and then fails every later call the same way, in every context
+//! and on every device (tested on CUDA 13 / driver 580: another context of the same H100, and
+//! the context of a second, NVLinked H200). This crate records the first such error, and from
+//! then on refuses every call in every context before it reaches the driver, with
+//! [`Error::ContextPoisoned`] naming the original error and the device that reported it
+//! ([`Context::is_poisoned`] tells). Other processes are not affected.
 //!
-//! Recovery means a new process: CUDA keeps the whole process from using the device again
-//! after such a fault (tested: with every handle dropped, even creating the device's context
-//! anew fails with the same error, on CUDA 13 / driver 580). A program that must survive faulty
-//! kernels runs them in a child process, as `tests/reliability.rs` does; the parent's context is
-//! unaffected.
+//! Recovery means a new process: with every handle dropped, even creating a device's context
+//! anew fails with the same error. A program that must survive faulty kernels runs them in a
+//! child process, as `tests/reliability.rs` does; the parent's contexts are unaffected.
 //!
 //! ## Threads
 //!

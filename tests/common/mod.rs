@@ -1,7 +1,8 @@
 //! Kernels shared by the compile tests (CI, real NVRTC) and the GPU tests.
 #![allow(dead_code)]
 
-use gpu_runtime::kernel;
+use gpu_runtime::cudarc::driver::sys;
+use gpu_runtime::{kernel, Device};
 
 #[kernel(
     r#"
@@ -219,3 +220,38 @@ pub mod pair {
 /// A source in a file next to Cargo.toml.
 #[kernel(file = "tests/kernels/scale.cu", name = "scale_in_place")]
 pub fn scale(v: &mut [f64], factor: f64, n: u32);
+
+/// Allocates 4 bytes in the context `raw` straight through the driver, bypassing this crate's
+/// refusal, and returns the driver's answer (0 for success).
+pub fn raw_alloc_in(raw: sys::CUcontext) -> u32 {
+    let mut ptr = 0;
+    // SAFETY: `raw` is a live context (its handle is held by the caller); valid out-pointer.
+    unsafe {
+        let set = sys::cuCtxSetCurrent(raw);
+        if set != sys::CUresult::CUDA_SUCCESS {
+            return set as u32;
+        }
+        let code = sys::cuMemAlloc_v2(&mut ptr, 4);
+        if code == sys::CUresult::CUDA_SUCCESS {
+            sys::cuMemFree_v2(ptr);
+        }
+        code as u32
+    }
+}
+
+/// Creates a context on `dev` straight through the driver and allocates in it; returns the
+/// first failure's code (0 when both work).
+pub fn raw_new_context_alloc(dev: Device) -> u32 {
+    let mut raw = std::ptr::null_mut();
+    // SAFETY: valid out-pointer; null creation parameters are allowed.
+    let code = unsafe { sys::cuCtxCreate_v4(&mut raw, std::ptr::null_mut(), 0, dev.raw()) };
+    if code != sys::CUresult::CUDA_SUCCESS {
+        return code as u32;
+    }
+    let code = raw_alloc_in(raw);
+    // SAFETY: made above, used by nothing else.
+    unsafe {
+        sys::cuCtxDestroy_v2(raw);
+    }
+    code
+}
