@@ -1,8 +1,10 @@
 //! Two GPUs in one process: a context per device, copies between them with and without peer
 //! access, a kernel on one device using the other's memory, and a fault on one device, which
-//! stops both devices for the faulting process (the driver's doing) but not for others. Every test needs at least two GPUs and fails saying so on a
-//! machine with one (skip the binary there):
-//! `cargo test --test multi_gpu -- --ignored`.
+//! stops both devices for the faulting process (the driver's doing) but not for others.
+//!
+//! Every test needs two GPUs and fails saying so on a machine with one, so this file is built
+//! only with the `multi-gpu` feature:
+//! `cargo test --features multi-gpu --test multi_gpu -- --ignored`.
 
 mod common;
 
