@@ -67,6 +67,21 @@ fn every_input_changes_the_key() {
         .include_dir(&header_dir);
     let kh = key(&with_header);
     std::fs::write(header_dir.join("consts.h"), "#define K 3.0f\n").unwrap();
+    // A header that header includes counts too.
+    std::fs::write(
+        header_dir.join("consts.h"),
+        "#include \"nested.h\"\n#define K 2.0f\n",
+    )
+    .unwrap();
+    std::fs::write(header_dir.join("nested.h"), "#define N 1\n").unwrap();
+    let kn = key(&with_header);
+    std::fs::write(header_dir.join("nested.h"), "#define N 2\n").unwrap();
+    assert_ne!(
+        key(&with_header),
+        kn,
+        "editing a nested header must change the key"
+    );
+    std::fs::write(header_dir.join("consts.h"), "#define K 3.0f\n").unwrap();
     let variants = [
         (
             "source",

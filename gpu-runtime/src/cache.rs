@@ -2,8 +2,8 @@
 //!
 //! Each entry is one file, `<dir>/<key>.entry`, where `<key>` is the hex SHA-256 of the source,
 //! its name, every compiler option, the kernel name expressions, the target architecture, the
-//! compiler with its version and library file, the contents of headers included straight from
-//! `include_dirs`, and this crate's version. A file holds a magic number, the payload's length
+//! compiler with its version and library file, the contents of the headers included from
+//! `include_dirs` (directly or by other such headers), and this crate's version. A file holds a magic number, the payload's length
 //! and its SHA-256, then the payload (target, lowered kernel names, compiler log, image); an
 //! entry that fails any of these checks is treated as absent, recompiled and replaced.
 //!
