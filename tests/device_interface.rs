@@ -215,6 +215,47 @@ fn a_device_is_not_its_own_peer_and_same_device_peer_copies_work() {
     // A plain device-to-device copy across contexts is refused with advice.
     let e = memcpy_dtod(&mut back, &dst).unwrap_err();
     assert!(e.to_string().contains("memcpy_peer"), "{e}");
+
+    // A box between the two contexts (PyCUDA's Memcpy3DPeer): 3 slices of 5 rows of 7 floats
+    // from (x 2, y 1, z 1) of a 16 x 8 x 4 volume in `ctx` into a 7 x 5 x 3 one in `other`.
+    let (w, h) = (16usize, 8usize);
+    let volume = f32s(41, w * h * 4);
+    let mut want = Vec::new();
+    for z in 1..4 {
+        for y in 1..6 {
+            want.extend_from_slice(&volume[z * w * h + y * w + 2..][..7]);
+        }
+    }
+    let vol_dev = ctx.to_device(&volume).unwrap();
+    let mut boxed = other.alloc_zeros::<f32>(7 * 5 * 3).unwrap();
+    Memcpy3D::new(7 * 4, 5, 3)
+        .src_device(&vol_dev, w * 4)
+        .src_height(h)
+        .src_pos(2 * 4, 1, 1)
+        .dst_device(&mut boxed, 7 * 4)
+        .dst_height(5)
+        .call_peer()
+        .unwrap();
+    assert_eq!(boxed.to_vec().unwrap(), want);
+    // And back, queued on a stream of the destination's context; another context's stream is
+    // refused.
+    let mut returned = ctx.alloc_zeros::<f32>(want.len()).unwrap();
+    let box_back = |dst: &mut DeviceBuffer<f32>, stream: &Stream| {
+        // SAFETY: both ends are device memory.
+        unsafe {
+            Memcpy3D::new(7 * 4, 5, 3)
+                .src_device(&boxed, 7 * 4)
+                .src_height(5)
+                .dst_device(dst, 7 * 4)
+                .dst_height(5)
+                .call_peer_async(stream)
+        }
+    };
+    let e = box_back(&mut returned, &Stream::new(&other).unwrap()).unwrap_err();
+    assert!(matches!(e, Error::WrongContext { .. }), "{e}");
+    box_back(&mut returned, &stream).unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(returned.to_vec().unwrap(), want);
 }
 
 // ---- contexts ----

@@ -111,6 +111,27 @@ fn peer_copies_work_with_and_without_peer_access() {
     // A plain device-to-device copy across devices is refused with advice.
     let e = memcpy_dtod(&mut back, &dst).unwrap_err();
     assert!(e.to_string().contains("memcpy_peer"), "{e}");
+    // A box of a volume on device 0 into device 1 (Memcpy3DPeer): 4 slices of 9 rows of 100
+    // floats from (x 5, y 3, z 2) of a 128 x 16 x 8 volume.
+    let (w, h) = (128usize, 16usize);
+    let volume = Rng::new(12).vec_f32(w * h * 8);
+    let mut want = Vec::new();
+    for z in 2..6 {
+        for y in 3..12 {
+            want.extend_from_slice(&volume[z * w * h + y * w + 5..][..100]);
+        }
+    }
+    let vol0 = c0.to_device(&volume).unwrap();
+    let mut box1 = c1.alloc_zeros::<f32>(want.len()).unwrap();
+    Memcpy3D::new(100 * 4, 9, 4)
+        .src_device(&vol0, w * 4)
+        .src_height(h)
+        .src_pos(5 * 4, 3, 2)
+        .dst_device(&mut box1, 100 * 4)
+        .dst_height(9)
+        .call_peer()
+        .unwrap();
+    assert_eq!(box1.to_vec().unwrap(), want);
 
     if !Device::new(1).unwrap().can_access_peer(c0.device()).unwrap() {
         // The hardware has no direct path: enabling is refused by the driver, with an error.

@@ -348,7 +348,8 @@ impl<'a> Memcpy2D<'a> {
     }
 }
 
-/// A 3D copy of `depth` slices of `height` rows of `width_bytes` bytes (PyCUDA's `Memcpy3D`).
+/// A 3D copy of `depth` slices of `height` rows of `width_bytes` bytes (PyCUDA's `Memcpy3D`,
+/// and with [`call_peer`](Self::call_peer) its `Memcpy3DPeer`).
 ///
 /// Linear memory at either end is described by its pitch (bytes per row) and its rows per
 /// slice ([`src_height`](Self::src_height), [`dst_height`](Self::dst_height)).
@@ -401,12 +402,17 @@ impl<'a> Memcpy3D<'a> {
     }
 
     fn prepare(&self) -> Result<sys::CUDA_MEMCPY3D> {
-        let op = "Memcpy3D";
+        let p = self.params("Memcpy3D")?;
+        bind_common("Memcpy3D", &self.src, &self.dst)?;
+        Ok(p)
+    }
+
+    /// The driver's description of the copy, after checking both ends hold the whole box.
+    fn params(&self, op: &'static str) -> Result<sys::CUDA_MEMCPY3D> {
         self.src
             .check("source", op, self.width, self.height, self.depth)?;
         self.dst
             .check("destination", op, self.width, self.height, self.depth)?;
-        bind_common(op, &self.src, &self.dst)?;
         let (st, sh, sd, sa) = self.src.kind();
         let (dt, dh, dd, da) = self.dst.kind();
         Ok(sys::CUDA_MEMCPY3D {
@@ -465,6 +471,101 @@ impl<'a> Memcpy3D<'a> {
             sys::cuMemcpy3DAsync_v2(&p, stream.raw())
         })
     }
+
+    /// Runs the copy between ends in two contexts, e.g. on two GPUs, and waits for it
+    /// (PyCUDA's `Memcpy3DPeer`; each end brings its own context, so there is no
+    /// `set_src_context`). Like [`memcpy_peer`](crate::memcpy_peer), it needs no peer access.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::{Context, Device, Memcpy3D};
+    /// let (a, b) = (Context::new(Device::new(0)?)?, Context::new(Device::new(1)?)?);
+    /// let src = a.to_device(&vec![1.0f32; 8 * 4 * 2])?; // 2 slices of 4 rows of 8
+    /// let mut dst = b.alloc_zeros::<f32>(8 * 4 * 2)?;
+    /// Memcpy3D::new(8 * 4, 4, 2)
+    ///     .src_device(&src, 8 * 4)
+    ///     .src_height(4)
+    ///     .dst_device(&mut dst, 8 * 4)
+    ///     .dst_height(4)
+    ///     .call_peer()?;
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn call_peer(self) -> Result<()> {
+        let p = self.peer_params()?;
+        if self.width == 0 || self.height == 0 || self.depth == 0 {
+            return Ok(());
+        }
+        // SAFETY: every end was checked to hold the whole box, and stays borrowed until the
+        // copy has finished; both contexts are alive (the ends hold them).
+        check("cuMemcpy3DPeer", unsafe { sys::cuMemcpy3DPeer(&p) })
+    }
+
+    /// [`call_peer`](Self::call_peer) queued on `stream`, a stream of the destination's
+    /// context.
+    ///
+    /// # Safety
+    /// Host memory at either end must stay alive (and, as a destination, untouched) until the
+    /// copy has finished.
+    pub unsafe fn call_peer_async(self, stream: &Stream) -> Result<()> {
+        let p = self.peer_params()?;
+        if !stream.context().is(p.dstContext) {
+            return Err(Error::WrongContext {
+                what: "the stream (it must belong to the destination's context)",
+            });
+        }
+        if self.width == 0 || self.height == 0 || self.depth == 0 {
+            return Ok(());
+        }
+        // SAFETY: as in call_peer; the caller keeps host memory alive until the copy completes.
+        check("cuMemcpy3DPeerAsync", unsafe {
+            sys::cuMemcpy3DPeerAsync(&p, stream.raw())
+        })
+    }
+
+    /// The peer copy's description: each end's context is its own, or the other end's for
+    /// host memory; the destination's context is made current.
+    fn peer_params(&self) -> Result<sys::CUDA_MEMCPY3D_PEER> {
+        let op = "Memcpy3D::call_peer";
+        let p = self.params(op)?;
+        let (src_ctx, dst_ctx) = match (self.src.context(), self.dst.context()) {
+            (Some(s), Some(d)) => (s, d),
+            (Some(c), None) | (None, Some(c)) => (c, c),
+            (None, None) => {
+                return Err(Error::InvalidArgument {
+                    operation: op,
+                    detail: "both ends are host memory; copy the slices on the host instead".to_owned(),
+                })
+            }
+        };
+        src_ctx.bind()?;
+        dst_ctx.bind()?;
+        Ok(sys::CUDA_MEMCPY3D_PEER {
+            srcXInBytes: p.srcXInBytes,
+            srcY: p.srcY,
+            srcZ: p.srcZ,
+            srcLOD: 0,
+            srcMemoryType: p.srcMemoryType,
+            srcHost: p.srcHost,
+            srcDevice: p.srcDevice,
+            srcArray: p.srcArray,
+            srcContext: src_ctx.raw(),
+            srcPitch: p.srcPitch,
+            srcHeight: p.srcHeight,
+            dstXInBytes: p.dstXInBytes,
+            dstY: p.dstY,
+            dstZ: p.dstZ,
+            dstLOD: 0,
+            dstMemoryType: p.dstMemoryType,
+            dstHost: p.dstHost,
+            dstDevice: p.dstDevice,
+            dstArray: p.dstArray,
+            dstContext: dst_ctx.raw(),
+            dstPitch: p.dstPitch,
+            dstHeight: p.dstHeight,
+            WidthInBytes: p.WidthInBytes,
+            Height: p.Height,
+            Depth: p.Depth,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -512,5 +613,22 @@ mod tests {
             .call()
             .unwrap_err();
         assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+        // The same for the peer copy, whose extents are checked the same way.
+        let e = Memcpy3D::new(64, 8, 1)
+            .src_host(&src, 64)
+            .src_height(8)
+            .dst_host(&mut dst, 64)
+            .dst_height(8)
+            .call_peer()
+            .unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+        let e = Memcpy3D::new(64, 8, 2)
+            .src_host(&src, 64)
+            .src_height(8)
+            .dst_host(&mut dst, 64)
+            .dst_height(8)
+            .call_peer()
+            .unwrap_err();
+        assert!(matches!(e, Error::SizeMismatch { .. }), "{e}");
     }
 }
