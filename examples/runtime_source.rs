@@ -2,6 +2,7 @@
 //! are spliced into the source as text, so each combination is its own compiled kernel, built
 //! with NVRTC when first needed and kept in the on-disk cache for the next run. The kernel is
 //! launched through `prepare_args` and `Arg`s, checked against its C declaration at run time.
+//! Last, PyCUDA's `multiply_them` runs with host arrays copied in and out by `Function::call`.
 //!
 //! `cargo run --release --example runtime_source -- 8` unrolls 8 times (default 4). Run it
 //! twice: the second run finds every module in the cache.
@@ -77,6 +78,27 @@ fn main() -> std::process::ExitCode {
         }
         // Miss: compiled and stored; Hit: loaded without compiling; Disabled/Unavailable: no cache.
         println!("cache directory: {:?}", gpu_runtime::cache::default_cache_dir());
+
+        // PyCUDA's first example, `multiply_them(drv.Out(dest), drv.In(a), drv.In(b), ...)`:
+        // host arrays go straight to `call`, which takes the types from the C declaration,
+        // copies `a` and `b` to the device and `dest` back.
+        let module = SourceModule::new(
+            "__global__ void multiply_them(float *dest, const float *a, const float *b) {
+                 const int i = threadIdx.x;
+                 dest[i] = a[i] * b[i];
+             }",
+        )
+        .load(&ctx)?;
+        let (a, b) = (rng.vec_f32(400), rng.vec_f32(400));
+        let mut dest = vec![0f32; 400];
+        module.get_function("multiply_them")?.call(
+            1,
+            400,
+            &mut [Arg::host_out(&mut dest), Arg::host_in(&a), Arg::host_in(&b)],
+        )?;
+        let want: Vec<f32> = a.iter().zip(&b).map(|(a, b)| a * b).collect();
+        mismatch_error("multiply_them", &dest, &want, 0.0)?;
+        println!("multiply_them with host In/Out arrays: matches the CPU");
         Ok(())
     })
 }

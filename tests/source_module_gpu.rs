@@ -113,6 +113,156 @@ fn a_runtime_source_runs_through_prepared_args() {
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
+fn host_arrays_go_in_and_out_through_call() {
+    let ctx = Context::default().unwrap();
+    let mut rng = Rng::new(42);
+    // PyCUDA's first example: multiply_them(drv.Out(dest), drv.In(a), drv.In(b)).
+    let module = SourceModule::new(format!(
+        "{AXPY}\n__global__ void multiply_them(float *dest, const float *a, const float *b) {{ int i = threadIdx.x; dest[i] = a[i] * b[i]; }}"
+    ))
+    .load(&ctx)
+    .unwrap();
+    let (a, b) = (random(&mut rng, 400), random(&mut rng, 400));
+    let mut dest = vec![0f32; 400];
+    module
+        .get_function("multiply_them")
+        .unwrap()
+        .call(
+            1,
+            400,
+            &mut [Arg::host_out(&mut dest), Arg::host_in(&a), Arg::host_in(&b)],
+        )
+        .unwrap();
+    let want: Vec<f32> = a.iter().zip(&b).map(|(a, b)| a * b).collect();
+    assert_eq!(dest, want);
+
+    // Prepared once from the declaration; an ndarray in, a Vec in and out, many chunks each.
+    let axpy = module.get_function("axpy").unwrap().prepare_declared().unwrap();
+    assert_eq!(
+        axpy.arg_types(),
+        [ArgType::F32, ArgType::ConstPtr, ArgType::MutPtr, ArgType::I32]
+    );
+    let n = 3_000_017;
+    let x = gpu_runtime::ndarray::Array2::from_shape_vec((1, n), random(&mut rng, n)).unwrap();
+    let mut y = random(&mut rng, n);
+    let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| 0.25 * x + y).collect();
+    let grid = (n as u32).div_ceil(256);
+    axpy.call(
+        grid,
+        256,
+        &mut [
+            Arg::F32(0.25),
+            Arg::host_in(&x),
+            Arg::host_in_out(&mut y),
+            Arg::I32(n as i32),
+        ],
+    )
+    .unwrap();
+    assert_eq!(y, want);
+    // Device memory mixes with host arrays.
+    let xd = ctx.to_device(x.as_slice().unwrap()).unwrap();
+    let mut y2 = random(&mut rng, n);
+    let want: Vec<f32> = x.iter().zip(&y2).map(|(x, y)| -2.0 * x + y).collect();
+    axpy.call(
+        grid,
+        256,
+        &mut [
+            Arg::F32(-2.0),
+            Arg::input(&xd),
+            Arg::host_in_out(&mut y2),
+            Arg::I32(n as i32),
+        ],
+    )
+    .unwrap();
+    assert_eq!(y2, want);
+
+    // Mistakes are typed errors, and nothing is launched or copied back.
+    let mut untouched = y2.clone();
+    let wide = vec![0f64; 16];
+    let transposed = gpu_runtime::ndarray::Array2::<f32>::zeros((4, 4));
+    for what in [
+        "an Out array for a const pointer",
+        "8-byte elements for float*",
+        "an f64 for a float",
+    ] {
+        let mut args = match what {
+            "an Out array for a const pointer" => vec![
+                Arg::F32(1.0),
+                Arg::host_out(&mut dest),
+                Arg::host_in_out(&mut untouched),
+                Arg::I32(1),
+            ],
+            "8-byte elements for float*" => vec![
+                Arg::F32(1.0),
+                Arg::host_in(&wide),
+                Arg::host_in_out(&mut untouched),
+                Arg::I32(1),
+            ],
+            _ => vec![Arg::F64(1.0), Arg::host_in(&a), Arg::host_in(&b), Arg::I32(1)],
+        };
+        let e = axpy.call(1, 1, &mut args).unwrap_err();
+        assert!(matches!(e, Error::ArgumentMismatch { .. }), "{what}: {e}");
+    }
+    assert_eq!(untouched, y2);
+    let e = axpy
+        .call(
+            1,
+            16,
+            &mut [
+                Arg::F32(1.0),
+                Arg::host_in(&transposed.t()),
+                Arg::host_in_out(&mut untouched),
+                Arg::I32(16),
+            ],
+        )
+        .unwrap_err();
+    assert!(matches!(e, Error::NotContiguous { .. }), "{e}");
+    // prepared_call launches without copying, so it refuses host arrays.
+    let e = axpy
+        .prepared_call(
+            1,
+            1,
+            &[
+                Arg::F32(1.0),
+                Arg::host_in(&a),
+                Arg::output(&mut ctx.alloc::<f32>(1).unwrap()),
+                Arg::I32(1),
+            ],
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("only `call`"), "{e}");
+    // A launch the device refuses leaves the staging usable.
+    let e = axpy
+        .call(
+            1,
+            4096,
+            &mut [
+                Arg::F32(1.0),
+                Arg::host_in(&a),
+                Arg::host_in_out(&mut untouched),
+                Arg::I32(1),
+            ],
+        )
+        .unwrap_err();
+    assert!(matches!(e, Error::InvalidLaunch(_)), "{e}");
+    let mut small = b.clone();
+    axpy.call(
+        2,
+        256,
+        &mut [
+            Arg::F32(1.0),
+            Arg::host_in(&a),
+            Arg::host_in_out(&mut small),
+            Arg::I32(400),
+        ],
+    )
+    .unwrap();
+    let want: Vec<f32> = a.iter().zip(&b).map(|(a, b)| a + b).collect();
+    assert_eq!(small, want);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
 fn the_macro_and_source_module_share_one_compile_per_context() {
     let ctx = Context::default().unwrap();
     ctx.clear_module_cache();

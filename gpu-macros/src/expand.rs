@@ -188,7 +188,7 @@ fn convenience_body(args: &[RustArg]) -> TokenStream {
         let mut __staging = #rt::__private::Staging::new(&self.function)?;
         #(#before)*
         __staging.upload()?;
-        self.launch_on(grid.into(), block.into(), __staging.stream(), #(#call_args),*)?;
+        __staging.launch(|__stream| self.launch_on(grid.into(), block.into(), __stream, #(#call_args),*))?;
         __staging.finish()
     }
 }

@@ -1,5 +1,26 @@
 //! Launches with argument types known only at run time (PyCUDA's `prepare("PiP")` and
-//! `prepared_call`), for kernels from sources built at run time.
+//! `prepared_call`, and its `Function.__call__` with `drv.In`/`drv.Out`/`drv.InOut`), for
+//! kernels from sources built at run time.
+//!
+//! ```no_run
+//! use gpu_runtime::{Arg, Context, SourceModule};
+//! let ctx = Context::default()?;
+//! let module = SourceModule::new(
+//!     "__global__ void multiply_them(float *dest, const float *a, const float *b) {
+//!          int i = threadIdx.x; dest[i] = a[i] * b[i]; }",
+//! )
+//! .load(&ctx)?;
+//! let (a, b) = (vec![1.5f32; 400], vec![2.0f32; 400]);
+//! let mut dest = vec![0f32; 400];
+//! // Types come from the C declaration; the host arrays are copied in, and `dest` back out.
+//! module.get_function("multiply_them")?.call(
+//!     1,
+//!     400,
+//!     &mut [Arg::host_out(&mut dest), Arg::host_in(&a), Arg::host_in(&b)],
+//! )?;
+//! assert_eq!(dest[0], 3.0);
+//! # Ok::<(), gpu_runtime::Error>(())
+//! ```
 //!
 //! Safety comes from two checks. [`Function::prepare_args`] compares the declared [`ArgType`]s with
 //! the kernel's C declaration, read from the module's source. Each launch compares the
@@ -15,9 +36,12 @@ use gpu_cdecl::{CType, Scalar};
 
 use crate::context::Context;
 use crate::error::{Error, Result};
+use crate::host::{HostSlice, HostSliceMut};
 use crate::launch::Dim3;
 use crate::memory::{DeviceRead, DeviceWrite};
 use crate::module::Function;
+use crate::repr::DeviceRepr;
+use crate::staging::Staging;
 use crate::stream::Stream;
 
 /// The type of one kernel parameter.
@@ -51,8 +75,11 @@ pub enum ArgType {
     MutPtr,
 }
 
-/// One kernel argument for [`PreparedFunction::prepared_call`].
-#[derive(Debug, Clone, Copy)]
+/// One kernel argument for [`PreparedFunction::prepared_call`] and, with host arrays copied
+/// in and out, [`PreparedFunction::call`].
+///
+/// Not `Clone`: an argument may hold a mutable borrow of host memory.
+#[derive(Debug)]
 pub enum Arg<'a> {
     /// An `i8`.
     I8(i8),
@@ -78,6 +105,36 @@ pub enum Arg<'a> {
     Bool(bool),
     /// Device memory: made by [`Arg::input`] or [`Arg::output`].
     Ptr(PtrArg<'a>),
+    /// Host memory copied to the device and/or back around the launch: made by
+    /// [`Arg::host_in`], [`Arg::host_out`] or [`Arg::host_in_out`]. Only [`PreparedFunction::call`]
+    /// and [`Function::call`] take it.
+    Host(HostArg<'a>),
+}
+
+/// Which way a host argument is copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    In,
+    Out,
+    InOut,
+}
+
+/// Host memory passed to a kernel through a device copy (PyCUDA's `drv.In`, `drv.Out`,
+/// `drv.InOut`), borrowed for the call.
+#[derive(Debug)]
+pub struct HostArg<'a> {
+    /// The elements, or why there are none (an `ndarray` not contiguous in C order).
+    ptr: std::result::Result<*mut u8, &'static str>,
+    bytes: usize,
+    elem_size: usize,
+    direction: Direction,
+    _borrow: PhantomData<&'a mut [u8]>,
+}
+
+impl HostArg<'_> {
+    fn checked_ptr(&self) -> Result<*mut u8> {
+        self.ptr.map_err(|what| Error::NotContiguous { what })
+    }
 }
 
 /// Device memory passed as a pointer, borrowed for the launch.
@@ -114,6 +171,57 @@ impl<'a> Arg<'a> {
         })
     }
 
+    /// A host array the kernel reads (PyCUDA's `drv.In`): copied to the device before the
+    /// launch. Fits a `const T *` or `T *` parameter.
+    pub fn host_in<T: DeviceRepr, H: HostSlice<T> + ?Sized>(host: &'a H) -> Arg<'a> {
+        let ptr = host
+            .host_slice()
+            .map(|s| (s.as_ptr() as *mut u8, std::mem::size_of_val(s)));
+        Arg::host(ptr, std::mem::size_of::<T>(), Direction::In, "an In argument")
+    }
+
+    /// A host array the kernel writes (PyCUDA's `drv.Out`): copied back after the kernel has
+    /// finished. Its previous contents are not sent. Fits a `T *` parameter.
+    pub fn host_out<T: DeviceRepr, H: HostSliceMut<T> + ?Sized>(host: &'a mut H) -> Arg<'a> {
+        let ptr = host
+            .host_slice_mut()
+            .map(|s| (s.as_mut_ptr() as *mut u8, std::mem::size_of_val(s)));
+        Arg::host(ptr, std::mem::size_of::<T>(), Direction::Out, "an Out argument")
+    }
+
+    /// A host array the kernel reads and writes (PyCUDA's `drv.InOut`): copied to the device
+    /// before the launch and back after it. Fits a `T *` parameter.
+    pub fn host_in_out<T: DeviceRepr, H: HostSliceMut<T> + ?Sized>(host: &'a mut H) -> Arg<'a> {
+        let ptr = host
+            .host_slice_mut()
+            .map(|s| (s.as_mut_ptr() as *mut u8, std::mem::size_of_val(s)));
+        Arg::host(
+            ptr,
+            std::mem::size_of::<T>(),
+            Direction::InOut,
+            "an InOut argument",
+        )
+    }
+
+    fn host(
+        slice: Result<(*mut u8, usize)>,
+        elem_size: usize,
+        direction: Direction,
+        what: &'static str,
+    ) -> Arg<'a> {
+        let (ptr, bytes) = match slice {
+            Ok((p, b)) => (Ok(p), b),
+            Err(_) => (Err(what), 0),
+        };
+        Arg::Host(HostArg {
+            ptr,
+            bytes,
+            elem_size,
+            direction,
+            _borrow: PhantomData,
+        })
+    }
+
     fn describe(&self) -> &'static str {
         match self {
             Arg::I8(_) => "an i8",
@@ -129,6 +237,11 @@ impl<'a> Arg<'a> {
             Arg::Bool(_) => "a bool",
             Arg::Ptr(p) if p.mutable => "an output buffer (Arg::output)",
             Arg::Ptr(_) => "an input buffer (Arg::input)",
+            Arg::Host(h) => match h.direction {
+                Direction::In => "a host array to copy in (Arg::host_in)",
+                Direction::Out => "a host array to copy out (Arg::host_out)",
+                Direction::InOut => "a host array to copy in and out (Arg::host_in_out)",
+            },
         }
     }
 
@@ -149,6 +262,17 @@ impl<'a> Arg<'a> {
                 | (Arg::Bool(_), ArgType::Bool)
                 | (Arg::Ptr(_), ArgType::ConstPtr)
         ) || matches!((self, t), (Arg::Ptr(p), ArgType::MutPtr) if p.mutable)
+            || matches!((self, t), (Arg::Host(h), ArgType::ConstPtr) if h.direction == Direction::In)
+            || matches!((self, t), (Arg::Host(_), ArgType::MutPtr))
+    }
+
+    /// The element size of a buffer argument.
+    fn elem_size(&self) -> Option<usize> {
+        match self {
+            Arg::Ptr(p) => Some(p.elem_size),
+            Arg::Host(h) => Some(h.elem_size),
+            _ => None,
+        }
     }
 
     /// The address of the value `cuLaunchKernel` copies the parameter from.
@@ -166,6 +290,8 @@ impl<'a> Arg<'a> {
             Arg::F64(v) => (v as *const f64).cast(),
             Arg::Bool(v) => (v as *const bool).cast(),
             Arg::Ptr(p) => (&p.ptr as *const sys::CUdeviceptr).cast(),
+            // Replaced by the staged device copy's address before any launch.
+            Arg::Host(_) => std::ptr::null(),
         };
         p as *mut c_void
     }
@@ -222,25 +348,57 @@ pub struct PreparedFunction {
     elem_sizes: Vec<Option<usize>>,
 }
 
+/// A parameter's [`ArgType`] (None for types runtime-typed launches do not support) and, for a
+/// pointer to a scalar, the element size.
+fn declared_type(ty: &CType) -> (Option<ArgType>, Option<usize>) {
+    match ty {
+        CType::Scalar(s) => (scalar_type(*s), None),
+        CType::Pointer {
+            pointee,
+            pointee_const,
+        } => {
+            let elem = match **pointee {
+                CType::Scalar(s) => Some(scalar_size(s)),
+                _ => None,
+            };
+            let t = if *pointee_const {
+                ArgType::ConstPtr
+            } else {
+                ArgType::MutPtr
+            };
+            (Some(t), elem)
+        }
+        _ => (None, None),
+    }
+}
+
 impl Function {
+    fn mismatch(&self, detail: String) -> Error {
+        Error::ArgumentMismatch {
+            kernel: self.name().to_owned(),
+            detail,
+        }
+    }
+
+    /// The kernel's C declaration, from the module's source.
+    fn declaration(&self) -> Result<gpu_cdecl::KernelDecl> {
+        let source = self._module.source.as_deref().ok_or_else(|| {
+            self.mismatch("no CUDA C declaration is known for this kernel (it was loaded from an image); use the unsafe `prepare_args_unchecked`".into())
+        })?;
+        let base = self.name().split('<').next().unwrap_or("").trim();
+        gpu_cdecl::find_kernel(source, base)
+            .map_err(|e| self.mismatch(format!("its declaration could not be read: {e}")))
+    }
+
     /// Declares the kernel's parameter types (PyCUDA's `prepare`), after checking them against
     /// the kernel's C declaration in the module's source.
     ///
     /// Kernels from an image ([`Module::from_image`](crate::Module::from_image)) have no known
     /// declaration: use [`prepare_args_unchecked`](Self::prepare_args_unchecked).
     pub fn prepare_args(&self, arg_types: &[ArgType]) -> Result<PreparedFunction> {
-        let mismatch = |detail: String| Error::ArgumentMismatch {
-            kernel: self.name().to_owned(),
-            detail,
-        };
-        let source = self._module.source.as_deref().ok_or_else(|| {
-            mismatch("no CUDA C declaration is known for this kernel (it was loaded from an image); use the unsafe `prepare_args_unchecked`".into())
-        })?;
-        let base = self.name().split('<').next().unwrap_or("").trim();
-        let decl = gpu_cdecl::find_kernel(source, base)
-            .map_err(|e| mismatch(format!("its declaration could not be read: {e}")))?;
+        let decl = self.declaration()?;
         if decl.params.len() != arg_types.len() {
-            return Err(mismatch(format!(
+            return Err(self.mismatch(format!(
                 "{} argument types were given but the kernel takes {} parameters",
                 arg_types.len(),
                 decl.params.len()
@@ -248,49 +406,64 @@ impl Function {
         }
         let mut elem_sizes = Vec::with_capacity(arg_types.len());
         for (i, (p, &t)) in decl.params.iter().zip(arg_types).enumerate() {
-            let (expected, elem) = match &p.ty {
-                CType::Scalar(s) => (scalar_type(*s), None),
-                CType::Pointer {
-                    pointee,
-                    pointee_const,
-                } => {
-                    let elem = match **pointee {
-                        CType::Scalar(s) => Some(scalar_size(s)),
-                        _ => None,
-                    };
-                    let t = if *pointee_const {
-                        ArgType::ConstPtr
-                    } else {
-                        ArgType::MutPtr
-                    };
-                    (Some(t), elem)
-                }
-                _ => (None, None),
-            };
-            match expected {
-                Some(e) if e == t => elem_sizes.push(elem),
-                Some(e) => {
-                    return Err(mismatch(format!(
+            match declared_type(&p.ty) {
+                (Some(e), elem) if e == t => elem_sizes.push(elem),
+                (Some(e), _) => {
+                    return Err(self.mismatch(format!(
                         "parameter {i} (`{}`) is {e:?}, but {t:?} was given",
                         p.text
                     )))
                 }
-                None => {
-                    return Err(mismatch(format!(
-                        "parameter {i} (`{}`) has a type that runtime-typed launches do not support; use the #[kernel] macro",
-                        p.text
-                    )))
-                }
+                (None, _) => return Err(self.unsupported(i, &p.text)),
             }
         }
         if arg_types.len() > MAX_ARGS {
-            return Err(mismatch(format!("it has more than {MAX_ARGS} parameters")));
+            return Err(self.mismatch(format!("it has more than {MAX_ARGS} parameters")));
         }
         Ok(PreparedFunction {
             function: self.clone(),
             types: arg_types.to_vec(),
             elem_sizes,
         })
+    }
+
+    /// Prepares the kernel with the parameter types of its C declaration, read from the
+    /// module's source: [`prepare_args`](Self::prepare_args) without writing the types out.
+    pub fn prepare_declared(&self) -> Result<PreparedFunction> {
+        let decl = self.declaration()?;
+        if decl.params.len() > MAX_ARGS {
+            return Err(self.mismatch(format!("it has more than {MAX_ARGS} parameters")));
+        }
+        let mut types = Vec::with_capacity(decl.params.len());
+        let mut elem_sizes = Vec::with_capacity(decl.params.len());
+        for (i, p) in decl.params.iter().enumerate() {
+            match declared_type(&p.ty) {
+                (Some(t), elem) => {
+                    types.push(t);
+                    elem_sizes.push(elem);
+                }
+                (None, _) => return Err(self.unsupported(i, &p.text)),
+            }
+        }
+        Ok(PreparedFunction {
+            function: self.clone(),
+            types,
+            elem_sizes,
+        })
+    }
+
+    /// Launches with host arrays copied in and out (PyCUDA's `Function.__call__` with
+    /// `drv.In`/`drv.Out`/`drv.InOut`), taking the parameter types from the C declaration, and
+    /// waits. Each call reads the declaration again; for repeated calls,
+    /// [`prepare_declared`](Self::prepare_declared) once and use [`PreparedFunction::call`].
+    pub fn call(&self, grid: impl Into<Dim3>, block: impl Into<Dim3>, args: &mut [Arg<'_>]) -> Result<()> {
+        self.prepare_declared()?.call(grid, block, args)
+    }
+
+    fn unsupported(&self, i: usize, text: &str) -> Error {
+        self.mismatch(format!(
+            "parameter {i} (`{text}`) has a type that runtime-typed launches do not support; use the #[kernel] macro"
+        ))
     }
 
     /// [`prepare_args`](Self::prepare_args) without the declaration check, for kernels loaded from an
@@ -359,8 +532,55 @@ impl PreparedFunction {
             .timed(|| self.launch(grid, block, std::ptr::null_mut(), args))
     }
 
+    /// Launches with host arrays ([`Arg::host_in`], [`Arg::host_out`], [`Arg::host_in_out`])
+    /// copied to the device before the kernel and back after it, through pinned staging memory
+    /// and pooled device memory as the `#[kernel]` convenience call does, and waits (which
+    /// reports any error the kernel raised). Device buffers and scalars may be mixed in.
+    pub fn call(&self, grid: impl Into<Dim3>, block: impl Into<Dim3>, args: &mut [Arg<'_>]) -> Result<()> {
+        let (grid, block) = (grid.into(), block.into());
+        self.check(args, true)?;
+        let mut staging = Staging::new(&self.function)?;
+        // The device copies, kept alive until `finish`; and their addresses, by argument.
+        let mut copies = Vec::new();
+        let mut addrs = [0 as sys::CUdeviceptr; MAX_ARGS];
+        for (addr, a) in addrs.iter_mut().zip(args.iter_mut()) {
+            let Arg::Host(h) = a else { continue };
+            let ptr = h.checked_ptr()?;
+            // SAFETY: `ptr` and `bytes` describe the slice the argument borrows for its whole
+            // lifetime, mutably for Out and InOut; `args` is borrowed mutably here, so no other
+            // access to it happens while the staging holds the slice.
+            let buf = unsafe {
+                match h.direction {
+                    Direction::In => staging.input::<u8>(std::slice::from_raw_parts(ptr, h.bytes))?,
+                    Direction::Out => staging.output::<u8>(std::slice::from_raw_parts_mut(ptr, h.bytes))?,
+                    Direction::InOut => {
+                        staging.input_output::<u8>(std::slice::from_raw_parts_mut(ptr, h.bytes))?
+                    }
+                }
+            };
+            *addr = buf.device_ptr();
+            copies.push(buf);
+        }
+        staging.upload()?;
+        let mut params = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
+        for ((slot, a), addr) in params.iter_mut().zip(args.iter()).zip(&addrs) {
+            *slot = match a {
+                Arg::Host(_) => (addr as *const sys::CUdeviceptr).cast_mut().cast(),
+                a => a.param(),
+            };
+        }
+        let params = &mut params[..args.len()];
+        // SAFETY: as in `launch`; each host argument is replaced by its staged device copy,
+        // which lives in `copies` until the stream has finished (`finish` waits for it, and
+        // `launch` and `upload` wait when they fail).
+        staging.launch(|stream| unsafe { self.function.launch_raw(grid, block, stream, params) })?;
+        staging.finish()?;
+        drop(copies);
+        Ok(())
+    }
+
     fn launch(&self, grid: Dim3, block: Dim3, stream: sys::CUstream, args: &[Arg<'_>]) -> Result<()> {
-        self.check(args)?;
+        self.check(args, false)?;
         let mut params = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
         for (slot, a) in params.iter_mut().zip(args) {
             *slot = a.param();
@@ -375,7 +595,7 @@ impl PreparedFunction {
         }
     }
 
-    fn check(&self, args: &[Arg<'_>]) -> Result<()> {
+    fn check(&self, args: &[Arg<'_>], host_allowed: bool) -> Result<()> {
         let mismatch = |detail: String| Error::ArgumentMismatch {
             kernel: self.function.name().to_owned(),
             detail,
@@ -394,18 +614,59 @@ impl PreparedFunction {
                     a.describe()
                 )));
             }
+            if let Arg::Host(_) = a {
+                if !host_allowed {
+                    return Err(mismatch(format!(
+                        "argument {i} is {}, which only `call` takes (it copies host arrays in and out); pass device memory (Arg::input/Arg::output) to prepared_call",
+                        a.describe()
+                    )));
+                }
+            }
             if let Arg::Ptr(p) = a {
                 if !p.ctx.is(self.function.context().raw()) {
                     crate::module::foreign_arg(self.function.context(), p.ctx, 0)?;
                 }
-                if let Some(e) = elem.filter(|&e| e != p.elem_size) {
+            }
+            if let (Some(size), Some(e)) = (a.elem_size(), *elem) {
+                if size != e {
                     return Err(mismatch(format!(
-                        "argument {i} is a buffer of {}-byte elements but the parameter points to {e}-byte elements",
-                        p.elem_size
+                        "argument {i} is a buffer of {size}-byte elements but the parameter points to {e}-byte elements"
                     )));
                 }
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_arrays_fit_the_pointers_their_direction_allows() {
+        let (a, mut b, mut c) = (vec![1f32; 4], vec![0f32; 4], vec![0f32; 4]);
+        let input = Arg::host_in(&a);
+        let output = Arg::host_out(&mut b);
+        let both = Arg::host_in_out(&mut c);
+        // In reads only: fits `const T *` and `T *`; Out and InOut need a writable `T *`.
+        assert!(input.fits(ArgType::ConstPtr) && input.fits(ArgType::MutPtr));
+        assert!(!output.fits(ArgType::ConstPtr) && output.fits(ArgType::MutPtr));
+        assert!(!both.fits(ArgType::ConstPtr) && both.fits(ArgType::MutPtr));
+        assert!(!input.fits(ArgType::F32));
+        assert_eq!(input.elem_size(), Some(4));
+        assert!(output.describe().contains("host_out"));
+        let Arg::Host(h) = &both else { panic!("{both:?}") };
+        assert_eq!((h.bytes, h.direction), (16, Direction::InOut));
+    }
+
+    #[test]
+    fn a_non_contiguous_array_is_refused_when_copied() {
+        let m = ndarray::Array2::<f64>::zeros((3, 5));
+        let t = m.t();
+        let Arg::Host(h) = Arg::host_in(&t) else { panic!() };
+        assert!(matches!(h.checked_ptr(), Err(Error::NotContiguous { .. })));
+        let Arg::Host(h) = Arg::host_in(&m) else { panic!() };
+        assert_eq!((h.checked_ptr().is_ok(), h.bytes, h.elem_size), (true, 120, 8));
     }
 }

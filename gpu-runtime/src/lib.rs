@@ -119,7 +119,10 @@
 //! Kernels are compiled with NVRTC (loaded at run time: `libnvrtc.so.13` from the CUDA toolkit
 //! or the PyPI wheel `nvidia-cuda-nvrtc`) to a cubin for the device's own architecture, or to
 //! PTX when NVRTC does not know it. [`SourceModule`] does the same for sources built at run time
-//! (with nvcc on request), and [`Module`] loads PTX, cubins and fatbins. Compiled images are
+//! (with nvcc on request), and [`Module`] loads PTX, cubins and fatbins. Their kernels launch
+//! with argument types checked against the C declaration at run time ([`Function::call`] with
+//! host arrays copied in and out, PyCUDA's `func(drv.Out(dest), drv.In(a), …)`; or
+//! [`Function::prepare_args`] and device memory). Compiled images are
 //! kept in an on-disk cache keyed by the source, every option, the architecture, the compiler
 //! and its version, and this crate's version ([`cache`]): `GPU_RUNTIME_CACHE_DIR` moves it (the
 //! default follows `$XDG_CACHE_HOME`, else `~/.cache/gpu-runtime`), `GPU_RUNTIME_DISABLE_CACHE`

@@ -139,8 +139,8 @@ unsafe impl Sync for Job {}
 /// One convenience call's staging: what the `#[kernel]` macro's `call` drives.
 ///
 /// `input`/`output`/`input_output` per marked argument give the device buffer the kernel
-/// takes; `upload` sends the inputs, the kernel is launched on `stream()`, and `finish`
-/// brings the outputs back and waits. Dropped early (an error), it waits for the copies
+/// takes; `upload` sends the inputs, `launch` launches the kernel on the call's stream, and
+/// `finish` brings the outputs back and waits. Dropped early (an error), it waits for the copies
 /// already queued before giving back the pinned buffers they use.
 pub struct Staging<'a> {
     ctx: &'a Context,
@@ -226,8 +226,37 @@ impl<'a> Staging<'a> {
         Ok(buf)
     }
 
-    /// Copies the inputs into pinned memory and queues their transfer, chunk by chunk.
+    /// Runs `launch` with the stream the call runs on. When it fails, waits for the copies
+    /// already queued before returning the error: the caller then drops the device buffers
+    /// they fill, which go back to their pool and must not be written any more.
+    pub fn launch(&mut self, launch: impl FnOnce(sys::CUstream) -> Result<()>) -> Result<()> {
+        let result = launch(self.st.stream);
+        if result.is_err() {
+            self.settle();
+        }
+        result
+    }
+
+    /// Waits for every copy queued so far (on an error path; errors are reported elsewhere).
+    fn settle(&mut self) {
+        if self.queued && bind_raw(self.ctx.raw()).is_ok() {
+            // SAFETY: the stream is live.
+            unsafe { sys::cuStreamSynchronize(self.st.stream) };
+        }
+        self.queued = false;
+    }
+
+    /// Copies the inputs into pinned memory and queues their transfer, chunk by chunk. When
+    /// it fails, waits for the chunks already queued (see [`launch`](Self::launch)).
     pub fn upload(&mut self) -> Result<()> {
+        let result = self.queue_uploads();
+        if result.is_err() {
+            self.settle();
+        }
+        result
+    }
+
+    fn queue_uploads(&mut self) -> Result<()> {
         if self.uploads.is_empty() {
             return Ok(());
         }
@@ -340,12 +369,9 @@ impl<'a> Staging<'a> {
 
 impl Drop for Staging<'_> {
     fn drop(&mut self) {
-        if self.queued && bind_raw(self.ctx.raw()).is_ok() {
-            // Copies still queued read or write the pinned blocks; they must end before the
-            // blocks can serve another call. The error, if any, was or will be reported.
-            // SAFETY: the stream is live.
-            unsafe { sys::cuStreamSynchronize(self.st.stream) };
-        }
+        // Copies still queued read or write the pinned blocks; they must end before the
+        // blocks can serve another call. The error, if any, was or will be reported.
+        self.settle();
         for &block in &self.pinned {
             // SAFETY: each block came from this pool, is returned once, and no copy uses it.
             unsafe { self.st.pinned.release(block) };
