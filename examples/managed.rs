@@ -1,9 +1,9 @@
 //! Managed (unified) memory, PyCUDA's `doublify`: one allocation that the host and the GPU both
 //! address. The array is filled on the host, doubled by a kernel that takes it as its pointer
 //! argument, and read again on the host, with no copy written anywhere: the driver migrates the
-//! pages on demand.
+//! pages on demand, or ahead of time when asked to prefetch them.
 
-use gpu_runtime::{kernel, AttachFlags, Context};
+use gpu_runtime::{kernel, AttachFlags, Context, DeviceAttribute, MemAdvice, MemLocation};
 use gpu_suite::{mismatch_error, run_example, Rng};
 
 // `float *a` takes any device-writable memory; a ManagedArray is one, so no staging is involved.
@@ -38,7 +38,17 @@ fn main() -> std::process::ExitCode {
         mismatch_error("doublify", a.as_slice_memory_order(), &want, 0.0)?;
 
         // The pages move back to the GPU for a second pass, and to the host for the median.
+        // Prefetching moves them ahead of time, in bulk, instead of on demand, page fault by
+        // page fault (on devices with concurrent managed access, as data-center GPUs have).
+        let concurrent = ctx.device().attribute(DeviceAttribute::ConcurrentManagedAccess)? != 0;
+        if concurrent {
+            a.advise(MemAdvice::SetPreferredLocation(MemLocation::Device(ctx.device())))?;
+            a.prefetch(MemLocation::Device(ctx.device()), None)?;
+        }
         doublify.prepared_call(grid, 256, &mut a, n as i32)?;
+        if concurrent {
+            a.prefetch(MemLocation::Host, None)?;
+        }
         ctx.synchronize()?;
         let want: Vec<f32> = host.iter().map(|v| v * 4.0).collect();
         mismatch_error("doublify twice", a.as_slice_memory_order(), &want, 0.0)?;

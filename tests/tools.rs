@@ -6,8 +6,9 @@ use std::ffi::c_void;
 
 use gpu_runtime::cudarc::driver::sys;
 use gpu_runtime::{
-    gpu_test, kernel, AttachFlags, Context, DeviceData, DeviceMemoryPool, DeviceRead, Error, HostAllocFlags,
-    HostRegisterFlags, HostSlice, PageLockedAllocator, PageLockedMemoryPool,
+    gpu_test, kernel, AttachFlags, Context, ContextFlags, DeviceData, DeviceMemoryPool, DeviceRead, Error,
+    HostAllocFlags, HostRegisterFlags, HostSlice, MemAdvice, MemLocation, PageLockedAllocator,
+    PageLockedMemoryPool, Stream,
 };
 use gpu_suite::{assert_close, Rng};
 use ndarray::Array2;
@@ -458,6 +459,71 @@ fn managed_doublify_through_the_macro() {
         .managed_empty::<u8, _>(free + (1 << 30), AttachFlags::Global)
         .unwrap_err();
     assert!(e.to_string().contains("bytes free"), "{e}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn managed_memory_attaches_prefetches_and_takes_advice() {
+    let ctx = ctx();
+    let dev = ctx.device();
+    let n = 1 << 20;
+    let mut a = ctx.managed_empty::<f32, _>(n, AttachFlags::Global).unwrap();
+    let src = Rng::new(19).vec_f32(n);
+    a.as_slice_memory_order_mut().copy_from_slice(&src);
+    let k = twice::prepare(&ctx).unwrap();
+    let stream = Stream::new(&ctx).unwrap();
+
+    // Attached to one stream: the host may use it once that stream is done.
+    a.attach(AttachFlags::Single, Some(&stream)).unwrap();
+    a.prefetch(MemLocation::Device(dev), Some(&stream)).unwrap();
+    assert_eq!(
+        a.last_prefetch_location().unwrap(),
+        Some(MemLocation::Device(dev))
+    );
+    k.prepared_async_call((n as u32).div_ceil(256), 256, &stream, &mut a, n as i32)
+        .unwrap();
+    a.prefetch(MemLocation::Host, Some(&stream)).unwrap();
+    stream.synchronize().unwrap();
+    assert_eq!(a.last_prefetch_location().unwrap(), Some(MemLocation::Host));
+    let want: Vec<f32> = src.iter().map(|v| 2.0 * v).collect();
+    assert_close(a.host_slice().unwrap(), &want, 0.0);
+    a.attach(AttachFlags::Global, None).unwrap();
+
+    // Advice is read back as given, and kernels still see the same data.
+    assert!(!a.is_read_mostly().unwrap());
+    a.advise(MemAdvice::SetReadMostly).unwrap();
+    assert!(a.is_read_mostly().unwrap());
+    a.advise(MemAdvice::UnsetReadMostly).unwrap();
+    assert!(!a.is_read_mostly().unwrap());
+    assert_eq!(a.preferred_location().unwrap(), None);
+    a.advise(MemAdvice::SetPreferredLocation(MemLocation::Device(dev)))
+        .unwrap();
+    assert_eq!(a.preferred_location().unwrap(), Some(MemLocation::Device(dev)));
+    a.advise(MemAdvice::SetAccessedBy(MemLocation::Device(dev)))
+        .unwrap();
+    k.prepared_call((n as u32).div_ceil(256), 256, &mut a, n as i32)
+        .unwrap();
+    ctx.synchronize().unwrap();
+    let want: Vec<f32> = src.iter().map(|v| 4.0 * v).collect();
+    assert_close(a.host_slice().unwrap(), &want, 0.0);
+    a.advise(MemAdvice::UnsetAccessedBy(MemLocation::Device(dev)))
+        .unwrap();
+    a.advise(MemAdvice::UnsetPreferredLocation).unwrap();
+    assert_eq!(a.preferred_location().unwrap(), None);
+
+    // Mistakes are typed errors.
+    let e = a.attach(AttachFlags::Single, None).unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+    let other = Context::create(dev, ContextFlags::SCHED_AUTO).unwrap();
+    let e = a
+        .prefetch(MemLocation::Host, Some(&Stream::new(&other).unwrap()))
+        .unwrap_err();
+    assert!(matches!(e, Error::WrongContext { .. }), "{e}");
+    let e = ctx
+        .managed_empty::<f32, _>(4, AttachFlags::Single)
+        .map(drop)
+        .unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
 }
 
 #[test]

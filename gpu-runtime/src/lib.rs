@@ -102,7 +102,8 @@
 //!   another process ([`IpcMemHandle`]).
 //! - Host memory: ordinary slices, `Vec`s and `ndarray`s; page-locked [`PinnedArray`]
 //!   (`ctx.pagelocked_empty`, optionally mapped into the device's address space), unified
-//!   [`ManagedArray`] (`ctx.managed_empty`, passed to kernels with no copies), [`AlignedArray`],
+//!   [`ManagedArray`] (`ctx.managed_empty`, passed to kernels with no copies; attached to a
+//!   stream, prefetched and advised with [`MemAdvice`]), [`AlignedArray`],
 //!   and existing arrays page-locked in place ([`RegisteredArray`]).
 //! - Pools: [`DeviceMemoryPool`] and [`PageLockedMemoryPool`] reuse freed blocks (PyCUDA's
 //!   pools); on out-of-memory they give back what they hold and retry once. The convenience
@@ -275,6 +276,7 @@ mod launch;
 pub mod layout;
 mod link;
 mod managed;
+mod managed_ops;
 mod memoize;
 mod memops;
 mod memory;
@@ -317,6 +319,7 @@ pub use ipc::{IpcBuffer, IpcEventHandle, IpcMemHandle};
 pub use launch::{validate as validate_launch, CheckedLaunch, Dim3, KernelLimits};
 pub use link::{linker_available, DynamicModule, LinkInput, LinkedModule};
 pub use managed::{AttachFlags, ManagedArray};
+pub use managed_ops::{MemAdvice, MemLocation};
 pub use memoize::ContextCache;
 pub use memops::{
     memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async, memcpy_htod, memcpy_htod_async,

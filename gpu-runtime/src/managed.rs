@@ -21,13 +21,17 @@ pub enum AttachFlags {
     Global,
     /// Only the host, until attached to a stream (`CU_MEM_ATTACH_HOST`).
     Host,
+    /// The host and one stream ([`ManagedArray::attach`] with that stream;
+    /// `CU_MEM_ATTACH_SINGLE`). Not for allocating.
+    Single,
 }
 
 impl AttachFlags {
-    fn bits(self) -> u32 {
+    pub(crate) fn bits(self) -> u32 {
         match self {
             AttachFlags::Global => sys::CUmemAttach_flags::CU_MEM_ATTACH_GLOBAL as u32,
             AttachFlags::Host => sys::CUmemAttach_flags::CU_MEM_ATTACH_HOST as u32,
+            AttachFlags::Single => sys::CUmemAttach_flags::CU_MEM_ATTACH_SINGLE as u32,
         }
     }
 }
@@ -108,6 +112,12 @@ impl Context {
         Sh::Dim: Dimension,
     {
         let (shape, len, bytes) = shape_bytes::<T, _>(shape, "managed_empty")?;
+        if flags == AttachFlags::Single {
+            return Err(Error::InvalidArgument {
+                operation: "managed_empty",
+                detail: "managed memory is allocated attached Global or Host; attach it to one stream afterwards with `ManagedArray::attach(AttachFlags::Single, Some(&stream))`".into(),
+            });
+        }
         let mut addr = 0;
         if bytes > 0 {
             let (free, _) = self.mem_get_info()?;
