@@ -73,6 +73,16 @@ __global__ void surf_write(cudaSurfaceObject_t surf, const float *src, int w, in
 )]
 fn surf_write(surf: SurfaceObject, #[In] src: &[f32], w: i32, h: i32);
 
+#[kernel(
+    r#"
+__global__ void cube_centres(cudaTextureObject_t tex, float *out) {
+    const float d[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    int f = threadIdx.x;
+    if (f < 6) out[f] = texCubemap<float>(tex, d[f][0], d[f][1], d[f][2]);
+}"#
+)]
+fn cube_centres(tex: TextureObject, out: &mut [f32]);
+
 fn f32s(seed: u64, n: usize) -> Vec<f32> {
     Rng::new(seed).vec_f32(n)
 }
@@ -122,6 +132,11 @@ fn device_queries_agree_with_each_other() {
     assert_eq!(ctx.compute_capability(), cc);
     assert!(Device::by_pci_bus_id("not-a-bus-id").is_err());
     assert!(Device::new(n).is_err());
+    // This process made a context, so the device is not Prohibited; the raw attribute agrees.
+    let mode = dev.compute_mode().unwrap();
+    let raw = dev.attribute(DeviceAttribute::ComputeMode).unwrap();
+    let expected = [(ComputeMode::Default, 0), (ComputeMode::ExclusiveProcess, 3)];
+    assert!(expected.contains(&(mode, raw)), "{mode:?} vs raw {raw}");
 }
 
 #[test]
@@ -754,6 +769,48 @@ fn cuda_arrays_copy_to_and_from_host_and_device() {
         .call()
         .unwrap();
     assert_eq!(row, &pairs[9 * w + 3..9 * w + 8]);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cube_maps_and_unaligned_2d_copies() {
+    let ctx = ctx();
+    // Six 9 x 9 faces; looking straight at a face hits its centre texel (4, 4).
+    let n = 9usize;
+    let faces = Array3::from_shape_vec((6, n, n), f32s(125, 6 * n * n)).unwrap();
+    let cube = CudaArray::from_ndarray(&ctx, &faces, ArrayFlags::CUBEMAP).unwrap();
+    assert_eq!(cube.to_vec::<f32>().unwrap(), faces.as_slice().unwrap());
+    let tex = Texture::from_array(&cube, &TextureDesc::default()).unwrap();
+    let mut out = ctx.alloc_zeros::<f32>(6).unwrap();
+    cube_centres::prepare(&ctx)
+        .unwrap()
+        .prepared_call(1, 6, tex.object(), &mut out)
+        .unwrap();
+    let want: Vec<f32> = (0..6).map(|f| faces[[f, 4, 4]]).collect();
+    assert_eq!(out.to_vec().unwrap(), want);
+    // Not a cube: refused before the driver sees it.
+    let e = CudaArray::new(
+        &ctx,
+        ArrayDescriptor::new_3d::<f32>(8, 9, 6).with_flags(ArrayFlags::CUBEMAP),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("cube map"), "{e}");
+
+    // A 2D copy between odd pitches and offsets (PyCUDA's aligned=False): 5 rows of 11 bytes
+    // from byte 3 of rows 2.. of a 13-byte-pitch image into a 11-byte-pitch one.
+    let img: Vec<u8> = (0..13 * 9).map(|i| (i * 37 % 251) as u8).collect();
+    let src = ctx.to_device(&img).unwrap();
+    let mut dst = ctx.alloc_zeros::<u8>(11 * 5).unwrap();
+    Memcpy2D::new(11, 5)
+        .src_device(&src, 13)
+        .src_pos(3, 2)
+        .dst_device(&mut dst, 11)
+        .call_unaligned()
+        .unwrap();
+    let want: Vec<u8> = (2..7)
+        .flat_map(|y| img[y * 13 + 3..y * 13 + 14].to_vec())
+        .collect();
+    assert_eq!(dst.to_vec().unwrap(), want);
 }
 
 #[test]

@@ -98,6 +98,9 @@ impl ArrayFlags {
     pub const SURFACE_LDST: ArrayFlags = ArrayFlags(sys::CUDA_ARRAY3D_SURFACE_LDST);
     /// The array may be read with `tex2Dgather`.
     pub const TEXTURE_GATHER: ArrayFlags = ArrayFlags(sys::CUDA_ARRAY3D_TEXTURE_GATHER);
+    /// A cube map: six square faces (`width == height`, `depth` 6, or a multiple of 6 with
+    /// [`LAYERED`](Self::LAYERED)), read with `texCubemap`.
+    pub const CUBEMAP: ArrayFlags = ArrayFlags(sys::CUDA_ARRAY3D_CUBEMAP);
 
     /// The raw `CUDA_ARRAY3D_*` bits.
     pub const fn bits(self) -> u32 {
@@ -195,6 +198,23 @@ impl ArrayDescriptor {
                 "an array with depth {} needs a height (only layered 1D arrays skip it)",
                 self.depth
             ));
+        }
+        if self.flags.contains(ArrayFlags::CUBEMAP) {
+            let layered = self.flags.contains(ArrayFlags::LAYERED);
+            let faces_ok = if layered {
+                self.depth > 0 && self.depth.is_multiple_of(6)
+            } else {
+                self.depth == 6
+            };
+            if self.width != self.height || !faces_ok {
+                return bad(format!(
+                    "a cube map has square faces and a depth of {}, but this one is {} x {} x {}",
+                    if layered { "a multiple of 6" } else { "6" },
+                    self.width,
+                    self.height,
+                    self.depth
+                ));
+            }
         }
         Ok(())
     }
@@ -420,6 +440,34 @@ impl Drop for CudaArray {
             unsafe {
                 sys::cuArrayDestroy(self.raw);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cube_maps_need_square_faces_and_six_of_them() {
+        let cube = |w, h, d, flags| {
+            ArrayDescriptor::new_3d::<f32>(w, h, d)
+                .with_flags(flags)
+                .validate()
+        };
+        assert!(cube(16, 16, 6, ArrayFlags::CUBEMAP).is_ok());
+        assert!(cube(16, 16, 12, ArrayFlags::CUBEMAP | ArrayFlags::LAYERED).is_ok());
+        for (w, h, d, flags) in [
+            (16, 8, 6, ArrayFlags::CUBEMAP),
+            (16, 16, 5, ArrayFlags::CUBEMAP),
+            (16, 16, 12, ArrayFlags::CUBEMAP),
+            (16, 16, 9, ArrayFlags::CUBEMAP | ArrayFlags::LAYERED),
+        ] {
+            let e = cube(w, h, d, flags).unwrap_err();
+            assert!(
+                matches!(e, Error::InvalidArgument { .. }) && e.to_string().contains("cube map"),
+                "{w}x{h}x{d}: {e}"
+            );
         }
     }
 }

@@ -330,6 +330,18 @@ impl<'a> Memcpy2D<'a> {
         check("cuMemcpy2D", unsafe { sys::cuMemcpy2D_v2(&p) })
     }
 
+    /// [`call`](Self::call) for a device-to-device copy whose pitches or offsets the driver's
+    /// aligned copy refuses (PyCUDA's `Memcpy2D(aligned=False)`; `cuMemcpy2DUnaligned`): slower,
+    /// but any alignment goes.
+    pub fn call_unaligned(self) -> Result<()> {
+        let p = self.prepare()?;
+        if self.width == 0 || self.height == 0 {
+            return Ok(());
+        }
+        // SAFETY: as in call.
+        check("cuMemcpy2DUnaligned", unsafe { sys::cuMemcpy2DUnaligned_v2(&p) })
+    }
+
     /// Queues the copy on `stream`.
     ///
     /// # Safety

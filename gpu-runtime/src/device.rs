@@ -160,6 +160,19 @@ impl Device {
         Ok(id.to_string_lossy().into_owned())
     }
 
+    /// Who may create contexts on the device (PyCUDA's `compute_mode`), as the administrator
+    /// set it with `nvidia-smi -c`.
+    pub fn compute_mode(&self) -> Result<ComputeMode> {
+        use sys::CUcomputemode::*;
+        let v = self.attribute(Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_MODE)?;
+        Ok(match v {
+            x if x == CU_COMPUTEMODE_DEFAULT as i32 => ComputeMode::Default,
+            x if x == CU_COMPUTEMODE_PROHIBITED as i32 => ComputeMode::Prohibited,
+            x if x == CU_COMPUTEMODE_EXCLUSIVE_PROCESS as i32 => ComputeMode::ExclusiveProcess,
+            other => ComputeMode::Other(other),
+        })
+    }
+
     /// True when contexts on this device can map memory of contexts on `peer` (after
     /// [`Context::enable_peer_access`](crate::Context::enable_peer_access)). A device is never
     /// its own peer: the driver answers false for `peer == self`.
@@ -222,4 +235,17 @@ impl DeviceLimits {
             max_shared_memory_per_block_optin,
         }
     }
+}
+
+/// Who may create contexts on a device ([`Device::compute_mode`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ComputeMode {
+    /// Any number of contexts, from any number of processes.
+    Default,
+    /// No contexts at all.
+    Prohibited,
+    /// Contexts from one process at a time.
+    ExclusiveProcess,
+    /// A value this crate does not know, as the driver reported it.
+    Other(i32),
 }

@@ -306,7 +306,7 @@ pub use compiler::{compile, nvrtc_version, supported_archs, CompiledModule, Targ
 pub use context::{clear_context_caches, Context};
 pub use context_config::{CacheConfig, ContextFlags, Limit, SharedConfig};
 pub use copy::{Memcpy2D, Memcpy3D};
-pub use device::{Device, DeviceLimits};
+pub use device::{ComputeMode, Device, DeviceLimits};
 pub use device_pool::{DeviceMemoryPool, PooledBuffer, PooledDeviceAllocation};
 pub use driver::{driver_version, is_available};
 pub use dynamic::{Arg, ArgType, PreparedFunction};
