@@ -433,6 +433,32 @@ fn registered_and_aligned_host_memory() {
     al.as_slice_memory_order_mut().copy_from_slice(&v);
     let d = ctx.to_device(&al).unwrap();
     assert_close(&d.to_vec().unwrap(), &v, 0.0);
+
+    // PyCUDA's aligned_empty + register_host_memory: the aligned array page-locked in place,
+    // mapped, and doubled by a kernel writing host memory directly.
+    {
+        let mut reg = ctx
+            .register_host_slice(al.as_slice_memory_order_mut(), HostRegisterFlags::DEVICE_MAP)
+            .unwrap();
+        let n = reg.len();
+        twice::prepare(&ctx)
+            .unwrap()
+            .prepared_call(
+                (n as u32).div_ceil(256),
+                256,
+                &mut reg.mapped_mut().unwrap(),
+                n as i32,
+            )
+            .unwrap();
+        ctx.synchronize().unwrap();
+        let want: Vec<f32> = v.iter().map(|x| 2.0 * x).collect();
+        assert_eq!(&*reg, &want[..]);
+    }
+    // Unregistered on drop: it can be registered again, without mapping this time.
+    let reg = ctx
+        .register_host_slice(al.as_slice_memory_order_mut(), HostRegisterFlags::NONE)
+        .unwrap();
+    assert!(matches!(reg.device_ptr(), Err(Error::NotMapped)));
 }
 
 #[test]

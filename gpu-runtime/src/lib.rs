@@ -104,7 +104,8 @@
 //!   (`ctx.pagelocked_empty`, optionally mapped into the device's address space), unified
 //!   [`ManagedArray`] (`ctx.managed_empty`, passed to kernels with no copies; attached to a
 //!   stream, prefetched and advised with [`MemAdvice`]), [`AlignedArray`],
-//!   and existing arrays page-locked in place ([`RegisteredArray`]).
+//!   and existing arrays or slices page-locked in place ([`RegisteredArray`],
+//!   [`RegisteredSlice`]).
 //! - Pools: [`DeviceMemoryPool`] and [`PageLockedMemoryPool`] reuse freed blocks (PyCUDA's
 //!   pools); on out-of-memory they give back what they hold and retry once. The convenience
 //!   call stages `#[In]`/`#[Out]` arguments through the context's own pools of pinned and device
@@ -289,6 +290,7 @@ mod pinned;
 mod pitched;
 mod pool;
 pub mod profiler;
+mod registered;
 mod repr;
 mod source_module;
 mod staging;
@@ -334,6 +336,7 @@ pub use pinned::{
     RegisteredArray,
 };
 pub use pitched::PitchedBuffer;
+pub use registered::RegisteredSlice;
 pub use repr::{DeviceRepr, KernelParam};
 pub use source_module::{CompileReport, Compiler, SourceModule};
 pub use stream::{Event, EventFlags, Stream, StreamFlags};

@@ -157,7 +157,12 @@ impl<T: DeviceRepr, D: Dimension> PinnedArray<T, D> {
     }
 }
 
-fn mapped_device_ptr(ctx: &Context, mapped: bool, host: *mut c_void, len: usize) -> Result<sys::CUdeviceptr> {
+pub(crate) fn mapped_device_ptr(
+    ctx: &Context,
+    mapped: bool,
+    host: *mut c_void,
+    len: usize,
+) -> Result<sys::CUdeviceptr> {
     if !mapped {
         return Err(Error::NotMapped);
     }
@@ -369,6 +374,11 @@ impl PageLockedMemoryPool {
 pub struct HostRegisterFlags(u32);
 
 impl HostRegisterFlags {
+    /// The raw `CU_MEMHOSTREGISTER_*` bits.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
     /// No flags.
     pub const NONE: HostRegisterFlags = HostRegisterFlags(0);
     /// Pinned for every context (`CU_MEMHOSTREGISTER_PORTABLE`).
