@@ -796,20 +796,23 @@ fn cube_maps_and_unaligned_2d_copies() {
     .unwrap_err();
     assert!(e.to_string().contains("cube map"), "{e}");
 
-    // A 2D copy between odd pitches and offsets (PyCUDA's aligned=False): 5 rows of 11 bytes
-    // from byte 3 of rows 2.. of a 13-byte-pitch image into a 11-byte-pitch one.
+    // A 2D copy between odd pitches and offsets (PyCUDA's aligned=False): 5 rows of 9 bytes
+    // from byte 3 of rows 2.. of a 13-byte-pitch image to byte 1 of the rows of an 11-byte-pitch
+    // one.
     let img: Vec<u8> = (0..13 * 9).map(|i| (i * 37 % 251) as u8).collect();
     let src = ctx.to_device(&img).unwrap();
     let mut dst = ctx.alloc_zeros::<u8>(11 * 5).unwrap();
-    Memcpy2D::new(11, 5)
+    Memcpy2D::new(9, 5)
         .src_device(&src, 13)
         .src_pos(3, 2)
         .dst_device(&mut dst, 11)
+        .dst_pos(1, 0)
         .call_unaligned()
         .unwrap();
-    let want: Vec<u8> = (2..7)
-        .flat_map(|y| img[y * 13 + 3..y * 13 + 14].to_vec())
-        .collect();
+    let mut want = vec![0u8; 11 * 5];
+    for y in 0..5 {
+        want[y * 11 + 1..y * 11 + 10].copy_from_slice(&img[(y + 2) * 13 + 3..(y + 2) * 13 + 12]);
+    }
     assert_eq!(dst.to_vec().unwrap(), want);
 }
 
