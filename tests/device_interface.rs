@@ -361,6 +361,63 @@ fn limits_and_cache_configuration_read_back() {
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
+fn stream_priorities_callbacks_and_async_memsets() {
+    let ctx = ctx();
+    // Priorities: lower numbers are higher; outside the range is refused with the range.
+    let (lowest, highest) = ctx.stream_priority_range().unwrap();
+    assert!(highest <= lowest, "({lowest}, {highest})");
+    let urgent = Stream::with_priority(&ctx, StreamFlags::NonBlocking, highest).unwrap();
+    assert_eq!(urgent.priority().unwrap(), highest);
+    assert_eq!(urgent.flags().unwrap(), StreamFlags::NonBlocking);
+    assert_eq!(Stream::new(&ctx).unwrap().priority().unwrap(), 0);
+    let e = Stream::with_priority(&ctx, StreamFlags::Default, highest - 1).unwrap_err();
+    assert!(e.to_string().contains(&format!("{highest} (highest)")), "{e}");
+
+    // A host function runs once the kernel queued before it has finished.
+    let stream = Stream::new(&ctx).unwrap();
+    let mut done = ctx.alloc_zeros::<i32>(1).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let t0 = std::time::Instant::now();
+    spin::prepare(&ctx)
+        .unwrap()
+        .prepared_async_call(1, 32, &stream, cycles_for_ms(&ctx, 50.0), &mut done)
+        .unwrap();
+    stream
+        .add_callback(move || tx.send(t0.elapsed()).unwrap())
+        .unwrap();
+    let waited = rx.recv_timeout(std::time::Duration::from_secs(10)).unwrap();
+    assert!(
+        waited.as_secs_f64() > 0.040,
+        "ran after {waited:?}, before the 50 ms kernel ended"
+    );
+    stream.synchronize().unwrap();
+    assert_eq!(done.to_vec().unwrap(), [1]);
+
+    // Async memsets on the stream, against the host.
+    let host: Vec<u32> = (0..4096u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let mut buf = ctx.to_device(&host).unwrap();
+    let mut want = host.clone();
+    memset_d32_async(&mut buf.slice_mut(10..).unwrap(), 0x1234_5678, 100, &stream).unwrap();
+    want[10..110].iter_mut().for_each(|v| *v = 0x1234_5678);
+    memset_d8_async(&mut buf.slice_mut(200..).unwrap(), 0x5a, 8, &stream).unwrap();
+    want[200..202].iter_mut().for_each(|v| *v = 0x5a5a_5a5a);
+    memset_d2d16_async(&mut buf.slice_mut(1000..).unwrap(), 64, 0x0101, 4, 3, &stream).unwrap();
+    for row in 0..3 {
+        let at = 1000 + row * 16;
+        want[at..at + 2].iter_mut().for_each(|v| *v = 0x0101_0101);
+    }
+    stream.synchronize().unwrap();
+    assert_eq!(buf.to_vec().unwrap(), want);
+    // Another context's stream is refused, as are values past the end.
+    let other = Context::create(ctx.device(), ContextFlags::SCHED_AUTO).unwrap();
+    let e = memset_d8_async(&mut buf, 0, 4, &Stream::new(&other).unwrap()).unwrap_err();
+    assert!(matches!(e, Error::WrongContext { .. }), "{e}");
+    let e = memset_d32_async(&mut buf, 0, 4097, &stream).unwrap_err();
+    assert!(matches!(e, Error::SizeMismatch { .. }), "{e}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
 fn streams_report_progress_and_wait_for_events() {
     let ctx = ctx();
     let s1 = Stream::new(&ctx).unwrap();

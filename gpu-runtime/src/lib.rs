@@ -89,6 +89,8 @@
 //! [`Stream`]. Work on one stream runs in order, work on different streams may overlap; an
 //! [`Event`] recorded on a stream orders other streams after it ([`Stream::wait_for_event`]) and
 //! times GPU work ([`Event::time_since`]; `prepared_timed_call` does this for one launch).
+//! [`Stream::with_priority`] makes a stream whose work is scheduled first, and
+//! [`Stream::add_callback`] runs a Rust closure once the work queued before it is done.
 //! Asynchronous copies ([`memcpy_htod_async`], [`Memcpy2D::call_async`]) are `unsafe`: the host
 //! memory must outlive the copy, which the borrow checker cannot see; synchronize the stream
 //! before touching it.
@@ -295,6 +297,7 @@ mod repr;
 mod source_module;
 mod staging;
 mod stream;
+mod stream_ops;
 mod texture;
 mod toolchain;
 mod user_module;
@@ -325,8 +328,9 @@ pub use managed_ops::{MemAdvice, MemLocation};
 pub use memoize::ContextCache;
 pub use memops::{
     memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async, memcpy_htod, memcpy_htod_async,
-    memcpy_peer, memcpy_peer_async, memset_d16, memset_d2d16, memset_d2d32, memset_d2d8, memset_d32,
-    memset_d8,
+    memcpy_peer, memcpy_peer_async, memset_d16, memset_d16_async, memset_d2d16, memset_d2d16_async,
+    memset_d2d32, memset_d2d32_async, memset_d2d8, memset_d2d8_async, memset_d32, memset_d32_async,
+    memset_d8, memset_d8_async,
 };
 pub use memory::{DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 pub use module::{Function, ModuleSource, SourcePart};

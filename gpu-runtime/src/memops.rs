@@ -282,7 +282,9 @@ fn memset_2d_fits<T>(
 }
 
 macro_rules! memset_fns {
-    ($(($name:ident, $name2d:ident, $v:ty, $call:ident, $call2d:ident, $cname:literal, $cname2d:literal)),*) => {$(
+    ($(($name:ident, $name2d:ident, $name_async:ident, $name2d_async:ident, $v:ty,
+        $call:ident, $call2d:ident, $call_async:ident, $call2d_async:ident,
+        $cname:literal, $cname2d:literal, $cname_async:literal, $cname2d_async:literal)),*) => {$(
         #[doc = concat!("Sets the first `count` ", stringify!($v), " values of `dst` to `value` (PyCUDA's `", stringify!($name), "`).")]
         pub fn $name<T>(dst: &mut impl DeviceWrite<T>, value: $v, count: usize) -> Result<()> {
             memset_fits(stringify!($name), dst, std::mem::size_of::<$v>(), count)?;
@@ -292,6 +294,19 @@ macro_rules! memset_fns {
             dst.context().bind()?;
             // SAFETY: count values fit in the live allocation (checked above).
             check($cname, unsafe { sys::$call(dst.device_ptr(), value, count) })
+        }
+
+        #[doc = concat!("[`", stringify!($name), "`] queued on `stream` (a stream of `dst`'s context); returns without waiting.")]
+        pub fn $name_async<T>(dst: &mut impl DeviceWrite<T>, value: $v, count: usize, stream: &Stream) -> Result<()> {
+            memset_fits(stringify!($name_async), dst, std::mem::size_of::<$v>(), count)?;
+            on_stream(dst.context(), stream)?;
+            if count == 0 {
+                return Ok(());
+            }
+            dst.context().bind()?;
+            // SAFETY: as in the synchronous memset; device memory outlives queued work
+            // (cuMemFree synchronises).
+            check($cname_async, unsafe { sys::$call_async(dst.device_ptr(), value, count, stream.raw()) })
         }
 
         #[doc = concat!("Sets `width` ", stringify!($v), " values in each of `height` rows, `pitch` bytes apart, to `value` (PyCUDA's `", stringify!($name2d), "`).")]
@@ -310,6 +325,27 @@ macro_rules! memset_fns {
             // SAFETY: every row lies in the live allocation (checked above).
             check($cname2d, unsafe { sys::$call2d(dst.device_ptr(), pitch, value, width, height) })
         }
+
+        #[doc = concat!("[`", stringify!($name2d), "`] queued on `stream` (a stream of `dst`'s context); returns without waiting.")]
+        pub fn $name2d_async<T>(
+            dst: &mut impl DeviceWrite<T>,
+            pitch: usize,
+            value: $v,
+            width: usize,
+            height: usize,
+            stream: &Stream,
+        ) -> Result<()> {
+            memset_2d_fits(stringify!($name2d_async), dst, pitch, std::mem::size_of::<$v>(), width, height)?;
+            on_stream(dst.context(), stream)?;
+            if width == 0 || height == 0 {
+                return Ok(());
+            }
+            dst.context().bind()?;
+            // SAFETY: as in the synchronous memset; device memory outlives queued work.
+            check($cname2d_async, unsafe {
+                sys::$call2d_async(dst.device_ptr(), pitch, value, width, height, stream.raw())
+            })
+        }
     )*};
 }
 
@@ -317,28 +353,46 @@ memset_fns!(
     (
         memset_d8,
         memset_d2d8,
+        memset_d8_async,
+        memset_d2d8_async,
         u8,
         cuMemsetD8_v2,
         cuMemsetD2D8_v2,
+        cuMemsetD8Async,
+        cuMemsetD2D8Async,
         "cuMemsetD8",
-        "cuMemsetD2D8"
+        "cuMemsetD2D8",
+        "cuMemsetD8Async",
+        "cuMemsetD2D8Async"
     ),
     (
         memset_d16,
         memset_d2d16,
+        memset_d16_async,
+        memset_d2d16_async,
         u16,
         cuMemsetD16_v2,
         cuMemsetD2D16_v2,
+        cuMemsetD16Async,
+        cuMemsetD2D16Async,
         "cuMemsetD16",
-        "cuMemsetD2D16"
+        "cuMemsetD2D16",
+        "cuMemsetD16Async",
+        "cuMemsetD2D16Async"
     ),
     (
         memset_d32,
         memset_d2d32,
+        memset_d32_async,
+        memset_d2d32_async,
         u32,
         cuMemsetD32_v2,
         cuMemsetD2D32_v2,
+        cuMemsetD32Async,
+        cuMemsetD2D32Async,
         "cuMemsetD32",
-        "cuMemsetD2D32"
+        "cuMemsetD2D32",
+        "cuMemsetD32Async",
+        "cuMemsetD2D32Async"
     )
 );

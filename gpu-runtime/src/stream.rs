@@ -93,6 +93,11 @@ impl Stream {
         })
     }
 
+    /// Wraps a stream just created in `ctx`; it is destroyed when dropped.
+    pub(crate) fn from_parts(raw: sys::CUstream, ctx: Context) -> Stream {
+        Stream { raw, ctx }
+    }
+
     /// The flags the stream was created with.
     pub fn flags(&self) -> Result<StreamFlags> {
         self.ctx.bind()?;
