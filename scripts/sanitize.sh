@@ -17,7 +17,10 @@
 # sanitizer (seen on the H100, driver 580); the `fault_*` tests, whose kernels fault deliberately (the sanitizer
 # would rightly report them); the leak test, because the sanitizer's own allocations move the
 # device-memory figures it checks; and under racecheck (which only looks at shared memory) the
-# thread stress test, whose kernels use none and which racecheck slows past the time limit. The
+# thread stress test and the staged calls from several threads, whose kernels use none: racecheck
+# slows them past the time limit, and on the latter reports "Internal Sanitizer Error: Detected a
+# failure to track a kernel launch" (H100, driver 580). Both pass memcheck, initcheck and
+# synccheck. The
 # stress test runs shortened (GPU_STRESS_SECS) under the other tools.
 set -u
 dir=${1:-.gpu}
@@ -72,7 +75,7 @@ for tool in "${tools[@]}"; do
     # compute-sanitizer does not support dynamic parallelism ("not supported by the selected
     # tool", counted as a report).
     skips+=(--skip linked_module_where_a_kernel_launches_a_kernel)
-    [[ $tool == racecheck ]] && skips+=(--skip stress_)
+    [[ $tool == racecheck ]] && skips+=(--skip stress_ --skip staged_calls_from_several_threads)
     # initcheck reports the destination of a cuMemcpyPeer between two contexts of one device as
     # uninitialised when it is read back (2500 reports in that test alone, H100, driver 580); the
     # test checks the copied values against the host data itself.
