@@ -20,8 +20,7 @@
 # thread stress test and the staged calls from several threads, whose kernels use none: racecheck
 # slows them past the time limit, and on the latter reports "Internal Sanitizer Error: Detected a
 # failure to track a kernel launch" (H100, driver 580). Both pass memcheck, initcheck and
-# synccheck. The
-# stress test runs shortened (GPU_STRESS_SECS) under the other tools.
+# synccheck; the stress test runs shortened (GPU_STRESS_SECS) under them.
 set -u
 dir=${1:-.gpu}
 shift || true
