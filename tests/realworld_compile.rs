@@ -146,6 +146,32 @@ fn each_standard_header_compiles_alone() {
 }
 
 #[test]
+fn a_source_module_includes_cpp_headers_and_keeps_c_names_and_line_numbers() {
+    // SourceModule wraps the code in extern "C", but not the leading includes: cuda_fp16.h
+    // declares overloads that C linkage would refuse.
+    let src = "// half precision\n#include <cuda_fp16.h>\n\n__global__ void hscale(__half *x, __half s, int n) {\n    int i = threadIdx.x;\n    if (i < n) x[i] = __hmul(x[i], s);\n}\n";
+    let report = gpu_runtime::SourceModule::new(src)
+        .arch("sm_90")
+        .cache_dir(None::<std::path::PathBuf>)
+        .kernels(["hscale"])
+        .compile_report()
+        .unwrap();
+    assert_eq!(
+        report.module.lowered_names,
+        ["hscale"],
+        "a C name, not a mangled one"
+    );
+    // An error in the code still points at its line as written (line 6 here).
+    let bad = src.replace("__hmul(x[i], s)", "__hmul(x[i], undefined_name)");
+    let e = gpu_runtime::SourceModule::new(bad)
+        .arch("sm_90")
+        .cache_dir(None::<std::path::PathBuf>)
+        .compile_report()
+        .unwrap_err();
+    assert!(e.to_string().contains("(6): error"), "{e}");
+}
+
+#[test]
 fn a_missing_header_is_a_compile_error_naming_it_and_the_search_path() {
     let src = "#include <no_such_header.h>\n__global__ void k() {}\n";
     match gpu_runtime::compile(src, "m.cu", &["k"], &[], SM90) {

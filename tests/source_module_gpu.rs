@@ -259,6 +259,28 @@ fn host_arrays_go_in_and_out_through_call() {
     .unwrap();
     let want: Vec<f32> = a.iter().zip(&b).map(|(a, b)| a + b).collect();
     assert_eq!(small, want);
+
+    // Half-precision scalars and arrays (a product of two halves is exact in f32, so rounding
+    // it once to half on the CPU matches the GPU's __hmul).
+    use gpu_runtime::half::f16;
+    let halves = SourceModule::new(
+        "#include <cuda_fp16.h>\n__global__ void hscale(__half *x, __half s, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] = __hmul(x[i], s); }",
+    )
+    .load(&ctx)
+    .unwrap();
+    let mut x: Vec<f16> = random(&mut rng, 1000).into_iter().map(f16::from_f32).collect();
+    let s = f16::from_f32(-1.375);
+    let want: Vec<f16> = x.iter().map(|v| f16::from_f32(v.to_f32() * s.to_f32())).collect();
+    halves
+        .get_function("hscale")
+        .unwrap()
+        .call(
+            4,
+            256,
+            &mut [Arg::host_in_out(&mut x), Arg::F16(s), Arg::I32(1000)],
+        )
+        .unwrap();
+    assert_eq!(x, want);
 }
 
 #[test]

@@ -67,6 +67,10 @@ pub enum ArgType {
     F32,
     /// `double`.
     F64,
+    /// `half`, `__half`.
+    F16,
+    /// `__nv_bfloat16`.
+    Bf16,
     /// `bool`.
     Bool,
     /// `const T *`: takes [`Arg::input`] or [`Arg::output`].
@@ -101,6 +105,10 @@ pub enum Arg<'a> {
     F32(f32),
     /// An `f64`.
     F64(f64),
+    /// A `half::f16` (`half`, `__half`).
+    F16(half::f16),
+    /// A `half::bf16` (`__nv_bfloat16`).
+    Bf16(half::bf16),
     /// A `bool`.
     Bool(bool),
     /// Device memory: made by [`Arg::input`] or [`Arg::output`].
@@ -234,6 +242,8 @@ impl<'a> Arg<'a> {
             Arg::U64(_) => "a u64",
             Arg::F32(_) => "an f32",
             Arg::F64(_) => "an f64",
+            Arg::F16(_) => "an f16",
+            Arg::Bf16(_) => "a bf16",
             Arg::Bool(_) => "a bool",
             Arg::Ptr(p) if p.mutable => "an output buffer (Arg::output)",
             Arg::Ptr(_) => "an input buffer (Arg::input)",
@@ -259,6 +269,8 @@ impl<'a> Arg<'a> {
                 | (Arg::U64(_), ArgType::U64)
                 | (Arg::F32(_), ArgType::F32)
                 | (Arg::F64(_), ArgType::F64)
+                | (Arg::F16(_), ArgType::F16)
+                | (Arg::Bf16(_), ArgType::Bf16)
                 | (Arg::Bool(_), ArgType::Bool)
                 | (Arg::Ptr(_), ArgType::ConstPtr)
         ) || matches!((self, t), (Arg::Ptr(p), ArgType::MutPtr) if p.mutable)
@@ -288,6 +300,8 @@ impl<'a> Arg<'a> {
             Arg::U64(v) => (v as *const u64).cast(),
             Arg::F32(v) => (v as *const f32).cast(),
             Arg::F64(v) => (v as *const f64).cast(),
+            Arg::F16(v) => (v as *const half::f16).cast(),
+            Arg::Bf16(v) => (v as *const half::bf16).cast(),
             Arg::Bool(v) => (v as *const bool).cast(),
             Arg::Ptr(p) => (&p.ptr as *const sys::CUdeviceptr).cast(),
             // Replaced by the staged device copy's address before any launch.
@@ -307,7 +321,7 @@ macro_rules! arg_from {
     )*};
 }
 arg_from!(i8 => I8, u8 => U8, i16 => I16, u16 => U16, i32 => I32, u32 => U32, i64 => I64,
-          u64 => U64, f32 => F32, f64 => F64, bool => Bool);
+          u64 => U64, f32 => F32, f64 => F64, half::f16 => F16, half::bf16 => Bf16, bool => Bool);
 
 fn scalar_type(s: Scalar) -> Option<ArgType> {
     Some(match s {
@@ -322,7 +336,8 @@ fn scalar_type(s: Scalar) -> Option<ArgType> {
         Scalar::F32 => ArgType::F32,
         Scalar::F64 => ArgType::F64,
         Scalar::Bool => ArgType::Bool,
-        Scalar::F16 | Scalar::Bf16 => return None,
+        Scalar::F16 => ArgType::F16,
+        Scalar::Bf16 => ArgType::Bf16,
     })
 }
 

@@ -168,9 +168,10 @@ impl SourceModule {
         self
     }
 
-    /// Leaves the source as it is instead of wrapping it in `extern "C" { … }`; C++ kernels
-    /// are then found by the names given to [`kernels`](Self::kernels) (NVRTC), or by their
-    /// mangled names.
+    /// Leaves the source as it is instead of wrapping its code in `extern "C" { … }` (the
+    /// leading `#include`s and other preprocessor lines are always left outside, so C++ headers
+    /// such as `cuda_fp16.h` work either way); C++ kernels are then found by the names given
+    /// to [`kernels`](Self::kernels) (NVRTC), or by their mangled names.
     pub fn no_extern_c(mut self, yes: bool) -> Self {
         self.no_extern_c = yes;
         self
@@ -290,11 +291,7 @@ impl SourceModule {
         let text: Cow<'_, str> = if self.no_extern_c {
             Cow::Borrowed(&self.source)
         } else {
-            // `#line` keeps the compiler's line numbers those of the source as written.
-            Cow::Owned(format!(
-                "extern \"C\" {{\n#line 1 \"{}\"\n{}\n}}\n",
-                self.name, self.source
-            ))
+            Cow::Owned(wrap_extern_c(&self.name, &self.source))
         };
         let mut options = self.options.clone().unwrap_or_else(cache::default_flags);
         for dir in &self.include_dirs {
@@ -411,6 +408,36 @@ pub(crate) fn choose_target(cc: (u32, u32), supported: &[u32]) -> Result<Target>
             ),
         }),
     }
+}
+
+/// `source` with its code in `extern "C" { … }`, so that kernels keep their C names. The
+/// leading preprocessor lines (includes, defines, comments) stay outside the block: C++ headers
+/// such as `cuda_fp16.h` do not compile with C linkage. `#line` keeps the compiler's line
+/// numbers those of the source as written.
+fn wrap_extern_c(name: &str, source: &str) -> String {
+    let mut prologue = 0; // bytes of leading preprocessor lines
+    let mut lines = 0;
+    let mut continued = false;
+    for line in source.split_inclusive('\n') {
+        let t = line.trim();
+        let directive = continued || t.is_empty() || t.starts_with('#') || t.starts_with("//");
+        if !directive {
+            break;
+        }
+        continued = t.starts_with('#') && t.ends_with('\\') || continued && t.ends_with('\\');
+        prologue += line.len();
+        lines += 1;
+    }
+    let (head, body) = source.split_at(prologue);
+    let newline = if head.is_empty() || head.ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    format!(
+        "#line 1 \"{name}\"\n{head}{newline}extern \"C\" {{\n#line {} \"{name}\"\n{body}\n}}\n",
+        lines + 1
+    )
 }
 
 /// The most header files [`included_headers`] reads for one key: far more than real code
@@ -654,6 +681,26 @@ mod tests {
             Target::Ptx { major: 8, minor: 0 }
         );
         assert!(choose_target((5, 0), &[80, 90]).is_err());
+    }
+
+    #[test]
+    fn leading_preprocessor_lines_stay_outside_extern_c() {
+        let src = "// halves\n#include <cuda_fp16.h>\n#define SCALE(x) \\\n  (2 * (x))\n\n__global__ void k(__half *x) {}\n#include \"late.h\"\n";
+        let w = wrap_extern_c("k.cu", src);
+        assert_eq!(
+            w,
+            "#line 1 \"k.cu\"\n// halves\n#include <cuda_fp16.h>\n#define SCALE(x) \\\n  (2 * (x))\n\nextern \"C\" {\n#line 6 \"k.cu\"\n__global__ void k(__half *x) {}\n#include \"late.h\"\n\n}\n"
+        );
+        // No preprocessor lines: everything is inside, numbered from 1.
+        assert_eq!(
+            wrap_extern_c("a.cu", "__global__ void k() {}"),
+            "#line 1 \"a.cu\"\nextern \"C\" {\n#line 1 \"a.cu\"\n__global__ void k() {}\n}\n"
+        );
+        // Only preprocessor lines, without a final newline.
+        assert_eq!(
+            wrap_extern_c("b.cu", "#define A 1"),
+            "#line 1 \"b.cu\"\n#define A 1\nextern \"C\" {\n#line 2 \"b.cu\"\n\n}\n"
+        );
     }
 
     #[test]
