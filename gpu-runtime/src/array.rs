@@ -238,6 +238,26 @@ impl ArrayDescriptor {
 }
 
 /// A CUDA array, freed when dropped; it keeps its context alive.
+///
+/// Kernels read it through a [`Texture`](crate::Texture) and write it through a
+/// [`Surface`](crate::Surface); the host fills and reads it by copies:
+///
+/// ```no_run
+/// use gpu_runtime::ndarray::Array2;
+/// use gpu_runtime::{ArrayFlags, Context, CudaArray};
+/// let ctx = Context::default()?;
+/// let image = Array2::from_shape_fn((48, 64), |(y, x)| (y * 64 + x) as f32);
+/// // C order: the last axis is the array's width, as `tex2D(tex, x, y)` expects.
+/// let mut array = CudaArray::from_ndarray(&ctx, &image, ArrayFlags::NONE)?;
+/// assert_eq!((array.descriptor().width, array.descriptor().height), (64, 48));
+/// assert_eq!(array.to_vec::<f32>()?, image.as_slice().unwrap());
+///
+/// array.copy_from_host(&vec![0.5f32; 64 * 48])?;
+/// let mut back = vec![0f32; 64 * 48];
+/// array.copy_to_host(&mut back)?;
+/// assert!(back.iter().all(|&v| v == 0.5));
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
 pub struct CudaArray {
     raw: sys::CUarray,
     desc: ArrayDescriptor,

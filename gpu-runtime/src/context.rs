@@ -54,6 +54,22 @@ pub fn clear_context_caches() {
 /// A handle to a CUDA context: the primary context of a device ([`Context::new`],
 /// [`Context::default`]) or an owned one ([`Context::create`]).
 ///
+/// ```no_run
+/// use gpu_runtime::{memset_d32_async, Context, Device, Stream};
+/// println!("{} CUDA devices", Device::count()?);
+/// let ctx = Context::new(Device::new(0)?)?;
+/// // A device has one primary context: every handle to it is the same context.
+/// assert_eq!(Context::new(Device::new(0)?)?, ctx);
+/// let (free, total) = ctx.mem_get_info()?;
+/// println!("{}: {} of {} MiB free", ctx.device().name()?, free >> 20, total >> 20);
+/// let stream = Stream::new(&ctx)?;
+/// let mut x = ctx.alloc::<u32>(1 << 20)?;
+/// memset_d32_async(&mut x, 1, 1 << 20, &stream)?;
+/// // Waits for every stream of the context; errors of asynchronous work surface here.
+/// ctx.synchronize()?;
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+///
 /// # Contexts and threads
 ///
 /// CUDA keeps a stack of current contexts per host thread. This crate does not ask you to

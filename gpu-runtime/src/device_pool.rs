@@ -179,6 +179,30 @@ impl DeviceMemoryPool {
 /// Device memory from a [`DeviceMemoryPool`] (PyCUDA's `PooledDeviceAllocation`): a
 /// [`DeviceBuffer`] (through `Deref`) that returns its block to the pool when dropped.
 /// It is a kernel argument like any device buffer ([`DeviceRead`], [`DeviceWrite`]).
+///
+/// ```no_run
+/// use gpu_runtime::{kernel, Context, DeviceMemoryPool};
+///
+/// #[kernel(r#"
+/// __global__ void square(float *x, int n) {
+///     int i = blockIdx.x * blockDim.x + threadIdx.x;
+///     if (i < n) x[i] *= x[i];
+/// }"#)]
+/// fn square(x: &mut [f32], n: i32);
+///
+/// # fn main() -> gpu_runtime::Result<()> {
+/// let ctx = Context::default()?;
+/// let pool = DeviceMemoryPool::new(&ctx);
+/// let k = square::prepare(&ctx)?;
+/// for n in [1000, 1010, 1020] {
+///     // Sizes this close share a size class, so all three reuse one block.
+///     let mut x = pool.to_device(&vec![3.0f32; n])?;
+///     k.prepared_call(n.div_ceil(256), 256, &mut x, n as i32)?;
+///     assert_eq!(x.to_vec()?, vec![9.0; n]);
+/// }
+/// assert_eq!(pool.held_blocks(), 1);
+/// # Ok(()) }
+/// ```
 pub struct PooledBuffer<T: DeviceRepr> {
     buf: ManuallyDrop<DeviceBuffer<T>>,
     block: Block,

@@ -355,6 +355,30 @@ fn scalar_size(s: Scalar) -> usize {
 pub const MAX_ARGS: usize = 64;
 
 /// A kernel with its parameter types checked: launch it with [`Arg`]s.
+///
+/// ```no_run
+/// use gpu_runtime::{Arg, Context, SourceModule, Stream};
+/// let ctx = Context::default()?;
+/// let module = SourceModule::new(
+///     "__global__ void add(float *y, const float *x, int n) {
+///          int i = blockIdx.x * blockDim.x + threadIdx.x;
+///          if (i < n) y[i] += x[i]; }",
+/// )
+/// .load(&ctx)?;
+/// // The types come from the C declaration: (MutPtr, ConstPtr, I32).
+/// let add = module.get_function("add")?.prepare_declared()?;
+/// let n = 1 << 20;
+/// let x = ctx.to_device(&vec![1.0f32; n])?;
+/// let mut y = ctx.alloc_zeros::<f32>(n)?;
+/// let args = [Arg::output(&mut y), Arg::input(&x), Arg::I32(n as i32)];
+/// let stream = Stream::new(&ctx)?;
+/// add.prepared_async_call(n / 256, 256, &stream, &args)?;
+/// stream.synchronize()?;
+/// let t = add.prepared_timed_call(n / 256, 256, &args)?;
+/// println!("add: {t:?}");
+/// assert_eq!(y.to_vec()?, vec![2.0; n]);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct PreparedFunction {
     function: Function,
@@ -410,6 +434,24 @@ impl Function {
     ///
     /// Kernels from an image ([`Module::from_image`](crate::Module::from_image)) have no known
     /// declaration: use [`prepare_args_unchecked`](Self::prepare_args_unchecked).
+    ///
+    /// ```no_run
+    /// use gpu_runtime::{Arg, ArgType, Context, Error, SourceModule};
+    /// let ctx = Context::default()?;
+    /// let module = SourceModule::new(
+    ///     "__global__ void fill(double *y, double v) { y[threadIdx.x] = v; }",
+    /// )
+    /// .load(&ctx)?;
+    /// let f = module.get_function("fill")?;
+    /// // A `float` passed for a `double` would be read as garbage; it is refused here instead.
+    /// let wrong = f.prepare_args(&[ArgType::MutPtr, ArgType::F32]);
+    /// assert!(matches!(wrong, Err(Error::ArgumentMismatch { .. })));
+    /// let fill = f.prepare_args(&[ArgType::MutPtr, ArgType::F64])?;
+    /// let mut y = ctx.alloc::<f64>(32)?;
+    /// fill.prepared_call(1, 32, &[Arg::output(&mut y), Arg::F64(0.25)])?;
+    /// assert_eq!(y.to_vec()?, vec![0.25; 32]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
     pub fn prepare_args(&self, arg_types: &[ArgType]) -> Result<PreparedFunction> {
         let decl = self.declaration()?;
         if decl.params.len() != arg_types.len() {

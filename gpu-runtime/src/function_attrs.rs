@@ -9,6 +9,34 @@ use crate::module::Function;
 
 impl Function {
     /// Any `CUfunction_attribute` of the kernel.
+    ///
+    /// The common ones have their own methods:
+    ///
+    /// ```no_run
+    /// use gpu_runtime::cudarc::driver::sys::CUfunction_attribute as Attr;
+    /// use gpu_runtime::{kernel, CacheConfig, Context};
+    ///
+    /// #[kernel(r#"
+    /// __global__ void reverse(float *x) {
+    ///     __shared__ float tile[256];
+    ///     tile[threadIdx.x] = x[threadIdx.x];
+    ///     __syncthreads();
+    ///     x[threadIdx.x] = tile[255 - threadIdx.x];
+    /// }"#)]
+    /// fn reverse(x: &mut [f32]);
+    ///
+    /// # fn main() -> gpu_runtime::Result<()> {
+    /// let ctx = Context::default()?;
+    /// let k = reverse::prepare(&ctx)?;
+    /// let f = k.function();
+    /// assert_eq!(f.shared_size_bytes()?, 256 * 4);
+    /// println!("{} registers, {} bytes of local memory", f.num_regs()?, f.local_size_bytes()?);
+    /// let dynamic = f.attribute(Attr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?;
+    /// println!("up to {dynamic} bytes of dynamic shared memory without opting in");
+    /// // The kernel lives on shared memory, so give it the larger share of the L1.
+    /// f.set_cache_config(CacheConfig::PreferShared)?;
+    /// # Ok(()) }
+    /// ```
     pub fn attribute(&self, attr: FuncAttr) -> Result<i32> {
         let mut v = 0;
         // SAFETY: valid out-pointer; the function lives as long as self.

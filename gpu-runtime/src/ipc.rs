@@ -16,6 +16,24 @@ use crate::repr::DeviceRepr;
 use crate::stream::Event;
 
 /// A handle to a device allocation that another process can open.
+///
+/// Each side in its own process (the driver refuses to open a handle where it was made):
+///
+/// ```no_run
+/// use gpu_runtime::{Context, DeviceBuffer, IpcMemHandle, Result};
+///
+/// // The owner: `buf` must stay alive while the other process uses it.
+/// fn export(buf: &DeviceBuffer<f32>) -> Result<[u8; 64]> {
+///     Ok(buf.ipc_handle()?.to_bytes()) // send these bytes by a pipe, a file, a socket
+/// }
+///
+/// // The other process, with the bytes received and the length agreed on.
+/// fn import(ctx: &Context, bytes: [u8; 64], len: usize) -> Result<Vec<f32>> {
+///     let shared = IpcMemHandle::from_bytes(bytes).open::<f32>(ctx, len)?;
+///     shared.to_vec() // `shared` is unmapped when dropped; the owner's memory stays
+/// }
+/// # let _ = (export, import);
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct IpcMemHandle([u8; 64]);
 

@@ -47,6 +47,25 @@ impl MemLocation {
 }
 
 /// Advice on how managed memory is used, so that the driver places it well (`cuMemAdvise`).
+///
+/// Given with [`ManagedArray::advise`]; [`ManagedArray::prefetch`] then moves the memory
+/// ahead of use:
+///
+/// ```no_run
+/// use gpu_runtime::{AttachFlags, Context, MemAdvice, MemLocation};
+/// let ctx = Context::default()?;
+/// let mut table = ctx.managed_empty::<f32, _>(1 << 20, AttachFlags::Global)?;
+/// table.view_mut().fill(0.5);
+/// // Written once, then only read: each reader may keep a copy instead of migrating pages.
+/// table.advise(MemAdvice::SetReadMostly)?;
+/// let gpu = MemLocation::Device(ctx.device());
+/// // Moved in bulk now rather than faulted over page by page by the first kernel.
+/// table.prefetch(gpu, None)?;
+/// ctx.synchronize()?;
+/// assert!(table.is_read_mostly()?);
+/// assert_eq!(table.last_prefetch_location()?, Some(gpu));
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MemAdvice {
     /// Mostly read: devices that read it get their own read-only copies.
@@ -69,6 +88,29 @@ impl<T: DeviceRepr, D: Dimension> ManagedArray<T, D> {
     /// `stream` only, so that the host may use the array while other streams run. The change
     /// is queued on `stream` (on the legacy default stream when `None`) and takes effect when
     /// the stream reaches it.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::{kernel, AttachFlags, Context, Stream};
+    ///
+    /// #[kernel(r#"
+    /// __global__ void inc(int *a, int n) {
+    ///     int i = blockIdx.x * blockDim.x + threadIdx.x;
+    ///     if (i < n) a[i] += 1;
+    /// }"#)]
+    /// fn inc(a: &mut [i32], n: i32);
+    ///
+    /// # fn main() -> gpu_runtime::Result<()> {
+    /// let ctx = Context::default()?;
+    /// let stream = Stream::new(&ctx)?;
+    /// let mut a = ctx.managed_zeros::<i32, _>(1024, AttachFlags::Host)?;
+    /// // Tied to one stream, the array is the host's once that stream is idle, even while
+    /// // kernels run on others.
+    /// a.attach(AttachFlags::Single, Some(&stream))?;
+    /// inc::prepare(&ctx)?.prepared_async_call(4, 256, &stream, &mut a, 1024)?;
+    /// stream.synchronize()?;
+    /// assert!(a.view().iter().all(|&v| v == 1));
+    /// # Ok(()) }
+    /// ```
     pub fn attach(&self, flags: AttachFlags, stream: Option<&Stream>) -> Result<()> {
         let raw_stream = match stream {
             Some(s) if s.context() != self.context() => {

@@ -35,6 +35,19 @@ fn on_stream(ctx: &Context, stream: &Stream) -> Result<()> {
 }
 
 /// Copies host data into device memory of the same length (PyCUDA's `memcpy_htod`).
+///
+/// ```no_run
+/// use gpu_runtime::{memcpy_dtoh, memcpy_htod, memset_d32, Context};
+/// let ctx = Context::default()?;
+/// let mut dev = ctx.alloc::<u32>(1024)?;
+/// memcpy_htod(&mut dev, &(0..1024).collect::<Vec<u32>>())?;
+/// // `count` is in 32-bit values, not bytes: this overwrites the first half only.
+/// memset_d32(&mut dev, u32::MAX, 512)?;
+/// let mut host = vec![0u32; 1024];
+/// memcpy_dtoh(&mut host, &dev)?;
+/// assert_eq!(host[510..514], [u32::MAX, u32::MAX, 512, 513]);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
 pub fn memcpy_htod<T: DeviceRepr>(
     dst: &mut impl DeviceWrite<T>,
     src: &(impl HostSlice<T> + ?Sized),
@@ -161,6 +174,20 @@ pub fn memcpy_dtod_async<T: DeviceRepr>(
 /// no peer access: without it the driver stages the copy through the host, with it
 /// ([`Context::enable_peer_access`] in either direction) the copy goes straight between the
 /// devices and is faster.
+///
+/// ```no_run
+/// use gpu_runtime::{memcpy_peer, Context, Device};
+/// let (gpu0, gpu1) = (Context::new(Device::new(0)?)?, Context::new(Device::new(1)?)?);
+/// // Optional: without peer access the same copy is staged through the host.
+/// if gpu1.device().can_access_peer(gpu0.device())? {
+///     gpu1.enable_peer_access(&gpu0)?;
+/// }
+/// let src = gpu0.to_device(&[1.0f32; 4096])?;
+/// let mut dst = gpu1.alloc::<f32>(4096)?;
+/// memcpy_peer(&mut dst, &src)?;
+/// assert_eq!(dst.to_vec()?, vec![1.0; 4096]);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
 pub fn memcpy_peer<T: DeviceRepr>(dst: &mut impl DeviceWrite<T>, src: &impl DeviceRead<T>) -> Result<()> {
     same_len("memcpy_peer", dst.len(), src.len(), "elements")?;
     let bytes = dst.len() * std::mem::size_of::<T>();

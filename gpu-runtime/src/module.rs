@@ -274,6 +274,27 @@ impl Drop for LoadedModule {
 
 /// A kernel function compiled, loaded and looked up: what `prepare` returns, ready to launch with no
 /// further lookups. The `#[kernel]` macro wraps it in a typed handle.
+///
+/// A kernel of a [`Module`](crate::Module) built at run time is a `Function` too; its
+/// parameter types are declared once with [`prepare_args`](Self::prepare_args):
+///
+/// ```no_run
+/// use gpu_runtime::{Arg, ArgType, Context, SourceModule};
+/// let ctx = Context::default()?;
+/// let module = SourceModule::new(
+///     "__global__ void scale(float *x, float a, int n) {
+///          int i = blockIdx.x * blockDim.x + threadIdx.x;
+///          if (i < n) x[i] *= a; }",
+/// )
+/// .load(&ctx)?;
+/// let f = module.get_function("scale")?;
+/// // Checked against the C declaration once, so each launch only checks the arguments.
+/// let scale = f.prepare_args(&[ArgType::MutPtr, ArgType::F32, ArgType::I32])?;
+/// let mut x = ctx.to_device(&[1.0f32; 1000])?;
+/// scale.prepared_call(4, 256, &[Arg::output(&mut x), Arg::F32(3.0), Arg::I32(1000)])?;
+/// assert_eq!(x.to_vec()?, vec![3.0; 1000]);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
 pub struct Function {
     pub(crate) ctx: Context,
     pub(crate) _module: Arc<LoadedModule>,

@@ -193,6 +193,32 @@ impl fmt::Display for LimitedBy {
 }
 
 /// The occupancy of a kernel workload on a device (PyCUDA's `OccupancyRecord`).
+///
+/// ```no_run
+/// use gpu_runtime::{kernel, Context, DeviceData, LimitedBy, OccupancyRecord};
+///
+/// #[kernel(r#"
+/// __global__ void axpy(float a, const float *x, float *y, int n) {
+///     int i = blockIdx.x * blockDim.x + threadIdx.x;
+///     if (i < n) y[i] = a * x[i] + y[i];
+/// }"#)]
+/// fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i32);
+///
+/// # fn main() -> gpu_runtime::Result<()> {
+/// // Planning needs no GPU: blocks of 256 threads at 64 registers each, on compute 9.0.
+/// let h100 = DeviceData::for_compute_capability(9, 0)?;
+/// let plan = OccupancyRecord::new(&h100, 256, 0, 64);
+/// assert_eq!((plan.tb_per_mp, plan.limited_by, plan.occupancy), (4, LimitedBy::Regs, 0.5));
+///
+/// // A compiled kernel on the real device, with the registers the compiler gave it.
+/// let ctx = Context::default()?;
+/// let k = axpy::prepare(&ctx)?;
+/// let f = k.function();
+/// let block = f.suggested_block_size()?;
+/// let occ = f.occupancy(block)?;
+/// println!("{block} threads: {:.0}% occupancy ({})", occ.occupancy * 100.0, occ.limited_by);
+/// # Ok(()) }
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct OccupancyRecord {
     /// Blocks resident on each multiprocessor.

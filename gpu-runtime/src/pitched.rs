@@ -13,6 +13,30 @@ use crate::repr::DeviceRepr;
 /// `height` rows of `width` elements of `T`, each row starting [`pitch`](Self::pitch) bytes
 /// after the previous one. As kernel memory it is `pitch / size_of::<T>() * height` elements,
 /// padding included: index element `(x, y)` as `y * row_len + x`.
+///
+/// ```no_run
+/// use gpu_runtime::{kernel, Context};
+///
+/// #[kernel(r#"
+/// __global__ void add_x(float *img, int row_len, int w, int h) {
+///     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+///     if (x < w && y < h) img[y * row_len + x] += x;
+/// }"#)]
+/// fn add_x(img: &mut [f32], row_len: i32, w: i32, h: i32);
+///
+/// # fn main() -> gpu_runtime::Result<()> {
+/// let ctx = Context::default()?;
+/// let (w, h) = (100, 50);
+/// let mut img = ctx.alloc_pitch::<f32>(w, h)?;
+/// img.copy_from_host(&vec![1.0f32; w * h])?; // packed rows in, padded rows on the device
+/// // Rows start `row_len` elements apart, not `w`: the padding aligns each row.
+/// let row_len = img.row_len() as i32;
+/// let k = add_x::prepare(&ctx)?;
+/// k.prepared_call((1, h), 128, &mut img, row_len, w as i32, h as i32)?;
+/// let out = img.to_array()?; // (h, w), padding dropped
+/// assert_eq!((out[[0, 0]], out[[49, 99]]), (1.0, 100.0));
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct PitchedBuffer<T: DeviceRepr> {
     buf: DeviceBuffer<T>,

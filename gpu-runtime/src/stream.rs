@@ -11,6 +11,35 @@ use crate::error::{check, Error, Result};
 ///
 /// Created *blocking* (flag 0, as PyCUDA's `Stream()`), so it also orders with the legacy
 /// default stream that [`prepared_call`](crate::Function) and the synchronous copies use.
+///
+/// Work on two streams is ordered only through an [`Event`]: here the second stream's kernel
+/// waits for the first stream's, while the host goes on.
+///
+/// ```no_run
+/// use gpu_runtime::{kernel, Context, Event, Stream};
+///
+/// #[kernel(r#"
+/// __global__ void add(float *x, float v, int n) {
+///     int i = blockIdx.x * blockDim.x + threadIdx.x;
+///     if (i < n) x[i] += v;
+/// }"#)]
+/// fn add(x: &mut [f32], v: f32, n: i32);
+///
+/// # fn main() -> gpu_runtime::Result<()> {
+/// let ctx = Context::default()?;
+/// let (producer, consumer) = (Stream::new(&ctx)?, Stream::new(&ctx)?);
+/// let k = add::prepare(&ctx)?;
+/// let mut x = ctx.alloc_zeros::<f32>(1024)?;
+/// k.prepared_async_call(4, 256, &producer, &mut x, 1.0, 1024)?;
+/// let produced = Event::new(&ctx)?;
+/// produced.record(Some(&producer))?;
+/// // Without this the consumer's kernel could start before the producer's has finished.
+/// consumer.wait_for_event(&produced)?;
+/// k.prepared_async_call(4, 256, &consumer, &mut x, 2.0, 1024)?;
+/// consumer.synchronize()?;
+/// assert_eq!(x.to_vec()?, vec![3.0; 1024]);
+/// # Ok(()) }
+/// ```
 pub struct Stream {
     raw: sys::CUstream,
     ctx: Context,
@@ -167,6 +196,34 @@ impl Drop for Stream {
 }
 
 /// A CUDA event: a marker recorded into a stream, for waiting on and for timing GPU work.
+///
+/// Timing a launch with two events measures GPU time only, not the host's launch overhead:
+///
+/// ```no_run
+/// use gpu_runtime::{kernel, Context, Event};
+///
+/// #[kernel(r#"
+/// __global__ void scale(float *x, float a, int n) {
+///     int i = blockIdx.x * blockDim.x + threadIdx.x;
+///     if (i < n) x[i] *= a;
+/// }"#)]
+/// fn scale(x: &mut [f32], a: f32, n: i32);
+///
+/// # fn main() -> gpu_runtime::Result<()> {
+/// let ctx = Context::default()?;
+/// let n = 1 << 24;
+/// let mut x = ctx.alloc_zeros::<f32>(n)?;
+/// let k = scale::prepare(&ctx)?;
+/// let (start, end) = (Event::new(&ctx)?, Event::new(&ctx)?);
+/// start.record(None)?;
+/// k.prepared_call(n / 256, 256, &mut x, 2.0, n as i32)?;
+/// end.record(None)?;
+/// // The launch returned at once: the time is known only when the GPU has reached `end`.
+/// end.synchronize()?;
+/// let t = end.time_since(&start)?;
+/// println!("{:.0} GB/s", (8 * n) as f64 / t.as_secs_f64() / 1e9); // one read, one write
+/// # Ok(()) }
+/// ```
 pub struct Event {
     raw: sys::CUevent,
     ctx: Context,

@@ -42,6 +42,17 @@ impl Stream {
     /// (lower numbers) is scheduled first when streams compete. A priority outside
     /// [`Context::stream_priority_range`] is refused with that range (the driver would clamp
     /// it silently).
+    ///
+    /// ```no_run
+    /// use gpu_runtime::{Context, Stream, StreamFlags};
+    /// let ctx = Context::default()?;
+    /// let (_lowest, highest) = ctx.stream_priority_range()?;
+    /// // Latency-critical work jumps ahead of bulk work queued on ordinary streams.
+    /// let urgent = Stream::with_priority(&ctx, StreamFlags::NonBlocking, highest)?;
+    /// assert_eq!(urgent.priority()?, highest);
+    /// assert!(Stream::with_priority(&ctx, StreamFlags::Default, highest - 1).is_err());
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
     pub fn with_priority(ctx: &Context, flags: StreamFlags, priority: i32) -> Result<Stream> {
         let (lowest, highest) = ctx.stream_priority_range()?;
         if priority > lowest || priority < highest {
@@ -79,6 +90,21 @@ impl Stream {
     /// work queued after it waits for `f` to return (`cuLaunchHostFunc`). `f` must not call
     /// CUDA (the driver forbids it there and may deadlock): send a message instead. If the
     /// context fails before `f`'s turn, `f` is never run and never dropped.
+    ///
+    /// ```no_run
+    /// use std::sync::mpsc;
+    /// use gpu_runtime::{memset_d32_async, Context, Stream};
+    /// let ctx = Context::default()?;
+    /// let stream = Stream::new(&ctx)?;
+    /// let mut x = ctx.alloc::<u32>(1 << 20)?;
+    /// memset_d32_async(&mut x, 7, 1 << 20, &stream)?;
+    /// let (tx, rx) = mpsc::channel();
+    /// // `f` may not call CUDA, so it only tells another thread that the memset is done.
+    /// stream.add_callback(move || tx.send("memset done").unwrap())?;
+    /// assert_eq!(rx.recv().unwrap(), "memset done");
+    /// assert_eq!(x.to_vec()?[0], 7);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
     pub fn add_callback(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
         self.context().bind()?;
         let data = Box::into_raw(Box::new(Box::new(f) as Callback));

@@ -269,6 +269,29 @@ impl Drop for Texture<'_> {
 ///
 /// Kernels write the array through it (`surf2Dwrite`), so the array must have been created
 /// with [`ArrayFlags::SURFACE_LDST`].
+///
+/// ```no_run
+/// use gpu_runtime::{kernel, ArrayDescriptor, ArrayFlags, Context, CudaArray};
+/// use gpu_runtime::{Surface, SurfaceObject};
+///
+/// #[kernel(r#"
+/// __global__ void ramp(cudaSurfaceObject_t surf, int w, int h) {
+///     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+///     // x is a byte offset for surfaces, unlike for textures.
+///     if (x < w && y < h) surf2Dwrite((float)(y * w + x), surf, x * (int)sizeof(float), y);
+/// }"#)]
+/// fn ramp(surf: SurfaceObject, w: i32, h: i32);
+///
+/// # fn main() -> gpu_runtime::Result<()> {
+/// let ctx = Context::default()?;
+/// let desc = ArrayDescriptor::new_2d::<f32>(64, 32).with_flags(ArrayFlags::SURFACE_LDST);
+/// let array = CudaArray::new(&ctx, desc)?;
+/// let surface = Surface::new(&array)?;
+/// ramp(&ctx, (1, 32), 64, surface.object(), 64, 32)?;
+/// let want: Vec<f32> = (0..64 * 32).map(|i| i as f32).collect();
+/// assert_eq!(array.to_vec::<f32>()?, want);
+/// # Ok(()) }
+/// ```
 pub struct Surface<'a> {
     raw: sys::CUsurfObject,
     ctx: Context,

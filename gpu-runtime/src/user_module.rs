@@ -180,6 +180,26 @@ fn image_kind(image: &[u8]) -> Kind {
 
 /// A module loaded into a context: PyCUDA's `Module`. Cheap to clone; the module stays loaded
 /// while a clone, or a [`Function`] or [`ModuleGlobal`] from it, is alive.
+///
+/// [`SourceModule::load`](crate::SourceModule::load) makes one from CUDA C; a PTX, cubin or
+/// fatbin built elsewhere loads with [`from_file`](Self::from_file):
+///
+/// ```no_run
+/// use gpu_runtime::{Arg, ArgType, Context, JitOptions, Module};
+/// let ctx = Context::default()?;
+/// // Built by `nvcc -ptx fill.cu` from
+/// // `extern "C" __global__ void fill(float *x, float v, int n)`.
+/// let module = Module::from_file(&ctx, "fill.ptx", &JitOptions::default())?;
+/// let fill = module.get_function("fill")?;
+/// let types = [ArgType::MutPtr, ArgType::F32, ArgType::I32];
+/// // SAFETY: `types` is fill's parameter list; an image carries no C declaration to check
+/// // it against.
+/// let fill = unsafe { fill.prepare_args_unchecked(&types)? };
+/// let mut x = ctx.alloc::<f32>(256)?;
+/// fill.prepared_call(1, 256, &[Arg::output(&mut x), Arg::F32(1.5), Arg::I32(256)])?;
+/// assert_eq!(x.to_vec()?, vec![1.5; 256]);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
 #[derive(Clone)]
 pub struct Module {
     ctx: Context,
@@ -202,6 +222,18 @@ impl Module {
 
     /// Loads a PTX, cubin or fatbin image (PyCUDA's `module_from_buffer`). PTX need not end in
     /// NUL. The JIT's logs are kept: [`jit_info_log`](Self::jit_info_log).
+    ///
+    /// ```no_run
+    /// use gpu_runtime::{Context, JitOptions, Module, SourceModule};
+    /// let ctx = Context::default()?;
+    /// // PTX runs on every GPU from compute_75 up: the driver compiles it when loading.
+    /// let ptx = SourceModule::new("__global__ void noop() {}").arch("compute_75").compile()?;
+    /// let jit = JitOptions::default().max_registers(32).log_verbose(true);
+    /// let module = Module::from_image(&ctx, &ptx.image, &jit)?;
+    /// println!("{}", module.jit_info_log()); // registers and spills, per kernel
+    /// assert!(module.get_function("noop")?.num_regs()? <= 32);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
     pub fn from_image(ctx: &Context, image: &[u8], jit: &JitOptions) -> Result<Module> {
         let loaded = LoadedModule::load(
             ctx,
@@ -246,6 +278,22 @@ impl Module {
     }
 
     /// The `__device__` or `__constant__` variable `name`: its address and size.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::{Arg, Context, SourceModule};
+    /// let ctx = Context::default()?;
+    /// let module = SourceModule::new(
+    ///     "__constant__ float taps[4];
+    ///      __global__ void weigh(float *x) { x[threadIdx.x] *= taps[threadIdx.x]; }",
+    /// )
+    /// .load(&ctx)?;
+    /// // Set from the host before the launch; every thread then reads it through the cache.
+    /// module.get_global("taps")?.write(&[0.5f32, 1.0, 2.0, 4.0])?;
+    /// let mut x = vec![1.0f32; 4];
+    /// module.get_function("weigh")?.call(1, 4, &mut [Arg::host_in_out(&mut x)])?;
+    /// assert_eq!(x, [0.5, 1.0, 2.0, 4.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
     pub fn get_global(&self, name: &str) -> Result<ModuleGlobal> {
         let not_found = || Error::GlobalNotFound {
             name: name.to_owned(),
