@@ -87,6 +87,22 @@ pub fn mismatch_error(
     }
 }
 
+/// Runs the ignored test `test` of the current test binary again, in a child process with the
+/// environment variables `vars` set, and returns whether it passed and everything it printed.
+/// A test plays the child's part when it finds its variable set: for work that must not run
+/// in the parent's process (a kernel fault, a second process's view of IPC memory, a fresh
+/// default context).
+pub fn rerun_test_in_child(test: &str, vars: &[(&str, &str)]) -> (bool, String) {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let out = std::process::Command::new(exe)
+        .args([test, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .envs(vars.iter().copied())
+        .output()
+        .expect("the test binary runs again");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success() && text.contains("1 passed"), text)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use gpu_runtime::cudarc::driver::sys;
 use gpu_runtime::ndarray::{Array2, Array3, ShapeBuilder};
 use gpu_runtime::*;
-use gpu_suite::{assert_close, Rng};
+use gpu_suite::{assert_close, rerun_test_in_child, Rng};
 
 fn ctx() -> Context {
     Context::default().expect("these tests need a CUDA GPU")
@@ -1071,22 +1071,11 @@ fn ipc_memory_and_event_handles_work_in_another_process() {
         hex(mem.to_bytes()),
         hex(ev.ipc_handle().unwrap().to_bytes())
     );
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "ipc_memory_and_event_handles_work_in_another_process",
-            "--exact",
-            "--ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(IPC_ENV, arg)
-        .output()
-        .unwrap();
-    let log = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success() && log.contains("1 passed"),
-        "child failed:\n{log}"
+    let (passed, log) = rerun_test_in_child(
+        "ipc_memory_and_event_handles_work_in_another_process",
+        &[(IPC_ENV, &arg)],
     );
+    assert!(passed, "child failed:\n{log}");
     let want: Vec<f32> = host.iter().map(|v| 2.0 * v).collect();
     assert_close(&buf.to_vec().unwrap(), &want, 0.0);
 }

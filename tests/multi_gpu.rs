@@ -10,7 +10,7 @@ mod common;
 
 use common::{axpy, raw_alloc_in};
 use gpu_runtime::*;
-use gpu_suite::{assert_close, Rng};
+use gpu_suite::{assert_close, rerun_test_in_child, Rng};
 
 const CHILD_ENV: &str = "GPU_RUNTIME_MULTI_GPU_CHILD";
 
@@ -52,6 +52,10 @@ fn axpy_works(ctx: &Context, seed: u64) {
 #[test]
 #[ignore = "needs two CUDA GPUs"]
 fn each_device_has_its_own_context_and_kernels() {
+    if std::env::var(CHILD_ENV).as_deref() == Ok("default") {
+        let ctx = Context::default().unwrap();
+        return println!("child: default device {}", ctx.device().ordinal());
+    }
     let (c0, c1) = two_contexts();
     assert_ne!(c0, c1);
     assert_eq!((c0.device().ordinal(), c1.device().ordinal()), (0, 1));
@@ -65,27 +69,11 @@ fn each_device_has_its_own_context_and_kernels() {
     assert!(matches!(e, Error::WrongContext { .. }), "{e}");
     assert!(e.to_string().contains("enable_peer_access"), "{e}");
     // The default context follows CUDA_DEVICE (checked in a child, whose default is fresh).
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["default_context_child", "--exact", "--ignored", "--nocapture"])
-        .env(CHILD_ENV, "default")
-        .env("CUDA_DEVICE", "1")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.success() && text.contains("child: default device 1"),
-        "{text}"
+    let (passed, text) = rerun_test_in_child(
+        "each_device_has_its_own_context_and_kernels",
+        &[(CHILD_ENV, "default"), ("CUDA_DEVICE", "1")],
     );
-}
-
-#[test]
-#[ignore = "needs two CUDA GPUs"]
-fn default_context_child() {
-    if std::env::var(CHILD_ENV).as_deref() != Ok("default") {
-        return; // only meaningful as the child of `each_device_has_its_own_context_and_kernels`
-    }
-    let ctx = Context::default().unwrap();
-    println!("child: default device {}", ctx.device().ordinal());
+    assert!(passed && text.contains("child: default device 1"), "{text}");
 }
 
 #[test]
@@ -196,12 +184,8 @@ fn a_kernel_uses_the_other_devices_memory_once_given_peer_access() {
     assert!(matches!(e, Error::WrongContext { .. }), "{e}");
 }
 
-#[test]
-#[ignore = "needs two CUDA GPUs"]
-fn fault_child_on_device_0() {
-    if std::env::var(CHILD_ENV).as_deref() != Ok("fault") {
-        return; // only meaningful as the child of `a_fault_on_one_device_...`
-    }
+/// The child's part of `a_fault_on_one_device_...`: faults on device 0, then checks device 1.
+fn child_fault_on_device_0() {
     let (c0, c1) = two_contexts();
     axpy_works(&c0, 30);
     axpy_works(&c1, 31);
@@ -228,15 +212,16 @@ fn fault_child_on_device_0() {
 #[test]
 #[ignore = "needs two CUDA GPUs"]
 fn a_fault_on_one_device_stops_every_device_of_that_process_only() {
+    if std::env::var(CHILD_ENV).as_deref() == Ok("fault") {
+        return child_fault_on_device_0();
+    }
     let (c0, c1) = two_contexts();
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["fault_child_on_device_0", "--exact", "--ignored", "--nocapture"])
-        .env(CHILD_ENV, "fault")
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let (passed, text) = rerun_test_in_child(
+        "a_fault_on_one_device_stops_every_device_of_that_process_only",
+        &[(CHILD_ENV, "fault")],
+    );
     assert!(
-        out.status.success() && text.contains("device 1 fails too"),
+        passed && text.contains("device 1 fails too"),
         "child failed:\n{text}"
     );
     eprintln!(

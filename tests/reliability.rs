@@ -2,9 +2,9 @@
 //! the device's limits, kernels that fault, many threads at once, and long alloc/free and
 //! prepare/drop loops. Every test needs a GPU: `cargo test --test reliability -- --ignored`.
 //!
-//! The fault tests run the faulting kernel in a child process (this same test binary, one test,
-//! selected by an environment variable), because a faulted context must not break the other
-//! tests; the parent checks that its own context keeps working meanwhile.
+//! The fault tests run the faulting kernel in a child process (the same test, run again with
+//! an environment variable set), because a fault breaks every context of its process; the
+//! parent checks that its own context keeps working meanwhile.
 //!
 //! Figures (operations, durations, memory before and after) are printed, and appended to
 //! `$OUT/reliability-figures.txt` when `OUT` is set.
@@ -12,13 +12,12 @@
 mod common;
 
 use std::io::Write;
-use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use common::*;
 use gpu_runtime::{kernel, Context, ContextFlags, Device, Error, LaunchConfigError, Stream};
-use gpu_suite::{assert_close, Rng};
+use gpu_suite::{assert_close, rerun_test_in_child, Rng};
 
 fn ctx() -> Context {
     Context::default().expect("these tests need a CUDA GPU")
@@ -238,21 +237,11 @@ fn shared_memory_up_to_the_opt_in_maximum_runs_and_past_it_is_rejected() {
 
 const CHILD_ENV: &str = "GPU_SUITE_FAULT_CHILD";
 
-/// Runs one test of this binary in a child process, with `CHILD_ENV` set so that it really
-/// faults, and returns its output after checking it ran to the end.
+/// Runs `test` again in a child process with `CHILD_ENV` set, so that it plays the faulting
+/// child, and returns its output after checking it ran to the end.
 fn run_child(test: &str) -> String {
-    let exe = std::env::current_exe().unwrap();
-    let out = Command::new(exe)
-        .args([test, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
-        .env(CHILD_ENV, "1")
-        .output()
-        .unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.status.success(), "child `{test}` failed:\n{text}");
+    let (passed, text) = rerun_test_in_child(test, &[(CHILD_ENV, "1")]);
+    assert!(passed, "child `{test}` failed:\n{text}");
     assert!(
         text.contains("child: done"),
         "child `{test}` did not run:\n{text}"
@@ -386,12 +375,8 @@ fn fault_then_check_refusals(fault: impl FnOnce(&Context), expected_code: &str) 
     println!("child: done");
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
-fn fault_child_wild_write() {
-    if std::env::var_os(CHILD_ENV).is_none() {
-        return; // only meaningful as the child of `fault_wild_write_...`
-    }
+/// The child's part of the wild-write test.
+fn child_wild_write() {
     fault_then_check_refusals(
         |ctx| {
             let k = faulty::wild_write::prepare(ctx).unwrap();
@@ -401,12 +386,8 @@ fn fault_child_wild_write() {
     );
 }
 
-#[test]
-#[ignore = "needs a CUDA GPU"]
-fn fault_child_trap() {
-    if std::env::var_os(CHILD_ENV).is_none() {
-        return; // only meaningful as the child of `fault_trap_...`
-    }
+/// The child's part of the trap test.
+fn child_trap() {
     fault_then_check_refusals(
         |ctx| {
             let k = faulty::trap_if::prepare(ctx).unwrap();
@@ -419,9 +400,12 @@ fn fault_child_trap() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn fault_wild_write_is_reported_refused_after_and_other_processes_keep_working() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        return child_wild_write();
+    }
     let ctx = ctx();
     axpy_works(&ctx, 84);
-    let out = run_child("fault_child_wild_write");
+    let out = run_child("fault_wild_write_is_reported_refused_after_and_other_processes_keep_working");
     figure(format!("fault (wild write), child output:\n{}", out.trim()));
     assert!(!ctx.is_poisoned());
     axpy_works(&ctx, 85);
@@ -430,9 +414,12 @@ fn fault_wild_write_is_reported_refused_after_and_other_processes_keep_working()
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn fault_trap_is_reported_refused_after_and_other_processes_keep_working() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        return child_trap();
+    }
     let ctx = ctx();
     axpy_works(&ctx, 86);
-    let out = run_child("fault_child_trap");
+    let out = run_child("fault_trap_is_reported_refused_after_and_other_processes_keep_working");
     figure(format!("fault (__trap), child output:\n{}", out.trim()));
     assert!(!ctx.is_poisoned());
     axpy_works(&ctx, 87);
