@@ -292,6 +292,10 @@ impl<'a> Memcpy2D<'a> {
         self
     }
 
+    fn copies_nothing(&self) -> bool {
+        self.width == 0 || self.height == 0
+    }
+
     fn prepare(&self) -> Result<sys::CUDA_MEMCPY2D> {
         let op = "Memcpy2D";
         self.src.check("source", op, self.width, self.height, 1)?;
@@ -322,7 +326,7 @@ impl<'a> Memcpy2D<'a> {
     /// Runs the copy and waits for it.
     pub fn call(self) -> Result<()> {
         let p = self.prepare()?;
-        if self.width == 0 || self.height == 0 {
+        if self.copies_nothing() {
             return Ok(());
         }
         // SAFETY: every end was checked to hold the whole rectangle, and stays borrowed until
@@ -335,7 +339,7 @@ impl<'a> Memcpy2D<'a> {
     /// but any alignment goes.
     pub fn call_unaligned(self) -> Result<()> {
         let p = self.prepare()?;
-        if self.width == 0 || self.height == 0 {
+        if self.copies_nothing() {
             return Ok(());
         }
         // SAFETY: as in call.
@@ -349,7 +353,7 @@ impl<'a> Memcpy2D<'a> {
     /// copy has finished: the borrows end when this function returns, the copy may not.
     pub unsafe fn call_async(self, stream: &Stream) -> Result<()> {
         let p = self.prepare()?;
-        if self.width == 0 || self.height == 0 {
+        if self.copies_nothing() {
             return Ok(());
         }
         stream.context().bind()?;
@@ -413,6 +417,10 @@ impl<'a> Memcpy3D<'a> {
         self
     }
 
+    fn copies_nothing(&self) -> bool {
+        self.width == 0 || self.height == 0 || self.depth == 0
+    }
+
     fn prepare(&self) -> Result<sys::CUDA_MEMCPY3D> {
         let p = self.params("Memcpy3D")?;
         bind_common("Memcpy3D", &self.src, &self.dst)?;
@@ -459,7 +467,7 @@ impl<'a> Memcpy3D<'a> {
     /// Runs the copy and waits for it.
     pub fn call(self) -> Result<()> {
         let p = self.prepare()?;
-        if self.width == 0 || self.height == 0 || self.depth == 0 {
+        if self.copies_nothing() {
             return Ok(());
         }
         // SAFETY: every end was checked to hold the whole box, and stays borrowed until the
@@ -474,7 +482,7 @@ impl<'a> Memcpy3D<'a> {
     /// copy has finished.
     pub unsafe fn call_async(self, stream: &Stream) -> Result<()> {
         let p = self.prepare()?;
-        if self.width == 0 || self.height == 0 || self.depth == 0 {
+        if self.copies_nothing() {
             return Ok(());
         }
         stream.context().bind()?;
@@ -503,7 +511,7 @@ impl<'a> Memcpy3D<'a> {
     /// ```
     pub fn call_peer(self) -> Result<()> {
         let p = self.peer_params()?;
-        if self.width == 0 || self.height == 0 || self.depth == 0 {
+        if self.copies_nothing() {
             return Ok(());
         }
         // SAFETY: every end was checked to hold the whole box, and stays borrowed until the
@@ -524,7 +532,7 @@ impl<'a> Memcpy3D<'a> {
                 what: "the stream (it must belong to the destination's context)",
             });
         }
-        if self.width == 0 || self.height == 0 || self.depth == 0 {
+        if self.copies_nothing() {
             return Ok(());
         }
         // SAFETY: as in call_peer; the caller keeps host memory alive until the copy completes.

@@ -112,21 +112,13 @@ impl<T: DeviceRepr, D: Dimension> ManagedArray<T, D> {
     /// # Ok(()) }
     /// ```
     pub fn attach(&self, flags: AttachFlags, stream: Option<&Stream>) -> Result<()> {
-        let raw_stream = match stream {
-            Some(s) if s.context() != self.context() => {
-                return Err(Error::WrongContext {
-                    what: "the stream to attach managed memory to",
-                })
-            }
-            Some(s) => s.raw(),
-            None if flags == AttachFlags::Single => {
-                return Err(Error::InvalidArgument {
-                    operation: "ManagedArray::attach",
-                    detail: "AttachFlags::Single attaches to one stream; pass it".into(),
-                })
-            }
-            None => std::ptr::null_mut(),
-        };
+        if flags == AttachFlags::Single && stream.is_none() {
+            return Err(Error::InvalidArgument {
+                operation: "ManagedArray::attach",
+                detail: "AttachFlags::Single attaches to one stream; pass it".into(),
+            });
+        }
+        let raw_stream = self.stream_of(stream)?;
         if self.is_empty() {
             return Ok(());
         }

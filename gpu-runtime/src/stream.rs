@@ -67,6 +67,16 @@ pub enum StreamFlags {
     NonBlocking,
 }
 
+impl StreamFlags {
+    /// The raw `CU_STREAM_*` bits.
+    pub const fn bits(self) -> u32 {
+        match self {
+            StreamFlags::Default => 0,
+            StreamFlags::NonBlocking => 1,
+        }
+    }
+}
+
 /// Flags for [`Event::with_flags`] (PyCUDA's `event_flags`), combined with `|`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct EventFlags(u32);
@@ -109,13 +119,11 @@ impl Stream {
     /// A new stream in `ctx` with `flags`.
     pub fn with_flags(ctx: &Context, flags: StreamFlags) -> Result<Stream> {
         ctx.bind()?;
-        let bits = match flags {
-            StreamFlags::Default => 0,
-            StreamFlags::NonBlocking => 1,
-        };
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer; the context is current.
-        check("cuStreamCreate", unsafe { sys::cuStreamCreate(&mut raw, bits) })?;
+        check("cuStreamCreate", unsafe {
+            sys::cuStreamCreate(&mut raw, flags.bits())
+        })?;
         Ok(Stream {
             raw,
             ctx: ctx.clone(),

@@ -63,14 +63,10 @@ impl Stream {
                 ),
             });
         }
-        let bits = match flags {
-            StreamFlags::Default => 0,
-            StreamFlags::NonBlocking => 1,
-        };
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer; the context is current (stream_priority_range bound it).
         check("cuStreamCreateWithPriority", unsafe {
-            sys::cuStreamCreateWithPriority(&mut raw, bits, priority)
+            sys::cuStreamCreateWithPriority(&mut raw, flags.bits(), priority)
         })?;
         Ok(Stream::from_parts(raw, ctx.clone()))
     }
