@@ -91,10 +91,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             st.upload()?;
             let t2 = Instant::now();
             let (mut a, mut n) = (1e-7f32, N as i32);
-            let (mut xp, mut yp) = (
-                gpu_runtime::DeviceRead::device_ptr(&xd),
-                gpu_runtime::DeviceRead::device_ptr(&yd),
-            );
+            let (mut xp, mut yp) = (xd.device_ptr(), yd.device_ptr());
             // SAFETY: the parameters match the kernel's signature; buffers hold N floats.
             unsafe {
                 let mut params: [*mut c_void; 4] = [

@@ -27,7 +27,9 @@ fn leaky(x: &[f32], y: &mut [f32], n: i32, iters: i32);
 
 const ITERS: i32 = 1024;
 
-struct Buffers {
+/// One chunk's buffers. Each chunk has its own: the crate orders work per allocation, so two
+/// streams writing two parts of one buffer would wait for each other.
+struct Chunk {
     // Page-locked: only copies from and to pinned memory run asynchronously, by DMA.
     host_in: PinnedArray<f32, Ix1>,
     host_out: PinnedArray<f32, Ix1>,
@@ -35,30 +37,47 @@ struct Buffers {
     dev_out: DeviceBuffer<f32>,
 }
 
-/// Queues `chunks` rounds of copy in, kernel, copy out, round-robin over `streams`; returns
-/// the GPU time from the first copy to the last.
-fn pipeline(k: &leaky::Kernel, b: &mut Buffers, streams: &[Stream], chunks: usize) -> Result<Duration> {
+impl Chunk {
+    fn new(ctx: &Context, x: &[f32]) -> Result<Chunk> {
+        let mut host_in = ctx.pagelocked_empty::<f32, _>(x.len(), HostAllocFlags::NONE)?;
+        host_in.as_slice_memory_order_mut().copy_from_slice(x);
+        Ok(Chunk {
+            host_in,
+            host_out: ctx.pagelocked_zeros::<f32, _>(x.len(), HostAllocFlags::NONE)?,
+            dev_in: ctx.alloc::<f32>(x.len())?,
+            dev_out: ctx.alloc::<f32>(x.len())?,
+        })
+    }
+}
+
+/// Queues each chunk's copy in, kernel and copy out, round-robin over `streams`; returns the
+/// GPU time from the first copy to the last.
+fn pipeline(k: &leaky::Kernel, chunks: &mut [Chunk], streams: &[Stream]) -> Result<Duration> {
     let ctx = streams[0].context();
     let (start, end) = (Event::new(ctx)?, Event::new(ctx)?);
-    let len = b.host_in.len() / chunks;
     // Recorded on the legacy default stream, which waits for all work queued before on the
     // ordinary streams (and they for it): the two events bracket the work of both streams.
     start.record(None)?;
-    for c in 0..chunks {
-        let (r, s) = (c * len..(c + 1) * len, &streams[c % streams.len()]);
-        let src = &b.host_in.as_slice_memory_order()[r.clone()];
-        let dst = &mut b.host_out.as_slice_memory_order_mut()[r.clone()];
-        let (mut din, mut dout) = (b.dev_in.slice_mut(r.clone())?, b.dev_out.slice_mut(r)?);
-        // SAFETY: the host arrays are neither read nor written until `end` has completed.
-        unsafe { memcpy_htod_async(&mut din, src, s)? };
+    for (c, b) in chunks.iter_mut().enumerate() {
+        let s = &streams[c % streams.len()];
+        let len = b.host_in.len();
+        // Safe: the pinned arrays record the copies, and the host's next access waits for them.
+        memcpy_htod_async(&mut b.dev_in, &b.host_in, s)?;
         let grid = (len as u32).div_ceil(256);
-        k.prepared_async_call(grid, 256, s, &din, &mut dout, len as i32, ITERS)?;
-        // SAFETY: as above.
-        unsafe { memcpy_dtoh_async(dst, &dout, s)? };
+        k.prepared_async_call(grid, 256, s, &b.dev_in, &mut b.dev_out, len as i32, ITERS)?;
+        memcpy_dtoh_async(&mut b.host_out, &b.dev_out, s)?;
     }
     end.record(None)?;
     end.synchronize()?;
     end.time_since(&start)
+}
+
+/// The chunks' outputs, in order (each read waits for its chunk's copy back).
+fn gather(chunks: &[Chunk]) -> Vec<f32> {
+    chunks
+        .iter()
+        .flat_map(|c| c.host_out.as_slice_memory_order().iter().copied())
+        .collect()
 }
 
 fn main() -> std::process::ExitCode {
@@ -66,16 +85,6 @@ fn main() -> std::process::ExitCode {
         let ctx = Context::default()?;
         let n = 1 << 22;
         let x = Rng::new(2).vec_f32(n);
-        let mut host_in = ctx.pagelocked_empty::<f32, _>(n, HostAllocFlags::NONE)?;
-        host_in.as_slice_memory_order_mut().copy_from_slice(&x);
-        let host_out = ctx.pagelocked_zeros::<f32, _>(n, HostAllocFlags::NONE)?;
-        let (dev_in, dev_out) = (ctx.alloc::<f32>(n)?, ctx.alloc::<f32>(n)?);
-        let mut b = Buffers {
-            host_in,
-            host_out,
-            dev_in,
-            dev_out,
-        };
 
         // The CPU runs the same recurrence in blocks that stay in cache. The GPU may fuse
         // `0.99f * v + xi` into one FMA (one rounding instead of two), hence the tolerance.
@@ -88,12 +97,18 @@ fn main() -> std::process::ExitCode {
 
         let k = leaky::prepare(&ctx)?;
         let streams = [Stream::new(&ctx)?, Stream::new(&ctx)?];
-        pipeline(&k, &mut b, &streams, 8)?; // warm-up: first-touch costs stay out of the timings
+        let split = |parts: usize| -> Result<Vec<Chunk>> {
+            x.chunks(n / parts).map(|c| Chunk::new(&ctx, c)).collect()
+        };
+        pipeline(&k, &mut split(8)?, &streams)?; // warm-up: first-touch costs stay out of the timings
         let mut times = Vec::new();
-        for (what, streams, chunks) in [("serial", &streams[..1], 1), ("overlapped", &streams[..], 16)] {
-            b.host_out.as_slice_memory_order_mut().fill(f32::NAN); // each run must write every element
-            times.push(pipeline(&k, &mut b, streams, chunks)?);
-            mismatch_error(what, b.host_out.as_slice_memory_order(), &want, 1e-4)?;
+        for (what, streams, parts) in [("serial", &streams[..1], 1), ("overlapped", &streams[..], 16)] {
+            let mut chunks = split(parts)?;
+            for c in &mut chunks {
+                c.host_out.as_slice_memory_order_mut().fill(f32::NAN); // each run must write every element
+            }
+            times.push(pipeline(&k, &mut chunks, streams)?);
+            mismatch_error(what, &gather(&chunks), &want, 1e-4)?;
         }
         println!(
             "streams: {n} floats in, {ITERS} steps each, out: serial on one stream {:.3} ms, overlapped on two streams in 16 chunks {:.3} ms ({:.2}x); both match the CPU",

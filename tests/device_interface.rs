@@ -510,7 +510,7 @@ fn async_copies_from_pinned_memory_overlap_a_kernel_on_another_stream() {
     ev[1].record(Some(&ks)).unwrap();
     ev[2].record(Some(&cs)).unwrap();
     // SAFETY: host stays alive and untouched until cs is synchronised below.
-    unsafe { memcpy_htod_async(&mut dev, host, &cs).unwrap() };
+    unsafe { memcpy_htod_async_unchecked(&mut dev, host, &cs).unwrap() };
     ev[3].record(Some(&cs)).unwrap();
     cs.synchronize().unwrap();
     ks.synchronize().unwrap();
@@ -530,7 +530,7 @@ fn async_copies_from_pinned_memory_overlap_a_kernel_on_another_stream() {
     // And back to pinned memory asynchronously, checked against the pageable copy.
     host.iter_mut().for_each(|v| *v = 0.0);
     // SAFETY: host is not touched until cs is synchronised.
-    unsafe { memcpy_dtoh_async(host, &dev, &cs).unwrap() };
+    unsafe { memcpy_dtoh_async_unchecked(host, &dev, &cs).unwrap() };
     cs.synchronize().unwrap();
     assert!(back == *host);
     // SAFETY: allocated above with cuMemHostAlloc; no copy is pending and host is not used again.
@@ -663,11 +663,11 @@ fn unstructured_copies_sync_and_async() {
     {
         let mut view = c.slice_mut(5..1005).unwrap();
         // SAFETY: part outlives the synchronisation below.
-        unsafe { memcpy_htod_async(&mut view, part, &stream).unwrap() };
+        unsafe { memcpy_htod_async_unchecked(&mut view, part, &stream).unwrap() };
     }
     let mut back = vec![0f32; 1000];
     // SAFETY: back is not touched until the stream is synchronised.
-    unsafe { memcpy_dtoh_async(&mut back, &c.slice(5..1005).unwrap(), &stream).unwrap() };
+    unsafe { memcpy_dtoh_async_unchecked(&mut back, &c.slice(5..1005).unwrap(), &stream).unwrap() };
     stream.synchronize().unwrap();
     assert_eq!(back, part);
     let v = c.to_vec().unwrap();
@@ -1001,12 +1001,12 @@ fn surfaces_let_kernels_write_arrays() {
     let ctx = ctx();
     let (w, h) = (50usize, 31usize);
     let src = f32s(150, w * h);
-    let array = CudaArray::new(
+    let mut array = CudaArray::new(
         &ctx,
         ArrayDescriptor::new_2d::<f32>(w, h).with_flags(ArrayFlags::SURFACE_LDST),
     )
     .unwrap();
-    let surf = Surface::new(&array).unwrap();
+    let surf = Surface::new(&mut array).unwrap();
     // The convenience call copies src in; the kernel writes 2x+1 into the array.
     surf_write(&ctx, (2, h as u32), 32, surf.object(), &src, w as i32, h as i32).unwrap();
     drop(surf);
@@ -1035,11 +1035,14 @@ fn ipc_child(arg: &str) {
     let n: usize = parts.next().unwrap().parse().unwrap();
     let seed: u64 = parts.next().unwrap().parse().unwrap();
     // Asking for more than was shared is refused with the sizes.
-    let e = mem.open::<f32>(&ctx, n + 1).unwrap_err();
+    // SAFETY: the parent keeps the buffer alive, and neither reads nor writes it, until this
+    // process has exited (it waits for it), after the event says its data is ready.
+    let e = unsafe { mem.open::<f32>(&ctx, n + 1) }.unwrap_err();
     assert!(e.to_string().contains(&format!("{}", (n + 1) * 4)), "{e}");
     let ev = Event::from_ipc_handle(&ctx, &event).unwrap();
     ev.synchronize().unwrap();
-    let mut shared = mem.open::<f32>(&ctx, n).unwrap();
+    // SAFETY: as above.
+    let mut shared = unsafe { mem.open::<f32>(&ctx, n) }.unwrap();
     assert_eq!(shared.to_vec().unwrap(), f32s(seed, n));
     scale::prepare(&ctx)
         .unwrap()
@@ -1168,7 +1171,7 @@ fn bad_input_is_a_typed_error_with_the_sizes() {
         .unwrap_err();
     assert!(matches!(e, Error::SizeMismatch { .. }), "{e}");
     // Surfaces need the flag; pitched memory needs a power-of-two element; flags must agree.
-    assert!(matches!(Surface::new(&a), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(Surface::new(&mut a), Err(Error::InvalidArgument { .. })));
     assert!(matches!(
         ctx.alloc_pitch::<[f32; 3]>(10, 10),
         Err(Error::InvalidArgument { .. })

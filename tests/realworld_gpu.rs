@@ -227,13 +227,14 @@ fn dynamic_module_api_links_and_launches() {
     let n = 777usize;
     let y = Rng::new(97).vec_f32(n);
     let yd = ctx.to_device(&y).unwrap();
-    let ptr = f.device_arg::<f32, _>(&yd).unwrap();
+    let ptr = yd.device_ptr();
     let n_arg = n as i32;
     let mut params = [
         gpu_runtime::__private::param(&ptr),
         gpu_runtime::__private::param(&n_arg),
     ];
-    // SAFETY: the parameters are (float*, int) as the kernel declares; yd outlives the sync.
+    // SAFETY: the parameters are (float*, int) as the kernel declares; yd outlives the sync, and
+    // its only other use (the copy that filled it) ran on the same, legacy default stream.
     unsafe { f.launch_raw(4u32.into(), 256u32.into(), std::ptr::null_mut(), &mut params) }.unwrap();
     ctx.synchronize().unwrap();
     let want: Vec<f32> = y.iter().map(|v| 2.0 * v + 0.5).collect();

@@ -6,7 +6,7 @@ use std::ffi::c_void;
 
 use gpu_runtime::cudarc::driver::sys;
 use gpu_runtime::{
-    gpu_test, kernel, AttachFlags, Context, ContextFlags, DeviceData, DeviceMemoryPool, DeviceRead, Error,
+    gpu_test, kernel, AttachFlags, Context, ContextFlags, DeviceData, DeviceMemoryPool, Error,
     HostAllocFlags, HostRegisterFlags, HostSlice, MemAdvice, MemLocation, PageLockedAllocator,
     PageLockedMemoryPool, Stream,
 };
@@ -436,29 +436,31 @@ fn registered_and_aligned_host_memory() {
 
     // PyCUDA's aligned_empty + register_host_memory: the aligned array page-locked in place,
     // mapped, and doubled by a kernel writing host memory directly.
-    {
-        let mut reg = ctx
-            .register_host_slice(al.as_slice_memory_order_mut(), HostRegisterFlags::DEVICE_MAP)
-            .unwrap();
-        let n = reg.len();
-        twice::prepare(&ctx)
-            .unwrap()
-            .prepared_call(
-                (n as u32).div_ceil(256),
-                256,
-                &mut reg.mapped_mut().unwrap(),
-                n as i32,
-            )
-            .unwrap();
-        ctx.synchronize().unwrap();
-        let want: Vec<f32> = v.iter().map(|x| 2.0 * x).collect();
-        assert_eq!(&*reg, &want[..]);
-    }
-    // Unregistered on drop: it can be registered again, without mapping this time.
-    let reg = ctx
-        .register_host_slice(al.as_slice_memory_order_mut(), HostRegisterFlags::NONE)
-        .unwrap();
-    assert!(matches!(reg.device_ptr(), Err(Error::NotMapped)));
+    let want: Vec<f32> = v.iter().map(|x| 2.0 * x).collect();
+    ctx.register_host_slice(
+        al.as_slice_memory_order_mut(),
+        HostRegisterFlags::DEVICE_MAP,
+        |mut reg| {
+            let n = reg.len();
+            twice::prepare(&ctx)
+                .unwrap()
+                .prepared_call(
+                    (n as u32).div_ceil(256),
+                    256,
+                    &mut reg.mapped_mut().unwrap(),
+                    n as i32,
+                )
+                .unwrap();
+            // No synchronize: reading the slice waits for the kernel that writes it.
+            assert_eq!(&*reg, &want[..]);
+        },
+    )
+    .unwrap();
+    // Unregistered when the closure returned: it can be registered again, without mapping.
+    ctx.register_host_slice(al.as_slice_memory_order_mut(), HostRegisterFlags::NONE, |reg| {
+        assert!(matches!(reg.device_ptr(), Err(Error::NotMapped)));
+    })
+    .unwrap();
 }
 
 #[test]

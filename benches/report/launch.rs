@@ -6,7 +6,7 @@ use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
 use gpu_runtime::cudarc::driver::{sys, CudaContext, LaunchConfig, PushKernelArg};
-use gpu_runtime::{Context, DeviceRead, Stream, Target};
+use gpu_runtime::{Context, Stream, Target};
 
 use crate::table::Row;
 use crate::{axpy, best, ok};

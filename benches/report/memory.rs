@@ -5,7 +5,7 @@ use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
 use gpu_runtime::cudarc::driver::sys;
-use gpu_runtime::{Context, DeviceMemoryPool, DeviceRead, HostAllocFlags};
+use gpu_runtime::{Context, DeviceMemoryPool, HostAllocFlags};
 
 use crate::table::Row;
 use crate::{axpy, best, ok};

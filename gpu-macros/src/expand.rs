@@ -60,8 +60,12 @@ fn type_assertions(args: &[RustArg]) -> TokenStream {
             RustType::Slice { elem, .. } => quote_spanned! {elem.span()=>
                 const _: () = #rt::__private::assert_device_repr::<#elem>();
             },
+            // The launch body names the same function at the same span, so a type that is not a
+            // KernelParam gets one error, not two.
             RustType::Value(ty) => quote_spanned! {ty.span()=>
-                const _: fn(#ty) -> #ty = #rt::__private::by_value::<#ty>;
+                const _: () = {
+                    let _ = #rt::__private::by_value::<#ty>;
+                };
             },
         })
         .collect()
@@ -94,6 +98,11 @@ fn widen_len_expr(tokens: TokenStream, scalars: &[&Ident]) -> TokenStream {
     out.into_iter().collect()
 }
 
+/// The name of the view the launch body takes of buffer argument `i`.
+fn view_slot(i: usize) -> Ident {
+    format_ident!("__v{}", i)
+}
+
 /// The `#[len = …]` checks, run before anything is packed or launched.
 fn len_checks(args: &[RustArg]) -> TokenStream {
     let rt = rt();
@@ -103,18 +112,19 @@ fn len_checks(args: &[RustArg]) -> TokenStream {
         .map(|a| &a.name)
         .collect();
     args.iter()
-        .filter_map(|arg| {
-            let (expr, RustType::Slice { elem, .. }) = (arg.len.as_ref()?, &arg.kind) else {
+        .enumerate()
+        .filter_map(|(i, arg)| {
+            let (expr, RustType::Slice { .. }) = (arg.len.as_ref()?, &arg.kind) else {
                 return None;
             };
-            let name = &arg.name;
-            let name_str = name.to_string();
+            let view = view_slot(i);
+            let name_str = arg.name.to_string();
             let expr_str = quote!(#expr).to_string();
             let widened = widen_len_expr(quote!(#expr), &scalars);
             Some(quote_spanned! {expr.span()=>
                 self.function.check_len(
                     #name_str,
-                    #rt::DeviceRead::<#elem>::len(&*#name),
+                    #view.len(),
                     #expr_str,
                     #rt::__private::LenValue::len_value(&(#widened)),
                 )?;
@@ -123,31 +133,44 @@ fn len_checks(args: &[RustArg]) -> TokenStream {
         .collect()
 }
 
-/// The body of `launch_on`: check `#[len]`s, pack each argument, build the parameter array,
-/// launch.
+/// The body of `launch_on`: view each buffer, check `#[len]`s, pack each argument (checking
+/// its context and ordering its use on the stream), build the parameter array, launch.
 fn launch_body(args: &[RustArg]) -> TokenStream {
     let rt = rt();
-    let checks = len_checks(args);
+    let mut views = Vec::new();
     let mut packs = Vec::new();
     let mut params = Vec::new();
     for (i, arg) in args.iter().enumerate() {
         let slot = format_ident!("__p{}", i);
+        let view = view_slot(i);
         let name = &arg.name;
-        packs.push(match &arg.kind {
-            RustType::Slice { elem, .. } => quote!(let #slot = self.function.device_arg::<#elem, _>(#name)?;),
-            RustType::Value(ty) => quote!(let #slot = #rt::__private::by_value::<#ty>(#name);),
-        });
+        match &arg.kind {
+            RustType::Slice { elem, mutable: false } => {
+                views.push(quote!(let #view = #rt::DeviceRead::<#elem>::device_view(&*#name);));
+                packs.push(quote!(let #slot = self.function.read_arg(&#view, __stream)?;));
+            }
+            RustType::Slice { elem, mutable: true } => {
+                views.push(quote!(let #view = #rt::DeviceWrite::<#elem>::device_view_mut(&mut *#name);));
+                packs.push(quote!(let #slot = self.function.write_arg(&#view, __stream)?;));
+            }
+            RustType::Value(ty) => packs.push(quote! {
+                let #slot = #rt::__private::by_value::<#ty>(#name, __stream)?;
+            }),
+        }
         params.push(quote!(#rt::__private::param(&#slot)));
     }
+    let checks = len_checks(args);
     let n = args.len();
     quote! {
+        #(#views)*
         #checks
         #(#packs)*
         let mut __params: [*mut ::core::ffi::c_void; #n] = [#(#params),*];
         // SAFETY: the #[kernel] macro checked at compile time that these arguments match the C
         // declaration one for one (count, order, size and constness); each slot lives until
-        // launch_raw returns, and the device buffers are borrowed for the whole call.
-        unsafe { self.function.launch_raw(grid, block, stream, &mut __params) }
+        // launch_raw returns, the device buffers are borrowed for the whole call, and each use
+        // was ordered on the stream (read_arg, write_arg, by_value).
+        unsafe { self.function.launch_raw(grid, block, __stream.raw(), &mut __params) }
     }
 }
 
@@ -326,10 +349,11 @@ pub fn kernel_items(
                 /// Launches on the legacy default stream with device arguments; returns without
                 /// waiting for the kernel.
                 pub fn prepared_call(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#dev_params),*) -> #rt::Result<()> {
-                    self.launch_on(grid.into(), block.into(), #rt::__private::NULL_STREAM, #(#names),*)
+                    self.launch_on(grid.into(), block.into(), self.function.legacy_stream(), #(#names),*)
                 }
 
-                /// Launches on `stream` with device arguments; returns without waiting.
+                /// Launches on `stream` with device arguments; returns without waiting. Buffers
+                /// last used on other streams are waited for on the GPU first.
                 pub fn prepared_async_call(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, stream: &#rt::Stream, #(#dev_params),*) -> #rt::Result<()> {
                     let stream = self.function.stream_arg(stream)?;
                     self.launch_on(grid.into(), block.into(), stream, #(#names),*)
@@ -339,7 +363,7 @@ pub fn kernel_items(
                 /// kernel took, measured with events.
                 pub fn prepared_timed_call(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#dev_params),*) -> #rt::Result<::std::time::Duration> {
                     let (grid, block) = (grid.into(), block.into());
-                    self.function.timed(|| self.launch_on(grid, block, #rt::__private::NULL_STREAM, #(#names),*))
+                    self.function.timed(|| self.launch_on(grid, block, self.function.legacy_stream(), #(#names),*))
                 }
 
                 #[doc = #call_doc]
@@ -348,7 +372,7 @@ pub fn kernel_items(
                 }
 
                 #[inline]
-                fn launch_on(&self, grid: #rt::Dim3, block: #rt::Dim3, stream: #rt::cudarc::driver::sys::CUstream, #(#dev_params),*) -> #rt::Result<()> {
+                fn launch_on(&self, grid: #rt::Dim3, block: #rt::Dim3, __stream: #rt::__private::LaunchStream<'_>, #(#dev_params),*) -> #rt::Result<()> {
                     #launch
                 }
             }

@@ -8,6 +8,7 @@ use crate::context::Context;
 use crate::copy::Memcpy3D;
 use crate::error::{check, Error, Result};
 use crate::memory::{DeviceRead, DeviceWrite};
+use crate::ordering::{self, Release, StreamUses};
 use crate::repr::DeviceRepr;
 
 /// The type of each channel of an array element (PyCUDA's `array_format`).
@@ -262,6 +263,8 @@ pub struct CudaArray {
     raw: sys::CUarray,
     desc: ArrayDescriptor,
     ctx: Context,
+    /// Copies, and kernels through textures and surfaces, that use the array.
+    pub(crate) uses: StreamUses,
 }
 
 // SAFETY: a CUarray is a driver handle usable from any thread.
@@ -287,16 +290,20 @@ impl CudaArray {
             NumChannels: desc.channels,
             Flags: desc.flags.bits(),
         };
-        ctx.bind()?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer and descriptor; the context is current.
-        check("cuArray3DCreate", unsafe {
-            sys::cuArray3DCreate_v2(&mut raw, &d)
+        let raw = ordering::alloc_or_reclaim(&ctx.inner, || {
+            ctx.bind()?;
+            let mut raw = std::ptr::null_mut();
+            // SAFETY: valid out-pointer and descriptor; the context is current.
+            check("cuArray3DCreate", unsafe {
+                sys::cuArray3DCreate_v2(&mut raw, &d)
+            })?;
+            Ok(raw)
         })?;
         Ok(CudaArray {
             raw,
             desc,
             ctx: ctx.clone(),
+            uses: StreamUses::new(),
         })
     }
 
@@ -421,7 +428,7 @@ impl CudaArray {
     /// Copies packed device elements into the whole array.
     pub fn copy_from_device<T: ArrayElement>(&mut self, src: &impl DeviceRead<T>) -> Result<()> {
         self.desc.check_element::<T>("CudaArray::copy_from_device")?;
-        self.check_len("CudaArray::copy_from_device", src.len())?;
+        self.check_len("CudaArray::copy_from_device", src.device_view().len())?;
         let (w, h, d) = self.whole();
         Memcpy3D::new(w, h, d)
             .src_device(src, w)
@@ -433,7 +440,7 @@ impl CudaArray {
     /// Copies the whole array into packed device elements.
     pub fn copy_to_device<T: ArrayElement>(&self, dst: &mut impl DeviceWrite<T>) -> Result<()> {
         self.desc.check_element::<T>("CudaArray::copy_to_device")?;
-        self.check_len("CudaArray::copy_to_device", dst.len())?;
+        self.check_len("CudaArray::copy_to_device", dst.device_view().len())?;
         let (w, h, d) = self.whole();
         Memcpy3D::new(w, h, d)
             .src_array(self)
@@ -455,12 +462,13 @@ impl CudaArray {
 
 impl Drop for CudaArray {
     fn drop(&mut self) {
-        if self.ctx.bind().is_ok() {
-            // SAFETY: destroys the array made in new, exactly once.
-            unsafe {
-                sys::cuArrayDestroy(self.raw);
-            }
-        }
+        // Destroyed once the copies and kernels (through textures and surfaces) that use it
+        // have finished.
+        let uses = self.uses.take();
+        let inner = &self.ctx.inner;
+        inner
+            .graveyard
+            .release_after(inner, uses, Release::Array(self.raw));
     }
 }
 

@@ -25,6 +25,7 @@ use crate::context_ops::{register, unregister};
 use crate::device::{Device, DeviceLimits};
 use crate::error::{check, Error, Result};
 use crate::module::{LoadInfo, LoadedModule, ModuleSource};
+use crate::ordering::{self, Graveyard, StreamInner};
 use crate::source_module::{Plan, SourceModule};
 use crate::user_module::JitOptions;
 
@@ -104,6 +105,111 @@ pub(crate) struct ContextInner {
     /// The first sticky error a kernel caused in this process; once set, `bind` refuses every
     /// call (see `Error::ContextPoisoned`).
     pub(crate) fault: OnceLock<Fault>,
+    /// The legacy default stream, as stream ordering names it (synchronous copies and
+    /// `prepared_call` run on it).
+    pub(crate) legacy: Arc<StreamInner>,
+    /// Releases waiting for the streams that used the resource (see `ordering`).
+    pub(crate) graveyard: Graveyard,
+}
+
+/// How something the context may own reaches the context: a pool users own holds it strongly
+/// (it keeps the context alive); the context's own staging pools hold it weakly, since the
+/// context owns them and a strong handle would keep it alive forever.
+pub(crate) enum ContextLink {
+    Strong(Context),
+    Weak {
+        inner: Weak<ContextInner>,
+        raw: sys::CUcontext,
+    },
+}
+
+// SAFETY: the raw handle is only used while its context lives (or closes), from any thread.
+unsafe impl Send for ContextLink {}
+// SAFETY: as above; nothing is mutated.
+unsafe impl Sync for ContextLink {}
+
+impl ContextLink {
+    pub(crate) fn strong(ctx: &Context) -> ContextLink {
+        ContextLink::Strong(ctx.clone())
+    }
+
+    pub(crate) fn weak(ctx: &Context) -> ContextLink {
+        ContextLink::Weak {
+            inner: Arc::downgrade(&ctx.inner),
+            raw: ctx.raw(),
+        }
+    }
+
+    fn get(&self) -> Option<Context> {
+        match self {
+            ContextLink::Strong(c) => Some(c.clone()),
+            ContextLink::Weak { inner, .. } => inner.upgrade().map(|inner| Context { inner }),
+        }
+    }
+
+    /// Runs `f` with the context; fails when it is being destroyed.
+    pub(crate) fn with<R>(&self, f: impl FnOnce(&Context) -> Result<R>) -> Result<R> {
+        match self.get() {
+            Some(ctx) => f(&ctx),
+            None => Err(Error::driver(
+                "a pool allocation",
+                sys::CUresult::CUDA_ERROR_CONTEXT_IS_DESTROYED,
+            )),
+        }
+    }
+
+    /// Frees `what` once the uses in `uses` have finished (see `Graveyard::release_after`);
+    /// while the context is being destroyed, its work has finished, and it is freed now.
+    pub(crate) fn release_after(&self, uses: ordering::UseSet, what: ordering::Release) {
+        let inner = match self {
+            ContextLink::Strong(ctx) => Some(ctx.inner.clone()),
+            ContextLink::Weak { inner, .. } => inner.upgrade(),
+        };
+        match (inner, self) {
+            (Some(inner), _) => inner.graveyard.release_after(&inner, uses, what),
+            (None, ContextLink::Weak { raw, .. }) if bind_raw(*raw).is_ok() => {
+                // SAFETY: the context is closing, so its work has finished, and the owner gave
+                // the resource up.
+                unsafe { what.now() };
+            }
+            (None, _) => {}
+        }
+    }
+
+    /// Gives back what the context holds for later (see [`ContextInner::reclaim`]).
+    pub(crate) fn reclaim(&self) {
+        if let Some(ctx) = self.get() {
+            ctx.inner.reclaim();
+        }
+    }
+}
+
+impl ContextInner {
+    /// The state of a context just retained or created (`raw`), made current here. On failure
+    /// the caller releases the context.
+    pub(crate) fn new(
+        raw: sys::CUcontext,
+        device: Device,
+        limits: DeviceLimits,
+        compute_capability: (u32, u32),
+        owned: bool,
+    ) -> Result<Arc<ContextInner>> {
+        bind_raw(raw)?;
+        let fence = ordering::new_event()?;
+        Ok(Arc::new_cyclic(|weak| ContextInner {
+            raw,
+            device,
+            limits,
+            compute_capability,
+            owned,
+            peers: Mutex::new(Vec::new()),
+            modules: Mutex::new(ModuleCache::default()),
+            staging: OnceLock::new(),
+            fault: fault_cell(),
+            legacy: StreamInner::legacy(raw, weak.clone(), fence),
+            graveyard: Graveyard::default(),
+        }))
+    }
 }
 
 /// A sticky error, as first reported.
@@ -224,17 +330,14 @@ impl Context {
         check("cuDevicePrimaryCtxRetain", unsafe {
             sys::cuDevicePrimaryCtxRetain(&mut raw, device.raw())
         })?;
-        let inner = Arc::new(ContextInner {
-            raw,
-            device,
-            limits,
-            compute_capability,
-            owned: false,
-            peers: Mutex::new(Vec::new()),
-            modules: Mutex::new(ModuleCache::default()),
-            staging: OnceLock::new(),
-            fault: fault_cell(),
-        });
+        let inner = match ContextInner::new(raw, device, limits, compute_capability, false) {
+            Ok(inner) => inner,
+            Err(e) => {
+                // SAFETY: releases the retain just taken, once.
+                unsafe { sys::cuDevicePrimaryCtxRelease_v2(device.raw()) };
+                return Err(e);
+            }
+        };
         map.insert(key, Arc::downgrade(&inner));
         register(&inner);
         let ctx = Context { inner };
@@ -292,11 +395,19 @@ impl Context {
     }
 
     /// Waits until all work queued in this context has finished, and reports any error a kernel
-    /// raised while running.
+    /// raised while running. Memory whose release was waiting for that work is freed.
     pub fn synchronize(&self) -> Result<()> {
         self.bind()?;
         // SAFETY: the context is current on this thread.
-        check("cuCtxSynchronize", unsafe { sys::cuCtxSynchronize() })
+        check("cuCtxSynchronize", unsafe { sys::cuCtxSynchronize() })?;
+        self.inner.collect_garbage();
+        Ok(())
+    }
+
+    /// The legacy default stream, as stream ordering names it.
+    #[inline]
+    pub(crate) fn legacy(&self) -> &Arc<StreamInner> {
+        &self.inner.legacy
     }
 
     /// `(free, total)` device memory in bytes.
@@ -494,13 +605,25 @@ pub(crate) fn bind_raw(raw: sys::CUcontext) -> Result<()> {
 
 impl Drop for ContextInner {
     fn drop(&mut self) {
+        // Everything made in the context is gone, but work it queued may still run: wait for
+        // it, so that memory whose release was deferred, or that a pool holds, is free to go.
+        // A poisoned context refuses `bind`, so bind_raw; its errors end the work anyway.
+        let current = bind_raw(self.raw).is_ok();
+        if current {
+            // SAFETY: the context is current on this thread.
+            unsafe { sys::cuCtxSynchronize() };
+        }
+        let _closing = ordering::Closing::enter(self.raw);
         // Modules must be unloaded while the context still exists.
-        let modules = std::mem::take(self.modules.get_mut().unwrap_or_else(|p| p.into_inner()));
-        // A poisoned context refuses `bind`; its modules' own drops make it current themselves.
-        let _ = self.bind();
-        drop(modules);
+        drop(std::mem::take(
+            self.modules.get_mut().unwrap_or_else(|p| p.into_inner()),
+        ));
         // The staging pools free their memory, which needs the context.
         drop(self.staging.take());
+        self.graveyard.close(current);
+        if current {
+            self.legacy.release_fence();
+        }
         unregister(self.raw);
         if self.owned {
             // SAFETY: destroys the context made in Context::create, exactly once; nothing made

@@ -101,17 +101,14 @@ impl Context {
             }
             return Err(e);
         }
-        let inner = Arc::new(ContextInner {
-            raw,
-            device,
-            limits,
-            compute_capability,
-            owned: true,
-            peers: Mutex::new(Vec::new()),
-            modules: Mutex::new(Default::default()),
-            staging: OnceLock::new(),
-            fault: crate::context::fault_cell(),
-        });
+        let inner = match ContextInner::new(raw, device, limits, compute_capability, true) {
+            Ok(inner) => inner,
+            Err(e) => {
+                // SAFETY: the context was just created and nothing else refers to it.
+                unsafe { sys::cuCtxDestroy_v2(raw) };
+                return Err(e);
+            }
+        };
         register(&inner);
         Ok(Context { inner })
     }

@@ -21,17 +21,19 @@
 
 use std::ffi::c_void;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use cudarc::driver::sys;
 
 use crate::array::CudaArray;
 use crate::context::Context;
 use crate::error::{check, Error, Result};
-use crate::memory::{DeviceRead, DeviceWrite};
+use crate::memory::{DeviceRead, DeviceView, DeviceWrite};
+use crate::ordering::{StreamInner, StreamUses};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
 
-enum End {
+enum End<'a> {
     Unset,
     Host {
         ptr: *mut c_void,
@@ -41,6 +43,7 @@ enum End {
         ptr: sys::CUdeviceptr,
         bytes: usize,
         ctx: Context,
+        uses: Option<&'a StreamUses>,
     },
     Array {
         raw: sys::CUarray,
@@ -48,11 +51,12 @@ enum End {
         height: usize,
         depth: usize,
         ctx: Context,
+        uses: &'a StreamUses,
     },
 }
 
-struct Side {
-    end: End,
+struct Side<'a> {
+    end: End<'a>,
     x: usize,
     y: usize,
     z: usize,
@@ -61,8 +65,8 @@ struct Side {
     rows: usize,
 }
 
-impl Side {
-    const fn new() -> Side {
+impl<'a> Side<'a> {
+    const fn new() -> Side<'a> {
         Side {
             end: End::Unset,
             x: 0,
@@ -76,6 +80,15 @@ impl Side {
     fn context(&self) -> Option<&Context> {
         match &self.end {
             End::Device { ctx, .. } | End::Array { ctx, .. } => Some(ctx),
+            _ => None,
+        }
+    }
+
+    /// The record of the streams that use this end's memory, when this crate tracks it.
+    fn uses(&self) -> Option<&'a StreamUses> {
+        match self.end {
+            End::Device { uses, .. } => uses,
+            End::Array { uses, .. } => Some(uses),
             _ => None,
         }
     }
@@ -161,22 +174,23 @@ impl Side {
     }
 }
 
-fn host_end<T>(host: *const T, len: usize) -> End {
+fn host_end<'a, T>(host: *const T, len: usize) -> End<'a> {
     End::Host {
         ptr: host as *mut c_void,
         bytes: len * std::mem::size_of::<T>(),
     }
 }
 
-fn device_end<T: DeviceRepr>(d: &impl DeviceRead<T>) -> End {
+fn device_end<T: DeviceRepr>(d: DeviceView<'_, T>) -> End<'_> {
     End::Device {
         ptr: d.device_ptr(),
         bytes: d.len() * std::mem::size_of::<T>(),
         ctx: d.context().clone(),
+        uses: d.uses(),
     }
 }
 
-fn array_end(a: &CudaArray) -> End {
+fn array_end(a: &CudaArray) -> End<'_> {
     let desc = a.descriptor();
     End::Array {
         raw: a.raw(),
@@ -184,12 +198,25 @@ fn array_end(a: &CudaArray) -> End {
         height: desc.height,
         depth: desc.depth,
         ctx: a.context().clone(),
+        uses: &a.uses,
     }
+}
+
+/// Orders a copy on `stream` after the uses of both ends: it reads the source and writes the
+/// destination.
+fn order_on(src: &Side<'_>, dst: &Side<'_>, stream: &Arc<StreamInner>) -> Result<()> {
+    if let Some(u) = src.uses() {
+        u.read_on(stream)?;
+    }
+    if let Some(u) = dst.uses() {
+        u.write_on(stream)?;
+    }
+    Ok(())
 }
 
 /// The context both ends' device memory lives in, bound; an error when they differ or when
 /// neither end is on the device.
-fn bind_common(op: &'static str, src: &Side, dst: &Side) -> Result<()> {
+fn bind_common<'s>(op: &'static str, src: &'s Side<'_>, dst: &'s Side<'_>) -> Result<&'s Context> {
     let ctx = match (src.context(), dst.context()) {
         (Some(a), Some(b)) if a != b => {
             return Err(Error::WrongContext {
@@ -204,7 +231,17 @@ fn bind_common(op: &'static str, src: &Side, dst: &Side) -> Result<()> {
             });
         }
     };
-    ctx.bind()
+    ctx.bind()?;
+    Ok(ctx)
+}
+
+/// `stream` after checking it belongs to `ctx`, or `ctx`'s legacy default stream.
+fn ordered_stream<'s>(ctx: &'s Context, stream: Option<&'s Stream>) -> Result<&'s Arc<StreamInner>> {
+    match stream {
+        None => Ok(ctx.legacy()),
+        Some(s) if s.context() == ctx => Ok(s.inner()),
+        Some(_) => Err(Error::WrongContext { what: "the stream" }),
+    }
 }
 
 macro_rules! ends {
@@ -225,8 +262,12 @@ macro_rules! ends {
             }
 
             /// Copies from device memory whose rows are `pitch` bytes apart.
-            pub fn src_device<T: DeviceRepr>(mut self, dev: &'a impl DeviceRead<T>, pitch: usize) -> Self {
-                self.src.end = device_end(dev);
+            pub fn src_device<T: DeviceRepr>(
+                mut self,
+                dev: &'a (impl DeviceRead<T> + ?Sized),
+                pitch: usize,
+            ) -> Self {
+                self.src.end = device_end(dev.device_view());
                 self.src.pitch = pitch;
                 self
             }
@@ -234,10 +275,10 @@ macro_rules! ends {
             /// Copies into device memory whose rows are `pitch` bytes apart.
             pub fn dst_device<T: DeviceRepr>(
                 mut self,
-                dev: &'a mut impl DeviceWrite<T>,
+                dev: &'a mut (impl DeviceWrite<T> + ?Sized),
                 pitch: usize,
             ) -> Self {
-                self.dst.end = device_end(&*dev);
+                self.dst.end = device_end(dev.device_view());
                 self.dst.pitch = pitch;
                 self
             }
@@ -259,8 +300,8 @@ macro_rules! ends {
 
 /// A 2D copy of `height` rows of `width_bytes` bytes (PyCUDA's `Memcpy2D`).
 pub struct Memcpy2D<'a> {
-    src: Side,
-    dst: Side,
+    src: Side<'a>,
+    dst: Side<'a>,
     width: usize,
     height: usize,
     _ends: PhantomData<&'a mut ()>,
@@ -296,11 +337,18 @@ impl<'a> Memcpy2D<'a> {
         self.width == 0 || self.height == 0
     }
 
-    fn prepare(&self) -> Result<sys::CUDA_MEMCPY2D> {
+    /// The driver's description of the copy, after checking both ends hold the whole
+    /// rectangle; orders it on `stream` (the common context's legacy stream when `None`).
+    /// Empty copies are only checked.
+    fn prepare(&self, stream: Option<&Stream>) -> Result<sys::CUDA_MEMCPY2D> {
         let op = "Memcpy2D";
         self.src.check("source", op, self.width, self.height, 1)?;
         self.dst.check("destination", op, self.width, self.height, 1)?;
-        bind_common(op, &self.src, &self.dst)?;
+        let ctx = bind_common(op, &self.src, &self.dst)?;
+        if !self.copies_nothing() {
+            order_on(&self.src, &self.dst, ordered_stream(ctx, stream)?)?;
+            ctx.bind()?;
+        }
         let (st, sh, sd, sa) = self.src.kind();
         let (dt, dh, dd, da) = self.dst.kind();
         Ok(sys::CUDA_MEMCPY2D {
@@ -323,9 +371,10 @@ impl<'a> Memcpy2D<'a> {
         })
     }
 
-    /// Runs the copy and waits for it.
+    /// Runs the copy (on the legacy default stream, after the other work on its ends) and
+    /// waits for it.
     pub fn call(self) -> Result<()> {
-        let p = self.prepare()?;
+        let p = self.prepare(None)?;
         if self.copies_nothing() {
             return Ok(());
         }
@@ -338,7 +387,7 @@ impl<'a> Memcpy2D<'a> {
     /// aligned copy refuses (PyCUDA's `Memcpy2D(aligned=False)`; `cuMemcpy2DUnaligned`): slower,
     /// but any alignment goes.
     pub fn call_unaligned(self) -> Result<()> {
-        let p = self.prepare()?;
+        let p = self.prepare(None)?;
         if self.copies_nothing() {
             return Ok(());
         }
@@ -346,13 +395,14 @@ impl<'a> Memcpy2D<'a> {
         check("cuMemcpy2DUnaligned", unsafe { sys::cuMemcpy2DUnaligned_v2(&p) })
     }
 
-    /// Queues the copy on `stream`.
+    /// Queues the copy on `stream`, after the other work on its device and array ends (which
+    /// stay allocated until it has run).
     ///
     /// # Safety
     /// Host memory at either end must stay alive (and, as a destination, untouched) until the
     /// copy has finished: the borrows end when this function returns, the copy may not.
     pub unsafe fn call_async(self, stream: &Stream) -> Result<()> {
-        let p = self.prepare()?;
+        let p = self.prepare(Some(stream))?;
         if self.copies_nothing() {
             return Ok(());
         }
@@ -370,8 +420,8 @@ impl<'a> Memcpy2D<'a> {
 /// Linear memory at either end is described by its pitch (bytes per row) and its rows per
 /// slice ([`src_height`](Self::src_height), [`dst_height`](Self::dst_height)).
 pub struct Memcpy3D<'a> {
-    src: Side,
-    dst: Side,
+    src: Side<'a>,
+    dst: Side<'a>,
     width: usize,
     height: usize,
     depth: usize,
@@ -421,9 +471,15 @@ impl<'a> Memcpy3D<'a> {
         self.width == 0 || self.height == 0 || self.depth == 0
     }
 
-    fn prepare(&self) -> Result<sys::CUDA_MEMCPY3D> {
+    /// The copy's description, ordered on `stream` (the common context's legacy stream when
+    /// `None`); empty copies are only checked.
+    fn prepare(&self, stream: Option<&Stream>) -> Result<sys::CUDA_MEMCPY3D> {
         let p = self.params("Memcpy3D")?;
-        bind_common("Memcpy3D", &self.src, &self.dst)?;
+        let ctx = bind_common("Memcpy3D", &self.src, &self.dst)?;
+        if !self.copies_nothing() {
+            order_on(&self.src, &self.dst, ordered_stream(ctx, stream)?)?;
+            ctx.bind()?;
+        }
         Ok(p)
     }
 
@@ -464,9 +520,10 @@ impl<'a> Memcpy3D<'a> {
         })
     }
 
-    /// Runs the copy and waits for it.
+    /// Runs the copy (on the legacy default stream, after the other work on its ends) and
+    /// waits for it.
     pub fn call(self) -> Result<()> {
-        let p = self.prepare()?;
+        let p = self.prepare(None)?;
         if self.copies_nothing() {
             return Ok(());
         }
@@ -475,13 +532,14 @@ impl<'a> Memcpy3D<'a> {
         check("cuMemcpy3D", unsafe { sys::cuMemcpy3D_v2(&p) })
     }
 
-    /// Queues the copy on `stream`.
+    /// Queues the copy on `stream`, after the other work on its device and array ends (which
+    /// stay allocated until it has run).
     ///
     /// # Safety
     /// Host memory at either end must stay alive (and, as a destination, untouched) until the
     /// copy has finished.
     pub unsafe fn call_async(self, stream: &Stream) -> Result<()> {
-        let p = self.prepare()?;
+        let p = self.prepare(Some(stream))?;
         if self.copies_nothing() {
             return Ok(());
         }
@@ -510,7 +568,7 @@ impl<'a> Memcpy3D<'a> {
     /// # Ok::<(), gpu_runtime::Error>(())
     /// ```
     pub fn call_peer(self) -> Result<()> {
-        let p = self.peer_params()?;
+        let p = self.peer_params(None)?;
         if self.copies_nothing() {
             return Ok(());
         }
@@ -526,12 +584,7 @@ impl<'a> Memcpy3D<'a> {
     /// Host memory at either end must stay alive (and, as a destination, untouched) until the
     /// copy has finished.
     pub unsafe fn call_peer_async(self, stream: &Stream) -> Result<()> {
-        let p = self.peer_params()?;
-        if !stream.context().is(p.dstContext) {
-            return Err(Error::WrongContext {
-                what: "the stream (it must belong to the destination's context)",
-            });
-        }
+        let p = self.peer_params(Some(stream))?;
         if self.copies_nothing() {
             return Ok(());
         }
@@ -542,8 +595,10 @@ impl<'a> Memcpy3D<'a> {
     }
 
     /// The peer copy's description: each end's context is its own, or the other end's for
-    /// host memory; the destination's context is made current.
-    fn peer_params(&self) -> Result<sys::CUDA_MEMCPY3D_PEER> {
+    /// host memory; the destination's context is made current. The copy is ordered on
+    /// `stream`, which must belong to the destination's context (its legacy stream when
+    /// `None`).
+    fn peer_params(&self, stream: Option<&Stream>) -> Result<sys::CUDA_MEMCPY3D_PEER> {
         let op = "Memcpy3D::call_peer";
         let p = self.params(op)?;
         let (src_ctx, dst_ctx) = match (self.src.context(), self.dst.context()) {
@@ -556,6 +611,14 @@ impl<'a> Memcpy3D<'a> {
                 })
             }
         };
+        if stream.is_some_and(|s| s.context() != dst_ctx) {
+            return Err(Error::WrongContext {
+                what: "the stream (it must belong to the destination's context)",
+            });
+        }
+        if !self.copies_nothing() {
+            order_on(&self.src, &self.dst, ordered_stream(dst_ctx, stream)?)?;
+        }
         src_ctx.bind()?;
         dst_ctx.bind()?;
         Ok(sys::CUDA_MEMCPY3D_PEER {

@@ -7,51 +7,38 @@ use std::mem::ManuallyDrop;
 use std::ops::{Deref, RangeBounds};
 use std::sync::Arc;
 
-use cudarc::driver::sys;
-
-use crate::context::{bind_raw, Context};
-use crate::error::{check, Result};
+use crate::context::{Context, ContextLink};
+use crate::error::Result;
 use crate::host::HostSlice;
-use crate::memory::{DeviceBuffer, DeviceRead, DeviceViewMut, DeviceWrite};
+use crate::memory::{DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
+use crate::ordering::{Release, UseSet};
 use crate::pool::{Block, PoolCore, RawAllocator};
 use crate::repr::DeviceRepr;
 
-/// `cuMemAlloc` / `cuMemFree` in one context.
+/// `cuMemAlloc` / `cuMemFree` in one context, frees ordered after the work on the block.
 pub(crate) struct DeviceAllocator {
-    raw: sys::CUcontext,
-    /// Keeps the context alive for pools users own; the context's own staging pool leaves it
-    /// out, since the context owns that pool.
-    _keep: Option<Context>,
+    ctx: ContextLink,
 }
 
-// SAFETY: a CUcontext handle may be used from any thread; the driver API is thread-safe.
-unsafe impl Send for DeviceAllocator {}
-// SAFETY: as above; the allocator holds no mutable state.
-unsafe impl Sync for DeviceAllocator {}
-
 impl DeviceAllocator {
-    pub(crate) fn new(raw: sys::CUcontext, keep: Option<Context>) -> Self {
-        DeviceAllocator { raw, _keep: keep }
+    pub(crate) fn new(ctx: ContextLink) -> Self {
+        DeviceAllocator { ctx }
     }
 }
 
 impl RawAllocator for DeviceAllocator {
     fn allocate(&self, bytes: usize) -> Result<u64> {
-        if bytes == 0 {
-            return Ok(0);
-        }
-        bind_raw(self.raw)?;
-        let mut ptr = 0;
-        // SAFETY: valid out-pointer; the context is current.
-        check("cuMemAlloc", unsafe { sys::cuMemAlloc_v2(&mut ptr, bytes) })?;
-        Ok(ptr)
+        self.ctx.with(|ctx| crate::memory::alloc_device(ctx, bytes))
     }
 
-    unsafe fn free(&self, addr: u64, _bytes: usize) {
-        if addr != 0 && bind_raw(self.raw).is_ok() {
-            // SAFETY: the caller guarantees addr came from cuMemAlloc here and is unused.
-            unsafe { sys::cuMemFree_v2(addr) };
+    unsafe fn free_after(&self, addr: u64, _bytes: usize, uses: UseSet) {
+        if addr != 0 {
+            self.ctx.release_after(uses, Release::DeviceMemory(addr));
         }
+    }
+
+    fn reclaim(&self) {
+        self.ctx.reclaim();
     }
 }
 
@@ -96,7 +83,7 @@ impl DeviceMemoryPool {
     /// An empty pool allocating in `ctx`.
     pub fn new(ctx: &Context) -> DeviceMemoryPool {
         DeviceMemoryPool {
-            core: Arc::new(PoolCore::new(DeviceAllocator::new(ctx.raw(), Some(ctx.clone())))),
+            core: Arc::new(PoolCore::new(DeviceAllocator::new(ContextLink::strong(ctx)))),
             ctx: ctx.clone(),
         }
     }
@@ -125,10 +112,10 @@ impl DeviceMemoryPool {
                     std::mem::size_of::<T>()
                 ),
             })?;
-        let block = self.core.allocate(bytes, "DeviceMemoryPool::alloc")?;
+        let (block, uses) = self.core.allocate(bytes, "DeviceMemoryPool::alloc")?;
         // SAFETY: the block holds at least len elements in this context and stays allocated
         // until the PooledBuffer returns it; the DeviceBuffer is never dropped (ManuallyDrop).
-        let buf = unsafe { DeviceBuffer::from_raw_parts_unowned(block.addr, len, self.ctx.clone()) };
+        let buf = unsafe { DeviceBuffer::from_pool_block(block.addr, len, self.ctx.clone(), uses) };
         Ok(PooledBuffer {
             buf: ManuallyDrop::new(buf),
             block,
@@ -159,7 +146,7 @@ impl DeviceMemoryPool {
         self.core.counts().2
     }
 
-    /// Frees every unused block the pool holds.
+    /// Frees every unused block the pool holds (each once the work queued on it has finished).
     pub fn free_held(&self) {
         self.core.free_held()
     }
@@ -179,6 +166,10 @@ impl DeviceMemoryPool {
 /// Device memory from a [`DeviceMemoryPool`] (PyCUDA's `PooledDeviceAllocation`): a
 /// [`DeviceBuffer`] (through `Deref`) that returns its block to the pool when dropped.
 /// It is a kernel argument like any device buffer ([`DeviceRead`], [`DeviceWrite`]).
+///
+/// The block goes back at once, even with work on it still queued: it carries the record of
+/// the streams that used it, so whoever gets it next waits on the GPU for that work before
+/// touching it from another stream (on the same stream, the stream's own order suffices).
 ///
 /// ```no_run
 /// use gpu_runtime::{kernel, Context, DeviceMemoryPool};
@@ -249,24 +240,23 @@ impl<T: DeviceRepr> PooledBuffer<T> {
 impl<T: DeviceRepr> Drop for PooledBuffer<T> {
     #[inline]
     fn drop(&mut self) {
-        // SAFETY: the block came from this pool and is returned once; the DeviceBuffer over it
-        // is never dropped, so nothing else frees or uses it.
-        unsafe { self.pool.release(self.block) }
+        let uses = self.buf.take_uses();
+        // SAFETY: the block came from this pool and is returned once, with every use still
+        // outstanding on it; the DeviceBuffer over it is never dropped, so nothing else frees
+        // it.
+        unsafe { self.pool.release(self.block, uses) }
     }
 }
 
 impl<T: DeviceRepr> DeviceRead<T> for PooledBuffer<T> {
     #[inline]
-    fn device_ptr(&self) -> sys::CUdeviceptr {
-        self.buf.device_ptr()
-    }
-    #[inline]
-    fn len(&self) -> usize {
-        DeviceRead::len(&*self.buf)
-    }
-    #[inline]
-    fn context(&self) -> &Context {
-        DeviceRead::context(&*self.buf)
+    fn device_view(&self) -> DeviceView<'_, T> {
+        self.buf.device_view()
     }
 }
-impl<T: DeviceRepr> DeviceWrite<T> for PooledBuffer<T> {}
+impl<T: DeviceRepr> DeviceWrite<T> for PooledBuffer<T> {
+    #[inline]
+    fn device_view_mut(&mut self) -> DeviceViewMut<'_, T> {
+        self.buf.device_view_mut()
+    }
+}

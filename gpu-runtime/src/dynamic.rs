@@ -40,6 +40,7 @@ use crate::host::{HostSlice, HostSliceMut};
 use crate::launch::Dim3;
 use crate::memory::{DeviceRead, DeviceWrite};
 use crate::module::Function;
+use crate::ordering::{LaunchStream, StreamUses};
 use crate::repr::DeviceRepr;
 use crate::staging::Staging;
 use crate::stream::Stream;
@@ -146,36 +147,61 @@ impl HostArg<'_> {
 }
 
 /// Device memory passed as a pointer, borrowed for the launch.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct PtrArg<'a> {
     ptr: sys::CUdeviceptr,
     ctx: &'a Context,
     mutable: bool,
     elem_size: usize,
-    _borrow: PhantomData<&'a ()>,
+    /// The record the launch orders its use with, when this crate tracks the memory.
+    uses: Option<&'a StreamUses>,
+}
+
+impl std::fmt::Debug for PtrArg<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PtrArg")
+            .field("ptr", &format_args!("{:#x}", self.ptr))
+            .field("mutable", &self.mutable)
+            .field("elem_size", &self.elem_size)
+            .finish()
+    }
+}
+
+impl PtrArg<'_> {
+    /// Orders the launch's use on `stream`: after the last write for a read, after every use
+    /// for a write.
+    fn order_on(&self, stream: LaunchStream<'_>) -> Result<()> {
+        match (self.uses, self.mutable) {
+            (Some(u), false) => u.read_on(stream.inner()),
+            (Some(u), true) => u.write_on(stream.inner()),
+            (None, _) => Ok(()),
+        }
+    }
 }
 
 impl<'a> Arg<'a> {
     /// Device memory the kernel reads (a `const T *` parameter).
-    pub fn input<T, B: DeviceRead<T> + ?Sized>(buffer: &'a B) -> Arg<'a> {
+    pub fn input<T: 'a, B: DeviceRead<T> + ?Sized>(buffer: &'a B) -> Arg<'a> {
+        let v = buffer.device_view();
         Arg::Ptr(PtrArg {
-            ptr: buffer.device_ptr(),
-            ctx: buffer.context(),
+            ptr: v.device_ptr(),
+            ctx: v.context(),
             mutable: false,
             elem_size: std::mem::size_of::<T>(),
-            _borrow: PhantomData,
+            uses: v.uses(),
         })
     }
 
     /// Device memory the kernel may write (a `T *` parameter); borrowed mutably so nothing
     /// else reads it meanwhile.
-    pub fn output<T, B: DeviceWrite<T> + ?Sized>(buffer: &'a mut B) -> Arg<'a> {
+    pub fn output<T: 'a, B: DeviceWrite<T> + ?Sized>(buffer: &'a mut B) -> Arg<'a> {
+        let v = buffer.device_view_mut();
         Arg::Ptr(PtrArg {
-            ptr: buffer.device_ptr(),
-            ctx: buffer.context(),
+            ptr: v.device_ptr(),
+            ctx: v.context(),
             mutable: true,
             elem_size: std::mem::size_of::<T>(),
-            _borrow: PhantomData,
+            uses: v.uses(),
         })
     }
 
@@ -562,7 +588,7 @@ impl PreparedFunction {
         block: impl Into<Dim3>,
         args: &[Arg<'_>],
     ) -> Result<()> {
-        self.launch(grid.into(), block.into(), std::ptr::null_mut(), args)
+        self.launch(grid.into(), block.into(), self.function.legacy_stream(), args)
     }
 
     /// Launches on `stream`; returns without waiting.
@@ -586,7 +612,7 @@ impl PreparedFunction {
     ) -> Result<Duration> {
         let (grid, block) = (grid.into(), block.into());
         self.function
-            .timed(|| self.launch(grid, block, std::ptr::null_mut(), args))
+            .timed(|| self.launch(grid, block, self.function.legacy_stream(), args))
     }
 
     /// Launches with host arrays ([`Arg::host_in`], [`Arg::host_out`], [`Arg::host_in_out`])
@@ -627,28 +653,34 @@ impl PreparedFunction {
             };
         }
         let params = &mut params[..args.len()];
-        // SAFETY: as in `launch`; each host argument is replaced by its staged device copy,
-        // which lives in `copies` until the stream has finished (`finish` waits for it, and
-        // `launch` and `upload` wait when they fail).
-        staging.launch(|stream| unsafe { self.function.launch_raw(grid, block, stream, params) })?;
+        staging.launch(|stream| {
+            // Staged copies were ordered on this stream when staged.
+            order_args(args, stream)?;
+            // SAFETY: as in `launch`; each host argument is replaced by its staged device copy,
+            // which lives in `copies` until the stream has finished (`finish` waits for it, and
+            // `launch` and `upload` wait when they fail).
+            unsafe { self.function.launch_raw(grid, block, stream.raw(), params) }
+        })?;
         staging.finish()?;
         drop(copies);
         Ok(())
     }
 
-    fn launch(&self, grid: Dim3, block: Dim3, stream: sys::CUstream, args: &[Arg<'_>]) -> Result<()> {
+    fn launch(&self, grid: Dim3, block: Dim3, stream: LaunchStream<'_>, args: &[Arg<'_>]) -> Result<()> {
         self.check(args, false)?;
         let mut params = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
         for (slot, a) in params.iter_mut().zip(args) {
             *slot = a.param();
         }
+        order_args(args, stream)?;
         // SAFETY: `check` proved one argument per parameter, each of the declared type (which
         // `prepare_args` matched with the C declaration, or the caller of `prepare_args_unchecked`
-        // vouched for), buffers in this context and borrowed for the call; each param points
-        // into `args`, alive until launch_raw returns.
+        // vouched for), buffers in this context and borrowed for the call, and each buffer's use
+        // was ordered on the stream; each param points into `args`, alive until launch_raw
+        // returns.
         unsafe {
             self.function
-                .launch_raw(grid, block, stream, &mut params[..args.len()])
+                .launch_raw(grid, block, stream.raw(), &mut params[..args.len()])
         }
     }
 
@@ -694,6 +726,14 @@ impl PreparedFunction {
         }
         Ok(())
     }
+}
+
+/// Orders each device buffer argument's use on `stream`.
+fn order_args(args: &[Arg<'_>], stream: LaunchStream<'_>) -> Result<()> {
+    args.iter().try_for_each(|a| match a {
+        Arg::Ptr(p) => p.order_on(stream),
+        _ => Ok(()),
+    })
 }
 
 #[cfg(test)]

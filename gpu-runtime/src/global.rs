@@ -11,13 +11,16 @@ use cudarc::driver::sys;
 
 use crate::context::Context;
 use crate::error::{check, Error, Result};
-use crate::memory::{copy_dtoh, copy_htod};
+use crate::memory::{copy_dtoh, copy_htod, DeviceView, DeviceViewMut};
 use crate::module::{LoadedModule, ModuleSource};
 use crate::repr::DeviceRepr;
 
 /// A `__constant__` or `__device__` variable of a loaded module, of Rust type `T` (an array
-/// `[T; N]` for a C array). Writes and reads are synchronous copies ordered after the work
-/// already queued on the legacy default stream.
+/// `[T; N]` for a C array).
+///
+/// Any kernel of the module may read or write the variable without naming it, on any stream,
+/// so a write or read waits for all the work queued in the context first, and a write waits
+/// for its own copy too: a kernel queued afterwards on any stream sees the new value.
 pub struct Global<T> {
     ctx: Context,
     _module: Arc<LoadedModule>,
@@ -74,14 +77,14 @@ impl<T: DeviceRepr> Global<T> {
 
     /// Writes the variable: `set(&[1.0; 16])` for an array, `set(2.5)` for a scalar.
     pub fn set(&self, value: impl Borrow<T>) -> Result<()> {
-        copy_htod(&self.ctx, self.ptr, 1, std::slice::from_ref(value.borrow()))
+        write_global(&self.ctx, self.ptr, std::slice::from_ref(value.borrow()))
     }
 
     /// Reads the variable back.
     pub fn get(&self) -> Result<T> {
         // SAFETY: zeroed bytes are a valid T: DeviceRepr promises every bit pattern is.
         let mut out = [unsafe { std::mem::zeroed::<T>() }];
-        copy_dtoh(&self.ctx, self.ptr, 1, &mut out)?;
+        read_global(&self.ctx, self.ptr, &mut out)?;
         Ok(out[0])
     }
 
@@ -94,4 +97,25 @@ impl<T: DeviceRepr> Global<T> {
     pub fn device_ptr(&self) -> sys::CUdeviceptr {
         self.ptr
     }
+}
+
+/// Copies `data` into a module variable at `ptr`, between two waits for all the context's work:
+/// kernels on any stream may read the variable without naming it.
+pub(crate) fn write_global<T: DeviceRepr>(ctx: &Context, ptr: sys::CUdeviceptr, data: &[T]) -> Result<()> {
+    ctx.synchronize()?;
+    // SAFETY: `ptr` is a live module variable of `data.len()` elements of T (checked by the
+    // caller); no work uses it now (the context is idle) nor until the copy is done (the second
+    // synchronize).
+    let mut dst = unsafe { DeviceViewMut::from_raw_parts(ctx, ptr, data.len()) };
+    copy_htod(&mut dst, data)?;
+    ctx.synchronize()
+}
+
+/// Copies a module variable at `ptr` into `out`, after all the context's work.
+pub(crate) fn read_global<T: DeviceRepr>(ctx: &Context, ptr: sys::CUdeviceptr, out: &mut [T]) -> Result<()> {
+    ctx.synchronize()?;
+    // SAFETY: `ptr` is a live module variable of `out.len()` elements of T (checked by the
+    // caller); no work writes it now (the context is idle), and the copy completes on return.
+    let src = unsafe { DeviceView::from_raw_parts(ctx, ptr, out.len()) };
+    copy_dtoh(&src, out)
 }

@@ -96,23 +96,33 @@ impl<T, D: Dimension> RawHost<T, D> {
 /// The accessors every host array type has, and its `HostSlice` impls: C-order contiguous data
 /// as one slice, as for `ndarray` arrays (a Fortran-order array of more than one dimension is
 /// refused with [`Error::NotContiguous`], as `ndarray`'s would be).
+///
+/// The type provides `fn gpu_done(&self, write: bool)`: it returns once the GPU no longer
+/// writes the memory (and, with `write`, no longer reads it either), so that the host may read
+/// (or write) it. Host memory the GPU uses asynchronously (page-locked, managed) waits there;
+/// its errors are a failed context's, whose work never runs on, so they are not reported.
 macro_rules! host_array_common {
     ($ty:ident) => {
         impl<T: $crate::DeviceRepr, D: ::ndarray::Dimension> $ty<T, D> {
-            /// A read-only `ndarray` view of the elements.
+            /// A read-only `ndarray` view of the elements (after GPU writes to them have
+            /// finished).
             pub fn view(&self) -> ::ndarray::ArrayView<'_, T, D> {
+                self.gpu_done(false);
                 self.raw.view()
             }
-            /// A writable `ndarray` view of the elements.
+            /// A writable `ndarray` view of the elements (after GPU uses of them have finished).
             pub fn view_mut(&mut self) -> ::ndarray::ArrayViewMut<'_, T, D> {
+                self.gpu_done(true);
                 self.raw.view_mut()
             }
             /// The elements in memory order.
             pub fn as_slice_memory_order(&self) -> &[T] {
+                self.gpu_done(false);
                 self.raw.as_slice_memory_order()
             }
             /// The elements in memory order, writable.
             pub fn as_slice_memory_order_mut(&mut self) -> &mut [T] {
+                self.gpu_done(true);
                 self.raw.as_mut_slice_memory_order()
             }
             /// The number of elements.
@@ -135,19 +145,15 @@ macro_rules! host_array_common {
 
         impl<T: $crate::DeviceRepr, D: ::ndarray::Dimension> $crate::HostSlice<T> for $ty<T, D> {
             fn host_slice(&self) -> $crate::Result<&[T]> {
-                self.raw
-                    .view()
-                    .to_slice()
-                    .ok_or($crate::Error::NotContiguous {
-                        what: "a copy to the device",
-                    })
+                self.view().to_slice().ok_or($crate::Error::NotContiguous {
+                    what: "a copy to the device",
+                })
             }
         }
 
         impl<T: $crate::DeviceRepr, D: ::ndarray::Dimension> $crate::HostSliceMut<T> for $ty<T, D> {
             fn host_slice_mut(&mut self) -> $crate::Result<&mut [T]> {
-                self.raw
-                    .view_mut()
+                self.view_mut()
                     .into_slice()
                     .ok_or($crate::Error::NotContiguous {
                         what: "a copy from the device",
@@ -159,7 +165,7 @@ macro_rules! host_array_common {
             for $ty<T, D>
         {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                write!(f, "{}({:?})", stringify!($ty), self.raw.view())
+                write!(f, "{}({:?})", stringify!($ty), self.view())
             }
         }
     };
@@ -184,6 +190,9 @@ pub struct AlignedArray<T: crate::DeviceRepr, D: Dimension> {
 host_array_common!(AlignedArray);
 
 impl<T: crate::DeviceRepr, D: Dimension> AlignedArray<T, D> {
+    /// Ordinary host memory: the GPU uses it only through synchronous copies.
+    fn gpu_done(&self, _write: bool) {}
+
     /// The alignment of the first element, in bytes.
     pub fn alignment(&self) -> usize {
         self.layout.map_or(std::mem::align_of::<T>(), |l| l.align())

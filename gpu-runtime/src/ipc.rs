@@ -11,7 +11,8 @@ use cudarc::driver::sys;
 
 use crate::context::Context;
 use crate::error::{check, Error, Result};
-use crate::memory::{DeviceBuffer, DeviceRead, DeviceWrite};
+use crate::memory::{DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
+use crate::ordering::{Release, StreamUses};
 use crate::repr::DeviceRepr;
 use crate::stream::Event;
 
@@ -29,7 +30,8 @@ use crate::stream::Event;
 ///
 /// // The other process, with the bytes received and the length agreed on.
 /// fn import(ctx: &Context, bytes: [u8; 64], len: usize) -> Result<Vec<f32>> {
-///     let shared = IpcMemHandle::from_bytes(bytes).open::<f32>(ctx, len)?;
+///     // SAFETY: the owner keeps `buf` alive and unwritten until this process says it is done.
+///     let shared = unsafe { IpcMemHandle::from_bytes(bytes).open::<f32>(ctx, len)? };
 ///     shared.to_vec() // `shared` is unmapped when dropped; the owner's memory stays
 /// }
 /// # let _ = (export, import);
@@ -100,9 +102,17 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
 
 impl IpcMemHandle {
     /// Maps the allocation another process shared into `ctx` as `len` elements of `T`
-    /// (PyCUDA's `IPCMemoryHandle`); unmapped when the returned value is dropped. `len` is
-    /// checked against the size of the shared allocation.
-    pub fn open<T: DeviceRepr>(&self, ctx: &Context, len: usize) -> Result<IpcBuffer<T>> {
+    /// (PyCUDA's `IPCMemoryHandle`); unmapped when the returned value is dropped, once the
+    /// work queued on it here has finished. `len` is checked against the size of the shared
+    /// allocation.
+    ///
+    /// # Safety
+    /// The memory belongs to another process, whose uses of it this crate cannot see. Until
+    /// the returned buffer is dropped and the work queued on it has finished, the exporting
+    /// process must keep the allocation alive, and must not use it while work of this process
+    /// may read it (or, for work that writes it, use it at all), unless the two processes order
+    /// those uses themselves (for example with an [`IpcEventHandle`] and a message).
+    pub unsafe fn open<T: DeviceRepr>(&self, ctx: &Context, len: usize) -> Result<IpcBuffer<T>> {
         ctx.bind()?;
         // SAFETY: a plain C struct of bytes.
         let mut h: sys::CUipcMemHandle = unsafe { std::mem::zeroed() };
@@ -117,6 +127,7 @@ impl IpcMemHandle {
             ptr,
             len,
             ctx: ctx.clone(),
+            uses: StreamUses::new(),
             _elem: PhantomData,
         };
         let (mut base, mut size) = (0, 0);
@@ -138,11 +149,13 @@ impl IpcMemHandle {
     }
 }
 
-/// Device memory of another process, mapped into this one; unmapped when dropped.
+/// Device memory of another process, mapped into this one; unmapped when dropped (once the
+/// work queued on it has finished).
 pub struct IpcBuffer<T> {
     ptr: sys::CUdeviceptr,
     len: usize,
     ctx: Context,
+    uses: StreamUses,
     _elem: PhantomData<T>,
 }
 
@@ -155,33 +168,43 @@ impl<T> std::fmt::Debug for IpcBuffer<T> {
 impl<T: DeviceRepr> IpcBuffer<T> {
     /// A copy of the contents.
     pub fn to_vec(&self) -> Result<Vec<T>> {
-        self.ctx
-            .from_device(self, self.len)
-            .map(|a| a.into_raw_vec_and_offset().0)
+        self.device_view().to_vec()
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device address in this process.
+    pub fn device_ptr(&self) -> sys::CUdeviceptr {
+        self.ptr
     }
 }
 
 impl<T> DeviceRead<T> for IpcBuffer<T> {
-    fn device_ptr(&self) -> sys::CUdeviceptr {
-        self.ptr
-    }
-    fn len(&self) -> usize {
-        self.len
-    }
-    fn context(&self) -> &Context {
-        &self.ctx
+    fn device_view(&self) -> DeviceView<'_, T> {
+        DeviceView::tracked(self.ptr, self.len, &self.ctx, &self.uses)
     }
 }
-impl<T> DeviceWrite<T> for IpcBuffer<T> {}
+impl<T> DeviceWrite<T> for IpcBuffer<T> {
+    fn device_view_mut(&mut self) -> DeviceViewMut<'_, T> {
+        DeviceViewMut::tracked(self.ptr, self.len, &self.ctx, &self.uses)
+    }
+}
 
 impl<T> Drop for IpcBuffer<T> {
     fn drop(&mut self) {
-        if self.ctx.bind().is_ok() {
-            // SAFETY: unmaps the mapping made in open, exactly once.
-            unsafe {
-                sys::cuIpcCloseMemHandle(self.ptr);
-            }
-        }
+        let uses = self.uses.take();
+        let inner = &self.ctx.inner;
+        inner
+            .graveyard
+            .release_after(inner, uses, Release::IpcMapping(self.ptr));
     }
 }
 

@@ -288,6 +288,8 @@ mod ndcopy;
 mod nvcc;
 mod nvjitlink;
 mod occupancy;
+mod ordering;
+mod page_locked;
 mod pinned;
 mod pitched;
 mod pool;
@@ -327,14 +329,15 @@ pub use managed::{AttachFlags, ManagedArray};
 pub use managed_ops::{MemAdvice, MemLocation};
 pub use memoize::ContextCache;
 pub use memops::{
-    memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async, memcpy_htod, memcpy_htod_async,
-    memcpy_peer, memcpy_peer_async, memset_d16, memset_d16_async, memset_d2d16, memset_d2d16_async,
-    memset_d2d32, memset_d2d32_async, memset_d2d8, memset_d2d8_async, memset_d32, memset_d32_async,
-    memset_d8, memset_d8_async,
+    memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async, memcpy_dtoh_async_unchecked, memcpy_htod,
+    memcpy_htod_async, memcpy_htod_async_unchecked, memcpy_peer, memcpy_peer_async, memset_d16,
+    memset_d16_async, memset_d2d16, memset_d2d16_async, memset_d2d32, memset_d2d32_async, memset_d2d8,
+    memset_d2d8_async, memset_d32, memset_d32_async, memset_d8, memset_d8_async,
 };
 pub use memory::{DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 pub use module::{Function, ModuleSource, SourcePart};
 pub use occupancy::{DeviceData, LimitedBy, OccupancyRecord};
+pub use page_locked::{PageLocked, PageLockedMut};
 pub use pinned::{
     HostAllocFlags, HostRegisterFlags, PageLockedAllocator, PageLockedMemoryPool, PinnedArray,
     RegisteredArray,
@@ -378,6 +381,7 @@ pub use ndarray;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::argcheck::LenValue;
+    pub use crate::ordering::LaunchStream;
     pub use crate::staging::{set_tuning as set_staging_tuning, Staging};
     use std::ffi::c_void;
 
@@ -387,17 +391,17 @@ pub mod __private {
         value as *const T as *mut c_void
     }
 
-    /// Compile-time proof that a by-value argument may be passed to a kernel.
+    /// A by-value argument, as the kernel takes it, after ordering the launch after the work
+    /// it depends on (texture and surface objects; nothing for plain data). Naming it
+    /// (`by_value::<T>`) is also the compile-time proof that `T` may be passed by value.
     #[inline(always)]
-    pub fn by_value<T: crate::KernelParam>(value: T) -> T {
-        value
+    pub fn by_value<T: crate::KernelParam>(value: T, stream: LaunchStream<'_>) -> crate::Result<T> {
+        value.order_on(&stream)?;
+        Ok(value)
     }
 
     /// Compile-time proof that a buffer element type may live in device memory.
     pub const fn assert_device_repr<T: crate::DeviceRepr>() {}
-
-    /// The legacy default stream.
-    pub const NULL_STREAM: cudarc::driver::sys::CUstream = std::ptr::null_mut();
 }
 
 /// The README's examples, compiled as doctests so that they stay true.

@@ -11,7 +11,8 @@ use ndarray::{ArrayBase, Data, Dimension, ShapeBuilder};
 use crate::context::Context;
 use crate::error::{check, Error, Result};
 use crate::host_array::{host_array_common, shape_bytes, shape_like, RawHost};
-use crate::memory::{DeviceRead, DeviceWrite};
+use crate::memory::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
+use crate::ordering::{self, Release, StreamUses};
 use crate::repr::DeviceRepr;
 
 /// Who may access managed memory at first (PyCUDA's `mem_attach_flags`).
@@ -38,8 +39,10 @@ impl AttachFlags {
 
 /// A host array in managed memory, usable from the host and passable to kernels without copies.
 ///
-/// Kernels run asynchronously: after a launch that writes the array, call
-/// [`Context::synchronize`] before the host reads it.
+/// Kernels run asynchronously, and the host must not touch the array while one uses it: each
+/// host access (`view`, `view_mut`, the slices) first waits for the kernels and copies that
+/// write it (for a writable access, for every one that uses it), and the memory is freed only
+/// after them.
 ///
 /// ```no_run
 /// use gpu_runtime::{kernel, AttachFlags, Context};
@@ -56,46 +59,70 @@ impl AttachFlags {
 /// let mut a = ctx.managed_zeros::<f32, _>((4, 4), AttachFlags::Global)?;
 /// a.view_mut().fill(1.5);
 /// doublify::prepare(&ctx)?.prepared_call(1, (4, 4), &mut a)?;
-/// ctx.synchronize()?;
+/// // `view` waits for the kernel that writes `a`.
 /// assert!(a.view().iter().all(|&v| v == 3.0));
 /// # Ok(()) }
 /// ```
 pub struct ManagedArray<T: DeviceRepr, D: Dimension> {
     raw: RawHost<T, D>,
     ctx: Context,
+    pub(crate) uses: StreamUses,
     _elem: PhantomData<T>,
 }
 
 host_array_common!(ManagedArray);
 
-impl<T: DeviceRepr, D: Dimension> Drop for ManagedArray<T, D> {
-    fn drop(&mut self) {
-        if self.raw.len > 0 && self.ctx.bind().is_ok() {
-            // SAFETY: allocated with cuMemAllocManaged for this array alone, freed once.
-            unsafe { sys::cuMemFree_v2(self.raw.ptr.as_ptr() as u64) };
-        }
+impl<T: DeviceRepr, D: Dimension> ManagedArray<T, D> {
+    fn gpu_done(&self, write: bool) {
+        // Errors are a failed context's, whose work has ended.
+        let _ = if write {
+            self.uses.host_write()
+        } else {
+            self.uses.host_read()
+        };
     }
-}
 
-impl<T: DeviceRepr, D: Dimension> DeviceRead<T> for ManagedArray<T, D> {
+    /// The device address of the first element (0 when empty).
     #[inline]
-    fn device_ptr(&self) -> sys::CUdeviceptr {
+    pub fn device_ptr(&self) -> sys::CUdeviceptr {
         if self.raw.len == 0 {
             0
         } else {
             self.raw.ptr.as_ptr() as u64
         }
     }
-    #[inline]
-    fn len(&self) -> usize {
-        self.raw.len
-    }
-    #[inline]
-    fn context(&self) -> &Context {
+
+    /// The context the memory was allocated in.
+    pub fn context(&self) -> &Context {
         &self.ctx
     }
 }
-impl<T: DeviceRepr, D: Dimension> DeviceWrite<T> for ManagedArray<T, D> {}
+
+impl<T: DeviceRepr, D: Dimension> Drop for ManagedArray<T, D> {
+    fn drop(&mut self) {
+        if self.raw.len > 0 {
+            let uses = self.uses.take();
+            let what = Release::DeviceMemory(self.raw.ptr.as_ptr() as u64);
+            self.ctx
+                .inner
+                .graveyard
+                .release_after(&self.ctx.inner, uses, what);
+        }
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> DeviceRead<T> for ManagedArray<T, D> {
+    #[inline]
+    fn device_view(&self) -> DeviceView<'_, T> {
+        DeviceView::tracked(self.device_ptr(), self.raw.len, &self.ctx, &self.uses)
+    }
+}
+impl<T: DeviceRepr, D: Dimension> DeviceWrite<T> for ManagedArray<T, D> {
+    #[inline]
+    fn device_view_mut(&mut self) -> DeviceViewMut<'_, T> {
+        DeviceViewMut::tracked(self.device_ptr(), self.raw.len, &self.ctx, &self.uses)
+    }
+}
 
 impl Context {
     /// A managed array of `shape`, contents unspecified (PyCUDA's `managed_empty`).
@@ -127,14 +154,20 @@ impl Context {
                     detail: format!("{bytes} bytes of managed memory asked for, but the device has only {free} bytes free"),
                 });
             }
-            // SAFETY: valid out-pointer; the context is current (mem_get_info bound it).
-            check("cuMemAllocManaged", unsafe {
-                sys::cuMemAllocManaged(&mut addr, bytes, flags.bits())
+            addr = ordering::alloc_or_reclaim(&self.inner, || {
+                self.bind()?;
+                let mut addr = 0;
+                // SAFETY: valid out-pointer; the context is current.
+                check("cuMemAllocManaged", unsafe {
+                    sys::cuMemAllocManaged(&mut addr, bytes, flags.bits())
+                })?;
+                Ok(addr)
             })?;
         }
         Ok(ManagedArray {
             raw: RawHost::new(addr as *mut T, shape, len),
             ctx: self.clone(),
+            uses: StreamUses::new(),
             _elem: PhantomData,
         })
     }
@@ -148,14 +181,16 @@ impl Context {
     where
         Sh::Dim: Dimension,
     {
-        let a = self.managed_empty(shape, flags)?;
+        let mut a = self.managed_empty(shape, flags)?;
         if a.raw.len > 0 {
+            let view = a.device_view_mut();
+            view.write_on(self.legacy())?;
+            self.bind()?;
             // SAFETY: the whole allocation, just made; the context is current.
             check("cuMemsetD8", unsafe {
-                sys::cuMemsetD8_v2(a.raw.ptr.as_ptr() as u64, 0, a.raw.len * std::mem::size_of::<T>())
+                sys::cuMemsetD8_v2(view.device_ptr(), 0, view.len() * std::mem::size_of::<T>())
             })?;
-            // The memset is asynchronous to the host; the host may read right away.
-            a.ctx.synchronize()?;
+            // The memset is asynchronous to the host: the host's first access waits for it.
         }
         Ok(a)
     }

@@ -2,13 +2,15 @@
 //! `ManagedAllocation.attach`), prefetching it to a device or the host, advising the driver
 //! where it should live, and reading those settings back.
 
+use std::sync::Arc;
+
 use cudarc::driver::sys;
 use ndarray::Dimension;
 
 use crate::device::Device;
 use crate::error::{check, Error, Result};
 use crate::managed::{AttachFlags, ManagedArray};
-use crate::memory::DeviceRead;
+use crate::ordering::StreamInner;
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
 
@@ -118,15 +120,17 @@ impl<T: DeviceRepr, D: Dimension> ManagedArray<T, D> {
                 detail: "AttachFlags::Single attaches to one stream; pass it".into(),
             });
         }
-        let raw_stream = self.stream_of(stream)?;
+        let stream = self.stream_of(stream)?;
         if self.is_empty() {
             return Ok(());
         }
+        // Queued on the stream like a use of the memory: it stays allocated until then.
+        self.uses.read_on(stream)?;
         self.context().bind()?;
         // SAFETY: the range is this live managed allocation; the stream belongs to its
         // context (or is the legacy default stream).
         check("cuStreamAttachMemAsync", unsafe {
-            sys::cuStreamAttachMemAsync(raw_stream, self.device_ptr(), 0, flags.bits())
+            sys::cuStreamAttachMemAsync(stream.raw, self.device_ptr(), 0, flags.bits())
         })
     }
 
@@ -135,14 +139,15 @@ impl<T: DeviceRepr, D: Dimension> ManagedArray<T, D> {
     /// page. Needs a device with concurrent managed access
     /// (`DeviceAttribute::ConcurrentManagedAccess`); elsewhere the driver's error is returned.
     pub fn prefetch(&self, to: MemLocation, stream: Option<&Stream>) -> Result<()> {
-        let raw_stream = self.stream_of(stream)?;
+        let stream = self.stream_of(stream)?;
         if self.is_empty() {
             return Ok(());
         }
+        self.uses.read_on(stream)?;
         self.context().bind()?;
         // SAFETY: the range is this live managed allocation; the stream belongs to its context.
         check("cuMemPrefetchAsync", unsafe {
-            sys::cuMemPrefetchAsync_v2(self.device_ptr(), self.bytes(), to.raw(), 0, raw_stream)
+            sys::cuMemPrefetchAsync_v2(self.device_ptr(), self.bytes(), to.raw(), 0, stream.raw)
         })
     }
 
@@ -210,17 +215,17 @@ impl<T: DeviceRepr, D: Dimension> ManagedArray<T, D> {
         Ok(v)
     }
 
-    fn stream_of(&self, stream: Option<&Stream>) -> Result<sys::CUstream> {
+    fn stream_of<'s>(&'s self, stream: Option<&'s Stream>) -> Result<&'s Arc<StreamInner>> {
         match stream {
             Some(s) if s.context() != self.context() => Err(Error::WrongContext {
                 what: "the stream for managed memory",
             }),
-            Some(s) => Ok(s.raw()),
-            None => Ok(std::ptr::null_mut()),
+            Some(s) => Ok(s.inner()),
+            None => Ok(self.context().legacy()),
         }
     }
 
     fn bytes(&self) -> usize {
-        DeviceRead::len(self) * std::mem::size_of::<T>()
+        self.len() * std::mem::size_of::<T>()
     }
 }

@@ -1,8 +1,12 @@
 //! Device memory: owned buffers, borrowed views, and the traits kernel arguments take.
+//!
+//! Every view carries the record of the streams that use its memory (see `ordering`), so the
+//! launches and copies that take views order themselves: a buffer's users need not.
 
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
+use std::sync::Arc;
 
 use cudarc::driver::sys;
 use ndarray::{Array, ShapeBuilder};
@@ -10,35 +14,53 @@ use ndarray::{Array, ShapeBuilder};
 use crate::context::Context;
 use crate::error::{check, Error, Result};
 use crate::host::{HostSlice, HostSliceMut};
+use crate::ordering::{self, Release, StreamInner, StreamUses, UseSet};
 use crate::repr::DeviceRepr;
 
 /// Device memory a kernel may read: what a `const T*` parameter takes.
 ///
-/// Implemented by [`DeviceBuffer`] and its views.
+/// Implemented by [`DeviceBuffer`], its views, and every other kind of device-accessible
+/// memory of this crate (pooled, pitched, managed, mapped, IPC). The one method hands out a
+/// [`DeviceView`], and a view can only be made from such memory or, for memory from another
+/// library, with the `unsafe` [`DeviceView::from_raw_parts`]: so an implementation for your own
+/// wrapper (delegating to the buffer it holds) is safe, and cannot make a launch touch memory
+/// it must not.
+///
+/// ```
+/// use gpu_runtime::{DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
+/// /// A matrix on the device: kernels take it wherever they take a buffer.
+/// struct Matrix { data: DeviceBuffer<f32>, rows: usize, cols: usize }
+/// impl DeviceRead<f32> for Matrix {
+///     fn device_view(&self) -> DeviceView<'_, f32> { self.data.device_view() }
+/// }
+/// impl DeviceWrite<f32> for Matrix {
+///     fn device_view_mut(&mut self) -> DeviceViewMut<'_, f32> { self.data.device_view_mut() }
+/// }
+/// ```
 pub trait DeviceRead<T> {
-    /// The device address of the first element.
-    fn device_ptr(&self) -> sys::CUdeviceptr;
-    /// The number of elements.
-    fn len(&self) -> usize;
-    /// True when there are no elements.
-    fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-    /// The context the memory was allocated in.
-    fn context(&self) -> &Context;
+    /// The memory as a read-only view: its address, length and context, and the record of the
+    /// streams that use it, through which launches and copies are ordered.
+    fn device_view(&self) -> DeviceView<'_, T>;
 }
 
 /// Device memory a kernel may write: what a `T*` parameter takes. Taking it by `&mut` lets the
 /// borrow checker rule out a kernel writing memory that something else is reading.
-pub trait DeviceWrite<T>: DeviceRead<T> {}
+pub trait DeviceWrite<T>: DeviceRead<T> {
+    /// The memory as a writable view.
+    fn device_view_mut(&mut self) -> DeviceViewMut<'_, T>;
+}
 
 /// An owned allocation of `len` elements of `T` in device memory, freed when dropped.
 ///
-/// The buffer keeps its context alive.
+/// The buffer keeps its context alive. Work queued on streams that use it (launches, async
+/// copies and memsets) keeps the memory allocated until it has finished, however early the
+/// buffer is dropped: the memory is freed once events recorded on those streams complete (see
+/// the crate guide's "Safety model").
 pub struct DeviceBuffer<T: DeviceRepr> {
     ptr: sys::CUdeviceptr,
     len: usize,
     ctx: Context,
+    uses: StreamUses,
     _elem: PhantomData<T>,
 }
 
@@ -54,6 +76,33 @@ impl<T: DeviceRepr> fmt::Debug for DeviceBuffer<T> {
     }
 }
 
+/// `len` elements of `T` in bytes, or a typed error naming `operation` when that overflows.
+pub(crate) fn byte_size<T>(operation: &'static str, len: usize) -> Result<usize> {
+    len.checked_mul(std::mem::size_of::<T>())
+        .ok_or_else(|| Error::SizeMismatch {
+            operation,
+            detail: format!(
+                "{len} elements of {} bytes overflow usize",
+                std::mem::size_of::<T>()
+            ),
+        })
+}
+
+/// `cuMemAlloc` of `bytes` in `ctx`, giving back what the context holds and retrying once on
+/// out-of-memory.
+pub(crate) fn alloc_device(ctx: &Context, bytes: usize) -> Result<sys::CUdeviceptr> {
+    if bytes == 0 {
+        return Ok(0);
+    }
+    ordering::alloc_or_reclaim(&ctx.inner, || {
+        ctx.bind()?;
+        let mut ptr = 0;
+        // SAFETY: valid out-pointer; the context is current.
+        check("cuMemAlloc", unsafe { sys::cuMemAlloc_v2(&mut ptr, bytes) })?;
+        Ok(ptr)
+    })
+}
+
 impl<T: DeviceRepr> DeviceBuffer<T> {
     /// Takes ownership of `len` elements at `ptr`, allocated with `cuMemAlloc` (or
     /// `cuMemAllocPitch`) in `ctx`; the buffer frees them.
@@ -62,55 +111,51 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             ptr,
             len,
             ctx: ctx.clone(),
+            uses: StreamUses::new(),
             _elem: PhantomData,
         }
     }
 
     /// Allocates `len` elements. Their contents are whatever the memory held before.
     pub fn uninit(ctx: &Context, len: usize) -> Result<Self> {
-        let bytes = len
-            .checked_mul(std::mem::size_of::<T>())
-            .ok_or_else(|| Error::SizeMismatch {
-                operation: "DeviceBuffer::uninit",
-                detail: format!(
-                    "{len} elements of {} bytes overflow usize",
-                    std::mem::size_of::<T>()
-                ),
-            })?;
-        let mut ptr = 0;
-        if bytes > 0 {
-            ctx.bind()?;
-            // SAFETY: valid out-pointer; the context is current.
-            check("cuMemAlloc", unsafe { sys::cuMemAlloc_v2(&mut ptr, bytes) })?;
-        }
-        Ok(DeviceBuffer {
-            ptr,
-            len,
-            ctx: ctx.clone(),
-            _elem: PhantomData,
-        })
+        let bytes = byte_size::<T>("DeviceBuffer::uninit", len)?;
+        let ptr = alloc_device(ctx, bytes)?;
+        Ok(Self::from_raw_parts(ctx, ptr, len))
     }
 
-    /// A buffer over memory someone else owns, for wrappers (pooled buffers) that keep it in a
-    /// `ManuallyDrop` and free the memory their own way.
+    /// A buffer over a pool's block, carrying the uses its previous owners left outstanding,
+    /// for wrappers that keep it in a `ManuallyDrop` and return the block their own way.
     ///
     /// # Safety
     /// `ptr` must address at least `len` elements of `T` in `ctx`'s device memory, valid while
     /// the returned value is used; the value must never be dropped (it would free `ptr`).
-    pub(crate) unsafe fn from_raw_parts_unowned(ptr: sys::CUdeviceptr, len: usize, ctx: Context) -> Self {
+    pub(crate) unsafe fn from_pool_block(
+        ptr: sys::CUdeviceptr,
+        len: usize,
+        ctx: Context,
+        uses: UseSet,
+    ) -> Self {
         DeviceBuffer {
             ptr,
             len,
             ctx,
+            uses: StreamUses::from_set(uses),
             _elem: PhantomData,
         }
+    }
+
+    /// The record of the uses outstanding, taken out (the block goes back to its pool).
+    pub(crate) fn take_uses(&mut self) -> UseSet {
+        self.uses.take()
     }
 
     /// Allocates `len` zeroed elements.
     pub fn zeros(ctx: &Context, len: usize) -> Result<Self> {
         let buf = Self::uninit(ctx, len)?;
         if buf.byte_len() > 0 {
-            // SAFETY: the range lies inside the allocation just made; the context is current.
+            buf.uses.write_on(ctx.legacy())?;
+            // SAFETY: the range lies inside the allocation just made; the context is current
+            // (alloc_device bound it, and write_on binds it back after any wait).
             check("cuMemsetD8", unsafe {
                 sys::cuMemsetD8_v2(buf.ptr, 0, buf.byte_len())
             })?;
@@ -126,6 +171,30 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         Ok(buf)
     }
 
+    /// The number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when there are no elements.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device address of the first element (PyCUDA's `int(allocation)`).
+    #[inline]
+    pub fn device_ptr(&self) -> sys::CUdeviceptr {
+        self.ptr
+    }
+
+    /// The context the memory was allocated in.
+    #[inline]
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
     /// The size in bytes.
     pub fn byte_len(&self) -> usize {
         self.len * std::mem::size_of::<T>()
@@ -134,20 +203,18 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
     /// Copies `host` into this buffer; the lengths must match.
     pub fn copy_from_host(&mut self, host: &(impl HostSlice<T> + ?Sized)) -> Result<()> {
         let host = host.host_slice()?;
-        copy_htod(&self.ctx, self.ptr, self.len, host)
+        copy_htod(&mut self.device_view_mut(), host)
     }
 
     /// Copies this buffer into `host`; the lengths must match.
     pub fn copy_to_host(&self, host: &mut (impl HostSliceMut<T> + ?Sized)) -> Result<()> {
         let host = host.host_slice_mut()?;
-        copy_dtoh(&self.ctx, self.ptr, self.len, host)
+        copy_dtoh(&self.device_view(), host)
     }
 
     /// A copy of the contents as a `Vec` (PyCUDA's `from_device` for one dimension).
     pub fn to_vec(&self) -> Result<Vec<T>> {
-        let mut v = Vec::with_capacity(self.len);
-        copy_dtoh_spare(&self.ctx, self.ptr, self.len, &mut v)?;
-        Ok(v)
+        self.device_view().to_vec()
     }
 
     /// A copy of the contents as an `ndarray` array of `shape` (C or Fortran order, as the shape
@@ -178,160 +245,326 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
 
     /// A read-only view of `range` (in elements).
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
-        let (start, len) = self.sub_range(range)?;
-        Ok(DeviceView {
-            ptr: self.ptr + (start * std::mem::size_of::<T>()) as u64,
-            len,
-            ctx: &self.ctx,
-            _elem: PhantomData,
-        })
+        self.device_view().slice(range)
     }
 
     /// A writable view of `range` (in elements).
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceViewMut<'_, T>> {
-        let (start, len) = self.sub_range(range)?;
-        Ok(DeviceViewMut {
-            ptr: self.ptr + (start * std::mem::size_of::<T>()) as u64,
-            len,
-            ctx: &self.ctx,
-            _elem: PhantomData,
-        })
-    }
-
-    fn sub_range(&self, range: impl RangeBounds<usize>) -> Result<(usize, usize)> {
-        let start = match range.start_bound() {
-            Bound::Included(&s) => s,
-            Bound::Excluded(&s) => s.saturating_add(1),
-            Bound::Unbounded => 0,
-        };
-        let end = match range.end_bound() {
-            Bound::Included(&e) => e.saturating_add(1),
-            Bound::Excluded(&e) => e,
-            Bound::Unbounded => self.len,
-        };
-        if start > end || end > self.len {
-            return Err(Error::SizeMismatch {
-                operation: "slice",
-                detail: format!(
-                    "range {start}..{end} is outside a buffer of {} elements",
-                    self.len
-                ),
-            });
-        }
-        Ok((start, end - start))
+        self.device_view_mut().into_slice(range)
     }
 
     /// Frees the memory now, reporting any error the driver returns (dropping frees too, but
-    /// ignores errors).
+    /// ignores errors). Waits for the work queued on the buffer first.
     pub fn free(mut self) -> Result<()> {
         let ptr = std::mem::take(&mut self.ptr);
         if ptr == 0 {
             return Ok(());
         }
+        // On an error the memory is freed by the context when it is destroyed.
+        self.uses.host_write()?;
         self.ctx.bind()?;
-        // SAFETY: ptr came from cuMemAlloc in this context and is freed once (self.ptr is 0 now).
+        // SAFETY: ptr came from cuMemAlloc in this context, is freed once (self.ptr is 0 now),
+        // and no queued work uses it any more.
         check("cuMemFree", unsafe { sys::cuMemFree_v2(ptr) })
     }
 }
 
 impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
-        if self.ptr != 0 && self.ctx.bind().is_ok() {
-            // SAFETY: ptr came from cuMemAlloc in this context and is freed exactly once.
-            unsafe {
-                sys::cuMemFree_v2(self.ptr);
-            }
+        if self.ptr != 0 {
+            let uses = self.uses.take();
+            let inner = &self.ctx.inner;
+            inner
+                .graveyard
+                .release_after(inner, uses, Release::DeviceMemory(self.ptr));
         }
     }
 }
 
 impl<T: DeviceRepr> DeviceRead<T> for DeviceBuffer<T> {
     #[inline]
-    fn device_ptr(&self) -> sys::CUdeviceptr {
-        self.ptr
-    }
-    #[inline]
-    fn len(&self) -> usize {
-        self.len
-    }
-    #[inline]
-    fn context(&self) -> &Context {
-        &self.ctx
+    fn device_view(&self) -> DeviceView<'_, T> {
+        DeviceView::tracked(self.ptr, self.len, &self.ctx, &self.uses)
     }
 }
-impl<T: DeviceRepr> DeviceWrite<T> for DeviceBuffer<T> {}
+impl<T: DeviceRepr> DeviceWrite<T> for DeviceBuffer<T> {
+    #[inline]
+    fn device_view_mut(&mut self) -> DeviceViewMut<'_, T> {
+        DeviceViewMut::tracked(self.ptr, self.len, &self.ctx, &self.uses)
+    }
+}
 
-/// A borrowed, read-only part of a [`DeviceBuffer`].
-#[derive(Clone, Copy)]
+/// A borrowed, read-only run of device memory: a [`DeviceBuffer`] or part of one, or any other
+/// device-accessible memory of this crate; what kernels and copies take for `const T*`.
 pub struct DeviceView<'a, T> {
     ptr: sys::CUdeviceptr,
     len: usize,
     ctx: &'a Context,
+    /// The streams that use the memory; `None` for memory ordered by its owner
+    /// ([`DeviceView::from_raw_parts`]).
+    uses: Option<&'a StreamUses>,
     _elem: PhantomData<&'a [T]>,
 }
 
-impl<'a, T> DeviceView<'a, T> {
-    /// A view of `len` elements at `ptr` in `ctx`, valid for `'a` (the caller's promise).
-    pub(crate) fn from_raw(ptr: sys::CUdeviceptr, len: usize, ctx: &'a Context) -> Self {
-        DeviceView {
-            ptr,
-            len,
-            ctx,
-            _elem: PhantomData,
-        }
-    }
-}
-
-impl<'a, T> DeviceViewMut<'a, T> {
-    /// A writable view of `len` elements at `ptr` in `ctx`, valid and exclusive for `'a` (the
-    /// caller's promise).
-    pub(crate) fn from_raw(ptr: sys::CUdeviceptr, len: usize, ctx: &'a Context) -> Self {
-        DeviceViewMut {
-            ptr,
-            len,
-            ctx,
-            _elem: PhantomData,
-        }
-    }
-}
-
-/// A borrowed, writable part of a [`DeviceBuffer`].
+/// A borrowed, writable run of device memory: what kernels and copies take for `T*`.
 pub struct DeviceViewMut<'a, T> {
     ptr: sys::CUdeviceptr,
     len: usize,
     ctx: &'a Context,
+    uses: Option<&'a StreamUses>,
     _elem: PhantomData<&'a mut [T]>,
+}
+
+impl<T> Clone for DeviceView<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for DeviceView<'_, T> {}
+
+impl<T> fmt::Debug for DeviceView<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "DeviceView({:#x}, len {})", self.ptr, self.len)
+    }
+}
+
+impl<T> fmt::Debug for DeviceViewMut<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "DeviceViewMut({:#x}, len {})", self.ptr, self.len)
+    }
+}
+
+/// `(start, len)` of `range` in a run of `len` elements, or a typed error.
+fn sub_range(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s.saturating_add(1),
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e.saturating_add(1),
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    if start > end || end > len {
+        return Err(Error::SizeMismatch {
+            operation: "slice",
+            detail: format!("range {start}..{end} is outside a buffer of {len} elements"),
+        });
+    }
+    Ok((start, end - start))
+}
+
+impl<'a, T> DeviceView<'a, T> {
+    /// A view of memory this crate tracks (`uses` is its record).
+    #[inline]
+    pub(crate) fn tracked(ptr: sys::CUdeviceptr, len: usize, ctx: &'a Context, uses: &'a StreamUses) -> Self {
+        DeviceView {
+            ptr,
+            len,
+            ctx,
+            uses: Some(uses),
+            _elem: PhantomData,
+        }
+    }
+
+    /// A view of `len` elements of `T` at `ptr`, memory this crate did not allocate: from
+    /// another library (PyCUDA's `PointerHolderBase`, a `__cuda_array_interface__`), or raw
+    /// driver calls. Kernels and copies take it like any buffer, but do not order it with other
+    /// streams, and nothing keeps it allocated: that is the caller's part.
+    ///
+    /// # Safety
+    /// - `ptr` addresses `len` elements of `T` that kernels of `ctx` may read: memory of `ctx`,
+    ///   of a context `ctx` has peer access to, or mapped host memory; every bit pattern in it
+    ///   is a valid `T` when read back;
+    /// - the memory stays allocated, and is not handed out again, for `'a` and until every
+    ///   launch or copy queued with this view (or a copy of it) has finished;
+    /// - no work on another stream, and no other library, writes it while such a launch or
+    ///   copy may run, unless the caller orders the two (events, or synchronizing).
+    pub unsafe fn from_raw_parts(ctx: &'a Context, ptr: sys::CUdeviceptr, len: usize) -> Self {
+        DeviceView {
+            ptr,
+            len,
+            ctx,
+            uses: None,
+            _elem: PhantomData,
+        }
+    }
+
+    /// The number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when there are no elements.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device address of the first element.
+    #[inline]
+    pub fn device_ptr(&self) -> sys::CUdeviceptr {
+        self.ptr
+    }
+
+    /// The context the memory belongs to.
+    #[inline]
+    pub fn context(&self) -> &'a Context {
+        self.ctx
+    }
+
+    /// A view of `range` (in elements) of this view.
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'a, T>> {
+        let (start, len) = sub_range(range, self.len)?;
+        Ok(DeviceView {
+            ptr: self.ptr + (start * std::mem::size_of::<T>()) as u64,
+            len,
+            ..*self
+        })
+    }
+
+    /// Orders a read on `s` after the memory's last write (see `ordering`).
+    #[inline(always)]
+    pub(crate) fn read_on(&self, s: &Arc<StreamInner>) -> Result<()> {
+        match self.uses {
+            Some(u) => u.read_on(s),
+            None => Ok(()),
+        }
+    }
+
+    /// The record of the streams that use the memory, if this crate tracks it.
+    #[inline]
+    pub(crate) fn uses(&self) -> Option<&'a StreamUses> {
+        self.uses
+    }
+}
+
+impl<T: DeviceRepr> DeviceView<'_, T> {
+    /// A copy of the contents as a `Vec`.
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        let mut v = Vec::with_capacity(self.len);
+        copy_dtoh_spare(self, self.len, &mut v)?;
+        Ok(v)
+    }
+}
+
+impl<'a, T> DeviceViewMut<'a, T> {
+    /// A view of memory this crate tracks (`uses` is its record).
+    #[inline]
+    pub(crate) fn tracked(ptr: sys::CUdeviceptr, len: usize, ctx: &'a Context, uses: &'a StreamUses) -> Self {
+        DeviceViewMut {
+            ptr,
+            len,
+            ctx,
+            uses: Some(uses),
+            _elem: PhantomData,
+        }
+    }
+
+    /// A writable view of `len` elements of `T` at `ptr`, memory this crate did not allocate
+    /// (see [`DeviceView::from_raw_parts`]).
+    ///
+    /// # Safety
+    /// Everything [`DeviceView::from_raw_parts`] requires, and: nothing else reads or writes
+    /// the memory for `'a`, nor while a launch or copy queued with this view may run, unless
+    /// the caller orders the two.
+    pub unsafe fn from_raw_parts(ctx: &'a Context, ptr: sys::CUdeviceptr, len: usize) -> Self {
+        DeviceViewMut {
+            ptr,
+            len,
+            ctx,
+            uses: None,
+            _elem: PhantomData,
+        }
+    }
+
+    /// The number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when there are no elements.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device address of the first element.
+    #[inline]
+    pub fn device_ptr(&self) -> sys::CUdeviceptr {
+        self.ptr
+    }
+
+    /// The context the memory belongs to.
+    #[inline]
+    pub fn context(&self) -> &'a Context {
+        self.ctx
+    }
+
+    /// A writable view of `range` (in elements) of this view, for as long as it is borrowed.
+    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceViewMut<'_, T>> {
+        self.device_view_mut().into_slice(range)
+    }
+
+    /// This view narrowed to `range` (in elements).
+    pub fn into_slice(self, range: impl RangeBounds<usize>) -> Result<DeviceViewMut<'a, T>> {
+        let (start, len) = sub_range(range, self.len)?;
+        Ok(DeviceViewMut {
+            ptr: self.ptr + (start * std::mem::size_of::<T>()) as u64,
+            len,
+            ..self
+        })
+    }
+
+    /// Orders a write on `s` after every use of the memory (see `ordering`).
+    #[inline(always)]
+    pub(crate) fn write_on(&self, s: &Arc<StreamInner>) -> Result<()> {
+        match self.uses {
+            Some(u) => u.write_on(s),
+            None => Ok(()),
+        }
+    }
+
+    /// The record of the streams that use the memory, if this crate tracks it.
+    #[inline]
+    pub(crate) fn uses(&self) -> Option<&'a StreamUses> {
+        self.uses
+    }
 }
 
 impl<T> DeviceRead<T> for DeviceView<'_, T> {
     #[inline]
-    fn device_ptr(&self) -> sys::CUdeviceptr {
-        self.ptr
-    }
-    #[inline]
-    fn len(&self) -> usize {
-        self.len
-    }
-    #[inline]
-    fn context(&self) -> &Context {
-        self.ctx
+    fn device_view(&self) -> DeviceView<'_, T> {
+        *self
     }
 }
 impl<T> DeviceRead<T> for DeviceViewMut<'_, T> {
     #[inline]
-    fn device_ptr(&self) -> sys::CUdeviceptr {
-        self.ptr
-    }
-    #[inline]
-    fn len(&self) -> usize {
-        self.len
-    }
-    #[inline]
-    fn context(&self) -> &Context {
-        self.ctx
+    fn device_view(&self) -> DeviceView<'_, T> {
+        DeviceView {
+            ptr: self.ptr,
+            len: self.len,
+            ctx: self.ctx,
+            uses: self.uses,
+            _elem: PhantomData,
+        }
     }
 }
-impl<T> DeviceWrite<T> for DeviceViewMut<'_, T> {}
+impl<T> DeviceWrite<T> for DeviceViewMut<'_, T> {
+    #[inline]
+    fn device_view_mut(&mut self) -> DeviceViewMut<'_, T> {
+        DeviceViewMut {
+            ptr: self.ptr,
+            len: self.len,
+            ctx: self.ctx,
+            uses: self.uses,
+            _elem: PhantomData,
+        }
+    }
+}
 
 fn mismatch(operation: &'static str, host: usize, device: usize) -> Error {
     Error::SizeMismatch {
@@ -340,64 +573,57 @@ fn mismatch(operation: &'static str, host: usize, device: usize) -> Error {
     }
 }
 
-pub(crate) fn copy_htod<T: DeviceRepr>(
-    ctx: &Context,
-    dst: sys::CUdeviceptr,
-    len: usize,
-    src: &[T],
-) -> Result<()> {
-    if src.len() != len {
-        return Err(mismatch("copy_from_host", src.len(), len));
+/// A synchronous host-to-device copy into `dst`, ordered on the legacy default stream after
+/// every use of `dst`. The host side is read before this returns; the device side may be
+/// written later, which the record of `dst` says.
+pub(crate) fn copy_htod<T: DeviceRepr>(dst: &mut DeviceViewMut<'_, T>, src: &[T]) -> Result<()> {
+    if src.len() != dst.len {
+        return Err(mismatch("copy_from_host", src.len(), dst.len));
     }
-    if len == 0 {
+    if src.is_empty() {
         return Ok(());
     }
-    ctx.bind()?;
+    dst.write_on(dst.ctx.legacy())?;
+    dst.ctx.bind()?;
     // SAFETY: src is readable for size_of_val(src) bytes and dst holds as many (checked above).
     check("cuMemcpyHtoD", unsafe {
-        sys::cuMemcpyHtoD_v2(dst, src.as_ptr().cast(), std::mem::size_of_val(src))
+        sys::cuMemcpyHtoD_v2(dst.ptr, src.as_ptr().cast(), std::mem::size_of_val(src))
     })
 }
 
-pub(crate) fn copy_dtoh<T: DeviceRepr>(
-    ctx: &Context,
-    src: sys::CUdeviceptr,
-    len: usize,
-    dst: &mut [T],
-) -> Result<()> {
-    if dst.len() != len {
-        return Err(mismatch("copy_to_host", dst.len(), len));
+/// A synchronous device-to-host copy from `src`, ordered on the legacy default stream after
+/// its last write; complete when this returns.
+pub(crate) fn copy_dtoh<T: DeviceRepr>(src: &DeviceView<'_, T>, dst: &mut [T]) -> Result<()> {
+    if dst.len() != src.len {
+        return Err(mismatch("copy_to_host", dst.len(), src.len));
     }
-    if len == 0 {
+    if dst.is_empty() {
         return Ok(());
     }
-    ctx.bind()?;
+    src.read_on(src.ctx.legacy())?;
+    src.ctx.bind()?;
     // SAFETY: dst is writable for size_of_val(dst) bytes and src holds as many; any bytes are a
     // valid T (DeviceRepr).
     check("cuMemcpyDtoH", unsafe {
-        sys::cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), src, std::mem::size_of_val(dst))
+        sys::cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), src.ptr, std::mem::size_of_val(dst))
     })
 }
 
-/// Copies `len` elements into the spare capacity of an empty `Vec`, so that the host memory is
-/// never initialised twice.
-fn copy_dtoh_spare<T: DeviceRepr>(
-    ctx: &Context,
-    src: sys::CUdeviceptr,
-    len: usize,
-    dst: &mut Vec<T>,
-) -> Result<()> {
-    debug_assert!(dst.is_empty() && dst.capacity() >= len);
+/// Copies the first `len` elements of `src` into the spare capacity of an empty `Vec`, so that
+/// the host memory is never initialised twice.
+fn copy_dtoh_spare<T: DeviceRepr>(src: &DeviceView<'_, T>, len: usize, dst: &mut Vec<T>) -> Result<()> {
+    debug_assert!(dst.is_empty() && dst.capacity() >= len && len <= src.len);
     if len == 0 {
         return Ok(());
     }
-    ctx.bind()?;
+    src.read_on(src.ctx.legacy())?;
+    src.ctx.bind()?;
     // SAFETY: the Vec has capacity for len elements; the copy writes all of them before set_len,
     // and any bytes are a valid T (DeviceRepr).
     unsafe {
         check(
             "cuMemcpyDtoH",
-            sys::cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), src, len * std::mem::size_of::<T>()),
+            sys::cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), src.ptr, len * std::mem::size_of::<T>()),
         )?;
         dst.set_len(len);
     }
@@ -440,6 +666,7 @@ impl Context {
         Sh: ShapeBuilder<Dim = D>,
         D: ndarray::Dimension,
     {
+        let buffer = buffer.device_view();
         if !buffer.context().is(self.raw()) {
             return Err(Error::WrongContext {
                 what: "the device buffer",
@@ -458,7 +685,7 @@ impl Context {
             });
         }
         let mut v = Vec::with_capacity(n);
-        copy_dtoh_spare(self, buffer.device_ptr(), n, &mut v)?;
+        copy_dtoh_spare(&buffer, n, &mut v)?;
         Array::from_shape_vec(shape, v).map_err(|e| Error::SizeMismatch {
             operation: "from_device",
             detail: e.to_string(),

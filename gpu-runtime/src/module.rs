@@ -14,7 +14,8 @@ use crate::context::Context;
 use crate::embedded::EmbeddedImage;
 use crate::error::{check, Error, Result};
 use crate::launch::{self, Dim3, KernelLimits};
-use crate::memory::DeviceRead;
+use crate::memory::{DeviceView, DeviceViewMut};
+use crate::ordering::LaunchStream;
 use crate::stream::{Event, Stream};
 
 /// A CUDA C source known at compile time, and the kernels to take from it.
@@ -416,35 +417,68 @@ impl Function {
         self.func
     }
 
-    /// The device address of a buffer argument, after checking it lives in this kernel's context
-    /// or in a peer this context was given access to ([`Context::enable_peer_access`]).
+    /// The device address of a buffer argument the kernel reads, after checking it lives in
+    /// this kernel's context or in a peer this context was given access to
+    /// ([`Context::enable_peer_access`]), and ordering the read on `stream` after the buffer's
+    /// last write.
     #[doc(hidden)]
-    #[inline]
-    pub fn device_arg<T, A: DeviceRead<T> + ?Sized>(&self, arg: &A) -> Result<sys::CUdeviceptr> {
-        if arg.context().is(self.ctx.raw()) {
-            Ok(arg.device_ptr())
+    #[inline(always)]
+    pub fn read_arg<T>(&self, arg: &DeviceView<'_, T>, stream: LaunchStream<'_>) -> Result<sys::CUdeviceptr> {
+        self.check_arg_context(arg.context(), arg.device_ptr())?;
+        arg.read_on(stream.inner())?;
+        Ok(arg.device_ptr())
+    }
+
+    /// [`read_arg`](Self::read_arg) for a buffer the kernel may write: ordered after every
+    /// use of the buffer.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn write_arg<T>(
+        &self,
+        arg: &DeviceViewMut<'_, T>,
+        stream: LaunchStream<'_>,
+    ) -> Result<sys::CUdeviceptr> {
+        self.check_arg_context(arg.context(), arg.device_ptr())?;
+        arg.write_on(stream.inner())?;
+        Ok(arg.device_ptr())
+    }
+
+    #[inline(always)]
+    fn check_arg_context(&self, owner: &Context, ptr: sys::CUdeviceptr) -> Result<()> {
+        if owner.is(self.ctx.raw()) {
+            Ok(())
         } else {
-            foreign_arg(&self.ctx, arg.context(), arg.device_ptr())
+            foreign_arg(&self.ctx, owner, ptr).map(|_| ())
         }
     }
 
-    /// The handle of a stream, after checking it belongs to this kernel's context.
+    /// `stream`, after checking it belongs to this kernel's context.
     #[doc(hidden)]
     #[inline]
-    pub fn stream_arg(&self, stream: &Stream) -> Result<sys::CUstream> {
+    pub fn stream_arg<'s>(&self, stream: &'s Stream) -> Result<LaunchStream<'s>> {
         if stream.context().is(self.ctx.raw()) {
-            Ok(stream.raw())
+            Ok(LaunchStream(stream.inner()))
         } else {
             Err(Error::WrongContext { what: "the stream" })
         }
+    }
+
+    /// The legacy default stream of this kernel's context, where `prepared_call` launches.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn legacy_stream(&self) -> LaunchStream<'_> {
+        LaunchStream(self.ctx.legacy())
     }
 
     /// Launches with a prepared parameter array, after checking the configuration.
     ///
     /// # Safety
     /// `params` must hold one pointer per kernel parameter, in order, each pointing to a value
-    /// of exactly the C parameter's type, and every device pointer among them must stay valid
-    /// until the kernel has finished. The `#[kernel]` macro generates calls that satisfy this.
+    /// of exactly the C parameter's type; every device pointer and handle among them must stay
+    /// valid until the kernel has finished, and be ordered with other streams' uses of what it
+    /// points to ([`read_arg`](Self::read_arg), [`write_arg`](Self::write_arg) and
+    /// `KernelParam::order_on` do both for this crate's memory). The `#[kernel]` macro
+    /// generates calls that satisfy this.
     #[doc(hidden)]
     #[inline]
     pub unsafe fn launch_raw(
@@ -501,7 +535,9 @@ impl Function {
     }
 
     /// Runs `launch` between two events on the legacy default stream and returns the GPU time
-    /// between them (PyCUDA's `prepared_timed_call`). Waits for the kernel to finish.
+    /// between them (PyCUDA's `prepared_timed_call`). Waits for the kernel to finish. When an
+    /// argument was last used on another stream, the wait for that work is queued between the
+    /// two events, and timed with the kernel.
     #[doc(hidden)]
     pub fn timed(&self, launch: impl FnOnce() -> Result<()>) -> Result<Duration> {
         let start = Event::new(&self.ctx)?;

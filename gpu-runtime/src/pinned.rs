@@ -8,10 +8,12 @@ use std::sync::Arc;
 use cudarc::driver::sys;
 use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder};
 
-use crate::context::{bind_raw, Context};
+use crate::context::{Context, ContextLink};
 use crate::error::{check, Error, Result};
 use crate::host_array::{host_array_common, shape_bytes, shape_like, RawHost};
 use crate::memory::{DeviceView, DeviceViewMut};
+use crate::ordering::{self, Release, StreamUses, UseSet};
+use crate::page_locked::{sealed::Sealed, LockedHost, LockedHostMut, PageLocked, PageLockedMut};
 use crate::pool::{Block, PoolCore, RawAllocator};
 use crate::repr::DeviceRepr;
 
@@ -49,47 +51,50 @@ impl std::ops::BitOr for HostAllocFlags {
     }
 }
 
-/// `cuMemHostAlloc` / `cuMemFreeHost` with fixed flags.
-pub(crate) struct PinnedAllocator {
-    raw: sys::CUcontext,
-    flags: HostAllocFlags,
-    _keep: Option<Context>,
+/// `cuMemHostAlloc` of `bytes` with `flags` in `ctx`, giving back what the context holds and
+/// retrying once on out-of-memory.
+fn alloc_pinned(ctx: &Context, bytes: usize, flags: HostAllocFlags) -> Result<u64> {
+    if bytes == 0 {
+        return Ok(0);
+    }
+    ordering::alloc_or_reclaim(&ctx.inner, || {
+        ctx.bind()?;
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the context is current.
+        check("cuMemHostAlloc", unsafe {
+            sys::cuMemHostAlloc(&mut p, bytes, flags.0)
+        })?;
+        Ok(p as u64)
+    })
 }
 
-// SAFETY: a CUcontext handle may be used from any thread; the driver API is thread-safe.
-unsafe impl Send for PinnedAllocator {}
-// SAFETY: as above; no mutable state.
-unsafe impl Sync for PinnedAllocator {}
+/// `cuMemHostAlloc` / `cuMemFreeHost` with fixed flags, frees ordered after the work on the
+/// block.
+pub(crate) struct PinnedAllocator {
+    ctx: ContextLink,
+    flags: HostAllocFlags,
+}
 
 impl PinnedAllocator {
-    pub(crate) fn new(raw: sys::CUcontext, flags: HostAllocFlags, keep: Option<Context>) -> Self {
-        PinnedAllocator {
-            raw,
-            flags,
-            _keep: keep,
-        }
+    pub(crate) fn new(ctx: ContextLink, flags: HostAllocFlags) -> Self {
+        PinnedAllocator { ctx, flags }
     }
 }
 
 impl RawAllocator for PinnedAllocator {
     fn allocate(&self, bytes: usize) -> Result<u64> {
-        if bytes == 0 {
-            return Ok(0);
-        }
-        bind_raw(self.raw)?;
-        let mut p: *mut c_void = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; the context is current.
-        check("cuMemHostAlloc", unsafe {
-            sys::cuMemHostAlloc(&mut p, bytes, self.flags.0)
-        })?;
-        Ok(p as u64)
+        self.ctx.with(|ctx| alloc_pinned(ctx, bytes, self.flags))
     }
 
-    unsafe fn free(&self, addr: u64, _bytes: usize) {
-        if addr != 0 && bind_raw(self.raw).is_ok() {
-            // SAFETY: the caller guarantees addr came from cuMemHostAlloc here and is unused.
-            unsafe { sys::cuMemFreeHost(addr as *mut c_void) };
+    unsafe fn free_after(&self, addr: u64, _bytes: usize, uses: UseSet) {
+        if addr != 0 {
+            self.ctx
+                .release_after(uses, Release::HostMemory(addr as *mut c_void));
         }
+    }
+
+    fn reclaim(&self) {
+        self.ctx.reclaim();
     }
 }
 
@@ -106,6 +111,12 @@ enum Storage {
 /// device run by DMA at full speed, and asynchronously. Freed (or returned to its pool) when
 /// dropped.
 ///
+/// Asynchronous copies ([`memcpy_htod_async`](crate::memcpy_htod_async),
+/// [`memcpy_dtoh_async`](crate::memcpy_dtoh_async)) and kernels given its [`mapped`](Self::mapped)
+/// memory use it while the host goes on; every host access (`view`, `view_mut`, the slices)
+/// first waits for the GPU writes to it to finish (for a writable access, for every GPU use),
+/// and its memory is freed only after them.
+///
 /// ```no_run
 /// # fn main() -> gpu_runtime::Result<()> {
 /// use gpu_runtime::{Context, HostAllocFlags};
@@ -120,11 +131,21 @@ pub struct PinnedArray<T: DeviceRepr, D: Dimension> {
     flags: HostAllocFlags,
     ctx: Context,
     storage: Storage,
+    uses: StreamUses,
 }
 
 host_array_common!(PinnedArray);
 
 impl<T: DeviceRepr, D: Dimension> PinnedArray<T, D> {
+    fn gpu_done(&self, write: bool) {
+        // Errors are a failed context's, whose work has ended.
+        let _ = if write {
+            self.uses.host_write()
+        } else {
+            self.uses.host_read()
+        };
+    }
+
     /// The flags the memory was allocated with.
     pub fn flags(&self) -> HostAllocFlags {
         self.flags
@@ -144,16 +165,45 @@ impl<T: DeviceRepr, D: Dimension> PinnedArray<T, D> {
     /// The mapped memory as a read-only kernel argument: kernels read the host memory over the
     /// bus, with no copy.
     pub fn mapped(&self) -> Result<DeviceView<'_, T>> {
-        Ok(DeviceView::from_raw(self.device_ptr()?, self.raw.len, &self.ctx))
-    }
-
-    /// The mapped memory as a writable kernel argument.
-    pub fn mapped_mut(&mut self) -> Result<DeviceViewMut<'_, T>> {
-        Ok(DeviceViewMut::from_raw(
+        Ok(DeviceView::tracked(
             self.device_ptr()?,
             self.raw.len,
             &self.ctx,
+            &self.uses,
         ))
+    }
+
+    /// The mapped memory as a writable kernel argument. The host's next access waits for the
+    /// kernels that write it.
+    pub fn mapped_mut(&mut self) -> Result<DeviceViewMut<'_, T>> {
+        Ok(DeviceViewMut::tracked(
+            self.device_ptr()?,
+            self.raw.len,
+            &self.ctx,
+            &self.uses,
+        ))
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> Sealed for PinnedArray<T, D> {}
+
+impl<T: DeviceRepr, D: Dimension> PageLocked<T> for PinnedArray<T, D> {
+    fn locked(&self) -> LockedHost<'_, T> {
+        LockedHost {
+            ptr: self.raw.ptr.as_ptr(),
+            len: self.raw.len,
+            uses: &self.uses,
+        }
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> PageLockedMut<T> for PinnedArray<T, D> {
+    fn locked_mut(&mut self) -> LockedHostMut<'_, T> {
+        LockedHostMut {
+            ptr: self.raw.ptr.as_ptr(),
+            len: self.raw.len,
+            uses: &self.uses,
+        }
     }
 }
 
@@ -180,15 +230,21 @@ pub(crate) fn mapped_device_ptr(
 
 impl<T: DeviceRepr, D: Dimension> Drop for PinnedArray<T, D> {
     fn drop(&mut self) {
+        let uses = self.uses.take();
         match &self.storage {
             Storage::Own => {
-                if self.raw.len > 0 && self.ctx.bind().is_ok() {
-                    // SAFETY: allocated with cuMemHostAlloc for this array alone, freed once.
-                    unsafe { sys::cuMemFreeHost(self.raw.ptr.as_ptr().cast()) };
+                if self.raw.len > 0 {
+                    // Freed once the copies and kernels that use it have finished.
+                    let what = Release::HostMemory(self.raw.ptr.as_ptr().cast());
+                    self.ctx
+                        .inner
+                        .graveyard
+                        .release_after(&self.ctx.inner, uses, what);
                 }
             }
-            // SAFETY: the block came from this pool and is returned once.
-            Storage::Pooled(pool, block) => unsafe { pool.release(*block) },
+            // SAFETY: the block came from this pool and is returned once, with the uses still
+            // outstanding on it.
+            Storage::Pooled(pool, block) => unsafe { pool.release(*block, uses) },
         }
     }
 }
@@ -205,12 +261,13 @@ impl Context {
         Sh::Dim: Dimension,
     {
         let (shape, len, bytes) = shape_bytes::<T, _>(shape, "pagelocked_empty")?;
-        let addr = PinnedAllocator::new(self.raw(), flags, None).allocate(bytes)?;
+        let addr = alloc_pinned(self, bytes, flags)?;
         Ok(PinnedArray {
             raw: RawHost::new(addr as *mut T, shape, len),
             flags,
             ctx: self.clone(),
             storage: Storage::Own,
+            uses: StreamUses::new(),
         })
     }
 
@@ -272,6 +329,7 @@ impl Context {
             array: Some(array),
             flags,
             ctx: self.clone(),
+            uses: StreamUses::new(),
         })
     }
 }
@@ -338,9 +396,8 @@ impl PageLockedMemoryPool {
     pub fn new(ctx: &Context, allocator: PageLockedAllocator) -> Self {
         PageLockedMemoryPool {
             core: Arc::new(PoolCore::new(PinnedAllocator::new(
-                ctx.raw(),
+                ContextLink::strong(ctx),
                 allocator.flags,
-                Some(ctx.clone()),
             ))),
             flags: allocator.flags,
             ctx: ctx.clone(),
@@ -354,12 +411,13 @@ impl PageLockedMemoryPool {
         Sh::Dim: Dimension,
     {
         let (shape, len, bytes) = shape_bytes::<T, _>(shape, "PageLockedMemoryPool::allocate")?;
-        let block = self.core.allocate(bytes, "PageLockedMemoryPool::allocate")?;
+        let (block, uses) = self.core.allocate(bytes, "PageLockedMemoryPool::allocate")?;
         Ok(PinnedArray {
             raw: RawHost::new(block.addr as *mut T, shape, len),
             flags: self.flags,
             ctx: self.ctx.clone(),
             storage: Storage::Pooled(self.core.clone(), block),
+            uses: StreamUses::from_set(uses),
         })
     }
 
@@ -410,15 +468,18 @@ impl std::ops::BitOr for HostRegisterFlags {
 }
 
 /// An `ndarray` array page-locked in place by [`Context::register_host_memory`]; unlocked on
-/// drop. Deref gives the array; it is host data like any array.
+/// drop. Deref gives the array; it is host data like any array, and page-locked memory for
+/// asynchronous copies ([`PageLocked`]). Host access, unlocking and giving the array back
+/// wait for the GPU's uses of it first.
 pub struct RegisteredArray<T: DeviceRepr, D: Dimension> {
     array: Option<Array<T, D>>,
     flags: HostRegisterFlags,
     ctx: Context,
+    uses: StreamUses,
 }
 
 impl<T: DeviceRepr, D: Dimension> RegisteredArray<T, D> {
-    /// Unlocks the memory and gives the array back.
+    /// Unlocks the memory and gives the array back, once the GPU has finished with it.
     pub fn into_inner(mut self) -> Array<T, D> {
         self.unregister();
         match self.array.take() {
@@ -430,7 +491,7 @@ impl<T: DeviceRepr, D: Dimension> RegisteredArray<T, D> {
     /// The device address of the array, when registered with
     /// [`HostRegisterFlags::DEVICE_MAP`].
     pub fn device_ptr(&self) -> Result<sys::CUdeviceptr> {
-        let a = self.inner();
+        let a = self.array.as_ref().unwrap_or_else(|| unreachable!());
         mapped_device_ptr(
             &self.ctx,
             self.flags.0 & sys::CU_MEMHOSTREGISTER_DEVICEMAP != 0,
@@ -439,20 +500,52 @@ impl<T: DeviceRepr, D: Dimension> RegisteredArray<T, D> {
         )
     }
 
-    /// The array, writable (its storage cannot be reallocated through this).
+    /// The mapped memory as a kernel argument the kernel reads (registered with
+    /// [`HostRegisterFlags::DEVICE_MAP`]; else [`Error::NotMapped`]).
+    pub fn mapped(&self) -> Result<DeviceView<'_, T>> {
+        Ok(DeviceView::tracked(
+            self.device_ptr()?,
+            self.raw_len(),
+            &self.ctx,
+            &self.uses,
+        ))
+    }
+
+    /// The mapped memory as a writable kernel argument; the host's next access waits for it.
+    pub fn mapped_mut(&mut self) -> Result<DeviceViewMut<'_, T>> {
+        Ok(DeviceViewMut::tracked(
+            self.device_ptr()?,
+            self.raw_len(),
+            &self.ctx,
+            &self.uses,
+        ))
+    }
+
+    /// The array, writable (its storage cannot be reallocated through this), once the GPU has
+    /// finished with it.
     pub fn view_mut(&mut self) -> ndarray::ArrayViewMut<'_, T, D> {
+        let _ = self.uses.host_write();
         self.array
             .as_mut()
             .map(|a| a.view_mut())
             .unwrap_or_else(|| unreachable!())
     }
 
+    fn raw_len(&self) -> usize {
+        self.array.as_ref().map_or(0, |a| a.len())
+    }
+
+    /// The array, once the GPU has finished writing it.
     fn inner(&self) -> &Array<T, D> {
+        // Errors are a failed context's, whose work has ended.
+        let _ = self.uses.host_read();
         // The array is only taken out in into_inner, which consumes self.
         self.array.as_ref().unwrap_or_else(|| unreachable!())
     }
 
     fn unregister(&mut self) {
+        // The memory stays locked, and the array alive, until the GPU has finished with it.
+        let _ = self.uses.host_write();
         if let Some(a) = &self.array {
             if !a.is_empty() && self.ctx.bind().is_ok() {
                 // SAFETY: registered in register_host_memory, unregistered once (the array is
@@ -484,9 +577,34 @@ impl<T: DeviceRepr, D: Dimension> crate::HostSlice<T> for RegisteredArray<T, D> 
 
 impl<T: DeviceRepr, D: Dimension> crate::HostSliceMut<T> for RegisteredArray<T, D> {
     fn host_slice_mut(&mut self) -> Result<&mut [T]> {
+        let _ = self.uses.host_write();
         self.array
             .as_mut()
             .unwrap_or_else(|| unreachable!())
             .host_slice_mut()
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> Sealed for RegisteredArray<T, D> {}
+
+impl<T: DeviceRepr, D: Dimension> PageLocked<T> for RegisteredArray<T, D> {
+    fn locked(&self) -> LockedHost<'_, T> {
+        let a = self.array.as_ref().unwrap_or_else(|| unreachable!());
+        LockedHost {
+            ptr: a.as_ptr(),
+            len: a.len(),
+            uses: &self.uses,
+        }
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> PageLockedMut<T> for RegisteredArray<T, D> {
+    fn locked_mut(&mut self) -> LockedHostMut<'_, T> {
+        let a = self.array.as_mut().unwrap_or_else(|| unreachable!());
+        LockedHostMut {
+            ptr: a.as_mut_ptr(),
+            len: a.len(),
+            uses: &self.uses,
+        }
     }
 }

@@ -107,6 +107,26 @@ impl<T: DeviceRepr> PitchedBuffer<T> {
         self.height
     }
 
+    /// The number of elements as kernel memory, padding included (`row_len * height`).
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// The device address of the first row.
+    pub fn device_ptr(&self) -> sys::CUdeviceptr {
+        self.buf.device_ptr()
+    }
+
+    /// The context the memory was allocated in.
+    pub fn context(&self) -> &Context {
+        self.buf.context()
+    }
+
     /// A read-only view of `range`, in elements of the padded layout (`y * row_len + x`).
     pub fn slice(&self, range: impl std::ops::RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
         self.buf.slice(range)
@@ -173,16 +193,13 @@ impl<T: DeviceRepr> PitchedBuffer<T> {
 
 impl<T: DeviceRepr> DeviceRead<T> for PitchedBuffer<T> {
     #[inline]
-    fn device_ptr(&self) -> sys::CUdeviceptr {
-        self.buf.device_ptr()
-    }
-    #[inline]
-    fn len(&self) -> usize {
-        self.buf.len()
-    }
-    #[inline]
-    fn context(&self) -> &Context {
-        self.buf.context()
+    fn device_view(&self) -> DeviceView<'_, T> {
+        self.buf.device_view()
     }
 }
-impl<T: DeviceRepr> DeviceWrite<T> for PitchedBuffer<T> {}
+impl<T: DeviceRepr> DeviceWrite<T> for PitchedBuffer<T> {
+    #[inline]
+    fn device_view_mut(&mut self) -> DeviceViewMut<'_, T> {
+        self.buf.device_view_mut()
+    }
+}

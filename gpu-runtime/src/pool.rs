@@ -1,6 +1,10 @@
 //! The logic shared by the device and page-locked memory pools: size classes, held blocks and
 //! the accounting, independent of what kind of memory a block is (so it is tested without a GPU).
 //!
+//! A held block keeps the record of the streams that used it ([`UseSet`]): the next owner's
+//! first use on another stream waits for them, and a use on the same stream is ordered by the
+//! stream itself, so a block goes back to the pool at once, whatever work on it is queued.
+//!
 //! Sizes are rounded up to a class with two bits of mantissa (4, 5, 6, 7, 8, 10, 12, 14, 16,
 //! 20, …), as PyCUDA's pools do: a block wastes at most a quarter of its size, and sizes that
 //! differ by a little share a class and so reuse each other's blocks.
@@ -8,6 +12,7 @@
 use std::sync::{Mutex, MutexGuard};
 
 use crate::error::{Error, Result};
+use crate::ordering::UseSet;
 
 const MANTISSA_BITS: u32 = 2;
 const MANTISSA_MASK: usize = (1 << MANTISSA_BITS) - 1;
@@ -50,11 +55,15 @@ pub(crate) fn bin_size(bin: usize) -> usize {
 pub(crate) trait RawAllocator: Send + Sync {
     /// A new block of exactly `bytes` (0 may return 0 without asking anyone).
     fn allocate(&self, bytes: usize) -> Result<u64>;
-    /// Frees a block.
+    /// Frees a block once the uses in `uses` have finished.
     ///
     /// # Safety
-    /// `addr` came from `allocate(bytes)` on this allocator, is freed once and no longer used.
-    unsafe fn free(&self, addr: u64, bytes: usize);
+    /// `addr` came from `allocate(bytes)` on this allocator, is freed once, and nothing but the
+    /// work recorded in `uses` can still use it.
+    unsafe fn free_after(&self, addr: u64, bytes: usize, uses: UseSet);
+    /// Frees what earlier `free_after`s are still waiting for, once it is free: called on
+    /// out-of-memory before the one retry.
+    fn reclaim(&self) {}
 }
 
 /// A block handed out by a pool: its address and size class.
@@ -72,9 +81,10 @@ impl Block {
 }
 
 struct State {
-    /// Held (free) blocks per size class. The vectors keep their capacity, so returning a block
-    /// to a class that has held one before allocates nothing.
-    bins: Vec<Vec<u64>>,
+    /// Held (free) blocks per size class, with the streams that used them. The vectors keep
+    /// their capacity, so returning a block to a class that has held one before allocates
+    /// nothing.
+    bins: Vec<Vec<(u64, UseSet)>>,
     held: usize,
     active: usize,
     held_bytes: usize,
@@ -107,11 +117,12 @@ impl<A: RawAllocator> PoolCore<A> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// A block of at least `bytes`: a held one of the same class if there is one, else a new
-    /// one. When the allocator reports out-of-memory, the held blocks are freed and the
-    /// allocation retried once; a second failure is returned.
+    /// A block of at least `bytes`, with the uses its previous owners left outstanding: a held
+    /// one of the same class if there is one, else a new one. When the allocator reports
+    /// out-of-memory, the held blocks are freed and the allocation retried once; a second
+    /// failure is returned.
     #[inline]
-    pub fn allocate(&self, bytes: usize, what: &'static str) -> Result<Block> {
+    pub fn allocate(&self, bytes: usize, what: &'static str) -> Result<(Block, UseSet)> {
         if bytes > MAX_POOLED {
             return Err(Error::SizeMismatch {
                 operation: what,
@@ -121,69 +132,83 @@ impl<A: RawAllocator> PoolCore<A> {
         let bin = bin_of(bytes);
         {
             let mut st = self.lock();
-            if let Some(addr) = st.bins[bin].pop() {
+            if let Some((addr, uses)) = st.bins[bin].pop() {
                 st.held -= 1;
                 st.held_bytes -= bin_size(bin);
                 st.active += 1;
-                return Ok(Block {
+                let block = Block {
                     addr,
                     bin: bin as u16,
-                });
+                };
+                return Ok((block, uses));
             }
         }
         self.allocate_new(bin)
     }
 
     #[cold]
-    fn allocate_new(&self, bin: usize) -> Result<Block> {
+    fn allocate_new(&self, bin: usize) -> Result<(Block, UseSet)> {
         let size = bin_size(bin);
         let addr = match self.allocator.allocate(size) {
             Ok(addr) => addr,
             Err(e) if e.is_out_of_memory() => {
                 self.free_held();
+                self.allocator.reclaim();
                 self.allocator.allocate(size)?
             }
             Err(e) => return Err(e),
         };
         self.lock().active += 1;
-        Ok(Block {
+        let block = Block {
             addr,
             bin: bin as u16,
-        })
+        };
+        Ok((block, UseSet::default()))
     }
 
-    /// Returns a block to the pool: held for reuse, or freed if the pool stopped holding.
+    /// Returns a block to the pool with the uses still outstanding on it: held for reuse, or
+    /// freed once they finish if the pool stopped holding.
     ///
     /// # Safety
-    /// `block` came from `allocate` on this pool, is returned once and no longer used.
+    /// `block` came from `allocate` on this pool, is returned once, and nothing but the work
+    /// recorded in `uses` can still use it.
     #[inline]
-    pub unsafe fn release(&self, block: Block) {
+    pub unsafe fn release(&self, block: Block, uses: UseSet) {
         let bin = block.bin as usize;
         let mut st = self.lock();
         st.active -= 1;
         if st.holding {
-            st.bins[bin].push(block.addr);
+            st.bins[bin].push((block.addr, uses));
             st.held += 1;
             st.held_bytes += bin_size(bin);
             return;
         }
         drop(st);
         // SAFETY: the caller's guarantee; the block is no longer referenced by the pool.
-        unsafe { self.allocator.free(block.addr, bin_size(bin)) };
+        unsafe { self.allocator.free_after(block.addr, bin_size(bin), uses) };
     }
 
-    /// Frees every held block.
+    /// Frees every held block (once the work queued on it has finished).
     pub fn free_held(&self) {
-        let mut st = self.lock();
-        let st = &mut *st;
-        for (bin, blocks) in st.bins.iter_mut().enumerate() {
-            for addr in blocks.drain(..) {
-                // SAFETY: held blocks came from this allocator and nobody uses them.
-                unsafe { self.allocator.free(addr, bin_size(bin)) };
+        let held: Vec<(usize, Vec<(u64, UseSet)>)> = {
+            let mut st = self.lock();
+            st.held = 0;
+            st.held_bytes = 0;
+            st.bins
+                .iter_mut()
+                .enumerate()
+                .filter(|(_, b)| !b.is_empty())
+                .map(|(bin, b)| (bin, std::mem::take(b)))
+                .collect()
+        };
+        // Freed outside the lock: a free may wait for the driver.
+        for (bin, blocks) in held {
+            for (addr, uses) in blocks {
+                // SAFETY: held blocks came from this allocator and nobody holds them; the work
+                // recorded in `uses` is all that can still touch them.
+                unsafe { self.allocator.free_after(addr, bin_size(bin), uses) };
             }
         }
-        st.held = 0;
-        st.held_bytes = 0;
     }
 
     /// Frees every held block and, from now on, frees blocks as they come back.
@@ -269,7 +294,7 @@ pub(crate) mod tests {
             // SAFETY: the layout has a non-zero size.
             Ok(unsafe { std::alloc::alloc(layout) } as u64)
         }
-        unsafe fn free(&self, addr: u64, bytes: usize) {
+        unsafe fn free_after(&self, addr: u64, bytes: usize, _uses: UseSet) {
             self.live.fetch_sub(1, Ordering::SeqCst);
             self.live_bytes.fetch_sub(bytes, Ordering::SeqCst);
             let layout = std::alloc::Layout::from_size_align(bytes.max(1), 8).unwrap();
@@ -281,25 +306,25 @@ pub(crate) mod tests {
     #[test]
     fn blocks_are_reused_within_a_class_and_counted() {
         let pool = PoolCore::new(HeapAllocator::new(usize::MAX));
-        let a = pool.allocate(1000, "t").unwrap();
-        let b = pool.allocate(1000, "t").unwrap();
+        let a = pool.allocate(1000, "t").unwrap().0;
+        let b = pool.allocate(1000, "t").unwrap().0;
         assert_ne!(a.addr, b.addr);
         assert_eq!(pool.counts(), (0, 2, 0));
         // SAFETY: each block is returned once.
-        unsafe { pool.release(a) };
+        unsafe { pool.release(a, UseSet::default()) };
         assert_eq!(pool.counts(), (1, 1, 1024));
         // 1000 and 1020 share the 1024 class, so the held block comes back.
-        let c = pool.allocate(1020, "t").unwrap();
+        let c = pool.allocate(1020, "t").unwrap().0;
         assert_eq!(c.addr, a.addr);
         assert_eq!(pool.allocator.live.load(Ordering::SeqCst), 2);
         // A different class gets a new block.
-        let d = pool.allocate(5000, "t").unwrap();
+        let d = pool.allocate(5000, "t").unwrap().0;
         assert_eq!(pool.allocator.live.load(Ordering::SeqCst), 3);
         // SAFETY: each block is returned once.
         unsafe {
-            pool.release(b);
-            pool.release(c);
-            pool.release(d);
+            pool.release(b, UseSet::default());
+            pool.release(c, UseSet::default());
+            pool.release(d, UseSet::default());
         }
         assert_eq!(pool.counts().0, 3);
         pool.free_held();
@@ -310,14 +335,14 @@ pub(crate) mod tests {
     #[test]
     fn stop_holding_frees_returned_blocks_at_once() {
         let pool = PoolCore::new(HeapAllocator::new(usize::MAX));
-        let a = pool.allocate(64, "t").unwrap();
-        let b = pool.allocate(64, "t").unwrap();
+        let a = pool.allocate(64, "t").unwrap().0;
+        let b = pool.allocate(64, "t").unwrap().0;
         // SAFETY: returned once.
-        unsafe { pool.release(a) };
+        unsafe { pool.release(a, UseSet::default()) };
         pool.stop_holding();
         assert_eq!(pool.counts(), (0, 1, 0));
         // SAFETY: returned once.
-        unsafe { pool.release(b) };
+        unsafe { pool.release(b, UseSet::default()) };
         assert_eq!(pool.counts(), (0, 0, 0));
         assert_eq!(pool.allocator.live.load(Ordering::SeqCst), 0);
     }
@@ -325,12 +350,12 @@ pub(crate) mod tests {
     #[test]
     fn out_of_memory_frees_held_blocks_and_retries_once() {
         let pool = PoolCore::new(HeapAllocator::new(4096));
-        let a = pool.allocate(2048, "t").unwrap();
-        let b = pool.allocate(2048, "t").unwrap();
+        let a = pool.allocate(2048, "t").unwrap().0;
+        let b = pool.allocate(2048, "t").unwrap().0;
         // SAFETY: returned once.
-        unsafe { pool.release(a) };
+        unsafe { pool.release(a, UseSet::default()) };
         // 1500 is another class: the allocator is full until the held 2048 block is freed.
-        let c = pool.allocate(1500, "t").unwrap();
+        let c = pool.allocate(1500, "t").unwrap().0;
         assert_eq!(pool.counts(), (0, 2, 0), "the held block was given up");
         // Now really full: the error comes back typed, and the pool still works.
         let e = pool.allocate(4096, "t").unwrap_err();
@@ -338,8 +363,8 @@ pub(crate) mod tests {
         assert_eq!(pool.counts(), (0, 2, 0));
         // SAFETY: returned once.
         unsafe {
-            pool.release(b);
-            pool.release(c);
+            pool.release(b, UseSet::default());
+            pool.release(c, UseSet::default());
         }
         assert_eq!(pool.counts().1, 0);
         assert!(pool.allocate(MAX_POOLED + 1, "t").is_err());
@@ -360,7 +385,7 @@ pub(crate) mod tests {
                         rng ^= rng << 17;
                         if mine.len() < 20 && (!rng.is_multiple_of(3) || mine.is_empty()) {
                             let bytes = 1 + (rng >> 8) as usize % 3000;
-                            let blk = pool.allocate(bytes, "t").unwrap();
+                            let blk = pool.allocate(bytes, "t").unwrap().0;
                             let tag = (rng >> 40) as u8;
                             // SAFETY: the block holds at least `bytes` and is ours alone.
                             unsafe { std::ptr::write_bytes(blk.addr as *mut u8, tag, bytes) };
@@ -371,12 +396,12 @@ pub(crate) mod tests {
                             let got = unsafe { std::slice::from_raw_parts(blk.addr as *const u8, bytes) };
                             assert!(got.iter().all(|&b| b == tag), "a block was shared");
                             // SAFETY: returned once.
-                            unsafe { pool.release(blk) };
+                            unsafe { pool.release(blk, UseSet::default()) };
                         }
                     }
                     for (blk, ..) in mine {
                         // SAFETY: returned once.
-                        unsafe { pool.release(blk) };
+                        unsafe { pool.release(blk, UseSet::default()) };
                     }
                 });
             }

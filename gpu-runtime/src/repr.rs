@@ -62,7 +62,16 @@ unsafe impl<T: DeviceRepr, const N: usize> DeviceRepr for [T; N] {}
     label = "not a plain-data type a kernel can take",
     note = "for a `#[repr(C)]` struct whose layout matches the C struct, add `unsafe impl gpu_runtime::DeviceRepr for {Self} {{}}`"
 )]
-pub unsafe trait KernelParam: Copy {}
+pub unsafe trait KernelParam: Copy {
+    /// Orders the launch after the work on other streams this value depends on: for handles
+    /// of resources (texture and surface objects), the uses of the memory behind them, and
+    /// keeps the resource alive until the launch completes. Plain data depends on nothing.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn order_on(&self, _stream: &crate::ordering::LaunchStream<'_>) -> crate::Result<()> {
+        Ok(())
+    }
+}
 
 // SAFETY: a DeviceRepr type has the layout of its C counterpart by its own contract.
 unsafe impl<T: DeviceRepr> KernelParam for T {}

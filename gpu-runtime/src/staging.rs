@@ -17,12 +17,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::sys;
 
-use crate::context::{bind_raw, Context};
+use crate::context::{bind_raw, Context, ContextLink};
 use crate::copy_workers;
 use crate::device_pool::{DeviceAllocator, DeviceMemoryPool, DevicePoolCore, PooledBuffer};
 use crate::error::{check, Error, Result};
 use crate::host::{HostSlice, HostSliceMut};
+use crate::memory::DeviceWrite;
 use crate::module::Function;
+use crate::ordering::{LaunchStream, StreamInner, UseSet};
 use crate::pinned::{HostAllocFlags, PinnedAllocator, PinnedPoolCore};
 use crate::pool::{Block, PoolCore};
 use crate::repr::DeviceRepr;
@@ -64,21 +66,28 @@ pub fn set_tuning(chunk_bytes: usize, threads: usize) {
 pub(crate) struct ContextStaging {
     device: Arc<DevicePoolCore>,
     pinned: Arc<PinnedPoolCore>,
-    stream: sys::CUstream,
+    stream: Arc<StreamInner>,
     events: Mutex<Vec<sys::CUevent>>,
 }
 
-// SAFETY: stream and event handles may be used from any thread; the event list is locked.
+// SAFETY: event handles may be used from any thread; the event list is locked.
 unsafe impl Send for ContextStaging {}
 // SAFETY: as above.
 unsafe impl Sync for ContextStaging {}
 
+impl ContextStaging {
+    /// Frees the blocks both pools hold (on out-of-memory).
+    pub(crate) fn free_held(&self) {
+        self.device.free_held();
+        self.pinned.free_held();
+    }
+}
+
 impl Drop for ContextStaging {
     fn drop(&mut self) {
         // Dropped by ContextInner::drop with the context current, or right after creation.
-        // SAFETY: the stream and events were created for this value and are destroyed once.
+        // SAFETY: the events were created for this value and are destroyed once.
         unsafe {
-            sys::cuStreamDestroy_v2(self.stream);
             for e in self.events.get_mut().unwrap_or_else(|p| p.into_inner()).drain(..) {
                 sys::cuEventDestroy_v2(e);
             }
@@ -96,14 +105,13 @@ fn staging_of(ctx: &Context) -> Result<&ContextStaging> {
     // SAFETY: valid out-pointer; the context is current. Flag 0: a blocking stream.
     check("cuStreamCreate", unsafe { sys::cuStreamCreate(&mut stream, 0) })?;
     let made = ContextStaging {
-        // The context owns these pools, so they hold its handle, not a counted reference.
-        device: Arc::new(PoolCore::new(DeviceAllocator::new(ctx.raw(), None))),
+        // The context owns these pools, so they hold a weak link to it.
+        device: Arc::new(PoolCore::new(DeviceAllocator::new(ContextLink::weak(ctx)))),
         pinned: Arc::new(PoolCore::new(PinnedAllocator::new(
-            ctx.raw(),
+            ContextLink::weak(ctx),
             HostAllocFlags::NONE,
-            None,
         ))),
-        stream,
+        stream: StreamInner::new(stream, &ctx.inner, true)?,
         events: Mutex::new(Vec::new()),
     };
     // A thread that raced us may have set it first; then ours is dropped.
@@ -169,18 +177,23 @@ impl<'a> Staging<'a> {
 
     /// The stream the call runs on.
     pub fn stream(&self) -> sys::CUstream {
-        self.st.stream
+        self.st.stream.raw
     }
 
     fn stage<T: DeviceRepr>(&mut self, len: usize, host: *mut u8) -> Result<(PooledBuffer<T>, Job)> {
         let bytes = len * std::mem::size_of::<T>();
-        let device = DeviceMemoryPool::from_core(self.st.device.clone(), self.ctx).alloc::<T>(len)?;
-        let block = self.st.pinned.allocate(bytes, "staging")?;
+        let mut device = DeviceMemoryPool::from_core(self.st.device.clone(), self.ctx).alloc::<T>(len)?;
+        // The block may come back from a user's stream (the pool is the context's, shared):
+        // the copies into it are queued after that work.
+        device.device_view_mut().write_on(&self.st.stream)?;
+        // Only staging uses the pinned pool, and it waits for its stream before giving a block
+        // back: no use is outstanding.
+        let (block, _idle) = self.st.pinned.allocate(bytes, "staging")?;
         self.pinned.push(block);
         let job = Job {
             host,
             pinned: block.addr as *mut u8,
-            device: crate::memory::DeviceRead::device_ptr(&device),
+            device: device.device_ptr(),
             bytes,
         };
         Ok((device, job))
@@ -229,8 +242,8 @@ impl<'a> Staging<'a> {
     /// Runs `launch` with the stream the call runs on. When it fails, waits for the copies
     /// already queued before returning the error: the caller then drops the device buffers
     /// they fill, which go back to their pool and must not be written any more.
-    pub fn launch(&mut self, launch: impl FnOnce(sys::CUstream) -> Result<()>) -> Result<()> {
-        let result = launch(self.st.stream);
+    pub fn launch(&mut self, launch: impl FnOnce(LaunchStream<'_>) -> Result<()>) -> Result<()> {
+        let result = launch(LaunchStream(&self.st.stream));
         if result.is_err() {
             self.settle();
         }
@@ -241,7 +254,7 @@ impl<'a> Staging<'a> {
     fn settle(&mut self) {
         if self.queued && bind_raw(self.ctx.raw()).is_ok() {
             // SAFETY: the stream is live.
-            unsafe { sys::cuStreamSynchronize(self.st.stream) };
+            unsafe { sys::cuStreamSynchronize(self.st.stream.raw) };
         }
         self.queued = false;
     }
@@ -262,7 +275,7 @@ impl<'a> Staging<'a> {
         }
         self.queued = true;
         let chunks = Chunks::new(&self.uploads);
-        let stream = Handle(self.st.stream);
+        let stream = Handle(self.st.stream.raw);
         let raw = self.ctx.raw();
         run_parallel(chunks.total_bytes, raw, |next| {
             loop {
@@ -291,7 +304,7 @@ impl<'a> Staging<'a> {
     /// Queues the outputs' transfer back after the kernel, copies each chunk to the host as it
     /// arrives, and waits for the stream: reports any error the kernel raised.
     pub fn finish(mut self) -> Result<()> {
-        let stream = self.st.stream;
+        let stream = self.st.stream.raw;
         let raw = self.ctx.raw();
         if !self.downloads.is_empty() {
             self.queued = true;
@@ -374,7 +387,7 @@ impl Drop for Staging<'_> {
         self.settle();
         for &block in &self.pinned {
             // SAFETY: each block came from this pool, is returned once, and no copy uses it.
-            unsafe { self.st.pinned.release(block) };
+            unsafe { self.st.pinned.release(block, UseSet::default()) };
         }
     }
 }

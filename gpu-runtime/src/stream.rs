@@ -1,19 +1,23 @@
 //! Streams (queues of GPU work) and events (markers in them, for ordering and timing).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use cudarc::driver::sys::{self, CUresult};
 
 use crate::context::Context;
 use crate::error::{check, Error, Result};
+use crate::ordering::StreamInner;
 
 /// A CUDA stream: work queued on one stream runs in order; work on different streams may overlap.
 ///
 /// Created *blocking* (flag 0, as PyCUDA's `Stream()`), so it also orders with the legacy
 /// default stream that [`prepared_call`](crate::Function) and the synchronous copies use.
 ///
-/// Work on two streams is ordered only through an [`Event`]: here the second stream's kernel
-/// waits for the first stream's, while the host goes on.
+/// Work on two streams is ordered through the memory it uses: a launch or copy on one stream
+/// of memory last written on another waits for that write, and a write waits for the reads
+/// before it (the crate guide's "Safety model"). Here the consumer's kernel waits for the
+/// producer's, with no event in sight, while the host goes on.
 ///
 /// ```no_run
 /// use gpu_runtime::{kernel, Context, Event, Stream};
@@ -31,28 +35,24 @@ use crate::error::{check, Error, Result};
 /// let k = add::prepare(&ctx)?;
 /// let mut x = ctx.alloc_zeros::<f32>(1024)?;
 /// k.prepared_async_call(4, 256, &producer, &mut x, 1.0, 1024)?;
-/// let produced = Event::new(&ctx)?;
-/// produced.record(Some(&producer))?;
-/// // Without this the consumer's kernel could start before the producer's has finished.
-/// consumer.wait_for_event(&produced)?;
+/// // `x` was last written on `producer`: this launch waits for that kernel first.
 /// k.prepared_async_call(4, 256, &consumer, &mut x, 2.0, 1024)?;
-/// consumer.synchronize()?;
+/// // The copy back waits for the consumer's kernel the same way.
 /// assert_eq!(x.to_vec()?, vec![3.0; 1024]);
 /// # Ok(()) }
 /// ```
+///
+/// Events order streams by hand ([`Event::record`], [`Stream::wait_for_event`]), e.g. for work
+/// that shares no memory, and time GPU work. Dropping a stream with work queued is fine: the
+/// work completes, and memory it uses stays allocated until it has.
 pub struct Stream {
-    raw: sys::CUstream,
+    inner: Arc<StreamInner>,
     ctx: Context,
 }
 
-// SAFETY: a CUstream may be used from any thread; the driver serialises access internally.
-unsafe impl Send for Stream {}
-// SAFETY: as above; shared references only enqueue work or query it.
-unsafe impl Sync for Stream {}
-
 impl std::fmt::Debug for Stream {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Stream({:p})", self.raw)
+        write!(f, "Stream({:p})", self.inner.raw)
     }
 }
 
@@ -124,15 +124,40 @@ impl Stream {
         check("cuStreamCreate", unsafe {
             sys::cuStreamCreate(&mut raw, flags.bits())
         })?;
+        Stream::from_parts(raw, ctx, flags)
+    }
+
+    /// Wraps a stream just created with `flags` in `ctx` (current on this thread); it is
+    /// destroyed once the stream and every record of its uses are gone.
+    pub(crate) fn from_parts(raw: sys::CUstream, ctx: &Context, flags: StreamFlags) -> Result<Stream> {
         Ok(Stream {
-            raw,
+            inner: StreamInner::new(raw, &ctx.inner, flags == StreamFlags::Default)?,
             ctx: ctx.clone(),
         })
     }
 
-    /// Wraps a stream just created in `ctx`; it is destroyed when dropped.
-    pub(crate) fn from_parts(raw: sys::CUstream, ctx: Context) -> Stream {
-        Stream { raw, ctx }
+    /// The stream as ordering knows it.
+    #[inline]
+    pub(crate) fn inner(&self) -> &Arc<StreamInner> {
+        &self.inner
+    }
+
+    /// Makes this stream's work exempt from the crate's cross-stream ordering: launches and
+    /// copies queued on it no longer wait for other streams' uses of the memory they touch, and
+    /// other streams' work no longer waits for its uses. Memory is still freed, or handed out
+    /// again by a pool, only after the stream's work on it has finished.
+    ///
+    /// For programs that order their streams themselves with events, and do not want the
+    /// crate's waits added (they cost an event record and a wait per change of stream).
+    ///
+    /// # Safety
+    /// Every use on this stream of memory that another stream also uses must be ordered with
+    /// those uses by the caller ([`Event::record`] and [`Stream::wait_for_event`], or
+    /// synchronizing), for as long as the memory is used: a kernel reading memory while
+    /// another stream writes it, or writing it while another stream reads it, is a data race
+    /// on the device.
+    pub unsafe fn order_manually(&self) {
+        self.inner.set_manual();
     }
 
     /// The flags the stream was created with.
@@ -141,7 +166,7 @@ impl Stream {
         let mut bits = 0;
         // SAFETY: valid out-pointer; the stream is live.
         check("cuStreamGetFlags", unsafe {
-            sys::cuStreamGetFlags(self.raw, &mut bits)
+            sys::cuStreamGetFlags(self.raw(), &mut bits)
         })?;
         Ok(if bits & 1 != 0 {
             StreamFlags::NonBlocking
@@ -153,7 +178,7 @@ impl Stream {
     /// The driver's handle.
     #[inline]
     pub fn raw(&self) -> sys::CUstream {
-        self.raw
+        self.inner.raw
     }
 
     /// The context the stream belongs to.
@@ -167,7 +192,7 @@ impl Stream {
         self.ctx.bind()?;
         // SAFETY: the stream is live.
         check("cuStreamSynchronize", unsafe {
-            sys::cuStreamSynchronize(self.raw)
+            sys::cuStreamSynchronize(self.raw())
         })
     }
 
@@ -175,7 +200,7 @@ impl Stream {
     pub fn is_done(&self) -> Result<bool> {
         self.ctx.bind()?;
         // SAFETY: the stream is live.
-        match unsafe { sys::cuStreamQuery(self.raw) } {
+        match unsafe { sys::cuStreamQuery(self.raw()) } {
             CUresult::CUDA_SUCCESS => Ok(true),
             CUresult::CUDA_ERROR_NOT_READY => Ok(false),
             e => Err(Error::driver("cuStreamQuery", e)),
@@ -187,19 +212,8 @@ impl Stream {
         self.ctx.bind()?;
         // SAFETY: both handles are live.
         check("cuStreamWaitEvent", unsafe {
-            sys::cuStreamWaitEvent(self.raw, event.raw, 0)
+            sys::cuStreamWaitEvent(self.raw(), event.raw, 0)
         })
-    }
-}
-
-impl Drop for Stream {
-    fn drop(&mut self) {
-        if self.ctx.bind().is_ok() {
-            // SAFETY: destroys the stream created in new, once; queued work still completes.
-            unsafe {
-                sys::cuStreamDestroy_v2(self.raw);
-            }
-        }
     }
 }
 

@@ -68,7 +68,7 @@ impl Stream {
         check("cuStreamCreateWithPriority", unsafe {
             sys::cuStreamCreateWithPriority(&mut raw, flags.bits(), priority)
         })?;
-        Ok(Stream::from_parts(raw, ctx.clone()))
+        Stream::from_parts(raw, ctx, flags)
     }
 
     /// The stream's priority (see [`Stream::with_priority`]).

@@ -5,11 +5,11 @@
 //! A [`Texture`] or [`Surface`] owns the driver object and borrows the memory behind it, so
 //! the memory cannot be freed (or, for linear memory, written from the host) while the object
 //! exists. A kernel takes the object's handle by value: a [`TextureObject`] for a C
-//! `cudaTextureObject_t` parameter, a [`SurfaceObject`] for `cudaSurfaceObject_t`. Handles are
-//! plain 64-bit values, like device pointers in C: keep the [`Texture`] or [`Surface`] alive
-//! until the kernels given its handle have finished (a synchronous call, or a synchronised
-//! stream). Using a handle after that reads an invalid object on the device; it cannot touch
-//! host memory.
+//! `cudaTextureObject_t` parameter, a [`SurfaceObject`] for `cudaSurfaceObject_t`. A handle
+//! borrows its texture or surface, so it cannot outlive it; and a launch that takes a handle
+//! is ordered like a launch that takes the memory behind it (after the writes to it on other
+//! streams; a surface's writes after every use), and keeps the object and the memory alive until
+//! the kernel has finished: dropping either right after an asynchronous launch is fine.
 //!
 //! ```no_run
 //! use gpu_runtime::{kernel, ArrayDescriptor, Context, CudaArray, Texture, TextureDesc, TextureObject};
@@ -32,32 +32,91 @@
 //! }
 //! ```
 
-use std::marker::PhantomData;
-
 use cudarc::driver::sys;
 
 use crate::array::{ArrayElement, ArrayFlags, CudaArray};
 use crate::context::Context;
 use crate::error::{check, Error, Result};
 use crate::memory::DeviceRead;
+use crate::ordering::{LaunchStream, Release, StreamUses};
 use crate::pitched::PitchedBuffer;
-use crate::repr::DeviceRepr;
+use crate::repr::KernelParam;
 
-/// A texture object's handle, what a kernel's `cudaTextureObject_t` parameter takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(transparent)]
-pub struct TextureObject(pub u64);
+/// A texture object's handle, what a kernel's `cudaTextureObject_t` parameter takes: borrowed
+/// from a [`Texture`] ([`Texture::object`]).
+///
+/// The kernel receives the 64-bit handle ([`raw`](Self::raw)); the rest tells the launch what
+/// to order it after and keep alive.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct TextureObject<'t> {
+    /// First, so that the parameter's bytes are the handle (`cuLaunchKernel` copies the 8
+    /// bytes of a `cudaTextureObject_t`).
+    raw: u64,
+    /// The texture's own record (its destruction waits for launches), and the memory's.
+    object: Option<&'t StreamUses>,
+    memory: Option<&'t StreamUses>,
+}
 
-/// A surface object's handle, what a kernel's `cudaSurfaceObject_t` parameter takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(transparent)]
-pub struct SurfaceObject(pub u64);
+/// A surface object's handle, what a kernel's `cudaSurfaceObject_t` parameter takes: borrowed
+/// from a [`Surface`] ([`Surface::object`]).
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct SurfaceObject<'s> {
+    /// First, as in [`TextureObject`].
+    raw: u64,
+    object: Option<&'s StreamUses>,
+    memory: Option<&'s StreamUses>,
+}
 
-// SAFETY: a 64-bit integer handle (C `unsigned long long`), any value of which is a valid
-// Rust value; it may be stored in device memory (bindless textures) and passed by value.
-unsafe impl DeviceRepr for TextureObject {}
-// SAFETY: as above.
-unsafe impl DeviceRepr for SurfaceObject {}
+macro_rules! object_common {
+    ($ty:ident, $what:literal, $memory_access:ident) => {
+        impl $ty<'static> {
+            #[doc = concat!("A handle to a ", $what, " object this crate did not make (from raw driver calls or another library), for kernels to take.")]
+            ///
+            /// # Safety
+            #[doc = concat!("`raw` is a live ", $what, " object of the kernel's context, and it and the memory it reads or writes stay alive, and are not written by other work (or, for a surface, used by other work at all) unless the caller orders the two, until every launch given this handle has finished.")]
+            pub unsafe fn from_raw(raw: u64) -> $ty<'static> {
+                $ty {
+                    raw,
+                    object: None,
+                    memory: None,
+                }
+            }
+        }
+
+        impl $ty<'_> {
+            /// The 64-bit handle the kernel receives (e.g. to store in device memory for bindless
+            /// access: the crate cannot see such uses, so order and keep them alive yourself).
+            pub fn raw(&self) -> u64 {
+                self.raw
+            }
+        }
+
+        impl std::fmt::Debug for $ty<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}({:#x})", stringify!($ty), self.raw)
+            }
+        }
+
+        // SAFETY: the first 8 bytes are the handle (repr(C), `raw` first), which is what the
+        // kernel's 64-bit parameter receives; the driver copies only those.
+        unsafe impl KernelParam for $ty<'_> {
+            #[inline]
+            fn order_on(&self, stream: &LaunchStream<'_>) -> Result<()> {
+                if let Some(o) = self.object {
+                    o.read_on(stream.inner())?;
+                }
+                match self.memory {
+                    Some(m) => m.$memory_access(stream.inner()),
+                    None => Ok(()),
+                }
+            }
+        }
+    };
+}
+object_common!(TextureObject, "texture", read_on);
+object_common!(SurfaceObject, "surface", write_on);
 
 /// What happens to coordinates outside the texture (PyCUDA's `address_mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -152,11 +211,15 @@ impl TextureDesc {
     }
 }
 
-/// A texture object over memory borrowed for `'a`; destroyed when dropped.
+/// A texture object over memory borrowed for `'a`; destroyed when dropped, once the launches
+/// given its handle have finished.
 pub struct Texture<'a> {
     raw: sys::CUtexObject,
     ctx: Context,
-    _memory: PhantomData<&'a ()>,
+    /// The launches given the handle.
+    uses: StreamUses,
+    /// The record of the memory it reads, when this crate tracks it.
+    memory: Option<&'a StreamUses>,
 }
 
 impl std::fmt::Debug for Texture<'_> {
@@ -176,7 +239,12 @@ fn resource_desc(res_type: sys::CUresourcetype) -> sys::CUDA_RESOURCE_DESC {
 }
 
 impl<'a> Texture<'a> {
-    fn create(ctx: &Context, res: &sys::CUDA_RESOURCE_DESC, desc: &TextureDesc) -> Result<Texture<'a>> {
+    fn create(
+        ctx: &Context,
+        res: &sys::CUDA_RESOURCE_DESC,
+        desc: &TextureDesc,
+        memory: Option<&'a StreamUses>,
+    ) -> Result<Texture<'a>> {
         let tex = desc.raw();
         ctx.bind()?;
         let mut raw = 0;
@@ -187,7 +255,8 @@ impl<'a> Texture<'a> {
         Ok(Texture {
             raw,
             ctx: ctx.clone(),
-            _memory: PhantomData,
+            uses: StreamUses::new(),
+            memory,
         })
     }
 
@@ -195,16 +264,17 @@ impl<'a> Texture<'a> {
     pub fn from_array(array: &'a CudaArray, desc: &TextureDesc) -> Result<Texture<'a>> {
         let mut res = resource_desc(sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY);
         res.res.array.hArray = array.raw();
-        Self::create(array.context(), &res, desc)
+        Self::create(array.context(), &res, desc, Some(&array.uses))
     }
 
     /// A texture reading linear device memory (`tex1Dfetch` in the kernel). The memory must start
     /// at a multiple of the device's texture alignment ([`crate::DeviceAttribute::TextureAlignment`],
     /// 512 bytes on current GPUs); a misaligned start is [`Error::InvalidArgument`].
     pub fn from_linear<T: ArrayElement>(
-        memory: &'a impl DeviceRead<T>,
+        memory: &'a (impl DeviceRead<T> + ?Sized),
         desc: &TextureDesc,
     ) -> Result<Texture<'a>> {
+        let memory = memory.device_view();
         // The driver refuses a misaligned start with a bare CUDA_ERROR_INVALID_VALUE; say why.
         let align = memory
             .context()
@@ -228,7 +298,7 @@ impl<'a> Texture<'a> {
             numChannels: T::CHANNELS,
             sizeInBytes: memory.len() * std::mem::size_of::<T>(),
         };
-        Self::create(memory.context(), &res, desc)
+        Self::create(memory.context(), &res, desc, memory.uses())
     }
 
     /// A 2D texture reading pitched device memory (`tex2D` in the kernel).
@@ -245,27 +315,32 @@ impl<'a> Texture<'a> {
             height: memory.height(),
             pitchInBytes: memory.pitch(),
         };
-        Self::create(memory.context(), &res, desc)
+        Self::create(memory.context(), &res, desc, memory.device_view().uses())
     }
 
     /// The handle to pass to a kernel's `cudaTextureObject_t` parameter.
-    pub fn object(&self) -> TextureObject {
-        TextureObject(self.raw)
+    pub fn object(&self) -> TextureObject<'_> {
+        TextureObject {
+            raw: self.raw,
+            object: Some(&self.uses),
+            memory: self.memory,
+        }
     }
 }
 
 impl Drop for Texture<'_> {
     fn drop(&mut self) {
-        if self.ctx.bind().is_ok() {
-            // SAFETY: destroys the object made in create, exactly once.
-            unsafe {
-                sys::cuTexObjectDestroy(self.raw);
-            }
-        }
+        // Destroyed once the launches given the handle have finished.
+        let uses = self.uses.take();
+        let inner = &self.ctx.inner;
+        inner
+            .graveyard
+            .release_after(inner, uses, Release::Texture(self.raw));
     }
 }
 
-/// A surface object over a CUDA array borrowed for `'a`; destroyed when dropped.
+/// A surface object over a CUDA array borrowed for `'a`, exclusively (kernels write it);
+/// destroyed when dropped, once the launches given its handle have finished.
 ///
 /// Kernels write the array through it (`surf2Dwrite`), so the array must have been created
 /// with [`ArrayFlags::SURFACE_LDST`].
@@ -285,9 +360,10 @@ impl Drop for Texture<'_> {
 /// # fn main() -> gpu_runtime::Result<()> {
 /// let ctx = Context::default()?;
 /// let desc = ArrayDescriptor::new_2d::<f32>(64, 32).with_flags(ArrayFlags::SURFACE_LDST);
-/// let array = CudaArray::new(&ctx, desc)?;
-/// let surface = Surface::new(&array)?;
+/// let mut array = CudaArray::new(&ctx, desc)?;
+/// let surface = Surface::new(&mut array)?;
 /// ramp(&ctx, (1, 32), 64, surface.object(), 64, 32)?;
+/// drop(surface);
 /// let want: Vec<f32> = (0..64 * 32).map(|i| i as f32).collect();
 /// assert_eq!(array.to_vec::<f32>()?, want);
 /// # Ok(()) }
@@ -295,7 +371,10 @@ impl Drop for Texture<'_> {
 pub struct Surface<'a> {
     raw: sys::CUsurfObject,
     ctx: Context,
-    _memory: PhantomData<&'a CudaArray>,
+    /// The launches given the handle.
+    uses: StreamUses,
+    /// The record of the array it writes.
+    array: &'a StreamUses,
 }
 
 impl std::fmt::Debug for Surface<'_> {
@@ -306,7 +385,7 @@ impl std::fmt::Debug for Surface<'_> {
 
 impl<'a> Surface<'a> {
     /// A surface over `array`, which needs [`ArrayFlags::SURFACE_LDST`].
-    pub fn new(array: &'a CudaArray) -> Result<Surface<'a>> {
+    pub fn new(array: &'a mut CudaArray) -> Result<Surface<'a>> {
         if !array.descriptor().flags.contains(ArrayFlags::SURFACE_LDST) {
             return Err(Error::InvalidArgument {
                 operation: "Surface::new",
@@ -327,23 +406,28 @@ impl<'a> Surface<'a> {
         Ok(Surface {
             raw,
             ctx: array.context().clone(),
-            _memory: PhantomData,
+            uses: StreamUses::new(),
+            array: &array.uses,
         })
     }
 
     /// The handle to pass to a kernel's `cudaSurfaceObject_t` parameter.
-    pub fn object(&self) -> SurfaceObject {
-        SurfaceObject(self.raw)
+    pub fn object(&self) -> SurfaceObject<'_> {
+        SurfaceObject {
+            raw: self.raw,
+            object: Some(&self.uses),
+            memory: Some(self.array),
+        }
     }
 }
 
 impl Drop for Surface<'_> {
     fn drop(&mut self) {
-        if self.ctx.bind().is_ok() {
-            // SAFETY: destroys the object made in new, exactly once.
-            unsafe {
-                sys::cuSurfObjectDestroy(self.raw);
-            }
-        }
+        // Destroyed once the launches given the handle have finished.
+        let uses = self.uses.take();
+        let inner = &self.ctx.inner;
+        inner
+            .graveyard
+            .release_after(inner, uses, Release::Surface(self.raw));
     }
 }

@@ -400,24 +400,17 @@ impl ModuleGlobal {
         Ok(())
     }
 
-    /// Copies `data` into the variable; its size must be the variable's.
+    /// Copies `data` into the variable; its size must be the variable's. Waits for all the
+    /// context's work before, and for the copy after (see [`Global`](crate::Global)).
     pub fn write<T: DeviceRepr>(&self, data: &[T]) -> Result<()> {
         self.check_size::<T>("ModuleGlobal::write", data.len())?;
-        self.ctx.bind()?;
-        // SAFETY: the destination is the variable's `bytes` bytes, the source as many host
-        // bytes; the context is current.
-        check("cuMemcpyHtoD", unsafe {
-            sys::cuMemcpyHtoD_v2(self.ptr, data.as_ptr().cast(), self.bytes)
-        })
+        crate::global::write_global(&self.ctx, self.ptr, data)
     }
 
-    /// Copies the variable into `out`; its size must be the variable's.
+    /// Copies the variable into `out`; its size must be the variable's. Waits for all the
+    /// context's work first.
     pub fn read<T: DeviceRepr>(&self, out: &mut [T]) -> Result<()> {
         self.check_size::<T>("ModuleGlobal::read", out.len())?;
-        self.ctx.bind()?;
-        // SAFETY: as in `write`, the other way; any bytes are a valid T (DeviceRepr).
-        check("cuMemcpyDtoH", unsafe {
-            sys::cuMemcpyDtoH_v2(out.as_mut_ptr().cast(), self.ptr, self.bytes)
-        })
+        crate::global::read_global(&self.ctx, self.ptr, out)
     }
 }
