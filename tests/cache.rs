@@ -498,3 +498,112 @@ fn eight_processes_hammering_one_cache_with_corrupted_entries_planted_midway() {
     }
     println!("hammer: 8 processes x {rounds} compiles, {planted} entries damaged midway, {replaced} detected and replaced by the workers");
 }
+
+/// A cached image is machine code the process runs: the cache takes only entries no other user
+/// could have written (as ssh does for its keys). Each test plants, under the key of
+/// `SOURCE`, the entry of another kernel of the same name, which a trusting cache would load.
+#[cfg(unix)]
+mod trust {
+    use super::*;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
+    const OTHER: &str = "__global__ void twice(float *x, int n) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) x[i] *= 3.0f;\n}\n";
+
+    fn set_mode(p: &Path, mode: u32) {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    /// Writes OTHER's entry into `dir` at SOURCE's key, and returns the honest image of SOURCE.
+    fn plant(dir: &Path) -> (PathBuf, Vec<u8>) {
+        let elsewhere = temp_dir("planter");
+        let theirs = SourceModule::new(OTHER)
+            .arch("sm_90")
+            .cache_dir(Some(&elsewhere))
+            .compile_report()
+            .unwrap();
+        let honest = module(&temp_dir("honest")).compile_report().unwrap();
+        assert_ne!(theirs.module.image, honest.module.image);
+        let planted = gpu_runtime::cache::entry_path(dir, &honest.key);
+        std::fs::copy(theirs.entry.unwrap(), &planted).unwrap();
+        set_mode(&planted, 0o600);
+        (planted, honest.module.image)
+    }
+
+    #[test]
+    fn a_planted_entry_in_a_world_writable_directory_is_not_loaded() {
+        let dir = temp_dir("world-writable");
+        let (planted, honest) = plant(&dir);
+        let planted_bytes = std::fs::read(&planted).unwrap();
+        set_mode(&dir, 0o777);
+        let r = module(&dir).compile_report().unwrap();
+        assert_eq!(r.status, CacheStatus::Untrusted);
+        assert_eq!(
+            r.module.image, honest,
+            "compiled, not loaded from the planted entry"
+        );
+        assert!(r.entry.is_none());
+        assert_eq!(
+            std::fs::read(&planted).unwrap(),
+            planted_bytes,
+            "nothing was stored there"
+        );
+        // Group-writable is refused too.
+        let group = temp_dir("group-writable");
+        plant(&group);
+        set_mode(&group, 0o770);
+        assert_eq!(
+            module(&group).compile_report().unwrap().status,
+            CacheStatus::Untrusted
+        );
+    }
+
+    #[test]
+    fn a_planted_entry_others_may_write_is_not_loaded_and_the_check_is_what_stops_it() {
+        let dir = temp_dir("entry-mode");
+        let (planted, honest) = plant(&dir);
+        set_mode(&planted, 0o666);
+        let r = module(&dir).compile_report().unwrap();
+        assert_eq!(r.status, CacheStatus::Untrusted);
+        assert_eq!(r.module.image, honest);
+        // The same file, writable by its owner alone, is loaded: the permission is what counts.
+        set_mode(&planted, 0o600);
+        let r = module(&dir).compile_report().unwrap();
+        assert_eq!(r.status, CacheStatus::Hit);
+        assert_ne!(r.module.image, honest);
+    }
+
+    #[test]
+    fn entries_and_directories_of_another_user_are_not_loaded() {
+        let probe = temp_dir("probe");
+        if std::fs::metadata(&probe).unwrap().uid() != 0 {
+            // Only root can give a file away; as another user this part cannot be set up.
+            eprintln!("not root: files of another user cannot be made here");
+            return;
+        }
+        let nobody = 65534;
+        let dir = temp_dir("other-owner-entry");
+        let (planted, honest) = plant(&dir);
+        std::os::unix::fs::chown(&planted, Some(nobody), Some(nobody)).unwrap();
+        let r = module(&dir).compile_report().unwrap();
+        assert_eq!(
+            (r.status, r.module.image),
+            (CacheStatus::Untrusted, honest.clone())
+        );
+        let dir = temp_dir("other-owner-dir");
+        plant(&dir);
+        std::os::unix::fs::chown(&dir, Some(nobody), Some(nobody)).unwrap();
+        let r = module(&dir).compile_report().unwrap();
+        assert_eq!((r.status, r.module.image), (CacheStatus::Untrusted, honest));
+    }
+
+    #[test]
+    fn the_cache_makes_its_directory_and_entries_private() {
+        let base = temp_dir("private");
+        let dir = base.join("made").join("here");
+        let r = module(&dir).compile_report().unwrap();
+        assert_eq!(r.status, CacheStatus::Miss);
+        assert_eq!(std::fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
+        assert_eq!(std::fs::metadata(r.entry.unwrap()).unwrap().mode() & 0o777, 0o600);
+        assert_eq!(module(&dir).compile_report().unwrap().status, CacheStatus::Hit);
+    }
+}

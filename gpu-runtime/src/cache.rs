@@ -12,16 +12,26 @@
 //! cannot be created or written makes the library compile without caching, with one warning
 //! per process on standard error.
 //!
+//! A cached cubin is machine code this process loads and runs, so the cache trusts only what
+//! no other user could have written, as `ssh` does for its keys: the directory must be yours
+//! and writable by you alone, each directory above it yours or root's and not writable by
+//! others (unless sticky, as `/tmp` is), and each entry yours and writable by you alone. The
+//! library makes directories `0700` and entries `0600`. Anything else is refused with one
+//! warning per process, and the module is compiled without the cache
+//! ([`CacheStatus::Untrusted`]).
+//!
 //! The directory is, in order: the `cache_dir` given to
 //! [`SourceModule`](crate::SourceModule); `GPU_RUNTIME_CACHE_DIR`; `$XDG_CACHE_HOME/gpu-runtime`;
 //! `$HOME/.cache/gpu-runtime` (on macOS `~/Library/Caches/gpu-runtime`, on Windows
 //! `%LOCALAPPDATA%\gpu-runtime\cache`). `GPU_RUNTIME_DISABLE_CACHE`, set to any value, turns
 //! the cache off everywhere.
 
+use std::collections::HashSet;
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use sha2::{Digest, Sha256};
 
@@ -110,6 +120,9 @@ pub enum CacheStatus {
     Disabled,
     /// The directory could not be read or written: compiled without caching.
     Unavailable,
+    /// The directory or the entry could have been written by another user (see the
+    /// [module docs](self)): compiled without caching, and nothing was stored.
+    Untrusted,
 }
 
 /// Where the cache lives when no directory is given: see the [module docs](self).
@@ -157,16 +170,156 @@ pub(crate) enum Lookup {
     Absent,
     Invalid,
     Unreadable(io::Error),
+    /// Another user could have written the entry or its directory: why.
+    Untrusted(String),
 }
 
 pub(crate) fn load(dir: &Path, key: &CacheKey) -> Lookup {
-    match fs::read(entry_path(dir, key)) {
-        Ok(bytes) => match decode(&bytes) {
+    if let Err(why) = trusted_dir(dir) {
+        return Lookup::Untrusted(why);
+    }
+    let path = entry_path(dir, key);
+    let mut file = match fs::File::open(&path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Lookup::Absent,
+        Err(e) => return Lookup::Unreadable(e),
+    };
+    // Checked on the open file, so that what is read is what was checked.
+    match file.metadata() {
+        Ok(meta) => {
+            if let Err(why) = trusted_file(&path, &meta) {
+                return Lookup::Untrusted(why);
+            }
+        }
+        Err(e) => return Lookup::Unreadable(e),
+    }
+    let mut bytes = Vec::new();
+    match file.read_to_end(&mut bytes) {
+        Ok(_) => match decode(&bytes) {
             Some(m) => Lookup::Found(m),
             None => Lookup::Invalid,
         },
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Lookup::Absent,
         Err(e) => Lookup::Unreadable(e),
+    }
+}
+
+/// The bytes of `path`, a file of the cache directory `dir`, when both are trusted and it
+/// can be read; `None` otherwise (the caller then does without it).
+pub(crate) fn read_trusted(dir: &Path, path: &Path) -> Option<Vec<u8>> {
+    trusted_dir(dir).ok()?;
+    let mut file = fs::File::open(path).ok()?;
+    trusted_file(path, &file.metadata().ok()?).ok()?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).ok()?;
+    Some(bytes)
+}
+
+/// Directories already found trustworthy in this process (one check per directory).
+fn trusted_dirs() -> &'static Mutex<HashSet<PathBuf>> {
+    static DIRS: OnceLock<Mutex<HashSet<PathBuf>>> = OnceLock::new();
+    DIRS.get_or_init(Default::default)
+}
+
+/// Checks that no other user can write `dir` (if it exists) or the directories above it; see
+/// the [module docs](self). `Err` says why not, as a sentence for the warning.
+pub(crate) fn trusted_dir(dir: &Path) -> Result<(), String> {
+    let known = || trusted_dirs().lock().unwrap_or_else(|p| p.into_inner());
+    if known().contains(dir) {
+        return Ok(());
+    }
+    let exists = dir.exists();
+    ownership::check_dir(dir)?;
+    // A directory that does not exist yet is checked again once it does (someone could make
+    // it first, in a parent that others may write, such as /tmp).
+    if exists {
+        known().insert(dir.to_path_buf());
+    }
+    Ok(())
+}
+
+/// Checks that no other user can have written the file `meta` describes.
+fn trusted_file(path: &Path, meta: &fs::Metadata) -> Result<(), String> {
+    ownership::check_file(path, meta)
+}
+
+#[cfg(unix)]
+mod ownership {
+    use std::fs;
+    use std::os::unix::fs::MetadataExt;
+    use std::path::Path;
+
+    fn me() -> u32 {
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        unsafe { libc::geteuid() }
+    }
+
+    fn writable_by_others(mode: u32) -> bool {
+        mode & 0o022 != 0
+    }
+
+    pub(super) fn check_file(path: &Path, meta: &fs::Metadata) -> Result<(), String> {
+        let me = me();
+        if meta.uid() != me {
+            return Err(format!(
+                "{} belongs to uid {}, not to you (uid {me})",
+                path.display(),
+                meta.uid()
+            ));
+        }
+        if writable_by_others(meta.mode()) {
+            return Err(format!(
+                "{} can be written by other users (mode {:o}); `chmod go-w` it",
+                path.display(),
+                meta.mode() & 0o7777
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn check_dir(dir: &Path) -> Result<(), String> {
+        let me = me();
+        let abs = std::path::absolute(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        // The directory itself must be yours; above it, yours or root's, and writable by
+        // others only with the sticky bit (which keeps them from replacing what is yours).
+        for (depth, p) in abs.ancestors().enumerate() {
+            // A path that cannot be looked at (missing, under a file, unreadable) holds no
+            // entry anyone planted; using it fails on its own (`CacheStatus::Unavailable`).
+            let Ok(meta) = fs::metadata(p) else {
+                continue;
+            };
+            let own = meta.uid() == me || (depth > 0 && meta.uid() == 0);
+            if !own {
+                return Err(format!(
+                    "{} belongs to uid {}, not to you (uid {me})",
+                    p.display(),
+                    meta.uid()
+                ));
+            }
+            let sticky = meta.mode() & 0o1000 != 0;
+            if writable_by_others(meta.mode()) && (depth == 0 || !sticky) {
+                return Err(format!(
+                    "{} can be written by other users (mode {:o}); `chmod go-w` it",
+                    p.display(),
+                    meta.mode() & 0o7777
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(not(unix))]
+mod ownership {
+    use std::fs;
+    use std::path::Path;
+
+    // On other systems the user's own profile directories are private by default.
+    pub(super) fn check_file(_: &Path, _: &fs::Metadata) -> Result<(), String> {
+        Ok(())
+    }
+
+    pub(super) fn check_dir(_: &Path) -> Result<(), String> {
+        Ok(())
     }
 }
 
@@ -177,7 +330,7 @@ pub(crate) fn store(dir: &Path, key: &CacheKey, module: &CompiledModule) -> io::
 
 pub(crate) fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    fs::create_dir_all(dir)?;
+    create_private_dir(dir)?;
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("entry");
     let tmp = dir.join(format!(
         ".{name}.{}.{}.tmp",
@@ -185,7 +338,7 @@ pub(crate) fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<
         COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
     let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
+        let mut f = private_file(&tmp)?;
         f.write_all(bytes)?;
         f.sync_data()?;
         drop(f);
@@ -195,6 +348,35 @@ pub(crate) fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<
         let _ = fs::remove_file(&tmp);
     }
     result
+}
+
+/// Creates `dir` and its missing parents readable and writable by the user alone (whatever
+/// the umask).
+fn create_private_dir(dir: &Path) -> io::Result<()> {
+    let mut b = fs::DirBuilder::new();
+    b.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut b, 0o700);
+    b.create(dir)
+}
+
+/// Creates `path` (new) readable and writable by the user alone.
+fn private_file(path: &Path) -> io::Result<fs::File> {
+    let mut o = fs::OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    o.open(path)
+}
+
+/// Prints the one warning a process gives about a cache it does not trust.
+pub(crate) fn warn_untrusted(why: &str) {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    if !WARNED.swap(true, Ordering::Relaxed) {
+        eprintln!(
+            "gpu-runtime: warning: not using the compile cache: {why}, so another user could have put machine code there; compiling without caching (set {CACHE_DIR_ENV} to a directory of your own, or {DISABLE_CACHE_ENV}=1 to silence this)"
+        );
+    }
 }
 
 /// Prints the one warning a process gives about an unusable cache directory.

@@ -539,12 +539,20 @@ impl Plan<'_> {
                         cache::warn_unusable(dir, &e);
                         status = CacheStatus::Unavailable;
                     }
+                    Lookup::Untrusted(why) => {
+                        cache::warn_untrusted(&why);
+                        status = CacheStatus::Untrusted;
+                    }
                 }
+            } else if let Err(why) = cache::trusted_dir(dir) {
+                cache::warn_untrusted(&why);
+                status = CacheStatus::Untrusted;
             }
         }
         let (module, build_dir) = self.compile()?;
+        let usable = |s: CacheStatus| !matches!(s, CacheStatus::Unavailable | CacheStatus::Untrusted);
         if let Some(dir) = &self.cache_dir {
-            if status != CacheStatus::Unavailable {
+            if usable(status) {
                 if let Err(e) = cache::store(dir, &self.key, &module) {
                     cache::warn_unusable(dir, &e);
                     status = CacheStatus::Unavailable;
@@ -555,7 +563,7 @@ impl Plan<'_> {
             module,
             status,
             key: self.key,
-            entry: entry.filter(|_| status != CacheStatus::Unavailable),
+            entry: entry.filter(|_| usable(status)),
             build_dir,
         })
     }

@@ -72,7 +72,9 @@ fn record_path(dir: &Path, identity: &str) -> PathBuf {
 }
 
 fn read_record(dir: &Path, identity: &str) -> Option<((u32, u32), Vec<u32>)> {
-    let text = std::fs::read_to_string(record_path(dir, identity)).ok()?;
+    // The record picks the cache key's compiler version: only one no other user wrote counts.
+    let path = record_path(dir, identity);
+    let text = String::from_utf8(cache::read_trusted(path.parent()?, &path)?).ok()?;
     let mut lines = text.lines();
     if lines.next()? != identity {
         return None;
