@@ -172,6 +172,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             unit: "ms",
             higher_is_better: false,
             target: "<= 1.2x bare NVRTC",
+            rounds: Vec::new(),
         },
         Row {
             figure: "disk-cache hit in a new process",
@@ -181,6 +182,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             unit: "us",
             higher_is_better: false,
             target: "<= 500 us",
+            rounds: Vec::new(),
         },
         Row {
             figure: "prepare of a prepared kernel (in process)",
@@ -190,6 +192,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             unit: "ns",
             higher_is_better: false,
             target: "<= 1000 ns",
+            rounds: Vec::new(),
         },
     ])
 }

@@ -57,6 +57,7 @@ fn allocation(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             unit: "us",
             higher_is_better: false,
             target: "<= 0.1 us",
+            rounds: Vec::new(),
         },
         Row {
             figure: "1 MiB allocate + free, DeviceBuffer",
@@ -66,6 +67,7 @@ fn allocation(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             unit: "us",
             higher_is_better: false,
             target: "",
+            rounds: Vec::new(),
         },
     ])
 }
@@ -119,6 +121,7 @@ fn transfers(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             unit: "GB/s",
             higher_is_better: true,
             target: ">= 0.95x sys",
+            rounds: Vec::new(),
         },
         Row {
             figure: "host to device 256 MiB, pageable Vec",
@@ -128,6 +131,7 @@ fn transfers(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             unit: "GB/s",
             higher_is_better: true,
             target: "",
+            rounds: Vec::new(),
         },
     ])
 }
@@ -203,6 +207,7 @@ fn convenience(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         unit: "us",
         higher_is_better: false,
         target: "<= 750 us (PyCUDA 1515 us)",
+        rounds: Vec::new(),
     }])
 }
 
@@ -239,6 +244,7 @@ fn bandwidth(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         unit: "GB/s",
         higher_is_better: true,
         target: "",
+        rounds: Vec::new(),
     }])
 }
 

@@ -19,16 +19,45 @@ pub struct Row {
     pub higher_is_better: bool,
     /// The target, if it sets one.
     pub target: &'static str,
+    /// The ratio of each round, where ours and raw ran interleaved in rounds: the row's ratio
+    /// is then their median, printed with their spread. Empty for one-shot figures.
+    pub rounds: Vec<f64>,
 }
 
 impl Row {
-    /// Time (or cost) ratio: ours relative to raw, below 1 when ours is faster.
+    /// Time (or cost) ratio: ours relative to raw, below 1 when ours is faster; the median of
+    /// the rounds' ratios when there are rounds.
     pub fn ratio(&self) -> f64 {
+        if !self.rounds.is_empty() {
+            return median(&self.rounds);
+        }
         if self.higher_is_better {
             self.theirs / self.ours
         } else {
             self.ours / self.theirs
         }
+    }
+
+    /// `median (min..max over N rounds)`, or nothing for one-shot figures.
+    fn spread(&self) -> String {
+        match self.rounds.iter().copied().reduce(f64::min) {
+            Some(min) => {
+                let max = self.rounds.iter().copied().fold(f64::MIN, f64::max);
+                format!("  [median of {} rounds; {min:.3}..{max:.3}]", self.rounds.len())
+            }
+            None => String::new(),
+        }
+    }
+}
+
+/// The median of `v` (the mean of the middle two for an even count).
+pub fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    match s.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => s[n / 2],
+        n => (s[n / 2 - 1] + s[n / 2]) / 2.0,
     }
 }
 
@@ -48,14 +77,15 @@ pub fn render(device: &str, rows: &[Row]) -> String {
     for r in rows {
         let _ = writeln!(
             s,
-            "{:<44} {:>12} {:>12} {:<6} {:>7.3}  {:<44} {}",
+            "{:<44} {:>12} {:>12} {:<6} {:>7.3}  {:<44} {}{}",
             r.figure,
             fmt_num(r.ours),
             fmt_num(r.theirs),
             r.unit,
             r.ratio(),
             r.raw,
-            r.target
+            r.target,
+            r.spread()
         );
     }
     s
@@ -91,12 +121,13 @@ pub fn json(device: &str, rows: &[Row]) -> String {
     for (i, r) in rows.iter().enumerate() {
         let _ = writeln!(
             s,
-            "    {{\"figure\": {}, \"ours\": {}, \"raw\": {}, \"unit\": {}, \"ratio\": {:.4}, \"raw_path\": {}, \"target\": {}}}{}",
+            "    {{\"figure\": {}, \"ours\": {}, \"raw\": {}, \"unit\": {}, \"ratio\": {:.4}, \"rounds\": {:?}, \"raw_path\": {}, \"target\": {}}}{}",
             json_str(r.figure),
             r.ours,
             r.theirs,
             json_str(r.unit),
             r.ratio(),
+            r.rounds,
             json_str(r.raw),
             json_str(r.target),
             if i + 1 < rows.len() { "," } else { "" }

@@ -86,14 +86,16 @@
 //! ## Streams and events
 //!
 //! `prepared_call` and `call` run on the legacy default stream; `prepared_async_call` takes a
-//! [`Stream`]. Work on one stream runs in order, work on different streams may overlap; an
-//! [`Event`] recorded on a stream orders other streams after it ([`Stream::wait_for_event`]) and
-//! times GPU work ([`Event::time_since`]; `prepared_timed_call` does this for one launch).
-//! [`Stream::with_priority`] makes a stream whose work is scheduled first, and
-//! [`Stream::add_callback`] runs a Rust closure once the work queued before it is done.
-//! Asynchronous copies ([`memcpy_htod_async`], [`Memcpy2D::call_async`]) are `unsafe`: the host
-//! memory must outlive the copy, which the borrow checker cannot see; synchronize the stream
-//! before touching it.
+//! [`Stream`]. Work on one stream runs in order, work on different streams may overlap, and
+//! where two streams use the same memory this crate orders them (see "Safety model" below): a
+//! launch reading a buffer that another stream writes waits for that write on the GPU, without
+//! an event in your code. An [`Event`] recorded on a stream orders other streams after it by
+//! hand ([`Stream::wait_for_event`]) and times GPU work ([`Event::time_since`];
+//! `prepared_timed_call` does this for one launch). [`Stream::with_priority`] makes a stream
+//! whose work is scheduled first, and [`Stream::add_callback`] runs a Rust closure once the work
+//! queued before it is done. Asynchronous copies take page-locked memory this crate tracks
+//! ([`memcpy_htod_async`] from a [`PinnedArray`], [`RegisteredArray`] or [`RegisteredSlice`]);
+//! from any other host memory they are `unsafe` ([`memcpy_htod_async_unchecked`]).
 //!
 //! ## Memory kinds
 //!
@@ -113,8 +115,8 @@
 //!   call stages `#[In]`/`#[Out]` arguments through the context's own pools of pinned and device
 //!   memory, so a plain `Vec` gets close to pinned bandwidth.
 //!
-//! Every allocation frees itself when dropped and keeps its context alive; `free` consumes it
-//! and reports the driver's error. [`DeviceData`] and [`OccupancyRecord`] compute occupancy
+//! Every allocation frees itself when dropped (once the work queued on it has run) and keeps
+//! its context alive; `free` consumes it, waits for that work, and reports the driver's error. [`DeviceData`] and [`OccupancyRecord`] compute occupancy
 //! ([`Function::occupancy`], [`Function::suggested_block_size`]); [`ContextCache`] memoizes
 //! values per context.
 //!
@@ -244,13 +246,79 @@
 //!   on the same or different streams, is fine.
 //! - [`Stream`] and [`Event`]: the driver serialises work enqueued from several threads.
 //! - [`DeviceBuffer<T>`], [`DeviceView`], [`DeviceViewMut`]: `Send`/`Sync` when `T` is. The
-//!   borrow checker keeps `&mut` exclusive while a launch call runs, but an asynchronous launch
-//!   returns before the kernel finishes: order later reads or writes of that buffer on other
-//!   streams with [`Stream::synchronize`] or an [`Event`], as in CUDA C.
+//!   borrow checker keeps `&mut` exclusive while a call runs; the record of the streams that use
+//!   each allocation (behind a mutex, read with one atomic load on the usual path) orders the
+//!   work those calls queue, whichever thread queued it.
 //! - [`Device`], [`DeviceLimits`], [`Dim3`], [`ModuleSource`]: plain data.
 //!
 //! `tests/reliability.rs` launches, allocates and prepares from 8 threads at once for 10 seconds
-//! and checks every result against the CPU.
+//! and checks every result against the CPU; `tests/soundness.rs` churns one pool from four
+//! threads on four streams.
+//!
+//! ## Safety model
+//!
+//! Safe code cannot make the GPU read or write memory it must not: memory that was freed,
+//! memory a pool handed to someone else, or memory that work on another stream writes at the
+//! same time (or, for a write, uses at all). A mistake is a compile error or a typed error,
+//! never a corrupted result. What guarantees it:
+//!
+//! - **Only real memory reaches a kernel.** [`DeviceRead`] and [`DeviceWrite`] hand out a
+//!   [`DeviceView`]/[`DeviceViewMut`], and only this crate's allocations make views, so a safe
+//!   trait implementation cannot invent an address or a length. Memory of another library
+//!   enters through the `unsafe` [`DeviceView::from_raw_parts`].
+//! - **Every allocation records the streams that use it**: the last writer, and the readers
+//!   since. Each launch, asynchronous copy and memset (and each synchronous one, which runs on
+//!   the legacy default stream) checks the memory it touches before it is queued: on the stream
+//!   of the previous use, nothing to do (one atomic load); on another stream, the new work
+//!   waits on the GPU for the old (`cuEventRecord` on the old stream's fence event,
+//!   `cuStreamWaitEvent` on the new one). A read waits for the last write; a write for every use
+//!   since. The host does not wait.
+//! - **Frees and reuse are stream-ordered.** An allocation dropped with work queued on it is
+//!   freed once events recorded on its streams have completed (checked at the context's next
+//!   allocation, synchronize, out-of-memory retry, or destruction). A pool takes a block back
+//!   at once with its record, and the next owner's first use on another stream waits for the
+//!   previous owner's work; on the same stream the stream's order suffices, so a pooled
+//!   allocate + free costs no driver call. Texture and surface objects, CUDA arrays, pinned
+//!   and managed memory, and mapped IPC memory are released the same way.
+//! - **Handles kernels hold are borrowed.** A [`TextureObject`] borrows its [`Texture`], which
+//!   borrows its memory; a launch taking the handle records a use of both, so dropping them
+//!   right after an asynchronous launch is fine. A [`Surface`] borrows its array mutably.
+//! - **The host waits for the GPU before it touches host memory the GPU uses.** Page-locked
+//!   arrays, registered memory and managed memory record the asynchronous copies and kernels
+//!   that use them; reading one from the host waits for the GPU writes, writing it (or freeing
+//!   or unlocking it) waits for every use. [`Context::register_host_slice`] is scoped, like
+//!   `std::thread::scope`, so the borrow of your slice cannot end before that wait.
+//! - **Drops with work pending lose nothing**: a [`Stream`] lives on in the records that name
+//!   it, an [`Event`] is released by the driver when it completes, a [`Context`] waits for its
+//!   work before it is destroyed, and pools free held blocks after the work on them.
+//!
+//! The design, and why: cudarc records an event at every use of every argument, which costs
+//! driver calls on every launch; CuPy's pool keeps blocks per stream. Here a record costs
+//! nothing until a stream boundary is crossed, so a launch on one stream costs what a bare
+//! `cuLaunchKernel` costs (the benchmark report measures it), and a pooled block is reused on
+//! any stream. The granularity is the allocation, as in cudarc: two streams writing two halves
+//! of one buffer wait for each other; give each stream its own buffer to overlap them.
+//!
+//! Outside the model, and yours to order: what a kernel's C code does (it may turn any integer
+//! into a pointer), device addresses passed as integers (`device_ptr()`, a handle's `raw()`,
+//! pointers stored in structs or device memory), other libraries' and other processes' uses of
+//! the same memory, and work on a stream you opted out with [`Stream::order_manually`].
+//!
+//! The `unsafe` items, each with its contract in its documentation:
+//!
+//! | item | the caller promises |
+//! |---|---|
+//! | [`DeviceView::from_raw_parts`], [`DeviceViewMut::from_raw_parts`] | the memory is valid for the view's length and lifetime and until the work queued with it has run, and other writers are ordered with it |
+//! | [`TextureObject::from_raw`], [`SurfaceObject::from_raw`] | the object and its memory stay alive, and are ordered with other work, until the launches given it have run |
+//! | [`memcpy_htod_async_unchecked`], [`memcpy_dtoh_async_unchecked`] | the host slice stays allocated and untouched until the copy has run |
+//! | [`Memcpy2D::call_async`], [`Memcpy3D::call_async`], [`Memcpy3D::call_peer_async`] | the same, for host memory at either end |
+//! | [`Stream::order_manually`] | uses on that stream are ordered with other streams' uses by the caller |
+//! | [`IpcMemHandle::open`] | the exporting process keeps the memory alive and does not use it concurrently with this process |
+//! | [`Function::prepare_args_unchecked`] | the argument types are the kernel's parameter types |
+//! | [`DeviceRepr`] (trait) | the type is plain data, valid for every bit pattern, laid out as the C type |
+//! | [`KernelParam`] (trait) | the value's bytes are what the kernel's parameter expects |
+//!
+//! (`Function::launch_raw`, hidden, is what the macro's generated code calls after its checks.)
 #![deny(missing_docs)]
 
 mod argcheck;
