@@ -108,12 +108,25 @@ fn a_pooled_block_dropped_under_a_late_kernel_is_not_written_by_it_after_reuse()
         let (a1, b1, a2, b2) = (rng.f32(), rng.f32(), rng.f32(), rng.f32());
         let mut first = pool.alloc::<f32>(N).unwrap();
         let addr = first.device_ptr();
-        fill.prepared_async_call(grid(N), 256, &slow, &mut first, a1, b1, N as i32, cycles(&ctx, 5.0))
-            .unwrap();
+        fill.prepared_async_call(
+            grid(N),
+            256,
+            &slow,
+            &mut first,
+            a1,
+            b1,
+            N as i32,
+            cycles(&ctx, 5.0),
+        )
+        .unwrap();
         drop(first);
         // The same block, handed out again at once, while the late kernel has not written yet.
         let mut second = pool.alloc::<f32>(N).unwrap();
-        assert_eq!(second.device_ptr(), addr, "round {round}: the pool reuses the block");
+        assert_eq!(
+            second.device_ptr(),
+            addr,
+            "round {round}: the pool reuses the block"
+        );
         fill.prepared_async_call(grid(N), 256, &fast, &mut second, a2, b2, N as i32, 0)
             .unwrap();
         // Unordered, the late kernel's write would land last.
@@ -151,7 +164,10 @@ fn a_buffer_dropped_under_a_late_kernel_is_freed_after_it() {
 #[ignore = "needs a CUDA GPU"]
 fn a_consumer_stream_waits_for_the_producer_and_a_writer_for_the_readers() {
     let ctx = ctx();
-    let (fill, map) = (k::late_fill::prepare(&ctx).unwrap(), k::late_map::prepare(&ctx).unwrap());
+    let (fill, map) = (
+        k::late_fill::prepare(&ctx).unwrap(),
+        k::late_map::prepare(&ctx).unwrap(),
+    );
     let (producer, consumer) = (non_blocking(&ctx), non_blocking(&ctx));
     let mut rng = Rng::new(3);
     let mut x = ctx.alloc::<f32>(N).unwrap();
@@ -187,7 +203,10 @@ fn a_consumer_stream_waits_for_the_producer_and_a_writer_for_the_readers() {
 #[ignore = "needs a CUDA GPU"]
 fn textures_and_surfaces_dropped_under_queued_launches_stay_alive_until_they_ran() {
     let ctx = ctx();
-    let (tex_k, surf_k) = (k::late_tex::prepare(&ctx).unwrap(), k::late_surf::prepare(&ctx).unwrap());
+    let (tex_k, surf_k) = (
+        k::late_tex::prepare(&ctx).unwrap(),
+        k::late_surf::prepare(&ctx).unwrap(),
+    );
     let stream = non_blocking(&ctx);
     let mut rng = Rng::new(4);
     for _ in 0..10 {
@@ -199,7 +218,15 @@ fn textures_and_surfaces_dropped_under_queued_launches_stay_alive_until_they_ran
             array.copy_from_host(&data).unwrap();
             let tex = Texture::from_array(&array, &TextureDesc::default()).unwrap();
             tex_k
-                .prepared_async_call(grid(N), 256, &stream, tex.object(), &mut out, N as i32, cycles(&ctx, 3.0))
+                .prepared_async_call(
+                    grid(N),
+                    256,
+                    &stream,
+                    tex.object(),
+                    &mut out,
+                    N as i32,
+                    cycles(&ctx, 3.0),
+                )
                 .unwrap();
         }
         // Churn: new arrays, written with other data, where the freed ones could be reused.
@@ -221,7 +248,15 @@ fn textures_and_surfaces_dropped_under_queued_launches_stay_alive_until_they_ran
         {
             let surf = Surface::new(&mut array).unwrap();
             surf_k
-                .prepared_async_call(grid(N), 256, &stream, surf.object(), &src_d, N as i32, cycles(&ctx, 3.0))
+                .prepared_async_call(
+                    grid(N),
+                    256,
+                    &stream,
+                    surf.object(),
+                    &src_d,
+                    N as i32,
+                    cycles(&ctx, 3.0),
+                )
                 .unwrap();
         }
         assert_close(&array.to_vec::<f32>().unwrap(), &src, 0.0);
@@ -233,7 +268,10 @@ fn textures_and_surfaces_dropped_under_queued_launches_stay_alive_until_they_ran
 fn one_pool_churned_from_four_threads_on_four_streams_never_mixes_blocks() {
     let ctx = ctx();
     let pool = DeviceMemoryPool::new(&ctx);
-    let (fill, map) = (k::late_fill::prepare(&ctx).unwrap(), k::late_map::prepare(&ctx).unwrap());
+    let (fill, map) = (
+        k::late_fill::prepare(&ctx).unwrap(),
+        k::late_map::prepare(&ctx).unwrap(),
+    );
     let slow = cycles(&ctx, 0.2);
     std::thread::scope(|s| {
         for t in 0..4u64 {
@@ -427,7 +465,10 @@ fn setting_a_constant_waits_for_the_kernels_that_read_it() {
 #[ignore = "needs a CUDA GPU"]
 fn streams_ordered_by_hand_with_events_after_opting_out() {
     let ctx = ctx();
-    let (fill, map) = (k::late_fill::prepare(&ctx).unwrap(), k::late_map::prepare(&ctx).unwrap());
+    let (fill, map) = (
+        k::late_fill::prepare(&ctx).unwrap(),
+        k::late_map::prepare(&ctx).unwrap(),
+    );
     let (producer, consumer) = (non_blocking(&ctx), non_blocking(&ctx));
     // SAFETY: every use of `x` on `consumer` below waits for `producer` through an event.
     unsafe { consumer.order_manually() };
@@ -450,8 +491,17 @@ fn streams_ordered_by_hand_with_events_after_opting_out() {
     ctx.synchronize().unwrap();
     let (free_before, _) = ctx.mem_get_info().unwrap();
     let mut z = ctx.alloc::<f32>(4 * N).unwrap();
-    fill.prepared_async_call(grid(4 * N), 256, &consumer, &mut z, 1.0, 0.0, 4 * N as i32, cycles(&ctx, 3.0))
-        .unwrap();
+    fill.prepared_async_call(
+        grid(4 * N),
+        256,
+        &consumer,
+        &mut z,
+        1.0,
+        0.0,
+        4 * N as i32,
+        cycles(&ctx, 3.0),
+    )
+    .unwrap();
     drop(z);
     ctx.synchronize().unwrap();
     assert_eq!(ctx.mem_get_info().unwrap().0, free_before);

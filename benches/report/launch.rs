@@ -185,7 +185,11 @@ const PAIRS: usize = 2_000;
 /// launch for the consumer's read (write after read). Ours orders them by itself; the raw side
 /// launches the same kernels with `cuLaunchKernel` and orders them by hand, one
 /// `cuEventRecord` + `cuStreamWaitEvent` per change of stream. Both streams are non-blocking.
-fn producer_consumer(ctx: &Context, kernel: &axpy::Kernel, func: sys::CUfunction) -> Result<Row, Box<dyn std::error::Error>> {
+fn producer_consumer(
+    ctx: &Context,
+    kernel: &axpy::Kernel,
+    func: sys::CUfunction,
+) -> Result<Row, Box<dyn std::error::Error>> {
     let (p, c) = (
         Stream::with_flags(ctx, StreamFlags::NonBlocking)?,
         Stream::with_flags(ctx, StreamFlags::NonBlocking)?,
@@ -208,7 +212,19 @@ fn producer_consumer(ctx: &Context, kernel: &axpy::Kernel, func: sys::CUfunction
         ];
         // SAFETY: the parameters match axpy's signature and point to live values.
         ok(unsafe {
-            sys::cuLaunchKernel(func, 4, 1, 1, 256, 1, 1, 0, s, params.as_mut_ptr(), std::ptr::null_mut())
+            sys::cuLaunchKernel(
+                func,
+                4,
+                1,
+                1,
+                256,
+                1,
+                1,
+                0,
+                s,
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
         });
     };
     let (mut ours, mut raw) = (Vec::new(), Vec::new());

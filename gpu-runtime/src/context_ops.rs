@@ -90,20 +90,17 @@ impl Context {
         check("cuCtxCreate", unsafe {
             sys::cuCtxCreate_v4(&mut raw, std::ptr::null_mut(), bits, device.raw())
         })?;
-        // cuCtxCreate pushed the new context; restore the caller's stack.
+        // cuCtxCreate pushed the new context: its state (which makes an event in it) is built
+        // while it is current, then the caller's stack is restored.
+        let inner = ContextInner::new(raw, device, limits, compute_capability, true);
         let mut popped = std::ptr::null_mut();
         // SAFETY: valid out-pointer; the stack is not empty (the push above).
         let pop = check("cuCtxPopCurrent", unsafe { sys::cuCtxPopCurrent_v2(&mut popped) });
-        if let Err(e) = pop {
-            // SAFETY: the context was just created and nothing else refers to it.
-            unsafe {
-                sys::cuCtxDestroy_v2(raw);
-            }
-            return Err(e);
-        }
-        let inner = match ContextInner::new(raw, device, limits, compute_capability, true) {
-            Ok(inner) => inner,
-            Err(e) => {
+        let inner = match (inner, pop) {
+            (Ok(inner), Ok(())) => inner,
+            // Dropping the state destroys the context; without it, destroy it here.
+            (Ok(_), Err(e)) => return Err(e),
+            (Err(e), _) => {
                 // SAFETY: the context was just created and nothing else refers to it.
                 unsafe { sys::cuCtxDestroy_v2(raw) };
                 return Err(e);

@@ -55,7 +55,7 @@ impl Context {
     /// let stream = Stream::new(&ctx)?;
     /// let mut host = aligned_zeros::<f32, _>(1 << 20, 4096)?;
     /// let mut dev = ctx.alloc::<f32>(1 << 20)?;
-    /// ctx.register_host_slice(host.as_slice_memory_order_mut(), HostRegisterFlags::NONE, |pinned| {
+    /// ctx.register_host_slice(host.as_slice_memory_order_mut(), HostRegisterFlags::NONE, |mut pinned| {
     ///     pinned.fill(1.0);
     ///     // Asynchronous: the host goes on while the DMA engine reads `pinned`; the scope
     ///     // waits for the copy before it unlocks the memory.
