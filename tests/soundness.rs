@@ -83,19 +83,27 @@ fn grid(n: usize) -> u32 {
     (n as u32).div_ceil(256)
 }
 
+/// What `late_fill` writes. The GPU fuses `a * i + b` into one multiply-add (one rounding),
+/// hence `mul_add`; the comparisons allow one rounding more, while data from another round, or
+/// written out of order, differs everywhere.
 fn filled(a: f32, b: f32, n: usize) -> Vec<f32> {
-    (0..n).map(|i| a * i as f32 + b).collect()
+    (0..n).map(|i| a.mul_add(i as f32, b)).collect()
 }
 
 fn mapped(x: &[f32]) -> Vec<f32> {
-    x.iter().map(|v| 2.0 * v + 1.0).collect()
+    x.iter().map(|v| 2.0f32.mul_add(*v, 1.0)).collect()
 }
+
+/// Relative tolerance of the comparisons (see `filled`).
+const TOL: f32 = 1e-6;
 
 fn non_blocking(ctx: &Context) -> Stream {
     Stream::with_flags(ctx, StreamFlags::NonBlocking).unwrap()
 }
 
 const N: usize = 1 << 16;
+/// Elements of the 1D arrays (a 1D surface may be at most 16384 elements wide on some GPUs).
+const M: usize = 1 << 13;
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
@@ -130,7 +138,7 @@ fn a_pooled_block_dropped_under_a_late_kernel_is_not_written_by_it_after_reuse()
         fill.prepared_async_call(grid(N), 256, &fast, &mut second, a2, b2, N as i32, 0)
             .unwrap();
         // Unordered, the late kernel's write would land last.
-        assert_close(&second.to_vec().unwrap(), &filled(a2, b2, N), 0.0);
+        assert_close(&second.to_vec().unwrap(), &filled(a2, b2, N), TOL);
     }
 }
 
@@ -152,7 +160,7 @@ fn a_buffer_dropped_under_a_late_kernel_is_freed_after_it() {
         // New allocations (and their contents) are not touched by the late kernels.
         let data = rng.vec_f32(N);
         let y = ctx.to_device(&data).unwrap();
-        assert_close(&y.to_vec().unwrap(), &data, 0.0);
+        assert_close(&y.to_vec().unwrap(), &data, TOL);
     }
     // Every deferred free happened once the work was done.
     ctx.synchronize().unwrap();
@@ -180,22 +188,22 @@ fn a_consumer_stream_waits_for_the_producer_and_a_writer_for_the_readers() {
         map.prepared_async_call(grid(N), 256, &consumer, &x, &mut y, N as i32, 0)
             .unwrap();
         let old = filled(a, b, N);
-        assert_close(&y.to_vec().unwrap(), &mapped(&old), 0.0);
+        assert_close(&y.to_vec().unwrap(), &mapped(&old), TOL);
         // Write after read: the consumer reads late, the producer overwrites at once.
         let (a2, b2) = (rng.f32(), rng.f32());
         map.prepared_async_call(grid(N), 256, &consumer, &x, &mut y, N as i32, cycles(&ctx, 3.0))
             .unwrap();
         fill.prepared_async_call(grid(N), 256, &producer, &mut x, a2, b2, N as i32, 0)
             .unwrap();
-        assert_close(&y.to_vec().unwrap(), &mapped(&old), 0.0);
-        assert_close(&x.to_vec().unwrap(), &filled(a2, b2, N), 0.0);
+        assert_close(&y.to_vec().unwrap(), &mapped(&old), TOL);
+        assert_close(&x.to_vec().unwrap(), &filled(a2, b2, N), TOL);
         // Write after write, on two streams.
         let (a3, b3) = (rng.f32(), rng.f32());
         fill.prepared_async_call(grid(N), 256, &producer, &mut x, a, b, N as i32, cycles(&ctx, 3.0))
             .unwrap();
         fill.prepared_async_call(grid(N), 256, &consumer, &mut x, a3, b3, N as i32, 0)
             .unwrap();
-        assert_close(&x.to_vec().unwrap(), &filled(a3, b3, N), 0.0);
+        assert_close(&x.to_vec().unwrap(), &filled(a3, b3, N), TOL);
     }
 }
 
@@ -210,21 +218,21 @@ fn textures_and_surfaces_dropped_under_queued_launches_stay_alive_until_they_ran
     let stream = non_blocking(&ctx);
     let mut rng = Rng::new(4);
     for _ in 0..10 {
-        let data = rng.vec_f32(N);
-        let mut out = ctx.alloc::<f32>(N).unwrap();
+        let data = rng.vec_f32(M);
+        let mut out = ctx.alloc::<f32>(M).unwrap();
         {
             // A texture over an array; both dropped while the launch waits.
-            let mut array = CudaArray::new(&ctx, ArrayDescriptor::new_2d::<f32>(N, 0)).unwrap();
+            let mut array = CudaArray::new(&ctx, ArrayDescriptor::new_2d::<f32>(M, 0)).unwrap();
             array.copy_from_host(&data).unwrap();
             let tex = Texture::from_array(&array, &TextureDesc::default()).unwrap();
             tex_k
                 .prepared_async_call(
-                    grid(N),
+                    grid(M),
                     256,
                     &stream,
                     tex.object(),
                     &mut out,
-                    N as i32,
+                    M as i32,
                     cycles(&ctx, 3.0),
                 )
                 .unwrap();
@@ -232,8 +240,8 @@ fn textures_and_surfaces_dropped_under_queued_launches_stay_alive_until_they_ran
         // Churn: new arrays, written with other data, where the freed ones could be reused.
         let garbage: Vec<CudaArray> = (0..4)
             .map(|_| {
-                let mut a = CudaArray::new(&ctx, ArrayDescriptor::new_2d::<f32>(N, 0)).unwrap();
-                a.copy_from_host(&rng.vec_f32(N)).unwrap();
+                let mut a = CudaArray::new(&ctx, ArrayDescriptor::new_2d::<f32>(M, 0)).unwrap();
+                a.copy_from_host(&rng.vec_f32(M)).unwrap();
                 a
             })
             .collect();
@@ -241,20 +249,20 @@ fn textures_and_surfaces_dropped_under_queued_launches_stay_alive_until_they_ran
         drop(garbage);
 
         // A surface writing an array late, dropped at once; the array is read back at once.
-        let src = rng.vec_f32(N);
+        let src = rng.vec_f32(M);
         let src_d = ctx.to_device(&src).unwrap();
-        let desc = ArrayDescriptor::new_2d::<f32>(N, 0).with_flags(ArrayFlags::SURFACE_LDST);
+        let desc = ArrayDescriptor::new_2d::<f32>(M, 0).with_flags(ArrayFlags::SURFACE_LDST);
         let mut array = CudaArray::new(&ctx, desc).unwrap();
         {
             let surf = Surface::new(&mut array).unwrap();
             surf_k
                 .prepared_async_call(
-                    grid(N),
+                    grid(M),
                     256,
                     &stream,
                     surf.object(),
                     &src_d,
-                    N as i32,
+                    M as i32,
                     cycles(&ctx, 3.0),
                 )
                 .unwrap();
@@ -293,7 +301,7 @@ fn one_pool_churned_from_four_threads_on_four_streams_never_mixes_blocks() {
                     // the block at once, on their own streams.
                     drop(x);
                     let got = y.to_vec().unwrap();
-                    assert_close(&got, &mapped(&filled(a, b, n)), 0.0);
+                    assert_close(&got, &mapped(&filled(a, b, n)), TOL);
                 }
             });
         }
@@ -319,13 +327,13 @@ fn the_host_waits_for_async_copies_of_its_page_locked_memory() {
         memcpy_htod_async(&mut dev, &host, &stream).unwrap();
         // Overwriting the host array waits for the copy to have read it.
         host.as_slice_memory_order_mut().fill(f32::NAN);
-        assert_close(&dev.to_vec().unwrap(), &first, 0.0);
+        assert_close(&dev.to_vec().unwrap(), &first, TOL);
         // And back: reading the host array waits for the copy into it.
         let (a, b) = (rng.f32(), rng.f32());
         fill.prepared_async_call(grid(N), 256, &stream, &mut dev, a, b, N as i32, cycles(&ctx, 3.0))
             .unwrap();
         memcpy_dtoh_async(&mut host, &dev, &stream).unwrap();
-        assert_close(host.as_slice_memory_order(), &filled(a, b, N), 0.0);
+        assert_close(host.as_slice_memory_order(), &filled(a, b, N), TOL);
     }
     // Page-locked memory from a pool: returned with a copy into it queued, taken again, read.
     let pool = PageLockedMemoryPool::new(&ctx, PageLockedAllocator::new(HostAllocFlags::NONE));
@@ -336,7 +344,7 @@ fn the_host_waits_for_async_copies_of_its_page_locked_memory() {
     memcpy_dtoh_async(&mut p, &dev, &stream).unwrap();
     drop(p);
     let again = pool.allocate::<f32, _>(N).unwrap();
-    assert_close(again.as_slice_memory_order(), &filled(a, b, N), 0.0);
+    assert_close(again.as_slice_memory_order(), &filled(a, b, N), TOL);
 }
 
 #[test]
@@ -358,7 +366,7 @@ fn a_registered_slice_is_given_back_after_the_copies_into_it() {
         .unwrap()
         .unwrap();
         // The closure returned before the copy ran; the slice came back after it.
-        assert_close(&host, &filled(a, b, N), 0.0);
+        assert_close(&host, &filled(a, b, N), TOL);
     }
 }
 
@@ -374,7 +382,7 @@ fn managed_memory_is_read_by_the_host_after_the_kernels_that_write_it() {
         let (a, b) = (rng.f32(), rng.f32());
         fill.prepared_async_call(grid(N), 256, &stream, &mut m, a, b, N as i32, cycles(&ctx, 3.0))
             .unwrap();
-        assert_close(m.as_slice_memory_order(), &filled(a, b, N), 0.0);
+        assert_close(m.as_slice_memory_order(), &filled(a, b, N), TOL);
     }
 }
 
@@ -397,7 +405,7 @@ fn streams_events_pools_and_contexts_dropped_with_work_queued_lose_nothing() {
         // An event dropped while recorded and not yet complete.
         drop(e);
     }
-    assert_close(&x.to_vec().unwrap(), &x_want, 0.0);
+    assert_close(&x.to_vec().unwrap(), &x_want, TOL);
 
     // Pools dropped while a block they hold is still being written, and while one they gave
     // out is still in use.
@@ -412,7 +420,7 @@ fn streams_events_pools_and_contexts_dropped_with_work_queued_lose_nothing() {
         .unwrap();
     drop(held);
     drop(pool);
-    assert_close(&out.to_vec().unwrap(), &filled(b, a, N), 0.0);
+    assert_close(&out.to_vec().unwrap(), &filled(b, a, N), TOL);
     drop(out);
     // A page-locked pool dropped while an array from it is being copied into.
     let pinned_pool = PageLockedMemoryPool::new(&ctx, PageLockedAllocator::new(HostAllocFlags::NONE));
@@ -422,7 +430,7 @@ fn streams_events_pools_and_contexts_dropped_with_work_queued_lose_nothing() {
         .unwrap();
     memcpy_dtoh_async(&mut p, &x, &s).unwrap();
     drop(pinned_pool);
-    assert_close(p.as_slice_memory_order(), &x_want, 0.0);
+    assert_close(p.as_slice_memory_order(), &x_want, TOL);
 
     // A context whose last handle goes while its work is queued: the buffer keeps it; when the
     // buffer goes too, the context waits for its work before it is destroyed.
@@ -435,10 +443,10 @@ fn streams_events_pools_and_contexts_dropped_with_work_queued_lose_nothing() {
         .prepared_async_call(grid(N), 256, &s_own, &mut y, a, b, N as i32, cycles(&ctx, 5.0))
         .unwrap();
     drop((own, own_fill, s_own));
-    assert_close(&y.to_vec().unwrap(), &filled(a, b, N), 0.0);
+    assert_close(&y.to_vec().unwrap(), &filled(a, b, N), TOL);
     drop(y);
     // The default context is unaffected.
-    assert_close(&x.to_vec().unwrap(), &x_want, 0.0);
+    assert_close(&x.to_vec().unwrap(), &x_want, TOL);
 }
 
 #[test]
@@ -485,7 +493,7 @@ fn streams_ordered_by_hand_with_events_after_opting_out() {
         map.prepared_async_call(grid(N), 256, &consumer, &x, &mut y, N as i32, 0)
             .unwrap();
         consumer.synchronize().unwrap();
-        assert_close(&y.to_vec().unwrap(), &mapped(&filled(a, b, N)), 0.0);
+        assert_close(&y.to_vec().unwrap(), &mapped(&filled(a, b, N)), TOL);
     }
     // Memory used on the manual stream is still freed only after its work, and then freed.
     ctx.synchronize().unwrap();

@@ -410,8 +410,10 @@ impl Context {
         &self.inner.legacy
     }
 
-    /// `(free, total)` device memory in bytes.
+    /// `(free, total)` device memory in bytes. Memory whose deferred release has become due
+    /// (its work has finished) is freed first, so that it counts as free.
     pub fn mem_get_info(&self) -> Result<(usize, usize)> {
+        self.inner.collect_garbage();
         self.bind()?;
         let (mut free, mut total) = (0, 0);
         // SAFETY: valid out-pointers; the context is current.

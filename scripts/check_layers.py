@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""Checks that gpu-runtime's modules form layers: no import cycle between any two modules
+(files), and no module of a lower layer importing one of a higher layer.
+
+    python3 scripts/check_layers.py            # check; exit status 1 on a cycle or a violation
+    python3 scripts/check_layers.py --graph    # also print the import graph between layers
+    python3 scripts/check_layers.py --tree     # also print the folders, files and line counts
+
+Every path a file names is resolved to the module (file) that defines it: `use` trees,
+`crate::`, `super::` and `$crate::` paths in code and macros. A file's own `#[cfg(test)]` test
+module does not count (tests may use anything), and `mod x;` counts as the parent using x.
+Paths through the crate root (`crate::Context`, the re-exports of lib.rs) count as using the
+root, which declares everything: inside the crate, name an item by the module that defines it.
+
+The layers, lowest first, are the top-level modules in LAYERS below; ARCHITECTURE.md says what
+each holds.
+"""
+
+import os
+import re
+import sys
+from collections import defaultdict
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu-runtime", "src")
+
+# Lowest first: a module may use modules of its own layer and of lower layers only.
+LAYERS = ["error", "types", "compiler", "driver", "tools", "launch", "crate"]
+
+
+def module_of(path):
+    """The module path (a tuple) of a source file: src/a/b.rs -> ('a', 'b')."""
+    rel = os.path.relpath(path, ROOT)[:-3].split(os.sep)
+    if rel[-1] in ("mod", "lib"):
+        rel = rel[:-1]
+    return tuple(rel)
+
+
+def strip(text):
+    """The text without comments, string and char literals (kept as empty strings)."""
+    out, i, n = [], 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            j = text.find("\n", i)
+            i = n if j < 0 else j
+        elif text.startswith("/*", i):
+            depth, i = 1, i + 2
+            while i < n and depth:
+                if text.startswith("/*", i):
+                    depth, i = depth + 1, i + 2
+                elif text.startswith("*/", i):
+                    depth, i = depth - 1, i + 2
+                else:
+                    i += 1
+        elif c == "r" and re.match(r'r#*"', text[i:i + 10]) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
+            hashes = re.match(r'r(#*)"', text[i:]).group(1)
+            end = text.find('"' + hashes, i + 2 + len(hashes))
+            out.append('""')
+            i = n if end < 0 else end + 1 + len(hashes)
+        elif c == '"' and (i == 0 or text[i - 1] != "'"):
+            j = i + 1
+            while j < n and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            out.append('""')
+            i = j + 1
+        elif c == "'" and re.match(r"'(\\.|[^\\'])'", text[i:i + 4]):
+            m = re.match(r"'(\\.|[^\\'])'", text[i:i + 4])
+            out.append("' '")
+            i += len(m.group(0))
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def without_test_modules(text):
+    """The text without `#[cfg(test)] mod name { ... }` blocks."""
+    while True:
+        m = re.search(r"#\[cfg\(test\)\]\s*(pub(\([^)]*\))?\s+)?mod\s+\w+\s*\{", text)
+        if not m:
+            return text
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        text = text[:m.start()] + text[i:]
+
+
+def use_paths(tree, prefix):
+    """Expands a use tree (`a::{b, c::d as e, f::*}`) to full paths (lists of segments)."""
+    tree = tree.strip()
+    m = re.match(r"^([\w$]+(?:\s*::\s*[\w$]+)*)\s*(::\s*(.*))?$", tree, re.S)
+    if tree.startswith("{"):
+        inner, depth, parts, cur = tree[1:-1], 0, [], ""
+        for ch in inner:
+            if ch == "," and depth == 0:
+                parts.append(cur)
+                cur = ""
+                continue
+            depth += {"{": 1, "}": -1}.get(ch, 0)
+            cur += ch
+        parts.append(cur)
+        out = []
+        for p in parts:
+            if p.strip():
+                out += use_paths(p, prefix)
+        return out
+    if not m:
+        return [prefix] if prefix else []
+    segs = [s.strip() for s in m.group(1).split("::")]
+    segs = [s for s in segs if s]
+    rest = m.group(3)
+    if rest is None:
+        # `a::b as c`, `a::b`, `self`
+        last = segs[-1].split()[0] if segs else ""
+        segs = segs[:-1] + ([last] if last and last != "self" else [])
+        return [prefix + segs]
+    rest = rest.strip()
+    if rest == "*":
+        return [prefix + segs]
+    return use_paths(rest, prefix + segs)
+
+
+def referenced_paths(text):
+    """Every path a file names that starts at `crate`, `$crate`, `super` or `self`."""
+    paths = []
+    for m in re.finditer(r"\buse\s+([^;]+);", text):
+        paths += use_paths(m.group(1), [])
+    for m in re.finditer(r"(\$crate|\bcrate|\bsuper|\bself)((?:\s*::\s*\w+)+)", text):
+        paths.append([m.group(1)] + [s.strip() for s in m.group(2).split("::") if s.strip()])
+    return paths
+
+
+def resolve(path, here, modules):
+    """The module a path starting at crate/$crate/super/self names, seen from module `here`;
+    None for paths into other crates."""
+    if not path:
+        return None
+    head, rest = path[0], path[1:]
+    if head in ("crate", "$crate"):
+        base = ()
+    elif head == "super":
+        base = here[:-1]
+        while rest and rest[0] == "super":
+            base, rest = base[:-1], rest[1:]
+    elif head == "self":
+        base = here
+    else:
+        return None
+    best = base if base in modules else None
+    cur = base
+    for seg in rest:
+        cur = cur + (seg,)
+        if cur in modules:
+            best = cur
+        else:
+            break
+    return best
+
+
+def layer(mod):
+    top = mod[0] if mod else "crate"
+    return LAYERS.index(top) if top in LAYERS else None
+
+
+def main():
+    files = {}
+    for d, _, names in os.walk(ROOT):
+        for n in names:
+            if n.endswith(".rs"):
+                p = os.path.join(d, n)
+                files[module_of(p)] = p
+    modules = set(files)
+    edges = defaultdict(set)
+    for mod, path in files.items():
+        text = without_test_modules(strip(open(path, encoding="utf-8").read()))
+        for m in re.finditer(r"(?m)^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;", text):
+            child = mod + (m.group(1),)
+            if child in modules:
+                edges[mod].add(child)
+        for p in referenced_paths(text):
+            target = resolve(p, mod, modules)
+            if target is not None and target != mod:
+                edges[mod].add(target)
+
+    problems = []
+    # Layers: no edge to a higher layer (the root may use everything).
+    for a, targets in sorted(edges.items()):
+        la = layer(a)
+        if la is None:
+            problems.append(f"{'::'.join(a)}: not in a layer (top-level modules are {', '.join(LAYERS[:-1])})")
+            continue
+        for b in sorted(targets):
+            lb = layer(b)
+            if lb is not None and lb > la and a != ():
+                problems.append(f"layer violation: {'::'.join(a)} ({LAYERS[la]}) uses {'::'.join(b) or 'crate'} ({LAYERS[lb]})")
+    # Cycles: strongly connected components of more than one module (Tarjan).
+    index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
+    sys.setrecursionlimit(10000)
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                sccs.append(comp)
+
+    for v in sorted(modules):
+        if v not in index:
+            visit(v)
+    for comp in sccs:
+        names = sorted("::".join(c) or "crate" for c in comp)
+        cyc = set(comp)
+        inner = sorted(f"{'::'.join(a) or 'crate'} -> {'::'.join(b) or 'crate'}" for a in comp for b in edges.get(a, ()) if b in cyc)
+        problems.append(f"import cycle among {len(comp)} modules: {', '.join(names)}\n    " + "\n    ".join(inner))
+
+    if "--tree" in sys.argv:
+        print_tree(files)
+    if "--graph" in sys.argv:
+        print_graph(edges)
+    n_edges = sum(len(t) for t in edges.values())
+    if problems:
+        print(f"check_layers: {len(problems)} problem(s) in {len(modules)} modules:")
+        for p in problems:
+            print("  " + p)
+        sys.exit(1)
+    print(f"check_layers: {len(modules)} modules, {n_edges} imports, no cycle, every import goes to its own layer or a lower one ({' < '.join(LAYERS)})")
+
+
+def print_graph(edges):
+    counts = defaultdict(int)
+    for a, targets in edges.items():
+        for b in targets:
+            ta, tb = (a[0] if a else "crate"), (b[0] if b else "crate")
+            if ta != tb:
+                counts[(ta, tb)] += 1
+    print("imports between layers (module pairs):")
+    for (a, b), n in sorted(counts.items(), key=lambda kv: (LAYERS.index(kv[0][0]) if kv[0][0] in LAYERS else 99, kv[0][1])):
+        print(f"  {a:<9} -> {b:<9} {n}")
+
+
+def print_tree(files):
+    by_dir = defaultdict(list)
+    for mod, path in files.items():
+        lines = sum(1 for _ in open(path, encoding="utf-8"))
+        by_dir[os.path.dirname(os.path.relpath(path, ROOT))].append((os.path.basename(path), lines))
+    for d in sorted(by_dir):
+        total = sum(n for _, n in by_dir[d])
+        print(f"{d or 'src'}/  ({total} lines)")
+        for name, n in sorted(by_dir[d]):
+            print(f"    {name:<28} {n:>5}")
+
+
+if __name__ == "__main__":
+    main()
