@@ -514,3 +514,42 @@ fn streams_ordered_by_hand_with_events_after_opting_out() {
     ctx.synchronize().unwrap();
     assert_eq!(ctx.mem_get_info().unwrap().0, free_before);
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_context_that_served_pooled_buffers_is_destroyed_with_its_last_handle() {
+    let ctx = ctx();
+    let fill = k::late_fill::prepare(&ctx).unwrap();
+    let mut rng = Rng::new(11);
+    let baseline = ctx.mem_get_info().unwrap().0;
+    for _ in 0..3 {
+        // An owned context takes device memory of its own (its stack and heap, the module):
+        // it is given back only when the context is destroyed.
+        let own = Context::create(ctx.device(), ContextFlags::SCHED_AUTO).unwrap();
+        let k = k::late_fill::prepare(&own).unwrap();
+        let s = Stream::new(&own).unwrap();
+        let pool = DeviceMemoryPool::new(&own);
+        for _ in 0..1000 {
+            let (a, b) = (rng.f32(), rng.f32());
+            let mut x = pool.alloc::<f32>(N).unwrap();
+            k.prepared_async_call(grid(N), 256, &s, &mut x, a, b, N as i32, 0)
+                .unwrap();
+            if rng.next_u64() % 100 == 0 {
+                assert_close(&x.to_vec().unwrap(), &filled(a, b, N), TOL);
+            }
+        }
+        drop((k, s, pool, own));
+        ctx.synchronize().unwrap();
+        let free = ctx.mem_get_info().unwrap().0;
+        assert!(
+            free + (4 << 20) >= baseline,
+            "{} MiB of device memory are still held after the context went",
+            (baseline - free) >> 20
+        );
+    }
+    // The default context still works.
+    let mut x = ctx.alloc::<f32>(N).unwrap();
+    fill.prepared_call(grid(N), 256, &mut x, 1.0, 2.0, N as i32, 0)
+        .unwrap();
+    assert_close(&x.to_vec().unwrap(), &filled(1.0, 2.0, N), TOL);
+}

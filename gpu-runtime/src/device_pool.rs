@@ -240,10 +240,11 @@ impl<T: DeviceRepr> PooledBuffer<T> {
 impl<T: DeviceRepr> Drop for PooledBuffer<T> {
     #[inline]
     fn drop(&mut self) {
-        let uses = self.buf.take_uses();
+        // SAFETY: the DeviceBuffer over the block is never used or dropped after this (it is in
+        // a ManuallyDrop, and this is the PooledBuffer's drop).
+        let uses = unsafe { self.buf.release_to_pool() };
         // SAFETY: the block came from this pool and is returned once, with every use still
-        // outstanding on it; the DeviceBuffer over it is never dropped, so nothing else frees
-        // it.
+        // outstanding on it; nothing else frees it.
         unsafe { self.pool.release(self.block, uses) }
     }
 }

@@ -144,9 +144,18 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         }
     }
 
-    /// The record of the uses outstanding, taken out (the block goes back to its pool).
-    pub(crate) fn take_uses(&mut self) -> UseSet {
-        self.uses.take()
+    /// Gives up a buffer made by [`from_pool_block`](Self::from_pool_block) whose block goes
+    /// back to its pool: returns the uses outstanding on it, and releases the buffer's handle to
+    /// its context (the memory is the pool's).
+    ///
+    /// # Safety
+    /// `self` sits in a `ManuallyDrop` that is neither used nor dropped afterwards.
+    pub(crate) unsafe fn release_to_pool(&mut self) -> UseSet {
+        let uses = self.uses.take();
+        // SAFETY: the caller's guarantee: the context handle is dropped here, once, and the
+        // buffer (whose drop would free the memory) is never dropped.
+        unsafe { std::ptr::drop_in_place(&mut self.ctx) };
+        uses
     }
 
     /// Allocates `len` zeroed elements.

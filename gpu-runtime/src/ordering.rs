@@ -266,8 +266,9 @@ pub(crate) enum Access {
 }
 
 /// The most readers a record names; one more makes the newcomer wait for them all and take
-/// their place (correct, merely less concurrent).
-const MAX_READERS: usize = 4;
+/// their place (correct, merely less concurrent). Kept small: a pool moves the record with
+/// every block it hands out and takes back.
+const MAX_READERS: usize = 3;
 
 /// The streams a use must wait for: at most the writer and every reader.
 #[derive(Default)]
@@ -289,6 +290,9 @@ impl Waits {
 
 /// The streams that used an allocation and have not been waited for: the last writer and the
 /// readers since (each of which waited for that writer). What a pool keeps with a free block.
+///
+/// Readers are packed at the front of the array (readers are only ever added at the first free
+/// slot, and all removed at once).
 #[derive(Default)]
 pub(crate) struct UseSet {
     writer: Option<Arc<StreamInner>>,
@@ -334,10 +338,10 @@ impl UseSet {
     }
 
     /// The fast key this set is summed up by (see [`StreamUses`]).
+    #[inline]
     fn fast_key(&self) -> usize {
         let pending = if self.writer.is_some() { PENDING_WRITE } else { 0 };
-        let mut readers = self.readers();
-        match (&self.writer, readers.next(), readers.next()) {
+        match (&self.writer, &self.readers[0], &self.readers[1]) {
             (None, None, _) => IDLE,
             (Some(w), None, _) => w.key() | WRITER | PENDING_WRITE,
             (_, Some(r), None) => r.key() | pending,
@@ -414,7 +418,7 @@ impl StreamUses {
             fast: AtomicUsize::new(IDLE),
             set: Mutex::new(UseSet {
                 writer: None,
-                readers: [None, None, None, None],
+                readers: [None, None, None],
             }),
         }
     }
@@ -831,21 +835,22 @@ mod tests {
     }
 
     #[test]
-    fn a_fifth_reader_waits_for_the_four_before_it() {
-        let s: Vec<_> = (0..6).map(|_| stream(false)).collect();
+    fn a_reader_past_the_last_slot_waits_for_the_readers_before_it() {
+        let s: Vec<_> = (0..MAX_READERS + 2).map(|_| stream(false)).collect();
         let all: Vec<&Arc<StreamInner>> = s.iter().collect();
         let (_, mut set) = UseSet::default().plan(&s[0], Access::Write);
-        for r in &s[1..5] {
+        for r in &s[1..=MAX_READERS] {
             let (w, next) = set.plan(r, Access::Read);
             assert_eq!(names(&w, &all), [0]);
             set = next;
         }
-        let (w, set) = set.plan(&s[5], Access::Read);
-        assert_eq!(names(&w, &all), [0, 1, 2, 3, 4]);
+        let last = MAX_READERS + 1;
+        let (w, set) = set.plan(&s[last], Access::Read);
+        assert_eq!(names(&w, &all), (0..last).collect::<Vec<_>>());
         assert_eq!(set.readers().count(), 1);
         // The writer is still outstanding for the host and for later writers.
         let (w, _) = set.plan(&s[1], Access::Write);
-        assert_eq!(names(&w, &all), [0, 5]);
+        assert_eq!(names(&w, &all), [0, last]);
     }
 
     #[test]
