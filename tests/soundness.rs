@@ -534,7 +534,7 @@ fn a_context_that_served_pooled_buffers_is_destroyed_with_its_last_handle() {
             let mut x = pool.alloc::<f32>(N).unwrap();
             k.prepared_async_call(grid(N), 256, &s, &mut x, a, b, N as i32, 0)
                 .unwrap();
-            if rng.next_u64() % 100 == 0 {
+            if rng.next_u64().is_multiple_of(100) {
                 assert_close(&x.to_vec().unwrap(), &filled(a, b, N), TOL);
             }
         }
