@@ -129,7 +129,7 @@ unsafe impl Send for ContextLink {}
 unsafe impl Sync for ContextLink {}
 
 impl ContextLink {
-    pub(crate) fn strong(ctx: &Context) -> ContextLink {
+    pub(crate) fn holding(ctx: &Context) -> ContextLink {
         ContextLink::Strong(ctx.clone())
     }
 
@@ -137,6 +137,14 @@ impl ContextLink {
         ContextLink::Weak {
             inner: Arc::downgrade(&ctx.inner),
             raw: ctx.raw(),
+        }
+    }
+
+    /// The context, when this link keeps it alive.
+    pub(crate) fn strong(&self) -> Option<&Context> {
+        match self {
+            ContextLink::Strong(c) => Some(c),
+            ContextLink::Weak { .. } => None,
         }
     }
 

@@ -24,6 +24,11 @@ impl DeviceAllocator {
     pub(crate) fn new(ctx: ContextLink) -> Self {
         DeviceAllocator { ctx }
     }
+
+    /// The context, when the allocator keeps it alive (pools users own).
+    fn context(&self) -> Option<&Context> {
+        self.ctx.strong()
+    }
 }
 
 impl RawAllocator for DeviceAllocator {
@@ -83,7 +88,7 @@ impl DeviceMemoryPool {
     /// An empty pool allocating in `ctx`.
     pub fn new(ctx: &Context) -> DeviceMemoryPool {
         DeviceMemoryPool {
-            core: Arc::new(PoolCore::new(DeviceAllocator::new(ContextLink::strong(ctx)))),
+            core: Arc::new(PoolCore::new(DeviceAllocator::new(ContextLink::holding(ctx)))),
             ctx: ctx.clone(),
         }
     }
@@ -113,12 +118,24 @@ impl DeviceMemoryPool {
                 ),
             })?;
         let (block, uses) = self.core.allocate(bytes, "DeviceMemoryPool::alloc")?;
+        // The buffer's context handle: a copy of the one the pool's allocator holds, which the
+        // buffer's own handle on the pool keeps alive, so that no reference count changes
+        // hands per allocation; a counted one for the context's own pool, whose allocator
+        // does not keep the context alive.
+        let (ctx, counted) = match self.core.allocator.context() {
+            // SAFETY: a bitwise copy of a live handle, never dropped: `release_to_pool` is
+            // told not to (`counted` is false), and the DeviceBuffer is in a ManuallyDrop.
+            Some(held) => (unsafe { std::ptr::read(held) }, false),
+            None => (self.ctx.clone(), true),
+        };
         // SAFETY: the block holds at least len elements in this context and stays allocated
-        // until the PooledBuffer returns it; the DeviceBuffer is never dropped (ManuallyDrop).
-        let buf = unsafe { DeviceBuffer::from_pool_block(block.addr, len, self.ctx.clone(), uses) };
+        // until the PooledBuffer returns it; the DeviceBuffer is never dropped (ManuallyDrop),
+        // and its context outlives it (above).
+        let buf = unsafe { DeviceBuffer::from_pool_block(block.addr, len, ctx, uses) };
         Ok(PooledBuffer {
             buf: ManuallyDrop::new(buf),
             block,
+            ctx_counted: counted,
             pool: self.core.clone(),
         })
     }
@@ -197,6 +214,9 @@ impl DeviceMemoryPool {
 pub struct PooledBuffer<T: DeviceRepr> {
     buf: ManuallyDrop<DeviceBuffer<T>>,
     block: Block,
+    /// Whether the buffer's context handle is its own (dropped with it), or a copy of the
+    /// pool allocator's (which `pool` keeps alive).
+    ctx_counted: bool,
     pool: Arc<DevicePoolCore>,
 }
 
@@ -241,8 +261,9 @@ impl<T: DeviceRepr> Drop for PooledBuffer<T> {
     #[inline]
     fn drop(&mut self) {
         // SAFETY: the DeviceBuffer over the block is never used or dropped after this (it is in
-        // a ManuallyDrop, and this is the PooledBuffer's drop).
-        let uses = unsafe { self.buf.release_to_pool() };
+        // a ManuallyDrop, and this is the PooledBuffer's drop); its context handle is dropped
+        // only when it is its own.
+        let uses = unsafe { self.buf.release_to_pool(self.ctx_counted) };
         // SAFETY: the block came from this pool and is returned once, with every use still
         // outstanding on it; nothing else frees it.
         unsafe { self.pool.release(self.block, uses) }

@@ -14,7 +14,7 @@ use ndarray::{Array, ShapeBuilder};
 use crate::context::Context;
 use crate::error::{check, Error, Result};
 use crate::host::{HostSlice, HostSliceMut};
-use crate::ordering::{self, Release, StreamInner, StreamUses, UseSet};
+use crate::ordering::{self, Release, StreamInner, StreamUses};
 use crate::repr::DeviceRepr;
 
 /// Device memory a kernel may read: what a `const T*` parameter takes.
@@ -60,7 +60,8 @@ pub struct DeviceBuffer<T: DeviceRepr> {
     ptr: sys::CUdeviceptr,
     len: usize,
     ctx: Context,
-    uses: StreamUses,
+    /// Boxed, so that a pool hands the record on with the block by moving a pointer.
+    uses: Box<StreamUses>,
     _elem: PhantomData<T>,
 }
 
@@ -111,7 +112,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             ptr,
             len,
             ctx: ctx.clone(),
-            uses: StreamUses::new(),
+            uses: Box::default(),
             _elem: PhantomData,
         }
     }
@@ -133,28 +134,32 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         ptr: sys::CUdeviceptr,
         len: usize,
         ctx: Context,
-        uses: UseSet,
+        uses: Box<StreamUses>,
     ) -> Self {
         DeviceBuffer {
             ptr,
             len,
             ctx,
-            uses: StreamUses::from_set(uses),
+            uses,
             _elem: PhantomData,
         }
     }
 
     /// Gives up a buffer made by [`from_pool_block`](Self::from_pool_block) whose block goes
-    /// back to its pool: returns the uses outstanding on it, and releases the buffer's handle to
-    /// its context (the memory is the pool's).
+    /// back to its pool: returns the record of the uses outstanding on it, and releases the
+    /// buffer's handle to its context when `drop_context` (the memory is the pool's).
     ///
     /// # Safety
-    /// `self` sits in a `ManuallyDrop` that is neither used nor dropped afterwards.
-    pub(crate) unsafe fn release_to_pool(&mut self) -> UseSet {
-        let uses = self.uses.take();
-        // SAFETY: the caller's guarantee: the context handle is dropped here, once, and the
-        // buffer (whose drop would free the memory) is never dropped.
-        unsafe { std::ptr::drop_in_place(&mut self.ctx) };
+    /// `self` sits in a `ManuallyDrop` that is neither used nor dropped afterwards; without
+    /// `drop_context`, its context handle is one the caller must not release.
+    pub(crate) unsafe fn release_to_pool(&mut self, drop_context: bool) -> Box<StreamUses> {
+        // SAFETY: the caller's guarantee: the record moves out once and the buffer is never
+        // used or dropped again, so it is not read or freed twice.
+        let uses = unsafe { std::ptr::read(&self.uses) };
+        if drop_context {
+            // SAFETY: as above, for the context handle, dropped here once.
+            unsafe { std::ptr::drop_in_place(&mut self.ctx) };
+        }
         uses
     }
 

@@ -405,6 +405,12 @@ pub(crate) struct StreamUses {
     set: Mutex<UseSet>,
 }
 
+impl std::fmt::Debug for StreamUses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StreamUses({:?})", *self.lock())
+    }
+}
+
 impl Default for StreamUses {
     fn default() -> Self {
         StreamUses::new()
@@ -420,14 +426,6 @@ impl StreamUses {
                 writer: None,
                 readers: [None, None, None],
             }),
-        }
-    }
-
-    /// A record carried over from a block's previous owner.
-    pub(crate) fn from_set(set: UseSet) -> StreamUses {
-        StreamUses {
-            fast: AtomicUsize::new(set.fast_key()),
-            set: Mutex::new(set),
         }
     }
 

@@ -131,7 +131,8 @@ pub struct PinnedArray<T: DeviceRepr, D: Dimension> {
     flags: HostAllocFlags,
     ctx: Context,
     storage: Storage,
-    uses: StreamUses,
+    /// Boxed, so that a pool hands the record on with the block by moving a pointer.
+    uses: Box<StreamUses>,
 }
 
 host_array_common!(PinnedArray);
@@ -230,10 +231,10 @@ pub(crate) fn mapped_device_ptr(
 
 impl<T: DeviceRepr, D: Dimension> Drop for PinnedArray<T, D> {
     fn drop(&mut self) {
-        let uses = self.uses.take();
         match &self.storage {
             Storage::Own => {
                 if self.raw.len > 0 {
+                    let uses = self.uses.take();
                     // Freed once the copies and kernels that use it have finished.
                     let what = Release::HostMemory(self.raw.ptr.as_ptr().cast());
                     self.ctx
@@ -244,7 +245,7 @@ impl<T: DeviceRepr, D: Dimension> Drop for PinnedArray<T, D> {
             }
             // SAFETY: the block came from this pool and is returned once, with the uses still
             // outstanding on it.
-            Storage::Pooled(pool, block) => unsafe { pool.release(*block, uses) },
+            Storage::Pooled(pool, block) => unsafe { pool.release(*block, std::mem::take(&mut self.uses)) },
         }
     }
 }
@@ -267,7 +268,7 @@ impl Context {
             flags,
             ctx: self.clone(),
             storage: Storage::Own,
-            uses: StreamUses::new(),
+            uses: Box::default(),
         })
     }
 
@@ -396,7 +397,7 @@ impl PageLockedMemoryPool {
     pub fn new(ctx: &Context, allocator: PageLockedAllocator) -> Self {
         PageLockedMemoryPool {
             core: Arc::new(PoolCore::new(PinnedAllocator::new(
-                ContextLink::strong(ctx),
+                ContextLink::holding(ctx),
                 allocator.flags,
             ))),
             flags: allocator.flags,
@@ -417,7 +418,7 @@ impl PageLockedMemoryPool {
             flags: self.flags,
             ctx: self.ctx.clone(),
             storage: Storage::Pooled(self.core.clone(), block),
-            uses: StreamUses::from_set(uses),
+            uses,
         })
     }
 

@@ -24,7 +24,7 @@ use crate::error::{check, Error, Result};
 use crate::host::{HostSlice, HostSliceMut};
 use crate::memory::DeviceWrite;
 use crate::module::Function;
-use crate::ordering::{LaunchStream, StreamInner, UseSet};
+use crate::ordering::{LaunchStream, StreamInner, StreamUses};
 use crate::pinned::{HostAllocFlags, PinnedAllocator, PinnedPoolCore};
 use crate::pool::{Block, PoolCore};
 use crate::repr::DeviceRepr;
@@ -153,7 +153,7 @@ unsafe impl Sync for Job {}
 pub struct Staging<'a> {
     ctx: &'a Context,
     st: &'a ContextStaging,
-    pinned: Vec<Block>,
+    pinned: Vec<(Block, Box<StreamUses>)>,
     uploads: Vec<Job>,
     downloads: Vec<Job>,
     queued: bool,
@@ -188,8 +188,8 @@ impl<'a> Staging<'a> {
         device.device_view_mut().write_on(&self.st.stream)?;
         // Only staging uses the pinned pool, and it waits for its stream before giving a block
         // back: no use is outstanding.
-        let (block, _idle) = self.st.pinned.allocate(bytes, "staging")?;
-        self.pinned.push(block);
+        let (block, record) = self.st.pinned.allocate(bytes, "staging")?;
+        self.pinned.push((block, record));
         let job = Job {
             host,
             pinned: block.addr as *mut u8,
@@ -385,9 +385,9 @@ impl Drop for Staging<'_> {
         // Copies still queued read or write the pinned blocks; they must end before the
         // blocks can serve another call. The error, if any, was or will be reported.
         self.settle();
-        for &block in &self.pinned {
+        for (block, record) in self.pinned.drain(..) {
             // SAFETY: each block came from this pool, is returned once, and no copy uses it.
-            unsafe { self.st.pinned.release(block, UseSet::default()) };
+            unsafe { self.st.pinned.release(block, record) };
         }
     }
 }
