@@ -8,7 +8,7 @@
 
 Every path a file names is resolved to the module (file) that defines it: `use` trees,
 `crate::`, `super::` and `$crate::` paths in code and macros. A file's own `#[cfg(test)]` test
-module does not count (tests may use anything), and `mod x;` counts as the parent using x.
+module, inline or in its own file, does not count (tests may use anything), and `mod x;` counts as the parent using x.
 Paths through the crate root (`crate::Context`, the re-exports of lib.rs) count as using the
 root, which declares everything: inside the crate, name an item by the module that defines it.
 
@@ -73,8 +73,12 @@ def strip(text):
     return "".join(out)
 
 
+TEST_MOD = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\s*;")
+
+
 def without_test_modules(text):
-    """The text without `#[cfg(test)] mod name { ... }` blocks."""
+    """The text without `#[cfg(test)] mod name { ... }` blocks and `#[cfg(test)] mod name;`."""
+    text = TEST_MOD.sub("", text)
     while True:
         m = re.search(r"#\[cfg\(test\)\]\s*(pub(\([^)]*\))?\s+)?mod\s+\w+\s*\{", text)
         if not m:
@@ -158,8 +162,15 @@ def resolve(path, here, modules):
     return best
 
 
+# Files of the crate root other than lib.rs: the public API's front (the prelude, what the
+# macro's generated code calls).
+ROOT_FILES = {"prelude", "private"}
+
+
 def layer(mod):
     top = mod[0] if mod else "crate"
+    if top in ROOT_FILES:
+        top = "crate"
     return LAYERS.index(top) if top in LAYERS else None
 
 
@@ -170,6 +181,10 @@ def main():
             if n.endswith(".rs"):
                 p = os.path.join(d, n)
                 files[module_of(p)] = p
+    # Test modules in their own files (`#[cfg(test)] mod tests;`) do not count either.
+    for mod, path in list(files.items()):
+        for m in TEST_MOD.finditer(strip(open(path, encoding="utf-8").read())):
+            files.pop(mod + (m.group(1),), None)
     modules = set(files)
     edges = defaultdict(set)
     for mod, path in files.items():
@@ -247,6 +262,7 @@ def print_graph(edges):
     for a, targets in edges.items():
         for b in targets:
             ta, tb = (a[0] if a else "crate"), (b[0] if b else "crate")
+            ta, tb = ("crate" if ta in ROOT_FILES else ta), ("crate" if tb in ROOT_FILES else tb)
             if ta != tb:
                 counts[(ta, tb)] += 1
     print("imports between layers (module pairs):")

@@ -263,7 +263,7 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
         let lowered = &r.lowered;
         let kind = if cubin { quote!(Cubin) } else { quote!(Ptx) };
         out.images.push(quote! {
-            ::gpu_runtime::EmbeddedImage::new(::gpu_runtime::ImageKind::#kind, #n, #bytes, &[#(#lowered),*])
+            ::gpu_runtime::__private::EmbeddedImage::new(::gpu_runtime::__private::ImageKind::#kind, #n, #bytes, &[#(#lowered),*])
         });
     }
     Ok(out)

@@ -122,7 +122,7 @@ fn len_checks(args: &[RustArg]) -> TokenStream {
             let expr_str = quote!(#expr).to_string();
             let widened = widen_len_expr(quote!(#expr), &scalars);
             Some(quote_spanned! {expr.span()=>
-                self.function.check_len(
+                #rt::__private::check_len(&self.function,
                     #name_str,
                     #view.len(),
                     #expr_str,
@@ -147,11 +147,11 @@ fn launch_body(args: &[RustArg]) -> TokenStream {
         match &arg.kind {
             RustType::Slice { elem, mutable: false } => {
                 views.push(quote!(let #view = #rt::DeviceRead::<#elem>::device_view(&*#name);));
-                packs.push(quote!(let #slot = self.function.read_arg(&#view, __stream)?;));
+                packs.push(quote!(let #slot = #rt::__private::read_arg(&self.function, &#view, __stream)?;));
             }
             RustType::Slice { elem, mutable: true } => {
                 views.push(quote!(let #view = #rt::DeviceWrite::<#elem>::device_view_mut(&mut *#name);));
-                packs.push(quote!(let #slot = self.function.write_arg(&#view, __stream)?;));
+                packs.push(quote!(let #slot = #rt::__private::write_arg(&self.function, &#view, __stream)?;));
             }
             RustType::Value(ty) => packs.push(quote! {
                 let #slot = #rt::__private::by_value::<#ty>(#name, __stream)?;
@@ -170,7 +170,7 @@ fn launch_body(args: &[RustArg]) -> TokenStream {
         // declaration one for one (count, order, size and constness); each slot lives until
         // launch_raw returns, the device buffers are borrowed for the whole call, and each use
         // was ordered on the stream (read_arg, write_arg, by_value).
-        unsafe { self.function.launch_raw(grid, block, __stream.raw(), &mut __params) }
+        unsafe { #rt::__private::launch(&self.function, grid, block, __stream, &mut __params) }
     }
 }
 
@@ -318,20 +318,20 @@ pub fn kernel_items(
             #[doc = #kernel_doc]
             #[derive(Clone, Debug)]
             pub struct Kernel #gen_decl {
-                function: #rt::Function,
+                function: #rt::driver::Function,
                 #phantom_field
             }
 
             /// The CUDA source this kernel comes from: `source().compile(target)` compiles it
             /// with NVRTC without a GPU, e.g. to test that it builds.
-            pub fn source() -> &'static #rt::ModuleSource {
+            pub fn source() -> &'static #rt::__private::ModuleSource {
                 &#source_path
             }
 
             /// Compiles the source and loads it on the first call in a context; afterwards, a
             /// cache lookup by address.
             pub fn prepare #gen_decl (ctx: &#rt::Context) -> #rt::Result<Kernel #gen_use> {
-                #rt::Function::prepare(ctx, &#source_path, #index_expr).map(|function| Kernel { function, #phantom_init })
+                #rt::__private::prepare(ctx, &#source_path, #index_expr).map(|function| Kernel { function, #phantom_init })
             }
 
             impl #gen_decl Kernel #gen_use {
@@ -342,20 +342,20 @@ pub fn kernel_items(
                 }
 
                 /// The untyped function handle underneath.
-                pub fn function(&self) -> &#rt::Function {
+                pub fn function(&self) -> &#rt::driver::Function {
                     &self.function
                 }
 
                 /// Launches on the legacy default stream with device arguments; returns without
                 /// waiting for the kernel.
                 pub fn prepared_call(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#dev_params),*) -> #rt::Result<()> {
-                    self.launch_on(grid.into(), block.into(), self.function.legacy_stream(), #(#names),*)
+                    self.launch_on(grid.into(), block.into(), #rt::__private::legacy_stream(&self.function), #(#names),*)
                 }
 
                 /// Launches on `stream` with device arguments; returns without waiting. Buffers
                 /// last used on other streams are waited for on the GPU first.
                 pub fn prepared_async_call(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, stream: &#rt::Stream, #(#dev_params),*) -> #rt::Result<()> {
-                    let stream = self.function.stream_arg(stream)?;
+                    let stream = #rt::__private::stream_arg(&self.function, stream)?;
                     self.launch_on(grid.into(), block.into(), stream, #(#names),*)
                 }
 
@@ -363,7 +363,7 @@ pub fn kernel_items(
                 /// kernel took, measured with events.
                 pub fn prepared_timed_call(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#dev_params),*) -> #rt::Result<::std::time::Duration> {
                     let (grid, block) = (grid.into(), block.into());
-                    self.function.timed(|| self.launch_on(grid, block, self.function.legacy_stream(), #(#names),*))
+                    #rt::__private::timed(&self.function, || self.launch_on(grid, block, #rt::__private::legacy_stream(&self.function), #(#names),*))
                 }
 
                 #[doc = #call_doc]
@@ -404,7 +404,7 @@ pub fn source_static(
     };
     quote! {
         #[doc(hidden)]
-        pub static #ident: #rt::ModuleSource = #rt::ModuleSource::new(#file_name, #text, &[#(#kernels),*], &[#(#options),*])#with_images;
+        pub static #ident: #rt::__private::ModuleSource = #rt::__private::ModuleSource::new(#file_name, #text, &[#(#kernels),*], &[#(#options),*])#with_images;
     }
 }
 
@@ -426,7 +426,7 @@ fn global_type(g: &gpu_cdecl::GlobalDecl) -> Option<(TokenStream, bool)> {
         gpu_cdecl::CType::Named(n) => match crate::vector::rust_name(n) {
             Some(v) => {
                 let t: Ident = syn::parse_str(&v).ok()?;
-                (quote!(#rt::#t), false)
+                (quote!(#rt::types::#t), false)
             }
             None => (quote!(T), true),
         },
@@ -460,7 +460,7 @@ pub fn globals(source: &str) -> TokenStream {
             fns.push(quote! {
                 #[doc = #why]
                 #[deprecated(note = #why)]
-                pub fn #ident(_ctx: &#rt::Context) -> #rt::Result<#rt::Global<()>> {
+                pub fn #ident(_ctx: &#rt::Context) -> #rt::Result<#rt::driver::Global<()>> {
                     ::core::result::Result::Err(#rt::Error::InvalidArgument { operation: #operation, detail: #why.into() })
                 }
             });
@@ -490,8 +490,8 @@ pub fn globals(source: &str) -> TokenStream {
         };
         fns.push(quote! {
             #[doc = #doc]
-            #generics(ctx: &#rt::Context) -> #rt::Result<#rt::Global<#ty>> {
-                #rt::Global::lookup(ctx, &super::__GPU_RUNTIME_SOURCE, #name)
+            #generics(ctx: &#rt::Context) -> #rt::Result<#rt::driver::Global<#ty>> {
+                #rt::__private::global(ctx, &super::__GPU_RUNTIME_SOURCE, #name)
             }
         });
     }

@@ -55,13 +55,13 @@ fn source_static(
             .iter()
             .filter(|k| gpu_cdecl::find_kernel(&p.text, k).is_ok())
             .collect();
-        quote!(::gpu_runtime::SourcePart::new(#name, #text, &[#(#declared),*]))
+        quote!(::gpu_runtime::__private::SourcePart::new(#name, #text, &[#(#declared),*]))
     });
     let file = format!("{module_name}.cu");
     quote! {
         #[doc(hidden)]
         pub static #ident: ::gpu_runtime::ModuleSource =
-            ::gpu_runtime::ModuleSource::linked(#file, &[#(#parts),*], &[#(#kernels),*], &[#(#options),*]);
+            ::gpu_runtime::__private::ModuleSource::linked(#file, &[#(#parts),*], &[#(#kernels),*], &[#(#options),*]);
     }
 }
 

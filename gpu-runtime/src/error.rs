@@ -254,30 +254,6 @@ impl fmt::Debug for Error {
 }
 
 impl Error {
-    /// Builds [`Error::Driver`] from a failed driver call.
-    pub(crate) fn driver(call: &'static str, code: CUresult) -> Self {
-        // The enum's variant name is the driver's symbolic name; asking the driver for its
-        // description is only possible once the driver library is loaded.
-        let name = format!("{code:?}");
-        let description = if crate::driver::is_loaded() {
-            cudarc::driver::DriverError(code)
-                .error_string()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_else(|_| "unknown error".to_owned())
-        } else {
-            "the CUDA driver is not loaded".to_owned()
-        };
-        if is_sticky(code as u32) {
-            crate::context::record_fault(call, code as u32, &name, &description);
-        }
-        Error::Driver {
-            call,
-            code: code as u32,
-            name,
-            description,
-        }
-    }
-
     /// True for `CUDA_ERROR_OUT_OF_MEMORY` (PyCUDA's `MemoryError`).
     pub fn is_out_of_memory(&self) -> bool {
         matches!(self, Error::Driver { code, .. } if *code == CUresult::CUDA_ERROR_OUT_OF_MEMORY as u32)
@@ -292,16 +268,6 @@ impl Error {
             Error::ContextPoisoned { .. } => true,
             _ => false,
         }
-    }
-}
-
-/// Turns a `CUresult` into `Result<()>`, naming the call that produced it.
-#[inline]
-pub(crate) fn check(call: &'static str, code: CUresult) -> Result<()> {
-    if code == CUresult::CUDA_SUCCESS {
-        Ok(())
-    } else {
-        Err(Error::driver(call, code))
     }
 }
 
@@ -481,7 +447,7 @@ mod tests {
 
     #[test]
     fn driver_error_names_the_call_and_code() {
-        let e = Error::driver("cuMemAlloc", CUresult::CUDA_ERROR_OUT_OF_MEMORY);
+        let e = crate::driver::result::driver_error("cuMemAlloc", CUresult::CUDA_ERROR_OUT_OF_MEMORY);
         assert!(e.is_out_of_memory());
         assert!(!e.is_launch_failure());
         let s = e.to_string();

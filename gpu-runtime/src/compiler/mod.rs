@@ -1,0 +1,24 @@
+//! From CUDA C to loadable images, without a GPU or a context (PyCUDA's `pycuda.compiler`):
+//! NVRTC and nvcc, headers, linking several sources, the on-disk compile cache, and images
+//! compiled ahead of time. A context loads what this module produces (`driver`).
+
+pub(crate) mod build_dir;
+pub mod cache;
+pub(crate) mod embedded;
+pub(crate) mod headers;
+pub mod layout;
+pub(crate) mod link;
+pub(crate) mod nvcc;
+pub(crate) mod nvjitlink;
+pub(crate) mod nvrtc;
+pub(crate) mod source;
+pub(crate) mod source_module;
+pub(crate) mod target;
+pub(crate) mod toolchain;
+
+pub use cache::{CacheKey, CacheStatus};
+pub use embedded::{pick_embedded, EmbeddedImage, ImageKind};
+pub use link::{linker_available, DynamicModule, LinkInput};
+pub use nvrtc::{compile, nvrtc_version, supported_archs, CompiledModule, Target};
+pub use source::{ModuleSource, SourcePart};
+pub use source_module::{CompileReport, Compiler, SourceModule};

@@ -1,0 +1,241 @@
+//! Compiling CUDA C with NVRTC: to a cubin for the device's own architecture when NVRTC knows
+//! it, else to PTX that the driver compiles when it loads the module.
+//!
+//! Kernels are found through NVRTC *name expressions*, so a kernel works whether or not the
+//! source wraps it in `extern "C"`, and C++ name mangling never leaks to the user.
+
+use std::ffi::{c_char, c_int, CStr, CString};
+use std::sync::OnceLock;
+
+use cudarc::nvrtc::sys::{self, nvrtcResult};
+
+use crate::error::{CompileError, Error, Result};
+
+pub use crate::compiler::target::Target;
+
+impl Target {
+    /// The best target for a device of compute capability `cc`: a cubin for its exact
+    /// architecture when this NVRTC can produce one, else PTX for the newest architecture NVRTC
+    /// supports that the device can run.
+    pub fn for_device(cc: (u32, u32)) -> Result<Target> {
+        crate::compiler::target::choose_target(cc, &supported_archs()?)
+    }
+}
+
+/// The product of a compile: a loadable image and each requested kernel's symbol name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompiledModule {
+    /// The cubin, or the PTX text with a trailing NUL.
+    pub image: Vec<u8>,
+    /// What `image` holds.
+    pub target: Target,
+    /// For each requested kernel name, the symbol to look up in the loaded module.
+    pub lowered_names: Vec<String>,
+    /// NVRTC's log (warnings), empty when there were none.
+    pub log: String,
+}
+
+fn nvrtc_loaded() -> Result<()> {
+    static PRESENT: OnceLock<bool> = OnceLock::new();
+    // SAFETY: is_culib_present only tries to dlopen the library by name.
+    if *PRESENT.get_or_init(|| unsafe { sys::is_culib_present() }) {
+        Ok(())
+    } else {
+        Err(Error::NvrtcNotFound)
+    }
+}
+
+fn nvrtc_check(call: &'static str, r: nvrtcResult) -> Result<()> {
+    if r == nvrtcResult::NVRTC_SUCCESS {
+        return Ok(());
+    }
+    // SAFETY: nvrtcGetErrorString returns a static string for any result code.
+    let message = unsafe { CStr::from_ptr(sys::nvrtcGetErrorString(r)) }
+        .to_string_lossy()
+        .into_owned();
+    Err(Error::Nvrtc { call, message })
+}
+
+/// NVRTC's version as `(major, minor)`.
+pub fn nvrtc_version() -> Result<(u32, u32)> {
+    nvrtc_loaded()?;
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: valid out-pointers.
+    nvrtc_check("nvrtcVersion", unsafe {
+        sys::nvrtcVersion(&mut major, &mut minor)
+    })?;
+    Ok((major as u32, minor as u32))
+}
+
+/// The `sm_XY` architectures this NVRTC can compile for, as `XY` numbers (e.g. `90`).
+pub fn supported_archs() -> Result<Vec<u32>> {
+    nvrtc_loaded()?;
+    let mut n: c_int = 0;
+    // SAFETY: valid out-pointer.
+    nvrtc_check("nvrtcGetNumSupportedArchs", unsafe {
+        sys::nvrtcGetNumSupportedArchs(&mut n)
+    })?;
+    let mut archs = vec![0 as c_int; n.max(0) as usize];
+    // SAFETY: archs has room for the n entries NVRTC reported.
+    nvrtc_check("nvrtcGetSupportedArchs", unsafe {
+        sys::nvrtcGetSupportedArchs(archs.as_mut_ptr())
+    })?;
+    Ok(archs.into_iter().map(|a| a as u32).collect())
+}
+
+/// Owns an `nvrtcProgram` so that every exit path destroys it.
+struct Program(sys::nvrtcProgram);
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        // SAFETY: the program was created by nvrtcCreateProgram and is destroyed once.
+        unsafe {
+            sys::nvrtcDestroyProgram(&mut self.0);
+        }
+    }
+}
+
+fn cstring(what: &'static str, s: &str) -> Result<CString> {
+    CString::new(s).map_err(|_| Error::Nvrtc {
+        call: what,
+        message: format!("{what} contains a NUL byte"),
+    })
+}
+
+/// Compiles `source` for `target` with NVRTC and resolves the symbol of each kernel in
+/// `kernels`. `source_name` is the file name the log reports lines against (e.g. `axpy.cu`).
+///
+/// Every compile sees the CUDA headers (a toolkit's from `GPU_RUNTIME_CUDA_INCLUDE`,
+/// `$CUDA_PATH/include`, `$CUDA_HOME/include` or `/usr/local/cuda/include`, else the copy
+/// NVRTC carries, installed once under `~/.cache/gpu-runtime`) and built-in `stdio.h`/`cstdio`,
+/// `stdint.h`/`cstdint`, `stddef.h`/`cstddef` and `math.h`/`cmath`. A header found nowhere is
+/// a [`CompileError`] whose log names it and the directories searched.
+///
+/// Needs NVRTC but no GPU.
+pub fn compile(
+    source: &str,
+    source_name: &str,
+    kernels: &[&str],
+    options: &[&str],
+    target: Target,
+) -> Result<CompiledModule> {
+    nvrtc_loaded()?;
+    let c_source = cstring("the CUDA source", source)?;
+    let c_name = cstring("the source name", source_name)?;
+    let headers = crate::compiler::headers::headers();
+    let mut raw = std::ptr::null_mut();
+    // SAFETY: valid out-pointer and NUL-terminated strings; the headers' pointer arrays hold
+    // `count()` NUL-terminated strings each, alive for the whole process.
+    nvrtc_check("nvrtcCreateProgram", unsafe {
+        sys::nvrtcCreateProgram(
+            &mut raw,
+            c_source.as_ptr(),
+            c_name.as_ptr(),
+            headers.count() as c_int,
+            headers.contents(),
+            headers.names(),
+        )
+    })?;
+    let program = Program(raw);
+
+    let c_kernels = kernels
+        .iter()
+        .map(|k| cstring("a kernel name", k))
+        .collect::<Result<Vec<_>>>()?;
+    for k in &c_kernels {
+        // SAFETY: the program is live and k is NUL-terminated.
+        nvrtc_check("nvrtcAddNameExpression", unsafe {
+            sys::nvrtcAddNameExpression(program.0, k.as_ptr())
+        })?;
+    }
+
+    let mut all_options: Vec<String> = vec![target.arch_option()];
+    all_options.extend(options.iter().map(|o| o.to_string()));
+    all_options.extend(headers.options.iter().cloned());
+    let c_options = all_options
+        .iter()
+        .map(|o| cstring("a compiler option", o))
+        .collect::<Result<Vec<_>>>()?;
+    let option_ptrs: Vec<*const c_char> = c_options.iter().map(|o| o.as_ptr()).collect();
+    // SAFETY: option_ptrs holds option_ptrs.len() NUL-terminated strings that outlive the call.
+    let status =
+        unsafe { sys::nvrtcCompileProgram(program.0, option_ptrs.len() as c_int, option_ptrs.as_ptr()) };
+    let mut log = program_log(&program)?;
+    if status == nvrtcResult::NVRTC_ERROR_COMPILATION {
+        if let Some(note) = headers.missing_note(&log) {
+            log = format!("{log}\n{note}");
+        }
+        let (major, minor) = nvrtc_version()?;
+        return Err(Error::Compile(CompileError {
+            compiler: format!("NVRTC {major}.{minor}"),
+            options: all_options,
+            source_name: source_name.to_owned(),
+            log,
+            source_code: source.to_owned(),
+        }));
+    }
+    nvrtc_check("nvrtcCompileProgram", status)?;
+
+    let mut lowered_names = Vec::with_capacity(kernels.len());
+    for k in &c_kernels {
+        let mut lowered: *const c_char = std::ptr::null();
+        // SAFETY: the program compiled and k was added as a name expression before compiling.
+        nvrtc_check("nvrtcGetLoweredName", unsafe {
+            sys::nvrtcGetLoweredName(program.0, k.as_ptr(), &mut lowered)
+        })?;
+        // SAFETY: NVRTC returns a NUL-terminated string owned by the program, still live here.
+        lowered_names.push(unsafe { CStr::from_ptr(lowered) }.to_string_lossy().into_owned());
+    }
+
+    let image = match target {
+        Target::Cubin { .. } => {
+            let mut size = 0;
+            // SAFETY: valid out-pointer; the program compiled.
+            nvrtc_check("nvrtcGetCUBINSize", unsafe {
+                sys::nvrtcGetCUBINSize(program.0, &mut size)
+            })?;
+            let mut image = vec![0u8; size];
+            // SAFETY: image has the size NVRTC reported.
+            nvrtc_check("nvrtcGetCUBIN", unsafe {
+                sys::nvrtcGetCUBIN(program.0, image.as_mut_ptr().cast())
+            })?;
+            image
+        }
+        Target::Ptx { .. } => {
+            let mut size = 0;
+            // SAFETY: valid out-pointer; the program compiled.
+            nvrtc_check("nvrtcGetPTXSize", unsafe {
+                sys::nvrtcGetPTXSize(program.0, &mut size)
+            })?;
+            // The size includes the trailing NUL, which cuModuleLoadData needs for PTX.
+            let mut image = vec![0u8; size];
+            // SAFETY: image has the size NVRTC reported.
+            nvrtc_check("nvrtcGetPTX", unsafe {
+                sys::nvrtcGetPTX(program.0, image.as_mut_ptr().cast())
+            })?;
+            image
+        }
+    };
+    Ok(CompiledModule {
+        image,
+        target,
+        lowered_names,
+        log,
+    })
+}
+
+fn program_log(program: &Program) -> Result<String> {
+    let mut size = 0;
+    // SAFETY: valid out-pointer; the program is live.
+    nvrtc_check("nvrtcGetProgramLogSize", unsafe {
+        sys::nvrtcGetProgramLogSize(program.0, &mut size)
+    })?;
+    let mut log = vec![0u8; size.max(1)];
+    // SAFETY: log has the size NVRTC reported (at least one byte for the NUL).
+    nvrtc_check("nvrtcGetProgramLog", unsafe {
+        sys::nvrtcGetProgramLog(program.0, log.as_mut_ptr().cast())
+    })?;
+    let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+    log.truncate(end);
+    Ok(String::from_utf8_lossy(&log).trim_end().to_owned())
+}

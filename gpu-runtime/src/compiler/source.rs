@@ -1,0 +1,158 @@
+//! A CUDA C source as the `#[kernel]` macro knows it at compile time: the text, the kernels to
+//! take from it, the options, and images compiled ahead of time. Compiling it needs NVRTC, not
+//! a GPU; a context loads it (`driver::module::cache`).
+
+use crate::compiler::embedded::EmbeddedImage;
+use crate::compiler::nvrtc::{self, Target};
+use crate::error::{Error, Result};
+
+/// A CUDA C source known at compile time, and the kernels to take from it.
+///
+/// The `#[kernel]` macro emits one `static` of this type per source; its address identifies the
+/// module in each context's cache, so preparing a kernel never hashes the source.
+#[derive(Debug)]
+pub struct ModuleSource {
+    name: &'static str,
+    source: &'static str,
+    kernels: &'static [&'static str],
+    options: &'static [&'static str],
+    /// For a module linked from several sources: the sources (`source` is then empty).
+    parts: &'static [SourcePart],
+    /// Images compiled at build time (`embed = [...]`), tried before compiling.
+    images: &'static [EmbeddedImage],
+}
+
+/// One source of a module linked from several (see [`ModuleSource::linked`]).
+#[derive(Debug)]
+pub struct SourcePart {
+    name: &'static str,
+    source: &'static str,
+    kernels: &'static [&'static str],
+}
+
+impl SourcePart {
+    /// A source named `name`, its text, and the kernels of the module it declares.
+    pub const fn new(
+        name: &'static str,
+        source: &'static str,
+        kernels: &'static [&'static str],
+    ) -> SourcePart {
+        SourcePart {
+            name,
+            source,
+            kernels,
+        }
+    }
+}
+
+impl ModuleSource {
+    /// A source named `name` (used in compiler messages, e.g. `axpy.cu`), its text, the
+    /// `__global__` functions to load from it, and extra NVRTC options.
+    pub const fn new(
+        name: &'static str,
+        source: &'static str,
+        kernels: &'static [&'static str],
+        options: &'static [&'static str],
+    ) -> ModuleSource {
+        ModuleSource {
+            name,
+            source,
+            kernels,
+            options,
+            parts: &[],
+            images: &[],
+        }
+    }
+
+    /// A module linked from several sources compiled as relocatable device code (with the
+    /// device runtime `cudadevrt` when it is found, for kernels that launch kernels). `kernels`
+    /// lists every kernel of the module in order; each part lists those it declares, in the
+    /// same order.
+    pub const fn linked(
+        name: &'static str,
+        parts: &'static [SourcePart],
+        kernels: &'static [&'static str],
+        options: &'static [&'static str],
+    ) -> ModuleSource {
+        ModuleSource {
+            name,
+            source: "",
+            kernels,
+            options,
+            parts,
+            images: &[],
+        }
+    }
+
+    /// The same source with images compiled ahead of time (`#[kernel(…, embed = […])]`):
+    /// loading picks the best one for the device and compiles the source only when none fits.
+    pub const fn with_images(self, images: &'static [EmbeddedImage]) -> ModuleSource {
+        ModuleSource { images, ..self }
+    }
+
+    /// The images embedded ahead of time, if any.
+    pub fn images(&self) -> &'static [EmbeddedImage] {
+        self.images
+    }
+
+    /// The CUDA C source text.
+    pub fn source(&self) -> &'static str {
+        self.source
+    }
+
+    /// The kernels taken from the source, in the order `Function::prepare` indexes them.
+    pub fn kernels(&self) -> &'static [&'static str] {
+        self.kernels
+    }
+
+    /// The file name compiler messages use, e.g. `axpy.cu`.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The extra compiler options given with the source.
+    pub fn options(&self) -> &'static [&'static str] {
+        self.options
+    }
+
+    /// True when the module is linked from several sources (`#[kernel(files = [...])]`).
+    pub(crate) fn is_linked(&self) -> bool {
+        !self.parts.is_empty()
+    }
+
+    /// Compiles the source for `target` without loading it: needs NVRTC, not a GPU.
+    pub fn compile(&self, target: Target) -> Result<nvrtc::CompiledModule> {
+        if self.parts.is_empty() {
+            return nvrtc::compile(self.source, self.name, self.kernels, self.options, target);
+        }
+        let cc = match target {
+            Target::Cubin { major, minor } | Target::Ptx { major, minor } => (major, minor),
+        };
+        let mut m = crate::compiler::link::DynamicModule::new();
+        for p in self.parts {
+            m.add_source(p.source, p.name, p.kernels, self.options);
+        }
+        // Only kernels that launch kernels need the device runtime; without it they fail to
+        // link with a message that says so.
+        let _ = m.add_stdlib("cudadevrt");
+        let mut compiled = m.link_image(target, cc)?;
+        // Put the lowered names in the order of `kernels`.
+        let order: Vec<&str> = self
+            .parts
+            .iter()
+            .flat_map(|p| p.kernels.iter().copied())
+            .collect();
+        let mut lowered = Vec::with_capacity(self.kernels.len());
+        for k in self.kernels {
+            let i = order
+                .iter()
+                .position(|o| o == k)
+                .ok_or_else(|| Error::KernelNotFound {
+                    name: (*k).to_owned(),
+                })?;
+            lowered.push(compiled.lowered_names[i].clone());
+        }
+        compiled.lowered_names = lowered;
+        Ok(compiled)
+    }
+}

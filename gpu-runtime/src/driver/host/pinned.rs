@@ -1,0 +1,529 @@
+//! Page-locked (pinned) host memory: arrays allocated pinned, a pool of them, and pinning an
+//! existing array in place (PyCUDA's `pagelocked_empty`, `PageLockedMemoryPool`,
+//! `register_host_memory`). The driver copies pinned memory by DMA, at full bus speed.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use cudarc::driver::sys;
+use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder};
+
+use crate::driver::context::core::Context;
+use crate::driver::context::link::ContextLink;
+use crate::driver::host::arrays::{host_array_common, shape_bytes, shape_like, RawHost};
+use crate::driver::host::page_locked::{
+    sealed::Sealed, LockedHost, LockedHostMut, PageLocked, PageLockedMut,
+};
+use crate::driver::memory::pool_core::{Block, PoolCore, RawAllocator};
+use crate::driver::memory::view::{DeviceView, DeviceViewMut};
+use crate::driver::ordering::{Release, StreamUses, UseSet};
+use crate::driver::result::check;
+use crate::error::{Error, Result};
+use crate::types::repr::DeviceRepr;
+
+/// Flags for page-locked allocations (PyCUDA's `host_alloc_flags`), combined with `|`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct HostAllocFlags(u32);
+
+impl HostAllocFlags {
+    /// No flags: pinned memory for this context.
+    pub const NONE: HostAllocFlags = HostAllocFlags(0);
+    /// Pinned for every context, not only the one it was allocated in (`CU_MEMHOSTALLOC_PORTABLE`).
+    pub const PORTABLE: HostAllocFlags = HostAllocFlags(sys::CU_MEMHOSTALLOC_PORTABLE);
+    /// Mapped into the device's address space, so kernels can read and write it directly
+    /// (`CU_MEMHOSTALLOC_DEVICEMAP`); see [`PinnedArray::mapped`].
+    pub const DEVICE_MAP: HostAllocFlags = HostAllocFlags(sys::CU_MEMHOSTALLOC_DEVICEMAP);
+    /// Write-combined: faster to copy to the device, very slow for the host to read
+    /// (`CU_MEMHOSTALLOC_WRITECOMBINED`).
+    pub const WRITE_COMBINED: HostAllocFlags = HostAllocFlags(sys::CU_MEMHOSTALLOC_WRITECOMBINED);
+
+    /// The raw bits.
+    pub fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// True when every flag of `other` is set here.
+    pub fn contains(self, other: HostAllocFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl std::ops::BitOr for HostAllocFlags {
+    type Output = HostAllocFlags;
+    fn bitor(self, rhs: HostAllocFlags) -> HostAllocFlags {
+        HostAllocFlags(self.0 | rhs.0)
+    }
+}
+
+/// `cuMemHostAlloc` of `bytes` with `flags` in `ctx`, giving back what the context holds and
+/// retrying once on out-of-memory.
+fn alloc_pinned(ctx: &Context, bytes: usize, flags: HostAllocFlags) -> Result<u64> {
+    if bytes == 0 {
+        return Ok(0);
+    }
+    crate::driver::context::core::alloc_or_reclaim(&ctx.inner, || {
+        ctx.bind()?;
+        let mut p: *mut c_void = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the context is current.
+        check("cuMemHostAlloc", unsafe {
+            sys::cuMemHostAlloc(&mut p, bytes, flags.0)
+        })?;
+        Ok(p as u64)
+    })
+}
+
+/// `cuMemHostAlloc` / `cuMemFreeHost` with fixed flags, frees ordered after the work on the
+/// block.
+pub(crate) struct PinnedAllocator {
+    ctx: ContextLink,
+    flags: HostAllocFlags,
+}
+
+impl PinnedAllocator {
+    pub(crate) fn new(ctx: ContextLink, flags: HostAllocFlags) -> Self {
+        PinnedAllocator { ctx, flags }
+    }
+}
+
+impl RawAllocator for PinnedAllocator {
+    fn allocate(&self, bytes: usize) -> Result<u64> {
+        self.ctx.with(|ctx| alloc_pinned(ctx, bytes, self.flags))
+    }
+
+    unsafe fn free_after(&self, addr: u64, _bytes: usize, uses: UseSet) {
+        if addr != 0 {
+            self.ctx
+                .release_after(uses, Release::HostMemory(addr as *mut c_void));
+        }
+    }
+
+    fn reclaim(&self) {
+        self.ctx.reclaim();
+    }
+}
+
+pub(crate) type PinnedPoolCore = PoolCore<PinnedAllocator>;
+
+enum Storage {
+    /// Allocated for this array alone; freed with `cuMemFreeHost`.
+    Own,
+    /// A block of a [`PageLockedMemoryPool`], returned to it on drop.
+    Pooled(Arc<PinnedPoolCore>, Block),
+}
+
+/// A host array in page-locked memory (PyCUDA's `pagelocked_empty`): copies to and from the
+/// device run by DMA at full speed, and asynchronously. Freed (or returned to its pool) when
+/// dropped.
+///
+/// Asynchronous copies ([`memcpy_htod_async`](crate::memcpy_htod_async),
+/// [`memcpy_dtoh_async`](crate::memcpy_dtoh_async)) and kernels given its [`mapped`](Self::mapped)
+/// memory use it while the host goes on; every host access (`view`, `view_mut`, the slices)
+/// first waits for the GPU writes to it to finish (for a writable access, for every GPU use),
+/// and its memory is freed only after them.
+///
+/// ```no_run
+/// # fn main() -> gpu_runtime::Result<()> {
+/// use gpu_runtime::{Context, HostAllocFlags};
+/// let ctx = Context::default()?;
+/// let mut a = ctx.pagelocked_zeros::<f32, _>((1024, 1024), HostAllocFlags::NONE)?;
+/// a.view_mut().fill(1.5);
+/// let d = ctx.to_device(&a)?; // a DMA copy
+/// # Ok(()) }
+/// ```
+pub struct PinnedArray<T: DeviceRepr, D: Dimension> {
+    raw: RawHost<T, D>,
+    flags: HostAllocFlags,
+    ctx: Context,
+    storage: Storage,
+    /// Boxed, so that a pool hands the record on with the block by moving a pointer.
+    uses: Box<StreamUses>,
+}
+
+host_array_common!(PinnedArray);
+
+impl<T: DeviceRepr, D: Dimension> PinnedArray<T, D> {
+    /// An array over a block of a page-locked pool, with the record of the uses its previous
+    /// owners left outstanding; the block goes back to `pool` when the array is dropped.
+    pub(crate) fn from_pool_block(
+        pool: Arc<PinnedPoolCore>,
+        block: Block,
+        uses: Box<StreamUses>,
+        shape: ndarray::Shape<D>,
+        len: usize,
+        flags: HostAllocFlags,
+        ctx: &Context,
+    ) -> PinnedArray<T, D> {
+        PinnedArray {
+            raw: RawHost::new(block.addr as *mut T, shape, len),
+            flags,
+            ctx: ctx.clone(),
+            storage: Storage::Pooled(pool, block),
+            uses,
+        }
+    }
+
+    fn gpu_done(&self, write: bool) {
+        // Errors are a failed context's, whose work has ended.
+        let _ = if write {
+            self.uses.host_write()
+        } else {
+            self.uses.host_read()
+        };
+    }
+
+    /// The flags the memory was allocated with.
+    pub fn flags(&self) -> HostAllocFlags {
+        self.flags
+    }
+
+    /// The device address of mapped memory (PyCUDA's `get_device_pointer`): allocated with
+    /// [`HostAllocFlags::DEVICE_MAP`], else [`Error::NotMapped`].
+    pub fn device_ptr(&self) -> Result<sys::CUdeviceptr> {
+        mapped_device_ptr(
+            &self.ctx,
+            self.flags.contains(HostAllocFlags::DEVICE_MAP),
+            self.raw.ptr.as_ptr().cast(),
+            self.raw.len,
+        )
+    }
+
+    /// The mapped memory as a read-only kernel argument: kernels read the host memory over the
+    /// bus, with no copy.
+    pub fn mapped(&self) -> Result<DeviceView<'_, T>> {
+        Ok(DeviceView::tracked(
+            self.device_ptr()?,
+            self.raw.len,
+            &self.ctx,
+            &self.uses,
+        ))
+    }
+
+    /// The mapped memory as a writable kernel argument. The host's next access waits for the
+    /// kernels that write it.
+    pub fn mapped_mut(&mut self) -> Result<DeviceViewMut<'_, T>> {
+        Ok(DeviceViewMut::tracked(
+            self.device_ptr()?,
+            self.raw.len,
+            &self.ctx,
+            &self.uses,
+        ))
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> Sealed for PinnedArray<T, D> {}
+
+impl<T: DeviceRepr, D: Dimension> PageLocked<T> for PinnedArray<T, D> {
+    fn locked(&self) -> LockedHost<'_, T> {
+        LockedHost {
+            ptr: self.raw.ptr.as_ptr(),
+            len: self.raw.len,
+            uses: &self.uses,
+        }
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> PageLockedMut<T> for PinnedArray<T, D> {
+    fn locked_mut(&mut self) -> LockedHostMut<'_, T> {
+        LockedHostMut {
+            ptr: self.raw.ptr.as_ptr(),
+            len: self.raw.len,
+            uses: &self.uses,
+        }
+    }
+}
+
+pub(crate) fn mapped_device_ptr(
+    ctx: &Context,
+    mapped: bool,
+    host: *mut c_void,
+    len: usize,
+) -> Result<sys::CUdeviceptr> {
+    if !mapped {
+        return Err(Error::NotMapped);
+    }
+    if len == 0 {
+        return Ok(0);
+    }
+    ctx.bind()?;
+    let mut d = 0;
+    // SAFETY: host is the start of a live mapped allocation; valid out-pointer.
+    check("cuMemHostGetDevicePointer", unsafe {
+        sys::cuMemHostGetDevicePointer_v2(&mut d, host, 0)
+    })?;
+    Ok(d)
+}
+
+impl<T: DeviceRepr, D: Dimension> Drop for PinnedArray<T, D> {
+    fn drop(&mut self) {
+        match &self.storage {
+            Storage::Own => {
+                if self.raw.len > 0 {
+                    let uses = self.uses.take();
+                    // Freed once the copies and kernels that use it have finished.
+                    let what = Release::HostMemory(self.raw.ptr.as_ptr().cast());
+                    self.ctx.inner.graveyard.release_after(self.ctx.raw(), uses, what);
+                }
+            }
+            // SAFETY: the block came from this pool and is returned once, with the uses still
+            // outstanding on it.
+            Storage::Pooled(pool, block) => unsafe { pool.release(*block, std::mem::take(&mut self.uses)) },
+        }
+    }
+}
+
+impl Context {
+    /// A page-locked host array of `shape` (C order, or Fortran with `.f()`), contents
+    /// unspecified (PyCUDA's `pagelocked_empty`).
+    pub fn pagelocked_empty<T: DeviceRepr, Sh: ShapeBuilder>(
+        &self,
+        shape: Sh,
+        flags: HostAllocFlags,
+    ) -> Result<PinnedArray<T, Sh::Dim>>
+    where
+        Sh::Dim: Dimension,
+    {
+        let (shape, len, bytes) = shape_bytes::<T, _>(shape, "pagelocked_empty")?;
+        let addr = alloc_pinned(self, bytes, flags)?;
+        Ok(PinnedArray {
+            raw: RawHost::new(addr as *mut T, shape, len),
+            flags,
+            ctx: self.clone(),
+            storage: Storage::Own,
+            uses: Box::default(),
+        })
+    }
+
+    /// A zero-filled page-locked host array of `shape` (PyCUDA's `pagelocked_zeros`).
+    pub fn pagelocked_zeros<T: DeviceRepr, Sh: ShapeBuilder>(
+        &self,
+        shape: Sh,
+        flags: HostAllocFlags,
+    ) -> Result<PinnedArray<T, Sh::Dim>>
+    where
+        Sh::Dim: Dimension,
+    {
+        let mut a = self.pagelocked_empty(shape, flags)?;
+        zero(&mut a.raw);
+        Ok(a)
+    }
+
+    /// A page-locked array with the shape and memory order of `like`, contents unspecified.
+    pub fn pagelocked_empty_like<T: DeviceRepr, S: Data, D: Dimension>(
+        &self,
+        like: &ArrayBase<S, D>,
+        flags: HostAllocFlags,
+    ) -> Result<PinnedArray<T, D>> {
+        self.pagelocked_empty(shape_like(like), flags)
+    }
+
+    /// A zero-filled page-locked array with the shape and memory order of `like`.
+    pub fn pagelocked_zeros_like<T: DeviceRepr, S: Data, D: Dimension>(
+        &self,
+        like: &ArrayBase<S, D>,
+        flags: HostAllocFlags,
+    ) -> Result<PinnedArray<T, D>> {
+        self.pagelocked_zeros(shape_like(like), flags)
+    }
+
+    /// Page-locks an existing array in place (PyCUDA's `register_host_memory`); it is unlocked
+    /// when the returned value is dropped or [`RegisteredArray::into_inner`] gives it back.
+    /// The array must be contiguous (C or Fortran order).
+    pub fn register_host_memory<T: DeviceRepr, D: Dimension>(
+        &self,
+        array: Array<T, D>,
+        flags: HostRegisterFlags,
+    ) -> Result<RegisteredArray<T, D>> {
+        if array.as_slice_memory_order().is_none() {
+            return Err(Error::NotContiguous {
+                what: "register_host_memory",
+            });
+        }
+        let bytes = array.len() * std::mem::size_of::<T>();
+        if bytes > 0 {
+            self.bind()?;
+            // SAFETY: the range is the array's own live, contiguous storage; the array is owned
+            // by the returned value, so it is neither freed nor moved while registered.
+            check("cuMemHostRegister", unsafe {
+                sys::cuMemHostRegister_v2(array.as_ptr() as *mut c_void, bytes, flags.0)
+            })?;
+        }
+        Ok(RegisteredArray {
+            array: Some(array),
+            flags,
+            ctx: self.clone(),
+            uses: StreamUses::new(),
+        })
+    }
+}
+
+fn zero<T, D: Dimension>(raw: &mut RawHost<T, D>) {
+    // SAFETY: len elements at ptr belong to the array; all-zero bytes are a valid DeviceRepr.
+    unsafe { std::ptr::write_bytes(raw.ptr.as_ptr(), 0, raw.len) };
+}
+
+/// Flags for [`Context::register_host_memory`], combined with `|`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct HostRegisterFlags(u32);
+
+impl HostRegisterFlags {
+    /// The raw `CU_MEMHOSTREGISTER_*` bits.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// No flags.
+    pub const NONE: HostRegisterFlags = HostRegisterFlags(0);
+    /// Pinned for every context (`CU_MEMHOSTREGISTER_PORTABLE`).
+    pub const PORTABLE: HostRegisterFlags = HostRegisterFlags(sys::CU_MEMHOSTREGISTER_PORTABLE);
+    /// Mapped into the device's address space (`CU_MEMHOSTREGISTER_DEVICEMAP`).
+    pub const DEVICE_MAP: HostRegisterFlags = HostRegisterFlags(sys::CU_MEMHOSTREGISTER_DEVICEMAP);
+}
+
+impl std::ops::BitOr for HostRegisterFlags {
+    type Output = HostRegisterFlags;
+    fn bitor(self, rhs: HostRegisterFlags) -> HostRegisterFlags {
+        HostRegisterFlags(self.0 | rhs.0)
+    }
+}
+
+/// An `ndarray` array page-locked in place by [`Context::register_host_memory`]; unlocked on
+/// drop. Deref gives the array; it is host data like any array, and page-locked memory for
+/// asynchronous copies ([`PageLocked`]). Host access, unlocking and giving the array back
+/// wait for the GPU's uses of it first.
+pub struct RegisteredArray<T: DeviceRepr, D: Dimension> {
+    array: Option<Array<T, D>>,
+    flags: HostRegisterFlags,
+    ctx: Context,
+    uses: StreamUses,
+}
+
+impl<T: DeviceRepr, D: Dimension> RegisteredArray<T, D> {
+    /// Unlocks the memory and gives the array back, once the GPU has finished with it.
+    pub fn into_inner(mut self) -> Array<T, D> {
+        self.unregister();
+        match self.array.take() {
+            Some(a) => a,
+            None => unreachable!("the array is only taken here, and this consumes self"),
+        }
+    }
+
+    /// The device address of the array, when registered with
+    /// [`HostRegisterFlags::DEVICE_MAP`].
+    pub fn device_ptr(&self) -> Result<sys::CUdeviceptr> {
+        let a = self.array.as_ref().unwrap_or_else(|| unreachable!());
+        mapped_device_ptr(
+            &self.ctx,
+            self.flags.0 & sys::CU_MEMHOSTREGISTER_DEVICEMAP != 0,
+            a.as_ptr() as *mut c_void,
+            a.len(),
+        )
+    }
+
+    /// The mapped memory as a kernel argument the kernel reads (registered with
+    /// [`HostRegisterFlags::DEVICE_MAP`]; else [`Error::NotMapped`]).
+    pub fn mapped(&self) -> Result<DeviceView<'_, T>> {
+        Ok(DeviceView::tracked(
+            self.device_ptr()?,
+            self.raw_len(),
+            &self.ctx,
+            &self.uses,
+        ))
+    }
+
+    /// The mapped memory as a writable kernel argument; the host's next access waits for it.
+    pub fn mapped_mut(&mut self) -> Result<DeviceViewMut<'_, T>> {
+        Ok(DeviceViewMut::tracked(
+            self.device_ptr()?,
+            self.raw_len(),
+            &self.ctx,
+            &self.uses,
+        ))
+    }
+
+    /// The array, writable (its storage cannot be reallocated through this), once the GPU has
+    /// finished with it.
+    pub fn view_mut(&mut self) -> ndarray::ArrayViewMut<'_, T, D> {
+        let _ = self.uses.host_write();
+        self.array
+            .as_mut()
+            .map(|a| a.view_mut())
+            .unwrap_or_else(|| unreachable!())
+    }
+
+    fn raw_len(&self) -> usize {
+        self.array.as_ref().map_or(0, |a| a.len())
+    }
+
+    /// The array, once the GPU has finished writing it.
+    fn inner(&self) -> &Array<T, D> {
+        // Errors are a failed context's, whose work has ended.
+        let _ = self.uses.host_read();
+        // The array is only taken out in into_inner, which consumes self.
+        self.array.as_ref().unwrap_or_else(|| unreachable!())
+    }
+
+    fn unregister(&mut self) {
+        // The memory stays locked, and the array alive, until the GPU has finished with it.
+        let _ = self.uses.host_write();
+        if let Some(a) = &self.array {
+            if !a.is_empty() && self.ctx.bind().is_ok() {
+                // SAFETY: registered in register_host_memory, unregistered once (the array is
+                // taken or dropped right after).
+                unsafe { sys::cuMemHostUnregister(a.as_ptr() as *mut c_void) };
+            }
+        }
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> std::ops::Deref for RegisteredArray<T, D> {
+    type Target = Array<T, D>;
+    fn deref(&self) -> &Array<T, D> {
+        self.inner()
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> Drop for RegisteredArray<T, D> {
+    fn drop(&mut self) {
+        self.unregister();
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> crate::driver::host::slices::HostSlice<T> for RegisteredArray<T, D> {
+    fn host_slice(&self) -> Result<&[T]> {
+        self.inner().host_slice()
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> crate::driver::host::slices::HostSliceMut<T> for RegisteredArray<T, D> {
+    fn host_slice_mut(&mut self) -> Result<&mut [T]> {
+        let _ = self.uses.host_write();
+        self.array
+            .as_mut()
+            .unwrap_or_else(|| unreachable!())
+            .host_slice_mut()
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> Sealed for RegisteredArray<T, D> {}
+
+impl<T: DeviceRepr, D: Dimension> PageLocked<T> for RegisteredArray<T, D> {
+    fn locked(&self) -> LockedHost<'_, T> {
+        let a = self.array.as_ref().unwrap_or_else(|| unreachable!());
+        LockedHost {
+            ptr: a.as_ptr(),
+            len: a.len(),
+            uses: &self.uses,
+        }
+    }
+}
+
+impl<T: DeviceRepr, D: Dimension> PageLockedMut<T> for RegisteredArray<T, D> {
+    fn locked_mut(&mut self) -> LockedHostMut<'_, T> {
+        let a = self.array.as_mut().unwrap_or_else(|| unreachable!());
+        LockedHostMut {
+            ptr: a.as_mut_ptr(),
+            len: a.len(),
+            uses: &self.uses,
+        }
+    }
+}

@@ -1,0 +1,442 @@
+//! CUDA arrays: opaque 1D, 2D and 3D memory laid out for texture and surface access
+//! (PyCUDA's `Array`, `ArrayDescriptor`, `ArrayDescriptor3D` and `np_to_array`).
+
+use cudarc::driver::sys::{self, CUarray_format as Fmt};
+use ndarray::{ArrayBase, Data, Dimension};
+
+use crate::driver::context::core::Context;
+use crate::driver::ordering::{Release, StreamUses};
+use crate::driver::result::check;
+use crate::error::{Error, Result};
+use crate::types::repr::DeviceRepr;
+
+/// The type of each channel of an array element (PyCUDA's `array_format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArrayFormat {
+    /// `unsigned char`.
+    U8,
+    /// `unsigned short`.
+    U16,
+    /// `unsigned int`.
+    U32,
+    /// `signed char`.
+    I8,
+    /// `short`.
+    I16,
+    /// `int`.
+    I32,
+    /// `__half`.
+    F16,
+    /// `float`.
+    F32,
+}
+
+impl ArrayFormat {
+    /// The driver's enum value.
+    pub const fn raw(self) -> Fmt {
+        match self {
+            ArrayFormat::U8 => Fmt::CU_AD_FORMAT_UNSIGNED_INT8,
+            ArrayFormat::U16 => Fmt::CU_AD_FORMAT_UNSIGNED_INT16,
+            ArrayFormat::U32 => Fmt::CU_AD_FORMAT_UNSIGNED_INT32,
+            ArrayFormat::I8 => Fmt::CU_AD_FORMAT_SIGNED_INT8,
+            ArrayFormat::I16 => Fmt::CU_AD_FORMAT_SIGNED_INT16,
+            ArrayFormat::I32 => Fmt::CU_AD_FORMAT_SIGNED_INT32,
+            ArrayFormat::F16 => Fmt::CU_AD_FORMAT_HALF,
+            ArrayFormat::F32 => Fmt::CU_AD_FORMAT_FLOAT,
+        }
+    }
+
+    /// Bytes per channel.
+    pub const fn bytes(self) -> usize {
+        match self {
+            ArrayFormat::U8 | ArrayFormat::I8 => 1,
+            ArrayFormat::U16 | ArrayFormat::I16 | ArrayFormat::F16 => 2,
+            ArrayFormat::U32 | ArrayFormat::I32 | ArrayFormat::F32 => 4,
+        }
+    }
+}
+
+/// A Rust type that is one element of a CUDA array: its channel format and channel count.
+///
+/// Implemented for the 8-, 16- and 32-bit integers, `f32`, and arrays `[T; 2]` and `[T; 4]`
+/// of them (two- and four-channel elements, `float2`/`float4` in C).
+pub trait ArrayElement: DeviceRepr {
+    /// The channel format.
+    const FORMAT: ArrayFormat;
+    /// Channels per element: 1, 2 or 4.
+    const CHANNELS: u32;
+}
+
+macro_rules! array_element {
+    ($($t:ty => $f:ident),*) => {$(
+        impl ArrayElement for $t {
+            const FORMAT: ArrayFormat = ArrayFormat::$f;
+            const CHANNELS: u32 = 1;
+        }
+        impl ArrayElement for [$t; 2] {
+            const FORMAT: ArrayFormat = ArrayFormat::$f;
+            const CHANNELS: u32 = 2;
+        }
+        impl ArrayElement for [$t; 4] {
+            const FORMAT: ArrayFormat = ArrayFormat::$f;
+            const CHANNELS: u32 = 4;
+        }
+    )*};
+}
+array_element!(u8 => U8, u16 => U16, u32 => U32, i8 => I8, i16 => I16, i32 => I32, f32 => F32);
+
+/// Flags of a CUDA array, combined with `|`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct ArrayFlags(u32);
+
+impl ArrayFlags {
+    /// No flags.
+    pub const NONE: ArrayFlags = ArrayFlags(0);
+    /// A layered array: `depth` is the number of 1D or 2D layers.
+    pub const LAYERED: ArrayFlags = ArrayFlags(sys::CUDA_ARRAY3D_LAYERED);
+    /// The array may be bound to a [`Surface`](crate::Surface) (needed for writes from kernels).
+    pub const SURFACE_LDST: ArrayFlags = ArrayFlags(sys::CUDA_ARRAY3D_SURFACE_LDST);
+    /// The array may be read with `tex2Dgather`.
+    pub const TEXTURE_GATHER: ArrayFlags = ArrayFlags(sys::CUDA_ARRAY3D_TEXTURE_GATHER);
+    /// A cube map: six square faces (`width == height`, `depth` 6, or a multiple of 6 with
+    /// [`LAYERED`](Self::LAYERED)), read with `texCubemap`.
+    pub const CUBEMAP: ArrayFlags = ArrayFlags(sys::CUDA_ARRAY3D_CUBEMAP);
+
+    /// The raw `CUDA_ARRAY3D_*` bits.
+    pub const fn bits(self) -> u32 {
+        self.0
+    }
+
+    /// True when every flag in `other` is set in `self`.
+    pub const fn contains(self, other: ArrayFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+impl std::ops::BitOr for ArrayFlags {
+    type Output = ArrayFlags;
+    fn bitor(self, rhs: ArrayFlags) -> ArrayFlags {
+        ArrayFlags(self.0 | rhs.0)
+    }
+}
+
+/// The shape and element type of a CUDA array (PyCUDA's `ArrayDescriptor3D`; a 2D array has
+/// `depth == 0`, a 1D array also `height == 0`, as in the driver).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ArrayDescriptor {
+    /// Elements per row.
+    pub width: usize,
+    /// Rows (0 for a 1D array).
+    pub height: usize,
+    /// Slices (0 for a 1D or 2D array).
+    pub depth: usize,
+    /// Channel format.
+    pub format: ArrayFormat,
+    /// Channels per element: 1, 2 or 4.
+    pub channels: u32,
+    /// Flags.
+    pub flags: ArrayFlags,
+}
+
+impl ArrayDescriptor {
+    /// A 2D array of `width x height` elements of `T`.
+    pub fn new_2d<T: ArrayElement>(width: usize, height: usize) -> Self {
+        Self::new_3d::<T>(width, height, 0)
+    }
+
+    /// A 3D array of `width x height x depth` elements of `T`.
+    pub fn new_3d<T: ArrayElement>(width: usize, height: usize, depth: usize) -> Self {
+        ArrayDescriptor {
+            width,
+            height,
+            depth,
+            format: T::FORMAT,
+            channels: T::CHANNELS,
+            flags: ArrayFlags::NONE,
+        }
+    }
+
+    /// The same descriptor with `flags`.
+    pub fn with_flags(mut self, flags: ArrayFlags) -> Self {
+        self.flags = flags;
+        self
+    }
+
+    /// Bytes per element (all channels).
+    pub const fn element_bytes(&self) -> usize {
+        self.format.bytes() * self.channels as usize
+    }
+
+    /// Elements in the whole array.
+    pub fn len(&self) -> usize {
+        self.width * self.height.max(1) * self.depth.max(1)
+    }
+
+    /// True when the array has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.width == 0
+    }
+
+    fn validate(&self) -> Result<()> {
+        let bad = |detail: String| {
+            Err(Error::InvalidArgument {
+                operation: "CudaArray::new",
+                detail,
+            })
+        };
+        if !matches!(self.channels, 1 | 2 | 4) {
+            return bad(format!(
+                "an element has 1, 2 or 4 channels, not {}",
+                self.channels
+            ));
+        }
+        if self.width == 0 {
+            return bad("the width must be at least 1".to_owned());
+        }
+        if self.height == 0 && self.depth != 0 && !self.flags.contains(ArrayFlags::LAYERED) {
+            return bad(format!(
+                "an array with depth {} needs a height (only layered 1D arrays skip it)",
+                self.depth
+            ));
+        }
+        if self.flags.contains(ArrayFlags::CUBEMAP) {
+            let layered = self.flags.contains(ArrayFlags::LAYERED);
+            let faces_ok = if layered {
+                self.depth > 0 && self.depth.is_multiple_of(6)
+            } else {
+                self.depth == 6
+            };
+            if self.width != self.height || !faces_ok {
+                return bad(format!(
+                    "a cube map has square faces and a depth of {}, but this one is {} x {} x {}",
+                    if layered { "a multiple of 6" } else { "6" },
+                    self.width,
+                    self.height,
+                    self.depth
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn check_element<T: ArrayElement>(&self, operation: &'static str) -> Result<()> {
+        if T::FORMAT != self.format || T::CHANNELS != self.channels {
+            return Err(Error::InvalidArgument {
+                operation,
+                detail: format!(
+                    "the array holds {:?} x {} channel elements but the other side has {} ({:?} x {})",
+                    self.format,
+                    self.channels,
+                    std::any::type_name::<T>(),
+                    T::FORMAT,
+                    T::CHANNELS
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A CUDA array, freed when dropped; it keeps its context alive.
+///
+/// Kernels read it through a [`Texture`](crate::Texture) and write it through a
+/// [`Surface`](crate::Surface); the host fills and reads it by copies:
+///
+/// ```no_run
+/// use gpu_runtime::ndarray::Array2;
+/// use gpu_runtime::{ArrayFlags, Context, CudaArray};
+/// let ctx = Context::default()?;
+/// let image = Array2::from_shape_fn((48, 64), |(y, x)| (y * 64 + x) as f32);
+/// // C order: the last axis is the array's width, as `tex2D(tex, x, y)` expects.
+/// let mut array = CudaArray::from_ndarray(&ctx, &image, ArrayFlags::NONE)?;
+/// assert_eq!((array.descriptor().width, array.descriptor().height), (64, 48));
+/// assert_eq!(array.to_vec::<f32>()?, image.as_slice().unwrap());
+///
+/// array.copy_from_host(&vec![0.5f32; 64 * 48])?;
+/// let mut back = vec![0f32; 64 * 48];
+/// array.copy_to_host(&mut back)?;
+/// assert!(back.iter().all(|&v| v == 0.5));
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+pub struct CudaArray {
+    raw: sys::CUarray,
+    pub(super) desc: ArrayDescriptor,
+    ctx: Context,
+    /// Copies, and kernels through textures and surfaces, that use the array.
+    pub(crate) uses: StreamUses,
+}
+
+// SAFETY: a CUarray is a driver handle usable from any thread.
+unsafe impl Send for CudaArray {}
+// SAFETY: shared references only read the handle and descriptor or copy out of the array.
+unsafe impl Sync for CudaArray {}
+
+impl std::fmt::Debug for CudaArray {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CudaArray({:p}, {:?})", self.raw, self.desc)
+    }
+}
+
+impl CudaArray {
+    /// Allocates an array (contents unspecified).
+    pub fn new(ctx: &Context, desc: ArrayDescriptor) -> Result<CudaArray> {
+        desc.validate()?;
+        let d = sys::CUDA_ARRAY3D_DESCRIPTOR {
+            Width: desc.width,
+            Height: desc.height,
+            Depth: desc.depth,
+            Format: desc.format.raw(),
+            NumChannels: desc.channels,
+            Flags: desc.flags.bits(),
+        };
+        let raw = crate::driver::context::core::alloc_or_reclaim(&ctx.inner, || {
+            ctx.bind()?;
+            let mut raw = std::ptr::null_mut();
+            // SAFETY: valid out-pointer and descriptor; the context is current.
+            check("cuArray3DCreate", unsafe {
+                sys::cuArray3DCreate_v2(&mut raw, &d)
+            })?;
+            Ok(raw)
+        })?;
+        Ok(CudaArray {
+            raw,
+            desc,
+            ctx: ctx.clone(),
+            uses: StreamUses::new(),
+        })
+    }
+
+    /// An array holding a copy of a 1-, 2- or 3-dimensional `ndarray` array (PyCUDA's
+    /// `np_to_array` in C order: the last axis is the array's width). Give `flags` such as
+    /// [`ArrayFlags::SURFACE_LDST`] to bind a surface to it later.
+    pub fn from_ndarray<T, S, D>(
+        ctx: &Context,
+        host: &ArrayBase<S, D>,
+        flags: ArrayFlags,
+    ) -> Result<CudaArray>
+    where
+        T: ArrayElement,
+        S: Data<Elem = T>,
+        D: Dimension,
+    {
+        let dims = host.shape();
+        let (width, height, depth) = match *dims {
+            [w] => (w, 0, 0),
+            [h, w] => (w, h, 0),
+            [d, h, w] => (w, h, d),
+            _ => {
+                return Err(Error::InvalidArgument {
+                    operation: "CudaArray::from_ndarray",
+                    detail: format!(
+                        "a CUDA array has 1 to 3 dimensions, not {} ({dims:?})",
+                        dims.len()
+                    ),
+                })
+            }
+        };
+        let desc = ArrayDescriptor::new_3d::<T>(width, height, depth).with_flags(flags);
+        let mut array = CudaArray::new(ctx, desc)?;
+        let slice = host.as_slice().ok_or(Error::NotContiguous {
+            what: "CudaArray::from_ndarray",
+        })?;
+        array.copy_from_host(slice)?;
+        Ok(array)
+    }
+
+    /// The driver's handle.
+    pub fn raw(&self) -> sys::CUarray {
+        self.raw
+    }
+
+    /// The array's shape and element type.
+    pub fn descriptor(&self) -> ArrayDescriptor {
+        self.desc
+    }
+
+    /// The context the array belongs to.
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// The descriptor the driver reports (a second opinion on [`descriptor`](Self::descriptor)).
+    pub fn query_descriptor(&self) -> Result<(usize, usize, usize, u32)> {
+        self.ctx.bind()?;
+        // Starts as a valid descriptor (the driver overwrites every field), so that no
+        // uninitialised value is ever read.
+        let mut d = sys::CUDA_ARRAY3D_DESCRIPTOR {
+            Width: 0,
+            Height: 0,
+            Depth: 0,
+            Format: ArrayFormat::F32.raw(),
+            NumChannels: 0,
+            Flags: 0,
+        };
+        // SAFETY: valid out-pointer; the array is live.
+        check("cuArray3DGetDescriptor", unsafe {
+            sys::cuArray3DGetDescriptor_v2(&mut d, self.raw)
+        })?;
+        Ok((d.Width, d.Height, d.Depth, d.NumChannels))
+    }
+
+    pub(super) fn whole(&self) -> (usize, usize, usize) {
+        let d = &self.desc;
+        (d.width * d.element_bytes(), d.height.max(1), d.depth.max(1))
+    }
+
+    pub(super) fn check_len(&self, operation: &'static str, len: usize) -> Result<()> {
+        if len != self.desc.len() {
+            let d = &self.desc;
+            return Err(Error::SizeMismatch {
+                operation,
+                detail: format!(
+                    "the other side has {len} elements but the {} x {} x {} array has {}",
+                    d.width,
+                    d.height.max(1),
+                    d.depth.max(1),
+                    d.len()
+                ),
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Drop for CudaArray {
+    fn drop(&mut self) {
+        // Destroyed once the copies and kernels (through textures and surfaces) that use it
+        // have finished.
+        let uses = self.uses.take();
+        let inner = &self.ctx.inner;
+        inner
+            .graveyard
+            .release_after(inner.raw, uses, Release::Array(self.raw));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cube_maps_need_square_faces_and_six_of_them() {
+        let cube = |w, h, d, flags| {
+            ArrayDescriptor::new_3d::<f32>(w, h, d)
+                .with_flags(flags)
+                .validate()
+        };
+        assert!(cube(16, 16, 6, ArrayFlags::CUBEMAP).is_ok());
+        assert!(cube(16, 16, 12, ArrayFlags::CUBEMAP | ArrayFlags::LAYERED).is_ok());
+        for (w, h, d, flags) in [
+            (16, 8, 6, ArrayFlags::CUBEMAP),
+            (16, 16, 5, ArrayFlags::CUBEMAP),
+            (16, 16, 12, ArrayFlags::CUBEMAP),
+            (16, 16, 9, ArrayFlags::CUBEMAP | ArrayFlags::LAYERED),
+        ] {
+            let e = cube(w, h, d, flags).unwrap_err();
+            assert!(
+                matches!(e, Error::InvalidArgument { .. }) && e.to_string().contains("cube map"),
+                "{w}x{h}x{d}: {e}"
+            );
+        }
+    }
+}

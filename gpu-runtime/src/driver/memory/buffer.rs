@@ -1,0 +1,333 @@
+//! Owned device memory: [`DeviceBuffer`], and the context's allocation shorthands.
+
+use std::fmt;
+use std::marker::PhantomData;
+use std::ops::RangeBounds;
+
+use cudarc::driver::sys;
+use ndarray::{Array, ShapeBuilder};
+
+use crate::driver::context::core::Context;
+use crate::driver::host::slices::{HostSlice, HostSliceMut};
+use crate::driver::memory::view::*;
+use crate::driver::ordering::{Release, StreamUses};
+use crate::driver::result::check;
+use crate::error::{Error, Result};
+use crate::types::repr::DeviceRepr;
+
+/// the crate guide's "Safety model").
+pub struct DeviceBuffer<T: DeviceRepr> {
+    ptr: sys::CUdeviceptr,
+    len: usize,
+    ctx: Context,
+    /// Boxed, so that a pool hands the record on with the block by moving a pointer.
+    uses: Box<StreamUses>,
+    _elem: PhantomData<T>,
+}
+
+impl<T: DeviceRepr> fmt::Debug for DeviceBuffer<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "DeviceBuffer<{}>({:#x}, len {})",
+            std::any::type_name::<T>(),
+            self.ptr,
+            self.len
+        )
+    }
+}
+
+/// `len` elements of `T` in bytes, or a typed error naming `operation` when that overflows.
+pub(crate) fn byte_size<T>(operation: &'static str, len: usize) -> Result<usize> {
+    len.checked_mul(std::mem::size_of::<T>())
+        .ok_or_else(|| Error::SizeMismatch {
+            operation,
+            detail: format!(
+                "{len} elements of {} bytes overflow usize",
+                std::mem::size_of::<T>()
+            ),
+        })
+}
+
+/// `cuMemAlloc` of `bytes` in `ctx`, giving back what the context holds and retrying once on
+/// out-of-memory.
+pub(crate) fn alloc_device(ctx: &Context, bytes: usize) -> Result<sys::CUdeviceptr> {
+    if bytes == 0 {
+        return Ok(0);
+    }
+    crate::driver::context::core::alloc_or_reclaim(&ctx.inner, || {
+        ctx.bind()?;
+        let mut ptr = 0;
+        // SAFETY: valid out-pointer; the context is current.
+        check("cuMemAlloc", unsafe { sys::cuMemAlloc_v2(&mut ptr, bytes) })?;
+        Ok(ptr)
+    })
+}
+
+impl<T: DeviceRepr> DeviceBuffer<T> {
+    /// Takes ownership of `len` elements at `ptr`, allocated with `cuMemAlloc` (or
+    /// `cuMemAllocPitch`) in `ctx`; the buffer frees them.
+    pub(crate) fn from_raw_parts(ctx: &Context, ptr: sys::CUdeviceptr, len: usize) -> Self {
+        DeviceBuffer {
+            ptr,
+            len,
+            ctx: ctx.clone(),
+            uses: Box::default(),
+            _elem: PhantomData,
+        }
+    }
+
+    /// Allocates `len` elements. Their contents are whatever the memory held before.
+    pub fn uninit(ctx: &Context, len: usize) -> Result<Self> {
+        let bytes = byte_size::<T>("DeviceBuffer::uninit", len)?;
+        let ptr = alloc_device(ctx, bytes)?;
+        Ok(Self::from_raw_parts(ctx, ptr, len))
+    }
+
+    /// A buffer over a pool's block, carrying the uses its previous owners left outstanding,
+    /// for wrappers that keep it in a `ManuallyDrop` and return the block their own way.
+    ///
+    /// # Safety
+    /// `ptr` must address at least `len` elements of `T` in `ctx`'s device memory, valid while
+    /// the returned value is used; the value must never be dropped (it would free `ptr`).
+    pub(crate) unsafe fn from_pool_block(
+        ptr: sys::CUdeviceptr,
+        len: usize,
+        ctx: Context,
+        uses: Box<StreamUses>,
+    ) -> Self {
+        DeviceBuffer {
+            ptr,
+            len,
+            ctx,
+            uses,
+            _elem: PhantomData,
+        }
+    }
+
+    /// Gives up a buffer made by [`from_pool_block`](Self::from_pool_block) whose block goes
+    /// back to its pool: returns the record of the uses outstanding on it, and releases the
+    /// buffer's handle to its context when `drop_context` (the memory is the pool's).
+    ///
+    /// # Safety
+    /// `self` sits in a `ManuallyDrop` that is neither used nor dropped afterwards; without
+    /// `drop_context`, its context handle is one the caller must not release.
+    pub(crate) unsafe fn release_to_pool(&mut self, drop_context: bool) -> Box<StreamUses> {
+        // SAFETY: the caller's guarantee: the record moves out once and the buffer is never
+        // used or dropped again, so it is not read or freed twice.
+        let uses = unsafe { std::ptr::read(&self.uses) };
+        if drop_context {
+            // SAFETY: as above, for the context handle, dropped here once.
+            unsafe { std::ptr::drop_in_place(&mut self.ctx) };
+        }
+        uses
+    }
+
+    /// Allocates `len` zeroed elements.
+    pub fn zeros(ctx: &Context, len: usize) -> Result<Self> {
+        let buf = Self::uninit(ctx, len)?;
+        if buf.byte_len() > 0 {
+            buf.uses.write_on(ctx.legacy())?;
+            // SAFETY: the range lies inside the allocation just made; the context is current
+            // (alloc_device bound it, and write_on binds it back after any wait).
+            check("cuMemsetD8", unsafe {
+                sys::cuMemsetD8_v2(buf.ptr, 0, buf.byte_len())
+            })?;
+        }
+        Ok(buf)
+    }
+
+    /// Allocates a buffer holding a copy of `host` (PyCUDA's `to_device`).
+    pub fn from_host(ctx: &Context, host: &(impl HostSlice<T> + ?Sized)) -> Result<Self> {
+        let host = host.host_slice()?;
+        let mut buf = Self::uninit(ctx, host.len())?;
+        buf.copy_from_host(host)?;
+        Ok(buf)
+    }
+
+    /// The number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when there are no elements.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The device address of the first element (PyCUDA's `int(allocation)`).
+    #[inline]
+    pub fn device_ptr(&self) -> sys::CUdeviceptr {
+        self.ptr
+    }
+
+    /// The context the memory was allocated in.
+    #[inline]
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// The size in bytes.
+    pub fn byte_len(&self) -> usize {
+        self.len * std::mem::size_of::<T>()
+    }
+
+    /// Copies `host` into this buffer; the lengths must match.
+    pub fn copy_from_host(&mut self, host: &(impl HostSlice<T> + ?Sized)) -> Result<()> {
+        let host = host.host_slice()?;
+        copy_htod(&mut self.device_view_mut(), host)
+    }
+
+    /// Copies this buffer into `host`; the lengths must match.
+    pub fn copy_to_host(&self, host: &mut (impl HostSliceMut<T> + ?Sized)) -> Result<()> {
+        let host = host.host_slice_mut()?;
+        copy_dtoh(&self.device_view(), host)
+    }
+
+    /// A copy of the contents as a `Vec` (PyCUDA's `from_device` for one dimension).
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        self.device_view().to_vec()
+    }
+
+    /// A copy of the contents as an `ndarray` array of `shape` (C or Fortran order, as the shape
+    /// says): PyCUDA's `from_device`. The shape must hold exactly `len()` elements.
+    pub fn to_array<Sh, D>(&self, shape: Sh) -> Result<Array<T, D>>
+    where
+        Sh: ShapeBuilder<Dim = D>,
+        D: ndarray::Dimension,
+    {
+        let shape = shape.into_shape_with_order();
+        let n = shape.raw_dim().size();
+        if n != self.len {
+            return Err(Error::SizeMismatch {
+                operation: "to_array",
+                detail: format!(
+                    "shape {:?} holds {n} elements but the device buffer holds {}",
+                    shape.raw_dim().slice(),
+                    self.len
+                ),
+            });
+        }
+        let v = self.to_vec()?;
+        Array::from_shape_vec(shape, v).map_err(|e| Error::SizeMismatch {
+            operation: "to_array",
+            detail: e.to_string(),
+        })
+    }
+
+    /// A read-only view of `range` (in elements).
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
+        self.device_view().slice(range)
+    }
+
+    /// A writable view of `range` (in elements).
+    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceViewMut<'_, T>> {
+        self.device_view_mut().into_slice(range)
+    }
+
+    /// Frees the memory now, reporting any error the driver returns (dropping frees too, but
+    /// ignores errors). Waits for the work queued on the buffer first.
+    pub fn free(mut self) -> Result<()> {
+        let ptr = std::mem::take(&mut self.ptr);
+        if ptr == 0 {
+            return Ok(());
+        }
+        // On an error the memory is freed by the context when it is destroyed.
+        self.uses.host_write()?;
+        self.ctx.bind()?;
+        // SAFETY: ptr came from cuMemAlloc in this context, is freed once (self.ptr is 0 now),
+        // and no queued work uses it any more.
+        check("cuMemFree", unsafe { sys::cuMemFree_v2(ptr) })
+    }
+}
+
+impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
+    fn drop(&mut self) {
+        if self.ptr != 0 {
+            let uses = self.uses.take();
+            let inner = &self.ctx.inner;
+            inner
+                .graveyard
+                .release_after(inner.raw, uses, Release::DeviceMemory(self.ptr));
+        }
+    }
+}
+
+impl<T: DeviceRepr> DeviceRead<T> for DeviceBuffer<T> {
+    #[inline]
+    fn device_view(&self) -> DeviceView<'_, T> {
+        DeviceView::tracked(self.ptr, self.len, &self.ctx, &self.uses)
+    }
+}
+impl<T: DeviceRepr> DeviceWrite<T> for DeviceBuffer<T> {
+    #[inline]
+    fn device_view_mut(&mut self) -> DeviceViewMut<'_, T> {
+        DeviceViewMut::tracked(self.ptr, self.len, &self.ctx, &self.uses)
+    }
+}
+
+/// A borrowed, read-only run of device memory: a [`DeviceBuffer`] or part of one, or any other
+impl Context {
+    /// Copies host data to a new device buffer (PyCUDA's `to_device`).
+    pub fn to_device<T: DeviceRepr>(&self, host: &(impl HostSlice<T> + ?Sized)) -> Result<DeviceBuffer<T>> {
+        DeviceBuffer::from_host(self, host)
+    }
+
+    /// Allocates `len` elements of device memory, contents unspecified (PyCUDA's `mem_alloc`).
+    pub fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        DeviceBuffer::uninit(self, len)
+    }
+
+    /// Allocates `len` zeroed elements of device memory.
+    pub fn alloc_zeros<T: DeviceRepr>(&self, len: usize) -> Result<DeviceBuffer<T>> {
+        DeviceBuffer::zeros(self, len)
+    }
+
+    /// Copies a device buffer into a new `ndarray` array of `shape` (PyCUDA's `from_device`):
+    /// any number of dimensions, C order, or Fortran order with `shape.f()`. The shape may hold
+    /// fewer elements than the buffer (the first ones are copied) but not more.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::{Context, ndarray::ShapeBuilder};
+    /// let ctx = Context::default()?;
+    /// let buf = ctx.to_device(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+    /// let c = ctx.from_device(&buf, (2, 3))?; // rows [1 2 3], [4 5 6]
+    /// let f = ctx.from_device(&buf, (2, 3).f())?; // columns [1 2], [3 4], [5 6]
+    /// assert_eq!(c[[1, 0]], 4.0);
+    /// assert_eq!(f[[1, 0]], 2.0);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn from_device<T, Sh, D>(&self, buffer: &impl DeviceRead<T>, shape: Sh) -> Result<Array<T, D>>
+    where
+        T: DeviceRepr,
+        Sh: ShapeBuilder<Dim = D>,
+        D: ndarray::Dimension,
+    {
+        let buffer = buffer.device_view();
+        if !buffer.context().is(self.raw()) {
+            return Err(Error::WrongContext {
+                what: "the device buffer",
+            });
+        }
+        let shape = shape.into_shape_with_order();
+        let n = shape.raw_dim().size_checked().unwrap_or(usize::MAX);
+        if n > buffer.len() {
+            return Err(Error::SizeMismatch {
+                operation: "from_device",
+                detail: format!(
+                    "shape {:?} holds {n} elements but the device buffer holds only {}",
+                    shape.raw_dim().slice(),
+                    buffer.len()
+                ),
+            });
+        }
+        let mut v = Vec::with_capacity(n);
+        copy_dtoh_spare(&buffer, n, &mut v)?;
+        Array::from_shape_vec(shape, v).map_err(|e| Error::SizeMismatch {
+            operation: "from_device",
+            detail: e.to_string(),
+        })
+    }
+}

@@ -1,0 +1,58 @@
+//! `ndarray` arrays of any dimension, in C or Fortran order, to and from device memory
+//! (PyCUDA's `to_device` of any numpy array and `from_device_like`).
+
+use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder};
+
+use crate::driver::context::core::Context;
+use crate::driver::memory::buffer::DeviceBuffer;
+use crate::driver::memory::view::DeviceRead;
+use crate::error::{Error, Result};
+use crate::types::repr::DeviceRepr;
+
+/// True when the array's elements are contiguous in Fortran (column-major) order.
+fn is_fortran<S: Data, D: Dimension>(a: &ArrayBase<S, D>) -> bool {
+    a.t().is_standard_layout()
+}
+
+impl Context {
+    /// Copies an `ndarray` array in C or Fortran order to a new device buffer, elements in
+    /// their memory order (as PyCUDA's `to_device` copies a numpy array's buffer). Read it back
+    /// with [`Context::from_device_like`] or [`Context::from_device`] with the same order.
+    pub fn array_to_device<T, S, D>(&self, host: &ArrayBase<S, D>) -> Result<DeviceBuffer<T>>
+    where
+        T: DeviceRepr,
+        S: Data<Elem = T>,
+        D: Dimension,
+    {
+        if !(host.is_standard_layout() || is_fortran(host)) {
+            return Err(Error::NotContiguous {
+                what: "Context::array_to_device (neither C nor Fortran order)",
+            });
+        }
+        let slice = host.as_slice_memory_order().ok_or(Error::NotContiguous {
+            what: "Context::array_to_device",
+        })?;
+        self.to_device(slice)
+    }
+
+    /// Copies device memory into a new array with the shape and memory order (C or Fortran)
+    /// of `like` (PyCUDA's `from_device_like`). The buffer must hold at least as many
+    /// elements as `like`.
+    pub fn from_device_like<T, S, D>(
+        &self,
+        buffer: &impl DeviceRead<T>,
+        like: &ArrayBase<S, D>,
+    ) -> Result<Array<T, D>>
+    where
+        T: DeviceRepr,
+        S: Data,
+        D: Dimension,
+    {
+        let dim = like.raw_dim();
+        if like.ndim() > 1 && !like.is_standard_layout() && is_fortran(like) {
+            self.from_device(buffer, dim.f())
+        } else {
+            self.from_device(buffer, dim)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+//! Extent checks of structured copies, without a GPU.
+
+use super::*;
+use crate::error::Error;
+
+#[test]
+fn extents_are_checked_before_the_driver() {
+    let src = vec![0f32; 16 * 8];
+    let mut dst = vec![0f32; 16 * 8];
+    // 9 rows of a 8-row image.
+    let e = Memcpy2D::new(64, 9)
+        .src_host(&src, 64)
+        .dst_host(&mut dst, 64)
+        .call()
+        .unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        matches!(e, Error::SizeMismatch { .. }) && msg.contains("512"),
+        "{msg}"
+    );
+    // Rows wider than the pitch.
+    let e = Memcpy2D::new(68, 2)
+        .src_host(&src, 64)
+        .dst_host(&mut dst, 128)
+        .call()
+        .unwrap_err();
+    assert!(e.to_string().contains("64 bytes apart"), "{e}");
+    // No destination.
+    let e = Memcpy2D::new(64, 2).src_host(&src, 64).call().unwrap_err();
+    assert!(e.to_string().contains("no destination"), "{e}");
+    // 3D: the box's last slice runs past the end.
+    let e = Memcpy3D::new(64, 8, 2)
+        .src_host(&src, 64)
+        .src_height(8)
+        .dst_host(&mut dst, 64)
+        .dst_height(8)
+        .call()
+        .unwrap_err();
+    assert!(matches!(e, Error::SizeMismatch { .. }), "{e}");
+    // In bounds, but both ends on the host: refused without a driver call.
+    let e = Memcpy2D::new(64, 8)
+        .src_host(&src, 64)
+        .dst_host(&mut dst, 64)
+        .call()
+        .unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+    // The same for the peer copy, whose extents are checked the same way.
+    let e = Memcpy3D::new(64, 8, 1)
+        .src_host(&src, 64)
+        .src_height(8)
+        .dst_host(&mut dst, 64)
+        .dst_height(8)
+        .call_peer()
+        .unwrap_err();
+    assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+    let e = Memcpy3D::new(64, 8, 2)
+        .src_host(&src, 64)
+        .src_height(8)
+        .dst_host(&mut dst, 64)
+        .dst_height(8)
+        .call_peer()
+        .unwrap_err();
+    assert!(matches!(e, Error::SizeMismatch { .. }), "{e}");
+}

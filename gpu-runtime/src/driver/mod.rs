@@ -1,0 +1,35 @@
+//! The CUDA driver, made safe (PyCUDA's `pycuda.driver`): devices and contexts, streams and
+//! events, stream-ordered lifetimes, device and host memory and the copies between them, CUDA
+//! arrays, textures and surfaces, IPC, and modules with their functions and globals.
+
+pub(crate) mod attributes;
+pub(crate) mod context;
+pub(crate) mod device;
+pub(crate) mod host;
+pub(crate) mod init;
+pub(crate) mod ipc;
+pub(crate) mod memory;
+pub(crate) mod module;
+pub(crate) mod ordering;
+pub mod profiler;
+pub(crate) mod result;
+pub(crate) mod stream;
+pub(crate) mod stream_ops;
+pub(crate) mod texture;
+pub(crate) mod version;
+
+pub use attributes::DeviceAttribute;
+pub use context::{CacheConfig, Context, ContextFlags, Limit, SharedConfig};
+pub use device::{is_available, ComputeMode, Device, DeviceLimits};
+pub use host::{
+    aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, AlignedArray, AttachFlags,
+    HostAllocFlags, HostRegisterFlags, HostSlice, HostSliceMut, ManagedArray, MemAdvice, MemLocation,
+    PageLocked, PageLockedMut, PinnedArray, RegisteredArray, RegisteredSlice,
+};
+pub use init::driver_version;
+pub use ipc::{IpcBuffer, IpcEventHandle, IpcMemHandle};
+pub use memory::*;
+pub use module::{Function, Global, JitOptions, KernelLimits, LinkedModule, Module, ModuleGlobal};
+pub use stream::{Event, EventFlags, Stream, StreamFlags};
+pub use texture::{AddressMode, FilterMode, Surface, SurfaceObject, Texture, TextureDesc, TextureObject};
+pub use version::{cuda_version, init, version, VERSION};

@@ -1,0 +1,196 @@
+//! Each context's modules: compiled and loaded once, whichever path asks (a `#[kernel]`'s
+//! `prepare`, [`SourceModule::load`](crate::compiler::SourceModule), a typed global), and found
+//! again by the source's address or the compile cache key.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use crate::compiler::cache::CacheKey;
+use crate::compiler::source::ModuleSource;
+use crate::compiler::source_module::{Plan, SourceModule};
+use crate::driver::context::core::Context;
+use crate::driver::context::ext::{Extension, Slot};
+use crate::driver::module::image::JitOptions;
+use crate::driver::module::loaded::{LoadInfo, LoadedModule};
+use crate::error::{Error, Result};
+
+/// The modules of one context: by `static` source address in front (so that the macro's
+/// `prepare` never hashes a string), by compile cache key behind.
+#[derive(Default)]
+pub(crate) struct ModuleCache(Mutex<Modules>);
+
+#[derive(Default)]
+pub(crate) struct Modules {
+    by_addr: HashMap<usize, Arc<LoadedModule>>,
+    by_key: HashMap<CacheKey, Arc<LoadedModule>>,
+}
+
+impl Extension for ModuleCache {
+    const SLOT: Slot = Slot::Modules;
+}
+
+impl ModuleCache {
+    fn lock(&self) -> MutexGuard<'_, Modules> {
+        // Each critical section leaves the maps consistent; a poisoned lock is usable.
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Context {
+    /// The module compiled from `source`, compiling and loading it on first use in this context.
+    pub(crate) fn module(&self, source: &'static ModuleSource) -> Result<Arc<LoadedModule>> {
+        let key = source as *const ModuleSource as usize;
+        let mut modules = self.module_cache()?.lock();
+        if let Some(m) = modules.by_addr.get(&key) {
+            return Ok(m.clone());
+        }
+        let mut embedded_ptx_error = None;
+        if let Some(image) =
+            crate::compiler::embedded::pick_embedded(source.images(), self.compute_capability())
+        {
+            match self.load_embedded(source, image) {
+                Ok(module) => {
+                    let module = Arc::new(module);
+                    modules.by_addr.insert(key, module.clone());
+                    return Ok(module);
+                }
+                // PTX of an ISA newer than the driver (built with a newer NVRTC): compile the
+                // source instead.
+                Err(e) if image.kind() == crate::compiler::embedded::ImageKind::Ptx => {
+                    embedded_ptx_error = Some(e)
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        if source.is_linked() {
+            // Linked modules are compiled and linked each time a context first asks; the disk
+            // cache covers single sources.
+            let compiled = source.compile(crate::compiler::nvrtc::Target::for_device(
+                self.compute_capability(),
+            )?)?;
+            let kernels = source
+                .kernels()
+                .iter()
+                .map(|k| k.to_string())
+                .zip(compiled.lowered_names.iter().cloned())
+                .collect();
+            let module = Arc::new(LoadedModule::load(
+                self,
+                &compiled.image,
+                "the linked module",
+                kernels,
+                &JitOptions::default(),
+                LoadInfo::default(),
+            )?);
+            modules.by_addr.insert(key, module.clone());
+            return Ok(module);
+        }
+        let spec = SourceModule::from_static(source);
+        // Compiling under the lock makes racing threads wait for one compile instead of each
+        // doing their own.
+        let built = spec
+            .plan(Some(self.compute_capability()))
+            .and_then(|plan| self.load_plan(&mut modules, &plan));
+        let module = match (built, embedded_ptx_error) {
+            // Without NVRTC, why the embedded PTX did not load says more than "no NVRTC".
+            (Err(Error::NvrtcNotFound), Some(e)) => return Err(e),
+            (built, _) => built?,
+        };
+        modules.by_addr.insert(key, module.clone());
+        Ok(module)
+    }
+
+    /// Loads an image embedded at build time, looking up the source's kernels by the lowered
+    /// names stored with it.
+    fn load_embedded(
+        &self,
+        source: &'static ModuleSource,
+        image: &crate::compiler::embedded::EmbeddedImage,
+    ) -> Result<LoadedModule> {
+        // The driver reads cubins as ELF, which wants 8-byte alignment; an embedded byte string
+        // has none, so it is copied (once per context) when misaligned.
+        let bytes = image.bytes();
+        let aligned: Vec<u64>;
+        let image_bytes: &[u8] = if bytes.as_ptr().align_offset(8) == 0 {
+            bytes
+        } else {
+            let mut words = vec![0u64; bytes.len().div_ceil(8)];
+            // SAFETY: `words` holds at least bytes.len() bytes; the regions do not overlap.
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), words.as_mut_ptr().cast(), bytes.len()) };
+            aligned = words;
+            // SAFETY: the first bytes.len() bytes of `aligned` were just initialised.
+            unsafe { std::slice::from_raw_parts(aligned.as_ptr().cast(), bytes.len()) }
+        };
+        let kernels = source
+            .kernels()
+            .iter()
+            .map(|k| k.to_string())
+            .zip(image.lowered_names().iter().map(|n| n.to_string()))
+            .collect();
+        LoadedModule::load(
+            self,
+            image_bytes,
+            "the image embedded at build time",
+            kernels,
+            &JitOptions::default(),
+            LoadInfo::default(),
+        )
+    }
+
+    /// The module a [`SourceModule`] plan builds, from this context's cache when its key is
+    /// there.
+    pub(crate) fn module_for_plan(&self, plan: &Plan<'_>) -> Result<Arc<LoadedModule>> {
+        let mut modules = self.module_cache()?.lock();
+        self.load_plan(&mut modules, plan)
+    }
+
+    fn load_plan(&self, modules: &mut Modules, plan: &Plan<'_>) -> Result<Arc<LoadedModule>> {
+        if let Some(m) = modules.by_key.get(&plan.key) {
+            return Ok(m.clone());
+        }
+        let report = plan.build()?;
+        let kernels = plan
+            .spec
+            .kernel_names()
+            .iter()
+            .map(|k| k.to_string())
+            .zip(report.module.lowered_names.iter().cloned())
+            .collect();
+        let info = LoadInfo {
+            cache_status: Some(report.status),
+            build_dir: report.build_dir,
+            compile_log: report.module.log.clone(),
+            ..LoadInfo::default()
+        };
+        let what = format!("the module compiled from `{}`", plan.spec_name());
+        let mut loaded = LoadedModule::load(
+            self,
+            &report.module.image,
+            &what,
+            kernels,
+            &JitOptions::default(),
+            info,
+        )?;
+        loaded.source = Some(Arc::from(plan.declarations()));
+        let module = Arc::new(loaded);
+        modules.by_key.insert(plan.key, module.clone());
+        Ok(module)
+    }
+
+    /// Forgets every module loaded in this context through [`SourceModule::load`] or a
+    /// `#[kernel]` `prepare` (PyCUDA's `context_dependent_memoize` cache), so that the next
+    /// request builds again (from the disk cache when it can). Kernels and modules already
+    /// handed out keep their module alive until they are dropped.
+    pub fn clear_module_cache(&self) {
+        let Some(cache) = self.inner.ext.get::<ModuleCache>() else {
+            return;
+        };
+        let mut m = cache.lock();
+        m.by_addr.clear();
+        m.by_key.clear();
+    }
+
+    fn module_cache(&self) -> Result<&ModuleCache> {
+        self.inner.ext.get_or_try_init(|| Ok(ModuleCache::default()))
+    }
+}

@@ -1,0 +1,123 @@
+//! A compiled image loaded into a context, with its kernels and their limits looked up once.
+
+use std::ffi::CString;
+use std::sync::Arc;
+
+use cudarc::driver::sys::{self, CUfunction_attribute as FuncAttr};
+
+use crate::driver::context::core::Context;
+use crate::driver::result::check;
+use crate::error::{Error, Result};
+
+/// Per-kernel limits, read from the compiled function once when its module is loaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelLimits {
+    /// `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`: may be below the device's because of registers.
+    pub max_threads_per_block: u32,
+    /// `CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES`: static shared memory.
+    pub static_shared_bytes: u32,
+}
+
+/// A compiled module loaded into a context, with its kernels looked up once.
+pub(crate) struct LoadedModule {
+    pub(crate) raw: sys::CUmodule,
+    ctx_raw: sys::CUcontext,
+    /// The requested kernels (name expressions), in order, with their lowered names.
+    pub(crate) kernels: Vec<(String, String)>,
+    pub(crate) functions: Vec<(sys::CUfunction, KernelLimits)>,
+    /// The CUDA C source, when known: where `Function::prepare` reads declarations from.
+    pub(crate) source: Option<Arc<str>>,
+    pub(crate) info: LoadInfo,
+}
+
+/// What happened while building and loading a module.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LoadInfo {
+    pub(crate) cache_status: Option<crate::compiler::cache::CacheStatus>,
+    pub(crate) build_dir: Option<std::path::PathBuf>,
+    pub(crate) compile_log: String,
+    pub(crate) jit_info_log: String,
+    pub(crate) jit_error_log: String,
+}
+
+// SAFETY: module and function handles may be used from any thread of the process.
+unsafe impl Send for LoadedModule {}
+// SAFETY: as above; the struct is immutable after construction.
+unsafe impl Sync for LoadedModule {}
+
+impl LoadedModule {
+    /// The driver's module handle.
+    pub(crate) fn raw(&self) -> sys::CUmodule {
+        self.raw
+    }
+
+    /// Loads `image` into `ctx` (current on this thread) and looks up each kernel.
+    pub(crate) fn load(
+        ctx: &Context,
+        image: &[u8],
+        what: &str,
+        kernels: Vec<(String, String)>,
+        jit: &crate::driver::module::image::JitOptions,
+        mut info: LoadInfo,
+    ) -> Result<LoadedModule> {
+        ctx.bind()?;
+        let (raw, info_log, error_log) = crate::driver::module::image::load_image(image, what, jit)?;
+        info.jit_info_log = info_log;
+        info.jit_error_log = error_log;
+        let mut module = LoadedModule {
+            raw,
+            ctx_raw: ctx.raw(),
+            kernels: Vec::new(),
+            functions: Vec::new(),
+            source: None,
+            info,
+        };
+        for (name, lowered) in &kernels {
+            let found = module
+                .lookup(lowered)?
+                .ok_or_else(|| Error::KernelNotFound { name: name.clone() })?;
+            module.functions.push(found);
+        }
+        module.kernels = kernels;
+        Ok(module)
+    }
+
+    /// The function whose symbol is `symbol`, with its limits; `None` when there is none.
+    pub(crate) fn lookup(&self, symbol: &str) -> Result<Option<(sys::CUfunction, KernelLimits)>> {
+        let Ok(c_name) = CString::new(symbol) else {
+            return Ok(None);
+        };
+        let mut f = std::ptr::null_mut();
+        // SAFETY: valid out-pointer, live module, NUL-terminated name.
+        let r = unsafe { sys::cuModuleGetFunction(&mut f, self.raw, c_name.as_ptr()) };
+        if r == sys::CUresult::CUDA_ERROR_NOT_FOUND {
+            return Ok(None);
+        }
+        check("cuModuleGetFunction", r)?;
+        let attr = |a| -> Result<u32> {
+            let mut v = 0;
+            // SAFETY: valid out-pointer and live function.
+            check("cuFuncGetAttribute", unsafe {
+                sys::cuFuncGetAttribute(&mut v, a, f)
+            })?;
+            Ok(v.max(0) as u32)
+        };
+        let limits = KernelLimits {
+            max_threads_per_block: attr(FuncAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            static_shared_bytes: attr(FuncAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+        };
+        Ok(Some((f, limits)))
+    }
+}
+
+impl Drop for LoadedModule {
+    fn drop(&mut self) {
+        // SAFETY: the context outlives its modules (ContextInner drops its cache before
+        // releasing the context, and kernels hold the context); the module is unloaded once.
+        unsafe {
+            if sys::cuCtxSetCurrent(self.ctx_raw) == sys::CUresult::CUDA_SUCCESS {
+                sys::cuModuleUnload(self.raw);
+            }
+        }
+    }
+}

@@ -1,0 +1,210 @@
+//! Deferred releases: memory and handles freed once the streams that used them are done.
+
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use cudarc::driver::sys::{self, CUresult};
+
+use crate::driver::context::current::bind_raw;
+use crate::driver::result::check;
+use crate::error::Result;
+
+use super::streams::new_event;
+use super::uses::{lock, UseSet, MAX_READERS};
+
+/// What a deferred release frees, once the streams that used it have finished.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Release {
+    /// `cuMemFree` (device memory from `cuMemAlloc`/`cuMemAllocPitch`, and managed memory).
+    DeviceMemory(sys::CUdeviceptr),
+    /// `cuMemFreeHost` (page-locked memory from `cuMemHostAlloc`).
+    HostMemory(*mut c_void),
+    /// `cuArrayDestroy`.
+    Array(sys::CUarray),
+    /// `cuTexObjectDestroy`.
+    Texture(sys::CUtexObject),
+    /// `cuSurfObjectDestroy`.
+    Surface(sys::CUsurfObject),
+    /// `cuIpcCloseMemHandle`.
+    IpcMapping(sys::CUdeviceptr),
+}
+
+// SAFETY: the handles and addresses are plain values the driver accepts from any thread.
+unsafe impl Send for Release {}
+
+impl Release {
+    /// Frees it now. The context it belongs to must be current.
+    ///
+    /// # Safety
+    /// The resource is live, released exactly once, and nothing uses it any more.
+    pub(crate) unsafe fn now(self) {
+        // SAFETY: the caller's guarantee; errors cannot be acted upon (the resource is gone
+        // either way, or the context has failed and takes everything with it).
+        unsafe {
+            match self {
+                Release::DeviceMemory(p) => {
+                    sys::cuMemFree_v2(p);
+                }
+                Release::HostMemory(p) => {
+                    sys::cuMemFreeHost(p);
+                }
+                Release::Array(a) => {
+                    sys::cuArrayDestroy(a);
+                }
+                Release::Texture(t) => {
+                    sys::cuTexObjectDestroy(t);
+                }
+                Release::Surface(s) => {
+                    sys::cuSurfObjectDestroy(s);
+                }
+                Release::IpcMapping(p) => {
+                    sys::cuIpcCloseMemHandle(p);
+                }
+            }
+        }
+    }
+}
+
+/// A release waiting for the events recorded on the streams that used the resource.
+pub(super) struct Deferred {
+    pub(super) events: [sys::CUevent; MAX_READERS + 1],
+    pub(super) count: usize,
+    pub(super) what: Release,
+}
+
+// SAFETY: event handles may be used from any thread; see Release.
+unsafe impl Send for Deferred {}
+
+/// A context's releases waiting for their streams, and its spare events.
+#[derive(Default)]
+pub(crate) struct Graveyard {
+    pub(super) pending: Mutex<Vec<Deferred>>,
+    /// True while `pending` may hold something, so that allocations check it for free.
+    pub(super) any: AtomicBool,
+    pub(super) spare: Mutex<Vec<sys::CUevent>>,
+}
+
+// SAFETY: event handles may be used from any thread; everything is behind a mutex or atomic.
+unsafe impl Send for Graveyard {}
+// SAFETY: as above.
+unsafe impl Sync for Graveyard {}
+
+impl Graveyard {
+    pub(super) fn take_event(&self) -> Result<sys::CUevent> {
+        if let Some(ev) = lock(&self.spare).pop() {
+            return Ok(ev);
+        }
+        new_event()
+    }
+
+    /// Frees `what` of the context `ctx` once the uses in `uses` have finished: now when there
+    /// are none, else when events recorded on their streams have completed. A stream of
+    /// another context (peer access) is waited for by the host, at once. When an event cannot
+    /// be recorded the host waits for every use, and the resource is freed now.
+    pub(crate) fn release_after(&self, ctx: sys::CUcontext, uses: UseSet, what: Release) {
+        if bind_raw(ctx).is_err() {
+            // A failed context: its work does not run on, and everything goes with it.
+            // SAFETY: the owner gives the resource up; nothing can use it any more.
+            unsafe { what.now() };
+            return;
+        }
+        if uses.is_idle() {
+            // SAFETY: as above, with no use outstanding.
+            unsafe { what.now() };
+            return;
+        }
+        let mut d = Deferred {
+            events: [std::ptr::null_mut(); MAX_READERS + 1],
+            count: 0,
+            what,
+        };
+        let recorded = uses.streams().try_for_each(|s| -> Result<()> {
+            if s.ctx_raw != ctx {
+                return s.host_wait();
+            }
+            let ev = self.take_event()?;
+            d.events[d.count] = ev;
+            d.count += 1;
+            bind_raw(ctx)?;
+            // SAFETY: the event and the stream belong to this context, which is current.
+            check("cuEventRecord", unsafe { sys::cuEventRecord(ev, s.raw) })
+        });
+        if recorded.is_err() {
+            for s in uses.streams() {
+                let _ = s.host_wait();
+            }
+            self.finish(ctx, d);
+            return;
+        }
+        lock(&self.pending).push(d);
+        self.any.store(true, Ordering::Release);
+    }
+
+    /// Releases `d` now and keeps its events for later.
+    pub(super) fn finish(&self, ctx: sys::CUcontext, d: Deferred) {
+        if bind_raw(ctx).is_ok() {
+            // SAFETY: every stream that used the resource has finished with it, and its owner
+            // gave it up.
+            unsafe { d.what.now() };
+        }
+        lock(&self.spare).extend_from_slice(&d.events[..d.count]);
+    }
+
+    /// Releases what has become free; with `wait`, waits for everything first. Cheap when
+    /// nothing is pending.
+    pub(crate) fn collect(&self, ctx: sys::CUcontext, wait: bool) {
+        if !self.any.load(Ordering::Acquire) {
+            return;
+        }
+        let mut pending = lock(&self.pending);
+        if bind_raw(ctx).is_err() {
+            return;
+        }
+        let mut i = 0;
+        while i < pending.len() {
+            let done = pending[i].events[..pending[i].count].iter().all(|&ev| {
+                // SAFETY: a live event of this context, which is current.
+                let r = unsafe {
+                    if wait {
+                        sys::cuEventSynchronize(ev)
+                    } else {
+                        sys::cuEventQuery(ev)
+                    }
+                };
+                // An error other than "not ready" is a failed context, whose work has ended.
+                r != CUresult::CUDA_ERROR_NOT_READY
+            });
+            if done {
+                let d = pending.swap_remove(i);
+                self.finish(ctx, d);
+            } else {
+                i += 1;
+            }
+        }
+        if pending.is_empty() {
+            self.any.store(false, Ordering::Release);
+        }
+    }
+
+    /// The context is going away (its work finished): frees everything pending and destroys
+    /// the spare events. The context must be current, or failed.
+    pub(crate) fn close(&mut self, ctx_current: bool) {
+        let pending = std::mem::take(self.pending.get_mut().unwrap_or_else(|p| p.into_inner()));
+        let spare = self.spare.get_mut().unwrap_or_else(|p| p.into_inner());
+        for d in pending {
+            if ctx_current {
+                // SAFETY: the context has finished all its work; each resource is freed once.
+                unsafe { d.what.now() };
+            }
+            spare.extend_from_slice(&d.events[..d.count]);
+        }
+        if ctx_current {
+            for ev in spare.drain(..) {
+                // SAFETY: spare events of this context, destroyed once.
+                unsafe { sys::cuEventDestroy_v2(ev) };
+            }
+        }
+        *self.any.get_mut() = false;
+    }
+}

@@ -1,0 +1,208 @@
+//! The stream side of ordering: each stream's fence event and the context it belongs to.
+
+use std::any::Any;
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::{Arc, Weak};
+
+use cudarc::driver::sys;
+
+use crate::driver::context::current::bind_raw;
+use crate::driver::result::check;
+use crate::error::Result;
+
+/// A stream as ordering sees it: its handle, the context it belongs to, and its fence.
+///
+/// Shared (`Arc`) by the [`Stream`](crate::Stream) and by every record that names it, so the
+/// stream is destroyed only once no record can ask to wait for it. It holds its context weakly:
+/// the context's own pools keep records, and a strong handle there would keep the context alive
+/// forever. A context waits for all its work before it is destroyed, so a record naming a
+/// stream of a context that is gone has nothing left to wait for.
+pub(crate) struct StreamInner {
+    pub(crate) raw: sys::CUstream,
+    pub(crate) ctx_raw: sys::CUcontext,
+    /// Its context, for liveness only (the context's state is opaque here).
+    pub(super) ctx: Weak<dyn Any + Send + Sync>,
+    /// Recorded on this stream whenever another stream must wait for the work queued on it.
+    /// Null once destroyed (the legacy stream's, when its context goes).
+    pub(super) fence: AtomicPtr<sys::CUevent_st>,
+    /// Created with `CU_STREAM_DEFAULT`: ordered with the legacy default stream by the driver.
+    pub(super) blocking: bool,
+    /// The legacy default stream of its context (the null handle), which is not destroyed.
+    pub(super) legacy: bool,
+    /// Uses on this stream neither wait for other streams nor are waited for by them
+    /// ([`Stream::order_manually`](crate::Stream::order_manually)).
+    pub(super) manual: AtomicBool,
+}
+
+// SAFETY: stream and event handles may be used from any thread; the driver serialises work
+// enqueued on them. The rest is immutable or atomic.
+unsafe impl Send for StreamInner {}
+// SAFETY: as above.
+unsafe impl Sync for StreamInner {}
+
+impl StreamInner {
+    /// Wraps `raw`, a stream just created in the context `ctx_raw` (current on this thread),
+    /// whose state `ctx` is, with a new fence event. On failure the stream is destroyed.
+    pub(crate) fn new(
+        raw: sys::CUstream,
+        ctx_raw: sys::CUcontext,
+        ctx: Weak<dyn Any + Send + Sync>,
+        blocking: bool,
+    ) -> Result<Arc<StreamInner>> {
+        let fence = match new_event() {
+            Ok(ev) => ev,
+            Err(e) => {
+                if !raw.is_null() {
+                    // SAFETY: the stream was just created by the caller and is not shared.
+                    unsafe { sys::cuStreamDestroy_v2(raw) };
+                }
+                return Err(e);
+            }
+        };
+        Ok(Arc::new(StreamInner {
+            raw,
+            ctx_raw,
+            ctx,
+            fence: AtomicPtr::new(fence),
+            blocking,
+            legacy: raw.is_null(),
+            manual: AtomicBool::new(false),
+        }))
+    }
+
+    /// The legacy default stream of a context being made, with its fence (an event of that
+    /// context); the stream itself is the driver's.
+    pub(crate) fn legacy(
+        ctx_raw: sys::CUcontext,
+        ctx: Weak<dyn Any + Send + Sync>,
+        fence: sys::CUevent,
+    ) -> Arc<StreamInner> {
+        Arc::new(StreamInner {
+            raw: std::ptr::null_mut(),
+            ctx_raw,
+            ctx,
+            fence: AtomicPtr::new(fence),
+            blocking: true,
+            legacy: true,
+            manual: AtomicBool::new(false),
+        })
+    }
+
+    /// Destroys the fence now; the context is closing and current (records of other contexts
+    /// may still name this stream, but never touch its handles once the context is gone).
+    pub(crate) fn release_fence(&self) {
+        let fence = self.fence.swap(std::ptr::null_mut(), Ordering::AcqRel);
+        if !fence.is_null() {
+            // SAFETY: the fence was made for this stream and is destroyed once (swapped out).
+            unsafe { sys::cuEventDestroy_v2(fence) };
+        }
+    }
+
+    /// The fast key of this stream: its address, a multiple of 8.
+    #[inline(always)]
+    pub(super) fn key(&self) -> usize {
+        self as *const StreamInner as usize
+    }
+
+    pub(crate) fn set_manual(&self) {
+        self.manual.store(true, Ordering::Relaxed);
+    }
+
+    /// True when the driver already orders work queued on `self` after work queued on `other`
+    /// (or the streams are one): the same stream, or the legacy default stream and a blocking
+    /// stream of the same context.
+    pub(super) fn ordered_after(&self, other: &StreamInner) -> bool {
+        std::ptr::eq(self, other)
+            || (self.ctx_raw == other.ctx_raw
+                && ((self.legacy && other.blocking) || (other.legacy && self.blocking)))
+    }
+
+    /// Makes work queued on `self` from now on wait for the work queued on `other` so far.
+    pub(super) fn wait_for(&self, other: &StreamInner) -> Result<()> {
+        if self.ordered_after(other) {
+            return Ok(());
+        }
+        // A context waits for its work before it is destroyed: nothing is left to wait for.
+        let Some(_alive) = other.ctx.upgrade() else {
+            return Ok(());
+        };
+        let fence = other.fence.load(Ordering::Acquire);
+        bind_raw(other.ctx_raw)?;
+        // SAFETY: the event and the stream belong to `other`'s context, which is current and
+        // kept alive by `_alive` (so the fence is not destroyed either).
+        check("cuEventRecord", unsafe { sys::cuEventRecord(fence, other.raw) })?;
+        bind_raw(self.ctx_raw)?;
+        // SAFETY: both handles are live; a stream may wait for an event of another context.
+        check("cuStreamWaitEvent", unsafe {
+            sys::cuStreamWaitEvent(self.raw, fence, 0)
+        })
+    }
+
+    /// Blocks the host until the work queued on this stream so far has finished.
+    pub(super) fn host_wait(&self) -> Result<()> {
+        let Some(_alive) = self.ctx.upgrade() else {
+            return Ok(());
+        };
+        bind_raw(self.ctx_raw)?;
+        // SAFETY: the stream is live (the null handle is the context's legacy stream, and the
+        // context is current).
+        check("cuStreamSynchronize", unsafe {
+            sys::cuStreamSynchronize(self.raw)
+        })
+    }
+}
+
+impl Drop for StreamInner {
+    fn drop(&mut self) {
+        // Without its context the handles are gone with it (a context waits for its work and
+        // frees its streams and events when destroyed); while it closes, it is still there.
+        let alive = self.ctx.upgrade();
+        if (alive.is_none() && !Closing::is(self.ctx_raw)) || bind_raw(self.ctx_raw).is_err() {
+            return;
+        }
+        self.release_fence();
+        if !self.legacy {
+            // SAFETY: the stream was made for this value and is destroyed once; work queued on
+            // it still completes.
+            unsafe { sys::cuStreamDestroy_v2(self.raw) };
+        }
+    }
+}
+
+thread_local! {
+    /// The context whose state this thread is dropping (see [`Closing`]).
+    static CLOSING: Cell<sys::CUcontext> = const { Cell::new(std::ptr::null_mut()) };
+}
+
+/// Marks a context as closing on this thread while its state is dropped: it can no longer be
+/// upgraded to, but it still exists, so streams and pool blocks dropped meanwhile free their
+/// handles and memory (all its work has finished by then).
+pub(crate) struct Closing(sys::CUcontext);
+
+impl Closing {
+    pub(crate) fn enter(ctx: sys::CUcontext) -> Closing {
+        Closing(CLOSING.replace(ctx))
+    }
+
+    /// True while `ctx` is closing on this thread.
+    pub(crate) fn is(ctx: sys::CUcontext) -> bool {
+        !ctx.is_null() && CLOSING.get() == ctx
+    }
+}
+
+impl Drop for Closing {
+    fn drop(&mut self) {
+        CLOSING.set(self.0);
+    }
+}
+
+/// A new event without timing, in the current context.
+pub(crate) fn new_event() -> Result<sys::CUevent> {
+    let mut ev = std::ptr::null_mut();
+    // SAFETY: valid out-pointer; the caller made the context current.
+    check("cuEventCreate", unsafe {
+        sys::cuEventCreate(&mut ev, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32)
+    })?;
+    Ok(ev)
+}

@@ -1,0 +1,117 @@
+//! What a stream can do beyond queueing copies and kernels: priorities, and host functions
+//! run in stream order.
+
+use std::ffi::c_void;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use cudarc::driver::sys;
+
+use crate::driver::context::core::Context;
+use crate::driver::result::check;
+use crate::driver::stream::{Stream, StreamFlags};
+use crate::error::{Error, Result};
+
+impl Context {
+    /// The stream priorities the device supports, as `(lowest, highest)`. Lower numbers are
+    /// higher priorities, so `highest <= lowest` (e.g. `(0, -5)`); `(0, 0)` means the device
+    /// has none.
+    pub fn stream_priority_range(&self) -> Result<(i32, i32)> {
+        self.bind()?;
+        let (mut least, mut greatest) = (0, 0);
+        // SAFETY: valid out-pointers; the context is current.
+        check("cuCtxGetStreamPriorityRange", unsafe {
+            sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest)
+        })?;
+        Ok((least, greatest))
+    }
+}
+
+/// A host function queued by [`Stream::add_callback`], boxed twice so that a thin pointer
+/// crosses the C boundary.
+type Callback = Box<dyn FnOnce() + Send + 'static>;
+
+extern "C" fn run_callback(data: *mut c_void) {
+    // SAFETY: `data` is the Box<Callback> leaked by add_callback, handed over exactly once.
+    let f = unsafe { Box::from_raw(data.cast::<Callback>()) };
+    // Unwinding into the driver's thread is undefined; a panic ends here, reported on stderr
+    // by the panic hook.
+    let _ = catch_unwind(AssertUnwindSafe(f));
+}
+
+impl Stream {
+    /// A new stream in `ctx` with `flags` and `priority`: work on higher-priority streams
+    /// (lower numbers) is scheduled first when streams compete. A priority outside
+    /// [`Context::stream_priority_range`] is refused with that range (the driver would clamp
+    /// it silently).
+    ///
+    /// ```no_run
+    /// use gpu_runtime::{Context, Stream, StreamFlags};
+    /// let ctx = Context::default()?;
+    /// let (_lowest, highest) = ctx.stream_priority_range()?;
+    /// // Latency-critical work jumps ahead of bulk work queued on ordinary streams.
+    /// let urgent = Stream::with_priority(&ctx, StreamFlags::NonBlocking, highest)?;
+    /// assert_eq!(urgent.priority()?, highest);
+    /// assert!(Stream::with_priority(&ctx, StreamFlags::Default, highest - 1).is_err());
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn with_priority(ctx: &Context, flags: StreamFlags, priority: i32) -> Result<Stream> {
+        let (lowest, highest) = ctx.stream_priority_range()?;
+        if priority > lowest || priority < highest {
+            return Err(Error::InvalidArgument {
+                operation: "Stream::with_priority",
+                detail: format!(
+                    "priority {priority} is outside the device's range, {highest} (highest) to {lowest} (lowest)"
+                ),
+            });
+        }
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the context is current (stream_priority_range bound it).
+        check("cuStreamCreateWithPriority", unsafe {
+            sys::cuStreamCreateWithPriority(&mut raw, flags.bits(), priority)
+        })?;
+        Stream::from_parts(raw, ctx, flags)
+    }
+
+    /// The stream's priority (see [`Stream::with_priority`]).
+    pub fn priority(&self) -> Result<i32> {
+        self.context().bind()?;
+        let mut p = 0;
+        // SAFETY: valid out-pointer; the stream is live.
+        check("cuStreamGetPriority", unsafe {
+            sys::cuStreamGetPriority(self.raw(), &mut p)
+        })?;
+        Ok(p)
+    }
+
+    /// Runs `f` on a driver thread once all work queued on the stream before it has finished;
+    /// work queued after it waits for `f` to return (`cuLaunchHostFunc`). `f` must not call
+    /// CUDA (the driver forbids it there and may deadlock): send a message instead. If the
+    /// context fails before `f`'s turn, `f` is never run and never dropped.
+    ///
+    /// ```no_run
+    /// use std::sync::mpsc;
+    /// use gpu_runtime::{memset_d32_async, Context, Stream};
+    /// let ctx = Context::default()?;
+    /// let stream = Stream::new(&ctx)?;
+    /// let mut x = ctx.alloc::<u32>(1 << 20)?;
+    /// memset_d32_async(&mut x, 7, 1 << 20, &stream)?;
+    /// let (tx, rx) = mpsc::channel();
+    /// // `f` may not call CUDA, so it only tells another thread that the memset is done.
+    /// stream.add_callback(move || tx.send("memset done").unwrap())?;
+    /// assert_eq!(rx.recv().unwrap(), "memset done");
+    /// assert_eq!(x.to_vec()?[0], 7);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn add_callback(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
+        self.context().bind()?;
+        let data = Box::into_raw(Box::new(Box::new(f) as Callback));
+        // SAFETY: run_callback takes ownership of `data` when the driver calls it.
+        let r = unsafe { sys::cuLaunchHostFunc(self.raw(), Some(run_callback), data.cast()) };
+        if let Err(e) = check("cuLaunchHostFunc", r) {
+            // SAFETY: the driver refused it, so it will never call run_callback with `data`.
+            drop(unsafe { Box::from_raw(data) });
+            return Err(e);
+        }
+        Ok(())
+    }
+}

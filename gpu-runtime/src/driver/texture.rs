@@ -1,0 +1,435 @@
+//! Texture and surface objects: read CUDA arrays or linear memory through the texture units,
+//! write arrays through surfaces, from any `#[kernel]` (CUDA 12 removed texture and surface
+//! *references*; objects replace them).
+//!
+//! A [`Texture`] or [`Surface`] owns the driver object and borrows the memory behind it, so
+//! the memory cannot be freed (or, for linear memory, written from the host) while the object
+//! exists. A kernel takes the object's handle by value: a [`TextureObject`] for a C
+//! `cudaTextureObject_t` parameter, a [`SurfaceObject`] for `cudaSurfaceObject_t`. A handle
+//! borrows its texture or surface, so it cannot outlive it; and a launch that takes a handle
+//! is ordered like a launch that takes the memory behind it (after the writes to it on other
+//! streams; a surface's writes after every use), and keeps the object and the memory alive until
+//! the kernel has finished: dropping either right after an asynchronous launch is fine.
+//!
+//! ```no_run
+//! use gpu_runtime::{kernel, ArrayDescriptor, Context, CudaArray, Texture, TextureDesc, TextureObject};
+//!
+//! #[kernel(r#"
+//! __global__ void sample(cudaTextureObject_t tex, float *out, int w, int h) {
+//!     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+//!     if (x < w && y < h) out[y * w + x] = tex2D<float>(tex, x + 0.5f, y + 0.5f);
+//! }"#)]
+//! fn sample(tex: TextureObject, #[Out] out: &mut [f32], w: i32, h: i32);
+//!
+//! fn main() -> gpu_runtime::Result<()> {
+//!     let ctx = Context::default()?;
+//!     let mut array = CudaArray::new(&ctx, ArrayDescriptor::new_2d::<f32>(64, 32))?;
+//!     array.copy_from_host(&vec![1.5f32; 64 * 32])?;
+//!     let tex = Texture::from_array(&array, &TextureDesc::default())?;
+//!     let mut out = vec![0f32; 64 * 32];
+//!     sample(&ctx, (1, 32), 64, tex.object(), &mut out, 64, 32)?;
+//!     Ok(())
+//! }
+//! ```
+
+use std::sync::Arc;
+
+use cudarc::driver::sys;
+
+use crate::driver::context::core::Context;
+use crate::driver::memory::array::{ArrayElement, ArrayFlags, CudaArray};
+use crate::driver::memory::pitched::PitchedBuffer;
+use crate::driver::memory::view::DeviceRead;
+use crate::driver::ordering::{Release, StreamInner, StreamUses};
+use crate::driver::result::check;
+use crate::error::{Error, Result};
+
+/// A texture object's handle, what a kernel's `cudaTextureObject_t` parameter takes: borrowed
+/// from a [`Texture`] ([`Texture::object`]).
+///
+/// The kernel receives the 64-bit handle ([`raw`](Self::raw)); the rest tells the launch what
+/// to order it after and keep alive.
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct TextureObject<'t> {
+    /// First, so that the parameter's bytes are the handle (`cuLaunchKernel` copies the 8
+    /// bytes of a `cudaTextureObject_t`).
+    raw: u64,
+    /// The texture's own record (its destruction waits for launches), and the memory's.
+    object: Option<&'t StreamUses>,
+    memory: Option<&'t StreamUses>,
+}
+
+/// A surface object's handle, what a kernel's `cudaSurfaceObject_t` parameter takes: borrowed
+/// from a [`Surface`] ([`Surface::object`]).
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub struct SurfaceObject<'s> {
+    /// First, as in [`TextureObject`].
+    raw: u64,
+    object: Option<&'s StreamUses>,
+    memory: Option<&'s StreamUses>,
+}
+
+macro_rules! object_common {
+    ($ty:ident, $what:literal, $memory_access:ident) => {
+        impl $ty<'static> {
+            #[doc = concat!("A handle to a ", $what, " object this crate did not make (from raw driver calls or another library), for kernels to take.")]
+            ///
+            /// # Safety
+            #[doc = concat!("`raw` is a live ", $what, " object of the kernel's context, and it and the memory it reads or writes stay alive, and are not written by other work (or, for a surface, used by other work at all) unless the caller orders the two, until every launch given this handle has finished.")]
+            pub unsafe fn from_raw(raw: u64) -> $ty<'static> {
+                $ty {
+                    raw,
+                    object: None,
+                    memory: None,
+                }
+            }
+        }
+
+        impl $ty<'_> {
+            /// The 64-bit handle the kernel receives (e.g. to store in device memory for bindless
+            /// access: the crate cannot see such uses, so order and keep them alive yourself).
+            pub fn raw(&self) -> u64 {
+                self.raw
+            }
+        }
+
+        impl std::fmt::Debug for $ty<'_> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}({:#x})", stringify!($ty), self.raw)
+            }
+        }
+
+        impl $ty<'_> {
+            /// Orders a launch on `stream` that takes this handle after the uses of the memory
+            /// behind it, and keeps the object (and the memory) alive until the launch ran.
+            #[inline]
+            pub(crate) fn order_on(&self, stream: &Arc<StreamInner>) -> Result<()> {
+                if let Some(o) = self.object {
+                    o.read_on(stream)?;
+                }
+                match self.memory {
+                    Some(m) => m.$memory_access(stream),
+                    None => Ok(()),
+                }
+            }
+        }
+    };
+}
+object_common!(TextureObject, "texture", read_on);
+object_common!(SurfaceObject, "surface", write_on);
+
+/// What happens to coordinates outside the texture (PyCUDA's `address_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum AddressMode {
+    /// Wrap around (normalised coordinates only).
+    Wrap,
+    /// Clamp to the edge.
+    #[default]
+    Clamp,
+    /// Mirror (normalised coordinates only).
+    Mirror,
+    /// Return the border colour.
+    Border,
+}
+
+/// How texels are filtered (PyCUDA's `filter_mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum FilterMode {
+    /// The nearest texel.
+    #[default]
+    Point,
+    /// Linear interpolation between neighbouring texels (float results only).
+    Linear,
+}
+
+/// How a texture is sampled.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextureDesc {
+    /// Address mode for x, y and z.
+    pub address_mode: [AddressMode; 3],
+    /// Filtering.
+    pub filter_mode: FilterMode,
+    /// Coordinates in `[0, 1)` instead of `[0, width)`.
+    pub normalized_coords: bool,
+    /// Integer formats are read as integers (true) or as floats normalised to `[0, 1]` /
+    /// `[-1, 1]` (false).
+    pub read_as_integer: bool,
+    /// The colour returned outside the texture with [`AddressMode::Border`].
+    pub border_color: [f32; 4],
+}
+
+impl Default for TextureDesc {
+    /// Clamped, point-sampled, unnormalised coordinates, integers read as integers.
+    fn default() -> Self {
+        TextureDesc {
+            address_mode: [AddressMode::Clamp; 3],
+            filter_mode: FilterMode::Point,
+            normalized_coords: false,
+            read_as_integer: true,
+            border_color: [0.0; 4],
+        }
+    }
+}
+
+impl TextureDesc {
+    fn raw(&self) -> sys::CUDA_TEXTURE_DESC {
+        let mut d = sys::CUDA_TEXTURE_DESC {
+            addressMode: [sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP; 3],
+            filterMode: sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+            flags: 0,
+            maxAnisotropy: 0,
+            mipmapFilterMode: sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+            mipmapLevelBias: 0.0,
+            minMipmapLevelClamp: 0.0,
+            maxMipmapLevelClamp: 0.0,
+            borderColor: [0.0; 4],
+            reserved: [0; 12],
+        };
+        for (raw, mode) in d.addressMode.iter_mut().zip(self.address_mode) {
+            *raw = match mode {
+                AddressMode::Wrap => sys::CUaddress_mode::CU_TR_ADDRESS_MODE_WRAP,
+                AddressMode::Clamp => sys::CUaddress_mode::CU_TR_ADDRESS_MODE_CLAMP,
+                AddressMode::Mirror => sys::CUaddress_mode::CU_TR_ADDRESS_MODE_MIRROR,
+                AddressMode::Border => sys::CUaddress_mode::CU_TR_ADDRESS_MODE_BORDER,
+            };
+        }
+        d.filterMode = match self.filter_mode {
+            FilterMode::Point => sys::CUfilter_mode::CU_TR_FILTER_MODE_POINT,
+            FilterMode::Linear => sys::CUfilter_mode::CU_TR_FILTER_MODE_LINEAR,
+        };
+        d.flags = if self.normalized_coords {
+            sys::CU_TRSF_NORMALIZED_COORDINATES
+        } else {
+            0
+        } | if self.read_as_integer {
+            sys::CU_TRSF_READ_AS_INTEGER
+        } else {
+            0
+        };
+        d.borderColor = self.border_color;
+        d
+    }
+}
+
+/// A texture object over memory borrowed for `'a`; destroyed when dropped, once the launches
+/// given its handle have finished.
+pub struct Texture<'a> {
+    raw: sys::CUtexObject,
+    ctx: Context,
+    /// The launches given the handle.
+    uses: StreamUses,
+    /// The record of the memory it reads, when this crate tracks it.
+    memory: Option<&'a StreamUses>,
+}
+
+impl std::fmt::Debug for Texture<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Texture({:#x})", self.raw)
+    }
+}
+
+fn resource_desc(res_type: sys::CUresourcetype) -> sys::CUDA_RESOURCE_DESC {
+    sys::CUDA_RESOURCE_DESC {
+        resType: res_type,
+        res: sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1 {
+            reserved: sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_5 { reserved: [0; 32] },
+        },
+        flags: 0,
+    }
+}
+
+impl<'a> Texture<'a> {
+    fn create(
+        ctx: &Context,
+        res: &sys::CUDA_RESOURCE_DESC,
+        desc: &TextureDesc,
+        memory: Option<&'a StreamUses>,
+    ) -> Result<Texture<'a>> {
+        let tex = desc.raw();
+        ctx.bind()?;
+        let mut raw = 0;
+        // SAFETY: valid out-pointer and descriptors; the memory they name is borrowed for 'a.
+        check("cuTexObjectCreate", unsafe {
+            sys::cuTexObjectCreate(&mut raw, res, &tex, std::ptr::null())
+        })?;
+        Ok(Texture {
+            raw,
+            ctx: ctx.clone(),
+            uses: StreamUses::new(),
+            memory,
+        })
+    }
+
+    /// A texture reading a CUDA array (`tex1D`, `tex2D`, `tex3D` in the kernel).
+    pub fn from_array(array: &'a CudaArray, desc: &TextureDesc) -> Result<Texture<'a>> {
+        let mut res = resource_desc(sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY);
+        res.res.array.hArray = array.raw();
+        Self::create(array.context(), &res, desc, Some(&array.uses))
+    }
+
+    /// A texture reading linear device memory (`tex1Dfetch` in the kernel). The memory must start
+    /// at a multiple of the device's texture alignment ([`crate::DeviceAttribute::TextureAlignment`],
+    /// 512 bytes on current GPUs); a misaligned start is [`Error::InvalidArgument`].
+    pub fn from_linear<T: ArrayElement>(
+        memory: &'a (impl DeviceRead<T> + ?Sized),
+        desc: &TextureDesc,
+    ) -> Result<Texture<'a>> {
+        let memory = memory.device_view();
+        // The driver refuses a misaligned start with a bare CUDA_ERROR_INVALID_VALUE; say why.
+        let align = memory
+            .context()
+            .device()
+            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)?
+            .max(1) as u64;
+        if memory.device_ptr() % align != 0 {
+            return Err(Error::InvalidArgument {
+                operation: "Texture::from_linear",
+                detail: format!(
+                    "a linear texture must start at a multiple of {align} bytes (the device's texture alignment), but this memory starts at {:#x}, {} bytes past one",
+                    memory.device_ptr(),
+                    memory.device_ptr() % align
+                ),
+            });
+        }
+        let mut res = resource_desc(sys::CUresourcetype::CU_RESOURCE_TYPE_LINEAR);
+        res.res.linear = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3 {
+            devPtr: memory.device_ptr(),
+            format: T::FORMAT.raw(),
+            numChannels: T::CHANNELS,
+            sizeInBytes: memory.len() * std::mem::size_of::<T>(),
+        };
+        Self::create(memory.context(), &res, desc, memory.uses())
+    }
+
+    /// A 2D texture reading pitched device memory (`tex2D` in the kernel).
+    pub fn from_pitched<T: ArrayElement>(
+        memory: &'a PitchedBuffer<T>,
+        desc: &TextureDesc,
+    ) -> Result<Texture<'a>> {
+        let mut res = resource_desc(sys::CUresourcetype::CU_RESOURCE_TYPE_PITCH2D);
+        res.res.pitch2D = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_4 {
+            devPtr: memory.device_ptr(),
+            format: T::FORMAT.raw(),
+            numChannels: T::CHANNELS,
+            width: memory.width(),
+            height: memory.height(),
+            pitchInBytes: memory.pitch(),
+        };
+        Self::create(memory.context(), &res, desc, memory.device_view().uses())
+    }
+
+    /// The handle to pass to a kernel's `cudaTextureObject_t` parameter.
+    pub fn object(&self) -> TextureObject<'_> {
+        TextureObject {
+            raw: self.raw,
+            object: Some(&self.uses),
+            memory: self.memory,
+        }
+    }
+}
+
+impl Drop for Texture<'_> {
+    fn drop(&mut self) {
+        // Destroyed once the launches given the handle have finished.
+        let uses = self.uses.take();
+        let inner = &self.ctx.inner;
+        inner
+            .graveyard
+            .release_after(inner.raw, uses, Release::Texture(self.raw));
+    }
+}
+
+/// A surface object over a CUDA array borrowed for `'a`, exclusively (kernels write it);
+/// destroyed when dropped, once the launches given its handle have finished.
+///
+/// Kernels write the array through it (`surf2Dwrite`), so the array must have been created
+/// with [`ArrayFlags::SURFACE_LDST`].
+///
+/// ```no_run
+/// use gpu_runtime::{kernel, ArrayDescriptor, ArrayFlags, Context, CudaArray};
+/// use gpu_runtime::{Surface, SurfaceObject};
+///
+/// #[kernel(r#"
+/// __global__ void ramp(cudaSurfaceObject_t surf, int w, int h) {
+///     int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y;
+///     // x is a byte offset for surfaces, unlike for textures.
+///     if (x < w && y < h) surf2Dwrite((float)(y * w + x), surf, x * (int)sizeof(float), y);
+/// }"#)]
+/// fn ramp(surf: SurfaceObject, w: i32, h: i32);
+///
+/// # fn main() -> gpu_runtime::Result<()> {
+/// let ctx = Context::default()?;
+/// let desc = ArrayDescriptor::new_2d::<f32>(64, 32).with_flags(ArrayFlags::SURFACE_LDST);
+/// let mut array = CudaArray::new(&ctx, desc)?;
+/// let surface = Surface::new(&mut array)?;
+/// ramp(&ctx, (1, 32), 64, surface.object(), 64, 32)?;
+/// drop(surface);
+/// let want: Vec<f32> = (0..64 * 32).map(|i| i as f32).collect();
+/// assert_eq!(array.to_vec::<f32>()?, want);
+/// # Ok(()) }
+/// ```
+pub struct Surface<'a> {
+    raw: sys::CUsurfObject,
+    ctx: Context,
+    /// The launches given the handle.
+    uses: StreamUses,
+    /// The record of the array it writes.
+    array: &'a StreamUses,
+}
+
+impl std::fmt::Debug for Surface<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Surface({:#x})", self.raw)
+    }
+}
+
+impl<'a> Surface<'a> {
+    /// A surface over `array`, which needs [`ArrayFlags::SURFACE_LDST`].
+    pub fn new(array: &'a mut CudaArray) -> Result<Surface<'a>> {
+        if !array.descriptor().flags.contains(ArrayFlags::SURFACE_LDST) {
+            return Err(Error::InvalidArgument {
+                operation: "Surface::new",
+                detail: format!(
+                    "the array was created with flags {:#x}, without ArrayFlags::SURFACE_LDST",
+                    array.descriptor().flags.bits()
+                ),
+            });
+        }
+        let mut res = resource_desc(sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY);
+        res.res.array.hArray = array.raw();
+        array.context().bind()?;
+        let mut raw = 0;
+        // SAFETY: valid out-pointer and descriptor; the array is borrowed for 'a.
+        check("cuSurfObjectCreate", unsafe {
+            sys::cuSurfObjectCreate(&mut raw, &res)
+        })?;
+        Ok(Surface {
+            raw,
+            ctx: array.context().clone(),
+            uses: StreamUses::new(),
+            array: &array.uses,
+        })
+    }
+
+    /// The handle to pass to a kernel's `cudaSurfaceObject_t` parameter.
+    pub fn object(&self) -> SurfaceObject<'_> {
+        SurfaceObject {
+            raw: self.raw,
+            object: Some(&self.uses),
+            memory: Some(self.array),
+        }
+    }
+}
+
+impl Drop for Surface<'_> {
+    fn drop(&mut self) {
+        // Destroyed once the launches given the handle have finished.
+        let uses = self.uses.take();
+        let inner = &self.ctx.inner;
+        inner
+            .graveyard
+            .release_after(inner.raw, uses, Release::Surface(self.raw));
+    }
+}

@@ -1,0 +1,346 @@
+//! The run-time typed arguments: [`ArgType`] (what a parameter is) and [`Arg`] (what is passed).
+
+use std::ffi::c_void;
+use std::marker::PhantomData;
+
+use cudarc::driver::sys;
+use gpu_cdecl::Scalar;
+
+use crate::driver::context::core::Context;
+use crate::driver::host::slices::{HostSlice, HostSliceMut};
+use crate::driver::memory::view::{DeviceRead, DeviceWrite};
+use crate::driver::ordering::StreamUses;
+use crate::error::{Error, Result};
+use crate::launch::stream::LaunchStream;
+use crate::types::repr::DeviceRepr;
+
+/// The type of one kernel parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgType {
+    /// `signed char`, `int8_t`.
+    I8,
+    /// `unsigned char`, `uint8_t`.
+    U8,
+    /// `short`.
+    I16,
+    /// `unsigned short`.
+    U16,
+    /// `int`.
+    I32,
+    /// `unsigned int`.
+    U32,
+    /// `long`, `long long`, `ptrdiff_t`.
+    I64,
+    /// `unsigned long`, `unsigned long long`, `size_t`.
+    U64,
+    /// `float`.
+    F32,
+    /// `double`.
+    F64,
+    /// `half`, `__half`.
+    F16,
+    /// `__nv_bfloat16`.
+    Bf16,
+    /// `bool`.
+    Bool,
+    /// `const T *`: takes [`Arg::input`] or [`Arg::output`].
+    ConstPtr,
+    /// `T *`: takes [`Arg::output`] only.
+    MutPtr,
+}
+
+/// One kernel argument for [`PreparedFunction::prepared_call`](crate::PreparedFunction::prepared_call) and, with host arrays copied
+/// in and out, [`PreparedFunction::call`](crate::PreparedFunction::call).
+///
+/// Not `Clone`: an argument may hold a mutable borrow of host memory.
+#[derive(Debug)]
+pub enum Arg<'a> {
+    /// An `i8`.
+    I8(i8),
+    /// A `u8`.
+    U8(u8),
+    /// An `i16`.
+    I16(i16),
+    /// A `u16`.
+    U16(u16),
+    /// An `i32`.
+    I32(i32),
+    /// A `u32`.
+    U32(u32),
+    /// An `i64`.
+    I64(i64),
+    /// A `u64`.
+    U64(u64),
+    /// An `f32`.
+    F32(f32),
+    /// An `f64`.
+    F64(f64),
+    /// A `half::f16` (`half`, `__half`).
+    F16(half::f16),
+    /// A `half::bf16` (`__nv_bfloat16`).
+    Bf16(half::bf16),
+    /// A `bool`.
+    Bool(bool),
+    /// Device memory: made by [`Arg::input`] or [`Arg::output`].
+    Ptr(PtrArg<'a>),
+    /// Host memory copied to the device and/or back around the launch: made by
+    /// [`Arg::host_in`], [`Arg::host_out`] or [`Arg::host_in_out`]. Only [`PreparedFunction::call`](crate::PreparedFunction::call)
+    /// and [`Function::call`](crate::Function::call) take it.
+    Host(HostArg<'a>),
+}
+
+/// Which way a host argument is copied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Direction {
+    In,
+    Out,
+    InOut,
+}
+
+/// Host memory passed to a kernel through a device copy (PyCUDA's `drv.In`, `drv.Out`,
+/// `drv.InOut`), borrowed for the call.
+#[derive(Debug)]
+pub struct HostArg<'a> {
+    /// The elements, or why there are none (an `ndarray` not contiguous in C order).
+    pub(super) ptr: std::result::Result<*mut u8, &'static str>,
+    pub(super) bytes: usize,
+    pub(super) elem_size: usize,
+    pub(super) direction: Direction,
+    pub(super) _borrow: PhantomData<&'a mut [u8]>,
+}
+
+impl HostArg<'_> {
+    pub(super) fn checked_ptr(&self) -> Result<*mut u8> {
+        self.ptr.map_err(|what| Error::NotContiguous { what })
+    }
+}
+
+/// Device memory passed as a pointer, borrowed for the launch.
+#[derive(Clone, Copy)]
+pub struct PtrArg<'a> {
+    pub(super) ptr: sys::CUdeviceptr,
+    pub(super) ctx: &'a Context,
+    pub(super) mutable: bool,
+    pub(super) elem_size: usize,
+    /// The record the launch orders its use with, when this crate tracks the memory.
+    pub(super) uses: Option<&'a StreamUses>,
+}
+
+impl std::fmt::Debug for PtrArg<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PtrArg")
+            .field("ptr", &format_args!("{:#x}", self.ptr))
+            .field("mutable", &self.mutable)
+            .field("elem_size", &self.elem_size)
+            .finish()
+    }
+}
+
+impl PtrArg<'_> {
+    /// Orders the launch's use on `stream`: after the last write for a read, after every use
+    /// for a write.
+    pub(super) fn order_on(&self, stream: LaunchStream<'_>) -> Result<()> {
+        match (self.uses, self.mutable) {
+            (Some(u), false) => u.read_on(stream.inner()),
+            (Some(u), true) => u.write_on(stream.inner()),
+            (None, _) => Ok(()),
+        }
+    }
+}
+
+impl<'a> Arg<'a> {
+    /// Device memory the kernel reads (a `const T *` parameter).
+    pub fn input<T: 'a, B: DeviceRead<T> + ?Sized>(buffer: &'a B) -> Arg<'a> {
+        let v = buffer.device_view();
+        Arg::Ptr(PtrArg {
+            ptr: v.device_ptr(),
+            ctx: v.context(),
+            mutable: false,
+            elem_size: std::mem::size_of::<T>(),
+            uses: v.uses(),
+        })
+    }
+
+    /// Device memory the kernel may write (a `T *` parameter); borrowed mutably so nothing
+    /// else reads it meanwhile.
+    pub fn output<T: 'a, B: DeviceWrite<T> + ?Sized>(buffer: &'a mut B) -> Arg<'a> {
+        let v = buffer.device_view_mut();
+        Arg::Ptr(PtrArg {
+            ptr: v.device_ptr(),
+            ctx: v.context(),
+            mutable: true,
+            elem_size: std::mem::size_of::<T>(),
+            uses: v.uses(),
+        })
+    }
+
+    /// A host array the kernel reads (PyCUDA's `drv.In`): copied to the device before the
+    /// launch. Fits a `const T *` or `T *` parameter.
+    pub fn host_in<T: DeviceRepr, H: HostSlice<T> + ?Sized>(host: &'a H) -> Arg<'a> {
+        let ptr = host
+            .host_slice()
+            .map(|s| (s.as_ptr() as *mut u8, std::mem::size_of_val(s)));
+        Arg::host(ptr, std::mem::size_of::<T>(), Direction::In, "an In argument")
+    }
+
+    /// A host array the kernel writes (PyCUDA's `drv.Out`): copied back after the kernel has
+    /// finished. Its previous contents are not sent. Fits a `T *` parameter.
+    pub fn host_out<T: DeviceRepr, H: HostSliceMut<T> + ?Sized>(host: &'a mut H) -> Arg<'a> {
+        let ptr = host
+            .host_slice_mut()
+            .map(|s| (s.as_mut_ptr() as *mut u8, std::mem::size_of_val(s)));
+        Arg::host(ptr, std::mem::size_of::<T>(), Direction::Out, "an Out argument")
+    }
+
+    /// A host array the kernel reads and writes (PyCUDA's `drv.InOut`): copied to the device
+    /// before the launch and back after it. Fits a `T *` parameter.
+    pub fn host_in_out<T: DeviceRepr, H: HostSliceMut<T> + ?Sized>(host: &'a mut H) -> Arg<'a> {
+        let ptr = host
+            .host_slice_mut()
+            .map(|s| (s.as_mut_ptr() as *mut u8, std::mem::size_of_val(s)));
+        Arg::host(
+            ptr,
+            std::mem::size_of::<T>(),
+            Direction::InOut,
+            "an InOut argument",
+        )
+    }
+
+    pub(super) fn host(
+        slice: Result<(*mut u8, usize)>,
+        elem_size: usize,
+        direction: Direction,
+        what: &'static str,
+    ) -> Arg<'a> {
+        let (ptr, bytes) = match slice {
+            Ok((p, b)) => (Ok(p), b),
+            Err(_) => (Err(what), 0),
+        };
+        Arg::Host(HostArg {
+            ptr,
+            bytes,
+            elem_size,
+            direction,
+            _borrow: PhantomData,
+        })
+    }
+
+    pub(super) fn describe(&self) -> &'static str {
+        match self {
+            Arg::I8(_) => "an i8",
+            Arg::U8(_) => "a u8",
+            Arg::I16(_) => "an i16",
+            Arg::U16(_) => "a u16",
+            Arg::I32(_) => "an i32",
+            Arg::U32(_) => "a u32",
+            Arg::I64(_) => "an i64",
+            Arg::U64(_) => "a u64",
+            Arg::F32(_) => "an f32",
+            Arg::F64(_) => "an f64",
+            Arg::F16(_) => "an f16",
+            Arg::Bf16(_) => "a bf16",
+            Arg::Bool(_) => "a bool",
+            Arg::Ptr(p) if p.mutable => "an output buffer (Arg::output)",
+            Arg::Ptr(_) => "an input buffer (Arg::input)",
+            Arg::Host(h) => match h.direction {
+                Direction::In => "a host array to copy in (Arg::host_in)",
+                Direction::Out => "a host array to copy out (Arg::host_out)",
+                Direction::InOut => "a host array to copy in and out (Arg::host_in_out)",
+            },
+        }
+    }
+
+    /// Whether this argument may be passed for a parameter of type `t`.
+    pub(super) fn fits(&self, t: ArgType) -> bool {
+        matches!(
+            (self, t),
+            (Arg::I8(_), ArgType::I8)
+                | (Arg::U8(_), ArgType::U8)
+                | (Arg::I16(_), ArgType::I16)
+                | (Arg::U16(_), ArgType::U16)
+                | (Arg::I32(_), ArgType::I32)
+                | (Arg::U32(_), ArgType::U32)
+                | (Arg::I64(_), ArgType::I64)
+                | (Arg::U64(_), ArgType::U64)
+                | (Arg::F32(_), ArgType::F32)
+                | (Arg::F64(_), ArgType::F64)
+                | (Arg::F16(_), ArgType::F16)
+                | (Arg::Bf16(_), ArgType::Bf16)
+                | (Arg::Bool(_), ArgType::Bool)
+                | (Arg::Ptr(_), ArgType::ConstPtr)
+        ) || matches!((self, t), (Arg::Ptr(p), ArgType::MutPtr) if p.mutable)
+            || matches!((self, t), (Arg::Host(h), ArgType::ConstPtr) if h.direction == Direction::In)
+            || matches!((self, t), (Arg::Host(_), ArgType::MutPtr))
+    }
+
+    /// The element size of a buffer argument.
+    pub(super) fn elem_size(&self) -> Option<usize> {
+        match self {
+            Arg::Ptr(p) => Some(p.elem_size),
+            Arg::Host(h) => Some(h.elem_size),
+            _ => None,
+        }
+    }
+
+    /// The address of the value `cuLaunchKernel` copies the parameter from.
+    pub(super) fn param(&self) -> *mut c_void {
+        let p: *const c_void = match self {
+            Arg::I8(v) => (v as *const i8).cast(),
+            Arg::U8(v) => (v as *const u8).cast(),
+            Arg::I16(v) => (v as *const i16).cast(),
+            Arg::U16(v) => (v as *const u16).cast(),
+            Arg::I32(v) => (v as *const i32).cast(),
+            Arg::U32(v) => (v as *const u32).cast(),
+            Arg::I64(v) => (v as *const i64).cast(),
+            Arg::U64(v) => (v as *const u64).cast(),
+            Arg::F32(v) => (v as *const f32).cast(),
+            Arg::F64(v) => (v as *const f64).cast(),
+            Arg::F16(v) => (v as *const half::f16).cast(),
+            Arg::Bf16(v) => (v as *const half::bf16).cast(),
+            Arg::Bool(v) => (v as *const bool).cast(),
+            Arg::Ptr(p) => (&p.ptr as *const sys::CUdeviceptr).cast(),
+            // Replaced by the staged device copy's address before any launch.
+            Arg::Host(_) => std::ptr::null(),
+        };
+        p as *mut c_void
+    }
+}
+
+macro_rules! arg_from {
+    ($($t:ty => $v:ident),*) => {$(
+        impl From<$t> for Arg<'_> {
+            fn from(v: $t) -> Self {
+                Arg::$v(v)
+            }
+        }
+    )*};
+}
+arg_from!(i8 => I8, u8 => U8, i16 => I16, u16 => U16, i32 => I32, u32 => U32, i64 => I64,
+          u64 => U64, f32 => F32, f64 => F64, half::f16 => F16, half::bf16 => Bf16, bool => Bool);
+
+pub(super) fn scalar_type(s: Scalar) -> Option<ArgType> {
+    Some(match s {
+        Scalar::I8 => ArgType::I8,
+        Scalar::U8 => ArgType::U8,
+        Scalar::I16 => ArgType::I16,
+        Scalar::U16 => ArgType::U16,
+        Scalar::I32 => ArgType::I32,
+        Scalar::U32 => ArgType::U32,
+        Scalar::I64 | Scalar::Isize => ArgType::I64,
+        Scalar::U64 | Scalar::Usize => ArgType::U64,
+        Scalar::F32 => ArgType::F32,
+        Scalar::F64 => ArgType::F64,
+        Scalar::Bool => ArgType::Bool,
+        Scalar::F16 => ArgType::F16,
+        Scalar::Bf16 => ArgType::Bf16,
+    })
+}
+
+pub(super) fn scalar_size(s: Scalar) -> usize {
+    match s {
+        Scalar::I8 | Scalar::U8 | Scalar::Bool => 1,
+        Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::Bf16 => 2,
+        Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
+        _ => 8,
+    }
+}

@@ -1,0 +1,17 @@
+//! Calling a kernel: grid and block checks, the parameters and the ordering of their uses on
+//! the launch's stream, the In/Out/InOut staging of host data, and runtime-typed arguments
+//! (PyCUDA's `prepare` and `Function.__call__`).
+
+pub(crate) mod argcheck;
+pub(crate) mod args;
+pub(crate) mod copy_workers;
+pub(crate) mod dims;
+pub(crate) mod dynamic;
+pub(crate) mod params;
+pub(crate) mod raw;
+pub(crate) mod staging;
+pub(crate) mod stream;
+
+pub use dims::{validate, CheckedLaunch, Dim3};
+pub use dynamic::{Arg, ArgType, HostArg, PreparedFunction, PtrArg, MAX_ARGS};
+pub use params::KernelParam;

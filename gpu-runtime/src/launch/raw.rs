@@ -1,0 +1,73 @@
+//! The launch itself: the configuration checked against the device's and the kernel's limits,
+//! large dynamic shared memory opted in to, and `cuLaunchKernel`; and timing one launch.
+
+use std::ffi::c_void;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use cudarc::driver::sys;
+
+use crate::driver::module::function::Function;
+use crate::driver::result::check;
+use crate::driver::stream::Event;
+use crate::error::Result;
+use crate::launch::dims::{self, Dim3};
+
+impl Function {
+    /// Launches with a prepared parameter array, after checking the configuration.
+    ///
+    /// # Safety
+    /// `params` must hold one pointer per kernel parameter, in order, each pointing to a value
+    /// of exactly the C parameter's type; every device pointer and handle among them must stay
+    /// valid until the kernel has finished, and be ordered with other streams' uses of what it
+    /// points to (the `#[kernel]` macro's generated code does both for this crate's memory).
+    #[doc(hidden)]
+    #[inline]
+    pub unsafe fn launch_raw(
+        &self,
+        grid: Dim3,
+        block: Dim3,
+        stream: sys::CUstream,
+        params: &mut [*mut c_void],
+    ) -> Result<()> {
+        let ctx = self.context();
+        let cfg = dims::validate(grid, block, self.shared_mem_bytes, ctx.limits(), &self.limits)?;
+        ctx.bind()?;
+        if cfg.shared_mem_bytes > self.optin_shared.load(Ordering::Relaxed)
+            && cfg.shared_mem_bytes + self.limits.static_shared_bytes
+                > ctx.limits().max_shared_memory_per_block
+        {
+            self.opt_in_shared(cfg.shared_mem_bytes)?;
+        }
+        // SAFETY: the configuration was validated; the caller guarantees the parameters.
+        check("cuLaunchKernel", unsafe {
+            sys::cuLaunchKernel(
+                self.raw(),
+                cfg.grid[0],
+                cfg.grid[1],
+                cfg.grid[2],
+                cfg.block[0],
+                cfg.block[1],
+                cfg.block[2],
+                cfg.shared_mem_bytes,
+                stream,
+                params.as_mut_ptr(),
+                std::ptr::null_mut(),
+            )
+        })
+    }
+}
+
+/// Runs `launch` between two events on the legacy default stream of `f`'s context and returns
+/// the GPU time between them (PyCUDA's `prepared_timed_call`). Waits for the kernel to finish.
+/// When an argument was last used on another stream, the wait for that work is queued between
+/// the two events, and timed with the kernel.
+pub(crate) fn timed(f: &Function, launch: impl FnOnce() -> Result<()>) -> Result<Duration> {
+    let start = Event::new(f.context())?;
+    let end = Event::new(f.context())?;
+    start.record_raw(std::ptr::null_mut())?;
+    launch()?;
+    end.record_raw(std::ptr::null_mut())?;
+    end.synchronize()?;
+    end.time_since(&start)
+}

@@ -1,0 +1,117 @@
+//! CUDA's built-in vector types (`float4`, `int2`, `uchar4`, ...) as Rust types with CUDA's exact
+//! size and alignment, so that they can be kernel arguments and buffer elements.
+//!
+//! Each C name maps to the Rust type spelled in `UpperCamelCase` with the signedness prefix kept:
+//! `float4` is [`Float4`], `uchar2` is [`UChar2`], `longlong2` is [`LongLong2`], `ulong3` is
+//! [`ULong3`]. The `#[kernel]` macro accepts exactly that Rust type for the C name. The fields
+//! are CUDA's `x`, `y`, `z`, `w`, of the matching Rust scalar (`char` is `i8`: it is signed in
+//! CUDA device code; `long` is `i64`).
+//!
+//! Alignment follows CUDA's `vector_types.h`: two- and four-element vectors are aligned to their
+//! full size (up to 16 bytes: `float4` is 16-byte aligned, `double4` and `longlong4` are 16-byte
+//! aligned as CUDA's deprecated-but-default `double4` is), three-element ones to their element
+//! (`float3` is 12 bytes, 4-byte aligned).
+//!
+//! ```
+//! use gpu_runtime::{Float3, Float4, UChar4};
+//! assert_eq!((std::mem::size_of::<Float3>(), std::mem::align_of::<Float3>()), (12, 4));
+//! assert_eq!((std::mem::size_of::<Float4>(), std::mem::align_of::<Float4>()), (16, 16));
+//! let v = Float4::new(1.0, 2.0, 3.0, 4.0);
+//! assert_eq!(v.w, 4.0);
+//! assert_eq!(<[f32; 4]>::from(v), [1.0, 2.0, 3.0, 4.0]);
+//! assert_eq!(UChar4::from([1, 2, 3, 4]).z, 3);
+//! ```
+
+use crate::types::repr::DeviceRepr;
+
+macro_rules! vector_type {
+    ($(#[$doc:meta])* $name:ident, $c:expr, $t:ty, $align:literal, [$($f:ident),+], $n:literal) => {
+        $(#[$doc])*
+        #[doc = concat!("CUDA's `", $c, "`: ", stringify!($n), " × `", stringify!($t), "`, aligned to ", stringify!($align), " bytes.")]
+        #[derive(Clone, Copy, Debug, Default, PartialEq)]
+        #[repr(C, align($align))]
+        pub struct $name {
+            $(
+                #[doc = concat!("The `", stringify!($f), "` component.")]
+                pub $f: $t,
+            )+
+        }
+
+        impl $name {
+            /// A vector from its components, like CUDA's `make_` function.
+            #[inline]
+            pub const fn new($($f: $t),+) -> $name {
+                $name { $($f),+ }
+            }
+
+            /// Every component set to `v`.
+            #[inline]
+            pub const fn splat(v: $t) -> $name {
+                $name { $($f: v),+ }
+            }
+
+            /// The CUDA C name of this type.
+            pub const C_NAME: &'static str = $c;
+        }
+
+        impl From<[$t; $n]> for $name {
+            #[inline]
+            fn from(a: [$t; $n]) -> $name {
+                let [$($f),+] = a;
+                $name { $($f),+ }
+            }
+        }
+
+        impl From<$name> for [$t; $n] {
+            #[inline]
+            fn from(v: $name) -> [$t; $n] {
+                [$(v.$f),+]
+            }
+        }
+
+        // SAFETY: repr(C) with CUDA's alignment, plain numeric fields (every bit pattern is
+        // valid), no padding beyond what CUDA's own struct has; the sizes and alignments are
+        // checked against NVRTC in the test suite.
+        unsafe impl DeviceRepr for $name {}
+    };
+}
+
+macro_rules! vector_family {
+    ($t:ty, $c:literal, $n1:ident $a1:literal, $n2:ident $a2:literal, $n3:ident $a3:literal, $n4:ident $a4:literal) => {
+        vector_type!($n1, concat!($c, "1"), $t, $a1, [x], 1);
+        vector_type!($n2, concat!($c, "2"), $t, $a2, [x, y], 2);
+        vector_type!($n3, concat!($c, "3"), $t, $a3, [x, y, z], 3);
+        vector_type!($n4, concat!($c, "4"), $t, $a4, [x, y, z, w], 4);
+    };
+}
+
+vector_family!(i8, "char", Char1 1, Char2 2, Char3 1, Char4 4);
+vector_family!(u8, "uchar", UChar1 1, UChar2 2, UChar3 1, UChar4 4);
+vector_family!(i16, "short", Short1 2, Short2 4, Short3 2, Short4 8);
+vector_family!(u16, "ushort", UShort1 2, UShort2 4, UShort3 2, UShort4 8);
+vector_family!(i32, "int", Int1 4, Int2 8, Int3 4, Int4 16);
+vector_family!(u32, "uint", UInt1 4, UInt2 8, UInt3 4, UInt4 16);
+vector_family!(i64, "long", Long1 8, Long2 16, Long3 8, Long4 16);
+vector_family!(u64, "ulong", ULong1 8, ULong2 16, ULong3 8, ULong4 16);
+vector_family!(i64, "longlong", LongLong1 8, LongLong2 16, LongLong3 8, LongLong4 16);
+vector_family!(u64, "ulonglong", ULongLong1 8, ULongLong2 16, ULongLong3 8, ULongLong4 16);
+vector_family!(f32, "float", Float1 4, Float2 8, Float3 4, Float4 16);
+vector_family!(f64, "double", Double1 8, Double2 16, Double3 8, Double4 16);
+vector_type!(Half2, "__half2", half::f16, 4, [x, y], 2);
+vector_type!(BFloat162, "__nv_bfloat162", half::bf16, 4, [x, y], 2);
+
+macro_rules! vector_table {
+    ($($name:ident),* $(,)?) => {
+        [$(($name::C_NAME, std::mem::size_of::<$name>(), std::mem::align_of::<$name>())),*]
+    };
+}
+
+/// Every vector type: its CUDA C name, size and alignment in bytes, as this crate lays it out.
+/// The test suite compares each entry with what NVRTC reports.
+pub const VECTOR_TYPES: &[(&str, usize, usize)] = &vector_table![
+    Char1, Char2, Char3, Char4, UChar1, UChar2, UChar3, UChar4, Short1, Short2, Short3, Short4, UShort1,
+    UShort2, UShort3, UShort4, Int1, Int2, Int3, Int4, UInt1, UInt2, UInt3, UInt4, Long1, Long2, Long3,
+    Long4, ULong1, ULong2, ULong3, ULong4, LongLong1, LongLong2, LongLong3, LongLong4, ULongLong1,
+    ULongLong2, ULongLong3, ULongLong4, Float1, Float2, Float3, Float4, Double1, Double2, Double3, Double4,
+    Half2, BFloat162
+];
