@@ -148,7 +148,8 @@ fn skip_initializer(toks: &[Tok<'_>], start: usize) -> Option<usize> {
 
 /// Typed scan of device variables, for [`crate::find_global_decls`].
 pub(crate) fn find_global_decls(source: &str) -> Vec<crate::GlobalDecl> {
-    use crate::decl::{collect_aliases, walk, Ctx};
+    use crate::aliases::collect_aliases;
+    use crate::decl::{walk, Ctx};
     use crate::MemorySpace;
     let toks = lex(source).toks;
     let consts = crate::constants::integer_constants(source);

@@ -2,9 +2,8 @@
 
 use std::collections::HashMap;
 
-use crate::decl::{
-    collect_aliases, is_builtin_word, is_reserved, match_angle, skip_attribute, walk, Aliases, Ctx,
-};
+use crate::aliases::collect_aliases;
+use crate::decl::{is_builtin_word, is_reserved, match_angle, skip_attribute, walk, Aliases, Ctx};
 use crate::lexer::{join, lex, Kind, Tok};
 use crate::types::CType;
 use crate::{CParam, DeclError, KernelDecl};

@@ -22,6 +22,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod aliases;
 mod constants;
 mod decl;
 mod error;
