@@ -3,7 +3,8 @@
 //! argument, and read again on the host, with no copy written anywhere: the driver migrates the
 //! pages on demand, or ahead of time when asked to prefetch them.
 
-use gpu_runtime::{kernel, AttachFlags, Context, DeviceAttribute, MemAdvice, MemLocation};
+use gpu_runtime::driver::{AttachFlags, DeviceAttribute, MemAdvice, MemLocation};
+use gpu_runtime::{kernel, Context};
 use gpu_suite::{mismatch_error, run_example, Rng};
 
 // `float *a` takes any device-writable memory; a ManagedArray is one, so no staging is involved.

@@ -4,7 +4,9 @@
 //! driver's own calculator, and the kernel is then run with the suggested size.
 
 use gpu_runtime::cudarc::driver::sys;
-use gpu_runtime::{kernel, Context, DeviceData, Function};
+use gpu_runtime::driver::Function;
+use gpu_runtime::tools::DeviceData;
+use gpu_runtime::{kernel, Context};
 use gpu_suite::{mismatch_error, run_example, Rng};
 
 // A 3-point smoother staging its block's inputs, plus a halo, in static shared memory sized

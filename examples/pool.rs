@@ -4,7 +4,8 @@
 //! iteration no `cuMemAlloc` or `cuMemFree` is made, which matters in a hot loop: both cost
 //! far more than a pool lookup, and freeing device memory may wait for the GPU.
 
-use gpu_runtime::{kernel, Context, DeviceMemoryPool};
+use gpu_runtime::tools::DeviceMemoryPool;
+use gpu_runtime::{kernel, Context};
 use gpu_suite::{mismatch_error, run_example, Rng};
 
 #[kernel(

@@ -7,7 +7,8 @@
 //! `cargo run --release --example runtime_source -- 8` unrolls 8 times (default 4). Run it
 //! twice: the second run finds every module in the cache.
 
-use gpu_runtime::{Arg, ArgType, Context, SourceModule};
+use gpu_runtime::launch::{Arg, ArgType};
+use gpu_runtime::{Context, SourceModule};
 use gpu_suite::{mismatch_error, run_example, Rng};
 
 /// Each thread handles `unroll` elements a block apart, so that a warp's loads stay coalesced.
@@ -77,7 +78,10 @@ fn main() -> std::process::ExitCode {
             println!("y = {op:<12} unrolled {unroll}x: matches the CPU; disk cache: {cache}");
         }
         // Miss: compiled and stored; Hit: loaded without compiling; Disabled/Unavailable: no cache.
-        println!("cache directory: {:?}", gpu_runtime::cache::default_cache_dir());
+        println!(
+            "cache directory: {:?}",
+            gpu_runtime::compiler::cache::default_cache_dir()
+        );
 
         // PyCUDA's first example, `multiply_them(drv.Out(dest), drv.In(a), drv.In(b), ...)`:
         // host arrays go straight to `call`, which takes the types from the C declaration,

@@ -5,11 +5,9 @@
 
 use std::time::Duration;
 
+use gpu_runtime::driver::{memcpy_dtoh_async, memcpy_htod_async, HostAllocFlags, PinnedArray};
 use gpu_runtime::ndarray::Ix1;
-use gpu_runtime::{
-    kernel, memcpy_dtoh_async, memcpy_htod_async, Context, DeviceBuffer, Event, HostAllocFlags, PinnedArray,
-    Result, Stream,
-};
+use gpu_runtime::{kernel, Context, DeviceBuffer, Event, Result, Stream};
 use gpu_suite::{mismatch_error, run_example, Rng};
 
 // Enough arithmetic per element that the kernel takes about as long as the copies.

@@ -2,8 +2,9 @@
 //! object with linear filtering and clamped edges, enlarged 2× across and 4× down. The kernel
 //! takes the texture as a `cudaTextureObject_t`, a `TextureObject` on the Rust side.
 
+use gpu_runtime::driver::{ArrayFlags, CudaArray, FilterMode, Texture, TextureDesc, TextureObject};
 use gpu_runtime::ndarray::Array2;
-use gpu_runtime::{kernel, ArrayFlags, Context, CudaArray, FilterMode, Texture, TextureDesc, TextureObject};
+use gpu_runtime::{kernel, Context};
 use gpu_suite::{mismatch_error, run_example, Rng};
 
 #[kernel(

@@ -9,7 +9,8 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use gpu_runtime::{kernel, pick_embedded, Context, ImageKind};
+use gpu_runtime::compiler::{pick_embedded, ImageKind};
+use gpu_runtime::{kernel, Context};
 use gpu_suite::{assert_close, Rng};
 
 const CHILD: &str = "GPU_SUITE_NO_NVRTC_CHILD";

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use gpu_runtime::{CacheStatus, Error, SourceModule};
+use gpu_runtime::compiler::CacheStatus;
+use gpu_runtime::{Error, SourceModule};
 
 const SOURCE: &str = "__global__ void twice(float *x, int n) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) x[i] *= 2.0f;\n}\n";
 
@@ -523,7 +524,7 @@ mod trust {
             .unwrap();
         let honest = module(&temp_dir("honest")).compile_report().unwrap();
         assert_ne!(theirs.module.image, honest.module.image);
-        let planted = gpu_runtime::cache::entry_path(dir, &honest.key);
+        let planted = gpu_runtime::compiler::cache::entry_path(dir, &honest.key);
         std::fs::copy(theirs.entry.unwrap(), &planted).unwrap();
         set_mode(&planted, 0o600);
         (planted, honest.module.image)

@@ -3,7 +3,8 @@
 
 mod common;
 
-use gpu_runtime::{compile, CompileError, Error, ModuleSource, Target};
+use gpu_runtime::compiler::{compile, ModuleSource, Target};
+use gpu_runtime::{CompileError, Error};
 
 const SM90: Target = Target::Cubin { major: 9, minor: 0 };
 const SM80: Target = Target::Cubin { major: 8, minor: 0 };
@@ -118,7 +119,7 @@ fn a_bad_option_is_an_nvrtc_error_not_a_panic() {
 
 #[test]
 fn the_device_target_falls_back_to_ptx_for_unknown_architectures() {
-    let archs = gpu_runtime::supported_archs().unwrap();
+    let archs = gpu_runtime::compiler::supported_archs().unwrap();
     assert!(archs.contains(&90) && archs.contains(&80), "{archs:?}");
     assert_eq!(Target::for_device((9, 0)).unwrap(), SM90);
     // A future device NVRTC does not know gets PTX for the newest architecture it does know.

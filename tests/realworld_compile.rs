@@ -6,8 +6,10 @@ mod kernels;
 
 use std::mem::offset_of;
 
-use gpu_runtime::layout::{check_layout, probe_constants};
-use gpu_runtime::{DynamicModule, Error, LinkInput, Target, VECTOR_TYPES};
+use gpu_runtime::compiler::layout::{check_layout, probe_constants};
+use gpu_runtime::compiler::{DynamicModule, LinkInput, Target};
+use gpu_runtime::types::VECTOR_TYPES;
+use gpu_runtime::Error;
 use kernels::*;
 
 const SM90: Target = Target::Cubin { major: 9, minor: 0 };
@@ -32,15 +34,15 @@ fn every_vector_type_has_the_size_and_alignment_nvrtc_gives_it() {
     // The notable ones, spelled out.
     assert_eq!(
         (
-            std::mem::size_of::<gpu_runtime::Float3>(),
-            std::mem::align_of::<gpu_runtime::Float3>()
+            std::mem::size_of::<gpu_runtime::types::Float3>(),
+            std::mem::align_of::<gpu_runtime::types::Float3>()
         ),
         (12, 4)
     );
     assert_eq!(
         (
-            std::mem::size_of::<gpu_runtime::Float4>(),
-            std::mem::align_of::<gpu_runtime::Float4>()
+            std::mem::size_of::<gpu_runtime::types::Float4>(),
+            std::mem::align_of::<gpu_runtime::types::Float4>()
         ),
         (16, 16)
     );
@@ -141,7 +143,8 @@ fn each_standard_header_compiles_alone() {
         "cuda/std/cstdint",
     ] {
         let src = format!("#include <{h}>\nextern \"C\" __global__ void k(int *x) {{ x[0] = 1; }}\n");
-        gpu_runtime::compile(&src, "h.cu", &["k"], &[], SM90).unwrap_or_else(|e| panic!("<{h}>: {e}"));
+        gpu_runtime::compiler::compile(&src, "h.cu", &["k"], &[], SM90)
+            .unwrap_or_else(|e| panic!("<{h}>: {e}"));
     }
 }
 
@@ -174,7 +177,7 @@ fn a_source_module_includes_cpp_headers_and_keeps_c_names_and_line_numbers() {
 #[test]
 fn a_missing_header_is_a_compile_error_naming_it_and_the_search_path() {
     let src = "#include <no_such_header.h>\n__global__ void k() {}\n";
-    match gpu_runtime::compile(src, "m.cu", &["k"], &[], SM90) {
+    match gpu_runtime::compiler::compile(src, "m.cu", &["k"], &[], SM90) {
         Err(Error::Compile(e)) => {
             let text = e.to_string();
             assert!(text.contains("`no_such_header.h` was not found"), "{text}");
@@ -213,7 +216,7 @@ fn two_relocatable_sources_link_into_one_image() {
 
 #[test]
 fn precompiled_ptx_links_with_a_source() {
-    let ptx = gpu_runtime::compile(
+    let ptx = gpu_runtime::compiler::compile(
         LIB_SRC,
         "lib.cu",
         &[],

@@ -4,7 +4,8 @@
 #[path = "realworld/kernels.rs"]
 mod kernels;
 
-use gpu_runtime::{Context, Double2, Float3, Float4, Int2, UChar4};
+use gpu_runtime::types::{Double2, Float3, Float4, Int2, UChar4};
+use gpu_runtime::Context;
 use gpu_suite::{assert_close, Rng};
 use kernels::*;
 
@@ -213,7 +214,7 @@ fn linked_module_where_a_kernel_launches_a_kernel() {
 #[ignore = "needs a CUDA GPU"]
 fn dynamic_module_api_links_and_launches() {
     let ctx = ctx();
-    let mut m = gpu_runtime::DynamicModule::new();
+    let mut m = gpu_runtime::compiler::DynamicModule::new();
     m.add_source("__device__ float twice(float x) { return 2.0f * x + 0.5f; }", "lib.cu", &[], &[])
         .add_source(
             "__device__ float twice(float x);\nextern \"C\" __global__ void k(float *y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = twice(y[i]); }",

@@ -16,7 +16,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use common::*;
-use gpu_runtime::{kernel, Context, ContextFlags, Device, Error, LaunchConfigError, Stream};
+use gpu_runtime::driver::ContextFlags;
+use gpu_runtime::{kernel, Context, Device, Error, LaunchConfigError, Stream};
 use gpu_suite::{assert_close, rerun_test_in_child, Rng};
 
 fn ctx() -> Context {

@@ -7,12 +7,13 @@
 //! Run on a GPU machine: `cargo test --test soundness -- --ignored`; under compute-sanitizer
 //! (memcheck, racecheck) with `scripts/sanitize.sh`.
 
-use gpu_runtime::{
-    kernel, memcpy_dtoh_async, memcpy_htod_async, ArrayDescriptor, ArrayFlags, AttachFlags, Context,
-    ContextFlags, CudaArray, DeviceAttribute, DeviceMemoryPool, Event, HostAllocFlags, HostRegisterFlags,
-    PageLockedAllocator, PageLockedMemoryPool, Stream, StreamFlags, Surface, SurfaceObject, Texture,
+use gpu_runtime::driver::{
+    memcpy_dtoh_async, memcpy_htod_async, ArrayDescriptor, ArrayFlags, AttachFlags, ContextFlags, CudaArray,
+    DeviceAttribute, HostAllocFlags, HostRegisterFlags, StreamFlags, Surface, SurfaceObject, Texture,
     TextureDesc, TextureObject,
 };
+use gpu_runtime::tools::{DeviceMemoryPool, PageLockedAllocator, PageLockedMemoryPool};
+use gpu_runtime::{kernel, Context, Event, Stream};
 use gpu_suite::{assert_close, Rng};
 
 fn ctx() -> Context {

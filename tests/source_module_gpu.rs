@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
-use gpu_runtime::{
-    kernel, Arg, ArgType, CacheConfig, CacheStatus, Context, Error, JitOptions, Module, SharedConfig,
-    SourceModule,
-};
+use gpu_runtime::compiler::CacheStatus;
+use gpu_runtime::driver::{CacheConfig, JitOptions, Module, SharedConfig};
+use gpu_runtime::launch::{Arg, ArgType};
+use gpu_runtime::{kernel, Context, Error, SourceModule};
 use gpu_suite::Rng;
 
 const AXPY: &str = r#"
@@ -312,7 +312,7 @@ fn the_macro_and_source_module_share_one_compile_per_context() {
         .load(&ctx)
         .unwrap();
     assert_eq!(again.raw(), from_static.raw());
-    gpu_runtime::clear_context_caches();
+    gpu_runtime::tools::clear_context_caches();
     let fresh = SourceModule::from_static(axpy::source())
         .cache_dir(Some(&dir))
         .load(&ctx)

@@ -5,11 +5,11 @@
 use std::ffi::c_void;
 
 use gpu_runtime::cudarc::driver::sys;
-use gpu_runtime::{
-    gpu_test, kernel, AttachFlags, Context, ContextFlags, DeviceData, DeviceMemoryPool, Error,
-    HostAllocFlags, HostRegisterFlags, HostSlice, MemAdvice, MemLocation, PageLockedAllocator,
-    PageLockedMemoryPool, Stream,
+use gpu_runtime::driver::{
+    AttachFlags, ContextFlags, HostAllocFlags, HostRegisterFlags, MemAdvice, MemLocation,
 };
+use gpu_runtime::tools::{DeviceData, DeviceMemoryPool, PageLockedAllocator, PageLockedMemoryPool};
+use gpu_runtime::{gpu_test, kernel, Context, Error, HostSlice, Stream};
 use gpu_suite::{assert_close, Rng};
 use ndarray::Array2;
 
@@ -191,7 +191,7 @@ fn device_pool_random_workload_is_exact_and_never_overlaps() {
     let ctx = ctx();
     let pool = DeviceMemoryPool::new(&ctx);
     let mut rng = Rng::new(11);
-    let mut live: Vec<(gpu_runtime::PooledBuffer<u32>, u32)> = Vec::new();
+    let mut live: Vec<(gpu_runtime::tools::PooledBuffer<u32>, u32)> = Vec::new();
     let mut held_model: std::collections::HashMap<usize, usize> = Default::default();
     for step in 0..600 {
         if live.len() < 24 && (!rng.next_u64().is_multiple_of(3) || live.is_empty()) {
@@ -427,7 +427,7 @@ fn registered_and_aligned_host_memory() {
     let back = reg.into_inner();
     assert_eq!(back, src.mapv(|v| 2.0 * v));
 
-    let mut al = gpu_runtime::aligned_empty::<f32, _>((33, 65), 4096).unwrap();
+    let mut al = gpu_runtime::driver::aligned_empty::<f32, _>((33, 65), 4096).unwrap();
     assert_eq!(al.as_ptr() as usize % 4096, 0);
     let v = rng.vec_f32(33 * 65);
     al.as_slice_memory_order_mut().copy_from_slice(&v);

@@ -4,9 +4,10 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use gpu_runtime::compiler::{CacheStatus, Target};
 use gpu_runtime::cudarc::driver::{sys, CudaContext};
 use gpu_runtime::cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions};
-use gpu_runtime::{CacheStatus, Context, SourceModule, Target};
+use gpu_runtime::{Context, SourceModule};
 
 use crate::table::Row;
 use crate::{axpy, ok};

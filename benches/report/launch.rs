@@ -6,8 +6,10 @@
 use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
+use gpu_runtime::compiler::Target;
 use gpu_runtime::cudarc::driver::{sys, CudaContext, LaunchConfig, PushKernelArg};
-use gpu_runtime::{Context, Event, EventFlags, Stream, StreamFlags, Target};
+use gpu_runtime::driver::{EventFlags, StreamFlags};
+use gpu_runtime::{Context, Event, Stream};
 
 use crate::table::Row;
 use crate::{axpy, best, ok};

@@ -48,7 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let device = format!(
         "{} (driver CUDA {:?})",
         ctx.device().name()?,
-        gpu_runtime::driver_version()?
+        gpu_runtime::driver::driver_version()?
     );
     let mut rows = launch::rows(&ctx)?;
     rows.extend(compile::rows(&ctx)?);

@@ -5,7 +5,9 @@ use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
 use gpu_runtime::cudarc::driver::sys;
-use gpu_runtime::{Context, DeviceMemoryPool, HostAllocFlags};
+use gpu_runtime::driver::HostAllocFlags;
+use gpu_runtime::tools::DeviceMemoryPool;
+use gpu_runtime::Context;
 
 use crate::table::Row;
 use crate::{axpy, best, ok};

@@ -2,7 +2,8 @@
 //! sources, large shared memory. Shared by realworld_compile.rs (NVRTC) and realworld_gpu.rs.
 #![allow(dead_code)]
 
-use gpu_runtime::{kernel, DeviceRepr, Float3};
+use gpu_runtime::types::Float3;
+use gpu_runtime::{kernel, DeviceRepr};
 
 /// `out[i] = a[i] * s + v`, componentwise, with `float3` by value and in buffers.
 #[kernel(
@@ -26,10 +27,10 @@ __global__ void mix(const uchar4 *c, const int2 *p, float4 *f, double2 *d, int n
 }"#
 )]
 pub fn mix(
-    c: &[gpu_runtime::UChar4],
-    p: &[gpu_runtime::Int2],
-    f: &mut [gpu_runtime::Float4],
-    d: &mut [gpu_runtime::Double2],
+    c: &[gpu_runtime::types::UChar4],
+    p: &[gpu_runtime::types::Int2],
+    f: &mut [gpu_runtime::types::Float4],
+    d: &mut [gpu_runtime::types::Double2],
     n: i32,
 );
 
@@ -45,7 +46,7 @@ pub struct Params {
     pub flag: i8,
 }
 // SAFETY: repr(C), plain numbers only (every bit pattern valid); layout checked against the C
-// struct with gpu_runtime::layout::check_layout in the tests.
+// struct with gpu_runtime::compiler::layout::check_layout in the tests.
 unsafe impl DeviceRepr for Params {}
 
 #[kernel(
