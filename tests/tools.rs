@@ -586,3 +586,70 @@ fn gpu_test_attribute_without_a_parameter_returning_result() -> gpu_runtime::Res
     assert_close(&ctx.to_device(&x)?.to_vec()?, &x, 0.0);
     Ok(())
 }
+
+/// PyCUDA's `bitlog2`, `pool.bin_number` and `pool.alloc_size`, against a reference built
+/// independently: the list of every class size (0..=3, then `(4 + m) << k`), where a request's
+/// class is the first size that holds it. No GPU needed.
+#[test]
+fn pool_bins_and_allocation_sizes_follow_the_class_list() {
+    use gpu_runtime::tools::{alloc_size, bin_number, bitlog2};
+    let mut classes: Vec<u128> = (0..4).collect();
+    for k in 0..=60u32 {
+        for m in 0..4u128 {
+            classes.push((4 + m) << k);
+        }
+    }
+    classes.retain(|&c| c <= 1 << 62);
+    assert!(classes.windows(2).all(|w| w[0] < w[1]));
+    let class_of = |s: u128| classes.iter().position(|&c| c >= s).unwrap();
+
+    let mut rng = Rng::new(0xb125);
+    let mut sizes: Vec<usize> = (0..4096)
+        .map(|_| (rng.next_u64() >> (rng.next_u64() % 64)) as usize)
+        .collect();
+    sizes.extend([
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        7,
+        8,
+        9,
+        10,
+        11,
+        1000,
+        1024,
+        1025,
+        1 << 20,
+        (1 << 20) + 1,
+        1 << 62,
+    ]);
+    for s in sizes {
+        let want = (s as u128 <= 1 << 62).then(|| class_of(s as u128));
+        let bin = bin_number(s);
+        assert_eq!(bin, want, "bin_number({s})");
+        assert_eq!(DeviceMemoryPool::bin_number(s), bin);
+        assert_eq!(PageLockedMemoryPool::bin_number(s), bin);
+        if let Some(bin) = bin {
+            let size = alloc_size(bin).unwrap();
+            assert_eq!(size as u128, classes[bin], "alloc_size({bin})");
+            assert!(size >= s && (s < 4 || size - s <= size / 4), "{s} -> {size}");
+            assert_eq!(DeviceMemoryPool::alloc_size(bin), Some(size));
+        }
+    }
+    assert_eq!(alloc_size(classes.len()), None);
+    assert_eq!(bin_number((1 << 62) + 1), None);
+    assert_eq!(bin_number(usize::MAX), None);
+
+    for _ in 0..4096 {
+        let v = rng.next_u64() >> (rng.next_u64() % 64);
+        let mut reference = 0;
+        while reference < 63 && v >> (reference + 1) != 0 {
+            reference += 1;
+        }
+        assert_eq!(bitlog2(v), reference, "bitlog2({v})");
+    }
+    assert_eq!((bitlog2(0), bitlog2(1), bitlog2(u64::MAX)), (0, 0, 63));
+}

@@ -88,6 +88,18 @@ impl fmt::Debug for DeviceMemoryPool {
 }
 
 impl DeviceMemoryPool {
+    /// The size class of a request for `bytes` bytes (PyCUDA's `pool.bin_number`): see
+    /// [`tools::bin_number`](crate::tools::bin_number).
+    pub fn bin_number(bytes: usize) -> Option<usize> {
+        crate::tools::bins::bin_number(bytes)
+    }
+
+    /// The bytes this pool allocates for each request of class `bin` (PyCUDA's
+    /// `pool.alloc_size`): see [`tools::alloc_size`](crate::tools::alloc_size).
+    pub fn alloc_size(bin: usize) -> Option<usize> {
+        crate::tools::bins::alloc_size(bin)
+    }
+
     /// An empty pool allocating in `ctx`.
     pub fn new(ctx: &Context) -> DeviceMemoryPool {
         DeviceMemoryPool {

@@ -1,11 +1,13 @@
 //! What PyCUDA keeps in `pycuda.tools`: device and page-locked memory pools, occupancy, and
 //! values memoized per context.
 
+pub(crate) mod bins;
 pub(crate) mod device_pool;
 pub(crate) mod memoize;
 pub(crate) mod occupancy;
 pub(crate) mod pinned_pool;
 
+pub use bins::{alloc_size, bin_number, bitlog2};
 pub use device_pool::{DeviceMemoryPool, PooledBuffer, PooledDeviceAllocation};
 pub use memoize::{clear_context_caches, ContextCache};
 pub use occupancy::{DeviceData, LimitedBy, OccupancyRecord};

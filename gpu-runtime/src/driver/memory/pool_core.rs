@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 const MANTISSA_BITS: u32 = 2;
 const MANTISSA_MASK: usize = (1 << MANTISSA_BITS) - 1;
 /// Classes 0..NUM_BINS cover every size up to `MAX_POOLED`.
-const NUM_BINS: usize = 64 << MANTISSA_BITS;
+pub(crate) const NUM_BINS: usize = 64 << MANTISSA_BITS;
 /// The largest size a pool rounds; more is refused (no machine has that much memory anyway).
 pub(crate) const MAX_POOLED: usize = 1 << 62;
 
