@@ -31,5 +31,16 @@ if ((${#_gpu_wheels[@]})); then
   fi
   [[ :${LD_LIBRARY_PATH:-}: == *:$_gpu_lib:* ]] || export LD_LIBRARY_PATH=$_gpu_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
+# NVRTC 13.0 as well, beside the rest and off the loader's path: PTX embedded at build time must
+# come from an NVRTC no newer than the driver that loads it, and 13.0's is what a CUDA 13.0
+# driver takes (`GPU_RUNTIME_NVRTC=$GPU_SUITE_NVRTC_13_0 cargo build ...`). tests/nvrtc_by_path.rs
+# uses it: unlike later ones, it finds its builtins only on the loader's path.
+_gpu_old=$_gpu_root/.nvrtc-13.0
+if [[ ! -e $_gpu_old/nvidia/cu13/lib/libnvrtc.so.13 ]]; then
+  echo "installing the PyPI wheel nvidia-cuda-nvrtc==13.0.88 into .nvrtc-13.0/" >&2
+  python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$_gpu_old" "nvidia-cuda-nvrtc==13.0.88" >&2 || true
+fi
+[[ -e $_gpu_old/nvidia/cu13/lib/libnvrtc.so.13 ]] && export GPU_SUITE_NVRTC_13_0=$_gpu_old/nvidia/cu13/lib/libnvrtc.so.13
+unset _gpu_old
 unset -f _gpu_have
 unset _gpu_root _gpu_lib _gpu_pair _gpu_wheels _gpu_missing

@@ -205,3 +205,94 @@ fn template_instantiations_for_three_types() {
     scale_add::<i32>(&ctx, grid, 128, &mut xi, &yi, 3, n as i32).unwrap();
     assert_eq!(xi, want);
 }
+
+#[kernel(r#"
+__global__ void saxpy_future(float a, const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}"#, embed = ["compute_75"])]
+fn saxpy_future(a: f32, #[In] x: &[f32], #[InOut] y: &mut [f32], n: i32);
+
+/// `saxpy_future`'s source with its embedded PTX claiming PTX ISA 99.9, newer than any
+/// driver: what a binary built with an NVRTC newer than the driver carries.
+fn with_future_ptx() -> (&'static gpu_runtime::compiler::ModuleSource, Vec<u8>) {
+    use gpu_runtime::compiler::{EmbeddedImage, ModuleSource};
+    let real = saxpy_future::source();
+    let image = &real.images()[0];
+    assert_eq!(image.kind(), ImageKind::Ptx);
+    let text = String::from_utf8(image.bytes().to_vec()).unwrap();
+    let version = text.lines().find(|l| l.starts_with(".version ")).unwrap();
+    let doctored = text.replacen(version, ".version 99.9", 1).into_bytes();
+    let bytes: &'static [u8] = doctored.clone().leak();
+    let images: &'static [EmbeddedImage] = Vec::leak(vec![EmbeddedImage::new(
+        ImageKind::Ptx,
+        image.arch(),
+        bytes,
+        image.lowered_names(),
+    )]);
+    let source =
+        ModuleSource::new(real.name(), real.source(), real.kernels(), real.options()).with_images(images);
+    (Box::leak(Box::new(source)), doctored)
+}
+
+/// Embedded PTX that the driver refuses as too new (`CUDA_ERROR_UNSUPPORTED_PTX_VERSION`) is
+/// replaced by a compile of the embedded source with the run-time NVRTC, and the kernel works.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn embedded_ptx_newer_than_the_driver_falls_back_to_nvrtc() {
+    use gpu_runtime::driver::{Function, JitOptions, Module};
+    use gpu_runtime::launch::Arg;
+    let ctx = ctx();
+    let (source, doctored) = with_future_ptx();
+    let refused = Module::from_image(&ctx, &doctored, &JitOptions::default()).unwrap_err();
+    assert!(
+        matches!(refused, gpu_runtime::Error::ModuleLoad { code: 222, .. }),
+        "the driver should refuse PTX ISA 99.9 as unsupported: {refused}"
+    );
+    let f = Function::prepare(&ctx, source, 0).unwrap();
+    let n = 40_000;
+    let mut rng = Rng::new(7);
+    let x = rng.vec_f32(n);
+    let mut y = rng.vec_f32(n);
+    let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| -0.5 * x + y).collect();
+    f.call(
+        (n as u32).div_ceil(256),
+        256,
+        &mut [
+            Arg::F32(-0.5),
+            Arg::host_in(&x),
+            Arg::host_in_out(&mut y),
+            Arg::I32(n as i32),
+        ],
+    )
+    .unwrap();
+    assert_close(&y, &want, 1e-6);
+}
+
+/// Without NVRTC the same image is an error that says who built the PTX, which driver
+/// refused it, and how to fix the build.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn embedded_ptx_newer_than_the_driver_without_nvrtc_says_how_to_fix_it() {
+    if !in_child_without_nvrtc("embedded_ptx_newer_than_the_driver_without_nvrtc_says_how_to_fix_it") {
+        return;
+    }
+    let ctx = ctx();
+    let (source, _) = with_future_ptx();
+    let e = gpu_runtime::driver::Function::prepare(&ctx, source, 0).unwrap_err();
+    let (major, minor) = gpu_runtime::driver::driver_version().unwrap();
+    let text = e.to_string();
+    assert!(
+        matches!(e, gpu_runtime::Error::EmbeddedPtxTooNew { .. }),
+        "{text}"
+    );
+    for want in [
+        "PTX ISA 99.9",
+        &format!("(CUDA {major}.{minor})") as &str,
+        &format!("no newer than CUDA {major}.{minor}"),
+        "compiler of CUDA",
+        "saxpy_future",
+    ] {
+        assert!(text.contains(want), "{want:?} missing from: {text}");
+    }
+}

@@ -297,6 +297,14 @@ fn a_disabled_cache_writes_nothing() {
         .unwrap();
     assert_eq!(r.status, CacheStatus::Disabled);
     assert_eq!(r.entry, None);
+    // `no_cache()` is the same in one call (PyCUDA's cache_dir=False), and builds the same image.
+    let one_call = SourceModule::new(SOURCE)
+        .arch("sm_90")
+        .no_cache()
+        .compile_report()
+        .unwrap();
+    assert_eq!((one_call.status, one_call.entry), (CacheStatus::Disabled, None));
+    assert_eq!(one_call.module.image, r.module.image);
     // The environment variable overrides an explicit directory.
     let out = worker_output({
         let mut c = Command::new(env!("CARGO_BIN_EXE_cache_worker"));

@@ -653,3 +653,41 @@ fn pool_bins_and_allocation_sizes_follow_the_class_list() {
     }
     assert_eq!((bitlog2(0), bitlog2(1), bitlog2(u64::MAX)), (0, 0, 63));
 }
+
+#[kernel(
+    r#"
+#include <cstdio>
+__global__ void print_pairs(const int *x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) printf("%d:%d\n", i, x[i]);
+}"#
+)]
+fn print_pairs(x: &[i32], n: i32);
+
+/// A kernel's printf output, captured in the process (PyCUDA tests read it from the
+/// terminal): every line, against the random input it printed.
+#[gpu_test]
+fn kernel_printf_output_is_captured_in_process(ctx: &Context) {
+    let mut rng = Rng::new(0x9f);
+    let n: u32 = 300;
+    let x: Vec<i32> = (0..n)
+        .map(|_| (rng.next_u64() % 2_000_001) as i32 - 1_000_000)
+        .collect();
+    let xd = ctx.to_device(&x).unwrap();
+    let k = print_pairs::prepare(ctx).unwrap();
+    let ((), out) =
+        gpu_runtime::tools::capture_printf(ctx, || k.prepared_call(n.div_ceil(128), 128, &xd, n as i32))
+            .unwrap();
+    let mut got: Vec<(usize, i32)> = out
+        .lines()
+        .map(|l| {
+            let (i, v) = l
+                .split_once(':')
+                .unwrap_or_else(|| panic!("unexpected line {l:?}"));
+            (i.parse().unwrap(), v.parse().unwrap())
+        })
+        .collect();
+    got.sort();
+    let want: Vec<(usize, i32)> = x.iter().copied().enumerate().collect();
+    assert_eq!(got, want);
+}

@@ -519,7 +519,8 @@ fn qualified_name(toks: &[Tok<'_>], mut i: usize) -> Option<usize> {
     }
 }
 
-/// The scalar behind a well-known typedef name from the C, C++ or CUDA headers.
+/// The scalar behind a well-known typedef name from the C, C++ or CUDA headers, or from the
+/// host headers nvcc includes in every kernel (`uint`, see [`crate::HOST_TYPEDEFS`]).
 pub(crate) fn builtin_typedef(name: &str) -> Option<Scalar> {
     Some(match name {
         "size_t" | "uintptr_t" => Scalar::Usize,
@@ -534,7 +535,7 @@ pub(crate) fn builtin_typedef(name: &str) -> Option<Scalar> {
         "uint64_t" => Scalar::U64,
         "half" | "__half" => Scalar::F16,
         "__nv_bfloat16" | "nv_bfloat16" => Scalar::Bf16,
-        _ => return None,
+        _ => return crate::host::host_typedef(name),
     })
 }
 
@@ -561,7 +562,10 @@ fn lookup_named(text: &str, ctx: &Ctx<'_>) -> Result<(CType, bool), String> {
     let bare = bare.strip_prefix("std::").unwrap_or(bare);
     Ok(match builtin_typedef(bare) {
         Some(s) => (CType::Scalar(s), false),
-        None => (CType::Named(text.to_string()), false),
+        None => match crate::host::vector_typedef(bare) {
+            Some(v) => (CType::Named(v.to_string()), false),
+            None => (CType::Named(text.to_string()), false),
+        },
     })
 }
 

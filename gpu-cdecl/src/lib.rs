@@ -27,6 +27,7 @@ mod constants;
 mod decl;
 mod error;
 mod globals;
+mod host;
 mod kernels;
 mod lexer;
 mod types;
@@ -35,7 +36,8 @@ mod types;
 mod tests;
 
 pub use error::DeclError;
-pub use types::{CType, Scalar};
+pub use host::{HOST_TYPEDEFS, NVRTC_PRELUDE, NVRTC_PRELUDE_NAME};
+pub use types::{complex_part, CType, Scalar};
 
 /// One parameter of a __global__ function.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -167,4 +169,19 @@ pub fn find_global_decls(source: &str) -> Vec<GlobalDecl> {
 /// `__managed__` variables are included too; each name is listed once.
 pub fn find_globals(source: &str) -> Vec<String> {
     globals::find_globals(source)
+}
+
+/// A C type name, resolved as a kernel parameter of that type would be (aliases of the CUDA
+/// and host headers included): `unsigned int`, `uint` and `u_int32_t` are [`Scalar::U32`];
+/// `float2` and `cuFloatComplex` are `Named("float2")`; `const float *` is a pointer. `Err`
+/// says why the text is not a type a kernel can take, as a sentence fragment.
+///
+/// ```
+/// use gpu_cdecl::{parse_type, CType, Scalar};
+/// assert_eq!(parse_type("ushort"), Ok(CType::Scalar(Scalar::U16)));
+/// assert_eq!(parse_type("cuDoubleComplex"), Ok(CType::Named("double2".into())));
+/// assert!(parse_type("float **").is_err());
+/// ```
+pub fn parse_type(text: &str) -> Result<CType, String> {
+    host::parse_type(text)
 }

@@ -183,9 +183,58 @@ impl fmt::Display for CType {
     }
 }
 
+/// The part type of a complex number type a kernel may take by value or point to: `F32` for
+/// `gpu_runtime::complex<float>` (the type of gpu-runtime's `<gpu_runtime/complex.h>`), and
+/// the same template of `cuda::std` (libcu++) and `pycuda` (one layout: the real part, then the
+/// imaginary part, aligned to the whole), or unqualified after a `using`; `F64` for
+/// `complex<double>`; `None` for any other name. `name` is a [`CType::Named`] text: spaces and
+/// a leading `::` do not matter.
+///
+/// ```
+/// use gpu_cdecl::{complex_part, Scalar};
+/// assert_eq!(complex_part("gpu_runtime::complex<float>"), Some(Scalar::F32));
+/// assert_eq!(complex_part("::cuda::std::complex< double >"), Some(Scalar::F64));
+/// assert_eq!(complex_part("complex<int>"), None);
+/// ```
+pub fn complex_part(name: &str) -> Option<Scalar> {
+    let compact: String = name.chars().filter(|c| !c.is_whitespace()).collect();
+    let bare = compact.strip_prefix("::").unwrap_or(&compact);
+    let unqualified = ["gpu_runtime::", "cuda::std::", "pycuda::"]
+        .iter()
+        .find_map(|ns| bare.strip_prefix(ns))
+        .unwrap_or(bare);
+    match unqualified {
+        "complex<float>" => Some(Scalar::F32),
+        "complex<double>" => Some(Scalar::F64),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn complex_spellings() {
+        for (name, want) in [
+            ("gpu_runtime::complex<float>", Some(Scalar::F32)),
+            ("gpu_runtime :: complex < double >", Some(Scalar::F64)),
+            ("pycuda::complex<float>", Some(Scalar::F32)),
+            ("pycuda::complex<double>", Some(Scalar::F64)),
+            // Not compilable with NVRTC, so not checked against it: a struct name.
+            ("thrust::complex<double>", None),
+            ("::cuda::std::complex<float>", Some(Scalar::F32)),
+            ("complex<double>", Some(Scalar::F64)),
+            ("std::complex<float>", None),
+            ("other::complex<float>", None),
+            ("gpu_runtime::complex<half>", None),
+            ("gpu_runtime::complex", None),
+            ("float2", None),
+            ("", None),
+        ] {
+            assert_eq!(complex_part(name), want, "{name}");
+        }
+    }
 
     #[test]
     fn rust_names_round_trip() {

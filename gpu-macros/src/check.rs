@@ -92,6 +92,8 @@ fn mismatch_note(c: &CType, param: &CParam, found: &syn::Type) -> String {
     let has = |w: &str| words.contains(&w);
     let found = last_ident(found).unwrap_or_default();
     match c {
+        // A vector or complex type has one Rust type, named in the message already.
+        CType::Named(n) if crate::vector::rust_name(n).is_some() => String::new(),
         CType::Named(n) => format!(
             ": a C struct is passed as the Rust type of the same name, `{n}`, which must be \
              `#[repr(C)]` with the same fields and implement `gpu_runtime::DeviceRepr`"
@@ -246,10 +248,21 @@ fn check_arg(arg: &RustArg, param: &CParam) -> syn::Result<()> {
                     ),
                 ));
             }
-            if !*pointee_const && !*mutable {
+            if let (true, Some(ro)) = (*pointee_const, &arg.read_only) {
+                return Err(syn::Error::new_spanned(
+                    ro,
+                    format!("C `{c}` already points to const data: remove #[read_only], which is for pointers C leaves writable"),
+                ));
+            }
+            if !*pointee_const && !*mutable && arg.read_only.is_none() {
                 return Err(syn::Error::new_spanned(
                     &arg.ty,
-                    format!("C `{c}` points to writable data: expected `{}` (or declare it `const` in C if the kernel only reads it)", expected_rust(&param.ty)),
+                    format!(
+                        "C `{c}` points to writable data: expected `{}` (if the kernel only reads it, declare it `const` in C, or mark the argument `#[read_only] {}: {}`)",
+                        expected_rust(&param.ty),
+                        arg.name,
+                        rust_text(&arg.ty)
+                    ),
                 ));
             }
             if let CType::Pointer { .. } = &**pointee {

@@ -33,6 +33,9 @@ pub struct Request<'a> {
     pub check: bool,
     /// `embed = [...]` in the attribute, each with its span.
     pub embed: Option<Vec<(String, Span)>>,
+    /// Include the prelude before the source, as the run time does (`prelude = false` not
+    /// given).
+    pub prelude: bool,
 }
 
 /// What the pass adds to the expansion.
@@ -113,6 +116,14 @@ fn render(d: &Diag, file_name: &str) -> String {
     }
     for note in &d.notes {
         s.push_str(&format!("\n = note: {note}"));
+    }
+    if d.message.contains(gpu_cdecl::NVRTC_PRELUDE_NAME) {
+        s.push_str(&format!(
+            "\n = note: `{}` is the prelude NVRTC includes first: the typedefs nvcc's host headers \
+             declare for every kernel (`uint`, `ushort`, `ulong`, `u_int`, …); to declare one of \
+             these names as another type, add `prelude = false` to #[kernel]",
+            gpu_cdecl::NVRTC_PRELUDE_NAME
+        ));
     }
     s
 }
@@ -220,7 +231,14 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
             options.insert(0, format!("--gpu-architecture=compute_{a}"));
         }
         let r = lib
-            .compile(req.source, req.file_name, &req.names, &options, Want::Check)
+            .compile(
+                req.source,
+                req.file_name,
+                &req.names,
+                &options,
+                Want::Check,
+                req.prelude,
+            )
             .map_err(|e| syn::Error::new(req.span, format!("NVRTC failed at build time: {e}")))?;
         report(req, &r.log, r.ok, true, &mut out)?;
     }
@@ -246,6 +264,7 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
                 &req.names,
                 &options,
                 if cubin { Want::Cubin } else { Want::Ptx },
+                req.prelude,
             )
             .map_err(|e| syn::Error::new(span, format!("NVRTC failed at build time: {e}")))?;
         if !r.ok {

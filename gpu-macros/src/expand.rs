@@ -16,6 +16,8 @@ pub struct SourceTokens {
     /// The name NVRTC reports lines against, e.g. `axpy.cu`.
     pub file_name: String,
     pub options: Vec<LitStr>,
+    /// False for `prelude = false`: the run time compiles the source without the prelude.
+    pub prelude: bool,
 }
 
 fn rt() -> TokenStream {
@@ -174,17 +176,26 @@ fn launch_body(args: &[RustArg]) -> TokenStream {
     }
 }
 
-/// The `call` body: stage the marked arguments, upload, launch on the staging stream, finish
-/// (copies back and waits once, reporting kernel errors).
-fn convenience_body(args: &[RustArg]) -> TokenStream {
+/// The `call` body (`stream` None) or the `call_on` body (`stream` the name of its `&Stream`):
+/// stage the marked arguments, upload, launch on the staging stream or the caller's, finish
+/// (copies back and waits once, reporting kernel errors). Without marked arguments, the
+/// matching `prepared_*` call.
+fn convenience_body(args: &[RustArg], stream: Option<&Ident>) -> TokenStream {
     let rt = rt();
     if !args
         .iter()
         .any(|a| matches!(a.kind, RustType::Slice { .. }) && direction_of(a).is_some())
     {
         let names = args.iter().map(|a| &a.name);
-        return quote!(self.prepared_call(grid, block, #(#names),*));
+        return match stream {
+            Some(s) => quote!(self.prepared_async_call(grid, block, #s, #(#names),*)),
+            None => quote!(self.prepared_call(grid, block, #(#names),*)),
+        };
     }
+    let staging = match stream {
+        Some(s) => quote!(#rt::__private::staging_on(&self.function, #s)?),
+        None => quote!(#rt::__private::Staging::new(&self.function)?),
+    };
     let mut before = Vec::new();
     let mut call_args = Vec::new();
     for arg in args {
@@ -208,7 +219,7 @@ fn convenience_body(args: &[RustArg]) -> TokenStream {
         }
     }
     quote! {
-        let mut __staging = #rt::__private::Staging::new(&self.function)?;
+        let mut __staging = #staging;
         #(#before)*
         __staging.upload()?;
         __staging.launch(|__stream| self.launch_on(grid.into(), block.into(), __stream, #(#call_args),*))?;
@@ -293,12 +304,20 @@ pub fn kernel_items(
         None => type_assertions(args),
     };
     let launch = launch_body(args);
-    let convenience = convenience_body(args);
+    let convenience = convenience_body(args, None);
+    let stream_ident = Ident::new("stream", Span::call_site());
+    let convenience_on = convenience_body(args, Some(&stream_ident));
     let has_host_args = args.iter().any(|a| a.direction.is_some());
-    let call_doc = if has_host_args {
-        "Copies the `#[In]`/`#[InOut]` arguments to the device (staged through pooled pinned memory), launches, copies the `#[Out]`/`#[InOut]` ones back and waits, all on the context's staging stream (which also waits for work queued before on the legacy default stream); reports any error the kernel raised."
+    let (call_doc, call_on_doc) = if has_host_args {
+        (
+            "Copies the `#[In]`/`#[InOut]` arguments to the device (staged through pooled pinned memory), launches, copies the `#[Out]`/`#[InOut]` ones back and waits, all on the context's staging stream (which also waits for work queued before on the legacy default stream); reports any error the kernel raised. `call_on` runs it on a stream of yours; `with_shared_mem` gives the dynamic shared memory.",
+            "`call` on `stream` (PyCUDA's `stream=`): the copies in, the kernel and the copies out are queued on it after the work queued there before, and the call waits for the stream before it returns, since the host data is borrowed only for the call. For the dynamic shared memory of one call (PyCUDA's `shared_size=`), `kernel.with_shared_mem(bytes).call_on(…)`.",
+        )
     } else {
-        "Launches on the legacy default stream; the same as `prepared_call`, since no argument is marked `#[In]`, `#[Out]` or `#[InOut]`."
+        (
+            "Launches on the legacy default stream; the same as `prepared_call`, since no argument is marked `#[In]`, `#[Out]` or `#[InOut]`.",
+            "Launches on `stream` (PyCUDA's `stream=`); the same as `prepared_async_call`, since no argument is marked `#[In]`, `#[Out]` or `#[InOut]`.",
+        )
     };
     let mod_doc = format!("The CUDA kernel `{c_name}`: `prepare` it once per context, then launch it with the typed calls of [`Kernel`].");
     let kernel_doc =
@@ -336,9 +355,11 @@ pub fn kernel_items(
 
             impl #gen_decl Kernel #gen_use {
                 /// The same kernel, launching with `bytes` of dynamic shared memory
-                /// (`extern __shared__`).
-                pub fn with_shared_mem(self, bytes: u32) -> Kernel #gen_use {
-                    Kernel { function: self.function.with_shared_mem(bytes), #phantom_init }
+                /// (`extern __shared__`) in every call form, `call` and `call_on` included.
+                /// For one call (PyCUDA's `shared_size=`): `kernel.with_shared_mem(bytes).call(…)`;
+                /// the kernel it is made from keeps its own size.
+                pub fn with_shared_mem(&self, bytes: u32) -> Kernel #gen_use {
+                    Kernel { function: self.function.clone().with_shared_mem(bytes), #phantom_init }
                 }
 
                 /// The untyped function handle underneath.
@@ -369,6 +390,11 @@ pub fn kernel_items(
                 #[doc = #call_doc]
                 pub fn call(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#host_params),*) -> #rt::Result<()> {
                     #convenience
+                }
+
+                #[doc = #call_on_doc]
+                pub fn call_on(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #stream_ident: &#rt::Stream, #(#host_params),*) -> #rt::Result<()> {
+                    #convenience_on
                 }
 
                 #[inline]
@@ -402,9 +428,14 @@ pub fn source_static(
     } else {
         quote!(.with_images(&[#(#images),*]))
     };
+    let without_prelude = if src.prelude {
+        quote!()
+    } else {
+        quote!(.without_prelude())
+    };
     quote! {
         #[doc(hidden)]
-        pub static #ident: #rt::__private::ModuleSource = #rt::__private::ModuleSource::new(#file_name, #text, &[#(#kernels),*], &[#(#options),*])#with_images;
+        pub static #ident: #rt::__private::ModuleSource = #rt::__private::ModuleSource::new(#file_name, #text, &[#(#kernels),*], &[#(#options),*])#with_images #without_prelude;
     }
 }
 
@@ -442,19 +473,41 @@ fn global_type(g: &gpu_cdecl::GlobalDecl) -> Option<(TokenStream, bool)> {
 /// each `__constant__`/`__device__` variable of the source whose type has a Rust counterpart,
 /// the type taken from its C declaration. Emitted next to the source static.
 pub fn globals(source: &str) -> TokenStream {
+    globals_of(&[(source, None)])
+}
+
+/// [`globals`] for a module linked from several sources, each with its file name (for the
+/// docs): one accessor per variable name. A variable declared in several sources (`extern` in
+/// one, defined in another) is described by a declaration whose bounds are known, if any.
+pub fn globals_of(sources: &[(&str, Option<&str>)]) -> TokenStream {
     let rt = rt();
+    let mut decls: Vec<(gpu_cdecl::GlobalDecl, Option<&str>)> = Vec::new();
+    for (text, file) in sources {
+        for g in gpu_cdecl::find_global_decls(text) {
+            match decls.iter_mut().find(|(d, _)| d.name == g.name) {
+                Some(seen) if seen.0.unresolved_dim.is_some() && g.unresolved_dim.is_none() => {
+                    *seen = (g, *file)
+                }
+                Some(_) => {}
+                None => decls.push((g, *file)),
+            }
+        }
+    }
     let mut fns = Vec::new();
-    for g in gpu_cdecl::find_global_decls(source) {
+    for (g, file) in decls {
         let (Some((ty, generic)), Ok(ident)) = (global_type(&g), syn::parse_str::<Ident>(&g.name)) else {
             continue;
         };
         let name = &g.name;
+        let at = match file {
+            Some(f) => format!("`{f}` line {}", g.line),
+            None => format!("line {}", g.line),
+        };
         if let Some(dim) = &g.unresolved_dim {
             // No type can be given without the bound: an accessor that says why, with a
             // warning where it is used, rather than a bare "cannot find" error.
             let why = format!(
-                "`{name}[{dim}]` (line {}) has a bound the macro cannot work out from the source; define it there (`#define`, `constexpr int`) or write a number, to get a typed accessor",
-                g.line
+                "`{name}[{dim}]` ({at}) has a bound the macro cannot work out from the source; define it there (`#define`, `constexpr int`) or write a number, to get a typed accessor"
             );
             let operation = format!("globals::{name}");
             fns.push(quote! {
@@ -472,10 +525,8 @@ pub fn globals(source: &str) -> TokenStream {
             gpu_cdecl::MemorySpace::Device => "__device__",
             gpu_cdecl::MemorySpace::Managed => "__managed__",
         };
-        let doc = format!(
-            "The {space} variable `{name}{dims}` (line {}) in `ctx`: `set` writes it, `get` reads it.",
-            g.line
-        );
+        let doc =
+            format!("The {space} variable `{name}{dims}` ({at}) in `ctx`: `set` writes it, `get` reads it.");
         let generics = if generic {
             let c_type = match &g.ty {
                 gpu_cdecl::CType::Named(n) => n.as_str(),

@@ -34,6 +34,9 @@ pub struct KernelArgs {
     pub embed: Option<Vec<LitStr>>,
     /// `instantiate = [f32, f64]`: the types a generic kernel (a C++ template) is made for.
     pub instantiate: Option<(Span, Vec<Type>)>,
+    /// `prelude = false`: compile without the NVRTC prelude (`uint`, `ushort`, ... as nvcc's
+    /// host headers declare them).
+    pub prelude: bool,
 }
 
 impl Parse for KernelArgs {
@@ -45,6 +48,7 @@ impl Parse for KernelArgs {
         let mut check = None;
         let mut embed = None;
         let mut instantiate = None;
+        let mut prelude = None;
         let metas = Punctuated::<Expr, Token![,]>::parse_terminated(input)?;
         for expr in metas {
             match expr {
@@ -147,6 +151,16 @@ impl Parse for KernelArgs {
                                 "`instantiate` takes a non-empty array of types, e.g. `instantiate = [f32, f64]`",
                             )),
                         },
+                        "prelude" => match &*assign.right {
+                            Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => {
+                                set_once(&mut prelude, (b.value, assign.span()), &assign, "`prelude` is given twice")?
+                            }
+                            other => return Err(syn::Error::new_spanned(
+                                other,
+                                "`prelude` takes `true` or `false`: `prelude = false` compiles without the typedefs \
+                                 nvcc's host headers declare (`uint`, `ushort`, `ulong`, …)",
+                            )),
+                        },
                         _ => {
                             return Err(syn::Error::new_spanned(
                                 &assign.left,
@@ -174,6 +188,12 @@ impl Parse for KernelArgs {
                 "#[kernel] needs the CUDA C source: #[kernel(r#\"__global__ void f(...) {...}\"#)] or #[kernel(file = \"kernels/f.cu\")]",
             )
         })?;
+        if let (Some((false, span)), false) = (prelude, parts.is_empty()) {
+            return Err(syn::Error::new(
+                span,
+                "`prelude = false` is for a single source: the sources of a linked module are compiled with the prelude",
+            ));
+        }
         Ok(KernelArgs {
             source,
             name,
@@ -182,11 +202,13 @@ impl Parse for KernelArgs {
             check: check.unwrap_or(true),
             embed,
             instantiate,
+            prelude: prelude.is_none_or(|(p, _)| p),
         })
     }
 }
 
-const EXPECTED_KEYS: &str = "expected `source`, `file`, `name`, `options`, `check`, `embed` or `instantiate`";
+const EXPECTED_KEYS: &str =
+    "expected `source`, `file`, `name`, `options`, `check`, `embed`, `instantiate` or `prelude`";
 
 const SOURCE_TWICE: &str =
     "the CUDA source is given twice: give either a string literal (or `source = …`) or `file = …`, once";
@@ -250,6 +272,9 @@ pub struct RustArg {
     pub direction: Option<(Direction, Attribute)>,
     /// `#[len = expr]` (or `#[len(expr)]`) on a slice: the least number of elements it must hold.
     pub len: Option<Expr>,
+    /// `#[read_only]` on a `&[T]` whose C pointer is not `const`: the user's word that the
+    /// kernel only reads through it.
+    pub read_only: Option<Attribute>,
 }
 
 /// One declared kernel: `fn name(args);`.
@@ -383,7 +408,18 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
     };
     let mut direction: Option<(Direction, Attribute)> = None;
     let mut len: Option<Expr> = None;
+    let mut read_only: Option<Attribute> = None;
     for attr in &pt.attrs {
+        if attr.path().is_ident("read_only") {
+            parse_read_only(attr, &name, &pt.ty)?;
+            set_once(
+                &mut read_only,
+                attr.clone(),
+                attr,
+                &format!("`{name}` has two `#[read_only]` attributes: give one"),
+            )?;
+            continue;
+        }
         if attr.path().is_ident("len") {
             let expr = match &attr.meta {
                 Meta::NameValue(nv) => nv.value.clone(),
@@ -417,7 +453,7 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
                 return Err(syn::Error::new_spanned(
                     attr,
                     format!(
-                        "unknown attribute `{}` on kernel argument `{name}`: kernel arguments take `#[In]`, `#[Out]`, `#[InOut]` or `#[len = …]`",
+                        "unknown attribute `{}` on kernel argument `{name}`: kernel arguments take `#[In]`, `#[Out]`, `#[InOut]`, `#[len = …]` or `#[read_only]`",
                         attr.meta.path().to_token_stream().to_string().replace(' ', ""),
                     ),
                 ))
@@ -435,6 +471,17 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
             ));
         }
         direction = Some((dir, attr.clone()));
+    }
+    if let (Some(ro), Some((dir, _))) = (&read_only, &direction) {
+        if dir.copies_out() {
+            return Err(syn::Error::new_spanned(
+                ro,
+                format!(
+                    "`{name}` is #[read_only] and #[{}]: the kernel only reads it, so nothing comes back; use #[In]",
+                    dir.name()
+                ),
+            ));
+        }
     }
     let ty = (*pt.ty).clone();
     let kind = match &ty {
@@ -462,7 +509,36 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
         kind,
         direction,
         len,
+        read_only,
     })
+}
+
+/// `#[read_only]` is a bare marker on a shared slice `&[T]`: the Rust side's promise that the
+/// kernel only reads through a pointer its C declaration leaves writable (`float *x`).
+fn parse_read_only(attr: &Attribute, name: &Ident, ty: &Type) -> syn::Result<()> {
+    if !matches!(attr.meta, Meta::Path(_)) {
+        return Err(syn::Error::new_spanned(
+            attr,
+            "`#[read_only]` takes no arguments: write it alone before the argument",
+        ));
+    }
+    match ty {
+        Type::Reference(r) if matches!(&*r.elem, Type::Slice(_)) => match r.mutability {
+            None => Ok(()),
+            Some(m) => Err(syn::Error::new_spanned(
+                m,
+                format!(
+                    "`{name}` is #[read_only], so the kernel only reads it: take it as a shared slice, `&[T]`, not `&mut [T]`"
+                ),
+            )),
+        },
+        _ => Err(syn::Error::new_spanned(
+            attr,
+            format!(
+                "`#[read_only]` goes on a buffer argument (`&[T]`) whose C pointer is not declared `const`; `{name}` is passed by value, which the kernel cannot write anyway"
+            ),
+        )),
+    }
 }
 
 /// The last path segment of a type, e.g. `f32` for `f32` and `f16` for `half::f16`.

@@ -37,8 +37,9 @@ use crate::input::{Item, KernelArgs, RustKernel, SourceSpec};
 /// "b.cu"]` or `sources = ["…", "…"]` for one module linked from several sources (relocatable
 /// device code, with the device runtime for kernels that launch kernels); `check = false` to
 /// skip the build-time NVRTC compile of the whole source; `embed = ["sm_90", "compute_75"]` to
-/// embed images compiled at build time; `instantiate = [f32, f64]` on `fn name<T>(…)` for a C++
-/// kernel template.
+/// embed images compiled at build time; `instantiate = [f32, f64]` (or CUDA names: `[float,
+/// float2, cuDoubleComplex]`) on `fn name<T>(…)` for a C++ kernel template; `prelude = false` to
+/// compile without the typedefs nvcc's host headers declare (`uint`, `ushort`, `ulong`, …).
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = parse_macro_input!(attr as KernelArgs);
@@ -76,6 +77,7 @@ fn load_source(
                 text: quote!(#lit),
                 file_name: format!("{default_name}.cu"),
                 options,
+                prelude: true,
             },
             lit.span(),
         )),
@@ -107,6 +109,7 @@ fn load_source(
                     text: quote!(::core::include_str!(#abs)),
                     file_name,
                     options,
+                    prelude: true,
                 },
                 lit.span(),
             ))
@@ -131,32 +134,8 @@ fn find_and_check(
     in_module: bool,
     instantiate: Option<&(proc_macro2::Span, Vec<syn::Type>)>,
 ) -> syn::Result<Vec<String>> {
-    let decl = gpu_cdecl::find_kernel(source, c_name).map_err(|e| {
-        let msg = e.to_string();
-        match &e {
-            gpu_cdecl::DeclError::NotFound { .. } => match name_lit {
-                Some(lit) => syn::Error::new(lit.span(), msg),
-                None if in_module => syn::Error::new(
-                    kernel.name.span(),
-                    format!("{msg} (each `fn` in the module is named like its C function)"),
-                ),
-                None => syn::Error::new(
-                    kernel.name.span(),
-                    format!(
-                        "{msg} (the C function is looked up by the Rust name; \
-                         if it differs, add `name = \"c_name\"` to #[kernel])"
-                    ),
-                ),
-            },
-            gpu_cdecl::DeclError::UnsupportedParam { param, .. } => {
-                match c_param_name(param).and_then(|n| kernel.args.iter().find(|a| a.name == n)) {
-                    Some(arg) => syn::Error::new_spanned(&arg.ty, msg),
-                    None => syn::Error::new(src_span, msg),
-                }
-            }
-            _ => syn::Error::new(src_span, msg),
-        }
-    })?;
+    let decl = gpu_cdecl::find_kernel(source, c_name)
+        .map_err(|e| decl_error(&e, src_span, kernel, name_lit, in_module))?;
     match (&kernel.generic, instantiate) {
         (None, None) => {
             check::check_kernel(kernel, &decl)?;
@@ -220,6 +199,40 @@ fn find_and_check(
     }
 }
 
+/// Why the declaration of `kernel` could not be had, spanned as [`find_and_check`] says.
+fn decl_error(
+    e: &gpu_cdecl::DeclError,
+    src_span: proc_macro2::Span,
+    kernel: &RustKernel,
+    name_lit: Option<&syn::LitStr>,
+    in_module: bool,
+) -> syn::Error {
+    let msg = e.to_string();
+    match e {
+        gpu_cdecl::DeclError::NotFound { .. } => match name_lit {
+            Some(lit) => syn::Error::new(lit.span(), msg),
+            None if in_module => syn::Error::new(
+                kernel.name.span(),
+                format!("{msg} (each `fn` in the module is named like its C function)"),
+            ),
+            None => syn::Error::new(
+                kernel.name.span(),
+                format!(
+                    "{msg} (the C function is looked up by the Rust name; \
+                     if it differs, add `name = \"c_name\"` to #[kernel])"
+                ),
+            ),
+        },
+        gpu_cdecl::DeclError::UnsupportedParam { param, .. } => {
+            match c_param_name(param).and_then(|n| kernel.args.iter().find(|a| a.name == n)) {
+                Some(arg) => syn::Error::new_spanned(&arg.ty, msg),
+                None => syn::Error::new(src_span, msg),
+            }
+        }
+        _ => syn::Error::new(src_span, msg),
+    }
+}
+
 /// The name in a C parameter's text: its last identifier, e.g. `rows` in `float **rows`.
 fn c_param_name(text: &str) -> Option<&str> {
     let end = text.trim_end_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
@@ -256,10 +269,15 @@ fn deep_pass(
             .embed
             .as_ref()
             .map(|l| l.iter().map(|a| (a.value(), a.span())).collect()),
+        prelude: args.prelude,
     })
 }
 
-fn expand_item(args: KernelArgs, item: Item) -> syn::Result<proc_macro2::TokenStream> {
+fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<proc_macro2::TokenStream> {
+    if let Some((_, types)) = &mut args.instantiate {
+        // `float2` is instantiated as `gpu_runtime::types::Float2`, everywhere after this.
+        template::rust_types(types)?;
+    }
     if !args.parts.is_empty() {
         return linked::expand(args, item);
     }
@@ -271,7 +289,8 @@ fn expand_item(args: KernelArgs, item: Item) -> syn::Result<proc_macro2::TokenSt
                 .as_ref()
                 .map(|n| n.value())
                 .unwrap_or_else(|| rust_name.clone());
-            let (text, tokens, span) = load_source(&args.source, &c_name, args.options.clone())?;
+            let (text, mut tokens, span) = load_source(&args.source, &c_name, args.options.clone())?;
+            tokens.prelude = args.prelude;
             let names = find_and_check(
                 &text,
                 span,
@@ -318,7 +337,9 @@ fn expand_item(args: KernelArgs, item: Item) -> syn::Result<proc_macro2::TokenSt
                     "`instantiate` is for a single kernel template; in a module, declare one #[kernel] per template",
                 ));
             }
-            let (text, tokens, span) = load_source(&args.source, &name.to_string(), args.options.clone())?;
+            let (text, mut tokens, span) =
+                load_source(&args.source, &name.to_string(), args.options.clone())?;
+            tokens.prelude = args.prelude;
             let mut errors = Errors::default();
             let mut plans = Vec::new();
             for k in &kernels {

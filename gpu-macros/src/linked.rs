@@ -1,11 +1,16 @@
 //! `#[kernel(sources = […])]` / `#[kernel(files = […])]`: one module linked from several
-//! sources. The macro only checks the signatures and emits a `ModuleSource::linked` static;
-//! compiling and linking happen in `gpu_runtime`.
+//! sources, checked like a single source. Each kernel's signature is checked against its
+//! `__global__` declaration in whichever source holds it (and every source that declares it
+//! must agree); each source is compiled with NVRTC at build time as relocatable device code;
+//! the `__constant__`/`__device__` variables of all sources get typed accessors. Compiling and
+//! linking happen in `gpu_runtime`, when a context first loads the module.
 
+use gpu_cdecl::{DeclError, KernelDecl};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
 use crate::check::Errors;
+use crate::deep;
 use crate::expand::{self, SourceTokens};
 use crate::input::{Item, KernelArgs, RustKernel};
 
@@ -15,8 +20,54 @@ struct Part {
     span: Span,
 }
 
-/// Checks `kernel` against the first part that declares it (else reports it missing from the
-/// first part).
+impl Part {
+    fn name(&self) -> &str {
+        &self.tokens.file_name
+    }
+
+    fn declares(&self, kernel: &str) -> bool {
+        gpu_cdecl::find_kernel(&self.text, kernel).is_ok()
+    }
+}
+
+/// A part's index and what reading the declaration from it gave.
+type Found = (usize, Result<KernelDecl, DeclError>);
+
+/// The declarations of `c_name`: for every part that names it, its index and the declaration
+/// (or why it cannot be read); else the kernels all the parts declare, for the error.
+fn declarations(parts: &[Part], c_name: &str) -> Result<Vec<Found>, Vec<String>> {
+    let mut found = Vec::new();
+    let mut available: Vec<String> = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        match gpu_cdecl::find_kernel(&p.text, c_name) {
+            Err(DeclError::NotFound { available: a, .. }) => {
+                for k in a {
+                    if !available.contains(&k) {
+                        available.push(k);
+                    }
+                }
+            }
+            r => found.push((i, r)),
+        }
+    }
+    if found.is_empty() {
+        Err(available)
+    } else {
+        Ok(found)
+    }
+}
+
+fn param_list(d: &KernelDecl) -> String {
+    d.params
+        .iter()
+        .map(|p| p.text.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Checks `kernel` against the first part that declares `c_name`, and that every other part
+/// declaring it gives the same parameter types: kernels are linked by name alone, so a
+/// disagreement would pass the defining source parameters it does not expect.
 fn check(
     parts: &[Part],
     kernel: &RustKernel,
@@ -24,11 +75,27 @@ fn check(
     args: &KernelArgs,
     in_module: bool,
 ) -> syn::Result<()> {
-    let part = parts
-        .iter()
-        .find(|p| gpu_cdecl::find_kernel(&p.text, c_name).is_ok())
-        .unwrap_or(&parts[0]);
-    // Templates are not supported across linked sources: `instantiate` is for one source.
+    if let Some(t) = &kernel.generic {
+        return Err(syn::Error::new_spanned(
+            t,
+            "a linked module binds plain kernels: declare a C++ kernel template in a single-source \
+             #[kernel] with `instantiate = […]`",
+        ));
+    }
+    let found = declarations(parts, c_name).map_err(|available| {
+        let e = DeclError::NotFound {
+            name: c_name.to_owned(),
+            available,
+        };
+        let e = crate::decl_error(&e, parts[0].span, kernel, args.name.as_ref(), in_module);
+        let msg = e.to_string().replace(
+            "in the CUDA source; it declares",
+            "in any of the linked sources; they declare",
+        );
+        syn::Error::new(e.span(), msg)
+    })?;
+    let (first, primary) = &found[0];
+    let part = &parts[*first];
     crate::find_and_check(
         &part.text,
         part.span,
@@ -37,8 +104,71 @@ fn check(
         args.name.as_ref(),
         in_module,
         None,
-    )
-    .map(drop)
+    )?;
+    let Ok(primary) = primary else {
+        return Ok(());
+    };
+    let mut errors = Errors::default();
+    for (i, other) in &found[1..] {
+        let p = &parts[*i];
+        match other {
+            Err(e) => errors.push(syn::Error::new(p.span, format!("in `{}`: {e}", p.name()))),
+            Ok(d)
+                if !d
+                    .params
+                    .iter()
+                    .map(|p| &p.ty)
+                    .eq(primary.params.iter().map(|p| &p.ty)) =>
+            {
+                errors.push(syn::Error::new(
+                    p.span,
+                    format!(
+                        "the CUDA kernel `{c_name}` is declared as `{c_name}({})` in `{}` (line {}) but as \
+                         `{c_name}({})` in `{}` (line {}): kernels are linked by name alone, so every \
+                         source that declares one must give it the same parameters",
+                        param_list(primary),
+                        part.name(),
+                        primary.line,
+                        param_list(d),
+                        p.name(),
+                        d.line
+                    ),
+                ))
+            }
+            Ok(_) => {}
+        }
+    }
+    errors.finish()
+}
+
+/// The build-time NVRTC pass over each source, as the run time compiles it: relocatable device
+/// code (`-rdc=true`, so `extern` device functions and kernels of another source are fine),
+/// the module's options, the kernels it declares. Nothing is embedded: the module is linked
+/// at run time.
+fn deep_pass(args: &KernelArgs, parts: &[Part], kernels: &[String]) -> syn::Result<TokenStream> {
+    let mut options = vec!["-rdc=true".to_owned()];
+    options.extend(args.options.iter().map(|o| o.value()));
+    let mut errors = Errors::default();
+    let mut items = TokenStream::new();
+    for p in parts {
+        let request = deep::Request {
+            source: &p.text,
+            file_name: p.name(),
+            names: kernels.iter().filter(|k| p.declares(k)).cloned().collect(),
+            options: options.clone(),
+            span: p.span,
+            check: args.check,
+            // Not `None`, which would take the crate-wide `GPU_RUNTIME_EMBED`.
+            embed: Some(Vec::new()),
+            prelude: true,
+        };
+        match deep::run(&request) {
+            Ok(out) => items.extend(out.items),
+            Err(e) => errors.push(e),
+        }
+    }
+    errors.finish()?;
+    Ok(items)
 }
 
 /// The `ModuleSource::linked` static for `kernels`.
@@ -51,10 +181,7 @@ fn source_static(
 ) -> TokenStream {
     let parts = parts.iter().map(|p| {
         let (name, text) = (&p.tokens.file_name, &p.tokens.text);
-        let declared: Vec<&String> = kernels
-            .iter()
-            .filter(|k| gpu_cdecl::find_kernel(&p.text, k).is_ok())
-            .collect();
+        let declared: Vec<&String> = kernels.iter().filter(|k| p.declares(k)).collect();
         quote!(::gpu_runtime::__private::SourcePart::new(#name, #text, &[#(#declared),*]))
     });
     let file = format!("{module_name}.cu");
@@ -65,7 +192,42 @@ fn source_static(
     }
 }
 
+/// The static, the build-time check's items and the typed globals of all the parts.
+fn module_items(
+    args: &KernelArgs,
+    ident: &syn::Ident,
+    base: &str,
+    parts: &[Part],
+    kernels: &[String],
+) -> syn::Result<TokenStream> {
+    let mut items = source_static(ident, base, parts, kernels, &args.options);
+    items.extend(deep_pass(args, parts, kernels)?);
+    let sources: Vec<(&str, Option<&str>)> =
+        parts.iter().map(|p| (p.text.as_str(), Some(p.name()))).collect();
+    items.extend(expand::globals_of(&sources));
+    Ok(items)
+}
+
+/// What a single source takes and a linked module does not.
+fn refuse_single_source_options(args: &KernelArgs) -> syn::Result<()> {
+    if let Some((span, _)) = &args.instantiate {
+        return Err(syn::Error::new(
+            *span,
+            "`instantiate` is for a single source: a linked module binds plain kernels",
+        ));
+    }
+    if let Some(first) = args.embed.as_ref().and_then(|e| e.first()) {
+        return Err(syn::Error::new(
+            first.span(),
+            "`embed` is for a single source: a linked module is compiled and linked when a \
+             context first loads it",
+        ));
+    }
+    Ok(())
+}
+
 pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
+    refuse_single_source_options(&args)?;
     let base = match &item {
         Item::Fn(k) => args
             .name
@@ -83,7 +245,7 @@ pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
         Item::Fn(kernel) => {
             check(&parts, &kernel, &base, &args, false)?;
             let ident = expand::source_ident(kernel.name.span());
-            let inner = source_static(&ident, &base, &parts, std::slice::from_ref(&base), &args.options);
+            let inner = module_items(&args, &ident, &base, &parts, std::slice::from_ref(&base))?;
             Ok(expand::kernel_items(
                 &kernel,
                 quote!(self::#ident),
@@ -119,7 +281,7 @@ pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
             }
             let ident = expand::source_ident(name.span());
             let c_names: Vec<String> = kernels.iter().map(|k| k.name.to_string()).collect();
-            let mut body = source_static(&ident, &base, &parts, &c_names, &args.options);
+            let mut body = module_items(&args, &ident, &base, &parts, &c_names)?;
             for (i, k) in kernels.iter().enumerate() {
                 body.extend(expand::kernel_items(
                     k,

@@ -14,6 +14,8 @@ type R = c_int;
 /// The functions used, resolved once.
 pub struct Nvrtc {
     _lib: libloading::Library,
+    /// `libnvrtc-builtins` loaded from beside a library named by path (see `load`).
+    _builtins: Vec<libloading::Library>,
     version: unsafe extern "C" fn(*mut c_int, *mut c_int) -> R,
     num_archs: unsafe extern "C" fn(*mut c_int) -> R,
     archs: unsafe extern "C" fn(*mut c_int) -> R,
@@ -66,7 +68,10 @@ fn load() -> Result<Nvrtc, String> {
     for name in candidates() {
         // SAFETY: loading NVRTC runs no initialisers with preconditions of ours.
         match unsafe { libloading::Library::new(&name) } {
-            Ok(lib) => return bind(lib).map_err(|e| format!("{name}: {e}")),
+            Ok(lib) => {
+                let builtins = builtins_beside(&name);
+                return bind(lib, builtins).map_err(|e| format!("{name}: {e}"));
+            }
             Err(e) => last = e.to_string(),
         }
     }
@@ -76,7 +81,32 @@ fn load() -> Result<Nvrtc, String> {
     ))
 }
 
-fn bind(lib: libloading::Library) -> Result<Nvrtc, libloading::Error> {
+/// NVRTC opens `libnvrtc-builtins.so.X.Y` by name when it compiles. For a library named by
+/// path (`GPU_RUNTIME_NVRTC=/dir/libnvrtc.so.13`) that name need not be on the loader's path
+/// (NVRTC 13.0 has no `$ORIGIN` run path), so the builtins beside it are loaded first: the
+/// loader then finds a library of that name already loaded. Nothing is loaded for a bare name.
+fn builtins_beside(name: &str) -> Vec<libloading::Library> {
+    let path = std::path::Path::new(name);
+    let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("libnvrtc-builtins.so")
+        })
+        // SAFETY: the builtins library holds data NVRTC reads; loading it runs no initialiser
+        // with preconditions of ours.
+        .filter_map(|e| unsafe { libloading::Library::new(e.path()) }.ok())
+        .collect()
+}
+
+fn bind(lib: libloading::Library, builtins: Vec<libloading::Library>) -> Result<Nvrtc, libloading::Error> {
     macro_rules! sym {
         ($name:literal) => {
             // SAFETY: the symbol has this C signature in every NVRTC since 11.x; the library
@@ -100,6 +130,7 @@ fn bind(lib: libloading::Library) -> Result<Nvrtc, libloading::Error> {
         cubin_size: sym!("nvrtcGetCUBINSize"),
         cubin: sym!("nvrtcGetCUBIN"),
         _lib: lib,
+        _builtins: builtins,
     })
 }
 
@@ -157,7 +188,8 @@ impl Nvrtc {
     }
 
     /// Compiles `source` with `options` (the architecture included), adding `names` as name
-    /// expressions. `Err` only when NVRTC itself fails (not for compile errors).
+    /// expressions; with `prelude`, `gpu_cdecl::NVRTC_PRELUDE` is included first, as the run time
+    /// does. `Err` only when NVRTC itself fails (not for compile errors).
     pub fn compile(
         &self,
         source: &str,
@@ -165,19 +197,29 @@ impl Nvrtc {
         names: &[String],
         options: &[String],
         want: Want,
+        prelude: bool,
     ) -> Result<Output, String> {
         let cstr = |s: &str| CString::new(s).map_err(|_| format!("`{s}` contains a NUL byte"));
         let (src, file) = (cstr(source)?, cstr(file_name)?);
+        // The prelude is the one in-memory header: NVRTC includes it by name (`--pre-include`),
+        // so the source's line numbers stay its own.
+        let (header_name, header) = (
+            cstr(gpu_cdecl::NVRTC_PRELUDE_NAME)?,
+            cstr(gpu_cdecl::NVRTC_PRELUDE)?,
+        );
+        let (names_ptr, contents_ptr) = (header_name.as_ptr(), header.as_ptr());
+        let count = c_int::from(prelude);
         let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer and NUL-terminated strings; no headers.
+        // SAFETY: valid out-pointer and NUL-terminated strings; `count` headers (0 or 1) behind
+        // the pointers to the two pointers, which outlive the call.
         let r = unsafe {
             (self.create)(
                 &mut raw,
                 src.as_ptr(),
                 file.as_ptr(),
-                0,
-                std::ptr::null(),
-                std::ptr::null(),
+                count,
+                &contents_ptr,
+                &names_ptr,
             )
         };
         if r != 0 {
@@ -190,6 +232,12 @@ impl Nvrtc {
             unsafe { (self.add_name)(prog.1, n.as_ptr()) };
         }
         let mut opts = options.iter().map(|o| cstr(o)).collect::<Result<Vec<_>, _>>()?;
+        if prelude {
+            opts.insert(
+                0,
+                cstr(&format!("--pre-include={}", gpu_cdecl::NVRTC_PRELUDE_NAME))?,
+            );
+        }
         if want == Want::Check {
             opts.push(cstr("-fdevice-syntax-only")?);
         }

@@ -33,8 +33,77 @@ pub fn c_spelling(ty: &Type) -> syn::Result<(String, CType)> {
              safely; use `u8`",
         )),
         Some(s) => Ok((s.c_name().to_owned(), CType::Scalar(s))),
-        None => Ok((ident.clone(), CType::Named(ident))),
+        None => match crate::vector::c_name(&ident) {
+            // `Float2` is instantiated as `float2`.
+            Some(c) => Ok((c.clone(), CType::Named(c))),
+            None => Ok((ident.clone(), CType::Named(ident))),
+        },
     }
+}
+
+/// Replaces the CUDA C names in an `instantiate` list by their Rust types, in place: `float` is
+/// `f32`, `uint` is `u32`, `float2` and `cuFloatComplex` are `gpu_runtime::types::Float2`,
+/// `half` is `gpu_runtime::half::f16`. Rust names and struct names are left as they are. A
+/// name shaped like a CUDA vector type that CUDA does not have (`float5`) is an error.
+pub fn rust_types(list: &mut [Type]) -> syn::Result<()> {
+    let mut errors = crate::check::Errors::default();
+    for ty in list.iter_mut() {
+        match cuda_name_to_rust(ty) {
+            Ok(Some(rust)) => *ty = rust,
+            Ok(None) => {}
+            Err(e) => errors.push(e),
+        }
+    }
+    errors.finish()
+}
+
+/// The Rust type for `ty` when it is a single CUDA C name, else `None`.
+fn cuda_name_to_rust(ty: &Type) -> syn::Result<Option<Type>> {
+    let Type::Path(p) = ty else { return Ok(None) };
+    let Some(ident) = p.path.get_ident().filter(|_| p.qself.is_none()) else {
+        return Ok(None);
+    };
+    let name = ident.to_string();
+    if Scalar::from_rust_name(&name).is_some() || crate::vector::c_name(&name).is_some() {
+        return Ok(None);
+    }
+    let span = ident.span();
+    let rust = match gpu_cdecl::parse_type(&name) {
+        Ok(CType::Scalar(Scalar::F16)) => quote::quote_spanned!(span=> ::gpu_runtime::half::f16),
+        Ok(CType::Scalar(Scalar::Bf16)) => quote::quote_spanned!(span=> ::gpu_runtime::half::bf16),
+        Ok(CType::Scalar(s)) => {
+            let r = Ident::new(s.rust_type(), span);
+            quote::quote_spanned!(span=> #r)
+        }
+        Ok(CType::Named(c)) => match crate::vector::rust_name(&c) {
+            Some(v) => {
+                let r = Ident::new(&v, span);
+                quote::quote_spanned!(span=> ::gpu_runtime::types::#r)
+            }
+            None => match crate::vector::misnamed_family(&c) {
+                Some(family) => return Err(unknown_vector(ty, &c, family)),
+                // A struct: the Rust type of the same name.
+                None => return Ok(None),
+            },
+        },
+        _ => return Ok(None),
+    };
+    syn::parse2(rust).map(Some)
+}
+
+fn unknown_vector(ty: &Type, name: &str, family: &str) -> syn::Error {
+    let have = match family.trim_start_matches("__") {
+        "half" => "`__half2` (`gpu_runtime::types::Half2`)".to_owned(),
+        _ => {
+            let rust = crate::vector::rust_name(&format!("{family}1")).unwrap_or_default();
+            let rust = rust.trim_end_matches('1');
+            format!("`{family}1` to `{family}4` (`gpu_runtime::types::{rust}1` to `{rust}4`)")
+        }
+    };
+    syn::Error::new_spanned(
+        ty,
+        format!("`{name}` is not a CUDA vector type: CUDA's `{family}` vectors are {have}"),
+    )
 }
 
 fn subst_type(ty: &Type, param: &Ident, with: &Type) -> Type {

@@ -28,6 +28,20 @@ pub enum Error {
     /// NVRTC (`libnvrtc.so`) could not be loaded, so CUDA C cannot be compiled at run time.
     #[error("NVRTC, the CUDA runtime compiler (libnvrtc.so.13), could not be loaded: install the CUDA toolkit or `pip install nvidia-cuda-nvrtc` and put its lib/ directory on LD_LIBRARY_PATH")]
     NvrtcNotFound,
+    /// The PTX embedded at build time is newer than this driver accepts
+    /// (`CUDA_ERROR_UNSUPPORTED_PTX_VERSION`), and no NVRTC could be loaded at run time to
+    /// compile the kernel's source instead.
+    #[error("the PTX embedded at build time in {module} was made by {built_by} (PTX ISA {ptx_isa}), which this driver (CUDA {}.{}) cannot load, and NVRTC is not available at run time to compile the source instead. Fix: build with an NVRTC no newer than CUDA {}.{} (put its lib/ first on LD_LIBRARY_PATH, or set GPU_RUNTIME_NVRTC=/path/to/libnvrtc.so.{} when building), or embed a cubin as well (`embed = [\"sm_XY\", ...]`), or make NVRTC available at run time, or update the driver", .driver.0, .driver.1, .driver.0, .driver.1, .driver.0)]
+    EmbeddedPtxTooNew {
+        /// The module's name (its kernel or source file).
+        module: String,
+        /// Who made the PTX, from its header, e.g. `NVRTC of CUDA 13.1 (V13.1.80)`.
+        built_by: String,
+        /// The PTX ISA version of the image (its `.version`), e.g. `9.1`.
+        ptx_isa: String,
+        /// The driver's CUDA version.
+        driver: (u32, u32),
+    },
     /// A CUDA driver call failed. When the code is one of the sticky ones of a kernel that
     /// faulted ([`Error::is_launch_failure`]), the message also says that the context is now
     /// unusable and how to recover.
@@ -64,8 +78,9 @@ pub enum Error {
         /// The sizes involved.
         detail: String,
     },
-    /// A host array whose elements are not contiguous in C (row-major) order.
-    #[error("the host array for {what} is not contiguous in C order; pass `array.as_standard_layout()` (or a slice) instead")]
+    /// A host array whose elements are contiguous in neither C (row-major) nor Fortran
+    /// (column-major) order.
+    #[error("the host array for {what} is contiguous in neither C nor Fortran order; pass `array.as_standard_layout()` (or a slice) instead")]
     NotContiguous {
         /// Which argument or operation.
         what: &'static str,
@@ -173,6 +188,20 @@ pub enum Error {
         /// The kernel.
         kernel: String,
         /// Which argument and how it differs.
+        detail: String,
+    },
+    /// A PyCUDA argument format string (`"PPfi"`, for
+    /// [`Function::prepare_format`](crate::Function::prepare_format)) that cannot be read;
+    /// nothing was prepared.
+    #[error("argument format {format:?}, at byte {position}: {detail}")]
+    ArgumentFormat {
+        /// The format string.
+        format: String,
+        /// The byte offset of the character that could not be read.
+        position: usize,
+        /// That character; `None` when the format ended where one was expected.
+        character: Option<char>,
+        /// What is wrong with it, and what to write instead.
         detail: String,
     },
     /// An argument the driver would refuse (a flag combination, a format, an extent), caught

@@ -52,6 +52,9 @@ pub use cudarc;
 pub use half;
 /// Re-exported for host arrays.
 pub use ndarray;
+/// Re-exported for complex numbers ([`types::Complex32`], [`types::Complex64`]), the host side
+/// of the device's `gpu_runtime::complex<T>`.
+pub use num_complex;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -51,6 +51,13 @@ pub fn stream_arg<'s>(f: &Function, stream: &'s Stream) -> Result<LaunchStream<'
     crate::launch::args::stream_arg(f, stream)
 }
 
+/// `call_on`'s staging: the In/Out copies and the launch on `stream`, checked to belong to the
+/// kernel's context (`launch::staging`).
+#[inline]
+pub fn staging_on<'a>(f: &'a Function, stream: &'a Stream) -> Result<Staging<'a>> {
+    Staging::on_stream(f, crate::launch::args::stream_arg(f, stream)?)
+}
+
 /// The legacy default stream of the kernel's context, where `prepared_call` launches.
 #[inline(always)]
 pub fn legacy_stream(f: &Function) -> LaunchStream<'_> {

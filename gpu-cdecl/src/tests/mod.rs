@@ -485,4 +485,5 @@ fn not_found_lists_kernels() {
 }
 
 mod errors;
+mod host_names;
 mod robustness;

@@ -2,6 +2,8 @@
 //! choosing the image a device can load, so that a program runs where only the driver is
 //! installed and pays no compile at first launch.
 
+use crate::error::Error;
+
 /// What an embedded image holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImageKind {
@@ -79,6 +81,43 @@ pub fn pick_embedded(images: &[EmbeddedImage], cc: (u32, u32)) -> Option<&Embedd
     })
 }
 
+/// Who made a PTX image and for which PTX ISA, from the comments and `.version` line NVRTC
+/// and nvcc write at its top: (`"NVRTC of CUDA 13.1 (V13.1.80)"`, `"9.1"`). Unknown parts are
+/// said to be unknown.
+pub(crate) fn ptx_producer(ptx: &[u8]) -> (String, String) {
+    let head = String::from_utf8_lossy(&ptx[..ptx.len().min(4096)]);
+    let mut built_by = String::from("an unknown compiler");
+    let mut isa = String::from("unknown");
+    for line in head.lines() {
+        let line = line.trim();
+        if let Some(rest) = line.strip_prefix("// Cuda compilation tools, release ") {
+            // "13.1, V13.1.80"
+            let mut parts = rest.split(", ");
+            let release = parts.next().unwrap_or("?");
+            built_by = match parts.next() {
+                Some(v) => format!("the compiler of CUDA {release} ({v})"),
+                None => format!("the compiler of CUDA {release}"),
+            };
+        } else if let Some(v) = line.strip_prefix(".version ") {
+            isa = v.trim().to_owned();
+            break;
+        }
+    }
+    (built_by, isa)
+}
+
+/// [`Error::EmbeddedPtxTooNew`] for the PTX `ptx` of `module`, refused by a driver of CUDA
+/// `driver`.
+pub(crate) fn ptx_too_new(module: &str, ptx: &[u8], driver: (u32, u32)) -> Error {
+    let (built_by, ptx_isa) = ptx_producer(ptx);
+    Error::EmbeddedPtxTooNew {
+        module: module.to_owned(),
+        built_by,
+        ptx_isa,
+        driver,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,6 +128,43 @@ mod tests {
         EmbeddedImage::new(ImageKind::Ptx, 90, b"c\0", &[]),
         EmbeddedImage::new(ImageKind::Cubin, 90, b"d", &[]),
     ];
+
+    /// On PTX made by this machine's NVRTC: the error names its release (as NVRTC reports its
+    /// own version), the PTX ISA, the driver's version and the fix.
+    #[test]
+    fn ptx_too_new_names_its_compiler_the_driver_and_the_fix() {
+        let src = "extern \"C\" __global__ void k(float *x) { x[threadIdx.x] *= 2.0f; }";
+        let compiled = match crate::compiler::nvrtc::compile(
+            src,
+            "k.cu",
+            &["k"],
+            &[],
+            crate::compiler::target::Target::Ptx { major: 7, minor: 5 },
+        ) {
+            Err(Error::NvrtcNotFound) => return eprintln!("skipped: NVRTC not found"),
+            r => r.unwrap(),
+        };
+        let (major, minor) = crate::compiler::nvrtc::nvrtc_version().unwrap();
+        let (built_by, isa) = ptx_producer(&compiled.image);
+        assert!(built_by.contains(&format!("CUDA {major}.{minor}")), "{built_by}");
+        let text = String::from_utf8_lossy(&compiled.image);
+        assert!(text.contains(&format!(".version {isa}\n")), "{isa}");
+        let e = ptx_too_new("scale", &compiled.image, (12, 4)).to_string();
+        for want in [
+            &format!("CUDA {major}.{minor}") as &str,
+            &isa,
+            "(CUDA 12.4)",
+            "no newer than CUDA 12.4",
+            "libnvrtc.so.12",
+            "scale",
+        ] {
+            assert!(e.contains(want), "{want:?} missing from: {e}");
+        }
+        assert_eq!(
+            ptx_producer(b"garbage"),
+            ("an unknown compiler".into(), "unknown".into())
+        );
+    }
 
     #[test]
     fn exact_cubin_first() {

@@ -10,7 +10,17 @@
 //!   `~/.cache/gpu-runtime`);
 //! - small built-in C headers for device code: `stdio.h`/`cstdio` (`printf`),
 //!   `stdint.h`/`cstdint`, `stddef.h`/`cstddef`, `math.h`/`cmath` (constants such as `M_PI`,
-//!   and `std::` names for the device math functions NVRTC already knows).
+//!   and `std::` names for the device math functions NVRTC already knows), `limits.h`/`climits`,
+//!   `float.h`/`cfloat` (as libcu++ defines them) and `assert.h`/`cassert` (device `assert`);
+//! - this crate's device headers (in `compiler/include/`, also usable with nvcc through `-I`):
+//!   `<gpu_runtime/complex.h>` (`gpu_runtime::complex<float>` and `<double>`, the device side
+//!   of [`crate::types::Complex32`] and [`crate::types::Complex64`]),
+//!   `<gpu_runtime/texture_fetch.h>` (`fp_tex2D<double>(tex, x, y)`, `fp_surf2Dwrite(v, surf,
+//!   x, y)`, …: PyCUDA's `pycuda-helpers.hpp` for texture and surface objects, fetching doubles
+//!   and complex numbers) and `<pycuda-complex.hpp>` (`pycuda::complex<T>`, for ports).
+//!
+//! - the prelude, [`NVRTC_PRELUDE`], included before the source unless turned off: the typedefs
+//!   nvcc's host headers give every kernel (`uint`, `ushort`, `ulong`, `u_int`, ...).
 //!
 //! A header found nowhere makes the compile fail with a [`crate::CompileError`] whose log ends
 //! with a note naming the header and every directory searched.
@@ -72,6 +82,34 @@ impl Headers {
                 .join(", ")
         ))
     }
+}
+
+/// The header NVRTC includes before every source of this crate unless told not to
+/// ([`SourceModule::prelude`](crate::SourceModule::prelude), `#[kernel(…, prelude = false)]`):
+/// what nvcc's host headers declare for every kernel and NVRTC does not, glibc's
+/// `<sys/types.h>` integer names (`uint`, `ushort`, `ulong`, `u_int`, `u_char`, `u_int32_t`,
+/// ...) with glibc's types. Only typedefs, so a source that declares them again the same way
+/// compiles either way. The `#[kernel]` type check knows the same names (`uint n` is `n: u32`).
+pub const NVRTC_PRELUDE: &str = gpu_cdecl::NVRTC_PRELUDE;
+
+/// The option that makes NVRTC include the prelude (an in-memory header) before the source,
+/// leaving the source's own line numbers as they are.
+pub(crate) fn prelude_option() -> String {
+    format!("--pre-include={}", gpu_cdecl::NVRTC_PRELUDE_NAME)
+}
+
+/// A note for a log that cites the prelude, e.g. "invalid redeclaration of type name "uint"
+/// (declared at line 9 of gpu_runtime_prelude.h)": what it is and how to turn it off.
+pub(crate) fn prelude_note(log: &str) -> Option<String> {
+    log.contains(gpu_cdecl::NVRTC_PRELUDE_NAME).then(|| {
+        format!(
+            "note (gpu-runtime): `{}` is the prelude included before every NVRTC compile: the \
+             typedefs nvcc's host headers declare for every kernel (`uint`, `ushort`, `ulong`, \
+             `u_int`, ...); a source that declares one of these names as another type compiles \
+             with `SourceModule::prelude(false)` or `#[kernel(…, prelude = false)]`",
+            gpu_cdecl::NVRTC_PRELUDE_NAME
+        )
+    })
 }
 
 // SAFETY: the raw pointers point into the CStrings owned by the same struct, never mutated.
@@ -348,6 +386,79 @@ using ::copysign; using ::isfinite; using ::isinf; using ::isnan; using ::signbi
 }
 "#;
 
+// The C limits, as libcu++'s <cuda/std/climits> defines them under NVRTC (LP64, signed
+// `char`), so that a source including both sees identical definitions.
+const LIMITS_H: &str = r#"#pragma once
+#define CHAR_BIT 8
+#define SCHAR_MIN (-128)
+#define SCHAR_MAX 127
+#define UCHAR_MAX 255
+#define CHAR_MIN SCHAR_MIN
+#define CHAR_MAX SCHAR_MAX
+#define SHRT_MIN (-SHRT_MAX - 1)
+#define SHRT_MAX 0x7fff
+#define USHRT_MAX 0xffff
+#define INT_MIN (-INT_MAX - 1)
+#define INT_MAX 0x7fffffff
+#define UINT_MAX 0xffffffff
+#define LONG_MIN (-LONG_MAX - 1)
+#define LONG_MAX LLONG_MAX
+#define ULONG_MAX ULLONG_MAX
+#define LLONG_MIN (-LLONG_MAX - 1)
+#define LLONG_MAX 0x7fffffffffffffffLL
+#define ULLONG_MAX 0xffffffffffffffffUL
+"#;
+
+const CLIMITS: &str = "#pragma once\n#include <limits.h>\n";
+
+// As libcu++'s <cuda/std/cfloat> defines them under NVRTC.
+const FLOAT_H: &str = r#"#pragma once
+#define FLT_RADIX 2
+#define DECIMAL_DIG DBL_DECIMAL_DIG
+#define FLT_ROUNDS 1
+#define FLT_EVAL_METHOD 0
+#define FLT_DECIMAL_DIG 9
+#define FLT_MIN 1.17549435082228750796873653722224568e-38f
+#define FLT_TRUE_MIN 1.40129846432481707092372958328991613e-45f
+#define FLT_MAX 3.40282346638528859811704183484516925e+38f
+#define FLT_EPSILON 1.19209289550781250000000000000000000e-7f
+#define FLT_DIG 6
+#define FLT_MANT_DIG 24
+#define FLT_MIN_EXP (-125)
+#define FLT_MIN_10_EXP (-37)
+#define FLT_MAX_EXP 128
+#define FLT_MAX_10_EXP 38
+#define FLT_HAS_SUBNORM 1
+#define DBL_DECIMAL_DIG 17
+#define DBL_MIN 2.22507385850720138309023271733240406e-308
+#define DBL_TRUE_MIN 4.94065645841246544176568792868221372e-324
+#define DBL_MAX 1.79769313486231570814527423731704357e+308
+#define DBL_EPSILON 2.22044604925031308084726333618164062e-16
+#define DBL_DIG 15
+#define DBL_MANT_DIG 53
+#define DBL_MIN_EXP (-1021)
+#define DBL_MIN_10_EXP (-307)
+#define DBL_MAX_EXP 1024
+#define DBL_MAX_10_EXP 308
+#define DBL_HAS_SUBNORM 1
+"#;
+
+const CFLOAT: &str = "#pragma once\n#include <float.h>\n";
+
+// Device `assert`, as CUDA's own headers define it on Linux: a failed assertion stops the
+// kernel with a message naming the expression, file and line. `NDEBUG` turns it off; like the C
+// header it may be included again after changing `NDEBUG`.
+const ASSERT_H: &str = r#"#undef assert
+#ifdef NDEBUG
+#define assert(e) ((void)0)
+#else
+extern "C" __device__ void __assertfail(const char *, const char *, unsigned int, const char *, unsigned long);
+#define assert(e) ((e) ? (void)0 : __assertfail(#e, __FILE__, __LINE__, __func__, sizeof(char)))
+#endif
+"#;
+
+const CASSERT: &str = "#include <assert.h>\n";
+
 /// The in-memory headers, by include name.
 const BUILTIN: &[(&str, &str)] = &[
     ("stdint.h", STDINT_H),
@@ -358,4 +469,22 @@ const BUILTIN: &[(&str, &str)] = &[
     ("cstdio", CSTDIO),
     ("math.h", MATH_H),
     ("cmath", CMATH),
+    ("limits.h", LIMITS_H),
+    ("climits", CLIMITS),
+    ("float.h", FLOAT_H),
+    ("cfloat", CFLOAT),
+    ("assert.h", ASSERT_H),
+    ("cassert", CASSERT),
+    // This crate's own device headers (compiler/include/): complex numbers and texture fetches
+    // of doubles and complex numbers.
+    (
+        "gpu_runtime/complex.h",
+        include_str!("include/gpu_runtime/complex.h"),
+    ),
+    (
+        "gpu_runtime/texture_fetch.h",
+        include_str!("include/gpu_runtime/texture_fetch.h"),
+    ),
+    ("pycuda-complex.hpp", include_str!("include/pycuda-complex.hpp")),
+    (gpu_cdecl::NVRTC_PRELUDE_NAME, gpu_cdecl::NVRTC_PRELUDE),
 ];

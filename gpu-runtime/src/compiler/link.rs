@@ -212,6 +212,23 @@ impl DynamicModule {
             .flat_map(|s| s.kernels.iter().copied())
             .collect()
     }
+
+    /// The text of each CUDA source, in the order they were added: what a loaded module keeps
+    /// to read its kernels' declarations from (typed launches, `prepare_declared`).
+    pub(crate) fn source_texts(&self) -> impl Iterator<Item = &str> {
+        self.sources.iter().map(|s| s.text.as_str())
+    }
+}
+
+/// Of the sources of a linked module, the one to read the declaration of `kernel` (its C
+/// name) from: the first that declares it (a prototype or the definition), else the first
+/// source, whose lookup then says what it does declare. `None` without sources.
+pub(crate) fn declaring_source<'s, S: AsRef<str>>(sources: &'s [S], kernel: &str) -> Option<&'s str> {
+    sources
+        .iter()
+        .map(AsRef::as_ref)
+        .find(|s| gpu_cdecl::find_kernel(s, kernel).is_ok())
+        .or(sources.first().map(AsRef::as_ref))
 }
 
 /// Finds `lib{name}.a` in the toolkit or on `LD_LIBRARY_PATH`.
@@ -247,4 +264,63 @@ pub(crate) fn find_library(name: &str) -> Result<PathBuf> {
 /// Whether a device linker (nvJitLink) can be loaded here.
 pub fn linker_available() -> bool {
     nvjitlink::is_available()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LIB: &str = "struct P { float k; };\n__device__ float twice(float x) { return 2 * x; }\n\
+        extern \"C\" __global__ void scale(float *y, P p, int n) { y[0] = p.k * twice(y[0]); }";
+    const USE: &str = "__device__ float twice(float x);\n\
+        extern \"C\" __global__ void apply(float *y, const float *x, int n) { y[0] = twice(x[0]); }";
+
+    #[test]
+    fn each_kernel_is_declared_by_the_source_that_holds_it() {
+        let mut m = DynamicModule::new();
+        m.add_source(LIB, "lib.cu", &["scale"], &[])
+            .add_source(USE, "use.cu", &["apply"], &[]);
+        let texts: Vec<&str> = m.source_texts().collect();
+        assert_eq!(
+            texts,
+            [LIB, USE],
+            "the module keeps every source's text, in order"
+        );
+        for (kernel, holder, params) in [("scale", 0, 3), ("apply", 1, 3)] {
+            let src = declaring_source(&texts, kernel).unwrap();
+            assert!(
+                std::ptr::eq(src, texts[holder]),
+                "{kernel} is read from the source that declares it"
+            );
+            let decl = gpu_cdecl::find_kernel(src, kernel).unwrap();
+            assert_eq!(decl.params.len(), params);
+        }
+        let consts = gpu_cdecl::find_kernel(declaring_source(&texts, "apply").unwrap(), "apply").unwrap();
+        assert!(
+            matches!(
+                consts.params[1].ty,
+                gpu_cdecl::CType::Pointer {
+                    pointee_const: true,
+                    ..
+                }
+            ),
+            "the declaration keeps `const`, so launches are checked against it"
+        );
+        // A kernel no source declares: the first source, whose lookup lists what it has.
+        let missing = declaring_source(&texts, "nope").unwrap();
+        match gpu_cdecl::find_kernel(missing, "nope") {
+            Err(gpu_cdecl::DeclError::NotFound { available, .. }) => assert_eq!(available, ["scale"]),
+            other => panic!("expected NotFound, got {other:?}"),
+        }
+        assert_eq!(declaring_source::<&str>(&[], "scale"), None);
+    }
+
+    #[test]
+    fn a_prototype_in_an_earlier_source_is_a_declaration_too() {
+        // The macro checks that every source declaring a kernel agrees; the run time reads the
+        // first one, which is then the same.
+        let proto = "extern \"C\" __global__ void apply(float *y, const float *x, int n);";
+        let texts = [proto, USE];
+        assert!(std::ptr::eq(declaring_source(&texts, "apply").unwrap(), proto));
+    }
 }

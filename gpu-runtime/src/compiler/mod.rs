@@ -18,6 +18,7 @@ pub(crate) mod toolchain;
 
 pub use cache::{CacheKey, CacheStatus};
 pub use embedded::{pick_embedded, EmbeddedImage, ImageKind};
+pub use headers::NVRTC_PRELUDE;
 pub use link::{linker_available, DynamicModule, LinkInput};
 pub use nvrtc::{compile, nvrtc_version, supported_archs, CompiledModule, Target};
 pub use source::{ModuleSource, SourcePart};

@@ -109,7 +109,10 @@ fn cstring(what: &'static str, s: &str) -> Result<CString> {
 /// `$CUDA_PATH/include`, `$CUDA_HOME/include` or `/usr/local/cuda/include`, else the copy
 /// NVRTC carries, installed once under `~/.cache/gpu-runtime`) and built-in `stdio.h`/`cstdio`,
 /// `stdint.h`/`cstdint`, `stddef.h`/`cstddef` and `math.h`/`cmath`. A header found nowhere is
-/// a [`CompileError`] whose log names it and the directories searched.
+/// a [`CompileError`] whose log names it and the directories searched. The
+/// [`NVRTC_PRELUDE`](crate::compiler::NVRTC_PRELUDE) (`uint`, `ushort`, ... as nvcc's host headers declare
+/// them) is included before the source; [`SourceModule::prelude`](crate::SourceModule::prelude)
+/// compiles without it.
 ///
 /// Needs NVRTC but no GPU.
 pub fn compile(
@@ -118,6 +121,18 @@ pub fn compile(
     kernels: &[&str],
     options: &[&str],
     target: Target,
+) -> Result<CompiledModule> {
+    compile_with(source, source_name, kernels, options, target, true)
+}
+
+/// [`compile`], with the prelude included before the source or not.
+pub(crate) fn compile_with(
+    source: &str,
+    source_name: &str,
+    kernels: &[&str],
+    options: &[&str],
+    target: Target,
+    prelude: bool,
 ) -> Result<CompiledModule> {
     nvrtc_loaded()?;
     let c_source = cstring("the CUDA source", source)?;
@@ -150,6 +165,9 @@ pub fn compile(
     }
 
     let mut all_options: Vec<String> = vec![target.arch_option()];
+    if prelude {
+        all_options.push(crate::compiler::headers::prelude_option());
+    }
     all_options.extend(options.iter().map(|o| o.to_string()));
     all_options.extend(headers.options.iter().cloned());
     let c_options = all_options
@@ -163,6 +181,9 @@ pub fn compile(
     let mut log = program_log(&program)?;
     if status == nvrtcResult::NVRTC_ERROR_COMPILATION {
         if let Some(note) = headers.missing_note(&log) {
+            log = format!("{log}\n{note}");
+        }
+        if let Some(note) = crate::compiler::headers::prelude_note(&log).filter(|_| prelude) {
             log = format!("{log}\n{note}");
         }
         let (major, minor) = nvrtc_version()?;

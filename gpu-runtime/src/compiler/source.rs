@@ -20,6 +20,8 @@ pub struct ModuleSource {
     parts: &'static [SourcePart],
     /// Images compiled at build time (`embed = [...]`), tried before compiling.
     images: &'static [EmbeddedImage],
+    /// Whether NVRTC includes the prelude before the source (`prelude = false` turns it off).
+    prelude: bool,
 }
 
 /// One source of a module linked from several (see [`ModuleSource::linked`]).
@@ -61,6 +63,7 @@ impl ModuleSource {
             options,
             parts: &[],
             images: &[],
+            prelude: true,
         }
     }
 
@@ -81,6 +84,7 @@ impl ModuleSource {
             options,
             parts,
             images: &[],
+            prelude: true,
         }
     }
 
@@ -88,6 +92,23 @@ impl ModuleSource {
     /// loading picks the best one for the device and compiles the source only when none fits.
     pub const fn with_images(self, images: &'static [EmbeddedImage]) -> ModuleSource {
         ModuleSource { images, ..self }
+    }
+
+    /// The same source compiled without the [`NVRTC_PRELUDE`](crate::compiler::NVRTC_PRELUDE)
+    /// (`#[kernel(…, prelude = false)]`), for a source that gives one of its names another
+    /// meaning. For a single source: the sources of a [`linked`](Self::linked) module are
+    /// compiled with it.
+    pub const fn without_prelude(self) -> ModuleSource {
+        ModuleSource {
+            prelude: false,
+            ..self
+        }
+    }
+
+    /// Whether NVRTC includes the [`NVRTC_PRELUDE`](crate::compiler::NVRTC_PRELUDE) before the source
+    /// (true unless [`without_prelude`](Self::without_prelude)).
+    pub fn prelude(&self) -> bool {
+        self.prelude
     }
 
     /// The images embedded ahead of time, if any.
@@ -123,7 +144,14 @@ impl ModuleSource {
     /// Compiles the source for `target` without loading it: needs NVRTC, not a GPU.
     pub fn compile(&self, target: Target) -> Result<nvrtc::CompiledModule> {
         if self.parts.is_empty() {
-            return nvrtc::compile(self.source, self.name, self.kernels, self.options, target);
+            return nvrtc::compile_with(
+                self.source,
+                self.name,
+                self.kernels,
+                self.options,
+                target,
+                self.prelude,
+            );
         }
         let cc = match target {
             Target::Cubin { major, minor } | Target::Ptx { major, minor } => (major, minor),

@@ -63,6 +63,7 @@ pub struct SourceModule {
     include_dirs: Vec<PathBuf>,
     cache: CacheSetting,
     kernels: Vec<Cow<'static, str>>,
+    prelude: bool,
 }
 
 /// The result of [`SourceModule::compile_report`]: the image and what the cache did.
@@ -115,6 +116,7 @@ impl SourceModule {
             include_dirs: Vec::new(),
             cache: CacheSetting::Default,
             kernels: Vec::new(),
+            prelude: true,
         }
     }
 
@@ -123,7 +125,8 @@ impl SourceModule {
     pub fn from_static(source: &'static ModuleSource) -> SourceModule {
         let mut m = SourceModule::new(source.source())
             .name(source.name())
-            .no_extern_c(true);
+            .no_extern_c(true)
+            .prelude(source.prelude());
         m.kernels = source.kernels().iter().map(|k| Cow::Borrowed(*k)).collect();
         if !source.options().is_empty() {
             m.options = Some(source.options().iter().map(|o| o.to_string()).collect());
@@ -176,6 +179,16 @@ impl SourceModule {
         self
     }
 
+    /// Whether NVRTC includes the [`NVRTC_PRELUDE`](crate::compiler::NVRTC_PRELUDE) before the source
+    /// (default `true`): the typedefs nvcc's host headers give every kernel (`uint`, `ushort`,
+    /// `ulong`, `u_int`, ...), so that kernels written for nvcc compile unchanged. Turn it off
+    /// for a source that declares one of those names as another type. It is part of the cache
+    /// key; nvcc, which has the host headers, never gets it.
+    pub fn prelude(mut self, yes: bool) -> Self {
+        self.prelude = yes;
+        self
+    }
+
     /// The target architecture: `sm_XY` (a cubin) or `compute_XY` (PTX, compiled by the
     /// driver when loaded). Default: the context's device. For nvcc this is `-arch`.
     pub fn arch(mut self, arch: impl Into<String>) -> Self {
@@ -212,6 +225,20 @@ impl SourceModule {
             Some(d) => CacheSetting::Dir(d.into()),
             None => CacheSetting::Off,
         };
+        self
+    }
+
+    /// Compiles without the on-disk cache, neither reading nor writing it (PyCUDA's
+    /// `SourceModule(source, cache_dir=False)`): `cache_dir(None)` without its type annotation.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::{Context, SourceModule};
+    /// let ctx = Context::default()?;
+    /// let module = SourceModule::new("__global__ void nop() {}").no_cache().load(&ctx)?;
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn no_cache(mut self) -> Self {
+        self.cache = CacheSetting::Off;
         self
     }
 
@@ -278,6 +305,10 @@ impl SourceModule {
                     }
                 };
                 h.field(b"nvrtc").field(info.identity.as_bytes());
+                if self.prelude {
+                    h.field(b"prelude")
+                        .field(crate::compiler::headers::NVRTC_PRELUDE.as_bytes());
+                }
                 (Arch::Nvrtc(target), info.label(), None)
             }
             Compiler::Nvcc(path) => {
@@ -486,7 +517,14 @@ impl Plan<'_> {
             Arch::Nvrtc(target) => {
                 let kernels: Vec<&str> = self.spec.kernels.iter().map(|k| k.as_ref()).collect();
                 let options: Vec<&str> = self.options.iter().map(String::as_str).collect();
-                let result = nvrtc::compile(&self.text, &self.spec.name, &kernels, &options, *target);
+                let result = nvrtc::compile_with(
+                    &self.text,
+                    &self.spec.name,
+                    &kernels,
+                    &options,
+                    *target,
+                    self.spec.prelude,
+                );
                 let module = result.map_err(|e| match e {
                     Error::Compile(mut c) => {
                         // The log's line numbers are the source's (see `#line` in `plan`).
@@ -531,8 +569,16 @@ impl Plan<'_> {
             message: e.to_string(),
         };
         std::fs::write(dir.join(self.spec.name.as_ref()), self.text.as_bytes()).map_err(io)?;
+        if self.spec.prelude {
+            let prelude = crate::compiler::headers::NVRTC_PRELUDE;
+            std::fs::write(dir.join(gpu_cdecl::NVRTC_PRELUDE_NAME), prelude).map_err(io)?;
+        }
         std::fs::write(dir.join(format!("module.{ext}")), &module.image).map_err(io)?;
         let mut info = format!("{}\noptions:", self.compiler_label);
+        if self.spec.prelude {
+            info.push(' ');
+            info.push_str(&crate::compiler::headers::prelude_option());
+        }
         for o in &self.options {
             info.push(' ');
             info.push_str(o);

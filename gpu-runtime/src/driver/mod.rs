@@ -22,9 +22,9 @@ pub use attributes::DeviceAttribute;
 pub use context::{CacheConfig, Context, ContextFlags, Limit, SharedConfig};
 pub use device::{is_available, ComputeMode, Device, DeviceLimits};
 pub use host::{
-    aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, AlignedArray, AttachFlags,
-    HostAllocFlags, HostRegisterFlags, HostSlice, HostSliceMut, ManagedArray, MemAdvice, MemLocation,
-    PageLocked, PageLockedMut, PinnedArray, RegisteredArray, RegisteredSlice,
+    aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, memory_order, AlignedArray,
+    AttachFlags, HostAllocFlags, HostRegisterFlags, HostSlice, HostSliceMut, ManagedArray, MemAdvice,
+    MemLocation, PageLocked, PageLockedMut, PinnedArray, RegisteredArray, RegisteredSlice, DEFAULT_ALIGNMENT,
 };
 pub use init::driver_version;
 pub use ipc::{IpcBuffer, IpcEventHandle, IpcMemHandle};

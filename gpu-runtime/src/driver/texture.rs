@@ -39,7 +39,7 @@ use cudarc::driver::sys;
 use crate::driver::context::core::Context;
 use crate::driver::memory::array::{ArrayElement, ArrayFlags, CudaArray};
 use crate::driver::memory::pitched::PitchedBuffer;
-use crate::driver::memory::view::DeviceRead;
+use crate::driver::memory::view::{DeviceRead, DeviceView};
 use crate::driver::ordering::{Release, StreamInner, StreamUses};
 use crate::driver::result::check;
 use crate::error::{Error, Result};
@@ -240,6 +240,45 @@ fn resource_desc(res_type: sys::CUresourcetype) -> sys::CUDA_RESOURCE_DESC {
     }
 }
 
+/// The device's texture alignment in bytes: where linear textures must start.
+fn texture_alignment(ctx: &Context) -> Result<u64> {
+    Ok(ctx
+        .device()
+        .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)?
+        .max(1) as u64)
+}
+
+/// Where a linear texture over memory starting at `ptr` starts (the highest multiple of
+/// `align` at or below it), and the index of the memory's first element in the texture.
+fn aligned_start<T>(ptr: u64, align: u64) -> Result<(u64, usize)> {
+    let start = ptr - ptr % align;
+    let size = std::mem::size_of::<T>() as u64;
+    let gap = ptr - start;
+    if size == 0 || !gap.is_multiple_of(size) {
+        return Err(Error::InvalidArgument {
+            operation: "Texture::from_linear_offset",
+            detail: format!(
+                "the memory starts at {ptr:#x}, {gap} bytes past the texture alignment ({align} bytes), which is not a whole number of {size}-byte elements: the kernel could not reach it by an element offset"
+            ),
+        });
+    }
+    Ok((start, (gap / size) as usize))
+}
+
+/// Refuses a sampler that would not give back the bits of a [`ArrayElement::BIT_CAST`] element.
+fn check_bit_cast<T: ArrayElement>(desc: &TextureDesc, operation: &'static str) -> Result<()> {
+    if T::BIT_CAST && (desc.filter_mode != FilterMode::Point || !desc.read_as_integer) {
+        return Err(Error::InvalidArgument {
+            operation,
+            detail: format!(
+                "a texture of {} keeps each value's bits in integer channels, so it must be read with FilterMode::Point and read_as_integer (TextureDesc::default()); fetch it with fp_tex1Dfetch/fp_tex2D from <gpu_runtime/texture_fetch.h>",
+                std::any::type_name::<T>()
+            ),
+        });
+    }
+    Ok(())
+}
+
 impl<'a> Texture<'a> {
     fn create(
         ctx: &Context,
@@ -262,7 +301,10 @@ impl<'a> Texture<'a> {
         })
     }
 
-    /// A texture reading a CUDA array (`tex1D`, `tex2D`, `tex3D` in the kernel).
+    /// A texture reading a CUDA array (`tex1D`, `tex2D`, `tex3D` in the kernel). An array of
+    /// `f64` or [`Complex64`](crate::types::Complex64) elements keeps their bits in `int2` or
+    /// `int4` texels: read it with the default point sampling and integer reads, through
+    /// `fp_tex2D<double>(tex, x, y)` and the like from `<gpu_runtime/texture_fetch.h>`.
     pub fn from_array(array: &'a CudaArray, desc: &TextureDesc) -> Result<Texture<'a>> {
         let mut res = resource_desc(sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY);
         res.res.array.hArray = array.raw();
@@ -271,34 +313,85 @@ impl<'a> Texture<'a> {
 
     /// A texture reading linear device memory (`tex1Dfetch` in the kernel). The memory must start
     /// at a multiple of the device's texture alignment ([`crate::DeviceAttribute::TextureAlignment`],
-    /// 512 bytes on current GPUs); a misaligned start is [`Error::InvalidArgument`].
+    /// 512 bytes on current GPUs), as a whole allocation does; a misaligned start (a view at an
+    /// offset) is [`Error::InvalidArgument`]: bind such a view with
+    /// [`from_linear_offset`](Self::from_linear_offset).
     pub fn from_linear<T: ArrayElement>(
         memory: &'a (impl DeviceRead<T> + ?Sized),
         desc: &TextureDesc,
     ) -> Result<Texture<'a>> {
         let memory = memory.device_view();
-        // The driver refuses a misaligned start with a bare CUDA_ERROR_INVALID_VALUE; say why.
-        let align = memory
-            .context()
-            .device()
-            .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT)?
-            .max(1) as u64;
+        let align = texture_alignment(memory.context())?;
         if memory.device_ptr() % align != 0 {
+            // The driver refuses a misaligned start with a bare CUDA_ERROR_INVALID_VALUE; say why.
             return Err(Error::InvalidArgument {
                 operation: "Texture::from_linear",
                 detail: format!(
-                    "a linear texture must start at a multiple of {align} bytes (the device's texture alignment), but this memory starts at {:#x}, {} bytes past one",
+                    "a linear texture must start at a multiple of {align} bytes (the device's texture alignment), but this memory starts at {:#x}, {} bytes past one; Texture::from_linear_offset binds it at the aligned address below and returns the offset",
                     memory.device_ptr(),
                     memory.device_ptr() % align
                 ),
             });
         }
+        Self::linear::<T>(&memory, memory.device_ptr(), desc, "Texture::from_linear")
+    }
+
+    /// A texture reading linear device memory that may start anywhere (PyCUDA's
+    /// `TextureReference.set_address(ptr, bytes, allow_offset=True)`): the texture starts at the
+    /// highest multiple of the texture alignment at or below the memory's first element, and
+    /// the call returns that element's index in the texture, so that the kernel reads element
+    /// `i` of the memory at `tex1Dfetch<T>(tex, i + offset)`.
+    ///
+    /// This reads a view at any offset of a buffer (one row of a matrix, a window into a larger
+    /// array) in place, without a copy into a fresh allocation; the texels before `offset`
+    /// are not the memory's, and a kernel must not fetch them.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::{kernel, Context, Texture, TextureDesc, TextureObject};
+    ///
+    /// #[kernel(r#"
+    /// __global__ void gather(cudaTextureObject_t tex, int offset, float *out, int n) {
+    ///     int i = blockIdx.x * blockDim.x + threadIdx.x;
+    ///     if (i < n) out[i] = tex1Dfetch<float>(tex, i + offset);
+    /// }"#)]
+    /// fn gather(tex: TextureObject, offset: i32, #[Out] out: &mut [f32], n: i32);
+    ///
+    /// # fn main() -> gpu_runtime::Result<()> {
+    /// let ctx = Context::default()?;
+    /// let all: Vec<f32> = (0..1000).map(|i| i as f32).collect();
+    /// let buf = ctx.to_device(&all)?;
+    /// let window = buf.slice(3..903)?; // 12 bytes in: not texture-aligned
+    /// let (tex, offset) = Texture::from_linear_offset(&window, &TextureDesc::default())?;
+    /// let mut out = vec![0f32; 900];
+    /// gather(&ctx, 4, 256, tex.object(), offset as i32, &mut out, 900)?;
+    /// assert_eq!(out, &all[3..903]);
+    /// # Ok(()) }
+    /// ```
+    pub fn from_linear_offset<T: ArrayElement>(
+        memory: &'a (impl DeviceRead<T> + ?Sized),
+        desc: &TextureDesc,
+    ) -> Result<(Texture<'a>, usize)> {
+        let memory = memory.device_view();
+        let (start, offset) = aligned_start::<T>(memory.device_ptr(), texture_alignment(memory.context())?)?;
+        let texture = Self::linear::<T>(&memory, start, desc, "Texture::from_linear_offset")?;
+        Ok((texture, offset))
+    }
+
+    /// A linear texture from `start` (at or below the memory's first element) to the memory's
+    /// end.
+    fn linear<T: ArrayElement>(
+        memory: &DeviceView<'a, T>,
+        start: sys::CUdeviceptr,
+        desc: &TextureDesc,
+        operation: &'static str,
+    ) -> Result<Texture<'a>> {
+        check_bit_cast::<T>(desc, operation)?;
         let mut res = resource_desc(sys::CUresourcetype::CU_RESOURCE_TYPE_LINEAR);
         res.res.linear = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3 {
-            devPtr: memory.device_ptr(),
+            devPtr: start,
             format: T::FORMAT.raw(),
             numChannels: T::CHANNELS,
-            sizeInBytes: memory.len() * std::mem::size_of::<T>(),
+            sizeInBytes: (memory.device_ptr() - start) as usize + memory.len() * std::mem::size_of::<T>(),
         };
         Self::create(memory.context(), &res, desc, memory.uses())
     }
@@ -308,6 +401,7 @@ impl<'a> Texture<'a> {
         memory: &'a PitchedBuffer<T>,
         desc: &TextureDesc,
     ) -> Result<Texture<'a>> {
+        check_bit_cast::<T>(desc, "Texture::from_pitched")?;
         let mut res = resource_desc(sys::CUresourcetype::CU_RESOURCE_TYPE_PITCH2D);
         res.res.pitch2D = sys::CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_4 {
             devPtr: memory.device_ptr(),
@@ -431,5 +525,48 @@ impl Drop for Surface<'_> {
         inner
             .graveyard
             .release_after(inner.raw, uses, Release::Surface(self.raw));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Complex64;
+
+    #[test]
+    fn offsets_count_elements_back_to_the_aligned_address_below() {
+        assert_eq!(aligned_start::<f32>(0x7000_0200, 512).unwrap(), (0x7000_0200, 0));
+        assert_eq!(aligned_start::<f32>(0x7000_020c, 512).unwrap(), (0x7000_0200, 3));
+        assert_eq!(aligned_start::<f64>(0x7000_03f8, 512).unwrap(), (0x7000_0200, 63));
+        assert_eq!(
+            aligned_start::<Complex64>(0x7000_0410, 512).unwrap(),
+            (0x7000_0400, 1)
+        );
+        // Not a whole number of elements from the aligned address: no offset reaches it.
+        let e = aligned_start::<[f32; 4]>(0x7000_0208, 512).unwrap_err();
+        assert!(e.to_string().contains("16-byte elements"), "{e}");
+    }
+
+    #[test]
+    fn bit_cast_elements_need_unfiltered_integer_reads() {
+        let point = TextureDesc::default();
+        let linear = TextureDesc {
+            filter_mode: FilterMode::Linear,
+            ..point
+        };
+        let as_float = TextureDesc {
+            read_as_integer: false,
+            ..point
+        };
+        assert!(check_bit_cast::<f64>(&point, "t").is_ok());
+        assert!(check_bit_cast::<Complex64>(&point, "t").is_ok());
+        for bad in [&linear, &as_float] {
+            let e = check_bit_cast::<f64>(bad, "t").unwrap_err();
+            assert!(e.to_string().contains("FilterMode::Point"), "{e}");
+            assert!(check_bit_cast::<Complex64>(bad, "t").is_err());
+        }
+        // Floats and float2 complex numbers filter as they are.
+        assert!(check_bit_cast::<f32>(&linear, "t").is_ok());
+        assert!(check_bit_cast::<crate::types::Complex32>(&linear, "t").is_ok());
     }
 }

@@ -13,5 +13,8 @@ pub(crate) mod staging;
 pub(crate) mod stream;
 
 pub use dims::{validate, CheckedLaunch, Dim3};
-pub use dynamic::{Arg, ArgType, HostArg, PreparedFunction, PtrArg, MAX_ARGS};
+pub use dynamic::{
+    Arg, ArgType, CallOptions, CudaVector, HostArg, PreparedFunction, PtrArg, StructArg, StructType,
+    VectorArg, VectorType, MAX_ARGS,
+};
 pub use params::KernelParam;

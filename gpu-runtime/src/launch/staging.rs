@@ -6,10 +6,10 @@
 //! staging buffer per argument, from a per-context pool: the host copies a chunk into it
 //! while the DMA engine sends the previous chunk, and large transfers split the host copies
 //! over a few threads (persistent ones, from copy_workers.rs, so that a call starts none). Device memory comes from a per-context pool too, so in steady state a
-//! convenience call allocates nothing from the driver. Everything runs on one stream of the
-//! context (created blocking, so it also waits for work queued before on the legacy default
-//! stream): copies in, the kernel, copies out; the call waits once at the end, which reports
-//! any error the kernel raised.
+//! convenience call allocates nothing from the driver. Everything runs on one stream, the
+//! context's own (created blocking, so it also waits for work queued before on the legacy
+//! default stream) or one the caller names (`Staging::on_stream`): copies in, the kernel,
+//! copies out; the call waits once at the end, which reports any error the kernel raised.
 
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -165,6 +165,9 @@ unsafe impl Sync for Job {}
 pub struct Staging<'a> {
     ctx: &'a Context,
     st: &'a ContextStaging,
+    /// The stream the copies and the kernel run on: the context's staging stream, or the
+    /// caller's ([`on_stream`](Self::on_stream)).
+    stream: &'a Arc<StreamInner>,
     pinned: Vec<(Block, Box<StreamUses>)>,
     uploads: Vec<Job>,
     downloads: Vec<Job>,
@@ -176,9 +179,11 @@ impl<'a> Staging<'a> {
     /// Staging for one call of `kernel`.
     pub fn new(kernel: &'a Function) -> Result<Staging<'a>> {
         let ctx = kernel.context();
+        let st = staging_of(ctx)?;
         Ok(Staging {
             ctx,
-            st: staging_of(ctx)?,
+            st,
+            stream: &st.stream,
             pinned: Vec::new(),
             uploads: Vec::new(),
             downloads: Vec::new(),
@@ -187,9 +192,18 @@ impl<'a> Staging<'a> {
         })
     }
 
+    /// Staging for one call of `kernel` whose copies and launch run on `stream` (PyCUDA's
+    /// `stream=`), which was checked to belong to the kernel's context. `finish` waits for
+    /// that stream, so work queued on it before the call is waited for too.
+    pub fn on_stream(kernel: &'a Function, stream: LaunchStream<'a>) -> Result<Staging<'a>> {
+        let mut staging = Staging::new(kernel)?;
+        staging.stream = stream.inner();
+        Ok(staging)
+    }
+
     /// The stream the call runs on.
     pub fn stream(&self) -> sys::CUstream {
-        self.st.stream.raw
+        self.stream.raw
     }
 
     fn stage<T: DeviceRepr>(&mut self, len: usize, host: *mut u8) -> Result<(PooledBuffer<T>, Job)> {
@@ -197,7 +211,7 @@ impl<'a> Staging<'a> {
         let mut device = DeviceMemoryPool::from_core(self.st.device.clone(), self.ctx).alloc::<T>(len)?;
         // The block may come back from a user's stream (the pool is the context's, shared):
         // the copies into it are queued after that work.
-        device.device_view_mut().write_on(&self.st.stream)?;
+        device.device_view_mut().write_on(self.stream)?;
         // Only staging uses the pinned pool, and it waits for its stream before giving a block
         // back: no use is outstanding.
         let (block, record) = self.st.pinned.allocate(bytes, "staging")?;
@@ -255,7 +269,7 @@ impl<'a> Staging<'a> {
     /// already queued before returning the error: the caller then drops the device buffers
     /// they fill, which go back to their pool and must not be written any more.
     pub fn launch(&mut self, launch: impl FnOnce(LaunchStream<'_>) -> Result<()>) -> Result<()> {
-        let result = launch(LaunchStream::new(&self.st.stream));
+        let result = launch(LaunchStream::new(self.stream));
         if result.is_err() {
             self.settle();
         }
@@ -266,7 +280,7 @@ impl<'a> Staging<'a> {
     fn settle(&mut self) {
         if self.queued && bind_raw(self.ctx.raw()).is_ok() {
             // SAFETY: the stream is live.
-            unsafe { sys::cuStreamSynchronize(self.st.stream.raw) };
+            unsafe { sys::cuStreamSynchronize(self.stream.raw) };
         }
         self.queued = false;
     }
@@ -287,7 +301,7 @@ impl<'a> Staging<'a> {
         }
         self.queued = true;
         let chunks = Chunks::new(&self.uploads);
-        let stream = Handle(self.st.stream.raw);
+        let stream = Handle(self.stream.raw);
         let raw = self.ctx.raw();
         run_parallel(chunks.total_bytes, raw, |next| {
             loop {
@@ -316,7 +330,7 @@ impl<'a> Staging<'a> {
     /// Queues the outputs' transfer back after the kernel, copies each chunk to the host as it
     /// arrives, and waits for the stream: reports any error the kernel raised.
     pub fn finish(mut self) -> Result<()> {
-        let stream = self.st.stream.raw;
+        let stream = self.stream.raw;
         let raw = self.ctx.raw();
         if !self.downloads.is_empty() {
             self.queued = true;

@@ -93,9 +93,8 @@ impl<T, D: Dimension> RawHost<T, D> {
     }
 }
 
-/// The accessors every host array type has, and its `HostSlice` impls: C-order contiguous data
-/// as one slice, as for `ndarray` arrays (a Fortran-order array of more than one dimension is
-/// refused with [`Error::NotContiguous`], as `ndarray`'s would be).
+/// The accessors every host array type has, and its `HostSlice` impls: the elements as one
+/// slice in memory order (C or Fortran), as for `ndarray` arrays.
 ///
 /// The type provides `fn gpu_done(&self, write: bool)`: it returns once the GPU no longer
 /// writes the memory (and, with `write`, no longer reads it either), so that the host may read
@@ -147,11 +146,9 @@ macro_rules! host_array_common {
             $crate::driver::host::slices::HostSlice<T> for $ty<T, D>
         {
             fn host_slice(&self) -> $crate::error::Result<&[T]> {
-                self.view()
-                    .to_slice()
-                    .ok_or($crate::error::Error::NotContiguous {
-                        what: "a copy to the device",
-                    })
+                // Always contiguous, in C or Fortran order: copied in memory order, as
+                // `ndarray` arrays are.
+                Ok(self.as_slice_memory_order())
             }
         }
 
@@ -159,11 +156,7 @@ macro_rules! host_array_common {
             $crate::driver::host::slices::HostSliceMut<T> for $ty<T, D>
         {
             fn host_slice_mut(&mut self) -> $crate::error::Result<&mut [T]> {
-                self.view_mut()
-                    .into_slice()
-                    .ok_or($crate::error::Error::NotContiguous {
-                        what: "a copy from the device",
-                    })
+                Ok(self.as_slice_memory_order_mut())
             }
         }
 
@@ -214,15 +207,30 @@ impl<T: crate::types::repr::DeviceRepr, D: Dimension> Drop for AlignedArray<T, D
     }
 }
 
+/// The alignment of [`aligned_zeros`] and [`aligned_empty`] given `None`: 4096 bytes, a page,
+/// as PyCUDA's `aligned_empty` defaults to (what `register_host_memory` wants).
+pub const DEFAULT_ALIGNMENT: usize = 4096;
+
 /// A zero-filled host array of `shape` whose first element is aligned to `alignment` bytes (a
-/// power of two; at least the element's own alignment is always used).
+/// power of two; at least the element's own alignment is always used), or to
+/// [`DEFAULT_ALIGNMENT`] for `None`:
+///
+/// ```
+/// use gpu_runtime::driver::aligned_zeros;
+/// let page_aligned = aligned_zeros::<f32, _>((480, 640), None)?; // PyCUDA's default, 4096
+/// let line_aligned = aligned_zeros::<f32, _>(1000, 64)?;
+/// assert_eq!(page_aligned.as_ptr() as usize % 4096, 0);
+/// assert_eq!(line_aligned.as_ptr() as usize % 64, 0);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
 pub fn aligned_zeros<T: crate::types::repr::DeviceRepr, Sh: ShapeBuilder>(
     shape: Sh,
-    alignment: usize,
+    alignment: impl Into<Option<usize>>,
 ) -> Result<AlignedArray<T, Sh::Dim>>
 where
     Sh::Dim: Dimension,
 {
+    let alignment = alignment.into().unwrap_or(DEFAULT_ALIGNMENT);
     let (shape, len, bytes) = shape_bytes::<T, _>(shape, "aligned_zeros")?;
     if !alignment.is_power_of_two() {
         return Err(Error::SizeMismatch {
@@ -257,7 +265,7 @@ where
 /// nearly free for large arrays, whose pages the OS hands out zeroed.
 pub fn aligned_empty<T: crate::types::repr::DeviceRepr, Sh: ShapeBuilder>(
     shape: Sh,
-    alignment: usize,
+    alignment: impl Into<Option<usize>>,
 ) -> Result<AlignedArray<T, Sh::Dim>>
 where
     Sh::Dim: Dimension,
@@ -268,7 +276,7 @@ where
 /// An aligned zeroed array with the shape and memory order of `like`.
 pub fn aligned_zeros_like<T: crate::types::repr::DeviceRepr, S: Data, D: Dimension>(
     like: &ArrayBase<S, D>,
-    alignment: usize,
+    alignment: impl Into<Option<usize>>,
 ) -> Result<AlignedArray<T, D>> {
     aligned_zeros(shape_like(like), alignment)
 }
@@ -276,7 +284,7 @@ pub fn aligned_zeros_like<T: crate::types::repr::DeviceRepr, S: Data, D: Dimensi
 /// An aligned array with the shape and memory order of `like` (see [`aligned_empty`]).
 pub fn aligned_empty_like<T: crate::types::repr::DeviceRepr, S: Data, D: Dimension>(
     like: &ArrayBase<S, D>,
-    alignment: usize,
+    alignment: impl Into<Option<usize>>,
 ) -> Result<AlignedArray<T, D>> {
     aligned_zeros(shape_like(like), alignment)
 }
@@ -298,6 +306,9 @@ mod tests {
             assert_eq!(a.host_slice().unwrap()[62], 2.5);
             a.host_slice_mut().unwrap()[0] = 1.0;
             assert_eq!(a.view()[[0, 0]], 1.0);
+            // No alignment given: PyCUDA's default, a page.
+            let d = aligned_empty::<u8, _>(3 + align, None).unwrap();
+            assert_eq!(d.as_ptr() as usize % DEFAULT_ALIGNMENT, 0);
         }
         let e = aligned_zeros::<f32, _>(4, 3).unwrap_err();
         assert!(e.to_string().contains("power of two, not 3"), "{e}");
@@ -322,6 +333,10 @@ mod tests {
             3.0,
             "Fortran order: (1, 0) is the second element"
         );
-        assert!(b.host_slice().is_err(), "not C-contiguous, as with ndarray");
+        assert_eq!(
+            b.host_slice().unwrap()[1],
+            3.0,
+            "copied in memory order, as PyCUDA copies an F-ordered numpy array"
+        );
     }
 }

@@ -1,18 +1,85 @@
-//! Host data that can be copied to and from the device: slices, `Vec`s, arrays and contiguous
-//! `ndarray` arrays.
+//! Host data that can be copied to and from the device: slices, `Vec`s, arrays and `ndarray`
+//! arrays contiguous in C or Fortran order.
+//!
+//! An `ndarray` array is copied as its memory holds it, like PyCUDA copies a numpy array's
+//! buffer for `In`, `Out` and `InOut`: a C-ordered (row-major) array reaches the kernel row
+//! after row, a Fortran-ordered (column-major) one column after column, so the kernel indexes
+//! an `m x n` F-ordered matrix as `a[i + j * m]`. [`memory_order`] says which of the two an
+//! array is.
 
-use ndarray::{ArrayBase, Data, DataMut, Dimension};
+use std::borrow::Cow;
+
+use ndarray::{ArrayBase, ArrayRef, Data, DataMut, Dimension, Order};
 
 use crate::error::{Error, Result};
 
-/// Host memory that can be read as one contiguous `[T]` (C order for `ndarray`).
+/// The memory order of an `ndarray` array: `Some(Order::C)` when its elements are contiguous
+/// in C (row-major) order, `Some(Order::F)` when contiguous in Fortran (column-major) order
+/// and not in C order, `None` when neither (a strided slice, axes permuted some other way, or
+/// a negative stride).
+///
+/// An array that is both (one dimension, or every axis but one of length 1) is C.
+///
+/// ```
+/// use gpu_runtime::driver::memory_order;
+/// use gpu_runtime::ndarray::{s, Array2, Order, ShapeBuilder};
+/// let c = Array2::<f32>::zeros((3, 4));
+/// let f = Array2::<f32>::zeros((3, 4).f());
+/// assert_eq!(memory_order(&c), Some(Order::C));
+/// assert_eq!(memory_order(&f), Some(Order::F));
+/// assert_eq!(memory_order(&c.t()), Some(Order::F));
+/// assert_eq!(memory_order(&c.slice(s![.., 1..3])), None);
+/// ```
+pub fn memory_order<A, D: Dimension>(array: &ArrayRef<A, D>) -> Option<Order> {
+    if is_in_order(array, Order::C) {
+        Some(Order::C)
+    } else if is_in_order(array, Order::F) {
+        Some(Order::F)
+    } else {
+        None
+    }
+}
+
+/// True when the elements are contiguous in `order`.
+fn is_in_order<A, D: Dimension>(array: &ArrayRef<A, D>, order: Order) -> bool {
+    if order.is_column_major() {
+        // F order is the C order of the array with its axes reversed.
+        array.t().is_standard_layout()
+    } else {
+        array.is_standard_layout()
+    }
+}
+
+/// The elements of `array` in `order` (the last axis varying fastest for C, the first for
+/// F): borrowed when the array is contiguous in that order, else copied into that order.
+pub(crate) fn elements_in_order<A: Clone, D: Dimension>(
+    array: &ArrayRef<A, D>,
+    order: Order,
+) -> Cow<'_, [A]> {
+    if is_in_order(array, order) {
+        if let Some(s) = array.as_slice_memory_order() {
+            return Cow::Borrowed(s);
+        }
+    }
+    Cow::Owned(if order.is_column_major() {
+        array.t().iter().cloned().collect()
+    } else {
+        array.iter().cloned().collect()
+    })
+}
+
+/// Host memory that can be read as one contiguous `[T]`: slices, `Vec`s and arrays as they
+/// are, `ndarray` arrays in their memory order, C or Fortran (see [`memory_order`]): like
+/// PyCUDA copying a numpy array's buffer, a Fortran-ordered `m x n` matrix reaches the kernel
+/// column after column, element `(i, j)` at `i + j * m`.
 pub trait HostSlice<T> {
-    /// The elements, or [`Error::NotContiguous`] for an `ndarray` view that is not contiguous
-    /// in C order.
+    /// The elements, or [`Error::NotContiguous`] for an `ndarray` view that is contiguous in
+    /// neither C nor Fortran order.
     fn host_slice(&self) -> Result<&[T]>;
 }
 
-/// Host memory that can be written as one contiguous `[T]` (C order for `ndarray`).
+/// Host memory that can be written as one contiguous `[T]` (an `ndarray` array in its memory
+/// order, C or Fortran, as for [`HostSlice`]).
 pub trait HostSliceMut<T>: HostSlice<T> {
     /// The elements, writable.
     fn host_slice_mut(&mut self) -> Result<&mut [T]>;
@@ -50,14 +117,21 @@ impl<T, const N: usize> HostSliceMut<T> for [T; N] {
 }
 impl<T, S: Data<Elem = T>, D: Dimension> HostSlice<T> for ArrayBase<S, D> {
     fn host_slice(&self) -> Result<&[T]> {
-        self.as_slice().ok_or(Error::NotContiguous {
-            what: "a copy to the device",
-        })
+        memory_order(self)
+            .and_then(|_| self.as_slice_memory_order())
+            .ok_or(Error::NotContiguous {
+                what: "a copy to the device",
+            })
     }
 }
 impl<T, S: DataMut<Elem = T>, D: Dimension> HostSliceMut<T> for ArrayBase<S, D> {
     fn host_slice_mut(&mut self) -> Result<&mut [T]> {
-        self.as_slice_mut().ok_or(Error::NotContiguous {
+        if memory_order(self).is_none() {
+            return Err(Error::NotContiguous {
+                what: "a copy from the device",
+            });
+        }
+        self.as_slice_memory_order_mut().ok_or(Error::NotContiguous {
             what: "a copy from the device",
         })
     }
@@ -66,7 +140,7 @@ impl<T, S: DataMut<Elem = T>, D: Dimension> HostSliceMut<T> for ArrayBase<S, D> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ndarray::{s, Array2};
+    use ndarray::{s, Array2, Array3, ShapeBuilder};
 
     #[test]
     fn every_container_gives_its_elements_in_order() {
@@ -80,15 +154,83 @@ mod tests {
     }
 
     #[test]
-    fn non_contiguous_views_are_refused_with_advice() {
+    fn views_contiguous_in_neither_order_are_refused_with_advice() {
         let a = Array2::from_shape_fn((4, 4), |(i, j)| i * 4 + j);
         let col = a.slice(s![.., 1]);
         let err = col.host_slice().unwrap_err();
         assert!(err.to_string().contains("as_standard_layout"), "{err}");
-        let t = a.t();
-        assert!(t.host_slice().is_err());
+        assert!(a.slice(s![.., 1..3]).host_slice().is_err());
+        assert!(a.slice(s![..;-1, ..]).host_slice().is_err());
+        let cube = Array3::from_shape_fn((2, 3, 4), |(i, j, k)| i * 12 + j * 4 + k);
+        let permuted = cube.view().permuted_axes([1, 0, 2]);
+        assert_eq!(memory_order(&permuted), None);
+        assert!(permuted.host_slice().is_err());
         let mut b = a.clone();
         let mut col = b.slice_mut(s![.., 2]);
         assert!(col.host_slice_mut().is_err());
+    }
+
+    /// Pseudo-random values, so that no index mix-up can give the right element by chance.
+    fn noise(n: usize, seed: u64) -> Vec<u64> {
+        let mut x = seed | 1;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x
+            })
+            .collect()
+    }
+
+    #[test]
+    fn fortran_ordered_arrays_are_passed_in_memory_order() {
+        let (m, n) = (5, 7);
+        let f = Array2::from_shape_vec((m, n).f(), noise(m * n, 3)).unwrap();
+        assert_eq!(memory_order(&f), Some(Order::F));
+        let s = f.host_slice().unwrap();
+        // Column-major: a kernel reads element (i, j) at i + j * m.
+        for i in 0..m {
+            for j in 0..n {
+                assert_eq!(s[i + j * m], f[[i, j]]);
+            }
+        }
+        // A transposed C array is F-ordered, and its memory is the C array's.
+        let c = Array2::from_shape_vec((m, n), noise(m * n, 4)).unwrap();
+        assert_eq!(c.t().host_slice().unwrap(), c.as_slice().unwrap());
+        let mut g = f.clone();
+        g.host_slice_mut().unwrap()[1 + 2 * m] = 42;
+        assert_eq!(g[[1, 2]], 42);
+    }
+
+    #[test]
+    fn elements_in_order_follow_c_and_fortran_index_math() {
+        let (a0, a1, a2) = (3, 4, 5);
+        let c = Array3::from_shape_vec((a0, a1, a2), noise(a0 * a1 * a2, 9)).unwrap();
+        let f = Array3::from_shape_vec((a0, a1, a2).f(), noise(a0 * a1 * a2, 10)).unwrap();
+        let reversed = Array3::from_shape_vec((a2, a1, a0), noise(a0 * a1 * a2, 11)).unwrap();
+        let strided = Array3::from_shape_vec((a0, a1, 2 * a2), noise(2 * a0 * a1 * a2, 12)).unwrap();
+        let views = [
+            c.view(),
+            f.view(),
+            reversed.view().reversed_axes(),
+            strided.slice(s![.., .., ..;2]),
+            c.slice(s![..;-1, .., ..]),
+        ];
+        for (k, v) in views.iter().enumerate() {
+            let in_c = elements_in_order(v, Order::C);
+            let in_f = elements_in_order(v, Order::F);
+            for i in 0..a0 {
+                for j in 0..a1 {
+                    for l in 0..a2 {
+                        assert_eq!(in_c[l + a2 * (j + a1 * i)], v[[i, j, l]], "view {k}, C");
+                        assert_eq!(in_f[i + a0 * (j + a1 * l)], v[[i, j, l]], "view {k}, F");
+                    }
+                }
+            }
+            // Borrowed exactly when the memory is already in that order.
+            assert_eq!(matches!(in_c, Cow::Borrowed(_)), k == 0, "view {k}");
+            assert_eq!(matches!(in_f, Cow::Borrowed(_)), k == 1 || k == 2, "view {k}");
+        }
     }
 }

@@ -2,12 +2,13 @@
 //! (PyCUDA's `Array`, `ArrayDescriptor`, `ArrayDescriptor3D` and `np_to_array`).
 
 use cudarc::driver::sys::{self, CUarray_format as Fmt};
-use ndarray::{ArrayBase, Data, Dimension};
+use ndarray::Order;
 
 use crate::driver::context::core::Context;
 use crate::driver::ordering::{Release, StreamUses};
 use crate::driver::result::check;
 use crate::error::{Error, Result};
+use crate::types::complex::Complex;
 use crate::types::repr::DeviceRepr;
 
 /// The type of each channel of an array element (PyCUDA's `array_format`).
@@ -59,12 +60,25 @@ impl ArrayFormat {
 /// A Rust type that is one element of a CUDA array: its channel format and channel count.
 ///
 /// Implemented for the 8-, 16- and 32-bit integers, `f32`, and arrays `[T; 2]` and `[T; 4]`
-/// of them (two- and four-channel elements, `float2`/`float4` in C).
+/// of them (two- and four-channel elements, `float2`/`float4` in C); for
+/// [`Complex32`](crate::types::Complex32), as two `f32` channels (a `float2` texel); and, by
+/// PyCUDA's "double hack" (texture units cannot fetch doubles), for `f64` as two `i32`
+/// channels (`int2`) and [`Complex64`](crate::types::Complex64) as four (`int4`), which
+/// kernels decode with the helpers of `<gpu_runtime/texture_fetch.h>`:
+/// `fp_tex2D<double>(tex, x, y)`, `fp_surf2Dwrite(v, surf, x, y)`, … (see
+/// [`compiler`](crate::compiler)).
 pub trait ArrayElement: DeviceRepr {
     /// The channel format.
     const FORMAT: ArrayFormat;
     /// Channels per element: 1, 2 or 4.
     const CHANNELS: u32;
+    /// True when the element's bits are kept in integer channels that do not hold its value
+    /// (`f64`, `Complex64`): a texture must read them unfiltered ([`FilterMode::Point`]) and as
+    /// integers ([`TextureDesc::read_as_integer`]), or the kernel gets other bits.
+    ///
+    /// [`FilterMode::Point`]: crate::FilterMode::Point
+    /// [`TextureDesc::read_as_integer`]: crate::TextureDesc::read_as_integer
+    const BIT_CAST: bool = false;
 }
 
 macro_rules! array_element {
@@ -84,6 +98,24 @@ macro_rules! array_element {
     )*};
 }
 array_element!(u8 => U8, u16 => U16, u32 => U32, i8 => I8, i16 => I16, i32 => I32, f32 => F32);
+
+impl ArrayElement for f64 {
+    const FORMAT: ArrayFormat = ArrayFormat::I32;
+    const CHANNELS: u32 = 2;
+    const BIT_CAST: bool = true;
+}
+
+/// A `float2` texel: filtering interpolates the real and imaginary parts, as it should.
+impl ArrayElement for Complex<f32> {
+    const FORMAT: ArrayFormat = ArrayFormat::F32;
+    const CHANNELS: u32 = 2;
+}
+
+impl ArrayElement for Complex<f64> {
+    const FORMAT: ArrayFormat = ArrayFormat::I32;
+    const CHANNELS: u32 = 4;
+    const BIT_CAST: bool = true;
+}
 
 /// Flags of a CUDA array, combined with `|`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -306,43 +338,6 @@ impl CudaArray {
         })
     }
 
-    /// An array holding a copy of a 1-, 2- or 3-dimensional `ndarray` array (PyCUDA's
-    /// `np_to_array` in C order: the last axis is the array's width). Give `flags` such as
-    /// [`ArrayFlags::SURFACE_LDST`] to bind a surface to it later.
-    pub fn from_ndarray<T, S, D>(
-        ctx: &Context,
-        host: &ArrayBase<S, D>,
-        flags: ArrayFlags,
-    ) -> Result<CudaArray>
-    where
-        T: ArrayElement,
-        S: Data<Elem = T>,
-        D: Dimension,
-    {
-        let dims = host.shape();
-        let (width, height, depth) = match *dims {
-            [w] => (w, 0, 0),
-            [h, w] => (w, h, 0),
-            [d, h, w] => (w, h, d),
-            _ => {
-                return Err(Error::InvalidArgument {
-                    operation: "CudaArray::from_ndarray",
-                    detail: format!(
-                        "a CUDA array has 1 to 3 dimensions, not {} ({dims:?})",
-                        dims.len()
-                    ),
-                })
-            }
-        };
-        let desc = ArrayDescriptor::new_3d::<T>(width, height, depth).with_flags(flags);
-        let mut array = CudaArray::new(ctx, desc)?;
-        let slice = host.as_slice().ok_or(Error::NotContiguous {
-            what: "CudaArray::from_ndarray",
-        })?;
-        array.copy_from_host(slice)?;
-        Ok(array)
-    }
-
     /// The driver's handle.
     pub fn raw(&self) -> sys::CUarray {
         self.raw
@@ -401,6 +396,47 @@ impl CudaArray {
     }
 }
 
+/// The array extents `(width, height, depth)` of an `ndarray` shape read in `order` (PyCUDA's
+/// `matrix_to_array`): in C order the last axis is the width (`[d, h, w]`), in Fortran order
+/// the first (`[w, h, d]`); missing axes are 0, as in [`ArrayDescriptor`].
+pub(super) fn extents(
+    shape: &[usize],
+    order: Order,
+    operation: &'static str,
+) -> Result<(usize, usize, usize)> {
+    let mut axes = [0usize; 3];
+    if shape.is_empty() || shape.len() > 3 {
+        return Err(Error::InvalidArgument {
+            operation,
+            detail: format!(
+                "a CUDA array has 1 to 3 dimensions, not {} ({shape:?})",
+                shape.len()
+            ),
+        });
+    }
+    for (k, &n) in shape.iter().enumerate() {
+        // axes[0] is the width, [1] the height, [2] the depth.
+        let axis = if order.is_column_major() {
+            k
+        } else {
+            shape.len() - 1 - k
+        };
+        axes[axis] = n;
+    }
+    Ok((axes[0], axes[1], axes[2]))
+}
+
+/// The `ndarray` shape of an array's extents read in `order` (the inverse of [`extents`]).
+pub(super) fn shape_of(desc: &ArrayDescriptor, order: Order) -> Vec<usize> {
+    let mut shape = vec![desc.width];
+    // A layered 1D array has layers (depth) but no height: its shape is `[layers, width]`.
+    shape.extend([desc.height, desc.depth].into_iter().filter(|&n| n > 0));
+    if order.is_row_major() {
+        shape.reverse();
+    }
+    shape
+}
+
 impl Drop for CudaArray {
     fn drop(&mut self) {
         // Destroyed once the copies and kernels (through textures and surfaces) that use it
@@ -416,6 +452,52 @@ impl Drop for CudaArray {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn c_order_puts_the_last_axis_on_x_and_fortran_the_first() {
+        let c = |s: &[usize]| extents(s, Order::C, "t").unwrap();
+        let f = |s: &[usize]| extents(s, Order::F, "t").unwrap();
+        assert_eq!(c(&[7]), (7, 0, 0));
+        assert_eq!(c(&[3, 7]), (7, 3, 0));
+        assert_eq!(c(&[2, 3, 7]), (7, 3, 2));
+        assert_eq!(f(&[7]), (7, 0, 0));
+        assert_eq!(f(&[7, 3]), (7, 3, 0));
+        assert_eq!(f(&[7, 3, 2]), (7, 3, 2));
+        for bad in [&[][..], &[1, 2, 3, 4][..]] {
+            let e = extents(bad, Order::F, "t").unwrap_err();
+            assert!(e.to_string().contains("1 to 3 dimensions"), "{e}");
+        }
+        // The shape read back is the shape given, in either order.
+        for shape in [&[5][..], &[4, 5][..], &[3, 4, 5][..]] {
+            for order in [Order::C, Order::F] {
+                let (w, h, d) = extents(shape, order, "t").unwrap();
+                let desc = ArrayDescriptor::new_3d::<f32>(w, h, d);
+                assert_eq!(shape_of(&desc, order), shape, "{order:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn doubles_and_complex_numbers_are_whole_texels() {
+        // The double hack keeps every bit: 8 and 16 bytes in int2 and int4 texels.
+        for (format, channels, bytes) in [
+            (<f64 as ArrayElement>::FORMAT, <f64 as ArrayElement>::CHANNELS, 8),
+            (Complex::<f32>::FORMAT, Complex::<f32>::CHANNELS, 8),
+            (Complex::<f64>::FORMAT, Complex::<f64>::CHANNELS, 16),
+        ] {
+            assert_eq!(format.bytes() * channels as usize, bytes);
+        }
+        assert_eq!(std::mem::size_of::<Complex<f64>>(), 16);
+        const { assert!(<f64 as ArrayElement>::BIT_CAST && Complex::<f64>::BIT_CAST) };
+        const { assert!(!Complex::<f32>::BIT_CAST && !<f32 as ArrayElement>::BIT_CAST) };
+        let desc = ArrayDescriptor::new_2d::<f64>(10, 4);
+        assert_eq!(
+            (desc.format, desc.channels, desc.element_bytes()),
+            (ArrayFormat::I32, 2, 8)
+        );
+        assert!(desc.check_element::<f64>("t").is_ok());
+        assert!(desc.check_element::<Complex<f32>>("t").is_err());
+    }
 
     #[test]
     fn cube_maps_need_square_faces_and_six_of_them() {

@@ -1,18 +1,14 @@
 //! `ndarray` arrays of any dimension, in C or Fortran order, to and from device memory
 //! (PyCUDA's `to_device` of any numpy array and `from_device_like`).
 
-use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder};
+use ndarray::{Array, ArrayBase, Data, Dimension, Order, ShapeBuilder};
 
 use crate::driver::context::core::Context;
+use crate::driver::host::slices::memory_order;
 use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::memory::view::DeviceRead;
 use crate::error::{Error, Result};
 use crate::types::repr::DeviceRepr;
-
-/// True when the array's elements are contiguous in Fortran (column-major) order.
-fn is_fortran<S: Data, D: Dimension>(a: &ArrayBase<S, D>) -> bool {
-    a.t().is_standard_layout()
-}
 
 impl Context {
     /// Copies an `ndarray` array in C or Fortran order to a new device buffer, elements in
@@ -24,14 +20,11 @@ impl Context {
         S: Data<Elem = T>,
         D: Dimension,
     {
-        if !(host.is_standard_layout() || is_fortran(host)) {
-            return Err(Error::NotContiguous {
-                what: "Context::array_to_device (neither C nor Fortran order)",
-            });
-        }
-        let slice = host.as_slice_memory_order().ok_or(Error::NotContiguous {
-            what: "Context::array_to_device",
-        })?;
+        let slice = memory_order(host)
+            .and_then(|_| host.as_slice_memory_order())
+            .ok_or(Error::NotContiguous {
+                what: "Context::array_to_device",
+            })?;
         self.to_device(slice)
     }
 
@@ -49,7 +42,7 @@ impl Context {
         D: Dimension,
     {
         let dim = like.raw_dim();
-        if like.ndim() > 1 && !like.is_standard_layout() && is_fortran(like) {
+        if memory_order(like) == Some(Order::F) {
             self.from_device(buffer, dim.f())
         } else {
             self.from_device(buffer, dim)

@@ -13,7 +13,7 @@ use crate::driver::context::core::Context;
 use crate::driver::module::function::Function;
 use crate::driver::module::image::JitOptions;
 use crate::driver::module::loaded::{LoadInfo, LoadedModule};
-use crate::driver::module::user::Module;
+use crate::driver::module::user::{Module, ModuleGlobal};
 use crate::error::{Error, Result};
 
 impl SourceModule {
@@ -60,7 +60,7 @@ impl DynamicModule {
         let cc = ctx.compute_capability();
         let image = self.link_image(Target::for_device(cc)?, cc)?;
         let kernels = self.kernel_names();
-        let module = LoadedModule::load(
+        let mut module = LoadedModule::load(
             ctx,
             &image.image,
             "the linked module",
@@ -72,6 +72,9 @@ impl DynamicModule {
             &JitOptions::default(),
             LoadInfo::default(),
         )?;
+        // Kept so that the kernels' launches are checked against their C declarations, as a
+        // SourceModule's are.
+        module.linked_sources = self.source_texts().map(Arc::from).collect();
         Ok(LinkedModule {
             ctx: ctx.clone(),
             module: Arc::new(module),
@@ -96,8 +99,42 @@ impl std::fmt::Debug for LinkedModule {
 }
 
 impl LinkedModule {
-    /// The kernel `name` (one listed in `add_source`), ready to launch with
-    /// [`Function::launch_raw`] or through a typed `#[kernel]` signature.
+    /// The kernel `name` (one listed in `add_source`). It knows its C declaration, read from
+    /// the source that declares it, so it launches with checked arguments as a
+    /// [`SourceModule`]'s kernels do: [`Function::call`] with host arrays,
+    /// [`Function::prepare_declared`] or [`Function::prepare_args`] with device memory.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::{Arg, Context, DynamicModule};
+    /// let ctx = Context::default()?;
+    /// let mut m = DynamicModule::new();
+    /// m.add_source("__device__ float twice(float x) { return 2 * x; }", "twice.cu", &[], &[])
+    ///  .add_source(r#"
+    ///     __device__ float twice(float x);
+    ///     extern "C" __global__ void k(float *y, const float *x, int n) {
+    ///         int i = blockIdx.x * blockDim.x + threadIdx.x;
+    ///         if (i < n) y[i] = twice(x[i]); }"#,
+    ///     "k.cu", &["k"], &[]);
+    /// let linked = m.load(&ctx)?;
+    /// let x = vec![1.5f32; 1000];
+    /// let mut y = vec![0f32; 1000];
+    /// // Checked against `k`'s declaration: a `&[f32]` for `float *y` would be refused.
+    /// linked.get_function("k")?.call(4, 256, &mut [Arg::host_out(&mut y), Arg::host_in(&x), Arg::I32(1000)])?;
+    /// assert_eq!(y, vec![3.0; 1000]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn get_function(&self, name: &str) -> Result<Function> {
+        self.function(name)
+    }
+
+    /// The `__device__` or `__constant__` variable `name` of any of the linked sources: its
+    /// address and size (as [`Module::get_global`]).
+    pub fn get_global(&self, name: &str) -> Result<ModuleGlobal> {
+        Module::new(self.ctx.clone(), self.module.clone()).get_global(name)
+    }
+
+    /// The kernel `name` (one listed in `add_source`): the same as
+    /// [`get_function`](Self::get_function).
     pub fn function(&self, name: &str) -> Result<Function> {
         let index = self
             .kernels

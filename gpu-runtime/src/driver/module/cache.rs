@@ -5,6 +5,8 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use cudarc::driver::sys::CUresult;
+
 use crate::compiler::cache::CacheKey;
 use crate::compiler::source::ModuleSource;
 use crate::compiler::source_module::{Plan, SourceModule};
@@ -44,7 +46,7 @@ impl Context {
         if let Some(m) = modules.by_addr.get(&key) {
             return Ok(m.clone());
         }
-        let mut embedded_ptx_error = None;
+        let mut embedded_ptx_error: Option<(Error, &'static [u8])> = None;
         if let Some(image) =
             crate::compiler::embedded::pick_embedded(source.images(), self.compute_capability())
         {
@@ -57,7 +59,7 @@ impl Context {
                 // PTX of an ISA newer than the driver (built with a newer NVRTC): compile the
                 // source instead.
                 Err(e) if image.kind() == crate::compiler::embedded::ImageKind::Ptx => {
-                    embedded_ptx_error = Some(e)
+                    embedded_ptx_error = Some((e, image.bytes()))
                 }
                 Err(e) => return Err(e),
             }
@@ -93,7 +95,7 @@ impl Context {
             .and_then(|plan| self.load_plan(&mut modules, &plan));
         let module = match (built, embedded_ptx_error) {
             // Without NVRTC, why the embedded PTX did not load says more than "no NVRTC".
-            (Err(Error::NvrtcNotFound), Some(e)) => return Err(e),
+            (Err(Error::NvrtcNotFound), Some((e, ptx))) => return Err(ptx_too_new(source, e, ptx)),
             (built, _) => built?,
         };
         modules.by_addr.insert(key, module.clone());
@@ -192,5 +194,18 @@ impl Context {
 
     fn module_cache(&self) -> Result<&ModuleCache> {
         self.inner.ext.get_or_try_init(|| Ok(ModuleCache::default()))
+    }
+}
+
+/// The error of embedded PTX the driver refused when there is no NVRTC to fall back on: for a
+/// PTX ISA newer than the driver, one that names who built it, the driver's version and the
+/// fixes; any other refusal as the driver said it.
+pub(crate) fn ptx_too_new(source: &ModuleSource, refused: Error, ptx: &[u8]) -> Error {
+    let unsupported = CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION as u32;
+    match (&refused, crate::driver::init::driver_version()) {
+        (Error::ModuleLoad { code, .. } | Error::Driver { code, .. }, Ok(driver)) if *code == unsupported => {
+            crate::compiler::embedded::ptx_too_new(source.name(), ptx, driver)
+        }
+        _ => refused,
     }
 }

@@ -27,6 +27,9 @@ pub(crate) struct LoadedModule {
     pub(crate) functions: Vec<(sys::CUfunction, KernelLimits)>,
     /// The CUDA C source, when known: where `Function::prepare` reads declarations from.
     pub(crate) source: Option<Arc<str>>,
+    /// For a module linked from several CUDA C sources, each one's text: a kernel's
+    /// declaration is read from the source that declares it (see [`Self::declarations`]).
+    pub(crate) linked_sources: Vec<Arc<str>>,
     pub(crate) info: LoadInfo,
 }
 
@@ -51,6 +54,16 @@ impl LoadedModule {
         self.raw
     }
 
+    /// The CUDA C source to read the declaration of `kernel` (its C name) from: the module's
+    /// source; for a linked module, the first of its sources that declares it (the first
+    /// source when none does, whose lookup then says what it declares). `None` for an image.
+    pub(crate) fn declarations(&self, kernel: &str) -> Option<&str> {
+        if let Some(s) = &self.source {
+            return Some(s);
+        }
+        crate::compiler::link::declaring_source(&self.linked_sources, kernel)
+    }
+
     /// Loads `image` into `ctx` (current on this thread) and looks up each kernel.
     pub(crate) fn load(
         ctx: &Context,
@@ -70,6 +83,7 @@ impl LoadedModule {
             kernels: Vec::new(),
             functions: Vec::new(),
             source: None,
+            linked_sources: Vec::new(),
             info,
         };
         for (name, lowered) in &kernels {

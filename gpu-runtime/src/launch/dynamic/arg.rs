@@ -10,11 +10,21 @@ use crate::driver::context::core::Context;
 use crate::driver::host::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::driver::ordering::StreamUses;
+use crate::driver::texture::{SurfaceObject, TextureObject};
 use crate::error::{Error, Result};
+use crate::launch::params::KernelParam;
 use crate::launch::stream::LaunchStream;
 use crate::types::repr::DeviceRepr;
 
-/// The type of one kernel parameter.
+use super::value::{CudaVector, StructArg, StructType, VectorArg, VectorType};
+
+/// The most parameters a prepared launch takes (kept on the stack, so launches allocate
+/// nothing).
+pub const MAX_ARGS: usize = 64;
+
+/// The type of one kernel parameter, for [`Function::prepare_args`](crate::Function::prepare_args).
+/// A PyCUDA format string ([`Function::prepare_format`](crate::Function::prepare_format),
+/// [`ArgType::parse_format`]) is another way to write a list of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArgType {
     /// `signed char`, `int8_t`.
@@ -47,6 +57,56 @@ pub enum ArgType {
     ConstPtr,
     /// `T *`: takes [`Arg::output`] only.
     MutPtr,
+    /// A pointer, `const` or not (PyCUDA's `P`): [`prepare_args`](crate::Function::prepare_args)
+    /// makes it the declaration's [`ConstPtr`](Self::ConstPtr) or [`MutPtr`](Self::MutPtr).
+    Ptr,
+    /// A CUDA vector type by value (`float4`, `int2`, ...): takes [`Arg::vector`] of its Rust
+    /// type ([`Float4`](crate::types::Float4), ...).
+    Vector(VectorType),
+    /// A `#[repr(C)]` struct by value: takes [`Arg::by_value`]. Checked against the C struct
+    /// when prepared (its size, and more: see [`StructType`]).
+    Struct(StructType),
+    /// `cudaTextureObject_t`: takes a [`TextureObject`] ([`Texture::object`](crate::driver::Texture::object)).
+    /// Preparing also takes [`U64`](Self::U64) (a format string's `Q`, as PyCUDA passes a
+    /// handle) for such a parameter, and makes it this.
+    Texture,
+    /// `cudaSurfaceObject_t`: takes a [`SurfaceObject`] ([`Surface::object`](crate::driver::Surface::object)),
+    /// and [`U64`](Self::U64) when preparing, as for [`Texture`](Self::Texture).
+    Surface,
+}
+
+/// How messages name a parameter type: the Rust type for scalars, C for the rest.
+impl std::fmt::Display for ArgType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let s = match self {
+            ArgType::I8 => "i8",
+            ArgType::U8 => "u8",
+            ArgType::I16 => "i16",
+            ArgType::U16 => "u16",
+            ArgType::I32 => "i32",
+            ArgType::U32 => "u32",
+            ArgType::I64 => "i64",
+            ArgType::U64 => "u64",
+            ArgType::F32 => "f32",
+            ArgType::F64 => "f64",
+            ArgType::F16 => "f16",
+            ArgType::Bf16 => "bf16",
+            ArgType::Bool => "bool",
+            ArgType::ConstPtr => "a `const T *` (ConstPtr)",
+            ArgType::MutPtr => "a `T *` (MutPtr)",
+            ArgType::Ptr => "a pointer (Ptr)",
+            ArgType::Vector(v) => return write!(f, "`{}` (Vector)", v.c_name()),
+            ArgType::Struct(t) => {
+                return match t.rust_name() {
+                    Some(name) => write!(f, "the {}-byte struct `{name}`", t.size()),
+                    None => write!(f, "a {}-byte value", t.size()),
+                }
+            }
+            ArgType::Texture => "`cudaTextureObject_t` (Texture)",
+            ArgType::Surface => "`cudaSurfaceObject_t` (Surface)",
+        };
+        f.write_str(s)
+    }
 }
 
 /// One kernel argument for [`PreparedFunction::prepared_call`](crate::PreparedFunction::prepared_call) and, with host arrays copied
@@ -87,6 +147,16 @@ pub enum Arg<'a> {
     /// [`Arg::host_in`], [`Arg::host_out`] or [`Arg::host_in_out`]. Only [`PreparedFunction::call`](crate::PreparedFunction::call)
     /// and [`Function::call`](crate::Function::call) take it.
     Host(HostArg<'a>),
+    /// A CUDA vector value (`float4`, ...), copied: made by [`Arg::vector`] or `Arg::from`.
+    Vector(VectorArg),
+    /// A `#[repr(C)]` struct by value, borrowed: made by [`Arg::by_value`].
+    Struct(StructArg<'a>),
+    /// A texture object's handle (`cudaTextureObject_t`). It borrows the
+    /// [`Texture`](crate::driver::Texture), which cannot be dropped while the argument lives;
+    /// the launch is ordered after the writes to the memory behind it and keeps it alive.
+    Texture(TextureObject<'a>),
+    /// A surface object's handle (`cudaSurfaceObject_t`), ordered like a write to its array.
+    Surface(SurfaceObject<'a>),
 }
 
 /// Which way a host argument is copied.
@@ -206,6 +276,32 @@ impl<'a> Arg<'a> {
         )
     }
 
+    /// A CUDA vector type by value (a `float4` parameter takes a
+    /// [`Float4`](crate::types::Float4)); `Arg::from(v)` is the same.
+    pub fn vector<V: CudaVector>(v: V) -> Arg<'a> {
+        Arg::Vector(VectorArg::new(v))
+    }
+
+    /// A `#[repr(C)]` struct by value, for a parameter declared as that C struct. The C
+    /// struct's size must be `size_of::<T>()`, checked when the kernel is prepared (and its
+    /// field offsets, for [`StructType::with_fields`]); only a `T` fits a parameter prepared
+    /// with [`StructType::of::<T>()`](StructType::of). Borrowed until the launch has copied it.
+    ///
+    /// A CUDA vector type goes through [`Arg::vector`] instead.
+    pub fn by_value<T: DeviceRepr>(value: &'a T) -> Arg<'a> {
+        Arg::Struct(StructArg::new(value))
+    }
+
+    /// A texture object's handle, for a `cudaTextureObject_t` parameter; `Arg::from` is the same.
+    pub fn texture(object: TextureObject<'a>) -> Arg<'a> {
+        Arg::Texture(object)
+    }
+
+    /// A surface object's handle, for a `cudaSurfaceObject_t` parameter; `Arg::from` is the same.
+    pub fn surface(object: SurfaceObject<'a>) -> Arg<'a> {
+        Arg::Surface(object)
+    }
+
     pub(super) fn host(
         slice: Result<(*mut u8, usize)>,
         elem_size: usize,
@@ -225,8 +321,8 @@ impl<'a> Arg<'a> {
         })
     }
 
-    pub(super) fn describe(&self) -> &'static str {
-        match self {
+    pub(super) fn describe(&self) -> String {
+        let s = match self {
             Arg::I8(_) => "an i8",
             Arg::U8(_) => "a u8",
             Arg::I16(_) => "an i16",
@@ -247,7 +343,12 @@ impl<'a> Arg<'a> {
                 Direction::Out => "a host array to copy out (Arg::host_out)",
                 Direction::InOut => "a host array to copy in and out (Arg::host_in_out)",
             },
-        }
+            Arg::Vector(v) => return format!("an Arg::vector of `{:?}`", v.ty),
+            Arg::Struct(v) => return format!("an Arg::by_value of `{}` ({} bytes)", v.rust_name(), v.size),
+            Arg::Texture(_) => "a texture object",
+            Arg::Surface(_) => "a surface object",
+        };
+        s.to_owned()
     }
 
     /// Whether this argument may be passed for a parameter of type `t`.
@@ -267,10 +368,17 @@ impl<'a> Arg<'a> {
                 | (Arg::F16(_), ArgType::F16)
                 | (Arg::Bf16(_), ArgType::Bf16)
                 | (Arg::Bool(_), ArgType::Bool)
-                | (Arg::Ptr(_), ArgType::ConstPtr)
-        ) || matches!((self, t), (Arg::Ptr(p), ArgType::MutPtr) if p.mutable)
-            || matches!((self, t), (Arg::Host(h), ArgType::ConstPtr) if h.direction == Direction::In)
-            || matches!((self, t), (Arg::Host(_), ArgType::MutPtr))
+                | (Arg::Ptr(_), ArgType::ConstPtr | ArgType::Ptr)
+                | (Arg::Host(_), ArgType::MutPtr | ArgType::Ptr)
+                | (Arg::Texture(_), ArgType::Texture)
+                | (Arg::Surface(_), ArgType::Surface)
+        ) || match (self, t) {
+            (Arg::Ptr(p), ArgType::MutPtr) => p.mutable,
+            (Arg::Host(h), ArgType::ConstPtr) => h.direction == Direction::In,
+            (Arg::Vector(v), ArgType::Vector(t)) => v.ty == t,
+            (Arg::Struct(v), ArgType::Struct(t)) => v.fits(&t),
+            _ => false,
+        }
     }
 
     /// The element size of a buffer argument.
@@ -301,6 +409,12 @@ impl<'a> Arg<'a> {
             Arg::Ptr(p) => (&p.ptr as *const sys::CUdeviceptr).cast(),
             // Replaced by the staged device copy's address before any launch.
             Arg::Host(_) => std::ptr::null(),
+            Arg::Vector(v) => v.param(),
+            Arg::Struct(v) => v.param(),
+            // The handle's first 8 bytes are the object (see KernelParam for TextureObject),
+            // as the #[kernel] macro passes it.
+            Arg::Texture(t) => (t as *const TextureObject<'_>).cast(),
+            Arg::Surface(s) => (s as *const SurfaceObject<'_>).cast(),
         };
         p as *mut c_void
     }
@@ -317,6 +431,38 @@ macro_rules! arg_from {
 }
 arg_from!(i8 => I8, u8 => U8, i16 => I16, u16 => U16, i32 => I32, u32 => U32, i64 => I64,
           u64 => U64, f32 => F32, f64 => F64, half::f16 => F16, half::bf16 => Bf16, bool => Bool);
+
+impl<V: CudaVector> From<V> for Arg<'_> {
+    fn from(v: V) -> Self {
+        Arg::vector(v)
+    }
+}
+
+impl<'a> From<TextureObject<'a>> for Arg<'a> {
+    fn from(object: TextureObject<'a>) -> Self {
+        Arg::Texture(object)
+    }
+}
+
+impl<'a> From<SurfaceObject<'a>> for Arg<'a> {
+    fn from(object: SurfaceObject<'a>) -> Self {
+        Arg::Surface(object)
+    }
+}
+
+impl Arg<'_> {
+    /// Orders the launch's use of what the argument refers to on `stream`: device buffers
+    /// (after the last write for a read, after every use for a write), and the memory behind
+    /// texture and surface objects, as the `#[kernel]` macro's `by_value` does.
+    pub(super) fn order_on(&self, stream: LaunchStream<'_>) -> Result<()> {
+        match self {
+            Arg::Ptr(p) => p.order_on(stream),
+            Arg::Texture(t) => KernelParam::order_on(t, &stream),
+            Arg::Surface(s) => KernelParam::order_on(s, &stream),
+            _ => Ok(()),
+        }
+    }
+}
 
 pub(super) fn scalar_type(s: Scalar) -> Option<ArgType> {
     Some(match s {

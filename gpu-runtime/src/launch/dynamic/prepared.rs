@@ -1,22 +1,18 @@
-//! Checking [`Arg`]s against a kernel's declaration, and launching them.
+//! Preparing a kernel with its parameter types checked against the C declaration, and
+//! launching it with [`Arg`]s.
 
 use std::ffi::c_void;
 use std::time::Duration;
 
 use cudarc::driver::sys;
-use gpu_cdecl::CType;
 
 use super::arg::*;
+use super::declared::{resolve, Signature, StructLayouts};
 use crate::driver::module::function::Function;
 use crate::driver::stream::Stream;
 use crate::error::{Error, Result};
 use crate::launch::dims::Dim3;
-use crate::launch::staging::Staging;
 use crate::launch::stream::LaunchStream;
-
-/// The most parameters a prepared launch takes (kept on the stack, so launches allocate
-/// nothing).
-pub const MAX_ARGS: usize = 64;
 
 /// A kernel with its parameter types checked: launch it with [`Arg`]s.
 ///
@@ -46,33 +42,7 @@ pub const MAX_ARGS: usize = 64;
 #[derive(Debug, Clone)]
 pub struct PreparedFunction {
     pub(super) function: Function,
-    pub(super) types: Vec<ArgType>,
-    /// For pointer parameters to a scalar, the element size the buffer must have.
-    pub(super) elem_sizes: Vec<Option<usize>>,
-}
-
-/// A parameter's [`ArgType`] (None for types runtime-typed launches do not support) and, for a
-/// pointer to a scalar, the element size.
-pub(super) fn declared_type(ty: &CType) -> (Option<ArgType>, Option<usize>) {
-    match ty {
-        CType::Scalar(s) => (scalar_type(*s), None),
-        CType::Pointer {
-            pointee,
-            pointee_const,
-        } => {
-            let elem = match **pointee {
-                CType::Scalar(s) => Some(scalar_size(s)),
-                _ => None,
-            };
-            let t = if *pointee_const {
-                ArgType::ConstPtr
-            } else {
-                ArgType::MutPtr
-            };
-            (Some(t), elem)
-        }
-        _ => (None, None),
-    }
+    pub(super) sig: Signature,
 }
 
 impl Function {
@@ -84,17 +54,57 @@ impl Function {
     }
 
     /// The kernel's C declaration, from the module's source.
-    pub(super) fn declaration(&self) -> Result<gpu_cdecl::KernelDecl> {
-        let source = self._module.source.as_deref().ok_or_else(|| {
+    pub(super) fn declaration(&self) -> Result<(gpu_cdecl::KernelDecl, &str)> {
+        let base = self.name().split('<').next().unwrap_or("").trim();
+        let source = self._module.declarations(base).ok_or_else(|| {
             self.mismatch("no CUDA C declaration is known for this kernel (it was loaded from an image); use the unsafe `prepare_args_unchecked`".into())
         })?;
-        let base = self.name().split('<').next().unwrap_or("").trim();
-        gpu_cdecl::find_kernel(source, base)
-            .map_err(|e| self.mismatch(format!("its declaration could not be read: {e}")))
+        let decl = gpu_cdecl::find_kernel(source, base)
+            .map_err(|e| self.mismatch(format!("its declaration could not be read: {e}")))?;
+        Ok((decl, source))
+    }
+
+    /// The size of parameter `i` in the loaded kernel, as the driver reports it (CUDA 12.4 and
+    /// later), for structs passed by value.
+    fn driver_param_size(&self, i: usize) -> Option<usize> {
+        // cudarc panics on a symbol the driver lacks: ask for the version first.
+        if crate::driver::init::driver_version().ok()? < (12, 4) {
+            return None;
+        }
+        self.context().bind().ok()?;
+        let (mut offset, mut size) = (0usize, 0usize);
+        // SAFETY: a live function and valid out-pointers; an index past the last parameter is
+        // an error the driver returns.
+        let r = unsafe { sys::cuFuncGetParamInfo(self.raw(), i, &mut offset, &mut size) };
+        (r == sys::CUresult::CUDA_SUCCESS).then_some(size)
+    }
+
+    fn prepare_checked(&self, given: Option<&[ArgType]>) -> Result<PreparedFunction> {
+        let (decl, source) = self.declaration()?;
+        let param_size = |i| self.driver_param_size(i);
+        let layouts = StructLayouts {
+            source,
+            param_size: &param_size,
+        };
+        let sig = resolve(&decl, given, &layouts).map_err(|d| self.mismatch(d))?;
+        Ok(PreparedFunction {
+            function: self.clone(),
+            sig,
+        })
     }
 
     /// Declares the kernel's parameter types (PyCUDA's `prepare`), after checking them against
     /// the kernel's C declaration in the module's source.
+    ///
+    /// Scalars and pointers must be the declared ones ([`ArgType::Ptr`] takes the declared
+    /// constness). A CUDA vector type must be the declared one ([`ArgType::Vector`]); so must
+    /// `cudaTextureObject_t` ([`ArgType::Texture`]) and `cudaSurfaceObject_t`
+    /// ([`ArgType::Surface`]). A struct by value ([`ArgType::Struct`]) must have the C struct's
+    /// size, which the driver reports for the loaded kernel (CUDA 12.4 and later) or NVRTC
+    /// computes from the module's source; with [`StructType::with_fields`](super::StructType::with_fields),
+    /// its alignment and field offsets are compared too, compiling the struct's definition
+    /// from the source with NVRTC (as [`check_layout`](crate::compiler::layout::check_layout)
+    /// does).
     ///
     /// Kernels from an image ([`Module::from_image`](crate::Module::from_image)) have no known
     /// declaration: use [`prepare_args_unchecked`](Self::prepare_args_unchecked).
@@ -117,74 +127,43 @@ impl Function {
     /// # Ok::<(), gpu_runtime::Error>(())
     /// ```
     pub fn prepare_args(&self, arg_types: &[ArgType]) -> Result<PreparedFunction> {
-        let decl = self.declaration()?;
-        if decl.params.len() != arg_types.len() {
-            return Err(self.mismatch(format!(
-                "{} argument types were given but the kernel takes {} parameters",
-                arg_types.len(),
-                decl.params.len()
-            )));
-        }
-        let mut elem_sizes = Vec::with_capacity(arg_types.len());
-        for (i, (p, &t)) in decl.params.iter().zip(arg_types).enumerate() {
-            match declared_type(&p.ty) {
-                (Some(e), elem) if e == t => elem_sizes.push(elem),
-                (Some(e), _) => {
-                    return Err(self.mismatch(format!(
-                        "parameter {i} (`{}`) is {e:?}, but {t:?} was given",
-                        p.text
-                    )))
-                }
-                (None, _) => return Err(self.unsupported(i, &p.text)),
-            }
-        }
-        if arg_types.len() > MAX_ARGS {
-            return Err(self.mismatch(format!("it has more than {MAX_ARGS} parameters")));
-        }
-        Ok(PreparedFunction {
-            function: self.clone(),
-            types: arg_types.to_vec(),
-            elem_sizes,
-        })
+        self.prepare_checked(Some(arg_types))
+    }
+
+    /// [`prepare_args`](Self::prepare_args) with the types written as a PyCUDA format string:
+    /// `func.prepare("PPfi")` in PyCUDA is `func.prepare_format("PPfi")` here, checked against
+    /// the C declaration all the same (`P` takes the declared pointer's constness). The
+    /// characters are listed at [`ArgType::parse_format`]; one it does not take is an
+    /// [`Error::ArgumentFormat`] naming it.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::{Arg, Context, Error, SourceModule};
+    /// let ctx = Context::default()?;
+    /// let module = SourceModule::new(
+    ///     "__global__ void scale(float *y, const float *x, float a, int n) {
+    ///          int i = blockIdx.x * blockDim.x + threadIdx.x;
+    ///          if (i < n) y[i] = a * x[i]; }",
+    /// )
+    /// .load(&ctx)?;
+    /// let f = module.get_function("scale")?;
+    /// let scale = f.prepare_format("PPfi")?;
+    /// // `d` is a double, but the kernel takes a float: refused before any launch.
+    /// assert!(matches!(f.prepare_format("PPdi"), Err(Error::ArgumentMismatch { .. })));
+    /// let x = ctx.to_device(&[2.0f32; 256])?;
+    /// let mut y = ctx.alloc::<f32>(256)?;
+    /// scale.prepared_call(1, 256, &[Arg::output(&mut y), Arg::input(&x), Arg::F32(1.5), Arg::I32(256)])?;
+    /// assert_eq!(y.to_vec()?, vec![3.0; 256]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn prepare_format(&self, format: &str) -> Result<PreparedFunction> {
+        self.prepare_checked(Some(&ArgType::parse_format(format)?))
     }
 
     /// Prepares the kernel with the parameter types of its C declaration, read from the
-    /// module's source: [`prepare_args`](Self::prepare_args) without writing the types out.
+    /// module's source: [`prepare_args`](Self::prepare_args) without writing the types out. A
+    /// struct parameter then takes any [`Arg::by_value`] of the C struct's size.
     pub fn prepare_declared(&self) -> Result<PreparedFunction> {
-        let decl = self.declaration()?;
-        if decl.params.len() > MAX_ARGS {
-            return Err(self.mismatch(format!("it has more than {MAX_ARGS} parameters")));
-        }
-        let mut types = Vec::with_capacity(decl.params.len());
-        let mut elem_sizes = Vec::with_capacity(decl.params.len());
-        for (i, p) in decl.params.iter().enumerate() {
-            match declared_type(&p.ty) {
-                (Some(t), elem) => {
-                    types.push(t);
-                    elem_sizes.push(elem);
-                }
-                (None, _) => return Err(self.unsupported(i, &p.text)),
-            }
-        }
-        Ok(PreparedFunction {
-            function: self.clone(),
-            types,
-            elem_sizes,
-        })
-    }
-
-    /// Launches with host arrays copied in and out (PyCUDA's `Function.__call__` with
-    /// `drv.In`/`drv.Out`/`drv.InOut`), taking the parameter types from the C declaration, and
-    /// waits. Each call reads the declaration again; for repeated calls,
-    /// [`prepare_declared`](Self::prepare_declared) once and use [`PreparedFunction::call`].
-    pub fn call(&self, grid: impl Into<Dim3>, block: impl Into<Dim3>, args: &mut [Arg<'_>]) -> Result<()> {
-        self.prepare_declared()?.call(grid, block, args)
-    }
-
-    pub(super) fn unsupported(&self, i: usize, text: &str) -> Error {
-        self.mismatch(format!(
-            "parameter {i} (`{text}`) has a type that runtime-typed launches do not support; use the #[kernel] macro"
-        ))
+        self.prepare_checked(None)
     }
 
     /// [`prepare_args`](Self::prepare_args) without the declaration check, for kernels loaded from an
@@ -192,18 +171,13 @@ impl Function {
     ///
     /// # Safety
     /// `arg_types` must match the kernel's parameters one for one, in order and in size:
-    /// nothing can check this, and a wrong list makes the kernel read garbage parameters.
+    /// nothing can check this, and a wrong list makes the kernel read garbage parameters. A
+    /// kernel must not write through a [`ConstPtr`](ArgType::ConstPtr) parameter, nor through
+    /// a [`Ptr`](ArgType::Ptr) one given an [`Arg::input`].
     pub unsafe fn prepare_args_unchecked(&self, arg_types: &[ArgType]) -> Result<PreparedFunction> {
-        if arg_types.len() > MAX_ARGS {
-            return Err(Error::ArgumentMismatch {
-                kernel: self.name().to_owned(),
-                detail: format!("more than {MAX_ARGS} parameters"),
-            });
-        }
         Ok(PreparedFunction {
             function: self.clone(),
-            types: arg_types.to_vec(),
-            elem_sizes: vec![None; arg_types.len()],
+            sig: Signature::unchecked(arg_types).map_err(|d| self.mismatch(d))?,
         })
     }
 }
@@ -216,7 +190,15 @@ impl PreparedFunction {
 
     /// The declared parameter types.
     pub fn arg_types(&self) -> &[ArgType] {
-        &self.types
+        &self.sig.types
+    }
+
+    /// The same prepared kernel launching with `bytes` of dynamic shared memory (PyCUDA's
+    /// `shared_size=`; see [`Function::with_shared_mem`]). For one staged call only, see
+    /// [`CallOptions::shared_mem`](super::CallOptions::shared_mem).
+    pub fn with_shared_mem(mut self, bytes: u32) -> PreparedFunction {
+        self.function = self.function.with_shared_mem(bytes);
+        self
     }
 
     /// Launches on the legacy default stream.
@@ -264,57 +246,6 @@ impl PreparedFunction {
         })
     }
 
-    /// Launches with host arrays ([`Arg::host_in`], [`Arg::host_out`], [`Arg::host_in_out`])
-    /// copied to the device before the kernel and back after it, through pinned staging memory
-    /// and pooled device memory as the `#[kernel]` convenience call does, and waits (which
-    /// reports any error the kernel raised). Device buffers and scalars may be mixed in.
-    pub fn call(&self, grid: impl Into<Dim3>, block: impl Into<Dim3>, args: &mut [Arg<'_>]) -> Result<()> {
-        let (grid, block) = (grid.into(), block.into());
-        self.check(args, true)?;
-        let mut staging = Staging::new(&self.function)?;
-        // The device copies, kept alive until `finish`; and their addresses, by argument.
-        let mut copies = Vec::new();
-        let mut addrs = [0 as sys::CUdeviceptr; MAX_ARGS];
-        for (addr, a) in addrs.iter_mut().zip(args.iter_mut()) {
-            let Arg::Host(h) = a else { continue };
-            let ptr = h.checked_ptr()?;
-            // SAFETY: `ptr` and `bytes` describe the slice the argument borrows for its whole
-            // lifetime, mutably for Out and InOut; `args` is borrowed mutably here, so no other
-            // access to it happens while the staging holds the slice.
-            let buf = unsafe {
-                match h.direction {
-                    Direction::In => staging.input::<u8>(std::slice::from_raw_parts(ptr, h.bytes))?,
-                    Direction::Out => staging.output::<u8>(std::slice::from_raw_parts_mut(ptr, h.bytes))?,
-                    Direction::InOut => {
-                        staging.input_output::<u8>(std::slice::from_raw_parts_mut(ptr, h.bytes))?
-                    }
-                }
-            };
-            *addr = buf.device_ptr();
-            copies.push(buf);
-        }
-        staging.upload()?;
-        let mut params = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
-        for ((slot, a), addr) in params.iter_mut().zip(args.iter()).zip(&addrs) {
-            *slot = match a {
-                Arg::Host(_) => (addr as *const sys::CUdeviceptr).cast_mut().cast(),
-                a => a.param(),
-            };
-        }
-        let params = &mut params[..args.len()];
-        staging.launch(|stream| {
-            // Staged copies were ordered on this stream when staged.
-            order_args(args, stream)?;
-            // SAFETY: as in `launch`; each host argument is replaced by its staged device copy,
-            // which lives in `copies` until the stream has finished (`finish` waits for it, and
-            // `launch` and `upload` wait when they fail).
-            unsafe { self.function.launch_raw(grid, block, stream.raw(), params) }
-        })?;
-        staging.finish()?;
-        drop(copies);
-        Ok(())
-    }
-
     pub(super) fn launch(
         &self,
         grid: Dim3,
@@ -330,52 +261,25 @@ impl PreparedFunction {
         order_args(args, stream)?;
         // SAFETY: `check` proved one argument per parameter, each of the declared type (which
         // `prepare_args` matched with the C declaration, or the caller of `prepare_args_unchecked`
-        // vouched for), buffers in this context and borrowed for the call, and each buffer's use
-        // was ordered on the stream; each param points into `args`, alive until launch_raw
-        // returns.
+        // vouched for): by-value ones of the parameter's size, buffers in this context; every
+        // argument is borrowed for the call (texture and surface objects borrow their owner),
+        // and each buffer's and object's use was ordered on the stream, which keeps them alive
+        // until the kernel ran; each param points into `args`, alive until launch_raw returns.
         unsafe {
             self.function
                 .launch_raw(grid, block, stream.raw(), &mut params[..args.len()])
         }
     }
 
+    /// Checks every argument before anything is launched or copied.
     pub(super) fn check(&self, args: &[Arg<'_>], host_allowed: bool) -> Result<()> {
-        let mismatch = |detail: String| Error::ArgumentMismatch {
-            kernel: self.function.name().to_owned(),
-            detail,
-        };
-        if args.len() != self.types.len() {
-            return Err(mismatch(format!(
-                "{} arguments were passed but it was prepared with {}",
-                args.len(),
-                self.types.len()
-            )));
-        }
-        for (i, ((a, &t), elem)) in args.iter().zip(&self.types).zip(&self.elem_sizes).enumerate() {
-            if !a.fits(t) {
-                return Err(mismatch(format!(
-                    "argument {i} is {} but the parameter is {t:?}",
-                    a.describe()
-                )));
-            }
-            if let Arg::Host(_) = a {
-                if !host_allowed {
-                    return Err(mismatch(format!(
-                        "argument {i} is {}, which only `call` takes (it copies host arrays in and out); pass device memory (Arg::input/Arg::output) to prepared_call",
-                        a.describe()
-                    )));
-                }
-            }
+        self.sig
+            .check(args, host_allowed)
+            .map_err(|d| self.function.mismatch(d))?;
+        for a in args {
             if let Arg::Ptr(p) = a {
                 if !p.ctx.is(self.function.context().raw()) {
                     crate::launch::args::foreign_arg(self.function.context(), p.ctx)?;
-                }
-            }
-            if let (Some(size), Some(e)) = (a.elem_size(), *elem) {
-                if size != e {
-                    return Err(mismatch(format!(
-                        "argument {i} is a buffer of {size}-byte elements but the parameter points to {e}-byte elements"
-                    )));
                 }
             }
         }
@@ -383,10 +287,8 @@ impl PreparedFunction {
     }
 }
 
-/// Orders each device buffer argument's use on `stream`.
+/// Orders each argument's use on `stream`: device buffers, and the memory behind texture and
+/// surface objects.
 pub(super) fn order_args(args: &[Arg<'_>], stream: LaunchStream<'_>) -> Result<()> {
-    args.iter().try_for_each(|a| match a {
-        Arg::Ptr(p) => p.order_on(stream),
-        _ => Ok(()),
-    })
+    args.iter().try_for_each(|a| a.order_on(stream))
 }

@@ -1,0 +1,153 @@
+// gpu_runtime::complex<T>: complex numbers for device code, shipped with the gpu-runtime crate
+// (NVRTC finds this header built in; for nvcc, add gpu-runtime/src/compiler/include to -I).
+//
+// The layout is the real part followed by the imaginary part, aligned to the whole size (as
+// float2/double2, cuFloatComplex and cuda::std::complex are): a buffer of
+// gpu_runtime::complex<float> is a Rust buffer of num_complex::Complex32 (gpu_runtime::Complex32),
+// and a kernel parameter `gpu_runtime::complex<double> z` is a Rust `z: Complex64`.
+// The default constructor is trivial, so the type may be used for __shared__ arrays.
+#pragma once
+
+extern "C++" {
+namespace gpu_runtime {
+
+namespace detail {
+__host__ __device__ inline float fabs_(float x) { return ::fabsf(x); }
+__host__ __device__ inline double fabs_(double x) { return ::fabs(x); }
+__host__ __device__ inline float sqrt_(float x) { return ::sqrtf(x); }
+__host__ __device__ inline double sqrt_(double x) { return ::sqrt(x); }
+__host__ __device__ inline float hypot_(float x, float y) { return ::hypotf(x, y); }
+__host__ __device__ inline double hypot_(double x, double y) { return ::hypot(x, y); }
+__host__ __device__ inline float atan2_(float y, float x) { return ::atan2f(y, x); }
+__host__ __device__ inline double atan2_(double y, double x) { return ::atan2(y, x); }
+__host__ __device__ inline float exp_(float x) { return ::expf(x); }
+__host__ __device__ inline double exp_(double x) { return ::exp(x); }
+__host__ __device__ inline float log_(float x) { return ::logf(x); }
+__host__ __device__ inline double log_(double x) { return ::log(x); }
+__host__ __device__ inline float sin_(float x) { return ::sinf(x); }
+__host__ __device__ inline double sin_(double x) { return ::sin(x); }
+__host__ __device__ inline float cos_(float x) { return ::cosf(x); }
+__host__ __device__ inline double cos_(double x) { return ::cos(x); }
+__host__ __device__ inline float copysign_(float x, float y) { return ::copysignf(x, y); }
+__host__ __device__ inline double copysign_(double x, double y) { return ::copysign(x, y); }
+}  // namespace detail
+
+template <typename T>
+struct alignas(2 * sizeof(T)) complex {
+    typedef T value_type;
+    T re;
+    T im;
+
+    complex() = default;
+    __host__ __device__ constexpr complex(T re_, T im_ = T()) : re(re_), im(im_) {}
+    template <typename U>
+    __host__ __device__ explicit constexpr complex(const complex<U> &z) : re(T(z.re)), im(T(z.im)) {}
+
+    __host__ __device__ constexpr T real() const { return re; }
+    __host__ __device__ constexpr T imag() const { return im; }
+    __host__ __device__ void real(T v) { re = v; }
+    __host__ __device__ void imag(T v) { im = v; }
+
+    __host__ __device__ complex &operator=(T v) { re = v; im = T(); return *this; }
+    __host__ __device__ complex &operator+=(const complex &z) { re += z.re; im += z.im; return *this; }
+    __host__ __device__ complex &operator-=(const complex &z) { re -= z.re; im -= z.im; return *this; }
+    __host__ __device__ complex &operator*=(const complex &z) {
+        T r = re * z.re - im * z.im;
+        im = re * z.im + im * z.re;
+        re = r;
+        return *this;
+    }
+    // Smith's algorithm: no overflow or underflow in |z|^2 where the quotient is representable.
+    __host__ __device__ complex &operator/=(const complex &z) {
+        T r, d;
+        if (detail::fabs_(z.re) >= detail::fabs_(z.im)) {
+            r = z.im / z.re;
+            d = z.re + r * z.im;
+            T nr = (re + im * r) / d;
+            im = (im - re * r) / d;
+            re = nr;
+        } else {
+            r = z.re / z.im;
+            d = z.im + r * z.re;
+            T nr = (re * r + im) / d;
+            im = (im * r - re) / d;
+            re = nr;
+        }
+        return *this;
+    }
+    __host__ __device__ complex &operator+=(T v) { re += v; return *this; }
+    __host__ __device__ complex &operator-=(T v) { re -= v; return *this; }
+    __host__ __device__ complex &operator*=(T v) { re *= v; im *= v; return *this; }
+    __host__ __device__ complex &operator/=(T v) { re /= v; im /= v; return *this; }
+};
+
+#define GPU_RUNTIME_COMPLEX_BINARY(OP)                                                          \
+    template <typename T>                                                                       \
+    __host__ __device__ inline complex<T> operator OP(complex<T> a, const complex<T> &b) {      \
+        return a OP##= b;                                                                       \
+    }                                                                                           \
+    template <typename T>                                                                       \
+    __host__ __device__ inline complex<T> operator OP(complex<T> a, const T &b) {               \
+        return a OP##= b;                                                                       \
+    }                                                                                           \
+    template <typename T>                                                                       \
+    __host__ __device__ inline complex<T> operator OP(const T &a, const complex<T> &b) {        \
+        return complex<T>(a) OP##= b;                                                           \
+    }
+GPU_RUNTIME_COMPLEX_BINARY(+)
+GPU_RUNTIME_COMPLEX_BINARY(-)
+GPU_RUNTIME_COMPLEX_BINARY(*)
+GPU_RUNTIME_COMPLEX_BINARY(/)
+#undef GPU_RUNTIME_COMPLEX_BINARY
+
+template <typename T>
+__host__ __device__ inline complex<T> operator+(const complex<T> &z) { return z; }
+template <typename T>
+__host__ __device__ inline complex<T> operator-(const complex<T> &z) { return complex<T>(-z.re, -z.im); }
+template <typename T>
+__host__ __device__ inline bool operator==(const complex<T> &a, const complex<T> &b) {
+    return a.re == b.re && a.im == b.im;
+}
+template <typename T>
+__host__ __device__ inline bool operator!=(const complex<T> &a, const complex<T> &b) { return !(a == b); }
+
+template <typename T>
+__host__ __device__ inline T real(const complex<T> &z) { return z.re; }
+template <typename T>
+__host__ __device__ inline T imag(const complex<T> &z) { return z.im; }
+template <typename T>
+__host__ __device__ inline complex<T> conj(const complex<T> &z) { return complex<T>(z.re, -z.im); }
+// The squared magnitude, as std::norm (num_complex's norm_sqr).
+template <typename T>
+__host__ __device__ inline T norm(const complex<T> &z) { return z.re * z.re + z.im * z.im; }
+template <typename T>
+__host__ __device__ inline T abs(const complex<T> &z) { return detail::hypot_(z.re, z.im); }
+template <typename T>
+__host__ __device__ inline T arg(const complex<T> &z) { return detail::atan2_(z.im, z.re); }
+template <typename T>
+__host__ __device__ inline complex<T> polar(const T &r, const T &theta = T()) {
+    return complex<T>(r * detail::cos_(theta), r * detail::sin_(theta));
+}
+template <typename T>
+__host__ __device__ inline complex<T> exp(const complex<T> &z) { return polar(detail::exp_(z.re), z.im); }
+template <typename T>
+__host__ __device__ inline complex<T> log(const complex<T> &z) {
+    return complex<T>(detail::log_(abs(z)), arg(z));
+}
+// The principal square root (the branch cut along the negative real axis, as std::sqrt).
+template <typename T>
+__host__ __device__ inline complex<T> sqrt(const complex<T> &z) {
+    if (z.re == T() && z.im == T()) return complex<T>(T(), z.im);
+    T r = detail::sqrt_((abs(z) + detail::fabs_(z.re)) / T(2));
+    if (z.re >= T()) return complex<T>(r, z.im / (T(2) * r));
+    return complex<T>(detail::fabs_(z.im) / (T(2) * r), detail::copysign_(r, z.im));
+}
+
+// CUDA's own complex types (cuComplex.h's cuFloatComplex is float2) hold the same bytes.
+__host__ __device__ inline complex<float> from_vector(float2 v) { return complex<float>(v.x, v.y); }
+__host__ __device__ inline complex<double> from_vector(double2 v) { return complex<double>(v.x, v.y); }
+__host__ __device__ inline float2 to_vector(const complex<float> &z) { return make_float2(z.re, z.im); }
+__host__ __device__ inline double2 to_vector(const complex<double> &z) { return make_double2(z.re, z.im); }
+
+}  // namespace gpu_runtime
+}  // extern "C++"

@@ -1,0 +1,346 @@
+//! Parameter types checked against a kernel's C declaration, and arguments against the
+//! parameter types: everything a runtime-typed launch checks that needs no context, so that it
+//! is tested without a GPU.
+
+use gpu_cdecl::{CParam, CType, KernelDecl};
+
+use super::arg::*;
+use super::value::{StructType, VectorType};
+use crate::compiler::layout::probe_constants;
+
+/// A kernel's parameters as a prepared launch checks its arguments against them.
+#[derive(Debug, Clone)]
+pub(super) struct Signature {
+    pub(super) types: Vec<ArgType>,
+    /// For pointers to a scalar or vector type, the element size the buffer must have.
+    pub(super) elem_sizes: Vec<Option<usize>>,
+    /// Each parameter as the C source writes it (empty when no declaration is known).
+    pub(super) texts: Vec<Box<str>>,
+}
+
+/// What a C parameter is, before the argument types given for it are compared.
+enum Declared<'d> {
+    /// A type runtime-typed launches know exactly, with the element size of a pointer.
+    Known(ArgType, Option<usize>),
+    /// A struct (or other named type) by value, whose size the C side decides.
+    Struct(&'d str),
+    Unsupported,
+}
+
+fn declared(ty: &CType, is_template: bool) -> Declared<'_> {
+    match ty {
+        CType::Scalar(s) => scalar_type(*s).map_or(Declared::Unsupported, |t| Declared::Known(t, None)),
+        CType::Pointer {
+            pointee,
+            pointee_const,
+        } => {
+            let elem = match &**pointee {
+                CType::Scalar(s) => Some(scalar_size(*s)),
+                CType::Named(n) => VectorType::from_c_name(n).map(VectorType::size),
+                _ => None,
+            };
+            let t = if *pointee_const {
+                ArgType::ConstPtr
+            } else {
+                ArgType::MutPtr
+            };
+            Declared::Known(t, elem)
+        }
+        CType::Named(n) => match (VectorType::from_c_name(n), n.as_str()) {
+            (Some(v), _) => Declared::Known(ArgType::Vector(v), None),
+            (None, "cudaTextureObject_t") => Declared::Known(ArgType::Texture, None),
+            (None, "cudaSurfaceObject_t") => Declared::Known(ArgType::Surface, None),
+            // In a template, a name may be a template parameter, which is no struct.
+            (None, _) if is_template => Declared::Unsupported,
+            (None, n) => Declared::Struct(n),
+        },
+        CType::Void => Declared::Unsupported,
+    }
+}
+
+/// Where the C layout of a struct passed by value comes from.
+pub(super) struct StructLayouts<'s> {
+    /// The module's source, for NVRTC to evaluate `sizeof`, `alignof` and `offsetof` in.
+    pub(super) source: &'s str,
+    /// The size the driver gives parameter `i` (`cuFuncGetParamInfo`), when it can.
+    pub(super) param_size: &'s dyn Fn(usize) -> Option<usize>,
+}
+
+/// A C struct's size, and its alignment and field offsets when they were compiled.
+struct CStruct {
+    size: usize,
+    align: Option<usize>,
+    offsets: Vec<usize>,
+}
+
+impl StructLayouts<'_> {
+    fn layout(&self, i: usize, c_name: &str, fields: &[&str]) -> Result<CStruct, String> {
+        // The driver knows the size of the parameter in the loaded kernel, exactly and with no
+        // compile; field offsets need the struct's definition compiled.
+        if fields.is_empty() {
+            if let Some(size) = (self.param_size)(i) {
+                return Ok(CStruct {
+                    size,
+                    align: None,
+                    offsets: Vec::new(),
+                });
+            }
+        }
+        match probe_layout(self.source, c_name, fields) {
+            Ok(c) => Ok(c),
+            Err(e) => Err(format!(
+                "the layout of the C type `{c_name}` could not be found ({}compiling `sizeof({c_name})` in the module's source with NVRTC failed): {e}",
+                if fields.is_empty() {
+                    "the driver does not report parameter sizes before CUDA 12.4, and "
+                } else {
+                    ""
+                }
+            )),
+        }
+    }
+}
+
+/// The size, alignment and field offsets NVRTC gives the C type `c_name` of `source`.
+///
+/// Offsets are address differences within an object of the type (`extern`, so that nothing is
+/// defined or constructed): `offsetof` is `__builtin_offsetof` only from NVRTC 13.1 on, and
+/// a cast of a null pointer is no constant initializer.
+fn probe_layout(source: &str, c_name: &str, fields: &[&str]) -> crate::error::Result<CStruct> {
+    const OBJECT: &str = "__gpu_runtime_layout_object";
+    if let Some(f) = fields
+        .iter()
+        .find(|f| f.is_empty() || !f.chars().all(|c| c.is_ascii_alphanumeric() || "_.[]".contains(c)))
+    {
+        return Err(crate::error::Error::InvalidArgument {
+            operation: "StructType::with_fields",
+            detail: format!("`{f}` is not a C field name"),
+        });
+    }
+    let source = format!(
+        "{source}
+extern __device__ {c_name} {OBJECT};
+"
+    );
+    let mut exprs = vec![format!("sizeof({c_name})"), format!("alignof({c_name})")];
+    exprs.extend(
+        fields
+            .iter()
+            .map(|f| format!("(const char *)&{OBJECT}.{f} - (const char *)&{OBJECT}")),
+    );
+    let refs: Vec<&str> = exprs.iter().map(String::as_str).collect();
+    let v = probe_constants(&source, &refs)?;
+    Ok(CStruct {
+        size: v[0] as usize,
+        align: Some(v[1] as usize),
+        offsets: v[2..].iter().map(|&o| o as usize).collect(),
+    })
+}
+
+/// The parameter types of `decl`: `given` checked against it (a [`ArgType::Ptr`] becomes the
+/// declared pointer), or when `None`, the declaration's own. The error says which parameter
+/// differs and how.
+pub(super) fn resolve(
+    decl: &KernelDecl,
+    given: Option<&[ArgType]>,
+    layouts: &StructLayouts<'_>,
+) -> Result<Signature, String> {
+    let n = decl.params.len();
+    if let Some(g) = given.filter(|g| g.len() != n) {
+        return Err(format!(
+            "{} argument types were given but the kernel takes {n} parameter{} ({})",
+            g.len(),
+            if n == 1 { "" } else { "s" },
+            decl.params
+                .iter()
+                .map(|p| p.text.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if n > MAX_ARGS {
+        return Err(format!("it has more than {MAX_ARGS} parameters"));
+    }
+    let mut sig = Signature {
+        types: Vec::with_capacity(n),
+        elem_sizes: Vec::with_capacity(n),
+        texts: Vec::with_capacity(n),
+    };
+    for (i, p) in decl.params.iter().enumerate() {
+        let (t, elem) = resolve_one(i, p, decl.is_template, given.map(|g| g[i]), layouts)?;
+        sig.types.push(t);
+        sig.elem_sizes.push(elem);
+        sig.texts.push(p.text.as_str().into());
+    }
+    Ok(sig)
+}
+
+fn resolve_one(
+    i: usize,
+    p: &CParam,
+    is_template: bool,
+    given: Option<ArgType>,
+    layouts: &StructLayouts<'_>,
+) -> Result<(ArgType, Option<usize>), String> {
+    let text = &p.text;
+    let differs = |declared: &dyn std::fmt::Display, g: ArgType, hint: &str| {
+        format!("parameter {i} (`{text}`) is {declared}, but {g} was given{hint}")
+    };
+    match (declared(&p.ty, is_template), given) {
+        (Declared::Unsupported, _) => Err(format!(
+            "parameter {i} (`{text}`) has a type that runtime-typed launches do not support; use the #[kernel] macro"
+        )),
+        (Declared::Known(d, elem), None) => Ok((d, elem)),
+        (Declared::Known(d, elem), Some(g)) => match (d, g) {
+            _ if d == g => Ok((d, elem)),
+            (ArgType::ConstPtr | ArgType::MutPtr, ArgType::Ptr) => Ok((d, elem)),
+            // PyCUDA passes an object's handle as a 64-bit integer (`Q`); the argument must
+            // still be the object, so that its memory's uses are ordered.
+            (ArgType::Texture | ArgType::Surface, ArgType::U64) => Ok((d, elem)),
+            // PyCUDA's `16s` for a numpy record the size of a vector type.
+            (ArgType::Vector(v), ArgType::Struct(s)) if s.rust.is_none() && s.size == v.size() => Ok((d, None)),
+            (ArgType::Vector(v), ArgType::Struct(_)) => Err(differs(
+                &d,
+                g,
+                &format!(": a CUDA vector type takes ArgType::Vector and Arg::vector of its Rust type, `{}`", rust_vector_name(v)),
+            )),
+            _ => Err(differs(&d, g, "")),
+        },
+        (Declared::Struct(c_name), None) => {
+            let c = layouts
+                .layout(i, c_name, &[])
+                .map_err(|e| format!("parameter {i} (`{text}`): {e}"))?;
+            Ok((
+                ArgType::Struct(StructType {
+                    align: c.align,
+                    ..StructType::bytes(c.size)
+                }),
+                None,
+            ))
+        }
+        (Declared::Struct(c_name), Some(ArgType::Struct(s))) => {
+            let names: Vec<&str> = s.fields.iter().map(|f| f.0).collect();
+            let c = layouts
+                .layout(i, c_name, &names)
+                .map_err(|e| format!("parameter {i} (`{text}`): {e}"))?;
+            let rust = s.rust_name().map_or_else(|| "the value given".to_owned(), |r| format!("the Rust type `{r}`"));
+            let mismatch = |what: String| format!("parameter {i} (`{text}`): {what}");
+            if c.size != s.size {
+                return Err(mismatch(format!(
+                    "the C struct `{c_name}` is {} bytes, but {rust} is {}",
+                    c.size, s.size
+                )));
+            }
+            if let (Some(ca), Some(ra)) = (c.align, s.align) {
+                if ca != ra {
+                    return Err(mismatch(format!(
+                        "the C struct `{c_name}` is aligned to {ca} bytes, but {rust} to {ra}"
+                    )));
+                }
+            }
+            for ((name, rust_offset), c_offset) in s.fields.iter().zip(&c.offsets) {
+                if rust_offset != c_offset {
+                    return Err(mismatch(format!(
+                        "field `{name}` of `{c_name}` is at byte {c_offset} in C but at byte {rust_offset} in {rust}"
+                    )));
+                }
+            }
+            Ok((ArgType::Struct(s), None))
+        }
+        (Declared::Struct(c_name), Some(g)) => Err(differs(
+            &format_args!("the struct `{c_name}` by value"),
+            g,
+            ": pass ArgType::Struct(StructType::of::<T>()) for the #[repr(C)] Rust type T that matches it",
+        )),
+    }
+}
+
+/// The Rust type of a vector type, for messages: `float4` is `Float4`.
+fn rust_vector_name(v: VectorType) -> String {
+    let c = v.c_name().trim_start_matches("__");
+    let (base, n) = c.split_at(c.len() - 1);
+    let base = match base {
+        "uchar" => "UChar".to_owned(),
+        "ushort" => "UShort".to_owned(),
+        "uint" => "UInt".to_owned(),
+        "ulong" => "ULong".to_owned(),
+        "longlong" => "LongLong".to_owned(),
+        "ulonglong" => "ULongLong".to_owned(),
+        "nv_bfloat16" => "BFloat16".to_owned(),
+        b => {
+            let mut chars = b.chars();
+            chars.next().map_or_else(String::new, |f| {
+                f.to_ascii_uppercase().to_string() + chars.as_str()
+            })
+        }
+    };
+    format!("{base}{n}")
+}
+
+impl Signature {
+    /// The signature `prepare_args_unchecked` trusts: the types as given, nothing known of C.
+    pub(super) fn unchecked(types: &[ArgType]) -> Result<Signature, String> {
+        if types.len() > MAX_ARGS {
+            return Err(format!("more than {MAX_ARGS} parameters"));
+        }
+        Ok(Signature {
+            types: types.to_vec(),
+            elem_sizes: vec![None; types.len()],
+            texts: vec![Box::from(""); types.len()],
+        })
+    }
+
+    /// Parameter `i`, as messages name it.
+    pub(super) fn name(&self, i: usize) -> String {
+        match self.texts.get(i).map(|t| &**t) {
+            Some(t) if !t.is_empty() => format!("argument {i} (`{t}`)"),
+            _ => format!("argument {i}"),
+        }
+    }
+
+    /// Checks `args` against the parameters: one per parameter, each of a kind the parameter
+    /// takes, buffers of the element size it points to; host arrays only when `host_allowed`.
+    /// (The context of each buffer is checked by the caller.)
+    pub(super) fn check(&self, args: &[Arg<'_>], host_allowed: bool) -> Result<(), String> {
+        if args.len() != self.types.len() {
+            return Err(format!(
+                "{} arguments were passed but it was prepared with {}",
+                args.len(),
+                self.types.len()
+            ));
+        }
+        for (i, ((a, &t), elem)) in args.iter().zip(&self.types).zip(&self.elem_sizes).enumerate() {
+            if !a.fits(t) {
+                let hint = match (a, t) {
+                    (Arg::Struct(s), ArgType::Struct(p)) if s.size == p.size => {
+                        " (it was prepared for another Rust type of the same size)"
+                    }
+                    (Arg::Struct(_), ArgType::Vector(_)) => {
+                        ": pass a CUDA vector with Arg::vector (or Arg::from) of its Rust type"
+                    }
+                    _ => "",
+                };
+                return Err(format!(
+                    "{} is {} but the parameter is {t}{hint}",
+                    self.name(i),
+                    a.describe()
+                ));
+            }
+            if let (Arg::Host(_), false) = (a, host_allowed) {
+                return Err(format!(
+                    "{} is {}, which only `call` takes (it copies host arrays in and out); pass device memory (Arg::input/Arg::output) to prepared_call",
+                    self.name(i),
+                    a.describe()
+                ));
+            }
+            if let (Some(size), Some(e)) = (a.elem_size(), *elem) {
+                if size != e {
+                    return Err(format!(
+                        "{} is a buffer of {size}-byte elements but the parameter points to {e}-byte elements",
+                        self.name(i)
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,121 @@
+//! Kernels nobody here wrote: the CUDA samples' device code of `tests/corpus/` (NVIDIA's, BSD
+//! licensed; see its README), written for nvcc, declared through `#[kernel]` and compiled by
+//! real NVRTC (no GPU). They use `uint`, `uint4`, `cooperative_groups`, `__constant__` tables,
+//! texture objects and templates as nvcc code does: declaring them is the check that the macro
+//! reads their types as nvcc would, compiling them that NVRTC accepts them.
+
+#[path = "corpus/kernels.rs"]
+mod kernels;
+
+use gpu_runtime::compiler::{ModuleSource, Target};
+use kernels::*;
+
+/// One source per sample, and its declared kernels.
+fn corpus() -> Vec<(&'static str, &'static ModuleSource)> {
+    vec![
+        ("BlackScholes", black_scholes::BlackScholesGPU::source()),
+        ("dwtHaar1D", dwt_haar_1d::dwtHaar1D::source()),
+        (
+            "fastWalshTransform",
+            fast_walsh_transform::modulateKernel::source(),
+        ),
+        ("histogram256", histogram256::histogram256Kernel::source()),
+        ("histogram64", histogram64::histogram64Kernel::source()),
+        ("mergeSort", merge_sort::mergeRanksAndIndicesKernel::source()),
+        (
+            "mergeSort_bitonic",
+            merge_sort_bitonic::bitonicSortSharedKernel::source(),
+        ),
+        (
+            "quasirandomGenerator",
+            quasirandom_generator::inverseCNDKernel::source(),
+        ),
+        ("scalarProd", scalar_prod::scalarProdGPU::source()),
+        ("scan", scan::uniformUpdate::source()),
+        ("segmentationTree", segmentation_tree::addScalar::source()),
+        ("simpleTexture3D", simple_texture_3d::d_render::source()),
+        (
+            "sortingNetworks_bitonicSort",
+            bitonic_sort::bitonicSortShared::source(),
+        ),
+        (
+            "sortingNetworks_oddEvenMergeSort",
+            odd_even_merge_sort::oddEvenMergeGlobal::source(),
+        ),
+        ("transpose", transpose::copy::source()),
+        ("vectorAdd", vector_add::vectorAdd::source()),
+    ]
+}
+
+/// Kernels of the corpus that `#[kernel]` cannot declare (see the README): templates over a
+/// value, `template <uint sortDir>`.
+const NOT_DECLARED: &[&str] = &[
+    "mergeSortSharedKernel",
+    "generateSampleRanksKernel",
+    "mergeElementaryIntervalsKernel",
+    "bitonicMergeElementaryIntervalsKernel",
+];
+
+#[test]
+fn every_corpus_kernel_compiles_with_nvrtc() {
+    let target = Target::Cubin { major: 9, minor: 0 };
+    let mut compiled = 0;
+    for (name, source) in corpus() {
+        assert!(source.prelude(), "{name}");
+        let out = source.compile(target).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(out.image.starts_with(b"\x7fELF"), "{name}");
+        assert_eq!(out.lowered_names.len(), source.kernels().len(), "{name}");
+        compiled += source.kernels().len();
+    }
+    let total = compiled + NOT_DECLARED.len();
+    eprintln!("corpus: {compiled} of {total} kernels declared and compiled");
+    assert_eq!(compiled, 43);
+    // The value templates are in the sources, compiled with them.
+    let text: String = corpus().iter().map(|(_, s)| s.source()).collect();
+    for k in NOT_DECLARED {
+        assert!(text.contains(&format!("{k}(uint *")), "{k}");
+    }
+    assert!(text.matches("template <uint sortDir>").count() >= NOT_DECLARED.len());
+}
+
+/// The files carry NVIDIA's license and say where they come from.
+#[test]
+fn every_corpus_file_keeps_its_license_and_provenance() {
+    for (name, source) in corpus() {
+        let text = source.source();
+        assert!(text.starts_with("/* Copyright (c) 20"), "{name}");
+        for needle in [
+            "NVIDIA CORPORATION",
+            "Redistributions of source code must retain the above copyright",
+            "c94ff366aed1",
+            "// Samples/",
+        ] {
+            assert!(text.contains(needle), "{name}: no {needle:?}");
+        }
+    }
+}
+
+/// The prelude is what makes these compile: the samples whose `uint` came from a header they
+/// include under nvcc (and <sys/types.h> too) fail without it, on `uint`.
+#[test]
+fn without_the_prelude_the_samples_using_uint_undeclared_fail() {
+    let undeclared = [
+        "histogram256",
+        "histogram64",
+        "mergeSort",
+        "mergeSort_bitonic",
+        "scan",
+        "sortingNetworks_bitonicSort",
+        "sortingNetworks_oddEvenMergeSort",
+    ];
+    for (name, source) in corpus().into_iter().filter(|(n, _)| undeclared.contains(n)) {
+        let e = gpu_runtime::SourceModule::from_static(source)
+            .prelude(false)
+            .arch("sm_90")
+            .cache_dir(None::<&str>)
+            .compile_report()
+            .expect_err(name)
+            .to_string();
+        assert!(e.contains("identifier \"uint\" is undefined"), "{name}: {e}");
+    }
+}
