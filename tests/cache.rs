@@ -566,6 +566,37 @@ mod trust {
         );
     }
 
+    /// A process remembers the directories it found trustworthy, and those above them, so that
+    /// a cache hit costs no walk to `/`; a new cache directory is still checked itself, and
+    /// upward to the first directory checked before.
+    #[test]
+    fn remembered_parents_do_not_vouch_for_a_new_directory() {
+        let parent = temp_dir("memo-parent");
+        set_mode(&parent, 0o700);
+        let good = parent.join("good");
+        std::fs::create_dir(&good).unwrap();
+        set_mode(&good, 0o700);
+        assert_eq!(module(&good).compile_report().unwrap().status, CacheStatus::Miss);
+        assert_eq!(module(&good).compile_report().unwrap().status, CacheStatus::Hit);
+        // A sibling under the remembered parent, writable by others: refused.
+        let open = parent.join("open");
+        std::fs::create_dir(&open).unwrap();
+        set_mode(&open, 0o777);
+        assert_eq!(
+            module(&open).compile_report().unwrap().status,
+            CacheStatus::Untrusted
+        );
+        // A private directory below one that others may write (and that is not sticky), itself
+        // below the remembered parent: refused, as the walk stops only at a checked directory.
+        let inner = open.join("inner");
+        std::fs::create_dir(&inner).unwrap();
+        set_mode(&inner, 0o700);
+        assert_eq!(
+            module(&inner).compile_report().unwrap().status,
+            CacheStatus::Untrusted
+        );
+    }
+
     #[test]
     fn a_planted_entry_others_may_write_is_not_loaded_and_the_check_is_what_stops_it() {
         let dir = temp_dir("entry-mode");

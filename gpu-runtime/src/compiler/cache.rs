@@ -185,22 +185,33 @@ pub(crate) fn load(dir: &Path, key: &CacheKey) -> Lookup {
         Err(e) => return Lookup::Unreadable(e),
     };
     // Checked on the open file, so that what is read is what was checked.
-    match file.metadata() {
-        Ok(meta) => {
-            if let Err(why) = trusted_file(&path, &meta) {
-                return Lookup::Untrusted(why);
-            }
-        }
+    let meta = match file.metadata() {
+        Ok(meta) => meta,
         Err(e) => return Lookup::Unreadable(e),
+    };
+    if let Err(why) = trusted_file(&path, &meta) {
+        return Lookup::Untrusted(why);
     }
-    let mut bytes = Vec::new();
-    match file.read_to_end(&mut bytes) {
-        Ok(_) => match decode(&bytes) {
+    match read_all(&mut file, &meta) {
+        Ok(bytes) => match decode(&bytes) {
             Some(m) => Lookup::Found(m),
             None => Lookup::Invalid,
         },
+        // Shorter than its size said: not a whole entry.
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Lookup::Invalid,
         Err(e) => Lookup::Unreadable(e),
     }
+}
+
+/// The whole file, whose metadata is `meta`: one read of the size already known (entries are
+/// renamed into place whole, so it does not change), where `read_to_end` would ask the system
+/// for the size and position again and read once more to see the end. A cache hit in a new
+/// process is a handful of system calls, and these were three of them.
+fn read_all(file: &mut fs::File, meta: &fs::Metadata) -> io::Result<Vec<u8>> {
+    let len = usize::try_from(meta.len()).map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+    let mut bytes = vec![0u8; len];
+    file.read_exact(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// The bytes of `path`, a file of the cache directory `dir`, when both are trusted and it
@@ -208,31 +219,42 @@ pub(crate) fn load(dir: &Path, key: &CacheKey) -> Lookup {
 pub(crate) fn read_trusted(dir: &Path, path: &Path) -> Option<Vec<u8>> {
     trusted_dir(dir).ok()?;
     let mut file = fs::File::open(path).ok()?;
-    trusted_file(path, &file.metadata().ok()?).ok()?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).ok()?;
-    Some(bytes)
+    let meta = file.metadata().ok()?;
+    trusted_file(path, &meta).ok()?;
+    read_all(&mut file, &meta).ok()
 }
 
-/// Directories already found trustworthy in this process (one check per directory).
-fn trusted_dirs() -> &'static Mutex<HashSet<PathBuf>> {
-    static DIRS: OnceLock<Mutex<HashSet<PathBuf>>> = OnceLock::new();
-    DIRS.get_or_init(Default::default)
+/// What this process already found trustworthy (one check per directory): cache directories,
+/// and directories above one, which pass on weaker terms (root's, or sticky like /tmp).
+#[derive(Default)]
+struct Trusted {
+    dirs: HashSet<PathBuf>,
+    ancestors: HashSet<PathBuf>,
+}
+
+fn trusted() -> std::sync::MutexGuard<'static, Trusted> {
+    static TRUSTED: OnceLock<Mutex<Trusted>> = OnceLock::new();
+    TRUSTED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
 }
 
 /// Checks that no other user can write `dir` (if it exists) or the directories above it; see
 /// the [module docs](self). `Err` says why not, as a sentence for the warning.
 pub(crate) fn trusted_dir(dir: &Path) -> Result<(), String> {
-    let known = || trusted_dirs().lock().unwrap_or_else(|p| p.into_inner());
-    if known().contains(dir) {
+    if trusted().dirs.contains(dir) {
         return Ok(());
     }
-    let exists = dir.exists();
-    ownership::check_dir(dir)?;
+    let above_known = |p: &Path| trusted().ancestors.contains(p);
+    let (exists, checked) = ownership::check_dir(dir, &above_known)?;
     // A directory that does not exist yet is checked again once it does (someone could make
     // it first, in a parent that others may write, such as /tmp).
     if exists {
-        known().insert(dir.to_path_buf());
+        let mut t = trusted();
+        t.dirs.insert(dir.to_path_buf());
+        // Checked as a cache directory, each is also good above one (the stricter test).
+        t.ancestors.extend(checked);
     }
     Ok(())
 }
@@ -246,7 +268,7 @@ fn trusted_file(path: &Path, meta: &fs::Metadata) -> Result<(), String> {
 mod ownership {
     use std::fs;
     use std::os::unix::fs::MetadataExt;
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
 
     fn me() -> u32 {
         // SAFETY: geteuid has no preconditions and cannot fail.
@@ -276,17 +298,29 @@ mod ownership {
         Ok(())
     }
 
-    pub(super) fn check_dir(dir: &Path) -> Result<(), String> {
+    /// Checks `dir` and the directories above it, up to the first that `known` says was
+    /// checked before (with all above it). Returns whether `dir` exists, and the paths
+    /// checked, each good above a cache directory.
+    pub(super) fn check_dir(
+        dir: &Path,
+        known: &dyn Fn(&Path) -> bool,
+    ) -> Result<(bool, Vec<PathBuf>), String> {
         let me = me();
         let abs = std::path::absolute(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let mut checked = Vec::new();
+        let mut exists = false;
         // The directory itself must be yours; above it, yours or root's, and writable by
         // others only with the sticky bit (which keeps them from replacing what is yours).
         for (depth, p) in abs.ancestors().enumerate() {
+            if depth > 0 && known(p) {
+                break;
+            }
             // A path that cannot be looked at (missing, under a file, unreadable) holds no
             // entry anyone planted; using it fails on its own (`CacheStatus::Unavailable`).
             let Ok(meta) = fs::metadata(p) else {
                 continue;
             };
+            exists |= depth == 0;
             let own = meta.uid() == me || (depth > 0 && meta.uid() == 0);
             if !own {
                 return Err(format!(
@@ -303,23 +337,24 @@ mod ownership {
                     meta.mode() & 0o7777
                 ));
             }
+            checked.push(p.to_path_buf());
         }
-        Ok(())
+        Ok((exists, checked))
     }
 }
 
 #[cfg(not(unix))]
 mod ownership {
     use std::fs;
-    use std::path::Path;
+    use std::path::{Path, PathBuf};
 
     // On other systems the user's own profile directories are private by default.
     pub(super) fn check_file(_: &Path, _: &fs::Metadata) -> Result<(), String> {
         Ok(())
     }
 
-    pub(super) fn check_dir(_: &Path) -> Result<(), String> {
-        Ok(())
+    pub(super) fn check_dir(dir: &Path, _: &dyn Fn(&Path) -> bool) -> Result<(bool, Vec<PathBuf>), String> {
+        Ok((dir.exists(), Vec::new()))
     }
 }
 

@@ -41,7 +41,7 @@ pub(crate) fn nvrtc(cache_dir: Option<&Path>) -> Result<&'static NvrtcInfo> {
     if let Some(info) = NVRTC.get() {
         return Ok(info);
     }
-    let file = predicted_nvrtc_file();
+    let file = predicted_nvrtc().map(|(_, identity)| identity);
     if let (Some(dir), Some(identity)) = (cache_dir, &file) {
         if let Some((version, archs)) = read_record(dir, identity) {
             return Ok(NVRTC.get_or_init(|| NvrtcInfo {
@@ -104,9 +104,9 @@ fn write_record(dir: &Path, identity: &str, version: (u32, u32), archs: &[u32]) 
     }
 }
 
-/// The NVRTC library file `dlopen` will load, as `path size mtime`, when it lies on
-/// `LD_LIBRARY_PATH` (where `dlopen` looks first).
-fn predicted_nvrtc_file() -> Option<String> {
+/// The NVRTC library file `dlopen` will load and its identity, `path size mtime`, when it lies
+/// on `LD_LIBRARY_PATH` (where `dlopen` looks first).
+fn predicted_nvrtc() -> Option<(PathBuf, String)> {
     let dirs = std::env::var_os(if cfg!(windows) { "PATH" } else { "LD_LIBRARY_PATH" })?;
     let dirs: Vec<PathBuf> = std::env::split_paths(&dirs)
         .filter(|d| !d.as_os_str().is_empty())
@@ -114,14 +114,17 @@ fn predicted_nvrtc_file() -> Option<String> {
     for name in cudarc::get_lib_name_candidates("nvrtc") {
         for dir in &dirs {
             let path = dir.join(&name);
+            // `metadata` follows links, so the size and time are the library's own; the path
+            // stays as found (resolving it costs a system call per component, on the path of
+            // every cache hit in a new process).
             if let Ok(meta) = std::fs::metadata(&path) {
-                let real = std::fs::canonicalize(&path).unwrap_or(path);
                 let mtime = meta
                     .modified()
                     .ok()
                     .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                     .map_or(0, |d| d.as_nanos());
-                return Some(format!("{} {} {mtime}", real.display(), meta.len()));
+                let identity = format!("{} {} {mtime}", path.display(), meta.len());
+                return Some((path, identity));
             }
         }
     }
@@ -130,7 +133,11 @@ fn predicted_nvrtc_file() -> Option<String> {
 
 /// After NVRTC is loaded: whether the file loaded is the one predicted.
 fn loaded_nvrtc_matches_prediction() -> bool {
-    let Some(predicted) = predicted_nvrtc_file() else {
+    let Some((path, _)) = predicted_nvrtc() else {
+        return false;
+    };
+    // The loader's map names the file with its links resolved.
+    let Ok(real) = std::fs::canonicalize(path) else {
         return false;
     };
     if !cfg!(target_os = "linux") {
@@ -147,7 +154,7 @@ fn loaded_nvrtc_matches_prediction() -> bool {
             file.starts_with("libnvrtc") && !file.starts_with("libnvrtc-builtins")
         })
         .collect();
-    !loaded.is_empty() && loaded.iter().all(|p| predicted.starts_with(&format!("{p} ")))
+    !loaded.is_empty() && loaded.iter().all(|p| Path::new(p) == real)
 }
 
 /// `nvcc --version` of the given nvcc, remembered per path for the process.
