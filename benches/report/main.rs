@@ -6,6 +6,7 @@
 //! `target/bench-report.json`.
 
 mod compile;
+mod graph;
 mod launch;
 mod memory;
 mod table;
@@ -53,6 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut rows = launch::rows(&ctx)?;
     rows.extend(compile::rows(&ctx)?);
     rows.extend(memory::rows(&ctx)?);
+    rows.extend(graph::rows(&ctx)?);
     print!("{}", table::render(&device, &rows));
     let path = std::env::var_os("GPU_BENCH_JSON")
         .map(std::path::PathBuf::from)

@@ -7,7 +7,7 @@ use syn::spanned::Spanned;
 use syn::{Ident, LitStr, Visibility};
 
 use crate::check::direction_of;
-use crate::input::{Direction, RustArg, RustKernel, RustType};
+use crate::input::{Direction, LaunchAttrs, RustArg, RustKernel, RustType};
 
 /// Everything the generated module needs about its source.
 pub struct SourceTokens {
@@ -172,7 +172,81 @@ fn launch_body(args: &[RustArg]) -> TokenStream {
         // declaration one for one (count, order, size and constness); each slot lives until
         // launch_raw returns, the device buffers are borrowed for the whole call, and each use
         // was ordered on the stream (read_arg, write_arg, by_value).
-        unsafe { #rt::__private::launch(&self.function, grid, block, __stream, &mut __params) }
+        unsafe { #rt::__private::launch(&self.function, &self.ex, grid, block, __stream, &mut __params) }
+    }
+}
+
+/// True for a texture or surface object argument (the types `check.rs` matches with
+/// `cudaTextureObject_t` and `cudaSurfaceObject_t`): a graph cannot keep its resource alive,
+/// since the handle's borrow is not the graph's, so the graph methods of such a kernel refuse.
+fn takes_resource_handle(arg: &RustArg) -> bool {
+    matches!(&arg.kind, RustType::Value(ty)
+        if matches!(crate::input::last_ident(ty).as_deref(), Some("TextureObject" | "SurfaceObject")))
+}
+
+/// A buffer or value parameter of the graph methods: tokens valid for the graph's `'a`.
+fn graph_param(arg: &RustArg) -> TokenStream {
+    let rt = rt();
+    let name = &arg.name;
+    match &arg.kind {
+        RustType::Slice { elem, mutable: false } => quote!(#name: &impl #rt::launch::GraphRead<'a, #elem>),
+        RustType::Slice { elem, mutable: true } => {
+            quote!(#name: &mut impl #rt::launch::GraphWrite<'a, #elem>)
+        }
+        RustType::Value(ty) => quote!(#name: #ty),
+    }
+}
+
+/// The body of a graph method (`capture`, `graph_node`, `update_node`): each buffer's
+/// `GraphArg` from its token, the `#[len]` checks, each argument recorded in the node's
+/// `NodeArgs` (context checked; by-value arguments checked to be plain data), the parameter
+/// array, then `finish` (an unsafe call into `__private` taking `__node` and `__params`).
+fn graph_body(args: &[RustArg], finish: TokenStream, finish_args: TokenStream) -> TokenStream {
+    let rt = rt();
+    let mut views = Vec::new();
+    let mut packs = Vec::new();
+    let mut params = Vec::new();
+    for (i, arg) in args.iter().enumerate() {
+        let slot = format_ident!("__p{}", i);
+        let view = view_slot(i);
+        let name = &arg.name;
+        match &arg.kind {
+            RustType::Slice { elem, mutable: false } => {
+                views.push(quote!(let #view = #rt::__private::graph_read::<#elem, _>(&*#name);));
+                packs.push(quote!(let #slot = __node.read(&self.function, &#view)?;));
+            }
+            RustType::Slice { elem, mutable: true } => {
+                views.push(quote!(let #view = #rt::__private::graph_write::<#elem, _>(&mut *#name);));
+                packs.push(quote!(let #slot = __node.write(&self.function, &#view)?;));
+            }
+            // No bound named here: `launch_on` already requires `KernelParam` of the same
+            // type, and naming it again would report a bad type twice.
+            RustType::Value(ty) => packs.push(quote! {
+                let #slot: #ty = #name;
+            }),
+        }
+        params.push(quote!(#rt::__private::param(&#slot)));
+    }
+    if args.iter().any(takes_resource_handle) {
+        return quote! {
+            let _ = (grid, block, #finish_args);
+            ::core::result::Result::Err(#rt::__private::graph_refused_handles(&self.function))
+        };
+    }
+    let checks = len_checks(args);
+    let n = args.len();
+    quote! {
+        let (grid, block): (#rt::Dim3, #rt::Dim3) = (grid.into(), block.into());
+        #(#views)*
+        #checks
+        let mut __node = #rt::__private::NodeArgs::new();
+        #(#packs)*
+        let mut __params: [*mut ::core::ffi::c_void; #n] = [#(#params),*];
+        // SAFETY: the #[kernel] macro checked at compile time that these arguments match the C
+        // declaration one for one; each slot lives until the call returns (the driver copies
+        // the values), and every buffer is a token borrowed for the graph's 'a and recorded in
+        // `__node`, whose uses the graph orders at each launch.
+        unsafe { #finish }
     }
 }
 
@@ -238,6 +312,7 @@ pub fn kernel_items(
     c_name: &str,
     inner: TokenStream,
     instantiations: &[syn::Type],
+    launch_attrs: &LaunchAttrs,
 ) -> TokenStream {
     let rt = rt();
     let generic = kernel.generic.as_ref().filter(|_| !instantiations.is_empty());
@@ -304,6 +379,43 @@ pub fn kernel_items(
         None => type_assertions(args),
     };
     let launch = launch_body(args);
+    let graph_params: Vec<TokenStream> = args.iter().map(graph_param).collect();
+    // Hygienic names, so that they cannot clash with the kernel's own argument names.
+    let cap = Ident::new("capture", Span::mixed_site());
+    let builder = Ident::new("builder", Span::mixed_site());
+    let deps = Ident::new("deps", Span::mixed_site());
+    let exec = Ident::new("exec", Span::mixed_site());
+    let node = Ident::new("node", Span::mixed_site());
+    let capture_body = graph_body(
+        args,
+        quote!(#rt::__private::graph_capture(#cap, &self.function, &self.ex, grid, block, __node, &mut __params)),
+        quote!(#cap, #(#names),*),
+    );
+    let graph_node_body = graph_body(
+        args,
+        quote!(#rt::__private::graph_add(#builder, #deps, &self.function, &self.ex, grid, block, __node, &mut __params)),
+        quote!(#builder, #deps, #(#names),*),
+    );
+    let update_body = graph_body(
+        args,
+        quote!(#rt::__private::graph_update(#exec, #node, &self.function, &self.ex, grid, block, __node, &mut __params)),
+        quote!(#exec, #node, #(#names),*),
+    );
+    let make_kernel = match (launch_attrs.cluster, launch_attrs.cooperative) {
+        (None, false) => {
+            quote!(.map(|function| Kernel { function, ex: ::core::default::Default::default(), #phantom_init }))
+        }
+        (cluster, cooperative) => {
+            let cluster = match cluster {
+                Some((x, y, z)) => quote!(::core::option::Option::Some((#x, #y, #z))),
+                None => quote!(::core::option::Option::None),
+            };
+            quote!(.and_then(|function| {
+                let ex = #rt::__private::launch_ex(&function, #cluster, #cooperative)?;
+                ::core::result::Result::Ok(Kernel { function, ex, #phantom_init })
+            }))
+        }
+    };
     let convenience = convenience_body(args, None);
     let stream_ident = Ident::new("stream", Span::call_site());
     let convenience_on = convenience_body(args, Some(&stream_ident));
@@ -338,6 +450,7 @@ pub fn kernel_items(
             #[derive(Clone, Debug)]
             pub struct Kernel #gen_decl {
                 function: #rt::driver::Function,
+                ex: #rt::__private::LaunchEx,
                 #phantom_field
             }
 
@@ -348,9 +461,10 @@ pub fn kernel_items(
             }
 
             /// Compiles the source and loads it on the first call in a context; afterwards, a
-            /// cache lookup by address.
+            /// cache lookup by address. With `cluster = …` or `cooperative` in `#[kernel]`, the
+            /// handle launches that way, checked against the device and kernel here.
             pub fn prepare #gen_decl (ctx: &#rt::Context) -> #rt::Result<Kernel #gen_use> {
-                #rt::__private::prepare(ctx, &#source_path, #index_expr).map(|function| Kernel { function, #phantom_init })
+                #rt::__private::prepare(ctx, &#source_path, #index_expr) #make_kernel
             }
 
             impl #gen_decl Kernel #gen_use {
@@ -359,7 +473,47 @@ pub fn kernel_items(
                 /// For one call (PyCUDA's `shared_size=`): `kernel.with_shared_mem(bytes).call(…)`;
                 /// the kernel it is made from keeps its own size.
                 pub fn with_shared_mem(&self, bytes: u32) -> Kernel #gen_use {
-                    Kernel { function: self.function.clone().with_shared_mem(bytes), #phantom_init }
+                    Kernel { function: self.function.clone().with_shared_mem(bytes), ex: self.ex.clone(), #phantom_init }
+                }
+
+                /// The same kernel, launching in thread-block clusters of `cluster` blocks
+                /// (`cuLaunchKernelEx`; compute capability 9.0 and later). Refused here, with
+                /// a typed error: a shape other than the kernel's `__cluster_dims__`, more than
+                /// 8 blocks (16 with `function().allow_non_portable_cluster_size()`). Refused
+                /// at each launch, before the driver: a grid that is not whole clusters, a
+                /// cluster shape no part of the GPU can hold (`cuOccupancyMaxActiveClusters`).
+                pub fn with_cluster(&self, cluster: impl ::core::convert::Into<#rt::Dim3>) -> #rt::Result<Kernel #gen_use> {
+                    ::core::result::Result::Ok(Kernel { ex: self.ex.with_cluster(&self.function, cluster.into())?, function: self.function.clone(), #phantom_init })
+                }
+
+                /// The same kernel, launched cooperatively, so that it may synchronize the
+                /// whole grid (`cooperative_groups::this_grid().sync()`). Each launch first
+                /// checks that every block can be resident at once (occupancy x SM count), and
+                /// refuses a larger grid with a typed error rather than let it hang.
+                pub fn cooperative(&self) -> #rt::Result<Kernel #gen_use> {
+                    ::core::result::Result::Ok(Kernel { ex: self.ex.with_cooperative(&self.function)?, function: self.function.clone(), #phantom_init })
+                }
+
+                /// Records a launch into a graph capture ([`Capture`](#rt::launch::Capture)), typed
+                /// as `prepared_async_call`, with buffers passed as graph tokens
+                /// ([`GraphInput`](#rt::launch::GraphInput), [`GraphBuffer`](#rt::launch::GraphBuffer))
+                /// borrowed for the graph's lifetime. Returns the node, for `update_node`.
+                pub fn capture<'a>(&self, #cap: &mut #rt::launch::Capture<'a>, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#graph_params),*) -> #rt::Result<#rt::launch::NodeId> {
+                    #capture_body
+                }
+
+                /// Adds a launch to a graph being built ([`GraphBuilder`](#rt::launch::GraphBuilder)),
+                /// running after the nodes `deps`; typed as `capture`.
+                pub fn graph_node<'a>(&self, #builder: &mut #rt::launch::GraphBuilder<'a>, #deps: &[#rt::launch::NodeId], grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#graph_params),*) -> #rt::Result<#rt::launch::NodeId> {
+                    #graph_node_body
+                }
+
+                /// Gives kernel node `node` of an instantiated graph new arguments and
+                /// configuration (`cuGraphExecKernelNodeSetParams`), without instantiating
+                /// again; typed as `capture`, so a wrong argument type does not compile. The
+                /// node must be a plain launch of this kernel.
+                pub fn update_node<'a>(&self, #exec: &mut #rt::launch::GraphExec<'a>, #node: #rt::launch::NodeId, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#graph_params),*) -> #rt::Result<()> {
+                    #update_body
                 }
 
                 /// The untyped function handle underneath.

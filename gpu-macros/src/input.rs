@@ -37,6 +37,42 @@ pub struct KernelArgs {
     /// `prelude = false`: compile without the NVRTC prelude (`uint`, `ushort`, ... as nvcc's
     /// host headers declare them).
     pub prelude: bool,
+    /// `cluster = (x, y, z)` and `cooperative`: how every kernel of the item launches.
+    pub launch: LaunchAttrs,
+}
+
+/// `cluster = (x, y, z)` (thread-block clusters) and `cooperative` (grid-wide sync): launched
+/// with `cuLaunchKernelEx`, checked by the run time at `prepare`.
+#[derive(Clone, Default)]
+pub struct LaunchAttrs {
+    /// The cluster's extents in blocks.
+    pub cluster: Option<(i64, i64, i64)>,
+    pub cooperative: bool,
+}
+
+/// `(2, 1, 1)`, `(2, 2)`, `(4,)` or `4`: a cluster shape of integer literals.
+fn cluster_dims(e: &Expr) -> syn::Result<(i64, i64, i64)> {
+    let bad = || {
+        syn::Error::new_spanned(
+            e,
+            "`cluster` takes one to three integers, the cluster's extents in blocks: `cluster = (2, 1, 1)`",
+        )
+    };
+    let int = |e: &Expr| match e {
+        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => i.base10_parse::<i64>().map_err(|_| bad()),
+        _ => Err(bad()),
+    };
+    let elems: Vec<i64> = match e {
+        Expr::Tuple(t) => t.elems.iter().map(int).collect::<syn::Result<_>>()?,
+        Expr::Paren(p) => vec![int(&p.expr)?],
+        other => vec![int(other)?],
+    };
+    match elems[..] {
+        [x] => Ok((x, 1, 1)),
+        [x, y] => Ok((x, y, 1)),
+        [x, y, z] => Ok((x, y, z)),
+        _ => Err(bad()),
+    }
 }
 
 impl Parse for KernelArgs {
@@ -49,11 +85,20 @@ impl Parse for KernelArgs {
         let mut embed = None;
         let mut instantiate = None;
         let mut prelude = None;
+        let mut launch = LaunchAttrs::default();
+        let mut cluster_seen = false;
+        let mut cooperative_seen = false;
         let metas = Punctuated::<Expr, Token![,]>::parse_terminated(input)?;
         for expr in metas {
             match expr {
                 Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => {
                     set_once(&mut source, SourceSpec::Inline(s.clone()), &s, SOURCE_TWICE)?
+                }
+                Expr::Path(p) if p.path.is_ident("cooperative") => {
+                    if std::mem::replace(&mut cooperative_seen, true) {
+                        return Err(syn::Error::new_spanned(p, "`cooperative` is given twice"));
+                    }
+                    launch.cooperative = true;
                 }
                 Expr::Assign(assign) => {
                     let key = match &*assign.left {
@@ -151,6 +196,22 @@ impl Parse for KernelArgs {
                                 "`instantiate` takes a non-empty array of types, e.g. `instantiate = [f32, f64]`",
                             )),
                         },
+                        "cluster" => {
+                            if std::mem::replace(&mut cluster_seen, true) {
+                                return Err(syn::Error::new_spanned(&assign, "`cluster` is given twice"));
+                            }
+                            launch.cluster = Some(cluster_dims(&assign.right)?);
+                        }
+                        "cooperative" => match &*assign.right {
+                            Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) if !cooperative_seen => {
+                                cooperative_seen = true;
+                                launch.cooperative = b.value;
+                            }
+                            other => return Err(syn::Error::new_spanned(
+                                other,
+                                "`cooperative` is given once, alone or as `cooperative = true`",
+                            )),
+                        },
                         "prelude" => match &*assign.right {
                             Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => {
                                 set_once(&mut prelude, (b.value, assign.span()), &assign, "`prelude` is given twice")?
@@ -203,12 +264,13 @@ impl Parse for KernelArgs {
             embed,
             instantiate,
             prelude: prelude.is_none_or(|(p, _)| p),
+            launch,
         })
     }
 }
 
 const EXPECTED_KEYS: &str =
-    "expected `source`, `file`, `name`, `options`, `check`, `embed`, `instantiate` or `prelude`";
+    "expected `source`, `file`, `name`, `options`, `check`, `embed`, `instantiate`, `prelude`, `cluster` or `cooperative`";
 
 const SOURCE_TWICE: &str =
     "the CUDA source is given twice: give either a string literal (or `source = …`) or `file = …`, once";

@@ -317,6 +317,7 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<proc_macro2::Tok
                 &plan.c_name,
                 inner,
                 instantiations(&args, &plan),
+                &args.launch,
             ))
         }
         Item::Mod {
@@ -373,6 +374,7 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<proc_macro2::Tok
                     &p.c_name,
                     quote!(),
                     &[],
+                    &args.launch,
                 ));
                 index += p.names.len();
             }

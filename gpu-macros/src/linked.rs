@@ -253,6 +253,7 @@ pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                 &base,
                 inner,
                 &[],
+                &args.launch,
             ))
         }
         Item::Mod {
@@ -290,6 +291,7 @@ pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                     &c_names[i],
                     quote!(),
                     &[],
+                    &args.launch,
                 ));
             }
             Ok(expand::module(&attrs, &vis, &name, body))

@@ -244,6 +244,49 @@ pub enum Error {
         /// What the expression evaluated to (saturated to the `i64` range).
         required: i64,
     },
+    /// Two nodes of a graph use one allocation, at least one of them writing it, and neither
+    /// depends on the other: they could run at the same time. Nothing was added to the graph.
+    #[error("graph node {node} and node {other} both use {what} ({detail}), and neither depends on the other, so they could run at the same time; make one depend on the other")]
+    GraphHazard {
+        /// The node being added or updated.
+        node: usize,
+        /// The earlier node it conflicts with.
+        other: usize,
+        /// Which memory, e.g. `the allocation at 0x7f0000000000`.
+        what: String,
+        /// `written by both`, or `written by one and read by the other`.
+        detail: &'static str,
+    },
+    /// A stream capture that failed in the driver: the capture was ended and the partial graph
+    /// destroyed, so the capture cannot go on; the rest of the context is unaffected.
+    #[error(
+        "the graph capture failed and was ended: {call} failed with {name} ({code}); start a new capture"
+    )]
+    CaptureFailed {
+        /// The driver call that failed, e.g. `cuLaunchKernel`.
+        call: &'static str,
+        /// Its symbolic name, e.g. `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`.
+        name: String,
+        /// The numeric `CUresult`.
+        code: u32,
+    },
+    /// A graph node handle used with a graph it does not belong to, or a kernel node updated
+    /// with another kernel or another kind of launch.
+    #[error("graph node {node}: {detail}")]
+    GraphNode {
+        /// The node's index in its graph.
+        node: usize,
+        /// What is wrong.
+        detail: String,
+    },
+    /// Something this device, driver or build cannot do.
+    #[error("{what} needs {needs}")]
+    Unsupported {
+        /// What was asked for, e.g. `a graph capture`.
+        what: &'static str,
+        /// What it needs, with what there is, e.g. `CUDA 12.3 or later (the driver is 12.0)`.
+        needs: String,
+    },
 }
 
 /// How to get out of a context broken by a kernel fault; shared by both messages that report one.
@@ -358,6 +401,69 @@ pub enum LaunchConfigError {
         /// The device's per-block maximum.
         limit: u32,
     },
+    /// A grid extent that is not a multiple of the cluster's extent along that axis.
+    #[error("invalid launch: {which} is {grid}, which is not a multiple of the cluster's {cluster} along {axis}; every cluster must be whole")]
+    ClusterNotDivisible {
+        /// `grid.x`, `grid.y` or `grid.z`.
+        which: &'static str,
+        /// `X`, `Y` or `Z`.
+        axis: &'static str,
+        /// The grid extent.
+        grid: u32,
+        /// The cluster extent.
+        cluster: u32,
+    },
+    /// A cluster of more blocks than this kernel may have.
+    #[error("invalid launch: a cluster of {size} blocks is more than {limit}, the most {why}")]
+    ClusterTooLarge {
+        /// Blocks per cluster.
+        size: u64,
+        /// The maximum.
+        limit: u32,
+        /// Which limit, and how to raise it where it can be.
+        why: &'static str,
+    },
+    /// Cluster dimensions that differ from the kernel's `__cluster_dims__`.
+    #[error("invalid launch: cluster dimensions {requested:?} differ from {compiled:?}, the kernel's `__cluster_dims__` (CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_*); launch it with those, or remove `__cluster_dims__` from the source")]
+    ClusterConflict {
+        /// What the launch asked for.
+        requested: [u32; 3],
+        /// What the kernel was compiled with.
+        compiled: [u32; 3],
+    },
+    /// No cluster of this shape can be resident on the device (cuOccupancyMaxActiveClusters
+    /// is 0), e.g. because its blocks together need more shared memory than a GPC has.
+    #[error("invalid launch: no cluster of {cluster:?} blocks of {threads} threads with {shared_mem_bytes} bytes of dynamic shared memory can be resident on this device (cuOccupancyMaxActiveClusters is 0); use smaller clusters, blocks or shared memory")]
+    ClusterNotResident {
+        /// The cluster's extents in blocks.
+        cluster: [u32; 3],
+        /// Threads per block.
+        threads: u64,
+        /// Dynamic shared memory per block.
+        shared_mem_bytes: u32,
+    },
+    /// A cooperative launch whose blocks cannot all be resident at once, so a grid-wide sync
+    /// would never return.
+    #[error("invalid cooperative launch: {units} {unit} cannot all be resident at once; this kernel fits at most {limit} with this block size and shared memory ({how})")]
+    NotCoResident {
+        /// Blocks (or clusters) in the grid.
+        units: u64,
+        /// `blocks` or `clusters`.
+        unit: &'static str,
+        /// The most that can be resident at once.
+        limit: u64,
+        /// How the limit was computed, e.g. `2 blocks per SM x 132 SMs`.
+        how: String,
+    },
+    /// A thread-block cluster on a device older than compute capability 9.0.
+    #[error("invalid launch: thread-block clusters need compute capability 9.0 or later, and this device is {}.{}", .compute_capability.0, .compute_capability.1)]
+    ClustersUnsupported {
+        /// The device's compute capability.
+        compute_capability: (u32, u32),
+    },
+    /// A cooperative launch on a device without CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH.
+    #[error("invalid launch: this device does not support cooperative launches (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0)")]
+    CooperativeUnsupported,
 }
 
 /// CUDA C that failed to compile, with the compiler's log and the source lines it points at.

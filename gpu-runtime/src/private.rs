@@ -6,7 +6,10 @@
 //! A generated `prepared_async_call` is: [`stream_arg`], then per buffer argument a view of it
 //! ([`DeviceRead`](crate::driver::DeviceRead)), the `#[len]` checks ([`check_len`]), per
 //! argument [`read_arg`] / [`write_arg`] / [`by_value`], then [`launch`] with the parameter
-//! array made by [`param`].
+//! array made by [`param`]. The graph methods (`capture`, `graph_node`, `update_node`) take
+//! each buffer's [`GraphArg`] from its token ([`graph_read`] / [`graph_write`]), collect the
+//! node's uses in a [`NodeArgs`], and end in [`graph_capture`], [`graph_add`] or
+//! [`graph_update`].
 
 use std::ffi::c_void;
 use std::time::Duration;
@@ -20,12 +23,20 @@ use crate::driver::module::global::Global;
 use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::launch::dims::Dim3;
+use crate::launch::graph::buffers::{GraphRead, GraphWrite};
+use crate::launch::graph::builder::GraphBuilder;
+use crate::launch::graph::capture::Capture;
+use crate::launch::graph::exec::GraphExec;
+use crate::launch::graph::nodes::NodeId;
 use crate::launch::params::KernelParam;
 use crate::types::repr::DeviceRepr;
 
 pub use crate::compiler::embedded::{EmbeddedImage, ImageKind};
 pub use crate::compiler::source::{ModuleSource, SourcePart};
 pub use crate::launch::argcheck::LenValue;
+pub use crate::launch::cluster::LaunchEx;
+pub use crate::launch::graph::args::NodeArgs;
+pub use crate::launch::graph::buffers::GraphArg;
 pub use crate::launch::staging::{set_tuning as set_staging_tuning, Staging};
 pub use crate::launch::stream::LaunchStream;
 
@@ -111,7 +122,8 @@ pub fn param<T>(value: &T) -> *mut c_void {
     value as *const T as *mut c_void
 }
 
-/// The launch (`launch::raw`).
+/// The launch: `cuLaunchKernel` for a plain handle (`launch::raw`), `cuLaunchKernelEx` for a
+/// cluster or cooperative one (`launch::cluster`).
 ///
 /// # Safety
 /// As [`Function::launch_raw`]: `params` holds one pointer per parameter, each to a value of
@@ -120,13 +132,109 @@ pub fn param<T>(value: &T) -> *mut c_void {
 #[inline(always)]
 pub unsafe fn launch(
     f: &Function,
+    ex: &LaunchEx,
     grid: Dim3,
     block: Dim3,
     stream: LaunchStream<'_>,
     params: &mut [*mut c_void],
 ) -> Result<()> {
     // SAFETY: the caller's guarantee.
-    unsafe { f.launch_raw(grid, block, stream.raw(), params) }
+    unsafe { ex.launch(f, grid, block, stream.raw(), params) }
+}
+
+/// The launch configuration of `#[kernel(cluster = (x, y, z))]` and `#[kernel(cooperative)]`,
+/// checked against the device and the kernel once, at `prepare` (`launch::cluster`).
+pub fn launch_ex(f: &Function, cluster: Option<(i64, i64, i64)>, cooperative: bool) -> Result<LaunchEx> {
+    let mut ex = LaunchEx::default();
+    if let Some((x, y, z)) = cluster {
+        ex = ex.with_cluster(f, Dim3::new(x, y, z))?;
+    }
+    if cooperative {
+        ex = ex.with_cooperative(f)?;
+    }
+    Ok(ex)
+}
+
+/// A graph node's buffer argument, from a [`GraphRead`] token (`launch::graph`).
+#[inline(always)]
+pub fn graph_read<'a, T, A: GraphRead<'a, T>>(arg: &A) -> GraphArg<'a> {
+    arg.graph_arg()
+}
+
+/// A graph node's written buffer argument, from a [`GraphWrite`] token.
+#[inline(always)]
+pub fn graph_write<'a, T, A: GraphWrite<'a, T>>(arg: &mut A) -> GraphArg<'a> {
+    arg.graph_arg_mut()
+}
+
+/// What the graph methods of a kernel taking a texture or surface object return: a graph
+/// cannot keep the object's resource alive (its borrow is not the graph's).
+#[cold]
+pub fn graph_refused_handles(f: &Function) -> crate::error::Error {
+    crate::error::Error::Unsupported {
+        what: "a texture or surface object argument in a graph node",
+        needs: format!(
+            "a plain launch (`prepared_async_call`) of kernel `{}`: graphs take buffers and plain data only",
+            f.name()
+        ),
+    }
+}
+
+/// `capture`: the kernel recorded into `cap` (`launch::graph::capture`).
+///
+/// # Safety
+/// `params` holds one pointer per parameter of `f`, each to a value of the C parameter's type,
+/// and its buffers are those recorded in `args`.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn graph_capture<'a>(
+    cap: &mut Capture<'a>,
+    f: &Function,
+    ex: &LaunchEx,
+    grid: Dim3,
+    block: Dim3,
+    args: NodeArgs<'a>,
+    params: &mut [*mut c_void],
+) -> Result<NodeId> {
+    // SAFETY: the caller's guarantee.
+    unsafe { cap.kernel(f, ex, grid, block, args, params) }
+}
+
+/// `graph_node`: the kernel added to `builder` after `deps` (`launch::graph::builder`).
+///
+/// # Safety
+/// As [`graph_capture`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn graph_add<'a>(
+    builder: &mut GraphBuilder<'a>,
+    deps: &[NodeId],
+    f: &Function,
+    ex: &LaunchEx,
+    grid: Dim3,
+    block: Dim3,
+    args: NodeArgs<'a>,
+    params: &mut [*mut c_void],
+) -> Result<NodeId> {
+    // SAFETY: the caller's guarantee.
+    unsafe { builder.kernel(deps, f, ex, grid, block, args, params) }
+}
+
+/// `update_node`: new parameters for kernel node `node` of `exec` (`launch::graph::exec`).
+///
+/// # Safety
+/// As [`graph_capture`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn graph_update<'a>(
+    exec: &mut GraphExec<'a>,
+    node: NodeId,
+    f: &Function,
+    ex: &LaunchEx,
+    grid: Dim3,
+    block: Dim3,
+    args: NodeArgs<'a>,
+    params: &mut [*mut c_void],
+) -> Result<()> {
+    // SAFETY: the caller's guarantee.
+    unsafe { exec.update_kernel(node, f, ex, grid, block, args, params) }
 }
 
 /// `prepared_timed_call`: `launch` between two events, waited for (`launch::raw`).

@@ -1,12 +1,16 @@
 //! Calling a kernel: grid and block checks, the parameters and the ordering of their uses on
 //! the launch's stream, the In/Out/InOut staging of host data, and runtime-typed arguments
-//! (PyCUDA's `prepare` and `Function.__call__`).
+//! (PyCUDA's `prepare` and `Function.__call__`); CUDA graphs of typed calls ([`Capture`],
+//! [`GraphBuilder`], [`GraphExec`]); thread-block clusters and cooperative launches
+//! (`cluster.rs`).
 
 pub(crate) mod argcheck;
 pub(crate) mod args;
+pub(crate) mod cluster;
 pub(crate) mod copy_workers;
 pub(crate) mod dims;
 pub(crate) mod dynamic;
+pub(crate) mod graph;
 pub(crate) mod params;
 pub(crate) mod raw;
 pub(crate) mod staging;
@@ -16,5 +20,8 @@ pub use dims::{validate, CheckedLaunch, Dim3};
 pub use dynamic::{
     Arg, ArgType, CallOptions, CudaVector, HostArg, PreparedFunction, PtrArg, StructArg, StructType,
     VectorArg, VectorType, MAX_ARGS,
+};
+pub use graph::{
+    Capture, Graph, GraphBuffer, GraphBuilder, GraphExec, GraphInput, GraphRead, GraphWrite, NodeId,
 };
 pub use params::KernelParam;

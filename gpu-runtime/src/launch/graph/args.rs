@@ -1,0 +1,68 @@
+//! The arguments of one kernel node as the generated graph methods collect them: each buffer
+//! checked to belong to the kernel's context and recorded with how the kernel uses it (by-value
+//! arguments are plain data: the macro refuses texture and surface objects in graphs). Nothing is recorded in the buffers' own
+//! stream-ordering records here: the graph records its uses when it is launched.
+
+use cudarc::driver::sys;
+
+use crate::driver::module::function::Function;
+use crate::error::Result;
+use crate::launch::args::foreign_arg;
+
+use super::buffers::GraphArg;
+use super::nodes::{Access, Use};
+
+/// The buffers one kernel node uses, collected by the generated `capture`, `graph_node` and
+/// `update_node` methods.
+#[doc(hidden)]
+#[derive(Default)]
+pub struct NodeArgs<'a> {
+    pub(crate) uses: Vec<Use<'a>>,
+}
+
+impl<'a> NodeArgs<'a> {
+    /// No arguments yet.
+    pub fn new() -> Self {
+        NodeArgs { uses: Vec::new() }
+    }
+
+    /// A buffer the kernel reads: its address, after checking its context.
+    #[inline]
+    pub fn read(&mut self, f: &Function, arg: &GraphArg<'a>) -> Result<sys::CUdeviceptr> {
+        self.add(f, arg, Access::Read)
+    }
+
+    /// A buffer the kernel may write.
+    #[inline]
+    pub fn write(&mut self, f: &Function, arg: &GraphArg<'a>) -> Result<sys::CUdeviceptr> {
+        self.add(f, arg, Access::Write)
+    }
+
+    /// Records `arg`'s allocation with `access` (once per allocation, the strongest access).
+    pub(crate) fn add(
+        &mut self,
+        f: &Function,
+        arg: &GraphArg<'a>,
+        access: Access,
+    ) -> Result<sys::CUdeviceptr> {
+        if !arg.ctx.is(f.context().raw()) {
+            foreign_arg(f.context(), arg.ctx)?;
+        }
+        self.record(arg, access);
+        Ok(arg.ptr)
+    }
+
+    /// Records `arg`'s allocation with `access`, without a kernel (copies and memsets).
+    pub(crate) fn record(&mut self, arg: &GraphArg<'a>, access: Access) {
+        let Some(uses) = arg.uses else { return };
+        let new = Use {
+            uses,
+            access,
+            ptr: arg.ptr,
+        };
+        match self.uses.iter_mut().find(|u| u.key() == new.key()) {
+            Some(u) => u.access = u.access.max(access),
+            None => self.uses.push(new),
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! The memory a graph uses, borrowed for as long as the graph exists: [`GraphInput`] (read by
+//! the graph, shared borrow) and [`GraphBuffer`] (written by it, exclusive borrow), and the
+//! traits the generated `capture` / `graph_node` / `update_node` methods take them by.
+//!
+//! Why tokens and not `&'a` buffers in each call: a graph usually writes a buffer in one node
+//! and reads it in the next, and one `&'a mut` borrow cannot be taken twice. A token borrows
+//! the buffer once, for the graph's lifetime `'a`, and is then passed to as many nodes as the
+//! graph has, each call reborrowing the token (`&mut` for a write, so that one kernel cannot
+//! be given one buffer as two arguments of which one is written, as in `prepared_async_call`).
+
+use cudarc::driver::sys;
+
+use crate::driver::context::core::Context;
+use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
+use crate::driver::ordering::StreamUses;
+
+/// One buffer argument of a graph node, as the graph records it: the address and length, the
+/// context, and the allocation's stream-ordering record, all valid for `'a`.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub struct GraphArg<'a> {
+    pub(crate) ptr: sys::CUdeviceptr,
+    pub(crate) len: usize,
+    pub(crate) elem_bytes: usize,
+    pub(crate) ctx: &'a Context,
+    /// `None` for memory ordered by its owner ([`DeviceView::from_raw_parts`]).
+    pub(crate) uses: Option<&'a StreamUses>,
+}
+
+impl GraphArg<'_> {
+    /// The number of elements (what `#[len = …]` checks).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the buffer holds no elements.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The size in bytes.
+    pub(crate) fn bytes(&self) -> usize {
+        self.len * self.elem_bytes
+    }
+}
+
+/// A buffer a graph reads, borrowed for the graph's lifetime `'a`: while any graph made with it
+/// exists, the buffer cannot be written by the host or by other launches, nor dropped.
+///
+/// ```no_run
+/// # use gpu_runtime::{Context, launch::{GraphInput, GraphBuffer}};
+/// # let ctx = Context::default()?;
+/// let x = ctx.to_device(&[1.0f32; 256])?;
+/// let mut y = ctx.alloc_zeros::<f32>(256)?;
+/// let xg = GraphInput::new(&x); // read by the graph; `x` stays readable meanwhile
+/// let yg = GraphBuffer::new(&mut y); // written by the graph: `y` is the graph's until it is dropped
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+pub struct GraphInput<'a, T> {
+    view: DeviceView<'a, T>,
+}
+
+impl<T> Clone for GraphInput<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for GraphInput<'_, T> {}
+
+impl<'a, T> GraphInput<'a, T> {
+    /// Borrows `buffer` (any [`DeviceRead`] memory: a buffer, a view, a pooled block) for `'a`.
+    pub fn new(buffer: &'a (impl DeviceRead<T> + ?Sized)) -> Self {
+        GraphInput {
+            view: buffer.device_view(),
+        }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.view.len()
+    }
+
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.view.is_empty()
+    }
+}
+
+/// A buffer a graph writes (and may read), borrowed exclusively for the graph's lifetime `'a`:
+/// nothing else can use it, nor drop it, while a graph made with it exists. Pass it as `&mut`
+/// to a node that writes it and as `&` to a node that reads it.
+pub struct GraphBuffer<'a, T> {
+    view: DeviceViewMut<'a, T>,
+}
+
+impl<'a, T> GraphBuffer<'a, T> {
+    /// Borrows `buffer` (any [`DeviceWrite`] memory) exclusively for `'a`.
+    pub fn new(buffer: &'a mut (impl DeviceWrite<T> + ?Sized)) -> Self {
+        GraphBuffer {
+            view: buffer.device_view_mut(),
+        }
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        self.view.len()
+    }
+
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.view.is_empty()
+    }
+}
+
+impl<T> std::fmt::Debug for GraphInput<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GraphInput({:?})", self.view)
+    }
+}
+
+impl<T> std::fmt::Debug for GraphBuffer<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GraphBuffer({:?})", self.view)
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+impl<T> sealed::Sealed for GraphInput<'_, T> {}
+impl<T> sealed::Sealed for GraphBuffer<'_, T> {}
+
+/// Memory a graph node reads, valid for the graph's lifetime `'a`: a [`GraphInput`] or a
+/// [`GraphBuffer`]. What a `const T*` parameter takes in the generated graph methods. Sealed:
+/// only the tokens, which hold their borrow for `'a`, implement it.
+pub trait GraphRead<'a, T>: sealed::Sealed {
+    /// The argument as the graph records it.
+    #[doc(hidden)]
+    fn graph_arg(&self) -> GraphArg<'a>;
+}
+
+/// Memory a graph node writes, valid for `'a`: a [`GraphBuffer`]. What a `T*` parameter takes
+/// in the generated graph methods.
+pub trait GraphWrite<'a, T>: GraphRead<'a, T> {
+    /// The argument as the graph records it, for a write.
+    #[doc(hidden)]
+    fn graph_arg_mut(&mut self) -> GraphArg<'a>;
+}
+
+fn arg_of<'a, T>(
+    ptr: sys::CUdeviceptr,
+    len: usize,
+    ctx: &'a Context,
+    uses: Option<&'a StreamUses>,
+) -> GraphArg<'a> {
+    GraphArg {
+        ptr,
+        len,
+        elem_bytes: std::mem::size_of::<T>(),
+        ctx,
+        uses,
+    }
+}
+
+impl<'a, T> GraphRead<'a, T> for GraphInput<'a, T> {
+    #[inline]
+    fn graph_arg(&self) -> GraphArg<'a> {
+        let v = self.view;
+        arg_of::<T>(v.device_ptr(), v.len(), v.context(), v.uses())
+    }
+}
+
+impl<'a, T> GraphRead<'a, T> for GraphBuffer<'a, T> {
+    #[inline]
+    fn graph_arg(&self) -> GraphArg<'a> {
+        let v = &self.view;
+        arg_of::<T>(v.device_ptr(), v.len(), v.context(), v.uses())
+    }
+}
+
+impl<'a, T> GraphWrite<'a, T> for GraphBuffer<'a, T> {
+    #[inline]
+    fn graph_arg_mut(&mut self) -> GraphArg<'a> {
+        self.graph_arg()
+    }
+}

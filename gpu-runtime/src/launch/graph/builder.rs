@@ -1,0 +1,252 @@
+//! [`GraphBuilder`]: a graph built node by node with explicit dependencies (a DAG), for
+//! programs that know their graph, with every pair of nodes that could run at the same time
+//! checked not to share an allocation that one of them writes.
+
+use std::ffi::c_void;
+
+use cudarc::driver::sys;
+
+use crate::driver::context::core::Context;
+use crate::driver::module::function::Function;
+use crate::driver::result::check;
+use crate::error::{Error, Result};
+use crate::launch::cluster::LaunchEx;
+use crate::launch::dims::Dim3;
+use crate::types::repr::DeviceRepr;
+
+use super::args::NodeArgs;
+use super::buffers::{GraphRead, GraphWrite};
+use super::graph::Graph;
+use super::nodes::{NodeId, NodeKind, Nodes};
+use super::ops;
+
+/// Builds a [`Graph`] from nodes and their dependencies. Kernels are added by their generated
+/// `graph_node(&mut builder, &deps, grid, block, args…)`, typed like `prepared_async_call`.
+///
+/// A node runs after every node in its `deps`. Two nodes neither of which runs after the other
+/// may run at the same time, so a node that writes an allocation another such node uses is
+/// refused ([`Error::GraphHazard`]), as a launch on one stream is ordered after another
+/// stream's write; nothing is added then.
+///
+/// ```no_run
+/// use gpu_runtime::{kernel, Context, Stream};
+/// use gpu_runtime::launch::{GraphBuffer, GraphBuilder, GraphInput};
+///
+/// #[kernel(r#"
+/// __global__ void scale(float *y, const float *x, float a, int n) {
+///     int i = blockIdx.x * blockDim.x + threadIdx.x;
+///     if (i < n) y[i] = a * x[i];
+/// }"#)]
+/// fn scale(y: &mut [f32], x: &[f32], a: f32, n: i32);
+///
+/// # fn main() -> gpu_runtime::Result<()> {
+/// let ctx = Context::default()?;
+/// let k = scale::prepare(&ctx)?;
+/// let x = ctx.to_device(&[1.0f32; 1024])?;
+/// let (mut a, mut b) = (ctx.alloc_zeros::<f32>(1024)?, ctx.alloc_zeros::<f32>(1024)?);
+/// let xg = GraphInput::new(&x);
+/// let (mut ag, mut bg) = (GraphBuffer::new(&mut a), GraphBuffer::new(&mut b));
+/// let mut g = GraphBuilder::new(&ctx)?;
+/// let first = k.graph_node(&mut g, &[], 4, 256, &mut ag, &xg, 2.0, 1024)?; // a = 2x
+/// k.graph_node(&mut g, &[first], 4, 256, &mut bg, &ag, 3.0, 1024)?; // b = 3a, after `first`
+/// let mut exec = g.build().instantiate()?;
+/// let stream = Stream::new(&ctx)?;
+/// exec.launch(&stream)?;
+/// drop(exec);
+/// assert_eq!(b.to_vec()?[0], 6.0);
+/// # Ok(()) }
+/// ```
+pub struct GraphBuilder<'a> {
+    graph: Graph<'a>,
+}
+
+impl std::fmt::Debug for GraphBuilder<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GraphBuilder")
+            .field("graph", &self.graph)
+            .finish()
+    }
+}
+
+impl<'a> GraphBuilder<'a> {
+    /// An empty graph in `ctx` (`cuGraphCreate`).
+    pub fn new(ctx: &Context) -> Result<GraphBuilder<'a>> {
+        ctx.bind()?;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the context is current.
+        check("cuGraphCreate", unsafe { sys::cuGraphCreate(&mut raw, 0) })?;
+        Ok(GraphBuilder {
+            graph: Graph::from_parts(ctx.clone(), raw, Nodes::new(false)),
+        })
+    }
+
+    /// The number of nodes so far.
+    pub fn len(&self) -> usize {
+        self.graph.len()
+    }
+
+    /// True before the first node.
+    pub fn is_empty(&self) -> bool {
+        self.graph.is_empty()
+    }
+
+    /// The graph built.
+    pub fn build(self) -> Graph<'a> {
+        self.graph
+    }
+
+    /// Checks a node's dependencies and uses, adds it with `add` (given the graph, the
+    /// dependencies' handles and their count) and records it.
+    fn add(
+        &mut self,
+        deps: &[NodeId],
+        kind: NodeKind,
+        args: NodeArgs<'a>,
+        add: impl FnOnce(
+            sys::CUgraph,
+            *const sys::CUgraphNode,
+            usize,
+            &mut sys::CUgraphNode,
+        ) -> (&'static str, sys::CUresult),
+    ) -> Result<NodeId> {
+        let nodes = &self.graph.nodes;
+        let (raw_deps, ancestors) = nodes.dependencies(deps)?;
+        nodes.check(nodes.len(), &ancestors, &args.uses)?;
+        self.graph.ctx.bind()?;
+        let mut node = std::ptr::null_mut();
+        let (call, r) = add(self.graph.raw, raw_deps.as_ptr(), raw_deps.len(), &mut node);
+        check(call, r)?;
+        Ok(self.graph.nodes.push(node, kind, args.uses, ancestors))
+    }
+
+    /// A node that does nothing: a join of `deps` that later nodes can depend on.
+    pub fn empty(&mut self, deps: &[NodeId]) -> Result<NodeId> {
+        self.add(deps, NodeKind::Other, NodeArgs::new(), |g, d, n, out| {
+            // SAFETY: live graph; `n` handles of its nodes at `d`; valid out-pointer.
+            ("cuGraphAddEmptyNode", unsafe {
+                sys::cuGraphAddEmptyNode(out, g, d, n)
+            })
+        })
+    }
+
+    /// A copy of `src` into `dst` (of one length), after `deps`.
+    pub fn memcpy_dtod<T: DeviceRepr>(
+        &mut self,
+        deps: &[NodeId],
+        dst: &mut impl GraphWrite<'a, T>,
+        src: &impl GraphRead<'a, T>,
+    ) -> Result<NodeId> {
+        let (dst, src) = (dst.graph_arg_mut(), src.graph_arg());
+        let (args, bytes) = ops::copy(&self.graph.ctx, &dst, &src)?;
+        let p = sys::CUDA_MEMCPY3D {
+            srcXInBytes: 0,
+            srcY: 0,
+            srcZ: 0,
+            srcLOD: 0,
+            srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            srcHost: std::ptr::null(),
+            srcDevice: src.ptr,
+            srcArray: std::ptr::null_mut(),
+            reserved0: std::ptr::null_mut(),
+            srcPitch: 0,
+            srcHeight: 0,
+            dstXInBytes: 0,
+            dstY: 0,
+            dstZ: 0,
+            dstLOD: 0,
+            dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_DEVICE,
+            dstHost: std::ptr::null_mut(),
+            dstDevice: dst.ptr,
+            dstArray: std::ptr::null_mut(),
+            reserved1: std::ptr::null_mut(),
+            dstPitch: 0,
+            dstHeight: 0,
+            WidthInBytes: bytes,
+            Height: 1,
+            Depth: 1,
+        };
+        let ctx = self.graph.ctx.raw();
+        if bytes == 0 {
+            return self.empty(deps);
+        }
+        self.add(deps, NodeKind::Other, args, |g, d, n, out| {
+            // SAFETY: both ranges lie in allocations borrowed for 'a (checked lengths); the
+            // driver copies the description.
+            ("cuGraphAddMemcpyNode", unsafe {
+                sys::cuGraphAddMemcpyNode(out, g, d, n, &p, ctx)
+            })
+        })
+    }
+
+    /// Sets the first `count` 32-bit values of `dst` to `value`, after `deps`.
+    pub fn memset_d32<T>(
+        &mut self,
+        deps: &[NodeId],
+        dst: &mut impl GraphWrite<'a, T>,
+        value: u32,
+        count: usize,
+    ) -> Result<NodeId> {
+        let dst = dst.graph_arg_mut();
+        let args = ops::memset(&self.graph.ctx, &dst, 4, count)?;
+        if count == 0 {
+            return self.empty(deps);
+        }
+        let p = sys::CUDA_MEMSET_NODE_PARAMS {
+            dst: dst.ptr,
+            pitch: 0,
+            value,
+            elementSize: 4,
+            width: count,
+            height: 1,
+        };
+        let ctx = self.graph.ctx.raw();
+        self.add(deps, NodeKind::Other, args, |g, d, n, out| {
+            // SAFETY: `count` values fit in the allocation, borrowed for 'a (checked).
+            ("cuGraphAddMemsetNode", unsafe {
+                sys::cuGraphAddMemsetNode(out, g, d, n, &p, ctx)
+            })
+        })
+    }
+
+    /// Adds a kernel node (the generated `graph_node` calls this after its compile-time typed
+    /// argument checks).
+    ///
+    /// # Safety
+    /// `params` holds one pointer per parameter of `f`, each to a value of the C parameter's
+    /// type, and its buffers are those of `args`.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn kernel(
+        &mut self,
+        deps: &[NodeId],
+        f: &Function,
+        ex: &LaunchEx,
+        grid: Dim3,
+        block: Dim3,
+        args: NodeArgs<'a>,
+        params: &mut [*mut c_void],
+    ) -> Result<NodeId> {
+        if !ex.is_plain() {
+            return Err(Error::Unsupported {
+                what: "a cluster or cooperative kernel in a built graph",
+                needs: "a captured graph (`Capture`), which keeps the launch attributes".into(),
+            });
+        }
+        if !f.context().is(self.graph.ctx.raw()) {
+            return Err(Error::WrongContext { what: "the kernel" });
+        }
+        let cfg = ops::checked(f, grid, block)?;
+        let p = ops::kernel_params(f, &cfg, params);
+        let kind = NodeKind::Kernel {
+            function: f.clone(),
+            plain: true,
+        };
+        self.add(deps, kind, args, |g, d, n, out| {
+            // SAFETY: validated configuration; the caller's guarantee for the parameters,
+            // which the driver copies.
+            ("cuGraphAddKernelNode", unsafe {
+                sys::cuGraphAddKernelNode_v2(out, g, d, n, &p)
+            })
+        })
+    }
+}

@@ -1,0 +1,151 @@
+//! [`GraphExec`]: an instantiated graph (`CUgraphExec`), launched with `cuGraphLaunch` after
+//! ordering its memory on the launch stream, and updated node by node with
+//! `cuGraphExecKernelNodeSetParams` through the typed, generated `update_node`.
+
+use std::ffi::c_void;
+
+use cudarc::driver::sys;
+
+use crate::driver::module::function::Function;
+use crate::driver::result::check;
+use crate::driver::stream::Stream;
+use crate::error::{Error, Result};
+use crate::launch::cluster::LaunchEx;
+use crate::launch::dims::Dim3;
+
+use super::args::NodeArgs;
+use super::graph::Graph;
+use super::nodes::{NodeId, NodeKind};
+use super::ops;
+
+/// An executable graph: what [`Graph::instantiate`] makes. Each [`launch`](Self::launch)
+/// queues the whole graph on a stream with one driver call.
+///
+/// It keeps the [`Graph`] it was made from (node handles name nodes of that graph) and its
+/// borrows, `'a`, of every buffer the graph uses.
+pub struct GraphExec<'a> {
+    graph: Graph<'a>,
+    raw: sys::CUgraphExec,
+}
+
+// SAFETY: as for Graph: one thread at a time (`launch` and updates take `&mut self`).
+unsafe impl Send for GraphExec<'_> {}
+
+impl std::fmt::Debug for GraphExec<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GraphExec").field("graph", &self.graph).finish()
+    }
+}
+
+impl<'a> Graph<'a> {
+    /// Instantiates the graph (`cuGraphInstantiateWithFlags`): the driver checks and prepares
+    /// it once, so that each launch is one call.
+    pub fn instantiate(self) -> Result<GraphExec<'a>> {
+        self.ctx.bind()?;
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: valid out-pointer; the graph is live and its context current.
+        check("cuGraphInstantiateWithFlags", unsafe {
+            sys::cuGraphInstantiateWithFlags(&mut raw, self.raw, 0)
+        })?;
+        Ok(GraphExec { graph: self, raw })
+    }
+}
+
+impl<'a> GraphExec<'a> {
+    /// Queues the graph on `stream` (`cuGraphLaunch`) and returns without waiting.
+    ///
+    /// First, as for every launch of this crate, each allocation the graph uses is ordered on
+    /// `stream`: the graph waits, on the GPU, for other streams' work on it, and the launch is
+    /// recorded in the allocation's record, so that other streams' later uses wait for it and
+    /// the memory is not freed before it has run. No allocation, no lookup.
+    pub fn launch(&mut self, stream: &Stream) -> Result<()> {
+        if !stream.context().is(self.graph.ctx.raw()) {
+            return Err(Error::WrongContext { what: "the stream" });
+        }
+        self.graph.nodes.order_on(stream.inner())?;
+        self.graph.ctx.bind()?;
+        // SAFETY: the executable graph is live; every buffer it uses is borrowed for 'a and was
+        // ordered on `stream` above.
+        check("cuGraphLaunch", unsafe {
+            sys::cuGraphLaunch(self.raw, stream.raw())
+        })
+    }
+
+    /// The graph it was made from.
+    pub fn graph(&self) -> &Graph<'a> {
+        &self.graph
+    }
+
+    /// The driver's handle; it stays owned by this value.
+    pub fn raw(&self) -> sys::CUgraphExec {
+        self.raw
+    }
+
+    /// Sets new parameters of kernel node `node` (the generated `update_node` calls this after
+    /// its compile-time-typed argument checks). Refused, with nothing changed: a node of
+    /// another graph, a node that is not a launch of `f`, a cluster or cooperative launch, a
+    /// configuration over the limits, and new arguments that a node running at the same time
+    /// also uses with a write on either side.
+    ///
+    /// # Safety
+    /// `params` holds one pointer per parameter of `f`, each to a value of the C parameter's
+    /// type, and its buffers are those of `args`.
+    #[doc(hidden)]
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn update_kernel(
+        &mut self,
+        node: NodeId,
+        f: &Function,
+        ex: &LaunchEx,
+        grid: Dim3,
+        block: Dim3,
+        args: NodeArgs<'a>,
+        params: &mut [*mut c_void],
+    ) -> Result<()> {
+        let nodes = &mut self.graph.nodes;
+        let i = nodes.index_of(node)?;
+        let n = &nodes.nodes[i];
+        let refuse = |detail: String| Err(Error::GraphNode { node: i, detail });
+        match &n.kind {
+            NodeKind::Kernel { function, .. } if function.raw() != f.raw() => {
+                return refuse(format!(
+                    "the node launches kernel `{}`, not `{}`",
+                    function.name(),
+                    f.name()
+                ))
+            }
+            NodeKind::Kernel { plain: true, .. } if ex.is_plain() && !n.raw.is_null() => {}
+            NodeKind::Kernel { .. } => {
+                return refuse(
+                    "a cluster or cooperative launch cannot be updated (its launch attributes would be lost); capture it again"
+                        .into(),
+                )
+            }
+            NodeKind::Other => return refuse("the node is not a kernel launch".into()),
+        }
+        let cfg = ops::checked(f, grid, block)?;
+        nodes.check(i, &[], &args.uses)?;
+        let p = ops::kernel_params(f, &cfg, params);
+        self.graph.ctx.bind()?;
+        // SAFETY: the node belongs to the graph this was instantiated from (kept alive by
+        // self); the configuration was validated and the parameters are the caller's promise.
+        // The driver copies them.
+        check("cuGraphExecKernelNodeSetParams", unsafe {
+            sys::cuGraphExecKernelNodeSetParams_v2(self.raw, n.raw, &p)
+        })?;
+        nodes.replace_uses(i, args.uses);
+        Ok(())
+    }
+}
+
+impl Drop for GraphExec<'_> {
+    fn drop(&mut self) {
+        if self.graph.ctx.bind().is_err() {
+            return;
+        }
+        // SAFETY: made for this value, destroyed once. A launch still queued completes: the
+        // driver frees an executable graph in flight once it has run. The memory it uses is
+        // kept allocated by the records each launch made (see `launch`).
+        unsafe { sys::cuGraphExecDestroy(self.raw) };
+    }
+}

@@ -1,0 +1,351 @@
+//! What a graph knows of its nodes: each node's driver handle, kind and the memory it uses;
+//! the order between nodes (a chain for a capture, a DAG for a built graph); the refusal of two
+//! unordered nodes that use one allocation with a write between them; and the deduplicated
+//! list of allocations a launch of the graph orders on its stream.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use cudarc::driver::sys;
+
+use crate::driver::module::function::Function;
+use crate::driver::ordering::{StreamInner, StreamUses};
+use crate::error::{Error, Result};
+
+/// A node of a graph, as [`Capture`](super::capture::Capture) and
+/// [`GraphBuilder`](super::builder::GraphBuilder) hand it out: what later nodes name as their
+/// dependencies, and what a typed `update_node` names. Valid only with the graph it came from
+/// (checked: another graph's node is a typed error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NodeId {
+    pub(crate) graph: u64,
+    pub(crate) index: u32,
+}
+
+impl NodeId {
+    /// The node's position in its graph, in the order nodes were added (0 first).
+    pub fn index(&self) -> usize {
+        self.index as usize
+    }
+}
+
+/// How a node touches an allocation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Access {
+    Read,
+    Write,
+}
+
+/// One allocation a node uses.
+#[derive(Clone, Copy)]
+pub(crate) struct Use<'a> {
+    pub(crate) uses: &'a StreamUses,
+    pub(crate) access: Access,
+    /// The address the node was given, for messages.
+    pub(crate) ptr: sys::CUdeviceptr,
+}
+
+impl Use<'_> {
+    /// The allocation's identity: the address of its record, which lives as long as the
+    /// allocation (and `'a` outlives the graph).
+    pub(crate) fn key(&self) -> usize {
+        self.uses as *const StreamUses as usize
+    }
+}
+
+/// What a node does.
+pub(crate) enum NodeKind {
+    /// A kernel: the function (kept, so its module outlives the graph) and whether it was
+    /// launched without cluster or cooperative attributes (only those are updated by
+    /// `update_node`, whose parameter update keeps no launch attributes).
+    Kernel { function: Function, plain: bool },
+    /// A copy, memset, event wait or record, or an empty node.
+    Other,
+}
+
+pub(crate) struct Node<'a> {
+    pub(crate) raw: sys::CUgraphNode,
+    pub(crate) kind: NodeKind,
+    pub(crate) uses: Vec<Use<'a>>,
+    /// The nodes this one runs after, directly or not, as a bit set over earlier indices.
+    /// Unused in a chain.
+    ancestors: Vec<u64>,
+}
+
+/// The nodes of one graph, and the allocations its launches order.
+pub(crate) struct Nodes<'a> {
+    pub(crate) id: u64,
+    /// Every node runs after every earlier one (a single-stream capture): no two nodes can
+    /// overlap, so nothing needs checking.
+    chain: bool,
+    pub(crate) nodes: Vec<Node<'a>>,
+    /// Each allocation the graph uses once, with the strongest access of any node: what
+    /// [`Nodes::order_on`] records on the launch stream. Rebuilt when a node changes.
+    launch: Vec<(&'a StreamUses, Access)>,
+}
+
+static NEXT_GRAPH: AtomicU64 = AtomicU64::new(1);
+
+fn has(bits: &[u64], i: usize) -> bool {
+    bits.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+}
+
+impl<'a> Nodes<'a> {
+    /// No nodes yet; `chain` for a capture, where every node follows the one before.
+    pub(crate) fn new(chain: bool) -> Nodes<'a> {
+        Nodes {
+            id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed),
+            chain,
+            nodes: Vec::new(),
+            launch: Vec::new(),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The index of `node`, after checking it is a node of this graph.
+    pub(crate) fn index_of(&self, node: NodeId) -> Result<usize> {
+        let i = node.index as usize;
+        if node.graph != self.id || i >= self.nodes.len() {
+            return Err(Error::GraphNode {
+                node: i,
+                detail: "the node belongs to another graph".into(),
+            });
+        }
+        Ok(i)
+    }
+
+    /// The driver handles of `deps` and the ancestor set of a node that depends on them.
+    pub(crate) fn dependencies(&self, deps: &[NodeId]) -> Result<(Vec<sys::CUgraphNode>, Vec<u64>)> {
+        let mut ancestors = vec![0u64; self.nodes.len().div_ceil(64)];
+        let mut raw = Vec::with_capacity(deps.len());
+        for &d in deps {
+            let i = self.index_of(d)?;
+            raw.push(self.nodes[i].raw);
+            ancestors[i / 64] |= 1 << (i % 64);
+            for (a, b) in ancestors.iter_mut().zip(&self.nodes[i].ancestors) {
+                *a |= b;
+            }
+        }
+        Ok((raw, ancestors))
+    }
+
+    /// True when nodes `i` and `j` cannot run at the same time.
+    fn ordered(&self, i: usize, j: usize) -> bool {
+        self.chain || i == j || has(&self.nodes[i].ancestors, j) || has(&self.nodes[j].ancestors, i)
+    }
+
+    /// Refuses `uses` for a node (the new node `node`, with `ancestors`, when `node` is the
+    /// node count; else an update of node `node`) when a node not ordered with it uses one
+    /// of the same allocations with a write on either side.
+    pub(crate) fn check(&self, node: usize, ancestors: &[u64], uses: &[Use<'_>]) -> Result<()> {
+        if self.chain {
+            return Ok(());
+        }
+        for (j, other) in self.nodes.iter().enumerate() {
+            let ordered = if node == self.nodes.len() {
+                has(ancestors, j)
+            } else {
+                self.ordered(node, j)
+            };
+            if ordered {
+                continue;
+            }
+            for u in uses {
+                for v in &other.uses {
+                    if u.key() == v.key() && (u.access == Access::Write || v.access == Access::Write) {
+                        return Err(Error::GraphHazard {
+                            node,
+                            other: j,
+                            what: format!("the allocation at {:#x}", u.ptr),
+                            detail: if u.access == v.access {
+                                "written by both"
+                            } else {
+                                "written by one and read by the other"
+                            },
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a node (checked with [`Nodes::check`] by the caller) and returns its id.
+    pub(crate) fn push(
+        &mut self,
+        raw: sys::CUgraphNode,
+        kind: NodeKind,
+        uses: Vec<Use<'a>>,
+        ancestors: Vec<u64>,
+    ) -> NodeId {
+        let index = self.nodes.len() as u32;
+        self.launch.extend(uses.iter().map(|u| (u.uses, u.access)));
+        self.nodes.push(Node {
+            raw,
+            kind,
+            uses,
+            ancestors,
+        });
+        self.dedup();
+        NodeId {
+            graph: self.id,
+            index,
+        }
+    }
+
+    /// Replaces the memory node `i` uses (after an update of its parameters).
+    pub(crate) fn replace_uses(&mut self, i: usize, uses: Vec<Use<'a>>) {
+        self.nodes[i].uses = uses;
+        self.launch.clear();
+        for n in &self.nodes {
+            self.launch.extend(n.uses.iter().map(|u| (u.uses, u.access)));
+        }
+        self.dedup();
+    }
+
+    /// Keeps one entry per allocation, with the strongest access (a write orders after every
+    /// use, so it covers a read).
+    fn dedup(&mut self) {
+        self.launch
+            .sort_unstable_by_key(|(u, _)| *u as *const StreamUses as usize);
+        self.launch.dedup_by(|later, kept| {
+            if std::ptr::eq(later.0, kept.0) {
+                kept.1 = kept.1.max(later.1);
+                true
+            } else {
+                false
+            }
+        });
+    }
+
+    /// Orders a launch of the graph on `s` after the other streams' uses of every allocation
+    /// the graph uses, and records the launch in each allocation's record (so that a free, or
+    /// a use on another stream, waits for it). Allocation-free.
+    #[inline]
+    pub(crate) fn order_on(&self, s: &Arc<StreamInner>) -> Result<()> {
+        for (uses, access) in &self.launch {
+            match access {
+                Access::Read => uses.read_on(s)?,
+                Access::Write => uses.write_on(s)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// The number of distinct allocations a launch orders.
+    pub(crate) fn allocations(&self) -> usize {
+        self.launch.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(uses: &StreamUses, access: Access) -> Use<'_> {
+        Use {
+            uses,
+            access,
+            ptr: 0x1000,
+        }
+    }
+
+    #[test]
+    fn unordered_writers_of_one_allocation_are_refused() {
+        let (a, b) = (StreamUses::new(), StreamUses::new());
+        let mut g = Nodes::new(false);
+        let n0 = g.push(
+            std::ptr::null_mut(),
+            NodeKind::Other,
+            vec![u(&a, Access::Write)],
+            vec![],
+        );
+        // A reader of `b` with no dependency: fine (another allocation).
+        let (_, anc) = g.dependencies(&[]).unwrap();
+        g.check(1, &anc, &[u(&b, Access::Read)]).unwrap();
+        // A reader of `a` without depending on its writer: refused.
+        let e = g.check(1, &anc, &[u(&a, Access::Read)]).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::GraphHazard {
+                    node: 1,
+                    other: 0,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        // With the dependency: fine.
+        let (_, anc) = g.dependencies(&[n0]).unwrap();
+        g.check(1, &anc, &[u(&a, Access::Write)]).unwrap();
+        let n1 = g.push(
+            std::ptr::null_mut(),
+            NodeKind::Other,
+            vec![u(&a, Access::Read)],
+            anc,
+        );
+        // Two readers need no order between them; a node after n1 is after n0 too.
+        let (_, anc) = g.dependencies(&[n0]).unwrap();
+        g.check(2, &anc, &[u(&a, Access::Read)]).unwrap();
+        let (_, anc) = g.dependencies(&[n1]).unwrap();
+        g.check(2, &anc, &[u(&a, Access::Write)]).unwrap();
+    }
+
+    #[test]
+    fn updates_are_checked_against_unordered_nodes() {
+        let (a, b) = (StreamUses::new(), StreamUses::new());
+        let mut g = Nodes::new(false);
+        g.push(
+            std::ptr::null_mut(),
+            NodeKind::Other,
+            vec![u(&a, Access::Write)],
+            vec![],
+        );
+        g.push(
+            std::ptr::null_mut(),
+            NodeKind::Other,
+            vec![u(&b, Access::Write)],
+            vec![0],
+        );
+        // Node 1 does not depend on node 0: pointing it at `a` is refused.
+        assert!(g.check(1, &[], &[u(&a, Access::Read)]).is_err());
+        g.check(1, &[], &[u(&b, Access::Read)]).unwrap();
+        g.replace_uses(1, vec![u(&b, Access::Read)]);
+        assert_eq!(g.allocations(), 2);
+    }
+
+    #[test]
+    fn a_chain_needs_no_checks_and_launch_uses_are_deduplicated() {
+        let a = StreamUses::new();
+        let mut g = Nodes::new(true);
+        g.push(
+            std::ptr::null_mut(),
+            NodeKind::Other,
+            vec![u(&a, Access::Read)],
+            vec![],
+        );
+        g.check(1, &[], &[u(&a, Access::Write)]).unwrap();
+        g.push(
+            std::ptr::null_mut(),
+            NodeKind::Other,
+            vec![u(&a, Access::Write)],
+            vec![],
+        );
+        assert_eq!(g.allocations(), 1);
+        assert_eq!(g.launch[0].1, Access::Write);
+    }
+
+    #[test]
+    fn another_graphs_node_is_refused() {
+        let g = Nodes::new(false);
+        let other = NodeId {
+            graph: g.id + 1_000_000,
+            index: 0,
+        };
+        assert!(matches!(g.index_of(other), Err(Error::GraphNode { .. })));
+    }
+}
