@@ -13,7 +13,8 @@ Paths through the crate root (`crate::Context`, the re-exports of lib.rs) count 
 root, which declares everything: inside the crate, name an item by the module that defines it.
 
 The layers, lowest first, are the top-level modules in LAYERS below; ARCHITECTURE.md says what
-each holds.
+each holds. A layer in LEAVES is optional (a cargo feature): it may use the layers below it, and
+nothing but the crate root may use it.
 """
 
 import os
@@ -24,7 +25,12 @@ from collections import defaultdict
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu-runtime", "src")
 
 # Lowest first: a module may use modules of its own layer and of lower layers only.
-LAYERS = ["error", "types", "compiler", "driver", "tools", "launch", "crate"]
+LAYERS = ["error", "types", "compiler", "driver", "tools", "nccl", "launch", "crate"]
+
+# Layers beside the stack rather than in it: optional (behind a cargo feature), so no other
+# layer may use them; only the crate root re-exports them. `nccl` (the `nccl` feature) sits on
+# `driver` and `tools` and is beside `launch`.
+LEAVES = {"nccl"}
 
 
 def module_of(path):
@@ -209,6 +215,8 @@ def main():
             lb = layer(b)
             if lb is not None and lb > la and a != ():
                 problems.append(f"layer violation: {'::'.join(a)} ({LAYERS[la]}) uses {'::'.join(b) or 'crate'} ({LAYERS[lb]})")
+            elif lb is not None and lb != la and LAYERS[lb] in LEAVES and LAYERS[la] != "crate":
+                problems.append(f"layer violation: {'::'.join(a)} ({LAYERS[la]}) uses {'::'.join(b)} of the optional layer {LAYERS[lb]}, which only the crate root may use")
     # Cycles: strongly connected components of more than one module (Tarjan).
     index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
     sys.setrecursionlimit(10000)

@@ -42,5 +42,49 @@ if [[ ! -e $_gpu_old/nvidia/cu13/lib/libnvrtc.so.13 ]]; then
 fi
 [[ -e $_gpu_old/nvidia/cu13/lib/libnvrtc.so.13 ]] && export GPU_SUITE_NVRTC_13_0=$_gpu_old/nvidia/cu13/lib/libnvrtc.so.13
 unset _gpu_old
-unset -f _gpu_have
-unset _gpu_root _gpu_lib _gpu_pair _gpu_wheels _gpu_missing
+# NCCL, for the `nccl` feature. cudarc opens it as libnccl.so (or libnccl.so.13, ...), never under
+# NCCL's soname libnccl.so.2, which is all that the PyPI wheel and the libnccl2 package ship. So
+# unless libnccl.so is on the loader's path already, .nccl/lib/libnccl.so is made a link to a
+# libnccl.so.2 found on LD_LIBRARY_PATH, in the ld.so cache or in a wheel Python already has (a
+# PyTorch install), else in the wheel nvidia-nccl-cu13 installed into .nccl/ (a folder of its own:
+# pip --target replaces the whole nvidia/ folder, so not .nvrtc/), and .nccl/lib goes on
+# LD_LIBRARY_PATH.
+_gpu_nccl=$_gpu_root/.nccl
+# _gpu_nccl_find FILE: prints the path of FILE on LD_LIBRARY_PATH (outside .nccl/lib) or in the
+# ld.so cache.
+_gpu_nccl_find() {
+  local d
+  local path=${LD_LIBRARY_PATH:-}
+  for d in ${path//:/ }; do
+    [[ $d != "$_gpu_nccl/lib" && -e $d/$1 ]] && { echo "$d/$1"; return 0; }
+  done
+  ldconfig -p 2>/dev/null | awk -v n="$1" '$1 == n { print $NF; found = 1; exit } END { exit !found }'
+}
+if ! _gpu_nccl_find libnccl.so >/dev/null; then
+  _gpu_so2=$(_gpu_nccl_find libnccl.so.2) || _gpu_so2=
+  if [[ -z $_gpu_so2 ]]; then
+    for _gpu_d in $(python3 -c 'import importlib.util as u; s = u.find_spec("nvidia.nccl"); print(*(s.submodule_search_locations if s else []))' 2>/dev/null); do
+      if [[ -e $_gpu_d/lib/libnccl.so.2 && $_gpu_d != "$_gpu_nccl/nvidia/nccl" ]]; then
+        _gpu_so2=$_gpu_d/lib/libnccl.so.2
+        break
+      fi
+    done
+  fi
+  if [[ -z $_gpu_so2 ]]; then
+    if [[ ! -e $_gpu_nccl/nvidia/nccl/lib/libnccl.so.2 ]]; then
+      echo "installing the PyPI wheel nvidia-nccl-cu13 into .nccl/" >&2
+      python3 -m pip install --quiet --disable-pip-version-check --no-deps --target "$_gpu_nccl" "nvidia-nccl-cu13>=2.27,<3" >&2 ||
+        echo "NCCL could not be installed: the nccl feature's tests will say so" >&2
+    fi
+    if [[ -e $_gpu_nccl/nvidia/nccl/lib/libnccl.so.2 ]]; then
+      _gpu_so2=$_gpu_nccl/nvidia/nccl/lib/libnccl.so.2
+    fi
+  fi
+  if [[ -n $_gpu_so2 ]]; then
+    mkdir -p "$_gpu_nccl/lib"
+    ln -sfn "$_gpu_so2" "$_gpu_nccl/lib/libnccl.so"
+    [[ :${LD_LIBRARY_PATH:-}: == *:$_gpu_nccl/lib:* ]] || export LD_LIBRARY_PATH=$_gpu_nccl/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  fi
+fi
+unset -f _gpu_have _gpu_nccl_find
+unset _gpu_root _gpu_lib _gpu_pair _gpu_wheels _gpu_missing _gpu_nccl _gpu_so2 _gpu_d

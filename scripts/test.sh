@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Sets up and runs the whole test suite on a fresh machine: makes NVRTC available (from the
-# PyPI wheel when the system has none), then runs `cargo test --workspace`. Tests that need a
-# GPU are #[ignore]d and reported as ignored; run them on a GPU machine with `-- --ignored`.
+# Sets up and runs the whole test suite on a fresh machine: makes NVRTC (and NCCL, for the
+# `nccl` feature) available (from the PyPI wheels when the system has none), then runs
+# `cargo test --workspace`, and the `nccl` feature's tests that need no GPU (loading NCCL,
+# unique ids, its compile-time rules). Tests that need a GPU are #[ignore]d and reported as
+# ignored; run them on a GPU machine with `-- --ignored`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/nvrtc-env.sh
 cargo test --workspace "$@"
+cargo test --features nccl --test nccl_cpu --test nccl_ui "$@"

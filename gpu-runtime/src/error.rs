@@ -287,6 +287,46 @@ pub enum Error {
         /// What it needs, with what there is, e.g. `CUDA 12.3 or later (the driver is 12.0)`.
         needs: String,
     },
+    /// An NCCL call failed (the `nccl` feature). `message` is NCCL's description of the code
+    /// (`ncclGetErrorString`) followed by its last detailed message (`ncclGetLastError`).
+    #[error("NCCL: {call} failed: {message} (ncclResult_t {code})")]
+    Nccl {
+        /// The NCCL function that failed, e.g. `ncclAllReduce`.
+        call: &'static str,
+        /// The numeric `ncclResult_t`.
+        code: u32,
+        /// The code's name, NCCL's description of it and its last detailed message.
+        message: String,
+    },
+    /// NCCL (`libnccl`) could not be loaded (the `nccl` feature); nothing was called.
+    #[error("NCCL could not be loaded: tried {tried}; {hint}")]
+    NcclNotFound {
+        /// The library names and directories tried.
+        tried: String,
+        /// What was found instead, if anything, and how to install NCCL.
+        hint: String,
+    },
+    /// An NCCL operation, or the wait for another rank, did not finish within its timeout
+    /// (the `nccl` feature): a rank failed, hung or never started. When `aborted`, the
+    /// communicators waited for were aborted (`ncclCommAbort`) and refuse further calls.
+    #[error("NCCL: {operation} did not finish within {timeout:?}: a rank may have failed, hung or never started{}", if *aborted { "; the communicators waited for were aborted (ncclCommAbort) and refuse further calls (CommOptions::timeout sets a longer wait)" } else { "" })]
+    NcclTimeout {
+        /// What was waited for, e.g. `ncclCommInitRankConfig for rank(s) 1 of 2`.
+        operation: String,
+        /// The timeout that passed.
+        timeout: std::time::Duration,
+        /// True when communicators were aborted for it.
+        aborted: bool,
+    },
+    /// A call on an NCCL communicator that was aborted, explicitly or after an error or a
+    /// timeout (the `nccl` feature); nothing was called. Make a new communicator.
+    #[error("NCCL: {operation} on rank {rank}, whose communicator was aborted; make a new communicator (every rank must)")]
+    NcclAborted {
+        /// The operation refused.
+        operation: &'static str,
+        /// The communicator's rank.
+        rank: usize,
+    },
 }
 
 /// How to get out of a context broken by a kernel fault; shared by both messages that report one.

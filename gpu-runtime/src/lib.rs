@@ -6,6 +6,9 @@ pub mod compiler;
 pub mod driver;
 mod error;
 pub mod launch;
+// Collectives and point-to-point transfers between GPUs through NCCL: the `nccl` feature.
+#[cfg(feature = "nccl")]
+pub mod nccl;
 pub mod prelude;
 pub mod tools;
 pub mod types;

@@ -1,0 +1,288 @@
+//! The collectives and transfers of one rank, on the communicator's stream ([`Comm`]'s
+//! methods) or another ([`OnStream`], from [`Comm::on`]).
+//!
+//! Each call checks its buffers on the host (same element type by its signature; context,
+//! lengths and ranks here, typed errors and nothing called when wrong), records its uses of
+//! the memory on its stream like every launch and copy (so that work on other streams waits
+//! for it and the memory outlives it), and returns once NCCL has queued it: the GPU work is
+//! asynchronous, like a kernel launch. Every rank must make the same calls in the same order.
+
+use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
+use crate::driver::stream::Stream;
+use crate::error::Result;
+use crate::nccl::comm::Comm;
+use crate::nccl::op::Op;
+use crate::nccl::types::{NcclType, ReduceOp};
+
+/// A rank's communicator with a stream other than its own: the same calls as [`Comm`]'s,
+/// queued on that stream. Made by [`Comm::on`]; also what a [`Group`](crate::nccl::Group)'s
+/// calls take.
+#[derive(Debug, Clone, Copy)]
+pub struct OnStream<'a> {
+    pub(crate) comm: &'a Comm,
+    pub(crate) stream: &'a Stream,
+}
+
+impl<'a> From<&'a Comm> for OnStream<'a> {
+    /// The communicator on its own stream.
+    fn from(comm: &'a Comm) -> OnStream<'a> {
+        OnStream {
+            comm,
+            stream: &comm.stream,
+        }
+    }
+}
+
+impl Comm {
+    /// The communicator's calls queued on `stream`, which must belong to its context. Work
+    /// there and on the communicator's stream is ordered through the buffers they share.
+    pub fn on<'a>(&'a self, stream: &'a Stream) -> OnStream<'a> {
+        OnStream { comm: self, stream }
+    }
+
+    /// Sums (or otherwise reduces) every rank's `send` into every rank's `recv`
+    /// (`ncclAllReduce`). Both hold the same number of elements, the same on every rank.
+    pub fn all_reduce<T: NcclType>(
+        &self,
+        send: &(impl DeviceRead<T> + ?Sized),
+        recv: &mut (impl DeviceWrite<T> + ?Sized),
+        op: ReduceOp,
+    ) -> Result<()> {
+        OnStream::from(self).all_reduce(send, recv, op)
+    }
+
+    /// [`Comm::all_reduce`] in place: `buf` is sent and overwritten with the result.
+    pub fn all_reduce_in_place<T: NcclType>(
+        &self,
+        buf: &mut (impl DeviceWrite<T> + ?Sized),
+        op: ReduceOp,
+    ) -> Result<()> {
+        OnStream::from(self).all_reduce_in_place(buf, op)
+    }
+
+    /// Copies the root's `send` into every rank's `recv` (`ncclBroadcast`). The root passes
+    /// `Some` (a view: `buffer.device_view()`), the others `None` (what they pass is not read).
+    pub fn broadcast<T: NcclType>(
+        &self,
+        send: Option<DeviceView<'_, T>>,
+        recv: &mut (impl DeviceWrite<T> + ?Sized),
+        root: usize,
+    ) -> Result<()> {
+        OnStream::from(self).broadcast(send, recv, root)
+    }
+
+    /// [`Comm::broadcast`] in place: the root's `buf` is sent, the others' overwritten.
+    pub fn broadcast_in_place<T: NcclType>(
+        &self,
+        buf: &mut (impl DeviceWrite<T> + ?Sized),
+        root: usize,
+    ) -> Result<()> {
+        OnStream::from(self).broadcast_in_place(buf, root)
+    }
+
+    /// Reduces every rank's `send` into the root's `recv` (`ncclReduce`). The root passes
+    /// `Some` (a view: `buffer.device_view_mut()`), the others `None` (not written).
+    pub fn reduce<T: NcclType>(
+        &self,
+        send: &(impl DeviceRead<T> + ?Sized),
+        recv: Option<DeviceViewMut<'_, T>>,
+        op: ReduceOp,
+        root: usize,
+    ) -> Result<()> {
+        OnStream::from(self).reduce(send, recv, op, root)
+    }
+
+    /// [`Comm::reduce`] in place: every rank's `buf` is sent, and the root's overwritten.
+    pub fn reduce_in_place<T: NcclType>(
+        &self,
+        buf: &mut (impl DeviceWrite<T> + ?Sized),
+        op: ReduceOp,
+        root: usize,
+    ) -> Result<()> {
+        OnStream::from(self).reduce_in_place(buf, op, root)
+    }
+
+    /// Gathers every rank's `send` into every rank's `recv`, in rank order (`ncclAllGather`):
+    /// `recv` holds `size()` times as many elements as `send`.
+    pub fn all_gather<T: NcclType>(
+        &self,
+        send: &(impl DeviceRead<T> + ?Sized),
+        recv: &mut (impl DeviceWrite<T> + ?Sized),
+    ) -> Result<()> {
+        OnStream::from(self).all_gather(send, recv)
+    }
+
+    /// Reduces every rank's `send` and scatters the result: rank r receives the r-th of
+    /// `size()` equal parts in `recv` (`ncclReduceScatter`), so `send` holds `size()` times as
+    /// many elements as `recv`.
+    pub fn reduce_scatter<T: NcclType>(
+        &self,
+        send: &(impl DeviceRead<T> + ?Sized),
+        recv: &mut (impl DeviceWrite<T> + ?Sized),
+        op: ReduceOp,
+    ) -> Result<()> {
+        OnStream::from(self).reduce_scatter(send, recv, op)
+    }
+
+    /// Sends `buf` to rank `peer`, which receives it with [`Comm::recv`] (`ncclSend`). A rank
+    /// that both sends and receives, or a thread that drives several ranks, puts the pair in
+    /// a [`Group`](crate::nccl::Group), or the two wait for each other forever.
+    pub fn send<T: NcclType>(&self, buf: &(impl DeviceRead<T> + ?Sized), peer: usize) -> Result<()> {
+        OnStream::from(self).send(buf, peer)
+    }
+
+    /// Receives into `buf` what rank `peer` sends with [`Comm::send`] (`ncclRecv`); the
+    /// lengths must match. See [`Comm::send`] about groups.
+    pub fn recv<T: NcclType>(&self, buf: &mut (impl DeviceWrite<T> + ?Sized), peer: usize) -> Result<()> {
+        OnStream::from(self).recv(buf, peer)
+    }
+}
+
+impl<'a> OnStream<'a> {
+    /// [`Comm::all_reduce`] on this stream.
+    pub fn all_reduce<T: NcclType>(
+        self,
+        send: &(impl DeviceRead<T> + ?Sized),
+        recv: &mut (impl DeviceWrite<T> + ?Sized),
+        op: ReduceOp,
+    ) -> Result<()> {
+        let op = Op::all_reduce(
+            self.comm,
+            self.stream,
+            send.device_view(),
+            recv.device_view_mut(),
+            op,
+        )?;
+        self.run(op)
+    }
+
+    /// [`Comm::all_reduce_in_place`] on this stream.
+    pub fn all_reduce_in_place<T: NcclType>(
+        self,
+        buf: &mut (impl DeviceWrite<T> + ?Sized),
+        op: ReduceOp,
+    ) -> Result<()> {
+        self.run(Op::all_reduce_in_place(
+            self.comm,
+            self.stream,
+            buf.device_view_mut(),
+            op,
+        )?)
+    }
+
+    /// [`Comm::broadcast`] on this stream.
+    pub fn broadcast<T: NcclType>(
+        self,
+        send: Option<DeviceView<'_, T>>,
+        recv: &mut (impl DeviceWrite<T> + ?Sized),
+        root: usize,
+    ) -> Result<()> {
+        self.run(Op::broadcast(
+            self.comm,
+            self.stream,
+            send,
+            recv.device_view_mut(),
+            root,
+        )?)
+    }
+
+    /// [`Comm::broadcast_in_place`] on this stream.
+    pub fn broadcast_in_place<T: NcclType>(
+        self,
+        buf: &mut (impl DeviceWrite<T> + ?Sized),
+        root: usize,
+    ) -> Result<()> {
+        self.run(Op::broadcast_in_place(
+            self.comm,
+            self.stream,
+            buf.device_view_mut(),
+            root,
+        )?)
+    }
+
+    /// [`Comm::reduce`] on this stream.
+    pub fn reduce<T: NcclType>(
+        self,
+        send: &(impl DeviceRead<T> + ?Sized),
+        recv: Option<DeviceViewMut<'_, T>>,
+        op: ReduceOp,
+        root: usize,
+    ) -> Result<()> {
+        self.run(Op::reduce(
+            self.comm,
+            self.stream,
+            send.device_view(),
+            recv,
+            op,
+            root,
+        )?)
+    }
+
+    /// [`Comm::reduce_in_place`] on this stream.
+    pub fn reduce_in_place<T: NcclType>(
+        self,
+        buf: &mut (impl DeviceWrite<T> + ?Sized),
+        op: ReduceOp,
+        root: usize,
+    ) -> Result<()> {
+        self.run(Op::reduce_in_place(
+            self.comm,
+            self.stream,
+            buf.device_view_mut(),
+            op,
+            root,
+        )?)
+    }
+
+    /// [`Comm::all_gather`] on this stream.
+    pub fn all_gather<T: NcclType>(
+        self,
+        send: &(impl DeviceRead<T> + ?Sized),
+        recv: &mut (impl DeviceWrite<T> + ?Sized),
+    ) -> Result<()> {
+        self.run(Op::all_gather(
+            self.comm,
+            self.stream,
+            send.device_view(),
+            recv.device_view_mut(),
+        )?)
+    }
+
+    /// [`Comm::reduce_scatter`] on this stream.
+    pub fn reduce_scatter<T: NcclType>(
+        self,
+        send: &(impl DeviceRead<T> + ?Sized),
+        recv: &mut (impl DeviceWrite<T> + ?Sized),
+        op: ReduceOp,
+    ) -> Result<()> {
+        self.run(Op::reduce_scatter(
+            self.comm,
+            self.stream,
+            send.device_view(),
+            recv.device_view_mut(),
+            op,
+        )?)
+    }
+
+    /// [`Comm::send`] on this stream.
+    pub fn send<T: NcclType>(self, buf: &(impl DeviceRead<T> + ?Sized), peer: usize) -> Result<()> {
+        self.run(Op::send(self.comm, self.stream, buf.device_view(), peer)?)
+    }
+
+    /// [`Comm::recv`] on this stream.
+    pub fn recv<T: NcclType>(self, buf: &mut (impl DeviceWrite<T> + ?Sized), peer: usize) -> Result<()> {
+        self.run(Op::recv(self.comm, self.stream, buf.device_view_mut(), peer)?)
+    }
+
+    /// Compares counts across ranks first when the options ask for it (point-to-point calls
+    /// are not compared: only the peer knows what it expects), then runs `op`.
+    fn run(self, op: Op<'_>) -> Result<()> {
+        if !matches!(
+            op.kind,
+            crate::nccl::op::Kind::Send { .. } | crate::nccl::op::Kind::Recv { .. }
+        ) {
+            self.comm.verify_count(op.name(), op.count)?;
+        }
+        op.run()
+    }
+}

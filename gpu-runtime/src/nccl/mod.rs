@@ -1,0 +1,146 @@
+//! Collectives and point-to-point transfers between GPUs through NCCL (the `nccl` feature):
+//! all-reduce, broadcast, reduce, all-gather, reduce-scatter, send and receive, on this crate's
+//! device memory, ordered with every other use of it.
+//!
+//! A communicator has one rank per GPU; a [`Comm`] is one rank: the NCCL communicator, the
+//! [`Context`](crate::Context) of its GPU and a [`Stream`](crate::Stream) for its calls.
+//!
+//! - One process, every GPU: [`Comms::new`] (or [`Comms::all_devices`]) makes all the ranks
+//!   at once, and its methods run a collective across them with one buffer per rank.
+//! - One process (or thread) per GPU: one rank makes a [`UniqueId`], hands it to the others,
+//!   and each calls [`Comm::init_rank`] with it.
+//! - A communicator of some of the ranks: [`Comm::split`].
+//!
+//! ```no_run
+//! use gpu_runtime::nccl::{Comms, ReduceOp};
+//! # fn main() -> gpu_runtime::Result<()> {
+//! let comms = Comms::all_devices()?;
+//! let send: Vec<_> = comms.iter().map(|c| c.context().to_device(&vec![c.rank() as f32; 1024])).collect::<Result<_, _>>()?;
+//! let mut sum: Vec<_> = comms.iter().map(|c| c.context().alloc_zeros::<f32>(1024)).collect::<Result<_, _>>()?;
+//! comms.all_reduce(&send, &mut sum, ReduceOp::Sum)?;
+//! let n = comms.len() as f32;
+//! assert_eq!(sum[0].to_vec()?[0], n * (n - 1.0) / 2.0);
+//! # Ok(()) }
+//! ```
+//!
+//! # Buffers, types and lengths
+//!
+//! Every call takes this crate's device memory ([`DeviceRead`](crate::DeviceRead) /
+//! [`DeviceWrite`](crate::DeviceWrite): buffers, views, pooled memory), with one element type
+//! `T` for what is sent and what is received, so an `f32` send buffer cannot feed a `u8`
+//! receive buffer: that does not compile. `T` is one of the types NCCL has ([`NcclType`]:
+//! `i8`, `u8`, `i32`, `u32`, `i64`, `u64`, `f16`, `bf16`, `f32`, `f64`), mapped at compile
+//! time; [`ReduceOp`] is the reduction.
+//!
+//! Before NCCL is called, each call checks on the host what one rank can see: the buffers and
+//! the stream belong to the communicator's context, the lengths fit the collective (an
+//! all-gather receives `size()` times what it sends, a reduce-scatter sends `size()` times
+//! what it receives, an all-reduce receives what it sends), a root or peer is a rank. A
+//! mistake is a typed error ([`Error::SizeMismatch`](crate::Error::SizeMismatch),
+//! [`Error::WrongContext`](crate::Error::WrongContext),
+//! [`Error::InvalidArgument`](crate::Error::InvalidArgument)) and nothing is called.
+//!
+//! What no rank can see alone is whether the other ranks pass the same count. NCCL trusts
+//! them to: when they do not, ranks overrun buffers or wait forever. [`Comms`] checks every
+//! rank's buffers on the host, since it holds them all. Across processes,
+//! [`Comm::check_counts`] compares them with a small all-gather, and
+//! [`CommOptions::verify_counts`] does it before every collective: opt-in, because it costs a
+//! round trip through NCCL and a host wait per call.
+//!
+//! # Stream ordering and safety
+//!
+//! A call queues GPU work and returns, like a kernel launch. It records its uses of the
+//! memory on its stream as every launch and copy of this crate does (see the crate guide's
+//! "Safety model"): a buffer dropped right after a collective stays allocated until the
+//! collective has run, a kernel on another stream that writes a buffer a collective reads
+//! waits for it on the GPU, and a collective waits for earlier writes of its buffers on other
+//! streams. The stream is the communicator's own ([`Comm::stream`]) or the one given to
+//! [`Comm::on`]. Several calls that must be handed to NCCL together (a send and a receive of
+//! one rank, a collective over several ranks of one thread) go in a [`Group`]; it keeps their
+//! buffers borrowed until all are queued.
+//!
+//! # Failures and timeouts
+//!
+//! Communicators are made *nonblocking* (`ncclConfig_t::blocking = 0`): NCCL's calls return at
+//! once while its own thread works, and this crate waits by polling NCCL's state, at most the
+//! communicator's timeout ([`CommOptions::timeout`], 300 s by default). A rank that died, or
+//! never joined, makes the others' calls fail with NCCL's error or with
+//! [`Error::NcclTimeout`](crate::Error::NcclTimeout) rather than hang; the communicators
+//! waited for are then aborted (`ncclCommAbort`: their kernels stop) and refuse further calls
+//! ([`Error::NcclAborted`](crate::Error::NcclAborted)). [`Comm::synchronize`] waits for the
+//! GPU work the same way, and [`Comm::abort`] ends a communicator at once. Dropping a
+//! communicator waits for its work (at most the timeout) and destroys it. For the lowest
+//! latency, [`CommOptions::blocking`] trades the timeouts on the host side for the few
+//! microseconds of NCCL's thread start per call.
+//!
+//! # Launching across processes and hosts
+//!
+//! Nothing here depends on a launcher. Each process needs its rank, the number of ranks, the
+//! GPU it drives, and the [`UniqueId`] that one of them made; how they get them is the
+//! launcher's business:
+//!
+//! - `mpirun`, `srun`, `torchrun` and the like set the rank and size in the environment
+//!   (`OMPI_COMM_WORLD_RANK`, `SLURM_PROCID`, `RANK`, ... and their `SIZE`s) and the local
+//!   rank that picks the GPU (`OMPI_COMM_WORLD_LOCAL_RANK`, `SLURM_LOCALID`, `LOCAL_RANK`).
+//! - The id travels through a file every host can read (rank 0 writes it with
+//!   [`UniqueId::write_to_file`], atomically; the others wait for it with
+//!   [`UniqueId::read_from_file`]), or rank 0 prints it ([`UniqueId::to_hex`]) and a script
+//!   passes it to the others on the command line or in a variable ([`UniqueId::from_env`]).
+//! - Without a launcher, a program can start its own ranks: `examples/nccl_data_parallel.rs`
+//!   spawns itself once per GPU with `--rank`, `--nranks` and an id file.
+//!
+//! The id holds the address of rank 0's bootstrap socket, so the other hosts must reach it
+//! (`NCCL_SOCKET_IFNAME` picks the interface). Use a new id, or a new file, per job: a file
+//! left from an earlier run is read like a new one.
+//!
+//! # Loading NCCL, and its environment
+//!
+//! NCCL is loaded at run time, like the CUDA driver: building needs no NCCL. The first call
+//! that needs it checks that `libnccl` can be opened under the names cudarc tries (`libnccl.so`,
+//! `libnccl.so.13`, ...; not `libnccl.so.2`, NCCL's own soname) and returns
+//! [`Error::NcclNotFound`](crate::Error::NcclNotFound), saying what was tried and found, rather
+//! than panicking. The PyPI wheel (`pip install nvidia-nccl-cu13`) ships
+//! `nvidia/nccl/lib/libnccl.so.2` only: make a symlink `libnccl.so` to it and put the directory
+//! on `LD_LIBRARY_PATH` (`source scripts/nvrtc-env.sh` does both in this repository).
+//! [`is_available`] and [`version`] tell what is there.
+//!
+//! NCCL reads its settings from the environment (`NCCL_DEBUG=WARN` to see why a call failed,
+//! `NCCL_SOCKET_IFNAME`, ...); this crate sets none. On machines whose GPUs share NVLink
+//! switches with other users, NVLink multicast (NVLS) can take the switches down for
+//! everyone: set `NCCL_NVLS_ENABLE=0` before the first NCCL call there (this crate's tests,
+//! examples and benches set it unless it is set already).
+
+mod calls;
+mod check;
+mod collectives;
+mod comm;
+mod comms;
+mod group;
+mod handle;
+mod id;
+mod init;
+mod library;
+mod op;
+mod options;
+mod result;
+mod types;
+mod verify;
+mod wait;
+
+pub use collectives::OnStream;
+pub use comm::Comm;
+pub use comms::Comms;
+pub use group::{group, Group};
+pub use id::{UniqueId, UNIQUE_ID_BYTES};
+pub use library::{is_available, version};
+pub use options::CommOptions;
+pub use types::{DataType, NcclType, ReduceOp};
+
+// Ranks move between threads, one thread at a time each (NCCL's rule): Send, not Sync.
+const _: () = {
+    const fn send<T: Send>() {}
+    send::<Comm>();
+    send::<Comms>();
+    send::<UniqueId>();
+    send::<CommOptions>();
+};
