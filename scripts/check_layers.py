@@ -25,7 +25,7 @@ from collections import defaultdict
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu-runtime", "src")
 
 # Lowest first: a module may use modules of its own layer and of lower layers only.
-LAYERS = ["error", "types", "compiler", "driver", "tools", "nccl", "launch", "crate"]
+LAYERS = ["error", "types", "compiler", "driver", "tools", "nccl", "launch", "gpuarray", "crate"]
 
 # Layers beside the stack rather than in it: optional (behind a cargo feature), so no other
 # layer may use them; only the crate root re-exports them. `nccl` (the `nccl` feature) sits on

@@ -6,6 +6,7 @@
 //! `target/bench-report.json`.
 
 mod compile;
+mod gpuarray;
 mod graph;
 mod launch;
 mod memory;
@@ -55,6 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     rows.extend(compile::rows(&ctx)?);
     rows.extend(memory::rows(&ctx)?);
     rows.extend(graph::rows(&ctx)?);
+    rows.extend(gpuarray::rows(&ctx)?);
     print!("{}", table::render(&device, &rows));
     let path = std::env::var_os("GPU_BENCH_JSON")
         .map(std::path::PathBuf::from)

@@ -5,6 +5,9 @@
 pub mod compiler;
 pub mod driver;
 mod error;
+/// Arrays on the device and kernels generated from expressions: PyCUDA's `gpuarray`,
+/// `elementwise` and `reduction`.
+pub mod gpuarray;
 pub mod launch;
 // Collectives and point-to-point transfers between GPUs through NCCL: the `nccl` feature.
 #[cfg(feature = "nccl")]

@@ -7,6 +7,7 @@ pub use crate::driver::{
     HostSlice, HostSliceMut, PinnedArray, Stream, StreamFlags,
 };
 pub use crate::error::{Error, Result};
+pub use crate::gpuarray::DeviceArray;
 pub use crate::launch::Dim3;
 pub use crate::tools::DeviceMemoryPool;
 pub use crate::types::DeviceRepr;

@@ -1,0 +1,161 @@
+//! Device arrays: an elementwise kernel (`z = a * x + y`) and a sum over 2^26 floats, as
+//! bandwidth (bytes moved) next to a device-to-device copy of the same floats in the same
+//! process; and, where CuPy is importable, the same two operations through CuPy.
+
+use std::process::Command;
+use std::time::Duration;
+
+use gpu_runtime::cudarc::driver::sys;
+use gpu_runtime::gpuarray::{DeviceArray, ElementwiseKernel, KernelArg};
+use gpu_runtime::ndarray::Ix1;
+use gpu_runtime::{Context, Event};
+
+use crate::table::Row;
+use crate::{best, ok};
+
+const N: usize = 1 << 26;
+const ROUNDS: usize = 9;
+
+/// The GPU time of what `f` queues on the legacy default stream.
+fn timed(ctx: &Context, f: impl FnOnce() -> gpu_runtime::Result<()>) -> gpu_runtime::Result<Duration> {
+    let (start, end) = (Event::new(ctx)?, Event::new(ctx)?);
+    start.record(None)?;
+    f()?;
+    end.record(None)?;
+    end.synchronize()?;
+    end.time_since(&start)
+}
+
+fn gbs(bytes_per_elem: usize, d: Duration) -> f64 {
+    (bytes_per_elem * N) as f64 / d.as_secs_f64() / 1e9
+}
+
+/// The same two operations through CuPy in a subprocess, as GB/s (bytes moved), if CuPy is
+/// importable.
+fn cupy() -> Option<(f64, f64)> {
+    let probe = Command::new("python3")
+        .args(["-c", "import cupy"])
+        .output()
+        .ok()?;
+    if !probe.status.success() {
+        return None;
+    }
+    let script = format!(
+        r#"
+import cupy as cp
+n = {N}
+x = cp.random.random(n, dtype=cp.float32); y = cp.random.random(n, dtype=cp.float32); z = cp.empty_like(x)
+k = cp.ElementwiseKernel('float32 a, float32 x, float32 y', 'float32 z', 'z = a * x + y', 'axpy')
+def t(f):
+    best = 1e9
+    for _ in range({ROUNDS}):
+        s, e = cp.cuda.Event(), cp.cuda.Event()
+        s.record(); f(); e.record(); e.synchronize()
+        best = min(best, cp.cuda.get_elapsed_time(s, e) / 1e3)
+    return best
+k(cp.float32(2), x, y, z); x.sum()
+print(12 * n / t(lambda: k(cp.float32(2), x, y, z)) / 1e9, 4 * n / t(lambda: x.sum()) / 1e9)
+"#
+    );
+    let out = Command::new("python3").args(["-c", &script]).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut it = text.split_whitespace().filter_map(|w| w.parse::<f64>().ok());
+    Some((it.next()?, it.next()?))
+}
+
+pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let axpy = ElementwiseKernel::new(
+        "float a, const float *x, const float *y, float *z",
+        "z = a * x + y",
+    )?;
+    let mut x = DeviceArray::<f32, Ix1>::empty(ctx, N)?;
+    x.fill(1.0)?;
+    let mut y = DeviceArray::<f32, Ix1>::empty(ctx, N)?;
+    y.fill(2.0)?;
+    let mut z = DeviceArray::<f32, Ix1>::empty(ctx, N)?;
+    let copy = ctx.alloc::<f32>(N)?;
+    // Compile and load both kernels outside the timings.
+    axpy.launch([
+        KernelArg::scalar(2.0f32),
+        KernelArg::input(&x),
+        KernelArg::input(&y),
+        KernelArg::output(&mut z),
+    ])?;
+    std::hint::black_box(x.sum()?);
+    let (mut ew, mut sum, mut raw) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        ew.push(timed(ctx, || {
+            axpy.launch([
+                KernelArg::scalar(2.0f32),
+                KernelArg::input(&x),
+                KernelArg::input(&y),
+                KernelArg::output(&mut z),
+            ])
+        })?);
+        // The sum's time includes the second pass and reading the result back.
+        sum.push(timed(ctx, || x.sum().map(drop))?);
+        raw.push(timed(ctx, || {
+            ctx.bind()?;
+            // SAFETY: both allocations hold N floats; the context is current; the copy is
+            // waited for (by the end event) before either is dropped.
+            unsafe {
+                ok(sys::cuMemcpyDtoD_v2(
+                    copy.device_ptr(),
+                    x.storage().device_ptr(),
+                    N * 4,
+                ))
+            };
+            Ok(())
+        })?);
+    }
+    let floor = gbs(8, best(&raw));
+    let mut rows = vec![
+        Row {
+            figure: "elementwise z = a*x + y, 2^26 floats (bytes moved)",
+            raw: "cuMemcpyDtoD of 2^26 floats",
+            ours: gbs(12, best(&ew)),
+            theirs: floor,
+            unit: "GB/s",
+            higher_is_better: true,
+            target: ">= 0.9x copy bandwidth",
+            rounds: Vec::new(),
+        },
+        Row {
+            figure: "sum of 2^26 floats (bytes read)",
+            raw: "cuMemcpyDtoD of 2^26 floats",
+            ours: gbs(4, best(&sum)),
+            theirs: floor,
+            unit: "GB/s",
+            higher_is_better: true,
+            target: ">= 0.85x copy bandwidth",
+            rounds: Vec::new(),
+        },
+    ];
+    match cupy() {
+        Some((c_ew, c_sum)) => {
+            println!("CuPy, same process run: elementwise {c_ew:.1} GB/s, sum {c_sum:.1} GB/s");
+            rows.push(Row {
+                figure: "elementwise z = a*x + y vs CuPy ElementwiseKernel",
+                raw: "CuPy (subprocess)",
+                ours: gbs(12, best(&ew)),
+                theirs: c_ew,
+                unit: "GB/s",
+                higher_is_better: true,
+                target: "",
+                rounds: Vec::new(),
+            });
+            rows.push(Row {
+                figure: "sum of 2^26 floats vs CuPy x.sum()",
+                raw: "CuPy (subprocess)",
+                ours: gbs(4, best(&sum)),
+                theirs: c_sum,
+                unit: "GB/s",
+                higher_is_better: true,
+                target: "",
+                rounds: Vec::new(),
+            });
+        }
+        None => println!("CuPy rows skipped: `python3 -c \"import cupy\"` failed here"),
+    }
+    Ok(rows)
+}

@@ -1,0 +1,271 @@
+//! The arguments of generated kernels: the declared parameters (`"float a, const float *x,
+//! float *z"`, read with `gpu-cdecl`), and what a launch passes ([`KernelArg`]: a scalar, or an
+//! array with its layout), checked against each other before anything launches.
+
+use gpu_cdecl::{CType, Scalar};
+use ndarray::Dimension;
+
+use crate::driver::context::core::Context;
+use crate::error::{Error, Result};
+use crate::gpuarray::array::{DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::element::Element;
+use crate::launch::Arg;
+
+/// The most axes an array passed to a generated kernel may have (the kernels take one shape
+/// and stride argument per axis).
+pub const MAX_DIMS: usize = 8;
+
+/// One declared parameter of a generated kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Param {
+    pub name: String,
+    pub scalar: Scalar,
+    /// An array (declared as a pointer) rather than a scalar.
+    pub array: bool,
+    /// For an array: written (declared `T *`, not `const T *`).
+    pub mutable: bool,
+}
+
+/// The scalars arrays hold; others (`size_t`, `__half`, `bool`) are refused when declared.
+fn element_scalar(s: Scalar) -> bool {
+    !matches!(
+        s,
+        Scalar::Isize | Scalar::Usize | Scalar::Bool | Scalar::F16 | Scalar::Bf16
+    )
+}
+
+pub(crate) fn decl_error(kernel: &str, detail: String) -> Error {
+    Error::ArgumentMismatch {
+        kernel: kernel.to_owned(),
+        detail,
+    }
+}
+
+/// Reads a C parameter list: scalars of the [`Element`] types, and pointers to them (arrays;
+/// `const` for read-only ones). Names must be C identifiers that do not end in `__` forms
+/// the generated code uses (`x__p`, `x__o`, ...).
+pub(crate) fn parse_params(kernel: &str, arguments: &str) -> Result<Vec<Param>> {
+    let decl = gpu_cdecl::find_kernel(
+        &format!("__global__ void gpu_params({arguments}) {{}}"),
+        "gpu_params",
+    )
+    .map_err(|e| decl_error(kernel, format!("the arguments `{arguments}` cannot be read: {e}")))?;
+    let mut out: Vec<Param> = Vec::with_capacity(decl.params.len());
+    for p in decl.params {
+        let name = p
+            .name
+            .clone()
+            .ok_or_else(|| decl_error(kernel, format!("the argument `{}` has no name", p.text)))?;
+        if name.contains("__") || out.iter().any(|q| q.name == name) || name == "i" || name == "n" {
+            return Err(decl_error(
+                kernel,
+                format!("the argument name `{name}` is taken (twice, `i`, `n`, or containing `__`)"),
+            ));
+        }
+        let (scalar, array, mutable) = match &p.ty {
+            CType::Scalar(s) => (*s, false, false),
+            CType::Pointer {
+                pointee,
+                pointee_const,
+            } => match **pointee {
+                CType::Scalar(s) => (s, true, !pointee_const),
+                _ => return Err(decl_error(kernel, format!("`{}`: arrays hold scalars", p.text))),
+            },
+            _ => {
+                return Err(decl_error(
+                    kernel,
+                    format!("`{}`: only scalars and arrays of scalars", p.text),
+                ))
+            }
+        };
+        if !element_scalar(scalar) {
+            return Err(decl_error(
+                kernel,
+                format!("`{}`: `{}` is not an array element type", p.text, scalar.c_name()),
+            ));
+        }
+        out.push(Param {
+            name,
+            scalar,
+            array,
+            mutable,
+        });
+    }
+    Ok(out)
+}
+
+/// What a launch passes for one declared parameter: [`KernelArg::scalar`],
+/// [`KernelArg::input`] or [`KernelArg::output`].
+#[derive(Debug)]
+pub struct KernelArg<'a>(pub(crate) ArgKind<'a>);
+
+#[derive(Debug)]
+pub(crate) enum ArgKind<'a> {
+    Scalar(Arg<'a>, Scalar),
+    Array(ArrayArg<'a>),
+}
+
+/// An array argument: the storage (ordered as a read or a write by the launch) and the layout.
+#[derive(Debug)]
+pub(crate) struct ArrayArg<'a> {
+    pub arg: Arg<'a>,
+    pub scalar: Scalar,
+    pub mutable: bool,
+    /// More axes than [`MAX_DIMS`]; refused at launch.
+    pub ndim: usize,
+    pub shape: [usize; MAX_DIMS],
+    pub strides: [isize; MAX_DIMS],
+    /// The element at index zero, in elements from the start of the storage.
+    pub offset: usize,
+    /// Its device address, for the alignment of vector loads.
+    pub addr: u64,
+    /// The memory's context: the launch finds its kernel in this context's cache.
+    pub ctx: Context,
+}
+
+impl ArrayArg<'_> {
+    pub fn shape(&self) -> &[usize] {
+        &self.shape[..self.ndim.min(MAX_DIMS)]
+    }
+    pub fn strides(&self) -> &[isize] {
+        &self.strides[..self.ndim.min(MAX_DIMS)]
+    }
+}
+
+fn layout_of<S: Storage, D: Dimension>(
+    a: &DeviceArrayBase<S, D>,
+) -> ([usize; MAX_DIMS], [isize; MAX_DIMS], u64) {
+    let (mut shape, mut strides) = ([0usize; MAX_DIMS], [0isize; MAX_DIMS]);
+    for (k, (&d, &s)) in a.shape().iter().zip(a.strides()).take(MAX_DIMS).enumerate() {
+        shape[k] = d;
+        strides[k] = s;
+    }
+    let base = a.storage().device_view().device_ptr();
+    (
+        shape,
+        strides,
+        base + (a.offset() * std::mem::size_of::<S::Elem>()) as u64,
+    )
+}
+
+impl<'a> KernelArg<'a> {
+    /// A scalar, passed by value.
+    pub fn scalar<T: Element>(value: T) -> KernelArg<'a> {
+        KernelArg(ArgKind::Scalar(value.to_arg(), T::SCALAR))
+    }
+
+    /// An array the kernel reads (a `const T *` argument).
+    pub fn input<S: Storage, D: Dimension>(array: &'a DeviceArrayBase<S, D>) -> KernelArg<'a> {
+        let (shape, strides, addr) = layout_of(array);
+        let ctx = array.context().clone();
+        KernelArg(ArgKind::Array(ArrayArg {
+            ctx,
+            arg: Arg::input::<S::Elem, S>(array.storage()),
+            scalar: S::Elem::SCALAR,
+            mutable: false,
+            ndim: array.ndim(),
+            shape,
+            strides,
+            offset: array.offset(),
+            addr,
+        }))
+    }
+
+    /// An array the kernel writes (a `T *` argument; fits a `const T *` one too).
+    pub fn output<S: StorageMut, D: Dimension>(array: &'a mut DeviceArrayBase<S, D>) -> KernelArg<'a> {
+        let (shape, strides, addr) = layout_of(array);
+        let (ndim, offset) = (array.ndim(), array.offset());
+        let ctx = array.context().clone();
+        KernelArg(ArgKind::Array(ArrayArg {
+            ctx,
+            arg: Arg::output::<S::Elem, S>(&mut array.data),
+            scalar: S::Elem::SCALAR,
+            mutable: true,
+            ndim,
+            shape,
+            strides,
+            offset,
+            addr,
+        }))
+    }
+}
+
+impl<T: Element> From<T> for KernelArg<'_> {
+    fn from(value: T) -> Self {
+        KernelArg::scalar(value)
+    }
+}
+
+/// Checks `args` against `params` (count, scalar or array, types, writability, axes) and that
+/// every array has the shape of the first; returns that shape.
+pub(crate) fn check_args<'s>(
+    kernel: &str,
+    params: &[Param],
+    args: &'s [KernelArg<'_>],
+) -> Result<&'s [usize]> {
+    if args.len() != params.len() {
+        return Err(decl_error(
+            kernel,
+            format!(
+                "{} arguments were given for {} parameters",
+                args.len(),
+                params.len()
+            ),
+        ));
+    }
+    let mut shape: Option<&[usize]> = None;
+    for (p, a) in params.iter().zip(args) {
+        match (&a.0, p.array) {
+            (ArgKind::Scalar(_, s), false) if *s == p.scalar => {}
+            (ArgKind::Array(x), true) if x.scalar == p.scalar => {
+                if p.mutable && !x.mutable {
+                    return Err(decl_error(
+                        kernel,
+                        format!("`{}` is written: pass it with `KernelArg::output`", p.name),
+                    ));
+                }
+                if x.ndim > MAX_DIMS {
+                    return Err(decl_error(
+                        kernel,
+                        format!("`{}` has {} axes; at most {MAX_DIMS}", p.name, x.ndim),
+                    ));
+                }
+                match shape {
+                    None => shape = Some(x.shape()),
+                    Some(s) if s == x.shape() => {}
+                    Some(s) => {
+                        return Err(Error::SizeMismatch {
+                            operation: "elementwise",
+                            detail: format!(
+                                "`{}` has shape {:?} but the arrays before it {s:?}",
+                                p.name,
+                                x.shape()
+                            ),
+                        })
+                    }
+                }
+            }
+            (given, _) => {
+                let what = match given {
+                    ArgKind::Scalar(_, s) => format!("a {} scalar", s.rust_type()),
+                    ArgKind::Array(x) => format!("an array of {}", x.scalar.rust_type()),
+                };
+                let want = if p.array { "an array of" } else { "a scalar" };
+                return Err(decl_error(
+                    kernel,
+                    format!(
+                        "`{}` takes {want} {}, but {what} was given",
+                        p.name,
+                        p.scalar.rust_type()
+                    ),
+                ));
+            }
+        }
+    }
+    shape.ok_or_else(|| {
+        decl_error(
+            kernel,
+            "a generated kernel needs at least one array argument".into(),
+        )
+    })
+}

@@ -1,0 +1,390 @@
+//! [`ReductionKernel`]: CuPy's `ReductionKernel` (map, reduce, neutral, post-map) over all axes
+//! or along one, generated and cached per context like the elementwise kernels.
+//!
+//! Over all axes, two passes: a grid-stride pass where each block reduces its share (four
+//! elements at a time with aligned vector loads when every array is contiguous) into one
+//! partial per block, in scratch memory from the context's pool, then one block that reduces
+//! the partials and applies the post-map. Along one axis, one block per output element (or,
+//! for short axes, one thread per output element).
+
+use std::marker::PhantomData;
+
+use ndarray::{Dimension, IxDyn};
+
+use crate::driver::stream::Stream;
+use crate::error::{Error, Result};
+use crate::gpuarray::args::{check_args, decl_error, parse_params, ArgKind, KernelArg, Param};
+use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, StorageMut};
+use crate::gpuarray::codegen;
+use crate::gpuarray::element::Element;
+use crate::gpuarray::elementwise::first_context;
+use crate::gpuarray::exec::{self, KernelKey, BLOCK};
+use crate::gpuarray::layout;
+use crate::launch::Arg;
+
+/// The most partial results of the first pass: the second pass is one block of 256 threads.
+const MAX_PARTS: u32 = 1024;
+
+/// Axes shorter than this are reduced one thread per output element.
+const SHORT_AXIS: usize = 64;
+
+/// Which kernel of a [`ReductionKernel`]: see the module documentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReductionVariant {
+    /// The first pass over all axes, every array contiguous in one order.
+    Contiguous,
+    /// The first pass over all axes, strided over this many axes.
+    Strided(usize),
+    /// The second pass: the partials to the result.
+    Final,
+    /// Along one axis of arrays of this many axes, a block per output element.
+    AxisBlock(usize),
+    /// Along one axis of arrays of this many axes, a thread per output element.
+    AxisThread(usize),
+}
+
+impl ReductionVariant {
+    fn code(self) -> u32 {
+        match self {
+            ReductionVariant::Contiguous => 0,
+            ReductionVariant::Strided(d) => 1 + d as u32,
+            ReductionVariant::Final => 20,
+            ReductionVariant::AxisBlock(d) => 30 + d as u32,
+            ReductionVariant::AxisThread(d) => 40 + d as u32,
+        }
+    }
+}
+
+/// A reduction written as expressions (CuPy's `ReductionKernel`): each element maps to a value
+/// (`map`, over the arguments' elements as in [`ElementwiseKernel`](super::ElementwiseKernel),
+/// with `i` the element's index), values combine pairwise (`reduce`, of `a` and `b`; it must
+/// be associative and commutative, as the order is the GPU's), starting from `neutral`, and the
+/// result is `post_map` of `a` (the reduced value) and `n` (how many elements), stored as `R`.
+///
+/// ```no_run
+/// use gpu_runtime::gpuarray::{DeviceArray, KernelArg, ReductionKernel};
+/// use gpu_runtime::{ndarray::Array1, Context};
+/// let ctx = Context::default()?;
+/// let norm2 = ReductionKernel::<f64>::new("const double *x", "x * x", "a + b", "0.0")?.post_map("sqrt(a)");
+/// let x = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![3.0f64, 4.0]))?;
+/// let r = norm2.reduce([KernelArg::input(&x)])?;
+/// assert_eq!(r.to_vec()?, vec![5.0]);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct ReductionKernel<R: Element> {
+    pub(crate) name: String,
+    pub(crate) params: Vec<Param>,
+    pub(crate) map: String,
+    pub(crate) reduce: String,
+    pub(crate) neutral: String,
+    pub(crate) post: String,
+    /// The accumulator's C type, its definition (if not a scalar), and its size.
+    pub(crate) acc: String,
+    pub(crate) acc_def: String,
+    pub(crate) acc_size: usize,
+    /// `i` must be the flat index in C order: Fortran-contiguous arrays take the strided path.
+    pub(crate) c_order_index: bool,
+    pub(crate) key: u64,
+    pub(crate) _out: PhantomData<fn() -> R>,
+}
+
+impl<R: Element> ReductionKernel<R> {
+    /// A reduction accumulating in `R`: `arguments` as for an elementwise kernel (arrays
+    /// `const`: a reduction writes only its result), `map` an expression of their elements,
+    /// `reduce` one of `a` and `b`, `neutral` the value that changes nothing (the result of an
+    /// empty reduction).
+    pub fn new(arguments: &str, map: &str, reduce: &str, neutral: &str) -> Result<Self> {
+        Self::with_accumulator(
+            "reduction",
+            arguments,
+            map,
+            reduce,
+            neutral,
+            (R::c_name(), "", std::mem::size_of::<R>()),
+        )
+    }
+
+    /// A reduction whose accumulator is a C type of its own (defined by `acc.1`, `acc.2`
+    /// bytes), as `argmax` accumulates a value and its index.
+    pub(crate) fn with_accumulator(
+        name: &str,
+        arguments: &str,
+        map: &str,
+        reduce: &str,
+        neutral: &str,
+        acc: (&str, &str, usize),
+    ) -> Result<Self> {
+        let params = parse_params(name, arguments)?;
+        if let Some(p) = params.iter().find(|p| p.array && p.mutable) {
+            return Err(decl_error(
+                name,
+                format!("`{}`: a reduction's arrays are inputs (`const`)", p.name),
+            ));
+        }
+        if !params.iter().any(|p| p.array) {
+            return Err(decl_error(
+                name,
+                "a reduction needs at least one array argument".into(),
+            ));
+        }
+        let mut k = ReductionKernel {
+            name: name.to_owned(),
+            params,
+            map: map.to_owned(),
+            reduce: reduce.to_owned(),
+            neutral: neutral.to_owned(),
+            post: "a".to_owned(),
+            acc: acc.0.to_owned(),
+            acc_def: acc.1.to_owned(),
+            acc_size: acc.2,
+            c_order_index: false,
+            key: 0,
+            _out: PhantomData,
+        };
+        k.rekey(arguments);
+        Ok(k)
+    }
+
+    /// The result computed from the reduced value `a` and the count `n` (default `a`); e.g.
+    /// `a / n` for a mean.
+    pub fn post_map(mut self, expr: &str) -> Self {
+        self.post = expr.to_owned();
+        let args = format!("{:?}", self.params);
+        self.rekey(&args);
+        self
+    }
+
+    fn rekey(&mut self, arguments: &str) {
+        self.key = exec::hash_parts(&[
+            "reduction",
+            &self.name,
+            arguments,
+            &self.map,
+            &self.reduce,
+            &self.neutral,
+            &self.post,
+            &self.acc,
+            &self.acc_def,
+            R::c_name(),
+        ]);
+    }
+
+    pub(crate) fn c_name(&self, v: ReductionVariant) -> String {
+        format!("{}_r{}", self.name, v.code())
+    }
+
+    fn prepared(
+        &self,
+        ctx: &crate::driver::context::core::Context,
+        v: ReductionVariant,
+    ) -> Result<crate::launch::PreparedFunction> {
+        let key = KernelKey {
+            source: self.key,
+            variant: v.code(),
+        };
+        exec::prepared(ctx, key, &self.c_name(v), || self.source(v))
+    }
+
+    /// Reduces over every axis into a new 0-dimensional array.
+    pub fn reduce<'a>(&self, args: impl IntoIterator<Item = KernelArg<'a>>) -> Result<DeviceArray<R, IxDyn>> {
+        self.reduce_stream(None, args.into_iter().collect())
+    }
+
+    /// [`reduce`](Self::reduce) on `stream`.
+    pub fn reduce_on<'a>(
+        &self,
+        stream: &Stream,
+        args: impl IntoIterator<Item = KernelArg<'a>>,
+    ) -> Result<DeviceArray<R, IxDyn>> {
+        self.reduce_stream(Some(stream), args.into_iter().collect())
+    }
+
+    fn reduce_stream(
+        &self,
+        stream: Option<&Stream>,
+        args: Vec<KernelArg<'_>>,
+    ) -> Result<DeviceArray<R, IxDyn>> {
+        let ctx = first_context(&args).ok_or_else(|| decl_error(&self.name, "no array argument".into()))?;
+        let mut out = DeviceArray::<R, IxDyn>::empty(&ctx, IxDyn(&[]))?;
+        self.reduce_into_stream(stream, args, &mut out)?;
+        Ok(out)
+    }
+
+    /// Reduces over every axis into `out`, an array of one element (of any shape), on `stream`
+    /// or (`None`) the legacy default stream.
+    pub fn reduce_into<'a, S: StorageMut<Elem = R>, D: Dimension>(
+        &self,
+        stream: Option<&Stream>,
+        args: impl IntoIterator<Item = KernelArg<'a>>,
+        out: &mut DeviceArrayBase<S, D>,
+    ) -> Result<()> {
+        self.reduce_into_stream(stream, args.into_iter().collect(), out)
+    }
+
+    fn reduce_into_stream<S: StorageMut<Elem = R>, D: Dimension>(
+        &self,
+        stream: Option<&Stream>,
+        args: Vec<KernelArg<'_>>,
+        out: &mut DeviceArrayBase<S, D>,
+    ) -> Result<()> {
+        if out.len() != 1 {
+            return Err(Error::SizeMismatch {
+                operation: "reduce",
+                detail: format!("the result array has shape {:?}, not one element", out.shape()),
+            });
+        }
+        let shape = check_args(&self.name, &self.params, &args)?.to_vec();
+        let n = shape.iter().product::<usize>();
+        let ctx = first_context(&args).ok_or_else(|| decl_error(&self.name, "no array argument".into()))?;
+        let arrays: Vec<(bool, bool, bool)> = args
+            .iter()
+            .filter_map(|a| match &a.0 {
+                ArgKind::Array(x) => Some((
+                    layout::is_c_contiguous(x.shape(), x.strides()),
+                    layout::is_f_contiguous(x.shape(), x.strides()),
+                    x.addr % codegen::vec4_align(x.scalar.size()) == 0,
+                )),
+                ArgKind::Scalar(..) => None,
+            })
+            .collect();
+        let contiguous = arrays.iter().all(|a| a.0) || (!self.c_order_index && arrays.iter().all(|a| a.1));
+        let vec = contiguous && arrays.iter().all(|a| a.2);
+        let v = if contiguous {
+            ReductionVariant::Contiguous
+        } else {
+            ReductionVariant::Strided(shape.len())
+        };
+        let work = if vec { n / 4 } else { n };
+        let parts = if n == 0 {
+            0
+        } else {
+            exec::grid_for(&ctx, work as u64)?.min(MAX_PARTS)
+        };
+        let mut part = ctx
+            .device_pool()?
+            .alloc::<u8>((parts as usize).max(1) * self.acc_size)?;
+        if parts > 0 {
+            let f = self.prepared(&ctx, v)?;
+            let mut list: Vec<Arg<'_>> = vec![Arg::I64(n as i64)];
+            if contiguous {
+                list.push(Arg::I32(vec as i32));
+            }
+            list.push(Arg::output(&mut part));
+            let mut strides = Vec::new();
+            for a in args {
+                match a.0 {
+                    ArgKind::Scalar(x, _) => list.push(x),
+                    ArgKind::Array(x) => {
+                        if !contiguous {
+                            strides.extend(x.strides().iter().map(|&s| Arg::I64(s as i64)));
+                        }
+                        list.push(x.arg);
+                        list.push(Arg::I64(x.offset as i64));
+                    }
+                }
+            }
+            if !contiguous {
+                list.extend(shape.iter().map(|&d| Arg::I64(d as i64)));
+                list.append(&mut strides);
+            }
+            exec::launch(&f, parts, BLOCK, stream, &list)?;
+        }
+        let f = self.prepared(&ctx, ReductionVariant::Final)?;
+        let out_o = out.offset() as i64;
+        let list = [
+            Arg::I64(n as i64),
+            Arg::I32(parts as i32),
+            Arg::input(&part),
+            Arg::output(&mut out.data),
+            Arg::I64(out_o),
+        ];
+        exec::launch(&f, 1, BLOCK, stream, &list)
+    }
+
+    /// Reduces along `axis` into a new C-order array of the other axes' shape.
+    pub fn reduce_axis<'a>(
+        &self,
+        args: impl IntoIterator<Item = KernelArg<'a>>,
+        axis: usize,
+    ) -> Result<DeviceArray<R, IxDyn>> {
+        self.reduce_axis_on_stream(None, args.into_iter().collect(), axis)
+    }
+
+    /// [`reduce_axis`](Self::reduce_axis) on `stream`.
+    pub fn reduce_axis_on<'a>(
+        &self,
+        stream: &Stream,
+        args: impl IntoIterator<Item = KernelArg<'a>>,
+        axis: usize,
+    ) -> Result<DeviceArray<R, IxDyn>> {
+        self.reduce_axis_on_stream(Some(stream), args.into_iter().collect(), axis)
+    }
+
+    fn reduce_axis_on_stream(
+        &self,
+        stream: Option<&Stream>,
+        args: Vec<KernelArg<'_>>,
+        axis: usize,
+    ) -> Result<DeviceArray<R, IxDyn>> {
+        let shape = check_args(&self.name, &self.params, &args)?.to_vec();
+        if axis >= shape.len() {
+            return Err(Error::SizeMismatch {
+                operation: "reduce_axis",
+                detail: format!("axis {axis} of an array of {} axes", shape.len()),
+            });
+        }
+        let ctx = first_context(&args).ok_or_else(|| decl_error(&self.name, "no array argument".into()))?;
+        let m = shape[axis];
+        let outer: Vec<usize> = shape
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != axis)
+            .map(|(_, &d)| d)
+            .collect();
+        let nout: usize = outer.iter().product();
+        let mut out = DeviceArray::<R, IxDyn>::empty(&ctx, IxDyn(&outer))?;
+        if nout == 0 {
+            return Ok(out);
+        }
+        let d = shape.len();
+        let v = if m < SHORT_AXIS {
+            ReductionVariant::AxisThread(d)
+        } else {
+            ReductionVariant::AxisBlock(d)
+        };
+        let f = self.prepared(&ctx, v)?;
+        let mut list: Vec<Arg<'_>> = vec![
+            Arg::I64(m as i64),
+            Arg::I64(nout as i64),
+            Arg::output(&mut out.data),
+        ];
+        let (mut strides, mut along) = (Vec::new(), Vec::new());
+        for a in args {
+            match a.0 {
+                ArgKind::Scalar(x, _) => list.push(x),
+                ArgKind::Array(x) => {
+                    let st = x.strides();
+                    strides.extend(
+                        st.iter()
+                            .enumerate()
+                            .filter(|&(k, _)| k != axis)
+                            .map(|(_, &s)| Arg::I64(s as i64)),
+                    );
+                    along.push(Arg::I64(st[axis] as i64));
+                    list.push(x.arg);
+                    list.push(Arg::I64(x.offset as i64));
+                }
+            }
+        }
+        list.extend(outer.iter().map(|&d| Arg::I64(d as i64)));
+        list.append(&mut strides);
+        list.append(&mut along);
+        let grid = match v {
+            ReductionVariant::AxisThread(_) => exec::grid_for(&ctx, nout as u64)?,
+            _ => nout.min(1 << 20) as u32,
+        };
+        exec::launch(&f, grid, BLOCK, stream, &list)?;
+        Ok(out)
+    }
+}

@@ -1,0 +1,120 @@
+//! The CUDA C of a [`ReductionKernel`]'s variants: the grid-stride first pass (contiguous,
+//! with aligned vector loads, or strided), the one-block second pass, and the kernels along
+//! one axis (a block, or a thread, per output element).
+
+use std::fmt::Write as _;
+
+use crate::gpuarray::codegen::{self, VEC4};
+use crate::gpuarray::element::Element;
+use crate::gpuarray::exec::BLOCK;
+use crate::gpuarray::reduction::{ReductionKernel, ReductionVariant};
+
+impl<R: Element> ReductionKernel<R> {
+    /// The CUDA C source of one variant, as it is compiled (with `no_extern_c`).
+    pub fn source(&self, v: ReductionVariant) -> String {
+        let acc = &self.acc;
+        let mut s = String::from(VEC4);
+        s.push_str(&self.acc_def);
+        let _ = writeln!(
+            s,
+            "\n__device__ __forceinline__ {acc} gpu_reduce({acc} a, {acc} b) {{ return ({}); }}",
+            self.reduce
+        );
+        let _ = writeln!(
+            s,
+            "__device__ __forceinline__ {} gpu_post({acc} a, long long n) {{ (void)n; return ({}); }}",
+            R::c_name(),
+            self.post
+        );
+        // Leaves the block's reduction of `gpu_acc` in gpu_s[0].
+        let block = format!(
+            "__shared__ {acc} gpu_s[{BLOCK}]; gpu_s[threadIdx.x] = gpu_acc; __syncthreads();\n\
+             for (int gpu_h = {h}; gpu_h > 0; gpu_h >>= 1) {{ if (threadIdx.x < gpu_h) gpu_s[threadIdx.x] = gpu_reduce(gpu_s[threadIdx.x], gpu_s[threadIdx.x + gpu_h]); __syncthreads(); }}\n",
+            h = BLOCK / 2
+        );
+        let head = "long long gpu_t = blockIdx.x * (long long)blockDim.x + threadIdx.x; \
+                    long long gpu_nt = (long long)gridDim.x * blockDim.x;\n";
+        let params = codegen::params_c(&self.params);
+        let (map, neutral, name) = (&self.map, &self.neutral, self.c_name(v));
+        let step = |refs: String| format!("{{ {refs} gpu_acc = gpu_reduce(gpu_acc, ({map})); }}");
+        match v {
+            ReductionVariant::Contiguous => {
+                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long n, int gpu_vec, unsigned char *gpu_part{params}) {{\n{head}{acc} gpu_acc = ({neutral});\nlong long gpu_done = 0;");
+                s.push_str("if (gpu_vec) {\nlong long gpu_nv = n / 4;\nfor (long long gpu_j = gpu_t; gpu_j < gpu_nv; gpu_j += gpu_nt) {\n");
+                for p in self.params.iter().filter(|p| p.array) {
+                    let (t, n) = (codegen::c_type(p), &p.name);
+                    let _ = writeln!(
+                        s,
+                        "gpu_vec4<{t}> {n}__v = ((const gpu_vec4<{t}> *)({n}__p + {n}__o))[gpu_j];"
+                    );
+                }
+                let refs = codegen::bind_refs(&self.params, |p| format!("{}__v.v[gpu_k]", p.name));
+                let _ = writeln!(s, "#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) {{ long long i = 4 * gpu_j + gpu_k; (void)i; {} }}\n}}\ngpu_done = 4 * gpu_nv;\n}}", step(refs));
+                let refs = codegen::bind_refs(&self.params, |p| format!("{n}__p[{n}__o + i]", n = p.name));
+                let _ = writeln!(
+                    s,
+                    "for (long long i = gpu_done + gpu_t; i < n; i += gpu_nt) {}",
+                    step(refs)
+                );
+                let _ = writeln!(
+                    s,
+                    "{block}if (threadIdx.x == 0) (({acc} *)gpu_part)[blockIdx.x] = gpu_s[0];\n}}"
+                );
+            }
+            ReductionVariant::Strided(d) => {
+                let strides = codegen::strides_c(&self.params, d);
+                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long n, unsigned char *gpu_part{params}{strides}) {{\n{head}{acc} gpu_acc = ({neutral});");
+                let index = codegen::strided_index(&self.params, d, "i");
+                let refs = codegen::bind_refs(&self.params, |p| format!("{n}__p[{n}__i]", n = p.name));
+                let _ = writeln!(
+                    s,
+                    "for (long long i = gpu_t; i < n; i += gpu_nt) {{ {index} {} }}",
+                    step(refs)
+                );
+                let _ = writeln!(
+                    s,
+                    "{block}if (threadIdx.x == 0) (({acc} *)gpu_part)[blockIdx.x] = gpu_s[0];\n}}"
+                );
+            }
+            ReductionVariant::Final => {
+                let r = R::c_name();
+                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long n, int gpu_parts, const unsigned char *gpu_part, {r} *gpu_out, long long gpu_out_o) {{\n{acc} gpu_acc = ({neutral});");
+                let _ = writeln!(s, "for (int k = threadIdx.x; k < gpu_parts; k += blockDim.x) gpu_acc = gpu_reduce(gpu_acc, ((const {acc} *)gpu_part)[k]);");
+                let _ = writeln!(
+                    s,
+                    "{block}if (threadIdx.x == 0) gpu_out[gpu_out_o] = gpu_post(gpu_s[0], n);\n}}"
+                );
+            }
+            ReductionVariant::AxisBlock(d) | ReductionVariant::AxisThread(d) => {
+                let outer = d.saturating_sub(1);
+                let strides = codegen::strides_c(&self.params, outer);
+                let axis: String = self
+                    .params
+                    .iter()
+                    .filter(|p| p.array)
+                    .map(|p| format!(", long long {}__sa", p.name))
+                    .collect();
+                let r = R::c_name();
+                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, {r} *gpu_out{params}{strides}{axis}) {{");
+                let index = codegen::strided_index(&self.params, outer, "gpu_o");
+                let refs = codegen::bind_refs(&self.params, |p| {
+                    format!("{n}__p[{n}__i + i * {n}__sa]", n = p.name)
+                });
+                if let ReductionVariant::AxisBlock(_) = v {
+                    let _ = writeln!(s, "for (long long gpu_o = blockIdx.x; gpu_o < gpu_nout; gpu_o += gridDim.x) {{\n{index}{acc} gpu_acc = ({neutral});");
+                    let _ = writeln!(
+                        s,
+                        "for (long long i = threadIdx.x; i < gpu_m; i += blockDim.x) {}",
+                        step(refs)
+                    );
+                    let _ = writeln!(s, "{block}if (threadIdx.x == 0) gpu_out[gpu_o] = gpu_post(gpu_s[0], gpu_m);\n__syncthreads();\n}}\n}}");
+                } else {
+                    let _ = writeln!(s, "{head}for (long long gpu_o = gpu_t; gpu_o < gpu_nout; gpu_o += gpu_nt) {{\n{index}{acc} gpu_acc = ({neutral});");
+                    let _ = writeln!(s, "for (long long i = 0; i < gpu_m; ++i) {}", step(refs));
+                    s.push_str("gpu_out[gpu_o] = gpu_post(gpu_acc, gpu_m);\n}\n}\n");
+                }
+            }
+        }
+        s
+    }
+}

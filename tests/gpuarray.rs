@@ -1,0 +1,126 @@
+//! Device arrays and generated kernels without a GPU: every source an elementwise or reduction
+//! kernel generates compiles with NVRTC for sm_90, argument lists are checked when the kernel
+//! is defined, and CUDA errors in an operation are compile errors.
+
+use gpu_runtime::gpuarray::{
+    compile_check, layout, ElementwiseKernel, ReductionKernel, ReductionVariant, Variant,
+};
+use gpu_runtime::Error;
+
+fn compiles(source: &str) {
+    if let Err(e) = compile_check(source, "sm_90") {
+        panic!("does not compile: {e}\n{source}");
+    }
+}
+
+const ELEMENTWISE_VARIANTS: [Variant; 4] = [
+    Variant::Contiguous,
+    Variant::Strided(1),
+    Variant::Strided(2),
+    Variant::Strided(3),
+];
+
+#[test]
+fn elementwise_sources_compile_in_every_variant() {
+    let kernels = [
+        ElementwiseKernel::new(
+            "float a, const float *x, const float *y, float *z",
+            "z = a * x + y",
+        )
+        .unwrap(),
+        ElementwiseKernel::with_name("inplace", "double a, const double *x, double *y", "y += a * x")
+            .unwrap(),
+        ElementwiseKernel::with_name(
+            "mixed",
+            "const int *k, const unsigned char *m, double *z, long long *w",
+            "z = k * 0.5 + m; w = i",
+        )
+        .unwrap(),
+        ElementwiseKernel::with_name("cond", "const float *x, float *z", "if (x > 0) z = sqrtf(x);").unwrap(),
+        ElementwiseKernel::with_name("helper", "const float *x, float *z", "z = twice(x)")
+            .unwrap()
+            .preamble("__device__ float twice(float v) { return 2 * v; }"),
+    ];
+    for k in &kernels {
+        for v in ELEMENTWISE_VARIANTS {
+            compiles(&k.source(v));
+        }
+    }
+}
+
+#[test]
+fn elementwise_errors_in_the_operation_are_compile_errors() {
+    let k = ElementwiseKernel::new("const float *x, float *z", "z = x.nope").unwrap();
+    for v in ELEMENTWISE_VARIANTS {
+        let e = compile_check(&k.source(v), "sm_90").unwrap_err();
+        assert!(matches!(e, Error::Compile(_)), "{e}");
+    }
+    // An input is a `const` reference: assigning to it does not compile.
+    let k = ElementwiseKernel::new("const float *x, float *z", "x = 1; z = 2").unwrap();
+    assert!(compile_check(&k.source(Variant::Contiguous), "sm_90").is_err());
+}
+
+#[test]
+fn elementwise_arguments_are_checked_when_defined() {
+    let bad = [
+        ("float a", "no array"),
+        ("const float *x, float **z", "pointer to pointer"),
+        ("const float *x, float *x", "twice"),
+        ("const float *i", "reserved name"),
+        ("const float *x__p", "reserved name"),
+        ("const float *x, float4 v", "vector type"),
+        ("const bool *x", "bool arrays"),
+        ("const float *x, ", "syntax"),
+    ];
+    for (args, why) in bad {
+        let r = ElementwiseKernel::new(args, "x");
+        assert!(
+            matches!(r, Err(Error::ArgumentMismatch { .. })),
+            "{why}: {args} gave {r:?}"
+        );
+    }
+    assert!(ElementwiseKernel::with_name("not a name", "const float *x", "x").is_err());
+}
+
+#[test]
+fn reduction_sources_compile_in_every_variant() {
+    let variants = [
+        ReductionVariant::Contiguous,
+        ReductionVariant::Strided(2),
+        ReductionVariant::Final,
+        ReductionVariant::AxisBlock(1),
+        ReductionVariant::AxisBlock(3),
+        ReductionVariant::AxisThread(2),
+    ];
+    let norm = ReductionKernel::<f64>::new("const double *x", "x * x", "a + b", "0.0")
+        .unwrap()
+        .post_map("sqrt(a)");
+    let mean = ReductionKernel::<f32>::new("const float *x, float w", "w * x", "a + b", "0.0f")
+        .unwrap()
+        .post_map("a / n");
+    let count =
+        ReductionKernel::<u64>::new("const int *x, int t", "x > t ? 1ull : 0ull", "a + b", "0ull").unwrap();
+    for v in variants {
+        compiles(&norm.source(v));
+        compiles(&mean.source(v));
+        compiles(&count.source(v));
+    }
+}
+
+#[test]
+fn reductions_take_inputs_only() {
+    assert!(matches!(
+        ReductionKernel::<f32>::new("float *x", "x", "a + b", "0"),
+        Err(Error::ArgumentMismatch { .. })
+    ));
+    assert!(ReductionKernel::<f32>::new("float s", "s", "a + b", "0").is_err());
+}
+
+#[test]
+fn layouts_of_views() {
+    assert!(layout::is_c_contiguous(&[3, 4], &[4, 1]));
+    assert!(layout::is_f_contiguous(&[3, 4], &[1, 3]));
+    let s = layout::slice(&[3, 4], &[4, 1], gpu_runtime::ndarray::s![..;-1, 1..;2].as_ref()).unwrap();
+    assert_eq!((s.shape, s.strides, s.offset), (vec![3, 2], vec![-4, 2], 9));
+    assert!(layout::reshape(&[3, 4], &[1, 3], &[12]).is_err());
+}
