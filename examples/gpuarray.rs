@@ -47,6 +47,16 @@ fn main() -> gpu_runtime::Result<()> {
     }
     let want_norm = want.iter().map(|v| v * v).sum::<f32>().sqrt();
     assert!((norm - want_norm).abs() <= 1e-3 * want_norm);
+    // The same affine map as one fused expression, then the running sums of feature 0 and
+    // noise drawn on the device (seeded: the same numbers on every GPU).
+    let fused = (&picked * 2.0 - 1.0).eval()?;
+    assert_eq!(fused.to_ndarray()?, z.to_ndarray()?.into_dyn());
+    let running = z.slice(s![0, ..])?.cumsum()?.to_vec()?;
+    let want_running: f32 = want.row(0).sum();
+    assert!((running[running.len() - 1] - want_running).abs() <= 1e-3 * want_running.abs().max(1.0));
+    let noise = DeviceArray::<f32, _>::random_normal(&ctx, 1 << 16, 7, 0.0, 1.0)?;
+    let noise_mean = noise.sum()? / (1 << 16) as f32;
+    assert!(noise_mean.abs() < 0.05);
     println!(
         "feature 0: max {} at sample {}; norm {norm:.3} (host {want_norm:.3})",
         maxima[0],

@@ -124,3 +124,52 @@ fn layouts_of_views() {
     assert_eq!((s.shape, s.strides, s.offset), (vec![3, 2], vec![-4, 2], 9));
     assert!(layout::reshape(&[3, 4], &[1, 3], &[12]).is_err());
 }
+
+#[test]
+fn scan_sources_compile_and_are_checked() {
+    use gpu_runtime::gpuarray::{ScanKernel, ScanVariant};
+    let kernels = [
+        ScanKernel::<f64>::new("a + b", "0.0")
+            .unwrap()
+            .source(ScanVariant::Tiles),
+        ScanKernel::<i32>::new("a > b ? a : b", "(-2147483647 - 1)")
+            .unwrap()
+            .source(ScanVariant::AddPrefix),
+        ScanKernel::<u8>::new("a | b", "0")
+            .unwrap()
+            .source(ScanVariant::Tiles),
+    ];
+    for k in &kernels {
+        compiles(k);
+    }
+    assert!(ScanKernel::<f32>::new(" ", "0").is_err());
+    let bad = ScanKernel::<f32>::new("a.nope", "0")
+        .unwrap()
+        .source(ScanVariant::Tiles);
+    assert!(matches!(compile_check(&bad, "sm_90"), Err(Error::Compile(_))));
+}
+
+#[test]
+fn random_sources_compile_and_philox_is_random123s() {
+    use gpu_runtime::gpuarray::{philox4x32_10, random_source, Distribution};
+    compiles(&random_source::<u32>(Distribution::Uniform).unwrap());
+    compiles(&random_source::<f32>(Distribution::Normal).unwrap());
+    compiles(&random_source::<f64>(Distribution::Uniform).unwrap());
+    assert!(random_source::<i64>(Distribution::Normal).is_err());
+    assert_eq!(
+        philox4x32_10([0; 4], [0; 2]),
+        [0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8]
+    );
+}
+
+#[test]
+fn expressions_render_their_structure() {
+    use gpu_runtime::gpuarray::Operand;
+    // Scalars only (no array: evaluating it is an error, which needs a GPU to reach).
+    let e = -(Operand::<f32>::into_expr(2.0f32) * 3.0f32) / 4.0f32;
+    assert_eq!(
+        e.operation(),
+        "out = ((float)(((float)-((float)(s0 * s1))) / s2))"
+    );
+    assert!(e.shape().is_none());
+}

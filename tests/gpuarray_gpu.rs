@@ -314,3 +314,270 @@ fn reductions_on_random_layouts() -> gpu_runtime::Result<()> {
     assert_eq!(dn.argmax()?, 37);
     Ok(())
 }
+
+/// Arithmetic through `Expr`: operators fused into one kernel, the `Result` methods, and the
+/// in-place forms, on random shapes and views, against `ndarray`.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn expressions_on_random_layouts() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(23);
+    let vec = |a: &ArrayD<f32>| a.iter().copied().collect::<Vec<_>>();
+    for round in 0..40 {
+        let sh = shape(&mut rng);
+        let (ha, hb) = (
+            random(&mut rng, &sh, round % 2 == 1),
+            random(&mut rng, &sh, round % 3 == 0),
+        );
+        let (a, b) = (
+            DeviceArray::from_ndarray(&ctx, &ha)?,
+            DeviceArray::from_ndarray(&ctx, &hb)?,
+        );
+        let (ka, kb) = (view_kind(&mut rng), view_kind(&mut rng));
+        let (va, vb) = (device_view(&a, ka), device_view(&b, kb));
+        let (wa, wb) = (host_view(&ha, ka), host_view(&hb, kb));
+        if wa.shape() != wb.shape() {
+            assert!(matches!((&va + &vb).eval(), Err(Error::SizeMismatch { .. })));
+            continue;
+        }
+        let s = rng.f32() + 0.5;
+        let got = (&va + &vb * s).eval()?.to_ndarray()?;
+        assert_eq!(got.shape(), wa.shape());
+        close(&vec(&got), &vec(&(&wa + &(&wb * s))), 1e-6);
+        let got = (-&va / 2.0 - &vb).eval()?.to_ndarray()?;
+        close(&vec(&got), &vec(&(&wa.mapv(|x| -x / 2.0) - &wb)), 1e-6);
+        let got = (s * &va - &vb * &va + (1.0 - &vb)).eval()?.to_ndarray()?;
+        let want = &wa * s - &wb * &wa + wb.mapv(|x| 1.0 - x);
+        close(&vec(&got), &vec(&want), 1e-5);
+        // Divisors kept away from zero.
+        let got = (&va / (&vb * &vb + 1.0)).eval()?.to_ndarray()?;
+        close(&vec(&got), &vec(&(&wa / &wb.mapv(|x| x * x + 1.0))), 1e-5);
+        close(&vec(&va.add(&vb)?.to_ndarray()?), &vec(&(&wa + &wb)), 1e-6);
+        close(&vec(&va.mul(3.0)?.to_ndarray()?), &vec(&(&wa * 3.0)), 1e-6);
+        close(
+            &vec(&va.sub(&vb * 2.0)?.to_ndarray()?),
+            &vec(&(&wa - &(&wb * 2.0))),
+            1e-6,
+        );
+        close(&vec(&va.neg()?.to_ndarray()?), &vec(&wa.mapv(|x| -x)), 0.0);
+        // In place, into an owned array and into a transposed (strided) view.
+        let mut w = va.to_contiguous()?;
+        w.add_assign(&vb)?;
+        w.mul_assign(2.0)?;
+        w.div_assign(&vb * &vb + 1.0)?;
+        let want = (&(&wa + &wb) * 2.0) / wb.mapv(|x| x * x + 1.0);
+        close(&vec(&w.to_ndarray()?), &vec(&want), 1e-5);
+        let mut t = DeviceArray::from_ndarray(&ctx, &wa.t().as_standard_layout().into_owned())?;
+        let mut vt = t.view_mut().reversed_axes();
+        vt.sub_assign(&vb)?;
+        close(&vec(&vt.to_ndarray()?), &vec(&(&wa - &wb)), 1e-6);
+        vt.assign_expr(None, &vb * s)?;
+        close(&vec(&vt.to_ndarray()?), &vec(&(&wb * s)), 1e-6);
+    }
+    // Integers wrap as Rust's wrapping operations.
+    let n = 1000 + (rng.next_u64() % 1000) as usize;
+    let hi: Vec<i32> = (0..n).map(|_| rng.next_u64() as i32).collect();
+    let hj: Vec<i32> = (0..n).map(|_| (rng.next_u64() as i32) | 1).collect();
+    let (di, dj) = (
+        DeviceArray::from_ndarray(&ctx, &Array::from(hi.clone()))?,
+        DeviceArray::from_ndarray(&ctx, &Array::from(hj.clone()))?,
+    );
+    let got = (&di * &dj + 7 - &di / &dj).eval()?.to_vec()?;
+    let want: Vec<i32> = hi
+        .iter()
+        .zip(&hj)
+        .map(|(&x, &y)| x.wrapping_mul(y).wrapping_add(7).wrapping_sub(x.wrapping_div(y)))
+        .collect();
+    assert_eq!(got, want);
+    let h8: Vec<i8> = (0..n).map(|_| rng.next_u64() as i8).collect();
+    let d8 = DeviceArray::from_ndarray(&ctx, &Array::from(h8.clone()))?;
+    let got = (-&d8 * 3 + 100).eval()?.to_vec()?;
+    let want: Vec<i8> = h8
+        .iter()
+        .map(|&x| x.wrapping_neg().wrapping_mul(3).wrapping_add(100))
+        .collect();
+    assert_eq!(got, want);
+    // An empty array, and an expression without arrays.
+    let e = DeviceArray::<f32>::zeros(&ctx, IxDyn(&[0, 5]))?;
+    assert_eq!((&e * 2.0 + &e).eval()?.shape(), &[0, 5]);
+    use gpu_runtime::gpuarray::Operand;
+    assert!(Operand::<f32>::into_expr(1.0f32).eval().is_err());
+    Ok(())
+}
+
+/// Prefix sums and a scan of the user's own against the host, for lengths around the tile
+/// size and past two levels of tiles, on strided views.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn scans_match_the_host() -> gpu_runtime::Result<()> {
+    use gpu_runtime::gpuarray::{ScanKernel, TILE};
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(31);
+    let tile = TILE as usize;
+    let mut lens = vec![
+        0,
+        1,
+        2,
+        7,
+        tile - 1,
+        tile,
+        tile + 1,
+        3 * tile + 5,
+        tile * tile + 3,
+    ];
+    lens.extend((0..4).map(|_| (rng.next_u64() % 300_000) as usize));
+    let last = ScanKernel::<i32>::new("b", "-1")?;
+    let max = ScanKernel::<i32>::new("a > b ? a : b", "(-2147483647 - 1)")?;
+    for n in lens {
+        let h: Vec<i32> = (0..n).map(|_| rng.next_u64() as i32).collect();
+        let d = DeviceArray::from_ndarray(&ctx, &Array::from(h.clone()))?;
+        let mut acc = 0i32;
+        let incl: Vec<i32> = h
+            .iter()
+            .map(|&x| {
+                acc = acc.wrapping_add(x);
+                acc
+            })
+            .collect();
+        assert_eq!(d.cumsum()?.to_vec()?, incl, "n = {n}");
+        let mut excl = vec![0];
+        excl.extend_from_slice(&incl[..n.saturating_sub(1)]);
+        excl.truncate(n);
+        assert_eq!(d.cumsum_exclusive()?.to_vec()?, excl, "n = {n}");
+        // Order matters: `b` keeps the later element. (Only inclusive: `b` has no neutral
+        // that is an identity on both sides, which an exclusive scan needs.)
+        assert_eq!(last.inclusive(&d)?.to_vec()?, h, "n = {n}");
+        let mut m = i32::MIN;
+        let run: Vec<i32> = h
+            .iter()
+            .map(|&x| {
+                m = m.max(x);
+                m
+            })
+            .collect();
+        assert_eq!(max.inclusive(&d)?.to_vec()?, run);
+        // A reversed view with a step.
+        let v = d.slice(s![..;-3])?;
+        let hv: Vec<i32> = h.iter().rev().step_by(3).copied().collect();
+        let mut acc = 0i32;
+        let want: Vec<i32> = hv
+            .iter()
+            .map(|&x| {
+                acc = acc.wrapping_add(x);
+                acc
+            })
+            .collect();
+        assert_eq!(v.cumsum()?.to_vec()?, want);
+        // Floats: compared with a tolerance that grows with the running magnitude.
+        let f: Vec<f64> = (0..n).map(|_| rng.f64() * 2.0 - 1.0).collect();
+        let df = DeviceArray::from_ndarray(&ctx, &Array::from(f.clone()))?;
+        let got = df.cumsum()?.to_vec()?;
+        let (mut acc, mut mag) = (0.0f64, 0.0f64);
+        for (k, (&g, &x)) in got.iter().zip(&f).enumerate() {
+            acc += x;
+            mag += x.abs();
+            assert!(
+                (g - acc).abs() <= 1e-12 * (1.0 + mag),
+                "n = {n}, element {k}: {g} vs {acc}"
+            );
+        }
+    }
+    // C-contiguous arrays of any shape scan in C order; others are refused.
+    let host = random(&mut rng, &[37, 60], false);
+    let d = DeviceArray::from_ndarray(&ctx, &host)?;
+    let got = d.cumsum()?.to_vec()?;
+    let mut acc = 0.0f32;
+    let want: Vec<f32> = host
+        .iter()
+        .map(|&x| {
+            acc += x;
+            acc
+        })
+        .collect();
+    close(&got, &want, 1e-4);
+    assert!(matches!(d.t().cumsum(), Err(Error::SizeMismatch { .. })));
+    Ok(())
+}
+
+/// Philox on the device: `u32` words bit for bit against the host implementation, floats
+/// from the same words, reproducible per seed and layout, and normal moments.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn random_fills_match_philox() -> gpu_runtime::Result<()> {
+    use gpu_runtime::gpuarray::philox4x32_10;
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(41);
+    let word = |seed: u64, i: usize, per: usize| {
+        let g = (i / per) as u64;
+        philox4x32_10(
+            [g as u32, (g >> 32) as u32, 0, 0],
+            [seed as u32, (seed >> 32) as u32],
+        )
+    };
+    for n in [
+        0usize,
+        1,
+        3,
+        4,
+        5,
+        1023,
+        100_003,
+        (rng.next_u64() % 200_000) as usize,
+    ] {
+        let seed = rng.next_u64();
+        let d = DeviceArray::<u32, _>::random_uniform(&ctx, n, seed)?;
+        let want: Vec<u32> = (0..n).map(|i| word(seed, i, 4)[i % 4]).collect();
+        assert_eq!(d.to_vec()?, want, "n = {n}");
+        assert_eq!(
+            DeviceArray::<u32, _>::random_uniform(&ctx, n, seed)?.to_vec()?,
+            want
+        );
+        let f = DeviceArray::<f32, _>::random_uniform(&ctx, n, seed)?.to_vec()?;
+        let want_f: Vec<f32> = want
+            .iter()
+            .map(|&w| (w >> 8) as f32 * (1.0 / 16_777_216.0))
+            .collect();
+        assert_eq!(f, want_f);
+        let g = DeviceArray::<f64, _>::random_uniform(&ctx, n, seed)?.to_vec()?;
+        let want_g: Vec<f64> = (0..n)
+            .map(|i| {
+                let r = word(seed, i, 2);
+                let (hi, lo) = if i % 2 == 0 { (r[0], r[1]) } else { (r[2], r[3]) };
+                ((((hi as u64) << 32) | lo as u64) >> 11) as f64 * (1.0 / 9_007_199_254_740_992.0)
+            })
+            .collect();
+        assert_eq!(g, want_g);
+    }
+    // Another seed, another stream; a strided view gets the values of its C-order indices.
+    let a = DeviceArray::<u32, _>::random_uniform(&ctx, 1000, 1)?.to_vec()?;
+    assert_ne!(a, DeviceArray::<u32, _>::random_uniform(&ctx, 1000, 2)?.to_vec()?);
+    let mut m = DeviceArray::<u32, _>::zeros(&ctx, (30, 40))?;
+    m.slice_mut(s![.., ..;-2])?.fill_uniform(9)?;
+    let host = m.to_ndarray()?;
+    for r in 0..30 {
+        for c in 0..20 {
+            let i = r * 20 + c;
+            assert_eq!(host[[r, 39 - 2 * c]], word(9, i, 4)[i % 4]);
+            assert_eq!(host[[r, 38 - 2 * c]], 0);
+        }
+    }
+    // Normal moments on 2^20 values (standard errors ~1e-3).
+    let n = 1 << 20;
+    let x = DeviceArray::<f32, _>::random_normal(&ctx, n, 77, 2.0, 3.0)?.to_vec()?;
+    let mean = x.iter().map(|&v| v as f64).sum::<f64>() / n as f64;
+    let var = x.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / n as f64;
+    assert!(
+        (mean - 2.0).abs() < 0.02 && (var / 9.0 - 1.0).abs() < 0.01,
+        "{mean} {var}"
+    );
+    assert!(x.iter().all(|v| v.is_finite()));
+    let y = DeviceArray::<f64, _>::random_normal(&ctx, n + 1, 78, 0.0, 1.0)?.to_vec()?;
+    let mean = y.iter().sum::<f64>() / y.len() as f64;
+    let var = y.iter().map(|&v| (v - mean).powi(2)).sum::<f64>() / y.len() as f64;
+    let within = y.iter().filter(|v| v.abs() < 1.0).count() as f64 / y.len() as f64;
+    assert!(mean.abs() < 0.01 && (var - 1.0).abs() < 0.01 && (within - 0.6827).abs() < 0.005);
+    // Types without the distribution are refused.
+    assert!(DeviceArray::<i32, _>::random_uniform(&ctx, 4, 1).is_err());
+    assert!(DeviceArray::<u32, _>::random_normal(&ctx, 4, 1, 0, 1).is_err());
+    Ok(())
+}

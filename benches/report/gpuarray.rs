@@ -1,6 +1,7 @@
 //! Device arrays: an elementwise kernel (`z = a * x + y`) and a sum over 2^26 floats, as
 //! bandwidth (bytes moved) next to a device-to-device copy of the same floats in the same
-//! process; and, where CuPy is importable, the same two operations through CuPy.
+//! process; an inclusive scan and a Philox uniform fill of the same floats against the same
+//! floor; and, where CuPy is importable, the first two operations through CuPy.
 
 use std::process::Command;
 use std::time::Duration;
@@ -82,7 +83,11 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         KernelArg::output(&mut z),
     ])?;
     std::hint::black_box(x.sum()?);
+    let mut r = DeviceArray::<f32, Ix1>::empty(ctx, N)?;
+    std::hint::black_box(x.cumsum()?);
+    r.fill_uniform(1)?;
     let (mut ew, mut sum, mut raw) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut scan, mut rand) = (Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
         ew.push(timed(ctx, || {
             axpy.launch([
@@ -94,6 +99,11 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         })?);
         // The sum's time includes the second pass and reading the result back.
         sum.push(timed(ctx, || x.sum().map(drop))?);
+        // The scan's time includes allocating its output (from the driver, not a pool).
+        scan.push(timed(ctx, || x.cumsum().map(drop))?);
+        // Frees the scan's output now, not in the next timed allocation.
+        ctx.synchronize()?;
+        rand.push(timed(ctx, || r.fill_uniform(7))?);
         raw.push(timed(ctx, || {
             ctx.bind()?;
             // SAFETY: both allocations hold N floats; the context is current; the copy is
@@ -128,6 +138,26 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             unit: "GB/s",
             higher_is_better: true,
             target: ">= 0.85x copy bandwidth",
+            rounds: Vec::new(),
+        },
+        Row {
+            figure: "inclusive scan (cumsum) of 2^26 floats (bytes read + written)",
+            raw: "cuMemcpyDtoD of 2^26 floats",
+            ours: gbs(8, best(&scan)),
+            theirs: floor,
+            unit: "GB/s",
+            higher_is_better: true,
+            target: "",
+            rounds: Vec::new(),
+        },
+        Row {
+            figure: "fill_uniform (Philox4x32-10) of 2^26 floats (bytes written)",
+            raw: "cuMemcpyDtoD of 2^26 floats",
+            ours: gbs(4, best(&rand)),
+            theirs: floor,
+            unit: "GB/s",
+            higher_is_better: true,
+            target: "",
             rounds: Vec::new(),
         },
     ];

@@ -37,13 +37,19 @@ mod convert;
 mod element;
 mod elementwise;
 mod exec;
+mod expr;
+mod expr_ops;
 pub mod layout;
 mod methods;
+mod random;
 mod reduce_ops;
 mod reduction;
 mod reduction_source;
+mod scan;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_ext;
 
 pub use args::{KernelArg, MAX_DIMS};
 pub use array::{
@@ -52,4 +58,7 @@ pub use array::{
 pub use element::{Element, Kind};
 pub use elementwise::{ElementwiseKernel, Variant};
 pub use exec::compile_check;
+pub use expr::{BinOp, Expr, Operand, MAX_OPERANDS};
+pub use random::{philox4x32_10, random_source, Distribution};
 pub use reduction::{ReductionKernel, ReductionVariant};
+pub use scan::{ScanKernel, ScanVariant, PER_THREAD, TILE};
