@@ -40,7 +40,9 @@ impl<R: Element> ReductionKernel<R> {
         match v {
             ReductionVariant::Contiguous => {
                 let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long n, int gpu_vec, unsigned char *gpu_part{params}) {{\n{head}{acc} gpu_acc = ({neutral});\nlong long gpu_done = 0;");
-                s.push_str("if (gpu_vec) {\nlong long gpu_nv = n / 4;\nfor (long long gpu_j = gpu_t; gpu_j < gpu_nv; gpu_j += gpu_nt) {\n");
+                // Unrolled so that each thread has several loads in flight: one at a time left
+                // the first pass of a sum at about 0.7x the copy bandwidth on an H100.
+                s.push_str("if (gpu_vec) {\nlong long gpu_nv = n / 4;\n#pragma unroll 4\nfor (long long gpu_j = gpu_t; gpu_j < gpu_nv; gpu_j += gpu_nt) {\n");
                 for p in self.params.iter().filter(|p| p.array) {
                     let (t, n) = (codegen::c_type(p), &p.name);
                     let _ = writeln!(
