@@ -9,7 +9,11 @@
 
 use gpu_runtime::gpuarray::{DeviceArray, ElementwiseKernel, KernelArg, ReductionKernel};
 use gpu_runtime::ndarray::{s, Array2, Axis, ShapeBuilder};
-use gpu_runtime::Context;
+use gpu_runtime::{elementwise, Context};
+
+// The same map declared in Rust: the operation is checked against these types at build time.
+#[elementwise("z = a * x + b")]
+fn affine_map(a: f32, x: &DeviceArray<f32>, b: f32, z: &mut DeviceArray<f32>);
 
 fn main() -> gpu_runtime::Result<()> {
     let ctx = Context::default()?;
@@ -51,6 +55,10 @@ fn main() -> gpu_runtime::Result<()> {
     // noise drawn on the device (seeded: the same numbers on every GPU).
     let fused = (&picked * 2.0 - 1.0).eval()?;
     assert_eq!(fused.to_ndarray()?, z.to_ndarray()?.into_dyn());
+    // And once more through the `#[elementwise]` declaration above, into a fresh array.
+    let mut z2 = DeviceArray::<f32, _>::empty(&ctx, picked.raw_dim())?;
+    affine_map(2.0, &picked, -1.0, &mut z2)?;
+    assert_eq!(z2.to_ndarray()?, z.to_ndarray()?);
     let running = z.slice(s![0, ..])?.cumsum()?.to_vec()?;
     let want_running: f32 = want.row(0).sum();
     assert!((running[running.len() - 1] - want_running).abs() <= 1e-3 * want_running.abs().max(1.0));

@@ -173,3 +173,47 @@ fn expressions_render_their_structure() {
     );
     assert!(e.shape().is_none());
 }
+
+/// Declared with `#[elementwise]`: the operation was checked at build time; here the kernel
+/// the run time generates from it compiles in every variant.
+#[gpu_runtime::elementwise("z = a * x + y")]
+fn declared_axpy(
+    a: f32,
+    x: &gpu_runtime::gpuarray::DeviceArray<f32>,
+    y: &gpu_runtime::gpuarray::DeviceArray<f32>,
+    z: &mut gpu_runtime::gpuarray::DeviceArray<f32>,
+);
+
+#[gpu_runtime::elementwise("int t = x * k; w = t + (int)i; acc += w")]
+fn declared_two_statements(
+    k: i32,
+    x: &gpu_runtime::gpuarray::DeviceArray<i32>,
+    w: &mut gpu_runtime::gpuarray::DeviceArray<i32>,
+    acc: &mut gpu_runtime::gpuarray::DeviceArray<i64>,
+);
+
+#[test]
+fn declared_elementwise_sources_compile() {
+    assert_eq!(
+        declared_axpy::KERNEL.arguments(),
+        "float a, const float *x, const float *y, float *z"
+    );
+    assert_eq!(declared_axpy::KERNEL.operation(), "z = a * x + y");
+    assert_eq!(
+        declared_two_statements::KERNEL.arguments(),
+        "int k, const int *x, int *w, long long *acc"
+    );
+    for k in [
+        declared_axpy::kernel().unwrap(),
+        declared_two_statements::kernel().unwrap(),
+    ] {
+        for v in ELEMENTWISE_VARIANTS {
+            compiles(&k.source(v));
+        }
+    }
+    // Built once per process: the same kernel each time.
+    assert!(std::ptr::eq(
+        declared_axpy::kernel().unwrap(),
+        declared_axpy::kernel().unwrap()
+    ));
+}

@@ -581,3 +581,124 @@ fn random_fills_match_philox() -> gpu_runtime::Result<()> {
     assert!(DeviceArray::<u32, _>::random_normal(&ctx, 4, 1, 0, 1).is_err());
     Ok(())
 }
+
+#[gpu_runtime::elementwise("z = a * x + y")]
+fn macro_axpy(a: f32, x: &DeviceArray<f32>, y: &DeviceArray<f32>, z: &mut DeviceArray<f32>);
+
+#[gpu_runtime::elementwise("long long t = x * k; w = t - (long long)i; acc += t")]
+fn macro_int(k: i64, x: &DeviceArray<i32>, w: &mut DeviceArray<i64>, acc: &mut DeviceArray<i64>);
+
+/// `#[elementwise]` axpy on random arrays and views (contiguous, transposed, stepped,
+/// reversed), writing into an array or a transposed view, on the default stream or a stream.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn macro_elementwise_matches_ndarray() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let stream = Stream::new(&ctx)?;
+    let mut rng = Rng::new(41);
+    for round in 0..40 {
+        let sh = shape(&mut rng);
+        let (hx, hy) = (
+            random(&mut rng, &sh, false),
+            random(&mut rng, &sh, round % 3 == 0),
+        );
+        let (x, y) = (
+            DeviceArray::from_ndarray(&ctx, &hx)?,
+            DeviceArray::from_ndarray(&ctx, &hy)?,
+        );
+        let (kx, ky) = (view_kind(&mut rng), view_kind(&mut rng));
+        let (vx, vy) = (device_view(&x, kx), device_view(&y, ky));
+        let (wx, wy) = (host_view(&hx, kx), host_view(&hy, ky));
+        if wx.shape() != wy.shape() {
+            let mut z = DeviceArray::<f32>::zeros(&ctx, IxDyn(wx.shape()))?;
+            let r = macro_axpy(1.0, &vx, &vy, &mut z);
+            assert!(matches!(r, Err(Error::SizeMismatch { .. })), "{r:?}");
+            continue;
+        }
+        let a = rng.f32();
+        let want = &wx * a + &wy;
+        if round % 2 == 0 {
+            let mut z = DeviceArray::<f32>::empty(&ctx, IxDyn(wx.shape()))?;
+            macro_axpy(a, &vx, &vy, &mut z)?;
+            close(&z.to_vec()?, &want.iter().copied().collect::<Vec<_>>(), 1e-6);
+        } else {
+            // Into a transposed view of an array of the reversed shape, on a stream.
+            let rev: Vec<usize> = wx.shape().iter().rev().copied().collect();
+            let mut zt = DeviceArray::<f32>::zeros(&ctx, IxDyn(&rev))?;
+            let mut vz = zt.view_mut().reversed_axes();
+            macro_axpy_on(&stream, a, &vx, &vy, &mut vz)?;
+            stream.synchronize()?;
+            let got = zt.to_ndarray()?;
+            let got: Vec<f32> = got.t().iter().copied().collect();
+            close(&got, &want.iter().copied().collect::<Vec<_>>(), 1e-6);
+        }
+    }
+    Ok(())
+}
+
+/// A declared kernel of two statements on integers (a local, the index `i`, an output read
+/// and written), over a stepped input and a transposed output, against the host.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn macro_elementwise_integers_and_statements() -> gpu_runtime::Result<()> {
+    use gpu_runtime::ndarray::Array2;
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(43);
+    for round in 0..12 {
+        let (rows, cols) = (
+            1 + (rng.next_u64() % 40) as usize,
+            1 + (rng.next_u64() % 300) as usize,
+        );
+        let hx = Array2::from_shape_fn((2 * rows, cols), |_| (rng.next_u64() % 2001) as i32 - 1000);
+        let hacc = Array2::from_shape_fn((cols, rows), |_| (rng.next_u64() % 1_000_001) as i64 - 500_000);
+        let k = (rng.next_u64() % 100) as i64 - 50;
+        let x = DeviceArray::from_ndarray(&ctx, &hx)?;
+        let mut acc = DeviceArray::from_ndarray(&ctx, &hacc)?;
+        let mut w = DeviceArray::<i64, _>::zeros(&ctx, (rows, cols))?;
+        let hv = hx.slice(s![..;2, ..]);
+        if round % 2 == 0 {
+            // Every other row of x, into w and the transpose of acc: the strided kernel.
+            let vx = x.slice(s![..;2, ..])?;
+            let mut vacc = acc.view_mut().reversed_axes();
+            macro_int(k, &vx, &mut w, &mut vacc)?;
+        } else {
+            // Contiguous: the first `rows` rows, copied, and a C-order accumulator.
+            let xc = DeviceArray::from_ndarray(&ctx, &hv.to_owned())?;
+            let mut accc = DeviceArray::from_ndarray(&ctx, &hacc.t().as_standard_layout().into_owned())?;
+            macro_int(k, &xc, &mut w, &mut accc)?;
+            acc = DeviceArray::from_ndarray(&ctx, &accc.to_ndarray()?.t().as_standard_layout().into_owned())?;
+        }
+        let (gw, gacc) = (w.to_ndarray()?, acc.to_ndarray()?);
+        for r in 0..rows {
+            for c in 0..cols {
+                let t = i64::from(hv[[r, c]]) * k;
+                assert_eq!(
+                    gw[[r, c]],
+                    t - (r * cols + c) as i64,
+                    "w[{r}, {c}] in round {round}"
+                );
+                assert_eq!(gacc[[c, r]], hacc[[c, r]] + t, "acc[{c}, {r}] in round {round}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `i` is the flat index in C order whatever the layout: a Fortran-ordered output gets the
+/// strided kernel when the operation uses `i` (the contiguous one counts in storage order).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn the_index_i_counts_in_c_order_for_fortran_arrays() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(1717);
+    let k = ElementwiseKernel::new("const int *x, int *z", "z = x + 10 * i")?;
+    for (a, b) in [(3usize, 5usize), (1, 7), (16, 33)] {
+        let host = Array::from_shape_fn((a, b).f(), |_| (rng.next_u64() % 1000) as i32);
+        let x = DeviceArray::from_ndarray(&ctx, &host)?;
+        let mut z = DeviceArray::<i32, _>::zeros(&ctx, (a, b).f())?;
+        k.launch([KernelArg::input(&x), KernelArg::output(&mut z)])?;
+        let want = Array::from_shape_fn((a, b), |(r, c)| host[[r, c]] + 10 * (r * b + c) as i32);
+        assert_eq!(z.to_ndarray()?, want, "{a} x {b}");
+    }
+    Ok(())
+}

@@ -6,6 +6,7 @@
 
 mod check;
 mod deep;
+mod elementwise;
 mod expand;
 mod input;
 mod linked;
@@ -45,6 +46,50 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let args = parse_macro_input!(attr as KernelArgs);
     let item = parse_macro_input!(item as Item);
     match expand_item(args, item) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
+}
+
+/// An elementwise kernel (PyCUDA's and CuPy's `ElementwiseKernel`) declared with Rust types
+/// and checked at `cargo build`.
+///
+/// ```ignore
+/// use gpu_runtime::{elementwise, gpuarray::DeviceArray};
+///
+/// #[elementwise("z = a * x + y")]
+/// fn axpy(a: f32, x: &DeviceArray<f32>, y: &DeviceArray<f32>, z: &mut DeviceArray<f32>);
+///
+/// axpy(2.0, &x, &y.t(), &mut z)?;        // the legacy default stream
+/// axpy_on(&stream, 2.0, &x, &y, &mut z)?; // a stream of yours, without waiting
+/// ```
+///
+/// On a signature without a body it generates `fn axpy(...) -> gpu_runtime::Result<()>`,
+/// `fn axpy_on(stream: &Stream, ...)`, and a module `axpy` with `KERNEL` (a
+/// `gpu_runtime::gpuarray::ElementwiseFn`: the C arguments and operation) and `kernel()` (the
+/// `ElementwiseKernel`, built once per process; each context compiles it once).
+///
+/// Arguments are scalars (`a: f32`), arrays the operation reads (`x: &DeviceArray<f32>`) and
+/// arrays it writes (`z: &mut DeviceArray<f32>`), of the element types f32, f64, i8, u8, i16,
+/// u16, i32, u32, i64 and u64. `DeviceArrayView`, `DeviceArrayViewMut` or `PooledArray` may be
+/// written instead of `DeviceArray`: the type names only the element type, and the generated
+/// function takes any array or view of it (any storage, any dimension, any layout). In the
+/// operation an array is named as its element, `i` is the element's index and `n` the number
+/// of elements; several statements and locals are allowed.
+///
+/// Checked at build time, each a compile error: a name in the operation that is not an
+/// argument, a local, `i`, `n`, a C keyword or type, or a called function; an assignment
+/// (`=`, `+=`, `++`, ...) to an array taken as `&` or to a scalar; no array taken as `&mut`,
+/// or one the operation never assigns; element types other than those above; `return` and
+/// `goto`. When NVRTC can be loaded at build time, the operation is compiled in a kernel that
+/// binds the arguments as the run-time kernels do, and CUDA errors (`x % 2.5f` on floats, an
+/// undefined function) are compile errors quoting NVRTC, at the operation's line and column.
+/// `GPU_RUNTIME_BUILD_CHECK=0` skips that compile, as for `#[kernel]`.
+#[proc_macro_attribute]
+pub fn elementwise(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let args = parse_macro_input!(attr as elementwise::Args);
+    let item = parse_macro_input!(item as elementwise::Item);
+    match elementwise::expand(args, item) {
         Ok(tokens) => tokens.into(),
         Err(e) => e.to_compile_error().into(),
     }

@@ -34,7 +34,7 @@ pub use crate::launch::validate as validate_launch;
 #[doc(hidden)]
 pub use crate::{compiler::*, driver::*, launch::*, tools::*, types::*};
 
-pub use gpu_macros::{gpu_test, kernel};
+pub use gpu_macros::{elementwise, gpu_test, kernel};
 
 // The promises of the "Threads" section, checked at compile time.
 const _: () = {

@@ -10,6 +10,10 @@
 //! each buffer's [`GraphArg`] from its token ([`graph_read`] / [`graph_write`]), collect the
 //! node's uses in a [`NodeArgs`], and end in [`graph_capture`], [`graph_add`] or
 //! [`graph_update`].
+//!
+//! `#[elementwise]` (`gpu-macros/src/elementwise.rs`) emits a `static` [`ElementwiseFn`] (the C
+//! arguments and operation it wrote and checked) and functions that launch it with one
+//! [`KernelArg`] per argument; the kernel is built, compiled and cached in `gpuarray`.
 
 use std::ffi::c_void;
 use std::time::Duration;
@@ -33,6 +37,9 @@ use crate::types::repr::DeviceRepr;
 
 pub use crate::compiler::embedded::{EmbeddedImage, ImageKind};
 pub use crate::compiler::source::{ModuleSource, SourcePart};
+/// `#[elementwise]`: the static each declared function keeps its kernel in, and the
+/// arguments its launch passes (`gpuarray::declared`, `gpuarray::args`).
+pub use crate::gpuarray::{ElementwiseFn, KernelArg};
 pub use crate::launch::argcheck::LenValue;
 pub use crate::launch::cluster::LaunchEx;
 pub use crate::launch::graph::args::NodeArgs;

@@ -97,6 +97,29 @@ pub(crate) fn bind_refs(params: &[Param], index: impl Fn(&Param) -> String) -> S
     out
 }
 
+/// Whether the C text `code` names the identifier `name` anywhere (as a whole word; a member
+/// such as `a.i` counts too, which errs on the safe side).
+pub(crate) fn mentions(code: &str, name: &str) -> bool {
+    let bytes = code.as_bytes();
+    let is_id = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut from = 0;
+    while let Some(pos) = code[from..].find(name) {
+        let (start, end) = (from + pos, from + pos + name.len());
+        from = end;
+        let before_ok = start == 0 || !is_id(bytes[start - 1]);
+        let after_ok = end == bytes.len() || !is_id(bytes[end]);
+        // `1e5` or `0x1f`: not an identifier when the word starts with a digit.
+        let word_start = code[..start]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(0, |k| k + 1);
+        let in_number = bytes.get(word_start).is_some_and(|b| b.is_ascii_digit());
+        if before_ok && after_ok && !in_number {
+            return true;
+        }
+    }
+    false
+}
+
 /// True when `op` may read `name`, or may leave it unwritten: then the contiguous fast path
 /// loads that output before running `op` (it stores the whole chunk back). Only an operation
 /// whose first statement is `name = ...`, and that uses `name` nowhere else but in such plain
@@ -133,6 +156,19 @@ pub(crate) fn may_read(op: &str, name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn mentions_finds_whole_identifiers_only() {
+        assert!(super::mentions("z = x * i", "i"));
+        assert!(super::mentions("z = x[i]+1", "i"));
+        assert!(
+            super::mentions("z = a.i", "i"),
+            "a member counts, erring on the safe side"
+        );
+        assert!(!super::mentions("z = idx + xi + i_2", "i"));
+        assert!(!super::mentions("z = 1e5 * x + 0xi", "i"));
+        assert!(!super::mentions("z = sin(x)", "i"));
+    }
+
     use super::*;
 
     #[test]

@@ -7,9 +7,10 @@
 //! index in C order and `n` the number of elements.
 //!
 //! Two variants are generated from each operation, each on first use in a context:
-//! - contiguous (every array contiguous in C order, or every one in Fortran order): a
-//!   grid-stride loop over four elements at a time with aligned vector loads and stores
-//!   (`gpu_vec4`) when every array's first element is aligned, and a scalar tail;
+//! - contiguous (every array contiguous in C order, or every one in Fortran order when the
+//!   operation does not use `i`): a grid-stride loop over four elements at a time with
+//!   aligned vector loads and stores (`gpu_vec4`) when every array's first element is
+//!   aligned, and a scalar tail;
 //! - strided (any other layout: steps, transposes, reversed axes, broadcasts), one per number
 //!   of axes: the storage index of each array is computed from the shape and its strides,
 //!   passed as arguments.
@@ -66,6 +67,9 @@ pub struct ElementwiseKernel {
     preamble: String,
     /// Per parameter: an output the operation may read, loaded before it in the fast path.
     loads: Vec<bool>,
+    /// The operation uses `i`, the flat index in C order: Fortran-contiguous arrays then take
+    /// the strided path (the contiguous one counts in storage order).
+    c_order_index: bool,
     key: u64,
 }
 
@@ -101,6 +105,7 @@ impl ElementwiseKernel {
             operation: operation.to_owned(),
             preamble: String::new(),
             loads,
+            c_order_index: codegen::mentions(operation, "i"),
             key: 0,
         };
         k.rekey(arguments);
@@ -231,7 +236,7 @@ impl ElementwiseKernel {
         };
         let all_c = arrays().all(|x| layout::is_c_contiguous(x.shape(), x.strides()));
         let all_f = arrays().all(|x| layout::is_f_contiguous(x.shape(), x.strides()));
-        let variant = if all_c || all_f {
+        let variant = if all_c || (all_f && !self.c_order_index) {
             Variant::Contiguous
         } else {
             Variant::Strided(shape.len())

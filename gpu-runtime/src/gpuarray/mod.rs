@@ -9,6 +9,8 @@
 //!   lifetime rules of the crate guide's "Safety model" apply unchanged: every kernel this
 //!   module launches goes through the checked launch path and records its reads and writes.
 //! - [`ElementwiseKernel`](crate::gpuarray::ElementwiseKernel): one operation on elements, generated and cached per context.
+//!   Declared in Rust with `#[elementwise("z = a * x + y")]` (see
+//!   [`elementwise`](crate::elementwise)), checked at build time: [`ElementwiseFn`](crate::gpuarray::ElementwiseFn).
 //! - [`ReductionKernel`](crate::gpuarray::ReductionKernel): map, reduce, neutral and post-map (CuPy's), over all axes or one;
 //!   `sum`, `dot`, `max`, `min`, `argmax` on arrays are built on it.
 //!
@@ -34,6 +36,7 @@ mod array;
 mod builtin;
 mod codegen;
 mod convert;
+mod declared;
 mod element;
 mod elementwise;
 mod exec;
@@ -55,6 +58,7 @@ pub use args::{KernelArg, MAX_DIMS};
 pub use array::{
     DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, PooledArray, Storage, StorageMut,
 };
+pub use declared::ElementwiseFn;
 pub use element::{Element, Kind};
 pub use elementwise::{ElementwiseKernel, Variant};
 pub use exec::compile_check;

@@ -138,7 +138,7 @@ impl<R: Element> ReductionKernel<R> {
             acc: acc.0.to_owned(),
             acc_def: acc.1.to_owned(),
             acc_size: acc.2,
-            c_order_index: false,
+            c_order_index: codegen::mentions(map, "i"),
             key: 0,
             _out: PhantomData,
         };

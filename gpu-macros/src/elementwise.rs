@@ -1,0 +1,816 @@
+//! `#[elementwise("z = a * x + y")]` on `fn axpy(a: f32, x: &DeviceArray<f32>, z: &mut
+//! DeviceArray<f32>);`: the run-time `ElementwiseKernel`, declared with Rust types and checked
+//! at build time.
+//!
+//! The macro reads the signature (scalars and arrays of the element types), writes the C
+//! argument list (`float a, const float *x, float *z`), checks the operation with a small C
+//! tokenizer (every name is an argument, a local, `i`, `n`, a keyword or a called function;
+//! read-only arguments are not assigned; every `&mut` array is), compiles a kernel with the
+//! operation at build time when NVRTC can be loaded (`deep.rs`), and emits a `static
+//! ElementwiseFn` and the functions that launch it. Building, caching and launching the kernel
+//! are `gpu_runtime::gpuarray`'s.
+
+use std::collections::HashSet;
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::parse::{Parse, ParseStream};
+use syn::spanned::Spanned;
+
+use crate::check::Errors;
+use crate::deep;
+
+/// The attribute's argument: the operation.
+pub struct Args {
+    op: syn::LitStr,
+}
+
+impl Parse for Args {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let op: syn::LitStr = input.parse().map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                "#[elementwise] takes the operation as a string literal, e.g. #[elementwise(\"z = a * x + y\")]",
+            )
+        })?;
+        if !input.is_empty() {
+            return Err(input.error("#[elementwise] takes one string literal: the operation"));
+        }
+        Ok(Args { op })
+    }
+}
+
+/// The item: a signature without a body.
+pub struct Item {
+    attrs: Vec<syn::Attribute>,
+    vis: syn::Visibility,
+    sig: syn::Signature,
+}
+
+impl Parse for Item {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let attrs = input.call(syn::Attribute::parse_outer)?;
+        let vis = input.parse()?;
+        let sig: syn::Signature = input.parse()?;
+        if input.peek(syn::token::Brace) {
+            return Err(input.error(
+                "an #[elementwise] fn has no body: the operation in the attribute is its body; end the signature with `;`",
+            ));
+        }
+        input.parse::<syn::Token![;]>()?;
+        Ok(Item { attrs, vis, sig })
+    }
+}
+
+/// How an argument is taken.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Scalar,
+    Input,
+    Output,
+}
+
+struct Param {
+    name: syn::Ident,
+    /// The element type as written (`f32`), and its C name.
+    elem: syn::Type,
+    c_type: &'static str,
+    role: Role,
+    /// The argument's type, where errors about how it is taken point.
+    ty: syn::Type,
+}
+
+/// The element types of `gpu_runtime::gpuarray::Element`, Rust name and C name.
+const ELEMENTS: [(&str, &str); 10] = [
+    ("f32", "float"),
+    ("f64", "double"),
+    ("i8", "signed char"),
+    ("u8", "unsigned char"),
+    ("i16", "short"),
+    ("u16", "unsigned short"),
+    ("i32", "int"),
+    ("u32", "unsigned int"),
+    ("i64", "long long"),
+    ("u64", "unsigned long long"),
+];
+
+/// The array types an argument may be written as; the element type is their first type
+/// argument. Every one means the same: any array or view of that element type.
+const ARRAY_TYPES: [&str; 4] = [
+    "DeviceArray",
+    "DeviceArrayView",
+    "DeviceArrayViewMut",
+    "PooledArray",
+];
+
+const ELEMENT_LIST: &str = "f32, f64, i8, u8, i16, u16, i32, u32, i64 or u64";
+
+fn element_c_type(ty: &syn::Type) -> syn::Result<&'static str> {
+    let name = match ty {
+        syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+        _ => None,
+    };
+    name.and_then(|n| ELEMENTS.iter().find(|(r, _)| *r == n).map(|(_, c)| *c))
+        .ok_or_else(|| {
+            syn::Error::new_spanned(
+                ty,
+                format!(
+                    "`{}` is not an element type of device arrays: #[elementwise] scalars and array \
+                     elements are {ELEMENT_LIST}, written as such (not through an alias)",
+                    quote!(#ty).to_string().replace(' ', "")
+                ),
+            )
+        })
+}
+
+/// `&DeviceArray<T>` (and the other array names, with or without a dimension) → `T`.
+fn array_elem(path: &syn::TypePath) -> Option<syn::Type> {
+    let last = path.path.segments.last()?;
+    if !ARRAY_TYPES.iter().any(|n| last.ident == n) {
+        return None;
+    }
+    match &last.arguments {
+        syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+            syn::GenericArgument::Type(t) => Some(t.clone()),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+fn read_param(arg: &syn::FnArg) -> syn::Result<Param> {
+    let syn::FnArg::Typed(pt) = arg else {
+        return Err(syn::Error::new_spanned(
+            arg,
+            "an #[elementwise] fn takes no `self`",
+        ));
+    };
+    let name = match &*pt.pat {
+        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
+        other => {
+            return Err(syn::Error::new_spanned(
+                other,
+                "name each argument with a plain identifier: it is the name the operation uses",
+            ))
+        }
+    };
+    let ty = (*pt.ty).clone();
+    let bad_type = || {
+        syn::Error::new_spanned(
+            &ty,
+            format!(
+                "an #[elementwise] argument is a scalar (`{name}: f32`), an array it reads \
+                 (`{name}: &DeviceArray<f32>`) or an array it writes (`{name}: &mut DeviceArray<f32>`); \
+                 element types are {ELEMENT_LIST}"
+            ),
+        )
+    };
+    let (elem, role) = match &ty {
+        syn::Type::Reference(r) => {
+            let syn::Type::Path(p) = &*r.elem else {
+                return Err(bad_type());
+            };
+            let elem = array_elem(p).ok_or_else(bad_type)?;
+            let role = if r.mutability.is_some() {
+                Role::Output
+            } else {
+                Role::Input
+            };
+            (elem, role)
+        }
+        syn::Type::Path(_) => (ty.clone(), Role::Scalar),
+        _ => return Err(bad_type()),
+    };
+    let c_type = element_c_type(&elem)?;
+    let n = name.to_string();
+    let n = n.strip_prefix("r#").unwrap_or(&n);
+    if n == "i" || n == "n" || n.contains("__") || n.starts_with("gpu_") || is_c_word(n) || !n.is_ascii() {
+        return Err(syn::Error::new_spanned(
+            &name,
+            format!(
+                "`{n}` cannot name an #[elementwise] argument: `i` (the element's index), `n` (the \
+                 number of elements), C keywords and type names, names with `__` or starting with \
+                 `gpu_` (the generated code's) and non-ASCII names are taken"
+            ),
+        ));
+    }
+    Ok(Param {
+        name,
+        elem,
+        c_type,
+        role,
+        ty,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The operation: tokens, and the checks on them.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Ident,
+    Number,
+    /// A string or character literal.
+    Literal,
+    Punct,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Tok<'a> {
+    kind: Kind,
+    text: &'a str,
+}
+
+const PUNCTS: [&str; 23] = [
+    "<<=", ">>=", "...", "==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=",
+    "|=", "^=", "<<", ">>", "->", "::",
+];
+
+/// Splits a C operation into tokens, without comments. Errors name what cannot be C.
+fn tokenize(src: &str) -> Result<Vec<Tok<'_>>, String> {
+    let b = src.as_bytes();
+    let mut out = Vec::new();
+    let mut k = 0;
+    let is_id = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    while k < b.len() {
+        let c = b[k];
+        let start = k;
+        if c.is_ascii_whitespace() {
+            k += 1;
+            continue;
+        }
+        if src[k..].starts_with("//") {
+            k = src[k..].find('\n').map_or(b.len(), |e| k + e);
+            continue;
+        }
+        if src[k..].starts_with("/*") {
+            k = src[k + 2..]
+                .find("*/")
+                .map(|e| k + 2 + e + 2)
+                .ok_or("a `/*` comment is not closed")?;
+            continue;
+        }
+        let kind = if c.is_ascii_alphabetic() || c == b'_' {
+            while k < b.len() && is_id(b[k]) {
+                k += 1;
+            }
+            Kind::Ident
+        } else if c.is_ascii_digit() || (c == b'.' && b.get(k + 1).is_some_and(u8::is_ascii_digit)) {
+            while k < b.len() {
+                let d = b[k];
+                let exp = matches!(d, b'+' | b'-') && matches!(b[k - 1], b'e' | b'E' | b'p' | b'P');
+                if is_id(d) || d == b'.' || exp {
+                    k += 1;
+                } else {
+                    break;
+                }
+            }
+            Kind::Number
+        } else if c == b'"' || c == b'\'' {
+            k += 1;
+            loop {
+                match b.get(k) {
+                    None => return Err("a string or character literal is not closed".into()),
+                    Some(b'\\') => k += 2,
+                    Some(&d) if d == c => {
+                        k += 1;
+                        break;
+                    }
+                    Some(_) => k += 1,
+                }
+            }
+            Kind::Literal
+        } else if let Some(p) = PUNCTS.iter().find(|p| src[k..].starts_with(**p)) {
+            k += p.len();
+            Kind::Punct
+        } else if b"+-*/%=<>!&|^~?:;,.()[]{}".contains(&c) {
+            k += 1;
+            Kind::Punct
+        } else {
+            let ch = src[k..].chars().next().unwrap_or('?');
+            return Err(format!("`{ch}` cannot appear in a C operation"));
+        };
+        out.push(Tok {
+            kind,
+            text: &src[start..k.min(b.len())],
+        });
+    }
+    Ok(out)
+}
+
+/// C and CUDA keywords, and names of types, that an operation may use.
+const C_WORDS: &[&str] = &[
+    "auto",
+    "break",
+    "case",
+    "char",
+    "const",
+    "continue",
+    "default",
+    "do",
+    "double",
+    "else",
+    "enum",
+    "extern",
+    "float",
+    "for",
+    "goto",
+    "if",
+    "inline",
+    "int",
+    "long",
+    "register",
+    "restrict",
+    "return",
+    "short",
+    "signed",
+    "sizeof",
+    "static",
+    "struct",
+    "switch",
+    "typedef",
+    "union",
+    "unsigned",
+    "void",
+    "volatile",
+    "while",
+    "bool",
+    "true",
+    "false",
+    "nullptr",
+    "NULL",
+    "static_cast",
+    "reinterpret_cast",
+    "const_cast",
+    "constexpr",
+    "decltype",
+    "template",
+    "typename",
+    "class",
+    "namespace",
+    "using",
+    "new",
+    "delete",
+    "this",
+    "operator",
+    "asm",
+    "__restrict__",
+    "size_t",
+    "ptrdiff_t",
+    "int8_t",
+    "uint8_t",
+    "int16_t",
+    "uint16_t",
+    "int32_t",
+    "uint32_t",
+    "int64_t",
+    "uint64_t",
+    "uint",
+    "ushort",
+    "ulong",
+    "uchar",
+    "half",
+    "__half",
+    "INFINITY",
+    "NAN",
+    "HUGE_VAL",
+    "HUGE_VALF",
+    "threadIdx",
+    "blockIdx",
+    "blockDim",
+    "gridDim",
+    "warpSize",
+];
+
+/// Words after which an identifier is being declared (`float t = …`).
+const TYPE_WORDS: &[&str] = &[
+    "auto",
+    "char",
+    "const",
+    "double",
+    "float",
+    "int",
+    "long",
+    "short",
+    "signed",
+    "unsigned",
+    "bool",
+    "size_t",
+    "ptrdiff_t",
+    "int8_t",
+    "uint8_t",
+    "int16_t",
+    "uint16_t",
+    "int32_t",
+    "uint32_t",
+    "int64_t",
+    "uint64_t",
+    "uint",
+    "ushort",
+    "ulong",
+    "uchar",
+    "half",
+    "__half",
+    "volatile",
+    "register",
+    "static",
+];
+
+/// CUDA's vector types (`float2`, `uchar4`, …), usable as types in an operation.
+fn is_vector_type(w: &str) -> bool {
+    let bases = [
+        "char",
+        "uchar",
+        "short",
+        "ushort",
+        "int",
+        "uint",
+        "long",
+        "ulong",
+        "longlong",
+        "ulonglong",
+        "float",
+        "double",
+    ];
+    w.strip_suffix(['1', '2', '3', '4'])
+        .is_some_and(|b| bases.contains(&b))
+}
+
+fn is_c_word(w: &str) -> bool {
+    C_WORDS.contains(&w) || is_vector_type(w)
+}
+
+fn is_type_word(w: &str) -> bool {
+    TYPE_WORDS.contains(&w) || is_vector_type(w)
+}
+
+const ASSIGN: [&str; 11] = ["=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="];
+
+/// Why an operation cannot be used with these parameters, one error per problem.
+fn check_operation(op: &syn::LitStr, params: &[Param], fn_name: &syn::Ident) -> syn::Result<()> {
+    let text = op.value();
+    let span = op.span();
+    let toks =
+        tokenize(&text).map_err(|e| syn::Error::new(span, format!("the operation cannot be read: {e}")))?;
+    if toks.iter().all(|t| t.text == ";") {
+        return Err(syn::Error::new(
+            span,
+            "the operation is empty: write what each element gets, e.g. \"z = a * x + y\"",
+        ));
+    }
+    let mut errors = Errors::default();
+    // Brackets balance, so that the operation stays inside the loop it is pasted into.
+    let mut stack = Vec::new();
+    for t in toks.iter().filter(|t| t.kind == Kind::Punct) {
+        match t.text {
+            "(" | "[" | "{" => stack.push(t.text),
+            ")" | "]" | "}" => {
+                let want = match t.text {
+                    ")" => "(",
+                    "]" => "[",
+                    _ => "{",
+                };
+                if stack.pop() != Some(want) {
+                    return Err(syn::Error::new(
+                        span,
+                        format!("the operation has an unmatched `{}`", t.text),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(open) = stack.last() {
+        return Err(syn::Error::new(
+            span,
+            format!("the operation has an unclosed `{open}`"),
+        ));
+    }
+    let has_loop = toks
+        .iter()
+        .any(|t| t.kind == Kind::Ident && matches!(t.text, "for" | "while" | "do" | "switch"));
+    let find = |name: &str| {
+        params
+            .iter()
+            .find(|p| p.name == name || p.name == format!("r#{name}").as_str())
+    };
+    let arg_list = params
+        .iter()
+        .map(|p| format!("`{}`", p.name))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut locals: HashSet<&str> = HashSet::new();
+    let mut written: HashSet<String> = HashSet::new();
+    let mut reported: HashSet<&str> = HashSet::new();
+    // Inside a declaration statement: the bracket depth it started at.
+    let mut decl_depth: Option<usize> = None;
+    let mut depth = 0usize;
+    for (k, t) in toks.iter().enumerate() {
+        let prev = k.checked_sub(1).map(|j| toks[j]);
+        let next = toks.get(k + 1).copied();
+        if t.kind == Kind::Punct {
+            match t.text {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => {
+                    depth = depth.saturating_sub(1);
+                    if decl_depth.is_some_and(|d| depth < d) {
+                        decl_depth = None;
+                    }
+                }
+                ";" => decl_depth = None,
+                _ => {}
+            }
+            continue;
+        }
+        if t.kind != Kind::Ident {
+            continue;
+        }
+        let w = t.text;
+        if prev.is_some_and(|p| matches!(p.text, "." | "->" | "::")) {
+            continue; // a member, or a name in a namespace
+        }
+        if matches!(w, "return" | "goto") || (matches!(w, "break" | "continue") && !has_loop) {
+            errors.push(syn::Error::new(
+                span,
+                format!("`{w}` cannot be used in an elementwise operation: it runs once per element inside the generated loop"),
+            ));
+            continue;
+        }
+        if is_c_word(w) {
+            continue;
+        }
+        // A declared local: after a type (and `*`/`&`), or after `,` in a declaration.
+        let mut j = k;
+        while j > 0 && matches!(toks[j - 1].text, "*" | "&") {
+            j -= 1;
+        }
+        let after_type = j > 0 && toks[j - 1].kind == Kind::Ident && is_type_word(toks[j - 1].text);
+        let after_comma = j > 0 && toks[j - 1].text == "," && decl_depth == Some(depth);
+        if after_type || after_comma {
+            if let Some(p) = find(w) {
+                errors.push(syn::Error::new(
+                    span,
+                    format!(
+                        "the operation declares `{w}`, which is the name of the argument `{}`",
+                        p.name
+                    ),
+                ));
+            }
+            locals.insert(w);
+            decl_depth = Some(depth);
+            continue;
+        }
+        let Some(p) = find(w) else {
+            if next.is_some_and(|n| n.text == "(") || locals.contains(w) || w == "i" || w == "n" {
+                continue; // a called function (NVRTC checks it), a local, or the index and count
+            }
+            if reported.insert(w) {
+                errors.push(syn::Error::new(
+                    span,
+                    format!(
+                        "the operation uses `{w}`, which is not an argument of `{fn_name}` (the arguments \
+                         are {arg_list}; `i` is the element's index and `n` the number of elements)"
+                    ),
+                ));
+            }
+            continue;
+        };
+        let assigns = next.is_some_and(|n| ASSIGN.contains(&n.text) || matches!(n.text, "++" | "--"))
+            || prev.is_some_and(|p| matches!(p.text, "++" | "--"));
+        if !assigns {
+            continue;
+        }
+        match p.role {
+            Role::Output => {
+                written.insert(p.name.to_string());
+            }
+            Role::Input => {
+                let n = &p.name;
+                let elem = &p.elem;
+                errors.push(syn::Error::new_spanned(
+                    &p.ty,
+                    format!(
+                        "the operation assigns to `{n}`, which is taken as `&` (read only): take it as \
+                         `&mut DeviceArray<{}>` to write it",
+                        quote!(#elem)
+                    ),
+                ));
+            }
+            Role::Scalar => {
+                let n = &p.name;
+                errors.push(syn::Error::new_spanned(
+                    &p.ty,
+                    format!(
+                        "the operation assigns to the scalar `{n}`: scalars are the same for every element and \
+                         read only; declare a local (`{} t = {n}; …`) or take an array as `&mut`",
+                        p.c_type
+                    ),
+                ));
+            }
+        }
+    }
+    let outputs: Vec<&Param> = params.iter().filter(|p| p.role == Role::Output).collect();
+    if outputs.is_empty() {
+        errors.push(syn::Error::new(
+            span,
+            format!(
+                "`{fn_name}` writes nothing: an #[elementwise] fn needs an array it writes, taken as \
+                 `&mut DeviceArray<T>` and assigned in the operation"
+            ),
+        ));
+    }
+    for p in outputs {
+        if !written.contains(&p.name.to_string()) {
+            errors.push(syn::Error::new_spanned(
+                &p.ty,
+                format!(
+                    "`{}` is taken as `&mut` but the operation never assigns it (`{} = …`): take it as `&` \
+                     if it is only read",
+                    p.name, p.name
+                ),
+            ));
+        }
+    }
+    errors.finish()
+}
+
+/// The C argument list the run-time kernel is declared with.
+fn c_arguments(params: &[Param]) -> String {
+    params
+        .iter()
+        .map(|p| match p.role {
+            Role::Scalar => format!("{} {}", p.c_type, p.name),
+            Role::Input => format!("const {} *{}", p.c_type, p.name),
+            Role::Output => format!("{} *{}", p.c_type, p.name),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The name NVRTC's messages give the operation.
+const OP_FILE: &str = "operation";
+
+/// A kernel with the operation, bound as the run-time kernels bind it (arrays as references
+/// named like the arguments, `const` for read-only ones; `i` and `n` as `long long`), for the
+/// build-time compile. `#line` makes NVRTC's lines and columns the operation's own.
+fn check_source(name: &str, params: &[Param], op: &str) -> String {
+    let mut args = String::from("long long n");
+    let mut refs = String::new();
+    for p in params {
+        let (t, n) = (p.c_type, &p.name);
+        match p.role {
+            Role::Scalar => args.push_str(&format!(", {t} {n}")),
+            Role::Input => {
+                args.push_str(&format!(", const {t} *__restrict__ {n}__p"));
+                refs.push_str(&format!("const {t} &{n} = {n}__p[i]; "));
+            }
+            Role::Output => {
+                args.push_str(&format!(", {t} *__restrict__ {n}__p"));
+                refs.push_str(&format!("{t} &{n} = {n}__p[i]; "));
+            }
+        }
+    }
+    format!(
+        "extern \"C\" __global__ void {name}_check({args}) {{\n\
+         for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; \
+         i += (long long)gridDim.x * blockDim.x) {{ {refs}{{\n#line 1 \"{OP_FILE}\"\n{op}\n;}} }}\n}}\n"
+    )
+}
+
+/// Expands the attribute.
+pub fn expand(args: Args, item: Item) -> syn::Result<TokenStream> {
+    let sig = &item.sig;
+    let name = &sig.ident;
+    if !sig.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &sig.generics,
+            "an #[elementwise] fn is not generic: its arguments name their element types",
+        ));
+    }
+    if let syn::ReturnType::Type(_, t) = &sig.output {
+        return Err(syn::Error::new_spanned(
+            t,
+            "an #[elementwise] fn returns nothing in its declaration: the generated fn returns `gpu_runtime::Result<()>`",
+        ));
+    }
+    if let Some(a) = &sig.asyncness {
+        return Err(syn::Error::new_spanned(a, "an #[elementwise] fn is not `async`"));
+    }
+    let mut errors = Errors::default();
+    let mut params = Vec::new();
+    for a in &sig.inputs {
+        match read_param(a) {
+            Ok(p) => params.push(p),
+            Err(e) => errors.push(e),
+        }
+    }
+    errors.finish()?;
+    for (k, p) in params.iter().enumerate() {
+        if params[..k].iter().any(|q| q.name == p.name) {
+            return Err(syn::Error::new_spanned(
+                &p.name,
+                format!("`{}` is taken twice", p.name),
+            ));
+        }
+    }
+    let c_name = name.to_string();
+    let c_name = c_name.strip_prefix("r#").unwrap_or(&c_name).to_owned();
+    if !c_name.is_ascii() {
+        return Err(syn::Error::new_spanned(
+            name,
+            "the fn name is the kernel's C name: use ASCII",
+        ));
+    }
+    check_operation(&args.op, &params, name)?;
+    let op_text = args.op.value();
+    let source = check_source(&c_name, &params, &op_text);
+    let deep = deep::run(&deep::Request {
+        source: &source,
+        file_name: OP_FILE,
+        names: Vec::new(),
+        options: Vec::new(),
+        span: args.op.span(),
+        check: true,
+        embed: Some(Vec::new()),
+        prelude: true,
+    })?;
+    Ok(emit(&item, &args.op, &c_name, &params, deep.items))
+}
+
+fn emit(
+    item: &Item,
+    op: &syn::LitStr,
+    c_name: &str,
+    params: &[Param],
+    deep_items: TokenStream,
+) -> TokenStream {
+    let rt = quote!(::gpu_runtime);
+    let (attrs, vis, name) = (&item.attrs, &item.vis, &item.sig.ident);
+    let on = format_ident!("{}_on", name);
+    let arguments = c_arguments(params);
+    let rust_params: Vec<TokenStream> = params
+        .iter()
+        .map(|p| {
+            let (n, elem) = (&p.name, &p.elem);
+            let span = p.ty.span();
+            match p.role {
+                Role::Scalar => quote_spanned!(span=> #n: #elem),
+                Role::Input => quote_spanned! {span=>
+                    #n: &#rt::gpuarray::DeviceArrayBase<impl #rt::gpuarray::Storage<Elem = #elem>, impl #rt::ndarray::Dimension>
+                },
+                Role::Output => quote_spanned! {span=>
+                    #n: &mut #rt::gpuarray::DeviceArrayBase<impl #rt::gpuarray::StorageMut<Elem = #elem>, impl #rt::ndarray::Dimension>
+                },
+            }
+        })
+        .collect();
+    let launch_args: Vec<TokenStream> = params
+        .iter()
+        .map(|p| {
+            let (n, elem) = (&p.name, &p.elem);
+            match p.role {
+                Role::Scalar => quote!(#rt::__private::KernelArg::scalar::<#elem>(#n)),
+                Role::Input => quote!(#rt::__private::KernelArg::input(#n)),
+                Role::Output => quote!(#rt::__private::KernelArg::output(#n)),
+            }
+        })
+        .collect();
+    let doc_on = format!(
+        "[`{name}`] on `stream`: queued after the work queued there before; returns without waiting. \
+         Arrays used on other streams are ordered with it as every launch of `gpu_runtime` orders them."
+    );
+    let doc_fn = format!(
+        "Runs `{}` on every element (the C arguments `{arguments}`), on the legacy default stream. \
+         Every array must have the shape of the first; each may be any array or view of its element \
+         type, in any layout. Compiled on the first call in each context.",
+        op.value()
+    );
+    let doc_mod = format!("The kernel of [`{name}()`]: `{}`.", op.value());
+    quote! {
+        #(#attrs)*
+        #[doc = ""]
+        #[doc = #doc_fn]
+        #vis fn #name(#(#rust_params),*) -> #rt::Result<()> {
+            #name::KERNEL.launch(::core::option::Option::None, [#(#launch_args),*])
+        }
+
+        #[doc = #doc_on]
+        #vis fn #on(stream: &#rt::Stream, #(#rust_params),*) -> #rt::Result<()> {
+            #name::KERNEL.launch(::core::option::Option::Some(stream), [#(#launch_args),*])
+        }
+
+        #[doc = #doc_mod]
+        #[allow(non_snake_case)]
+        #vis mod #name {
+            #deep_items
+            /// The kernel, built on first use (once per process) and compiled once per context.
+            pub static KERNEL: #rt::__private::ElementwiseFn =
+                #rt::__private::ElementwiseFn::new(#c_name, #arguments, #op);
+
+            /// The run-time kernel, e.g. for its generated [`source`](::gpu_runtime::gpuarray::ElementwiseKernel::source).
+            pub fn kernel() -> #rt::Result<&'static #rt::gpuarray::ElementwiseKernel> {
+                KERNEL.kernel()
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! [`ElementwiseFn`]: an [`ElementwiseKernel`] declared at compile time by
+//! `#[elementwise("…")]`, built once per process on its first use and then launched like the
+//! run-time form (compiled once per context, through the same per-context cache).
+
+use std::sync::OnceLock;
+
+use crate::driver::stream::Stream;
+use crate::error::Result;
+use crate::gpuarray::args::KernelArg;
+use crate::gpuarray::elementwise::ElementwiseKernel;
+
+/// The kernel of one `#[elementwise]` function: its name, C arguments and operation, as the
+/// macro wrote them, and the [`ElementwiseKernel`] made from them on first use (once per
+/// process; each context then compiles it once, as any `ElementwiseKernel`).
+///
+/// The macro emits one `static` of this type per declared function, reachable as
+/// `name::KERNEL`; [`kernel`](Self::kernel) gives the run-time kernel, e.g. to read its
+/// [`source`](ElementwiseKernel::source).
+#[derive(Debug)]
+pub struct ElementwiseFn {
+    name: &'static str,
+    arguments: &'static str,
+    operation: &'static str,
+    kernel: OnceLock<ElementwiseKernel>,
+}
+
+impl ElementwiseFn {
+    /// The kernel `name` with C `arguments` (`"float a, const float *x, float *z"`) and
+    /// `operation` (`"z = a * x"`); nothing is read until the first use.
+    pub const fn new(name: &'static str, arguments: &'static str, operation: &'static str) -> Self {
+        ElementwiseFn {
+            name,
+            arguments,
+            operation,
+            kernel: OnceLock::new(),
+        }
+    }
+
+    /// The C argument list.
+    pub fn arguments(&self) -> &'static str {
+        self.arguments
+    }
+
+    /// The operation on elements.
+    pub fn operation(&self) -> &'static str {
+        self.operation
+    }
+
+    /// The run-time kernel, made on the first call (the macro checked the arguments at build
+    /// time, so this fails only where the two disagree, which would be a bug of the macro).
+    pub fn kernel(&self) -> Result<&ElementwiseKernel> {
+        if let Some(k) = self.kernel.get() {
+            return Ok(k);
+        }
+        let k = ElementwiseKernel::with_name(self.name, self.arguments, self.operation)?;
+        // Two threads may both make it; the first stored wins, and both are the same kernel.
+        Ok(self.kernel.get_or_init(|| k))
+    }
+
+    /// Launches the kernel over `args` (one per declared argument, in order) on `stream`, or on
+    /// the legacy default stream: [`ElementwiseKernel::launch_on`] / [`launch`](ElementwiseKernel::launch).
+    pub fn launch<'a>(
+        &self,
+        stream: Option<&Stream>,
+        args: impl IntoIterator<Item = KernelArg<'a>>,
+    ) -> Result<()> {
+        let k = self.kernel()?;
+        match stream {
+            Some(s) => k.launch_on(s, args),
+            None => k.launch(args),
+        }
+    }
+}
