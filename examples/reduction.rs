@@ -1,6 +1,7 @@
 //! A parallel sum: each block reduces its slice in shared memory (a tree of halving steps),
 //! writes one partial sum, and the kernel runs again on the partial sums until one is left.
-//! The buffers stay on the GPU between passes.
+//! The buffers stay on the GPU between passes. At the end, the sum a user would write when the
+//! kernel itself is not the point: `DeviceArray::sum` (gpuarray's generated reduction).
 
 use gpu_runtime::{kernel, Context};
 use gpu_suite::{run_example, Rng};
@@ -48,7 +49,18 @@ fn main() -> std::process::ExitCode {
         if (gpu - cpu).abs() > 1e-3 * (1.0 + cpu.abs()) {
             return Err(format!("the GPU sum {gpu} differs from the CPU sum {cpu}").into());
         }
-        println!("reduction: sum of {n} floats = {gpu:.4} (CPU, in f64: {cpu:.4})");
+        // Without writing a kernel: the same sum on a device array.
+        let array = gpu_runtime::gpuarray::DeviceArray::from_ndarray(
+            &ctx,
+            &gpu_runtime::ndarray::Array1::from(data),
+        )?;
+        let by_array = array.sum()? as f64;
+        if (by_array - cpu).abs() > 1e-3 * (1.0 + cpu.abs()) {
+            return Err(format!("DeviceArray::sum gives {by_array}, the CPU {cpu}").into());
+        }
+        println!(
+            "reduction: sum of {n} floats = {gpu:.4} (DeviceArray::sum {by_array:.4}; CPU, in f64: {cpu:.4})"
+        );
         Ok(())
     })
 }

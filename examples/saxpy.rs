@@ -42,6 +42,19 @@ fn main() -> std::process::ExitCode {
         let undone: Vec<f32> = want.iter().zip(&x).map(|(w, x)| w - a * x).collect();
         mismatch_error("saxpy on device buffers", &back, &undone, 1e-4)?;
 
+        // Or, when the kernel is one expression, let gpuarray write it: `yd` as an array,
+        // updated in place by a generated, cached kernel.
+        let mut ya = gpu_runtime::gpuarray::DeviceArray::from_ndarray(
+            &ctx,
+            &gpu_runtime::ndarray::Array1::from(back),
+        )?;
+        let xa = gpu_runtime::gpuarray::DeviceArray::from_ndarray(
+            &ctx,
+            &gpu_runtime::ndarray::Array1::from(x.clone()),
+        )?;
+        ya.add_assign(&xa * a)?;
+        mismatch_error("y += a * x on device arrays", &ya.to_vec()?, &want, 1e-4)?;
+
         let gbytes = 3.0 * (n * 4) as f64 / 1e9;
         println!(
             "saxpy on {} with {n} elements: results match the CPU; the device-only launch took {:.1} us ({:.0} GB/s)",
