@@ -217,3 +217,51 @@ fn declared_elementwise_sources_compile() {
         declared_axpy::kernel().unwrap()
     ));
 }
+
+/// Set in the child process of `missing_curand_is_an_error_not_a_panic`.
+const CURAND_CHILD_ENV: &str = "GPU_SUITE_GPUARRAY_CURAND_CHILD";
+
+/// cuRAND is looked for before cudarc may touch it: with no libcurand on the loader's path
+/// (the child runs with an empty LD_LIBRARY_PATH), asking for it is a typed error, not a panic.
+#[test]
+fn missing_curand_is_an_error_not_a_panic() {
+    if std::env::var(CURAND_CHILD_ENV).as_deref() == Ok("no-curand") {
+        match gpu_runtime::gpuarray::curand_version() {
+            Err(e @ Error::Unsupported { .. }) => {
+                let text = e.to_string();
+                assert!(text.contains("libcurand"), "{text}");
+                assert!(text.contains("pip install nvidia-curand"), "{text}");
+                // Asked again, the same error (the search is made once).
+                assert!(matches!(
+                    gpu_runtime::gpuarray::curand_version(),
+                    Err(Error::Unsupported { .. })
+                ));
+                println!("child: cuRAND not found: {text}");
+            }
+            Ok(v) => println!("child: cuRAND {v} loaded from the system's path"),
+            Err(e) => panic!("unexpected error: {e}"),
+        }
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "missing_curand_is_an_error_not_a_panic",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CURAND_CHILD_ENV, "no-curand")
+        .env("LD_LIBRARY_PATH", "")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && text.contains("1 passed"),
+        "the child failed (a panic?):\n{text}"
+    );
+    assert!(
+        text.contains("child: cuRAND not found: filling an array through cuRAND needs libcurand")
+            || text.contains("loaded from the system's path"),
+        "{text}"
+    );
+}

@@ -702,3 +702,186 @@ fn the_index_i_counts_in_c_order_for_fortran_arrays() -> gpu_runtime::Result<()>
     }
     Ok(())
 }
+
+/// `f32` and `f64` for the cuRAND tests, through `f64`.
+trait CurandTestFloat: gpu_runtime::gpuarray::CurandFloat + Into<f64> + PartialEq + std::fmt::Debug {
+    fn of(x: f64) -> Self;
+}
+impl CurandTestFloat for f32 {
+    fn of(x: f64) -> Self {
+        x as f32
+    }
+}
+impl CurandTestFloat for f64 {
+    fn of(x: f64) -> Self {
+        x
+    }
+}
+
+/// Mean, variance and the fraction within `lo..=hi`.
+fn moments<T: CurandTestFloat>(v: &[T], lo: f64, hi: f64) -> (f64, f64, f64) {
+    let n = v.len() as f64;
+    let xs: Vec<f64> = v.iter().map(|&x| x.into()).collect();
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+    let inside = xs.iter().filter(|&&x| (lo..=hi).contains(&x)).count() as f64 / n;
+    (mean, var, inside)
+}
+
+fn curand_uniform<T: CurandTestFloat>(ctx: &Context) -> gpu_runtime::Result<()> {
+    use gpu_runtime::gpuarray::CurandGenerator;
+    for n in [0usize, 1, 7, (1 << 20) + 3] {
+        let fill = |seed: u64| -> gpu_runtime::Result<Vec<T>> {
+            let mut gen = CurandGenerator::new(ctx, seed)?;
+            let mut a = DeviceArray::<T, _>::zeros(ctx, n)?;
+            gen.fill_uniform(&mut a)?;
+            a.to_vec()
+        };
+        let v = fill(7)?;
+        assert_eq!(v.len(), n);
+        assert!(
+            v.iter().all(|&x| {
+                let x: f64 = x.into();
+                x > 0.0 && x <= 1.0
+            }),
+            "n {n}: a value outside (0, 1]"
+        );
+        assert_eq!(fill(7)?, v, "n {n}: the same seed gave other values");
+        if n >= 7 {
+            assert_ne!(fill(8)?, v, "n {n}: another seed gave the same values");
+        }
+        if n > 1000 {
+            let (mean, var, _) = moments(&v, 0.0, 1.0);
+            assert!((mean - 0.5).abs() < 0.002, "n {n}: mean {mean}");
+            assert!((var - 1.0 / 12.0).abs() < 0.001, "n {n}: variance {var}");
+        }
+    }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn curand_uniform_fills_are_uniform_and_reproducible() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    println!("cuRAND {}", gpu_runtime::gpuarray::curand_version()?);
+    curand_uniform::<f32>(&ctx)?;
+    curand_uniform::<f64>(&ctx)
+}
+
+fn curand_normal<T: CurandTestFloat>(ctx: &Context) -> gpu_runtime::Result<()> {
+    use gpu_runtime::gpuarray::CurandGenerator;
+    for n in [1usize, 2, 7, 1 << 20, (1 << 20) + 1] {
+        let fill = |seed: u64| -> gpu_runtime::Result<Vec<T>> {
+            let mut gen = CurandGenerator::new(ctx, seed)?;
+            let mut a = DeviceArray::<T, _>::zeros(ctx, n)?;
+            gen.fill_normal(&mut a, T::of(2.0), T::of(3.0))?;
+            a.to_vec()
+        };
+        let v = fill(11)?;
+        assert_eq!(v.len(), n);
+        // The last value of an odd length comes from the scratch pair: written, and finite.
+        let last: f64 = v[n - 1].into();
+        assert!(last.is_finite() && last != 0.0, "n {n}: last value {last}");
+        assert!(v.iter().all(|&x| Into::<f64>::into(x).is_finite()));
+        assert_eq!(fill(11)?, v, "n {n}: the same seed gave other values");
+        if n >= 7 {
+            assert_ne!(fill(12)?, v, "n {n}: another seed gave the same values");
+        }
+        if n > 1000 {
+            let (mean, var, inside) = moments(&v, 2.0 - 3.0, 2.0 + 3.0);
+            assert!((mean - 2.0).abs() < 0.02, "n {n}: mean {mean}");
+            assert!((var - 9.0).abs() < 0.06, "n {n}: variance {var}");
+            assert!(
+                (inside - 0.6827).abs() < 0.003,
+                "n {n}: {inside} within one sigma"
+            );
+        }
+    }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn curand_normal_fills_have_the_mean_and_std_asked() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    curand_normal::<f32>(&ctx)?;
+    curand_normal::<f64>(&ctx)
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn curand_fills_on_streams_are_ordered() -> gpu_runtime::Result<()> {
+    use gpu_runtime::gpuarray::CurandGenerator;
+    let ctx = Context::default()?;
+    let (s1, s2) = (Stream::new(&ctx)?, Stream::new(&ctx)?);
+    let mut gen = CurandGenerator::new(&ctx, 3)?;
+    let n = (1 << 22) + 1;
+    for _ in 0..3 {
+        // Zeroed on s1, filled on s2: the fill waits for the zeros, so no zero is left.
+        let mut a = DeviceArray::<f32, _>::empty(&ctx, n)?;
+        a.fill_on(&s1, 0.0)?;
+        gen.fill_uniform_on(&s2, &mut a)?;
+        assert!(a.to_vec()?.iter().all(|&x| x > 0.0 && x <= 1.0));
+        let mut b = DeviceArray::<f64, _>::empty(&ctx, n)?;
+        b.fill_on(&s1, 0.0)?;
+        gen.fill_normal_on(&s2, &mut b, 2.0, 3.0)?;
+        let v = b.to_vec()?;
+        assert!(v.iter().all(|x| x.is_finite()) && v[n - 1] != 0.0);
+    }
+    // An array dropped right after a fill queued on s2: its memory is not reused before the
+    // fill has run, so the array allocated next keeps its own values.
+    for _ in 0..3 {
+        let mut a = DeviceArray::<f32, _>::empty(&ctx, n)?;
+        gen.fill_normal_on(&s2, &mut a, 0.0, 1.0)?;
+        drop(a);
+        let mut c = DeviceArray::<f32, _>::empty(&ctx, n)?;
+        c.fill_on(&s1, 7.0)?;
+        s1.synchronize()?;
+        ctx.synchronize()?;
+        assert!(c.to_vec()?.iter().all(|&x| x == 7.0));
+    }
+    // A stream of another context is refused.
+    // (`Context::create` makes a context of its own; `Context::new` is the device's primary one.)
+    let other = Context::create(ctx.device(), gpu_runtime::driver::ContextFlags::SCHED_AUTO)?;
+    let s = Stream::new(&other)?;
+    let mut a = DeviceArray::<f32, _>::zeros(&ctx, 4)?;
+    let e = gen.fill_uniform_on(&s, &mut a).unwrap_err();
+    assert!(matches!(e, Error::WrongContext { .. }), "{e}");
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn curand_fills_contiguous_arrays_only() -> gpu_runtime::Result<()> {
+    use gpu_runtime::gpuarray::CurandGenerator;
+    let ctx = Context::default()?;
+    let mut gen = CurandGenerator::new(&ctx, 5)?;
+    // Fortran order is contiguous: filled.
+    let mut f = DeviceArray::<f64, _>::zeros(&ctx, (3, 5).f())?;
+    gen.fill_uniform(&mut f)?;
+    assert!(f.to_vec()?.iter().all(|&x| x > 0.0 && x <= 1.0));
+    // A contiguous slice of rows: filled, and nothing else.
+    let mut a = DeviceArray::<f32, _>::zeros(&ctx, (8, 6))?;
+    gen.fill_normal(&mut a.slice_mut(s![2..5, ..])?, 0.0, 1.0)?;
+    let h = a.to_ndarray()?;
+    assert!(h
+        .slice(s![..2, ..])
+        .iter()
+        .chain(h.slice(s![5.., ..]).iter())
+        .all(|&x| x == 0.0));
+    assert!(h.slice(s![2..5, ..]).iter().all(|&x| x != 0.0));
+    // Steps: refused with a typed error that says what to do, and nothing is written.
+    let mut z = DeviceArray::<f32, _>::zeros(&ctx, (8, 6))?;
+    match gen.fill_uniform(&mut z.slice_mut(s![.., ..;2])?) {
+        Err(e @ Error::InvalidArgument { .. }) => {
+            assert!(e.to_string().contains("not contiguous"), "{e}");
+        }
+        other => panic!("expected InvalidArgument, got {other:?}"),
+    }
+    assert!(matches!(
+        gen.fill_normal(&mut z.slice_mut(s![..;2, ..])?, 0.0, 1.0),
+        Err(Error::InvalidArgument { .. })
+    ));
+    assert!(z.to_vec()?.iter().all(|&x| x == 0.0));
+    Ok(())
+}

@@ -287,6 +287,14 @@ pub enum Error {
         /// What it needs, with what there is, e.g. `CUDA 12.3 or later (the driver is 12.0)`.
         needs: String,
     },
+    /// A cuRAND call failed (`CurandGenerator`): `code` is its `curandStatus_t`.
+    #[error("cuRAND: {call} failed: {} ({code})", curand_status_name(*.code))]
+    Curand {
+        /// The cuRAND function that failed, e.g. `curandGenerateNormal`.
+        call: &'static str,
+        /// The numeric `curandStatus_t`.
+        code: i32,
+    },
     /// An NCCL call failed (the `nccl` feature). `message` is NCCL's description of the code
     /// (`ncclGetErrorString`) followed by its last detailed message (`ncclGetLastError`).
     #[error("NCCL: {call} failed: {message} (ncclResult_t {code})")]
@@ -332,6 +340,25 @@ pub enum Error {
 /// How to get out of a context broken by a kernel fault; shared by both messages that report one.
 const RECOVERY: &str = "CUDA fails every later call of this process the same way, on every device and \
 in new contexts too: restart the process; to survive such faults, run risky kernels in a child process";
+
+/// The name and meaning of a `curandStatus_t`, for [`Error::Curand`].
+fn curand_status_name(code: i32) -> &'static str {
+    match code {
+        100 => "CURAND_STATUS_VERSION_MISMATCH: the header and the library versions differ",
+        101 => "CURAND_STATUS_NOT_INITIALIZED: the generator was not created",
+        102 => "CURAND_STATUS_ALLOCATION_FAILED: out of memory",
+        103 => "CURAND_STATUS_TYPE_ERROR: wrong generator type",
+        104 => "CURAND_STATUS_OUT_OF_RANGE: an argument is out of range",
+        105 => "CURAND_STATUS_LENGTH_NOT_MULTIPLE: the length is not a multiple required",
+        106 => "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED: the GPU does not support double precision",
+        201 => "CURAND_STATUS_LAUNCH_FAILURE: a kernel launch failed",
+        202 => "CURAND_STATUS_PREEXISTING_FAILURE: an earlier kernel failed",
+        203 => "CURAND_STATUS_INITIALIZATION_FAILED: CUDA could not be initialised",
+        204 => "CURAND_STATUS_ARCH_MISMATCH: the GPU does not support this",
+        999 => "CURAND_STATUS_INTERNAL_ERROR",
+        _ => "an unknown curandStatus_t",
+    }
+}
 
 fn sticky_note(code: u32) -> String {
     if is_sticky(code) {

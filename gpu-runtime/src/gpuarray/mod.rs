@@ -13,6 +13,7 @@
 //!   [`elementwise`](crate::elementwise)), checked at build time: [`ElementwiseFn`](crate::gpuarray::ElementwiseFn).
 //! - [`ReductionKernel`](crate::gpuarray::ReductionKernel): map, reduce, neutral and post-map (CuPy's), over all axes or one;
 //!   `sum`, `dot`, `max`, `min`, `argmax` on arrays are built on it.
+//! - [`CurandGenerator`](crate::gpuarray::CurandGenerator): seeded uniform and normal fills of contiguous `f32`/`f64` arrays through cuRAND (loaded at run time).
 //!
 //! ```no_run
 //! use gpu_runtime::gpuarray::DeviceArray;
@@ -36,6 +37,7 @@ mod array;
 mod builtin;
 mod codegen;
 mod convert;
+mod curand;
 mod declared;
 mod element;
 mod elementwise;
@@ -58,6 +60,7 @@ pub use args::{KernelArg, MAX_DIMS};
 pub use array::{
     DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, PooledArray, Storage, StorageMut,
 };
+pub use curand::{curand_version, CurandFloat, CurandGenerator};
 pub use declared::ElementwiseFn;
 pub use element::{Element, Kind};
 pub use elementwise::{ElementwiseKernel, Variant};
