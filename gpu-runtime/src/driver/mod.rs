@@ -8,6 +8,7 @@ pub(crate) mod device;
 pub(crate) mod host;
 pub(crate) mod init;
 pub(crate) mod ipc;
+pub(crate) mod library;
 pub(crate) mod memory;
 pub(crate) mod module;
 pub(crate) mod ordering;

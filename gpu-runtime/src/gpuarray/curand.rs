@@ -15,6 +15,7 @@ use cudarc::curand::sys as rsys;
 use cudarc::driver::sys;
 
 use crate::driver::context::core::Context;
+use crate::driver::library::{open_checked, Unusable};
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::driver::ordering::StreamInner;
 use crate::driver::result::check;
@@ -53,41 +54,20 @@ fn ensure_loaded() -> Result<()> {
         })
 }
 
-/// Opens the first of `names` that the loader finds, checks that it has every function this
-/// module calls, and keeps it open for the life of the process (cudarc then opens the same
-/// library again). On failure, the `needs` of [`Error::Unsupported`].
+/// Opens the first of `names` that the loader finds, with every function this module calls
+/// ([`open_checked`]). On failure, the `needs` of [`Error::Unsupported`].
 fn find(names: &[String]) -> std::result::Result<(), String> {
-    for name in names {
-        // SAFETY: opening cuRAND runs its initialisers, which only set up its own state; this
-        // is the library cudarc would open for the first cuRAND call anyway.
-        if let Ok(lib) = unsafe { libloading::Library::new(name) } {
-            let missing: Vec<&str> = SYMBOLS
-                .iter()
-                // SAFETY: only the presence of each symbol is asked; nothing is called.
-                .filter(|s| unsafe { lib.get::<*const ()>(s.as_bytes()) }.is_err())
-                .copied()
-                .collect();
-            if !missing.is_empty() {
-                return Err(format!(
-                    "a cuRAND with {}, which {name} lacks; {INSTALL}",
-                    missing.join(", ")
-                ));
-            }
-            // Stays loaded, as cudarc keeps its own handle.
-            std::mem::forget(lib);
-            return Ok(());
-        }
+    match open_checked(names, SYMBOLS) {
+        Ok(()) => Ok(()),
+        Err(Unusable::Lacks { name, missing }) => Err(format!(
+            "a cuRAND with {}, which {name} lacks; {INSTALL}",
+            missing.join(", ")
+        )),
+        Err(Unusable::NotFound { tried }) => Err(format!(
+            "libcurand, which could not be loaded (tried {} through the loader's search: LD_LIBRARY_PATH as the program started, the ld.so cache, /lib and /usr/lib); {INSTALL}",
+            tried.join(", ")
+        )),
     }
-    let mut unique: Vec<&str> = Vec::new();
-    for n in names {
-        if !unique.contains(&n.as_str()) {
-            unique.push(n);
-        }
-    }
-    Err(format!(
-        "libcurand, which could not be loaded (tried {} through the loader's search: LD_LIBRARY_PATH as the program started, the ld.so cache, /lib and /usr/lib); {INSTALL}",
-        unique.join(", ")
-    ))
 }
 
 /// Maps a `curandStatus_t` to `Ok` or [`Error::Curand`].

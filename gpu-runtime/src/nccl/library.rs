@@ -14,6 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use crate::driver::library::{open_checked, Unusable};
 use crate::error::{Error, Result};
 
 /// How to install NCCL, for the error.
@@ -75,50 +76,30 @@ pub fn version() -> Result<(u32, u32, u32)> {
     })
 }
 
-/// Opens the first of `names` that the loader finds and keeps it open for the life of the
-/// process (cudarc then opens the same library again, which only counts a reference). On
-/// failure, the `tried` and `hint` of [`Error::NcclNotFound`], from what `dirs` hold.
+/// Opens the first of `names` that the loader finds, with every function this module calls
+/// ([`open_checked`]). On failure, the `tried` and `hint` of [`Error::NcclNotFound`], from what
+/// `dirs` hold.
 fn find(names: &[String], dirs: &[PathBuf]) -> std::result::Result<(), (String, String)> {
-    for name in names {
-        // SAFETY: opening NCCL runs its initialisers, which only set up its own state; this is
-        // the library cudarc would open for the first NCCL call anyway.
-        if let Ok(lib) = unsafe { libloading::Library::new(name) } {
-            // cudarc looks each function up at its first call and panics on one that is
-            // missing: an NCCL too old for this module is refused here instead.
-            let missing: Vec<&str> = SYMBOLS
-                .iter()
-                // SAFETY: only the presence of each symbol is asked; nothing is called.
-                .filter(|s| unsafe { lib.get::<*const ()>(s.as_bytes()) }.is_err())
-                .copied()
-                .collect();
-            if !missing.is_empty() {
-                return Err((
-                    name.clone(),
-                    format!(
-                        "{name} lacks {}, which this module calls: it needs NCCL 2.18 or newer; install a newer NCCL (`pip install nvidia-nccl-cu13`)",
-                        missing.join(", ")
-                    ),
-                ));
-            }
-            // Stays loaded, as cudarc keeps its own handle: unloading would only make cudarc's
-            // open map it again.
-            std::mem::forget(lib);
-            return Ok(());
+    match open_checked(names, SYMBOLS) {
+        Ok(()) => Ok(()),
+        // cudarc would panic at the first call of a missing function: an NCCL too old for
+        // this module is refused here instead.
+        Err(Unusable::Lacks { name, missing }) => {
+            let hint = format!(
+                "{name} lacks {}, which this module calls: it needs NCCL 2.18 or newer; install a newer NCCL (`pip install nvidia-nccl-cu13`)",
+                missing.join(", ")
+            );
+            Err((name, hint))
+        }
+        Err(Unusable::NotFound { tried }) => {
+            let tried = format!(
+                "{} through the loader's search (LD_LIBRARY_PATH, the ld.so cache, /lib and /usr/lib), then looked for libnccl.so* in {}",
+                tried.join(", "),
+                dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+            );
+            Err((tried, hint(dirs)))
         }
     }
-    // cudarc's list repeats some names.
-    let mut unique: Vec<&str> = Vec::new();
-    for n in names {
-        if !unique.contains(&n.as_str()) {
-            unique.push(n);
-        }
-    }
-    let tried = format!(
-        "{} through the loader's search (LD_LIBRARY_PATH, the ld.so cache, /lib and /usr/lib), then looked for libnccl.so* in {}",
-        unique.join(", "),
-        dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
-    );
-    Err((tried, hint(dirs)))
 }
 
 /// What to do, from what is there: NCCL on the loader's path under its soname only, NCCL in a
