@@ -18,6 +18,21 @@ fn has_clusters(ctx: &Context) -> bool {
     ctx.compute_capability().0 >= 9
 }
 
+/// On a GPU without clusters, what a test of them can still check: the typed refusal.
+fn clusters_are_refused(ctx: &Context) {
+    let e = k::cluster_sum::prepare(ctx)
+        .unwrap()
+        .with_cluster((2, 1, 1))
+        .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::InvalidLaunch(LaunchConfigError::ClustersUnsupported { .. })
+        ),
+        "{e}"
+    );
+}
+
 #[kernel(
     r#"
 #include <cooperative_groups.h>
@@ -130,6 +145,7 @@ fn a_cluster_reduction_through_distributed_shared_memory_matches_the_cpu() {
 fn a_captured_cluster_launch_keeps_its_cluster_shape() {
     let ctx = ctx();
     if !has_clusters(&ctx) {
+        clusters_are_refused(&ctx);
         return;
     }
     let kern = k::cluster_sum::prepare(&ctx)
@@ -161,6 +177,7 @@ fn a_captured_cluster_launch_keeps_its_cluster_shape() {
 fn cluster_dims_in_the_source_are_respected_and_a_conflicting_shape_is_refused() {
     let ctx = ctx();
     if !has_clusters(&ctx) {
+        clusters_are_refused(&ctx);
         return;
     }
     let pair = k::pair_sum::prepare(&ctx).unwrap();
@@ -211,6 +228,7 @@ fn cluster_dims_in_the_source_are_respected_and_a_conflicting_shape_is_refused()
 fn clusters_over_the_limits_are_refused_before_launch() {
     let ctx = ctx();
     if !has_clusters(&ctx) {
+        clusters_are_refused(&ctx);
         return;
     }
     let kern = k::cluster_sum::prepare(&ctx).unwrap();
