@@ -146,6 +146,51 @@ fn the_default_flags_variable_changes_options_and_key() {
     assert_eq!(field(&run(Some("-use_fast_math   -lineinfo")), "status"), "Hit");
 }
 
+/// A cache hit in a new process does not load NVRTC: the key names NVRTC's library file, found
+/// on `LD_LIBRARY_PATH` as `dlopen` would find it. When the library loaded turns out to be
+/// another file (here a `libnvrtc.so` that is no library comes first, which `dlopen` skips),
+/// the entry is stored under NVRTC's version instead, where the next such process finds it,
+/// after loading NVRTC to learn the version.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_hit_loads_no_nvrtc_unless_its_file_was_mispredicted() {
+    let dir = temp_dir("predicted");
+    let decoy = dir.join("decoy");
+    std::fs::create_dir_all(&decoy).unwrap();
+    std::fs::write(decoy.join("libnvrtc.so"), "not a library").unwrap();
+    let cache = dir.join("cache");
+    let usual = std::env::var("LD_LIBRARY_PATH").unwrap_or_default();
+    let run = |lib_path: &str| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cache_worker"));
+        c.arg(&cache)
+            .env("LD_LIBRARY_PATH", lib_path)
+            .env_remove("GPU_RUNTIME_DISABLE_CACHE")
+            .env_remove("GPU_RUNTIME_DEFAULT_NVRTC_FLAGS");
+        worker_output(c)
+    };
+
+    let first = run(&usual);
+    assert_eq!(field(&first, "status"), "Miss");
+    let again = run(&usual);
+    assert_eq!(field(&again, "status"), "Hit");
+    assert_eq!(field(&again, "key"), field(&first, "key"));
+    assert_eq!(
+        field(&again, "nvrtc_loaded"),
+        "false",
+        "a hit needs no NVRTC: {again}"
+    );
+
+    let with_decoy = format!("{}:{usual}", decoy.display());
+    let mispredicted = run(&with_decoy);
+    assert_eq!(field(&mispredicted, "status"), "Miss", "{mispredicted}");
+    assert_ne!(field(&mispredicted, "key"), field(&first, "key"));
+    let again = run(&with_decoy);
+    assert_eq!(field(&again, "status"), "Hit");
+    assert_eq!(field(&again, "key"), field(&mispredicted, "key"));
+    assert_eq!(field(&again, "nvrtc_loaded"), "true", "{again}");
+    assert_eq!(field(&again, "bytes"), field(&first, "bytes"));
+}
+
 fn worker_output(mut c: Command) -> String {
     let out = c.output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

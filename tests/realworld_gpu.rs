@@ -253,7 +253,7 @@ fn static_shared_memory_of_4000_ints() {
         .collect();
     let mut out = vec![0i32; input.len()];
     let k = reverse4000::prepare(&ctx).unwrap();
-    assert_eq!(k.function().limits().static_shared_bytes, 16_000);
+    assert_eq!(k.function().limits().unwrap().static_shared_bytes, 16_000);
     let ind = ctx.to_device(&input).unwrap();
     let mut outd = ctx.to_device(&out).unwrap();
     k.prepared_call((blocks as u32,), (256,), &ind, &mut outd)

@@ -206,7 +206,7 @@ fn shared_memory_up_to_the_opt_in_maximum_runs_and_past_it_is_rejected() {
     let most = limits
         .max_shared_memory_per_block_optin
         .max(limits.max_shared_memory_per_block)
-        - k.function().limits().static_shared_bytes;
+        - k.function().limits().unwrap().static_shared_bytes;
     let mut out = ctx.alloc_zeros::<f32>(n).unwrap();
     k.clone()
         .with_shared_mem(most)

@@ -134,10 +134,10 @@ fn occupancy_record_agrees_with_the_driver() {
         println!(
             "{}: {regs} registers, {static_smem} B static shared memory, at most {} threads",
             f.name(),
-            f.limits().max_threads_per_block
+            f.limits().unwrap().max_threads_per_block
         );
         for block in [32, 64, 96, 128, 160, 256, 384, 512, 640, 768, 1024] {
-            if block > f.limits().max_threads_per_block {
+            if block > f.limits().unwrap().max_threads_per_block {
                 continue;
             }
             for dyn_smem in [0u32, 1000, 6000, 20000, 40000] {
@@ -165,7 +165,7 @@ fn occupancy_record_agrees_with_the_driver() {
         }
         let best = f.suggested_block_size().unwrap();
         assert!(
-            best % 32 == 0 && best <= f.limits().max_threads_per_block,
+            best % 32 == 0 && best <= f.limits().unwrap().max_threads_per_block,
             "{best}"
         );
     }

@@ -1,8 +1,9 @@
 //! Helper for tests/cache.rs, run as a process of its own.
 //!
 //! `cache_worker DIR`: compiles one fixed kernel through the compile cache and prints
-//! `status=… key=… bytes=…`. `DIR` is the cache directory (`-` for the default one); the
-//! cache's environment variables are read as any program would.
+//! `status=… key=… bytes=… nvrtc_loaded=…` (whether NVRTC's library is mapped into the process
+//! afterwards, on Linux). `DIR` is the cache directory (`-` for the default one); the cache's
+//! environment variables are read as any program would.
 //!
 //! `cache_worker DIR hammer ID ROUNDS`: compiles, ROUNDS times, a mix of kernels whose cache
 //! entries other workers share (hot keys) and kernels only this worker asks for (cold keys),
@@ -63,6 +64,18 @@ fn hammer(dir: &str, id: u64, rounds: u64) -> Result<String, String> {
     ))
 }
 
+/// Whether a `libnvrtc` (not its builtins) is mapped into this process.
+fn nvrtc_loaded() -> bool {
+    std::fs::read_to_string("/proc/self/maps")
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .any(|p| {
+            let file = p.rsplit('/').next().unwrap_or(p);
+            file.starts_with("libnvrtc") && !file.starts_with("libnvrtc-builtins")
+        })
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let dir = args.get(1).expect("usage: cache_worker DIR|- [hammer ID ROUNDS]");
@@ -84,10 +97,11 @@ fn main() {
     }
     match m.compile_report() {
         Ok(r) => println!(
-            "status={:?} key={} bytes={}",
+            "status={:?} key={} bytes={} nvrtc_loaded={}",
             r.status,
             r.key.to_hex(),
-            r.module.image.len()
+            r.module.image.len(),
+            nvrtc_loaded()
         ),
         Err(e) => {
             eprintln!("{e}");

@@ -1,9 +1,11 @@
 //! The on-disk compile cache: compiled images keyed by everything that determines them.
 //!
 //! Each entry is one file, `<dir>/<key>.entry`, where `<key>` is the hex SHA-256 of the source,
-//! its name, every compiler option, the kernel name expressions, the target architecture, the
-//! compiler with its version and library file, the contents of the headers included from
-//! `include_dirs` (directly or by other such headers), and this crate's version. A file holds a magic number, the payload's length
+//! its name, every compiler option, the kernel name expressions, the target architecture (or
+//! the device's compute capability, when the target is chosen for it), the compiler (NVRTC's
+//! library file, or its version when the file cannot be predicted; nvcc's path and version),
+//! the contents of the headers included from `include_dirs` (directly or by other such
+//! headers), and this crate's version. A file holds a magic number, the payload's length
 //! and its SHA-256, then the payload (target, lowered kernel names, compiler log, image); an
 //! entry that fails any of these checks is treated as absent, recompiled and replaced.
 //!
@@ -81,7 +83,7 @@ pub(crate) struct KeyHasher(Sha256);
 impl KeyHasher {
     pub(crate) fn new() -> KeyHasher {
         let mut h = KeyHasher(Sha256::new());
-        h.field(b"gpu-runtime compile cache v1");
+        h.field(b"gpu-runtime compile cache v2");
         h.field(env!("CARGO_PKG_VERSION").as_bytes());
         h
     }
@@ -212,16 +214,6 @@ fn read_all(file: &mut fs::File, meta: &fs::Metadata) -> io::Result<Vec<u8>> {
     let mut bytes = vec![0u8; len];
     file.read_exact(&mut bytes)?;
     Ok(bytes)
-}
-
-/// The bytes of `path`, a file of the cache directory `dir`, when both are trusted and it
-/// can be read; `None` otherwise (the caller then does without it).
-pub(crate) fn read_trusted(dir: &Path, path: &Path) -> Option<Vec<u8>> {
-    trusted_dir(dir).ok()?;
-    let mut file = fs::File::open(path).ok()?;
-    let meta = file.metadata().ok()?;
-    trusted_file(path, &meta).ok()?;
-    read_all(&mut file, &meta).ok()
 }
 
 /// What this process already found trustworthy (one check per directory): cache directories,

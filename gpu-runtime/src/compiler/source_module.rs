@@ -85,20 +85,48 @@ pub struct CompileReport {
 /// Everything a compile depends on, resolved: what the cache key is computed from.
 pub(crate) struct Plan<'a> {
     pub(crate) spec: &'a SourceModule,
-    pub(crate) text: Cow<'a, str>,
     pub(crate) options: Vec<String>,
     pub(crate) arch: Arch,
-    pub(crate) compiler_label: String,
-    pub(crate) nvcc: Option<PathBuf>,
     pub(crate) cache_dir: Option<PathBuf>,
+    /// The digest of what is compiled (source, name, options, kernels, headers, prelude), the
+    /// part of the key that does not name the compiler.
+    content: [u8; 32],
     pub(crate) key: CacheKey,
 }
 
-/// The target: for NVRTC one [`Target`]; for nvcc its `-arch` and `-code` as given.
+/// The compiler and target: for NVRTC what was asked for; for nvcc its `-arch` and `-code` as
+/// given, its path and `--version`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Arch {
-    Nvrtc(Target),
-    Nvcc { arch: String, code: Option<String> },
+    Nvrtc {
+        target: TargetRequest,
+        /// The key names NVRTC's library file, predicted without loading it (see
+        /// [`toolchain`]), rather than its version.
+        by_file: bool,
+    },
+    Nvcc {
+        arch: String,
+        code: Option<String>,
+        path: PathBuf,
+        version: String,
+    },
+}
+
+/// The NVRTC target asked for. The best one for a device depends on what the NVRTC loaded
+/// supports, so it is chosen only when compiling: a cache hit never loads NVRTC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TargetRequest {
+    Given(Target),
+    Device((u32, u32)),
+}
+
+impl TargetRequest {
+    fn resolve(self, nvrtc: &toolchain::LoadedNvrtc) -> Result<Target> {
+        match self {
+            TargetRequest::Given(t) => Ok(t),
+            TargetRequest::Device(cc) => choose_target(cc, &nvrtc.archs),
+        }
+    }
 }
 
 impl SourceModule {
@@ -281,35 +309,65 @@ impl SourceModule {
     }
 
     /// Resolves options, target and compiler, and computes the key. `cc` is the device's
-    /// compute capability, for the default architecture.
+    /// compute capability, for the default architecture. NVRTC stays unloaded when its file
+    /// can be predicted, so that a cache hit costs no more than reading the entry.
     pub(crate) fn plan(&self, cc: Option<(u32, u32)>) -> Result<Plan<'_>> {
         let cache_dir = self.cache_dir_setting();
-        let text: Cow<'_, str> = if self.no_extern_c {
-            Cow::Borrowed(&self.source)
-        } else {
-            Cow::Owned(wrap_extern_c(&self.name, &self.source))
-        };
         let mut options = self.options.clone().unwrap_or_else(cache::default_flags);
         for dir in &self.include_dirs {
             options.push(format!("-I{}", dir.display()));
         }
-        let mut h = KeyHasher::new();
-        let (arch, compiler_label, nvcc) = match &self.compiler {
+        let mut content = KeyHasher::new();
+        // The text compiled is a function of these three (see `Plan::text`).
+        let wrap: &[u8] = if self.no_extern_c {
+            b"as written"
+        } else {
+            b"in extern C"
+        };
+        content
+            .field(self.name.as_bytes())
+            .field(wrap)
+            .field(self.source.as_bytes());
+        content.list(&options).list(&self.kernels);
+        if self.prelude && self.compiler == Compiler::Nvrtc {
+            content
+                .field(b"prelude")
+                .field(crate::compiler::headers::NVRTC_PRELUDE.as_bytes());
+        }
+        for (name, contents) in included_headers(&self.source, &self.include_dirs) {
+            content.field(name.as_bytes()).field(&contents);
+        }
+        let content = content.finish().0;
+        let (arch, key) = match &self.compiler {
             Compiler::Nvrtc => {
-                let info = toolchain::nvrtc(cache_dir.as_deref())?;
                 let target = match self.code.as_deref().or(self.arch.as_deref()) {
-                    Some(a) => parse_target(a)?,
-                    None => {
-                        let cc = cc.ok_or_else(no_arch)?;
-                        choose_target(cc, &info.archs)?
-                    }
+                    Some(a) => TargetRequest::Given(parse_target(a)?),
+                    None => TargetRequest::Device(cc.ok_or_else(no_arch)?),
                 };
-                h.field(b"nvrtc").field(info.identity.as_bytes());
-                if self.prelude {
-                    h.field(b"prelude")
-                        .field(crate::compiler::headers::NVRTC_PRELUDE.as_bytes());
+                match toolchain::predicted_nvrtc() {
+                    Some(file) => {
+                        let key = nvrtc_file_key(file, target, &content);
+                        (
+                            Arch::Nvrtc {
+                                target,
+                                by_file: true,
+                            },
+                            key,
+                        )
+                    }
+                    None => {
+                        let nvrtc = toolchain::loaded_nvrtc()?;
+                        let target = TargetRequest::Given(target.resolve(nvrtc)?);
+                        let key = nvrtc_version_key(nvrtc, target, &content);
+                        (
+                            Arch::Nvrtc {
+                                target,
+                                by_file: false,
+                            },
+                            key,
+                        )
+                    }
                 }
-                (Arch::Nvrtc(target), info.label(), None)
             }
             Compiler::Nvcc(path) => {
                 let path = match path {
@@ -324,29 +382,45 @@ impl SourceModule {
                         format!("sm_{major}{minor}")
                     }
                 };
-                h.field(b"nvcc").field(path.as_os_str().as_encoded_bytes());
                 let code = self.code.clone();
-                (Arch::Nvcc { arch, code }, version, Some(path))
+                let mut h = KeyHasher::new();
+                h.field(b"nvcc").field(path.as_os_str().as_encoded_bytes());
+                h.field(version.as_bytes());
+                h.field(format!("{arch:?} {code:?}").as_bytes()).field(&content);
+                let arch = Arch::Nvcc {
+                    arch,
+                    code,
+                    path,
+                    version,
+                };
+                (arch, h.finish())
             }
         };
-        h.field(compiler_label.as_bytes());
-        h.field(format!("{arch:?}").as_bytes());
-        h.field(self.name.as_bytes()).field(text.as_bytes());
-        h.list(&options).list(&self.kernels);
-        for (name, contents) in included_headers(&self.source, &self.include_dirs) {
-            h.field(name.as_bytes()).field(&contents);
-        }
         Ok(Plan {
             spec: self,
-            text,
             options,
             arch,
-            compiler_label,
-            nvcc,
             cache_dir,
-            key: h.finish(),
+            content,
+            key,
         })
     }
+}
+
+/// The key of a compile by the NVRTC library file `file` (its identity: path, size, time).
+fn nvrtc_file_key(file: &str, target: TargetRequest, content: &[u8; 32]) -> CacheKey {
+    let mut h = KeyHasher::new();
+    h.field(b"nvrtc file").field(file.as_bytes());
+    h.field(format!("{target:?}").as_bytes()).field(content);
+    h.finish()
+}
+
+/// The key of a compile by an NVRTC known only by its version, with its target chosen.
+fn nvrtc_version_key(nvrtc: &toolchain::LoadedNvrtc, target: TargetRequest, content: &[u8; 32]) -> CacheKey {
+    let mut h = KeyHasher::new();
+    h.field(b"nvrtc version").field(nvrtc.label().as_bytes());
+    h.field(format!("{target:?}").as_bytes()).field(content);
+    h.finish()
 }
 
 /// `source` with its code in `extern "C" { … }`, so that kernels keep their C names. The
@@ -442,6 +516,16 @@ fn include_names(text: &str) -> Vec<(&str, bool)> {
 }
 
 impl Plan<'_> {
+    /// The text compiled: the source, in `extern "C"` unless [`SourceModule::no_extern_c`].
+    /// Made only to compile: a cache hit needs the source only for its key.
+    fn text(&self) -> Cow<'_, str> {
+        if self.spec.no_extern_c {
+            Cow::Borrowed(&self.spec.source)
+        } else {
+            Cow::Owned(wrap_extern_c(&self.spec.name, &self.spec.source))
+        }
+    }
+
     pub(crate) fn spec_keep(&self) -> bool {
         self.spec.keep
     }
@@ -457,54 +541,96 @@ impl Plan<'_> {
 
     /// Finds the image in the disk cache, or compiles and stores it.
     pub(crate) fn build(&self) -> Result<CompileReport> {
-        let entry = self.cache_dir.as_ref().map(|d| cache::entry_path(d, &self.key));
+        let mut key = self.key;
         let mut status = CacheStatus::Disabled;
         if let Some(dir) = &self.cache_dir {
-            status = CacheStatus::Miss;
-            if !self.spec.keep {
-                match cache::load(dir, &self.key) {
-                    Lookup::Found(module) if self.fits(&module) => {
-                        return Ok(CompileReport {
-                            module,
-                            status: CacheStatus::Hit,
-                            key: self.key,
-                            entry,
-                            build_dir: None,
-                        })
-                    }
-                    Lookup::Found(_) | Lookup::Invalid => status = CacheStatus::Replaced,
-                    Lookup::Absent => {}
-                    Lookup::Unreadable(e) => {
-                        cache::warn_unusable(dir, &e);
-                        status = CacheStatus::Unavailable;
-                    }
-                    Lookup::Untrusted(why) => {
-                        cache::warn_untrusted(&why);
-                        status = CacheStatus::Untrusted;
-                    }
+            let mut found = self.look_up(dir, &key);
+            if let Err(CacheStatus::Miss | CacheStatus::Replaced) = found {
+                // The key named NVRTC's file as predicted. Compiling loads NVRTC; if the file
+                // loaded is another, the key names the version loaded instead, and another
+                // process may have stored that one.
+                if let Some(by_version) = self.key_by_loaded_version()? {
+                    key = by_version;
+                    found = self.look_up(dir, &key);
                 }
-            } else if let Err(why) = cache::trusted_dir(dir) {
-                cache::warn_untrusted(&why);
-                status = CacheStatus::Untrusted;
+            }
+            match found {
+                Ok(module) => {
+                    return Ok(CompileReport {
+                        module,
+                        status: CacheStatus::Hit,
+                        key,
+                        entry: Some(cache::entry_path(dir, &key)),
+                        build_dir: None,
+                    })
+                }
+                Err(s) => status = s,
             }
         }
         let (module, build_dir) = self.compile()?;
         let usable = |s: CacheStatus| !matches!(s, CacheStatus::Unavailable | CacheStatus::Untrusted);
         if let Some(dir) = &self.cache_dir {
             if usable(status) {
-                if let Err(e) = cache::store(dir, &self.key, &module) {
+                if let Err(e) = cache::store(dir, &key, &module) {
                     cache::warn_unusable(dir, &e);
                     status = CacheStatus::Unavailable;
                 }
             }
         }
+        let entry = self.cache_dir.as_ref().map(|d| cache::entry_path(d, &key));
         Ok(CompileReport {
             module,
             status,
-            key: self.key,
+            key,
             entry: entry.filter(|_| usable(status)),
             build_dir,
         })
+    }
+
+    /// The entry for `key` in `dir`, or what the cache does instead: `Miss`, `Replaced` (an
+    /// invalid entry), `Unavailable` or `Untrusted` (each warned about once).
+    fn look_up(&self, dir: &Path, key: &CacheKey) -> std::result::Result<CompiledModule, CacheStatus> {
+        if self.spec.keep {
+            // A kept build compiles again, to leave its files; its entry is replaced.
+            return match cache::trusted_dir(dir) {
+                Ok(()) => Err(CacheStatus::Miss),
+                Err(why) => {
+                    cache::warn_untrusted(&why);
+                    Err(CacheStatus::Untrusted)
+                }
+            };
+        }
+        match cache::load(dir, key) {
+            Lookup::Found(module) if self.fits(&module) => Ok(module),
+            Lookup::Found(_) | Lookup::Invalid => Err(CacheStatus::Replaced),
+            Lookup::Absent => Err(CacheStatus::Miss),
+            Lookup::Unreadable(e) => {
+                cache::warn_unusable(dir, &e);
+                Err(CacheStatus::Unavailable)
+            }
+            Lookup::Untrusted(why) => {
+                cache::warn_untrusted(&why);
+                Err(CacheStatus::Untrusted)
+            }
+        }
+    }
+
+    /// The key by NVRTC's version, when the key names a predicted library file and the one
+    /// loaded (now, if not before) is another.
+    fn key_by_loaded_version(&self) -> Result<Option<CacheKey>> {
+        let Arch::Nvrtc {
+            target,
+            by_file: true,
+        } = self.arch
+        else {
+            return Ok(None);
+        };
+        let nvrtc = toolchain::loaded_nvrtc()?;
+        if nvrtc.as_predicted {
+            return Ok(None);
+        }
+        let target = TargetRequest::Given(target.resolve(nvrtc)?);
+        Ok(Some(nvrtc_version_key(nvrtc, target, &self.content)))
     }
 
     /// An entry must name one symbol per requested kernel; anything else is foreign.
@@ -514,15 +640,17 @@ impl Plan<'_> {
 
     fn compile(&self) -> Result<(CompiledModule, Option<PathBuf>)> {
         match &self.arch {
-            Arch::Nvrtc(target) => {
+            Arch::Nvrtc { target, .. } => {
+                let nvrtc = toolchain::loaded_nvrtc()?;
+                let target = target.resolve(nvrtc)?;
                 let kernels: Vec<&str> = self.spec.kernels.iter().map(|k| k.as_ref()).collect();
                 let options: Vec<&str> = self.options.iter().map(String::as_str).collect();
                 let result = nvrtc::compile_with(
-                    &self.text,
+                    &self.text(),
                     &self.spec.name,
                     &kernels,
                     &options,
-                    *target,
+                    target,
                     self.spec.prelude,
                 );
                 let module = result.map_err(|e| match e {
@@ -534,23 +662,28 @@ impl Plan<'_> {
                     other => other,
                 })?;
                 let build_dir = if self.spec.keep {
-                    Some(self.keep_nvrtc_build(&module)?)
+                    Some(self.keep_nvrtc_build(&module, &nvrtc.label())?)
                 } else {
                     None
                 };
                 Ok((module, build_dir))
             }
-            Arch::Nvcc { arch, code } => {
+            Arch::Nvcc {
+                arch,
+                code,
+                path,
+                version,
+            } => {
                 let job = nvcc::Job {
-                    nvcc: self.nvcc.as_deref().unwrap_or(Path::new("nvcc")),
+                    nvcc: path,
                     arch,
                     code: code.as_deref(),
                     source_name: self.spec_name(),
-                    text: &self.text,
+                    text: &self.text(),
                     source: self.spec.source(),
                     options: &self.options,
                     kernels: self.spec.kernel_names(),
-                    label: &self.compiler_label,
+                    label: version,
                     keep: self.spec_keep(),
                 };
                 nvcc::compile(&job)
@@ -558,7 +691,7 @@ impl Plan<'_> {
         }
     }
 
-    fn keep_nvrtc_build(&self, module: &CompiledModule) -> Result<PathBuf> {
+    fn keep_nvrtc_build(&self, module: &CompiledModule, label: &str) -> Result<PathBuf> {
         let dir = make_build_dir()?;
         let ext = match module.target {
             Target::Cubin { .. } => "cubin",
@@ -568,13 +701,13 @@ impl Plan<'_> {
             path: dir.display().to_string(),
             message: e.to_string(),
         };
-        std::fs::write(dir.join(self.spec.name.as_ref()), self.text.as_bytes()).map_err(io)?;
+        std::fs::write(dir.join(self.spec.name.as_ref()), self.text().as_bytes()).map_err(io)?;
         if self.spec.prelude {
             let prelude = crate::compiler::headers::NVRTC_PRELUDE;
             std::fs::write(dir.join(gpu_cdecl::NVRTC_PRELUDE_NAME), prelude).map_err(io)?;
         }
         std::fs::write(dir.join(format!("module.{ext}")), &module.image).map_err(io)?;
-        let mut info = format!("{}\noptions:", self.compiler_label);
+        let mut info = format!("{label}\noptions:");
         if self.spec.prelude {
             info.push(' ');
             info.push_str(&crate::compiler::headers::prelude_option());

@@ -1,122 +1,95 @@
-//! Naming the compiler in cache keys: its version and the file it comes from.
+//! Naming the compiler in cache keys: the file it comes from, or its version.
 //!
 //! Loading NVRTC costs about 10 ms (it is a 100 MB library), twenty times the budget of a
 //! cache hit. So the library is identified without loading it: the file that `dlopen` will pick
 //! (the first of cudarc's candidate names found on `LD_LIBRARY_PATH`), with its size and
-//! modification time. Its version and supported architectures are read once from NVRTC and
-//! remembered in the cache directory under that identity; later processes read them from
-//! there. A replaced or upgraded library has another identity, so its entries are new ones.
-//! When the file cannot be predicted, or turns out not to be the one loaded, NVRTC is loaded
-//! and the key names its version only.
+//! modification time. A replaced or upgraded library has another identity, so its entries are
+//! new ones, and a cache hit costs a few `stat`s of library directories, not a load.
+//!
+//! The prediction is checked whenever NVRTC is loaded to compile: when the file loaded is not
+//! the one predicted (or none could be predicted), the key names NVRTC's version instead, and
+//! the entry is stored under that key. Such a setup loads NVRTC in each process, as it must to
+//! learn the version.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 use std::time::UNIX_EPOCH;
 
-use crate::compiler::cache::{self, KeyHasher};
 use crate::compiler::nvrtc;
 use crate::error::{Error, Result};
 
-/// What a cache key needs to know about NVRTC.
+/// NVRTC as loaded: its version and architectures, and whether it is the predicted file.
 #[derive(Debug, Clone)]
-pub(crate) struct NvrtcInfo {
+pub(crate) struct LoadedNvrtc {
     pub(crate) version: (u32, u32),
     pub(crate) archs: Vec<u32>,
-    /// The library file's path, size and modification time, when known.
-    pub(crate) identity: String,
+    /// The library loaded is the file [`predicted_nvrtc`] names.
+    pub(crate) as_predicted: bool,
 }
 
-impl NvrtcInfo {
+impl LoadedNvrtc {
     pub(crate) fn label(&self) -> String {
         format!("NVRTC {}.{}", self.version.0, self.version.1)
     }
 }
 
-static NVRTC: OnceLock<NvrtcInfo> = OnceLock::new();
+/// The identity, `path size mtime`, of the NVRTC library file `dlopen` will load, when it lies
+/// on `LD_LIBRARY_PATH` (where `dlopen` looks first); read once per process, as the library
+/// is loaded once per process.
+pub(crate) fn predicted_nvrtc() -> Option<&'static str> {
+    static PREDICTED: OnceLock<Option<(PathBuf, String)>> = OnceLock::new();
+    PREDICTED
+        .get_or_init(find_nvrtc_file)
+        .as_ref()
+        .map(|(_, identity)| identity.as_str())
+}
 
-/// NVRTC's version, architectures and identity, read from the cache directory's record when
-/// there is one (NVRTC stays unloaded), else from NVRTC itself.
-pub(crate) fn nvrtc(cache_dir: Option<&Path>) -> Result<&'static NvrtcInfo> {
-    if let Some(info) = NVRTC.get() {
+/// NVRTC's version and architectures, loading it; once per process.
+pub(crate) fn loaded_nvrtc() -> Result<&'static LoadedNvrtc> {
+    static LOADED: OnceLock<LoadedNvrtc> = OnceLock::new();
+    if let Some(info) = LOADED.get() {
         return Ok(info);
-    }
-    let file = predicted_nvrtc().map(|(_, identity)| identity);
-    if let (Some(dir), Some(identity)) = (cache_dir, &file) {
-        if let Some((version, archs)) = read_record(dir, identity) {
-            return Ok(NVRTC.get_or_init(|| NvrtcInfo {
-                version,
-                archs,
-                identity: identity.clone(),
-            }));
-        }
     }
     let version = nvrtc::nvrtc_version()?;
     let archs = nvrtc::supported_archs()?;
-    let verified = file.filter(|_| loaded_nvrtc_matches_prediction());
-    if let (Some(dir), Some(identity)) = (cache_dir, &verified) {
-        write_record(dir, identity, version, &archs);
-    }
-    Ok(NVRTC.get_or_init(|| NvrtcInfo {
+    let as_predicted = predicted_nvrtc().is_some() && loaded_nvrtc_matches_prediction();
+    Ok(LOADED.get_or_init(|| LoadedNvrtc {
         version,
         archs,
-        identity: verified.unwrap_or_default(),
+        as_predicted,
     }))
 }
 
-fn record_path(dir: &Path, identity: &str) -> PathBuf {
-    let mut h = KeyHasher::new();
-    h.field(identity.as_bytes());
-    dir.join("compilers")
-        .join(format!("nvrtc-{}", &h.finish().to_hex()[..32]))
-}
-
-fn read_record(dir: &Path, identity: &str) -> Option<((u32, u32), Vec<u32>)> {
-    // The record picks the cache key's compiler version: only one no other user wrote counts.
-    let path = record_path(dir, identity);
-    let text = String::from_utf8(cache::read_trusted(path.parent()?, &path)?).ok()?;
-    let mut lines = text.lines();
-    if lines.next()? != identity {
-        return None;
+/// The names `dlopen` is tried with, in cudarc's order, less those that do not name a library
+/// outside Windows (cudarc lists Windows' `nvrtc64_…` names everywhere, as `libnvrtc64_….so`):
+/// each costs a `stat` per directory of `LD_LIBRARY_PATH` on the path of every cache hit in a
+/// new process.
+fn candidate_names() -> Vec<String> {
+    use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
+    let all = cudarc::get_lib_name_candidates("nvrtc");
+    if cfg!(windows) {
+        return all;
     }
-    let mut v = lines.next()?.split('.');
-    let version = (v.next()?.parse().ok()?, v.next()?.parse().ok()?);
-    let archs = lines
-        .next()?
-        .split_whitespace()
-        .map(|a| a.parse().ok())
-        .collect::<Option<Vec<u32>>>()?;
-    (lines.next() == Some("end")).then_some((version, archs))
+    let plain = format!("{DLL_PREFIX}nvrtc{DLL_SUFFIX}");
+    all.into_iter()
+        .filter(|n| {
+            n.strip_prefix(plain.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        })
+        .collect()
 }
 
-fn write_record(dir: &Path, identity: &str, version: (u32, u32), archs: &[u32]) {
-    let archs: Vec<String> = archs.iter().map(u32::to_string).collect();
-    let text = format!(
-        "{identity}\n{}.{}\n{}\nend\n",
-        version.0,
-        version.1,
-        archs.join(" ")
-    );
-    let path = record_path(dir, identity);
-    if let Some(parent) = path.parent() {
-        // A failure here only costs the next process a load of NVRTC.
-        let _ = cache::write_atomic(parent, &path, text.as_bytes());
-    }
-}
-
-/// The NVRTC library file `dlopen` will load and its identity, `path size mtime`, when it lies
-/// on `LD_LIBRARY_PATH` (where `dlopen` looks first).
-fn predicted_nvrtc() -> Option<(PathBuf, String)> {
+fn find_nvrtc_file() -> Option<(PathBuf, String)> {
     let dirs = std::env::var_os(if cfg!(windows) { "PATH" } else { "LD_LIBRARY_PATH" })?;
     let dirs: Vec<PathBuf> = std::env::split_paths(&dirs)
         .filter(|d| !d.as_os_str().is_empty())
         .collect();
-    for name in cudarc::get_lib_name_candidates("nvrtc") {
+    for name in candidate_names() {
         for dir in &dirs {
             let path = dir.join(&name);
             // `metadata` follows links, so the size and time are the library's own; the path
-            // stays as found (resolving it costs a system call per component, on the path of
-            // every cache hit in a new process).
+            // stays as found (resolving it costs a system call per component).
             if let Ok(meta) = std::fs::metadata(&path) {
                 let mtime = meta
                     .modified()
@@ -133,7 +106,7 @@ fn predicted_nvrtc() -> Option<(PathBuf, String)> {
 
 /// After NVRTC is loaded: whether the file loaded is the one predicted.
 fn loaded_nvrtc_matches_prediction() -> bool {
-    let Some((path, _)) = predicted_nvrtc() else {
+    let Some((path, _)) = find_nvrtc_file() else {
         return false;
     };
     // The loader's map names the file with its links resolved.
@@ -201,4 +174,34 @@ pub(crate) fn find_nvcc() -> Result<PathBuf> {
             compiler: "nvcc".into(),
             reason: "it is not on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin".into(),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_predicted_names_are_cudarcs_linux_library_names_in_its_order() {
+        let names = candidate_names();
+        assert_eq!(names.first().map(String::as_str), Some("libnvrtc.so"));
+        assert!(
+            names.iter().skip(1).all(|n| n.starts_with("libnvrtc.so.")),
+            "{names:?}"
+        );
+        let all = cudarc::get_lib_name_candidates("nvrtc");
+        let positions: Vec<usize> = names
+            .iter()
+            .map(|n| all.iter().position(|a| a == n).unwrap())
+            .collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{names:?} in {all:?}");
+        // Only names no Linux loader could use are dropped.
+        let dropped: Vec<&String> = all.iter().filter(|a| !names.contains(a)).collect();
+        assert!(
+            dropped
+                .iter()
+                .all(|d| d.starts_with("libnvrtc64") || d.starts_with("libnvrtc32")),
+            "{dropped:?}"
+        );
+    }
 }

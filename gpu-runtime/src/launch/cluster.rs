@@ -103,7 +103,7 @@ impl Function {
             block.into(),
             self.shared_mem_bytes,
             self.context().limits(),
-            &self.limits,
+            self.kernel_limits()?,
         )?;
         let c = ex.0.as_deref().and_then(|c| c.cluster.map(|d| (d, c.compiled)));
         self.opt_in_for(&cfg)?;
@@ -113,7 +113,7 @@ impl Function {
     /// Opts in to the dynamic shared memory of `cfg` when it exceeds the default 48 KiB.
     pub(crate) fn opt_in_for(&self, cfg: &CheckedLaunch) -> Result<()> {
         if cfg.shared_mem_bytes > self.optin_shared.load(Ordering::Relaxed)
-            && cfg.shared_mem_bytes + self.limits.static_shared_bytes
+            && cfg.shared_mem_bytes + self.kernel_limits()?.static_shared_bytes
                 > self.context().limits().max_shared_memory_per_block
         {
             self.opt_in_shared(cfg.shared_mem_bytes)?;
@@ -358,7 +358,7 @@ impl ExConfig {
         params: &mut [*mut c_void],
     ) -> Result<()> {
         let ctx = f.context();
-        let cfg = dims::validate(grid, block, f.shared_mem_bytes, ctx.limits(), &f.limits)?;
+        let cfg = dims::validate(grid, block, f.shared_mem_bytes, ctx.limits(), f.kernel_limits()?)?;
         let blocks = cfg.grid.iter().map(|&g| g as u64).product::<u64>();
         if let Some(d) = self.cluster {
             for i in 0..3 {

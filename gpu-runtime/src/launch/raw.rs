@@ -31,11 +31,11 @@ impl Function {
         params: &mut [*mut c_void],
     ) -> Result<()> {
         let ctx = self.context();
-        let cfg = dims::validate(grid, block, self.shared_mem_bytes, ctx.limits(), &self.limits)?;
+        let limits = self.kernel_limits()?;
+        let cfg = dims::validate(grid, block, self.shared_mem_bytes, ctx.limits(), limits)?;
         ctx.bind()?;
         if cfg.shared_mem_bytes > self.optin_shared.load(Ordering::Relaxed)
-            && cfg.shared_mem_bytes + self.limits.static_shared_bytes
-                > ctx.limits().max_shared_memory_per_block
+            && cfg.shared_mem_bytes + limits.static_shared_bytes > ctx.limits().max_shared_memory_per_block
         {
             self.opt_in_shared(cfg.shared_mem_bytes)?;
         }

@@ -14,6 +14,7 @@ use cudarc::driver::sys::{CUdevice_attribute as Attr, CUfunction_attribute as Fu
 
 use crate::driver::context::core::Context;
 use crate::driver::module::function::Function;
+use crate::driver::module::loaded::KernelLimits;
 use crate::error::{Error, Result};
 
 /// What a device offers per multiprocessor and per block, for occupancy and alignment.
@@ -303,12 +304,14 @@ impl Function {
         let data = DeviceData::new(self.context())?;
         let (regs, static_smem) = self.resource_usage()?;
         let max_dynamic = self.attr_u32(FuncAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)?;
-        Ok(self.occupancy_with(&data, block_size, regs, static_smem, max_dynamic))
+        let limits = *self.kernel_limits()?;
+        Ok(self.occupancy_with(&data, &limits, block_size, regs, static_smem, max_dynamic))
     }
 
     fn occupancy_with(
         &self,
         data: &DeviceData,
+        limits: &KernelLimits,
         block_size: u32,
         regs: u32,
         static_smem: u32,
@@ -320,7 +323,7 @@ impl Function {
             warps_per_mp: 0,
             occupancy: 0.0,
         };
-        if block_size > self.limits().max_threads_per_block {
+        if block_size > limits.max_threads_per_block {
             // More threads than this kernel can run (its registers or launch bounds).
             return none(LimitedBy::Device);
         }
@@ -337,12 +340,13 @@ impl Function {
         let (regs, static_smem) = self.resource_usage()?;
         // Launches opt in to the dynamic shared memory they need, so that is no limit here.
         let max_dynamic = u32::MAX;
-        let max = self.limits().max_threads_per_block.min(data.max_threads);
+        let limits = *self.kernel_limits()?;
+        let max = limits.max_threads_per_block.min(data.max_threads);
         let mut best = (0.0, data.warp_size);
         let mut size = max - max % data.warp_size;
         while size > 0 {
             let occ = self
-                .occupancy_with(&data, size, regs, static_smem, max_dynamic)
+                .occupancy_with(&data, &limits, size, regs, static_smem, max_dynamic)
                 .occupancy;
             if occ > best.0 {
                 best = (occ, size);

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::{self, CUfunction_attribute as FuncAttr};
 
@@ -41,7 +41,8 @@ pub struct Function {
     pub(crate) ctx: Context,
     pub(crate) _module: Arc<LoadedModule>,
     pub(crate) func: sys::CUfunction,
-    pub(crate) limits: KernelLimits,
+    /// Read at the first launch (see [`KernelLimits::query`]).
+    limits: OnceLock<KernelLimits>,
     pub(crate) name: Cow<'static, str>,
     pub(crate) shared_mem_bytes: u32,
     /// The dynamic shared memory this function has been allowed so far (beyond the default
@@ -70,7 +71,7 @@ impl Clone for Function {
             ctx: self.ctx.clone(),
             _module: self._module.clone(),
             func: self.func,
-            limits: self.limits,
+            limits: self.limits.clone(),
             name: self.name.clone(),
             shared_mem_bytes: self.shared_mem_bytes,
             optin_shared: AtomicU32::new(self.optin_shared.load(Ordering::Relaxed)),
@@ -94,14 +95,14 @@ impl Function {
         index: usize,
         name: &'static str,
     ) -> Result<Function> {
-        let &(func, limits) = module.functions.get(index).ok_or_else(|| Error::KernelNotFound {
+        let &func = module.functions.get(index).ok_or_else(|| Error::KernelNotFound {
             name: name.to_owned(),
         })?;
         Ok(Function {
             ctx: ctx.clone(),
             _module: module,
             func,
-            limits,
+            limits: OnceLock::new(),
             name: Cow::Borrowed(name),
             shared_mem_bytes: 0,
             optin_shared: AtomicU32::new(0),
@@ -111,14 +112,14 @@ impl Function {
     pub(crate) fn from_parts(
         ctx: Context,
         module: Arc<LoadedModule>,
-        (func, limits): (sys::CUfunction, KernelLimits),
+        func: sys::CUfunction,
         name: Cow<'static, str>,
     ) -> Function {
         Function {
             ctx,
             _module: module,
             func,
-            limits,
+            limits: OnceLock::new(),
             name,
             shared_mem_bytes: 0,
             optin_shared: AtomicU32::new(0),
@@ -148,9 +149,28 @@ impl Function {
         &self.ctx
     }
 
-    /// The most threads a block of this kernel may have, and its static shared memory.
-    pub fn limits(&self) -> KernelLimits {
-        self.limits
+    /// The most threads a block of this kernel may have, and its static shared memory. The
+    /// first call (or launch) asks the driver, which loads the kernel onto the GPU then if it
+    /// has not yet: with CUDA's lazy loading, a module's kernels load at their first use.
+    pub fn limits(&self) -> Result<KernelLimits> {
+        self.kernel_limits().copied()
+    }
+
+    /// [`limits`](Self::limits), by reference: what each launch checks its configuration
+    /// against.
+    #[inline]
+    pub(crate) fn kernel_limits(&self) -> Result<&KernelLimits> {
+        match self.limits.get() {
+            Some(limits) => Ok(limits),
+            None => self.read_limits(),
+        }
+    }
+
+    #[cold]
+    fn read_limits(&self) -> Result<&KernelLimits> {
+        self.ctx.bind()?;
+        let limits = KernelLimits::query(self.func)?;
+        Ok(self.limits.get_or_init(|| limits))
     }
 
     /// The driver's function handle.

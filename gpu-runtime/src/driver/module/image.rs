@@ -87,6 +87,22 @@ pub(crate) fn load_image(
             detail: format!("{level} is not a JIT optimization level: use 0 to 4"),
         });
     }
+    if image_kind(image) == Kind::Elf {
+        // A cubin is machine code: no JIT step reads the options or writes a log, so it loads
+        // as a hand-written loader would, without the log buffers' allocations.
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a non-empty image; valid out-pointer.
+        let r = unsafe { sys::cuModuleLoadData(&mut raw, image.as_ptr().cast()) };
+        if r != sys::CUresult::CUDA_SUCCESS {
+            return Err(Error::ModuleLoad {
+                what: what.to_owned(),
+                code: r as u32,
+                name: format!("{r:?}"),
+                log: String::new(),
+            });
+        }
+        return Ok((raw, String::new(), String::new()));
+    }
     let size = jit.log_size.max(1) as usize;
     let mut info = vec![0u8; size];
     let mut error = vec![0u8; size];

@@ -1,4 +1,4 @@
-//! A compiled image loaded into a context, with its kernels and their limits looked up once.
+//! A compiled image loaded into a context, with its kernels looked up once.
 
 use std::ffi::CString;
 use std::sync::Arc;
@@ -9,7 +9,8 @@ use crate::driver::context::core::Context;
 use crate::driver::result::check;
 use crate::error::{Error, Result};
 
-/// Per-kernel limits, read from the compiled function once when its module is loaded.
+/// Per-kernel limits, read from the driver once per [`Function`](crate::Function), at its
+/// first launch or [`limits`](crate::Function::limits) call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KernelLimits {
     /// `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`: may be below the device's because of registers.
@@ -24,7 +25,7 @@ pub(crate) struct LoadedModule {
     ctx_raw: sys::CUcontext,
     /// The requested kernels (name expressions), in order, with their lowered names.
     pub(crate) kernels: Vec<(String, String)>,
-    pub(crate) functions: Vec<(sys::CUfunction, KernelLimits)>,
+    pub(crate) functions: Vec<sys::CUfunction>,
     /// The CUDA C source, when known: where `Function::prepare` reads declarations from.
     pub(crate) source: Option<Arc<str>>,
     /// For a module linked from several CUDA C sources, each one's text: a kernel's
@@ -96,8 +97,8 @@ impl LoadedModule {
         Ok(module)
     }
 
-    /// The function whose symbol is `symbol`, with its limits; `None` when there is none.
-    pub(crate) fn lookup(&self, symbol: &str) -> Result<Option<(sys::CUfunction, KernelLimits)>> {
+    /// The function whose symbol is `symbol`; `None` when there is none.
+    pub(crate) fn lookup(&self, symbol: &str) -> Result<Option<sys::CUfunction>> {
         let Ok(c_name) = CString::new(symbol) else {
             return Ok(None);
         };
@@ -108,6 +109,15 @@ impl LoadedModule {
             return Ok(None);
         }
         check("cuModuleGetFunction", r)?;
+        Ok(Some(f))
+    }
+}
+
+impl KernelLimits {
+    /// Reads the limits of `f`, whose context must be current. With lazy loading (the driver's
+    /// default since CUDA 12.2) this loads the kernel onto the GPU, which `cuModuleGetFunction`
+    /// leaves to the first use: so it is done at the first launch, not when a module is loaded.
+    pub(crate) fn query(f: sys::CUfunction) -> Result<KernelLimits> {
         let attr = |a| -> Result<u32> {
             let mut v = 0;
             // SAFETY: valid out-pointer and live function.
@@ -116,11 +126,10 @@ impl LoadedModule {
             })?;
             Ok(v.max(0) as u32)
         };
-        let limits = KernelLimits {
+        Ok(KernelLimits {
             max_threads_per_block: attr(FuncAttr::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
             static_shared_bytes: attr(FuncAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
-        };
-        Ok(Some((f, limits)))
+        })
     }
 }
 

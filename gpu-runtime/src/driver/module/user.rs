@@ -174,7 +174,8 @@ impl Module {
         &self.inner.info.compile_log
     }
 
-    /// The driver JIT's information log from loading (e.g. register use with `log_verbose`).
+    /// The driver JIT's information log from loading (e.g. register use with `log_verbose`);
+    /// empty for a cubin, which loads without a JIT step.
     pub fn jit_info_log(&self) -> &str {
         &self.inner.info.jit_info_log
     }

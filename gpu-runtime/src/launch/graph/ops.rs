@@ -18,7 +18,8 @@ use super::nodes::Access;
 /// A kernel node's configuration, checked against the device's and the kernel's limits, with
 /// large dynamic shared memory opted in to.
 pub(crate) fn checked(f: &Function, grid: Dim3, block: Dim3) -> Result<CheckedLaunch> {
-    let cfg = dims::validate(grid, block, f.shared_mem_bytes, f.context().limits(), &f.limits)?;
+    let limits = f.kernel_limits()?;
+    let cfg = dims::validate(grid, block, f.shared_mem_bytes, f.context().limits(), limits)?;
     f.context().bind()?;
     f.opt_in_for(&cfg)?;
     Ok(cfg)
