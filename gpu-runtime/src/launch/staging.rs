@@ -5,14 +5,17 @@
 //! small pinned buffers, one after the other. The convenience call does better with a pinned
 //! staging buffer per argument, from a per-context pool: the host copies a chunk into it
 //! while the DMA engine sends the previous chunk, and large transfers split the host copies
-//! over a few threads (persistent ones, from copy_workers.rs, so that a call starts none). Device memory comes from a per-context pool too, so in steady state a
-//! convenience call allocates nothing from the driver. Everything runs on one stream, the
+//! over a few threads (persistent ones, from copy_workers.rs, so that a call starts none).
+//! One of the threads (the driver thread) makes every driver call of a phase, in chunk
+//! order, and copies when it has nothing to issue; the others only copy, so they never queue
+//! on the driver's locks. Device memory comes from a per-context pool too, so in steady state
+//! a convenience call allocates nothing from the driver. Everything runs on one stream, the
 //! context's own (created blocking, so it also waits for work queued before on the legacy
 //! default stream) or one the caller names (`Staging::on_stream`): copies in, the kernel,
 //! copies out; the call waits once at the end, which reports any error the kernel raised.
 
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys;
@@ -35,10 +38,9 @@ use crate::tools::device_pool::{DeviceAllocator, DeviceMemoryPool, DevicePoolCor
 use crate::types::repr::DeviceRepr;
 
 /// Host copies are split into chunks of at least this many bytes by default. Each chunk costs
-/// driver calls (a copy, and an event on the way back) that serialize across the copy threads:
-/// on an H100 host, the 2^20-float axpy call took 613-640 us with 1 MiB chunks, 640-755 us with
-/// 512 KiB, 704-729 us with 256 KiB and 875-922 us with 128 KiB (8 threads; benches/staging.rs).
-const DEFAULT_CHUNK: usize = 1 << 20;
+/// the driver thread a driver call or two (a copy, and an event on the way back); smaller
+/// chunks start the DMA sooner and leave less to copy after the last one arrives.
+const DEFAULT_CHUNK: usize = 256 << 10;
 /// …and at most this many chunks per direction (each download chunk needs an event).
 const MAX_CHUNKS: usize = 64;
 /// Each extra host-copy thread must have at least this much to copy to pay for waking it.
@@ -301,29 +303,30 @@ impl<'a> Staging<'a> {
         }
         self.queued = true;
         let chunks = Chunks::new(&self.uploads);
+        let copied = Flags::new(chunks.count);
         let stream = Handle(self.stream.raw);
-        let raw = self.ctx.raw();
-        run_parallel(chunks.total_bytes, raw, |next| {
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some((job, off, len)) = chunks.get(i) else {
-                    return Ok(());
-                };
-                // SAFETY: host and pinned each hold job.bytes bytes (checked when staged);
-                // chunks do not overlap, so no two threads touch the same bytes.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(job.host.add(off), job.pinned.add(off), len);
-                    check(
-                        "cuMemcpyHtoDAsync",
-                        sys::cuMemcpyHtoDAsync_v2(
-                            job.device + off as u64,
-                            job.pinned.add(off).cast(),
-                            len,
-                            *stream.get(),
-                        ),
-                    )?;
-                }
+        let copy_in = |i: usize| {
+            if let Some((job, off, len)) = chunks.get(i) {
+                // SAFETY: host and pinned each hold job.bytes bytes (checked when staged); each
+                // chunk is claimed by one thread, so no two threads touch the same bytes.
+                unsafe { std::ptr::copy_nonoverlapping(job.host.add(off), job.pinned.add(off), len) };
             }
+        };
+        let issue = |i: usize| {
+            let (job, off, len) = chunks.get(i).unwrap_or_else(|| unreachable!("i < count"));
+            // SAFETY: pinned and device each hold job.bytes bytes; the chunk was copied in
+            // (upload_role issues it only then) and is not written again during the call.
+            check("cuMemcpyHtoDAsync", unsafe {
+                sys::cuMemcpyHtoDAsync_v2(
+                    job.device + off as u64,
+                    job.pinned.add(off).cast(),
+                    len,
+                    *stream.get(),
+                )
+            })
+        };
+        run_phase(chunks.total_bytes, self.ctx.raw(), &copied, |role| {
+            upload_role(role, &copied, chunks.count, &copy_in, &issue)
         })
     }
 
@@ -336,38 +339,7 @@ impl<'a> Staging<'a> {
             self.queued = true;
             let chunks = Chunks::new(&self.downloads);
             let events = Handle(self.take_events(chunks.count)?);
-            let result = (|| {
-                for (i, &ev) in events.0.iter().enumerate() {
-                    let (job, off, len) = chunks
-                        .get(i)
-                        .unwrap_or_else(|| unreachable!("one event per chunk"));
-                    // SAFETY: pinned and device each hold job.bytes bytes; the event is live.
-                    unsafe {
-                        check(
-                            "cuMemcpyDtoHAsync",
-                            sys::cuMemcpyDtoHAsync_v2(
-                                job.pinned.add(off).cast(),
-                                job.device + off as u64,
-                                len,
-                                stream,
-                            ),
-                        )?;
-                        check("cuEventRecord", sys::cuEventRecord(ev, stream))?;
-                    }
-                }
-                run_parallel(chunks.total_bytes, raw, |next| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some((job, off, len)) = chunks.get(i) else {
-                        return Ok(());
-                    };
-                    // SAFETY: the event marks this chunk's copy into pinned memory as done;
-                    // the host range is borrowed mutably by the Staging and chunks are disjoint.
-                    unsafe {
-                        check("cuEventSynchronize", sys::cuEventSynchronize(events.get()[i]))?;
-                        std::ptr::copy_nonoverlapping(job.pinned.add(off), job.host.add(off), len);
-                    }
-                })
-            })();
+            let result = self.download(&chunks, &events.0);
             self.st
                 .events
                 .lock()
@@ -379,6 +351,57 @@ impl<'a> Staging<'a> {
         bind_raw(raw)?;
         // SAFETY: the stream is live.
         check("cuStreamSynchronize", unsafe { sys::cuStreamSynchronize(stream) })
+    }
+
+    /// Queues each chunk's transfer to pinned memory with an event after it, then copies the
+    /// chunks out as their events complete.
+    fn download(&self, chunks: &Chunks<'_>, events: &[sys::CUevent]) -> Result<()> {
+        let stream = self.stream.raw;
+        for (i, &ev) in events.iter().enumerate() {
+            let (job, off, len) = chunks
+                .get(i)
+                .unwrap_or_else(|| unreachable!("one event per chunk"));
+            // SAFETY: pinned and device each hold job.bytes bytes; the event is live.
+            unsafe {
+                check(
+                    "cuMemcpyDtoHAsync",
+                    sys::cuMemcpyDtoHAsync_v2(
+                        job.pinned.add(off).cast(),
+                        job.device + off as u64,
+                        len,
+                        stream,
+                    ),
+                )?;
+                check("cuEventRecord", sys::cuEventRecord(ev, stream))?;
+            }
+        }
+        // The kernel runs before the first chunk: wait for it here, where the driver's
+        // scheduling policy decides how, rather than with every copy thread spinning.
+        // SAFETY: the event is live.
+        check("cuEventSynchronize", unsafe {
+            sys::cuEventSynchronize(events[0])
+        })?;
+        let arrived = Flags::new(chunks.count);
+        arrived.set(0);
+        let events = Handle(events);
+        let copy_out = |i: usize| {
+            if let Some((job, off, len)) = chunks.get(i) {
+                // SAFETY: download_role copies a chunk only once it is marked arrived (its
+                // event completed, so its bytes are in pinned memory); the host range is
+                // borrowed mutably by the Staging, and each chunk is claimed by one thread.
+                unsafe { std::ptr::copy_nonoverlapping(job.pinned.add(off), job.host.add(off), len) };
+            }
+        };
+        let arrived_now = |i: usize| {
+            // SAFETY: the event is live.
+            match unsafe { sys::cuEventQuery(events.get()[i]) } {
+                sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+                r => check("cuEventQuery", r).map(|()| true),
+            }
+        };
+        run_phase(chunks.total_bytes, self.ctx.raw(), &arrived, |role| {
+            download_role(role, &arrived, chunks.count, &copy_out, &arrived_now)
+        })
     }
 
     fn take_events(&self, n: usize) -> Result<Vec<sys::CUevent>> {
@@ -473,22 +496,181 @@ impl<'j> Chunks<'j> {
     }
 }
 
-/// Runs `work` on this thread and, for large transfers, on a few pool threads, each taking
-/// chunk numbers from the shared counter until they run out. Returns the first error; every
-/// thread has left `work` when this returns (copy_workers::run waits for them).
-fn run_parallel<F>(total_bytes: usize, ctx: sys::CUcontext, work: F) -> Result<()>
+/// What a thread does in one phase of a staged copy.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// Makes the phase's driver calls, in chunk order, and copies when it has nothing to issue:
+    /// alone, it finishes the phase.
+    Driver,
+    /// Copies chunks it claims.
+    Copier,
+}
+
+/// Per-chunk flags of a phase (copied into pinned memory, or arrived there), the claim
+/// counter that hands each chunk to one copying thread, and a stop for errors.
+struct Flags {
+    set: Vec<AtomicBool>,
+    next: AtomicUsize,
+    stop: AtomicBool,
+}
+
+impl Flags {
+    fn new(n: usize) -> Flags {
+        Flags {
+            set: (0..n).map(|_| AtomicBool::new(false)).collect(),
+            next: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
+        }
+    }
+
+    /// Marks chunk `i`; Release, so that whoever sees it sees the chunk's bytes.
+    fn set(&self, i: usize) {
+        self.set[i].store(true, Ordering::Release);
+    }
+
+    fn is_set(&self, i: usize) -> bool {
+        self.set[i].load(Ordering::Acquire)
+    }
+
+    /// The next chunk to copy, claimed for this thread alone; `None` when all are claimed or
+    /// the phase stopped.
+    fn claim(&self) -> Option<usize> {
+        if self.stop.load(Ordering::Acquire) {
+            return None;
+        }
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        (i < self.set.len()).then_some(i)
+    }
+
+    /// The next chunk to copy if it is already marked (see `claim`).
+    fn claim_set(&self) -> Option<usize> {
+        let i = self.next.load(Ordering::Relaxed);
+        if i >= self.set.len() || !self.is_set(i) || self.stop.load(Ordering::Acquire) {
+            return None;
+        }
+        self.next
+            .compare_exchange(i, i + 1, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+            .then_some(i)
+    }
+
+    /// Waits until chunk `i` is marked: true, or false when the phase stopped first.
+    fn wait_for(&self, i: usize) -> bool {
+        let mut backoff = Backoff(0);
+        while !self.is_set(i) {
+            if self.stop.load(Ordering::Acquire) {
+                return false;
+            }
+            backoff.snooze();
+        }
+        true
+    }
+}
+
+/// One thread's part in the upload phase. Copiers copy the chunks they claim into pinned
+/// memory. The driver thread issues each chunk's transfer, in order, once it is copied, and
+/// copies chunks itself while it waits: alone, it does everything.
+fn upload_role(
+    role: Role,
+    copied: &Flags,
+    count: usize,
+    copy_in: &dyn Fn(usize),
+    issue: &dyn Fn(usize) -> Result<()>,
+) -> Result<()> {
+    let copy = |c: usize| {
+        copy_in(c);
+        copied.set(c);
+    };
+    if role == Role::Copier {
+        while let Some(c) = copied.claim() {
+            copy(c);
+        }
+        return Ok(());
+    }
+    for i in 0..count {
+        let mut backoff = Backoff(0);
+        while !copied.is_set(i) {
+            match copied.claim() {
+                Some(c) => copy(c),
+                None => backoff.snooze(),
+            }
+        }
+        issue(i)?;
+    }
+    Ok(())
+}
+
+/// One thread's part in the download phase, once chunk 0 has arrived (and is marked). The
+/// driver thread marks the others as `arrived_now` says they have, in order, copying those
+/// that have arrived while it waits, and the rest at the end: alone, it does everything.
+/// Copiers claim chunks, wait for them to be marked, and copy them to the host.
+fn download_role(
+    role: Role,
+    arrived: &Flags,
+    count: usize,
+    copy_out: &dyn Fn(usize),
+    arrived_now: &dyn Fn(usize) -> Result<bool>,
+) -> Result<()> {
+    if role == Role::Copier {
+        while let Some(c) = arrived.claim() {
+            if !arrived.wait_for(c) {
+                break;
+            }
+            copy_out(c);
+        }
+        return Ok(());
+    }
+    for i in 1..count {
+        let mut backoff = Backoff(0);
+        while !arrived_now(i)? {
+            match arrived.claim_set() {
+                Some(c) => copy_out(c),
+                None => backoff.snooze(),
+            }
+        }
+        arrived.set(i);
+    }
+    while let Some(c) = arrived.claim() {
+        copy_out(c);
+    }
+    Ok(())
+}
+
+/// Runs one phase of `total_bytes` on this thread and, for large transfers, on a few pool
+/// threads: the first to arrive is the driver thread (bound to `ctx`), the others copy.
+fn run_phase<F>(total_bytes: usize, ctx: sys::CUcontext, flags: &Flags, work: F) -> Result<()>
 where
-    F: Fn(&AtomicUsize) -> Result<()> + Sync,
+    F: Fn(Role) -> Result<()> + Sync,
 {
-    let next = AtomicUsize::new(0);
     let threads = (total_bytes / BYTES_PER_THREAD).clamp(1, MAX_THREADS.load(Ordering::Relaxed).max(1));
-    let failed: Mutex<Option<Error>> = Mutex::new(None);
     let ctx = Handle(ctx);
-    copy_workers::run(threads - 1, &|| {
-        if let Err(e) = bind_raw(*ctx.get()).and_then(|()| work(&next)) {
-            // The others stop at their next chunk; what is queued already is waited for by
-            // Staging's drop.
-            next.store(usize::MAX / 2, Ordering::Relaxed);
+    run_roles(threads, flags, |role| {
+        if role == Role::Driver {
+            bind_raw(*ctx.get())?;
+        }
+        work(role)
+    })
+}
+
+/// Runs `work` on up to `threads` threads, this one included: one as [`Role::Driver`], the
+/// rest as copiers. Returns the driver's error; then `flags` is stopped, so that copiers
+/// waiting for chunks leave. Every thread has left `work` when this returns (copy_workers::run
+/// waits for them).
+fn run_roles<F>(threads: usize, flags: &Flags, work: F) -> Result<()>
+where
+    F: Fn(Role) -> Result<()> + Sync,
+{
+    let driver_taken = AtomicBool::new(false);
+    let failed: Mutex<Option<Error>> = Mutex::new(None);
+    copy_workers::run(threads.saturating_sub(1), &|| {
+        if driver_taken.swap(true, Ordering::Relaxed) {
+            // Copiers make no driver calls and cannot fail.
+            let _ = work(Role::Copier);
+            return;
+        }
+        if let Err(e) = work(Role::Driver) {
+            // What is queued already is waited for by Staging's drop.
+            flags.stop.store(true, Ordering::Release);
             failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
         }
     });
@@ -496,6 +678,21 @@ where
         .into_inner()
         .unwrap_or_else(|p| p.into_inner())
         .map_or(Ok(()), Err)
+}
+
+/// Busy-waits politely: spins a while (a chunk is microseconds away), then yields the core,
+/// which a copying thread on a machine with few cores may need.
+struct Backoff(u32);
+
+impl Backoff {
+    fn snooze(&mut self) {
+        self.0 = self.0.saturating_add(1);
+        if self.0 < 1 << 14 {
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
 }
 
 #[cfg(test)]
@@ -508,6 +705,120 @@ mod tests {
             pinned: std::ptr::null_mut(),
             device: 0,
             bytes,
+        }
+    }
+
+    /// A short, uneven pause, so that threads interleave differently from chunk to chunk.
+    fn jitter(i: usize) {
+        let spins = (i * 7919) % 3000;
+        for _ in 0..spins {
+            std::hint::spin_loop();
+        }
+    }
+
+    #[test]
+    fn the_upload_phase_issues_every_chunk_once_in_order_after_its_copy() {
+        for threads in [1, 2, 4, 8] {
+            for n in [1, 2, 7, 64] {
+                for _ in 0..10 {
+                    let copied = Flags::new(n);
+                    let copies: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+                    let issued = Mutex::new(Vec::new());
+                    let copy_in = |i: usize| {
+                        jitter(i);
+                        copies[i].fetch_add(1, Ordering::Relaxed);
+                    };
+                    let issue = |i: usize| {
+                        assert_eq!(copies[i].load(Ordering::Relaxed), 1, "issued before its copy");
+                        issued.lock().unwrap().push(i);
+                        Ok(())
+                    };
+                    run_roles(threads, &copied, |role| {
+                        upload_role(role, &copied, n, &copy_in, &issue)
+                    })
+                    .unwrap();
+                    assert_eq!(*issued.lock().unwrap(), (0..n).collect::<Vec<_>>());
+                    assert!(copies.iter().all(|c| c.load(Ordering::Relaxed) == 1));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_download_phase_copies_every_chunk_once_after_it_arrived() {
+        for threads in [1, 2, 4, 8] {
+            for n in [1, 2, 7, 64] {
+                for _ in 0..10 {
+                    let arrived = Flags::new(n);
+                    arrived.set(0);
+                    // What the DMA engine does: chunks land in order, a little apart.
+                    let landed: Vec<AtomicBool> = (0..n).map(|i| AtomicBool::new(i == 0)).collect();
+                    let copies: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+                    std::thread::scope(|s| {
+                        s.spawn(|| {
+                            for (i, l) in landed.iter().enumerate().skip(1) {
+                                jitter(i);
+                                l.store(true, Ordering::Release);
+                            }
+                        });
+                        let copy_out = |i: usize| {
+                            assert!(
+                                landed[i].load(Ordering::Acquire),
+                                "chunk {i} copied before it landed"
+                            );
+                            copies[i].fetch_add(1, Ordering::Relaxed);
+                        };
+                        let arrived_now = |i: usize| Ok(landed[i].load(Ordering::Acquire));
+                        run_roles(threads, &arrived, |role| {
+                            download_role(role, &arrived, n, &copy_out, &arrived_now)
+                        })
+                        .unwrap();
+                    });
+                    assert!(copies.iter().all(|c| c.load(Ordering::Relaxed) == 1));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_driver_error_ends_the_phase_and_the_copiers_waiting_in_it() {
+        for threads in [1, 2, 4, 8] {
+            let n = 16;
+            let arrived = Flags::new(n);
+            arrived.set(0);
+            let copies: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+            let copy_out = |i: usize| {
+                copies[i].fetch_add(1, Ordering::Relaxed);
+            };
+            // Chunks up to 4 arrive; then the kernel turns out to have failed.
+            let arrived_now = |i: usize| {
+                if i < 5 {
+                    Ok(true)
+                } else {
+                    Err(Error::SizeMismatch {
+                        operation: "a test",
+                        detail: "a failed kernel".into(),
+                    })
+                }
+            };
+            let r = run_roles(threads, &arrived, |role| {
+                download_role(role, &arrived, n, &copy_out, &arrived_now)
+            });
+            assert!(r.is_err());
+            assert!(copies[5..].iter().all(|c| c.load(Ordering::Relaxed) == 0));
+
+            let copied = Flags::new(n);
+            let issue = |i: usize| {
+                if i == 3 {
+                    arrived_now(99).map(|_| ())
+                } else {
+                    Ok(())
+                }
+            };
+            let r = run_roles(threads, &copied, |role| {
+                upload_role(role, &copied, n, &|_| {}, &issue)
+            });
+            assert!(r.is_err());
         }
     }
 
