@@ -38,14 +38,19 @@ impl Row {
         }
     }
 
-    /// `median (min..max over N rounds)`, or nothing for one-shot figures.
+    /// The rounds' count, middle half and range, or nothing for one-shot figures.
     fn spread(&self) -> String {
-        match self.rounds.iter().copied().reduce(f64::min) {
-            Some(min) => {
-                let max = self.rounds.iter().copied().fold(f64::MIN, f64::max);
-                format!("  [median of {} rounds; {min:.3}..{max:.3}]", self.rounds.len())
+        let mut r = self.rounds.clone();
+        r.sort_by(f64::total_cmp);
+        match (r.first(), r.last()) {
+            (Some(min), Some(max)) => {
+                let (q1, q3) = (r[r.len() / 4], r[(3 * r.len()) / 4]);
+                format!(
+                    "  [median of {} rounds; middle half {q1:.3}..{q3:.3}; all {min:.3}..{max:.3}]",
+                    r.len()
+                )
             }
-            None => String::new(),
+            _ => String::new(),
         }
     }
 }
