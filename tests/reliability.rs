@@ -90,6 +90,22 @@ mod faulty {
     pub fn trap_if(n: i32);
 }
 
+#[kernel(
+    r#"
+__global__ void double_then_trap(float *y, int n, int trap_block) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] *= 2.0f;
+    if ((int)blockIdx.x == trap_block) __trap();
+}"#
+)]
+fn double_then_trap(
+    #[InOut]
+    #[len = n]
+    y: &mut [f32],
+    n: i32,
+    trap_block: i32,
+);
+
 // ---------------------------------------------------------------------------------------------
 // Launch validation
 
@@ -396,6 +412,43 @@ fn child_trap() {
         },
         "CUDA_ERROR_LAUNCH_FAILED",
     );
+}
+
+/// The child's part of the staged-call fault test: a kernel that traps inside an In/Out
+/// convenience call large enough for many chunks and copy threads. The call returns the
+/// fault (none of its copy threads waits forever for a chunk that never comes), and later
+/// calls are refused.
+fn child_staged_trap() {
+    let ctx = Context::new(Device::new(0).unwrap()).unwrap();
+    let n = (6 << 20) + 5;
+    let mut y = Rng::new(89).vec_f32(n);
+    let want: Vec<f32> = y.iter().map(|v| 2.0 * v).collect();
+    let grid = (n as u32).div_ceil(256);
+    // Without the trap first: the call works and matches the host.
+    double_then_trap(&ctx, grid, 256, &mut y, n as i32, -1).unwrap();
+    assert_close(&y, &want, 0.0);
+    let t = std::time::Instant::now();
+    let e = double_then_trap(&ctx, grid, 256, &mut y, n as i32, grid as i32 / 2).unwrap_err();
+    println!("child: staged call failed after {:?}: {e}", t.elapsed());
+    assert!(e.is_launch_failure(), "{e}");
+    assert!(t.elapsed() < std::time::Duration::from_secs(20));
+    let again = double_then_trap(&ctx, grid, 256, &mut y, n as i32, -1).unwrap_err();
+    assert!(again.is_launch_failure(), "{again}");
+    println!("child: done");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn fault_in_a_staged_call_is_returned_by_the_call() {
+    if std::env::var_os(CHILD_ENV).is_some() {
+        return child_staged_trap();
+    }
+    let ctx = ctx();
+    axpy_works(&ctx, 90);
+    let out = run_child("fault_in_a_staged_call_is_returned_by_the_call");
+    figure(format!("fault in a staged call, child output:\n{}", out.trim()));
+    assert!(!ctx.is_poisoned());
+    axpy_works(&ctx, 91);
 }
 
 #[test]
