@@ -6,8 +6,11 @@
 //! library file, or its version when the file cannot be predicted; nvcc's path and version),
 //! the contents of the headers included from `include_dirs` (directly or by other such
 //! headers), and this crate's version. A file holds a magic number, the payload's length
-//! and its SHA-256, then the payload (target, lowered kernel names, compiler log, image); an
-//! entry that fails any of these checks is treated as absent, recompiled and replaced.
+//! and its 128-bit XXH3 checksum, then the payload (target, lowered kernel names, compiler
+//! log, image); an entry that fails any of these checks is treated as absent, recompiled and
+//! replaced. (The checksum guards against damage; what guards against other users' entries is
+//! the ownership check below. XXH3 runs at memory speed without asking the CPU what it
+//! supports, which costs a virtual machine more than reading the entry.)
 //!
 //! Entries are written to a temporary file in the same directory and renamed into place, so
 //! processes racing on one key each see either no entry or a complete one. A directory that
@@ -35,7 +38,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 
-use sha2::{Digest, Sha256};
+use crate::compiler::sha256::Sha256;
 
 use crate::compiler::nvrtc::{CompiledModule, Target};
 
@@ -46,8 +49,8 @@ pub const DISABLE_CACHE_ENV: &str = "GPU_RUNTIME_DISABLE_CACHE";
 /// Environment variable holding default compiler flags, used when none are given.
 pub const DEFAULT_FLAGS_ENV: &str = "GPU_RUNTIME_DEFAULT_NVRTC_FLAGS";
 
-const MAGIC: &[u8; 8] = b"GPURTC\x01\n";
-const HEADER: usize = 8 + 8 + 32;
+const MAGIC: &[u8; 8] = b"GPURTC\x02\n";
+const HEADER: usize = 8 + 8 + 16;
 
 /// A cache key: the SHA-256 of everything that determines a compiled image.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -89,7 +92,7 @@ impl KeyHasher {
     }
 
     pub(crate) fn field(&mut self, bytes: &[u8]) -> &mut Self {
-        self.0.update((bytes.len() as u64).to_le_bytes());
+        self.0.update(&(bytes.len() as u64).to_le_bytes());
         self.0.update(bytes);
         self
     }
@@ -103,7 +106,7 @@ impl KeyHasher {
     }
 
     pub(crate) fn finish(self) -> CacheKey {
-        CacheKey(self.0.finalize().into())
+        CacheKey(self.0.finish())
     }
 }
 
@@ -435,7 +438,7 @@ fn encode(m: &CompiledModule) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER + p.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(p.len() as u64).to_le_bytes());
-    out.extend_from_slice(&Sha256::digest(&p));
+    out.extend_from_slice(&checksum(&p));
     out.extend_from_slice(&p);
     out
 }
@@ -445,14 +448,18 @@ fn put_bytes(p: &mut Vec<u8>, b: &[u8]) {
     p.extend_from_slice(b);
 }
 
-/// Verifies (magic, length, SHA-256) and parses an entry; `None` for anything malformed.
+fn checksum(payload: &[u8]) -> [u8; 16] {
+    xxhash_rust::xxh3::xxh3_128(payload).to_le_bytes()
+}
+
+/// Verifies (magic, length, checksum) and parses an entry; `None` for anything malformed.
 fn decode(bytes: &[u8]) -> Option<CompiledModule> {
     if bytes.len() < HEADER || &bytes[..8] != MAGIC {
         return None;
     }
     let len = u64::from_le_bytes(bytes[8..16].try_into().ok()?);
     let payload = &bytes[HEADER..];
-    if payload.len() as u64 != len || Sha256::digest(payload)[..] != bytes[16..48] {
+    if payload.len() as u64 != len || checksum(payload)[..] != bytes[16..HEADER] {
         return None;
     }
     let mut r = Reader(payload);

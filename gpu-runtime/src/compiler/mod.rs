@@ -11,6 +11,7 @@ pub(crate) mod link;
 pub(crate) mod nvcc;
 pub(crate) mod nvjitlink;
 pub(crate) mod nvrtc;
+pub(crate) mod sha256;
 pub(crate) mod source;
 pub(crate) mod source_module;
 pub(crate) mod target;

@@ -66,12 +66,11 @@ pub(crate) fn loaded_nvrtc() -> Result<&'static LoadedNvrtc> {
 /// each costs a `stat` per directory of `LD_LIBRARY_PATH` on the path of every cache hit in a
 /// new process.
 fn candidate_names() -> Vec<String> {
-    use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
     let all = cudarc::get_lib_name_candidates("nvrtc");
     if cfg!(windows) {
         return all;
     }
-    let plain = format!("{DLL_PREFIX}nvrtc{DLL_SUFFIX}");
+    let plain = unversioned_name();
     all.into_iter()
         .filter(|n| {
             n.strip_prefix(plain.as_str())
@@ -85,23 +84,36 @@ fn find_nvrtc_file() -> Option<(PathBuf, String)> {
     let dirs: Vec<PathBuf> = std::env::split_paths(&dirs)
         .filter(|d| !d.as_os_str().is_empty())
         .collect();
-    for name in candidate_names() {
-        for dir in &dirs {
-            let path = dir.join(&name);
+    let find = |name: &str| {
+        dirs.iter().find_map(|dir| {
+            let path = dir.join(name);
             // `metadata` follows links, so the size and time are the library's own; the path
             // stays as found (resolving it costs a system call per component).
-            if let Ok(meta) = std::fs::metadata(&path) {
-                let mtime = meta
-                    .modified()
-                    .ok()
-                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                    .map_or(0, |d| d.as_nanos());
-                let identity = format!("{} {} {mtime}", path.display(), meta.len());
-                return Some((path, identity));
-            }
-        }
-    }
-    None
+            let meta = std::fs::metadata(&path).ok()?;
+            let mtime = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            let identity = format!("{} {} {mtime}", path.display(), meta.len());
+            Some((path, identity))
+        })
+    };
+    // cudarc tries the unversioned name first (a toolkit's `lib64` has it): looked for before
+    // the rest of the list is made.
+    let plain = unversioned_name();
+    find(&plain).or_else(|| {
+        candidate_names()
+            .iter()
+            .filter(|n| **n != plain)
+            .find_map(|n| find(n))
+    })
+}
+
+/// `libnvrtc.so` (`nvrtc.dll`, `libnvrtc.dylib`): the first name cudarc tries.
+fn unversioned_name() -> String {
+    use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
+    format!("{DLL_PREFIX}nvrtc{DLL_SUFFIX}")
 }
 
 /// After NVRTC is loaded: whether the file loaded is the one predicted.
@@ -179,6 +191,12 @@ pub(crate) fn find_nvcc() -> Result<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_unversioned_name_is_the_first_cudarc_tries() {
+        let all = cudarc::get_lib_name_candidates("nvrtc");
+        assert_eq!(all.first(), Some(&unversioned_name()));
+    }
 
     #[cfg(target_os = "linux")]
     #[test]

@@ -38,7 +38,10 @@ impl SourceModule {
         self.plan(self.target_device()?)?.build()
     }
 
-    /// The cache key this module compiles under; needs a GPU unless `arch` is given.
+    /// The cache key this module compiles under; needs a GPU unless `arch` is given. It names
+    /// NVRTC's library file as found on `LD_LIBRARY_PATH`; should compiling load another file,
+    /// the entry is stored under a key naming NVRTC's version instead, which
+    /// [`CompileReport::key`] gives.
     pub fn cache_key(&self) -> Result<CacheKey> {
         Ok(self.plan(self.target_device()?)?.key)
     }
