@@ -38,11 +38,13 @@ impl LoadedNvrtc {
 /// on `LD_LIBRARY_PATH` (where `dlopen` looks first); read once per process, as the library
 /// is loaded once per process.
 pub(crate) fn predicted_nvrtc() -> Option<&'static str> {
+    predicted_file().map(|(_, identity)| identity.as_str())
+}
+
+/// The predicted library file and its identity, looked up once per process.
+fn predicted_file() -> Option<&'static (PathBuf, String)> {
     static PREDICTED: OnceLock<Option<(PathBuf, String)>> = OnceLock::new();
-    PREDICTED
-        .get_or_init(find_nvrtc_file)
-        .as_ref()
-        .map(|(_, identity)| identity.as_str())
+    PREDICTED.get_or_init(find_nvrtc_file).as_ref()
 }
 
 /// NVRTC's version and architectures, loading it; once per process.
@@ -53,7 +55,7 @@ pub(crate) fn loaded_nvrtc() -> Result<&'static LoadedNvrtc> {
     }
     let version = nvrtc::nvrtc_version()?;
     let archs = nvrtc::supported_archs()?;
-    let as_predicted = predicted_nvrtc().is_some() && loaded_nvrtc_matches_prediction();
+    let as_predicted = predicted_file().is_some_and(|(path, _)| loaded_is(path));
     Ok(LOADED.get_or_init(|| LoadedNvrtc {
         version,
         archs,
@@ -116,11 +118,8 @@ fn unversioned_name() -> String {
     format!("{DLL_PREFIX}nvrtc{DLL_SUFFIX}")
 }
 
-/// After NVRTC is loaded: whether the file loaded is the one predicted.
-fn loaded_nvrtc_matches_prediction() -> bool {
-    let Some((path, _)) = find_nvrtc_file() else {
-        return false;
-    };
+/// After NVRTC is loaded: whether the file loaded is `path`.
+fn loaded_is(path: &Path) -> bool {
     // The loader's map names the file with its links resolved.
     let Ok(real) = std::fs::canonicalize(path) else {
         return false;
