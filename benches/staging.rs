@@ -61,15 +61,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         Ok(best_round)
     };
-    println!("  staging settings (min chunk KiB, threads): median call, best round");
+    println!("  staging settings (largest chunk KiB, threads): median call, best round");
     for (chunk_kib, threads) in [
-        (128, 8),
-        (256, 4),
-        (256, 8),
-        (256, 12),
-        (512, 8),
         (1024, 8),
-        (256, 1),
+        (1024, 12),
+        (2048, 6),
+        (2048, 8),
+        (2048, 10),
+        (2048, 12),
+        (2048, 15),
+        (4096, 12),
+        (2048, 8),
     ] {
         gpu_runtime::__private::set_staging_tuning(chunk_kib << 10, threads);
         let t = median_call(&k, &mut y)?;

@@ -11,8 +11,10 @@ pub(crate) mod copy_workers;
 pub(crate) mod dims;
 pub(crate) mod dynamic;
 pub(crate) mod graph;
+pub(crate) mod host_copy;
 pub(crate) mod params;
 pub(crate) mod raw;
+pub(crate) mod staged_copy;
 pub(crate) mod staging;
 pub(crate) mod stream;
 
