@@ -650,11 +650,14 @@ mod trust {
         let r = module(&dir).compile_report().unwrap();
         assert_eq!(r.status, CacheStatus::Untrusted);
         assert_eq!(r.module.image, honest);
-        // The same file, writable by its owner alone, is loaded: the permission is what counts.
+        // Writable by its owner alone, it is still not loaded: it names the key it was stored
+        // under, not the one it was renamed to, so it is compiled again and replaced.
         set_mode(&planted, 0o600);
         let r = module(&dir).compile_report().unwrap();
-        assert_eq!(r.status, CacheStatus::Hit);
-        assert_ne!(r.module.image, honest);
+        assert_eq!(r.status, CacheStatus::Replaced);
+        assert_eq!(r.module.image, honest);
+        let r = module(&dir).compile_report().unwrap();
+        assert_eq!((r.status, r.module.image), (CacheStatus::Hit, honest));
     }
 
     #[test]

@@ -5,12 +5,13 @@
 //! the device's compute capability, when the target is chosen for it), the compiler (NVRTC's
 //! library file, or its version when the file cannot be predicted; nvcc's path and version),
 //! the contents of the headers included from `include_dirs` (directly or by other such
-//! headers), and this crate's version. A file holds a magic number, the payload's length
-//! and its 128-bit XXH3 checksum, then the payload (target, lowered kernel names, compiler
-//! log, image); an entry that fails any of these checks is treated as absent, recompiled and
-//! replaced. (The checksum guards against damage; what guards against other users' entries is
-//! the ownership check below. XXH3 runs at memory speed without asking the CPU what it
-//! supports, which costs a virtual machine more than reading the entry.)
+//! headers), and this crate's version. A file holds a magic number, the key it was stored
+//! under, the payload's length and its 128-bit XXH3 checksum, then the payload (target,
+//! lowered kernel names, compiler log, image); an entry that fails any of these checks is
+//! treated as absent, recompiled and replaced. (The checksum guards against damage; what
+//! guards against other users' entries is the ownership check below. XXH3 runs at memory
+//! speed without asking the CPU what it supports, which costs a virtual machine more than
+//! reading the entry.)
 //!
 //! Entries are written to a temporary file in the same directory and renamed into place, so
 //! processes racing on one key each see either no entry or a complete one. A directory that
@@ -18,12 +19,16 @@
 //! per process on standard error.
 //!
 //! A cached cubin is machine code this process loads and runs, so the cache trusts only what
-//! no other user could have written, as `ssh` does for its keys: the directory must be yours
-//! and writable by you alone, each directory above it yours or root's and not writable by
-//! others (unless sticky, as `/tmp` is), and each entry yours and writable by you alone. The
-//! library makes directories `0700` and entries `0600`. Anything else is refused with one
-//! warning per process, and the module is compiled without the cache
-//! ([`CacheStatus::Untrusted`]).
+//! no other user could have written, as `ssh` does for its keys. An entry is loaded only if
+//! it is yours, writable by you alone, and names the key it is looked up by: whoever else
+//! may write the directory can then delete or rename your entries, which costs a compile,
+//! but not make one of them stand in for another or plant their own. Before an entry is
+//! written, the directory must be yours and writable by you alone, and each directory above
+//! it yours or root's and not writable by others (unless sticky, as `/tmp` is). The library
+//! makes directories `0700` and entries `0600`. Anything else is refused with one warning
+//! per process, and the module is compiled without the cache ([`CacheStatus::Untrusted`]).
+//! So a hit reads one file and asks the system about nothing else: in a new process, each
+//! directory checked costs more than reading the entry.
 //!
 //! The directory is, in order: the `cache_dir` given to
 //! [`SourceModule`](crate::SourceModule); `GPU_RUNTIME_CACHE_DIR`; `$XDG_CACHE_HOME/gpu-runtime`;
@@ -49,8 +54,9 @@ pub const DISABLE_CACHE_ENV: &str = "GPU_RUNTIME_DISABLE_CACHE";
 /// Environment variable holding default compiler flags, used when none are given.
 pub const DEFAULT_FLAGS_ENV: &str = "GPU_RUNTIME_DEFAULT_NVRTC_FLAGS";
 
-const MAGIC: &[u8; 8] = b"GPURTC\x02\n";
-const HEADER: usize = 8 + 8 + 16;
+const MAGIC: &[u8; 8] = b"GPURTC\x03\n";
+/// Magic, the key the entry was stored under, the payload's length and checksum.
+const HEADER: usize = 8 + 32 + 8 + 16;
 
 /// A cache key: the SHA-256 of everything that determines a compiled image.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -180,9 +186,6 @@ pub(crate) enum Lookup {
 }
 
 pub(crate) fn load(dir: &Path, key: &CacheKey) -> Lookup {
-    if let Err(why) = trusted_dir(dir) {
-        return Lookup::Untrusted(why);
-    }
     let path = entry_path(dir, key);
     let mut file = match fs::File::open(&path) {
         Ok(f) => f,
@@ -198,7 +201,7 @@ pub(crate) fn load(dir: &Path, key: &CacheKey) -> Lookup {
         return Lookup::Untrusted(why);
     }
     match read_all(&mut file, &meta) {
-        Ok(bytes) => match decode(&bytes) {
+        Ok(bytes) => match decode(&bytes, key) {
             Some(m) => Lookup::Found(m),
             None => Lookup::Invalid,
         },
@@ -355,7 +358,7 @@ mod ownership {
 
 /// Writes an entry atomically: a unique temporary file in `dir`, then a rename over the entry.
 pub(crate) fn store(dir: &Path, key: &CacheKey, module: &CompiledModule) -> io::Result<()> {
-    write_atomic(dir, &entry_path(dir, key), &encode(module))
+    write_atomic(dir, &entry_path(dir, key), &encode(module, key))
 }
 
 pub(crate) fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -420,7 +423,7 @@ pub(crate) fn warn_unusable(dir: &Path, err: &io::Error) {
     }
 }
 
-fn encode(m: &CompiledModule) -> Vec<u8> {
+fn encode(m: &CompiledModule, key: &CacheKey) -> Vec<u8> {
     let mut p = Vec::with_capacity(m.image.len() + 256);
     let (tag, major, minor) = match m.target {
         Target::Cubin { major, minor } => (0u8, major, minor),
@@ -437,6 +440,7 @@ fn encode(m: &CompiledModule) -> Vec<u8> {
     put_bytes(&mut p, &m.image);
     let mut out = Vec::with_capacity(HEADER + p.len());
     out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&key.0);
     out.extend_from_slice(&(p.len() as u64).to_le_bytes());
     out.extend_from_slice(&checksum(&p));
     out.extend_from_slice(&p);
@@ -452,14 +456,16 @@ fn checksum(payload: &[u8]) -> [u8; 16] {
     xxhash_rust::xxh3::xxh3_128(payload).to_le_bytes()
 }
 
-/// Verifies (magic, length, checksum) and parses an entry; `None` for anything malformed.
-fn decode(bytes: &[u8]) -> Option<CompiledModule> {
-    if bytes.len() < HEADER || &bytes[..8] != MAGIC {
+/// Verifies (magic, key, length, checksum) and parses the entry stored under `key`; `None`
+/// for anything malformed, and for an entry stored under another key (renamed or copied
+/// into place, by accident or by someone who may write the directory).
+fn decode(bytes: &[u8], key: &CacheKey) -> Option<CompiledModule> {
+    if bytes.len() < HEADER || &bytes[..8] != MAGIC || bytes[8..40] != key.0 {
         return None;
     }
-    let len = u64::from_le_bytes(bytes[8..16].try_into().ok()?);
+    let len = u64::from_le_bytes(bytes[40..48].try_into().ok()?);
     let payload = &bytes[HEADER..];
-    if payload.len() as u64 != len || checksum(payload)[..] != bytes[16..HEADER] {
+    if payload.len() as u64 != len || checksum(payload)[..] != bytes[48..HEADER] {
         return None;
     }
     let mut r = Reader(payload);
@@ -523,19 +529,25 @@ mod tests {
     #[test]
     fn entries_round_trip_and_every_damage_is_detected() {
         let m = sample();
-        let bytes = encode(&m);
-        assert_eq!(decode(&bytes), Some(m));
-        for cut in [0, 7, HEADER - 1, HEADER, bytes.len() - 1] {
-            assert_eq!(decode(&bytes[..cut]), None, "truncated to {cut}");
+        let key = CacheKey([7; 32]);
+        let bytes = encode(&m, &key);
+        assert_eq!(decode(&bytes, &key), Some(m));
+        assert_eq!(
+            decode(&bytes, &CacheKey([8; 32])),
+            None,
+            "stored under another key"
+        );
+        for cut in [0, 7, 39, HEADER - 1, HEADER, bytes.len() - 1] {
+            assert_eq!(decode(&bytes[..cut], &key), None, "truncated to {cut}");
         }
-        for i in [0, 9, 20, HEADER + 3, bytes.len() - 1] {
+        for i in [0, 9, 20, 41, 50, HEADER + 3, bytes.len() - 1] {
             let mut bad = bytes.clone();
             bad[i] ^= 0x40;
-            assert_eq!(decode(&bad), None, "byte {i} flipped");
+            assert_eq!(decode(&bad, &key), None, "byte {i} flipped");
         }
         let mut longer = bytes.clone();
         longer.push(0);
-        assert_eq!(decode(&longer), None);
+        assert_eq!(decode(&longer, &key), None);
     }
 
     #[test]

@@ -55,44 +55,80 @@ const K: [u32; 64] = [
     0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
 ];
 
-/// SHA-256 (FIPS 180-4) of `data`, one block at a time.
-fn soft_digest(data: &[u8]) -> [u8; 32] {
+/// SHA-256 (FIPS 180-4) of `data`, one block at a time. A `const fn`, so that digests of
+/// constants (the NVRTC prelude, hashed into every key) are computed by the compiler.
+pub(crate) const fn soft_digest(data: &[u8]) -> [u8; 32] {
     let mut state: [u32; 8] = [
         0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
     ];
-    let mut blocks = data.chunks_exact(64);
-    for block in &mut blocks {
-        compress(&mut state, block);
+    let whole = data.len() / 64 * 64;
+    let mut at = 0;
+    while at < whole {
+        let mut block = [0u8; 64];
+        let mut i = 0;
+        while i < 64 {
+            block[i] = data[at + i];
+            i += 1;
+        }
+        compress(&mut state, &block);
+        at += 64;
     }
     // The padding: a 1 bit, zeros, and the length in bits, filling one or two last blocks.
-    let rest = blocks.remainder();
+    let rest = data.len() - whole;
     let mut tail = [0u8; 128];
-    tail[..rest.len()].copy_from_slice(rest);
-    tail[rest.len()] = 0x80;
-    let tail_len = if rest.len() < 56 { 64 } else { 128 };
-    tail[tail_len - 8..tail_len].copy_from_slice(&((data.len() as u64) * 8).to_be_bytes());
-    for block in tail[..tail_len].chunks_exact(64) {
-        compress(&mut state, block);
+    let mut i = 0;
+    while i < rest {
+        tail[i] = data[whole + i];
+        i += 1;
+    }
+    tail[rest] = 0x80;
+    let tail_len = if rest < 56 { 64 } else { 128 };
+    let bits = ((data.len() as u64) * 8).to_be_bytes();
+    let mut i = 0;
+    while i < 8 {
+        tail[tail_len - 8 + i] = bits[i];
+        i += 1;
+    }
+    let mut off = 0;
+    while off < tail_len {
+        let mut block = [0u8; 64];
+        let mut i = 0;
+        while i < 64 {
+            block[i] = tail[off + i];
+            i += 1;
+        }
+        compress(&mut state, &block);
+        off += 64;
     }
     let mut out = [0u8; 32];
-    for (o, s) in out.chunks_exact_mut(4).zip(state) {
-        o.copy_from_slice(&s.to_be_bytes());
+    let mut i = 0;
+    while i < 8 {
+        let b = state[i].to_be_bytes();
+        out[4 * i] = b[0];
+        out[4 * i + 1] = b[1];
+        out[4 * i + 2] = b[2];
+        out[4 * i + 3] = b[3];
+        i += 1;
     }
     out
 }
 
-fn compress(state: &mut [u32; 8], block: &[u8]) {
+const fn compress(state: &mut [u32; 8], block: &[u8; 64]) {
     let mut w = [0u32; 64];
-    for (wi, b) in w.iter_mut().zip(block.chunks_exact(4)) {
-        *wi = u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    let mut i = 0;
+    while i < 16 {
+        w[i] = u32::from_be_bytes([block[4 * i], block[4 * i + 1], block[4 * i + 2], block[4 * i + 3]]);
+        i += 1;
     }
-    for i in 16..64 {
+    while i < 64 {
         let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
         let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
         w[i] = w[i - 16].wrapping_add(s0).wrapping_add(w[i - 7]).wrapping_add(s1);
+        i += 1;
     }
     let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = *state;
-    for i in 0..64 {
+    let mut i = 0;
+    while i < 64 {
         let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
         let ch = (e & f) ^ (!e & g);
         let t1 = h
@@ -111,9 +147,13 @@ fn compress(state: &mut [u32; 8], block: &[u8]) {
         c = b;
         b = a;
         a = t1.wrapping_add(t2);
+        i += 1;
     }
-    for (s, v) in state.iter_mut().zip([a, b, c, d, e, f, g, h]) {
-        *s = s.wrapping_add(v);
+    let v = [a, b, c, d, e, f, g, h];
+    let mut i = 0;
+    while i < 8 {
+        state[i] = state[i].wrapping_add(v[i]);
+        i += 1;
     }
 }
 

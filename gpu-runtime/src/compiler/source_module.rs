@@ -8,6 +8,7 @@ use crate::compiler::build_dir::make_build_dir;
 use crate::compiler::cache::{self, CacheKey, CacheStatus, KeyHasher, Lookup};
 use crate::compiler::nvcc;
 use crate::compiler::nvrtc::{self, CompiledModule, Target};
+use crate::compiler::sha256;
 use crate::compiler::source::ModuleSource;
 use crate::compiler::target::{choose_target, no_arch, parse_target};
 use crate::compiler::toolchain;
@@ -121,6 +122,19 @@ pub(crate) enum TargetRequest {
 }
 
 impl TargetRequest {
+    /// The request as key bytes: a tag, then the architecture's major and minor numbers.
+    fn key_bytes(self) -> [u8; 9] {
+        let (tag, major, minor) = match self {
+            TargetRequest::Given(Target::Cubin { major, minor }) => (0, major, minor),
+            TargetRequest::Given(Target::Ptx { major, minor }) => (1, major, minor),
+            TargetRequest::Device((major, minor)) => (2, major, minor),
+        };
+        let mut b = [tag; 9];
+        b[1..5].copy_from_slice(&major.to_le_bytes());
+        b[5..].copy_from_slice(&minor.to_le_bytes());
+        b
+    }
+
     fn resolve(self, nvrtc: &toolchain::LoadedNvrtc) -> Result<Target> {
         match self {
             TargetRequest::Given(t) => Ok(t),
@@ -330,9 +344,7 @@ impl SourceModule {
             .field(self.source.as_bytes());
         content.list(&options).list(&self.kernels);
         if self.prelude && self.compiler == Compiler::Nvrtc {
-            content
-                .field(b"prelude")
-                .field(crate::compiler::headers::NVRTC_PRELUDE.as_bytes());
+            content.field(b"prelude").field(&PRELUDE_DIGEST);
         }
         for (name, contents) in included_headers(&self.source, &self.include_dirs) {
             content.field(name.as_bytes()).field(&contents);
@@ -407,11 +419,15 @@ impl SourceModule {
     }
 }
 
+/// The prelude's SHA-256, computed by the compiler: hashing its text into every key is most of
+/// the hashing a cache hit does.
+const PRELUDE_DIGEST: [u8; 32] = sha256::soft_digest(crate::compiler::headers::NVRTC_PRELUDE.as_bytes());
+
 /// The key of a compile by the NVRTC library file `file` (its identity: path, size, time).
 fn nvrtc_file_key(file: &str, target: TargetRequest, content: &[u8; 32]) -> CacheKey {
     let mut h = KeyHasher::new();
     h.field(b"nvrtc file").field(file.as_bytes());
-    h.field(format!("{target:?}").as_bytes()).field(content);
+    h.field(&target.key_bytes()).field(content);
     h.finish()
 }
 
@@ -419,7 +435,7 @@ fn nvrtc_file_key(file: &str, target: TargetRequest, content: &[u8; 32]) -> Cach
 fn nvrtc_version_key(nvrtc: &toolchain::LoadedNvrtc, target: TargetRequest, content: &[u8; 32]) -> CacheKey {
     let mut h = KeyHasher::new();
     h.field(b"nvrtc version").field(nvrtc.label().as_bytes());
-    h.field(format!("{target:?}").as_bytes()).field(content);
+    h.field(&target.key_bytes()).field(content);
     h.finish()
 }
 
@@ -600,15 +616,24 @@ impl Plan<'_> {
                 }
             };
         }
-        match cache::load(dir, key) {
-            Lookup::Found(module) if self.fits(&module) => Ok(module),
-            Lookup::Found(_) | Lookup::Invalid => Err(CacheStatus::Replaced),
-            Lookup::Absent => Err(CacheStatus::Miss),
+        // An entry is trusted on its own (yours, writable by you alone, and naming this key):
+        // a hit looks at nothing else. The directory is checked before an entry is written.
+        let missed = match cache::load(dir, key) {
+            Lookup::Found(module) if self.fits(&module) => return Ok(module),
+            Lookup::Found(_) | Lookup::Invalid => CacheStatus::Replaced,
+            Lookup::Absent => CacheStatus::Miss,
             Lookup::Unreadable(e) => {
                 cache::warn_unusable(dir, &e);
-                Err(CacheStatus::Unavailable)
+                return Err(CacheStatus::Unavailable);
             }
             Lookup::Untrusted(why) => {
+                cache::warn_untrusted(&why);
+                return Err(CacheStatus::Untrusted);
+            }
+        };
+        match cache::trusted_dir(dir) {
+            Ok(()) => Err(missed),
+            Err(why) => {
                 cache::warn_untrusted(&why);
                 Err(CacheStatus::Untrusted)
             }

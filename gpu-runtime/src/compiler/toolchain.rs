@@ -72,10 +72,9 @@ fn candidate_names() -> Vec<String> {
     if cfg!(windows) {
         return all;
     }
-    let plain = unversioned_name();
     all.into_iter()
         .filter(|n| {
-            n.strip_prefix(plain.as_str())
+            n.strip_prefix(UNVERSIONED_NAME)
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
         })
         .collect()
@@ -83,40 +82,41 @@ fn candidate_names() -> Vec<String> {
 
 fn find_nvrtc_file() -> Option<(PathBuf, String)> {
     let dirs = std::env::var_os(if cfg!(windows) { "PATH" } else { "LD_LIBRARY_PATH" })?;
-    let dirs: Vec<PathBuf> = std::env::split_paths(&dirs)
-        .filter(|d| !d.as_os_str().is_empty())
-        .collect();
     let find = |name: &str| {
-        dirs.iter().find_map(|dir| {
-            let path = dir.join(name);
-            // `metadata` follows links, so the size and time are the library's own; the path
-            // stays as found (resolving it costs a system call per component).
-            let meta = std::fs::metadata(&path).ok()?;
-            let mtime = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            let identity = format!("{} {} {mtime}", path.display(), meta.len());
-            Some((path, identity))
-        })
+        std::env::split_paths(&dirs)
+            .filter(|d| !d.as_os_str().is_empty())
+            .find_map(|dir| {
+                let path = dir.join(name);
+                // `metadata` follows links, so the size and time are the library's own; the
+                // path stays as found (resolving it costs a system call per component).
+                let meta = std::fs::metadata(&path).ok()?;
+                let mtime = meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                    .map_or(0, |d| d.as_nanos());
+                let identity = format!("{} {} {mtime}", path.display(), meta.len());
+                Some((path, identity))
+            })
     };
     // cudarc tries the unversioned name first (a toolkit's `lib64` has it): looked for before
     // the rest of the list is made.
-    let plain = unversioned_name();
-    find(&plain).or_else(|| {
+    find(UNVERSIONED_NAME).or_else(|| {
         candidate_names()
             .iter()
-            .filter(|n| **n != plain)
+            .filter(|n| *n != UNVERSIONED_NAME)
             .find_map(|n| find(n))
     })
 }
 
 /// `libnvrtc.so` (`nvrtc.dll`, `libnvrtc.dylib`): the first name cudarc tries.
-fn unversioned_name() -> String {
-    use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
-    format!("{DLL_PREFIX}nvrtc{DLL_SUFFIX}")
-}
+const UNVERSIONED_NAME: &str = if cfg!(windows) {
+    "nvrtc.dll"
+} else if cfg!(target_os = "macos") {
+    "libnvrtc.dylib"
+} else {
+    "libnvrtc.so"
+};
 
 /// After NVRTC is loaded: whether the file loaded is `path`.
 fn loaded_is(path: &Path) -> bool {
@@ -194,7 +194,7 @@ mod tests {
     #[test]
     fn the_unversioned_name_is_the_first_cudarc_tries() {
         let all = cudarc::get_lib_name_candidates("nvrtc");
-        assert_eq!(all.first(), Some(&unversioned_name()));
+        assert_eq!(all.first(), Some(&UNVERSIONED_NAME.to_string()));
     }
 
     #[cfg(target_os = "linux")]
