@@ -23,8 +23,11 @@ const DEFAULT_CHUNK: usize = 2 << 20;
 const MAX_CHUNKS: usize = 64;
 /// Chunks start at this fraction of the largest and double from there.
 const FIRST_CHUNK_DIVISOR: usize = 8;
-/// What one thread copies at a time.
+/// What one thread copies at a time, at most…
 const PIECE: usize = 64 << 10;
+/// …and at least, when a chunk is cut so that every thread has a piece of it (the first
+/// chunk of an upload and the last of a download are waited on whole).
+const MIN_PIECE: usize = 16 << 10;
 /// Each extra host-copy thread must have at least this much to copy to pay for waking it.
 const BYTES_PER_THREAD: usize = 256 << 10;
 /// By default, at most this many threads copy at once: on a 16-core H100 host, 12 threads
@@ -94,10 +97,11 @@ pub(crate) enum Direction {
 /// pieces for the copying threads (in chunk order).
 pub(crate) struct Plan<'j> {
     pub(crate) jobs: &'j [Job],
+    /// The threads that copy (see [`threads_for`]).
+    pub(crate) threads: usize,
     chunks: Vec<Span>,
     /// Each piece and the chunk it belongs to.
     pieces: Vec<(usize, Span)>,
-    pub(crate) total_bytes: usize,
 }
 
 impl<'j> Plan<'j> {
@@ -131,11 +135,16 @@ impl<'j> Plan<'j> {
                 (size, off) = (size - len, off + len);
             }
         }
-        let mut pieces = Vec::new();
+        let threads = threads_for(total_bytes);
+        // At most `threads + 1` pieces a chunk (each is at least a thread's share of it).
+        let mut pieces = Vec::with_capacity(chunks.len() * (threads + 1));
         for (c, chunk) in chunks.iter().enumerate() {
+            let piece = (chunk.len / threads)
+                .next_multiple_of(PAGE)
+                .clamp(MIN_PIECE, PIECE);
             let mut at = 0;
             while at < chunk.len {
-                let len = PIECE.min(chunk.len - at);
+                let len = piece.min(chunk.len - at);
                 pieces.push((
                     c,
                     Span {
@@ -149,9 +158,9 @@ impl<'j> Plan<'j> {
         }
         Plan {
             jobs,
+            threads,
             chunks,
             pieces,
-            total_bytes,
         }
     }
 
@@ -187,6 +196,9 @@ pub(crate) struct Progress {
     chunk_of: Vec<usize>,
     next: AtomicUsize,
     stop: AtomicBool,
+    /// Copiers that have joined the phase: while there are any, the driver thread leaves the
+    /// copying to them, so that it issues each chunk (or sees it arrive) the moment it can.
+    copiers: AtomicUsize,
 }
 
 impl Progress {
@@ -210,7 +222,20 @@ impl Progress {
             chunk_of,
             next: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
+            copiers: AtomicUsize::new(0),
         }
+    }
+
+    /// A copier joins the phase.
+    fn copier_joined(&self) {
+        self.copiers.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Whether the driver thread should copy while it waits: only while it is alone. Every
+    /// piece claimed is copied by its claimer, so a driver that stops copying still sees
+    /// every chunk become ready.
+    fn driver_copies(&self) -> bool {
+        self.copiers.load(Ordering::Relaxed) == 0
     }
 
     /// Whether chunk `c` is ready; Acquire, so that whoever sees it sees the chunk's bytes.
@@ -275,7 +300,8 @@ pub(crate) enum Role {
 
 /// One thread's part in the upload phase. Copiers copy the pieces they claim into pinned
 /// memory. The driver thread issues each chunk's transfer, in order, once all its pieces are
-/// copied, and copies pieces itself while it waits: alone, it does everything.
+/// copied, and copies pieces itself while it waits as long as no copier has joined: alone,
+/// it does everything.
 pub(crate) fn upload_role(
     role: Role,
     progress: &Progress,
@@ -288,6 +314,7 @@ pub(crate) fn upload_role(
         progress.piece_copied(p);
     };
     if role == Role::Copier {
+        progress.copier_joined();
         while let Some(p) = progress.claim() {
             copy(p);
         }
@@ -296,7 +323,7 @@ pub(crate) fn upload_role(
     for c in 0..chunks {
         let mut backoff = Backoff(0);
         while !progress.is_ready(c) {
-            match progress.claim() {
+            match progress.driver_copies().then(|| progress.claim()).flatten() {
                 Some(p) => copy(p),
                 None => backoff.snooze(),
             }
@@ -308,8 +335,8 @@ pub(crate) fn upload_role(
 
 /// One thread's part in the download phase, once chunk 0 has arrived. The driver thread marks
 /// the other chunks as `arrived_now` says they have, in order, copying pieces of those that
-/// have while it waits, and the rest at the end: alone, it does everything. Copiers claim
-/// pieces, wait for their chunk, and copy them to the host.
+/// have while it waits if no copier has joined, and what is left at the end: alone, it does
+/// everything. Copiers claim pieces, wait for their chunk, and copy them to the host.
 pub(crate) fn download_role(
     role: Role,
     progress: &Progress,
@@ -318,6 +345,7 @@ pub(crate) fn download_role(
     arrived_now: &dyn Fn(usize) -> Result<bool>,
 ) -> Result<()> {
     if role == Role::Copier {
+        progress.copier_joined();
         while let Some(p) = progress.claim() {
             if !progress.wait_ready(progress.chunk_of[p]) {
                 break;
@@ -329,7 +357,7 @@ pub(crate) fn download_role(
     for c in 1..chunks {
         let mut backoff = Backoff(0);
         while !arrived_now(c)? {
-            match progress.claim_ready() {
+            match progress.driver_copies().then(|| progress.claim_ready()).flatten() {
                 Some(p) => copy_out(p),
                 None => backoff.snooze(),
             }
@@ -565,6 +593,7 @@ mod tests {
                     }
                     assert_eq!((span.job, span.off), (chunk.job, at));
                     assert!(span.len > 0 && span.len <= PIECE);
+                    assert!(span.len >= MIN_PIECE.min(chunk.len - (at - chunk.off)));
                     at += span.len;
                     assert!(at <= chunk.off + chunk.len);
                     assert_eq!(plan.piece(p).1, span);

@@ -35,7 +35,7 @@ use crate::driver::result::check;
 use crate::error::Result;
 use crate::launch::host_copy::copy_for_dma;
 use crate::launch::staged_copy::{
-    download_role, run_roles, threads_for, upload_role, Direction, Job, Plan, Progress, Role,
+    download_role, run_roles, upload_role, Direction, Job, Plan, Progress, Role,
 };
 use crate::launch::stream::LaunchStream;
 use crate::tools::device_pool::{DeviceAllocator, DeviceMemoryPool, DevicePoolCore, PooledBuffer};
@@ -284,7 +284,7 @@ impl<'a> Staging<'a> {
                 )
             })
         };
-        run_phase(plan.total_bytes, self.ctx.raw(), &progress, |role| {
+        run_phase(plan.threads, self.ctx.raw(), &progress, |role| {
             upload_role(role, &progress, plan.chunk_count(), &copy_in, &issue)
         })
     }
@@ -357,7 +357,7 @@ impl<'a> Staging<'a> {
                 r => check("cuEventQuery", r).map(|()| true),
             }
         };
-        run_phase(plan.total_bytes, self.ctx.raw(), &progress, |role| {
+        run_phase(plan.threads, self.ctx.raw(), &progress, |role| {
             download_role(role, &progress, plan.chunk_count(), &copy_out, &arrived_now)
         })
     }
@@ -410,14 +410,14 @@ impl<T> Handle<T> {
     }
 }
 
-/// Runs one phase of `total_bytes` on this thread and, for large transfers, on a few pool
-/// threads: the first to arrive is the driver thread (bound to `ctx`), the others copy.
-fn run_phase<F>(total_bytes: usize, ctx: sys::CUcontext, progress: &Progress, work: F) -> Result<()>
+/// Runs one phase on this thread and up to `threads - 1` pool threads: the first to arrive
+/// is the driver thread (bound to `ctx`), the others copy.
+fn run_phase<F>(threads: usize, ctx: sys::CUcontext, progress: &Progress, work: F) -> Result<()>
 where
     F: Fn(Role) -> Result<()> + Sync,
 {
     let ctx = Handle(ctx);
-    run_roles(threads_for(total_bytes), progress, |role| {
+    run_roles(threads, progress, |role| {
         if role == Role::Driver {
             bind_raw(*ctx.get())?;
         }
