@@ -3,6 +3,7 @@
 //! again by the source's address or the compile cache key.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use cudarc::driver::sys::CUresult;
@@ -23,8 +24,37 @@ pub(crate) struct ModuleCache(Mutex<Modules>);
 
 #[derive(Default)]
 pub(crate) struct Modules {
-    by_addr: HashMap<usize, Arc<LoadedModule>>,
-    by_key: HashMap<CacheKey, Arc<LoadedModule>>,
+    by_addr: HashMap<usize, Arc<LoadedModule>, BuildHasherDefault<KeyHasher>>,
+    by_key: HashMap<CacheKey, Arc<LoadedModule>, BuildHasherDefault<KeyHasher>>,
+}
+
+/// Hashes the maps' keys, which are already well spread (SHA-256 digests; addresses of
+/// statics, mixed by one multiply) and chosen by the program, not by an adversary. std's
+/// default hasher would ask the system for random seeds on a thread's first map: a system
+/// call on the path of a disk-cache hit in a new process.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
 }
 
 impl Extension for ModuleCache {
