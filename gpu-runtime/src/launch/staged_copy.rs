@@ -136,8 +136,9 @@ impl<'j> Plan<'j> {
             }
         }
         let threads = threads_for(total_bytes);
-        // At most `threads + 1` pieces a chunk (each is at least a thread's share of it).
-        let mut pieces = Vec::with_capacity(chunks.len() * (threads + 1));
+        // A chunk has at most len / PIECE + threads + 1 pieces (a piece is PIECE, or at least
+        // a thread's share of the chunk).
+        let mut pieces = Vec::with_capacity(total_bytes / PIECE + chunks.len() * (threads + 1));
         for (c, chunk) in chunks.iter().enumerate() {
             let piece = (chunk.len / threads)
                 .next_multiple_of(PAGE)
