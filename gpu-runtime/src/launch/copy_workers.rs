@@ -72,8 +72,6 @@ struct Pool {
 // read only by helpers inside a task, which the writer waits out (see `run`); the pointer it
 // holds is to a `Sync` closure. Everything else is atomics and locks.
 unsafe impl Sync for Pool {}
-// SAFETY: as above; the pool is created once and never moved between threads by value.
-unsafe impl Send for Pool {}
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     // Every critical section leaves its data consistent, so a poisoned lock is usable.
