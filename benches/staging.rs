@@ -11,6 +11,10 @@ use std::time::{Duration, Instant};
 use gpu_runtime::cudarc::driver::sys;
 use gpu_runtime::{kernel, Context};
 
+#[path = "common/dma_floor.rs"]
+mod dma_floor;
+use dma_floor::DmaFloor;
+
 #[kernel(
     r#"
 __global__ void axpy(float a, const float *x, float *y, int n) {
@@ -71,7 +75,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (2048, 12),
         (2048, 15),
         (4096, 12),
-        (2048, 8),
+        (2048, 1),
     ] {
         gpu_runtime::__private::set_staging_tuning(chunk_kib << 10, threads);
         let t = median_call(&k, &mut y)?;
@@ -138,68 +142,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     {
-        // The DMA floor: the same transfers and kernel from pinned memory, no host copies.
-        let bytes = N * 4;
-        let mut stream = std::ptr::null_mut();
-        let mut hosts: [*mut c_void; 2] = [std::ptr::null_mut(); 2];
-        let (mut xd, mut yd) = (0u64, 0u64);
-        ctx.bind()?;
-        // SAFETY: valid out-pointers; the context is current; freed below.
-        unsafe {
-            ok(sys::cuStreamCreate(&mut stream, 0));
-            for h in &mut hosts {
-                ok(sys::cuMemHostAlloc(h, bytes, 0));
-                std::ptr::write_bytes(h.cast::<u8>(), 0, bytes);
-            }
-            ok(sys::cuMemAlloc_v2(&mut xd, bytes));
-            ok(sys::cuMemAlloc_v2(&mut yd, bytes));
-        }
+        let dma_floor = DmaFloor::new(&ctx, k.function().raw(), &x, &y, grid, block)?;
         let mut floor = Vec::new();
         let mut copy = Vec::new();
         for _ in 0..CALLS * ROUNDS {
+            floor.push(dma_floor.run());
             let t = Instant::now();
-            let (mut a, mut n) = (0f32, N as i32);
-            // SAFETY: as above; all sizes are `bytes`.
-            unsafe {
-                ok(sys::cuMemcpyHtoDAsync_v2(xd, hosts[0], bytes, stream));
-                ok(sys::cuMemcpyHtoDAsync_v2(yd, hosts[1], bytes, stream));
-                let mut params: [*mut c_void; 4] = [
-                    (&mut a as *mut f32).cast(),
-                    (&mut xd as *mut u64).cast(),
-                    (&mut yd as *mut u64).cast(),
-                    (&mut n as *mut i32).cast(),
-                ];
-                ok(sys::cuLaunchKernel(
-                    k.function().raw(),
-                    grid,
-                    1,
-                    1,
-                    block,
-                    1,
-                    1,
-                    0,
-                    stream,
-                    params.as_mut_ptr(),
-                    std::ptr::null_mut(),
-                ));
-                ok(sys::cuMemcpyDtoHAsync_v2(hosts[1], yd, bytes, stream));
-                ok(sys::cuStreamSynchronize(stream));
-            }
-            floor.push(t.elapsed());
-            let t = Instant::now();
-            // SAFETY: both hold `bytes`; x holds N floats.
-            unsafe { std::ptr::copy_nonoverlapping(x.as_ptr().cast::<u8>(), hosts[0].cast::<u8>(), bytes) };
+            // SAFETY: the pinned copy of x holds N floats, as x does.
+            unsafe { std::ptr::copy_nonoverlapping(x.as_ptr().cast::<u8>(), dma_floor.pinned_x(), N * 4) };
             copy.push(t.elapsed());
         }
-        // SAFETY: allocated above, freed once, nothing in flight.
-        unsafe {
-            for h in hosts {
-                ok(sys::cuMemFreeHost(h));
-            }
-            ok(sys::cuMemFree_v2(xd));
-            ok(sys::cuMemFree_v2(yd));
-            ok(sys::cuStreamDestroy_v2(stream));
-        }
+        drop(dma_floor);
         floor.sort();
         copy.sort();
         println!(

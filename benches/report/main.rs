@@ -6,6 +6,8 @@
 //! `target/bench-report.json`.
 
 mod compile;
+#[path = "../common/dma_floor.rs"]
+mod dma_floor;
 mod gpuarray;
 mod graph;
 mod launch;

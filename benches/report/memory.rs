@@ -9,6 +9,7 @@ use gpu_runtime::driver::HostAllocFlags;
 use gpu_runtime::tools::DeviceMemoryPool;
 use gpu_runtime::Context;
 
+use crate::dma_floor::DmaFloor;
 use crate::table::Row;
 use crate::{axpy, best, ok};
 
@@ -150,56 +151,10 @@ fn convenience(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     for _ in 0..3 {
         k.call(grid, block, 0.0, &x, &mut y, N as i32)?;
     }
-    // The DMA floor: the same transfers and kernel from pinned memory, with no host copies.
-    let bytes = N * 4;
-    let mut stream = std::ptr::null_mut();
-    let mut pinned: [*mut c_void; 2] = [std::ptr::null_mut(); 2];
-    let (mut xf, mut yf) = (0u64, 0u64);
-    ctx.bind()?;
-    // SAFETY: valid out-pointers; the context is current; all freed below.
-    unsafe {
-        ok(sys::cuStreamCreate(&mut stream, 0));
-        for (h, src) in pinned.iter_mut().zip([&x, &y]) {
-            ok(sys::cuMemHostAlloc(h, bytes, 0));
-            std::ptr::copy_nonoverlapping(src.as_ptr().cast::<u8>(), h.cast::<u8>(), bytes);
-        }
-        ok(sys::cuMemAlloc_v2(&mut xf, bytes));
-        ok(sys::cuMemAlloc_v2(&mut yf, bytes));
-    }
+    let dma_floor = DmaFloor::new(ctx, k.function().raw(), &x, &y, grid, block)?;
     let (mut ours, mut raw, mut floor) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
-        let mut times = Vec::new();
-        for _ in 0..CALLS {
-            let t = Instant::now();
-            // SAFETY: the buffers hold `bytes` each; the parameters match the kernel.
-            unsafe {
-                ok(sys::cuMemcpyHtoDAsync_v2(xf, pinned[0], bytes, stream));
-                ok(sys::cuMemcpyHtoDAsync_v2(yf, pinned[1], bytes, stream));
-                let (mut a, mut n) = (0f32, N as i32);
-                let mut params: [*mut c_void; 4] = [
-                    (&mut a as *mut f32).cast(),
-                    (&mut xf as *mut u64).cast(),
-                    (&mut yf as *mut u64).cast(),
-                    (&mut n as *mut i32).cast(),
-                ];
-                ok(sys::cuLaunchKernel(
-                    k.function().raw(),
-                    grid,
-                    1,
-                    1,
-                    block,
-                    1,
-                    1,
-                    0,
-                    stream,
-                    params.as_mut_ptr(),
-                    std::ptr::null_mut(),
-                ));
-                ok(sys::cuMemcpyDtoHAsync_v2(pinned[1], yf, bytes, stream));
-                ok(sys::cuStreamSynchronize(stream));
-            }
-            times.push(t.elapsed());
-        }
+        let mut times: Vec<Duration> = (0..CALLS).map(|_| dma_floor.run()).collect();
         times.sort();
         floor.push(times[CALLS / 2]);
         let mut times = Vec::new();
@@ -250,15 +205,6 @@ fn convenience(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         }
         times.sort();
         raw.push(times[CALLS / 2]);
-    }
-    // SAFETY: allocated above, freed once; the stream was synchronized.
-    unsafe {
-        for h in pinned {
-            ok(sys::cuMemFreeHost(h));
-        }
-        ok(sys::cuMemFree_v2(xf));
-        ok(sys::cuMemFree_v2(yf));
-        ok(sys::cuStreamDestroy_v2(stream));
     }
     Ok(vec![
         Row {

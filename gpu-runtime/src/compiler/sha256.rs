@@ -64,13 +64,7 @@ pub(crate) const fn soft_digest(data: &[u8]) -> [u8; 32] {
     let whole = data.len() / 64 * 64;
     let mut at = 0;
     while at < whole {
-        let mut block = [0u8; 64];
-        let mut i = 0;
-        while i < 64 {
-            block[i] = data[at + i];
-            i += 1;
-        }
-        compress(&mut state, &block);
+        compress(&mut state, &block_at(data, at));
         at += 64;
     }
     // The padding: a 1 bit, zeros, and the length in bits, filling one or two last blocks.
@@ -89,16 +83,10 @@ pub(crate) const fn soft_digest(data: &[u8]) -> [u8; 32] {
         tail[tail_len - 8 + i] = bits[i];
         i += 1;
     }
-    let mut off = 0;
-    while off < tail_len {
-        let mut block = [0u8; 64];
-        let mut i = 0;
-        while i < 64 {
-            block[i] = tail[off + i];
-            i += 1;
-        }
-        compress(&mut state, &block);
-        off += 64;
+    let mut at = 0;
+    while at < tail_len {
+        compress(&mut state, &block_at(&tail, at));
+        at += 64;
     }
     let mut out = [0u8; 32];
     let mut i = 0;
@@ -111,6 +99,17 @@ pub(crate) const fn soft_digest(data: &[u8]) -> [u8; 32] {
         i += 1;
     }
     out
+}
+
+/// The 64 bytes of `data` from `at` (slices cannot be copied in a `const fn` otherwise).
+const fn block_at(data: &[u8], at: usize) -> [u8; 64] {
+    let mut block = [0u8; 64];
+    let mut i = 0;
+    while i < 64 {
+        block[i] = data[at + i];
+        i += 1;
+    }
+    block
 }
 
 const fn compress(state: &mut [u32; 8], block: &[u8; 64]) {

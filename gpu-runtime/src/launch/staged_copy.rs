@@ -57,7 +57,7 @@ pub fn set_tuning(chunk_bytes: usize, threads: usize) {
 }
 
 /// How many threads a phase moving `total_bytes` uses.
-pub(crate) fn threads_for(total_bytes: usize) -> usize {
+fn threads_for(total_bytes: usize) -> usize {
     (total_bytes / BYTES_PER_THREAD).clamp(1, MAX_THREADS.load(Ordering::Relaxed).max(1))
 }
 
@@ -96,7 +96,8 @@ pub(crate) enum Direction {
 /// The jobs' bytes cut into DMA chunks (in order; none spans two jobs) and each chunk into
 /// pieces for the copying threads (in chunk order).
 pub(crate) struct Plan<'j> {
-    pub(crate) jobs: &'j [Job],
+    jobs: &'j [Job],
+    direction: Direction,
     /// The threads that copy (see [`threads_for`]).
     pub(crate) threads: usize,
     chunks: Vec<Span>,
@@ -159,6 +160,7 @@ impl<'j> Plan<'j> {
         }
         Plan {
             jobs,
+            direction,
             threads,
             chunks,
             pieces,
@@ -181,10 +183,10 @@ impl<'j> Plan<'j> {
         (&self.jobs[span.job], span)
     }
 
-    /// Where the copying threads stand, for this plan in `direction`.
-    pub(crate) fn progress(&self, direction: Direction) -> Progress {
+    /// Where the copying threads stand, at the start of the phase.
+    pub(crate) fn progress(&self) -> Progress {
         let chunk_of = self.pieces.iter().map(|&(c, _)| c).collect();
-        Progress::new(chunk_of, self.chunks.len(), direction)
+        Progress::new(chunk_of, self.chunks.len(), self.direction)
     }
 }
 

@@ -261,7 +261,7 @@ impl<'a> Staging<'a> {
         }
         self.queued = true;
         let plan = Plan::new(&self.uploads, Direction::Upload);
-        let progress = plan.progress(Direction::Upload);
+        let progress = plan.progress();
         let stream = Handle(self.stream.raw);
         let copy_in = |p: usize| {
             let (job, span) = plan.piece(p);
@@ -339,7 +339,7 @@ impl<'a> Staging<'a> {
         check("cuEventSynchronize", unsafe {
             sys::cuEventSynchronize(events[0])
         })?;
-        let progress = plan.progress(Direction::Download);
+        let progress = plan.progress();
         let events = Handle(events);
         let copy_out = |p: usize| {
             let (job, span) = plan.piece(p);
