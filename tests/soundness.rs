@@ -554,3 +554,147 @@ fn a_context_that_served_pooled_buffers_is_destroyed_with_its_last_handle() {
         .unwrap();
     assert_close(&x.to_vec().unwrap(), &filled(1.0, 2.0, N), TOL);
 }
+
+/// Reader threads of the stress tests below, each on a stream of its own.
+const READERS: usize = 8;
+/// Rounds of the stress tests below.
+const ROUNDS: usize = 150;
+
+/// Runs `read(stream, out)` on `READERS` threads at once (released together by a barrier),
+/// each with its own stream and output; the memory they read is shared through `&`.
+fn read_at_once(
+    streams: &[Stream],
+    outs: &mut [gpu_runtime::DeviceBuffer<f32>],
+    read: impl Fn(&Stream, &mut gpu_runtime::DeviceBuffer<f32>) + Sync,
+) {
+    let barrier = std::sync::Barrier::new(streams.len());
+    std::thread::scope(|s| {
+        for (stream, out) in streams.iter().zip(outs.iter_mut()) {
+            let (barrier, read) = (&barrier, &read);
+            s.spawn(move || {
+                barrier.wait();
+                read(stream, out);
+            });
+        }
+    });
+}
+
+/// The streams and outputs of the reader threads.
+fn readers(ctx: &Context) -> (Vec<Stream>, Vec<gpu_runtime::DeviceBuffer<f32>>) {
+    let streams = (0..READERS).map(|_| non_blocking(ctx)).collect();
+    let outs = (0..READERS).map(|_| ctx.alloc::<f32>(N).unwrap()).collect();
+    (streams, outs)
+}
+
+/// Each reader's output is what it read: `mapped(data)`.
+fn check_reads(outs: &[gpu_runtime::DeviceBuffer<f32>], data: &[f32], round: usize) {
+    let want = mapped(data);
+    for (t, out) in outs.iter().enumerate() {
+        let got = out.to_vec().unwrap();
+        assert!(
+            got.iter()
+                .zip(&want)
+                .all(|(g, w)| (g - w).abs() <= TOL * w.abs().max(1.0)),
+            "round {round}: reader {t} did not read the data it was launched on"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn eight_threads_read_one_buffer_at_once_then_another_stream_overwrites_it() {
+    let ctx = ctx();
+    let (fill, map) = (
+        k::late_fill::prepare(&ctx).unwrap(),
+        k::late_map::prepare(&ctx).unwrap(),
+    );
+    let (streams, mut outs) = readers(&ctx);
+    let writer = non_blocking(&ctx);
+    let slow = cycles(&ctx, 0.3);
+    let mut rng = Rng::new(25);
+    let mut x = ctx.alloc::<f32>(N).unwrap();
+    for round in 0..ROUNDS {
+        let (a, b, a2, b2) = (rng.f32(), rng.f32(), rng.f32(), rng.f32());
+        fill.prepared_async_call(grid(N), 256, &writer, &mut x, a, b, N as i32, 0)
+            .unwrap();
+        // Slow readers on eight streams, then a fast writer on a ninth: it must wait for all.
+        read_at_once(&streams, &mut outs, |s, out| {
+            map.prepared_async_call(grid(N), 256, s, &x, out, N as i32, slow)
+                .unwrap()
+        });
+        fill.prepared_async_call(grid(N), 256, &writer, &mut x, a2, b2, N as i32, 0)
+            .unwrap();
+        check_reads(&outs, &filled(a, b, N), round);
+        assert_close(&x.to_vec().unwrap(), &filled(a2, b2, N), TOL);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn eight_threads_read_a_pooled_block_at_once_then_the_pool_hands_it_out_again() {
+    let ctx = ctx();
+    let (fill, map) = (
+        k::late_fill::prepare(&ctx).unwrap(),
+        k::late_map::prepare(&ctx).unwrap(),
+    );
+    let pool = DeviceMemoryPool::new(&ctx);
+    let (streams, mut outs) = readers(&ctx);
+    let (writer, next_owner) = (non_blocking(&ctx), non_blocking(&ctx));
+    let slow = cycles(&ctx, 0.3);
+    let mut rng = Rng::new(26);
+    let mut reused = 0;
+    for round in 0..ROUNDS {
+        let (a, b, a2, b2) = (rng.f32(), rng.f32(), rng.f32(), rng.f32());
+        let mut x = pool.alloc::<f32>(N).unwrap();
+        fill.prepared_async_call(grid(N), 256, &writer, &mut x, a, b, N as i32, 0)
+            .unwrap();
+        read_at_once(&streams, &mut outs, |s, out| {
+            map.prepared_async_call(grid(N), 256, s, &x, out, N as i32, slow)
+                .unwrap()
+        });
+        // Back to the pool with the readers still running; the next owner writes it at once.
+        let addr = x.device_ptr();
+        drop(x);
+        let mut y = pool.alloc::<f32>(N).unwrap();
+        reused += usize::from(y.device_ptr() == addr);
+        fill.prepared_async_call(grid(N), 256, &next_owner, &mut y, a2, b2, N as i32, 0)
+            .unwrap();
+        check_reads(&outs, &filled(a, b, N), round);
+        assert_close(&y.to_vec().unwrap(), &filled(a2, b2, N), TOL);
+    }
+    assert!(
+        reused > ROUNDS / 2,
+        "the pool handed the block out again in only {reused} rounds"
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn eight_threads_read_a_buffer_at_once_then_it_is_dropped_and_memory_allocated_again() {
+    let ctx = ctx();
+    let (fill, map) = (
+        k::late_fill::prepare(&ctx).unwrap(),
+        k::late_map::prepare(&ctx).unwrap(),
+    );
+    let (streams, mut outs) = readers(&ctx);
+    let writer = non_blocking(&ctx);
+    let slow = cycles(&ctx, 0.3);
+    let mut rng = Rng::new(27);
+    for round in 0..ROUNDS {
+        let (a, b, a2, b2) = (rng.f32(), rng.f32(), rng.f32(), rng.f32());
+        let mut x = ctx.alloc::<f32>(N).unwrap();
+        fill.prepared_async_call(grid(N), 256, &writer, &mut x, a, b, N as i32, 0)
+            .unwrap();
+        read_at_once(&streams, &mut outs, |s, out| {
+            map.prepared_async_call(grid(N), 256, s, &x, out, N as i32, slow)
+                .unwrap()
+        });
+        // Freed once the readers are done; a new allocation is written at once.
+        drop(x);
+        let mut y = ctx.alloc::<f32>(N).unwrap();
+        fill.prepared_async_call(grid(N), 256, &writer, &mut y, a2, b2, N as i32, 0)
+            .unwrap();
+        check_reads(&outs, &filled(a, b, N), round);
+        assert_close(&y.to_vec().unwrap(), &filled(a2, b2, N), TOL);
+    }
+}

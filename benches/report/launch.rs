@@ -279,7 +279,7 @@ fn producer_consumer(
         theirs: per_launch(median_time(&raw), PAIRS),
         unit: "us",
         higher_is_better: false,
-        target: "",
+        target: "median <= 1.05x",
         rounds: paired(&ours, &raw),
     })
 }

@@ -13,6 +13,7 @@ mod graph;
 mod launch;
 mod memory;
 mod table;
+mod threads;
 
 use std::time::Duration;
 
@@ -55,6 +56,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         gpu_runtime::driver::driver_version()?
     );
     let mut rows = launch::rows(&ctx)?;
+    rows.extend(threads::rows(&ctx)?);
     rows.extend(compile::rows(&ctx)?);
     rows.extend(memory::rows(&ctx)?);
     rows.extend(graph::rows(&ctx)?);

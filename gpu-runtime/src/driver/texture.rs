@@ -118,7 +118,8 @@ macro_rules! object_common {
     };
 }
 object_common!(TextureObject, "texture", read_on);
-object_common!(SurfaceObject, "surface", write_on);
+// A surface object is a shared handle: threads may launch writes through it at once.
+object_common!(SurfaceObject, "surface", write_shared_on);
 
 /// What happens to coordinates outside the texture (PyCUDA's `address_mode`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

@@ -11,7 +11,7 @@ use crate::driver::result::check;
 use crate::error::Result;
 
 use super::streams::new_event;
-use super::uses::{lock, UseSet, MAX_READERS};
+use super::uses::{lock, UseSet};
 
 /// What a deferred release frees, once the streams that used it have finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -68,8 +68,7 @@ impl Release {
 
 /// A release waiting for the events recorded on the streams that used the resource.
 pub(super) struct Deferred {
-    pub(super) events: [sys::CUevent; MAX_READERS + 1],
-    pub(super) count: usize,
+    pub(super) events: Vec<sys::CUevent>,
     pub(super) what: Release,
 }
 
@@ -115,8 +114,7 @@ impl Graveyard {
             return;
         }
         let mut d = Deferred {
-            events: [std::ptr::null_mut(); MAX_READERS + 1],
-            count: 0,
+            events: Vec::with_capacity(uses.streams().count()),
             what,
         };
         let recorded = uses.streams().try_for_each(|s| -> Result<()> {
@@ -124,8 +122,7 @@ impl Graveyard {
                 return s.host_wait();
             }
             let ev = self.take_event()?;
-            d.events[d.count] = ev;
-            d.count += 1;
+            d.events.push(ev);
             bind_raw(ctx)?;
             // SAFETY: the event and the stream belong to this context, which is current.
             check("cuEventRecord", unsafe { sys::cuEventRecord(ev, s.raw) })
@@ -148,7 +145,7 @@ impl Graveyard {
             // gave it up.
             unsafe { d.what.now() };
         }
-        lock(&self.spare).extend_from_slice(&d.events[..d.count]);
+        lock(&self.spare).extend_from_slice(&d.events);
     }
 
     /// Releases what has become free; with `wait`, waits for everything first. Cheap when
@@ -163,7 +160,7 @@ impl Graveyard {
         }
         let mut i = 0;
         while i < pending.len() {
-            let done = pending[i].events[..pending[i].count].iter().all(|&ev| {
+            let done = pending[i].events.iter().all(|&ev| {
                 // SAFETY: a live event of this context, which is current.
                 let r = unsafe {
                     if wait {
@@ -197,7 +194,7 @@ impl Graveyard {
                 // SAFETY: the context has finished all its work; each resource is freed once.
                 unsafe { d.what.now() };
             }
-            spare.extend_from_slice(&d.events[..d.count]);
+            spare.extend_from_slice(&d.events);
         }
         if ctx_current {
             for ev in spare.drain(..) {

@@ -2,22 +2,30 @@
 //! that work queued on another stream waits for them (cross-stream hazards), and so that the
 //! allocation is freed, or handed out again by a pool, only after them.
 //!
-//! Every allocation carries a [`StreamUses`]: the stream that last wrote it and the streams
-//! that read it since. Each asynchronous operation (a launch, an async copy or memset, a
+//! Every allocation carries a [`StreamUses`]: the streams that wrote it and the streams that
+//! read it since. Each asynchronous operation (a launch, an async copy or memset, a
 //! synchronous copy on the legacy default stream) calls [`StreamUses::read_on`] or
-//! [`StreamUses::write_on`] for every allocation it touches, before it is queued:
+//! [`StreamUses::write_on`] for every allocation it touches, before it is queued, holding the
+//! borrow of the memory until it is queued:
 //!
-//! - a read on stream S waits for the last writer, unless it is S;
-//! - a write on S waits for the last writer and every reader, unless they are S;
+//! - a read on stream S waits for the writers, unless they are S;
+//! - a write on S waits for the writers and every reader, unless they are S;
 //! - "waits" means: record the other stream's fence event now, and make S wait for it
 //!   (`cuEventRecord` + `cuStreamWaitEvent`). Recording now captures all work queued on that
-//!   stream so far, which includes the use in question; a fence re-recorded by another thread
-//!   meanwhile only captures more, so a wait can be stricter than needed, never looser.
+//!   stream so far; a fence re-recorded by another thread meanwhile only captures more, so a
+//!   wait can be stricter than needed, never looser.
+//!
+//! Because a use is recorded before it is queued, "work queued so far" may miss a use that
+//! another thread has recorded and not yet queued. So a stream leaves a record only under
+//! exclusive access to the memory (a write through `&mut`, a host write, the record taken out
+//! by a drop or a pool), when no such use can be on its way; under a shared borrow a record
+//! only grows (see `uses.rs`). `model.rs` checks this with `loom` over every interleaving.
 //!
 //! The common case, use after use on one stream, costs one atomic load and no driver call: the
 //! record keeps a *fast key*, the address of the only stream with uses outstanding plus a bit
 //! saying whether that stream is also the writer, and a use that changes nothing is recognised
-//! from it alone.
+//! from it alone. With several streams reading, each read of a stream already recorded is a
+//! scan of a few lock-free slots: readers never wait for readers.
 //!
 //! When an allocation is dropped with uses outstanding, its memory is not freed at once: an
 //! event is recorded on each stream that used it, and the context frees the memory once they
@@ -35,7 +43,12 @@
 //! carry a block's record with it rather than synchronizing.
 
 mod graveyard;
+#[cfg(loom)]
+mod lane;
+#[cfg(all(test, loom))]
+pub(crate) mod model;
 mod streams;
+mod sync;
 #[cfg(test)]
 mod tests;
 mod uses;

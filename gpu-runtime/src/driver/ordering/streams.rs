@@ -33,6 +33,9 @@ pub(crate) struct StreamInner {
     /// Uses on this stream neither wait for other streams nor are waited for by them
     /// ([`Stream::order_manually`](crate::Stream::order_manually)).
     pub(super) manual: AtomicBool,
+    /// In the model check, the queue that stands for this stream (`model.rs`).
+    #[cfg(loom)]
+    pub(super) lane: Option<Arc<super::lane::Lane>>,
 }
 
 // SAFETY: stream and event handles may be used from any thread; the driver serialises work
@@ -68,6 +71,8 @@ impl StreamInner {
             blocking,
             legacy: raw.is_null(),
             manual: AtomicBool::new(false),
+            #[cfg(loom)]
+            lane: None,
         }))
     }
 
@@ -86,6 +91,8 @@ impl StreamInner {
             blocking: true,
             legacy: true,
             manual: AtomicBool::new(false),
+            #[cfg(loom)]
+            lane: None,
         })
     }
 
@@ -119,6 +126,7 @@ impl StreamInner {
     }
 
     /// Makes work queued on `self` from now on wait for the work queued on `other` so far.
+    #[cfg(not(loom))]
     pub(super) fn wait_for(&self, other: &StreamInner) -> Result<()> {
         if self.ordered_after(other) {
             return Ok(());
@@ -139,7 +147,28 @@ impl StreamInner {
         })
     }
 
+    /// The model check's `wait_for`: the same decision, on the model's queues.
+    #[cfg(loom)]
+    pub(super) fn wait_for(&self, other: &StreamInner) -> Result<()> {
+        if !self.ordered_after(other) {
+            if let (Some(me), Some(o)) = (&self.lane, &other.lane) {
+                super::lane::wait(me, o);
+            }
+        }
+        Ok(())
+    }
+
+    /// The model check's `host_wait`.
+    #[cfg(loom)]
+    pub(super) fn host_wait(&self) -> Result<()> {
+        if let Some(me) = &self.lane {
+            super::lane::host_wait(me);
+        }
+        Ok(())
+    }
+
     /// Blocks the host until the work queued on this stream so far has finished.
+    #[cfg(not(loom))]
     pub(super) fn host_wait(&self) -> Result<()> {
         let Some(_alive) = self.ctx.upgrade() else {
             return Ok(());

@@ -17,6 +17,8 @@ fn stream_of(blocking: bool, legacy: bool) -> Arc<StreamInner> {
         blocking,
         legacy,
         manual: AtomicBool::new(false),
+        #[cfg(loom)]
+        lane: None,
     })
 }
 
@@ -24,7 +26,7 @@ fn stream(blocking: bool) -> Arc<StreamInner> {
     stream_of(blocking, false)
 }
 
-fn names(waits: &Waits, all: &[&Arc<StreamInner>]) -> Vec<usize> {
+fn names(waits: &[Arc<StreamInner>], all: &[&Arc<StreamInner>]) -> Vec<usize> {
     waits
         .iter()
         .map(|w| all.iter().position(|s| Arc::ptr_eq(s, w)).unwrap())
@@ -38,24 +40,24 @@ fn reads_wait_for_the_writer_and_writes_for_everyone() {
     let set = UseSet::default();
     assert_eq!(set.fast_key(), IDLE);
     // a writes: nothing to wait for.
-    let (w, set) = set.plan(&a, Access::Write);
-    assert_eq!(w.count, 0);
+    let (w, set) = set.after(&a, Access::Write);
+    assert!(w.is_empty());
     assert_eq!(set.fast_key(), a.key() | WRITER | PENDING_WRITE);
     // b reads: waits for a (read after write).
-    let (w, set) = set.plan(&b, Access::Read);
+    let (w, set) = set.after(&b, Access::Read);
     assert_eq!(names(&w, &all), [0]);
     // c reads too: waits for a; b and c read concurrently.
-    let (w, set) = set.plan(&c, Access::Read);
+    let (w, set) = set.after(&c, Access::Read);
     assert_eq!(names(&w, &all), [0]);
     assert_eq!(set.fast_key(), MIXED | PENDING_WRITE);
     // b reads again: it already waited for a.
-    let (w, set) = set.plan(&b, Access::Read);
-    assert_eq!(w.count, 0);
+    let (w, set) = set.after(&b, Access::Read);
+    assert!(w.is_empty());
     // a writes again: waits for both readers (write after read).
-    let (w, set) = set.plan(&a, Access::Write);
+    let (w, set) = set.after(&a, Access::Write);
     assert_eq!(names(&w, &all), [1, 2]);
     // c writes: waits for a (write after write).
-    let (w, set) = set.plan(&c, Access::Write);
+    let (w, set) = set.after(&c, Access::Write);
     assert_eq!(names(&w, &all), [0]);
     assert!(set.readers().next().is_none());
 }
@@ -73,18 +75,27 @@ fn the_fast_key_admits_exactly_the_uses_that_change_nothing() {
         } else {
             &b
         };
-        let access = if step % 3 == 0 {
-            Access::Write
-        } else {
-            Access::Read
+        let access = match step % 7 {
+            0 | 3 => Access::Write,
+            5 => Access::SharedWrite,
+            _ => Access::Read,
         };
-        let (waits, next) = set.plan(s, access);
-        let changes = waits.count > 0
+        let (waits, next) = set.after(s, access);
+        let changes = !waits.is_empty()
             || next.fast_key() != set.fast_key()
-            || next.writer.as_ref().map(Arc::as_ptr) != set.writer.as_ref().map(Arc::as_ptr);
+            || next
+                .writers
+                .iter()
+                .map(Arc::as_ptr)
+                .ne(set.writers.iter().map(Arc::as_ptr))
+            || next
+                .readers
+                .iter()
+                .map(Arc::as_ptr)
+                .ne(set.readers.iter().map(Arc::as_ptr));
         let fast = match access {
             Access::Read => fast_read(&set, s),
-            Access::Write => fast_write(&set, s),
+            Access::Write | Access::SharedWrite => fast_write(&set, s),
         };
         // The fast path is taken only when the slow path would do nothing.
         assert!(!(fast && changes), "step {step}: fast path would skip a change");
@@ -93,22 +104,72 @@ fn the_fast_key_admits_exactly_the_uses_that_change_nothing() {
 }
 
 #[test]
-fn a_reader_past_the_last_slot_waits_for_the_readers_before_it() {
-    let s: Vec<_> = (0..MAX_READERS + 2).map(|_| stream(false)).collect();
+fn every_reader_stays_recorded_until_an_exclusive_write() {
+    // Far more readers than the lock-free slots: none waits for another, and all are named.
+    let s: Vec<_> = (0..SEEN + 4).map(|_| stream(false)).collect();
     let all: Vec<&Arc<StreamInner>> = s.iter().collect();
-    let (_, mut set) = UseSet::default().plan(&s[0], Access::Write);
-    for r in &s[1..=MAX_READERS] {
-        let (w, next) = set.plan(r, Access::Read);
-        assert_eq!(names(&w, &all), [0]);
+    let (_, mut set) = UseSet::default().after(&s[0], Access::Write);
+    for r in &s[1..] {
+        let (w, next) = set.after(r, Access::Read);
+        assert_eq!(names(&w, &all), [0], "a read waits for the writer only");
         set = next;
     }
-    let last = MAX_READERS + 1;
-    let (w, set) = set.plan(&s[last], Access::Read);
-    assert_eq!(names(&w, &all), (0..last).collect::<Vec<_>>());
-    assert_eq!(set.readers().count(), 1);
-    // The writer is still outstanding for the host and for later writers.
-    let (w, _) = set.plan(&s[1], Access::Write);
-    assert_eq!(names(&w, &all), [0, last]);
+    assert_eq!(set.readers().count(), SEEN + 3);
+    // A free, or a pool's next owner, waits for every one of them and for the writer.
+    assert_eq!(set.streams().count(), SEEN + 4);
+    // An exclusive write waits for all of them, then stands alone.
+    let (w, set) = set.after(&s[1], Access::Write);
+    let want: Vec<usize> = (0..SEEN + 4).filter(|&i| i != 1).collect();
+    let mut got = names(&w, &all);
+    got.sort();
+    assert_eq!(got, want);
+    assert_eq!(set.streams().count(), 1);
+}
+
+#[test]
+fn a_shared_write_keeps_every_stream_and_readers_wait_for_it_again() {
+    let (a, b, c) = (stream(false), stream(false), stream(false));
+    let all = [&a, &b, &c];
+    let (_, set) = UseSet::default().after(&a, Access::Read);
+    assert_eq!(set.fast_key(), a.key());
+    // A surface writes on b: waits for the reader a, which stays recorded.
+    let (w, set) = set.after(&b, Access::SharedWrite);
+    assert_eq!(names(&w, &all), [0]);
+    assert_eq!(set.streams().count(), 2);
+    // a's read is no longer free: it must wait for b's write.
+    assert_eq!(set.fast_key() & KEY_MASK, 0);
+    let (w, set) = set.after(&a, Access::Read);
+    assert_eq!(names(&w, &all), [1]);
+    // Another surface write on c waits for both and keeps both.
+    let (w, set) = set.after(&c, Access::SharedWrite);
+    assert_eq!(names(&w, &all), [1, 0]);
+    assert_eq!(set.streams().count(), 3);
+}
+
+#[test]
+fn the_lock_free_check_admits_exactly_the_reads_that_change_nothing() {
+    let s: Vec<_> = (0..SEEN + 3).map(|_| stream(false)).collect();
+    let uses = StreamUses::new();
+    // Nothing recorded: no read is free.
+    assert!(s.iter().all(|x| !uses_seen(&uses, x)));
+    for (i, x) in s.iter().enumerate() {
+        uses.use_on(x, Access::Read).unwrap();
+        assert_eq!(uses_seen(&uses, x), i < SEEN, "reader {i}");
+        assert!(uses.lock().has_reader(x) && uses.lock().read_is_noop(x));
+    }
+    // A write (exclusive) leaves its own stream alone in the check.
+    uses.use_on(&s[2], Access::Write).unwrap();
+    assert!(uses_seen(&uses, &s[2]));
+    assert!(s.iter().enumerate().all(|(i, x)| i == 2 || !uses_seen(&uses, x)));
+    assert_eq!(uses.lock().streams().count(), 1);
+}
+
+fn uses_seen(uses: &StreamUses, s: &StreamInner) -> bool {
+    uses.seen
+        .iter()
+        .map(|k| k.load(std::sync::atomic::Ordering::Relaxed))
+        .take_while(|&k| k != 0)
+        .any(|k| k == s.key())
 }
 
 #[test]
@@ -116,10 +177,10 @@ fn manual_streams_neither_wait_nor_are_waited_for() {
     let (a, m) = (stream(false), stream(false));
     m.set_manual();
     let all = [&a, &m];
-    let (_, set) = UseSet::default().plan(&a, Access::Write);
-    let (w, set) = set.plan(&m, Access::Write);
-    assert_eq!(w.count, 0);
-    let (w, _) = set.plan(&a, Access::Read);
+    let (_, set) = UseSet::default().after(&a, Access::Write);
+    let (w, set) = set.after(&m, Access::Write);
+    assert!(w.is_empty());
+    let (w, _) = set.after(&a, Access::Read);
     assert!(names(&w, &all).is_empty());
 }
 

@@ -1,0 +1,153 @@
+//! Launches from several threads at once, each on a stream of its own, all reading one shared
+//! buffer (and writing a private one): launches per second, ours against the same threads
+//! calling raw `cuLaunchKernel`. Reads never wait for reads, so the shared buffer must cost
+//! nothing once each stream has read it.
+
+use std::ffi::c_void;
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+
+use gpu_runtime::cudarc::driver::sys;
+use gpu_runtime::driver::StreamFlags;
+use gpu_runtime::{Context, DeviceBuffer, Stream};
+
+use crate::table::Row;
+use crate::{axpy, ok};
+
+/// Launches per thread per round.
+const LAUNCHES: usize = 2_000;
+/// Rounds, ours and raw back to back; the first warms up and is not counted.
+const ROUNDS: usize = 13;
+const N: i32 = 1024;
+const COUNTS: [(usize, &str); 5] = [
+    (1, "1 thread, one shared read buffer, launches/s"),
+    (2, "2 threads, one shared read buffer, launches/s"),
+    (4, "4 threads, one shared read buffer, launches/s"),
+    (8, "8 threads, one shared read buffer, launches/s"),
+    (16, "16 threads, one shared read buffer, launches/s"),
+];
+
+pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let kernel = axpy::prepare(ctx)?;
+    let x = ctx.to_device(&vec![0.5f32; N as usize])?;
+    // The handle as an integer: raw pointers are not Sync, and the raw side's threads share it.
+    let func = kernel.function().raw() as usize;
+    let mut rows = Vec::new();
+    for (threads, figure) in COUNTS {
+        let streams: Vec<Stream> = (0..threads)
+            .map(|_| Stream::with_flags(ctx, StreamFlags::NonBlocking))
+            .collect::<Result<_, _>>()?;
+        let mut outs: Vec<DeviceBuffer<f32>> = (0..threads)
+            .map(|_| ctx.alloc_zeros::<f32>(N as usize))
+            .collect::<Result<_, _>>()?;
+        let (mut ours, mut raw) = (Vec::new(), Vec::new());
+        for round in 0..ROUNDS {
+            let time_ours = |outs: &mut [DeviceBuffer<f32>]| {
+                at_once(&streams, outs, |s, y| {
+                    for _ in 0..LAUNCHES {
+                        kernel.prepared_async_call(4, 256, s, 1.0001, &x, y, N).unwrap();
+                    }
+                })
+            };
+            let time_raw = |outs: &mut [DeviceBuffer<f32>]| {
+                at_once(&streams, outs, |s, y| {
+                    ctx.bind().unwrap();
+                    for _ in 0..LAUNCHES {
+                        raw_launch(func as sys::CUfunction, s.raw(), x.device_ptr(), y.device_ptr());
+                    }
+                })
+            };
+            let (o, r) = if round % 2 == 0 {
+                let o = time_ours(&mut outs);
+                (o, time_raw(&mut outs))
+            } else {
+                let r = time_raw(&mut outs);
+                (time_ours(&mut outs), r)
+            };
+            if round > 0 {
+                ours.push(o);
+                raw.push(r);
+            }
+        }
+        let rate = |t: &[Duration]| {
+            let mut t = t.to_vec();
+            t.sort();
+            (threads * LAUNCHES) as f64 / t[t.len() / 2].as_secs_f64() / 1e6
+        };
+        rows.push(Row {
+            figure,
+            raw: "cuLaunchKernel from the same threads",
+            ours: rate(&ours),
+            theirs: rate(&raw),
+            unit: "M/s",
+            higher_is_better: true,
+            target: "ours >= 0.9x raw (ratio <= 1.11)",
+            rounds: ours
+                .iter()
+                .zip(&raw)
+                .map(|(o, r)| o.as_secs_f64() / r.as_secs_f64())
+                .collect(),
+        });
+    }
+    Ok(rows)
+}
+
+/// Runs `launch(stream, out)` on one thread per stream, released together, and returns the
+/// time from the release until every thread's stream has finished.
+fn at_once(
+    streams: &[Stream],
+    outs: &mut [DeviceBuffer<f32>],
+    launch: impl Fn(&Stream, &mut DeviceBuffer<f32>) + Sync,
+) -> Duration {
+    let barrier = Barrier::new(streams.len() + 1);
+    for s in streams {
+        s.synchronize().unwrap();
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = streams
+            .iter()
+            .zip(outs.iter_mut())
+            .map(|(s, y)| {
+                let (barrier, launch) = (&barrier, &launch);
+                scope.spawn(move || {
+                    barrier.wait();
+                    launch(s, y);
+                    s.synchronize().unwrap();
+                })
+            })
+            .collect();
+        barrier.wait();
+        let t = Instant::now();
+        for h in handles {
+            h.join().unwrap();
+        }
+        t.elapsed()
+    })
+}
+
+/// `axpy(1.0001, x, y, N)` with `cuLaunchKernel` on `stream`; the context is current.
+fn raw_launch(func: sys::CUfunction, stream: sys::CUstream, x: u64, y: u64) {
+    let (a, n) = (1.0001f32, N);
+    let mut params = [
+        &a as *const f32 as *mut c_void,
+        &x as *const u64 as *mut c_void,
+        &y as *const u64 as *mut c_void,
+        &n as *const i32 as *mut c_void,
+    ];
+    // SAFETY: the parameters match axpy's signature and point to live values.
+    ok(unsafe {
+        sys::cuLaunchKernel(
+            func,
+            4,
+            1,
+            1,
+            256,
+            1,
+            1,
+            0,
+            stream,
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    });
+}

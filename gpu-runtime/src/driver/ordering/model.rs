@@ -1,0 +1,376 @@
+//! The model check of the stream-ordering protocol, run with `loom` over every interleaving of
+//! the threads (up to a preemption bound):
+//!
+//! ```sh
+//! RUSTFLAGS="--cfg loom" cargo test -p gpu-runtime --lib --release driver::ordering::model
+//! ```
+//!
+//! The GPU is modelled, nothing else: a stream is a queue ([`Lane`]) of work items and waits;
+//! an event is a position in a queue; `cuEventRecord` + `cuStreamWaitEvent` (what
+//! `StreamInner::wait_for` does) appends to the waiting queue a wait for the other queue's
+//! length at record time, and `cuStreamSynchronize` marks a queue's current length as done for
+//! the host. The records (`StreamUses`), the pool core and `UseSet::streams` (what a free
+//! waits for) are the real code, built on `loom`'s mutex and atomics. Each thread does what a
+//! launch does: it records its use through the record, then queues its work item, with a
+//! scheduling point between the two (the queue's lock), the window a real thread can be
+//! preempted in.
+//!
+//! After the threads are joined, each scenario checks happens-before on the queues: every read
+//! after the write it follows, every write after every use it follows, a free after every use,
+//! the host after what it waited for.
+
+use std::sync::Arc;
+
+use loom::sync::Mutex;
+
+use super::lane::{wait, Entry, Lane};
+use super::streams::StreamInner;
+use super::uses::UseSet;
+
+/// A queued work item: lane and position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Work {
+    lane: usize,
+    pos: usize,
+}
+
+/// A point in every queue: the first `upto[lane]` entries of each lane (where the host or a
+/// free waits).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Point(Vec<(usize, usize)>);
+
+/// All the lanes, and what the host has waited for.
+#[derive(Default)]
+pub(crate) struct Gpu {
+    lanes: std::sync::Mutex<Vec<Arc<Lane>>>,
+    host: Arc<Mutex<Vec<(usize, usize)>>>,
+}
+
+impl Gpu {
+    #[allow(clippy::new_ret_no_self)]
+    pub(crate) fn new() -> Arc<Gpu> {
+        Arc::new(Gpu::default())
+    }
+
+    /// A new stream with a queue of its own; `manual` as `Stream::order_manually`.
+    pub(crate) fn stream(self: &Arc<Gpu>, manual: bool) -> Arc<StreamInner> {
+        let mut lanes = self.lanes.lock().unwrap();
+        let lane = Arc::new(Lane {
+            id: lanes.len(),
+            host: self.host.clone(),
+            queue: Mutex::new(Vec::new()),
+        });
+        lanes.push(lane.clone());
+        Arc::new(StreamInner {
+            raw: std::ptr::null_mut(),
+            // Neither blocking nor legacy: the driver orders no two of them.
+            ctx_raw: std::ptr::null_mut(),
+            ctx: std::sync::Weak::<()>::new(),
+            fence: std::sync::atomic::AtomicPtr::new(std::ptr::null_mut()),
+            blocking: false,
+            legacy: false,
+            manual: std::sync::atomic::AtomicBool::new(manual),
+            lane: Some(lane),
+        })
+    }
+
+    /// Queues a work item on `s` (after its use was recorded).
+    pub(crate) fn launch(&self, s: &StreamInner) -> Work {
+        let lane = s.lane.as_ref().expect("a model stream");
+        let mut q = lane.queue.lock().unwrap();
+        q.push(Entry::Work);
+        Work {
+            lane: lane.id,
+            pos: q.len() - 1,
+        }
+    }
+
+    /// A wait the user places by hand (for manually ordered streams): `me` waits for what
+    /// `other` has queued so far.
+    pub(crate) fn wait_by_hand(&self, me: &StreamInner, other: &StreamInner) {
+        wait(me.lane.as_ref().unwrap(), other.lane.as_ref().unwrap());
+    }
+
+    /// Where a free of memory with these uses happens: after an event recorded now on each
+    /// stream the set names (what `Graveyard::release_after` does).
+    pub(crate) fn free_point(&self, uses: &UseSet) -> Point {
+        Point(
+            uses.streams()
+                .map(|s| {
+                    let lane = s.lane.as_ref().unwrap();
+                    (lane.id, lane.queue.lock().unwrap().len())
+                })
+                .collect(),
+        )
+    }
+
+    /// What the host has waited for so far.
+    pub(crate) fn host_point(&self) -> Point {
+        Point(self.host.lock().unwrap().clone())
+    }
+
+    /// For each lane, how many of its first entries have finished before entry `upto` of
+    /// `lane` starts (the transitive closure of queue order and waits).
+    fn done_before(&self, lane: usize, upto: usize, done: &mut Vec<usize>) {
+        let lanes = self.lanes.lock().unwrap().clone();
+        if done.len() < lanes.len() {
+            done.resize(lanes.len(), 0);
+        }
+        let mut stack = vec![(lane, upto)];
+        while let Some((l, u)) = stack.pop() {
+            if done[l] >= u {
+                continue;
+            }
+            let from = done[l];
+            done[l] = u;
+            let q = lanes[l].queue.lock().unwrap().clone();
+            for e in &q[from..u] {
+                if let Entry::Wait { lane, upto } = *e {
+                    stack.push((lane, upto));
+                }
+            }
+        }
+    }
+
+    /// True when `a` has finished before `b` starts.
+    pub(crate) fn before(&self, a: Work, b: Work) -> bool {
+        let mut done = Vec::new();
+        self.done_before(b.lane, b.pos, &mut done);
+        done[a.lane] > a.pos
+    }
+
+    /// True when `a` has finished once everything `p` names has.
+    pub(crate) fn covers(&self, p: &Point, a: Work) -> bool {
+        let mut done = Vec::new();
+        for &(lane, upto) in &p.0 {
+            self.done_before(lane, upto, &mut done);
+        }
+        done.get(a.lane).is_some_and(|&d| d > a.pos)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use loom::thread;
+
+    use super::*;
+    use crate::driver::ordering::StreamUses;
+
+    /// Runs `f` under loom: every interleaving with at most `LOOM_MAX_PREEMPTIONS` (default 3)
+    /// preemptions.
+    fn check(f: impl Fn() + Sync + Send + 'static) {
+        let mut b = loom::model::Builder::new();
+        if b.preemption_bound.is_none() {
+            b.preemption_bound = Some(3);
+        }
+        b.check(f);
+    }
+
+    /// A read: record, then queue (what a launch with a `&` argument does).
+    fn read(gpu: &Gpu, uses: &StreamUses, s: &Arc<StreamInner>) -> Work {
+        uses.read_on(s).unwrap();
+        gpu.launch(s)
+    }
+
+    /// An exclusive write (a `&mut` argument).
+    fn write(gpu: &Gpu, uses: &StreamUses, s: &Arc<StreamInner>) -> Work {
+        uses.write_on(s).unwrap();
+        gpu.launch(s)
+    }
+
+    /// Readers on `streams`, each in a thread of its own but the last, on the calling thread,
+    /// all at once, sharing `uses` through `&` as scoped threads would.
+    fn concurrent_reads(gpu: &Arc<Gpu>, uses: &Arc<StreamUses>, streams: &[Arc<StreamInner>]) -> Vec<Work> {
+        let (last, rest) = streams.split_last().unwrap();
+        let handles: Vec<_> = rest
+            .iter()
+            .map(|s| {
+                let (gpu, uses, s) = (gpu.clone(), uses.clone(), s.clone());
+                thread::spawn(move || read(&gpu, &uses, &s))
+            })
+            .collect();
+        let mut works = vec![read(gpu, uses, last)];
+        works.extend(handles.into_iter().map(|h| h.join().unwrap()));
+        works
+    }
+
+    /// A record with one write on a stream of its own, and `n` reader streams.
+    fn setup(n: usize, same: bool) -> (Arc<Gpu>, Arc<StreamUses>, Work, Vec<Arc<StreamInner>>) {
+        let gpu = Gpu::new();
+        let uses = Arc::new(StreamUses::new());
+        let w0 = write(&gpu, &uses, &gpu.stream(false));
+        let mut readers: Vec<_> = (0..n).map(|_| gpu.stream(false)).collect();
+        if same {
+            // Two threads on one stream: the same-stream fast path is in play.
+            readers[1] = readers[0].clone();
+        }
+        (gpu, uses, w0, readers)
+    }
+
+    /// Four concurrent readers (more than the record once held), then an exclusive write on
+    /// another stream, then the memory freed: every read after the first write, the second
+    /// write after every read, the free after all of it.
+    #[test]
+    fn more_readers_than_any_cap_then_a_write_then_a_free() {
+        check(|| {
+            let (gpu, uses, w0, readers) = setup(4, false);
+            let reads = concurrent_reads(&gpu, &uses, &readers);
+            let w1 = write(&gpu, &uses, &gpu.stream(false));
+            for &r in &reads {
+                assert!(gpu.before(w0, r), "a read ran before the write it follows");
+                assert!(
+                    gpu.before(r, w1),
+                    "the write ran before a read it follows (a lost reader)"
+                );
+            }
+            let mut uses = Arc::try_unwrap(uses).unwrap();
+            let free = gpu.free_point(&uses.take());
+            for w in reads.iter().chain([&w0, &w1]) {
+                assert!(gpu.covers(&free, *w), "freed while {w:?} may run");
+            }
+        });
+    }
+
+    /// Readers two of which share a stream (the fast path), then the memory dropped and
+    /// freed: the free waits for every reader.
+    #[test]
+    fn readers_sharing_a_stream_then_a_drop() {
+        check(|| {
+            let (gpu, uses, w0, readers) = setup(4, true);
+            let reads = concurrent_reads(&gpu, &uses, &readers);
+            let mut uses = Arc::try_unwrap(uses).unwrap();
+            let free = gpu.free_point(&uses.take());
+            for w in reads.iter().chain([&w0]) {
+                assert!(gpu.covers(&free, *w), "freed while {w:?} may run");
+            }
+        });
+    }
+
+    /// Concurrent readers, then the block returned to a pool (the real pool core, whose
+    /// allocator is the model) and handed out again: the next owner's write waits for every
+    /// reader of the previous one, and the pool's final free for everyone.
+    #[test]
+    fn a_pool_hands_the_block_out_after_concurrent_readers() {
+        use crate::driver::memory::pool_core::{PoolCore, RawAllocator};
+        struct ModelAllocator(Arc<Gpu>, std::sync::Mutex<Vec<Point>>);
+        impl RawAllocator for ModelAllocator {
+            fn allocate(&self, _bytes: usize) -> crate::error::Result<u64> {
+                Ok(0x1000)
+            }
+            unsafe fn free_after(&self, _addr: u64, _bytes: usize, uses: UseSet) {
+                let p = self.0.free_point(&uses);
+                self.1.lock().unwrap().push(p);
+            }
+        }
+        check(|| {
+            let gpu = Gpu::new();
+            let pool = PoolCore::new(ModelAllocator(gpu.clone(), Default::default()));
+            let (block, uses) = pool.allocate(256, "model").unwrap();
+            let uses: Arc<StreamUses> = Arc::from(uses);
+            let w0 = write(&gpu, &uses, &gpu.stream(false));
+            let readers: Vec<_> = (0..4).map(|_| gpu.stream(false)).collect();
+            let reads = concurrent_reads(&gpu, &uses, &readers);
+            let uses = Box::new(Arc::try_unwrap(uses).unwrap());
+            // SAFETY: the block is returned once, with its record.
+            unsafe { pool.release(block, uses) };
+            let (block, uses) = pool.allocate(256, "model").unwrap();
+            let w1 = write(&gpu, &uses, &gpu.stream(false));
+            for &r in &reads {
+                assert!(gpu.before(r, w1), "the next owner wrote before a reader finished");
+            }
+            // SAFETY: as above.
+            unsafe { pool.release(block, uses) };
+            pool.free_held();
+            let frees = pool.allocator.1.lock().unwrap().clone();
+            assert_eq!(frees.len(), 1);
+            for w in reads.iter().chain([&w0, &w1]) {
+                assert!(gpu.covers(&frees[0], *w), "freed while {w:?} may run");
+            }
+        });
+    }
+
+    /// The host reads while GPU readers run on other threads, then writes once they are
+    /// joined: the host read waits for the write, the host write for every use.
+    #[test]
+    fn host_reads_and_writes_beside_gpu_readers() {
+        check(|| {
+            let (gpu, uses, w0, readers) = setup(3, false);
+            let (last, rest) = readers.split_last().unwrap();
+            let handles: Vec<_> = rest
+                .iter()
+                .map(|s| {
+                    let (gpu, uses, s) = (gpu.clone(), uses.clone(), s.clone());
+                    thread::spawn(move || read(&gpu, &uses, &s))
+                })
+                .collect();
+            uses.host_read().unwrap();
+            assert!(
+                gpu.covers(&gpu.host_point(), w0),
+                "the host read before the GPU write"
+            );
+            let mut reads = vec![read(&gpu, &uses, last)];
+            reads.extend(handles.into_iter().map(|h| h.join().unwrap()));
+            uses.host_write().unwrap();
+            let host = gpu.host_point();
+            for w in reads.iter().chain([&w0]) {
+                assert!(gpu.covers(&host, *w), "the host wrote while {w:?} may run");
+            }
+        });
+    }
+
+    /// A manually ordered stream is neither waited for nor waits; the user orders it by hand,
+    /// and the record still orders the others.
+    #[test]
+    fn manual_streams_are_ordered_by_hand_and_the_rest_by_the_record() {
+        check(|| {
+            let gpu = Gpu::new();
+            let uses = Arc::new(StreamUses::new());
+            let s0 = gpu.stream(false);
+            let w0 = write(&gpu, &uses, &s0);
+            let readers = vec![gpu.stream(false), gpu.stream(true), gpu.stream(false)];
+            // The manual reader orders itself after the write by hand.
+            gpu.wait_by_hand(&readers[1], &s0);
+            let reads = concurrent_reads(&gpu, &uses, &readers);
+            let writer = gpu.stream(false);
+            gpu.wait_by_hand(&writer, &readers[1]);
+            let w1 = write(&gpu, &uses, &writer);
+            for &r in &reads {
+                assert!(gpu.before(w0, r));
+                assert!(gpu.before(r, w1));
+            }
+        });
+    }
+
+    /// Two threads write through one shared handle (a surface) on their own streams at once:
+    /// both stay recorded, so a later reader waits for both and the free covers both.
+    #[test]
+    fn writes_through_a_shared_handle_from_two_threads() {
+        check(|| {
+            let gpu = Gpu::new();
+            let uses = Arc::new(StreamUses::new());
+            let (a, b) = (gpu.stream(false), gpu.stream(false));
+            let h = {
+                let (gpu, uses) = (gpu.clone(), uses.clone());
+                thread::spawn(move || {
+                    uses.write_shared_on(&a).unwrap();
+                    gpu.launch(&a)
+                })
+            };
+            uses.write_shared_on(&b).unwrap();
+            let wb = gpu.launch(&b);
+            let wa = h.join().unwrap();
+            let r = read(&gpu, &uses, &gpu.stream(false));
+            assert!(
+                gpu.before(wa, r) && gpu.before(wb, r),
+                "a read ran beside a write"
+            );
+            let mut uses = Arc::try_unwrap(uses).unwrap();
+            let free = gpu.free_point(&uses.take());
+            for w in [wa, wb, r] {
+                assert!(gpu.covers(&free, w), "freed while {w:?} may run");
+            }
+        });
+    }
+}

@@ -1,0 +1,12 @@
+//! The synchronisation primitives of the ordering records: `std`'s, or `loom`'s when the crate
+//! is built with `--cfg loom` for the model check (`model.rs`), so that the model explores
+//! every interleaving of the records' real code.
+
+#[cfg(loom)]
+pub(super) use loom::sync::atomic::AtomicUsize;
+#[cfg(loom)]
+pub(super) use loom::sync::{Mutex, MutexGuard};
+#[cfg(not(loom))]
+pub(super) use std::sync::atomic::AtomicUsize;
+#[cfg(not(loom))]
+pub(super) use std::sync::{Mutex, MutexGuard};
