@@ -372,3 +372,63 @@ fn dlpack_round_trip_cudarc_to_ours_through_dlparks_adapter() {
         );
     }
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dlpack_writable_import_of_a_cudarc_tensor_waits_for_cudarc_and_refuses_read_only() {
+    use gpu_runtime::cudarc::driver::{LaunchConfig, PushKernelArg};
+    let ctx = ctx();
+    let map_in_place = k::map_in_place::prepare(&ctx).unwrap();
+    let consumer = non_blocking(&ctx);
+    let cuda_stream = cudarc_stream(&ctx);
+    let ptx = gpu_runtime::cudarc::nvrtc::compile_ptx(CUDARC_LATE_FILL).unwrap();
+    let module = cuda_stream.context().load_module(ptx).unwrap();
+    let late_fill = module.load_function("late_fill").unwrap();
+    let mut rng = Rng::new(256);
+    for round in 0..ROUNDS {
+        let (a, b) = (rng.f32(), rng.f32());
+        let mut slice = cuda_stream.alloc_zeros::<f32>(N).unwrap();
+        let (n, wait) = (N as i32, cycles(&ctx, 5.0));
+        let mut launch = cuda_stream.launch_builder(&late_fill);
+        launch.arg(&mut slice).arg(&a).arg(&b).arg(&n).arg(&wait);
+        // SAFETY: the arguments are the kernel's parameters, in order.
+        unsafe { launch.launch(LaunchConfig::for_num_elems(N as u32)) }.unwrap();
+        let mut export: CudaDlpackExport<fixed::Initialized<DLManagedTensorVersioned, 1>> =
+            Box::new(slice).try_into().unwrap();
+        let read_only = round % 2 == 1;
+        if read_only {
+            export
+                .initialized_mut()
+                .set_flags(gpu_runtime::dlpark::DlpackFlags::READ_ONLY)
+                .unwrap();
+        }
+        let (initialized, current) = export.into_parts();
+        // SAFETY: a fresh export of a cudarc allocation, owned by the tensor.
+        let tensor: Dlpack = unsafe { initialized.finish() };
+        // SAFETY: device memory of this device's primary context (ours), written only by the
+        // work on `current`, and used by nothing else meanwhile.
+        let imported = unsafe {
+            DlpackTensorMut::<f32>::from_foreign(
+                tensor,
+                &consumer,
+                ProducerStream::Foreign(ForeignStream::cudarc(&current)),
+            )
+        };
+        if read_only {
+            assert!(
+                matches!(imported, Err(Error::Dlpack(gpu_runtime::DlpackError::ReadOnly))),
+                "round {round}: a read-only tensor was taken for writing"
+            );
+            continue;
+        }
+        let mut imported = imported.unwrap();
+        map_in_place
+            .prepared_async_call(grid(N), 256, &consumer, &mut imported, N as i32)
+            .unwrap();
+        let got = imported.device_view().to_vec().unwrap();
+        assert!(
+            gpu_suite::first_mismatch(&got, &mapped(&filled(a, b, N)), TOL).is_none(),
+            "round {round}: the consumer wrote before cudarc's kernel did"
+        );
+    }
+}
