@@ -494,23 +494,25 @@ unsafe impl<T> Send for Imported<'_, T> {}
 unsafe impl<T> Sync for Imported<'_, T> {}
 
 impl<'p, T: Element + DlpackElement> Imported<'p, T> {
-    /// An import of one of our exports, through a borrow of it valid for `'p`: the import owns
-    /// `owner` (the same tensor), or `'p` outlives it.
-    fn of_export(export: &'p Dlpack, owner: Option<Dlpack>, write: bool) -> Result<Self> {
-        let ours = exported_here(export).ok_or(DlpackError::NotExportedHere)?;
+    /// An import of one of our exports, `tensor`, through its buffer's record; the import owns
+    /// the tensor (`owner`), or borrows it for `'p`.
+    fn of_export(tensor: &Dlpack, write: bool) -> Result<impl FnOnce(Option<Dlpack>) -> Self> {
+        let ours = exported_here(tensor).ok_or(DlpackError::NotExportedHere)?;
         let ctx = ours.owner.context().clone();
         let uses = ours
             .owner
             .uses()
             .ok_or_else(|| invalid("the exported memory has no ordering record"))?;
-        let c = check_managed::<T>(export, ctx.device().ordinal(), write)?;
-        Ok(Imported {
+        // The record lives in the heap with the export, as long as the tensor.
+        let uses = NonNull::from(uses);
+        let c = check_managed::<T>(tensor, ctx.device().ordinal(), write)?;
+        Ok(move |owner| Imported {
             address: c.address,
             len: c.len,
             shape: c.shape,
             strides: c.strides,
             ctx,
-            record: Record::Export(NonNull::from(uses)),
+            record: Record::Export(uses),
             owner,
             _producer: PhantomData,
         })
@@ -528,8 +530,7 @@ impl<'p, T: Element + DlpackElement> Imported<'p, T> {
         write: bool,
     ) -> Result<Imported<'static, T>> {
         if exported_here(&tensor).is_some() {
-            // SAFETY: checked just above.
-            return unsafe { Imported::owning_ours(tensor, write) };
+            return Imported::owning_ours(tensor, write);
         }
         let ctx = consumer.context().clone();
         let c = check_managed::<T>(&tensor, ctx.device().ordinal(), write)?;
@@ -604,11 +605,7 @@ impl<T: Element + DlpackElement> DlpackTensor<'static, T> {
     /// buffer's own record, so nothing needs naming a stream. Another library's tensor is
     /// refused with [`DlpackError::NotExportedHere`]: see [`from_foreign`](Self::from_foreign).
     pub fn from_dlpack(tensor: Dlpack) -> Result<Self> {
-        if exported_here(&tensor).is_none() {
-            return Err(DlpackError::NotExportedHere.into());
-        }
-        // SAFETY: a tensor of ours is ordered through its record; `Ready` is not used.
-        Ok(DlpackTensor(unsafe { Imported::owning_ours(tensor, false) }?))
+        Ok(DlpackTensor(Imported::owning_ours(tensor, false)?))
     }
 
     /// Imports, read-only, any CUDA tensor, owning it: `consumer` waits for the work of the
@@ -637,15 +634,10 @@ impl<T: Element + DlpackElement> DlpackTensor<'static, T> {
 }
 
 impl<T: Element + DlpackElement> Imported<'static, T> {
-    /// [`Imported::owning`] for a tensor known to be ours (the streams are not used).
-    ///
-    /// # Safety
-    /// `tensor` is one of our exports.
-    unsafe fn owning_ours(tensor: Dlpack, write: bool) -> Result<Self> {
-        let borrowed: *const Dlpack = &tensor;
-        // SAFETY: the export lives in the heap as long as the tensor, which the import owns;
-        // the borrow is only used to read it before the tensor moves in.
-        Imported::of_export(unsafe { &*borrowed }, Some(tensor), write)
+    /// An import that owns `tensor`, one of our exports (else refused).
+    fn owning_ours(tensor: Dlpack, write: bool) -> Result<Self> {
+        let build = Imported::of_export(&tensor, write)?;
+        Ok(build(Some(tensor)))
     }
 }
 
@@ -655,7 +647,7 @@ impl<'p, T: Element + DlpackElement> DlpackTensor<'p, T> {
     /// record, which also keeps the memory allocated until they are done. Another library's
     /// tensor is refused with [`DlpackError::NotExportedHere`].
     pub fn from_dlpack_ref(tensor: &'p Dlpack) -> Result<Self> {
-        Ok(DlpackTensor(Imported::of_export(tensor, None, false)?))
+        Ok(DlpackTensor(Imported::of_export(tensor, false)?(None)))
     }
 }
 
@@ -664,11 +656,7 @@ impl<T: Element + DlpackElement> DlpackTensorMut<T> {
     /// [`DlpackTensor::from_dlpack`]). Refuses a `READ_ONLY` tensor
     /// ([`DlpackError::ReadOnly`]).
     pub fn from_dlpack(tensor: Dlpack) -> Result<Self> {
-        if exported_here(&tensor).is_none() {
-            return Err(DlpackError::NotExportedHere.into());
-        }
-        // SAFETY: checked above.
-        Ok(DlpackTensorMut(unsafe { Imported::owning_ours(tensor, true) }?))
+        Ok(DlpackTensorMut(Imported::owning_ours(tensor, true)?))
     }
 
     /// Imports, writable, any CUDA tensor, owning it (see [`DlpackTensor::from_foreign`]).
