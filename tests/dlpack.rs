@@ -432,3 +432,78 @@ fn dlpack_writable_import_of_a_cudarc_tensor_waits_for_cudarc_and_refuses_read_o
         );
     }
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dlpack_lent_buffer_and_array_slice_are_read_after_a_late_producer() {
+    let ctx = ctx();
+    let (fill, map) = (
+        k::late_fill::prepare(&ctx).unwrap(),
+        k::map::prepare(&ctx).unwrap(),
+    );
+    let (producer, consumer) = (non_blocking(&ctx), non_blocking(&ctx));
+    let mut rng = Rng::new(257);
+    let (rows, cols) = (64, 128);
+    for round in 0..ROUNDS {
+        let (a, b) = (rng.f32(), rng.f32());
+        let mut buf = ctx.alloc_zeros::<f32>(N).unwrap();
+        fill.prepared_async_call(
+            grid(N),
+            256,
+            &producer,
+            &mut buf,
+            a,
+            b,
+            N as i32,
+            cycles(&ctx, 5.0),
+        )
+        .unwrap();
+        let mut out = ctx.alloc_zeros::<f32>(N).unwrap();
+        {
+            let lent = buf.to_dlpack(ConsumerStream::Stream(&consumer)).unwrap();
+            assert!(lent
+                .tensor()
+                .flags()
+                .contains(gpu_runtime::dlpark::DlpackFlags::READ_ONLY));
+            let view = DlpackTensor::<f32>::from_dlpack_ref(lent.tensor()).unwrap();
+            map.prepared_async_call(grid(N), 256, &consumer, &view, &mut out, N as i32)
+                .unwrap();
+        }
+        // The buffer goes at once, under the consumer's pending read (its record has it).
+        drop(buf);
+        assert!(
+            gpu_suite::first_mismatch(&out.to_vec().unwrap(), &mapped(&filled(a, b, N)), TOL).is_none(),
+            "round {round}: the lent buffer was read before the producer wrote"
+        );
+
+        // Rows 8..40 of a C-order matrix: contiguous, at a byte offset into the storage.
+        let mut array = DeviceArray::from_ndarray(&ctx, &Array2::<f32>::zeros((rows, cols))).unwrap();
+        fill.prepared_async_call(
+            grid(rows * cols),
+            256,
+            &producer,
+            &mut array,
+            a,
+            b,
+            (rows * cols) as i32,
+            cycles(&ctx, 5.0),
+        )
+        .unwrap();
+        let part = array.slice(gpu_runtime::ndarray::s![8..40, ..]).unwrap();
+        let lent = part.to_dlpack(ConsumerStream::Stream(&consumer)).unwrap();
+        let view = DlpackTensor::<f32>::from_dlpack_ref(lent.tensor()).unwrap();
+        assert_eq!(
+            (view.shape(), view.strides()),
+            (&[32, cols][..], &[cols as isize, 1][..])
+        );
+        let n = 32 * cols;
+        let mut out = ctx.alloc_zeros::<f32>(n).unwrap();
+        map.prepared_async_call(grid(n), 256, &consumer, &view, &mut out, n as i32)
+            .unwrap();
+        let want = mapped(&filled(a, b, rows * cols)[8 * cols..40 * cols]);
+        assert!(
+            gpu_suite::first_mismatch(&out.to_vec().unwrap(), &want, TOL).is_none(),
+            "round {round}: the lent array slice differs"
+        );
+    }
+}

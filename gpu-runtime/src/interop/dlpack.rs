@@ -7,6 +7,9 @@
 //!   stream-ordered like any buffer's. The [`ConsumerStream`] is the protocol's `stream`
 //!   argument: the stream the consumer will use the memory on waits (on the GPU) for every use
 //!   queued so far, so the consumer need not synchronize.
+//! - **Export** by borrow: [`DeviceBuffer::to_dlpack`] and [`DeviceArrayBase::to_dlpack`] lend
+//!   the memory as a `READ_ONLY` tensor ([`DlpackRef`]) that cannot outlive the borrow; the
+//!   consumer's stream waits for the last write queued so far.
 //! - **Import** of a tensor this crate exported is safe: [`DlpackTensor::from_dlpack`] (owning),
 //!   [`DlpackTensor::from_dlpack_ref`] (borrowing: the view cannot outlive the tensor), and
 //!   [`DlpackTensorMut::from_dlpack`] (writable). They keep the buffer's own record of the streams
@@ -27,7 +30,7 @@ use std::mem::{align_of, size_of};
 use std::ptr::NonNull;
 
 use cudarc::driver::sys;
-use dlpark::ffi::{DLDataType, DLDevice, DLDeviceType, DLManagedTensorVersioned, DLPackVersion, DLTensor};
+use dlpark::ffi::{DLDevice, DLDeviceType, DLManagedTensorVersioned, DLPackVersion, DLTensor};
 use dlpark::{DlpackElement, DlpackFlags};
 use ndarray::{Dimension, IxDyn};
 
@@ -212,8 +215,21 @@ unsafe fn stream_wait(ctx: &Context, waiter: sys::CUstream, signaler: sys::CUstr
     waited
 }
 
-/// Makes the consumer's stream wait for every use of the memory queued so far.
-fn order_for_consumer(ctx: &Context, uses: &StreamUses, consumer: ConsumerStream<'_>) -> Result<()> {
+/// Makes the consumer's stream wait for the uses of the memory queued so far: every use when
+/// the consumer may write, the last write when it only reads (`read_only`).
+fn order_for_consumer(
+    ctx: &Context,
+    uses: &StreamUses,
+    consumer: ConsumerStream<'_>,
+    read_only: bool,
+) -> Result<()> {
+    let order_on = |s: &std::sync::Arc<crate::driver::ordering::StreamInner>| {
+        if read_only {
+            uses.read_on(s)
+        } else {
+            uses.write_on(s)
+        }
+    };
     match consumer {
         ConsumerStream::Stream(s) => {
             if !s.context().is(ctx.raw()) {
@@ -221,12 +237,11 @@ fn order_for_consumer(ctx: &Context, uses: &StreamUses, consumer: ConsumerStream
                     what: "the consumer stream of a DLPack export",
                 });
             }
-            // A write: the consumer may write, so it waits for every use, not only the writer.
-            uses.write_on(s.inner())
+            order_on(s.inner())
         }
         ConsumerStream::Foreign(f) => {
-            // The legacy stream waits for every use, and the consumer's stream for it.
-            uses.write_on(ctx.legacy())?;
+            // The legacy stream waits for the uses, and the consumer's stream for it.
+            order_on(ctx.legacy())?;
             // SAFETY: the legacy stream of `ctx` is live; `f` is (ForeignStream's contract).
             unsafe { stream_wait(ctx, f.raw, std::ptr::null_mut()) }
         }
@@ -236,14 +251,14 @@ fn order_for_consumer(ctx: &Context, uses: &StreamUses, consumer: ConsumerStream
 
 /// Packs `owner`'s memory at `ptr + byte_offset` with this layout into a managed tensor, after
 /// ordering `consumer` after its uses.
-fn export(
+fn export<T: DlpackElement>(
     owner: Box<dyn Exported>,
     ptr: sys::CUdeviceptr,
     byte_offset: u64,
-    dtype: DLDataType,
     shape: &[usize],
     strides: &[isize],
     consumer: ConsumerStream<'_>,
+    read_only: bool,
 ) -> Result<Dlpack> {
     let ctx = owner.context();
     let device_id =
@@ -256,14 +271,18 @@ fn export(
     let strides: Box<[i64]> = strides.iter().map(|&s| s as i64).collect();
     let ndim = i32::try_from(shape.len()).map_err(|_| invalid("more than i32::MAX dimensions"))?;
     if let Some(uses) = owner.uses() {
-        order_for_consumer(ctx, uses, consumer)?;
+        order_for_consumer(ctx, uses, consumer, read_only)?;
     }
     let mut export = Box::new(Export {
         managed: DLManagedTensorVersioned {
             version: DLPackVersion::CURRENT,
             manager_ctx: std::ptr::null_mut(),
             deleter: Some(delete_export),
-            flags: DlpackFlags::empty(),
+            flags: if read_only {
+                DlpackFlags::READ_ONLY
+            } else {
+                DlpackFlags::empty()
+            },
             dl_tensor: DLTensor {
                 data: ptr as usize as *mut c_void,
                 device: DLDevice {
@@ -271,7 +290,7 @@ fn export(
                     device_id,
                 },
                 ndim,
-                dtype,
+                dtype: T::DTYPE,
                 shape: std::ptr::null_mut(),
                 strides: std::ptr::null_mut(),
                 byte_offset,
@@ -302,7 +321,7 @@ impl<T: Element + DlpackElement> DeviceBuffer<T> {
     /// Fails on a consumer stream of another context; the buffer is then dropped.
     pub fn into_dlpack(self, consumer: ConsumerStream<'_>) -> Result<Dlpack> {
         let (ptr, len) = (self.device_ptr(), self.len());
-        export(Box::new(self), ptr, 0, T::DTYPE, &[len], &[1], consumer)
+        export::<T>(Box::new(self), ptr, 0, &[len], &[1], consumer, false)
     }
 }
 
@@ -315,13 +334,107 @@ impl<T: Element + DlpackElement, D: Dimension> DeviceArray<T, D> {
         let byte_offset = (self.offset() * size_of::<T>()) as u64;
         let data = self.data;
         let ptr = data.device_ptr();
-        export(
+        export::<T>(
             Box::new(data),
             ptr,
             byte_offset,
-            T::DTYPE,
             &shape,
             &strides,
+            consumer,
+            false,
+        )
+    }
+}
+
+/// The owner of a borrowed export: the memory's context and a pointer to its record (the
+/// memory itself stays with its owner, borrowed by the [`DlpackRef`]).
+struct Lent {
+    ctx: Context,
+    uses: Option<NonNull<StreamUses>>,
+}
+
+// SAFETY: the record is a `StreamUses` (Sync), only read through `&`; the context is Send and
+// Sync.
+unsafe impl Send for Lent {}
+// SAFETY: as above.
+unsafe impl Sync for Lent {}
+
+impl Exported for Lent {
+    fn context(&self) -> &Context {
+        &self.ctx
+    }
+    fn uses(&self) -> Option<&StreamUses> {
+        // SAFETY: the memory, and its record, are borrowed by the `DlpackRef` that owns the
+        // only handle of this export, so they outlive it.
+        self.uses.map(|p| unsafe { p.as_ref() })
+    }
+}
+
+/// A read-only DLPack tensor lent out of a borrow of this crate's memory
+/// ([`DeviceBuffer::to_dlpack`], [`DeviceArrayBase::to_dlpack`]): it cannot outlive the borrow,
+/// and hands out only a shared reference to its tensor, so nothing can take the tensor past
+/// it. Import it with [`DlpackTensor::from_dlpack_ref`]`(lent.tensor())`, or give
+/// [`tensor`](Self::tensor)`().as_ptr()` to a library that borrows (and does not delete) it.
+pub struct DlpackRef<'a> {
+    tensor: Dlpack,
+    _memory: PhantomData<&'a ()>,
+}
+
+impl DlpackRef<'_> {
+    /// The tensor, flagged `READ_ONLY`.
+    pub fn tensor(&self) -> &Dlpack {
+        &self.tensor
+    }
+}
+
+impl std::fmt::Debug for DlpackRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "DlpackRef({:p})", self.tensor.as_ptr())
+    }
+}
+
+/// Lends `view` (of a storage whose array layout is given) as a read-only tensor.
+fn lend<'a, T: Element + DlpackElement>(
+    view: DeviceView<'a, T>,
+    byte_offset: u64,
+    shape: &[usize],
+    strides: &[isize],
+    consumer: ConsumerStream<'_>,
+) -> Result<DlpackRef<'a>> {
+    let owner = Lent {
+        ctx: view.context().clone(),
+        uses: view.uses().map(NonNull::from),
+    };
+    let ptr = view.device_ptr();
+    let tensor = export::<T>(Box::new(owner), ptr, byte_offset, shape, strides, consumer, true)?;
+    Ok(DlpackRef {
+        tensor,
+        _memory: PhantomData,
+    })
+}
+
+impl<T: Element + DlpackElement> DeviceBuffer<T> {
+    /// Lends the buffer as a read-only, one-dimensional DLPack tensor for as long as it is
+    /// borrowed: the buffer cannot be written or dropped meanwhile. `consumer` waits for the
+    /// last write queued so far (see [`ConsumerStream`]).
+    pub fn to_dlpack(&self, consumer: ConsumerStream<'_>) -> Result<DlpackRef<'_>> {
+        lend(self.device_view(), 0, &[self.len()], &[1], consumer)
+    }
+}
+
+impl<S: Storage, D: Dimension> DeviceArrayBase<S, D>
+where
+    S::Elem: DlpackElement,
+{
+    /// Lends the array (any storage: owned, pooled, a view) as a read-only DLPack tensor of its
+    /// shape and strides, for as long as it is borrowed; see [`DeviceBuffer::to_dlpack`].
+    pub fn to_dlpack(&self, consumer: ConsumerStream<'_>) -> Result<DlpackRef<'_>> {
+        let byte_offset = (self.offset() * size_of::<S::Elem>()) as u64;
+        lend(
+            self.storage().device_view(),
+            byte_offset,
+            self.shape(),
+            self.strides(),
             consumer,
         )
     }
