@@ -93,10 +93,10 @@ impl<'s> ForeignStream<'s> {
 #[derive(Debug, Clone, Copy)]
 pub enum ConsumerStream<'s> {
     /// A stream of this crate, of the memory's context: it waits for every use of the memory
-    /// queued so far, through the memory's record (no driver call when it is the last user).
+    /// queued so far (for a lent, read-only tensor: the last write), through the memory's
+    /// record (no driver call when it is the last user).
     Stream(&'s Stream),
-    /// Another library's stream: it waits for an event recorded after every use of the memory
-    /// queued so far.
+    /// Another library's stream: it waits for an event recorded after those uses.
     Foreign(ForeignStream<'s>),
     /// No waiting (the protocol's `stream=-1`): the consumer orders its work itself, for
     /// instance by synchronizing the streams that used the memory.
@@ -117,7 +117,8 @@ pub enum ProducerStream<'s> {
     Ready,
 }
 
-/// What an export's tensor owns: the memory (a [`DeviceBuffer`]) and its ordering record.
+/// What an export's tensor owns: the memory (a [`DeviceBuffer`]), or for a lent tensor the
+/// memory's context and a pointer to its ordering record ([`Lent`]).
 trait Exported: Send + Sync {
     fn context(&self) -> &Context;
     fn uses(&self) -> Option<&StreamUses>;
@@ -580,7 +581,8 @@ fn check_managed<T: DlpackElement>(managed: &Dlpack, device: usize, write: bool)
 enum Record {
     /// Memory of another library: a record of the uses made here.
     Own(Box<StreamUses>),
-    /// Memory this crate exported: the buffer's own record, inside the export.
+    /// Memory this crate exported: the buffer's own record, inside the export (or, for a lent
+    /// tensor, with the memory the [`DlpackRef`] borrows for longer than the tensor lives).
     Export(NonNull<StreamUses>),
 }
 
@@ -616,7 +618,8 @@ impl<'p, T: Element + DlpackElement> Imported<'p, T> {
             .owner
             .uses()
             .ok_or_else(|| invalid("the exported memory has no ordering record"))?;
-        // The record lives in the heap with the export, as long as the tensor.
+        // The record lives in the heap with the export as long as the tensor (or with the
+        // memory a `DlpackRef` lends, which outlives its tensor).
         let uses = NonNull::from(uses);
         let c = check_managed::<T>(tensor, ctx.device().ordinal(), write)?;
         Ok(move |owner| Imported {
@@ -674,8 +677,8 @@ impl<T> Imported<'_, T> {
     fn uses(&self) -> &StreamUses {
         match &self.record {
             Record::Own(u) => u,
-            // SAFETY: the record lives in the export, which lives as long as the tensor: owned
-            // by this import, or borrowed for 'p, which outlives it.
+            // SAFETY: the record lives as long as the tensor (see `Record::Export`), which this
+            // import owns, or borrows for 'p, which outlives it.
             Record::Export(p) => unsafe { p.as_ref() },
         }
     }
