@@ -507,3 +507,58 @@ fn dlpack_lent_buffer_and_array_slice_are_read_after_a_late_producer() {
         );
     }
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dlpack_foreign_import_waits_for_a_producer_stream_of_ours() {
+    use gpu_runtime::cudarc::driver::DevicePtr;
+    use gpu_runtime::DeviceViewMut;
+    let ctx = ctx();
+    let (fill, map) = (
+        k::late_fill::prepare(&ctx).unwrap(),
+        k::map::prepare(&ctx).unwrap(),
+    );
+    let (producer, consumer) = (non_blocking(&ctx), non_blocking(&ctx));
+    let cuda_stream = cudarc_stream(&ctx);
+    let mut rng = Rng::new(258);
+    for round in 0..ROUNDS {
+        let (a, b) = (rng.f32(), rng.f32());
+        // cudarc's memory, written late by our kernel on our producer stream.
+        let slice = cuda_stream.alloc_zeros::<f32>(N).unwrap();
+        cuda_stream.synchronize().unwrap();
+        let (ptr, _record) = slice.device_ptr(&cuda_stream);
+        // SAFETY: N floats of this device's primary context (ours), alive until the tensor's
+        // deleter; written only here, and the import below is ordered after it.
+        let mut raw = unsafe { DeviceViewMut::<f32>::from_raw_parts(&ctx, ptr, N) };
+        fill.prepared_async_call(
+            grid(N),
+            256,
+            &producer,
+            &mut raw,
+            a,
+            b,
+            N as i32,
+            cycles(&ctx, 5.0),
+        )
+        .unwrap();
+        drop(_record);
+        let export: CudaDlpackExport<fixed::Initialized<DLManagedTensorVersioned, 1>> =
+            Box::new(slice).try_into().unwrap();
+        let (initialized, _cudarc_stream) = export.into_parts();
+        // SAFETY: a fresh export of a cudarc allocation, owned by the tensor.
+        let tensor: Dlpack = unsafe { initialized.finish() };
+        // SAFETY: the producer's pending write is on `producer`; nothing else uses the memory.
+        let imported = unsafe {
+            DlpackTensor::<f32>::from_foreign(tensor, &consumer, ProducerStream::Stream(&producer))
+        }
+        .unwrap();
+        let mut out = ctx.alloc_zeros::<f32>(N).unwrap();
+        map.prepared_async_call(grid(N), 256, &consumer, &imported, &mut out, N as i32)
+            .unwrap();
+        drop(imported);
+        assert!(
+            gpu_suite::first_mismatch(&out.to_vec().unwrap(), &mapped(&filled(a, b, N)), TOL).is_none(),
+            "round {round}: the consumer read before our producer stream wrote"
+        );
+    }
+}
