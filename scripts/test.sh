@@ -9,3 +9,7 @@ cd "$(dirname "$0")/.."
 source scripts/nvrtc-env.sh
 cargo test --workspace "$@"
 cargo test --features nccl --test nccl_cpu --test nccl_ui "$@"
+# The `dlpack` feature: the checks of an import (no GPU), its compile-time rules, and its GPU
+# round trips (ignored without a GPU).
+cargo test -p gpu-runtime --features dlpack --lib interop "$@"
+cargo test --features dlpack --test dlpack --test dlpack_ui "$@"

@@ -8,6 +8,8 @@ mod error;
 /// Arrays on the device and kernels generated from expressions: PyCUDA's `gpuarray`,
 /// `elementwise` and `reduction`.
 pub mod gpuarray;
+#[cfg(feature = "dlpack")]
+pub mod interop;
 pub mod launch;
 // Collectives and point-to-point transfers between GPUs through NCCL: the `nccl` feature.
 #[cfg(feature = "nccl")]
@@ -22,6 +24,8 @@ pub use driver::{
     Context, Device, DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite, Event, HostSlice,
     HostSliceMut, Stream,
 };
+#[cfg(feature = "dlpack")]
+pub use error::DlpackError;
 pub use error::{CompileError, Error, LaunchConfigError, Result};
 pub use launch::Dim3;
 pub use types::DeviceRepr;
@@ -54,6 +58,10 @@ const _: () = {
 
 /// Re-exported so that users can name driver types without depending on cudarc themselves.
 pub use cudarc;
+/// Re-exported for DLPack tensors (the `dlpack` feature): `dlpark`'s managed tensors, which
+/// [`interop::dlpack`] exports to and imports from.
+#[cfg(feature = "dlpack")]
+pub use dlpark;
 /// Re-exported for `half`/`__half` (`half::f16`) and `__nv_bfloat16` (`half::bf16`) data.
 pub use half;
 /// Re-exported for host arrays.
