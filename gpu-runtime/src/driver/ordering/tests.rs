@@ -17,6 +17,8 @@ fn stream_of(blocking: bool, legacy: bool) -> Arc<StreamInner> {
         blocking,
         legacy,
         manual: AtomicBool::new(false),
+        cudarc: std::sync::OnceLock::new(),
+        borrowed: false,
     })
 }
 
