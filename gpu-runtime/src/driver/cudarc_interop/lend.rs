@@ -270,7 +270,9 @@ impl<'s, T, E: CudarcEnd> Lending<'s, T, E> {
             Err(_) => l.uses.host_write(),
         };
         self.end.record(&self.c);
-        if ordered.is_err() || !self.end.managing() {
+        // cudarc records its event only where both contexts it looks at order streams.
+        let recorded = self.end.managing() && self.c.context().is_managing_stream_synchronization();
+        if ordered.is_err() || !recorded {
             l.stream.synchronize()?;
         }
         waited
