@@ -218,6 +218,7 @@ fn cudarc_reads_our_buffer_on_a_stream_we_know_and_on_one_we_do_not() {
     let ctx = ctx();
     let cudarc = ctx.cudarc_context().unwrap();
     let writer = non_blocking(&ctx);
+    // cudarc's handle keeps the stream known after ours is gone.
     let known = non_blocking(&ctx).to_cudarc().unwrap();
     let unknown = cudarc.new_stream().unwrap();
     let fill = k::late_fill::prepare(&ctx).unwrap();

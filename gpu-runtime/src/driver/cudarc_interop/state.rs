@@ -2,7 +2,7 @@
 //! ours.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{sys, CudaContext, CudaStream, DriverError};
 
@@ -27,10 +27,11 @@ pub(crate) struct CudarcState {
     /// multi-stream mode and orders every slice of `ctx` with its events, on streams of ours
     /// too.
     _multi: Option<Arc<CudaStream>>,
-    /// cudarc stream handles (as integers) -> the stream ordering knows by that handle.
-    /// Only streams passed through `to_cudarc` / `from_cudarc`; a dead entry is a stream that
-    /// is gone (its handle may since name another stream, which is then unknown).
-    streams: Mutex<HashMap<usize, Weak<StreamInner>>>,
+    /// cudarc stream handles (as integers) -> the stream ordering knows by that handle: the
+    /// streams passed through `to_cudarc` / `from_cudarc`, each held while cudarc holds a
+    /// handle to it (so a cudarc handle always finds its stream, and the stream is not
+    /// destroyed under it), and let go at a later registration once cudarc holds none.
+    streams: Mutex<HashMap<usize, Arc<StreamInner>>>,
 }
 
 impl Extension for CudarcState {
@@ -93,14 +94,15 @@ impl CudarcState {
         if raw.is_null() {
             return Some(ctx.legacy().clone());
         }
-        lock(&self.streams).get(&(raw as usize)).and_then(Weak::upgrade)
+        lock(&self.streams).get(&(raw as usize)).cloned()
     }
 
     fn register(&self, inner: &Arc<StreamInner>) {
         let mut map = lock(&self.streams);
-        // Drop entries of streams that are gone, so the map stays as small as the live set.
-        map.retain(|_, w| w.strong_count() > 0);
-        map.insert(inner.raw as usize, Arc::downgrade(inner));
+        // Let go of the streams cudarc holds no handle to any more (the one in the stream
+        // itself is all that is left), so the map stays as small as what cudarc holds.
+        map.retain(|_, s| s.cudarc.get().is_some_and(|c| Arc::strong_count(c) > 1));
+        map.insert(inner.raw as usize, inner.clone());
     }
 }
 
@@ -163,10 +165,9 @@ impl Stream {
     ///
     /// Work a cudarc library queues on it through this crate's memory is recorded in the
     /// memory's stream record like a launch of ours on this stream: later launches on other
-    /// streams wait for it on the GPU, with no synchronisation. The handle keeps working after
-    /// this `Stream` is dropped (the stream is then left to its context rather than
-    /// destroyed while cudarc holds it), but cudarc calls on it are then no longer recognised,
-    /// and cost a host wait each (see [`DevicePtr` for this crate's memory](crate::driver::cudarc_interop)).
+    /// streams wait for it on the GPU, with no synchronisation (see
+    /// [`driver::cudarc_interop`](crate::driver::cudarc_interop)). The stream lives as long as
+    /// cudarc holds a handle to it, however early this `Stream` is dropped.
     ///
     /// Its cudarc context is [`Context::cudarc_context`]; a stream of a context of
     /// [`Context::create`] is refused ([`Error::WrongContext`]).
