@@ -79,6 +79,7 @@ fn non_blocking(ctx: &Context) -> Stream {
     Stream::with_flags(ctx, StreamFlags::NonBlocking).unwrap()
 }
 
+#[cfg(feature = "cublas")]
 /// `C = A B`, column-major, `m x k` times `k x n`, in f64 for the reference.
 fn matmul(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f32> {
     let mut c = vec![0f32; m * n];
@@ -297,4 +298,75 @@ fn streams_and_contexts_cross_both_ways() {
         slice.lend(&ours, |_| ()),
         Err(gpu_runtime::Error::WrongContext { .. })
     ));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_lend_ends_after_our_work_on_every_stream_inside_it() {
+    let ctx = ctx();
+    let cudarc = ctx.cudarc_context().unwrap();
+    let theirs = cudarc.new_stream().unwrap();
+    let (start, other) = (non_blocking(&ctx), non_blocking(&ctx));
+    let fill = k::late_fill::prepare(&ctx).unwrap();
+    let mut rng = Rng::new(30);
+    for round in 0..10 {
+        let (a, b) = (rng.f32(), rng.f32());
+        let mut y = theirs.alloc_zeros::<f32>(N).unwrap();
+        // Lent on `start`, written late on `other`: the lend's end makes `start` wait for
+        // `other` before cudarc's write event is recorded on it.
+        y.lend_mut(&start, |y| {
+            fill.prepared_async_call(grid(N), 256, &other, y, a, b, N as i32, cycles(&ctx, 5.0))
+        })
+        .unwrap()
+        .unwrap();
+        let got = theirs.clone_dtoh(&y).unwrap();
+        if let Some((i, g, w)) = gpu_suite::first_mismatch(&got, &filled(a, b, N), TOL) {
+            panic!("round {round}: element {i}: got {g}, want {w}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn curand_through_cudarc_fills_our_buffer_and_our_kernel_on_another_stream_reads_it() {
+    use gpu_runtime::cudarc::curand::CudaRng;
+    // SAFETY: loads libcurand by the names cudarc would, running only its initialisers.
+    let present = unsafe { gpu_runtime::cudarc::curand::sys::is_culib_present() };
+    assert!(present, "libcurand cannot be loaded, so this test cannot run");
+    let ctx = ctx();
+    let (gen_stream, reader) = (non_blocking(&ctx), non_blocking(&ctx));
+    let scale = k::late_scale::prepare(&ctx).unwrap();
+    let map = k::late_map::prepare(&ctx).unwrap();
+    let mut rng = Rng::new(31);
+    for round in 0..10 {
+        let seed = rng.next_u64();
+        // The reference: the same generator filling cudarc's own slice.
+        let c = gen_stream.to_cudarc().unwrap();
+        let reference = CudaRng::new(seed, c.clone()).unwrap();
+        let mut want = c.alloc_zeros::<f32>(N).unwrap();
+        reference.fill_with_uniform(&mut want).unwrap();
+        let want = c.clone_dtoh(&want).unwrap();
+
+        let gen = CudaRng::new(seed, c).unwrap();
+        let mut x = ctx.alloc_zeros::<f32>(N).unwrap();
+        // A late kernel of ours on the generator's stream first, so the fill is late too.
+        scale
+            .prepared_async_call(
+                grid(N),
+                256,
+                &gen_stream,
+                &mut x,
+                0.0,
+                N as i32,
+                cycles(&ctx, 5.0),
+            )
+            .unwrap();
+        gen.fill_with_uniform(&mut x).unwrap();
+        let mut out = ctx.alloc_zeros::<f32>(N).unwrap();
+        map.prepared_async_call(grid(N), 256, &reader, &x, &mut out, N as i32, 0)
+            .unwrap();
+        if let Some((i, g, w)) = gpu_suite::first_mismatch(&out.to_vec().unwrap(), &mapped(&want), TOL) {
+            panic!("round {round}: element {i}: got {g}, want {w}");
+        }
+    }
 }
