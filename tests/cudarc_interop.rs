@@ -18,6 +18,20 @@ fn ctx() -> Context {
     Context::default().expect("these tests need a CUDA GPU")
 }
 
+/// `late_map` alone, for the run-time typed launch.
+const LATE_MAP: &str = r#"
+__device__ void wait_cycles(long long cycles) {
+    if (cycles <= 0) return;
+    long long t0 = clock64();
+    while (clock64() - t0 < cycles) {}
+}
+__global__ void late_map(const float *x, float *y, int n, long long cycles) {
+    wait_cycles(cycles);
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i] + 1.0f;
+}
+"#;
+
 #[kernel(
     r#"
 __device__ void wait_cycles(long long cycles) {
@@ -368,5 +382,69 @@ fn curand_through_cudarc_fills_our_buffer_and_our_kernel_on_another_stream_reads
         if let Some((i, g, w)) = gpu_suite::first_mismatch(&out.to_vec().unwrap(), &mapped(&want), TOL) {
             panic!("round {round}: element {i}: got {g}, want {w}");
         }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_lent_cudarc_slice_goes_into_run_time_typed_launches_graphs_and_copies() {
+    use gpu_runtime::driver::memcpy_dtod_async;
+    use gpu_runtime::launch::{Arg, ArgType, Capture, GraphBuffer, GraphInput};
+    use gpu_runtime::SourceModule;
+
+    let ctx = ctx();
+    let cudarc = ctx.cudarc_context().unwrap();
+    let theirs = cudarc.new_stream().unwrap();
+    let (ours, other) = (non_blocking(&ctx), non_blocking(&ctx));
+    let map = k::late_map::prepare(&ctx).unwrap();
+    let module = SourceModule::new(LATE_MAP).load(&ctx).unwrap();
+    let dynamic = module
+        .get_function("late_map")
+        .unwrap()
+        .prepare_args(&[ArgType::ConstPtr, ArgType::MutPtr, ArgType::I32, ArgType::I64])
+        .unwrap();
+    let mut rng = Rng::new(32);
+    for round in 0..10 {
+        let (x0, x1) = (rng.vec_f32(N), rng.vec_f32(N));
+        let mut x = theirs.clone_htod(&x0).unwrap();
+        let mut o1 = ctx.alloc_zeros::<f32>(N).unwrap();
+        let mut o2 = ctx.alloc_zeros::<f32>(N).unwrap();
+        let mut o3 = ctx.alloc_zeros::<f32>(N).unwrap();
+        x.lend(&ours, |x| -> gpu_runtime::Result<()> {
+            // A late run-time typed read on another stream than the lend's.
+            dynamic.prepared_async_call(
+                grid(N),
+                256,
+                &other,
+                &[
+                    Arg::input(x),
+                    Arg::output(&mut o1),
+                    Arg::I32(N as i32),
+                    Arg::I64(cycles(&ctx, 5.0)),
+                ],
+            )?;
+            let xg = GraphInput::new(x);
+            let mut og = GraphBuffer::new(&mut o2);
+            let mut cap = Capture::begin(&ctx)?;
+            map.capture(&mut cap, grid(N), 256, &xg, &mut og, N as i32, 0)?;
+            let mut exec = cap.end()?.instantiate()?;
+            exec.launch(&ours)?;
+            memcpy_dtod_async(&mut o3, x, &other)
+        })
+        .unwrap()
+        .unwrap();
+        // cudarc overwrites x at once on its stream: it must wait for every read above.
+        theirs.memcpy_htod(&x1, &mut x).unwrap();
+        let want = mapped(&x0);
+        for (what, got, want) in [
+            ("run-time typed", &o1, &want),
+            ("graph", &o2, &want),
+            ("copy", &o3, &x0),
+        ] {
+            if let Some((i, g, w)) = gpu_suite::first_mismatch(&got.to_vec().unwrap(), want, TOL) {
+                panic!("round {round}, {what}: element {i}: got {g}, want {w}");
+            }
+        }
+        assert_close(&theirs.clone_dtoh(&x).unwrap(), &x1, 0.0);
     }
 }

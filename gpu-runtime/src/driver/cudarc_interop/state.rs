@@ -79,7 +79,7 @@ impl CudarcState {
             Ok(&self.ctx)
         } else {
             Err(Error::WrongContext {
-                what: "a context made with Context::create (cudarc shares a device's primary context only)",
+                what: "the cudarc context (it is not the same CUDA context)",
             })
         }
     }
@@ -106,6 +106,17 @@ impl CudarcState {
     }
 }
 
+/// Refuses a context of `Context::create` before cudarc opens the device's primary context for
+/// nothing.
+fn refuse_owned(ctx: &Context) -> Result<()> {
+    if ctx.inner.owned {
+        return Err(Error::WrongContext {
+            what: "a context made with Context::create (cudarc shares a device's primary context only)",
+        });
+    }
+    Ok(())
+}
+
 /// The cudarc state of `ctx`, made on first use.
 pub(crate) fn state(ctx: &Context) -> Result<&CudarcState> {
     ctx.inner.ext.get_or_try_init(|| CudarcState::new(ctx, None))
@@ -129,6 +140,7 @@ impl Context {
     /// kept per `CudaContext` value, and slices of another value in single-stream mode are not
     /// ordered between streams by cudarc.
     pub fn cudarc_context(&self) -> Result<Arc<CudaContext>> {
+        refuse_owned(self)?;
         Ok(state(self)?.matching()?.clone())
     }
 
@@ -172,6 +184,7 @@ impl Stream {
     /// Its cudarc context is [`Context::cudarc_context`]; a stream of a context of
     /// [`Context::create`] is refused ([`Error::WrongContext`]).
     pub fn to_cudarc(&self) -> Result<Arc<CudaStream>> {
+        refuse_owned(self.context())?;
         let st = state(self.context())?;
         let cx = st.matching()?;
         let inner = self.inner();
