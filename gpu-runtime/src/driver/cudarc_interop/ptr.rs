@@ -6,7 +6,7 @@
 //! returned `SyncOnDrop` after. Here that is a use of the memory's stream record:
 //!
 //! - `stream` is one ordering knows (the legacy default stream, or one passed through
-//!   `Stream::to_cudarc` / `Stream::from_cudarc` and still alive): `read_on` / `write_on` on
+//!   `Stream::to_cudarc` / `Stream::from_cudarc` (known while cudarc holds a handle to it): `read_on` / `write_on` on
 //!   it, exactly as a launch of ours on that stream; the `SyncOnDrop` does nothing.
 //! - any other stream: the record cannot name it (it would hold a handle it does not own, and
 //!   grow an entry per call), so the host waits instead: for the last write (a read) or every

@@ -85,7 +85,7 @@ impl CudarcState {
     }
 
     /// The stream ordering knows by cudarc's `stream`, if any: the legacy default stream, or a
-    /// stream registered by `to_cudarc` / `from_cudarc` that is still alive.
+    /// stream registered by `to_cudarc` / `from_cudarc` while cudarc holds a handle to it.
     pub(crate) fn known(&self, ctx: &Context, stream: &CudaStream) -> Option<Arc<StreamInner>> {
         if stream.context().cu_ctx() != ctx.raw() {
             return None;
