@@ -2,7 +2,7 @@
 # Sets up and runs the whole test suite on a fresh machine: makes NVRTC (and NCCL, for the
 # `nccl` feature) available (from the PyPI wheels when the system has none), then runs
 # `cargo test --workspace`, and the `nccl` feature's tests that need no GPU (loading NCCL,
-# unique ids, its compile-time rules). Tests that need a GPU are #[ignore]d and reported as
+# unique ids, its compile-time rules), and the `cublas` feature's. Tests that need a GPU are #[ignore]d and reported as
 # ignored; run them on a GPU machine with `-- --ignored`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,3 +13,7 @@ cargo test --features nccl --test nccl_cpu --test nccl_ui "$@"
 # round trips (ignored without a GPU).
 cargo test -p gpu-runtime --features dlpack --lib interop "$@"
 cargo test --features dlpack --test dlpack --test dlpack_ui "$@"
+# cudarc's libraries on our memory (the `cublas` feature): the gemm checks, the compile-time
+# rule (ui-tests/cudarc/), and with `-- --ignored` the GPU tests, cuBLAS's included.
+cargo test -p gpu-runtime --features cublas --lib cudarc_interop "$@"
+cargo test --features cublas --test cudarc_ui --test cudarc_interop "$@"

@@ -1,11 +1,14 @@
 //! The benchmark report: every figure of the library next to the same operation done through
 //! raw cudarc / `cudarc::driver::sys` in the same process and run, as one table and as JSON.
 //!
-//! `cargo bench --bench report` on a machine with an NVIDIA GPU (a few minutes). The JSON goes
+//! `cargo bench --bench report` on a machine with an NVIDIA GPU (a few minutes; with
+//! `--features cublas`, also cuBLAS through cudarc on our buffers against cudarc's own slices). The JSON goes
 //! to `$GPU_BENCH_JSON`, else `$OUT/bench-report.json` when `OUT` is set, else
 //! `target/bench-report.json`.
 
 mod compile;
+#[cfg(feature = "cublas")]
+mod cublas;
 #[path = "../common/dma_floor.rs"]
 mod dma_floor;
 mod gpuarray;
@@ -61,6 +64,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     rows.extend(memory::rows(&ctx)?);
     rows.extend(graph::rows(&ctx)?);
     rows.extend(gpuarray::rows(&ctx)?);
+    #[cfg(feature = "cublas")]
+    rows.extend(cublas::rows(&ctx)?);
     print!("{}", table::render(&device, &rows));
     let path = std::env::var_os("GPU_BENCH_JSON")
         .map(std::path::PathBuf::from)

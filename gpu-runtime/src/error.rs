@@ -287,6 +287,15 @@ pub enum Error {
         /// What it needs, with what there is, e.g. `CUDA 12.3 or later (the driver is 12.0)`.
         needs: String,
     },
+    /// A cuBLAS call failed (the `cublas` feature, `driver::cudarc_interop`): `code` is its
+    /// `cublasStatus_t`.
+    #[error("cuBLAS: {call} failed (cublasStatus_t {code})")]
+    Cublas {
+        /// The cuBLAS function that failed, e.g. `cublasGemm`.
+        call: &'static str,
+        /// The numeric `cublasStatus_t`.
+        code: i32,
+    },
     /// A cuRAND call failed (`CurandGenerator`): `code` is its `curandStatus_t`.
     #[error("cuRAND: {call} failed: {} ({code})", curand_status_name(*.code))]
     Curand {

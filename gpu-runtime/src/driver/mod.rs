@@ -4,6 +4,7 @@
 
 pub(crate) mod attributes;
 pub(crate) mod context;
+pub mod cudarc_interop;
 pub(crate) mod device;
 pub(crate) mod host;
 pub(crate) mod init;

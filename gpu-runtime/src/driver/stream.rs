@@ -137,6 +137,14 @@ impl Stream {
         })
     }
 
+    /// A handle to a stream ordering already knows, of `ctx`.
+    pub(crate) fn from_inner(inner: Arc<StreamInner>, ctx: &Context) -> Stream {
+        Stream {
+            inner,
+            ctx: ctx.clone(),
+        }
+    }
+
     /// The stream as ordering knows it.
     #[inline]
     pub(crate) fn inner(&self) -> &Arc<StreamInner> {

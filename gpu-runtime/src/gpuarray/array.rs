@@ -327,3 +327,8 @@ impl<S: StorageMut, D: Dimension> DeviceWrite<S::Elem> for DeviceArrayBase<S, D>
         }
     }
 }
+
+// cudarc's libraries take an array as the memory it spans, like a kernel does
+// (`driver::cudarc_interop`).
+crate::driver::cudarc_interop::ptr::cudarc_memory!([S: Storage, D: Dimension] DeviceArrayBase<S, D>, S::Elem);
+crate::driver::cudarc_interop::ptr::cudarc_memory!(@mut [S: StorageMut, D: Dimension] DeviceArrayBase<S, D>, S::Elem);

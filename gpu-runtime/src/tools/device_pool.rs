@@ -297,3 +297,6 @@ impl<T: DeviceRepr> DeviceWrite<T> for PooledBuffer<T> {
         self.buf.device_view_mut()
     }
 }
+
+// cudarc's libraries take a pooled buffer like a buffer (`driver::cudarc_interop`).
+crate::driver::cudarc_interop::ptr::cudarc_memory!([T: DeviceRepr] PooledBuffer<T>, T, mut);

@@ -15,9 +15,11 @@ pub(crate) enum Slot {
     Modules = 0,
     /// `launch::staging::ContextStaging`.
     Staging = 1,
+    /// `driver::cudarc::CudarcState`.
+    Cudarc = 2,
 }
 
-const SLOTS: usize = 2;
+const SLOTS: usize = 3;
 
 /// State a context keeps for a layer above it.
 pub(crate) trait Extension: Any + Send + Sync {

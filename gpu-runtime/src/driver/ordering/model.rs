@@ -71,6 +71,8 @@ impl Gpu {
             legacy: false,
             manual: std::sync::atomic::AtomicBool::new(manual),
             lane: Some(lane),
+            cudarc: std::sync::OnceLock::new(),
+            borrowed: false,
         })
     }
 

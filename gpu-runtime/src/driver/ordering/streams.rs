@@ -3,9 +3,9 @@
 use std::any::Any;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
-use cudarc::driver::sys;
+use cudarc::driver::{sys, CudaStream};
 
 use crate::driver::context::current::bind_raw;
 use crate::driver::result::check;
@@ -36,6 +36,12 @@ pub(crate) struct StreamInner {
     /// In the model check, the queue that stands for this stream (`model.rs`).
     #[cfg(loom)]
     pub(super) lane: Option<Arc<super::lane::Lane>>,
+    /// cudarc's handle to this stream (`driver::cudarc`): for a stream of ours, a borrowed
+    /// wrapper made on the first `Stream::to_cudarc`; for a stream taken from cudarc
+    /// (`borrowed`), cudarc's own, which keeps the stream alive.
+    pub(crate) cudarc: OnceLock<Arc<CudaStream>>,
+    /// The handle is cudarc's (`Stream::from_cudarc`): never destroyed here.
+    pub(crate) borrowed: bool,
 }
 
 // SAFETY: stream and event handles may be used from any thread; the driver serialises work
@@ -73,6 +79,34 @@ impl StreamInner {
             manual: AtomicBool::new(false),
             #[cfg(loom)]
             lane: None,
+            cudarc: OnceLock::new(),
+            borrowed: false,
+        }))
+    }
+
+    /// Wraps `stream`, a stream of cudarc's in the context `ctx_raw` (current on this thread),
+    /// whose state `ctx` is, with a new fence event of ours. The stream stays cudarc's: this
+    /// value holds cudarc's handle, so the stream lives at least as long, and never destroys it.
+    pub(crate) fn borrowed(
+        stream: Arc<CudaStream>,
+        ctx_raw: sys::CUcontext,
+        ctx: Weak<dyn Any + Send + Sync>,
+        blocking: bool,
+    ) -> Result<Arc<StreamInner>> {
+        let fence = new_event()?;
+        let raw = stream.cu_stream();
+        Ok(Arc::new(StreamInner {
+            raw,
+            ctx_raw,
+            ctx,
+            fence: AtomicPtr::new(fence),
+            blocking,
+            legacy: raw.is_null(),
+            manual: AtomicBool::new(false),
+            #[cfg(loom)]
+            lane: None,
+            cudarc: OnceLock::from(stream),
+            borrowed: true,
         }))
     }
 
@@ -93,6 +127,8 @@ impl StreamInner {
             manual: AtomicBool::new(false),
             #[cfg(loom)]
             lane: None,
+            cudarc: OnceLock::new(),
+            borrowed: false,
         })
     }
 
@@ -191,7 +227,10 @@ impl Drop for StreamInner {
             return;
         }
         self.release_fence();
-        if !self.legacy {
+        // A wrapper handed to cudarc (`Stream::to_cudarc`) that cudarc still holds keeps the
+        // handle: it is left to the context rather than destroyed under cudarc's feet.
+        let lent = self.cudarc.get().is_some_and(|c| Arc::strong_count(c) > 1);
+        if !self.legacy && !self.borrowed && !lent {
             // SAFETY: the stream was made for this value and is destroyed once; work queued on
             // it still completes.
             unsafe { sys::cuStreamDestroy_v2(self.raw) };

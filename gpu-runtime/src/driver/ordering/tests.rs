@@ -19,6 +19,8 @@ fn stream_of(blocking: bool, legacy: bool) -> Arc<StreamInner> {
         manual: AtomicBool::new(false),
         #[cfg(loom)]
         lane: None,
+        cudarc: std::sync::OnceLock::new(),
+        borrowed: false,
     })
 }
 

@@ -1,0 +1,166 @@
+//! cuBLAS through cudarc on any memory cudarc's wrappers take (this crate's included), with no
+//! `unsafe` in the caller: cudarc's `Gemm::gemm` is `unsafe` because nothing checks that the
+//! matrices fit their buffers; [`gemm`] checks that first.
+
+use cudarc::cublas::sys::cublasOperation_t;
+use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
+use cudarc::driver::{DevicePtr, DevicePtrMut};
+
+use crate::driver::stream::Stream;
+use crate::error::{Error, Result};
+
+/// A cuBLAS handle whose calls run on `stream` (cudarc's [`CudaBlas`] on
+/// [`Stream::to_cudarc`]), so that its uses of this crate's memory are recorded on `stream`
+/// with no host wait. libcublas is loaded at run time; its absence is
+/// [`Error::Unsupported`], not cudarc's panic.
+pub fn cublas_on(stream: &Stream) -> Result<CudaBlas> {
+    // SAFETY: loading libcublas by the names cudarc would load it by runs only its
+    // initialisers, as cudarc's own first call does.
+    if !unsafe { cudarc::cublas::sys::is_culib_present() } {
+        return Err(Error::Unsupported {
+            what: "cuBLAS",
+            needs: "libcublas loadable by the dynamic loader (a CUDA toolkit's lib64, or the pip package \
+                    nvidia-cublas, on LD_LIBRARY_PATH)"
+                .to_owned(),
+        });
+    }
+    CudaBlas::new(stream.to_cudarc()?).map_err(|e| Error::Cublas {
+        call: "cublasCreate",
+        code: e.0 as i32,
+    })
+}
+
+/// Elements a column-major `rows` x `cols` matrix with leading dimension `ld` spans, after
+/// checking `ld >= max(1, rows)`; `what` names it in errors.
+fn span(what: &'static str, rows: i32, cols: i32, ld: i32) -> Result<usize> {
+    let bad = |detail: String| Error::InvalidArgument {
+        operation: "gemm",
+        detail,
+    };
+    if rows < 0 || cols < 0 {
+        return Err(bad(format!(
+            "{what} is {rows} x {cols}: dimensions cannot be negative"
+        )));
+    }
+    if ld < rows.max(1) {
+        return Err(bad(format!(
+            "{what} has {rows} rows but a leading dimension of {ld}"
+        )));
+    }
+    if rows == 0 || cols == 0 {
+        return Ok(0);
+    }
+    Ok(ld as usize * (cols as usize - 1) + rows as usize)
+}
+
+/// The rows and columns of a matrix stored for `op(X)` of `rows` x `cols`.
+fn stored(op: cublasOperation_t, rows: i32, cols: i32) -> (i32, i32) {
+    match op {
+        cublasOperation_t::CUBLAS_OP_N => (rows, cols),
+        _ => (cols, rows),
+    }
+}
+
+/// Checks that the matrices of `cfg` fit buffers of `a`, `b` and `c` elements.
+pub(crate) fn check_gemm<T>(cfg: &GemmConfig<T>, a: usize, b: usize, c: usize) -> Result<()> {
+    let (ar, ac) = stored(cfg.transa, cfg.m, cfg.k);
+    let (br, bc) = stored(cfg.transb, cfg.k, cfg.n);
+    let need = [
+        ("A", span("A", ar, ac, cfg.lda)?, a),
+        ("B", span("B", br, bc, cfg.ldb)?, b),
+        ("C", span("C", cfg.m, cfg.n, cfg.ldc)?, c),
+    ];
+    for (what, needed, len) in need {
+        if needed > len {
+            return Err(Error::SizeMismatch {
+                operation: "gemm",
+                detail: format!("{what} spans {needed} elements but its buffer has {len}"),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `C = alpha op(A) op(B) + beta C` through cuBLAS (`cublas<t>gemm`, column-major, as
+/// cudarc's `Gemm::gemm` takes `cfg`), after checking that each matrix fits its buffer, so no
+/// `unsafe` is needed: a `cfg` that does not fit is [`Error::SizeMismatch`] or
+/// [`Error::InvalidArgument`] before cuBLAS is called.
+///
+/// `a`, `b` and `c` are anything cudarc's wrappers take: this crate's buffers, views, pooled
+/// buffers and arrays (their uses recorded on `blas`'s stream, see the guide's "cudarc and its
+/// libraries"), or cudarc's slices. `c` is written, so it is taken by `&mut`.
+pub fn gemm<T, A, B, C>(blas: &CudaBlas, cfg: GemmConfig<T>, a: &A, b: &B, c: &mut C) -> Result<()>
+where
+    CudaBlas: Gemm<T>,
+    A: DevicePtr<T>,
+    B: DevicePtr<T>,
+    C: DevicePtrMut<T>,
+{
+    check_gemm(&cfg, a.len(), b.len(), c.len())?;
+    // SAFETY: every matrix of `cfg` lies inside its buffer (checked above: dimensions not
+    // negative, leading dimensions at least the rows, spans within the lengths); `c` is
+    // borrowed exclusively, so it overlaps neither `a` nor `b`; each pointer is ordered on
+    // cuBLAS's stream by its `device_ptr(_mut)`.
+    unsafe { blas.gemm(cfg, a, b, c) }.map_err(|e| Error::Cublas {
+        call: "cublasGemm",
+        code: e.0 as i32,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cudarc::cublas::sys::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
+
+    fn cfg(
+        transa: cublasOperation_t,
+        m: i32,
+        n: i32,
+        k: i32,
+        lda: i32,
+        ldb: i32,
+        ldc: i32,
+    ) -> GemmConfig<f32> {
+        GemmConfig {
+            transa,
+            transb: CUBLAS_OP_N,
+            m,
+            n,
+            k,
+            alpha: 1.0,
+            lda,
+            ldb,
+            beta: 0.0,
+            ldc,
+        }
+    }
+
+    #[test]
+    fn gemm_checks_each_matrix_against_its_buffer() {
+        // 4x3 times 3x2 into 4x2.
+        assert!(check_gemm(&cfg(CUBLAS_OP_N, 4, 2, 3, 4, 3, 4), 12, 6, 8).is_ok());
+        assert!(matches!(
+            check_gemm(&cfg(CUBLAS_OP_N, 4, 2, 3, 4, 3, 4), 11, 6, 8),
+            Err(Error::SizeMismatch { .. })
+        ));
+        assert!(matches!(
+            check_gemm(&cfg(CUBLAS_OP_N, 4, 2, 3, 4, 3, 4), 12, 6, 7),
+            Err(Error::SizeMismatch { .. })
+        ));
+        // A transposed is stored 3x4: lda >= 3, 12 elements.
+        assert!(check_gemm(&cfg(CUBLAS_OP_T, 4, 2, 3, 3, 3, 4), 12, 6, 8).is_ok());
+        assert!(matches!(
+            check_gemm(&cfg(CUBLAS_OP_N, 4, 2, 3, 3, 3, 4), 100, 100, 100),
+            Err(Error::InvalidArgument { .. })
+        ));
+        // A padded leading dimension: the last column need not be padded.
+        assert!(check_gemm(&cfg(CUBLAS_OP_N, 4, 2, 3, 6, 3, 4), 16, 6, 8).is_ok());
+        assert!(check_gemm(&cfg(CUBLAS_OP_N, 4, 2, 3, 6, 3, 4), 15, 6, 8).is_err());
+        assert!(matches!(
+            check_gemm(&cfg(CUBLAS_OP_N, -1, 2, 3, 4, 3, 4), 100, 100, 100),
+            Err(Error::InvalidArgument { .. })
+        ));
+        // Empty products touch nothing.
+        assert!(check_gemm(&cfg(CUBLAS_OP_N, 0, 2, 3, 1, 3, 1), 0, 6, 0).is_ok());
+    }
+}
