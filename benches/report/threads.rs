@@ -15,9 +15,9 @@ use crate::table::Row;
 use crate::{axpy, ok};
 
 /// Launches per thread per round.
-const LAUNCHES: usize = 2_000;
+const LAUNCHES: usize = 4_000;
 /// Rounds, ours and raw back to back; the first warms up and is not counted.
-const ROUNDS: usize = 13;
+const ROUNDS: usize = 25;
 const N: i32 = 1024;
 const COUNTS: [(usize, &str); 5] = [
     (1, "1 thread, one shared read buffer, launches/s"),

@@ -32,7 +32,10 @@ pub struct Lent<'s, T> {
     ptr: sys::CUdeviceptr,
     len: usize,
     stream: &'s Stream,
-    uses: StreamUses,
+    /// The lend's record, owned by the lend itself (not by this value), so that whatever the
+    /// closure does with the value (even swapping it with another lend's through `&mut`), the
+    /// end of the lend waits for the uses of the memory it lent.
+    uses: &'s StreamUses,
     _elem: PhantomData<&'s [T]>,
 }
 
@@ -58,7 +61,7 @@ impl<T> std::fmt::Debug for LentMut<'_, T> {
 impl<T> DeviceRead<T> for Lent<'_, T> {
     #[inline]
     fn device_view(&self) -> DeviceView<'_, T> {
-        DeviceView::tracked(self.ptr, self.len, self.stream.context(), &self.uses)
+        DeviceView::tracked(self.ptr, self.len, self.stream.context(), self.uses)
     }
 }
 
@@ -73,7 +76,7 @@ impl<T> DeviceWrite<T> for LentMut<'_, T> {
     #[inline]
     fn device_view_mut(&mut self) -> DeviceViewMut<'_, T> {
         let l = &self.inner;
-        DeviceViewMut::tracked(l.ptr, l.len, l.stream.context(), &l.uses)
+        DeviceViewMut::tracked(l.ptr, l.len, l.stream.context(), l.uses)
     }
 }
 
@@ -222,6 +225,10 @@ impl<T, M: DevicePtrMut<T> + ?Sized> CudarcEnd for WriteEnd<'_, T, M> {
 /// A lend in progress: ended by `finish`, or when dropped (a panic in the closure).
 struct Lending<'s, T, E: CudarcEnd> {
     lent: LentMut<'s, T>,
+    /// The lend's record (what `lent` records into, unless the closure swapped it).
+    uses: &'s StreamUses,
+    /// The lend's stream.
+    stream: &'s Stream,
     c: std::sync::Arc<CudaStream>,
     end: E,
     done: bool,
@@ -232,6 +239,7 @@ impl<'s, T, E: CudarcEnd> Lending<'s, T, E> {
         ptr: sys::CUdeviceptr,
         len: usize,
         stream: &'s Stream,
+        uses: &'s StreamUses,
         c: std::sync::Arc<CudaStream>,
         end: E,
     ) -> Self {
@@ -241,11 +249,13 @@ impl<'s, T, E: CudarcEnd> Lending<'s, T, E> {
                     ptr,
                     len,
                     stream,
-                    uses: StreamUses::new(),
+                    uses,
                     _elem: PhantomData,
                 },
                 _elem: PhantomData,
             },
+            uses,
+            stream,
             c,
             end,
             done: false,
@@ -255,25 +265,25 @@ impl<'s, T, E: CudarcEnd> Lending<'s, T, E> {
     /// The record starts as a write on the lend's stream, which waited for cudarc's events:
     /// a use on another stream waits for it.
     fn begin(&self) -> Result<()> {
-        let l = &self.lent.inner;
-        l.uses.write_on(l.stream.inner())
+        self.uses.write_on(self.stream.inner())
     }
 
     /// The stream waits for every use of ours (the host, if that fails), then cudarc's event is
     /// recorded on it; where cudarc orders nothing, the host waits for the stream.
     fn end_now(&mut self) -> Result<()> {
         self.done = true;
-        let l = &self.lent.inner;
-        let ordered = l.uses.write_on(l.stream.inner());
+        // The closure has returned: no borrow of the lent value is left, so this write is
+        // exclusive, and waits for every use the record names.
+        let ordered = self.uses.write_on(self.stream.inner());
         let waited = match ordered {
             Ok(()) => Ok(()),
-            Err(_) => l.uses.host_write(),
+            Err(_) => self.uses.host_write(),
         };
         self.end.record(&self.c);
         // cudarc records its event only where both contexts it looks at order streams.
         let recorded = self.end.managing() && self.c.context().is_managing_stream_synchronization();
         if ordered.is_err() || !recorded {
-            l.stream.synchronize()?;
+            self.stream.synchronize()?;
         }
         waited
     }
@@ -302,7 +312,8 @@ fn lend_read<T, M: DevicePtr<T> + ?Sized, R>(
     // cudarc makes `c` wait for its last write; its read event is recorded at the end.
     let (ptr, record) = mem.device_ptr(&c);
     std::mem::forget(record);
-    let lending = Lending::new(ptr, mem.len(), stream, c, ReadEnd(mem, PhantomData));
+    let uses = StreamUses::new();
+    let lending = Lending::new(ptr, mem.len(), stream, &uses, c, ReadEnd(mem, PhantomData));
     lending.begin()?;
     let r = f(&lending.lent.inner);
     lending.finish()?;
@@ -320,7 +331,8 @@ fn lend_write<T, M: DevicePtrMut<T> + ?Sized, R>(
     let (ptr, record) = mem.device_ptr_mut(&c);
     std::mem::forget(record);
     let len = mem.len();
-    let mut lending = Lending::new(ptr, len, stream, c, WriteEnd(mem, PhantomData));
+    let uses = StreamUses::new();
+    let mut lending = Lending::new(ptr, len, stream, &uses, c, WriteEnd(mem, PhantomData));
     lending.begin()?;
     let r = f(&mut lending.lent);
     lending.finish()?;

@@ -257,7 +257,18 @@ impl StreamUses {
     /// shared borrow of the memory held until the read is queued.
     #[inline(always)]
     pub(crate) fn read_on(&self, s: &Arc<StreamInner>) -> Result<()> {
-        if self.fast.load(Ordering::Acquire) & KEY_MASK == s.key() || self.seen(s.key()) {
+        if self.fast.load(Ordering::Acquire) & KEY_MASK == s.key() {
+            return Ok(());
+        }
+        self.read_on_shared(s)
+    }
+
+    /// A read when several streams use the memory: a lock-free scan of the slots, else the
+    /// lock. Kept out of line, so that the one-stream path inlined into every launch stays one
+    /// load and a compare.
+    #[inline(never)]
+    fn read_on_shared(&self, s: &Arc<StreamInner>) -> Result<()> {
+        if self.seen(s.key()) {
             return Ok(());
         }
         self.use_on(s, Access::Read)
