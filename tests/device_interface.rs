@@ -488,10 +488,8 @@ fn async_copies_from_pinned_memory_overlap_a_kernel_on_another_stream() {
     let mut pinned: *mut std::ffi::c_void = std::ptr::null_mut();
     ctx.bind().unwrap();
     // SAFETY: valid out-pointer; a context is current. Freed below.
-    assert_eq!(
-        unsafe { sys::cuMemHostAlloc(&mut pinned, bytes, 0) },
-        sys::CUresult::CUDA_SUCCESS
-    );
+    let allocated = unsafe { sys::cuMemHostAlloc(&mut pinned, bytes, 0) };
+    assert_eq!(allocated, sys::CUresult::CUDA_SUCCESS);
     // SAFETY: the allocation holds n f32s and nothing else refers to it until it is freed.
     let host = unsafe { std::slice::from_raw_parts_mut(pinned.cast::<f32>(), n) };
     let mut rng = Rng::new(70);

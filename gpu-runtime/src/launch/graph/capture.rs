@@ -200,9 +200,10 @@ impl<'a> Capture<'a> {
                 sys::CUresult::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
             ));
         }
-        // SAFETY: the driver returned `n` handles at `deps`, valid until the next call on the
-        // stream; after one launch the stream depends on exactly that launch's node.
+        // After one launch the stream depends on exactly that launch's node.
         Ok(if n == 1 && !deps.is_null() {
+            // SAFETY: the driver returned `n` handles at `deps`, valid until the next call on
+            // the stream.
             unsafe { *deps }
         } else {
             std::ptr::null_mut()
