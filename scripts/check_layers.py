@@ -15,6 +15,8 @@ root, which declares everything: inside the crate, name an item by the module th
 The layers, lowest first, are the top-level modules in LAYERS below; ARCHITECTURE.md says what
 each holds. A layer in LEAVES is optional (a cargo feature): it may use the layers below it, and
 nothing but the crate root may use it.
+
+The workspace's other crates (OTHER_CRATES) are checked for import cycles among their modules.
 """
 
 import os
@@ -34,9 +36,9 @@ LAYERS = ["error", "types", "compiler", "driver", "tools", "nccl", "launch", "gp
 LEAVES = {"nccl", "interop"}
 
 
-def module_of(path):
+def module_of(path, root=ROOT):
     """The module path (a tuple) of a source file: src/a/b.rs -> ('a', 'b')."""
-    rel = os.path.relpath(path, ROOT)[:-3].split(os.sep)
+    rel = os.path.relpath(path, root)[:-3].split(os.sep)
     if rel[-1] in ("mod", "lib"):
         rel = rel[:-1]
     return tuple(rel)
@@ -181,13 +183,15 @@ def layer(mod):
     return LAYERS.index(top) if top in LAYERS else None
 
 
-def main():
+def import_graph(root):
+    """The modules of the crate whose sources are under `root` (tests left out), their files,
+    and the imports between them."""
     files = {}
-    for d, _, names in os.walk(ROOT):
+    for d, _, names in os.walk(root):
         for n in names:
             if n.endswith(".rs"):
                 p = os.path.join(d, n)
-                files[module_of(p)] = p
+                files[module_of(p, root)] = p
     # Test modules in their own files (`#[cfg(test)] mod tests;`) do not count either.
     for mod, path in list(files.items()):
         for m in TEST_MOD.finditer(strip(open(path, encoding="utf-8").read())):
@@ -204,20 +208,12 @@ def main():
             target = resolve(p, mod, modules)
             if target is not None and target != mod:
                 edges[mod].add(target)
+    return files, modules, edges
 
+
+def cycles(modules, edges):
+    """A problem line for each import cycle among `modules`."""
     problems = []
-    # Layers: no edge to a higher layer (the root may use everything).
-    for a, targets in sorted(edges.items()):
-        la = layer(a)
-        if la is None:
-            problems.append(f"{'::'.join(a)}: not in a layer (top-level modules are {', '.join(LAYERS[:-1])})")
-            continue
-        for b in sorted(targets):
-            lb = layer(b)
-            if lb is not None and lb > la and a != ():
-                problems.append(f"layer violation: {'::'.join(a)} ({LAYERS[la]}) uses {'::'.join(b) or 'crate'} ({LAYERS[lb]})")
-            elif lb is not None and lb != la and LAYERS[lb] in LEAVES and LAYERS[la] != "crate":
-                problems.append(f"layer violation: {'::'.join(a)} ({LAYERS[la]}) uses {'::'.join(b)} of the optional layer {LAYERS[lb]}, which only the crate root may use")
     # Cycles: strongly connected components of more than one module (Tarjan).
     index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
     sys.setrecursionlimit(10000)
@@ -253,6 +249,38 @@ def main():
         inner = sorted(f"{'::'.join(a) or 'crate'} -> {'::'.join(b) or 'crate'}" for a in comp for b in edges.get(a, ()) if b in cyc)
         problems.append(f"import cycle among {len(comp)} modules: {', '.join(names)}\n    " + "\n    ".join(inner))
 
+    return problems
+
+
+# The other crates of the workspace: no layers, but no import cycle among their modules (their
+# roots, lib.rs, hold the public entry points the modules serve, so edges to the root are left
+# out).
+OTHER_CRATES = ["gpu-cdecl", "gpu-macros"]
+
+
+def main():
+    files, modules, edges = import_graph(ROOT)
+    problems = []
+    # Layers: no edge to a higher layer (the root may use everything).
+    for a, targets in sorted(edges.items()):
+        la = layer(a)
+        if la is None:
+            problems.append(f"{'::'.join(a)}: not in a layer (top-level modules are {', '.join(LAYERS[:-1])})")
+            continue
+        for b in sorted(targets):
+            lb = layer(b)
+            if lb is not None and lb > la and a != ():
+                problems.append(f"layer violation: {'::'.join(a)} ({LAYERS[la]}) uses {'::'.join(b) or 'crate'} ({LAYERS[lb]})")
+            elif lb is not None and lb != la and LAYERS[lb] in LEAVES and LAYERS[la] != "crate":
+                problems.append(f"layer violation: {'::'.join(a)} ({LAYERS[la]}) uses {'::'.join(b)} of the optional layer {LAYERS[lb]}, which only the crate root may use")
+    problems += cycles(modules, edges)
+    for name in OTHER_CRATES:
+        root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", name, "src")
+        _, other_modules, other_edges = import_graph(root)
+        other_modules.discard(())
+        other_edges = {a: {b for b in t if b != ()} for a, t in other_edges.items() if a != ()}
+        problems += [f"{name}: {p}" for p in cycles(other_modules, other_edges)]
+
     if "--tree" in sys.argv:
         print_tree(files)
     if "--graph" in sys.argv:
@@ -263,7 +291,7 @@ def main():
         for p in problems:
             print("  " + p)
         sys.exit(1)
-    print(f"check_layers: {len(modules)} modules, {n_edges} imports, no cycle, every import goes to its own layer or a lower one ({' < '.join(LAYERS)})")
+    print(f"check_layers: {len(modules)} modules, {n_edges} imports, no cycle, every import goes to its own layer or a lower one ({' < '.join(LAYERS)}); no cycle among the modules of {', '.join(OTHER_CRATES)}")
 
 
 def print_graph(edges):

@@ -3,8 +3,7 @@
 //! CUDA headers. One table gives both the type a parameter of that name has and the NVRTC
 //! prelude that declares the names, so that the two cannot disagree.
 
-use crate::decl::{walk, Aliases, Ctx};
-use crate::types::{CType, Scalar};
+use crate::types::Scalar;
 
 macro_rules! host_typedefs {
     ($($name:literal = $c:literal => $scalar:ident,)*) => {
@@ -70,31 +69,11 @@ pub(crate) fn vector_typedef(name: &str) -> Option<&'static str> {
     }
 }
 
-/// A C type name, resolved as a kernel parameter of that type would be: `unsigned int`, `uint`
-/// and `u_int32_t` are [`Scalar::U32`], `float2` and `cuFloatComplex` are `Named("float2")`,
-/// `const float *` is a pointer. `Err` holds why it is not a type a kernel can take, as a
-/// sentence fragment ("pointers to pointers are not supported").
-pub(crate) fn parse_type(text: &str) -> Result<CType, String> {
-    let lexed = crate::lexer::lex(text);
-    if let Some((_, message)) = lexed.error {
-        return Err(message);
-    }
-    let aliases = Aliases::new();
-    let ctx = Ctx {
-        aliases: &aliases,
-        template_params: &[],
-    };
-    let walked = walk(&lexed.toks, &ctx, None);
-    if let Some(name) = walked.name {
-        return Err(format!("`{name}` is not part of a type name"));
-    }
-    walked.ty.map(|(ty, _)| ty)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::find_kernel;
+    use crate::types::CType;
 
     /// The prelude's C spellings are what the table says: each name, declared by the prelude
     /// itself, parses to the table's scalar (and is one line of the prelude).
@@ -126,28 +105,5 @@ mod tests {
         // glibc declares no `uchar`: it stays a name the source must declare.
         assert!(host_typedef("uchar").is_none());
         assert!(!NVRTC_PRELUDE.contains(" uchar;"));
-    }
-
-    #[test]
-    fn type_names_parse_as_parameters_would() {
-        use crate::types::Scalar::*;
-        for (text, want) in [
-            ("unsigned int", CType::Scalar(U32)),
-            ("uint", CType::Scalar(U32)),
-            ("u_char", CType::Scalar(U8)),
-            ("ulong", CType::Scalar(U64)),
-            ("float", CType::Scalar(F32)),
-            ("float2", CType::Named("float2".into())),
-            ("cuFloatComplex", CType::Named("float2".into())),
-            ("cuDoubleComplex", CType::Named("double2".into())),
-            ("const float *", CType::pointer(CType::Scalar(F32), true)),
-        ] {
-            assert_eq!(parse_type(text), Ok(want), "{text}");
-        }
-        assert!(parse_type("float x").is_err());
-        assert!(parse_type("unsigned float").is_err());
-        assert!(parse_type("int **").is_err());
-        assert!(parse_type("").is_err());
-        assert!(parse_type("/* never closed").is_err());
     }
 }

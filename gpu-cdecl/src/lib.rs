@@ -183,5 +183,5 @@ pub fn find_globals(source: &str) -> Vec<String> {
 /// assert!(parse_type("float **").is_err());
 /// ```
 pub fn parse_type(text: &str) -> Result<CType, String> {
-    host::parse_type(text)
+    decl::parse_type(text)
 }
