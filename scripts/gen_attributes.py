@@ -1,11 +1,28 @@
 #!/usr/bin/env python3
-"""Generates gpu-runtime/src/attributes.rs from cudarc's cuda-13000 `CUdevice_attribute_enum`.
+"""Generates gpu-runtime/src/driver/attributes.rs from cudarc's cuda-13000
+`CUdevice_attribute_enum`, formatted with rustfmt.
 
-Usage: python3 scripts/gen_attributes.py PATH/TO/cudarc/src/driver/sys/mod.rs > gpu-runtime/src/attributes.rs
+    python3 scripts/gen_attributes.py           # (re)writes the file
+    python3 scripts/gen_attributes.py --check   # exit status 1 when the file is not what it would write (CI)
+
+cudarc's source is the one cargo resolved for the workspace (`cargo metadata`), or the
+`src/driver/sys/mod.rs` given as an argument.
 """
-import re, sys
+import json, os, re, subprocess, sys
 
-src = open(sys.argv[1]).read().splitlines()
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+TARGET = os.path.join(ROOT, "gpu-runtime", "src", "driver", "attributes.rs")
+check = "--check" in sys.argv
+args = [a for a in sys.argv[1:] if a != "--check"]
+if args:
+    sys_rs = args[0]
+else:
+    meta = json.loads(subprocess.run(["cargo", "metadata", "--format-version", "1"], cwd=ROOT,
+                                     check=True, capture_output=True, text=True).stdout)
+    cudarc = next(p for p in meta["packages"] if p["name"] == "cudarc")
+    sys_rs = os.path.join(os.path.dirname(cudarc["manifest_path"]), "src", "driver", "sys", "mod.rs")
+
+src = open(sys_rs).read().splitlines()
 start = None
 for i, line in enumerate(src):
     if line.strip() == "pub enum CUdevice_attribute_enum {" and 'feature = "cuda-13000"' in src[i - 3] and "cuda-13010" not in src[i - 3]:
@@ -101,4 +118,14 @@ w("        assert_eq!(DeviceAttribute::WarpSize.raw() as u32, 10);")
 w("        assert_eq!(DeviceAttribute::ComputeCapabilityMajor.name(), \"CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR\");")
 w("    }")
 w("}")
-print("\n".join(out))
+text = "\n".join(out) + "\n"
+text = subprocess.run(["rustfmt", "--edition", "2021", "--config-path", os.path.join(ROOT, "rustfmt.toml")],
+                      input=text, check=True, capture_output=True, text=True).stdout
+if check:
+    if open(TARGET).read() != text:
+        print(f"gen_attributes: {os.path.relpath(TARGET, ROOT)} is not what scripts/gen_attributes.py generates "
+              "from the cudarc in Cargo.lock: run `python3 scripts/gen_attributes.py` and commit the result")
+        sys.exit(1)
+    print(f"gen_attributes: {os.path.relpath(TARGET, ROOT)} is current")
+else:
+    open(TARGET, "w").write(text)
