@@ -187,7 +187,7 @@ fn source_static(
     let file = format!("{module_name}.cu");
     quote! {
         #[doc(hidden)]
-        pub static #ident: ::gpu_runtime::ModuleSource =
+        pub static #ident: ::gpu_runtime::compiler::ModuleSource =
             ::gpu_runtime::__private::ModuleSource::linked(#file, &[#(#parts),*], &[#(#kernels),*], &[#(#options),*]);
     }
 }
