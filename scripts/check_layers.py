@@ -274,6 +274,10 @@ def main():
             elif lb is not None and lb != la and LAYERS[lb] in LEAVES and LAYERS[la] != "crate":
                 problems.append(f"layer violation: {'::'.join(a)} ({LAYERS[la]}) uses {'::'.join(b)} of the optional layer {LAYERS[lb]}, which only the crate root may use")
     problems += cycles(modules, edges)
+    # One public path per item: the crate root re-exports named items only, never a layer whole.
+    root_text = strip(open(os.path.join(ROOT, "lib.rs"), encoding="utf-8").read())
+    for m in re.finditer(r"(?m)^\s*pub use [^;]*\*[^;]*;", root_text):
+        problems.append(f"lib.rs re-exports a glob (`{' '.join(m.group(0).split())}`): every item has one public path, under its layer; re-export only the few items nearly every program names")
     for name in OTHER_CRATES:
         root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", name, "src")
         _, other_modules, other_edges = import_graph(root)

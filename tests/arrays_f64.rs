@@ -11,6 +11,8 @@ use gpu_runtime::compiler::layout::probe_constants;
 use gpu_runtime::compiler::{compile, Target};
 use gpu_runtime::ndarray::{Array2, Array3, Order, ShapeBuilder};
 use gpu_runtime::types::{Complex32, Complex64, COMPLEX_TYPES};
+// The ported PyCUDA tests import the driver layer whole, as `from pycuda.driver import *`.
+use gpu_runtime::driver::*;
 use gpu_runtime::*;
 use gpu_suite::Rng;
 

@@ -7,6 +7,9 @@ use std::collections::HashSet;
 
 use gpu_runtime::cudarc::driver::sys;
 use gpu_runtime::ndarray::{Array2, Array3, ShapeBuilder};
+// The ported PyCUDA tests import the driver layer whole, as `from pycuda.driver import *`.
+use gpu_runtime::compiler::Target;
+use gpu_runtime::driver::*;
 use gpu_runtime::*;
 use gpu_suite::{assert_close, rerun_test_in_child, Rng};
 

@@ -9,6 +9,9 @@
 mod common;
 
 use common::{axpy, raw_alloc_in};
+// The ported PyCUDA tests import the driver layer whole, as `from pycuda.driver import *`.
+use gpu_runtime::driver::*;
+use gpu_runtime::launch::{Arg, ArgType};
 use gpu_runtime::*;
 use gpu_suite::{assert_close, rerun_test_in_child, Rng};
 

@@ -10,7 +10,8 @@
 
 use gpu_runtime::nccl::{group, Comms, Group, ReduceOp};
 use gpu_runtime::{
-    kernel, memset_d32_async, Context, Device, DeviceBuffer, DeviceRead, DeviceRepr, Stream, StreamFlags,
+    driver::memset_d32_async, driver::StreamFlags, kernel, Context, Device, DeviceBuffer, DeviceRead,
+    DeviceRepr, Stream,
 };
 use gpu_suite::{assert_close, Rng};
 
@@ -251,7 +252,7 @@ fn send_recv_ring_in_a_group() {
 fn cycles_for_ms(ctx: &Context, ms: f64) -> i64 {
     let khz = ctx
         .device()
-        .attribute(gpu_runtime::DeviceAttribute::ClockRate)
+        .attribute(gpu_runtime::driver::DeviceAttribute::ClockRate)
         .unwrap() as f64;
     (khz * ms) as i64
 }

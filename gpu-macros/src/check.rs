@@ -52,7 +52,7 @@ fn c_type_text(ty: &CType) -> String {
 }
 
 /// The Rust spelling that matches a C parameter type, for "expected …" hints.
-/// The Rust name for a named C type: `gpu_runtime::Float4` for `float4`, else the same name.
+/// The Rust name for a named C type: `gpu_runtime::types::Float4` for `float4`, else the same name.
 fn named_rust(c_name: &str) -> String {
     crate::vector::rust_name(c_name).map_or_else(|| c_name.to_owned(), |r| format!("gpu_runtime::{r}"))
 }

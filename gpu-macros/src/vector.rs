@@ -1,6 +1,6 @@
-//! The Rust names of CUDA's vector types (`float4` is `gpu_runtime::Float4`), mirroring
+//! The Rust names of CUDA's vector types (`float4` is `gpu_runtime::types::Float4`), mirroring
 //! `gpu_runtime::vector`, and of complex numbers (`gpu_runtime::complex<float>` is
-//! `gpu_runtime::Complex32`, see `gpu_runtime::types::complex`).
+//! `gpu_runtime::types::Complex32`, see `gpu_runtime::types::complex`).
 
 /// The Rust type name for a CUDA vector type's C name, or `None` when `c` is not one.
 pub fn rust_name(c: &str) -> Option<String> {

@@ -191,7 +191,7 @@ pub enum Error {
         detail: String,
     },
     /// A PyCUDA argument format string (`"PPfi"`, for
-    /// [`Function::prepare_format`](crate::Function::prepare_format)) that cannot be read;
+    /// [`Function::prepare_format`](crate::driver::Function::prepare_format)) that cannot be read;
     /// nothing was prepared.
     #[error("argument format {format:?}, at byte {position}: {detail}")]
     ArgumentFormat {

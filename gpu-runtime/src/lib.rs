@@ -32,11 +32,6 @@ pub use types::DeviceRepr;
 
 #[doc(hidden)]
 pub use crate::launch::validate as validate_launch;
-/// Every public item under the flat path it had before the layers (`gpu_runtime::PinnedArray`
-/// for `gpu_runtime::driver::PinnedArray`), so that programs written then still build; not in
-/// the documentation, which names each item by its layer.
-#[doc(hidden)]
-pub use crate::{compiler::*, driver::*, launch::*, tools::*, types::*};
 
 pub use gpu_macros::{elementwise, gpu_test, kernel};
 
@@ -44,15 +39,15 @@ pub use gpu_macros::{elementwise, gpu_test, kernel};
 const _: () = {
     const fn send_sync<T: Send + Sync>() {}
     send_sync::<Context>();
-    send_sync::<Function>();
+    send_sync::<driver::Function>();
     send_sync::<Stream>();
     send_sync::<Event>();
     send_sync::<DeviceBuffer<f32>>();
     send_sync::<DeviceView<'static, f32>>();
     send_sync::<DeviceViewMut<'static, f32>>();
     send_sync::<Device>();
-    send_sync::<DeviceLimits>();
-    send_sync::<ModuleSource>();
+    send_sync::<driver::DeviceLimits>();
+    send_sync::<compiler::ModuleSource>();
     send_sync::<Error>();
 };
 

@@ -10,7 +10,7 @@
 //! and checks every image it gets against an uncached compile of the same source. Prints
 //! `hammer ok hits=… misses=… replaced=…`, or exits 1 on the first wrong image.
 
-use gpu_runtime::{CacheStatus, SourceModule};
+use gpu_runtime::{compiler::CacheStatus, SourceModule};
 use gpu_suite::Rng;
 
 pub const SOURCE: &str = "__global__ void twice(float *x, int n) {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) x[i] *= 2.0f;\n}\n";

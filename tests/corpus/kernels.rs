@@ -4,9 +4,9 @@
 //! corpus.rs (NVRTC, in CI) and corpus_gpu.rs.
 #![allow(dead_code, non_snake_case)]
 
+use gpu_runtime::driver::TextureObject;
 use gpu_runtime::kernel;
 use gpu_runtime::types::{Float2, UInt4};
-use gpu_runtime::TextureObject;
 
 #[kernel(file = "tests/corpus/BlackScholes.cu")]
 pub mod black_scholes {

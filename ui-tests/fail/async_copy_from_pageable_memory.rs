@@ -1,6 +1,6 @@
 // A safe asynchronous copy needs page-locked memory this crate tracks: the host must not touch
 // a `Vec` while the DMA engine may still read it, which nothing would enforce.
-use gpu_runtime::{memcpy_htod_async, Context, Stream};
+use gpu_runtime::{driver::memcpy_htod_async, Context, Stream};
 
 fn main() -> gpu_runtime::Result<()> {
     let ctx = Context::default()?;

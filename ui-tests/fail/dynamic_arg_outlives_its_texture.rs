@@ -1,6 +1,6 @@
 // A runtime-typed argument borrows the texture its object came from: the texture cannot be
 // dropped while the `Arg` is still to be passed to a launch.
-use gpu_runtime::{Arg, ArrayDescriptor, Context, CudaArray, SourceModule, Texture, TextureDesc};
+use gpu_runtime::{launch::Arg, driver::ArrayDescriptor, Context, driver::CudaArray, SourceModule, driver::Texture, driver::TextureDesc};
 
 fn main() -> gpu_runtime::Result<()> {
     let ctx = Context::default()?;

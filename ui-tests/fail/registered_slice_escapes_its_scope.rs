@@ -1,6 +1,6 @@
 // A registered slice exists only inside its closure, after which the host waits for the GPU
 // and unlocks the memory: it cannot be kept (or leaked) past that point.
-use gpu_runtime::{Context, HostRegisterFlags};
+use gpu_runtime::{Context, driver::HostRegisterFlags};
 
 fn main() -> gpu_runtime::Result<()> {
     let ctx = Context::default()?;

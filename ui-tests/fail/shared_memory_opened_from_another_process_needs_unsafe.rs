@@ -1,6 +1,6 @@
 // Memory another process shares is used on that process's terms, which this crate cannot
 // see: opening it is `unsafe`.
-use gpu_runtime::{Context, IpcMemHandle};
+use gpu_runtime::{Context, driver::IpcMemHandle};
 
 fn main() -> gpu_runtime::Result<()> {
     let ctx = Context::default()?;

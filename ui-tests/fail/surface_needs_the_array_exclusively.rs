@@ -1,6 +1,6 @@
 // Kernels write an array through its surface, so the surface borrows the array exclusively:
 // no texture may read it meanwhile.
-use gpu_runtime::{ArrayDescriptor, ArrayFlags, Context, CudaArray, Surface, Texture, TextureDesc};
+use gpu_runtime::{driver::ArrayDescriptor, driver::ArrayFlags, Context, driver::CudaArray, driver::Surface, driver::Texture, driver::TextureDesc};
 
 fn main() -> gpu_runtime::Result<()> {
     let ctx = Context::default()?;

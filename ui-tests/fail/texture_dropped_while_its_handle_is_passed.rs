@@ -1,5 +1,5 @@
 // The texture cannot be dropped while a handle to it is still to be passed to a launch.
-use gpu_runtime::{kernel, ArrayDescriptor, Context, CudaArray, Stream, Texture, TextureDesc, TextureObject};
+use gpu_runtime::{kernel, driver::ArrayDescriptor, Context, driver::CudaArray, Stream, driver::Texture, driver::TextureDesc, driver::TextureObject};
 
 #[kernel(r#"
 __global__ void sample(cudaTextureObject_t tex, float *out, int n) {

@@ -1,5 +1,5 @@
 // A kernel's texture handle borrows its texture: it cannot outlive it.
-use gpu_runtime::{ArrayDescriptor, Context, CudaArray, Texture, TextureDesc, TextureObject};
+use gpu_runtime::{driver::ArrayDescriptor, Context, driver::CudaArray, driver::Texture, driver::TextureDesc, driver::TextureObject};
 
 fn handle(array: &CudaArray) -> gpu_runtime::Result<TextureObject<'static>> {
     let tex = Texture::from_array(array, &TextureDesc::default())?;

@@ -1,6 +1,6 @@
 // The asynchronous copy from any slice exists, but its caller must promise to keep the slice
 // alive and unchanged until the copy is done.
-use gpu_runtime::{memcpy_dtoh_async_unchecked, memcpy_htod_async_unchecked, Context, Stream};
+use gpu_runtime::{driver::memcpy_dtoh_async_unchecked, driver::memcpy_htod_async_unchecked, Context, Stream};
 
 fn main() -> gpu_runtime::Result<()> {
     let ctx = Context::default()?;

@@ -2,7 +2,7 @@
 //! the macro cannot work out gets an accessor that is deprecated (a warning where it is used)
 //! and returns an error saying why. A CUDA vector type is its Rust type; a C struct is the
 //! caller's `#[repr(C)]` type, checked by size when looked up.
-use gpu_runtime::{kernel, Context, Float4, Global};
+use gpu_runtime::{kernel, Context, types::Float4, driver::Global};
 
 #[derive(Clone, Copy)]
 #[repr(C)]

@@ -2,7 +2,7 @@
 //! against the source that declares it (a `const` pointer in the second source is `&[T]`),
 //! typed globals from both sources, the typed launches without `unsafe`, the convenience call
 //! on a stream, and a kernel of the first source calling a device function of the second.
-use gpu_runtime::{kernel, Context, DeviceBuffer, Global, Stream};
+use gpu_runtime::{kernel, Context, DeviceBuffer, driver::Global, Stream};
 
 #[kernel(sources = [r#"
 __constant__ float gain[2];

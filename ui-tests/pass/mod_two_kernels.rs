@@ -17,5 +17,5 @@ mod pair {
 fn main() {
     let _ = pair::squares::prepare;
     let _ = pair::sum_rows::prepare;
-    let _: &'static gpu_runtime::ModuleSource = pair::squares::source();
+    let _: &'static gpu_runtime::compiler::ModuleSource = pair::squares::source();
 }

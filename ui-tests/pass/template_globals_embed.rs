@@ -1,5 +1,5 @@
 //! A kernel template instantiated twice, typed globals, and embedded images.
-use gpu_runtime::{kernel, Context, DeviceBuffer, Global, ImageKind};
+use gpu_runtime::{kernel, Context, DeviceBuffer, driver::Global, compiler::ImageKind};
 
 #[kernel(r#"
 template <typename T>

@@ -18,7 +18,7 @@ pub enum ImageKind {
 }
 
 /// A compiled module embedded in the program: the image, what it is for, and the symbol of
-/// each kernel of its [`ModuleSource`](crate::ModuleSource), in order.
+/// each kernel of its [`ModuleSource`](crate::compiler::ModuleSource), in order.
 #[derive(Debug)]
 pub struct EmbeddedImage {
     kind: ImageKind,

@@ -111,7 +111,7 @@ pub fn c_layout(source: &str, c_type: &str, fields: &[&str]) -> Result<CLayout> 
 /// use std::mem::offset_of;
 /// #[derive(Clone, Copy)]
 /// #[repr(C)]
-/// struct Particle { pos: gpu_runtime::Float3, mass: f32 }
+/// struct Particle { pos: gpu_runtime::types::Float3, mass: f32 }
 /// const SRC: &str = "struct Particle { float3 pos; float mass; };";
 /// gpu_runtime::layout::check_layout::<Particle>(SRC, "Particle",
 ///     &[("pos", offset_of!(Particle, pos)), ("mass", offset_of!(Particle, mass))])?;

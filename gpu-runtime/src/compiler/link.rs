@@ -55,7 +55,7 @@ struct Source {
 /// launches kernels (dynamic parallelism) needs `add_stdlib("cudadevrt")`.
 ///
 /// ```no_run
-/// use gpu_runtime::{Context, DynamicModule};
+/// use gpu_runtime::{Context, compiler::DynamicModule};
 /// let ctx = Context::default()?;
 /// let mut m = DynamicModule::new();
 /// m.add_source("__device__ float twice(float x) { return 2 * x; }", "twice.cu", &[], &[])

@@ -40,7 +40,7 @@ enum CacheSetting {
 /// on-disk cache described in [`cache`](crate::compiler::cache).
 ///
 /// ```no_run
-/// use gpu_runtime::{Context, SourceModule, Arg, ArgType};
+/// use gpu_runtime::{Context, SourceModule, launch::Arg, launch::ArgType};
 /// # fn main() -> gpu_runtime::Result<()> {
 /// let ctx = Context::default()?;
 /// let n = 256;

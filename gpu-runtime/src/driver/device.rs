@@ -91,7 +91,7 @@ impl Device {
     /// own `CUdevice_attribute`.
     ///
     /// ```no_run
-    /// use gpu_runtime::{Device, DeviceAttribute};
+    /// use gpu_runtime::{Device, driver::DeviceAttribute};
     /// let sms = Device::new(0)?.attribute(DeviceAttribute::MultiprocessorCount)?;
     /// # Ok::<(), gpu_runtime::Error>(())
     /// ```
@@ -209,7 +209,7 @@ impl Device {
     }
 }
 
-/// The launch limits of a device: what [`crate::Function`] checks before every launch.
+/// The launch limits of a device: what [`crate::driver::Function`] checks before every launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeviceLimits {
     /// `CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK`.

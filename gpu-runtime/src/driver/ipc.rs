@@ -23,7 +23,7 @@ use crate::types::repr::DeviceRepr;
 /// Each side in its own process (the driver refuses to open a handle where it was made):
 ///
 /// ```no_run
-/// use gpu_runtime::{Context, DeviceBuffer, IpcMemHandle, Result};
+/// use gpu_runtime::{Context, DeviceBuffer, driver::IpcMemHandle, Result};
 ///
 /// // The owner: `buf` must stay alive while the other process uses it.
 /// fn export(buf: &DeviceBuffer<f32>) -> Result<[u8; 64]> {

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 /// A CUDA stream: work queued on one stream runs in order; work on different streams may overlap.
 ///
 /// Created *blocking* (flag 0, as PyCUDA's `Stream()`), so it also orders with the legacy
-/// default stream that [`prepared_call`](crate::Function) and the synchronous copies use.
+/// default stream that [`prepared_call`](crate::driver::Function) and the synchronous copies use.
 ///
 /// Work on two streams is ordered through the memory it uses: a launch or copy on one stream
 /// of memory last written on another waits for that write, and a write waits for the reads

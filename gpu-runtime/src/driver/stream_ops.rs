@@ -45,7 +45,7 @@ impl Stream {
     /// it silently).
     ///
     /// ```no_run
-    /// use gpu_runtime::{Context, Stream, StreamFlags};
+    /// use gpu_runtime::{Context, Stream, driver::StreamFlags};
     /// let ctx = Context::default()?;
     /// let (_lowest, highest) = ctx.stream_priority_range()?;
     /// // Latency-critical work jumps ahead of bulk work queued on ordinary streams.
@@ -90,7 +90,7 @@ impl Stream {
     ///
     /// ```no_run
     /// use std::sync::mpsc;
-    /// use gpu_runtime::{memset_d32_async, Context, Stream};
+    /// use gpu_runtime::{driver::memset_d32_async, Context, Stream};
     /// let ctx = Context::default()?;
     /// let stream = Stream::new(&ctx)?;
     /// let mut x = ctx.alloc::<u32>(1 << 20)?;

@@ -12,7 +12,7 @@
 //! the kernel has finished: dropping either right after an asynchronous launch is fine.
 //!
 //! ```no_run
-//! use gpu_runtime::{kernel, ArrayDescriptor, Context, CudaArray, Texture, TextureDesc, TextureObject};
+//! use gpu_runtime::{kernel, driver::ArrayDescriptor, Context, driver::CudaArray, driver::Texture, driver::TextureDesc, driver::TextureObject};
 //!
 //! #[kernel(r#"
 //! __global__ void sample(cudaTextureObject_t tex, float *out, int w, int h) {
@@ -313,7 +313,7 @@ impl<'a> Texture<'a> {
     }
 
     /// A texture reading linear device memory (`tex1Dfetch` in the kernel). The memory must start
-    /// at a multiple of the device's texture alignment ([`crate::DeviceAttribute::TextureAlignment`],
+    /// at a multiple of the device's texture alignment ([`crate::driver::DeviceAttribute::TextureAlignment`],
     /// 512 bytes on current GPUs), as a whole allocation does; a misaligned start (a view at an
     /// offset) is [`Error::InvalidArgument`]: bind such a view with
     /// [`from_linear_offset`](Self::from_linear_offset).
@@ -348,7 +348,7 @@ impl<'a> Texture<'a> {
     /// are not the memory's, and a kernel must not fetch them.
     ///
     /// ```no_run
-    /// use gpu_runtime::{kernel, Context, Texture, TextureDesc, TextureObject};
+    /// use gpu_runtime::{kernel, Context, driver::Texture, driver::TextureDesc, driver::TextureObject};
     ///
     /// #[kernel(r#"
     /// __global__ void gather(cudaTextureObject_t tex, int offset, float *out, int n) {
@@ -443,8 +443,8 @@ impl Drop for Texture<'_> {
 /// with [`ArrayFlags::SURFACE_LDST`].
 ///
 /// ```no_run
-/// use gpu_runtime::{kernel, ArrayDescriptor, ArrayFlags, Context, CudaArray};
-/// use gpu_runtime::{Surface, SurfaceObject};
+/// use gpu_runtime::{kernel, driver::ArrayDescriptor, driver::ArrayFlags, Context, driver::CudaArray};
+/// use gpu_runtime::{driver::Surface, driver::SurfaceObject};
 ///
 /// #[kernel(r#"
 /// __global__ void ramp(cudaSurfaceObject_t surf, int w, int h) {

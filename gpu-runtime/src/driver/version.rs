@@ -23,7 +23,7 @@ pub fn version() -> (u32, u32, u32) {
 
 /// The CUDA version whose driver API this crate is built against, as `(major, minor)`: what
 /// PyCUDA's `get_version` reports. The installed driver must be at least this new
-/// ([`driver_version`](crate::driver_version)).
+/// ([`driver_version`](crate::driver::driver_version)).
 pub fn cuda_version() -> (u32, u32) {
     (sys::CUDA_VERSION / 1000, (sys::CUDA_VERSION % 1000) / 10)
 }

@@ -61,7 +61,7 @@ pub(crate) type DevicePoolCore = PoolCore<DeviceAllocator>;
 ///
 /// ```no_run
 /// # fn main() -> gpu_runtime::Result<()> {
-/// use gpu_runtime::{Context, DeviceMemoryPool};
+/// use gpu_runtime::{Context, tools::DeviceMemoryPool};
 /// let ctx = Context::default()?;
 /// let pool = DeviceMemoryPool::new(&ctx);
 /// let a = pool.alloc::<f32>(1 << 18)?; // a new block from the driver
@@ -204,7 +204,7 @@ impl DeviceMemoryPool {
 /// touching it from another stream (on the same stream, the stream's own order suffices).
 ///
 /// ```no_run
-/// use gpu_runtime::{kernel, Context, DeviceMemoryPool};
+/// use gpu_runtime::{kernel, Context, tools::DeviceMemoryPool};
 ///
 /// #[kernel(r#"
 /// __global__ void square(float *x, int n) {

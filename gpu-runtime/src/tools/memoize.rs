@@ -21,7 +21,7 @@ fn registry() -> &'static Mutex<Vec<&'static dyn Clear>> {
 /// A cache of values per context and key, declared as a `static`.
 ///
 /// ```no_run
-/// use gpu_runtime::{Context, ContextCache, DeviceBuffer};
+/// use gpu_runtime::{Context, tools::ContextCache, DeviceBuffer};
 ///
 /// static TABLES: ContextCache<usize, std::sync::Arc<DeviceBuffer<f32>>> = ContextCache::new();
 ///
@@ -106,7 +106,7 @@ impl<K: Hash + Eq + Send + 'static, V: Clone + Send + 'static> Clear for Context
 }
 
 /// Empties every [`ContextCache`] that has been used, releasing the contexts their values
-/// hold; part of [`crate::clear_context_caches`].
+/// hold; part of [`crate::tools::clear_context_caches`].
 pub(crate) fn clear_user_caches() {
     let caches: Vec<&'static dyn Clear> = registry().lock().unwrap_or_else(|p| p.into_inner()).clone();
     for c in caches {
@@ -116,7 +116,7 @@ pub(crate) fn clear_user_caches() {
 
 /// Empties every context-dependent cache in the process (PyCUDA's `clear_context_caches`):
 /// the module caches of every context ([`Context::clear_module_cache`]) and every
-/// [`crate::ContextCache`] of memoized user values, releasing the contexts those values hold.
+/// [`crate::tools::ContextCache`] of memoized user values, releasing the contexts those values hold.
 pub fn clear_context_caches() {
     clear_user_caches();
     for ctx in live() {

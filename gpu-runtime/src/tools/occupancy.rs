@@ -196,7 +196,7 @@ impl fmt::Display for LimitedBy {
 /// The occupancy of a kernel workload on a device (PyCUDA's `OccupancyRecord`).
 ///
 /// ```no_run
-/// use gpu_runtime::{kernel, Context, DeviceData, LimitedBy, OccupancyRecord};
+/// use gpu_runtime::{kernel, Context, tools::DeviceData, tools::LimitedBy, tools::OccupancyRecord};
 ///
 /// #[kernel(r#"
 /// __global__ void axpy(float a, const float *x, float *y, int n) {

@@ -32,7 +32,7 @@ impl PageLockedAllocator {
 /// to clone.
 ///
 /// ```no_run
-/// use gpu_runtime::{Context, HostAllocFlags, PageLockedAllocator, PageLockedMemoryPool};
+/// use gpu_runtime::{Context, driver::HostAllocFlags, tools::PageLockedAllocator, tools::PageLockedMemoryPool};
 /// let ctx = Context::default()?;
 /// let pool = PageLockedMemoryPool::new(&ctx, PageLockedAllocator::new(HostAllocFlags::NONE));
 /// let mut frame_on_gpu = ctx.alloc::<f32>(1080 * 1920)?;

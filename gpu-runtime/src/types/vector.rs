@@ -13,7 +13,7 @@
 //! (`float3` is 12 bytes, 4-byte aligned).
 //!
 //! ```
-//! use gpu_runtime::{Float3, Float4, UChar4};
+//! use gpu_runtime::{types::Float3, types::Float4, types::UChar4};
 //! assert_eq!((std::mem::size_of::<Float3>(), std::mem::align_of::<Float3>()), (12, 4));
 //! assert_eq!((std::mem::size_of::<Float4>(), std::mem::align_of::<Float4>()), (16, 16));
 //! let v = Float4::new(1.0, 2.0, 3.0, 4.0);

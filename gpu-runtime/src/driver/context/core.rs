@@ -33,7 +33,7 @@ use crate::error::{Error, Result};
 /// [`Context::default`]) or an owned one ([`Context::create`]).
 ///
 /// ```no_run
-/// use gpu_runtime::{memset_d32_async, Context, Device, Stream};
+/// use gpu_runtime::{driver::memset_d32_async, Context, Device, Stream};
 /// println!("{} CUDA devices", Device::count()?);
 /// let ctx = Context::new(Device::new(0)?)?;
 /// // A device has one primary context: every handle to it is the same context.

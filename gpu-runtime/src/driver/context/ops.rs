@@ -17,7 +17,7 @@ impl Context {
     /// Unlike `cuCtxCreate`, this leaves the calling thread's context stack as it was.
     ///
     /// ```no_run
-    /// use gpu_runtime::{Context, ContextFlags, Device};
+    /// use gpu_runtime::{Context, driver::ContextFlags, Device};
     /// let ctx = Context::create(Device::new(0)?, ContextFlags::SCHED_BLOCKING_SYNC)?;
     /// assert!(ctx.flags()?.contains(ContextFlags::SCHED_BLOCKING_SYNC));
     /// # Ok::<(), gpu_runtime::Error>(())

@@ -175,7 +175,7 @@ pub(crate) use host_array_common;
 /// `aligned_empty`), e.g. to a page for `register_host_memory` or to 64 bytes for vector loads.
 ///
 /// ```
-/// let mut a = gpu_runtime::aligned_zeros::<f32, _>((3, 5), 4096)?;
+/// let mut a = gpu_runtime::driver::aligned_zeros::<f32, _>((3, 5), 4096)?;
 /// assert_eq!(a.as_ptr() as usize % 4096, 0);
 /// a.view_mut()[[1, 2]] = 7.0;
 /// assert_eq!(a.view().sum(), 7.0);

@@ -46,7 +46,7 @@ impl AttachFlags {
 /// after them.
 ///
 /// ```no_run
-/// use gpu_runtime::{kernel, AttachFlags, Context};
+/// use gpu_runtime::{kernel, driver::AttachFlags, Context};
 ///
 /// #[kernel(r#"
 /// __global__ void doublify(float *a) {

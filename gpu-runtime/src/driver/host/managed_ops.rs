@@ -55,7 +55,7 @@ impl MemLocation {
 /// ahead of use:
 ///
 /// ```no_run
-/// use gpu_runtime::{AttachFlags, Context, MemAdvice, MemLocation};
+/// use gpu_runtime::{driver::AttachFlags, Context, driver::MemAdvice, driver::MemLocation};
 /// let ctx = Context::default()?;
 /// let mut table = ctx.managed_empty::<f32, _>(1 << 20, AttachFlags::Global)?;
 /// table.view_mut().fill(0.5);
@@ -93,7 +93,7 @@ impl<T: DeviceRepr, D: Dimension> ManagedArray<T, D> {
     /// the stream reaches it.
     ///
     /// ```no_run
-    /// use gpu_runtime::{kernel, AttachFlags, Context, Stream};
+    /// use gpu_runtime::{kernel, driver::AttachFlags, Context, Stream};
     ///
     /// #[kernel(r#"
     /// __global__ void inc(int *a, int n) {

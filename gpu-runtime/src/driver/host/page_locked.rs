@@ -2,17 +2,17 @@
 //! asynchronous copies take ([`PageLocked`], [`PageLockedMut`]).
 //!
 //! An asynchronous copy returns before the DMA engine has read or written the host memory.
-//! Memory of this crate's page-locked kinds ([`PinnedArray`](crate::PinnedArray),
-//! [`RegisteredArray`](crate::RegisteredArray), [`RegisteredSlice`](crate::RegisteredSlice))
+//! Memory of this crate's page-locked kinds ([`PinnedArray`](crate::driver::PinnedArray),
+//! [`RegisteredArray`](crate::driver::RegisteredArray), [`RegisteredSlice`](crate::driver::RegisteredSlice))
 //! records the copy like any GPU use, and the host waits for it before touching the memory
 //! again, or before the memory is freed or unlocked: so these copies are safe. Copies from and
-//! to other host memory stay `unsafe` ([`memcpy_htod_async_unchecked`](crate::memcpy_htod_async_unchecked)).
+//! to other host memory stay `unsafe` ([`memcpy_htod_async_unchecked`](crate::driver::memcpy_htod_async_unchecked)).
 
 use crate::driver::ordering::StreamUses;
 
 /// Page-locked host memory an asynchronous copy may read (PyCUDA's `memcpy_htod_async`
-/// source): a [`PinnedArray`](crate::PinnedArray), [`RegisteredArray`](crate::RegisteredArray)
-/// or [`RegisteredSlice`](crate::RegisteredSlice). Elements are taken in memory order.
+/// source): a [`PinnedArray`](crate::driver::PinnedArray), [`RegisteredArray`](crate::driver::RegisteredArray)
+/// or [`RegisteredSlice`](crate::driver::RegisteredSlice). Elements are taken in memory order.
 pub trait PageLocked<T>: sealed::Sealed {
     /// The memory and the record of its GPU uses.
     #[doc(hidden)]

@@ -115,15 +115,15 @@ enum Storage {
 /// device run by DMA at full speed, and asynchronously. Freed (or returned to its pool) when
 /// dropped.
 ///
-/// Asynchronous copies ([`memcpy_htod_async`](crate::memcpy_htod_async),
-/// [`memcpy_dtoh_async`](crate::memcpy_dtoh_async)) and kernels given its [`mapped`](Self::mapped)
+/// Asynchronous copies ([`memcpy_htod_async`](crate::driver::memcpy_htod_async),
+/// [`memcpy_dtoh_async`](crate::driver::memcpy_dtoh_async)) and kernels given its [`mapped`](Self::mapped)
 /// memory use it while the host goes on; every host access (`view`, `view_mut`, the slices)
 /// first waits for the GPU writes to it to finish (for a writable access, for every GPU use),
 /// and its memory is freed only after them.
 ///
 /// ```no_run
 /// # fn main() -> gpu_runtime::Result<()> {
-/// use gpu_runtime::{Context, HostAllocFlags};
+/// use gpu_runtime::{Context, driver::HostAllocFlags};
 /// let ctx = Context::default()?;
 /// let mut a = ctx.pagelocked_zeros::<f32, _>((1024, 1024), HostAllocFlags::NONE)?;
 /// a.view_mut().fill(1.5);

@@ -1,5 +1,5 @@
 //! Host memory you already have, page-locked in place for the length of a closure: any slice,
-//! such as an [`AlignedArray`](crate::AlignedArray)'s (PyCUDA's `aligned_empty` then
+//! such as an [`AlignedArray`](crate::driver::AlignedArray)'s (PyCUDA's `aligned_empty` then
 //! `register_host_memory`), a `Vec`'s, or an `ndarray`'s.
 //!
 //! The registration is scoped, like `std::thread::scope`, rather than a value to drop: when the
@@ -53,7 +53,7 @@ impl Context {
     /// and returns what `f` returned.
     ///
     /// ```no_run
-    /// use gpu_runtime::{aligned_zeros, memcpy_htod_async, Context, HostRegisterFlags, Stream};
+    /// use gpu_runtime::{driver::aligned_zeros, driver::memcpy_htod_async, Context, driver::HostRegisterFlags, Stream};
     /// let ctx = Context::default()?;
     /// let stream = Stream::new(&ctx)?;
     /// let mut host = aligned_zeros::<f32, _>(1 << 20, 4096)?;

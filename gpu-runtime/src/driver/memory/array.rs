@@ -76,8 +76,8 @@ pub trait ArrayElement: DeviceRepr {
     /// (`f64`, `Complex64`): a texture must read them unfiltered ([`FilterMode::Point`]) and as
     /// integers ([`TextureDesc::read_as_integer`]), or the kernel gets other bits.
     ///
-    /// [`FilterMode::Point`]: crate::FilterMode::Point
-    /// [`TextureDesc::read_as_integer`]: crate::TextureDesc::read_as_integer
+    /// [`FilterMode::Point`]: crate::driver::FilterMode::Point
+    /// [`TextureDesc::read_as_integer`]: crate::driver::TextureDesc::read_as_integer
     const BIT_CAST: bool = false;
 }
 
@@ -126,7 +126,7 @@ impl ArrayFlags {
     pub const NONE: ArrayFlags = ArrayFlags(0);
     /// A layered array: `depth` is the number of 1D or 2D layers.
     pub const LAYERED: ArrayFlags = ArrayFlags(sys::CUDA_ARRAY3D_LAYERED);
-    /// The array may be bound to a [`Surface`](crate::Surface) (needed for writes from kernels).
+    /// The array may be bound to a [`Surface`](crate::driver::Surface) (needed for writes from kernels).
     pub const SURFACE_LDST: ArrayFlags = ArrayFlags(sys::CUDA_ARRAY3D_SURFACE_LDST);
     /// The array may be read with `tex2Dgather`.
     pub const TEXTURE_GATHER: ArrayFlags = ArrayFlags(sys::CUDA_ARRAY3D_TEXTURE_GATHER);
@@ -271,12 +271,12 @@ impl ArrayDescriptor {
 
 /// A CUDA array, freed when dropped; it keeps its context alive.
 ///
-/// Kernels read it through a [`Texture`](crate::Texture) and write it through a
-/// [`Surface`](crate::Surface); the host fills and reads it by copies:
+/// Kernels read it through a [`Texture`](crate::driver::Texture) and write it through a
+/// [`Surface`](crate::driver::Surface); the host fills and reads it by copies:
 ///
 /// ```no_run
 /// use gpu_runtime::ndarray::Array2;
-/// use gpu_runtime::{ArrayFlags, Context, CudaArray};
+/// use gpu_runtime::{driver::ArrayFlags, Context, driver::CudaArray};
 /// let ctx = Context::default()?;
 /// let image = Array2::from_shape_fn((48, 64), |(y, x)| (y * 64 + x) as f32);
 /// // C order: the last axis is the array's width, as `tex2D(tex, x, y)` expects.

@@ -97,7 +97,7 @@ impl CudaArray {
     ///
     /// ```no_run
     /// use gpu_runtime::ndarray::{Array2, Order, ShapeBuilder};
-    /// use gpu_runtime::{ArrayFlags, Context, CudaArray};
+    /// use gpu_runtime::{driver::ArrayFlags, Context, driver::CudaArray};
     /// let ctx = Context::default()?;
     /// // A column-major 100 x 30 matrix, as Fortran code keeps it: x runs down the columns.
     /// let m = Array2::from_shape_fn((100, 30).f(), |(i, j)| (i + 100 * j) as f32);

@@ -49,7 +49,7 @@ fn on_stream<'s>(ctx: &Context, stream: &'s Stream) -> Result<&'s Arc<StreamInne
 /// on `dst` on any stream; the host memory has been read when it returns.
 ///
 /// ```no_run
-/// use gpu_runtime::{memcpy_dtoh, memcpy_htod, memset_d32, Context};
+/// use gpu_runtime::{driver::memcpy_dtoh, driver::memcpy_htod, driver::memset_d32, Context};
 /// let ctx = Context::default()?;
 /// let mut dev = ctx.alloc::<u32>(1024)?;
 /// memcpy_htod(&mut dev, &(0..1024).collect::<Vec<u32>>())?;
@@ -113,14 +113,14 @@ pub fn memcpy_dtod<T: DeviceRepr>(
 /// Queues a host-to-device copy from page-locked memory on `stream` (PyCUDA's
 /// `memcpy_htod_async`): truly asynchronous, the DMA engine reads `src` while the host goes on.
 ///
-/// `src` is a [`PinnedArray`](crate::PinnedArray), [`RegisteredArray`](crate::RegisteredArray)
-/// or [`RegisteredSlice`](crate::RegisteredSlice) (elements in memory order), which records the
+/// `src` is a [`PinnedArray`](crate::driver::PinnedArray), [`RegisteredArray`](crate::driver::RegisteredArray)
+/// or [`RegisteredSlice`](crate::driver::RegisteredSlice) (elements in memory order), which records the
 /// copy: writing it from the host, freeing it or unlocking it waits for the copy. The copy
 /// waits for earlier work on `dst`. For other host memory, see
 /// [`memcpy_htod_async_unchecked`].
 ///
 /// ```no_run
-/// use gpu_runtime::{memcpy_dtoh_async, memcpy_htod_async, Context, HostAllocFlags, Stream};
+/// use gpu_runtime::{driver::memcpy_dtoh_async, driver::memcpy_htod_async, Context, driver::HostAllocFlags, Stream};
 /// let ctx = Context::default()?;
 /// let stream = Stream::new(&ctx)?;
 /// let mut host = ctx.pagelocked_zeros::<f32, _>(1 << 20, HostAllocFlags::NONE)?;
@@ -290,7 +290,7 @@ pub fn memcpy_dtod_async<T: DeviceRepr>(
 /// devices and is faster.
 ///
 /// ```no_run
-/// use gpu_runtime::{memcpy_peer, Context, Device};
+/// use gpu_runtime::{driver::memcpy_peer, Context, Device};
 /// let (gpu0, gpu1) = (Context::new(Device::new(0)?)?, Context::new(Device::new(1)?)?);
 /// // Optional: without peer access the same copy is staged through the host.
 /// if gpu1.device().can_access_peer(gpu0.device())? {

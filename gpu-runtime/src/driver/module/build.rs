@@ -108,7 +108,7 @@ impl LinkedModule {
     /// [`Function::prepare_declared`] or [`Function::prepare_args`] with device memory.
     ///
     /// ```no_run
-    /// use gpu_runtime::{Arg, Context, DynamicModule};
+    /// use gpu_runtime::{launch::Arg, Context, compiler::DynamicModule};
     /// let ctx = Context::default()?;
     /// let mut m = DynamicModule::new();
     /// m.add_source("__device__ float twice(float x) { return 2 * x; }", "twice.cu", &[], &[])

@@ -17,11 +17,11 @@ use crate::error::{Error, Result};
 /// A kernel function compiled, loaded and looked up: what `prepare` returns, ready to launch with no
 /// further lookups. The `#[kernel]` macro wraps it in a typed handle.
 ///
-/// A kernel of a [`Module`](crate::Module) built at run time is a `Function` too; its
+/// A kernel of a [`Module`](crate::driver::Module) built at run time is a `Function` too; its
 /// parameter types are declared once with [`prepare_args`](Self::prepare_args):
 ///
 /// ```no_run
-/// use gpu_runtime::{Arg, ArgType, Context, SourceModule};
+/// use gpu_runtime::{launch::Arg, launch::ArgType, Context, SourceModule};
 /// let ctx = Context::default()?;
 /// let module = SourceModule::new(
 ///     "__global__ void scale(float *x, float a, int n) {

@@ -15,7 +15,7 @@ impl Function {
     ///
     /// ```no_run
     /// use gpu_runtime::cudarc::driver::sys::CUfunction_attribute as Attr;
-    /// use gpu_runtime::{kernel, CacheConfig, Context};
+    /// use gpu_runtime::{kernel, driver::CacheConfig, Context};
     ///
     /// #[kernel(r#"
     /// __global__ void reverse(float *x) {

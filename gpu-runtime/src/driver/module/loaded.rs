@@ -9,8 +9,8 @@ use crate::driver::context::core::Context;
 use crate::driver::result::check;
 use crate::error::{Error, Result};
 
-/// Per-kernel limits, read from the driver once per [`Function`](crate::Function), at its
-/// first launch or [`limits`](crate::Function::limits) call.
+/// Per-kernel limits, read from the driver once per [`Function`](crate::driver::Function), at its
+/// first launch or [`limits`](crate::driver::Function::limits) call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct KernelLimits {
     /// `CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK`: may be below the device's because of registers.

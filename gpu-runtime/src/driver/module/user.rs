@@ -27,7 +27,7 @@ use crate::types::repr::DeviceRepr;
 /// fatbin built elsewhere loads with [`from_file`](Self::from_file):
 ///
 /// ```no_run
-/// use gpu_runtime::{Arg, ArgType, Context, JitOptions, Module};
+/// use gpu_runtime::{launch::Arg, launch::ArgType, Context, driver::JitOptions, driver::Module};
 /// let ctx = Context::default()?;
 /// // Built by `nvcc -ptx fill.cu` from
 /// // `extern "C" __global__ void fill(float *x, float v, int n)`.
@@ -66,7 +66,7 @@ impl Module {
     /// NUL. The JIT's logs are kept: [`jit_info_log`](Self::jit_info_log).
     ///
     /// ```no_run
-    /// use gpu_runtime::{Context, JitOptions, Module, SourceModule};
+    /// use gpu_runtime::{Context, driver::JitOptions, driver::Module, SourceModule};
     /// let ctx = Context::default()?;
     /// // PTX runs on every GPU from compute_75 up: the driver compiles it when loading.
     /// let ptx = SourceModule::new("__global__ void noop() {}").arch("compute_75").compile()?;
@@ -122,7 +122,7 @@ impl Module {
     /// The `__device__` or `__constant__` variable `name`: its address and size.
     ///
     /// ```no_run
-    /// use gpu_runtime::{Arg, Context, SourceModule};
+    /// use gpu_runtime::{launch::Arg, Context, SourceModule};
     /// let ctx = Context::default()?;
     /// let module = SourceModule::new(
     ///     "__constant__ float taps[4];
@@ -244,7 +244,7 @@ impl ModuleGlobal {
     }
 
     /// Copies `data` into the variable; its size must be the variable's. Waits for all the
-    /// context's work before, and for the copy after (see [`Global`](crate::Global)).
+    /// context's work before, and for the copy after (see [`Global`](crate::driver::Global)).
     pub fn write<T: DeviceRepr>(&self, data: &[T]) -> Result<()> {
         self.check_size::<T>("ModuleGlobal::write", data.len())?;
         crate::driver::module::global::write_global(&self.ctx, self.ptr, data)

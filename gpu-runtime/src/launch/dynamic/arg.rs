@@ -22,8 +22,8 @@ use super::value::{CudaVector, StructArg, StructType, VectorArg, VectorType};
 /// nothing).
 pub const MAX_ARGS: usize = 64;
 
-/// The type of one kernel parameter, for [`Function::prepare_args`](crate::Function::prepare_args).
-/// A PyCUDA format string ([`Function::prepare_format`](crate::Function::prepare_format),
+/// The type of one kernel parameter, for [`Function::prepare_args`](crate::driver::Function::prepare_args).
+/// A PyCUDA format string ([`Function::prepare_format`](crate::driver::Function::prepare_format),
 /// [`ArgType::parse_format`]) is another way to write a list of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArgType {
@@ -57,7 +57,7 @@ pub enum ArgType {
     ConstPtr,
     /// `T *`: takes [`Arg::output`] only.
     MutPtr,
-    /// A pointer, `const` or not (PyCUDA's `P`): [`prepare_args`](crate::Function::prepare_args)
+    /// A pointer, `const` or not (PyCUDA's `P`): [`prepare_args`](crate::driver::Function::prepare_args)
     /// makes it the declaration's [`ConstPtr`](Self::ConstPtr) or [`MutPtr`](Self::MutPtr).
     Ptr,
     /// A CUDA vector type by value (`float4`, `int2`, ...): takes [`Arg::vector`] of its Rust
@@ -109,8 +109,8 @@ impl std::fmt::Display for ArgType {
     }
 }
 
-/// One kernel argument for [`PreparedFunction::prepared_call`](crate::PreparedFunction::prepared_call) and, with host arrays copied
-/// in and out, [`PreparedFunction::call`](crate::PreparedFunction::call).
+/// One kernel argument for [`PreparedFunction::prepared_call`](crate::launch::PreparedFunction::prepared_call) and, with host arrays copied
+/// in and out, [`PreparedFunction::call`](crate::launch::PreparedFunction::call).
 ///
 /// Not `Clone`: an argument may hold a mutable borrow of host memory.
 #[derive(Debug)]
@@ -144,8 +144,8 @@ pub enum Arg<'a> {
     /// Device memory: made by [`Arg::input`] or [`Arg::output`].
     Ptr(PtrArg<'a>),
     /// Host memory copied to the device and/or back around the launch: made by
-    /// [`Arg::host_in`], [`Arg::host_out`] or [`Arg::host_in_out`]. Only [`PreparedFunction::call`](crate::PreparedFunction::call)
-    /// and [`Function::call`](crate::Function::call) take it.
+    /// [`Arg::host_in`], [`Arg::host_out`] or [`Arg::host_in_out`]. Only [`PreparedFunction::call`](crate::launch::PreparedFunction::call)
+    /// and [`Function::call`](crate::driver::Function::call) take it.
     Host(HostArg<'a>),
     /// A CUDA vector value (`float4`, ...), copied: made by [`Arg::vector`] or `Arg::from`.
     Vector(VectorArg),

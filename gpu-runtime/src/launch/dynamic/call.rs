@@ -21,7 +21,7 @@ use crate::launch::staging::Staging;
 /// ([`Function::with_shared_mem`], 0 unless set).
 ///
 /// ```no_run
-/// use gpu_runtime::{Arg, CallOptions, Context, SourceModule, Stream};
+/// use gpu_runtime::{launch::Arg, launch::CallOptions, Context, SourceModule, Stream};
 /// let ctx = Context::default()?;
 /// let module = SourceModule::new(
 ///     "__global__ void reverse(float *y, const float *x) {

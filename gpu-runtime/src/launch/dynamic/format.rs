@@ -16,8 +16,8 @@ enum Mode {
 
 impl ArgType {
     /// The parameter types a PyCUDA format string describes (`"PPfi"`: two pointers, a
-    /// `float`, an `int`), one per parameter. What [`Function::prepare_format`](crate::Function::prepare_format)
-    /// reads; use this for [`prepare_args_unchecked`](crate::Function::prepare_args_unchecked).
+    /// `float`, an `int`), one per parameter. What [`Function::prepare_format`](crate::driver::Function::prepare_format)
+    /// reads; use this for [`prepare_args_unchecked`](crate::driver::Function::prepare_args_unchecked).
     ///
     /// The characters are those of Python's `struct` module, as PyCUDA takes them:
     ///

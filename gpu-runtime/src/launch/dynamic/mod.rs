@@ -3,7 +3,7 @@
 //! kernels from sources built at run time.
 //!
 //! ```no_run
-//! use gpu_runtime::{Arg, Context, SourceModule};
+//! use gpu_runtime::{launch::Arg, Context, SourceModule};
 //! let ctx = Context::default()?;
 //! let module = SourceModule::new(
 //!     "__global__ void multiply_them(float *dest, const float *a, const float *b) {
@@ -29,7 +29,7 @@
 //! dynamic shared memory (PyCUDA's `stream=` and `shared_size=`).
 //!
 //! ```no_run
-//! use gpu_runtime::{Arg, Context, SourceModule, Texture, TextureDesc};
+//! use gpu_runtime::{launch::Arg, Context, SourceModule, driver::Texture, driver::TextureDesc};
 //! use gpu_runtime::driver::{ArrayDescriptor, CudaArray};
 //! use gpu_runtime::types::Float2;
 //!
@@ -62,7 +62,7 @@
 //! ```
 //!
 //! Safety comes from two checks. [`Function::prepare_args`] (or
-//! [`prepare_format`](crate::Function::prepare_format), or [`prepare_declared`](crate::Function::prepare_declared))
+//! [`prepare_format`](crate::driver::Function::prepare_format), or [`prepare_declared`](crate::driver::Function::prepare_declared))
 //! compares the declared [`ArgType`]s with the kernel's C declaration, read from the module's
 //! source; for a struct by value, with the C struct's size (from the driver, or compiled with
 //! NVRTC) and, given [`StructType::with_fields`], its layout. Each launch compares every [`Arg`]

@@ -17,7 +17,7 @@ use crate::launch::stream::LaunchStream;
 /// A kernel with its parameter types checked: launch it with [`Arg`]s.
 ///
 /// ```no_run
-/// use gpu_runtime::{Arg, Context, SourceModule, Stream};
+/// use gpu_runtime::{launch::Arg, Context, SourceModule, Stream};
 /// let ctx = Context::default()?;
 /// let module = SourceModule::new(
 ///     "__global__ void add(float *y, const float *x, int n) {
@@ -106,11 +106,11 @@ impl Function {
     /// from the source with NVRTC (as [`check_layout`](crate::compiler::layout::check_layout)
     /// does).
     ///
-    /// Kernels from an image ([`Module::from_image`](crate::Module::from_image)) have no known
+    /// Kernels from an image ([`Module::from_image`](crate::driver::Module::from_image)) have no known
     /// declaration: use [`prepare_args_unchecked`](Self::prepare_args_unchecked).
     ///
     /// ```no_run
-    /// use gpu_runtime::{Arg, ArgType, Context, Error, SourceModule};
+    /// use gpu_runtime::{launch::Arg, launch::ArgType, Context, Error, SourceModule};
     /// let ctx = Context::default()?;
     /// let module = SourceModule::new(
     ///     "__global__ void fill(double *y, double v) { y[threadIdx.x] = v; }",
@@ -137,7 +137,7 @@ impl Function {
     /// [`Error::ArgumentFormat`] naming it.
     ///
     /// ```no_run
-    /// use gpu_runtime::{Arg, Context, Error, SourceModule};
+    /// use gpu_runtime::{launch::Arg, Context, Error, SourceModule};
     /// let ctx = Context::default()?;
     /// let module = SourceModule::new(
     ///     "__global__ void scale(float *y, const float *x, float a, int n) {

@@ -150,10 +150,10 @@ impl<'a> Memcpy3D<'a> {
 
     /// Runs the copy between ends in two contexts, e.g. on two GPUs, and waits for it
     /// (PyCUDA's `Memcpy3DPeer`; each end brings its own context, so there is no
-    /// `set_src_context`). Like [`memcpy_peer`](crate::memcpy_peer), it needs no peer access.
+    /// `set_src_context`). Like [`memcpy_peer`](crate::driver::memcpy_peer), it needs no peer access.
     ///
     /// ```no_run
-    /// use gpu_runtime::{Context, Device, Memcpy3D};
+    /// use gpu_runtime::{Context, Device, driver::Memcpy3D};
     /// let (a, b) = (Context::new(Device::new(0)?)?, Context::new(Device::new(1)?)?);
     /// let src = a.to_device(&vec![1.0f32; 8 * 4 * 2])?; // 2 slices of 4 rows of 8
     /// let mut dst = b.alloc_zeros::<f32>(8 * 4 * 2)?;

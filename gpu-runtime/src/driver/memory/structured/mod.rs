@@ -5,7 +5,7 @@
 //! every extent is checked against the memory it touches before the driver is called:
 //!
 //! ```no_run
-//! use gpu_runtime::{Context, Memcpy2D};
+//! use gpu_runtime::{Context, driver::Memcpy2D};
 //! let ctx = Context::default()?;
 //! let host: Vec<f32> = (0..64 * 48).map(|i| i as f32).collect(); // 48 rows of 64
 //! let mut dev = ctx.alloc_pitch::<f32>(16, 8)?;
