@@ -77,20 +77,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (4096, 12),
         (2048, 1),
     ] {
-        gpu_runtime::__private::set_staging_tuning(chunk_kib << 10, threads);
+        gpu_runtime::__testing::set_staging_tuning(chunk_kib << 10, threads);
         let t = median_call(&k, &mut y)?;
         println!(
             "    {chunk_kib:5} KiB, {threads:2} threads        {:8.1} us",
             t.as_secs_f64() * 1e6
         );
     }
-    gpu_runtime::__private::set_staging_tuning(0, 0);
+    gpu_runtime::__testing::set_staging_tuning(0, 0);
     {
         // Phases of the default call.
         let (mut stage, mut up, mut launch, mut fin) = (vec![], vec![], vec![], vec![]);
         for _ in 0..CALLS * ROUNDS {
             let t0 = Instant::now();
-            let mut st = gpu_runtime::__private::Staging::new(k.function())?;
+            let mut st = gpu_runtime::__testing::Staging::new(k.function())?;
             let xd = st.input(&x)?;
             let yd = st.input_output(&mut y)?;
             let t1 = Instant::now();

@@ -173,7 +173,7 @@ def resolve(path, here, modules):
 
 # Files of the crate root other than lib.rs: the public API's front (the prelude, what the
 # macro's generated code calls).
-ROOT_FILES = {"prelude", "private"}
+ROOT_FILES = {"prelude", "private", "testing"}
 
 
 def layer(mod):

@@ -2,9 +2,8 @@
 //! kernel generates compiles with NVRTC for sm_90, argument lists are checked when the kernel
 //! is defined, and CUDA errors in an operation are compile errors.
 
-use gpu_runtime::gpuarray::{
-    compile_check, layout, ElementwiseKernel, ReductionKernel, ReductionVariant, Variant,
-};
+use gpu_runtime::__testing::compile_check;
+use gpu_runtime::gpuarray::{layout, ElementwiseKernel, ReductionKernel, ReductionVariant, Variant};
 use gpu_runtime::Error;
 
 fn compiles(source: &str) {
@@ -151,7 +150,8 @@ fn scan_sources_compile_and_are_checked() {
 
 #[test]
 fn random_sources_compile_and_philox_is_random123s() {
-    use gpu_runtime::gpuarray::{philox4x32_10, random_source, Distribution};
+    use gpu_runtime::__testing::philox4x32_10;
+    use gpu_runtime::gpuarray::{random_source, Distribution};
     compiles(&random_source::<u32>(Distribution::Uniform).unwrap());
     compiles(&random_source::<f32>(Distribution::Normal).unwrap());
     compiles(&random_source::<f64>(Distribution::Uniform).unwrap());

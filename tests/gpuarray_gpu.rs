@@ -410,7 +410,8 @@ fn expressions_on_random_layouts() -> gpu_runtime::Result<()> {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn scans_match_the_host() -> gpu_runtime::Result<()> {
-    use gpu_runtime::gpuarray::{ScanKernel, TILE};
+    use gpu_runtime::__testing::SCAN_TILE as TILE;
+    use gpu_runtime::gpuarray::ScanKernel;
     let ctx = Context::default()?;
     let mut rng = Rng::new(31);
     let tile = TILE as usize;
@@ -504,7 +505,7 @@ fn scans_match_the_host() -> gpu_runtime::Result<()> {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn random_fills_match_philox() -> gpu_runtime::Result<()> {
-    use gpu_runtime::gpuarray::philox4x32_10;
+    use gpu_runtime::__testing::philox4x32_10;
     let ctx = Context::default()?;
     let mut rng = Rng::new(41);
     let word = |seed: u64, i: usize, per: usize| {

@@ -231,8 +231,8 @@ fn dynamic_module_api_links_and_launches() {
     let ptr = yd.device_ptr();
     let n_arg = n as i32;
     let mut params = [
-        gpu_runtime::__private::param(&ptr),
-        gpu_runtime::__private::param(&n_arg),
+        &ptr as *const u64 as *mut std::ffi::c_void,
+        &n_arg as *const i32 as *mut std::ffi::c_void,
     ];
     // SAFETY: the parameters are (float*, int) as the kernel declares; yd outlives the sync, and
     // its only other use (the copy that filled it) ran on the same, legacy default stream.

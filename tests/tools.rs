@@ -325,7 +325,7 @@ fn staged_calls_from_several_threads_under_every_setting() {
     // Several callers at once: one has the copy threads, the others copy alone; each setting
     // (chunk size, thread count) changes only how the work is cut, never the result.
     for (chunk, threads) in [(0, 0), (4096, 16), (1 << 20, 1), (64 << 10, 3)] {
-        gpu_runtime::__private::set_staging_tuning(chunk, threads);
+        gpu_runtime::__testing::set_staging_tuning(chunk, threads);
         std::thread::scope(|s| {
             for t in 0..4u64 {
                 let ctx = &ctx;
@@ -342,7 +342,7 @@ fn staged_calls_from_several_threads_under_every_setting() {
             }
         });
     }
-    gpu_runtime::__private::set_staging_tuning(0, 0);
+    gpu_runtime::__testing::set_staging_tuning(0, 0);
 }
 
 #[test]

@@ -68,6 +68,9 @@ pub use num_complex;
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
+#[doc(hidden)]
+#[path = "testing.rs"]
+pub mod __testing;
 
 /// The README's examples, compiled as doctests so that they stay true.
 #[doc = include_str!("../../README.md")]

@@ -44,7 +44,6 @@ pub use crate::launch::argcheck::LenValue;
 pub use crate::launch::cluster::LaunchEx;
 pub use crate::launch::graph::args::NodeArgs;
 pub use crate::launch::graph::buffers::GraphArg;
-pub use crate::launch::staged_copy::set_tuning as set_staging_tuning;
 pub use crate::launch::staging::Staging;
 pub use crate::launch::stream::LaunchStream;
 

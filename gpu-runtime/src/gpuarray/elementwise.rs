@@ -82,7 +82,7 @@ impl ElementwiseKernel {
     /// A kernel from its C `arguments` (scalars of the element types, `const T *` for arrays
     /// it reads, `T *` for arrays it writes) and its `operation` on elements. The arguments
     /// are read here; the operation is compiled on the first launch in each context (or by
-    /// [`source`](Self::source) and [`compile_check`](super::compile_check) without a GPU),
+    /// compiling [`source`](Self::source) with a [`SourceModule`](crate::SourceModule), which needs no GPU),
     /// and a CUDA error in it is an [`Error::Compile`](crate::Error::Compile) then.
     pub fn with_name(name: &str, arguments: &str, operation: &str) -> Result<Self> {
         if !codegen::is_ident(name) {

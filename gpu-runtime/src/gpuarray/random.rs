@@ -5,7 +5,8 @@
 //! The value of the element with C-order flat index `i` depends only on the seed and `i`: it
 //! comes from block `g = i / W` of Philox with the counter `(g mod 2^32, g / 2^32, 0, 0)` and
 //! the key `(seed mod 2^32, seed / 2^32)`, where `W` is 4 for 32-bit outputs and 2 for `f64`
-//! (which takes two words per value). [`philox4x32_10`] is the same function on the host.
+//! (which takes two words per value). `philox4x32_10`, for the tests, is the same function on
+//! the host.
 //!
 //! - `u32`, uniform: the word itself (word `i mod 4` of the block).
 //! - `f32`, uniform: `(w >> 8) * 2^-24`, in `[0, 1)`; `f64`: 53 bits of two words, `[0, 1)`.
@@ -25,7 +26,8 @@ const M1: u32 = 0xCD9E_8D57;
 const W0: u32 = 0x9E37_79B9;
 const W1: u32 = 0xBB67_AE85;
 
-/// Philox4x32 with 10 rounds, on the host: the reference the device kernels match bit for bit.
+/// Philox4x32 with 10 rounds, on the host: the reference the device kernels match bit for bit
+/// (for the tests: `gpu_runtime::__testing`).
 pub fn philox4x32_10(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
     let (mut c, mut k) = (counter, key);
     for round in 0..10 {

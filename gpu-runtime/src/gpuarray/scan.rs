@@ -62,8 +62,8 @@ impl<T: Element> ScanKernel<T> {
     /// A scan with the C expression `op` of `a` and `b` (of type `T`) and `neutral`, the C
     /// expression of its neutral element: an identity on both sides, `op(neutral, x) ==
     /// op(x, neutral) == x` (the exclusive scan and the carries between tiles rely on both).
-    /// Both are compiled on the first scan in each context (or by [`source`](Self::source) and
-    /// [`compile_check`](super::compile_check) without a GPU).
+    /// Both are compiled on the first scan in each context (or, with no GPU, by compiling
+    /// [`source`](Self::source) with a [`SourceModule`](crate::SourceModule)).
     pub fn new(op: &str, neutral: &str) -> Result<Self> {
         if op.trim().is_empty() || neutral.trim().is_empty() {
             return Err(Error::ArgumentMismatch {
