@@ -4,13 +4,16 @@
 
 pub(crate) mod build_dir;
 pub mod cache;
+mod cached_compile;
 pub(crate) mod embedded;
 pub(crate) mod headers;
+mod includes;
 pub mod layout;
 pub(crate) mod link;
 pub(crate) mod nvcc;
 pub(crate) mod nvjitlink;
 pub(crate) mod nvrtc;
+pub(crate) mod plan;
 pub(crate) mod sha256;
 pub(crate) mod source;
 pub(crate) mod source_module;

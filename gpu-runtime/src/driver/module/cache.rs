@@ -9,8 +9,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use cudarc::driver::sys::CUresult;
 
 use crate::compiler::cache::CacheKey;
+use crate::compiler::plan::Plan;
 use crate::compiler::source::ModuleSource;
-use crate::compiler::source_module::{Plan, SourceModule};
+use crate::compiler::source_module::SourceModule;
 use crate::driver::context::core::Context;
 use crate::driver::context::ext::{Extension, Slot};
 use crate::driver::module::image::JitOptions;

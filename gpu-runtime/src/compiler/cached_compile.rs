@@ -1,0 +1,236 @@
+//! Building a [`Plan`]: the cache lookup, the compile on a miss (NVRTC, or `nvcc` in a private
+//! build directory), and the store of the image under the plan's key.
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+
+use crate::compiler::build_dir::make_build_dir;
+use crate::compiler::cache::{self, CacheKey, CacheStatus, Lookup};
+use crate::compiler::includes::wrap_extern_c;
+use crate::compiler::nvcc;
+use crate::compiler::nvrtc::{self, CompiledModule, Target};
+use crate::compiler::plan::{nvrtc_version_key, Arch, Plan, TargetRequest};
+use crate::compiler::source_module::CompileReport;
+use crate::compiler::toolchain;
+use crate::error::{Error, Result};
+
+impl Plan<'_> {
+    /// The text compiled: the source, in `extern "C"` unless [`SourceModule::no_extern_c`].
+    /// Made only to compile: a cache hit needs the source only for its key.
+    fn text(&self) -> Cow<'_, str> {
+        if self.spec.no_extern_c {
+            Cow::Borrowed(&self.spec.source)
+        } else {
+            Cow::Owned(wrap_extern_c(&self.spec.name, &self.spec.source))
+        }
+    }
+
+    pub(crate) fn spec_keep(&self) -> bool {
+        self.spec.keep
+    }
+
+    pub(crate) fn spec_name(&self) -> &str {
+        &self.spec.name
+    }
+
+    /// The C source to read kernel declarations from (as written, without the wrapper).
+    pub(crate) fn declarations(&self) -> &str {
+        &self.spec.source
+    }
+
+    /// Finds the image in the disk cache, or compiles and stores it.
+    pub(crate) fn build(&self) -> Result<CompileReport> {
+        let mut key = self.key;
+        let mut status = CacheStatus::Disabled;
+        if let Some(dir) = &self.cache_dir {
+            let mut found = self.look_up(dir, &key);
+            if let Err(CacheStatus::Miss | CacheStatus::Replaced) = found {
+                // The key named NVRTC's file as predicted. Compiling loads NVRTC; if the file
+                // loaded is another, the key names the version loaded instead, and another
+                // process may have stored that one.
+                if let Some(by_version) = self.key_by_loaded_version()? {
+                    key = by_version;
+                    found = self.look_up(dir, &key);
+                }
+            }
+            match found {
+                Ok(module) => {
+                    return Ok(CompileReport {
+                        module,
+                        status: CacheStatus::Hit,
+                        key,
+                        entry: Some(cache::entry_path(dir, &key)),
+                        build_dir: None,
+                    })
+                }
+                Err(s) => status = s,
+            }
+        }
+        let (module, build_dir) = self.compile()?;
+        let usable = |s: CacheStatus| !matches!(s, CacheStatus::Unavailable | CacheStatus::Untrusted);
+        if let Some(dir) = &self.cache_dir {
+            if usable(status) {
+                if let Err(e) = cache::store(dir, &key, &module) {
+                    cache::warn_unusable(dir, &e);
+                    status = CacheStatus::Unavailable;
+                }
+            }
+        }
+        let entry = self.cache_dir.as_ref().map(|d| cache::entry_path(d, &key));
+        Ok(CompileReport {
+            module,
+            status,
+            key,
+            entry: entry.filter(|_| usable(status)),
+            build_dir,
+        })
+    }
+
+    /// The entry for `key` in `dir`, or what the cache does instead: `Miss`, `Replaced` (an
+    /// invalid entry), `Unavailable` or `Untrusted` (each warned about once).
+    fn look_up(&self, dir: &Path, key: &CacheKey) -> std::result::Result<CompiledModule, CacheStatus> {
+        if self.spec.keep {
+            // A kept build compiles again, to leave its files; its entry is replaced.
+            return match cache::trusted_dir(dir) {
+                Ok(()) => Err(CacheStatus::Miss),
+                Err(why) => {
+                    cache::warn_untrusted(&why);
+                    Err(CacheStatus::Untrusted)
+                }
+            };
+        }
+        // An entry is trusted on its own (yours, writable by you alone, and naming this key):
+        // a hit looks at nothing else. The directory is checked before an entry is written.
+        let missed = match cache::load(dir, key) {
+            Lookup::Found(module) if self.fits(&module) => return Ok(module),
+            Lookup::Found(_) | Lookup::Invalid => CacheStatus::Replaced,
+            Lookup::Absent => CacheStatus::Miss,
+            Lookup::Unreadable(e) => {
+                cache::warn_unusable(dir, &e);
+                return Err(CacheStatus::Unavailable);
+            }
+            Lookup::Untrusted(why) => {
+                cache::warn_untrusted(&why);
+                return Err(CacheStatus::Untrusted);
+            }
+        };
+        match cache::trusted_dir(dir) {
+            Ok(()) => Err(missed),
+            Err(why) => {
+                cache::warn_untrusted(&why);
+                Err(CacheStatus::Untrusted)
+            }
+        }
+    }
+
+    /// The key by NVRTC's version, when the key names a predicted library file and the one
+    /// loaded (now, if not before) is another.
+    fn key_by_loaded_version(&self) -> Result<Option<CacheKey>> {
+        let Arch::Nvrtc {
+            target,
+            by_file: true,
+        } = self.arch
+        else {
+            return Ok(None);
+        };
+        let nvrtc = toolchain::loaded_nvrtc()?;
+        if nvrtc.as_predicted {
+            return Ok(None);
+        }
+        let target = TargetRequest::Given(target.resolve(nvrtc)?);
+        Ok(Some(nvrtc_version_key(nvrtc, target, &self.content)))
+    }
+
+    /// An entry must name one symbol per requested kernel; anything else is foreign.
+    fn fits(&self, m: &CompiledModule) -> bool {
+        m.lowered_names.len() == self.spec.kernels.len()
+    }
+
+    fn compile(&self) -> Result<(CompiledModule, Option<PathBuf>)> {
+        match &self.arch {
+            Arch::Nvrtc { target, .. } => {
+                let nvrtc = toolchain::loaded_nvrtc()?;
+                let target = target.resolve(nvrtc)?;
+                let kernels: Vec<&str> = self.spec.kernels.iter().map(|k| k.as_ref()).collect();
+                let options: Vec<&str> = self.options.iter().map(String::as_str).collect();
+                let result = nvrtc::compile_with(
+                    &self.text(),
+                    &self.spec.name,
+                    &kernels,
+                    &options,
+                    target,
+                    self.spec.prelude,
+                );
+                let module = result.map_err(|e| match e {
+                    Error::Compile(mut c) => {
+                        // The log's line numbers are the source's (see `#line` in `plan`).
+                        c.source_code = self.spec.source.to_string();
+                        Error::Compile(c)
+                    }
+                    other => other,
+                })?;
+                let build_dir = if self.spec.keep {
+                    Some(self.keep_nvrtc_build(&module, &nvrtc.label())?)
+                } else {
+                    None
+                };
+                Ok((module, build_dir))
+            }
+            Arch::Nvcc {
+                arch,
+                code,
+                path,
+                version,
+            } => {
+                let job = nvcc::Job {
+                    nvcc: path,
+                    arch,
+                    code: code.as_deref(),
+                    source_name: self.spec_name(),
+                    text: &self.text(),
+                    source: self.spec.source(),
+                    options: &self.options,
+                    kernels: self.spec.kernel_names(),
+                    label: version,
+                    keep: self.spec_keep(),
+                };
+                nvcc::compile(&job)
+            }
+        }
+    }
+
+    fn keep_nvrtc_build(&self, module: &CompiledModule, label: &str) -> Result<PathBuf> {
+        let dir = make_build_dir()?;
+        let ext = match module.target {
+            Target::Cubin { .. } => "cubin",
+            Target::Ptx { .. } => "ptx",
+        };
+        let io = |e: std::io::Error| Error::Io {
+            path: dir.display().to_string(),
+            message: e.to_string(),
+        };
+        std::fs::write(dir.join(self.spec.name.as_ref()), self.text().as_bytes()).map_err(io)?;
+        if self.spec.prelude {
+            let prelude = crate::compiler::headers::NVRTC_PRELUDE;
+            std::fs::write(dir.join(gpu_cdecl::NVRTC_PRELUDE_NAME), prelude).map_err(io)?;
+        }
+        std::fs::write(dir.join(format!("module.{ext}")), &module.image).map_err(io)?;
+        let mut info = format!("{label}\noptions:");
+        if self.spec.prelude {
+            info.push(' ');
+            info.push_str(&crate::compiler::headers::prelude_option());
+        }
+        for o in &self.options {
+            info.push(' ');
+            info.push_str(o);
+        }
+        info.push_str(&format!("\ntarget: {:?}\nkernels:", module.target));
+        for (k, l) in self.spec.kernels.iter().zip(&module.lowered_names) {
+            info.push_str(&format!("\n  {k} -> {l}"));
+        }
+        info.push_str(&format!("\nlog:\n{}\n", module.log));
+        std::fs::write(dir.join("build.txt"), info).map_err(io)?;
+        eprintln!("gpu-runtime: build directory kept in {}", dir.display());
+        Ok(dir)
+    }
+}

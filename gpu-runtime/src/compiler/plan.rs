@@ -1,0 +1,196 @@
+//! Resolving a [`SourceModule`] into everything its output depends on (options, target,
+//! compiler, headers, prelude) and the cache key of that, without loading NVRTC when its
+//! library file can be predicted: a cache hit costs no more than reading the entry.
+
+use std::path::PathBuf;
+
+use crate::compiler::cache::{self, CacheKey, KeyHasher};
+use crate::compiler::includes::included_headers;
+use crate::compiler::nvrtc::Target;
+use crate::compiler::sha256;
+use crate::compiler::source_module::{Compiler, SourceModule};
+use crate::compiler::target::{choose_target, no_arch, parse_target};
+use crate::compiler::toolchain;
+use crate::error::Result;
+
+/// Everything a compile depends on, resolved: what the cache key is computed from.
+pub(crate) struct Plan<'a> {
+    pub(crate) spec: &'a SourceModule,
+    pub(crate) options: Vec<String>,
+    pub(crate) arch: Arch,
+    pub(crate) cache_dir: Option<PathBuf>,
+    /// The digest of what is compiled (source, name, options, kernels, headers, prelude), the
+    /// part of the key that does not name the compiler.
+    pub(super) content: [u8; 32],
+    pub(crate) key: CacheKey,
+}
+
+/// The compiler and target: for NVRTC what was asked for; for nvcc its `-arch` and `-code` as
+/// given, its path and `--version`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Arch {
+    Nvrtc {
+        target: TargetRequest,
+        /// The key names NVRTC's library file, predicted without loading it (see
+        /// [`toolchain`]), rather than its version.
+        by_file: bool,
+    },
+    Nvcc {
+        arch: String,
+        code: Option<String>,
+        path: PathBuf,
+        version: String,
+    },
+}
+
+/// The NVRTC target asked for. The best one for a device depends on what the NVRTC loaded
+/// supports, so it is chosen only when compiling: a cache hit never loads NVRTC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TargetRequest {
+    Given(Target),
+    Device((u32, u32)),
+}
+
+impl TargetRequest {
+    /// The request as key bytes: a tag, then the architecture's major and minor numbers.
+    pub(super) fn key_bytes(self) -> [u8; 9] {
+        let (tag, major, minor) = match self {
+            TargetRequest::Given(Target::Cubin { major, minor }) => (0, major, minor),
+            TargetRequest::Given(Target::Ptx { major, minor }) => (1, major, minor),
+            TargetRequest::Device((major, minor)) => (2, major, minor),
+        };
+        let mut b = [tag; 9];
+        b[1..5].copy_from_slice(&major.to_le_bytes());
+        b[5..].copy_from_slice(&minor.to_le_bytes());
+        b
+    }
+
+    pub(super) fn resolve(self, nvrtc: &toolchain::LoadedNvrtc) -> Result<Target> {
+        match self {
+            TargetRequest::Given(t) => Ok(t),
+            TargetRequest::Device(cc) => choose_target(cc, &nvrtc.archs),
+        }
+    }
+}
+
+impl SourceModule {
+    /// Resolves options, target and compiler, and computes the key. `cc` is the device's
+    /// compute capability, for the default architecture. NVRTC stays unloaded when its file
+    /// can be predicted, so that a cache hit costs no more than reading the entry.
+    pub(crate) fn plan(&self, cc: Option<(u32, u32)>) -> Result<Plan<'_>> {
+        let cache_dir = self.cache_dir_setting();
+        let mut options = self.options.clone().unwrap_or_else(cache::default_flags);
+        for dir in &self.include_dirs {
+            options.push(format!("-I{}", dir.display()));
+        }
+        let mut content = KeyHasher::new();
+        // The text compiled is a function of these three (see `Plan::text`).
+        let wrap: &[u8] = if self.no_extern_c {
+            b"as written"
+        } else {
+            b"in extern C"
+        };
+        content
+            .field(self.name.as_bytes())
+            .field(wrap)
+            .field(self.source.as_bytes());
+        content.list(&options).list(&self.kernels);
+        if self.prelude && self.compiler == Compiler::Nvrtc {
+            content.field(b"prelude").field(&PRELUDE_DIGEST);
+        }
+        for (name, contents) in included_headers(&self.source, &self.include_dirs) {
+            content.field(name.as_bytes()).field(&contents);
+        }
+        let content = content.finish().0;
+        let (arch, key) = match &self.compiler {
+            Compiler::Nvrtc => {
+                let target = match self.code.as_deref().or(self.arch.as_deref()) {
+                    Some(a) => TargetRequest::Given(parse_target(a)?),
+                    None => TargetRequest::Device(cc.ok_or_else(no_arch)?),
+                };
+                match toolchain::predicted_nvrtc() {
+                    Some(file) => {
+                        let key = nvrtc_file_key(file, target, &content);
+                        (
+                            Arch::Nvrtc {
+                                target,
+                                by_file: true,
+                            },
+                            key,
+                        )
+                    }
+                    None => {
+                        let nvrtc = toolchain::loaded_nvrtc()?;
+                        let target = TargetRequest::Given(target.resolve(nvrtc)?);
+                        let key = nvrtc_version_key(nvrtc, target, &content);
+                        (
+                            Arch::Nvrtc {
+                                target,
+                                by_file: false,
+                            },
+                            key,
+                        )
+                    }
+                }
+            }
+            Compiler::Nvcc(path) => {
+                let path = match path {
+                    Some(p) => p.clone(),
+                    None => toolchain::find_nvcc()?,
+                };
+                let version = toolchain::nvcc_version(&path)?;
+                let arch = match &self.arch {
+                    Some(a) => a.clone(),
+                    None => {
+                        let (major, minor) = cc.ok_or_else(no_arch)?;
+                        format!("sm_{major}{minor}")
+                    }
+                };
+                let code = self.code.clone();
+                let mut h = KeyHasher::new();
+                h.field(b"nvcc").field(path.as_os_str().as_encoded_bytes());
+                h.field(version.as_bytes());
+                h.field(format!("{arch:?} {code:?}").as_bytes()).field(&content);
+                let arch = Arch::Nvcc {
+                    arch,
+                    code,
+                    path,
+                    version,
+                };
+                (arch, h.finish())
+            }
+        };
+        Ok(Plan {
+            spec: self,
+            options,
+            arch,
+            cache_dir,
+            content,
+            key,
+        })
+    }
+}
+
+/// The prelude's SHA-256, computed by the compiler: hashing its text into every key is most of
+/// the hashing a cache hit does.
+const PRELUDE_DIGEST: [u8; 32] = sha256::soft_digest(crate::compiler::headers::NVRTC_PRELUDE.as_bytes());
+
+/// The key of a compile by the NVRTC library file `file` (its identity: path, size, time).
+pub(super) fn nvrtc_file_key(file: &str, target: TargetRequest, content: &[u8; 32]) -> CacheKey {
+    let mut h = KeyHasher::new();
+    h.field(b"nvrtc file").field(file.as_bytes());
+    h.field(&target.key_bytes()).field(content);
+    h.finish()
+}
+
+/// The key of a compile by an NVRTC known only by its version, with its target chosen.
+pub(super) fn nvrtc_version_key(
+    nvrtc: &toolchain::LoadedNvrtc,
+    target: TargetRequest,
+    content: &[u8; 32],
+) -> CacheKey {
+    let mut h = KeyHasher::new();
+    h.field(b"nvrtc version").field(nvrtc.label().as_bytes());
+    h.field(&target.key_bytes()).field(content);
+    h.finish()
+}
