@@ -36,16 +36,22 @@
 //! `%LOCALAPPDATA%\gpu-runtime\cache`). `GPU_RUNTIME_DISABLE_CACHE`, set to any value, turns
 //! the cache off everywhere.
 
-use std::collections::HashSet;
+mod format;
+mod key;
+mod trust;
+
 use std::fs;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
 
-use crate::compiler::sha256::Sha256;
+use crate::compiler::nvrtc::CompiledModule;
 
-use crate::compiler::nvrtc::{CompiledModule, Target};
+use format::{decode, encode};
+pub use key::CacheKey;
+pub(crate) use key::KeyHasher;
+pub(crate) use trust::trusted_dir;
+use trust::trusted_file;
 
 /// Environment variable naming the cache directory.
 pub const CACHE_DIR_ENV: &str = "GPU_RUNTIME_CACHE_DIR";
@@ -53,68 +59,6 @@ pub const CACHE_DIR_ENV: &str = "GPU_RUNTIME_CACHE_DIR";
 pub const DISABLE_CACHE_ENV: &str = "GPU_RUNTIME_DISABLE_CACHE";
 /// Environment variable holding default compiler flags, used when none are given.
 pub const DEFAULT_FLAGS_ENV: &str = "GPU_RUNTIME_DEFAULT_NVRTC_FLAGS";
-
-const MAGIC: &[u8; 8] = b"GPURTC\x03\n";
-/// Magic, the key the entry was stored under, the payload's length and checksum.
-const HEADER: usize = 8 + 32 + 8 + 16;
-
-/// A cache key: the SHA-256 of everything that determines a compiled image.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CacheKey(pub(crate) [u8; 32]);
-
-impl CacheKey {
-    /// The key as 64 lowercase hex digits (the entry's file name without extension).
-    pub fn to_hex(&self) -> String {
-        hex(&self.0)
-    }
-}
-
-impl std::fmt::Debug for CacheKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "CacheKey({})", self.to_hex())
-    }
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(DIGITS[(b >> 4) as usize] as char);
-        s.push(DIGITS[(b & 15) as usize] as char);
-    }
-    s
-}
-
-/// Feeds length-prefixed fields to SHA-256, so that no two field lists hash alike by
-/// concatenation (`["ab", "c"]` vs `["a", "bc"]`).
-pub(crate) struct KeyHasher(Sha256);
-
-impl KeyHasher {
-    pub(crate) fn new() -> KeyHasher {
-        let mut h = KeyHasher(Sha256::new());
-        h.field(b"gpu-runtime compile cache v2");
-        h.field(env!("CARGO_PKG_VERSION").as_bytes());
-        h
-    }
-
-    pub(crate) fn field(&mut self, bytes: &[u8]) -> &mut Self {
-        self.0.update(&(bytes.len() as u64).to_le_bytes());
-        self.0.update(bytes);
-        self
-    }
-
-    pub(crate) fn list<S: AsRef<str>>(&mut self, items: &[S]) -> &mut Self {
-        self.field(&(items.len() as u64).to_le_bytes());
-        for i in items {
-            self.field(i.as_ref().as_bytes());
-        }
-        self
-    }
-
-    pub(crate) fn finish(self) -> CacheKey {
-        CacheKey(self.0.finish())
-    }
-}
 
 /// What the cache did for one compile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,140 +166,6 @@ fn read_all(file: &mut fs::File, meta: &fs::Metadata) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// What this process already found trustworthy (one check per directory): cache directories,
-/// and directories above one, which pass on weaker terms (root's, or sticky like /tmp).
-#[derive(Default)]
-struct Trusted {
-    dirs: HashSet<PathBuf>,
-    ancestors: HashSet<PathBuf>,
-}
-
-fn trusted() -> std::sync::MutexGuard<'static, Trusted> {
-    static TRUSTED: OnceLock<Mutex<Trusted>> = OnceLock::new();
-    TRUSTED
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-}
-
-/// Checks that no other user can write `dir` (if it exists) or the directories above it; see
-/// the [module docs](self). `Err` says why not, as a sentence for the warning.
-pub(crate) fn trusted_dir(dir: &Path) -> Result<(), String> {
-    if trusted().dirs.contains(dir) {
-        return Ok(());
-    }
-    let above_known = |p: &Path| trusted().ancestors.contains(p);
-    let (exists, checked) = ownership::check_dir(dir, &above_known)?;
-    // A directory that does not exist yet is checked again once it does (someone could make
-    // it first, in a parent that others may write, such as /tmp).
-    if exists {
-        let mut t = trusted();
-        t.dirs.insert(dir.to_path_buf());
-        // Checked as a cache directory, each is also good above one (the stricter test).
-        t.ancestors.extend(checked);
-    }
-    Ok(())
-}
-
-/// Checks that no other user can have written the file `meta` describes.
-fn trusted_file(path: &Path, meta: &fs::Metadata) -> Result<(), String> {
-    ownership::check_file(path, meta)
-}
-
-#[cfg(unix)]
-mod ownership {
-    use std::fs;
-    use std::os::unix::fs::MetadataExt;
-    use std::path::{Path, PathBuf};
-
-    fn me() -> u32 {
-        // SAFETY: geteuid has no preconditions and cannot fail.
-        unsafe { libc::geteuid() }
-    }
-
-    fn writable_by_others(mode: u32) -> bool {
-        mode & 0o022 != 0
-    }
-
-    pub(super) fn check_file(path: &Path, meta: &fs::Metadata) -> Result<(), String> {
-        let me = me();
-        if meta.uid() != me {
-            return Err(format!(
-                "{} belongs to uid {}, not to you (uid {me})",
-                path.display(),
-                meta.uid()
-            ));
-        }
-        if writable_by_others(meta.mode()) {
-            return Err(format!(
-                "{} can be written by other users (mode {:o}); `chmod go-w` it",
-                path.display(),
-                meta.mode() & 0o7777
-            ));
-        }
-        Ok(())
-    }
-
-    /// Checks `dir` and the directories above it, up to the first that `known` says was
-    /// checked before (with all above it). Returns whether `dir` exists, and the paths
-    /// checked, each good above a cache directory.
-    pub(super) fn check_dir(
-        dir: &Path,
-        known: &dyn Fn(&Path) -> bool,
-    ) -> Result<(bool, Vec<PathBuf>), String> {
-        let me = me();
-        let abs = std::path::absolute(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let mut checked = Vec::new();
-        let mut exists = false;
-        // The directory itself must be yours; above it, yours or root's, and writable by
-        // others only with the sticky bit (which keeps them from replacing what is yours).
-        for (depth, p) in abs.ancestors().enumerate() {
-            if depth > 0 && known(p) {
-                break;
-            }
-            // A path that cannot be looked at (missing, under a file, unreadable) holds no
-            // entry anyone planted; using it fails on its own (`CacheStatus::Unavailable`).
-            let Ok(meta) = fs::metadata(p) else {
-                continue;
-            };
-            exists |= depth == 0;
-            let own = meta.uid() == me || (depth > 0 && meta.uid() == 0);
-            if !own {
-                return Err(format!(
-                    "{} belongs to uid {}, not to you (uid {me})",
-                    p.display(),
-                    meta.uid()
-                ));
-            }
-            let sticky = meta.mode() & 0o1000 != 0;
-            if writable_by_others(meta.mode()) && (depth == 0 || !sticky) {
-                return Err(format!(
-                    "{} can be written by other users (mode {:o}); `chmod go-w` it",
-                    p.display(),
-                    meta.mode() & 0o7777
-                ));
-            }
-            checked.push(p.to_path_buf());
-        }
-        Ok((exists, checked))
-    }
-}
-
-#[cfg(not(unix))]
-mod ownership {
-    use std::fs;
-    use std::path::{Path, PathBuf};
-
-    // On other systems the user's own profile directories are private by default.
-    pub(super) fn check_file(_: &Path, _: &fs::Metadata) -> Result<(), String> {
-        Ok(())
-    }
-
-    pub(super) fn check_dir(dir: &Path, _: &dyn Fn(&Path) -> bool) -> Result<(bool, Vec<PathBuf>), String> {
-        Ok((dir.exists(), Vec::new()))
-    }
-}
-
 /// Writes an entry atomically: a unique temporary file in `dir`, then a rename over the entry.
 pub(crate) fn store(dir: &Path, key: &CacheKey, module: &CompiledModule) -> io::Result<()> {
     write_atomic(dir, &entry_path(dir, key), &encode(module, key))
@@ -423,99 +233,11 @@ pub(crate) fn warn_unusable(dir: &Path, err: &io::Error) {
     }
 }
 
-fn encode(m: &CompiledModule, key: &CacheKey) -> Vec<u8> {
-    let mut p = Vec::with_capacity(m.image.len() + 256);
-    let (tag, major, minor) = match m.target {
-        Target::Cubin { major, minor } => (0u8, major, minor),
-        Target::Ptx { major, minor } => (1u8, major, minor),
-    };
-    p.push(tag);
-    p.extend_from_slice(&major.to_le_bytes());
-    p.extend_from_slice(&minor.to_le_bytes());
-    p.extend_from_slice(&(m.lowered_names.len() as u32).to_le_bytes());
-    for n in &m.lowered_names {
-        put_bytes(&mut p, n.as_bytes());
-    }
-    put_bytes(&mut p, m.log.as_bytes());
-    put_bytes(&mut p, &m.image);
-    let mut out = Vec::with_capacity(HEADER + p.len());
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&key.0);
-    out.extend_from_slice(&(p.len() as u64).to_le_bytes());
-    out.extend_from_slice(&checksum(&p));
-    out.extend_from_slice(&p);
-    out
-}
-
-fn put_bytes(p: &mut Vec<u8>, b: &[u8]) {
-    p.extend_from_slice(&(b.len() as u64).to_le_bytes());
-    p.extend_from_slice(b);
-}
-
-fn checksum(payload: &[u8]) -> [u8; 16] {
-    xxhash_rust::xxh3::xxh3_128(payload).to_le_bytes()
-}
-
-/// Verifies (magic, key, length, checksum) and parses the entry stored under `key`; `None`
-/// for anything malformed, and for an entry stored under another key (renamed or copied
-/// into place, by accident or by someone who may write the directory).
-fn decode(bytes: &[u8], key: &CacheKey) -> Option<CompiledModule> {
-    if bytes.len() < HEADER || &bytes[..8] != MAGIC || bytes[8..40] != key.0 {
-        return None;
-    }
-    let len = u64::from_le_bytes(bytes[40..48].try_into().ok()?);
-    let payload = &bytes[HEADER..];
-    if payload.len() as u64 != len || checksum(payload)[..] != bytes[48..HEADER] {
-        return None;
-    }
-    let mut r = Reader(payload);
-    let tag = r.take(1)?[0];
-    let major = u32::from_le_bytes(r.take(4)?.try_into().ok()?);
-    let minor = u32::from_le_bytes(r.take(4)?.try_into().ok()?);
-    let target = match tag {
-        0 => Target::Cubin { major, minor },
-        1 => Target::Ptx { major, minor },
-        _ => return None,
-    };
-    let n = u32::from_le_bytes(r.take(4)?.try_into().ok()?) as usize;
-    let mut lowered_names = Vec::with_capacity(n.min(4096));
-    for _ in 0..n {
-        lowered_names.push(String::from_utf8(r.bytes()?.to_vec()).ok()?);
-    }
-    let log = String::from_utf8(r.bytes()?.to_vec()).ok()?;
-    let image = r.bytes()?.to_vec();
-    if !r.0.is_empty() {
-        return None;
-    }
-    Some(CompiledModule {
-        image,
-        target,
-        lowered_names,
-        log,
-    })
-}
-
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        if self.0.len() < n {
-            return None;
-        }
-        let (a, b) = self.0.split_at(n);
-        self.0 = b;
-        Some(a)
-    }
-
-    fn bytes(&mut self) -> Option<&'a [u8]> {
-        let n = u64::from_le_bytes(self.take(8)?.try_into().ok()?);
-        self.take(usize::try_from(n).ok()?)
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::format::HEADER;
     use super::*;
+    use crate::compiler::nvrtc::Target;
 
     fn sample() -> CompiledModule {
         CompiledModule {
