@@ -44,8 +44,8 @@ pub use crate::launch::argcheck::LenValue;
 pub use crate::launch::cluster::LaunchEx;
 pub use crate::launch::graph::args::NodeArgs;
 pub use crate::launch::graph::buffers::GraphArg;
+pub use crate::launch::launch_stream::LaunchStream;
 pub use crate::launch::staging::Staging;
-pub use crate::launch::stream::LaunchStream;
 
 /// `prepare(&ctx)`: kernel `index` of `source`, compiled and loaded on first use in `ctx`
 /// (`driver::module`).
@@ -66,20 +66,20 @@ pub fn global<T: DeviceRepr>(
 /// `prepared_async_call`'s stream, checked to belong to the kernel's context (`launch::args`).
 #[inline]
 pub fn stream_arg<'s>(f: &Function, stream: &'s Stream) -> Result<LaunchStream<'s>> {
-    crate::launch::args::stream_arg(f, stream)
+    crate::launch::buffer_args::stream_arg(f, stream)
 }
 
 /// `call_on`'s staging: the In/Out copies and the launch on `stream`, checked to belong to the
 /// kernel's context (`launch::staging`).
 #[inline]
 pub fn staging_on<'a>(f: &'a Function, stream: &'a Stream) -> Result<Staging<'a>> {
-    Staging::on_stream(f, crate::launch::args::stream_arg(f, stream)?)
+    Staging::on_stream(f, crate::launch::buffer_args::stream_arg(f, stream)?)
 }
 
 /// The legacy default stream of the kernel's context, where `prepared_call` launches.
 #[inline(always)]
 pub fn legacy_stream(f: &Function) -> LaunchStream<'_> {
-    crate::launch::args::legacy_stream(f)
+    crate::launch::buffer_args::legacy_stream(f)
 }
 
 /// A buffer the kernel reads: its address, after checking its context and ordering the read
@@ -90,7 +90,7 @@ pub fn read_arg<T>(
     arg: &DeviceView<'_, T>,
     stream: LaunchStream<'_>,
 ) -> Result<sys::CUdeviceptr> {
-    crate::launch::args::read_arg(f, arg, stream)
+    crate::launch::buffer_args::read_arg(f, arg, stream)
 }
 
 /// A buffer the kernel may write: as [`read_arg`], ordered after every use of the buffer.
@@ -100,7 +100,7 @@ pub fn write_arg<T>(
     arg: &DeviceViewMut<'_, T>,
     stream: LaunchStream<'_>,
 ) -> Result<sys::CUdeviceptr> {
-    crate::launch::args::write_arg(f, arg, stream)
+    crate::launch::buffer_args::write_arg(f, arg, stream)
 }
 
 /// A by-value argument, after ordering the launch after what it depends on (texture and

@@ -1,7 +1,7 @@
 //! What the suite's own tests and benches reach into, and nothing else: hidden from the
 //! documentation, no part of the API, and kept apart from `__private` (the macro's interface).
 
-pub use crate::gpuarray::exec::compile_check;
+pub use crate::gpuarray::kernel_cache::compile_check;
 pub use crate::gpuarray::random::philox4x32_10;
 pub use crate::gpuarray::scan::{PER_THREAD as SCAN_PER_THREAD, TILE as SCAN_TILE};
 pub use crate::launch::staged_copy::set_tuning as set_staging_tuning;

@@ -37,7 +37,7 @@ use std::sync::Arc;
 use cudarc::driver::sys;
 
 use crate::driver::context::core::Context;
-use crate::driver::memory::array::{ArrayElement, ArrayFlags, CudaArray};
+use crate::driver::memory::cuda_array::{ArrayElement, ArrayFlags, CudaArray};
 use crate::driver::memory::pitched::PitchedBuffer;
 use crate::driver::memory::view::{DeviceRead, DeviceView};
 use crate::driver::ordering::{Release, StreamInner, StreamUses};

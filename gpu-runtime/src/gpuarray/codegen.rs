@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::gpuarray::args::Param;
+use crate::gpuarray::kernel_args::Param;
 
 /// An aligned chunk of four elements, loaded and stored as one (or two) 128-bit accesses.
 pub(crate) const VEC4: &str =

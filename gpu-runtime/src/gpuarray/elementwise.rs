@@ -19,9 +19,11 @@ use std::fmt::Write as _;
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
-use crate::gpuarray::args::{check_args, decl_error, parse_params, ArgKind, ArrayArg, KernelArg, Param};
 use crate::gpuarray::codegen::{self, VEC4};
-use crate::gpuarray::exec::{self, KernelKey, BLOCK};
+use crate::gpuarray::kernel_args::{
+    check_args, decl_error, parse_params, ArgKind, ArrayArg, KernelArg, Param,
+};
+use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
 use crate::gpuarray::layout;
 use crate::launch::Arg;
 
@@ -121,7 +123,7 @@ impl ElementwiseKernel {
     }
 
     fn rekey(&mut self, arguments: &str) {
-        self.key = exec::hash_parts(&[
+        self.key = kernel_cache::hash_parts(&[
             "elementwise",
             &self.name,
             arguments,
@@ -250,7 +252,7 @@ impl ElementwiseKernel {
             variant: variant.code(),
         };
         let name = self.c_name(variant);
-        let f = exec::prepared(&ctx, key, &name, || self.source(variant))?;
+        let f = kernel_cache::prepared(&ctx, key, &name, || self.source(variant))?;
         let mut list: Vec<Arg<'_>> = Vec::with_capacity(2 + 2 * args.len() + 9 * shape.len());
         list.push(Arg::I64(n as i64));
         if variant == Variant::Contiguous {
@@ -268,8 +270,8 @@ impl ElementwiseKernel {
             list.append(&mut strides);
         }
         let work = if vec { n / 4 } else { n };
-        let grid = exec::grid_for(&ctx, work as u64)?;
-        exec::launch(&f, grid, BLOCK, stream, &list)
+        let grid = kernel_cache::grid_for(&ctx, work as u64)?;
+        kernel_cache::launch(&f, grid, BLOCK, stream, &list)
     }
 }
 

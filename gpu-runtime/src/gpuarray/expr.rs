@@ -18,10 +18,10 @@ use ndarray::{Dimension, IxDyn, ShapeBuilder};
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
-use crate::gpuarray::args::{decl_error, ArgKind, KernelArg};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::ElementwiseKernel;
+use crate::gpuarray::kernel_args::{decl_error, ArgKind, KernelArg};
 use crate::gpuarray::layout;
 
 /// The most arrays, and the most scalars, one expression may read (each is a kernel

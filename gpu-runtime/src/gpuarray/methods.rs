@@ -5,10 +5,10 @@ use ndarray::Dimension;
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
-use crate::gpuarray::args::KernelArg;
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::builtin::{kernel, Builtin};
 use crate::gpuarray::element::Element;
+use crate::gpuarray::kernel_args::KernelArg;
 
 impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     /// A copy in C order, in new memory (the layout of a view is gone: use it before

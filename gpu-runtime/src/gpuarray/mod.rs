@@ -32,18 +32,18 @@
 //! disk cache); after that, a launch finds its kernel by a key computed when the kernel was
 //! defined.
 
-mod args;
 mod array;
 mod builtin;
 mod codegen;
 mod convert;
 mod curand;
-mod declared;
 mod element;
 mod elementwise;
-pub(crate) mod exec;
+mod elementwise_fn;
 mod expr;
 mod expr_ops;
+mod kernel_args;
+pub(crate) mod kernel_cache;
 pub mod layout;
 mod methods;
 pub(crate) mod random;
@@ -56,15 +56,15 @@ mod tests;
 #[cfg(test)]
 mod tests_ext;
 
-pub use args::{KernelArg, MAX_DIMS};
 pub use array::{
     DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, PooledArray, Storage, StorageMut,
 };
 pub use curand::{curand_version, CurandFloat, CurandGenerator};
-pub use declared::ElementwiseFn;
 pub use element::{Element, Kind};
 pub use elementwise::{ElementwiseKernel, Variant};
+pub use elementwise_fn::ElementwiseFn;
 pub use expr::{BinOp, Expr, Operand, MAX_OPERANDS};
+pub use kernel_args::{KernelArg, MAX_DIMS};
 pub use random::{random_source, Distribution};
 pub use reduction::{ReductionKernel, ReductionVariant};
 pub use scan::{ScanKernel, ScanVariant};

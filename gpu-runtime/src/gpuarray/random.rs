@@ -18,7 +18,7 @@ use ndarray::{Dimension, ShapeBuilder};
 use crate::error::{Error, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, StorageMut};
 use crate::gpuarray::element::Element;
-use crate::gpuarray::exec::{self, KernelKey, BLOCK};
+use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
 use crate::launch::Arg;
 
 const M0: u32 = 0xD251_1F53;
@@ -179,10 +179,10 @@ impl<S: StorageMut, D: Dimension> DeviceArrayBase<S, D> {
         let scalar = S::Elem::SCALAR;
         let w = body(scalar, dist).map_or(4, |b| b.0);
         let key = KernelKey {
-            source: exec::hash_parts(&["philox", &name(scalar, dist)]),
+            source: kernel_cache::hash_parts(&["philox", &name(scalar, dist)]),
             variant: 0,
         };
-        let f = exec::prepared(&ctx, key, &name(scalar, dist), || source)?;
+        let f = kernel_cache::prepared(&ctx, key, &name(scalar, dist), || source)?;
         let off = self.offset() as i64;
         let list = [
             Arg::I64(n as i64),
@@ -193,8 +193,8 @@ impl<S: StorageMut, D: Dimension> DeviceArrayBase<S, D> {
             Arg::output(&mut self.data),
             Arg::I64(off),
         ];
-        let grid = exec::grid_for(&ctx, (n as u64).div_ceil(u64::from(w)))?;
-        exec::launch(&f, grid, BLOCK, None, &list)
+        let grid = kernel_cache::grid_for(&ctx, (n as u64).div_ceil(u64::from(w)))?;
+        kernel_cache::launch(&f, grid, BLOCK, None, &list)
     }
 }
 

@@ -10,9 +10,9 @@ use gpu_cdecl::Scalar;
 use ndarray::{Dimension, IxDyn};
 
 use crate::error::{Error, Result};
-use crate::gpuarray::args::KernelArg;
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::element::Element;
+use crate::gpuarray::kernel_args::KernelArg;
 use crate::gpuarray::reduction::ReductionKernel;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -13,12 +13,12 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::driver::stream::Stream;
 use crate::error::{Error, Result};
-use crate::gpuarray::args::{check_args, decl_error, parse_params, ArgKind, KernelArg, Param};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, StorageMut};
 use crate::gpuarray::codegen;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::first_context;
-use crate::gpuarray::exec::{self, KernelKey, BLOCK};
+use crate::gpuarray::kernel_args::{check_args, decl_error, parse_params, ArgKind, KernelArg, Param};
+use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
 use crate::gpuarray::layout;
 use crate::launch::Arg;
 
@@ -156,7 +156,7 @@ impl<R: Element> ReductionKernel<R> {
     }
 
     fn rekey(&mut self, arguments: &str) {
-        self.key = exec::hash_parts(&[
+        self.key = kernel_cache::hash_parts(&[
             "reduction",
             &self.name,
             arguments,
@@ -183,7 +183,7 @@ impl<R: Element> ReductionKernel<R> {
             source: self.key,
             variant: v.code(),
         };
-        exec::prepared(ctx, key, &self.c_name(v), || self.source(v))
+        kernel_cache::prepared(ctx, key, &self.c_name(v), || self.source(v))
     }
 
     /// Reduces over every axis into a new 0-dimensional array.
@@ -259,7 +259,7 @@ impl<R: Element> ReductionKernel<R> {
         let parts = if n == 0 {
             0
         } else {
-            exec::grid_for(&ctx, work as u64)?.min(MAX_PARTS)
+            kernel_cache::grid_for(&ctx, work as u64)?.min(MAX_PARTS)
         };
         let mut part = ctx
             .device_pool()?
@@ -288,7 +288,7 @@ impl<R: Element> ReductionKernel<R> {
                 list.extend(shape.iter().map(|&d| Arg::I64(d as i64)));
                 list.append(&mut strides);
             }
-            exec::launch(&f, parts, BLOCK, stream, &list)?;
+            kernel_cache::launch(&f, parts, BLOCK, stream, &list)?;
         }
         let f = self.prepared(&ctx, ReductionVariant::Final)?;
         let out_o = out.offset() as i64;
@@ -299,7 +299,7 @@ impl<R: Element> ReductionKernel<R> {
             Arg::output(&mut out.data),
             Arg::I64(out_o),
         ];
-        exec::launch(&f, 1, BLOCK, stream, &list)
+        kernel_cache::launch(&f, 1, BLOCK, stream, &list)
     }
 
     /// Reduces along `axis` into a new C-order array of the other axes' shape.
@@ -381,10 +381,10 @@ impl<R: Element> ReductionKernel<R> {
         list.append(&mut strides);
         list.append(&mut along);
         let grid = match v {
-            ReductionVariant::AxisThread(_) => exec::grid_for(&ctx, nout as u64)?,
+            ReductionVariant::AxisThread(_) => kernel_cache::grid_for(&ctx, nout as u64)?,
             _ => nout.min(1 << 20) as u32,
         };
-        exec::launch(&f, grid, BLOCK, stream, &list)?;
+        kernel_cache::launch(&f, grid, BLOCK, stream, &list)?;
         Ok(out)
     }
 }

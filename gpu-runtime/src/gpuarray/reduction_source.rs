@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::gpuarray::codegen::{self, VEC4};
 use crate::gpuarray::element::Element;
-use crate::gpuarray::exec::BLOCK;
+use crate::gpuarray::kernel_cache::BLOCK;
 use crate::gpuarray::reduction::{ReductionKernel, ReductionVariant};
 
 impl<R: Element> ReductionKernel<R> {

@@ -19,7 +19,7 @@ use crate::driver::stream::Stream;
 use crate::error::{Error, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::element::Element;
-use crate::gpuarray::exec::{self, KernelKey, BLOCK};
+use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
 use crate::launch::{Arg, PreparedFunction};
 
 /// Consecutive elements each thread of a scan scans in registers.
@@ -72,7 +72,7 @@ impl<T: Element> ScanKernel<T> {
             });
         }
         Ok(ScanKernel {
-            key: exec::hash_parts(&["scan", T::c_name(), op, neutral]),
+            key: kernel_cache::hash_parts(&["scan", T::c_name(), op, neutral]),
             op: op.to_owned(),
             neutral: neutral.to_owned(),
             _t: PhantomData,
@@ -132,7 +132,7 @@ impl<T: Element> ScanKernel<T> {
             source: self.key,
             variant: v as u32,
         };
-        exec::prepared(ctx, key, Self::c_name(v), || self.source(v))
+        kernel_cache::prepared(ctx, key, Self::c_name(v), || self.source(v))
     }
 
     /// The inclusive scan (`out[i] = x[0] op ... op x[i]`) of a 1-D array (any stride) or of a
@@ -221,7 +221,7 @@ impl<T: Element> ScanKernel<T> {
             Arg::output(&mut sums),
             Arg::I32(exclusive as i32),
         ];
-        exec::launch(&f, grid, BLOCK, stream, &list)?;
+        kernel_cache::launch(&f, grid, BLOCK, stream, &list)?;
         if tiles == 1 {
             return Ok(());
         }
@@ -229,7 +229,7 @@ impl<T: Element> ScanKernel<T> {
         self.level(ctx, stream, tiles, (&sums, 0, 1), &mut prefix, true)?;
         let f = self.prepared(ctx, ScanVariant::AddPrefix)?;
         let list = [Arg::I64(n as i64), Arg::output::<T, O>(out), Arg::input(&prefix)];
-        exec::launch(&f, grid, BLOCK, stream, &list)
+        kernel_cache::launch(&f, grid, BLOCK, stream, &list)
     }
 }
 

@@ -6,7 +6,7 @@ use gpu_cdecl::Scalar;
 use crate::gpuarray::builtin::{kernel, Builtin};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::Variant;
-use crate::gpuarray::exec::compile_check;
+use crate::gpuarray::kernel_cache::compile_check;
 use crate::gpuarray::reduce_ops::test_kernels;
 use crate::gpuarray::reduction::ReductionVariant;
 

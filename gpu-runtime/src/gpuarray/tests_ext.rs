@@ -5,8 +5,8 @@ use gpu_cdecl::Scalar;
 
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::Variant;
-use crate::gpuarray::exec::compile_check;
 use crate::gpuarray::expr::{kernel, BinOp, Node, Store};
+use crate::gpuarray::kernel_cache::compile_check;
 use crate::gpuarray::random::{philox4x32_10, random_source, Distribution};
 use crate::gpuarray::scan::test_sources;
 

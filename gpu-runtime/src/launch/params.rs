@@ -3,7 +3,7 @@
 
 use crate::driver::texture::{SurfaceObject, TextureObject};
 use crate::error::Result;
-use crate::launch::stream::LaunchStream;
+use crate::launch::launch_stream::LaunchStream;
 use crate::types::repr::DeviceRepr;
 
 /// A type that can be passed to a kernel by value.

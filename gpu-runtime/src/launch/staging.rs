@@ -21,10 +21,10 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys;
 
+use crate::driver::context::context_link::ContextLink;
 use crate::driver::context::core::Context;
 use crate::driver::context::current::bind_raw;
 use crate::driver::context::ext::{Extension, Slot};
-use crate::driver::context::link::ContextLink;
 use crate::driver::host::pinned::{HostAllocFlags, PinnedAllocator, PinnedPoolCore};
 use crate::driver::host::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::pool_core::{Block, PoolCore};
@@ -34,10 +34,10 @@ use crate::driver::ordering::{StreamInner, StreamUses};
 use crate::driver::result::check;
 use crate::error::Result;
 use crate::launch::host_copy::copy_for_dma;
+use crate::launch::launch_stream::LaunchStream;
 use crate::launch::staged_copy::{
     download_role, run_roles, upload_role, Direction, Job, Plan, Progress, Role,
 };
-use crate::launch::stream::LaunchStream;
 use crate::tools::device_pool::{DeviceAllocator, DeviceMemoryPool, DevicePoolCore, PooledBuffer};
 use crate::types::repr::DeviceRepr;
 

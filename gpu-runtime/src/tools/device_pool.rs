@@ -7,8 +7,8 @@ use std::mem::ManuallyDrop;
 use std::ops::{Deref, RangeBounds};
 use std::sync::Arc;
 
+use crate::driver::context::context_link::ContextLink;
 use crate::driver::context::core::Context;
-use crate::driver::context::link::ContextLink;
 use crate::driver::host::slices::HostSlice;
 use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::memory::pool_core::{Block, PoolCore, RawAllocator};

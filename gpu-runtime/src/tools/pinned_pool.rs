@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use ndarray::{Dimension, ShapeBuilder};
 
+use crate::driver::context::context_link::ContextLink;
 use crate::driver::context::core::Context;
-use crate::driver::context::link::ContextLink;
 use crate::driver::host::arrays::shape_bytes;
 use crate::driver::host::pinned::{HostAllocFlags, PinnedAllocator, PinnedArray, PinnedPoolCore};
 use crate::driver::memory::pool_core::PoolCore;

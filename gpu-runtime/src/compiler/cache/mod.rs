@@ -36,7 +36,7 @@
 //! `%LOCALAPPDATA%\gpu-runtime\cache`). `GPU_RUNTIME_DISABLE_CACHE`, set to any value, turns
 //! the cache off everywhere.
 
-mod format;
+mod entry;
 mod key;
 mod trust;
 
@@ -47,7 +47,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::compiler::nvrtc::CompiledModule;
 
-use format::{decode, encode};
+use entry::{decode, encode};
 pub use key::CacheKey;
 pub(crate) use key::KeyHasher;
 pub(crate) use trust::trusted_dir;
@@ -235,7 +235,7 @@ pub(crate) fn warn_unusable(dir: &Path, err: &io::Error) {
 
 #[cfg(test)]
 mod tests {
-    use super::format::HEADER;
+    use super::entry::HEADER;
     use super::*;
     use crate::compiler::nvrtc::Target;
 

@@ -2,11 +2,11 @@
 //! binding to threads, faults, and what higher layers keep per context.
 
 pub(crate) mod config;
+pub(crate) mod context_link;
 pub(crate) mod core;
 pub(crate) mod current;
 pub(crate) mod ext;
 pub(crate) mod fault;
-pub(crate) mod link;
 pub(crate) mod ops;
 
 pub use self::core::Context;

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use cudarc::driver::sys;
 use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder};
 
+use crate::driver::context::context_link::ContextLink;
 use crate::driver::context::core::Context;
-use crate::driver::context::link::ContextLink;
 use crate::driver::host::arrays::{host_array_common, shape_bytes, shape_like, RawHost};
 use crate::driver::host::page_locked::{
     sealed::Sealed, LockedHost, LockedHostMut, PageLocked, PageLockedMut,

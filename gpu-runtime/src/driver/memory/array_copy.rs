@@ -6,7 +6,9 @@ use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn, Order, ShapeBuilder};
 
 use crate::driver::context::core::Context;
 use crate::driver::host::slices::elements_in_order;
-use crate::driver::memory::array::{extents, shape_of, ArrayDescriptor, ArrayElement, ArrayFlags, CudaArray};
+use crate::driver::memory::cuda_array::{
+    extents, shape_of, ArrayDescriptor, ArrayElement, ArrayFlags, CudaArray,
+};
 use crate::driver::memory::structured::Memcpy3D;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::error::{Error, Result};

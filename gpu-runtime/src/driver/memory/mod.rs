@@ -1,9 +1,9 @@
 //! Device memory: buffers and views (what kernels take), allocation, transfers and memsets,
 //! pitched memory, structured 2D/3D copies, CUDA arrays, and the pool core.
 
-pub(crate) mod array;
 mod array_copy;
 pub(crate) mod buffer;
+pub(crate) mod cuda_array;
 pub(crate) mod memops;
 pub(crate) mod ndcopy;
 pub(crate) mod pitched;
@@ -11,8 +11,8 @@ pub(crate) mod pool_core;
 pub(crate) mod structured;
 pub(crate) mod view;
 
-pub use array::{ArrayDescriptor, ArrayElement, ArrayFlags, ArrayFormat, CudaArray};
 pub use buffer::DeviceBuffer;
+pub use cuda_array::{ArrayDescriptor, ArrayElement, ArrayFlags, ArrayFormat, CudaArray};
 pub use memops::{
     memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async, memcpy_dtoh_async_unchecked, memcpy_htod,
     memcpy_htod_async, memcpy_htod_async_unchecked, memcpy_peer, memcpy_peer_async, memset_d16,

@@ -12,8 +12,8 @@ use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::driver::ordering::StreamUses;
 use crate::driver::texture::{SurfaceObject, TextureObject};
 use crate::error::{Error, Result};
+use crate::launch::launch_stream::LaunchStream;
 use crate::launch::params::KernelParam;
-use crate::launch::stream::LaunchStream;
 use crate::types::repr::DeviceRepr;
 
 use super::value::{CudaVector, StructArg, StructType, VectorArg, VectorType};

@@ -127,7 +127,7 @@ impl PreparedFunction {
             _ => &self.function,
         };
         let mut staging = match options.stream {
-            Some(s) => Staging::on_stream(function, crate::launch::args::stream_arg(function, s)?)?,
+            Some(s) => Staging::on_stream(function, crate::launch::buffer_args::stream_arg(function, s)?)?,
             None => Staging::new(function)?,
         };
         // The device copies, kept alive until `finish`; and their addresses, by argument.

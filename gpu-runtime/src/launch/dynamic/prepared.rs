@@ -12,7 +12,7 @@ use crate::driver::module::function::Function;
 use crate::driver::stream::Stream;
 use crate::error::{Error, Result};
 use crate::launch::dims::Dim3;
-use crate::launch::stream::LaunchStream;
+use crate::launch::launch_stream::LaunchStream;
 
 /// A kernel with its parameter types checked: launch it with [`Arg`]s.
 ///
@@ -211,7 +211,7 @@ impl PreparedFunction {
         self.launch(
             grid.into(),
             block.into(),
-            crate::launch::args::legacy_stream(&self.function),
+            crate::launch::buffer_args::legacy_stream(&self.function),
             args,
         )
     }
@@ -224,7 +224,7 @@ impl PreparedFunction {
         stream: &Stream,
         args: &[Arg<'_>],
     ) -> Result<()> {
-        let s = crate::launch::args::stream_arg(&self.function, stream)?;
+        let s = crate::launch::buffer_args::stream_arg(&self.function, stream)?;
         self.launch(grid.into(), block.into(), s, args)
     }
 
@@ -240,7 +240,7 @@ impl PreparedFunction {
             self.launch(
                 grid,
                 block,
-                crate::launch::args::legacy_stream(&self.function),
+                crate::launch::buffer_args::legacy_stream(&self.function),
                 args,
             )
         })
@@ -279,7 +279,7 @@ impl PreparedFunction {
         for a in args {
             if let Arg::Ptr(p) = a {
                 if !p.ctx.is(self.function.context().raw()) {
-                    crate::launch::args::foreign_arg(self.function.context(), p.ctx)?;
+                    crate::launch::buffer_args::foreign_arg(self.function.context(), p.ctx)?;
                 }
             }
         }

@@ -7,7 +7,7 @@ use cudarc::driver::sys;
 
 use crate::driver::module::function::Function;
 use crate::error::Result;
-use crate::launch::args::foreign_arg;
+use crate::launch::buffer_args::foreign_arg;
 
 use super::buffers::GraphArg;
 use super::nodes::{Access, Use};

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use cudarc::driver::sys;
 
 use super::ends::*;
-use crate::driver::memory::array::CudaArray;
+use crate::driver::memory::cuda_array::CudaArray;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::driver::result::check;
 use crate::driver::stream::Stream;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use cudarc::driver::sys;
 
 use crate::driver::context::core::Context;
-use crate::driver::memory::array::CudaArray;
+use crate::driver::memory::cuda_array::CudaArray;
 use crate::driver::memory::view::DeviceView;
 use crate::driver::ordering::{StreamInner, StreamUses};
 use crate::driver::stream::Stream;

@@ -9,7 +9,7 @@ use crate::driver::memory::view::{DeviceView, DeviceViewMut};
 use crate::driver::module::function::Function;
 use crate::driver::stream::Stream;
 use crate::error::{Error, Result};
-use crate::launch::stream::LaunchStream;
+use crate::launch::launch_stream::LaunchStream;
 
 /// The device address of a buffer argument the kernel reads, after checking it lives in the
 /// kernel's context or in a peer the context was given access to

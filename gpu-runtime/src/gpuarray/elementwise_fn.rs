@@ -6,8 +6,8 @@ use std::sync::OnceLock;
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
-use crate::gpuarray::args::KernelArg;
 use crate::gpuarray::elementwise::ElementwiseKernel;
+use crate::gpuarray::kernel_args::KernelArg;
 
 /// The kernel of one `#[elementwise]` function: its name, C arguments and operation, as the
 /// macro wrote them, and the [`ElementwiseKernel`] made from them on first use (once per
