@@ -424,3 +424,38 @@ fn gpu_test_errors() {
     };
     assert_eq!(e.to_string(), "a #[gpu_test] function cannot be async or generic");
 }
+
+#[test]
+fn elementwise_generates_the_function_its_stream_form_and_the_kernel() {
+    // A valid operation: whether or not NVRTC can be loaded here, it expands.
+    let out = super::try_elementwise(
+        quote!("z = a * x + y"),
+        quote!(
+            pub fn axpy(a: f32, x: &DeviceArray<f32>, y: &DeviceArray<f32>, z: &mut DeviceArray<f32>);
+        ),
+    )
+    .expect("expands");
+    let f: syn::File = syn::parse2(out).expect("items");
+    assert_eq!(params(free_fn(&f.items, "axpy")), ["a", "x", "y", "z"]);
+    assert_eq!(
+        params(free_fn(&f.items, "axpy_on")),
+        ["stream", "a", "x", "y", "z"]
+    );
+    let m = quote!(#f).to_string();
+    assert!(
+        m.contains("\"float a, const float *x, const float *y, float *z\""),
+        "{m}"
+    );
+    assert!(m.contains("\"z = a * x + y\""), "{m}");
+    let out = super::elementwise(
+        quote!("z = w"),
+        quote!(
+            fn f(z: &mut DeviceArray<f32>);
+        ),
+    )
+    .to_string();
+    assert!(
+        out.contains("compile_error") && out.contains("the operation uses `w`"),
+        "{out}"
+    );
+}
