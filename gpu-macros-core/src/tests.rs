@@ -459,3 +459,51 @@ fn elementwise_generates_the_function_its_stream_form_and_the_kernel() {
         "{out}"
     );
 }
+
+const CALLER: &str =
+    "__device__ float twice(float v);\n__global__ void run(float *x) { x[0] = twice(x[0]); }";
+const CALLEE: &str = "__device__ float twice(float v) { return 2 * v; }";
+
+#[test]
+fn linked_sources_are_parts_of_one_module() {
+    let out = try_kernel(
+        quote!(sources = [#CALLER, #CALLEE], check = false),
+        quote!(
+            fn run(x: &mut [f32]);
+        ),
+    )
+    .expect("expands")
+    .to_string();
+    // Each part is named for the kernel and its place, and lists the kernels it declares.
+    let first = format!(
+        "SourcePart :: new (\"run_0.cu\" , {} , & [\"run\"])",
+        quote!(#CALLER)
+    );
+    let second = format!("SourcePart :: new (\"run_1.cu\" , {} , & [])", quote!(#CALLEE));
+    assert!(out.contains(&first) && out.contains(&second), "{out}");
+    assert!(out.contains("ModuleSource :: linked (\"run.cu\""), "{out}");
+}
+
+#[test]
+fn linked_sources_errors() {
+    let attr = format!("sources = [{CALLER:?}, {CALLEE:?}], check = false");
+    let (msg, at) = expand_error(&attr, "fn walk(x: &mut [f32]);");
+    assert!(
+        msg.contains("in any of the linked sources; they declare"),
+        "{msg}"
+    );
+    assert_eq!(at, "walk");
+    let other = "__global__ void run(int *x);";
+    let (msg, _) = expand_error(
+        &format!("sources = [{CALLER:?}, {other:?}], check = false"),
+        "fn run(x: &mut [f32]);",
+    );
+    assert!(
+        msg.starts_with(
+            "the CUDA kernel `run` is declared as `run(float *x)` in `run_0.cu` (line 2) but as `run(int *x)` in `run_1.cu` (line 1)"
+        ),
+        "{msg}"
+    );
+    let (msg, _) = expand_error(&format!("{attr}, embed = [\"sm_90\"]"), "fn run(x: &mut [f32]);");
+    assert!(msg.starts_with("`embed` is for a single source"), "{msg}");
+}
