@@ -63,7 +63,7 @@ impl Parse for Item {
 }
 
 /// How an argument is taken.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Role {
     Scalar,
     Input,
@@ -812,5 +812,280 @@ fn emit(
                 KERNEL.kernel()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sig(item: &str) -> Item {
+        match syn::parse_str::<Item>(item) {
+            Ok(i) => i,
+            Err(e) => panic!("`{item}` does not parse: {e}"),
+        }
+    }
+
+    fn params(item: &str) -> Vec<Param> {
+        sig(item)
+            .sig
+            .inputs
+            .iter()
+            .map(|a| read_param(a).unwrap_or_else(|e| panic!("{e}")))
+            .collect()
+    }
+
+    /// The messages of checking `op` against the signature `item`, and the text each points
+    /// at: the argument's type, or the operation's literal.
+    fn op_errors(op: &str, item: &str) -> Vec<(String, String)> {
+        let lit = syn::parse_str::<syn::LitStr>(&format!("{op:?}")).expect("a literal");
+        let item = sig(item);
+        let ps: Vec<Param> = item
+            .sig
+            .inputs
+            .iter()
+            .map(|a| read_param(a).unwrap_or_else(|e| panic!("{e}")))
+            .collect();
+        match check_operation(&lit, &ps, &item.sig.ident) {
+            Ok(()) => Vec::new(),
+            Err(e) => e
+                .into_iter()
+                .map(|e| (e.to_string(), e.span().source_text().unwrap_or_default()))
+                .collect(),
+        }
+    }
+
+    const AXPY: &str =
+        "fn axpy(a: f32, x: &DeviceArray<f32>, y: &DeviceArrayView<f32, Ix2>, z: &mut DeviceArray<f32>);";
+
+    #[test]
+    fn operations_are_tokenized_without_comments() {
+        let toks = tokenize("z[i] += 1.5e-3f * x /* c */ >>= 'a' // tail").expect("tokens");
+        let texts: Vec<&str> = toks.iter().map(|t| t.text).collect();
+        assert_eq!(
+            texts,
+            ["z", "[", "i", "]", "+=", "1.5e-3f", "*", "x", ">>=", "'a'"]
+        );
+        let kinds: Vec<Kind> = toks.iter().map(|t| t.kind).collect();
+        assert_eq!(
+            kinds[..6],
+            [
+                Kind::Ident,
+                Kind::Punct,
+                Kind::Ident,
+                Kind::Punct,
+                Kind::Punct,
+                Kind::Number
+            ]
+        );
+        assert_eq!(kinds[9], Kind::Literal);
+        // Non-ASCII text inside a literal is read past, not cut.
+        assert_eq!(tokenize("s = \"é\\\"\"").expect("tokens").len(), 3);
+    }
+
+    #[test]
+    fn what_cannot_be_tokenized() {
+        assert_eq!(
+            tokenize("a /* b").map(|_| ()),
+            Err("a `/*` comment is not closed".to_owned())
+        );
+        assert_eq!(
+            tokenize("s = \"ab").map(|_| ()),
+            Err("a string or character literal is not closed".to_owned())
+        );
+        assert_eq!(
+            tokenize("s = \"\\").map(|_| ()),
+            Err("a string or character literal is not closed".to_owned())
+        );
+        assert_eq!(
+            tokenize("a = b @ c").map(|_| ()),
+            Err("`@` cannot appear in a C operation".to_owned())
+        );
+        assert_eq!(
+            tokenize("a = é").map(|_| ()),
+            Err("`é` cannot appear in a C operation".to_owned())
+        );
+    }
+
+    #[test]
+    fn parameters_become_scalars_inputs_and_outputs() {
+        let ps = params(AXPY);
+        let roles: Vec<Role> = ps.iter().map(|p| p.role).collect();
+        assert_eq!(roles, [Role::Scalar, Role::Input, Role::Input, Role::Output]);
+        assert!(ps.iter().all(|p| p.c_type == "float"));
+        assert_eq!(
+            c_arguments(&ps),
+            "float a, const float *x, const float *y, float *z"
+        );
+        let ps = params("fn f(k: u64, b: &mut PooledArray<i8>);");
+        assert_eq!(c_arguments(&ps), "unsigned long long k, signed char *b");
+    }
+
+    #[test]
+    fn the_check_kernel_binds_arguments_as_the_run_time_does() {
+        let src = check_source("axpy", &params(AXPY), "z = a * x + y");
+        assert_eq!(
+            src,
+            "extern \"C\" __global__ void axpy_check(long long n, float a, const float *__restrict__ x__p, \
+             const float *__restrict__ y__p, float *__restrict__ z__p) {\n\
+             for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; \
+             i += (long long)gridDim.x * blockDim.x) { const float &x = x__p[i]; const float &y = y__p[i]; \
+             float &z = z__p[i]; {\n#line 1 \"operation\"\nz = a * x + y\n;} }\n}\n"
+        );
+    }
+
+    #[test]
+    fn bad_parameters() {
+        let err = |item: &str| match read_param(&sig(item).sig.inputs[0]) {
+            Ok(_) => panic!("`{item}` was accepted"),
+            Err(e) => (e.to_string(), e.span().source_text().unwrap_or_default()),
+        };
+        let (msg, at) = err("fn f(a: usize);");
+        assert!(
+            msg.starts_with("`usize` is not an element type of device arrays"),
+            "{msg}"
+        );
+        assert_eq!(at, "usize");
+        let (msg, at) = err("fn f(x: &Vec<f32>);");
+        assert!(
+            msg.starts_with("an #[elementwise] argument is a scalar (`x: f32`)"),
+            "{msg}"
+        );
+        assert_eq!(at, "&Vec<f32>");
+        let (msg, at) = err("fn f(x: &DeviceArray<half::f16>);");
+        assert!(msg.starts_with("`half::f16` is not an element type"), "{msg}");
+        assert_eq!(at, "half::f16");
+        for taken in ["i", "n", "int", "gpu_x", "a__b"] {
+            let (msg, at) = err(&format!("fn f({taken}: f32);"));
+            assert!(
+                msg.starts_with(&format!("`{taken}` cannot name an #[elementwise] argument")),
+                "{msg}"
+            );
+            assert_eq!(at, taken);
+        }
+    }
+
+    #[test]
+    fn a_well_formed_operation_passes() {
+        assert_eq!(op_errors("z = a * x + y", AXPY), Vec::new());
+        // Locals, loops, members, called functions, `i` and `n`.
+        assert_eq!(
+            op_errors(
+                "float t = 0, *p = &t; for (int k = 0; k < 3; ++k) { t += sinf(x) * k; if (t > n) break; } z = t + y + i + p[0]",
+                AXPY
+            ),
+            Vec::new()
+        );
+    }
+
+    #[test]
+    fn names_that_are_not_arguments() {
+        let errs = op_errors("z = a * w + w + y", AXPY);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(
+            errs[0].0.starts_with("the operation uses `w`, which is not an argument of `axpy` (the arguments are `a`, `x`, `y`, `z`;"),
+            "{}",
+            errs[0].0
+        );
+        let errs = op_errors("float x = 1; z = x", AXPY);
+        assert_eq!(
+            errs[0].0,
+            "the operation declares `x`, which is the name of the argument `x`"
+        );
+    }
+
+    #[test]
+    fn assignments_must_go_to_outputs() {
+        let errs = op_errors("x = 1; a += 2; z = y", AXPY);
+        assert_eq!(errs.len(), 2, "{errs:?}");
+        assert!(
+            errs[0]
+                .0
+                .starts_with("the operation assigns to `x`, which is taken as `&` (read only)"),
+            "{}",
+            errs[0].0
+        );
+        assert_eq!(errs[0].1, "&DeviceArray<f32>");
+        assert!(
+            errs[1].0.starts_with("the operation assigns to the scalar `a`"),
+            "{}",
+            errs[1].0
+        );
+        assert_eq!(errs[1].1, "f32");
+        // `++x` assigns too.
+        assert_eq!(op_errors("++x; z = y", AXPY).len(), 1);
+        let errs = op_errors(
+            "a = 1",
+            "fn f(a: f32, z: &mut DeviceArray<f32>, w: &mut DeviceArray<f32>);",
+        );
+        let msgs: Vec<&str> = errs.iter().map(|(m, _)| m.as_str()).collect();
+        assert!(msgs
+            .iter()
+            .any(|m| m.starts_with("`z` is taken as `&mut` but the operation never assigns it")));
+        assert!(msgs
+            .iter()
+            .any(|m| m.starts_with("`w` is taken as `&mut` but the operation never assigns it")));
+        let errs = op_errors("a + 1", "fn f(a: f32, x: &DeviceArray<f32>);");
+        assert_eq!(errs.len(), 1);
+        assert!(errs[0].0.starts_with("`f` writes nothing"), "{}", errs[0].0);
+    }
+
+    #[test]
+    fn control_flow_and_brackets() {
+        let errs = op_errors("return; z = y", AXPY);
+        assert!(errs[0]
+            .0
+            .starts_with("`return` cannot be used in an elementwise operation"));
+        assert!(op_errors("break; z = y", AXPY)[0]
+            .0
+            .starts_with("`break` cannot be used"));
+        assert_eq!(
+            op_errors("z = (y", AXPY)[0].0,
+            "the operation has an unclosed `(`"
+        );
+        assert_eq!(
+            op_errors("z = y)", AXPY)[0].0,
+            "the operation has an unmatched `)`"
+        );
+        assert_eq!(
+            op_errors("z = y[0)", AXPY)[0].0,
+            "the operation has an unmatched `)`"
+        );
+        assert!(op_errors(" ; ;", AXPY)[0].0.starts_with("the operation is empty"));
+        assert!(op_errors("z = `y`", AXPY)[0]
+            .0
+            .starts_with("the operation cannot be read: "));
+    }
+
+    #[test]
+    fn attribute_and_signature_errors() {
+        let e = |s: &str| syn::parse_str::<Args>(s).err().map(|e| e.to_string());
+        assert!(e(r#""z = x""#).is_none());
+        assert!(e("z = x")
+            .is_some_and(|m| m.starts_with("#[elementwise] takes the operation as a string literal")));
+        assert_eq!(
+            e(r#""z = x", "y""#).as_deref(),
+            Some("#[elementwise] takes one string literal: the operation")
+        );
+        let Err(body) = syn::parse_str::<Item>("fn f(z: &mut DeviceArray<f32>) {}") else {
+            panic!("a body was accepted");
+        };
+        assert!(body.to_string().starts_with("an #[elementwise] fn has no body"));
+        let expand_err = |item: &str| match expand(syn::parse_str(r#""z = 1""#).expect("args"), sig(item)) {
+            Ok(_) => panic!("`{item}` expanded"),
+            Err(e) => e.to_string(),
+        };
+        assert!(expand_err("fn f<T>(z: &mut DeviceArray<f32>);")
+            .starts_with("an #[elementwise] fn is not generic"));
+        assert!(expand_err("fn f(z: &mut DeviceArray<f32>) -> i32;")
+            .starts_with("an #[elementwise] fn returns nothing"));
+        assert_eq!(
+            expand_err("async fn f(z: &mut DeviceArray<f32>);"),
+            "an #[elementwise] fn is not `async`"
+        );
+        assert_eq!(
+            expand_err("fn f(z: &mut DeviceArray<f32>, z: f32);"),
+            "`z` is taken twice"
+        );
     }
 }

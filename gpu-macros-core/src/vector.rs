@@ -87,3 +87,72 @@ pub fn misnamed_family(c: &str) -> Option<&str> {
     );
     (family && !digits.is_empty() && rust_name(c).is_none()).then_some(base)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{c_name, misnamed_family, rust_name};
+
+    const FAMILIES: [(&str, &str); 12] = [
+        ("char", "Char"),
+        ("uchar", "UChar"),
+        ("short", "Short"),
+        ("ushort", "UShort"),
+        ("int", "Int"),
+        ("uint", "UInt"),
+        ("long", "Long"),
+        ("ulong", "ULong"),
+        ("longlong", "LongLong"),
+        ("ulonglong", "ULongLong"),
+        ("float", "Float"),
+        ("double", "Double"),
+    ];
+
+    #[test]
+    fn every_vector_type_maps_both_ways() {
+        for (c, rust) in FAMILIES {
+            for n in 1..=4 {
+                let (c, rust) = (format!("{c}{n}"), format!("{rust}{n}"));
+                assert_eq!(rust_name(&c).as_deref(), Some(rust.as_str()), "{c}");
+                assert_eq!(c_name(&rust).as_deref(), Some(c.as_str()), "{rust}");
+            }
+        }
+    }
+
+    #[test]
+    fn half_bfloat_and_complex_pairs() {
+        assert_eq!(rust_name("__half2").as_deref(), Some("Half2"));
+        assert_eq!(rust_name("half2").as_deref(), Some("Half2"));
+        assert_eq!(rust_name("nv_bfloat162").as_deref(), Some("BFloat162"));
+        assert_eq!(c_name("BFloat162").as_deref(), Some("__nv_bfloat162"));
+        assert_eq!(
+            rust_name("gpu_runtime::complex<float>").as_deref(),
+            Some("Complex32")
+        );
+        assert_eq!(rust_name("pycuda::complex<double>").as_deref(), Some("Complex64"));
+        assert_eq!(
+            c_name("Complex64").as_deref(),
+            Some("gpu_runtime::complex<double>")
+        );
+    }
+
+    #[test]
+    fn other_names_are_not_vector_types() {
+        for c in ["float", "float0", "float5", "float44", "Params", "", "4"] {
+            assert_eq!(rust_name(c), None, "{c}");
+        }
+        for rust in ["Float", "Float5", "float4", "f32", ""] {
+            assert_eq!(c_name(rust), None, "{rust}");
+        }
+    }
+
+    #[test]
+    fn misnamed_families_are_recognised() {
+        assert_eq!(misnamed_family("float5"), Some("float"));
+        assert_eq!(misnamed_family("double0"), Some("double"));
+        assert_eq!(misnamed_family("__half3"), Some("__half"));
+        // Real vector types, plain scalars and other names are not misnamed.
+        assert_eq!(misnamed_family("float4"), None);
+        assert_eq!(misnamed_family("float"), None);
+        assert_eq!(misnamed_family("vec3"), None);
+    }
+}

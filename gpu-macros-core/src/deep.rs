@@ -325,3 +325,108 @@ fn report(req: &Request<'_>, log: &str, ok: bool, warnings: bool, out: &mut Outc
     }
     errors.finish()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LOG: &str = "k.cu(3): error: identifier \"y\" is undefined\n\
+                       \x20   out[i] = y;\n\
+                       \x20            ^\n\
+                       \n\
+                       k.cu(7): warning #177-D: variable \"t\" was declared but never referenced\n\
+                       \x20 int t;\n\
+                       \x20     ^\n\
+                       \x20         detected during instantiation of \"void f<T>() [with T=float]\"\n\
+                       other.cu(1): error: not ours\n\
+                       1 error detected in the compilation of \"k.cu\".\n";
+
+    #[test]
+    fn nvrtc_logs_are_parsed_into_diagnostics() {
+        let d = parse_log(LOG, "k.cu");
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert_eq!(
+            d[0],
+            Diag {
+                error: true,
+                line: 3,
+                column: Some(12),
+                message: "identifier \"y\" is undefined".to_owned(),
+                quoted: Some("  out[i] = y;".to_owned()),
+                notes: Vec::new(),
+            }
+        );
+        assert!(!d[1].error);
+        assert_eq!((d[1].line, d[1].column), (7, Some(5)));
+        assert_eq!(d[1].message, "variable \"t\" was declared but never referenced");
+        assert_eq!(
+            d[1].notes,
+            ["detected during instantiation of \"void f<T>() [with T=float]\""]
+        );
+    }
+
+    #[test]
+    fn diagnostics_render_like_rustc() {
+        let d = parse_log(LOG, "k.cu");
+        assert_eq!(
+            render(&d[0], "k.cu"),
+            "CUDA error at k.cu:3:12: identifier \"y\" is undefined\n 3 |   out[i] = y;\n   |            ^"
+        );
+        assert!(render(&d[1], "k.cu").starts_with("CUDA warning at k.cu:7:5: "));
+        assert!(render(&d[1], "k.cu")
+            .ends_with("\n = note: detected during instantiation of \"void f<T>() [with T=float]\""));
+    }
+
+    #[test]
+    fn architectures_to_embed() {
+        assert_eq!(parse_arch("sm_90"), Some((true, 90)));
+        assert_eq!(parse_arch("compute_75"), Some((false, 75)));
+        for bad in ["sm90", "sm_", "sm_9", "sm_90a", "compute_1000", "ptx_75"] {
+            assert_eq!(parse_arch(bad), None, "{bad}");
+        }
+    }
+
+    fn request(check: bool, embed: Option<Vec<(String, Span)>>) -> Request<'static> {
+        Request {
+            source: "__global__ void k() {}",
+            file_name: "k.cu",
+            names: vec!["k".to_owned()],
+            options: Vec::new(),
+            span: Span::call_site(),
+            check,
+            embed,
+            prelude: true,
+        }
+    }
+
+    #[test]
+    fn a_bad_architecture_is_an_error_before_nvrtc_is_loaded() {
+        let embed = Some(vec![
+            ("sm_90".to_owned(), Span::call_site()),
+            ("sm90".to_owned(), Span::call_site()),
+        ]);
+        let Err(e) = run(&request(false, embed)) else {
+            panic!("`sm90` was accepted");
+        };
+        assert!(
+            e.to_string()
+                .starts_with("`sm90` is not an architecture to embed"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn without_check_or_embed_nvrtc_is_not_needed() {
+        // Unless the environment asks for images of every kernel.
+        if std::env::var_os(EMBED_VAR).is_some() {
+            return;
+        }
+        let out = run(&request(false, Some(Vec::new()))).expect("nothing to do");
+        assert!(out.images.is_empty());
+        // Only the constants that make cargo rebuild when the variables change.
+        let items = out.items.to_string();
+        for var in [CHECK_VAR, EMBED_VAR, nvrtc::NVRTC_VAR] {
+            assert!(items.contains(&format!("option_env ! (\"{var}\")")), "{items}");
+        }
+    }
+}

@@ -358,3 +358,246 @@ fn check_arg(arg: &RustArg, param: &CParam) -> syn::Result<()> {
 pub fn direction_of(arg: &RustArg) -> Option<Direction> {
     arg.direction.as_ref().map(|(d, _)| *d)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::check_kernel;
+    use crate::input::Item;
+
+    /// Each error of checking the Rust declaration `rust` against the kernel of the same name
+    /// in `c`: its message and the Rust text it points at.
+    fn errors(c: &str, rust: &str) -> Vec<(String, String)> {
+        let Ok(Item::Fn(kernel)) = syn::parse_str::<Item>(rust) else {
+            panic!("not a kernel declaration: {rust}");
+        };
+        let decl = gpu_cdecl::find_kernel(c, &kernel.name.to_string()).expect("the C declaration");
+        match check_kernel(&kernel, &decl) {
+            Ok(()) => Vec::new(),
+            Err(e) => e
+                .into_iter()
+                .map(|e| (e.to_string(), e.span().source_text().unwrap_or_default()))
+                .collect(),
+        }
+    }
+
+    /// The one error of the check: message and target.
+    fn error(c: &str, rust: &str) -> (String, String) {
+        let mut all = errors(c, rust);
+        assert_eq!(all.len(), 1, "{all:?}");
+        all.remove(0)
+    }
+
+    const AXPY: &str = "__global__ void axpy(float a, const float *x, float *y, int n) { }";
+
+    #[test]
+    fn a_matching_signature_passes() {
+        assert_eq!(
+            errors(AXPY, "fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i32);"),
+            Vec::new()
+        );
+    }
+
+    #[test]
+    fn an_extra_rust_argument_points_at_it() {
+        let (msg, at) = error(AXPY, "fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i32, m: u32);");
+        assert_eq!(
+            msg,
+            "the CUDA kernel `axpy` takes 4 parameters (`float a, const float *x, float *y, int n`) \
+             but this signature has 5: `m` has no C parameter"
+        );
+        assert_eq!(at, "m: u32");
+    }
+
+    #[test]
+    fn missing_arguments_point_at_the_parameter_list() {
+        let (msg, at) = error(AXPY, "fn axpy(a: f32, x: &[f32]);");
+        assert!(
+            msg.ends_with("but this signature has 2: missing `float *y`, `int n`"),
+            "{msg}"
+        );
+        assert_eq!(at, "(a: f32, x: &[f32])");
+    }
+
+    #[test]
+    fn a_scalar_of_another_width_says_both_sizes() {
+        let (msg, at) = error(AXPY, "fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i64);");
+        assert_eq!(
+            msg,
+            "expected `i32` for C `int n`, found `i64` (`i32` is 4 bytes, `i64` is 8)"
+        );
+        assert_eq!(at, "i64");
+    }
+
+    #[test]
+    fn a_scalar_of_the_other_signedness_is_refused() {
+        let (msg, at) = error(AXPY, "fn axpy(a: f32, x: &[f32], y: &mut [f32], n: u32);");
+        assert_eq!(msg, "expected `i32` for C `int n`, found `u32`");
+        assert_eq!(at, "u32");
+    }
+
+    #[test]
+    fn c_long_and_plain_char_get_a_note() {
+        let c = "__global__ void k(long n, char c) { }";
+        let all = errors(c, "fn k(n: i32, c: u8);");
+        assert_eq!(all.len(), 2, "{all:?}");
+        assert!(all[0]
+            .0
+            .ends_with("; C `long` is 64 bits wide in CUDA device code (LP64)"));
+        assert!(all[1].0.contains("plain C `char` is signed in CUDA device code"));
+        assert_eq!((all[0].1.as_str(), all[1].1.as_str()), ("i32", "u8"));
+    }
+
+    #[test]
+    fn size_t_wants_usize() {
+        let (msg, _) = error("__global__ void k(size_t n) { }", "fn k(n: u64);");
+        assert!(msg.contains("C `size_t` and `uintptr_t` map to `usize`"), "{msg}");
+        assert_eq!(
+            errors("__global__ void k(size_t n) { }", "fn k(n: usize);"),
+            Vec::new()
+        );
+    }
+
+    #[test]
+    fn a_value_for_a_pointer_is_refused() {
+        let (msg, at) = error(AXPY, "fn axpy(a: f32, x: f32, y: &mut [f32], n: i32);");
+        assert_eq!(
+            msg,
+            "C `const float *x` is a pointer: expected `&[f32]`, found `f32`"
+        );
+        assert_eq!(at, "f32");
+    }
+
+    #[test]
+    fn a_slice_for_a_value_is_refused() {
+        let (msg, at) = error(AXPY, "fn axpy(a: &[f32], x: &[f32], y: &mut [f32], n: i32);");
+        assert_eq!(
+            msg,
+            "C `float a` is passed by value: expected `f32`, found `&[f32]`"
+        );
+        assert_eq!(at, "&[f32]");
+    }
+
+    #[test]
+    fn writing_through_a_const_pointer_is_refused() {
+        let (msg, at) = error(AXPY, "fn axpy(a: f32, x: &mut [f32], y: &mut [f32], n: i32);");
+        assert_eq!(
+            msg,
+            "C `const float *x` points to const data, which the kernel cannot write: expected `&[f32]`"
+        );
+        assert_eq!(at, "&mut [f32]");
+    }
+
+    #[test]
+    fn a_shared_slice_for_a_writable_pointer_needs_read_only() {
+        let (msg, at) = error(AXPY, "fn axpy(a: f32, x: &[f32], y: &[f32], n: i32);");
+        assert!(
+            msg.starts_with("C `float *y` points to writable data: expected `&mut [f32]`"),
+            "{msg}"
+        );
+        assert!(msg.contains("`#[read_only] y: &[f32]`"), "{msg}");
+        assert_eq!(at, "&[f32]");
+        assert_eq!(
+            errors(
+                AXPY,
+                "fn axpy(a: f32, x: &[f32], #[read_only] y: &[f32], n: i32);"
+            ),
+            Vec::new()
+        );
+    }
+
+    #[test]
+    fn read_only_on_a_const_pointer_points_at_the_attribute() {
+        let (msg, at) = error(
+            AXPY,
+            "fn axpy(a: f32, #[read_only] x: &[f32], y: &mut [f32], n: i32);",
+        );
+        assert!(
+            msg.starts_with("C `const float *x` already points to const data"),
+            "{msg}"
+        );
+        assert_eq!(at, "#[read_only]");
+    }
+
+    #[test]
+    fn an_element_type_mismatch_points_at_the_element() {
+        let (msg, at) = error(AXPY, "fn axpy(a: f32, x: &[f64], y: &mut [f32], n: i32);");
+        assert_eq!(
+            msg,
+            "expected `&[f32]` for C `const float *x`, found `&[f64]` (`f32` is 4 bytes, `f64` is 8)"
+        );
+        assert_eq!(at, "f64");
+    }
+
+    #[test]
+    fn out_on_a_const_pointer_and_in_on_a_value_point_at_the_attribute() {
+        let all = errors(
+            AXPY,
+            "fn axpy(#[In] a: f32, #[Out] x: &[f32], y: &mut [f32], n: i32);",
+        );
+        assert_eq!(all.len(), 2, "{all:?}");
+        assert_eq!(
+            all[0],
+            (
+                "#[In] applies to pointer arguments only: C `float a` is passed by value".to_owned(),
+                "#[In]".to_owned()
+            )
+        );
+        assert_eq!(
+            all[1],
+            (
+                "#[Out] on C `const float *x`, which points to const data the kernel cannot write: use #[In]"
+                    .to_owned(),
+                "#[Out]".to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn pointers_to_bool_are_refused() {
+        // `float **p` is refused earlier, by gpu-cdecl (see the crate's tests of `decl_error`).
+        let (msg, at) = error("__global__ void k(bool *b) { }", "fn k(b: &mut [bool]);");
+        assert!(msg.starts_with("C `bool *b` points to `bool`s"), "{msg}");
+        assert!(
+            msg.ends_with("use `unsigned char*` in C and `&mut [u8]` in Rust"),
+            "{msg}"
+        );
+        assert_eq!(at, "bool");
+    }
+
+    #[test]
+    fn vector_and_struct_types_match_by_name() {
+        let c = "struct Params { float a; };\n__global__ void k(float4 v, Params p, const float2 *w) { }";
+        assert_eq!(errors(c, "fn k(v: Float4, p: Params, w: &[Float2]);"), Vec::new());
+        let all = errors(c, "fn k(v: Float2, p: Other, w: &[f32]);");
+        assert_eq!(all.len(), 3, "{all:?}");
+        assert_eq!(
+            all[0].0,
+            "expected `gpu_runtime::Float4` for C `float4 v`, found `Float2`"
+        );
+        assert!(
+            all[1].0.starts_with(
+                "expected `Params` for C `Params p`, found `Other`: a C struct is passed as the Rust type of the same name"
+            ),
+            "{}",
+            all[1].0
+        );
+        assert_eq!(
+            all[2].0,
+            "expected `&[gpu_runtime::Float2]` for C `const float2 *w`, found `&[f32]`"
+        );
+    }
+
+    #[test]
+    fn a_scalar_path_must_be_the_primitive() {
+        let c = "__global__ void k(float a) { }";
+        assert_eq!(errors(c, "fn k(a: core::primitive::f32);"), Vec::new());
+        assert_eq!(error(c, "fn k(a: my::f32);").1, "my::f32");
+    }
+
+    #[test]
+    fn every_mismatch_is_reported_at_once() {
+        let all = errors(AXPY, "fn axpy(a: f64, x: &mut [f32], y: &[f32], n: u8);");
+        let at: Vec<&str> = all.iter().map(|(_, at)| at.as_str()).collect();
+        assert_eq!(at, ["f64", "&mut [f32]", "&[f32]", "u8"]);
+    }
+}

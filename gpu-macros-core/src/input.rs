@@ -102,9 +102,10 @@ impl Parse for KernelArgs {
                 }
                 Expr::Assign(assign) => {
                     let key = match &*assign.left {
-                        Expr::Path(p) if p.path.get_ident().is_some() => {
-                            p.path.get_ident().unwrap().to_string()
-                        }
+                        Expr::Path(p) => match p.path.get_ident() {
+                            Some(ident) => ident.to_string(),
+                            None => return Err(syn::Error::new_spanned(p, EXPECTED_KEYS)),
+                        },
                         other => return Err(syn::Error::new_spanned(other, EXPECTED_KEYS)),
                     };
                     match key.as_str() {
@@ -610,5 +611,301 @@ pub fn last_ident(ty: &Type) -> Option<String> {
         Type::Paren(p) => last_ident(&p.elem),
         Type::Group(g) => last_ident(&g.elem),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(attr: &str) -> KernelArgs {
+        match syn::parse_str::<KernelArgs>(attr) {
+            Ok(a) => a,
+            Err(e) => panic!("`{attr}` does not parse: {e}"),
+        }
+    }
+
+    /// The message of the error that parsing `attr` gives, and the text it points at.
+    fn args_error(attr: &str) -> (String, String) {
+        match syn::parse_str::<KernelArgs>(attr) {
+            Ok(_) => panic!("`{attr}` parses"),
+            Err(e) => (e.to_string(), e.span().source_text().unwrap_or_default()),
+        }
+    }
+
+    fn kernel(item: &str) -> RustKernel {
+        match syn::parse_str::<Item>(item) {
+            Ok(Item::Fn(k)) => k,
+            Ok(Item::Mod { .. }) => panic!("`{item}` is a module"),
+            Err(e) => panic!("`{item}` does not parse: {e}"),
+        }
+    }
+
+    fn item_error(item: &str) -> (String, String) {
+        match syn::parse_str::<Item>(item) {
+            Ok(_) => panic!("`{item}` parses"),
+            Err(e) => (e.to_string(), e.span().source_text().unwrap_or_default()),
+        }
+    }
+
+    fn values(list: &[LitStr]) -> Vec<String> {
+        list.iter().map(LitStr::value).collect()
+    }
+
+    #[test]
+    fn the_source_is_a_literal_source_or_file() {
+        assert!(
+            matches!(args(r#""__global__ void f() {}""#).source, SourceSpec::Inline(l) if l.value() == "__global__ void f() {}")
+        );
+        assert!(matches!(args(r#"source = "src""#).source, SourceSpec::Inline(l) if l.value() == "src"));
+        assert!(matches!(args(r#"file = "k.cu""#).source, SourceSpec::File(l) if l.value() == "k.cu"));
+    }
+
+    #[test]
+    fn defaults_when_only_the_source_is_given() {
+        let a = args(r#""src""#);
+        assert!(a.name.is_none() && a.options.is_empty() && a.parts.is_empty());
+        assert!(a.check && a.prelude);
+        assert!(a.embed.is_none() && a.instantiate.is_none());
+        assert!(a.launch.cluster.is_none() && !a.launch.cooperative);
+    }
+
+    #[test]
+    fn every_argument_is_read() {
+        let a = args(
+            r#"file = "k.cu", name = "k_c", options = ["-use_fast_math", "-G"], check = false,
+               embed = ["sm_90", "compute_75"], prelude = false, cluster = (2, 2), cooperative"#,
+        );
+        assert_eq!(a.name.map(|n| n.value()).as_deref(), Some("k_c"));
+        assert_eq!(values(&a.options), ["-use_fast_math", "-G"]);
+        assert!(!a.check && !a.prelude);
+        assert_eq!(values(&a.embed.unwrap_or_default()), ["sm_90", "compute_75"]);
+        assert_eq!(a.launch.cluster, Some((2, 2, 1)));
+        assert!(a.launch.cooperative);
+    }
+
+    #[test]
+    fn cluster_shapes() {
+        assert_eq!(args(r#""s", cluster = 4"#).launch.cluster, Some((4, 1, 1)));
+        assert_eq!(args(r#""s", cluster = (4)"#).launch.cluster, Some((4, 1, 1)));
+        assert_eq!(
+            args(r#""s", cluster = (1, 2, 3)"#).launch.cluster,
+            Some((1, 2, 3))
+        );
+        for bad in ["(1, 2, 3, 4)", "()", "x", "(1.5, 2)"] {
+            let (msg, _) = args_error(&format!(r#""s", cluster = {bad}"#));
+            assert!(
+                msg.starts_with("`cluster` takes one to three integers"),
+                "{bad}: {msg}"
+            );
+        }
+        assert!(!args(r#""s", cooperative = false"#).launch.cooperative);
+        assert_eq!(
+            args_error(r#""s", cooperative, cooperative"#).0,
+            "`cooperative` is given twice"
+        );
+    }
+
+    #[test]
+    fn linked_sources_and_files_become_parts() {
+        let a = args(r#"files = ["a.cu", "b.cu"]"#);
+        assert_eq!(a.parts.len(), 2);
+        assert!(matches!(&a.parts[1], SourceSpec::File(l) if l.value() == "b.cu"));
+        // The first part stands for the source where one is needed.
+        assert!(matches!(&a.source, SourceSpec::File(l) if l.value() == "a.cu"));
+        let a = args(r#"sources = ["x", "y"]"#);
+        assert!(matches!(&a.parts[0], SourceSpec::Inline(l) if l.value() == "x"));
+        let (msg, _) = args_error(r#"sources = ["x"], prelude = false"#);
+        assert!(
+            msg.starts_with("`prelude = false` is for a single source"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn instantiate_takes_paths_and_strings() {
+        let a = args(r#""s", instantiate = [f32, Float2, "gpu_runtime::Float4"]"#);
+        let (_, types) = a.instantiate.expect("instantiate");
+        let texts: Vec<String> = types.iter().map(|t| quote::quote!(#t).to_string()).collect();
+        assert_eq!(texts, ["f32", "Float2", "gpu_runtime :: Float4"]);
+        let (msg, at) = args_error(r#""s", instantiate = []"#);
+        assert!(
+            msg.starts_with("`instantiate` takes a non-empty array of types"),
+            "{msg}"
+        );
+        assert_eq!(at, "[]");
+        let (msg, at) = args_error(r#""s", instantiate = [1]"#);
+        assert!(
+            msg.starts_with("a kernel template is instantiated for scalars"),
+            "{msg}"
+        );
+        assert_eq!(at, "1");
+    }
+
+    #[test]
+    fn argument_errors_point_at_what_is_wrong() {
+        let (msg, at) = args_error(r#""s", nmae = "k""#);
+        assert_eq!(msg, format!("unknown argument `nmae`: {EXPECTED_KEYS}"));
+        assert_eq!(at, "nmae");
+        assert_eq!(
+            args_error(r#""s", file = "k.cu""#),
+            (SOURCE_TWICE.to_owned(), r#"file = "k.cu""#.to_owned())
+        );
+        let (msg, at) = args_error(r#""s", check = 1"#);
+        assert!(msg.starts_with("`check` takes `true` or `false`"), "{msg}");
+        assert_eq!(at, "1");
+        let (msg, at) = args_error(r#""s", options = "-G""#);
+        assert!(msg.starts_with("`options` takes an array of strings"), "{msg}");
+        assert_eq!(at, r#""-G""#);
+        let (msg, at) = args_error(r#""s", name = "a", name = "b""#);
+        assert_eq!(msg, "`name` is given twice: a #[kernel] binds one C function");
+        assert_eq!(at, r#"name = "b""#);
+        assert_eq!(
+            args_error(r#""s", a::b = 1"#),
+            (EXPECTED_KEYS.to_owned(), "a::b".to_owned())
+        );
+        assert_eq!(
+            args_error(r#""s", embed = [sm_90]"#).0,
+            "expected a string literal"
+        );
+        assert_eq!(args_error("42").1, "42");
+    }
+
+    #[test]
+    fn no_source_is_an_error() {
+        let (msg, _) = args_error("");
+        assert!(msg.starts_with("#[kernel] needs the CUDA C source"), "{msg}");
+        assert!(args_error(r#"name = "k""#)
+            .0
+            .starts_with("#[kernel] needs the CUDA C source"));
+    }
+
+    #[test]
+    fn arguments_are_read_with_their_kinds_and_markers() {
+        let k = kernel("pub fn k(a: f32, #[In] x: &[f32], #[InOut] #[len = n * 2] y: &mut [f32], n: (i32));");
+        assert_eq!(k.name, "k");
+        assert!(matches!(k.vis, Visibility::Public(_)));
+        let names: Vec<String> = k.args.iter().map(|a| a.name.to_string()).collect();
+        assert_eq!(names, ["a", "x", "y", "n"]);
+        assert!(matches!(&k.args[0].kind, RustType::Value(t) if last_ident(t).as_deref() == Some("f32")));
+        assert!(matches!(&k.args[1].kind, RustType::Slice { mutable: false, .. }));
+        assert!(matches!(&k.args[2].kind, RustType::Slice { mutable: true, .. }));
+        // `(i32)` is an `i32` by value.
+        assert!(matches!(&k.args[3].kind, RustType::Value(t) if last_ident(t).as_deref() == Some("i32")));
+        assert_eq!(k.args[1].direction.as_ref().map(|d| d.0), Some(Direction::In));
+        assert_eq!(k.args[2].direction.as_ref().map(|d| d.0), Some(Direction::InOut));
+        let len = k.args[2].len.as_ref().expect("#[len]");
+        assert_eq!(quote::quote!(#len).to_string(), "n * 2");
+        assert!(k.generic.is_none());
+        let k = kernel("fn k(#[len(4)] x: &[u8], #[read_only] y: &[u8]);");
+        assert!(k.args[0].len.is_some() && k.args[1].read_only.is_some());
+    }
+
+    #[test]
+    fn len_errors() {
+        let (msg, at) = item_error("fn k(#[len = 4] n: i32);");
+        assert_eq!(
+            msg,
+            "`#[len = …]` goes on a buffer argument (`&[T]` or `&mut [T]`), and `n` is not one"
+        );
+        assert_eq!(at, "#[len = 4]");
+        let (msg, at) = item_error("fn k(#[len] x: &[f32]);");
+        assert!(
+            msg.starts_with("`#[len]` needs the length `x` must have at least"),
+            "{msg}"
+        );
+        assert_eq!(at, "#[len]");
+        let (msg, at) = item_error("fn k(#[len = 1] #[len = 2] x: &[f32]);");
+        assert_eq!(msg, "`x` has two `#[len = …]` attributes: give one");
+        assert_eq!(at, "#[len = 2]");
+    }
+
+    #[test]
+    fn marker_errors() {
+        let (msg, at) = item_error("fn k(#[In] #[Out] x: &mut [f32]);");
+        assert_eq!(
+            msg,
+            "`x` has both #[In] and #[Out]: use one of #[In], #[Out] or #[InOut]"
+        );
+        assert_eq!(at, "#[Out]");
+        let (msg, at) = item_error("fn k(#[Inn] x: &mut [f32]);");
+        assert!(
+            msg.starts_with("unknown attribute `Inn` on kernel argument `x`"),
+            "{msg}"
+        );
+        assert_eq!(at, "#[Inn]");
+        let (msg, at) = item_error("fn k(#[read_only] x: &mut [f32]);");
+        assert!(
+            msg.starts_with("`x` is #[read_only], so the kernel only reads it"),
+            "{msg}"
+        );
+        assert_eq!(at, "mut");
+        let (msg, _) = item_error("fn k(#[read_only] #[InOut] x: &[f32]);");
+        assert!(msg.starts_with("`x` is #[read_only] and #[InOut]"), "{msg}");
+        let (msg, at) = item_error("fn k(#[read_only(x)] x: &[f32]);");
+        assert!(msg.starts_with("`#[read_only]` takes no arguments"), "{msg}");
+        assert_eq!(at, "#[read_only(x)]");
+    }
+
+    #[test]
+    fn declaration_errors() {
+        let (msg, _) = item_error("fn k(x: &[f32]) {}");
+        assert_eq!(
+            msg,
+            "a #[kernel] function has no body: end the declaration with `;`"
+        );
+        let (msg, at) = item_error("fn k(x: &[f32]) -> i32;");
+        assert!(msg.starts_with("CUDA kernels return `void`"), "{msg}");
+        assert_eq!(at, "i32");
+        // `-> ()` is `void`.
+        assert!(kernel("fn k() -> ();").args.is_empty());
+        let (msg, at) = item_error("fn k(x: &f32);");
+        assert!(
+            msg.starts_with("pointer arguments are written as slices"),
+            "{msg}"
+        );
+        assert_eq!(at, "&f32");
+        let (msg, at) = item_error("fn k((a, b): (i32, i32));");
+        assert_eq!(msg, "kernel arguments must be plain names");
+        assert_eq!(at, "(a, b)");
+        let (msg, _) = item_error("fn k<T: Copy>(x: T);");
+        assert!(
+            msg.starts_with("a #[kernel] function takes at most one type parameter"),
+            "{msg}"
+        );
+        let (msg, _) = item_error("async fn k();");
+        assert_eq!(msg, "a #[kernel] function cannot be async");
+        let (msg, at) = item_error("mod m {}");
+        assert_eq!(msg, "declare at least one kernel in the module: `fn name(args);`");
+        assert_eq!(at, "m");
+        let (msg, _) = item_error("struct S;");
+        assert!(
+            msg.starts_with("#[kernel] goes on a function declaration without a body"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn generics_and_modules() {
+        let k = kernel("fn scale<T>(x: &mut [T], a: T);");
+        assert_eq!(k.generic.map(|g| g.to_string()).as_deref(), Some("T"));
+        let Ok(Item::Mod { name, kernels, .. }) =
+            syn::parse_str::<Item>("pub mod m { fn a(x: i32); pub fn b(); }")
+        else {
+            panic!("a module of kernels");
+        };
+        assert_eq!(name, "m");
+        let names: Vec<String> = kernels.iter().map(|k| k.name.to_string()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert!(matches!(kernels[1].vis, Visibility::Public(_)));
+    }
+
+    #[test]
+    fn last_ident_looks_through_paths_and_parens() {
+        let t = |s: &str| last_ident(&syn::parse_str::<Type>(s).expect("a type"));
+        assert_eq!(t("half::f16").as_deref(), Some("f16"));
+        assert_eq!(t("(u8)").as_deref(), Some("u8"));
+        assert_eq!(t("&[u8]"), None);
+        assert_eq!(t("<T as X>::Y"), None);
     }
 }

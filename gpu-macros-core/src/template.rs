@@ -169,3 +169,93 @@ pub fn instantiate_decl(decl: &KernelDecl, param: &str, with: &CType) -> KernelD
         .collect();
     d
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ty(s: &str) -> Type {
+        syn::parse_str(s).unwrap_or_else(|e| panic!("`{s}`: {e}"))
+    }
+
+    fn text(t: &Type) -> String {
+        t.to_token_stream().to_string()
+    }
+
+    #[test]
+    fn template_arguments_are_spelled_in_cpp() {
+        let spell = |s: &str| c_spelling(&ty(s)).map(|(c, _)| c).map_err(|e| e.to_string());
+        assert_eq!(spell("f32").as_deref(), Ok("float"));
+        assert_eq!(spell("u64").as_deref(), Ok("unsigned long long"));
+        assert_eq!(spell("gpu_runtime::types::Float2").as_deref(), Ok("float2"));
+        assert_eq!(spell("Params").as_deref(), Ok("Params"));
+        assert!(spell("bool").is_err_and(|e| e.starts_with("`bool` cannot instantiate a kernel template")));
+        assert!(spell("Vec<f32>").is_err_and(|e| e.starts_with("`Vec<f32>` cannot instantiate")));
+        assert!(spell("&f32").is_err());
+    }
+
+    #[test]
+    fn cuda_names_in_instantiate_become_rust_types() {
+        let mut list = vec![
+            ty("float"),
+            ty("uint"),
+            ty("float2"),
+            ty("half"),
+            ty("f64"),
+            ty("Params"),
+        ];
+        rust_types(&mut list).expect("all are types");
+        let texts: Vec<String> = list.iter().map(text).collect();
+        assert_eq!(
+            texts,
+            [
+                "f32",
+                "u32",
+                ":: gpu_runtime :: types :: Float2",
+                ":: gpu_runtime :: half :: f16",
+                "f64",
+                "Params"
+            ]
+        );
+        let mut bad = vec![ty("float5"), ty("int0")];
+        let Err(e) = rust_types(&mut bad) else {
+            panic!("`float5` was accepted");
+        };
+        let msgs: Vec<String> = e.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(
+            msgs,
+            [
+                "`float5` is not a CUDA vector type: CUDA's `float` vectors are `float1` to `float4` \
+                 (`gpu_runtime::types::Float1` to `Float4`)",
+                "`int0` is not a CUDA vector type: CUDA's `int` vectors are `int1` to `int4` \
+                 (`gpu_runtime::types::Int1` to `Int4`)",
+            ]
+        );
+    }
+
+    #[test]
+    fn substitution_reaches_slices_and_values_on_both_sides() {
+        let Ok(crate::input::Item::Fn(k)) = syn::parse_str("fn scale<T>(x: &mut [T], a: T, n: i32);") else {
+            panic!("a kernel");
+        };
+        let t = k.generic.clone().expect("generic");
+        let k = substitute(&k, &t, &ty("f64"));
+        assert!(k.generic.is_none());
+        let types: Vec<String> = k.args.iter().map(|a| text(&a.ty)).collect();
+        assert_eq!(types, ["& mut [f64]", "f64", "i32"]);
+        assert!(matches!(&k.args[0].kind, RustType::Slice { elem, mutable: true } if text(elem) == "f64"));
+        let decl = gpu_cdecl::find_kernel(
+            "template <typename T> __global__ void scale(T *x, T a, int n) { }",
+            "scale",
+        )
+        .expect("the template");
+        let d = instantiate_decl(&decl, "T", &CType::Scalar(Scalar::F64));
+        assert!(
+            matches!(&d.params[0].ty, CType::Pointer { pointee, pointee_const: false } if **pointee == CType::Scalar(Scalar::F64))
+        );
+        assert_eq!(d.params[1].ty, CType::Scalar(Scalar::F64));
+        assert_eq!(d.params[2].ty, CType::Scalar(Scalar::I32));
+        // The substituted pair checks.
+        crate::check::check_kernel(&k, &d).expect("matches");
+    }
+}

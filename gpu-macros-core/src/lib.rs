@@ -1,0 +1,394 @@
+//! The logic of `gpu-macros`: the `#[kernel]`, `#[elementwise]` and `#[gpu_test]` attributes
+//! of `gpu-runtime`, on `proc_macro2` tokens. `gpu-macros` is a thin shim over this crate (as
+//! `sqlx-macros` is over `sqlx-macros-core`): a proc-macro crate's own unit tests cannot run, so
+//! the parsers, checks and generators live here, where they are ordinary functions with unit
+//! tests. Not a public interface: its version is pinned by `gpu-macros`, and it may change in
+//! any release.
+//!
+//! The macro stays thin: it parses the CUDA C declaration (with `gpu-cdecl`), checks the Rust
+//! signature against it, and emits calls into `gpu_runtime`, where all run-time logic lives.
+
+mod check;
+mod deep;
+mod elementwise;
+mod expand;
+mod input;
+mod linked;
+mod nvrtc;
+mod template;
+mod test_attr;
+mod vector;
+
+use std::path::PathBuf;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::check::Errors;
+use crate::expand::SourceTokens;
+use crate::input::{Item, KernelArgs, RustKernel, SourceSpec};
+
+/// `#[kernel(attr)] item`: the expansion, or the `compile_error!` that says why there is none.
+/// `gpu_macros::kernel` documents the attribute.
+pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
+    try_kernel(attr, item).unwrap_or_else(|e| e.to_compile_error())
+}
+
+/// [`kernel`], with the error as a value (the tests look at its message and span).
+fn try_kernel(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let args: KernelArgs = syn::parse2(attr)?;
+    let item: Item = syn::parse2(item)?;
+    expand_item(args, item)
+}
+
+/// `#[elementwise(attr)] item`: the expansion, or the `compile_error!` that says why there is
+/// none. `gpu_macros::elementwise` documents the attribute.
+pub fn elementwise(attr: TokenStream, item: TokenStream) -> TokenStream {
+    try_elementwise(attr, item).unwrap_or_else(|e| e.to_compile_error())
+}
+
+fn try_elementwise(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let args: elementwise::Args = syn::parse2(attr)?;
+    let item: elementwise::Item = syn::parse2(item)?;
+    elementwise::expand(args, item)
+}
+
+/// `#[gpu_test(attr)] item`: the expansion, or the `compile_error!` that says why there is
+/// none. `gpu_macros::gpu_test` documents the attribute.
+pub fn gpu_test(attr: TokenStream, item: TokenStream) -> TokenStream {
+    try_gpu_test(attr, item).unwrap_or_else(|e| e.to_compile_error())
+}
+
+fn try_gpu_test(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let item: syn::ItemFn = syn::parse2(item)?;
+    test_attr::expand(attr, item)
+}
+
+/// The source text, and tokens that embed it in the program.
+fn load_source(
+    spec: &SourceSpec,
+    default_name: &str,
+    options: Vec<syn::LitStr>,
+) -> syn::Result<(String, SourceTokens, proc_macro2::Span)> {
+    match spec {
+        SourceSpec::Inline(lit) => Ok((
+            lit.value(),
+            SourceTokens {
+                text: quote!(#lit),
+                file_name: format!("{default_name}.cu"),
+                options,
+                prelude: true,
+            },
+            lit.span(),
+        )),
+        SourceSpec::File(lit) => {
+            let dir = std::env::var_os("CARGO_MANIFEST_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_default();
+            let path = dir.join(lit.value());
+            let text = std::fs::read_to_string(&path).map_err(|e| {
+                syn::Error::new(
+                    lit.span(),
+                    format!(
+                        "cannot read the CUDA source file `{}`: {e}; `file` paths are relative to the \
+                         directory of the crate's Cargo.toml, so it was looked for at `{}`",
+                        lit.value(),
+                        path.display()
+                    ),
+                )
+            })?;
+            let abs = path.to_string_lossy().into_owned();
+            let file_name = path
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_else(|| format!("{default_name}.cu"));
+            // include_str! both embeds the file and makes cargo rebuild when it changes.
+            Ok((
+                text,
+                SourceTokens {
+                    text: quote!(::core::include_str!(#abs)),
+                    file_name,
+                    options,
+                    prelude: true,
+                },
+                lit.span(),
+            ))
+        }
+    }
+}
+
+/// Finds the C declaration of `kernel` and checks the Rust signature against it; for a
+/// generic kernel, once per type in `instantiate`. Returns the NVRTC name expression of each
+/// instantiation (just the C name for a plain kernel).
+///
+/// Errors about the source as a whole (syntax, overloads) point at the source; a kernel that is
+/// not there points at what named it (`name = "…"`, else the Rust `fn` name); a C parameter
+/// that cannot be passed from Rust points at the Rust argument of the same name when there is
+/// one.
+fn find_and_check(
+    source: &str,
+    src_span: proc_macro2::Span,
+    kernel: &RustKernel,
+    c_name: &str,
+    name_lit: Option<&syn::LitStr>,
+    in_module: bool,
+    instantiate: Option<&(proc_macro2::Span, Vec<syn::Type>)>,
+) -> syn::Result<Vec<String>> {
+    let decl = gpu_cdecl::find_kernel(source, c_name)
+        .map_err(|e| decl_error(&e, src_span, kernel, name_lit, in_module))?;
+    match (&kernel.generic, instantiate) {
+        (None, None) => {
+            check::check_kernel(kernel, &decl)?;
+            Ok(vec![c_name.to_owned()])
+        }
+        (Some(t), None) => Err(syn::Error::new_spanned(
+            t,
+            format!(
+                "a generic #[kernel] binds a C++ kernel template: list the types to make it for, \
+                 e.g. `#[kernel(…, instantiate = [f32, f64])] fn {}<{t}>(…);`",
+                kernel.name
+            ),
+        )),
+        (None, Some((span, _))) => Err(syn::Error::new(
+            *span,
+            format!(
+                "`instantiate` is for a kernel template: declare the Rust function generic, \
+                 `fn {}<T>(…)`, with `T` where the C++ template has its type parameter",
+                kernel.name
+            ),
+        )),
+        (Some(t), Some((span, types))) => {
+            if !decl.is_template {
+                return Err(syn::Error::new(
+                    *span,
+                    format!("the CUDA kernel `{c_name}` is not a template, so it cannot be instantiated"),
+                ));
+            }
+            let mut errors = Errors::default();
+            let mut names = Vec::new();
+            let mut seen = Vec::new();
+            for ty in types {
+                let (c_spelling, c_ty) = match template::c_spelling(ty) {
+                    Ok(x) => x,
+                    Err(e) => {
+                        errors.push(e);
+                        continue;
+                    }
+                };
+                if seen.contains(&c_spelling) {
+                    errors.push(syn::Error::new_spanned(
+                        ty,
+                        format!("`{c_spelling}` is instantiated twice"),
+                    ));
+                    continue;
+                }
+                seen.push(c_spelling.clone());
+                let k = template::substitute(kernel, t, ty);
+                let d = template::instantiate_decl(&decl, &t.to_string(), &c_ty);
+                if let Err(e) = check::check_kernel(&k, &d) {
+                    errors.push(syn::Error::new(
+                        e.span(),
+                        format!("in the instantiation for `{c_spelling}`: {e}"),
+                    ));
+                }
+                names.push(format!("{c_name}<{c_spelling}>"));
+            }
+            errors.finish()?;
+            Ok(names)
+        }
+    }
+}
+
+/// Why the declaration of `kernel` could not be had, spanned as [`find_and_check`] says.
+fn decl_error(
+    e: &gpu_cdecl::DeclError,
+    src_span: proc_macro2::Span,
+    kernel: &RustKernel,
+    name_lit: Option<&syn::LitStr>,
+    in_module: bool,
+) -> syn::Error {
+    let msg = e.to_string();
+    match e {
+        gpu_cdecl::DeclError::NotFound { .. } => match name_lit {
+            Some(lit) => syn::Error::new(lit.span(), msg),
+            None if in_module => syn::Error::new(
+                kernel.name.span(),
+                format!("{msg} (each `fn` in the module is named like its C function)"),
+            ),
+            None => syn::Error::new(
+                kernel.name.span(),
+                format!(
+                    "{msg} (the C function is looked up by the Rust name; \
+                     if it differs, add `name = \"c_name\"` to #[kernel])"
+                ),
+            ),
+        },
+        gpu_cdecl::DeclError::UnsupportedParam { param, .. } => {
+            match c_param_name(param).and_then(|n| kernel.args.iter().find(|a| a.name == n)) {
+                Some(arg) => syn::Error::new_spanned(&arg.ty, msg),
+                None => syn::Error::new(src_span, msg),
+            }
+        }
+        _ => syn::Error::new(src_span, msg),
+    }
+}
+
+/// The name in a C parameter's text: its last identifier, e.g. `rows` in `float **rows`.
+fn c_param_name(text: &str) -> Option<&str> {
+    let end = text.trim_end_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+    let start = end
+        .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    let name = &end[start..];
+    (!name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit())).then_some(name)
+}
+
+/// One kernel, checked: what the expansion needs about it.
+struct Planned {
+    kernel: RustKernel,
+    c_name: String,
+    /// Name expressions, one per instantiation.
+    names: Vec<String>,
+}
+
+fn deep_pass(
+    args: &KernelArgs,
+    text: &str,
+    tokens: &SourceTokens,
+    span: proc_macro2::Span,
+    names: Vec<String>,
+) -> syn::Result<deep::Outcome> {
+    deep::run(&deep::Request {
+        source: text,
+        file_name: &tokens.file_name,
+        names,
+        options: tokens.options.iter().map(|o| o.value()).collect(),
+        span,
+        check: args.check,
+        embed: args
+            .embed
+            .as_ref()
+            .map(|l| l.iter().map(|a| (a.value(), a.span())).collect()),
+        prelude: args.prelude,
+    })
+}
+
+fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
+    if let Some((_, types)) = &mut args.instantiate {
+        // `float2` is instantiated as `gpu_runtime::types::Float2`, everywhere after this.
+        template::rust_types(types)?;
+    }
+    if !args.parts.is_empty() {
+        return linked::expand(args, item);
+    }
+    match item {
+        Item::Fn(kernel) => {
+            let rust_name = kernel.name.to_string();
+            let c_name = args
+                .name
+                .as_ref()
+                .map(|n| n.value())
+                .unwrap_or_else(|| rust_name.clone());
+            let (text, mut tokens, span) = load_source(&args.source, &c_name, args.options.clone())?;
+            tokens.prelude = args.prelude;
+            let names = find_and_check(
+                &text,
+                span,
+                &kernel,
+                &c_name,
+                args.name.as_ref(),
+                false,
+                args.instantiate.as_ref(),
+            )?;
+            let deep = deep_pass(&args, &text, &tokens, span, names.clone())?;
+            let static_ident = expand::source_ident(kernel.name.span());
+            let mut inner = expand::source_static(&static_ident, &tokens, &names, &deep.images);
+            inner.extend(deep.items);
+            inner.extend(expand::globals(&text));
+            let plan = Planned {
+                kernel,
+                c_name,
+                names,
+            };
+            Ok(expand::kernel_items(
+                &plan.kernel,
+                quote!(self::#static_ident),
+                0,
+                &plan.c_name,
+                inner,
+                instantiations(&args, &plan),
+                &args.launch,
+            ))
+        }
+        Item::Mod {
+            attrs,
+            vis,
+            name,
+            kernels,
+        } => {
+            if let Some(n) = &args.name {
+                return Err(syn::Error::new(
+                    n.span(),
+                    "`name = …` is for a single kernel; in a module, name each `fn` like its C function",
+                ));
+            }
+            if let Some((span, _)) = &args.instantiate {
+                return Err(syn::Error::new(
+                    *span,
+                    "`instantiate` is for a single kernel template; in a module, declare one #[kernel] per template",
+                ));
+            }
+            let (text, mut tokens, span) =
+                load_source(&args.source, &name.to_string(), args.options.clone())?;
+            tokens.prelude = args.prelude;
+            let mut errors = Errors::default();
+            let mut plans = Vec::new();
+            for k in &kernels {
+                let c_name = k.name.to_string();
+                match find_and_check(&text, span, k, &c_name, None, true, None) {
+                    Ok(names) => plans.push(Planned {
+                        kernel: k.clone(),
+                        c_name,
+                        names,
+                    }),
+                    Err(e) => errors.push(e),
+                }
+            }
+            errors.finish()?;
+            let all_names: Vec<String> = plans.iter().flat_map(|p| p.names.clone()).collect();
+            let deep = deep_pass(&args, &text, &tokens, span, all_names.clone())?;
+            let static_ident = expand::source_ident(name.span());
+            let mut body = expand::source_static(&static_ident, &tokens, &all_names, &deep.images);
+            body.extend(deep.items);
+            body.extend(expand::globals(&text));
+            let mut index = 0;
+            for p in &mut plans {
+                // A kernel listed in a module is there to be used from outside it.
+                if matches!(p.kernel.vis, syn::Visibility::Inherited) {
+                    p.kernel.vis = syn::parse_quote!(pub);
+                }
+                body.extend(expand::kernel_items(
+                    &p.kernel,
+                    quote!(super::#static_ident),
+                    index,
+                    &p.c_name,
+                    quote!(),
+                    &[],
+                    &args.launch,
+                ));
+                index += p.names.len();
+            }
+            Ok(expand::module(&attrs, &vis, &name, body))
+        }
+    }
+}
+
+fn instantiations<'a>(args: &'a KernelArgs, plan: &Planned) -> &'a [syn::Type] {
+    match (&args.instantiate, &plan.kernel.generic) {
+        (Some((_, types)), Some(_)) => types,
+        _ => &[],
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,509 @@
+//! The attributes end to end, on tokens: what `#[kernel]` and `#[gpu_test]` generate, and where
+//! their errors point. `check = false` keeps NVRTC out: these tests need no CUDA.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{c_param_name, gpu_test, kernel, try_gpu_test, try_kernel};
+
+const AXPY: &str = "__global__ void axpy(float a, const float *x, float *y, int n) { }";
+
+/// The expansion of `#[kernel(attr)] item`, parsed back as a file.
+fn expand(attr: TokenStream, item: TokenStream) -> syn::File {
+    match try_kernel(attr, item) {
+        Ok(out) => syn::parse2(out).expect("the expansion parses as items"),
+        Err(e) => panic!("expansion failed: {e}"),
+    }
+}
+
+/// The message of the expansion's (first) error and the text it points at.
+fn expand_error(attr: &str, item: &str) -> (String, String) {
+    // Parsed from text, not built by `quote!`, so that spans have source text to compare.
+    let attr: TokenStream = attr.parse().expect("tokens");
+    let item: TokenStream = item.parse().expect("tokens");
+    match try_kernel(attr, item) {
+        Ok(_) => panic!("expanded"),
+        Err(e) => (e.to_string(), e.span().source_text().unwrap_or_default()),
+    }
+}
+
+fn module<'a>(items: &'a [syn::Item], name: &str) -> &'a [syn::Item] {
+    items
+        .iter()
+        .find_map(|i| match i {
+            syn::Item::Mod(m) if m.ident == name => m.content.as_ref().map(|(_, c)| c.as_slice()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no module `{name}`"))
+}
+
+fn free_fn<'a>(items: &'a [syn::Item], name: &str) -> &'a syn::Signature {
+    items
+        .iter()
+        .find_map(|i| match i {
+            syn::Item::Fn(f) if f.sig.ident == name => Some(&f.sig),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no fn `{name}`"))
+}
+
+/// A method of `Kernel`, in any of its `impl` blocks.
+fn method<'a>(items: &'a [syn::Item], name: &str) -> &'a syn::Signature {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            syn::Item::Impl(im) if im.trait_.is_none() => Some(&im.items),
+            _ => None,
+        })
+        .flatten()
+        .find_map(|i| match i {
+            syn::ImplItem::Fn(f) if f.sig.ident == name => Some(&f.sig),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no method `Kernel::{name}`"))
+}
+
+/// The names of a signature's parameters, `self` left out.
+fn params(sig: &syn::Signature) -> Vec<String> {
+    sig.inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(pt) => {
+                let pat = &pt.pat;
+                Some(quote!(#pat).to_string())
+            }
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_kernel_gets_prepare_and_the_typed_calls() {
+    let f = expand(
+        quote!(#AXPY, check = false),
+        quote!(
+            pub fn axpy(a: f32, #[In] x: &[f32], #[Out] y: &mut [f32], n: i32);
+        ),
+    );
+    let m = module(&f.items, "axpy");
+    assert!(m
+        .iter()
+        .any(|i| matches!(i, syn::Item::Struct(s) if s.ident == "Kernel")));
+    assert_eq!(params(free_fn(m, "prepare")), ["ctx"]);
+    let args = ["a", "x", "y", "n"];
+    let with = |head: &[&str]| {
+        head.iter()
+            .chain(&args)
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+    };
+    // The Rust argument order is the C parameter order, after the launch geometry.
+    assert_eq!(params(method(m, "prepared_call")), with(&["grid", "block"]));
+    assert_eq!(
+        params(method(m, "prepared_async_call")),
+        with(&["grid", "block", "stream"])
+    );
+    assert_eq!(params(method(m, "prepared_timed_call")), with(&["grid", "block"]));
+    assert_eq!(params(method(m, "call")), with(&["grid", "block"]));
+    // The convenience function beside the module, with the kernel's visibility.
+    let free = free_fn(&f.items, "axpy");
+    assert_eq!(params(free), with(&["ctx", "grid", "block"]));
+    assert!(f
+        .items
+        .iter()
+        .any(|i| matches!(i, syn::Item::Fn(g) if g.sig.ident == "axpy" && matches!(g.vis, syn::Visibility::Public(_)))));
+}
+
+#[test]
+fn the_source_static_names_the_source_file_and_kernel() {
+    let out = try_kernel(
+        quote!(#AXPY, name = "axpy", check = false),
+        quote!(
+            fn saxpy(a: f32, x: &[f32], y: &mut [f32], n: i32);
+        ),
+    )
+    .expect("expands")
+    .to_string();
+    // `name = "axpy"` binds the Rust `saxpy` to the C `axpy`, the file named after the C name.
+    let source = format!(
+        "ModuleSource :: new (\"axpy.cu\" , {} , & [\"axpy\"] , & [])",
+        quote!(#AXPY)
+    );
+    assert!(out.contains(&source), "{out}");
+    assert!(out.contains("mod saxpy"), "{out}");
+    // Every argument's type is asserted to be one the device can take.
+    assert!(
+        out.contains("by_value :: < f32 >") && out.contains("by_value :: < i32 >"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_module_of_kernels_is_one_source_with_an_index_each() {
+    let src = "__global__ void a(int *x) { }\n__global__ void b(const int *x, int n) { }";
+    let f = expand(
+        quote!(#src, check = false),
+        quote!(
+            mod ops {
+                fn a(x: &mut [i32]);
+                fn b(x: &[i32], n: i32);
+            }
+        ),
+    );
+    let ops = module(&f.items, "ops");
+    for (name, index) in [("a", "0usize"), ("b", "1usize")] {
+        let m = module(ops, name);
+        let prepare = m
+            .iter()
+            .find_map(|i| match i {
+                syn::Item::Fn(p) if p.sig.ident == "prepare" => Some(quote!(#p).to_string()),
+                _ => None,
+            })
+            .expect("prepare");
+        assert!(
+            prepare.contains(&format!("super :: __GPU_RUNTIME_SOURCE , {index})")),
+            "{prepare}"
+        );
+        // Listed kernels are public in the module even when declared without `pub`.
+        assert!(ops
+            .iter()
+            .any(|i| matches!(i, syn::Item::Fn(g) if g.sig.ident == name && matches!(g.vis, syn::Visibility::Public(_)))));
+    }
+    assert!(quote!(#f).to_string().contains("& [\"a\" , \"b\"]"));
+}
+
+#[test]
+fn a_template_is_instantiated_for_each_type() {
+    let src = "template <typename T> __global__ void scale(T *x, T a) { }";
+    let out = try_kernel(
+        quote!(#src, check = false, instantiate = [f32, double]),
+        quote!(
+            fn scale<T>(x: &mut [T], a: T);
+        ),
+    )
+    .expect("expands")
+    .to_string();
+    // `double` (the CUDA name) is instantiated as `f64`.
+    assert!(out.contains("& [\"scale<float>\" , \"scale<double>\"]"), "{out}");
+    assert!(out.contains("by_value :: < f64 >"), "{out}");
+}
+
+#[test]
+fn template_errors() {
+    let src = "template <typename T> __global__ void scale(T *x, T a) { }";
+    let (msg, at) = expand_error(
+        &format!("{src:?}, check = false"),
+        "fn scale<T>(x: &mut [T], a: T);",
+    );
+    assert!(
+        msg.starts_with("a generic #[kernel] binds a C++ kernel template: list the types"),
+        "{msg}"
+    );
+    assert_eq!(at, "T");
+    let (msg, at) = expand_error(
+        &format!("{src:?}, check = false, instantiate = [f32, float]"),
+        "fn scale<T>(x: &mut [T], a: T);",
+    );
+    assert_eq!(msg, "`float` is instantiated twice");
+    assert_eq!(at, "float");
+    let (msg, _) = expand_error(
+        &format!("{src:?}, check = false, instantiate = [f32]"),
+        "fn scale<T>(x: &mut [f64], a: T);",
+    );
+    assert!(msg.starts_with("in the instantiation for `float`: "), "{msg}");
+    let (msg, _) = expand_error(
+        &format!("{AXPY:?}, check = false, instantiate = [f32]"),
+        "fn axpy<T>(a: T, x: &[T], y: &mut [T], n: i32);",
+    );
+    assert_eq!(
+        msg,
+        "the CUDA kernel `axpy` is not a template, so it cannot be instantiated"
+    );
+    let (msg, at) = expand_error(
+        &format!("{AXPY:?}, check = false, instantiate = [f32]"),
+        "fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i32);",
+    );
+    assert!(msg.starts_with("`instantiate` is for a kernel template"), "{msg}");
+    assert_eq!(at, "[f32]");
+}
+
+#[test]
+fn a_missing_kernel_points_at_what_named_it() {
+    let (msg, at) = expand_error(&format!("{AXPY:?}, check = false"), "fn axpz(a: f32);");
+    assert!(
+        msg.ends_with("(the C function is looked up by the Rust name; if it differs, add `name = \"c_name\"` to #[kernel])"),
+        "{msg}"
+    );
+    assert_eq!(at, "axpz");
+    let (msg, at) = expand_error(
+        &format!("{AXPY:?}, name = \"nope\", check = false"),
+        "fn axpy(a: f32);",
+    );
+    assert!(!msg.contains("looked up by the Rust name"), "{msg}");
+    assert_eq!(at, "\"nope\"");
+    let (msg, at) = expand_error(&format!("{AXPY:?}, check = false"), "mod m { fn axpz(a: f32); }");
+    assert!(
+        msg.ends_with("(each `fn` in the module is named like its C function)"),
+        "{msg}"
+    );
+    assert_eq!(at, "axpz");
+}
+
+#[test]
+fn a_parameter_rust_cannot_pass_points_at_the_rust_argument() {
+    let src = "__global__ void k(float **rows, int n) { }";
+    let (msg, at) = expand_error(
+        &format!("{src:?}, check = false"),
+        "fn k(rows: &mut [f32], n: i32);",
+    );
+    assert!(msg.contains("float **rows"), "{msg}");
+    assert_eq!(at, "&mut [f32]");
+}
+
+#[test]
+fn single_kernel_arguments_are_refused_on_a_module() {
+    let (msg, _) = expand_error(
+        &format!("{AXPY:?}, name = \"axpy\", check = false"),
+        "mod m { fn axpy(a: f32); }",
+    );
+    assert!(msg.starts_with("`name = …` is for a single kernel"), "{msg}");
+    let (msg, _) = expand_error(
+        &format!("{AXPY:?}, instantiate = [f32], check = false"),
+        "mod m { fn axpy(a: f32); }",
+    );
+    assert!(
+        msg.starts_with("`instantiate` is for a single kernel template"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_source_file_is_read_and_included() {
+    let path = std::env::temp_dir().join(format!("gpu-macros-core-test-{}.cu", std::process::id()));
+    std::fs::write(&path, AXPY).expect("a temporary file");
+    let abs = path.to_string_lossy().into_owned();
+    let out = try_kernel(
+        quote!(file = #abs, check = false),
+        quote!(
+            fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i32);
+        ),
+    );
+    let _ = std::fs::remove_file(&path);
+    let out = out.expect("expands").to_string();
+    // Included, so that cargo rebuilds when it changes; named by its file name for NVRTC.
+    assert!(
+        out.contains(&format!(":: core :: include_str ! ({})", quote!(#abs))),
+        "{out}"
+    );
+    let file_name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    assert!(
+        out.contains(&format!("ModuleSource :: new ({}", quote!(#file_name))),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_missing_source_file_says_where_it_was_looked_for() {
+    let (msg, at) = expand_error(r#"file = "no/such/kernel.cu""#, "fn k();");
+    assert!(
+        msg.starts_with("cannot read the CUDA source file `no/such/kernel.cu`: "),
+        "{msg}"
+    );
+    assert!(msg.contains("no/such/kernel.cu`"), "{msg}");
+    assert_eq!(at, "\"no/such/kernel.cu\"");
+}
+
+#[test]
+fn errors_become_compile_errors() {
+    let out = kernel(
+        quote!(#AXPY, check = false),
+        quote!(
+            fn axpy(a: f64, x: &[f32], y: &mut [f32], n: i32);
+        ),
+    )
+    .to_string();
+    assert!(out.starts_with(":: core :: compile_error !"), "{out}");
+    assert!(
+        out.contains("expected `f32` for C `float a`, found `f64`"),
+        "{out}"
+    );
+    // An attribute that does not parse is a compile error too, not a panic.
+    let out = kernel(
+        quote!(#AXPY, check = "no"),
+        quote!(
+            fn axpy();
+        ),
+    )
+    .to_string();
+    assert!(out.contains("`check` takes `true` or `false`"), "{out}");
+    let out = kernel(
+        quote!(#AXPY),
+        quote!(
+            struct S;
+        ),
+    )
+    .to_string();
+    assert!(out.contains("compile_error"), "{out}");
+}
+
+#[test]
+fn c_parameter_names() {
+    assert_eq!(c_param_name("float **rows"), Some("rows"));
+    assert_eq!(c_param_name("const float *__restrict__ x"), Some("x"));
+    assert_eq!(c_param_name("int a[4]"), None);
+    assert_eq!(c_param_name("int n_2"), Some("n_2"));
+    assert_eq!(c_param_name("float *x  "), Some("x"));
+    assert_eq!(c_param_name(""), None);
+}
+
+#[test]
+fn gpu_test_opens_the_default_context() {
+    let out = try_gpu_test(
+        quote!(),
+        quote!(
+            fn adds(ctx: &gpu_runtime::Context) {
+                let _ = ctx;
+            }
+        ),
+    )
+    .expect("expands")
+    .to_string();
+    assert!(
+        out.starts_with("# [test] # [ignore = \"needs a CUDA GPU\"] fn adds ()"),
+        "{out}"
+    );
+    assert!(out.contains(":: gpu_runtime :: Context :: default ()"), "{out}");
+    assert!(out.contains("__gpu_test_body (& __ctx)"), "{out}");
+    let out = try_gpu_test(
+        quote!(),
+        quote!(
+            fn plain() -> Result<(), String> {
+                Ok(())
+            }
+        ),
+    )
+    .expect("expands")
+    .to_string();
+    assert!(
+        out.contains("fn plain () -> Result < () , String >") && out.contains("__gpu_test_body ()"),
+        "{out}"
+    );
+}
+
+#[test]
+fn gpu_test_errors() {
+    let out = gpu_test(
+        quote!(gpus = 2),
+        quote!(
+            fn t() {}
+        ),
+    )
+    .to_string();
+    assert!(out.contains("#[gpu_test] takes no arguments"), "{out}");
+    let Err(e) = try_gpu_test(
+        quote!(),
+        quote!(
+            fn t(a: i32, b: i32) {}
+        ),
+    ) else {
+        panic!("two parameters accepted");
+    };
+    assert!(e
+        .to_string()
+        .starts_with("a #[gpu_test] function takes no parameters or one"));
+    let Err(e) = try_gpu_test(
+        quote!(),
+        quote!(
+            async fn t() {}
+        ),
+    ) else {
+        panic!("async accepted");
+    };
+    assert_eq!(e.to_string(), "a #[gpu_test] function cannot be async or generic");
+}
+
+#[test]
+fn elementwise_generates_the_function_its_stream_form_and_the_kernel() {
+    // A valid operation: whether or not NVRTC can be loaded here, it expands.
+    let out = super::try_elementwise(
+        quote!("z = a * x + y"),
+        quote!(
+            pub fn axpy(a: f32, x: &DeviceArray<f32>, y: &DeviceArray<f32>, z: &mut DeviceArray<f32>);
+        ),
+    )
+    .expect("expands");
+    let f: syn::File = syn::parse2(out).expect("items");
+    assert_eq!(params(free_fn(&f.items, "axpy")), ["a", "x", "y", "z"]);
+    assert_eq!(
+        params(free_fn(&f.items, "axpy_on")),
+        ["stream", "a", "x", "y", "z"]
+    );
+    let m = quote!(#f).to_string();
+    assert!(
+        m.contains("\"float a, const float *x, const float *y, float *z\""),
+        "{m}"
+    );
+    assert!(m.contains("\"z = a * x + y\""), "{m}");
+    let out = super::elementwise(
+        quote!("z = w"),
+        quote!(
+            fn f(z: &mut DeviceArray<f32>);
+        ),
+    )
+    .to_string();
+    assert!(
+        out.contains("compile_error") && out.contains("the operation uses `w`"),
+        "{out}"
+    );
+}
+
+const CALLER: &str =
+    "__device__ float twice(float v);\n__global__ void run(float *x) { x[0] = twice(x[0]); }";
+const CALLEE: &str = "__device__ float twice(float v) { return 2 * v; }";
+
+#[test]
+fn linked_sources_are_parts_of_one_module() {
+    let out = try_kernel(
+        quote!(sources = [#CALLER, #CALLEE], check = false),
+        quote!(
+            fn run(x: &mut [f32]);
+        ),
+    )
+    .expect("expands")
+    .to_string();
+    // Each part is named for the kernel and its place, and lists the kernels it declares.
+    let first = format!(
+        "SourcePart :: new (\"run_0.cu\" , {} , & [\"run\"])",
+        quote!(#CALLER)
+    );
+    let second = format!("SourcePart :: new (\"run_1.cu\" , {} , & [])", quote!(#CALLEE));
+    assert!(out.contains(&first) && out.contains(&second), "{out}");
+    assert!(out.contains("ModuleSource :: linked (\"run.cu\""), "{out}");
+}
+
+#[test]
+fn linked_sources_errors() {
+    let attr = format!("sources = [{CALLER:?}, {CALLEE:?}], check = false");
+    let (msg, at) = expand_error(&attr, "fn walk(x: &mut [f32]);");
+    assert!(
+        msg.contains("in any of the linked sources; they declare"),
+        "{msg}"
+    );
+    assert_eq!(at, "walk");
+    let other = "__global__ void run(int *x);";
+    let (msg, _) = expand_error(
+        &format!("sources = [{CALLER:?}, {other:?}], check = false"),
+        "fn run(x: &mut [f32]);",
+    );
+    assert!(
+        msg.starts_with(
+            "the CUDA kernel `run` is declared as `run(float *x)` in `run_0.cu` (line 2) but as `run(int *x)` in `run_1.cu` (line 1)"
+        ),
+        "{msg}"
+    );
+    let (msg, _) = expand_error(&format!("{attr}, embed = [\"sm_90\"]"), "fn run(x: &mut [f32]);");
+    assert!(msg.starts_with("`embed` is for a single source"), "{msg}");
+}
