@@ -54,7 +54,7 @@ fn c_type_text(ty: &CType) -> String {
 /// The Rust spelling that matches a C parameter type, for "expected …" hints.
 /// The Rust name for a named C type: `gpu_runtime::types::Float4` for `float4`, else the same name.
 fn named_rust(c_name: &str) -> String {
-    crate::vector::rust_name(c_name).map_or_else(|| c_name.to_owned(), |r| format!("gpu_runtime::{r}"))
+    crate::vector::rust_name(c_name).map_or_else(|| c_name.to_owned(), |r| format!("gpu_runtime::types::{r}"))
 }
 
 fn expected_rust(ty: &CType) -> String {
@@ -572,7 +572,7 @@ mod tests {
         assert_eq!(all.len(), 3, "{all:?}");
         assert_eq!(
             all[0].0,
-            "expected `gpu_runtime::Float4` for C `float4 v`, found `Float2`"
+            "expected `gpu_runtime::types::Float4` for C `float4 v`, found `Float2`"
         );
         assert!(
             all[1].0.starts_with(
@@ -583,7 +583,7 @@ mod tests {
         );
         assert_eq!(
             all[2].0,
-            "expected `&[gpu_runtime::Float2]` for C `const float2 *w`, found `&[f32]`"
+            "expected `&[gpu_runtime::types::Float2]` for C `const float2 *w`, found `&[f32]`"
         );
     }
 
