@@ -17,6 +17,12 @@ each holds. A layer in LEAVES is optional (a cargo feature): it may use the laye
 nothing but the crate root may use it.
 
 The workspace's other crates (OTHER_CRATES) are checked for import cycles among their modules.
+
+Raw driver calls live only in `driver/`: a call of a `cudarc::driver::sys` function (`sys::cuX(`,
+`sys::cuX::<T>(`, through any name the file gives that module, or a `cuX` imported from it) and
+any use of cudarc's own `cudarc::driver::result` layer, anywhere else in gpu-runtime (tests
+included), is a problem, named by file and line; such calls go through the thin functions of
+`driver/calls/`.
 """
 
 import os
@@ -45,7 +51,8 @@ def module_of(path, root=ROOT):
 
 
 def strip(text):
-    """The text without comments, string and char literals (kept as empty strings)."""
+    """The text without comments, string and char literals (kept as empty strings), with the
+    newlines of what was removed kept, so that offsets still give the source's lines."""
     out, i, n = [], 0, len(text)
     while i < n:
         c = text[i]
@@ -53,7 +60,7 @@ def strip(text):
             j = text.find("\n", i)
             i = n if j < 0 else j
         elif text.startswith("/*", i):
-            depth, i = 1, i + 2
+            start, depth, i = i, 1, i + 2
             while i < n and depth:
                 if text.startswith("/*", i):
                     depth, i = depth + 1, i + 2
@@ -61,16 +68,18 @@ def strip(text):
                     depth, i = depth - 1, i + 2
                 else:
                     i += 1
+            out.append(" " + "\n" * text.count("\n", start, i))
         elif c == "r" and re.match(r'r#*"', text[i:i + 10]) and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_")):
             hashes = re.match(r'r(#*)"', text[i:]).group(1)
             end = text.find('"' + hashes, i + 2 + len(hashes))
-            out.append('""')
-            i = n if end < 0 else end + 1 + len(hashes)
+            stop = n if end < 0 else end + 1 + len(hashes)
+            out.append('""' + "\n" * text.count("\n", i, stop))
+            i = stop
         elif c == '"' and (i == 0 or text[i - 1] != "'"):
             j = i + 1
             while j < n and text[j] != '"':
                 j += 2 if text[j] == "\\" else 1
-            out.append('""')
+            out.append('""' + "\n" * text.count("\n", i, j))
             i = j + 1
         elif c == "'" and re.match(r"'(\\.|[^\\'])'", text[i:i + 4]):
             m = re.match(r"'(\\.|[^\\'])'", text[i:i + 4])
@@ -252,6 +261,51 @@ def cycles(modules, edges):
     return problems
 
 
+# Where raw driver calls may be made: the driver layer (its thin functions are in driver/calls/).
+RAW_CALL_HOME = "driver"
+RAW_CALL_FIX = ("call it through a thin function of driver/calls/ (one per driver call, typed, its CUresult "
+                "turned into a Result by driver::result, as cudarc's result.rs does), adding one there if none fits")
+# A driver API function: `cu` then a capital (cuLaunchKernel, cuMemcpyHtoDAsync_v2); the other
+# libraries' are curand..., cublas..., cudaX..., nccl..., nvrtc..., which this leaves alone.
+DRIVER_FN = r"cu[A-Z]\w*"
+
+
+def raw_driver_calls(root=ROOT):
+    """A problem line (file:line) for each raw driver call outside driver/."""
+    problems = []
+    for d, _, names in sorted(os.walk(root)):
+        for name in sorted(names):
+            path = os.path.join(d, name)
+            rel = os.path.relpath(path, root)
+            if not name.endswith(".rs") or rel.split(os.sep)[0] == RAW_CALL_HOME:
+                continue
+            text = strip(open(path, encoding="utf-8").read())
+            # The names the file gives cudarc's driver `sys` module: `sys`, and any `as` alias.
+            aliases = {"sys"}
+            for m in re.finditer(r"\buse\s+([^;]+);", text):
+                if "cudarc" in m.group(1):
+                    aliases.update(re.findall(r"\bsys\s+as\s+(\w+)", m.group(1)))
+            found = []
+            names_re = "|".join(sorted(aliases))
+            call = re.compile(r"(?<![\w$])(?:" + names_re + r")\s*::\s*(" + DRIVER_FN + r")\s*(?:::\s*<[^;{}()]*>\s*)?\(")
+            for m in call.finditer(text):
+                found.append((m.start(), f"{m.group(1)}("))
+            for m in re.finditer(r"\bcudarc\s*::\s*driver\s*::\s*result\b", text):
+                found.append((m.start(), "cudarc::driver::result"))
+            # Imports: driver functions by name (then called bare), and cudarc's result layer.
+            for m in re.finditer(r"\buse\s+([^;]+);", text):
+                for p in use_paths(m.group(1), []):
+                    p = [s for s in p if s != "::"]
+                    if p[:3] == ["cudarc", "driver", "sys"] and len(p) > 3 and re.fullmatch(DRIVER_FN, p[3]):
+                        found.append((m.start(), f"use of {p[3]}"))
+                    elif p[:3] == ["cudarc", "driver", "result"]:
+                        found.append((m.start(), "use of cudarc::driver::result"))
+            for offset, what in sorted(set(found)):
+                line = text.count("\n", 0, offset) + 1
+                problems.append(f"raw driver call outside driver/: {os.path.join('gpu-runtime', 'src', rel)}:{line}: {what}: {RAW_CALL_FIX}")
+    return problems
+
+
 # The other crates of the workspace: no layers, but no import cycle among their modules (their
 # roots, lib.rs, hold the public entry points the modules serve, so edges to the root are left
 # out).
@@ -278,6 +332,7 @@ def main():
     root_text = strip(open(os.path.join(ROOT, "lib.rs"), encoding="utf-8").read())
     for m in re.finditer(r"(?m)^\s*pub use [^;]*\*[^;]*;", root_text):
         problems.append(f"lib.rs re-exports a glob (`{' '.join(m.group(0).split())}`): every item has one public path, under its layer; re-export only the few items nearly every program names")
+    problems += raw_driver_calls()
     for name in OTHER_CRATES:
         root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", name, "src")
         _, other_modules, other_edges = import_graph(root)
@@ -295,7 +350,7 @@ def main():
         for p in problems:
             print("  " + p)
         sys.exit(1)
-    print(f"check_layers: {len(modules)} modules, {n_edges} imports, no cycle, every import goes to its own layer or a lower one ({' < '.join(LAYERS)}); no cycle among the modules of {', '.join(OTHER_CRATES)}")
+    print(f"check_layers: {len(modules)} modules, {n_edges} imports, no cycle, every import goes to its own layer or a lower one ({' < '.join(LAYERS)}); no cycle among the modules of {', '.join(OTHER_CRATES)}; no raw driver call outside {RAW_CALL_HOME}/")
 
 
 def print_graph(edges):

@@ -3,6 +3,7 @@
 //! arrays, textures and surfaces, IPC, and modules with their functions and globals.
 
 pub(crate) mod attributes;
+pub(crate) mod calls;
 pub(crate) mod context;
 pub mod cudarc_interop;
 pub(crate) mod device;

@@ -17,6 +17,35 @@ pub(crate) fn check(call: &'static str, code: CUresult) -> Result<()> {
     }
 }
 
+/// A driver call that failed, before it becomes an [`Error`]: what the thin functions of
+/// [`calls`](super::calls) return, so that a caller with its own reading of a code (a capture's
+/// failure, an event not ready yet, a query whose failure only means "unknown") sees the code
+/// itself. `?` turns it into the [`Error`] [`check`] would have made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Failed {
+    /// The call, named as in errors (without the `_v2` of its symbol).
+    pub(crate) call: &'static str,
+    pub(crate) code: CUresult,
+}
+
+impl From<Failed> for Error {
+    #[cold]
+    fn from(f: Failed) -> Error {
+        driver_error(f.call, f.code)
+    }
+}
+
+/// Turns a `CUresult` into `Result<(), Failed>`, naming the call that produced it; the
+/// [`calls`](super::calls) counterpart of [`check`].
+#[inline(always)]
+pub(crate) fn result(call: &'static str, code: CUresult) -> std::result::Result<(), Failed> {
+    if code == CUresult::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(Failed { call, code })
+    }
+}
+
 /// [`Error::Driver`] for a failed driver call; a sticky error is recorded as the process's
 /// fault.
 #[cold]

@@ -12,13 +12,12 @@
 use std::sync::{Arc, OnceLock};
 
 use cudarc::curand::sys as rsys;
-use cudarc::driver::sys;
 
+use crate::driver::calls;
 use crate::driver::context::core::Context;
 use crate::driver::library::{open_checked, Unusable};
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::driver::ordering::StreamInner;
-use crate::driver::result::check;
 use crate::driver::stream::Stream;
 use crate::error::{Error, Result};
 use crate::gpuarray::array::{DeviceArrayBase, StorageMut};
@@ -369,9 +368,8 @@ impl CurandGenerator {
                 // SAFETY: one element from the scratch to the last element of `dst`, both live
                 // allocations of this context, ordered on `s` after the generation (same
                 // stream) and recorded there.
-                check("cuMemcpyDtoDAsync", unsafe {
-                    sys::cuMemcpyDtoDAsync_v2(ptr + (even * size) as u64, src.device_ptr(), size, s.raw)
-                })
+                unsafe { calls::memcpy_dtod_async(ptr + (even * size) as u64, src.device_ptr(), size, s.raw) }
+                    .map_err(Error::from)
             }
         }
     }

@@ -34,12 +34,12 @@ use dlpark::ffi::{DLDevice, DLDeviceType, DLManagedTensorVersioned, DLPackVersio
 use dlpark::{DlpackElement, DlpackFlags};
 use ndarray::{Dimension, IxDyn};
 
+use crate::driver::calls;
 use crate::driver::context::core::Context;
 use crate::driver::context::current::bind_raw;
 use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::driver::ordering::{new_event, StreamUses};
-use crate::driver::result::check;
 use crate::driver::stream::Stream;
 use crate::error::{DlpackError, Error, Result};
 use crate::gpuarray::{layout, DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, Element};
@@ -190,27 +190,25 @@ unsafe fn stream_wait(ctx: &Context, waiter: sys::CUstream, signaler: sys::CUstr
         return Ok(());
     }
     ctx.bind()?;
-    let mut signaler_ctx = ctx.raw();
-    if !signaler.is_null() {
-        // SAFETY: a live stream (the caller's promise) and a valid out-pointer.
-        check("cuStreamGetCtx", unsafe {
-            sys::cuStreamGetCtx(signaler, &mut signaler_ctx)
-        })?;
-    }
+    let signaler_ctx = if signaler.is_null() {
+        ctx.raw()
+    } else {
+        // SAFETY: a live stream (the caller's promise).
+        unsafe { calls::stream_get_ctx(signaler) }?
+    };
     bind_raw(signaler_ctx)?;
     let event = new_event()?;
     let waited = (|| {
         // SAFETY: the event was just made in the signaler's context, which is current.
-        check("cuEventRecord", unsafe { sys::cuEventRecord(event, signaler) })?;
+        unsafe { calls::event_record(event, signaler) }?;
         ctx.bind()?;
         // SAFETY: both handles are live; a stream may wait for an event of another context.
-        check("cuStreamWaitEvent", unsafe {
-            sys::cuStreamWaitEvent(waiter, event, 0)
-        })
+        unsafe { calls::stream_wait_event(waiter, event, 0) }.map_err(Error::from)
     })();
     if bind_raw(signaler_ctx).is_ok() {
-        // SAFETY: the event is destroyed once; a pending wait on it still completes.
-        unsafe { sys::cuEventDestroy_v2(event) };
+        // SAFETY: the event is destroyed once; a pending wait on it still completes. The wait's
+        // result is the one to report.
+        let _ = unsafe { calls::event_destroy(event) };
     }
     ctx.bind()?;
     waited

@@ -24,9 +24,9 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys::{self, CUfunction_attribute as FuncAttr};
 
+use crate::driver::calls::launch as calls;
 use crate::driver::module::function::Function;
-use crate::driver::result::check;
-use crate::error::{LaunchConfigError, Result};
+use crate::error::{Error, LaunchConfigError, Result};
 use crate::launch::dims::{self, CheckedLaunch, Dim3};
 
 /// The largest portable cluster, and the largest any current GPU runs (non-portable).
@@ -84,13 +84,14 @@ impl Function {
     pub fn allow_non_portable_cluster_size(&self) -> Result<()> {
         self.context().bind()?;
         // SAFETY: live function; the attribute takes 0 or 1.
-        check("cuFuncSetAttribute", unsafe {
-            sys::cuFuncSetAttribute(
+        unsafe {
+            calls::func_set_attribute(
                 self.raw(),
                 FuncAttr::CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
                 1,
             )
-        })
+        }
+        .map_err(Error::from)
     }
 
     /// How many clusters of `cluster` blocks of `block` threads (with this handle's dynamic
@@ -172,12 +173,9 @@ fn occupancy_clusters(f: &Function, cfg: &CheckedLaunch, c: Option<([u32; 3], bo
     let mut attrs = [cluster_attr(d)];
     let n_attrs = if compiled { 0 } else { 1 };
     let lc = config(&one, std::ptr::null_mut(), &mut attrs[..n_attrs]);
-    let mut n = 0;
     f.context().bind()?;
     // SAFETY: live function; `lc` and its attribute array outlive the call.
-    check("cuOccupancyMaxActiveClusters", unsafe {
-        sys::cuOccupancyMaxActiveClusters(&mut n, f.raw(), &lc)
-    })?;
+    let n = unsafe { calls::occupancy_max_active_clusters(f.raw(), &lc) }?;
     Ok(n.max(0) as u32)
 }
 
@@ -324,17 +322,15 @@ impl ExConfig {
         let v = match self.cluster {
             Some(d) => occupancy_clusters(f, cfg, Some((d, self.compiled)))? as u64,
             None => {
-                let mut n = 0;
                 f.context().bind()?;
-                // SAFETY: live function; valid out-pointer.
-                check("cuOccupancyMaxActiveBlocksPerMultiprocessor", unsafe {
-                    sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
-                        &mut n,
+                // SAFETY: live function.
+                let n = unsafe {
+                    calls::occupancy_max_active_blocks_per_multiprocessor(
                         f.raw(),
                         threads as i32,
                         cfg.shared_mem_bytes as usize,
                     )
-                })?;
+                }?;
                 n.max(0) as u64
             }
         };
@@ -418,8 +414,6 @@ impl ExConfig {
         let lc = config(&cfg, stream, &mut attrs[..n]);
         // SAFETY: the configuration was validated and its attributes outlive the call; the
         // caller guarantees the parameters.
-        check("cuLaunchKernelEx", unsafe {
-            sys::cuLaunchKernelEx(&lc, f.raw(), params.as_mut_ptr(), std::ptr::null_mut())
-        })
+        unsafe { calls::launch_kernel_ex(&lc, f.raw(), params.as_mut_ptr()) }.map_err(Error::from)
     }
 }

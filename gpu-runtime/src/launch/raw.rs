@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use cudarc::driver::sys;
 
+use crate::driver::calls::launch as calls;
 use crate::driver::module::function::Function;
-use crate::driver::result::check;
 use crate::driver::stream::Event;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::launch::dims::{self, Dim3};
 
 impl Function {
@@ -39,22 +39,19 @@ impl Function {
         {
             self.opt_in_shared(cfg.shared_mem_bytes)?;
         }
-        // SAFETY: the configuration was validated; the caller guarantees the parameters.
-        check("cuLaunchKernel", unsafe {
-            sys::cuLaunchKernel(
+        // SAFETY: the function is live and its context current; the configuration was
+        // validated; the caller guarantees the stream and the parameters.
+        unsafe {
+            calls::launch_kernel(
                 self.raw(),
-                cfg.grid[0],
-                cfg.grid[1],
-                cfg.grid[2],
-                cfg.block[0],
-                cfg.block[1],
-                cfg.block[2],
+                cfg.grid,
+                cfg.block,
                 cfg.shared_mem_bytes,
                 stream,
                 params.as_mut_ptr(),
-                std::ptr::null_mut(),
             )
-        })
+        }
+        .map_err(Error::from)
     }
 }
 

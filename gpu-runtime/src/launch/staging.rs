@@ -21,6 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::sys;
 
+use crate::driver::calls::{event, memcpy, stream};
 use crate::driver::context::context_link::ContextLink;
 use crate::driver::context::core::Context;
 use crate::driver::context::current::bind_raw;
@@ -31,8 +32,7 @@ use crate::driver::memory::pool_core::{Block, PoolCore};
 use crate::driver::memory::view::DeviceWrite;
 use crate::driver::module::function::Function;
 use crate::driver::ordering::{StreamInner, StreamUses};
-use crate::driver::result::check;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::launch::host_copy::copy_for_dma;
 use crate::launch::launch_stream::LaunchStream;
 use crate::launch::staged_copy::{
@@ -65,11 +65,10 @@ impl ContextStaging {
 impl Drop for ContextStaging {
     fn drop(&mut self) {
         // Dropped by ContextInner::drop with the context current, or right after creation.
-        // SAFETY: the events were created for this value and are destroyed once.
-        unsafe {
-            for e in self.events.get_mut().unwrap_or_else(|p| p.into_inner()).drain(..) {
-                sys::cuEventDestroy_v2(e);
-            }
+        for e in self.events.get_mut().unwrap_or_else(|p| p.into_inner()).drain(..) {
+            // SAFETY: the events were created for this value and are destroyed once. A
+            // failure cannot be reported from a drop, and leaves nothing to undo.
+            let _ = unsafe { event::event_destroy(e) };
         }
     }
 }
@@ -89,9 +88,9 @@ fn staging_of(ctx: &Context) -> Result<&ContextStaging> {
 /// A context's staging state, made on its first convenience call.
 fn make_staging(ctx: &Context) -> Result<ContextStaging> {
     ctx.bind()?;
-    let mut stream = std::ptr::null_mut();
-    // SAFETY: valid out-pointer; the context is current. Flag 0: a blocking stream.
-    check("cuStreamCreate", unsafe { sys::cuStreamCreate(&mut stream, 0) })?;
+    // The context is current. A blocking stream (CU_STREAM_DEFAULT, flag 0): see the module's
+    // documentation.
+    let stream = stream::stream_create(sys::CUstream_flags::CU_STREAM_DEFAULT)?;
     let made = ContextStaging {
         // The context owns these pools, so they hold a weak link to it.
         device: Arc::new(PoolCore::new(DeviceAllocator::new(ContextLink::weak(ctx)))),
@@ -239,8 +238,9 @@ impl<'a> Staging<'a> {
     /// Waits for every copy queued so far (on an error path; errors are reported elsewhere).
     fn settle(&mut self) {
         if self.queued && bind_raw(self.ctx.raw()).is_ok() {
-            // SAFETY: the stream is live.
-            unsafe { sys::cuStreamSynchronize(self.stream.raw) };
+            // SAFETY: the stream is live. Its error, if any, is reported by the call that
+            // failed or by the next one.
+            let _ = unsafe { stream::stream_synchronize(self.stream.raw) };
         }
         self.queued = false;
     }
@@ -275,14 +275,15 @@ impl<'a> Staging<'a> {
             // SAFETY: pinned and device each hold job.bytes bytes and the span lies within
             // them; the chunk was copied in (upload_role issues it only then) and is not
             // written again during the call.
-            check("cuMemcpyHtoDAsync", unsafe {
-                sys::cuMemcpyHtoDAsync_v2(
+            unsafe {
+                memcpy::memcpy_htod_async(
                     job.device + span.off as u64,
                     job.pinned.add(span.off).cast(),
                     span.len,
                     *stream.get(),
                 )
-            })
+            }
+            .map_err(Error::from)
         };
         run_phase(plan.threads, self.ctx.raw(), &progress, |role| {
             upload_role(role, &progress, plan.chunk_count(), &copy_in, &issue)
@@ -309,36 +310,31 @@ impl<'a> Staging<'a> {
         self.queued = false;
         bind_raw(raw)?;
         // SAFETY: the stream is live.
-        check("cuStreamSynchronize", unsafe { sys::cuStreamSynchronize(stream) })
+        unsafe { stream::stream_synchronize(stream) }.map_err(Error::from)
     }
 
     /// Queues each chunk's transfer to pinned memory with an event after it, then copies the
     /// chunks out as their events complete.
     fn download(&self, plan: &Plan<'_>, events: &[sys::CUevent]) -> Result<()> {
-        let stream = self.stream.raw;
+        let on = self.stream.raw;
         for (c, &ev) in events.iter().enumerate() {
             let (job, span) = plan.chunk(c);
             // SAFETY: pinned and device each hold job.bytes bytes and the span lies within
             // them; the event is live.
             unsafe {
-                check(
-                    "cuMemcpyDtoHAsync",
-                    sys::cuMemcpyDtoHAsync_v2(
-                        job.pinned.add(span.off).cast(),
-                        job.device + span.off as u64,
-                        span.len,
-                        stream,
-                    ),
+                memcpy::memcpy_dtoh_async(
+                    job.pinned.add(span.off).cast(),
+                    job.device + span.off as u64,
+                    span.len,
+                    on,
                 )?;
-                check("cuEventRecord", sys::cuEventRecord(ev, stream))?;
+                event::event_record(ev, on)?;
             }
         }
         // The kernel runs before the first chunk: wait for it here, where the driver's
         // scheduling policy decides how, rather than with every copy thread spinning.
         // SAFETY: the event is live.
-        check("cuEventSynchronize", unsafe {
-            sys::cuEventSynchronize(events[0])
-        })?;
+        unsafe { event::event_synchronize(events[0]) }?;
         let progress = plan.progress();
         let events = Handle(events);
         let copy_out = |p: usize| {
@@ -352,10 +348,7 @@ impl<'a> Staging<'a> {
         };
         let arrived_now = |c: usize| {
             // SAFETY: the event is live.
-            match unsafe { sys::cuEventQuery(events.get()[c]) } {
-                sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-                r => check("cuEventQuery", r).map(|()| true),
-            }
+            unsafe { event::event_query(events.get()[c]) }.map_err(Error::from)
         };
         run_phase(plan.threads, self.ctx.raw(), &progress, |role| {
             download_role(role, &progress, plan.chunk_count(), &copy_out, &arrived_now)
@@ -368,20 +361,19 @@ impl<'a> Staging<'a> {
         let mut events: Vec<sys::CUevent> = spare.drain(keep..).collect();
         drop(spare);
         while events.len() < n {
-            let mut ev = std::ptr::null_mut();
             bind_raw(self.ctx.raw())?;
-            // SAFETY: valid out-pointer; the context is current.
-            let r =
-                unsafe { sys::cuEventCreate(&mut ev, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) };
-            if let Err(e) = check("cuEventCreate", r) {
-                self.st
-                    .events
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .extend(events);
-                return Err(e);
+            // The context is current.
+            match event::event_create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING) {
+                Ok(ev) => events.push(ev),
+                Err(e) => {
+                    self.st
+                        .events
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .extend(events);
+                    return Err(e.into());
+                }
             }
-            events.push(ev);
         }
         Ok(events)
     }

@@ -4,8 +4,6 @@
 use std::ffi::c_void;
 use std::time::Duration;
 
-use cudarc::driver::sys;
-
 use super::arg::*;
 use super::declared::{resolve, Signature, StructLayouts};
 use crate::driver::module::function::Function;
@@ -72,11 +70,11 @@ impl Function {
             return None;
         }
         self.context().bind().ok()?;
-        let (mut offset, mut size) = (0usize, 0usize);
-        // SAFETY: a live function and valid out-pointers; an index past the last parameter is
-        // an error the driver returns.
-        let r = unsafe { sys::cuFuncGetParamInfo(self.raw(), i, &mut offset, &mut size) };
-        (r == sys::CUresult::CUDA_SUCCESS).then_some(size)
+        // SAFETY: a live function, and a driver that has the call (checked above); an index
+        // past the last parameter is an error the driver returns. Any error means "unknown"
+        // here: the declaration decides alone.
+        let (_offset, size) = unsafe { crate::driver::calls::func_get_param_info(self.raw(), i) }.ok()?;
+        Some(size)
     }
 
     fn prepare_checked(&self, given: Option<&[ArgType]>) -> Result<PreparedFunction> {

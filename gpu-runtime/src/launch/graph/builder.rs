@@ -6,9 +6,10 @@ use std::ffi::c_void;
 
 use cudarc::driver::sys;
 
+use crate::driver::calls;
 use crate::driver::context::core::Context;
 use crate::driver::module::function::Function;
-use crate::driver::result::check;
+use crate::driver::result::Failed;
 use crate::error::{Error, Result};
 use crate::launch::cluster::LaunchEx;
 use crate::launch::dims::Dim3;
@@ -72,9 +73,8 @@ impl<'a> GraphBuilder<'a> {
     /// An empty graph in `ctx` (`cuGraphCreate`).
     pub fn new(ctx: &Context) -> Result<GraphBuilder<'a>> {
         ctx.bind()?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; the context is current.
-        check("cuGraphCreate", unsafe { sys::cuGraphCreate(&mut raw, 0) })?;
+        // The context is current.
+        let raw = calls::graph_create()?;
         Ok(GraphBuilder {
             graph: Graph::from_parts(ctx.clone(), raw, Nodes::new(false)),
         })
@@ -102,30 +102,21 @@ impl<'a> GraphBuilder<'a> {
         deps: &[NodeId],
         kind: NodeKind,
         args: NodeArgs<'a>,
-        add: impl FnOnce(
-            sys::CUgraph,
-            *const sys::CUgraphNode,
-            usize,
-            &mut sys::CUgraphNode,
-        ) -> (&'static str, sys::CUresult),
+        add: impl FnOnce(sys::CUgraph, &[sys::CUgraphNode]) -> std::result::Result<sys::CUgraphNode, Failed>,
     ) -> Result<NodeId> {
         let nodes = &self.graph.nodes;
         let (raw_deps, ancestors) = nodes.dependencies(deps)?;
         nodes.check(nodes.len(), &ancestors, &args.uses)?;
         self.graph.ctx.bind()?;
-        let mut node = std::ptr::null_mut();
-        let (call, r) = add(self.graph.raw, raw_deps.as_ptr(), raw_deps.len(), &mut node);
-        check(call, r)?;
+        let node = add(self.graph.raw, &raw_deps)?;
         Ok(self.graph.nodes.push(node, kind, args.uses, ancestors))
     }
 
     /// A node that does nothing: a join of `deps` that later nodes can depend on.
     pub fn empty(&mut self, deps: &[NodeId]) -> Result<NodeId> {
-        self.add(deps, NodeKind::Other, NodeArgs::new(), |g, d, n, out| {
-            // SAFETY: live graph; `n` handles of its nodes at `d`; valid out-pointer.
-            ("cuGraphAddEmptyNode", unsafe {
-                sys::cuGraphAddEmptyNode(out, g, d, n)
-            })
+        self.add(deps, NodeKind::Other, NodeArgs::new(), |g, d| {
+            // SAFETY: live graph; `d` are nodes of it.
+            unsafe { calls::graph_add_empty_node(g, d) }
         })
     }
 
@@ -169,12 +160,10 @@ impl<'a> GraphBuilder<'a> {
         if bytes == 0 {
             return self.empty(deps);
         }
-        self.add(deps, NodeKind::Other, args, |g, d, n, out| {
+        self.add(deps, NodeKind::Other, args, |g, d| {
             // SAFETY: both ranges lie in allocations borrowed for 'a (checked lengths); the
             // driver copies the description.
-            ("cuGraphAddMemcpyNode", unsafe {
-                sys::cuGraphAddMemcpyNode(out, g, d, n, &p, ctx)
-            })
+            unsafe { calls::graph_add_memcpy_node(g, d, &p, ctx) }
         })
     }
 
@@ -200,11 +189,9 @@ impl<'a> GraphBuilder<'a> {
             height: 1,
         };
         let ctx = self.graph.ctx.raw();
-        self.add(deps, NodeKind::Other, args, |g, d, n, out| {
+        self.add(deps, NodeKind::Other, args, |g, d| {
             // SAFETY: `count` values fit in the allocation, borrowed for 'a (checked).
-            ("cuGraphAddMemsetNode", unsafe {
-                sys::cuGraphAddMemsetNode(out, g, d, n, &p, ctx)
-            })
+            unsafe { calls::graph_add_memset_node(g, d, &p, ctx) }
         })
     }
 
@@ -241,12 +228,10 @@ impl<'a> GraphBuilder<'a> {
             function: f.clone(),
             plain: true,
         };
-        self.add(deps, kind, args, |g, d, n, out| {
+        self.add(deps, kind, args, |g, d| {
             // SAFETY: validated configuration; the caller's guarantee for the parameters,
             // which the driver copies.
-            ("cuGraphAddKernelNode", unsafe {
-                sys::cuGraphAddKernelNode_v2(out, g, d, n, &p)
-            })
+            unsafe { calls::graph_add_kernel_node(g, d, &p) }
         })
     }
 }

@@ -14,10 +14,11 @@ use std::ffi::c_void;
 
 use cudarc::driver::sys;
 
+use crate::driver::calls;
 use crate::driver::context::core::Context;
 use crate::driver::init::driver_version;
 use crate::driver::module::function::Function;
-use crate::driver::result::{check, driver_error};
+use crate::driver::result::Failed;
 use crate::driver::stream::Event;
 use crate::error::{Error, Result};
 use crate::launch::cluster::LaunchEx;
@@ -77,19 +78,17 @@ impl<'a> Capture<'a> {
             });
         }
         ctx.bind()?;
-        let mut stream = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; the context is current.
-        check("cuStreamCreate", unsafe {
-            sys::cuStreamCreate(&mut stream, sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32)
-        })?;
+        // The context is current.
+        let stream = calls::stream_create(sys::CUstream_flags::CU_STREAM_NON_BLOCKING)?;
         // SAFETY: the stream was just made and nothing else has it.
-        let r = unsafe {
-            sys::cuStreamBeginCapture_v2(stream, sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)
+        let begun = unsafe {
+            calls::stream_begin_capture(stream, sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)
         };
-        if r != sys::CUresult::CUDA_SUCCESS {
-            // SAFETY: as above; nothing was queued on it.
-            unsafe { sys::cuStreamDestroy_v2(stream) };
-            return Err(driver_error("cuStreamBeginCapture", r));
+        if let Err(failed) = begun {
+            // SAFETY: as above; nothing was queued on it. The capture's error is the one to
+            // report.
+            let _ = unsafe { calls::stream_destroy(stream) };
+            return Err(failed.into());
         }
         Ok(Capture {
             ctx: ctx.clone(),
@@ -147,54 +146,34 @@ impl<'a> Capture<'a> {
             return;
         }
         self.capturing = false;
-        let mut graph = std::ptr::null_mut();
         // SAFETY: the stream is capturing; ending returns the (possibly invalidated) graph,
-        // which nothing else has.
-        unsafe {
-            sys::cuStreamEndCapture(self.stream, &mut graph);
-            if !graph.is_null() {
-                sys::cuGraphDestroy(graph);
-            }
+        // which nothing else has. Abandoning reports nothing: the error that led here is.
+        let (graph, _) = unsafe { calls::stream_end_capture(self.stream) };
+        if !graph.is_null() {
+            // SAFETY: as above, destroyed once.
+            let _ = unsafe { calls::graph_destroy(graph) };
         }
     }
 
     /// Runs a driver call on the capture stream; a failure ends the capture.
-    fn call(&mut self, call: &'static str, f: impl FnOnce(sys::CUstream) -> sys::CUresult) -> Result<()> {
+    fn call(&mut self, f: impl FnOnce(sys::CUstream) -> std::result::Result<(), Failed>) -> Result<()> {
         self.live()?;
         self.ctx.bind()?;
         match f(self.stream) {
-            sys::CUresult::CUDA_SUCCESS => Ok(()),
-            code => Err(self.fail(call, code)),
+            Ok(()) => Ok(()),
+            Err(Failed { call, code }) => Err(self.fail(call, code)),
         }
     }
 
     /// The node the last call on the capture stream added.
     fn last_node(&mut self) -> Result<sys::CUgraphNode> {
-        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-        let (mut id, mut graph, mut deps, mut edges, mut n) = (
-            0,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-            0usize,
-        );
-        // SAFETY: valid out-pointers; the stream is capturing (the driver version was checked
-        // in `begin`).
-        let r = unsafe {
-            sys::cuStreamGetCaptureInfo_v3(
-                self.stream,
-                &mut status,
-                &mut id,
-                &mut graph,
-                &mut deps,
-                &mut edges,
-                &mut n,
-            )
+        // SAFETY: the stream is capturing (the driver version was checked in `begin`).
+        let info = match unsafe { calls::stream_get_capture_info(self.stream) } {
+            Ok(info) => info,
+            Err(Failed { call, code }) => return Err(self.fail(call, code)),
         };
-        if r != sys::CUresult::CUDA_SUCCESS {
-            return Err(self.fail("cuStreamGetCaptureInfo", r));
-        }
-        if status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE {
+        let (deps, n) = (info.dependencies, info.count);
+        if info.status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE {
             return Err(self.fail(
                 "cuStreamGetCaptureInfo",
                 sys::CUresult::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
@@ -262,9 +241,7 @@ impl<'a> Capture<'a> {
         let (args, bytes) = ops::copy(&self.ctx, &dst, &src)?;
         if bytes > 0 {
             // SAFETY: both ranges lie in allocations borrowed for 'a (checked lengths).
-            self.call("cuMemcpyDtoDAsync", |s| unsafe {
-                sys::cuMemcpyDtoDAsync_v2(dst.ptr, src.ptr, bytes, s)
-            })?;
+            self.call(|s| unsafe { calls::memcpy_dtod_async(dst.ptr, src.ptr, bytes, s) })?;
             self.nodes
                 .push(std::ptr::null_mut(), NodeKind::Other, args.uses, Vec::new());
         }
@@ -282,9 +259,7 @@ impl<'a> Capture<'a> {
         let args = ops::memset(&self.ctx, &dst, 4, count)?;
         if count > 0 {
             // SAFETY: `count` values fit in the allocation, borrowed for 'a (checked).
-            self.call("cuMemsetD32Async", |s| unsafe {
-                sys::cuMemsetD32Async(dst.ptr, value, count, s)
-            })?;
+            self.call(|s| unsafe { calls::memset_d32_async(dst.ptr, value, count, s) })?;
             self.nodes
                 .push(std::ptr::null_mut(), NodeKind::Other, args.uses, Vec::new());
         }
@@ -297,9 +272,7 @@ impl<'a> Capture<'a> {
         let args = ops::memset(&self.ctx, &dst, 1, count)?;
         if count > 0 {
             // SAFETY: `count` bytes fit in the allocation, borrowed for 'a (checked).
-            self.call("cuMemsetD8Async", |s| unsafe {
-                sys::cuMemsetD8Async(dst.ptr, value, count, s)
-            })?;
+            self.call(|s| unsafe { calls::memset_d8_async(dst.ptr, value, count, s) })?;
             self.nodes
                 .push(std::ptr::null_mut(), NodeKind::Other, args.uses, Vec::new());
         }
@@ -314,8 +287,8 @@ impl<'a> Capture<'a> {
         }
         let ev = event.raw();
         // SAFETY: live event, borrowed for 'a.
-        self.call("cuStreamWaitEvent", |s| unsafe {
-            sys::cuStreamWaitEvent(s, ev, sys::CUevent_wait_flags::CU_EVENT_WAIT_EXTERNAL as u32)
+        self.call(|s| unsafe {
+            calls::stream_wait_event(s, ev, sys::CUevent_wait_flags::CU_EVENT_WAIT_EXTERNAL as u32)
         })?;
         self.nodes
             .push(std::ptr::null_mut(), NodeKind::Other, Vec::new(), Vec::new());
@@ -330,8 +303,8 @@ impl<'a> Capture<'a> {
         }
         let ev = event.raw();
         // SAFETY: live event, borrowed for 'a.
-        self.call("cuEventRecordWithFlags", |s| unsafe {
-            sys::cuEventRecordWithFlags(ev, s, sys::CUevent_record_flags::CU_EVENT_RECORD_EXTERNAL as u32)
+        self.call(|s| unsafe {
+            calls::event_record_with_flags(ev, s, sys::CUevent_record_flags::CU_EVENT_RECORD_EXTERNAL)
         })?;
         self.nodes
             .push(std::ptr::null_mut(), NodeKind::Other, Vec::new(), Vec::new());
@@ -343,15 +316,15 @@ impl<'a> Capture<'a> {
         self.live()?;
         self.ctx.bind()?;
         self.capturing = false;
-        let mut graph = std::ptr::null_mut();
         // SAFETY: the stream is capturing; the graph returned is ours.
-        let r = unsafe { sys::cuStreamEndCapture(self.stream, &mut graph) };
-        if r != sys::CUresult::CUDA_SUCCESS {
+        let (graph, ended) = unsafe { calls::stream_end_capture(self.stream) };
+        if let Err(Failed { call, code }) = ended {
             if !graph.is_null() {
-                // SAFETY: an invalidated capture's graph is returned to be destroyed.
-                unsafe { sys::cuGraphDestroy(graph) };
+                // SAFETY: an invalidated capture's graph is returned to be destroyed. The
+                // capture's error is the one to report.
+                let _ = unsafe { calls::graph_destroy(graph) };
             }
-            return Err(captured("cuStreamEndCapture", r));
+            return Err(captured(call, code));
         }
         let nodes = std::mem::replace(&mut self.nodes, Nodes::new(true));
         Ok(Graph::from_parts(self.ctx.clone(), graph, nodes))
@@ -372,8 +345,8 @@ impl Drop for Capture<'_> {
         self.abandon();
         if self.ctx.bind().is_ok() {
             // SAFETY: made for this value and destroyed once; nothing was queued on it outside
-            // the capture.
-            unsafe { sys::cuStreamDestroy_v2(self.stream) };
+            // the capture. A drop cannot report a failure.
+            let _ = unsafe { calls::stream_destroy(self.stream) };
         }
     }
 }

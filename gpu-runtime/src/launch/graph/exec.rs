@@ -6,8 +6,8 @@ use std::ffi::c_void;
 
 use cudarc::driver::sys;
 
+use crate::driver::calls;
 use crate::driver::module::function::Function;
-use crate::driver::result::check;
 use crate::driver::stream::Stream;
 use crate::error::{Error, Result};
 use crate::launch::cluster::LaunchEx;
@@ -42,11 +42,8 @@ impl<'a> Graph<'a> {
     /// it once, so that each launch is one call.
     pub fn instantiate(self) -> Result<GraphExec<'a>> {
         self.ctx.bind()?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; the graph is live and its context current.
-        check("cuGraphInstantiateWithFlags", unsafe {
-            sys::cuGraphInstantiateWithFlags(&mut raw, self.raw, 0)
-        })?;
+        // SAFETY: the graph is live and its context current.
+        let raw = unsafe { calls::graph_instantiate(self.raw) }?;
         Ok(GraphExec { graph: self, raw })
     }
 }
@@ -66,9 +63,7 @@ impl<'a> GraphExec<'a> {
         self.graph.ctx.bind()?;
         // SAFETY: the executable graph is live; every buffer it uses is borrowed for 'a and was
         // ordered on `stream` above.
-        check("cuGraphLaunch", unsafe {
-            sys::cuGraphLaunch(self.raw, stream.raw())
-        })
+        unsafe { calls::graph_launch(self.raw, stream.raw()) }.map_err(Error::from)
     }
 
     /// The graph it was made from.
@@ -130,9 +125,7 @@ impl<'a> GraphExec<'a> {
         // SAFETY: the node belongs to the graph this was instantiated from (kept alive by
         // self); the configuration was validated and the parameters are the caller's promise.
         // The driver copies them.
-        check("cuGraphExecKernelNodeSetParams", unsafe {
-            sys::cuGraphExecKernelNodeSetParams_v2(self.raw, n.raw, &p)
-        })?;
+        unsafe { calls::graph_exec_kernel_node_set_params(self.raw, n.raw, &p) }?;
         nodes.replace_uses(i, args.uses);
         Ok(())
     }
@@ -145,7 +138,8 @@ impl Drop for GraphExec<'_> {
         }
         // SAFETY: made for this value, destroyed once. A launch still queued completes: the
         // driver frees an executable graph in flight once it has run. The memory it uses is
-        // kept allocated by the records each launch made (see `launch`).
-        unsafe { sys::cuGraphExecDestroy(self.raw) };
+        // kept allocated by the records each launch made (see `launch`). A drop cannot report
+        // a failure.
+        let _ = unsafe { calls::graph_exec_destroy(self.raw) };
     }
 }

@@ -3,6 +3,7 @@
 
 use cudarc::driver::sys;
 
+use crate::driver::calls;
 use crate::driver::context::core::Context;
 
 use super::nodes::Nodes;
@@ -74,7 +75,7 @@ impl Drop for Graph<'_> {
             return;
         }
         // SAFETY: the graph was made for this value and is destroyed once. An executable graph
-        // instantiated from it is independent of it.
-        unsafe { sys::cuGraphDestroy(self.raw) };
+        // instantiated from it is independent of it. A drop cannot report a failure.
+        let _ = unsafe { calls::graph_destroy(self.raw) };
     }
 }

@@ -1,0 +1,130 @@
+//! Streams by handle: creation, waits, and stream capture.
+
+use cudarc::driver::sys;
+
+use crate::driver::result::{result, Failed};
+
+/// `cuStreamCreate` in the current context (the driver refuses when there is none).
+pub(crate) fn stream_create(flags: sys::CUstream_flags) -> Result<sys::CUstream, Failed> {
+    let mut stream = std::ptr::null_mut();
+    // SAFETY: valid out-pointer; the driver checks the context and the flags.
+    result("cuStreamCreate", unsafe {
+        sys::cuStreamCreate(&mut stream, flags as u32)
+    })?;
+    Ok(stream)
+}
+
+/// `cuStreamDestroy`. Work still queued on the stream completes.
+///
+/// # Safety
+/// `stream` is live, made by `cuStreamCreate`, and not used after this call.
+pub(crate) unsafe fn stream_destroy(stream: sys::CUstream) -> Result<(), Failed> {
+    // SAFETY: the caller's guarantee.
+    result("cuStreamDestroy", unsafe { sys::cuStreamDestroy_v2(stream) })
+}
+
+/// `cuStreamSynchronize`: waits on the host for the work queued on `stream`.
+///
+/// # Safety
+/// `stream` is live (or null, the current context's legacy default stream).
+pub(crate) unsafe fn stream_synchronize(stream: sys::CUstream) -> Result<(), Failed> {
+    // SAFETY: the caller's guarantee.
+    result("cuStreamSynchronize", unsafe { sys::cuStreamSynchronize(stream) })
+}
+
+/// `cuStreamWaitEvent`: work queued on `stream` from now on waits for `event`.
+///
+/// # Safety
+/// `stream` and `event` are live (the event may be of another context).
+pub(crate) unsafe fn stream_wait_event(
+    stream: sys::CUstream,
+    event: sys::CUevent,
+    flags: u32,
+) -> Result<(), Failed> {
+    // SAFETY: the caller's guarantee; the driver checks the flags.
+    result("cuStreamWaitEvent", unsafe {
+        sys::cuStreamWaitEvent(stream, event, flags)
+    })
+}
+
+/// `cuStreamGetCtx`: the context of a stream.
+///
+/// # Safety
+/// `stream` is live (or null or the per-thread handle, meaning the current context's).
+// Only DLPack's imports meet streams of unknown contexts.
+#[cfg(feature = "dlpack")]
+pub(crate) unsafe fn stream_get_ctx(stream: sys::CUstream) -> Result<sys::CUcontext, Failed> {
+    let mut ctx = std::ptr::null_mut();
+    // SAFETY: the caller's guarantee; valid out-pointer.
+    result("cuStreamGetCtx", unsafe { sys::cuStreamGetCtx(stream, &mut ctx) })?;
+    Ok(ctx)
+}
+
+/// `cuStreamBeginCapture`.
+///
+/// # Safety
+/// `stream` is live and not capturing.
+pub(crate) unsafe fn stream_begin_capture(
+    stream: sys::CUstream,
+    mode: sys::CUstreamCaptureMode,
+) -> Result<(), Failed> {
+    // SAFETY: the caller's guarantee.
+    result("cuStreamBeginCapture", unsafe {
+        sys::cuStreamBeginCapture_v2(stream, mode)
+    })
+}
+
+/// `cuStreamEndCapture`: the graph captured, and the call's result. The driver may hand back
+/// a graph on failure too (an invalidated capture's), which the caller then owns and destroys;
+/// null when there is none.
+///
+/// # Safety
+/// `stream` is live and capturing.
+pub(crate) unsafe fn stream_end_capture(stream: sys::CUstream) -> (sys::CUgraph, Result<(), Failed>) {
+    let mut graph = std::ptr::null_mut();
+    // SAFETY: the caller's guarantee; valid out-pointer.
+    let code = unsafe { sys::cuStreamEndCapture(stream, &mut graph) };
+    (graph, result("cuStreamEndCapture", code))
+}
+
+/// What `cuStreamGetCaptureInfo` says of a stream.
+pub(crate) struct CaptureInfo {
+    pub(crate) status: sys::CUstreamCaptureStatus,
+    /// The nodes the next captured work will depend on: `count` handles, valid until the next
+    /// call on the stream (null when there are none).
+    pub(crate) dependencies: *const sys::CUgraphNode,
+    pub(crate) count: usize,
+}
+
+/// `cuStreamGetCaptureInfo_v3` (CUDA 12.3).
+///
+/// # Safety
+/// `stream` is live, and the driver has the symbol (cudarc panics on a missing one: check the
+/// driver's version first).
+pub(crate) unsafe fn stream_get_capture_info(stream: sys::CUstream) -> Result<CaptureInfo, Failed> {
+    let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    let (mut id, mut graph, mut deps, mut edges, mut count) = (
+        0,
+        std::ptr::null_mut(),
+        std::ptr::null(),
+        std::ptr::null(),
+        0usize,
+    );
+    // SAFETY: the caller's guarantees; valid out-pointers.
+    result("cuStreamGetCaptureInfo", unsafe {
+        sys::cuStreamGetCaptureInfo_v3(
+            stream,
+            &mut status,
+            &mut id,
+            &mut graph,
+            &mut deps,
+            &mut edges,
+            &mut count,
+        )
+    })?;
+    Ok(CaptureInfo {
+        status,
+        dependencies: deps,
+        count,
+    })
+}
