@@ -42,8 +42,8 @@ pub use crate::compiler::source::{ModuleSource, SourcePart};
 pub use crate::gpuarray::{ElementwiseFn, KernelArg};
 pub use crate::launch::argcheck::LenValue;
 pub use crate::launch::cluster::LaunchEx;
-pub use crate::launch::graph::args::NodeArgs;
 pub use crate::launch::graph::buffers::GraphArg;
+pub use crate::launch::graph::node_args::NodeArgs;
 pub use crate::launch::launch_stream::LaunchStream;
 pub use crate::launch::staging::Staging;
 

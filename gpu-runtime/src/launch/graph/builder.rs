@@ -15,11 +15,11 @@ use crate::launch::cluster::LaunchEx;
 use crate::launch::dims::Dim3;
 use crate::types::repr::DeviceRepr;
 
-use super::args::NodeArgs;
 use super::buffers::{GraphRead, GraphWrite};
 use super::graph::Graph;
+use super::node_args::NodeArgs;
+use super::node_checks;
 use super::nodes::{NodeId, NodeKind, Nodes};
-use super::ops;
 
 /// Builds a [`Graph`] from nodes and their dependencies. Kernels are added by their generated
 /// `graph_node(&mut builder, &deps, grid, block, args…)`, typed like `prepared_async_call`.
@@ -128,7 +128,7 @@ impl<'a> GraphBuilder<'a> {
         src: &impl GraphRead<'a, T>,
     ) -> Result<NodeId> {
         let (dst, src) = (dst.graph_arg_mut(), src.graph_arg());
-        let (args, bytes) = ops::copy(&self.graph.ctx, &dst, &src)?;
+        let (args, bytes) = node_checks::copy(&self.graph.ctx, &dst, &src)?;
         let p = sys::CUDA_MEMCPY3D {
             srcXInBytes: 0,
             srcY: 0,
@@ -176,7 +176,7 @@ impl<'a> GraphBuilder<'a> {
         count: usize,
     ) -> Result<NodeId> {
         let dst = dst.graph_arg_mut();
-        let args = ops::memset(&self.graph.ctx, &dst, 4, count)?;
+        let args = node_checks::memset(&self.graph.ctx, &dst, 4, count)?;
         if count == 0 {
             return self.empty(deps);
         }
@@ -222,8 +222,8 @@ impl<'a> GraphBuilder<'a> {
         if !f.context().is(self.graph.ctx.raw()) {
             return Err(Error::WrongContext { what: "the kernel" });
         }
-        let cfg = ops::checked(f, grid, block)?;
-        let p = ops::kernel_params(f, &cfg, params);
+        let cfg = node_checks::checked(f, grid, block)?;
+        let p = node_checks::kernel_params(f, &cfg, params);
         let kind = NodeKind::Kernel {
             function: f.clone(),
             plain: true,

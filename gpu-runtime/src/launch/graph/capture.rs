@@ -25,11 +25,11 @@ use crate::launch::cluster::LaunchEx;
 use crate::launch::dims::Dim3;
 use crate::types::repr::DeviceRepr;
 
-use super::args::NodeArgs;
 use super::buffers::{GraphRead, GraphWrite};
 use super::graph::Graph;
+use super::node_args::NodeArgs;
+use super::node_checks;
 use super::nodes::{NodeId, NodeKind, Nodes};
-use super::ops;
 
 /// A graph being recorded: each call adds a node after the previous one (a chain), with the
 /// buffers it uses borrowed for `'a`. [`end`](Self::end) makes the [`Graph`].
@@ -238,7 +238,7 @@ impl<'a> Capture<'a> {
         src: &impl GraphRead<'a, T>,
     ) -> Result<()> {
         let (dst, src) = (dst.graph_arg_mut(), src.graph_arg());
-        let (args, bytes) = ops::copy(&self.ctx, &dst, &src)?;
+        let (args, bytes) = node_checks::copy(&self.ctx, &dst, &src)?;
         if bytes > 0 {
             // SAFETY: both ranges lie in allocations borrowed for 'a (checked lengths).
             self.call(|s| unsafe { calls::memcpy_dtod_async(dst.ptr, src.ptr, bytes, s) })?;
@@ -256,7 +256,7 @@ impl<'a> Capture<'a> {
         count: usize,
     ) -> Result<()> {
         let dst = dst.graph_arg_mut();
-        let args = ops::memset(&self.ctx, &dst, 4, count)?;
+        let args = node_checks::memset(&self.ctx, &dst, 4, count)?;
         if count > 0 {
             // SAFETY: `count` values fit in the allocation, borrowed for 'a (checked).
             self.call(|s| unsafe { calls::memset_d32_async(dst.ptr, value, count, s) })?;
@@ -269,7 +269,7 @@ impl<'a> Capture<'a> {
     /// Records setting the first `count` bytes of `dst` to `value`.
     pub fn memset_d8<T>(&mut self, dst: &mut impl GraphWrite<'a, T>, value: u8, count: usize) -> Result<()> {
         let dst = dst.graph_arg_mut();
-        let args = ops::memset(&self.ctx, &dst, 1, count)?;
+        let args = node_checks::memset(&self.ctx, &dst, 1, count)?;
         if count > 0 {
             // SAFETY: `count` bytes fit in the allocation, borrowed for 'a (checked).
             self.call(|s| unsafe { calls::memset_d8_async(dst.ptr, value, count, s) })?;

@@ -13,10 +13,10 @@ use crate::error::{Error, Result};
 use crate::launch::cluster::LaunchEx;
 use crate::launch::dims::Dim3;
 
-use super::args::NodeArgs;
 use super::graph::Graph;
+use super::node_args::NodeArgs;
+use super::node_checks;
 use super::nodes::{NodeId, NodeKind};
-use super::ops;
 
 /// An executable graph: what [`Graph::instantiate`] makes. Each [`launch`](Self::launch)
 /// queues the whole graph on a stream with one driver call.
@@ -118,9 +118,9 @@ impl<'a> GraphExec<'a> {
             }
             NodeKind::Other => return refuse("the node is not a kernel launch".into()),
         }
-        let cfg = ops::checked(f, grid, block)?;
+        let cfg = node_checks::checked(f, grid, block)?;
         nodes.check(i, &[], &args.uses)?;
-        let p = ops::kernel_params(f, &cfg, params);
+        let p = node_checks::kernel_params(f, &cfg, params);
         self.graph.ctx.bind()?;
         // SAFETY: the node belongs to the graph this was instantiated from (kept alive by
         // self); the configuration was validated and the parameters are the caller's promise.

@@ -42,15 +42,15 @@
 //! yet), and kernels of other contexts. Cluster and cooperative launches are captured with
 //! their attributes, but cannot be added to a built graph nor updated.
 
-pub(crate) mod args;
 pub(crate) mod buffers;
 pub(crate) mod builder;
 pub(crate) mod capture;
 pub(crate) mod exec;
 #[allow(clippy::module_inception)]
 pub(crate) mod graph;
+pub(crate) mod node_args;
+pub(crate) mod node_checks;
 pub(crate) mod nodes;
-pub(crate) mod ops;
 
 pub use buffers::{GraphBuffer, GraphInput, GraphRead, GraphWrite};
 pub use builder::GraphBuilder;

@@ -11,8 +11,8 @@ use crate::driver::module::function::Function;
 use crate::error::{Error, Result};
 use crate::launch::dims::{self, CheckedLaunch, Dim3};
 
-use super::args::NodeArgs;
 use super::buffers::GraphArg;
+use super::node_args::NodeArgs;
 use super::nodes::Access;
 
 /// A kernel node's configuration, checked against the device's and the kernel's limits, with
