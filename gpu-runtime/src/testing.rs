@@ -4,5 +4,5 @@
 pub use crate::gpuarray::kernel_cache::compile_check;
 pub use crate::gpuarray::random::philox4x32_10;
 pub use crate::gpuarray::scan::{PER_THREAD as SCAN_PER_THREAD, TILE as SCAN_TILE};
-pub use crate::launch::staged_copy::set_tuning as set_staging_tuning;
+pub use crate::launch::staging::chunks::set_tuning as set_staging_tuning;
 pub use crate::launch::staging::Staging;

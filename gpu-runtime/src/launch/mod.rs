@@ -7,15 +7,12 @@
 pub(crate) mod argcheck;
 pub(crate) mod buffer_args;
 pub(crate) mod cluster;
-pub(crate) mod copy_workers;
 pub(crate) mod dims;
 pub(crate) mod dynamic;
 pub(crate) mod graph;
-pub(crate) mod host_copy;
 pub(crate) mod launch_stream;
 pub(crate) mod params;
 pub(crate) mod raw;
-pub(crate) mod staged_copy;
 pub(crate) mod staging;
 
 pub use dims::{validate, CheckedLaunch, Dim3};

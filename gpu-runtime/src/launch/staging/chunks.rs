@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use crate::error::{Error, Result};
-use crate::launch::copy_workers;
+use crate::launch::staging::copy_workers;
 
 /// The largest DMA chunk by default: at 2 MiB, the per-call cost is under 5% of the copy.
 const DEFAULT_CHUNK: usize = 2 << 20;

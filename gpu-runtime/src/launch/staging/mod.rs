@@ -16,6 +16,10 @@
 //! default stream) or one the caller names (`Staging::on_stream`): copies in, the kernel,
 //! copies out; the call waits once at the end, which reports any error the kernel raised.
 
+pub(crate) mod chunks;
+pub(crate) mod copy_workers;
+pub(crate) mod host_copy;
+
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
@@ -33,11 +37,11 @@ use crate::driver::memory::view::DeviceWrite;
 use crate::driver::module::function::Function;
 use crate::driver::ordering::{StreamInner, StreamUses};
 use crate::error::{Error, Result};
-use crate::launch::host_copy::copy_for_dma;
 use crate::launch::launch_stream::LaunchStream;
-use crate::launch::staged_copy::{
+use crate::launch::staging::chunks::{
     download_role, run_roles, upload_role, Direction, Job, Plan, Progress, Role,
 };
+use crate::launch::staging::host_copy::copy_for_dma;
 use crate::tools::device_pool::{DeviceAllocator, DeviceMemoryPool, DevicePoolCore, PooledBuffer};
 use crate::types::repr::DeviceRepr;
 
