@@ -28,7 +28,7 @@ const PROBE: &str = "__gpu_runtime_probe";
 /// Needs NVRTC but no GPU.
 ///
 /// ```
-/// let v = gpu_runtime::layout::probe_constants("struct S { char c; double d; };",
+/// let v = gpu_runtime::compiler::layout::probe_constants("struct S { char c; double d; };",
 ///     &["sizeof(S)", "alignof(S)", "offsetof(S, d)"])?;
 /// assert_eq!(v, [16, 8, 8]);
 /// # Ok::<(), gpu_runtime::Error>(())
@@ -113,7 +113,7 @@ pub fn c_layout(source: &str, c_type: &str, fields: &[&str]) -> Result<CLayout> 
 /// #[repr(C)]
 /// struct Particle { pos: gpu_runtime::types::Float3, mass: f32 }
 /// const SRC: &str = "struct Particle { float3 pos; float mass; };";
-/// gpu_runtime::layout::check_layout::<Particle>(SRC, "Particle",
+/// gpu_runtime::compiler::layout::check_layout::<Particle>(SRC, "Particle",
 ///     &[("pos", offset_of!(Particle, pos)), ("mass", offset_of!(Particle, mass))])?;
 /// # Ok::<(), gpu_runtime::Error>(())
 /// ```
