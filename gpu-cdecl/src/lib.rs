@@ -30,6 +30,7 @@ mod globals;
 mod host;
 mod kernels;
 mod lexer;
+pub mod nvrtc_log;
 mod types;
 
 #[cfg(test)]
