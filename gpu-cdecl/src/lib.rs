@@ -32,6 +32,7 @@ mod kernels;
 mod lexer;
 pub mod nvrtc_log;
 mod types;
+pub mod vectors;
 
 #[cfg(test)]
 mod tests;
