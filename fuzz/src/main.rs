@@ -331,6 +331,14 @@ fn exercise(src: &str) -> Result<String, String> {
             .min(3)
             .to_string(),
     );
+    // The same bytes read as an NVRTC log of a file named `k`: every message is on a line the
+    // log names, and each reported line is one a message was read from.
+    let diags = gpu_cdecl::nvrtc_log::parse(src, "k");
+    let reported = gpu_cdecl::nvrtc_log::reported_lines(src, "k");
+    if diags.iter().any(|d| !reported.contains(&d.line)) {
+        return Err(format!("nvrtc_log: messages {diags:?} on lines not reported: {reported:?}"));
+    }
+    sig.push_str(&diags.len().min(3).to_string());
     Ok(sig)
 }
 

@@ -30,7 +30,9 @@ mod globals;
 mod host;
 mod kernels;
 mod lexer;
+pub mod nvrtc_log;
 mod types;
+pub mod vectors;
 
 #[cfg(test)]
 mod tests;

@@ -9,6 +9,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use gpu_cdecl::nvrtc_log::{self, Diagnostic};
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
@@ -47,61 +48,8 @@ pub struct Outcome {
     pub images: Vec<TokenStream>,
 }
 
-/// One message of NVRTC's log.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Diag {
-    pub error: bool,
-    pub line: usize,
-    /// 1-based, from the caret under the quoted line.
-    pub column: Option<usize>,
-    pub message: String,
-    pub quoted: Option<String>,
-    /// Further lines, e.g. "detected during instantiation of ...".
-    pub notes: Vec<String>,
-}
-
-/// Parses NVRTC's log: `file(LINE): error: MSG`, the quoted line (indented by two), a caret.
-pub fn parse_log(log: &str, file_name: &str) -> Vec<Diag> {
-    let mut out: Vec<Diag> = Vec::new();
-    let prefix = format!("{file_name}(");
-    let mut lines = log.lines().peekable();
-    while let Some(l) = lines.next() {
-        let Some(rest) = l.strip_prefix(&prefix) else {
-            if let Some(d) = out.last_mut() {
-                let t = l.trim();
-                if l.starts_with("    ") && !t.is_empty() {
-                    d.notes.push(t.to_owned());
-                }
-            }
-            continue;
-        };
-        let Some((num, tail)) = rest.split_once("): ") else {
-            continue;
-        };
-        let Ok(line) = num.parse::<usize>() else { continue };
-        let (kind, message) = tail.split_once(": ").unwrap_or(("error", tail));
-        let error = kind.contains("error");
-        let mut d = Diag {
-            error,
-            line,
-            column: None,
-            message: message.trim().to_owned(),
-            quoted: None,
-            notes: Vec::new(),
-        };
-        if let Some(q) = lines.next_if(|n| n.starts_with("  ") && !n.trim().is_empty()) {
-            d.quoted = Some(q.get(2..).unwrap_or("").to_owned());
-            if let Some(c) = lines.next_if(|n| n.trim() == "^") {
-                d.column = c.find('^').map(|i| i.saturating_sub(2) + 1);
-            }
-        }
-        out.push(d);
-    }
-    out
-}
-
-fn render(d: &Diag, file_name: &str) -> String {
-    let what = if d.error { "error" } else { "warning" };
+fn render(d: &Diagnostic, file_name: &str) -> String {
+    let what = if d.is_error() { "error" } else { "warning" };
     let at = match d.column {
         Some(c) => format!("{file_name}:{}:{c}", d.line),
         None => format!("{file_name}:{}", d.line),
@@ -290,19 +238,19 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
 
 /// Turns the log into errors (returned) and warnings (items in `out`).
 fn report(req: &Request<'_>, log: &str, ok: bool, warnings: bool, out: &mut Outcome) -> syn::Result<()> {
-    let diags = parse_log(log, req.file_name);
+    let diags = nvrtc_log::parse(log, req.file_name);
     // A header NVRTC cannot find at build time may be found at run time (include paths given
     // to the runtime); everything after it would be noise, so the check says nothing.
     if diags
         .iter()
-        .any(|d| d.error && d.message.contains("open source file"))
+        .any(|d| d.is_error() && d.message.contains("open source file"))
     {
         return Ok(());
     }
     let mut errors = Errors::default();
     for (i, d) in diags.iter().enumerate() {
         let text = render(d, req.file_name);
-        if d.error {
+        if d.is_error() {
             errors.push(syn::Error::new(req.span, text));
         } else if warnings {
             let ident = format_ident!("CUDA_WARNING_{}", i);
@@ -317,7 +265,7 @@ fn report(req: &Request<'_>, log: &str, ok: bool, warnings: bool, out: &mut Outc
             });
         }
     }
-    if !ok && diags.iter().all(|d| !d.error) {
+    if !ok && diags.iter().all(|d| !d.is_error()) {
         errors.push(syn::Error::new(
             req.span,
             format!("NVRTC rejected the CUDA source:\n{}", log.trim()),
@@ -342,32 +290,10 @@ mod tests {
                        1 error detected in the compilation of \"k.cu\".\n";
 
     #[test]
-    fn nvrtc_logs_are_parsed_into_diagnostics() {
-        let d = parse_log(LOG, "k.cu");
-        assert_eq!(d.len(), 2, "{d:?}");
-        assert_eq!(
-            d[0],
-            Diag {
-                error: true,
-                line: 3,
-                column: Some(12),
-                message: "identifier \"y\" is undefined".to_owned(),
-                quoted: Some("  out[i] = y;".to_owned()),
-                notes: Vec::new(),
-            }
-        );
-        assert!(!d[1].error);
-        assert_eq!((d[1].line, d[1].column), (7, Some(5)));
-        assert_eq!(d[1].message, "variable \"t\" was declared but never referenced");
-        assert_eq!(
-            d[1].notes,
-            ["detected during instantiation of \"void f<T>() [with T=float]\""]
-        );
-    }
-
-    #[test]
     fn diagnostics_render_like_rustc() {
-        let d = parse_log(LOG, "k.cu");
+        // The log itself is read by `gpu_cdecl::nvrtc_log`, tested there.
+        let d = nvrtc_log::parse(LOG, "k.cu");
+        assert_eq!(d.len(), 2, "{d:?}");
         assert_eq!(
             render(&d[0], "k.cu"),
             "CUDA error at k.cu:3:12: identifier \"y\" is undefined\n 3 |   out[i] = y;\n   |            ^"

@@ -416,24 +416,11 @@ const TYPE_WORDS: &[&str] = &[
     "static",
 ];
 
-/// CUDA's vector types (`float2`, `uchar4`, …), usable as types in an operation.
+/// CUDA's vector types (`float2`, `uchar4`, …), usable as types in an operation. Not the
+/// 16-bit float pairs (`__half2`): 16-bit floats are no element type of `#[elementwise]`.
 fn is_vector_type(w: &str) -> bool {
-    let bases = [
-        "char",
-        "uchar",
-        "short",
-        "ushort",
-        "int",
-        "uint",
-        "long",
-        "ulong",
-        "longlong",
-        "ulonglong",
-        "float",
-        "double",
-    ];
-    w.strip_suffix(['1', '2', '3', '4'])
-        .is_some_and(|b| bases.contains(&b))
+    gpu_cdecl::vectors::by_c_name(w)
+        .is_some_and(|t| !matches!(t.scalar, gpu_cdecl::Scalar::F16 | gpu_cdecl::Scalar::Bf16))
 }
 
 fn is_c_word(w: &str) -> bool {

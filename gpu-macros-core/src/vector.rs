@@ -1,5 +1,6 @@
-//! The Rust names of CUDA's vector types (`float4` is `gpu_runtime::types::Float4`), mirroring
-//! `gpu_runtime::vector`, and of complex numbers (`gpu_runtime::complex<float>` is
+//! The Rust names of CUDA's vector types (`float4` is `gpu_runtime::types::Float4`), read from
+//! the table in `gpu_cdecl::vectors` that `gpu_runtime::types` is checked against, and of
+//! complex numbers (`gpu_runtime::complex<float>` is
 //! `gpu_runtime::types::Complex32`, see `gpu_runtime::types::complex`).
 
 /// The Rust type name for a CUDA vector type's C name, or `None` when `c` is not one.
@@ -10,28 +11,7 @@ pub fn rust_name(c: &str) -> Option<String> {
         Some(gpu_cdecl::Scalar::F64) => return Some("Complex64".to_owned()),
         _ => {}
     }
-    match c {
-        "__half2" | "half2" => return Some("Half2".to_owned()),
-        "__nv_bfloat162" | "nv_bfloat162" => return Some("BFloat162".to_owned()),
-        _ => {}
-    }
-    let n = c.chars().last().filter(|d| ('1'..='4').contains(d))?;
-    let base = match &c[..c.len() - 1] {
-        "char" => "Char",
-        "uchar" => "UChar",
-        "short" => "Short",
-        "ushort" => "UShort",
-        "int" => "Int",
-        "uint" => "UInt",
-        "long" => "Long",
-        "ulong" => "ULong",
-        "longlong" => "LongLong",
-        "ulonglong" => "ULongLong",
-        "float" => "Float",
-        "double" => "Double",
-        _ => return None,
-    };
-    Some(format!("{base}{n}"))
+    gpu_cdecl::vectors::by_c_name(c).map(|t| t.rust_name.to_owned())
 }
 
 /// The CUDA C name of a Rust vector type's name (`Float2` is `float2`), or `None` when `rust`
@@ -40,52 +20,15 @@ pub fn c_name(rust: &str) -> Option<String> {
     match rust {
         "Complex32" => return Some("gpu_runtime::complex<float>".to_owned()),
         "Complex64" => return Some("gpu_runtime::complex<double>".to_owned()),
-        "Half2" => return Some("__half2".to_owned()),
-        "BFloat162" => return Some("__nv_bfloat162".to_owned()),
         _ => {}
     }
-    let n = rust.chars().last().filter(|d| ('1'..='4').contains(d))?;
-    let base = match &rust[..rust.len() - 1] {
-        "Char" => "char",
-        "UChar" => "uchar",
-        "Short" => "short",
-        "UShort" => "ushort",
-        "Int" => "int",
-        "UInt" => "uint",
-        "Long" => "long",
-        "ULong" => "ulong",
-        "LongLong" => "longlong",
-        "ULongLong" => "ulonglong",
-        "Float" => "float",
-        "Double" => "double",
-        _ => return None,
-    };
-    Some(format!("{base}{n}"))
+    gpu_cdecl::vectors::by_rust_name(rust).map(|t| t.c_name.to_owned())
 }
 
 /// For a name shaped like a CUDA vector type that is not one (`float5`, `double0`): the
 /// family's base name (`float`).
 pub fn misnamed_family(c: &str) -> Option<&str> {
-    let base = c.trim_end_matches(|ch: char| ch.is_ascii_digit());
-    let digits = &c[base.len()..];
-    let family = matches!(
-        base,
-        "char"
-            | "uchar"
-            | "short"
-            | "ushort"
-            | "int"
-            | "uint"
-            | "long"
-            | "ulong"
-            | "longlong"
-            | "ulonglong"
-            | "float"
-            | "double"
-            | "half"
-            | "__half"
-    );
-    (family && !digits.is_empty() && rust_name(c).is_none()).then_some(base)
+    gpu_cdecl::vectors::misnamed_family(c)
 }
 
 #[cfg(test)]

@@ -638,20 +638,9 @@ pub struct CompileError {
 impl CompileError {
     /// Line numbers (1-based) that the log reports errors or warnings on.
     pub fn reported_lines(&self) -> Vec<usize> {
-        let mut lines = Vec::new();
-        let prefix = format!("{}(", self.source_name);
-        for log_line in self.log.lines() {
-            if let Some(rest) = log_line.strip_prefix(&prefix) {
-                if let Some(end) = rest.find(')') {
-                    if let Ok(n) = rest[..end].parse::<usize>() {
-                        if !lines.contains(&n) {
-                            lines.push(n);
-                        }
-                    }
-                }
-            }
-        }
-        lines
+        // The macro's build-time check reads logs with the same parser, so the lines it
+        // reports at build time are the ones shown here at run time.
+        gpu_cdecl::nvrtc_log::reported_lines(&self.log, &self.source_name)
     }
 
     /// The source with line numbers, two lines either side of each reported line.

@@ -71,9 +71,43 @@ macro_rules! vector_type {
 
         // SAFETY: repr(C) with CUDA's alignment, plain numeric fields (every bit pattern is
         // valid), no padding beyond what CUDA's own struct has; the sizes and alignments are
-        // checked against NVRTC in the test suite.
+        // checked against gpu-cdecl's table below, and that against NVRTC in the test suite.
         unsafe impl DeviceRepr for $name {}
+
+        // The struct is written out here (`repr(align)` takes only a literal), the layout is
+        // gpu-cdecl's table, which the macros read: a difference fails this crate's build.
+        const _: () = {
+            let Some(t) = gpu_cdecl::vectors::by_c_name($c) else {
+                panic!(concat!("`", $c, "` is not in gpu_cdecl::vectors::VECTOR_TYPES"))
+            };
+            assert!(
+                t.size == std::mem::size_of::<$name>()
+                    && t.align == std::mem::align_of::<$name>()
+                    && t.lanes == $n,
+                concat!("`", stringify!($name), "` differs from gpu-cdecl's `", $c, "`")
+            );
+            assert!(
+                same(t.rust_name, stringify!($name)),
+                concat!("gpu-cdecl names `", $c, "` other than `", stringify!($name), "`")
+            );
+        };
     };
+}
+
+/// Byte equality usable in the constant checks above.
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 macro_rules! vector_family {
@@ -106,8 +140,9 @@ macro_rules! vector_table {
     };
 }
 
-/// Every vector type: its CUDA C name, size and alignment in bytes, as this crate lays it out.
-/// The test suite compares each entry with what NVRTC reports.
+/// Every vector type: its CUDA C name, size and alignment in bytes, as this crate lays it out,
+/// in the order of `gpu_cdecl::vectors::VECTOR_TYPES` (each struct is checked against that
+/// table when this crate compiles). The test suite compares each entry with what NVRTC reports.
 pub const VECTOR_TYPES: &[(&str, usize, usize)] = &vector_table![
     Char1, Char2, Char3, Char4, UChar1, UChar2, UChar3, UChar4, Short1, Short2, Short3, Short4, UShort1,
     UShort2, UShort3, UShort4, Int1, Int2, Int3, Int4, UInt1, UInt2, UInt3, UInt4, Long1, Long2, Long3,
@@ -115,3 +150,20 @@ pub const VECTOR_TYPES: &[(&str, usize, usize)] = &vector_table![
     ULongLong2, ULongLong3, ULongLong4, Float1, Float2, Float3, Float4, Double1, Double2, Double3, Double4,
     Half2, BFloat162
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::VECTOR_TYPES;
+
+    #[test]
+    fn the_table_is_gpu_cdecls_in_its_order() {
+        // `launch::dynamic::VectorType` is an index into this table, and the macros name types
+        // by gpu-cdecl's: the two must list the same types, in the same order.
+        let ours: Vec<_> = VECTOR_TYPES.to_vec();
+        let cdecl: Vec<_> = gpu_cdecl::vectors::VECTOR_TYPES
+            .iter()
+            .map(|t| (t.c_name, t.size, t.align))
+            .collect();
+        assert_eq!(ours, cdecl);
+    }
+}

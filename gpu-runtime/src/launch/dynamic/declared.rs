@@ -256,24 +256,10 @@ fn resolve_one(
 
 /// The Rust type of a vector type, for messages: `float4` is `Float4`.
 fn rust_vector_name(v: VectorType) -> String {
-    let c = v.c_name().trim_start_matches("__");
-    let (base, n) = c.split_at(c.len() - 1);
-    let base = match base {
-        "uchar" => "UChar".to_owned(),
-        "ushort" => "UShort".to_owned(),
-        "uint" => "UInt".to_owned(),
-        "ulong" => "ULong".to_owned(),
-        "longlong" => "LongLong".to_owned(),
-        "ulonglong" => "ULongLong".to_owned(),
-        "nv_bfloat16" => "BFloat16".to_owned(),
-        b => {
-            let mut chars = b.chars();
-            chars.next().map_or_else(String::new, |f| {
-                f.to_ascii_uppercase().to_string() + chars.as_str()
-            })
-        }
-    };
-    format!("{base}{n}")
+    // Every runtime vector type is in gpu-cdecl's table (checked when `types` compiles); the C
+    // name stands in should that ever not hold, rather than a panic in a message.
+    gpu_cdecl::vectors::by_c_name(v.c_name())
+        .map_or_else(|| v.c_name().to_owned(), |t| t.rust_name.to_owned())
 }
 
 impl Signature {

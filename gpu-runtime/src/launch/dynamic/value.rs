@@ -65,15 +65,15 @@ impl VectorType {
     /// `cuFloatComplex` and `cuComplex` for `float2`, `cuDoubleComplex` for `double2`).
     pub fn from_c_name(name: &str) -> Option<VectorType> {
         let name = match name {
-            "half2" => "__half2",
-            "nv_bfloat162" => "__nv_bfloat162",
             "cuFloatComplex" | "cuComplex" => "float2",
             "cuDoubleComplex" => "double2",
             n => n,
         };
+        // gpu-cdecl's table knows CUDA's own aliases (`half2`); the index is ours.
+        let c_name = gpu_cdecl::vectors::by_c_name(name)?.c_name;
         VECTOR_TYPES
             .iter()
-            .position(|(c, _, _)| *c == name)
+            .position(|(c, _, _)| *c == c_name)
             .map(|i| VectorType(i as u8))
     }
 

@@ -1,0 +1,273 @@
+//! CUDA's built-in vector types (`float4`, `uchar2`, `__half2`, ...): the one table of their C
+//! names, the Rust types `gpu-runtime` gives them, their scalar, lanes, size and alignment.
+//!
+//! The macros (which Rust type a C parameter wants, which words an elementwise operation may use
+//! as types) and the run time (the `#[repr(C)]` structs of `gpu_runtime::types`, checked against
+//! this table when that crate is compiled; the run-time typed launches) all read it here, so a
+//! type added or an alignment corrected is changed once.
+//!
+//! ```
+//! use gpu_cdecl::{vectors, Scalar};
+//! let f = vectors::by_c_name("float3").unwrap();
+//! assert_eq!((f.rust_name, f.scalar, f.lanes, f.size, f.align), ("Float3", Scalar::F32, 3, 12, 4));
+//! assert_eq!(vectors::by_c_name("half2"), vectors::by_rust_name("Half2"));
+//! assert!(vectors::by_c_name("float5").is_none());
+//! ```
+
+use crate::Scalar;
+
+/// One CUDA vector type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct VectorType {
+    /// CUDA's name for it (`float4`, `__half2`).
+    pub c_name: &'static str,
+    /// Another name CUDA's headers give it (`half2` for `__half2`), if any.
+    pub alias: Option<&'static str>,
+    /// The type's name in `gpu_runtime::types` (`Float4`, `Half2`).
+    pub rust_name: &'static str,
+    /// The type of each component.
+    pub scalar: Scalar,
+    /// The number of components, 1 to 4.
+    pub lanes: u8,
+    /// Its size in bytes.
+    pub size: usize,
+    /// Its alignment in bytes, as CUDA's `vector_types.h` declares it: two- and four-lane
+    /// vectors are aligned to their full size up to 16 bytes, three-lane ones to their scalar.
+    pub align: usize,
+}
+
+const fn scalar_size(s: Scalar) -> usize {
+    match s {
+        Scalar::I8 | Scalar::U8 | Scalar::Bool => 1,
+        Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::Bf16 => 2,
+        Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
+        Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize | Scalar::F64 => 8,
+    }
+}
+
+/// An entry whose size is its lanes' bytes rounded up to its alignment (`double4`: 32, aligned
+/// to 16), as a C struct's is.
+const fn v(
+    c_name: &'static str,
+    rust_name: &'static str,
+    scalar: Scalar,
+    lanes: u8,
+    align: usize,
+) -> VectorType {
+    let bytes = scalar_size(scalar) * lanes as usize;
+    VectorType {
+        c_name,
+        alias: None,
+        rust_name,
+        scalar,
+        lanes,
+        size: bytes.div_ceil(align) * align,
+        align,
+    }
+}
+
+const fn aliased(t: VectorType, alias: &'static str) -> VectorType {
+    VectorType {
+        alias: Some(alias),
+        ..t
+    }
+}
+
+/// Every CUDA vector type, family by family, one to four lanes. The order is part of the table:
+/// `gpu_runtime::types::VECTOR_TYPES` lists the same types in the same order.
+pub const VECTOR_TYPES: &[VectorType] = &[
+    v("char1", "Char1", Scalar::I8, 1, 1),
+    v("char2", "Char2", Scalar::I8, 2, 2),
+    v("char3", "Char3", Scalar::I8, 3, 1),
+    v("char4", "Char4", Scalar::I8, 4, 4),
+    v("uchar1", "UChar1", Scalar::U8, 1, 1),
+    v("uchar2", "UChar2", Scalar::U8, 2, 2),
+    v("uchar3", "UChar3", Scalar::U8, 3, 1),
+    v("uchar4", "UChar4", Scalar::U8, 4, 4),
+    v("short1", "Short1", Scalar::I16, 1, 2),
+    v("short2", "Short2", Scalar::I16, 2, 4),
+    v("short3", "Short3", Scalar::I16, 3, 2),
+    v("short4", "Short4", Scalar::I16, 4, 8),
+    v("ushort1", "UShort1", Scalar::U16, 1, 2),
+    v("ushort2", "UShort2", Scalar::U16, 2, 4),
+    v("ushort3", "UShort3", Scalar::U16, 3, 2),
+    v("ushort4", "UShort4", Scalar::U16, 4, 8),
+    v("int1", "Int1", Scalar::I32, 1, 4),
+    v("int2", "Int2", Scalar::I32, 2, 8),
+    v("int3", "Int3", Scalar::I32, 3, 4),
+    v("int4", "Int4", Scalar::I32, 4, 16),
+    v("uint1", "UInt1", Scalar::U32, 1, 4),
+    v("uint2", "UInt2", Scalar::U32, 2, 8),
+    v("uint3", "UInt3", Scalar::U32, 3, 4),
+    v("uint4", "UInt4", Scalar::U32, 4, 16),
+    v("long1", "Long1", Scalar::I64, 1, 8),
+    v("long2", "Long2", Scalar::I64, 2, 16),
+    v("long3", "Long3", Scalar::I64, 3, 8),
+    v("long4", "Long4", Scalar::I64, 4, 16),
+    v("ulong1", "ULong1", Scalar::U64, 1, 8),
+    v("ulong2", "ULong2", Scalar::U64, 2, 16),
+    v("ulong3", "ULong3", Scalar::U64, 3, 8),
+    v("ulong4", "ULong4", Scalar::U64, 4, 16),
+    v("longlong1", "LongLong1", Scalar::I64, 1, 8),
+    v("longlong2", "LongLong2", Scalar::I64, 2, 16),
+    v("longlong3", "LongLong3", Scalar::I64, 3, 8),
+    v("longlong4", "LongLong4", Scalar::I64, 4, 16),
+    v("ulonglong1", "ULongLong1", Scalar::U64, 1, 8),
+    v("ulonglong2", "ULongLong2", Scalar::U64, 2, 16),
+    v("ulonglong3", "ULongLong3", Scalar::U64, 3, 8),
+    v("ulonglong4", "ULongLong4", Scalar::U64, 4, 16),
+    v("float1", "Float1", Scalar::F32, 1, 4),
+    v("float2", "Float2", Scalar::F32, 2, 8),
+    v("float3", "Float3", Scalar::F32, 3, 4),
+    v("float4", "Float4", Scalar::F32, 4, 16),
+    v("double1", "Double1", Scalar::F64, 1, 8),
+    v("double2", "Double2", Scalar::F64, 2, 16),
+    v("double3", "Double3", Scalar::F64, 3, 8),
+    v("double4", "Double4", Scalar::F64, 4, 16),
+    aliased(v("__half2", "Half2", Scalar::F16, 2, 4), "half2"),
+    aliased(
+        v("__nv_bfloat162", "BFloat162", Scalar::Bf16, 2, 4),
+        "nv_bfloat162",
+    ),
+];
+
+/// Byte equality usable in a `const fn` (`gpu-runtime` checks its structs against the table
+/// while it compiles).
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The vector type CUDA names `name` (`float4`), or that CUDA's headers alias to it (`half2`).
+pub const fn by_c_name(name: &str) -> Option<&'static VectorType> {
+    let mut i = 0;
+    while i < VECTOR_TYPES.len() {
+        let t = &VECTOR_TYPES[i];
+        let alias_matches = match t.alias {
+            Some(a) => same(a, name),
+            None => false,
+        };
+        if same(t.c_name, name) || alias_matches {
+            return Some(t);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The vector type `gpu_runtime::types` names `name` (`Float4`).
+pub const fn by_rust_name(name: &str) -> Option<&'static VectorType> {
+    let mut i = 0;
+    while i < VECTOR_TYPES.len() {
+        if same(VECTOR_TYPES[i].rust_name, name) {
+            return Some(&VECTOR_TYPES[i]);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// For a name shaped like a vector type of a family that is not one of it (`float5`,
+/// `double0`, `__half3`): the family's name (`float`), for a message that names it.
+pub fn misnamed_family(name: &str) -> Option<&str> {
+    let family = name.trim_end_matches(|ch: char| ch.is_ascii_digit());
+    let digits = &name[family.len()..];
+    if digits.is_empty() || by_c_name(name).is_some() {
+        return None;
+    }
+    // A family is a name the table's names are made of: `float` of `float4`, `__half` of
+    // `__half2`, `half` of its alias `half2`.
+    let of_family = |n: &str| n.strip_suffix(|c: char| c.is_ascii_digit()) == Some(family);
+    VECTOR_TYPES
+        .iter()
+        .any(|t| of_family(t.c_name) || t.alias.is_some_and(of_family))
+        .then_some(family)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_alignments_are_cudas() {
+        // From CUDA's vector_types.h, independent of the rule `v` computes sizes by.
+        for (c, size, align) in [
+            ("char3", 3, 1),
+            ("char4", 4, 4),
+            ("short4", 8, 8),
+            ("int3", 12, 4),
+            ("int4", 16, 16),
+            ("long2", 16, 16),
+            ("long3", 24, 8),
+            ("longlong4", 32, 16),
+            ("float3", 12, 4),
+            ("float4", 16, 16),
+            ("double1", 8, 8),
+            ("double4", 32, 16),
+            ("__half2", 4, 4),
+            ("__nv_bfloat162", 4, 4),
+        ] {
+            let t = by_c_name(c).unwrap_or_else(|| panic!("{c} missing"));
+            assert_eq!((t.size, t.align), (size, align), "{c}");
+        }
+    }
+
+    #[test]
+    fn every_entry_is_consistent_and_found_both_ways() {
+        assert_eq!(VECTOR_TYPES.len(), 50);
+        for t in VECTOR_TYPES {
+            assert_eq!(by_c_name(t.c_name), Some(t));
+            assert_eq!(by_rust_name(t.rust_name), Some(t));
+            if let Some(a) = t.alias {
+                assert_eq!(by_c_name(a), Some(t));
+            }
+            // The name ends in the lane count, the size holds every lane.
+            assert!(t.c_name.ends_with(char::from(b'0' + t.lanes)), "{}", t.c_name);
+            assert!(
+                t.rust_name.ends_with(char::from(b'0' + t.lanes)),
+                "{}",
+                t.rust_name
+            );
+            assert!(
+                t.size >= scalar_size(t.scalar) * usize::from(t.lanes),
+                "{}",
+                t.c_name
+            );
+            assert_eq!(t.size % t.align, 0, "{}", t.c_name);
+        }
+    }
+
+    #[test]
+    fn other_names_are_not_vector_types() {
+        for n in [
+            "float", "float0", "float5", "float44", "Float4", "Params", "", "4", "__half",
+        ] {
+            assert_eq!(by_c_name(n), None, "{n}");
+        }
+        for n in ["Float", "Float5", "float4", "f32", ""] {
+            assert_eq!(by_rust_name(n), None, "{n}");
+        }
+    }
+
+    #[test]
+    fn misnamed_families_are_recognised() {
+        assert_eq!(misnamed_family("float5"), Some("float"));
+        assert_eq!(misnamed_family("double0"), Some("double"));
+        assert_eq!(misnamed_family("__half3"), Some("__half"));
+        assert_eq!(misnamed_family("half4"), Some("half"));
+        // Real vector types, plain scalars and other names are not misnamed.
+        for n in ["float4", "half2", "float", "vec3", "", "7"] {
+            assert_eq!(misnamed_family(n), None, "{n}");
+        }
+    }
+}
