@@ -172,7 +172,12 @@ fn unique_ids_travel_through_files() {
     assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
     // A directory that does not exist cannot be written.
     let e = id.write_to_file(dir.join("missing/dir/x.id")).unwrap_err();
-    assert!(matches!(e, Error::Io { .. }), "{e}");
+    // The operating system's error is kept, so its kind can be matched.
+    assert!(
+        matches!(&e, Error::Io { action: "write", source, .. } if source.kind() == std::io::ErrorKind::NotFound),
+        "{e}"
+    );
+    assert!(std::error::Error::source(&e).is_some(), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
     // An unset variable is an error naming it.
     let e = UniqueId::from_env("GPU_SUITE_NCCL_CPU_UNSET_VARIABLE").unwrap_err();

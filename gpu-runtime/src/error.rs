@@ -173,13 +173,19 @@ pub enum Error {
         /// The JIT compiler's error log, if it wrote one.
         log: String,
     },
-    /// A file that could not be read.
-    #[error("could not read {path}: {message}")]
+    /// A file (or standard output) that could not be read, written or created. The operating
+    /// system's error is kept as the source, so that its [`kind`](std::io::Error::kind) can be
+    /// matched (e.g. `NotFound`, `PermissionDenied`).
+    #[error("could not {action} {path}: {source}")]
     Io {
-        /// The file.
+        /// What was being done, e.g. `read` or `create the build directory`; the message reads
+        /// "could not {action} {path}".
+        action: &'static str,
+        /// The file or directory (or `standard output`).
         path: String,
-        /// The operating system's message.
-        message: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
     },
     /// Kernel arguments, or declared argument types, that do not match the kernel; nothing was
     /// launched.
