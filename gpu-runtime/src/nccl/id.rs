@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use cudarc::nccl::sys;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, NcclError, Result};
 use crate::nccl::library::ensure_loaded;
 use crate::nccl::result::check;
 
@@ -190,11 +190,12 @@ impl UniqueId {
                 }
             }
             if start.elapsed() >= timeout {
-                return Err(Error::NcclTimeout {
+                return Err(NcclError::Timeout {
                     operation: format!("waiting for the unique id file {}", path.display()),
                     timeout,
                     aborted: false,
-                });
+                }
+                .into());
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(50));
