@@ -9,7 +9,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use gpu_runtime::nccl::{self, CommOptions, Comms, DataType, NcclType, UniqueId, UNIQUE_ID_BYTES};
-use gpu_runtime::Error;
+use gpu_runtime::{Error, NcclError};
 
 /// NCCL_NVLS_ENABLE=0 unless set, before `main` and so before any thread or NCCL call.
 #[cfg(target_os = "linux")]
@@ -66,9 +66,12 @@ fn missing_nccl_is_an_error_not_a_panic() {
         // LD_LIBRARY_PATH is empty here: the loader sees only the system's libraries.
         let found = nccl::is_available();
         match UniqueId::new() {
-            Err(e @ Error::NcclNotFound { .. }) => {
+            Err(e @ Error::Nccl(NcclError::NotFound { .. })) => {
                 assert!(!found);
-                assert!(matches!(nccl::version(), Err(Error::NcclNotFound { .. })));
+                assert!(matches!(
+                    nccl::version(),
+                    Err(Error::Nccl(NcclError::NotFound { .. }))
+                ));
                 assert!(Comms::all_devices().is_err());
                 println!("child: NCCL not found: {e}");
             }
@@ -163,7 +166,8 @@ fn unique_ids_travel_through_files() {
     // No file within the timeout is a timeout; a file without an id is an error at once.
     let e = UniqueId::read_from_file(dir.join("never.id"), Duration::from_millis(100)).unwrap_err();
     assert!(
-        matches!(e, Error::NcclTimeout { aborted: false, .. }) && e.to_string().contains("never.id"),
+        matches!(e, Error::Nccl(NcclError::Timeout { aborted: false, .. }))
+            && e.to_string().contains("never.id"),
         "{e}"
     );
     assert!(!e.to_string().contains("aborted"), "{e}");
@@ -172,7 +176,12 @@ fn unique_ids_travel_through_files() {
     assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
     // A directory that does not exist cannot be written.
     let e = id.write_to_file(dir.join("missing/dir/x.id")).unwrap_err();
-    assert!(matches!(e, Error::Io { .. }), "{e}");
+    // The operating system's error is kept, so its kind can be matched.
+    assert!(
+        matches!(&e, Error::Io { action: "write", source, .. } if source.kind() == std::io::ErrorKind::NotFound),
+        "{e}"
+    );
+    assert!(std::error::Error::source(&e).is_some(), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
     // An unset variable is an error naming it.
     let e = UniqueId::from_env("GPU_SUITE_NCCL_CPU_UNSET_VARIABLE").unwrap_err();
@@ -191,21 +200,21 @@ fn options_types_and_errors() {
     assert!(o.is_blocking() && o.verifies_counts() && o.get_timeout() == Duration::from_secs(5));
     assert_eq!(<gpu_runtime::half::bf16 as NcclType>::DATA_TYPE, DataType::BF16);
     assert_eq!(<f64 as NcclType>::DATA_TYPE.size(), 8);
-    let e = Error::NcclTimeout {
+    let e = Error::from(NcclError::Timeout {
         operation: "ncclCommInitRankConfig for rank(s) 0 of 2".into(),
         timeout: Duration::from_secs(5),
         aborted: true,
-    };
+    });
     let text = e.to_string();
     assert!(
         text.starts_with("NCCL: ncclCommInitRankConfig for rank(s) 0 of 2 did not finish within 5s"),
         "{text}"
     );
     assert!(text.contains("were aborted"), "{text}");
-    let e = Error::NcclAborted {
+    let e = Error::from(NcclError::Aborted {
         operation: "ncclAllReduce",
         rank: 1,
-    };
+    });
     assert!(e.to_string().contains("rank 1"), "{e}");
 }
 

@@ -470,7 +470,7 @@ fn modules_load_from_ptx_files_and_buffers_with_jit_options() {
     );
     assert!(matches!(
         Module::from_file(&ctx, dir.join("missing.ptx"), &JitOptions::default()),
-        Err(Error::Io { .. })
+        Err(Error::Io { action: "read", ref source, .. }) if source.kind() == std::io::ErrorKind::NotFound
     ));
 }
 

@@ -173,13 +173,19 @@ pub enum Error {
         /// The JIT compiler's error log, if it wrote one.
         log: String,
     },
-    /// A file that could not be read.
-    #[error("could not read {path}: {message}")]
+    /// A file (or standard output) that could not be read, written or created. The operating
+    /// system's error is kept as the source, so that its [`kind`](std::io::Error::kind) can be
+    /// matched (e.g. `NotFound`, `PermissionDenied`).
+    #[error("could not {action} {path}: {source}")]
     Io {
-        /// The file.
+        /// What was being done, e.g. `read` or `create the build directory`; the message reads
+        /// "could not {action} {path}".
+        action: &'static str,
+        /// The file or directory (or `standard output`).
         path: String,
-        /// The operating system's message.
-        message: String,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
     },
     /// Kernel arguments, or declared argument types, that do not match the kernel; nothing was
     /// launched.
@@ -296,54 +302,13 @@ pub enum Error {
         /// The numeric `cublasStatus_t`.
         code: i32,
     },
-    /// A cuRAND call failed (`CurandGenerator`): `code` is its `curandStatus_t`.
-    #[error("cuRAND: {call} failed: {} ({code})", curand_status_name(*.code))]
-    Curand {
-        /// The cuRAND function that failed, e.g. `curandGenerateNormal`.
-        call: &'static str,
-        /// The numeric `curandStatus_t`.
-        code: i32,
-    },
-    /// An NCCL call failed (the `nccl` feature). `message` is NCCL's description of the code
-    /// (`ncclGetErrorString`) followed by its last detailed message (`ncclGetLastError`).
-    #[error("NCCL: {call} failed: {message} (ncclResult_t {code})")]
-    Nccl {
-        /// The NCCL function that failed, e.g. `ncclAllReduce`.
-        call: &'static str,
-        /// The numeric `ncclResult_t`.
-        code: u32,
-        /// The code's name, NCCL's description of it and its last detailed message.
-        message: String,
-    },
-    /// NCCL (`libnccl`) could not be loaded (the `nccl` feature); nothing was called.
-    #[error("NCCL could not be loaded: tried {tried}; {hint}")]
-    NcclNotFound {
-        /// The library names and directories tried.
-        tried: String,
-        /// What was found instead, if anything, and how to install NCCL.
-        hint: String,
-    },
-    /// An NCCL operation, or the wait for another rank, did not finish within its timeout
-    /// (the `nccl` feature): a rank failed, hung or never started. When `aborted`, the
-    /// communicators waited for were aborted (`ncclCommAbort`) and refuse further calls.
-    #[error("NCCL: {operation} did not finish within {timeout:?}: a rank may have failed, hung or never started{}", if *aborted { "; the communicators waited for were aborted (ncclCommAbort) and refuse further calls (CommOptions::timeout sets a longer wait)" } else { "" })]
-    NcclTimeout {
-        /// What was waited for, e.g. `ncclCommInitRankConfig for rank(s) 1 of 2`.
-        operation: String,
-        /// The timeout that passed.
-        timeout: std::time::Duration,
-        /// True when communicators were aborted for it.
-        aborted: bool,
-    },
-    /// A call on an NCCL communicator that was aborted, explicitly or after an error or a
-    /// timeout (the `nccl` feature); nothing was called. Make a new communicator.
-    #[error("NCCL: {operation} on rank {rank}, whose communicator was aborted; make a new communicator (every rank must)")]
-    NcclAborted {
-        /// The operation refused.
-        operation: &'static str,
-        /// The communicator's rank.
-        rank: usize,
-    },
+    /// A cuRAND call failed (`gpuarray::CurandGenerator`).
+    #[error(transparent)]
+    Curand(#[from] CurandError),
+    /// NCCL failed, could not be loaded, timed out or was aborted (the `nccl` feature).
+    #[cfg(feature = "nccl")]
+    #[error(transparent)]
+    Nccl(#[from] NcclError),
     /// A DLPack tensor that cannot be imported or exported as asked (the `dlpack` feature);
     /// nothing was imported, and an export that fails gives the buffer back by dropping it.
     #[cfg(feature = "dlpack")]
@@ -355,7 +320,7 @@ pub enum Error {
 const RECOVERY: &str = "CUDA fails every later call of this process the same way, on every device and \
 in new contexts too: restart the process; to survive such faults, run risky kernels in a child process";
 
-/// The name and meaning of a `curandStatus_t`, for [`Error::Curand`].
+/// The name and meaning of a `curandStatus_t`, for [`CurandError::Status`].
 fn curand_status_name(code: i32) -> &'static str {
     match code {
         100 => "CURAND_STATUS_VERSION_MISMATCH: the header and the library versions differ",
@@ -493,6 +458,71 @@ pub enum DlpackError {
     Invalid {
         /// What is wrong.
         detail: String,
+    },
+}
+
+/// A cuRAND call that failed (`gpuarray::CurandGenerator`). Its own enum, wrapped by
+/// [`Error::Curand`], so that cuRAND's failures are matched apart from the driver's and new
+/// ones can be added without touching [`Error`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CurandError {
+    /// A cuRAND function returned a status other than `CURAND_STATUS_SUCCESS`.
+    #[error("cuRAND: {call} failed: {} ({code})", curand_status_name(*.code))]
+    Status {
+        /// The cuRAND function that failed, e.g. `curandGenerateNormal`.
+        call: &'static str,
+        /// The numeric `curandStatus_t`, e.g. 105 for `CURAND_STATUS_LENGTH_NOT_MULTIPLE`.
+        code: i32,
+    },
+}
+
+/// Why an NCCL operation failed (the `nccl` feature), wrapped by [`Error::Nccl`]. It is behind
+/// the feature, like the module that returns it, so that a build without NCCL has no NCCL
+/// variants to match.
+#[cfg(feature = "nccl")]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NcclError {
+    /// An NCCL call failed. `message` is NCCL's description of the code
+    /// (`ncclGetErrorString`) followed by its last detailed message (`ncclGetLastError`).
+    #[error("NCCL: {call} failed: {message} (ncclResult_t {code})")]
+    Call {
+        /// The NCCL function that failed, e.g. `ncclAllReduce`.
+        call: &'static str,
+        /// The numeric `ncclResult_t`.
+        code: u32,
+        /// The code's name, NCCL's description of it and its last detailed message.
+        message: String,
+    },
+    /// NCCL (`libnccl`) could not be loaded; nothing was called.
+    #[error("NCCL could not be loaded: tried {tried}; {hint}")]
+    NotFound {
+        /// The library names and directories tried.
+        tried: String,
+        /// What was found instead, if anything, and how to install NCCL.
+        hint: String,
+    },
+    /// An NCCL operation, or the wait for another rank, did not finish within its timeout: a
+    /// rank failed, hung or never started. When `aborted`, the communicators waited for were
+    /// aborted (`ncclCommAbort`) and refuse further calls.
+    #[error("NCCL: {operation} did not finish within {timeout:?}: a rank may have failed, hung or never started{}", if *aborted { "; the communicators waited for were aborted (ncclCommAbort) and refuse further calls (CommOptions::timeout sets a longer wait)" } else { "" })]
+    Timeout {
+        /// What was waited for, e.g. `ncclCommInitRankConfig for rank(s) 1 of 2`.
+        operation: String,
+        /// The timeout that passed.
+        timeout: std::time::Duration,
+        /// True when communicators were aborted for it.
+        aborted: bool,
+    },
+    /// A call on an NCCL communicator that was aborted, explicitly or after an error or a
+    /// timeout; nothing was called. Make a new communicator.
+    #[error("NCCL: {operation} on rank {rank}, whose communicator was aborted; make a new communicator (every rank must)")]
+    Aborted {
+        /// The operation refused.
+        operation: &'static str,
+        /// The communicator's rank.
+        rank: usize,
     },
 }
 

@@ -26,7 +26,9 @@ pub use driver::{
 };
 #[cfg(feature = "dlpack")]
 pub use error::DlpackError;
-pub use error::{CompileError, Error, LaunchConfigError, Result};
+#[cfg(feature = "nccl")]
+pub use error::NcclError;
+pub use error::{CompileError, CurandError, Error, LaunchConfigError, Result};
 pub use launch::Dim3;
 pub use types::DeviceRepr;
 

@@ -18,10 +18,11 @@ pub(crate) fn make_build_dir() -> Result<PathBuf> {
         match std::fs::create_dir(&dir) {
             Ok(()) => return Ok(dir),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-            Err(e) => {
+            Err(source) => {
                 return Err(Error::Io {
+                    action: "create the build directory",
                     path: dir.display().to_string(),
-                    message: e.to_string(),
+                    source,
                 })
             }
         }

@@ -205,16 +205,21 @@ impl Plan<'_> {
             Target::Cubin { .. } => "cubin",
             Target::Ptx { .. } => "ptx",
         };
-        let io = |e: std::io::Error| Error::Io {
-            path: dir.display().to_string(),
-            message: e.to_string(),
+        // Names the file, not just the directory, in the error.
+        let write = |name: &str, bytes: &[u8]| {
+            let file = dir.join(name);
+            std::fs::write(&file, bytes).map_err(|source| Error::Io {
+                action: "write",
+                path: file.display().to_string(),
+                source,
+            })
         };
-        std::fs::write(dir.join(self.spec.name.as_ref()), self.text().as_bytes()).map_err(io)?;
+        write(self.spec.name.as_ref(), self.text().as_bytes())?;
         if self.spec.prelude {
             let prelude = crate::compiler::headers::NVRTC_PRELUDE;
-            std::fs::write(dir.join(gpu_cdecl::NVRTC_PRELUDE_NAME), prelude).map_err(io)?;
+            write(gpu_cdecl::NVRTC_PRELUDE_NAME, prelude.as_bytes())?;
         }
-        std::fs::write(dir.join(format!("module.{ext}")), &module.image).map_err(io)?;
+        write(&format!("module.{ext}"), &module.image)?;
         let mut info = format!("{label}\noptions:");
         if self.spec.prelude {
             info.push(' ');
@@ -229,7 +234,7 @@ impl Plan<'_> {
             info.push_str(&format!("\n  {k} -> {l}"));
         }
         info.push_str(&format!("\nlog:\n{}\n", module.log));
-        std::fs::write(dir.join("build.txt"), info).map_err(io)?;
+        write("build.txt", info.as_bytes())?;
         eprintln!("gpu-runtime: build directory kept in {}", dir.display());
         Ok(dir)
     }

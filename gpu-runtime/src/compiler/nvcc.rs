@@ -51,12 +51,14 @@ pub(crate) fn compile(job: &Job<'_>) -> Result<(CompiledModule, Option<PathBuf>)
 
 fn run(job: &Job<'_>, dir: &Path, flag: &str, ext: &str, target: Target) -> Result<CompiledModule> {
     let (nvcc, arch, code) = (job.nvcc, job.arch, job.code);
-    let io = |e: std::io::Error| Error::Io {
-        path: dir.display().to_string(),
-        message: e.to_string(),
+    // Names the file, not just the build directory, in the error.
+    let io = |action: &'static str, file: &Path| {
+        let path = file.display().to_string();
+        move |source: std::io::Error| Error::Io { action, path, source }
     };
     let source_name = job.source_name;
-    std::fs::write(dir.join(source_name), job.text.as_bytes()).map_err(io)?;
+    let source_file = dir.join(source_name);
+    std::fs::write(&source_file, job.text.as_bytes()).map_err(io("write", &source_file))?;
     let output = format!("kernel.{ext}");
     let mut args: Vec<String> = vec![flag.into(), format!("-arch={arch}")];
     if let Some(code) = code {
@@ -86,7 +88,8 @@ fn run(job: &Job<'_>, dir: &Path, flag: &str, ext: &str, target: Target) -> Resu
             source_code: job.source.to_owned(),
         }));
     }
-    let mut image = std::fs::read(dir.join(&output)).map_err(io)?;
+    let output_file = dir.join(&output);
+    let mut image = std::fs::read(&output_file).map_err(io("read nvcc's output", &output_file))?;
     if matches!(target, Target::Ptx { .. }) && image.last() != Some(&0) {
         image.push(0);
     }

@@ -19,7 +19,7 @@ use crate::driver::library::{open_checked, Unusable};
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::driver::ordering::StreamInner;
 use crate::driver::stream::Stream;
-use crate::error::{Error, Result};
+use crate::error::{CurandError, Error, Result};
 use crate::gpuarray::array::{DeviceArrayBase, StorageMut};
 use crate::gpuarray::element::Element;
 
@@ -69,14 +69,15 @@ fn find(names: &[String]) -> std::result::Result<(), String> {
     }
 }
 
-/// Maps a `curandStatus_t` to `Ok` or [`Error::Curand`].
+/// Maps a `curandStatus_t` to `Ok` or [`CurandError::Status`].
 fn curand_check(call: &'static str, status: rsys::curandStatus_t) -> Result<()> {
     match status {
         rsys::curandStatus_t::CURAND_STATUS_SUCCESS => Ok(()),
-        other => Err(Error::Curand {
+        other => Err(CurandError::Status {
             call,
             code: other as i32,
-        }),
+        }
+        .into()),
     }
 }
 
@@ -409,10 +410,10 @@ mod tests {
 
     #[test]
     fn curand_errors_name_the_call_and_the_status() {
-        let e = Error::Curand {
+        let e = Error::from(CurandError::Status {
             call: "curandGenerateNormal",
             code: 105,
-        };
+        });
         assert_eq!(
             e.to_string(),
             "cuRAND: curandGenerateNormal failed: CURAND_STATUS_LENGTH_NOT_MULTIPLE: the length is not a multiple required (105)"
@@ -422,7 +423,7 @@ mod tests {
                 "curandGenerateNormal",
                 rsys::curandStatus_t::CURAND_STATUS_LENGTH_NOT_MULTIPLE
             ),
-            Err(Error::Curand { code: 105, .. })
+            Err(Error::Curand(CurandError::Status { code: 105, .. }))
         ));
     }
 }

@@ -56,6 +56,7 @@ mod tests;
 #[cfg(test)]
 mod tests_ext;
 
+pub use crate::error::CurandError;
 pub use array::{
     DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, PooledArray, Storage, StorageMut,
 };

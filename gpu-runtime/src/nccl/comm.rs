@@ -88,7 +88,7 @@ impl Comm {
     }
 
     /// True once aborted (explicitly, or after an error or a timeout): every call then returns
-    /// [`Error::NcclAborted`](crate::Error::NcclAborted).
+    /// [`NcclError::Aborted`](crate::nccl::NcclError::Aborted).
     pub fn is_aborted(&self) -> bool {
         self.handle.raw().is_null()
     }

@@ -4,11 +4,11 @@ use std::cell::Cell;
 
 use cudarc::nccl::sys::{self, ncclComm_t, ncclResult_t};
 
-use crate::error::{Error, Result};
+use crate::error::{NcclError, Result};
 use crate::nccl::result::{check, nccl_error, Status};
 
 /// An `ncclComm_t` and its rank; null once aborted or destroyed, after which every use is
-/// [`Error::NcclAborted`].
+/// [`NcclError::Aborted`](crate::nccl::NcclError::Aborted).
 ///
 /// A `Cell`, so that a communicator shared by reference (in a group, or by the ranks of one
 /// process) can be aborted by whichever call finds it failed; it makes the owner `!Sync`,
@@ -32,14 +32,15 @@ impl Handle {
         Handle::new(self.raw.replace(std::ptr::null_mut()), rank)
     }
 
-    /// The handle, or [`Error::NcclAborted`] naming `operation` once it is gone.
+    /// The handle, or [`NcclError::Aborted`](crate::nccl::NcclError::Aborted) naming `operation` once it is gone.
     pub(crate) fn get(&self, operation: &'static str) -> Result<ncclComm_t> {
         let raw = self.raw.get();
         if raw.is_null() {
-            return Err(Error::NcclAborted {
+            return Err(NcclError::Aborted {
                 operation,
                 rank: self.rank,
-            });
+            }
+            .into());
         }
         Ok(raw)
     }

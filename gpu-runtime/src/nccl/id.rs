@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use cudarc::nccl::sys;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, NcclError, Result};
 use crate::nccl::library::ensure_loaded;
 use crate::nccl::result::check;
 
@@ -144,10 +144,6 @@ impl UniqueId {
     /// or no file. An older file at `path` is replaced.
     pub fn write_to_file(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        let io = |e: std::io::Error| Error::Io {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        };
         let name = path.file_name().ok_or_else(|| Error::InvalidArgument {
             operation: "UniqueId::write_to_file",
             detail: format!("{} names no file", path.display()),
@@ -156,10 +152,18 @@ impl UniqueId {
         temp_name.push(name);
         temp_name.push(format!(".{}.tmp", std::process::id()));
         let temp = path.with_file_name(temp_name);
-        std::fs::write(&temp, self.to_hex() + "\n").map_err(io)?;
-        std::fs::rename(&temp, path).map_err(|e| {
+        std::fs::write(&temp, self.to_hex() + "\n").map_err(|source| Error::Io {
+            action: "write",
+            path: temp.display().to_string(),
+            source,
+        })?;
+        std::fs::rename(&temp, path).map_err(|source| {
             let _ = std::fs::remove_file(&temp);
-            io(e)
+            Error::Io {
+                action: "rename the written temporary file to",
+                path: path.display().to_string(),
+                source,
+            }
         })
     }
 
@@ -177,19 +181,21 @@ impl UniqueId {
             match std::fs::read_to_string(path) {
                 Ok(text) => return UniqueId::from_hex(&text),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
+                Err(source) => {
                     return Err(Error::Io {
+                        action: "read",
                         path: path.display().to_string(),
-                        message: e.to_string(),
+                        source,
                     })
                 }
             }
             if start.elapsed() >= timeout {
-                return Err(Error::NcclTimeout {
+                return Err(NcclError::Timeout {
                     operation: format!("waiting for the unique id file {}", path.display()),
                     timeout,
                     aborted: false,
-                });
+                }
+                .into());
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(50));

@@ -24,7 +24,7 @@ impl Comm {
     /// default [`CommOptions`]: what each process (or thread) does when there is one rank per
     /// process. Every rank passes the same `id`, made by one of them with
     /// [`UniqueId::new`]; this returns once all `nranks` have joined, or fails with
-    /// [`Error::NcclTimeout`](crate::Error::NcclTimeout) after the timeout (300 s).
+    /// [`NcclError::Timeout`](crate::nccl::NcclError::Timeout) after the timeout (300 s).
     ///
     /// `ctx` must be a device's primary context ([`Context::new`]), the one NCCL's CUDA runtime
     /// uses, and no two ranks of one process may share a GPU.

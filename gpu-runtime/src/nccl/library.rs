@@ -3,7 +3,7 @@
 //! cudarc binds NCCL dynamically and *panics* on the first call when the library cannot be
 //! opened. So every entry point of this module that leads to an NCCL call ([`UniqueId::new`],
 //! the communicator constructors, [`version`]) first opens the library here under the names
-//! cudarc tries, and returns [`Error::NcclNotFound`] when none opens. cudarc opens it by name
+//! cudarc tries, and returns [`NcclError::NotFound`] when none opens. cudarc opens it by name
 //! only (`libnccl.so`, `libnccl.so.13`, ..., never `libnccl.so.2`, NCCL's soname), through the
 //! loader's search: `LD_LIBRARY_PATH` as it was when the process started, the `ld.so` cache,
 //! `/lib` and `/usr/lib`. Where that fails, the directories NCCL is usually installed in are
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::driver::library::{open_checked, Unusable};
-use crate::error::{Error, Result};
+use crate::error::{NcclError, Result};
 
 /// How to install NCCL, for the error.
 const INSTALL: &str = "install NCCL: `pip install nvidia-nccl-cu13`, then make a symlink libnccl.so -> libnccl.so.2 in its nvidia/nccl/lib directory and put that directory on LD_LIBRARY_PATH before starting the program (in this repository `source scripts/nvrtc-env.sh` does all of it), or install the system packages (libnccl2 and libnccl-dev)";
@@ -53,11 +53,11 @@ pub(crate) fn ensure_loaded() -> Result<()> {
     FOUND
         .get_or_init(|| find(&cudarc::get_lib_name_candidates("nccl"), &diagnostic_dirs()))
         .clone()
-        .map_err(|(tried, hint)| Error::NcclNotFound { tried, hint })
+        .map_err(|(tried, hint)| NcclError::NotFound { tried, hint }.into())
 }
 
 /// True when NCCL can be loaded: the functions of this module will not fail with
-/// [`Error::NcclNotFound`].
+/// [`NcclError::NotFound`].
 pub fn is_available() -> bool {
     ensure_loaded().is_ok()
 }
@@ -77,7 +77,7 @@ pub fn version() -> Result<(u32, u32, u32)> {
 }
 
 /// Opens the first of `names` that the loader finds, with every function this module calls
-/// ([`open_checked`]). On failure, the `tried` and `hint` of [`Error::NcclNotFound`], from what
+/// ([`open_checked`]). On failure, the `tried` and `hint` of [`NcclError::NotFound`], from what
 /// `dirs` hold.
 fn find(names: &[String], dirs: &[PathBuf]) -> std::result::Result<(), (String, String)> {
     match open_checked(names, SYMBOLS) {
@@ -208,10 +208,10 @@ mod tests {
 
     #[test]
     fn error_is_one_sentence_with_both_parts() {
-        let e = Error::NcclNotFound {
+        let e = crate::Error::from(NcclError::NotFound {
             tried: "libnccl.so".into(),
             hint: "no libnccl.so* was found".into(),
-        };
+        });
         assert_eq!(
             e.to_string(),
             "NCCL could not be loaded: tried libnccl.so; no libnccl.so* was found"

@@ -65,9 +65,9 @@
 //! once while its own thread works, and this crate waits by polling NCCL's state, at most the
 //! communicator's timeout ([`CommOptions::timeout`], 300 s by default). A rank that died, or
 //! never joined, makes the others' calls fail with NCCL's error or with
-//! [`Error::NcclTimeout`](crate::Error::NcclTimeout) rather than hang; the communicators
+//! [`NcclError::Timeout`] rather than hang; the communicators
 //! waited for are then aborted (`ncclCommAbort`: their kernels stop) and refuse further calls
-//! ([`Error::NcclAborted`](crate::Error::NcclAborted)). [`Comm::synchronize`] waits for the
+//! ([`NcclError::Aborted`]). [`Comm::synchronize`] waits for the
 //! GPU work the same way, and [`Comm::abort`] ends a communicator at once. Dropping a
 //! communicator waits for its work (at most the timeout) and destroys it. For the lowest
 //! latency, [`CommOptions::blocking`] trades the timeouts on the host side for the few
@@ -98,7 +98,7 @@
 //! NCCL is loaded at run time, like the CUDA driver: building needs no NCCL. The first call
 //! that needs it checks that `libnccl` can be opened under the names cudarc tries (`libnccl.so`,
 //! `libnccl.so.13`, ...; not `libnccl.so.2`, NCCL's own soname) and returns
-//! [`Error::NcclNotFound`](crate::Error::NcclNotFound), saying what was tried and found, rather
+//! [`NcclError::NotFound`], saying what was tried and found, rather
 //! than panicking. The PyPI wheel (`pip install nvidia-nccl-cu13`) ships
 //! `nvidia/nccl/lib/libnccl.so.2` only: make a symlink `libnccl.so` to it and put the directory
 //! on `LD_LIBRARY_PATH` (`source scripts/nvrtc-env.sh` does both in this repository).
@@ -129,6 +129,8 @@ mod wait;
 
 pub use collectives::OnStream;
 pub use comm::Comm;
+// The error type lives in the error layer (Error wraps it); named here too, beside its module.
+pub use crate::error::NcclError;
 pub use comms::Comms;
 pub use group::{group, Group};
 pub use id::{UniqueId, UNIQUE_ID_BYTES};

@@ -39,7 +39,7 @@ impl CommOptions {
     /// The longest the host waits for NCCL: for the ranks to join a new communicator, for a
     /// call to be queued, for [`Comm::synchronize`](crate::nccl::Comm::synchronize). When it
     /// passes, the communicators waited for are aborted and the call returns
-    /// [`Error::NcclTimeout`](crate::Error::NcclTimeout). Default 300 s: the first call that
+    /// [`NcclError::Timeout`](crate::nccl::NcclError::Timeout). Default 300 s: the first call that
     /// connects two ranks can take seconds across hosts.
     pub fn timeout(mut self, timeout: Duration) -> CommOptions {
         self.timeout = timeout;

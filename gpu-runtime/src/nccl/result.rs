@@ -4,7 +4,7 @@ use std::ffi::CStr;
 
 use cudarc::nccl::sys::{self, ncclResult_t};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, NcclError, Result};
 
 /// What a successful NCCL call says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +25,7 @@ pub(crate) fn check(call: &'static str, result: ncclResult_t) -> Result<Status> 
     }
 }
 
-/// [`Error::Nccl`] for `code`, returned by `call`: the code's name, NCCL's description of it,
+/// [`NcclError::Call`] for `code`, returned by `call`: the code's name, NCCL's description of it,
 /// and NCCL's last detailed message on this thread.
 pub(crate) fn nccl_error(call: &'static str, code: ncclResult_t) -> Error {
     // SAFETY: NCCL is loaded (every path here starts from a loaded library); both return
@@ -41,11 +41,12 @@ pub(crate) fn nccl_error(call: &'static str, code: ncclResult_t) -> Error {
         message.push_str("; NCCL's last message: ");
         message.push_str(last.trim_end());
     }
-    Error::Nccl {
+    NcclError::Call {
         call,
         code: code as u32,
         message,
     }
+    .into()
 }
 
 /// The text of a C string NCCL returned, empty for null.

@@ -10,13 +10,13 @@
 
 use std::time::{Duration, Instant};
 
-use crate::error::{Error, Result};
+use crate::error::{NcclError, Result};
 use crate::nccl::handle::Handle;
 use crate::nccl::result::Status;
 
 /// Waits until no handle of `handles` is in progress and `done()` says true, for at most
 /// `timeout`. On an error of a communicator or of `done`, or at the timeout, aborts every one of
-/// `handles` and returns the error ([`Error::NcclTimeout`] naming `operation()` for the
+/// `handles` and returns the error ([`NcclError::Timeout`](crate::nccl::NcclError::Timeout) naming `operation()` for the
 /// timeout).
 pub(crate) fn until_ready(
     handles: &[&Handle],
@@ -37,11 +37,12 @@ pub(crate) fn until_ready(
         let waited = start.elapsed();
         if waited >= timeout {
             abort_all(handles);
-            return Err(Error::NcclTimeout {
+            return Err(NcclError::Timeout {
                 operation: operation(),
                 timeout,
                 aborted: !handles.is_empty(),
-            });
+            }
+            .into());
         }
         pause(waited);
     }

@@ -54,24 +54,26 @@ static CAPTURING: Mutex<()> = Mutex::new(());
 /// and returns what was written, whether `f` succeeded or not.
 pub(crate) fn capture_stdout<R>(f: impl FnOnce() -> R) -> Result<(R, String)> {
     let _one_at_a_time = CAPTURING.lock().unwrap_or_else(|p| p.into_inner());
-    let io = |what: &'static str| {
-        move |e: std::io::Error| Error::Io {
+    // Each step names itself: "could not {action} standard output: ...".
+    let io = |action: &'static str| {
+        move |source: std::io::Error| Error::Io {
+            action,
             path: "standard output".into(),
-            message: format!("{what}: {e}"),
+            source,
         }
     };
-    let mut file = private_temp_file().map_err(io("creating the file printf output is captured in"))?;
+    let mut file = private_temp_file().map_err(io("create the temporary file that captures"))?;
     flush_all();
     // SAFETY: dup of descriptor 1, which exists for the whole process; the copy is closed by
     // `Restore`.
     let saved = unsafe { libc::dup(1) };
     if saved < 0 {
-        return Err(io("saving standard output")(std::io::Error::last_os_error()));
+        return Err(io("save")(std::io::Error::last_os_error()));
     }
     let restore = Restore(saved);
     // SAFETY: both descriptors are open; descriptor 1 now refers to the file until `restore`.
     if unsafe { libc::dup2(file.as_raw_fd(), 1) } < 0 {
-        return Err(io("redirecting standard output")(std::io::Error::last_os_error()));
+        return Err(io("redirect")(std::io::Error::last_os_error()));
     }
     let result = f();
     flush_all();
@@ -79,7 +81,7 @@ pub(crate) fn capture_stdout<R>(f: impl FnOnce() -> R) -> Result<(R, String)> {
     let mut text = String::new();
     file.seek(SeekFrom::Start(0))
         .and_then(|_| file.read_to_string(&mut text))
-        .map_err(io("reading the captured printf output"))?;
+        .map_err(io("read back the printf output captured from"))?;
     Ok((result, text))
 }
 

@@ -91,9 +91,10 @@ impl Module {
     /// Loads a PTX, cubin or fatbin file (PyCUDA's `module_from_file`).
     pub fn from_file(ctx: &Context, path: impl AsRef<Path>, jit: &JitOptions) -> Result<Module> {
         let path = path.as_ref();
-        let image = std::fs::read(path).map_err(|e| Error::Io {
+        let image = std::fs::read(path).map_err(|source| Error::Io {
+            action: "read",
             path: path.display().to_string(),
-            message: e.to_string(),
+            source,
         })?;
         let what = path.display().to_string();
         let loaded = LoadedModule::load(ctx, &image, &what, Vec::new(), jit, LoadInfo::default())?;
