@@ -339,6 +339,16 @@ fn exercise(src: &str) -> Result<String, String> {
         return Err(format!("nvrtc_log: messages {diags:?} on lines not reported: {reported:?}"));
     }
     sig.push_str(&diags.len().min(3).to_string());
+    // And as an elementwise operation: tokens are non-empty slices of the source, in order.
+    match gpu_cdecl::tokens::tokenize(src) {
+        Ok(toks) => {
+            if toks.iter().any(|t| t.text.is_empty() || t.line == 0 || t.line > lines) {
+                return Err(format!("tokens: an empty token or one outside the source: {toks:?}"));
+            }
+            sig.push('t');
+        }
+        Err(e) => sig.push_str(&format!("T{}", e.to_string().len() % 7)),
+    }
     Ok(sig)
 }
 

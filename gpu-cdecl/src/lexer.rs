@@ -41,6 +41,9 @@ impl Tok<'_> {
 pub(crate) struct Lexed<'a> {
     pub toks: Vec<Tok<'a>>,
     pub error: Option<(usize, String)>,
+    /// The line of the first preprocessor directive skipped, for callers whose text is not a
+    /// whole file and may not have one (an elementwise operation, see `tokens.rs`).
+    pub first_directive: Option<usize>,
 }
 
 fn is_ident_start(c: u8) -> bool {
@@ -231,6 +234,7 @@ pub(crate) fn lex(src: &str) -> Lexed<'_> {
     let mut toks = Vec::new();
     let mut at_line_start = true;
     let mut error = None;
+    let mut first_directive = None;
     while lx.i < lx.b.len() {
         let c = lx.b[lx.i];
         let start = lx.i;
@@ -258,6 +262,7 @@ pub(crate) fn lex(src: &str) -> Lexed<'_> {
                 continue;
             }
             b'#' if at_line_start => {
+                first_directive = first_directive.or(Some(line));
                 if let Err(msg) = lx.skip_directive() {
                     error = Some((line, msg));
                     break;
@@ -316,7 +321,11 @@ pub(crate) fn lex(src: &str) -> Lexed<'_> {
             line,
         });
     }
-    Lexed { toks, error }
+    Lexed {
+        toks,
+        error,
+        first_directive,
+    }
 }
 
 fn quoted_kind(terminated: bool, quote: u8) -> Kind {

@@ -31,6 +31,7 @@ mod host;
 mod kernels;
 mod lexer;
 pub mod nvrtc_log;
+pub mod tokens;
 mod types;
 pub mod vectors;
 

@@ -221,81 +221,40 @@ struct Tok<'a> {
     text: &'a str,
 }
 
-const PUNCTS: [&str; 23] = [
-    "<<=", ">>=", "...", "==", "!=", "<=", ">=", "&&", "||", "++", "--", "+=", "-=", "*=", "/=", "%=", "&=",
-    "|=", "^=", "<<", ">>", "->", "::",
-];
-
-/// Splits a C operation into tokens, without comments. Errors name what cannot be C.
+/// Splits a C operation into tokens, without comments, with gpu-cdecl's lexer (the one that
+/// reads declarations, fuzzed). Errors name what cannot be C, or cannot be in an operation:
+/// the lexer takes `$` and non-ASCII letters in names and any character as punctuation, which
+/// the run-time kernel would hand to NVRTC as they are.
 fn tokenize(src: &str) -> Result<Vec<Tok<'_>>, String> {
-    let b = src.as_bytes();
-    let mut out = Vec::new();
-    let mut k = 0;
-    let is_id = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
-    while k < b.len() {
-        let c = b[k];
-        let start = k;
-        if c.is_ascii_whitespace() {
-            k += 1;
-            continue;
+    use gpu_cdecl::tokens::{TokenError, TokenKind};
+    let toks = gpu_cdecl::tokens::tokenize(src).map_err(|e| match e {
+        TokenError::Directive { .. } => {
+            "a preprocessor line (`#...`) cannot appear in a C operation".to_owned()
         }
-        if src[k..].starts_with("//") {
-            k = src[k..].find('\n').map_or(b.len(), |e| k + e);
-            continue;
-        }
-        if src[k..].starts_with("/*") {
-            k = src[k + 2..]
-                .find("*/")
-                .map(|e| k + 2 + e + 2)
-                .ok_or("a `/*` comment is not closed")?;
-            continue;
-        }
-        let kind = if c.is_ascii_alphabetic() || c == b'_' {
-            while k < b.len() && is_id(b[k]) {
-                k += 1;
-            }
-            Kind::Ident
-        } else if c.is_ascii_digit() || (c == b'.' && b.get(k + 1).is_some_and(u8::is_ascii_digit)) {
-            while k < b.len() {
-                let d = b[k];
-                let exp = matches!(d, b'+' | b'-') && matches!(b[k - 1], b'e' | b'E' | b'p' | b'P');
-                if is_id(d) || d == b'.' || exp {
-                    k += 1;
-                } else {
-                    break;
-                }
-            }
-            Kind::Number
-        } else if c == b'"' || c == b'\'' {
-            k += 1;
-            loop {
-                match b.get(k) {
-                    None => return Err("a string or character literal is not closed".into()),
-                    Some(b'\\') => k += 2,
-                    Some(&d) if d == c => {
-                        k += 1;
-                        break;
+        e => e.to_string(),
+    })?;
+    let not_c = |ch: char| format!("`{ch}` cannot appear in a C operation");
+    toks.into_iter()
+        .map(|t| {
+            let kind = match t.kind {
+                TokenKind::Ident => {
+                    if let Some(ch) = t.text.chars().find(|c| !(c.is_ascii_alphanumeric() || *c == '_')) {
+                        return Err(not_c(ch));
                     }
-                    Some(_) => k += 1,
+                    Kind::Ident
                 }
-            }
-            Kind::Literal
-        } else if let Some(p) = PUNCTS.iter().find(|p| src[k..].starts_with(**p)) {
-            k += p.len();
-            Kind::Punct
-        } else if b"+-*/%=<>!&|^~?:;,.()[]{}".contains(&c) {
-            k += 1;
-            Kind::Punct
-        } else {
-            let ch = src[k..].chars().next().unwrap_or('?');
-            return Err(format!("`{ch}` cannot appear in a C operation"));
-        };
-        out.push(Tok {
-            kind,
-            text: &src[start..k.min(b.len())],
-        });
-    }
-    Ok(out)
+                TokenKind::Number => Kind::Number,
+                TokenKind::Str | TokenKind::Char => Kind::Literal,
+                // Joined operators are C's; a single character must be one of C's.
+                TokenKind::Punct if t.text.len() > 1 => Kind::Punct,
+                TokenKind::Punct => match t.text.chars().next() {
+                    Some(ch) if "+-*/%=<>!&|^~?:;,.()[]{}".contains(ch) => Kind::Punct,
+                    ch => return Err(not_c(ch.unwrap_or('?'))),
+                },
+            };
+            Ok(Tok { kind, text: t.text })
+        })
+        .collect()
 }
 
 /// C and CUDA keywords, and names of types, that an operation may use.
@@ -891,6 +850,19 @@ mod tests {
         assert_eq!(
             tokenize("a = é").map(|_| ()),
             Err("`é` cannot appear in a C operation".to_owned())
+        );
+        // gpu-cdecl's lexer takes these into names, or as punctuation.
+        assert_eq!(
+            tokenize("a = b$c").map(|_| ()),
+            Err("`$` cannot appear in a C operation".to_owned())
+        );
+        assert_eq!(
+            tokenize("a = b # c").map(|_| ()),
+            Err("`#` cannot appear in a C operation".to_owned())
+        );
+        assert_eq!(
+            tokenize("a = b\n#define c d").map(|_| ()),
+            Err("a preprocessor line (`#...`) cannot appear in a C operation".to_owned())
         );
     }
 
