@@ -230,7 +230,7 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
         let lowered = &r.lowered;
         let kind = if cubin { quote!(Cubin) } else { quote!(Ptx) };
         out.images.push(quote! {
-            ::gpu_runtime::__private::EmbeddedImage::new(::gpu_runtime::__private::ImageKind::#kind, #n, #bytes, &[#(#lowered),*])
+            ::gpu_runtime::__private_v0_1::EmbeddedImage::new(::gpu_runtime::__private_v0_1::ImageKind::#kind, #n, #bytes, &[#(#lowered),*])
         });
     }
     Ok(out)

@@ -715,9 +715,9 @@ fn emit(
         .map(|p| {
             let (n, elem) = (&p.name, &p.elem);
             match p.role {
-                Role::Scalar => quote!(#rt::__private::KernelArg::scalar::<#elem>(#n)),
-                Role::Input => quote!(#rt::__private::KernelArg::input(#n)),
-                Role::Output => quote!(#rt::__private::KernelArg::output(#n)),
+                Role::Scalar => quote!(#rt::__private_v0_1::KernelArg::scalar::<#elem>(#n)),
+                Role::Input => quote!(#rt::__private_v0_1::KernelArg::input(#n)),
+                Role::Output => quote!(#rt::__private_v0_1::KernelArg::output(#n)),
             }
         })
         .collect();
@@ -750,8 +750,8 @@ fn emit(
         #vis mod #name {
             #deep_items
             /// The kernel, built on first use (once per process) and compiled once per context.
-            pub static KERNEL: #rt::__private::ElementwiseFn =
-                #rt::__private::ElementwiseFn::new(#c_name, #arguments, #op);
+            pub static KERNEL: #rt::__private_v0_1::ElementwiseFn =
+                #rt::__private_v0_1::ElementwiseFn::new(#c_name, #arguments, #op);
 
             /// The run-time kernel, e.g. for its generated [`source`](::gpu_runtime::gpuarray::ElementwiseKernel::source).
             pub fn kernel() -> #rt::Result<&'static #rt::gpuarray::ElementwiseKernel> {

@@ -60,13 +60,13 @@ fn type_assertions(args: &[RustArg]) -> TokenStream {
     args.iter()
         .map(|arg| match &arg.kind {
             RustType::Slice { elem, .. } => quote_spanned! {elem.span()=>
-                const _: () = #rt::__private::assert_device_repr::<#elem>();
+                const _: () = #rt::__private_v0_1::assert_device_repr::<#elem>();
             },
             // The launch body names the same function at the same span, so a type that is not a
             // KernelParam gets one error, not two.
             RustType::Value(ty) => quote_spanned! {ty.span()=>
                 const _: () = {
-                    let _ = #rt::__private::by_value::<#ty>;
+                    let _ = #rt::__private_v0_1::by_value::<#ty>;
                 };
             },
         })
@@ -87,7 +87,7 @@ fn widen_len_expr(tokens: TokenStream, scalars: &[&Ident]) -> TokenStream {
         let before_path = matches!(toks.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == ':');
         match t {
             TokenTree::Ident(id) if !after_dot && !before_path && scalars.contains(&id) => {
-                out.extend(quote_spanned!(id.span()=> (#rt::__private::LenValue::len_value(&#id))));
+                out.extend(quote_spanned!(id.span()=> (#rt::__private_v0_1::LenValue::len_value(&#id))));
             }
             TokenTree::Group(g) => {
                 let mut ng = Group::new(g.delimiter(), widen_len_expr(g.stream(), scalars));
@@ -124,11 +124,11 @@ fn len_checks(args: &[RustArg]) -> TokenStream {
             let expr_str = quote!(#expr).to_string();
             let widened = widen_len_expr(quote!(#expr), &scalars);
             Some(quote_spanned! {expr.span()=>
-                #rt::__private::check_len(&self.function,
+                #rt::__private_v0_1::check_len(&self.function,
                     #name_str,
                     #view.len(),
                     #expr_str,
-                    #rt::__private::LenValue::len_value(&(#widened)),
+                    #rt::__private_v0_1::LenValue::len_value(&(#widened)),
                 )?;
             })
         })
@@ -149,17 +149,17 @@ fn launch_body(args: &[RustArg]) -> TokenStream {
         match &arg.kind {
             RustType::Slice { elem, mutable: false } => {
                 views.push(quote!(let #view = #rt::DeviceRead::<#elem>::device_view(&*#name);));
-                packs.push(quote!(let #slot = #rt::__private::read_arg(&self.function, &#view, __stream)?;));
+                packs.push(quote!(let #slot = #rt::__private_v0_1::read_arg(&self.function, &#view, __stream)?;));
             }
             RustType::Slice { elem, mutable: true } => {
                 views.push(quote!(let #view = #rt::DeviceWrite::<#elem>::device_view_mut(&mut *#name);));
-                packs.push(quote!(let #slot = #rt::__private::write_arg(&self.function, &#view, __stream)?;));
+                packs.push(quote!(let #slot = #rt::__private_v0_1::write_arg(&self.function, &#view, __stream)?;));
             }
             RustType::Value(ty) => packs.push(quote! {
-                let #slot = #rt::__private::by_value::<#ty>(#name, __stream)?;
+                let #slot = #rt::__private_v0_1::by_value::<#ty>(#name, __stream)?;
             }),
         }
-        params.push(quote!(#rt::__private::param(&#slot)));
+        params.push(quote!(#rt::__private_v0_1::param(&#slot)));
     }
     let checks = len_checks(args);
     let n = args.len();
@@ -172,7 +172,7 @@ fn launch_body(args: &[RustArg]) -> TokenStream {
         // declaration one for one (count, order, size and constness); each slot lives until
         // launch_raw returns, the device buffers are borrowed for the whole call, and each use
         // was ordered on the stream (read_arg, write_arg, by_value).
-        unsafe { #rt::__private::launch(&self.function, &self.ex, grid, block, __stream, &mut __params) }
+        unsafe { #rt::__private_v0_1::launch(&self.function, &self.ex, grid, block, __stream, &mut __params) }
     }
 }
 
@@ -200,7 +200,7 @@ fn graph_param(arg: &RustArg) -> TokenStream {
 /// The body of a graph method (`capture`, `graph_node`, `update_node`): each buffer's
 /// `GraphArg` from its token, the `#[len]` checks, each argument recorded in the node's
 /// `NodeArgs` (context checked; by-value arguments checked to be plain data), the parameter
-/// array, then `finish` (an unsafe call into `__private` taking `__node` and `__params`).
+/// array, then `finish` (an unsafe call into `__private_v0_1` taking `__node` and `__params`).
 fn graph_body(args: &[RustArg], finish: TokenStream, finish_args: TokenStream) -> TokenStream {
     let rt = rt();
     let mut views = Vec::new();
@@ -212,11 +212,11 @@ fn graph_body(args: &[RustArg], finish: TokenStream, finish_args: TokenStream) -
         let name = &arg.name;
         match &arg.kind {
             RustType::Slice { elem, mutable: false } => {
-                views.push(quote!(let #view = #rt::__private::graph_read::<#elem, _>(&*#name);));
+                views.push(quote!(let #view = #rt::__private_v0_1::graph_read::<#elem, _>(&*#name);));
                 packs.push(quote!(let #slot = __node.read(&self.function, &#view)?;));
             }
             RustType::Slice { elem, mutable: true } => {
-                views.push(quote!(let #view = #rt::__private::graph_write::<#elem, _>(&mut *#name);));
+                views.push(quote!(let #view = #rt::__private_v0_1::graph_write::<#elem, _>(&mut *#name);));
                 packs.push(quote!(let #slot = __node.write(&self.function, &#view)?;));
             }
             // No bound named here: `launch_on` already requires `KernelParam` of the same
@@ -225,12 +225,12 @@ fn graph_body(args: &[RustArg], finish: TokenStream, finish_args: TokenStream) -
                 let #slot: #ty = #name;
             }),
         }
-        params.push(quote!(#rt::__private::param(&#slot)));
+        params.push(quote!(#rt::__private_v0_1::param(&#slot)));
     }
     if args.iter().any(takes_resource_handle) {
         return quote! {
             let _ = (grid, block, #finish_args);
-            ::core::result::Result::Err(#rt::__private::graph_refused_handles(&self.function))
+            ::core::result::Result::Err(#rt::__private_v0_1::graph_refused_handles(&self.function))
         };
     }
     let checks = len_checks(args);
@@ -239,7 +239,7 @@ fn graph_body(args: &[RustArg], finish: TokenStream, finish_args: TokenStream) -
         let (grid, block): (#rt::Dim3, #rt::Dim3) = (grid.into(), block.into());
         #(#views)*
         #checks
-        let mut __node = #rt::__private::NodeArgs::new();
+        let mut __node = #rt::__private_v0_1::NodeArgs::new();
         #(#packs)*
         let mut __params: [*mut ::core::ffi::c_void; #n] = [#(#params),*];
         // SAFETY: the #[kernel] macro checked at compile time that these arguments match the C
@@ -267,8 +267,8 @@ fn convenience_body(args: &[RustArg], stream: Option<&Ident>) -> TokenStream {
         };
     }
     let staging = match stream {
-        Some(s) => quote!(#rt::__private::staging_on(&self.function, #s)?),
-        None => quote!(#rt::__private::Staging::new(&self.function)?),
+        Some(s) => quote!(#rt::__private_v0_1::staging_on(&self.function, #s)?),
+        None => quote!(#rt::__private_v0_1::Staging::new(&self.function)?),
     };
     let mut before = Vec::new();
     let mut call_args = Vec::new();
@@ -388,17 +388,17 @@ pub fn kernel_items(
     let node = Ident::new("node", Span::mixed_site());
     let capture_body = graph_body(
         args,
-        quote!(#rt::__private::graph_capture(#cap, &self.function, &self.ex, grid, block, __node, &mut __params)),
+        quote!(#rt::__private_v0_1::graph_capture(#cap, &self.function, &self.ex, grid, block, __node, &mut __params)),
         quote!(#cap, #(#names),*),
     );
     let graph_node_body = graph_body(
         args,
-        quote!(#rt::__private::graph_add(#builder, #deps, &self.function, &self.ex, grid, block, __node, &mut __params)),
+        quote!(#rt::__private_v0_1::graph_add(#builder, #deps, &self.function, &self.ex, grid, block, __node, &mut __params)),
         quote!(#builder, #deps, #(#names),*),
     );
     let update_body = graph_body(
         args,
-        quote!(#rt::__private::graph_update(#exec, #node, &self.function, &self.ex, grid, block, __node, &mut __params)),
+        quote!(#rt::__private_v0_1::graph_update(#exec, #node, &self.function, &self.ex, grid, block, __node, &mut __params)),
         quote!(#exec, #node, #(#names),*),
     );
     let make_kernel = match (launch_attrs.cluster, launch_attrs.cooperative) {
@@ -411,7 +411,7 @@ pub fn kernel_items(
                 None => quote!(::core::option::Option::None),
             };
             quote!(.and_then(|function| {
-                let ex = #rt::__private::launch_ex(&function, #cluster, #cooperative)?;
+                let ex = #rt::__private_v0_1::launch_ex(&function, #cluster, #cooperative)?;
                 ::core::result::Result::Ok(Kernel { function, ex, #phantom_init })
             }))
         }
@@ -450,13 +450,13 @@ pub fn kernel_items(
             #[derive(Clone, Debug)]
             pub struct Kernel #gen_decl {
                 function: #rt::driver::Function,
-                ex: #rt::__private::LaunchEx,
+                ex: #rt::__private_v0_1::LaunchEx,
                 #phantom_field
             }
 
             /// The CUDA source this kernel comes from: `source().compile(target)` compiles it
             /// with NVRTC without a GPU, e.g. to test that it builds.
-            pub fn source() -> &'static #rt::__private::ModuleSource {
+            pub fn source() -> &'static #rt::__private_v0_1::ModuleSource {
                 &#source_path
             }
 
@@ -464,7 +464,7 @@ pub fn kernel_items(
             /// cache lookup by address. With `cluster = …` or `cooperative` in `#[kernel]`, the
             /// handle launches that way, checked against the device and kernel here.
             pub fn prepare #gen_decl (ctx: &#rt::Context) -> #rt::Result<Kernel #gen_use> {
-                #rt::__private::prepare(ctx, &#source_path, #index_expr) #make_kernel
+                #rt::__private_v0_1::prepare(ctx, &#source_path, #index_expr) #make_kernel
             }
 
             impl #gen_decl Kernel #gen_use {
@@ -524,13 +524,13 @@ pub fn kernel_items(
                 /// Launches on the legacy default stream with device arguments; returns without
                 /// waiting for the kernel.
                 pub fn prepared_call(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#dev_params),*) -> #rt::Result<()> {
-                    self.launch_on(grid.into(), block.into(), #rt::__private::legacy_stream(&self.function), #(#names),*)
+                    self.launch_on(grid.into(), block.into(), #rt::__private_v0_1::legacy_stream(&self.function), #(#names),*)
                 }
 
                 /// Launches on `stream` with device arguments; returns without waiting. Buffers
                 /// last used on other streams are waited for on the GPU first.
                 pub fn prepared_async_call(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, stream: &#rt::Stream, #(#dev_params),*) -> #rt::Result<()> {
-                    let stream = #rt::__private::stream_arg(&self.function, stream)?;
+                    let stream = #rt::__private_v0_1::stream_arg(&self.function, stream)?;
                     self.launch_on(grid.into(), block.into(), stream, #(#names),*)
                 }
 
@@ -538,7 +538,7 @@ pub fn kernel_items(
                 /// kernel took, measured with events.
                 pub fn prepared_timed_call(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#dev_params),*) -> #rt::Result<::std::time::Duration> {
                     let (grid, block) = (grid.into(), block.into());
-                    #rt::__private::timed(&self.function, || self.launch_on(grid, block, #rt::__private::legacy_stream(&self.function), #(#names),*))
+                    #rt::__private_v0_1::timed(&self.function, || self.launch_on(grid, block, #rt::__private_v0_1::legacy_stream(&self.function), #(#names),*))
                 }
 
                 #[doc = #call_doc]
@@ -552,7 +552,7 @@ pub fn kernel_items(
                 }
 
                 #[inline]
-                fn launch_on(&self, grid: #rt::Dim3, block: #rt::Dim3, __stream: #rt::__private::LaunchStream<'_>, #(#dev_params),*) -> #rt::Result<()> {
+                fn launch_on(&self, grid: #rt::Dim3, block: #rt::Dim3, __stream: #rt::__private_v0_1::LaunchStream<'_>, #(#dev_params),*) -> #rt::Result<()> {
                     #launch
                 }
             }
@@ -589,7 +589,7 @@ pub fn source_static(
     };
     quote! {
         #[doc(hidden)]
-        pub static #ident: #rt::__private::ModuleSource = #rt::__private::ModuleSource::new(#file_name, #text, &[#(#kernels),*], &[#(#options),*])#with_images #without_prelude;
+        pub static #ident: #rt::__private_v0_1::ModuleSource = #rt::__private_v0_1::ModuleSource::new(#file_name, #text, &[#(#kernels),*], &[#(#options),*])#with_images #without_prelude;
     }
 }
 
@@ -696,7 +696,7 @@ pub fn globals_of(sources: &[(&str, Option<&str>)]) -> TokenStream {
         fns.push(quote! {
             #[doc = #doc]
             #generics(ctx: &#rt::Context) -> #rt::Result<#rt::driver::Global<#ty>> {
-                #rt::__private::global(ctx, &super::__GPU_RUNTIME_SOURCE, #name)
+                #rt::__private_v0_1::global(ctx, &super::__GPU_RUNTIME_SOURCE, #name)
             }
         });
     }

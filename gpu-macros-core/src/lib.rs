@@ -19,6 +19,14 @@ mod template;
 mod test_attr;
 mod vector;
 
+// The generated code calls `gpu_runtime::__private_v0_1`, the runtime's interface named for
+// the version pair (see gpu-runtime's lib.rs): this crate's version must be the same
+// major.minor, and a bump renames the module on both sides.
+const _: () = assert!(
+    matches!(env!("CARGO_PKG_VERSION").as_bytes(), [b'0', b'.', b'1', b'.', ..]),
+    "rename __private_v0_1 (here and in gpu-runtime) for this version"
+);
+
 use std::path::PathBuf;
 
 use proc_macro2::TokenStream;

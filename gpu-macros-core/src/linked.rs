@@ -182,13 +182,13 @@ fn source_static(
     let parts = parts.iter().map(|p| {
         let (name, text) = (&p.tokens.file_name, &p.tokens.text);
         let declared: Vec<&String> = kernels.iter().filter(|k| p.declares(k)).collect();
-        quote!(::gpu_runtime::__private::SourcePart::new(#name, #text, &[#(#declared),*]))
+        quote!(::gpu_runtime::__private_v0_1::SourcePart::new(#name, #text, &[#(#declared),*]))
     });
     let file = format!("{module_name}.cu");
     quote! {
         #[doc(hidden)]
         pub static #ident: ::gpu_runtime::compiler::ModuleSource =
-            ::gpu_runtime::__private::ModuleSource::linked(#file, &[#(#parts),*], &[#(#kernels),*], &[#(#options),*]);
+            ::gpu_runtime::__private_v0_1::ModuleSource::linked(#file, &[#(#parts),*], &[#(#kernels),*], &[#(#options),*]);
     }
 }
 

@@ -67,9 +67,33 @@ pub use ndarray;
 /// of the device's `gpu_runtime::complex<T>`.
 pub use num_complex;
 
+/// The macro's interface. Its name carries this crate's version (major.minor, as serde's
+/// does), and `gpu-macros-core` emits the same name for its own version: a macro crate of
+/// another version, paired with this one, fails to build instead of calling an interface
+/// that changed. A version bump renames it (the assertion below fails until then).
 #[doc(hidden)]
 #[path = "private.rs"]
-pub mod __private;
+pub mod __private_v0_1;
+const _: () = assert!(
+    version_starts_with(env!("CARGO_PKG_VERSION"), "0.1."),
+    "rename __private_v0_1 (here and in gpu-macros-core) for this version"
+);
+
+/// `version` begins with `prefix` (in a const context, where `str::starts_with` is not).
+const fn version_starts_with(version: &str, prefix: &str) -> bool {
+    let (v, p) = (version.as_bytes(), prefix.as_bytes());
+    if v.len() < p.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < p.len() {
+        if v[i] != p[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
 #[doc(hidden)]
 #[path = "testing.rs"]
 pub mod __testing;

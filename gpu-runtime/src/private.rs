@@ -1,5 +1,5 @@
 //! What the `#[kernel]` macro's generated code calls, and nothing else does: the one interface
-//! between `gpu-macros` and this crate, re-exported as `gpu_runtime::__private` and hidden from
+//! between `gpu-macros` and this crate, re-exported as `gpu_runtime::__private_v0_1` and hidden from
 //! the documentation. Every item here is named by `gpu-macros-core/src/expand.rs`, `deep.rs` or
 //! `linked.rs`; the logic behind each lives in the layer named on it.
 //!

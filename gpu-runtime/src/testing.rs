@@ -1,5 +1,5 @@
 //! What the suite's own tests and benches reach into, and nothing else: hidden from the
-//! documentation, no part of the API, and kept apart from `__private` (the macro's interface).
+//! documentation, no part of the API, and kept apart from `__private_v0_1` (the macro's interface).
 
 pub use crate::gpuarray::kernel_cache::compile_check;
 pub use crate::gpuarray::random::philox4x32_10;
