@@ -574,6 +574,32 @@ pub enum NcclError {
         /// The communicator's rank.
         rank: usize,
     },
+    /// Text given as a unique id that is not as many hexadecimal digits as an id has.
+    #[error("invalid argument to UniqueId::from_hex: an NCCL unique id is {expected} hexadecimal digits, but the text has {len} characters")]
+    UniqueIdLength {
+        /// The digits an id has (twice `nccl::UNIQUE_ID_BYTES`).
+        expected: usize,
+        /// The bytes the text has, surrounding whitespace removed.
+        len: usize,
+    },
+    /// Text given as a unique id with a character that is not a hexadecimal digit.
+    #[error("invalid argument to UniqueId::from_hex: character {position} is {character:?}, not a hexadecimal digit")]
+    UniqueIdDigit {
+        /// Its byte offset in the text, surrounding whitespace removed.
+        position: usize,
+        /// The byte there, as a character (a byte of a multi-byte character shows as its
+        /// Latin-1 reading).
+        character: char,
+    },
+    /// An environment variable that should hold a unique id is unset or not Unicode.
+    #[error("invalid argument to UniqueId::from_env: the environment variable {var} holds no NCCL unique id: {source}")]
+    UniqueIdVariable {
+        /// The variable's name.
+        var: String,
+        /// Why it could not be read.
+        #[source]
+        source: std::env::VarError,
+    },
 }
 
 /// A launch configuration rejected before the launch, with the limit it broke.
