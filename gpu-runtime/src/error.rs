@@ -574,6 +574,64 @@ pub enum NcclError {
         /// The communicator's rank.
         rank: usize,
     },
+    /// A buffer of another length than the collective needs; nothing was called.
+    #[error("size mismatch in {operation}: {what} holds {got} elements but must hold {want}{why}")]
+    BufferLength {
+        /// The operation, e.g. `all_gather`.
+        operation: &'static str,
+        /// Which buffer, e.g. `the receive buffer`.
+        what: String,
+        /// The elements it holds.
+        got: usize,
+        /// The elements it must hold.
+        want: usize,
+        /// Why, e.g. ` (send elements x 2 ranks)`; may be empty.
+        why: String,
+    },
+    /// A per-rank element count times the number of ranks that overflows `usize`.
+    #[error("size mismatch in {operation}: {count} elements for each of {nranks} ranks overflow usize")]
+    CountOverflow {
+        /// The operation.
+        operation: &'static str,
+        /// Elements per rank.
+        count: usize,
+        /// Ranks.
+        nranks: usize,
+    },
+    /// A root or peer that is not a rank of the communicator; nothing was called.
+    #[error("invalid argument to {operation}: {what} {rank} is not a rank of this communicator of {nranks} ranks (0..{nranks})")]
+    RankOutOfRange {
+        /// The operation, e.g. `broadcast`.
+        operation: &'static str,
+        /// `root` or `peer`.
+        what: &'static str,
+        /// The rank given.
+        rank: usize,
+        /// The communicator's size.
+        nranks: usize,
+    },
+    /// Not one item (a buffer, a stream) per rank for a collective of a process's ranks.
+    #[error(
+        "size mismatch in {operation}: {got} {what} for {nranks} ranks: pass one per rank, in rank order"
+    )]
+    NotOnePerRank {
+        /// The operation, e.g. `Comms::all_reduce`.
+        operation: &'static str,
+        /// What was passed, e.g. `receive buffers`.
+        what: String,
+        /// How many were passed.
+        got: usize,
+        /// The ranks.
+        nranks: usize,
+    },
+    /// Ranks that passed different element counts to one collective (`CommOptions::verify_counts`).
+    #[error("size mismatch in {operation}: the ranks pass different element counts ({}); every rank must pass the same", .counts.iter().enumerate().map(|(r, c)| format!("rank {r}: {c}")).collect::<Vec<_>>().join(", "))]
+    CountsDiffer {
+        /// The operation.
+        operation: &'static str,
+        /// Each rank's count, in rank order.
+        counts: Vec<u64>,
+    },
     /// Text given as a unique id that is not as many hexadecimal digits as an id has.
     #[error("invalid argument to UniqueId::from_hex: an NCCL unique id is {expected} hexadecimal digits, but the text has {len} characters")]
     UniqueIdLength {
