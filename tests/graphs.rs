@@ -5,7 +5,7 @@
 //! `cargo test --test graphs -- --ignored` on a GPU machine.
 
 use gpu_runtime::launch::{Capture, GraphBuffer, GraphBuilder, GraphInput};
-use gpu_runtime::{kernel, Context, Error, Event, Stream};
+use gpu_runtime::{kernel, Context, Error, Event, GraphError, Stream};
 use gpu_suite::{assert_close, Rng};
 
 fn ctx() -> Context {
@@ -180,11 +180,12 @@ fn an_explicit_dag_runs_in_dependency_order_and_refuses_unordered_hazards() {
         assert!(
             matches!(
                 e,
-                Error::GraphHazard {
+                Error::Graph(GraphError::Hazard {
                     node: 2,
                     other: 0,
+                    both_write: false,
                     ..
-                }
+                })
             ),
             "{e}"
         );

@@ -250,19 +250,10 @@ pub enum Error {
         /// What the expression evaluated to (saturated to the `i64` range).
         required: i64,
     },
-    /// Two nodes of a graph use one allocation, at least one of them writing it, and neither
-    /// depends on the other: they could run at the same time. Nothing was added to the graph.
-    #[error("graph node {node} and node {other} both use {what} ({detail}), and neither depends on the other, so they could run at the same time; make one depend on the other")]
-    GraphHazard {
-        /// The node being added or updated.
-        node: usize,
-        /// The earlier node it conflicts with.
-        other: usize,
-        /// Which memory, e.g. `the allocation at 0x7f0000000000`.
-        what: String,
-        /// `written by both`, or `written by one and read by the other`.
-        detail: &'static str,
-    },
+    /// A graph node that cannot be added or updated as asked (a hazard between nodes, a node
+    /// of another graph, a memset that does not fit); nothing was added or changed.
+    #[error(transparent)]
+    Graph(#[from] GraphError),
     /// A stream capture that failed in the driver: the capture was ended and the partial graph
     /// destroyed, so the capture cannot go on; the rest of the context is unaffected.
     #[error(
@@ -275,15 +266,6 @@ pub enum Error {
         name: String,
         /// The numeric `CUresult`.
         code: u32,
-    },
-    /// A graph node handle used with a graph it does not belong to, or a kernel node updated
-    /// with another kernel or another kind of launch.
-    #[error("graph node {node}: {detail}")]
-    GraphNode {
-        /// The node's index in its graph.
-        node: usize,
-        /// What is wrong.
-        detail: String,
     },
     /// Something this device, driver or build cannot do.
     #[error("{what} needs {needs}")]
@@ -461,6 +443,74 @@ pub enum DlpackError {
     },
 }
 
+/// Why a graph node was refused (`launch::GraphBuilder`, `GraphExec::update_node`), with the
+/// node indices and values involved. It lives here, not in `launch`, because [`Error`] wraps
+/// it and `error` is the lowest layer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GraphError {
+    /// Two nodes of a graph use one allocation, at least one of them writing it, and neither
+    /// depends on the other: they could run at the same time.
+    #[error("graph node {node} and node {other} both use the allocation at {address:#x} ({}), and neither depends on the other, so they could run at the same time; make one depend on the other", if *both_write { "written by both" } else { "written by one and read by the other" })]
+    Hazard {
+        /// The node being added or updated.
+        node: usize,
+        /// The earlier node it conflicts with.
+        other: usize,
+        /// The device address of the allocation both use.
+        address: u64,
+        /// True when both write it; false when one writes and the other reads.
+        both_write: bool,
+    },
+    /// A node handle used with a graph it does not belong to.
+    #[error("graph node {node}: the node belongs to another graph")]
+    ForeignNode {
+        /// The node's index in its own graph.
+        node: usize,
+    },
+    /// A kernel node updated with another kernel than the one it launches.
+    #[error("graph node {node}: the node launches kernel `{launches}`, not `{given}`")]
+    OtherKernel {
+        /// The node's index in its graph.
+        node: usize,
+        /// The kernel the node launches.
+        launches: String,
+        /// The kernel the update was given.
+        given: String,
+    },
+    /// A cluster or cooperative launch node, or a plain node updated with such a launch: its
+    /// launch attributes would be lost by the update.
+    #[error("graph node {node}: a cluster or cooperative launch cannot be updated (its launch attributes would be lost); capture it again")]
+    NotUpdatable {
+        /// The node's index in its graph.
+        node: usize,
+    },
+    /// A node updated as a kernel launch that is not one (a copy, a memset, ...).
+    #[error("graph node {node}: the node is not a kernel launch")]
+    NotAKernel {
+        /// The node's index in its graph.
+        node: usize,
+    },
+    /// A memset node of more values than its buffer holds.
+    #[error("size mismatch in a graph's memset: {count} values of {unit} bytes do not fit in {bytes} bytes")]
+    MemsetTooLarge {
+        /// Values to set.
+        count: usize,
+        /// Bytes per value (1 or 4).
+        unit: usize,
+        /// Bytes the buffer holds.
+        bytes: usize,
+    },
+    /// A memset node whose buffer does not start at a multiple of the value's size.
+    #[error("invalid argument to a graph's memset: the address {address:#x} is not aligned to {unit} bytes")]
+    MemsetMisaligned {
+        /// The buffer's device address.
+        address: u64,
+        /// Bytes per value (4).
+        unit: usize,
+    },
+}
+
 /// A cuRAND call that failed (`gpuarray::CurandGenerator`). Its own enum, wrapped by
 /// [`Error::Curand`], so that cuRAND's failures are matched apart from the driver's and new
 /// ones can be added without touching [`Error`].
@@ -523,6 +573,90 @@ pub enum NcclError {
         operation: &'static str,
         /// The communicator's rank.
         rank: usize,
+    },
+    /// A buffer of another length than the collective needs; nothing was called.
+    #[error("size mismatch in {operation}: {what} holds {got} elements but must hold {want}{why}")]
+    BufferLength {
+        /// The operation, e.g. `all_gather`.
+        operation: &'static str,
+        /// Which buffer, e.g. `the receive buffer`.
+        what: String,
+        /// The elements it holds.
+        got: usize,
+        /// The elements it must hold.
+        want: usize,
+        /// Why, e.g. ` (send elements x 2 ranks)`; may be empty.
+        why: String,
+    },
+    /// A per-rank element count times the number of ranks that overflows `usize`.
+    #[error("size mismatch in {operation}: {count} elements for each of {nranks} ranks overflow usize")]
+    CountOverflow {
+        /// The operation.
+        operation: &'static str,
+        /// Elements per rank.
+        count: usize,
+        /// Ranks.
+        nranks: usize,
+    },
+    /// A root or peer that is not a rank of the communicator; nothing was called.
+    #[error("invalid argument to {operation}: {what} {rank} is not a rank of this communicator of {nranks} ranks (0..{nranks})")]
+    RankOutOfRange {
+        /// The operation, e.g. `broadcast`.
+        operation: &'static str,
+        /// `root` or `peer`.
+        what: &'static str,
+        /// The rank given.
+        rank: usize,
+        /// The communicator's size.
+        nranks: usize,
+    },
+    /// Not one item (a buffer, a stream) per rank for a collective of a process's ranks.
+    #[error(
+        "size mismatch in {operation}: {got} {what} for {nranks} ranks: pass one per rank, in rank order"
+    )]
+    NotOnePerRank {
+        /// The operation, e.g. `Comms::all_reduce`.
+        operation: &'static str,
+        /// What was passed, e.g. `receive buffers`.
+        what: String,
+        /// How many were passed.
+        got: usize,
+        /// The ranks.
+        nranks: usize,
+    },
+    /// Ranks that passed different element counts to one collective (`CommOptions::verify_counts`).
+    #[error("size mismatch in {operation}: the ranks pass different element counts ({}); every rank must pass the same", .counts.iter().enumerate().map(|(r, c)| format!("rank {r}: {c}")).collect::<Vec<_>>().join(", "))]
+    CountsDiffer {
+        /// The operation.
+        operation: &'static str,
+        /// Each rank's count, in rank order.
+        counts: Vec<u64>,
+    },
+    /// Text given as a unique id that is not as many hexadecimal digits as an id has.
+    #[error("invalid argument to UniqueId::from_hex: an NCCL unique id is {expected} hexadecimal digits, but the text has {len} characters")]
+    UniqueIdLength {
+        /// The digits an id has (twice `nccl::UNIQUE_ID_BYTES`).
+        expected: usize,
+        /// The bytes the text has, surrounding whitespace removed.
+        len: usize,
+    },
+    /// Text given as a unique id with a character that is not a hexadecimal digit.
+    #[error("invalid argument to UniqueId::from_hex: character {position} is {character:?}, not a hexadecimal digit")]
+    UniqueIdDigit {
+        /// Its byte offset in the text, surrounding whitespace removed.
+        position: usize,
+        /// The byte there, as a character (a byte of a multi-byte character shows as its
+        /// Latin-1 reading).
+        character: char,
+    },
+    /// An environment variable that should hold a unique id is unset or not Unicode.
+    #[error("invalid argument to UniqueId::from_env: the environment variable {var} holds no NCCL unique id: {source}")]
+    UniqueIdVariable {
+        /// The variable's name.
+        var: String,
+        /// Why it could not be read.
+        #[source]
+        source: std::env::VarError,
     },
 }
 

@@ -28,7 +28,7 @@ pub use driver::{
 pub use error::DlpackError;
 #[cfg(feature = "nccl")]
 pub use error::NcclError;
-pub use error::{CompileError, CurandError, Error, LaunchConfigError, Result};
+pub use error::{CompileError, CurandError, Error, GraphError, LaunchConfigError, Result};
 pub use launch::Dim3;
 pub use types::DeviceRepr;
 

@@ -3,24 +3,32 @@
 //! typed error and nothing is called.
 
 use crate::driver::context::core::Context;
-use crate::error::{Error, Result};
+use crate::error::{Error, NcclError, Result};
 
-/// `got == want` elements, or [`Error::SizeMismatch`] saying what `what` should hold.
+/// `got == want` elements, or [`NcclError::BufferLength`] saying what `what` should hold.
 pub(crate) fn len_is(operation: &'static str, what: &str, got: usize, want: usize, why: &str) -> Result<()> {
     if got != want {
-        return Err(Error::SizeMismatch {
+        return Err(NcclError::BufferLength {
             operation,
-            detail: format!("{what} holds {got} elements but must hold {want}{why}"),
-        });
+            what: what.to_owned(),
+            got,
+            want,
+            why: why.to_owned(),
+        }
+        .into());
     }
     Ok(())
 }
 
-/// `n * nranks`, or [`Error::SizeMismatch`] when it overflows.
+/// `n * nranks`, or [`NcclError::CountOverflow`] when it overflows.
 pub(crate) fn times_ranks(operation: &'static str, n: usize, nranks: usize) -> Result<usize> {
-    n.checked_mul(nranks).ok_or_else(|| Error::SizeMismatch {
-        operation,
-        detail: format!("{n} elements for each of {nranks} ranks overflow usize"),
+    n.checked_mul(nranks).ok_or_else(|| {
+        NcclError::CountOverflow {
+            operation,
+            count: n,
+            nranks,
+        }
+        .into()
     })
 }
 
@@ -60,14 +68,15 @@ pub(crate) fn reduce_scatter_lens(
 }
 
 /// A rank number (`what` is `root` or `peer`) within the communicator.
-pub(crate) fn rank_in(operation: &'static str, what: &str, rank: usize, nranks: usize) -> Result<()> {
+pub(crate) fn rank_in(operation: &'static str, what: &'static str, rank: usize, nranks: usize) -> Result<()> {
     if rank >= nranks {
-        return Err(Error::InvalidArgument {
+        return Err(NcclError::RankOutOfRange {
             operation,
-            detail: format!(
-                "{what} {rank} is not a rank of this communicator of {nranks} ranks (0..{nranks})"
-            ),
-        });
+            what,
+            rank,
+            nranks,
+        }
+        .into());
     }
     Ok(())
 }
@@ -75,10 +84,13 @@ pub(crate) fn rank_in(operation: &'static str, what: &str, rank: usize, nranks: 
 /// One item per rank, for the collectives of a process's ranks.
 pub(crate) fn per_rank(operation: &'static str, what: &str, got: usize, nranks: usize) -> Result<()> {
     if got != nranks {
-        return Err(Error::SizeMismatch {
+        return Err(NcclError::NotOnePerRank {
             operation,
-            detail: format!("{got} {what} for {nranks} ranks: pass one per rank, in rank order"),
-        });
+            what: what.to_owned(),
+            got,
+            nranks,
+        }
+        .into());
     }
     Ok(())
 }
@@ -91,24 +103,17 @@ pub(crate) fn same_context(what: &'static str, ctx: &Context, comm: &Context) ->
     Ok(())
 }
 
-/// Every rank's count (`counts[r]` is rank r's) is the same, else [`Error::SizeMismatch`]
+/// Every rank's count (`counts[r]` is rank r's) is the same, else [`NcclError::CountsDiffer`]
 /// listing them all.
 pub(crate) fn counts_agree(operation: &'static str, counts: &[u64]) -> Result<()> {
     if counts.windows(2).all(|w| w[0] == w[1]) {
         return Ok(());
     }
-    let list: Vec<String> = counts
-        .iter()
-        .enumerate()
-        .map(|(r, c)| format!("rank {r}: {c}"))
-        .collect();
-    Err(Error::SizeMismatch {
+    Err(NcclError::CountsDiffer {
         operation,
-        detail: format!(
-            "the ranks pass different element counts ({}); every rank must pass the same",
-            list.join(", ")
-        ),
-    })
+        counts: counts.to_vec(),
+    }
+    .into())
 }
 
 #[cfg(test)]
@@ -126,13 +131,22 @@ mod tests {
         assert!(reduce_scatter_lens("reduce_scatter", 12, 4, 3).is_ok());
         let e = reduce_scatter_lens("reduce_scatter", 12, 3, 3).unwrap_err();
         assert!(
-            e.to_string()
-                .contains("the send buffer holds 12 elements but must hold 9"),
+            matches!(&e, Error::Nccl(NcclError::BufferLength { what, got: 12, want: 9, .. }) if what == "the send buffer"),
             "{e}"
         );
         // Overflow is an error, not a wrap or a panic.
         let e = all_gather_lens("all_gather", usize::MAX, 0, 2).unwrap_err();
-        assert!(e.to_string().contains("overflow"), "{e}");
+        assert!(
+            matches!(
+                e,
+                Error::Nccl(NcclError::CountOverflow {
+                    count: usize::MAX,
+                    nranks: 2,
+                    ..
+                })
+            ),
+            "{e}"
+        );
     }
 
     #[test]
@@ -140,13 +154,26 @@ mod tests {
         assert!(rank_in("broadcast", "root", 1, 2).is_ok());
         let e = rank_in("broadcast", "root", 2, 2).unwrap_err();
         assert!(
-            matches!(e, Error::InvalidArgument { .. }) && e.to_string().contains("root 2"),
+            matches!(
+                e,
+                Error::Nccl(NcclError::RankOutOfRange {
+                    what: "root",
+                    rank: 2,
+                    nranks: 2,
+                    ..
+                })
+            ),
             "{e}"
         );
         assert!(per_rank("Comms::all_reduce", "send buffers", 2, 2).is_ok());
         assert!(per_rank("Comms::all_reduce", "send buffers", 1, 2).is_err());
         assert!(counts_agree("check_counts", &[5, 5, 5]).is_ok());
         let e = counts_agree("check_counts", &[5, 4]).unwrap_err();
+        assert!(
+            matches!(&e, Error::Nccl(NcclError::CountsDiffer { counts, .. }) if counts == &[5, 4]),
+            "{e}"
+        );
+        // The sentence lists every rank's count.
         assert!(e.to_string().contains("rank 0: 5, rank 1: 4"), "{e}");
     }
 }

@@ -103,23 +103,19 @@ impl UniqueId {
     /// surrounding whitespace is ignored).
     pub fn from_hex(text: &str) -> Result<UniqueId> {
         let digits = text.trim().as_bytes();
-        let bad = |detail: String| Error::InvalidArgument {
-            operation: "UniqueId::from_hex",
-            detail,
-        };
         if digits.len() != 2 * UNIQUE_ID_BYTES {
-            return Err(bad(format!(
-                "an NCCL unique id is {} hexadecimal digits, but the text has {} characters",
-                2 * UNIQUE_ID_BYTES,
-                digits.len()
-            )));
+            return Err(NcclError::UniqueIdLength {
+                expected: 2 * UNIQUE_ID_BYTES,
+                len: digits.len(),
+            }
+            .into());
         }
         let value = |i: usize| {
             (digits[i] as char).to_digit(16).map(|d| d as u8).ok_or_else(|| {
-                bad(format!(
-                    "character {i} is {:?}, not a hexadecimal digit",
-                    digits[i] as char
-                ))
+                Error::from(NcclError::UniqueIdDigit {
+                    position: i,
+                    character: digits[i] as char,
+                })
             })
         };
         let mut bytes = [0u8; UNIQUE_ID_BYTES];
@@ -132,9 +128,9 @@ impl UniqueId {
     /// The id from the environment variable `var`, in [`to_hex`](Self::to_hex)'s form: for
     /// launchers that set one variable for every process.
     pub fn from_env(var: &str) -> Result<UniqueId> {
-        let value = std::env::var(var).map_err(|e| Error::InvalidArgument {
-            operation: "UniqueId::from_env",
-            detail: format!("the environment variable {var} holds no NCCL unique id: {e}"),
+        let value = std::env::var(var).map_err(|source| NcclError::UniqueIdVariable {
+            var: var.to_owned(),
+            source,
         })?;
         UniqueId::from_hex(&value)
     }
@@ -234,15 +230,33 @@ mod tests {
     fn bad_hex_is_a_typed_error() {
         let e = UniqueId::from_hex("abc").unwrap_err();
         assert!(
-            matches!(e, Error::InvalidArgument { .. }) && e.to_string().contains("256"),
+            matches!(
+                e,
+                Error::Nccl(NcclError::UniqueIdLength {
+                    expected: 256,
+                    len: 3
+                })
+            ),
             "{e}"
         );
         let mut hex = sample().to_hex();
         hex.replace_range(10..11, "g");
         let e = UniqueId::from_hex(&hex).unwrap_err();
-        assert!(e.to_string().contains("character 10"), "{e}");
+        assert!(
+            matches!(
+                e,
+                Error::Nccl(NcclError::UniqueIdDigit {
+                    position: 10,
+                    character: 'g'
+                })
+            ),
+            "{e}"
+        );
         // Multi-byte characters count as bytes, and are not digits: no panic on a char boundary.
         let e = UniqueId::from_hex(&"é".repeat(128)).unwrap_err();
-        assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+        assert!(
+            matches!(e, Error::Nccl(NcclError::UniqueIdDigit { position: 0, .. })),
+            "{e}"
+        );
     }
 }

@@ -36,9 +36,8 @@
 //! the stream belong to the communicator's context, the lengths fit the collective (an
 //! all-gather receives `size()` times what it sends, a reduce-scatter sends `size()` times
 //! what it receives, an all-reduce receives what it sends), a root or peer is a rank. A
-//! mistake is a typed error ([`Error::SizeMismatch`](crate::Error::SizeMismatch),
-//! [`Error::WrongContext`](crate::Error::WrongContext),
-//! [`Error::InvalidArgument`](crate::Error::InvalidArgument)) and nothing is called.
+//! mistake is a typed error ([`NcclError::BufferLength`], [`NcclError::RankOutOfRange`],
+//! [`Error::WrongContext`](crate::Error::WrongContext), ...) and nothing is called.
 //!
 //! What no rank can see alone is whether the other ranks pass the same count. NCCL trusts
 //! them to: when they do not, ranks overrun buffers or wait forever. [`Comms`] checks every

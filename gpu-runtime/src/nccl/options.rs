@@ -61,7 +61,7 @@ impl CommOptions {
 
     /// Checks before each collective of a [`Comm`](crate::nccl::Comm) that every rank passes
     /// the same element count (the opt-in of [`Comm::check_counts`](crate::nccl::Comm::check_counts)),
-    /// and returns [`Error::SizeMismatch`](crate::Error::SizeMismatch) on every rank when one
+    /// and returns [`NcclError::CountsDiffer`](crate::nccl::NcclError::CountsDiffer) on every rank when one
     /// differs. Off by default: it adds a round trip through NCCL and a host wait per call.
     /// For one rank per thread or process (see [`Comm::check_counts`](crate::nccl::Comm::check_counts)).
     pub fn verify_counts(mut self, verify: bool) -> CommOptions {

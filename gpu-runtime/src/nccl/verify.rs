@@ -15,7 +15,7 @@ use crate::nccl::op::Op;
 impl Comm {
     /// Checks that every rank passed the same `count`: each rank calls it, with its own count,
     /// where the ranks are about to call the same collective; all return the same
-    /// [`Error::SizeMismatch`](crate::Error::SizeMismatch), listing every rank's count, when
+    /// [`NcclError::CountsDiffer`](crate::nccl::NcclError::CountsDiffer), listing every rank's count, when
     /// they differ. [`CommOptions::verify_counts`](crate::nccl::CommOptions::verify_counts)
     /// does this before each collective.
     ///

@@ -26,7 +26,7 @@ use super::nodes::{NodeId, NodeKind, Nodes};
 ///
 /// A node runs after every node in its `deps`. Two nodes neither of which runs after the other
 /// may run at the same time, so a node that writes an allocation another such node uses is
-/// refused ([`Error::GraphHazard`]), as a launch on one stream is ordered after another
+/// refused ([`GraphError::Hazard`](crate::GraphError::Hazard)), as a launch on one stream is ordered after another
 /// stream's write; nothing is added then.
 ///
 /// ```no_run

@@ -9,7 +9,7 @@ use cudarc::driver::sys;
 use crate::driver::calls;
 use crate::driver::module::function::Function;
 use crate::driver::stream::Stream;
-use crate::error::{Error, Result};
+use crate::error::{Error, GraphError, Result};
 use crate::launch::cluster::LaunchEx;
 use crate::launch::dims::Dim3;
 
@@ -100,23 +100,18 @@ impl<'a> GraphExec<'a> {
         let nodes = &mut self.graph.nodes;
         let i = nodes.index_of(node)?;
         let n = &nodes.nodes[i];
-        let refuse = |detail: String| Err(Error::GraphNode { node: i, detail });
         match &n.kind {
             NodeKind::Kernel { function, .. } if function.raw() != f.raw() => {
-                return refuse(format!(
-                    "the node launches kernel `{}`, not `{}`",
-                    function.name(),
-                    f.name()
-                ))
+                return Err(GraphError::OtherKernel {
+                    node: i,
+                    launches: function.name().to_string(),
+                    given: f.name().to_string(),
+                }
+                .into())
             }
             NodeKind::Kernel { plain: true, .. } if ex.is_plain() && !n.raw.is_null() => {}
-            NodeKind::Kernel { .. } => {
-                return refuse(
-                    "a cluster or cooperative launch cannot be updated (its launch attributes would be lost); capture it again"
-                        .into(),
-                )
-            }
-            NodeKind::Other => return refuse("the node is not a kernel launch".into()),
+            NodeKind::Kernel { .. } => return Err(GraphError::NotUpdatable { node: i }.into()),
+            NodeKind::Other => return Err(GraphError::NotAKernel { node: i }.into()),
         }
         let cfg = node_checks::checked(f, grid, block)?;
         nodes.check(i, &[], &args.uses)?;

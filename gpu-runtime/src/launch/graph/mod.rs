@@ -33,7 +33,7 @@
 //! A capture on one stream is a chain: no two of its nodes run at the same time. A built graph
 //! is a DAG, whose unordered nodes may; [`GraphBuilder`] refuses a node that writes an
 //! allocation an unordered node uses, or uses one an unordered node writes
-//! ([`Error::GraphHazard`](crate::Error::GraphHazard)), and `update_node` checks the same.
+//! ([`GraphError::Hazard`](crate::GraphError::Hazard)), and `update_node` checks the same.
 //! The granularity is the allocation, as for streams.
 //!
 //! # What a graph does not take

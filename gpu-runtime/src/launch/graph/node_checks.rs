@@ -8,7 +8,7 @@ use cudarc::driver::sys;
 
 use crate::driver::context::core::Context;
 use crate::driver::module::function::Function;
-use crate::error::{Error, Result};
+use crate::error::{Error, GraphError, Result};
 use crate::launch::dims::{self, CheckedLaunch, Dim3};
 
 use super::buffers::GraphArg;
@@ -93,19 +93,19 @@ pub(crate) fn memset<'a>(
     in_context(ctx, dst)?;
     let bytes = count.saturating_mul(unit);
     if bytes > dst.bytes() {
-        return Err(Error::SizeMismatch {
-            operation: "a graph's memset",
-            detail: format!(
-                "{count} values of {unit} bytes do not fit in {} bytes",
-                dst.bytes()
-            ),
-        });
+        return Err(GraphError::MemsetTooLarge {
+            count,
+            unit,
+            bytes: dst.bytes(),
+        }
+        .into());
     }
     if !dst.ptr.is_multiple_of(unit as u64) {
-        return Err(Error::InvalidArgument {
-            operation: "a graph's memset",
-            detail: format!("the address {:#x} is not aligned to {unit} bytes", dst.ptr),
-        });
+        return Err(GraphError::MemsetMisaligned {
+            address: dst.ptr,
+            unit,
+        }
+        .into());
     }
     let mut args = NodeArgs::new();
     args.record(dst, Access::Write);

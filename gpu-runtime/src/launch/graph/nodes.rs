@@ -10,7 +10,7 @@ use cudarc::driver::sys;
 
 use crate::driver::module::function::Function;
 use crate::driver::ordering::{StreamInner, StreamUses};
-use crate::error::{Error, Result};
+use crate::error::{GraphError, Result};
 
 /// A node of a graph, as [`Capture`](super::capture::Capture) and
 /// [`GraphBuilder`](super::builder::GraphBuilder) hand it out: what later nodes name as their
@@ -109,10 +109,7 @@ impl<'a> Nodes<'a> {
     pub(crate) fn index_of(&self, node: NodeId) -> Result<usize> {
         let i = node.index as usize;
         if node.graph != self.id || i >= self.nodes.len() {
-            return Err(Error::GraphNode {
-                node: i,
-                detail: "the node belongs to another graph".into(),
-            });
+            return Err(GraphError::ForeignNode { node: i }.into());
         }
         Ok(i)
     }
@@ -156,16 +153,13 @@ impl<'a> Nodes<'a> {
             for u in uses {
                 for v in &other.uses {
                     if u.key() == v.key() && (u.access == Access::Write || v.access == Access::Write) {
-                        return Err(Error::GraphHazard {
+                        return Err(GraphError::Hazard {
                             node,
                             other: j,
-                            what: format!("the allocation at {:#x}", u.ptr),
-                            detail: if u.access == v.access {
-                                "written by both"
-                            } else {
-                                "written by one and read by the other"
-                            },
-                        });
+                            address: u.ptr,
+                            both_write: u.access == v.access,
+                        }
+                        .into());
                     }
                 }
             }
@@ -271,11 +265,12 @@ mod tests {
         assert!(
             matches!(
                 e,
-                Error::GraphHazard {
+                crate::Error::Graph(GraphError::Hazard {
                     node: 1,
                     other: 0,
+                    both_write: false,
                     ..
-                }
+                })
             ),
             "{e}"
         );
@@ -346,6 +341,9 @@ mod tests {
             graph: g.id + 1_000_000,
             index: 0,
         };
-        assert!(matches!(g.index_of(other), Err(Error::GraphNode { .. })));
+        assert!(matches!(
+            g.index_of(other),
+            Err(crate::Error::Graph(GraphError::ForeignNode { .. }))
+        ));
     }
 }
