@@ -149,11 +149,15 @@ fn launch_body(args: &[RustArg]) -> TokenStream {
         match &arg.kind {
             RustType::Slice { elem, mutable: false } => {
                 views.push(quote!(let #view = #rt::DeviceRead::<#elem>::device_view(&*#name);));
-                packs.push(quote!(let #slot = #rt::__private_v0_1::read_arg(&self.function, &#view, __stream)?;));
+                packs.push(
+                    quote!(let #slot = #rt::__private_v0_1::read_arg(&self.function, &#view, __stream)?;),
+                );
             }
             RustType::Slice { elem, mutable: true } => {
                 views.push(quote!(let #view = #rt::DeviceWrite::<#elem>::device_view_mut(&mut *#name);));
-                packs.push(quote!(let #slot = #rt::__private_v0_1::write_arg(&self.function, &#view, __stream)?;));
+                packs.push(
+                    quote!(let #slot = #rt::__private_v0_1::write_arg(&self.function, &#view, __stream)?;),
+                );
             }
             RustType::Value(ty) => packs.push(quote! {
                 let #slot = #rt::__private_v0_1::by_value::<#ty>(#name, __stream)?;
