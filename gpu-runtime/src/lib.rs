@@ -67,10 +67,10 @@ pub use ndarray;
 /// of the device's `gpu_runtime::complex<T>`.
 pub use num_complex;
 
-/// The macro's interface. Its name carries this crate's version (major.minor, as serde's
-/// does), and `gpu-macros-core` emits the same name for its own version: a macro crate of
-/// another version, paired with this one, fails to build instead of calling an interface
-/// that changed. A version bump renames it (the assertion below fails until then).
+// The macro's interface. Its name carries this crate's version (major.minor, as serde's
+// does), and `gpu-macros-core` emits the same name for its own version: a macro crate of
+// another version, paired with this one, fails to build instead of calling an interface
+// that changed. A version bump renames it (the assertion below fails until then).
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private_v0_1;
