@@ -64,34 +64,25 @@ fn rounds(
     Ok((a, b))
 }
 
-/// A raw axpy launch on `s`, with `cuLaunchKernelEx` when `attrs` is not empty.
-fn raw_axpy(func: sys::CUfunction, s: sys::CUstream, x: u64, y: u64, attrs: &mut [sys::CUlaunchAttribute]) {
+/// A raw axpy launch on `s` ([`crate::raw_axpy`]), with `cuLaunchKernelEx` when `attrs` is not
+/// empty.
+fn raw_axpy_with(
+    func: sys::CUfunction,
+    s: sys::CUstream,
+    x: u64,
+    y: u64,
+    attrs: &mut [sys::CUlaunchAttribute],
+) {
     let (a, n) = (1.0001f32, N);
+    if attrs.is_empty() {
+        return crate::raw_axpy(func, s, a, x, y, n);
+    }
     let mut params = [
         &a as *const f32 as *mut c_void,
         &x as *const u64 as *mut c_void,
         &y as *const u64 as *mut c_void,
         &n as *const i32 as *mut c_void,
     ];
-    if attrs.is_empty() {
-        // SAFETY: the parameters match axpy's signature and point to live values.
-        ok(unsafe {
-            sys::cuLaunchKernel(
-                func,
-                4,
-                1,
-                1,
-                256,
-                1,
-                1,
-                0,
-                s,
-                params.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        });
-        return;
-    }
     let cfg = sys::CUlaunchConfig {
         gridDimX: 4,
         gridDimY: 1,
@@ -140,7 +131,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             },
             || {
                 for _ in 0..CHAINS * CHAIN {
-                    raw_axpy(func, s, xp, yp, &mut []);
+                    raw_axpy_with(func, s, xp, yp, &mut []);
                 }
             },
         )?;
@@ -186,7 +177,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         },
         || {
             for _ in 0..CHAINS * CHAIN {
-                raw_axpy(func, s, xp, yp, &mut []);
+                raw_axpy_with(func, s, xp, yp, &mut []);
             }
         },
     )?;
@@ -239,7 +230,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         },
         || {
             for _ in 0..EX_LAUNCHES {
-                raw_axpy(func, s, xp, yp, &mut [coop_attr]);
+                raw_axpy_with(func, s, xp, yp, &mut [coop_attr]);
             }
         },
     )?;
@@ -272,7 +263,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             },
             || {
                 for _ in 0..EX_LAUNCHES {
-                    raw_axpy(func, s, xp, yp, &mut [cluster_attr]);
+                    raw_axpy_with(func, s, xp, yp, &mut [cluster_attr]);
                 }
             },
         )?;
@@ -312,7 +303,7 @@ fn raw_single_node_graph(
             sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED,
         ));
     }
-    raw_axpy(func, cs, x, y, &mut []);
+    raw_axpy_with(func, cs, x, y, &mut []);
     // SAFETY: as above.
     unsafe {
         ok(sys::cuStreamEndCapture(cs, &mut graph));

@@ -3,7 +3,6 @@
 //! `launch_builder` on the same context and kernel image; and a producer/consumer chain on two
 //! streams, ordered by the crate against the same chain ordered by hand with events.
 
-use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
 use gpu_runtime::compiler::Target;
@@ -12,7 +11,7 @@ use gpu_runtime::driver::{EventFlags, StreamFlags};
 use gpu_runtime::{Context, Event, Stream};
 
 use crate::table::Row;
-use crate::{axpy, best, ok};
+use crate::{axpy, best, ok, raw_axpy};
 
 const LAUNCHES: usize = 5_000;
 /// Rounds of each figure, ours and raw back to back; the first warms up and is not counted.
@@ -50,31 +49,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
 
     let (func, raw_stream) = (kernel.function().raw(), stream.raw());
     let (xp, yp) = (xd.device_ptr(), yd.device_ptr());
-    let raw_launch = |s: sys::CUstream| {
-        let (a, x, y, n) = (1.0001f32, xp, yp, N);
-        let mut params = [
-            &a as *const f32 as *mut c_void,
-            &x as *const u64 as *mut c_void,
-            &y as *const u64 as *mut c_void,
-            &n as *const i32 as *mut c_void,
-        ];
-        // SAFETY: the parameters match axpy's signature and point to live values.
-        ok(unsafe {
-            sys::cuLaunchKernel(
-                func,
-                4,
-                1,
-                1,
-                256,
-                1,
-                1,
-                0,
-                s,
-                params.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        });
-    };
+    let raw_launch = |s: sys::CUstream| raw_axpy(func, s, 1.0001, xp, yp, N);
 
     let (mut ours, mut raw, mut cudarc) = (Vec::new(), Vec::new(), Vec::new());
     for round in 0..ROUNDS {
@@ -219,31 +194,7 @@ fn producer_consumer(
         Event::with_flags(ctx, EventFlags::DISABLE_TIMING)?,
     );
     let (srcp, bufp, outp) = (src.device_ptr(), buf.device_ptr(), out.device_ptr());
-    let launch = |s: sys::CUstream, x: u64, y: u64| {
-        let (a, n) = (0.5f32, N);
-        let mut params = [
-            &a as *const f32 as *mut c_void,
-            &x as *const u64 as *mut c_void,
-            &y as *const u64 as *mut c_void,
-            &n as *const i32 as *mut c_void,
-        ];
-        // SAFETY: the parameters match axpy's signature and point to live values.
-        ok(unsafe {
-            sys::cuLaunchKernel(
-                func,
-                4,
-                1,
-                1,
-                256,
-                1,
-                1,
-                0,
-                s,
-                params.as_mut_ptr(),
-                std::ptr::null_mut(),
-            )
-        });
-    };
+    let launch = |s: sys::CUstream, x: u64, y: u64| raw_axpy(func, s, 0.5, x, y, N);
     let (mut ours, mut raw) = (Vec::new(), Vec::new());
     for round in 0..ROUNDS {
         ctx.synchronize()?;

@@ -37,6 +37,33 @@ fn ok(r: sys::CUresult) {
     assert_eq!(r, sys::CUresult::CUDA_SUCCESS, "a raw driver call failed");
 }
 
+/// `axpy(a, x, y, n)` with `cuLaunchKernel` on `stream`, grid 4, block 256: the raw side of
+/// the launch rows. The context must be current.
+fn raw_axpy(func: sys::CUfunction, stream: sys::CUstream, a: f32, x: u64, y: u64, n: i32) {
+    let mut params = [
+        &a as *const f32 as *mut std::ffi::c_void,
+        &x as *const u64 as *mut std::ffi::c_void,
+        &y as *const u64 as *mut std::ffi::c_void,
+        &n as *const i32 as *mut std::ffi::c_void,
+    ];
+    // SAFETY: the parameters match axpy's signature and point to live values.
+    ok(unsafe {
+        sys::cuLaunchKernel(
+            func,
+            4,
+            1,
+            1,
+            256,
+            1,
+            1,
+            0,
+            stream,
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+    });
+}
+
 /// The fastest of several rounds: the least disturbed by the rest of the machine.
 fn best(times: &[Duration]) -> Duration {
     times.iter().copied().min().unwrap_or_default()

@@ -3,7 +3,6 @@
 //! calling raw `cuLaunchKernel`. Reads never wait for reads, so the shared buffer must cost
 //! nothing once each stream has read it.
 
-use std::ffi::c_void;
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
@@ -12,7 +11,7 @@ use gpu_runtime::driver::StreamFlags;
 use gpu_runtime::{Context, DeviceBuffer, Stream};
 
 use crate::table::Row;
-use crate::{axpy, ok};
+use crate::{axpy, raw_axpy};
 
 /// Launches per thread per round.
 const LAUNCHES: usize = 4_000;
@@ -53,7 +52,14 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
                 at_once(&streams, outs, |s, y| {
                     ctx.bind().unwrap();
                     for _ in 0..LAUNCHES {
-                        raw_launch(func as sys::CUfunction, s.raw(), x.device_ptr(), y.device_ptr());
+                        raw_axpy(
+                            func as sys::CUfunction,
+                            s.raw(),
+                            1.0001,
+                            x.device_ptr(),
+                            y.device_ptr(),
+                            N,
+                        );
                     }
                 })
             };
@@ -123,31 +129,4 @@ fn at_once(
         }
         t.elapsed()
     })
-}
-
-/// `axpy(1.0001, x, y, N)` with `cuLaunchKernel` on `stream`; the context is current.
-fn raw_launch(func: sys::CUfunction, stream: sys::CUstream, x: u64, y: u64) {
-    let (a, n) = (1.0001f32, N);
-    let mut params = [
-        &a as *const f32 as *mut c_void,
-        &x as *const u64 as *mut c_void,
-        &y as *const u64 as *mut c_void,
-        &n as *const i32 as *mut c_void,
-    ];
-    // SAFETY: the parameters match axpy's signature and point to live values.
-    ok(unsafe {
-        sys::cuLaunchKernel(
-            func,
-            4,
-            1,
-            1,
-            256,
-            1,
-            1,
-            0,
-            stream,
-            params.as_mut_ptr(),
-            std::ptr::null_mut(),
-        )
-    });
 }
