@@ -5,11 +5,11 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use crate::compiler::build_dir::make_build_dir;
-use crate::compiler::cache::{self, CacheKey, CacheStatus, Lookup};
+use crate::compiler::cache::{self, CacheStatus, KeyMaterial, Lookup};
 use crate::compiler::includes::wrap_extern_c;
 use crate::compiler::nvcc;
 use crate::compiler::nvrtc::{self, CompiledModule, Target};
-use crate::compiler::plan::{nvrtc_version_key, Arch, Plan, TargetRequest};
+use crate::compiler::plan::{nvrtc_version_material, Arch, Plan, TargetRequest};
 use crate::compiler::source_module::CompileReport;
 use crate::compiler::toolchain;
 use crate::error::{Error, Result};
@@ -40,28 +40,29 @@ impl Plan<'_> {
 
     /// Finds the image in the disk cache, or compiles and stores it.
     pub(crate) fn build(&self) -> Result<CompileReport> {
-        let mut key = self.key;
+        let mut material = std::borrow::Cow::Borrowed(&self.material);
         let mut status = CacheStatus::Disabled;
         if let Some(dir) = &self.cache_dir {
-            let mut found = self.look_up(dir, &key);
+            let mut found = self.look_up(dir, &material);
             if let Err(CacheStatus::Miss | CacheStatus::Replaced) = found {
                 // The key named NVRTC's file as predicted. Compiling loads NVRTC; if the file
                 // loaded is another, the key names the version loaded instead, and another
                 // process may have stored that one.
-                if let Some(by_version) = self.key_by_loaded_version()? {
-                    key = by_version;
-                    found = self.look_up(dir, &key);
+                if let Some(by_version) = self.material_by_loaded_version()? {
+                    material = std::borrow::Cow::Owned(by_version);
+                    found = self.look_up(dir, &material);
                 }
             }
             match found {
                 Ok(module) => {
+                    let key = material.key();
                     return Ok(CompileReport {
                         module,
                         status: CacheStatus::Hit,
                         key,
                         entry: Some(cache::entry_path(dir, &key)),
                         build_dir: None,
-                    })
+                    });
                 }
                 Err(s) => status = s,
             }
@@ -70,12 +71,13 @@ impl Plan<'_> {
         let usable = |s: CacheStatus| !matches!(s, CacheStatus::Unavailable | CacheStatus::Untrusted);
         if let Some(dir) = &self.cache_dir {
             if usable(status) {
-                if let Err(e) = cache::store(dir, &key, &module) {
+                if let Err(e) = cache::store(dir, &material, &module) {
                     cache::warn_unusable(dir, &e);
                     status = CacheStatus::Unavailable;
                 }
             }
         }
+        let key = material.key();
         let entry = self.cache_dir.as_ref().map(|d| cache::entry_path(d, &key));
         Ok(CompileReport {
             module,
@@ -86,9 +88,13 @@ impl Plan<'_> {
         })
     }
 
-    /// The entry for `key` in `dir`, or what the cache does instead: `Miss`, `Replaced` (an
-    /// invalid entry), `Unavailable` or `Untrusted` (each warned about once).
-    fn look_up(&self, dir: &Path, key: &CacheKey) -> std::result::Result<CompiledModule, CacheStatus> {
+    /// The entry for `material` in `dir`, or what the cache does instead: `Miss`, `Replaced`
+    /// (an invalid entry), `Unavailable` or `Untrusted` (each warned about once).
+    fn look_up(
+        &self,
+        dir: &Path,
+        material: &KeyMaterial,
+    ) -> std::result::Result<CompiledModule, CacheStatus> {
         if self.spec.keep {
             // A kept build compiles again, to leave its files; its entry is replaced.
             return match cache::trusted_dir(dir) {
@@ -99,9 +105,9 @@ impl Plan<'_> {
                 }
             };
         }
-        // An entry is trusted on its own (yours, writable by you alone, and naming this key):
+        // An entry is trusted on its own (yours, writable by you alone, and holding this key's material):
         // a hit looks at nothing else. The directory is checked before an entry is written.
-        let missed = match cache::load(dir, key) {
+        let missed = match cache::load(dir, material) {
             Lookup::Found(module) if self.fits(&module) => return Ok(module),
             Lookup::Found(_) | Lookup::Invalid => CacheStatus::Replaced,
             Lookup::Absent => CacheStatus::Miss,
@@ -123,9 +129,9 @@ impl Plan<'_> {
         }
     }
 
-    /// The key by NVRTC's version, when the key names a predicted library file and the one
-    /// loaded (now, if not before) is another.
-    fn key_by_loaded_version(&self) -> Result<Option<CacheKey>> {
+    /// The key's material by NVRTC's version, when the key names a predicted library file and
+    /// the one loaded (now, if not before) is another.
+    fn material_by_loaded_version(&self) -> Result<Option<KeyMaterial>> {
         let Arch::Nvrtc {
             target,
             by_file: true,
@@ -138,7 +144,7 @@ impl Plan<'_> {
             return Ok(None);
         }
         let target = TargetRequest::Given(target.resolve(nvrtc)?);
-        Ok(Some(nvrtc_version_key(nvrtc, target, &self.content)))
+        Ok(Some(nvrtc_version_material(nvrtc, target, &self.content)))
     }
 
     /// An entry must name one symbol per requested kernel; anything else is foreign.

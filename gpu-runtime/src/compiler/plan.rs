@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::compiler::cache::{self, CacheKey, KeyHasher};
+use crate::compiler::cache::{self, CacheKey, KeyMaterial};
 use crate::compiler::includes::included_headers;
 use crate::compiler::nvrtc::Target;
 use crate::compiler::sha256;
@@ -19,9 +19,11 @@ pub(crate) struct Plan<'a> {
     pub(crate) options: Vec<String>,
     pub(crate) arch: Arch,
     pub(crate) cache_dir: Option<PathBuf>,
-    /// The digest of what is compiled (source, name, options, kernels, headers, prelude), the
-    /// part of the key that does not name the compiler.
-    pub(super) content: [u8; 32],
+    /// What is compiled (source, name, options, kernels, headers, prelude): the part of the
+    /// key's material that does not name the compiler.
+    pub(super) content: KeyMaterial,
+    /// The key's material: the compiler and target, then `content`.
+    pub(crate) material: KeyMaterial,
     pub(crate) key: CacheKey,
 }
 
@@ -83,7 +85,7 @@ impl SourceModule {
         for dir in &self.include_dirs {
             options.push(format!("-I{}", dir.display()));
         }
-        let mut content = KeyHasher::new();
+        let mut content = KeyMaterial::default();
         // The text compiled is a function of these three (see `Plan::text`).
         let wrap: &[u8] = if self.no_extern_c {
             b"as written"
@@ -101,8 +103,7 @@ impl SourceModule {
         for (name, contents) in included_headers(&self.source, &self.include_dirs) {
             content.field(name.as_bytes()).field(&contents);
         }
-        let content = content.finish().0;
-        let (arch, key) = match &self.compiler {
+        let (arch, material) = match &self.compiler {
             Compiler::Nvrtc => {
                 let target = match self.code.as_deref().or(self.arch.as_deref()) {
                     Some(a) => TargetRequest::Given(parse_target(a)?),
@@ -110,25 +111,25 @@ impl SourceModule {
                 };
                 match toolchain::predicted_nvrtc() {
                     Some(file) => {
-                        let key = nvrtc_file_key(file, target, &content);
+                        let material = nvrtc_file_material(file, target, &content);
                         (
                             Arch::Nvrtc {
                                 target,
                                 by_file: true,
                             },
-                            key,
+                            material,
                         )
                     }
                     None => {
                         let nvrtc = toolchain::loaded_nvrtc()?;
                         let target = TargetRequest::Given(target.resolve(nvrtc)?);
-                        let key = nvrtc_version_key(nvrtc, target, &content);
+                        let material = nvrtc_version_material(nvrtc, target, &content);
                         (
                             Arch::Nvrtc {
                                 target,
                                 by_file: false,
                             },
-                            key,
+                            material,
                         )
                     }
                 }
@@ -147,17 +148,18 @@ impl SourceModule {
                     }
                 };
                 let code = self.code.clone();
-                let mut h = KeyHasher::new();
+                let mut h = KeyMaterial::new();
                 h.field(b"nvcc").field(path.as_os_str().as_encoded_bytes());
                 h.field(version.as_bytes());
-                h.field(format!("{arch:?} {code:?}").as_bytes()).field(&content);
+                h.field(format!("{arch:?} {code:?}").as_bytes())
+                    .field(content.as_bytes());
                 let arch = Arch::Nvcc {
                     arch,
                     code,
                     path,
                     version,
                 };
-                (arch, h.finish())
+                (arch, h)
             }
         };
         Ok(Plan {
@@ -166,31 +168,34 @@ impl SourceModule {
             arch,
             cache_dir,
             content,
-            key,
+            key: material.key(),
+            material,
         })
     }
 }
 
-/// The prelude's SHA-256, computed by the compiler: hashing its text into every key is most of
-/// the hashing a cache hit does.
+/// The prelude's SHA-256, computed by the compiler: in every key's material in place of its
+/// text, which would be most of it.
 const PRELUDE_DIGEST: [u8; 32] = sha256::soft_digest(crate::compiler::headers::NVRTC_PRELUDE.as_bytes());
 
-/// The key of a compile by the NVRTC library file `file` (its identity: path, size, time).
-pub(super) fn nvrtc_file_key(file: &str, target: TargetRequest, content: &[u8; 32]) -> CacheKey {
-    let mut h = KeyHasher::new();
-    h.field(b"nvrtc file").field(file.as_bytes());
-    h.field(&target.key_bytes()).field(content);
-    h.finish()
+/// The key's material for a compile by the NVRTC library file `file` (its identity: path,
+/// size, time).
+pub(super) fn nvrtc_file_material(file: &[u8], target: TargetRequest, content: &KeyMaterial) -> KeyMaterial {
+    let mut h = KeyMaterial::new();
+    h.field(b"nvrtc file").field(file);
+    h.field(&target.key_bytes()).field(content.as_bytes());
+    h
 }
 
-/// The key of a compile by an NVRTC known only by its version, with its target chosen.
-pub(super) fn nvrtc_version_key(
+/// The key's material for a compile by an NVRTC known only by its version, with its target
+/// chosen.
+pub(super) fn nvrtc_version_material(
     nvrtc: &toolchain::LoadedNvrtc,
     target: TargetRequest,
-    content: &[u8; 32],
-) -> CacheKey {
-    let mut h = KeyHasher::new();
+    content: &KeyMaterial,
+) -> KeyMaterial {
+    let mut h = KeyMaterial::new();
     h.field(b"nvrtc version").field(nvrtc.label().as_bytes());
-    h.field(&target.key_bytes()).field(content);
-    h.finish()
+    h.field(&target.key_bytes()).field(content.as_bytes());
+    h
 }

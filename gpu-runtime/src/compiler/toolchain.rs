@@ -34,16 +34,16 @@ impl LoadedNvrtc {
     }
 }
 
-/// The identity, `path size mtime`, of the NVRTC library file `dlopen` will load, when it lies
-/// on `LD_LIBRARY_PATH` (where `dlopen` looks first); read once per process, as the library
-/// is loaded once per process.
-pub(crate) fn predicted_nvrtc() -> Option<&'static str> {
-    predicted_file().map(|(_, identity)| identity.as_str())
+/// The identity (path, size and modification time, as key bytes) of the NVRTC library file
+/// `dlopen` will load, when it lies on `LD_LIBRARY_PATH` (where `dlopen` looks first); read
+/// once per process, as the library is loaded once per process.
+pub(crate) fn predicted_nvrtc() -> Option<&'static [u8]> {
+    predicted_file().map(|(_, identity)| identity.as_slice())
 }
 
 /// The predicted library file and its identity, looked up once per process.
-fn predicted_file() -> Option<&'static (PathBuf, String)> {
-    static PREDICTED: OnceLock<Option<(PathBuf, String)>> = OnceLock::new();
+fn predicted_file() -> Option<&'static (PathBuf, Vec<u8>)> {
+    static PREDICTED: OnceLock<Option<(PathBuf, Vec<u8>)>> = OnceLock::new();
     PREDICTED.get_or_init(find_nvrtc_file).as_ref()
 }
 
@@ -80,7 +80,7 @@ fn candidate_names() -> Vec<String> {
         .collect()
 }
 
-fn find_nvrtc_file() -> Option<(PathBuf, String)> {
+fn find_nvrtc_file() -> Option<(PathBuf, Vec<u8>)> {
     let dirs = std::env::var_os(if cfg!(windows) { "PATH" } else { "LD_LIBRARY_PATH" })?;
     let find = |name: &str| {
         std::env::split_paths(&dirs)
@@ -95,19 +95,32 @@ fn find_nvrtc_file() -> Option<(PathBuf, String)> {
                     .ok()
                     .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
                     .map_or(0, |d| d.as_nanos());
-                let identity = format!("{} {} {mtime}", path.display(), meta.len());
+                let path_bytes = path.as_os_str().as_encoded_bytes();
+                let mut identity = Vec::with_capacity(path_bytes.len() + 24);
+                identity.extend_from_slice(path_bytes);
+                identity.extend_from_slice(&meta.len().to_le_bytes());
+                identity.extend_from_slice(&mtime.to_le_bytes());
                 Some((path, identity))
             })
     };
-    // cudarc tries the unversioned name first (a toolkit's `lib64` has it): looked for before
-    // the rest of the list is made.
-    find(UNVERSIONED_NAME).or_else(|| {
+    // cudarc tries the unversioned name first (a toolkit's `lib64` has it), then the one of
+    // its CUDA major version (the PyPI wheel's): both are looked for before the rest of the
+    // list is made, which costs more than the search (seventeen names formatted).
+    FIRST_NAMES.iter().find_map(|n| find(n)).or_else(|| {
         candidate_names()
             .iter()
-            .filter(|n| *n != UNVERSIONED_NAME)
+            .filter(|n| !FIRST_NAMES.contains(&n.as_str()))
             .find_map(|n| find(n))
     })
 }
+
+/// The first names of [`candidate_names`], in its order (a test checks it): on Linux the
+/// unversioned name and `libnvrtc.so.13`, the name of cudarc's CUDA major version (its
+/// `cuda-13000` feature); elsewhere the unversioned name.
+#[cfg(target_os = "linux")]
+const FIRST_NAMES: &[&str] = &[UNVERSIONED_NAME, "libnvrtc.so.13"];
+#[cfg(not(target_os = "linux"))]
+const FIRST_NAMES: &[&str] = &[UNVERSIONED_NAME];
 
 /// `libnvrtc.so` (`nvrtc.dll`, `libnvrtc.dylib`): the first name cudarc tries.
 const UNVERSIONED_NAME: &str = if cfg!(windows) {
@@ -195,6 +208,12 @@ mod tests {
     fn the_unversioned_name_is_the_first_cudarc_tries() {
         let all = cudarc::get_lib_name_candidates("nvrtc");
         assert_eq!(all.first(), Some(&UNVERSIONED_NAME.to_string()));
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_names_looked_for_first_are_the_first_two_of_the_list() {
+        assert_eq!(candidate_names()[..FIRST_NAMES.len()], *FIRST_NAMES);
     }
 
     #[cfg(target_os = "linux")]

@@ -1,14 +1,15 @@
-//! The bytes of an entry: a magic number, the key it was stored under, the payload's length and
-//! XXH3-128 checksum, then the payload (target, lowered kernel names, compiler log, image).
+//! The bytes of an entry: a magic number, the lengths of the key's material and of the payload,
+//! the payload's XXH3-128 checksum, the material the entry was stored under, then the payload
+//! (target, lowered kernel names, compiler log, image).
 
-use crate::compiler::cache::key::CacheKey;
+use crate::compiler::cache::key::KeyMaterial;
 use crate::compiler::nvrtc::{CompiledModule, Target};
 
-const MAGIC: &[u8; 8] = b"GPURTC\x03\n";
-/// Magic, the key the entry was stored under, the payload's length and checksum.
-pub(super) const HEADER: usize = 8 + 32 + 8 + 16;
+const MAGIC: &[u8; 8] = b"GPURTC\x04\n";
+/// Magic, the material's length, the payload's length and checksum.
+pub(super) const HEADER: usize = 8 + 8 + 8 + 16;
 
-pub(super) fn encode(m: &CompiledModule, key: &CacheKey) -> Vec<u8> {
+pub(super) fn encode(m: &CompiledModule, material: &KeyMaterial) -> Vec<u8> {
     let mut p = Vec::with_capacity(m.image.len() + 256);
     let (tag, major, minor) = match m.target {
         Target::Cubin { major, minor } => (0u8, major, minor),
@@ -23,11 +24,13 @@ pub(super) fn encode(m: &CompiledModule, key: &CacheKey) -> Vec<u8> {
     }
     put_bytes(&mut p, m.log.as_bytes());
     put_bytes(&mut p, &m.image);
-    let mut out = Vec::with_capacity(HEADER + p.len());
+    let material = material.as_bytes();
+    let mut out = Vec::with_capacity(HEADER + material.len() + p.len());
     out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&key.0);
+    out.extend_from_slice(&(material.len() as u64).to_le_bytes());
     out.extend_from_slice(&(p.len() as u64).to_le_bytes());
     out.extend_from_slice(&checksum(&p));
+    out.extend_from_slice(material);
     out.extend_from_slice(&p);
     out
 }
@@ -41,16 +44,22 @@ fn checksum(payload: &[u8]) -> [u8; 16] {
     xxhash_rust::xxh3::xxh3_128(payload).to_le_bytes()
 }
 
-/// Verifies (magic, key, length, checksum) and parses the entry stored under `key`; `None`
-/// for anything malformed, and for an entry stored under another key (renamed or copied
-/// into place, by accident or by someone who may write the directory).
-pub(super) fn decode(bytes: &[u8], key: &CacheKey) -> Option<CompiledModule> {
-    if bytes.len() < HEADER || &bytes[..8] != MAGIC || bytes[8..40] != key.0 {
+/// Verifies (magic, material, lengths, checksum) and parses the entry stored under
+/// `material`; `None` for anything malformed, and for an entry stored under other material
+/// (renamed or copied into place, by accident or by someone who may write the directory, or
+/// another compile whose key has the same name).
+pub(super) fn decode(bytes: &[u8], material: &KeyMaterial) -> Option<CompiledModule> {
+    let material = material.as_bytes();
+    if bytes.len() < HEADER || &bytes[..8] != MAGIC {
         return None;
     }
-    let len = u64::from_le_bytes(bytes[40..48].try_into().ok()?);
-    let payload = &bytes[HEADER..];
-    if payload.len() as u64 != len || checksum(payload)[..] != bytes[48..HEADER] {
+    let material_len = u64::from_le_bytes(bytes[8..16].try_into().ok()?);
+    let len = u64::from_le_bytes(bytes[16..24].try_into().ok()?);
+    if material_len != material.len() as u64 {
+        return None;
+    }
+    let (stored, payload) = bytes[HEADER..].split_at_checked(material.len())?;
+    if stored != material || payload.len() as u64 != len || checksum(payload)[..] != bytes[24..HEADER] {
         return None;
     }
     let mut r = Reader(payload);

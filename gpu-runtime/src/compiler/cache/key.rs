@@ -1,16 +1,27 @@
-//! Cache keys: the SHA-256 of everything that determines a compiled image, hashed field by
-//! field.
+//! Cache keys: everything that determines a compiled image, written out as length-prefixed
+//! fields (the key's *material*), and the 128-bit XXH3 of that material as the entry's name.
+//!
+//! The material is stored in the entry and a hit compares it byte for byte, so the name only
+//! has to spread entries over files: two materials with one name (by accident, or made so on
+//! purpose, which XXH3 does not resist) are a miss, never one module's image served for another.
+//! That is why the name need not be a cryptographic digest: hashing a key's kilobyte with
+//! SHA-256 in software cost a hit in a new process more than reading its entry.
 
-use crate::compiler::sha256::Sha256;
-
-/// A cache key: the SHA-256 of everything that determines a compiled image.
+/// A cache key: the 128-bit XXH3 of everything that determines a compiled image (the entry's
+/// file name). An entry also holds what was hashed, and is used only when that matches.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct CacheKey(pub(crate) [u8; 32]);
+pub struct CacheKey(pub(crate) [u8; 16]);
 
 impl CacheKey {
-    /// The key as 64 lowercase hex digits (the entry's file name without extension).
+    /// The key as 32 lowercase hex digits (the entry's file name without extension).
     pub fn to_hex(&self) -> String {
-        hex(&self.0)
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut s = String::with_capacity(self.0.len() * 2);
+        for b in self.0 {
+            s.push(DIGITS[(b >> 4) as usize] as char);
+            s.push(DIGITS[(b & 15) as usize] as char);
+        }
+        s
     }
 }
 
@@ -20,31 +31,25 @@ impl std::fmt::Debug for CacheKey {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.push(DIGITS[(b >> 4) as usize] as char);
-        s.push(DIGITS[(b & 15) as usize] as char);
-    }
-    s
-}
+/// What a key is made of: length-prefixed fields, so that no two field lists give the same
+/// bytes by concatenation (`["ab", "c"]` vs `["a", "bc"]`). `default()` is empty: a part of
+/// a key's material, put into one as a field.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub(crate) struct KeyMaterial(Vec<u8>);
 
-/// Feeds length-prefixed fields to SHA-256, so that no two field lists hash alike by
-/// concatenation (`["ab", "c"]` vs `["a", "bc"]`).
-pub(crate) struct KeyHasher(Sha256);
-
-impl KeyHasher {
-    pub(crate) fn new() -> KeyHasher {
-        let mut h = KeyHasher(Sha256::new());
-        h.field(b"gpu-runtime compile cache v2");
-        h.field(env!("CARGO_PKG_VERSION").as_bytes());
-        h
+impl KeyMaterial {
+    /// Material that starts with the format's and this crate's version, so that neither an
+    /// older layout nor another version's compile ever matches.
+    pub(crate) fn new() -> KeyMaterial {
+        let mut m = KeyMaterial(Vec::with_capacity(1024));
+        m.field(b"gpu-runtime compile cache v3");
+        m.field(env!("CARGO_PKG_VERSION").as_bytes());
+        m
     }
 
     pub(crate) fn field(&mut self, bytes: &[u8]) -> &mut Self {
-        self.0.update(&(bytes.len() as u64).to_le_bytes());
-        self.0.update(bytes);
+        self.0.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+        self.0.extend_from_slice(bytes);
         self
     }
 
@@ -56,7 +61,30 @@ impl KeyHasher {
         self
     }
 
-    pub(crate) fn finish(self) -> CacheKey {
-        CacheKey(self.0.finish())
+    /// The material, as stored in an entry.
+    pub(crate) fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+
+    /// The key this material is stored under.
+    pub(crate) fn key(&self) -> CacheKey {
+        CacheKey(xxhash_rust::xxh3::xxh3_128(&self.0).to_le_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_length_prefixed() {
+        let mut a = KeyMaterial::new();
+        a.list(&["ab", "c"]);
+        let mut b = KeyMaterial::new();
+        b.list(&["a", "bc"]);
+        assert_ne!(a.as_bytes(), b.as_bytes());
+        assert_ne!(a.key(), b.key());
+        assert_eq!(a.key().to_hex().len(), 32);
+        assert_eq!(a.clone().key(), a.key(), "a key is a function of its material");
     }
 }

@@ -1,17 +1,19 @@
 //! The on-disk compile cache: compiled images keyed by everything that determines them.
 //!
-//! Each entry is one file, `<dir>/<key>.entry`, where `<key>` is the hex SHA-256 of the source,
-//! its name, every compiler option, the kernel name expressions, the target architecture (or
-//! the device's compute capability, when the target is chosen for it), the compiler (NVRTC's
-//! library file, or its version when the file cannot be predicted; nvcc's path and version),
-//! the contents of the headers included from `include_dirs` (directly or by other such
-//! headers), and this crate's version. A file holds a magic number, the key it was stored
-//! under, the payload's length and its 128-bit XXH3 checksum, then the payload (target,
-//! lowered kernel names, compiler log, image); an entry that fails any of these checks is
-//! treated as absent, recompiled and replaced. (The checksum guards against damage; what
-//! guards against other users' entries is the ownership check below. XXH3 runs at memory
-//! speed without asking the CPU what it supports, which costs a virtual machine more than
-//! reading the entry.)
+//! Each entry is one file, `<dir>/<key>.entry`. The key's *material* is everything that
+//! determines the image: the source, its name, every compiler option, the kernel name
+//! expressions, the target architecture (or the device's compute capability, when the target
+//! is chosen for it), the compiler (NVRTC's library file, or its version when the file cannot
+//! be predicted; nvcc's path and version), the contents of the headers included from
+//! `include_dirs` (directly or by other such headers), and this crate's version; `<key>` is
+//! the hex 128-bit XXH3 of it. A file holds a magic number, the lengths and the payload's
+//! 128-bit XXH3 checksum, the material it was stored under, then the payload (target, lowered
+//! kernel names, compiler log, image). A hit compares the stored material with its own byte
+//! for byte, so an entry is used only for exactly the compile that made it, whatever the
+//! file is called; one that fails any check is treated as absent, recompiled and replaced.
+//! (The checksum guards against damage; what guards against other users' entries is the
+//! ownership check below. XXH3 runs at memory speed without asking the CPU what it supports,
+//! which costs a virtual machine more than reading the entry.)
 //!
 //! Entries are written to a temporary file in the same directory and renamed into place, so
 //! processes racing on one key each see either no entry or a complete one. A directory that
@@ -20,7 +22,7 @@
 //!
 //! A cached cubin is machine code this process loads and runs, so the cache trusts only what
 //! no other user could have written, as `ssh` does for its keys. An entry is loaded only if
-//! it is yours, writable by you alone, and names the key it is looked up by: whoever else
+//! it is yours, writable by you alone, and holds the material it is looked up by: whoever else
 //! may write the directory can then delete or rename your entries, which costs a compile,
 //! but not make one of them stand in for another or plant their own. Before an entry is
 //! written, the directory must be yours and writable by you alone, and each directory above
@@ -49,7 +51,7 @@ use crate::compiler::nvrtc::CompiledModule;
 
 use entry::{decode, encode};
 pub use key::CacheKey;
-pub(crate) use key::KeyHasher;
+pub(crate) use key::KeyMaterial;
 pub(crate) use trust::trusted_dir;
 use trust::trusted_file;
 
@@ -129,8 +131,9 @@ pub(crate) enum Lookup {
     Untrusted(String),
 }
 
-pub(crate) fn load(dir: &Path, key: &CacheKey) -> Lookup {
-    let path = entry_path(dir, key);
+/// The entry stored under `material`, if one is there, whole, and trusted.
+pub(crate) fn load(dir: &Path, material: &KeyMaterial) -> Lookup {
+    let path = entry_path(dir, &material.key());
     let mut file = match fs::File::open(&path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Lookup::Absent,
@@ -145,7 +148,7 @@ pub(crate) fn load(dir: &Path, key: &CacheKey) -> Lookup {
         return Lookup::Untrusted(why);
     }
     match read_all(&mut file, &meta) {
-        Ok(bytes) => match decode(&bytes, key) {
+        Ok(bytes) => match decode(&bytes, material) {
             Some(m) => Lookup::Found(m),
             None => Lookup::Invalid,
         },
@@ -167,8 +170,8 @@ fn read_all(file: &mut fs::File, meta: &fs::Metadata) -> io::Result<Vec<u8>> {
 }
 
 /// Writes an entry atomically: a unique temporary file in `dir`, then a rename over the entry.
-pub(crate) fn store(dir: &Path, key: &CacheKey, module: &CompiledModule) -> io::Result<()> {
-    write_atomic(dir, &entry_path(dir, key), &encode(module, key))
+pub(crate) fn store(dir: &Path, material: &KeyMaterial, module: &CompiledModule) -> io::Result<()> {
+    write_atomic(dir, &entry_path(dir, &material.key()), &encode(module, material))
 }
 
 pub(crate) fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -248,21 +251,42 @@ mod tests {
         }
     }
 
+    fn material(text: &str) -> KeyMaterial {
+        let mut m = KeyMaterial::new();
+        m.field(text.as_bytes());
+        m
+    }
+
     #[test]
     fn entries_round_trip_and_every_damage_is_detected() {
         let m = sample();
-        let key = CacheKey([7; 32]);
+        let key = material("seven");
         let bytes = encode(&m, &key);
         assert_eq!(decode(&bytes, &key), Some(m));
         assert_eq!(
-            decode(&bytes, &CacheKey([8; 32])),
+            decode(&bytes, &material("eight")),
             None,
-            "stored under another key"
+            "stored under other material"
         );
-        for cut in [0, 7, 39, HEADER - 1, HEADER, bytes.len() - 1] {
+        assert_eq!(
+            decode(&bytes, &material("sevens")),
+            None,
+            "stored under material of another length"
+        );
+        let stored = key.as_bytes().len();
+        for cut in [0, 7, 23, HEADER - 1, HEADER, HEADER + stored, bytes.len() - 1] {
             assert_eq!(decode(&bytes[..cut], &key), None, "truncated to {cut}");
         }
-        for i in [0, 9, 20, 41, 50, HEADER + 3, bytes.len() - 1] {
+        for i in [
+            0,
+            9,
+            17,
+            30,
+            HEADER,
+            HEADER + stored - 1,
+            HEADER + stored + 3,
+            bytes.len() - 1,
+        ] {
             let mut bad = bytes.clone();
             bad[i] ^= 0x40;
             assert_eq!(decode(&bad, &key), None, "byte {i} flipped");
@@ -270,21 +294,5 @@ mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert_eq!(decode(&longer, &key), None);
-    }
-
-    #[test]
-    fn fields_are_length_prefixed() {
-        let a = {
-            let mut h = KeyHasher::new();
-            h.list(&["ab", "c"]);
-            h.finish()
-        };
-        let b = {
-            let mut h = KeyHasher::new();
-            h.list(&["a", "bc"]);
-            h.finish()
-        };
-        assert_ne!(a, b);
-        assert_eq!(a.to_hex().len(), 64);
     }
 }

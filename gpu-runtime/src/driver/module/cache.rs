@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use cudarc::driver::sys::CUresult;
 
-use crate::compiler::cache::CacheKey;
+use crate::compiler::cache::{CacheKey, KeyMaterial};
 use crate::compiler::plan::Plan;
 use crate::compiler::source::ModuleSource;
 use crate::compiler::source_module::SourceModule;
@@ -26,10 +26,11 @@ pub(crate) struct ModuleCache(Mutex<Modules>);
 #[derive(Default)]
 pub(crate) struct Modules {
     by_addr: HashMap<usize, Arc<LoadedModule>, BuildHasherDefault<KeyHasher>>,
-    by_key: HashMap<CacheKey, Arc<LoadedModule>, BuildHasherDefault<KeyHasher>>,
+    /// With the key's material, which a lookup compares: a key is a name, not a proof.
+    by_key: HashMap<CacheKey, (KeyMaterial, Arc<LoadedModule>), BuildHasherDefault<KeyHasher>>,
 }
 
-/// Hashes the maps' keys, which are already well spread (SHA-256 digests; addresses of
+/// Hashes the maps' keys, which are already well spread (XXH3 digests; addresses of
 /// statics, mixed by one multiply) and chosen by the program, not by an adversary. std's
 /// default hasher would ask the system for random seeds on a thread's first map: a system
 /// call on the path of a disk-cache hit in a new process.
@@ -178,7 +179,11 @@ impl Context {
     }
 
     fn load_plan(&self, modules: &mut Modules, plan: &Plan<'_>) -> Result<Arc<LoadedModule>> {
-        if let Some(m) = modules.by_key.get(&plan.key) {
+        if let Some((_, m)) = modules
+            .by_key
+            .get(&plan.key)
+            .filter(|(material, _)| *material == plan.material)
+        {
             return Ok(m.clone());
         }
         let report = plan.build()?;
@@ -206,7 +211,9 @@ impl Context {
         )?;
         loaded.source = Some(Arc::from(plan.declarations()));
         let module = Arc::new(loaded);
-        modules.by_key.insert(plan.key, module.clone());
+        modules
+            .by_key
+            .insert(plan.key, (plan.material.clone(), module.clone()));
         Ok(module)
     }
 
