@@ -23,7 +23,8 @@ fn source(nonce: u64) -> String {
 
 const HIT_NONCE: u64 = 7;
 /// Set in a child process: `ours:DIR`, `key:ARCH:DIR` (the compile side of a hit only: key
-/// and entry, no context), `raw:CUBIN_FILE` or `read:CUBIN_FILE` (the file read only).
+/// and entry, no context), `steps:ARCH:DIR` (the same, step by step), `raw:CUBIN_FILE` or
+/// `read:CUBIN_FILE` (the file read only).
 pub const CHILD_ENV: &str = "GPU_BENCH_REPORT_CHILD";
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -57,6 +58,13 @@ pub fn child(mode: &str) -> Result<(), Box<dyn std::error::Error>> {
             return Err("the child missed the cache".into());
         }
         println!("us={us}");
+    } else if let Some((arch, dir)) = mode.strip_prefix("steps:").and_then(|m| m.split_once(':')) {
+        let module = SourceModule::new(source(HIT_NONCE)).arch(arch);
+        let steps = gpu_runtime::__testing::hit_steps(&module, std::path::Path::new(dir))?;
+        if !steps.hit {
+            return Err("the child missed the cache".into());
+        }
+        println!("us={},{},{}", steps.identity_us, steps.key_us, steps.entry_us);
     } else if let Some(file) = mode.strip_prefix("read:") {
         let t = Instant::now();
         let image = std::hint::black_box(std::fs::read(file)?);
@@ -82,6 +90,11 @@ pub fn child(mode: &str) -> Result<(), Box<dyn std::error::Error>> {
 }
 
 fn run_child(mode: String) -> Result<f64, Box<dyn std::error::Error>> {
+    Ok(run_child_figures(mode)?[0])
+}
+
+/// The figures a child printed (`us=a,b,...`).
+fn run_child_figures(mode: String) -> Result<Vec<f64>, Box<dyn std::error::Error>> {
     let out = Command::new(std::env::current_exe()?)
         .env(CHILD_ENV, mode)
         .output()?;
@@ -89,11 +102,11 @@ fn run_child(mode: String) -> Result<f64, Box<dyn std::error::Error>> {
     if !out.status.success() {
         return Err(format!("child failed: {text}{}", String::from_utf8_lossy(&out.stderr)).into());
     }
-    Ok(text
-        .trim()
-        .strip_prefix("us=")
-        .ok_or("child printed no time")?
-        .parse()?)
+    let figures = text.trim().strip_prefix("us=").ok_or("child printed no time")?;
+    Ok(figures
+        .split(',')
+        .map(str::parse)
+        .collect::<Result<Vec<f64>, _>>()?)
 }
 
 pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
@@ -165,12 +178,19 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         .compile()?;
     let (mut ours_hit, mut raw_hit) = (Vec::new(), Vec::new());
     let (mut ours_key, mut raw_read) = (Vec::new(), Vec::new());
-    for _ in 0..7 {
+    let mut steps: [Vec<f64>; 3] = Default::default();
+    for _ in 0..9 {
         ours_hit.push(run_child(format!("ours:{}", dir.display()))?);
         raw_hit.push(run_child(format!("raw:{}", file.display()))?);
         ours_key.push(run_child(format!("key:{arch}:{}", dir.display()))?);
         raw_read.push(run_child(format!("read:{}", file.display()))?);
+        let step = run_child_figures(format!("steps:{arch}:{}", dir.display()))?;
+        for (all, one) in steps.iter_mut().zip(step) {
+            all.push(one);
+        }
     }
+    let hit_rounds: Vec<f64> = ours_hit.iter().zip(&raw_hit).map(|(o, r)| o / r).collect();
+    let read = median(raw_read.clone());
 
     // In process: preparing an already prepared kernel vs looking a function up by name.
     axpy::prepare(ctx)?;
@@ -217,13 +237,43 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             unit: "us",
             higher_is_better: false,
             target: "<= 1.3x",
-            rounds: Vec::new(),
+            rounds: hit_rounds,
         },
         Row {
             figure: "  of which key + entry read (new process, no GPU)",
             raw: "read the cubin file",
             ours: median(ours_key),
             theirs: median(raw_read),
+            unit: "us",
+            higher_is_better: false,
+            target: "",
+            rounds: Vec::new(),
+        },
+        Row {
+            figure: "    step: naming NVRTC's library file",
+            raw: "read the cubin file",
+            ours: median(steps[0].clone()),
+            theirs: read,
+            unit: "us",
+            higher_is_better: false,
+            target: "",
+            rounds: Vec::new(),
+        },
+        Row {
+            figure: "    step: the key's material and hash",
+            raw: "read the cubin file",
+            ours: median(steps[1].clone()),
+            theirs: read,
+            unit: "us",
+            higher_is_better: false,
+            target: "",
+            rounds: Vec::new(),
+        },
+        Row {
+            figure: "    step: the entry's read and checks",
+            raw: "read the cubin file",
+            ours: median(steps[2].clone()),
+            theirs: read,
             unit: "us",
             higher_is_better: false,
             target: "",

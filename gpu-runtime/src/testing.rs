@@ -1,6 +1,7 @@
 //! What the suite's own tests and benches reach into, and nothing else: hidden from the
 //! documentation, no part of the API, and kept apart from `__private_v0_1` (the macro's interface).
 
+pub use crate::compiler::hit_timing::{hit_steps, HitSteps};
 pub use crate::gpuarray::kernel_cache::compile_check;
 pub use crate::gpuarray::random::philox4x32_10;
 pub use crate::gpuarray::scan::{PER_THREAD as SCAN_PER_THREAD, TILE as SCAN_TILE};

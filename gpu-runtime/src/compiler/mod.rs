@@ -7,6 +7,7 @@ pub mod cache;
 mod cached_compile;
 pub(crate) mod embedded;
 pub(crate) mod headers;
+pub(crate) mod hit_timing;
 mod includes;
 pub mod layout;
 pub(crate) mod link;
