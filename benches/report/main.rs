@@ -4,7 +4,8 @@
 //! `cargo bench --bench report` on a machine with an NVIDIA GPU (a few minutes; with
 //! `--features cublas`, also cuBLAS through cudarc on our buffers against cudarc's own slices). The JSON goes
 //! to `$GPU_BENCH_JSON`, else `$OUT/bench-report.json` when `OUT` is set, else
-//! `target/bench-report.json`.
+//! `target/bench-report.json`. `GPU_BENCH_ONLY=threads,compile` (section names: launch, threads,
+//! compile, memory, graph, gpuarray, cublas) runs only those sections.
 
 mod compile;
 #[cfg(feature = "cublas")]
@@ -85,14 +86,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ctx.device().name()?,
         gpu_runtime::driver::driver_version()?
     );
-    let mut rows = launch::rows(&ctx)?;
-    rows.extend(threads::rows(&ctx)?);
-    rows.extend(compile::rows(&ctx)?);
-    rows.extend(memory::rows(&ctx)?);
-    rows.extend(graph::rows(&ctx)?);
-    rows.extend(gpuarray::rows(&ctx)?);
-    #[cfg(feature = "cublas")]
-    rows.extend(cublas::rows(&ctx)?);
+    // GPU_BENCH_ONLY=threads,compile runs those sections only (a shorter run for one figure).
+    let only = std::env::var("GPU_BENCH_ONLY").ok();
+    let wanted = |section: &str| only.as_deref().is_none_or(|o| o.split(',').any(|s| s == section));
+    let mut rows = Vec::new();
+    type Section = fn(&Context) -> Result<Vec<table::Row>, Box<dyn std::error::Error>>;
+    let sections: &[(&str, Section)] = &[
+        ("launch", launch::rows),
+        ("threads", threads::rows),
+        ("compile", compile::rows),
+        ("memory", memory::rows),
+        ("graph", graph::rows),
+        ("gpuarray", gpuarray::rows),
+        #[cfg(feature = "cublas")]
+        ("cublas", cublas::rows),
+    ];
+    for (name, section) in sections {
+        if wanted(name) {
+            rows.extend(section(&ctx)?);
+        }
+    }
     print!("{}", table::render(&device, &rows));
     let path = std::env::var_os("GPU_BENCH_JSON")
         .map(std::path::PathBuf::from)
