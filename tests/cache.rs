@@ -191,6 +191,63 @@ fn a_hit_loads_no_nvrtc_unless_its_file_was_mispredicted() {
     assert_eq!(field(&again, "bytes"), field(&first, "bytes"));
 }
 
+/// A hit does not search `LD_LIBRARY_PATH` for NVRTC: its key names the search path, and the
+/// entry names the library file the search found when it was stored, which the hit checks is
+/// still there unchanged (one `stat`). An NVRTC replaced in place (here a link to the library
+/// becomes a copy of it: another size or time) makes the entry's next lookup a compile that
+/// replaces it, under the same key.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_hit_checks_that_the_nvrtc_file_it_was_made_by_is_unchanged() {
+    let usual = std::env::var("LD_LIBRARY_PATH").unwrap_or_default();
+    let Some(real) = std::env::split_paths(&usual)
+        .flat_map(|d| ["libnvrtc.so", "libnvrtc.so.13"].map(|n| d.join(n)))
+        .find(|p| p.exists())
+    else {
+        panic!("NVRTC is not on LD_LIBRARY_PATH ({usual}): source scripts/nvrtc-env.sh");
+    };
+    let dir = temp_dir("identity");
+    let lib = dir.join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    // The first name cudarc tries, so that the search and the loader both take it first.
+    let ours = lib.join("libnvrtc.so");
+    std::os::unix::fs::symlink(&real, &ours).unwrap();
+    let cache = dir.join("cache");
+    // `lib` first: the search finds the link, and the loader loads it (and finds NVRTC's
+    // builtins library where it usually does).
+    let lib_path = format!("{}:{usual}", lib.display());
+    let run = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cache_worker"));
+        c.arg(&cache)
+            .env("LD_LIBRARY_PATH", &lib_path)
+            .env_remove("GPU_RUNTIME_DISABLE_CACHE")
+            .env_remove("GPU_RUNTIME_DEFAULT_NVRTC_FLAGS");
+        worker_output(c)
+    };
+    let first = run();
+    assert_eq!(field(&first, "status"), "Miss", "{first}");
+    let hit = run();
+    assert_eq!(field(&hit, "status"), "Hit", "{hit}");
+    assert_eq!(field(&hit, "nvrtc_loaded"), "false", "{hit}");
+
+    // The library replaced: a copy has the bytes but not the time of the file it copies.
+    std::fs::remove_file(&ours).unwrap();
+    std::fs::copy(&real, &ours).unwrap();
+    let replaced = run();
+    assert_eq!(field(&replaced, "status"), "Replaced", "{replaced}");
+    assert_eq!(
+        field(&replaced, "key"),
+        field(&first, "key"),
+        "the key names the search, not the file"
+    );
+    assert_eq!(field(&replaced, "nvrtc_loaded"), "true", "{replaced}");
+    let again = run();
+    assert_eq!(field(&again, "status"), "Hit", "{again}");
+    assert_eq!(field(&again, "nvrtc_loaded"), "false", "{again}");
+    assert_eq!(field(&again, "bytes"), field(&first, "bytes"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 fn worker_output(mut c: Command) -> String {
     let out = c.output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -41,16 +41,20 @@ impl Plan<'_> {
     /// Finds the image in the disk cache, or compiles and stores it.
     pub(crate) fn build(&self) -> Result<CompileReport> {
         let mut material = std::borrow::Cow::Borrowed(&self.material);
+        // Whether the key names the loader's search rather than the compiler: its entry then
+        // names the NVRTC file the search found, checked at a hit and written at a store.
+        let mut by_search = self.by_search();
         let mut status = CacheStatus::Disabled;
         if let Some(dir) = &self.cache_dir {
-            let mut found = self.look_up(dir, &material);
+            let mut found = self.look_up(dir, &material, by_search);
             if let Err(CacheStatus::Miss | CacheStatus::Replaced) = found {
-                // The key named NVRTC's file as predicted. Compiling loads NVRTC; if the file
-                // loaded is another, the key names the version loaded instead, and another
-                // process may have stored that one.
+                // Compiling loads NVRTC; if the file loaded is not the one the search finds
+                // (or the search finds none), the key names the version loaded instead, and
+                // another process may have stored that one.
                 if let Some(by_version) = self.material_by_loaded_version()? {
                     material = std::borrow::Cow::Owned(by_version);
-                    found = self.look_up(dir, &material);
+                    by_search = false;
+                    found = self.look_up(dir, &material, false);
                 }
             }
             match found {
@@ -71,7 +75,12 @@ impl Plan<'_> {
         let usable = |s: CacheStatus| !matches!(s, CacheStatus::Unavailable | CacheStatus::Untrusted);
         if let Some(dir) = &self.cache_dir {
             if usable(status) {
-                if let Err(e) = cache::store(dir, &material, &module) {
+                // Searched now, on a miss: NVRTC was loaded and is the file found.
+                let compiler = match toolchain::predicted_nvrtc() {
+                    Some(file) if by_search => file.to_bytes(),
+                    _ => Vec::new(),
+                };
+                if let Err(e) = cache::store(dir, &material, &module, &compiler) {
                     cache::warn_unusable(dir, &e);
                     status = CacheStatus::Unavailable;
                 }
@@ -89,11 +98,13 @@ impl Plan<'_> {
     }
 
     /// The entry for `material` in `dir`, or what the cache does instead: `Miss`, `Replaced`
-    /// (an invalid entry), `Unavailable` or `Untrusted` (each warned about once).
+    /// (an invalid entry, or one `by_search` whose NVRTC file is no longer the same),
+    /// `Unavailable` or `Untrusted` (each warned about once).
     fn look_up(
         &self,
         dir: &Path,
         material: &KeyMaterial,
+        by_search: bool,
     ) -> std::result::Result<CompiledModule, CacheStatus> {
         if self.spec.keep {
             // A kept build compiles again, to leave its files; its entry is replaced.
@@ -108,8 +119,12 @@ impl Plan<'_> {
         // An entry is trusted on its own (yours, writable by you alone, and holding this key's material):
         // a hit looks at nothing else. The directory is checked before an entry is written.
         let missed = match cache::load(dir, material) {
-            Lookup::Found(module) if self.fits(&module) => return Ok(module),
-            Lookup::Found(_) | Lookup::Invalid => CacheStatus::Replaced,
+            Lookup::Found(module, compiler)
+                if self.fits(&module) && (!by_search || compiler_is_current(&compiler)) =>
+            {
+                return Ok(module)
+            }
+            Lookup::Found(..) | Lookup::Invalid => CacheStatus::Replaced,
             Lookup::Absent => CacheStatus::Miss,
             Lookup::Unreadable(e) => {
                 cache::warn_unusable(dir, &e);
@@ -129,12 +144,17 @@ impl Plan<'_> {
         }
     }
 
-    /// The key's material by NVRTC's version, when the key names a predicted library file and
-    /// the one loaded (now, if not before) is another.
+    /// Whether the key names the loader's search path rather than the compiler.
+    fn by_search(&self) -> bool {
+        matches!(self.arch, Arch::Nvrtc { by_search: true, .. })
+    }
+
+    /// The key's material by NVRTC's version, when the key names the loader's search and the
+    /// file loaded (now, if not before) is not the one the search finds.
     fn material_by_loaded_version(&self) -> Result<Option<KeyMaterial>> {
         let Arch::Nvrtc {
             target,
-            by_file: true,
+            by_search: true,
         } = self.arch
         else {
             return Ok(None);
@@ -244,4 +264,10 @@ impl Plan<'_> {
         eprintln!("gpu-runtime: build directory kept in {}", dir.display());
         Ok(dir)
     }
+}
+
+/// Whether an entry's stored NVRTC file is still there, unchanged: one `stat`. A hit of a key
+/// that names the loader's search rather than the compiler is a hit only then.
+pub(crate) fn compiler_is_current(stored: &[u8]) -> bool {
+    toolchain::LibraryIdentity::from_bytes(stored).is_some_and(|file| file.is_current())
 }

@@ -33,9 +33,9 @@ pub(crate) struct Plan<'a> {
 pub(crate) enum Arch {
     Nvrtc {
         target: TargetRequest,
-        /// The key names NVRTC's library file, predicted without loading it (see
-        /// [`toolchain`]), rather than its version.
-        by_file: bool,
+        /// The key names the loader's search path (`LD_LIBRARY_PATH`) rather than NVRTC's
+        /// version, and an entry names the library file the search found (see [`toolchain`]).
+        by_search: bool,
     },
     Nvcc {
         arch: String,
@@ -109,13 +109,13 @@ impl SourceModule {
                     Some(a) => TargetRequest::Given(parse_target(a)?),
                     None => TargetRequest::Device(cc.ok_or_else(no_arch)?),
                 };
-                match toolchain::predicted_nvrtc() {
-                    Some(file) => {
-                        let material = nvrtc_file_material(file, target, &content);
+                match toolchain::library_path() {
+                    Some(path) => {
+                        let material = nvrtc_search_material(&path, target, &content);
                         (
                             Arch::Nvrtc {
                                 target,
-                                by_file: true,
+                                by_search: true,
                             },
                             material,
                         )
@@ -127,7 +127,7 @@ impl SourceModule {
                         (
                             Arch::Nvrtc {
                                 target,
-                                by_file: false,
+                                by_search: false,
                             },
                             material,
                         )
@@ -178,11 +178,16 @@ impl SourceModule {
 /// text, which would be most of it.
 const PRELUDE_DIGEST: [u8; 32] = sha256::soft_digest(crate::compiler::headers::NVRTC_PRELUDE.as_bytes());
 
-/// The key's material for a compile by the NVRTC library file `file` (its identity: path,
-/// size, time).
-pub(super) fn nvrtc_file_material(file: &[u8], target: TargetRequest, content: &KeyMaterial) -> KeyMaterial {
+/// The key's material for a compile by the NVRTC library that the loader's search along
+/// `path` finds: the entry stores which file that was, and a hit checks it is still there
+/// unchanged ([`toolchain::LibraryIdentity`]).
+pub(super) fn nvrtc_search_material(
+    path: &std::ffi::OsStr,
+    target: TargetRequest,
+    content: &KeyMaterial,
+) -> KeyMaterial {
     let mut h = KeyMaterial::new();
-    h.field(b"nvrtc file").field(file);
+    h.field(b"nvrtc found along").field(path.as_encoded_bytes());
     h.field(&target.key_bytes()).field(content.as_bytes());
     h
 }

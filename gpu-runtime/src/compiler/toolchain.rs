@@ -1,10 +1,13 @@
 //! Naming the compiler in cache keys: the file it comes from, or its version.
 //!
-//! Loading NVRTC costs about 10 ms (it is a 100 MB library), twenty times the budget of a
-//! cache hit. So the library is identified without loading it: the file that `dlopen` will pick
-//! (the first of cudarc's candidate names found on `LD_LIBRARY_PATH`), with its size and
-//! modification time. A replaced or upgraded library has another identity, so its entries are
-//! new ones, and a cache hit costs a few `stat`s of library directories, not a load.
+//! Loading NVRTC costs about 10 ms (it is a 100 MB library), a hundred times a cache hit. So
+//! the library is identified without loading it: the file that `dlopen` will pick (the first
+//! of cudarc's candidate names found on `LD_LIBRARY_PATH`), with its size and modification
+//! time ([`LibraryIdentity`]). The search costs a `stat` per name and directory tried, more
+//! than the rest of a hit in a new process, so a hit does not search: its key names
+//! `LD_LIBRARY_PATH` as set, the entry remembers the file the search found when it was
+//! stored, and the hit checks that file with one `stat`. A replaced or upgraded library has
+//! another identity, so its entries are compiled again and replaced.
 //!
 //! The prediction is checked whenever NVRTC is loaded to compile: when the file loaded is not
 //! the one predicted (or none could be predicted), the key names NVRTC's version instead, and
@@ -34,16 +37,82 @@ impl LoadedNvrtc {
     }
 }
 
-/// The identity (path, size and modification time, as key bytes) of the NVRTC library file
-/// `dlopen` will load, when it lies on `LD_LIBRARY_PATH` (where `dlopen` looks first); read
-/// once per process, as the library is loaded once per process.
-pub(crate) fn predicted_nvrtc() -> Option<&'static [u8]> {
-    predicted_file().map(|(_, identity)| identity.as_slice())
+/// A library file as the loader's search found it: its path, size and modification time. A
+/// replaced or upgraded library has another identity.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LibraryIdentity {
+    path: PathBuf,
+    size: u64,
+    mtime_ns: u128,
 }
 
-/// The predicted library file and its identity, looked up once per process.
-fn predicted_file() -> Option<&'static (PathBuf, Vec<u8>)> {
-    static PREDICTED: OnceLock<Option<(PathBuf, Vec<u8>)>> = OnceLock::new();
+impl LibraryIdentity {
+    /// The file at `path` now, following links (the size and time are the library's own; the
+    /// path stays as found, since resolving it costs a system call per component).
+    fn of(path: PathBuf) -> Option<LibraryIdentity> {
+        let meta = std::fs::metadata(&path).ok()?;
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |d| d.as_nanos());
+        Some(LibraryIdentity {
+            path,
+            size: meta.len(),
+            mtime_ns,
+        })
+    }
+
+    /// Whether the file is still the one this identity names: one `stat`.
+    pub(crate) fn is_current(&self) -> bool {
+        LibraryIdentity::of(self.path.clone()).as_ref() == Some(self)
+    }
+
+    /// As stored in a cache entry: the path's length and bytes, the size, the time.
+    pub(crate) fn to_bytes(&self) -> Vec<u8> {
+        let path = self.path.as_os_str().as_encoded_bytes();
+        let mut b = Vec::with_capacity(8 + path.len() + 24);
+        b.extend_from_slice(&(path.len() as u64).to_le_bytes());
+        b.extend_from_slice(path);
+        b.extend_from_slice(&self.size.to_le_bytes());
+        b.extend_from_slice(&self.mtime_ns.to_le_bytes());
+        b
+    }
+
+    /// Reads what [`to_bytes`](Self::to_bytes) wrote; `None` for anything else.
+    pub(crate) fn from_bytes(b: &[u8]) -> Option<LibraryIdentity> {
+        let len = usize::try_from(u64::from_le_bytes(b.get(..8)?.try_into().ok()?)).ok()?;
+        let path = b.get(8..8usize.checked_add(len)?)?;
+        let rest = &b[8 + len..];
+        if rest.len() != 24 {
+            return None;
+        }
+        #[cfg(unix)]
+        let path = PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(
+            path,
+        ));
+        // Elsewhere `OsStr`'s bytes are not a stable format: only UTF-8 paths round-trip.
+        #[cfg(not(unix))]
+        let path = PathBuf::from(std::str::from_utf8(path).ok()?);
+        Some(LibraryIdentity {
+            path,
+            size: u64::from_le_bytes(rest[..8].try_into().ok()?),
+            mtime_ns: u128::from_le_bytes(rest[8..].try_into().ok()?),
+        })
+    }
+}
+
+/// The directories the loader searches first (`LD_LIBRARY_PATH`, `PATH` on Windows), as set:
+/// what a cache key by search names, so that a hit needs no search (see [`predicted_nvrtc`]).
+pub(crate) fn library_path() -> Option<std::ffi::OsString> {
+    std::env::var_os(if cfg!(windows) { "PATH" } else { "LD_LIBRARY_PATH" }).filter(|p| !p.is_empty())
+}
+
+/// The NVRTC library file `dlopen` will load, when it lies on [`library_path`] (where `dlopen`
+/// looks first); searched once per process, as the library is loaded once per process. A
+/// cache entry keyed by the search stores this, and a hit checks it with one `stat`.
+pub(crate) fn predicted_nvrtc() -> Option<&'static LibraryIdentity> {
+    static PREDICTED: OnceLock<Option<LibraryIdentity>> = OnceLock::new();
     PREDICTED.get_or_init(find_nvrtc_file).as_ref()
 }
 
@@ -55,7 +124,7 @@ pub(crate) fn loaded_nvrtc() -> Result<&'static LoadedNvrtc> {
     }
     let version = nvrtc::nvrtc_version()?;
     let archs = nvrtc::supported_archs()?;
-    let as_predicted = predicted_file().is_some_and(|(path, _)| loaded_is(path));
+    let as_predicted = predicted_nvrtc().is_some_and(|id| loaded_is(&id.path));
     Ok(LOADED.get_or_init(|| LoadedNvrtc {
         version,
         archs,
@@ -80,28 +149,12 @@ fn candidate_names() -> Vec<String> {
         .collect()
 }
 
-fn find_nvrtc_file() -> Option<(PathBuf, Vec<u8>)> {
-    let dirs = std::env::var_os(if cfg!(windows) { "PATH" } else { "LD_LIBRARY_PATH" })?;
+fn find_nvrtc_file() -> Option<LibraryIdentity> {
+    let dirs = library_path()?;
     let find = |name: &str| {
         std::env::split_paths(&dirs)
             .filter(|d| !d.as_os_str().is_empty())
-            .find_map(|dir| {
-                let path = dir.join(name);
-                // `metadata` follows links, so the size and time are the library's own; the
-                // path stays as found (resolving it costs a system call per component).
-                let meta = std::fs::metadata(&path).ok()?;
-                let mtime = meta
-                    .modified()
-                    .ok()
-                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                    .map_or(0, |d| d.as_nanos());
-                let path_bytes = path.as_os_str().as_encoded_bytes();
-                let mut identity = Vec::with_capacity(path_bytes.len() + 24);
-                identity.extend_from_slice(path_bytes);
-                identity.extend_from_slice(&meta.len().to_le_bytes());
-                identity.extend_from_slice(&mtime.to_le_bytes());
-                Some((path, identity))
-            })
+            .find_map(|dir| LibraryIdentity::of(dir.join(name)))
     };
     // cudarc tries the unversioned name first (a toolkit's `lib64` has it), then the one of
     // its CUDA major version (the PyPI wheel's): both are looked for before the rest of the
@@ -208,6 +261,26 @@ mod tests {
     fn the_unversioned_name_is_the_first_cudarc_tries() {
         let all = cudarc::get_lib_name_candidates("nvrtc");
         assert_eq!(all.first(), Some(&UNVERSIONED_NAME.to_string()));
+    }
+
+    #[test]
+    fn a_library_identity_round_trips_and_notices_a_change() {
+        let dir = std::env::temp_dir().join(format!("gpu-runtime-identity-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("libnvrtc.so");
+        std::fs::write(&file, b"one").unwrap();
+        let id = LibraryIdentity::of(file.clone()).unwrap();
+        assert_eq!(LibraryIdentity::from_bytes(&id.to_bytes()), Some(id.clone()));
+        assert!(id.is_current());
+        std::fs::write(&file, b"three").unwrap();
+        assert!(!id.is_current(), "another size");
+        std::fs::remove_file(&file).unwrap();
+        assert!(!id.is_current(), "gone");
+        let bytes = id.to_bytes();
+        for cut in [0, 7, 8, bytes.len() - 1] {
+            assert_eq!(LibraryIdentity::from_bytes(&bytes[..cut]), None, "cut to {cut}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[cfg(target_os = "linux")]

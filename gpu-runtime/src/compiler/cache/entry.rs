@@ -1,15 +1,17 @@
-//! The bytes of an entry: a magic number, the lengths of the key's material and of the payload,
-//! the payload's XXH3-128 checksum, the material the entry was stored under, then the payload
+//! The bytes of an entry: a magic number, the lengths of the key's material, of the compiler's
+//! identity and of the payload, the XXH3-128 checksum of identity and payload, the material
+//! the entry was stored under, the identity of the compiler that made it (the NVRTC library
+//! file, for a key that names the loader's search instead; else empty), then the payload
 //! (target, lowered kernel names, compiler log, image).
 
 use crate::compiler::cache::key::KeyMaterial;
 use crate::compiler::nvrtc::{CompiledModule, Target};
 
 const MAGIC: &[u8; 8] = b"GPURTC\x04\n";
-/// Magic, the material's length, the payload's length and checksum.
-pub(super) const HEADER: usize = 8 + 8 + 8 + 16;
+/// Magic, the material's, the identity's and the payload's lengths, the checksum.
+pub(super) const HEADER: usize = 8 + 8 + 8 + 8 + 16;
 
-pub(super) fn encode(m: &CompiledModule, material: &KeyMaterial) -> Vec<u8> {
+pub(super) fn encode(m: &CompiledModule, material: &KeyMaterial, compiler: &[u8]) -> Vec<u8> {
     let mut p = Vec::with_capacity(m.image.len() + 256);
     let (tag, major, minor) = match m.target {
         Target::Cubin { major, minor } => (0u8, major, minor),
@@ -25,12 +27,14 @@ pub(super) fn encode(m: &CompiledModule, material: &KeyMaterial) -> Vec<u8> {
     put_bytes(&mut p, m.log.as_bytes());
     put_bytes(&mut p, &m.image);
     let material = material.as_bytes();
-    let mut out = Vec::with_capacity(HEADER + material.len() + p.len());
+    let mut out = Vec::with_capacity(HEADER + material.len() + compiler.len() + p.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&(material.len() as u64).to_le_bytes());
+    out.extend_from_slice(&(compiler.len() as u64).to_le_bytes());
     out.extend_from_slice(&(p.len() as u64).to_le_bytes());
-    out.extend_from_slice(&checksum(&p));
+    out.extend_from_slice(&checksum(compiler, &p));
     out.extend_from_slice(material);
+    out.extend_from_slice(compiler);
     out.extend_from_slice(&p);
     out
 }
@@ -40,26 +44,38 @@ fn put_bytes(p: &mut Vec<u8>, b: &[u8]) {
     p.extend_from_slice(b);
 }
 
-fn checksum(payload: &[u8]) -> [u8; 16] {
-    xxhash_rust::xxh3::xxh3_128(payload).to_le_bytes()
+fn checksum(compiler: &[u8], payload: &[u8]) -> [u8; 16] {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(compiler);
+    h.update(payload);
+    h.digest128().to_le_bytes()
 }
 
 /// Verifies (magic, material, lengths, checksum) and parses the entry stored under
 /// `material`; `None` for anything malformed, and for an entry stored under other material
 /// (renamed or copied into place, by accident or by someone who may write the directory, or
-/// another compile whose key has the same name).
-pub(super) fn decode(bytes: &[u8], material: &KeyMaterial) -> Option<CompiledModule> {
+/// another compile whose key has the same name). With the module comes the identity of the
+/// compiler that made it, as stored.
+pub(super) fn decode(bytes: &[u8], material: &KeyMaterial) -> Option<(CompiledModule, Vec<u8>)> {
     let material = material.as_bytes();
     if bytes.len() < HEADER || &bytes[..8] != MAGIC {
         return None;
     }
-    let material_len = u64::from_le_bytes(bytes[8..16].try_into().ok()?);
-    let len = u64::from_le_bytes(bytes[16..24].try_into().ok()?);
+    let word = |i: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&bytes[8 + 8 * i..16 + 8 * i]);
+        u64::from_le_bytes(w)
+    };
+    let (material_len, compiler_len, len) = (word(0), word(1), word(2));
     if material_len != material.len() as u64 {
         return None;
     }
-    let (stored, payload) = bytes[HEADER..].split_at_checked(material.len())?;
-    if stored != material || payload.len() as u64 != len || checksum(payload)[..] != bytes[24..HEADER] {
+    let (stored, rest) = bytes[HEADER..].split_at_checked(material.len())?;
+    let (compiler, payload) = rest.split_at_checked(usize::try_from(compiler_len).ok()?)?;
+    if stored != material
+        || payload.len() as u64 != len
+        || checksum(compiler, payload)[..] != bytes[32..HEADER]
+    {
         return None;
     }
     let mut r = Reader(payload);
@@ -81,12 +97,13 @@ pub(super) fn decode(bytes: &[u8], material: &KeyMaterial) -> Option<CompiledMod
     if !r.0.is_empty() {
         return None;
     }
-    Some(CompiledModule {
+    let module = CompiledModule {
         image,
         target,
         lowered_names,
         log,
-    })
+    };
+    Some((module, compiler.to_vec()))
 }
 
 struct Reader<'a>(&'a [u8]);

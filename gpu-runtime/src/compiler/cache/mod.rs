@@ -123,7 +123,8 @@ pub fn entry_path(dir: &Path, key: &CacheKey) -> PathBuf {
 
 /// The outcome of reading an entry.
 pub(crate) enum Lookup {
-    Found(CompiledModule),
+    /// The module, and the identity of the compiler that made it, as stored (see `encode`).
+    Found(CompiledModule, Vec<u8>),
     Absent,
     Invalid,
     Unreadable(io::Error),
@@ -149,7 +150,7 @@ pub(crate) fn load(dir: &Path, material: &KeyMaterial) -> Lookup {
     }
     match read_all(&mut file, &meta) {
         Ok(bytes) => match decode(&bytes, material) {
-            Some(m) => Lookup::Found(m),
+            Some((m, compiler)) => Lookup::Found(m, compiler),
             None => Lookup::Invalid,
         },
         // Shorter than its size said: not a whole entry.
@@ -170,8 +171,19 @@ fn read_all(file: &mut fs::File, meta: &fs::Metadata) -> io::Result<Vec<u8>> {
 }
 
 /// Writes an entry atomically: a unique temporary file in `dir`, then a rename over the entry.
-pub(crate) fn store(dir: &Path, material: &KeyMaterial, module: &CompiledModule) -> io::Result<()> {
-    write_atomic(dir, &entry_path(dir, &material.key()), &encode(module, material))
+/// `compiler` is the identity of the compiler that made `module`, for a key that does not
+/// name it (empty when the key does).
+pub(crate) fn store(
+    dir: &Path,
+    material: &KeyMaterial,
+    module: &CompiledModule,
+    compiler: &[u8],
+) -> io::Result<()> {
+    write_atomic(
+        dir,
+        &entry_path(dir, &material.key()),
+        &encode(module, material, compiler),
+    )
 }
 
 pub(crate) fn write_atomic(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
@@ -261,8 +273,8 @@ mod tests {
     fn entries_round_trip_and_every_damage_is_detected() {
         let m = sample();
         let key = material("seven");
-        let bytes = encode(&m, &key);
-        assert_eq!(decode(&bytes, &key), Some(m));
+        let bytes = encode(&m, &key, b"nvrtc file");
+        assert_eq!(decode(&bytes, &key), Some((m, b"nvrtc file".to_vec())));
         assert_eq!(
             decode(&bytes, &material("eight")),
             None,
@@ -274,7 +286,17 @@ mod tests {
             "stored under material of another length"
         );
         let stored = key.as_bytes().len();
-        for cut in [0, 7, 23, HEADER - 1, HEADER, HEADER + stored, bytes.len() - 1] {
+        for cut in [
+            0,
+            7,
+            23,
+            31,
+            HEADER - 1,
+            HEADER,
+            HEADER + stored,
+            HEADER + stored + 5,
+            bytes.len() - 1,
+        ] {
             assert_eq!(decode(&bytes[..cut], &key), None, "truncated to {cut}");
         }
         for i in [
