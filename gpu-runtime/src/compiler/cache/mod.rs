@@ -3,12 +3,14 @@
 //! Each entry is one file, `<dir>/<key>.entry`. The key's *material* is everything that
 //! determines the image: the source, its name, every compiler option, the kernel name
 //! expressions, the target architecture (or the device's compute capability, when the target
-//! is chosen for it), the compiler (NVRTC's library file, or its version when the file cannot
-//! be predicted; nvcc's path and version), the contents of the headers included from
+//! is chosen for it), the compiler (for NVRTC, `LD_LIBRARY_PATH`, along which the loader finds
+//! it, or its version when the file loaded is not the one found there; nvcc's path and
+//! version), the contents of the headers included from
 //! `include_dirs` (directly or by other such headers), and this crate's version; `<key>` is
 //! the hex 128-bit XXH3 of it. A file holds a magic number, the lengths and the payload's
-//! 128-bit XXH3 checksum, the material it was stored under, then the payload (target, lowered
-//! kernel names, compiler log, image). A hit compares the stored material with its own byte
+//! 128-bit XXH3 checksum, the material it was stored under, the NVRTC library file the loader's
+//! search found (path, size and time, checked by a hit with one `stat`; see `toolchain`), then
+//! the payload (target, lowered kernel names, compiler log, image). A hit compares the stored material with its own byte
 //! for byte, so an entry is used only for exactly the compile that made it, whatever the
 //! file is called; one that fails any check is treated as absent, recompiled and replaced.
 //! (The checksum guards against damage; what guards against other users' entries is the

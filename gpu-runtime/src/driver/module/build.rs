@@ -39,9 +39,9 @@ impl SourceModule {
     }
 
     /// The cache key this module compiles under; needs a GPU unless `arch` is given. It names
-    /// NVRTC's library file as found on `LD_LIBRARY_PATH`; should compiling load another file,
-    /// the entry is stored under a key naming NVRTC's version instead, which
-    /// [`CompileReport::key`] gives.
+    /// `LD_LIBRARY_PATH`, along which the loader finds NVRTC (the entry names the file found);
+    /// should compiling load another file, or `LD_LIBRARY_PATH` be unset, the entry is stored
+    /// under a key naming NVRTC's version instead, which [`CompileReport::key`] gives.
     pub fn cache_key(&self) -> Result<CacheKey> {
         Ok(self.plan(self.target_device()?)?.key)
     }
