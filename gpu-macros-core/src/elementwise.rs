@@ -17,6 +17,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 
+use gpu_cdecl::elementwise::{self as generator, Elementwise, Role, Variant, OPERATION_FILE};
+
 use crate::check::Errors;
 use crate::deep;
 
@@ -62,14 +64,6 @@ impl Parse for Item {
     }
 }
 
-/// How an argument is taken.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Role {
-    Scalar,
-    Input,
-    Output,
-}
-
 struct Param {
     name: syn::Ident,
     /// The element type as written (`f32`), and its C name.
@@ -78,6 +72,14 @@ struct Param {
     role: Role,
     /// The argument's type, where errors about how it is taken point.
     ty: syn::Type,
+}
+
+impl Param {
+    /// The name in C: a raw identifier (`r#type`) without its `r#`.
+    fn c_name(&self) -> String {
+        let n = self.name.to_string();
+        n.strip_prefix("r#").map_or_else(|| n.clone(), str::to_owned)
+    }
 }
 
 /// The element types of `gpu_runtime::gpuarray::Element`, Rust name and C name.
@@ -585,42 +587,32 @@ fn c_arguments(params: &[Param]) -> String {
     params
         .iter()
         .map(|p| match p.role {
-            Role::Scalar => format!("{} {}", p.c_type, p.name),
-            Role::Input => format!("const {} *{}", p.c_type, p.name),
-            Role::Output => format!("{} *{}", p.c_type, p.name),
+            Role::Scalar => format!("{} {}", p.c_type, p.c_name()),
+            Role::Input => format!("const {} *{}", p.c_type, p.c_name()),
+            Role::Output => format!("{} *{}", p.c_type, p.c_name()),
         })
         .collect::<Vec<_>>()
         .join(", ")
 }
 
-/// The name NVRTC's messages give the operation.
-const OP_FILE: &str = "operation";
-
-/// A kernel with the operation, bound as the run-time kernels bind it (arrays as references
-/// named like the arguments, `const` for read-only ones; `i` and `n` as `long long`), for the
-/// build-time compile. `#line` makes NVRTC's lines and columns the operation's own.
+/// The module the build-time check compiles: every variant the run time may compile for
+/// this fn, written by the generator the run time uses (`gpu_cdecl::elementwise`), from the
+/// same name, argument list and operation, so that the check compiles the text that runs.
 fn check_source(name: &str, params: &[Param], op: &str) -> String {
-    let mut args = String::from("long long n");
-    let mut refs = String::new();
-    for p in params {
-        let (t, n) = (p.c_type, &p.name);
-        match p.role {
-            Role::Scalar => args.push_str(&format!(", {t} {n}")),
-            Role::Input => {
-                args.push_str(&format!(", const {t} *__restrict__ {n}__p"));
-                refs.push_str(&format!("const {t} &{n} = {n}__p[i]; "));
-            }
-            Role::Output => {
-                args.push_str(&format!(", {t} *__restrict__ {n}__p"));
-                refs.push_str(&format!("{t} &{n} = {n}__p[i]; "));
-            }
-        }
+    let names: Vec<String> = params.iter().map(Param::c_name).collect();
+    let c_params: Vec<generator::Param<'_>> = params
+        .iter()
+        .zip(&names)
+        .map(|(p, n)| generator::Param::new(n, p.c_type, p.role))
+        .collect();
+    let variants: Vec<Variant> = Variant::all().collect();
+    Elementwise {
+        name,
+        params: &c_params,
+        operation: op,
+        preamble: "",
     }
-    format!(
-        "extern \"C\" __global__ void {name}_check({args}) {{\n\
-         for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; \
-         i += (long long)gridDim.x * blockDim.x) {{ {refs}{{\n#line 1 \"{OP_FILE}\"\n{op}\n;}} }}\n}}\n"
-    )
+    .source(&variants)
 }
 
 /// Expands the attribute.
@@ -672,7 +664,7 @@ pub fn expand(args: Args, item: Item) -> syn::Result<TokenStream> {
     let source = check_source(&c_name, &params, &op_text);
     let deep = deep::run(&deep::Request {
         source: &source,
-        file_name: OP_FILE,
+        file_name: OPERATION_FILE,
         names: Vec::new(),
         options: Vec::new(),
         span: args.op.span(),
@@ -880,17 +872,109 @@ mod tests {
         assert_eq!(c_arguments(&ps), "unsigned long long k, signed char *b");
     }
 
+    /// The run time's reading of the C argument list the macro emits
+    /// (`gpu_runtime::gpuarray::kernel_args::parse_params`, through gpu-cdecl): names, element
+    /// C types and roles.
+    fn as_the_run_time_reads(arguments: &str) -> Vec<(String, &'static str, Role)> {
+        let decl = gpu_cdecl::find_kernel(
+            &format!("__global__ void gpu_params({arguments}) {{}}"),
+            "gpu_params",
+        )
+        .expect("the arguments read");
+        decl.params
+            .into_iter()
+            .map(|p| {
+                let name = p.name.expect("a name");
+                match p.ty {
+                    gpu_cdecl::CType::Scalar(s) => (name, s.c_name(), Role::Scalar),
+                    gpu_cdecl::CType::Pointer {
+                        pointee,
+                        pointee_const,
+                    } => match *pointee {
+                        gpu_cdecl::CType::Scalar(s) if pointee_const => (name, s.c_name(), Role::Input),
+                        gpu_cdecl::CType::Scalar(s) => (name, s.c_name(), Role::Output),
+                        other => panic!("an array of {other:?}"),
+                    },
+                    other => panic!("an argument of type {other:?}"),
+                }
+            })
+            .collect()
+    }
+
     #[test]
-    fn the_check_kernel_binds_arguments_as_the_run_time_does() {
+    fn the_check_compiles_what_the_run_time_generates() {
+        let items = [
+            AXPY,
+            "fn f(k: u64, b: &mut PooledArray<i8>, c: &DeviceArray<u16>, r#type: i64);",
+        ];
+        for item in items {
+            let ps = params(item);
+            let op = "b = k; z = a * x + y // either";
+            let check = check_source("f", &ps, op);
+            // The run time builds its kernel from the C arguments the macro emits.
+            let read = as_the_run_time_reads(&c_arguments(&ps));
+            let run_time_params: Vec<generator::Param<'_>> = read
+                .iter()
+                .map(|(n, t, r)| generator::Param::new(n, t, *r))
+                .collect();
+            let run_time = Elementwise {
+                name: "f",
+                params: &run_time_params,
+                operation: op,
+                preamble: "",
+            };
+            // Every variant the run time may compile is in the check's module, as it is
+            // generated at run time.
+            let prefix = run_time.source(&[]);
+            assert!(check.starts_with(&prefix));
+            let mut kernels = String::new();
+            for v in Variant::all() {
+                let one = run_time.source(&[v]);
+                kernels.push_str(one.strip_prefix(&prefix).expect("the shared prefix"));
+            }
+            assert_eq!(check, prefix + &kernels, "{item}");
+        }
         let src = check_source("axpy", &params(AXPY), "z = a * x + y");
+        assert!(src.contains(
+            "extern \"C\" __global__ void axpy_contig(long long n, int gpu_vec, float a, const float *__restrict__ x__p, long long x__o"
+        ));
+        assert!(src.contains("void axpy_strided8("));
         assert_eq!(
-            src,
-            "extern \"C\" __global__ void axpy_check(long long n, float a, const float *__restrict__ x__p, \
-             const float *__restrict__ y__p, float *__restrict__ z__p) {\n\
-             for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; \
-             i += (long long)gridDim.x * blockDim.x) { const float &x = x__p[i]; const float &y = y__p[i]; \
-             float &z = z__p[i]; {\n#line 1 \"operation\"\nz = a * x + y\n;} }\n}\n"
+            src.matches("{\n#line 1 \"operation\"\nz = a * x + y\n;}").count(),
+            2 + 8
         );
+    }
+
+    /// The check's module for valid operations compiles with NVRTC (as the build-time check
+    /// runs it) without a message: the generated code around the operation is clean, so every
+    /// message the check reports is about the operation.
+    #[test]
+    fn the_check_module_compiles_without_messages() {
+        let lib = crate::nvrtc::get()
+            .unwrap_or_else(|e| panic!("NVRTC must be loadable (source scripts/nvrtc-env.sh): {e}"));
+        let arch = lib.archs().last().copied().expect("an architecture");
+        let cases = [
+            (AXPY, "z = a * x + y"),
+            (AXPY, "z += i * a + x - y; // uses the index"),
+            (
+                "fn f(k: u64, b: &mut PooledArray<i8>, c: &DeviceArray<u16>);",
+                "b = c > k ? 1 : 0",
+            ),
+        ];
+        for (item, op) in cases {
+            let src = check_source("f", &params(item), op);
+            let r = lib
+                .compile(
+                    &src,
+                    OPERATION_FILE,
+                    &[],
+                    &[format!("--gpu-architecture=compute_{arch}")],
+                    crate::nvrtc::Want::Check,
+                    true,
+                )
+                .expect("NVRTC runs");
+            assert!(r.ok && r.log.trim().is_empty(), "{op}:\n{}\n{src}", r.log);
+        }
     }
 
     #[test]
