@@ -36,6 +36,8 @@ fn elementwise_sources_compile_in_every_variant() {
         )
         .unwrap(),
         ElementwiseKernel::with_name("cond", "const float *x, float *z", "if (x > 0) z = sqrtf(x);").unwrap(),
+        // A comment at the end does not swallow the `;` the kernel ends the operation with.
+        ElementwiseKernel::with_name("commented", "const float *x, float *z", "z = 2 * x // twice").unwrap(),
         ElementwiseKernel::with_name("helper", "const float *x, float *z", "z = twice(x)")
             .unwrap()
             .preamble("__device__ float twice(float v) { return 2 * v; }"),
@@ -49,10 +51,15 @@ fn elementwise_sources_compile_in_every_variant() {
 
 #[test]
 fn elementwise_errors_in_the_operation_are_compile_errors() {
-    let k = ElementwiseKernel::new("const float *x, float *z", "z = x.nope").unwrap();
+    let k = ElementwiseKernel::new("const float *x, float *z", "z = 1;\nz = x.nope").unwrap();
     for v in ELEMENTWISE_VARIANTS {
         let e = compile_check(&k.source(v), "sm_90").unwrap_err();
-        assert!(matches!(e, Error::Compile(_)), "{e}");
+        // The operation is compiled under `#line 1 "operation"`: the log names its own line,
+        // as the macro's build-time check does.
+        match &e {
+            Error::Compile(c) => assert!(c.log.contains("operation(2): error"), "{}", c.log),
+            other => panic!("{other}"),
+        }
     }
     // An input is a `const` reference: assigning to it does not compile.
     let k = ElementwiseKernel::new("const float *x, float *z", "x = 1; z = 2").unwrap();

@@ -349,6 +349,18 @@ fn exercise(src: &str) -> Result<String, String> {
         }
         Err(e) => sig.push_str(&format!("T{}", e.to_string().len() % 7)),
     }
+    // And as the operation of a generated elementwise kernel: pasted whole into each of its
+    // three loops (the vector chunk, the scalar tail, the strided one); no panic on any text.
+    {
+        use gpu_cdecl::elementwise::{Elementwise, Param, Role, Variant};
+        let params = [Param::new("x", "float", Role::Input), Param::new("z", "float", Role::Output)];
+        let k = Elementwise { name: "k", params: &params, operation: src, preamble: "" };
+        let cuda = k.source(&[Variant::Contiguous, Variant::Strided(2)]);
+        if cuda.matches(&format!("#line 1 \"operation\"\n{src}\n;")).count() < 3 {
+            return Err("elementwise: the operation is not in each loop".to_owned());
+        }
+        sig.push(if gpu_cdecl::elementwise::mentions(src, "i") { 'i' } else { 'e' });
+    }
     Ok(sig)
 }
 

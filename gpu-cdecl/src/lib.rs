@@ -25,6 +25,7 @@
 mod aliases;
 mod constants;
 mod decl;
+pub mod elementwise;
 mod error;
 mod globals;
 mod host;

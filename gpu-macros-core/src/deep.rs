@@ -248,8 +248,14 @@ fn report(req: &Request<'_>, log: &str, ok: bool, warnings: bool, out: &mut Outc
         return Ok(());
     }
     let mut errors = Errors::default();
+    // The same text compiled more than once (an elementwise operation is pasted into every
+    // variant's loops) gives the same message once per copy: each is said once.
+    let mut said = std::collections::HashSet::new();
     for (i, d) in diags.iter().enumerate() {
         let text = render(d, req.file_name);
+        if !said.insert(text.clone()) {
+            continue;
+        }
         if d.is_error() {
             errors.push(syn::Error::new(req.span, text));
         } else if warnings {

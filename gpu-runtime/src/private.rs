@@ -1,6 +1,6 @@
 //! What the `#[kernel]` macro's generated code calls, and nothing else does: the one interface
 //! between `gpu-macros` and this crate, re-exported as `gpu_runtime::__private_v0_1` and hidden from
-//! the documentation. Every item here is named by `gpu-macros-core/src/expand.rs`, `deep.rs` or
+//! the documentation. Every item here is named by `gpu-macros-core/src/expand/`, `deep.rs` or
 //! `linked.rs`; the logic behind each lives in the layer named on it.
 //!
 //! A generated `prepared_async_call` is: [`stream_arg`], then per buffer argument a view of it
@@ -11,7 +11,7 @@
 //! node's uses in a [`NodeArgs`], and end in [`graph_capture`], [`graph_add`] or
 //! [`graph_update`].
 //!
-//! `#[elementwise]` (`gpu-macros-core/src/elementwise.rs`) emits a `static` [`ElementwiseFn`]
+//! `#[elementwise]` (`gpu-macros-core/src/elementwise/`) emits a `static` [`ElementwiseFn`]
 //! (the C arguments and operation it wrote and checked) and functions that launch it with one
 //! [`KernelArg`] per argument; the kernel is built, compiled and cached in `gpuarray`.
 

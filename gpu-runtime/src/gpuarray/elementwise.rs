@@ -15,11 +15,11 @@
 //!   of axes: the storage index of each array is computed from the shape and its strides,
 //!   passed as arguments.
 
-use std::fmt::Write as _;
+use gpu_cdecl::elementwise::{Elementwise, Param as CParam};
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
-use crate::gpuarray::codegen::{self, VEC4};
+use crate::gpuarray::codegen;
 use crate::gpuarray::kernel_args::{
     check_args, decl_error, parse_params, ArgKind, ArrayArg, KernelArg, Param,
 };
@@ -27,21 +27,15 @@ use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
 use crate::gpuarray::layout;
 use crate::launch::Arg;
 
-/// Which kernel of an [`ElementwiseKernel`] runs: see the module documentation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Variant {
-    /// Every array contiguous in one order (C, or Fortran).
-    Contiguous,
-    /// Strided, over this many axes (at most [`MAX_DIMS`](super::MAX_DIMS)).
-    Strided(usize),
-}
+/// Which kernel of an [`ElementwiseKernel`] runs: see the module documentation. The source of
+/// each is written by `gpu_cdecl::elementwise`.
+pub use gpu_cdecl::elementwise::Variant;
 
-impl Variant {
-    fn code(self) -> u32 {
-        match self {
-            Variant::Contiguous => 0,
-            Variant::Strided(d) => 1 + d as u32,
-        }
+/// The variant's part of a kernel's cache key.
+fn variant_code(variant: Variant) -> u32 {
+    match variant {
+        Variant::Contiguous => 0,
+        Variant::Strided(d) => 1 + d as u32,
     }
 }
 
@@ -67,8 +61,6 @@ pub struct ElementwiseKernel {
     params: Vec<Param>,
     operation: String,
     preamble: String,
-    /// Per parameter: an output the operation may read, loaded before it in the fast path.
-    loads: Vec<bool>,
     /// The operation uses `i`, the flat index in C order: Fortran-contiguous arrays then take
     /// the strided path (the contiguous one counts in storage order).
     c_order_index: bool,
@@ -97,16 +89,11 @@ impl ElementwiseKernel {
                 "an elementwise kernel needs at least one array argument".into(),
             ));
         }
-        let loads = params
-            .iter()
-            .map(|p| p.array && p.mutable && codegen::may_read(operation, &p.name))
-            .collect();
         let mut k = ElementwiseKernel {
             name: name.to_owned(),
             params,
             operation: operation.to_owned(),
             preamble: String::new(),
-            loads,
             c_order_index: codegen::mentions(operation, "i"),
             key: 0,
         };
@@ -132,78 +119,27 @@ impl ElementwiseKernel {
         ]);
     }
 
-    /// The C name of the kernel of `variant`.
-    fn c_name(&self, variant: Variant) -> String {
-        match variant {
-            Variant::Contiguous => format!("{}_contig", self.name),
-            Variant::Strided(d) => format!("{}_strided{d}", self.name),
+    /// The generator's description of this kernel, over `params` (its parameters as
+    /// [`codegen::c_params`] gives them).
+    fn generator<'a>(&'a self, params: &'a [CParam<'a>]) -> Elementwise<'a> {
+        Elementwise {
+            name: &self.name,
+            params,
+            operation: &self.operation,
+            preamble: &self.preamble,
         }
     }
 
-    /// The CUDA C source of one variant, as it is compiled (with `no_extern_c`).
+    /// The C name of the kernel of `variant`.
+    fn c_name(&self, variant: Variant) -> String {
+        self.generator(&[]).kernel_name(variant)
+    }
+
+    /// The CUDA C source of one variant, as it is compiled (with `no_extern_c`): the text
+    /// `gpu_cdecl::elementwise` writes, which the `#[elementwise]` macro checks at build time.
     pub fn source(&self, variant: Variant) -> String {
-        let mut s = String::from(VEC4);
-        s.push_str(&self.preamble);
-        s.push('\n');
-        let params = codegen::params_c(&self.params);
-        let op = &self.operation;
-        let head = "long long gpu_t = blockIdx.x * (long long)blockDim.x + threadIdx.x; \
-                    long long gpu_nt = (long long)gridDim.x * blockDim.x;\n";
-        match variant {
-            Variant::Contiguous => {
-                let _ = writeln!(
-                    s,
-                    "extern \"C\" __global__ void {}(long long n, int gpu_vec{params}) {{\n{head}",
-                    self.c_name(variant)
-                );
-                let _ = writeln!(
-                    s,
-                    "long long gpu_done = 0;\nif (gpu_vec) {{\nlong long gpu_nv = n / 4;"
-                );
-                let _ = writeln!(
-                    s,
-                    "for (long long gpu_j = gpu_t; gpu_j < gpu_nv; gpu_j += gpu_nt) {{"
-                );
-                for (p, &load) in self.params.iter().zip(&self.loads).filter(|(p, _)| p.array) {
-                    let (t, n) = (codegen::c_type(p), &p.name);
-                    if !p.mutable || load {
-                        let _ = writeln!(
-                            s,
-                            "gpu_vec4<{t}> {n}__v = ((const gpu_vec4<{t}> *)({n}__p + {n}__o))[gpu_j];"
-                        );
-                    } else {
-                        let _ = writeln!(s, "gpu_vec4<{t}> {n}__v;");
-                    }
-                }
-                let refs = codegen::bind_refs(&self.params, |p| format!("{}__v.v[gpu_k]", p.name));
-                let _ = writeln!(s, "#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) {{ long long i = 4 * gpu_j + gpu_k; (void)i; {refs}\n{{ {op}; }}\n}}");
-                for p in self.params.iter().filter(|p| p.array && p.mutable) {
-                    let (t, n) = (codegen::c_type(p), &p.name);
-                    let _ = writeln!(s, "((gpu_vec4<{t}> *)({n}__p + {n}__o))[gpu_j] = {n}__v;");
-                }
-                s.push_str("}\ngpu_done = 4 * gpu_nv;\n}\n");
-                let refs = codegen::bind_refs(&self.params, |p| format!("{n}__p[{n}__o + i]", n = p.name));
-                let _ = writeln!(
-                    s,
-                    "for (long long i = gpu_done + gpu_t; i < n; i += gpu_nt) {{ {refs}\n{{ {op}; }}\n}}\n}}"
-                );
-            }
-            Variant::Strided(d) => {
-                let strides = codegen::strides_c(&self.params, d);
-                let _ = writeln!(
-                    s,
-                    "extern \"C\" __global__ void {}(long long n{params}{strides}) {{\n{head}",
-                    self.c_name(variant)
-                );
-                let index = codegen::strided_index(&self.params, d, "i");
-                let refs = codegen::bind_refs(&self.params, |p| format!("{n}__p[{n}__i]", n = p.name));
-                let _ = writeln!(
-                    s,
-                    "for (long long i = gpu_t; i < n; i += gpu_nt) {{\n{index}{refs}\n{{ {op}; }}\n}}\n}}"
-                );
-            }
-        }
-        s
+        let params = codegen::c_params(&self.params);
+        self.generator(&params).source(&[variant])
     }
 
     /// Runs the operation on every element, on the legacy default stream. `args` are one per
@@ -249,7 +185,7 @@ impl ElementwiseKernel {
         let Some(ctx) = ctx else { return Ok(()) };
         let key = KernelKey {
             source: self.key,
-            variant: variant.code(),
+            variant: variant_code(variant),
         };
         let name = self.c_name(variant);
         let f = kernel_cache::prepared(&ctx, key, &name, || self.source(variant))?;

@@ -13,7 +13,7 @@ use crate::launch::Arg;
 
 /// The most axes an array passed to a generated kernel may have (the kernels take one shape
 /// and stride argument per axis).
-pub const MAX_DIMS: usize = 8;
+pub const MAX_DIMS: usize = gpu_cdecl::elementwise::MAX_DIMS;
 
 /// One declared parameter of a generated kernel.
 #[derive(Debug, Clone, PartialEq, Eq)]

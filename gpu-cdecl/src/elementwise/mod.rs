@@ -1,0 +1,176 @@
+//! The CUDA C of an elementwise kernel (PyCUDA's and CuPy's `ElementwiseKernel`): one
+//! operation on elements, pasted into a loop over arrays of any layout. The run time compiles
+//! this text for `gpu_runtime::gpuarray::ElementwiseKernel` (and so for every
+//! `#[elementwise]` fn), and the macro's build-time check compiles the same text, so the
+//! kernel checked is the kernel that runs.
+//!
+//! Arrays are named in the operation as their elements: with `float *z, const float *x`, the
+//! operation `z = 2 * x` writes each element of `z`. `i` is the element's flat index in C
+//! order and `n` the number of elements. The operation is preceded by `#line 1 "operation"`,
+//! so that the compiler's messages give its own lines and columns.
+//!
+//! ```
+//! use gpu_cdecl::elementwise::{Elementwise, Param, Role, Variant};
+//!
+//! let params = [
+//!     Param::new("a", "float", Role::Scalar),
+//!     Param::new("x", "float", Role::Input),
+//!     Param::new("z", "float", Role::Output),
+//! ];
+//! let k = Elementwise { name: "axpy", params: &params, operation: "z = a * x", preamble: "" };
+//! let cuda = k.source(&[Variant::Contiguous]);
+//! assert!(cuda.contains("extern \"C\" __global__ void axpy_contig(long long n, int gpu_vec, float a, \
+//!                        const float *__restrict__ x__p, long long x__o, float *__restrict__ z__p, long long z__o)"));
+//! assert!(cuda.contains("#line 1 \"operation\"\nz = a * x\n;"));
+//! ```
+
+mod operation;
+mod param;
+mod pieces;
+
+use std::fmt::Write as _;
+
+pub use operation::{is_ident, may_read, mentions};
+pub use param::{Param, Role};
+pub use pieces::{bind_refs, params_c, strided_index, strides_c, vec4_align, VEC4};
+
+/// The file name the compiler's messages give the operation (set by `#line`).
+pub const OPERATION_FILE: &str = "operation";
+
+/// The most axes an array passed to a generated kernel may have: the strided variants go up
+/// to this many (one shape and one stride argument per axis).
+pub const MAX_DIMS: usize = 8;
+
+/// One kernel generated from an operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Variant {
+    /// Every array contiguous in one order (C, or Fortran when the operation does not use `i`):
+    /// a grid-stride loop over four elements at a time with aligned vector loads and stores
+    /// (`gpu_vec4`, when its `int gpu_vec` argument is nonzero), and a scalar tail.
+    Contiguous,
+    /// Any other layout, over this many axes: each array's storage index is computed from the
+    /// shape and its strides, passed as arguments after the user's.
+    Strided(usize),
+}
+
+impl Variant {
+    /// Every variant a kernel may be compiled as: the contiguous one, and the strided ones
+    /// over 1 to [`MAX_DIMS`] axes.
+    pub fn all() -> impl Iterator<Item = Variant> {
+        std::iter::once(Variant::Contiguous).chain((1..=MAX_DIMS).map(Variant::Strided))
+    }
+}
+
+/// An elementwise kernel: its name, arguments, operation and preamble.
+#[derive(Debug, Clone, Copy)]
+pub struct Elementwise<'a> {
+    /// The kernel's name, a C identifier; each variant's C name is made from it
+    /// ([`kernel_name`](Self::kernel_name)).
+    pub name: &'a str,
+    /// The arguments, in the order a launch passes them.
+    pub params: &'a [Param<'a>],
+    /// The operation on one element, C statements (a final `;` may be left out).
+    pub operation: &'a str,
+    /// C code placed before the kernels: helper functions, `#include`s.
+    pub preamble: &'a str,
+}
+
+/// The loop's first index and its stride: a grid-stride loop.
+const HEAD: &str = "long long gpu_t = blockIdx.x * (long long)blockDim.x + threadIdx.x; \
+                    long long gpu_nt = (long long)gridDim.x * blockDim.x;\n";
+
+impl Elementwise<'_> {
+    /// The C name of the kernel of `variant` (`NAME_contig`, `NAME_stridedD`).
+    pub fn kernel_name(&self, variant: Variant) -> String {
+        match variant {
+            Variant::Contiguous => format!("{}_contig", self.name),
+            Variant::Strided(d) => format!("{}_strided{d}", self.name),
+        }
+    }
+
+    /// The source of one module holding the kernels of `variants` (each `extern "C"`), after
+    /// the vector type and the preamble: what is compiled, with no `extern "C"` added around it.
+    pub fn source(&self, variants: &[Variant]) -> String {
+        let mut s = String::from(VEC4);
+        s.push_str(self.preamble);
+        s.push('\n');
+        for &v in variants {
+            match v {
+                Variant::Contiguous => self.contiguous(&mut s),
+                Variant::Strided(d) => self.strided(&mut s, d),
+            }
+        }
+        s
+    }
+
+    /// The operation in a block of its own, numbered from its own first line.
+    fn operation_block(&self) -> String {
+        // The `;` on a line of its own ends the last statement even after a `//` comment.
+        format!("{{\n#line 1 \"{OPERATION_FILE}\"\n{}\n;}}", self.operation)
+    }
+
+    fn contiguous(&self, s: &mut String) {
+        let params = params_c(self.params);
+        let op = self.operation_block();
+        let _ = writeln!(
+            s,
+            "extern \"C\" __global__ void {}(long long n, int gpu_vec{params}) {{\n{HEAD}",
+            self.kernel_name(Variant::Contiguous)
+        );
+        let _ = writeln!(
+            s,
+            "long long gpu_done = 0;\nif (gpu_vec) {{\nlong long gpu_nv = n / 4;"
+        );
+        let _ = writeln!(
+            s,
+            "for (long long gpu_j = gpu_t; gpu_j < gpu_nv; gpu_j += gpu_nt) {{"
+        );
+        for p in self.params.iter().filter(|p| p.is_array()) {
+            let (t, n) = (p.c_type, p.name);
+            // An output the operation may read (or may leave unwritten) is loaded: the whole
+            // chunk is stored back.
+            if p.role == Role::Input || may_read(self.operation, n) {
+                let _ = writeln!(
+                    s,
+                    "gpu_vec4<{t}> {n}__v = ((const gpu_vec4<{t}> *)({n}__p + {n}__o))[gpu_j];"
+                );
+            } else {
+                let _ = writeln!(s, "gpu_vec4<{t}> {n}__v;");
+            }
+        }
+        let refs = bind_refs(self.params, |p| format!("{}__v.v[gpu_k]", p.name));
+        // `i` is there for the operation, which may not use it: `unused` keeps NVRTC from
+        // warning about it (`(void)i` does not), so that every message is the operation's.
+        let _ = writeln!(s, "#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) {{ long long i __attribute__((unused)) = 4 * gpu_j + gpu_k; {refs}\n{op}\n}}");
+        for p in self.params.iter().filter(|p| p.role == Role::Output) {
+            let (t, n) = (p.c_type, p.name);
+            let _ = writeln!(s, "((gpu_vec4<{t}> *)({n}__p + {n}__o))[gpu_j] = {n}__v;");
+        }
+        s.push_str("}\ngpu_done = 4 * gpu_nv;\n}\n");
+        let refs = bind_refs(self.params, |p| format!("{n}__p[{n}__o + i]", n = p.name));
+        let _ = writeln!(
+            s,
+            "for (long long i = gpu_done + gpu_t; i < n; i += gpu_nt) {{ {refs}\n{op}\n}}\n}}"
+        );
+    }
+
+    fn strided(&self, s: &mut String, ndim: usize) {
+        let params = params_c(self.params);
+        let strides = strides_c(self.params, ndim);
+        let _ = writeln!(
+            s,
+            "extern \"C\" __global__ void {}(long long n{params}{strides}) {{\n{HEAD}",
+            self.kernel_name(Variant::Strided(ndim))
+        );
+        let index = strided_index(self.params, ndim, "i");
+        let refs = bind_refs(self.params, |p| format!("{n}__p[{n}__i]", n = p.name));
+        let _ = writeln!(
+            s,
+            "for (long long i = gpu_t; i < n; i += gpu_nt) {{\n{index}{refs}\n{}\n}}\n}}",
+            self.operation_block()
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests;

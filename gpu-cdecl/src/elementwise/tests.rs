@@ -1,0 +1,113 @@
+use super::*;
+
+const AXPY: [Param<'static>; 4] = [
+    Param::new("a", "float", Role::Scalar),
+    Param::new("x", "float", Role::Input),
+    Param::new("y", "double", Role::Input),
+    Param::new("z", "float", Role::Output),
+];
+
+fn axpy(operation: &str) -> Elementwise<'_> {
+    Elementwise {
+        name: "axpy",
+        params: &AXPY,
+        operation,
+        preamble: "#define TWO 2",
+    }
+}
+
+#[test]
+fn the_contiguous_kernel_is_a_vectorized_loop_and_a_scalar_tail() {
+    let src = axpy("z = a * x + y").source(&[Variant::Contiguous]);
+    let expected = [
+        VEC4,
+        "#define TWO 2\n",
+        "extern \"C\" __global__ void axpy_contig(long long n, int gpu_vec, float a, \
+         const float *__restrict__ x__p, long long x__o, const double *__restrict__ y__p, long long y__o, \
+         float *__restrict__ z__p, long long z__o) {\n",
+        HEAD,
+        "\nlong long gpu_done = 0;\nif (gpu_vec) {\nlong long gpu_nv = n / 4;\n",
+        "for (long long gpu_j = gpu_t; gpu_j < gpu_nv; gpu_j += gpu_nt) {\n",
+        "gpu_vec4<float> x__v = ((const gpu_vec4<float> *)(x__p + x__o))[gpu_j];\n",
+        "gpu_vec4<double> y__v = ((const gpu_vec4<double> *)(y__p + y__o))[gpu_j];\n",
+        // Written before it is read: not loaded.
+        "gpu_vec4<float> z__v;\n",
+        "#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) { long long i __attribute__((unused)) = 4 * gpu_j + gpu_k; \
+         const float &x = x__v.v[gpu_k];const double &y = y__v.v[gpu_k];float &z = z__v.v[gpu_k];\n\
+         {\n#line 1 \"operation\"\nz = a * x + y\n;}\n}\n",
+        "((gpu_vec4<float> *)(z__p + z__o))[gpu_j] = z__v;\n",
+        "}\ngpu_done = 4 * gpu_nv;\n}\n",
+        "for (long long i = gpu_done + gpu_t; i < n; i += gpu_nt) { \
+         const float &x = x__p[x__o + i];const double &y = y__p[y__o + i];float &z = z__p[z__o + i];\n\
+         {\n#line 1 \"operation\"\nz = a * x + y\n;}\n}\n}\n",
+    ]
+    .concat();
+    assert_eq!(src, expected);
+}
+
+#[test]
+fn an_output_the_operation_reads_is_loaded() {
+    let src = axpy("z += a * x").source(&[Variant::Contiguous]);
+    assert!(src.contains("gpu_vec4<float> z__v = ((const gpu_vec4<float> *)(z__p + z__o))[gpu_j];\n"));
+    assert!(!src.contains("gpu_vec4<float> z__v;"));
+}
+
+#[test]
+fn the_strided_kernel_indexes_every_array_through_its_strides() {
+    let params = [
+        Param::new("x", "int", Role::Input),
+        Param::new("k", "long long", Role::Scalar),
+        Param::new("z", "int", Role::Output),
+    ];
+    let k = Elementwise {
+        name: "f",
+        params: &params,
+        operation: "z = x + k // a comment",
+        preamble: "",
+    };
+    let src = k.source(&[Variant::Strided(3)]);
+    let expected = [
+        VEC4,
+        "\n",
+        "extern \"C\" __global__ void f_strided3(long long n, const int *__restrict__ x__p, long long x__o, \
+         long long k, int *__restrict__ z__p, long long z__o, long long gpu_d0, long long gpu_d1, long long gpu_d2, \
+         long long x__s0, long long x__s1, long long x__s2, long long z__s0, long long z__s1, long long z__s2) {\n",
+        HEAD,
+        "\nfor (long long i = gpu_t; i < n; i += gpu_nt) {\n",
+        "long long gpu_r = i; long long x__i = x__o; long long z__i = z__o; \
+         { long long gpu_c = gpu_r % gpu_d2; gpu_r /= gpu_d2; x__i += gpu_c * x__s2; z__i += gpu_c * z__s2; } \
+         { long long gpu_c = gpu_r % gpu_d1; gpu_r /= gpu_d1; x__i += gpu_c * x__s1; z__i += gpu_c * z__s1; } \
+         { long long gpu_c = gpu_r; x__i += gpu_c * x__s0; z__i += gpu_c * z__s0; }\n",
+        // The `;` after the comment's line ends the statement.
+        "const int &x = x__p[x__i];int &z = z__p[z__i];\n{\n#line 1 \"operation\"\nz = x + k // a comment\n;}\n}\n}\n",
+    ]
+    .concat();
+    assert_eq!(src, expected);
+}
+
+#[test]
+fn one_module_holds_several_variants_after_one_vector_type() {
+    let k = axpy("z = x");
+    let all = k.source(&[Variant::Contiguous, Variant::Strided(1), Variant::Strided(2)]);
+    assert_eq!(all.matches("struct alignas").count(), 1);
+    assert_eq!(all.matches("#define TWO 2").count(), 1);
+    for v in [Variant::Contiguous, Variant::Strided(1), Variant::Strided(2)] {
+        let one = k.source(&[v]);
+        let kernel = one
+            .strip_prefix(&format!("{VEC4}#define TWO 2\n"))
+            .expect("the prefix");
+        assert!(all.contains(kernel), "{v:?}");
+        assert!(kernel.contains(&format!("void {}(", k.kernel_name(v))));
+    }
+    assert_eq!(k.kernel_name(Variant::Strided(2)), "axpy_strided2");
+    // Each binding of the operation: the vector chunk, the scalar tail, the strided index.
+    assert_eq!(all.matches("#line 1 \"operation\"\nz = x\n;").count(), 4);
+}
+
+#[test]
+fn every_variant_is_listed_once() {
+    let all: Vec<Variant> = Variant::all().collect();
+    assert_eq!(all.len(), 1 + MAX_DIMS);
+    assert_eq!(all[0], Variant::Contiguous);
+    assert_eq!(all[MAX_DIMS], Variant::Strided(MAX_DIMS));
+}

@@ -1,0 +1,139 @@
+//! The CUDA C the build-time check compiles: the run time's own kernels for this fn.
+
+use gpu_cdecl::elementwise::{self as generator, Elementwise, Variant};
+
+use crate::elementwise::params::Param;
+
+/// The module the build-time check compiles: every variant the run time may compile for
+/// this fn, written by the generator the run time uses (`gpu_cdecl::elementwise`), from the
+/// same name, argument list and operation, so that the check compiles the text that runs.
+pub(super) fn check_source(name: &str, params: &[Param], op: &str) -> String {
+    let names: Vec<String> = params.iter().map(Param::c_name).collect();
+    let c_params: Vec<generator::Param<'_>> = params
+        .iter()
+        .zip(&names)
+        .map(|(p, n)| generator::Param::new(n, p.c_type, p.role))
+        .collect();
+    let variants: Vec<Variant> = Variant::all().collect();
+    Elementwise {
+        name,
+        params: &c_params,
+        operation: op,
+        preamble: "",
+    }
+    .source(&variants)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gpu_cdecl::elementwise::{Role, OPERATION_FILE};
+
+    use crate::elementwise::params::c_arguments;
+    use crate::elementwise::test_support::{params, AXPY};
+
+    /// The run time's reading of the C argument list the macro emits
+    /// (`gpu_runtime::gpuarray::kernel_args::parse_params`, through gpu-cdecl): names, element
+    /// C types and roles.
+    fn as_the_run_time_reads(arguments: &str) -> Vec<(String, &'static str, Role)> {
+        let decl = gpu_cdecl::find_kernel(
+            &format!("__global__ void gpu_params({arguments}) {{}}"),
+            "gpu_params",
+        )
+        .expect("the arguments read");
+        decl.params
+            .into_iter()
+            .map(|p| {
+                let name = p.name.expect("a name");
+                match p.ty {
+                    gpu_cdecl::CType::Scalar(s) => (name, s.c_name(), Role::Scalar),
+                    gpu_cdecl::CType::Pointer {
+                        pointee,
+                        pointee_const,
+                    } => match *pointee {
+                        gpu_cdecl::CType::Scalar(s) if pointee_const => (name, s.c_name(), Role::Input),
+                        gpu_cdecl::CType::Scalar(s) => (name, s.c_name(), Role::Output),
+                        other => panic!("an array of {other:?}"),
+                    },
+                    other => panic!("an argument of type {other:?}"),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_check_compiles_what_the_run_time_generates() {
+        let items = [
+            AXPY,
+            "fn f(k: u64, b: &mut PooledArray<i8>, c: &DeviceArray<u16>, r#type: i64);",
+        ];
+        for item in items {
+            let ps = params(item);
+            let op = "b = k; z = a * x + y // either";
+            let check = check_source("f", &ps, op);
+            // The run time builds its kernel from the C arguments the macro emits.
+            let read = as_the_run_time_reads(&c_arguments(&ps));
+            let run_time_params: Vec<generator::Param<'_>> = read
+                .iter()
+                .map(|(n, t, r)| generator::Param::new(n, t, *r))
+                .collect();
+            let run_time = Elementwise {
+                name: "f",
+                params: &run_time_params,
+                operation: op,
+                preamble: "",
+            };
+            // Every variant the run time may compile is in the check's module, as it is
+            // generated at run time.
+            let prefix = run_time.source(&[]);
+            assert!(check.starts_with(&prefix));
+            let mut kernels = String::new();
+            for v in Variant::all() {
+                let one = run_time.source(&[v]);
+                kernels.push_str(one.strip_prefix(&prefix).expect("the shared prefix"));
+            }
+            assert_eq!(check, prefix + &kernels, "{item}");
+        }
+        let src = check_source("axpy", &params(AXPY), "z = a * x + y");
+        assert!(src.contains(
+            "extern \"C\" __global__ void axpy_contig(long long n, int gpu_vec, float a, const float *__restrict__ x__p, long long x__o"
+        ));
+        assert!(src.contains("void axpy_strided8("));
+        assert_eq!(
+            src.matches("{\n#line 1 \"operation\"\nz = a * x + y\n;}").count(),
+            2 + 8
+        );
+    }
+
+    /// The check's module for valid operations compiles with NVRTC (as the build-time check
+    /// runs it) without a message: the generated code around the operation is clean, so every
+    /// message the check reports is about the operation.
+    #[test]
+    fn the_check_module_compiles_without_messages() {
+        let lib = crate::nvrtc::get()
+            .unwrap_or_else(|e| panic!("NVRTC must be loadable (source scripts/nvrtc-env.sh): {e}"));
+        let arch = lib.archs().last().copied().expect("an architecture");
+        let cases = [
+            (AXPY, "z = a * x + y"),
+            (AXPY, "z += i * a + x - y; // uses the index"),
+            (
+                "fn f(k: u64, b: &mut PooledArray<i8>, c: &DeviceArray<u16>);",
+                "b = c > k ? 1 : 0",
+            ),
+        ];
+        for (item, op) in cases {
+            let src = check_source("f", &params(item), op);
+            let r = lib
+                .compile(
+                    &src,
+                    OPERATION_FILE,
+                    &[],
+                    &[format!("--gpu-architecture=compute_{arch}")],
+                    crate::nvrtc::Want::Check,
+                    true,
+                )
+                .expect("NVRTC runs");
+            assert!(r.ok && r.log.trim().is_empty(), "{op}:\n{}\n{src}", r.log);
+        }
+    }
+}

@@ -1,0 +1,81 @@
+//! The Rust types of a kernel's parameters in each generated method (device buffers for the
+//! `prepared_*` calls, host data for `call`, graph tokens for the graph methods), and the
+//! compile-time assertions that each by-value type is the size the C parameter takes.
+
+use proc_macro2::TokenStream;
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+
+use crate::check::direction_of;
+use crate::expand::runtime_path::rt;
+use crate::input::{Direction, RustArg, RustType};
+
+/// `name: &(impl DeviceRead<T> + ?Sized)` and friends, as taken by the `prepared_*` calls.
+pub(super) fn device_param(arg: &RustArg) -> TokenStream {
+    let rt = rt();
+    let name = &arg.name;
+    match &arg.kind {
+        RustType::Slice { elem, mutable: false } => {
+            quote!(#name: &(impl #rt::DeviceRead<#elem> + ?::core::marker::Sized))
+        }
+        RustType::Slice { elem, mutable: true } => {
+            quote!(#name: &mut (impl #rt::DeviceWrite<#elem> + ?::core::marker::Sized))
+        }
+        RustType::Value(ty) => quote!(#name: #ty),
+    }
+}
+
+/// The parameter as the convenience call takes it: host data for In/Out/InOut.
+pub(super) fn host_param(arg: &RustArg) -> TokenStream {
+    let rt = rt();
+    let name = &arg.name;
+    match (&arg.kind, direction_of(arg)) {
+        (RustType::Slice { elem, .. }, Some(Direction::In)) => {
+            quote!(#name: &(impl #rt::HostSlice<#elem> + ?::core::marker::Sized))
+        }
+        (RustType::Slice { elem, .. }, Some(_)) => {
+            quote!(#name: &mut (impl #rt::HostSliceMut<#elem> + ?::core::marker::Sized))
+        }
+        _ => device_param(arg),
+    }
+}
+
+/// Compile-time checks on the Rust types, spanned at them so errors point at the user's code.
+pub(super) fn type_assertions(args: &[RustArg]) -> TokenStream {
+    let rt = rt();
+    args.iter()
+        .map(|arg| match &arg.kind {
+            RustType::Slice { elem, .. } => quote_spanned! {elem.span()=>
+                const _: () = #rt::__private_v0_1::assert_device_repr::<#elem>();
+            },
+            // The launch body names the same function at the same span, so a type that is not a
+            // KernelParam gets one error, not two.
+            RustType::Value(ty) => quote_spanned! {ty.span()=>
+                const _: () = {
+                    let _ = #rt::__private_v0_1::by_value::<#ty>;
+                };
+            },
+        })
+        .collect()
+}
+
+/// True for a texture or surface object argument (the types `check.rs` matches with
+/// `cudaTextureObject_t` and `cudaSurfaceObject_t`): a graph cannot keep its resource alive,
+/// since the handle's borrow is not the graph's, so the graph methods of such a kernel refuse.
+pub(super) fn takes_resource_handle(arg: &RustArg) -> bool {
+    matches!(&arg.kind, RustType::Value(ty)
+        if matches!(crate::input::last_ident(ty).as_deref(), Some("TextureObject" | "SurfaceObject")))
+}
+
+/// A buffer or value parameter of the graph methods: tokens valid for the graph's `'a`.
+pub(super) fn graph_param(arg: &RustArg) -> TokenStream {
+    let rt = rt();
+    let name = &arg.name;
+    match &arg.kind {
+        RustType::Slice { elem, mutable: false } => quote!(#name: &impl #rt::launch::GraphRead<'a, #elem>),
+        RustType::Slice { elem, mutable: true } => {
+            quote!(#name: &mut impl #rt::launch::GraphWrite<'a, #elem>)
+        }
+        RustType::Value(ty) => quote!(#name: #ty),
+    }
+}

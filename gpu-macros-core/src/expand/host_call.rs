@@ -1,0 +1,61 @@
+//! The bodies of `call` and `call_on`: host data staged through pinned memory around the
+//! launch, or the `prepared_*` call when no argument is marked.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::Ident;
+
+use crate::check::direction_of;
+use crate::expand::runtime_path::rt;
+use crate::input::{RustArg, RustType};
+
+/// The `call` body (`stream` None) or the `call_on` body (`stream` the name of its `&Stream`):
+/// stage the marked arguments, upload, launch on the staging stream or the caller's, finish
+/// (copies back and waits once, reporting kernel errors). Without marked arguments, the
+/// matching `prepared_*` call.
+pub(super) fn convenience_body(args: &[RustArg], stream: Option<&Ident>) -> TokenStream {
+    let rt = rt();
+    if !args
+        .iter()
+        .any(|a| matches!(a.kind, RustType::Slice { .. }) && direction_of(a).is_some())
+    {
+        let names = args.iter().map(|a| &a.name);
+        return match stream {
+            Some(s) => quote!(self.prepared_async_call(grid, block, #s, #(#names),*)),
+            None => quote!(self.prepared_call(grid, block, #(#names),*)),
+        };
+    }
+    let staging = match stream {
+        Some(s) => quote!(#rt::__private_v0_1::staging_on(&self.function, #s)?),
+        None => quote!(#rt::__private_v0_1::Staging::new(&self.function)?),
+    };
+    let mut before = Vec::new();
+    let mut call_args = Vec::new();
+    for arg in args {
+        let name = &arg.name;
+        let staged = format_ident!("__d_{}", name);
+        match (&arg.kind, direction_of(arg)) {
+            (RustType::Slice { mutable, .. }, Some(dir)) => {
+                let make = match (dir.copies_in(), dir.copies_out()) {
+                    (true, false) => quote!(__staging.input(&*#name)?),
+                    (true, true) => quote!(__staging.input_output(&mut *#name)?),
+                    _ => quote!(__staging.output(&mut *#name)?),
+                };
+                before.push(quote!(let mut #staged = #make;));
+                call_args.push(if *mutable {
+                    quote!(&mut #staged)
+                } else {
+                    quote!(&#staged)
+                });
+            }
+            _ => call_args.push(quote!(#name)),
+        }
+    }
+    quote! {
+        let mut __staging = #staging;
+        #(#before)*
+        __staging.upload()?;
+        __staging.launch(|__stream| self.launch_on(grid.into(), block.into(), __stream, #(#call_args),*))?;
+        __staging.finish()
+    }
+}
