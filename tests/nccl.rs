@@ -353,7 +353,7 @@ fn wrong_lengths_contexts_and_ranks_are_errors_before_nccl() {
     let ctx = c.context();
     let send = ctx.to_device(&Rng::new(12).vec_f32(100)).unwrap();
     let mut short = ctx.alloc_zeros::<f32>(99).unwrap();
-    let size = |e: Error| assert!(matches!(e, Error::Nccl(NcclError::BufferLength { .. })), "{e}");
+    let size = |e: NcclError| assert!(matches!(e, NcclError::BufferLength { .. }), "{e}");
     size(c.all_reduce(&send, &mut short, ReduceOp::Sum).unwrap_err());
     let mut gathered = ctx.alloc_zeros::<f32>(100 * ranks + 1).unwrap();
     size(c.all_gather(&send, &mut gathered).unwrap_err());
@@ -364,12 +364,12 @@ fn wrong_lengths_contexts_and_ranks_are_errors_before_nccl() {
         .broadcast(Some(send.device_view()), &mut recv, ranks)
         .unwrap_err();
     assert!(
-        matches!(e, Error::Nccl(NcclError::RankOutOfRange { what: "root", rank, .. }) if rank == ranks),
+        matches!(e, NcclError::RankOutOfRange { what: "root", rank, .. } if rank == ranks),
         "{e}"
     );
     let e = c.send(&send, ranks + 3).unwrap_err();
     assert!(
-        matches!(e, Error::Nccl(NcclError::RankOutOfRange { what: "peer", rank, .. }) if rank == ranks + 3),
+        matches!(e, NcclError::RankOutOfRange { what: "peer", rank, .. } if rank == ranks + 3),
         "{e}"
     );
     // The root must pass its buffer.
@@ -382,7 +382,7 @@ fn wrong_lengths_contexts_and_ranks_are_errors_before_nccl() {
         .all_reduce(&sends[..ranks - 1], &mut recvs, ReduceOp::Sum)
         .unwrap_err();
     assert!(
-        matches!(&e, Error::Nccl(NcclError::NotOnePerRank { got, nranks, .. }) if *got == ranks - 1 && *nranks == ranks),
+        matches!(&e, NcclError::NotOnePerRank { got, nranks, .. } if *got == ranks - 1 && *nranks == ranks),
         "{e}"
     );
     if ranks >= 2 {
@@ -392,12 +392,12 @@ fn wrong_lengths_contexts_and_ranks_are_errors_before_nccl() {
         // Memory and streams of another GPU.
         let other = comms[1].context().alloc_zeros::<f32>(100).unwrap();
         let e = c.all_reduce(&other, &mut recv, ReduceOp::Sum).unwrap_err();
-        assert!(matches!(e, Error::WrongContext { .. }), "{e}");
+        assert!(matches!(e, NcclError::Cuda(Error::WrongContext { .. })), "{e}");
         let e = c
             .on(comms[1].stream())
             .all_reduce(&send, &mut recv, ReduceOp::Sum)
             .unwrap_err();
-        assert!(matches!(e, Error::WrongContext { .. }), "{e}");
+        assert!(matches!(e, NcclError::Cuda(Error::WrongContext { .. })), "{e}");
     } else {
         println!("one GPU: buffers and streams of another GPU are not tried");
     }

@@ -3,7 +3,8 @@
 //! typed error and nothing is called.
 
 use crate::driver::context::core::Context;
-use crate::error::{Error, NcclError, Result};
+use crate::error::Error;
+use crate::nccl::error::{NcclError, Result};
 
 /// `got == want` elements, or [`NcclError::BufferLength`] saying what `what` should hold.
 pub(crate) fn len_is(operation: &'static str, what: &str, got: usize, want: usize, why: &str) -> Result<()> {
@@ -98,7 +99,7 @@ pub(crate) fn per_rank(operation: &'static str, what: &str, got: usize, nranks: 
 /// Memory or a stream of `ctx` used with a communicator of `comm`.
 pub(crate) fn same_context(what: &'static str, ctx: &Context, comm: &Context) -> Result<()> {
     if ctx != comm {
-        return Err(Error::WrongContext { what });
+        return Err(Error::WrongContext { what }.into());
     }
     Ok(())
 }
@@ -131,7 +132,7 @@ mod tests {
         assert!(reduce_scatter_lens("reduce_scatter", 12, 4, 3).is_ok());
         let e = reduce_scatter_lens("reduce_scatter", 12, 3, 3).unwrap_err();
         assert!(
-            matches!(&e, Error::Nccl(NcclError::BufferLength { what, got: 12, want: 9, .. }) if what == "the send buffer"),
+            matches!(&e, NcclError::BufferLength { what, got: 12, want: 9, .. } if what == "the send buffer"),
             "{e}"
         );
         // Overflow is an error, not a wrap or a panic.
@@ -139,11 +140,11 @@ mod tests {
         assert!(
             matches!(
                 e,
-                Error::Nccl(NcclError::CountOverflow {
+                NcclError::CountOverflow {
                     count: usize::MAX,
                     nranks: 2,
                     ..
-                })
+                }
             ),
             "{e}"
         );
@@ -156,12 +157,12 @@ mod tests {
         assert!(
             matches!(
                 e,
-                Error::Nccl(NcclError::RankOutOfRange {
+                NcclError::RankOutOfRange {
                     what: "root",
                     rank: 2,
                     nranks: 2,
                     ..
-                })
+                }
             ),
             "{e}"
         );
@@ -170,7 +171,7 @@ mod tests {
         assert!(counts_agree("check_counts", &[5, 5, 5]).is_ok());
         let e = counts_agree("check_counts", &[5, 4]).unwrap_err();
         assert!(
-            matches!(&e, Error::Nccl(NcclError::CountsDiffer { counts, .. }) if counts == &[5, 4]),
+            matches!(&e, NcclError::CountsDiffer { counts, .. } if counts == &[5, 4]),
             "{e}"
         );
         // The sentence lists every rank's count.

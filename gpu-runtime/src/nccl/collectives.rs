@@ -9,8 +9,8 @@
 
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::driver::stream::Stream;
-use crate::error::Result;
 use crate::nccl::comm::Comm;
+use crate::nccl::error::Result;
 use crate::nccl::op::Op;
 use crate::nccl::types::{NcclType, ReduceOp};
 

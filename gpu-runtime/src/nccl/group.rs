@@ -1,8 +1,9 @@
 //! [`Group`]: several NCCL calls queued as one (`ncclGroupStart` ... `ncclGroupEnd`).
 
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::nccl::collectives::OnStream;
+use crate::nccl::error::Result;
 use crate::nccl::handle::Handle;
 use crate::nccl::init::in_group;
 use crate::nccl::op::Op;
@@ -22,7 +23,7 @@ use crate::nccl::wait;
 /// ```no_run
 /// use gpu_runtime::nccl::{Comms, Group};
 /// use gpu_runtime::{Context, Device};
-/// # fn main() -> gpu_runtime::Result<()> {
+/// # fn main() -> gpu_runtime::nccl::Result<()> {
 /// // A ring: each GPU sends its buffer to the next and receives from the previous.
 /// let ctxs = (0..Device::count()?).map(|i| Context::new(Device::new(i)?)).collect::<Result<Vec<_>, _>>()?;
 /// let comms = Comms::new(&ctxs)?;
@@ -248,7 +249,7 @@ impl<'a> Group<'a> {
                 return Err(Error::InvalidArgument {
                     operation: "Group::run",
                     detail: "the group mixes blocking and nonblocking communicators, which NCCL refuses: make them with the same CommOptions::blocking".to_owned(),
-                });
+                }.into());
             }
         }
         for op in &self.ops {

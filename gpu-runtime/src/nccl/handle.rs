@@ -4,7 +4,7 @@ use std::cell::Cell;
 
 use cudarc::nccl::sys::{self, ncclComm_t, ncclResult_t};
 
-use crate::error::{NcclError, Result};
+use crate::nccl::error::{NcclError, Result};
 use crate::nccl::result::{check, nccl_error, Status};
 
 /// An `ncclComm_t` and its rank; null once aborted or destroyed, after which every use is

@@ -13,7 +13,7 @@
 //!
 //! ```no_run
 //! use gpu_runtime::nccl::{Comms, ReduceOp};
-//! # fn main() -> gpu_runtime::Result<()> {
+//! # fn main() -> gpu_runtime::nccl::Result<()> {
 //! let comms = Comms::all_devices()?;
 //! let send: Vec<_> = comms.iter().map(|c| c.context().to_device(&vec![c.rank() as f32; 1024])).collect::<Result<_, _>>()?;
 //! let mut sum: Vec<_> = comms.iter().map(|c| c.context().alloc_zeros::<f32>(1024)).collect::<Result<_, _>>()?;
@@ -114,13 +114,19 @@ mod check;
 mod collectives;
 mod comm;
 mod comms;
+mod error;
+mod from_env;
 mod group;
 mod handle;
+mod hostlist;
 mod id;
 mod init;
+mod launch_env;
+mod launch_error;
 mod library;
 mod op;
 mod options;
+mod rendezvous;
 mod result;
 mod types;
 mod verify;
@@ -128,13 +134,16 @@ mod wait;
 
 pub use collectives::OnStream;
 pub use comm::Comm;
-// The error type lives in the error layer (Error wraps it); named here too, beside its module.
-pub use crate::error::NcclError;
 pub use comms::Comms;
+pub use error::{NcclError, Result};
 pub use group::{group, Group};
+pub use hostlist::expand_slurm_hostlist;
 pub use id::{UniqueId, UNIQUE_ID_BYTES};
+pub use launch_env::{LaunchEnv, DEFAULT_MASTER_PORT};
+pub use launch_error::{LaunchEnvError, Launcher};
 pub use library::{is_available, version};
 pub use options::CommOptions;
+pub use rendezvous::{Rendezvous, RendezvousError};
 pub use types::{DataType, NcclType, ReduceOp};
 
 // Ranks move between threads, one thread at a time each (NCCL's rule): Send, not Sync.

@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::error::{NcclError, Result};
+use crate::nccl::error::{NcclError, Result};
 use crate::nccl::handle::Handle;
 use crate::nccl::result::Status;
 
