@@ -384,6 +384,28 @@ fn torchrun_variables() {
         }
     );
     assert_eq!(env.master(), "node01:29400");
+    // torchrun's agent serves its own store on MASTER_PORT: the rendezvous takes the next one,
+    // unless GPU_RUNTIME_RDZV_PORT says otherwise.
+    let torchrun = [
+        ("RANK", "3"),
+        ("WORLD_SIZE", "8"),
+        ("LOCAL_RANK", "1"),
+        ("MASTER_ADDR", "node01"),
+        ("MASTER_PORT", "29400"),
+        ("TORCHELASTIC_USE_AGENT_STORE", "True"),
+    ];
+    assert_eq!(parse(&torchrun).unwrap().master_port, 29401);
+    let env = parse(&[&torchrun[..], &[("GPU_RUNTIME_RDZV_PORT", "31000")]].concat()).unwrap();
+    assert_eq!(env.master_port, 31000);
+    let mut last = torchrun;
+    last[4].1 = "65535";
+    assert!(matches!(
+        parse(&last),
+        Err(LaunchEnvError::Invalid {
+            var: "MASTER_PORT",
+            ..
+        })
+    ));
     let e = parse(&[("RANK", "0"), ("WORLD_SIZE", "2")]).unwrap_err();
     assert_eq!(
         e,

@@ -3,6 +3,7 @@
 //! typed error and nothing is called.
 
 use crate::driver::context::core::Context;
+use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::error::Error;
 use crate::nccl::error::{NcclError, Result};
 
@@ -94,6 +95,32 @@ pub(crate) fn per_rank(operation: &'static str, what: &str, got: usize, nranks: 
         .into());
     }
     Ok(())
+}
+
+/// The view of memory a call reads, or [`NcclError::NonContiguous`] when its elements do not
+/// fill the memory it spans (NCCL would send the gaps too).
+pub(crate) fn read<'a, T>(
+    operation: &'static str,
+    what: &'static str,
+    buf: &'a (impl DeviceRead<T> + ?Sized),
+) -> Result<DeviceView<'a, T>> {
+    if !buf.is_contiguous() {
+        return Err(NcclError::NonContiguous { operation, what });
+    }
+    Ok(buf.device_view())
+}
+
+/// The view of memory a call writes, or [`NcclError::NonContiguous`] when its elements do not
+/// fill the memory it spans (NCCL would overwrite the gaps).
+pub(crate) fn write<'a, T>(
+    operation: &'static str,
+    what: &'static str,
+    buf: &'a mut (impl DeviceWrite<T> + ?Sized),
+) -> Result<DeviceViewMut<'a, T>> {
+    if !buf.is_contiguous() {
+        return Err(NcclError::NonContiguous { operation, what });
+    }
+    Ok(buf.device_view_mut())
 }
 
 /// Memory or a stream of `ctx` used with a communicator of `comm`.

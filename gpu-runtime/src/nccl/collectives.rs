@@ -9,6 +9,7 @@
 
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::driver::stream::Stream;
+use crate::nccl::check;
 use crate::nccl::comm::Comm;
 use crate::nccl::error::Result;
 use crate::nccl::op::Op;
@@ -149,8 +150,8 @@ impl<'a> OnStream<'a> {
         let op = Op::all_reduce(
             self.comm,
             self.stream,
-            send.device_view(),
-            recv.device_view_mut(),
+            check::read("all_reduce", "the send buffer", send)?,
+            check::write("all_reduce", "the receive buffer", recv)?,
             op,
         )?;
         self.run(op)
@@ -165,7 +166,7 @@ impl<'a> OnStream<'a> {
         self.run(Op::all_reduce_in_place(
             self.comm,
             self.stream,
-            buf.device_view_mut(),
+            check::write("all_reduce_in_place", "the buffer", buf)?,
             op,
         )?)
     }
@@ -181,7 +182,7 @@ impl<'a> OnStream<'a> {
             self.comm,
             self.stream,
             send,
-            recv.device_view_mut(),
+            check::write("broadcast", "the receive buffer", recv)?,
             root,
         )?)
     }
@@ -195,7 +196,7 @@ impl<'a> OnStream<'a> {
         self.run(Op::broadcast_in_place(
             self.comm,
             self.stream,
-            buf.device_view_mut(),
+            check::write("broadcast_in_place", "the buffer", buf)?,
             root,
         )?)
     }
@@ -211,7 +212,7 @@ impl<'a> OnStream<'a> {
         self.run(Op::reduce(
             self.comm,
             self.stream,
-            send.device_view(),
+            check::read("reduce", "the send buffer", send)?,
             recv,
             op,
             root,
@@ -228,7 +229,7 @@ impl<'a> OnStream<'a> {
         self.run(Op::reduce_in_place(
             self.comm,
             self.stream,
-            buf.device_view_mut(),
+            check::write("reduce_in_place", "the buffer", buf)?,
             op,
             root,
         )?)
@@ -243,8 +244,8 @@ impl<'a> OnStream<'a> {
         self.run(Op::all_gather(
             self.comm,
             self.stream,
-            send.device_view(),
-            recv.device_view_mut(),
+            check::read("all_gather", "the send buffer", send)?,
+            check::write("all_gather", "the receive buffer", recv)?,
         )?)
     }
 
@@ -258,20 +259,30 @@ impl<'a> OnStream<'a> {
         self.run(Op::reduce_scatter(
             self.comm,
             self.stream,
-            send.device_view(),
-            recv.device_view_mut(),
+            check::read("reduce_scatter", "the send buffer", send)?,
+            check::write("reduce_scatter", "the receive buffer", recv)?,
             op,
         )?)
     }
 
     /// [`Comm::send`] on this stream.
     pub fn send<T: NcclType>(self, buf: &(impl DeviceRead<T> + ?Sized), peer: usize) -> Result<()> {
-        self.run(Op::send(self.comm, self.stream, buf.device_view(), peer)?)
+        self.run(Op::send(
+            self.comm,
+            self.stream,
+            check::read("send", "the buffer", buf)?,
+            peer,
+        )?)
     }
 
     /// [`Comm::recv`] on this stream.
     pub fn recv<T: NcclType>(self, buf: &mut (impl DeviceWrite<T> + ?Sized), peer: usize) -> Result<()> {
-        self.run(Op::recv(self.comm, self.stream, buf.device_view_mut(), peer)?)
+        self.run(Op::recv(
+            self.comm,
+            self.stream,
+            check::write("recv", "the buffer", buf)?,
+            peer,
+        )?)
     }
 
     /// Compares counts across ranks first when the options ask for it (point-to-point calls

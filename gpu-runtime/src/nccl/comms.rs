@@ -183,7 +183,7 @@ impl Comms {
             send[r].device_view().len()
         })?;
         check::rank_in("Comms::reduce", "root", root, self.len())?;
-        let mut recv = Some(recv.device_view_mut());
+        let mut recv = Some(check::write("reduce", "the receive buffer", recv)?);
         let mut g = Group::new();
         for (c, s) in self.comms.iter().zip(send) {
             let mine = if c.rank() == root { recv.take() } else { None };

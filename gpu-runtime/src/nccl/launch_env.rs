@@ -11,6 +11,9 @@ use crate::nccl::launch_error::{LaunchEnvError, Launcher};
 /// 29500, `torchrun`'s default. Set `MASTER_PORT` when two jobs may share a host.
 pub const DEFAULT_MASTER_PORT: u16 = 29500;
 
+/// The variable that sets the rendezvous port whatever the launcher says.
+const RDZV_PORT: &str = "GPU_RUNTIME_RDZV_PORT";
+
 /// Where a rank belongs: its rank, the number of ranks, its rank on this host (which picks the
 /// GPU), and the address of rank 0's rendezvous. Read from the launcher's variables by
 /// [`LaunchEnv::from_env`]; [`Comm::from_env`](crate::nccl::Comm::from_env) uses it.
@@ -22,6 +25,11 @@ pub const DEFAULT_MASTER_PORT: u16 = 29500;
 /// | `torchrun` | `RANK` | `WORLD_SIZE` | `LOCAL_RANK` | `MASTER_ADDR` | `MASTER_PORT` |
 /// | `mpirun` (Open MPI) | `OMPI_COMM_WORLD_RANK` | `OMPI_COMM_WORLD_SIZE` | `OMPI_COMM_WORLD_LOCAL_RANK` | `MASTER_ADDR`, or `127.0.0.1` when every rank is on one host (`OMPI_COMM_WORLD_LOCAL_SIZE` equals the size) | `MASTER_PORT`, else 29500 |
 /// | `srun` (Slurm) | `SLURM_PROCID` | `SLURM_NTASKS` | `SLURM_LOCALID` | `MASTER_ADDR`, else the first host of `SLURM_JOB_NODELIST` (`SLURM_NODELIST`) | `MASTER_PORT`, else 29500 |
+///
+/// `GPU_RUNTIME_RDZV_PORT`, when set, is the port for every launcher. Under `torchrun`, whose
+/// agent serves its own store (PyTorch's TCPStore) on `MASTER_PORT` when it sets
+/// `TORCHELASTIC_USE_AGENT_STORE=True`, the rendezvous takes the next port, `MASTER_PORT + 1`:
+/// open both in the firewall of rank 0's host.
 ///
 /// Open MPI comes before Slurm because `mpirun` inside a Slurm allocation inherits the
 /// allocation's `SLURM_*` variables, which describe the batch step rather than the ranks.
@@ -136,18 +144,40 @@ impl Vars<'_> {
         })
     }
 
-    /// `MASTER_PORT`, or [`DEFAULT_MASTER_PORT`].
+    /// The rendezvous port: `GPU_RUNTIME_RDZV_PORT` when set; else `MASTER_PORT`, plus one
+    /// when `torchrun`'s agent serves its own store there (`TORCHELASTIC_USE_AGENT_STORE`);
+    /// else [`DEFAULT_MASTER_PORT`].
     fn port(&self) -> Result<u16, LaunchEnvError> {
-        match self.get("MASTER_PORT") {
-            None => Ok(DEFAULT_MASTER_PORT),
-            Some(value) => match value.trim().parse::<u16>() {
-                Ok(p) if p != 0 => Ok(p),
-                _ => Err(LaunchEnvError::Invalid {
-                    var: "MASTER_PORT",
-                    value,
-                    expected: "a TCP port, 1 to 65535".to_owned(),
-                }),
-            },
+        if self.has(RDZV_PORT) {
+            return self.port_in(RDZV_PORT);
+        }
+        if !self.has("MASTER_PORT") {
+            return Ok(DEFAULT_MASTER_PORT);
+        }
+        let port = self.port_in("MASTER_PORT")?;
+        let agent_store = self
+            .get("TORCHELASTIC_USE_AGENT_STORE")
+            .is_some_and(|v| matches!(v.trim(), "True" | "true" | "1"));
+        if !agent_store {
+            return Ok(port);
+        }
+        port.checked_add(1).ok_or_else(|| LaunchEnvError::Invalid {
+            var: "MASTER_PORT",
+            value: port.to_string(),
+            expected: format!("below 65535: torchrun's store has it, and the rendezvous takes the next port (or set {RDZV_PORT})"),
+        })
+    }
+
+    /// The TCP port in `name` (which is set).
+    fn port_in(&self, name: &'static str) -> Result<u16, LaunchEnvError> {
+        let value = self.get(name).unwrap_or_default();
+        match value.trim().parse::<u16>() {
+            Ok(p) if p != 0 => Ok(p),
+            _ => Err(LaunchEnvError::Invalid {
+                var: name,
+                value,
+                expected: "a TCP port, 1 to 65535".to_owned(),
+            }),
         }
     }
 }
