@@ -16,21 +16,17 @@ pub(crate) fn len_is(operation: &'static str, what: &str, got: usize, want: usiz
             got,
             want,
             why: why.to_owned(),
-        }
-        .into());
+        });
     }
     Ok(())
 }
 
 /// `n * nranks`, or [`NcclError::CountOverflow`] when it overflows.
 pub(crate) fn times_ranks(operation: &'static str, n: usize, nranks: usize) -> Result<usize> {
-    n.checked_mul(nranks).ok_or_else(|| {
-        NcclError::CountOverflow {
-            operation,
-            count: n,
-            nranks,
-        }
-        .into()
+    n.checked_mul(nranks).ok_or(NcclError::CountOverflow {
+        operation,
+        count: n,
+        nranks,
     })
 }
 
@@ -77,8 +73,7 @@ pub(crate) fn rank_in(operation: &'static str, what: &'static str, rank: usize, 
             what,
             rank,
             nranks,
-        }
-        .into());
+        });
     }
     Ok(())
 }
@@ -91,8 +86,7 @@ pub(crate) fn per_rank(operation: &'static str, what: &str, got: usize, nranks: 
             what: what.to_owned(),
             got,
             nranks,
-        }
-        .into());
+        });
     }
     Ok(())
 }
@@ -140,8 +134,7 @@ pub(crate) fn counts_agree(operation: &'static str, counts: &[u64]) -> Result<()
     Err(NcclError::CountsDiffer {
         operation,
         counts: counts.to_vec(),
-    }
-    .into())
+    })
 }
 
 #[cfg(test)]

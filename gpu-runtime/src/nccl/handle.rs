@@ -39,8 +39,7 @@ impl Handle {
             return Err(NcclError::Aborted {
                 operation,
                 rank: self.rank,
-            }
-            .into());
+            });
         }
         Ok(raw)
     }

@@ -108,8 +108,7 @@ impl UniqueId {
             return Err(NcclError::UniqueIdLength {
                 expected: 2 * UNIQUE_ID_BYTES,
                 len: digits.len(),
-            }
-            .into());
+            });
         }
         let value = |i: usize| {
             (digits[i] as char)
@@ -194,8 +193,7 @@ impl UniqueId {
                     operation: format!("waiting for the unique id file {}", path.display()),
                     timeout,
                     aborted: false,
-                }
-                .into());
+                });
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(50));

@@ -53,7 +53,7 @@ pub(crate) fn ensure_loaded() -> Result<()> {
     FOUND
         .get_or_init(|| find(&cudarc::get_lib_name_candidates("nccl"), &diagnostic_dirs()))
         .clone()
-        .map_err(|(tried, hint)| NcclError::NotFound { tried, hint }.into())
+        .map_err(|(tried, hint)| NcclError::NotFound { tried, hint })
 }
 
 /// True when NCCL can be loaded: the functions of this module will not fail with
@@ -208,10 +208,10 @@ mod tests {
 
     #[test]
     fn error_is_one_sentence_with_both_parts() {
-        let e = NcclError::from(NcclError::NotFound {
+        let e = NcclError::NotFound {
             tried: "libnccl.so".into(),
             hint: "no libnccl.so* was found".into(),
-        });
+        };
         assert_eq!(
             e.to_string(),
             "NCCL could not be loaded: tried libnccl.so; no libnccl.so* was found"

@@ -41,8 +41,7 @@ pub(crate) fn until_ready(
                 operation: operation(),
                 timeout,
                 aborted: !handles.is_empty(),
-            }
-            .into());
+            });
         }
         pause(waited);
     }

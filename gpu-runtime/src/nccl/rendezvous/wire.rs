@@ -1,5 +1,6 @@
-//! The messages between a rank and the store, and how they travel: each a JSON document
-//! (serde_json) after its length as 4 big-endian bytes, over one TCP connection per rank.
+//! The messages between a rank and the store, and how they travel: each a serde message in
+//! postcard's binary form after its length as 4 big-endian bytes, over one TCP connection per
+//! rank.
 
 use std::io::{self, Read, Write};
 
@@ -48,7 +49,7 @@ pub(crate) enum Response {
 
 /// Writes `message` as one frame.
 pub(crate) fn send(stream: &mut impl Write, message: &impl Serialize) -> io::Result<()> {
-    let body = serde_json::to_vec(message).map_err(io::Error::other)?;
+    let body = postcard::to_allocvec(message).map_err(io::Error::other)?;
     let len = u32::try_from(body.len()).map_err(|_| io::Error::other("message too large"))?;
     let mut frame = Vec::with_capacity(4 + body.len());
     frame.extend_from_slice(&len.to_be_bytes());
@@ -75,7 +76,7 @@ pub(crate) fn receive<T: for<'de> Deserialize<'de>>(
     }
     let mut body = vec![0u8; len];
     read_all(stream, &mut body, &mut keep_waiting)?;
-    serde_json::from_slice(&body).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    postcard::from_bytes(&body).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
 /// `read_exact` that survives read timeouts while `keep_waiting()` says so.
