@@ -322,6 +322,13 @@ fn a_key_no_rank_sets_times_out() {
     );
     // A one-rank job passes its barriers alone.
     rdzv.barrier().unwrap();
+    // A timeout too long for the clock means no timeout, not a panic.
+    let forever = Rendezvous::connect(&address(), 0, 1, Duration::MAX).unwrap();
+    forever.set("k", b"v").unwrap();
+    assert_eq!(forever.get("k").unwrap(), b"v");
+    assert_eq!(forever.add("n", i64::MAX).unwrap(), i64::MAX);
+    assert_eq!(forever.add("n", 1).unwrap(), i64::MAX, "counters saturate");
+    forever.barrier().unwrap();
 }
 
 #[test]

@@ -269,11 +269,15 @@ impl Rendezvous {
     /// Sends `request` and reads the answer, waiting at most `wait` plus the slack for it.
     fn ask(&self, request: &Request, wait: Duration, operation: impl Fn() -> String) -> Result<Response> {
         let mut stream = self.connection.lock().unwrap_or_else(|p| p.into_inner());
-        let deadline = Instant::now() + wait + ANSWER_SLACK;
-        let sent = wire::send(&mut *stream, request);
+        let patience = wait.saturating_add(ANSWER_SLACK);
+        // None: a wait too long to add to the clock, which never ends.
+        let deadline = Instant::now().checked_add(patience);
+        let sent = stream
+            .set_write_timeout(Some(patience))
+            .and_then(|()| wire::send(&mut *stream, request));
         let answer = sent.and_then(|()| {
             stream.set_read_timeout(Some(Duration::from_millis(50)))?;
-            wire::receive::<Response>(&mut *stream, || Instant::now() < deadline)
+            wire::receive::<Response>(&mut *stream, || deadline.is_none_or(|d| Instant::now() < d))
         });
         answer.map_err(|e| match e.kind() {
             io::ErrorKind::UnexpectedEof
@@ -286,7 +290,7 @@ impl Rendezvous {
                 operation: operation(),
             }
             .into(),
-            _ if wire::is_timeout(&e) => self.timed_out(operation(), wait + ANSWER_SLACK, Vec::new()),
+            _ if wire::is_timeout(&e) => self.timed_out(operation(), patience, Vec::new()),
             _ => self.io(&operation(), e),
         })
     }
@@ -377,10 +381,12 @@ fn port_of(address: &str) -> io::Result<u16> {
 /// A connection to `address`, retried (name resolution included) until `timeout` passes; the
 /// error is the last attempt's.
 fn connect_with_retries(address: &str, timeout: Duration) -> io::Result<TcpStream> {
-    let deadline = Instant::now() + timeout;
+    // None: a timeout too long to add to the clock, which never passes.
+    let deadline = Instant::now().checked_add(timeout);
+    let left = || deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(Instant::now()));
     let mut pause = Duration::from_millis(5);
     loop {
-        let left = deadline.saturating_duration_since(Instant::now());
+        let left_now = left();
         let error = match address.to_socket_addrs() {
             Ok(addrs) => {
                 let addrs: Vec<SocketAddr> = addrs.collect();
@@ -391,7 +397,7 @@ fn connect_with_retries(address: &str, timeout: Duration) -> io::Result<TcpStrea
                     // Each attempt is bounded too: a host that drops packets never refuses.
                     match TcpStream::connect_timeout(
                         &a,
-                        left.clamp(Duration::from_millis(10), Duration::from_secs(2)),
+                        left_now.clamp(Duration::from_millis(10), Duration::from_secs(2)),
                     ) {
                         Ok(s) => {
                             connected = Some(s);
@@ -410,11 +416,11 @@ fn connect_with_retries(address: &str, timeout: Duration) -> io::Result<TcpStrea
             }
             Err(e) => e,
         };
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
+        let left_now = left();
+        if left_now.is_zero() {
             return Err(error);
         }
-        std::thread::sleep(pause.min(left));
+        std::thread::sleep(pause.min(left_now));
         pause = (pause * 2).min(Duration::from_millis(200));
     }
 }

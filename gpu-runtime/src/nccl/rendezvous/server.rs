@@ -19,6 +19,10 @@ use crate::nccl::rendezvous::wire::{self, Request, Response};
 /// close its connections.
 const SLICE: Duration = Duration::from_millis(20);
 
+/// The longest an answer may take to write: answers are small, so only a rank that stopped
+/// reading takes longer.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// The store's contents.
 #[derive(Default)]
 struct State {
@@ -50,7 +54,8 @@ impl Shared {
     /// ready when the server stops is still given: the last barrier before rank 0 exits must
     /// reach every rank.
     fn wait_for<T>(&self, timeout: Duration, mut ready: impl FnMut(&mut State) -> Option<T>) -> Waited<T> {
-        let deadline = Instant::now() + timeout;
+        // None: a timeout too long to add to the clock, which never passes.
+        let deadline = Instant::now().checked_add(timeout);
         let mut state = self.lock();
         loop {
             if let Some(v) = ready(&mut state) {
@@ -60,10 +65,10 @@ impl Shared {
                 return Waited::Stopped;
             }
             let now = Instant::now();
-            if now >= deadline {
+            if deadline.is_some_and(|d| now >= d) {
                 return Waited::TimedOut;
             }
-            let slice = SLICE.min(deadline - now);
+            let slice = deadline.map_or(SLICE, |d| SLICE.min(d - now));
             state = self
                 .changed
                 .wait_timeout(state, slice)
@@ -151,6 +156,8 @@ fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
 fn serve(mut stream: TcpStream, shared: &Shared) -> io::Result<()> {
     stream.set_nonblocking(false)?;
     stream.set_read_timeout(Some(SLICE))?;
+    // A rank that stops reading cannot hold the server (and rank 0's drop, which joins it).
+    stream.set_write_timeout(Some(WRITE_TIMEOUT))?;
     stream.set_nodelay(true)?;
     loop {
         let request: Request = wire::receive(&mut stream, || !shared.stopped())?;
