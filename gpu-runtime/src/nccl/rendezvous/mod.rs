@@ -279,10 +279,16 @@ impl Rendezvous {
             stream.set_read_timeout(Some(Duration::from_millis(50)))?;
             wire::receive::<Response>(&mut *stream, || deadline.is_none_or(|d| Instant::now() < d))
         });
+        if answer.is_err() {
+            // Half a message may be left in either direction: later calls must not read it as
+            // their answer, so the connection ends here and they fail too.
+            let _ = stream.shutdown(std::net::Shutdown::Both);
+        }
         answer.map_err(|e| match e.kind() {
             io::ErrorKind::UnexpectedEof
             | io::ErrorKind::ConnectionReset
             | io::ErrorKind::ConnectionAborted
+            | io::ErrorKind::NotConnected
             | io::ErrorKind::BrokenPipe => RendezvousError::StoreClosed {
                 address: self.address.clone(),
                 rank: self.rank,
