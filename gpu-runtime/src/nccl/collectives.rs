@@ -63,6 +63,9 @@ impl Comm {
 
     /// Copies the root's `send` into every rank's `recv` (`ncclBroadcast`). The root passes
     /// `Some` (a view: `buffer.device_view()`), the others `None` (what they pass is not read).
+    /// A view is one run of memory and is not checked for gaps: take it from a contiguous
+    /// buffer or array (the view of an array with steps spans the elements between, which
+    /// would be sent too).
     pub fn broadcast<T: NcclType>(
         &self,
         send: Option<DeviceView<'_, T>>,
@@ -82,7 +85,8 @@ impl Comm {
     }
 
     /// Reduces every rank's `send` into the root's `recv` (`ncclReduce`). The root passes
-    /// `Some` (a view: `buffer.device_view_mut()`), the others `None` (not written).
+    /// `Some` (a view: `buffer.device_view_mut()`), the others `None` (not written). As for
+    /// [`Comm::broadcast`], take the view from contiguous memory: its gaps would be written.
     pub fn reduce<T: NcclType>(
         &self,
         send: &(impl DeviceRead<T> + ?Sized),
