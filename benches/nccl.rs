@@ -1,7 +1,9 @@
 //! NCCL through this crate next to bare NCCL, in the same process on the same buffers and
 //! streams: all-reduce bus bandwidth (`busbw = algbw * 2(n-1)/n`, as nccl-tests reports it) at
 //! 1 KiB, 1 MiB and 256 MiB, and the latency of an 8-byte all-reduce, for nonblocking
-//! communicators (the default) and blocking ones. The bare side is
+//! communicators (the default) and blocking ones, made by `Comms::with_options` and, as a
+//! launched job makes them, through the TCP rendezvous (`Comm::from_launch`, one thread per
+//! GPU standing in for a process each: the "rendezvous" rows). The bare side is
 //! `cudarc::nccl::result::all_reduce` in `ncclGroupStart`/`ncclGroupEnd`, polling
 //! `ncclCommGetAsyncError` where NCCL says the calls are still being queued, as NCCL requires.
 //!
@@ -17,7 +19,7 @@ use std::ffi::c_void;
 use std::time::{Duration, Instant};
 
 use gpu_runtime::cudarc::nccl::{result, sys};
-use gpu_runtime::nccl::{CommOptions, Comms, ReduceOp};
+use gpu_runtime::nccl::{Comm, CommOptions, Comms, Group, LaunchEnv, Launcher, ReduceOp};
 use gpu_runtime::{Context, Device, DeviceBuffer};
 use table::{median, Row};
 
@@ -29,14 +31,19 @@ const ROUNDS: usize = 7;
 /// One side of a measurement: `iters` all-reduces of `send` into `recv` on every rank, then a
 /// wait for every rank's stream.
 fn ours(
-    comms: &Comms,
+    comms: &[Comm],
     send: &[DeviceBuffer<f32>],
     recv: &mut [DeviceBuffer<f32>],
     iters: usize,
 ) -> Fallible<Duration> {
     let t = Instant::now();
     for _ in 0..iters {
-        comms.all_reduce(send, recv, ReduceOp::Sum)?;
+        // What `Comms::all_reduce` does, for ranks made any way (one group, one call per rank).
+        let mut g = Group::new();
+        for ((c, s), r) in comms.iter().zip(send).zip(recv.iter_mut()) {
+            g.all_reduce(c, s, r, ReduceOp::Sum)?;
+        }
+        g.run()?;
     }
     for c in comms.iter() {
         c.stream().synchronize()?;
@@ -46,7 +53,7 @@ fn ours(
 
 /// The same through bare NCCL calls on the same communicators, buffers and streams.
 fn bare(
-    comms: &Comms,
+    comms: &[Comm],
     send: &[DeviceBuffer<f32>],
     recv: &mut [DeviceBuffer<f32>],
     iters: usize,
@@ -93,7 +100,7 @@ fn bare(
 }
 
 /// Runs both sides in turns: the best time of each, and the ratio (ours / bare) of each round.
-fn measure(comms: &Comms, count: usize, iters: usize) -> Fallible<(Duration, Duration, Vec<f64>)> {
+fn measure(comms: &[Comm], count: usize, iters: usize) -> Fallible<(Duration, Duration, Vec<f64>)> {
     let send = comms
         .iter()
         .map(|c| c.context().to_device(&vec![1.0f32; count]))
@@ -132,7 +139,7 @@ fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
 
-fn rows(comms: &Comms, mode: &str) -> Fallible<Vec<Row>> {
+fn rows(comms: &[Comm], mode: &str) -> Fallible<Vec<Row>> {
     let n = comms.len() as f64;
     let mut rows = Vec::new();
     for (label, bytes) in [
@@ -173,6 +180,30 @@ fn rows(comms: &Comms, mode: &str) -> Fallible<Vec<Row>> {
     Ok(rows)
 }
 
+/// One communicator per GPU, each formed by [`Comm::from_launch`] on a thread of its own as a
+/// process of a launched job would (torchrun's variables, rank r on GPU r), in rank order.
+fn through_the_rendezvous(ndev: usize, options: CommOptions) -> Fallible<Vec<Comm>> {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let threads: Vec<_> = (0..ndev)
+        .map(|rank| {
+            let env = LaunchEnv {
+                launcher: Launcher::Torchrun,
+                rank,
+                world_size: ndev,
+                local_rank: rank,
+                master_addr: "127.0.0.1".into(),
+                master_port: port,
+            };
+            std::thread::spawn(move || Comm::from_launch(&env, options))
+        })
+        .collect();
+    let mut comms = Vec::new();
+    for t in threads {
+        comms.push(t.join().map_err(|_| "a rank's thread panicked")??);
+    }
+    Ok(comms)
+}
+
 fn run() -> Fallible<()> {
     let ndev = Device::count()?;
     let ctxs = (0..ndev)
@@ -189,6 +220,17 @@ fn run() -> Fallible<()> {
     let mut all = Vec::new();
     for (mode, blocking) in [("nonblocking comm", false), ("blocking comm", true)] {
         let comms = Comms::with_options(&ctxs, CommOptions::new().blocking(blocking))?;
+        all.extend(rows(&comms, mode)?);
+    }
+    // The same through communicators formed as a launched job forms them: every rank joins
+    // the TCP rendezvous (here one thread per GPU instead of one process) and NCCL's init
+    // with the id it hands out. Bare NCCL runs on the same communicators.
+    drop(ctxs);
+    for (mode, blocking) in [
+        ("rendezvous, nonblocking comm", false),
+        ("rendezvous, blocking comm", true),
+    ] {
+        let comms = through_the_rendezvous(ndev, CommOptions::new().blocking(blocking))?;
         all.extend(rows(&comms, mode)?);
     }
     print!("{}", table::render(&device, &all));

@@ -4,17 +4,27 @@
 //! dataset. Checked against the CPU.
 //!
 //! `cargo run --release --features nccl --example nccl_data_parallel` runs one process that
-//! drives every GPU. With `-- --procs` it runs one process per GPU instead: it starts itself
-//! once per GPU with `--rank R --nranks N --id-file F`, as a launcher (`mpirun`, `srun`) would,
-//! and rank 0 writes the NCCL unique id to F for the others to read. One GPU makes one rank.
-//! Needs NCCL (`source scripts/nvrtc-env.sh`); without a GPU or NCCL it says so and exits 1.
+//! drives every GPU. Started by a launcher, it is one rank of the launcher's job
+//! ([`Comm::from_env`]: the variables of `torchrun`, Slurm's `srun` or Open MPI's `mpirun`;
+//! rank 0 serves the NCCL unique id at `MASTER_ADDR:MASTER_PORT`), on one host or several:
+//!
+//! ```text
+//! cargo build --release --features nccl --example nccl_data_parallel
+//! EX=target/release/examples/nccl_data_parallel
+//! torchrun --nnodes 2 --nproc-per-node 4 --rdzv-endpoint node01:29500 --no-python $EX
+//! srun -N 2 --ntasks-per-node 4 --gpus-per-node 4 $EX        # rank 0's host from SLURM_JOB_NODELIST
+//! mpirun -np 8 -x MASTER_ADDR=node01 -x MASTER_PORT=29500 $EX   # one host: MASTER_ADDR may be left out
+//! ```
+//!
+//! With `-- --procs` it plays the launcher on this host: it starts itself once per GPU with
+//! `torchrun`'s variables (`RANK`, `LOCAL_RANK`, `WORLD_SIZE`, `MASTER_ADDR=127.0.0.1`, a free
+//! `MASTER_PORT`). One GPU makes one rank. Needs NCCL (`source scripts/nvrtc-env.sh`); without a
+//! GPU or NCCL it says so and exits 1.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
-use gpu_runtime::nccl::{Comm, Comms, ReduceOp, UniqueId};
-use gpu_runtime::{kernel, Context, Device, DeviceBuffer};
+use gpu_runtime::nccl::{Comm, Comms, LaunchEnv, ReduceOp};
+use gpu_runtime::{kernel, Device, DeviceBuffer};
 use gpu_suite::{mismatch_error, run_example, Rng};
 
 #[kernel(
@@ -102,18 +112,12 @@ fn one_process() -> Fallible<()> {
     Ok(())
 }
 
-/// One rank of `nranks`, one per process: rank 0 makes the unique id and writes it to
-/// `id_file`, the others wait for it there.
-fn one_rank(rank: usize, nranks: usize, id_file: &Path) -> Fallible<()> {
-    let id = if rank == 0 {
-        let id = UniqueId::new()?;
-        id.write_to_file(id_file)?;
-        id
-    } else {
-        UniqueId::read_from_file(id_file, Duration::from_secs(120))?
-    };
-    let ctx = Context::new(Device::new(rank)?)?;
-    let comm = Comm::init_rank(&ctx, &id, nranks, rank)?;
+/// One rank of the job the launcher's variables describe (`torchrun`, `srun`, `mpirun`, or
+/// `--procs` below): `Comm::from_env` picks the GPU from the local rank and meets the other
+/// ranks at `MASTER_ADDR:MASTER_PORT`, where rank 0 hands out the NCCL unique id.
+fn one_rank_from_env() -> Fallible<()> {
+    let comm = Comm::from_env()?;
+    let (rank, nranks) = (comm.rank(), comm.size());
     let mut partial = partial_sums(&comm)?;
     comm.all_reduce_in_place(&mut partial, ReduceOp::Sum)?;
     mismatch_error(
@@ -122,34 +126,34 @@ fn one_rank(rank: usize, nranks: usize, id_file: &Path) -> Fallible<()> {
         &reference(nranks),
         1e-4,
     )?;
+    let name = comm.device().name()?;
     comm.destroy()?;
     println!(
-        "nccl_data_parallel: rank {rank} of {nranks} (process {}) on {}: the sums match the CPU",
+        "nccl_data_parallel: rank {rank} of {nranks} (process {}) on {name}: the sums match the CPU",
         std::process::id(),
-        ctx.device().name()?
     );
     Ok(())
 }
 
-/// Starts this program once per GPU, one rank each, and waits for them all.
+/// A TCP port free on this host right now, for the rendezvous of `--procs`.
+fn free_port() -> Fallible<u16> {
+    Ok(std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+/// Starts this program once per GPU with `torchrun`'s variables, as `torchrun
+/// --nproc-per-node N` would, and waits for every rank.
 fn one_process_per_gpu() -> Fallible<()> {
     let nranks = Device::count()?;
-    let dir = std::env::temp_dir().join(format!("nccl-data-parallel-{}", std::process::id()));
-    std::fs::create_dir_all(&dir)?;
-    // A new file per run: a stale id would send the ranks to a socket that is gone.
-    let id_file = dir.join("unique.id");
+    let port = free_port()?.to_string();
     let exe = std::env::current_exe()?;
     let children = (0..nranks)
         .map(|rank| {
             Command::new(&exe)
-                .args([
-                    "--rank",
-                    &rank.to_string(),
-                    "--nranks",
-                    &nranks.to_string(),
-                    "--id-file",
-                ])
-                .arg(&id_file)
+                .env("RANK", rank.to_string())
+                .env("LOCAL_RANK", rank.to_string())
+                .env("WORLD_SIZE", nranks.to_string())
+                .env("MASTER_ADDR", "127.0.0.1")
+                .env("MASTER_PORT", &port)
                 .spawn()
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -160,22 +164,11 @@ fn one_process_per_gpu() -> Fallible<()> {
         .iter()
         .filter(|s| !s.success())
         .count();
-    let _ = std::fs::remove_dir_all(&dir);
     if failed > 0 {
         return Err(format!("{failed} of {nranks} rank processes failed").into());
     }
-    println!("nccl_data_parallel: {nranks} process(es), one per GPU: every rank's sums match the CPU");
+    println!("nccl_data_parallel: {nranks} process(es), one per GPU, met through the TCP rendezvous: every rank's sums match the CPU");
     Ok(())
-}
-
-/// `--rank R --nranks N --id-file F`, if given.
-fn rank_args(args: &[String]) -> Fallible<Option<(usize, usize, PathBuf)>> {
-    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1));
-    match (value("--rank"), value("--nranks"), value("--id-file")) {
-        (Some(r), Some(n), Some(f)) => Ok(Some((r.parse()?, n.parse()?, PathBuf::from(f)))),
-        (None, None, None) => Ok(None),
-        _ => Err("--rank, --nranks and --id-file go together".into()),
-    }
 }
 
 fn main() -> std::process::ExitCode {
@@ -184,10 +177,16 @@ fn main() -> std::process::ExitCode {
     if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
         std::env::set_var("NCCL_NVLS_ENABLE", "0");
     }
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    run_example("nccl_data_parallel", || match rank_args(&args)? {
-        Some((rank, nranks, id_file)) => one_rank(rank, nranks, &id_file),
-        None if args.iter().any(|a| a == "--procs") => one_process_per_gpu(),
-        None => one_process(),
+    let procs = std::env::args().skip(1).any(|a| a == "--procs");
+    // Started by a launcher (or by --procs): one rank. Otherwise every GPU in this process.
+    let launched = LaunchEnv::from_env().is_ok();
+    run_example("nccl_data_parallel", || {
+        if launched {
+            one_rank_from_env()
+        } else if procs {
+            one_process_per_gpu()
+        } else {
+            one_process()
+        }
     })
 }

@@ -2,13 +2,13 @@
 # Sets up and runs the whole test suite on a fresh machine: makes NVRTC (and NCCL, for the
 # `nccl` feature) available (from the PyPI wheels when the system has none), then runs
 # `cargo test --workspace`, and the `nccl` feature's tests that need no GPU (loading NCCL,
-# unique ids, its compile-time rules), and the `cublas` feature's. Tests that need a GPU are #[ignore]d and reported as
+# unique ids, the TCP rendezvous and the launchers' variables, its compile-time rules), and the `cublas` feature's. Tests that need a GPU are #[ignore]d and reported as
 # ignored; run them on a GPU machine with `-- --ignored`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/nvrtc-env.sh
 cargo test --workspace "$@"
-cargo test --features nccl --test nccl_cpu --test nccl_ui "$@"
+cargo test --features nccl --test nccl_cpu --test nccl_ui --test nccl_rendezvous "$@"
 # The `dlpack` feature: the checks of an import (no GPU), its compile-time rules, and its GPU
 # round trips (ignored without a GPU).
 cargo test -p gpu-runtime --features dlpack --lib interop "$@"

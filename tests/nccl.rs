@@ -353,7 +353,7 @@ fn wrong_lengths_contexts_and_ranks_are_errors_before_nccl() {
     let ctx = c.context();
     let send = ctx.to_device(&Rng::new(12).vec_f32(100)).unwrap();
     let mut short = ctx.alloc_zeros::<f32>(99).unwrap();
-    let size = |e: Error| assert!(matches!(e, Error::Nccl(NcclError::BufferLength { .. })), "{e}");
+    let size = |e: NcclError| assert!(matches!(e, NcclError::BufferLength { .. }), "{e}");
     size(c.all_reduce(&send, &mut short, ReduceOp::Sum).unwrap_err());
     let mut gathered = ctx.alloc_zeros::<f32>(100 * ranks + 1).unwrap();
     size(c.all_gather(&send, &mut gathered).unwrap_err());
@@ -364,12 +364,12 @@ fn wrong_lengths_contexts_and_ranks_are_errors_before_nccl() {
         .broadcast(Some(send.device_view()), &mut recv, ranks)
         .unwrap_err();
     assert!(
-        matches!(e, Error::Nccl(NcclError::RankOutOfRange { what: "root", rank, .. }) if rank == ranks),
+        matches!(e, NcclError::RankOutOfRange { what: "root", rank, .. } if rank == ranks),
         "{e}"
     );
     let e = c.send(&send, ranks + 3).unwrap_err();
     assert!(
-        matches!(e, Error::Nccl(NcclError::RankOutOfRange { what: "peer", rank, .. }) if rank == ranks + 3),
+        matches!(e, NcclError::RankOutOfRange { what: "peer", rank, .. } if rank == ranks + 3),
         "{e}"
     );
     // The root must pass its buffer.
@@ -382,7 +382,7 @@ fn wrong_lengths_contexts_and_ranks_are_errors_before_nccl() {
         .all_reduce(&sends[..ranks - 1], &mut recvs, ReduceOp::Sum)
         .unwrap_err();
     assert!(
-        matches!(&e, Error::Nccl(NcclError::NotOnePerRank { got, nranks, .. }) if *got == ranks - 1 && *nranks == ranks),
+        matches!(&e, NcclError::NotOnePerRank { got, nranks, .. } if *got == ranks - 1 && *nranks == ranks),
         "{e}"
     );
     if ranks >= 2 {
@@ -392,12 +392,12 @@ fn wrong_lengths_contexts_and_ranks_are_errors_before_nccl() {
         // Memory and streams of another GPU.
         let other = comms[1].context().alloc_zeros::<f32>(100).unwrap();
         let e = c.all_reduce(&other, &mut recv, ReduceOp::Sum).unwrap_err();
-        assert!(matches!(e, Error::WrongContext { .. }), "{e}");
+        assert!(matches!(e, NcclError::Cuda(Error::WrongContext { .. })), "{e}");
         let e = c
             .on(comms[1].stream())
             .all_reduce(&send, &mut recv, ReduceOp::Sum)
             .unwrap_err();
-        assert!(matches!(e, Error::WrongContext { .. }), "{e}");
+        assert!(matches!(e, NcclError::Cuda(Error::WrongContext { .. })), "{e}");
     } else {
         println!("one GPU: buffers and streams of another GPU are not tried");
     }
@@ -444,4 +444,72 @@ fn split_makes_communicators_of_the_same_color() {
     assert!(none[1..]
         .iter()
         .all(|c| c.as_ref().is_some_and(|c| c.size() == ranks - 1)));
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn non_contiguous_buffers_are_refused_before_nccl() {
+    use gpu_runtime::gpuarray::DeviceArray;
+    use gpu_runtime::ndarray::{s, Array2};
+    use gpu_runtime::NcclError;
+    let comms = comms();
+    let c = &comms[0];
+    let ctx = c.context();
+    let host = Array2::from_shape_vec((8, 6), Rng::new(21).vec_f32(48)).unwrap();
+    let mut a = DeviceArray::from_ndarray(ctx, &host).unwrap();
+    let mut recv = ctx.alloc_zeros::<f32>(8 * 3).unwrap();
+    let refused = |e: NcclError, what: &str| {
+        assert!(
+            matches!(&e, NcclError::NonContiguous { what: w, .. } if *w == what),
+            "{e}"
+        );
+    };
+    // Every other column: the view spans the columns between, which NCCL would send.
+    let strided = a.slice(s![.., ..;2]).unwrap();
+    assert!(!strided.is_contiguous());
+    refused(
+        c.all_reduce(&strided, &mut recv, ReduceOp::Sum).unwrap_err(),
+        "the send buffer",
+    );
+    refused(c.send(&strided, 0).unwrap_err(), "the buffer");
+    // A receive buffer with steps would have its gaps overwritten.
+    let send = ctx.to_device(&Rng::new(22).vec_f32(8 * 3)).unwrap();
+    {
+        let mut strided_mut = a.slice_mut(s![.., ..;2]).unwrap();
+        refused(
+            c.all_reduce(&send, &mut strided_mut, ReduceOp::Sum).unwrap_err(),
+            "the receive buffer",
+        );
+        refused(
+            c.all_reduce_in_place(&mut strided_mut, ReduceOp::Sum)
+                .unwrap_err(),
+            "the buffer",
+        );
+    }
+    // A pitched buffer with padded rows.
+    let pitched = ctx.alloc_pitch::<f32>(3, 8).unwrap();
+    if pitched.pitch() != 3 * 4 {
+        assert!(!pitched.is_contiguous());
+        let mut full = ctx.alloc_zeros::<f32>(pitched.device_view().len()).unwrap();
+        refused(
+            c.all_reduce(&pitched, &mut full, ReduceOp::Sum).unwrap_err(),
+            "the send buffer",
+        );
+    }
+    // Contiguous arrays pass, rows of a C-order array included, and the result matches the
+    // host's sum of every rank's rows.
+    let rows = a.slice(s![2..5, ..]).unwrap();
+    assert!(rows.is_contiguous());
+    let mut sum = ctx.alloc_zeros::<f32>(3 * 6).unwrap();
+    if comms.len() == 1 {
+        c.all_reduce(&rows, &mut sum, ReduceOp::Sum).unwrap();
+        c.synchronize().unwrap();
+        let want: Vec<f32> = host.slice(s![2..5, ..]).iter().copied().collect();
+        assert_close(&sum.to_vec().unwrap(), &want, 0.0);
+    }
+    // Nothing was called: the communicators still work.
+    let sends = upload(&comms, &per_rank(comms.len(), 23, 32, Rng::f32));
+    let mut recvs = zeros::<f32>(&comms, 32);
+    comms.all_reduce(&sends, &mut recvs, ReduceOp::Sum).unwrap();
+    comms.synchronize().unwrap();
 }

@@ -66,12 +66,9 @@ fn missing_nccl_is_an_error_not_a_panic() {
         // LD_LIBRARY_PATH is empty here: the loader sees only the system's libraries.
         let found = nccl::is_available();
         match UniqueId::new() {
-            Err(e @ Error::Nccl(NcclError::NotFound { .. })) => {
+            Err(e @ NcclError::NotFound { .. }) => {
                 assert!(!found);
-                assert!(matches!(
-                    nccl::version(),
-                    Err(Error::Nccl(NcclError::NotFound { .. }))
-                ));
+                assert!(matches!(nccl::version(), Err(NcclError::NotFound { .. })));
                 assert!(Comms::all_devices().is_err());
                 println!("child: NCCL not found: {e}");
             }
@@ -166,21 +163,18 @@ fn unique_ids_travel_through_files() {
     // No file within the timeout is a timeout; a file without an id is an error at once.
     let e = UniqueId::read_from_file(dir.join("never.id"), Duration::from_millis(100)).unwrap_err();
     assert!(
-        matches!(&e, Error::Nccl(NcclError::Timeout { aborted: false, operation, .. }) if operation.contains("never.id")),
+        matches!(&e, NcclError::Timeout { aborted: false, operation, .. } if operation.contains("never.id")),
         "{e}"
     );
     assert!(!e.to_string().contains("aborted"), "{e}");
     std::fs::write(dir.join("bad.id"), "not an id").unwrap();
     let e = UniqueId::read_from_file(dir.join("bad.id"), Duration::from_secs(30)).unwrap_err();
-    assert!(
-        matches!(e, Error::Nccl(NcclError::UniqueIdLength { len: 9, .. })),
-        "{e}"
-    );
+    assert!(matches!(e, NcclError::UniqueIdLength { len: 9, .. }), "{e}");
     // A directory that does not exist cannot be written.
     let e = id.write_to_file(dir.join("missing/dir/x.id")).unwrap_err();
     // The operating system's error is kept, so its kind can be matched.
     assert!(
-        matches!(&e, Error::Io { action: "write", source, .. } if source.kind() == std::io::ErrorKind::NotFound),
+        matches!(&e, NcclError::Cuda(Error::Io { action: "write", source, .. }) if source.kind() == std::io::ErrorKind::NotFound),
         "{e}"
     );
     assert!(std::error::Error::source(&e).is_some(), "{e}");
@@ -188,7 +182,7 @@ fn unique_ids_travel_through_files() {
     // An unset variable is an error naming it.
     let e = UniqueId::from_env("GPU_SUITE_NCCL_CPU_UNSET_VARIABLE").unwrap_err();
     assert!(
-        matches!(&e, Error::Nccl(NcclError::UniqueIdVariable { var, source: std::env::VarError::NotPresent })
+        matches!(&e, NcclError::UniqueIdVariable { var, source: std::env::VarError::NotPresent }
             if var == "GPU_SUITE_NCCL_CPU_UNSET_VARIABLE"),
         "{e}"
     );
@@ -206,28 +200,28 @@ fn options_types_and_errors() {
     assert!(o.is_blocking() && o.verifies_counts() && o.get_timeout() == Duration::from_secs(5));
     assert_eq!(<gpu_runtime::half::bf16 as NcclType>::DATA_TYPE, DataType::BF16);
     assert_eq!(<f64 as NcclType>::DATA_TYPE.size(), 8);
-    let e = Error::from(NcclError::Timeout {
+    let e = NcclError::Timeout {
         operation: "ncclCommInitRankConfig for rank(s) 0 of 2".into(),
         timeout: Duration::from_secs(5),
         aborted: true,
-    });
+    };
     let text = e.to_string();
     assert!(
         text.starts_with("NCCL: ncclCommInitRankConfig for rank(s) 0 of 2 did not finish within 5s"),
         "{text}"
     );
     assert!(text.contains("were aborted"), "{text}");
-    let e = Error::from(NcclError::Aborted {
+    let e = NcclError::Aborted {
         operation: "ncclAllReduce",
         rank: 1,
-    });
+    };
     assert!(e.to_string().contains("rank 1"), "{e}");
 }
 
 #[test]
 fn communicators_without_a_gpu_are_errors() {
     let e = Comms::new(&[]).unwrap_err();
-    assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+    assert!(matches!(e, NcclError::Cuda(Error::InvalidArgument { .. })), "{e}");
     // On a machine without a GPU (CI's), making every device's rank fails with the driver's
     // error; on one with GPUs it works, which tests/nccl.rs covers.
     match Comms::all_devices() {

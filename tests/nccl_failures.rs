@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use gpu_runtime::nccl::{Comm, CommOptions, Comms, Group, ReduceOp, UniqueId};
-use gpu_runtime::{Context, Device, DeviceRead, Error, NcclError};
+use gpu_runtime::{Context, Device, DeviceRead, NcclError};
 use gpu_suite::{assert_close, Rng};
 
 /// NCCL_NVLS_ENABLE=0 unless set, before `main` and so before any thread or NCCL call (the
@@ -154,7 +154,7 @@ fn child(rank: usize, file: PathBuf) {
 fn all_reduce_on_threads(
     comms: &mut [Comm],
     count: impl Fn(usize) -> usize + Sync,
-) -> Vec<gpu_runtime::Result<()>> {
+) -> Vec<gpu_runtime::nccl::Result<()>> {
     std::thread::scope(|s| {
         let handles: Vec<_> = comms
             .iter_mut()
@@ -195,7 +195,7 @@ fn counts_are_compared_across_ranks() {
     {
         let e = r.unwrap_err();
         assert!(
-            matches!(&e, Error::Nccl(NcclError::CountsDiffer { counts, .. }) if *counts == expected),
+            matches!(&e, NcclError::CountsDiffer { counts, .. } if *counts == expected),
             "rank {rank}: {e}"
         );
     }
@@ -214,7 +214,7 @@ fn a_rank_that_never_joins_times_out() {
     // Rank 0 of 2; rank 1 never comes.
     let e = Comm::init_rank_with(&ctx, &id, 2, 0, short(5)).unwrap_err();
     let took = start.elapsed();
-    assert!(matches!(e, Error::Nccl(NcclError::Timeout { .. })), "{e}");
+    assert!(matches!(e, NcclError::Timeout { .. }), "{e}");
     assert!(took < Duration::from_secs(60), "the timeout of 5 s took {took:?}");
     println!("{e} (after {took:?})");
 }
@@ -228,12 +228,9 @@ fn aborted_communicators_refuse_calls() {
     comms[0].abort().unwrap();
     assert!(comms[0].is_aborted() && comms[0].raw().is_null());
     let e = comms[0].all_reduce_in_place(&mut buf, ReduceOp::Sum).unwrap_err();
-    assert!(
-        matches!(e, Error::Nccl(NcclError::Aborted { rank: 0, .. })),
-        "{e}"
-    );
+    assert!(matches!(e, NcclError::Aborted { rank: 0, .. }), "{e}");
     let e = comms[0].synchronize().unwrap_err();
-    assert!(matches!(e, Error::Nccl(NcclError::Aborted { .. })), "{e}");
+    assert!(matches!(e, NcclError::Aborted { .. }), "{e}");
     // Dropping the rest must not wait for the aborted rank beyond their timeout.
     let start = Instant::now();
     drop(comms);
@@ -262,7 +259,7 @@ fn a_receive_that_gets_no_data_times_out() {
             .unwrap_err(),
     };
     assert!(
-        matches!(e, Error::Nccl(NcclError::Timeout { .. } | NcclError::Call { .. })),
+        matches!(e, NcclError::Timeout { .. } | NcclError::Call { .. }),
         "{e}"
     );
     assert!(comms[1].is_aborted());

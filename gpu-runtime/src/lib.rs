@@ -26,10 +26,10 @@ pub use driver::{
 };
 #[cfg(feature = "dlpack")]
 pub use error::DlpackError;
-#[cfg(feature = "nccl")]
-pub use error::NcclError;
 pub use error::{CompileError, CurandError, Error, GraphError, LaunchConfigError, Result};
 pub use launch::Dim3;
+#[cfg(feature = "nccl")]
+pub use nccl::NcclError;
 pub use types::DeviceRepr;
 
 #[doc(hidden)]

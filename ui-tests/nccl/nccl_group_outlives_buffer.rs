@@ -2,7 +2,7 @@
 // calls that use it.
 use gpu_runtime::nccl::{Comms, Group};
 
-fn main() -> gpu_runtime::Result<()> {
+fn main() -> gpu_runtime::nccl::Result<()> {
     let comms = Comms::all_devices()?;
     let comm = &comms[0];
     let mut group = Group::new();

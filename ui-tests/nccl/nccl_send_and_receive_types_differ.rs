@@ -2,7 +2,7 @@
 // received as the sixteen bytes of a u8 buffer.
 use gpu_runtime::nccl::{Comms, ReduceOp};
 
-fn main() -> gpu_runtime::Result<()> {
+fn main() -> gpu_runtime::nccl::Result<()> {
     let comms = Comms::all_devices()?;
     let comm = &comms[0];
     let send = comm.context().alloc_zeros::<f32>(4)?;

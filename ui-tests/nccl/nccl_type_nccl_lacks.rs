@@ -1,7 +1,7 @@
 // NCCL has no 16-bit integer type: an i16 buffer cannot take part in a collective.
 use gpu_runtime::nccl::{Comms, ReduceOp};
 
-fn main() -> gpu_runtime::Result<()> {
+fn main() -> gpu_runtime::nccl::Result<()> {
     let comms = Comms::all_devices()?;
     let comm = &comms[0];
     let mut buf = comm.context().alloc_zeros::<i16>(4)?;

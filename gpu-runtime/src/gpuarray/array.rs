@@ -302,6 +302,12 @@ impl<S: Storage, D: Dimension> DeviceRead<S::Elem> for DeviceArrayBase<S, D> {
         // is a safe fallback that cannot be reached.
         all.slice(self.storage_range()).unwrap_or(all)
     }
+
+    /// True when the array's elements fill the memory it spans, in some order (C or Fortran
+    /// order, or reversed): no steps, and no axis broadcast with stride 0.
+    fn is_contiguous(&self) -> bool {
+        self.storage_range().len() == self.len()
+    }
 }
 
 /// Writable, as [`DeviceRead`] says: the memory the array spans. For a view with steps this

@@ -4,9 +4,10 @@
 
 use crate::driver::memory::view::{DeviceView, DeviceViewMut};
 use crate::driver::stream::Stream;
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::nccl::check;
 use crate::nccl::comm::Comm;
+use crate::nccl::error::{NcclError, Result};
 use crate::nccl::op::{Kind, Mem, Op};
 use crate::nccl::types::{NcclType, ReduceOp};
 
@@ -99,7 +100,7 @@ impl<'a> Op<'a> {
             }
             // Other ranks' send buffers are not read; NCCL is given the receive buffer.
             Some(_) => None,
-            None if is_root => return Err(missing("broadcast", "a send buffer", root)),
+            None if is_root => return Err(NcclError::from(missing("broadcast", "a send buffer", root))),
             None => None,
         };
         let op = Op::new(
@@ -155,7 +156,7 @@ impl<'a> Op<'a> {
             }
             // Other ranks' receive buffers are not written: NCCL is given none.
             Some(_) => None,
-            None if is_root => return Err(missing("reduce", "a receive buffer", root)),
+            None if is_root => return Err(NcclError::from(missing("reduce", "a receive buffer", root))),
             None => None,
         };
         Op::new(

@@ -3,7 +3,9 @@
 //! typed error and nothing is called.
 
 use crate::driver::context::core::Context;
-use crate::error::{Error, NcclError, Result};
+use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
+use crate::error::Error;
+use crate::nccl::error::{NcclError, Result};
 
 /// `got == want` elements, or [`NcclError::BufferLength`] saying what `what` should hold.
 pub(crate) fn len_is(operation: &'static str, what: &str, got: usize, want: usize, why: &str) -> Result<()> {
@@ -14,21 +16,17 @@ pub(crate) fn len_is(operation: &'static str, what: &str, got: usize, want: usiz
             got,
             want,
             why: why.to_owned(),
-        }
-        .into());
+        });
     }
     Ok(())
 }
 
 /// `n * nranks`, or [`NcclError::CountOverflow`] when it overflows.
 pub(crate) fn times_ranks(operation: &'static str, n: usize, nranks: usize) -> Result<usize> {
-    n.checked_mul(nranks).ok_or_else(|| {
-        NcclError::CountOverflow {
-            operation,
-            count: n,
-            nranks,
-        }
-        .into()
+    n.checked_mul(nranks).ok_or(NcclError::CountOverflow {
+        operation,
+        count: n,
+        nranks,
     })
 }
 
@@ -75,8 +73,7 @@ pub(crate) fn rank_in(operation: &'static str, what: &'static str, rank: usize, 
             what,
             rank,
             nranks,
-        }
-        .into());
+        });
     }
     Ok(())
 }
@@ -89,16 +86,41 @@ pub(crate) fn per_rank(operation: &'static str, what: &str, got: usize, nranks: 
             what: what.to_owned(),
             got,
             nranks,
-        }
-        .into());
+        });
     }
     Ok(())
+}
+
+/// The view of memory a call reads, or [`NcclError::NonContiguous`] when its elements do not
+/// fill the memory it spans (NCCL would send the gaps too).
+pub(crate) fn read<'a, T>(
+    operation: &'static str,
+    what: &'static str,
+    buf: &'a (impl DeviceRead<T> + ?Sized),
+) -> Result<DeviceView<'a, T>> {
+    if !buf.is_contiguous() {
+        return Err(NcclError::NonContiguous { operation, what });
+    }
+    Ok(buf.device_view())
+}
+
+/// The view of memory a call writes, or [`NcclError::NonContiguous`] when its elements do not
+/// fill the memory it spans (NCCL would overwrite the gaps).
+pub(crate) fn write<'a, T>(
+    operation: &'static str,
+    what: &'static str,
+    buf: &'a mut (impl DeviceWrite<T> + ?Sized),
+) -> Result<DeviceViewMut<'a, T>> {
+    if !buf.is_contiguous() {
+        return Err(NcclError::NonContiguous { operation, what });
+    }
+    Ok(buf.device_view_mut())
 }
 
 /// Memory or a stream of `ctx` used with a communicator of `comm`.
 pub(crate) fn same_context(what: &'static str, ctx: &Context, comm: &Context) -> Result<()> {
     if ctx != comm {
-        return Err(Error::WrongContext { what });
+        return Err(Error::WrongContext { what }.into());
     }
     Ok(())
 }
@@ -112,8 +134,7 @@ pub(crate) fn counts_agree(operation: &'static str, counts: &[u64]) -> Result<()
     Err(NcclError::CountsDiffer {
         operation,
         counts: counts.to_vec(),
-    }
-    .into())
+    })
 }
 
 #[cfg(test)]
@@ -131,7 +152,7 @@ mod tests {
         assert!(reduce_scatter_lens("reduce_scatter", 12, 4, 3).is_ok());
         let e = reduce_scatter_lens("reduce_scatter", 12, 3, 3).unwrap_err();
         assert!(
-            matches!(&e, Error::Nccl(NcclError::BufferLength { what, got: 12, want: 9, .. }) if what == "the send buffer"),
+            matches!(&e, NcclError::BufferLength { what, got: 12, want: 9, .. } if what == "the send buffer"),
             "{e}"
         );
         // Overflow is an error, not a wrap or a panic.
@@ -139,11 +160,11 @@ mod tests {
         assert!(
             matches!(
                 e,
-                Error::Nccl(NcclError::CountOverflow {
+                NcclError::CountOverflow {
                     count: usize::MAX,
                     nranks: 2,
                     ..
-                })
+                }
             ),
             "{e}"
         );
@@ -156,12 +177,12 @@ mod tests {
         assert!(
             matches!(
                 e,
-                Error::Nccl(NcclError::RankOutOfRange {
+                NcclError::RankOutOfRange {
                     what: "root",
                     rank: 2,
                     nranks: 2,
                     ..
-                })
+                }
             ),
             "{e}"
         );
@@ -170,7 +191,7 @@ mod tests {
         assert!(counts_agree("check_counts", &[5, 5, 5]).is_ok());
         let e = counts_agree("check_counts", &[5, 4]).unwrap_err();
         assert!(
-            matches!(&e, Error::Nccl(NcclError::CountsDiffer { counts, .. }) if counts == &[5, 4]),
+            matches!(&e, NcclError::CountsDiffer { counts, .. } if counts == &[5, 4]),
             "{e}"
         );
         // The sentence lists every rank's count.

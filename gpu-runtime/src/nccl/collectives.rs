@@ -9,8 +9,9 @@
 
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::driver::stream::Stream;
-use crate::error::Result;
+use crate::nccl::check;
 use crate::nccl::comm::Comm;
+use crate::nccl::error::Result;
 use crate::nccl::op::Op;
 use crate::nccl::types::{NcclType, ReduceOp};
 
@@ -62,6 +63,9 @@ impl Comm {
 
     /// Copies the root's `send` into every rank's `recv` (`ncclBroadcast`). The root passes
     /// `Some` (a view: `buffer.device_view()`), the others `None` (what they pass is not read).
+    /// A view is one run of memory and is not checked for gaps: take it from a contiguous
+    /// buffer or array (the view of an array with steps spans the elements between, which
+    /// would be sent too).
     pub fn broadcast<T: NcclType>(
         &self,
         send: Option<DeviceView<'_, T>>,
@@ -81,7 +85,8 @@ impl Comm {
     }
 
     /// Reduces every rank's `send` into the root's `recv` (`ncclReduce`). The root passes
-    /// `Some` (a view: `buffer.device_view_mut()`), the others `None` (not written).
+    /// `Some` (a view: `buffer.device_view_mut()`), the others `None` (not written). As for
+    /// [`Comm::broadcast`], take the view from contiguous memory: its gaps would be written.
     pub fn reduce<T: NcclType>(
         &self,
         send: &(impl DeviceRead<T> + ?Sized),
@@ -149,8 +154,8 @@ impl<'a> OnStream<'a> {
         let op = Op::all_reduce(
             self.comm,
             self.stream,
-            send.device_view(),
-            recv.device_view_mut(),
+            check::read("all_reduce", "the send buffer", send)?,
+            check::write("all_reduce", "the receive buffer", recv)?,
             op,
         )?;
         self.run(op)
@@ -165,7 +170,7 @@ impl<'a> OnStream<'a> {
         self.run(Op::all_reduce_in_place(
             self.comm,
             self.stream,
-            buf.device_view_mut(),
+            check::write("all_reduce_in_place", "the buffer", buf)?,
             op,
         )?)
     }
@@ -181,7 +186,7 @@ impl<'a> OnStream<'a> {
             self.comm,
             self.stream,
             send,
-            recv.device_view_mut(),
+            check::write("broadcast", "the receive buffer", recv)?,
             root,
         )?)
     }
@@ -195,7 +200,7 @@ impl<'a> OnStream<'a> {
         self.run(Op::broadcast_in_place(
             self.comm,
             self.stream,
-            buf.device_view_mut(),
+            check::write("broadcast_in_place", "the buffer", buf)?,
             root,
         )?)
     }
@@ -211,7 +216,7 @@ impl<'a> OnStream<'a> {
         self.run(Op::reduce(
             self.comm,
             self.stream,
-            send.device_view(),
+            check::read("reduce", "the send buffer", send)?,
             recv,
             op,
             root,
@@ -228,7 +233,7 @@ impl<'a> OnStream<'a> {
         self.run(Op::reduce_in_place(
             self.comm,
             self.stream,
-            buf.device_view_mut(),
+            check::write("reduce_in_place", "the buffer", buf)?,
             op,
             root,
         )?)
@@ -243,8 +248,8 @@ impl<'a> OnStream<'a> {
         self.run(Op::all_gather(
             self.comm,
             self.stream,
-            send.device_view(),
-            recv.device_view_mut(),
+            check::read("all_gather", "the send buffer", send)?,
+            check::write("all_gather", "the receive buffer", recv)?,
         )?)
     }
 
@@ -258,20 +263,30 @@ impl<'a> OnStream<'a> {
         self.run(Op::reduce_scatter(
             self.comm,
             self.stream,
-            send.device_view(),
-            recv.device_view_mut(),
+            check::read("reduce_scatter", "the send buffer", send)?,
+            check::write("reduce_scatter", "the receive buffer", recv)?,
             op,
         )?)
     }
 
     /// [`Comm::send`] on this stream.
     pub fn send<T: NcclType>(self, buf: &(impl DeviceRead<T> + ?Sized), peer: usize) -> Result<()> {
-        self.run(Op::send(self.comm, self.stream, buf.device_view(), peer)?)
+        self.run(Op::send(
+            self.comm,
+            self.stream,
+            check::read("send", "the buffer", buf)?,
+            peer,
+        )?)
     }
 
     /// [`Comm::recv`] on this stream.
     pub fn recv<T: NcclType>(self, buf: &mut (impl DeviceWrite<T> + ?Sized), peer: usize) -> Result<()> {
-        self.run(Op::recv(self.comm, self.stream, buf.device_view_mut(), peer)?)
+        self.run(Op::recv(
+            self.comm,
+            self.stream,
+            check::write("recv", "the buffer", buf)?,
+            peer,
+        )?)
     }
 
     /// Compares counts across ranks first when the options ask for it (point-to-point calls

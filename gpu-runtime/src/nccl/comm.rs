@@ -8,7 +8,7 @@ use cudarc::nccl::sys;
 use crate::driver::context::core::Context;
 use crate::driver::device::Device;
 use crate::driver::stream::Stream;
-use crate::error::Result;
+use crate::nccl::error::Result;
 use crate::nccl::handle::Handle;
 use crate::nccl::options::CommOptions;
 use crate::nccl::result::check;
@@ -131,7 +131,7 @@ impl Comm {
         self.handle.get("synchronize")?;
         wait::until_ready(
             &[&self.handle],
-            || stream.is_done(),
+            || Ok(stream.is_done()?),
             || format!("the work queued on rank {} of {}", self.rank(), self.nranks),
             timeout,
         )

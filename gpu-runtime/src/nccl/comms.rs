@@ -6,9 +6,10 @@ use std::ops::Deref;
 use crate::driver::context::core::Context;
 use crate::driver::device::Device;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::nccl::check;
 use crate::nccl::comm::Comm;
+use crate::nccl::error::Result;
 use crate::nccl::group::Group;
 use crate::nccl::id::UniqueId;
 use crate::nccl::init::{init_many, split_many};
@@ -27,7 +28,7 @@ use crate::nccl::types::{NcclType, ReduceOp};
 ///
 /// ```no_run
 /// use gpu_runtime::nccl::{Comms, ReduceOp};
-/// # fn main() -> gpu_runtime::Result<()> {
+/// # fn main() -> gpu_runtime::nccl::Result<()> {
 /// let comms = Comms::all_devices()?;
 /// let mut grads: Vec<_> = comms
 ///     .iter()
@@ -62,7 +63,8 @@ impl Comms {
             return Err(Error::InvalidArgument {
                 operation: "Comms::new",
                 detail: "no context given: a communicator needs at least one rank".to_owned(),
-            });
+            }
+            .into());
         }
         let id = UniqueId::new()?;
         let members: Vec<(&Context, usize)> = contexts.iter().enumerate().map(|(r, c)| (c, r)).collect();
@@ -75,7 +77,7 @@ impl Comms {
     pub fn all_devices() -> Result<Comms> {
         let contexts = (0..Device::count()?)
             .map(|i| Context::new(Device::new(i)?))
-            .collect::<Result<Vec<_>>>()?;
+            .collect::<crate::error::Result<Vec<_>>>()?;
         Comms::new(&contexts)
     }
 
@@ -181,7 +183,7 @@ impl Comms {
             send[r].device_view().len()
         })?;
         check::rank_in("Comms::reduce", "root", root, self.len())?;
-        let mut recv = Some(recv.device_view_mut());
+        let mut recv = Some(check::write("reduce", "the receive buffer", recv)?);
         let mut g = Group::new();
         for (c, s) in self.comms.iter().zip(send) {
             let mine = if c.rank() == root { recv.take() } else { None };

@@ -1,8 +1,10 @@
 //! [`Group`]: several NCCL calls queued as one (`ncclGroupStart` ... `ncclGroupEnd`).
 
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
-use crate::error::{Error, Result};
+use crate::error::Error;
+use crate::nccl::check;
 use crate::nccl::collectives::OnStream;
+use crate::nccl::error::Result;
 use crate::nccl::handle::Handle;
 use crate::nccl::init::in_group;
 use crate::nccl::op::Op;
@@ -22,7 +24,7 @@ use crate::nccl::wait;
 /// ```no_run
 /// use gpu_runtime::nccl::{Comms, Group};
 /// use gpu_runtime::{Context, Device};
-/// # fn main() -> gpu_runtime::Result<()> {
+/// # fn main() -> gpu_runtime::nccl::Result<()> {
 /// // A ring: each GPU sends its buffer to the next and receives from the previous.
 /// let ctxs = (0..Device::count()?).map(|i| Context::new(Device::new(i)?)).collect::<Result<Vec<_>, _>>()?;
 /// let comms = Comms::new(&ctxs)?;
@@ -91,8 +93,8 @@ impl<'a> Group<'a> {
         self.push(Op::all_reduce(
             c.comm,
             c.stream,
-            send.device_view(),
-            recv.device_view_mut(),
+            check::read("all_reduce", "the send buffer", send)?,
+            check::write("all_reduce", "the receive buffer", recv)?,
             op,
         )?)
     }
@@ -108,7 +110,7 @@ impl<'a> Group<'a> {
         self.push(Op::all_reduce_in_place(
             c.comm,
             c.stream,
-            buf.device_view_mut(),
+            check::write("all_reduce_in_place", "the buffer", buf)?,
             op,
         )?)
     }
@@ -126,7 +128,7 @@ impl<'a> Group<'a> {
             c.comm,
             c.stream,
             send,
-            recv.device_view_mut(),
+            check::write("broadcast", "the receive buffer", recv)?,
             root,
         )?)
     }
@@ -142,7 +144,7 @@ impl<'a> Group<'a> {
         self.push(Op::broadcast_in_place(
             c.comm,
             c.stream,
-            buf.device_view_mut(),
+            check::write("broadcast_in_place", "the buffer", buf)?,
             root,
         )?)
     }
@@ -157,7 +159,14 @@ impl<'a> Group<'a> {
         root: usize,
     ) -> Result<&mut Self> {
         let c = comm.into();
-        self.push(Op::reduce(c.comm, c.stream, send.device_view(), recv, op, root)?)
+        self.push(Op::reduce(
+            c.comm,
+            c.stream,
+            check::read("reduce", "the send buffer", send)?,
+            recv,
+            op,
+            root,
+        )?)
     }
 
     /// [`Comm::reduce_in_place`](crate::nccl::Comm::reduce_in_place) in the group.
@@ -172,7 +181,7 @@ impl<'a> Group<'a> {
         self.push(Op::reduce_in_place(
             c.comm,
             c.stream,
-            buf.device_view_mut(),
+            check::write("reduce_in_place", "the buffer", buf)?,
             op,
             root,
         )?)
@@ -189,8 +198,8 @@ impl<'a> Group<'a> {
         self.push(Op::all_gather(
             c.comm,
             c.stream,
-            send.device_view(),
-            recv.device_view_mut(),
+            check::read("all_gather", "the send buffer", send)?,
+            check::write("all_gather", "the receive buffer", recv)?,
         )?)
     }
 
@@ -206,8 +215,8 @@ impl<'a> Group<'a> {
         self.push(Op::reduce_scatter(
             c.comm,
             c.stream,
-            send.device_view(),
-            recv.device_view_mut(),
+            check::read("reduce_scatter", "the send buffer", send)?,
+            check::write("reduce_scatter", "the receive buffer", recv)?,
             op,
         )?)
     }
@@ -220,7 +229,12 @@ impl<'a> Group<'a> {
         peer: usize,
     ) -> Result<&mut Self> {
         let c = comm.into();
-        self.push(Op::send(c.comm, c.stream, buf.device_view(), peer)?)
+        self.push(Op::send(
+            c.comm,
+            c.stream,
+            check::read("send", "the buffer", buf)?,
+            peer,
+        )?)
     }
 
     /// [`Comm::recv`](crate::nccl::Comm::recv) in the group.
@@ -231,7 +245,12 @@ impl<'a> Group<'a> {
         peer: usize,
     ) -> Result<&mut Self> {
         let c = comm.into();
-        self.push(Op::recv(c.comm, c.stream, buf.device_view_mut(), peer)?)
+        self.push(Op::recv(
+            c.comm,
+            c.stream,
+            check::write("recv", "the buffer", buf)?,
+            peer,
+        )?)
     }
 
     /// Hands every call to NCCL in one group and returns once NCCL has queued them (waiting at
@@ -248,7 +267,7 @@ impl<'a> Group<'a> {
                 return Err(Error::InvalidArgument {
                     operation: "Group::run",
                     detail: "the group mixes blocking and nonblocking communicators, which NCCL refuses: make them with the same CommOptions::blocking".to_owned(),
-                });
+                }.into());
             }
         }
         for op in &self.ops {

@@ -4,7 +4,7 @@ use std::cell::Cell;
 
 use cudarc::nccl::sys::{self, ncclComm_t, ncclResult_t};
 
-use crate::error::{NcclError, Result};
+use crate::nccl::error::{NcclError, Result};
 use crate::nccl::result::{check, nccl_error, Status};
 
 /// An `ncclComm_t` and its rank; null once aborted or destroyed, after which every use is
@@ -39,8 +39,7 @@ impl Handle {
             return Err(NcclError::Aborted {
                 operation,
                 rank: self.rank,
-            }
-            .into());
+            });
         }
         Ok(raw)
     }

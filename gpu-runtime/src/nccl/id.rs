@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use cudarc::nccl::sys;
 
-use crate::error::{Error, NcclError, Result};
+use crate::error::Error;
+use crate::nccl::error::{NcclError, Result};
 use crate::nccl::library::ensure_loaded;
 use crate::nccl::result::check;
 
@@ -44,7 +45,7 @@ impl fmt::Display for UniqueId {
 }
 
 impl FromStr for UniqueId {
-    type Err = Error;
+    type Err = NcclError;
     /// The id from [`to_hex`](Self::to_hex)'s text, as [`from_hex`](Self::from_hex).
     fn from_str(s: &str) -> Result<UniqueId> {
         UniqueId::from_hex(s)
@@ -107,16 +108,16 @@ impl UniqueId {
             return Err(NcclError::UniqueIdLength {
                 expected: 2 * UNIQUE_ID_BYTES,
                 len: digits.len(),
-            }
-            .into());
+            });
         }
         let value = |i: usize| {
-            (digits[i] as char).to_digit(16).map(|d| d as u8).ok_or_else(|| {
-                Error::from(NcclError::UniqueIdDigit {
+            (digits[i] as char)
+                .to_digit(16)
+                .map(|d| d as u8)
+                .ok_or_else(|| NcclError::UniqueIdDigit {
                     position: i,
                     character: digits[i] as char,
                 })
-            })
         };
         let mut bytes = [0u8; UNIQUE_ID_BYTES];
         for (k, b) in bytes.iter_mut().enumerate() {
@@ -160,6 +161,7 @@ impl UniqueId {
                 path: path.display().to_string(),
                 source,
             }
+            .into()
         })
     }
 
@@ -182,7 +184,8 @@ impl UniqueId {
                         action: "read",
                         path: path.display().to_string(),
                         source,
-                    })
+                    }
+                    .into())
                 }
             }
             if start.elapsed() >= timeout {
@@ -190,8 +193,7 @@ impl UniqueId {
                     operation: format!("waiting for the unique id file {}", path.display()),
                     timeout,
                     aborted: false,
-                }
-                .into());
+                });
             }
             std::thread::sleep(pause);
             pause = (pause * 2).min(Duration::from_millis(50));
@@ -232,10 +234,10 @@ mod tests {
         assert!(
             matches!(
                 e,
-                Error::Nccl(NcclError::UniqueIdLength {
+                NcclError::UniqueIdLength {
                     expected: 256,
                     len: 3
-                })
+                }
             ),
             "{e}"
         );
@@ -245,18 +247,15 @@ mod tests {
         assert!(
             matches!(
                 e,
-                Error::Nccl(NcclError::UniqueIdDigit {
+                NcclError::UniqueIdDigit {
                     position: 10,
                     character: 'g'
-                })
+                }
             ),
             "{e}"
         );
         // Multi-byte characters count as bytes, and are not digits: no panic on a char boundary.
         let e = UniqueId::from_hex(&"é".repeat(128)).unwrap_err();
-        assert!(
-            matches!(e, Error::Nccl(NcclError::UniqueIdDigit { position: 0, .. })),
-            "{e}"
-        );
+        assert!(matches!(e, NcclError::UniqueIdDigit { position: 0, .. }), "{e}");
     }
 }

@@ -10,8 +10,9 @@ use cudarc::nccl::sys;
 
 use crate::driver::context::core::Context;
 use crate::driver::stream::{Stream, StreamFlags};
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::nccl::comm::Comm;
+use crate::nccl::error::{NcclError, Result};
 use crate::nccl::handle::Handle;
 use crate::nccl::id::UniqueId;
 use crate::nccl::library::ensure_loaded;
@@ -33,7 +34,7 @@ impl Comm {
     /// use std::time::Duration;
     /// use gpu_runtime::nccl::{Comm, ReduceOp, UniqueId};
     /// use gpu_runtime::{Context, Device};
-    /// # fn main() -> gpu_runtime::Result<()> {
+    /// # fn main() -> gpu_runtime::nccl::Result<()> {
     /// # let (rank, nranks) = (0, 2);
     /// let id_file = "/shared/job-42.ncclid";
     /// let id = if rank == 0 {
@@ -82,11 +83,12 @@ impl Comm {
 }
 
 /// An internal error for a result that cannot be empty: one member in, one out.
-fn unreachable_empty(operation: &'static str) -> Error {
+fn unreachable_empty(operation: &'static str) -> NcclError {
     Error::InvalidArgument {
         operation,
         detail: "NCCL made no communicator for the one rank asked for".to_owned(),
     }
+    .into()
 }
 
 /// The ranks `members` (a context and a rank each) of a communicator of `nranks`, made by this
@@ -97,9 +99,11 @@ pub(crate) fn init_many(
     nranks: usize,
     options: CommOptions,
 ) -> Result<Vec<Comm>> {
-    let bad = |detail: String| Error::InvalidArgument {
-        operation: "making an NCCL communicator",
-        detail,
+    let bad = |detail: String| {
+        NcclError::from(Error::InvalidArgument {
+            operation: "making an NCCL communicator",
+            detail,
+        })
     };
     if nranks == 0 || i32::try_from(nranks).is_err() {
         return Err(bad(format!(
@@ -131,7 +135,7 @@ pub(crate) fn init_many(
     let streams = members
         .iter()
         .map(|(ctx, _)| Stream::with_flags(ctx, StreamFlags::NonBlocking))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<crate::error::Result<Vec<_>>>()?;
     let mut raws: Vec<sys::ncclComm_t> = vec![std::ptr::null_mut(); members.len()];
     let mut configs = vec![options.config(); members.len()];
     let started = in_group(members.len() > 1, || {
@@ -185,7 +189,8 @@ pub(crate) fn split_many(parents: &[&Comm], colors: &[(Option<u32>, i32)]) -> Re
         return Err(Error::SizeMismatch {
             operation: "splitting NCCL communicators",
             detail: format!("{} communicators but {} colors", parents.len(), colors.len()),
-        });
+        }
+        .into());
     }
     let colors_raw = colors
         .iter()
@@ -197,7 +202,7 @@ pub(crate) fn split_many(parents: &[&Comm], colors: &[(Option<u32>, i32)]) -> Re
                 detail: format!("color {c} is above {}, NCCL's largest", i32::MAX),
             }),
         })
-        .collect::<Result<Vec<i32>>>()?;
+        .collect::<crate::error::Result<Vec<i32>>>()?;
     let raw_parents = parents
         .iter()
         .map(|c| c.handle.get("ncclCommSplit"))
@@ -205,7 +210,7 @@ pub(crate) fn split_many(parents: &[&Comm], colors: &[(Option<u32>, i32)]) -> Re
     let streams = parents
         .iter()
         .map(|c| Stream::with_flags(&c.ctx, StreamFlags::NonBlocking))
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<crate::error::Result<Vec<_>>>()?;
     let mut raws: Vec<sys::ncclComm_t> = vec![std::ptr::null_mut(); parents.len()];
     let mut configs: Vec<sys::ncclConfig_t> = parents.iter().map(|c| c.options.config()).collect();
     let started = in_group(parents.len() > 1, || {

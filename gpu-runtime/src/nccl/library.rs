@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::driver::library::{open_checked, Unusable};
-use crate::error::{NcclError, Result};
+use crate::nccl::error::{NcclError, Result};
 
 /// How to install NCCL, for the error.
 const INSTALL: &str = "install NCCL: `pip install nvidia-nccl-cu13`, then make a symlink libnccl.so -> libnccl.so.2 in its nvidia/nccl/lib directory and put that directory on LD_LIBRARY_PATH before starting the program (in this repository `source scripts/nvrtc-env.sh` does all of it), or install the system packages (libnccl2 and libnccl-dev)";
@@ -53,7 +53,7 @@ pub(crate) fn ensure_loaded() -> Result<()> {
     FOUND
         .get_or_init(|| find(&cudarc::get_lib_name_candidates("nccl"), &diagnostic_dirs()))
         .clone()
-        .map_err(|(tried, hint)| NcclError::NotFound { tried, hint }.into())
+        .map_err(|(tried, hint)| NcclError::NotFound { tried, hint })
 }
 
 /// True when NCCL can be loaded: the functions of this module will not fail with
@@ -208,10 +208,10 @@ mod tests {
 
     #[test]
     fn error_is_one_sentence_with_both_parts() {
-        let e = crate::Error::from(NcclError::NotFound {
+        let e = NcclError::NotFound {
             tried: "libnccl.so".into(),
             hint: "no libnccl.so* was found".into(),
-        });
+        };
         assert_eq!(
             e.to_string(),
             "NCCL could not be loaded: tried libnccl.so; no libnccl.so* was found"

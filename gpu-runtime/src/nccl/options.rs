@@ -53,7 +53,9 @@ impl CommOptions {
     /// one queues calls on the calling thread: its calls are as fast as NCCL's, but making it
     /// and its first calls to each peer wait for the other ranks with no timeout (waits for the
     /// GPU, [`Comm::synchronize`](crate::nccl::Comm::synchronize), still time out). For
-    /// latency-bound work under a launcher that kills a failed job.
+    /// latency-bound work under a launcher that kills a failed job: an 8-byte all-reduce took
+    /// 12.2 us on a blocking communicator and 64.8 us on a nonblocking one (the module docs,
+    /// "Failures and timeouts", say why nonblocking stays the default).
     pub fn blocking(mut self, blocking: bool) -> CommOptions {
         self.blocking = blocking;
         self

@@ -4,7 +4,7 @@ use std::ffi::CStr;
 
 use cudarc::nccl::sys::{self, ncclResult_t};
 
-use crate::error::{Error, NcclError, Result};
+use crate::nccl::error::{NcclError, Result};
 
 /// What a successful NCCL call says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +27,7 @@ pub(crate) fn check(call: &'static str, result: ncclResult_t) -> Result<Status> 
 
 /// [`NcclError::Call`] for `code`, returned by `call`: the code's name, NCCL's description of it,
 /// and NCCL's last detailed message on this thread.
-pub(crate) fn nccl_error(call: &'static str, code: ncclResult_t) -> Error {
+pub(crate) fn nccl_error(call: &'static str, code: ncclResult_t) -> NcclError {
     // SAFETY: NCCL is loaded (every path here starts from a loaded library); both return
     // static or thread-local strings, NUL-terminated, or null.
     let (description, last) = unsafe {
@@ -46,7 +46,6 @@ pub(crate) fn nccl_error(call: &'static str, code: ncclResult_t) -> Error {
         code: code as u32,
         message,
     }
-    .into()
 }
 
 /// The text of a C string NCCL returned, empty for null.

@@ -7,9 +7,9 @@
 //! for it, before the real call.
 
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
-use crate::error::Result;
 use crate::nccl::check;
 use crate::nccl::comm::Comm;
+use crate::nccl::error::Result;
 use crate::nccl::op::Op;
 
 impl Comm {

@@ -10,7 +10,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::error::{NcclError, Result};
+use crate::nccl::error::{NcclError, Result};
 use crate::nccl::handle::Handle;
 use crate::nccl::result::Status;
 
@@ -41,8 +41,7 @@ pub(crate) fn until_ready(
                 operation: operation(),
                 timeout,
                 aborted: !handles.is_empty(),
-            }
-            .into());
+            });
         }
         pause(waited);
     }

@@ -198,6 +198,12 @@ impl<T: DeviceRepr> DeviceRead<T> for PitchedBuffer<T> {
     fn device_view(&self) -> DeviceView<'_, T> {
         self.buf.device_view()
     }
+
+    /// True when the rows have no padding (the view spans the padding after the last row
+    /// too, so one row counts like many).
+    fn is_contiguous(&self) -> bool {
+        self.height == 0 || self.pitch == self.width * std::mem::size_of::<T>()
+    }
 }
 impl<T: DeviceRepr> DeviceWrite<T> for PitchedBuffer<T> {
     #[inline]

@@ -41,6 +41,15 @@ pub trait DeviceRead<T> {
     /// The memory as a read-only view: its address, length and context, and the record of the
     /// streams that use it, through which launches and copies are ordered.
     fn device_view(&self) -> DeviceView<'_, T>;
+
+    /// True when the elements fill the memory [`device_view`](Self::device_view) spans, with
+    /// no gaps between them: true for a buffer and its slices (the default), false for an array
+    /// view with steps or a [`PitchedBuffer`](crate::driver::PitchedBuffer) with padded rows,
+    /// whose view includes the elements or padding in between. Calls that move the whole run of
+    /// memory rather than indexing it (NCCL's collectives) refuse memory that is not.
+    fn is_contiguous(&self) -> bool {
+        true
+    }
 }
 
 /// Device memory a kernel may write: what a `T*` parameter takes. Taking it by `&mut` lets the
