@@ -9,6 +9,24 @@ use std::fmt;
 
 use cudarc::driver::sys::CUresult;
 
+mod copy;
+mod flags;
+#[cfg(feature = "cublas")]
+mod gemm;
+mod memory;
+mod occupancy;
+mod shape;
+mod texture;
+
+pub use copy::CopyError;
+pub use flags::FlagsError;
+#[cfg(feature = "cublas")]
+pub use gemm::GemmError;
+pub use memory::MemoryError;
+pub use occupancy::OccupancyError;
+pub use shape::ArrayShapeError;
+pub use texture::TextureError;
+
 /// `Result<T, gpu_runtime::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -70,14 +88,36 @@ pub enum Error {
     /// A launch configuration that the device or kernel cannot run; nothing was launched.
     #[error(transparent)]
     InvalidLaunch(#[from] LaunchConfigError),
-    /// Host and device sizes disagree in a copy; nothing was copied.
+    /// Sizes that disagree, described in words. Only the NCCL layer still returns it, until
+    /// its errors move into `NcclError`'s own layer; everything else returns the typed
+    /// [`Error::Copy`], [`Error::Memory`] or [`Error::Shape`].
     #[error("size mismatch in {operation}: {detail}")]
     SizeMismatch {
-        /// The operation, e.g. `copy_from_host`.
+        /// The operation, e.g. `all_gather`.
         operation: &'static str,
         /// The sizes involved.
         detail: String,
     },
+    /// A copy or memset whose sizes, extents or alignment do not fit; nothing was copied.
+    #[error(transparent)]
+    Copy(#[from] CopyError),
+    /// An allocation refused before the driver was asked (a size that overflows, more
+    /// managed memory than is free, an empty buffer shared by IPC); nothing was allocated.
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
+    /// A `gpuarray::DeviceArray` shape, axis or slice that does not fit the operation.
+    #[error(transparent)]
+    Shape(#[from] ArrayShapeError),
+    /// A CUDA array, texture or surface that the driver would refuse; nothing was created.
+    #[error(transparent)]
+    Texture(#[from] TextureError),
+    /// Flags or a setting of a context, stream or event that the driver would refuse;
+    /// nothing was created.
+    #[error(transparent)]
+    Flags(#[from] FlagsError),
+    /// A question the occupancy calculator (`tools::DeviceData`) has no figures for.
+    #[error(transparent)]
+    Occupancy(#[from] OccupancyError),
     /// A host array whose elements are contiguous in neither C (row-major) nor Fortran
     /// (column-major) order.
     #[error("the host array for {what} is contiguous in neither C nor Fortran order; pass `array.as_standard_layout()` (or a slice) instead")]
@@ -210,8 +250,11 @@ pub enum Error {
         /// What is wrong with it, and what to write instead.
         detail: String,
     },
-    /// An argument the driver would refuse (a flag combination, a format, an extent), caught
-    /// before calling it.
+    /// An argument refused before the driver was asked, described in words. The crate's own
+    /// checks return typed families ([`Error::Copy`], [`Error::Memory`], [`Error::Texture`],
+    /// [`Error::Flags`], ...); this one remains for the NCCL layer (until its errors move into
+    /// its own layer) and for the accessor `#[kernel]` writes for a global whose bound it
+    /// cannot work out.
     #[error("invalid argument to {operation}: {detail}")]
     InvalidArgument {
         /// The operation, e.g. `Context::create`.
@@ -284,6 +327,11 @@ pub enum Error {
         /// The numeric `cublasStatus_t`.
         code: i32,
     },
+    /// A GEMM whose matrices do not fit their buffers (the `cublas` feature); nothing was
+    /// computed.
+    #[cfg(feature = "cublas")]
+    #[error(transparent)]
+    Gemm(#[from] GemmError),
     /// A cuRAND call failed (`gpuarray::CurandGenerator`).
     #[error(transparent)]
     Curand(#[from] CurandError),

@@ -26,9 +26,14 @@ pub use driver::{
 };
 #[cfg(feature = "dlpack")]
 pub use error::DlpackError;
+#[cfg(feature = "cublas")]
+pub use error::GemmError;
 #[cfg(feature = "nccl")]
 pub use error::NcclError;
-pub use error::{CompileError, CurandError, Error, GraphError, LaunchConfigError, Result};
+pub use error::{
+    ArrayShapeError, CompileError, CopyError, CurandError, Error, FlagsError, GraphError, LaunchConfigError,
+    MemoryError, OccupancyError, Result, TextureError,
+};
 pub use launch::Dim3;
 pub use types::DeviceRepr;
 
