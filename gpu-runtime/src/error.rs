@@ -332,9 +332,11 @@ pub enum Error {
     #[cfg(feature = "cublas")]
     #[error(transparent)]
     Gemm(#[from] GemmError),
-    /// A cuRAND call failed (`gpuarray::CurandGenerator`).
+    /// An error of a layer above this one, which [`Error`] cannot name (a lower layer cannot
+    /// import a higher one): today cuRAND's `gpuarray::CurandError`, put here by `?`. Get it
+    /// back with [`Error::downcast_ref`].
     #[error(transparent)]
-    Curand(#[from] CurandError),
+    Other(Box<dyn std::error::Error + Send + Sync + 'static>),
     /// NCCL failed, could not be loaded, timed out or was aborted (the `nccl` feature).
     #[cfg(feature = "nccl")]
     #[error(transparent)]
@@ -349,25 +351,6 @@ pub enum Error {
 /// How to get out of a context broken by a kernel fault; shared by both messages that report one.
 const RECOVERY: &str = "CUDA fails every later call of this process the same way, on every device and \
 in new contexts too: restart the process; to survive such faults, run risky kernels in a child process";
-
-/// The name and meaning of a `curandStatus_t`, for [`CurandError::Status`].
-fn curand_status_name(code: i32) -> &'static str {
-    match code {
-        100 => "CURAND_STATUS_VERSION_MISMATCH: the header and the library versions differ",
-        101 => "CURAND_STATUS_NOT_INITIALIZED: the generator was not created",
-        102 => "CURAND_STATUS_ALLOCATION_FAILED: out of memory",
-        103 => "CURAND_STATUS_TYPE_ERROR: wrong generator type",
-        104 => "CURAND_STATUS_OUT_OF_RANGE: an argument is out of range",
-        105 => "CURAND_STATUS_LENGTH_NOT_MULTIPLE: the length is not a multiple required",
-        106 => "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED: the GPU does not support double precision",
-        201 => "CURAND_STATUS_LAUNCH_FAILURE: a kernel launch failed",
-        202 => "CURAND_STATUS_PREEXISTING_FAILURE: an earlier kernel failed",
-        203 => "CURAND_STATUS_INITIALIZATION_FAILED: CUDA could not be initialised",
-        204 => "CURAND_STATUS_ARCH_MISMATCH: the GPU does not support this",
-        999 => "CURAND_STATUS_INTERNAL_ERROR",
-        _ => "an unknown curandStatus_t",
-    }
-}
 
 fn sticky_note(code: u32) -> String {
     if is_sticky(code) {
@@ -402,6 +385,15 @@ impl fmt::Debug for Error {
 }
 
 impl Error {
+    /// The error of a higher layer held by [`Error::Other`], if it is an `E`: e.g.
+    /// `e.downcast_ref::<gpu_runtime::gpuarray::CurandError>()`.
+    pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        match self {
+            Error::Other(e) => e.downcast_ref::<E>(),
+            _ => None,
+        }
+    }
+
     /// True for `CUDA_ERROR_OUT_OF_MEMORY` (PyCUDA's `MemoryError`).
     pub fn is_out_of_memory(&self) -> bool {
         matches!(self, Error::Driver { code, .. } if *code == CUresult::CUDA_ERROR_OUT_OF_MEMORY as u32)
@@ -556,22 +548,6 @@ pub enum GraphError {
         address: u64,
         /// Bytes per value (4).
         unit: usize,
-    },
-}
-
-/// A cuRAND call that failed (`gpuarray::CurandGenerator`). Its own enum, wrapped by
-/// [`Error::Curand`], so that cuRAND's failures are matched apart from the driver's and new
-/// ones can be added without touching [`Error`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CurandError {
-    /// A cuRAND function returned a status other than `CURAND_STATUS_SUCCESS`.
-    #[error("cuRAND: {call} failed: {} ({code})", curand_status_name(*.code))]
-    Status {
-        /// The cuRAND function that failed, e.g. `curandGenerateNormal`.
-        call: &'static str,
-        /// The numeric `curandStatus_t`, e.g. 105 for `CURAND_STATUS_LENGTH_NOT_MULTIPLE`.
-        code: i32,
     },
 }
 

@@ -31,8 +31,8 @@ pub use error::GemmError;
 #[cfg(feature = "nccl")]
 pub use error::NcclError;
 pub use error::{
-    ArrayShapeError, CompileError, CopyError, CurandError, Error, FlagsError, GraphError, LaunchConfigError,
-    MemoryError, OccupancyError, Result, TextureError,
+    ArrayShapeError, CompileError, CopyError, Error, FlagsError, GraphError, LaunchConfigError, MemoryError,
+    OccupancyError, Result, TextureError,
 };
 pub use launch::Dim3;
 pub use types::DeviceRepr;
