@@ -596,6 +596,11 @@ fn linear_textures_bind_views_at_any_offset() {
         assert_eq!(offset, expected_offset, "view at element {start}");
         if offset != 0 {
             let e = Texture::from_linear(&view, &TextureDesc::default()).unwrap_err();
+            assert!(
+                matches!(e, Error::Texture(TextureError::LinearMisaligned { address, .. }) if address == view.device_ptr()),
+                "{e}"
+            );
+            // The message names the way out (a message test).
             assert!(e.to_string().contains("from_linear_offset"), "{e}");
         }
         let mut out = ctx.alloc_zeros::<f32>(n).unwrap();

@@ -860,7 +860,10 @@ fn curand_fills_on_streams_are_ordered() -> gpu_runtime::Result<()> {
     let mut a = DeviceArray::<f32, _>::zeros(&ctx, 4)?;
     let e = gen.fill_uniform_on(&s, &mut a).unwrap_err();
     assert!(
-        matches!(e, gpu_runtime::gpuarray::CurandError::Cuda(Error::WrongContext { .. })),
+        matches!(
+            e,
+            gpu_runtime::gpuarray::CurandError::Cuda(Error::WrongContext { .. })
+        ),
         "{e}"
     );
     Ok(())

@@ -250,6 +250,13 @@ pub enum Error {
         /// What is wrong with it, and what to write instead.
         detail: String,
     },
+    /// A field name given to `launch::StructType::with_fields` that is not a C field name (a
+    /// field, or a member path such as `a.b[2]`); nothing was prepared.
+    #[error("invalid argument to StructType::with_fields: `{field}` is not a C field name")]
+    InvalidFieldName {
+        /// The name given.
+        field: String,
+    },
     /// An argument refused before the driver was asked, described in words. The crate's own
     /// checks return typed families ([`Error::Copy`], [`Error::Memory`], [`Error::Texture`],
     /// [`Error::Flags`], ...); this one remains for the NCCL layer (until its errors move into
