@@ -4,6 +4,16 @@
 //! (with [`Error::is_out_of_memory`] and [`Error::is_launch_failure`] standing in for
 //! `MemoryError` and `LaunchError`), [`Error::Compile`] is `CompileError`, and the rest are
 //! mistakes caught before the driver is asked anything.
+//!
+//! Mistakes of one kind form a family with its own enum, whose variants carry the sizes,
+//! names and values involved as fields, wrapped by one variant of [`Error`]: [`CopyError`]
+//! (`Error::Copy`), [`MemoryError`], [`ArrayShapeError`], [`TextureError`], [`FlagsError`],
+//! [`OccupancyError`], [`GraphError`], [`LaunchConfigError`] (`Error::InvalidLaunch`), and
+//! behind their features `GemmError`, `DlpackError`, `NcclError`. Match the variant and its
+//! fields, e.g. `Err(Error::Copy(CopyError::HostDeviceLength { host, device, .. }))`; the
+//! messages are for people. A family of a higher layer, which this lowest one cannot name, has
+//! its own `Result` type in its layer (cuRAND's `gpuarray::CurandResult`), and `?` turns its
+//! errors into [`Error::Other`].
 
 use std::fmt;
 
@@ -951,6 +961,51 @@ mod tests {
         let s = p.to_string();
         assert!(s.starts_with("every CUDA context of this process is unusable since cuCtxSynchronize on device 0 failed with CUDA_ERROR_ILLEGAL_ADDRESS (700)"), "{s}");
         assert!(s.contains("restart the process"), "{s}");
+    }
+
+    /// The families keep the wording of the stringly errors they replace, and `Debug` of the
+    /// wrapping `Error` is still the sentence (message tests).
+    #[test]
+    fn family_messages_read_as_before() {
+        let e = Error::from(CopyError::HostDeviceLength {
+            operation: "copy_from_host",
+            host: 9,
+            device: 10,
+        });
+        assert_eq!(
+            e.to_string(),
+            "size mismatch in copy_from_host: the host side has 9 elements but the device buffer has 10"
+        );
+        assert_eq!(format!("{e:?}"), e.to_string());
+        let e = Error::from(FlagsError::StreamPriority {
+            priority: -6,
+            highest: -5,
+            lowest: 0,
+        });
+        assert_eq!(
+            e.to_string(),
+            "invalid argument to Stream::with_priority: priority -6 is outside the device's range, -5 (highest) to 0 (lowest)"
+        );
+        let e = Error::from(MemoryError::BytesOverflow {
+            operation: "alloc",
+            len: usize::MAX,
+            element_bytes: 4,
+        });
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "size mismatch in alloc: {} elements of 4 bytes overflow usize",
+                usize::MAX
+            )
+        );
+        // A source error is kept as the source, not only as text.
+        let shape_error = ndarray::Array2::<f32>::from_shape_vec((2, 2), vec![0.0; 3]).unwrap_err();
+        let e = Error::from(ArrayShapeError::Ndarray {
+            operation: "to_ndarray",
+            source: shape_error.clone(),
+        });
+        let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<ndarray::ShapeError>());
+        assert_eq!(source, Some(&shape_error));
     }
 
     #[test]
