@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use gpu_runtime::{Context, Error, LaunchConfigError, Stream};
+use gpu_runtime::{ArrayShapeError, Context, CopyError, Error, LaunchConfigError, Stream};
 use gpu_suite::{assert_close, Rng};
 use ndarray::Array2;
 
@@ -301,10 +301,15 @@ fn a_2d_grid_over_ndarray_matrices() {
         .unwrap();
     let back: Array2<f32> = ctx.from_device(&cd, (h, w)).unwrap();
     assert_eq!(back, c);
-    assert!(matches!(
-        ctx.from_device(&cd, (h + 1, w)),
-        Err(Error::SizeMismatch { .. })
-    ));
+    let e = ctx.from_device(&cd, (h + 1, w)).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Copy(CopyError::ShapeLength { ref shape, elements, buffer, .. })
+                if shape == &[h + 1, w] && elements == (h + 1) * w && buffer == h * w
+        ),
+        "{e}"
+    );
 }
 
 #[test]
@@ -491,13 +496,37 @@ fn size_mismatches_in_copies_are_typed_errors() {
     assert_eq!(d.to_vec().unwrap(), vec![0.0; 10]);
     let err = d.copy_from_host(&[1.0f32; 9][..]).unwrap_err();
     assert!(
-        err.to_string().contains("9 elements") && err.to_string().contains("10"),
+        matches!(
+            err,
+            Error::Copy(CopyError::HostDeviceLength {
+                host: 9,
+                device: 10,
+                ..
+            })
+        ),
+        "{err}"
+    );
+    // The message names both sizes and the side each belongs to (a message test).
+    assert!(
+        err.to_string()
+            .contains("the host side has 9 elements but the device buffer has 10"),
         "{err}"
     );
     let mut small = [0f32; 11];
     assert!(matches!(
         d.copy_to_host(&mut small),
-        Err(Error::SizeMismatch { .. })
+        Err(Error::Copy(CopyError::HostDeviceLength {
+            host: 11,
+            device: 10,
+            ..
+        }))
     ));
-    assert!(d.slice(5..11).is_err());
+    assert!(matches!(
+        d.slice(5..11),
+        Err(Error::Shape(ArrayShapeError::RangeOutOfBounds {
+            start: 5,
+            end: 11,
+            len: 10
+        }))
+    ));
 }

@@ -3,7 +3,9 @@
 //! is defined, and CUDA errors in an operation are compile errors.
 
 use gpu_runtime::__testing::compile_check;
-use gpu_runtime::gpuarray::{layout, ElementwiseKernel, ReductionKernel, ReductionVariant, Variant};
+use gpu_runtime::gpuarray::{
+    layout, CurandError, ElementwiseKernel, ReductionKernel, ReductionVariant, Variant,
+};
 use gpu_runtime::Error;
 
 fn compiles(source: &str) {
@@ -234,14 +236,15 @@ const CURAND_CHILD_ENV: &str = "GPU_SUITE_GPUARRAY_CURAND_CHILD";
 fn missing_curand_is_an_error_not_a_panic() {
     if std::env::var(CURAND_CHILD_ENV).as_deref() == Ok("no-curand") {
         match gpu_runtime::gpuarray::curand_version() {
-            Err(e @ Error::Unsupported { .. }) => {
+            Err(e @ CurandError::Cuda(Error::Unsupported { .. })) => {
+                // The message says what was tried and how to install it (a message test).
                 let text = e.to_string();
                 assert!(text.contains("libcurand"), "{text}");
                 assert!(text.contains("pip install nvidia-curand"), "{text}");
                 // Asked again, the same error (the search is made once).
                 assert!(matches!(
                     gpu_runtime::gpuarray::curand_version(),
-                    Err(Error::Unsupported { .. })
+                    Err(CurandError::Cuda(Error::Unsupported { .. }))
                 ));
                 println!("child: cuRAND not found: {text}");
             }

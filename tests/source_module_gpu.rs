@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use gpu_runtime::compiler::CacheStatus;
 use gpu_runtime::driver::{CacheConfig, JitOptions, Module, SharedConfig};
 use gpu_runtime::launch::{Arg, ArgType};
-use gpu_runtime::{kernel, Context, Error, SourceModule};
+use gpu_runtime::{kernel, Context, CopyError, Error, SourceModule};
 use gpu_suite::Rng;
 
 const AXPY: &str = r#"
@@ -365,7 +365,16 @@ fn globals_attributes_and_cache_preferences() {
     let mut rng = Rng::new(9);
     let c = random(&mut rng, 4);
     coeffs.write(&c).unwrap();
-    assert!(matches!(coeffs.write(&c[..3]), Err(Error::SizeMismatch { .. })));
+    assert!(matches!(
+        coeffs.write(&c[..3]),
+        Err(Error::Copy(CopyError::GlobalSize {
+            global_bytes: 16,
+            host_bytes: 12,
+            len: 3,
+            element_bytes: 4,
+            ..
+        }))
+    ));
     assert!(matches!(
         module.get_global("nope"),
         Err(Error::GlobalNotFound { .. })

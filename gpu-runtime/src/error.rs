@@ -4,10 +4,38 @@
 //! (with [`Error::is_out_of_memory`] and [`Error::is_launch_failure`] standing in for
 //! `MemoryError` and `LaunchError`), [`Error::Compile`] is `CompileError`, and the rest are
 //! mistakes caught before the driver is asked anything.
+//!
+//! Mistakes of one kind form a family with its own enum, whose variants carry the sizes,
+//! names and values involved as fields, wrapped by one variant of [`Error`]: [`CopyError`]
+//! (`Error::Copy`), [`MemoryError`], [`ArrayShapeError`], [`TextureError`], [`FlagsError`],
+//! [`OccupancyError`], [`GraphError`], [`LaunchConfigError`] (`Error::InvalidLaunch`), and
+//! behind their features `GemmError` and `DlpackError`. Match the variant and its fields, e.g.
+//! `Err(Error::Copy(CopyError::HostDeviceLength { host, device, .. }))`; the messages are for
+//! people. A family of a higher layer, which this lowest one cannot name, has its own `Result`
+//! type in its layer (cuRAND's `gpuarray::CurandResult`, NCCL's `nccl::Result`), and `?` turns
+//! its errors into the [`Error`] they wrap or [`Error::Other`].
 
 use std::fmt;
 
 use cudarc::driver::sys::CUresult;
+
+mod copy;
+mod flags;
+#[cfg(feature = "cublas")]
+mod gemm;
+mod memory;
+mod occupancy;
+mod shape;
+mod texture;
+
+pub use copy::CopyError;
+pub use flags::FlagsError;
+#[cfg(feature = "cublas")]
+pub use gemm::GemmError;
+pub use memory::MemoryError;
+pub use occupancy::OccupancyError;
+pub use shape::ArrayShapeError;
+pub use texture::TextureError;
 
 /// `Result<T, gpu_runtime::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -70,14 +98,36 @@ pub enum Error {
     /// A launch configuration that the device or kernel cannot run; nothing was launched.
     #[error(transparent)]
     InvalidLaunch(#[from] LaunchConfigError),
-    /// Host and device sizes disagree in a copy; nothing was copied.
+    /// Sizes that disagree, described in words. Only the NCCL layer still returns it, until
+    /// its errors move into `NcclError`'s own layer; everything else returns the typed
+    /// [`Error::Copy`], [`Error::Memory`] or [`Error::Shape`].
     #[error("size mismatch in {operation}: {detail}")]
     SizeMismatch {
-        /// The operation, e.g. `copy_from_host`.
+        /// The operation, e.g. `all_gather`.
         operation: &'static str,
         /// The sizes involved.
         detail: String,
     },
+    /// A copy or memset whose sizes, extents or alignment do not fit; nothing was copied.
+    #[error(transparent)]
+    Copy(#[from] CopyError),
+    /// An allocation refused before the driver was asked (a size that overflows, more
+    /// managed memory than is free, an empty buffer shared by IPC); nothing was allocated.
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
+    /// A `gpuarray::DeviceArray` shape, axis or slice that does not fit the operation.
+    #[error(transparent)]
+    Shape(#[from] ArrayShapeError),
+    /// A CUDA array, texture or surface that the driver would refuse; nothing was created.
+    #[error(transparent)]
+    Texture(#[from] TextureError),
+    /// Flags or a setting of a context, stream or event that the driver would refuse;
+    /// nothing was created.
+    #[error(transparent)]
+    Flags(#[from] FlagsError),
+    /// A question the occupancy calculator (`tools::DeviceData`) has no figures for.
+    #[error(transparent)]
+    Occupancy(#[from] OccupancyError),
     /// A host array whose elements are contiguous in neither C (row-major) nor Fortran
     /// (column-major) order.
     #[error("the host array for {what} is contiguous in neither C nor Fortran order; pass `array.as_standard_layout()` (or a slice) instead")]
@@ -210,8 +260,18 @@ pub enum Error {
         /// What is wrong with it, and what to write instead.
         detail: String,
     },
-    /// An argument the driver would refuse (a flag combination, a format, an extent), caught
-    /// before calling it.
+    /// A field name given to `launch::StructType::with_fields` that is not a C field name (a
+    /// field, or a member path such as `a.b[2]`); nothing was prepared.
+    #[error("invalid argument to StructType::with_fields: `{field}` is not a C field name")]
+    InvalidFieldName {
+        /// The name given.
+        field: String,
+    },
+    /// An argument refused before the driver was asked, described in words. The crate's own
+    /// checks return typed families ([`Error::Copy`], [`Error::Memory`], [`Error::Texture`],
+    /// [`Error::Flags`], ...); this one remains for the NCCL layer (until its errors move into
+    /// its own layer) and for the accessor `#[kernel]` writes for a global whose bound it
+    /// cannot work out.
     #[error("invalid argument to {operation}: {detail}")]
     InvalidArgument {
         /// The operation, e.g. `Context::create`.
@@ -284,9 +344,16 @@ pub enum Error {
         /// The numeric `cublasStatus_t`.
         code: i32,
     },
-    /// A cuRAND call failed (`gpuarray::CurandGenerator`).
+    /// A GEMM whose matrices do not fit their buffers (the `cublas` feature); nothing was
+    /// computed.
+    #[cfg(feature = "cublas")]
     #[error(transparent)]
-    Curand(#[from] CurandError),
+    Gemm(#[from] GemmError),
+    /// An error of a layer above this one, which [`Error`] cannot name (a lower layer cannot
+    /// import a higher one): today cuRAND's `gpuarray::CurandError`, put here by `?`. Get it
+    /// back with [`Error::downcast_ref`].
+    #[error(transparent)]
+    Other(Box<dyn std::error::Error + Send + Sync + 'static>),
     /// A DLPack tensor that cannot be imported or exported as asked (the `dlpack` feature);
     /// nothing was imported, and an export that fails gives the buffer back by dropping it.
     #[cfg(feature = "dlpack")]
@@ -297,25 +364,6 @@ pub enum Error {
 /// How to get out of a context broken by a kernel fault; shared by both messages that report one.
 const RECOVERY: &str = "CUDA fails every later call of this process the same way, on every device and \
 in new contexts too: restart the process; to survive such faults, run risky kernels in a child process";
-
-/// The name and meaning of a `curandStatus_t`, for [`CurandError::Status`].
-fn curand_status_name(code: i32) -> &'static str {
-    match code {
-        100 => "CURAND_STATUS_VERSION_MISMATCH: the header and the library versions differ",
-        101 => "CURAND_STATUS_NOT_INITIALIZED: the generator was not created",
-        102 => "CURAND_STATUS_ALLOCATION_FAILED: out of memory",
-        103 => "CURAND_STATUS_TYPE_ERROR: wrong generator type",
-        104 => "CURAND_STATUS_OUT_OF_RANGE: an argument is out of range",
-        105 => "CURAND_STATUS_LENGTH_NOT_MULTIPLE: the length is not a multiple required",
-        106 => "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED: the GPU does not support double precision",
-        201 => "CURAND_STATUS_LAUNCH_FAILURE: a kernel launch failed",
-        202 => "CURAND_STATUS_PREEXISTING_FAILURE: an earlier kernel failed",
-        203 => "CURAND_STATUS_INITIALIZATION_FAILED: CUDA could not be initialised",
-        204 => "CURAND_STATUS_ARCH_MISMATCH: the GPU does not support this",
-        999 => "CURAND_STATUS_INTERNAL_ERROR",
-        _ => "an unknown curandStatus_t",
-    }
-}
 
 fn sticky_note(code: u32) -> String {
     if is_sticky(code) {
@@ -350,6 +398,15 @@ impl fmt::Debug for Error {
 }
 
 impl Error {
+    /// The error of a higher layer held by [`Error::Other`], if it is an `E`: e.g.
+    /// `e.downcast_ref::<gpu_runtime::gpuarray::CurandError>()`.
+    pub fn downcast_ref<E: std::error::Error + 'static>(&self) -> Option<&E> {
+        match self {
+            Error::Other(e) => e.downcast_ref::<E>(),
+            _ => None,
+        }
+    }
+
     /// True for `CUDA_ERROR_OUT_OF_MEMORY` (PyCUDA's `MemoryError`).
     pub fn is_out_of_memory(&self) -> bool {
         matches!(self, Error::Driver { code, .. } if *code == CUresult::CUDA_ERROR_OUT_OF_MEMORY as u32)
@@ -507,21 +564,6 @@ pub enum GraphError {
     },
 }
 
-/// A cuRAND call that failed (`gpuarray::CurandGenerator`). Its own enum, wrapped by
-/// [`Error::Curand`], so that cuRAND's failures are matched apart from the driver's and new
-/// ones can be added without touching [`Error`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CurandError {
-    /// A cuRAND function returned a status other than `CURAND_STATUS_SUCCESS`.
-    #[error("cuRAND: {call} failed: {} ({code})", curand_status_name(*.code))]
-    Status {
-        /// The cuRAND function that failed, e.g. `curandGenerateNormal`.
-        call: &'static str,
-        /// The numeric `curandStatus_t`, e.g. 105 for `CURAND_STATUS_LENGTH_NOT_MULTIPLE`.
-        code: i32,
-    },
-}
 
 /// A launch configuration rejected before the launch, with the limit it broke.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -783,6 +825,51 @@ mod tests {
         let s = p.to_string();
         assert!(s.starts_with("every CUDA context of this process is unusable since cuCtxSynchronize on device 0 failed with CUDA_ERROR_ILLEGAL_ADDRESS (700)"), "{s}");
         assert!(s.contains("restart the process"), "{s}");
+    }
+
+    /// The families keep the wording of the stringly errors they replace, and `Debug` of the
+    /// wrapping `Error` is still the sentence (message tests).
+    #[test]
+    fn family_messages_read_as_before() {
+        let e = Error::from(CopyError::HostDeviceLength {
+            operation: "copy_from_host",
+            host: 9,
+            device: 10,
+        });
+        assert_eq!(
+            e.to_string(),
+            "size mismatch in copy_from_host: the host side has 9 elements but the device buffer has 10"
+        );
+        assert_eq!(format!("{e:?}"), e.to_string());
+        let e = Error::from(FlagsError::StreamPriority {
+            priority: -6,
+            highest: -5,
+            lowest: 0,
+        });
+        assert_eq!(
+            e.to_string(),
+            "invalid argument to Stream::with_priority: priority -6 is outside the device's range, -5 (highest) to 0 (lowest)"
+        );
+        let e = Error::from(MemoryError::BytesOverflow {
+            operation: "alloc",
+            len: usize::MAX,
+            element_bytes: 4,
+        });
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "size mismatch in alloc: {} elements of 4 bytes overflow usize",
+                usize::MAX
+            )
+        );
+        // A source error is kept as the source, not only as text.
+        let shape_error = ndarray::Array2::<f32>::from_shape_vec((2, 2), vec![0.0; 3]).unwrap_err();
+        let e = Error::from(ArrayShapeError::Ndarray {
+            operation: "to_ndarray",
+            source: shape_error.clone(),
+        });
+        let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<ndarray::ShapeError>());
+        assert_eq!(source, Some(&shape_error));
     }
 
     #[test]

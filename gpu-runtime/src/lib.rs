@@ -26,7 +26,12 @@ pub use driver::{
 };
 #[cfg(feature = "dlpack")]
 pub use error::DlpackError;
-pub use error::{CompileError, CurandError, Error, GraphError, LaunchConfigError, Result};
+#[cfg(feature = "cublas")]
+pub use error::GemmError;
+pub use error::{
+    ArrayShapeError, CompileError, CopyError, Error, FlagsError, GraphError, LaunchConfigError, MemoryError,
+    OccupancyError, Result, TextureError,
+};
 pub use launch::Dim3;
 #[cfg(feature = "nccl")]
 pub use nccl::NcclError;

@@ -15,7 +15,7 @@ use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceW
 use crate::driver::ordering::{Release, StreamUses};
 use crate::driver::result::check;
 use crate::driver::stream::Event;
-use crate::error::{Error, Result};
+use crate::error::{CopyError, MemoryError, Result};
 use crate::types::repr::DeviceRepr;
 
 /// A handle to a device allocation that another process can open.
@@ -86,10 +86,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
     /// `mem_get_ipc_handle`). The buffer must stay alive while the other process uses it.
     pub fn ipc_handle(&self) -> Result<IpcMemHandle> {
         if self.device_ptr() == 0 {
-            return Err(Error::InvalidArgument {
-                operation: "DeviceBuffer::ipc_handle",
-                detail: "an empty buffer has no allocation to share".to_owned(),
-            });
+            return Err(MemoryError::EmptyIpcBuffer.into());
         }
         self.context().bind()?;
         // SAFETY: a plain C struct of bytes.
@@ -139,13 +136,12 @@ impl IpcMemHandle {
         })?;
         let want = len.saturating_mul(std::mem::size_of::<T>());
         if want > size {
-            return Err(Error::SizeMismatch {
-                operation: "IpcMemHandle::open",
-                detail: format!(
-                    "{len} elements of {} bytes need {want} bytes but the shared allocation holds {size}",
-                    std::mem::size_of::<T>()
-                ),
-            });
+            return Err(CopyError::SharedAllocationTooSmall {
+                len,
+                element_bytes: std::mem::size_of::<T>(),
+                bytes: size,
+            }
+            .into());
         }
         Ok(buf)
     }

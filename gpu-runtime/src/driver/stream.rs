@@ -8,7 +8,7 @@ use cudarc::driver::sys::{self, CUresult};
 use crate::driver::context::core::Context;
 use crate::driver::ordering::StreamInner;
 use crate::driver::result::check;
-use crate::error::{Error, Result};
+use crate::error::{FlagsError, Result};
 
 /// A CUDA stream: work queued on one stream runs in order; work on different streams may overlap.
 ///
@@ -280,16 +280,13 @@ impl Event {
     /// A new event with `flags`.
     pub fn with_flags(ctx: &Context, flags: EventFlags) -> Result<Event> {
         if flags.bits() & !7 != 0 {
-            return Err(Error::InvalidArgument {
-                operation: "Event::with_flags",
-                detail: format!("unknown event flag bits {:#x}", flags.bits() & !7),
-            });
+            return Err(FlagsError::UnknownEventFlags {
+                unknown: flags.bits() & !7,
+            }
+            .into());
         }
         if flags.contains(EventFlags::INTERPROCESS) && !flags.contains(EventFlags::DISABLE_TIMING) {
-            return Err(Error::InvalidArgument {
-                operation: "Event::with_flags",
-                detail: "an INTERPROCESS event must also be DISABLE_TIMING".to_owned(),
-            });
+            return Err(FlagsError::InterprocessTiming.into());
         }
         ctx.bind()?;
         let mut raw = std::ptr::null_mut();

@@ -9,7 +9,7 @@ use cudarc::driver::sys;
 use crate::driver::context::core::Context;
 use crate::driver::result::check;
 use crate::driver::stream::{Stream, StreamFlags};
-use crate::error::{Error, Result};
+use crate::error::{FlagsError, Result};
 
 impl Context {
     /// The stream priorities the device supports, as `(lowest, highest)`. Lower numbers are
@@ -57,12 +57,12 @@ impl Stream {
     pub fn with_priority(ctx: &Context, flags: StreamFlags, priority: i32) -> Result<Stream> {
         let (lowest, highest) = ctx.stream_priority_range()?;
         if priority > lowest || priority < highest {
-            return Err(Error::InvalidArgument {
-                operation: "Stream::with_priority",
-                detail: format!(
-                    "priority {priority} is outside the device's range, {highest} (highest) to {lowest} (lowest)"
-                ),
-            });
+            return Err(FlagsError::StreamPriority {
+                priority,
+                highest,
+                lowest,
+            }
+            .into());
         }
         let mut raw = std::ptr::null_mut();
         // SAFETY: valid out-pointer; the context is current (stream_priority_range bound it).

@@ -42,7 +42,7 @@ use crate::driver::memory::pitched::PitchedBuffer;
 use crate::driver::memory::view::{DeviceRead, DeviceView};
 use crate::driver::ordering::{Release, StreamInner, StreamUses};
 use crate::driver::result::check;
-use crate::error::{Error, Result};
+use crate::error::{Result, TextureError};
 
 /// A texture object's handle, what a kernel's `cudaTextureObject_t` parameter takes: borrowed
 /// from a [`Texture`] ([`Texture::object`]).
@@ -256,12 +256,13 @@ fn aligned_start<T>(ptr: u64, align: u64) -> Result<(u64, usize)> {
     let size = std::mem::size_of::<T>() as u64;
     let gap = ptr - start;
     if size == 0 || !gap.is_multiple_of(size) {
-        return Err(Error::InvalidArgument {
-            operation: "Texture::from_linear_offset",
-            detail: format!(
-                "the memory starts at {ptr:#x}, {gap} bytes past the texture alignment ({align} bytes), which is not a whole number of {size}-byte elements: the kernel could not reach it by an element offset"
-            ),
-        });
+        return Err(TextureError::LinearOffset {
+            address: ptr,
+            gap,
+            align,
+            element_bytes: size,
+        }
+        .into());
     }
     Ok((start, (gap / size) as usize))
 }
@@ -269,13 +270,11 @@ fn aligned_start<T>(ptr: u64, align: u64) -> Result<(u64, usize)> {
 /// Refuses a sampler that would not give back the bits of a [`ArrayElement::BIT_CAST`] element.
 fn check_bit_cast<T: ArrayElement>(desc: &TextureDesc, operation: &'static str) -> Result<()> {
     if T::BIT_CAST && (desc.filter_mode != FilterMode::Point || !desc.read_as_integer) {
-        return Err(Error::InvalidArgument {
+        return Err(TextureError::BitCastSampling {
             operation,
-            detail: format!(
-                "a texture of {} keeps each value's bits in integer channels, so it must be read with FilterMode::Point and read_as_integer (TextureDesc::default()); fetch it with fp_tex1Dfetch/fp_tex2D from <gpu_runtime/texture_fetch.h>",
-                std::any::type_name::<T>()
-            ),
-        });
+            rust_type: std::any::type_name::<T>(),
+        }
+        .into());
     }
     Ok(())
 }
@@ -315,7 +314,7 @@ impl<'a> Texture<'a> {
     /// A texture reading linear device memory (`tex1Dfetch` in the kernel). The memory must start
     /// at a multiple of the device's texture alignment ([`crate::driver::DeviceAttribute::TextureAlignment`],
     /// 512 bytes on current GPUs), as a whole allocation does; a misaligned start (a view at an
-    /// offset) is [`Error::InvalidArgument`]: bind such a view with
+    /// offset) is [`TextureError::LinearMisaligned`](crate::error::TextureError::LinearMisaligned): bind such a view with
     /// [`from_linear_offset`](Self::from_linear_offset).
     pub fn from_linear<T: ArrayElement>(
         memory: &'a (impl DeviceRead<T> + ?Sized),
@@ -325,14 +324,11 @@ impl<'a> Texture<'a> {
         let align = texture_alignment(memory.context())?;
         if memory.device_ptr() % align != 0 {
             // The driver refuses a misaligned start with a bare CUDA_ERROR_INVALID_VALUE; say why.
-            return Err(Error::InvalidArgument {
-                operation: "Texture::from_linear",
-                detail: format!(
-                    "a linear texture must start at a multiple of {align} bytes (the device's texture alignment), but this memory starts at {:#x}, {} bytes past one; Texture::from_linear_offset binds it at the aligned address below and returns the offset",
-                    memory.device_ptr(),
-                    memory.device_ptr() % align
-                ),
-            });
+            return Err(TextureError::LinearMisaligned {
+                address: memory.device_ptr(),
+                align,
+            }
+            .into());
         }
         Self::linear::<T>(&memory, memory.device_ptr(), desc, "Texture::from_linear")
     }
@@ -484,13 +480,10 @@ impl<'a> Surface<'a> {
     /// A surface over `array`, which needs [`ArrayFlags::SURFACE_LDST`].
     pub fn new(array: &'a mut CudaArray) -> Result<Surface<'a>> {
         if !array.descriptor().flags.contains(ArrayFlags::SURFACE_LDST) {
-            return Err(Error::InvalidArgument {
-                operation: "Surface::new",
-                detail: format!(
-                    "the array was created with flags {:#x}, without ArrayFlags::SURFACE_LDST",
-                    array.descriptor().flags.bits()
-                ),
-            });
+            return Err(TextureError::NotSurfaceArray {
+                flags: array.descriptor().flags.bits(),
+            }
+            .into());
         }
         let mut res = resource_desc(sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY);
         res.res.array.hArray = array.raw();
@@ -545,7 +538,18 @@ mod tests {
         );
         // Not a whole number of elements from the aligned address: no offset reaches it.
         let e = aligned_start::<[f32; 4]>(0x7000_0208, 512).unwrap_err();
-        assert!(e.to_string().contains("16-byte elements"), "{e}");
+        assert!(
+            matches!(
+                e,
+                crate::error::Error::Texture(TextureError::LinearOffset {
+                    address: 0x7000_0208,
+                    gap: 8,
+                    align: 512,
+                    element_bytes: 16,
+                })
+            ),
+            "{e}"
+        );
     }
 
     #[test]
@@ -563,6 +567,17 @@ mod tests {
         assert!(check_bit_cast::<Complex64>(&point, "t").is_ok());
         for bad in [&linear, &as_float] {
             let e = check_bit_cast::<f64>(bad, "t").unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    crate::error::Error::Texture(TextureError::BitCastSampling {
+                        operation: "t",
+                        rust_type: "f64",
+                    })
+                ),
+                "{e}"
+            );
+            // The message names the fix (a message test).
             assert!(e.to_string().contains("FilterMode::Point"), "{e}");
             assert!(check_bit_cast::<Complex64>(bad, "t").is_err());
         }

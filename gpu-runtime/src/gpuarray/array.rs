@@ -11,7 +11,7 @@ use ndarray::{Dimension, IntoDimension, IxDyn, SliceArg};
 use crate::driver::context::core::Context;
 use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
-use crate::error::{Error, Result};
+use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::layout;
 use crate::tools::device_pool::PooledBuffer;
@@ -89,10 +89,11 @@ impl<S: Storage, D: Dimension> fmt::Debug for DeviceArrayBase<S, D> {
 pub(crate) fn dim_of<D: Dimension>(values: impl ExactSizeIterator<Item = usize>) -> Result<D> {
     let n = values.len();
     if D::NDIM.is_some_and(|k| k != n) {
-        return Err(Error::SizeMismatch {
-            operation: "DeviceArray dimension",
-            detail: format!("{n} axes do not fit a dimension of {} axes", D::NDIM.unwrap_or(0)),
-        });
+        return Err(ArrayShapeError::Dimension {
+            axes: n,
+            fixed: D::NDIM.unwrap_or(0),
+        }
+        .into());
     }
     let mut d = D::zeros(n);
     for (slot, v) in d.slice_mut().iter_mut().zip(values) {
@@ -113,12 +114,13 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
                     .checked_add(hi)
                     .is_some_and(|h| (h as usize) < len);
             if !inside {
-                return Err(Error::SizeMismatch {
-                    operation: "DeviceArray",
-                    detail: format!(
-                        "shape {shape:?} with strides {strides:?} at offset {offset} reaches outside {len} elements"
-                    ),
-                });
+                return Err(ArrayShapeError::OutOfBounds {
+                    shape: shape.to_vec(),
+                    strides: strides.to_vec(),
+                    offset,
+                    len,
+                }
+                .into());
             }
         }
         Ok(DeviceArrayBase {

@@ -10,7 +10,7 @@ use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder, StrideShape};
 
 use crate::driver::context::core::Context;
 use crate::driver::memory::buffer::DeviceBuffer;
-use crate::error::{Error, Result};
+use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, PooledArray, Storage};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::layout;
@@ -46,10 +46,11 @@ fn shape_layout<D: Dimension>(shape: impl Into<StrideShape<D>>) -> Result<(D, Ve
     let dim = shape.raw_dim().clone();
     layout::checked_size("DeviceArray shape", dim.slice())?;
     // Zero-sized elements: `ndarray` works out the strides the shape asks for, with no memory.
-    let probe = Array::from_shape_vec(shape, vec![(); dim.size()]).map_err(|e| Error::SizeMismatch {
-        operation: "DeviceArray shape",
-        detail: e.to_string(),
-    })?;
+    let probe =
+        Array::from_shape_vec(shape, vec![(); dim.size()]).map_err(|source| ArrayShapeError::Ndarray {
+            operation: "DeviceArray shape",
+            source,
+        })?;
     Ok((dim, probe.strides().to_vec()))
 }
 
@@ -125,9 +126,11 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     /// Fortran-contiguous, else in C order. A view with large gaps between its elements is
     /// first made contiguous on the device, so that only its elements cross the bus.
     pub fn to_ndarray(&self) -> Result<Array<S::Elem, D>> {
-        let shape_err = |e: ndarray::ShapeError| Error::SizeMismatch {
-            operation: "DeviceArray::to_ndarray",
-            detail: e.to_string(),
+        let shape_err = |source: ndarray::ShapeError| {
+            Error::from(ArrayShapeError::Ndarray {
+                operation: "DeviceArray::to_ndarray",
+                source,
+            })
         };
         let range = self.storage_range();
         let n = self.len();

@@ -7,7 +7,7 @@
 //!
 //! cudarc binds cuRAND dynamically and *panics* on the first call when the library cannot be
 //! opened, so [`CurandGenerator::new`] and [`curand_version`] first open it here under the
-//! names cudarc tries, and return [`Error::Unsupported`] when none opens.
+//! names cudarc tries, and return [`Error::Unsupported`] (in [`CurandError::Cuda`]) when none opens.
 
 use std::sync::{Arc, OnceLock};
 
@@ -19,8 +19,9 @@ use crate::driver::library::{open_checked, Unusable};
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::driver::ordering::StreamInner;
 use crate::driver::stream::Stream;
-use crate::error::{CurandError, Error, Result};
+use crate::error::Error;
 use crate::gpuarray::array::{DeviceArrayBase, StorageMut};
+use crate::gpuarray::curand_error::{CurandError, CurandResult};
 use crate::gpuarray::element::Element;
 
 /// How to install cuRAND, for the error.
@@ -43,13 +44,16 @@ const SYMBOLS: &[&str] = &[
 static FOUND: OnceLock<std::result::Result<(), String>> = OnceLock::new();
 
 /// Ok once libcurand opens under one of the names cudarc tries (searched once per process).
-fn ensure_loaded() -> Result<()> {
+fn ensure_loaded() -> CurandResult<()> {
     FOUND
         .get_or_init(|| find(&cudarc::get_lib_name_candidates("curand")))
         .clone()
-        .map_err(|needs| Error::Unsupported {
-            what: "filling an array through cuRAND",
-            needs,
+        .map_err(|needs| {
+            Error::Unsupported {
+                what: "filling an array through cuRAND",
+                needs,
+            }
+            .into()
         })
 }
 
@@ -70,20 +74,19 @@ fn find(names: &[String]) -> std::result::Result<(), String> {
 }
 
 /// Maps a `curandStatus_t` to `Ok` or [`CurandError::Status`].
-fn curand_check(call: &'static str, status: rsys::curandStatus_t) -> Result<()> {
+fn curand_check(call: &'static str, status: rsys::curandStatus_t) -> CurandResult<()> {
     match status {
         rsys::curandStatus_t::CURAND_STATUS_SUCCESS => Ok(()),
         other => Err(CurandError::Status {
             call,
             code: other as i32,
-        }
-        .into()),
+        }),
     }
 }
 
 /// The version of the cuRAND library, e.g. `10402` for cuRAND 10.4.2, or
-/// [`Error::Unsupported`] when it cannot be loaded. Needs no GPU.
-pub fn curand_version() -> Result<i32> {
+/// [`CurandError::Cuda`]`(`[`Error::Unsupported`]`)` when it cannot be loaded. Needs no GPU.
+pub fn curand_version() -> CurandResult<i32> {
     ensure_loaded()?;
     let mut version = 0;
     // SAFETY: the library is loaded with this symbol (checked above); a valid out-pointer.
@@ -107,7 +110,7 @@ pub trait CurandFloat: Element + sealed::Sealed {
     /// `ptr` holds `n` values of `Self` in the generator's context, and stays allocated until
     /// the generation has run.
     #[doc(hidden)]
-    unsafe fn generate_uniform(gen: rsys::curandGenerator_t, ptr: u64, n: usize) -> Result<()>;
+    unsafe fn generate_uniform(gen: rsys::curandGenerator_t, ptr: u64, n: usize) -> CurandResult<()>;
     /// Queues `n` (even) normal values of `mean` and `std` at `ptr`.
     ///
     /// # Safety
@@ -119,11 +122,11 @@ pub trait CurandFloat: Element + sealed::Sealed {
         n: usize,
         mean: Self,
         std: Self,
-    ) -> Result<()>;
+    ) -> CurandResult<()>;
 }
 
 impl CurandFloat for f32 {
-    unsafe fn generate_uniform(gen: rsys::curandGenerator_t, ptr: u64, n: usize) -> Result<()> {
+    unsafe fn generate_uniform(gen: rsys::curandGenerator_t, ptr: u64, n: usize) -> CurandResult<()> {
         // SAFETY: the caller's promise.
         curand_check("curandGenerateUniform", unsafe {
             rsys::curandGenerateUniform(gen, ptr as *mut f32, n)
@@ -135,7 +138,7 @@ impl CurandFloat for f32 {
         n: usize,
         mean: f32,
         std: f32,
-    ) -> Result<()> {
+    ) -> CurandResult<()> {
         // SAFETY: the caller's promise.
         curand_check("curandGenerateNormal", unsafe {
             rsys::curandGenerateNormal(gen, ptr as *mut f32, n, mean, std)
@@ -144,7 +147,7 @@ impl CurandFloat for f32 {
 }
 
 impl CurandFloat for f64 {
-    unsafe fn generate_uniform(gen: rsys::curandGenerator_t, ptr: u64, n: usize) -> Result<()> {
+    unsafe fn generate_uniform(gen: rsys::curandGenerator_t, ptr: u64, n: usize) -> CurandResult<()> {
         // SAFETY: the caller's promise.
         curand_check("curandGenerateUniformDouble", unsafe {
             rsys::curandGenerateUniformDouble(gen, ptr as *mut f64, n)
@@ -156,7 +159,7 @@ impl CurandFloat for f64 {
         n: usize,
         mean: f64,
         std: f64,
-    ) -> Result<()> {
+    ) -> CurandResult<()> {
         // SAFETY: the caller's promise.
         curand_check("curandGenerateNormalDouble", unsafe {
             rsys::curandGenerateNormalDouble(gen, ptr as *mut f64, n, mean, std)
@@ -199,9 +202,9 @@ impl std::fmt::Debug for CurandGenerator {
 }
 
 impl CurandGenerator {
-    /// A Philox4x32-10 generator in `ctx` seeded with `seed`. [`Error::Unsupported`] when
+    /// A Philox4x32-10 generator in `ctx` seeded with `seed`. [`CurandError::Cuda`]`(`[`Error::Unsupported`]`)` when
     /// libcurand cannot be loaded.
-    pub fn new(ctx: &Context, seed: u64) -> Result<Self> {
+    pub fn new(ctx: &Context, seed: u64) -> CurandResult<Self> {
         ensure_loaded()?;
         ctx.bind()?;
         let mut gen: rsys::curandGenerator_t = std::ptr::null_mut();
@@ -227,8 +230,8 @@ impl CurandGenerator {
     }
 
     /// Fills `a` with uniform values in `(0, 1]`, on the legacy default stream after every use
-    /// of `a`. `a` must be C- or Fortran-contiguous (else [`Error::InvalidArgument`]).
-    pub fn fill_uniform<S, D>(&mut self, a: &mut DeviceArrayBase<S, D>) -> Result<()>
+    /// of `a`. `a` must be C- or Fortran-contiguous (else [`CurandError::NotContiguous`]).
+    pub fn fill_uniform<S, D>(&mut self, a: &mut DeviceArrayBase<S, D>) -> CurandResult<()>
     where
         S: StorageMut,
         S::Elem: CurandFloat,
@@ -239,7 +242,11 @@ impl CurandGenerator {
     }
 
     /// [`fill_uniform`](Self::fill_uniform) queued on `stream` (of the generator's context).
-    pub fn fill_uniform_on<S, D>(&mut self, stream: &Stream, a: &mut DeviceArrayBase<S, D>) -> Result<()>
+    pub fn fill_uniform_on<S, D>(
+        &mut self,
+        stream: &Stream,
+        a: &mut DeviceArrayBase<S, D>,
+    ) -> CurandResult<()>
     where
         S: StorageMut,
         S::Elem: CurandFloat,
@@ -252,13 +259,13 @@ impl CurandGenerator {
     /// Fills `a` with normal values of `mean` and standard deviation `std`, on the legacy
     /// default stream after every use of `a`. Any length: cuRAND makes values in pairs, and
     /// the last value of an odd length comes from a pair made in scratch memory. `a` must be
-    /// C- or Fortran-contiguous (else [`Error::InvalidArgument`]).
+    /// C- or Fortran-contiguous (else [`CurandError::NotContiguous`]).
     pub fn fill_normal<S, D>(
         &mut self,
         a: &mut DeviceArrayBase<S, D>,
         mean: S::Elem,
         std: S::Elem,
-    ) -> Result<()>
+    ) -> CurandResult<()>
     where
         S: StorageMut,
         S::Elem: CurandFloat,
@@ -275,7 +282,7 @@ impl CurandGenerator {
         a: &mut DeviceArrayBase<S, D>,
         mean: S::Elem,
         std: S::Elem,
-    ) -> Result<()>
+    ) -> CurandResult<()>
     where
         S: StorageMut,
         S::Elem: CurandFloat,
@@ -286,11 +293,12 @@ impl CurandGenerator {
     }
 
     /// `stream`'s ordering record, after checking it belongs to the generator's context.
-    fn stream(&self, stream: &Stream) -> Result<Arc<StreamInner>> {
+    fn stream(&self, stream: &Stream) -> CurandResult<Arc<StreamInner>> {
         if stream.context() != &self.ctx {
             return Err(Error::WrongContext {
                 what: "the stream of a cuRAND fill",
-            });
+            }
+            .into());
         }
         Ok(stream.inner().clone())
     }
@@ -302,7 +310,7 @@ impl CurandGenerator {
         a: &mut DeviceArrayBase<S, D>,
         s: &Arc<StreamInner>,
         normal: Option<(S::Elem, S::Elem)>,
-    ) -> Result<()>
+    ) -> CurandResult<()>
     where
         S: StorageMut,
         S::Elem: CurandFloat,
@@ -311,16 +319,14 @@ impl CurandGenerator {
         if a.context() != &self.ctx {
             return Err(Error::WrongContext {
                 what: "the array filled by a cuRAND generator of another context",
-            });
+            }
+            .into());
         }
         if !(a.is_standard_layout() || a.is_fortran_layout()) {
-            return Err(Error::InvalidArgument {
+            return Err(CurandError::NotContiguous {
                 operation,
-                detail: format!(
-                    "the array (shape {:?}, strides {:?}) is not contiguous in C or Fortran order; fill a contiguous array and assign it to this view (`view.assign(&filled)`), or use the array's own `fill_uniform` / `fill_normal` (Philox, no library), which fill any view",
-                    a.shape(),
-                    a.strides()
-                ),
+                shape: a.shape().to_vec(),
+                strides: a.strides().to_vec(),
             });
         }
         let n = a.len();
@@ -370,7 +376,7 @@ impl CurandGenerator {
                 // allocations of this context, ordered on `s` after the generation (same
                 // stream) and recorded there.
                 unsafe { calls::memcpy_dtod_async(ptr + (even * size) as u64, src.device_ptr(), size, s.raw) }
-                    .map_err(Error::from)
+                    .map_err(|e| CurandError::Cuda(e.into()))
             }
         }
     }
@@ -410,10 +416,11 @@ mod tests {
 
     #[test]
     fn curand_errors_name_the_call_and_the_status() {
-        let e = Error::from(CurandError::Status {
+        let e = CurandError::Status {
             call: "curandGenerateNormal",
             code: 105,
-        });
+        };
+        // The message names the call and the status (a message test).
         assert_eq!(
             e.to_string(),
             "cuRAND: curandGenerateNormal failed: CURAND_STATUS_LENGTH_NOT_MULTIPLE: the length is not a multiple required (105)"
@@ -423,7 +430,21 @@ mod tests {
                 "curandGenerateNormal",
                 rsys::curandStatus_t::CURAND_STATUS_LENGTH_NOT_MULTIPLE
             ),
-            Err(Error::Curand(CurandError::Status { code: 105, .. }))
+            Err(CurandError::Status { code: 105, .. })
+        ));
+        // `?` into the crate's Error keeps cuRAND's error, found again by downcast_ref; an
+        // error of the layers below comes back as itself.
+        let e = Error::from(e);
+        assert!(matches!(
+            e.downcast_ref::<CurandError>(),
+            Some(CurandError::Status {
+                call: "curandGenerateNormal",
+                code: 105
+            })
+        ));
+        assert!(matches!(
+            Error::from(CurandError::Cuda(Error::NoDevice)),
+            Error::NoDevice
         ));
     }
 }

@@ -6,7 +6,7 @@ use gpu_cdecl::{CType, Scalar};
 use ndarray::Dimension;
 
 use crate::driver::context::core::Context;
-use crate::error::{Error, Result};
+use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::{DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::element::Element;
 use crate::launch::Arg;
@@ -234,14 +234,12 @@ pub(crate) fn check_args<'s>(
                     None => shape = Some(x.shape()),
                     Some(s) if s == x.shape() => {}
                     Some(s) => {
-                        return Err(Error::SizeMismatch {
-                            operation: "elementwise",
-                            detail: format!(
-                                "`{}` has shape {:?} but the arrays before it {s:?}",
-                                p.name,
-                                x.shape()
-                            ),
-                        })
+                        return Err(ArrayShapeError::ShapesDiffer {
+                            param: p.name.to_string(),
+                            shape: x.shape().to_vec(),
+                            expected: s.to_vec(),
+                        }
+                        .into())
                     }
                 }
             }

@@ -6,7 +6,7 @@
 
 use ndarray::SliceInfoElem;
 
-use crate::error::{Error, Result};
+use crate::error::{ArrayShapeError, Error, Result};
 
 /// The strides of a dense array of `shape` in C (row-major) order.
 pub fn c_strides(shape: &[usize]) -> Vec<isize> {
@@ -36,9 +36,12 @@ pub fn checked_size(operation: &'static str, shape: &[usize]) -> Result<usize> {
         .iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
         .filter(|&n| n <= isize::MAX as usize)
-        .ok_or_else(|| Error::SizeMismatch {
-            operation,
-            detail: format!("the shape {shape:?} holds more elements than an isize counts"),
+        .ok_or_else(|| {
+            ArrayShapeError::ElementsOverflow {
+                operation,
+                shape: shape.to_vec(),
+            }
+            .into()
         })
 }
 
@@ -100,13 +103,6 @@ pub struct Sliced {
     pub offset: isize,
 }
 
-fn slice_error(detail: String) -> Error {
-    Error::SizeMismatch {
-        operation: "DeviceArray::slice",
-        detail,
-    }
-}
-
 /// An index that may count from the end (negative), made absolute; `None` when it falls
 /// outside `0..=len`.
 fn absolute(index: isize, len: usize) -> Option<usize> {
@@ -126,10 +122,11 @@ pub fn slice(shape: &[usize], strides: &[isize], elems: &[SliceInfoElem]) -> Res
         .filter(|e| !matches!(e, SliceInfoElem::NewAxis))
         .count();
     if taken != shape.len() {
-        return Err(slice_error(format!(
-            "the slice names {taken} axes but the array has {}",
-            shape.len()
-        )));
+        return Err(ArrayShapeError::SliceAxes {
+            taken,
+            axes: shape.len(),
+        }
+        .into());
     }
     let mut out = Sliced {
         shape: Vec::with_capacity(elems.len()),
@@ -145,23 +142,26 @@ pub fn slice(shape: &[usize], strides: &[isize], elems: &[SliceInfoElem]) -> Res
             }
             SliceInfoElem::Index(i) => {
                 let (d, s) = (shape[axis], strides[axis]);
-                let idx = absolute(i, d).filter(|&x| x < d).ok_or_else(|| {
-                    slice_error(format!(
-                        "index {i} is out of bounds for axis {axis} of length {d}"
-                    ))
-                })?;
+                let idx = absolute(i, d)
+                    .filter(|&x| x < d)
+                    .ok_or(ArrayShapeError::SliceIndex {
+                        index: i,
+                        axis,
+                        len: d,
+                    })?;
                 out.offset += idx as isize * s;
                 axis += 1;
             }
             SliceInfoElem::Slice { start, end, step } => {
                 let (d, s) = (shape[axis], strides[axis]);
                 if step == 0 {
-                    return Err(slice_error(format!("the step of axis {axis} is zero")));
+                    return Err(ArrayShapeError::SliceStepZero { axis }.into());
                 }
-                let bad = || {
-                    slice_error(format!(
-                        "the range {start}..{end:?} is out of bounds for axis {axis} of length {d}"
-                    ))
+                let bad = || ArrayShapeError::SliceRange {
+                    start,
+                    end,
+                    axis,
+                    len: d,
                 };
                 let begin = absolute(start, d).ok_or_else(bad)?;
                 let stop = absolute(end.unwrap_or(d as isize), d).ok_or_else(bad)?.max(begin);
@@ -188,10 +188,13 @@ pub fn reshape(shape: &[usize], strides: &[isize], new_shape: &[usize]) -> Resul
     let old = checked_size("DeviceArray::reshape", shape)?;
     let new = checked_size("DeviceArray::reshape", new_shape)?;
     if old != new {
-        return Err(Error::SizeMismatch {
-            operation: "DeviceArray::reshape",
-            detail: format!("{shape:?} holds {old} elements but {new_shape:?} holds {new}"),
-        });
+        return Err(ArrayShapeError::Reshape {
+            shape: shape.to_vec(),
+            elements: old,
+            new_shape: new_shape.to_vec(),
+            new_elements: new,
+        }
+        .into());
     }
     if !is_c_contiguous(shape, strides) {
         return Err(Error::NotContiguous {
@@ -209,10 +212,11 @@ pub fn permute(shape: &[usize], strides: &[isize], axes: &[usize]) -> Result<(Ve
             .iter()
             .any(|&a| a >= shape.len() || std::mem::replace(&mut seen[a], true))
     {
-        return Err(Error::SizeMismatch {
-            operation: "DeviceArray::permuted_axes",
-            detail: format!("{axes:?} is not a permutation of the {} axes", shape.len()),
-        });
+        return Err(ArrayShapeError::NotAPermutation {
+            axes_given: axes.to_vec(),
+            axes: shape.len(),
+        }
+        .into());
     }
     Ok((
         axes.iter().map(|&a| shape[a]).collect(),

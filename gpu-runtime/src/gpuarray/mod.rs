@@ -37,6 +37,7 @@ mod builtin;
 mod codegen;
 mod convert;
 mod curand;
+mod curand_error;
 mod element;
 mod elementwise;
 mod elementwise_fn;
@@ -56,11 +57,11 @@ mod tests;
 #[cfg(test)]
 mod tests_ext;
 
-pub use crate::error::CurandError;
 pub use array::{
     DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, PooledArray, Storage, StorageMut,
 };
 pub use curand::{curand_version, CurandFloat, CurandGenerator};
+pub use curand_error::{CurandError, CurandResult};
 pub use element::{Element, Kind};
 pub use elementwise::{ElementwiseKernel, Variant};
 pub use elementwise_fn::ElementwiseFn;

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use gpu_cdecl::Scalar;
 use ndarray::{Dimension, IxDyn};
 
-use crate::error::{Error, Result};
+use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_args::KernelArg;
@@ -88,10 +88,7 @@ fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
 }
 
 fn empty_error(operation: &'static str) -> Error {
-    Error::SizeMismatch {
-        operation,
-        detail: "the array is empty and the operation has no neutral element".into(),
-    }
+    ArrayShapeError::EmptyReduction { operation }.into()
 }
 
 /// One element of a 0-d device array, read back.

@@ -12,7 +12,7 @@ use std::marker::PhantomData;
 use ndarray::{Dimension, IxDyn};
 
 use crate::driver::stream::Stream;
-use crate::error::{Error, Result};
+use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, StorageMut};
 use crate::gpuarray::codegen;
 use crate::gpuarray::element::Element;
@@ -229,10 +229,10 @@ impl<R: Element> ReductionKernel<R> {
         out: &mut DeviceArrayBase<S, D>,
     ) -> Result<()> {
         if out.len() != 1 {
-            return Err(Error::SizeMismatch {
-                operation: "reduce",
-                detail: format!("the result array has shape {:?}, not one element", out.shape()),
-            });
+            return Err(ArrayShapeError::ResultNotScalar {
+                shape: out.shape().to_vec(),
+            }
+            .into());
         }
         let shape = check_args(&self.name, &self.params, &args)?.to_vec();
         let n = shape.iter().product::<usize>();
@@ -329,10 +329,11 @@ impl<R: Element> ReductionKernel<R> {
     ) -> Result<DeviceArray<R, IxDyn>> {
         let shape = check_args(&self.name, &self.params, &args)?.to_vec();
         if axis >= shape.len() {
-            return Err(Error::SizeMismatch {
-                operation: "reduce_axis",
-                detail: format!("axis {axis} of an array of {} axes", shape.len()),
-            });
+            return Err(ArrayShapeError::AxisOutOfRange {
+                axis,
+                axes: shape.len(),
+            }
+            .into());
         }
         let ctx = first_context(&args).ok_or_else(|| decl_error(&self.name, "no array argument".into()))?;
         let m = shape[axis];

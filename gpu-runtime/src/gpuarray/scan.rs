@@ -16,7 +16,7 @@ use ndarray::{Dimension, Ix1};
 use crate::driver::context::core::Context;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::driver::stream::Stream;
-use crate::error::{Error, Result};
+use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
@@ -167,13 +167,11 @@ impl<T: Element> ScanKernel<T> {
             [_] => x.strides()[0],
             _ if x.is_standard_layout() => 1,
             shape => {
-                return Err(Error::SizeMismatch {
-                    operation: "scan",
-                    detail: format!(
-                        "an array of shape {shape:?} and strides {:?}: scans take a 1-D array or a C-contiguous one (`to_contiguous` first)",
-                        x.strides()
-                    ),
-                })
+                return Err(ArrayShapeError::ScanLayout {
+                    shape: shape.to_vec(),
+                    strides: x.strides().to_vec(),
+                }
+                .into())
             }
         };
         let ctx = x.context().clone();
@@ -205,10 +203,7 @@ impl<T: Element> ScanKernel<T> {
         exclusive: bool,
     ) -> Result<()> {
         let tiles = n.div_ceil(TILE as usize);
-        let grid = u32::try_from(tiles).map_err(|_| Error::SizeMismatch {
-            operation: "scan",
-            detail: format!("{n} elements are more than one scan takes"),
-        })?;
+        let grid = u32::try_from(tiles).map_err(|_| ArrayShapeError::ScanTooLong { elements: n })?;
         let pool = ctx.device_pool()?;
         let mut sums = pool.alloc::<T>(tiles)?;
         let f = self.prepared(ctx, ScanVariant::Tiles)?;

@@ -125,12 +125,10 @@ impl DeviceMemoryPool {
     pub fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<PooledBuffer<T>> {
         let bytes =
             len.checked_mul(std::mem::size_of::<T>())
-                .ok_or_else(|| crate::error::Error::SizeMismatch {
+                .ok_or(crate::error::MemoryError::BytesOverflow {
                     operation: "DeviceMemoryPool::alloc",
-                    detail: format!(
-                        "{len} elements of {} bytes overflow usize",
-                        std::mem::size_of::<T>()
-                    ),
+                    len,
+                    element_bytes: std::mem::size_of::<T>(),
                 })?;
         let (block, uses) = self.core.allocate(bytes, "DeviceMemoryPool::alloc")?;
         // The buffer's context handle: a copy of the one the pool's allocator holds, which the

@@ -15,7 +15,7 @@ use cudarc::driver::sys::{CUdevice_attribute as Attr, CUfunction_attribute as Fu
 use crate::driver::context::core::Context;
 use crate::driver::module::function::Function;
 use crate::driver::module::loaded::KernelLimits;
-use crate::error::{Error, Result};
+use crate::error::{OccupancyError, Result};
 
 /// What a device offers per multiprocessor and per block, for occupancy and alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,12 +63,7 @@ impl DeviceData {
             (9, 0) | (10, _) => (2048, 32, 228),
             (11, 0) => (1536, 24, 228),
             (12, _) => (1536, 32, 100),
-            _ => {
-                return Err(Error::InvalidArgument {
-                    operation: "DeviceData::for_compute_capability",
-                    detail: format!("no built-in occupancy figures for compute capability {major}.{minor}; use DeviceData::new on the device instead"),
-                })
-            }
+            _ => return Err(OccupancyError::UnknownComputeCapability { major, minor }.into()),
         };
         Ok(DeviceData {
             compute_capability: (major, minor),
@@ -117,12 +112,7 @@ impl DeviceData {
         match word_size {
             4 => Ok(64),
             8 | 16 => Ok(128),
-            _ => Err(Error::InvalidArgument {
-                operation: "DeviceData::align_bytes",
-                detail: format!(
-                    "no coalescing alignment is defined for words of {word_size} bytes; use 4, 8 or 16"
-                ),
-            }),
+            _ => Err(OccupancyError::WordSize { word_size }.into()),
         }
     }
 
@@ -147,10 +137,7 @@ impl DeviceData {
         [1, 2, 4]
             .into_iter()
             .find(|&v| size <= v)
-            .ok_or_else(|| Error::InvalidArgument {
-                operation: "DeviceData::make_valid_tex_channel_count",
-                detail: format!("a texture has at most 4 channels; {size} cannot be rounded up to 1, 2 or 4"),
-            })
+            .ok_or_else(|| OccupancyError::TextureChannels { channels: size }.into())
     }
 }
 
@@ -360,6 +347,7 @@ impl Function {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
     use LimitedBy::*;
 
     fn check(cc: (u32, u32), threads: u32, smem: u32, regs: u32, want: (u32, LimitedBy, u32, f64)) {
@@ -427,10 +415,22 @@ mod tests {
         assert_eq!(d.align(100, 4).unwrap(), 128);
         assert_eq!(d.align_words(8).unwrap(), 16);
         assert_eq!(d.align_dtype(17, 4).unwrap(), 32);
-        assert!(d.align_bytes(3).unwrap_err().to_string().contains("3 bytes"));
+        assert!(matches!(
+            d.align_bytes(3),
+            Err(Error::Occupancy(OccupancyError::WordSize { word_size: 3 }))
+        ));
         assert_eq!(DeviceData::make_valid_tex_channel_count(3).unwrap(), 4);
         assert_eq!(DeviceData::make_valid_tex_channel_count(1).unwrap(), 1);
-        assert!(DeviceData::make_valid_tex_channel_count(5).is_err());
-        assert!(DeviceData::for_compute_capability(6, 1).is_err());
+        assert!(matches!(
+            DeviceData::make_valid_tex_channel_count(5),
+            Err(Error::Occupancy(OccupancyError::TextureChannels { channels: 5 }))
+        ));
+        assert!(matches!(
+            DeviceData::for_compute_capability(6, 1),
+            Err(Error::Occupancy(OccupancyError::UnknownComputeCapability {
+                major: 6,
+                minor: 1
+            }))
+        ));
     }
 }

@@ -7,7 +7,7 @@ use crate::driver::context::config::{CacheConfig, ContextFlags, Limit, SharedCon
 use crate::driver::context::core::{lookup, register, Context, ContextInner};
 use crate::driver::device::Device;
 use crate::driver::result::check;
-use crate::error::{Error, Result};
+use crate::error::{Error, FlagsError, Result};
 
 impl Context {
     /// A new context on `device`, separate from the primary context, with `flags` (PyCUDA's
@@ -26,18 +26,13 @@ impl Context {
         let bits = flags.bits();
         let sched = bits & ContextFlags::SCHED_MASK;
         if sched.count_ones() > 1 {
-            return Err(Error::InvalidArgument {
-                operation: "Context::create",
-                detail: format!(
-                    "at most one SCHED_* flag may be given, but the flags {bits:#x} hold {sched:#x}"
-                ),
-            });
+            return Err(FlagsError::SchedFlags { bits, sched }.into());
         }
         if bits & !ContextFlags::ALL != 0 {
-            return Err(Error::InvalidArgument {
-                operation: "Context::create",
-                detail: format!("unknown context flag bits {:#x}", bits & !ContextFlags::ALL),
-            });
+            return Err(FlagsError::UnknownContextFlags {
+                unknown: bits & !ContextFlags::ALL,
+            }
+            .into());
         }
         crate::driver::context::fault::refuse_after_fault()?;
         let limits = device.limits()?;

@@ -7,7 +7,7 @@ use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 
 use crate::driver::stream::Stream;
-use crate::error::{Error, Result};
+use crate::error::{Error, GemmError, Result};
 
 /// A cuBLAS handle whose calls run on `stream` (cudarc's [`CudaBlas`] on
 /// [`Stream::to_cudarc`]), so that its uses of this crate's memory are recorded on `stream`
@@ -33,19 +33,21 @@ pub fn cublas_on(stream: &Stream) -> Result<CudaBlas> {
 /// Elements a column-major `rows` x `cols` matrix with leading dimension `ld` spans, after
 /// checking `ld >= max(1, rows)`; `what` names it in errors.
 fn span(what: &'static str, rows: i32, cols: i32, ld: i32) -> Result<usize> {
-    let bad = |detail: String| Error::InvalidArgument {
-        operation: "gemm",
-        detail,
-    };
     if rows < 0 || cols < 0 {
-        return Err(bad(format!(
-            "{what} is {rows} x {cols}: dimensions cannot be negative"
-        )));
+        return Err(GemmError::NegativeDimension {
+            matrix: what,
+            rows,
+            cols,
+        }
+        .into());
     }
     if ld < rows.max(1) {
-        return Err(bad(format!(
-            "{what} has {rows} rows but a leading dimension of {ld}"
-        )));
+        return Err(GemmError::LeadingDimension {
+            matrix: what,
+            rows,
+            ld,
+        }
+        .into());
     }
     if rows == 0 || cols == 0 {
         return Ok(0);
@@ -72,10 +74,12 @@ pub(crate) fn check_gemm<T>(cfg: &GemmConfig<T>, a: usize, b: usize, c: usize) -
     ];
     for (what, needed, len) in need {
         if needed > len {
-            return Err(Error::SizeMismatch {
-                operation: "gemm",
-                detail: format!("{what} spans {needed} elements but its buffer has {len}"),
-            });
+            return Err(GemmError::BufferTooSmall {
+                matrix: what,
+                needed,
+                len,
+            }
+            .into());
         }
     }
     Ok(())
@@ -83,8 +87,7 @@ pub(crate) fn check_gemm<T>(cfg: &GemmConfig<T>, a: usize, b: usize, c: usize) -
 
 /// `C = alpha op(A) op(B) + beta C` through cuBLAS (`cublas<t>gemm`, column-major, as
 /// cudarc's `Gemm::gemm` takes `cfg`), after checking that each matrix fits its buffer, so no
-/// `unsafe` is needed: a `cfg` that does not fit is [`Error::SizeMismatch`] or
-/// [`Error::InvalidArgument`] before cuBLAS is called.
+/// `unsafe` is needed: a `cfg` that does not fit is an [`Error::Gemm`] before cuBLAS is called.
 ///
 /// `a`, `b` and `c` are anything cudarc's wrappers take: this crate's buffers, views, pooled
 /// buffers and arrays (their uses recorded on `blas`'s stream, see the guide's "cudarc and its
@@ -141,24 +144,40 @@ mod tests {
         assert!(check_gemm(&cfg(CUBLAS_OP_N, 4, 2, 3, 4, 3, 4), 12, 6, 8).is_ok());
         assert!(matches!(
             check_gemm(&cfg(CUBLAS_OP_N, 4, 2, 3, 4, 3, 4), 11, 6, 8),
-            Err(Error::SizeMismatch { .. })
+            Err(Error::Gemm(GemmError::BufferTooSmall {
+                matrix: "A",
+                needed: 12,
+                len: 11
+            }))
         ));
         assert!(matches!(
             check_gemm(&cfg(CUBLAS_OP_N, 4, 2, 3, 4, 3, 4), 12, 6, 7),
-            Err(Error::SizeMismatch { .. })
+            Err(Error::Gemm(GemmError::BufferTooSmall {
+                matrix: "C",
+                needed: 8,
+                len: 7
+            }))
         ));
         // A transposed is stored 3x4: lda >= 3, 12 elements.
         assert!(check_gemm(&cfg(CUBLAS_OP_T, 4, 2, 3, 3, 3, 4), 12, 6, 8).is_ok());
         assert!(matches!(
             check_gemm(&cfg(CUBLAS_OP_N, 4, 2, 3, 3, 3, 4), 100, 100, 100),
-            Err(Error::InvalidArgument { .. })
+            Err(Error::Gemm(GemmError::LeadingDimension {
+                matrix: "A",
+                rows: 4,
+                ld: 3
+            }))
         ));
         // A padded leading dimension: the last column need not be padded.
         assert!(check_gemm(&cfg(CUBLAS_OP_N, 4, 2, 3, 6, 3, 4), 16, 6, 8).is_ok());
         assert!(check_gemm(&cfg(CUBLAS_OP_N, 4, 2, 3, 6, 3, 4), 15, 6, 8).is_err());
         assert!(matches!(
             check_gemm(&cfg(CUBLAS_OP_N, -1, 2, 3, 4, 3, 4), 100, 100, 100),
-            Err(Error::InvalidArgument { .. })
+            Err(Error::Gemm(GemmError::NegativeDimension {
+                matrix: "A",
+                rows: -1,
+                cols: 3
+            }))
         ));
         // Empty products touch nothing.
         assert!(check_gemm(&cfg(CUBLAS_OP_N, 0, 2, 3, 1, 3, 1), 0, 6, 0).is_ok());

@@ -11,7 +11,7 @@ use std::ptr::NonNull;
 
 use ndarray::{ArrayBase, ArrayView, ArrayViewMut, Data, Dimension, Shape, ShapeBuilder};
 
-use crate::error::{Error, Result};
+use crate::error::{MemoryError, Result};
 
 /// The shape and the element pointer of a host array, whatever owns the memory.
 pub(crate) struct RawHost<T, D: Dimension> {
@@ -43,14 +43,12 @@ where
     let bytes = len.and_then(|n| n.checked_mul(std::mem::size_of::<T>()));
     match (len, bytes) {
         (Some(len), Some(bytes)) if bytes <= isize::MAX as usize => Ok((shape, len, bytes)),
-        _ => Err(Error::SizeMismatch {
+        _ => Err(MemoryError::ShapeTooLarge {
             operation,
-            detail: format!(
-                "shape {:?} of {}-byte elements is larger than any allocation can be",
-                shape.raw_dim().slice(),
-                std::mem::size_of::<T>()
-            ),
-        }),
+            shape: shape.raw_dim().slice().to_vec(),
+            element_bytes: std::mem::size_of::<T>(),
+        }
+        .into()),
     }
 }
 
@@ -233,10 +231,7 @@ where
     let alignment = alignment.into().unwrap_or(DEFAULT_ALIGNMENT);
     let (shape, len, bytes) = shape_bytes::<T, _>(shape, "aligned_zeros")?;
     if !alignment.is_power_of_two() {
-        return Err(Error::SizeMismatch {
-            operation: "aligned_zeros",
-            detail: format!("the alignment must be a power of two, not {alignment}"),
-        });
+        return Err(MemoryError::AlignmentNotPowerOfTwo { alignment }.into());
     }
     let align = alignment.max(std::mem::align_of::<T>());
     if bytes == 0 {
@@ -245,9 +240,10 @@ where
             layout: None,
         });
     }
-    let layout = Layout::from_size_align(bytes, align).map_err(|e| Error::SizeMismatch {
-        operation: "aligned_zeros",
-        detail: format!("{bytes} bytes aligned to {align}: {e}"),
+    let layout = Layout::from_size_align(bytes, align).map_err(|source| MemoryError::HostLayout {
+        bytes,
+        align,
+        source,
     })?;
     // SAFETY: the layout has a non-zero size.
     let ptr = unsafe { std::alloc::alloc_zeroed(layout) };
@@ -292,6 +288,7 @@ pub fn aligned_empty_like<T: crate::types::repr::DeviceRepr, S: Data, D: Dimensi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
     use crate::{HostSlice, HostSliceMut};
     use ndarray::{Array2, ShapeBuilder};
 
@@ -311,9 +308,21 @@ mod tests {
             assert_eq!(d.as_ptr() as usize % DEFAULT_ALIGNMENT, 0);
         }
         let e = aligned_zeros::<f32, _>(4, 3).unwrap_err();
-        assert!(e.to_string().contains("power of two, not 3"), "{e}");
+        assert!(
+            matches!(
+                e,
+                Error::Memory(MemoryError::AlignmentNotPowerOfTwo { alignment: 3 })
+            ),
+            "{e}"
+        );
         let e = aligned_zeros::<f32, _>((usize::MAX, 2), 8).unwrap_err();
-        assert!(matches!(e, Error::SizeMismatch { .. }), "{e}");
+        assert!(
+            matches!(
+                e,
+                Error::Memory(MemoryError::ShapeTooLarge { element_bytes: 4, .. })
+            ),
+            "{e}"
+        );
         let empty = aligned_zeros::<f32, _>((0, 5), 64).unwrap();
         assert!(empty.is_empty() && empty.host_slice().unwrap().is_empty());
     }

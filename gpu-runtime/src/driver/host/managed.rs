@@ -13,7 +13,7 @@ use crate::driver::host::arrays::{host_array_common, shape_bytes, shape_like, Ra
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::driver::ordering::{Release, StreamUses};
 use crate::driver::result::check;
-use crate::error::{Error, Result};
+use crate::error::{MemoryError, Result};
 use crate::types::repr::DeviceRepr;
 
 /// Who may access managed memory at first (PyCUDA's `mem_attach_flags`).
@@ -126,7 +126,7 @@ impl Context {
     /// A managed array of `shape`, contents unspecified (PyCUDA's `managed_empty`).
     ///
     /// Asking for more managed memory than the device has free is refused with
-    /// [`Error::SizeMismatch`] before the driver is asked: oversubscribing managed memory can
+    /// [`MemoryError::ManagedMoreThanFree`] before the driver is asked: oversubscribing managed memory can
     /// stall the GPU for a long time instead of failing.
     pub fn managed_empty<T: DeviceRepr, Sh: ShapeBuilder>(
         &self,
@@ -138,19 +138,13 @@ impl Context {
     {
         let (shape, len, bytes) = shape_bytes::<T, _>(shape, "managed_empty")?;
         if flags == AttachFlags::Single {
-            return Err(Error::InvalidArgument {
-                operation: "managed_empty",
-                detail: "managed memory is allocated attached Global or Host; attach it to one stream afterwards with `ManagedArray::attach(AttachFlags::Single, Some(&stream))`".into(),
-            });
+            return Err(MemoryError::ManagedSingleAtAllocation.into());
         }
         let mut addr = 0;
         if bytes > 0 {
             let (free, _) = self.mem_get_info()?;
             if bytes > free {
-                return Err(Error::SizeMismatch {
-                    operation: "managed_empty",
-                    detail: format!("{bytes} bytes of managed memory asked for, but the device has only {free} bytes free"),
-                });
+                return Err(MemoryError::ManagedMoreThanFree { bytes, free }.into());
             }
             addr = crate::driver::context::core::alloc_or_reclaim(&self.inner, || {
                 self.bind()?;

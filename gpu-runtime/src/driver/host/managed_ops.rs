@@ -12,7 +12,7 @@ use crate::driver::host::managed::{AttachFlags, ManagedArray};
 use crate::driver::ordering::StreamInner;
 use crate::driver::result::check;
 use crate::driver::stream::Stream;
-use crate::error::{Error, Result};
+use crate::error::{Error, MemoryError, Result};
 use crate::types::repr::DeviceRepr;
 
 /// Where managed memory is, or should be: a device's memory or the host's.
@@ -116,10 +116,7 @@ impl<T: DeviceRepr, D: Dimension> ManagedArray<T, D> {
     /// ```
     pub fn attach(&self, flags: AttachFlags, stream: Option<&Stream>) -> Result<()> {
         if flags == AttachFlags::Single && stream.is_none() {
-            return Err(Error::InvalidArgument {
-                operation: "ManagedArray::attach",
-                detail: "AttachFlags::Single attaches to one stream; pass it".into(),
-            });
+            return Err(MemoryError::AttachSingleWithoutStream.into());
         }
         let stream = self.stream_of(stream)?;
         if self.is_empty() {
@@ -196,10 +193,7 @@ impl<T: DeviceRepr, D: Dimension> ManagedArray<T, D> {
 
     fn range_attribute(&self, attribute: sys::CUmem_range_attribute) -> Result<i32> {
         if self.is_empty() {
-            return Err(Error::InvalidArgument {
-                operation: "ManagedArray range attributes",
-                detail: "the array is empty, so it has no memory range".into(),
-            });
+            return Err(MemoryError::EmptyManagedRange.into());
         }
         self.context().bind()?;
         let mut v: i32 = 0;

@@ -11,7 +11,7 @@ use crate::driver::memory::cuda_array::{
 };
 use crate::driver::memory::structured::Memcpy3D;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
-use crate::error::{Error, Result};
+use crate::error::{CopyError, Result};
 
 impl CudaArray {
     /// Copies packed host elements (row after row, slice after slice) into the whole array.
@@ -137,18 +137,13 @@ impl CudaArray {
         let (w, h, d) = extents(host.shape(), order, "CudaArray::copy_from_ndarray")?;
         let desc = &self.desc;
         if (w, h.max(1), d.max(1)) != (desc.width, desc.height.max(1), desc.depth.max(1)) {
-            return Err(Error::SizeMismatch {
-                operation: "CudaArray::copy_from_ndarray",
-                detail: format!(
-                    "the host array of shape {:?} read in {order:?} order is {w} x {} x {}, the CUDA array {} x {} x {}",
-                    host.shape(),
-                    h.max(1),
-                    d.max(1),
-                    desc.width,
-                    desc.height.max(1),
-                    desc.depth.max(1)
-                ),
-            });
+            return Err(CopyError::NdarrayExtent {
+                shape: host.shape().to_vec(),
+                order,
+                host_extent: (w, h.max(1), d.max(1)),
+                array_extent: (desc.width, desc.height.max(1), desc.depth.max(1)),
+            }
+            .into());
         }
         self.copy_from_host(&elements_in_order(host, order))
     }
@@ -166,9 +161,12 @@ impl CudaArray {
             ArrayD::from_shape_vec(shape, v)
         };
         // The shape holds the descriptor's len() elements, which to_vec returned.
-        made.map_err(|e| Error::SizeMismatch {
-            operation: "CudaArray::to_ndarray",
-            detail: e.to_string(),
+        made.map_err(|source| {
+            CopyError::Ndarray {
+                operation: "CudaArray::to_ndarray",
+                source,
+            }
+            .into()
         })
     }
 }

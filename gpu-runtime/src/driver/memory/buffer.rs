@@ -12,7 +12,7 @@ use crate::driver::host::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::view::*;
 use crate::driver::ordering::{Release, StreamUses};
 use crate::driver::result::check;
-use crate::error::{Error, Result};
+use crate::error::{CopyError, Error, MemoryError, Result};
 use crate::types::repr::DeviceRepr;
 
 /// the crate guide's "Safety model").
@@ -39,14 +39,14 @@ impl<T: DeviceRepr> fmt::Debug for DeviceBuffer<T> {
 
 /// `len` elements of `T` in bytes, or a typed error naming `operation` when that overflows.
 pub(crate) fn byte_size<T>(operation: &'static str, len: usize) -> Result<usize> {
-    len.checked_mul(std::mem::size_of::<T>())
-        .ok_or_else(|| Error::SizeMismatch {
+    len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
+        MemoryError::BytesOverflow {
             operation,
-            detail: format!(
-                "{len} elements of {} bytes overflow usize",
-                std::mem::size_of::<T>()
-            ),
-        })
+            len,
+            element_bytes: std::mem::size_of::<T>(),
+        }
+        .into()
+    })
 }
 
 /// `cuMemAlloc` of `bytes` in `ctx`, giving back what the context holds and retrying once on
@@ -201,19 +201,21 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         let shape = shape.into_shape_with_order();
         let n = shape.raw_dim().size();
         if n != self.len {
-            return Err(Error::SizeMismatch {
+            return Err(CopyError::ShapeLength {
                 operation: "to_array",
-                detail: format!(
-                    "shape {:?} holds {n} elements but the device buffer holds {}",
-                    shape.raw_dim().slice(),
-                    self.len
-                ),
-            });
+                shape: shape.raw_dim().slice().to_vec(),
+                elements: n,
+                buffer: self.len,
+            }
+            .into());
         }
         let v = self.to_vec()?;
-        Array::from_shape_vec(shape, v).map_err(|e| Error::SizeMismatch {
-            operation: "to_array",
-            detail: e.to_string(),
+        Array::from_shape_vec(shape, v).map_err(|source| {
+            CopyError::Ndarray {
+                operation: "to_array",
+                source,
+            }
+            .into()
         })
     }
 
@@ -314,20 +316,22 @@ impl Context {
         let shape = shape.into_shape_with_order();
         let n = shape.raw_dim().size_checked().unwrap_or(usize::MAX);
         if n > buffer.len() {
-            return Err(Error::SizeMismatch {
+            return Err(CopyError::ShapeLength {
                 operation: "from_device",
-                detail: format!(
-                    "shape {:?} holds {n} elements but the device buffer holds only {}",
-                    shape.raw_dim().slice(),
-                    buffer.len()
-                ),
-            });
+                shape: shape.raw_dim().slice().to_vec(),
+                elements: n,
+                buffer: buffer.len(),
+            }
+            .into());
         }
         let mut v = Vec::with_capacity(n);
         copy_dtoh_spare(&buffer, n, &mut v)?;
-        Array::from_shape_vec(shape, v).map_err(|e| Error::SizeMismatch {
-            operation: "from_device",
-            detail: e.to_string(),
+        Array::from_shape_vec(shape, v).map_err(|source| {
+            CopyError::Ndarray {
+                operation: "from_device",
+                source,
+            }
+            .into()
         })
     }
 }

@@ -7,7 +7,7 @@ use ndarray::Order;
 use crate::driver::context::core::Context;
 use crate::driver::ordering::{Release, StreamUses};
 use crate::driver::result::check;
-use crate::error::{Error, Result};
+use crate::error::{CopyError, Result, TextureError};
 use crate::types::complex::Complex;
 use crate::types::repr::DeviceRepr;
 
@@ -210,26 +210,18 @@ impl ArrayDescriptor {
     }
 
     fn validate(&self) -> Result<()> {
-        let bad = |detail: String| {
-            Err(Error::InvalidArgument {
-                operation: "CudaArray::new",
-                detail,
-            })
-        };
         if !matches!(self.channels, 1 | 2 | 4) {
-            return bad(format!(
-                "an element has 1, 2 or 4 channels, not {}",
-                self.channels
-            ));
+            return Err(TextureError::Channels {
+                operation: "CudaArray::new",
+                channels: self.channels,
+            }
+            .into());
         }
         if self.width == 0 {
-            return bad("the width must be at least 1".to_owned());
+            return Err(TextureError::ZeroWidth.into());
         }
         if self.height == 0 && self.depth != 0 && !self.flags.contains(ArrayFlags::LAYERED) {
-            return bad(format!(
-                "an array with depth {} needs a height (only layered 1D arrays skip it)",
-                self.depth
-            ));
+            return Err(TextureError::DepthWithoutHeight { depth: self.depth }.into());
         }
         if self.flags.contains(ArrayFlags::CUBEMAP) {
             let layered = self.flags.contains(ArrayFlags::LAYERED);
@@ -239,13 +231,13 @@ impl ArrayDescriptor {
                 self.depth == 6
             };
             if self.width != self.height || !faces_ok {
-                return bad(format!(
-                    "a cube map has square faces and a depth of {}, but this one is {} x {} x {}",
-                    if layered { "a multiple of 6" } else { "6" },
-                    self.width,
-                    self.height,
-                    self.depth
-                ));
+                return Err(TextureError::CubeMap {
+                    layered,
+                    width: self.width,
+                    height: self.height,
+                    depth: self.depth,
+                }
+                .into());
             }
         }
         Ok(())
@@ -253,17 +245,15 @@ impl ArrayDescriptor {
 
     pub(super) fn check_element<T: ArrayElement>(&self, operation: &'static str) -> Result<()> {
         if T::FORMAT != self.format || T::CHANNELS != self.channels {
-            return Err(Error::InvalidArgument {
+            return Err(TextureError::ElementFormat {
                 operation,
-                detail: format!(
-                    "the array holds {:?} x {} channel elements but the other side has {} ({:?} x {})",
-                    self.format,
-                    self.channels,
-                    std::any::type_name::<T>(),
-                    T::FORMAT,
-                    T::CHANNELS
-                ),
-            });
+                array_format: format!("{:?}", self.format),
+                array_channels: self.channels,
+                rust_type: std::any::type_name::<T>(),
+                rust_format: format!("{:?}", T::FORMAT),
+                rust_channels: T::CHANNELS,
+            }
+            .into());
         }
         Ok(())
     }
@@ -381,16 +371,13 @@ impl CudaArray {
     pub(super) fn check_len(&self, operation: &'static str, len: usize) -> Result<()> {
         if len != self.desc.len() {
             let d = &self.desc;
-            return Err(Error::SizeMismatch {
+            return Err(CopyError::ArrayLength {
                 operation,
-                detail: format!(
-                    "the other side has {len} elements but the {} x {} x {} array has {}",
-                    d.width,
-                    d.height.max(1),
-                    d.depth.max(1),
-                    d.len()
-                ),
-            });
+                len,
+                extent: (d.width, d.height.max(1), d.depth.max(1)),
+                array_len: d.len(),
+            }
+            .into());
         }
         Ok(())
     }
@@ -406,13 +393,11 @@ pub(super) fn extents(
 ) -> Result<(usize, usize, usize)> {
     let mut axes = [0usize; 3];
     if shape.is_empty() || shape.len() > 3 {
-        return Err(Error::InvalidArgument {
+        return Err(TextureError::Dimensions {
             operation,
-            detail: format!(
-                "a CUDA array has 1 to 3 dimensions, not {} ({shape:?})",
-                shape.len()
-            ),
-        });
+            shape: shape.to_vec(),
+        }
+        .into());
     }
     for (k, &n) in shape.iter().enumerate() {
         // axes[0] is the width, [1] the height, [2] the depth.
@@ -452,6 +437,7 @@ impl Drop for CudaArray {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Error;
 
     #[test]
     fn c_order_puts_the_last_axis_on_x_and_fortran_the_first() {
@@ -465,7 +451,13 @@ mod tests {
         assert_eq!(f(&[7, 3, 2]), (7, 3, 2));
         for bad in [&[][..], &[1, 2, 3, 4][..]] {
             let e = extents(bad, Order::F, "t").unwrap_err();
-            assert!(e.to_string().contains("1 to 3 dimensions"), "{e}");
+            assert!(
+                matches!(
+                    e,
+                    Error::Texture(TextureError::Dimensions { operation: "t", ref shape }) if shape == bad
+                ),
+                "{e}"
+            );
         }
         // The shape read back is the shape given, in either order.
         for shape in [&[5][..], &[4, 5][..], &[3, 4, 5][..]] {
@@ -516,7 +508,11 @@ mod tests {
         ] {
             let e = cube(w, h, d, flags).unwrap_err();
             assert!(
-                matches!(e, Error::InvalidArgument { .. }) && e.to_string().contains("cube map"),
+                matches!(
+                    e,
+                    Error::Texture(TextureError::CubeMap { width, height, depth, .. })
+                        if (width, height, depth) == (w, h, d)
+                ),
                 "{w}x{h}x{d}: {e}"
             );
         }

@@ -17,15 +17,18 @@ use crate::driver::memory::view::{DeviceRead, DeviceViewMut, DeviceWrite};
 use crate::driver::ordering::StreamInner;
 use crate::driver::result::check;
 use crate::driver::stream::Stream;
-use crate::error::{Error, Result};
+use crate::error::{CopyError, Error, Result};
 use crate::types::repr::DeviceRepr;
 
-fn same_len(operation: &'static str, dst: usize, src: usize, unit: &str) -> Result<()> {
+fn same_len(operation: &'static str, dst: usize, src: usize, unit: &'static str) -> Result<()> {
     if dst != src {
-        return Err(Error::SizeMismatch {
+        return Err(CopyError::DestinationSource {
             operation,
-            detail: format!("the destination holds {dst} {unit} but the source holds {src}"),
-        });
+            dst,
+            src,
+            unit,
+        }
+        .into());
     }
     Ok(())
 }
@@ -369,21 +372,21 @@ fn memset_fits<T>(
     let bytes = dst.len() * std::mem::size_of::<T>();
     let need = count.saturating_mul(unit);
     if need > bytes {
-        return Err(Error::SizeMismatch {
+        return Err(CopyError::MemsetTooLarge {
             operation,
-            detail: format!(
-                "{count} values of {unit} bytes ({need} bytes) do not fit in {bytes} bytes of device memory"
-            ),
-        });
+            count,
+            unit,
+            bytes,
+        }
+        .into());
     }
     if !dst.device_ptr().is_multiple_of(unit as u64) {
-        return Err(Error::InvalidArgument {
+        return Err(CopyError::MemsetMisaligned {
             operation,
-            detail: format!(
-                "the address {:#x} is not aligned to {unit} bytes",
-                dst.device_ptr()
-            ),
-        });
+            address: dst.device_ptr(),
+            unit,
+        }
+        .into());
     }
     Ok(())
 }
@@ -400,10 +403,13 @@ fn memset_2d_fits<T>(
     let bytes = dst.len() * std::mem::size_of::<T>();
     let row = width.saturating_mul(unit);
     if height > 1 && row > pitch {
-        return Err(Error::InvalidArgument {
+        return Err(CopyError::RowWiderThanPitch {
             operation,
-            detail: format!("a row of {width} values of {unit} bytes ({row} bytes) is wider than the pitch of {pitch} bytes"),
-        });
+            width,
+            unit,
+            pitch,
+        }
+        .into());
     }
     let need = if width == 0 || height == 0 {
         0
@@ -414,22 +420,25 @@ fn memset_2d_fits<T>(
             .unwrap_or(usize::MAX)
     };
     if need > bytes {
-        return Err(Error::SizeMismatch {
+        return Err(CopyError::Memset2dTooLarge {
             operation,
-            detail: format!(
-                "{height} rows of {row} bytes, {pitch} bytes apart, need {need} bytes but the device memory holds {bytes}"
-            ),
-        });
+            height,
+            row_bytes: row,
+            pitch,
+            need,
+            bytes,
+        }
+        .into());
     }
     // unit is 1, 2 or 4: a power of two.
     if dst.device_ptr() & (unit as u64 - 1) != 0 || pitch & (unit - 1) != 0 {
-        return Err(Error::InvalidArgument {
+        return Err(CopyError::Memset2dMisaligned {
             operation,
-            detail: format!(
-                "the address {:#x} and the pitch {pitch} must be multiples of {unit} bytes",
-                dst.device_ptr()
-            ),
-        });
+            address: dst.device_ptr(),
+            pitch,
+            unit,
+        }
+        .into());
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::memory::structured::Memcpy2D;
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::driver::result::check;
-use crate::error::{Error, Result};
+use crate::error::{CopyError, MemoryError, Result};
 use crate::types::repr::DeviceRepr;
 
 /// `height` rows of `width` elements of `T`, each row starting [`pitch`](Self::pitch) bytes
@@ -53,14 +53,11 @@ impl Context {
     pub fn alloc_pitch<T: DeviceRepr>(&self, width: usize, height: usize) -> Result<PitchedBuffer<T>> {
         let size = std::mem::size_of::<T>();
         if !matches!(size, 1 | 2 | 4 | 8 | 16) {
-            return Err(Error::InvalidArgument {
-                operation: "alloc_pitch",
-                detail: format!("elements of {size} bytes cannot be pitched; use 1, 2, 4, 8 or 16 bytes"),
-            });
+            return Err(MemoryError::PitchElement { element_bytes: size }.into());
         }
-        let width_bytes = width.checked_mul(size).ok_or_else(|| Error::InvalidArgument {
-            operation: "alloc_pitch",
-            detail: format!("a row of {width} elements of {size} bytes overflows usize"),
+        let width_bytes = width.checked_mul(size).ok_or(MemoryError::PitchRowOverflow {
+            width,
+            element_bytes: size,
         })?;
         if width == 0 || height == 0 {
             return Ok(PitchedBuffer {
@@ -144,14 +141,13 @@ impl<T: DeviceRepr> PitchedBuffer<T> {
         let host = host.host_slice()?;
         let (w, h, pitch) = (self.width, self.height, self.pitch);
         if host.len() != w * h {
-            return Err(Error::SizeMismatch {
+            return Err(CopyError::PitchedHostLength {
                 operation: "PitchedBuffer::copy_from_host",
-                detail: format!(
-                    "the host side has {} elements but {h} rows of {w} need {}",
-                    host.len(),
-                    w * h
-                ),
-            });
+                host: host.len(),
+                rows: h,
+                row_elements: w,
+            }
+            .into());
         }
         Memcpy2D::new(w * std::mem::size_of::<T>(), h)
             .src_host(host, w * std::mem::size_of::<T>())
@@ -164,14 +160,13 @@ impl<T: DeviceRepr> PitchedBuffer<T> {
         let host = host.host_slice_mut()?;
         let (w, h) = (self.width, self.height);
         if host.len() != w * h {
-            return Err(Error::SizeMismatch {
+            return Err(CopyError::PitchedHostLength {
                 operation: "PitchedBuffer::copy_to_host",
-                detail: format!(
-                    "the host side has {} elements but {h} rows of {w} need {}",
-                    host.len(),
-                    w * h
-                ),
-            });
+                host: host.len(),
+                rows: h,
+                row_elements: w,
+            }
+            .into());
         }
         Memcpy2D::new(w * std::mem::size_of::<T>(), h)
             .src_device(self, self.pitch)
@@ -186,9 +181,12 @@ impl<T: DeviceRepr> PitchedBuffer<T> {
         let mut v: Vec<T> = (0..n).map(|_| unsafe { std::mem::zeroed() }).collect();
         // A 2D copy reads only the rows, never the padding between them.
         self.copy_to_host(&mut v)?;
-        ndarray::Array2::from_shape_vec((self.height, self.width), v).map_err(|e| Error::SizeMismatch {
-            operation: "PitchedBuffer::to_array",
-            detail: e.to_string(),
+        ndarray::Array2::from_shape_vec((self.height, self.width), v).map_err(|source| {
+            CopyError::Ndarray {
+                operation: "PitchedBuffer::to_array",
+                source,
+            }
+            .into()
         })
     }
 }

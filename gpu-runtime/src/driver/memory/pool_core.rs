@@ -16,7 +16,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::driver::ordering::{StreamUses, UseSet};
-use crate::error::{Error, Result};
+use crate::error::{MemoryError, Result};
 
 const MANTISSA_BITS: u32 = 2;
 const MANTISSA_MASK: usize = (1 << MANTISSA_BITS) - 1;
@@ -201,10 +201,12 @@ impl<A: RawAllocator> PoolCore<A> {
     #[inline]
     pub fn allocate(&self, bytes: usize, what: &'static str) -> Result<(Block, Box<StreamUses>)> {
         if bytes > MAX_POOLED {
-            return Err(Error::SizeMismatch {
+            return Err(MemoryError::PoolBlockTooLarge {
                 operation: what,
-                detail: format!("{bytes} bytes is more than any pool can hold ({MAX_POOLED} bytes)"),
-            });
+                bytes,
+                max: MAX_POOLED,
+            }
+            .into());
         }
         let bin = bin_of(bytes);
         {

@@ -14,7 +14,7 @@ use cudarc::driver::sys;
 use crate::driver::context::core::Context;
 use crate::driver::ordering::{StreamInner, StreamUses};
 use crate::driver::result::check;
-use crate::error::{Error, Result};
+use crate::error::{ArrayShapeError, CopyError, Error, Result};
 use crate::types::repr::DeviceRepr;
 
 /// Device memory a kernel may read: what a `const T*` parameter takes.
@@ -116,10 +116,7 @@ fn sub_range(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize
         Bound::Unbounded => len,
     };
     if start > end || end > len {
-        return Err(Error::SizeMismatch {
-            operation: "slice",
-            detail: format!("range {start}..{end} is outside a buffer of {len} elements"),
-        });
+        return Err(ArrayShapeError::RangeOutOfBounds { start, end, len }.into());
     }
     Ok((start, end - start))
 }
@@ -336,10 +333,12 @@ impl<T> DeviceWrite<T> for DeviceViewMut<'_, T> {
 }
 
 fn mismatch(operation: &'static str, host: usize, device: usize) -> Error {
-    Error::SizeMismatch {
+    CopyError::HostDeviceLength {
         operation,
-        detail: format!("the host side has {host} elements but the device buffer has {device}"),
+        host,
+        device,
     }
+    .into()
 }
 
 /// A synchronous host-to-device copy into `dst`, ordered on the legacy default stream after

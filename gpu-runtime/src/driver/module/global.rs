@@ -14,7 +14,7 @@ use crate::driver::context::core::Context;
 use crate::driver::memory::view::{copy_dtoh, copy_htod, DeviceView, DeviceViewMut};
 use crate::driver::module::loaded::LoadedModule;
 use crate::driver::result::check;
-use crate::error::{Error, Result};
+use crate::error::{CopyError, Error, Result};
 use crate::types::repr::DeviceRepr;
 
 /// A `__constant__` or `__device__` variable of a loaded module, of Rust type `T` (an array
@@ -59,14 +59,13 @@ impl<T: DeviceRepr> Global<T> {
         }
         check("cuModuleGetGlobal", r)?;
         if bytes != std::mem::size_of::<T>() {
-            return Err(Error::SizeMismatch {
-                operation: "a typed global",
-                detail: format!(
-                    "the device variable `{name}` has {bytes} bytes but its Rust type `{}` has {}",
-                    std::any::type_name::<T>(),
-                    std::mem::size_of::<T>()
-                ),
-            });
+            return Err(CopyError::GlobalType {
+                name: name.to_owned(),
+                global_bytes: bytes,
+                rust_type: std::any::type_name::<T>(),
+                rust_bytes: std::mem::size_of::<T>(),
+            }
+            .into());
         }
         Ok(Global {
             ctx: ctx.clone(),

@@ -17,7 +17,7 @@ use crate::driver::module::function::Function;
 use crate::driver::module::image::JitOptions;
 use crate::driver::module::loaded::{LoadInfo, LoadedModule};
 use crate::driver::result::check;
-use crate::error::{Error, Result};
+use crate::error::{CopyError, Error, Result};
 use crate::types::repr::DeviceRepr;
 
 /// A module loaded into a context: PyCUDA's `Module`. Cheap to clone; the module stays loaded
@@ -231,15 +231,15 @@ impl ModuleGlobal {
     fn check_size<T>(&self, operation: &'static str, len: usize) -> Result<()> {
         let bytes = len * std::mem::size_of::<T>();
         if bytes != self.bytes {
-            return Err(Error::SizeMismatch {
+            return Err(CopyError::GlobalSize {
                 operation,
-                detail: format!(
-                    "the global `{}` has {} bytes but the host data has {bytes} ({len} elements of {} bytes)",
-                    self.name,
-                    self.bytes,
-                    std::mem::size_of::<T>()
-                ),
-            });
+                name: self.name.clone(),
+                global_bytes: self.bytes,
+                host_bytes: bytes,
+                len,
+                element_bytes: std::mem::size_of::<T>(),
+            }
+            .into());
         }
         Ok(())
     }

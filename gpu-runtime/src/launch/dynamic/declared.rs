@@ -111,10 +111,7 @@ fn probe_layout(source: &str, c_name: &str, fields: &[&str]) -> crate::error::Re
         .iter()
         .find(|f| f.is_empty() || !f.chars().all(|c| c.is_ascii_alphanumeric() || "_.[]".contains(c)))
     {
-        return Err(crate::error::Error::InvalidArgument {
-            operation: "StructType::with_fields",
-            detail: format!("`{f}` is not a C field name"),
-        });
+        return Err(crate::error::Error::InvalidFieldName { field: f.to_string() });
     }
     let source = format!(
         "{source}

@@ -8,7 +8,7 @@ use cudarc::driver::sys;
 
 use crate::driver::context::core::Context;
 use crate::driver::module::function::Function;
-use crate::error::{Error, GraphError, Result};
+use crate::error::{CopyError, Error, GraphError, Result};
 use crate::launch::dims::{self, CheckedLaunch, Dim3};
 
 use super::buffers::GraphArg;
@@ -69,13 +69,13 @@ pub(crate) fn copy<'a>(
     in_context(ctx, dst)?;
     in_context(ctx, src)?;
     if dst.len != src.len {
-        return Err(Error::SizeMismatch {
+        return Err(CopyError::DestinationSource {
             operation: "a graph's memcpy_dtod",
-            detail: format!(
-                "the destination holds {} elements but the source holds {}",
-                dst.len, src.len
-            ),
-        });
+            dst: dst.len,
+            src: src.len,
+            unit: "elements",
+        }
+        .into());
     }
     let mut args = NodeArgs::new();
     args.record(src, Access::Read);

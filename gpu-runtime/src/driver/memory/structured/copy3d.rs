@@ -9,7 +9,7 @@ use crate::driver::memory::cuda_array::CudaArray;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::driver::result::check;
 use crate::driver::stream::Stream;
-use crate::error::{Error, Result};
+use crate::error::{CopyError, Error, Result};
 use crate::types::repr::DeviceRepr;
 
 /// A 3D copy of `depth` slices of `height` rows of `width_bytes` bytes (PyCUDA's `Memcpy3D`,
@@ -202,12 +202,7 @@ impl<'a> Memcpy3D<'a> {
         let (src_ctx, dst_ctx) = match (self.src.context(), self.dst.context()) {
             (Some(s), Some(d)) => (s, d),
             (Some(c), None) | (None, Some(c)) => (c, c),
-            (None, None) => {
-                return Err(Error::InvalidArgument {
-                    operation: op,
-                    detail: "both ends are host memory; copy the slices on the host instead".to_owned(),
-                })
-            }
+            (None, None) => return Err(CopyError::BothEndsHost { operation: op }.into()),
         };
         if stream.is_some_and(|s| s.context() != dst_ctx) {
             return Err(Error::WrongContext {

@@ -11,7 +11,7 @@ use crate::driver::memory::cuda_array::CudaArray;
 use crate::driver::memory::view::DeviceView;
 use crate::driver::ordering::{StreamInner, StreamUses};
 use crate::driver::stream::Stream;
-use crate::error::{Error, Result};
+use crate::error::{CopyError, Error, Result};
 use crate::types::repr::DeviceRepr;
 
 pub(super) enum End<'a> {
@@ -82,35 +82,33 @@ impl<'a> Side<'a> {
         h: usize,
         d: usize,
     ) -> Result<()> {
-        let bad = |detail: String| {
-            Err(Error::SizeMismatch {
-                operation: op,
-                detail,
-            })
-        };
         match &self.end {
-            End::Unset => Err(Error::InvalidArgument {
-                operation: op,
-                detail: format!("no {which} was given"),
-            }),
+            End::Unset => Err(CopyError::EndMissing { operation: op, which }.into()),
             End::Host { bytes, .. } | End::Device { bytes, .. } => {
                 if w == 0 || h == 0 || d == 0 {
                     return Ok(());
                 }
                 let row_end = self.x.saturating_add(w);
                 if (h > 1 || d > 1) && row_end > self.pitch {
-                    return bad(format!(
-                        "the {which}'s rows are {} bytes apart but the copy reads bytes {}..{row_end} of each row",
-                        self.pitch, self.x
-                    ));
+                    return Err(CopyError::RowsOverlap {
+                        operation: op,
+                        which,
+                        pitch: self.pitch,
+                        start: self.x,
+                        end: row_end,
+                    }
+                    .into());
                 }
                 let rows = if d > 1 { self.rows } else { usize::MAX };
                 if d > 1 && self.y + h > rows {
-                    return bad(format!(
-                        "the {which} has {rows} rows per slice but the copy covers rows {}..{}",
-                        self.y,
-                        self.y + h
-                    ));
+                    return Err(CopyError::RowsPerSlice {
+                        operation: op,
+                        which,
+                        rows,
+                        start: self.y,
+                        end: self.y + h,
+                    }
+                    .into());
                 }
                 let slice_rows = if d > 1 { self.rows } else { 0 };
                 let last_row = (self.z + d - 1)
@@ -121,10 +119,18 @@ impl<'a> Side<'a> {
                     .and_then(|b| b.checked_add(row_end))
                     .unwrap_or(usize::MAX);
                 if need > *bytes {
-                    return bad(format!(
-                        "the copy of {d} x {h} rows of {w} bytes at ({}, {}, {}) with a pitch of {} bytes reaches byte {need} but the {which} holds {bytes} bytes",
-                        self.x, self.y, self.z, self.pitch
-                    ));
+                    return Err(CopyError::EndTooSmall {
+                        operation: op,
+                        which,
+                        depth: d,
+                        height: h,
+                        width_bytes: w,
+                        origin: (self.x, self.y, self.z),
+                        pitch: self.pitch,
+                        need,
+                        bytes: *bytes,
+                    }
+                    .into());
                 }
                 Ok(())
             }
@@ -136,10 +142,14 @@ impl<'a> Side<'a> {
             } => {
                 let (ah, ad) = ((*height).max(1), (*depth).max(1));
                 if self.x + w > *width_bytes || self.y + h > ah || self.z + d > ad {
-                    return bad(format!(
-                        "the copy of {w} bytes x {h} rows x {d} slices at ({}, {}, {}) does not fit the {which} array of {width_bytes} bytes x {ah} rows x {ad} slices",
-                        self.x, self.y, self.z
-                    ));
+                    return Err(CopyError::ArrayEndTooSmall {
+                        operation: op,
+                        which,
+                        extent: (w, h, d),
+                        origin: (self.x, self.y, self.z),
+                        array: (*width_bytes, ah, ad),
+                    }
+                    .into());
                 }
                 Ok(())
             }
@@ -213,10 +223,7 @@ pub(super) fn bind_common<'s>(op: &'static str, src: &'s Side<'_>, dst: &'s Side
         }
         (Some(c), _) | (None, Some(c)) => c,
         (None, None) => {
-            return Err(Error::InvalidArgument {
-                operation: op,
-                detail: "both ends are host memory; copy the slices on the host instead".to_owned(),
-            });
+            return Err(CopyError::BothEndsHost { operation: op }.into());
         }
     };
     ctx.bind()?;
