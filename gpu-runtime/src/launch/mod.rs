@@ -15,7 +15,7 @@ pub(crate) mod params;
 pub(crate) mod raw;
 pub(crate) mod staging;
 
-pub use dims::{validate, CheckedLaunch, Dim3};
+pub use dims::{validate, CheckedLaunch, Dim3, DimExtent};
 pub use dynamic::{
     Arg, ArgType, CallOptions, CudaVector, HostArg, PreparedFunction, PtrArg, StructArg, StructType,
     VectorArg, VectorType, MAX_ARGS,
