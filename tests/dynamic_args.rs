@@ -380,16 +380,27 @@ __global__ void scale3(float *y, float *x, float3 v, int n) {
     let f = module
         .get_function("scale3")
         .unwrap()
-        .prepare_args(&[ArgType::MutPtr, ArgType::MutPtr, ArgType::vector::<Float3>(), ArgType::I32])
+        .prepare_args(&[
+            ArgType::MutPtr,
+            ArgType::MutPtr,
+            ArgType::vector::<Float3>(),
+            ArgType::I32,
+        ])
         .unwrap();
     let n = 3000usize;
     let x = rng.vec_f32(n);
     let v = Float3::new(rng.f32(), rng.f32(), rng.f32());
     let xd = ctx.to_device(&x).unwrap();
-    let (mut y1, mut y2) = (ctx.alloc_zeros::<f32>(n).unwrap(), ctx.alloc_zeros::<f32>(n).unwrap());
+    let (mut y1, mut y2) = (
+        ctx.alloc_zeros::<f32>(n).unwrap(),
+        ctx.alloc_zeros::<f32>(n).unwrap(),
+    );
     // Two launches read `xd` through shared borrows; the grid is a u64 and a mixed tuple.
     let (blocks, n32) = ((n as u64).div_ceil(256), n as i32);
-    for (y, grid) in [(&mut y1, Dim3::from(blocks)), (&mut y2, Dim3::from((blocks, 1u8)))] {
+    for (y, grid) in [
+        (&mut y1, Dim3::from(blocks)),
+        (&mut y2, Dim3::from((blocks, 1u8))),
+    ] {
         let args = [Arg::output(y), Arg::read_only(&xd), v.into(), n32.into()];
         f.prepared_call(grid, (256usize, 1u16), &args).unwrap();
     }
@@ -397,7 +408,11 @@ __global__ void scale3(float *y, float *x, float3 v, int n) {
     assert_close(&y1.to_vec().unwrap(), &want, 1e-6);
     assert_close(&y2.to_vec().unwrap(), &want, 1e-6);
     // `Arg::input` still does not fit the writable pointer: read_only is the explicit word.
-    match f.prepared_call(blocks, 256, &[Arg::output(&mut y1), Arg::input(&xd), v.into(), n32.into()]) {
+    match f.prepared_call(
+        blocks,
+        256,
+        &[Arg::output(&mut y1), Arg::input(&xd), v.into(), n32.into()],
+    ) {
         Err(Error::ArgumentMismatch { detail, .. }) => {
             assert!(detail.contains("argument 1 (`float *x`)"), "{detail}")
         }
@@ -405,7 +420,11 @@ __global__ void scale3(float *y, float *x, float3 v, int n) {
     }
     // Still length-checked: a buffer of 8-byte elements for a `float *` is refused.
     let wide = ctx.alloc_zeros::<f64>(n).unwrap();
-    match f.prepared_call(blocks, 256, &[Arg::output(&mut y1), Arg::read_only(&wide), v.into(), n32.into()]) {
+    match f.prepared_call(
+        blocks,
+        256,
+        &[Arg::output(&mut y1), Arg::read_only(&wide), v.into(), n32.into()],
+    ) {
         Err(Error::ArgumentMismatch { detail, .. }) => {
             assert!(detail.contains("8-byte elements"), "{detail}")
         }

@@ -37,8 +37,9 @@ fn compare_messages() -> bool {
     if std::env::var("GPU_SUITE_UI_STDERR").is_ok_and(|v| v == "exact") {
         return true;
     }
-    let snapshots = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ui-tests/RUSTC_VERSION"))
-        .expect("ui-tests/RUSTC_VERSION names the rustc that wrote the .stderr files");
+    let snapshots =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ui-tests/RUSTC_VERSION"))
+            .expect("ui-tests/RUSTC_VERSION names the rustc that wrote the .stderr files");
     let snapshots = snapshots.trim();
     let this = rustc_major_minor();
     if this.as_deref() == Some(snapshots) {

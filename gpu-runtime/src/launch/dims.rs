@@ -248,15 +248,26 @@ mod tests {
         assert_eq!(Dim3::from(i128::MIN).x, i64::MIN);
         assert!(matches!(
             check((1u32, u64::MAX), 32),
-            Err(LaunchConfigError::GridDimTooLarge { which: "grid.y", value: i64::MAX, .. })
+            Err(LaunchConfigError::GridDimTooLarge {
+                which: "grid.y",
+                value: i64::MAX,
+                ..
+            })
         ));
         assert!(matches!(
             check(1, (usize::MAX, 1u8)),
-            Err(LaunchConfigError::BlockDimTooLarge { which: "block.x", value: i64::MAX, .. })
+            Err(LaunchConfigError::BlockDimTooLarge {
+                which: "block.x",
+                value: i64::MAX,
+                ..
+            })
         ));
         assert!(matches!(
             check(i128::MIN, 32),
-            Err(LaunchConfigError::ZeroDimension { which: "grid.x", value: i64::MIN })
+            Err(LaunchConfigError::ZeroDimension {
+                which: "grid.x",
+                value: i64::MIN
+            })
         ));
     }
 

@@ -454,5 +454,8 @@ fn a_vector_parameter_type_is_named_by_its_rust_type() {
     assert_eq!(ArgType::vector::<Int4>().to_string(), "`int4` (Vector)");
     // Usable where a constant is needed, as the list of a kernel's parameters often is.
     const TYPES: [ArgType; 2] = [ArgType::MutPtr, ArgType::vector::<Float2>()];
-    assert_eq!(TYPES[1], ArgType::Vector(VectorType::from_c_name("float2").unwrap()));
+    assert_eq!(
+        TYPES[1],
+        ArgType::Vector(VectorType::from_c_name("float2").unwrap())
+    );
 }
