@@ -15,6 +15,7 @@ mod gpuarray;
 mod graph;
 mod launch;
 mod memory;
+mod serve;
 mod table;
 mod threads;
 
@@ -91,6 +92,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     rows.extend(memory::rows(&ctx)?);
     rows.extend(graph::rows(&ctx)?);
     rows.extend(gpuarray::rows(&ctx)?);
+    rows.extend(serve::rows(&ctx)?);
     #[cfg(feature = "cublas")]
     rows.extend(cublas::rows(&ctx)?);
     print!("{}", table::render(&device, &rows));

@@ -13,6 +13,7 @@ pub(crate) mod graph;
 pub(crate) mod launch_stream;
 pub(crate) mod params;
 pub(crate) mod raw;
+pub(crate) mod staged_call;
 pub(crate) mod staging;
 
 pub use dims::{validate, CheckedLaunch, Dim3, DimExtent};
@@ -24,3 +25,4 @@ pub use graph::{
     Capture, Graph, GraphBuffer, GraphBuilder, GraphExec, GraphInput, GraphRead, GraphWrite, NodeId,
 };
 pub use params::KernelParam;
+pub use staged_call::StagedCall;
