@@ -1,6 +1,6 @@
-//! The end of an In/Out call as a future ([`Staging::finish_async`], [`StagedCall`]): the outputs' transfers
-//! are queued at once, a host function wakes the future when they (and the kernel) have
-//! finished, and its `poll` then copies them into the caller's host arrays.
+//! The end of an In/Out call as a future ([`Staging::finish_async`], [`StagedCall`]): the
+//! outputs' transfers are queued at once, a host function wakes the future when they (and the
+//! kernel) have finished, and its `poll` then copies them into the caller's host arrays.
 
 use std::future::Future;
 use std::pin::Pin;
