@@ -5,7 +5,9 @@
 //!
 //! Apart from tests/ui.rs because the cases need the feature.
 
+mod ui_support;
+
 #[test]
 fn cudarc_ui() {
-    trybuild::TestCases::new().compile_fail("ui-tests/cudarc/*.rs");
+    ui_support::compile_fail("ui-tests/cudarc/*.rs");
 }

@@ -4,7 +4,9 @@
 //!
 //! Apart from tests/ui.rs because the cases need the feature (as tests/nccl_ui.rs).
 
+mod ui_support;
+
 #[test]
 fn dlpack_ui() {
-    trybuild::TestCases::new().compile_fail("ui-tests/dlpack/*.rs");
+    ui_support::compile_fail("ui-tests/dlpack/*.rs");
 }

@@ -9,8 +9,8 @@ use gpu_runtime::driver::{
     ArrayDescriptor, ArrayFlags, ContextFlags, CudaArray, Stream, Surface, Texture, TextureDesc,
 };
 use gpu_runtime::launch::{Arg, ArgType, CallOptions, StructType, VectorType};
-use gpu_runtime::types::{Float2, Float4, Int4};
-use gpu_runtime::{Context, DeviceRepr, Error, SourceModule};
+use gpu_runtime::types::{Float2, Float3, Float4, Int4};
+use gpu_runtime::{Context, DeviceRepr, Dim3, Error, SourceModule};
 use gpu_suite::{assert_close, Rng};
 
 #[derive(Clone, Copy, Debug)]
@@ -360,4 +360,74 @@ fn a_staged_call_runs_on_a_stream_with_dynamic_shared_memory() {
         CallOptions::new().stream(&foreign).shared_mem((block * 4) as u32),
     );
     assert!(matches!(e, Err(Error::WrongContext { .. })), "{e:?}");
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_writable_pointer_the_kernel_only_reads_takes_a_shared_borrow() {
+    let ctx = Context::default().unwrap();
+    let mut rng = Rng::new(153);
+    // `x` is a `float *` the kernel only reads, as many real kernels leave it; `v` a float3.
+    let module = SourceModule::new(
+        r#"
+__global__ void scale3(float *y, float *x, float3 v, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] * v.x + v.y - v.z;
+}"#,
+    )
+    .load(&ctx)
+    .unwrap();
+    let f = module
+        .get_function("scale3")
+        .unwrap()
+        .prepare_args(&[
+            ArgType::MutPtr,
+            ArgType::MutPtr,
+            ArgType::vector::<Float3>(),
+            ArgType::I32,
+        ])
+        .unwrap();
+    let n = 3000usize;
+    let x = rng.vec_f32(n);
+    let v = Float3::new(rng.f32(), rng.f32(), rng.f32());
+    let xd = ctx.to_device(&x).unwrap();
+    let (mut y1, mut y2) = (
+        ctx.alloc_zeros::<f32>(n).unwrap(),
+        ctx.alloc_zeros::<f32>(n).unwrap(),
+    );
+    // Two launches read `xd` through shared borrows; the grid is a u64 and a mixed tuple.
+    let (blocks, n32) = ((n as u64).div_ceil(256), n as i32);
+    for (y, grid) in [
+        (&mut y1, Dim3::from(blocks)),
+        (&mut y2, Dim3::from((blocks, 1u8))),
+    ] {
+        let args = [Arg::output(y), Arg::read_only(&xd), v.into(), n32.into()];
+        f.prepared_call(grid, (256usize, 1u16), &args).unwrap();
+    }
+    let want: Vec<f32> = x.iter().map(|&x| x * v.x + v.y - v.z).collect();
+    assert_close(&y1.to_vec().unwrap(), &want, 1e-6);
+    assert_close(&y2.to_vec().unwrap(), &want, 1e-6);
+    // `Arg::input` still does not fit the writable pointer: read_only is the explicit word.
+    match f.prepared_call(
+        blocks,
+        256,
+        &[Arg::output(&mut y1), Arg::input(&xd), v.into(), n32.into()],
+    ) {
+        Err(Error::ArgumentMismatch { detail, .. }) => {
+            assert!(detail.contains("argument 1 (`float *x`)"), "{detail}")
+        }
+        other => panic!("{other:?}"),
+    }
+    // Still length-checked: a buffer of 8-byte elements for a `float *` is refused.
+    let wide = ctx.alloc_zeros::<f64>(n).unwrap();
+    match f.prepared_call(
+        blocks,
+        256,
+        &[Arg::output(&mut y1), Arg::read_only(&wide), v.into(), n32.into()],
+    ) {
+        Err(Error::ArgumentMismatch { detail, .. }) => {
+            assert!(detail.contains("8-byte elements"), "{detail}")
+        }
+        other => panic!("{other:?}"),
+    }
 }

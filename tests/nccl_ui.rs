@@ -5,7 +5,9 @@
 //! Apart from tests/ui.rs because the cases need the feature: trybuild builds them with the
 //! features this test was built with, so they live where only a build with `nccl` looks.
 
+mod ui_support;
+
 #[test]
 fn nccl_ui() {
-    trybuild::TestCases::new().compile_fail("ui-tests/nccl/*.rs");
+    ui_support::compile_fail("ui-tests/nccl/*.rs");
 }

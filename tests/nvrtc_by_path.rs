@@ -5,6 +5,8 @@
 
 use std::path::PathBuf;
 
+mod ui_support;
+
 /// The NVRTC library on this process's loader path (where `scripts/nvrtc-env.sh` puts the
 /// PyPI wheel's), and that path without its directory.
 fn nvrtc_and_the_path_without_it() -> (PathBuf, String) {
@@ -47,6 +49,6 @@ fn nvrtc_named_by_path_alone_checks_kernels_at_build_time() {
     for lib in [PathBuf::from(old), current] {
         eprintln!("GPU_RUNTIME_NVRTC={}", lib.display());
         std::env::set_var("GPU_RUNTIME_NVRTC", &lib);
-        trybuild::TestCases::new().compile_fail("ui-tests/nvrtc-by-path/*.rs");
+        ui_support::compile_fail("ui-tests/nvrtc-by-path/*.rs");
     }
 }

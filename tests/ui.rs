@@ -3,11 +3,13 @@
 //! `ui-tests/fail/*.rs` must fail to compile with exactly the messages in the `.stderr` file
 //! next to each; `ui-tests/pass/*.rs` must compile (they never launch anything, so no GPU is
 //! needed). After changing a message, regenerate the snapshots with
-//! `TRYBUILD=overwrite cargo test --test ui` and read the diff.
+//! `TRYBUILD=overwrite cargo test --test ui` and read the diff. The messages are compared on
+//! the rustc named in `ui-tests/RUSTC_VERSION` only (`tests/ui_support/mod.rs` says why).
+
+mod ui_support;
 
 #[test]
 fn ui() {
-    let t = trybuild::TestCases::new();
-    t.compile_fail("ui-tests/fail/*.rs");
-    t.pass("ui-tests/pass/*.rs");
+    ui_support::compile_fail("ui-tests/fail/*.rs");
+    trybuild::TestCases::new().pass("ui-tests/pass/*.rs");
 }

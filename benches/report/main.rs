@@ -5,7 +5,7 @@
 //! `--features cublas`, also cuBLAS through cudarc on our buffers against cudarc's own slices). The JSON goes
 //! to `$GPU_BENCH_JSON`, else `$OUT/bench-report.json` when `OUT` is set, else
 //! `target/bench-report.json`. `GPU_BENCH_ONLY=threads,compile` (section names: launch, threads,
-//! compile, memory, graph, gpuarray, cublas) runs only those sections.
+//! compile, memory, graph, gpuarray, serve, cublas) runs only those sections.
 
 mod compile;
 #[cfg(feature = "cublas")]
@@ -16,6 +16,7 @@ mod gpuarray;
 mod graph;
 mod launch;
 mod memory;
+mod serve;
 mod table;
 mod threads;
 
@@ -98,6 +99,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("memory", memory::rows),
         ("graph", graph::rows),
         ("gpuarray", gpuarray::rows),
+        ("serve", serve::rows),
         #[cfg(feature = "cublas")]
         ("cublas", cublas::rows),
     ];

@@ -45,6 +45,8 @@ pub use crate::launch::cluster::LaunchEx;
 pub use crate::launch::graph::buffers::GraphArg;
 pub use crate::launch::graph::node_args::NodeArgs;
 pub use crate::launch::launch_stream::LaunchStream;
+/// `call_async`'s future (`launch::staged_call`).
+pub use crate::launch::staged_call::StagedCall;
 pub use crate::launch::staging::Staging;
 
 /// `prepare(&ctx)`: kernel `index` of `source`, compiled and loaded on first use in `ctx`

@@ -1,4 +1,7 @@
 //! A typed global takes its Rust type from the C declaration: `float coeffs[4]` is `[f32; 4]`.
+//! (Named through the accessor's type rather than by `set`ting a wrong value, whose message
+//! quotes the standard library's source when the `rust-src` component is installed.)
+use gpu_runtime::driver::Global;
 use gpu_runtime::{kernel, Context};
 
 #[kernel(r#"
@@ -13,8 +16,8 @@ fn poly(x: &mut [f32], n: i32);
 
 fn main() -> gpu_runtime::Result<()> {
     let ctx = Context::default()?;
-    poly::globals::coeffs(&ctx)?.set([1.0f64; 4])?;
-    poly::globals::coeffs(&ctx)?.set([1.0f32; 3])?;
+    let _: Global<[f64; 4]> = poly::globals::coeffs(&ctx)?;
+    let _: Global<[f32; 3]> = poly::globals::coeffs(&ctx)?;
     let _: u32 = poly::globals::counter(&ctx)?.get()?;
     Ok(())
 }

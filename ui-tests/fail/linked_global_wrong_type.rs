@@ -1,4 +1,7 @@
 //! The typed globals of a linked module come from every source, each typed by its C declaration.
+//! (Named through the accessor's type rather than by `set`ting a wrong value, whose message
+//! quotes the standard library's source when the `rust-src` component is installed.)
+use gpu_runtime::driver::Global;
 use gpu_runtime::{kernel, Context};
 
 #[kernel(sources = [r#"
@@ -17,7 +20,7 @@ fn blur(y: &mut [f32], x: &[f32], n: i32);
 
 fn main() -> gpu_runtime::Result<()> {
     let ctx = Context::default()?;
-    blur::globals::taps(&ctx)?.set([1.0f32; 4])?;
+    let _: Global<[f32; 4]> = blur::globals::taps(&ctx)?;
     let _: u32 = blur::globals::calls(&ctx)?.get()?;
     Ok(())
 }

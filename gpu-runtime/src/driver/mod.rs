@@ -7,6 +7,7 @@ pub(crate) mod calls;
 pub(crate) mod context;
 pub mod cudarc_interop;
 pub(crate) mod device;
+pub(crate) mod future;
 pub(crate) mod host;
 pub(crate) mod init;
 pub(crate) mod ipc;
@@ -24,6 +25,7 @@ pub(crate) mod version;
 pub use attributes::DeviceAttribute;
 pub use context::{CacheConfig, Context, ContextFlags, Limit, SharedConfig};
 pub use device::{is_available, ComputeMode, Device, DeviceLimits};
+pub use future::{memcpy_dtoh_future, HostCopy, Synchronized};
 pub use host::{
     aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, memory_order, AlignedArray,
     AttachFlags, HostAllocFlags, HostRegisterFlags, HostSlice, HostSliceMut, ManagedArray, MemAdvice,

@@ -26,9 +26,25 @@ impl Context {
     }
 }
 
-/// A host function queued by [`Stream::add_callback`], boxed twice so that a thin pointer
-/// crosses the C boundary.
-type Callback = Box<dyn FnOnce() + Send + 'static>;
+/// A host function queued by [`Stream::add_callback`] (and the futures' wake-ups), boxed twice
+/// so that a thin pointer crosses the C boundary.
+pub(crate) type Callback = Box<dyn FnOnce() + Send + 'static>;
+
+/// Queues `f` on `stream` (`cuLaunchHostFunc`), with `stream`'s context current: run on a driver
+/// thread once the work queued before it has finished. `f` must not call CUDA. If the context
+/// fails before `f`'s turn, `f` is never run and never dropped.
+pub(crate) fn queue_host_fn(stream: sys::CUstream, f: Callback) -> Result<()> {
+    let data = Box::into_raw(Box::new(f));
+    // SAFETY: the stream is live (the caller's); run_callback takes ownership of `data` when
+    // the driver calls it, catches any panic, and `f` calls no CUDA (this function's contract).
+    let r = unsafe { crate::driver::calls::launch_host_func(stream, run_callback, data.cast()) };
+    if let Err(e) = r {
+        // SAFETY: the driver refused it, so it will never call run_callback with `data`.
+        drop(unsafe { Box::from_raw(data) });
+        return Err(e.into());
+    }
+    Ok(())
+}
 
 extern "C" fn run_callback(data: *mut c_void) {
     // SAFETY: `data` is the Box<Callback> leaked by add_callback, handed over exactly once.
@@ -104,14 +120,6 @@ impl Stream {
     /// ```
     pub fn add_callback(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
         self.context().bind()?;
-        let data = Box::into_raw(Box::new(Box::new(f) as Callback));
-        // SAFETY: run_callback takes ownership of `data` when the driver calls it.
-        let r = unsafe { sys::cuLaunchHostFunc(self.raw(), Some(run_callback), data.cast()) };
-        if let Err(e) = check("cuLaunchHostFunc", r) {
-            // SAFETY: the driver refused it, so it will never call run_callback with `data`.
-            drop(unsafe { Box::from_raw(data) });
-            return Err(e);
-        }
-        Ok(())
+        queue_host_fn(self.raw(), Box::new(f))
     }
 }

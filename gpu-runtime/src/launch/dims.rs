@@ -5,7 +5,8 @@ use crate::driver::device::DeviceLimits;
 use crate::driver::module::loaded::KernelLimits;
 use crate::error::LaunchConfigError;
 
-/// A grid or block shape: `(x, y, z)`, built from an integer or a 1-, 2- or 3-tuple.
+/// A grid or block shape: `(x, y, z)`, built from an integer or a 1-, 2- or 3-tuple (or a 2-
+/// or 3-array) of integers of any primitive type, mixed freely ([`DimExtent`]).
 ///
 /// Components are kept as given (even negative or zero ones) so that a bad shape is reported
 /// with the value the user wrote, by the launch check, instead of being silently wrapped.
@@ -15,6 +16,7 @@ use crate::error::LaunchConfigError;
 /// assert_eq!(Dim3::from(256), Dim3::new(256, 1, 1));
 /// assert_eq!(Dim3::from((16, 16)), Dim3::new(16, 16, 1));
 /// assert_eq!(Dim3::from((4u32, 2u32, 2u32)).threads(), 16);
+/// assert_eq!(Dim3::from((1usize << 20, 4u8)), Dim3::new(1 << 20, 4, 1));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Dim3 {
@@ -43,38 +45,72 @@ impl Dim3 {
     }
 }
 
-macro_rules! dim3_from {
+/// An integer a grid or block extent can be given as: every primitive integer type, so that
+/// `(n.div_ceil(256), 1u32)` or a `u64` count needs no cast.
+///
+/// A value no `i64` holds (a `u64` or `usize` above `i64::MAX`, an `i128` outside `i64`) is
+/// saturated to `i64::MAX` or `i64::MIN`, which the launch check then refuses with its usual
+/// typed error ([`LaunchConfigError::GridDimTooLarge`], [`LaunchConfigError::ZeroDimension`], ...)
+/// instead of a wrapped value. Sealed: [`Dim3`]'s conversions rely on it being an integer.
+pub trait DimExtent: Copy + sealed::Sealed {
+    /// The extent as a [`Dim3`] component.
+    fn extent(self) -> i64;
+}
+
+mod sealed {
+    /// Keeps [`DimExtent`](super::DimExtent) to the integer types below.
+    pub trait Sealed {}
+}
+
+macro_rules! dim_extent {
     ($($t:ty),*) => {$(
-        impl From<$t> for Dim3 {
-            fn from(x: $t) -> Dim3 {
-                Dim3::new(x as i64, 1, 1)
-            }
-        }
-        impl From<($t,)> for Dim3 {
-            fn from((x,): ($t,)) -> Dim3 {
-                Dim3::new(x as i64, 1, 1)
-            }
-        }
-        impl From<($t, $t)> for Dim3 {
-            fn from((x, y): ($t, $t)) -> Dim3 {
-                Dim3::new(x as i64, y as i64, 1)
-            }
-        }
-        impl From<($t, $t, $t)> for Dim3 {
-            fn from((x, y, z): ($t, $t, $t)) -> Dim3 {
-                Dim3::new(x as i64, y as i64, z as i64)
-            }
-        }
-        impl From<[$t; 3]> for Dim3 {
-            fn from([x, y, z]: [$t; 3]) -> Dim3 {
-                Dim3::new(x as i64, y as i64, z as i64)
+        impl sealed::Sealed for $t {}
+        impl DimExtent for $t {
+            #[inline]
+            fn extent(self) -> i64 {
+                // Saturating: a value out of i64's range stays out of every device's range.
+                i64::try_from(self).unwrap_or(if self > 0 { i64::MAX } else { i64::MIN })
             }
         }
     )*};
 }
-// usize values above i64::MAX do not exist on 64-bit targets' address spaces in practice; the
-// `as` conversion keeps them negative, which the launch check then rejects.
-dim3_from!(i32, u32, i64, usize);
+dim_extent!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+impl<X: DimExtent> From<X> for Dim3 {
+    fn from(x: X) -> Dim3 {
+        Dim3::new(x.extent(), 1, 1)
+    }
+}
+
+impl<X: DimExtent> From<(X,)> for Dim3 {
+    fn from((x,): (X,)) -> Dim3 {
+        Dim3::new(x.extent(), 1, 1)
+    }
+}
+
+impl<X: DimExtent, Y: DimExtent> From<(X, Y)> for Dim3 {
+    fn from((x, y): (X, Y)) -> Dim3 {
+        Dim3::new(x.extent(), y.extent(), 1)
+    }
+}
+
+impl<X: DimExtent, Y: DimExtent, Z: DimExtent> From<(X, Y, Z)> for Dim3 {
+    fn from((x, y, z): (X, Y, Z)) -> Dim3 {
+        Dim3::new(x.extent(), y.extent(), z.extent())
+    }
+}
+
+impl<T: DimExtent> From<[T; 2]> for Dim3 {
+    fn from([x, y]: [T; 2]) -> Dim3 {
+        Dim3::new(x.extent(), y.extent(), 1)
+    }
+}
+
+impl<T: DimExtent> From<[T; 3]> for Dim3 {
+    fn from([x, y, z]: [T; 3]) -> Dim3 {
+        Dim3::new(x.extent(), y.extent(), z.extent())
+    }
+}
 
 /// A launch configuration that passed [`validate`]: the exact numbers handed to the driver.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,6 +227,48 @@ mod tests {
         assert_eq!(Dim3::from((7usize, 3, 2)), Dim3::new(7, 3, 2));
         assert_eq!(Dim3::from([2u32, 3, 4]).threads(), 24);
         assert_eq!(Dim3::from((0, 3)).threads(), 0);
+    }
+
+    #[test]
+    fn every_integer_type_and_mixed_tuples_become_dims() {
+        assert_eq!(Dim3::from(7u64), Dim3::new(7, 1, 1));
+        assert_eq!(Dim3::from(7u8), Dim3::from(7i16));
+        assert_eq!(Dim3::from((7usize, 3u32)), Dim3::new(7, 3, 1));
+        assert_eq!(Dim3::from((7u64, 3i8, 2u16)), Dim3::new(7, 3, 2));
+        assert_eq!(Dim3::from([5isize, 6]), Dim3::new(5, 6, 1));
+        assert_eq!(Dim3::from((1u128, -2i128)), Dim3::new(1, -2, 1));
+        assert_eq!(check((64u64, 2usize), (32u16, 4u8)).unwrap().grid, [64, 2, 1]);
+    }
+
+    #[test]
+    fn an_extent_no_i64_holds_is_the_usual_typed_error_not_a_wrapped_value() {
+        // `as i64` would make u64::MAX a -1, reported as a zero dimension it is not.
+        assert_eq!(Dim3::from(u64::MAX).x, i64::MAX);
+        assert_eq!(Dim3::from(u128::MAX).x, i64::MAX);
+        assert_eq!(Dim3::from(i128::MIN).x, i64::MIN);
+        assert!(matches!(
+            check((1u32, u64::MAX), 32),
+            Err(LaunchConfigError::GridDimTooLarge {
+                which: "grid.y",
+                value: i64::MAX,
+                ..
+            })
+        ));
+        assert!(matches!(
+            check(1, (usize::MAX, 1u8)),
+            Err(LaunchConfigError::BlockDimTooLarge {
+                which: "block.x",
+                value: i64::MAX,
+                ..
+            })
+        ));
+        assert!(matches!(
+            check(i128::MIN, 32),
+            Err(LaunchConfigError::ZeroDimension {
+                which: "grid.x",
+                value: i64::MIN
+            })
+        ));
     }
 
     #[test]

@@ -13,9 +13,10 @@ pub(crate) mod graph;
 pub(crate) mod launch_stream;
 pub(crate) mod params;
 pub(crate) mod raw;
+pub(crate) mod staged_call;
 pub(crate) mod staging;
 
-pub use dims::{validate, CheckedLaunch, Dim3};
+pub use dims::{validate, CheckedLaunch, Dim3, DimExtent};
 pub use dynamic::{
     Arg, ArgType, CallOptions, CudaVector, HostArg, PreparedFunction, PtrArg, StructArg, StructType,
     VectorArg, VectorType, MAX_ARGS,
@@ -24,3 +25,4 @@ pub use graph::{
     Capture, Graph, GraphBuffer, GraphBuilder, GraphExec, GraphInput, GraphRead, GraphWrite, NodeId,
 };
 pub use params::KernelParam;
+pub use staged_call::StagedCall;

@@ -32,6 +32,24 @@ pub(crate) unsafe fn stream_synchronize(stream: sys::CUstream) -> Result<(), Fai
     result("cuStreamSynchronize", unsafe { sys::cuStreamSynchronize(stream) })
 }
 
+/// `cuLaunchHostFunc`: the driver calls `f(data)` on a thread of its own once the work queued
+/// on `stream` before it has finished; work queued after it waits for `f` to return.
+///
+/// # Safety
+/// `stream` is live (or null, the current context's legacy default stream); `f` may be called
+/// once with `data`, on another thread, must not call CUDA, and must not unwind. If the
+/// context fails first, `f` is never called.
+pub(crate) unsafe fn launch_host_func(
+    stream: sys::CUstream,
+    f: unsafe extern "C" fn(*mut std::ffi::c_void),
+    data: *mut std::ffi::c_void,
+) -> Result<(), Failed> {
+    // SAFETY: the caller's guarantee.
+    result("cuLaunchHostFunc", unsafe {
+        sys::cuLaunchHostFunc(stream, Some(f), data)
+    })
+}
+
 /// `cuStreamWaitEvent`: work queued on `stream` from now on waits for `event`.
 ///
 /// # Safety

@@ -55,13 +55,14 @@ pub enum ArgType {
     Bool,
     /// `const T *`: takes [`Arg::input`] or [`Arg::output`].
     ConstPtr,
-    /// `T *`: takes [`Arg::output`] only.
+    /// `T *`: takes [`Arg::output`], or [`Arg::read_only`] when the kernel only reads it.
     MutPtr,
     /// A pointer, `const` or not (PyCUDA's `P`): [`prepare_args`](crate::driver::Function::prepare_args)
     /// makes it the declaration's [`ConstPtr`](Self::ConstPtr) or [`MutPtr`](Self::MutPtr).
     Ptr,
     /// A CUDA vector type by value (`float4`, `int2`, ...): takes [`Arg::vector`] of its Rust
-    /// type ([`Float4`](crate::types::Float4), ...).
+    /// type ([`Float4`](crate::types::Float4), ...). [`ArgType::vector::<Float4>()`](ArgType::vector)
+    /// names it by that type.
     Vector(VectorType),
     /// A `#[repr(C)]` struct by value: takes [`Arg::by_value`]. Checked against the C struct
     /// when prepared (its size, and more: see [`StructType`]).
@@ -73,6 +74,20 @@ pub enum ArgType {
     /// `cudaSurfaceObject_t`: takes a [`SurfaceObject`] ([`Surface::object`](crate::driver::Surface::object)),
     /// and [`U64`](Self::U64) when preparing, as for [`Texture`](Self::Texture).
     Surface,
+}
+
+impl ArgType {
+    /// The CUDA vector type of the Rust type `V`, by value: `ArgType::vector::<Float3>()` is
+    /// `ArgType::Vector(VectorType::of::<Float3>())`, a `float3` parameter.
+    ///
+    /// ```
+    /// use gpu_runtime::launch::{ArgType, VectorType};
+    /// use gpu_runtime::types::Float3;
+    /// assert_eq!(ArgType::vector::<Float3>(), ArgType::Vector(VectorType::of::<Float3>()));
+    /// ```
+    pub const fn vector<V: CudaVector>() -> ArgType {
+        ArgType::Vector(VectorType::of::<V>())
+    }
 }
 
 /// How messages name a parameter type: the Rust type for scalars, C for the rest.
@@ -191,6 +206,9 @@ pub struct PtrArg<'a> {
     pub(super) ptr: sys::CUdeviceptr,
     pub(super) ctx: &'a Context,
     pub(super) mutable: bool,
+    /// Made by [`Arg::read_only`]: read, yet fits a writable `T *` parameter on the caller's
+    /// word that the kernel only reads through it.
+    pub(super) read_only: bool,
     pub(super) elem_size: usize,
     /// The record the launch orders its use with, when this crate tracks the memory.
     pub(super) uses: Option<&'a StreamUses>,
@@ -201,6 +219,7 @@ impl std::fmt::Debug for PtrArg<'_> {
         f.debug_struct("PtrArg")
             .field("ptr", &format_args!("{:#x}", self.ptr))
             .field("mutable", &self.mutable)
+            .field("read_only", &self.read_only)
             .field("elem_size", &self.elem_size)
             .finish()
     }
@@ -226,6 +245,7 @@ impl<'a> Arg<'a> {
             ptr: v.device_ptr(),
             ctx: v.context(),
             mutable: false,
+            read_only: false,
             elem_size: std::mem::size_of::<T>(),
             uses: v.uses(),
         })
@@ -239,6 +259,27 @@ impl<'a> Arg<'a> {
             ptr: v.device_ptr(),
             ctx: v.context(),
             mutable: true,
+            read_only: false,
+            elem_size: std::mem::size_of::<T>(),
+            uses: v.uses(),
+        })
+    }
+
+    /// Device memory the kernel only reads through a pointer C leaves writable (a `T *`
+    /// parameter of a kernel that never writes through it): the run-time `#[read_only]`.
+    ///
+    /// Borrowed shared, like [`Arg::input`], and ordered as a read, so other reads of the
+    /// buffer may run at the same time; the element size is still checked against the C
+    /// pointee. That the kernel does not write through it is the caller's word (as with a
+    /// `const T *` the kernel could cast away): a kernel that does races with those reads.
+    /// For a `const T *` parameter, [`Arg::input`] is the same.
+    pub fn read_only<T: 'a, B: DeviceRead<T> + ?Sized>(buffer: &'a B) -> Arg<'a> {
+        let v = buffer.device_view();
+        Arg::Ptr(PtrArg {
+            ptr: v.device_ptr(),
+            ctx: v.context(),
+            mutable: false,
+            read_only: true,
             elem_size: std::mem::size_of::<T>(),
             uses: v.uses(),
         })
@@ -337,6 +378,7 @@ impl<'a> Arg<'a> {
             Arg::Bf16(_) => "a bf16",
             Arg::Bool(_) => "a bool",
             Arg::Ptr(p) if p.mutable => "an output buffer (Arg::output)",
+            Arg::Ptr(p) if p.read_only => "a read-only buffer (Arg::read_only)",
             Arg::Ptr(_) => "an input buffer (Arg::input)",
             Arg::Host(h) => match h.direction {
                 Direction::In => "a host array to copy in (Arg::host_in)",
@@ -373,7 +415,7 @@ impl<'a> Arg<'a> {
                 | (Arg::Texture(_), ArgType::Texture)
                 | (Arg::Surface(_), ArgType::Surface)
         ) || match (self, t) {
-            (Arg::Ptr(p), ArgType::MutPtr) => p.mutable,
+            (Arg::Ptr(p), ArgType::MutPtr) => p.mutable || p.read_only,
             (Arg::Host(h), ArgType::ConstPtr) => h.direction == Direction::In,
             (Arg::Vector(v), ArgType::Vector(t)) => v.ty == t,
             (Arg::Struct(v), ArgType::Struct(t)) => v.fits(&t),

@@ -12,7 +12,9 @@ use crate::driver::module::function::Function;
 use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::launch::dims::Dim3;
+use crate::launch::staged_call::StagedCall;
 use crate::launch::staging::Staging;
+use crate::tools::device_pool::PooledBuffer;
 
 /// How one staged call runs (PyCUDA's `stream=` and `shared_size=` keywords of
 /// `Function.__call__`): for [`Function::call_with`] and [`PreparedFunction::call_with`].
@@ -130,46 +132,106 @@ impl PreparedFunction {
             Some(s) => Staging::on_stream(function, crate::launch::buffer_args::stream_arg(function, s)?)?,
             None => Staging::new(function)?,
         };
-        // The device copies, kept alive until `finish`; and their addresses, by argument.
-        let mut copies = Vec::new();
-        let mut addrs = [0 as sys::CUdeviceptr; MAX_ARGS];
-        for (addr, a) in addrs.iter_mut().zip(args.iter_mut()) {
-            let Arg::Host(h) = a else { continue };
-            let ptr = h.checked_ptr()?;
-            // SAFETY: `ptr` and `bytes` describe the slice the argument borrows for its whole
-            // lifetime, mutably for Out and InOut; `args` is borrowed mutably here, so no other
-            // access to it happens while the staging holds the slice.
-            let buf = unsafe {
-                match h.direction {
-                    Direction::In => staging.input::<u8>(std::slice::from_raw_parts(ptr, h.bytes))?,
-                    Direction::Out => staging.output::<u8>(std::slice::from_raw_parts_mut(ptr, h.bytes))?,
-                    Direction::InOut => {
-                        staging.input_output::<u8>(std::slice::from_raw_parts_mut(ptr, h.bytes))?
-                    }
-                }
-            };
-            *addr = buf.device_ptr();
-            copies.push(buf);
-        }
-        staging.upload()?;
-        let mut params = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
-        for ((slot, a), addr) in params.iter_mut().zip(args.iter()).zip(&addrs) {
-            *slot = match a {
-                Arg::Host(_) => (addr as *const sys::CUdeviceptr).cast_mut().cast(),
-                a => a.param(),
-            };
-        }
-        let params = &mut params[..args.len()];
-        staging.launch(|stream| {
-            // Staged copies were ordered on this stream when staged.
-            order_args(args, stream)?;
-            // SAFETY: as in `PreparedFunction::launch`; each host argument is replaced by its
-            // staged device copy, which lives in `copies` until the stream has finished
-            // (`finish` waits for it, and `launch` and `upload` wait when they fail).
-            unsafe { function.launch_raw(grid, block, stream.raw(), params) }
-        })?;
+        let copies = stage_and_launch(function, &mut staging, grid, block, args)?;
         staging.finish()?;
         drop(copies);
         Ok(())
     }
+
+    /// [`call`](Self::call) for async code: copies the inputs in, launches and queues the
+    /// copies back, then returns a future that completes once the outputs are in the host
+    /// arrays (with the first error the GPU work raised), without blocking a thread while the
+    /// GPU works. Runs on the context's staging stream, or on `stream`.
+    ///
+    /// The host arrays stay borrowed by the future. Dropping it before it completes waits
+    /// (blocking) for the work already queued, then releases everything: see
+    /// [`StagedCall`](crate::launch::StagedCall).
+    ///
+    /// ```no_run
+    /// # async fn f() -> gpu_runtime::Result<()> {
+    /// use gpu_runtime::{launch::Arg, Context, SourceModule};
+    /// let ctx = Context::default()?;
+    /// let module = SourceModule::new(
+    ///     "__global__ void twice(float *y, const float *x) { y[threadIdx.x] = 2 * x[threadIdx.x]; }",
+    /// )
+    /// .load(&ctx)?;
+    /// let twice = module.get_function("twice")?.prepare_declared()?;
+    /// let (x, mut y) = (vec![1.0f32; 256], vec![0.0f32; 256]);
+    /// twice.call_async(1, 256, None, &mut [Arg::host_out(&mut y), Arg::host_in(&x)])?.await?;
+    /// assert_eq!(y[0], 2.0);
+    /// # Ok(()) }
+    /// ```
+    pub fn call_async<'a>(
+        &'a self,
+        grid: impl Into<Dim3>,
+        block: impl Into<Dim3>,
+        stream: Option<&'a Stream>,
+        args: &'a mut [Arg<'_>],
+    ) -> Result<StagedCall<'a>> {
+        let (grid, block) = (grid.into(), block.into());
+        self.check(args, true)?;
+        let mut staging = match stream {
+            Some(s) => Staging::on_stream(
+                &self.function,
+                crate::launch::buffer_args::stream_arg(&self.function, s)?,
+            )?,
+            None => Staging::new(&self.function)?,
+        };
+        let copies = stage_and_launch(&self.function, &mut staging, grid, block, args)?;
+        staging.finish_async(copies)
+    }
+}
+
+/// Stages the host arguments of `args` (checked) through `staging`, uploads them and launches
+/// `function` with each replaced by its device copy; returns the copies, which must live until
+/// the staging's stream has finished.
+fn stage_and_launch<'a>(
+    function: &Function,
+    staging: &mut Staging<'a>,
+    grid: Dim3,
+    block: Dim3,
+    args: &'a mut [Arg<'_>],
+) -> Result<Vec<PooledBuffer<u8>>> {
+    // The device copies, kept alive until the stream has finished; and their addresses, by
+    // argument.
+    let mut copies = Vec::new();
+    let mut addrs = [0 as sys::CUdeviceptr; MAX_ARGS];
+    for (addr, a) in addrs.iter_mut().zip(args.iter_mut()) {
+        let Arg::Host(h) = a else { continue };
+        let ptr = h.checked_ptr()?;
+        // SAFETY: `ptr` and `bytes` describe the slice the argument borrows for its whole
+        // lifetime, mutably for Out and InOut, which outlives 'a; `args` is borrowed mutably
+        // for 'a, so no other access to it happens while the staging (or call_async's future,
+        // which holds it) holds the slice.
+        let buf = unsafe {
+            match h.direction {
+                Direction::In => staging.input::<u8>(std::slice::from_raw_parts(ptr, h.bytes))?,
+                Direction::Out => staging.output::<u8>(std::slice::from_raw_parts_mut(ptr, h.bytes))?,
+                Direction::InOut => {
+                    staging.input_output::<u8>(std::slice::from_raw_parts_mut(ptr, h.bytes))?
+                }
+            }
+        };
+        *addr = buf.device_ptr();
+        copies.push(buf);
+    }
+    staging.upload()?;
+    let mut params = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
+    for ((slot, a), addr) in params.iter_mut().zip(args.iter()).zip(&addrs) {
+        *slot = match a {
+            Arg::Host(_) => (addr as *const sys::CUdeviceptr).cast_mut().cast(),
+            a => a.param(),
+        };
+    }
+    let params = &mut params[..args.len()];
+    staging.launch(|stream| {
+        // Staged copies were ordered on this stream when staged.
+        order_args(args, stream)?;
+        // SAFETY: as in `PreparedFunction::launch`; each host argument is replaced by its
+        // staged device copy, which lives in `copies` until the stream has finished
+        // (`finish` waits for it, `finish_async`'s future keeps them until it has, and
+        // `launch` and `upload` wait when they fail).
+        unsafe { function.launch_raw(grid, block, stream.raw(), params) }
+    })?;
+    Ok(copies)
 }

@@ -447,3 +447,15 @@ fn arguments_are_checked_against_the_parameters_without_a_gpu() {
         .unwrap_err();
     assert!(e.contains("the parameter is a 16-byte value"), "{e}");
 }
+
+#[test]
+fn a_vector_parameter_type_is_named_by_its_rust_type() {
+    assert_eq!(ArgType::vector::<Float4>(), float4());
+    assert_eq!(ArgType::vector::<Int4>().to_string(), "`int4` (Vector)");
+    // Usable where a constant is needed, as the list of a kernel's parameters often is.
+    const TYPES: [ArgType; 2] = [ArgType::MutPtr, ArgType::vector::<Float2>()];
+    assert_eq!(
+        TYPES[1],
+        ArgType::Vector(VectorType::from_c_name("float2").unwrap())
+    );
+}

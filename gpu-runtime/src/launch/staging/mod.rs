@@ -50,7 +50,8 @@ pub(crate) struct ContextStaging {
     device: Arc<DevicePoolCore>,
     pinned: Arc<PinnedPoolCore>,
     stream: Arc<StreamInner>,
-    events: Mutex<Vec<sys::CUevent>>,
+    /// Spare events, for the chunks of downloads and the end of async calls (`staged_call`).
+    pub(crate) events: Mutex<Vec<sys::CUevent>>,
 }
 
 // SAFETY: event handles may be used from any thread; the event list is locked.
@@ -126,15 +127,16 @@ impl Context {
 /// `finish` brings the outputs back and waits. Dropped early (an error), it waits for the copies
 /// already queued before giving back the pinned buffers they use.
 pub struct Staging<'a> {
-    ctx: &'a Context,
-    st: &'a ContextStaging,
+    pub(crate) ctx: &'a Context,
+    pub(crate) st: &'a ContextStaging,
     /// The stream the copies and the kernel run on: the context's staging stream, or the
     /// caller's ([`on_stream`](Self::on_stream)).
-    stream: &'a Arc<StreamInner>,
+    pub(crate) stream: &'a Arc<StreamInner>,
     pinned: Vec<(Block, Box<StreamUses>)>,
     uploads: Vec<Job>,
-    downloads: Vec<Job>,
-    queued: bool,
+    pub(crate) downloads: Vec<Job>,
+    /// Whether copies were queued that the pinned blocks wait for before going back.
+    pub(crate) queued: bool,
     _host: PhantomData<&'a mut ()>,
 }
 
@@ -359,7 +361,7 @@ impl<'a> Staging<'a> {
         })
     }
 
-    fn take_events(&self, n: usize) -> Result<Vec<sys::CUevent>> {
+    pub(crate) fn take_events(&self, n: usize) -> Result<Vec<sys::CUevent>> {
         let mut spare = self.st.events.lock().unwrap_or_else(|p| p.into_inner());
         let keep = spare.len().saturating_sub(n);
         let mut events: Vec<sys::CUevent> = spare.drain(keep..).collect();
