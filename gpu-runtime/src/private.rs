@@ -162,6 +162,17 @@ pub fn launch_ex(f: &Function, cluster: Option<(i64, i64, i64)>, cooperative: bo
     Ok(ex)
 }
 
+/// The generated `dependent_launch()`: the kernel's launch configuration `ex`, made a
+/// programmatic dependent launch (`launch::cluster`, [`LaunchEx::with_dependent_launch`]).
+///
+/// # Safety
+/// As [`LaunchEx::with_dependent_launch`]: the kernel calls `cudaGridDependencySynchronize()`
+/// before it touches memory its predecessor uses.
+pub unsafe fn dependent_launch(f: &Function, ex: &LaunchEx) -> Result<LaunchEx> {
+    // SAFETY: the caller's guarantee.
+    unsafe { ex.with_dependent_launch(f) }
+}
+
 /// A graph node's buffer argument, from a [`GraphRead`] token (`launch::graph`).
 #[inline(always)]
 pub fn graph_read<'a, T, A: GraphRead<'a, T>>(arg: &A) -> GraphArg<'a> {

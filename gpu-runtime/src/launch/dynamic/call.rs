@@ -166,7 +166,8 @@ impl PreparedFunction {
             // SAFETY: as in `PreparedFunction::launch`; each host argument is replaced by its
             // staged device copy, which lives in `copies` until the stream has finished
             // (`finish` waits for it, and `launch` and `upload` wait when they fail).
-            unsafe { function.launch_raw(grid, block, stream.raw(), params) }
+            // A dependent launch (`dependent_launch`) keeps its attribute here too.
+            unsafe { self.ex.launch(function, grid, block, stream.raw(), params) }
         })?;
         staging.finish()?;
         drop(copies);

@@ -111,7 +111,9 @@ impl<'a> GraphExec<'a> {
             }
             NodeKind::Kernel { plain: true, .. } if ex.is_plain() && !n.raw.is_null() => {}
             NodeKind::Kernel { .. } => return Err(GraphError::NotUpdatable { node: i }.into()),
-            NodeKind::Other => return Err(GraphError::NotAKernel { node: i }.into()),
+            NodeKind::Other | NodeKind::Conditional { .. } => {
+                return Err(GraphError::NotAKernel { node: i }.into())
+            }
         }
         let cfg = node_checks::checked(f, grid, block)?;
         nodes.check(i, &[], &args.uses)?;

@@ -45,6 +45,7 @@
 pub(crate) mod buffers;
 pub(crate) mod builder;
 pub(crate) mod capture;
+pub(crate) mod conditional;
 pub(crate) mod exec;
 #[allow(clippy::module_inception)]
 pub(crate) mod graph;
@@ -55,6 +56,7 @@ pub(crate) mod nodes;
 pub use buffers::{GraphBuffer, GraphInput, GraphRead, GraphWrite};
 pub use builder::GraphBuilder;
 pub use capture::Capture;
+pub use conditional::{cudaGraphConditionalHandle, ConditionalHandle};
 pub use exec::GraphExec;
 pub use graph::Graph;
 pub use nodes::NodeId;

@@ -59,6 +59,9 @@ pub(crate) enum NodeKind {
     /// launched without cluster or cooperative attributes (only those are updated by
     /// `update_node`, whose parameter update keeps no launch attributes).
     Kernel { function: Function, plain: bool },
+    /// A conditional node (a loop or branch run on the GPU): the kernels of its bodies, kept so
+    /// that their modules outlive the graph. Its uses are those of every body node.
+    Conditional { functions: Vec<Function> },
     /// A copy, memset, event wait or record, or an empty node.
     Other,
 }
@@ -198,6 +201,28 @@ impl<'a> Nodes<'a> {
             self.launch.extend(n.uses.iter().map(|u| (u.uses, u.access)));
         }
         self.dedup();
+    }
+
+    /// The graph as the body of a conditional node: every allocation its nodes use, once, with
+    /// the strongest access (the body may run any number of times, so the node uses them all),
+    /// and every kernel it launches, nested bodies included.
+    pub(crate) fn into_body(self) -> (Vec<Use<'a>>, Vec<Function>) {
+        let mut uses: Vec<Use<'a>> = Vec::new();
+        let mut functions = Vec::new();
+        for n in self.nodes {
+            for u in n.uses {
+                match uses.iter_mut().find(|k| k.key() == u.key()) {
+                    Some(k) => k.access = k.access.max(u.access),
+                    None => uses.push(u),
+                }
+            }
+            match n.kind {
+                NodeKind::Kernel { function, .. } => functions.push(function),
+                NodeKind::Conditional { functions: f } => functions.extend(f),
+                NodeKind::Other => {}
+            }
+        }
+        (uses, functions)
     }
 
     /// Keeps one entry per allocation, with the strongest access (a write orders after every
