@@ -360,6 +360,30 @@ mod tests {
     }
 
     #[test]
+    fn a_body_uses_each_allocation_once_with_its_strongest_access() {
+        let (a, b) = (StreamUses::new(), StreamUses::new());
+        let mut g = Nodes::new(true);
+        g.push(
+            std::ptr::null_mut(),
+            NodeKind::Other,
+            vec![u(&a, Access::Read), u(&b, Access::Read)],
+            vec![],
+        );
+        g.push(
+            std::ptr::null_mut(),
+            NodeKind::Other,
+            vec![u(&a, Access::Write)],
+            vec![],
+        );
+        let (uses, functions) = g.into_body();
+        assert!(functions.is_empty());
+        assert_eq!(uses.len(), 2);
+        let access = |s: &StreamUses| uses.iter().find(|x| std::ptr::eq(x.uses, s)).map(|x| x.access);
+        assert_eq!(access(&a), Some(Access::Write));
+        assert_eq!(access(&b), Some(Access::Read));
+    }
+
+    #[test]
     fn another_graphs_node_is_refused() {
         let g = Nodes::new(false);
         let other = NodeId {
