@@ -9,11 +9,13 @@
 mod compile;
 #[cfg(feature = "cublas")]
 mod cublas;
+mod dependent;
 #[path = "../common/dma_floor.rs"]
 mod dma_floor;
 mod gpuarray;
 mod graph;
 mod launch;
+mod loops;
 mod memory;
 mod table;
 mod threads;
@@ -90,6 +92,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     rows.extend(compile::rows(&ctx)?);
     rows.extend(memory::rows(&ctx)?);
     rows.extend(graph::rows(&ctx)?);
+    rows.extend(dependent::rows(&ctx)?);
+    rows.extend(loops::rows(&ctx)?);
     rows.extend(gpuarray::rows(&ctx)?);
     #[cfg(feature = "cublas")]
     rows.extend(cublas::rows(&ctx)?);
