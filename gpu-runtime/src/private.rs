@@ -173,6 +173,15 @@ pub unsafe fn dependent_launch(f: &Function, ex: &LaunchEx) -> Result<LaunchEx> 
     unsafe { ex.with_dependent_launch(f) }
 }
 
+/// A graph node's by-value argument, recorded in `node` when it is a graph's condition
+/// (`launch::ConditionalHandle`), so that the graph refuses another graph's condition when it
+/// is instantiated (or updated). What the graph methods' by-value slots should be made with:
+/// `let slot: T = graph_value(&mut node, value);`.
+#[inline(always)]
+pub fn graph_value<T: KernelParam>(node: &mut NodeArgs<'_>, value: T) -> T {
+    node.value(value)
+}
+
 /// A graph node's buffer argument, from a [`GraphRead`] token (`launch::graph`).
 #[inline(always)]
 pub fn graph_read<'a, T, A: GraphRead<'a, T>>(arg: &A) -> GraphArg<'a> {

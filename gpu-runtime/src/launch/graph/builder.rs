@@ -109,6 +109,7 @@ impl<'a> GraphBuilder<'a> {
         nodes.check(nodes.len(), &ancestors, &args.uses)?;
         self.graph.ctx.bind()?;
         let node = add(self.graph.raw, &raw_deps)?;
+        self.graph.nodes.note_conditions(&args.conditions);
         Ok(self.graph.nodes.push(node, kind, args.uses, ancestors))
     }
 
@@ -279,6 +280,7 @@ impl<'a> GraphBuilder<'a> {
                 return Err(failed.into());
             }
         }
+        self.graph.nodes.note_conditions(&args.conditions);
         Ok(self.graph.nodes.push(node, kind, args.uses, ancestors))
     }
 }

@@ -35,8 +35,11 @@ use super::nodes::{NodeId, NodeKind};
 ///
 /// A handle is only meaningful in kernel nodes of the graph it was made for (and of the bodies
 /// of that graph's conditional nodes). A launch on a stream refuses it
-/// ([`Error::Unsupported`]), and a conditional node of another graph refuses it
-/// ([`GraphError::ForeignCondition`]).
+/// ([`Error::Unsupported`]), a conditional node of another graph refuses it
+/// ([`GraphError::ForeignCondition`]), and so does instantiating (or updating) a graph whose
+/// kernel node was given another graph's handle, when the node's by-value arguments were
+/// recorded (the hidden `graph_value` of the macro's interface). The graph methods `#[kernel]` generates do not record
+/// them yet, so [`GraphBuilder::conditional_handle`] is `unsafe` until they do.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConditionalHandle {
@@ -65,6 +68,11 @@ unsafe impl KernelParam for ConditionalHandle {
                 .into(),
         })
     }
+
+    #[inline]
+    fn condition_of(&self) -> Option<u64> {
+        Some(self.graph)
+    }
 }
 
 /// The driver version conditional nodes of `what` need, checked before any of their calls
@@ -89,7 +97,14 @@ impl<'a> GraphBuilder<'a> {
     /// of every launch of the graph; with `None` it keeps what the last launch left (0 at the
     /// first). A handle that no conditional node of the graph uses makes the driver refuse to
     /// instantiate the graph.
-    pub fn conditional_handle(&mut self, default: Option<u32>) -> Result<ConditionalHandle> {
+    ///
+    /// # Safety
+    /// The handle is given only to kernel nodes of this graph and of the bodies of its
+    /// conditional nodes. A kernel of another graph that sets it sets what the driver makes of
+    /// another graph's handle, which CUDA leaves undefined; the generated graph methods do not
+    /// yet record by-value arguments for the graph to check this (see [`ConditionalHandle`]).
+    /// Conditional nodes, launches on streams and instantiation check what they can.
+    pub unsafe fn conditional_handle(&mut self, default: Option<u32>) -> Result<ConditionalHandle> {
         needs_driver("a conditional graph node", 12, 3)?;
         self.graph.ctx.bind()?;
         // SAFETY: the graph is live and of this context; the driver's version was checked.
@@ -185,8 +200,12 @@ impl<'a> GraphBuilder<'a> {
         let mut functions = Vec::new();
         let mut raw_bodies = Vec::with_capacity(bodies.len());
         let mut kept = Vec::with_capacity(bodies.len());
+        // Conditions the bodies' kernels set that are neither theirs (their own conditional
+        // nodes read those) nor this graph's: checked where this graph ends up.
+        let mut conditions = Vec::new();
         for mut b in bodies {
             let nodes = std::mem::replace(&mut b.nodes, super::nodes::Nodes::new(true));
+            conditions.extend(nodes.conditions.iter().filter(|&&c| c != nodes.id && c != id));
             let (u, f) = nodes.into_body();
             for u in u {
                 match uses
@@ -225,6 +244,7 @@ impl<'a> GraphBuilder<'a> {
             }
         }
         drop(kept);
+        self.graph.nodes.note_conditions(&conditions);
         Ok(self
             .graph
             .nodes

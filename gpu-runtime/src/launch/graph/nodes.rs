@@ -82,6 +82,9 @@ pub(crate) struct Nodes<'a> {
     /// overlap, so nothing needs checking.
     chain: bool,
     pub(crate) nodes: Vec<Node<'a>>,
+    /// The graphs whose conditions its kernels set (this one's, or, in a body, the graph it
+    /// will be a body of): all must be this graph's when it is instantiated.
+    pub(crate) conditions: Vec<u64>,
     /// Each allocation the graph uses once, with the strongest access of any node: what
     /// [`Nodes::order_on`] records on the launch stream. Rebuilt when a node changes.
     launch: Vec<(&'a StreamUses, Access)>,
@@ -100,8 +103,27 @@ impl<'a> Nodes<'a> {
             id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed),
             chain,
             nodes: Vec::new(),
+            conditions: Vec::new(),
             launch: Vec::new(),
         }
+    }
+
+    /// Records that nodes of this graph set the conditions of the graphs `ids`.
+    pub(crate) fn note_conditions(&mut self, ids: &[u64]) {
+        for &id in ids {
+            if !self.conditions.contains(&id) {
+                self.conditions.push(id);
+            }
+        }
+    }
+
+    /// Refuses conditions of other graphs than this one (a handle given to a kernel of a
+    /// graph it was not made for).
+    pub(crate) fn check_conditions(&self, ids: &[u64]) -> Result<()> {
+        if ids.iter().any(|&c| c != self.id) {
+            return Err(GraphError::ForeignCondition.into());
+        }
+        Ok(())
     }
 
     pub(crate) fn len(&self) -> usize {
