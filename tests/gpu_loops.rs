@@ -384,7 +384,7 @@ fn has_dependent_launches(ctx: &Context) -> bool {
 
 /// A dependent launch is refused below compute capability 9.0 and made from 9.0 on.
 fn dependent_or_refused(ctx: &Context, f: &Function) -> Option<private::LaunchEx> {
-    // SAFETY: `chain` calls cudaGridDependencySynchronize() before it touches its buffers.
+    // SAFETY: `chain` calls cudaGridDependencySynchronize() in every thread, first.
     let made = unsafe { private::dependent_launch(f, &private::LaunchEx::default()) };
     if has_dependent_launches(ctx) {
         Some(made.expect("a dependent launch on compute capability 9.0"))
@@ -407,7 +407,7 @@ fn a_chain_of_dependent_launches_on_a_stream_matches_the_cpu() {
     let ctx = ctx();
     let chain = k::chain::prepare(&ctx).unwrap();
     let prepared = chain.function().prepare_declared().unwrap();
-    // SAFETY: `chain` calls cudaGridDependencySynchronize() before it touches its buffers.
+    // SAFETY: `chain` calls cudaGridDependencySynchronize() in every thread, first.
     let dependent = unsafe { prepared.clone().dependent_launch() };
     if dependent_or_refused(&ctx, chain.function()).is_none() {
         assert!(dependent.is_err());

@@ -114,7 +114,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let kernel = axpy_dependent::prepare(ctx)?;
     let f = kernel.function();
     let prepared = f.prepare_declared()?;
-    // SAFETY: axpy_dependent calls cudaGridDependencySynchronize() before it touches x or y.
+    // SAFETY: axpy_dependent calls cudaGridDependencySynchronize() in every thread, first.
     let dependent = unsafe { prepared.clone().dependent_launch() }?;
     // SAFETY: as above.
     let ex = unsafe { private::dependent_launch(f, &private::LaunchEx::default()) }?;

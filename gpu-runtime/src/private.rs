@@ -167,7 +167,7 @@ pub fn launch_ex(f: &Function, cluster: Option<(i64, i64, i64)>, cooperative: bo
 ///
 /// # Safety
 /// As [`LaunchEx::with_dependent_launch`]: the kernel calls `cudaGridDependencySynchronize()`
-/// before it touches memory its predecessor uses.
+/// in every thread, before the thread touches memory that earlier work uses.
 pub unsafe fn dependent_launch(f: &Function, ex: &LaunchEx) -> Result<LaunchEx> {
     // SAFETY: the caller's guarantee.
     unsafe { ex.with_dependent_launch(f) }

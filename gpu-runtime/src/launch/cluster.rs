@@ -337,13 +337,15 @@ impl LaunchEx {
     /// ([`LaunchConfigError::DependentLaunchUnsupported`]).
     ///
     /// # Safety
-    /// Every launch made with it must run a kernel that calls `cudaGridDependencySynchronize()`
-    /// (in every thread that reads them) before it reads memory the kernel before it wrote, or
-    /// writes memory that kernel reads: until then the two kernels run at the same time, and
-    /// the stream ordering this crate keeps for every buffer does not hold for them. The
-    /// predecessor makes its writes visible by finishing, or by calling
-    /// `cudaTriggerProgrammaticLaunchCompletion()` only after they are done (with a
-    /// `__threadfence()`).
+    /// The kernel launched with it calls `cudaGridDependencySynchronize()` in every thread
+    /// (before an early `return` too), and before the thread touches any memory that work
+    /// queued before the kernel (on its stream; in a graph, the nodes it depends on) reads or
+    /// writes. Until that call the kernel runs beside the kernel before it, outside the stream
+    /// ordering this crate keeps for every buffer; the call waits until that kernel has
+    /// finished and its writes are visible. Every thread, because a kernel that never waits
+    /// could finish before the kernel before it, and the kernels after it would then wait for
+    /// it alone. `cudaTriggerProgrammaticLaunchCompletion()` in the kernel before only lets
+    /// this one start earlier; it makes nothing visible.
     pub unsafe fn with_dependent_launch(&self, f: &Function) -> Result<LaunchEx> {
         // Its graph form, programmatic edges, is CUDA 12.3's (cudarc panics on a symbol the
         // driver lacks, so ask for the version first).

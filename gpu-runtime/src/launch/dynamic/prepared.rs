@@ -212,12 +212,12 @@ impl PreparedFunction {
     /// and drivers ([`Error::Unsupported`]).
     ///
     /// # Safety
-    /// The kernel must call `cudaGridDependencySynchronize()` (declared for NVRTC by
-    /// `#include <gpu_runtime/graph.h>`) before it reads memory the kernel before it on the
-    /// stream writes, or writes memory that kernel uses: until then both run at once, outside
-    /// the stream ordering this crate keeps for every buffer. The kernel before it makes its
-    /// writes visible by finishing, or by calling `cudaTriggerProgrammaticLaunchCompletion()`
-    /// after them.
+    /// The kernel calls `cudaGridDependencySynchronize()` (declared for NVRTC by
+    /// `#include <gpu_runtime/graph.h>`) in every thread, before the thread touches any memory
+    /// that work queued before it on the stream reads or writes (and before an early `return`):
+    /// until then it runs beside the kernel before it, outside the stream ordering this crate
+    /// keeps for every buffer. The call waits until that kernel has finished and its writes
+    /// are visible.
     pub unsafe fn dependent_launch(mut self) -> Result<PreparedFunction> {
         // SAFETY: the caller's guarantee.
         self.ex = unsafe { self.ex.with_dependent_launch(&self.function) }?;
