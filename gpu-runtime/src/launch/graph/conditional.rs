@@ -232,6 +232,18 @@ impl<'a> GraphBuilder<'a> {
         let (node, slots) = unsafe {
             calls::graph_add_conditional_node(self.graph.raw, &raw_deps, handle.raw, kind, n, ctx)
         }?;
+        if slots.len() != raw_bodies.len() {
+            // SAFETY: the node was just added and nothing refers to it.
+            let _ = unsafe { calls::graph_destroy_node(node) };
+            return Err(Error::Unsupported {
+                what: "a conditional graph node",
+                needs: format!(
+                    "a driver that makes its {} body graphs (it made {})",
+                    raw_bodies.len(),
+                    slots.len()
+                ),
+            });
+        }
         for (slot, body) in slots.iter().zip(&raw_bodies) {
             // SAFETY: `slot` is a body graph of the node just added; `body` is live (kept) and
             // every buffer its nodes use is borrowed for 'a, which outlives this graph.
