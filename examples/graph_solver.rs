@@ -1,5 +1,8 @@
 //! Jacobi iterations for a tridiagonal system, captured once as a CUDA graph and launched many
-//! times, checked against the same iterations on the CPU.
+//! times, checked against the same iterations on the CPU. Then the same solver iterated to
+//! convergence twice: with the loop on the host (a round trip per iteration to test the
+//! residual) and with the loop on the GPU (one graph launch: a `while` conditional node whose
+//! last kernel tests the residual), both checked against the CPU (`gpu_suite::solver`).
 //!
 //! `cargo run --release --example graph_solver`: needs an NVIDIA GPU (CUDA 12.3 or later). On
 //! a machine without one it says so in one sentence and exits with status 1, as it does when
@@ -9,6 +12,7 @@ use std::time::Instant;
 
 use gpu_runtime::launch::{Capture, GraphBuffer, GraphInput};
 use gpu_runtime::{kernel, Context, Stream};
+use gpu_suite::solver::{solve_cpu, Solver, State};
 use gpu_suite::{mismatch_error, run_example, Rng};
 
 // One Jacobi sweep for 4 x[i] - x[i-1] - x[i+1] = b[i]: out = (b + left + right) / 4.
@@ -88,6 +92,58 @@ fn main() -> std::process::ExitCode {
             launches * STEPS,
             elapsed.as_secs_f64() * 1e6 / (launches * STEPS) as f64,
         );
-        Ok(())
+        converge(&ctx, &b[..1 << 16])
     })
+}
+
+/// The solver to convergence, looped by the host and by the GPU, against the CPU.
+fn converge(ctx: &Context, b: &[f32]) -> Result<(), Box<dyn std::error::Error>> {
+    let (tol, max_iters) = (1e-5f32, 1000);
+    let solver = Solver::new(ctx)?;
+    let stream = Stream::new(ctx)?;
+    let cpu = solve_cpu(b, tol, max_iters, None);
+
+    let mut host = State::new(ctx, b)?;
+    let t = Instant::now();
+    let iterations = solver.host_loop(&mut host, &stream, tol, max_iters)?;
+    let host_time = t.elapsed();
+
+    let mut gpu = State::new(ctx, b)?;
+    let gpu_time = {
+        let mut exec = solver.loop_graph(ctx, &mut gpu, tol, max_iters)?;
+        let t = Instant::now();
+        exec.launch(&stream)?;
+        stream.synchronize()?;
+        t.elapsed()
+    };
+    let got = gpu.solved()?;
+    // The GPU's residual (with fused multiply-adds) may stop it one iteration apart from the
+    // CPU's when a residual is within rounding of `tol`: compare after as many iterations.
+    let same = solve_cpu(b, tol, max_iters, Some(got.iterations));
+    mismatch_error("the Jacobi solver looped on the GPU", &got.x, &same.x, 1e-5)?;
+    if iterations != got.iterations {
+        return Err(format!(
+            "the host loop ran {iterations} iterations but the GPU loop {}",
+            got.iterations
+        )
+        .into());
+    }
+    mismatch_error(
+        "the Jacobi solver looped on the host",
+        &host.solved()?.x,
+        &got.x,
+        0.0,
+    )?;
+    println!(
+        "graph_solver to convergence ({} unknowns, tolerance {tol:e}): {} iterations on the GPU \
+         ({} on the CPU, {iterations} looped by the host), residual {:.2e}; host loop {:.1} us \
+         per iteration, GPU loop {:.1} us per iteration; results match the CPU",
+        b.len(),
+        got.iterations,
+        cpu.iterations,
+        got.residual,
+        host_time.as_secs_f64() * 1e6 / iterations as f64,
+        gpu_time.as_secs_f64() * 1e6 / got.iterations.max(1) as f64,
+    );
+    Ok(())
 }

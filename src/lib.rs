@@ -1,5 +1,8 @@
 //! Support for the suite's tests, examples and benches: seeded random data and comparisons
-//! against CPU references.
+//! against CPU references, and the Jacobi solver of the GPU-loop example, bench and tests
+//! ([`solver`]).
+
+pub mod solver;
 
 /// A small, seeded xorshift generator: reproducible random test data without a dependency.
 pub struct Rng(u64);

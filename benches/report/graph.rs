@@ -19,20 +19,20 @@ const CHAINS: usize = 200;
 const UPDATES: usize = 2_000;
 const EX_LAUNCHES: usize = 20_000;
 /// Rounds of each figure, ours and raw back to back; the first warms up and is not counted.
-const ROUNDS: usize = 7;
+pub(crate) const ROUNDS: usize = 7;
 const N: i32 = 1024;
 
-fn us_per(d: Duration, count: usize) -> f64 {
+pub(crate) fn us_per(d: Duration, count: usize) -> f64 {
     d.as_secs_f64() * 1e6 / count as f64
 }
 
-fn median(v: &[Duration]) -> Duration {
+pub(crate) fn median(v: &[Duration]) -> Duration {
     let mut t = v.to_vec();
     t.sort();
     t.get(t.len() / 2).copied().unwrap_or_default()
 }
 
-fn ratios(ours: &[Duration], theirs: &[Duration]) -> Vec<f64> {
+pub(crate) fn ratios(ours: &[Duration], theirs: &[Duration]) -> Vec<f64> {
     ours.iter()
         .zip(theirs)
         .map(|(o, t)| o.as_secs_f64() / t.as_secs_f64())
@@ -41,7 +41,7 @@ fn ratios(ours: &[Duration], theirs: &[Duration]) -> Vec<f64> {
 
 /// Times `ours` and `theirs` back to back for `ROUNDS` rounds (each ends with a synchronize of
 /// `stream`), dropping the first: the samples of each.
-fn rounds(
+pub(crate) fn rounds(
     stream: &Stream,
     mut ours: impl FnMut() -> gpu_runtime::Result<()>,
     mut theirs: impl FnMut(),

@@ -5,16 +5,18 @@
 //! `--features cublas`, also cuBLAS through cudarc on our buffers against cudarc's own slices). The JSON goes
 //! to `$GPU_BENCH_JSON`, else `$OUT/bench-report.json` when `OUT` is set, else
 //! `target/bench-report.json`. `GPU_BENCH_ONLY=threads,compile` (section names: launch, threads,
-//! compile, memory, graph, gpuarray, serve, cublas) runs only those sections.
+//! compile, memory, graph, dependent, loops, gpuarray, serve, cublas) runs only those sections.
 
 mod compile;
 #[cfg(feature = "cublas")]
 mod cublas;
+mod dependent;
 #[path = "../common/dma_floor.rs"]
 mod dma_floor;
 mod gpuarray;
 mod graph;
 mod launch;
+mod loops;
 mod memory;
 mod serve;
 mod table;
@@ -98,6 +100,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("compile", compile::rows),
         ("memory", memory::rows),
         ("graph", graph::rows),
+        ("dependent", dependent::rows),
+        ("loops", loops::rows),
         ("gpuarray", gpuarray::rows),
         ("serve", serve::rows),
         #[cfg(feature = "cublas")]

@@ -544,6 +544,13 @@ pub enum GraphError {
         /// The node's index in its graph.
         node: usize,
     },
+    /// A conditional node given the condition of another graph
+    /// (`launch::ConditionalHandle`): a condition exists only in the graph it was made for.
+    #[error("a conditional node's handle belongs to another graph; make it with this graph's `conditional_handle`")]
+    ForeignCondition,
+    /// A `switch` conditional node without cases.
+    #[error("a switch conditional node needs at least one case")]
+    NoCases,
     /// A memset node of more values than its buffer holds.
     #[error("size mismatch in a graph's memset: {count} values of {unit} bytes do not fit in {bytes} bytes")]
     MemsetTooLarge {
@@ -563,7 +570,6 @@ pub enum GraphError {
         unit: usize,
     },
 }
-
 
 /// A launch configuration rejected before the launch, with the limit it broke.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -686,6 +692,12 @@ pub enum LaunchConfigError {
     /// A cooperative launch on a device without CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH.
     #[error("invalid launch: this device does not support cooperative launches (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0)")]
     CooperativeUnsupported,
+    /// A programmatic dependent launch on a device older than compute capability 9.0.
+    #[error("invalid launch: programmatic dependent launches need compute capability 9.0 or later, and this device is {}.{}", .compute_capability.0, .compute_capability.1)]
+    DependentLaunchUnsupported {
+        /// The device's compute capability.
+        compute_capability: (u32, u32),
+    },
 }
 
 /// CUDA C that failed to compile, with the compiler's log and the source lines it points at.

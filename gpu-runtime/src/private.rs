@@ -164,6 +164,26 @@ pub fn launch_ex(f: &Function, cluster: Option<(i64, i64, i64)>, cooperative: bo
     Ok(ex)
 }
 
+/// The generated `dependent_launch()`: the kernel's launch configuration `ex`, made a
+/// programmatic dependent launch (`launch::cluster`, [`LaunchEx::with_dependent_launch`]).
+///
+/// # Safety
+/// As [`LaunchEx::with_dependent_launch`]: the kernel calls `cudaGridDependencySynchronize()`
+/// in every thread, before the thread touches memory that earlier work uses.
+pub unsafe fn dependent_launch(f: &Function, ex: &LaunchEx) -> Result<LaunchEx> {
+    // SAFETY: the caller's guarantee.
+    unsafe { ex.with_dependent_launch(f) }
+}
+
+/// A graph node's by-value argument, recorded in `node` when it is a graph's condition
+/// (`launch::ConditionalHandle`), so that the graph refuses another graph's condition when it
+/// is instantiated (or updated). What the graph methods' by-value slots should be made with:
+/// `let slot: T = graph_value(&mut node, value);`.
+#[inline(always)]
+pub fn graph_value<T: KernelParam>(node: &mut NodeArgs<'_>, value: T) -> T {
+    node.value(value)
+}
+
 /// A graph node's buffer argument, from a [`GraphRead`] token (`launch::graph`).
 #[inline(always)]
 pub fn graph_read<'a, T, A: GraphRead<'a, T>>(arg: &A) -> GraphArg<'a> {

@@ -17,7 +17,10 @@
 //!   of [`crate::types::Complex32`] and [`crate::types::Complex64`]),
 //!   `<gpu_runtime/texture_fetch.h>` (`fp_tex2D<double>(tex, x, y)`, `fp_surf2Dwrite(v, surf,
 //!   x, y)`, …: PyCUDA's `pycuda-helpers.hpp` for texture and surface objects, fetching doubles
-//!   and complex numbers) and `<pycuda-complex.hpp>` (`pycuda::complex<T>`, for ports).
+//!   and complex numbers), `<gpu_runtime/graph.h>` (`cudaGraphSetConditional`,
+//!   `cudaGridDependencySynchronize`, `cudaTriggerProgrammaticLaunchCompletion`, which CUDA's
+//!   headers declare for NVRTC only with `-rdc`) and `<pycuda-complex.hpp>`
+//!   (`pycuda::complex<T>`, for ports).
 //!
 //! - the prelude, [`NVRTC_PRELUDE`], included before the source unless turned off: the typedefs
 //!   nvcc's host headers give every kernel (`uint`, `ushort`, `ulong`, `u_int`, ...).
@@ -485,6 +488,8 @@ const BUILTIN: &[(&str, &str)] = &[
         "gpu_runtime/texture_fetch.h",
         include_str!("include/gpu_runtime/texture_fetch.h"),
     ),
+    // Conditional graph nodes and programmatic dependent launches without -rdc.
+    ("gpu_runtime/graph.h", include_str!("include/gpu_runtime/graph.h")),
     ("pycuda-complex.hpp", include_str!("include/pycuda-complex.hpp")),
     (gpu_cdecl::NVRTC_PRELUDE_NAME, gpu_cdecl::NVRTC_PRELUDE),
 ];

@@ -15,6 +15,13 @@
 //!   resident at once are refused. The occupancy figures depend on the block size and the
 //!   shared memory only, so they are asked once per such pair and kept with the handle.
 //!
+//! A programmatic dependent launch (`LaunchEx::with_dependent_launch`, compute capability 9.0)
+//! adds `CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`: the kernel may start while the
+//! kernel before it on the stream is still running, and must call
+//! `cudaGridDependencySynchronize()` before it reads what that kernel wrote (the contract of
+//! the `unsafe` method that makes it). Without a cluster or a cooperative grid it needs no
+//! occupancy figure, so its launches skip that lookup.
+//!
 //! A plain kernel handle carries no configuration (`LaunchEx(None)`), so its launches take the
 //! `cuLaunchKernel` path of `raw.rs` after one pointer test.
 
@@ -25,6 +32,7 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::sys::{self, CUfunction_attribute as FuncAttr};
 
 use crate::driver::calls::launch as calls;
+use crate::driver::init::driver_version;
 use crate::driver::module::function::Function;
 use crate::error::{Error, LaunchConfigError, Result};
 use crate::launch::dims::{self, CheckedLaunch, Dim3};
@@ -47,6 +55,9 @@ struct ExConfig {
     /// The cluster shape is the kernel's `__cluster_dims__`: the launch must not set it again.
     compiled: bool,
     cooperative: bool,
+    /// A programmatic dependent launch: the kernel may start before its predecessor on the
+    /// stream (or, in a graph, the nodes it depends on) has finished.
+    dependent: bool,
     sm_count: u32,
     /// Occupancy limits by `(threads per block, dynamic shared bytes)`: clusters resident at
     /// once when there is a cluster, else blocks per SM.
@@ -57,7 +68,11 @@ impl std::fmt::Debug for LaunchEx {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.0 {
             None => write!(f, "plain"),
-            Some(c) => write!(f, "cluster {:?}, cooperative {}", c.cluster, c.cooperative),
+            Some(c) => write!(
+                f,
+                "cluster {:?}, cooperative {}, dependent launch {}",
+                c.cluster, c.cooperative, c.dependent
+            ),
         }
     }
 }
@@ -145,6 +160,16 @@ fn cooperative_attr() -> sys::CUlaunchAttribute {
     }
 }
 
+fn dependent_attr() -> sys::CUlaunchAttribute {
+    sys::CUlaunchAttribute {
+        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION,
+        pad: [0; 4],
+        value: sys::CUlaunchAttributeValue {
+            programmaticStreamSerializationAllowed: 1,
+        },
+    }
+}
+
 fn config(
     cfg: &CheckedLaunch,
     stream: sys::CUstream,
@@ -186,6 +211,21 @@ impl LaunchEx {
         self.0.is_none()
     }
 
+    /// True for a launch without a cluster shape and not cooperative (plain or only a
+    /// dependent launch): what a built graph's kernel node and a node update can express.
+    #[inline]
+    pub(crate) fn is_plain_shape(&self) -> bool {
+        self.0
+            .as_deref()
+            .is_none_or(|c| c.cluster.is_none() && !c.cooperative)
+    }
+
+    /// True for a programmatic dependent launch ([`LaunchEx::with_dependent_launch`]).
+    #[inline]
+    pub(crate) fn is_dependent(&self) -> bool {
+        self.0.as_deref().is_some_and(|c| c.dependent)
+    }
+
     fn get(&self) -> (Option<[u32; 3]>, bool, bool) {
         match &self.0 {
             None => (None, false, false),
@@ -200,7 +240,12 @@ impl LaunchEx {
         }
     }
 
-    fn make(f: &Function, cluster: Option<([u32; 3], bool)>, cooperative: bool) -> Result<LaunchEx> {
+    fn make(
+        f: &Function,
+        cluster: Option<([u32; 3], bool)>,
+        cooperative: bool,
+        dependent: bool,
+    ) -> Result<LaunchEx> {
         let device = f.context().device();
         let sm_count = device
             .attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?
@@ -209,6 +254,7 @@ impl LaunchEx {
             cluster: cluster.map(|c| c.0),
             compiled: cluster.is_some_and(|c| c.1),
             cooperative,
+            dependent,
             sm_count,
             limits: Mutex::new(Vec::new()),
         }))))
@@ -264,7 +310,12 @@ impl LaunchEx {
             }
             .into());
         }
-        LaunchEx::make(f, Some((c, compiled.is_some())), self.get().2)
+        LaunchEx::make(
+            f,
+            Some((c, compiled.is_some())),
+            self.get().2,
+            self.is_dependent(),
+        )
     }
 
     /// This configuration, launched cooperatively (grid-wide sync allowed), after checking the
@@ -275,7 +326,45 @@ impl LaunchEx {
             return Err(LaunchConfigError::CooperativeUnsupported.into());
         }
         let (cluster, compiled, _) = self.get();
-        LaunchEx::make(f, cluster.map(|c| (c, compiled)), true)
+        LaunchEx::make(f, cluster.map(|c| (c, compiled)), true, self.is_dependent())
+    }
+
+    /// This configuration as a programmatic dependent launch
+    /// (`CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`; in a built graph, programmatic
+    /// edges from the node's dependencies): the kernel may start while the kernel before it on
+    /// the stream is still running, so that its launch and prologue overlap that kernel's
+    /// tail. Refused on devices older than compute capability 9.0
+    /// ([`LaunchConfigError::DependentLaunchUnsupported`]).
+    ///
+    /// # Safety
+    /// The kernel launched with it calls `cudaGridDependencySynchronize()` in every thread
+    /// (before an early `return` too), and before the thread touches any memory that work
+    /// queued before the kernel (on its stream; in a graph, the nodes it depends on) reads or
+    /// writes. Until that call the kernel runs beside the kernel before it, outside the stream
+    /// ordering this crate keeps for every buffer; the call waits until that kernel has
+    /// finished and its writes are visible. Every thread, because a kernel that never waits
+    /// could finish before the kernel before it, and the kernels after it would then wait for
+    /// it alone. `cudaTriggerProgrammaticLaunchCompletion()` in the kernel before only lets
+    /// this one start earlier; it makes nothing visible.
+    pub unsafe fn with_dependent_launch(&self, f: &Function) -> Result<LaunchEx> {
+        // Its graph form, programmatic edges, is CUDA 12.3's (cudarc panics on a symbol the
+        // driver lacks, so ask for the version first).
+        let version = driver_version()?;
+        if version < (12, 3) {
+            return Err(Error::Unsupported {
+                what: "a programmatic dependent launch",
+                needs: format!("CUDA 12.3 or later (the driver is {}.{})", version.0, version.1),
+            });
+        }
+        let cc = f.context().compute_capability();
+        if cc.0 < 9 {
+            return Err(LaunchConfigError::DependentLaunchUnsupported {
+                compute_capability: cc,
+            }
+            .into());
+        }
+        let (cluster, compiled, cooperative) = self.get();
+        LaunchEx::make(f, cluster.map(|c| (c, compiled)), cooperative, true)
     }
 
     /// Launches `f` as configured: `launch_raw` for a plain handle, else the checks of the
@@ -371,7 +460,12 @@ impl ExConfig {
         }
         ctx.bind()?;
         f.opt_in_for(&cfg)?;
-        let limit = self.limit(f, &cfg)?;
+        // A dependent launch alone needs no occupancy figure (and no lock).
+        let limit = if self.cluster.is_some() || self.cooperative {
+            self.limit(f, &cfg)?
+        } else {
+            0
+        };
         match self.cluster {
             Some(d) if limit == 0 => {
                 return Err(LaunchConfigError::ClusterNotResident {
@@ -401,7 +495,7 @@ impl ExConfig {
             }
             _ => {}
         }
-        let mut attrs = [cluster_attr([1, 1, 1]), cooperative_attr()];
+        let mut attrs = [cluster_attr([1, 1, 1]), cooperative_attr(), dependent_attr()];
         let mut n = 0;
         if let Some(d) = self.cluster.filter(|_| !self.compiled) {
             attrs[n] = cluster_attr(d);
@@ -409,6 +503,10 @@ impl ExConfig {
         }
         if self.cooperative {
             attrs[n] = cooperative_attr();
+            n += 1;
+        }
+        if self.dependent {
+            attrs[n] = dependent_attr();
             n += 1;
         }
         let lc = config(&cfg, stream, &mut attrs[..n]);

@@ -22,7 +22,8 @@ pub use dynamic::{
     VectorArg, VectorType, MAX_ARGS,
 };
 pub use graph::{
-    Capture, Graph, GraphBuffer, GraphBuilder, GraphExec, GraphInput, GraphRead, GraphWrite, NodeId,
+    cudaGraphConditionalHandle, Capture, ConditionalHandle, Graph, GraphBuffer, GraphBuilder, GraphExec,
+    GraphInput, GraphRead, GraphWrite, NodeId,
 };
 pub use params::KernelParam;
 pub use staged_call::StagedCall;

@@ -28,6 +28,15 @@ pub unsafe trait KernelParam: Copy {
     fn order_on(&self, _stream: &LaunchStream<'_>) -> Result<()> {
         Ok(())
     }
+
+    /// For a graph's condition ([`ConditionalHandle`](crate::launch::ConditionalHandle)), the
+    /// graph it belongs to, which a graph node given it records and the graph checks; `None`
+    /// for every other value.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn condition_of(&self) -> Option<u64> {
+        None
+    }
 }
 
 // SAFETY: a DeviceRepr type has the layout of its C counterpart by its own contract.

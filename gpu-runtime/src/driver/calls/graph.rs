@@ -145,3 +145,132 @@ pub(crate) unsafe fn graph_exec_destroy(exec: sys::CUgraphExec) -> Result<(), Fa
     // SAFETY: the caller's guarantee.
     result("cuGraphExecDestroy", unsafe { sys::cuGraphExecDestroy(exec) })
 }
+
+/// `cuGraphConditionalHandleCreate` (CUDA 12.3): a condition of `graph`, in `ctx`, set to
+/// `default` at the start of every launch when it is `Some` (`CU_GRAPH_COND_ASSIGN_DEFAULT`),
+/// else left as the last launch left it.
+///
+/// # Safety
+/// `graph` is live and `ctx` its context; the driver has the symbol (check its version first:
+/// cudarc panics on a missing one).
+pub(crate) unsafe fn graph_conditional_handle_create(
+    graph: sys::CUgraph,
+    ctx: sys::CUcontext,
+    default: Option<u32>,
+) -> Result<sys::CUgraphConditionalHandle, Failed> {
+    let mut handle = 0;
+    let (value, flags) = match default {
+        Some(v) => (v, sys::CU_GRAPH_COND_ASSIGN_DEFAULT),
+        None => (0, 0),
+    };
+    // SAFETY: the caller's guarantees; valid out-pointer.
+    result("cuGraphConditionalHandleCreate", unsafe {
+        sys::cuGraphConditionalHandleCreate(&mut handle, graph, ctx, value, flags)
+    })?;
+    Ok(handle)
+}
+
+/// `cuGraphAddNode_v2` with a conditional node (CUDA 12.3): a node of `kind` on `handle`, with
+/// `bodies` body graphs (1 for a while loop and an `if`, 2 for an `if`/`else`, one per case
+/// for a `switch`), after `deps`. Returns the node and its body graphs, which the node owns.
+///
+/// # Safety
+/// As [`graph_add_empty_node`]; `handle` was made for `graph` in `ctx`; the driver has the
+/// symbol.
+pub(crate) unsafe fn graph_add_conditional_node(
+    graph: sys::CUgraph,
+    deps: &[sys::CUgraphNode],
+    handle: sys::CUgraphConditionalHandle,
+    kind: sys::CUgraphConditionalNodeType,
+    bodies: u32,
+    ctx: sys::CUcontext,
+) -> Result<(sys::CUgraphNode, Vec<sys::CUgraph>), Failed> {
+    // SAFETY: a zeroed node description is valid plain data (null pointers, zero fields); the
+    // fields the conditional node reads are set below.
+    let mut params: sys::CUgraphNodeParams = unsafe { std::mem::zeroed() };
+    params.type_ = sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_CONDITIONAL;
+    params.__bindgen_anon_1.conditional = sys::CUDA_CONDITIONAL_NODE_PARAMS {
+        handle,
+        type_: kind,
+        size: bodies,
+        phGraph_out: std::ptr::null_mut(),
+        ctx,
+    };
+    let mut node = std::ptr::null_mut();
+    // SAFETY: the caller's guarantees; no edge data (default edges); valid out-pointers.
+    result("cuGraphAddNode", unsafe {
+        sys::cuGraphAddNode_v2(
+            &mut node,
+            graph,
+            deps.as_ptr(),
+            std::ptr::null(),
+            deps.len(),
+            &mut params,
+        )
+    })?;
+    // SAFETY: the driver filled `conditional.phGraph_out` with an array of `bodies` graphs,
+    // valid for the node's lifetime.
+    let out = unsafe { params.__bindgen_anon_1.conditional.phGraph_out };
+    let bodies = if out.is_null() {
+        Vec::new()
+    } else {
+        // SAFETY: as above.
+        unsafe { std::slice::from_raw_parts(out, bodies as usize) }.to_vec()
+    };
+    Ok((node, bodies))
+}
+
+/// `cuGraphAddChildGraphNode`: a node that runs a copy of `child` after `deps` (the driver
+/// clones `child`, which stays the caller's).
+///
+/// # Safety
+/// As [`graph_add_empty_node`]; `child` is live, and every allocation its nodes use stays
+/// allocated as long as `graph` (and its executable graphs) may run.
+pub(crate) unsafe fn graph_add_child_graph_node(
+    graph: sys::CUgraph,
+    deps: &[sys::CUgraphNode],
+    child: sys::CUgraph,
+) -> Result<sys::CUgraphNode, Failed> {
+    let mut node = std::ptr::null_mut();
+    // SAFETY: the caller's guarantees; valid out-pointer.
+    result("cuGraphAddChildGraphNode", unsafe {
+        sys::cuGraphAddChildGraphNode(&mut node, graph, deps.as_ptr(), deps.len(), child)
+    })?;
+    Ok(node)
+}
+
+/// `cuGraphDestroyNode`: removes `node` (and its edges) from its graph.
+///
+/// # Safety
+/// `node` is a live node of a live graph and is not used after this call.
+pub(crate) unsafe fn graph_destroy_node(node: sys::CUgraphNode) -> Result<(), Failed> {
+    // SAFETY: the caller's guarantee.
+    result("cuGraphDestroyNode", unsafe { sys::cuGraphDestroyNode(node) })
+}
+
+/// `cuGraphAddDependencies_v2` (CUDA 12.3) with programmatic edges: `to` runs after each of
+/// `from`, and may start once each has triggered (`cudaTriggerProgrammaticLaunchCompletion`)
+/// or finished, before its memory operations are visible (`CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC`
+/// from the kernel's programmatic port).
+///
+/// # Safety
+/// `graph` is live; `from` are kernel nodes of it and `to` a kernel node of it; the driver has
+/// the symbol.
+pub(crate) unsafe fn graph_add_programmatic_dependencies(
+    graph: sys::CUgraph,
+    from: &[sys::CUgraphNode],
+    to: sys::CUgraphNode,
+) -> Result<(), Failed> {
+    let edge = sys::CUgraphEdgeData {
+        from_port: sys::CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC as u8,
+        to_port: 0,
+        type_: sys::CUgraphDependencyType::CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC as u8,
+        reserved: [0; 5],
+    };
+    let tos = vec![to; from.len()];
+    let edges = vec![edge; from.len()];
+    // SAFETY: the caller's guarantees; three arrays of `from.len()` entries.
+    result("cuGraphAddDependencies", unsafe {
+        sys::cuGraphAddDependencies_v2(graph, from.as_ptr(), tos.as_ptr(), edges.as_ptr(), from.len())
+    })
+}

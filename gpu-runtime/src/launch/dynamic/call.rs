@@ -11,6 +11,7 @@ use super::prepared::{order_args, PreparedFunction};
 use crate::driver::module::function::Function;
 use crate::driver::stream::Stream;
 use crate::error::Result;
+use crate::launch::cluster::LaunchEx;
 use crate::launch::dims::Dim3;
 use crate::launch::staged_call::StagedCall;
 use crate::launch::staging::Staging;
@@ -132,7 +133,7 @@ impl PreparedFunction {
             Some(s) => Staging::on_stream(function, crate::launch::buffer_args::stream_arg(function, s)?)?,
             None => Staging::new(function)?,
         };
-        let copies = stage_and_launch(function, &mut staging, grid, block, args)?;
+        let copies = stage_and_launch(function, &self.ex, &mut staging, grid, block, args)?;
         staging.finish()?;
         drop(copies);
         Ok(())
@@ -177,7 +178,7 @@ impl PreparedFunction {
             )?,
             None => Staging::new(&self.function)?,
         };
-        let copies = stage_and_launch(&self.function, &mut staging, grid, block, args)?;
+        let copies = stage_and_launch(&self.function, &self.ex, &mut staging, grid, block, args)?;
         staging.finish_async(copies)
     }
 }
@@ -187,6 +188,7 @@ impl PreparedFunction {
 /// the staging's stream has finished.
 fn stage_and_launch<'a>(
     function: &Function,
+    ex: &LaunchEx,
     staging: &mut Staging<'a>,
     grid: Dim3,
     block: Dim3,
@@ -230,8 +232,9 @@ fn stage_and_launch<'a>(
         // SAFETY: as in `PreparedFunction::launch`; each host argument is replaced by its
         // staged device copy, which lives in `copies` until the stream has finished
         // (`finish` waits for it, `finish_async`'s future keeps them until it has, and
-        // `launch` and `upload` wait when they fail).
-        unsafe { function.launch_raw(grid, block, stream.raw(), params) }
+        // `launch` and `upload` wait when they fail). A dependent launch
+        // (`dependent_launch`) keeps its attribute here too.
+        unsafe { ex.launch(function, grid, block, stream.raw(), params) }
     })?;
     Ok(copies)
 }

@@ -9,6 +9,7 @@ use super::declared::{resolve, Signature, StructLayouts};
 use crate::driver::module::function::Function;
 use crate::driver::stream::Stream;
 use crate::error::{Error, Result};
+use crate::launch::cluster::LaunchEx;
 use crate::launch::dims::Dim3;
 use crate::launch::launch_stream::LaunchStream;
 
@@ -41,6 +42,8 @@ use crate::launch::launch_stream::LaunchStream;
 pub struct PreparedFunction {
     pub(super) function: Function,
     pub(super) sig: Signature,
+    /// How it launches: plainly, or as a programmatic dependent launch.
+    pub(super) ex: LaunchEx,
 }
 
 impl Function {
@@ -88,6 +91,7 @@ impl Function {
         Ok(PreparedFunction {
             function: self.clone(),
             sig,
+            ex: LaunchEx::default(),
         })
     }
 
@@ -176,6 +180,7 @@ impl Function {
         Ok(PreparedFunction {
             function: self.clone(),
             sig: Signature::unchecked(arg_types).map_err(|d| self.mismatch(d))?,
+            ex: LaunchEx::default(),
         })
     }
 }
@@ -197,6 +202,26 @@ impl PreparedFunction {
     pub fn with_shared_mem(mut self, bytes: u32) -> PreparedFunction {
         self.function = self.function.with_shared_mem(bytes);
         self
+    }
+
+    /// The same prepared kernel as a programmatic dependent launch (compute capability 9.0,
+    /// CUDA 12.3): each launch may start while the kernel before it on the stream is still
+    /// running, so that its launch and prologue overlap that kernel's tail
+    /// (`CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`). Refused on older devices
+    /// ([`LaunchConfigError::DependentLaunchUnsupported`](crate::LaunchConfigError::DependentLaunchUnsupported))
+    /// and drivers ([`Error::Unsupported`]).
+    ///
+    /// # Safety
+    /// The kernel calls `cudaGridDependencySynchronize()` (declared for NVRTC by
+    /// `#include <gpu_runtime/graph.h>`) in every thread, before the thread touches any memory
+    /// that work queued before it on the stream reads or writes (and before an early `return`):
+    /// until then it runs beside the kernel before it, outside the stream ordering this crate
+    /// keeps for every buffer. The call waits until that kernel has finished and its writes
+    /// are visible.
+    pub unsafe fn dependent_launch(mut self) -> Result<PreparedFunction> {
+        // SAFETY: the caller's guarantee.
+        self.ex = unsafe { self.ex.with_dependent_launch(&self.function) }?;
+        Ok(self)
     }
 
     /// Launches on the legacy default stream.
@@ -264,8 +289,13 @@ impl PreparedFunction {
         // and each buffer's and object's use was ordered on the stream, which keeps them alive
         // until the kernel ran; each param points into `args`, alive until launch_raw returns.
         unsafe {
-            self.function
-                .launch_raw(grid, block, stream.raw(), &mut params[..args.len()])
+            self.ex.launch(
+                &self.function,
+                grid,
+                block,
+                stream.raw(),
+                &mut params[..args.len()],
+            )
         }
     }
 

@@ -58,7 +58,7 @@ use super::nodes::{NodeId, NodeKind, Nodes};
 /// # Ok(()) }
 /// ```
 pub struct GraphBuilder<'a> {
-    graph: Graph<'a>,
+    pub(super) graph: Graph<'a>,
 }
 
 impl std::fmt::Debug for GraphBuilder<'_> {
@@ -109,6 +109,7 @@ impl<'a> GraphBuilder<'a> {
         nodes.check(nodes.len(), &ancestors, &args.uses)?;
         self.graph.ctx.bind()?;
         let node = add(self.graph.raw, &raw_deps)?;
+        self.graph.nodes.note_conditions(&args.conditions);
         Ok(self.graph.nodes.push(node, kind, args.uses, ancestors))
     }
 
@@ -213,7 +214,7 @@ impl<'a> GraphBuilder<'a> {
         args: NodeArgs<'a>,
         params: &mut [*mut c_void],
     ) -> Result<NodeId> {
-        if !ex.is_plain() {
+        if !ex.is_plain_shape() {
             return Err(Error::Unsupported {
                 what: "a cluster or cooperative kernel in a built graph",
                 needs: "a captured graph (`Capture`), which keeps the launch attributes".into(),
@@ -226,12 +227,60 @@ impl<'a> GraphBuilder<'a> {
         let p = node_checks::kernel_params(f, &cfg, params);
         let kind = NodeKind::Kernel {
             function: f.clone(),
-            plain: true,
+            plain: ex.is_plain(),
         };
-        self.add(deps, kind, args, |g, d| {
-            // SAFETY: validated configuration; the caller's guarantee for the parameters,
-            // which the driver copies.
-            unsafe { calls::graph_add_kernel_node(g, d, &p) }
-        })
+        if !ex.is_dependent() {
+            return self.add(deps, kind, args, |g, d| {
+                // SAFETY: validated configuration; the caller's guarantee for the parameters,
+                // which the driver copies.
+                unsafe { calls::graph_add_kernel_node(g, d, &p) }
+            });
+        }
+        // A dependent launch: programmatic edges from the kernels among `deps` (the only
+        // nodes such an edge may leave), ordinary ones from the rest. Its ordering checks are
+        // those of any node after `deps`: the kernel's `cudaGridDependencySynchronize()`
+        // before it touches their memory is the promise of `with_dependent_launch`.
+        let kernels: Vec<bool> = deps
+            .iter()
+            .map(|d| {
+                let i = self.graph.nodes.index_of(*d)?;
+                Ok(matches!(self.graph.nodes.nodes[i].kind, NodeKind::Kernel { .. }))
+            })
+            .collect::<Result<_>>()?;
+        let nodes = &self.graph.nodes;
+        let raw_kernels: Vec<sys::CUgraphNode> = deps
+            .iter()
+            .zip(&kernels)
+            .filter(|(_, k)| **k)
+            .map(|(d, _)| nodes.nodes[d.index()].raw)
+            .collect();
+        let others: Vec<NodeId> = deps
+            .iter()
+            .zip(&kernels)
+            .filter(|(_, k)| !**k)
+            .map(|(d, _)| *d)
+            .collect();
+        let (_, ancestors) = nodes.dependencies(deps)?;
+        nodes.check(nodes.len(), &ancestors, &args.uses)?;
+        let (raw_others, _) = nodes.dependencies(&others)?;
+        self.graph.ctx.bind()?;
+        // SAFETY: validated configuration; the caller's guarantee for the parameters, which
+        // the driver copies; `raw_others` are nodes of this graph.
+        let node = unsafe { calls::graph_add_kernel_node(self.graph.raw, &raw_others, &p) }?;
+        if !raw_kernels.is_empty() {
+            // SAFETY: live graph; `raw_kernels` are kernel nodes of it and `node` one too; the
+            // driver's version was checked when the launch was made dependent (12.3 for
+            // these edges is below the 12.x of any Hopper driver that takes the attribute).
+            let added =
+                unsafe { calls::graph_add_programmatic_dependencies(self.graph.raw, &raw_kernels, node) };
+            if let Err(failed) = added {
+                // SAFETY: the node was just added and nothing refers to it. The edges' error
+                // is the one to report.
+                let _ = unsafe { calls::graph_destroy_node(node) };
+                return Err(failed.into());
+            }
+        }
+        self.graph.nodes.note_conditions(&args.conditions);
+        Ok(self.graph.nodes.push(node, kind, args.uses, ancestors))
     }
 }

@@ -228,6 +228,7 @@ impl<'a> Capture<'a> {
             function: f.clone(),
             plain: ex.is_plain(),
         };
+        self.nodes.note_conditions(&args.conditions);
         Ok(self.nodes.push(raw, kind, args.uses, Vec::new()))
     }
 

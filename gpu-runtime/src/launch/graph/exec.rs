@@ -40,7 +40,11 @@ impl std::fmt::Debug for GraphExec<'_> {
 impl<'a> Graph<'a> {
     /// Instantiates the graph (`cuGraphInstantiateWithFlags`): the driver checks and prepares
     /// it once, so that each launch is one call.
+    ///
+    /// Refused before the driver: a graph whose kernels set another graph's condition
+    /// ([`GraphError::ForeignCondition`]).
     pub fn instantiate(self) -> Result<GraphExec<'a>> {
+        self.nodes.check_conditions(&self.nodes.conditions)?;
         self.ctx.bind()?;
         // SAFETY: the graph is live and its context current.
         let raw = unsafe { calls::graph_instantiate(self.raw) }?;
@@ -111,10 +115,13 @@ impl<'a> GraphExec<'a> {
             }
             NodeKind::Kernel { plain: true, .. } if ex.is_plain() && !n.raw.is_null() => {}
             NodeKind::Kernel { .. } => return Err(GraphError::NotUpdatable { node: i }.into()),
-            NodeKind::Other => return Err(GraphError::NotAKernel { node: i }.into()),
+            NodeKind::Other | NodeKind::Conditional { .. } => {
+                return Err(GraphError::NotAKernel { node: i }.into())
+            }
         }
         let cfg = node_checks::checked(f, grid, block)?;
         nodes.check(i, &[], &args.uses)?;
+        nodes.check_conditions(&args.conditions)?;
         let p = node_checks::kernel_params(f, &cfg, params);
         self.graph.ctx.bind()?;
         // SAFETY: the node belongs to the graph this was instantiated from (kept alive by

@@ -40,11 +40,21 @@
 //!
 //! Texture and surface objects (their borrow is not the graph's), host memory (no host copies
 //! yet), and kernels of other contexts. Cluster and cooperative launches are captured with
-//! their attributes, but cannot be added to a built graph nor updated.
+//! their attributes, but cannot be added to a built graph nor updated. Programmatic dependent
+//! launches are captured (as programmatic edges) and added to built graphs (with programmatic
+//! edges from the kernels they depend on), but not updated.
+//!
+//! # Loops and branches
+//!
+//! [`GraphBuilder::while_loop`], [`if_then`](GraphBuilder::if_then),
+//! [`if_else`](GraphBuilder::if_else) and [`switch`](GraphBuilder::switch) add conditional
+//! nodes whose bodies are graphs built or captured as above, and whose condition a kernel of
+//! the graph sets through a [`ConditionalHandle`] (`conditional.rs`).
 
 pub(crate) mod buffers;
 pub(crate) mod builder;
 pub(crate) mod capture;
+pub(crate) mod conditional;
 pub(crate) mod exec;
 #[allow(clippy::module_inception)]
 pub(crate) mod graph;
@@ -55,6 +65,7 @@ pub(crate) mod nodes;
 pub use buffers::{GraphBuffer, GraphInput, GraphRead, GraphWrite};
 pub use builder::GraphBuilder;
 pub use capture::Capture;
+pub use conditional::{cudaGraphConditionalHandle, ConditionalHandle};
 pub use exec::GraphExec;
 pub use graph::Graph;
 pub use nodes::NodeId;

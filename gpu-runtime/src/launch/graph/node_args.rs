@@ -8,6 +8,7 @@ use cudarc::driver::sys;
 use crate::driver::module::function::Function;
 use crate::error::Result;
 use crate::launch::buffer_args::foreign_arg;
+use crate::launch::params::KernelParam;
 
 use super::buffers::GraphArg;
 use super::nodes::{Access, Use};
@@ -18,12 +19,27 @@ use super::nodes::{Access, Use};
 #[derive(Default)]
 pub struct NodeArgs<'a> {
     pub(crate) uses: Vec<Use<'a>>,
+    /// The graphs whose conditions ([`ConditionalHandle`](crate::launch::ConditionalHandle))
+    /// the kernel is given, which the graph checks are its own.
+    pub(crate) conditions: Vec<u64>,
 }
 
 impl<'a> NodeArgs<'a> {
     /// No arguments yet.
     pub fn new() -> Self {
-        NodeArgs { uses: Vec::new() }
+        NodeArgs {
+            uses: Vec::new(),
+            conditions: Vec::new(),
+        }
+    }
+
+    /// A by-value argument: recorded when it is a graph's condition, returned as it is.
+    #[inline(always)]
+    pub fn value<T: KernelParam>(&mut self, value: T) -> T {
+        if let Some(graph) = value.condition_of() {
+            self.conditions.push(graph);
+        }
+        value
     }
 
     /// A buffer the kernel reads: its address, after checking its context.

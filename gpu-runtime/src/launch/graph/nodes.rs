@@ -59,6 +59,9 @@ pub(crate) enum NodeKind {
     /// launched without cluster or cooperative attributes (only those are updated by
     /// `update_node`, whose parameter update keeps no launch attributes).
     Kernel { function: Function, plain: bool },
+    /// A conditional node (a loop or branch run on the GPU): the kernels of its bodies, kept so
+    /// that their modules outlive the graph. Its uses are those of every body node.
+    Conditional { functions: Vec<Function> },
     /// A copy, memset, event wait or record, or an empty node.
     Other,
 }
@@ -79,6 +82,9 @@ pub(crate) struct Nodes<'a> {
     /// overlap, so nothing needs checking.
     chain: bool,
     pub(crate) nodes: Vec<Node<'a>>,
+    /// The graphs whose conditions its kernels set (this one's, or, in a body, the graph it
+    /// will be a body of): all must be this graph's when it is instantiated.
+    pub(crate) conditions: Vec<u64>,
     /// Each allocation the graph uses once, with the strongest access of any node: what
     /// [`Nodes::order_on`] records on the launch stream. Rebuilt when a node changes.
     launch: Vec<(&'a StreamUses, Access)>,
@@ -97,8 +103,27 @@ impl<'a> Nodes<'a> {
             id: NEXT_GRAPH.fetch_add(1, Ordering::Relaxed),
             chain,
             nodes: Vec::new(),
+            conditions: Vec::new(),
             launch: Vec::new(),
         }
+    }
+
+    /// Records that nodes of this graph set the conditions of the graphs `ids`.
+    pub(crate) fn note_conditions(&mut self, ids: &[u64]) {
+        for &id in ids {
+            if !self.conditions.contains(&id) {
+                self.conditions.push(id);
+            }
+        }
+    }
+
+    /// Refuses conditions of other graphs than this one (a handle given to a kernel of a
+    /// graph it was not made for).
+    pub(crate) fn check_conditions(&self, ids: &[u64]) -> Result<()> {
+        if ids.iter().any(|&c| c != self.id) {
+            return Err(GraphError::ForeignCondition.into());
+        }
+        Ok(())
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -198,6 +223,28 @@ impl<'a> Nodes<'a> {
             self.launch.extend(n.uses.iter().map(|u| (u.uses, u.access)));
         }
         self.dedup();
+    }
+
+    /// The graph as the body of a conditional node: every allocation its nodes use, once, with
+    /// the strongest access (the body may run any number of times, so the node uses them all),
+    /// and every kernel it launches, nested bodies included.
+    pub(crate) fn into_body(self) -> (Vec<Use<'a>>, Vec<Function>) {
+        let mut uses: Vec<Use<'a>> = Vec::new();
+        let mut functions = Vec::new();
+        for n in self.nodes {
+            for u in n.uses {
+                match uses.iter_mut().find(|k| k.key() == u.key()) {
+                    Some(k) => k.access = k.access.max(u.access),
+                    None => uses.push(u),
+                }
+            }
+            match n.kind {
+                NodeKind::Kernel { function, .. } => functions.push(function),
+                NodeKind::Conditional { functions: f } => functions.extend(f),
+                NodeKind::Other => {}
+            }
+        }
+        (uses, functions)
     }
 
     /// Keeps one entry per allocation, with the strongest access (a write orders after every
@@ -332,6 +379,30 @@ mod tests {
         );
         assert_eq!(g.allocations(), 1);
         assert_eq!(g.launch[0].1, Access::Write);
+    }
+
+    #[test]
+    fn a_body_uses_each_allocation_once_with_its_strongest_access() {
+        let (a, b) = (StreamUses::new(), StreamUses::new());
+        let mut g = Nodes::new(true);
+        g.push(
+            std::ptr::null_mut(),
+            NodeKind::Other,
+            vec![u(&a, Access::Read), u(&b, Access::Read)],
+            vec![],
+        );
+        g.push(
+            std::ptr::null_mut(),
+            NodeKind::Other,
+            vec![u(&a, Access::Write)],
+            vec![],
+        );
+        let (uses, functions) = g.into_body();
+        assert!(functions.is_empty());
+        assert_eq!(uses.len(), 2);
+        let access = |s: &StreamUses| uses.iter().find(|x| std::ptr::eq(x.uses, s)).map(|x| x.access);
+        assert_eq!(access(&a), Some(Access::Write));
+        assert_eq!(access(&b), Some(Access::Read));
     }
 
     #[test]
