@@ -118,6 +118,7 @@ fn real_world_kernels_compile() {
         mix::source(),
         apply_params::source(),
         headers::source(),
+        math_constants::source(),
         say::source(),
         reverse4000::source(),
         reverse_dyn::source(),

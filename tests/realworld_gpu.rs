@@ -133,6 +133,33 @@ fn half_and_bfloat16_arguments_with_standard_headers() {
     assert_close(&out.to_vec().unwrap(), &want, 1e-6);
 }
 
+/// INFINITY, NAN, HUGE_VAL and HUGE_VALF of the built-in `<math.h>` have their IEEE 754 values
+/// on the device (NAN's bits are glibc's positive quiet NaN).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn math_h_infinity_nan_and_huge_val_have_their_values() {
+    let ctx = ctx();
+    let n = 4099;
+    let x = Rng::new(95).vec_f32(n);
+    let (mut f, mut d) = (vec![0.0f32; n], vec![0.0f64; n]);
+    let grid = ((n as u32).div_ceil(256),);
+    math_constants(&ctx, grid, (256,), &x, &mut f, &mut d, n as i32).unwrap();
+    for (i, &v) in x.iter().enumerate() {
+        let want_f = if v > 0.75 {
+            f32::INFINITY
+        } else if v > 0.5 {
+            f32::NEG_INFINITY
+        } else if v > 0.25 {
+            f32::from_bits(0x7fc0_0000)
+        } else {
+            v
+        };
+        let want_d = if v > 0.5 { f64::INFINITY } else { f64::from(v) };
+        assert_eq!(f[i].to_bits(), want_f.to_bits(), "f[{i}] for x = {v}");
+        assert_eq!(d[i].to_bits(), want_d.to_bits(), "d[{i}] for x = {v}");
+    }
+}
+
 const PRINTF_CHILD: &str = "GPU_RUNTIME_PRINTF_CHILD";
 
 /// Device printf reaches the process's stdout at synchronization: this test runs itself as a
