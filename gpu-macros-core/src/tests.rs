@@ -507,3 +507,62 @@ fn linked_sources_errors() {
     let (msg, _) = expand_error(&format!("{attr}, embed = [\"sm_90\"]"), "fn run(x: &mut [f32]);");
     assert!(msg.starts_with("`embed` is for a single source"), "{msg}");
 }
+
+/// The source text of every token in `tokens`, groups' delimiters and contents included.
+fn token_texts(tokens: TokenStream) -> Vec<String> {
+    let mut found = Vec::new();
+    for tree in tokens {
+        found.push(tree.span().source_text().unwrap_or_default());
+        if let proc_macro2::TokenTree::Group(g) = tree {
+            found.extend(token_texts(g.stream()));
+        }
+    }
+    found
+}
+
+/// The parameters of `sig` named `names`, each with its type's tokens.
+fn param_types(sig: &syn::Signature, names: &[&str]) -> Vec<(String, TokenStream)> {
+    sig.inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(pt) => {
+                let (pat, ty) = (&pt.pat, &pt.ty);
+                let name = quote!(#pat).to_string();
+                names.contains(&name.as_str()).then(|| (name, quote!(#ty)))
+            }
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn memory_bounds_point_at_the_parameter_types() {
+    // Host data where device memory is expected (and the reverse) fails one of these bounds:
+    // rustc's "required by this bound" note must point at the user's parameter, not at the
+    // kernel string.
+    let attr: TokenStream = "check = false, r#\"__global__ void k(const float *a, float *b, const float *c, float *d, float *e) { }\"#"
+        .parse()
+        .expect("tokens");
+    let item: TokenStream =
+        "fn k(a: &[f32], b: &mut [f32], #[In] c: &[f32], #[Out] d: &mut [f32], #[InOut] e: &mut [f32]);"
+            .parse()
+            .expect("tokens");
+    let f: syn::File = syn::parse2(try_kernel(attr, item).expect("expands")).expect("items");
+    let m = module(&f.items, "k");
+    let mut sigs: Vec<(&str, &syn::Signature)> = ["prepared_call", "prepared_async_call", "call", "call_on"]
+        .into_iter()
+        .map(|name| (name, method(m, name)))
+        .collect();
+    sigs.push(("the free function", free_fn(&f.items, "k")));
+    for (what, sig) in sigs {
+        let params = param_types(sig, &["a", "b", "c", "d", "e"]);
+        assert_eq!(params.len(), 5, "{what}");
+        for (name, ty) in params {
+            // Every token of the bound (`&`, `impl`, `::gpu_runtime::DeviceRead`, `?Sized`, ...)
+            // at the parameter's name; the element type at itself.
+            for t in token_texts(ty) {
+                assert!(t == name || t == "f32", "{what}, {name}: a token at `{t}`");
+            }
+        }
+    }
+}
