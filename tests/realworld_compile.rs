@@ -119,6 +119,7 @@ fn real_world_kernels_compile() {
         apply_params::source(),
         headers::source(),
         math_constants::source(),
+        templates::axpby::source(),
         say::source(),
         reverse4000::source(),
         reverse_dyn::source(),

@@ -160,6 +160,58 @@ fn math_h_infinity_nan_and_huge_val_have_their_values() {
     }
 }
 
+/// Two kernel templates of one `#[kernel] mod`, each launched for both instantiations (`f32`
+/// and `f64`), beside the module's plain kernel, against the CPU reference.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn templates_instantiated_in_a_module() {
+    let ctx = ctx();
+    let n = 5003;
+    let mut rng = Rng::new(96);
+    let grid = ((n as u32).div_ceil(256),);
+    let x32 = rng.vec_f32(n);
+    let y32 = rng.vec_f32(n);
+    let (a, b) = (rng.f32(), rng.f32());
+    let mut got = y32.clone();
+    templates::axpby::<f32>(&ctx, grid, (256,), a, &x32, b, &mut got, n as i32).unwrap();
+    let want: Vec<f32> = x32.iter().zip(&y32).map(|(x, y)| a * x + b * y).collect();
+    assert_close(&got, &want, 1e-6);
+    templates::square_sum::<f32>(&ctx, grid, (256,), &x32, &mut got, n as i32).unwrap();
+    let want: Vec<f32> = x32.iter().zip(&want).map(|(x, w)| x * x + w).collect();
+    assert_close(&got, &want, 1e-6);
+
+    let x64: Vec<f64> = (0..n).map(|_| rng.f64()).collect();
+    let y64: Vec<f64> = (0..n).map(|_| rng.f64()).collect();
+    let (a, b) = (rng.f64(), rng.f64());
+    let k = templates::axpby::prepare::<f64>(&ctx).unwrap();
+    let xd = ctx.to_device(&x64).unwrap();
+    let mut yd = ctx.to_device(&y64).unwrap();
+    k.prepared_call(grid, (256,), a, &xd, b, &mut yd, n as i32)
+        .unwrap();
+    let mut got = yd.to_vec().unwrap();
+    for i in 0..n {
+        let want = a * x64[i] + b * y64[i];
+        assert!(
+            (got[i] - want).abs() <= 1e-12 * (1.0 + want.abs()),
+            "axpby<double>[{i}]: {} vs {want}",
+            got[i]
+        );
+    }
+    let before = got.clone();
+    templates::square_sum::<f64>(&ctx, grid, (256,), &x64, &mut got, n as i32).unwrap();
+    for i in 0..n {
+        let want = x64[i] * x64[i] + before[i];
+        assert!(
+            (got[i] - want).abs() <= 1e-12 * (1.0 + want.abs()),
+            "square_sum<double>[{i}]"
+        );
+    }
+
+    let mut c = vec![0i32; n];
+    templates::fill(&ctx, grid, (256,), &mut c, 7, n as i32).unwrap();
+    assert!(c.iter().all(|&v| v == 7));
+}
+
 const PRINTF_CHILD: &str = "GPU_RUNTIME_PRINTF_CHILD";
 
 /// Device printf reaches the process's stdout at synchronization: this test runs itself as a

@@ -267,14 +267,99 @@ fn single_kernel_arguments_are_refused_on_a_module() {
         "mod m { fn axpy(a: f32); }",
     );
     assert!(msg.starts_with("`name = …` is for a single kernel"), "{msg}");
-    let (msg, _) = expand_error(
-        &format!("{AXPY:?}, instantiate = [f32], check = false"),
-        "mod m { fn axpy(a: f32); }",
+}
+
+#[test]
+fn instantiate_on_a_module_makes_each_template_for_each_type() {
+    let src = "template <typename T> __global__ void scale(T *x, T a) { }\n\
+               __global__ void count(int *c) { }\n\
+               template <typename T> __global__ void add(const T *x, T *y) { }";
+    let f = expand(
+        quote!(#src, check = false, instantiate = [f32, double]),
+        quote!(
+            mod ops {
+                fn scale<T>(x: &mut [T], a: T);
+                fn count(c: &mut [i32]);
+                fn add<T>(x: &[T], y: &mut [T]);
+            }
+        ),
+    );
+    let text = quote!(#f).to_string();
+    // One source, the name expressions in the order of the `fn`s: each template's
+    // instantiations in the order listed, the plain kernel by its C name.
+    assert!(
+        text.contains(
+            "& [\"scale<float>\" , \"scale<double>\" , \"count\" , \"add<float>\" , \"add<double>\"]"
+        ),
+        "{text}"
+    );
+    let ops = module(&f.items, "ops");
+    // Each instance's index into that list: scale 0 and 1, count 2, add 3 and 4.
+    let scale = quote!(#(#ops)*).to_string();
+    for (name, want) in [
+        (
+            "scale",
+            &[
+                "impl Instance for f32 { const INDEX : usize = 0usize ; }",
+                "impl Instance for f64 { const INDEX : usize = 1usize ; }",
+            ][..],
+        ),
+        (
+            "add",
+            &[
+                "impl Instance for f32 { const INDEX : usize = 3usize ; }",
+                "impl Instance for f64 { const INDEX : usize = 4usize ; }",
+            ][..],
+        ),
+    ] {
+        let m = module(ops, name);
+        let items = quote!(#(#m)*).to_string();
+        for w in want {
+            assert!(items.contains(w), "{name}: {w} in {items}");
+        }
+    }
+    let count = module(ops, "count");
+    let items = quote!(#(#count)*).to_string();
+    assert!(!items.contains("Instance"), "a plain kernel stays plain: {items}");
+    assert!(
+        items.contains("super :: __GPU_RUNTIME_SOURCE , 2usize)"),
+        "{items}"
     );
     assert!(
-        msg.starts_with("`instantiate` is for a single kernel template"),
+        scale.contains("pub fn scale < T : scale :: Instance >"),
+        "{scale}"
+    );
+}
+
+#[test]
+fn instantiate_on_a_module_errors() {
+    // A list no `fn` can use, said where it is written.
+    let (msg, at) = expand_error(
+        &format!("{AXPY:?}, instantiate = [f32], check = false"),
+        "mod m { fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i32); }",
+    );
+    assert!(
+        msg.starts_with("`instantiate` is for kernel templates, and no `fn` in this module is generic"),
         "{msg}"
     );
+    assert_eq!(at, "[f32]");
+    // A generic `fn` in a module with no list, as for one kernel.
+    let src = "template <typename T> __global__ void scale(T *x, T a) { }";
+    let (msg, at) = expand_error(
+        &format!("{src:?}, check = false"),
+        "mod m { fn scale<T>(x: &mut [T], a: T); }",
+    );
+    assert!(
+        msg.starts_with("a generic #[kernel] binds a C++ kernel template"),
+        "{msg}"
+    );
+    assert_eq!(at, "T");
+    // A mismatch in one instantiation names it, as for one kernel.
+    let (msg, _) = expand_error(
+        &format!("{src:?}, check = false, instantiate = [f32, f64]"),
+        "mod m { fn scale<T>(x: &mut [f32], a: T); }",
+    );
+    assert!(msg.starts_with("in the instantiation for `double`: "), "{msg}");
 }
 
 #[test]

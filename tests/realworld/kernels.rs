@@ -105,6 +105,32 @@ __global__ void math_constants(const float *x, float *f, double *d, int n) {
 )]
 pub fn math_constants(#[In] x: &[f32], #[Out] f: &mut [f32], #[Out] d: &mut [f64], n: i32);
 
+/// Kernel templates in one module, as in a real kernel file: `instantiate` on the module makes
+/// each generic `fn` for every type listed, and the plain kernel stays plain.
+#[kernel(
+    r#"
+template <typename T>
+__global__ void axpby(T a, const T *x, T b, T *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + b * y[i];
+}
+template <typename T>
+__global__ void square_sum(const T *x, T *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = x[i] * x[i] + out[i];
+}
+__global__ void fill(int *c, int v, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = v;
+}"#,
+    instantiate = [f32, f64]
+)]
+pub mod templates {
+    fn axpby<T>(a: T, #[In] x: &[T], b: T, #[InOut] y: &mut [T], n: i32);
+    fn square_sum<T>(#[In] x: &[T], #[InOut] out: &mut [T], n: i32);
+    fn fill(#[Out] c: &mut [i32], v: i32, n: i32);
+}
+
 /// Device printf, for the stdout capture test.
 #[kernel(
     r#"
