@@ -369,3 +369,59 @@ fn dynamic_shared_memory_of_100_kib() {
         .collect();
     assert_close(&out, &want, 0.0);
 }
+
+/// Per-launch dynamic shared memory (PyCUDA's `shared_size=`): one handle launched with 4 KiB
+/// and with 100 KiB (which opts the kernel in) through `prepared_call_shared` and
+/// `prepared_async_call_shared`, each against the CPU reference; the handle keeps its own size,
+/// and a size past the device's limit is the typed launch error.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dynamic_shared_memory_per_call() {
+    use gpu_runtime::{Error, LaunchConfigError};
+    let ctx = ctx();
+    let k = reverse_dyn::prepare(&ctx).unwrap();
+    let stream = gpu_runtime::Stream::new(&ctx).unwrap();
+    let blocks = 7;
+    for (round, bytes) in [4 * 1024u32, 100 * 1024, 4 * 1024].into_iter().enumerate() {
+        let m = (bytes / 4) as usize;
+        let input = Rng::new(100 + round as u64).vec_f32(blocks * m);
+        let ind = ctx.to_device(&input).unwrap();
+        let mut outd = ctx.to_device(&vec![0.0f32; input.len()]).unwrap();
+        if round % 2 == 0 {
+            k.prepared_call_shared((blocks as u32,), (256,), bytes, &ind, &mut outd, m as i32)
+                .unwrap();
+        } else {
+            k.prepared_async_call_shared(
+                (blocks as u32,),
+                (256,),
+                &stream,
+                bytes,
+                &ind,
+                &mut outd,
+                m as i32,
+            )
+            .unwrap();
+        }
+        let want: Vec<f32> = (0..blocks)
+            .flat_map(|b| (0..m).map(move |i| (b, i)))
+            .map(|(b, i)| input[b * m + m - 1 - i] + 1.0)
+            .collect();
+        assert_close(&outd.to_vec().unwrap(), &want, 0.0);
+        assert_eq!(k.function().shared_mem(), 0, "the handle keeps its own size");
+    }
+    let limits = *ctx.limits();
+    let limit = limits
+        .max_shared_memory_per_block_optin
+        .max(limits.max_shared_memory_per_block);
+    let (ind, mut outd) = (
+        ctx.to_device(&[0.0f32; 4]).unwrap(),
+        ctx.to_device(&[0.0f32; 4]).unwrap(),
+    );
+    let e = k
+        .prepared_call_shared((1,), (32,), limit + 1, &ind, &mut outd, 4)
+        .unwrap_err();
+    assert!(
+        matches!(e, Error::InvalidLaunch(LaunchConfigError::SharedMemoryTooLarge { requested, .. }) if requested == u64::from(limit) + 1),
+        "{e:?}"
+    );
+}

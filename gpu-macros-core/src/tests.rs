@@ -103,6 +103,15 @@ fn a_kernel_gets_prepare_and_the_typed_calls() {
         params(method(m, "prepared_async_call")),
         with(&["grid", "block", "stream"])
     );
+    // Per-launch dynamic shared memory (PyCUDA's `shared_size=`) after the geometry and stream.
+    assert_eq!(
+        params(method(m, "prepared_call_shared")),
+        with(&["grid", "block", "shared_bytes"])
+    );
+    assert_eq!(
+        params(method(m, "prepared_async_call_shared")),
+        with(&["grid", "block", "stream", "shared_bytes"])
+    );
     assert_eq!(params(method(m, "prepared_timed_call")), with(&["grid", "block"]));
     assert_eq!(params(method(m, "call")), with(&["grid", "block"]));
     // The convenience function beside the module, with the kernel's visibility.
@@ -634,10 +643,16 @@ fn memory_bounds_point_at_the_parameter_types() {
             .expect("tokens");
     let f: syn::File = syn::parse2(try_kernel(attr, item).expect("expands")).expect("items");
     let m = module(&f.items, "k");
-    let mut sigs: Vec<(&str, &syn::Signature)> = ["prepared_call", "prepared_async_call", "call", "call_on"]
-        .into_iter()
-        .map(|name| (name, method(m, name)))
-        .collect();
+    let mut sigs: Vec<(&str, &syn::Signature)> = [
+        "prepared_call",
+        "prepared_async_call",
+        "prepared_call_shared",
+        "call",
+        "call_on",
+    ]
+    .into_iter()
+    .map(|name| (name, method(m, name)))
+    .collect();
     sigs.push(("the free function", free_fn(&f.items, "k")));
     for (what, sig) in sigs {
         let params = param_types(sig, &["a", "b", "c", "d", "e"]);
