@@ -602,13 +602,18 @@ fn linked_sources_errors() {
     assert!(msg.starts_with("`embed` is for a single source"), "{msg}");
 }
 
-/// The source text of every token in `tokens`, groups' delimiters and contents included.
-fn token_texts(tokens: TokenStream) -> Vec<String> {
+/// Every token in `tokens`, groups' delimiters and contents included: its text (a group's
+/// delimiter for a group) and the source text its span points at.
+fn token_texts(tokens: TokenStream) -> Vec<(String, String)> {
     let mut found = Vec::new();
     for tree in tokens {
-        found.push(tree.span().source_text().unwrap_or_default());
-        if let proc_macro2::TokenTree::Group(g) = tree {
-            found.extend(token_texts(g.stream()));
+        let at = tree.span().source_text().unwrap_or_default();
+        match tree {
+            proc_macro2::TokenTree::Group(g) => {
+                found.push((format!("{:?}", g.delimiter()), at));
+                found.extend(token_texts(g.stream()));
+            }
+            other => found.push((other.to_string(), at)),
         }
     }
     found
@@ -654,14 +659,23 @@ fn memory_bounds_point_at_the_parameter_types() {
     .map(|name| (name, method(m, name)))
     .collect();
     sigs.push(("the free function", free_fn(&f.items, "k")));
+    // The graph methods' token bounds (GraphRead, GraphWrite) too.
+    for name in ["capture", "graph_node", "update_node"] {
+        sigs.push((name, method(m, name)));
+    }
     for (what, sig) in sigs {
         let params = param_types(sig, &["a", "b", "c", "d", "e"]);
         assert_eq!(params.len(), 5, "{what}");
         for (name, ty) in params {
             // Every token of the bound (`&`, `impl`, `::gpu_runtime::DeviceRead`, `?Sized`, ...)
-            // at the parameter's name; the element type at itself.
-            for t in token_texts(ty) {
-                assert!(t == name || t == "f32", "{what}, {name}: a token at `{t}`");
+            // at the parameter's name; the element type at itself; the graph methods' lifetime
+            // `'a`, the method's own, at the call site.
+            for (token, at) in token_texts(ty) {
+                let lifetime = at.is_empty() && (token == "'" || token == "a");
+                assert!(
+                    at == name || at == "f32" || lifetime,
+                    "{what}, {name}: `{token}` at `{at}`"
+                );
             }
         }
     }

@@ -73,15 +73,21 @@ pub(super) fn takes_resource_handle(arg: &RustArg) -> bool {
         if matches!(crate::input::last_ident(ty).as_deref(), Some("TextureObject" | "SurfaceObject")))
 }
 
-/// A buffer or value parameter of the graph methods: tokens valid for the graph's `'a`.
+/// A buffer or value parameter of the graph methods: tokens valid for the graph's `'a`, the
+/// bound spanned at the parameter's name as in [`device_param`].
 pub(super) fn graph_param(arg: &RustArg) -> TokenStream {
-    let rt = rt();
+    let rt = rt_at(arg.name.span());
     let name = &arg.name;
+    // The graph's lifetime as the method declares it (at the call site), whatever the span of
+    // the bound around it.
+    let lifetime = quote!('a);
     match &arg.kind {
-        RustType::Slice { elem, mutable: false } => quote!(#name: &impl #rt::launch::GraphRead<'a, #elem>),
-        RustType::Slice { elem, mutable: true } => {
-            quote!(#name: &mut impl #rt::launch::GraphWrite<'a, #elem>)
-        }
+        RustType::Slice { elem, mutable: false } => quote_spanned! {arg.name.span()=>
+            #name: &impl #rt::launch::GraphRead<#lifetime, #elem>
+        },
+        RustType::Slice { elem, mutable: true } => quote_spanned! {arg.name.span()=>
+            #name: &mut impl #rt::launch::GraphWrite<#lifetime, #elem>
+        },
         RustType::Value(ty) => quote!(#name: #ty),
     }
 }
