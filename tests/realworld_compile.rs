@@ -118,6 +118,8 @@ fn real_world_kernels_compile() {
         mix::source(),
         apply_params::source(),
         headers::source(),
+        math_constants::source(),
+        templates::axpby::source(),
         say::source(),
         reverse4000::source(),
         reverse_dyn::source(),

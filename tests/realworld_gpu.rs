@@ -133,6 +133,85 @@ fn half_and_bfloat16_arguments_with_standard_headers() {
     assert_close(&out.to_vec().unwrap(), &want, 1e-6);
 }
 
+/// INFINITY, NAN, HUGE_VAL and HUGE_VALF of the built-in `<math.h>` have their IEEE 754 values
+/// on the device (NAN's bits are glibc's positive quiet NaN).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn math_h_infinity_nan_and_huge_val_have_their_values() {
+    let ctx = ctx();
+    let n = 4099;
+    let x = Rng::new(95).vec_f32(n);
+    let (mut f, mut d) = (vec![0.0f32; n], vec![0.0f64; n]);
+    let grid = ((n as u32).div_ceil(256),);
+    math_constants(&ctx, grid, (256,), &x, &mut f, &mut d, n as i32).unwrap();
+    for (i, &v) in x.iter().enumerate() {
+        let want_f = if v > 0.75 {
+            f32::INFINITY
+        } else if v > 0.5 {
+            f32::NEG_INFINITY
+        } else if v > 0.25 {
+            f32::from_bits(0x7fc0_0000)
+        } else {
+            v
+        };
+        let want_d = if v > 0.5 { f64::INFINITY } else { f64::from(v) };
+        assert_eq!(f[i].to_bits(), want_f.to_bits(), "f[{i}] for x = {v}");
+        assert_eq!(d[i].to_bits(), want_d.to_bits(), "d[{i}] for x = {v}");
+    }
+}
+
+/// Two kernel templates of one `#[kernel] mod`, each launched for both instantiations (`f32`
+/// and `f64`), beside the module's plain kernel, against the CPU reference.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn templates_instantiated_in_a_module() {
+    let ctx = ctx();
+    let n = 5003;
+    let mut rng = Rng::new(96);
+    let grid = ((n as u32).div_ceil(256),);
+    let x32 = rng.vec_f32(n);
+    let y32 = rng.vec_f32(n);
+    let (a, b) = (rng.f32(), rng.f32());
+    let mut got = y32.clone();
+    templates::axpby::<f32>(&ctx, grid, (256,), a, &x32, b, &mut got, n as i32).unwrap();
+    let want: Vec<f32> = x32.iter().zip(&y32).map(|(x, y)| a * x + b * y).collect();
+    assert_close(&got, &want, 1e-6);
+    templates::square_sum::<f32>(&ctx, grid, (256,), &x32, &mut got, n as i32).unwrap();
+    let want: Vec<f32> = x32.iter().zip(&want).map(|(x, w)| x * x + w).collect();
+    assert_close(&got, &want, 1e-6);
+
+    let x64: Vec<f64> = (0..n).map(|_| rng.f64()).collect();
+    let y64: Vec<f64> = (0..n).map(|_| rng.f64()).collect();
+    let (a, b) = (rng.f64(), rng.f64());
+    let k = templates::axpby::prepare::<f64>(&ctx).unwrap();
+    let xd = ctx.to_device(&x64).unwrap();
+    let mut yd = ctx.to_device(&y64).unwrap();
+    k.prepared_call(grid, (256,), a, &xd, b, &mut yd, n as i32)
+        .unwrap();
+    let mut got = yd.to_vec().unwrap();
+    for i in 0..n {
+        let want = a * x64[i] + b * y64[i];
+        assert!(
+            (got[i] - want).abs() <= 1e-12 * (1.0 + want.abs()),
+            "axpby<double>[{i}]: {} vs {want}",
+            got[i]
+        );
+    }
+    let before = got.clone();
+    templates::square_sum::<f64>(&ctx, grid, (256,), &x64, &mut got, n as i32).unwrap();
+    for i in 0..n {
+        let want = x64[i] * x64[i] + before[i];
+        assert!(
+            (got[i] - want).abs() <= 1e-12 * (1.0 + want.abs()),
+            "square_sum<double>[{i}]"
+        );
+    }
+
+    let mut c = vec![0i32; n];
+    templates::fill(&ctx, grid, (256,), &mut c, 7, n as i32).unwrap();
+    assert!(c.iter().all(|&v| v == 7));
+}
+
 const PRINTF_CHILD: &str = "GPU_RUNTIME_PRINTF_CHILD";
 
 /// Device printf reaches the process's stdout at synchronization: this test runs itself as a
@@ -289,4 +368,60 @@ fn dynamic_shared_memory_of_100_kib() {
         .map(|(b, i)| input[b * m + m - 1 - i] + 1.0)
         .collect();
     assert_close(&out, &want, 0.0);
+}
+
+/// Per-launch dynamic shared memory (PyCUDA's `shared_size=`): one handle launched with 4 KiB
+/// and with 100 KiB (which opts the kernel in) through `prepared_call_shared` and
+/// `prepared_async_call_shared`, each against the CPU reference; the handle keeps its own size,
+/// and a size past the device's limit is the typed launch error.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dynamic_shared_memory_per_call() {
+    use gpu_runtime::{Error, LaunchConfigError};
+    let ctx = ctx();
+    let k = reverse_dyn::prepare(&ctx).unwrap();
+    let stream = gpu_runtime::Stream::new(&ctx).unwrap();
+    let blocks = 7;
+    for (round, bytes) in [4 * 1024u32, 100 * 1024, 4 * 1024].into_iter().enumerate() {
+        let m = (bytes / 4) as usize;
+        let input = Rng::new(100 + round as u64).vec_f32(blocks * m);
+        let ind = ctx.to_device(&input).unwrap();
+        let mut outd = ctx.to_device(&vec![0.0f32; input.len()]).unwrap();
+        if round % 2 == 0 {
+            k.prepared_call_shared((blocks as u32,), (256,), bytes, &ind, &mut outd, m as i32)
+                .unwrap();
+        } else {
+            k.prepared_async_call_shared(
+                (blocks as u32,),
+                (256,),
+                &stream,
+                bytes,
+                &ind,
+                &mut outd,
+                m as i32,
+            )
+            .unwrap();
+        }
+        let want: Vec<f32> = (0..blocks)
+            .flat_map(|b| (0..m).map(move |i| (b, i)))
+            .map(|(b, i)| input[b * m + m - 1 - i] + 1.0)
+            .collect();
+        assert_close(&outd.to_vec().unwrap(), &want, 0.0);
+        assert_eq!(k.function().shared_mem(), 0, "the handle keeps its own size");
+    }
+    let limits = *ctx.limits();
+    let limit = limits
+        .max_shared_memory_per_block_optin
+        .max(limits.max_shared_memory_per_block);
+    let (ind, mut outd) = (
+        ctx.to_device(&[0.0f32; 4]).unwrap(),
+        ctx.to_device(&[0.0f32; 4]).unwrap(),
+    );
+    let e = k
+        .prepared_call_shared((1,), (32,), limit + 1, &ind, &mut outd, 4)
+        .unwrap_err();
+    assert!(
+        matches!(e, Error::InvalidLaunch(LaunchConfigError::SharedMemoryTooLarge { requested, .. }) if requested == u64::from(limit) + 1),
+        "{e:?}"
+    );
 }

@@ -340,11 +340,18 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                     "`name = …` is for a single kernel; in a module, name each `fn` like its C function",
                 ));
             }
+            // As for one kernel, `instantiate` lists the types the templates are made for: in a
+            // module, each generic `fn` is made for every type listed, and the plain ones are
+            // left alone. A list no `fn` uses is a mistake, said where it is written.
             if let Some((span, _)) = &args.instantiate {
-                return Err(syn::Error::new(
-                    *span,
-                    "`instantiate` is for a single kernel template; in a module, declare one #[kernel] per template",
-                ));
+                if kernels.iter().all(|k| k.generic.is_none()) {
+                    return Err(syn::Error::new(
+                        *span,
+                        "`instantiate` is for kernel templates, and no `fn` in this module is generic: \
+                         declare the template's `fn` generic, `fn name<T>(…)`, with `T` where the C++ \
+                         template has its type parameter",
+                    ));
+                }
             }
             let (text, mut tokens, span) =
                 load_source(&args.source, &name.to_string(), args.options.clone())?;
@@ -353,7 +360,8 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
             let mut plans = Vec::new();
             for k in &kernels {
                 let c_name = k.name.to_string();
-                match find_and_check(&text, span, k, &c_name, None, true, None) {
+                let instantiate = args.instantiate.as_ref().filter(|_| k.generic.is_some());
+                match find_and_check(&text, span, k, &c_name, None, true, instantiate) {
                     Ok(names) => plans.push(Planned {
                         kernel: k.clone(),
                         c_name,
@@ -381,7 +389,7 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                     index,
                     &p.c_name,
                     quote!(),
-                    &[],
+                    instantiations(&args, p),
                     &args.launch,
                 ));
                 index += p.names.len();

@@ -103,6 +103,15 @@ fn a_kernel_gets_prepare_and_the_typed_calls() {
         params(method(m, "prepared_async_call")),
         with(&["grid", "block", "stream"])
     );
+    // Per-launch dynamic shared memory (PyCUDA's `shared_size=`) after the geometry and stream.
+    assert_eq!(
+        params(method(m, "prepared_call_shared")),
+        with(&["grid", "block", "shared_bytes"])
+    );
+    assert_eq!(
+        params(method(m, "prepared_async_call_shared")),
+        with(&["grid", "block", "stream", "shared_bytes"])
+    );
     assert_eq!(params(method(m, "prepared_timed_call")), with(&["grid", "block"]));
     assert_eq!(params(method(m, "call")), with(&["grid", "block"]));
     // The convenience function beside the module, with the kernel's visibility.
@@ -267,14 +276,99 @@ fn single_kernel_arguments_are_refused_on_a_module() {
         "mod m { fn axpy(a: f32); }",
     );
     assert!(msg.starts_with("`name = …` is for a single kernel"), "{msg}");
-    let (msg, _) = expand_error(
-        &format!("{AXPY:?}, instantiate = [f32], check = false"),
-        "mod m { fn axpy(a: f32); }",
+}
+
+#[test]
+fn instantiate_on_a_module_makes_each_template_for_each_type() {
+    let src = "template <typename T> __global__ void scale(T *x, T a) { }\n\
+               __global__ void count(int *c) { }\n\
+               template <typename T> __global__ void add(const T *x, T *y) { }";
+    let f = expand(
+        quote!(#src, check = false, instantiate = [f32, double]),
+        quote!(
+            mod ops {
+                fn scale<T>(x: &mut [T], a: T);
+                fn count(c: &mut [i32]);
+                fn add<T>(x: &[T], y: &mut [T]);
+            }
+        ),
+    );
+    let text = quote!(#f).to_string();
+    // One source, the name expressions in the order of the `fn`s: each template's
+    // instantiations in the order listed, the plain kernel by its C name.
+    assert!(
+        text.contains(
+            "& [\"scale<float>\" , \"scale<double>\" , \"count\" , \"add<float>\" , \"add<double>\"]"
+        ),
+        "{text}"
+    );
+    let ops = module(&f.items, "ops");
+    // Each instance's index into that list: scale 0 and 1, count 2, add 3 and 4.
+    let scale = quote!(#(#ops)*).to_string();
+    for (name, want) in [
+        (
+            "scale",
+            &[
+                "impl Instance for f32 { const INDEX : usize = 0usize ; }",
+                "impl Instance for f64 { const INDEX : usize = 1usize ; }",
+            ][..],
+        ),
+        (
+            "add",
+            &[
+                "impl Instance for f32 { const INDEX : usize = 3usize ; }",
+                "impl Instance for f64 { const INDEX : usize = 4usize ; }",
+            ][..],
+        ),
+    ] {
+        let m = module(ops, name);
+        let items = quote!(#(#m)*).to_string();
+        for w in want {
+            assert!(items.contains(w), "{name}: {w} in {items}");
+        }
+    }
+    let count = module(ops, "count");
+    let items = quote!(#(#count)*).to_string();
+    assert!(!items.contains("Instance"), "a plain kernel stays plain: {items}");
+    assert!(
+        items.contains("super :: __GPU_RUNTIME_SOURCE , 2usize)"),
+        "{items}"
     );
     assert!(
-        msg.starts_with("`instantiate` is for a single kernel template"),
+        scale.contains("pub fn scale < T : scale :: Instance >"),
+        "{scale}"
+    );
+}
+
+#[test]
+fn instantiate_on_a_module_errors() {
+    // A list no `fn` can use, said where it is written.
+    let (msg, at) = expand_error(
+        &format!("{AXPY:?}, instantiate = [f32], check = false"),
+        "mod m { fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i32); }",
+    );
+    assert!(
+        msg.starts_with("`instantiate` is for kernel templates, and no `fn` in this module is generic"),
         "{msg}"
     );
+    assert_eq!(at, "[f32]");
+    // A generic `fn` in a module with no list, as for one kernel.
+    let src = "template <typename T> __global__ void scale(T *x, T a) { }";
+    let (msg, at) = expand_error(
+        &format!("{src:?}, check = false"),
+        "mod m { fn scale<T>(x: &mut [T], a: T); }",
+    );
+    assert!(
+        msg.starts_with("a generic #[kernel] binds a C++ kernel template"),
+        "{msg}"
+    );
+    assert_eq!(at, "T");
+    // A mismatch in one instantiation names it, as for one kernel.
+    let (msg, _) = expand_error(
+        &format!("{src:?}, check = false, instantiate = [f32, f64]"),
+        "mod m { fn scale<T>(x: &mut [f32], a: T); }",
+    );
+    assert!(msg.starts_with("in the instantiation for `double`: "), "{msg}");
 }
 
 #[test]
@@ -506,4 +600,83 @@ fn linked_sources_errors() {
     );
     let (msg, _) = expand_error(&format!("{attr}, embed = [\"sm_90\"]"), "fn run(x: &mut [f32]);");
     assert!(msg.starts_with("`embed` is for a single source"), "{msg}");
+}
+
+/// Every token in `tokens`, groups' delimiters and contents included: its text (a group's
+/// delimiter for a group) and the source text its span points at.
+fn token_texts(tokens: TokenStream) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for tree in tokens {
+        let at = tree.span().source_text().unwrap_or_default();
+        match tree {
+            proc_macro2::TokenTree::Group(g) => {
+                found.push((format!("{:?}", g.delimiter()), at));
+                found.extend(token_texts(g.stream()));
+            }
+            other => found.push((other.to_string(), at)),
+        }
+    }
+    found
+}
+
+/// The parameters of `sig` named `names`, each with its type's tokens.
+fn param_types(sig: &syn::Signature, names: &[&str]) -> Vec<(String, TokenStream)> {
+    sig.inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(pt) => {
+                let (pat, ty) = (&pt.pat, &pt.ty);
+                let name = quote!(#pat).to_string();
+                names.contains(&name.as_str()).then(|| (name, quote!(#ty)))
+            }
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn memory_bounds_point_at_the_parameter_types() {
+    // Host data where device memory is expected (and the reverse) fails one of these bounds:
+    // rustc's "required by this bound" note must point at the user's parameter, not at the
+    // kernel string.
+    let attr: TokenStream = "check = false, r#\"__global__ void k(const float *a, float *b, const float *c, float *d, float *e) { }\"#"
+        .parse()
+        .expect("tokens");
+    let item: TokenStream =
+        "fn k(a: &[f32], b: &mut [f32], #[In] c: &[f32], #[Out] d: &mut [f32], #[InOut] e: &mut [f32]);"
+            .parse()
+            .expect("tokens");
+    let f: syn::File = syn::parse2(try_kernel(attr, item).expect("expands")).expect("items");
+    let m = module(&f.items, "k");
+    let mut sigs: Vec<(&str, &syn::Signature)> = [
+        "prepared_call",
+        "prepared_async_call",
+        "prepared_call_shared",
+        "call",
+        "call_on",
+    ]
+    .into_iter()
+    .map(|name| (name, method(m, name)))
+    .collect();
+    sigs.push(("the free function", free_fn(&f.items, "k")));
+    // The graph methods' token bounds (GraphRead, GraphWrite) too.
+    for name in ["capture", "graph_node", "update_node"] {
+        sigs.push((name, method(m, name)));
+    }
+    for (what, sig) in sigs {
+        let params = param_types(sig, &["a", "b", "c", "d", "e"]);
+        assert_eq!(params.len(), 5, "{what}");
+        for (name, ty) in params {
+            // Every token of the bound (`&`, `impl`, `::gpu_runtime::DeviceRead`, `?Sized`, ...)
+            // at the parameter's name; the element type at itself; the graph methods' lifetime
+            // `'a`, the method's own, at the call site.
+            for (token, at) in token_texts(ty) {
+                let lifetime = at.is_empty() && (token == "'" || token == "a");
+                assert!(
+                    at == name || at == "f32" || lifetime,
+                    "{what}, {name}: `{token}` at `{at}`"
+                );
+            }
+        }
+    }
 }

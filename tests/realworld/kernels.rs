@@ -84,6 +84,53 @@ __global__ void headers(const __half *h, const __nv_bfloat16 *b, float *out, int
 )]
 pub fn headers(h: &[gpu_runtime::half::f16], b: &[gpu_runtime::half::bf16], out: &mut [f32], n: i32);
 
+/// `<math.h>`'s INFINITY, NAN, HUGE_VAL and HUGE_VALF, which a host header spells with compiler
+/// builtins NVRTC lacks: in code and as initializers of `constexpr`, `__constant__` and
+/// `__device__` variables. `f[i]` is +inf above 0.75, -HUGE_VALF above 0.5, NAN above 0.25, else
+/// `x[i]`; `d[i]` is HUGE_VAL above 0.5, else `x[i]`.
+#[kernel(
+    r#"
+#include <math.h>
+constexpr float k_inf = INFINITY;
+__constant__ double huge = HUGE_VAL;
+__device__ float nan_init = NAN;
+__global__ void math_constants(const float *x, float *f, double *d, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i];
+        f[i] = v > 0.75f ? k_inf : v > 0.5f ? -HUGE_VALF : v > 0.25f ? nan_init : v;
+        d[i] = v > 0.5f ? huge : (isinf(INFINITY) && isnan(NAN) ? (double)v : 0.0);
+    }
+}"#
+)]
+pub fn math_constants(#[In] x: &[f32], #[Out] f: &mut [f32], #[Out] d: &mut [f64], n: i32);
+
+/// Kernel templates in one module, as in a real kernel file: `instantiate` on the module makes
+/// each generic `fn` for every type listed, and the plain kernel stays plain.
+#[kernel(
+    r#"
+template <typename T>
+__global__ void axpby(T a, const T *x, T b, T *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + b * y[i];
+}
+template <typename T>
+__global__ void square_sum(const T *x, T *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = x[i] * x[i] + out[i];
+}
+__global__ void fill(int *c, int v, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = v;
+}"#,
+    instantiate = [f32, f64]
+)]
+pub mod templates {
+    fn axpby<T>(a: T, #[In] x: &[T], b: T, #[InOut] y: &mut [T], n: i32);
+    fn square_sum<T>(#[In] x: &[T], #[InOut] out: &mut [T], n: i32);
+    fn fill(#[Out] c: &mut [i32], v: i32, n: i32);
+}
+
 /// Device printf, for the stdout capture test.
 #[kernel(
     r#"

@@ -7,35 +7,41 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use crate::check::direction_of;
-use crate::expand::runtime_path::rt;
+use crate::expand::runtime_path::{rt, rt_at};
 use crate::input::{Direction, RustArg, RustType};
 
 /// `name: &(impl DeviceRead<T> + ?Sized)` and friends, as taken by the `prepared_*` calls.
+///
+/// The bound is spanned at the parameter's name in the user's signature: when an argument does
+/// not satisfy it (host data passed where device memory is expected), rustc's "required by this
+/// bound" note points there, next to the `#[In]`/`#[Out]` marks the trait's message suggests,
+/// rather than over the whole kernel attribute.
 pub(super) fn device_param(arg: &RustArg) -> TokenStream {
-    let rt = rt();
+    let rt = rt_at(arg.name.span());
     let name = &arg.name;
     match &arg.kind {
-        RustType::Slice { elem, mutable: false } => {
-            quote!(#name: &(impl #rt::DeviceRead<#elem> + ?::core::marker::Sized))
-        }
-        RustType::Slice { elem, mutable: true } => {
-            quote!(#name: &mut (impl #rt::DeviceWrite<#elem> + ?::core::marker::Sized))
-        }
+        RustType::Slice { elem, mutable: false } => quote_spanned! {arg.name.span()=>
+            #name: &(impl #rt::DeviceRead<#elem> + ?::core::marker::Sized)
+        },
+        RustType::Slice { elem, mutable: true } => quote_spanned! {arg.name.span()=>
+            #name: &mut (impl #rt::DeviceWrite<#elem> + ?::core::marker::Sized)
+        },
         RustType::Value(ty) => quote!(#name: #ty),
     }
 }
 
-/// The parameter as the convenience call takes it: host data for In/Out/InOut.
+/// The parameter as the convenience call takes it: host data for In/Out/InOut, the bound
+/// spanned at the parameter's name as in [`device_param`].
 pub(super) fn host_param(arg: &RustArg) -> TokenStream {
-    let rt = rt();
+    let rt = rt_at(arg.name.span());
     let name = &arg.name;
     match (&arg.kind, direction_of(arg)) {
-        (RustType::Slice { elem, .. }, Some(Direction::In)) => {
-            quote!(#name: &(impl #rt::HostSlice<#elem> + ?::core::marker::Sized))
-        }
-        (RustType::Slice { elem, .. }, Some(_)) => {
-            quote!(#name: &mut (impl #rt::HostSliceMut<#elem> + ?::core::marker::Sized))
-        }
+        (RustType::Slice { elem, .. }, Some(Direction::In)) => quote_spanned! {arg.name.span()=>
+            #name: &(impl #rt::HostSlice<#elem> + ?::core::marker::Sized)
+        },
+        (RustType::Slice { elem, .. }, Some(_)) => quote_spanned! {arg.name.span()=>
+            #name: &mut (impl #rt::HostSliceMut<#elem> + ?::core::marker::Sized)
+        },
         _ => device_param(arg),
     }
 }
@@ -67,15 +73,21 @@ pub(super) fn takes_resource_handle(arg: &RustArg) -> bool {
         if matches!(crate::input::last_ident(ty).as_deref(), Some("TextureObject" | "SurfaceObject")))
 }
 
-/// A buffer or value parameter of the graph methods: tokens valid for the graph's `'a`.
+/// A buffer or value parameter of the graph methods: tokens valid for the graph's `'a`, the
+/// bound spanned at the parameter's name as in [`device_param`].
 pub(super) fn graph_param(arg: &RustArg) -> TokenStream {
-    let rt = rt();
+    let rt = rt_at(arg.name.span());
     let name = &arg.name;
+    // The graph's lifetime as the method declares it (at the call site), whatever the span of
+    // the bound around it.
+    let lifetime = quote!('a);
     match &arg.kind {
-        RustType::Slice { elem, mutable: false } => quote!(#name: &impl #rt::launch::GraphRead<'a, #elem>),
-        RustType::Slice { elem, mutable: true } => {
-            quote!(#name: &mut impl #rt::launch::GraphWrite<'a, #elem>)
-        }
+        RustType::Slice { elem, mutable: false } => quote_spanned! {arg.name.span()=>
+            #name: &impl #rt::launch::GraphRead<#lifetime, #elem>
+        },
+        RustType::Slice { elem, mutable: true } => quote_spanned! {arg.name.span()=>
+            #name: &mut impl #rt::launch::GraphWrite<#lifetime, #elem>
+        },
         RustType::Value(ty) => quote!(#name: #ty),
     }
 }

@@ -203,6 +203,23 @@ fn prepared_methods(dev_params: &[TokenStream], names: &[&Ident]) -> TokenStream
                     self.launch_on(grid.into(), block.into(), stream, #(#names),*)
                 }
 
+                /// `prepared_call` with `shared_bytes` of dynamic shared memory (`extern
+                /// __shared__`) for this launch only, PyCUDA's `prepared_call(…, shared_size=)`;
+                /// the handle keeps its own size (`with_shared_mem`). More than 48 KiB opts the
+                /// kernel in (once per size, shared by every handle of the function), up to the
+                /// device's limit; past it (with the kernel's static shared memory) the launch is
+                /// refused with `LaunchConfigError::SharedMemoryTooLarge`.
+                pub fn prepared_call_shared(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, shared_bytes: u32, #(#dev_params),*) -> #rt::Result<()> {
+                    self.with_shared_mem(shared_bytes).prepared_call(grid, block, #(#names),*)
+                }
+
+                /// `prepared_async_call` with `shared_bytes` of dynamic shared memory for this
+                /// launch only, PyCUDA's `prepared_async_call(…, shared_size=)`; checked as in
+                /// `prepared_call_shared`.
+                pub fn prepared_async_call_shared(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, stream: &#rt::Stream, shared_bytes: u32, #(#dev_params),*) -> #rt::Result<()> {
+                    self.with_shared_mem(shared_bytes).prepared_async_call(grid, block, stream, #(#names),*)
+                }
+
                 /// Launches on the legacy default stream, waits, and returns the GPU time the
                 /// kernel took, measured with events.
                 pub fn prepared_timed_call(&self, grid: impl ::core::convert::Into<#rt::Dim3>, block: impl ::core::convert::Into<#rt::Dim3>, #(#dev_params),*) -> #rt::Result<::std::time::Duration> {

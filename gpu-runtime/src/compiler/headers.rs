@@ -344,7 +344,12 @@ const CSTDIO: &str = r#"#pragma once
 namespace std { using ::printf; using ::size_t; }
 "#;
 
-// NVRTC declares the device math functions itself; the header adds the C constants.
+// NVRTC declares the device math functions itself; the header adds the C constants. NVRTC
+// knows none of the `__builtin_huge_valf`/`__builtin_nanf` family that a host <math.h> uses for
+// INFINITY, NAN and HUGE_VAL(F), but it knows `__builtin_bit_cast`, which (unlike CUDA's own
+// `__int_as_float`) is a constant expression: the constants also initialize `constexpr`,
+// `__device__` and `__constant__` variables (from C++11; NVRTC's default is C++17). The bits are
+// IEEE 754's: +infinity, and the positive quiet NaN glibc's NAN has.
 const MATH_H: &str = r#"#pragma once
 #define M_E 2.7182818284590452354
 #define M_LOG2E 1.4426950408889634074
@@ -360,16 +365,16 @@ const MATH_H: &str = r#"#pragma once
 #define M_SQRT2 1.41421356237309504880
 #define M_SQRT1_2 0.70710678118654752440
 #ifndef INFINITY
-#define INFINITY __builtin_huge_valf()
+#define INFINITY __builtin_bit_cast(float, 0x7f800000U)
 #endif
 #ifndef NAN
-#define NAN __builtin_nanf("")
+#define NAN __builtin_bit_cast(float, 0x7fc00000U)
 #endif
 #ifndef HUGE_VAL
-#define HUGE_VAL __builtin_huge_val()
+#define HUGE_VAL __builtin_bit_cast(double, 0x7ff0000000000000ULL)
 #endif
 #ifndef HUGE_VALF
-#define HUGE_VALF __builtin_huge_valf()
+#define HUGE_VALF __builtin_bit_cast(float, 0x7f800000U)
 #endif
 "#;
 

@@ -72,6 +72,14 @@ pub(crate) fn elements_in_order<A: Clone, D: Dimension>(
 /// are, `ndarray` arrays in their memory order, C or Fortran (see [`memory_order`]): like
 /// PyCUDA copying a numpy array's buffer, a Fortran-ordered `m x n` matrix reaches the kernel
 /// column after column, element `(i, j)` at `i + j * m`.
+// The message names the fixes for device memory passed where host data is expected (issue 28):
+// the usual cause is a `DeviceBuffer` given to the convenience call for an `#[In]` parameter.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not host data: this argument is copied from host memory holding `{T}`s",
+    label = "expected host data (a slice, `Vec`, array or `ndarray` array of `{T}`)",
+    note = "device memory goes to a kernel as it is through `prepared_call(..)` or `prepared_async_call(..)` of the handle `name::prepare(&ctx)?` returns; the convenience call `name(&ctx, grid, block, ..)` and `call(..)` copy the arguments marked `#[In]`, `#[Out]` or `#[InOut]` from the host",
+    note = "or remove the `#[In]`/`#[Out]`/`#[InOut]` mark from the kernel's parameter: an unmarked slice parameter takes device memory in every call"
+)]
 pub trait HostSlice<T> {
     /// The elements, or [`Error::NotContiguous`] for an `ndarray` view that is contiguous in
     /// neither C nor Fortran order.
@@ -80,6 +88,12 @@ pub trait HostSlice<T> {
 
 /// Host memory that can be written as one contiguous `[T]` (an `ndarray` array in its memory
 /// order, C or Fortran, as for [`HostSlice`]).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not writable host data: this argument is copied back into host memory holding `{T}`s",
+    label = "expected `&mut` host data (a slice, `Vec`, array or `ndarray` array of `{T}`)",
+    note = "device memory goes to a kernel as it is through `prepared_call(..)` or `prepared_async_call(..)` of the handle `name::prepare(&ctx)?` returns; the convenience call `name(&ctx, grid, block, ..)` and `call(..)` copy the arguments marked `#[Out]` or `#[InOut]` back to the host",
+    note = "or remove the `#[Out]`/`#[InOut]` mark from the kernel's parameter: an unmarked slice parameter takes device memory in every call"
+)]
 pub trait HostSliceMut<T>: HostSlice<T> {
     /// The elements, writable.
     fn host_slice_mut(&mut self) -> Result<&mut [T]>;

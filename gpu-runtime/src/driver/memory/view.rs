@@ -37,6 +37,15 @@ use crate::types::repr::DeviceRepr;
 ///     fn device_view_mut(&mut self) -> DeviceViewMut<'_, f32> { self.data.device_view_mut() }
 /// }
 /// ```
+// The message names the fixes for host data passed where device memory is expected (issue 28):
+// the usual cause is a `Vec` or slice given to `prepared_call`, or to a kernel parameter not
+// marked `#[In]`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not device memory: this argument takes device memory holding `{T}`s",
+    label = "expected device memory (a `DeviceBuffer<{T}>` or a view of one)",
+    note = "copy host data to the device first with `ctx.to_device(&data)?` and pass the `DeviceBuffer`: `prepared_call(..)` and `prepared_async_call(..)` launch on device memory only",
+    note = "or, for a kernel argument, mark the parameter `#[In]` in the `#[kernel]` signature and pass the host data to the convenience call `name(&ctx, grid, block, ..)` or `call(..)`, which copy it to the device for the launch"
+)]
 pub trait DeviceRead<T> {
     /// The memory as a read-only view: its address, length and context, and the record of the
     /// streams that use it, through which launches and copies are ordered.
@@ -54,6 +63,12 @@ pub trait DeviceRead<T> {
 
 /// Device memory a kernel may write: what a `T*` parameter takes. Taking it by `&mut` lets the
 /// borrow checker rule out a kernel writing memory that something else is reading.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not writable device memory: this argument takes device memory holding `{T}`s that may be written",
+    label = "expected writable device memory (`&mut` a `DeviceBuffer<{T}>` or a mutable view)",
+    note = "copy host data to the device first with `ctx.to_device(&data)?`, pass `&mut` the `DeviceBuffer`, and read it back with `to_vec()`: `prepared_call(..)` and `prepared_async_call(..)` launch on device memory only",
+    note = "or, for a kernel argument, mark the parameter `#[Out]` (written) or `#[InOut]` (read and written) in the `#[kernel]` signature and pass `&mut` host data to the convenience call `name(&ctx, grid, block, ..)` or `call(..)`, which copy it to the device and back"
+)]
 pub trait DeviceWrite<T>: DeviceRead<T> {
     /// The memory as a writable view.
     fn device_view_mut(&mut self) -> DeviceViewMut<'_, T>;

@@ -46,8 +46,10 @@ pub struct Function {
     pub(crate) name: Cow<'static, str>,
     pub(crate) shared_mem_bytes: u32,
     /// The dynamic shared memory this function has been allowed so far (beyond the default
-    /// 48 KiB a block gets without opting in).
-    pub(crate) optin_shared: AtomicU32,
+    /// 48 KiB a block gets without opting in). Shared by clones: the driver keeps the attribute
+    /// per CUfunction, so a clone made for one launch's size (`with_shared_mem`, the generated
+    /// `prepared_call_shared`) opts in once for all of them.
+    pub(crate) optin_shared: Arc<AtomicU32>,
 }
 
 // SAFETY: a CUfunction may be launched from any thread; the rest is plain data or atomics.
@@ -74,7 +76,7 @@ impl Clone for Function {
             limits: self.limits.clone(),
             name: self.name.clone(),
             shared_mem_bytes: self.shared_mem_bytes,
-            optin_shared: AtomicU32::new(self.optin_shared.load(Ordering::Relaxed)),
+            optin_shared: self.optin_shared.clone(),
         }
     }
 }
@@ -105,7 +107,7 @@ impl Function {
             limits: OnceLock::new(),
             name: Cow::Borrowed(name),
             shared_mem_bytes: 0,
-            optin_shared: AtomicU32::new(0),
+            optin_shared: Arc::new(AtomicU32::new(0)),
         })
     }
 
@@ -122,7 +124,7 @@ impl Function {
             limits: OnceLock::new(),
             name,
             shared_mem_bytes: 0,
-            optin_shared: AtomicU32::new(0),
+            optin_shared: Arc::new(AtomicU32::new(0)),
         }
     }
 

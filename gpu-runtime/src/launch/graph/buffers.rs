@@ -135,6 +135,14 @@ impl<T> sealed::Sealed for GraphBuffer<'_, T> {}
 /// Memory a graph node reads, valid for the graph's lifetime `'a`: a [`GraphInput`] or a
 /// [`GraphBuffer`]. What a `const T*` parameter takes in the generated graph methods. Sealed:
 /// only the tokens, which hold their borrow for `'a`, implement it.
+// The message names the fix for a buffer (or host data) passed to a graph method directly
+// (issue 28): graphs take tokens that hold the borrow for the graph's lifetime.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a graph argument: a graph node reads device memory through a `GraphInput<'_, {T}>` or `GraphBuffer<'_, {T}>`",
+    label = "expected `&GraphInput::new(&buffer)` (or a `GraphBuffer`)",
+    note = "wrap the device buffer once, before the graph is built: `let xg = GraphInput::new(&x);` and pass `&xg`; the token borrows the buffer for as long as the graph can launch",
+    note = "host data goes to the device first with `ctx.to_device(&data)?`; a graph launches on device memory only"
+)]
 pub trait GraphRead<'a, T>: sealed::Sealed {
     /// The argument as the graph records it.
     #[doc(hidden)]
@@ -143,6 +151,12 @@ pub trait GraphRead<'a, T>: sealed::Sealed {
 
 /// Memory a graph node writes, valid for `'a`: a [`GraphBuffer`]. What a `T*` parameter takes
 /// in the generated graph methods.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a writable graph argument: a graph node writes device memory through a `GraphBuffer<'_, {T}>`",
+    label = "expected `&mut GraphBuffer::new(&mut buffer)`",
+    note = "wrap the device buffer once, before the graph is built: `let mut yg = GraphBuffer::new(&mut y);` and pass `&mut yg`; the token borrows the buffer exclusively for as long as the graph can launch",
+    note = "host data goes to the device first with `ctx.to_device(&data)?`; a graph launches on device memory only"
+)]
 pub trait GraphWrite<'a, T>: GraphRead<'a, T> {
     /// The argument as the graph records it, for a write.
     #[doc(hidden)]
