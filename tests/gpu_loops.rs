@@ -8,11 +8,11 @@ use std::ffi::c_void;
 
 use gpu_runtime::__private_v0_1 as private;
 use gpu_runtime::compiler::Target;
-use gpu_runtime::driver::{driver_version, Function};
+use gpu_runtime::driver::driver_version;
 use gpu_runtime::launch::{
-    cudaGraphConditionalHandle, Arg, Capture, Graph, GraphBuffer, GraphBuilder, GraphRead, NodeId,
+    cudaGraphConditionalHandle, Arg, Capture, Graph, GraphBuffer, GraphBuilder, NodeId,
 };
-use gpu_runtime::{kernel, Context, Error, GraphError, LaunchConfigError, Result, Stream};
+use gpu_runtime::{kernel, Context, Error, GraphError, LaunchConfigError, Stream};
 use gpu_suite::solver::{solve_cpu, Solver, State};
 use gpu_suite::{assert_close, Rng};
 
@@ -382,10 +382,11 @@ fn has_dependent_launches(ctx: &Context) -> bool {
     ctx.compute_capability().0 >= 9
 }
 
-/// A dependent launch is refused below compute capability 9.0 and made from 9.0 on.
-fn dependent_or_refused(ctx: &Context, f: &Function) -> Option<private::LaunchEx> {
+/// `chain` as a dependent launch (the generated `dependent_launch`): refused below compute
+/// capability 9.0 with its typed error, made from 9.0 on.
+fn dependent_or_refused(ctx: &Context, chain: &k::chain::Kernel) -> Option<k::chain::Kernel> {
     // SAFETY: `chain` calls cudaGridDependencySynchronize() in every thread, first.
-    let made = unsafe { private::dependent_launch(f, &private::LaunchEx::default()) };
+    let made = unsafe { chain.dependent_launch() };
     if has_dependent_launches(ctx) {
         Some(made.expect("a dependent launch on compute capability 9.0"))
     } else {
@@ -409,10 +410,10 @@ fn a_chain_of_dependent_launches_on_a_stream_matches_the_cpu() {
     let prepared = chain.function().prepare_declared().unwrap();
     // SAFETY: `chain` calls cudaGridDependencySynchronize() in every thread, first.
     let dependent = unsafe { prepared.clone().dependent_launch() };
-    if dependent_or_refused(&ctx, chain.function()).is_none() {
+    let Some(typed) = dependent_or_refused(&ctx, &chain) else {
         assert!(dependent.is_err());
         return;
-    }
+    };
     let dependent = dependent.unwrap();
     let x0 = Rng::new(3).vec_f32(N);
     let mut x = ctx.to_device(&x0).unwrap();
@@ -439,58 +440,18 @@ fn a_chain_of_dependent_launches_on_a_stream_matches_the_cpu() {
             .unwrap();
     }
     assert_close(&x.to_vec().unwrap(), &chain_cpu(&x0), 1e-5);
-}
-
-/// What `#[kernel]`'s generated `capture` does (`gpu-macros-core/src/expand.rs`, `graph_body`),
-/// with a launch configuration `ex` the macro does not make yet (a dependent launch): records
-/// `chain(y, x, a, n)`.
-fn capture_chain<'a>(
-    cap: &mut Capture<'a>,
-    f: &Function,
-    ex: &private::LaunchEx,
-    y: &mut GraphBuffer<'a, f32>,
-    x: &impl GraphRead<'a, f32>,
-) -> Result<NodeId> {
-    let (yv, xv) = (
-        private::graph_write::<f32, _>(y),
-        private::graph_read::<f32, _>(x),
-    );
-    let mut node = private::NodeArgs::new();
-    let (p0, p1, p2, p3) = (node.write(f, &yv)?, node.read(f, &xv)?, A, N as i32);
-    let mut params: [*mut c_void; 4] = [
-        private::param(&p0),
-        private::param(&p1),
-        private::param(&p2),
-        private::param(&p3),
-    ];
-    // SAFETY: the parameters are chain's (float*, const float*, float, int), each slot lives
-    // until the call returns, and both buffers are tokens recorded in `node` (N elements each).
-    unsafe { private::graph_capture(cap, f, ex, GRID.into(), BLOCK.into(), node, &mut params) }
-}
-
-/// [`capture_chain`] for a built graph, after `deps`.
-fn add_chain<'a>(
-    g: &mut GraphBuilder<'a>,
-    deps: &[NodeId],
-    f: &Function,
-    ex: &private::LaunchEx,
-    y: &mut GraphBuffer<'a, f32>,
-    x: &impl GraphRead<'a, f32>,
-) -> Result<NodeId> {
-    let (yv, xv) = (
-        private::graph_write::<f32, _>(y),
-        private::graph_read::<f32, _>(x),
-    );
-    let mut node = private::NodeArgs::new();
-    let (p0, p1, p2, p3) = (node.write(f, &yv)?, node.read(f, &xv)?, A, N as i32);
-    let mut params: [*mut c_void; 4] = [
-        private::param(&p0),
-        private::param(&p1),
-        private::param(&p2),
-        private::param(&p3),
-    ];
-    // SAFETY: as in `capture_chain`.
-    unsafe { private::graph_add(g, deps, f, ex, GRID.into(), BLOCK.into(), node, &mut params) }
+    // The same chain through the typed handle.
+    let mut x = ctx.to_device(&x0).unwrap();
+    let mut y = ctx.alloc_zeros::<f32>(N).unwrap();
+    for link in 0..LINKS {
+        if link % 2 == 0 {
+            typed.prepared_async_call(GRID, BLOCK, &stream, &mut y, &x, A, N as i32)
+        } else {
+            typed.prepared_async_call(GRID, BLOCK, &stream, &mut x, &y, A, N as i32)
+        }
+        .unwrap();
+    }
+    assert_close(&x.to_vec().unwrap(), &chain_cpu(&x0), 1e-5);
 }
 
 #[test]
@@ -498,8 +459,7 @@ fn add_chain<'a>(
 fn dependent_launches_in_captured_and_built_graphs_match_the_cpu() {
     let ctx = ctx();
     let chain = k::chain::prepare(&ctx).unwrap();
-    let f = chain.function();
-    let Some(ex) = dependent_or_refused(&ctx, f) else {
+    let Some(dependent) = dependent_or_refused(&ctx, &chain) else {
         return;
     };
     let x0 = Rng::new(4).vec_f32(N);
@@ -515,9 +475,9 @@ fn dependent_launches_in_captured_and_built_graphs_match_the_cpu() {
                 let mut last: Vec<NodeId> = Vec::new();
                 for link in 0..LINKS {
                     let n = if link % 2 == 0 {
-                        add_chain(&mut g, &last, f, &ex, &mut yg, &xg)
+                        dependent.graph_node(&mut g, &last, GRID, BLOCK, &mut yg, &xg, A, N as i32)
                     } else {
-                        add_chain(&mut g, &last, f, &ex, &mut xg, &yg)
+                        dependent.graph_node(&mut g, &last, GRID, BLOCK, &mut xg, &yg, A, N as i32)
                     }
                     .unwrap();
                     last = vec![n];
@@ -533,10 +493,11 @@ fn dependent_launches_in_captured_and_built_graphs_match_the_cpu() {
                 let mut cap = Capture::begin(&ctx).unwrap();
                 for link in 0..LINKS {
                     if link % 2 == 0 {
-                        capture_chain(&mut cap, f, &ex, &mut yg, &xg).unwrap();
+                        dependent.capture(&mut cap, GRID, BLOCK, &mut yg, &xg, A, N as i32)
                     } else {
-                        capture_chain(&mut cap, f, &ex, &mut xg, &yg).unwrap();
+                        dependent.capture(&mut cap, GRID, BLOCK, &mut xg, &yg, A, N as i32)
                     }
+                    .unwrap();
                 }
                 cap.end().unwrap().instantiate().unwrap()
             };

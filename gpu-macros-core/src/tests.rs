@@ -507,3 +507,59 @@ fn linked_sources_errors() {
     let (msg, _) = expand_error(&format!("{attr}, embed = [\"sm_90\"]"), "fn run(x: &mut [f32]);");
     assert!(msg.starts_with("`embed` is for a single source"), "{msg}");
 }
+
+/// A method of `Kernel` with its body, as text (`quote!`'s spacing).
+fn method_text(items: &[syn::Item], name: &str) -> String {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            syn::Item::Impl(im) if im.trait_.is_none() => Some(&im.items),
+            _ => None,
+        })
+        .flatten()
+        .find_map(|i| match i {
+            syn::ImplItem::Fn(f) if f.sig.ident == name => Some(quote!(#f).to_string()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no method `Kernel::{name}`"))
+}
+
+#[test]
+fn dependent_launch_is_an_unsafe_method_beside_cooperative() {
+    let f = expand(
+        quote!(#AXPY, check = false),
+        quote!(
+            fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i32);
+        ),
+    );
+    let m = module(&f.items, "axpy");
+    let sig = method(m, "dependent_launch");
+    assert!(
+        sig.unsafety.is_some(),
+        "the kernel's cudaGridDependencySynchronize() is its contract"
+    );
+    assert!(params(sig).is_empty());
+    let text = method_text(m, "dependent_launch");
+    assert!(text.contains("-> :: gpu_runtime :: Result < Kernel >"), "{text}");
+    assert!(
+        text.contains(
+            "unsafe { :: gpu_runtime :: __private_v0_1 :: dependent_launch (& self . function , & self . ex) } ?"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("# Safety"), "{text}");
+    // A template's handle keeps its type.
+    let f = expand(
+        quote!(
+            "template <typename T> __global__ void scale(T *x, T a) { }",
+            instantiate = [f32],
+            check = false
+        ),
+        quote!(
+            fn scale<T>(x: &mut [T], a: T);
+        ),
+    );
+    let text = method_text(module(&f.items, "scale"), "dependent_launch");
+    assert!(text.contains("Result < Kernel < T > >"), "{text}");
+    assert!(text.contains("_t : :: core :: marker :: PhantomData"), "{text}");
+}
