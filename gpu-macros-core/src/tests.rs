@@ -563,3 +563,85 @@ fn dependent_launch_is_an_unsafe_method_beside_cooperative() {
     assert!(text.contains("Result < Kernel < T > >"), "{text}");
     assert!(text.contains("_t : :: core :: marker :: PhantomData"), "{text}");
 }
+
+#[test]
+fn call_async_stages_like_call_and_returns_a_future_that_keeps_the_device_copies() {
+    let f = expand(
+        quote!(#AXPY, check = false),
+        quote!(
+            fn axpy(a: f32, #[In] x: &[f32], #[InOut] y: &mut [f32], n: i32);
+        ),
+    );
+    let m = module(&f.items, "axpy");
+    for (name, call) in [("call_async", "call"), ("call_async_on", "call_on")] {
+        // Typed as `call`: the same parameters, host arrays where `call` takes them.
+        assert_eq!(params(method(m, name)), params(method(m, call)), "{name}");
+        let text = method_text(m, name);
+        // A future borrowing the kernel and the host arrays, not the by-value arguments.
+        assert!(
+            text.contains(
+                "-> impl :: core :: future :: Future < Output = :: gpu_runtime :: Result < () > > + '__call"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("(& '__call self"), "{text}");
+        assert!(
+            text.contains("x : & '__call (impl :: gpu_runtime :: HostSlice < f32 >"),
+            "{text}"
+        );
+        assert!(
+            text.contains("y : & '__call mut (impl :: gpu_runtime :: HostSliceMut < f32 >"),
+            "{text}"
+        );
+        assert!(text.contains("a : f32 ,"), "{text}");
+        // Staged and launched at once, as `call` does.
+        assert!(text.contains("__staging . input (& * x) ?"), "{text}");
+        assert!(text.contains("__staging . input_output (& mut * y) ?"), "{text}");
+        assert!(text.contains("__staging . upload () ?"), "{text}");
+        // Both staged buffers are kept until the queued work has finished; the future awaits
+        // the StagedCall, or returns the staging's error.
+        assert!(
+            text.contains("__staging . finish_async ((__d_x , __d_y ,))"),
+            "{text}"
+        );
+        assert!(text.contains("async move { __call ? . await }"), "{text}");
+        assert!(!text.contains("__staging . finish ()"), "{text}");
+    }
+    let text = method_text(m, "call_async");
+    assert!(text.contains("Staging :: new (& self . function)"), "{text}");
+    let text = method_text(m, "call_async_on");
+    assert!(text.contains("staging_on (& self . function , stream)"), "{text}");
+    assert!(
+        text.contains("stream : & '__call :: gpu_runtime :: Stream"),
+        "{text}"
+    );
+    // One staged argument: still a tuple, so that `keep` is one value.
+    let f = expand(
+        quote!("__global__ void fill(float *y, int n) { }", check = false),
+        quote!(
+            fn fill(#[Out] y: &mut [f32], n: i32);
+        ),
+    );
+    let text = method_text(module(&f.items, "fill"), "call_async");
+    assert!(text.contains("__staging . output (& mut * y) ?"), "{text}");
+    assert!(text.contains("finish_async ((__d_y ,))"), "{text}");
+    // Nothing marked: the prepared calls' results, as `call`'s.
+    let f = expand(
+        quote!(#AXPY, check = false),
+        quote!(
+            fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i32);
+        ),
+    );
+    let m = module(&f.items, "axpy");
+    let text = method_text(m, "call_async");
+    assert!(
+        text.contains(":: core :: future :: ready (self . prepared_call (grid , block , a , x , y , n))"),
+        "{text}"
+    );
+    assert!(!text.contains("Staging"), "{text}");
+    let text = method_text(m, "call_async_on");
+    assert!(
+        text.contains("ready (self . prepared_async_call (grid , block , stream , a , x , y , n))"),
+        "{text}"
+    );
+}
