@@ -4,9 +4,6 @@
 //! --ignored`): loops, branches and dependent-launch chains checked against the CPU on random
 //! data, and the refusals.
 
-use std::ffi::c_void;
-
-use gpu_runtime::__private_v0_1 as private;
 use gpu_runtime::compiler::Target;
 use gpu_runtime::driver::driver_version;
 use gpu_runtime::launch::{
@@ -156,8 +153,7 @@ fn a_while_loop_runs_on_the_gpu_until_its_kernel_clears_the_condition() {
     {
         let (mut xg, mut cg) = (GraphBuffer::new(&mut x), GraphBuffer::new(&mut c));
         let mut g = GraphBuilder::new(&ctx).unwrap();
-        // SAFETY: given only to this graph's loop body.
-        let h = unsafe { g.conditional_handle(Some(1)) }.unwrap();
+        let h = g.conditional_handle(Some(1)).unwrap();
         let mut body = GraphBuilder::new(&ctx).unwrap();
         let s = step
             .graph_node(&mut body, &[], GRID, BLOCK, &mut xg, N as i32)
@@ -195,8 +191,7 @@ fn branch(
     {
         let mut xg = GraphBuffer::new(&mut x);
         let mut g = GraphBuilder::new(ctx).unwrap();
-        // SAFETY: given only to this graph's kernel.
-        let h = unsafe { g.conditional_handle(None) }.unwrap();
+        let h = g.conditional_handle(None).unwrap();
         let first = set.graph_node(&mut g, &[], 1, 1, h, v).unwrap();
         let mut bodies = Vec::new();
         for &value in values {
@@ -231,8 +226,7 @@ fn if_else_and_switch_pick_their_body_by_the_condition() {
     if !driver_at_least(12, 8) {
         // Refused with a typed error on older drivers.
         let mut g = GraphBuilder::new(&ctx).unwrap();
-        // SAFETY: given to no kernel.
-        let h = unsafe { g.conditional_handle(None) }.unwrap();
+        let h = g.conditional_handle(None).unwrap();
         let e = g
             .switch(&[], h, vec![GraphBuilder::new(&ctx).unwrap().build()])
             .unwrap_err();
@@ -267,9 +261,7 @@ fn conditional_nodes_refuse_foreign_handles_stream_launches_hazards_and_empty_sw
     let mut xg = GraphBuffer::new(&mut x);
     let mut a = GraphBuilder::new(&ctx).unwrap();
     let mut b = GraphBuilder::new(&ctx).unwrap();
-    // SAFETY: given to no kernel but the refused ones below (a stream launch, a kernel node
-    // whose arguments are recorded as the generated code will record them).
-    let ha = unsafe { a.conditional_handle(Some(0)) }.unwrap();
+    let ha = a.conditional_handle(Some(0)).unwrap();
     // A handle on a stream: refused before the driver.
     let e = set.prepared_async_call(1, 1, &stream, ha, 1).unwrap_err();
     assert!(matches!(e, Error::Unsupported { .. }), "{e}");
@@ -288,39 +280,46 @@ fn conditional_nodes_refuse_foreign_handles_stream_launches_hazards_and_empty_sw
         .unwrap();
     let e = a.if_then(&[], ha, body.build()).unwrap_err();
     assert!(matches!(e, Error::Graph(GraphError::Hazard { .. })), "{e}");
-    // Another graph's handle given to a kernel node whose by-value arguments are recorded
-    // (`graph_value`, as the generated graph methods are to record them): the graph is refused
-    // before the driver instantiates it, and so is a body of another graph holding it.
-    for as_body in [false, true] {
-        let mut c = GraphBuilder::new(&ctx).unwrap();
-        let mut node = private::NodeArgs::new();
-        let (p0, p1) = (private::graph_value(&mut node, ha), 1u32);
-        let mut params: [*mut c_void; 2] = [private::param(&p0), private::param(&p1)];
-        // SAFETY: set_condition's parameters (cudaGraphConditionalHandle, unsigned int).
-        unsafe {
-            private::graph_add(
-                &mut c,
-                &[],
-                set.function(),
-                &Default::default(),
-                1.into(),
-                1.into(),
-                node,
-                &mut params,
-            )
-        }
-        .unwrap();
+    // Another graph's handle given to a typed kernel node (which records its by-value
+    // arguments): the graph is refused before the driver instantiates it, and so is a body of
+    // another graph holding it, built or captured, and a node update that passes it.
+    for (as_body, captured) in [(false, false), (true, false), (false, true), (true, true)] {
+        let body = if captured {
+            let mut cap = Capture::begin(&ctx).unwrap();
+            set.capture(&mut cap, 1, 1, ha, 1).unwrap();
+            cap.end().unwrap()
+        } else {
+            let mut c = GraphBuilder::new(&ctx).unwrap();
+            set.graph_node(&mut c, &[], 1, 1, ha, 1).unwrap();
+            c.build()
+        };
         let e = if as_body {
             let mut d = GraphBuilder::new(&ctx).unwrap();
-            // SAFETY: given to no kernel.
-            let hd = unsafe { d.conditional_handle(Some(0)) }.unwrap();
-            d.if_then(&[], hd, c.build()).unwrap();
+            let hd = d.conditional_handle(Some(0)).unwrap();
+            d.if_then(&[], hd, body).unwrap();
             d.build().instantiate().unwrap_err()
         } else {
-            c.build().instantiate().unwrap_err()
+            body.instantiate().unwrap_err()
         };
-        assert!(matches!(e, Error::Graph(GraphError::ForeignCondition)), "{e}");
+        assert!(
+            matches!(e, Error::Graph(GraphError::ForeignCondition)),
+            "body {as_body}, captured {captured}: {e}"
+        );
     }
+    let mut c = GraphBuilder::new(&ctx).unwrap();
+    let hc = c.conditional_handle(Some(0)).unwrap();
+    let node = set.graph_node(&mut c, &[], 1, 1, hc, 0).unwrap();
+    let mut body = GraphBuilder::new(&ctx).unwrap();
+    fill.graph_node(&mut body, &[], GRID, BLOCK, &mut xg, 5.0, N as i32)
+        .unwrap();
+    c.if_then(&[node], hc, body.build()).unwrap();
+    let mut exec = c.build().instantiate().unwrap();
+    let e = set.update_node(&mut exec, node, 1, 1, ha, 1).unwrap_err();
+    assert!(matches!(e, Error::Graph(GraphError::ForeignCondition)), "{e}");
+    // Its own handle updates and runs.
+    set.update_node(&mut exec, node, 1, 1, hc, 1).unwrap();
+    exec.launch(&stream).unwrap();
+    stream.synchronize().unwrap();
 }
 
 #[test]

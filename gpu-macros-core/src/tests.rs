@@ -645,3 +645,34 @@ fn call_async_stages_like_call_and_returns_a_future_that_keeps_the_device_copies
         "{text}"
     );
 }
+
+#[test]
+fn graph_methods_record_by_value_arguments_in_the_node() {
+    let f = expand(
+        quote!(
+            "__global__ void set(cudaGraphConditionalHandle h, float v, float *x) { }",
+            check = false
+        ),
+        quote!(
+            fn set(h: cudaGraphConditionalHandle, v: f32, x: &mut [f32]);
+        ),
+    );
+    let m = module(&f.items, "set");
+    for name in ["capture", "graph_node", "update_node"] {
+        let text = method_text(m, name);
+        // Each by-value slot through `graph_value`, which records a graph's condition; the
+        // bound named first as `launch_on` names it, so that a bad type is one error.
+        for (slot, ty, arg) in [("__p0", "cudaGraphConditionalHandle", "h"), ("__p1", "f32", "v")] {
+            let made = format!(
+                "let _ = :: gpu_runtime :: __private_v0_1 :: by_value :: < {ty} > ; \
+                 let {slot} : {ty} = :: gpu_runtime :: __private_v0_1 :: graph_value :: < {ty} > (& mut __node , {arg}) ;"
+            );
+            assert!(text.contains(&made), "{name}: {text}");
+        }
+        // After the node exists, before its parameters are taken.
+        let node = text.find("NodeArgs :: new ()").expect("the node");
+        let value = text.find("graph_value").expect("graph_value");
+        let params = text.find("let mut __params").expect("the parameters");
+        assert!(node < value && value < params, "{name}: {text}");
+    }
+}
