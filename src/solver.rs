@@ -243,8 +243,7 @@ impl Solver {
         );
         let mut g = GraphBuilder::new(ctx)?;
         // Tested before the first iteration too: start it at 1 on every launch.
-        // SAFETY: given only to the test kernel of this graph's loop body.
-        let cond = unsafe { g.conditional_handle(Some(1)) }?;
+        let cond = g.conditional_handle(Some(1))?;
         let clear = g.memset_d32(&[], &mut iters, 0, 1)?;
         // The body, captured as a chain.
         let mut body = Capture::begin(ctx)?;

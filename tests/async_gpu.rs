@@ -21,6 +21,26 @@ __global__ void affine(float *y, const float *x, float a, float b, int n) {
 )]
 fn affine(y: &mut [f32], x: &[f32], a: f32, b: f32, n: i32);
 
+/// `affine` with host arrays: the typed In/Out call, staged through pinned memory.
+#[kernel(
+    r#"
+__global__ void affine_host(float *y, const float *x, float a, float b, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + b;
+}"#
+)]
+fn affine_host(#[Out] y: &mut [f32], #[In] x: &[f32], a: f32, b: f32, n: i32);
+
+/// y += a x, on host arrays: an `#[InOut]` argument beside an `#[In]` one.
+#[kernel(
+    r#"
+__global__ void axpy_host(float a, const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] += a * x[i];
+}"#
+)]
+fn axpy_host(a: f32, #[In] x: &[f32], #[InOut] y: &mut [f32], n: i32);
+
 /// Keeps a stream busy for about `cycles` clock ticks, so that work queued after it is
 /// still pending when the host acts.
 #[kernel(
@@ -254,6 +274,100 @@ fn many_concurrent_requests_each_await_their_own_result() {
                 k.prepared_async_call(n.div_ceil(256), 256, stream, &mut y, &xd, a, b, n as i32)?;
                 let host = memcpy_dtoh_future(pool.allocate::<f32, _>(n)?, &y, stream)?.await?;
                 Ok::<_, gpu_runtime::Error>((host.as_slice_memory_order().to_vec(), reference(&x, a, b)))
+            })
+        })
+        .collect();
+    rt.block_on(async {
+        for t in tasks {
+            let (got, want) = t.await.unwrap().unwrap();
+            assert_close(&got, &want, 1e-6);
+        }
+    });
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn the_generated_call_async_awaits_its_outputs_and_a_dropped_one_loses_nothing() {
+    let ctx = Context::default().unwrap();
+    let mut rng = Rng::new(287);
+    let n = (1 << 20) + 3;
+    let x = rng.vec_f32(n);
+    let y0 = rng.vec_f32(n);
+    let (a, b) = (rng.f32(), rng.f32());
+    let grid = n.div_ceil(256);
+    let (affine, axpy) = (
+        affine_host::prepare(&ctx).unwrap(),
+        axpy_host::prepare(&ctx).unwrap(),
+    );
+    runtime().block_on(async {
+        // #[Out] and #[In].
+        let mut y = vec![0f32; n];
+        affine
+            .call_async(grid, 256, &mut y, &x, a, b, n as i32)
+            .await
+            .unwrap();
+        assert_close(&y, &reference(&x, a, b), 1e-6);
+        // #[InOut] beside #[In], on a stream of ours.
+        let stream = Stream::new(&ctx).unwrap();
+        let mut y = y0.clone();
+        axpy.call_async_on(grid, 256, &stream, a, &x, &mut y, n as i32)
+            .await
+            .unwrap();
+        let want: Vec<f32> = x.iter().zip(&y0).map(|(&x, &y)| y + a * x).collect();
+        assert_close(&y, &want, 1e-6);
+
+        // Dropped before it completes (staged and launched behind ~20 ms of spin, polled
+        // once): the arrays are free again at once and unchanged, and the next call (which
+        // reuses the staging memory) is right.
+        spin::prepare(&ctx)
+            .unwrap()
+            .prepared_async_call(1, 1, &stream, 20_000_000)
+            .unwrap();
+        let mut z = vec![-1f32; n];
+        let mut w = y0.clone();
+        let early = tokio::time::timeout(
+            std::time::Duration::from_millis(2),
+            affine.call_async_on(grid, 256, &stream, &mut z, &x, b, a, n as i32),
+        )
+        .await;
+        assert!(early.is_err(), "the call completed behind the spin");
+        let early = tokio::time::timeout(
+            std::time::Duration::from_millis(2),
+            axpy.call_async_on(grid, 256, &stream, a, &x, &mut w, n as i32),
+        )
+        .await;
+        // The spin may have ended by now: completed or dropped, never half-written.
+        if early.is_err() {
+            assert_eq!(w, y0, "a dropped call wrote into its #[InOut] array");
+        }
+        assert!(
+            z.iter().all(|&v| v == -1.0),
+            "a dropped call wrote into its #[Out] array"
+        );
+        let mut y = vec![0f32; n];
+        affine
+            .call_async_on(grid, 256, &stream, &mut y, &x, b, a, n as i32)
+            .await
+            .unwrap();
+        assert_close(&y, &reference(&x, b, a), 1e-6);
+    });
+
+    // The future is Send: tasks on a multi-threaded runtime await it across threads.
+    let rt = runtime();
+    let affine = Arc::new(affine);
+    let tasks: Vec<_> = (0..32u64)
+        .map(|r| {
+            let affine = affine.clone();
+            rt.spawn(async move {
+                let mut rng = Rng::new(2000 + r);
+                let n = 1000 + (rng.next_u64() % 50_000) as usize;
+                let x = rng.vec_f32(n);
+                let (a, b) = (rng.f32(), rng.f32());
+                let mut y = vec![0f32; n];
+                affine
+                    .call_async(n.div_ceil(256), 256, &mut y, &x, a, b, n as i32)
+                    .await?;
+                Ok::<_, gpu_runtime::Error>((y, reference(&x, a, b)))
             })
         })
         .collect();

@@ -4,15 +4,12 @@
 //! --ignored`): loops, branches and dependent-launch chains checked against the CPU on random
 //! data, and the refusals.
 
-use std::ffi::c_void;
-
-use gpu_runtime::__private_v0_1 as private;
 use gpu_runtime::compiler::Target;
-use gpu_runtime::driver::{driver_version, Function};
+use gpu_runtime::driver::driver_version;
 use gpu_runtime::launch::{
-    cudaGraphConditionalHandle, Arg, Capture, Graph, GraphBuffer, GraphBuilder, GraphRead, NodeId,
+    cudaGraphConditionalHandle, Arg, Capture, Graph, GraphBuffer, GraphBuilder, NodeId,
 };
-use gpu_runtime::{kernel, Context, Error, GraphError, LaunchConfigError, Result, Stream};
+use gpu_runtime::{kernel, Context, Error, GraphError, LaunchConfigError, Stream};
 use gpu_suite::solver::{solve_cpu, Solver, State};
 use gpu_suite::{assert_close, Rng};
 
@@ -156,8 +153,7 @@ fn a_while_loop_runs_on_the_gpu_until_its_kernel_clears_the_condition() {
     {
         let (mut xg, mut cg) = (GraphBuffer::new(&mut x), GraphBuffer::new(&mut c));
         let mut g = GraphBuilder::new(&ctx).unwrap();
-        // SAFETY: given only to this graph's loop body.
-        let h = unsafe { g.conditional_handle(Some(1)) }.unwrap();
+        let h = g.conditional_handle(Some(1)).unwrap();
         let mut body = GraphBuilder::new(&ctx).unwrap();
         let s = step
             .graph_node(&mut body, &[], GRID, BLOCK, &mut xg, N as i32)
@@ -195,8 +191,7 @@ fn branch(
     {
         let mut xg = GraphBuffer::new(&mut x);
         let mut g = GraphBuilder::new(ctx).unwrap();
-        // SAFETY: given only to this graph's kernel.
-        let h = unsafe { g.conditional_handle(None) }.unwrap();
+        let h = g.conditional_handle(None).unwrap();
         let first = set.graph_node(&mut g, &[], 1, 1, h, v).unwrap();
         let mut bodies = Vec::new();
         for &value in values {
@@ -231,8 +226,7 @@ fn if_else_and_switch_pick_their_body_by_the_condition() {
     if !driver_at_least(12, 8) {
         // Refused with a typed error on older drivers.
         let mut g = GraphBuilder::new(&ctx).unwrap();
-        // SAFETY: given to no kernel.
-        let h = unsafe { g.conditional_handle(None) }.unwrap();
+        let h = g.conditional_handle(None).unwrap();
         let e = g
             .switch(&[], h, vec![GraphBuilder::new(&ctx).unwrap().build()])
             .unwrap_err();
@@ -267,9 +261,7 @@ fn conditional_nodes_refuse_foreign_handles_stream_launches_hazards_and_empty_sw
     let mut xg = GraphBuffer::new(&mut x);
     let mut a = GraphBuilder::new(&ctx).unwrap();
     let mut b = GraphBuilder::new(&ctx).unwrap();
-    // SAFETY: given to no kernel but the refused ones below (a stream launch, a kernel node
-    // whose arguments are recorded as the generated code will record them).
-    let ha = unsafe { a.conditional_handle(Some(0)) }.unwrap();
+    let ha = a.conditional_handle(Some(0)).unwrap();
     // A handle on a stream: refused before the driver.
     let e = set.prepared_async_call(1, 1, &stream, ha, 1).unwrap_err();
     assert!(matches!(e, Error::Unsupported { .. }), "{e}");
@@ -288,39 +280,46 @@ fn conditional_nodes_refuse_foreign_handles_stream_launches_hazards_and_empty_sw
         .unwrap();
     let e = a.if_then(&[], ha, body.build()).unwrap_err();
     assert!(matches!(e, Error::Graph(GraphError::Hazard { .. })), "{e}");
-    // Another graph's handle given to a kernel node whose by-value arguments are recorded
-    // (`graph_value`, as the generated graph methods are to record them): the graph is refused
-    // before the driver instantiates it, and so is a body of another graph holding it.
-    for as_body in [false, true] {
-        let mut c = GraphBuilder::new(&ctx).unwrap();
-        let mut node = private::NodeArgs::new();
-        let (p0, p1) = (private::graph_value(&mut node, ha), 1u32);
-        let mut params: [*mut c_void; 2] = [private::param(&p0), private::param(&p1)];
-        // SAFETY: set_condition's parameters (cudaGraphConditionalHandle, unsigned int).
-        unsafe {
-            private::graph_add(
-                &mut c,
-                &[],
-                set.function(),
-                &Default::default(),
-                1.into(),
-                1.into(),
-                node,
-                &mut params,
-            )
-        }
-        .unwrap();
+    // Another graph's handle given to a typed kernel node (which records its by-value
+    // arguments): the graph is refused before the driver instantiates it, and so is a body of
+    // another graph holding it, built or captured, and a node update that passes it.
+    for (as_body, captured) in [(false, false), (true, false), (false, true), (true, true)] {
+        let body = if captured {
+            let mut cap = Capture::begin(&ctx).unwrap();
+            set.capture(&mut cap, 1, 1, ha, 1).unwrap();
+            cap.end().unwrap()
+        } else {
+            let mut c = GraphBuilder::new(&ctx).unwrap();
+            set.graph_node(&mut c, &[], 1, 1, ha, 1).unwrap();
+            c.build()
+        };
         let e = if as_body {
             let mut d = GraphBuilder::new(&ctx).unwrap();
-            // SAFETY: given to no kernel.
-            let hd = unsafe { d.conditional_handle(Some(0)) }.unwrap();
-            d.if_then(&[], hd, c.build()).unwrap();
+            let hd = d.conditional_handle(Some(0)).unwrap();
+            d.if_then(&[], hd, body).unwrap();
             d.build().instantiate().unwrap_err()
         } else {
-            c.build().instantiate().unwrap_err()
+            body.instantiate().unwrap_err()
         };
-        assert!(matches!(e, Error::Graph(GraphError::ForeignCondition)), "{e}");
+        assert!(
+            matches!(e, Error::Graph(GraphError::ForeignCondition)),
+            "body {as_body}, captured {captured}: {e}"
+        );
     }
+    let mut c = GraphBuilder::new(&ctx).unwrap();
+    let hc = c.conditional_handle(Some(0)).unwrap();
+    let node = set.graph_node(&mut c, &[], 1, 1, hc, 0).unwrap();
+    let mut body = GraphBuilder::new(&ctx).unwrap();
+    fill.graph_node(&mut body, &[], GRID, BLOCK, &mut xg, 5.0, N as i32)
+        .unwrap();
+    c.if_then(&[node], hc, body.build()).unwrap();
+    let mut exec = c.build().instantiate().unwrap();
+    let e = set.update_node(&mut exec, node, 1, 1, ha, 1).unwrap_err();
+    assert!(matches!(e, Error::Graph(GraphError::ForeignCondition)), "{e}");
+    // Its own handle updates and runs.
+    set.update_node(&mut exec, node, 1, 1, hc, 1).unwrap();
+    exec.launch(&stream).unwrap();
+    stream.synchronize().unwrap();
 }
 
 #[test]
@@ -382,10 +381,11 @@ fn has_dependent_launches(ctx: &Context) -> bool {
     ctx.compute_capability().0 >= 9
 }
 
-/// A dependent launch is refused below compute capability 9.0 and made from 9.0 on.
-fn dependent_or_refused(ctx: &Context, f: &Function) -> Option<private::LaunchEx> {
+/// `chain` as a dependent launch (the generated `dependent_launch`): refused below compute
+/// capability 9.0 with its typed error, made from 9.0 on.
+fn dependent_or_refused(ctx: &Context, chain: &k::chain::Kernel) -> Option<k::chain::Kernel> {
     // SAFETY: `chain` calls cudaGridDependencySynchronize() in every thread, first.
-    let made = unsafe { private::dependent_launch(f, &private::LaunchEx::default()) };
+    let made = unsafe { chain.dependent_launch() };
     if has_dependent_launches(ctx) {
         Some(made.expect("a dependent launch on compute capability 9.0"))
     } else {
@@ -409,10 +409,10 @@ fn a_chain_of_dependent_launches_on_a_stream_matches_the_cpu() {
     let prepared = chain.function().prepare_declared().unwrap();
     // SAFETY: `chain` calls cudaGridDependencySynchronize() in every thread, first.
     let dependent = unsafe { prepared.clone().dependent_launch() };
-    if dependent_or_refused(&ctx, chain.function()).is_none() {
+    let Some(typed) = dependent_or_refused(&ctx, &chain) else {
         assert!(dependent.is_err());
         return;
-    }
+    };
     let dependent = dependent.unwrap();
     let x0 = Rng::new(3).vec_f32(N);
     let mut x = ctx.to_device(&x0).unwrap();
@@ -439,58 +439,18 @@ fn a_chain_of_dependent_launches_on_a_stream_matches_the_cpu() {
             .unwrap();
     }
     assert_close(&x.to_vec().unwrap(), &chain_cpu(&x0), 1e-5);
-}
-
-/// What `#[kernel]`'s generated `capture` does (`gpu-macros-core/src/expand.rs`, `graph_body`),
-/// with a launch configuration `ex` the macro does not make yet (a dependent launch): records
-/// `chain(y, x, a, n)`.
-fn capture_chain<'a>(
-    cap: &mut Capture<'a>,
-    f: &Function,
-    ex: &private::LaunchEx,
-    y: &mut GraphBuffer<'a, f32>,
-    x: &impl GraphRead<'a, f32>,
-) -> Result<NodeId> {
-    let (yv, xv) = (
-        private::graph_write::<f32, _>(y),
-        private::graph_read::<f32, _>(x),
-    );
-    let mut node = private::NodeArgs::new();
-    let (p0, p1, p2, p3) = (node.write(f, &yv)?, node.read(f, &xv)?, A, N as i32);
-    let mut params: [*mut c_void; 4] = [
-        private::param(&p0),
-        private::param(&p1),
-        private::param(&p2),
-        private::param(&p3),
-    ];
-    // SAFETY: the parameters are chain's (float*, const float*, float, int), each slot lives
-    // until the call returns, and both buffers are tokens recorded in `node` (N elements each).
-    unsafe { private::graph_capture(cap, f, ex, GRID.into(), BLOCK.into(), node, &mut params) }
-}
-
-/// [`capture_chain`] for a built graph, after `deps`.
-fn add_chain<'a>(
-    g: &mut GraphBuilder<'a>,
-    deps: &[NodeId],
-    f: &Function,
-    ex: &private::LaunchEx,
-    y: &mut GraphBuffer<'a, f32>,
-    x: &impl GraphRead<'a, f32>,
-) -> Result<NodeId> {
-    let (yv, xv) = (
-        private::graph_write::<f32, _>(y),
-        private::graph_read::<f32, _>(x),
-    );
-    let mut node = private::NodeArgs::new();
-    let (p0, p1, p2, p3) = (node.write(f, &yv)?, node.read(f, &xv)?, A, N as i32);
-    let mut params: [*mut c_void; 4] = [
-        private::param(&p0),
-        private::param(&p1),
-        private::param(&p2),
-        private::param(&p3),
-    ];
-    // SAFETY: as in `capture_chain`.
-    unsafe { private::graph_add(g, deps, f, ex, GRID.into(), BLOCK.into(), node, &mut params) }
+    // The same chain through the typed handle.
+    let mut x = ctx.to_device(&x0).unwrap();
+    let mut y = ctx.alloc_zeros::<f32>(N).unwrap();
+    for link in 0..LINKS {
+        if link % 2 == 0 {
+            typed.prepared_async_call(GRID, BLOCK, &stream, &mut y, &x, A, N as i32)
+        } else {
+            typed.prepared_async_call(GRID, BLOCK, &stream, &mut x, &y, A, N as i32)
+        }
+        .unwrap();
+    }
+    assert_close(&x.to_vec().unwrap(), &chain_cpu(&x0), 1e-5);
 }
 
 #[test]
@@ -498,8 +458,7 @@ fn add_chain<'a>(
 fn dependent_launches_in_captured_and_built_graphs_match_the_cpu() {
     let ctx = ctx();
     let chain = k::chain::prepare(&ctx).unwrap();
-    let f = chain.function();
-    let Some(ex) = dependent_or_refused(&ctx, f) else {
+    let Some(dependent) = dependent_or_refused(&ctx, &chain) else {
         return;
     };
     let x0 = Rng::new(4).vec_f32(N);
@@ -515,9 +474,9 @@ fn dependent_launches_in_captured_and_built_graphs_match_the_cpu() {
                 let mut last: Vec<NodeId> = Vec::new();
                 for link in 0..LINKS {
                     let n = if link % 2 == 0 {
-                        add_chain(&mut g, &last, f, &ex, &mut yg, &xg)
+                        dependent.graph_node(&mut g, &last, GRID, BLOCK, &mut yg, &xg, A, N as i32)
                     } else {
-                        add_chain(&mut g, &last, f, &ex, &mut xg, &yg)
+                        dependent.graph_node(&mut g, &last, GRID, BLOCK, &mut xg, &yg, A, N as i32)
                     }
                     .unwrap();
                     last = vec![n];
@@ -533,10 +492,11 @@ fn dependent_launches_in_captured_and_built_graphs_match_the_cpu() {
                 let mut cap = Capture::begin(&ctx).unwrap();
                 for link in 0..LINKS {
                     if link % 2 == 0 {
-                        capture_chain(&mut cap, f, &ex, &mut yg, &xg).unwrap();
+                        dependent.capture(&mut cap, GRID, BLOCK, &mut yg, &xg, A, N as i32)
                     } else {
-                        capture_chain(&mut cap, f, &ex, &mut xg, &yg).unwrap();
+                        dependent.capture(&mut cap, GRID, BLOCK, &mut xg, &yg, A, N as i32)
                     }
+                    .unwrap();
                 }
                 cap.end().unwrap().instantiate().unwrap()
             };

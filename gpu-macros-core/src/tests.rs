@@ -602,6 +602,175 @@ fn linked_sources_errors() {
     assert!(msg.starts_with("`embed` is for a single source"), "{msg}");
 }
 
+/// A method of `Kernel` with its body, as text (`quote!`'s spacing).
+fn method_text(items: &[syn::Item], name: &str) -> String {
+    items
+        .iter()
+        .filter_map(|i| match i {
+            syn::Item::Impl(im) if im.trait_.is_none() => Some(&im.items),
+            _ => None,
+        })
+        .flatten()
+        .find_map(|i| match i {
+            syn::ImplItem::Fn(f) if f.sig.ident == name => Some(quote!(#f).to_string()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no method `Kernel::{name}`"))
+}
+
+#[test]
+fn dependent_launch_is_an_unsafe_method_beside_cooperative() {
+    let f = expand(
+        quote!(#AXPY, check = false),
+        quote!(
+            fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i32);
+        ),
+    );
+    let m = module(&f.items, "axpy");
+    let sig = method(m, "dependent_launch");
+    assert!(
+        sig.unsafety.is_some(),
+        "the kernel's cudaGridDependencySynchronize() is its contract"
+    );
+    assert!(params(sig).is_empty());
+    let text = method_text(m, "dependent_launch");
+    assert!(text.contains("-> :: gpu_runtime :: Result < Kernel >"), "{text}");
+    assert!(
+        text.contains(
+            "unsafe { :: gpu_runtime :: __private_v0_1 :: dependent_launch (& self . function , & self . ex) } ?"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("# Safety"), "{text}");
+    // A template's handle keeps its type.
+    let f = expand(
+        quote!(
+            "template <typename T> __global__ void scale(T *x, T a) { }",
+            instantiate = [f32],
+            check = false
+        ),
+        quote!(
+            fn scale<T>(x: &mut [T], a: T);
+        ),
+    );
+    let text = method_text(module(&f.items, "scale"), "dependent_launch");
+    assert!(text.contains("Result < Kernel < T > >"), "{text}");
+    assert!(text.contains("_t : :: core :: marker :: PhantomData"), "{text}");
+}
+
+#[test]
+fn call_async_stages_like_call_and_returns_a_future_that_keeps_the_device_copies() {
+    let f = expand(
+        quote!(#AXPY, check = false),
+        quote!(
+            fn axpy(a: f32, #[In] x: &[f32], #[InOut] y: &mut [f32], n: i32);
+        ),
+    );
+    let m = module(&f.items, "axpy");
+    for (name, call) in [("call_async", "call"), ("call_async_on", "call_on")] {
+        // Typed as `call`: the same parameters, host arrays where `call` takes them.
+        assert_eq!(params(method(m, name)), params(method(m, call)), "{name}");
+        let text = method_text(m, name);
+        // A future borrowing the kernel and the host arrays, not the by-value arguments.
+        assert!(
+            text.contains(
+                "-> impl :: core :: future :: Future < Output = :: gpu_runtime :: Result < () > > + '__call"
+            ),
+            "{text}"
+        );
+        assert!(text.contains("(& '__call self"), "{text}");
+        assert!(
+            text.contains("x : & '__call (impl :: gpu_runtime :: HostSlice < f32 >"),
+            "{text}"
+        );
+        assert!(
+            text.contains("y : & '__call mut (impl :: gpu_runtime :: HostSliceMut < f32 >"),
+            "{text}"
+        );
+        assert!(text.contains("a : f32 ,"), "{text}");
+        // Staged and launched at once, as `call` does.
+        assert!(text.contains("__staging . input (& * x) ?"), "{text}");
+        assert!(text.contains("__staging . input_output (& mut * y) ?"), "{text}");
+        assert!(text.contains("__staging . upload () ?"), "{text}");
+        // Both staged buffers are kept until the queued work has finished; the future awaits
+        // the StagedCall, or returns the staging's error.
+        assert!(
+            text.contains("__staging . finish_async ((__d_x , __d_y ,))"),
+            "{text}"
+        );
+        assert!(text.contains("async move { __call ? . await }"), "{text}");
+        assert!(!text.contains("__staging . finish ()"), "{text}");
+    }
+    let text = method_text(m, "call_async");
+    assert!(text.contains("Staging :: new (& self . function)"), "{text}");
+    let text = method_text(m, "call_async_on");
+    assert!(text.contains("staging_on (& self . function , stream)"), "{text}");
+    assert!(
+        text.contains("stream : & '__call :: gpu_runtime :: Stream"),
+        "{text}"
+    );
+    // One staged argument: still a tuple, so that `keep` is one value.
+    let f = expand(
+        quote!("__global__ void fill(float *y, int n) { }", check = false),
+        quote!(
+            fn fill(#[Out] y: &mut [f32], n: i32);
+        ),
+    );
+    let text = method_text(module(&f.items, "fill"), "call_async");
+    assert!(text.contains("__staging . output (& mut * y) ?"), "{text}");
+    assert!(text.contains("finish_async ((__d_y ,))"), "{text}");
+    // Nothing marked: the prepared calls' results, as `call`'s.
+    let f = expand(
+        quote!(#AXPY, check = false),
+        quote!(
+            fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i32);
+        ),
+    );
+    let m = module(&f.items, "axpy");
+    let text = method_text(m, "call_async");
+    assert!(
+        text.contains(":: core :: future :: ready (self . prepared_call (grid , block , a , x , y , n))"),
+        "{text}"
+    );
+    assert!(!text.contains("Staging"), "{text}");
+    let text = method_text(m, "call_async_on");
+    assert!(
+        text.contains("ready (self . prepared_async_call (grid , block , stream , a , x , y , n))"),
+        "{text}"
+    );
+}
+
+#[test]
+fn graph_methods_record_by_value_arguments_in_the_node() {
+    let f = expand(
+        quote!(
+            "__global__ void set(cudaGraphConditionalHandle h, float v, float *x) { }",
+            check = false
+        ),
+        quote!(
+            fn set(h: cudaGraphConditionalHandle, v: f32, x: &mut [f32]);
+        ),
+    );
+    let m = module(&f.items, "set");
+    for name in ["capture", "graph_node", "update_node"] {
+        let text = method_text(m, name);
+        // Each by-value slot through `graph_value`, which records a graph's condition; the
+        // bound named first as `launch_on` names it, so that a bad type is one error.
+        for (slot, ty, arg) in [("__p0", "cudaGraphConditionalHandle", "h"), ("__p1", "f32", "v")] {
+            let made = format!(
+                "let _ = :: gpu_runtime :: __private_v0_1 :: by_value :: < {ty} > ; \
+                 let {slot} : {ty} = :: gpu_runtime :: __private_v0_1 :: graph_value :: < {ty} > (& mut __node , {arg}) ;"
+            );
+            assert!(text.contains(&made), "{name}: {text}");
+        }
+        // After the node exists, before its parameters are taken.
+        let node = text.find("NodeArgs :: new ()").expect("the node");
+        let value = text.find("graph_value").expect("graph_value");
+        let params = text.find("let mut __params").expect("the parameters");
+        assert!(node < value && value < params, "{name}: {text}");
+    }
+}
+
 /// Every token in `tokens`, groups' delimiters and contents included: its text (a group's
 /// delimiter for a group) and the source text its span points at.
 fn token_texts(tokens: TokenStream) -> Vec<(String, String)> {

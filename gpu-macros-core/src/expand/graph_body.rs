@@ -10,8 +10,8 @@ use crate::input::{RustArg, RustType};
 
 /// The body of a graph method (`capture`, `graph_node`, `update_node`): each buffer's
 /// `GraphArg` from its token, the `#[len]` checks, each argument recorded in the node's
-/// `NodeArgs` (context checked; by-value arguments checked to be plain data), the parameter
-/// array, then `finish` (an unsafe call into `__private_v0_1` taking `__node` and `__params`).
+/// `NodeArgs` (buffers with their context checked; by-value arguments through `graph_value`,
+/// which records a graph's condition), the parameter array, then `finish` (an unsafe call into `__private_v0_1` taking `__node` and `__params`).
 pub(super) fn graph_body(args: &[RustArg], finish: TokenStream, finish_args: TokenStream) -> TokenStream {
     let rt = rt();
     let mut views = Vec::new();
@@ -30,10 +30,14 @@ pub(super) fn graph_body(args: &[RustArg], finish: TokenStream, finish_args: Tok
                 views.push(quote!(let #view = #rt::__private_v0_1::graph_write::<#elem, _>(&mut *#name);));
                 packs.push(quote!(let #slot = __node.write(&self.function, &#view)?;));
             }
-            // No bound named here: `launch_on` already requires `KernelParam` of the same
-            // type, and naming it again would report a bad type twice.
+            // Recorded in the node, so that the graph refuses another graph's condition
+            // (`ConditionalHandle`) when it is instantiated. `by_value::<T>` is named first, as
+            // `launch_on` names it: a type that is not a `KernelParam` then fails that bound
+            // (the error the other methods report, shown once), and `graph_value`'s, the same
+            // bound at the same span, is not reported again.
             RustType::Value(ty) => packs.push(quote! {
-                let #slot: #ty = #name;
+                let _ = #rt::__private_v0_1::by_value::<#ty>;
+                let #slot: #ty = #rt::__private_v0_1::graph_value::<#ty>(&mut __node, #name);
             }),
         }
         params.push(quote!(#rt::__private_v0_1::param(&#slot)));

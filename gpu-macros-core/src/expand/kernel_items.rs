@@ -7,6 +7,7 @@ use quote::quote;
 use syn::Ident;
 
 use crate::expand::arg_types::{device_param, graph_param, host_param, type_assertions};
+use crate::expand::async_call::call_async_methods;
 use crate::expand::graph_body::graph_body;
 use crate::expand::host_call::convenience_body;
 use crate::expand::launch_body::launch_body;
@@ -127,6 +128,40 @@ fn config_methods(g: &Generics) -> TokenStream {
                 /// refuses a larger grid with a typed error rather than let it hang.
                 pub fn cooperative(&self) -> #rt::Result<Kernel #gen_use> {
                     ::core::result::Result::Ok(Kernel { ex: self.ex.with_cooperative(&self.function)?, function: self.function.clone(), #phantom_init })
+                }
+    }
+}
+
+/// `dependent_launch`: the same kernel as a programmatic dependent launch, beside
+/// `cooperative` and `with_cluster` (`unsafe`: the kernel's `cudaGridDependencySynchronize()`
+/// is its contract, which the macro cannot check).
+fn dependent_launch_method(g: &Generics) -> TokenStream {
+    let rt = rt();
+    let (gen_use, phantom_init) = (&g.usage, &g.phantom_init);
+    quote! {
+                /// The same kernel, launched as a programmatic dependent launch
+                /// (`CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`; in a built graph,
+                /// programmatic edges from the node's dependencies): it may start while the
+                /// kernel before it on the stream is still running, so that its launch and
+                /// prologue overlap that kernel's tail. Keeps the kernel's cluster shape and
+                /// cooperative launch. Refused on devices older than compute capability 9.0,
+                /// with a typed error
+                /// ([`LaunchConfigError::DependentLaunchUnsupported`](#rt::LaunchConfigError::DependentLaunchUnsupported)).
+                ///
+                /// # Safety
+                /// The kernel calls `cudaGridDependencySynchronize()` (declared for NVRTC by
+                /// `#include <gpu_runtime/graph.h>`) in every thread, before an early `return`
+                /// too, and before the thread touches any memory that earlier work (on its
+                /// stream; in a graph, the nodes it depends on) reads or writes: until then it
+                /// runs beside the kernel before it, outside the ordering this crate keeps for
+                /// every buffer.
+                pub unsafe fn dependent_launch(&self) -> #rt::Result<Kernel #gen_use> {
+                    ::core::result::Result::Ok(Kernel {
+                        // SAFETY: the caller's guarantee, passed on as it is.
+                        ex: unsafe { #rt::__private_v0_1::dependent_launch(&self.function, &self.ex) }?,
+                        function: self.function.clone(),
+                        #phantom_init
+                    })
                 }
     }
 }
@@ -298,9 +333,11 @@ pub fn kernel_items(
     let launch = launch_body(args);
     let make_kernel = make_kernel(launch_attrs, &g.phantom_init);
     let config = config_methods(&g);
+    let dependent = dependent_launch_method(&g);
     let graph = graph_methods(args, &names);
     let prepared = prepared_methods(&dev_params, &names);
     let calls = call_methods(args, &host_params);
+    let async_calls = call_async_methods(args);
     let Generics {
         decl: gen_decl,
         usage: gen_use,
@@ -349,11 +386,15 @@ pub fn kernel_items(
             impl #gen_decl Kernel #gen_use {
                 #config
 
+                #dependent
+
                 #graph
 
                 #prepared
 
                 #calls
+
+                #async_calls
 
                 #[inline]
                 fn launch_on(&self, grid: #rt::Dim3, block: #rt::Dim3, __stream: #rt::__private_v0_1::LaunchStream<'_>, #(#dev_params),*) -> #rt::Result<()> {

@@ -194,7 +194,8 @@ impl<'a> Capture<'a> {
     ///
     /// # Safety
     /// `params` holds one pointer per parameter of `f`, each to a value of the C parameter's
-    /// type, and its buffers are those of `args`.
+    /// type, its buffers are those of `args`, and its by-value arguments went through
+    /// `args`' `value` (the macro's `graph_value`), so that a graph's condition is recorded.
     #[doc(hidden)]
     pub unsafe fn kernel(
         &mut self,

@@ -34,12 +34,13 @@ use super::nodes::{NodeId, NodeKind};
 /// is linked). One thread should set it: concurrent calls are undefined.
 ///
 /// A handle is only meaningful in kernel nodes of the graph it was made for (and of the bodies
-/// of that graph's conditional nodes). A launch on a stream refuses it
-/// ([`Error::Unsupported`]), a conditional node of another graph refuses it
-/// ([`GraphError::ForeignCondition`]), and so does instantiating (or updating) a graph whose
-/// kernel node was given another graph's handle, when the node's by-value arguments were
-/// recorded (the hidden `graph_value` of the macro's interface). The graph methods `#[kernel]` generates do not record
-/// them yet, so [`GraphBuilder::conditional_handle`] is `unsafe` until they do.
+/// of that graph's conditional nodes), and every other use is refused: a launch on a stream
+/// ([`Error::Unsupported`]), a conditional node of another graph
+/// ([`GraphError::ForeignCondition`]), and instantiating (or updating) a graph whose kernel
+/// node was given another graph's handle (the same error): the graph methods `#[kernel]`
+/// generates (`capture`, `graph_node`, `update_node`) record each node's by-value arguments
+/// (the hidden `graph_value` of the macro's interface), and a body's conditions are its
+/// conditional node's.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ConditionalHandle {
@@ -98,13 +99,16 @@ impl<'a> GraphBuilder<'a> {
     /// first). A handle that no conditional node of the graph uses makes the driver refuse to
     /// instantiate the graph.
     ///
-    /// # Safety
-    /// The handle is given only to kernel nodes of this graph and of the bodies of its
-    /// conditional nodes. A kernel of another graph that sets it sets what the driver makes of
-    /// another graph's handle, which CUDA leaves undefined; the generated graph methods do not
-    /// yet record by-value arguments for the graph to check this (see [`ConditionalHandle`]).
-    /// Conditional nodes, launches on streams and instantiation check what they can.
-    pub unsafe fn conditional_handle(&mut self, default: Option<u32>) -> Result<ConditionalHandle> {
+    /// Safe because every path that hands a handle to a kernel records it, so that a kernel of
+    /// another graph never sets it (which CUDA leaves undefined): the typed graph nodes
+    /// `#[kernel]` generates (`graph_node`, `capture`, `update_node`) record their by-value
+    /// arguments, and instantiation and node updates refuse another graph's condition
+    /// ([`GraphError::ForeignCondition`]); a capture's stream is its own, so nothing else is
+    /// captured into it; a body's conditions are checked as its conditional node's; a launch on
+    /// a stream refuses a handle ([`Error::Unsupported`]); and the run-time typed launches
+    /// ([`PreparedFunction`](crate::launch::PreparedFunction)) take no handle, which is not a
+    /// [`DeviceRepr`](crate::DeviceRepr), and add no graph nodes.
+    pub fn conditional_handle(&mut self, default: Option<u32>) -> Result<ConditionalHandle> {
         needs_driver("a conditional graph node", 12, 3)?;
         self.graph.ctx.bind()?;
         // SAFETY: the graph is live and of this context; the driver's version was checked.
