@@ -238,7 +238,7 @@ pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
     };
     let mut parts = Vec::with_capacity(args.parts.len());
     for (i, spec) in args.parts.iter().enumerate() {
-        let (text, tokens, span) = crate::load_source(spec, &format!("{base}_{i}"), Vec::new())?;
+        let (text, tokens, span) = crate::load_source(spec, &format!("{base}_{i}"), Vec::new(), &[])?;
         parts.push(Part { text, tokens, span });
     }
     match item {
