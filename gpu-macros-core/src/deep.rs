@@ -112,6 +112,9 @@ fn track_inputs(req: &Request<'_>) -> TokenStream {
     let mut vars = vec![CHECK_VAR, EMBED_VAR];
     vars.extend(crate::nvrtc_find::NVRTC_ENV);
     vars.extend(gpu_cdecl::cuda_include::CUDA_INCLUDE_ENV);
+    // Once each: both searches read CUDA_PATH and CUDA_HOME.
+    let mut seen = std::collections::HashSet::new();
+    vars.retain(|v| seen.insert(*v));
     let headers: Vec<String> =
         gpu_cdecl::include_scan::included_headers(req.source, &include_dirs(&req.options))
             .into_iter()

@@ -9,6 +9,8 @@
 //! signature against it, and emits calls into `gpu_runtime`, where all run-time logic lives.
 
 mod check;
+#[cfg(test)]
+mod corpus_check;
 mod deep;
 mod elementwise;
 mod expand;
