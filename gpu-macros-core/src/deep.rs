@@ -430,6 +430,44 @@ mod tests {
     }
 
     #[test]
+    fn a_missing_header_warns_and_under_require_fails() {
+        let log = "k.cu(1): catastrophic error: cannot open source file \"common.h\"\n\
+                   \x20 #include \"common.h\"\n\
+                   \x20                    ^\n\n\
+                   1 catastrophic error detected in the compilation of \"k.cu\".\n";
+        let req = request(true, None);
+        let mut out = Outcome::default();
+        report(&req, log, false, true, Mode::Check, &mut out).expect("a warning");
+        let items = out.items.to_string();
+        assert!(items.contains("CUDA_HEADER_NOT_FOUND_AT_BUILD_TIME"), "{items}");
+        assert!(
+            items.contains("cannot open the header `common.h` included by k.cu"),
+            "{items}"
+        );
+        let e = report(&req, log, false, true, Mode::Require, &mut Outcome::default())
+            .expect_err("an error under `require`");
+        assert!(e.to_string().contains("cannot open the header `common.h`"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_nvrtc_warns_once_and_under_require_fails() {
+        let e = skipped(
+            "no libnvrtc.so",
+            Mode::Require,
+            Span::call_site(),
+            &mut Outcome::default(),
+        )
+        .expect_err("an error under `require`");
+        assert!(e.to_string().contains("not compiled at build time"), "{e}");
+        assert!(e.to_string().contains("no libnvrtc.so"), "{e}");
+        // The warning is given once per compiler process: by the first of these at the latest.
+        let (mut first, mut second) = (Outcome::default(), Outcome::default());
+        skipped("no libnvrtc.so", Mode::Check, Span::call_site(), &mut first).unwrap();
+        skipped("no libnvrtc.so", Mode::Check, Span::call_site(), &mut second).unwrap();
+        assert!(second.items.is_empty(), "{}", second.items);
+    }
+
+    #[test]
     fn architectures_to_embed() {
         assert_eq!(parse_arch("sm_90"), Some((true, 90)));
         assert_eq!(parse_arch("compute_75"), Some((false, 75)));
