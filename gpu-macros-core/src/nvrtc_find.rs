@@ -13,17 +13,12 @@ use std::path::{Path, PathBuf};
 /// The environment variable naming the NVRTC library to use at build time.
 pub const NVRTC_VAR: &str = "GPU_RUNTIME_NVRTC";
 
-/// Every environment variable the search reads: the generated code names them in
-/// `option_env!`, so that rustc records them and cargo builds the crate again (and the check
-/// runs again) when one changes.
-pub const NVRTC_ENV: &[&str] = &[
-    NVRTC_VAR,
-    "LD_LIBRARY_PATH",
-    "CUDA_PATH",
-    "CUDA_HOME",
-    "VIRTUAL_ENV",
-    "CONDA_PREFIX",
-];
+/// The environment variables the search reads that cargo can track: the generated code names
+/// them in `option_env!`, so that rustc records them and cargo builds the crate again (and the
+/// check runs again) when one changes. Not `LD_LIBRARY_PATH`, which the search reads too:
+/// cargo sets it for rustc itself and does not rebuild when the user's changes (tried with
+/// cargo 1.95).
+pub const NVRTC_ENV: &[&str] = &[NVRTC_VAR, "CUDA_PATH", "CUDA_HOME", "VIRTUAL_ENV", "CONDA_PREFIX"];
 
 /// The library file names of NVRTC, newest first (cudarc's candidates).
 const SONAMES: &[&str] = &[
