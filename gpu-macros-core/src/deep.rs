@@ -515,14 +515,29 @@ mod tests {
         assert!(out.images.is_empty());
         // Only the constants that make cargo rebuild when the variables change.
         let items = out.items.to_string();
-        for var in [
-            CHECK_VAR,
-            EMBED_VAR,
-            nvrtc::NVRTC_VAR,
-            "LD_LIBRARY_PATH",
-            "CUDA_HOME",
-        ] {
+        for var in [CHECK_VAR, EMBED_VAR, nvrtc::NVRTC_VAR, "CUDA_HOME", "VIRTUAL_ENV"] {
             assert!(items.contains(&format!("option_env ! (\"{var}\")")), "{items}");
         }
+        // Cargo ignores changes to this one (it sets it for rustc): not named.
+        assert!(!items.contains("LD_LIBRARY_PATH"), "{items}");
+    }
+
+    #[test]
+    fn headers_included_from_include_dirs_are_tracked_by_cargo() {
+        let dir = std::env::temp_dir().join(format!("gpu-deep-track-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("common.h"), "#define SCALE 2.0f\n").unwrap();
+        let mut req = request(false, Some(Vec::new()));
+        req.source = "#include \"common.h\"\n#include <cuda_fp16.h>\n__global__ void k() {}";
+        req.options = vec![format!("-I{}", dir.display())];
+        let items = run(&req).expect("nothing to compile").items.to_string();
+        let header = dir.join("common.h").display().to_string();
+        assert!(
+            items.contains(&format!("include_bytes ! ({header:?})")),
+            "{items}"
+        );
+        // Only what the source includes from its own directories.
+        assert_eq!(items.matches("include_bytes").count(), 1, "{items}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
