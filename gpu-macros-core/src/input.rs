@@ -699,6 +699,14 @@ mod tests {
         assert_eq!(values(&a.embed.unwrap_or_default()), ["sm_90", "compute_75"]);
         assert_eq!(a.launch.cluster, Some((2, 2, 1)));
         assert!(a.launch.cooperative);
+        let a = args(r#"file = "k.cu", include_dirs = ["kernels/include", "third_party"]"#);
+        assert_eq!(values(&a.include_dirs), ["kernels/include", "third_party"]);
+        let (msg, at) = args_error(r#""s", include_dirs = "kernels""#);
+        assert!(
+            msg.starts_with("`include_dirs` takes an array of directories"),
+            "{msg}"
+        );
+        assert_eq!(at, "\"kernels\"");
     }
 
     #[test]
