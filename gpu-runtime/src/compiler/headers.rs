@@ -80,7 +80,7 @@ impl Headers {
         Some(format!(
             "note (gpu-runtime): the header `{name}` was not found: {dirs}, and the built-in \
              headers {}; set GPU_RUNTIME_CUDA_INCLUDE to a CUDA toolkit's include directory, or \
-             add `-I<dir>` to the kernel's options",
+             add `-I<dir>` to the kernel's options (`include_dirs = [..]` on a #[kernel])",
             self.names
                 .iter()
                 .map(|n| n.to_string_lossy().into_owned())
