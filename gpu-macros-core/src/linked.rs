@@ -223,6 +223,15 @@ fn refuse_single_source_options(args: &KernelArgs) -> syn::Result<()> {
              context first loads it",
         ));
     }
+    // Not yet passed to the sources of a linked module (nor their files' directories): refused
+    // rather than ignored.
+    if let Some(first) = args.include_dirs.first() {
+        return Err(syn::Error::new(
+            first.span(),
+            "`include_dirs` is for a single source: for a linked module, give the directories \
+             as `options = [\"-I/abs/dir\"]`",
+        ));
+    }
     Ok(())
 }
 

@@ -341,6 +341,16 @@ fn an_include_dir_that_is_not_there_says_where_it_was_looked_for() {
 }
 
 #[test]
+fn include_dirs_on_a_linked_module_is_refused() {
+    let (msg, at) = expand_error(
+        r#"sources = ["__global__ void a() {}", "__global__ void b() {}"], include_dirs = ["x"]"#,
+        "mod m { fn a(); fn b(); }",
+    );
+    assert!(msg.starts_with("`include_dirs` is for a single source"), "{msg}");
+    assert_eq!(at, "\"x\"");
+}
+
+#[test]
 fn a_missing_source_file_says_where_it_was_looked_for() {
     let (msg, at) = expand_error(r#"file = "no/such/kernel.cu""#, "fn k();");
     assert!(
