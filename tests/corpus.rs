@@ -119,3 +119,30 @@ fn without_the_prelude_the_samples_using_uint_undeclared_fail() {
         assert!(e.contains("identifier \"uint\" is undefined"), "{name}: {e}");
     }
 }
+
+#[path = "corpus/includes/kernels.rs"]
+mod include_kernels;
+
+/// The files that include standard headers, CUDA headers and `"common.h"` from beside them
+/// (the build-time check compiled each while this test was built): the run time compiles
+/// them too, finding `common.h` through the directory the macro passes.
+#[test]
+fn kernel_files_including_headers_compile_at_run_time() {
+    let sources = [
+        include_kernels::layernorm_forward::source(),
+        include_kernels::softmax_forward::source(),
+        include_kernels::adamw_update::source(),
+    ];
+    for source in sources {
+        assert!(
+            source.source().contains("#include \"common.h\""),
+            "{}",
+            source.name()
+        );
+        gpu_runtime::SourceModule::from_static(source)
+            .arch("sm_90")
+            .cache_dir(None::<&str>)
+            .compile_report()
+            .unwrap_or_else(|e| panic!("{}: {e}", source.name()));
+    }
+}

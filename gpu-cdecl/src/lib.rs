@@ -24,11 +24,14 @@
 
 mod aliases;
 mod constants;
+pub mod cuda_include;
 mod decl;
 pub mod elementwise;
 mod error;
 mod globals;
+mod headers;
 mod host;
+pub mod include_scan;
 mod kernels;
 mod lexer;
 pub mod nvrtc_log;
@@ -40,6 +43,7 @@ pub mod vectors;
 mod tests;
 
 pub use error::DeclError;
+pub use headers::BUILTIN_HEADERS;
 pub use host::{HOST_TYPEDEFS, NVRTC_PRELUDE, NVRTC_PRELUDE_NAME};
 pub use types::{complex_part, CType, Scalar};
 

@@ -1,12 +1,20 @@
 //! The build-time pass over the whole CUDA source: NVRTC's errors become Rust compile errors,
 //! its warnings Rust warnings, and requested images (PTX, cubins) are compiled for embedding.
 //!
+//! The compile sees what the run time's sees (`nvrtc.rs`: the built-in headers, the CUDA
+//! headers, the prelude; the options and `-I` directories of the attribute), so a source that
+//! compiles at run time passes and one that does not fails the build with NVRTC's message.
+//!
 //! Switched off by `check = false` on the attribute or `GPU_RUNTIME_BUILD_CHECK=0`. When NVRTC
-//! cannot be loaded the build goes on with the signature checks only, and says so once per
-//! compiler process on stderr (cargo shows it with the crate's build output): a proc-macro has
-//! no stable way to emit a note, and a warning would break `-D warnings` builds on machines
-//! without NVRTC for something that is not a fault in the code.
+//! cannot be loaded, or the source includes a header NVRTC still cannot open, the build goes on
+//! with the signature checks only and says so in a warning (a `#[deprecated]` item used at the
+//! source: the one warning a stable proc-macro can give, which IDEs show too), once per crate
+//! for a missing NVRTC, at each source for a missing header. `GPU_RUNTIME_BUILD_CHECK=require`
+//! makes both compile errors, for CI. The generated code names every variable the outcome
+//! depends on in `option_env!` and every header it read in `include_bytes!`, so cargo builds the
+//! crate again, and the check runs again, when one of them changes.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use gpu_cdecl::nvrtc_log::{self, Diagnostic};
@@ -16,7 +24,8 @@ use quote::{format_ident, quote, quote_spanned};
 use crate::check::Errors;
 use crate::nvrtc::{self, Want};
 
-/// The variable that switches the check off when set to `0`.
+/// The variable that switches the check off when set to `0`, and makes a check that cannot run
+/// an error when set to `require`.
 pub const CHECK_VAR: &str = "GPU_RUNTIME_BUILD_CHECK";
 /// Crate-wide embedding: a comma-separated list of arches, used by kernels without `embed`.
 pub const EMBED_VAR: &str = "GPU_RUNTIME_EMBED";
@@ -76,30 +85,96 @@ fn render(d: &Diagnostic, file_name: &str) -> String {
     s
 }
 
-fn env_enabled() -> bool {
-    !matches!(
-        std::env::var(CHECK_VAR).as_deref().map(str::trim),
-        Ok("0" | "false" | "off" | "no")
+/// What `GPU_RUNTIME_BUILD_CHECK` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// `0`, `false`, `off`, `no`: no check.
+    Off,
+    /// Unset or anything else: check when NVRTC and the headers are there, else warn.
+    Check,
+    /// `require`: a check that cannot run is a compile error.
+    Require,
+}
+
+fn mode() -> Mode {
+    match std::env::var(CHECK_VAR).as_deref().map(str::trim) {
+        Ok("0" | "false" | "off" | "no") => Mode::Off,
+        Ok("require") => Mode::Require,
+        _ => Mode::Check,
+    }
+}
+
+/// Makes cargo rebuild the crate when one of the variables the macro reads changes (rustc
+/// records the variables that `option_env!` reads as dependencies), and when one of the headers
+/// the source includes from its `-I` directories changes (`include_bytes!` makes rustc record
+/// the file).
+fn track_inputs(req: &Request<'_>) -> TokenStream {
+    let mut vars = vec![CHECK_VAR, EMBED_VAR];
+    vars.extend(crate::nvrtc_find::NVRTC_ENV);
+    vars.extend(gpu_cdecl::cuda_include::CUDA_INCLUDE_ENV);
+    // Once each: both searches read CUDA_PATH and CUDA_HOME.
+    let mut seen = std::collections::HashSet::new();
+    vars.retain(|v| seen.insert(*v));
+    let headers: Vec<String> =
+        gpu_cdecl::include_scan::included_headers(req.source, &include_dirs(&req.options))
+            .into_iter()
+            .map(|(path, _)| path)
+            .collect();
+    quote! {
+        #(const _: ::core::option::Option<&str> = ::core::option_env!(#vars);)*
+        #(const _: &[u8] = ::core::include_bytes!(#headers);)*
+    }
+}
+
+/// The directories of the `-I` options.
+fn include_dirs(options: &[String]) -> Vec<PathBuf> {
+    options
+        .iter()
+        .filter_map(|o| {
+            o.strip_prefix("-I")
+                .or_else(|| o.strip_prefix("--include-path="))
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+        })
+        .collect()
+}
+
+/// A warning at `span`: the use of a `#[deprecated]` item whose note is `text`.
+fn warning(name: &str, text: &str, span: Span) -> TokenStream {
+    let ident = format_ident!("{}", name, span = span);
+    quote_spanned! {span=>
+        const _: () = {
+            #[deprecated(note = #text)]
+            #[allow(non_camel_case_types)]
+            struct #ident;
+            let _ = #ident;
+        };
+    }
+}
+
+/// The message of a check that could not run because NVRTC could not be loaded.
+fn not_checked(why: &str) -> String {
+    format!(
+        "#[kernel]: the CUDA source was not compiled at build time, only the kernel signatures \
+         were checked: {why}. Install NVRTC (a CUDA toolkit, or `pip install nvidia-cuda-nvrtc`) \
+         or set {}=/path/to/libnvrtc.so to check it; {CHECK_VAR}=0 skips the check on purpose, \
+         {CHECK_VAR}=require makes this an error",
+        crate::nvrtc_find::NVRTC_VAR
     )
 }
 
-/// Makes cargo rebuild the crate when one of the variables the macro reads changes: rustc
-/// records the variables that `option_env!` reads as dependencies.
-fn track_env() -> TokenStream {
-    let vars = [CHECK_VAR, EMBED_VAR, nvrtc::NVRTC_VAR];
-    quote! { #(const _: ::core::option::Option<&str> = ::core::option_env!(#vars);)* }
-}
-
-fn skipped_once(why: &str) {
+/// The warning (the first time in this compiler process) or, under `require`, the error for a
+/// check that could not run.
+fn skipped(why: &str, mode: Mode, span: Span, out: &mut Outcome) -> syn::Result<()> {
     static SAID: AtomicBool = AtomicBool::new(false);
-    if !SAID.swap(true, Ordering::Relaxed) {
-        eprintln!(
-            "note: #[kernel]: the CUDA sources of this crate were not compiled at build time, only \
-             the kernel signatures were checked: {why}. Set {}=/path/to/libnvrtc.so to enable the \
-             check, or {CHECK_VAR}=0 to skip it on purpose.",
-            nvrtc::NVRTC_VAR
-        );
+    if mode == Mode::Require {
+        return Err(syn::Error::new(span, not_checked(why)));
     }
+    if !SAID.swap(true, Ordering::Relaxed) {
+        out.items
+            .extend(warning("CUDA_NOT_CHECKED_AT_BUILD_TIME", &not_checked(why), span));
+    }
+    Ok(())
 }
 
 /// `sm_90` → (cubin, 90); `compute_75` → (PTX, 75).
@@ -143,10 +218,11 @@ fn embed_list(req: &Request<'_>) -> syn::Result<Vec<(bool, u32, Span)>> {
 /// Runs the deep pass. Errors are NVRTC's compile errors, or an embedding that cannot be done.
 pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
     let mut out = Outcome {
-        items: track_env(),
+        items: track_inputs(req),
         images: Vec::new(),
     };
-    let check = req.check && env_enabled();
+    let mode = mode();
+    let check = req.check && mode != Mode::Off;
     let embed = embed_list(req)?;
     if !check && embed.is_empty() {
         return Ok(out);
@@ -154,7 +230,7 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
     let lib = match nvrtc::get() {
         Ok(lib) => lib,
         Err(why) if embed.is_empty() => {
-            skipped_once(why);
+            skipped(why, mode, req.span, &mut out)?;
             return Ok(out);
         }
         Err(why) => {
@@ -188,7 +264,7 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
                 req.prelude,
             )
             .map_err(|e| syn::Error::new(req.span, format!("NVRTC failed at build time: {e}")))?;
-        report(req, &r.log, r.ok, true, &mut out)?;
+        report(req, &r.log, r.ok, true, mode, &mut out)?;
     }
     for (cubin, n, span) in embed {
         if !archs.contains(&n) {
@@ -223,7 +299,7 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
                     format!("compiling for `{n}` failed:\n{}", r.log.trim()),
                 ));
             }
-            report(req, &r.log, false, false, &mut out)?;
+            report(req, &r.log, false, false, mode, &mut out)?;
             continue;
         }
         let bytes = Literal::byte_string(&r.image);
@@ -237,14 +313,26 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
 }
 
 /// Turns the log into errors (returned) and warnings (items in `out`).
-fn report(req: &Request<'_>, log: &str, ok: bool, warnings: bool, out: &mut Outcome) -> syn::Result<()> {
+fn report(
+    req: &Request<'_>,
+    log: &str,
+    ok: bool,
+    warnings: bool,
+    mode: Mode,
+    out: &mut Outcome,
+) -> syn::Result<()> {
     let diags = nvrtc_log::parse(log, req.file_name);
-    // A header NVRTC cannot find at build time may be found at run time (include paths given
-    // to the runtime); everything after it would be noise, so the check says nothing.
-    if diags
-        .iter()
-        .any(|d| d.is_error() && d.message.contains("open source file"))
-    {
+    // A header NVRTC cannot open stops its compile there: everything after it would be noise.
+    // The build check has every header the run time has, so the run time would most likely
+    // fail the same way; but a header can also come from a directory only the machine that
+    // runs the program has, so this is a warning (an error under `require`), not an error.
+    if let Some(header) = missing_header(log) {
+        let text = missing_header_message(&header, req.file_name);
+        if mode == Mode::Require {
+            return Err(syn::Error::new(req.span, text));
+        }
+        out.items
+            .extend(warning("CUDA_HEADER_NOT_FOUND_AT_BUILD_TIME", &text, req.span));
         return Ok(());
     }
     let mut errors = Errors::default();
@@ -280,6 +368,38 @@ fn report(req: &Request<'_>, log: &str, ok: bool, warnings: bool, out: &mut Outc
     errors.finish()
 }
 
+/// The header of the first "cannot open source file" in NVRTC's log.
+fn missing_header(log: &str) -> Option<String> {
+    // NVRTC says "could not open" with no include directory, "cannot open" with some.
+    const MARK: &str = "open source file \"";
+    let start = log.find(MARK)? + MARK.len();
+    Some(log[start..start + log[start..].find('"')?].to_owned())
+}
+
+fn missing_header_message(header: &str, file_name: &str) -> String {
+    let searched = crate::nvrtc::get()
+        .map(|lib| lib.cuda_headers().searched.join(", "))
+        .unwrap_or_default();
+    let searched = if searched.is_empty() {
+        "no CUDA header directory was found".to_owned()
+    } else {
+        format!("CUDA headers searched in {searched}")
+    };
+    format!(
+        "#[kernel]: the CUDA source was not compiled at build time: NVRTC cannot open the header \
+         `{header}` included by {file_name} ({searched}; the built-in headers are {}). Put the \
+         header next to the kernel file or in `include_dirs = [..]`, or set \
+         GPU_RUNTIME_CUDA_INCLUDE to a CUDA toolkit's include directory; {CHECK_VAR}=require \
+         makes this an error",
+        gpu_cdecl::BUILTIN_HEADERS
+            .iter()
+            .map(|(n, _)| *n)
+            .filter(|n| *n != gpu_cdecl::NVRTC_PRELUDE_NAME)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,6 +427,44 @@ mod tests {
         assert!(render(&d[1], "k.cu").starts_with("CUDA warning at k.cu:7:5: "));
         assert!(render(&d[1], "k.cu")
             .ends_with("\n = note: detected during instantiation of \"void f<T>() [with T=float]\""));
+    }
+
+    #[test]
+    fn a_missing_header_warns_and_under_require_fails() {
+        let log = "k.cu(1): catastrophic error: cannot open source file \"common.h\"\n\
+                   \x20 #include \"common.h\"\n\
+                   \x20                    ^\n\n\
+                   1 catastrophic error detected in the compilation of \"k.cu\".\n";
+        let req = request(true, None);
+        let mut out = Outcome::default();
+        report(&req, log, false, true, Mode::Check, &mut out).expect("a warning");
+        let items = out.items.to_string();
+        assert!(items.contains("CUDA_HEADER_NOT_FOUND_AT_BUILD_TIME"), "{items}");
+        assert!(
+            items.contains("cannot open the header `common.h` included by k.cu"),
+            "{items}"
+        );
+        let e = report(&req, log, false, true, Mode::Require, &mut Outcome::default())
+            .expect_err("an error under `require`");
+        assert!(e.to_string().contains("cannot open the header `common.h`"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_nvrtc_warns_once_and_under_require_fails() {
+        let e = skipped(
+            "no libnvrtc.so",
+            Mode::Require,
+            Span::call_site(),
+            &mut Outcome::default(),
+        )
+        .expect_err("an error under `require`");
+        assert!(e.to_string().contains("not compiled at build time"), "{e}");
+        assert!(e.to_string().contains("no libnvrtc.so"), "{e}");
+        // The warning is given once per compiler process: by the first of these at the latest.
+        let (mut first, mut second) = (Outcome::default(), Outcome::default());
+        skipped("no libnvrtc.so", Mode::Check, Span::call_site(), &mut first).unwrap();
+        skipped("no libnvrtc.so", Mode::Check, Span::call_site(), &mut second).unwrap();
+        assert!(second.items.is_empty(), "{}", second.items);
     }
 
     #[test]
@@ -357,8 +515,29 @@ mod tests {
         assert!(out.images.is_empty());
         // Only the constants that make cargo rebuild when the variables change.
         let items = out.items.to_string();
-        for var in [CHECK_VAR, EMBED_VAR, nvrtc::NVRTC_VAR] {
+        for var in [CHECK_VAR, EMBED_VAR, nvrtc::NVRTC_VAR, "CUDA_HOME", "VIRTUAL_ENV"] {
             assert!(items.contains(&format!("option_env ! (\"{var}\")")), "{items}");
         }
+        // Cargo ignores changes to this one (it sets it for rustc): not named.
+        assert!(!items.contains("LD_LIBRARY_PATH"), "{items}");
+    }
+
+    #[test]
+    fn headers_included_from_include_dirs_are_tracked_by_cargo() {
+        let dir = std::env::temp_dir().join(format!("gpu-deep-track-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("common.h"), "#define SCALE 2.0f\n").unwrap();
+        let mut req = request(false, Some(Vec::new()));
+        req.source = "#include \"common.h\"\n#include <cuda_fp16.h>\n__global__ void k() {}";
+        req.options = vec![format!("-I{}", dir.display())];
+        let items = run(&req).expect("nothing to compile").items.to_string();
+        let header = dir.join("common.h").display().to_string();
+        assert!(
+            items.contains(&format!("include_bytes ! ({header:?})")),
+            "{items}"
+        );
+        // Only what the source includes from its own directories.
+        assert_eq!(items.matches("include_bytes").count(), 1, "{items}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

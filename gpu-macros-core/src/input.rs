@@ -25,6 +25,10 @@ pub struct KernelArgs {
     pub name: Option<LitStr>,
     /// `options = ["-use_fast_math", ...]`: extra NVRTC options.
     pub options: Vec<LitStr>,
+    /// `include_dirs = ["kernels/include", ...]`: directories, relative to the crate's manifest
+    /// directory, searched for `#include "…"` and `#include <…>` (after the directory of a
+    /// `file = …`).
+    pub include_dirs: Vec<LitStr>,
     /// `sources = ["…", "…"]` or `files = ["a.cu", "b.cu"]`: several sources linked into one
     /// module (then `source` is the first of them).
     pub parts: Vec<SourceSpec>,
@@ -80,6 +84,7 @@ impl Parse for KernelArgs {
         let mut source = None;
         let mut name = None;
         let mut options = Vec::new();
+        let mut include_dirs = Vec::new();
         let mut parts = Vec::new();
         let mut check = None;
         let mut embed = None;
@@ -155,6 +160,17 @@ impl Parse for KernelArgs {
                             other => return Err(syn::Error::new_spanned(
                                 other,
                                 "`options` takes an array of strings, e.g. `options = [\"-use_fast_math\"]`",
+                            )),
+                        },
+                        "include_dirs" => match &*assign.right {
+                            Expr::Array(a) => {
+                                for e in &a.elems {
+                                    include_dirs.push(lit_str(e)?);
+                                }
+                            }
+                            other => return Err(syn::Error::new_spanned(
+                                other,
+                                "`include_dirs` takes an array of directories relative to the crate's Cargo.toml, e.g. `include_dirs = [\"kernels/include\"]`",
                             )),
                         },
                         "check" => match &*assign.right {
@@ -260,6 +276,7 @@ impl Parse for KernelArgs {
             source,
             name,
             options,
+            include_dirs,
             parts,
             check: check.unwrap_or(true),
             embed,
@@ -271,7 +288,7 @@ impl Parse for KernelArgs {
 }
 
 const EXPECTED_KEYS: &str =
-    "expected `source`, `file`, `name`, `options`, `check`, `embed`, `instantiate`, `prelude`, `cluster` or `cooperative`";
+    "expected `source`, `file`, `name`, `options`, `include_dirs`, `check`, `embed`, `instantiate`, `prelude`, `cluster` or `cooperative`";
 
 const SOURCE_TWICE: &str =
     "the CUDA source is given twice: give either a string literal (or `source = …`) or `file = …`, once";
@@ -682,6 +699,14 @@ mod tests {
         assert_eq!(values(&a.embed.unwrap_or_default()), ["sm_90", "compute_75"]);
         assert_eq!(a.launch.cluster, Some((2, 2, 1)));
         assert!(a.launch.cooperative);
+        let a = args(r#"file = "k.cu", include_dirs = ["kernels/include", "third_party"]"#);
+        assert_eq!(values(&a.include_dirs), ["kernels/include", "third_party"]);
+        let (msg, at) = args_error(r#""s", include_dirs = "kernels""#);
+        assert!(
+            msg.starts_with("`include_dirs` takes an array of directories"),
+            "{msg}"
+        );
+        assert_eq!(at, "\"kernels\"");
     }
 
     #[test]

@@ -9,12 +9,15 @@
 //! signature against it, and emits calls into `gpu_runtime`, where all run-time logic lives.
 
 mod check;
+#[cfg(test)]
+mod corpus_check;
 mod deep;
 mod elementwise;
 mod expand;
 mod input;
 mod linked;
 mod nvrtc;
+mod nvrtc_find;
 mod template;
 mod test_attr;
 mod vector;
@@ -72,12 +75,42 @@ fn try_gpu_test(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream
     test_attr::expand(attr, item)
 }
 
-/// The source text, and tokens that embed it in the program.
+/// The source text, and tokens that embed it in the program. The options are `options`, then
+/// `-I` with the absolute path of the directory of a `file = …` (so that `#include "common.h"`
+/// beside it is found) and of each of `include_dirs`: the build-time check and the run time
+/// compile with the same options, so both find the same headers (the run time reads them from
+/// these directories when it compiles, and hashes them into its cache key).
 fn load_source(
     spec: &SourceSpec,
     default_name: &str,
-    options: Vec<syn::LitStr>,
+    mut options: Vec<syn::LitStr>,
+    include_dirs: &[syn::LitStr],
 ) -> syn::Result<(String, SourceTokens, proc_macro2::Span)> {
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_default();
+    let include_option =
+        |dir: &std::path::Path, span| syn::LitStr::new(&format!("-I{}", dir.display()), span);
+    if let SourceSpec::File(lit) = spec {
+        if let Some(dir) = manifest_dir.join(lit.value()).parent() {
+            options.push(include_option(dir, lit.span()));
+        }
+    }
+    for lit in include_dirs {
+        let dir = manifest_dir.join(lit.value());
+        if !dir.is_dir() {
+            return Err(syn::Error::new(
+                lit.span(),
+                format!(
+                    "`{}` is not a directory: `include_dirs` are relative to the directory of the \
+                     crate's Cargo.toml, so it was looked for at `{}`",
+                    lit.value(),
+                    dir.display()
+                ),
+            ));
+        }
+        options.push(include_option(&dir, lit.span()));
+    }
     match spec {
         SourceSpec::Inline(lit) => Ok((
             lit.value(),
@@ -90,10 +123,7 @@ fn load_source(
             lit.span(),
         )),
         SourceSpec::File(lit) => {
-            let dir = std::env::var_os("CARGO_MANIFEST_DIR")
-                .map(PathBuf::from)
-                .unwrap_or_default();
-            let path = dir.join(lit.value());
+            let path = manifest_dir.join(lit.value());
             let text = std::fs::read_to_string(&path).map_err(|e| {
                 syn::Error::new(
                     lit.span(),
@@ -297,7 +327,8 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                 .as_ref()
                 .map(|n| n.value())
                 .unwrap_or_else(|| rust_name.clone());
-            let (text, mut tokens, span) = load_source(&args.source, &c_name, args.options.clone())?;
+            let (text, mut tokens, span) =
+                load_source(&args.source, &c_name, args.options.clone(), &args.include_dirs)?;
             tokens.prelude = args.prelude;
             let names = find_and_check(
                 &text,
@@ -353,8 +384,12 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                     ));
                 }
             }
-            let (text, mut tokens, span) =
-                load_source(&args.source, &name.to_string(), args.options.clone())?;
+            let (text, mut tokens, span) = load_source(
+                &args.source,
+                &name.to_string(),
+                args.options.clone(),
+                &args.include_dirs,
+            )?;
             tokens.prelude = args.prelude;
             let mut errors = Errors::default();
             let mut plans = Vec::new();

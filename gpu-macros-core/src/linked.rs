@@ -223,6 +223,15 @@ fn refuse_single_source_options(args: &KernelArgs) -> syn::Result<()> {
              context first loads it",
         ));
     }
+    // Not yet passed to the sources of a linked module (nor their files' directories): refused
+    // rather than ignored.
+    if let Some(first) = args.include_dirs.first() {
+        return Err(syn::Error::new(
+            first.span(),
+            "`include_dirs` is for a single source: for a linked module, give the directories \
+             as `options = [\"-I/abs/dir\"]`",
+        ));
+    }
     Ok(())
 }
 
@@ -238,7 +247,7 @@ pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
     };
     let mut parts = Vec::with_capacity(args.parts.len());
     for (i, spec) in args.parts.iter().enumerate() {
-        let (text, tokens, span) = crate::load_source(spec, &format!("{base}_{i}"), Vec::new())?;
+        let (text, tokens, span) = crate::load_source(spec, &format!("{base}_{i}"), Vec::new(), &[])?;
         parts.push(Part { text, tokens, span });
     }
     match item {

@@ -1,12 +1,19 @@
 //! NVRTC at build time: a hand-written binding of the dozen functions the macro needs, loaded
 //! with `libloading` so that the proc-macro neither links CUDA nor pulls in cudarc.
 //!
-//! The library is found like the run time finds it (cudarc's candidate names, through the
-//! dynamic loader's search path: `LD_LIBRARY_PATH`, the ld cache), else at the path in
-//! `GPU_RUNTIME_NVRTC`, else in `/usr/local/cuda/lib64`. It is loaded once per compiler process.
+//! The library is found where users have it (`nvrtc_find`: `GPU_RUNTIME_NVRTC`, the loader's
+//! path, a CUDA toolkit, a Python wheel), once per compiler process. Every compile gets what
+//! the run time's gets (`gpu_runtime::compiler::headers`): the built-in headers
+//! (`gpu_cdecl::BUILTIN_HEADERS`, the prelude among them) in memory, and `-I` for the CUDA
+//! headers of a toolkit or, without one, those NVRTC carries inside itself, installed where the
+//! run time installs them (`gpu_cdecl::cuda_include`).
 
-use std::ffi::{c_char, c_int, c_void, CStr, CString};
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
 use std::sync::OnceLock;
+
+use gpu_cdecl::cuda_include;
+
+use crate::nvrtc_find;
 
 type Prog = *mut c_void;
 type R = c_int;
@@ -37,25 +44,34 @@ pub struct Nvrtc {
     ptx: unsafe extern "C" fn(Prog, *mut c_char) -> R,
     cubin_size: unsafe extern "C" fn(Prog, *mut usize) -> R,
     cubin: unsafe extern "C" fn(Prog, *mut c_char) -> R,
+    /// `nvrtcGetBundledHeadersInfo` and `nvrtcInstallBundledHeaders` (NVRTC 13.1 and later).
+    bundled: Option<(BundledInfoFn, InstallBundledFn)>,
 }
 
-/// The environment variable naming the NVRTC library to use at build time.
-pub const NVRTC_VAR: &str = "GPU_RUNTIME_NVRTC";
-
-fn candidates() -> Vec<String> {
-    let mut names = Vec::new();
-    if let Some(p) = std::env::var_os(NVRTC_VAR) {
-        names.push(p.to_string_lossy().into_owned());
-    }
-    // The names cudarc tries (see cudarc::get_lib_name_candidates), newest first.
-    for v in ["", ".13", ".12", ".11", ".1"] {
-        names.push(format!("libnvrtc.so{v}"));
-    }
-    for v in ["", ".13", ".12"] {
-        names.push(format!("/usr/local/cuda/lib64/libnvrtc.so{v}"));
-    }
-    names
+/// `nvrtcBundledHeadersInfo`, as nvrtc.h (13.1+) declares it.
+#[repr(C)]
+#[derive(Default)]
+struct BundledHeadersInfo {
+    available: c_int,
+    compressed_size: usize,
+    uncompressed_size: usize,
+    cuda_version_major: c_int,
+    cuda_version_minor: c_int,
+    num_files: c_uint,
 }
+
+type BundledInfoFn = unsafe extern "C" fn(*mut BundledHeadersInfo, *mut *const c_char) -> R;
+type InstallBundledFn = unsafe extern "C" fn(*const c_char, c_uint, *mut *const c_char) -> R;
+
+/// The CUDA header directories every compile is given, found once.
+pub struct CudaHeaders {
+    /// `-I` options.
+    pub options: Vec<String>,
+    /// Every directory looked at, for the message about a header that is still missing.
+    pub searched: Vec<String>,
+}
+
+pub use crate::nvrtc_find::NVRTC_VAR;
 
 /// NVRTC, or why it could not be loaded.
 pub fn get() -> Result<&'static Nvrtc, &'static str> {
@@ -65,7 +81,9 @@ pub fn get() -> Result<&'static Nvrtc, &'static str> {
 
 fn load() -> Result<Nvrtc, String> {
     let mut last = String::from("no candidate");
-    for name in candidates() {
+    let mut candidates = nvrtc_find::candidates();
+    let mut asked_python = false;
+    while let Some(name) = (!candidates.is_empty()).then(|| candidates.remove(0)) {
         // SAFETY: loading NVRTC runs no initialisers with preconditions of ours.
         match unsafe { libloading::Library::new(&name) } {
             Ok(lib) => {
@@ -74,10 +92,15 @@ fn load() -> Result<Nvrtc, String> {
             }
             Err(e) => last = e.to_string(),
         }
+        if candidates.is_empty() && !std::mem::replace(&mut asked_python, true) {
+            candidates = nvrtc_find::python_candidates();
+        }
     }
     Err(format!(
-        "NVRTC (libnvrtc.so) was not found on the loader's path, in ${NVRTC_VAR} or in \
-         /usr/local/cuda/lib64 (last error: {last})"
+        "NVRTC (libnvrtc.so) was not found: not in ${NVRTC_VAR}, not on the loader's path \
+         (LD_LIBRARY_PATH, the ld cache), not in a CUDA toolkit ($CUDA_PATH, $CUDA_HOME, \
+         /usr/local/cuda, /opt/cuda) and not in a Python environment's nvidia-cuda-nvrtc wheel \
+         (last error: {last})"
     ))
 }
 
@@ -129,6 +152,12 @@ fn bind(lib: libloading::Library, builtins: Vec<libloading::Library>) -> Result<
         ptx: sym!("nvrtcGetPTX"),
         cubin_size: sym!("nvrtcGetCUBINSize"),
         cubin: sym!("nvrtcGetCUBIN"),
+        // SAFETY: as in `sym!`; these two are optional (NVRTC 13.1 and later).
+        bundled: unsafe {
+            lib.get::<BundledInfoFn>(b"nvrtcGetBundledHeadersInfo\0")
+                .and_then(|i| Ok((*i, *lib.get::<InstallBundledFn>(b"nvrtcInstallBundledHeaders\0")?)))
+                .ok()
+        },
         _lib: lib,
         _builtins: builtins,
     })
@@ -172,6 +201,47 @@ impl Nvrtc {
         (a, b)
     }
 
+    /// The CUDA headers' directory, as the run time finds it: a toolkit's, else the headers this
+    /// NVRTC carries, installed once into the directory the run time uses for them.
+    pub fn cuda_headers(&self) -> &CudaHeaders {
+        static HEADERS: OnceLock<CudaHeaders> = OnceLock::new();
+        HEADERS.get_or_init(|| {
+            let mut searched = Vec::new();
+            let dir =
+                cuda_include::toolkit_include(&mut searched).or_else(|| self.bundled_include(&mut searched));
+            CudaHeaders {
+                options: dir
+                    .as_deref()
+                    .map(cuda_include::include_options)
+                    .unwrap_or_default(),
+                searched,
+            }
+        })
+    }
+
+    /// NVRTC's own copy of the CUDA headers, installed on first use (as
+    /// `gpu_runtime::compiler::headers` does, into the same directory).
+    fn bundled_include(&self, searched: &mut Vec<String>) -> Option<std::path::PathBuf> {
+        let (get_info, install) = self.bundled?;
+        let mut info = BundledHeadersInfo::default();
+        let mut log: *const c_char = std::ptr::null();
+        // SAFETY: valid out-pointers; the library is loaded for as long as `self` lives.
+        let r = unsafe { get_info(&mut info, &mut log) };
+        if r != 0 || info.available == 0 || info.num_files == 0 {
+            return None;
+        }
+        let dir = cuda_include::bundled_headers_dir(info.cuda_version_major, info.cuda_version_minor);
+        searched.push(format!("{} (NVRTC's bundled headers)", dir.display()));
+        if cuda_include::holds_cuda_headers(&dir) {
+            return Some(dir);
+        }
+        std::fs::create_dir_all(&dir).ok()?;
+        let c_dir = CString::new(dir.to_string_lossy().as_bytes()).ok()?;
+        // SAFETY: NUL-terminated path and valid out-pointer; NVRTC locks the directory itself.
+        let r = unsafe { install(c_dir.as_ptr(), 0, &mut log) };
+        (r == 0 && cuda_include::holds_cuda_headers(&dir)).then_some(dir)
+    }
+
     /// The `sm_XY` numbers this NVRTC compiles for, ascending.
     pub fn archs(&self) -> Vec<u32> {
         let mut n = 0;
@@ -201,25 +271,29 @@ impl Nvrtc {
     ) -> Result<Output, String> {
         let cstr = |s: &str| CString::new(s).map_err(|_| format!("`{s}` contains a NUL byte"));
         let (src, file) = (cstr(source)?, cstr(file_name)?);
-        // The prelude is the one in-memory header: NVRTC includes it by name (`--pre-include`),
-        // so the source's line numbers stay its own.
-        let (header_name, header) = (
-            cstr(gpu_cdecl::NVRTC_PRELUDE_NAME)?,
-            cstr(gpu_cdecl::NVRTC_PRELUDE)?,
-        );
-        let (names_ptr, contents_ptr) = (header_name.as_ptr(), header.as_ptr());
-        let count = c_int::from(prelude);
+        // The run time's in-memory headers, the prelude among them: NVRTC includes the prelude
+        // by name (`--pre-include`), so the source's line numbers stay its own.
+        let header_names = gpu_cdecl::BUILTIN_HEADERS
+            .iter()
+            .map(|(n, _)| cstr(n))
+            .collect::<Result<Vec<_>, _>>()?;
+        let header_texts = gpu_cdecl::BUILTIN_HEADERS
+            .iter()
+            .map(|(_, t)| cstr(t))
+            .collect::<Result<Vec<_>, _>>()?;
+        let name_ptrs: Vec<*const c_char> = header_names.iter().map(|n| n.as_ptr()).collect();
+        let text_ptrs: Vec<*const c_char> = header_texts.iter().map(|t| t.as_ptr()).collect();
         let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer and NUL-terminated strings; `count` headers (0 or 1) behind
-        // the pointers to the two pointers, which outlive the call.
+        // SAFETY: valid out-pointer and NUL-terminated strings; as many header names as texts,
+        // all outliving the call.
         let r = unsafe {
             (self.create)(
                 &mut raw,
                 src.as_ptr(),
                 file.as_ptr(),
-                count,
-                &contents_ptr,
-                &names_ptr,
+                name_ptrs.len() as c_int,
+                text_ptrs.as_ptr(),
+                name_ptrs.as_ptr(),
             )
         };
         if r != 0 {
@@ -237,6 +311,10 @@ impl Nvrtc {
                 0,
                 cstr(&format!("--pre-include={}", gpu_cdecl::NVRTC_PRELUDE_NAME))?,
             );
+        }
+        // After the user's options, as at run time: their `-I` directories come first.
+        for o in &self.cuda_headers().options {
+            opts.push(cstr(o)?);
         }
         if want == Want::Check {
             opts.push(cstr("-fdevice-syntax-only")?);

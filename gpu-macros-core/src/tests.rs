@@ -400,6 +400,51 @@ fn a_source_file_is_read_and_included() {
 }
 
 #[test]
+fn the_file_directory_and_include_dirs_are_include_paths() {
+    let dir = std::env::temp_dir().join(format!("gpu-macros-core-inc-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("include")).expect("a temporary directory");
+    let path = dir.join("k.cu");
+    std::fs::write(&path, AXPY).expect("a temporary file");
+    let (abs, inc) = (
+        path.to_string_lossy().into_owned(),
+        dir.join("include").to_string_lossy().into_owned(),
+    );
+    let out = try_kernel(
+        quote!(file = #abs, include_dirs = [#inc], options = ["-G"], check = false),
+        quote!(
+            fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i32);
+        ),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = out.expect("expands").to_string();
+    let (dir_option, inc_option) = (format!("-I{}", dir.display()), format!("-I{inc}"));
+    // The user's options, then the file's directory, then include_dirs, in the ModuleSource:
+    // the run time compiles with the same `-I` as the build-time check.
+    let want = quote!(&["-G", #dir_option, #inc_option]).to_string();
+    assert!(out.contains(&want), "{out}\nwanted {want}");
+}
+
+#[test]
+fn an_include_dir_that_is_not_there_says_where_it_was_looked_for() {
+    let (msg, at) = expand_error(
+        r#"r"__global__ void k() {}", include_dirs = ["no/such/dir"]"#,
+        "fn k();",
+    );
+    assert!(msg.starts_with("`no/such/dir` is not a directory: "), "{msg}");
+    assert_eq!(at, "\"no/such/dir\"");
+}
+
+#[test]
+fn include_dirs_on_a_linked_module_is_refused() {
+    let (msg, at) = expand_error(
+        r#"sources = ["__global__ void a() {}", "__global__ void b() {}"], include_dirs = ["x"]"#,
+        "mod m { fn a(); fn b(); }",
+    );
+    assert!(msg.starts_with("`include_dirs` is for a single source"), "{msg}");
+    assert_eq!(at, "\"x\"");
+}
+
+#[test]
 fn a_missing_source_file_says_where_it_was_looked_for() {
     let (msg, at) = expand_error(r#"file = "no/such/kernel.cu""#, "fn k();");
     assert!(

@@ -16,7 +16,9 @@ use proc_macro::TokenStream;
 ///
 /// Arguments: the source as a string literal (or `source = "…"`), or `file = "path.cu"`
 /// relative to the crate's `Cargo.toml`; `name = "c_name"` when the C function is named
-/// differently; `options = ["-use_fast_math"]` for extra NVRTC options; `files = ["a.cu",
+/// differently; `options = ["-use_fast_math"]` for extra NVRTC options; `include_dirs =
+/// ["kernels/include"]` for header directories relative to the crate's `Cargo.toml` (a `file`'s
+/// own directory is searched first, for `#include "common.h"` beside it); `files = ["a.cu",
 /// "b.cu"]` or `sources = ["…", "…"]` for one module linked from several sources (relocatable
 /// device code, with the device runtime for kernels that launch kernels); `check = false` to
 /// skip the build-time NVRTC compile of the whole source; `embed = ["sm_90", "compute_75"]` to

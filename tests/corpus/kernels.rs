@@ -22,7 +22,10 @@ pub mod black_scholes {
     );
 }
 
-#[kernel(file = "tests/corpus/dwtHaar1D.cu")]
+// NVIDIA's file declares something it never uses: NVRTC's warning 177, now that the build-time
+// check compiles the file (it includes <cooperative_groups.h>), is silenced rather than the
+// file edited.
+#[kernel(file = "tests/corpus/dwtHaar1D.cu", options = ["-diag-suppress=177"])]
 pub mod dwt_haar_1d {
     fn initValue(od: &mut [f32], value: f32);
     fn dwtHaar1D(
@@ -42,7 +45,10 @@ pub mod fast_walsh_transform {
     fn modulateKernel(d_A: &mut [f32], d_B: &mut [f32], N: i32);
 }
 
-#[kernel(file = "tests/corpus/histogram256.cu")]
+// NVIDIA's file declares something it never uses: NVRTC's warning 177, now that the build-time
+// check compiles the file (it includes <cooperative_groups.h>), is silenced rather than the
+// file edited.
+#[kernel(file = "tests/corpus/histogram256.cu", options = ["-diag-suppress=177"])]
 pub mod histogram256 {
     fn histogram256Kernel(d_PartialHistograms: &mut [u32], d_Data: &mut [u32], dataCount: u32);
     fn mergeHistogram256Kernel(d_Histogram: &mut [u32], d_PartialHistograms: &mut [u32], histogramCount: u32);
@@ -67,7 +73,10 @@ pub mod merge_sort {
     );
 }
 
-#[kernel(file = "tests/corpus/mergeSort_bitonic.cu")]
+// NVIDIA's file declares something it never uses: NVRTC's warning 177, now that the build-time
+// check compiles the file (it includes <cooperative_groups.h>), is silenced rather than the
+// file edited.
+#[kernel(file = "tests/corpus/mergeSort_bitonic.cu", options = ["-diag-suppress=177"])]
 pub mod merge_sort_bitonic {
     fn bitonicSortSharedKernel(
         d_DstKey: &mut [u32],

@@ -75,7 +75,7 @@ __global__ void headers(const __half *h, const __nv_bfloat16 *b, float *out, int
     int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) {
         uint64_t k = (uint64_t)i;
-        size_t s = sizeof(k);
+        size_t s = sizeof(k) + (size_t)(k - k);
         out[i] = __half2float(h[i]) + __bfloat162float(b[i]) + (float)std::sqrt(4.0) + sinf(0.0f)
                  + (float)(s - 8) + (float)M_PI * 0.0f;
         if (i == 0 && n < 0) printf("unreachable %d\n", n);

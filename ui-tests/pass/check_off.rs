@@ -30,8 +30,9 @@ __global__ void warns(float *v, float factor, int n) {
 "#, check = false)]
 fn warns(v: &mut [f32], factor: f32, n: i32);
 
-// A header NVRTC cannot find at build time is not a build error (the run time may be given
-// include paths): the check stays silent for that source.
+// A header NVRTC cannot find at build time is not a build error (a directory only the machine
+// that runs the program has may hold it): a warning names the header, and
+// GPU_RUNTIME_BUILD_CHECK=require would make it an error.
 #[kernel(r#"
 #include "not_here.cuh"
 __global__ void with_header(float *v, int n) { if (n > 0) v[0] = NOT_HERE; }

@@ -5,13 +5,13 @@
 use std::path::PathBuf;
 
 use crate::compiler::cache::{self, CacheKey, KeyMaterial};
-use crate::compiler::includes::included_headers;
 use crate::compiler::nvrtc::Target;
 use crate::compiler::sha256;
 use crate::compiler::source_module::{Compiler, SourceModule};
 use crate::compiler::target::{choose_target, no_arch, parse_target};
 use crate::compiler::toolchain;
 use crate::error::Result;
+use gpu_cdecl::include_scan::included_headers;
 
 /// Everything a compile depends on, resolved: what the cache key is computed from.
 pub(crate) struct Plan<'a> {
@@ -100,7 +100,19 @@ impl SourceModule {
         if self.prelude && self.compiler == Compiler::Nvrtc {
             content.field(b"prelude").field(&PRELUDE_DIGEST);
         }
-        for (name, contents) in included_headers(&self.source, &self.include_dirs) {
+        // The include directories are the `-I` options, those of `include_dirs` (added above)
+        // and those given as options: a `#[kernel]` passes the directory of its file and its
+        // `include_dirs` that way.
+        let dirs: Vec<PathBuf> = options
+            .iter()
+            .filter_map(|o| {
+                o.strip_prefix("-I")
+                    .or_else(|| o.strip_prefix("--include-path="))
+                    .filter(|d| !d.is_empty())
+                    .map(PathBuf::from)
+            })
+            .collect();
+        for (name, contents) in included_headers(&self.source, &dirs) {
             content.field(name.as_bytes()).field(&contents);
         }
         let (arch, material) = match &self.compiler {
