@@ -221,7 +221,7 @@ fn options_types_and_errors() {
 #[test]
 fn communicators_without_a_gpu_are_errors() {
     let e = Comms::new(&[]).unwrap_err();
-    assert!(matches!(e, NcclError::Cuda(Error::InvalidArgument { .. })), "{e}");
+    assert!(matches!(e, NcclError::NoContext), "{e}");
     // On a machine without a GPU (CI's), making every device's rank fails with the driver's
     // error; on one with GPUs it works, which tests/nccl.rs covers.
     match Comms::all_devices() {
