@@ -59,6 +59,7 @@ fn elementwise_errors_in_the_operation_are_compile_errors() {
         // The operation is compiled under `#line 1 "operation"`: the log names its own line,
         // as the macro's build-time check does.
         match &e {
+            // a message test: NVRTC's log points at the operation's own line.
             Error::Compile(c) => assert!(c.log.contains("operation(2): error"), "{}", c.log),
             other => panic!("{other}"),
         }

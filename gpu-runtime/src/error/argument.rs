@@ -105,9 +105,10 @@ pub enum ArgumentError {
         c_struct: Box<str>,
         /// Whether the driver was asked for the size first and could not say (before CUDA 12.4).
         driver_too_old: bool,
-        /// Why NVRTC could not tell.
+        /// Why NVRTC could not tell: the crate's `Error` (a compile error, an unreadable field
+        /// name), boxed as `dyn Error` since this family sits below it; `downcast_ref` gets it.
         #[source]
-        source: Box<super::Error>,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// A struct by value of another size than the C struct.
     #[error("kernel `{kernel}`: parameter {index} (`{parameter}`): the C struct `{c_struct}` is {c_bytes} bytes, but {} is {rust_bytes}", rust_words(*.rust_type))]

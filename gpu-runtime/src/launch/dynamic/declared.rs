@@ -193,7 +193,7 @@ fn resolve_one(
             parameter: text.as_str().into(),
             c_struct: c_name.into(),
             driver_too_old,
-            source: e,
+            source: e as Box<dyn std::error::Error + Send + Sync>,
         }
     };
     match (declared(&p.ty, is_template), given) {

@@ -115,6 +115,7 @@ fn a_bad_format_character_is_an_error_naming_it() {
     ] {
         let (p, c, detail) = format_error(format);
         assert_eq!((p, c), (position, character), "{format:?}: {detail}");
+        // a message test: the detail says what is wrong with the character and what to write.
         assert!(detail.contains(says), "{format:?}: {detail}");
         if let Some(c) = c.filter(|c| (c.is_ascii_alphabetic() && !"is".contains(*c)) || "<>!".contains(*c)) {
             assert!(
@@ -124,6 +125,7 @@ fn a_bad_format_character_is_an_error_naming_it() {
         }
     }
     let e = ArgType::parse_format("PPz").unwrap_err().to_string();
+    // a message test: the sentence quotes the format and names the byte and the character.
     assert!(
         e.contains("\"PPz\"") && e.contains("byte 2") && e.contains("`z`"),
         "{e}"
