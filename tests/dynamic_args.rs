@@ -10,7 +10,7 @@ use gpu_runtime::driver::{
 };
 use gpu_runtime::launch::{Arg, ArgType, CallOptions, StructType, VectorType};
 use gpu_runtime::types::{Float2, Float3, Float4, Int4};
-use gpu_runtime::{Context, DeviceRepr, Dim3, Error, SourceModule};
+use gpu_runtime::{ArgumentError, Context, DeviceRepr, Dim3, Error, SourceModule};
 use gpu_suite::{assert_close, Rng};
 
 #[derive(Clone, Copy, Debug)]
@@ -146,12 +146,21 @@ fn vectors_structs_and_texture_objects_pass_by_value() {
         scale: 1.0,
         offset: 0,
     };
-    let refused = |param: &str, args: &[Arg<'_>]| match declared.prepared_call(1, 1, args) {
-        Err(Error::ArgumentMismatch { detail, .. }) if detail.contains(param) => {}
-        other => panic!("{param}: {other:?}"),
+    let refused = |index: usize, parameter: &str, given: &str, args: &[Arg<'_>]| match declared
+        .prepared_call(1, 1, args)
+    {
+        Err(Error::Argument(ArgumentError::ArgDiffers {
+            index: i,
+            parameter: p,
+            given: g,
+            ..
+        })) if i == index && &*p == parameter && g == given => {}
+        other => panic!("{parameter}: {other:?}"),
     };
     refused(
-        "argument 3 (`Params p`) is an Arg::by_value of `dynamic_args::Small` (8 bytes)",
+        3,
+        "Params p",
+        "an Arg::by_value of `dynamic_args::Small` (8 bytes)",
         &[
             Arg::output(&mut out),
             Arg::input(&xd),
@@ -163,7 +172,9 @@ fn vectors_structs_and_texture_objects_pass_by_value() {
         ],
     );
     refused(
-        "argument 2 (`float4 w`) is an Arg::vector of `int4`",
+        2,
+        "float4 w",
+        "an Arg::vector of `int4`",
         &[
             Arg::output(&mut out),
             Arg::input(&xd),
@@ -175,7 +186,9 @@ fn vectors_structs_and_texture_objects_pass_by_value() {
         ],
     );
     refused(
-        "argument 5 (`int width`) is a texture object",
+        5,
+        "int width",
+        "a texture object",
         &[
             Arg::output(&mut out),
             Arg::input(&xd),
@@ -195,7 +208,18 @@ fn vectors_structs_and_texture_objects_pass_by_value() {
         ArgType::I32,
         ArgType::I32,
     ]);
-    assert!(matches!(e, Err(Error::ArgumentMismatch { .. })), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            Err(Error::Argument(ArgumentError::StructSize {
+                index: 3,
+                c_bytes: 16,
+                rust_bytes: 8,
+                ..
+            }))
+        ),
+        "{e:?}"
+    );
 
     // A surface object by value, written through.
     let desc = ArrayDescriptor::new_2d::<f32>(width, 0).with_flags(ArrayFlags::SURFACE_LDST);
@@ -279,7 +303,12 @@ __global__ void affine(double *y, const float *x, double a, long long b, short c
     }
     // `f` for the double is refused, naming the parameter.
     match module.get_function("affine").unwrap().prepare_format("PPfqhBFi") {
-        Err(Error::ArgumentMismatch { detail, .. }) => assert!(detail.contains("`double a`"), "{detail}"),
+        Err(Error::Argument(ArgumentError::TypeDiffers { parameter, given, .. })) => {
+            assert!(
+                &*parameter == "double a" && given == "f32",
+                "{parameter}: {given}"
+            )
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -413,8 +442,10 @@ __global__ void scale3(float *y, float *x, float3 v, int n) {
         256,
         &[Arg::output(&mut y1), Arg::input(&xd), v.into(), n32.into()],
     ) {
-        Err(Error::ArgumentMismatch { detail, .. }) => {
-            assert!(detail.contains("argument 1 (`float *x`)"), "{detail}")
+        Err(Error::Argument(ArgumentError::ArgDiffers {
+            index: 1, parameter, ..
+        })) => {
+            assert_eq!(&*parameter, "float *x")
         }
         other => panic!("{other:?}"),
     }
@@ -425,9 +456,12 @@ __global__ void scale3(float *y, float *x, float3 v, int n) {
         256,
         &[Arg::output(&mut y1), Arg::read_only(&wide), v.into(), n32.into()],
     ) {
-        Err(Error::ArgumentMismatch { detail, .. }) => {
-            assert!(detail.contains("8-byte elements"), "{detail}")
-        }
+        Err(Error::Argument(ArgumentError::ElementSize {
+            index: 1,
+            given_bytes: 8,
+            expected_bytes: 4,
+            ..
+        })) => {}
         other => panic!("{other:?}"),
     }
 }

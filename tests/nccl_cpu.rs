@@ -166,6 +166,7 @@ fn unique_ids_travel_through_files() {
         matches!(&e, NcclError::Timeout { aborted: false, operation, .. } if operation.contains("never.id")),
         "{e}"
     );
+    // a message test: a timeout that aborted nothing does not say it did.
     assert!(!e.to_string().contains("aborted"), "{e}");
     std::fs::write(dir.join("bad.id"), "not an id").unwrap();
     let e = UniqueId::read_from_file(dir.join("bad.id"), Duration::from_secs(30)).unwrap_err();
@@ -215,13 +216,14 @@ fn options_types_and_errors() {
         operation: "ncclAllReduce",
         rank: 1,
     };
+    // a message test: the sentence names the rank.
     assert!(e.to_string().contains("rank 1"), "{e}");
 }
 
 #[test]
 fn communicators_without_a_gpu_are_errors() {
     let e = Comms::new(&[]).unwrap_err();
-    assert!(matches!(e, NcclError::Cuda(Error::InvalidArgument { .. })), "{e}");
+    assert!(matches!(e, NcclError::NoContext), "{e}");
     // On a machine without a GPU (CI's), making every device's rank fails with the driver's
     // error; on one with GPUs it works, which tests/nccl.rs covers.
     match Comms::all_devices() {

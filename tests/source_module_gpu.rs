@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use gpu_runtime::compiler::CacheStatus;
 use gpu_runtime::driver::{CacheConfig, JitOptions, Module, SharedConfig};
 use gpu_runtime::launch::{Arg, ArgType};
-use gpu_runtime::{kernel, Context, CopyError, Error, SourceModule};
+use gpu_runtime::{kernel, ArgumentError, Context, CopyError, Error, SourceModule};
 use gpu_suite::Rng;
 
 const AXPY: &str = r#"
@@ -82,32 +82,63 @@ fn a_runtime_source_runs_through_prepared_args() {
     // Every mistake is a typed error before anything is launched.
     let bad_decl = f.prepare_args(&[ArgType::F32, ArgType::MutPtr, ArgType::MutPtr, ArgType::I32]);
     assert!(
-        matches!(bad_decl, Err(Error::ArgumentMismatch { .. })),
+        matches!(
+            &bad_decl,
+            Err(Error::Argument(ArgumentError::TypeDiffers { index: 1, parameter, .. })) if &**parameter == "const float *x"
+        ),
         "{bad_decl:?}"
     );
     assert!(matches!(
         f.prepare_args(&types[..3]),
-        Err(Error::ArgumentMismatch { .. })
+        Err(Error::Argument(ArgumentError::TypeCount {
+            given: 3,
+            expected: 4,
+            ..
+        }))
     ));
     let xi = ctx.to_device(&vec![0i64; n]).unwrap();
     let mut yd2 = ctx.to_device(&y).unwrap();
-    for (what, args) in [
-        ("too few", vec![Arg::F32(1.0)]),
+    type Case<'a> = (&'static str, Vec<Arg<'a>>, fn(&ArgumentError) -> bool);
+    let cases: [Case<'_>; 4] = [
+        ("too few", vec![Arg::F32(1.0)], |e| {
+            matches!(
+                e,
+                ArgumentError::ArgCount {
+                    given: 1,
+                    prepared: 4,
+                    ..
+                }
+            )
+        }),
         (
             "a scalar of the wrong type",
             vec![Arg::F64(1.0), Arg::input(&xd), Arg::input(&xd), Arg::I32(1)],
+            |e| matches!(e, ArgumentError::ArgDiffers { index: 0, given, .. } if given == "an f64"),
         ),
         (
             "an input buffer for a T*",
             vec![Arg::F32(1.0), Arg::input(&xd), Arg::input(&xd), Arg::I32(1)],
+            |e| matches!(e, ArgumentError::ArgDiffers { index: 2, .. }),
         ),
         (
             "8-byte elements for float*",
             vec![Arg::F32(1.0), Arg::input(&xi), Arg::output(&mut yd2), Arg::I32(1)],
+            |e| {
+                matches!(
+                    e,
+                    ArgumentError::ElementSize {
+                        index: 1,
+                        given_bytes: 8,
+                        expected_bytes: 4,
+                        ..
+                    }
+                )
+            },
         ),
-    ] {
+    ];
+    for (what, args, is_expected) in cases {
         let e = k.prepared_call(1, 1, &args).unwrap_err();
-        assert!(matches!(e, Error::ArgumentMismatch { .. }), "{what}: {e}");
+        assert!(matches!(&e, Error::Argument(a) if is_expected(a)), "{what}: {e}");
     }
 }
 
@@ -201,7 +232,19 @@ fn host_arrays_go_in_and_out_through_call() {
             _ => vec![Arg::F64(1.0), Arg::host_in(&a), Arg::host_in(&b), Arg::I32(1)],
         };
         let e = axpy.call(1, 1, &mut args).unwrap_err();
-        assert!(matches!(e, Error::ArgumentMismatch { .. }), "{what}: {e}");
+        let index = match what {
+            "an Out array for a const pointer" => 1,
+            "8-byte elements for float*" => 1,
+            _ => 0,
+        };
+        assert!(
+            matches!(
+                &e,
+                Error::Argument(ArgumentError::ArgDiffers { index: i, .. } | ArgumentError::ElementSize { index: i, .. })
+                    if *i == index
+            ),
+            "{what}: {e}"
+        );
     }
     assert_eq!(untouched, y2);
     let e = axpy
@@ -230,7 +273,10 @@ fn host_arrays_go_in_and_out_through_call() {
             ],
         )
         .unwrap_err();
-    assert!(e.to_string().contains("only `call`"), "{e}");
+    assert!(
+        matches!(e, Error::Argument(ArgumentError::HostArgument { index: 1, .. })),
+        "{e}"
+    );
     // A launch the device refuses leaves the staging usable.
     let e = axpy
         .call(
@@ -435,7 +481,7 @@ fn modules_load_from_ptx_files_and_buffers_with_jit_options() {
     assert!(
         matches!(
             f.prepare_args(&[ArgType::F32]),
-            Err(Error::ArgumentMismatch { .. })
+            Err(Error::Argument(ArgumentError::NoDeclaration { .. }))
         ),
         "no declaration for an image"
     );
@@ -525,6 +571,7 @@ fn nvcc_compiles_with_keep_and_include_dirs() {
         .unwrap_err();
     match err {
         Error::Compile(e) => {
+            // a message test: the compiler's log and the excerpt show the offending source.
             assert!(e.log.contains("undefined_thing"), "{}", e.log);
             assert!(
                 e.options.iter().any(|o| o.starts_with("-arch=sm_")),

@@ -7,7 +7,7 @@
 //!
 //! Mistakes of one kind form a family with its own enum, whose variants carry the sizes,
 //! names and values involved as fields, wrapped by one variant of [`Error`]: [`CopyError`]
-//! (`Error::Copy`), [`MemoryError`], [`ArrayShapeError`], [`TextureError`], [`FlagsError`],
+//! (`Error::Copy`), [`ArgumentError`] (`Error::Argument`), [`MemoryError`], [`ArrayShapeError`], [`TextureError`], [`FlagsError`],
 //! [`OccupancyError`], [`GraphError`], [`LaunchConfigError`] (`Error::InvalidLaunch`), and
 //! behind their features `GemmError` and `DlpackError`. Match the variant and its fields, e.g.
 //! `Err(Error::Copy(CopyError::HostDeviceLength { host, device, .. }))`; the messages are for
@@ -19,6 +19,7 @@ use std::fmt;
 
 use cudarc::driver::sys::CUresult;
 
+mod argument;
 mod copy;
 mod flags;
 #[cfg(feature = "cublas")]
@@ -28,6 +29,7 @@ mod occupancy;
 mod shape;
 mod texture;
 
+pub use argument::{ArgHint, ArgumentError};
 pub use copy::CopyError;
 pub use flags::FlagsError;
 #[cfg(feature = "cublas")]
@@ -98,16 +100,6 @@ pub enum Error {
     /// A launch configuration that the device or kernel cannot run; nothing was launched.
     #[error(transparent)]
     InvalidLaunch(#[from] LaunchConfigError),
-    /// Sizes that disagree, described in words. Only the NCCL layer still returns it, until
-    /// its errors move into `NcclError`'s own layer; everything else returns the typed
-    /// [`Error::Copy`], [`Error::Memory`] or [`Error::Shape`].
-    #[error("size mismatch in {operation}: {detail}")]
-    SizeMismatch {
-        /// The operation, e.g. `all_gather`.
-        operation: &'static str,
-        /// The sizes involved.
-        detail: String,
-    },
     /// A copy or memset whose sizes, extents or alignment do not fit; nothing was copied.
     #[error(transparent)]
     Copy(#[from] CopyError),
@@ -156,6 +148,18 @@ pub enum Error {
     GlobalNotFound {
         /// The name asked for.
         name: String,
+    },
+    /// A `__constant__`/`__device__` array whose bound the `#[kernel]` macro could not work out
+    /// from the source, so that its accessor has no type: the accessor returns this, and is
+    /// deprecated so that its use warns at build time.
+    #[error("invalid argument to globals::{name}: `{name}[{bound}]` ({location}) has a bound the macro cannot work out from the source; define it there (`#define`, `constexpr int`) or write a number, to get a typed accessor")]
+    GlobalBoundUnknown {
+        /// The variable.
+        name: &'static str,
+        /// Its bound, as the source writes it.
+        bound: &'static str,
+        /// Where it is declared, e.g. `line 4` or `` `kernels.cu` line 4 ``.
+        location: &'static str,
     },
     /// A device chosen by ordinal that does not exist, or a bad `CUDA_DEVICE` setting.
     #[error("{0}")]
@@ -239,13 +243,8 @@ pub enum Error {
     },
     /// Kernel arguments, or declared argument types, that do not match the kernel; nothing was
     /// launched.
-    #[error("kernel `{kernel}`: {detail}")]
-    ArgumentMismatch {
-        /// The kernel.
-        kernel: String,
-        /// Which argument and how it differs.
-        detail: String,
-    },
+    #[error(transparent)]
+    Argument(#[from] ArgumentError),
     /// A PyCUDA argument format string (`"PPfi"`, for
     /// [`Function::prepare_format`](crate::driver::Function::prepare_format)) that cannot be read;
     /// nothing was prepared.
@@ -267,17 +266,21 @@ pub enum Error {
         /// The name given.
         field: String,
     },
-    /// An argument refused before the driver was asked, described in words. The crate's own
-    /// checks return typed families ([`Error::Copy`], [`Error::Memory`], [`Error::Texture`],
-    /// [`Error::Flags`], ...); this one remains for the NCCL layer (until its errors move into
-    /// its own layer) and for the accessor `#[kernel]` writes for a global whose bound it
-    /// cannot work out.
-    #[error("invalid argument to {operation}: {detail}")]
-    InvalidArgument {
-        /// The operation, e.g. `Context::create`.
+    /// A future (`HostCopy`, `StagedCall`) polled again after it returned `Ready`, which the
+    /// `Future` contract leaves to the implementation: this one refuses instead of panicking.
+    #[error("invalid argument to {future}::poll: polled again after it completed")]
+    PolledAfterCompletion {
+        /// The future's type, e.g. `HostCopy`.
+        future: &'static str,
+    },
+    /// A state this crate's own code should never reach (a broken invariant, not a mistake of
+    /// the caller); returned instead of a panic. Please report it.
+    #[error("internal error in {operation}: {broken}; please report this as a bug of gpu-runtime")]
+    Internal {
+        /// Where, e.g. `Staging::finish_async`.
         operation: &'static str,
-        /// What is wrong, with the values involved.
-        detail: String,
+        /// The invariant that did not hold.
+        broken: &'static str,
     },
     /// A call refused because a kernel faulted earlier in this process (an illegal address, a
     /// trap, an assert), in this context or any other: CUDA keeps every context of the process
@@ -350,7 +353,8 @@ pub enum Error {
     #[error(transparent)]
     Gemm(#[from] GemmError),
     /// An error of a layer above this one, which [`Error`] cannot name (a lower layer cannot
-    /// import a higher one): today cuRAND's `gpuarray::CurandError`, put here by `?`. Get it
+    /// import a higher one): cuRAND's `gpuarray::CurandError` and NCCL's `nccl::NcclError`, put
+    /// here by `?`. Get it
     /// back with [`Error::downcast_ref`].
     #[error(transparent)]
     Other(Box<dyn std::error::Error + Send + Sync + 'static>),
@@ -882,6 +886,15 @@ mod tests {
         });
         let source = std::error::Error::source(&e).and_then(|s| s.downcast_ref::<ndarray::ShapeError>());
         assert_eq!(source, Some(&shape_error));
+    }
+
+    /// Families are wrapped by value so that one pattern matches through them; their names
+    /// and parser errors are boxed instead, so that an `Error` (and cuRAND's and NCCL's errors,
+    /// which wrap one) stays under clippy's `result_large_err` limit of 128 bytes.
+    #[test]
+    fn error_stays_small() {
+        let size = std::mem::size_of::<Error>();
+        assert!(size <= 120, "Error is {size} bytes");
     }
 
     #[test]

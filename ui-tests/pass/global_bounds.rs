@@ -35,8 +35,11 @@ fn typed(ctx: &Context) -> gpu_runtime::Result<()> {
     let _: Global<[Float4; 2]> = convolve::globals::corners(ctx)?;
     let _: Global<Params> = convolve::globals::params::<Params>(ctx)?;
     #[allow(deprecated)]
-    let why = convolve::globals::unknown(ctx).unwrap_err().to_string();
-    assert!(why.contains("unknown[sizeof ( int2 ) * 2]"), "{why}");
+    let e = convolve::globals::unknown(ctx).unwrap_err();
+    assert!(
+        matches!(e, gpu_runtime::Error::GlobalBoundUnknown { name: "unknown", bound: "sizeof ( int2 ) * 2", .. }),
+        "{e}"
+    );
     Ok(())
 }
 

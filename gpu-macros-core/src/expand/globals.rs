@@ -77,12 +77,11 @@ pub fn globals_of(sources: &[(&str, Option<&str>)]) -> TokenStream {
             let why = format!(
                 "`{name}[{dim}]` ({at}) has a bound the macro cannot work out from the source; define it there (`#define`, `constexpr int`) or write a number, to get a typed accessor"
             );
-            let operation = format!("globals::{name}");
             fns.push(quote! {
                 #[doc = #why]
                 #[deprecated(note = #why)]
                 pub fn #ident(_ctx: &#rt::Context) -> #rt::Result<#rt::driver::Global<()>> {
-                    ::core::result::Result::Err(#rt::Error::InvalidArgument { operation: #operation, detail: #why.into() })
+                    ::core::result::Result::Err(#rt::Error::GlobalBoundUnknown { name: #name, bound: #dim, location: #at })
                 }
             });
             continue;

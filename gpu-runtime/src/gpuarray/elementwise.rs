@@ -18,11 +18,9 @@
 use gpu_cdecl::elementwise::{Elementwise, Param as CParam};
 
 use crate::driver::stream::Stream;
-use crate::error::Result;
+use crate::error::{ArgumentError, Result};
 use crate::gpuarray::codegen;
-use crate::gpuarray::kernel_args::{
-    check_args, decl_error, parse_params, ArgKind, ArrayArg, KernelArg, Param,
-};
+use crate::gpuarray::kernel_args::{check_args, parse_params, ArgKind, ArrayArg, KernelArg, Param};
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
 use crate::gpuarray::layout;
 use crate::launch::Arg;
@@ -80,14 +78,15 @@ impl ElementwiseKernel {
     /// and a CUDA error in it is an [`Error::Compile`](crate::Error::Compile) then.
     pub fn with_name(name: &str, arguments: &str, operation: &str) -> Result<Self> {
         if !codegen::is_ident(name) {
-            return Err(decl_error(name, "the kernel name is not a C identifier".into()));
+            return Err(ArgumentError::NotAnIdentifier { kernel: name.into() }.into());
         }
         let params = parse_params(name, arguments)?;
         if !params.iter().any(|p| p.array) {
-            return Err(decl_error(
-                name,
-                "an elementwise kernel needs at least one array argument".into(),
-            ));
+            return Err(ArgumentError::NoArray {
+                kernel: name.into(),
+                needs: "an elementwise kernel",
+            }
+            .into());
         }
         let mut k = ElementwiseKernel {
             name: name.to_owned(),

@@ -17,11 +17,11 @@ use gpu_cdecl::Scalar;
 use ndarray::{Dimension, IxDyn, ShapeBuilder};
 
 use crate::driver::stream::Stream;
-use crate::error::Result;
+use crate::error::{ArgumentError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::ElementwiseKernel;
-use crate::gpuarray::kernel_args::{decl_error, ArgKind, KernelArg};
+use crate::gpuarray::kernel_args::{ArgKind, KernelArg};
 use crate::gpuarray::layout;
 
 /// The most arrays, and the most scalars, one expression may read (each is a kernel
@@ -230,10 +230,11 @@ impl<'a, T: Element> Expr<'a, T> {
             ArgKind::Scalar(..) => None,
         });
         let Some((ctx, shape)) = first else {
-            return Err(decl_error(
-                "gpu_expr",
-                "an expression needs at least one array".into(),
-            ));
+            return Err(ArgumentError::NoArray {
+                kernel: "gpu_expr".into(),
+                needs: "an expression",
+            }
+            .into());
         };
         let fortran = self.all_fortran();
         let mut out = if fortran {
@@ -275,10 +276,13 @@ impl<'a, T: Element> Expr<'a, T> {
     ) -> Result<()> {
         let (na, ns) = self.node.leaves();
         if na > MAX_OPERANDS || ns > MAX_OPERANDS {
-            return Err(decl_error(
-                "gpu_expr",
-                format!("the expression reads {na} arrays and {ns} scalars; at most {MAX_OPERANDS} of each"),
-            ));
+            return Err(ArgumentError::TooManyOperands {
+                kernel: "gpu_expr".into(),
+                arrays: na,
+                scalars: ns,
+                limit: MAX_OPERANDS,
+            }
+            .into());
         }
         let k = kernel::<T>(&self.node, store)?;
         let mut args = self.arrays;

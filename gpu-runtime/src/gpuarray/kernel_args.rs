@@ -6,7 +6,7 @@ use gpu_cdecl::{CType, Scalar};
 use ndarray::Dimension;
 
 use crate::driver::context::core::Context;
-use crate::error::{ArrayShapeError, Error, Result};
+use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::{DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::element::Element;
 use crate::launch::Arg;
@@ -34,13 +34,6 @@ fn element_scalar(s: Scalar) -> bool {
     )
 }
 
-pub(crate) fn decl_error(kernel: &str, detail: String) -> Error {
-    Error::ArgumentMismatch {
-        kernel: kernel.to_owned(),
-        detail,
-    }
-}
-
 /// Reads a C parameter list: scalars of the [`Element`] types, and pointers to them (arrays;
 /// `const` for read-only ones). Names must be C identifiers that do not end in `__` forms
 /// the generated code uses (`x__p`, `x__o`, ...).
@@ -49,18 +42,23 @@ pub(crate) fn parse_params(kernel: &str, arguments: &str) -> Result<Vec<Param>> 
         &format!("__global__ void gpu_params({arguments}) {{}}"),
         "gpu_params",
     )
-    .map_err(|e| decl_error(kernel, format!("the arguments `{arguments}` cannot be read: {e}")))?;
+    .map_err(|source| ArgumentError::UnreadableArguments {
+        kernel: kernel.into(),
+        arguments: arguments.to_owned(),
+        source: Box::new(source),
+    })?;
     let mut out: Vec<Param> = Vec::with_capacity(decl.params.len());
     for p in decl.params {
-        let name = p
-            .name
-            .clone()
-            .ok_or_else(|| decl_error(kernel, format!("the argument `{}` has no name", p.text)))?;
+        let name = p.name.clone().ok_or_else(|| ArgumentError::Unnamed {
+            kernel: kernel.into(),
+            parameter: p.text.as_str().into(),
+        })?;
         if name.contains("__") || out.iter().any(|q| q.name == name) || name == "i" || name == "n" {
-            return Err(decl_error(
-                kernel,
-                format!("the argument name `{name}` is taken (twice, `i`, `n`, or containing `__`)"),
-            ));
+            return Err(ArgumentError::NameTaken {
+                kernel: kernel.into(),
+                name,
+            }
+            .into());
         }
         let (scalar, array, mutable) = match &p.ty {
             CType::Scalar(s) => (*s, false, false),
@@ -69,20 +67,29 @@ pub(crate) fn parse_params(kernel: &str, arguments: &str) -> Result<Vec<Param>> 
                 pointee_const,
             } => match **pointee {
                 CType::Scalar(s) => (s, true, !pointee_const),
-                _ => return Err(decl_error(kernel, format!("`{}`: arrays hold scalars", p.text))),
+                _ => {
+                    return Err(ArgumentError::ArrayOfNonScalars {
+                        kernel: kernel.into(),
+                        parameter: p.text.into(),
+                    }
+                    .into())
+                }
             },
             _ => {
-                return Err(decl_error(
-                    kernel,
-                    format!("`{}`: only scalars and arrays of scalars", p.text),
-                ))
+                return Err(ArgumentError::NotScalarOrArray {
+                    kernel: kernel.into(),
+                    parameter: p.text.into(),
+                }
+                .into())
             }
         };
         if !element_scalar(scalar) {
-            return Err(decl_error(
-                kernel,
-                format!("`{}`: `{}` is not an array element type", p.text, scalar.c_name()),
-            ));
+            return Err(ArgumentError::NotAnElementType {
+                kernel: kernel.into(),
+                parameter: p.text.into(),
+                scalar,
+            }
+            .into());
         }
         out.push(Param {
             name,
@@ -204,14 +211,12 @@ pub(crate) fn check_args<'s>(
     args: &'s [KernelArg<'_>],
 ) -> Result<&'s [usize]> {
     if args.len() != params.len() {
-        return Err(decl_error(
-            kernel,
-            format!(
-                "{} arguments were given for {} parameters",
-                args.len(),
-                params.len()
-            ),
-        ));
+        return Err(ArgumentError::GeneratedArgCount {
+            kernel: kernel.into(),
+            given: args.len(),
+            expected: params.len(),
+        }
+        .into());
     }
     let mut shape: Option<&[usize]> = None;
     for (p, a) in params.iter().zip(args) {
@@ -219,16 +224,20 @@ pub(crate) fn check_args<'s>(
             (ArgKind::Scalar(_, s), false) if *s == p.scalar => {}
             (ArgKind::Array(x), true) if x.scalar == p.scalar => {
                 if p.mutable && !x.mutable {
-                    return Err(decl_error(
-                        kernel,
-                        format!("`{}` is written: pass it with `KernelArg::output`", p.name),
-                    ));
+                    return Err(ArgumentError::NotOutput {
+                        kernel: kernel.into(),
+                        name: p.name.to_string(),
+                    }
+                    .into());
                 }
                 if x.ndim > MAX_DIMS {
-                    return Err(decl_error(
-                        kernel,
-                        format!("`{}` has {} axes; at most {MAX_DIMS}", p.name, x.ndim),
-                    ));
+                    return Err(ArgumentError::TooManyAxes {
+                        kernel: kernel.into(),
+                        name: p.name.to_string(),
+                        ndim: x.ndim,
+                        limit: MAX_DIMS,
+                    }
+                    .into());
                 }
                 match shape {
                     None => shape = Some(x.shape()),
@@ -244,26 +253,27 @@ pub(crate) fn check_args<'s>(
                 }
             }
             (given, _) => {
-                let what = match given {
-                    ArgKind::Scalar(_, s) => format!("a {} scalar", s.rust_type()),
-                    ArgKind::Array(x) => format!("an array of {}", x.scalar.rust_type()),
+                let (given, given_array) = match given {
+                    ArgKind::Scalar(_, s) => (*s, false),
+                    ArgKind::Array(x) => (x.scalar, true),
                 };
-                let want = if p.array { "an array of" } else { "a scalar" };
-                return Err(decl_error(
-                    kernel,
-                    format!(
-                        "`{}` takes {want} {}, but {what} was given",
-                        p.name,
-                        p.scalar.rust_type()
-                    ),
-                ));
+                return Err(ArgumentError::KindDiffers {
+                    kernel: kernel.into(),
+                    name: p.name.to_string(),
+                    expected: p.scalar,
+                    expected_array: p.array,
+                    given,
+                    given_array,
+                }
+                .into());
             }
         }
     }
     shape.ok_or_else(|| {
-        decl_error(
-            kernel,
-            "a generated kernel needs at least one array argument".into(),
-        )
+        ArgumentError::NoArray {
+            kernel: kernel.into(),
+            needs: "a generated kernel",
+        }
+        .into()
     })
 }

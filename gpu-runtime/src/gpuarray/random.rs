@@ -15,7 +15,7 @@
 use gpu_cdecl::Scalar;
 use ndarray::{Dimension, ShapeBuilder};
 
-use crate::error::{Error, Result};
+use crate::error::{ArgumentError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, StorageMut};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
@@ -102,9 +102,10 @@ fn name(scalar: Scalar, dist: Distribution) -> String {
 /// The CUDA C source of the kernel filling a contiguous array of `T` from `dist`, or an error
 /// when `dist` does not apply to `T` (uniform: `u32`, `f32`, `f64`; normal: `f32`, `f64`).
 pub fn random_source<T: Element>(dist: Distribution) -> Result<String> {
-    let (w, code) = body(T::SCALAR, dist).ok_or_else(|| Error::ArgumentMismatch {
+    let (w, code) = body(T::SCALAR, dist).ok_or_else(|| ArgumentError::NoDistribution {
         kernel: "gpu_philox".into(),
-        detail: format!("no {dist:?} distribution of {}", std::any::type_name::<T>()),
+        distribution: format!("{dist:?}"),
+        element: std::any::type_name::<T>(),
     })?;
     let t = T::c_name();
     Ok(format!(
@@ -208,8 +209,14 @@ fn one<T: Element>() -> Result<T> {
     };
     any.downcast::<T>()
         .map(|b| *b)
-        .map_err(|_| Error::ArgumentMismatch {
-            kernel: "gpu_philox".into(),
-            detail: "no unit value for this element type".into(),
+        // Only an element type whose `SCALAR` is not its own type gets here; the uniform fill,
+        // the one that asks for a unit, is then the distribution it has none of.
+        .map_err(|_| {
+            ArgumentError::NoDistribution {
+                kernel: "gpu_philox".into(),
+                distribution: "Uniform".into(),
+                element: std::any::type_name::<T>(),
+            }
+            .into()
         })
 }

@@ -12,12 +12,12 @@ use std::marker::PhantomData;
 use ndarray::{Dimension, IxDyn};
 
 use crate::driver::stream::Stream;
-use crate::error::{ArrayShapeError, Result};
+use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, StorageMut};
 use crate::gpuarray::codegen;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::first_context;
-use crate::gpuarray::kernel_args::{check_args, decl_error, parse_params, ArgKind, KernelArg, Param};
+use crate::gpuarray::kernel_args::{check_args, parse_params, ArgKind, KernelArg, Param};
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
 use crate::gpuarray::layout;
 use crate::launch::Arg;
@@ -90,6 +90,16 @@ pub struct ReductionKernel<R: Element> {
 }
 
 impl<R: Element> ReductionKernel<R> {
+    /// Arguments without an array: `check_args` refuses them first, so this is for the paths
+    /// that look for the context before checking.
+    fn no_array(&self) -> crate::error::Error {
+        ArgumentError::NoArray {
+            kernel: self.name.as_str().into(),
+            needs: "a reduction",
+        }
+        .into()
+    }
+
     /// A reduction accumulating in `R`: `arguments` as for an elementwise kernel (arrays
     /// `const`: a reduction writes only its result), `map` an expression of their elements,
     /// `reduce` one of `a` and `b`, `neutral` the value that changes nothing (the result of an
@@ -117,16 +127,18 @@ impl<R: Element> ReductionKernel<R> {
     ) -> Result<Self> {
         let params = parse_params(name, arguments)?;
         if let Some(p) = params.iter().find(|p| p.array && p.mutable) {
-            return Err(decl_error(
-                name,
-                format!("`{}`: a reduction's arrays are inputs (`const`)", p.name),
-            ));
+            return Err(ArgumentError::ReductionOutput {
+                kernel: name.into(),
+                name: p.name.to_string(),
+            }
+            .into());
         }
         if !params.iter().any(|p| p.array) {
-            return Err(decl_error(
-                name,
-                "a reduction needs at least one array argument".into(),
-            ));
+            return Err(ArgumentError::NoArray {
+                kernel: name.into(),
+                needs: "a reduction",
+            }
+            .into());
         }
         let mut k = ReductionKernel {
             name: name.to_owned(),
@@ -205,7 +217,7 @@ impl<R: Element> ReductionKernel<R> {
         stream: Option<&Stream>,
         args: Vec<KernelArg<'_>>,
     ) -> Result<DeviceArray<R, IxDyn>> {
-        let ctx = first_context(&args).ok_or_else(|| decl_error(&self.name, "no array argument".into()))?;
+        let ctx = first_context(&args).ok_or_else(|| self.no_array())?;
         let mut out = DeviceArray::<R, IxDyn>::empty(&ctx, IxDyn(&[]))?;
         self.reduce_into_stream(stream, args, &mut out)?;
         Ok(out)
@@ -236,7 +248,7 @@ impl<R: Element> ReductionKernel<R> {
         }
         let shape = check_args(&self.name, &self.params, &args)?.to_vec();
         let n = shape.iter().product::<usize>();
-        let ctx = first_context(&args).ok_or_else(|| decl_error(&self.name, "no array argument".into()))?;
+        let ctx = first_context(&args).ok_or_else(|| self.no_array())?;
         let arrays: Vec<(bool, bool, bool)> = args
             .iter()
             .filter_map(|a| match &a.0 {
@@ -335,7 +347,7 @@ impl<R: Element> ReductionKernel<R> {
             }
             .into());
         }
-        let ctx = first_context(&args).ok_or_else(|| decl_error(&self.name, "no array argument".into()))?;
+        let ctx = first_context(&args).ok_or_else(|| self.no_array())?;
         let m = shape[axis];
         let outer: Vec<usize> = shape
             .iter()

@@ -16,7 +16,7 @@ use ndarray::{Dimension, Ix1};
 use crate::driver::context::core::Context;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::driver::stream::Stream;
-use crate::error::{ArrayShapeError, Error, Result};
+use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
@@ -66,10 +66,10 @@ impl<T: Element> ScanKernel<T> {
     /// [`source`](Self::source) with a [`SourceModule`](crate::SourceModule)).
     pub fn new(op: &str, neutral: &str) -> Result<Self> {
         if op.trim().is_empty() || neutral.trim().is_empty() {
-            return Err(Error::ArgumentMismatch {
+            return Err(ArgumentError::EmptyScanExpression {
                 kernel: "gpu_scan".into(),
-                detail: "the operator and the neutral element must be C expressions".into(),
-            });
+            }
+            .into());
         }
         Ok(ScanKernel {
             key: kernel_cache::hash_parts(&["scan", T::c_name(), op, neutral]),

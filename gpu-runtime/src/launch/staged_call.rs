@@ -63,9 +63,9 @@ impl<'a> Staging<'a> {
     /// has finished, whether it completes or is dropped.
     pub fn finish_async(mut self, keep: impl Send + 'a) -> Result<StagedCall<'a>> {
         let st = self.st;
-        let marker = self.take_events(1)?.pop().ok_or(Error::InvalidArgument {
+        let marker = self.take_events(1)?.pop().ok_or(Error::Internal {
             operation: "Staging::finish_async",
-            detail: "no event for the call's end".to_owned(),
+            broken: "no event was made for the call's end",
         })?;
         let signal = Signal::new();
         let queued = self.queue_downloads(marker, &signal);
@@ -115,10 +115,7 @@ impl Future for StagedCall<'_> {
     fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Result<()>> {
         let this = self.get_mut();
         if this.staging.is_none() {
-            return Poll::Ready(Err(Error::InvalidArgument {
-                operation: "StagedCall::poll",
-                detail: "polled again after it completed".to_owned(),
-            }));
+            return Poll::Ready(Err(Error::PolledAfterCompletion { future: "StagedCall" }));
         }
         if this.signal.poll_fired(cx).is_pending() {
             return Poll::Pending;

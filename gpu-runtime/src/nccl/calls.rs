@@ -4,7 +4,6 @@
 
 use crate::driver::memory::view::{DeviceView, DeviceViewMut};
 use crate::driver::stream::Stream;
-use crate::error::Error;
 use crate::nccl::check;
 use crate::nccl::comm::Comm;
 use crate::nccl::error::{NcclError, Result};
@@ -100,7 +99,7 @@ impl<'a> Op<'a> {
             }
             // Other ranks' send buffers are not read; NCCL is given the receive buffer.
             Some(_) => None,
-            None if is_root => return Err(NcclError::from(missing("broadcast", "a send buffer", root))),
+            None if is_root => return Err(missing("broadcast", "a send buffer", root)),
             None => None,
         };
         let op = Op::new(
@@ -156,7 +155,7 @@ impl<'a> Op<'a> {
             }
             // Other ranks' receive buffers are not written: NCCL is given none.
             Some(_) => None,
-            None if is_root => return Err(NcclError::from(missing("reduce", "a receive buffer", root))),
+            None if is_root => return Err(missing("reduce", "a receive buffer", root)),
             None => None,
         };
         Op::new(
@@ -260,9 +259,10 @@ impl<'a> Op<'a> {
 }
 
 /// The error of a root that passed no buffer where it needs one.
-fn missing(operation: &'static str, what: &str, root: usize) -> Error {
-    Error::InvalidArgument {
+fn missing(operation: &'static str, what: &'static str, root: usize) -> NcclError {
+    NcclError::RootBufferMissing {
         operation,
-        detail: format!("rank {root} is the root and must pass {what}"),
+        what,
+        root,
     }
 }

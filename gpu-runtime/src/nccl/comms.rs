@@ -6,10 +6,9 @@ use std::ops::Deref;
 use crate::driver::context::core::Context;
 use crate::driver::device::Device;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
-use crate::error::Error;
 use crate::nccl::check;
 use crate::nccl::comm::Comm;
-use crate::nccl::error::Result;
+use crate::nccl::error::{NcclError, Result};
 use crate::nccl::group::Group;
 use crate::nccl::id::UniqueId;
 use crate::nccl::init::{init_many, split_many};
@@ -60,11 +59,7 @@ impl Comms {
     /// [`Comms::new`] with `options`.
     pub fn with_options(contexts: &[Context], options: CommOptions) -> Result<Comms> {
         if contexts.is_empty() {
-            return Err(Error::InvalidArgument {
-                operation: "Comms::new",
-                detail: "no context given: a communicator needs at least one rank".to_owned(),
-            }
-            .into());
+            return Err(NcclError::NoContext);
         }
         let id = UniqueId::new()?;
         let members: Vec<(&Context, usize)> = contexts.iter().enumerate().map(|(r, c)| (c, r)).collect();

@@ -167,6 +167,93 @@ pub enum NcclError {
         #[source]
         source: std::env::VarError,
     },
+    /// The root of a broadcast or reduce that passed no buffer where the root needs one.
+    #[error("invalid argument to {operation}: rank {root} is the root and must pass {what}")]
+    RootBufferMissing {
+        /// `broadcast` or `reduce`.
+        operation: &'static str,
+        /// The buffer, e.g. `a send buffer`.
+        what: &'static str,
+        /// The root's rank.
+        root: usize,
+    },
+    /// A path given to `UniqueId::write_to_file` that ends in no file name (`/`, `..`).
+    #[error("invalid argument to UniqueId::write_to_file: {} names no file", .path.display())]
+    PathNamesNoFile {
+        /// The path given.
+        path: std::path::PathBuf,
+    },
+    /// A communicator size of 0 ranks, or more than NCCL's `int` holds.
+    #[error(
+        "invalid argument to making an NCCL communicator: {nranks} ranks: a communicator has 1 to {} ranks",
+        i32::MAX
+    )]
+    RankCount {
+        /// The size asked for.
+        nranks: usize,
+    },
+    /// A rank made in a context other than its device's primary context.
+    #[error("invalid argument to making an NCCL communicator: the context of rank {rank} is not its device's primary context; NCCL's CUDA runtime uses the primary context (Context::new)")]
+    NotPrimaryContext {
+        /// The rank.
+        rank: usize,
+    },
+    /// Two ranks of one communicator on one device in this process.
+    #[error("invalid argument to making an NCCL communicator: two ranks of this process on device {device}: NCCL runs one rank per GPU")]
+    DeviceTwice {
+        /// The device's ordinal.
+        device: usize,
+    },
+    /// One rank asked for twice in this process.
+    #[error("invalid argument to making an NCCL communicator: rank {rank} is asked for twice")]
+    RankTwice {
+        /// The rank.
+        rank: usize,
+    },
+    /// No context given to `Comms::new`.
+    #[error("invalid argument to Comms::new: no context given: a communicator needs at least one rank")]
+    NoContext,
+    /// Another number of colors than communicators to split.
+    #[error(
+        "size mismatch in splitting NCCL communicators: {communicators} communicators but {colors} colors"
+    )]
+    SplitColors {
+        /// Communicators to split.
+        communicators: usize,
+        /// Colors given.
+        colors: usize,
+    },
+    /// A split color above NCCL's `int`.
+    #[error(
+        "invalid argument to Comm::split: color {color} is above {}, NCCL's largest",
+        i32::MAX
+    )]
+    ColorTooLarge {
+        /// The color given.
+        color: u32,
+    },
+    /// A group of blocking and nonblocking communicators.
+    #[error("invalid argument to Group::run: the group mixes blocking and nonblocking communicators, which NCCL refuses: make them with the same CommOptions::blocking")]
+    MixedBlocking,
+    /// A split that NCCL answered with no communicator for the one rank asked for. Not a
+    /// mistake of the caller: NCCL broke its contract, and this says so instead of a panic.
+    #[error("{operation}: NCCL made no communicator for the one rank asked for")]
+    NoCommunicatorMade {
+        /// The operation, e.g. `Comm::split`.
+        operation: &'static str,
+    },
+}
+
+/// `?` from the NCCL API into a function returning [`crate::Result`]: an error of the layers
+/// below comes back as itself, and NCCL's own as [`Error::Other`] (match it with
+/// `e.downcast_ref::<NcclError>()`).
+impl From<NcclError> for Error {
+    fn from(e: NcclError) -> Error {
+        match e {
+            NcclError::Cuda(e) => e,
+            own => Error::Other(Box::new(own)),
+        }
+    }
 }
 
 impl fmt::Debug for NcclError {
@@ -182,5 +269,31 @@ impl NcclError {
             NcclError::Cuda(e) => Some(e),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `?` into `gpu_runtime::Result`: the wrapped error comes back as itself, NCCL's own
+    /// inside `Error::Other`, where `downcast_ref` finds it with its fields.
+    #[test]
+    fn nccl_errors_convert_into_the_crate_error() {
+        let e = Error::from(NcclError::Cuda(Error::NoDevice));
+        assert!(matches!(e, Error::NoDevice), "{e}");
+        let e = Error::from(NcclError::RankTwice { rank: 3 });
+        assert!(
+            matches!(
+                e.downcast_ref::<NcclError>(),
+                Some(NcclError::RankTwice { rank: 3 })
+            ),
+            "{e}"
+        );
+        // a message test: the sentence survives the wrapping.
+        assert_eq!(
+            e.to_string(),
+            "invalid argument to making an NCCL communicator: rank 3 is asked for twice"
+        );
     }
 }

@@ -1,10 +1,9 @@
 //! [`Group`]: several NCCL calls queued as one (`ncclGroupStart` ... `ncclGroupEnd`).
 
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
-use crate::error::Error;
 use crate::nccl::check;
 use crate::nccl::collectives::OnStream;
-use crate::nccl::error::Result;
+use crate::nccl::error::{NcclError, Result};
 use crate::nccl::handle::Handle;
 use crate::nccl::init::in_group;
 use crate::nccl::op::Op;
@@ -264,10 +263,7 @@ impl<'a> Group<'a> {
         for op in &self.ops {
             op.comm.handle.get(op.name())?;
             if op.comm.options.blocking != blocking {
-                return Err(Error::InvalidArgument {
-                    operation: "Group::run",
-                    detail: "the group mixes blocking and nonblocking communicators, which NCCL refuses: make them with the same CommOptions::blocking".to_owned(),
-                }.into());
+                return Err(NcclError::MixedBlocking);
             }
         }
         for op in &self.ops {

@@ -141,9 +141,8 @@ impl UniqueId {
     /// or no file. An older file at `path` is replaced.
     pub fn write_to_file(&self, path: impl AsRef<Path>) -> Result<()> {
         let path = path.as_ref();
-        let name = path.file_name().ok_or_else(|| Error::InvalidArgument {
-            operation: "UniqueId::write_to_file",
-            detail: format!("{} names no file", path.display()),
+        let name = path.file_name().ok_or_else(|| NcclError::PathNamesNoFile {
+            path: path.to_path_buf(),
         })?;
         let mut temp_name = std::ffi::OsString::from(".");
         temp_name.push(name);

@@ -10,7 +10,6 @@ use cudarc::nccl::sys;
 
 use crate::driver::context::core::Context;
 use crate::driver::stream::{Stream, StreamFlags};
-use crate::error::Error;
 use crate::nccl::comm::Comm;
 use crate::nccl::error::{NcclError, Result};
 use crate::nccl::handle::Handle;
@@ -84,11 +83,7 @@ impl Comm {
 
 /// An internal error for a result that cannot be empty: one member in, one out.
 fn unreachable_empty(operation: &'static str) -> NcclError {
-    Error::InvalidArgument {
-        operation,
-        detail: "NCCL made no communicator for the one rank asked for".to_owned(),
-    }
-    .into()
+    NcclError::NoCommunicatorMade { operation }
 }
 
 /// The ranks `members` (a context and a rank each) of a communicator of `nranks`, made by this
@@ -99,35 +94,28 @@ pub(crate) fn init_many(
     nranks: usize,
     options: CommOptions,
 ) -> Result<Vec<Comm>> {
-    let bad = |detail: String| {
-        NcclError::from(Error::InvalidArgument {
-            operation: "making an NCCL communicator",
-            detail,
-        })
-    };
     if nranks == 0 || i32::try_from(nranks).is_err() {
-        return Err(bad(format!(
-            "{nranks} ranks: a communicator has 1 to {} ranks",
-            i32::MAX
-        )));
+        return Err(NcclError::RankCount { nranks });
     }
     for (i, (ctx, rank)) in members.iter().enumerate() {
         if *rank >= nranks {
-            return Err(bad(format!("rank {rank} of a communicator of {nranks} ranks")));
+            return Err(NcclError::RankOutOfRange {
+                operation: "making an NCCL communicator",
+                what: "rank",
+                rank: *rank,
+                nranks,
+            });
         }
         if !ctx.is_primary() {
-            return Err(bad(format!(
-                "the context of rank {rank} is not its device's primary context; NCCL's CUDA runtime uses the primary context (Context::new)"
-            )));
+            return Err(NcclError::NotPrimaryContext { rank: *rank });
         }
         if members[..i].iter().any(|(c, _)| c.device() == ctx.device()) {
-            return Err(bad(format!(
-                "two ranks of this process on device {}: NCCL runs one rank per GPU",
-                ctx.device().ordinal()
-            )));
+            return Err(NcclError::DeviceTwice {
+                device: ctx.device().ordinal(),
+            });
         }
         if members[..i].iter().any(|(_, r)| r == rank) {
-            return Err(bad(format!("rank {rank} is asked for twice")));
+            return Err(NcclError::RankTwice { rank: *rank });
         }
     }
     ensure_loaded()?;
@@ -186,23 +174,19 @@ pub(crate) fn init_many(
 /// Splits each of `parents` with its `(color, key)`, in one NCCL group when there are several.
 pub(crate) fn split_many(parents: &[&Comm], colors: &[(Option<u32>, i32)]) -> Result<Vec<Option<Comm>>> {
     if parents.len() != colors.len() {
-        return Err(Error::SizeMismatch {
-            operation: "splitting NCCL communicators",
-            detail: format!("{} communicators but {} colors", parents.len(), colors.len()),
-        }
-        .into());
+        return Err(NcclError::SplitColors {
+            communicators: parents.len(),
+            colors: colors.len(),
+        });
     }
     let colors_raw = colors
         .iter()
         .map(|(color, _)| match color {
             // NCCL_SPLIT_NOCOLOR.
             None => Ok(-1),
-            Some(c) => i32::try_from(*c).map_err(|_| Error::InvalidArgument {
-                operation: "Comm::split",
-                detail: format!("color {c} is above {}, NCCL's largest", i32::MAX),
-            }),
+            Some(c) => i32::try_from(*c).map_err(|_| NcclError::ColorTooLarge { color: *c }),
         })
-        .collect::<crate::error::Result<Vec<i32>>>()?;
+        .collect::<Result<Vec<i32>>>()?;
     let raw_parents = parents
         .iter()
         .map(|c| c.handle.get("ncclCommSplit"))

@@ -61,10 +61,12 @@ impl Extensions {
         }
         slot.get()
             .and_then(|b| b.as_any().downcast_ref::<T>())
-            // Lazily: an eager `ok_or` formatted the message on every call (40 ns per prepare).
-            .ok_or_else(|| Error::InvalidArgument {
+            // Each slot is set only with its own key's type above, so another type here is a
+            // broken invariant of this module, not a caller's mistake: an internal error
+            // (without formatting, so the check stays free on every prepare).
+            .ok_or(Error::Internal {
                 operation: "a context's state",
-                detail: format!("slot {:?} holds another kind of state", T::SLOT),
+                broken: "a state slot holds another kind of state than its key",
             })
     }
 

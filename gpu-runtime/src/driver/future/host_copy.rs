@@ -41,10 +41,11 @@ impl<T: DeviceRepr, D: Dimension> Future for HostCopy<T, D> {
         match Pin::new(&mut this.done).poll(cx) {
             Poll::Pending => Poll::Pending,
             Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
-            Poll::Ready(Ok(())) => Poll::Ready(this.host.take().ok_or(Error::InvalidArgument {
-                operation: "HostCopy::poll",
-                detail: "polled again after it completed".to_owned(),
-            })),
+            Poll::Ready(Ok(())) => Poll::Ready(
+                this.host
+                    .take()
+                    .ok_or(Error::PolledAfterCompletion { future: "HostCopy" }),
+            ),
         }
     }
 }

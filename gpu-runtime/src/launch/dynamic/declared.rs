@@ -7,6 +7,7 @@ use gpu_cdecl::{CParam, CType, KernelDecl};
 use super::arg::*;
 use super::value::{StructType, VectorType};
 use crate::compiler::layout::probe_constants;
+use crate::error::{ArgHint, ArgumentError};
 
 /// A kernel's parameters as a prepared launch checks its arguments against them.
 #[derive(Debug, Clone)]
@@ -74,7 +75,13 @@ struct CStruct {
 }
 
 impl StructLayouts<'_> {
-    fn layout(&self, i: usize, c_name: &str, fields: &[&str]) -> Result<CStruct, String> {
+    /// The layout, or why NVRTC could not give it and whether the driver was asked first.
+    fn layout(
+        &self,
+        i: usize,
+        c_name: &str,
+        fields: &[&str],
+    ) -> Result<CStruct, (bool, Box<crate::error::Error>)> {
         // The driver knows the size of the parameter in the loaded kernel, exactly and with no
         // compile; field offsets need the struct's definition compiled.
         if fields.is_empty() {
@@ -86,17 +93,7 @@ impl StructLayouts<'_> {
                 });
             }
         }
-        match probe_layout(self.source, c_name, fields) {
-            Ok(c) => Ok(c),
-            Err(e) => Err(format!(
-                "the layout of the C type `{c_name}` could not be found ({}compiling `sizeof({c_name})` in the module's source with NVRTC failed): {e}",
-                if fields.is_empty() {
-                    "the driver does not report parameter sizes before CUDA 12.4, and "
-                } else {
-                    ""
-                }
-            )),
-        }
+        probe_layout(self.source, c_name, fields).map_err(|e| (fields.is_empty(), Box::new(e)))
     }
 }
 
@@ -137,25 +134,25 @@ extern __device__ {c_name} {OBJECT};
 /// declared pointer), or when `None`, the declaration's own. The error says which parameter
 /// differs and how.
 pub(super) fn resolve(
+    kernel: &str,
     decl: &KernelDecl,
     given: Option<&[ArgType]>,
     layouts: &StructLayouts<'_>,
-) -> Result<Signature, String> {
+) -> Result<Signature, ArgumentError> {
     let n = decl.params.len();
     if let Some(g) = given.filter(|g| g.len() != n) {
-        return Err(format!(
-            "{} argument types were given but the kernel takes {n} parameter{} ({})",
-            g.len(),
-            if n == 1 { "" } else { "s" },
-            decl.params
-                .iter()
-                .map(|p| p.text.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+        return Err(ArgumentError::TypeCount {
+            kernel: kernel.into(),
+            given: g.len(),
+            expected: n,
+            parameters: decl.params.iter().map(|p| p.text.clone()).collect(),
+        });
     }
     if n > MAX_ARGS {
-        return Err(format!("it has more than {MAX_ARGS} parameters"));
+        return Err(ArgumentError::TooManyParameters {
+            kernel: kernel.into(),
+            limit: MAX_ARGS,
+        });
     }
     let mut sig = Signature {
         types: Vec::with_capacity(n),
@@ -163,7 +160,7 @@ pub(super) fn resolve(
         texts: Vec::with_capacity(n),
     };
     for (i, p) in decl.params.iter().enumerate() {
-        let (t, elem) = resolve_one(i, p, decl.is_template, given.map(|g| g[i]), layouts)?;
+        let (t, elem) = resolve_one(kernel, i, p, decl.is_template, given.map(|g| g[i]), layouts)?;
         sig.types.push(t);
         sig.elem_sizes.push(elem);
         sig.texts.push(p.text.as_str().into());
@@ -172,20 +169,39 @@ pub(super) fn resolve(
 }
 
 fn resolve_one(
+    kernel: &str,
     i: usize,
     p: &CParam,
     is_template: bool,
     given: Option<ArgType>,
     layouts: &StructLayouts<'_>,
-) -> Result<(ArgType, Option<usize>), String> {
+) -> Result<(ArgType, Option<usize>), ArgumentError> {
     let text = &p.text;
-    let differs = |declared: &dyn std::fmt::Display, g: ArgType, hint: &str| {
-        format!("parameter {i} (`{text}`) is {declared}, but {g} was given{hint}")
+    let differs =
+        |declared: ArgType, g: ArgType, vector_rust_type: Option<&'static str>| ArgumentError::TypeDiffers {
+            kernel: kernel.into(),
+            index: i,
+            parameter: text.as_str().into(),
+            declared: declared.to_string(),
+            given: g.to_string(),
+            vector_rust_type,
+        };
+    let no_layout = |c_name: &str, (driver_too_old, e): (bool, Box<crate::error::Error>)| {
+        ArgumentError::StructLayoutUnknown {
+            kernel: kernel.into(),
+            index: i,
+            parameter: text.as_str().into(),
+            c_struct: c_name.into(),
+            driver_too_old,
+            source: e as Box<dyn std::error::Error + Send + Sync>,
+        }
     };
     match (declared(&p.ty, is_template), given) {
-        (Declared::Unsupported, _) => Err(format!(
-            "parameter {i} (`{text}`) has a type that runtime-typed launches do not support; use the #[kernel] macro"
-        )),
+        (Declared::Unsupported, _) => Err(ArgumentError::UnsupportedType {
+            kernel: kernel.into(),
+            index: i,
+            parameter: text.as_str().into(),
+        }),
         (Declared::Known(d, elem), None) => Ok((d, elem)),
         (Declared::Known(d, elem), Some(g)) => match (d, g) {
             _ if d == g => Ok((d, elem)),
@@ -194,18 +210,14 @@ fn resolve_one(
             // still be the object, so that its memory's uses are ordered.
             (ArgType::Texture | ArgType::Surface, ArgType::U64) => Ok((d, elem)),
             // PyCUDA's `16s` for a numpy record the size of a vector type.
-            (ArgType::Vector(v), ArgType::Struct(s)) if s.rust.is_none() && s.size == v.size() => Ok((d, None)),
-            (ArgType::Vector(v), ArgType::Struct(_)) => Err(differs(
-                &d,
-                g,
-                &format!(": a CUDA vector type takes ArgType::Vector and Arg::vector of its Rust type, `{}`", rust_vector_name(v)),
-            )),
-            _ => Err(differs(&d, g, "")),
+            (ArgType::Vector(v), ArgType::Struct(s)) if s.rust.is_none() && s.size == v.size() => {
+                Ok((d, None))
+            }
+            (ArgType::Vector(v), ArgType::Struct(_)) => Err(differs(d, g, Some(rust_vector_name(v)))),
+            _ => Err(differs(d, g, None)),
         },
         (Declared::Struct(c_name), None) => {
-            let c = layouts
-                .layout(i, c_name, &[])
-                .map_err(|e| format!("parameter {i} (`{text}`): {e}"))?;
+            let c = layouts.layout(i, c_name, &[]).map_err(|e| no_layout(c_name, e))?;
             Ok((
                 ArgType::Struct(StructType {
                     align: c.align,
@@ -218,52 +230,73 @@ fn resolve_one(
             let names: Vec<&str> = s.fields.iter().map(|f| f.0).collect();
             let c = layouts
                 .layout(i, c_name, &names)
-                .map_err(|e| format!("parameter {i} (`{text}`): {e}"))?;
-            let rust = s.rust_name().map_or_else(|| "the value given".to_owned(), |r| format!("the Rust type `{r}`"));
-            let mismatch = |what: String| format!("parameter {i} (`{text}`): {what}");
+                .map_err(|e| no_layout(c_name, e))?;
+            let rust_type = s.rust_name();
             if c.size != s.size {
-                return Err(mismatch(format!(
-                    "the C struct `{c_name}` is {} bytes, but {rust} is {}",
-                    c.size, s.size
-                )));
+                return Err(ArgumentError::StructSize {
+                    kernel: kernel.into(),
+                    index: i,
+                    parameter: text.as_str().into(),
+                    c_struct: c_name.into(),
+                    c_bytes: c.size,
+                    rust_type,
+                    rust_bytes: s.size,
+                });
             }
             if let (Some(ca), Some(ra)) = (c.align, s.align) {
                 if ca != ra {
-                    return Err(mismatch(format!(
-                        "the C struct `{c_name}` is aligned to {ca} bytes, but {rust} to {ra}"
-                    )));
+                    return Err(ArgumentError::StructAlign {
+                        kernel: kernel.into(),
+                        index: i,
+                        parameter: text.as_str().into(),
+                        c_struct: c_name.into(),
+                        c_align: ca,
+                        rust_type,
+                        rust_align: ra,
+                    });
                 }
             }
-            for ((name, rust_offset), c_offset) in s.fields.iter().zip(&c.offsets) {
+            for (&(name, rust_offset), &c_offset) in s.fields.iter().zip(&c.offsets) {
                 if rust_offset != c_offset {
-                    return Err(mismatch(format!(
-                        "field `{name}` of `{c_name}` is at byte {c_offset} in C but at byte {rust_offset} in {rust}"
-                    )));
+                    return Err(ArgumentError::FieldOffset {
+                        kernel: kernel.into(),
+                        index: i,
+                        parameter: text.as_str().into(),
+                        c_struct: c_name.into(),
+                        field: name,
+                        c_offset,
+                        rust_type,
+                        rust_offset,
+                    });
                 }
             }
             Ok((ArgType::Struct(s), None))
         }
-        (Declared::Struct(c_name), Some(g)) => Err(differs(
-            &format_args!("the struct `{c_name}` by value"),
-            g,
-            ": pass ArgType::Struct(StructType::of::<T>()) for the #[repr(C)] Rust type T that matches it",
-        )),
+        (Declared::Struct(c_name), Some(g)) => Err(ArgumentError::StructExpected {
+            kernel: kernel.into(),
+            index: i,
+            parameter: text.as_str().into(),
+            c_struct: c_name.into(),
+            given: g.to_string(),
+        }),
     }
 }
 
 /// The Rust type of a vector type, for messages: `float4` is `Float4`.
-fn rust_vector_name(v: VectorType) -> String {
+fn rust_vector_name(v: VectorType) -> &'static str {
     // Every runtime vector type is in gpu-cdecl's table (checked when `types` compiles); the C
     // name stands in should that ever not hold, rather than a panic in a message.
-    gpu_cdecl::vectors::by_c_name(v.c_name())
-        .map_or_else(|| v.c_name().to_owned(), |t| t.rust_name.to_owned())
+    gpu_cdecl::vectors::by_c_name(v.c_name()).map_or_else(|| v.c_name(), |t| t.rust_name)
 }
 
 impl Signature {
     /// The signature `prepare_args_unchecked` trusts: the types as given, nothing known of C.
-    pub(super) fn unchecked(types: &[ArgType]) -> Result<Signature, String> {
+    pub(super) fn unchecked(kernel: &str, types: &[ArgType]) -> Result<Signature, ArgumentError> {
         if types.len() > MAX_ARGS {
-            return Err(format!("more than {MAX_ARGS} parameters"));
+            return Err(ArgumentError::TooManyParameters {
+                kernel: kernel.into(),
+                limit: MAX_ARGS,
+            });
         }
         Ok(Signature {
             types: types.to_vec(),
@@ -272,55 +305,56 @@ impl Signature {
         })
     }
 
-    /// Parameter `i`, as messages name it.
-    pub(super) fn name(&self, i: usize) -> String {
-        match self.texts.get(i).map(|t| &**t) {
-            Some(t) if !t.is_empty() => format!("argument {i} (`{t}`)"),
-            _ => format!("argument {i}"),
-        }
-    }
-
     /// Checks `args` against the parameters: one per parameter, each of a kind the parameter
     /// takes, buffers of the element size it points to; host arrays only when `host_allowed`.
     /// (The context of each buffer is checked by the caller.)
-    pub(super) fn check(&self, args: &[Arg<'_>], host_allowed: bool) -> Result<(), String> {
+    pub(super) fn check(
+        &self,
+        kernel: &str,
+        args: &[Arg<'_>],
+        host_allowed: bool,
+    ) -> Result<(), ArgumentError> {
         if args.len() != self.types.len() {
-            return Err(format!(
-                "{} arguments were passed but it was prepared with {}",
-                args.len(),
-                self.types.len()
-            ));
+            return Err(ArgumentError::ArgCount {
+                kernel: kernel.into(),
+                given: args.len(),
+                prepared: self.types.len(),
+            });
         }
         for (i, ((a, &t), elem)) in args.iter().zip(&self.types).zip(&self.elem_sizes).enumerate() {
+            let parameter = || self.texts.get(i).cloned().unwrap_or_default();
             if !a.fits(t) {
                 let hint = match (a, t) {
-                    (Arg::Struct(s), ArgType::Struct(p)) if s.size == p.size => {
-                        " (it was prepared for another Rust type of the same size)"
-                    }
-                    (Arg::Struct(_), ArgType::Vector(_)) => {
-                        ": pass a CUDA vector with Arg::vector (or Arg::from) of its Rust type"
-                    }
-                    _ => "",
+                    (Arg::Struct(s), ArgType::Struct(p)) if s.size == p.size => ArgHint::OtherRustType,
+                    (Arg::Struct(_), ArgType::Vector(_)) => ArgHint::VectorAsStruct,
+                    _ => ArgHint::None,
                 };
-                return Err(format!(
-                    "{} is {} but the parameter is {t}{hint}",
-                    self.name(i),
-                    a.describe()
-                ));
+                return Err(ArgumentError::ArgDiffers {
+                    kernel: kernel.into(),
+                    index: i,
+                    parameter: parameter(),
+                    expected: t.to_string(),
+                    given: a.describe(),
+                    hint,
+                });
             }
             if let (Arg::Host(_), false) = (a, host_allowed) {
-                return Err(format!(
-                    "{} is {}, which only `call` takes (it copies host arrays in and out); pass device memory (Arg::input/Arg::output) to prepared_call",
-                    self.name(i),
-                    a.describe()
-                ));
+                return Err(ArgumentError::HostArgument {
+                    kernel: kernel.into(),
+                    index: i,
+                    parameter: parameter(),
+                    given: a.describe(),
+                });
             }
             if let (Some(size), Some(e)) = (a.elem_size(), *elem) {
                 if size != e {
-                    return Err(format!(
-                        "{} is a buffer of {size}-byte elements but the parameter points to {e}-byte elements",
-                        self.name(i)
-                    ));
+                    return Err(ArgumentError::ElementSize {
+                        kernel: kernel.into(),
+                        index: i,
+                        parameter: parameter(),
+                        given_bytes: size,
+                        expected_bytes: e,
+                    });
                 }
             }
         }

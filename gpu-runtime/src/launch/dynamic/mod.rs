@@ -67,8 +67,8 @@
 //! source; for a struct by value, with the C struct's size (from the driver, or compiled with
 //! NVRTC) and, given [`StructType::with_fields`], its layout. Each launch compares every [`Arg`]
 //! with the declared types (kind, constness, element size, by-value size and type, context)
-//! before anything launches or is copied. A mismatch is an [`Error::ArgumentMismatch`] naming
-//! the parameter, and nothing is launched. Launches allocate nothing: the parameter array is on
+//! before anything launches or is copied. A mismatch is an [`Error::Argument`] naming
+//! the parameter ([`ArgumentError`](crate::ArgumentError)), and nothing is launched. Launches allocate nothing: the parameter array is on
 //! the stack ([`MAX_ARGS`]).
 
 mod arg;

@@ -8,7 +8,7 @@ use super::arg::*;
 use super::declared::{resolve, Signature, StructLayouts};
 use crate::driver::module::function::Function;
 use crate::driver::stream::Stream;
-use crate::error::{Error, Result};
+use crate::error::{ArgumentError, Result};
 use crate::launch::cluster::LaunchEx;
 use crate::launch::dims::Dim3;
 use crate::launch::launch_stream::LaunchStream;
@@ -47,21 +47,20 @@ pub struct PreparedFunction {
 }
 
 impl Function {
-    pub(super) fn mismatch(&self, detail: String) -> Error {
-        Error::ArgumentMismatch {
-            kernel: self.name().to_owned(),
-            detail,
-        }
-    }
-
     /// The kernel's C declaration, from the module's source.
     pub(super) fn declaration(&self) -> Result<(gpu_cdecl::KernelDecl, &str)> {
         let base = self.name().split('<').next().unwrap_or("").trim();
-        let source = self._module.declarations(base).ok_or_else(|| {
-            self.mismatch("no CUDA C declaration is known for this kernel (it was loaded from an image); use the unsafe `prepare_args_unchecked`".into())
-        })?;
-        let decl = gpu_cdecl::find_kernel(source, base)
-            .map_err(|e| self.mismatch(format!("its declaration could not be read: {e}")))?;
+        let source = self
+            ._module
+            .declarations(base)
+            .ok_or_else(|| ArgumentError::NoDeclaration {
+                kernel: self.name().into(),
+            })?;
+        let decl =
+            gpu_cdecl::find_kernel(source, base).map_err(|source| ArgumentError::UnreadableDeclaration {
+                kernel: self.name().into(),
+                source: Box::new(source),
+            })?;
         Ok((decl, source))
     }
 
@@ -87,7 +86,7 @@ impl Function {
             source,
             param_size: &param_size,
         };
-        let sig = resolve(&decl, given, &layouts).map_err(|d| self.mismatch(d))?;
+        let sig = resolve(self.name(), &decl, given, &layouts)?;
         Ok(PreparedFunction {
             function: self.clone(),
             sig,
@@ -112,7 +111,7 @@ impl Function {
     /// declaration: use [`prepare_args_unchecked`](Self::prepare_args_unchecked).
     ///
     /// ```no_run
-    /// use gpu_runtime::{launch::Arg, launch::ArgType, Context, Error, SourceModule};
+    /// use gpu_runtime::{launch::Arg, launch::ArgType, ArgumentError, Context, Error, SourceModule};
     /// let ctx = Context::default()?;
     /// let module = SourceModule::new(
     ///     "__global__ void fill(double *y, double v) { y[threadIdx.x] = v; }",
@@ -121,7 +120,7 @@ impl Function {
     /// let f = module.get_function("fill")?;
     /// // A `float` passed for a `double` would be read as garbage; it is refused here instead.
     /// let wrong = f.prepare_args(&[ArgType::MutPtr, ArgType::F32]);
-    /// assert!(matches!(wrong, Err(Error::ArgumentMismatch { .. })));
+    /// assert!(matches!(wrong, Err(Error::Argument(ArgumentError::TypeDiffers { index: 1, .. }))));
     /// let fill = f.prepare_args(&[ArgType::MutPtr, ArgType::F64])?;
     /// let mut y = ctx.alloc::<f64>(32)?;
     /// fill.prepared_call(1, 32, &[Arg::output(&mut y), Arg::F64(0.25)])?;
@@ -136,10 +135,10 @@ impl Function {
     /// `func.prepare("PPfi")` in PyCUDA is `func.prepare_format("PPfi")` here, checked against
     /// the C declaration all the same (`P` takes the declared pointer's constness). The
     /// characters are listed at [`ArgType::parse_format`]; one it does not take is an
-    /// [`Error::ArgumentFormat`] naming it.
+    /// [`Error::ArgumentFormat`](crate::Error::ArgumentFormat) naming it.
     ///
     /// ```no_run
-    /// use gpu_runtime::{launch::Arg, Context, Error, SourceModule};
+    /// use gpu_runtime::{launch::Arg, ArgumentError, Context, Error, SourceModule};
     /// let ctx = Context::default()?;
     /// let module = SourceModule::new(
     ///     "__global__ void scale(float *y, const float *x, float a, int n) {
@@ -150,7 +149,7 @@ impl Function {
     /// let f = module.get_function("scale")?;
     /// let scale = f.prepare_format("PPfi")?;
     /// // `d` is a double, but the kernel takes a float: refused before any launch.
-    /// assert!(matches!(f.prepare_format("PPdi"), Err(Error::ArgumentMismatch { .. })));
+    /// assert!(matches!(f.prepare_format("PPdi"), Err(Error::Argument(ArgumentError::TypeDiffers { index: 2, .. }))));
     /// let x = ctx.to_device(&[2.0f32; 256])?;
     /// let mut y = ctx.alloc::<f32>(256)?;
     /// scale.prepared_call(1, 256, &[Arg::output(&mut y), Arg::input(&x), Arg::F32(1.5), Arg::I32(256)])?;
@@ -179,7 +178,7 @@ impl Function {
     pub unsafe fn prepare_args_unchecked(&self, arg_types: &[ArgType]) -> Result<PreparedFunction> {
         Ok(PreparedFunction {
             function: self.clone(),
-            sig: Signature::unchecked(arg_types).map_err(|d| self.mismatch(d))?,
+            sig: Signature::unchecked(self.name(), arg_types)?,
             ex: LaunchEx::default(),
         })
     }
@@ -301,9 +300,7 @@ impl PreparedFunction {
 
     /// Checks every argument before anything is launched or copied.
     pub(super) fn check(&self, args: &[Arg<'_>], host_allowed: bool) -> Result<()> {
-        self.sig
-            .check(args, host_allowed)
-            .map_err(|d| self.function.mismatch(d))?;
+        self.sig.check(self.function.name(), args, host_allowed)?;
         for a in args {
             if let Arg::Ptr(p) = a {
                 if !p.ctx.is(self.function.context().raw()) {

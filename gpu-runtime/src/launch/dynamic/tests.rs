@@ -3,6 +3,7 @@
 use super::arg::*;
 #[allow(unused_imports)]
 use crate::error::Error;
+use crate::error::{ArgHint, ArgumentError};
 
 #[test]
 fn host_arrays_fit_the_pointers_their_direction_allows() {
@@ -114,6 +115,7 @@ fn a_bad_format_character_is_an_error_naming_it() {
     ] {
         let (p, c, detail) = format_error(format);
         assert_eq!((p, c), (position, character), "{format:?}: {detail}");
+        // a message test: the detail says what is wrong with the character and what to write.
         assert!(detail.contains(says), "{format:?}: {detail}");
         if let Some(c) = c.filter(|c| (c.is_ascii_alphabetic() && !"is".contains(*c)) || "<>!".contains(*c)) {
             assert!(
@@ -123,6 +125,7 @@ fn a_bad_format_character_is_an_error_naming_it() {
         }
     }
     let e = ArgType::parse_format("PPz").unwrap_err().to_string();
+    // a message test: the sentence quotes the format and names the byte and the character.
     assert!(
         e.contains("\"PPz\"") && e.contains("byte 2") && e.contains("`z`"),
         "{e}"
@@ -202,7 +205,7 @@ const SWAPPED_FIELDS: &[(&str, usize)] = &[
 
 /// Resolves `given` for `kernel` of SOURCE as a context without parameter sizes from the
 /// driver would: struct layouts come from NVRTC.
-fn resolve_in(kernel: &str, given: Option<&[ArgType]>) -> std::result::Result<Signature, String> {
+fn resolve_in(kernel: &str, given: Option<&[ArgType]>) -> std::result::Result<Signature, ArgumentError> {
     resolve_from(SOURCE, kernel, given)
 }
 
@@ -210,10 +213,11 @@ fn resolve_from(
     source: &str,
     kernel: &str,
     given: Option<&[ArgType]>,
-) -> std::result::Result<Signature, String> {
+) -> std::result::Result<Signature, ArgumentError> {
     let decl = gpu_cdecl::find_kernel(source, kernel).unwrap();
     let no_driver = |_| None;
     resolve(
+        kernel,
         &decl,
         given,
         &StructLayouts {
@@ -277,65 +281,122 @@ fn given_types_are_checked_against_the_declaration() {
     );
 
     let int4 = Vector(VectorType::of::<Int4>());
-    let mut cases: Vec<(Vec<ArgType>, &str)> = Vec::new();
     let with = |i: usize, t: ArgType| {
         let mut g = good.to_vec();
         g[i] = t;
         g
     };
-    cases.push((
-        with(2, int4),
-        "parameter 2 (`float4 w`) is `float4` (Vector), but `int4` (Vector) was given",
-    ));
-    cases.push((
-        with(2, Struct(StructType::of::<Float4>())),
-        "Arg::vector of its Rust type, `Float4`",
-    ));
-    cases.push((with(2, F32), "parameter 2 (`float4 w`)"));
-    cases.push((
-        with(3, Struct(StructType::of::<Small>())),
-        "the C struct `Params` is 16 bytes, but the Rust type",
-    ));
-    cases.push((
-        with(3, Struct(StructType::bytes(12))),
-        "is 16 bytes, but the value given is 12",
-    ));
-    cases.push((
-        with(3, Struct(StructType::of::<Swapped>().with_fields(SWAPPED_FIELDS))),
-        "field `scale` of `Params` is at byte 0 in C but at byte 4 in the Rust type",
-    ));
-    cases.push((
-        with(3, float4()),
-        "parameter 3 (`Params p`) is the struct `Params` by value",
-    ));
-    cases.push((
-        with(4, Surface),
-        "parameter 4 (`cudaTextureObject_t tex`) is `cudaTextureObject_t` (Texture)",
-    ));
-    cases.push((with(5, Texture), "parameter 5 (`cudaSurfaceObject_t surf`)"));
-    cases.push((with(4, I64), "parameter 4"));
-    cases.push((with(6, MutPtr), "parameter 6 (`const int4 *idx`)"));
-    cases.push((
-        with(7, Ptr),
-        "parameter 7 (`int n`) is i32, but a pointer (Ptr) was given",
-    ));
-    cases.push((
-        good[..7].to_vec(),
-        "7 argument types were given but the kernel takes 8 parameters",
-    ));
-    for (given, says) in cases {
+    type Case = (Vec<ArgType>, fn(&ArgumentError) -> bool);
+    let cases: Vec<Case> = vec![
+        (with(2, int4), |e| {
+            matches!(e, ArgumentError::TypeDiffers { index: 2, parameter, declared, given, vector_rust_type: None, .. }
+                if &**parameter == "float4 w" && declared == "`float4` (Vector)" && given == "`int4` (Vector)")
+        }),
+        (with(2, Struct(StructType::of::<Float4>())), |e| {
+            matches!(
+                e,
+                ArgumentError::TypeDiffers {
+                    index: 2,
+                    vector_rust_type: Some("Float4"),
+                    ..
+                }
+            )
+        }),
+        (
+            with(2, F32),
+            |e| matches!(e, ArgumentError::TypeDiffers { index: 2, given, .. } if given == "f32"),
+        ),
+        (
+            with(3, Struct(StructType::of::<Small>())),
+            |e| matches!(e, ArgumentError::StructSize { index: 3, c_struct, c_bytes: 16, rust_type: Some(_), rust_bytes: 12, .. } if &**c_struct == "Params"),
+        ),
+        (with(3, Struct(StructType::bytes(12))), |e| {
+            matches!(
+                e,
+                ArgumentError::StructSize {
+                    index: 3,
+                    c_bytes: 16,
+                    rust_type: None,
+                    rust_bytes: 12,
+                    ..
+                }
+            )
+        }),
+        (
+            with(3, Struct(StructType::of::<Swapped>().with_fields(SWAPPED_FIELDS))),
+            |e| {
+                matches!(
+                    e,
+                    ArgumentError::FieldOffset {
+                        index: 3,
+                        field: "scale",
+                        c_offset: 0,
+                        rust_offset: 4,
+                        ..
+                    }
+                )
+            },
+        ),
+        (
+            with(3, float4()),
+            |e| matches!(e, ArgumentError::StructExpected { index: 3, c_struct, .. } if &**c_struct == "Params"),
+        ),
+        (with(4, Surface), |e| {
+            matches!(e, ArgumentError::TypeDiffers { index: 4, parameter, declared, .. }
+                if &**parameter == "cudaTextureObject_t tex" && declared == "`cudaTextureObject_t` (Texture)")
+        }),
+        (with(5, Texture), |e| {
+            matches!(e, ArgumentError::TypeDiffers { index: 5, .. })
+        }),
+        (with(4, I64), |e| {
+            matches!(e, ArgumentError::TypeDiffers { index: 4, .. })
+        }),
+        (
+            with(6, MutPtr),
+            |e| matches!(e, ArgumentError::TypeDiffers { index: 6, parameter, .. } if &**parameter == "const int4 *idx"),
+        ),
+        (
+            with(7, Ptr),
+            |e| matches!(e, ArgumentError::TypeDiffers { index: 7, declared, given, .. } if declared == "i32" && given == "a pointer (Ptr)"),
+        ),
+        (
+            good[..7].to_vec(),
+            |e| matches!(e, ArgumentError::TypeCount { given: 7, expected: 8, parameters, .. } if parameters.len() == 8),
+        ),
+    ];
+    for (given, is_expected) in cases {
         let e = resolve_in("mix", Some(&given)).unwrap_err();
-        assert!(e.contains(says), "{given:?}: {e}\n  should say: {says}");
+        assert!(is_expected(&e), "{given:?}: {e}");
     }
     // A format string with the wrong character for a parameter.
     let e = resolve_in("mix", Some(&ArgType::parse_format("PP16s16sQQPf").unwrap())).unwrap_err();
     assert!(
-        e.contains("parameter 7 (`int n`) is i32, but f32 was given"),
+        matches!(&e, ArgumentError::TypeDiffers { index: 7, declared, given, .. } if declared == "i32" && given == "f32"),
+        "{e}"
+    );
+    // a message test: the sentence names the parameter as C writes it and both types.
+    assert!(
+        e.to_string()
+            .contains("parameter 7 (`int n`) is i32, but f32 was given"),
         "{e}"
     );
     let e = resolve_in("mix", Some(&ArgType::parse_format("PP16s12sQQPi").unwrap())).unwrap_err();
     assert!(
-        e.contains("`Params` is 16 bytes, but the value given is 12"),
+        matches!(
+            &e,
+            ArgumentError::StructSize {
+                index: 3,
+                c_bytes: 16,
+                rust_bytes: 12,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // a message test: a size mismatch reads as C's size against the value's.
+    assert!(
+        e.to_string()
+            .contains("`Params` is 16 bytes, but the value given is 12"),
         "{e}"
     );
 }
@@ -347,7 +408,7 @@ fn struct_sizes_come_from_the_driver_when_it_reports_them() {
     let decl = gpu_cdecl::find_kernel(OPAQUE, "opaque").unwrap();
     let e = resolve_from(OPAQUE, "opaque", None).unwrap_err();
     assert!(
-        e.contains("parameter 0 (`Hidden h`)") && e.contains("`Hidden` could not be found"),
+        matches!(&e, ArgumentError::StructLayoutUnknown { index: 0, c_struct, driver_too_old: true, .. } if &**c_struct == "Hidden"),
         "{e}"
     );
     // ...but the loaded kernel's parameter size is enough for the size check.
@@ -356,18 +417,33 @@ fn struct_sizes_come_from_the_driver_when_it_reports_them() {
         source: OPAQUE,
         param_size: &driver,
     };
-    let sig = resolve(&decl, None, &layouts).unwrap();
+    let sig = resolve("opaque", &decl, None, &layouts).unwrap();
     assert_eq!(sig.types[0], ArgType::Struct(StructType::bytes(24)));
     let e = resolve(
+        "opaque",
         &decl,
         Some(&[ArgType::Struct(StructType::bytes(16)), ArgType::Ptr]),
         &layouts,
     )
     .unwrap_err();
-    assert!(e.contains("is 24 bytes, but the value given is 16"), "{e}");
+    assert!(
+        matches!(
+            e,
+            ArgumentError::StructSize {
+                c_bytes: 24,
+                rust_type: None,
+                rust_bytes: 16,
+                ..
+            }
+        ),
+        "{e}"
+    );
     // Template parameters are no structs.
     let e = resolve_in("templ", None).unwrap_err();
-    assert!(e.contains("do not support"), "{e}");
+    assert!(
+        matches!(e, ArgumentError::UnsupportedType { index: 0, .. }),
+        "{e}"
+    );
 }
 
 #[test]
@@ -401,51 +477,94 @@ fn arguments_are_checked_against_the_parameters_without_a_gpu() {
     let w = Float4::new(1.0, 2.0, 3.0, 4.0);
     {
         let args = [Arg::from(w), Arg::by_value(&p), Arg::host_out(&mut y)];
-        typed.check(&args, true).unwrap();
-        declared.check(&args, true).unwrap();
+        typed.check("take", &args, true).unwrap();
+        declared.check("take", &args, true).unwrap();
         // The struct's bytes are passed as they are.
         // SAFETY: a by-value argument's param points to the borrowed Params.
         assert_eq!(unsafe { *(args[1].param() as *const Params) }, p);
-        let e = typed.check(&args, false).unwrap_err();
+        let e = typed.check("take", &args, false).unwrap_err();
         assert!(
-            e.contains("argument 2 (`float *y`)") && e.contains("only `call` takes"),
+            matches!(&e, ArgumentError::HostArgument { index: 2, parameter, .. } if &**parameter == "float *y"),
             "{e}"
         );
     }
     // Any 16-byte value fits the declared struct; only a Params fits the one prepared with it.
     declared
-        .check(&[Arg::from(w), Arg::by_value(&swapped), Arg::host_in(&y)], true)
+        .check(
+            "take",
+            &[Arg::from(w), Arg::by_value(&swapped), Arg::host_in(&y)],
+            true,
+        )
         .unwrap();
-    for (args, says) in [
+    type Case<'a> = (Vec<Arg<'a>>, fn(&ArgumentError) -> bool);
+    let cases: Vec<Case<'_>> = vec![
         (
             vec![Arg::from(Int4::splat(1)), Arg::by_value(&p), Arg::host_in(&y)],
-            "argument 0 (`float4 w`) is an Arg::vector of `int4` but the parameter is `float4` (Vector)",
+            |e| {
+                matches!(e, ArgumentError::ArgDiffers { index: 0, parameter, expected, given, hint: ArgHint::None, .. }
+                if &**parameter == "float4 w" && expected == "`float4` (Vector)" && given == "an Arg::vector of `int4`")
+            },
         ),
         (
             vec![Arg::by_value(&w), Arg::by_value(&p), Arg::host_in(&y)],
-            "pass a CUDA vector with Arg::vector",
+            |e| {
+                matches!(
+                    e,
+                    ArgumentError::ArgDiffers {
+                        index: 0,
+                        hint: ArgHint::VectorAsStruct,
+                        ..
+                    }
+                )
+            },
         ),
         (
             vec![Arg::from(w), Arg::by_value(&swapped), Arg::host_in(&y)],
-            "prepared for another Rust type of the same size",
+            |e| {
+                matches!(
+                    e,
+                    ArgumentError::ArgDiffers {
+                        index: 1,
+                        hint: ArgHint::OtherRustType,
+                        ..
+                    }
+                )
+            },
         ),
-        (
-            vec![Arg::from(w), Arg::by_value(&small), Arg::host_in(&y)],
-            "argument 1 (`Params p`) is an Arg::by_value of `gpu_runtime::launch::dynamic::tests::Small` (12 bytes)",
-        ),
-        (
-            vec![Arg::from(w), Arg::F32(1.0), Arg::host_in(&y)],
-            "argument 1 (`Params p`) is an f32 but the parameter is the 16-byte struct",
-        ),
-        (vec![Arg::from(w), Arg::by_value(&p)], "2 arguments were passed but it was prepared with 3"),
-    ] {
-        let e = typed.check(&args, true).unwrap_err();
-        assert!(e.contains(says), "{e}\n  should say: {says}");
+        (vec![Arg::from(w), Arg::by_value(&small), Arg::host_in(&y)], |e| {
+            matches!(e, ArgumentError::ArgDiffers { index: 1, given, hint: ArgHint::None, .. }
+                if given == "an Arg::by_value of `gpu_runtime::launch::dynamic::tests::Small` (12 bytes)")
+        }),
+        (vec![Arg::from(w), Arg::F32(1.0), Arg::host_in(&y)], |e| {
+            matches!(e, ArgumentError::ArgDiffers { index: 1, parameter, given, expected, .. }
+                if &**parameter == "Params p" && given == "an f32" && expected.starts_with("the 16-byte struct"))
+        }),
+        (vec![Arg::from(w), Arg::by_value(&p)], |e| {
+            matches!(
+                e,
+                ArgumentError::ArgCount {
+                    given: 2,
+                    prepared: 3,
+                    ..
+                }
+            )
+        }),
+    ];
+    for (args, is_expected) in cases {
+        let e = typed.check("take", &args, true).unwrap_err();
+        assert!(is_expected(&e), "{e}");
     }
     let e = declared
-        .check(&[Arg::from(w), Arg::by_value(&small), Arg::host_in(&y)], true)
+        .check(
+            "take",
+            &[Arg::from(w), Arg::by_value(&small), Arg::host_in(&y)],
+            true,
+        )
         .unwrap_err();
-    assert!(e.contains("the parameter is a 16-byte value"), "{e}");
+    assert!(
+        matches!(&e, ArgumentError::ArgDiffers { index: 1, expected, .. } if expected == "a 16-byte value"),
+        "{e}"
+    );
 }
 
 #[test]
