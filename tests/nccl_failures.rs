@@ -6,6 +6,8 @@
 //! `cargo test --features nccl --test nccl_failures -- --ignored --test-threads=1` on a machine
 //! with NCCL and GPUs. The two-process test needs two GPUs and fails saying so on a machine with
 //! one; the others use what there is and say what they could not try.
+// The helpers of the two-GPU test go unused in builds without the `multi-gpu` feature.
+#![cfg_attr(not(feature = "multi-gpu"), allow(unused_imports, dead_code))]
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -49,6 +51,9 @@ fn data(rank: usize, n: usize) -> Vec<f32> {
     Rng::new(100 + rank as u64).vec_f32(n)
 }
 
+// Two GPUs: with the `multi-gpu` feature, as tests/multi_gpu.rs (`cargo test --features
+// "nccl multi-gpu" --test nccl_failures -- --ignored` on a machine with two).
+#[cfg(feature = "multi-gpu")]
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn two_processes_join_through_an_id_file() {

@@ -4,8 +4,11 @@
 //!
 //! `cargo test --features nccl --test nccl_launch -- --ignored --test-threads=1` on a machine
 //! with NCCL (`source scripts/nvrtc-env.sh`): one GPU runs the single-rank test; the
-//! two-process test needs two GPUs and fails saying so on a machine with one. Keep
+//! two-process test needs two GPUs and is built with the `multi-gpu` feature only (`--features
+//! "nccl multi-gpu"`). Keep
 //! `NCCL_NVLS_ENABLE=0` (the tests set it unless it is set).
+// The helpers of the two-GPU test go unused in builds without the `multi-gpu` feature.
+#![cfg_attr(not(feature = "multi-gpu"), allow(unused_imports, dead_code))]
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -137,6 +140,9 @@ fn launched_rank() {
     println!("LAUNCHED rank {rank} of {size}: every collective matches the CPU");
 }
 
+// Two GPUs: with the `multi-gpu` feature, as tests/multi_gpu.rs (`cargo test --features
+// "nccl multi-gpu" --test nccl_launch -- --ignored` on a machine with two).
+#[cfg(feature = "multi-gpu")]
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn two_processes_with_torchrun_variables_meet_through_the_rendezvous() {
