@@ -4,8 +4,9 @@
 //! its timeout.
 //!
 //! `cargo test --features nccl --test nccl_failures -- --ignored --test-threads=1` on a machine
-//! with NCCL and GPUs. The two-process test needs two GPUs and fails saying so on a machine with
-//! one; the others use what there is and say what they could not try.
+//! with NCCL and GPUs. The two-process test needs two GPUs and is built with the `multi-gpu`
+//! feature only (`--features "nccl multi-gpu"`); the others use what there is and say what they
+//! could not try.
 // The helpers of the two-GPU test go unused in builds without the `multi-gpu` feature.
 #![cfg_attr(not(feature = "multi-gpu"), allow(unused_imports, dead_code))]
 
