@@ -255,7 +255,10 @@ pub const BUILTIN_HEADERS: &[(&str, &str)] = &[
         include_str!("../include/gpu_runtime/texture_fetch.h"),
     ),
     // Conditional graph nodes and programmatic dependent launches without -rdc.
-    ("gpu_runtime/graph.h", include_str!("../include/gpu_runtime/graph.h")),
+    (
+        "gpu_runtime/graph.h",
+        include_str!("../include/gpu_runtime/graph.h"),
+    ),
     (
         "pycuda-complex.hpp",
         include_str!("../include/pycuda-complex.hpp"),
