@@ -8,6 +8,20 @@ use std::path::{Path, PathBuf};
 /// includes, and a bound on the work an include directory like a whole toolkit's can cause.
 const MAX_HASHED_HEADERS: usize = 4096;
 
+/// The directories of the `-I` (or `--include-path=`) options in `options`, in order: where
+/// `#include "..."` looks besides the source's own directory.
+pub fn include_dirs_of(options: &[String]) -> Vec<PathBuf> {
+    options
+        .iter()
+        .filter_map(|o| {
+            o.strip_prefix("-I")
+                .or_else(|| o.strip_prefix("--include-path="))
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+        })
+        .collect()
+}
+
 /// `(path, contents)` of every header `source` pulls in from `dirs`, directly or through other
 /// such headers, in a deterministic order, so that editing any of them changes the cache key.
 /// A quoted include is also looked for beside the header that includes it, as the compiler
@@ -70,6 +84,18 @@ pub fn include_names(text: &str) -> Vec<(&str, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn include_dirs_are_the_i_options_in_order() {
+        let options: Vec<String> = ["-I/a", "--use_fast_math", "--include-path=/b", "-I", "-Ic"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            include_dirs_of(&options),
+            [PathBuf::from("/a"), PathBuf::from("/b"), PathBuf::from("c")]
+        );
+    }
 
     #[test]
     fn headers_included_from_include_dirs_are_found() {

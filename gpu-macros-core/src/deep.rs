@@ -14,7 +14,6 @@
 //! depends on in `option_env!` and every header it read in `include_bytes!`, so cargo builds the
 //! crate again, and the check runs again, when one of them changes.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use gpu_cdecl::nvrtc_log::{self, Diagnostic};
@@ -115,28 +114,17 @@ fn track_inputs(req: &Request<'_>) -> TokenStream {
     // Once each: both searches read CUDA_PATH and CUDA_HOME.
     let mut seen = std::collections::HashSet::new();
     vars.retain(|v| seen.insert(*v));
-    let headers: Vec<String> =
-        gpu_cdecl::include_scan::included_headers(req.source, &include_dirs(&req.options))
-            .into_iter()
-            .map(|(path, _)| path)
-            .collect();
+    let headers: Vec<String> = gpu_cdecl::include_scan::included_headers(
+        req.source,
+        &gpu_cdecl::include_scan::include_dirs_of(&req.options),
+    )
+    .into_iter()
+    .map(|(path, _)| path)
+    .collect();
     quote! {
         #(const _: ::core::option::Option<&str> = ::core::option_env!(#vars);)*
         #(const _: &[u8] = ::core::include_bytes!(#headers);)*
     }
-}
-
-/// The directories of the `-I` options.
-fn include_dirs(options: &[String]) -> Vec<PathBuf> {
-    options
-        .iter()
-        .filter_map(|o| {
-            o.strip_prefix("-I")
-                .or_else(|| o.strip_prefix("--include-path="))
-                .filter(|d| !d.is_empty())
-                .map(PathBuf::from)
-        })
-        .collect()
 }
 
 /// A warning at `span`: the use of a `#[deprecated]` item whose note is `text`.

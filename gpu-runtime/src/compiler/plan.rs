@@ -11,7 +11,7 @@ use crate::compiler::source_module::{Compiler, SourceModule};
 use crate::compiler::target::{choose_target, no_arch, parse_target};
 use crate::compiler::toolchain;
 use crate::error::Result;
-use gpu_cdecl::include_scan::included_headers;
+use gpu_cdecl::include_scan::{include_dirs_of, included_headers};
 
 /// Everything a compile depends on, resolved: what the cache key is computed from.
 pub(crate) struct Plan<'a> {
@@ -103,15 +103,7 @@ impl SourceModule {
         // The include directories are the `-I` options, those of `include_dirs` (added above)
         // and those given as options: a `#[kernel]` passes the directory of its file and its
         // `include_dirs` that way.
-        let dirs: Vec<PathBuf> = options
-            .iter()
-            .filter_map(|o| {
-                o.strip_prefix("-I")
-                    .or_else(|| o.strip_prefix("--include-path="))
-                    .filter(|d| !d.is_empty())
-                    .map(PathBuf::from)
-            })
-            .collect();
+        let dirs = include_dirs_of(&options);
         for (name, contents) in included_headers(&self.source, &dirs) {
             content.field(name.as_bytes()).field(&contents);
         }
