@@ -208,7 +208,7 @@ impl PreparedFunction {
     /// running, so that its launch and prologue overlap that kernel's tail
     /// (`CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION`). Refused on older devices
     /// ([`LaunchConfigError::DependentLaunchUnsupported`](crate::LaunchConfigError::DependentLaunchUnsupported))
-    /// and drivers ([`Error::Unsupported`]).
+    /// and drivers ([`Error::Unsupported`](crate::Error::Unsupported)).
     ///
     /// # Safety
     /// The kernel calls `cudaGridDependencySynchronize()` (declared for NVRTC by
