@@ -41,8 +41,9 @@ use crate::types::repr::DeviceRepr;
 // the usual cause is a `Vec` or slice given to `prepared_call`, or to a kernel parameter not
 // marked `#[In]`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not device memory: this argument takes device memory holding `{T}`s",
-    label = "expected device memory (a `DeviceBuffer<{T}>` or a view of one)",
+    message = "`{Self}` is not device memory of `{T}`: this argument takes device memory holding `{T}`s",
+    label = "expected device memory of `{T}` (a `DeviceBuffer<{T}>` or a view of one)",
+    note = "device memory of another element type is refused too: the element types must match",
     note = "copy host data to the device first with `ctx.to_device(&data)?` and pass the `DeviceBuffer`: `prepared_call(..)` and `prepared_async_call(..)` launch on device memory only",
     note = "or, for a kernel argument, mark the parameter `#[In]` in the `#[kernel]` signature and pass the host data to the convenience call `name(&ctx, grid, block, ..)` or `call(..)`, which copy it to the device for the launch"
 )]
@@ -64,8 +65,9 @@ pub trait DeviceRead<T> {
 /// Device memory a kernel may write: what a `T*` parameter takes. Taking it by `&mut` lets the
 /// borrow checker rule out a kernel writing memory that something else is reading.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not writable device memory: this argument takes device memory holding `{T}`s that may be written",
-    label = "expected writable device memory (`&mut` a `DeviceBuffer<{T}>` or a mutable view)",
+    message = "`{Self}` is not writable device memory of `{T}`: this argument takes device memory holding `{T}`s that may be written",
+    label = "expected writable device memory of `{T}` (`&mut` a `DeviceBuffer<{T}>` or a mutable view)",
+    note = "device memory of another element type is refused too: the element types must match",
     note = "copy host data to the device first with `ctx.to_device(&data)?`, pass `&mut` the `DeviceBuffer`, and read it back with `to_vec()`: `prepared_call(..)` and `prepared_async_call(..)` launch on device memory only",
     note = "or, for a kernel argument, mark the parameter `#[Out]` (written) or `#[InOut]` (read and written) in the `#[kernel]` signature and pass `&mut` host data to the convenience call `name(&ctx, grid, block, ..)` or `call(..)`, which copy it to the device and back"
 )]
