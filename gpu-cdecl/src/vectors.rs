@@ -131,9 +131,9 @@ pub const VECTOR_TYPES: &[VectorType] = &[
     ),
 ];
 
-/// Byte equality usable in a `const fn` (`gpu-runtime` checks its structs against the table
-/// while it compiles).
-const fn same(a: &str, b: &str) -> bool {
+/// Byte equality usable in a `const fn`: the lookups here, and `gpu-runtime`'s checks of its
+/// structs and tables against this table while it compiles.
+pub const fn const_str_eq(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
@@ -154,10 +154,10 @@ pub const fn by_c_name(name: &str) -> Option<&'static VectorType> {
     while i < VECTOR_TYPES.len() {
         let t = &VECTOR_TYPES[i];
         let alias_matches = match t.alias {
-            Some(a) => same(a, name),
+            Some(a) => const_str_eq(a, name),
             None => false,
         };
-        if same(t.c_name, name) || alias_matches {
+        if const_str_eq(t.c_name, name) || alias_matches {
             return Some(t);
         }
         i += 1;
@@ -169,7 +169,7 @@ pub const fn by_c_name(name: &str) -> Option<&'static VectorType> {
 pub const fn by_rust_name(name: &str) -> Option<&'static VectorType> {
     let mut i = 0;
     while i < VECTOR_TYPES.len() {
-        if same(VECTOR_TYPES[i].rust_name, name) {
+        if const_str_eq(VECTOR_TYPES[i].rust_name, name) {
             return Some(&VECTOR_TYPES[i]);
         }
         i += 1;

@@ -87,27 +87,11 @@ macro_rules! vector_type {
                 concat!("`", stringify!($name), "` differs from gpu-cdecl's `", $c, "`")
             );
             assert!(
-                same(t.rust_name, stringify!($name)),
+                gpu_cdecl::vectors::const_str_eq(t.rust_name, stringify!($name)),
                 concat!("gpu-cdecl names `", $c, "` other than `", stringify!($name), "`")
             );
         };
     };
-}
-
-/// Byte equality usable in the constant checks above.
-const fn same(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 macro_rules! vector_family {

@@ -26,28 +26,13 @@ use crate::types::vector::*;
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct VectorType(u8);
 
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 impl VectorType {
     /// The entry of [`VECTOR_TYPES`] named `c_name` (evaluated at compile time for the
     /// [`CudaVector`] impls, so a name missing from the table fails the build).
     const fn named(c_name: &str) -> VectorType {
         let mut i = 0;
         while i < VECTOR_TYPES.len() {
-            if str_eq(VECTOR_TYPES[i].0, c_name) {
+            if gpu_cdecl::vectors::const_str_eq(VECTOR_TYPES[i].0, c_name) {
                 return VectorType(i as u8);
             }
             i += 1;
