@@ -181,8 +181,8 @@ def resolve(path, here, modules):
 
 
 # Files of the crate root other than lib.rs: the public API's front (the prelude, what the
-# macro's generated code calls).
-ROOT_FILES = {"prelude", "private", "testing"}
+# macro's generated code calls, the guide's chapters: documentation, no items).
+ROOT_FILES = {"prelude", "private", "testing", "guide"}
 
 
 def layer(mod):

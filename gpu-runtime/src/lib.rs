@@ -1,5 +1,7 @@
-// The crate guide is `guide.md` beside this file: it is the front page of the documentation.
-#![doc = include_str!("guide.md")]
+// The front page of the documentation is `front_page.md` beside this file: a short start that
+// points into the guide, whose chapters are the modules of `guide/` (their text in the
+// markdown files there).
+#![doc = include_str!("front_page.md")]
 #![deny(missing_docs)]
 
 pub mod compiler;
@@ -8,6 +10,7 @@ mod error;
 /// Arrays on the device and kernels generated from expressions: PyCUDA's `gpuarray`,
 /// `elementwise` and `reduction`.
 pub mod gpuarray;
+pub mod guide;
 #[cfg(feature = "dlpack")]
 pub mod interop;
 pub mod launch;

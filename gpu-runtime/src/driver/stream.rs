@@ -17,7 +17,7 @@ use crate::error::{FlagsError, Result};
 ///
 /// Work on two streams is ordered through the memory it uses: a launch or copy on one stream
 /// of memory last written on another waits for that write, and a write waits for the reads
-/// before it (the crate guide's "Safety model"). Here the consumer's kernel waits for the
+/// before it (the guide's [Safety model](crate::guide::threads_and_safety#safety-model)). Here the consumer's kernel waits for the
 /// producer's, with no event in sight, while the host goes on.
 ///
 /// ```no_run

@@ -6,7 +6,7 @@
 //!   shape and strides of `ndarray` (from and to `ndarray` in C or Fortran order; views,
 //!   slices with `s![..]`, transposes, reshapes; `fill`, `astype`). It stands on a
 //!   [`DeviceBuffer`](crate::DeviceBuffer) (or a pool's block, or a view), so the stream-ordered
-//!   lifetime rules of the crate guide's "Safety model" apply unchanged: every kernel this
+//!   lifetime rules of the guide's [Safety model](crate::guide::threads_and_safety#safety-model) apply unchanged: every kernel this
 //!   module launches goes through the checked launch path and records its reads and writes.
 //! - [`ElementwiseKernel`](crate::gpuarray::ElementwiseKernel): one operation on elements, generated and cached per context.
 //!   Declared in Rust with `#[elementwise("z = a * x + y")]` (see

@@ -77,7 +77,7 @@ impl Comm {
     /// The communicator's own stream (non-blocking), which its calls use unless given another
     /// with [`Comm::on`]. Launch the kernels that produce or consume a collective's buffers
     /// here to keep them in order without waits; on another stream the crate orders them
-    /// through the buffers (see the crate guide's "Safety model").
+    /// through the buffers (see the guide's [Safety model](crate::guide::threads_and_safety#safety-model)).
     pub fn stream(&self) -> &Stream {
         &self.stream
     }

@@ -64,8 +64,8 @@
 //! # Stream ordering and safety
 //!
 //! A call queues GPU work and returns, like a kernel launch. It records its uses of the
-//! memory on its stream as every launch and copy of this crate does (see the crate guide's
-//! "Safety model"): a buffer dropped right after a collective stays allocated until the
+//! memory on its stream as every launch and copy of this crate does (see the guide's
+//! [Safety model](crate::guide::threads_and_safety#safety-model)): a buffer dropped right after a collective stays allocated until the
 //! collective has run, a kernel on another stream that writes a buffer a collective reads
 //! waits for it on the GPU, and a collective waits for earlier writes of its buffers on other
 //! streams. The stream is the communicator's own ([`Comm::stream`]) or the one given to

@@ -90,8 +90,9 @@ pub(crate) fn check_gemm<T>(cfg: &GemmConfig<T>, a: usize, b: usize, c: usize) -
 /// `unsafe` is needed: a `cfg` that does not fit is an [`Error::Gemm`] before cuBLAS is called.
 ///
 /// `a`, `b` and `c` are anything cudarc's wrappers take: this crate's buffers, views, pooled
-/// buffers and arrays (their uses recorded on `blas`'s stream, see the guide's "cudarc and its
-/// libraries"), or cudarc's slices. `c` is written, so it is taken by `&mut`.
+/// buffers and arrays (their uses recorded on `blas`'s stream, see the guide's
+/// [cudarc and its libraries](crate::guide::other_libraries#cudarc-and-its-libraries)), or
+/// cudarc's slices. `c` is written, so it is taken by `&mut`.
 pub fn gemm<T, A, B, C>(blas: &CudaBlas, cfg: GemmConfig<T>, a: &A, b: &B, c: &mut C) -> Result<()>
 where
     CudaBlas: Gemm<T>,

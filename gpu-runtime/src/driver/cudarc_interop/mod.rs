@@ -1,4 +1,5 @@
-//! cudarc and this crate, both ways (the crate guide's "cudarc and its libraries" is the
+//! cudarc and this crate, both ways (the guide's
+//! [cudarc and its libraries](crate::guide::other_libraries#cudarc-and-its-libraries) is the
 //! user's view):
 //!
 //! - **cudarc's libraries on this crate's memory.** [`DeviceBuffer`](crate::DeviceBuffer),

@@ -15,7 +15,7 @@ use crate::driver::result::check;
 use crate::error::{CopyError, Error, MemoryError, Result};
 use crate::types::repr::DeviceRepr;
 
-/// the crate guide's "Safety model").
+/// the guide's [Safety model](crate::guide::threads_and_safety#safety-model)).
 pub struct DeviceBuffer<T: DeviceRepr> {
     ptr: sys::CUdeviceptr,
     len: usize,

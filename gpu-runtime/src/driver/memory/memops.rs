@@ -4,7 +4,7 @@
 //! same element type), so an element-type mismatch does not compile, and checks lengths,
 //! contexts and peer access before calling the driver. Every one is ordered after the other
 //! streams' uses of the memory it touches, and keeps that memory allocated until it has run
-//! (see the crate guide's "Safety model").
+//! (see the guide's [Safety model](crate::guide::threads_and_safety#safety-model)).
 
 use std::sync::Arc;
 

@@ -19,8 +19,8 @@
 //!
 //! # Ordering: recorded at each launch, never during capture
 //!
-//! Every allocation carries a record of the streams that use it (see the guide's "Safety
-//! model"). A capture does not touch those records: its private stream never enters a record,
+//! Every allocation carries a record of the streams that use it (see the guide's
+//! [Safety model](crate::guide::threads_and_safety#safety-model)). A capture does not touch those records: its private stream never enters a record,
 //! so nothing can later wait for an event recorded inside the capture (cudarc issue #590).
 //! Each node instead notes the allocations it reads and writes; the graph keeps them, one
 //! entry per allocation with its strongest access, and [`GraphExec::launch`] records them on
