@@ -93,7 +93,10 @@ impl BinOp {
     }
 }
 
-/// The shape of an expression; leaves are numbered by their order, left to right.
+/// The shape of an expression; leaves are numbered by their order, left to right. The leaves
+/// of an expression of one element type are `Array` and `Scalar` (the kernel's type, so that
+/// such expressions keep their one text and key); under a function call, whose result may be
+/// of another type, every leaf names its type (`ArrayOf`, `ScalarOf`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Node {
     /// An array of the kernel's element type.
@@ -111,6 +114,20 @@ pub(crate) enum Node {
 }
 
 impl Node {
+    /// The node with its leaves of the kernel's element type given as `default`: to move it
+    /// under a function whose result may be of another type.
+    fn resolved(self, default: Scalar) -> Node {
+        match self {
+            Node::Array => Node::ArrayOf(default),
+            Node::Scalar => Node::ScalarOf(default),
+            Node::ArrayOf(_) | Node::ScalarOf(_) | Node::Call(..) => self,
+            Node::Neg(x) => Node::Neg(Box::new(x.resolved(default))),
+            Node::Bin(op, l, r) => {
+                Node::Bin(op, Box::new(l.resolved(default)), Box::new(r.resolved(default)))
+            }
+        }
+    }
+
     /// The element type of the node's value in a kernel whose element type is `default`.
     pub(crate) fn ty(&self, default: Scalar) -> Scalar {
         match self {
@@ -267,7 +284,7 @@ impl<'a, T: Element> Operand<'a, T> for Expr<'a, T> {
 impl<'a, S: Storage, D: Dimension> Operand<'a, S::Elem> for &'a DeviceArrayBase<S, D> {
     fn into_expr(self) -> Expr<'a, S::Elem> {
         Expr {
-            node: Node::ArrayOf(S::Elem::SCALAR),
+            node: Node::Array,
             arrays: vec![KernelArg::input(self)],
             scalars: Vec::new(),
             elem: PhantomData,
@@ -318,17 +335,18 @@ impl<'a, T: Element> Expr<'a, T> {
     /// A scalar leaf.
     pub(crate) fn scalar(value: T) -> Expr<'a, T> {
         Expr {
-            node: Node::ScalarOf(T::SCALAR),
+            node: Node::Scalar,
             arrays: Vec::new(),
             scalars: vec![KernelArg::scalar(value)],
             elem: PhantomData,
         }
     }
 
-    /// The expression without its element type, to combine with others.
+    /// The expression without its element type, to combine with others: its leaves of the
+    /// expression's type (`Array`, `Scalar`) now name that type.
     pub(crate) fn untyped(self) -> Untyped<'a> {
         Untyped {
-            node: self.node,
+            node: self.node.resolved(T::SCALAR),
             arrays: self.arrays,
             scalars: self.scalars,
         }

@@ -22,7 +22,10 @@ enum Logic {
     All,
 }
 
-static KERNELS: Mutex<Option<HashMap<(Logic, Scalar), Arc<ReductionKernel<i32>>>>> = Mutex::new(None);
+/// The kernels made so far, by operation and element type.
+type Kernels = HashMap<(Logic, Scalar), Arc<ReductionKernel<i32>>>;
+
+static KERNELS: Mutex<Option<Kernels>> = Mutex::new(None);
 
 /// The reduction of `op` over elements of `s`, in `int` (the warp shuffles of the reduction
 /// have no `bool` form).

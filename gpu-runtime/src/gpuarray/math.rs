@@ -268,7 +268,10 @@ enum Split {
     Modf,
 }
 
-static SPLIT_KERNELS: Mutex<Option<HashMap<(Split, Scalar), Arc<ElementwiseKernel>>>> = Mutex::new(None);
+/// The kernels made so far, by function and element type.
+type SplitKernels = HashMap<(Split, Scalar), Arc<ElementwiseKernel>>;
+
+static SPLIT_KERNELS: Mutex<Option<SplitKernels>> = Mutex::new(None);
 
 /// The kernel splitting elements of `s` as `op` does.
 fn split_kernel(op: Split, s: Scalar) -> Result<Arc<ElementwiseKernel>> {
