@@ -2,7 +2,7 @@
 //! (giving [`Bool`] arrays), `logical_and/or/xor/not`, `where_`, `maximum`/`minimum` (NaN
 //! propagates) and `fmax`/`fmin` (NaN ignored), `abs`, `pow`, `sign`, `clip`, `remainder` and
 //! `floor_divide`: as steps of an [`Expr`], as array methods (comparisons), and as free
-//! functions with NumPy's names (re-exported by [`math`](super::math)).
+//! functions with NumPy's names (re-exported by [`math`](crate::gpuarray::math)).
 //!
 //! Rust's `>` cannot return an array (`PartialOrd` gives one `bool`), so comparisons are
 //! methods: `a.gt(&b)?`, `(&a * 2.0).le(1.0)`.

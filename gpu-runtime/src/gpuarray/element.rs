@@ -4,6 +4,7 @@
 
 use gpu_cdecl::Scalar;
 
+use crate::gpuarray::boolean::Bool;
 use crate::launch::Arg;
 use crate::types::repr::DeviceRepr;
 
@@ -16,12 +17,12 @@ pub enum Kind {
     UInt,
     /// A floating-point number.
     Float,
-    /// A truth value ([`Bool`](super::Bool): C's `bool`).
+    /// A truth value ([`Bool`](crate::gpuarray::Bool): C's `bool`).
     Bool,
 }
 
 /// A scalar type that device arrays hold: `f32`, `f64`, the 8- to 64-bit integers, and
-/// [`Bool`](super::Bool).
+/// [`Bool`](crate::gpuarray::Bool).
 ///
 /// Sealed: the generated kernels spell each type in C, and a wrong spelling would make them
 /// read garbage.
@@ -142,8 +143,8 @@ impl Element for f64 {
     }
 }
 
-impl sealed::Sealed for super::Bool {}
-impl Element for super::Bool {
+impl sealed::Sealed for Bool {}
+impl Element for Bool {
     const SCALAR: Scalar = Scalar::Bool;
     const KIND: Kind = Kind::Bool;
     const C_LOWEST: &'static str = "false";
@@ -155,6 +156,6 @@ impl Element for super::Bool {
         if self.get() { "true" } else { "false" }.to_owned()
     }
     fn zero() -> Self {
-        super::Bool::FALSE
+        Bool::FALSE
     }
 }

@@ -1,4 +1,4 @@
-//! The functions an [`Expr`](super::Expr) node may apply beyond `+ - * /`: the math functions
+//! The functions an [`Expr`](crate::gpuarray::Expr) node may apply beyond `+ - * /`: the math functions
 //! of PyCUDA's `cumath` (one table, [`MathFn`], keyed by the element's kind), comparisons,
 //! logic, `where`, and NumPy's integer division rules. Each renders to C here; the templates
 //! some of them call are the preamble [`HELPERS`], added to a kernel only when its expression
@@ -123,7 +123,7 @@ impl Math2Fn {
     }
 }
 
-/// A comparison, giving [`Bool`](super::Bool) (C's, so any comparison with NaN is false but
+/// A comparison, giving [`Bool`](crate::gpuarray::Bool) (C's, so any comparison with NaN is false but
 /// `!=`, as NumPy's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum CmpOp {

@@ -56,7 +56,7 @@ fn reduce<S: Storage, D: Dimension>(
     Ok(r.to_vec()?.first().is_some_and(|&v| v != 0))
 }
 
-/// Whether any element of `x` is nonzero (true for a [`Bool`](super::Bool) array: any is
+/// Whether any element of `x` is nonzero (true for a [`Bool`](crate::gpuarray::Bool) array: any is
 /// true); `false` for an empty array.
 pub fn any<S: Storage, D: Dimension>(x: &DeviceArrayBase<S, D>) -> Result<bool> {
     reduce(Logic::Any, x, None)
@@ -78,12 +78,12 @@ pub fn all_on<S: Storage, D: Dimension>(stream: &Stream, x: &DeviceArrayBase<S, 
 }
 
 impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
-    /// Whether any element is nonzero (NumPy's `a.any()`): [`math::any`](super::math::any).
+    /// Whether any element is nonzero (NumPy's `a.any()`): [`math::any`](crate::gpuarray::math::any).
     pub fn any(&self) -> Result<bool> {
         any(self)
     }
 
-    /// Whether every element is nonzero (NumPy's `a.all()`): [`math::all`](super::math::all).
+    /// Whether every element is nonzero (NumPy's `a.all()`): [`math::all`](crate::gpuarray::math::all).
     pub fn all(&self) -> Result<bool> {
         all(self)
     }

@@ -168,7 +168,7 @@ impl<'a, T: Float> Expr<'a, T> {
     }
 
     /// C's `fmod(self, y)`: the remainder with the sign of `self` (PyCUDA's `cumath.fmod`;
-    /// NumPy's `%` is [`rem`](Self::rem)).
+    /// NumPy's `%` is [`remainder`](Self::remainder)).
     pub fn fmod(self, y: impl Operand<'a, T>) -> Expr<'a, T> {
         self.math2(Math2Fn::Fmod, y)
     }
