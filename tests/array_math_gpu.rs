@@ -706,3 +706,41 @@ fn views_empty_and_zero_dimensional_arrays() -> gpu_runtime::Result<()> {
     assert_eq!((m.len(), x.len()), (0, 0));
     Ok(())
 }
+
+/// Mixed element types by NumPy 2's promotion, and `cast` inside a fused expression.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn mixed_types_promote_as_numpy_2() -> gpu_runtime::Result<()> {
+    use gpu_runtime::gpuarray::promote;
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(10);
+    let a: Vec<i32> = (0..4099).map(|_| rng.next_u64() as i32).collect();
+    let b: Vec<f32> = rng.vec_f32(4099);
+    let da = DeviceArray::from_ndarray(&ctx, &Array1::from_vec(a.clone()).into_dyn())?;
+    let db = DeviceArray::from_ndarray(&ctx, &Array1::from_vec(b.clone()).into_dyn())?;
+    // i32 + f32 -> f64: exact in double.
+    let sum: DeviceArray<f64> = promote::add(&da, &db.slice(s![..;-1])?).eval()?;
+    let want: Vec<f64> = a
+        .iter()
+        .zip(b.iter().rev())
+        .map(|(x, y)| f64::from(*x) + f64::from(*y))
+        .collect();
+    assert_eq!(sum.to_vec()?, want);
+    // u8 * i8 -> i16, wrapping in i16.
+    let u: Vec<u8> = (0..=255).collect();
+    let i: Vec<i8> = (0..=255u8).map(|v| v.wrapping_mul(7) as i8).collect();
+    let du = DeviceArray::from_ndarray(&ctx, &Array1::from_vec(u.clone()).into_dyn())?;
+    let di = DeviceArray::from_ndarray(&ctx, &Array1::from_vec(i.clone()).into_dyn())?;
+    let prod: DeviceArray<i16> = promote::mul(&du, &di).eval()?;
+    let want: Vec<i16> = u
+        .iter()
+        .zip(&i)
+        .map(|(x, y)| i16::from(*x).wrapping_mul(i16::from(*y)))
+        .collect();
+    assert_eq!(prod.to_vec()?, want);
+    // cast: f32 -> i32 (C truncation) fused with a comparison.
+    let c = (db.expr() * 100.0f32).cast::<i32>().gt(10i32).eval()?.to_vec()?;
+    let want: Vec<bool> = b.iter().map(|v| ((v * 100.0) as i32) > 10).collect();
+    assert_eq!(c.into_iter().map(bool::from).collect::<Vec<_>>(), want);
+    Ok(())
+}

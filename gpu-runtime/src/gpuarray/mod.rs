@@ -15,6 +15,7 @@
 //!   `sum`, `dot`, `max`, `min`, `argmax` on arrays are built on it.
 //! - [`math`](crate::gpuarray::math): PyCUDA's `cumath` and NumPy's ufuncs on arrays and inside fused
 //!   expressions; comparisons and logic giving [`Bool`](crate::gpuarray::Bool) arrays, `where_`, `any`/`all`.
+//! - [`promote`](crate::gpuarray::promote): NumPy 2's promotion table and arithmetic between two element types.
 //! - [`CurandGenerator`](crate::gpuarray::CurandGenerator): seeded uniform and normal fills of contiguous `f32`/`f64` arrays through cuRAND (loaded at run time).
 //!
 //! ```no_run
@@ -54,6 +55,7 @@ pub mod layout;
 mod logic_reduce;
 pub mod math;
 mod methods;
+pub mod promote;
 pub(crate) mod random;
 mod reduce_ops;
 mod reduction;
