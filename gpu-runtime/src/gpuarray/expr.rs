@@ -64,22 +64,28 @@ impl BinOp {
     }
 
     /// `l op r` on elements of `t`, converted back to `t` (C promotes narrow integers to
-    /// `int`; the result wraps as Rust's wrapping operations do).
+    /// `int`; the result wraps as Rust's wrapping operations do). NumPy's integer division
+    /// rules, `%` and `//` call the templates of [`HELPERS`]: floats take their overloads,
+    /// integers the template at their own type.
     fn render(self, t: Scalar, l: &str, r: &str) -> String {
         let t_c = t.c_name();
         let float = matches!(t, Scalar::F32 | Scalar::F64);
-        let helper = match self {
-            BinOp::Div if !float => Some("gpu_div"),
-            BinOp::Rem => Some("gpu_rem"),
-            BinOp::FloorDiv => Some("gpu_floordiv"),
-            _ => None,
+        let helper = |h: &str| {
+            if float {
+                format!("{h}(({t_c})({l}), ({t_c})({r}))")
+            } else {
+                format!("{h}<{t_c}>({l}, {r})")
+            }
         };
-        match (helper, self.c()) {
-            // Floats take the overloads, integers the template at their own type.
-            (Some(h), _) if float => format!("{h}(({t_c})({l}), ({t_c})({r}))"),
-            (Some(h), _) => format!("{h}<{t_c}>({l}, {r})"),
-            (None, Some(op)) => format!("(({t_c})({l} {op} {r}))"),
-            (None, None) => unreachable!("every operator without a C form has a helper"),
+        let infix = |op: &str| format!("(({t_c})({l} {op} {r}))");
+        match self {
+            BinOp::Add => infix("+"),
+            BinOp::Sub => infix("-"),
+            BinOp::Mul => infix("*"),
+            BinOp::Div if float => infix("/"),
+            BinOp::Div => helper("gpu_div"),
+            BinOp::Rem => helper("gpu_rem"),
+            BinOp::FloorDiv => helper("gpu_floordiv"),
         }
     }
 
@@ -238,8 +244,10 @@ impl Node {
     }
 }
 
-/// An arithmetic expression on arrays of `T` (and scalars of `T`), not yet computed: what the
-/// operators `+ - * /` and unary `-` on `&DeviceArrayBase`, [`Expr`] and scalars return.
+/// An expression giving elements of `T`, not yet computed: what the operators `+ - * / %`
+/// and unary `-` on `&DeviceArrayBase`, [`Expr`] and scalars return, and what the math
+/// functions, comparisons and logic of [`math`](crate::gpuarray::math) build on (their
+/// operands may be of other element types: a comparison of `f32` arrays is an `Expr<Bool>`).
 /// [`eval`](Self::eval) runs the whole expression as one kernel.
 ///
 /// ```no_run

@@ -12,8 +12,7 @@ use gpu_cdecl::Scalar;
 
 /// A function of one floating-point operand, giving the operand's type (PyCUDA's `cumath`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum MathFn {
+pub(crate) enum MathFn {
     /// `|x|` (`fabs`).
     Fabs,
     /// Smallest integer not less than `x`.
@@ -71,7 +70,7 @@ pub enum MathFn {
 impl MathFn {
     /// The C function computing this on elements of `s`: the `f` form for `float` (`sinf`,
     /// never the `double` one), the plain one for `double`; `None` where it is not defined.
-    pub fn c_function(self, s: Scalar) -> Option<&'static str> {
+    pub(crate) fn c_function(self, s: Scalar) -> Option<&'static str> {
         macro_rules! names {
             ($($v:ident $f:literal $d:literal),*) => {
                 match (self, s) {
@@ -94,8 +93,7 @@ impl MathFn {
 
 /// A function of two floating-point operands of one type, giving that type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Math2Fn {
+pub(crate) enum Math2Fn {
     /// C's `fmod`: the remainder with the sign of the dividend.
     Fmod,
     /// `atan2(y, x)`.
@@ -108,7 +106,7 @@ pub enum Math2Fn {
 
 impl Math2Fn {
     /// The C function on elements of `s`, as [`MathFn::c_function`].
-    pub fn c_function(self, s: Scalar) -> Option<&'static str> {
+    pub(crate) fn c_function(self, s: Scalar) -> Option<&'static str> {
         match (self, s) {
             (Math2Fn::Fmod, Scalar::F32) => Some("fmodf"),
             (Math2Fn::Fmod, Scalar::F64) => Some("fmod"),

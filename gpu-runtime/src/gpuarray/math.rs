@@ -53,7 +53,7 @@ pub use crate::gpuarray::compare::{
     absolute, clip, equal, floor_divide, fmax, fmin, greater, greater_equal, less, less_equal, logical_and,
     logical_not, logical_or, logical_xor, maximum, minimum, not_equal, power, remainder, sign, where_,
 };
-pub use crate::gpuarray::expr_func::{CmpOp, Math2Fn as BinaryMathFn, MathFn as UnaryMathFn};
+pub use crate::gpuarray::expr_func::CmpOp;
 pub use crate::gpuarray::logic_reduce::{all, all_on, any, any_on};
 
 /// The floating-point elements the math functions are defined on: `f32` and `f64`.
