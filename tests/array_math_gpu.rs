@@ -744,3 +744,55 @@ fn mixed_types_promote_as_numpy_2() -> gpu_runtime::Result<()> {
     assert_eq!(c.into_iter().map(bool::from).collect::<Vec<_>>(), want);
     Ok(())
 }
+
+/// Comparisons, `maximum`/`minimum`, `abs`, `sign`, `where_` and `clip` on every integer
+/// type and `f64`, against the host on random data (including each type's extremes).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn every_element_type_compares_and_selects() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(11);
+    macro_rules! each {
+        ($($t:ty),*) => {$({
+            let mut a: Vec<$t> = (0..2000).map(|_| rng.next_u64() as $t).collect();
+            let mut b: Vec<$t> = (0..2000).map(|_| (rng.next_u64() % 7) as $t).collect();
+            a.extend([<$t>::MIN, <$t>::MAX, 0 as $t]);
+            b.extend([<$t>::MAX, <$t>::MIN, 0 as $t]);
+            let up = |v: &[$t]| DeviceArray::from_ndarray(&ctx, &Array1::from_vec(v.to_vec()).into_dyn());
+            let (da, db) = (up(&a)?, up(&b)?);
+            let name = stringify!($t);
+            let bools = |x: DeviceArray<Bool, IxDyn>| -> gpu_runtime::Result<Vec<bool>> {
+                Ok(x.to_vec()?.into_iter().map(bool::from).collect())
+            };
+            let pairs = || a.iter().zip(&b);
+            assert_eq!(bools(da.gt(&db)?)?, pairs().map(|(x, y)| x > y).collect::<Vec<_>>(), "{name} >");
+            assert_eq!(bools(da.le(&db)?)?, pairs().map(|(x, y)| x <= y).collect::<Vec<_>>(), "{name} <=");
+            assert_eq!(bools(da.eq(&db)?)?, pairs().map(|(x, y)| x == y).collect::<Vec<_>>(), "{name} ==");
+            assert_eq!(bools(math::not_equal(&da, 3 as $t)?)?, a.iter().map(|x| *x != 3 as $t).collect::<Vec<_>>(), "{name} !=");
+            let max: Vec<$t> = pairs().map(|(x, y)| if x >= y { *x } else { *y }).collect();
+            assert_eq!(math::maximum(&da, &db)?.to_vec()?, max, "{name} maximum");
+            let min: Vec<$t> = pairs().map(|(x, y)| if x <= y { *x } else { *y }).collect();
+            assert_eq!(math::minimum(&da, &db)?.to_vec()?, min, "{name} minimum");
+            let sel = math::where_(&da.gt(&db)?, &da, &db.slice(s![..;-1])?.into_dyn())?.to_vec()?;
+            let b_rev: Vec<$t> = b.iter().rev().copied().collect();
+            let want: Vec<$t> = (0..a.len()).map(|k| if a[k] > b[k] { a[k] } else { b_rev[k] }).collect();
+            assert_eq!(sel, want, "{name} where");
+            let lo = 1 as $t;
+            let hi = 5 as $t;
+            let clipped: Vec<$t> = a.iter().map(|x| { let m = if *x >= lo { *x } else { lo }; if m <= hi { m } else { hi } }).collect();
+            assert_eq!(math::clip(&da, lo, hi)?.to_vec()?, clipped, "{name} clip");
+            let abs = math::absolute(&da)?.to_vec()?;
+            let sign = math::sign(&da)?.to_vec()?;
+            for (k, x) in a.iter().enumerate() {
+                #[allow(unused_comparisons)]
+                let neg = *x < 0 as $t;
+                let want_abs = if neg { (0 as $t).wrapping_sub(*x) } else { *x };
+                assert_eq!(abs[k], want_abs, "{name} abs({x})");
+                let want_sign = if neg { (0 as $t).wrapping_sub(1) } else if *x > 0 as $t { 1 } else { 0 };
+                assert_eq!(sign[k], want_sign, "{name} sign({x})");
+            }
+        })*};
+    }
+    each!(i8, u8, i16, u16, i32, u32, i64, u64);
+    Ok(())
+}

@@ -249,3 +249,13 @@ pub fn clip<'a, T: Element>(
 ) -> Result<DeviceArray<T, IxDyn>> {
     x.into_expr().clip(lo, hi).eval()
 }
+
+/// NumPy's `abs`: [`absolute`] (integers wrap at `MIN`).
+pub fn abs<'a, T: Element>(x: impl Operand<'a, T>) -> Result<DeviceArray<T, IxDyn>> {
+    absolute(x)
+}
+
+/// NumPy 2's `pow`: [`power`] (`x ** y`; PyCUDA's `a ** b` on arrays and scalars).
+pub fn pow<'a, T: Element>(x: impl Operand<'a, T>, y: impl Operand<'a, T>) -> Result<DeviceArray<T, IxDyn>> {
+    power(x, y)
+}

@@ -50,8 +50,9 @@ use crate::gpuarray::expr_func::{Func, Math2Fn, MathFn};
 use crate::gpuarray::kernel_args::KernelArg;
 
 pub use crate::gpuarray::compare::{
-    absolute, clip, equal, floor_divide, fmax, fmin, greater, greater_equal, less, less_equal, logical_and,
-    logical_not, logical_or, logical_xor, maximum, minimum, not_equal, power, remainder, sign, where_,
+    abs, absolute, clip, equal, floor_divide, fmax, fmin, greater, greater_equal, less, less_equal,
+    logical_and, logical_not, logical_or, logical_xor, maximum, minimum, not_equal, pow, power, remainder,
+    sign, where_,
 };
 pub use crate::gpuarray::expr_func::CmpOp;
 pub use crate::gpuarray::logic_reduce::{all, all_on, any, any_on};
