@@ -101,7 +101,8 @@ fn elementwise_arguments_are_checked_when_defined() {
         ("const float *x, float4 v", |e| {
             matches!(e, ArgumentError::NotScalarOrArray { .. })
         }),
-        ("const bool *x", |e| {
+        // `bool` is an element type (`gpuarray::Bool`); `size_t` is not.
+        ("const size_t *x", |e| {
             matches!(e, ArgumentError::NotAnElementType { .. })
         }),
         ("const float *x, ", |e| {

@@ -4,6 +4,7 @@
 
 use gpu_cdecl::Scalar;
 
+use crate::gpuarray::boolean::Bool;
 use crate::launch::Arg;
 use crate::types::repr::DeviceRepr;
 
@@ -16,9 +17,12 @@ pub enum Kind {
     UInt,
     /// A floating-point number.
     Float,
+    /// A truth value ([`Bool`](crate::gpuarray::Bool): C's `bool`).
+    Bool,
 }
 
-/// A scalar type that device arrays hold: `f32`, `f64`, and the 8- to 64-bit integers.
+/// A scalar type that device arrays hold: `f32`, `f64`, the 8- to 64-bit integers, and
+/// [`Bool`](crate::gpuarray::Bool).
 ///
 /// Sealed: the generated kernels spell each type in C, and a wrong spelling would make them
 /// read garbage.
@@ -136,5 +140,22 @@ impl Element for f64 {
     }
     fn zero() -> Self {
         0.0
+    }
+}
+
+impl sealed::Sealed for Bool {}
+impl Element for Bool {
+    const SCALAR: Scalar = Scalar::Bool;
+    const KIND: Kind = Kind::Bool;
+    const C_LOWEST: &'static str = "false";
+    const C_HIGHEST: &'static str = "true";
+    fn to_arg(self) -> Arg<'static> {
+        Arg::Bool(self.get())
+    }
+    fn c_literal(self) -> String {
+        if self.get() { "true" } else { "false" }.to_owned()
+    }
+    fn zero() -> Self {
+        Bool::FALSE
     }
 }

@@ -11,6 +11,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
 use gpu_cdecl::Scalar;
@@ -19,8 +20,10 @@ use ndarray::{Dimension, IxDyn, ShapeBuilder};
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::boolean::Bool;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::ElementwiseKernel;
+use crate::gpuarray::expr_func::{self, Func, HELPERS};
 use crate::gpuarray::kernel_args::{ArgKind, KernelArg};
 use crate::gpuarray::layout;
 
@@ -37,75 +40,214 @@ pub enum BinOp {
     Sub,
     /// `*`
     Mul,
-    /// `/` (for integers, C's division: truncated; a division by zero gives an unspecified
-    /// value, it does not trap).
+    /// `/`: for floats IEEE division; for integers C's truncated division, except NumPy's
+    /// rules where C has none: a zero divisor gives 0, and `MIN / -1` wraps to `MIN`.
     Div,
+    /// `%`, NumPy's `remainder` (Python's `%`): the result has the sign of the divisor. For
+    /// integers a zero divisor gives 0; for floats NaN.
+    Rem,
+    /// NumPy's `floor_divide` (Python's `//`): the quotient rounded toward minus infinity;
+    /// for integers a zero divisor gives 0 and `MIN // -1` wraps.
+    FloorDiv,
 }
 
 impl BinOp {
-    fn c(self) -> &'static str {
+    /// The C operator, for the operators C has with NumPy's meaning.
+    fn c(self) -> Option<&'static str> {
         match self {
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
+            BinOp::Add => Some("+"),
+            BinOp::Sub => Some("-"),
+            BinOp::Mul => Some("*"),
+            BinOp::Div => Some("/"),
+            BinOp::Rem | BinOp::FloorDiv => None,
+        }
+    }
+
+    /// `l op r` on elements of `t`, converted back to `t` (C promotes narrow integers to
+    /// `int`; the result wraps as Rust's wrapping operations do). NumPy's integer division
+    /// rules, `%` and `//` call the templates of [`HELPERS`]: floats take their overloads,
+    /// integers the template at their own type.
+    fn render(self, t: Scalar, l: &str, r: &str) -> String {
+        let t_c = t.c_name();
+        let float = matches!(t, Scalar::F32 | Scalar::F64);
+        let helper = |h: &str| {
+            if float {
+                format!("{h}(({t_c})({l}), ({t_c})({r}))")
+            } else {
+                format!("{h}<{t_c}>({l}, {r})")
+            }
+        };
+        let infix = |op: &str| format!("(({t_c})({l} {op} {r}))");
+        match self {
+            BinOp::Add => infix("+"),
+            BinOp::Sub => infix("-"),
+            BinOp::Mul => infix("*"),
+            BinOp::Div if float => infix("/"),
+            BinOp::Div => helper("gpu_div"),
+            BinOp::Rem => helper("gpu_rem"),
+            BinOp::FloorDiv => helper("gpu_floordiv"),
+        }
+    }
+
+    /// Whether `self` on elements of `t` calls a template of [`HELPERS`].
+    fn needs_helpers(self, t: Scalar) -> bool {
+        match self {
+            BinOp::Div => !matches!(t, Scalar::F32 | Scalar::F64),
+            BinOp::Rem | BinOp::FloorDiv => true,
+            _ => false,
         }
     }
 }
 
-/// The shape of an expression; leaves are numbered by their order, left to right.
+/// The shape of an expression; leaves are numbered by their order, left to right. The leaves
+/// of an expression of one element type are `Array` and `Scalar` (the kernel's type, so that
+/// such expressions keep their one text and key); under a function call, whose result may be
+/// of another type, every leaf names its type (`ArrayOf`, `ScalarOf`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Node {
+    /// An array of the kernel's element type.
     Array,
+    /// A scalar of the kernel's element type.
     Scalar,
+    /// An array of the given element type.
+    ArrayOf(Scalar),
+    /// A scalar of the given type.
+    ScalarOf(Scalar),
     Neg(Box<Node>),
     Bin(BinOp, Box<Node>, Box<Node>),
+    /// A function of the children, in order.
+    Call(Func, Vec<Node>),
 }
 
 impl Node {
-    /// The C expression, leaves named `x0, x1, ...` (arrays) and `s0, s1, ...` (scalars),
-    /// every operation converted back to `t` (C promotes narrow integers to `int`; the result
-    /// wraps as Rust's wrapping operations do).
-    fn render(&self, t: &str, out: &mut String, counts: &mut (usize, usize)) {
+    /// The node with its leaves of the kernel's element type given as `default`: to move it
+    /// under a function whose result may be of another type.
+    fn resolved(self, default: Scalar) -> Node {
         match self {
-            Node::Array => {
+            Node::Array => Node::ArrayOf(default),
+            Node::Scalar => Node::ScalarOf(default),
+            Node::ArrayOf(_) | Node::ScalarOf(_) | Node::Call(..) => self,
+            Node::Neg(x) => Node::Neg(Box::new(x.resolved(default))),
+            Node::Bin(op, l, r) => {
+                Node::Bin(op, Box::new(l.resolved(default)), Box::new(r.resolved(default)))
+            }
+        }
+    }
+
+    /// The element type of the node's value in a kernel whose element type is `default`.
+    pub(crate) fn ty(&self, default: Scalar) -> Scalar {
+        match self {
+            Node::Array | Node::Scalar => default,
+            Node::ArrayOf(s) | Node::ScalarOf(s) => *s,
+            Node::Neg(x) => x.ty(default),
+            Node::Bin(_, l, _) => l.ty(default),
+            Node::Call(f, args) => {
+                let types: Vec<Scalar> = args.iter().map(|a| a.ty(default)).collect();
+                expr_func::result_type(*f, &types).unwrap_or(default)
+            }
+        }
+    }
+
+    /// The first function of the tree not defined on its operands' types, with the type of
+    /// its first operand.
+    fn undefined_call(&self, default: Scalar) -> Option<(Func, Scalar)> {
+        match self {
+            Node::Array | Node::Scalar | Node::ArrayOf(_) | Node::ScalarOf(_) => None,
+            Node::Neg(x) => x.undefined_call(default),
+            Node::Bin(_, l, r) => l.undefined_call(default).or_else(|| r.undefined_call(default)),
+            Node::Call(f, args) => {
+                let types: Vec<Scalar> = args.iter().map(|a| a.ty(default)).collect();
+                match expr_func::result_type(*f, &types) {
+                    None => Some((*f, types.first().copied().unwrap_or(default))),
+                    Some(_) => args.iter().find_map(|a| a.undefined_call(default)),
+                }
+            }
+        }
+    }
+
+    /// Whether the rendered expression calls a template of [`HELPERS`].
+    fn needs_helpers(&self, default: Scalar) -> bool {
+        match self {
+            Node::Array | Node::Scalar | Node::ArrayOf(_) | Node::ScalarOf(_) => false,
+            Node::Neg(x) => x.needs_helpers(default),
+            Node::Bin(op, l, r) => {
+                op.needs_helpers(l.ty(default)) || l.needs_helpers(default) || r.needs_helpers(default)
+            }
+            Node::Call(f, args) => {
+                expr_func::needs_helpers(*f) || args.iter().any(|a| a.needs_helpers(default))
+            }
+        }
+    }
+
+    /// The C expression, leaves named `x0, x1, ...` (arrays) and `s0, s1, ...` (scalars),
+    /// every operation converted back to its type.
+    fn render(&self, default: Scalar, out: &mut String, counts: &mut (usize, usize)) {
+        match self {
+            Node::Array | Node::ArrayOf(_) => {
                 let _ = write!(out, "x{}", counts.0);
                 counts.0 += 1;
             }
-            Node::Scalar => {
+            Node::Scalar | Node::ScalarOf(_) => {
                 let _ = write!(out, "s{}", counts.1);
                 counts.1 += 1;
             }
             Node::Neg(x) => {
-                let _ = write!(out, "(({t})-");
-                x.render(t, out, counts);
+                let _ = write!(out, "(({})-", x.ty(default).c_name());
+                x.render(default, out, counts);
                 out.push(')');
             }
             Node::Bin(op, l, r) => {
-                let _ = write!(out, "(({t})(");
-                l.render(t, out, counts);
-                let _ = write!(out, " {} ", op.c());
-                r.render(t, out, counts);
-                out.push_str("))");
+                let (mut ls, mut rs) = (String::new(), String::new());
+                l.render(default, &mut ls, counts);
+                r.render(default, &mut rs, counts);
+                out.push_str(&op.render(l.ty(default), &ls, &rs));
+            }
+            Node::Call(f, args) => {
+                let types: Vec<Scalar> = args.iter().map(|a| a.ty(default)).collect();
+                let rendered: Vec<String> = args
+                    .iter()
+                    .map(|a| {
+                        let mut s = String::new();
+                        a.render(default, &mut s, counts);
+                        s
+                    })
+                    .collect();
+                out.push_str(&expr_func::render(*f, self.ty(default), &types, &rendered));
+            }
+        }
+    }
+
+    /// The types of the array leaves and of the scalar leaves, in order.
+    fn leaf_types(&self, default: Scalar, arrays: &mut Vec<Scalar>, scalars: &mut Vec<Scalar>) {
+        match self {
+            Node::Array => arrays.push(default),
+            Node::ArrayOf(s) => arrays.push(*s),
+            Node::Scalar => scalars.push(default),
+            Node::ScalarOf(s) => scalars.push(*s),
+            Node::Neg(x) => x.leaf_types(default, arrays, scalars),
+            Node::Bin(_, l, r) => {
+                l.leaf_types(default, arrays, scalars);
+                r.leaf_types(default, arrays, scalars);
+            }
+            Node::Call(_, args) => {
+                for a in args {
+                    a.leaf_types(default, arrays, scalars);
+                }
             }
         }
     }
 
     fn leaves(&self) -> (usize, usize) {
-        match self {
-            Node::Array => (1, 0),
-            Node::Scalar => (0, 1),
-            Node::Neg(x) => x.leaves(),
-            Node::Bin(_, l, r) => {
-                let (a, b) = (l.leaves(), r.leaves());
-                (a.0 + b.0, a.1 + b.1)
-            }
-        }
+        let (mut a, mut s) = (Vec::new(), Vec::new());
+        self.leaf_types(Scalar::F32, &mut a, &mut s);
+        (a.len(), s.len())
     }
 }
 
-/// An arithmetic expression on arrays of `T` (and scalars of `T`), not yet computed: what the
-/// operators `+ - * /` and unary `-` on `&DeviceArrayBase`, [`Expr`] and scalars return.
+/// An expression giving elements of `T`, not yet computed: what the operators `+ - * / %`
+/// and unary `-` on `&DeviceArrayBase`, [`Expr`] and scalars return, and what the math
+/// functions, comparisons and logic of [`math`](crate::gpuarray::math) build on (their
+/// operands may be of other element types: a comparison of `f32` arrays is an `Expr<Bool>`).
 /// [`eval`](Self::eval) runs the whole expression as one kernel.
 ///
 /// ```no_run
@@ -128,7 +270,10 @@ impl Node {
 pub struct Expr<'a, T: Element> {
     pub(crate) node: Node,
     pub(crate) arrays: Vec<KernelArg<'a>>,
-    pub(crate) scalars: Vec<T>,
+    /// The scalar leaves' values, in order, each of its own type (a comparison's operands need
+    /// not be of the result's type).
+    pub(crate) scalars: Vec<KernelArg<'a>>,
+    pub(crate) elem: PhantomData<T>,
 }
 
 /// What an operator of [`Expr`] takes: an array (`&DeviceArrayBase` of `T`), an [`Expr`] of
@@ -150,6 +295,7 @@ impl<'a, S: Storage, D: Dimension> Operand<'a, S::Elem> for &'a DeviceArrayBase<
             node: Node::Array,
             arrays: vec![KernelArg::input(self)],
             scalars: Vec::new(),
+            elem: PhantomData,
         }
     }
 }
@@ -158,12 +304,18 @@ macro_rules! scalar_operand {
     ($($t:ty),*) => {$(
         impl<'a> Operand<'a, $t> for $t {
             fn into_expr(self) -> Expr<'a, $t> {
-                Expr { node: Node::Scalar, arrays: Vec::new(), scalars: vec![self] }
+                Expr::scalar(self)
             }
         }
     )*};
 }
-scalar_operand!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
+scalar_operand!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, Bool);
+
+impl<'a> Operand<'a, Bool> for bool {
+    fn into_expr(self) -> Expr<'a, Bool> {
+        Expr::scalar(Bool::from(self))
+    }
+}
 
 /// How an expression's result is stored: into a new array (`out = e`), or combined with the
 /// array it is stored into (`out = out + e`, ...).
@@ -173,10 +325,58 @@ pub(crate) enum Store {
     Compound(BinOp),
 }
 
+/// The kernel's element type (of `out`, and of the untyped leaves), how it stores, and the
+/// expression with the types of its leaves.
 type Key = (Scalar, Store, Node);
 static KERNELS: Mutex<Option<HashMap<Key, Arc<ElementwiseKernel>>>> = Mutex::new(None);
 
+/// An expression of any element type, as a node and its leaves' arguments: what functions
+/// of operands of different types combine.
+#[derive(Debug)]
+pub(crate) struct Untyped<'a> {
+    node: Node,
+    arrays: Vec<KernelArg<'a>>,
+    scalars: Vec<KernelArg<'a>>,
+}
+
 impl<'a, T: Element> Expr<'a, T> {
+    /// A scalar leaf.
+    pub(crate) fn scalar(value: T) -> Expr<'a, T> {
+        Expr {
+            node: Node::Scalar,
+            arrays: Vec::new(),
+            scalars: vec![KernelArg::scalar(value)],
+            elem: PhantomData,
+        }
+    }
+
+    /// The expression without its element type, to combine with others: its leaves of the
+    /// expression's type (`Array`, `Scalar`) now name that type.
+    pub(crate) fn untyped(self) -> Untyped<'a> {
+        Untyped {
+            node: self.node.resolved(T::SCALAR),
+            arrays: self.arrays,
+            scalars: self.scalars,
+        }
+    }
+
+    /// `func` of `args`, in order: an expression of `T`, which the caller's types say is the
+    /// function's result type.
+    pub(crate) fn call(func: Func, args: Vec<Untyped<'a>>) -> Expr<'a, T> {
+        let (mut arrays, mut scalars, mut nodes) = (Vec::new(), Vec::new(), Vec::new());
+        for a in args {
+            arrays.extend(a.arrays);
+            scalars.extend(a.scalars);
+            nodes.push(a.node);
+        }
+        Expr {
+            node: Node::Call(func, nodes),
+            arrays,
+            scalars,
+            elem: PhantomData,
+        }
+    }
+
     /// `self op rhs`.
     pub(crate) fn bin(self, op: BinOp, rhs: Expr<'a, T>) -> Expr<'a, T> {
         let (mut arrays, mut scalars) = (self.arrays, self.scalars);
@@ -186,6 +386,7 @@ impl<'a, T: Element> Expr<'a, T> {
             node: Node::Bin(op, Box::new(self.node), Box::new(rhs.node)),
             arrays,
             scalars,
+            elem: PhantomData,
         }
     }
 
@@ -195,6 +396,12 @@ impl<'a, T: Element> Expr<'a, T> {
             node: Node::Neg(Box::new(self.node)),
             ..self
         }
+    }
+
+    /// Each element converted to `U` as C converts it (to [`Bool`]: nonzero is true), inside
+    /// the expression's one kernel (NumPy's `astype` on an expression).
+    pub fn cast<U: Element>(self) -> Expr<'a, U> {
+        Expr::call(Func::Cast(U::SCALAR), vec![self.untyped()])
     }
 
     /// The shape every array of the expression has (the first array's; the launch checks
@@ -286,7 +493,7 @@ impl<'a, T: Element> Expr<'a, T> {
         }
         let k = kernel::<T>(&self.node, store)?;
         let mut args = self.arrays;
-        args.extend(self.scalars.into_iter().map(KernelArg::scalar));
+        args.extend(self.scalars);
         args.push(KernelArg::output(out));
         match stream {
             Some(s) => k.launch_on(s, args),
@@ -297,12 +504,14 @@ impl<'a, T: Element> Expr<'a, T> {
 
 /// The operation of `node` stored with `store`.
 fn operation<T: Element>(node: &Node, store: Store) -> String {
-    let t = T::c_name();
     let mut e = String::new();
-    node.render(t, &mut e, &mut (0, 0));
+    node.render(T::SCALAR, &mut e, &mut (0, 0));
     match store {
         Store::Assign => format!("out = {e}"),
-        Store::Compound(op) => format!("out = ({t})(out {} {e})", op.c()),
+        Store::Compound(op) => match op.c() {
+            Some(c) if !op.needs_helpers(T::SCALAR) => format!("out = ({})(out {c} {e})", T::c_name()),
+            _ => format!("out = {}", op.render(T::SCALAR, "out", &e)),
+        },
     }
 }
 
@@ -313,21 +522,33 @@ pub(crate) fn kernel<T: Element>(node: &Node, store: Store) -> Result<Arc<Elemen
     if let Some(k) = map.as_ref().and_then(|m| m.get(&key)) {
         return Ok(k.clone());
     }
-    let t = T::c_name();
-    let (na, ns) = node.leaves();
-    let mut params = String::new();
-    for i in 0..na {
-        let _ = write!(params, "const {t} *x{i}, ");
+    if let Some((func, scalar)) = node.undefined_call(T::SCALAR) {
+        // The typed constructors of `Expr` build only defined calls; this guards the table.
+        return Err(ArgumentError::NotAnElementType {
+            kernel: "gpu_expr".into(),
+            parameter: format!("{func:?}").into(),
+            scalar,
+        }
+        .into());
     }
-    for i in 0..ns {
-        let _ = write!(params, "{t} s{i}, ");
+    let t = T::c_name();
+    let (mut arrays, mut scalars) = (Vec::new(), Vec::new());
+    node.leaf_types(T::SCALAR, &mut arrays, &mut scalars);
+    let mut params = String::new();
+    for (i, a) in arrays.iter().enumerate() {
+        let _ = write!(params, "const {} *x{i}, ", a.c_name());
+    }
+    for (i, s) in scalars.iter().enumerate() {
+        let _ = write!(params, "{} s{i}, ", s.c_name());
     }
     let _ = write!(params, "{t} *out");
-    let k = Arc::new(ElementwiseKernel::with_name(
-        "gpu_expr",
-        &params,
-        &operation::<T>(node, store),
-    )?);
+    let mut k = ElementwiseKernel::with_name("gpu_expr", &params, &operation::<T>(node, store))?;
+    let helpers =
+        node.needs_helpers(T::SCALAR) || matches!(store, Store::Compound(op) if op.needs_helpers(T::SCALAR));
+    if helpers {
+        k = k.preamble(HELPERS);
+    }
+    let k = Arc::new(k);
     map.get_or_insert_with(HashMap::new).insert(key, k.clone());
     Ok(k)
 }

@@ -1,12 +1,12 @@
-//! The operators that build an [`Expr`] (`&a + &b`, `&a * 3.0`, `3.0 * &a`, `-&a`, and the
-//! same on expressions), and the array methods that evaluate one at once: `a.add(&b)?`,
+//! The operators that build an [`Expr`] (`&a + &b`, `&a * 3.0`, `3.0 * &a`, `-&a`, `&a % &b`
+//! (NumPy's `%`: [`BinOp::Rem`]), and the same on expressions), and the array methods that evaluate one at once: `a.add(&b)?`,
 //! `a.mul(3.0)?`, and the in-place `a.add_assign(&b)?`, `a.mul_assign(2.0)?`.
 //!
 //! `std::ops::AddAssign` and its kin are not implemented: they cannot return the error of a
 //! launch, and this crate does not panic on what its user passes. The `*_assign` methods take
 //! their place.
 
-use std::ops::{Add, Div, Mul, Neg, Sub};
+use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
 
 use ndarray::{Dimension, IxDyn};
 
@@ -32,12 +32,12 @@ macro_rules! binary_ops {
         }
     )*};
 }
-binary_ops!(Add add Add, Sub sub Sub, Mul mul Mul, Div div Div);
+binary_ops!(Add add Add, Sub sub Sub, Mul mul Mul, Div div Div, Rem rem Rem);
 
 /// `scalar op array` and `scalar op expression`, for each element type.
 macro_rules! scalar_lhs {
     ($($t:ty),*) => {$(
-        scalar_lhs!(@ops $t, Add add Add, Sub sub Sub, Mul mul Mul, Div div Div);
+        scalar_lhs!(@ops $t, Add add Add, Sub sub Sub, Mul mul Mul, Div div Div, Rem rem Rem);
     )*};
     (@ops $t:ty, $($tr:ident $m:ident $op:ident),*) => {$(
         impl<'a, S: Storage<Elem = $t>, D: Dimension> $tr<&'a DeviceArrayBase<S, D>> for $t {
@@ -97,14 +97,14 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         self.into_expr()
     }
 
-    eval_methods!(add Add "+", sub Sub "-", mul Mul "*", div Div "/");
+    eval_methods!(add Add "+", sub Sub "-", mul Mul "*", div Div "/", rem Rem "%", floor_divide FloorDiv "//");
 
     /// `-self` into a new array.
     pub fn neg(&self) -> Result<DeviceArray<S::Elem, IxDyn>> {
         self.into_expr().neg().eval()
     }
 
-    assign_methods!(add_assign Add "+", sub_assign Sub "-", mul_assign Mul "*", div_assign Div "/");
+    assign_methods!(add_assign Add "+", sub_assign Sub "-", mul_assign Mul "*", div_assign Div "/", rem_assign Rem "%");
 
     /// Stores `rhs` (an array, an [`Expr`] or a scalar) into this array, as one kernel, on
     /// `stream` or (`None`) the legacy default stream.

@@ -13,6 +13,9 @@
 //!   [`elementwise`](crate::elementwise)), checked at build time: [`ElementwiseFn`](crate::gpuarray::ElementwiseFn).
 //! - [`ReductionKernel`](crate::gpuarray::ReductionKernel): map, reduce, neutral and post-map (CuPy's), over all axes or one;
 //!   `sum`, `dot`, `max`, `min`, `argmax` on arrays are built on it.
+//! - [`math`](crate::gpuarray::math): PyCUDA's `cumath` and NumPy's ufuncs on arrays and inside fused
+//!   expressions; comparisons and logic giving [`Bool`](crate::gpuarray::Bool) arrays, `where_`, `any`/`all`.
+//! - [`promote`](crate::gpuarray::promote): NumPy 2's promotion table and arithmetic between two element types.
 //! - [`CurandGenerator`](crate::gpuarray::CurandGenerator): seeded uniform and normal fills of contiguous `f32`/`f64` arrays through cuRAND (loaded at run time).
 //!
 //! ```no_run
@@ -33,8 +36,10 @@
 //! defined.
 
 mod array;
+mod boolean;
 mod builtin;
 mod codegen;
+mod compare;
 mod convert;
 mod curand;
 mod curand_error;
@@ -42,11 +47,15 @@ mod element;
 mod elementwise;
 mod elementwise_fn;
 mod expr;
+mod expr_func;
 mod expr_ops;
 mod kernel_args;
 pub(crate) mod kernel_cache;
 pub mod layout;
+mod logic_reduce;
+pub mod math;
 mod methods;
+pub mod promote;
 pub(crate) mod random;
 mod reduce_ops;
 mod reduction;
@@ -56,16 +65,20 @@ pub(crate) mod scan;
 mod tests;
 #[cfg(test)]
 mod tests_ext;
+#[cfg(test)]
+mod tests_math;
 
 pub use array::{
     DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, PooledArray, Storage, StorageMut,
 };
+pub use boolean::Bool;
 pub use curand::{curand_version, CurandFloat, CurandGenerator};
 pub use curand_error::{CurandError, CurandResult};
 pub use element::{Element, Kind};
 pub use elementwise::{ElementwiseKernel, Variant};
 pub use elementwise_fn::ElementwiseFn;
 pub use expr::{BinOp, Expr, Operand, MAX_OPERANDS};
+pub use expr_func::CmpOp;
 pub use kernel_args::{KernelArg, MAX_DIMS};
 pub use random::{random_source, Distribution};
 pub use reduction::{ReductionKernel, ReductionVariant};
