@@ -26,12 +26,9 @@ pub(crate) struct Param {
     pub mutable: bool,
 }
 
-/// The scalars arrays hold; others (`size_t`, `__half`, `bool`) are refused when declared.
+/// The scalars arrays hold; others (`size_t`, `bool`) are refused when declared.
 fn element_scalar(s: Scalar) -> bool {
-    !matches!(
-        s,
-        Scalar::Isize | Scalar::Usize | Scalar::Bool | Scalar::F16 | Scalar::Bf16
-    )
+    !matches!(s, Scalar::Isize | Scalar::Usize | Scalar::Bool)
 }
 
 /// Reads a C parameter list: scalars of the [`Element`] types, and pointers to them (arrays;

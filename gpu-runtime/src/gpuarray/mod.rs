@@ -34,11 +34,13 @@
 
 mod array;
 mod builtin;
+mod cast;
 mod codegen;
 mod convert;
 mod curand;
 mod curand_error;
 mod element;
+mod element_half;
 mod elementwise;
 mod elementwise_fn;
 mod expr;
@@ -54,6 +56,8 @@ mod reduction_source;
 pub(crate) mod scan;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_dtypes;
 #[cfg(test)]
 mod tests_ext;
 
