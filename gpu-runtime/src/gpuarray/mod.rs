@@ -48,6 +48,10 @@ mod expr_ops;
 mod kernel_args;
 pub(crate) mod kernel_cache;
 pub mod layout;
+#[cfg(feature = "cublas")]
+mod matmul;
+#[cfg(any(test, feature = "cublas"))]
+mod matmul_plan;
 mod methods;
 pub(crate) mod random;
 mod reduce_ops;
@@ -71,6 +75,8 @@ pub use elementwise::{ElementwiseKernel, Variant};
 pub use elementwise_fn::ElementwiseFn;
 pub use expr::{BinOp, Expr, Operand, MAX_OPERANDS};
 pub use kernel_args::{KernelArg, MAX_DIMS};
+#[cfg(feature = "cublas")]
+pub use matmul::{dot, dot_on, matmul, matmul_into, matmul_into_on, matmul_on, MatmulElement};
 pub use random::{random_source, Distribution};
 pub use reduction::{ReductionKernel, ReductionVariant};
 pub use scan::{ScanKernel, ScanVariant};
