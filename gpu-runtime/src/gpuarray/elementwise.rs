@@ -19,10 +19,11 @@ use gpu_cdecl::elementwise::{Elementwise, Param as CParam};
 
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, Result};
+use crate::gpuarray::cast;
+use crate::gpuarray::codegen;
 use crate::gpuarray::kernel_args::{check_args, parse_params, ArgKind, ArrayArg, KernelArg, Param};
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
 use crate::gpuarray::layout;
-use crate::gpuarray::{cast, codegen};
 use crate::launch::Arg;
 
 /// Which kernel of an [`ElementwiseKernel`] runs: see the module documentation. The source of
