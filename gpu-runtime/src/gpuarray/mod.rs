@@ -53,6 +53,7 @@ mod matmul;
 #[cfg(any(test, feature = "cublas"))]
 mod matmul_plan;
 mod methods;
+pub mod promote;
 pub(crate) mod random;
 mod reduce_ops;
 mod reduction;
@@ -77,6 +78,7 @@ pub use expr::{BinOp, Expr, Operand, MAX_OPERANDS};
 pub use kernel_args::{KernelArg, MAX_DIMS};
 #[cfg(feature = "cublas")]
 pub use matmul::{dot, dot_on, matmul, matmul_into, matmul_into_on, matmul_on, MatmulElement};
+pub use promote::{promote_types, result_type, DType, PromoteArg};
 pub use random::{random_source, Distribution};
 pub use reduction::{ReductionKernel, ReductionVariant};
 pub use scan::{ScanKernel, ScanVariant};
