@@ -2,7 +2,8 @@
 //! random data: `half::f16` and `half::bf16` round trips (empty, 0-d, C and Fortran order,
 //! stepped, reversed and transposed views), `fill` (NaN and infinities included), and `astype`
 //! between every pair of element types, with the 16-bit floats' rounding checked bit for bit
-//! against the `half` crate's (round to nearest even, from the source value).
+//! against the `half` crate's (round to nearest even, from the source value), and their
+//! random fills against the host's Philox.
 //!
 //! `cargo test --test array_dtypes_gpu -- --ignored`
 
@@ -302,5 +303,65 @@ fn f16_and_bf16_fill_with_any_value() -> gpu_runtime::Result<()> {
     let mut empty = DeviceArray::<f16, Ix2>::zeros(&ctx, (0, 4))?;
     empty.fill(f16::ONE)?;
     assert_eq!(empty.to_vec()?, Vec::<f16>::new());
+    Ok(())
+}
+
+/// Uniform and normal fills of `f16` and `bf16`: drawn as `f32` (the same Philox words as
+/// every type), then rounded once to nearest, for every length and a strided view.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn sixteen_bit_random_fills_are_the_f32_draws_rounded() -> gpu_runtime::Result<()> {
+    use gpu_runtime::__testing::philox4x32_10;
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(43);
+    for n in [0usize, 1, 5, 1023, 100_003] {
+        let seed = rng.next_u64();
+        let uniform: Vec<f32> = (0..n)
+            .map(|i| {
+                let g = (i / 4) as u64;
+                let w = philox4x32_10(
+                    [g as u32, (g >> 32) as u32, 0, 0],
+                    [seed as u32, (seed >> 32) as u32],
+                );
+                (w[i % 4] >> 8) as f32 * (1.0 / 16_777_216.0)
+            })
+            .collect();
+        let h = DeviceArray::<f16, _>::random_uniform(&ctx, n, seed)?.to_vec()?;
+        let want: Vec<f16> = uniform.iter().map(|&u| f16::from_f32(u)).collect();
+        assert!(
+            h.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()),
+            "f16 uniform, n = {n}"
+        );
+        let b = DeviceArray::<bf16, _>::random_uniform(&ctx, n, seed)?.to_vec()?;
+        let want: Vec<bf16> = uniform.iter().map(|&u| bf16::from_f32(u)).collect();
+        assert!(
+            b.iter().zip(&want).all(|(g, w)| g.to_bits() == w.to_bits()),
+            "bf16 uniform, n = {n}"
+        );
+        // Normal: the f32 draws of the same mean and deviation, rounded.
+        let (mean, std) = (f16::from_f32(1.5), f16::from_f32(0.25));
+        let h = DeviceArray::<f16, _>::random_normal(&ctx, n, seed, mean, std)?.to_vec()?;
+        let f = DeviceArray::<f32, _>::random_normal(&ctx, n, seed, 1.5, 0.25)?.to_vec()?;
+        assert!(
+            h.iter()
+                .zip(&f)
+                .all(|(g, w)| g.to_bits() == f16::from_f32(*w).to_bits()),
+            "f16 normal, n = {n}"
+        );
+        if n > 10_000 {
+            let m = h.iter().map(|x| x.to_f64()).sum::<f64>() / n as f64;
+            let v = h.iter().map(|x| (x.to_f64() - m).powi(2)).sum::<f64>() / n as f64;
+            assert!(
+                (m - 1.5).abs() < 0.01 && (v.sqrt() - 0.25).abs() < 0.01,
+                "moments {m} {v}"
+            );
+        }
+    }
+    // A strided view is filled in C order of its own indices, as for f32.
+    let mut m = DeviceArray::<bf16, Ix2>::zeros(&ctx, (6, 8))?;
+    m.slice_mut(s![.., ..;-2])?.fill_uniform(9)?;
+    let mut direct = DeviceArray::<bf16, Ix2>::zeros(&ctx, (6, 4))?;
+    direct.fill_uniform(9)?;
+    assert_eq!(m.slice(s![.., ..;-2])?.to_ndarray()?, direct.to_ndarray()?);
     Ok(())
 }

@@ -70,3 +70,20 @@ fn user_kernels_of_16_bit_floats_get_their_headers() {
     assert!(source.contains("#include <cuda_fp16.h>") && source.contains("#include <cuda_bf16.h>"));
     compiles("a user kernel of __half and __nv_bfloat16", &source);
 }
+
+#[test]
+fn random_fills_of_16_bit_floats_compile() {
+    use crate::gpuarray::random::random_source;
+    use crate::gpuarray::Distribution;
+    for dist in [Distribution::Uniform, Distribution::Normal] {
+        compiles("philox f16", &random_source::<f16>(dist).unwrap());
+        compiles("philox bf16", &random_source::<bf16>(dist).unwrap());
+    }
+    // The other types still compile after the drawn-type change.
+    compiles("philox f32", &random_source::<f32>(Distribution::Normal).unwrap());
+    compiles(
+        "philox u32",
+        &random_source::<u32>(Distribution::Uniform).unwrap(),
+    );
+    assert!(random_source::<i8>(Distribution::Uniform).is_err());
+}
