@@ -210,7 +210,7 @@ fn round_trips<T: Num>(seed: u64) -> gpu_runtime::Result<()> {
     for round in 0..20 {
         let shape: Vec<usize> = (0..1 + rng.next_u64() % 3)
             .map(|_| {
-                if rng.next_u64() % 8 == 0 {
+                if rng.next_u64().is_multiple_of(8) {
                     0
                 } else {
                     1 + (rng.next_u64() % 9) as usize
