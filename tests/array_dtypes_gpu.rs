@@ -2,8 +2,8 @@
 //! random data: `half::f16` and `half::bf16` round trips (empty, 0-d, C and Fortran order,
 //! stepped, reversed and transposed views), `fill` (NaN and infinities included), and `astype`
 //! between every pair of element types, with the 16-bit floats' rounding checked bit for bit
-//! against the `half` crate's (round to nearest even, from the source value), and their
-//! random fills against the host's Philox.
+//! against the `half` crate's (round to nearest even, from the source value), their random
+//! fills against the host's Philox, and their sums (in `f32`), maxima and minima.
 //!
 //! `cargo test --test array_dtypes_gpu -- --ignored`
 
@@ -364,4 +364,60 @@ fn sixteen_bit_random_fills_are_the_f32_draws_rounded() -> gpu_runtime::Result<(
     direct.fill_uniform(9)?;
     assert_eq!(m.slice(s![.., ..;-2])?.to_ndarray()?, direct.to_ndarray()?);
     Ok(())
+}
+
+/// `sum` of `f16` and `bf16` accumulates in `f32` and rounds once (a sum in the 16-bit type
+/// itself would be off by far more on 100 000 elements); `max`, `min` exact, NaN winning.
+fn sixteen_bit_reductions<T: Num>(seed: u64, eps: f64) -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(seed);
+    for n in [0usize, 1, 7, 4096, 100_003] {
+        let host: Vec<T> = (0..n).map(|_| T::from_f64(rng.f64() + 0.25)).collect();
+        let d = DeviceArray::from_ndarray(&ctx, &Array::from_vec(host.clone()))?;
+        let exact: f64 = host.iter().map(|x| x.as_f64()).sum();
+        let abs: f64 = host.iter().map(|x| x.as_f64().abs()).sum();
+        let got = d.sum()?.as_f64();
+        // One rounding into T, and f32's rounding per addition.
+        let tol = eps * exact.abs() + 1e-6 * abs + 1e-12;
+        assert!((got - exact).abs() <= tol, "sum of {n}: {got} vs {exact}");
+        if n > 0 {
+            let max = host.iter().map(|x| x.as_f64()).fold(f64::NEG_INFINITY, f64::max);
+            let min = host.iter().map(|x| x.as_f64()).fold(f64::INFINITY, f64::min);
+            assert_eq!(d.max()?.as_f64(), max, "max of {n}");
+            assert_eq!(d.min()?.as_f64(), min, "min of {n}");
+        }
+    }
+    // A reversed 2-D view, along each axis.
+    let host: Vec<T> = (0..60 * 70).map(|_| T::from_f64(rng.f64())).collect();
+    let m = DeviceArray::from_ndarray(&ctx, &Array::from_shape_vec((60, 70), host.clone()).unwrap())?;
+    let v = m.slice(s![..;-1, ..;2])?;
+    let hv = Array::from_shape_vec((60, 70), host).unwrap();
+    let hv = hv.slice(s![..;-1, ..;2]);
+    for axis in 0..2 {
+        let got = v.sum_axis(axis)?.to_vec()?;
+        let want: Vec<f64> = hv
+            .map(|x| x.as_f64())
+            .sum_axis(gpu_runtime::ndarray::Axis(axis))
+            .to_vec();
+        for (g, w) in got.iter().zip(&want) {
+            assert!(
+                (g.as_f64() - w).abs() <= eps * w.abs() + 1e-5 * 70.0,
+                "axis {axis}: {} vs {w}",
+                g.as_f64()
+            );
+        }
+    }
+    // NaN wins max and min.
+    let mut with_nan: Vec<T> = (0..1000).map(|_| T::from_f64(rng.f64())).collect();
+    with_nan[517] = T::from_f64(f64::NAN);
+    let d = DeviceArray::from_ndarray(&ctx, &Array::from_vec(with_nan))?;
+    assert!(d.max()?.as_f64().is_nan() && d.min()?.as_f64().is_nan() && d.sum()?.as_f64().is_nan());
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn f16_and_bf16_sum_in_f32_and_max_min_exactly() -> gpu_runtime::Result<()> {
+    sixteen_bit_reductions::<f16>(51, 1.0 / 1024.0)?;
+    sixteen_bit_reductions::<bf16>(52, 1.0 / 128.0)
 }
