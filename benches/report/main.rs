@@ -5,7 +5,7 @@
 //! `--features cublas`, also cuBLAS through cudarc on our buffers against cudarc's own slices). The JSON goes
 //! to `$GPU_BENCH_JSON`, else `$OUT/bench-report.json` when `OUT` is set, else
 //! `target/bench-report.json`. `GPU_BENCH_ONLY=threads,compile` (section names: launch, threads,
-//! compile, memory, graph, dependent, loops, gpuarray, math, serve, cublas) runs only those sections.
+//! compile, memory, graph, dependent, loops, gpuarray, math, serve, cublas, matmul) runs only those sections.
 
 mod compile;
 #[cfg(feature = "cublas")]
@@ -18,6 +18,8 @@ mod graph;
 mod launch;
 mod loops;
 mod math;
+#[cfg(feature = "cublas")]
+mod matmul;
 mod memory;
 mod serve;
 mod table;
@@ -108,6 +110,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("serve", serve::rows),
         #[cfg(feature = "cublas")]
         ("cublas", cublas::rows),
+        #[cfg(feature = "cublas")]
+        ("matmul", matmul::rows),
     ];
     for (name, section) in sections {
         if wanted(name) {

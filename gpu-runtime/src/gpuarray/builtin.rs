@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 use gpu_cdecl::Scalar;
 
 use crate::error::Result;
+use crate::gpuarray::cast;
 use crate::gpuarray::elementwise::ElementwiseKernel;
 
 /// An operation the crate generates a kernel for.
@@ -31,14 +32,15 @@ pub(crate) fn kernel(op: Builtin, from: Scalar, to: Scalar) -> Result<Arc<Elemen
         return Ok(k.clone());
     }
     let (t, f) = (to.c_name(), from.c_name());
-    let k = Arc::new(match op {
+    let k = match op {
         Builtin::Fill => ElementwiseKernel::with_name("gpu_fill", &format!("{t} v, {t} *z"), "z = v")?,
         Builtin::Convert => ElementwiseKernel::with_name(
             "gpu_convert",
             &format!("const {f} *x, {t} *z"),
-            &format!("z = ({t})x"),
+            &format!("z = {}", cast::cast_c(from, to, "x")),
         )?,
-    });
+    };
+    let k = Arc::new(k);
     map.get_or_insert_with(HashMap::new).insert(key, k.clone());
     Ok(k)
 }

@@ -22,7 +22,7 @@ pub enum Kind {
 }
 
 /// A scalar type that device arrays hold: `f32`, `f64`, the 8- to 64-bit integers, and
-/// [`Bool`](crate::gpuarray::Bool).
+/// [`Bool`](crate::gpuarray::Bool), and `half::f16` and `half::bf16` (`__half`, `__nv_bfloat16`).
 ///
 /// Sealed: the generated kernels spell each type in C, and a wrong spelling would make them
 /// read garbage.
@@ -49,7 +49,8 @@ pub trait Element:
     fn zero() -> Self;
 }
 
-mod sealed {
+pub(super) mod sealed {
+    /// Implemented only in this crate: see [`Element`](super::Element).
     pub trait Sealed {}
 }
 

@@ -19,6 +19,7 @@ use gpu_cdecl::elementwise::{Elementwise, Param as CParam};
 
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, Result};
+use crate::gpuarray::cast;
 use crate::gpuarray::codegen;
 use crate::gpuarray::kernel_args::{check_args, parse_params, ArgKind, ArrayArg, KernelArg, Param};
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
@@ -88,11 +89,13 @@ impl ElementwiseKernel {
             }
             .into());
         }
+        // CUDA's headers of the 16-bit float types the arguments name.
+        let preamble = cast::headers_for(params.iter().map(|p| p.scalar));
         let mut k = ElementwiseKernel {
             name: name.to_owned(),
             params,
             operation: operation.to_owned(),
-            preamble: String::new(),
+            preamble,
             c_order_index: codegen::mentions(operation, "i"),
             key: 0,
         };
@@ -102,7 +105,7 @@ impl ElementwiseKernel {
 
     /// C code placed before the kernel: helper functions, `#include`s.
     pub fn preamble(mut self, code: &str) -> Self {
-        self.preamble = code.to_owned();
+        self.preamble = cast::headers_for(self.params.iter().map(|p| p.scalar)) + code;
         let args = self.params.iter().map(|p| format!("{p:?}")).collect::<String>();
         self.rekey(&args);
         self

@@ -26,9 +26,9 @@ pub(crate) struct Param {
     pub mutable: bool,
 }
 
-/// The scalars arrays hold; others (`size_t`, `__half`) are refused when declared.
+/// The scalars arrays hold; others (`size_t`, `ptrdiff_t`) are refused when declared.
 fn element_scalar(s: Scalar) -> bool {
-    !matches!(s, Scalar::Isize | Scalar::Usize | Scalar::F16 | Scalar::Bf16)
+    !matches!(s, Scalar::Isize | Scalar::Usize)
 }
 
 /// Reads a C parameter list: scalars of the [`Element`] types, and pointers to them (arrays;

@@ -38,12 +38,14 @@
 mod array;
 mod boolean;
 mod builtin;
+mod cast;
 mod codegen;
 mod compare;
 mod convert;
 mod curand;
 mod curand_error;
 mod element;
+mod element_half;
 mod elementwise;
 mod elementwise_fn;
 mod expr;
@@ -54,6 +56,10 @@ pub(crate) mod kernel_cache;
 pub mod layout;
 mod logic_reduce;
 pub mod math;
+#[cfg(feature = "cublas")]
+mod matmul;
+#[cfg(any(test, feature = "cublas"))]
+mod matmul_plan;
 mod methods;
 pub mod promote;
 pub(crate) mod random;
@@ -63,6 +69,8 @@ mod reduction_source;
 pub(crate) mod scan;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_dtypes;
 #[cfg(test)]
 mod tests_ext;
 #[cfg(test)]
@@ -80,6 +88,9 @@ pub use elementwise_fn::ElementwiseFn;
 pub use expr::{BinOp, Expr, Operand, MAX_OPERANDS};
 pub use expr_func::CmpOp;
 pub use kernel_args::{KernelArg, MAX_DIMS};
+#[cfg(feature = "cublas")]
+pub use matmul::{dot, dot_on, matmul, matmul_into, matmul_into_on, matmul_on, MatmulElement};
+pub use promote::{promote_types, result_type, DType, PromoteArg};
 pub use random::{random_source, Distribution};
 pub use reduction::{ReductionKernel, ReductionVariant};
 pub use scan::{ScanKernel, ScanVariant};

@@ -17,6 +17,7 @@ use ndarray::{Dimension, ShapeBuilder};
 
 use crate::error::{ArgumentError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, StorageMut};
+use crate::gpuarray::cast;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
 use crate::launch::Arg;
@@ -96,27 +97,47 @@ fn body(scalar: Scalar, dist: Distribution) -> Option<(u32, &'static str)> {
 }
 
 fn name(scalar: Scalar, dist: Distribution) -> String {
-    format!("gpu_philox_{:?}_{}", dist, scalar.rust_type()).to_lowercase()
+    // `half::f16` is not a C identifier: the part after the path.
+    let rust = scalar.rust_type().rsplit("::").next().unwrap_or("t");
+    format!("gpu_philox_{dist:?}_{rust}").to_lowercase()
+}
+
+/// The type the values of an array of `scalar` are drawn in: `f32` for the 16-bit floats
+/// (then rounded once into them), else the type itself.
+fn drawn_in(scalar: Scalar) -> Scalar {
+    match scalar {
+        Scalar::F16 | Scalar::Bf16 => Scalar::F32,
+        s => s,
+    }
 }
 
 /// The CUDA C source of the kernel filling a contiguous array of `T` from `dist`, or an error
-/// when `dist` does not apply to `T` (uniform: `u32`, `f32`, `f64`; normal: `f32`, `f64`).
+/// when `dist` does not apply to `T` (uniform: `u32`, `f16`, `bf16`, `f32`, `f64`; normal: the
+/// same floats). `f16` and `bf16` are drawn as `f32` and rounded once to nearest.
 pub fn random_source<T: Element>(dist: Distribution) -> Result<String> {
-    let (w, code) = body(T::SCALAR, dist).ok_or_else(|| ArgumentError::NoDistribution {
+    let drawn = drawn_in(T::SCALAR);
+    let (w, code) = body(drawn, dist).ok_or_else(|| ArgumentError::NoDistribution {
         kernel: "gpu_philox".into(),
         distribution: format!("{dist:?}"),
         element: std::any::type_name::<T>(),
     })?;
-    let t = T::c_name();
+    let (t, d) = (T::c_name(), drawn.c_name());
+    let (a_in, b_in) = (
+        cast::cast_c(T::SCALAR, drawn, "a_in"),
+        cast::cast_c(T::SCALAR, drawn, "b_in"),
+    );
+    let store = cast::cast_c(drawn, T::SCALAR, "v[k]");
     Ok(format!(
-        "{PHILOX_C}extern \"C\" __global__ void {name}(long long n, unsigned int k0, unsigned int k1, {t} a, {t} b, {t} *__restrict__ out, long long out_o) {{\n\
+        "{headers}{PHILOX_C}extern \"C\" __global__ void {name}(long long n, unsigned int k0, unsigned int k1, {t} a_in, {t} b_in, {t} *__restrict__ out, long long out_o) {{\n\
+         const {d} a = {a_in}, b = {b_in};\n\
          (void)a; (void)b;\n\
          long long gpu_t = blockIdx.x * (long long)blockDim.x + threadIdx.x, gpu_nt = (long long)gridDim.x * blockDim.x;\n\
          long long ng = (n + {w} - 1) / {w};\n\
          for (long long g = gpu_t; g < ng; g += gpu_nt) {{\n\
          uint4 r = gpu_philox(make_uint4((unsigned int)g, (unsigned int)(g >> 32), 0u, 0u), make_uint2(k0, k1));\n\
-         {t} v[{w}];\n{code}\n\
-         #pragma unroll\nfor (int k = 0; k < {w}; ++k) {{ long long i = g * {w} + k; if (i < n) out[out_o + i] = v[k]; }}\n}}\n}}\n",
+         {d} v[{w}];\n{code}\n\
+         #pragma unroll\nfor (int k = 0; k < {w}; ++k) {{ long long i = g * {w} + k; if (i < n) out[out_o + i] = {store}; }}\n}}\n}}\n",
+        headers = cast::headers_for([T::SCALAR]),
         name = name(T::SCALAR, dist)
     ))
 }
@@ -151,15 +172,16 @@ impl<T: Element, D: Dimension> DeviceArray<T, D> {
 
 impl<S: StorageMut, D: Dimension> DeviceArrayBase<S, D> {
     /// Fills the array from Philox4x32-10 with `seed`: raw 32-bit words for `u32`, `[0, 1)`
-    /// for `f32` and `f64`, an error for other types. Element `i` (in C order, whatever the
-    /// layout) is the same for the same seed on every device and in every layout.
+    /// for the floats, an error for other types (`f16` and `bf16` are drawn as `f32` and rounded
+    /// once to nearest, so a draw just below 1 may round to 1). Element `i` (in C order,
+    /// whatever the layout) is the same for the same seed on every device and in every layout.
     pub fn fill_uniform(&mut self, seed: u64) -> Result<()> {
         let one = one::<S::Elem>()?;
         self.fill_random(Distribution::Uniform, seed, S::Elem::zero(), one)
     }
 
     /// Fills the array with normal values of `mean` and standard deviation `std` (Box-Muller
-    /// on Philox4x32-10 with `seed`); `f32` and `f64` only.
+    /// on Philox4x32-10 with `seed`); the floats only (`f16` and `bf16` computed in `f32`).
     pub fn fill_normal(&mut self, seed: u64, mean: S::Elem, std: S::Elem) -> Result<()> {
         self.fill_random(Distribution::Normal, seed, mean, std)
     }
@@ -178,7 +200,7 @@ impl<S: StorageMut, D: Dimension> DeviceArrayBase<S, D> {
         }
         let ctx = self.context().clone();
         let scalar = S::Elem::SCALAR;
-        let w = body(scalar, dist).map_or(4, |b| b.0);
+        let w = body(drawn_in(scalar), dist).map_or(4, |b| b.0);
         let key = KernelKey {
             source: kernel_cache::hash_parts(&["philox", &name(scalar, dist)]),
             variant: 0,
@@ -205,6 +227,8 @@ fn one<T: Element>() -> Result<T> {
     let any: Box<dyn std::any::Any> = match T::SCALAR {
         Scalar::F32 => Box::new(1.0f32),
         Scalar::F64 => Box::new(1.0f64),
+        Scalar::F16 => Box::new(half::f16::ONE),
+        Scalar::Bf16 => Box::new(half::bf16::ONE),
         _ => Box::new(T::zero()),
     };
     any.downcast::<T>()

@@ -11,6 +11,7 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::cast;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_args::KernelArg;
 use crate::gpuarray::reduction::ReductionKernel;
@@ -38,8 +39,27 @@ fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
         return Ok(k);
     }
     let t = T::c_name();
+    // The 16-bit floats are summed in `f32`, as NumPy sums `float16`, and rounded once.
+    let sixteen_bit = matches!(T::SCALAR, Scalar::F16 | Scalar::Bf16);
+    let wide = |x: &str| cast::cast_c(T::SCALAR, Scalar::F32, x);
+    let sum_in_f32 = |arguments: String, map: String| -> Result<ReductionKernel<R>> {
+        let k = ReductionKernel::with_accumulator(
+            "reduction",
+            &arguments,
+            &map,
+            "a + b",
+            "0.0f",
+            ("float", "", 4),
+        )?;
+        Ok(k.post_map(&cast::cast_c(Scalar::F32, R::SCALAR, "a")))
+    };
     // NaN wins max and min, as in numpy (`a != a` is false for integers).
     let k = match op {
+        Op::Sum if sixteen_bit => sum_in_f32(format!("const {t} *x"), wide("x"))?,
+        Op::Dot if sixteen_bit => sum_in_f32(
+            format!("const {t} *x, const {t} *y"),
+            format!("{} * {}", wide("x"), wide("y")),
+        )?,
         Op::Sum => ReductionKernel::new(&format!("const {t} *x"), "x", "a + b", &format!("({t})0"))?,
         Op::Dot => ReductionKernel::new(
             &format!("const {t} *x, const {t} *y"),
@@ -97,7 +117,8 @@ fn scalar<R: Element>(a: DeviceArray<R, IxDyn>) -> Result<R> {
 }
 
 impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
-    /// The sum of every element (0 for an empty array), accumulated in the element type.
+    /// The sum of every element (0 for an empty array), accumulated in the element type
+    /// (`f16` and `bf16` in `f32`, rounded once at the end).
     pub fn sum(&self) -> Result<S::Elem> {
         scalar(kernel::<S::Elem, S::Elem>(Op::Sum)?.reduce([KernelArg::input(self)])?)
     }
@@ -205,6 +226,8 @@ pub(crate) fn test_kernels(
     of::<u8>(variants, &mut out);
     of::<i16>(variants, &mut out);
     of::<u16>(variants, &mut out);
+    of::<half::f16>(variants, &mut out);
+    of::<half::bf16>(variants, &mut out);
     of::<i32>(variants, &mut out);
     of::<u32>(variants, &mut out);
     of::<i64>(variants, &mut out);

@@ -14,6 +14,7 @@ use ndarray::{Dimension, IxDyn};
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, StorageMut};
+use crate::gpuarray::cast;
 use crate::gpuarray::codegen;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::first_context;
@@ -140,6 +141,8 @@ impl<R: Element> ReductionKernel<R> {
             }
             .into());
         }
+        // CUDA's headers of the 16-bit float types the arguments and the result name.
+        let acc_def = cast::headers_for(params.iter().map(|p| p.scalar).chain([R::SCALAR])) + acc.1;
         let mut k = ReductionKernel {
             name: name.to_owned(),
             params,
@@ -148,7 +151,7 @@ impl<R: Element> ReductionKernel<R> {
             neutral: neutral.to_owned(),
             post: "a".to_owned(),
             acc: acc.0.to_owned(),
-            acc_def: acc.1.to_owned(),
+            acc_def,
             acc_size: acc.2,
             c_order_index: codegen::mentions(map, "i"),
             key: 0,

@@ -3,7 +3,7 @@
 //! matrices fit their buffers; [`gemm`] checks that first.
 
 use cudarc::cublas::sys::cublasOperation_t;
-use cudarc::cublas::{CudaBlas, Gemm, GemmConfig};
+use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, StridedBatchedConfig};
 use cudarc::driver::{DevicePtr, DevicePtrMut};
 
 use crate::driver::stream::Stream;
@@ -111,6 +111,88 @@ where
     })
 }
 
+/// Checks that the `cfg.batch_size` matrices of `cfg`, each `stride_*` elements after the one
+/// before, fit buffers of `a`, `b` and `c` elements, and that the results do not overlap.
+pub(crate) fn check_gemm_strided_batched<T>(
+    cfg: &StridedBatchedConfig<T>,
+    a: usize,
+    b: usize,
+    c: usize,
+) -> Result<()> {
+    let g = &cfg.gemm;
+    let batches = [
+        ("batch", cfg.batch_size as i64),
+        ("the stride of A", cfg.stride_a),
+        ("the stride of B", cfg.stride_b),
+        ("the stride of C", cfg.stride_c),
+    ];
+    for (what, value) in batches {
+        if value < 0 {
+            return Err(GemmError::NegativeBatch { what, value }.into());
+        }
+    }
+    let (ar, ac) = stored(g.transa, g.m, g.k);
+    let (br, bc) = stored(g.transb, g.k, g.n);
+    let c_span = span("C", g.m, g.n, g.ldc)?;
+    if cfg.batch_size > 1 && (cfg.stride_c as u64) < c_span as u64 {
+        return Err(GemmError::OverlappingResults {
+            stride: cfg.stride_c,
+            span: c_span,
+        }
+        .into());
+    }
+    let more = cfg.batch_size.max(1) as usize - 1;
+    let need = [
+        ("A", span("A", ar, ac, g.lda)?, cfg.stride_a, a),
+        ("B", span("B", br, bc, g.ldb)?, cfg.stride_b, b),
+        ("C", c_span, cfg.stride_c, c),
+    ];
+    for (what, one, stride, len) in need {
+        let needed = if one == 0 || cfg.batch_size == 0 {
+            0
+        } else {
+            one.saturating_add((stride as usize).saturating_mul(more))
+        };
+        if needed > len {
+            return Err(GemmError::BufferTooSmall {
+                matrix: what,
+                needed,
+                len,
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// `C_i = alpha op(A_i) op(B_i) + beta C_i` for `i < cfg.batch_size` through cuBLAS
+/// (`cublas<t>gemmStridedBatched`, or `cublasGemmStridedBatchedEx` with `f32` compute for
+/// `f16` and `bf16`), the matrices of each operand `stride_*` elements apart (0: the same one for
+/// every `i`), after checking that every matrix fits its buffer and that no two `C_i` overlap, so
+/// no `unsafe` is needed. `a`, `b` and `c` are taken as by [`gemm`].
+pub fn gemm_strided_batched<T, A, B, C>(
+    blas: &CudaBlas,
+    cfg: StridedBatchedConfig<T>,
+    a: &A,
+    b: &B,
+    c: &mut C,
+) -> Result<()>
+where
+    CudaBlas: Gemm<T>,
+    A: DevicePtr<T>,
+    B: DevicePtr<T>,
+    C: DevicePtrMut<T>,
+{
+    check_gemm_strided_batched(&cfg, a.len(), b.len(), c.len())?;
+    // SAFETY: every matrix of every batch lies inside its buffer, and the results do not
+    // overlap one another (checked above); `c` is borrowed exclusively, so it overlaps neither
+    // `a` nor `b`; each pointer is ordered on cuBLAS's stream by its `device_ptr(_mut)`.
+    unsafe { blas.gemm_strided_batched(cfg, a, b, c) }.map_err(|e| Error::Cublas {
+        call: "cublasGemmStridedBatched",
+        code: e.0 as i32,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,5 +264,45 @@ mod tests {
         ));
         // Empty products touch nothing.
         assert!(check_gemm(&cfg(CUBLAS_OP_N, 0, 2, 3, 1, 3, 1), 0, 6, 0).is_ok());
+    }
+
+    fn batched(batch: i32, stride_a: i64, stride_b: i64, stride_c: i64) -> StridedBatchedConfig<f32> {
+        // A 4x3, B 3x2, C 4x2, packed.
+        StridedBatchedConfig {
+            gemm: cfg(CUBLAS_OP_N, 4, 2, 3, 4, 3, 4),
+            batch_size: batch,
+            stride_a,
+            stride_b,
+            stride_c,
+        }
+    }
+
+    #[test]
+    fn batched_gemm_checks_every_matrix_and_the_results_apart() {
+        assert!(check_gemm_strided_batched(&batched(5, 12, 6, 8), 60, 30, 40).is_ok());
+        assert!(matches!(
+            check_gemm_strided_batched(&batched(5, 12, 6, 8), 59, 30, 40),
+            Err(Error::Gemm(GemmError::BufferTooSmall {
+                matrix: "A",
+                needed: 60,
+                len: 59
+            }))
+        ));
+        // B broadcast over the batch (stride 0) needs one B.
+        assert!(check_gemm_strided_batched(&batched(5, 12, 0, 8), 60, 6, 40).is_ok());
+        assert!(matches!(
+            check_gemm_strided_batched(&batched(5, 12, 6, 7), 60, 30, 100),
+            Err(Error::Gemm(GemmError::OverlappingResults { stride: 7, span: 8 }))
+        ));
+        assert!(matches!(
+            check_gemm_strided_batched(&batched(2, -12, 6, 8), 60, 30, 40),
+            Err(Error::Gemm(GemmError::NegativeBatch {
+                what: "the stride of A",
+                value: -12
+            }))
+        ));
+        // A batch of none touches nothing; one C may be written over itself.
+        assert!(check_gemm_strided_batched(&batched(0, 12, 6, 8), 0, 0, 0).is_ok());
+        assert!(check_gemm_strided_batched(&batched(1, 12, 6, 0), 12, 6, 8).is_ok());
     }
 }

@@ -27,7 +27,8 @@
 //!   [`Context::cudarc_context`](crate::Context::cudarc_context),
 //!   [`Context::from_cudarc`](crate::Context::from_cudarc).
 //! - with the `cublas` feature, `cublas_on` (a cuBLAS handle on a stream of ours) and `gemm`
-//!   (cuBLAS's gemm with the matrices checked against their buffers, so no `unsafe`).
+//!   (cuBLAS's gemm with the matrices checked against their buffers, so no `unsafe`), and
+//!   `gemm_strided_batched` (its batched form, checked the same way).
 //!
 //! Inside: `state.rs` keeps per context cudarc's handle to it, a cudarc stream held so that
 //! cudarc stays in its multi-stream mode, and the registry from cudarc stream handles to the
@@ -40,5 +41,5 @@ pub(crate) mod ptr;
 mod state;
 
 #[cfg(feature = "cublas")]
-pub use blas::{cublas_on, gemm};
+pub use blas::{cublas_on, gemm, gemm_strided_batched};
 pub use lend::{Lend, LendMut, Lent, LentMut};

@@ -1,0 +1,154 @@
+//! How a generated kernel converts one element type to another (`astype`, `assign`, copies),
+//! as a table: each type says how it is read into a wider C type and how it is written from
+//! each other type. NumPy's conversions are C's for the built-in C types; the 16-bit floats
+//! (`__half`, `__nv_bfloat16`) have no conversion operators NVRTC can pick unambiguously from
+//! every type, so they go through CUDA's named, correctly rounded intrinsics (`__double2half`,
+//! `__ll2half_rn`, ...): one rounding from the source value, as NumPy rounds.
+//!
+//! A new element type (`bool`) is one more row in [`read_as_wide`] and [`write_from`].
+
+use gpu_cdecl::Scalar;
+
+/// The `#include` lines a kernel whose elements are `scalars` needs before its code: CUDA's
+/// headers of the 16-bit float types, each once.
+pub(crate) fn headers_for(scalars: impl IntoIterator<Item = Scalar>) -> String {
+    let (mut f16, mut bf16) = (false, false);
+    for s in scalars {
+        f16 |= s == Scalar::F16;
+        bf16 |= s == Scalar::Bf16;
+    }
+    let mut out = String::new();
+    if f16 {
+        out.push_str("#include <cuda_fp16.h>\n");
+    }
+    if bf16 {
+        out.push_str("#include <cuda_bf16.h>\n");
+    }
+    out
+}
+
+/// `x` (of type `from`) as a C expression of a type that holds every value of `from` exactly,
+/// and that C converts to the built-in types as NumPy does: the 16-bit floats as `float`.
+fn read_as_wide(from: Scalar, x: &str) -> String {
+    match from {
+        Scalar::F16 => format!("__half2float({x})"),
+        Scalar::Bf16 => format!("__bfloat162float({x})"),
+        _ => x.to_owned(),
+    }
+}
+
+/// The intrinsic that rounds a value of (wide) type `from` to a 16-bit float once, given the
+/// intrinsics' names for `double`, `float` and the 16-, 32- and 64-bit integers.
+fn round_to_16_bit(from: Scalar, names: &SixteenBit) -> (&'static str, &'static str) {
+    // (intrinsic, the C type its argument is converted to first)
+    match from {
+        Scalar::F64 => (names.from_double, "double"),
+        Scalar::F32 | Scalar::F16 | Scalar::Bf16 => (names.from_float, "float"),
+        Scalar::I8 | Scalar::I16 => (names.from_short, "short"),
+        Scalar::U8 | Scalar::U16 => (names.from_ushort, "unsigned short"),
+        Scalar::I32 => (names.from_int, "int"),
+        Scalar::U32 => (names.from_uint, "unsigned int"),
+        Scalar::I64 | Scalar::Isize => (names.from_ll, "long long"),
+        Scalar::U64 | Scalar::Usize => (names.from_ull, "unsigned long long"),
+        Scalar::Bool => (names.from_ushort, "unsigned short"),
+    }
+}
+
+/// CUDA's rounding intrinsics into one 16-bit float type.
+struct SixteenBit {
+    from_double: &'static str,
+    from_float: &'static str,
+    from_short: &'static str,
+    from_ushort: &'static str,
+    from_int: &'static str,
+    from_uint: &'static str,
+    from_ll: &'static str,
+    from_ull: &'static str,
+}
+
+const HALF: SixteenBit = SixteenBit {
+    from_double: "__double2half",
+    from_float: "__float2half_rn",
+    from_short: "__short2half_rn",
+    from_ushort: "__ushort2half_rn",
+    from_int: "__int2half_rn",
+    from_uint: "__uint2half_rn",
+    from_ll: "__ll2half_rn",
+    from_ull: "__ull2half_rn",
+};
+
+const BFLOAT16: SixteenBit = SixteenBit {
+    from_double: "__double2bfloat16",
+    from_float: "__float2bfloat16_rn",
+    from_short: "__short2bfloat16_rn",
+    from_ushort: "__ushort2bfloat16_rn",
+    from_int: "__int2bfloat16_rn",
+    from_uint: "__uint2bfloat16_rn",
+    from_ll: "__ll2bfloat16_rn",
+    from_ull: "__ull2bfloat16_rn",
+};
+
+/// `wide` (a C expression of `from`'s wide type, see [`read_as_wide`]) written as a `to`.
+fn write_from(from: Scalar, to: Scalar, wide: &str) -> String {
+    let names = match to {
+        Scalar::F16 => &HALF,
+        Scalar::Bf16 => &BFLOAT16,
+        _ => return format!("({})({wide})", to.c_name()),
+    };
+    let (intrinsic, arg) = round_to_16_bit(from, names);
+    format!("{intrinsic}(({arg})({wide}))")
+}
+
+/// The C expression converting `x`, of element type `from`, to `to`, as NumPy's `astype`
+/// does (C's conversion for the built-in types; one correct rounding into the 16-bit floats).
+pub(crate) fn cast_c(from: Scalar, to: Scalar, x: &str) -> String {
+    if from == to {
+        return x.to_owned();
+    }
+    write_from(from, to, &read_as_wide(from, x))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_types_convert_as_c_does() {
+        assert_eq!(cast_c(Scalar::F32, Scalar::I32, "x"), "(int)(x)");
+        assert_eq!(cast_c(Scalar::I64, Scalar::F64, "x"), "(double)(x)");
+        assert_eq!(cast_c(Scalar::F32, Scalar::F32, "x"), "x");
+    }
+
+    #[test]
+    fn sixteen_bit_floats_round_once_from_the_source() {
+        assert_eq!(
+            cast_c(Scalar::F64, Scalar::F16, "x"),
+            "__double2half((double)(x))"
+        );
+        assert_eq!(
+            cast_c(Scalar::I64, Scalar::Bf16, "x"),
+            "__ll2bfloat16_rn((long long)(x))"
+        );
+        assert_eq!(
+            cast_c(Scalar::U8, Scalar::F16, "x"),
+            "__ushort2half_rn((unsigned short)(x))"
+        );
+        assert_eq!(
+            cast_c(Scalar::F16, Scalar::Bf16, "x"),
+            "__float2bfloat16_rn((float)(__half2float(x)))"
+        );
+        assert_eq!(
+            cast_c(Scalar::Bf16, Scalar::U32, "x"),
+            "(unsigned int)(__bfloat162float(x))"
+        );
+    }
+
+    #[test]
+    fn headers_name_each_16_bit_type_once() {
+        assert_eq!(headers_for([Scalar::F32, Scalar::I8]), "");
+        assert_eq!(
+            headers_for([Scalar::F16, Scalar::Bf16, Scalar::F16]),
+            "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+        );
+    }
+}
