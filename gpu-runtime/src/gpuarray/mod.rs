@@ -52,6 +52,8 @@ mod reduce_ops;
 mod reduction;
 mod reduction_source;
 pub(crate) mod scan;
+mod scan_ops;
+mod scan_source;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
