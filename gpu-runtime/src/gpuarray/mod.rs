@@ -12,7 +12,9 @@
 //!   Declared in Rust with `#[elementwise("z = a * x + y")]` (see
 //!   [`elementwise`](crate::elementwise)), checked at build time: [`ElementwiseFn`](crate::gpuarray::ElementwiseFn).
 //! - [`ReductionKernel`](crate::gpuarray::ReductionKernel): map, reduce, neutral and post-map (CuPy's), over all axes or one;
-//!   `sum`, `dot`, `max`, `min`, `argmax` on arrays are built on it.
+//!   `sum`, `prod`, `mean`, `var`, `std`, `dot`, `max`, `min`, `argmax`, `argmin` on arrays are built on it
+//!   (along an axis with [`ReduceAxis`](crate::gpuarray::ReduceAxis) for `keepdims`).
+//! - [`ScanKernel`](crate::gpuarray::ScanKernel): prefix scans in one pass; `cumsum`/`cumprod` flattened or along an axis.
 //! - [`CurandGenerator`](crate::gpuarray::CurandGenerator): seeded uniform and normal fills of contiguous `f32`/`f64` arrays through cuRAND (loaded at run time).
 //!
 //! ```no_run
@@ -50,6 +52,8 @@ mod methods;
 pub(crate) mod random;
 mod reduce_axis;
 mod reduce_ops;
+#[cfg(test)]
+mod reduce_tests;
 mod reduction;
 mod reduction_source;
 pub(crate) mod scan;

@@ -48,7 +48,9 @@ enum Op {
 }
 
 type Cached = Arc<dyn Any + Send + Sync>;
-static KERNELS: Mutex<Option<HashMap<(Op, Scalar, Scalar), Cached>>> = Mutex::new(None);
+/// A builtin kernel's key: the operation, the element type and the result type.
+type OpKey = (Op, Scalar, Scalar);
+static KERNELS: Mutex<Option<HashMap<OpKey, Cached>>> = Mutex::new(None);
 
 /// Welford's running (count, mean, M2) in `double` and Chan et al.'s merge of two of them.
 const WELFORD: &str = "struct gpu_welford { double n; double mean; double m2; };\n\

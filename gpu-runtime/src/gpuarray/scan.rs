@@ -218,6 +218,18 @@ impl<T: Element> ScanKernel<T> {
             .filter(|&k| k != axis)
             .map(|k| (shape[k], x.strides()[k] as i64, out_strides[k]))
             .collect();
+        if lanes == 1 {
+            let input = (x.storage(), x.offset() as i64, x_sa);
+            self.run(
+                &ctx,
+                stream,
+                m,
+                input,
+                (&mut out.data, 0, out_strides[axis]),
+                exclusive,
+            )?;
+            return Ok(out);
+        }
         if lanes >= MANY_LANES || m < TILE as usize {
             let v = ScanVariant::Lanes(others.len());
             let f = self.prepared(&ctx, v)?;
