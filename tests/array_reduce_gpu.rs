@@ -640,3 +640,71 @@ fn a_user_struct_accumulates_a_reduction() -> gpu_runtime::Result<()> {
     }
     Ok(())
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn reductions_over_the_elements_an_index_array_picks() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(14);
+    for (len, picks) in [(1usize, 1usize), (1000, 0), (1000, 17), (100_000, 300_000)] {
+        let h: Vec<f64> = (0..len).map(|_| rng.f64() * 2.0 - 1.0).collect();
+        // Negative indices count from the end, as in NumPy.
+        let idx: Vec<i64> = (0..picks)
+            .map(|_| {
+                let j = (rng.next_u64() % len as u64) as i64;
+                if rng.next_u64().is_multiple_of(3) {
+                    j - len as i64
+                } else {
+                    j
+                }
+            })
+            .collect();
+        let picked: Vec<f64> = idx
+            .iter()
+            .map(|&j| h[j.rem_euclid(len as i64) as usize])
+            .collect();
+        let x = DeviceArray::from_ndarray(&ctx, &Array::from(h.clone()))?;
+        let di = DeviceArray::from_ndarray(&ctx, &Array::from(idx.clone()))?;
+        close("sum_at", x.sum_at(&di)?, picked.iter().sum(), 1e-12);
+        if picks == 0 {
+            assert!(matches!(
+                x.max_at(&di),
+                Err(Error::Shape(ArrayShapeError::EmptyReduction { .. }))
+            ));
+            assert_eq!(x.prod_at(&di)?, 1.0);
+        } else {
+            close(
+                "max_at",
+                x.max_at(&di)?,
+                picked.iter().copied().fold(f64::MIN, f64::max),
+                0.0,
+            );
+            close(
+                "min_at",
+                x.min_at(&di)?,
+                picked.iter().copied().fold(f64::MAX, f64::min),
+                0.0,
+            );
+        }
+        // A reversed view of the array and every other index.
+        let xr = x.slice(gpu_runtime::ndarray::s![..;-1])?;
+        let ir = di.slice(gpu_runtime::ndarray::s![..;2])?;
+        let want: f64 = idx
+            .iter()
+            .step_by(2)
+            .map(|&j| h[len - 1 - j.rem_euclid(len as i64) as usize])
+            .sum();
+        close("sum_at reversed", xr.sum_at(&ir)?, want, 1e-12);
+    }
+    let x = DeviceArray::from_ndarray(&ctx, &Array::from(vec![1i32, 2, 3]))?;
+    let bad = DeviceArray::from_ndarray(&ctx, &Array::from(vec![0i64, 3, -4, 2]))?;
+    assert!(matches!(
+        x.sum_at(&bad),
+        Err(Error::Shape(ArrayShapeError::IndexOutOfRange {
+            bad: 2,
+            len: 3,
+            ..
+        }))
+    ));
+    Ok(())
+}

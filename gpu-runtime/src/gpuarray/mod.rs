@@ -50,6 +50,7 @@ pub(crate) mod kernel_cache;
 pub mod layout;
 mod methods;
 pub(crate) mod random;
+mod reduce_at;
 mod reduce_axis;
 mod reduce_ops;
 #[cfg(test)]

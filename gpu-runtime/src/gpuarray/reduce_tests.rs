@@ -64,6 +64,24 @@ fn a_c_struct_of_another_size_is_a_compile_error() {
 }
 
 #[test]
+fn gathered_reductions_compile() {
+    use crate::gpuarray::reduce_at::{gather_source, ALL_OPS};
+    for op in ALL_OPS {
+        for src in [
+            gather_source::<f32>(op),
+            gather_source::<i64>(op),
+            gather_source::<u8>(op),
+        ] {
+            if let Err(e) = compile_check(&src, "sm_90") {
+                panic!("{op:?} does not compile: {e}\n{src}");
+            }
+            gpu_cdecl::find_kernel(&src, "gpu_gather_reduce").unwrap();
+            gpu_cdecl::find_kernel(&src, "gpu_gather_final").unwrap();
+        }
+    }
+}
+
+#[test]
 fn reduce_axis_forms() {
     assert_eq!(
         ReduceAxis::from(2),
