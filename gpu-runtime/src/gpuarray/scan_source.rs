@@ -91,7 +91,7 @@ impl<T: Element> ScanKernel<T> {
                        if (tid == 0) {{ s_prefix = running; ((volatile {t} *)gpu_inc)[me] = gpu_op(running, total); __threadfence(); flags[me] = 2u; }}\n\
                      }}\n\
                      __syncthreads();\n\
-                     {t} run = gpu_op(s_prefix, tid > 0 ? ts[pin][tid - 1] : neutral);\n\
+                     {t} run = tid > 0 ? gpu_op(s_prefix, ts[pin][tid - 1]) : s_prefix;\n\
                      #pragma unroll\n\
                      for (int k = 0; k < {PER_THREAD}; ++k) {{ int j = GPU_PAD(tid * {PER_THREAD} + k); {t} v = tile[j]; {t} next = gpu_op(run, v); tile[j] = exclusive ? run : next; run = next; }}\n\
                      __syncthreads();\n\
