@@ -18,6 +18,8 @@ trait Elem: Element + PartialOrd + std::fmt::Debug {
     fn add(self, other: Self) -> Self;
     fn mul(self, other: Self) -> Self;
     fn one() -> Self;
+    /// `-self` (wrapping for integers), so that `a.add(b.neg())` is the device's `a - b`.
+    fn neg(self) -> Self;
     fn f64(self) -> f64;
     fn is_nan(self) -> bool {
         false
@@ -37,6 +39,7 @@ macro_rules! int_elem {
             fn add(self, o: Self) -> Self { self.wrapping_add(o) }
             fn mul(self, o: Self) -> Self { self.wrapping_mul(o) }
             fn one() -> Self { 1 }
+            fn neg(self) -> Self { self.wrapping_neg() }
             fn f64(self) -> f64 { self as f64 }
             fn tol(_: usize) -> f64 { 0.0 }
         }
@@ -56,6 +59,9 @@ impl Elem for f32 {
     }
     fn one() -> Self {
         1.0
+    }
+    fn neg(self) -> Self {
+        -self
     }
     fn f64(self) -> f64 {
         self as f64
@@ -83,6 +89,9 @@ impl Elem for f64 {
     }
     fn one() -> Self {
         1.0
+    }
+    fn neg(self) -> Self {
+        -self
     }
     fn f64(self) -> f64 {
         self
@@ -160,6 +169,15 @@ fn device_view<T: Elem>(
         (2, d) => a.slice(first_axis_info(d, 2)).unwrap(),
         (_, d) => a.slice(first_axis_info(d, -1)).unwrap(),
     }
+}
+
+/// NumPy's truth of an element: nonzero, NaN included.
+fn nonzero<T: Elem>(x: T) -> bool {
+    x.f64() != 0.0 || x.is_nan()
+}
+
+fn neg<T: Elem>(x: T) -> T {
+    x.neg()
 }
 
 /// The index of the largest (`max`) or smallest element of `v`, the first on a tie, the first
@@ -243,6 +261,13 @@ fn check_all<T: Elem>(ctx: &Context, rng: &mut Rng, host: &ArrayD<T>, kind: u64)
         assert_eq!(dv.argmin()?, imin, "{what} argmin");
         close(&format!("{what} max"), dv.max()?.f64(), vals[imax].f64(), 0.0);
         close(&format!("{what} min"), dv.min()?.f64(), vals[imin].f64(), 0.0);
+        // NaN if there is one; integers wrap, through the host's own subtraction.
+        let ptp = if vals[imax].is_nan() {
+            vals[imax]
+        } else {
+            vals[imax].add(neg(vals[imin]))
+        };
+        close(&format!("{what} ptp"), dv.ptp()?.f64(), ptp.f64(), 1e-6);
     }
     // Along each axis, with and without keepdims.
     assert!(matches!(
@@ -349,6 +374,37 @@ fn check_all<T: Elem>(ctx: &Context, rng: &mut Rng, host: &ArrayD<T>, kind: u64)
         check("max", to(r.to_vec()?), r.shape(), ext(true), 0.0);
         let r = dv.min_axis(ra)?;
         check("min", to(r.to_vec()?), r.shape(), ext(false), 0.0);
+        let r = dv.ptp_axis(ra)?;
+        let range = |l: Vec<T>| {
+            let (hi, lo) = (
+                arg_ext(l.iter().copied(), true),
+                arg_ext(l.iter().copied(), false),
+            );
+            match (hi, lo) {
+                (Some(h), _) if l[h].is_nan() => f64::NAN,
+                (Some(h), Some(o)) => l[h].add(neg(l[o])).f64(),
+                _ => 0.0,
+            }
+        };
+        check("ptp", to(r.to_vec()?), r.shape(), lanes(&range), 1e-6);
+        let r = dv.any_axis(ra)?;
+        let got: Vec<f64> = r.to_vec()?.iter().map(|&b| b as f64).collect();
+        check(
+            "any",
+            got,
+            r.shape(),
+            lanes(&|l| l.iter().any(|x| nonzero(*x)) as u8 as f64),
+            0.0,
+        );
+        let r = dv.all_axis(ra)?;
+        let got: Vec<f64> = r.to_vec()?.iter().map(|&b| b as f64).collect();
+        check(
+            "all",
+            got,
+            r.shape(),
+            lanes(&|l| l.iter().all(|x| nonzero(*x)) as u8 as f64),
+            0.0,
+        );
         let idx = |max: bool| lanes(&|l| arg_ext(l.into_iter(), max).unwrap_or(0) as f64);
         let r = dv.argmax_axis(ra)?;
         check(

@@ -1,6 +1,6 @@
-//! `sum`, `prod`, `mean`, `var`, `std`, `max`, `min`, `argmax`, `argmin` and `dot` on arrays,
-//! over all axes or along one (with NumPy's `keepdims`: [`ReduceAxis`]), built on
-//! [`ReductionKernel`]. Each kernel is defined once per operation, element type and result type
+//! `sum`, `prod`, `mean`, `var`, `std`, `max`, `min`, `ptp`, `argmax`, `argmin` and `dot` on
+//! arrays, over all axes or along one (with NumPy's `keepdims`: [`ReduceAxis`]), and
+//! `any_axis`/`all_axis` (as `u8`), built on [`ReductionKernel`]. Each kernel is defined once per operation, element type and result type
 //! for the process, and found again by that small key.
 //!
 //! NumPy's semantics, with these choices made explicit:
@@ -45,6 +45,12 @@ enum Op {
         ddof: u64,
         root: bool,
     },
+    /// `max - min` in one pass.
+    Ptp,
+    /// Whether any element is nonzero (NaN counts), as a `u8` 0 or 1.
+    Any,
+    /// Whether every element is nonzero, as a `u8` 0 or 1.
+    All,
 }
 
 type Cached = Arc<dyn Any + Send + Sync>;
@@ -131,6 +137,23 @@ fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
             )?
             .post_map(&post)
         }
+        Op::Ptp => {
+            let def = format!(
+                "struct gpu_range {{ {t} lo; {t} hi; }};\n\
+                 __device__ __forceinline__ gpu_range gpu_rg({t} lo, {t} hi) {{ gpu_range r; r.lo = lo; r.hi = hi; return r; }}\n"
+            );
+            ReductionKernel::with_accumulator(
+                "ptp",
+                &x,
+                "gpu_rg(x, x)",
+                "gpu_rg((a.lo != a.lo || a.lo < b.lo) ? a.lo : b.lo, (a.hi != a.hi || a.hi > b.hi) ? a.hi : b.hi)",
+                &format!("gpu_rg({}, {})", T::C_HIGHEST, T::C_LOWEST),
+                ("gpu_range", &def, 2 * std::mem::size_of::<T>()),
+            )?
+            .post_map(&format!("({t})(a.hi - a.lo)"))
+        }
+        Op::Any => ReductionKernel::new(&x, "(unsigned char)(x != 0)", "a | b", "(unsigned char)0")?,
+        Op::All => ReductionKernel::new(&x, "(unsigned char)(x != 0)", "a & b", "(unsigned char)1")?,
     };
     let k = Arc::new(k);
     map.insert((op, T::SCALAR, R::SCALAR), k.clone() as Cached);
@@ -291,6 +314,31 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         self.reduce_along(Op::ArgMin, axis)
     }
 
+    /// The range of the elements, `max - min` (NumPy's `ptp`; NaN if there is one; integers
+    /// wrap, as in NumPy), in one pass; an error for an empty array.
+    pub fn ptp(&self) -> Result<S::Elem> {
+        self.nonempty("ptp")?;
+        self.reduce_all(Op::Ptp)
+    }
+
+    /// The ranges along an axis; an error when that axis is empty.
+    pub fn ptp_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        let axis = axis.into();
+        self.nonempty_axis("ptp_axis", axis.axis)?;
+        self.reduce_along(Op::Ptp, axis)
+    }
+
+    /// Whether any element along an axis is nonzero (NaN counts, as in NumPy), as `u8` 0 or 1
+    /// (`u8` until the crate has a `bool` element); an empty lane is 0.
+    pub fn any_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<u8, IxDyn>> {
+        self.reduce_along(Op::Any, axis.into())
+    }
+
+    /// Whether every element along an axis is nonzero, as `u8` 0 or 1; an empty lane is 1.
+    pub fn all_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<u8, IxDyn>> {
+        self.reduce_along(Op::All, axis.into())
+    }
+
     fn nonempty(&self, operation: &'static str) -> Result<()> {
         if self.is_empty() {
             return Err(empty_error(operation));
@@ -350,6 +398,20 @@ pub(crate) fn test_kernels(
             push(
                 format!("{op:?} {name}"),
                 kernel::<T, i64>(op).unwrap(),
+                variants,
+                out,
+            );
+        }
+        push(
+            format!("Ptp {name}"),
+            kernel::<T, T>(Op::Ptp).unwrap(),
+            variants,
+            out,
+        );
+        for op in [Op::Any, Op::All] {
+            push(
+                format!("{op:?} {name}"),
+                kernel::<T, u8>(op).unwrap(),
                 variants,
                 out,
             );

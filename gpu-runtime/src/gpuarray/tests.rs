@@ -109,6 +109,8 @@ fn generated_declarations_are_readable() {
                 "argmin"
             } else if name.starts_with("Var") {
                 "var"
+            } else if name.starts_with("Ptp") {
+                "ptp"
             } else {
                 "reduction"
             };
