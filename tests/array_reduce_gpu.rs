@@ -464,6 +464,24 @@ fn reductions_match_the_host_for_every_type_and_layout() -> gpu_runtime::Result<
     Ok(())
 }
 
+/// Few long lanes (each split across blocks, then the partials combined) and long columns,
+/// in every view.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn long_lanes_and_long_columns() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(8);
+    for kind in 0..4 {
+        let h = random::<f32>(&mut rng, &[3, 50_001], false);
+        check_all(&ctx, &mut rng, &h, kind)?;
+        let h = random::<i32>(&mut rng, &[70_001, 2], false);
+        check_all(&ctx, &mut rng, &h, kind)?;
+        let h = random::<f64>(&mut rng, &[2, 3, 40_000], false);
+        check_all(&ctx, &mut rng, &h, kind)?;
+    }
+    Ok(())
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn nan_propagates_through_max_and_argmax_finds_the_first() -> gpu_runtime::Result<()> {

@@ -42,6 +42,7 @@ fn struct_accumulators_compile_in_every_variant() {
         ReductionVariant::AxisBlock(2),
         ReductionVariant::AxisThread(2),
         ReductionVariant::AxisColumns(3),
+        ReductionVariant::AxisBlockSplit(2),
         ReductionVariant::AxisPartials,
     ] {
         let src = k.source(v);

@@ -8,7 +8,9 @@
 //! for short axes, one thread per output element); when the lanes are adjacent in memory (the
 //! columns of a C-order matrix), one thread per output element and chunk of the axis, so that
 //! a warp reads 32 adjacent elements of a row at a time and there are enough threads to keep
-//! the memory busy, then one thread per output over the chunks' partials.
+//! the memory busy, then one thread per output over the chunks' partials; when there are too
+//! few long lanes to fill the GPU with a block each, a block per lane and chunk of the axis,
+//! then the same pass over the partials.
 
 use std::marker::PhantomData;
 
@@ -34,6 +36,9 @@ const SHORT_AXIS: usize = 64;
 /// The fewest rows of a chunk of a column reduction.
 const MIN_CHUNK: usize = 32;
 
+/// The fewest elements of a chunk of a lane split across blocks: 16 per thread.
+const SPLIT_CHUNK: usize = 16 * BLOCK as usize;
+
 /// Which kernel of a [`ReductionKernel`]: see the module documentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReductionVariant {
@@ -50,7 +55,11 @@ pub enum ReductionVariant {
     /// Along one axis whose lanes are adjacent in memory (columns), of arrays of this many
     /// axes: a thread per output element and chunk of the axis, each writing a partial.
     AxisColumns(usize),
-    /// The chunks' partials of [`AxisColumns`](Self::AxisColumns) to the results.
+    /// Along one axis of arrays of this many axes, few long lanes: a block per output
+    /// element and chunk of the axis, each writing a partial.
+    AxisBlockSplit(usize),
+    /// The chunks' partials of [`AxisColumns`](Self::AxisColumns) or
+    /// [`AxisBlockSplit`](Self::AxisBlockSplit) to the results.
     AxisPartials,
 }
 
@@ -64,6 +73,7 @@ impl ReductionVariant {
             ReductionVariant::AxisThread(d) => 40 + d as u32,
             ReductionVariant::AxisColumns(d) => 50 + d as u32,
             ReductionVariant::AxisPartials => 21,
+            ReductionVariant::AxisBlockSplit(d) => 60 + d as u32,
         }
     }
 }
@@ -435,17 +445,40 @@ impl<R: Element> ReductionKernel<R> {
             && lanes_adjacent(&args, axis)
             && u32::try_from(cblocks * chunks).is_ok()
             && i32::try_from(chunks).is_ok();
+        // Fewer long lanes than two waves of blocks (and not columns): each lane split into
+        // chunks of at least `SPLIT_CHUNK` elements, a block per lane and chunk, so that every
+        // multiprocessor has work.
+        let split_chunks = if columns || m < SHORT_AXIS {
+            1
+        } else {
+            (2 * wave).div_ceil(nout).clamp(1, m.div_ceil(SPLIT_CHUNK).max(1))
+        };
+        let split_chunk = m.div_ceil(split_chunks).max(1);
+        let split_chunks = m.div_ceil(split_chunk);
+        let split = split_chunks > 1
+            && u32::try_from(nout * split_chunks).is_ok()
+            && i32::try_from(split_chunks).is_ok();
+        let (chunk, chunks) = if split {
+            (split_chunk, split_chunks)
+        } else {
+            (chunk, chunks)
+        };
+        let partials = columns || split;
         let v = if columns {
             ReductionVariant::AxisColumns(d)
+        } else if split {
+            ReductionVariant::AxisBlockSplit(d)
         } else if m < SHORT_AXIS {
             ReductionVariant::AxisThread(d)
         } else {
             ReductionVariant::AxisBlock(d)
         };
         let f = self.prepared(&ctx, v)?;
-        let mut part =
-            ctx.device_pool()?
-                .alloc::<u8>(if columns { chunks * nout * self.acc_size } else { 1 })?;
+        let mut part = ctx.device_pool()?.alloc::<u8>(if partials {
+            chunks * nout * self.acc_size
+        } else {
+            1
+        })?;
         let mut list: Vec<Arg<'_>> = vec![Arg::I64(m as i64), Arg::I64(nout as i64)];
         if columns {
             list.extend([
@@ -453,6 +486,8 @@ impl<R: Element> ReductionKernel<R> {
                 Arg::I64(cblocks as i64),
                 Arg::output(&mut part),
             ]);
+        } else if split {
+            list.extend([Arg::I64(chunk as i64), Arg::output(&mut part)]);
         } else {
             list.push(Arg::output(&mut out.data));
         }
@@ -481,10 +516,11 @@ impl<R: Element> ReductionKernel<R> {
             ReductionVariant::AxisThread(_) => kernel_cache::grid_for(&ctx, nout as u64)?,
             // Fits: checked when the variant was chosen.
             ReductionVariant::AxisColumns(_) => (cblocks * chunks) as u32,
+            ReductionVariant::AxisBlockSplit(_) => (nout * chunks) as u32,
             _ => nout.min(1 << 20) as u32,
         };
         kernel_cache::launch(&f, grid, BLOCK, stream, &list)?;
-        if columns {
+        if partials {
             drop(list);
             let f = self.prepared(&ctx, ReductionVariant::AxisPartials)?;
             let list = [

@@ -118,6 +118,26 @@ impl<R: Element> ReductionKernel<R> {
                 );
                 let _ = writeln!(s, "(({acc} *)gpu_part)[gpu_c * gpu_nout + gpu_o] = gpu_acc;\n}}");
             }
+            ReductionVariant::AxisBlockSplit(d) => {
+                let outer = d.saturating_sub(1);
+                let strides = codegen::strides_c(&self.params, outer);
+                let axis: String = self
+                    .params
+                    .iter()
+                    .filter(|p| p.array)
+                    .map(|p| format!(", long long {}__sa", p.name))
+                    .collect();
+                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, long long gpu_chunk, unsigned char *gpu_part{params}{strides}{axis}) {{");
+                // Block b: the lane b % nout and the chunk b / nout of it.
+                let _ = writeln!(s, "const long long gpu_o = blockIdx.x % gpu_nout;\nconst long long gpu_c = blockIdx.x / gpu_nout;");
+                let index = codegen::strided_index(&self.params, outer, "gpu_o");
+                let refs = codegen::bind_refs(&self.params, |p| {
+                    format!("{n}__p[{n}__i + i * {n}__sa]", n = p.name)
+                });
+                let _ = writeln!(s, "{index}{acc} gpu_acc = ({neutral});\nconst long long gpu_lo = gpu_c * gpu_chunk;\nconst long long gpu_hi = gpu_lo + gpu_chunk < gpu_m ? gpu_lo + gpu_chunk : gpu_m;");
+                let _ = writeln!(s, "#pragma unroll 4\nfor (long long i = gpu_lo + threadIdx.x; i < gpu_hi; i += blockDim.x) {}", step(refs));
+                let _ = writeln!(s, "{block}if (threadIdx.x == 0) (({acc} *)gpu_part)[gpu_c * gpu_nout + gpu_o] = gpu_s[0];\n}}");
+            }
             ReductionVariant::AxisBlock(d) | ReductionVariant::AxisThread(d) => {
                 let outer = d.saturating_sub(1);
                 let strides = codegen::strides_c(&self.params, outer);

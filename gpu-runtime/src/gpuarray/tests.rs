@@ -68,6 +68,7 @@ fn builtin_reduction_kernels_compile() {
         ReductionVariant::AxisThread(1),
         ReductionVariant::AxisColumns(2),
         ReductionVariant::AxisColumns(3),
+        ReductionVariant::AxisBlockSplit(2),
         ReductionVariant::AxisPartials,
     ];
     for (name, sources) in test_kernels(&all)
@@ -101,8 +102,9 @@ fn generated_declarations_are_readable() {
         ReductionVariant::AxisBlock(2),
         ReductionVariant::AxisColumns(2),
         ReductionVariant::AxisPartials,
+        ReductionVariant::AxisBlockSplit(1),
     ]) {
-        for (s, code) in sources.iter().zip([0, 20, 32, 52, 21]) {
+        for (s, code) in sources.iter().zip([0, 20, 32, 52, 21, 61]) {
             let base = if name.starts_with("ArgMax") {
                 "argmax"
             } else if name.starts_with("ArgMin") {
