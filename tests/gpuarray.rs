@@ -177,13 +177,13 @@ fn scan_sources_compile_and_are_checked() {
     let kernels = [
         ScanKernel::<f64>::new("a + b", "0.0")
             .unwrap()
-            .source(ScanVariant::Tiles),
+            .source(ScanVariant::LookBack),
         ScanKernel::<i32>::new("a > b ? a : b", "(-2147483647 - 1)")
             .unwrap()
-            .source(ScanVariant::AddPrefix),
+            .source(ScanVariant::Lanes(2)),
         ScanKernel::<u8>::new("a | b", "0")
             .unwrap()
-            .source(ScanVariant::Tiles),
+            .source(ScanVariant::LookBack),
     ];
     for k in &kernels {
         compiles(k);
@@ -191,7 +191,7 @@ fn scan_sources_compile_and_are_checked() {
     assert!(ScanKernel::<f32>::new(" ", "0").is_err());
     let bad = ScanKernel::<f32>::new("a.nope", "0")
         .unwrap()
-        .source(ScanVariant::Tiles);
+        .source(ScanVariant::LookBack);
     assert!(matches!(compile_check(&bad, "sm_90"), Err(Error::Compile(_))));
 }
 

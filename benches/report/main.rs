@@ -5,7 +5,7 @@
 //! `--features cublas`, also cuBLAS through cudarc on our buffers against cudarc's own slices). The JSON goes
 //! to `$GPU_BENCH_JSON`, else `$OUT/bench-report.json` when `OUT` is set, else
 //! `target/bench-report.json`. `GPU_BENCH_ONLY=threads,compile` (section names: launch, threads,
-//! compile, memory, graph, dependent, loops, gpuarray, math, serve, cublas, matmul) runs only those sections.
+//! compile, memory, graph, dependent, loops, gpuarray, math, reduce, serve, cublas, matmul) runs only those sections.
 
 mod compile;
 #[cfg(feature = "cublas")]
@@ -21,6 +21,7 @@ mod math;
 #[cfg(feature = "cublas")]
 mod matmul;
 mod memory;
+mod reduce;
 mod serve;
 mod table;
 mod threads;
@@ -107,6 +108,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("loops", loops::rows),
         ("gpuarray", gpuarray::rows),
         ("math", math::rows),
+        ("reduce", reduce::rows),
         ("serve", serve::rows),
         #[cfg(feature = "cublas")]
         ("cublas", cublas::rows),

@@ -158,4 +158,15 @@ pub enum ArrayShapeError {
         #[source]
         source: ndarray::ShapeError,
     },
+    /// Indices of a gathered reduction (`sum_at`, ...) outside `-len..len` (NumPy's
+    /// `IndexError`); found on the device, so the reduction ran and its result is not given.
+    #[error("size mismatch in {operation}: {bad} of the indices are outside -{len}..{len}")]
+    IndexOutOfRange {
+        /// The operation, e.g. `sum_at`.
+        operation: &'static str,
+        /// How many indices were out of range.
+        bad: u32,
+        /// Elements of the indexed array.
+        len: usize,
+    },
 }

@@ -12,7 +12,9 @@
 //!   Declared in Rust with `#[elementwise("z = a * x + y")]` (see
 //!   [`elementwise`](crate::elementwise)), checked at build time: [`ElementwiseFn`](crate::gpuarray::ElementwiseFn).
 //! - [`ReductionKernel`](crate::gpuarray::ReductionKernel): map, reduce, neutral and post-map (CuPy's), over all axes or one;
-//!   `sum`, `dot`, `max`, `min`, `argmax` on arrays are built on it.
+//!   `sum`, `prod`, `mean`, `var`, `std`, `dot`, `max`, `min`, `argmax`, `argmin` on arrays are built on it
+//!   (along an axis with [`ReduceAxis`](crate::gpuarray::ReduceAxis) for `keepdims`).
+//! - [`ScanKernel`](crate::gpuarray::ScanKernel): prefix scans in one pass; `cumsum`/`cumprod` flattened or along an axis.
 //! - [`math`](crate::gpuarray::math): PyCUDA's `cumath` and NumPy's ufuncs on arrays and inside fused
 //!   expressions; comparisons and logic giving [`Bool`](crate::gpuarray::Bool) arrays, `where_`, `any`/`all`.
 //! - [`promote`](crate::gpuarray::promote): NumPy 2's promotion table and arithmetic between two element types.
@@ -63,10 +65,16 @@ mod matmul_plan;
 mod methods;
 pub mod promote;
 pub(crate) mod random;
+mod reduce_at;
+mod reduce_axis;
 mod reduce_ops;
+#[cfg(test)]
+mod reduce_tests;
 mod reduction;
 mod reduction_source;
 pub(crate) mod scan;
+mod scan_ops;
+mod scan_source;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -92,5 +100,6 @@ pub use kernel_args::{KernelArg, MAX_DIMS};
 pub use matmul::{dot, dot_on, matmul, matmul_into, matmul_into_on, matmul_on, MatmulElement};
 pub use promote::{promote_types, result_type, DType, PromoteArg};
 pub use random::{random_source, Distribution};
+pub use reduce_axis::ReduceAxis;
 pub use reduction::{ReductionKernel, ReductionVariant};
 pub use scan::{ScanKernel, ScanVariant};

@@ -1,6 +1,20 @@
-//! `sum`, `dot`, `max`, `min` and `argmax` on arrays, over all axes or along one, built on
-//! [`ReductionKernel`]. Each kernel is defined once per operation and element type for the
-//! process, and found again by that small key.
+//! `sum`, `prod`, `mean`, `var`, `std`, `max`, `min`, `ptp`, `argmax`, `argmin` and `dot` on
+//! arrays, over all axes or along one (with NumPy's `keepdims`: [`ReduceAxis`]), and
+//! `any_axis`/`all_axis` (as `u8`), built on [`ReductionKernel`]. Each kernel is defined once per operation, element type and result type
+//! for the process, and found again by that small key.
+//!
+//! NumPy's semantics, with these choices made explicit:
+//! - `sum` and `prod` accumulate in the element type (integers wrap; NumPy widens integers
+//!   narrower than `int64` to `int64` on Linux): [`sum_as`](DeviceArrayBase::sum_as) and
+//!   [`prod_as`](DeviceArrayBase::prod_as) name the accumulator, e.g. `sum_as::<i64>()` for
+//!   NumPy's result on `i32`. An empty sum is 0, an empty product 1.
+//! - `mean`, `var` and `std` accumulate and return `f64` for every element type (NumPy
+//!   returns `float32` for `float32` input, computed in `float32`); `var` is Welford's (Chan's
+//!   parallel merge), divided by `n - ddof` (NaN or infinity when that is not positive, as
+//!   NumPy's warning case). The mean of an empty array is NaN.
+//! - `max`/`min` propagate NaN; `argmax`/`argmin` give the first NaN's index, else the first
+//!   extreme one. On an empty array (or an empty axis with lanes to fill) they are
+//!   [`ArrayShapeError::EmptyReduction`], as NumPy raises.
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -14,34 +28,78 @@ use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::cast;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_args::KernelArg;
+use crate::gpuarray::reduce_axis::ReduceAxis;
 use crate::gpuarray::reduction::ReductionKernel;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Op {
     Sum,
+    Prod,
     Dot,
     Max,
     Min,
     ArgMax,
+    ArgMin,
+    Mean,
+    /// The variance with this `ddof`, its square root with `root`.
+    Var {
+        ddof: u64,
+        root: bool,
+    },
+    /// `max - min` in one pass.
+    Ptp,
+    /// Whether any element is nonzero (NaN counts), as a `u8` 0 or 1.
+    Any,
+    /// Whether every element is nonzero, as a `u8` 0 or 1.
+    All,
 }
 
 type Cached = Arc<dyn Any + Send + Sync>;
-static KERNELS: Mutex<Option<HashMap<(Op, Scalar), Cached>>> = Mutex::new(None);
+/// A builtin kernel's key: the operation, the element type and the result type.
+type OpKey = (Op, Scalar, Scalar);
+static KERNELS: Mutex<Option<HashMap<OpKey, Cached>>> = Mutex::new(None);
 
-/// The kernel of `op` on elements of `T`, producing `R`.
+/// Welford's running (count, mean, M2) in `double` and Chan et al.'s merge of two of them.
+const WELFORD: &str = "struct gpu_welford { double n; double mean; double m2; };\n\
+__device__ __forceinline__ gpu_welford gpu_w(double n, double mean, double m2) { gpu_welford r; r.n = n; r.mean = mean; r.m2 = m2; return r; }\n\
+__device__ __forceinline__ gpu_welford gpu_wmerge(gpu_welford a, gpu_welford b) {\n\
+if (a.n == 0.0) return b;\nif (b.n == 0.0) return a;\n\
+double n = a.n + b.n, d = b.mean - a.mean;\n\
+return gpu_w(n, a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * (b.n / n))); }\n";
+
+/// The (value, index) of `argmax`/`argmin` and which of two comes first: NaN, then the
+/// extreme value (`>` or `<`), then the lower index.
+fn arg_def(t: &str, cmp: char) -> String {
+    format!(
+        "struct gpu_arg {{ {t} v; long long i; }};\n\
+         __device__ __forceinline__ gpu_arg gpu_mk({t} v, long long i) {{ gpu_arg r; r.v = v; r.i = i; return r; }}\n\
+         __device__ __forceinline__ bool gpu_first(gpu_arg b, gpu_arg a) {{\n\
+         bool bn = b.v != b.v, an = a.v != a.v;\n\
+         if (bn != an) return bn;\n\
+         if (!bn && b.v != a.v) return b.v {cmp} a.v;\n\
+         return b.i < a.i; }}\n"
+    )
+}
+
+/// The kernel of `op` on elements of `T`, producing `R` (and accumulating in `R` for sums
+/// and products).
 fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
     let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
     let map = map.get_or_insert_with(HashMap::new);
     if let Some(k) = map
-        .get(&(op, T::SCALAR))
+        .get(&(op, T::SCALAR, R::SCALAR))
         .and_then(|k| k.clone().downcast::<ReductionKernel<R>>().ok())
     {
         return Ok(k);
     }
-    let t = T::c_name();
-    // The 16-bit floats are summed in `f32`, as NumPy sums `float16`, and rounded once.
+    let (t, r) = (T::c_name(), R::c_name());
+    let x = format!("const {t} *x");
+    // The 16-bit floats are summed in `f32`, as NumPy sums `float16`, and rounded once (unless
+    // the caller named a wider accumulator).
     let sixteen_bit = matches!(T::SCALAR, Scalar::F16 | Scalar::Bf16);
+    let narrow_result = matches!(R::SCALAR, Scalar::F16 | Scalar::Bf16 | Scalar::F32);
     let wide = |x: &str| cast::cast_c(T::SCALAR, Scalar::F32, x);
+    let as_r = cast::cast_c(T::SCALAR, R::SCALAR, "x");
     let sum_in_f32 = |arguments: String, map: String| -> Result<ReductionKernel<R>> {
         let k = ReductionKernel::with_accumulator(
             "reduction",
@@ -55,55 +113,73 @@ fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
     };
     // NaN wins max and min, as in numpy (`a != a` is false for integers).
     let k = match op {
-        Op::Sum if sixteen_bit => sum_in_f32(format!("const {t} *x"), wide("x"))?,
+        Op::Sum if sixteen_bit && narrow_result => sum_in_f32(x.clone(), wide("x"))?,
         Op::Dot if sixteen_bit => sum_in_f32(
             format!("const {t} *x, const {t} *y"),
             format!("{} * {}", wide("x"), wide("y")),
         )?,
-        Op::Sum => ReductionKernel::new(&format!("const {t} *x"), "x", "a + b", &format!("({t})0"))?,
+        Op::Sum => ReductionKernel::new(&x, &as_r, "a + b", &format!("({r})0"))?,
+        Op::Prod => ReductionKernel::new(&x, &as_r, "a * b", &format!("({r})1"))?,
         Op::Dot => ReductionKernel::new(
             &format!("const {t} *x, const {t} *y"),
             "x * y",
             "a + b",
             &format!("({t})0"),
         )?,
-        Op::Max => ReductionKernel::new(
-            &format!("const {t} *x"),
-            "x",
-            "(a != a || a > b) ? a : b",
-            T::C_LOWEST,
-        )?,
-        Op::Min => ReductionKernel::new(
-            &format!("const {t} *x"),
-            "x",
-            "(a != a || a < b) ? a : b",
-            T::C_HIGHEST,
-        )?,
-        Op::ArgMax => {
-            let def = format!(
-                "struct gpu_arg {{ {t} v; long long i; }};\n\
-                 __device__ __forceinline__ gpu_arg gpu_mk({t} v, long long i) {{ gpu_arg r; r.v = v; r.i = i; return r; }}\n\
-                 __device__ __forceinline__ bool gpu_first(gpu_arg b, gpu_arg a) {{\n\
-                 bool bn = b.v != b.v, an = a.v != a.v;\n\
-                 if (bn != an) return bn;\n\
-                 if (!bn && b.v != a.v) return b.v > a.v;\n\
-                 return b.i < a.i; }}\n"
-            );
+        Op::Max => ReductionKernel::new(&x, "x", "(a != a || a > b) ? a : b", T::C_LOWEST)?,
+        Op::Min => ReductionKernel::new(&x, "x", "(a != a || a < b) ? a : b", T::C_HIGHEST)?,
+        Op::ArgMax | Op::ArgMin => {
+            let (cmp, start, name) = match op {
+                Op::ArgMax => ('>', T::C_LOWEST, "argmax"),
+                _ => ('<', T::C_HIGHEST, "argmin"),
+            };
+            let def = arg_def(t, cmp);
             let mut k = ReductionKernel::with_accumulator(
-                "argmax",
-                &format!("const {t} *x"),
+                name,
+                &x,
                 "gpu_mk(x, i)",
                 "gpu_first(b, a) ? b : a",
-                &format!("gpu_mk({}, 9223372036854775807ll)", T::C_LOWEST),
+                &format!("gpu_mk({start}, 9223372036854775807ll)"),
                 ("gpu_arg", &def, 16),
             )?
             .post_map("a.i");
             k.c_order_index = true;
             k
         }
+        Op::Mean => ReductionKernel::new(&x, "(double)x", "a + b", "0.0")?.post_map("a / (double)n"),
+        Op::Var { ddof, root } => {
+            let var = format!("a.m2 / fmax(a.n - {ddof}.0, 0.0)");
+            let post = if root { format!("sqrt({var})") } else { var };
+            ReductionKernel::with_accumulator(
+                "var",
+                &x,
+                "gpu_w(1.0, (double)x, 0.0)",
+                "gpu_wmerge(a, b)",
+                "gpu_w(0.0, 0.0, 0.0)",
+                ("gpu_welford", WELFORD, 24),
+            )?
+            .post_map(&post)
+        }
+        Op::Ptp => {
+            let def = format!(
+                "struct gpu_range {{ {t} lo; {t} hi; }};\n\
+                 __device__ __forceinline__ gpu_range gpu_rg({t} lo, {t} hi) {{ gpu_range r; r.lo = lo; r.hi = hi; return r; }}\n"
+            );
+            ReductionKernel::with_accumulator(
+                "ptp",
+                &x,
+                "gpu_rg(x, x)",
+                "gpu_rg((a.lo != a.lo || a.lo < b.lo) ? a.lo : b.lo, (a.hi != a.hi || a.hi > b.hi) ? a.hi : b.hi)",
+                &format!("gpu_rg({}, {})", T::C_HIGHEST, T::C_LOWEST),
+                ("gpu_range", &def, 2 * std::mem::size_of::<T>()),
+            )?
+            .post_map(&format!("({t})(a.hi - a.lo)"))
+        }
+        Op::Any => ReductionKernel::new(&x, "(unsigned char)(x != 0)", "a | b", "(unsigned char)0")?,
+        Op::All => ReductionKernel::new(&x, "(unsigned char)(x != 0)", "a & b", "(unsigned char)1")?,
     };
     let k = Arc::new(k);
-    map.insert((op, T::SCALAR), k.clone() as Cached);
+    map.insert((op, T::SCALAR, R::SCALAR), k.clone() as Cached);
     Ok(k)
 }
 
@@ -117,15 +193,84 @@ fn scalar<R: Element>(a: DeviceArray<R, IxDyn>) -> Result<R> {
 }
 
 impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
+    /// Reduces over every axis with `op`, producing `R`.
+    fn reduce_all<R: Element>(&self, op: Op) -> Result<R> {
+        scalar(kernel::<S::Elem, R>(op)?.reduce([KernelArg::input(self)])?)
+    }
+
+    /// Reduces along `axis` with `op`, producing `R`, in the `axis`'s form.
+    fn reduce_along<R: Element>(&self, op: Op, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
+        let out = kernel::<S::Elem, R>(op)?.reduce_axis([KernelArg::input(self)], axis.axis)?;
+        axis.shape_result(out)
+    }
+
     /// The sum of every element (0 for an empty array), accumulated in the element type
     /// (`f16` and `bf16` in `f32`, rounded once at the end).
     pub fn sum(&self) -> Result<S::Elem> {
-        scalar(kernel::<S::Elem, S::Elem>(Op::Sum)?.reduce([KernelArg::input(self)])?)
+        self.reduce_all(Op::Sum)
     }
 
-    /// The sums along `axis`, as an array of the other axes.
-    pub fn sum_axis(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        kernel::<S::Elem, S::Elem>(Op::Sum)?.reduce_axis([KernelArg::input(self)], axis)
+    /// The sum of every element converted to and accumulated in `A` (NumPy's `sum(dtype=)`;
+    /// `sum_as::<i64>()` is NumPy's default for `i32` on Linux).
+    pub fn sum_as<A: Element>(&self) -> Result<A> {
+        self.reduce_all(Op::Sum)
+    }
+
+    /// The sums along an axis (`usize`, or [`ReduceAxis::keepdims`]), as an array of the other
+    /// axes.
+    pub fn sum_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        self.reduce_along(Op::Sum, axis.into())
+    }
+
+    /// [`sum_axis`](Self::sum_axis) accumulated in `A`.
+    pub fn sum_axis_as<A: Element>(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<A, IxDyn>> {
+        self.reduce_along(Op::Sum, axis.into())
+    }
+
+    /// The product of every element (1 for an empty array), in the element type.
+    pub fn prod(&self) -> Result<S::Elem> {
+        self.reduce_all(Op::Prod)
+    }
+
+    /// The product of every element converted to and accumulated in `A`.
+    pub fn prod_as<A: Element>(&self) -> Result<A> {
+        self.reduce_all(Op::Prod)
+    }
+
+    /// The products along an axis.
+    pub fn prod_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        self.reduce_along(Op::Prod, axis.into())
+    }
+
+    /// The mean of every element, accumulated in `f64` (NaN for an empty array).
+    pub fn mean(&self) -> Result<f64> {
+        self.reduce_all(Op::Mean)
+    }
+
+    /// The means along an axis, in `f64` (NaN for lanes of an empty axis).
+    pub fn mean_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<f64, IxDyn>> {
+        self.reduce_along(Op::Mean, axis.into())
+    }
+
+    /// The variance of every element, `sum((x - mean)^2) / (n - ddof)`, in `f64` (NumPy's
+    /// `var(ddof=)`; 0 is the population variance, 1 the sample variance).
+    pub fn var(&self, ddof: u64) -> Result<f64> {
+        self.reduce_all(Op::Var { ddof, root: false })
+    }
+
+    /// The variances along an axis, in `f64`.
+    pub fn var_axis(&self, axis: impl Into<ReduceAxis>, ddof: u64) -> Result<DeviceArray<f64, IxDyn>> {
+        self.reduce_along(Op::Var { ddof, root: false }, axis.into())
+    }
+
+    /// The standard deviation, the square root of [`var`](Self::var).
+    pub fn std(&self, ddof: u64) -> Result<f64> {
+        self.reduce_all(Op::Var { ddof, root: true })
+    }
+
+    /// The standard deviations along an axis, in `f64`.
+    pub fn std_axis(&self, axis: impl Into<ReduceAxis>, ddof: u64) -> Result<DeviceArray<f64, IxDyn>> {
+        self.reduce_along(Op::Var { ddof, root: true }, axis.into())
     }
 
     /// The sum of the products of the elements of two arrays of the same shape (any
@@ -141,45 +286,88 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
 
     /// The largest element (NaN if there is one); an error for an empty array.
     pub fn max(&self) -> Result<S::Elem> {
-        if self.is_empty() {
-            return Err(empty_error("max"));
-        }
-        scalar(kernel::<S::Elem, S::Elem>(Op::Max)?.reduce([KernelArg::input(self)])?)
+        self.nonempty("max")?;
+        self.reduce_all(Op::Max)
     }
 
     /// The smallest element (NaN if there is one); an error for an empty array.
     pub fn min(&self) -> Result<S::Elem> {
-        if self.is_empty() {
-            return Err(empty_error("min"));
-        }
-        scalar(kernel::<S::Elem, S::Elem>(Op::Min)?.reduce([KernelArg::input(self)])?)
+        self.nonempty("min")?;
+        self.reduce_all(Op::Min)
     }
 
-    /// The largest elements along `axis`; an error when that axis is empty.
-    pub fn max_axis(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        self.nonempty_axis("max_axis", axis)?;
-        kernel::<S::Elem, S::Elem>(Op::Max)?.reduce_axis([KernelArg::input(self)], axis)
+    /// The largest elements along an axis; an error when that axis is empty.
+    pub fn max_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        let axis = axis.into();
+        self.nonempty_axis("max_axis", axis.axis)?;
+        self.reduce_along(Op::Max, axis)
     }
 
-    /// The smallest elements along `axis`; an error when that axis is empty.
-    pub fn min_axis(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        self.nonempty_axis("min_axis", axis)?;
-        kernel::<S::Elem, S::Elem>(Op::Min)?.reduce_axis([KernelArg::input(self)], axis)
+    /// The smallest elements along an axis; an error when that axis is empty.
+    pub fn min_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        let axis = axis.into();
+        self.nonempty_axis("min_axis", axis.axis)?;
+        self.reduce_along(Op::Min, axis)
     }
 
     /// The flat index (in C order) of the largest element, the first one on a tie (a NaN
     /// counts as largest, as in numpy); an error for an empty array.
     pub fn argmax(&self) -> Result<usize> {
-        if self.is_empty() {
-            return Err(empty_error("argmax"));
-        }
-        Ok(scalar(kernel::<S::Elem, i64>(Op::ArgMax)?.reduce([KernelArg::input(self)])?)? as usize)
+        self.nonempty("argmax")?;
+        Ok(self.reduce_all::<i64>(Op::ArgMax)? as usize)
     }
 
-    /// The index along `axis` of the largest element of each lane.
-    pub fn argmax_axis(&self, axis: usize) -> Result<DeviceArray<i64, IxDyn>> {
-        self.nonempty_axis("argmax_axis", axis)?;
-        kernel::<S::Elem, i64>(Op::ArgMax)?.reduce_axis([KernelArg::input(self)], axis)
+    /// The flat index (in C order) of the smallest element, the first one on a tie (a NaN
+    /// counts as smallest, as in numpy); an error for an empty array.
+    pub fn argmin(&self) -> Result<usize> {
+        self.nonempty("argmin")?;
+        Ok(self.reduce_all::<i64>(Op::ArgMin)? as usize)
+    }
+
+    /// The index along an axis of the largest element of each lane.
+    pub fn argmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
+        let axis = axis.into();
+        self.nonempty_axis("argmax_axis", axis.axis)?;
+        self.reduce_along(Op::ArgMax, axis)
+    }
+
+    /// The index along an axis of the smallest element of each lane.
+    pub fn argmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
+        let axis = axis.into();
+        self.nonempty_axis("argmin_axis", axis.axis)?;
+        self.reduce_along(Op::ArgMin, axis)
+    }
+
+    /// The range of the elements, `max - min` (NumPy's `ptp`; NaN if there is one; integers
+    /// wrap, as in NumPy), in one pass; an error for an empty array.
+    pub fn ptp(&self) -> Result<S::Elem> {
+        self.nonempty("ptp")?;
+        self.reduce_all(Op::Ptp)
+    }
+
+    /// The ranges along an axis; an error when that axis is empty.
+    pub fn ptp_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        let axis = axis.into();
+        self.nonempty_axis("ptp_axis", axis.axis)?;
+        self.reduce_along(Op::Ptp, axis)
+    }
+
+    /// Whether any element along an axis is nonzero (NaN counts, as in NumPy), as `u8` 0 or 1
+    /// (`u8` until the crate has a `bool` element); an empty lane is 0.
+    pub fn any_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<u8, IxDyn>> {
+        self.reduce_along(Op::Any, axis.into())
+    }
+
+    /// Whether every element along an axis is nonzero, as `u8` 0 or 1; an empty lane is 1.
+    pub fn all_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<u8, IxDyn>> {
+        self.reduce_along(Op::All, axis.into())
+    }
+
+    fn nonempty(&self, operation: &'static str) -> Result<()> {
+        if self.is_empty() {
+            return Err(empty_error(operation));
+        }
+        Ok(())
     }
 
     fn nonempty_axis(&self, operation: &'static str, axis: usize) -> Result<()> {
@@ -203,23 +391,63 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
 pub(crate) fn test_kernels(
     variants: &[crate::gpuarray::reduction::ReductionVariant],
 ) -> Vec<(String, Vec<String>)> {
+    fn push<R: Element>(
+        name: String,
+        k: Arc<ReductionKernel<R>>,
+        variants: &[crate::gpuarray::reduction::ReductionVariant],
+        out: &mut Vec<(String, Vec<String>)>,
+    ) {
+        out.push((name, variants.iter().map(|&v| k.source(v)).collect()));
+    }
     fn of<T: Element>(
         variants: &[crate::gpuarray::reduction::ReductionVariant],
         out: &mut Vec<(String, Vec<String>)>,
     ) {
         let name = std::any::type_name::<T>();
-        for op in [Op::Sum, Op::Dot, Op::Max, Op::Min] {
-            let k = kernel::<T, T>(op).unwrap();
-            out.push((
+        for op in [Op::Sum, Op::Prod, Op::Dot, Op::Max, Op::Min] {
+            push(
                 format!("{op:?} {name}"),
-                variants.iter().map(|&v| k.source(v)).collect(),
-            ));
+                kernel::<T, T>(op).unwrap(),
+                variants,
+                out,
+            );
         }
-        let k = kernel::<T, i64>(Op::ArgMax).unwrap();
-        out.push((
-            format!("ArgMax {name}"),
-            variants.iter().map(|&v| k.source(v)).collect(),
-        ));
+        push(
+            format!("Sum as i64 {name}"),
+            kernel::<T, i64>(Op::Sum).unwrap(),
+            variants,
+            out,
+        );
+        for op in [Op::ArgMax, Op::ArgMin] {
+            push(
+                format!("{op:?} {name}"),
+                kernel::<T, i64>(op).unwrap(),
+                variants,
+                out,
+            );
+        }
+        push(
+            format!("Ptp {name}"),
+            kernel::<T, T>(Op::Ptp).unwrap(),
+            variants,
+            out,
+        );
+        for op in [Op::Any, Op::All] {
+            push(
+                format!("{op:?} {name}"),
+                kernel::<T, u8>(op).unwrap(),
+                variants,
+                out,
+            );
+        }
+        for op in [Op::Mean, Op::Var { ddof: 1, root: true }] {
+            push(
+                format!("{op:?} {name}"),
+                kernel::<T, f64>(op).unwrap(),
+                variants,
+                out,
+            );
+        }
     }
     let mut out = Vec::new();
     of::<i8>(variants, &mut out);

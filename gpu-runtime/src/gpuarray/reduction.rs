@@ -5,7 +5,12 @@
 //! elements at a time with aligned vector loads when every array is contiguous) into one
 //! partial per block, in scratch memory from the context's pool, then one block that reduces
 //! the partials and applies the post-map. Along one axis, one block per output element (or,
-//! for short axes, one thread per output element).
+//! for short axes, one thread per output element); when the lanes are adjacent in memory (the
+//! columns of a C-order matrix), one thread per output element and chunk of the axis, so that
+//! a warp reads 32 adjacent elements of a row at a time and there are enough threads to keep
+//! the memory busy, then one thread per output over the chunks' partials; when there are too
+//! few long lanes to fill the GPU with a block each, a block per lane and chunk of the axis,
+//! then the same pass over the partials.
 
 use std::marker::PhantomData;
 
@@ -29,6 +34,12 @@ const MAX_PARTS: u32 = 1024;
 /// Axes shorter than this are reduced one thread per output element.
 const SHORT_AXIS: usize = 64;
 
+/// The fewest rows of a chunk of a column reduction.
+const MIN_CHUNK: usize = 32;
+
+/// The fewest elements of a chunk of a lane split across blocks: 16 per thread.
+const SPLIT_CHUNK: usize = 16 * BLOCK as usize;
+
 /// Which kernel of a [`ReductionKernel`]: see the module documentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReductionVariant {
@@ -42,6 +53,15 @@ pub enum ReductionVariant {
     AxisBlock(usize),
     /// Along one axis of arrays of this many axes, a thread per output element.
     AxisThread(usize),
+    /// Along one axis whose lanes are adjacent in memory (columns), of arrays of this many
+    /// axes: a thread per output element and chunk of the axis, each writing a partial.
+    AxisColumns(usize),
+    /// Along one axis of arrays of this many axes, few long lanes: a block per output
+    /// element and chunk of the axis, each writing a partial.
+    AxisBlockSplit(usize),
+    /// The chunks' partials of [`AxisColumns`](Self::AxisColumns) or
+    /// [`AxisBlockSplit`](Self::AxisBlockSplit) to the results.
+    AxisPartials,
 }
 
 impl ReductionVariant {
@@ -52,6 +72,9 @@ impl ReductionVariant {
             ReductionVariant::Final => 20,
             ReductionVariant::AxisBlock(d) => 30 + d as u32,
             ReductionVariant::AxisThread(d) => 40 + d as u32,
+            ReductionVariant::AxisColumns(d) => 50 + d as u32,
+            ReductionVariant::AxisPartials => 21,
+            ReductionVariant::AxisBlockSplit(d) => 60 + d as u32,
         }
     }
 }
@@ -114,6 +137,54 @@ impl<R: Element> ReductionKernel<R> {
             neutral,
             (R::c_name(), "", std::mem::size_of::<R>()),
         )
+    }
+
+    /// A reduction whose accumulator is the user's `#[repr(C)]` struct `A`, declared to the
+    /// device as the C type `c_type` by `preamble` (PyCUDA's and CuPy's `preamble`): `map`
+    /// makes an `A` of the elements, `reduce` combines two (`a` and `b`), `neutral` is the
+    /// empty one, and [`post_map`](Self::post_map) turns the reduced `a` into the result `R`
+    /// (by default the accumulator must convert to `R`). The generated source asserts
+    /// (`static_assert`) that the C type has `A`'s size and alignment, so a layout mismatch
+    /// is a compile error, not wrong results. Welford's mean and variance in one pass:
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{DeviceArray, KernelArg, ReductionKernel};
+    /// use gpu_runtime::{ndarray::Array1, Context, DeviceRepr};
+    /// #[derive(Clone, Copy)]
+    /// #[repr(C)]
+    /// struct Welford { n: f64, mean: f64, m2: f64 }
+    /// // SAFETY: repr(C), three f64 fields, every bit pattern is valid, and the preamble
+    /// // declares the same struct.
+    /// unsafe impl DeviceRepr for Welford {}
+    /// let preamble = "struct welford { double n, mean, m2; };
+    /// __device__ welford mk(double n, double mean, double m2) { welford w; w.n = n; w.mean = mean; w.m2 = m2; return w; }
+    /// __device__ welford merge(welford a, welford b) {
+    ///   if (a.n == 0) return b; if (b.n == 0) return a;
+    ///   double n = a.n + b.n, d = b.mean - a.mean;
+    ///   return mk(n, a.mean + d * b.n / n, a.m2 + b.m2 + d * d * a.n * b.n / n); }";
+    /// let var = ReductionKernel::<f64>::with_struct_accumulator::<Welford>(
+    ///     "const float *x", "mk(1.0, x, 0.0)", "merge(a, b)", "mk(0.0, 0.0, 0.0)", "welford", preamble,
+    /// )?
+    /// .post_map("a.m2 / a.n");
+    /// let ctx = Context::default()?;
+    /// let x = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![1.0f32, 2.0, 3.0, 4.0]))?;
+    /// assert_eq!(var.reduce([KernelArg::input(&x)])?.to_vec()?, vec![1.25]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn with_struct_accumulator<A: crate::types::DeviceRepr>(
+        arguments: &str,
+        map: &str,
+        reduce: &str,
+        neutral: &str,
+        c_type: &str,
+        preamble: &str,
+    ) -> Result<Self> {
+        let (size, align) = (std::mem::size_of::<A>(), std::mem::align_of::<A>());
+        let def = format!(
+            "{preamble}\nstatic_assert(sizeof({c_type}) == {size} && alignof({c_type}) == {align}, \
+             \"the accumulator's C type must have the size and alignment of the Rust type ({size}, {align})\");\n"
+        );
+        Self::with_accumulator("reduction", arguments, map, reduce, neutral, (c_type, &def, size))
     }
 
     /// A reduction whose accumulator is a C type of its own (defined by `acc.1`, `acc.2`
@@ -364,17 +435,65 @@ impl<R: Element> ReductionKernel<R> {
             return Ok(out);
         }
         let d = shape.len();
-        let v = if m < SHORT_AXIS {
+        // Columns: enough chunks of the axis for two waves of blocks, each chunk at least
+        // `MIN_CHUNK` rows so that the partials stay a small fraction of the bytes read.
+        let cblocks = nout.div_ceil(BLOCK as usize);
+        let wave = kernel_cache::sm_count(&ctx)? as usize * 8;
+        let chunks = (2 * wave)
+            .div_ceil(cblocks)
+            .clamp(1, m.div_ceil(MIN_CHUNK).max(1));
+        let chunk = m.div_ceil(chunks.max(1)).max(1);
+        let chunks = m.div_ceil(chunk);
+        let columns = m >= SHORT_AXIS
+            && lanes_adjacent(&args, axis)
+            && u32::try_from(cblocks * chunks).is_ok()
+            && i32::try_from(chunks).is_ok();
+        // Fewer long lanes than two waves of blocks (and not columns): each lane split into
+        // chunks of at least `SPLIT_CHUNK` elements, a block per lane and chunk, so that every
+        // multiprocessor has work.
+        let split_chunks = if columns || m < SHORT_AXIS {
+            1
+        } else {
+            (2 * wave).div_ceil(nout).clamp(1, m.div_ceil(SPLIT_CHUNK).max(1))
+        };
+        let split_chunk = m.div_ceil(split_chunks).max(1);
+        let split_chunks = m.div_ceil(split_chunk);
+        let split = split_chunks > 1
+            && u32::try_from(nout * split_chunks).is_ok()
+            && i32::try_from(split_chunks).is_ok();
+        let (chunk, chunks) = if split {
+            (split_chunk, split_chunks)
+        } else {
+            (chunk, chunks)
+        };
+        let partials = columns || split;
+        let v = if columns {
+            ReductionVariant::AxisColumns(d)
+        } else if split {
+            ReductionVariant::AxisBlockSplit(d)
+        } else if m < SHORT_AXIS {
             ReductionVariant::AxisThread(d)
         } else {
             ReductionVariant::AxisBlock(d)
         };
         let f = self.prepared(&ctx, v)?;
-        let mut list: Vec<Arg<'_>> = vec![
-            Arg::I64(m as i64),
-            Arg::I64(nout as i64),
-            Arg::output(&mut out.data),
-        ];
+        let mut part = ctx.device_pool()?.alloc::<u8>(if partials {
+            chunks * nout * self.acc_size
+        } else {
+            1
+        })?;
+        let mut list: Vec<Arg<'_>> = vec![Arg::I64(m as i64), Arg::I64(nout as i64)];
+        if columns {
+            list.extend([
+                Arg::I64(chunk as i64),
+                Arg::I64(cblocks as i64),
+                Arg::output(&mut part),
+            ]);
+        } else if split {
+            list.extend([Arg::I64(chunk as i64), Arg::output(&mut part)]);
+        } else {
+            list.push(Arg::output(&mut out.data));
+        }
         let (mut strides, mut along) = (Vec::new(), Vec::new());
         for a in args {
             match a.0 {
@@ -398,9 +517,42 @@ impl<R: Element> ReductionKernel<R> {
         list.append(&mut along);
         let grid = match v {
             ReductionVariant::AxisThread(_) => kernel_cache::grid_for(&ctx, nout as u64)?,
+            // Fits: checked when the variant was chosen.
+            ReductionVariant::AxisColumns(_) => (cblocks * chunks) as u32,
+            ReductionVariant::AxisBlockSplit(_) => (nout * chunks) as u32,
             _ => nout.min(1 << 20) as u32,
         };
         kernel_cache::launch(&f, grid, BLOCK, stream, &list)?;
+        if partials {
+            drop(list);
+            let f = self.prepared(&ctx, ReductionVariant::AxisPartials)?;
+            let list = [
+                Arg::I64(m as i64),
+                Arg::I64(nout as i64),
+                Arg::I32(chunks as i32),
+                Arg::input(&part),
+                Arg::output(&mut out.data),
+            ];
+            let grid = kernel_cache::grid_for(&ctx, nout as u64)?;
+            kernel_cache::launch(&f, grid, BLOCK, stream, &list)?;
+        }
         Ok(out)
     }
+}
+
+/// Whether the lanes of a reduction along `axis` are adjacent in memory: the last other axis
+/// has unit stride in every array (a column reduction of a C-order matrix, a row reduction of
+/// a Fortran one), so that adjacent threads, one per lane, read adjacent elements.
+fn lanes_adjacent(args: &[KernelArg<'_>], axis: usize) -> bool {
+    let mut arrays = args.iter().filter_map(|a| match &a.0 {
+        ArgKind::Array(x) => Some(x),
+        ArgKind::Scalar(..) => None,
+    });
+    arrays.all(|x| {
+        let st = x.strides();
+        match (0..st.len()).rev().find(|&k| k != axis) {
+            Some(k) => st[k].unsigned_abs() == 1 && st[axis].unsigned_abs() != 1,
+            None => false,
+        }
+    })
 }

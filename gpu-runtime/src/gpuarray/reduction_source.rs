@@ -1,6 +1,7 @@
 //! The CUDA C of a [`ReductionKernel`]'s variants: the grid-stride first pass (contiguous,
 //! with aligned vector loads, or strided), the one-block second pass, and the kernels along
-//! one axis (a block, or a thread, per output element).
+//! one axis (a block, or a thread, per output element; or, for columns, a thread per output
+//! and chunk of the axis, then a thread per output over the chunks' partials).
 
 use std::fmt::Write as _;
 
@@ -87,6 +88,56 @@ impl<R: Element> ReductionKernel<R> {
                     "{block}if (threadIdx.x == 0) gpu_out[gpu_out_o] = gpu_post(gpu_s[0], n);\n}}"
                 );
             }
+            ReductionVariant::AxisPartials => {
+                let r = R::c_name();
+                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, int gpu_chunks, const unsigned char *gpu_part, {r} *gpu_out) {{\n{head}for (long long gpu_o = gpu_t; gpu_o < gpu_nout; gpu_o += gpu_nt) {{\n{acc} gpu_acc = ({neutral});");
+                let _ = writeln!(s, "for (int gpu_c = 0; gpu_c < gpu_chunks; ++gpu_c) gpu_acc = gpu_reduce(gpu_acc, ((const {acc} *)gpu_part)[gpu_c * gpu_nout + gpu_o]);\ngpu_out[gpu_o] = gpu_post(gpu_acc, gpu_m);\n}}\n}}");
+            }
+            ReductionVariant::AxisColumns(d) => {
+                let outer = d.saturating_sub(1);
+                let strides = codegen::strides_c(&self.params, outer);
+                let axis: String = self
+                    .params
+                    .iter()
+                    .filter(|p| p.array)
+                    .map(|p| format!(", long long {}__sa", p.name))
+                    .collect();
+                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, long long gpu_chunk, long long gpu_cblocks, unsigned char *gpu_part{params}{strides}{axis}) {{");
+                // Block b: the column block b % cblocks (adjacent outputs, adjacent threads) and
+                // the chunk of rows b / cblocks.
+                let _ = writeln!(s, "const long long gpu_c = blockIdx.x / gpu_cblocks;\nconst long long gpu_o = (blockIdx.x % gpu_cblocks) * blockDim.x + threadIdx.x;\nif (gpu_o >= gpu_nout) return;");
+                let index = codegen::strided_index(&self.params, outer, "gpu_o");
+                let refs = codegen::bind_refs(&self.params, |p| {
+                    format!("{n}__p[{n}__i + i * {n}__sa]", n = p.name)
+                });
+                let _ = writeln!(s, "{index}{acc} gpu_acc = ({neutral});\nconst long long gpu_lo = gpu_c * gpu_chunk;\nconst long long gpu_hi = gpu_lo + gpu_chunk < gpu_m ? gpu_lo + gpu_chunk : gpu_m;");
+                let _ = writeln!(
+                    s,
+                    "#pragma unroll 4\nfor (long long i = gpu_lo; i < gpu_hi; ++i) {}",
+                    step(refs)
+                );
+                let _ = writeln!(s, "(({acc} *)gpu_part)[gpu_c * gpu_nout + gpu_o] = gpu_acc;\n}}");
+            }
+            ReductionVariant::AxisBlockSplit(d) => {
+                let outer = d.saturating_sub(1);
+                let strides = codegen::strides_c(&self.params, outer);
+                let axis: String = self
+                    .params
+                    .iter()
+                    .filter(|p| p.array)
+                    .map(|p| format!(", long long {}__sa", p.name))
+                    .collect();
+                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, long long gpu_chunk, unsigned char *gpu_part{params}{strides}{axis}) {{");
+                // Block b: the lane b % nout and the chunk b / nout of it.
+                let _ = writeln!(s, "const long long gpu_o = blockIdx.x % gpu_nout;\nconst long long gpu_c = blockIdx.x / gpu_nout;");
+                let index = codegen::strided_index(&self.params, outer, "gpu_o");
+                let refs = codegen::bind_refs(&self.params, |p| {
+                    format!("{n}__p[{n}__i + i * {n}__sa]", n = p.name)
+                });
+                let _ = writeln!(s, "{index}{acc} gpu_acc = ({neutral});\nconst long long gpu_lo = gpu_c * gpu_chunk;\nconst long long gpu_hi = gpu_lo + gpu_chunk < gpu_m ? gpu_lo + gpu_chunk : gpu_m;");
+                let _ = writeln!(s, "#pragma unroll 4\nfor (long long i = gpu_lo + threadIdx.x; i < gpu_hi; i += blockDim.x) {}", step(refs));
+                let _ = writeln!(s, "{block}if (threadIdx.x == 0) (({acc} *)gpu_part)[gpu_c * gpu_nout + gpu_o] = gpu_s[0];\n}}");
+            }
             ReductionVariant::AxisBlock(d) | ReductionVariant::AxisThread(d) => {
                 let outer = d.saturating_sub(1);
                 let strides = codegen::strides_c(&self.params, outer);
@@ -106,7 +157,7 @@ impl<R: Element> ReductionKernel<R> {
                     let _ = writeln!(s, "for (long long gpu_o = blockIdx.x; gpu_o < gpu_nout; gpu_o += gridDim.x) {{\n{index}{acc} gpu_acc = ({neutral});");
                     let _ = writeln!(
                         s,
-                        "for (long long i = threadIdx.x; i < gpu_m; i += blockDim.x) {}",
+                        "#pragma unroll 4\nfor (long long i = threadIdx.x; i < gpu_m; i += blockDim.x) {}",
                         step(refs)
                     );
                     let _ = writeln!(s, "{block}if (threadIdx.x == 0) gpu_out[gpu_o] = gpu_post(gpu_s[0], gpu_m);\n__syncthreads();\n}}\n}}");

@@ -1,20 +1,21 @@
 //! [`ScanKernel`]: prefix scans, inclusive and exclusive, with any associative operator and its
-//! neutral (PyCUDA's `InclusiveScanKernel` and `ExclusiveScanKernel`; `cumsum` on arrays).
+//! neutral (PyCUDA's `InclusiveScanKernel` and `ExclusiveScanKernel`; `cumsum` and `cumprod`
+//! on arrays), of the flattened array (NumPy's `axis=None`) or along one axis.
 //!
-//! Three steps, each a generated kernel launched through the checked path: every block scans a
-//! tile of [`TILE`] elements (loaded into shared memory in coalesced order; each thread scans
-//! [`PER_THREAD`] consecutive ones in registers, then the block scans the threads' totals) and
-//! writes its tile and the tile's total; the totals are scanned (exclusively) the same way,
-//! recursively while there is more than one tile; and each tile's prefix is combined back into
-//! its elements. Every step is queued on one stream: nothing waits on the host.
+//! A long run of elements is scanned in one pass with decoupled look-back (see
+//! [`scan_source`](super::scan_source)): every element read once and written once, no second
+//! pass over the output. Scans along an axis with many lanes run one thread per lane down the
+//! axis (adjacent lanes read adjacent memory when the axis is not the innermost one); a few
+//! long lanes are each scanned by the one-pass kernel. Every step is queued on one stream:
+//! nothing waits on the host.
 
-use std::fmt::Write as _;
 use std::marker::PhantomData;
 
-use ndarray::{Dimension, Ix1};
+use ndarray::{Dimension, Ix1, IxDyn};
 
 use crate::driver::context::core::Context;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
+use crate::driver::memory::{memset_d32, memset_d32_async};
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
@@ -23,9 +24,13 @@ use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
 use crate::launch::{Arg, PreparedFunction};
 
 /// Consecutive elements each thread of a scan scans in registers.
-pub const PER_THREAD: u32 = 8;
+pub const PER_THREAD: u32 = 16;
 /// Elements one block of a scan handles: 256 threads of [`PER_THREAD`].
 pub const TILE: u32 = BLOCK * PER_THREAD;
+
+/// Scans along an axis with at least this many lanes run one thread per lane; fewer lanes are
+/// each scanned by the one-pass kernel (when they are long).
+const MANY_LANES: usize = 2048;
 
 /// A scan (prefix reduction) over the elements of `T` with an associative operator of `a` and
 /// `b` (`a` the earlier elements: it need not be commutative) and its neutral element.
@@ -43,8 +48,8 @@ pub const TILE: u32 = BLOCK * PER_THREAD;
 /// ```
 #[derive(Debug, Clone)]
 pub struct ScanKernel<T: Element> {
-    op: String,
-    neutral: String,
+    pub(crate) op: String,
+    pub(crate) neutral: String,
     key: u64,
     _t: PhantomData<fn() -> T>,
 }
@@ -52,10 +57,20 @@ pub struct ScanKernel<T: Element> {
 /// Which kernel of a [`ScanKernel`]: see the module documentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScanVariant {
-    /// Scans each tile and writes its total.
-    Tiles,
-    /// Combines each tile's prefix into its elements.
-    AddPrefix,
+    /// One pass over a run of elements (any stride), tiles chained by decoupled look-back.
+    LookBack,
+    /// Independent lanes along one axis, one thread per lane, the lanes indexed over this many
+    /// other axes.
+    Lanes(usize),
+}
+
+impl ScanVariant {
+    fn code(self) -> u32 {
+        match self {
+            ScanVariant::LookBack => 0,
+            ScanVariant::Lanes(d) => 10 + d as u32,
+        }
+    }
 }
 
 impl<T: Element> ScanKernel<T> {
@@ -79,65 +94,23 @@ impl<T: Element> ScanKernel<T> {
         })
     }
 
-    fn c_name(v: ScanVariant) -> &'static str {
+    pub(crate) fn c_name(v: ScanVariant) -> &'static str {
         match v {
-            ScanVariant::Tiles => "gpu_scan_tiles",
-            ScanVariant::AddPrefix => "gpu_scan_add",
+            ScanVariant::LookBack => "gpu_scan_lookback",
+            ScanVariant::Lanes(_) => "gpu_scan_lanes",
         }
-    }
-
-    /// The CUDA C source of one variant, as it is compiled (with `no_extern_c`).
-    pub fn source(&self, v: ScanVariant) -> String {
-        let t = T::c_name();
-        let (op, neutral, name) = (&self.op, &self.neutral, Self::c_name(v));
-        let mut s = format!("__device__ __forceinline__ {t} gpu_op({t} a, {t} b) {{ return ({op}); }}\n");
-        match v {
-            ScanVariant::Tiles => {
-                let _ = write!(
-                    s,
-                    "extern \"C\" __global__ void {name}(long long n, const {t} *__restrict__ x, long long x_o, long long x_s, {t} *__restrict__ out, {t} *__restrict__ sums, int exclusive) {{\n\
-                     __shared__ {t} tile[{TILE}];\n__shared__ {t} ts[2][{BLOCK}];\n\
-                     const {t} neutral = ({neutral});\n\
-                     const int tid = threadIdx.x;\n\
-                     const long long base = (long long)blockIdx.x * {TILE};\n\
-                     for (int k = 0; k < {PER_THREAD}; ++k) {{ int j = k * {BLOCK} + tid; long long g = base + j; tile[j] = g < n ? x[x_o + g * x_s] : neutral; }}\n\
-                     __syncthreads();\n\
-                     {t} acc = tile[tid * {PER_THREAD}];\n\
-                     for (int k = 1; k < {PER_THREAD}; ++k) acc = gpu_op(acc, tile[tid * {PER_THREAD} + k]);\n\
-                     int pin = 0;\nts[0][tid] = acc;\n__syncthreads();\n\
-                     for (int off = 1; off < {BLOCK}; off <<= 1) {{ {t} v = ts[pin][tid]; if (tid >= off) v = gpu_op(ts[pin][tid - off], v); ts[1 - pin][tid] = v; pin = 1 - pin; __syncthreads(); }}\n\
-                     {t} run = tid > 0 ? ts[pin][tid - 1] : neutral;\n\
-                     for (int k = 0; k < {PER_THREAD}; ++k) {{ {t} v = tile[tid * {PER_THREAD} + k]; {t} next = gpu_op(run, v); tile[tid * {PER_THREAD} + k] = exclusive ? run : next; run = next; }}\n\
-                     __syncthreads();\n\
-                     for (int k = 0; k < {PER_THREAD}; ++k) {{ int j = k * {BLOCK} + tid; long long g = base + j; if (g < n) out[g] = tile[j]; }}\n\
-                     if (tid == 0) sums[blockIdx.x] = ts[pin][{BLOCK} - 1];\n}}\n",
-                    BLOCK = BLOCK
-                );
-            }
-            ScanVariant::AddPrefix => {
-                let _ = write!(
-                    s,
-                    "extern \"C\" __global__ void {name}(long long n, {t} *__restrict__ out, const {t} *__restrict__ prefix) {{\n\
-                     const long long base = (long long)blockIdx.x * {TILE};\n\
-                     const {t} p = prefix[blockIdx.x];\n\
-                     for (int k = 0; k < {PER_THREAD}; ++k) {{ long long g = base + k * {BLOCK} + threadIdx.x; if (g < n) out[g] = gpu_op(p, out[g]); }}\n}}\n"
-                );
-            }
-        }
-        s
     }
 
     fn prepared(&self, ctx: &Context, v: ScanVariant) -> Result<PreparedFunction> {
         let key = KernelKey {
             source: self.key,
-            variant: v as u32,
+            variant: v.code(),
         };
         kernel_cache::prepared(ctx, key, Self::c_name(v), || self.source(v))
     }
 
-    /// The inclusive scan (`out[i] = x[0] op ... op x[i]`) of a 1-D array (any stride) or of a
-    /// C-contiguous array of any shape (in C order), into a new 1-D array, on the legacy
-    /// default stream.
+    /// The inclusive scan (`out[i] = x[0] op ... op x[i]`) of the elements of `x` in C order
+    /// (any layout: NumPy's `axis=None`), into a new 1-D array, on the legacy default stream.
     pub fn inclusive<S: Storage<Elem = T>, D: Dimension>(
         &self,
         x: &DeviceArrayBase<S, D>,
@@ -155,7 +128,8 @@ impl<T: Element> ScanKernel<T> {
     }
 
     /// [`inclusive`](Self::inclusive) (or, with `exclusive`, [`exclusive`](Self::exclusive))
-    /// on `stream`, or (`None`) the legacy default stream; returns without waiting.
+    /// on `stream`, or (`None`) the legacy default stream; returns without waiting. An array
+    /// of two or more axes that is not C-contiguous is first copied into C order.
     pub fn scan<S: Storage<Elem = T>, D: Dimension>(
         &self,
         stream: Option<&Stream>,
@@ -163,106 +137,176 @@ impl<T: Element> ScanKernel<T> {
         exclusive: bool,
     ) -> Result<DeviceArray<T, Ix1>> {
         let n = x.len();
-        let stride = match x.shape() {
-            [_] => x.strides()[0],
-            _ if x.is_standard_layout() => 1,
-            shape => {
-                return Err(ArrayShapeError::ScanLayout {
-                    shape: shape.to_vec(),
-                    strides: x.strides().to_vec(),
-                }
-                .into())
-            }
-        };
         let ctx = x.context().clone();
         let mut out = DeviceArray::<T, Ix1>::empty(&ctx, n)?;
         if n == 0 {
             return Ok(out);
         }
-        let (offset, stride) = (x.offset() as i64, stride as i64);
-        self.level(
-            &ctx,
-            stream,
-            n,
-            (x.storage(), offset, stride),
-            &mut out.data,
-            exclusive,
-        )?;
+        match x.shape() {
+            [_] => {
+                let input = (x.storage(), x.offset() as i64, x.strides()[0] as i64);
+                self.run(&ctx, stream, n, input, (&mut out.data, 0, 1), exclusive)?;
+            }
+            _ if x.is_standard_layout() => {
+                let input = (x.storage(), x.offset() as i64, 1);
+                self.run(&ctx, stream, n, input, (&mut out.data, 0, 1), exclusive)?;
+            }
+            _ => {
+                let c = match stream {
+                    Some(s) => x.to_contiguous_on(s)?,
+                    None => x.to_contiguous()?,
+                };
+                let input = (c.storage(), c.offset() as i64, 1);
+                self.run(&ctx, stream, n, input, (&mut out.data, 0, 1), exclusive)?;
+            }
+        }
         Ok(out)
     }
 
-    /// One level: scans `n` elements of `input` (the memory, the first element, the step)
-    /// into `out`, then the tiles' totals, and combines them back.
-    fn level<I: DeviceRead<T>, O: DeviceWrite<T>>(
+    /// The inclusive scan along `axis` (NumPy's `cumsum(axis=...)` for `a + b`), into a new
+    /// C-order array of `x`'s shape, on the legacy default stream.
+    pub fn inclusive_axis<S: Storage<Elem = T>, D: Dimension>(
+        &self,
+        x: &DeviceArrayBase<S, D>,
+        axis: usize,
+    ) -> Result<DeviceArray<T, IxDyn>> {
+        self.scan_axis(None, x, axis, false)
+    }
+
+    /// The exclusive scan along `axis`; as [`inclusive_axis`](Self::inclusive_axis) otherwise.
+    pub fn exclusive_axis<S: Storage<Elem = T>, D: Dimension>(
+        &self,
+        x: &DeviceArrayBase<S, D>,
+        axis: usize,
+    ) -> Result<DeviceArray<T, IxDyn>> {
+        self.scan_axis(None, x, axis, true)
+    }
+
+    /// The scan along `axis` of an array of any layout, inclusive or `exclusive`, on `stream`
+    /// or (`None`) the legacy default stream; returns without waiting. An axis the array does
+    /// not have is [`ArrayShapeError::AxisOutOfRange`].
+    pub fn scan_axis<S: Storage<Elem = T>, D: Dimension>(
+        &self,
+        stream: Option<&Stream>,
+        x: &DeviceArrayBase<S, D>,
+        axis: usize,
+        exclusive: bool,
+    ) -> Result<DeviceArray<T, IxDyn>> {
+        let shape = x.shape().to_vec();
+        if axis >= shape.len() {
+            return Err(ArrayShapeError::AxisOutOfRange {
+                axis,
+                axes: shape.len(),
+            }
+            .into());
+        }
+        let ctx = x.context().clone();
+        let mut out = DeviceArray::<T, IxDyn>::empty(&ctx, IxDyn(&shape))?;
+        let n = x.len();
+        if n == 0 {
+            return Ok(out);
+        }
+        let m = shape[axis];
+        let lanes = n / m;
+        // The output is C-contiguous: its strides are the products of the later axes.
+        let mut out_strides = vec![1i64; shape.len()];
+        for k in (0..shape.len().saturating_sub(1)).rev() {
+            out_strides[k] = out_strides[k + 1] * shape[k + 1] as i64;
+        }
+        let x_sa = x.strides()[axis] as i64;
+        let others: Vec<(usize, i64, i64)> = (0..shape.len())
+            .filter(|&k| k != axis)
+            .map(|k| (shape[k], x.strides()[k] as i64, out_strides[k]))
+            .collect();
+        if lanes == 1 {
+            let input = (x.storage(), x.offset() as i64, x_sa);
+            self.run(
+                &ctx,
+                stream,
+                m,
+                input,
+                (&mut out.data, 0, out_strides[axis]),
+                exclusive,
+            )?;
+            return Ok(out);
+        }
+        if lanes >= MANY_LANES || m < TILE as usize {
+            let v = ScanVariant::Lanes(others.len());
+            let f = self.prepared(&ctx, v)?;
+            let mut list = vec![
+                Arg::I64(m as i64),
+                Arg::I64(lanes as i64),
+                Arg::input::<T, S>(x.storage()),
+                Arg::I64(x.offset() as i64),
+                Arg::I64(x_sa),
+                Arg::output(&mut out.data),
+                Arg::I64(out_strides[axis]),
+                Arg::I32(exclusive as i32),
+            ];
+            for &(d, xs, os) in &others {
+                list.extend([Arg::I64(d as i64), Arg::I64(xs), Arg::I64(os)]);
+            }
+            let grid = kernel_cache::grid_for(&ctx, lanes as u64)?;
+            return kernel_cache::launch(&f, grid, BLOCK, stream, &list).map(|()| out);
+        }
+        // A few long lanes: each is one run for the one-pass kernel.
+        for lane in 0..lanes {
+            let (mut r, mut xo, mut oo) = (lane, x.offset() as i64, 0i64);
+            for &(d, xs, os) in others.iter().rev() {
+                let c = (r % d) as i64;
+                r /= d;
+                xo += c * xs;
+                oo += c * os;
+            }
+            let input = (x.storage(), xo, x_sa);
+            self.run(
+                &ctx,
+                stream,
+                m,
+                input,
+                (&mut out.data, oo, out_strides[axis]),
+                exclusive,
+            )?;
+        }
+        Ok(out)
+    }
+
+    /// Scans `n` elements of `input` (the memory, the first element, the step) into `out`
+    /// (the same), in one pass.
+    fn run<I: DeviceRead<T>, O: DeviceWrite<T>>(
         &self,
         ctx: &Context,
         stream: Option<&Stream>,
         n: usize,
         input: (&I, i64, i64),
-        out: &mut O,
+        out: (&mut O, i64, i64),
         exclusive: bool,
     ) -> Result<()> {
         let tiles = n.div_ceil(TILE as usize);
         let grid = u32::try_from(tiles).map_err(|_| ArrayShapeError::ScanTooLong { elements: n })?;
         let pool = ctx.device_pool()?;
-        let mut sums = pool.alloc::<T>(tiles)?;
-        let f = self.prepared(ctx, ScanVariant::Tiles)?;
+        // The ticket counter, then one flag per tile: all zero before the launch.
+        let mut status = pool.alloc::<u32>(tiles + 1)?;
+        match stream {
+            Some(s) => memset_d32_async(&mut status, 0, tiles + 1, s)?,
+            None => memset_d32(&mut status, 0, tiles + 1)?,
+        }
+        let mut aggregates = pool.alloc::<T>(tiles)?;
+        let mut inclusive = pool.alloc::<T>(tiles)?;
+        let f = self.prepared(ctx, ScanVariant::LookBack)?;
         let list = [
             Arg::I64(n as i64),
             Arg::input::<T, I>(input.0),
             Arg::I64(input.1),
             Arg::I64(input.2),
-            Arg::output::<T, O>(out),
-            Arg::output(&mut sums),
+            Arg::output::<T, O>(out.0),
+            Arg::I64(out.1),
+            Arg::I64(out.2),
+            Arg::output(&mut status),
+            Arg::output(&mut aggregates),
+            Arg::output(&mut inclusive),
             Arg::I32(exclusive as i32),
         ];
-        kernel_cache::launch(&f, grid, BLOCK, stream, &list)?;
-        if tiles == 1 {
-            return Ok(());
-        }
-        let mut prefix = pool.alloc::<T>(tiles)?;
-        self.level(ctx, stream, tiles, (&sums, 0, 1), &mut prefix, true)?;
-        let f = self.prepared(ctx, ScanVariant::AddPrefix)?;
-        let list = [Arg::I64(n as i64), Arg::output::<T, O>(out), Arg::input(&prefix)];
         kernel_cache::launch(&f, grid, BLOCK, stream, &list)
     }
-}
-
-type Cached = std::sync::Arc<dyn std::any::Any + Send + Sync>;
-static SUMS: std::sync::Mutex<Option<std::collections::HashMap<gpu_cdecl::Scalar, Cached>>> =
-    std::sync::Mutex::new(None);
-
-/// The prefix-sum scan of `T`, defined once per process.
-fn sum_kernel<T: Element>() -> Result<std::sync::Arc<ScanKernel<T>>> {
-    let mut map = SUMS.lock().unwrap_or_else(|p| p.into_inner());
-    let map = map.get_or_insert_with(Default::default);
-    if let Some(k) = map
-        .get(&T::SCALAR)
-        .and_then(|k| k.clone().downcast::<ScanKernel<T>>().ok())
-    {
-        return Ok(k);
-    }
-    let k = std::sync::Arc::new(ScanKernel::<T>::new("a + b", &format!("({})0", T::c_name()))?);
-    map.insert(T::SCALAR, k.clone() as Cached);
-    Ok(k)
-}
-
-impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
-    /// The running sums (numpy's `cumsum`: `out[i] = x[0] + ... + x[i]`) of a 1-D array, or of
-    /// a C-contiguous one in C order, accumulated in the element type (integers wrap).
-    pub fn cumsum(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        sum_kernel::<S::Elem>()?.inclusive(self)
-    }
-
-    /// The exclusive running sums (`out[0] = 0`, `out[i] = x[0] + ... + x[i - 1]`).
-    pub fn cumsum_exclusive(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        sum_kernel::<S::Elem>()?.exclusive(self)
-    }
-}
-
-/// The sources of the prefix-sum scan of `T`, both variants.
-#[cfg(test)]
-pub(crate) fn test_sources<T: Element>() -> [String; 2] {
-    let k = sum_kernel::<T>().unwrap();
-    [k.source(ScanVariant::Tiles), k.source(ScanVariant::AddPrefix)]
 }

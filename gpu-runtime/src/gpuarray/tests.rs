@@ -66,6 +66,10 @@ fn builtin_reduction_kernels_compile() {
         ReductionVariant::Strided(2),
         ReductionVariant::AxisBlock(3),
         ReductionVariant::AxisThread(1),
+        ReductionVariant::AxisColumns(2),
+        ReductionVariant::AxisColumns(3),
+        ReductionVariant::AxisBlockSplit(2),
+        ReductionVariant::AxisPartials,
     ];
     for (name, sources) in test_kernels(&all)
         .into_iter()
@@ -96,10 +100,19 @@ fn generated_declarations_are_readable() {
         ReductionVariant::Contiguous,
         ReductionVariant::Final,
         ReductionVariant::AxisBlock(2),
+        ReductionVariant::AxisColumns(2),
+        ReductionVariant::AxisPartials,
+        ReductionVariant::AxisBlockSplit(1),
     ]) {
-        for (s, code) in sources.iter().zip([0, 20, 32]) {
+        for (s, code) in sources.iter().zip([0, 20, 32, 52, 21, 61]) {
             let base = if name.starts_with("ArgMax") {
                 "argmax"
+            } else if name.starts_with("ArgMin") {
+                "argmin"
+            } else if name.starts_with("Var") {
+                "var"
+            } else if name.starts_with("Ptp") {
+                "ptp"
             } else {
                 "reduction"
             };

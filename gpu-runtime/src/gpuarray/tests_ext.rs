@@ -8,7 +8,7 @@ use crate::gpuarray::elementwise::Variant;
 use crate::gpuarray::expr::{kernel, BinOp, Node, Store};
 use crate::gpuarray::kernel_cache::compile_check;
 use crate::gpuarray::random::{philox4x32_10, random_source, Distribution};
-use crate::gpuarray::scan::test_sources;
+use crate::gpuarray::scan_ops::test_sources;
 
 fn compiles(what: &str, source: &str) {
     if let Err(e) = compile_check(source, "sm_90") {
@@ -144,9 +144,10 @@ fn philox_matches_random123() {
 /// The launch prepares each kernel from its C declaration: every one must be readable.
 #[test]
 fn declarations_are_readable() {
-    let [tiles, add] = test_sources::<u16>();
-    gpu_cdecl::find_kernel(&tiles, "gpu_scan_tiles").unwrap();
-    gpu_cdecl::find_kernel(&add, "gpu_scan_add").unwrap();
+    let sources = test_sources::<u16>();
+    gpu_cdecl::find_kernel(&sources[0], "gpu_scan_lookback").unwrap();
+    gpu_cdecl::find_kernel(&sources[1], "gpu_scan_lanes").unwrap();
+    gpu_cdecl::find_kernel(&sources[2], "gpu_scan_lanes").unwrap();
     for (src, name) in [
         (
             random_source::<u32>(Distribution::Uniform).unwrap(),

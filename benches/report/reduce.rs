@@ -1,0 +1,249 @@
+//! Reductions and scans (`reduce` section): `sum`, `max` and `argmax` of 2^26 floats over all
+//! axes and along each axis of an 8192 x 8192 matrix (axis 0: columns, the strided case; axis
+//! 1: rows), `cumsum` of 2^26 floats, and `sum` at 2^20 and 2^28 to show how the cost grows.
+//! Each row is GB/s of the bytes that must move (4 per element read; 8 for the scan, read and
+//! written) next to `cuMemcpyDtoD` of the same elements in the same run (its read and write
+//! bytes), best of [`ROUNDS`]; and, where CuPy is importable, the same operation through CuPy.
+//!
+//! Over all axes the result stays on the device (as CuPy's 0-d result): the rows run the
+//! kernels `x.sum()`, `x.max()` and `x.argmax()` run, through [`ReductionKernel`] with
+//! `reduce_into`, without the read back to the host. Along an axis they call `sum_axis`,
+//! `max_axis` and `argmax_axis` themselves; results are dropped after the timing ends.
+
+use std::process::Command;
+use std::time::Duration;
+
+use gpu_runtime::cudarc::driver::sys;
+use gpu_runtime::gpuarray::{DeviceArray, KernelArg, ReductionKernel};
+use gpu_runtime::ndarray::{Ix0, Ix1};
+use gpu_runtime::{Context, DeviceRepr, Event};
+
+use crate::table::Row;
+use crate::{best, ok};
+
+const ROUNDS: usize = 9;
+/// Rows and columns of the matrix: 2^26 floats.
+const SIDE: usize = 8192;
+
+/// The GPU time of what `f` queues on the legacy default stream; what it returns is dropped
+/// after the end event has completed, so that freeing it is not timed.
+fn timed<T>(ctx: &Context, f: impl FnOnce() -> gpu_runtime::Result<T>) -> gpu_runtime::Result<Duration> {
+    let (start, end) = (Event::new(ctx)?, Event::new(ctx)?);
+    start.record(None)?;
+    let kept = f()?;
+    end.record(None)?;
+    end.synchronize()?;
+    drop(kept);
+    end.time_since(&start)
+}
+
+fn gbs(bytes: usize, d: Duration) -> f64 {
+    bytes as f64 / d.as_secs_f64() / 1e9
+}
+
+/// The best time of a device-to-device copy of `n` floats from `x`.
+fn copy_floor(ctx: &Context, x: &DeviceArray<f32, Ix1>) -> gpu_runtime::Result<f64> {
+    let n = x.len();
+    let copy = ctx.alloc::<f32>(n)?;
+    let mut raw = Vec::new();
+    for _ in 0..ROUNDS {
+        raw.push(timed(ctx, || {
+            ctx.bind()?;
+            // SAFETY: both allocations hold n floats; the context is current; the copy is
+            // waited for (by the end event) before either is dropped.
+            unsafe {
+                ok(sys::cuMemcpyDtoD_v2(
+                    copy.device_ptr(),
+                    x.storage().device_ptr(),
+                    n * 4,
+                ))
+            };
+            Ok(())
+        })?);
+    }
+    Ok(gbs(8 * n, best(&raw)))
+}
+
+/// The best of [`ROUNDS`] timings of `f`, as GB/s of `bytes`.
+fn rate<T>(
+    ctx: &Context,
+    bytes: usize,
+    mut f: impl FnMut() -> gpu_runtime::Result<T>,
+) -> gpu_runtime::Result<f64> {
+    drop(f()?); // compile and load outside the timings
+    let mut times = Vec::new();
+    for _ in 0..ROUNDS {
+        times.push(timed(ctx, &mut f)?);
+    }
+    Ok(gbs(bytes, best(&times)))
+}
+
+/// `argmax`'s accumulator, for the device-result form of `x.argmax()`.
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct ArgMax {
+    v: f32,
+    i: i64,
+}
+// SAFETY: repr(C), an f32 and an i64 (with padding the device never reads as a value), every
+// bit pattern valid; the preamble declares `struct argmax { float v; long long i; }`.
+unsafe impl DeviceRepr for ArgMax {}
+
+/// The operations of the rows through CuPy in a subprocess, as GB/s in the rows' order, if
+/// CuPy is importable.
+fn cupy() -> Option<Vec<f64>> {
+    let probe = Command::new("python3")
+        .args(["-c", "import cupy"])
+        .output()
+        .ok()?;
+    if !probe.status.success() {
+        return None;
+    }
+    let script = format!(
+        r#"
+import cupy as cp
+def t(f):
+    f()
+    best = 1e9
+    for _ in range({ROUNDS}):
+        s, e = cp.cuda.Event(), cp.cuda.Event()
+        s.record(); f(); e.record(); e.synchronize()
+        best = min(best, cp.cuda.get_elapsed_time(s, e) / 1e3)
+    return best
+n = {SIDE} * {SIDE}
+x = cp.random.random(n, dtype=cp.float32); m = x.reshape({SIDE}, {SIDE})
+out = []
+for f in [lambda: x.sum(), lambda: m.sum(axis=0), lambda: m.sum(axis=1),
+          lambda: x.max(), lambda: m.max(axis=0), lambda: m.max(axis=1),
+          lambda: x.argmax(), lambda: m.argmax(axis=0), lambda: m.argmax(axis=1)]:
+    out.append(4 * n / t(f) / 1e9)
+out.append(8 * n / t(lambda: cp.cumsum(x)) / 1e9)
+for k in (1 << 20, 1 << 28):
+    y = cp.random.random(k, dtype=cp.float32)
+    out.append(4 * k / t(lambda: y.sum()) / 1e9)
+print(*out)
+"#
+    );
+    let out = Command::new("python3").args(["-c", &script]).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+    (v.len() == 12).then_some(v)
+}
+
+fn row(figure: &'static str, ours: f64, floor: f64) -> Row {
+    Row {
+        figure,
+        raw: "cuMemcpyDtoD of the same floats",
+        ours,
+        theirs: floor,
+        unit: "GB/s",
+        higher_is_better: true,
+        target: ">= 0.85x copy bandwidth",
+        rounds: Vec::new(),
+    }
+}
+
+pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let n = SIDE * SIDE;
+    let mut x = DeviceArray::<f32, Ix1>::empty(ctx, n)?;
+    x.fill_uniform(3)?;
+    let m = x.view().reshape((SIDE, SIDE))?;
+    let floor = copy_floor(ctx, &x)?;
+    let sum_k = ReductionKernel::<f32>::new("const float *x", "x", "a + b", "0.0f")?;
+    let max_k = ReductionKernel::<f32>::new(
+        "const float *x",
+        "x",
+        "(a != a || a > b) ? a : b",
+        "__int_as_float(0xff800000)",
+    )?;
+    let argmax_k = ReductionKernel::<i64>::with_struct_accumulator::<ArgMax>(
+        "const float *x",
+        "mk(x, i)",
+        "first(b, a) ? b : a",
+        "mk(__int_as_float(0xff800000), 9223372036854775807ll)",
+        "argmax",
+        "struct argmax { float v; long long i; };\n\
+         __device__ argmax mk(float v, long long i) { argmax r; r.v = v; r.i = i; return r; }\n\
+         __device__ bool first(argmax b, argmax a) { bool bn = b.v != b.v, an = a.v != a.v; if (bn != an) return bn; if (!bn && b.v != a.v) return b.v > a.v; return b.i < a.i; }",
+    )?
+    .post_map("a.i");
+    let mut total = DeviceArray::<f32, Ix0>::zeros(ctx, ())?;
+    let mut index = DeviceArray::<i64, Ix0>::zeros(ctx, ())?;
+    let bytes = 4 * n;
+    let ours = vec![
+        rate(ctx, bytes, || {
+            sum_k.reduce_into(None, [KernelArg::input(&x)], &mut total)
+        })?,
+        rate(ctx, bytes, || m.sum_axis(0))?,
+        rate(ctx, bytes, || m.sum_axis(1))?,
+        rate(ctx, bytes, || {
+            max_k.reduce_into(None, [KernelArg::input(&x)], &mut total)
+        })?,
+        rate(ctx, bytes, || m.max_axis(0))?,
+        rate(ctx, bytes, || m.max_axis(1))?,
+        rate(ctx, bytes, || {
+            argmax_k.reduce_into(None, [KernelArg::input(&x)], &mut index)
+        })?,
+        rate(ctx, bytes, || m.argmax_axis(0))?,
+        rate(ctx, bytes, || m.argmax_axis(1))?,
+        rate(ctx, 2 * bytes, || x.cumsum())?,
+    ];
+    let figures = [
+        "sum of 2^26 floats, all axes (bytes read)",
+        "sum along axis 0 of 8192 x 8192 floats (columns)",
+        "sum along axis 1 of 8192 x 8192 floats (rows)",
+        "max of 2^26 floats, all axes (bytes read)",
+        "max along axis 0 of 8192 x 8192 floats (columns)",
+        "max along axis 1 of 8192 x 8192 floats (rows)",
+        "argmax of 2^26 floats, all axes (bytes read)",
+        "argmax along axis 0 of 8192 x 8192 floats (columns)",
+        "argmax along axis 1 of 8192 x 8192 floats (rows)",
+        "cumsum of 2^26 floats (bytes read + written)",
+    ];
+    let mut rows: Vec<Row> = figures
+        .iter()
+        .zip(&ours)
+        .map(|(&f, &o)| row(f, o, floor))
+        .collect();
+    // How the cost of a sum grows: 2^20 and 2^28 floats, each against its own copy.
+    let mut sizes = Vec::new();
+    for (k, figure) in [
+        (1usize << 20, "sum of 2^20 floats, all axes (bytes read)"),
+        (1 << 28, "sum of 2^28 floats, all axes (bytes read)"),
+    ] {
+        let mut y = DeviceArray::<f32, Ix1>::empty(ctx, k)?;
+        y.fill_uniform(5)?;
+        let floor = copy_floor(ctx, &y)?;
+        let r = rate(ctx, 4 * k, || {
+            sum_k.reduce_into(None, [KernelArg::input(&y)], &mut total)
+        })?;
+        sizes.push(r);
+        let mut rw = row(figure, r, floor);
+        rw.target = "";
+        rows.push(rw);
+    }
+    match cupy() {
+        Some(c) => {
+            let all: Vec<f64> = ours.iter().chain(&sizes).copied().collect();
+            let names = figures.iter().copied().chain([
+                "sum of 2^20 floats, all axes (bytes read)",
+                "sum of 2^28 floats, all axes (bytes read)",
+            ]);
+            for ((figure, o), theirs) in names.zip(all).zip(c) {
+                println!("reduce vs CuPy: {figure}: ours {o:.1} GB/s, CuPy {theirs:.1} GB/s");
+                rows.push(Row {
+                    figure,
+                    raw: "CuPy (subprocess), same operation",
+                    ours: o,
+                    theirs,
+                    unit: "GB/s",
+                    higher_is_better: true,
+                    target: "",
+                    rounds: Vec::new(),
+                });
+            }
+        }
+        None => println!("reduce: CuPy rows skipped: `python3 -c \"import cupy\"` failed here"),
+    }
+    Ok(rows)
+}
