@@ -142,7 +142,27 @@ pub(super) fn check_operation(op: &syn::LitStr, params: &[Param], fn_name: &syn:
             }
             continue;
         };
-        let assigns = next.is_some_and(|n| ASSIGN.contains(&n.text) || matches!(n.text, "++" | "--"))
+        // PyCUDA's indexed form assigns an element: `z[i] = ...`; the token after the
+        // matching `]` says.
+        let after = if next.is_some_and(|n| n.text == "[") {
+            let mut open = 0usize;
+            let mut j = k + 1;
+            while let Some(t) = toks.get(j) {
+                match t.text {
+                    "[" => open += 1,
+                    "]" => open -= 1,
+                    _ => {}
+                }
+                j += 1;
+                if open == 0 {
+                    break;
+                }
+            }
+            toks.get(j).copied()
+        } else {
+            next
+        };
+        let assigns = after.is_some_and(|n| ASSIGN.contains(&n.text) || matches!(n.text, "++" | "--"))
             || prev.is_some_and(|p| matches!(p.text, "++" | "--"));
         if !assigns {
             continue;
