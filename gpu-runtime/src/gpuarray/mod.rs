@@ -33,6 +33,7 @@
 //! defined.
 
 mod array;
+mod broadcast;
 mod builtin;
 mod codegen;
 mod convert;
@@ -46,6 +47,7 @@ mod expr_ops;
 mod kernel_args;
 pub(crate) mod kernel_cache;
 pub mod layout;
+mod linear_combination;
 mod methods;
 pub(crate) mod random;
 mod reduce_ops;
@@ -56,10 +58,13 @@ pub(crate) mod scan;
 mod tests;
 #[cfg(test)]
 mod tests_ext;
+#[cfg(test)]
+mod tests_forms;
 
 pub use array::{
     DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, PooledArray, Storage, StorageMut,
 };
+pub use broadcast::broadcast_shapes;
 pub use curand::{curand_version, CurandFloat, CurandGenerator};
 pub use curand_error::{CurandError, CurandResult};
 pub use element::{Element, Kind};
@@ -67,6 +72,7 @@ pub use elementwise::{ElementwiseKernel, Variant};
 pub use elementwise_fn::ElementwiseFn;
 pub use expr::{BinOp, Expr, Operand, MAX_OPERANDS};
 pub use kernel_args::{KernelArg, MAX_DIMS};
+pub use linear_combination::{linear_combination, linear_combination_on, Coefficient};
 pub use random::{random_source, Distribution};
 pub use reduction::{ReductionKernel, ReductionVariant};
 pub use scan::{ScanKernel, ScanVariant};
