@@ -110,7 +110,10 @@ fn assert_matches(got: &ArrayD<f32>, want: &ArrayD<f32>, tol: f32, what: &str) {
 #[ignore = "needs a CUDA GPU"]
 fn elementwise_kernels_broadcast_random_shapes() -> gpu_runtime::Result<()> {
     let ctx = Context::default()?;
-    let axpy = ElementwiseKernel::new("float a, const float *x, const float *y, float *z", "z = a * x + y")?;
+    let axpy = ElementwiseKernel::new(
+        "float a, const float *x, const float *y, float *z",
+        "z = a * x + y",
+    )?;
     let mut rng = Rng::new(27);
     for round in 0..60 {
         let to = out_shape(&mut rng);
@@ -119,7 +122,10 @@ fn elementwise_kernels_broadcast_random_shapes() -> gpu_runtime::Result<()> {
         let (hx, hy) = (random(&mut rng, &sx), random(&mut rng, &sy));
         let (lx, ly) = (layout(&mut rng, &sx), layout(&mut rng, &sy));
         let (bx, by) = (backing(&mut rng, &hx, lx), backing(&mut rng, &hy, ly));
-        let (x, y) = (DeviceArray::from_ndarray(&ctx, &bx)?, DeviceArray::from_ndarray(&ctx, &by)?);
+        let (x, y) = (
+            DeviceArray::from_ndarray(&ctx, &bx)?,
+            DeviceArray::from_ndarray(&ctx, &by)?,
+        );
         let (vx, vy) = (view(&x, lx), view(&y, ly));
         let a = rng.f32() + 0.5;
         let mut z = DeviceArray::<f32>::zeros(&ctx, IxDyn(&shape))?;
@@ -165,13 +171,21 @@ fn numpy_s_cases_and_long_rows() -> gpu_runtime::Result<()> {
     for (sx, sy) in cases {
         let shape = broadcast_shapes(&[sx, sy])?;
         let (hx, hy) = (random(&mut rng, sx), random(&mut rng, sy));
-        let (x, y) = (DeviceArray::from_ndarray(&ctx, &hx)?, DeviceArray::from_ndarray(&ctx, &hy)?);
+        let (x, y) = (
+            DeviceArray::from_ndarray(&ctx, &hx)?,
+            DeviceArray::from_ndarray(&ctx, &hy)?,
+        );
         let mut z = DeviceArray::<f32>::zeros(&ctx, IxDyn(&shape))?;
         // Both orders: the broadcast operand first or second.
         for swap in [false, true] {
             let (first, second) = if swap { (&y, &x) } else { (&x, &y) };
-            add.launch([KernelArg::input(first), KernelArg::input(second), KernelArg::output(&mut z)])?;
-            let want = &hx.broadcast(shape.clone()).expect("broadcasts") + &hy.broadcast(shape.clone()).expect("broadcasts");
+            add.launch([
+                KernelArg::input(first),
+                KernelArg::input(second),
+                KernelArg::output(&mut z),
+            ])?;
+            let want = &hx.broadcast(shape.clone()).expect("broadcasts")
+                + &hy.broadcast(shape.clone()).expect("broadcasts");
             assert_matches(&z.to_ndarray()?, &want, 0.0, &format!("{sx:?} + {sy:?}"));
         }
     }
@@ -189,16 +203,28 @@ fn in_place_broadcasts_and_errors() -> gpu_runtime::Result<()> {
     let (hy, hx) = (random(&mut rng, &[6, 1000]), random(&mut rng, &[1000]));
     let mut y = DeviceArray::from_ndarray(&ctx, &hy)?;
     let x = DeviceArray::from_ndarray(&ctx, &hx)?;
-    axpy.launch([KernelArg::scalar(2.0f32), KernelArg::input(&x), KernelArg::output(&mut y)])?;
+    axpy.launch([
+        KernelArg::scalar(2.0f32),
+        KernelArg::input(&x),
+        KernelArg::output(&mut y),
+    ])?;
     let want = &hy + &(&hx * 2.0f32);
     assert_matches(&y.to_ndarray()?, &want, 1e-6, "y += 2 x");
     // A 0-d operand.
     let s = DeviceArray::from_ndarray(&ctx, &arr0(-1.5f32).into_dyn())?;
-    axpy.launch([KernelArg::scalar(1.0f32), KernelArg::input(&s), KernelArg::output(&mut y)])?;
+    axpy.launch([
+        KernelArg::scalar(1.0f32),
+        KernelArg::input(&s),
+        KernelArg::output(&mut y),
+    ])?;
     assert_matches(&y.to_ndarray()?, &(&want - 1.5f32), 1e-6, "y += 0-d");
     // The result would be (6, 1000) but the output is (1000,): NumPy's error.
     let mut small = DeviceArray::from_ndarray(&ctx, &hx)?;
-    let r = axpy.launch([KernelArg::scalar(1.0f32), KernelArg::input(&y), KernelArg::output(&mut small)]);
+    let r = axpy.launch([
+        KernelArg::scalar(1.0f32),
+        KernelArg::input(&y),
+        KernelArg::output(&mut small),
+    ]);
     match r {
         Err(Error::Shape(ArrayShapeError::OutputShape { shape, broadcast, .. })) => {
             assert_eq!((shape, broadcast), (vec![1000], vec![6, 1000]));
@@ -207,7 +233,11 @@ fn in_place_broadcasts_and_errors() -> gpu_runtime::Result<()> {
     }
     // Shapes that do not broadcast name both.
     let three = DeviceArray::from_ndarray(&ctx, &random(&mut rng, &[3]))?;
-    let r = axpy.launch([KernelArg::scalar(1.0f32), KernelArg::input(&three), KernelArg::output(&mut y)]);
+    let r = axpy.launch([
+        KernelArg::scalar(1.0f32),
+        KernelArg::input(&three),
+        KernelArg::output(&mut y),
+    ]);
     match r {
         Err(Error::Shape(ArrayShapeError::Broadcast { shape, other })) => {
             assert_eq!((shape, other), (vec![3], vec![6, 1000]));
@@ -239,7 +269,12 @@ fn broadcast_to_matches_ndarray() -> gpu_runtime::Result<()> {
         let wide = v.broadcast_to(&to)?;
         assert_eq!(wide.shape(), to.as_slice());
         let want = h.broadcast(to.clone()).expect("broadcasts").to_owned();
-        assert_matches(&wide.to_contiguous()?.to_ndarray()?, &want, 0.0, &format!("{from:?} -> {to:?}"));
+        assert_matches(
+            &wide.to_contiguous()?.to_ndarray()?,
+            &want,
+            0.0,
+            &format!("{from:?} -> {to:?}"),
+        );
     }
     let a = DeviceArray::from_ndarray(&ctx, &random(&mut rng, &[3, 2]))?;
     assert!(matches!(
@@ -258,21 +293,32 @@ fn other_element_types_and_non_finite_values() -> gpu_runtime::Result<()> {
     let mut rng = Rng::new(12);
     let hi = Array::from_shape_fn(IxDyn(&[5, 1, 7]), |_| (rng.next_u64() % 1000) as i64 - 500);
     let hj = Array::from_shape_fn(IxDyn(&[4, 1]), |_| (rng.next_u64() % 1000) as i64 - 500);
-    let (i, j) = (DeviceArray::from_ndarray(&ctx, &hi)?, DeviceArray::from_ndarray(&ctx, &hj)?);
+    let (i, j) = (
+        DeviceArray::from_ndarray(&ctx, &hi)?,
+        DeviceArray::from_ndarray(&ctx, &hj)?,
+    );
     let got = (&i + &j).eval()?.to_ndarray()?;
-    let want = &hi.broadcast(vec![5, 4, 7]).expect("broadcasts") + &hj.broadcast(vec![5, 4, 7]).expect("broadcasts");
+    let want =
+        &hi.broadcast(vec![5, 4, 7]).expect("broadcasts") + &hj.broadcast(vec![5, 4, 7]).expect("broadcasts");
     assert_eq!(got, want);
     let hd = Array::from_shape_fn(IxDyn(&[3, 400]), |_| rng.f64());
     let he = Array::from_shape_fn(IxDyn(&[400]), |_| rng.f64());
-    let (d, e) = (DeviceArray::from_ndarray(&ctx, &hd)?, DeviceArray::from_ndarray(&ctx, &he)?);
+    let (d, e) = (
+        DeviceArray::from_ndarray(&ctx, &hd)?,
+        DeviceArray::from_ndarray(&ctx, &he)?,
+    );
     let got = (&d * &e).eval()?.to_ndarray()?;
     let want = &hd * &he;
     assert_eq!(got, want);
     let specials = Array1::from(vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -0.0, 1.0]).into_dyn();
     let column = Array::from_shape_vec(IxDyn(&[6, 1]), specials.iter().copied().collect()).expect("a column");
-    let (s, c) = (DeviceArray::from_ndarray(&ctx, &specials)?, DeviceArray::from_ndarray(&ctx, &column)?);
+    let (s, c) = (
+        DeviceArray::from_ndarray(&ctx, &specials)?,
+        DeviceArray::from_ndarray(&ctx, &column)?,
+    );
     let got = (&s + &c).eval()?.to_ndarray()?;
-    let want = &specials.broadcast(vec![6, 6]).expect("broadcasts") + &column.broadcast(vec![6, 6]).expect("broadcasts");
+    let want = &specials.broadcast(vec![6, 6]).expect("broadcasts")
+        + &column.broadcast(vec![6, 6]).expect("broadcasts");
     assert_matches(&got, &want, 0.0, "NaN and infinities");
     Ok(())
 }
@@ -291,7 +337,10 @@ fn pycuda_elwise_kernel() -> gpu_runtime::Result<()> {
     assert!(lin_comb.is_indexed());
     for n in [0usize, 1, 50, 100_003] {
         let (ha, hb) = (Array1::from(rng.vec_f32(n)), Array1::from(rng.vec_f32(n)));
-        let (mut a, mut b) = (DeviceArray::from_ndarray(&ctx, &ha)?, DeviceArray::from_ndarray(&ctx, &hb)?);
+        let (mut a, mut b) = (
+            DeviceArray::from_ndarray(&ctx, &ha)?,
+            DeviceArray::from_ndarray(&ctx, &hb)?,
+        );
         let mut c = DeviceArray::<f32, _>::zeros(&ctx, n)?;
         // `float *x`, not `const float *x`: the kernel may write it, so it is passed as such.
         lin_comb.launch([
@@ -324,7 +373,12 @@ fn pycuda_elwise_kernel_with_options_and_loop_prep() -> gpu_runtime::Result<()> 
     let input = DeviceArray::from_ndarray(&ctx, &hin)?;
     let mut out = DeviceArray::<f32, _>::zeros(&ctx, 50)?;
     add_one.launch([KernelArg::output(&mut out), KernelArg::input(&input)])?;
-    assert_matches(&out.to_ndarray()?.into_dyn(), &(&hin + 1.0).into_dyn(), 1e-6, "add one");
+    assert_matches(
+        &out.to_ndarray()?.into_dyn(),
+        &(&hin + 1.0).into_dyn(),
+        1e-6,
+        "add one",
+    );
 
     let reverse = ElementwiseKernel::new("const float *x, float *z", "*(z + i) = x[n - 1 - i] * scale")?
         .loop_prep("float scale = 2.0f;")
@@ -332,7 +386,12 @@ fn pycuda_elwise_kernel_with_options_and_loop_prep() -> gpu_runtime::Result<()> 
     let mut z = DeviceArray::<f32, _>::zeros(&ctx, 50)?;
     reverse.launch([KernelArg::input(&input), KernelArg::output(&mut z)])?;
     let want: Vec<f32> = hin.iter().rev().map(|v| v * 2.0).collect();
-    assert_matches(&z.to_ndarray()?.into_dyn(), &Array1::from(want).into_dyn(), 0.0, "reversed");
+    assert_matches(
+        &z.to_ndarray()?.into_dyn(),
+        &Array1::from(want).into_dyn(),
+        0.0,
+        "reversed",
+    );
 
     // A view that is not C-contiguous is refused, not read as memory.
     let r = reverse.launch([
@@ -340,7 +399,10 @@ fn pycuda_elwise_kernel_with_options_and_loop_prep() -> gpu_runtime::Result<()> 
         KernelArg::output(&mut DeviceArray::<f32, _>::zeros(&ctx, 25)?),
     ]);
     assert!(
-        matches!(r, Err(Error::Argument(ArgumentError::IndexedNotContiguous { .. }))),
+        matches!(
+            r,
+            Err(Error::Argument(ArgumentError::IndexedNotContiguous { .. }))
+        ),
         "{r:?}"
     );
     Ok(())
@@ -374,5 +436,40 @@ fn linear_combinations() -> gpu_runtime::Result<()> {
     assert_matches(&z.to_ndarray()?, &want, 1e-5, "a x + b y + c w");
     let none: [(Coefficient<'_, f32>, &DeviceArray<f32>); 0] = [];
     assert!(linear_combination(&none, &mut z).is_err());
+    Ok(())
+}
+
+/// Transpose copies (the tiled path: `to_contiguous`, `assign`, `astype` of transposed and
+/// permuted views, reversed axes included, sizes not a multiple of a tile) against ndarray's.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn transpose_copies_match_ndarray() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(77);
+    for round in 0..12 {
+        let (r, c) = (
+            32 + (rng.next_u64() % 700) as usize,
+            32 + (rng.next_u64() % 700) as usize,
+        );
+        let h = random(&mut rng, &[r, c]);
+        let a = DeviceArray::from_ndarray(&ctx, &h)?;
+        let got = a.t().to_contiguous()?.to_ndarray()?;
+        assert_eq!(got, h.t().to_owned(), "round {round}: ({r}, {c})");
+        // A reversed axis: negative strides on one side.
+        let rev = a.slice(gpu_runtime::ndarray::s![..;-1, ..])?;
+        let got = rev.t().astype::<f64>()?.to_ndarray()?;
+        let want = h.slice(gpu_runtime::ndarray::s![..;-1, ..]).t().mapv(f64::from);
+        assert_eq!(got, want, "round {round}: reversed");
+        // Into an array of another layout already there.
+        let mut into = DeviceArray::<f32>::zeros(&ctx, IxDyn(&[c, r]))?;
+        into.assign(&a.t())?;
+        assert_eq!(into.to_ndarray()?, h.t().to_owned());
+    }
+    // A 3-D permutation whose axes merge into a 2-D transpose.
+    let h = random(&mut rng, &[40, 6, 70]);
+    let a = DeviceArray::from_ndarray(&ctx, &h)?;
+    let p = a.view().permuted_axes(&[2, 0, 1])?;
+    let want = h.view().permuted_axes(IxDyn(&[2, 0, 1])).to_owned();
+    assert_eq!(p.to_contiguous()?.to_ndarray()?, want);
     Ok(())
 }

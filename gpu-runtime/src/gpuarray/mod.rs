@@ -60,6 +60,7 @@ mod tests;
 mod tests_ext;
 #[cfg(test)]
 mod tests_forms;
+mod transpose;
 
 pub use array::{
     DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, PooledArray, Storage, StorageMut,
