@@ -32,7 +32,7 @@ fn operand_shape(rng: &mut Rng, to: &[usize]) -> Vec<usize> {
     let drop = (rng.next_u64() % (to.len() as u64 + 1)) as usize;
     to[drop..]
         .iter()
-        .map(|&d| if rng.next_u64() % 3 == 0 { 1 } else { d })
+        .map(|&d| if rng.next_u64().is_multiple_of(3) { 1 } else { d })
         .collect()
 }
 

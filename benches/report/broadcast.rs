@@ -41,7 +41,10 @@ const BROADCAST_BYTES: usize = 4 * (2 * N + SIDE);
 /// The four operations through CuPy in a subprocess, as GB/s of the same bytes, if CuPy is
 /// importable: `(n,m)+(m,)`, `(n,m)+(n,1)`, `cp.ascontiguousarray(a.T)`, `a*x + b*y`.
 fn cupy() -> Option<[f64; 4]> {
-    let probe = Command::new("python3").args(["-c", "import cupy"]).output().ok()?;
+    let probe = Command::new("python3")
+        .args(["-c", "import cupy"])
+        .output()
+        .ok()?;
     if !probe.status.success() {
         return None;
     }
@@ -70,7 +73,10 @@ print(bb / t(lambda: cp.add(a, row, out=z)) / 1e9,
     );
     let out = Command::new("python3").args(["-c", &script]).output().ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
-    let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse::<f64>().ok()).collect();
+    let v: Vec<f64> = text
+        .split_whitespace()
+        .filter_map(|w| w.parse::<f64>().ok())
+        .collect();
     Some([*v.first()?, *v.get(1)?, *v.get(2)?, *v.get(3)?])
 }
 
@@ -121,10 +127,19 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let mut w = DeviceArray::<f32, Ix1>::empty(ctx, N)?;
     let copy = ctx.alloc::<f32>(N)?;
     let by_row = |z: &mut DeviceArray<f32, Ix2>| {
-        add.launch([KernelArg::input(&a), KernelArg::input(&along_rows), KernelArg::output(z)])
+        add.launch([
+            KernelArg::input(&a),
+            KernelArg::input(&along_rows),
+            KernelArg::output(z),
+        ])
     };
-    let by_column =
-        |z: &mut DeviceArray<f32, Ix2>| add.launch([KernelArg::input(&a), KernelArg::input(&column), KernelArg::output(z)]);
+    let by_column = |z: &mut DeviceArray<f32, Ix2>| {
+        add.launch([
+            KernelArg::input(&a),
+            KernelArg::input(&column),
+            KernelArg::output(z),
+        ])
+    };
     let pycuda = |w: &mut DeviceArray<f32, Ix1>| {
         lin.launch([
             2.0f32.into(),
@@ -152,7 +167,13 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             ctx.bind()?;
             // SAFETY: both allocations hold N floats; the context is current; the copy is
             // waited for (by the end event) before either is dropped.
-            unsafe { ok(sys::cuMemcpyDtoD_v2(copy.device_ptr(), x.storage().device_ptr(), N * 4)) };
+            unsafe {
+                ok(sys::cuMemcpyDtoD_v2(
+                    copy.device_ptr(),
+                    x.storage().device_ptr(),
+                    N * 4,
+                ))
+            };
             Ok(())
         })?);
     }
@@ -197,8 +218,16 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             );
             rows.push(cupy_row("broadcast (n,m)+(m,) vs CuPy cp.add", ours[0], c[0]));
             rows.push(cupy_row("broadcast (n,m)+(n,1) vs CuPy cp.add", ours[1], c[1]));
-            rows.push(cupy_row("transpose copy vs CuPy ascontiguousarray(a.T)", ours[2], c[2]));
-            rows.push(cupy_row("z[i] = a*x[i] + b*y[i] vs CuPy raw ElementwiseKernel", ours[3], c[3]));
+            rows.push(cupy_row(
+                "transpose copy vs CuPy ascontiguousarray(a.T)",
+                ours[2],
+                c[2],
+            ));
+            rows.push(cupy_row(
+                "z[i] = a*x[i] + b*y[i] vs CuPy raw ElementwiseKernel",
+                ours[3],
+                c[3],
+            ));
         }
         None => println!("CuPy broadcast rows skipped: `python3 -c \"import cupy\"` failed here"),
     }

@@ -312,6 +312,25 @@ mod tests {
         assert!(errs[0].0.starts_with("`f` writes nothing"), "{}", errs[0].0);
     }
 
+    /// PyCUDA's indexed form: `z[i] = ...` assigns `z`; `x[i] = ...` assigns the read-only
+    /// `x`; reading `x[n - 1 - i]` is a read.
+    #[test]
+    fn indexed_assignments_count() {
+        assert_eq!(op_errors("z[i] = a * x[i] + y[n - 1 - i]", AXPY), Vec::new());
+        assert_eq!(op_errors("z[x[0] > 0 ? i : 0] += 1", AXPY), Vec::new());
+        let errs = op_errors("x[i] = 1; z[i] = y[i]", AXPY);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(
+            errs[0].0.starts_with("the operation assigns to `x`"),
+            "{}",
+            errs[0].0
+        );
+        let errs = op_errors("y[i] == z[i]", AXPY);
+        assert!(errs
+            .iter()
+            .any(|(m, _)| m.starts_with("`z` is taken as `&mut` but the operation never assigns it")));
+    }
+
     #[test]
     fn control_flow_and_brackets() {
         let errs = op_errors("return; z = y", AXPY);

@@ -242,7 +242,7 @@ mod tests {
     fn shapes_that_do_not_broadcast_name_both() {
         let err = broadcast_shapes(&[&[3], &[4]]).unwrap_err();
         assert!(
-            matches!(&err, crate::Error::Shape(ArrayShapeError::Broadcast { shape, other }) if shape == &[3] && other == &[4]),
+            matches!(&err, crate::error::Error::Shape(ArrayShapeError::Broadcast { shape, other }) if shape == &[3] && other == &[4]),
             "{err:?}"
         );
         assert!(err.to_string().contains("[3]") && err.to_string().contains("[4]"));
@@ -252,7 +252,7 @@ mod tests {
         // The shape of those before is named: (1, 3) after (2, 1) is (2, 3), which (4,) breaks.
         let err = broadcast_shapes(&[&[2, 1], &[1, 3], &[4]]).unwrap_err();
         assert!(
-            matches!(&err, crate::Error::Shape(ArrayShapeError::Broadcast { shape, other }) if shape == &[2, 3] && other == &[4]),
+            matches!(&err, crate::error::Error::Shape(ArrayShapeError::Broadcast { shape, other }) if shape == &[2, 3] && other == &[4]),
             "{err:?}"
         );
     }

@@ -231,7 +231,7 @@ pub(crate) fn check_args<'s>(
 }
 
 /// The error of a launch without an array.
-pub(crate) fn no_array(kernel: &str) -> crate::Error {
+pub(crate) fn no_array(kernel: &str) -> crate::error::Error {
     ArgumentError::NoArray {
         kernel: kernel.into(),
         needs: "a generated kernel",
