@@ -473,3 +473,31 @@ fn transpose_copies_match_ndarray() -> gpu_runtime::Result<()> {
     assert_eq!(p.to_contiguous()?.to_ndarray()?, want);
     Ok(())
 }
+
+#[gpu_runtime::elementwise("z[i] = a * x[i] + y[n - 1 - i]")]
+fn declared_indexed(a: f32, x: &DeviceArray<f32>, y: &DeviceArray<f32>, z: &mut DeviceArray<f32>);
+
+/// An `#[elementwise]` fn in PyCUDA's indexed form runs the kernel its build-time check
+/// compiled.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn declared_indexed_fn_runs() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(53);
+    let (hx, hy) = (random(&mut rng, &[3, 333]), random(&mut rng, &[3, 333]));
+    let (x, y) = (
+        DeviceArray::from_ndarray(&ctx, &hx)?,
+        DeviceArray::from_ndarray(&ctx, &hy)?,
+    );
+    let mut z = DeviceArray::<f32>::zeros(&ctx, IxDyn(&[3, 333]))?;
+    declared_indexed(1.5, &x, &y, &mut z)?;
+    let flat_y: Vec<f32> = hy.iter().copied().collect();
+    let want: Vec<f32> = hx
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| 1.5 * v + flat_y[flat_y.len() - 1 - i])
+        .collect();
+    let want = Array::from_shape_vec(IxDyn(&[3, 333]), want).expect("the shape");
+    assert_matches(&z.to_ndarray()?, &want, 1e-6, "declared indexed");
+    Ok(())
+}
