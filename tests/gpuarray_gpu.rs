@@ -2,7 +2,9 @@
 //! random data: random shapes (empty ones included), C and Fortran order, and views that are
 //! not contiguous (steps, negative steps, transposes).
 
-use gpu_runtime::gpuarray::{DeviceArray, ElementwiseKernel, KernelArg, PooledArray, ReductionKernel};
+use gpu_runtime::gpuarray::{
+    broadcast_shapes, DeviceArray, ElementwiseKernel, KernelArg, PooledArray, ReductionKernel,
+};
 use gpu_runtime::ndarray::{s, Array, ArrayD, Axis, IxDyn, ShapeBuilder};
 use gpu_runtime::{ArgumentError, ArrayShapeError, Context, Error, Stream};
 use gpu_suite::Rng;
@@ -174,10 +176,19 @@ fn elementwise_on_random_layouts() -> gpu_runtime::Result<()> {
                 KernelArg::input(&vy),
                 KernelArg::output(&mut DeviceArray::<f32>::zeros(&ctx, IxDyn(wx.shape()))?),
             ]);
-            assert!(matches!(
-                r,
-                Err(Error::Shape(ArrayShapeError::ShapesDiffer { .. }))
-            ));
+            // Shapes broadcast by NumPy's rules (tests/array_broadcast_gpu.rs checks the
+            // values); `z` has x's shape, so a larger broadcast is an output error.
+            match broadcast_shapes(&[wx.shape(), wy.shape()]) {
+                Err(_) => assert!(
+                    matches!(r, Err(Error::Shape(ArrayShapeError::Broadcast { .. }))),
+                    "{r:?}"
+                ),
+                Ok(s) if s != wx.shape() => assert!(
+                    matches!(r, Err(Error::Shape(ArrayShapeError::OutputShape { .. }))),
+                    "{r:?}"
+                ),
+                Ok(_) => r?,
+            }
             continue;
         }
         let a = rng.f32();
@@ -346,10 +357,16 @@ fn expressions_on_random_layouts() -> gpu_runtime::Result<()> {
         let (va, vb) = (device_view(&a, ka), device_view(&b, kb));
         let (wa, wb) = (host_view(&ha, ka), host_view(&hb, kb));
         if wa.shape() != wb.shape() {
-            assert!(matches!(
-                (&va + &vb).eval(),
-                Err(Error::Shape(ArrayShapeError::ShapesDiffer { .. }))
-            ));
+            // Shapes broadcast by NumPy's rules (tests/array_broadcast_gpu.rs checks the
+            // values); the result has the broadcast shape.
+            let r = (&va + &vb).eval();
+            match broadcast_shapes(&[wa.shape(), wb.shape()]) {
+                Err(_) => assert!(
+                    matches!(r, Err(Error::Shape(ArrayShapeError::Broadcast { .. }))),
+                    "{r:?}"
+                ),
+                Ok(s) => assert_eq!(r?.shape(), s.as_slice()),
+            }
             continue;
         }
         let s = rng.f32() + 0.5;
@@ -636,10 +653,17 @@ fn macro_elementwise_matches_ndarray() -> gpu_runtime::Result<()> {
         if wx.shape() != wy.shape() {
             let mut z = DeviceArray::<f32>::zeros(&ctx, IxDyn(wx.shape()))?;
             let r = macro_axpy(1.0, &vx, &vy, &mut z);
-            assert!(
-                matches!(r, Err(Error::Shape(ArrayShapeError::ShapesDiffer { .. }))),
-                "{r:?}"
-            );
+            match broadcast_shapes(&[wx.shape(), wy.shape()]) {
+                Err(_) => assert!(
+                    matches!(r, Err(Error::Shape(ArrayShapeError::Broadcast { .. }))),
+                    "{r:?}"
+                ),
+                Ok(s) if s != wx.shape() => assert!(
+                    matches!(r, Err(Error::Shape(ArrayShapeError::OutputShape { .. }))),
+                    "{r:?}"
+                ),
+                Ok(_) => r?,
+            }
             continue;
         }
         let a = rng.f32();

@@ -5,8 +5,9 @@
 //! `--features cublas`, also cuBLAS through cudarc on our buffers against cudarc's own slices). The JSON goes
 //! to `$GPU_BENCH_JSON`, else `$OUT/bench-report.json` when `OUT` is set, else
 //! `target/bench-report.json`. `GPU_BENCH_ONLY=threads,compile` (section names: launch, threads,
-//! compile, memory, graph, dependent, loops, gpuarray, math, reduce, serve, cublas, matmul) runs only those sections.
+//! compile, memory, graph, dependent, loops, gpuarray, broadcast, math, reduce, serve, cublas, matmul) runs only those sections.
 
+mod broadcast;
 mod compile;
 #[cfg(feature = "cublas")]
 mod cublas;
@@ -109,6 +110,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("gpuarray", gpuarray::rows),
         ("math", math::rows),
         ("reduce", reduce::rows),
+        ("broadcast", broadcast::rows),
         ("serve", serve::rows),
         #[cfg(feature = "cublas")]
         ("cublas", cublas::rows),

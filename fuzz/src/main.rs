@@ -354,7 +354,7 @@ fn exercise(src: &str) -> Result<String, String> {
     {
         use gpu_cdecl::elementwise::{Elementwise, Param, Role, Variant};
         let params = [Param::new("x", "float", Role::Input), Param::new("z", "float", Role::Output)];
-        let k = Elementwise { name: "k", params: &params, operation: src, preamble: "" };
+        let k = Elementwise { name: "k", params: &params, operation: src, ..Elementwise::default() };
         let cuda = k.source(&[Variant::Contiguous, Variant::Strided(2)]);
         if cuda.matches(&format!("#line 1 \"operation\"\n{src}\n;")).count() < 3 {
             return Err("elementwise: the operation is not in each loop".to_owned());

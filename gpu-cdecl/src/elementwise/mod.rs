@@ -4,10 +4,17 @@
 //! `#[elementwise]` fn), and the macro's build-time check compiles the same text, so the
 //! kernel checked is the kernel that runs.
 //!
-//! Arrays are named in the operation as their elements: with `float *z, const float *x`, the
-//! operation `z = 2 * x` writes each element of `z`. `i` is the element's flat index in C
-//! order and `n` the number of elements. The operation is preceded by `#line 1 "operation"`,
-//! so that the compiler's messages give its own lines and columns.
+//! Two forms of operation are accepted, told apart by [`is_indexed`]:
+//! - element-bound (CuPy's): arrays are named in the operation as their elements: with `float
+//!   *z, const float *x`, the operation `z = 2 * x` writes each element of `z`;
+//! - indexed (PyCUDA's): an array argument's name followed by `[` (`z[i] = 2 * x[i]`) makes
+//!   every array a plain pointer to its first element, indexed by the operation itself; only
+//!   [`Variant::Indexed`] is generated, for arrays contiguous in C order.
+//!
+//! In both, `i` is the element's flat index in C order and `n` the number of elements;
+//! `loop_prep` runs in each thread before its loop and `after_loop` after it (PyCUDA's). The
+//! operation is preceded by `#line 1 "operation"`, so that the compiler's messages give its own
+//! lines and columns.
 //!
 //! ```
 //! use gpu_cdecl::elementwise::{Elementwise, Param, Role, Variant};
@@ -17,7 +24,7 @@
 //!     Param::new("x", "float", Role::Input),
 //!     Param::new("z", "float", Role::Output),
 //! ];
-//! let k = Elementwise { name: "axpy", params: &params, operation: "z = a * x", preamble: "" };
+//! let k = Elementwise { name: "axpy", params: &params, operation: "z = a * x", ..Elementwise::default() };
 //! let cuda = k.source(&[Variant::Contiguous]);
 //! assert!(cuda.contains("extern \"C\" __global__ void axpy_contig(long long n, int gpu_vec, float a, \
 //!                        const float *__restrict__ x__p, long long x__o, float *__restrict__ z__p, long long z__o)"));
@@ -30,7 +37,7 @@ mod pieces;
 
 use std::fmt::Write as _;
 
-pub use operation::{is_ident, may_read, mentions};
+pub use operation::{indexes, is_ident, may_read, mentions};
 pub use param::{Param, Role};
 pub use pieces::{bind_refs, params_c, strided_index, strides_c, vec4_align, VEC4};
 
@@ -49,20 +56,29 @@ pub enum Variant {
     /// (`gpu_vec4`, when its `int gpu_vec` argument is nonzero), and a scalar tail.
     Contiguous,
     /// Any other layout, over this many axes: each array's storage index is computed from the
-    /// shape and its strides, passed as arguments after the user's.
+    /// shape and its strides, passed as arguments after the user's (broadcast axes have
+    /// stride 0). Its `long long gpu_chunk` argument (after `n`) picks the loop: 0, one flat
+    /// grid-stride loop over elements; otherwise (two axes or more) rows of the last axis in
+    /// tiles of `gpu_chunk` elements, one tile per block at a time, so that the index
+    /// arithmetic of the other axes is done once per tile, not once per element.
     Strided(usize),
+    /// PyCUDA's indexed form: every array is a pointer to its first element and the operation
+    /// indexes it (`z[i] = a * x[i]`), in one grid-stride loop over `i` in `0..n`.
+    Indexed,
 }
 
 impl Variant {
-    /// Every variant a kernel may be compiled as: the contiguous one, and the strided ones
-    /// over 1 to [`MAX_DIMS`] axes.
+    /// Every element-bound variant a kernel may be compiled as: the contiguous one, and the
+    /// strided ones over 1 to [`MAX_DIMS`] axes ([`Elementwise::variants`] gives those of one
+    /// kernel, which for an indexed operation is [`Variant::Indexed`] alone).
     pub fn all() -> impl Iterator<Item = Variant> {
         std::iter::once(Variant::Contiguous).chain((1..=MAX_DIMS).map(Variant::Strided))
     }
 }
 
-/// An elementwise kernel: its name, arguments, operation and preamble.
-#[derive(Debug, Clone, Copy)]
+/// An elementwise kernel: its name, arguments, operation, preamble, and the code before and
+/// after each thread's loop.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Elementwise<'a> {
     /// The kernel's name, a C identifier; each variant's C name is made from it
     /// ([`kernel_name`](Self::kernel_name)).
@@ -73,6 +89,11 @@ pub struct Elementwise<'a> {
     pub operation: &'a str,
     /// C code placed before the kernels: helper functions, `#include`s.
     pub preamble: &'a str,
+    /// C statements each thread runs before its loop (PyCUDA's `loop_prep`): locals declared
+    /// here are in scope in the operation.
+    pub loop_prep: &'a str,
+    /// C statements each thread runs after its loop (PyCUDA's `after_loop`).
+    pub after_loop: &'a str,
 }
 
 /// The loop's first index and its stride: a grid-stride loop.
@@ -85,6 +106,22 @@ impl Elementwise<'_> {
         match variant {
             Variant::Contiguous => format!("{}_contig", self.name),
             Variant::Strided(d) => format!("{}_strided{d}", self.name),
+            Variant::Indexed => format!("{}_indexed", self.name),
+        }
+    }
+
+    /// True when the operation is in PyCUDA's indexed form ([`is_indexed`]).
+    pub fn is_indexed(&self) -> bool {
+        is_indexed(self.params, self.operation)
+    }
+
+    /// Every variant the run time may compile for this kernel: [`Variant::Indexed`] for an
+    /// indexed operation, else [`Variant::all`].
+    pub fn variants(&self) -> Vec<Variant> {
+        if self.is_indexed() {
+            vec![Variant::Indexed]
+        } else {
+            Variant::all().collect()
         }
     }
 
@@ -98,9 +135,28 @@ impl Elementwise<'_> {
             match v {
                 Variant::Contiguous => self.contiguous(&mut s),
                 Variant::Strided(d) => self.strided(&mut s, d),
+                Variant::Indexed => self.indexed(&mut s),
             }
         }
         s
+    }
+
+    /// `loop_prep` on a line of its own, or nothing.
+    fn prep_line(&self) -> String {
+        if self.loop_prep.is_empty() {
+            String::new()
+        } else {
+            format!("{}\n", self.loop_prep)
+        }
+    }
+
+    /// `after_loop` on a line of its own, or nothing.
+    fn after_line(&self) -> String {
+        if self.after_loop.is_empty() {
+            String::new()
+        } else {
+            format!("{}\n", self.after_loop)
+        }
     }
 
     /// The operation in a block of its own, numbered from its own first line.
@@ -117,6 +173,7 @@ impl Elementwise<'_> {
             "extern \"C\" __global__ void {}(long long n, int gpu_vec{params}) {{\n{HEAD}",
             self.kernel_name(Variant::Contiguous)
         );
+        s.push_str(&self.prep_line());
         let _ = writeln!(
             s,
             "long long gpu_done = 0;\nif (gpu_vec) {{\nlong long gpu_nv = n / 4;"
@@ -150,26 +207,89 @@ impl Elementwise<'_> {
         let refs = bind_refs(self.params, |p| format!("{n}__p[{n}__o + i]", n = p.name));
         let _ = writeln!(
             s,
-            "for (long long i = gpu_done + gpu_t; i < n; i += gpu_nt) {{ {refs}\n{op}\n}}\n}}"
+            "for (long long i = gpu_done + gpu_t; i < n; i += gpu_nt) {{ {refs}\n{op}\n}}\n{}}}",
+            self.after_line()
         );
     }
 
     fn strided(&self, s: &mut String, ndim: usize) {
         let params = params_c(self.params);
         let strides = strides_c(self.params, ndim);
+        let op = self.operation_block();
         let _ = writeln!(
             s,
-            "extern \"C\" __global__ void {}(long long n{params}{strides}) {{\n{HEAD}",
-            self.kernel_name(Variant::Strided(ndim))
+            "extern \"C\" __global__ void {}(long long n, long long gpu_chunk{params}{strides}) {{\n{HEAD}{}",
+            self.kernel_name(Variant::Strided(ndim)),
+            self.prep_line()
         );
         let index = strided_index(self.params, ndim, "i");
         let refs = bind_refs(self.params, |p| format!("{n}__p[{n}__i]", n = p.name));
+        let flat = format!("for (long long i = gpu_t; i < n; i += gpu_nt) {{\n{index}{refs}\n{op}\n}}\n");
+        if ndim < 2 {
+            // One axis: the flat loop has no division to save.
+            let _ = writeln!(s, "{flat}{}}}", self.after_line());
+            return;
+        }
+        let last = ndim - 1;
+        // The row's first element of each array, from the axes before the last (the flat
+        // index of a row counts rows in C order).
+        let row_index = strided_index(self.params, last, "gpu_row");
+        let row_refs = bind_refs(self.params, |p| {
+            format!("{n}__p[{n}__i + gpu_c * {n}__s{last}]", n = p.name)
+        });
         let _ = writeln!(
             s,
-            "for (long long i = gpu_t; i < n; i += gpu_nt) {{\n{index}{refs}\n{}\n}}\n}}",
-            self.operation_block()
+            "if (gpu_chunk == 0) {{\n{flat}}} else {{\n\
+             long long gpu_chunks = (gpu_d{last} + gpu_chunk - 1) / gpu_chunk;\n\
+             long long gpu_tiles = (n / gpu_d{last}) * gpu_chunks;\n\
+             for (long long gpu_tile = blockIdx.x; gpu_tile < gpu_tiles; gpu_tile += gridDim.x) {{\n\
+             long long gpu_row = gpu_tile / gpu_chunks;\n\
+             long long gpu_c0 = (gpu_tile - gpu_row * gpu_chunks) * gpu_chunk;\n\
+             long long gpu_c1 = min(gpu_c0 + gpu_chunk, gpu_d{last});\n\
+             {row_index}\
+             #pragma unroll 4\n\
+             for (long long gpu_c = gpu_c0 + threadIdx.x; gpu_c < gpu_c1; gpu_c += blockDim.x) {{\n\
+             long long i __attribute__((unused)) = gpu_row * gpu_d{last} + gpu_c; {row_refs}\n{op}\n}}\n}}\n}}\n{}}}",
+            self.after_line()
         );
     }
+
+    /// PyCUDA's kernel: each array a pointer to its first element, `i` declared before the
+    /// loop (so that `after_loop` sees where it ended, as PyCUDA's does).
+    fn indexed(&self, s: &mut String) {
+        let params = params_c(self.params);
+        let _ = writeln!(
+            s,
+            "extern \"C\" __global__ void {}(long long n{params}) {{",
+            self.kernel_name(Variant::Indexed)
+        );
+        for p in self.params.iter().filter(|p| p.is_array()) {
+            let konst = if p.role == Role::Output { "" } else { "const " };
+            let _ = writeln!(
+                s,
+                "{konst}{t} *__restrict__ {n} __attribute__((unused)) = {n}__p + {n}__o;",
+                t = p.c_type,
+                n = p.name
+            );
+        }
+        let _ = writeln!(
+            s,
+            "{HEAD}{}long long i;\nfor (i = gpu_t; i < n; i += gpu_nt) {}\n{}}}",
+            self.prep_line(),
+            self.operation_block(),
+            self.after_line()
+        );
+    }
+}
+
+/// True when `operation` is in PyCUDA's indexed form: some array argument's name is followed
+/// by `[` (`x[i]`), as an element-bound operation never writes it (an element is not an
+/// array). Then every array is a pointer in the operation, not an element.
+pub fn is_indexed(params: &[Param<'_>], operation: &str) -> bool {
+    params
+        .iter()
+        .filter(|p| p.is_array())
+        .any(|p| indexes(operation, p.name))
 }
 
 #[cfg(test)]

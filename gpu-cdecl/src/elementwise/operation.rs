@@ -32,6 +32,29 @@ pub fn mentions(code: &str, name: &str) -> bool {
     false
 }
 
+/// True when the C text `code` indexes the identifier `name` (`name[`, spaces allowed before
+/// the bracket, not as a member `a.name[`): PyCUDA's indexed form of an operation.
+pub fn indexes(code: &str, name: &str) -> bool {
+    let bytes = code.as_bytes();
+    let is_id = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut from = 0;
+    while let Some(pos) = code[from..].find(name) {
+        let (start, end) = (from + pos, from + pos + name.len());
+        from = end;
+        let before_ok = start == 0 || !is_id(bytes[start - 1]);
+        let after_ok = end == bytes.len() || !is_id(bytes[end]);
+        let member = code[..start].trim_end().ends_with(['.', '>']);
+        let word_start = code[..start]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(0, |k| k + 1);
+        let in_number = bytes.get(word_start).is_some_and(|b| b.is_ascii_digit());
+        if before_ok && after_ok && !member && !in_number && code[end..].trim_start().starts_with('[') {
+            return true;
+        }
+    }
+    false
+}
+
 /// True when `op` may read `name`, or may leave it unwritten: then the contiguous fast path
 /// loads that output before running `op` (it stores the whole chunk back). Only an operation
 /// whose first statement is `name = ...`, and that uses `name` nowhere else but in such plain
@@ -96,6 +119,17 @@ mod tests {
         // Not written at all: the old value stays.
         assert!(may_read("zz = 1", "z"));
         assert!(!may_read("z = zz", "z"));
+    }
+
+    #[test]
+    fn indexing_is_found() {
+        assert!(indexes("z[i] = a*x[i] + b*y[i]", "x"));
+        assert!(indexes("z [i] = 1", "z"));
+        assert!(!indexes("z = x", "x"));
+        assert!(!indexes("z = xx[i]", "x"));
+        assert!(!indexes("z = s.x[0]", "x"));
+        assert!(!indexes("z = p->x[0]", "x"));
+        assert!(!indexes("z = x + y[0]", "x"));
     }
 
     #[test]

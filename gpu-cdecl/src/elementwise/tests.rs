@@ -13,6 +13,7 @@ fn axpy(operation: &str) -> Elementwise<'_> {
         params: &AXPY,
         operation,
         preamble: "#define TWO 2",
+        ..Elementwise::default()
     }
 }
 
@@ -63,23 +64,71 @@ fn the_strided_kernel_indexes_every_array_through_its_strides() {
         name: "f",
         params: &params,
         operation: "z = x + k // a comment",
-        preamble: "",
+        ..Elementwise::default()
     };
     let src = k.source(&[Variant::Strided(3)]);
+    let op = "const int &x = x__p[x__i];int &z = z__p[z__i];\n{\n#line 1 \"operation\"\nz = x + k // a comment\n;}\n";
     let expected = [
         VEC4,
         "\n",
-        "extern \"C\" __global__ void f_strided3(long long n, const int *__restrict__ x__p, long long x__o, \
+        "extern \"C\" __global__ void f_strided3(long long n, long long gpu_chunk, const int *__restrict__ x__p, long long x__o, \
          long long k, int *__restrict__ z__p, long long z__o, long long gpu_d0, long long gpu_d1, long long gpu_d2, \
          long long x__s0, long long x__s1, long long x__s2, long long z__s0, long long z__s1, long long z__s2) {\n",
         HEAD,
-        "\nfor (long long i = gpu_t; i < n; i += gpu_nt) {\n",
+        "\nif (gpu_chunk == 0) {\n",
+        "for (long long i = gpu_t; i < n; i += gpu_nt) {\n",
         "long long gpu_r = i; long long x__i = x__o; long long z__i = z__o; \
          { long long gpu_c = gpu_r % gpu_d2; gpu_r /= gpu_d2; x__i += gpu_c * x__s2; z__i += gpu_c * z__s2; } \
          { long long gpu_c = gpu_r % gpu_d1; gpu_r /= gpu_d1; x__i += gpu_c * x__s1; z__i += gpu_c * z__s1; } \
          { long long gpu_c = gpu_r; x__i += gpu_c * x__s0; z__i += gpu_c * z__s0; }\n",
         // The `;` after the comment's line ends the statement.
-        "const int &x = x__p[x__i];int &z = z__p[z__i];\n{\n#line 1 \"operation\"\nz = x + k // a comment\n;}\n}\n}\n",
+        op,
+        "}\n} else {\n",
+        // Rows of the last axis in tiles: the other axes' index once per tile.
+        "long long gpu_chunks = (gpu_d2 + gpu_chunk - 1) / gpu_chunk;\n\
+         long long gpu_tiles = (n / gpu_d2) * gpu_chunks;\n\
+         for (long long gpu_tile = blockIdx.x; gpu_tile < gpu_tiles; gpu_tile += gridDim.x) {\n\
+         long long gpu_row = gpu_tile / gpu_chunks;\n\
+         long long gpu_c0 = (gpu_tile - gpu_row * gpu_chunks) * gpu_chunk;\n\
+         long long gpu_c1 = min(gpu_c0 + gpu_chunk, gpu_d2);\n",
+        "long long gpu_r = gpu_row; long long x__i = x__o; long long z__i = z__o; \
+         { long long gpu_c = gpu_r % gpu_d1; gpu_r /= gpu_d1; x__i += gpu_c * x__s1; z__i += gpu_c * z__s1; } \
+         { long long gpu_c = gpu_r; x__i += gpu_c * x__s0; z__i += gpu_c * z__s0; }\n",
+        "#pragma unroll 4\nfor (long long gpu_c = gpu_c0 + threadIdx.x; gpu_c < gpu_c1; gpu_c += blockDim.x) {\n\
+         long long i __attribute__((unused)) = gpu_row * gpu_d2 + gpu_c; \
+         const int &x = x__p[x__i + gpu_c * x__s2];int &z = z__p[z__i + gpu_c * z__s2];\n\
+         {\n#line 1 \"operation\"\nz = x + k // a comment\n;}\n}\n}\n}\n}\n",
+    ]
+    .concat();
+    assert_eq!(src, expected);
+}
+
+#[test]
+fn the_indexed_kernel_is_pycuda_s_loop_over_pointers() {
+    let k = Elementwise {
+        name: "lin",
+        params: &AXPY,
+        operation: "z[i] = a * x[i] + y[i]",
+        loop_prep: "float two = 2;",
+        after_loop: "(void)two;",
+        ..Elementwise::default()
+    };
+    assert!(k.is_indexed());
+    assert_eq!(k.variants(), vec![Variant::Indexed]);
+    assert!(!axpy("z = a * x").is_indexed());
+    assert_eq!(axpy("z = x").variants().len(), 1 + MAX_DIMS);
+    let src = k.source(&[Variant::Indexed]);
+    let expected = [
+        VEC4,
+        "\n",
+        "extern \"C\" __global__ void lin_indexed(long long n, float a, \
+         const float *__restrict__ x__p, long long x__o, const double *__restrict__ y__p, long long y__o, \
+         float *__restrict__ z__p, long long z__o) {\n",
+        "const float *__restrict__ x __attribute__((unused)) = x__p + x__o;\n",
+        "const double *__restrict__ y __attribute__((unused)) = y__p + y__o;\n",
+        "float *__restrict__ z __attribute__((unused)) = z__p + z__o;\n",
+        HEAD,
+        "float two = 2;\nlong long i;\nfor (i = gpu_t; i < n; i += gpu_nt) {\n#line 1 \"operation\"\nz[i] = a * x[i] + y[i]\n;}\n(void)two;\n}\n",
     ]
     .concat();
     assert_eq!(src, expected);
@@ -100,8 +149,9 @@ fn one_module_holds_several_variants_after_one_vector_type() {
         assert!(kernel.contains(&format!("void {}(", k.kernel_name(v))));
     }
     assert_eq!(k.kernel_name(Variant::Strided(2)), "axpy_strided2");
-    // Each binding of the operation: the vector chunk, the scalar tail, the strided index.
-    assert_eq!(all.matches("#line 1 \"operation\"\nz = x\n;").count(), 4);
+    // Each binding of the operation: the vector chunk, the scalar tail, the strided index
+    // (over one axis: the flat loop; over two: the flat loop and the rows).
+    assert_eq!(all.matches("#line 1 \"operation\"\nz = x\n;").count(), 5);
 }
 
 #[test]

@@ -1,12 +1,13 @@
 //! The CUDA C the build-time check compiles: the run time's own kernels for this fn.
 
-use gpu_cdecl::elementwise::{self as generator, Elementwise, Variant};
+use gpu_cdecl::elementwise::{self as generator, Elementwise};
 
 use crate::elementwise::params::Param;
 
 /// The module the build-time check compiles: every variant the run time may compile for
-/// this fn, written by the generator the run time uses (`gpu_cdecl::elementwise`), from the
-/// same name, argument list and operation, so that the check compiles the text that runs.
+/// this fn (`Elementwise::variants`: the indexed kernel alone for PyCUDA's indexed form),
+/// written by the generator the run time uses (`gpu_cdecl::elementwise`), from the same name,
+/// argument list and operation, so that the check compiles the text that runs.
 pub(super) fn check_source(name: &str, params: &[Param], op: &str) -> String {
     let names: Vec<String> = params.iter().map(Param::c_name).collect();
     let c_params: Vec<generator::Param<'_>> = params
@@ -14,20 +15,19 @@ pub(super) fn check_source(name: &str, params: &[Param], op: &str) -> String {
         .zip(&names)
         .map(|(p, n)| generator::Param::new(n, p.c_type, p.role))
         .collect();
-    let variants: Vec<Variant> = Variant::all().collect();
-    Elementwise {
+    let kernel = Elementwise {
         name,
         params: &c_params,
         operation: op,
-        preamble: "",
-    }
-    .source(&variants)
+        ..Elementwise::default()
+    };
+    kernel.source(&kernel.variants())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpu_cdecl::elementwise::{Role, OPERATION_FILE};
+    use gpu_cdecl::elementwise::{Role, Variant, OPERATION_FILE};
 
     use crate::elementwise::params::c_arguments;
     use crate::elementwise::test_support::{params, AXPY};
@@ -81,7 +81,7 @@ mod tests {
                 name: "f",
                 params: &run_time_params,
                 operation: op,
-                preamble: "",
+                ..Elementwise::default()
             };
             // Every variant the run time may compile is in the check's module, as it is
             // generated at run time.
@@ -99,10 +99,16 @@ mod tests {
             "extern \"C\" __global__ void axpy_contig(long long n, int gpu_vec, float a, const float *__restrict__ x__p, long long x__o"
         ));
         assert!(src.contains("void axpy_strided8("));
+        // The vector chunk and the tail; the flat loop of each strided kernel, and the rows
+        // of those over two axes or more.
         assert_eq!(
             src.matches("{\n#line 1 \"operation\"\nz = a * x + y\n;}").count(),
-            2 + 8
+            2 + 8 + 7
         );
+        // PyCUDA's indexed form: the indexed kernel alone, as the run time compiles it.
+        let indexed = check_source("axpy", &params(AXPY), "z[i] = a * x[i] + y[i]");
+        assert!(indexed.contains("void axpy_indexed("));
+        assert!(!indexed.contains("_contig(") && !indexed.contains("_strided"));
     }
 
     /// The check's module for valid operations compiles with NVRTC (as the build-time check
@@ -116,6 +122,7 @@ mod tests {
         let cases = [
             (AXPY, "z = a * x + y"),
             (AXPY, "z += i * a + x - y; // uses the index"),
+            (AXPY, "z[i] = a * x[i] + y[n - 1 - i]; // PyCUDA's indexed form"),
             (
                 "fn f(k: u64, b: &mut PooledArray<i8>, c: &DeviceArray<u16>);",
                 "b = c > k ? 1 : 0",

@@ -142,7 +142,27 @@ pub(super) fn check_operation(op: &syn::LitStr, params: &[Param], fn_name: &syn:
             }
             continue;
         };
-        let assigns = next.is_some_and(|n| ASSIGN.contains(&n.text) || matches!(n.text, "++" | "--"))
+        // PyCUDA's indexed form assigns an element: `z[i] = ...`; the token after the
+        // matching `]` says.
+        let after = if next.is_some_and(|n| n.text == "[") {
+            let mut open = 0usize;
+            let mut j = k + 1;
+            while let Some(t) = toks.get(j) {
+                match t.text {
+                    "[" => open += 1,
+                    "]" => open -= 1,
+                    _ => {}
+                }
+                j += 1;
+                if open == 0 {
+                    break;
+                }
+            }
+            toks.get(j).copied()
+        } else {
+            next
+        };
+        let assigns = after.is_some_and(|n| ASSIGN.contains(&n.text) || matches!(n.text, "++" | "--"))
             || prev.is_some_and(|p| matches!(p.text, "++" | "--"));
         if !assigns {
             continue;
@@ -290,6 +310,25 @@ mod tests {
         let errs = op_errors("a + 1", "fn f(a: f32, x: &DeviceArray<f32>);");
         assert_eq!(errs.len(), 1);
         assert!(errs[0].0.starts_with("`f` writes nothing"), "{}", errs[0].0);
+    }
+
+    /// PyCUDA's indexed form: `z[i] = ...` assigns `z`; `x[i] = ...` assigns the read-only
+    /// `x`; reading `x[n - 1 - i]` is a read.
+    #[test]
+    fn indexed_assignments_count() {
+        assert_eq!(op_errors("z[i] = a * x[i] + y[n - 1 - i]", AXPY), Vec::new());
+        assert_eq!(op_errors("z[x[0] > 0 ? i : 0] += 1", AXPY), Vec::new());
+        let errs = op_errors("x[i] = 1; z[i] = y[i]", AXPY);
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(
+            errs[0].0.starts_with("the operation assigns to `x`"),
+            "{}",
+            errs[0].0
+        );
+        let errs = op_errors("y[i] == z[i]", AXPY);
+        assert!(errs
+            .iter()
+            .any(|(m, _)| m.starts_with("`z` is taken as `&mut` but the operation never assigns it")));
     }
 
     #[test]

@@ -368,6 +368,20 @@ pub enum ArgumentError {
         /// The element type asked for.
         element: &'static str,
     },
+    /// An array of an elementwise kernel in PyCUDA's indexed form (`x[i]`) that is not
+    /// contiguous in C order: the operation indexes memory, which only such an array lays out
+    /// as its indices.
+    #[error("kernel `{kernel}`: `{name}` (shape {shape:?}, strides {strides:?}) is not contiguous in C order, and the operation indexes it as memory (`{name}[i]`); pass `to_contiguous()` of it, or write the operation on elements (`{name}` for `{name}[i]`)")]
+    IndexedNotContiguous {
+        /// The kernel.
+        kernel: Box<str>,
+        /// The array's parameter.
+        name: String,
+        /// The array's shape.
+        shape: Vec<usize>,
+        /// Its strides, in elements.
+        strides: Vec<isize>,
+    },
 }
 
 /// What an [`ArgumentError::ArgDiffers`] most likely is, for its message's hint.

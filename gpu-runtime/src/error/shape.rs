@@ -169,4 +169,35 @@ pub enum ArrayShapeError {
         /// Elements of the indexed array.
         len: usize,
     },
+    /// Shapes that do not broadcast together by NumPy's rules (aligned on the last axis, each
+    /// axis of equal lengths or one of them 1).
+    #[error("size mismatch in broadcast: shapes {shape:?} and {other:?} cannot be broadcast together")]
+    Broadcast {
+        /// The shape of the arrays before (their broadcast), or the array's.
+        shape: Vec<usize>,
+        /// The shape that does not fit it.
+        other: Vec<usize>,
+    },
+    /// An array an elementwise kernel writes whose shape is not the broadcast shape of the
+    /// arrays (outputs are not broadcast: an in-place result cannot grow).
+    #[error("size mismatch in elementwise: the output `{param}` has shape {shape:?} but the arrays broadcast to {broadcast:?}")]
+    OutputShape {
+        /// The kernel parameter.
+        param: String,
+        /// Its shape.
+        shape: Vec<usize>,
+        /// The shape the arrays broadcast to.
+        broadcast: Vec<usize>,
+    },
+    /// An array an elementwise kernel writes whose elements overlap each other (a stride 0 on
+    /// an axis longer than 1, as a broadcast view has): threads would race on one element.
+    #[error("size mismatch in elementwise: the output `{param}` (shape {shape:?}, strides {strides:?}) names one element at several indices; write to a contiguous array")]
+    OutputOverlapsItself {
+        /// The kernel parameter.
+        param: String,
+        /// Its shape.
+        shape: Vec<usize>,
+        /// Its strides, in elements.
+        strides: Vec<isize>,
+    },
 }

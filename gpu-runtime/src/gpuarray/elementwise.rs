@@ -1,27 +1,39 @@
 //! [`ElementwiseKernel`]: a kernel written as one operation on elements (PyCUDA's and CuPy's
 //! `ElementwiseKernel`), generated, compiled once per context, and launched over arrays of any
-//! layout.
+//! layout, broadcast together by NumPy's rules.
 //!
-//! Arrays are named in the operation as their elements, CuPy's way: with `float *z, const
-//! float *x`, the operation `z = 2 * x` writes each element of `z`. `i` is the element's flat
-//! index in C order and `n` the number of elements.
+//! Two forms of operation are accepted (see [`ElementwiseKernel::new`]):
+//! - element-bound (CuPy's): arrays are named in the operation as their elements: with
+//!   `float *z, const float *x`, the operation `z = 2 * x` writes each element of `z`;
+//! - indexed (PyCUDA's): `z[i] = 2 * x[i]`, every array a pointer to its first element.
 //!
-//! Two variants are generated from each operation, each on first use in a context:
+//! In both, `i` is the element's flat index in C order and `n` the number of elements.
+//!
+//! The arrays a kernel reads are broadcast to one shape ([`broadcast_shapes`]: stride 0 on the
+//! broadcast axes, no copy); the arrays it writes must have that shape. Then one of the
+//! variants generated from the operation runs, each compiled on first use in a context:
 //! - contiguous (every array contiguous in C order, or every one in Fortran order when the
 //!   operation does not use `i`): a grid-stride loop over four elements at a time with
 //!   aligned vector loads and stores (`gpu_vec4`) when every array's first element is
 //!   aligned, and a scalar tail;
 //! - strided (any other layout: steps, transposes, reversed axes, broadcasts), one per number
-//!   of axes: the storage index of each array is computed from the shape and its strides,
-//!   passed as arguments.
+//!   of axes after merging the axes every array walks as one (`layout::coalesce`): the
+//!   storage index of each array is computed from the shape and its strides, passed as
+//!   arguments; when the last axis is long, rows of it are walked in tiles, so that the
+//!   index arithmetic of the other axes is paid once per tile;
+//! - indexed, for PyCUDA's form: one grid-stride loop over `i`, for arrays contiguous in C
+//!   order of one shape (others are an error, not a wrong read).
+//!
+//! [`broadcast_shapes`]: crate::gpuarray::broadcast_shapes
 
 use gpu_cdecl::elementwise::{Elementwise, Param as CParam};
 
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, Result};
 use crate::gpuarray::cast;
+use crate::gpuarray::broadcast::broadcast_args;
 use crate::gpuarray::codegen;
-use crate::gpuarray::kernel_args::{check_args, parse_params, ArgKind, ArrayArg, KernelArg, Param};
+use crate::gpuarray::kernel_args::{check_args, parse_params, ArgKind, KernelArg, Param};
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
 use crate::gpuarray::layout;
 use crate::launch::Arg;
@@ -35,8 +47,17 @@ fn variant_code(variant: Variant) -> u32 {
     match variant {
         Variant::Contiguous => 0,
         Variant::Strided(d) => 1 + d as u32,
+        Variant::Indexed => 100,
     }
 }
+
+/// The last axis' length from which the strided variant walks rows in tiles: shorter rows
+/// would leave most of a block's threads without an element.
+const ROWS_FROM: usize = 256;
+
+/// The most elements of a row one tile holds: 8 per thread of a block, enough to pay for the
+/// index arithmetic of the other axes, few enough that short rows still fill the device.
+const TILE: usize = 8 * BLOCK as usize;
 
 /// An operation on the elements of arrays, as a kernel (PyCUDA's `ElementwiseKernel(arguments,
 /// operation)`).
@@ -54,15 +75,41 @@ fn variant_code(variant: Variant) -> u32 {
 /// assert_eq!(z.to_ndarray()?[[2, 1]], 3.0);
 /// # Ok::<(), gpu_runtime::Error>(())
 /// ```
+///
+/// PyCUDA's form, with PyCUDA's `preamble`, `loop_prep` and `after_loop`:
+///
+/// ```no_run
+/// use gpu_runtime::gpuarray::{DeviceArray, ElementwiseKernel, KernelArg};
+/// use gpu_runtime::{ndarray::Array1, Context};
+/// let ctx = Context::default()?;
+/// let lin = ElementwiseKernel::with_name(
+///     "lin_comb",
+///     "float a, const float *x, float b, const float *y, float *z",
+///     "z[i] = my_f(a * x[i], b * y[i]) + c",
+/// )?
+/// .preamble("__device__ float my_f(float p, float q) { return p + q; }")
+/// .loop_prep("float c = 0.5f;");
+/// let x = DeviceArray::from_ndarray(&ctx, &Array1::<f32>::ones(1000))?;
+/// let y = DeviceArray::from_ndarray(&ctx, &Array1::<f32>::ones(1000))?;
+/// let mut z = DeviceArray::<f32, _>::zeros(&ctx, 1000)?;
+/// lin.launch([2.0f32.into(), KernelArg::input(&x), 3.0f32.into(), KernelArg::input(&y), KernelArg::output(&mut z)])?;
+/// assert_eq!(z.to_ndarray()?[7], 5.5);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct ElementwiseKernel {
     name: String,
+    arguments: String,
     params: Vec<Param>,
     operation: String,
     preamble: String,
+    loop_prep: String,
+    after_loop: String,
     /// The operation uses `i`, the flat index in C order: Fortran-contiguous arrays then take
     /// the strided path (the contiguous one counts in storage order).
     c_order_index: bool,
+    /// PyCUDA's indexed form (`x[i]`): arrays are pointers, only the indexed variant runs.
+    indexed: bool,
     key: u64,
 }
 
@@ -73,10 +120,26 @@ impl ElementwiseKernel {
     }
 
     /// A kernel from its C `arguments` (scalars of the element types, `const T *` for arrays
-    /// it reads, `T *` for arrays it writes) and its `operation` on elements. The arguments
-    /// are read here; the operation is compiled on the first launch in each context (or by
-    /// compiling [`source`](Self::source) with a [`SourceModule`](crate::SourceModule), which needs no GPU),
-    /// and a CUDA error in it is an [`Error::Compile`](crate::Error::Compile) then.
+    /// it reads, `T *` for arrays it writes) and its `operation`. The arguments are read here;
+    /// the operation is compiled on the first launch in each context (or by compiling
+    /// [`source`](Self::source) with a [`SourceModule`](crate::SourceModule), which needs no
+    /// GPU), and a CUDA error in it is an [`Error::Compile`](crate::Error::Compile) then.
+    ///
+    /// The operation is in one of two forms, told apart by its text:
+    /// - **indexed** (PyCUDA's), when some array argument's name is followed by `[`
+    ///   (`"z[i] = a*x[i] + b*y[i]"`): each array is a pointer to its first element, which
+    ///   the operation indexes itself (pointer arithmetic included), with `i` the index of
+    ///   the loop and `n` the number of elements. Every array must be contiguous in C order
+    ///   and of one shape (a view that is not is an
+    ///   [`ArgumentError::IndexedNotContiguous`], not a wrong read); nothing is broadcast.
+    /// - **element-bound** (CuPy's) otherwise (`"z = a*x + b*y"`): each array name is its
+    ///   element at the index being computed, and arrays of any layout are broadcast
+    ///   together by NumPy's rules ([`launch`](Self::launch)).
+    ///
+    /// PyCUDA's `ElementwiseKernel(arguments, operation, name, preamble=, loop_prep=,
+    /// after_loop=)` is `ElementwiseKernel::with_name(name, arguments, operation)` with
+    /// [`preamble`](Self::preamble), [`loop_prep`](Self::loop_prep) and
+    /// [`after_loop`](Self::after_loop).
     pub fn with_name(name: &str, arguments: &str, operation: &str) -> Result<Self> {
         if !codegen::is_ident(name) {
             return Err(ArgumentError::NotAnIdentifier { kernel: name.into() }.into());
@@ -91,33 +154,60 @@ impl ElementwiseKernel {
         }
         // CUDA's headers of the 16-bit float types the arguments name.
         let preamble = cast::headers_for(params.iter().map(|p| p.scalar));
+        let indexed = gpu_cdecl::elementwise::is_indexed(&codegen::c_params(&params), operation);
         let mut k = ElementwiseKernel {
             name: name.to_owned(),
+            arguments: arguments.to_owned(),
             params,
             operation: operation.to_owned(),
             preamble,
+            loop_prep: String::new(),
+            after_loop: String::new(),
             c_order_index: codegen::mentions(operation, "i"),
+            indexed,
             key: 0,
         };
-        k.rekey(arguments);
+        k.rekey();
         Ok(k)
     }
 
-    /// C code placed before the kernel: helper functions, `#include`s.
+    /// C code placed before the kernel: helper functions, `#include`s (PyCUDA's `preamble`).
     pub fn preamble(mut self, code: &str) -> Self {
         self.preamble = cast::headers_for(self.params.iter().map(|p| p.scalar)) + code;
-        let args = self.params.iter().map(|p| format!("{p:?}")).collect::<String>();
-        self.rekey(&args);
+        self.rekey();
         self
     }
 
-    fn rekey(&mut self, arguments: &str) {
+    /// C statements each thread runs once before its loop over elements (PyCUDA's
+    /// `loop_prep`): locals declared here are in scope in the operation.
+    pub fn loop_prep(mut self, code: &str) -> Self {
+        self.loop_prep = code.to_owned();
+        self.rekey();
+        self
+    }
+
+    /// C statements each thread runs once after its loop over elements (PyCUDA's
+    /// `after_loop`); in the indexed form `i` is where the thread's loop stopped.
+    pub fn after_loop(mut self, code: &str) -> Self {
+        self.after_loop = code.to_owned();
+        self.rekey();
+        self
+    }
+
+    /// True when the operation is in PyCUDA's indexed form (see [`with_name`](Self::with_name)).
+    pub fn is_indexed(&self) -> bool {
+        self.indexed
+    }
+
+    fn rekey(&mut self) {
         self.key = kernel_cache::hash_parts(&[
             "elementwise",
             &self.name,
-            arguments,
+            &self.arguments,
             &self.operation,
             &self.preamble,
+            &self.loop_prep,
+            &self.after_loop,
         ]);
     }
 
@@ -129,12 +219,24 @@ impl ElementwiseKernel {
             params,
             operation: &self.operation,
             preamble: &self.preamble,
+            loop_prep: &self.loop_prep,
+            after_loop: &self.after_loop,
         }
     }
 
     /// The C name of the kernel of `variant`.
     fn c_name(&self, variant: Variant) -> String {
         self.generator(&[]).kernel_name(variant)
+    }
+
+    /// Every variant a launch of this kernel may compile: [`Variant::Indexed`] alone for the
+    /// indexed form, else the contiguous and the strided ones.
+    pub fn variants(&self) -> Vec<Variant> {
+        if self.indexed {
+            vec![Variant::Indexed]
+        } else {
+            Variant::all().collect()
+        }
     }
 
     /// The CUDA C source of one variant, as it is compiled (with `no_extern_c`): the text
@@ -146,8 +248,15 @@ impl ElementwiseKernel {
 
     /// Runs the operation on every element, on the legacy default stream. `args` are one per
     /// declared argument, in order: [`KernelArg::scalar`] (or a plain number, through `From`),
-    /// [`KernelArg::input`], [`KernelArg::output`]. Every array must have the shape of the
-    /// first; empty arrays launch nothing.
+    /// [`KernelArg::input`], [`KernelArg::output`]. Empty arrays launch nothing.
+    ///
+    /// The arrays are broadcast together by NumPy's rules (0-d arrays, `(n, 1)` with `(1, m)`,
+    /// fewer axes on one side): the arrays read are seen in the broadcast shape with stride 0
+    /// on the broadcast axes; the arrays written must have it (an
+    /// [`ArrayShapeError::OutputShape`](crate::ArrayShapeError::OutputShape) otherwise, as
+    /// NumPy's `out=`), and must not overlap themselves. Shapes that do not broadcast are an
+    /// [`ArrayShapeError::Broadcast`](crate::ArrayShapeError::Broadcast) naming them. In the
+    /// indexed form nothing is broadcast: every array has one shape, contiguous in C order.
     pub fn launch<'a>(&self, args: impl IntoIterator<Item = KernelArg<'a>>) -> Result<()> {
         self.run(None, args.into_iter().collect())
     }
@@ -162,8 +271,11 @@ impl ElementwiseKernel {
         self.run(Some(stream), args.into_iter().collect())
     }
 
-    fn run(&self, stream: Option<&Stream>, args: Vec<KernelArg<'_>>) -> Result<()> {
-        let shape = check_args(&self.name, &self.params, &args)?.to_vec();
+    fn run(&self, stream: Option<&Stream>, mut args: Vec<KernelArg<'_>>) -> Result<()> {
+        if self.indexed {
+            return self.run_indexed(stream, args);
+        }
+        let shape = broadcast_args(&self.name, &self.params, &mut args)?;
         let n = shape.iter().product::<usize>();
         if n == 0 {
             return Ok(());
@@ -176,41 +288,127 @@ impl ElementwiseKernel {
         };
         let all_c = arrays().all(|x| layout::is_c_contiguous(x.shape(), x.strides()));
         let all_f = arrays().all(|x| layout::is_f_contiguous(x.shape(), x.strides()));
-        let variant = if all_c || (all_f && !self.c_order_index) {
+        let contiguous = all_c || (all_f && !self.c_order_index);
+        let vec = contiguous && arrays().all(|x| x.addr % codegen::vec4_align(x.scalar.size()) == 0);
+        // The strided variant's layout: the fewest axes that every array walks in C order.
+        let (dims, strides) = if contiguous {
+            (Vec::new(), Vec::new())
+        } else {
+            let each: Vec<&[isize]> = arrays().map(|x| x.strides()).collect();
+            layout::coalesce(&shape, &each)
+        };
+        let variant = if contiguous {
             Variant::Contiguous
         } else {
-            Variant::Strided(shape.len())
+            Variant::Strided(dims.len())
         };
-        let vec = variant == Variant::Contiguous
-            && arrays().all(|x| x.addr % codegen::vec4_align(x.scalar.size()) == 0);
-        let ctx = first_context(&args);
-        let Some(ctx) = ctx else { return Ok(()) };
+        let Some(ctx) = first_context(&args) else {
+            return Ok(());
+        };
         let key = KernelKey {
             source: self.key,
             variant: variant_code(variant),
         };
         let name = self.c_name(variant);
         let f = kernel_cache::prepared(&ctx, key, &name, || self.source(variant))?;
-        let mut list: Vec<Arg<'_>> = Vec::with_capacity(2 + 2 * args.len() + 9 * shape.len());
+        let mut list: Vec<Arg<'_>> = Vec::with_capacity(2 + 2 * args.len() + 9 * dims.len());
         list.push(Arg::I64(n as i64));
-        if variant == Variant::Contiguous {
-            list.push(Arg::I32(vec as i32));
-        }
-        let mut strides: Vec<Arg<'_>> = Vec::new();
+        let work = match variant {
+            Variant::Contiguous => {
+                list.push(Arg::I32(vec as i32));
+                if vec {
+                    n / 4
+                } else {
+                    n
+                }
+            }
+            _ => {
+                let (chunk, tiles) = row_tiles(&dims);
+                list.push(Arg::I64(chunk as i64));
+                // Rows: one block per tile at a time, so as many "items" as tiles of a block.
+                if chunk == 0 {
+                    n
+                } else {
+                    tiles * BLOCK as usize
+                }
+            }
+        };
         for a in args {
             match a.0 {
                 ArgKind::Scalar(v, _) => list.push(v),
-                ArgKind::Array(x) => push_array(&mut list, &mut strides, x, variant),
+                ArgKind::Array(x) => {
+                    list.push(x.arg);
+                    list.push(Arg::I64(x.offset as i64));
+                }
             }
         }
         if let Variant::Strided(_) = variant {
-            list.extend(shape.iter().map(|&d| Arg::I64(d as i64)));
-            list.append(&mut strides);
+            list.extend(dims.iter().map(|&d| Arg::I64(d as i64)));
+            list.extend(strides.iter().flatten().map(|&s| Arg::I64(s as i64)));
         }
-        let work = if vec { n / 4 } else { n };
         let grid = kernel_cache::grid_for(&ctx, work as u64)?;
         kernel_cache::launch(&f, grid, BLOCK, stream, &list)
     }
+
+    /// PyCUDA's indexed form: arrays of one shape, each contiguous in C order, as pointers.
+    fn run_indexed(&self, stream: Option<&Stream>, args: Vec<KernelArg<'_>>) -> Result<()> {
+        let n = check_args(&self.name, &self.params, &args)?
+            .iter()
+            .product::<usize>();
+        for (p, a) in self.params.iter().zip(&args) {
+            if let ArgKind::Array(x) = &a.0 {
+                if !layout::is_c_contiguous(x.shape(), x.strides()) {
+                    return Err(ArgumentError::IndexedNotContiguous {
+                        kernel: self.name.as_str().into(),
+                        name: p.name.clone(),
+                        shape: x.shape().to_vec(),
+                        strides: x.strides().to_vec(),
+                    }
+                    .into());
+                }
+            }
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let Some(ctx) = first_context(&args) else {
+            return Ok(());
+        };
+        let key = KernelKey {
+            source: self.key,
+            variant: variant_code(Variant::Indexed),
+        };
+        let name = self.c_name(Variant::Indexed);
+        let f = kernel_cache::prepared(&ctx, key, &name, || self.source(Variant::Indexed))?;
+        let mut list: Vec<Arg<'_>> = Vec::with_capacity(1 + 2 * args.len());
+        list.push(Arg::I64(n as i64));
+        for a in args {
+            match a.0 {
+                ArgKind::Scalar(v, _) => list.push(v),
+                ArgKind::Array(x) => {
+                    list.push(x.arg);
+                    list.push(Arg::I64(x.offset as i64));
+                }
+            }
+        }
+        let grid = kernel_cache::grid_for(&ctx, n as u64)?;
+        kernel_cache::launch(&f, grid, BLOCK, stream, &list)
+    }
+}
+
+/// How the strided variant walks a layout of `dims` (coalesced): `(chunk, tiles)`, the
+/// elements of a row per tile and the number of tiles, or `(0, 0)` for the flat loop (one
+/// axis, or a last axis too short for rows).
+fn row_tiles(dims: &[usize]) -> (usize, usize) {
+    let Some((&inner, outer)) = dims.split_last() else {
+        return (0, 0);
+    };
+    if outer.is_empty() || inner < ROWS_FROM {
+        return (0, 0);
+    }
+    let per_row = inner.div_ceil(TILE);
+    let chunk = inner.div_ceil(per_row);
+    (chunk, outer.iter().product::<usize>() * per_row)
 }
 
 /// The context of the first array (every array's context is checked by the launch).
@@ -221,12 +419,36 @@ pub(crate) fn first_context(args: &[KernelArg<'_>]) -> Option<crate::driver::con
     })
 }
 
-/// An array's kernel arguments: the pointer and first element, and for the strided variant
-/// its strides (kept apart, to go after the shape).
-fn push_array<'a>(list: &mut Vec<Arg<'a>>, strides: &mut Vec<Arg<'a>>, x: ArrayArg<'a>, variant: Variant) {
-    if let Variant::Strided(_) = variant {
-        strides.extend(x.strides().iter().map(|&s| Arg::I64(s as i64)));
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_rows_are_walked_in_tiles() {
+        assert_eq!(row_tiles(&[]), (0, 0));
+        assert_eq!(row_tiles(&[1 << 20]), (0, 0));
+        assert_eq!(row_tiles(&[1000, 100]), (0, 0));
+        assert_eq!(row_tiles(&[8192, 8192]), (2048, 8192 * 4));
+        assert_eq!(row_tiles(&[3, 5, 300]), (300, 15));
+        // 2049 elements: two tiles of 1025, not 2048 and 1.
+        assert_eq!(row_tiles(&[2, 2049]), (1025, 4));
     }
-    list.push(x.arg);
-    list.push(Arg::I64(x.offset as i64));
+
+    #[test]
+    fn the_form_is_read_from_the_operation() {
+        let args = "float a, const float *x, float *z";
+        let bound = ElementwiseKernel::new(args, "z = a * x").expect("reads");
+        let indexed = ElementwiseKernel::new(args, "z[i] = a * x[i]").expect("reads");
+        assert!(!bound.is_indexed() && indexed.is_indexed());
+        assert_eq!(bound.variants().len(), 1 + MAX_DIMS_FOR_TEST);
+        assert_eq!(indexed.variants(), vec![Variant::Indexed]);
+        assert!(indexed.source(Variant::Indexed).contains("z[i] = a * x[i]"));
+        // `loop_prep` and `after_loop` are part of the kernel's identity.
+        let prep = indexed.clone().loop_prep("float two = 2;");
+        assert_ne!(prep.key, indexed.key);
+        assert!(prep.source(Variant::Indexed).contains("float two = 2;"));
+        assert_ne!(prep.clone().after_loop("(void)two;").key, prep.key);
+    }
+
+    const MAX_DIMS_FOR_TEST: usize = crate::gpuarray::MAX_DIMS;
 }

@@ -443,6 +443,8 @@ impl<'a, T: Element> Expr<'a, T> {
             }
             .into());
         };
+        // The arrays broadcast together (NumPy's rules); the result has their shape.
+        let shape = crate::gpuarray::broadcast::shape_of_args(&self.arrays)?.unwrap_or(shape);
         let fortran = self.all_fortran();
         let mut out = if fortran {
             DeviceArray::<T, IxDyn>::empty(&ctx, IxDyn(&shape).f())?

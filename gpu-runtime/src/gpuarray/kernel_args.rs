@@ -207,6 +207,38 @@ pub(crate) fn check_args<'s>(
     params: &[Param],
     args: &'s [KernelArg<'_>],
 ) -> Result<&'s [usize]> {
+    check_kinds(kernel, params, args)?;
+    let mut shape: Option<&[usize]> = None;
+    for (p, a) in params.iter().zip(args) {
+        let ArgKind::Array(x) = &a.0 else { continue };
+        match shape {
+            None => shape = Some(x.shape()),
+            Some(s) if s == x.shape() => {}
+            Some(s) => {
+                return Err(ArrayShapeError::ShapesDiffer {
+                    param: p.name.to_string(),
+                    shape: x.shape().to_vec(),
+                    expected: s.to_vec(),
+                }
+                .into())
+            }
+        }
+    }
+    shape.ok_or_else(|| no_array(kernel))
+}
+
+/// The error of a launch without an array.
+pub(crate) fn no_array(kernel: &str) -> crate::error::Error {
+    ArgumentError::NoArray {
+        kernel: kernel.into(),
+        needs: "a generated kernel",
+    }
+    .into()
+}
+
+/// Checks `args` against `params`: count, scalar or array, types, writability, axes; not
+/// shapes.
+pub(crate) fn check_kinds(kernel: &str, params: &[Param], args: &[KernelArg<'_>]) -> Result<()> {
     if args.len() != params.len() {
         return Err(ArgumentError::GeneratedArgCount {
             kernel: kernel.into(),
@@ -215,7 +247,6 @@ pub(crate) fn check_args<'s>(
         }
         .into());
     }
-    let mut shape: Option<&[usize]> = None;
     for (p, a) in params.iter().zip(args) {
         match (&a.0, p.array) {
             (ArgKind::Scalar(_, s), false) if *s == p.scalar => {}
@@ -236,18 +267,6 @@ pub(crate) fn check_args<'s>(
                     }
                     .into());
                 }
-                match shape {
-                    None => shape = Some(x.shape()),
-                    Some(s) if s == x.shape() => {}
-                    Some(s) => {
-                        return Err(ArrayShapeError::ShapesDiffer {
-                            param: p.name.to_string(),
-                            shape: x.shape().to_vec(),
-                            expected: s.to_vec(),
-                        }
-                        .into())
-                    }
-                }
             }
             (given, _) => {
                 let (given, given_array) = match given {
@@ -266,11 +285,5 @@ pub(crate) fn check_args<'s>(
             }
         }
     }
-    shape.ok_or_else(|| {
-        ArgumentError::NoArray {
-            kernel: kernel.into(),
-            needs: "a generated kernel",
-        }
-        .into()
-    })
+    Ok(())
 }

@@ -240,6 +240,50 @@ pub fn offset_of(flat: usize, shape: &[usize], strides: &[isize]) -> isize {
     off
 }
 
+/// The fewest axes that walk the same elements in the same C order for every array at once:
+/// axes of length 1 are dropped, and an axis is merged into the one after it when, for every
+/// array, its stride is that axis' stride times its length (so the two count as one). `shape`
+/// is the arrays' common shape, `strides` each array's strides over it. Returns the new shape
+/// and each array's new strides; an array of one element keeps one axis.
+pub fn coalesce(shape: &[usize], strides: &[&[isize]]) -> (Vec<usize>, Vec<Vec<isize>>) {
+    let mut out_shape: Vec<usize> = Vec::with_capacity(shape.len());
+    let mut out_strides: Vec<Vec<isize>> = vec![Vec::with_capacity(shape.len()); strides.len()];
+    // Walk from the last axis, growing the innermost group while the axes merge.
+    for k in (0..shape.len()).rev() {
+        let d = shape[k];
+        if d == 1 {
+            continue;
+        }
+        let merges = out_shape.last().is_some_and(|&inner| {
+            strides.iter().zip(&out_strides).all(|(s, o)| {
+                o.last()
+                    .is_some_and(|&os| s[k] == os.wrapping_mul(inner as isize))
+            })
+        });
+        if merges {
+            if let Some(inner) = out_shape.last_mut() {
+                *inner *= d;
+            }
+        } else {
+            out_shape.push(d);
+            for (s, o) in strides.iter().zip(out_strides.iter_mut()) {
+                o.push(s[k]);
+            }
+        }
+    }
+    if out_shape.is_empty() {
+        out_shape.push(1);
+        for o in &mut out_strides {
+            o.push(0);
+        }
+    }
+    out_shape.reverse();
+    for o in &mut out_strides {
+        o.reverse();
+    }
+    (out_shape, out_strides)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,6 +377,38 @@ mod tests {
         assert_eq!(span(&[3, 0], &[1, 1]), None);
         assert_eq!(c_strides(&[2, 3, 4]), vec![12, 4, 1]);
         assert_eq!(f_strides(&[2, 3, 4]), vec![1, 2, 6]);
+    }
+
+    /// Coalesced layouts name the same elements, in the same order, as the layouts they came
+    /// from, for every array.
+    #[test]
+    fn coalesced_axes_walk_the_same_elements() {
+        let cases: [(&[usize], &[&[isize]]); 6] = [
+            (&[4, 5, 6], &[&[30, 6, 1], &[0, 0, 1]]),
+            (&[4, 5, 6], &[&[30, 6, 1], &[1, 4, 20]]),
+            (&[2, 1, 3], &[&[3, 99, 1], &[-3, 0, -1]]),
+            (&[3, 4], &[&[4, 1], &[0, 1]]),
+            (&[3, 4], &[&[4, 1], &[1, 0]]),
+            (&[1, 1], &[&[5, 7]]),
+        ];
+        for (shape, strides) in cases {
+            let (sh, st) = coalesce(shape, strides);
+            let n: usize = shape.iter().product();
+            assert_eq!(sh.iter().product::<usize>(), n);
+            for (old, new) in strides.iter().zip(&st) {
+                for i in 0..n {
+                    assert_eq!(
+                        offset_of(i, shape, old),
+                        offset_of(i, &sh, new),
+                        "{shape:?} {old:?}"
+                    );
+                }
+            }
+        }
+        assert_eq!(coalesce(&[4, 5, 6], &[&[30, 6, 1], &[0, 0, 1]]).0, vec![20, 6]);
+        assert_eq!(coalesce(&[4, 5, 6], &[&[30, 6, 1], &[30, 6, 1]]).0, vec![120]);
+        assert_eq!(coalesce(&[2, 1, 3], &[&[3, 99, 1]]), (vec![6], vec![vec![1]]));
+        assert_eq!(coalesce(&[1, 1], &[&[5, 7]]), (vec![1], vec![vec![0]]));
     }
 
     #[test]

@@ -9,6 +9,7 @@ use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::builtin::{kernel, Builtin};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_args::KernelArg;
+use crate::gpuarray::transpose;
 
 impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     /// A copy in C order, in new memory (the layout of a view is gone: use it before
@@ -94,6 +95,10 @@ fn convert_into<S: StorageMut, D: Dimension, S2: Storage, D2: Dimension>(
     src: &DeviceArrayBase<S2, D2>,
     stream: Option<&Stream>,
 ) -> Result<()> {
+    // A transpose (a.t() into C order) goes through tiles in shared memory.
+    if let Some(plan) = transpose::plan(src.shape(), src.strides(), dst.shape(), dst.strides()) {
+        return transpose::run(&plan, stream, [KernelArg::input(src), KernelArg::output(dst)]);
+    }
     let k = kernel(Builtin::Convert, S2::Elem::SCALAR, S::Elem::SCALAR)?;
     let args = [KernelArg::input(src), KernelArg::output(dst)];
     match stream {

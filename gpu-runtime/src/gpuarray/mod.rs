@@ -39,6 +39,7 @@
 
 mod array;
 mod boolean;
+mod broadcast;
 mod builtin;
 mod cast;
 mod codegen;
@@ -62,6 +63,7 @@ pub mod math;
 mod matmul;
 #[cfg(any(test, feature = "cublas"))]
 mod matmul_plan;
+mod linear_combination;
 mod methods;
 pub mod promote;
 pub(crate) mod random;
@@ -83,11 +85,15 @@ mod tests_dtypes;
 mod tests_ext;
 #[cfg(test)]
 mod tests_math;
+#[cfg(test)]
+mod tests_forms;
+mod transpose;
 
 pub use array::{
     DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, PooledArray, Storage, StorageMut,
 };
 pub use boolean::Bool;
+pub use broadcast::broadcast_shapes;
 pub use curand::{curand_version, CurandFloat, CurandGenerator};
 pub use curand_error::{CurandError, CurandResult};
 pub use element::{Element, Kind};
@@ -99,6 +105,7 @@ pub use kernel_args::{KernelArg, MAX_DIMS};
 #[cfg(feature = "cublas")]
 pub use matmul::{dot, dot_on, matmul, matmul_into, matmul_into_on, matmul_on, MatmulElement};
 pub use promote::{promote_types, result_type, DType, PromoteArg};
+pub use linear_combination::{linear_combination, linear_combination_on, Coefficient};
 pub use random::{random_source, Distribution};
 pub use reduce_axis::ReduceAxis;
 pub use reduction::{ReductionKernel, ReductionVariant};

@@ -1,0 +1,169 @@
+//! Copies whose layouts are each other's transpose (`a.t().to_contiguous()`, `assign` from a
+//! transposed view), through tiles of 32 x 32 elements in shared memory: each tile is read
+//! along the source's unit-stride axis and written along the destination's, so both sides
+//! move whole cache lines. The strided elementwise copy reads one of the two a float at a
+//! time across lines (about a third of the copy bandwidth); this one runs near it.
+//!
+//! Used by the array copies and conversions when, after merging axes
+//! (`layout::coalesce`), both layouts have two axes of at least a tile, and the source's
+//! smaller stride is on the first axis while the destination's is on the second. Anything
+//! else takes the elementwise kernel.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use gpu_cdecl::Scalar;
+
+use crate::driver::stream::Stream;
+use crate::error::Result;
+use crate::gpuarray::broadcast::overlaps_itself;
+use crate::gpuarray::elementwise::first_context;
+use crate::gpuarray::kernel_args::{ArgKind, KernelArg};
+use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
+use crate::gpuarray::layout;
+use crate::launch::Arg;
+
+/// The side of a tile: one warp reads a column of it, one warp writes a row.
+const TILE: usize = 32;
+
+/// The kernel's name in its module.
+const NAME: &str = "gpu_transpose";
+
+/// The source of the tiled copy from elements of `from` to elements of `to`.
+pub(crate) fn source(from: Scalar, to: Scalar) -> String {
+    let (f, t) = (from.c_name(), to.c_name());
+    // 256 threads: `gpu_tx` walks 32 along a tile's side, `gpu_ty` 8 rows of it per step.
+    // The tile has a 33rd column so that a warp reading a column of it hits 32 banks.
+    format!(
+        "extern \"C\" __global__ void {NAME}(long long rows, long long cols, \
+         const {f} *__restrict__ x__p, long long x__o, long long x__s0, long long x__s1, \
+         {t} *__restrict__ z__p, long long z__o, long long z__s0, long long z__s1) {{\n\
+         __shared__ {f} gpu_tile[{TILE}][{TILE} + 1];\n\
+         int gpu_tx = threadIdx.x % {TILE}, gpu_ty = threadIdx.x / {TILE};\n\
+         long long gpu_tc = (cols + {TILE} - 1) / {TILE};\n\
+         long long gpu_tiles = ((rows + {TILE} - 1) / {TILE}) * gpu_tc;\n\
+         for (long long gpu_t = blockIdx.x; gpu_t < gpu_tiles; gpu_t += gridDim.x) {{\n\
+         long long r0 = (gpu_t / gpu_tc) * {TILE}, c0 = (gpu_t % gpu_tc) * {TILE};\n\
+         for (int j = gpu_ty; j < {TILE}; j += {step}) {{\n\
+         long long r = r0 + gpu_tx, c = c0 + j;\n\
+         if (r < rows && c < cols) gpu_tile[j][gpu_tx] = x__p[x__o + r * x__s0 + c * x__s1];\n\
+         }}\n\
+         __syncthreads();\n\
+         for (int j = gpu_ty; j < {TILE}; j += {step}) {{\n\
+         long long r = r0 + j, c = c0 + gpu_tx;\n\
+         if (r < rows && c < cols) z__p[z__o + r * z__s0 + c * z__s1] = ({t})gpu_tile[gpu_tx][j];\n\
+         }}\n\
+         __syncthreads();\n\
+         }}\n}}\n",
+        step = BLOCK as usize / TILE,
+    )
+}
+
+/// The layout the tiled copy runs over, when it applies: rows, columns, and the source's and
+/// destination's strides over them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub dims: [usize; 2],
+    pub src: [isize; 2],
+    pub dst: [isize; 2],
+}
+
+/// The plan of a copy from `src_shape`/`src_strides` to `dst_shape`/`dst_strides`, when the
+/// tiled copy applies (see the module documentation).
+pub(crate) fn plan(
+    src_shape: &[usize],
+    src_strides: &[isize],
+    dst_shape: &[usize],
+    dst_strides: &[isize],
+) -> Option<Plan> {
+    if src_shape != dst_shape || overlaps_itself(dst_shape, dst_strides) {
+        return None;
+    }
+    let (dims, strides) = layout::coalesce(dst_shape, &[src_strides, dst_strides]);
+    let ([r, c], [s, d]) = (dims.as_slice(), strides.as_slice()) else {
+        return None;
+    };
+    let transposed = s[0].unsigned_abs() < s[1].unsigned_abs() && d[1].unsigned_abs() < d[0].unsigned_abs();
+    (transposed && *r >= TILE && *c >= TILE).then(|| Plan {
+        dims: [*r, *c],
+        src: [s[0], s[1]],
+        dst: [d[0], d[1]],
+    })
+}
+
+static KEYS: Mutex<Option<HashMap<(Scalar, Scalar), u64>>> = Mutex::new(None);
+
+/// Runs the tiled copy of `plan` from `args[0]` (the source) into `args[1]` (the
+/// destination), whose layouts it was made from.
+pub(crate) fn run(plan: &Plan, stream: Option<&Stream>, args: [KernelArg<'_>; 2]) -> Result<()> {
+    let Some(ctx) = first_context(&args) else {
+        return Ok(());
+    };
+    let [ArgKind::Array(src), ArgKind::Array(dst)] = args.map(|a| a.0) else {
+        return Ok(());
+    };
+    let (from, to) = (src.scalar, dst.scalar);
+    let hash = {
+        let mut keys = KEYS.lock().unwrap_or_else(|p| p.into_inner());
+        *keys
+            .get_or_insert_with(HashMap::new)
+            .entry((from, to))
+            .or_insert_with(|| kernel_cache::hash_parts(&["transpose", &source(from, to)]))
+    };
+    let key = KernelKey {
+        source: hash,
+        variant: 0,
+    };
+    let f = kernel_cache::prepared(&ctx, key, NAME, || source(from, to))?;
+    let [rows, cols] = plan.dims;
+    let list = [
+        Arg::I64(rows as i64),
+        Arg::I64(cols as i64),
+        src.arg,
+        Arg::I64(src.offset as i64),
+        Arg::I64(plan.src[0] as i64),
+        Arg::I64(plan.src[1] as i64),
+        dst.arg,
+        Arg::I64(dst.offset as i64),
+        Arg::I64(plan.dst[0] as i64),
+        Arg::I64(plan.dst[1] as i64),
+    ];
+    let tiles = rows.div_ceil(TILE) * cols.div_ceil(TILE);
+    let grid = kernel_cache::grid_for(&ctx, (tiles * BLOCK as usize) as u64)?;
+    kernel_cache::launch(&f, grid, BLOCK, stream, &list)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpuarray::kernel_cache::compile_check;
+
+    #[test]
+    fn transposes_are_found() {
+        // a.t() of a C-ordered (100, 200) array into a C-ordered (200, 100) one.
+        let p = plan(&[200, 100], &[1, 200], &[200, 100], &[100, 1]).expect("a transpose");
+        assert_eq!(p.dims, [200, 100]);
+        // The axes of a 3-D permutation that merge into two.
+        let p = plan(&[64, 8, 4], &[1, 256, 64], &[64, 8, 4], &[32, 4, 1]).expect("merges to 2-D");
+        assert_eq!(p.dims, [64, 32]);
+        // Not transposes: a plain copy, a small tile, a broadcast destination.
+        assert!(plan(&[200, 100], &[100, 1], &[200, 100], &[100, 1]).is_none());
+        assert!(plan(&[200, 8], &[1, 200], &[200, 8], &[8, 1]).is_none());
+        assert!(plan(&[200, 100], &[1, 200], &[200, 100], &[0, 1]).is_none());
+        assert!(plan(&[200, 100], &[1, 200], &[100, 200], &[200, 1]).is_none());
+    }
+
+    #[test]
+    fn the_tiled_copy_compiles() {
+        for (from, to) in [
+            (Scalar::F32, Scalar::F32),
+            (Scalar::F64, Scalar::I32),
+            (Scalar::U8, Scalar::F32),
+        ] {
+            let src = source(from, to);
+            if let Err(e) = compile_check(&src, "sm_90") {
+                panic!("{from:?} -> {to:?}: {e}\n{src}");
+            }
+        }
+    }
+}
