@@ -100,6 +100,9 @@ fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
     let narrow_result = matches!(R::SCALAR, Scalar::F16 | Scalar::Bf16 | Scalar::F32);
     let wide = |x: &str| cast::cast_c(T::SCALAR, Scalar::F32, x);
     let as_r = cast::cast_c(T::SCALAR, R::SCALAR, "x");
+    // Through the conversion table, which spells the 16-bit floats' conversions unambiguously.
+    let as_f64 = cast::cast_c(T::SCALAR, Scalar::F64, "x");
+    let nonzero = format!("(unsigned char)({})", cast::cast_c(T::SCALAR, Scalar::Bool, "x"));
     let sum_in_f32 = |arguments: String, map: String| -> Result<ReductionKernel<R>> {
         let k = ReductionKernel::with_accumulator(
             "reduction",
@@ -146,14 +149,14 @@ fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
             k.c_order_index = true;
             k
         }
-        Op::Mean => ReductionKernel::new(&x, "(double)x", "a + b", "0.0")?.post_map("a / (double)n"),
+        Op::Mean => ReductionKernel::new(&x, &as_f64, "a + b", "0.0")?.post_map("a / (double)n"),
         Op::Var { ddof, root } => {
             let var = format!("a.m2 / fmax(a.n - {ddof}.0, 0.0)");
             let post = if root { format!("sqrt({var})") } else { var };
             ReductionKernel::with_accumulator(
                 "var",
                 &x,
-                "gpu_w(1.0, (double)x, 0.0)",
+                &format!("gpu_w(1.0, {as_f64}, 0.0)"),
                 "gpu_wmerge(a, b)",
                 "gpu_w(0.0, 0.0, 0.0)",
                 ("gpu_welford", WELFORD, 24),
@@ -175,8 +178,8 @@ fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
             )?
             .post_map(&format!("({t})(a.hi - a.lo)"))
         }
-        Op::Any => ReductionKernel::new(&x, "(unsigned char)(x != 0)", "a | b", "(unsigned char)0")?,
-        Op::All => ReductionKernel::new(&x, "(unsigned char)(x != 0)", "a & b", "(unsigned char)1")?,
+        Op::Any => ReductionKernel::new(&x, &nonzero, "a | b", "(unsigned char)0")?,
+        Op::All => ReductionKernel::new(&x, &nonzero, "a & b", "(unsigned char)1")?,
     };
     let k = Arc::new(k);
     map.insert((op, T::SCALAR, R::SCALAR), k.clone() as Cached);
