@@ -1,12 +1,15 @@
 // The crate guide is `guide.md` beside this file: it is the front page of the documentation.
 #![doc = include_str!("guide.md")]
+// The features and what each costs to build, after the guide.
+#![doc = include_str!("features.md")]
 #![deny(missing_docs)]
 
 pub mod compiler;
 pub mod driver;
 mod error;
 /// Arrays on the device and kernels generated from expressions: PyCUDA's `gpuarray`,
-/// `elementwise` and `reduction`.
+/// `elementwise` and `reduction`. Needs the `gpuarray` feature (on by default).
+#[cfg(feature = "gpuarray")]
 pub mod gpuarray;
 #[cfg(feature = "dlpack")]
 pub mod interop;
@@ -40,7 +43,10 @@ pub use types::DeviceRepr;
 #[doc(hidden)]
 pub use crate::launch::validate as validate_launch;
 
-pub use gpu_macros::{elementwise, gpu_test, kernel};
+// `#[elementwise]` declares functions over `gpuarray`'s arrays.
+#[cfg(feature = "gpuarray")]
+pub use gpu_macros::elementwise;
+pub use gpu_macros::{gpu_test, kernel};
 
 // The promises of the "Threads" section, checked at compile time.
 const _: () = {
@@ -64,9 +70,12 @@ pub use cudarc;
 /// [`interop::dlpack`] exports to and imports from.
 #[cfg(feature = "dlpack")]
 pub use dlpark;
-/// Re-exported for `half`/`__half` (`half::f16`) and `__nv_bfloat16` (`half::bf16`) data.
+/// Re-exported for `half`/`__half` (`half::f16`) and `__nv_bfloat16` (`half::bf16`) data (the
+/// `half` feature, on by default).
+#[cfg(feature = "half")]
 pub use half;
-/// Re-exported for host arrays.
+/// Re-exported for host arrays (the `gpuarray` feature, on by default).
+#[cfg(feature = "gpuarray")]
 pub use ndarray;
 /// Re-exported for complex numbers ([`types::Complex32`], [`types::Complex64`]), the host side
 /// of the device's `gpu_runtime::complex<T>`.

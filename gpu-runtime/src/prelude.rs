@@ -4,9 +4,12 @@
 pub use crate::compiler::SourceModule;
 pub use crate::driver::{
     Context, Device, DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite, Event, HostAllocFlags,
-    HostSlice, HostSliceMut, PinnedArray, Stream, StreamFlags,
+    HostSlice, HostSliceMut, Stream, StreamFlags,
 };
+#[cfg(feature = "gpuarray")]
+pub use crate::driver::PinnedArray;
 pub use crate::error::{Error, Result};
+#[cfg(feature = "gpuarray")]
 pub use crate::gpuarray::DeviceArray;
 pub use crate::launch::Dim3;
 pub use crate::tools::DeviceMemoryPool;

@@ -149,7 +149,8 @@ pub enum ArrayShapeError {
         /// Elements to scan.
         elements: usize,
     },
-    /// `ndarray` refused the shape.
+    /// `ndarray` refused the shape (the `gpuarray` feature).
+    #[cfg(feature = "gpuarray")]
     #[error("size mismatch in {operation}: {source}")]
     Ndarray {
         /// The operation, e.g. `DeviceArray::to_ndarray`.

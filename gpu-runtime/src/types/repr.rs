@@ -41,10 +41,10 @@ device_repr!(
     isize,
     usize,
     f32,
-    f64,
-    half::f16,
-    half::bf16
+    f64
 );
+#[cfg(feature = "half")]
+device_repr!(half::f16, half::bf16);
 
 // SAFETY: arrays of plain data are plain data with the same guarantees.
 unsafe impl<T: DeviceRepr, const N: usize> DeviceRepr for [T; N] {}
