@@ -2,12 +2,12 @@
 //! streams and events, device memory and its traits, host data traits, and the error type.
 
 pub use crate::compiler::SourceModule;
+#[cfg(feature = "gpuarray")]
+pub use crate::driver::PinnedArray;
 pub use crate::driver::{
     Context, Device, DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite, Event, HostAllocFlags,
     HostSlice, HostSliceMut, Stream, StreamFlags,
 };
-#[cfg(feature = "gpuarray")]
-pub use crate::driver::PinnedArray;
 pub use crate::error::{Error, Result};
 #[cfg(feature = "gpuarray")]
 pub use crate::gpuarray::DeviceArray;

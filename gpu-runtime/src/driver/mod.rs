@@ -28,15 +28,17 @@ pub use attributes::DeviceAttribute;
 pub use context::{CacheConfig, Context, ContextFlags, Limit, SharedConfig};
 pub use device::{is_available, ComputeMode, Device, DeviceLimits};
 // The n-dimensional host arrays and what returns them stand on `ndarray` (the `gpuarray` feature).
+pub use future::Synchronized;
 #[cfg(feature = "gpuarray")]
 pub use future::{memcpy_dtoh_future, HostCopy};
-pub use future::Synchronized;
 #[cfg(feature = "gpuarray")]
 pub use host::{
     aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, memory_order, AlignedArray,
     AttachFlags, ManagedArray, MemAdvice, MemLocation, PinnedArray, RegisteredArray, DEFAULT_ALIGNMENT,
 };
-pub use host::{HostAllocFlags, HostRegisterFlags, HostSlice, HostSliceMut, PageLocked, PageLockedMut, RegisteredSlice};
+pub use host::{
+    HostAllocFlags, HostRegisterFlags, HostSlice, HostSliceMut, PageLocked, PageLockedMut, RegisteredSlice,
+};
 pub use init::driver_version;
 pub use ipc::{IpcBuffer, IpcEventHandle, IpcMemHandle};
 pub use memory::*;

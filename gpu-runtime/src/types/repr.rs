@@ -29,20 +29,7 @@ macro_rules! device_repr {
         unsafe impl DeviceRepr for $t {}
     )*};
 }
-device_repr!(
-    i8,
-    u8,
-    i16,
-    u16,
-    i32,
-    u32,
-    i64,
-    u64,
-    isize,
-    usize,
-    f32,
-    f64
-);
+device_repr!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize, f32, f64);
 #[cfg(feature = "half")]
 device_repr!(half::f16, half::bf16);
 

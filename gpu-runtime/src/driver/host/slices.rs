@@ -13,9 +13,9 @@ use std::borrow::Cow;
 #[cfg(feature = "gpuarray")]
 use ndarray::{ArrayBase, ArrayRef, Data, DataMut, Dimension, Order};
 
-use crate::error::Result;
 #[cfg(feature = "gpuarray")]
 use crate::error::Error;
+use crate::error::Result;
 
 #[cfg(feature = "gpuarray")]
 /// The memory order of an `ndarray` array: `Some(Order::C)` when its elements are contiguous

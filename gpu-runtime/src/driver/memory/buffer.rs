@@ -13,9 +13,9 @@ use crate::driver::host::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::view::*;
 use crate::driver::ordering::{Release, StreamUses};
 use crate::driver::result::check;
-use crate::error::{MemoryError, Result};
 #[cfg(feature = "gpuarray")]
 use crate::error::{CopyError, Error};
+use crate::error::{MemoryError, Result};
 use crate::types::repr::DeviceRepr;
 
 /// the crate guide's "Safety model").
