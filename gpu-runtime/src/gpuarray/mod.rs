@@ -35,6 +35,7 @@
 mod array;
 mod builtin;
 mod codegen;
+mod construct;
 mod convert;
 mod curand;
 mod curand_error;
@@ -43,6 +44,7 @@ mod elementwise;
 mod elementwise_fn;
 mod expr;
 mod expr_ops;
+mod gather;
 mod kernel_args;
 pub(crate) mod kernel_cache;
 pub mod layout;
@@ -52,6 +54,8 @@ mod reduce_ops;
 mod reduction;
 mod reduction_source;
 pub(crate) mod scan;
+mod select_ops;
+mod shape_ops;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -66,7 +70,10 @@ pub use element::{Element, Kind};
 pub use elementwise::{ElementwiseKernel, Variant};
 pub use elementwise_fn::ElementwiseFn;
 pub use expr::{BinOp, Expr, Operand, MAX_OPERANDS};
+pub use gather::{multi_put, multi_take, IndexMode};
 pub use kernel_args::{KernelArg, MAX_DIMS};
 pub use random::{random_source, Distribution};
 pub use reduction::{ReductionKernel, ReductionVariant};
 pub use scan::{ScanKernel, ScanVariant};
+pub use select_ops::{if_positive, if_positive_on};
+pub use shape_ops::{concatenate, concatenate_on, stack, stack_on};
