@@ -162,7 +162,8 @@ impl<T, S: DataMut<Elem = T>, D: Dimension> HostSliceMut<T> for ArrayBase<S, D> 
     }
 }
 
-#[cfg(all(test, feature = "gpuarray"))]
+#[cfg(feature = "gpuarray")]
+#[cfg(test)]
 mod tests {
     use super::*;
     use ndarray::{s, Array2, Array3, ShapeBuilder};
