@@ -429,6 +429,13 @@ mod tests {
                 if let Err(e) = kernel_cache::compile_check(&source, "sm_90") {
                     panic!("{} of {}: {e}\n{source}", g.name(), t.c_name());
                 }
+                // The declaration the launch checks its arguments against: one per `Arg` given.
+                let decl = gpu_cdecl::find_kernel(&source, g.name()).unwrap();
+                let args = match g {
+                    Gather::Take => 9,
+                    Gather::Put => 8,
+                };
+                assert_eq!((decl.params.len(), decl.extern_c), (args, true), "{}", g.name());
             }
         }
     }
