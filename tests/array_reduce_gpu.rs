@@ -781,8 +781,8 @@ fn reductions_over_the_elements_an_index_array_picks() -> gpu_runtime::Result<()
     let bad = DeviceArray::from_ndarray(&ctx, &Array::from(vec![0i64, 3, -4, 2]))?;
     assert!(matches!(
         x.sum_at(&bad),
-        Err(Error::Shape(ArrayShapeError::IndexOutOfRange {
-            bad: 2,
+        Err(Error::Shape(ArrayShapeError::IndicesOutOfRange {
+            count: 2,
             len: 3,
             ..
         }))

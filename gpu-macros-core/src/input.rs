@@ -198,7 +198,7 @@ impl Parse for KernelArgs {
                                     .elems
                                     .iter()
                                     .map(|e| match e {
-                                        Expr::Path(p) => Ok(Type::Path(syn::TypePath { qself: None, path: p.path.clone() })),
+                                        Expr::Path(p) => Ok(Type::Path(syn::TypePath { attrs: Vec::new(), qself: None, path: p.path.clone() })),
                                         Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => s.parse::<Type>(),
                                         other => Err(syn::Error::new_spanned(
                                             other,

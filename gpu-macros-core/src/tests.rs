@@ -674,7 +674,7 @@ fn dependent_launch_is_an_unsafe_method_beside_cooperative() {
     let m = module(&f.items, "axpy");
     let sig = method(m, "dependent_launch");
     assert!(
-        sig.unsafety.is_some(),
+        matches!(sig.safety, syn::Safety::Unsafe(_)),
         "the kernel's cudaGridDependencySynchronize() is its contract"
     );
     assert!(params(sig).is_empty());

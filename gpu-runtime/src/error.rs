@@ -879,6 +879,12 @@ mod tests {
             )
         );
         // A source error is kept as the source, not only as text.
+        #[cfg(feature = "gpuarray")]
+        kept_as_source();
+    }
+
+    #[cfg(feature = "gpuarray")]
+    fn kept_as_source() {
         let shape_error = ndarray::Array2::<f32>::from_shape_vec((2, 2), vec![0.0; 3]).unwrap_err();
         let e = Error::from(ArrayShapeError::Ndarray {
             operation: "to_ndarray",

@@ -2,13 +2,16 @@
 // points into the guide, whose chapters are the modules of `guide/` (their text in the
 // markdown files there).
 #![doc = include_str!("front_page.md")]
+// The features and what each costs to build, after the front page.
+#![doc = include_str!("features.md")]
 #![deny(missing_docs)]
 
 pub mod compiler;
 pub mod driver;
 mod error;
 /// Arrays on the device and kernels generated from expressions: PyCUDA's `gpuarray`,
-/// `elementwise` and `reduction`.
+/// `elementwise` and `reduction`. Needs the `gpuarray` feature (on by default).
+#[cfg(feature = "gpuarray")]
 pub mod gpuarray;
 pub mod guide;
 #[cfg(feature = "dlpack")]
@@ -43,7 +46,10 @@ pub use types::DeviceRepr;
 #[doc(hidden)]
 pub use crate::launch::validate as validate_launch;
 
-pub use gpu_macros::{elementwise, gpu_test, kernel};
+// `#[elementwise]` declares functions over `gpuarray`'s arrays.
+#[cfg(feature = "gpuarray")]
+pub use gpu_macros::elementwise;
+pub use gpu_macros::{gpu_test, kernel};
 
 // The promises of the "Threads" section, checked at compile time.
 const _: () = {
@@ -67,9 +73,12 @@ pub use cudarc;
 /// [`interop::dlpack`] exports to and imports from.
 #[cfg(feature = "dlpack")]
 pub use dlpark;
-/// Re-exported for `half`/`__half` (`half::f16`) and `__nv_bfloat16` (`half::bf16`) data.
+/// Re-exported for `half`/`__half` (`half::f16`) and `__nv_bfloat16` (`half::bf16`) data (the
+/// `half` feature, on by default).
+#[cfg(feature = "half")]
 pub use half;
-/// Re-exported for host arrays.
+/// Re-exported for host arrays (the `gpuarray` feature, on by default).
+#[cfg(feature = "gpuarray")]
 pub use ndarray;
 /// Re-exported for complex numbers ([`types::Complex32`], [`types::Complex64`]), the host side
 /// of the device's `gpu_runtime::complex<T>`.

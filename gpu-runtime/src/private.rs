@@ -39,6 +39,7 @@ pub use crate::compiler::embedded::{EmbeddedImage, ImageKind};
 pub use crate::compiler::source::{ModuleSource, SourcePart};
 /// `#[elementwise]`: the static each declared function keeps its kernel in, and the
 /// arguments its launch passes (`gpuarray::declared`, `gpuarray::args`).
+#[cfg(feature = "gpuarray")]
 pub use crate::gpuarray::{ElementwiseFn, KernelArg};
 pub use crate::launch::argcheck::LenValue;
 pub use crate::launch::cluster::LaunchEx;

@@ -2,8 +2,11 @@
 //! documentation, no part of the API, and kept apart from `__private_v0_1` (the macro's interface).
 
 pub use crate::compiler::hit_timing::{hit_steps, HitSteps};
+#[cfg(feature = "gpuarray")]
 pub use crate::gpuarray::kernel_cache::compile_check;
+#[cfg(feature = "gpuarray")]
 pub use crate::gpuarray::random::philox4x32_10;
+#[cfg(feature = "gpuarray")]
 pub use crate::gpuarray::scan::{PER_THREAD as SCAN_PER_THREAD, TILE as SCAN_TILE};
 pub use crate::launch::staging::chunks::set_tuning as set_staging_tuning;
 pub use crate::launch::staging::Staging;

@@ -11,6 +11,8 @@ pub(crate) mod future;
 pub(crate) mod host;
 pub(crate) mod init;
 pub(crate) mod ipc;
+// Opens cuRAND (`gpuarray::curand`) and NCCL before cudarc does.
+#[cfg(any(feature = "gpuarray", feature = "nccl"))]
 pub(crate) mod library;
 pub(crate) mod memory;
 pub(crate) mod module;
@@ -25,11 +27,17 @@ pub(crate) mod version;
 pub use attributes::DeviceAttribute;
 pub use context::{CacheConfig, Context, ContextFlags, Limit, SharedConfig};
 pub use device::{is_available, ComputeMode, Device, DeviceLimits};
-pub use future::{memcpy_dtoh_future, HostCopy, Synchronized};
+// The n-dimensional host arrays and what returns them stand on `ndarray` (the `gpuarray` feature).
+pub use future::Synchronized;
+#[cfg(feature = "gpuarray")]
+pub use future::{memcpy_dtoh_future, HostCopy};
+#[cfg(feature = "gpuarray")]
 pub use host::{
     aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, memory_order, AlignedArray,
-    AttachFlags, HostAllocFlags, HostRegisterFlags, HostSlice, HostSliceMut, ManagedArray, MemAdvice,
-    MemLocation, PageLocked, PageLockedMut, PinnedArray, RegisteredArray, RegisteredSlice, DEFAULT_ALIGNMENT,
+    AttachFlags, ManagedArray, MemAdvice, MemLocation, PinnedArray, RegisteredArray, DEFAULT_ALIGNMENT,
+};
+pub use host::{
+    HostAllocFlags, HostRegisterFlags, HostSlice, HostSliceMut, PageLocked, PageLockedMut, RegisteredSlice,
 };
 pub use init::driver_version;
 pub use ipc::{IpcBuffer, IpcEventHandle, IpcMemHandle};

@@ -227,7 +227,9 @@ pub enum CopyError {
         /// Elements the array holds.
         array_len: usize,
     },
-    /// An `ndarray` array whose shape, read in the given order, is not the CUDA array's.
+    /// An `ndarray` array whose shape, read in the given order, is not the CUDA array's (the
+    /// `gpuarray` feature).
+    #[cfg(feature = "gpuarray")]
     #[error("size mismatch in CudaArray::copy_from_ndarray: the host array of shape {shape:?} read in {order:?} order is {} x {} x {}, the CUDA array {} x {} x {}", .host_extent.0, .host_extent.1, .host_extent.2, .array_extent.0, .array_extent.1, .array_extent.2)]
     NdarrayExtent {
         /// The host array's shape.
@@ -251,7 +253,8 @@ pub enum CopyError {
         /// Elements the buffer holds.
         buffer: usize,
     },
-    /// `ndarray` refused to make an array of the copied elements.
+    /// `ndarray` refused to make an array of the copied elements (the `gpuarray` feature).
+    #[cfg(feature = "gpuarray")]
     #[error("size mismatch in {operation}: {source}")]
     Ndarray {
         /// The operation, e.g. `to_array`.

@@ -149,7 +149,8 @@ pub enum ArrayShapeError {
         /// Elements to scan.
         elements: usize,
     },
-    /// `ndarray` refused the shape.
+    /// `ndarray` refused the shape (the `gpuarray` feature).
+    #[cfg(feature = "gpuarray")]
     #[error("size mismatch in {operation}: {source}")]
     Ndarray {
         /// The operation, e.g. `DeviceArray::to_ndarray`.
@@ -159,13 +160,14 @@ pub enum ArrayShapeError {
         source: ndarray::ShapeError,
     },
     /// Indices of a gathered reduction (`sum_at`, ...) outside `-len..len` (NumPy's
-    /// `IndexError`); found on the device, so the reduction ran and its result is not given.
-    #[error("size mismatch in {operation}: {bad} of the indices are outside -{len}..{len}")]
-    IndexOutOfRange {
+    /// `IndexError`); counted on the device, so the reduction ran and its result is not given.
+    /// (`take`/`put` report the first such index instead: [`IndexOutOfRange`](Self::IndexOutOfRange).)
+    #[error("size mismatch in {operation}: {count} of the indices are outside -{len}..{len}")]
+    IndicesOutOfRange {
         /// The operation, e.g. `sum_at`.
         operation: &'static str,
         /// How many indices were out of range.
-        bad: u32,
+        count: u32,
         /// Elements of the indexed array.
         len: usize,
     },
@@ -199,5 +201,83 @@ pub enum ArrayShapeError {
         shape: Vec<usize>,
         /// Its strides, in elements.
         strides: Vec<isize>,
+    },
+    /// `arange` bounds that give no finite count of elements: a step of zero, a bound or step
+    /// that is not finite, or more elements than a `usize` counts.
+    #[error("size mismatch in DeviceArray::arange: start {start}, stop {stop} and step {step} give no finite number of elements (the step must be finite and not zero, the bounds finite)")]
+    ArangeStep {
+        /// The first value.
+        start: f64,
+        /// The bound, excluded.
+        stop: f64,
+        /// The step.
+        step: f64,
+    },
+    /// An axis that the array (or, for a new axis, the result) does not have.
+    #[error("size mismatch in {operation}: axis {axis} of an array of {axes} axes")]
+    NoSuchAxis {
+        /// The operation, e.g. `DeviceArray::squeeze_axis`.
+        operation: &'static str,
+        /// The axis asked for.
+        axis: usize,
+        /// The number of axes there are.
+        axes: usize,
+    },
+    /// `squeeze_axis` of an axis whose length is not 1.
+    #[error("size mismatch in DeviceArray::squeeze_axis: axis {axis} has length {len}, not 1")]
+    SqueezeLength {
+        /// The axis asked for.
+        axis: usize,
+        /// Its length.
+        len: usize,
+    },
+    /// A `reshape_infer` shape with more than one inferred axis, or whose given axes do not
+    /// divide the elements.
+    #[error("size mismatch in DeviceArray::reshape_infer: {elements} elements do not fit the shape {shape:?} (`None` is the one inferred axis)")]
+    ReshapeInfer {
+        /// The shape asked for.
+        shape: Vec<Option<usize>>,
+        /// The elements the array holds.
+        elements: usize,
+    },
+    /// Arrays joined by `concatenate` or `stack` whose shapes differ where they must agree.
+    #[error("size mismatch in {operation} along axis {axis}: array {index} has shape {shape:?}, array 0 has {first:?}")]
+    JoinShapes {
+        /// `concatenate` or `stack`.
+        operation: &'static str,
+        /// The axis joined along.
+        axis: usize,
+        /// The first array's shape.
+        first: Vec<usize>,
+        /// The position of the array that differs.
+        index: usize,
+        /// Its shape.
+        shape: Vec<usize>,
+    },
+    /// `concatenate` or `stack` of no arrays: the result has no shape.
+    #[error("size mismatch in {operation}: no arrays to join")]
+    NoArrays {
+        /// `concatenate` or `stack`.
+        operation: &'static str,
+    },
+    /// Two arrays read as flat vectors (`vdot`) of different numbers of elements.
+    #[error("size mismatch in {operation}: {first} elements against {second}")]
+    ElementCounts {
+        /// The operation, e.g. `DeviceArray::vdot`.
+        operation: &'static str,
+        /// The elements of the first array.
+        first: usize,
+        /// The elements of the second.
+        second: usize,
+    },
+    /// An index outside its axis in `IndexMode::Raise` (`take`, `put`, `multi_put`).
+    #[error("size mismatch in {operation}: index {index} is out of bounds for an axis of length {len}")]
+    IndexOutOfRange {
+        /// The operation, e.g. `DeviceArray::take`.
+        operation: &'static str,
+        /// The first index found outside (which one, when there are several, is unspecified).
+        index: i64,
+        /// The length of the axis.
+        len: usize,
     },
 }

@@ -44,6 +44,7 @@ mod builtin;
 mod cast;
 mod codegen;
 mod compare;
+mod construct;
 mod convert;
 mod curand;
 mod curand_error;
@@ -54,6 +55,7 @@ mod elementwise_fn;
 mod expr;
 mod expr_func;
 mod expr_ops;
+mod gather;
 mod kernel_args;
 pub(crate) mod kernel_cache;
 pub mod layout;
@@ -77,6 +79,8 @@ mod reduction_source;
 pub(crate) mod scan;
 mod scan_ops;
 mod scan_source;
+mod select_ops;
+mod shape_ops;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
@@ -101,6 +105,7 @@ pub use elementwise::{ElementwiseKernel, Variant};
 pub use elementwise_fn::ElementwiseFn;
 pub use expr::{BinOp, Expr, Operand, MAX_OPERANDS};
 pub use expr_func::CmpOp;
+pub use gather::{multi_put, multi_take, IndexMode};
 pub use kernel_args::{KernelArg, MAX_DIMS};
 #[cfg(feature = "cublas")]
 pub use matmul::{dot, dot_on, matmul, matmul_into, matmul_into_on, matmul_on, MatmulElement};
@@ -110,3 +115,5 @@ pub use random::{random_source, Distribution};
 pub use reduce_axis::ReduceAxis;
 pub use reduction::{ReductionKernel, ReductionVariant};
 pub use scan::{ScanKernel, ScanVariant};
+pub use select_ops::{if_positive, if_positive_on};
+pub use shape_ops::{concatenate, concatenate_on, stack, stack_on};

@@ -2,7 +2,7 @@
 //! gathered copy; PyCUDA's `ReductionKernel` with `map_expr="x[idx[i]]"`): `sum_at`,
 //! `prod_at`, `max_at` and `min_at`. One grid-stride pass reads each index and the element it
 //! names into per-block partials, then one block combines them; indices outside the array are
-//! counted on the device and reported as [`ArrayShapeError::IndexOutOfRange`] (NumPy's
+//! counted on the device and reported as [`ArrayShapeError::IndicesOutOfRange`] (NumPy's
 //! `IndexError`); negative ones count from the end, as in NumPy.
 
 use std::fmt::Write as _;
@@ -196,9 +196,9 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         kernel_cache::launch(&last, 1, BLOCK, None, &list)?;
         let bad = bad.to_vec()?.first().copied().unwrap_or(0);
         if bad > 0 {
-            return Err(ArrayShapeError::IndexOutOfRange {
+            return Err(ArrayShapeError::IndicesOutOfRange {
                 operation: op.name(),
-                bad,
+                count: bad,
                 len: self.len(),
             }
             .into());

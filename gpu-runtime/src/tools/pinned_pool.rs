@@ -14,6 +14,8 @@ use crate::types::repr::DeviceRepr;
 
 /// How a [`PageLockedMemoryPool`] allocates (PyCUDA's `PageLockedAllocator`): the host-alloc
 /// flags of its blocks.
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct PageLockedAllocator {
     /// The flags every block is allocated with.
@@ -45,6 +47,8 @@ impl PageLockedAllocator {
 /// assert_eq!((pool.active_blocks(), pool.held_blocks()), (0, 1));
 /// # Ok::<(), gpu_runtime::Error>(())
 /// ```
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 #[derive(Clone)]
 pub struct PageLockedMemoryPool {
     core: Arc<PinnedPoolCore>,

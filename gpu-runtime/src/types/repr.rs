@@ -29,22 +29,9 @@ macro_rules! device_repr {
         unsafe impl DeviceRepr for $t {}
     )*};
 }
-device_repr!(
-    i8,
-    u8,
-    i16,
-    u16,
-    i32,
-    u32,
-    i64,
-    u64,
-    isize,
-    usize,
-    f32,
-    f64,
-    half::f16,
-    half::bf16
-);
+device_repr!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize, f32, f64);
+#[cfg(feature = "half")]
+device_repr!(half::f16, half::bf16);
 
 // SAFETY: arrays of plain data are plain data with the same guarantees.
 unsafe impl<T: DeviceRepr, const N: usize> DeviceRepr for [T; N] {}

@@ -115,13 +115,35 @@ vector_family!(i64, "longlong", LongLong1 8, LongLong2 16, LongLong3 8, LongLong
 vector_family!(u64, "ulonglong", ULongLong1 8, ULongLong2 16, ULongLong3 8, ULongLong4 16);
 vector_family!(f32, "float", Float1 4, Float2 8, Float3 4, Float4 16);
 vector_family!(f64, "double", Double1 8, Double2 16, Double3 8, Double4 16);
-vector_type!(Half2, "__half2", half::f16, 4, [x, y], 2);
-vector_type!(BFloat162, "__nv_bfloat162", half::bf16, 4, [x, y], 2);
+// The pairs of 16-bit floats hold `half`'s types (the `half` feature).
+#[cfg(feature = "half")]
+vector_type!(
+    /// Needs the `half` feature (on by default).
+    Half2, "__half2", half::f16, 4, [x, y], 2
+);
+#[cfg(feature = "half")]
+vector_type!(
+    /// Needs the `half` feature (on by default).
+    BFloat162, "__nv_bfloat162", half::bf16, 4, [x, y], 2
+);
 
 macro_rules! vector_table {
-    ($($name:ident),* $(,)?) => {
-        [$(($name::C_NAME, std::mem::size_of::<$name>(), std::mem::align_of::<$name>())),*]
+    ($($name:ident),* ; $($c_only:literal),* $(,)?) => {
+        [
+            $(($name::C_NAME, std::mem::size_of::<$name>(), std::mem::align_of::<$name>()),)*
+            $(cdecl_entry($c_only)),*
+        ]
     };
+}
+
+/// gpu-cdecl's entry for `c_name`: the table lists `__half2` and `__nv_bfloat162` whether or not
+/// the `half` feature defines their structs (where it does, each struct is checked against this
+/// same entry), so that an index into the table means one type in every build.
+const fn cdecl_entry(c_name: &str) -> (&'static str, usize, usize) {
+    match gpu_cdecl::vectors::by_c_name(c_name) {
+        Some(t) => (t.c_name, t.size, t.align),
+        None => panic!("a vector type missing from gpu_cdecl::vectors::VECTOR_TYPES"),
+    }
 }
 
 /// Every vector type: its CUDA C name, size and alignment in bytes, as this crate lays it out,
@@ -131,8 +153,8 @@ pub const VECTOR_TYPES: &[(&str, usize, usize)] = &vector_table![
     Char1, Char2, Char3, Char4, UChar1, UChar2, UChar3, UChar4, Short1, Short2, Short3, Short4, UShort1,
     UShort2, UShort3, UShort4, Int1, Int2, Int3, Int4, UInt1, UInt2, UInt3, UInt4, Long1, Long2, Long3,
     Long4, ULong1, ULong2, ULong3, ULong4, LongLong1, LongLong2, LongLong3, LongLong4, ULongLong1,
-    ULongLong2, ULongLong3, ULongLong4, Float1, Float2, Float3, Float4, Double1, Double2, Double3, Double4,
-    Half2, BFloat162
+    ULongLong2, ULongLong3, ULongLong4, Float1, Float2, Float3, Float4, Double1, Double2, Double3, Double4;
+    "__half2", "__nv_bfloat162"
 ];
 
 #[cfg(test)]

@@ -22,6 +22,8 @@ use crate::types::repr::DeviceRepr;
 /// Cancel-safe: dropped before the copy ran, it drops the array, whose record of the copy
 /// keeps the memory allocated (or out of its pool) until the copy has finished, as every
 /// allocation of this crate does; nothing is lost but the copy's result.
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 #[must_use = "a future waits for nothing unless it is awaited"]
 #[derive(Debug)]
 pub struct HostCopy<T: DeviceRepr, D: Dimension> {
@@ -55,6 +57,8 @@ impl<T: DeviceRepr, D: Dimension> Future for HostCopy<T, D> {
 /// async [`memcpy_dtoh_async`]. `dst` may come from a
 /// [`PageLockedMemoryPool`](crate::tools::PageLockedMemoryPool), so that a server reuses its
 /// host buffers; lengths must match (in elements, `dst` in memory order).
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 pub fn memcpy_dtoh_future<T: DeviceRepr, D: Dimension>(
     mut dst: PinnedArray<T, D>,
     src: &(impl DeviceRead<T> + ?Sized),
@@ -84,6 +88,8 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
     /// assert_eq!(host.as_slice_memory_order(), &[1.0, 2.0, 3.0]);
     /// # Ok(()) }
     /// ```
+    ///
+    /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
     pub fn to_host_async(&self, stream: &Stream) -> Result<HostCopy<T, Ix1>> {
         let host = self
             .context()

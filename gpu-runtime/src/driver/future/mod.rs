@@ -9,9 +9,11 @@
 //! pool) only after the copy, by the stream-ordered lifetimes every allocation of this crate
 //! carries.
 
+#[cfg(feature = "gpuarray")]
 pub(crate) mod host_copy;
 pub(crate) mod signal;
 pub(crate) mod synchronized;
 
+#[cfg(feature = "gpuarray")]
 pub use host_copy::{memcpy_dtoh_future, HostCopy};
 pub use synchronized::Synchronized;

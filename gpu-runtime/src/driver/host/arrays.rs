@@ -179,6 +179,8 @@ pub(crate) use host_array_common;
 /// assert_eq!(a.view().sum(), 7.0);
 /// # Ok::<(), gpu_runtime::Error>(())
 /// ```
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 pub struct AlignedArray<T: crate::types::repr::DeviceRepr, D: Dimension> {
     raw: RawHost<T, D>,
     layout: Option<Layout>,
@@ -221,6 +223,8 @@ pub const DEFAULT_ALIGNMENT: usize = 4096;
 /// assert_eq!(line_aligned.as_ptr() as usize % 64, 0);
 /// # Ok::<(), gpu_runtime::Error>(())
 /// ```
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 pub fn aligned_zeros<T: crate::types::repr::DeviceRepr, Sh: ShapeBuilder>(
     shape: Sh,
     alignment: impl Into<Option<usize>>,
@@ -259,6 +263,8 @@ where
 /// An aligned host array of `shape` (PyCUDA's `aligned_empty`). Rust forbids reading
 /// uninitialised memory, so the elements are zero, as with [`aligned_zeros`]; the zeroing is
 /// nearly free for large arrays, whose pages the OS hands out zeroed.
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 pub fn aligned_empty<T: crate::types::repr::DeviceRepr, Sh: ShapeBuilder>(
     shape: Sh,
     alignment: impl Into<Option<usize>>,
@@ -270,6 +276,8 @@ where
 }
 
 /// An aligned zeroed array with the shape and memory order of `like`.
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 pub fn aligned_zeros_like<T: crate::types::repr::DeviceRepr, S: Data, D: Dimension>(
     like: &ArrayBase<S, D>,
     alignment: impl Into<Option<usize>>,
@@ -278,6 +286,8 @@ pub fn aligned_zeros_like<T: crate::types::repr::DeviceRepr, S: Data, D: Dimensi
 }
 
 /// An aligned array with the shape and memory order of `like` (see [`aligned_empty`]).
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 pub fn aligned_empty_like<T: crate::types::repr::DeviceRepr, S: Data, D: Dimension>(
     like: &ArrayBase<S, D>,
     alignment: impl Into<Option<usize>>,

@@ -17,6 +17,8 @@ use crate::error::{MemoryError, Result};
 use crate::types::repr::DeviceRepr;
 
 /// Who may access managed memory at first (PyCUDA's `mem_attach_flags`).
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AttachFlags {
     /// Any stream on any device (`CU_MEM_ATTACH_GLOBAL`).
@@ -64,6 +66,8 @@ impl AttachFlags {
 /// assert!(a.view().iter().all(|&v| v == 3.0));
 /// # Ok(()) }
 /// ```
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 pub struct ManagedArray<T: DeviceRepr, D: Dimension> {
     raw: RawHost<T, D>,
     ctx: Context,
@@ -128,6 +132,8 @@ impl Context {
     /// Asking for more managed memory than the device has free is refused with
     /// [`MemoryError::ManagedMoreThanFree`] before the driver is asked: oversubscribing managed memory can
     /// stall the GPU for a long time instead of failing.
+    ///
+    /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
     pub fn managed_empty<T: DeviceRepr, Sh: ShapeBuilder>(
         &self,
         shape: Sh,
@@ -165,6 +171,8 @@ impl Context {
     }
 
     /// A zero-filled managed array of `shape`.
+    ///
+    /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
     pub fn managed_zeros<T: DeviceRepr, Sh: ShapeBuilder>(
         &self,
         shape: Sh,
@@ -188,6 +196,8 @@ impl Context {
     }
 
     /// A managed array with the shape and memory order of `like`, contents unspecified.
+    ///
+    /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
     pub fn managed_empty_like<T: DeviceRepr, S: Data, D: Dimension>(
         &self,
         like: &ArrayBase<S, D>,
@@ -197,6 +207,8 @@ impl Context {
     }
 
     /// A zero-filled managed array with the shape and memory order of `like`.
+    ///
+    /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
     pub fn managed_zeros_like<T: DeviceRepr, S: Data, D: Dimension>(
         &self,
         like: &ArrayBase<S, D>,

@@ -16,6 +16,8 @@ use crate::error::{Error, MemoryError, Result};
 use crate::types::repr::DeviceRepr;
 
 /// Where managed memory is, or should be: a device's memory or the host's.
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MemLocation {
     /// The memory of this device.
@@ -69,6 +71,8 @@ impl MemLocation {
 /// assert_eq!(table.last_prefetch_location()?, Some(gpu));
 /// # Ok::<(), gpu_runtime::Error>(())
 /// ```
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MemAdvice {
     /// Mostly read: devices that read it get their own read-only copies.

@@ -3,22 +3,36 @@
 //! `register_host_memory`). The driver copies pinned memory by DMA, at full bus speed.
 
 use std::ffi::c_void;
-use std::sync::Arc;
 
 use cudarc::driver::sys;
-use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder};
 
 use crate::driver::context::context_link::ContextLink;
 use crate::driver::context::core::Context;
+use crate::driver::memory::pool_core::{PoolCore, RawAllocator};
+use crate::driver::ordering::{Release, UseSet};
+use crate::driver::result::check;
+use crate::error::{Error, Result};
+
+// The arrays (`PinnedArray`, `RegisteredArray`) are `ndarray` arrays: the `gpuarray` feature.
+#[cfg(feature = "gpuarray")]
+use std::sync::Arc;
+
+#[cfg(feature = "gpuarray")]
+use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder};
+
+#[cfg(feature = "gpuarray")]
 use crate::driver::host::arrays::{host_array_common, shape_bytes, shape_like, RawHost};
+#[cfg(feature = "gpuarray")]
 use crate::driver::host::page_locked::{
     sealed::Sealed, LockedHost, LockedHostMut, PageLocked, PageLockedMut,
 };
-use crate::driver::memory::pool_core::{Block, PoolCore, RawAllocator};
+#[cfg(feature = "gpuarray")]
+use crate::driver::memory::pool_core::Block;
+#[cfg(feature = "gpuarray")]
 use crate::driver::memory::view::{DeviceView, DeviceViewMut};
-use crate::driver::ordering::{Release, StreamUses, UseSet};
-use crate::driver::result::check;
-use crate::error::{Error, Result};
+#[cfg(feature = "gpuarray")]
+use crate::driver::ordering::StreamUses;
+#[cfg(feature = "gpuarray")]
 use crate::types::repr::DeviceRepr;
 
 /// Flags for page-locked allocations (PyCUDA's `host_alloc_flags`), combined with `|`.
@@ -104,6 +118,7 @@ impl RawAllocator for PinnedAllocator {
 
 pub(crate) type PinnedPoolCore = PoolCore<PinnedAllocator>;
 
+#[cfg(feature = "gpuarray")]
 enum Storage {
     /// Allocated for this array alone; freed with `cuMemFreeHost`.
     Own,
@@ -111,6 +126,7 @@ enum Storage {
     Pooled(Arc<PinnedPoolCore>, Block),
 }
 
+#[cfg(feature = "gpuarray")]
 /// A host array in page-locked memory (PyCUDA's `pagelocked_empty`): copies to and from the
 /// device run by DMA at full speed, and asynchronously. Freed (or returned to its pool) when
 /// dropped.
@@ -130,6 +146,8 @@ enum Storage {
 /// let d = ctx.to_device(&a)?; // a DMA copy
 /// # Ok(()) }
 /// ```
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 pub struct PinnedArray<T: DeviceRepr, D: Dimension> {
     raw: RawHost<T, D>,
     flags: HostAllocFlags,
@@ -139,8 +157,10 @@ pub struct PinnedArray<T: DeviceRepr, D: Dimension> {
     uses: Box<StreamUses>,
 }
 
+#[cfg(feature = "gpuarray")]
 host_array_common!(PinnedArray);
 
+#[cfg(feature = "gpuarray")]
 impl<T: DeviceRepr, D: Dimension> PinnedArray<T, D> {
     /// An array over a block of a page-locked pool, with the record of the uses its previous
     /// owners left outstanding; the block goes back to `pool` when the array is dropped.
@@ -210,8 +230,10 @@ impl<T: DeviceRepr, D: Dimension> PinnedArray<T, D> {
     }
 }
 
+#[cfg(feature = "gpuarray")]
 impl<T: DeviceRepr, D: Dimension> Sealed for PinnedArray<T, D> {}
 
+#[cfg(feature = "gpuarray")]
 impl<T: DeviceRepr, D: Dimension> PageLocked<T> for PinnedArray<T, D> {
     fn locked(&self) -> LockedHost<'_, T> {
         LockedHost {
@@ -222,6 +244,7 @@ impl<T: DeviceRepr, D: Dimension> PageLocked<T> for PinnedArray<T, D> {
     }
 }
 
+#[cfg(feature = "gpuarray")]
 impl<T: DeviceRepr, D: Dimension> PageLockedMut<T> for PinnedArray<T, D> {
     fn locked_mut(&mut self) -> LockedHostMut<'_, T> {
         LockedHostMut {
@@ -253,6 +276,7 @@ pub(crate) fn mapped_device_ptr(
     Ok(d)
 }
 
+#[cfg(feature = "gpuarray")]
 impl<T: DeviceRepr, D: Dimension> Drop for PinnedArray<T, D> {
     fn drop(&mut self) {
         match &self.storage {
@@ -271,9 +295,12 @@ impl<T: DeviceRepr, D: Dimension> Drop for PinnedArray<T, D> {
     }
 }
 
+#[cfg(feature = "gpuarray")]
 impl Context {
     /// A page-locked host array of `shape` (C order, or Fortran with `.f()`), contents
     /// unspecified (PyCUDA's `pagelocked_empty`).
+    ///
+    /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
     pub fn pagelocked_empty<T: DeviceRepr, Sh: ShapeBuilder>(
         &self,
         shape: Sh,
@@ -294,6 +321,8 @@ impl Context {
     }
 
     /// A zero-filled page-locked host array of `shape` (PyCUDA's `pagelocked_zeros`).
+    ///
+    /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
     pub fn pagelocked_zeros<T: DeviceRepr, Sh: ShapeBuilder>(
         &self,
         shape: Sh,
@@ -308,6 +337,8 @@ impl Context {
     }
 
     /// A page-locked array with the shape and memory order of `like`, contents unspecified.
+    ///
+    /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
     pub fn pagelocked_empty_like<T: DeviceRepr, S: Data, D: Dimension>(
         &self,
         like: &ArrayBase<S, D>,
@@ -317,6 +348,8 @@ impl Context {
     }
 
     /// A zero-filled page-locked array with the shape and memory order of `like`.
+    ///
+    /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
     pub fn pagelocked_zeros_like<T: DeviceRepr, S: Data, D: Dimension>(
         &self,
         like: &ArrayBase<S, D>,
@@ -328,6 +361,8 @@ impl Context {
     /// Page-locks an existing array in place (PyCUDA's `register_host_memory`); it is unlocked
     /// when the returned value is dropped or [`RegisteredArray::into_inner`] gives it back.
     /// The array must be contiguous (C or Fortran order).
+    ///
+    /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
     pub fn register_host_memory<T: DeviceRepr, D: Dimension>(
         &self,
         array: Array<T, D>,
@@ -356,6 +391,7 @@ impl Context {
     }
 }
 
+#[cfg(feature = "gpuarray")]
 fn zero<T, D: Dimension>(raw: &mut RawHost<T, D>) {
     // SAFETY: len elements at ptr belong to the array; all-zero bytes are a valid DeviceRepr.
     unsafe { std::ptr::write_bytes(raw.ptr.as_ptr(), 0, raw.len) };
@@ -386,10 +422,13 @@ impl std::ops::BitOr for HostRegisterFlags {
     }
 }
 
+#[cfg(feature = "gpuarray")]
 /// An `ndarray` array page-locked in place by [`Context::register_host_memory`]; unlocked on
 /// drop. Deref gives the array; it is host data like any array, and page-locked memory for
 /// asynchronous copies ([`PageLocked`]). Host access, unlocking and giving the array back
 /// wait for the GPU's uses of it first.
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 pub struct RegisteredArray<T: DeviceRepr, D: Dimension> {
     array: Option<Array<T, D>>,
     flags: HostRegisterFlags,
@@ -397,6 +436,7 @@ pub struct RegisteredArray<T: DeviceRepr, D: Dimension> {
     uses: StreamUses,
 }
 
+#[cfg(feature = "gpuarray")]
 impl<T: DeviceRepr, D: Dimension> RegisteredArray<T, D> {
     /// Unlocks the memory and gives the array back, once the GPU has finished with it.
     pub fn into_inner(mut self) -> Array<T, D> {
@@ -475,6 +515,7 @@ impl<T: DeviceRepr, D: Dimension> RegisteredArray<T, D> {
     }
 }
 
+#[cfg(feature = "gpuarray")]
 impl<T: DeviceRepr, D: Dimension> std::ops::Deref for RegisteredArray<T, D> {
     type Target = Array<T, D>;
     fn deref(&self) -> &Array<T, D> {
@@ -482,18 +523,21 @@ impl<T: DeviceRepr, D: Dimension> std::ops::Deref for RegisteredArray<T, D> {
     }
 }
 
+#[cfg(feature = "gpuarray")]
 impl<T: DeviceRepr, D: Dimension> Drop for RegisteredArray<T, D> {
     fn drop(&mut self) {
         self.unregister();
     }
 }
 
+#[cfg(feature = "gpuarray")]
 impl<T: DeviceRepr, D: Dimension> crate::driver::host::slices::HostSlice<T> for RegisteredArray<T, D> {
     fn host_slice(&self) -> Result<&[T]> {
         self.inner().host_slice()
     }
 }
 
+#[cfg(feature = "gpuarray")]
 impl<T: DeviceRepr, D: Dimension> crate::driver::host::slices::HostSliceMut<T> for RegisteredArray<T, D> {
     fn host_slice_mut(&mut self) -> Result<&mut [T]> {
         let _ = self.uses.host_write();
@@ -504,8 +548,10 @@ impl<T: DeviceRepr, D: Dimension> crate::driver::host::slices::HostSliceMut<T> f
     }
 }
 
+#[cfg(feature = "gpuarray")]
 impl<T: DeviceRepr, D: Dimension> Sealed for RegisteredArray<T, D> {}
 
+#[cfg(feature = "gpuarray")]
 impl<T: DeviceRepr, D: Dimension> PageLocked<T> for RegisteredArray<T, D> {
     fn locked(&self) -> LockedHost<'_, T> {
         let a = self.array.as_ref().unwrap_or_else(|| unreachable!());
@@ -517,6 +563,7 @@ impl<T: DeviceRepr, D: Dimension> PageLocked<T> for RegisteredArray<T, D> {
     }
 }
 
+#[cfg(feature = "gpuarray")]
 impl<T: DeviceRepr, D: Dimension> PageLockedMut<T> for RegisteredArray<T, D> {
     fn locked_mut(&mut self) -> LockedHostMut<'_, T> {
         let a = self.array.as_mut().unwrap_or_else(|| unreachable!());

@@ -7,12 +7,17 @@
 //! an `m x n` F-ordered matrix as `a[i + j * m]`. [`memory_order`] says which of the two an
 //! array is.
 
+#[cfg(feature = "gpuarray")]
 use std::borrow::Cow;
 
+#[cfg(feature = "gpuarray")]
 use ndarray::{ArrayBase, ArrayRef, Data, DataMut, Dimension, Order};
 
-use crate::error::{Error, Result};
+#[cfg(feature = "gpuarray")]
+use crate::error::Error;
+use crate::error::Result;
 
+#[cfg(feature = "gpuarray")]
 /// The memory order of an `ndarray` array: `Some(Order::C)` when its elements are contiguous
 /// in C (row-major) order, `Some(Order::F)` when contiguous in Fortran (column-major) order
 /// and not in C order, `None` when neither (a strided slice, axes permuted some other way, or
@@ -30,6 +35,8 @@ use crate::error::{Error, Result};
 /// assert_eq!(memory_order(&c.t()), Some(Order::F));
 /// assert_eq!(memory_order(&c.slice(s![.., 1..3])), None);
 /// ```
+///
+/// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 pub fn memory_order<A, D: Dimension>(array: &ArrayRef<A, D>) -> Option<Order> {
     if is_in_order(array, Order::C) {
         Some(Order::C)
@@ -40,6 +47,7 @@ pub fn memory_order<A, D: Dimension>(array: &ArrayRef<A, D>) -> Option<Order> {
     }
 }
 
+#[cfg(feature = "gpuarray")]
 /// True when the elements are contiguous in `order`.
 fn is_in_order<A, D: Dimension>(array: &ArrayRef<A, D>, order: Order) -> bool {
     if order.is_column_major() {
@@ -50,6 +58,7 @@ fn is_in_order<A, D: Dimension>(array: &ArrayRef<A, D>, order: Order) -> bool {
     }
 }
 
+#[cfg(feature = "gpuarray")]
 /// The elements of `array` in `order` (the last axis varying fastest for C, the first for
 /// F): borrowed when the array is contiguous in that order, else copied into that order.
 pub(crate) fn elements_in_order<A: Clone, D: Dimension>(
@@ -81,7 +90,7 @@ pub(crate) fn elements_in_order<A: Clone, D: Dimension>(
     note = "or remove the `#[In]`/`#[Out]`/`#[InOut]` mark from the kernel's parameter: an unmarked slice parameter takes device memory in every call"
 )]
 pub trait HostSlice<T> {
-    /// The elements, or [`Error::NotContiguous`] for an `ndarray` view that is contiguous in
+    /// The elements, or [`Error::NotContiguous`](crate::Error::NotContiguous) for an `ndarray` view that is contiguous in
     /// neither C nor Fortran order.
     fn host_slice(&self) -> Result<&[T]>;
 }
@@ -129,6 +138,7 @@ impl<T, const N: usize> HostSliceMut<T> for [T; N] {
         Ok(self)
     }
 }
+#[cfg(feature = "gpuarray")]
 impl<T, S: Data<Elem = T>, D: Dimension> HostSlice<T> for ArrayBase<S, D> {
     fn host_slice(&self) -> Result<&[T]> {
         memory_order(self)
@@ -138,6 +148,7 @@ impl<T, S: Data<Elem = T>, D: Dimension> HostSlice<T> for ArrayBase<S, D> {
             })
     }
 }
+#[cfg(feature = "gpuarray")]
 impl<T, S: DataMut<Elem = T>, D: Dimension> HostSliceMut<T> for ArrayBase<S, D> {
     fn host_slice_mut(&mut self) -> Result<&mut [T]> {
         if memory_order(self).is_none() {
@@ -151,6 +162,7 @@ impl<T, S: DataMut<Elem = T>, D: Dimension> HostSliceMut<T> for ArrayBase<S, D> 
     }
 }
 
+#[cfg(feature = "gpuarray")]
 #[cfg(test)]
 mod tests {
     use super::*;

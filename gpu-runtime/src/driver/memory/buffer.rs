@@ -5,6 +5,7 @@ use std::marker::PhantomData;
 use std::ops::RangeBounds;
 
 use cudarc::driver::sys;
+#[cfg(feature = "gpuarray")]
 use ndarray::{Array, ShapeBuilder};
 
 use crate::driver::context::core::Context;
@@ -12,7 +13,9 @@ use crate::driver::host::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::view::*;
 use crate::driver::ordering::{Release, StreamUses};
 use crate::driver::result::check;
-use crate::error::{CopyError, Error, MemoryError, Result};
+#[cfg(feature = "gpuarray")]
+use crate::error::{CopyError, Error};
+use crate::error::{MemoryError, Result};
 use crate::types::repr::DeviceRepr;
 
 /// the guide's [Safety model](crate::guide::threads_and_safety#safety-model)).
@@ -191,8 +194,11 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         self.device_view().to_vec()
     }
 
+    #[cfg(feature = "gpuarray")]
     /// A copy of the contents as an `ndarray` array of `shape` (C or Fortran order, as the shape
     /// says): PyCUDA's `from_device`. The shape must hold exactly `len()` elements.
+    ///
+    /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
     pub fn to_array<Sh, D>(&self, shape: Sh) -> Result<Array<T, D>>
     where
         Sh: ShapeBuilder<Dim = D>,
@@ -287,6 +293,7 @@ impl Context {
         DeviceBuffer::zeros(self, len)
     }
 
+    #[cfg(feature = "gpuarray")]
     /// Copies a device buffer into a new `ndarray` array of `shape` (PyCUDA's `from_device`):
     /// any number of dimensions, C order, or Fortran order with `shape.f()`. The shape may hold
     /// fewer elements than the buffer (the first ones are copied) but not more.
@@ -301,6 +308,8 @@ impl Context {
     /// assert_eq!(f[[1, 0]], 2.0);
     /// # Ok::<(), gpu_runtime::Error>(())
     /// ```
+    ///
+    /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
     pub fn from_device<T, Sh, D>(&self, buffer: &impl DeviceRead<T>, shape: Sh) -> Result<Array<T, D>>
     where
         T: DeviceRepr,

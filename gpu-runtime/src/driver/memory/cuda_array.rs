@@ -2,6 +2,7 @@
 //! (PyCUDA's `Array`, `ArrayDescriptor`, `ArrayDescriptor3D` and `np_to_array`).
 
 use cudarc::driver::sys::{self, CUarray_format as Fmt};
+#[cfg(feature = "gpuarray")]
 use ndarray::Order;
 
 use crate::driver::context::core::Context;
@@ -383,6 +384,7 @@ impl CudaArray {
     }
 }
 
+#[cfg(feature = "gpuarray")]
 /// The array extents `(width, height, depth)` of an `ndarray` shape read in `order` (PyCUDA's
 /// `matrix_to_array`): in C order the last axis is the width (`[d, h, w]`), in Fortran order
 /// the first (`[w, h, d]`); missing axes are 0, as in [`ArrayDescriptor`].
@@ -411,6 +413,7 @@ pub(super) fn extents(
     Ok((axes[0], axes[1], axes[2]))
 }
 
+#[cfg(feature = "gpuarray")]
 /// The `ndarray` shape of an array's extents read in `order` (the inverse of [`extents`]).
 pub(super) fn shape_of(desc: &ArrayDescriptor, order: Order) -> Vec<usize> {
     let mut shape = vec![desc.width];
@@ -439,6 +442,7 @@ mod tests {
     use super::*;
     use crate::error::Error;
 
+    #[cfg(feature = "gpuarray")]
     #[test]
     fn c_order_puts_the_last_axis_on_x_and_fortran_the_first() {
         let c = |s: &[usize]| extents(s, Order::C, "t").unwrap();

@@ -2,9 +2,12 @@
 //! pitched memory, structured 2D/3D copies, CUDA arrays, and the pool core.
 
 mod array_copy;
+#[cfg(feature = "gpuarray")]
+mod array_ndcopy;
 pub(crate) mod buffer;
 pub(crate) mod cuda_array;
 pub(crate) mod memops;
+#[cfg(feature = "gpuarray")]
 pub(crate) mod ndcopy;
 pub(crate) mod pitched;
 pub(crate) mod pool_core;

@@ -31,6 +31,8 @@ impl Context {
     /// Copies device memory into a new array with the shape and memory order (C or Fortran)
     /// of `like` (PyCUDA's `from_device_like`). The buffer must hold at least as many
     /// elements as `like`.
+    ///
+    /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
     pub fn from_device_like<T, S, D>(
         &self,
         buffer: &impl DeviceRead<T>,

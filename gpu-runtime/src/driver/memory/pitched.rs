@@ -174,7 +174,10 @@ impl<T: DeviceRepr> PitchedBuffer<T> {
             .call()
     }
 
+    #[cfg(feature = "gpuarray")]
     /// The rows, packed, as an `ndarray` array of shape `(height, width)`.
+    ///
+    /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
     pub fn to_array(&self) -> Result<ndarray::Array2<T>> {
         let n = self.width * self.height;
         // SAFETY: T is DeviceRepr, for which every bit pattern (all zeros included) is valid.

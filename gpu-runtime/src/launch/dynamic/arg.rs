@@ -150,9 +150,11 @@ pub enum Arg<'a> {
     F32(f32),
     /// An `f64`.
     F64(f64),
-    /// A `half::f16` (`half`, `__half`).
+    /// A `half::f16` (`half`, `__half`; the `half` feature).
+    #[cfg(feature = "half")]
     F16(half::f16),
-    /// A `half::bf16` (`__nv_bfloat16`).
+    /// A `half::bf16` (`__nv_bfloat16`; the `half` feature).
+    #[cfg(feature = "half")]
     Bf16(half::bf16),
     /// A `bool`.
     Bool(bool),
@@ -374,7 +376,9 @@ impl<'a> Arg<'a> {
             Arg::U64(_) => "a u64",
             Arg::F32(_) => "an f32",
             Arg::F64(_) => "an f64",
+            #[cfg(feature = "half")]
             Arg::F16(_) => "an f16",
+            #[cfg(feature = "half")]
             Arg::Bf16(_) => "a bf16",
             Arg::Bool(_) => "a bool",
             Arg::Ptr(p) if p.mutable => "an output buffer (Arg::output)",
@@ -407,8 +411,6 @@ impl<'a> Arg<'a> {
                 | (Arg::U64(_), ArgType::U64)
                 | (Arg::F32(_), ArgType::F32)
                 | (Arg::F64(_), ArgType::F64)
-                | (Arg::F16(_), ArgType::F16)
-                | (Arg::Bf16(_), ArgType::Bf16)
                 | (Arg::Bool(_), ArgType::Bool)
                 | (Arg::Ptr(_), ArgType::ConstPtr | ArgType::Ptr)
                 | (Arg::Host(_), ArgType::MutPtr | ArgType::Ptr)
@@ -419,6 +421,8 @@ impl<'a> Arg<'a> {
             (Arg::Host(h), ArgType::ConstPtr) => h.direction == Direction::In,
             (Arg::Vector(v), ArgType::Vector(t)) => v.ty == t,
             (Arg::Struct(v), ArgType::Struct(t)) => v.fits(&t),
+            #[cfg(feature = "half")]
+            (Arg::F16(_), ArgType::F16) | (Arg::Bf16(_), ArgType::Bf16) => true,
             _ => false,
         }
     }
@@ -445,7 +449,9 @@ impl<'a> Arg<'a> {
             Arg::U64(v) => (v as *const u64).cast(),
             Arg::F32(v) => (v as *const f32).cast(),
             Arg::F64(v) => (v as *const f64).cast(),
+            #[cfg(feature = "half")]
             Arg::F16(v) => (v as *const half::f16).cast(),
+            #[cfg(feature = "half")]
             Arg::Bf16(v) => (v as *const half::bf16).cast(),
             Arg::Bool(v) => (v as *const bool).cast(),
             Arg::Ptr(p) => (&p.ptr as *const sys::CUdeviceptr).cast(),
@@ -472,7 +478,9 @@ macro_rules! arg_from {
     )*};
 }
 arg_from!(i8 => I8, u8 => U8, i16 => I16, u16 => U16, i32 => I32, u32 => U32, i64 => I64,
-          u64 => U64, f32 => F32, f64 => F64, half::f16 => F16, half::bf16 => Bf16, bool => Bool);
+          u64 => U64, f32 => F32, f64 => F64, bool => Bool);
+#[cfg(feature = "half")]
+arg_from!(half::f16 => F16, half::bf16 => Bf16);
 
 impl<V: CudaVector> From<V> for Arg<'_> {
     fn from(v: V) -> Self {

@@ -22,6 +22,7 @@ fn host_arrays_fit_the_pointers_their_direction_allows() {
     assert_eq!((h.bytes, h.direction), (16, Direction::InOut));
 }
 
+#[cfg(feature = "gpuarray")]
 #[test]
 fn a_non_contiguous_array_is_refused_when_copied() {
     let m = ndarray::Array2::<f64>::zeros((3, 5));
