@@ -30,8 +30,8 @@ use gpu_cdecl::elementwise::{Elementwise, Param as CParam};
 
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, Result};
-use crate::gpuarray::cast;
 use crate::gpuarray::broadcast::broadcast_args;
+use crate::gpuarray::cast;
 use crate::gpuarray::codegen;
 use crate::gpuarray::kernel_args::{check_args, parse_params, ArgKind, KernelArg, Param};
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};

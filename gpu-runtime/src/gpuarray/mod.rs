@@ -59,13 +59,13 @@ mod gather;
 mod kernel_args;
 pub(crate) mod kernel_cache;
 pub mod layout;
+mod linear_combination;
 mod logic_reduce;
 pub mod math;
 #[cfg(feature = "cublas")]
 mod matmul;
 #[cfg(any(test, feature = "cublas"))]
 mod matmul_plan;
-mod linear_combination;
 mod methods;
 pub mod promote;
 pub(crate) mod random;
@@ -88,9 +88,9 @@ mod tests_dtypes;
 #[cfg(test)]
 mod tests_ext;
 #[cfg(test)]
-mod tests_math;
-#[cfg(test)]
 mod tests_forms;
+#[cfg(test)]
+mod tests_math;
 mod transpose;
 
 pub use array::{
@@ -107,10 +107,10 @@ pub use expr::{BinOp, Expr, Operand, MAX_OPERANDS};
 pub use expr_func::CmpOp;
 pub use gather::{multi_put, multi_take, IndexMode};
 pub use kernel_args::{KernelArg, MAX_DIMS};
+pub use linear_combination::{linear_combination, linear_combination_on, Coefficient};
 #[cfg(feature = "cublas")]
 pub use matmul::{dot, dot_on, matmul, matmul_into, matmul_into_on, matmul_on, MatmulElement};
 pub use promote::{promote_types, result_type, DType, PromoteArg};
-pub use linear_combination::{linear_combination, linear_combination_on, Coefficient};
 pub use random::{random_source, Distribution};
 pub use reduce_axis::ReduceAxis;
 pub use reduction::{ReductionKernel, ReductionVariant};

@@ -189,7 +189,7 @@ impl DType {
         }
     }
 
-    /// The type of a `gpu-cdecl` scalar (the [`Element::SCALAR`](super::Element::SCALAR) of
+    /// The type of a `gpu-cdecl` scalar (the [`Element::SCALAR`] of
     /// array elements), or `None` for `size_t` and `ptrdiff_t`, which arrays do not hold.
     pub fn from_scalar(s: Scalar) -> Option<DType> {
         Some(match s {
@@ -362,7 +362,6 @@ pub fn result_type(a: impl Into<PromoteArg>, b: impl Into<PromoteArg>) -> DType 
         },
     }
 }
-
 
 impl DType {
     /// The `gpu-cdecl` scalar of this type, or `None` for the complex types (which are not
