@@ -394,7 +394,7 @@ fn check_all<T: Elem>(ctx: &Context, rng: &mut Rng, host: &ArrayD<T>, kind: u64)
         };
         check("ptp", to(r.to_vec()?), r.shape(), lanes(&range), 1e-6);
         let r = dv.any_axis(ra)?;
-        let got: Vec<f64> = r.to_vec()?.iter().map(|&b| b as f64).collect();
+        let got: Vec<f64> = r.to_vec()?.iter().map(|&b| u8::from(b.get()) as f64).collect();
         check(
             "any",
             got,
@@ -403,7 +403,7 @@ fn check_all<T: Elem>(ctx: &Context, rng: &mut Rng, host: &ArrayD<T>, kind: u64)
             0.0,
         );
         let r = dv.all_axis(ra)?;
-        let got: Vec<f64> = r.to_vec()?.iter().map(|&b| b as f64).collect();
+        let got: Vec<f64> = r.to_vec()?.iter().map(|&b| u8::from(b.get()) as f64).collect();
         check(
             "all",
             got,

@@ -1,6 +1,6 @@
 //! `sum`, `prod`, `mean`, `var`, `std`, `max`, `min`, `ptp`, `argmax`, `argmin` and `dot` on
 //! arrays, over all axes or along one (with NumPy's `keepdims`: [`ReduceAxis`]), and
-//! `any_axis`/`all_axis` (as `u8`), built on [`ReductionKernel`]. Each kernel is defined once per operation, element type and result type
+//! `any_axis`/`all_axis` (as [`Bool`]s), built on [`ReductionKernel`]. Each kernel is defined once per operation, element type and result type
 //! for the process, and found again by that small key.
 //!
 //! NumPy's semantics, with these choices made explicit:
@@ -25,6 +25,7 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::boolean::Bool;
 use crate::gpuarray::cast;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_args::KernelArg;
@@ -48,9 +49,9 @@ enum Op {
     },
     /// `max - min` in one pass.
     Ptp,
-    /// Whether any element is nonzero (NaN counts), as a `u8` 0 or 1.
+    /// Whether any element is nonzero (NaN counts), as a [`Bool`].
     Any,
-    /// Whether every element is nonzero, as a `u8` 0 or 1.
+    /// Whether every element is nonzero, as a [`Bool`].
     All,
 }
 
@@ -102,7 +103,7 @@ fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
     let as_r = cast::cast_c(T::SCALAR, R::SCALAR, "x");
     // Through the conversion table, which spells the 16-bit floats' conversions unambiguously.
     let as_f64 = cast::cast_c(T::SCALAR, Scalar::F64, "x");
-    let nonzero = format!("(unsigned char)({})", cast::cast_c(T::SCALAR, Scalar::Bool, "x"));
+    let nonzero = cast::cast_c(T::SCALAR, Scalar::Bool, "x");
     let sum_in_f32 = |arguments: String, map: String| -> Result<ReductionKernel<R>> {
         let k = ReductionKernel::with_accumulator(
             "reduction",
@@ -178,8 +179,8 @@ fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
             )?
             .post_map(&format!("({t})(a.hi - a.lo)"))
         }
-        Op::Any => ReductionKernel::new(&x, &nonzero, "a | b", "(unsigned char)0")?,
-        Op::All => ReductionKernel::new(&x, &nonzero, "a & b", "(unsigned char)1")?,
+        Op::Any => ReductionKernel::new(&x, &nonzero, "a || b", "false")?,
+        Op::All => ReductionKernel::new(&x, &nonzero, "a && b", "true")?,
     };
     let k = Arc::new(k);
     map.insert((op, T::SCALAR, R::SCALAR), k.clone() as Cached);
@@ -355,14 +356,14 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         self.reduce_along(Op::Ptp, axis)
     }
 
-    /// Whether any element along an axis is nonzero (NaN counts, as in NumPy), as `u8` 0 or 1
-    /// (`u8` until the crate has a `bool` element); an empty lane is 0.
-    pub fn any_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<u8, IxDyn>> {
+    /// Whether any element along an axis is nonzero (NaN counts, as in NumPy), as [`Bool`]s;
+    /// an empty lane is false.
+    pub fn any_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<Bool, IxDyn>> {
         self.reduce_along(Op::Any, axis.into())
     }
 
-    /// Whether every element along an axis is nonzero, as `u8` 0 or 1; an empty lane is 1.
-    pub fn all_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<u8, IxDyn>> {
+    /// Whether every element along an axis is nonzero, as [`Bool`]s; an empty lane is true.
+    pub fn all_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<Bool, IxDyn>> {
         self.reduce_along(Op::All, axis.into())
     }
 
@@ -438,7 +439,7 @@ pub(crate) fn test_kernels(
         for op in [Op::Any, Op::All] {
             push(
                 format!("{op:?} {name}"),
-                kernel::<T, u8>(op).unwrap(),
+                kernel::<T, Bool>(op).unwrap(),
                 variants,
                 out,
             );
