@@ -1,13 +1,15 @@
 //! The fast copies' kernels on a GPU, each compared with a CPU reference on random data at
 //! sizes that reach every loop of them: the flat conversion of contiguous arrays (`astype`,
 //! `to_contiguous`, `assign`: four vector loads in flight per thread, then one at a time,
-//! then a scalar tail; unaligned views and Fortran order too) and the 64 x 64 tiled transpose
-//! (full tiles, edge tiles, reversed and stepped views), with empty and 0-d arrays, NaN and
-//! infinities.
+//! then a scalar tail; unaligned views and Fortran order too), the 64 x 64 tiled transpose
+//! (full tiles, edge tiles, reversed and stepped views), and the strided variant's vector
+//! tiles for broadcasts of a row `(m,)` or a column `(n, 1)` (rows aligned and not, row
+//! lengths a multiple of four and not, several element types), with empty and 0-d arrays,
+//! NaN and infinities.
 //!
 //! `cargo test --test array_copy_speed_gpu -- --ignored`
 
-use gpu_runtime::gpuarray::DeviceArray;
+use gpu_runtime::gpuarray::{DeviceArray, ElementwiseKernel, KernelArg};
 use gpu_runtime::half::f16;
 use gpu_runtime::ndarray::{arr0, s, Array, Array1, Array2, ShapeBuilder};
 use gpu_runtime::Context;
@@ -181,5 +183,88 @@ fn tiled_transposes_match_the_host() -> gpu_runtime::Result<()> {
     // Empty.
     let empty = DeviceArray::from_ndarray(&ctx, &Array2::<f32>::zeros((0, 64)))?;
     assert_eq!(empty.t().to_contiguous()?.to_ndarray()?.shape(), &[64, 0]);
+    Ok(())
+}
+
+/// `(n, m) + (m,)` and `(n, m) + (n, 1)` through an elementwise kernel, against ndarray's
+/// broadcasting: rows a multiple of four long (the vector tiles), not (the scalar ones), rows
+/// of a wider array starting aligned and not, and an output the operation reads.
+macro_rules! broadcast_case {
+    ($ctx:expr, $rng:expr, $t:ty, $c:literal, $gen:expr) => {{
+        let add = ElementwiseKernel::new(
+            concat!("const ", $c, " *x, const ", $c, " *y, ", $c, " *z"),
+            "z = x + y",
+        )?;
+        let accumulate = ElementwiseKernel::new(concat!("const ", $c, " *y, ", $c, " *z"), "z = z + y")?;
+        for (n, m) in [(5usize, 1024usize), (3, 4100), (7, 1001), (4, 256), (2, 300)] {
+            // A wider array whose columns 4.. (aligned) and 1.. (not) are the operand.
+            for start in [0usize, 1, 4] {
+                let width = m + 8;
+                let wide: Array2<$t> = Array::from_shape_fn((n, width), |_| $gen($rng));
+                let host_x = wide.slice(s![.., start..start + m]).to_owned();
+                let d_wide = DeviceArray::from_ndarray($ctx, &wide)?;
+                let d_x = d_wide.slice(s![.., start..start + m])?;
+                let row: Array1<$t> = Array::from_shape_fn(m, |_| $gen($rng));
+                let column: Array2<$t> = Array::from_shape_fn((n, 1), |_| $gen($rng));
+                let (d_row, d_column) = (
+                    DeviceArray::from_ndarray($ctx, &row)?,
+                    DeviceArray::from_ndarray($ctx, &column)?,
+                );
+                let what = format!("{} ({n}, {m}) from column {start}", $c);
+                let mut z = DeviceArray::<$t, _>::from_ndarray($ctx, &Array2::<$t>::default((n, m)))?;
+                add.launch([
+                    KernelArg::input(&d_x),
+                    KernelArg::input(&d_row),
+                    KernelArg::output(&mut z),
+                ])?;
+                assert_eq!(z.to_ndarray()?, &host_x + &row, "{what} + row");
+                add.launch([
+                    KernelArg::input(&d_x),
+                    KernelArg::input(&d_column),
+                    KernelArg::output(&mut z),
+                ])?;
+                assert_eq!(z.to_ndarray()?, &host_x + &column, "{what} + column");
+                accumulate.launch([KernelArg::input(&d_row), KernelArg::output(&mut z)])?;
+                assert_eq!(
+                    z.to_ndarray()?,
+                    &(&host_x + &column) + &row,
+                    "{what} + column, then += row"
+                );
+            }
+        }
+    }};
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn broadcast_rows_and_columns_match_the_host() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(31);
+    broadcast_case!(&ctx, &mut rng, f32, "float", |r: &mut Rng| r.f32() * 100.0);
+    broadcast_case!(&ctx, &mut rng, f64, "double", |r: &mut Rng| r.f64() * 100.0);
+    broadcast_case!(&ctx, &mut rng, i32, "int", |r: &mut Rng| (r.next_u64() % 20001)
+        as i32
+        - 10000);
+    broadcast_case!(
+        &ctx,
+        &mut rng,
+        u8,
+        "unsigned char",
+        |r: &mut Rng| (r.next_u64() % 80) as u8
+    );
+    // NaN and infinities pass through the vector tiles as through the scalar ones.
+    let add = ElementwiseKernel::new("const float *x, const float *y, float *z", "z = x + y")?;
+    let specials = floats(&mut rng, 8 * 1024);
+    let x = Array::from_shape_vec((8, 1024), specials).unwrap();
+    let row = Array1::from(floats(&mut rng, 1024));
+    let mut z = DeviceArray::<f32, _>::from_ndarray(&ctx, &Array2::<f32>::zeros((8, 1024)))?;
+    add.launch([
+        KernelArg::input(&DeviceArray::from_ndarray(&ctx, &x)?),
+        KernelArg::input(&DeviceArray::from_ndarray(&ctx, &row)?),
+        KernelArg::output(&mut z),
+    ])?;
+    let want: Vec<f64> = (&x + &row).iter().map(|&v| f64::from(v)).collect();
+    let got: Vec<f64> = z.to_ndarray()?.iter().map(|&v| f64::from(v)).collect();
+    same_f64(&got, &want, "NaN and infinities + row");
     Ok(())
 }
