@@ -1,8 +1,8 @@
 //! `gpuarray::matmul` and `astype`: sgemm 8192^3 through `matmul_into_on` against cuBLAS's
 //! sgemm called directly through cudarc on cudarc's own slices (same stream, interleaved
-//! rounds), and `astype` f32 -> f16 and f32 -> f64 of 2^26 elements as bandwidth (bytes read +
-//! written) next to `cuMemcpyDtoD` of the same floats in the same run; CuPy's `astype` beside
-//! them where CuPy is importable. Built with the `cublas` feature; the matmul row is skipped,
+//! rounds), and `astype` f32 -> f16, f32 -> f64, f64 -> f32 and i32 -> i64 of 2^26 elements
+//! as bandwidth (bytes read + written) next to `cuMemcpyDtoD` of the same floats in the same
+//! run; CuPy's `astype` (f16 and f64) beside them where CuPy is importable. Built with the `cublas` feature; the matmul row is skipped,
 //! saying why, when libcublas cannot be loaded.
 
 use std::process::Command;
@@ -122,14 +122,23 @@ fn astype_rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let mut halves = DeviceArray::<f16, Ix1>::empty(ctx, N)?;
     let mut doubles = DeviceArray::<f64, Ix1>::empty(ctx, N)?;
     let copy = ctx.alloc::<f32>(N)?;
-    // Compile and load both conversions outside the timings.
+    // The narrowing back and an integer widening share the flat conversion kernel.
+    let mut singles = DeviceArray::<f32, Ix1>::empty(ctx, N)?;
+    let ints = x.astype::<i32>()?;
+    let mut longs = DeviceArray::<i64, Ix1>::empty(ctx, N)?;
+    // Compile and load the conversions outside the timings.
     halves.assign(&x)?;
     doubles.assign(&x)?;
+    singles.assign(&doubles)?;
+    longs.assign(&ints)?;
     let (mut to_f16, mut to_f64, mut raw) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut to_f32, mut to_i64) = (Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
         // Into existing arrays: `astype` is this kernel after an allocation.
         to_f16.push(timed(ctx, || halves.assign(&x))?);
         to_f64.push(timed(ctx, || doubles.assign(&x))?);
+        to_f32.push(timed(ctx, || singles.assign(&doubles))?);
+        to_i64.push(timed(ctx, || longs.assign(&ints))?);
         raw.push(timed(ctx, || {
             ctx.bind()?;
             // SAFETY: both allocations hold N floats; the context is current; the copy is
@@ -160,6 +169,26 @@ fn astype_rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             figure: "astype f32 -> f64 of 2^26 elements (bytes read + written)",
             raw: "cuMemcpyDtoD of 2^26 floats",
             ours: gbs(12, best(&to_f64)),
+            theirs: floor,
+            unit: "GB/s",
+            higher_is_better: true,
+            target: ">= 0.85x copy bandwidth",
+            rounds: Vec::new(),
+        },
+        Row {
+            figure: "astype f64 -> f32 of 2^26 elements (bytes read + written)",
+            raw: "cuMemcpyDtoD of 2^26 floats",
+            ours: gbs(12, best(&to_f32)),
+            theirs: floor,
+            unit: "GB/s",
+            higher_is_better: true,
+            target: ">= 0.85x copy bandwidth",
+            rounds: Vec::new(),
+        },
+        Row {
+            figure: "astype i32 -> i64 of 2^26 elements (bytes read + written)",
+            raw: "cuMemcpyDtoD of 2^26 floats",
+            ours: gbs(12, best(&to_i64)),
             theirs: floor,
             unit: "GB/s",
             higher_is_better: true,

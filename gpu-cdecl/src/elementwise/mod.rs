@@ -61,6 +61,11 @@ pub enum Variant {
     /// grid-stride loop over elements; otherwise (two axes or more) rows of the last axis in
     /// tiles of `gpu_chunk` elements, one tile per block at a time, so that the index
     /// arithmetic of the other axes is done once per tile, not once per element.
+    /// Its `int gpu_vec` argument (after `gpu_chunk`), when nonzero, has a tile's elements
+    /// moved four at a time as aligned vectors, an array broadcast along the last axis
+    /// (stride 0: a column such as `(n, 1)`) read once per four elements: the launch sets it
+    /// when every array's last stride is 0 or 1 and the rows are aligned (broadcasts of a row
+    /// `(m,)` or a column `(n, 1)` against C-ordered arrays).
     Strided(usize),
     /// PyCUDA's indexed form: every array is a pointer to its first element and the operation
     /// indexes it (`z[i] = a * x[i]`), in one grid-stride loop over `i` in `0..n`.
@@ -218,7 +223,7 @@ impl Elementwise<'_> {
         let op = self.operation_block();
         let _ = writeln!(
             s,
-            "extern \"C\" __global__ void {}(long long n, long long gpu_chunk{params}{strides}) {{\n{HEAD}{}",
+            "extern \"C\" __global__ void {}(long long n, long long gpu_chunk, int gpu_vec{params}{strides}) {{\n{HEAD}{}",
             self.kernel_name(Variant::Strided(ndim)),
             self.prep_line()
         );
@@ -237,6 +242,7 @@ impl Elementwise<'_> {
         let row_refs = bind_refs(self.params, |p| {
             format!("{n}__p[{n}__i + gpu_c * {n}__s{last}]", n = p.name)
         });
+        let vector_row = self.vector_row(last, &op);
         let _ = writeln!(
             s,
             "if (gpu_chunk == 0) {{\n{flat}}} else {{\n\
@@ -247,11 +253,49 @@ impl Elementwise<'_> {
              long long gpu_c0 = (gpu_tile - gpu_row * gpu_chunks) * gpu_chunk;\n\
              long long gpu_c1 = min(gpu_c0 + gpu_chunk, gpu_d{last});\n\
              {row_index}\
+             if (gpu_vec) {{\n{vector_row}}} else {{\n\
              #pragma unroll 4\n\
              for (long long gpu_c = gpu_c0 + threadIdx.x; gpu_c < gpu_c1; gpu_c += blockDim.x) {{\n\
-             long long i __attribute__((unused)) = gpu_row * gpu_d{last} + gpu_c; {row_refs}\n{op}\n}}\n}}\n}}\n{}}}",
+             long long i __attribute__((unused)) = gpu_row * gpu_d{last} + gpu_c; {row_refs}\n{op}\n}}\n}}\n}}\n}}\n{}}}",
             self.after_line()
         );
+    }
+
+    /// The tile loop of the strided variant when its `gpu_vec` argument is nonzero: four
+    /// elements of a row at a time, each array read and written as one aligned `gpu_vec4`
+    /// (stride 1 on the last axis), or, for an array broadcast along it (stride 0), its one
+    /// element of the row read once and repeated. The launch sets `gpu_vec` only when every
+    /// array's last stride is 0 or 1, the row's length and `gpu_chunk` are multiples of four,
+    /// and each row of a stride-1 array starts aligned for `gpu_vec4`.
+    fn vector_row(&self, last: usize, op: &str) -> String {
+        let mut s = String::from(
+            "#pragma unroll 2\n\
+             for (long long gpu_c = gpu_c0 + 4 * threadIdx.x; gpu_c < gpu_c1; gpu_c += 4 * blockDim.x) {\n",
+        );
+        for p in self.params.iter().filter(|p| p.is_array()) {
+            let (t, n) = (p.c_type, p.name);
+            let _ = writeln!(s, "gpu_vec4<{t}> {n}__v;");
+            // An output the operation may read (or may leave unwritten) is loaded: the whole
+            // chunk is stored back.
+            if p.role == Role::Input || may_read(self.operation, n) {
+                let _ = writeln!(
+                    s,
+                    "if ({n}__s{last} == 0) {{ for (int gpu_k = 0; gpu_k < 4; ++gpu_k) {n}__v.v[gpu_k] = {n}__p[{n}__i]; }} \
+                     else {n}__v = *(const gpu_vec4<{t}> *)({n}__p + {n}__i + gpu_c);"
+                );
+            }
+        }
+        let refs = bind_refs(self.params, |p| format!("{}__v.v[gpu_k]", p.name));
+        let _ = writeln!(
+            s,
+            "#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) {{ long long i __attribute__((unused)) = gpu_row * gpu_d{last} + gpu_c + gpu_k; {refs}\n{op}\n}}"
+        );
+        for p in self.params.iter().filter(|p| p.role == Role::Output) {
+            let (t, n) = (p.c_type, p.name);
+            let _ = writeln!(s, "*(gpu_vec4<{t}> *)({n}__p + {n}__i + gpu_c) = {n}__v;");
+        }
+        s.push_str("}\n");
+        s
     }
 
     /// PyCUDA's kernel: each array a pointer to its first element, `i` declared before the

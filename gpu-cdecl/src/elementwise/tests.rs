@@ -71,7 +71,7 @@ fn the_strided_kernel_indexes_every_array_through_its_strides() {
     let expected = [
         VEC4,
         "\n",
-        "extern \"C\" __global__ void f_strided3(long long n, long long gpu_chunk, const int *__restrict__ x__p, long long x__o, \
+        "extern \"C\" __global__ void f_strided3(long long n, long long gpu_chunk, int gpu_vec, const int *__restrict__ x__p, long long x__o, \
          long long k, int *__restrict__ z__p, long long z__o, long long gpu_d0, long long gpu_d1, long long gpu_d2, \
          long long x__s0, long long x__s1, long long x__s2, long long z__s0, long long z__s1, long long z__s2) {\n",
         HEAD,
@@ -94,10 +94,22 @@ fn the_strided_kernel_indexes_every_array_through_its_strides() {
         "long long gpu_r = gpu_row; long long x__i = x__o; long long z__i = z__o; \
          { long long gpu_c = gpu_r % gpu_d1; gpu_r /= gpu_d1; x__i += gpu_c * x__s1; z__i += gpu_c * z__s1; } \
          { long long gpu_c = gpu_r; x__i += gpu_c * x__s0; z__i += gpu_c * z__s0; }\n",
+        // Four elements at a time, as vectors, when the launch says the rows allow it; a
+        // broadcast array's element read once.
+        "if (gpu_vec) {\n#pragma unroll 2\n\
+         for (long long gpu_c = gpu_c0 + 4 * threadIdx.x; gpu_c < gpu_c1; gpu_c += 4 * blockDim.x) {\n\
+         gpu_vec4<int> x__v;\n\
+         if (x__s2 == 0) { for (int gpu_k = 0; gpu_k < 4; ++gpu_k) x__v.v[gpu_k] = x__p[x__i]; } \
+         else x__v = *(const gpu_vec4<int> *)(x__p + x__i + gpu_c);\n\
+         gpu_vec4<int> z__v;\n\
+         #pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) { long long i __attribute__((unused)) = gpu_row * gpu_d2 + gpu_c + gpu_k; \
+         const int &x = x__v.v[gpu_k];int &z = z__v.v[gpu_k];\n\
+         {\n#line 1 \"operation\"\nz = x + k // a comment\n;}\n}\n\
+         *(gpu_vec4<int> *)(z__p + z__i + gpu_c) = z__v;\n}\n} else {\n",
         "#pragma unroll 4\nfor (long long gpu_c = gpu_c0 + threadIdx.x; gpu_c < gpu_c1; gpu_c += blockDim.x) {\n\
          long long i __attribute__((unused)) = gpu_row * gpu_d2 + gpu_c; \
          const int &x = x__p[x__i + gpu_c * x__s2];int &z = z__p[z__i + gpu_c * z__s2];\n\
-         {\n#line 1 \"operation\"\nz = x + k // a comment\n;}\n}\n}\n}\n}\n",
+         {\n#line 1 \"operation\"\nz = x + k // a comment\n;}\n}\n}\n}\n}\n}\n",
     ]
     .concat();
     assert_eq!(src, expected);
@@ -150,8 +162,8 @@ fn one_module_holds_several_variants_after_one_vector_type() {
     }
     assert_eq!(k.kernel_name(Variant::Strided(2)), "axpy_strided2");
     // Each binding of the operation: the vector chunk, the scalar tail, the strided index
-    // (over one axis: the flat loop; over two: the flat loop and the rows).
-    assert_eq!(all.matches("#line 1 \"operation\"\nz = x\n;").count(), 5);
+    // (over one axis: the flat loop; over two: the flat loop, and the rows, as vectors or not).
+    assert_eq!(all.matches("#line 1 \"operation\"\nz = x\n;").count(), 6);
 }
 
 #[test]

@@ -100,10 +100,10 @@ mod tests {
         ));
         assert!(src.contains("void axpy_strided8("));
         // The vector chunk and the tail; the flat loop of each strided kernel, and the rows
-        // of those over two axes or more.
+        // of those over two axes or more (as vectors and not).
         assert_eq!(
             src.matches("{\n#line 1 \"operation\"\nz = a * x + y\n;}").count(),
-            2 + 8 + 7
+            2 + 8 + 2 * 7
         );
         // PyCUDA's indexed form: the indexed kernel alone, as the run time compiles it.
         let indexed = check_source("axpy", &params(AXPY), "z[i] = a * x[i] + y[i]");

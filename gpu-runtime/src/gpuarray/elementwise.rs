@@ -324,7 +324,16 @@ impl ElementwiseKernel {
             }
             _ => {
                 let (chunk, tiles) = row_tiles(&dims);
+                let aligned: Vec<bool> = arrays()
+                    .map(|x| x.addr.is_multiple_of(codegen::vec4_align(x.scalar.size())))
+                    .collect();
+                let row_vec = chunk != 0 && vector_rows(&dims, &strides, &aligned);
+                // Vectors of four never straddle a tile: its length is a multiple of four
+                // (at most the row's, itself one); fewer tiles than `tiles` may result, which
+                // the kernel's loop over tiles allows.
+                let chunk = if row_vec { chunk.next_multiple_of(4) } else { chunk };
                 list.push(Arg::I64(chunk as i64));
+                list.push(Arg::I32(row_vec as i32));
                 // Rows: one block per tile at a time, so as many "items" as tiles of a block.
                 if chunk == 0 {
                     n
@@ -411,6 +420,26 @@ fn row_tiles(dims: &[usize]) -> (usize, usize) {
     (chunk, outer.iter().product::<usize>() * per_row)
 }
 
+/// True when the strided variant's row tiles may move four elements at a time as vectors
+/// (its `gpu_vec`): the rows' length is a multiple of four, and each array either is
+/// broadcast along the last axis (stride 0) or walks it with stride 1 from rows that start
+/// aligned for `gpu_vec4` (its first element aligned, `aligned`, and its other strides
+/// multiples of four elements). `strides` holds each array's strides over `dims`.
+fn vector_rows(dims: &[usize], strides: &[Vec<isize>], aligned: &[bool]) -> bool {
+    let Some((&inner, _)) = dims.split_last() else {
+        return false;
+    };
+    inner.is_multiple_of(4)
+        && strides
+            .iter()
+            .zip(aligned)
+            .all(|(s, &aligned)| match s.split_last() {
+                Some((0, _)) => true,
+                Some((1, outer)) => aligned && outer.iter().all(|o| o % 4 == 0),
+                _ => false,
+            })
+}
+
 /// The context of the first array (every array's context is checked by the launch).
 pub(crate) fn first_context(args: &[KernelArg<'_>]) -> Option<crate::driver::context::core::Context> {
     args.iter().find_map(|a| match &a.0 {
@@ -432,6 +461,28 @@ mod tests {
         assert_eq!(row_tiles(&[3, 5, 300]), (300, 15));
         // 2049 elements: two tiles of 1025, not 2048 and 1.
         assert_eq!(row_tiles(&[2, 2049]), (1025, 4));
+    }
+
+    #[test]
+    fn broadcast_rows_and_columns_move_as_vectors() {
+        // (n, m) + (m,) into (n, m): the row vector has stride 0 on the rows.
+        let row = [vec![8192, 1], vec![0, 1], vec![8192, 1]];
+        assert!(vector_rows(&[8192, 8192], &row, &[true; 3]));
+        // (n, m) + (n, 1): the column has stride 0 along the row.
+        let column = [vec![8192, 1], vec![1, 0], vec![8192, 1]];
+        assert!(vector_rows(&[8192, 8192], &column, &[true; 3]));
+        // Not: a row length not a multiple of four, an unaligned first element, rows that
+        // start off a vector boundary, a stepped or reversed last axis.
+        let odd = [vec![1001, 1], vec![0, 1], vec![1001, 1]];
+        assert!(!vector_rows(&[8, 1001], &odd, &[true; 3]));
+        assert!(!vector_rows(&[8192, 8192], &row, &[true, false, true]));
+        let shifted = [vec![1002, 1], vec![0, 1], vec![1002, 1]];
+        assert!(!vector_rows(&[8, 1000], &shifted, &[true; 3]));
+        let stepped = [vec![8192, 2], vec![0, 1], vec![8192, 1]];
+        assert!(!vector_rows(&[8192, 4096], &stepped, &[true; 3]));
+        let reversed = [vec![8192, -1], vec![0, 1], vec![8192, 1]];
+        assert!(!vector_rows(&[8192, 8192], &reversed, &[true; 3]));
+        assert!(!vector_rows(&[], &[], &[]));
     }
 
     #[test]

@@ -7,6 +7,7 @@ use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::builtin::{kernel, Builtin};
+use crate::gpuarray::convert_contig;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_args::KernelArg;
 use crate::gpuarray::transpose;
@@ -99,8 +100,12 @@ fn convert_into<S: StorageMut, D: Dimension, S2: Storage, D2: Dimension>(
     if let Some(plan) = transpose::plan(src.shape(), src.strides(), dst.shape(), dst.strides()) {
         return transpose::run(&plan, stream, [KernelArg::input(src), KernelArg::output(dst)]);
     }
-    let k = kernel(Builtin::Convert, S2::Elem::SCALAR, S::Elem::SCALAR)?;
     let args = [KernelArg::input(src), KernelArg::output(dst)];
+    // Plain memory in one order: a flat loop with several vector loads in flight per thread.
+    if convert_contig::applies(&args) {
+        return convert_contig::run(stream, args);
+    }
+    let k = kernel(Builtin::Convert, S2::Elem::SCALAR, S::Elem::SCALAR)?;
     match stream {
         Some(s) => k.launch_on(s, args),
         None => k.launch(args),

@@ -46,6 +46,7 @@ mod codegen;
 mod compare;
 mod construct;
 mod convert;
+mod convert_contig;
 mod curand;
 mod curand_error;
 mod element;

@@ -1,11 +1,11 @@
 //! Copies whose layouts are each other's transpose (`a.t().to_contiguous()`, `assign` from a
-//! transposed view), through tiles of 32 x 32 elements in shared memory: each tile is read
+//! transposed view), through tiles of 64 x 64 elements in shared memory: each tile is read
 //! along the source's unit-stride axis and written along the destination's, so both sides
 //! move whole cache lines. The strided elementwise copy reads one of the two a float at a
 //! time across lines (about a third of the copy bandwidth); this one runs near it.
 //!
 //! Used by the array copies and conversions when, after merging axes
-//! (`layout::coalesce`), both layouts have two axes of at least a tile, and the source's
+//! (`layout::coalesce`), both layouts have two axes of at least 32 elements, and the source's
 //! smaller stride is on the first axis while the destination's is on the second. Anything
 //! else takes the elementwise kernel.
 
@@ -23,8 +23,17 @@ use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
 use crate::gpuarray::layout;
 use crate::launch::Arg;
 
-/// The side of a tile: one warp reads a column of it, one warp writes a row.
-const TILE: usize = 32;
+/// The side of a tile: 64 x 64 elements, each of a block's 256 threads moving 16 of them, so
+/// that each thread has 16 independent loads in flight before the block's barrier (a 32 x 32
+/// tile gives 4, about a quarter of the bytes in flight per SM that H100's bandwidth needs).
+const TILE: usize = 64;
+
+/// The threads along a tile's side: one warp reads 32 consecutive elements of a column of
+/// the source (its unit-stride axis) and writes 32 consecutive elements of a row.
+const WARP: usize = 32;
+
+/// The smallest side the tiled copy is used from: below it, most of a tile is empty.
+const MIN_SIDE: usize = 32;
 
 /// The kernel's name in its module.
 const NAME: &str = "gpu_transpose";
@@ -32,30 +41,61 @@ const NAME: &str = "gpu_transpose";
 /// The source of the tiled copy from elements of `from` to elements of `to`.
 pub(crate) fn source(from: Scalar, to: Scalar) -> String {
     let (f, t) = (from.c_name(), to.c_name());
-    // 256 threads: `gpu_tx` walks 32 along a tile's side, `gpu_ty` 8 rows of it per step.
-    // The tile has a 33rd column so that a warp reading a column of it hits 32 banks.
+    let rows_per_step = BLOCK as usize / WARP;
+    // 256 threads: `gpu_tx` walks 32 along a tile's side (twice, for 64), `gpu_ty` 8 rows
+    // of it per step (eight steps, for 64). The tile has a 65th column so that a warp
+    // reading a column of it hits 32 banks. A full tile (all but the edges) is moved with
+    // no bounds checks, its 16 loads per thread unrolled so that all are issued before the
+    // first is used; the pointers advance by whole strides so that the inner loops do no
+    // 64-bit multiplications.
     format!(
         "extern \"C\" __global__ void {NAME}(long long rows, long long cols, \
          const {f} *__restrict__ x__p, long long x__o, long long x__s0, long long x__s1, \
          {t} *__restrict__ z__p, long long z__o, long long z__s0, long long z__s1) {{\n\
          __shared__ {f} gpu_tile[{TILE}][{TILE} + 1];\n\
-         int gpu_tx = threadIdx.x % {TILE}, gpu_ty = threadIdx.x / {TILE};\n\
+         int gpu_tx = threadIdx.x % {WARP}, gpu_ty = threadIdx.x / {WARP};\n\
          long long gpu_tc = (cols + {TILE} - 1) / {TILE};\n\
          long long gpu_tiles = ((rows + {TILE} - 1) / {TILE}) * gpu_tc;\n\
          for (long long gpu_t = blockIdx.x; gpu_t < gpu_tiles; gpu_t += gridDim.x) {{\n\
          long long r0 = (gpu_t / gpu_tc) * {TILE}, c0 = (gpu_t % gpu_tc) * {TILE};\n\
-         for (int j = gpu_ty; j < {TILE}; j += {step}) {{\n\
-         long long r = r0 + gpu_tx, c = c0 + j;\n\
-         if (r < rows && c < cols) gpu_tile[j][gpu_tx] = x__p[x__o + r * x__s0 + c * x__s1];\n\
+         bool gpu_full = r0 + {TILE} <= rows && c0 + {TILE} <= cols;\n\
+         const {f} *gpu_x = x__p + x__o + (r0 + gpu_tx) * x__s0 + (c0 + gpu_ty) * x__s1;\n\
+         if (gpu_full) {{\n\
+         #pragma unroll\n\
+         for (int gpu_i = 0; gpu_i < {TILE}; gpu_i += {WARP}) {{\n\
+         #pragma unroll\n\
+         for (int j = 0; j < {TILE}; j += {rows_per_step}) {{\n\
+         gpu_tile[gpu_ty + j][gpu_tx + gpu_i] = gpu_x[gpu_i * x__s0 + j * x__s1];\n\
+         }}\n\
+         }}\n\
+         }} else {{\n\
+         for (int gpu_i = 0; gpu_i < {TILE}; gpu_i += {WARP}) {{\n\
+         for (int j = 0; j < {TILE}; j += {rows_per_step}) {{\n\
+         if (r0 + gpu_tx + gpu_i < rows && c0 + gpu_ty + j < cols) \
+         gpu_tile[gpu_ty + j][gpu_tx + gpu_i] = gpu_x[gpu_i * x__s0 + j * x__s1];\n\
+         }}\n\
+         }}\n\
          }}\n\
          __syncthreads();\n\
-         for (int j = gpu_ty; j < {TILE}; j += {step}) {{\n\
-         long long r = r0 + j, c = c0 + gpu_tx;\n\
-         if (r < rows && c < cols) z__p[z__o + r * z__s0 + c * z__s1] = ({t})gpu_tile[gpu_tx][j];\n\
+         {t} *gpu_z = z__p + z__o + (r0 + gpu_ty) * z__s0 + (c0 + gpu_tx) * z__s1;\n\
+         if (gpu_full) {{\n\
+         #pragma unroll\n\
+         for (int gpu_i = 0; gpu_i < {TILE}; gpu_i += {WARP}) {{\n\
+         #pragma unroll\n\
+         for (int j = 0; j < {TILE}; j += {rows_per_step}) {{\n\
+         gpu_z[j * z__s0 + gpu_i * z__s1] = ({t})gpu_tile[gpu_tx + gpu_i][gpu_ty + j];\n\
+         }}\n\
+         }}\n\
+         }} else {{\n\
+         for (int gpu_i = 0; gpu_i < {TILE}; gpu_i += {WARP}) {{\n\
+         for (int j = 0; j < {TILE}; j += {rows_per_step}) {{\n\
+         if (r0 + gpu_ty + j < rows && c0 + gpu_tx + gpu_i < cols) \
+         gpu_z[j * z__s0 + gpu_i * z__s1] = ({t})gpu_tile[gpu_tx + gpu_i][gpu_ty + j];\n\
+         }}\n\
+         }}\n\
          }}\n\
          __syncthreads();\n\
-         }}\n}}\n",
-        step = BLOCK as usize / TILE,
+         }}\n}}\n"
     )
 }
 
@@ -84,7 +124,7 @@ pub(crate) fn plan(
         return None;
     };
     let transposed = s[0].unsigned_abs() < s[1].unsigned_abs() && d[1].unsigned_abs() < d[0].unsigned_abs();
-    (transposed && *r >= TILE && *c >= TILE).then(|| Plan {
+    (transposed && *r >= MIN_SIDE && *c >= MIN_SIDE).then(|| Plan {
         dims: [*r, *c],
         src: [s[0], s[1]],
         dst: [d[0], d[1]],
