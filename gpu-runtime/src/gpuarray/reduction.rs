@@ -557,7 +557,7 @@ fn lanes_vectorizable(args: &[KernelArg<'_>], axis: usize) -> bool {
             st[axis] == 1
                 && x.addr % align == 0
                 && st.iter().zip(x.shape()).enumerate().all(|(k, (&s, &d))| {
-                    k == axis || d <= 1 || (s.unsigned_abs() as u64 * size as u64) % align == 0
+                    k == axis || d <= 1 || (s.unsigned_abs() as u64 * size as u64).is_multiple_of(align)
                 })
         }
     })
