@@ -4,7 +4,8 @@
 //! Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016; CUB's
 //! `DeviceScan`): each block takes the next tile by an atomic ticket (blocks are not started in
 //! launch order, and a tile may only wait on tiles whose blocks are already running), scans
-//! it in shared memory, publishes the tile's total (flag 1), then finds its prefix by reading
+//! it (each thread its run of consecutive elements, staged through shared memory; the
+//! threads' sums by warp shuffles, then the warps' totals, with one barrier), publishes the tile's total (flag 1), then finds its prefix by reading
 //! its predecessors' published values a warp-wide window of 32 at a time, backwards, until one
 //! of them has published its inclusive prefix (flag 2); it then publishes its own inclusive
 //! prefix and writes its tile. Every element is read once and written once, the floor.
