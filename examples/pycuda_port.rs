@@ -73,12 +73,18 @@ fn main() -> gpu_runtime::Result<()> {
     let host_max = z.iter().copied().fold(f32::MIN, f32::max);
     let host_means = z.mapv(f64::from).mean_axis(Axis(0)).expect("1000 rows");
     assert_eq!(n_pos, host_pos);
-    assert!((total - host_total).abs() <= 1e-4 * host_total.abs().max(1.0), "{total} vs {host_total}");
+    assert!(
+        (total - host_total).abs() <= 1e-4 * host_total.abs().max(1.0),
+        "{total} vs {host_total}"
+    );
     assert!((biggest - host_max).abs() <= 1e-5 * host_max.abs().max(1.0));
     for (g, h) in col_means.iter().zip(host_means.iter()) {
         assert!((g - h).abs() <= 1e-5, "{g} vs {h}");
     }
-    println!("{n_pos} positive of {}; sum {total:.3}, max {biggest:.4}, matching the host", c.len());
+    println!(
+        "{n_pos} positive of {}; sum {total:.3}, max {biggest:.4}, matching the host",
+        c.len()
+    );
     Ok(())
 }
 
