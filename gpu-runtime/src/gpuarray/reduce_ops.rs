@@ -157,7 +157,9 @@ fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
             ReductionKernel::with_accumulator(
                 "var",
                 &x,
-                &format!("gpu_w(1.0, {as_f64}, 0.0)"),
+                // M2 starts at `x - x`: 0 for a finite element, NaN for NaN or inf, so that a
+                // lane holding one (even alone) has a NaN variance as NumPy's.
+                &format!("gpu_w(1.0, {as_f64}, ({as_f64}) - ({as_f64}))"),
                 "gpu_wmerge(a, b)",
                 "gpu_w(0.0, 0.0, 0.0)",
                 ("gpu_welford", WELFORD, 24),

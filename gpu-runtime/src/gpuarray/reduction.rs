@@ -4,8 +4,9 @@
 //! Over all axes, two passes: a grid-stride pass where each block reduces its share (four
 //! elements at a time with aligned vector loads when every array is contiguous) into one
 //! partial per block, in scratch memory from the context's pool, then one block that reduces
-//! the partials and applies the post-map. Along one axis, one block per output element (or,
-//! for short axes, one thread per output element); when the lanes are adjacent in memory (the
+//! the partials and applies the post-map. Along one axis, one block per output element
+//! (reading four elements per load when every lane is contiguous and starts aligned) or, for
+//! short axes, one thread per output element; when the lanes are adjacent in memory (the
 //! columns of a C-order matrix), one thread per output element and chunk of the axis, so that
 //! a warp reads 32 adjacent elements of a row at a time and there are enough threads to keep
 //! the memory busy, then one thread per output over the chunks' partials; when there are too
@@ -435,13 +436,23 @@ impl<R: Element> ReductionKernel<R> {
             return Ok(out);
         }
         let d = shape.len();
-        // Columns: enough chunks of the axis for two waves of blocks, each chunk at least
-        // `MIN_CHUNK` rows so that the partials stay a small fraction of the bytes read.
+        // Columns: enough chunks of the axis for four waves of blocks (so that the last,
+        // partial wave is a small share of the time), each chunk at least `MIN_CHUNK` rows,
+        // and the partials (written, then read again) at most 1/32 of the bytes read: a wide
+        // accumulator (argmax's 16 bytes for 4-byte elements) gets fewer, longer chunks.
         let cblocks = nout.div_ceil(BLOCK as usize);
         let wave = kernel_cache::sm_count(&ctx)? as usize * 8;
-        let chunks = (2 * wave)
+        let element_bytes: usize = args
+            .iter()
+            .map(|a| match &a.0 {
+                ArgKind::Array(x) => x.scalar.size(),
+                ArgKind::Scalar(..) => 0,
+            })
+            .sum();
+        let partial_cap = (m * element_bytes) / (32 * self.acc_size.max(1));
+        let chunks = (4 * wave)
             .div_ceil(cblocks)
-            .clamp(1, m.div_ceil(MIN_CHUNK).max(1));
+            .clamp(1, m.div_ceil(MIN_CHUNK).min(partial_cap).max(1));
         let chunk = m.div_ceil(chunks.max(1)).max(1);
         let chunks = m.div_ceil(chunk);
         let columns = m >= SHORT_AXIS
@@ -493,6 +504,9 @@ impl<R: Element> ReductionKernel<R> {
             list.extend([Arg::I64(chunk as i64), Arg::output(&mut part)]);
         } else {
             list.push(Arg::output(&mut out.data));
+            if let ReductionVariant::AxisBlock(_) = v {
+                list.push(Arg::I32(lanes_vectorizable(&args, axis) as i32));
+            }
         }
         let (mut strides, mut along) = (Vec::new(), Vec::new());
         for a in args {
@@ -538,6 +552,25 @@ impl<R: Element> ReductionKernel<R> {
         }
         Ok(out)
     }
+}
+
+/// Whether every lane along `axis` of every array is contiguous and starts aligned for
+/// `gpu_vec4` loads: unit stride along the axis, the first element aligned, and the other
+/// strides multiples of the alignment, so that the start of every lane is aligned too.
+fn lanes_vectorizable(args: &[KernelArg<'_>], axis: usize) -> bool {
+    args.iter().all(|a| match &a.0 {
+        ArgKind::Scalar(..) => true,
+        ArgKind::Array(x) => {
+            let size = x.scalar.size();
+            let align = codegen::vec4_align(size);
+            let st = x.strides();
+            st[axis] == 1
+                && x.addr % align == 0
+                && st.iter().zip(x.shape()).enumerate().all(|(k, (&s, &d))| {
+                    k == axis || d <= 1 || (s.unsigned_abs() as u64 * size as u64).is_multiple_of(align)
+                })
+        }
+    })
 }
 
 /// Whether the lanes of a reduction along `axis` are adjacent in memory: the last other axis

@@ -111,9 +111,12 @@ impl<R: Element> ReductionKernel<R> {
                     format!("{n}__p[{n}__i + i * {n}__sa]", n = p.name)
                 });
                 let _ = writeln!(s, "{index}{acc} gpu_acc = ({neutral});\nconst long long gpu_lo = gpu_c * gpu_chunk;\nconst long long gpu_hi = gpu_lo + gpu_chunk < gpu_m ? gpu_lo + gpu_chunk : gpu_m;");
+                // Eight rows in flight per thread (each a coalesced 128 bytes per warp of f32):
+                // four left the column sums of an 8192x8192 f32 matrix at 0.83x the copy
+                // bandwidth on an H100.
                 let _ = writeln!(
                     s,
-                    "#pragma unroll 4\nfor (long long i = gpu_lo; i < gpu_hi; ++i) {}",
+                    "#pragma unroll 8\nfor (long long i = gpu_lo; i < gpu_hi; ++i) {}",
                     step(refs)
                 );
                 let _ = writeln!(s, "(({acc} *)gpu_part)[gpu_c * gpu_nout + gpu_o] = gpu_acc;\n}}");
@@ -148,20 +151,35 @@ impl<R: Element> ReductionKernel<R> {
                     .map(|p| format!(", long long {}__sa", p.name))
                     .collect();
                 let r = R::c_name();
-                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, {r} *gpu_out{params}{strides}{axis}) {{");
                 let index = codegen::strided_index(&self.params, outer, "gpu_o");
                 let refs = codegen::bind_refs(&self.params, |p| {
                     format!("{n}__p[{n}__i + i * {n}__sa]", n = p.name)
                 });
                 if let ReductionVariant::AxisBlock(_) = v {
-                    let _ = writeln!(s, "for (long long gpu_o = blockIdx.x; gpu_o < gpu_nout; gpu_o += gridDim.x) {{\n{index}{acc} gpu_acc = ({neutral});");
+                    // `gpu_vec`: every lane is contiguous and starts aligned for `gpu_vec4`
+                    // (checked at launch), so a thread reads four elements per load. With one
+                    // scalar at a time, four in flight per thread, row sums of an 8192x8192
+                    // f32 matrix ran at 0.75x the copy bandwidth on an H100.
+                    let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, {r} *gpu_out, int gpu_vec{params}{strides}{axis}) {{");
+                    let _ = writeln!(s, "for (long long gpu_o = blockIdx.x; gpu_o < gpu_nout; gpu_o += gridDim.x) {{\n{index}{acc} gpu_acc = ({neutral});\nlong long gpu_done = 0;");
+                    s.push_str("if (gpu_vec) {\nconst long long gpu_nv = gpu_m / 4;\n#pragma unroll 4\nfor (long long gpu_j = threadIdx.x; gpu_j < gpu_nv; gpu_j += blockDim.x) {\n");
+                    for p in self.params.iter().filter(|p| p.array) {
+                        let (t, n) = (codegen::c_type(p), &p.name);
+                        let _ = writeln!(
+                            s,
+                            "gpu_vec4<{t}> {n}__v = ((const gpu_vec4<{t}> *)({n}__p + {n}__i))[gpu_j];"
+                        );
+                    }
+                    let vrefs = codegen::bind_refs(&self.params, |p| format!("{}__v.v[gpu_k]", p.name));
+                    let _ = writeln!(s, "#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) {{ long long i = 4 * gpu_j + gpu_k; (void)i; {} }}\n}}\ngpu_done = 4 * gpu_nv;\n}}", step(vrefs));
                     let _ = writeln!(
                         s,
-                        "#pragma unroll 4\nfor (long long i = threadIdx.x; i < gpu_m; i += blockDim.x) {}",
+                        "#pragma unroll 4\nfor (long long i = gpu_done + threadIdx.x; i < gpu_m; i += blockDim.x) {}",
                         step(refs)
                     );
                     let _ = writeln!(s, "{block}if (threadIdx.x == 0) gpu_out[gpu_o] = gpu_post(gpu_s[0], gpu_m);\n__syncthreads();\n}}\n}}");
                 } else {
+                    let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, {r} *gpu_out{params}{strides}{axis}) {{");
                     let _ = writeln!(s, "{head}for (long long gpu_o = gpu_t; gpu_o < gpu_nout; gpu_o += gpu_nt) {{\n{index}{acc} gpu_acc = ({neutral});");
                     let _ = writeln!(s, "for (long long i = 0; i < gpu_m; ++i) {}", step(refs));
                     s.push_str("gpu_out[gpu_o] = gpu_post(gpu_acc, gpu_m);\n}\n}\n");

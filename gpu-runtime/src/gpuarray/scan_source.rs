@@ -4,7 +4,8 @@
 //! Garland, "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016; CUB's
 //! `DeviceScan`): each block takes the next tile by an atomic ticket (blocks are not started in
 //! launch order, and a tile may only wait on tiles whose blocks are already running), scans
-//! it in shared memory, publishes the tile's total (flag 1), then finds its prefix by reading
+//! it (each thread its run of consecutive elements, staged through shared memory; the
+//! threads' sums by warp shuffles, then the warps' totals, with one barrier), publishes the tile's total (flag 1), then finds its prefix by reading
 //! its predecessors' published values a warp-wide window of 32 at a time, backwards, until one
 //! of them has published its inclusive prefix (flag 2); it then publishes its own inclusive
 //! prefix and writes its tile. Every element is read once and written once, the floor.
@@ -26,6 +27,26 @@ use crate::gpuarray::scan::{ScanKernel, ScanVariant, PER_THREAD, TILE};
 /// the threads of a warp reading their consecutive runs hit different banks.
 const PAD: &str = "#define GPU_PAD(j) ((j) + ((j) >> 5))\n";
 
+/// `__shfl_up_sync` of any trivially copyable type, four bytes at a time (the builtin takes
+/// only some types; the scans run on every element type, `__half` and complex ones included).
+const SHFL_UP: &str =
+    "template <typename T> __device__ __forceinline__ T gpu_shfl_up(T v, unsigned int d) {\n\
+constexpr int W = (sizeof(T) + 3) / 4;\n\
+unsigned int w[W];\n\
+#pragma unroll\n\
+for (int k = 0; k < W; ++k) w[k] = 0u;\n\
+#pragma unroll\n\
+for (int b = 0; b < (int)sizeof(T); ++b) ((unsigned char *)w)[b] = ((const unsigned char *)&v)[b];\n\
+#pragma unroll\n\
+for (int k = 0; k < W; ++k) w[k] = __shfl_up_sync(0xffffffffu, w[k], d);\n\
+T r;\n\
+#pragma unroll\n\
+for (int b = 0; b < (int)sizeof(T); ++b) ((unsigned char *)&r)[b] = ((const unsigned char *)w)[b];\n\
+return r; }\n";
+
+/// Warps in a block of a scan.
+const WARPS: u32 = BLOCK / 32;
+
 impl<T: Element> ScanKernel<T> {
     /// The CUDA C source of one variant, as it is compiled (with `no_extern_c`).
     pub fn source(&self, v: ScanVariant) -> String {
@@ -35,11 +56,12 @@ impl<T: Element> ScanKernel<T> {
         match v {
             ScanVariant::LookBack => {
                 s.push_str(PAD);
+                s.push_str(SHFL_UP);
                 let _ = write!(
                     s,
                     "extern \"C\" __global__ void {name}(long long n, const {t} *__restrict__ x, long long x_o, long long x_s, \
                      {t} *__restrict__ out, long long out_o, long long out_s, unsigned int *gpu_status, {t} *gpu_agg, {t} *gpu_inc, int exclusive) {{\n\
-                     __shared__ {t} tile[{TILE} + {TILE} / 32];\n__shared__ {t} ts[2][{BLOCK}];\n__shared__ {t} window[32];\n\
+                     __shared__ {t} tile[{TILE} + {TILE} / 32];\n__shared__ {t} wsum[{WARPS}];\n__shared__ {t} window[32];\n\
                      __shared__ long long s_tile;\n__shared__ {t} s_prefix;\n__shared__ int s_done;\n\
                      const {t} neutral = ({neutral});\n\
                      const int tid = threadIdx.x;\n\
@@ -54,9 +76,23 @@ impl<T: Element> ScanKernel<T> {
                      {t} acc = tile[GPU_PAD(tid * {PER_THREAD})];\n\
                      #pragma unroll\n\
                      for (int k = 1; k < {PER_THREAD}; ++k) acc = gpu_op(acc, tile[GPU_PAD(tid * {PER_THREAD} + k)]);\n\
-                     int pin = 0;\nts[0][tid] = acc;\n__syncthreads();\n\
-                     for (int off = 1; off < {BLOCK}; off <<= 1) {{ {t} v = ts[pin][tid]; if (tid >= off) v = gpu_op(ts[pin][tid - off], v); ts[1 - pin][tid] = v; pin = 1 - pin; __syncthreads(); }}\n\
-                     const {t} total = ts[pin][{BLOCK} - 1];\n\
+                     // The block's scan of the threads' sums: a shuffle scan in each warp, then\n\
+                     // the warps' totals through shared memory (one barrier, not one per step).\n\
+                     const int lane = tid & 31, wid = tid >> 5;\n\
+                     {t} incl = acc;\n\
+                     #pragma unroll\n\
+                     for (int off = 1; off < 32; off <<= 1) {{ {t} u = gpu_shfl_up(incl, off); if (lane >= off) incl = gpu_op(u, incl); }}\n\
+                     const {t} lane_before = gpu_shfl_up(incl, 1);\n\
+                     if (lane == 31) wsum[wid] = incl;\n\
+                     __syncthreads();\n\
+                     // The threads before this one: the earlier warps' totals, then the earlier\n\
+                     // lanes of this warp (combined in order: the operator need not commute).\n\
+                     {t} before = wsum[0];\n\
+                     for (int w = 1; w < wid; ++w) before = gpu_op(before, wsum[w]);\n\
+                     if (lane > 0) before = wid > 0 ? gpu_op(before, lane_before) : lane_before;\n\
+                     {t} total = wsum[0];\n\
+                     #pragma unroll\n\
+                     for (int w = 1; w < {WARPS}; ++w) total = gpu_op(total, wsum[w]);\n\
                      volatile unsigned int *flags = gpu_status + 1;\n\
                      if (tid == 0) {{\n\
                        if (me == 0) {{ ((volatile {t} *)gpu_inc)[0] = total; __threadfence(); flags[0] = 2u; s_prefix = neutral; }}\n\
@@ -91,7 +127,7 @@ impl<T: Element> ScanKernel<T> {
                        if (tid == 0) {{ s_prefix = running; ((volatile {t} *)gpu_inc)[me] = gpu_op(running, total); __threadfence(); flags[me] = 2u; }}\n\
                      }}\n\
                      __syncthreads();\n\
-                     {t} run = tid > 0 ? gpu_op(s_prefix, ts[pin][tid - 1]) : s_prefix;\n\
+                     {t} run = tid > 0 ? gpu_op(s_prefix, before) : s_prefix;\n\
                      #pragma unroll\n\
                      for (int k = 0; k < {PER_THREAD}; ++k) {{ int j = GPU_PAD(tid * {PER_THREAD} + k); {t} v = tile[j]; {t} next = gpu_op(run, v); tile[j] = exclusive ? run : next; run = next; }}\n\
                      __syncthreads();\n\
