@@ -2,11 +2,10 @@
 //! as a table: each type says how it is read into a wider C type and how it is written from
 //! each other type. NumPy's conversions are C's for the built-in C types; the 16-bit floats
 //! (`__half`, `__nv_bfloat16`) have no conversion operators NVRTC can pick unambiguously from
-//! every type, so they go through CUDA's named, correctly rounded intrinsics (`__float2half_rn`,
-//! `__ll2half_rn`, ...), and a `double` through a `float` rounded to odd first (CUDA's own
-//! `__double2half` rounds twice): one rounding from the source value, as NumPy rounds.
+//! every type, so they go through CUDA's named, correctly rounded intrinsics (`__double2half`,
+//! `__ll2half_rn`, ...): one rounding from the source value, as NumPy rounds.
 //!
-//! A new element type is one more row in [`read_as_wide`] and [`write_from`].
+//! A new element type (`bool`) is one more row in [`read_as_wide`] and [`write_from`].
 
 use gpu_cdecl::Scalar;
 
@@ -39,12 +38,12 @@ fn read_as_wide(from: Scalar, x: &str) -> String {
 }
 
 /// The intrinsic that rounds a value of (wide) type `from` to a 16-bit float once, given the
-/// intrinsics' names for `float` and the 16-, 32- and 64-bit integers.
+/// intrinsics' names for `double`, `float` and the 16-, 32- and 64-bit integers.
 fn round_to_16_bit(from: Scalar, names: &SixteenBit) -> (&'static str, &'static str) {
     // (intrinsic, the C type its argument is converted to first)
     match from {
-        // `double` is rounded to odd `float` first, in `write_from`: here it is that `float`.
-        Scalar::F64 | Scalar::F32 | Scalar::F16 | Scalar::Bf16 => (names.from_float, "float"),
+        Scalar::F64 => (names.from_double, "double"),
+        Scalar::F32 | Scalar::F16 | Scalar::Bf16 => (names.from_float, "float"),
         Scalar::I8 | Scalar::I16 => (names.from_short, "short"),
         Scalar::U8 | Scalar::U16 => (names.from_ushort, "unsigned short"),
         Scalar::I32 => (names.from_int, "int"),
@@ -57,6 +56,7 @@ fn round_to_16_bit(from: Scalar, names: &SixteenBit) -> (&'static str, &'static 
 
 /// CUDA's rounding intrinsics into one 16-bit float type.
 struct SixteenBit {
+    from_double: &'static str,
     from_float: &'static str,
     from_short: &'static str,
     from_ushort: &'static str,
@@ -67,6 +67,7 @@ struct SixteenBit {
 }
 
 const HALF: SixteenBit = SixteenBit {
+    from_double: "__double2half",
     from_float: "__float2half_rn",
     from_short: "__short2half_rn",
     from_ushort: "__ushort2half_rn",
@@ -77,6 +78,7 @@ const HALF: SixteenBit = SixteenBit {
 };
 
 const BFLOAT16: SixteenBit = SixteenBit {
+    from_double: "__double2bfloat16",
     from_float: "__float2bfloat16_rn",
     from_short: "__short2bfloat16_rn",
     from_ushort: "__ushort2bfloat16_rn",
@@ -93,19 +95,6 @@ fn write_from(from: Scalar, to: Scalar, wide: &str) -> String {
         Scalar::Bf16 => &BFLOAT16,
         _ => return format!("({})({wide})", to.c_name()),
     };
-    if from == Scalar::F64 {
-        // CUDA's `__double2half` rounds to `float` first and then to `__half`: two roundings,
-        // wrong for a double just above a half-way point (1.5288085934345697 gave 1.5283203125).
-        // Rounding to `float` toward zero and setting the last bit when inexact ("round to
-        // odd") keeps the information the second rounding needs: `float`'s 24 bits are more
-        // than twice the 16-bit formats' 11 and 8 plus 2, so the result is the double
-        // rounded once (NaN stays NaN, overflow still rounds to infinity).
-        let d = format!("((double)({wide}))");
-        let odd = format!(
-            "__int_as_float(__float_as_int(__double2float_rz({d})) | (int)((double)__double2float_rz({d}) != {d}))"
-        );
-        return format!("{}({odd})", names.from_float);
-    }
     let (intrinsic, arg) = round_to_16_bit(from, names);
     format!("{intrinsic}(({arg})({wide}))")
 }
@@ -134,8 +123,7 @@ mod tests {
     fn sixteen_bit_floats_round_once_from_the_source() {
         assert_eq!(
             cast_c(Scalar::F64, Scalar::F16, "x"),
-            "__float2half_rn(__int_as_float(__float_as_int(__double2float_rz(((double)(x)))) \
-             | (int)((double)__double2float_rz(((double)(x))) != ((double)(x)))))"
+            "__double2half((double)(x))"
         );
         assert_eq!(
             cast_c(Scalar::I64, Scalar::Bf16, "x"),
