@@ -14,6 +14,7 @@ mod cublas;
 mod dependent;
 #[path = "../common/dma_floor.rs"]
 mod dma_floor;
+mod gpu_timer;
 mod gpuarray;
 mod graph;
 mod launch;

@@ -10,23 +10,14 @@ use std::time::Duration;
 use gpu_runtime::cudarc::driver::sys;
 use gpu_runtime::gpuarray::{math, Bool, DeviceArray, Expr};
 use gpu_runtime::ndarray::Ix1;
-use gpu_runtime::{Context, Event};
+use gpu_runtime::Context;
 
+use crate::gpu_timer::timed;
 use crate::table::Row;
 use crate::{best, ok};
 
 const N: usize = 1 << 26;
 const ROUNDS: usize = 9;
-
-/// The GPU time of what `f` queues on the legacy default stream.
-fn timed(ctx: &Context, f: impl FnOnce() -> gpu_runtime::Result<()>) -> gpu_runtime::Result<Duration> {
-    let (start, end) = (Event::new(ctx)?, Event::new(ctx)?);
-    start.record(None)?;
-    f()?;
-    end.record(None)?;
-    end.synchronize()?;
-    end.time_since(&start)
-}
 
 fn gbs(bytes_per_elem: usize, d: Duration) -> f64 {
     (bytes_per_elem * N) as f64 / d.as_secs_f64() / 1e9

@@ -15,8 +15,9 @@ use gpu_runtime::driver::cudarc_interop::cublas_on;
 use gpu_runtime::gpuarray::{matmul_into_on, DeviceArray};
 use gpu_runtime::half::f16;
 use gpu_runtime::ndarray::{Array2, Ix1, Ix2};
-use gpu_runtime::{Context, Event, Stream};
+use gpu_runtime::{Context, Stream};
 
+use crate::gpu_timer::timed;
 use crate::table::Row;
 use crate::{best, ok};
 
@@ -100,16 +101,6 @@ fn sgemm_rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         target: ">= 0.97x cuBLAS (time ratio <= 1.03)",
         rounds: ratios,
     }])
-}
-
-/// The GPU time of what `f` queues on the legacy default stream.
-fn timed(ctx: &Context, f: impl FnOnce() -> gpu_runtime::Result<()>) -> gpu_runtime::Result<Duration> {
-    let (start, end) = (Event::new(ctx)?, Event::new(ctx)?);
-    start.record(None)?;
-    f()?;
-    end.record(None)?;
-    end.synchronize()?;
-    end.time_since(&start)
 }
 
 fn gbs(bytes_per_elem: usize, d: Duration) -> f64 {

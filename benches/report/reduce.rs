@@ -19,26 +19,15 @@ use std::time::Duration;
 use gpu_runtime::cudarc::driver::sys;
 use gpu_runtime::gpuarray::{DeviceArray, KernelArg, ReductionKernel};
 use gpu_runtime::ndarray::{Ix0, Ix1};
-use gpu_runtime::{Context, DeviceRepr, Event};
+use gpu_runtime::{Context, DeviceRepr};
 
+use crate::gpu_timer::timed;
 use crate::table::Row;
 use crate::{best, ok};
 
 const ROUNDS: usize = 9;
 /// Rows and columns of the matrix: 2^26 floats.
 const SIDE: usize = 8192;
-
-/// The GPU time of what `f` queues on the legacy default stream; what it returns is dropped
-/// after the end event has completed, so that freeing it is not timed.
-fn timed<T>(ctx: &Context, f: impl FnOnce() -> gpu_runtime::Result<T>) -> gpu_runtime::Result<Duration> {
-    let (start, end) = (Event::new(ctx)?, Event::new(ctx)?);
-    start.record(None)?;
-    let kept = f()?;
-    end.record(None)?;
-    end.synchronize()?;
-    drop(kept);
-    end.time_since(&start)
-}
 
 fn gbs(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / d.as_secs_f64() / 1e9
