@@ -8,14 +8,13 @@
 use std::process::Command;
 use std::time::Duration;
 
-use gpu_runtime::cudarc::driver::sys;
 use gpu_runtime::gpuarray::{DeviceArray, ElementwiseKernel, KernelArg};
 use gpu_runtime::ndarray::{Ix1, Ix2};
 use gpu_runtime::Context;
 
-use crate::gpu_timer::timed;
+use crate::best;
+use crate::gpu_timer::{timed, timed_copy};
 use crate::table::Row;
-use crate::{best, ok};
 
 /// Rows and columns of the 2-D arrays: 2^13 x 2^13 = 2^26 floats.
 const SIDE: usize = 1 << 13;
@@ -154,19 +153,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         // Into an allocated array (`assign`), as `to_contiguous` does after allocating.
         trans_t.push(timed(ctx, || t_out.assign(&a.t()))?);
         lin_t.push(timed(ctx, || pycuda(&mut w))?);
-        raw.push(timed(ctx, || {
-            ctx.bind()?;
-            // SAFETY: both allocations hold N floats; the context is current; the copy is
-            // waited for (by the end event) before either is dropped.
-            unsafe {
-                ok(sys::cuMemcpyDtoD_v2(
-                    copy.device_ptr(),
-                    x.storage().device_ptr(),
-                    N * 4,
-                ))
-            };
-            Ok(())
-        })?);
+        raw.push(timed_copy(ctx, &copy, x.storage())?);
     }
     let floor = gbs(8 * N, best(&raw));
     let ours = [

@@ -3,7 +3,10 @@
 
 use std::time::Duration;
 
-use gpu_runtime::{Context, Event};
+use gpu_runtime::cudarc::driver::sys;
+use gpu_runtime::{Context, DeviceBuffer, Event};
+
+use crate::ok;
 
 /// The GPU time of what `f` queues on the legacy default stream; what it returns is dropped
 /// after the end event has completed, so that freeing it is not timed.
@@ -15,4 +18,22 @@ pub fn timed<T>(ctx: &Context, f: impl FnOnce() -> gpu_runtime::Result<T>) -> gp
     end.synchronize()?;
     drop(kept);
     end.time_since(&start)
+}
+
+/// A device-to-device copy of `src` into `dst`, timed as [`timed`] times: the copy floor the
+/// array rows are measured against.
+pub fn timed_copy(
+    ctx: &Context,
+    dst: &DeviceBuffer<f32>,
+    src: &DeviceBuffer<f32>,
+) -> gpu_runtime::Result<Duration> {
+    let bytes = src.len().min(dst.len()) * 4;
+    timed(ctx, || {
+        ctx.bind()?;
+        // SAFETY: both allocations hold at least `bytes`; the context is current; the copy is
+        // waited for (by the end event) before either buffer can be dropped, as both outlive
+        // this call.
+        unsafe { ok(sys::cuMemcpyDtoD_v2(dst.device_ptr(), src.device_ptr(), bytes)) };
+        Ok(())
+    })
 }

@@ -6,14 +6,13 @@
 use std::process::Command;
 use std::time::Duration;
 
-use gpu_runtime::cudarc::driver::sys;
 use gpu_runtime::gpuarray::{DeviceArray, ElementwiseKernel, KernelArg, ReductionKernel};
 use gpu_runtime::ndarray::Ix1;
 use gpu_runtime::Context;
 
-use crate::gpu_timer::timed;
+use crate::best;
+use crate::gpu_timer::{timed, timed_copy};
 use crate::table::Row;
-use crate::{best, ok};
 
 const N: usize = 1 << 26;
 const ROUNDS: usize = 9;
@@ -102,19 +101,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         // Frees the scan's output now, not in the next timed allocation.
         ctx.synchronize()?;
         rand.push(timed(ctx, || r.fill_uniform(7))?);
-        raw.push(timed(ctx, || {
-            ctx.bind()?;
-            // SAFETY: both allocations hold N floats; the context is current; the copy is
-            // waited for (by the end event) before either is dropped.
-            unsafe {
-                ok(sys::cuMemcpyDtoD_v2(
-                    copy.device_ptr(),
-                    x.storage().device_ptr(),
-                    N * 4,
-                ))
-            };
-            Ok(())
-        })?);
+        raw.push(timed_copy(ctx, &copy, x.storage())?);
     }
     let floor = gbs(8, best(&raw));
     let mut rows = vec![

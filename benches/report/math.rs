@@ -7,14 +7,13 @@
 use std::process::Command;
 use std::time::Duration;
 
-use gpu_runtime::cudarc::driver::sys;
 use gpu_runtime::gpuarray::{math, Bool, DeviceArray, Expr};
 use gpu_runtime::ndarray::Ix1;
 use gpu_runtime::Context;
 
-use crate::gpu_timer::timed;
+use crate::best;
+use crate::gpu_timer::{timed, timed_copy};
 use crate::table::Row;
-use crate::{best, ok};
 
 const N: usize = 1 << 26;
 const ROUNDS: usize = 9;
@@ -92,19 +91,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             times[k].push(timed(ctx, || op(&x, &y, &c, &mut z))?);
         }
         cmp.push(timed(ctx, || x.expr().gt(&y).eval_into(None, &mut c))?);
-        raw.push(timed(ctx, || {
-            ctx.bind()?;
-            // SAFETY: both allocations hold N floats; the context is current; the copy is
-            // waited for (by the end event) before either is dropped.
-            unsafe {
-                ok(sys::cuMemcpyDtoD_v2(
-                    copy.device_ptr(),
-                    x.storage().device_ptr(),
-                    N * 4,
-                ))
-            };
-            Ok(())
-        })?);
+        raw.push(timed_copy(ctx, &copy, x.storage())?);
     }
     let floor = gbs(8, best(&raw));
     let row = |figure: &'static str, ours: f64| Row {

@@ -10,16 +10,15 @@ use std::time::{Duration, Instant};
 
 use gpu_runtime::cudarc::cublas::sys::cublasOperation_t::CUBLAS_OP_N;
 use gpu_runtime::cudarc::cublas::{Gemm, GemmConfig};
-use gpu_runtime::cudarc::driver::sys;
 use gpu_runtime::driver::cudarc_interop::cublas_on;
 use gpu_runtime::gpuarray::{matmul_into_on, DeviceArray};
 use gpu_runtime::half::f16;
 use gpu_runtime::ndarray::{Array2, Ix1, Ix2};
 use gpu_runtime::{Context, Stream};
 
-use crate::gpu_timer::timed;
+use crate::best;
+use crate::gpu_timer::{timed, timed_copy};
 use crate::table::Row;
-use crate::{best, ok};
 
 /// The side of the square sgemm.
 const M: usize = 8192;
@@ -130,19 +129,7 @@ fn astype_rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         to_f64.push(timed(ctx, || doubles.assign(&x))?);
         to_f32.push(timed(ctx, || singles.assign(&doubles))?);
         to_i64.push(timed(ctx, || longs.assign(&ints))?);
-        raw.push(timed(ctx, || {
-            ctx.bind()?;
-            // SAFETY: both allocations hold N floats; the context is current; the copy is
-            // waited for (by the end event) before either is dropped.
-            unsafe {
-                ok(sys::cuMemcpyDtoD_v2(
-                    copy.device_ptr(),
-                    x.storage().device_ptr(),
-                    N * 4,
-                ))
-            };
-            Ok(())
-        })?);
+        raw.push(timed_copy(ctx, &copy, x.storage())?);
     }
     let floor = gbs(8, best(&raw));
     let mut rows = vec![

@@ -16,14 +16,13 @@
 use std::process::Command;
 use std::time::Duration;
 
-use gpu_runtime::cudarc::driver::sys;
 use gpu_runtime::gpuarray::{DeviceArray, KernelArg, ReductionKernel};
 use gpu_runtime::ndarray::{Ix0, Ix1};
 use gpu_runtime::{Context, DeviceRepr};
 
-use crate::gpu_timer::timed;
+use crate::best;
+use crate::gpu_timer::{timed, timed_copy};
 use crate::table::Row;
-use crate::{best, ok};
 
 const ROUNDS: usize = 9;
 /// Rows and columns of the matrix: 2^26 floats.
@@ -39,19 +38,7 @@ fn copy_floor(ctx: &Context, x: &DeviceArray<f32, Ix1>) -> gpu_runtime::Result<f
     let copy = ctx.alloc::<f32>(n)?;
     let mut raw = Vec::new();
     for _ in 0..ROUNDS {
-        raw.push(timed(ctx, || {
-            ctx.bind()?;
-            // SAFETY: both allocations hold n floats; the context is current; the copy is
-            // waited for (by the end event) before either is dropped.
-            unsafe {
-                ok(sys::cuMemcpyDtoD_v2(
-                    copy.device_ptr(),
-                    x.storage().device_ptr(),
-                    n * 4,
-                ))
-            };
-            Ok(())
-        })?);
+        raw.push(timed_copy(ctx, &copy, x.storage())?);
     }
     Ok(gbs(8 * n, best(&raw)))
 }
