@@ -31,11 +31,7 @@ const BROADCAST_BYTES: usize = 4 * (2 * N + SIDE);
 /// The four operations through CuPy in a subprocess, as GB/s of the same bytes, if CuPy is
 /// importable: `(n,m)+(m,)`, `(n,m)+(n,1)`, `cp.ascontiguousarray(a.T)`, `a*x + b*y`.
 fn cupy() -> Option<[f64; 4]> {
-    let probe = Command::new("python3")
-        .args(["-c", "import cupy"])
-        .output()
-        .ok()?;
-    if !probe.status.success() {
+    if !crate::cupy::importable() {
         return None;
     }
     let script = format!(

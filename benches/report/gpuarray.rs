@@ -24,11 +24,7 @@ fn gbs(bytes_per_elem: usize, d: Duration) -> f64 {
 /// The same two operations through CuPy in a subprocess, as GB/s (bytes moved), if CuPy is
 /// importable.
 fn cupy() -> Option<(f64, f64)> {
-    let probe = Command::new("python3")
-        .args(["-c", "import cupy"])
-        .output()
-        .ok()?;
-    if !probe.status.success() {
+    if !crate::cupy::importable() {
         return None;
     }
     let script = format!(

@@ -11,6 +11,7 @@ mod broadcast;
 mod compile;
 #[cfg(feature = "cublas")]
 mod cublas;
+mod cupy;
 mod dependent;
 #[path = "../common/dma_floor.rs"]
 mod dma_floor;

@@ -25,11 +25,7 @@ fn gbs(bytes_per_elem: usize, d: Duration) -> f64 {
 /// The operations through CuPy in a subprocess, as GB/s of the same bytes, if CuPy is
 /// importable: sin, exp, greater, where, maximum.
 fn cupy() -> Option<Vec<f64>> {
-    let probe = Command::new("python3")
-        .args(["-c", "import cupy"])
-        .output()
-        .ok()?;
-    if !probe.status.success() {
+    if !crate::cupy::importable() {
         return None;
     }
     let script = format!(

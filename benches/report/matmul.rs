@@ -207,11 +207,7 @@ fn astype_rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
 /// written; its timing includes the output's allocation, from CuPy's pool), if CuPy is
 /// importable.
 fn cupy() -> Option<(f64, f64)> {
-    let probe = Command::new("python3")
-        .args(["-c", "import cupy"])
-        .output()
-        .ok()?;
-    if !probe.status.success() {
+    if !crate::cupy::importable() {
         return None;
     }
     let script = format!(

@@ -79,11 +79,7 @@ unsafe impl DeviceRepr for ArgMax {}
 /// The operations of the rows through CuPy in a subprocess, as GB/s in the rows' order, if
 /// CuPy is importable.
 fn cupy() -> Option<Vec<f64>> {
-    let probe = Command::new("python3")
-        .args(["-c", "import cupy"])
-        .output()
-        .ok()?;
-    if !probe.status.success() {
+    if !crate::cupy::importable() {
         return None;
     }
     let script = format!(
