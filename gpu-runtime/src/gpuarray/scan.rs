@@ -21,6 +21,7 @@ use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
+use crate::gpuarray::scan_source::packs_status;
 use crate::launch::{Arg, PreparedFunction};
 
 /// Consecutive elements each thread of a scan scans in registers.
@@ -285,15 +286,21 @@ impl<T: Element> ScanKernel<T> {
         let tiles = n.div_ceil(TILE as usize);
         let grid = u32::try_from(tiles).map_err(|_| ArrayShapeError::ScanTooLong { elements: n })?;
         let pool = ctx.device_pool()?;
-        // The ticket counter, then one flag per tile: all zero before the launch.
-        let mut status = pool.alloc::<u32>(tiles + 1)?;
+        // The ticket counter, a word of padding, then each tile's status (two 32-bit words:
+        // a packed 64-bit word, or a flag and an unused word): all zero before the launch.
+        let words = 2 + 2 * tiles;
+        let mut status = pool.alloc::<u32>(words)?;
         match stream {
-            Some(s) => memset_d32_async(&mut status, 0, tiles + 1, s)?,
-            None => memset_d32(&mut status, 0, tiles + 1)?,
+            Some(s) => memset_d32_async(&mut status, 0, words, s)?,
+            None => memset_d32(&mut status, 0, words)?,
         }
-        let mut aggregates = pool.alloc::<T>(tiles)?;
-        let mut inclusive = pool.alloc::<T>(tiles)?;
+        // Packed status words carry the values: the value arrays are then unused.
+        let values = if packs_status::<T>() { 1 } else { tiles };
+        let mut aggregates = pool.alloc::<T>(values)?;
+        let mut inclusive = pool.alloc::<T>(values)?;
         let f = self.prepared(ctx, ScanVariant::LookBack)?;
+        let vec = vectorizable::<T>(input.0.device_view().device_ptr(), input.1, input.2)
+            && vectorizable::<T>(out.0.device_view().device_ptr(), out.1, out.2);
         let list = [
             Arg::I64(n as i64),
             Arg::input::<T, I>(input.0),
@@ -306,7 +313,21 @@ impl<T: Element> ScanKernel<T> {
             Arg::output(&mut aggregates),
             Arg::output(&mut inclusive),
             Arg::I32(exclusive as i32),
+            Arg::I32(vec as i32),
         ];
         kernel_cache::launch(&f, grid, BLOCK, stream, &list)
     }
+}
+
+/// Whether a run of elements of `T` at `base` (the memory's device address), first element
+/// `offset`, step `step`, may be read or written by the look-back kernel in 16-byte vectors:
+/// contiguous, 16 bytes holding a whole number of elements, and its first element 16-byte
+/// aligned (full tiles then are too: a tile is a multiple of 16 bytes).
+fn vectorizable<T>(base: u64, offset: i64, step: i64) -> bool {
+    let size = std::mem::size_of::<T>();
+    if step != 1 || size == 0 || size > 16 || 16 % size != 0 {
+        return false;
+    }
+    let first = base.wrapping_add((offset as u64).wrapping_mul(size as u64));
+    first % 16 == 0
 }

@@ -10,9 +10,17 @@
 //! of them has published its inclusive prefix (flag 2); it then publishes its own inclusive
 //! prefix and writes its tile. Every element is read once and written once, the floor.
 //!
-//! Values are published with a volatile store, `__threadfence()`, then a volatile store of the
-//! flag; a reader loads the flag (volatile), fences, then loads the value (volatile). Flags and
-//! values live in separate arrays so that any element type (up to 8 bytes) works.
+//! A full tile of a contiguous run whose ends are 16-byte aligned (`gpu_vec`, checked on the
+//! host) is read and written with 16-byte vector accesses, block-striped (each load of a warp
+//! covers 512 adjacent bytes) and moved to the blocked order of the scan through shared memory,
+//! all of a thread's loads issued before the first is used; other tiles (the last, partial one,
+//! or any strided run) take one element at a time.
+//!
+//! A tile's status for elements of up to 4 bytes is one 64-bit word, flag in the high half and
+//! value in the low (see `packs_status`), published by one store and read by one load. For
+//! larger elements, values are published with a volatile store, `__threadfence()`, then a
+//! volatile store of the flag; a reader loads the flag (volatile), fences, then loads the value
+//! (volatile), from separate arrays so that any element type works.
 //!
 //! [`ScanVariant::Lanes`] scans many independent lanes (a scan along one axis of an n-d
 //! array), one thread per lane, down the axis.
@@ -44,6 +52,48 @@ T r;\n\
 for (int b = 0; b < (int)sizeof(T); ++b) ((unsigned char *)&r)[b] = ((const unsigned char *)w)[b];\n\
 return r; }\n";
 
+/// Whether a scan of `T` keeps each tile's flag and value in one 64-bit word (status in the high
+/// 32 bits, the value's bytes in the low ones; CUB's `ScanTileState` for small types): one load
+/// then sees both, where separate arrays take a load of the flag, a fence and a load of the
+/// value on the look-back's critical path. Elements of up to 4 bytes fit.
+pub(crate) fn packs_status<T: Element>() -> bool {
+    std::mem::size_of::<T>() <= 4
+}
+
+/// The C of `gpu_publish` (a tile's value and its flag: 1 its own total, 2 its inclusive
+/// prefix) and `gpu_wait` (spins until a tile has published, returns its flag and value).
+/// `gpu_status` holds the ticket counter in word 0, word 1 unused, then the tiles' status from
+/// word 2 (8-byte aligned): packed 64-bit words, or 32-bit flags with the values in `gpu_agg`
+/// (flag 1) and `gpu_inc` (flag 2), written before the flag with a fence between.
+fn status_c(t: &str, packed: bool) -> String {
+    if packed {
+        format!(
+            "__device__ __forceinline__ void gpu_publish(unsigned int *st, {t} *, {t} *, long long i, unsigned int flag, {t} v) {{\n\
+             unsigned int bits = 0u; memcpy(&bits, &v, sizeof({t}));\n\
+             // One aligned 64-bit store: a reader sees the flag and the value together or neither.\n\
+             ((volatile unsigned long long *)(st + 2))[i] = ((unsigned long long)flag << 32) | bits; }}\n\
+             __device__ __forceinline__ unsigned int gpu_wait(unsigned int *st, {t} *, {t} *, long long i, {t} *v) {{\n\
+             unsigned long long w;\n\
+             do {{ w = ((volatile unsigned long long *)(st + 2))[i]; }} while ((w >> 32) == 0ull);\n\
+             unsigned int bits = (unsigned int)w; memcpy(v, &bits, sizeof({t}));\n\
+             return (unsigned int)(w >> 32); }}\n"
+        )
+    } else {
+        format!(
+            "__device__ __forceinline__ void gpu_publish(unsigned int *st, {t} *agg, {t} *inc, long long i, unsigned int flag, {t} v) {{\n\
+             if (flag == 2u) ((volatile {t} *)inc)[i] = v; else ((volatile {t} *)agg)[i] = v;\n\
+             __threadfence();\n\
+             ((volatile unsigned int *)(st + 2))[i] = flag; }}\n\
+             __device__ __forceinline__ unsigned int gpu_wait(unsigned int *st, {t} *agg, {t} *inc, long long i, {t} *v) {{\n\
+             unsigned int f;\n\
+             do {{ f = ((volatile unsigned int *)(st + 2))[i]; }} while (f == 0u);\n\
+             __threadfence();\n\
+             *v = f == 2u ? ((volatile {t} *)inc)[i] : ((volatile {t} *)agg)[i];\n\
+             return f; }}\n"
+        )
+    }
+}
+
 /// Warps in a block of a scan.
 const WARPS: u32 = BLOCK / 32;
 
@@ -57,21 +107,40 @@ impl<T: Element> ScanKernel<T> {
             ScanVariant::LookBack => {
                 s.push_str(PAD);
                 s.push_str(SHFL_UP);
+                s.push_str(&status_c(t, packs_status::<T>()));
                 let _ = write!(
                     s,
-                    "extern \"C\" __global__ void {name}(long long n, const {t} *__restrict__ x, long long x_o, long long x_s, \
-                     {t} *__restrict__ out, long long out_o, long long out_s, unsigned int *gpu_status, {t} *gpu_agg, {t} *gpu_inc, int exclusive) {{\n\
+                    "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}(long long n, const {t} *__restrict__ x, long long x_o, long long x_s, \
+                     {t} *__restrict__ out, long long out_o, long long out_s, unsigned int *gpu_status, {t} *gpu_agg, {t} *gpu_inc, int exclusive, int gpu_vec) {{\n\
                      __shared__ {t} tile[{TILE} + {TILE} / 32];\n__shared__ {t} wsum[{WARPS}];\n__shared__ {t} window[32];\n\
                      __shared__ long long s_tile;\n__shared__ {t} s_prefix;\n__shared__ int s_done;\n\
                      const {t} neutral = ({neutral});\n\
                      const int tid = threadIdx.x;\n\
+                     // Elements per 16-byte vector (only used when `gpu_vec`: the host checked that\n\
+                     // 16 bytes hold a whole number of them and that both runs are contiguous and aligned).\n\
+                     constexpr int V = sizeof({t}) <= 16 ? 16 / (int)sizeof({t}) : 1;\n\
+                     constexpr int VPT = {TILE} / V / {BLOCK};\n\
                      // The tile's logical index, in the order blocks start: every earlier tile's block is running.\n\
                      if (tid == 0) s_tile = atomicAdd(gpu_status, 1u);\n\
                      __syncthreads();\n\
                      const long long me = s_tile;\n\
                      const long long base = me * {TILE};\n\
-                     #pragma unroll\n\
-                     for (int k = 0; k < {PER_THREAD}; ++k) {{ int j = k * {BLOCK} + tid; long long g = base + j; tile[GPU_PAD(j)] = g < n ? x[x_o + g * x_s] : neutral; }}\n\
+                     const bool vec = gpu_vec && base + {TILE} <= n;\n\
+                     if (vec) {{\n\
+                       // Block-striped 16-byte loads (a warp reads 512 adjacent bytes per load, all\n\
+                       // of a thread's loads in flight at once), put in blocked order in shared memory.\n\
+                       const uint4 *xv = (const uint4 *)(x + x_o + base);\n\
+                       uint4 q[VPT];\n\
+                       #pragma unroll\n\
+                       for (int k = 0; k < VPT; ++k) q[k] = xv[k * {BLOCK} + tid];\n\
+                       #pragma unroll\n\
+                       for (int k = 0; k < VPT; ++k) {{ {t} e[V]; memcpy(e, &q[k], V * sizeof({t})); const int j0 = (k * {BLOCK} + tid) * V;\n\
+                         #pragma unroll\n\
+                         for (int u = 0; u < V; ++u) tile[GPU_PAD(j0 + u)] = e[u]; }}\n\
+                     }} else {{\n\
+                       #pragma unroll\n\
+                       for (int k = 0; k < {PER_THREAD}; ++k) {{ int j = k * {BLOCK} + tid; long long g = base + j; tile[GPU_PAD(j)] = g < n ? x[x_o + g * x_s] : neutral; }}\n\
+                     }}\n\
                      __syncthreads();\n\
                      {t} acc = tile[GPU_PAD(tid * {PER_THREAD})];\n\
                      #pragma unroll\n\
@@ -93,10 +162,9 @@ impl<T: Element> ScanKernel<T> {
                      {t} total = wsum[0];\n\
                      #pragma unroll\n\
                      for (int w = 1; w < {WARPS}; ++w) total = gpu_op(total, wsum[w]);\n\
-                     volatile unsigned int *flags = gpu_status + 1;\n\
                      if (tid == 0) {{\n\
-                       if (me == 0) {{ ((volatile {t} *)gpu_inc)[0] = total; __threadfence(); flags[0] = 2u; s_prefix = neutral; }}\n\
-                       else {{ ((volatile {t} *)gpu_agg)[me] = total; __threadfence(); flags[me] = 1u; }}\n\
+                       if (me == 0) {{ gpu_publish(gpu_status, gpu_agg, gpu_inc, 0, 2u, total); s_prefix = neutral; }}\n\
+                       else gpu_publish(gpu_status, gpu_agg, gpu_inc, me, 1u, total);\n\
                      }}\n\
                      if (me > 0 && tid < 32) {{\n\
                        {t} running = neutral;\n\
@@ -104,10 +172,8 @@ impl<T: Element> ScanKernel<T> {
                        for (;;) {{\n\
                          long long p = end - tid;\n\
                          unsigned int f = 2u;\n\
-                         if (p >= 0) {{ do {{ f = flags[p]; }} while (f == 0u); }}\n\
-                         __threadfence();\n\
                          {t} v = neutral;\n\
-                         if (p >= 0) v = f == 2u ? ((volatile {t} *)gpu_inc)[p] : ((volatile {t} *)gpu_agg)[p];\n\
+                         if (p >= 0) f = gpu_wait(gpu_status, gpu_agg, gpu_inc, p, &v);\n\
                          unsigned int incl = __ballot_sync(0xffffffffu, f == 2u);\n\
                          window[tid] = v;\n\
                          __syncwarp();\n\
@@ -124,15 +190,24 @@ impl<T: Element> ScanKernel<T> {
                          end -= 32;\n\
                          __syncwarp();\n\
                        }}\n\
-                       if (tid == 0) {{ s_prefix = running; ((volatile {t} *)gpu_inc)[me] = gpu_op(running, total); __threadfence(); flags[me] = 2u; }}\n\
+                       if (tid == 0) {{ s_prefix = running; gpu_publish(gpu_status, gpu_agg, gpu_inc, me, 2u, gpu_op(running, total)); }}\n\
                      }}\n\
                      __syncthreads();\n\
                      {t} run = tid > 0 ? gpu_op(s_prefix, before) : s_prefix;\n\
                      #pragma unroll\n\
                      for (int k = 0; k < {PER_THREAD}; ++k) {{ int j = GPU_PAD(tid * {PER_THREAD} + k); {t} v = tile[j]; {t} next = gpu_op(run, v); tile[j] = exclusive ? run : next; run = next; }}\n\
                      __syncthreads();\n\
-                     #pragma unroll\n\
-                     for (int k = 0; k < {PER_THREAD}; ++k) {{ int j = k * {BLOCK} + tid; long long g = base + j; if (g < n) out[out_o + g * out_s] = tile[GPU_PAD(j)]; }}\n}}\n",
+                     if (vec) {{\n\
+                       uint4 *ov = (uint4 *)(out + out_o + base);\n\
+                       #pragma unroll\n\
+                       for (int k = 0; k < VPT; ++k) {{ {t} e[V]; const int j0 = (k * {BLOCK} + tid) * V;\n\
+                         #pragma unroll\n\
+                         for (int u = 0; u < V; ++u) e[u] = tile[GPU_PAD(j0 + u)];\n\
+                         uint4 q = make_uint4(0u, 0u, 0u, 0u); memcpy(&q, e, V * sizeof({t})); ov[k * {BLOCK} + tid] = q; }}\n\
+                     }} else {{\n\
+                       #pragma unroll\n\
+                       for (int k = 0; k < {PER_THREAD}; ++k) {{ int j = k * {BLOCK} + tid; long long g = base + j; if (g < n) out[out_o + g * out_s] = tile[GPU_PAD(j)]; }}\n\
+                     }}\n}}\n",
                 );
             }
             ScanVariant::Lanes(d) => {

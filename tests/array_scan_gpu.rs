@@ -1,0 +1,118 @@
+//! The one-pass scan (`cumsum`) on a GPU against the host, on random data, through each path
+//! the launch picks: full tiles of contiguous, 16-byte aligned runs (16-byte vector loads and
+//! stores, for elements of 1, 2, 4 and 8 bytes), runs that start misaligned (a view from
+//! element 1 to 3: one element at a time), stepped and reversed views, lengths just below, at
+//! and above multiples of the tile, 2^26 + an odd number of `f32`s (16K tiles chained by the
+//! look-back), and the tile status packed into one word (elements of up to 4 bytes) or kept in
+//! separate arrays (8 bytes).
+
+use gpu_runtime::__testing::SCAN_TILE;
+use gpu_runtime::gpuarray::{DeviceArray, Element};
+use gpu_runtime::ndarray::{s, Array1};
+use gpu_runtime::Context;
+use gpu_suite::Rng;
+
+/// The lengths around tile multiples that every type is scanned at.
+fn lengths(rng: &mut Rng) -> Vec<usize> {
+    let t = SCAN_TILE as usize;
+    let mut v = vec![0, 1, 3, t - 1, t, t + 1, 2 * t - 1, 5 * t, 5 * t + 7, 64 * t + 1];
+    v.extend((0..3).map(|_| (rng.next_u64() % 400_000) as usize));
+    v
+}
+
+/// The inclusive scan on the host with `add` (wrapping for the integers).
+fn host_scan<T: Copy>(h: &[T], zero: T, add: impl Fn(T, T) -> T) -> Vec<T> {
+    let mut acc = zero;
+    h.iter()
+        .map(|&x| {
+            acc = add(acc, x);
+            acc
+        })
+        .collect()
+}
+
+/// `cumsum` and `cumsum_exclusive` of `h` on the device, whole and from elements 1, 2 and 3
+/// (misaligned starts), against the host, exactly.
+fn check_exact<T>(ctx: &Context, h: &[T], zero: T, add: impl Fn(T, T) -> T + Copy) -> gpu_runtime::Result<()>
+where
+    T: Element + PartialEq + std::fmt::Debug,
+{
+    let n = h.len();
+    let d = DeviceArray::from_ndarray(ctx, &Array1::from(h.to_vec()))?;
+    let incl = host_scan(h, zero, add);
+    let what = std::any::type_name::<T>();
+    assert_eq!(d.cumsum()?.to_vec()?, incl, "{what}, n = {n}");
+    let mut excl = vec![zero];
+    excl.extend_from_slice(&incl[..n.saturating_sub(1)]);
+    excl.truncate(n);
+    assert_eq!(d.cumsum_exclusive()?.to_vec()?, excl, "{what}, n = {n} exclusive");
+    for from in 1..4.min(n + 1) {
+        let v = d.slice(s![from..])?;
+        let want = host_scan(&h[from..], zero, add);
+        assert_eq!(v.cumsum()?.to_vec()?, want, "{what}, n = {n} from {from}");
+    }
+    if n > 0 {
+        let v = d.slice(s![..;-2])?;
+        let hv: Vec<T> = h.iter().rev().step_by(2).copied().collect();
+        assert_eq!(
+            v.cumsum()?.to_vec()?,
+            host_scan(&hv, zero, add),
+            "{what}, n = {n} reversed"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn scans_of_each_width_match_the_host() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(2027);
+    for n in lengths(&mut rng) {
+        let h: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
+        check_exact(&ctx, &h, 0u8, u8::wrapping_add)?;
+        let h: Vec<i16> = (0..n).map(|_| rng.next_u64() as i16).collect();
+        check_exact(&ctx, &h, 0i16, i16::wrapping_add)?;
+        let h: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
+        check_exact(&ctx, &h, 0u32, u32::wrapping_add)?;
+        let h: Vec<i64> = (0..n).map(|_| rng.next_u64() as i64).collect();
+        check_exact(&ctx, &h, 0i64, i64::wrapping_add)?;
+        // Small integers as floats: every partial sum (of a run of adjacent elements, however
+        // the device groups them) is an integer far below 2^24, so the result is exact.
+        let h: Vec<f32> = (0..n).map(|_| (rng.next_u64() % 9) as f32 - 4.0).collect();
+        check_exact(&ctx, &h, 0.0f32, |a, b| a + b)?;
+        let h: Vec<f64> = (0..n).map(|_| (rng.next_u64() % 9) as f64 - 4.0).collect();
+        check_exact(&ctx, &h, 0.0f64, |a, b| a + b)?;
+    }
+    Ok(())
+}
+
+/// The bench's size plus an odd tail: 16K full tiles and a partial one, chained by the
+/// look-back; integers as floats (exact, as above), then uniform floats against an `f64`
+/// reference.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_long_f32_scan_matches_the_host() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(26);
+    let n = (1usize << 26) + 13;
+    let h: Vec<f32> = (0..n).map(|_| (rng.next_u64() % 9) as f32 - 4.0).collect();
+    let d = DeviceArray::from_ndarray(&ctx, &Array1::from(h.clone()))?;
+    assert_eq!(d.cumsum()?.to_vec()?, host_scan(&h, 0.0f32, |a, b| a + b));
+    let h: Vec<f32> = (0..n).map(|_| rng.f32() * 2.0 - 1.0).collect();
+    let d = DeviceArray::from_ndarray(&ctx, &Array1::from(h.clone()))?;
+    let got = d.cumsum()?.to_vec()?;
+    let (mut acc, mut peak) = (0.0f64, 0.0f64);
+    for (k, (&g, &x)) in got.iter().zip(&h).enumerate() {
+        acc += f64::from(x);
+        peak = peak.max(acc.abs());
+        // A prefix is the sum of at most 16K tiles' totals chained by the look-back, each
+        // rounded to f32 at a magnitude of at most `peak`: well within 1e-3 of it, and tight
+        // enough early on that a dropped or repeated element (|x| ~ 0.5) fails.
+        assert!(
+            (f64::from(g) - acc).abs() <= 1e-3 * (1.0 + peak),
+            "element {k}: {g} vs {acc}"
+        );
+    }
+    Ok(())
+}
