@@ -11,6 +11,12 @@
 //! - `u32`, uniform: the word itself (word `i mod 4` of the block).
 //! - `f32`, uniform: `(w >> 8) * 2^-24`, in `[0, 1)`; `f64`: 53 bits of two words, `[0, 1)`.
 //! - normal: Box-Muller on pairs of uniforms (`u1` in `(0, 1]`), `mean + std * z`.
+//!
+//! Each thread computes whole Philox blocks and, when the array's first element is aligned to
+//! a block's bytes (16 for `u32`, `f32` and `f64`; 8 for `f16` and `bf16`), stores each block's
+//! values with one vector store (a warp's store covers 512 adjacent bytes): one 4-byte store
+//! per element, 16 bytes apart across the warp, left the `f32` fill at 0.75x the copy
+//! bandwidth on an H100. The values are the same either way.
 
 use gpu_cdecl::Scalar;
 use ndarray::{Dimension, ShapeBuilder};
@@ -127,19 +133,41 @@ pub fn random_source<T: Element>(dist: Distribution) -> Result<String> {
         cast::cast_c(T::SCALAR, drawn, "b_in"),
     );
     let store = cast::cast_c(drawn, T::SCALAR, "v[k]");
+    // A block's values stored as one vector when the launch says the array allows it
+    // (`gpu_vec`, see `vector_c`): a warp's store then covers adjacent memory in one access.
+    let vector = match vector_c::<T>(w) {
+        Some(vt) => format!(
+            "if (gpu_vec && g * {w} + {w} <= n) {{ {vt} q; memcpy(&q, o, sizeof(q)); (({vt} *)(out + out_o))[g] = q; continue; }}\n"
+        ),
+        None => String::new(),
+    };
     Ok(format!(
-        "{headers}{PHILOX_C}extern \"C\" __global__ void {name}(long long n, unsigned int k0, unsigned int k1, {t} a_in, {t} b_in, {t} *__restrict__ out, long long out_o) {{\n\
+        "{headers}{PHILOX_C}extern \"C\" __global__ void {name}(long long n, unsigned int k0, unsigned int k1, {t} a_in, {t} b_in, {t} *__restrict__ out, long long out_o, int gpu_vec) {{\n\
          const {d} a = {a_in}, b = {b_in};\n\
-         (void)a; (void)b;\n\
+         (void)a; (void)b; (void)gpu_vec;\n\
          long long gpu_t = blockIdx.x * (long long)blockDim.x + threadIdx.x, gpu_nt = (long long)gridDim.x * blockDim.x;\n\
          long long ng = (n + {w} - 1) / {w};\n\
          for (long long g = gpu_t; g < ng; g += gpu_nt) {{\n\
          uint4 r = gpu_philox(make_uint4((unsigned int)g, (unsigned int)(g >> 32), 0u, 0u), make_uint2(k0, k1));\n\
          {d} v[{w}];\n{code}\n\
-         #pragma unroll\nfor (int k = 0; k < {w}; ++k) {{ long long i = g * {w} + k; if (i < n) out[out_o + i] = {store}; }}\n}}\n}}\n",
+         {t} o[{w}];\n\
+         #pragma unroll\nfor (int k = 0; k < {w}; ++k) o[k] = {store};\n\
+         {vector}\
+         #pragma unroll\nfor (int k = 0; k < {w}; ++k) {{ long long i = g * {w} + k; if (i < n) out[out_o + i] = o[k]; }}\n}}\n}}\n",
         headers = cast::headers_for([T::SCALAR]),
         name = name(T::SCALAR, dist)
     ))
+}
+
+/// The CUDA C type of one store of a Philox block's `w` values of `T` (16, 8 or 4 bytes), or
+/// `None` when they make no such size.
+fn vector_c<T>(w: u32) -> Option<&'static str> {
+    match w as usize * std::mem::size_of::<T>() {
+        16 => Some("uint4"),
+        8 => Some("uint2"),
+        4 => Some("unsigned int"),
+        _ => None,
+    }
 }
 
 impl<T: Element, D: Dimension> DeviceArray<T, D> {
@@ -207,6 +235,15 @@ impl<S: StorageMut, D: Dimension> DeviceArrayBase<S, D> {
         };
         let f = kernel_cache::prepared(&ctx, key, &name(scalar, dist), || source)?;
         let off = self.offset() as i64;
+        // One vector store per block when the blocks' runs start aligned to their size: the
+        // array's first element is (then every block's is, a block being `w` elements).
+        let first = self
+            .data
+            .device_view()
+            .device_ptr()
+            .wrapping_add((off as u64).wrapping_mul(std::mem::size_of::<S::Elem>() as u64));
+        let vec = vector_c::<S::Elem>(w).is_some()
+            && first % (u64::from(w) * std::mem::size_of::<S::Elem>() as u64) == 0;
         let list = [
             Arg::I64(n as i64),
             Arg::U32(seed as u32),
@@ -215,6 +252,7 @@ impl<S: StorageMut, D: Dimension> DeviceArrayBase<S, D> {
             b.to_arg(),
             Arg::output(&mut self.data),
             Arg::I64(off),
+            Arg::I32(vec as i32),
         ];
         let grid = kernel_cache::grid_for(&ctx, (n as u64).div_ceil(u64::from(w)))?;
         kernel_cache::launch(&f, grid, BLOCK, None, &list)
