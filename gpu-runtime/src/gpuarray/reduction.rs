@@ -9,7 +9,10 @@
 //! short axes, one thread per output element; when the lanes are adjacent in memory (the
 //! columns of a C-order matrix), one thread per output element and chunk of the axis, so that
 //! a warp reads 32 adjacent elements of a row at a time and there are enough threads to keep
-//! the memory busy, then one thread per output over the chunks' partials; when there are too
+//! the memory busy (four adjacent outputs per thread, one vector load per row, when the
+//! lanes' axis has unit stride, a length that is a multiple of four and aligned rows: a warp
+//! then reads 512 adjacent bytes of `f32` per row, not 128), then one thread per output over
+//! the chunks' partials (in a fixed order: the result does not depend on timing); when there are too
 //! few long lanes to fill the GPU with a block each, a block per lane and chunk of the axis,
 //! then the same pass over the partials.
 
@@ -440,7 +443,9 @@ impl<R: Element> ReductionKernel<R> {
         // partial wave is a small share of the time), each chunk at least `MIN_CHUNK` rows,
         // and the partials (written, then read again) at most 1/32 of the bytes read: a wide
         // accumulator (argmax's 16 bytes for 4-byte elements) gets fewer, longer chunks.
-        let cblocks = nout.div_ceil(BLOCK as usize);
+        // Four adjacent outputs per thread where the layout allows it (see `columns_vectorizable`).
+        let col_vec = m >= SHORT_AXIS && lanes_adjacent(&args, axis) && columns_vectorizable(&args, axis);
+        let cblocks = nout.div_ceil(BLOCK as usize * if col_vec { 4 } else { 1 });
         let wave = kernel_cache::sm_count(&ctx)? as usize * 8;
         let element_bytes: usize = args
             .iter()
@@ -499,6 +504,7 @@ impl<R: Element> ReductionKernel<R> {
                 Arg::I64(chunk as i64),
                 Arg::I64(cblocks as i64),
                 Arg::output(&mut part),
+                Arg::I32(col_vec as i32),
             ]);
         } else if split {
             list.extend([Arg::I64(chunk as i64), Arg::output(&mut part)]);
@@ -568,6 +574,31 @@ fn lanes_vectorizable(args: &[KernelArg<'_>], axis: usize) -> bool {
                 && x.addr % align == 0
                 && st.iter().zip(x.shape()).enumerate().all(|(k, (&s, &d))| {
                     k == axis || d <= 1 || (s.unsigned_abs() as u64 * size as u64).is_multiple_of(align)
+                })
+        }
+    })
+}
+
+/// Whether a column reduction along `axis` (lanes adjacent: see [`lanes_adjacent`]) may give
+/// each thread four adjacent lanes read with one `gpu_vec4` load per row: in every array the
+/// last axis other than `axis` has unit stride and a length that is a multiple of four (so four
+/// adjacent outputs, starting at a multiple of four, are four adjacent elements of one row),
+/// the first element is aligned for `gpu_vec4`, and every other stride keeps it aligned.
+fn columns_vectorizable(args: &[KernelArg<'_>], axis: usize) -> bool {
+    args.iter().all(|a| match &a.0 {
+        ArgKind::Scalar(..) => true,
+        ArgKind::Array(x) => {
+            let size = x.scalar.size();
+            let align = codegen::vec4_align(size);
+            let (st, shape) = (x.strides(), x.shape());
+            let Some(inner) = (0..st.len()).rev().find(|&k| k != axis) else {
+                return false;
+            };
+            st[inner] == 1
+                && shape[inner].is_multiple_of(4)
+                && x.addr % align == 0
+                && st.iter().zip(shape).enumerate().all(|(k, (&s, &d))| {
+                    k == inner || d <= 1 || (s.unsigned_abs() as u64 * size as u64).is_multiple_of(align)
                 })
         }
     })
