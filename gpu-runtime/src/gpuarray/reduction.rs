@@ -439,13 +439,20 @@ impl<R: Element> ReductionKernel<R> {
             return Ok(out);
         }
         let d = shape.len();
-        // Columns: enough chunks of the axis for four waves of blocks (so that the last,
-        // partial wave is a small share of the time), each chunk at least `MIN_CHUNK` rows,
-        // and the partials (written, then read again) at most 1/32 of the bytes read: a wide
-        // accumulator (argmax's 16 bytes for 4-byte elements) gets fewer, longer chunks.
-        // Four adjacent outputs per thread where the layout allows it (see `columns_vectorizable`).
+        // Columns: enough chunks of the axis for four waves of blocks of one lane per thread
+        // (so that the last, partial wave is a small share of the time), each chunk at least
+        // `MIN_CHUNK` rows, and the partials (written, then read again) at most 1/32 of the
+        // bytes read: a wide accumulator (argmax's 16 bytes for 4-byte elements) gets fewer,
+        // longer chunks. With four adjacent lanes per thread where the layout allows it (see
+        // `columns_vectorizable`) the chunks are the same, in a quarter of the blocks, each
+        // thread with four times the bytes in flight: more chunks would only add partials.
         let col_vec = m >= SHORT_AXIS && lanes_adjacent(&args, axis) && columns_vectorizable(&args, axis);
-        let cblocks = nout.div_ceil(BLOCK as usize * if col_vec { 4 } else { 1 });
+        let lane_blocks = nout.div_ceil(BLOCK as usize);
+        let cblocks = if col_vec {
+            nout.div_ceil(4 * BLOCK as usize)
+        } else {
+            lane_blocks
+        };
         let wave = kernel_cache::sm_count(&ctx)? as usize * 8;
         let element_bytes: usize = args
             .iter()
@@ -456,7 +463,7 @@ impl<R: Element> ReductionKernel<R> {
             .sum();
         let partial_cap = (m * element_bytes) / (32 * self.acc_size.max(1));
         let chunks = (4 * wave)
-            .div_ceil(cblocks)
+            .div_ceil(lane_blocks)
             .clamp(1, m.div_ceil(MIN_CHUNK).min(partial_cap).max(1));
         let chunk = m.div_ceil(chunks.max(1)).max(1);
         let chunks = m.div_ceil(chunk);
