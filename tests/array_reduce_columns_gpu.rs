@@ -201,7 +201,8 @@ fn a_two_array_kernel_down_the_columns() -> gpu_runtime::Result<()> {
                 0,
             )?
             .to_vec()?;
-        for k in 0..to - from {
+        assert_eq!(got.len(), to - from, "columns {from}..{to}: lanes");
+        for (k, &g) in got.iter().enumerate() {
             let want: f64 = hx
                 .column(k)
                 .iter()
@@ -215,9 +216,8 @@ fn a_two_array_kernel_down_the_columns() -> gpu_runtime::Result<()> {
                 .map(|(&a, &b)| f64::from((a * b).abs()))
                 .sum();
             assert!(
-                (f64::from(got[k]) - want).abs() <= 1e-5 * (1.0 + mag),
-                "columns {from}..{to}, lane {k}: {} vs {want}",
-                got[k]
+                (f64::from(g) - want).abs() <= 1e-5 * (1.0 + mag),
+                "columns {from}..{to}, lane {k}: {g} vs {want}"
             );
         }
     }

@@ -243,7 +243,7 @@ impl<S: StorageMut, D: Dimension> DeviceArrayBase<S, D> {
             .device_ptr()
             .wrapping_add((off as u64).wrapping_mul(std::mem::size_of::<S::Elem>() as u64));
         let vec = vector_c::<S::Elem>(w).is_some()
-            && first % (u64::from(w) * std::mem::size_of::<S::Elem>() as u64) == 0;
+            && first.is_multiple_of(u64::from(w) * std::mem::size_of::<S::Elem>() as u64);
         let list = [
             Arg::I64(n as i64),
             Arg::U32(seed as u32),

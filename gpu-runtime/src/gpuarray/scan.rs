@@ -329,5 +329,5 @@ fn vectorizable<T>(base: u64, offset: i64, step: i64) -> bool {
         return false;
     }
     let first = base.wrapping_add((offset as u64).wrapping_mul(size as u64));
-    first % 16 == 0
+    first.is_multiple_of(16)
 }
