@@ -21,7 +21,6 @@ use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
-use crate::gpuarray::scan_source::packs_status;
 use crate::launch::{Arg, PreparedFunction};
 
 /// Consecutive elements each thread of a scan scans in registers.
@@ -317,6 +316,14 @@ impl<T: Element> ScanKernel<T> {
         ];
         kernel_cache::launch(&f, grid, BLOCK, stream, &list)
     }
+}
+
+/// Whether a scan of `T` keeps each tile's flag and value in one 64-bit word (status in the high
+/// 32 bits, the value's bytes in the low ones; CUB's `ScanTileState` for small types): one load
+/// then sees both, where separate arrays take a load of the flag, a fence and a load of the
+/// value on the look-back's critical path. Elements of up to 4 bytes fit.
+pub(crate) fn packs_status<T: Element>() -> bool {
+    std::mem::size_of::<T>() <= 4
 }
 
 /// Whether a run of elements of `T` at `base` (the memory's device address), first element

@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_cache::BLOCK;
-use crate::gpuarray::scan::{ScanKernel, ScanVariant, PER_THREAD, TILE};
+use crate::gpuarray::scan::{packs_status, ScanKernel, ScanVariant, PER_THREAD, TILE};
 
 /// The shared-memory slot of a tile's element `j`: one padding slot per 32 elements, so that
 /// the threads of a warp reading their consecutive runs hit different banks.
@@ -51,14 +51,6 @@ T r;\n\
 #pragma unroll\n\
 for (int b = 0; b < (int)sizeof(T); ++b) ((unsigned char *)&r)[b] = ((const unsigned char *)w)[b];\n\
 return r; }\n";
-
-/// Whether a scan of `T` keeps each tile's flag and value in one 64-bit word (status in the high
-/// 32 bits, the value's bytes in the low ones; CUB's `ScanTileState` for small types): one load
-/// then sees both, where separate arrays take a load of the flag, a fence and a load of the
-/// value on the look-back's critical path. Elements of up to 4 bytes fit.
-pub(crate) fn packs_status<T: Element>() -> bool {
-    std::mem::size_of::<T>() <= 4
-}
 
 /// The C of `gpu_publish` (a tile's value and its flag: 1 its own total, 2 its inclusive
 /// prefix) and `gpu_wait` (spins until a tile has published, returns its flag and value).
