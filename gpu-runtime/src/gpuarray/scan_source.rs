@@ -7,8 +7,9 @@
 //! it (each thread its run of consecutive elements, staged through shared memory; the
 //! threads' sums by warp shuffles, then the warps' totals, with one barrier), publishes the tile's total (flag 1), then finds its prefix by reading
 //! its predecessors' published values a warp-wide window of 32 at a time, backwards, until one
-//! of them has published its inclusive prefix (flag 2); it then publishes its own inclusive
-//! prefix and writes its tile. Every element is read once and written once, the floor.
+//! of them has published its inclusive prefix (flag 2), each window's values combined in order
+//! by a five-step shuffle suffix scan; it then publishes its own inclusive prefix and writes
+//! its tile. Every element is read once and written once, the floor.
 //!
 //! A full tile of a contiguous run whose ends are 16-byte aligned (`gpu_vec`, checked on the
 //! host) is read and written with 16-byte vector accesses, block-striped (each load of a warp
@@ -47,6 +48,22 @@ for (int k = 0; k < W; ++k) w[k] = 0u;\n\
 for (int b = 0; b < (int)sizeof(T); ++b) ((unsigned char *)w)[b] = ((const unsigned char *)&v)[b];\n\
 #pragma unroll\n\
 for (int k = 0; k < W; ++k) w[k] = __shfl_up_sync(0xffffffffu, w[k], d);\n\
+T r;\n\
+#pragma unroll\n\
+for (int b = 0; b < (int)sizeof(T); ++b) ((unsigned char *)&r)[b] = ((const unsigned char *)w)[b];\n\
+return r; }\n";
+
+/// [`SHFL_UP`]'s counterpart for `__shfl_down_sync`.
+const SHFL_DOWN: &str =
+    "template <typename T> __device__ __forceinline__ T gpu_shfl_down(T v, unsigned int d) {\n\
+constexpr int W = (sizeof(T) + 3) / 4;\n\
+unsigned int w[W];\n\
+#pragma unroll\n\
+for (int k = 0; k < W; ++k) w[k] = 0u;\n\
+#pragma unroll\n\
+for (int b = 0; b < (int)sizeof(T); ++b) ((unsigned char *)w)[b] = ((const unsigned char *)&v)[b];\n\
+#pragma unroll\n\
+for (int k = 0; k < W; ++k) w[k] = __shfl_down_sync(0xffffffffu, w[k], d);\n\
 T r;\n\
 #pragma unroll\n\
 for (int b = 0; b < (int)sizeof(T); ++b) ((unsigned char *)&r)[b] = ((const unsigned char *)w)[b];\n\
@@ -99,13 +116,14 @@ impl<T: Element> ScanKernel<T> {
             ScanVariant::LookBack => {
                 s.push_str(PAD);
                 s.push_str(SHFL_UP);
+                s.push_str(SHFL_DOWN);
                 s.push_str(&status_c(t, packs_status::<T>()));
                 let _ = write!(
                     s,
                     "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}(long long n, const {t} *__restrict__ x, long long x_o, long long x_s, \
                      {t} *__restrict__ out, long long out_o, long long out_s, unsigned int *gpu_status, {t} *gpu_agg, {t} *gpu_inc, int exclusive, int gpu_vec) {{\n\
-                     __shared__ {t} tile[{TILE} + {TILE} / 32];\n__shared__ {t} wsum[{WARPS}];\n__shared__ {t} window[32];\n\
-                     __shared__ long long s_tile;\n__shared__ {t} s_prefix;\n__shared__ int s_done;\n\
+                     __shared__ {t} tile[{TILE} + {TILE} / 32];\n__shared__ {t} wsum[{WARPS}];\n\
+                     __shared__ long long s_tile;\n__shared__ {t} s_prefix;\n\
                      const {t} neutral = ({neutral});\n\
                      const int tid = threadIdx.x;\n\
                      // Elements per 16-byte vector (only used when `gpu_vec`: the host checked that\n\
@@ -167,20 +185,17 @@ impl<T: Element> ScanKernel<T> {
                          {t} v = neutral;\n\
                          if (p >= 0) f = gpu_wait(gpu_status, gpu_agg, gpu_inc, p, &v);\n\
                          unsigned int incl = __ballot_sync(0xffffffffu, f == 2u);\n\
-                         window[tid] = v;\n\
-                         __syncwarp();\n\
-                         if (tid == 0) {{\n\
-                           // Lane k holds tile end - k: the earliest is the highest lane, combined first.\n\
-                           int stop = incl ? __ffs(incl) - 1 : 31;\n\
-                           {t} w = window[stop];\n\
-                           for (int k = stop - 1; k >= 0; --k) w = gpu_op(w, window[k]);\n\
-                           running = gpu_op(w, running);\n\
-                           s_done = incl != 0u;\n\
-                         }}\n\
-                         __syncwarp();\n\
-                         if (s_done) break;\n\
+                         // Lane k holds tile end - k. The nearest inclusive prefix is the lowest\n\
+                         // lane with flag 2: it and the lanes below are combined, the earliest tile\n\
+                         // (the highest lane) first, by a shuffle suffix scan (five steps, not a\n\
+                         // serial loop of 32 on the critical path); later lanes count as neutral.\n\
+                         const int stop = incl ? __ffs(incl) - 1 : 31;\n\
+                         if (tid > stop) v = neutral;\n\
+                         #pragma unroll\n\
+                         for (int off = 1; off < 32; off <<= 1) {{ {t} u = gpu_shfl_down(v, off); if (tid + off < 32) v = gpu_op(u, v); }}\n\
+                         if (tid == 0) running = gpu_op(v, running);\n\
+                         if (incl) break;\n\
                          end -= 32;\n\
-                         __syncwarp();\n\
                        }}\n\
                        if (tid == 0) {{ s_prefix = running; gpu_publish(gpu_status, gpu_agg, gpu_inc, me, 2u, gpu_op(running, total)); }}\n\
                      }}\n\
