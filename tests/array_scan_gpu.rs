@@ -116,3 +116,71 @@ fn a_long_f32_scan_matches_the_host() -> gpu_runtime::Result<()> {
     }
     Ok(())
 }
+
+/// `cumsum_into` and `cumprod_into` (NumPy's `out=`) into a contiguous array, into every other
+/// element of a longer one, and into a reversed view, on a stream and on the legacy stream,
+/// against the host; a 2-D C-order input and a transposed one (flattened in C order); an
+/// output of the wrong length is a typed error that leaves the output as it was.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn scans_into_existing_arrays_match_the_host() -> gpu_runtime::Result<()> {
+    use gpu_runtime::ndarray::Array2;
+    let ctx = Context::default()?;
+    let stream = gpu_runtime::Stream::new(&ctx)?;
+    let mut rng = Rng::new(31);
+    let add = |a: i64, b: i64| a.wrapping_add(b);
+    for n in [0usize, 1, 5, SCAN_TILE as usize + 3, 300_001] {
+        let h: Vec<i64> = (0..n).map(|_| rng.next_u64() as i64 >> 8).collect();
+        let d = DeviceArray::from_ndarray(&ctx, &Array1::from(h.clone()))?;
+        let incl = host_scan(&h, 0, add);
+        let mut excl = vec![0i64];
+        excl.extend_from_slice(&incl[..n.saturating_sub(1)]);
+        excl.truncate(n);
+
+        let mut out = DeviceArray::<i64, _>::zeros(&ctx, n)?;
+        d.cumsum_into(Some(&stream), &mut out, false)?;
+        stream.synchronize()?;
+        assert_eq!(out.to_vec()?, incl, "n = {n} contiguous");
+
+        // Every other element of a longer array: the ones between stay as they were.
+        let mut wide = DeviceArray::<i64, _>::full(&ctx, 2 * n, -7)?;
+        d.cumsum_into(None, &mut wide.slice_mut(s![..;2])?, true)?;
+        let w = wide.to_vec()?;
+        let evens: Vec<i64> = w.iter().step_by(2).copied().collect();
+        assert_eq!(evens, excl, "n = {n} stepped, exclusive");
+        assert!(
+            w.iter().skip(1).step_by(2).all(|&v| v == -7),
+            "n = {n}: a gap was written"
+        );
+
+        let mut rev = DeviceArray::<i64, _>::zeros(&ctx, n)?;
+        d.cumprod_into(None, &mut rev.slice_mut(s![..;-1])?, false)?;
+        let mut want = host_scan(&h, 1, |a: i64, b: i64| a.wrapping_mul(b));
+        want.reverse();
+        assert_eq!(rev.to_vec()?, want, "n = {n} reversed, cumprod");
+    }
+
+    let (r, c) = (37usize, 129usize);
+    let h: Vec<f64> = (0..r * c).map(|_| (rng.next_u64() % 9) as f64 - 4.0).collect();
+    let m = DeviceArray::from_ndarray(&ctx, &Array2::from_shape_vec((r, c), h.clone()).unwrap())?;
+    let mut out = DeviceArray::<f64, _>::zeros(&ctx, r * c)?;
+    m.cumsum_into(None, &mut out, false)?;
+    assert_eq!(out.to_vec()?, host_scan(&h, 0.0, |a, b| a + b), "2-D, C order");
+    let t = m.t();
+    let flat_t: Vec<f64> = (0..c)
+        .flat_map(|j| (0..r).map(move |i| (i, j)))
+        .map(|(i, j)| h[i * c + j])
+        .collect();
+    t.cumsum_into(None, &mut out, false)?;
+    assert_eq!(
+        out.to_vec()?,
+        host_scan(&flat_t, 0.0, |a, b| a + b),
+        "2-D, transposed"
+    );
+
+    let mut short = DeviceArray::<f64, _>::full(&ctx, r * c - 1, 2.5)?;
+    let err = m.cumsum_into(None, &mut short, false).unwrap_err();
+    assert!(err.to_string().contains("elements"), "{err}");
+    assert!(short.to_vec()?.iter().all(|&v| v == 2.5));
+    Ok(())
+}

@@ -101,6 +101,8 @@ for f in [lambda: x.sum(), lambda: m.sum(axis=0), lambda: m.sum(axis=1),
           lambda: x.argmax(), lambda: m.argmax(axis=0), lambda: m.argmax(axis=1)]:
     out.append(4 * n / t(f) / 1e9)
 out.append(8 * n / t(lambda: cp.cumsum(x)) / 1e9)
+o = cp.empty_like(x)
+out.append(8 * n / t(lambda: cp.cumsum(x, out=o)) / 1e9)
 for k in (1 << 20, 1 << 28):
     y = cp.random.random(k, dtype=cp.float32)
     out.append(4 * k / t(lambda: y.sum()) / 1e9)
@@ -152,6 +154,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     .post_map("a.i");
     let mut total = DeviceArray::<f32, Ix0>::zeros(ctx, ())?;
     let mut index = DeviceArray::<i64, Ix0>::zeros(ctx, ())?;
+    let mut scanned = DeviceArray::<f32, Ix1>::zeros(ctx, n)?;
     let bytes = 4 * n;
     let ours = vec![
         rate(ctx, bytes, || {
@@ -170,6 +173,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         rate(ctx, bytes, || m.argmax_axis(0))?,
         rate(ctx, bytes, || m.argmax_axis(1))?,
         rate(ctx, 2 * bytes, || x.cumsum())?,
+        rate(ctx, 2 * bytes, || x.cumsum_into(None, &mut scanned, false))?,
     ];
     let figures = [
         "sum of 2^26 floats, all axes (bytes read)",
@@ -182,6 +186,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         "argmax along axis 0 of 8192 x 8192 floats (columns)",
         "argmax along axis 1 of 8192 x 8192 floats (rows)",
         "cumsum of 2^26 floats (bytes read + written)",
+        "cumsum_into an existing array (NumPy's out=), 2^26 floats (bytes read + written)",
     ];
     let mut rows: Vec<Row> = figures
         .iter()

@@ -18,7 +18,7 @@ use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::driver::memory::{memset_d32, memset_d32_async};
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
-use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
 use crate::launch::{Arg, PreparedFunction};
@@ -136,20 +136,55 @@ impl<T: Element> ScanKernel<T> {
         x: &DeviceArrayBase<S, D>,
         exclusive: bool,
     ) -> Result<DeviceArray<T, Ix1>> {
+        let mut out = DeviceArray::<T, Ix1>::empty(x.context(), x.len())?;
+        self.scan_into(stream, x, &mut out, exclusive)?;
+        Ok(out)
+    }
+
+    /// [`scan`](Self::scan) into `out`, an existing 1-D array of `x.len()` elements of any
+    /// step (NumPy's `out=`): no allocation for the result, so a loop of scans into one array
+    /// costs the kernel alone. `out` may hold a single element at several indices only when it
+    /// has at most one element ([`ArrayShapeError::OutputOverlapsItself`] otherwise); another
+    /// length is [`ArrayShapeError::ElementCounts`].
+    pub fn scan_into<S: Storage<Elem = T>, D: Dimension, O: StorageMut<Elem = T>>(
+        &self,
+        stream: Option<&Stream>,
+        x: &DeviceArrayBase<S, D>,
+        out: &mut DeviceArrayBase<O, Ix1>,
+        exclusive: bool,
+    ) -> Result<()> {
         let n = x.len();
-        let ctx = x.context().clone();
-        let mut out = DeviceArray::<T, Ix1>::empty(&ctx, n)?;
-        if n == 0 {
-            return Ok(out);
+        if out.len() != n {
+            return Err(ArrayShapeError::ElementCounts {
+                operation: "ScanKernel::scan_into",
+                first: n,
+                second: out.len(),
+            }
+            .into());
         }
+        let out_step = out.strides()[0] as i64;
+        if n > 1 && out_step == 0 {
+            return Err(ArrayShapeError::OutputOverlapsItself {
+                param: "out".to_owned(),
+                shape: out.shape().to_vec(),
+                strides: out.strides().to_vec(),
+            }
+            .into());
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let ctx = x.context().clone();
+        let out_offset = out.offset() as i64;
+        let target = (&mut out.data, out_offset, out_step);
         match x.shape() {
             [_] => {
                 let input = (x.storage(), x.offset() as i64, x.strides()[0] as i64);
-                self.run(&ctx, stream, n, input, (&mut out.data, 0, 1), exclusive)?;
+                self.run(&ctx, stream, n, input, target, exclusive)
             }
             _ if x.is_standard_layout() => {
                 let input = (x.storage(), x.offset() as i64, 1);
-                self.run(&ctx, stream, n, input, (&mut out.data, 0, 1), exclusive)?;
+                self.run(&ctx, stream, n, input, target, exclusive)
             }
             _ => {
                 let c = match stream {
@@ -157,10 +192,9 @@ impl<T: Element> ScanKernel<T> {
                     None => x.to_contiguous()?,
                 };
                 let input = (c.storage(), c.offset() as i64, 1);
-                self.run(&ctx, stream, n, input, (&mut out.data, 0, 1), exclusive)?;
+                self.run(&ctx, stream, n, input, target, exclusive)
             }
         }
-        Ok(out)
     }
 
     /// The inclusive scan along `axis` (NumPy's `cumsum(axis=...)` for `a + b`), into a new

@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex};
 use gpu_cdecl::Scalar;
 use ndarray::{Dimension, Ix1, IxDyn};
 
+use crate::driver::stream::Stream;
 use crate::error::Result;
-use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::scan::ScanKernel;
 
@@ -54,6 +55,19 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         scan_kernel::<S::Elem>(ScanOp::Sum)?.inclusive(self)
     }
 
+    /// [`cumsum`](Self::cumsum) into `out`, an existing 1-D array of as many elements, of any
+    /// step (NumPy's `cumsum(out=...)`): nothing is allocated for the result. `exclusive`
+    /// gives [`cumsum_exclusive`](Self::cumsum_exclusive)'s values; `stream` (or `None`, the
+    /// legacy default stream) orders it.
+    pub fn cumsum_into<O: StorageMut<Elem = S::Elem>>(
+        &self,
+        stream: Option<&Stream>,
+        out: &mut DeviceArrayBase<O, Ix1>,
+        exclusive: bool,
+    ) -> Result<()> {
+        scan_kernel::<S::Elem>(ScanOp::Sum)?.scan_into(stream, self, out, exclusive)
+    }
+
     /// The exclusive running sums (`out[0] = 0`, `out[i] = x[0] + ... + x[i - 1]`).
     pub fn cumsum_exclusive(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
         scan_kernel::<S::Elem>(ScanOp::Sum)?.exclusive(self)
@@ -73,6 +87,16 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     /// The running products of the elements in C order (NumPy's `cumprod()`), as a 1-D array.
     pub fn cumprod(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
         scan_kernel::<S::Elem>(ScanOp::Prod)?.inclusive(self)
+    }
+
+    /// [`cumprod`](Self::cumprod) into `out`; as [`cumsum_into`](Self::cumsum_into) otherwise.
+    pub fn cumprod_into<O: StorageMut<Elem = S::Elem>>(
+        &self,
+        stream: Option<&Stream>,
+        out: &mut DeviceArrayBase<O, Ix1>,
+        exclusive: bool,
+    ) -> Result<()> {
+        scan_kernel::<S::Elem>(ScanOp::Prod)?.scan_into(stream, self, out, exclusive)
     }
 
     /// The exclusive running products (`out[0] = 1`).
