@@ -89,6 +89,8 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             return Err(MemoryError::EmptyIpcBuffer.into());
         }
         self.context().bind()?;
+        // Another process may map this memory from now on: it must never pass to a new owner.
+        self.stop_reuse();
         // SAFETY: a plain C struct of bytes.
         let mut h: sys::CUipcMemHandle = unsafe { std::mem::zeroed() };
         // SAFETY: valid out-pointer; the pointer is the start of a cuMemAlloc allocation.

@@ -60,7 +60,7 @@ impl<T: Element, D: Dimension> DeviceArray<T, D> {
     /// order copy.
     pub fn from_ndarray<S: Data<Elem = T>>(ctx: &Context, host: &ArrayBase<S, D>) -> Result<Self> {
         let (data, first, strides) = host_parts(host);
-        let buf = ctx.to_device(&data[..])?;
+        let buf = DeviceBuffer::from_host_reusing(ctx, &data[..])?;
         DeviceArrayBase::from_parts(buf, first, host.shape(), &strides)
     }
 
@@ -68,14 +68,14 @@ impl<T: Element, D: Dimension> DeviceArray<T, D> {
     /// whatever the memory held (PyCUDA's `empty`).
     pub fn empty<Sh: ShapeBuilder<Dim = D>>(ctx: &Context, shape: Sh) -> Result<Self> {
         let (dim, strides) = shape_layout(shape.into_shape_with_order())?;
-        let buf = DeviceBuffer::uninit(ctx, dim.size())?;
+        let buf = DeviceBuffer::uninit_reusing(ctx, dim.size())?;
         DeviceArrayBase::from_parts(buf, 0, dim.slice(), &strides)
     }
 
     /// An array of `shape` filled with zeros.
     pub fn zeros<Sh: ShapeBuilder<Dim = D>>(ctx: &Context, shape: Sh) -> Result<Self> {
         let (dim, strides) = shape_layout(shape.into_shape_with_order())?;
-        let buf = DeviceBuffer::zeros(ctx, dim.size())?;
+        let buf = DeviceBuffer::zeros_reusing(ctx, dim.size())?;
         DeviceArrayBase::from_parts(buf, 0, dim.slice(), &strides)
     }
 

@@ -95,7 +95,10 @@ impl ContextInner {
     ) -> Result<Arc<ContextInner>> {
         bind_raw(raw)?;
         let fence = ordering::new_event()?;
-        Ok(Arc::new_cyclic(|weak| ContextInner {
+        // Arrays' freed blocks are kept for reuse up to a quarter of the device's memory
+        // (`Context::set_memory_cache_limit` changes it).
+        let cache_limit = device.total_memory().unwrap_or(0) / 4;
+        let inner = Arc::new_cyclic(|weak| ContextInner {
             raw,
             device,
             limits,
@@ -105,7 +108,9 @@ impl ContextInner {
             ext: Extensions::default(),
             legacy: StreamInner::legacy(raw, weak.clone() as Weak<dyn Any + Send + Sync>, fence),
             graveyard: Graveyard::default(),
-        }))
+        });
+        inner.graveyard.set_cache_limit(raw, cache_limit);
+        Ok(inner)
     }
 }
 
@@ -238,7 +243,9 @@ impl Context {
     }
 
     /// `(free, total)` device memory in bytes. Memory whose deferred release has become due
-    /// (its work has finished) is freed first, so that it counts as free.
+    /// (its work has finished) is freed first, so that it counts as free; blocks that arrays
+    /// gave up and the context keeps for reuse count as used (see
+    /// [`free_cached_memory`](Self::free_cached_memory)).
     pub fn mem_get_info(&self) -> Result<(usize, usize)> {
         self.inner.collect_garbage();
         self.bind()?;
@@ -275,11 +282,13 @@ impl ContextInner {
     }
 
     /// Gives back memory held for later: asks the state layers above keep here (the staging
-    /// pools) to free what they hold, then waits for every deferred release and frees it.
+    /// pools) to free what they hold, then waits for every deferred release and frees it, and
+    /// frees the blocks arrays gave up (the block cache).
     /// Called on out-of-memory before the allocation is retried once.
     pub(crate) fn reclaim(&self) {
         self.ext.reclaim();
         self.graveyard.collect(self.raw, true);
+        self.graveyard.free_cached(self.raw);
     }
 }
 

@@ -7,6 +7,7 @@ pub(crate) mod core;
 pub(crate) mod current;
 pub(crate) mod ext;
 pub(crate) mod fault;
+mod memory_cache;
 pub(crate) mod ops;
 
 pub use self::core::Context;

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 use std::ops::RangeBounds;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cudarc::driver::sys;
 #[cfg(feature = "gpuarray")]
@@ -25,6 +26,10 @@ pub struct DeviceBuffer<T: DeviceRepr> {
     ctx: Context,
     /// Boxed, so that a pool hands the record on with the block by moving a pointer.
     uses: Box<StreamUses>,
+    /// The block's size as allocated when dropping it may keep it in the context's block
+    /// cache for reuse (array allocations, see `ordering::block_cache`), 0 when it is freed.
+    /// Atomic only so that [`ipc_handle`](Self::ipc_handle), through `&self`, can clear it.
+    reusable: AtomicUsize,
     _elem: PhantomData<T>,
 }
 
@@ -67,6 +72,23 @@ pub(crate) fn alloc_device(ctx: &Context, bytes: usize) -> Result<sys::CUdevicep
     })
 }
 
+/// An allocation of `bytes` for an array: a block an array of the same size gave up when the
+/// context's cache holds one (no stream uses it any more: it entered the cache only then),
+/// else [`alloc_device`].
+pub(crate) fn alloc_device_reusing(ctx: &Context, bytes: usize) -> Result<sys::CUdeviceptr> {
+    if bytes == 0 {
+        return Ok(0);
+    }
+    // Refused after a fault, as a fresh allocation is; and releases that have become due go
+    // into the cache first.
+    ctx.bind()?;
+    ctx.inner.collect_garbage();
+    if let Some(ptr) = ctx.inner.graveyard.take_cached(bytes) {
+        return Ok(ptr);
+    }
+    alloc_device(ctx, bytes)
+}
+
 impl<T: DeviceRepr> DeviceBuffer<T> {
     /// Takes ownership of `len` elements at `ptr`, allocated with `cuMemAlloc` (or
     /// `cuMemAllocPitch`) in `ctx`; the buffer frees them.
@@ -76,6 +98,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             len,
             ctx: ctx.clone(),
             uses: Box::default(),
+            reusable: AtomicUsize::new(0),
             _elem: PhantomData,
         }
     }
@@ -104,6 +127,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             len,
             ctx,
             uses,
+            reusable: AtomicUsize::new(0),
             _elem: PhantomData,
         }
     }
@@ -126,9 +150,37 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         uses
     }
 
+    /// [`uninit`](Self::uninit) for an array: the block may be one an array of the same byte
+    /// size gave up (the context's block cache), and goes back there when this buffer is
+    /// dropped.
+    pub(crate) fn uninit_reusing(ctx: &Context, len: usize) -> Result<Self> {
+        let bytes = byte_size::<T>("DeviceArray::empty", len)?;
+        let ptr = alloc_device_reusing(ctx, bytes)?;
+        let buf = Self::from_raw_parts(ctx, ptr, len);
+        buf.reusable.store(bytes, Ordering::Relaxed);
+        Ok(buf)
+    }
+
+    /// Whether dropping this buffer may keep its memory for reuse: false once it has been
+    /// shared with another process (an IPC handle), whose mapping would then see the next
+    /// owner's data.
+    pub(crate) fn stop_reuse(&self) {
+        self.reusable.store(0, Ordering::Relaxed);
+    }
+
     /// Allocates `len` zeroed elements.
     pub fn zeros(ctx: &Context, len: usize) -> Result<Self> {
-        let buf = Self::uninit(ctx, len)?;
+        Self::uninit(ctx, len)?.zeroed(ctx)
+    }
+
+    /// [`zeros`](Self::zeros) for an array (see [`uninit_reusing`](Self::uninit_reusing)).
+    pub(crate) fn zeros_reusing(ctx: &Context, len: usize) -> Result<Self> {
+        Self::uninit_reusing(ctx, len)?.zeroed(ctx)
+    }
+
+    /// Sets every byte of a buffer just allocated in `ctx` to zero, on the legacy stream.
+    fn zeroed(self, ctx: &Context) -> Result<Self> {
+        let buf = self;
         if buf.byte_len() > 0 {
             buf.uses.write_on(ctx.legacy())?;
             // SAFETY: the range lies inside the allocation just made; the context is current
@@ -144,6 +196,15 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
     pub fn from_host(ctx: &Context, host: &(impl HostSlice<T> + ?Sized)) -> Result<Self> {
         let host = host.host_slice()?;
         let mut buf = Self::uninit(ctx, host.len())?;
+        buf.copy_from_host(host)?;
+        Ok(buf)
+    }
+
+    /// [`from_host`](Self::from_host) for an array (see
+    /// [`uninit_reusing`](Self::uninit_reusing)).
+    pub(crate) fn from_host_reusing(ctx: &Context, host: &(impl HostSlice<T> + ?Sized)) -> Result<Self> {
+        let host = host.host_slice()?;
+        let mut buf = Self::uninit_reusing(ctx, host.len())?;
         buf.copy_from_host(host)?;
         Ok(buf)
     }
@@ -256,9 +317,11 @@ impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
         if self.ptr != 0 {
             let uses = self.uses.take();
             let inner = &self.ctx.inner;
-            inner
-                .graveyard
-                .release_after(inner.raw, uses, Release::DeviceMemory(self.ptr));
+            let what = match *self.reusable.get_mut() {
+                0 => Release::DeviceMemory(self.ptr),
+                bytes => Release::CachedDeviceMemory { ptr: self.ptr, bytes },
+            };
+            inner.graveyard.release_after(inner.raw, uses, what);
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::driver::context::current::bind_raw;
 use crate::driver::result::check;
 use crate::error::Result;
 
+use super::block_cache::BlockCache;
 use super::streams::new_event;
 use super::uses::{lock, UseSet};
 
@@ -18,6 +19,14 @@ use super::uses::{lock, UseSet};
 pub(crate) enum Release {
     /// `cuMemFree` (device memory from `cuMemAlloc`/`cuMemAllocPitch`, and managed memory).
     DeviceMemory(sys::CUdeviceptr),
+    /// A `cuMemAlloc` block of exactly `bytes` that may be kept in the context's
+    /// [`BlockCache`] for the next allocation of that size instead (`cuMemFree` otherwise).
+    CachedDeviceMemory {
+        /// The block.
+        ptr: sys::CUdeviceptr,
+        /// Its size as allocated.
+        bytes: usize,
+    },
     /// `cuMemFreeHost` (page-locked memory from `cuMemHostAlloc`).
     HostMemory(*mut c_void),
     /// `cuArrayDestroy`.
@@ -43,7 +52,7 @@ impl Release {
         // either way, or the context has failed and takes everything with it).
         unsafe {
             match self {
-                Release::DeviceMemory(p) => {
+                Release::DeviceMemory(p) | Release::CachedDeviceMemory { ptr: p, .. } => {
                     sys::cuMemFree_v2(p);
                 }
                 Release::HostMemory(p) => {
@@ -82,6 +91,8 @@ pub(crate) struct Graveyard {
     /// True while `pending` may hold something, so that allocations check it for free.
     pub(super) any: AtomicBool,
     pub(super) spare: Mutex<Vec<sys::CUevent>>,
+    /// Blocks released as [`Release::CachedDeviceMemory`], kept for reuse.
+    pub(super) cache: Mutex<BlockCache>,
 }
 
 // SAFETY: event handles may be used from any thread; everything is behind a mutex or atomic.
@@ -109,8 +120,8 @@ impl Graveyard {
             return;
         }
         if uses.is_idle() {
-            // SAFETY: as above, with no use outstanding.
-            unsafe { what.now() };
+            // SAFETY: as above, with no use outstanding; the context is current.
+            unsafe { self.dispose(what) };
             return;
         }
         let mut d = Deferred {
@@ -142,10 +153,52 @@ impl Graveyard {
     pub(super) fn finish(&self, ctx: sys::CUcontext, d: Deferred) {
         if bind_raw(ctx).is_ok() {
             // SAFETY: every stream that used the resource has finished with it, and its owner
-            // gave it up.
-            unsafe { d.what.now() };
+            // gave it up; the context is current.
+            unsafe { self.dispose(d.what) };
         }
         lock(&self.spare).extend_from_slice(&d.events);
+    }
+
+    /// Frees `what` now, or keeps a [`Release::CachedDeviceMemory`] block in the cache while
+    /// it fits the cache's limit.
+    ///
+    /// # Safety
+    /// As [`Release::now`]; the context `what` belongs to is current.
+    unsafe fn dispose(&self, what: Release) {
+        if let Release::CachedDeviceMemory { ptr, bytes } = what {
+            if lock(&self.cache).put(ptr, bytes) {
+                return;
+            }
+        }
+        // SAFETY: the caller's guarantee.
+        unsafe { what.now() }
+    }
+
+    /// A cached block of exactly `bytes`, unused by any stream, now the caller's.
+    pub(crate) fn take_cached(&self, bytes: usize) -> Option<sys::CUdeviceptr> {
+        lock(&self.cache).take(bytes)
+    }
+
+    /// Bytes the cache holds.
+    pub(crate) fn cached_bytes(&self) -> usize {
+        lock(&self.cache).held()
+    }
+
+    /// Frees every cached block (the context `ctx` must be current, or failed: then the
+    /// blocks go with it); returns the bytes given back.
+    pub(crate) fn free_cached(&self, ctx: sys::CUcontext) -> usize {
+        let mut cache = lock(&self.cache);
+        let held = cache.held();
+        let blocks = cache.drain();
+        drop(cache);
+        free_blocks(ctx, blocks);
+        held
+    }
+
+    /// Sets the cache's limit in bytes, freeing the blocks beyond it.
+    pub(crate) fn set_cache_limit(&self, ctx: sys::CUcontext, limit: usize) {
+        let over = lock(&self.cache).set_limit(limit);
+        free_blocks(ctx, over);
     }
 
     /// Releases what has become free; with `wait`, waits for everything first. Cheap when
@@ -196,12 +249,29 @@ impl Graveyard {
             }
             spare.extend_from_slice(&d.events);
         }
+        let cached = self.cache.get_mut().unwrap_or_else(|p| p.into_inner()).drain();
         if ctx_current {
+            for p in cached {
+                // SAFETY: a cached block of this context: unused, owned by the cache, freed once.
+                unsafe { sys::cuMemFree_v2(p) };
+            }
             for ev in spare.drain(..) {
                 // SAFETY: spare events of this context, destroyed once.
                 unsafe { sys::cuEventDestroy_v2(ev) };
             }
         }
         *self.any.get_mut() = false;
+    }
+}
+
+/// `cuMemFree` of `blocks` taken out of a cache of the context `ctx`, when it can be made
+/// current (a failed context takes its memory with it).
+fn free_blocks(ctx: sys::CUcontext, blocks: Vec<sys::CUdeviceptr>) {
+    if blocks.is_empty() || bind_raw(ctx).is_err() {
+        return;
+    }
+    for p in blocks {
+        // SAFETY: each block left the cache, which owned it unused, and is freed once here.
+        unsafe { sys::cuMemFree_v2(p) };
     }
 }

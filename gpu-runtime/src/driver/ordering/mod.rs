@@ -42,6 +42,7 @@
 //! recorded only when a stream boundary is crossed rather than at every use, and pools that
 //! carry a block's record with it rather than synchronizing.
 
+mod block_cache;
 mod graveyard;
 #[cfg(loom)]
 mod lane;
