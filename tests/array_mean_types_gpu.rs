@@ -62,7 +62,7 @@ impl Case for i16 {
 
 impl Case for Bool {
     fn random(rng: &mut Rng) -> Self {
-        Bool::from(rng.next_u64() % 3 == 0)
+        Bool::from(rng.next_u64().is_multiple_of(3))
     }
     fn f64(self) -> f64 {
         f64::from(u8::from(self.get()))
