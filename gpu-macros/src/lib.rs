@@ -62,7 +62,8 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// Checked at build time, each a compile error: a name in the operation that is not an
 /// argument, a local, `i`, `n`, a C keyword or type, or a called function; an assignment
 /// (`=`, `+=`, `++`, ...) to an array taken as `&` or to a scalar; no array taken as `&mut`,
-/// or one the operation never assigns; element types other than those above; `return` and
+/// or one the operation never assigns; element types other than those above, or one of their
+/// names given to another type (`type f16 = u16;`, refused by a constant assertion); `return` and
 /// `goto`. When NVRTC can be loaded at build time, the operation is compiled in a kernel that
 /// binds the arguments as the run-time kernels do, and CUDA errors (`x % 2.5f` on floats, an
 /// undefined function) are compile errors quoting NVRTC, at the operation's line and column.

@@ -52,7 +52,7 @@ mod curand_error;
 mod element;
 mod element_half;
 mod elementwise;
-mod elementwise_fn;
+pub(crate) mod elementwise_fn;
 mod expr;
 mod expr_func;
 mod expr_ops;
