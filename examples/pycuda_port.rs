@@ -79,7 +79,7 @@ fn main() -> gpu_runtime::Result<()> {
     );
     assert!((biggest - host_max).abs() <= 1e-5 * host_max.abs().max(1.0));
     for (g, h) in col_means.iter().zip(host_means.iter()) {
-        assert!((g - h).abs() <= 1e-5, "{g} vs {h}");
+        assert!((f64::from(*g) - h).abs() <= 1e-5, "{g} vs {h}");
     }
     println!(
         "{n_pos} positive of {}; sum {total:.3}, max {biggest:.4}, matching the host",

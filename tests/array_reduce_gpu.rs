@@ -5,14 +5,16 @@
 //! axis at lengths around the block and tile sizes and past many concurrent tiles; a user
 //! struct as a reduction's accumulator.
 
-use gpu_runtime::gpuarray::{DeviceArray, Element, KernelArg, ReduceAxis, ReductionKernel, ScanKernel};
+use gpu_runtime::gpuarray::{
+    DeviceArray, Element, KernelArg, MeanType, ReduceAxis, ReductionKernel, ScanKernel,
+};
 use gpu_runtime::ndarray::{Array, ArrayD, Axis, IxDyn, ShapeBuilder, SliceInfo, SliceInfoElem};
 use gpu_runtime::{ArrayShapeError, Context, DeviceRepr, Error};
 use gpu_suite::Rng;
 
 /// An element type under test: random values, the host's arithmetic as the device's (wrapping
 /// for integers), and how close results must be.
-trait Elem: Element + PartialOrd + std::fmt::Debug {
+trait Elem: Element + MeanType<Mean: Into<f64>> + PartialOrd + std::fmt::Debug {
     /// A random value; small for integers so that products stay meaningful.
     fn random(rng: &mut Rng) -> Self;
     fn add(self, other: Self) -> Self;
@@ -202,6 +204,17 @@ fn arg_ext<T: Elem>(v: impl Iterator<Item = T>, max: bool) -> Option<usize> {
     best.map(|(i, _)| i)
 }
 
+/// The relative tolerances of the mean and of the variance and standard deviation: those of
+/// `f64` accumulation, and one rounding into the result type when that is `f32` (NumPy's
+/// result type for `f32`; `f64` for the others tested here).
+fn moment_tols<T: Elem>() -> (f64, f64) {
+    if std::mem::size_of::<T::Mean>() == 8 {
+        (1e-9, 1e-7)
+    } else {
+        (1e-6, 1e-6)
+    }
+}
+
 /// Welford-free reference statistics of `v` in f64: (mean, population M2).
 fn moments(v: &[f64]) -> (f64, f64) {
     let n = v.len() as f64;
@@ -240,13 +253,14 @@ fn check_all<T: Elem>(ctx: &Context, rng: &mut Rng, host: &ArrayD<T>, kind: u64)
         close(&format!("{what} prod"), dv.prod()?.f64(), prod.f64(), 1e-5);
     }
     let (mean, m2) = moments(&f64s);
-    close(&format!("{what} mean"), dv.mean()?, mean, 1e-9);
-    close(&format!("{what} var"), dv.var(0)?, m2 / n as f64, 1e-7);
+    let (mean_tol, var_tol) = moment_tols::<T>();
+    close(&format!("{what} mean"), dv.mean()?.into(), mean, mean_tol);
+    close(&format!("{what} var"), dv.var(0)?.into(), m2 / n as f64, var_tol);
     close(
         &format!("{what} std ddof 1"),
-        dv.std(1)?,
+        dv.std(1)?.into(),
         (m2 / (n as f64 - 1.0).max(0.0)).sqrt(),
-        1e-7,
+        var_tol,
     );
     if n == 0 {
         for r in [
@@ -334,29 +348,31 @@ fn check_all<T: Elem>(ctx: &Context, rng: &mut Rng, host: &ArrayD<T>, kind: u64)
                 1e-5,
             );
         }
+        let (mean_tol, var_tol) = moment_tols::<T>();
+        let widen = |v: Vec<T::Mean>| v.into_iter().map(Into::into).collect::<Vec<f64>>();
         let r = dv.mean_axis(ra)?;
         check(
             "mean",
-            r.to_vec()?,
+            widen(r.to_vec()?),
             r.shape(),
             lanes(&|l| moments(&to(l)).0),
-            1e-9,
+            mean_tol,
         );
         let r = dv.var_axis(ra, 1)?;
         check(
             "var",
-            r.to_vec()?,
+            widen(r.to_vec()?),
             r.shape(),
             lanes(&|l| moments(&to(l.clone())).1 / (l.len() as f64 - 1.0).max(0.0)),
-            1e-7,
+            var_tol,
         );
         let r = dv.std_axis(ra, 0)?;
         check(
             "std",
-            r.to_vec()?,
+            widen(r.to_vec()?),
             r.shape(),
             lanes(&|l| (moments(&to(l.clone())).1 / l.len() as f64).sqrt()),
-            1e-7,
+            var_tol,
         );
         let lanes_count: usize = want_shape.iter().product();
         if m == 0 && lanes_count > 0 {

@@ -81,8 +81,9 @@ fn check(what: &str, host: ArrayView2<'_, f32>, dev: &DeviceArrayView2<'_>) -> g
             close(&format!("{w} max"), maxes[k] as f64, max as f64, 0.0);
             assert_eq!(args[k], host_argmax(lane.view()), "{w} argmax");
             let var = host_var(lane.view());
-            close(&format!("{w} var"), vars[k], var, 1e-9);
-            close(&format!("{w} std"), stds[k], var.sqrt(), 1e-9);
+            // In `f32`, NumPy's type for `f32`: accumulated in `f64`, rounded once.
+            close(&format!("{w} var"), vars[k] as f64, var, 1e-6);
+            close(&format!("{w} std"), stds[k] as f64, var.sqrt(), 1e-6);
         }
     }
     Ok(())

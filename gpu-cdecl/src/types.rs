@@ -112,7 +112,7 @@ impl Scalar {
     }
 
     /// A conventional C spelling of this scalar, for messages ("float", "unsigned int", "size_t"...).
-    pub fn c_name(self) -> &'static str {
+    pub const fn c_name(self) -> &'static str {
         match self {
             Scalar::I8 => "signed char",
             Scalar::U8 => "unsigned char",

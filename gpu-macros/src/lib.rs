@@ -50,7 +50,10 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// Arguments are scalars (`a: f32`), arrays the operation reads (`x: &DeviceArray<f32>`) and
 /// arrays it writes (`z: &mut DeviceArray<f32>`), of the element types f32, f64, i8, u8, i16,
-/// u16, i32, u32, i64 and u64. `DeviceArrayView`, `DeviceArrayViewMut` or `PooledArray` may be
+/// u16, i32, u32, i64, u64, `half::f16` and `half::bf16` (C's `__half` and `__nv_bfloat16`, whose
+/// CUDA headers the kernel includes; written `f16`, `half::f16` or `gpu_runtime::half::f16`)
+/// and `gpu_runtime::gpuarray::Bool` (C's `bool`; Rust's `bool` is refused, since the device
+/// may write any byte). `DeviceArrayView`, `DeviceArrayViewMut` or `PooledArray` may be
 /// written instead of `DeviceArray`: the type names only the element type, and the generated
 /// function takes any array or view of it (any storage, any dimension, any layout). In the
 /// operation an array is named as its element, `i` is the element's index and `n` the number
@@ -59,7 +62,8 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// Checked at build time, each a compile error: a name in the operation that is not an
 /// argument, a local, `i`, `n`, a C keyword or type, or a called function; an assignment
 /// (`=`, `+=`, `++`, ...) to an array taken as `&` or to a scalar; no array taken as `&mut`,
-/// or one the operation never assigns; element types other than those above; `return` and
+/// or one the operation never assigns; element types other than those above, or one of their
+/// names given to another type (`type f16 = u16;`, refused by a constant assertion); `return` and
 /// `goto`. When NVRTC can be loaded at build time, the operation is compiled in a kernel that
 /// binds the arguments as the run-time kernels do, and CUDA errors (`x % 2.5f` on floats, an
 /// undefined function) are compile errors quoting NVRTC, at the operation's line and column.

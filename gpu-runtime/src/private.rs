@@ -37,6 +37,10 @@ use crate::types::repr::DeviceRepr;
 
 pub use crate::compiler::embedded::{EmbeddedImage, ImageKind};
 pub use crate::compiler::source::{ModuleSource, SourcePart};
+/// `#[elementwise]`: the assertion that each argument's element type is the C type the macro
+/// read from its name (`gpuarray::elementwise_fn`).
+#[cfg(feature = "gpuarray")]
+pub use crate::gpuarray::elementwise_fn::c_name_is as element_c_name_is;
 /// `#[elementwise]`: the static each declared function keeps its kernel in, and the
 /// arguments its launch passes (`gpuarray::declared`, `gpuarray::args`).
 #[cfg(feature = "gpuarray")]

@@ -31,12 +31,14 @@
 //! assert!(cuda.contains("#line 1 \"operation\"\nz = a * x\n;"));
 //! ```
 
+mod includes;
 mod operation;
 mod param;
 mod pieces;
 
 use std::fmt::Write as _;
 
+pub use includes::scalar_includes;
 pub use operation::{indexes, is_ident, may_read, mentions};
 pub use param::{Param, Role};
 pub use pieces::{bind_refs, params_c, strided_index, strides_c, vec4_align, VEC4};

@@ -74,6 +74,8 @@ pub(super) const C_WORDS: &[&str] = &[
     "uchar",
     "half",
     "__half",
+    "nv_bfloat16",
+    "__nv_bfloat16",
     "INFINITY",
     "NAN",
     "HUGE_VAL",
@@ -114,16 +116,16 @@ pub(super) const TYPE_WORDS: &[&str] = &[
     "uchar",
     "half",
     "__half",
+    "nv_bfloat16",
+    "__nv_bfloat16",
     "volatile",
     "register",
     "static",
 ];
 
-/// CUDA's vector types (`float2`, `uchar4`, …), usable as types in an operation. Not the
-/// 16-bit float pairs (`__half2`): 16-bit floats are no element type of `#[elementwise]`.
+/// CUDA's vector types (`float2`, `uchar4`, `__half2`, …), usable as types in an operation.
 fn is_vector_type(w: &str) -> bool {
-    gpu_cdecl::vectors::by_c_name(w)
-        .is_some_and(|t| !matches!(t.scalar, gpu_cdecl::Scalar::F16 | gpu_cdecl::Scalar::Bf16))
+    gpu_cdecl::vectors::by_c_name(w).is_some()
 }
 
 pub(super) fn is_c_word(w: &str) -> bool {

@@ -7,8 +7,11 @@ use crate::elementwise::params::Param;
 /// The module the build-time check compiles: every variant the run time may compile for
 /// this fn (`Elementwise::variants`: the indexed kernel alone for PyCUDA's indexed form),
 /// written by the generator the run time uses (`gpu_cdecl::elementwise`), from the same name,
-/// argument list and operation, so that the check compiles the text that runs.
+/// argument list, operation and preamble (CUDA's headers of the 16-bit float types the
+/// arguments name, as `ElementwiseKernel::with_name` makes it), so that the check compiles the
+/// text that runs.
 pub(super) fn check_source(name: &str, params: &[Param], op: &str) -> String {
+    let preamble = generator::scalar_includes(params.iter().map(|p| p.scalar));
     let names: Vec<String> = params.iter().map(Param::c_name).collect();
     let c_params: Vec<generator::Param<'_>> = params
         .iter()
@@ -19,6 +22,7 @@ pub(super) fn check_source(name: &str, params: &[Param], op: &str) -> String {
         name,
         params: &c_params,
         operation: op,
+        preamble: &preamble,
         ..Elementwise::default()
     };
     kernel.source(&kernel.variants())
@@ -28,14 +32,15 @@ pub(super) fn check_source(name: &str, params: &[Param], op: &str) -> String {
 mod tests {
     use super::*;
     use gpu_cdecl::elementwise::{Role, Variant, OPERATION_FILE};
+    use gpu_cdecl::Scalar;
 
     use crate::elementwise::params::c_arguments;
     use crate::elementwise::test_support::{params, AXPY};
 
     /// The run time's reading of the C argument list the macro emits
     /// (`gpu_runtime::gpuarray::kernel_args::parse_params`, through gpu-cdecl): names, element
-    /// C types and roles.
-    fn as_the_run_time_reads(arguments: &str) -> Vec<(String, &'static str, Role)> {
+    /// scalars and roles.
+    fn as_the_run_time_reads(arguments: &str) -> Vec<(String, Scalar, Role)> {
         let decl = gpu_cdecl::find_kernel(
             &format!("__global__ void gpu_params({arguments}) {{}}"),
             "gpu_params",
@@ -46,13 +51,13 @@ mod tests {
             .map(|p| {
                 let name = p.name.expect("a name");
                 match p.ty {
-                    gpu_cdecl::CType::Scalar(s) => (name, s.c_name(), Role::Scalar),
+                    gpu_cdecl::CType::Scalar(s) => (name, s, Role::Scalar),
                     gpu_cdecl::CType::Pointer {
                         pointee,
                         pointee_const,
                     } => match *pointee {
-                        gpu_cdecl::CType::Scalar(s) if pointee_const => (name, s.c_name(), Role::Input),
-                        gpu_cdecl::CType::Scalar(s) => (name, s.c_name(), Role::Output),
+                        gpu_cdecl::CType::Scalar(s) if pointee_const => (name, s, Role::Input),
+                        gpu_cdecl::CType::Scalar(s) => (name, s, Role::Output),
                         other => panic!("an array of {other:?}"),
                     },
                     other => panic!("an argument of type {other:?}"),
@@ -66,6 +71,8 @@ mod tests {
         let items = [
             AXPY,
             "fn f(k: u64, b: &mut PooledArray<i8>, c: &DeviceArray<u16>, r#type: i64);",
+            "fn f(h: half::f16, x: &DeviceArray<half::bf16>, m: &DeviceArray<Bool>, z: &mut DeviceArray<f16>);",
+            "fn f(s: gpu_runtime::gpuarray::Bool, z: &mut DeviceArray<gpu_runtime::half::bf16>);",
         ];
         for item in items {
             let ps = params(item);
@@ -75,12 +82,15 @@ mod tests {
             let read = as_the_run_time_reads(&c_arguments(&ps));
             let run_time_params: Vec<generator::Param<'_>> = read
                 .iter()
-                .map(|(n, t, r)| generator::Param::new(n, t, *r))
+                .map(|(n, s, r)| generator::Param::new(n, s.c_name(), *r))
                 .collect();
+            // `ElementwiseKernel::with_name`'s preamble: the headers of the arguments' types.
+            let preamble = generator::scalar_includes(read.iter().map(|(_, s, _)| *s));
             let run_time = Elementwise {
                 name: "f",
                 params: &run_time_params,
                 operation: op,
+                preamble: &preamble,
                 ..Elementwise::default()
             };
             // Every variant the run time may compile is in the check's module, as it is
@@ -109,6 +119,22 @@ mod tests {
         let indexed = check_source("axpy", &params(AXPY), "z[i] = a * x[i] + y[i]");
         assert!(indexed.contains("void axpy_indexed("));
         assert!(!indexed.contains("_contig(") && !indexed.contains("_strided"));
+        // The 16-bit floats need CUDA's headers, before the kernels; `bool` needs none.
+        let halves = check_source(
+            "h",
+            &params("fn h(x: &DeviceArray<half::f16>, y: &DeviceArray<bf16>, z: &mut DeviceArray<Bool>);"),
+            "z = x > y",
+        );
+        assert!(halves.contains("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"));
+        assert!(
+            halves.contains("const __half *__restrict__ x__p") && halves.contains("bool *__restrict__ z__p")
+        );
+        let flags = check_source(
+            "b",
+            &params("fn b(x: &DeviceArray<Bool>, z: &mut DeviceArray<Bool>);"),
+            "z = !x",
+        );
+        assert!(!flags.contains("#include"));
     }
 
     /// The check's module for valid operations compiles with NVRTC (as the build-time check
@@ -126,6 +152,27 @@ mod tests {
             (
                 "fn f(k: u64, b: &mut PooledArray<i8>, c: &DeviceArray<u16>);",
                 "b = c > k ? 1 : 0",
+            ),
+            // The 16-bit floats, with CUDA's operators on them, and C's `bool`.
+            (
+                "fn f(a: half::f16, x: &DeviceArray<half::f16>, y: &DeviceArray<f16>, z: &mut DeviceArray<half::f16>);",
+                "z = a * x + y",
+            ),
+            (
+                "fn f(a: half::bf16, x: &DeviceArray<half::bf16>, z: &mut DeviceArray<bf16>);",
+                "z = a * x + __float2bfloat16(1.0f)",
+            ),
+            (
+                "fn f(x: &DeviceArray<f32>, m: &DeviceArray<Bool>, z: &mut DeviceArray<Bool>);",
+                "z = m && x > 0.5f",
+            ),
+            (
+                "fn f(x: &DeviceArray<half::f16>, y: &DeviceArray<half::bf16>, m: &mut DeviceArray<Bool>, s: &mut DeviceArray<f32>);",
+                "s = __half2float(x) + __bfloat162float(y); m = s > 0.0f",
+            ),
+            (
+                "fn f(a: half::f16, x: &DeviceArray<half::f16>, z: &mut DeviceArray<half::f16>);",
+                "z[i] = a * x[n - 1 - i]; // PyCUDA's indexed form",
             ),
         ];
         for (item, op) in cases {

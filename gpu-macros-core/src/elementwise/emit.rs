@@ -1,5 +1,6 @@
-//! The expansion: the fn and its `_on` form, which launch the kernel, and the module holding
-//! the `static ElementwiseFn` (and the build-time check's warnings).
+//! The expansion: the fn and its `_on` form, which launch the kernel, the module holding
+//! the `static ElementwiseFn` (and the build-time check's warnings), and one constant per
+//! argument asserting that its element type is the C type the macro read from its name.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -48,6 +49,27 @@ pub(super) fn emit(
             }
         })
         .collect();
+    // The element types were read by their names (`f16`, `Bool`): that each is the C type
+    // the kernel is declared with is asserted where the type is resolved, so that an alias
+    // is a compile error at the argument, not an error at the first launch.
+    let element_checks: Vec<TokenStream> = params
+        .iter()
+        .map(|p| {
+            let (elem, c_type) = (&p.elem, p.c_type);
+            let message = format!(
+                "#[elementwise]: the element type `{}` of `{}` is not gpu_runtime's element type \
+                 of that name (C `{c_type}`): name it without an alias",
+                quote!(#elem).to_string().replace(' ', ""),
+                p.c_name()
+            );
+            quote_spanned! {p.elem.span()=>
+                const _: () = ::core::assert!(
+                    #rt::__private_v0_1::element_c_name_is::<#elem>(#c_type),
+                    #message
+                );
+            }
+        })
+        .collect();
     let doc_on = format!(
         "[`{name}`] on `stream`: queued after the work queued there before; returns without waiting. \
          Arrays used on other streams are ordered with it as every launch of `gpu_runtime` orders them."
@@ -60,6 +82,8 @@ pub(super) fn emit(
     );
     let doc_mod = format!("The kernel of [`{name}()`]: `{}`.", op.value());
     quote! {
+        #(#element_checks)*
+
         #(#attrs)*
         #[doc = ""]
         #[doc = #doc_fn]
@@ -85,5 +109,27 @@ pub(super) fn emit(
                 KERNEL.kernel()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::elementwise::test_support::{params, sig};
+
+    #[test]
+    fn each_element_type_is_asserted_to_be_its_c_type() {
+        let item = "fn f(a: f16, x: &DeviceArray<gpu_runtime::gpuarray::Bool>, z: &mut DeviceArray<f32>);";
+        let op: syn::LitStr = syn::parse_quote!("z = x ? (float)a : 0.0f");
+        let out = emit(&sig(item), &op, "f", &params(item), TokenStream::new()).to_string();
+        for (elem, c_type) in [
+            ("f16", "__half"),
+            ("gpu_runtime :: gpuarray :: Bool", "bool"),
+            ("f32", "float"),
+        ] {
+            let check = format!("element_c_name_is :: < {elem} > (\"{c_type}\")");
+            assert!(out.contains(&check), "{check} in {out}");
+        }
+        assert!(out.contains("the element type `f16` of `a` is not gpu_runtime's element type"));
     }
 }

@@ -5,14 +5,16 @@
 use quote::quote;
 
 use gpu_cdecl::elementwise::Role;
+use gpu_cdecl::Scalar;
 
 use crate::elementwise::c_words::is_c_word;
 
 /// One argument of the fn, as the macro read it.
 pub(super) struct Param {
     pub(super) name: syn::Ident,
-    /// The element type as written (`f32`), and its C name.
+    /// The element type as written (`f32`, `half::f16`), its scalar, and its C name.
     pub(super) elem: syn::Type,
+    pub(super) scalar: Scalar,
     pub(super) c_type: &'static str,
     pub(super) role: Role,
     /// The argument's type, where errors about how it is taken point.
@@ -27,18 +29,29 @@ impl Param {
     }
 }
 
-/// The element types of `gpu_runtime::gpuarray::Element`, Rust name and C name.
-const ELEMENTS: [(&str, &str); 10] = [
-    ("f32", "float"),
-    ("f64", "double"),
-    ("i8", "signed char"),
-    ("u8", "unsigned char"),
-    ("i16", "short"),
-    ("u16", "unsigned short"),
-    ("i32", "int"),
-    ("u32", "unsigned int"),
-    ("i64", "long long"),
-    ("u64", "unsigned long long"),
+/// The element types of `gpu_runtime::gpuarray::Element` that Rust names with one word, and
+/// their scalars (whose C names the kernel is declared with).
+const PRIMITIVES: [(&str, Scalar); 10] = [
+    ("f32", Scalar::F32),
+    ("f64", Scalar::F64),
+    ("i8", Scalar::I8),
+    ("u8", Scalar::U8),
+    ("i16", Scalar::I16),
+    ("u16", Scalar::U16),
+    ("i32", Scalar::I32),
+    ("u32", Scalar::U32),
+    ("i64", Scalar::I64),
+    ("u64", Scalar::U64),
+];
+
+/// The element types that are library types, by the last segment of their path (`half::f16`,
+/// `gpu_runtime::half::f16` or `f16` after a `use`; `gpuarray::Bool`, `Bool`): `__half` and
+/// `__nv_bfloat16` (the run time implements `Element` for them with its `half` feature, which
+/// its `gpuarray` feature, the one `#[elementwise]` needs, turns on), and C's `bool`.
+const NAMED: [(&str, Scalar); 3] = [
+    ("f16", Scalar::F16),
+    ("bf16", Scalar::Bf16),
+    ("Bool", Scalar::Bool),
 ];
 
 /// The array types an argument may be written as; the element type is their first type
@@ -50,24 +63,44 @@ const ARRAY_TYPES: [&str; 4] = [
     "PooledArray",
 ];
 
-const ELEMENT_LIST: &str = "f32, f64, i8, u8, i16, u16, i32, u32, i64 or u64";
+const ELEMENT_LIST: &str =
+    "f32, f64, i8, u8, i16, u16, i32, u32, i64, u64, half::f16, half::bf16 or gpuarray::Bool";
 
-fn element_c_type(ty: &syn::Type) -> syn::Result<&'static str> {
-    let name = match ty {
-        syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
+/// The scalar of an element type as written: a primitive by its one word, a library type by
+/// its path's last segment. Rust's `bool` is refused with a pointer to `Bool`: the device may
+/// write any byte into an array, and only 0 and 1 are valid `bool`s.
+fn element_scalar(ty: &syn::Type) -> syn::Result<Scalar> {
+    let path = match ty {
+        syn::Type::Path(p) if p.qself.is_none() => Some(&p.path),
         _ => None,
     };
-    name.and_then(|n| ELEMENTS.iter().find(|(r, _)| *r == n).map(|(_, c)| *c))
-        .ok_or_else(|| {
-            syn::Error::new_spanned(
-                ty,
-                format!(
-                    "`{}` is not an element type of device arrays: #[elementwise] scalars and array \
-                     elements are {ELEMENT_LIST}, written as such (not through an alias)",
-                    quote!(#ty).to_string().replace(' ', "")
-                ),
-            )
-        })
+    let plain = path.filter(|p| p.segments.iter().all(|s| s.arguments.is_none()));
+    let last = plain.and_then(|p| p.segments.last()).map(|s| s.ident.to_string());
+    let one_word = plain.is_some_and(|p| p.segments.len() == 1 && p.leading_colon.is_none());
+    let found = last.as_deref().and_then(|last| {
+        let primitive = PRIMITIVES.iter().filter(|_| one_word);
+        primitive.chain(&NAMED).find(|(r, _)| *r == last).map(|(_, s)| *s)
+    });
+    if let Some(s) = found {
+        return Ok(s);
+    }
+    let written = quote!(#ty).to_string().replace(' ', "");
+    if one_word && last.as_deref() == Some("bool") {
+        return Err(syn::Error::new_spanned(
+            ty,
+            "`bool` is not an element type of device arrays: the device may write any byte into \
+             an array, and only 0 and 1 are valid Rust `bool`s; truth values are \
+             `gpu_runtime::gpuarray::Bool` (C's `bool`, one byte, any nonzero byte true), as \
+             arrays and as scalars",
+        ));
+    }
+    Err(syn::Error::new_spanned(
+        ty,
+        format!(
+            "`{written}` is not an element type of device arrays: #[elementwise] scalars and array \
+             elements are {ELEMENT_LIST}, written as such (not through an alias)"
+        ),
+    ))
 }
 
 /// `&DeviceArray<T>` (and the other array names, with or without a dimension) → `T`.
@@ -128,7 +161,7 @@ pub(super) fn read_param(arg: &syn::FnArg) -> syn::Result<Param> {
         syn::Type::Path(_) => (ty.clone(), Role::Scalar),
         _ => return Err(bad_type()),
     };
-    let c_type = element_c_type(&elem)?;
+    let scalar = element_scalar(&elem)?;
     let n = name.to_string();
     let n = n.strip_prefix("r#").unwrap_or(&n);
     if n == "i" || n == "n" || n.contains("__") || n.starts_with("gpu_") || is_c_word(n) || !n.is_ascii() {
@@ -144,7 +177,8 @@ pub(super) fn read_param(arg: &syn::FnArg) -> syn::Result<Param> {
     Ok(Param {
         name,
         elem,
-        c_type,
+        scalar,
+        c_type: scalar.c_name(),
         role,
         ty,
     })
@@ -183,6 +217,36 @@ mod tests {
     }
 
     #[test]
+    fn half_floats_and_bool_are_elements() {
+        let ps = params(
+            "fn f(a: half::f16, x: &DeviceArray<gpu_runtime::half::bf16>, m: &DeviceArray<Bool>, \
+             z: &mut DeviceArray<f16>, b: &mut PooledArray<::gpu_runtime::gpuarray::Bool>, s: bf16);",
+        );
+        let scalars: Vec<Scalar> = ps.iter().map(|p| p.scalar).collect();
+        assert_eq!(
+            scalars,
+            [
+                Scalar::F16,
+                Scalar::Bf16,
+                Scalar::Bool,
+                Scalar::F16,
+                Scalar::Bool,
+                Scalar::Bf16
+            ]
+        );
+        assert_eq!(
+            c_arguments(&ps),
+            "__half a, const __nv_bfloat16 *x, const bool *m, __half *z, bool *b, __nv_bfloat16 s"
+        );
+        // The type is emitted as written, for the generated signature.
+        let elem = &ps[1].elem;
+        assert_eq!(
+            quote!(#elem).to_string().replace(' ', ""),
+            "gpu_runtime::half::bf16"
+        );
+    }
+
+    #[test]
     fn bad_parameters() {
         let err = |item: &str| match read_param(&sig(item).sig.inputs[0]) {
             Ok(_) => panic!("`{item}` was accepted"),
@@ -200,9 +264,34 @@ mod tests {
             "{msg}"
         );
         assert_eq!(at, "&Vec<f32>");
-        let (msg, at) = err("fn f(x: &DeviceArray<half::f16>);");
-        assert!(msg.starts_with("`half::f16` is not an element type"), "{msg}");
-        assert_eq!(at, "half::f16");
+        // Rust's `bool` is pointed at `Bool`, as an array and as a scalar.
+        for item in ["fn f(x: &DeviceArray<bool>);", "fn f(x: bool);"] {
+            let (msg, at) = err(item);
+            assert!(
+                msg.starts_with("`bool` is not an element type of device arrays"),
+                "{msg}"
+            );
+            assert!(msg.contains("`gpu_runtime::gpuarray::Bool`"), "{msg}");
+            assert_eq!(at, "bool");
+        }
+        // A primitive through a path, a generic named type, another crate's `f16`-less path.
+        for (item, ty) in [
+            (
+                "fn f(x: &DeviceArray<std::primitive::f32>);",
+                "std::primitive::f32",
+            ),
+            ("fn f(x: &DeviceArray<Wrapper<f16>>);", "Wrapper<f16>"),
+            ("fn f(x: &DeviceArray<half::f32>);", "half::f32"),
+            ("fn f(x: &DeviceArray<::bool>);", "::bool"),
+        ] {
+            let (msg, at) = err(item);
+            assert!(
+                msg.starts_with(&format!("`{ty}` is not an element type")),
+                "{msg}"
+            );
+            assert!(msg.contains("half::f16, half::bf16 or gpuarray::Bool"), "{msg}");
+            assert_eq!(at, ty);
+        }
         for taken in ["i", "n", "int", "gpu_x", "a__b"] {
             let (msg, at) = err(&format!("fn f({taken}: f32);"));
             assert!(

@@ -135,14 +135,6 @@ pub enum ArrayShapeError {
         /// The operation, e.g. `min`.
         operation: &'static str,
     },
-    /// A scan of an array that is neither 1-D nor C-contiguous.
-    #[error("size mismatch in scan: an array of shape {shape:?} and strides {strides:?}: scans take a 1-D array or a C-contiguous one (`to_contiguous` first)")]
-    ScanLayout {
-        /// The array's shape.
-        shape: Vec<usize>,
-        /// Its strides, in elements.
-        strides: Vec<isize>,
-    },
     /// A scan of more elements than one scan takes.
     #[error("size mismatch in scan: {elements} elements are more than one scan takes")]
     ScanTooLong {

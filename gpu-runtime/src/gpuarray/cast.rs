@@ -12,19 +12,8 @@ use gpu_cdecl::Scalar;
 /// The `#include` lines a kernel whose elements are `scalars` needs before its code: CUDA's
 /// headers of the 16-bit float types, each once.
 pub(crate) fn headers_for(scalars: impl IntoIterator<Item = Scalar>) -> String {
-    let (mut f16, mut bf16) = (false, false);
-    for s in scalars {
-        f16 |= s == Scalar::F16;
-        bf16 |= s == Scalar::Bf16;
-    }
-    let mut out = String::new();
-    if f16 {
-        out.push_str("#include <cuda_fp16.h>\n");
-    }
-    if bf16 {
-        out.push_str("#include <cuda_bf16.h>\n");
-    }
-    out
+    // gpu-cdecl's, which `#[elementwise]`'s build-time check puts before its kernels too.
+    gpu_cdecl::elementwise::scalar_includes(scalars)
 }
 
 /// `x` (of type `from`) as a C expression of a type that holds every value of `from` exactly,

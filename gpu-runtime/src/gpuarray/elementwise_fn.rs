@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
+use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::ElementwiseKernel;
 use crate::gpuarray::kernel_args::KernelArg;
 
@@ -69,5 +70,41 @@ impl ElementwiseFn {
             Some(s) => k.launch_on(s, args),
             None => k.launch(args),
         }
+    }
+}
+
+/// Whether the element type `T` is the C type `c_name`: `#[elementwise]` reads `f16`, `bf16`
+/// and `Bool` by their names and asserts this of each, in a constant, so that a type of that
+/// name that is another (an alias) is a compile error rather than a launch's
+/// [`ArgumentError::KindDiffers`](crate::ArgumentError::KindDiffers).
+pub const fn c_name_is<T: Element>(c_name: &str) -> bool {
+    let (have, want) = (T::SCALAR.c_name().as_bytes(), c_name.as_bytes());
+    if have.len() != want.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < have.len() {
+        if have[k] != want[k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c_names_are_compared_whole() {
+        assert!(c_name_is::<f32>("float"));
+        assert!(c_name_is::<half::f16>("__half"));
+        assert!(c_name_is::<crate::gpuarray::Bool>("bool"));
+        assert!(!c_name_is::<u16>("__half"));
+        assert!(!c_name_is::<f32>("floa"));
+        assert!(!c_name_is::<f32>("float "));
+        // Usable where the macro uses it: in a constant.
+        const { assert!(c_name_is::<i64>("long long")) };
     }
 }

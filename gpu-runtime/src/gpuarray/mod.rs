@@ -52,7 +52,7 @@ mod curand_error;
 mod element;
 mod element_half;
 mod elementwise;
-mod elementwise_fn;
+pub(crate) mod elementwise_fn;
 mod expr;
 mod expr_func;
 mod expr_ops;
@@ -67,6 +67,7 @@ pub mod math;
 mod matmul;
 #[cfg(any(test, feature = "cublas"))]
 mod matmul_plan;
+mod mean_type;
 mod methods;
 pub mod promote;
 pub(crate) mod random;
@@ -111,6 +112,7 @@ pub use kernel_args::{KernelArg, MAX_DIMS};
 pub use linear_combination::{linear_combination, linear_combination_on, Coefficient};
 #[cfg(feature = "cublas")]
 pub use matmul::{dot, dot_on, matmul, matmul_into, matmul_into_on, matmul_on, MatmulElement};
+pub use mean_type::MeanType;
 pub use promote::{promote_types, result_type, DType, PromoteArg};
 pub use random::{random_source, Distribution};
 pub use reduce_axis::ReduceAxis;

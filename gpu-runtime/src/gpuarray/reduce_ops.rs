@@ -8,10 +8,11 @@
 //!   narrower than `int64` to `int64` on Linux): [`sum_as`](DeviceArrayBase::sum_as) and
 //!   [`prod_as`](DeviceArrayBase::prod_as) name the accumulator, e.g. `sum_as::<i64>()` for
 //!   NumPy's result on `i32`. An empty sum is 0, an empty product 1.
-//! - `mean`, `var` and `std` accumulate and return `f64` for every element type (NumPy
-//!   returns `float32` for `float32` input, computed in `float32`); `var` is Welford's (Chan's
-//!   parallel merge), divided by `n - ddof` (NaN or infinity when that is not positive, as
-//!   NumPy's warning case). The mean of an empty array is NaN.
+//! - `mean`, `var` and `std` return NumPy's type ([`MeanType`]: the element type for the
+//!   float types, `f64` for the integers and [`Bool`]), accumulated in `f64` for every element
+//!   type and rounded once into it; `var` is Welford's (Chan's parallel merge), divided by
+//!   `n - ddof` (NaN or infinity when that is not positive, as NumPy's warning case). The mean
+//!   of an empty array is NaN.
 //! - `max`/`min` propagate NaN; `argmax`/`argmin` give the first NaN's index, else the first
 //!   extreme one. On an empty array (or an empty axis with lanes to fill) they are
 //!   [`ArrayShapeError::EmptyReduction`], as NumPy raises.
@@ -29,6 +30,7 @@ use crate::gpuarray::boolean::Bool;
 use crate::gpuarray::cast;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_args::KernelArg;
+use crate::gpuarray::mean_type::MeanType;
 use crate::gpuarray::reduce_axis::ReduceAxis;
 use crate::gpuarray::reduction::ReductionKernel;
 
@@ -150,10 +152,15 @@ fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
             k.c_order_index = true;
             k
         }
-        Op::Mean => ReductionKernel::new(&x, &as_f64, "a + b", "0.0")?.post_map("a / (double)n"),
+        // Summed in `double` whatever the result type, rounded once into it.
+        Op::Mean => {
+            ReductionKernel::with_accumulator("reduction", &x, &as_f64, "a + b", "0.0", ("double", "", 8))?
+                .post_map(&cast::cast_c(Scalar::F64, R::SCALAR, "a / (double)n"))
+        }
         Op::Var { ddof, root } => {
             let var = format!("a.m2 / fmax(a.n - {ddof}.0, 0.0)");
             let post = if root { format!("sqrt({var})") } else { var };
+            let post = cast::cast_c(Scalar::F64, R::SCALAR, &post);
             ReductionKernel::with_accumulator(
                 "var",
                 &x,
@@ -248,34 +255,67 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         self.reduce_along(Op::Prod, axis.into())
     }
 
-    /// The mean of every element, accumulated in `f64` (NaN for an empty array).
-    pub fn mean(&self) -> Result<f64> {
+    /// The mean of every element (NaN for an empty array), in NumPy's type
+    /// ([`MeanType`]: `f32` for `f32`, `f64` for integers), accumulated in `f64`.
+    pub fn mean(&self) -> Result<<S::Elem as MeanType>::Mean>
+    where
+        S::Elem: MeanType,
+    {
         self.reduce_all(Op::Mean)
     }
 
-    /// The means along an axis, in `f64` (NaN for lanes of an empty axis).
-    pub fn mean_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<f64, IxDyn>> {
+    /// The means along an axis (NaN for lanes of an empty axis), in NumPy's type
+    /// ([`MeanType`]).
+    pub fn mean_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+    where
+        S::Elem: MeanType,
+    {
         self.reduce_along(Op::Mean, axis.into())
     }
 
-    /// The variance of every element, `sum((x - mean)^2) / (n - ddof)`, in `f64` (NumPy's
-    /// `var(ddof=)`; 0 is the population variance, 1 the sample variance).
-    pub fn var(&self, ddof: u64) -> Result<f64> {
+    /// The variance of every element, `sum((x - mean)^2) / (n - ddof)` (NumPy's `var(ddof=)`;
+    /// 0 is the population variance, 1 the sample variance), in NumPy's type ([`MeanType`]),
+    /// accumulated in `f64`.
+    pub fn var(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
+    where
+        S::Elem: MeanType,
+    {
         self.reduce_all(Op::Var { ddof, root: false })
     }
 
-    /// The variances along an axis, in `f64`.
-    pub fn var_axis(&self, axis: impl Into<ReduceAxis>, ddof: u64) -> Result<DeviceArray<f64, IxDyn>> {
+    /// The variances along an axis, in NumPy's type ([`MeanType`]).
+    pub fn var_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+        ddof: u64,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+    where
+        S::Elem: MeanType,
+    {
         self.reduce_along(Op::Var { ddof, root: false }, axis.into())
     }
 
-    /// The standard deviation, the square root of [`var`](Self::var).
-    pub fn std(&self, ddof: u64) -> Result<f64> {
+    /// The standard deviation, the square root of [`var`](Self::var) (taken in `f64`), in
+    /// NumPy's type ([`MeanType`]).
+    pub fn std(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
+    where
+        S::Elem: MeanType,
+    {
         self.reduce_all(Op::Var { ddof, root: true })
     }
 
-    /// The standard deviations along an axis, in `f64`.
-    pub fn std_axis(&self, axis: impl Into<ReduceAxis>, ddof: u64) -> Result<DeviceArray<f64, IxDyn>> {
+    /// The standard deviations along an axis, in NumPy's type ([`MeanType`]).
+    pub fn std_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+        ddof: u64,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+    where
+        S::Elem: MeanType,
+    {
         self.reduce_along(Op::Var { ddof, root: true }, axis.into())
     }
 
@@ -446,10 +486,17 @@ pub(crate) fn test_kernels(
                 out,
             );
         }
+    }
+    /// The moments, in NumPy's result type.
+    fn moments_of<T: MeanType>(
+        variants: &[crate::gpuarray::reduction::ReductionVariant],
+        out: &mut Vec<(String, Vec<String>)>,
+    ) {
+        let name = std::any::type_name::<T>();
         for op in [Op::Mean, Op::Var { ddof: 1, root: true }] {
             push(
                 format!("{op:?} {name}"),
-                kernel::<T, f64>(op).unwrap(),
+                kernel::<T, T::Mean>(op).unwrap(),
                 variants,
                 out,
             );
@@ -468,5 +515,18 @@ pub(crate) fn test_kernels(
     of::<u64>(variants, &mut out);
     of::<f32>(variants, &mut out);
     of::<f64>(variants, &mut out);
+    moments_of::<i8>(variants, &mut out);
+    moments_of::<u8>(variants, &mut out);
+    moments_of::<i16>(variants, &mut out);
+    moments_of::<u16>(variants, &mut out);
+    moments_of::<half::f16>(variants, &mut out);
+    moments_of::<half::bf16>(variants, &mut out);
+    moments_of::<i32>(variants, &mut out);
+    moments_of::<u32>(variants, &mut out);
+    moments_of::<i64>(variants, &mut out);
+    moments_of::<u64>(variants, &mut out);
+    moments_of::<f32>(variants, &mut out);
+    moments_of::<f64>(variants, &mut out);
+    moments_of::<Bool>(variants, &mut out);
     out
 }
