@@ -55,8 +55,9 @@ fn checksum(compiler: &[u8], payload: &[u8]) -> [u8; 16] {
 /// `material`; `None` for anything malformed, and for an entry stored under other material
 /// (renamed or copied into place, by accident or by someone who may write the directory, or
 /// another compile whose key has the same name). With the module comes the identity of the
-/// compiler that made it, as stored.
-pub(super) fn decode(bytes: &[u8], material: &KeyMaterial) -> Option<(CompiledModule, Vec<u8>)> {
+/// compiler that made it, as stored. The image is moved to the front of `bytes`, which becomes
+/// the module's: a copy would touch new memory, which a new process pays for by the page.
+pub(super) fn decode(mut bytes: Vec<u8>, material: &KeyMaterial) -> Option<(CompiledModule, Vec<u8>)> {
     let material = material.as_bytes();
     if bytes.len() < HEADER || &bytes[..8] != MAGIC {
         return None;
@@ -93,17 +94,22 @@ pub(super) fn decode(bytes: &[u8], material: &KeyMaterial) -> Option<(CompiledMo
         lowered_names.push(String::from_utf8(r.bytes()?.to_vec()).ok()?);
     }
     let log = String::from_utf8(r.bytes()?.to_vec()).ok()?;
-    let image = r.bytes()?.to_vec();
+    let image_len = r.bytes()?.len();
     if !r.0.is_empty() {
         return None;
     }
+    let compiler = compiler.to_vec();
+    // The image is the entry's last field: it ends where the entry does.
+    let image_start = bytes.len() - image_len;
+    bytes.copy_within(image_start.., 0);
+    bytes.truncate(image_len);
     let module = CompiledModule {
-        image,
+        image: bytes,
         target,
         lowered_names,
         log,
     };
-    Some((module, compiler.to_vec()))
+    Some((module, compiler))
 }
 
 struct Reader<'a>(&'a [u8]);
