@@ -6,17 +6,23 @@
 //! checks (the stored material compared, the checksum, the fields parsed, the image moved to
 //! the front of the buffer read), and the NVRTC file's identity (one `stat`). In a new process
 //! most of what each costs is first use: the pages of code and heap it touches first (each a
-//! page fault, a few microseconds on a virtual machine), not the work itself, which costs about
-//! a tenth of that once warm. Measured on the 2-core development VM (release build, medians of
-//! 41 new processes; a warm second hit in the same process in brackets):
+//! page fault, a few microseconds on a virtual machine), not the work itself, which costs a
+//! fifth of that once warm. Measured on the 2-core development VM, no GPU (release build,
+//! `SourceModule::new(..).arch("sm_90")`, medians of 41 new processes, three runs):
 //!
-//! | step | before | after |
+//! | step | before (2026-11-26) | after |
 //! |---|---|---|
-//! | key | 30.5 us | see the performance guide |
-//! | entry read and checks | 21.2 us | |
-//! | NVRTC's file | 6.4 us | |
+//! | key: material and hash | 9.9-10.7 us | 5.8-6.2 us |
+//! | entry: read and checks | 12.1-13.8 us | 9.0-10.0 us |
+//! | NVRTC's file (one `stat`) | 3.2-3.7 us | 2.3-2.4 us |
+//! | `compile_report` of a hit, all told | 26.9-32.7 us | 20.1-22.3 us |
+//! | `fs::read` of the cubin (the floor's read) | 7.1-8.8 us | 6.7-7.3 us |
 //!
-//! (The performance guide has the final figures.)
+//! What went: the key's material was built twice (the content, then copied into the key),
+//! growing its buffer as it went; the entry's image was copied out of the buffer read; the
+//! entry's path took three allocations; the NVRTC check copied the stored path twice before
+//! its `stat`; the include scan ran without include directories. The entry's read is now
+//! the floor's read (an open, a `stat`, a read) and one `geteuid`.
 
 use std::path::Path;
 use std::time::Instant;

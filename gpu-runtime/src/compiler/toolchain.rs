@@ -2,8 +2,8 @@
 //!
 //! Loading NVRTC costs about 10 ms (it is a 100 MB library), a hundred times a cache hit. So
 //! the library is identified without loading it: the file that `dlopen` will pick (the first
-//! of cudarc's candidate names found on `LD_LIBRARY_PATH`), with its size and modification
-//! time ([`LibraryIdentity`]). The search costs a `stat` per name and directory tried, more
+//! of cudarc's candidate names found on `LD_LIBRARY_PATH`), with its size, modification time
+//! and (on Unix) status-change time, device and inode ([`LibraryIdentity`]). The search costs a `stat` per name and directory tried, more
 //! than the rest of a hit in a new process, so a hit does not search: its key names
 //! `LD_LIBRARY_PATH` as set, the entry remembers the file the search found when it was
 //! stored, and the hit checks that file with one `stat`. A replaced or upgraded library has

@@ -9,7 +9,8 @@
 //! `include_dirs` (directly or by other such headers), and this crate's version; `<key>` is
 //! the hex 128-bit XXH3 of it. A file holds a magic number, the lengths and the payload's
 //! 128-bit XXH3 checksum, the material it was stored under, the NVRTC library file the loader's
-//! search found (path, size and time, checked by a hit with one `stat`; see `toolchain`), then
+//! search found (path, size, times, device and inode, checked by a hit with one `stat`;
+//! see `toolchain`), then
 //! the payload (target, lowered kernel names, compiler log, image). A hit compares the stored material with its own byte
 //! for byte, so an entry is used only for exactly the compile that made it, whatever the
 //! file is called; one that fails any check is treated as absent, recompiled and replaced.
