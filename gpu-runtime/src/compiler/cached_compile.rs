@@ -154,7 +154,7 @@ impl Plan<'_> {
     }
 
     /// Whether the key names the loader's search path rather than the compiler.
-    fn by_search(&self) -> bool {
+    pub(crate) fn by_search(&self) -> bool {
         matches!(self.arch, Arch::Nvrtc { by_search: true, .. })
     }
 

@@ -43,7 +43,8 @@ pub struct HitSteps {
     pub checks_us: f64,
     /// Checking that the NVRTC file the entry names is still there, unchanged.
     pub identity_us: f64,
-    /// Whether the entry was there, valid, and made by the NVRTC file the search finds.
+    /// Whether the entry was there, valid, and (for a key that names the loader's search) made
+    /// by the NVRTC file the search finds.
     pub hit: bool,
 }
 
@@ -61,8 +62,9 @@ pub fn hit_steps(module: &SourceModule, dir: &Path) -> Result<HitSteps> {
         Err(not_read) => not_read,
     };
     let t3 = Instant::now();
+    // A key that names NVRTC's version (no `LD_LIBRARY_PATH`) has no file to check.
     let current = match &found {
-        Lookup::Found(_, compiler) => compiler_is_current(compiler),
+        Lookup::Found(_, compiler) => !plan.by_search() || compiler_is_current(compiler),
         _ => false,
     };
     let t4 = Instant::now();
