@@ -42,12 +42,14 @@ pub fn child(mode: &str) -> Result<(), Box<dyn std::error::Error>> {
         let ctx = Context::default()?;
         let t = Instant::now();
         let module = SourceModule::new(text).cache_dir(Some(dir)).load(&ctx)?;
+        let loaded = t.elapsed();
         let f = module.get_function(&name)?;
-        let us = t.elapsed().as_secs_f64() * 1e6;
+        let all = t.elapsed();
         if module.cache_status() != Some(CacheStatus::Hit) || f.max_threads_per_block()? == 0 {
             return Err("the child missed the cache".into());
         }
-        println!("us={us}");
+        // The whole hit, then its part up to the module loaded (the rest is the lookup).
+        println!("us={},{}", all.as_secs_f64() * 1e6, loaded.as_secs_f64() * 1e6);
     } else if let Some((arch, dir)) = mode.strip_prefix("key:").and_then(|m| m.split_once(':')) {
         let t = Instant::now();
         let report = SourceModule::new(text)
@@ -85,17 +87,26 @@ pub fn child(mode: &str) -> Result<(), Box<dyn std::error::Error>> {
         let mut f = std::ptr::null_mut();
         let c_name = std::ffi::CString::new(name)?;
         // SAFETY: a complete cubin; valid out-pointers; the context is current.
-        unsafe {
-            ok(sys::cuModuleLoadData(&mut module, image.as_ptr().cast()));
-            ok(sys::cuModuleGetFunction(&mut f, module, c_name.as_ptr()));
-        }
-        println!("us={}", t.elapsed().as_secs_f64() * 1e6);
+        ok(unsafe { sys::cuModuleLoadData(&mut module, image.as_ptr().cast()) });
+        let loaded = t.elapsed();
+        // SAFETY: as above; `module` was just loaded.
+        ok(unsafe { sys::cuModuleGetFunction(&mut f, module, c_name.as_ptr()) });
+        let all = t.elapsed();
+        println!("us={},{}", all.as_secs_f64() * 1e6, loaded.as_secs_f64() * 1e6);
     }
     Ok(())
 }
 
 fn run_child(mode: String) -> Result<f64, Box<dyn std::error::Error>> {
     Ok(run_child_figures(mode)?[0])
+}
+
+/// The two figures a hit's child printed: the whole hit, and its part up to the module loaded.
+fn two_figures(mode: String) -> Result<(f64, f64), Box<dyn std::error::Error>> {
+    match run_child_figures(mode)?[..] {
+        [all, loaded] => Ok((all, loaded)),
+        _ => Err("a hit's child printed other than two figures".into()),
+    }
 }
 
 /// The figures a child printed (`us=a,b,...`).
@@ -183,10 +194,18 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         .compile()?;
     let (mut ours_hit, mut raw_hit) = (Vec::new(), Vec::new());
     let (mut ours_key, mut raw_read) = (Vec::new(), Vec::new());
+    let (mut ours_load, mut raw_load) = (Vec::new(), Vec::new());
+    let (mut ours_lookup, mut raw_lookup) = (Vec::new(), Vec::new());
     let mut steps: [Vec<f64>; 4] = Default::default();
     for _ in 0..9 {
-        ours_hit.push(run_child(format!("ours:{}", dir.display()))?);
-        raw_hit.push(run_child(format!("raw:{}", file.display()))?);
+        let (ours_all, ours_loaded) = two_figures(format!("ours:{}", dir.display()))?;
+        let (raw_all, raw_loaded) = two_figures(format!("raw:{}", file.display()))?;
+        ours_hit.push(ours_all);
+        raw_hit.push(raw_all);
+        ours_load.push(ours_loaded);
+        raw_load.push(raw_loaded);
+        ours_lookup.push(ours_all - ours_loaded);
+        raw_lookup.push(raw_all - raw_loaded);
         ours_key.push(run_child(format!("key:{arch}:{}", dir.display()))?);
         raw_read.push(run_child(format!("read:{}", file.display()))?);
         let step = run_child_figures(format!("steps:{arch}:{}", dir.display()))?;
@@ -243,6 +262,26 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             higher_is_better: false,
             target: "<= 1.3x",
             rounds: hit_rounds,
+        },
+        Row {
+            figure: "  of which the module loaded (SourceModule::load)",
+            raw: "read cubin + cuModuleLoadData",
+            ours: median(ours_load),
+            theirs: median(raw_load),
+            unit: "us",
+            higher_is_better: false,
+            target: "",
+            rounds: Vec::new(),
+        },
+        Row {
+            figure: "  of which the kernel looked up (get_function)",
+            raw: "cuModuleGetFunction",
+            ours: median(ours_lookup),
+            theirs: median(raw_lookup),
+            unit: "us",
+            higher_is_better: false,
+            target: "",
+            rounds: Vec::new(),
         },
         Row {
             figure: "  of which the compile side: key, entry, NVRTC check (new process, no GPU)",
