@@ -18,7 +18,7 @@ pub(crate) struct Plan<'a> {
     pub(crate) spec: &'a SourceModule,
     pub(crate) options: Vec<String>,
     pub(crate) arch: Arch,
-    pub(crate) cache_dir: Option<PathBuf>,
+    pub(crate) cache_dir: Option<std::borrow::Cow<'a, std::path::Path>>,
     /// Where in `material` what is compiled (source, name, options, kernels, headers,
     /// prelude) starts: the part of the key's material that does not name the compiler.
     pub(super) content_start: usize,
