@@ -6,23 +6,29 @@
 //! checks (the stored material compared, the checksum, the fields parsed, the image moved to
 //! the front of the buffer read), and the NVRTC file's identity (one `stat`). In a new process
 //! most of what each costs is first use: the pages of code and heap it touches first (each a
-//! page fault, a few microseconds on a virtual machine), not the work itself, which costs a
-//! fifth of that once warm. Measured on the 2-core development VM, no GPU (release build,
-//! `SourceModule::new(..).arch("sm_90")`, medians of 41 new processes, three runs):
+//! page fault, one to three microseconds on a virtual machine), not the work itself, which
+//! costs a fifth of that once warm. Measured on the 2-core development VM, no GPU, in the bench
+//! report's own children (`GPU_BENCH_REPORT_CHILD=steps:sm_90:DIR` and `key:`, `read:`;
+//! release build, medians of 41 new processes, two runs):
 //!
 //! | step | before (2026-11-26) | after |
 //! |---|---|---|
-//! | key: material and hash | 9.9-10.7 us | 5.8-6.2 us |
-//! | entry: read and checks | 12.1-13.8 us | 9.0-10.0 us |
-//! | NVRTC's file (one `stat`) | 3.2-3.7 us | 2.3-2.4 us |
-//! | `compile_report` of a hit, all told | 26.9-32.7 us | 20.1-22.3 us |
-//! | `fs::read` of the cubin (the floor's read) | 7.1-8.8 us | 6.7-7.3 us |
+//! | key: material and hash | 10.7-11.0 us | 9.6-9.7 us |
+//! | entry: read (open, owner, read) | 14.1-14.2 us (with the checks) | 8.1-8.3 us |
+//! | entry: checks and decode | | 1.3 us |
+//! | NVRTC's file (one `stat`) | 3.3 us | 2.3 us |
+//! | `compile_report` of a hit, all told | 30.7-31.9 us | 21.6-22.0 us |
+//! | `fs::read` of the cubin (the floor's read) | 7.3-7.8 us | 7.3-7.5 us |
 //!
+//! In a small binary (a scratch example) the key costs half as much (5.8-6.2 us after,
+//! 9.9-10.7 before): in the report's 3 MB binary the code a hit runs lies on more pages.
 //! What went: the key's material was built twice (the content, then copied into the key),
 //! growing its buffer as it went; the entry's image was copied out of the buffer read; the
-//! entry's path took three allocations; the NVRTC check copied the stored path twice before
-//! its `stat`; the include scan ran without include directories. The entry's read is now
-//! the floor's read (an open, a `stat`, a read) and one `geteuid`.
+//! entry's path took three allocations; the checksum ran the streaming XXH3 (more code to
+//! fault in than the one-shot hash the key has just run); the NVRTC check copied the stored
+//! path twice before its `stat`; the include scan ran without include directories; the cache
+//! directory given was copied. The entry's read is now the floor's read (an open, a `stat`, a
+//! read) and one `geteuid`; what is left above the floor is mostly first-use page faults.
 
 use std::path::Path;
 use std::time::Instant;
