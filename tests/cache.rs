@@ -752,3 +752,26 @@ mod trust {
         assert_eq!(module(&dir).compile_report().unwrap().status, CacheStatus::Hit);
     }
 }
+
+/// The steps the bench report times are those of a hit: they find the entry a compile stored,
+/// and not once it is damaged.
+#[test]
+fn the_timed_steps_of_a_hit_find_the_entry_and_not_a_damaged_one() {
+    let dir = temp_dir("steps");
+    let stored = module(&dir).compile_report().unwrap();
+    assert_eq!(stored.status, CacheStatus::Miss);
+    let lookup = SourceModule::new(SOURCE).arch("sm_90");
+    let steps = gpu_runtime::__testing::hit_steps(&lookup, &dir).unwrap();
+    assert!(steps.hit, "{steps:?}");
+    for us in [steps.key_us, steps.read_us, steps.checks_us, steps.identity_us] {
+        assert!(us.is_finite() && us >= 0.0, "{steps:?}");
+    }
+    let entry = stored.entry.unwrap();
+    let mut bytes = std::fs::read(&entry).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&entry, &bytes).unwrap();
+    let damaged = gpu_runtime::__testing::hit_steps(&lookup, &dir).unwrap();
+    assert!(!damaged.hit, "{damaged:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -40,7 +40,7 @@ impl Plan<'_> {
 
     /// Finds the image in the disk cache, or compiles and stores it.
     pub(crate) fn build(&self) -> Result<CompileReport> {
-        let mut material = std::borrow::Cow::Borrowed(&self.material);
+        let mut material = Cow::Borrowed(&self.material);
         // Whether the key names the loader's search rather than the compiler: its entry then
         // names the NVRTC file the search found, checked at a hit and written at a store.
         let mut by_search = self.by_search();
@@ -52,14 +52,17 @@ impl Plan<'_> {
                 // (or the search finds none), the key names the version loaded instead, and
                 // another process may have stored that one.
                 if let Some(by_version) = self.material_by_loaded_version()? {
-                    material = std::borrow::Cow::Owned(by_version);
+                    material = Cow::Owned(by_version);
                     by_search = false;
                     found = self.look_up(dir, &material, false);
                 }
             }
             match found {
                 Ok(module) => {
-                    let key = material.key();
+                    let key = match &material {
+                        Cow::Borrowed(_) => self.key,
+                        Cow::Owned(by_version) => by_version.key(),
+                    };
                     return Ok(CompileReport {
                         module,
                         status: CacheStatus::Hit,
@@ -118,7 +121,13 @@ impl Plan<'_> {
         }
         // An entry is trusted on its own (yours, writable by you alone, and holding this key's material):
         // a hit looks at nothing else. The directory is checked before an entry is written.
-        let missed = match cache::load(dir, material) {
+        // The plan's own material has its key already.
+        let key = if std::ptr::eq(material, &self.material) {
+            self.key
+        } else {
+            material.key()
+        };
+        let missed = match cache::load(dir, &key, material) {
             Lookup::Found(module, compiler)
                 if self.fits(&module) && (!by_search || compiler_is_current(&compiler)) =>
             {
@@ -145,7 +154,7 @@ impl Plan<'_> {
     }
 
     /// Whether the key names the loader's search path rather than the compiler.
-    fn by_search(&self) -> bool {
+    pub(crate) fn by_search(&self) -> bool {
         matches!(self.arch, Arch::Nvrtc { by_search: true, .. })
     }
 
@@ -164,7 +173,10 @@ impl Plan<'_> {
             return Ok(None);
         }
         let target = TargetRequest::Given(target.resolve(nvrtc)?);
-        Ok(Some(nvrtc_version_material(nvrtc, target, &self.content)))
+        let content = self.material.tail(self.content_start);
+        let mut material = nvrtc_version_material(nvrtc, target, content.len() + 128);
+        material.fields(content);
+        Ok(Some(material))
     }
 
     /// An entry must name one symbol per requested kernel; anything else is foreign.
@@ -269,5 +281,5 @@ impl Plan<'_> {
 /// Whether an entry's stored NVRTC file is still there, unchanged: one `stat`. A hit of a key
 /// that names the loader's search rather than the compiler is a hit only then.
 pub(crate) fn compiler_is_current(stored: &[u8]) -> bool {
-    toolchain::LibraryIdentity::from_bytes(stored).is_some_and(|file| file.is_current())
+    toolchain::stored_library_is_current(stored)
 }

@@ -18,11 +18,11 @@ pub(crate) struct Plan<'a> {
     pub(crate) spec: &'a SourceModule,
     pub(crate) options: Vec<String>,
     pub(crate) arch: Arch,
-    pub(crate) cache_dir: Option<PathBuf>,
-    /// What is compiled (source, name, options, kernels, headers, prelude): the part of the
-    /// key's material that does not name the compiler.
-    pub(super) content: KeyMaterial,
-    /// The key's material: the compiler and target, then `content`.
+    pub(crate) cache_dir: Option<std::borrow::Cow<'a, std::path::Path>>,
+    /// Where in `material` what is compiled (source, name, options, kernels, headers,
+    /// prelude) starts: the part of the key's material that does not name the compiler.
+    pub(super) content_start: usize,
+    /// The key's material: the compiler and target, then what is compiled.
     pub(crate) material: KeyMaterial,
     pub(crate) key: CacheKey,
 }
@@ -85,29 +85,17 @@ impl SourceModule {
         for dir in &self.include_dirs {
             options.push(format!("-I{}", dir.display()));
         }
-        let mut content = KeyMaterial::default();
-        // The text compiled is a function of these three (see `Plan::text`).
-        let wrap: &[u8] = if self.no_extern_c {
-            b"as written"
-        } else {
-            b"in extern C"
-        };
-        content
-            .field(self.name.as_bytes())
-            .field(wrap)
-            .field(self.source.as_bytes());
-        content.list(&options).list(&self.kernels);
-        if self.prelude && self.compiler == Compiler::Nvrtc {
-            content.field(b"prelude").field(&PRELUDE_DIGEST);
-        }
-        // The include directories are the `-I` options, those of `include_dirs` (added above)
-        // and those given as options: a `#[kernel]` passes the directory of its file and its
-        // `include_dirs` that way.
-        let dirs = include_dirs_of(&options);
-        for (name, contents) in included_headers(&self.source, &dirs) {
-            content.field(name.as_bytes()).field(&contents);
-        }
-        let (arch, material) = match &self.compiler {
+        // The key is built in one buffer: first the compiler and target (so that the content
+        // need not be copied into the key after it is made), then the content.
+        let capacity = 256
+            + self.name.len()
+            + self.source.len()
+            + options
+                .iter()
+                .map(|o| o.len() + 8)
+                .chain(self.kernels.iter().map(|k| k.len() + 8))
+                .sum::<usize>();
+        let (arch, mut material) = match &self.compiler {
             Compiler::Nvrtc => {
                 let target = match self.code.as_deref().or(self.arch.as_deref()) {
                     Some(a) => TargetRequest::Given(parse_target(a)?),
@@ -115,7 +103,7 @@ impl SourceModule {
                 };
                 match toolchain::library_path() {
                     Some(path) => {
-                        let material = nvrtc_search_material(&path, target, &content);
+                        let material = nvrtc_search_material(&path, target, capacity + path.len());
                         (
                             Arch::Nvrtc {
                                 target,
@@ -127,7 +115,7 @@ impl SourceModule {
                     None => {
                         let nvrtc = toolchain::loaded_nvrtc()?;
                         let target = TargetRequest::Given(target.resolve(nvrtc)?);
-                        let material = nvrtc_version_material(nvrtc, target, &content);
+                        let material = nvrtc_version_material(nvrtc, target, capacity);
                         (
                             Arch::Nvrtc {
                                 target,
@@ -152,11 +140,10 @@ impl SourceModule {
                     }
                 };
                 let code = self.code.clone();
-                let mut h = KeyMaterial::new();
+                let mut h = KeyMaterial::with_capacity(capacity + version.len());
                 h.field(b"nvcc").field(path.as_os_str().as_encoded_bytes());
                 h.field(version.as_bytes());
-                h.field(format!("{arch:?} {code:?}").as_bytes())
-                    .field(content.as_bytes());
+                h.field(format!("{arch:?} {code:?}").as_bytes());
                 let arch = Arch::Nvcc {
                     arch,
                     code,
@@ -166,12 +153,37 @@ impl SourceModule {
                 (arch, h)
             }
         };
+        let content_start = material.len();
+        // The text compiled is a function of these three (see `Plan::text`).
+        let wrap: &[u8] = if self.no_extern_c {
+            b"as written"
+        } else {
+            b"in extern C"
+        };
+        material
+            .field(self.name.as_bytes())
+            .field(wrap)
+            .field(self.source.as_bytes());
+        material.list(&options).list(&self.kernels);
+        if self.prelude && self.compiler == Compiler::Nvrtc {
+            material.field(b"prelude").field(&PRELUDE_DIGEST);
+        }
+        // The include directories are the `-I` options, those of `include_dirs` (added above)
+        // and those given as options: a `#[kernel]` passes the directory of its file and its
+        // `include_dirs` that way. (Without options there are none, and the scan's code is
+        // not even reached: a hit in a new process pays for each page of code it runs first.)
+        if !options.is_empty() {
+            let dirs = include_dirs_of(&options);
+            for (name, contents) in included_headers(&self.source, &dirs) {
+                material.field(name.as_bytes()).field(&contents);
+            }
+        }
         Ok(Plan {
             spec: self,
             options,
             arch,
             cache_dir,
-            content,
+            content_start,
             key: material.key(),
             material,
         })
@@ -182,29 +194,30 @@ impl SourceModule {
 /// text, which would be most of it.
 const PRELUDE_DIGEST: [u8; 32] = sha256::soft_digest(crate::compiler::headers::NVRTC_PRELUDE.as_bytes());
 
-/// The key's material for a compile by the NVRTC library that the loader's search along
-/// `path` finds: the entry stores which file that was, and a hit checks it is still there
-/// unchanged ([`toolchain::LibraryIdentity`]).
+/// The start of the key's material for a compile by the NVRTC library that the loader's search
+/// along `path` finds, with room for `capacity` bytes in all: the entry stores which file that
+/// was, and a hit checks it is still there unchanged ([`toolchain::LibraryIdentity`]). What is
+/// compiled follows.
 pub(super) fn nvrtc_search_material(
     path: &std::ffi::OsStr,
     target: TargetRequest,
-    content: &KeyMaterial,
+    capacity: usize,
 ) -> KeyMaterial {
-    let mut h = KeyMaterial::new();
+    let mut h = KeyMaterial::with_capacity(capacity);
     h.field(b"nvrtc found along").field(path.as_encoded_bytes());
-    h.field(&target.key_bytes()).field(content.as_bytes());
+    h.field(&target.key_bytes());
     h
 }
 
-/// The key's material for a compile by an NVRTC known only by its version, with its target
-/// chosen.
+/// The start of the key's material for a compile by an NVRTC known only by its version, with
+/// its target chosen, with room for `capacity` bytes in all. What is compiled follows.
 pub(super) fn nvrtc_version_material(
     nvrtc: &toolchain::LoadedNvrtc,
     target: TargetRequest,
-    content: &KeyMaterial,
+    capacity: usize,
 ) -> KeyMaterial {
-    let mut h = KeyMaterial::new();
+    let mut h = KeyMaterial::with_capacity(capacity);
     h.field(b"nvrtc version").field(nvrtc.label().as_bytes());
-    h.field(&target.key_bytes()).field(content.as_bytes());
+    h.field(&target.key_bytes());
     h
 }

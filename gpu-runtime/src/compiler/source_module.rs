@@ -247,13 +247,14 @@ impl SourceModule {
         self.arch.is_some() || self.code.is_some()
     }
 
-    pub(super) fn cache_dir_setting(&self) -> Option<PathBuf> {
+    /// The cache directory, borrowed when it was given (a hit need not copy it).
+    pub(super) fn cache_dir_setting(&self) -> Option<Cow<'_, std::path::Path>> {
         if cache::cache_disabled_by_env() {
             return None;
         }
         match &self.cache {
-            CacheSetting::Default => cache::default_cache_dir(),
-            CacheSetting::Dir(d) => Some(d.clone()),
+            CacheSetting::Default => cache::default_cache_dir().map(Cow::Owned),
+            CacheSetting::Dir(d) => Some(Cow::Borrowed(d)),
             CacheSetting::Off => None,
         }
     }

@@ -2,8 +2,8 @@
 //!
 //! Loading NVRTC costs about 10 ms (it is a 100 MB library), a hundred times a cache hit. So
 //! the library is identified without loading it: the file that `dlopen` will pick (the first
-//! of cudarc's candidate names found on `LD_LIBRARY_PATH`), with its size and modification
-//! time ([`LibraryIdentity`]). The search costs a `stat` per name and directory tried, more
+//! of cudarc's candidate names found on `LD_LIBRARY_PATH`), with its size, modification time
+//! and (on Unix) status-change time, device and inode ([`LibraryIdentity`]). The search costs a `stat` per name and directory tried, more
 //! than the rest of a hit in a new process, so a hit does not search: its key names
 //! `LD_LIBRARY_PATH` as set, the entry remembers the file the search found when it was
 //! stored, and the hit checks that file with one `stat`. A replaced or upgraded library has
@@ -17,7 +17,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
-use std::time::UNIX_EPOCH;
 
 use crate::compiler::nvrtc;
 use crate::error::{Error, Result};
@@ -37,69 +36,111 @@ impl LoadedNvrtc {
     }
 }
 
-/// A library file as the loader's search found it: its path, size and modification time. A
-/// replaced or upgraded library has another identity.
+/// A library file as the loader's search found it: its path, and the metadata that changes
+/// when the file is replaced or upgraded ([`Stamp`]). A replaced or upgraded library has
+/// another identity.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct LibraryIdentity {
     path: PathBuf,
-    size: u64,
-    mtime_ns: u128,
+    stamp: Stamp,
+}
+
+/// What identifies a file's contents without reading them, as `ccache` does for compilers: its
+/// size and modification time and, on Unix, its status-change time, device and inode. A file
+/// replaced in place has another (a copy keeping the time, `cp -p`, still gets a new
+/// status-change time and inode; a file written in place, a new modification time).
+type Stamp = [u8; STAMP_LEN];
+
+/// Size, modification time (seconds, nanoseconds), status-change time (the same), device, inode:
+/// eight bytes each.
+const STAMP_LEN: usize = 7 * 8;
+
+/// The [`Stamp`] of the file `meta` describes.
+fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
+    #[cfg(unix)]
+    let words: [u64; 7] = {
+        use std::os::unix::fs::MetadataExt;
+        [
+            meta.size(),
+            meta.mtime() as u64,
+            meta.mtime_nsec() as u64,
+            meta.ctime() as u64,
+            meta.ctime_nsec() as u64,
+            meta.dev(),
+            meta.ino(),
+        ]
+    };
+    #[cfg(not(unix))]
+    let words: [u64; 7] = {
+        let modified = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .unwrap_or_default();
+        [
+            meta.len(),
+            modified.as_secs(),
+            u64::from(modified.subsec_nanos()),
+            0,
+            0,
+            0,
+            0,
+        ]
+    };
+    let mut stamp = [0u8; STAMP_LEN];
+    for (bytes, word) in stamp.chunks_exact_mut(8).zip(words) {
+        bytes.copy_from_slice(&word.to_le_bytes());
+    }
+    stamp
 }
 
 impl LibraryIdentity {
-    /// The file at `path` now, following links (the size and time are the library's own; the
-    /// path stays as found, since resolving it costs a system call per component).
+    /// The file at `path` now, following links (the stamp is the library's own; the path
+    /// stays as found, since resolving it costs a system call per component).
     fn of(path: PathBuf) -> Option<LibraryIdentity> {
         let meta = std::fs::metadata(&path).ok()?;
-        let mtime_ns = meta
-            .modified()
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_nanos());
         Some(LibraryIdentity {
+            stamp: stamp_of(&meta),
             path,
-            size: meta.len(),
-            mtime_ns,
         })
     }
 
-    /// Whether the file is still the one this identity names: one `stat`.
-    pub(crate) fn is_current(&self) -> bool {
-        LibraryIdentity::of(self.path.clone()).as_ref() == Some(self)
-    }
-
-    /// As stored in a cache entry: the path's length and bytes, the size, the time.
+    /// As stored in a cache entry: the path's length and bytes, then the stamp.
     pub(crate) fn to_bytes(&self) -> Vec<u8> {
         let path = self.path.as_os_str().as_encoded_bytes();
-        let mut b = Vec::with_capacity(8 + path.len() + 24);
+        let mut b = Vec::with_capacity(8 + path.len() + STAMP_LEN);
         b.extend_from_slice(&(path.len() as u64).to_le_bytes());
         b.extend_from_slice(path);
-        b.extend_from_slice(&self.size.to_le_bytes());
-        b.extend_from_slice(&self.mtime_ns.to_le_bytes());
+        b.extend_from_slice(&self.stamp);
         b
     }
+}
 
-    /// Reads what [`to_bytes`](Self::to_bytes) wrote; `None` for anything else.
-    pub(crate) fn from_bytes(b: &[u8]) -> Option<LibraryIdentity> {
-        let len = usize::try_from(u64::from_le_bytes(b.get(..8)?.try_into().ok()?)).ok()?;
-        let path = b.get(8..8usize.checked_add(len)?)?;
-        let rest = &b[8 + len..];
-        if rest.len() != 24 {
-            return None;
-        }
-        #[cfg(unix)]
-        let path = PathBuf::from(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(
-            path,
-        ));
-        // Elsewhere `OsStr`'s bytes are not a stable format: only UTF-8 paths round-trip.
-        #[cfg(not(unix))]
-        let path = PathBuf::from(std::str::from_utf8(path).ok()?);
-        Some(LibraryIdentity {
-            path,
-            size: u64::from_le_bytes(rest[..8].try_into().ok()?),
-            mtime_ns: u128::from_le_bytes(rest[8..].try_into().ok()?),
-        })
+/// Whether `stored` (what [`LibraryIdentity::to_bytes`] wrote) names a file that is still
+/// there, unchanged: one `stat`, and nothing allocated (the path is used where it lies in the
+/// entry). `false` for anything else.
+pub(crate) fn stored_library_is_current(stored: &[u8]) -> bool {
+    let Some((path, stamp)) = split_stored(stored) else {
+        return false;
+    };
+    std::fs::metadata(path).is_ok_and(|meta| stamp_of(&meta)[..] == *stamp)
+}
+
+/// The path and stamp of a stored identity, borrowed from it.
+fn split_stored(b: &[u8]) -> Option<(&Path, &[u8])> {
+    let len = usize::try_from(u64::from_le_bytes(b.get(..8)?.try_into().ok()?)).ok()?;
+    let (path, stamp) = b.get(8..)?.split_at_checked(len)?;
+    if stamp.len() != STAMP_LEN {
+        return None;
     }
+    #[cfg(unix)]
+    let path = Path::new(<std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(
+        path,
+    ));
+    // Elsewhere `OsStr`'s bytes are not a stable format: only UTF-8 paths round-trip.
+    #[cfg(not(unix))]
+    let path = Path::new(std::str::from_utf8(path).ok()?);
+    Some((path, stamp))
 }
 
 /// The directories the loader searches first (`LD_LIBRARY_PATH`, `PATH` on Windows), as set:
@@ -264,22 +305,44 @@ mod tests {
     }
 
     #[test]
-    fn a_library_identity_round_trips_and_notices_a_change() {
+    fn a_stored_library_identity_notices_a_change() {
         let dir = std::env::temp_dir().join(format!("gpu-runtime-identity-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("libnvrtc.so");
         std::fs::write(&file, b"one").unwrap();
         let id = LibraryIdentity::of(file.clone()).unwrap();
-        assert_eq!(LibraryIdentity::from_bytes(&id.to_bytes()), Some(id.clone()));
-        assert!(id.is_current());
-        std::fs::write(&file, b"three").unwrap();
-        assert!(!id.is_current(), "another size");
-        std::fs::remove_file(&file).unwrap();
-        assert!(!id.is_current(), "gone");
         let bytes = id.to_bytes();
+        assert_eq!(split_stored(&bytes), Some((file.as_path(), &id.stamp[..])));
+        assert!(stored_library_is_current(&bytes));
+        std::fs::write(&file, b"three").unwrap();
+        assert!(!stored_library_is_current(&bytes), "another size");
+        let rewritten = LibraryIdentity::of(file.clone()).unwrap().to_bytes();
+        assert!(stored_library_is_current(&rewritten));
+        // The same size, contents and modification time, as `cp -p` leaves: another inode.
+        let modified = std::fs::metadata(&file).unwrap().modified().unwrap();
+        let copy = dir.join("copy");
+        std::fs::write(&copy, b"three").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&copy)
+            .unwrap()
+            .set_modified(modified)
+            .unwrap();
+        std::fs::rename(&copy, &file).unwrap();
+        assert_eq!(std::fs::metadata(&file).unwrap().modified().unwrap(), modified);
+        assert!(
+            !stored_library_is_current(&rewritten),
+            "replaced by a file of the same size and time"
+        );
+        std::fs::remove_file(&file).unwrap();
+        assert!(!stored_library_is_current(&bytes), "gone");
         for cut in [0, 7, 8, bytes.len() - 1] {
-            assert_eq!(LibraryIdentity::from_bytes(&bytes[..cut]), None, "cut to {cut}");
+            assert_eq!(split_stored(&bytes[..cut]), None, "cut to {cut}");
+            assert!(!stored_library_is_current(&bytes[..cut]), "cut to {cut}");
         }
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert_eq!(split_stored(&longer), None);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

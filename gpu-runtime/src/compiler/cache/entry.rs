@@ -44,6 +44,7 @@ fn put_bytes(p: &mut Vec<u8>, b: &[u8]) {
     p.extend_from_slice(b);
 }
 
+/// The XXH3-128 of the identity followed by the payload, as they lie in the entry.
 fn checksum(compiler: &[u8], payload: &[u8]) -> [u8; 16] {
     let mut h = xxhash_rust::xxh3::Xxh3::new();
     h.update(compiler);
@@ -55,8 +56,9 @@ fn checksum(compiler: &[u8], payload: &[u8]) -> [u8; 16] {
 /// `material`; `None` for anything malformed, and for an entry stored under other material
 /// (renamed or copied into place, by accident or by someone who may write the directory, or
 /// another compile whose key has the same name). With the module comes the identity of the
-/// compiler that made it, as stored.
-pub(super) fn decode(bytes: &[u8], material: &KeyMaterial) -> Option<(CompiledModule, Vec<u8>)> {
+/// compiler that made it, as stored. The image is moved to the front of `bytes`, which becomes
+/// the module's: a copy would touch new memory, which a new process pays for by the page.
+pub(super) fn decode(mut bytes: Vec<u8>, material: &KeyMaterial) -> Option<(CompiledModule, Vec<u8>)> {
     let material = material.as_bytes();
     if bytes.len() < HEADER || &bytes[..8] != MAGIC {
         return None;
@@ -72,9 +74,12 @@ pub(super) fn decode(bytes: &[u8], material: &KeyMaterial) -> Option<(CompiledMo
     }
     let (stored, rest) = bytes[HEADER..].split_at_checked(material.len())?;
     let (compiler, payload) = rest.split_at_checked(usize::try_from(compiler_len).ok()?)?;
+    // The identity and the payload lie together, so they are hashed in one call: the same
+    // digest as `checksum`'s two updates, by the one-shot code the key's hash has just run
+    // (the streaming hasher is more code to fault in, in a new process).
     if stored != material
         || payload.len() as u64 != len
-        || checksum(compiler, payload)[..] != bytes[32..HEADER]
+        || xxhash_rust::xxh3::xxh3_128(rest).to_le_bytes()[..] != bytes[32..HEADER]
     {
         return None;
     }
@@ -93,17 +98,22 @@ pub(super) fn decode(bytes: &[u8], material: &KeyMaterial) -> Option<(CompiledMo
         lowered_names.push(String::from_utf8(r.bytes()?.to_vec()).ok()?);
     }
     let log = String::from_utf8(r.bytes()?.to_vec()).ok()?;
-    let image = r.bytes()?.to_vec();
+    let image_len = r.bytes()?.len();
     if !r.0.is_empty() {
         return None;
     }
+    let compiler = compiler.to_vec();
+    // The image is the entry's last field: it ends where the entry does.
+    let image_start = bytes.len() - image_len;
+    bytes.copy_within(image_start.., 0);
+    bytes.truncate(image_len);
     let module = CompiledModule {
-        image,
+        image: bytes,
         target,
         lowered_names,
         log,
     };
-    Some((module, compiler.to_vec()))
+    Some((module, compiler))
 }
 
 struct Reader<'a>(&'a [u8]);

@@ -15,13 +15,18 @@ pub struct CacheKey(pub(crate) [u8; 16]);
 impl CacheKey {
     /// The key as 32 lowercase hex digits (the entry's file name without extension).
     pub fn to_hex(&self) -> String {
+        self.hex_digits().iter().map(|&d| d as char).collect()
+    }
+
+    /// The 32 lowercase hex digits, as ASCII bytes, without allocating.
+    pub(crate) fn hex_digits(&self) -> [u8; 32] {
         const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut s = String::with_capacity(self.0.len() * 2);
-        for b in self.0 {
-            s.push(DIGITS[(b >> 4) as usize] as char);
-            s.push(DIGITS[(b & 15) as usize] as char);
+        let mut hex = [0u8; 32];
+        for (pair, b) in hex.chunks_exact_mut(2).zip(self.0) {
+            pair[0] = DIGITS[(b >> 4) as usize];
+            pair[1] = DIGITS[(b & 15) as usize];
         }
-        s
+        hex
     }
 }
 
@@ -39,12 +44,32 @@ pub(crate) struct KeyMaterial(Vec<u8>);
 
 impl KeyMaterial {
     /// Material that starts with the format's and this crate's version, so that neither an
-    /// older layout nor another version's compile ever matches.
-    pub(crate) fn new() -> KeyMaterial {
-        let mut m = KeyMaterial(Vec::with_capacity(1024));
-        m.field(b"gpu-runtime compile cache v3");
+    /// older layout nor another version's compile ever matches, with room for `bytes` in all:
+    /// a key built in one buffer of the right size touches no memory twice, and a new process
+    /// pays for each page it touches first (a page fault, a few microseconds on a virtual
+    /// machine).
+    pub(crate) fn with_capacity(bytes: usize) -> KeyMaterial {
+        let mut m = KeyMaterial(Vec::with_capacity(bytes));
+        // v4: the content's fields follow the compiler's in the key, no longer nested in one.
+        m.field(b"gpu-runtime compile cache v4");
         m.field(env!("CARGO_PKG_VERSION").as_bytes());
         m
+    }
+
+    /// The bytes from `start` on: a tail of the material, such as its content's fields.
+    pub(crate) fn tail(&self, start: usize) -> &[u8] {
+        self.0.get(start..).unwrap_or_default()
+    }
+
+    /// Appends `bytes`, already made of fields (a tail of other material), as they are.
+    pub(crate) fn fields(&mut self, bytes: &[u8]) -> &mut Self {
+        self.0.extend_from_slice(bytes);
+        self
+    }
+
+    /// The material's length so far: where the next field starts.
+    pub(crate) fn len(&self) -> usize {
+        self.0.len()
     }
 
     pub(crate) fn field(&mut self, bytes: &[u8]) -> &mut Self {
@@ -78,9 +103,9 @@ mod tests {
 
     #[test]
     fn fields_are_length_prefixed() {
-        let mut a = KeyMaterial::new();
+        let mut a = KeyMaterial::with_capacity(64);
         a.list(&["ab", "c"]);
-        let mut b = KeyMaterial::new();
+        let mut b = KeyMaterial::with_capacity(64);
         b.list(&["a", "bc"]);
         assert_ne!(a.as_bytes(), b.as_bytes());
         assert_ne!(a.key(), b.key());

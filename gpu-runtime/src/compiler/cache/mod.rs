@@ -9,7 +9,8 @@
 //! `include_dirs` (directly or by other such headers), and this crate's version; `<key>` is
 //! the hex 128-bit XXH3 of it. A file holds a magic number, the lengths and the payload's
 //! 128-bit XXH3 checksum, the material it was stored under, the NVRTC library file the loader's
-//! search found (path, size and time, checked by a hit with one `stat`; see `toolchain`), then
+//! search found (path, size, times, device and inode, checked by a hit with one `stat`;
+//! see `toolchain`), then
 //! the payload (target, lowered kernel names, compiler log, image). A hit compares the stored material with its own byte
 //! for byte, so an entry is used only for exactly the compile that made it, whatever the
 //! file is called; one that fails any check is treated as absent, recompiled and replaced.
@@ -120,8 +121,19 @@ pub fn default_flags() -> Vec<String> {
 
 /// The file an entry for `key` lives in.
 pub fn entry_path(dir: &Path, key: &CacheKey) -> PathBuf {
-    dir.join(format!("{}.entry", key.to_hex()))
+    // One allocation of the right size, where `join(format!(..))` made three.
+    let mut name = [0u8; 32 + ENTRY_EXTENSION.len()];
+    name[..32].copy_from_slice(&key.hex_digits());
+    name[32..].copy_from_slice(ENTRY_EXTENSION.as_bytes());
+    let mut path = PathBuf::with_capacity(dir.as_os_str().len() + 1 + name.len());
+    path.push(dir);
+    // Hex digits and an ASCII extension: always UTF-8.
+    path.push(std::str::from_utf8(&name).unwrap_or_default());
+    path
 }
+
+/// What an entry's file name ends with, after the key's 32 hex digits.
+const ENTRY_EXTENSION: &str = ".entry";
 
 /// The outcome of reading an entry.
 pub(crate) enum Lookup {
@@ -134,30 +146,45 @@ pub(crate) enum Lookup {
     Untrusted(String),
 }
 
-/// The entry stored under `material`, if one is there, whole, and trusted.
-pub(crate) fn load(dir: &Path, material: &KeyMaterial) -> Lookup {
-    let path = entry_path(dir, &material.key());
+/// The entry stored under `material`, whose key is `key`, if one is there, whole, and trusted.
+pub(crate) fn load(dir: &Path, key: &CacheKey, material: &KeyMaterial) -> Lookup {
+    match read_entry(dir, key) {
+        Ok(bytes) => check_entry(bytes, material),
+        Err(not_read) => not_read,
+    }
+}
+
+/// The bytes of the entry for `key` in `dir`, if it is there and trusted (see the
+/// [module docs](self)): an open, a `stat` of the open file, one read. `Err` says what
+/// [`load`] does instead.
+pub(crate) fn read_entry(dir: &Path, key: &CacheKey) -> Result<Vec<u8>, Lookup> {
+    let path = entry_path(dir, key);
     let mut file = match fs::File::open(&path) {
         Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Lookup::Absent,
-        Err(e) => return Lookup::Unreadable(e),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(Lookup::Absent),
+        Err(e) => return Err(Lookup::Unreadable(e)),
     };
     // Checked on the open file, so that what is read is what was checked.
     let meta = match file.metadata() {
         Ok(meta) => meta,
-        Err(e) => return Lookup::Unreadable(e),
+        Err(e) => return Err(Lookup::Unreadable(e)),
     };
     if let Err(why) = trusted_file(&path, &meta) {
-        return Lookup::Untrusted(why);
+        return Err(Lookup::Untrusted(why));
     }
-    match read_all(&mut file, &meta) {
-        Ok(bytes) => match decode(&bytes, material) {
-            Some((m, compiler)) => Lookup::Found(m, compiler),
-            None => Lookup::Invalid,
-        },
+    read_all(&mut file, &meta).map_err(|e| match e.kind() {
         // Shorter than its size said: not a whole entry.
-        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Lookup::Invalid,
-        Err(e) => Lookup::Unreadable(e),
+        io::ErrorKind::UnexpectedEof => Lookup::Invalid,
+        _ => Lookup::Unreadable(e),
+    })
+}
+
+/// What the entry `bytes` (from [`read_entry`]) holds, if it was stored under `material` and
+/// is whole (its checks are in `entry::decode`).
+pub(crate) fn check_entry(bytes: Vec<u8>, material: &KeyMaterial) -> Lookup {
+    match decode(bytes, material) {
+        Some((m, compiler)) => Lookup::Found(m, compiler),
+        None => Lookup::Invalid,
     }
 }
 
@@ -266,7 +293,7 @@ mod tests {
     }
 
     fn material(text: &str) -> KeyMaterial {
-        let mut m = KeyMaterial::new();
+        let mut m = KeyMaterial::with_capacity(64);
         m.field(text.as_bytes());
         m
     }
@@ -276,14 +303,14 @@ mod tests {
         let m = sample();
         let key = material("seven");
         let bytes = encode(&m, &key, b"nvrtc file");
-        assert_eq!(decode(&bytes, &key), Some((m, b"nvrtc file".to_vec())));
+        assert_eq!(decode(bytes.clone(), &key), Some((m, b"nvrtc file".to_vec())));
         assert_eq!(
-            decode(&bytes, &material("eight")),
+            decode(bytes.clone(), &material("eight")),
             None,
             "stored under other material"
         );
         assert_eq!(
-            decode(&bytes, &material("sevens")),
+            decode(bytes.clone(), &material("sevens")),
             None,
             "stored under material of another length"
         );
@@ -299,7 +326,7 @@ mod tests {
             HEADER + stored + 5,
             bytes.len() - 1,
         ] {
-            assert_eq!(decode(&bytes[..cut], &key), None, "truncated to {cut}");
+            assert_eq!(decode(bytes[..cut].to_vec(), &key), None, "truncated to {cut}");
         }
         for i in [
             0,
@@ -313,10 +340,10 @@ mod tests {
         ] {
             let mut bad = bytes.clone();
             bad[i] ^= 0x40;
-            assert_eq!(decode(&bad, &key), None, "byte {i} flipped");
+            assert_eq!(decode(bad, &key), None, "byte {i} flipped");
         }
         let mut longer = bytes.clone();
         longer.push(0);
-        assert_eq!(decode(&longer, &key), None);
+        assert_eq!(decode(longer, &key), None);
     }
 }
