@@ -214,7 +214,7 @@ impl<R: Element> ReductionKernel<R> {
             .into());
         }
         // CUDA's headers of the 16-bit float types the arguments and the result name.
-        let acc_def = cast::headers_for(params.iter().map(|p| p.scalar).chain([R::SCALAR])) + acc.1;
+        let acc_def = cast::headers_for(params.iter().map(|p| p.dtype).chain([R::DTYPE])) + acc.1;
         let mut k = ReductionKernel {
             name: name.to_owned(),
             params,
@@ -330,7 +330,7 @@ impl<R: Element> ReductionKernel<R> {
                 ArgKind::Array(x) => Some((
                     layout::is_c_contiguous(x.shape(), x.strides()),
                     layout::is_f_contiguous(x.shape(), x.strides()),
-                    x.addr % codegen::vec4_align(x.scalar.size()) == 0,
+                    x.addr % codegen::vec4_align(x.dtype.size()) == 0,
                 )),
                 ArgKind::Scalar(..) => None,
             })
@@ -445,7 +445,7 @@ impl<R: Element> ReductionKernel<R> {
         let element_bytes: usize = args
             .iter()
             .map(|a| match &a.0 {
-                ArgKind::Array(x) => x.scalar.size(),
+                ArgKind::Array(x) => x.dtype.size(),
                 ArgKind::Scalar(..) => 0,
             })
             .sum();
@@ -561,7 +561,7 @@ fn lanes_vectorizable(args: &[KernelArg<'_>], axis: usize) -> bool {
     args.iter().all(|a| match &a.0 {
         ArgKind::Scalar(..) => true,
         ArgKind::Array(x) => {
-            let size = x.scalar.size();
+            let size = x.dtype.size();
             let align = codegen::vec4_align(size);
             let st = x.strides();
             st[axis] == 1

@@ -421,6 +421,12 @@ impl<'a> Arg<'a> {
             (Arg::Host(h), ArgType::ConstPtr) => h.direction == Direction::In,
             (Arg::Vector(v), ArgType::Vector(t)) => v.ty == t,
             (Arg::Struct(v), ArgType::Struct(t)) => v.fits(&t),
+            // A vector value for a C struct of its size and no Rust type, as `prepare_args`
+            // allows (PyCUDA's records): the owned form of a complex number by value
+            // (`float2` for `gpu_runtime::complex<float>`), which generated kernels pass.
+            (Arg::Vector(v), ArgType::Struct(t)) => {
+                t.rust.is_none() && t.size == v.ty.size() && t.align.is_none_or(|a| a == v.ty.align())
+            }
             #[cfg(feature = "half")]
             (Arg::F16(_), ArgType::F16) | (Arg::Bf16(_), ArgType::Bf16) => true,
             _ => false,
