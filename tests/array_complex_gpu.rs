@@ -3,7 +3,7 @@
 //! reversed, transposed; empty and 0-d arrays), `fill`, `astype` to and from every type,
 //! `==`/`!=`, arithmetic with arrays and complex scalars (broadcasting), `where_`, the math
 //! functions NumPy defines on complex numbers (with NaN and infinite parts where its result is
-//! defined), `conj`/`real`/`imag`/`angle`/`complex_abs`, `sum`/`prod`/`mean_as` over all and
+//! defined), `isnan`/`isinf`/`isfinite`, `conj`/`real`/`imag`/`angle`/`complex_abs`, `sum`/`prod`/`mean_as` over all and
 //! one axis, `vdot` (conjugating) against `dot` (not), the complex normal fill, and the typed
 //! errors of what complex numbers do not define.
 
@@ -402,6 +402,20 @@ where
     assert!(
         sqrt[5].to_c64().im.is_sign_negative(),
         "sqrt(-4 - 0i) is on the lower side"
+    );
+    // isnan/isinf: either part; isfinite: both parts (inf + NaN i is NaN and infinite).
+    let flags = |v: Vec<Bool>| v.iter().map(|b| b.get()).collect::<Vec<_>>();
+    assert_eq!(
+        flags(math::isnan(&d)?.to_vec()?),
+        [true, true, false, false, false, false, false]
+    );
+    assert_eq!(
+        flags(math::isinf(&d)?.to_vec()?),
+        [true, true, true, true, false, false, false]
+    );
+    assert_eq!(
+        flags(math::isfinite(&d)?.to_vec()?),
+        [false, false, false, false, true, true, true]
     );
     let log = math::log(&d)?.to_vec()?;
     check("log(0)", &log[6..7], &[Complex64::new(-inf, 0.0)], 0.0);

@@ -30,6 +30,10 @@ __host__ __device__ inline float cos_(float x) { return ::cosf(x); }
 __host__ __device__ inline double cos_(double x) { return ::cos(x); }
 __host__ __device__ inline float copysign_(float x, float y) { return ::copysignf(x, y); }
 __host__ __device__ inline double copysign_(double x, double y) { return ::copysign(x, y); }
+__host__ __device__ inline bool isnan_(float x) { return isnan(x); }
+__host__ __device__ inline bool isnan_(double x) { return isnan(x); }
+__host__ __device__ inline bool isinf_(float x) { return isinf(x); }
+__host__ __device__ inline bool isinf_(double x) { return isinf(x); }
 __host__ __device__ inline float sinh_(float x) { return ::sinhf(x); }
 __host__ __device__ inline double sinh_(double x) { return ::sinh(x); }
 __host__ __device__ inline float cosh_(float x) { return ::coshf(x); }
@@ -210,6 +214,16 @@ __host__ __device__ inline complex<T> pow(const complex<T> &a, const complex<T> 
     if (a.re == T() && a.im == T() && b.im == T() && b.re > T()) return complex<T>(T(), T());
     return exp(b * log(a));
 }
+
+// NumPy's (and C99's) classification of a complex number: NaN or infinite when either part
+// is (an infinite part makes the number infinite even with a NaN other part), finite when both
+// parts are.
+template <typename T>
+__host__ __device__ inline bool isinf(const complex<T> &z) { return detail::isinf_(z.re) || detail::isinf_(z.im); }
+template <typename T>
+__host__ __device__ inline bool isnan(const complex<T> &z) { return detail::isnan_(z.re) || detail::isnan_(z.im); }
+template <typename T>
+__host__ __device__ inline bool isfinite(const complex<T> &z) { return !isnan(z) && !isinf(z); }
 
 // CUDA's own complex types (cuComplex.h's cuFloatComplex is float2) hold the same bytes.
 __host__ __device__ inline complex<float> from_vector(float2 v) { return complex<float>(v.x, v.y); }

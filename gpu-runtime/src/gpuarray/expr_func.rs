@@ -319,6 +319,8 @@ pub(crate) fn result_type(func: Func, args: &[DType]) -> Option<DType> {
     match func {
         Func::Math(f) => f.c_function(first).map(|_| first),
         Func::Math2(f) => f.c_function(first).map(|_| first),
+        // NumPy's `isnan`, `isinf`, `isfinite` of a complex number look at both parts.
+        Func::Predicate("isnan" | "isinf" | "isfinite") if complex => Some(DType::Bool),
         Func::Predicate(_) => float.then_some(DType::Bool),
         Func::Ldexp => float.then_some(first),
         // Complex numbers have no order: only `==` and `!=`.
@@ -355,6 +357,7 @@ pub(crate) fn render(func: Func, t: DType, arg_types: &[DType], args: &[String])
             a(0),
             a(1)
         ),
+        Func::Predicate(name) if first.is_complex() => format!("((bool)gpu_runtime::{name}({}))", a(0)),
         Func::Predicate(name) => format!("((bool){name}({}))", a(0)),
         Func::Ldexp => {
             let name = if first == DType::F32 { "ldexpf" } else { "ldexp" };

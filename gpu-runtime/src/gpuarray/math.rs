@@ -137,6 +137,22 @@ impl<'a, T: Inexact> Expr<'a, T> {
         sinh Sinh "The hyperbolic sine"; cosh Cosh "The hyperbolic cosine";
         tanh Tanh "The hyperbolic tangent";
     );
+
+    /// Whether each element is NaN (a complex number: either part), as a step of this
+    /// expression.
+    pub fn isnan(self) -> Expr<'a, Bool> {
+        Expr::call(Func::Predicate("isnan"), vec![self.untyped()])
+    }
+
+    /// Whether each element is an infinity (a complex number: either part, as NumPy's).
+    pub fn isinf(self) -> Expr<'a, Bool> {
+        Expr::call(Func::Predicate("isinf"), vec![self.untyped()])
+    }
+
+    /// Whether each element is neither NaN nor an infinity (a complex number: both parts).
+    pub fn isfinite(self) -> Expr<'a, Bool> {
+        Expr::call(Func::Predicate("isfinite"), vec![self.untyped()])
+    }
 }
 
 impl<'a, T: Float> Expr<'a, T> {
@@ -153,21 +169,6 @@ impl<'a, T: Float> Expr<'a, T> {
         round Rint "NumPy's `round` (no decimals): the nearest integer, halves to even, as `rint`";
         trunc Trunc "The integer part, toward zero";
     );
-
-    /// Whether each element is NaN, as a step of this expression.
-    pub fn isnan(self) -> Expr<'a, Bool> {
-        Expr::call(Func::Predicate("isnan"), vec![self.untyped()])
-    }
-
-    /// Whether each element is an infinity.
-    pub fn isinf(self) -> Expr<'a, Bool> {
-        Expr::call(Func::Predicate("isinf"), vec![self.untyped()])
-    }
-
-    /// Whether each element is neither NaN nor an infinity.
-    pub fn isfinite(self) -> Expr<'a, Bool> {
-        Expr::call(Func::Predicate("isfinite"), vec![self.untyped()])
-    }
 
     /// Whether each element's sign bit is set (true for `-0.0` and negative NaNs).
     pub fn signbit(self) -> Expr<'a, Bool> {
@@ -216,6 +217,9 @@ unary_fns!(Inexact;
     sinh sinh_on sinh_into => T, "The hyperbolic sine";
     cosh cosh_on cosh_into => T, "The hyperbolic cosine";
     tanh tanh_on tanh_into => T, "The hyperbolic tangent";
+    isnan isnan_on isnan_into => Bool, "Whether it is NaN,";
+    isinf isinf_on isinf_into => Bool, "Whether it is an infinity,";
+    isfinite isfinite_on isfinite_into => Bool, "Whether it is finite,";
 );
 
 unary_fns!(Float;
@@ -236,9 +240,6 @@ unary_fns!(Float;
     rint rint_on rint_into => T, "The nearest integer (halves to even)";
     round round_on round_into => T, "NumPy's `round` with no decimals (halves to even, as `rint`)";
     trunc trunc_on trunc_into => T, "The integer part, toward zero";
-    isnan isnan_on isnan_into => Bool, "Whether it is NaN,";
-    isinf isinf_on isinf_into => Bool, "Whether it is an infinity,";
-    isfinite isfinite_on isfinite_into => Bool, "Whether it is finite,";
     signbit signbit_on signbit_into => Bool, "Whether its sign bit is set,";
 );
 

@@ -102,6 +102,20 @@ fn every_complex_function_compiles_in_one_expression() {
             ],
         );
         let cond = call(Func::Or, vec![cond, x()]);
+        let classified = call(
+            Func::Xor,
+            vec![
+                call(Func::Predicate("isnan"), vec![x()]),
+                call(
+                    Func::And,
+                    vec![
+                        call(Func::Predicate("isinf"), vec![x()]),
+                        call(Func::Predicate("isfinite"), vec![x()]),
+                    ],
+                ),
+            ],
+        );
+        let cond = call(Func::And, vec![cond, classified]);
         let w = call(
             Func::Where,
             vec![cond, e, call(Func::Cast(d), vec![Node::ArrayOf(DType::I32)])],
@@ -165,7 +179,10 @@ fn functions_without_complex_meaning_are_typed_errors() {
         (call(Func::Abs, vec![x()]), "Abs"),
         (call(Func::Sign, vec![x()]), "Sign"),
         (call(Func::Math(MathFn::Floor), vec![x()]), "Math(Floor)"),
-        (call(Func::Predicate("isnan"), vec![x()]), "Predicate(\"isnan\")"),
+        (
+            call(Func::Predicate("signbit"), vec![x()]),
+            "Predicate(\"signbit\")",
+        ),
         (bin(BinOp::Rem, x(), x()), "Rem"),
         (bin(BinOp::FloorDiv, x(), x()), "FloorDiv"),
     ];
