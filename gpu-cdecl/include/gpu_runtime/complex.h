@@ -30,6 +30,16 @@ __host__ __device__ inline float cos_(float x) { return ::cosf(x); }
 __host__ __device__ inline double cos_(double x) { return ::cos(x); }
 __host__ __device__ inline float copysign_(float x, float y) { return ::copysignf(x, y); }
 __host__ __device__ inline double copysign_(double x, double y) { return ::copysign(x, y); }
+__host__ __device__ inline bool isnan_(float x) { return isnan(x); }
+__host__ __device__ inline bool isnan_(double x) { return isnan(x); }
+__host__ __device__ inline bool isinf_(float x) { return isinf(x); }
+__host__ __device__ inline bool isinf_(double x) { return isinf(x); }
+__host__ __device__ inline float sinh_(float x) { return ::sinhf(x); }
+__host__ __device__ inline double sinh_(double x) { return ::sinh(x); }
+__host__ __device__ inline float cosh_(float x) { return ::coshf(x); }
+__host__ __device__ inline double cosh_(double x) { return ::cosh(x); }
+__host__ __device__ inline float tanh_(float x) { return ::tanhf(x); }
+__host__ __device__ inline double tanh_(double x) { return ::tanh(x); }
 }  // namespace detail
 
 template <typename T>
@@ -128,8 +138,13 @@ template <typename T>
 __host__ __device__ inline complex<T> polar(const T &r, const T &theta = T()) {
     return complex<T>(r * detail::cos_(theta), r * detail::sin_(theta));
 }
+// exp(x) * (cos y, sin y); a zero imaginary part stays exact (exp(inf + 0i) = inf + 0i, not
+// inf * sin 0 = NaN), as C99's cexp and NumPy.
 template <typename T>
-__host__ __device__ inline complex<T> exp(const complex<T> &z) { return polar(detail::exp_(z.re), z.im); }
+__host__ __device__ inline complex<T> exp(const complex<T> &z) {
+    if (z.im == T()) return complex<T>(detail::exp_(z.re), z.im);
+    return polar(detail::exp_(z.re), z.im);
+}
 template <typename T>
 __host__ __device__ inline complex<T> log(const complex<T> &z) {
     return complex<T>(detail::log_(abs(z)), arg(z));
@@ -142,6 +157,73 @@ __host__ __device__ inline complex<T> sqrt(const complex<T> &z) {
     if (z.re >= T()) return complex<T>(r, z.im / (T(2) * r));
     return complex<T>(detail::fabs_(z.im) / (T(2) * r), detail::copysign_(r, z.im));
 }
+
+// log(z) / ln(10).
+template <typename T>
+__host__ __device__ inline complex<T> log10(const complex<T> &z) {
+    complex<T> l = log(z);
+    const T inv_ln10 = T(0.43429448190325182765);
+    return complex<T>(l.re * inv_ln10, l.im * inv_ln10);
+}
+
+// sinh(x + iy) = sinh x cos y + i cosh x sin y (a zero imaginary part stays exact).
+template <typename T>
+__host__ __device__ inline complex<T> sinh(const complex<T> &z) {
+    if (z.im == T()) return complex<T>(detail::sinh_(z.re), z.im);
+    return complex<T>(detail::sinh_(z.re) * detail::cos_(z.im), detail::cosh_(z.re) * detail::sin_(z.im));
+}
+// cosh(x + iy) = cosh x cos y + i sinh x sin y.
+template <typename T>
+__host__ __device__ inline complex<T> cosh(const complex<T> &z) {
+    if (z.im == T()) return complex<T>(detail::cosh_(z.re), z.re < T() ? -z.im : z.im);
+    return complex<T>(detail::cosh_(z.re) * detail::cos_(z.im), detail::sinh_(z.re) * detail::sin_(z.im));
+}
+// tanh(x + iy) = (sinh 2x + i sin 2y) / (cosh 2x + cos 2y); for |x| > 20 (where tanh x is 1
+// in double and cosh 2x would overflow float) the limit: sign(x) + i 4 sin y cos y e^(-2|x|).
+template <typename T>
+__host__ __device__ inline complex<T> tanh(const complex<T> &z) {
+    if (z.im == T()) return complex<T>(detail::tanh_(z.re), z.im);
+    if (detail::fabs_(z.re) > T(20)) {
+        T e = detail::exp_(T(-2) * detail::fabs_(z.re));
+        return complex<T>(detail::copysign_(T(1), z.re),
+                          T(4) * detail::sin_(z.im) * detail::cos_(z.im) * e);
+    }
+    T d = detail::cosh_(T(2) * z.re) + detail::cos_(T(2) * z.im);
+    return complex<T>(detail::sinh_(T(2) * z.re) / d, detail::sin_(T(2) * z.im) / d);
+}
+// sin z = -i sinh(iz) = sin x cosh y + i cos x sinh y.
+template <typename T>
+__host__ __device__ inline complex<T> sin(const complex<T> &z) {
+    complex<T> s = sinh(complex<T>(-z.im, z.re));
+    return complex<T>(s.im, -s.re);
+}
+// cos z = cosh(iz).
+template <typename T>
+__host__ __device__ inline complex<T> cos(const complex<T> &z) { return cosh(complex<T>(-z.im, z.re)); }
+// tan z = -i tanh(iz).
+template <typename T>
+__host__ __device__ inline complex<T> tan(const complex<T> &z) {
+    complex<T> t = tanh(complex<T>(-z.im, z.re));
+    return complex<T>(t.im, -t.re);
+}
+// a^b = exp(b log a); 0^b is 1 for b = 0, 0 for Re b > 0 with Im b = 0 (NumPy's
+// values), and exp(b log 0) (infinities or NaN) otherwise.
+template <typename T>
+__host__ __device__ inline complex<T> pow(const complex<T> &a, const complex<T> &b) {
+    if (b.re == T() && b.im == T()) return complex<T>(T(1), T());
+    if (a.re == T() && a.im == T() && b.im == T() && b.re > T()) return complex<T>(T(), T());
+    return exp(b * log(a));
+}
+
+// NumPy's (and C99's) classification of a complex number: NaN or infinite when either part
+// is (an infinite part makes the number infinite even with a NaN other part), finite when both
+// parts are.
+template <typename T>
+__host__ __device__ inline bool isinf(const complex<T> &z) { return detail::isinf_(z.re) || detail::isinf_(z.im); }
+template <typename T>
+__host__ __device__ inline bool isnan(const complex<T> &z) { return detail::isnan_(z.re) || detail::isnan_(z.im); }
+template <typename T>
+__host__ __device__ inline bool isfinite(const complex<T> &z) { return !isnan(z) && !isinf(z); }
 
 // CUDA's own complex types (cuComplex.h's cuFloatComplex is float2) hold the same bytes.
 __host__ __device__ inline complex<float> from_vector(float2 v) { return complex<float>(v.x, v.y); }

@@ -340,6 +340,43 @@ pub enum ArgumentError {
         /// Whether an array was given.
         given_array: bool,
     },
+    /// [`KindDiffers`](Self::KindDiffers) where a complex type is declared or given (not a
+    /// `gpu-cdecl` scalar): the types by their C names (`gpu_runtime::complex<float>`).
+    #[error("kernel `{kernel}`: `{name}` takes {} `{expected}`, but {} `{given}` was given", if *.expected_array { "an array of" } else { "a scalar" }, if *.given_array { "an array of" } else { "a scalar" })]
+    ElementTypeDiffers {
+        /// The kernel.
+        kernel: Box<str>,
+        /// The argument's name.
+        name: String,
+        /// The declared element type's C name.
+        expected: &'static str,
+        /// Whether the declaration takes an array.
+        expected_array: bool,
+        /// The given element type's C name.
+        given: &'static str,
+        /// Whether an array was given.
+        given_array: bool,
+    },
+    /// A function or operator an expression applies to a complex element, on which it is
+    /// not defined (`<`, `max`, `%`, `floor`, ...: complex numbers have no order).
+    #[error("kernel `{kernel}`: `{function}` is not defined on `{element}`")]
+    UndefinedOnElement {
+        /// The kernel (`gpu_expr`).
+        kernel: Box<str>,
+        /// The function or operator, as the expression names it (`Compare(Lt)`, `Rem`).
+        function: Box<str>,
+        /// The element type's C name (`gpu_runtime::complex<float>`).
+        element: &'static str,
+    },
+    /// An operation NumPy defines on the element type that this crate does not implement for
+    /// it yet (`cumsum` of a complex array).
+    #[error("`{operation}` is not implemented for `{element}` elements yet")]
+    NotYetOnElement {
+        /// The operation.
+        operation: &'static str,
+        /// The element type's C name.
+        element: &'static str,
+    },
     /// An expression of more arrays or scalars than one kernel takes.
     #[error("kernel `{kernel}`: the expression reads {arrays} arrays and {scalars} scalars; at most {limit} of each")]
     TooManyOperands {

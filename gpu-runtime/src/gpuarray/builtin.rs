@@ -5,10 +5,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use gpu_cdecl::Scalar;
-
 use crate::error::Result;
 use crate::gpuarray::cast;
+use crate::gpuarray::dtype::DType;
 use crate::gpuarray::elementwise::ElementwiseKernel;
 
 /// An operation the crate generates a kernel for.
@@ -20,12 +19,12 @@ pub(crate) enum Builtin {
     Convert,
 }
 
-type Key = (Builtin, Scalar, Scalar);
+type Key = (Builtin, DType, DType);
 
 static KERNELS: Mutex<Option<HashMap<Key, Arc<ElementwiseKernel>>>> = Mutex::new(None);
 
 /// The kernel of `op` from elements of `from` to elements of `to`.
-pub(crate) fn kernel(op: Builtin, from: Scalar, to: Scalar) -> Result<Arc<ElementwiseKernel>> {
+pub(crate) fn kernel(op: Builtin, from: DType, to: DType) -> Result<Arc<ElementwiseKernel>> {
     let key = (op, from, to);
     let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(k) = map.as_ref().and_then(|m| m.get(&key)) {
@@ -37,7 +36,7 @@ pub(crate) fn kernel(op: Builtin, from: Scalar, to: Scalar) -> Result<Arc<Elemen
         Builtin::Convert => ElementwiseKernel::with_name(
             "gpu_convert",
             &format!("const {f} *x, {t} *z"),
-            &format!("z = {}", cast::cast_c(from, to, "x")),
+            &format!("z = {}", cast::convert_c(from, to, "x")),
         )?,
     };
     let k = Arc::new(k);

@@ -6,14 +6,33 @@
 //! `__ll2half_rn`, ...): one rounding from the source value, as NumPy rounds.
 //!
 //! A new element type (`bool`) is one more row in [`read_as_wide`] and [`write_from`].
+//!
+//! The complex types ([`convert_c`]): a real value becomes the real part (the imaginary part
+//! zero); one complex type converts to the other part by part; a complex value converts to a
+//! real type as its real part, as NumPy's `astype` does (NumPy also warns, `ComplexWarning`:
+//! this crate has no warnings, and documents it instead), except to `bool`, which is true when
+//! either part is nonzero (NumPy's truth of a complex number).
 
 use gpu_cdecl::Scalar;
 
-/// The `#include` lines a kernel whose elements are `scalars` needs before its code: CUDA's
-/// headers of the 16-bit float types, each once.
-pub(crate) fn headers_for(scalars: impl IntoIterator<Item = Scalar>) -> String {
+use crate::gpuarray::dtype::DType;
+
+/// The `#include` lines a kernel whose elements are `types` needs before its code: this
+/// crate's complex header, and CUDA's headers of the 16-bit float types, each once.
+pub(crate) fn headers_for(types: impl IntoIterator<Item = DType>) -> String {
+    let mut complex = false;
+    let scalars: Vec<Scalar> = types
+        .into_iter()
+        .inspect(|d| complex |= d.is_complex())
+        .map(DType::part_scalar)
+        .collect();
+    let mut out = String::new();
+    if complex {
+        out.push_str("#include <gpu_runtime/complex.h>\n");
+    }
     // gpu-cdecl's, which `#[elementwise]`'s build-time check puts before its kernels too.
-    gpu_cdecl::elementwise::scalar_includes(scalars)
+    out.push_str(&gpu_cdecl::elementwise::scalar_includes(scalars));
+    out
 }
 
 /// `x` (of type `from`) as a C expression of a type that holds every value of `from` exactly,
@@ -89,6 +108,23 @@ fn write_from(from: Scalar, to: Scalar, wide: &str) -> String {
 }
 
 /// The C expression converting `x`, of element type `from`, to `to`, as NumPy's `astype`
+/// does, for any two element types, complex ones included (see the module docs).
+pub(crate) fn convert_c(from: DType, to: DType, x: &str) -> String {
+    match (from.is_complex(), to.is_complex()) {
+        (false, false) => cast_c(from.part_scalar(), to.part_scalar(), x),
+        _ if from == to => x.to_owned(),
+        (false, true) => format!(
+            "{}({})",
+            to.c_name(),
+            cast_c(from.part_scalar(), to.part_scalar(), x)
+        ),
+        (true, true) => format!("{}({x})", to.c_name()),
+        (true, false) if to == DType::Bool => format!("((bool)(({x}).re != 0 || ({x}).im != 0))"),
+        (true, false) => cast_c(from.part_scalar(), to.part_scalar(), &format!("({x}).re")),
+    }
+}
+
+/// The C expression converting `x`, of element type `from`, to `to`, as NumPy's `astype`
 /// does (C's conversion for the built-in types; one correct rounding into the 16-bit floats).
 pub(crate) fn cast_c(from: Scalar, to: Scalar, x: &str) -> String {
     if from == to {
@@ -133,10 +169,36 @@ mod tests {
     }
 
     #[test]
-    fn headers_name_each_16_bit_type_once() {
-        assert_eq!(headers_for([Scalar::F32, Scalar::I8]), "");
+    fn complex_conversions_follow_numpy() {
         assert_eq!(
-            headers_for([Scalar::F16, Scalar::Bf16, Scalar::F16]),
+            convert_c(DType::I32, DType::Complex64, "x"),
+            "gpu_runtime::complex<double>((double)(x))"
+        );
+        assert_eq!(
+            convert_c(DType::Complex32, DType::Complex64, "x"),
+            "gpu_runtime::complex<double>(x)"
+        );
+        assert_eq!(convert_c(DType::Complex64, DType::F32, "x"), "(float)((x).re)");
+        assert_eq!(
+            convert_c(DType::Complex32, DType::Bool, "x"),
+            "((bool)((x).re != 0 || (x).im != 0))"
+        );
+        assert_eq!(convert_c(DType::Complex32, DType::Complex32, "x"), "x");
+        assert_eq!(
+            convert_c(DType::F32, DType::I8, "x"),
+            cast_c(Scalar::F32, Scalar::I8, "x")
+        );
+        assert_eq!(
+            headers_for([DType::Complex32]),
+            "#include <gpu_runtime/complex.h>\n"
+        );
+    }
+
+    #[test]
+    fn headers_name_each_16_bit_type_once() {
+        assert_eq!(headers_for([DType::F32, DType::I8]), "");
+        assert_eq!(
+            headers_for([DType::F16, DType::Bf16, DType::F16]),
             "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
         );
     }

@@ -9,13 +9,13 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use gpu_cdecl::Scalar;
 use ndarray::{Dimension, Ix1, ShapeBuilder};
 
 use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::dtype::DType;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::ElementwiseKernel;
 use crate::gpuarray::kernel_args::KernelArg;
@@ -31,12 +31,14 @@ enum Fill {
     Linear,
 }
 
-type Kernels = HashMap<(Fill, Scalar), Arc<ElementwiseKernel>>;
+type Kernels = HashMap<(Fill, DType), Arc<ElementwiseKernel>>;
 
 static KERNELS: Mutex<Option<Kernels>> = Mutex::new(None);
 
-/// The kernel of `fill` writing elements of `to`, generated once per process.
-fn kernel(fill: Fill, to: Scalar) -> Result<Arc<ElementwiseKernel>> {
+/// The kernel of `fill` writing elements of `to`, generated once per process. A complex
+/// element is C-cast from its real part (`gpu_runtime::complex<float>`'s constructor from one
+/// part): the imaginary part is zero.
+fn kernel(fill: Fill, to: DType) -> Result<Arc<ElementwiseKernel>> {
     let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(k) = map.as_ref().and_then(|m| m.get(&(fill, to))) {
         return Ok(k.clone());
@@ -115,7 +117,7 @@ impl<T: Element, D: Dimension> DeviceArray<T, D> {
     pub fn ones<Sh: ShapeBuilder<Dim = D>>(ctx: &Context, shape: Sh) -> Result<Self> {
         let mut a = Self::empty(ctx, shape)?;
         launch(
-            &*kernel(Fill::One, T::SCALAR)?,
+            &*kernel(Fill::One, T::DTYPE)?,
             None,
             vec![KernelArg::output(&mut a)],
         )?;
@@ -126,7 +128,7 @@ impl<T: Element, D: Dimension> DeviceArray<T, D> {
     pub fn ones_on<Sh: ShapeBuilder<Dim = D>>(stream: &Stream, shape: Sh) -> Result<Self> {
         let mut a = Self::empty(stream.context(), shape)?;
         launch(
-            &*kernel(Fill::One, T::SCALAR)?,
+            &*kernel(Fill::One, T::DTYPE)?,
             Some(stream),
             vec![KernelArg::output(&mut a)],
         )?;
@@ -156,7 +158,7 @@ impl<T: Element, D: Dimension> DeviceArray<T, D> {
     pub fn ones_like<S: Storage>(other: &DeviceArrayBase<S, D>) -> Result<Self> {
         let mut a = Self::empty_like(other)?;
         launch(
-            &*kernel(Fill::One, T::SCALAR)?,
+            &*kernel(Fill::One, T::DTYPE)?,
             None,
             vec![KernelArg::output(&mut a)],
         )?;
@@ -167,7 +169,7 @@ impl<T: Element, D: Dimension> DeviceArray<T, D> {
     pub fn ones_like_on<S: Storage>(stream: &Stream, other: &DeviceArrayBase<S, D>) -> Result<Self> {
         let mut a = Self::empty_like(other)?;
         launch(
-            &*kernel(Fill::One, T::SCALAR)?,
+            &*kernel(Fill::One, T::DTYPE)?,
             Some(stream),
             vec![KernelArg::output(&mut a)],
         )?;
@@ -211,7 +213,7 @@ impl<T: Element> DeviceArray<T, Ix1> {
             KernelArg::scalar(step),
             KernelArg::output(&mut a),
         ];
-        launch(&*kernel(Fill::Range, T::SCALAR)?, stream, args)?;
+        launch(&*kernel(Fill::Range, T::DTYPE)?, stream, args)?;
         Ok(a)
     }
 
@@ -246,7 +248,7 @@ impl<T: Element> DeviceArray<T, Ix1> {
             KernelArg::scalar(last),
             KernelArg::output(&mut a),
         ];
-        launch(&*kernel(Fill::Linear, T::SCALAR)?, stream, args)?;
+        launch(&*kernel(Fill::Linear, T::DTYPE)?, stream, args)?;
         Ok(a)
     }
 }

@@ -18,8 +18,8 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use crate::gpuarray::dtype::DType;
 use gpu_cdecl::elementwise::MAX_DIMS;
-use gpu_cdecl::Scalar;
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
@@ -41,7 +41,7 @@ const BYTES_IN_FLIGHT: usize = 64;
 /// that each thread stores 16 bytes at most per vector and a warp's store is one contiguous
 /// run (four `double`s per thread made two 16-byte stores 32 bytes apart, half-filled sectors
 /// each: `astype` f32 -> f64 ran at 0.6 of the copy floor on an H100).
-fn width(from: Scalar, to: Scalar) -> usize {
+fn width(from: DType, to: DType) -> usize {
     if to.size() > from.size() {
         2
     } else {
@@ -50,16 +50,16 @@ fn width(from: Scalar, to: Scalar) -> usize {
 }
 
 /// Vectors each thread loads before it converts and stores any.
-fn in_flight(from: Scalar, to: Scalar) -> usize {
+fn in_flight(from: DType, to: DType) -> usize {
     (BYTES_IN_FLIGHT / (width(from, to) * from.size())).clamp(4, 8)
 }
 
 /// The source of the flat conversion from elements of `from` to elements of `to`.
-pub(crate) fn source(from: Scalar, to: Scalar) -> String {
+pub(crate) fn source(from: DType, to: DType) -> String {
     let (f, t) = (from.c_name(), to.c_name());
     let headers = cast::headers_for([from, to]);
-    let cast_vec = cast::cast_c(from, to, "gpu_a[gpu_k].v[gpu_m]");
-    let cast_one = cast::cast_c(from, to, "x__p[x__o + i]");
+    let cast_vec = cast::convert_c(from, to, "gpu_a[gpu_k].v[gpu_m]");
+    let cast_one = cast::convert_c(from, to, "x__p[x__o + i]");
     let (w, in_flight) = (width(from, to), in_flight(from, to));
     // The loads of one step are `gpu_nt` vectors apart, so that each warp's accesses stay
     // consecutive (coalesced) as in a plain grid-stride loop. A vector of `w` elements is
@@ -112,13 +112,20 @@ pub(crate) fn applies(args: &[KernelArg<'_>; 2]) -> bool {
             || (layout::is_f_contiguous(a.shape(), a.strides())
                 && layout::is_f_contiguous(b.shape(), b.strides()))
     };
-    let aligned = |a: &ArrayArg<'_>| a.addr.is_multiple_of(vec4_align(a.scalar.size()));
+    let aligned = |a: &ArrayArg<'_>| a.addr.is_multiple_of(vec4_align(a.dtype.size()));
+    // Vectors of 16-byte elements (`Complex64`) would be wider than the alignment checked.
+    let narrow = src.dtype.size() <= 8 && dst.dtype.size() <= 8;
     // More axes than an `ArrayArg` holds are the elementwise launch's to refuse.
     let representable = src.ndim <= MAX_DIMS && dst.ndim <= MAX_DIMS;
-    representable && src.shape() == dst.shape() && same_order(src, dst) && aligned(src) && aligned(dst)
+    narrow
+        && representable
+        && src.shape() == dst.shape()
+        && same_order(src, dst)
+        && aligned(src)
+        && aligned(dst)
 }
 
-static KEYS: Mutex<Option<HashMap<(Scalar, Scalar), u64>>> = Mutex::new(None);
+static KEYS: Mutex<Option<HashMap<(DType, DType), u64>>> = Mutex::new(None);
 
 /// Runs the flat conversion from `args[0]` (the source) into `args[1]` (the destination),
 /// for which [`applies`] holds.
@@ -133,7 +140,7 @@ pub(crate) fn run(stream: Option<&Stream>, args: [KernelArg<'_>; 2]) -> Result<(
     if n == 0 {
         return Ok(());
     }
-    let (from, to) = (src.scalar, dst.scalar);
+    let (from, to) = (src.dtype, dst.dtype);
     let hash = {
         let mut keys = KEYS.lock().unwrap_or_else(|p| p.into_inner());
         *keys
@@ -168,14 +175,17 @@ mod tests {
     #[test]
     fn the_flat_conversion_compiles() {
         for (from, to) in [
-            (Scalar::F32, Scalar::F64),
-            (Scalar::F64, Scalar::F32),
-            (Scalar::F32, Scalar::F32),
-            (Scalar::F32, Scalar::F16),
-            (Scalar::Bf16, Scalar::F32),
-            (Scalar::I32, Scalar::I64),
-            (Scalar::U8, Scalar::F32),
-            (Scalar::Bool, Scalar::I16),
+            (DType::F32, DType::F64),
+            (DType::F64, DType::F32),
+            (DType::F32, DType::F32),
+            (DType::F32, DType::F16),
+            (DType::Bf16, DType::F32),
+            (DType::I32, DType::I64),
+            (DType::U8, DType::F32),
+            (DType::Bool, DType::I16),
+            (DType::Complex32, DType::Complex32),
+            (DType::F32, DType::Complex32),
+            (DType::Complex32, DType::F64),
         ] {
             let src = source(from, to);
             if let Err(e) = compile_check(&src, "sm_90") {

@@ -5,6 +5,7 @@
 use gpu_cdecl::Scalar;
 
 use crate::gpuarray::boolean::Bool;
+use crate::gpuarray::dtype::DType;
 use crate::launch::Arg;
 use crate::types::repr::DeviceRepr;
 
@@ -19,27 +20,38 @@ pub enum Kind {
     Float,
     /// A truth value ([`Bool`](crate::gpuarray::Bool): C's `bool`).
     Bool,
+    /// A complex number ([`Complex32`](crate::types::Complex32),
+    /// [`Complex64`](crate::types::Complex64)): no order, so no `<`, `max`, `argmax`, ...
+    Complex,
 }
 
 /// A scalar type that device arrays hold: `f32`, `f64`, the 8- to 64-bit integers, and
-/// [`Bool`](crate::gpuarray::Bool), and `half::f16` and `half::bf16` (`__half`, `__nv_bfloat16`).
+/// [`Bool`](crate::gpuarray::Bool), `half::f16` and `half::bf16` (`__half`, `__nv_bfloat16`),
+/// and the complex numbers [`Complex32`](crate::types::Complex32) and
+/// [`Complex64`](crate::types::Complex64) (`gpu_runtime::complex<float>` and `<double>` of
+/// `<gpu_runtime/complex.h>`, which generated kernels include when they use them).
 ///
 /// Sealed: the generated kernels spell each type in C, and a wrong spelling would make them
 /// read garbage.
 pub trait Element:
     DeviceRepr + Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static + sealed::Sealed
 {
-    /// The scalar in `gpu-cdecl`'s terms, compared with declared C parameters.
+    /// The scalar in `gpu-cdecl`'s terms; for the complex types, which are no scalars there,
+    /// the type of their parts (`F32` for `Complex32`). [`DTYPE`](Self::DTYPE) tells them apart.
     const SCALAR: Scalar;
+    /// The element type: what declared C parameters are compared with, and what generated
+    /// kernels are keyed by.
+    const DTYPE: DType;
     /// The kind of number.
     const KIND: Kind;
-    /// The C expression of the smallest value (`-inf` for floats): the neutral of `max`.
+    /// The C expression of the smallest value (`-inf` for floats): the neutral of `max`
+    /// (complex numbers have no order: NaN parts, and `max` refuses them).
     const C_LOWEST: &'static str;
     /// The C expression of the largest value (`+inf` for floats): the neutral of `min`.
     const C_HIGHEST: &'static str;
-    /// The type's C name, e.g. `float`, `unsigned long long`.
+    /// The type's C name, e.g. `float`, `unsigned long long`, `gpu_runtime::complex<float>`.
     fn c_name() -> &'static str {
-        Self::SCALAR.c_name()
+        Self::DTYPE.c_name()
     }
     /// The value as a kernel argument by value.
     fn to_arg(self) -> Arg<'static>;
@@ -59,6 +71,7 @@ macro_rules! int_element {
         impl sealed::Sealed for $t {}
         impl Element for $t {
             const SCALAR: Scalar = Scalar::$scalar;
+            const DTYPE: DType = DType::$scalar;
             const KIND: Kind = Kind::$kind;
             const C_LOWEST: &'static str = $lo;
             const C_HIGHEST: &'static str = $hi;
@@ -112,6 +125,7 @@ int_element!(u64, U64, UInt, U64, "0ull", "18446744073709551615ull", "ull");
 impl sealed::Sealed for f32 {}
 impl Element for f32 {
     const SCALAR: Scalar = Scalar::F32;
+    const DTYPE: DType = DType::F32;
     const KIND: Kind = Kind::Float;
     const C_LOWEST: &'static str = "__int_as_float(0xff800000)";
     const C_HIGHEST: &'static str = "__int_as_float(0x7f800000)";
@@ -130,6 +144,7 @@ impl Element for f32 {
 impl sealed::Sealed for f64 {}
 impl Element for f64 {
     const SCALAR: Scalar = Scalar::F64;
+    const DTYPE: DType = DType::F64;
     const KIND: Kind = Kind::Float;
     const C_LOWEST: &'static str = "__longlong_as_double(0xfff0000000000000ll)";
     const C_HIGHEST: &'static str = "__longlong_as_double(0x7ff0000000000000ll)";
@@ -147,6 +162,7 @@ impl Element for f64 {
 impl sealed::Sealed for Bool {}
 impl Element for Bool {
     const SCALAR: Scalar = Scalar::Bool;
+    const DTYPE: DType = DType::Bool;
     const KIND: Kind = Kind::Bool;
     const C_LOWEST: &'static str = "false";
     const C_HIGHEST: &'static str = "true";

@@ -6,12 +6,14 @@
 use gpu_cdecl::Scalar;
 use half::{bf16, f16};
 
+use crate::gpuarray::dtype::DType;
 use crate::gpuarray::element::{sealed, Element, Kind};
 use crate::launch::Arg;
 
 impl sealed::Sealed for f16 {}
 impl Element for f16 {
     const SCALAR: Scalar = Scalar::F16;
+    const DTYPE: DType = DType::F16;
     const KIND: Kind = Kind::Float;
     const C_LOWEST: &'static str = "__ushort_as_half((unsigned short)0xfc00u)";
     const C_HIGHEST: &'static str = "__ushort_as_half((unsigned short)0x7c00u)";
@@ -30,6 +32,7 @@ impl Element for f16 {
 impl sealed::Sealed for bf16 {}
 impl Element for bf16 {
     const SCALAR: Scalar = Scalar::Bf16;
+    const DTYPE: DType = DType::Bf16;
     const KIND: Kind = Kind::Float;
     const C_LOWEST: &'static str = "__ushort_as_bfloat16((unsigned short)0xff80u)";
     const C_HIGHEST: &'static str = "__ushort_as_bfloat16((unsigned short)0x7f80u)";

@@ -14,18 +14,19 @@ use std::fmt::Write as _;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 
-use gpu_cdecl::Scalar;
 use ndarray::{Dimension, IxDyn, ShapeBuilder};
 
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::boolean::Bool;
+use crate::gpuarray::dtype::DType;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::ElementwiseKernel;
 use crate::gpuarray::expr_func::{self, Func, HELPERS};
 use crate::gpuarray::kernel_args::{ArgKind, KernelArg};
 use crate::gpuarray::layout;
+use crate::types::{Complex32, Complex64};
 
 /// The most arrays, and the most scalars, one expression may read (each is a kernel
 /// parameter; larger expressions are refused with an error when evaluated).
@@ -67,9 +68,10 @@ impl BinOp {
     /// `int`; the result wraps as Rust's wrapping operations do). NumPy's integer division
     /// rules, `%` and `//` call the templates of [`HELPERS`]: floats take their overloads,
     /// integers the template at their own type.
-    fn render(self, t: Scalar, l: &str, r: &str) -> String {
+    fn render(self, t: DType, l: &str, r: &str) -> String {
         let t_c = t.c_name();
-        let float = matches!(t, Scalar::F32 | Scalar::F64);
+        // C's `/` is NumPy's for floats and complex numbers (the header's Smith division).
+        let float = matches!(t, DType::F32 | DType::F64) || t.is_complex();
         let helper = |h: &str| {
             if float {
                 format!("{h}(({t_c})({l}), ({t_c})({r}))")
@@ -90,9 +92,9 @@ impl BinOp {
     }
 
     /// Whether `self` on elements of `t` calls a template of [`HELPERS`].
-    fn needs_helpers(self, t: Scalar) -> bool {
+    fn needs_helpers(self, t: DType) -> bool {
         match self {
-            BinOp::Div => !matches!(t, Scalar::F32 | Scalar::F64),
+            BinOp::Div => !(matches!(t, DType::F32 | DType::F64) || t.is_complex()),
             BinOp::Rem | BinOp::FloorDiv => true,
             _ => false,
         }
@@ -110,9 +112,9 @@ pub(crate) enum Node {
     /// A scalar of the kernel's element type.
     Scalar,
     /// An array of the given element type.
-    ArrayOf(Scalar),
+    ArrayOf(DType),
     /// A scalar of the given type.
-    ScalarOf(Scalar),
+    ScalarOf(DType),
     Neg(Box<Node>),
     Bin(BinOp, Box<Node>, Box<Node>),
     /// A function of the children, in order.
@@ -122,7 +124,7 @@ pub(crate) enum Node {
 impl Node {
     /// The node with its leaves of the kernel's element type given as `default`: to move it
     /// under a function whose result may be of another type.
-    fn resolved(self, default: Scalar) -> Node {
+    fn resolved(self, default: DType) -> Node {
         match self {
             Node::Array => Node::ArrayOf(default),
             Node::Scalar => Node::ScalarOf(default),
@@ -135,30 +137,34 @@ impl Node {
     }
 
     /// The element type of the node's value in a kernel whose element type is `default`.
-    pub(crate) fn ty(&self, default: Scalar) -> Scalar {
+    pub(crate) fn ty(&self, default: DType) -> DType {
         match self {
             Node::Array | Node::Scalar => default,
             Node::ArrayOf(s) | Node::ScalarOf(s) => *s,
             Node::Neg(x) => x.ty(default),
             Node::Bin(_, l, _) => l.ty(default),
             Node::Call(f, args) => {
-                let types: Vec<Scalar> = args.iter().map(|a| a.ty(default)).collect();
+                let types: Vec<DType> = args.iter().map(|a| a.ty(default)).collect();
                 expr_func::result_type(*f, &types).unwrap_or(default)
             }
         }
     }
 
-    /// The first function of the tree not defined on its operands' types, with the type of
-    /// its first operand.
-    fn undefined_call(&self, default: Scalar) -> Option<(Func, Scalar)> {
+    /// The first function (or operator) of the tree not defined on its operands' types, with
+    /// the type of its first operand: `%` and `//` on complex numbers, and the functions
+    /// without a result type (see [`expr_func::result_type`]).
+    fn undefined_call(&self, default: DType) -> Option<(String, DType)> {
         match self {
             Node::Array | Node::Scalar | Node::ArrayOf(_) | Node::ScalarOf(_) => None,
             Node::Neg(x) => x.undefined_call(default),
+            Node::Bin(op @ (BinOp::Rem | BinOp::FloorDiv), l, _) if l.ty(default).is_complex() => {
+                Some((format!("{op:?}"), l.ty(default)))
+            }
             Node::Bin(_, l, r) => l.undefined_call(default).or_else(|| r.undefined_call(default)),
             Node::Call(f, args) => {
-                let types: Vec<Scalar> = args.iter().map(|a| a.ty(default)).collect();
+                let types: Vec<DType> = args.iter().map(|a| a.ty(default)).collect();
                 match expr_func::result_type(*f, &types) {
-                    None => Some((*f, types.first().copied().unwrap_or(default))),
+                    None => Some((format!("{f:?}"), types.first().copied().unwrap_or(default))),
                     Some(_) => args.iter().find_map(|a| a.undefined_call(default)),
                 }
             }
@@ -166,7 +172,7 @@ impl Node {
     }
 
     /// Whether the rendered expression calls a template of [`HELPERS`].
-    fn needs_helpers(&self, default: Scalar) -> bool {
+    fn needs_helpers(&self, default: DType) -> bool {
         match self {
             Node::Array | Node::Scalar | Node::ArrayOf(_) | Node::ScalarOf(_) => false,
             Node::Neg(x) => x.needs_helpers(default),
@@ -181,7 +187,7 @@ impl Node {
 
     /// The C expression, leaves named `x0, x1, ...` (arrays) and `s0, s1, ...` (scalars),
     /// every operation converted back to its type.
-    fn render(&self, default: Scalar, out: &mut String, counts: &mut (usize, usize)) {
+    fn render(&self, default: DType, out: &mut String, counts: &mut (usize, usize)) {
         match self {
             Node::Array | Node::ArrayOf(_) => {
                 let _ = write!(out, "x{}", counts.0);
@@ -203,7 +209,7 @@ impl Node {
                 out.push_str(&op.render(l.ty(default), &ls, &rs));
             }
             Node::Call(f, args) => {
-                let types: Vec<Scalar> = args.iter().map(|a| a.ty(default)).collect();
+                let types: Vec<DType> = args.iter().map(|a| a.ty(default)).collect();
                 let rendered: Vec<String> = args
                     .iter()
                     .map(|a| {
@@ -218,7 +224,7 @@ impl Node {
     }
 
     /// The types of the array leaves and of the scalar leaves, in order.
-    fn leaf_types(&self, default: Scalar, arrays: &mut Vec<Scalar>, scalars: &mut Vec<Scalar>) {
+    fn leaf_types(&self, default: DType, arrays: &mut Vec<DType>, scalars: &mut Vec<DType>) {
         match self {
             Node::Array => arrays.push(default),
             Node::ArrayOf(s) => arrays.push(*s),
@@ -239,7 +245,7 @@ impl Node {
 
     fn leaves(&self) -> (usize, usize) {
         let (mut a, mut s) = (Vec::new(), Vec::new());
-        self.leaf_types(Scalar::F32, &mut a, &mut s);
+        self.leaf_types(DType::F32, &mut a, &mut s);
         (a.len(), s.len())
     }
 }
@@ -309,7 +315,7 @@ macro_rules! scalar_operand {
         }
     )*};
 }
-scalar_operand!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, Bool);
+scalar_operand!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, Bool, Complex32, Complex64);
 
 impl<'a> Operand<'a, Bool> for bool {
     fn into_expr(self) -> Expr<'a, Bool> {
@@ -327,7 +333,7 @@ pub(crate) enum Store {
 
 /// The kernel's element type (of `out`, and of the untyped leaves), how it stores, and the
 /// expression with the types of its leaves.
-type Key = (Scalar, Store, Node);
+type Key = (DType, Store, Node);
 static KERNELS: Mutex<Option<HashMap<Key, Arc<ElementwiseKernel>>>> = Mutex::new(None);
 
 /// An expression of any element type, as a node and its leaves' arguments: what functions
@@ -354,7 +360,7 @@ impl<'a, T: Element> Expr<'a, T> {
     /// expression's type (`Array`, `Scalar`) now name that type.
     pub(crate) fn untyped(self) -> Untyped<'a> {
         Untyped {
-            node: self.node.resolved(T::SCALAR),
+            node: self.node.resolved(T::DTYPE),
             arrays: self.arrays,
             scalars: self.scalars,
         }
@@ -401,7 +407,7 @@ impl<'a, T: Element> Expr<'a, T> {
     /// Each element converted to `U` as C converts it (to [`Bool`]: nonzero is true), inside
     /// the expression's one kernel (NumPy's `astype` on an expression).
     pub fn cast<U: Element>(self) -> Expr<'a, U> {
-        Expr::call(Func::Cast(U::SCALAR), vec![self.untyped()])
+        Expr::call(Func::Cast(U::DTYPE), vec![self.untyped()])
     }
 
     /// The shape every array of the expression has (the first array's; the launch checks
@@ -507,35 +513,50 @@ impl<'a, T: Element> Expr<'a, T> {
 /// The operation of `node` stored with `store`.
 fn operation<T: Element>(node: &Node, store: Store) -> String {
     let mut e = String::new();
-    node.render(T::SCALAR, &mut e, &mut (0, 0));
+    node.render(T::DTYPE, &mut e, &mut (0, 0));
     match store {
         Store::Assign => format!("out = {e}"),
         Store::Compound(op) => match op.c() {
-            Some(c) if !op.needs_helpers(T::SCALAR) => format!("out = ({})(out {c} {e})", T::c_name()),
-            _ => format!("out = {}", op.render(T::SCALAR, "out", &e)),
+            Some(c) if !op.needs_helpers(T::DTYPE) => format!("out = ({})(out {c} {e})", T::c_name()),
+            _ => format!("out = {}", op.render(T::DTYPE, "out", &e)),
         },
     }
 }
 
 /// The kernel of `node` on `T`, stored with `store`: defined once per process.
 pub(crate) fn kernel<T: Element>(node: &Node, store: Store) -> Result<Arc<ElementwiseKernel>> {
-    let key = (T::SCALAR, store, node.clone());
+    let key = (T::DTYPE, store, node.clone());
     let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(k) = map.as_ref().and_then(|m| m.get(&key)) {
         return Ok(k.clone());
     }
-    if let Some((func, scalar)) = node.undefined_call(T::SCALAR) {
-        // The typed constructors of `Expr` build only defined calls; this guards the table.
-        return Err(ArgumentError::NotAnElementType {
-            kernel: "gpu_expr".into(),
-            parameter: format!("{func:?}").into(),
-            scalar,
+    let undefined = node.undefined_call(T::DTYPE).or_else(|| match store {
+        Store::Compound(op @ (BinOp::Rem | BinOp::FloorDiv)) if T::DTYPE.is_complex() => {
+            Some((format!("{op:?}"), T::DTYPE))
+        }
+        _ => None,
+    });
+    if let Some((func, dtype)) = undefined {
+        // The typed constructors of `Expr` build only defined calls on real types; on the
+        // complex types, the functions of every element type that need an order are refused
+        // here.
+        return Err(match dtype.scalar() {
+            Some(scalar) => ArgumentError::NotAnElementType {
+                kernel: "gpu_expr".into(),
+                parameter: func.into(),
+                scalar,
+            },
+            None => ArgumentError::UndefinedOnElement {
+                kernel: "gpu_expr".into(),
+                function: func.into(),
+                element: dtype.c_name(),
+            },
         }
         .into());
     }
     let t = T::c_name();
     let (mut arrays, mut scalars) = (Vec::new(), Vec::new());
-    node.leaf_types(T::SCALAR, &mut arrays, &mut scalars);
+    node.leaf_types(T::DTYPE, &mut arrays, &mut scalars);
     let mut params = String::new();
     for (i, a) in arrays.iter().enumerate() {
         let _ = write!(params, "const {} *x{i}, ", a.c_name());
@@ -546,7 +567,7 @@ pub(crate) fn kernel<T: Element>(node: &Node, store: Store) -> Result<Arc<Elemen
     let _ = write!(params, "{t} *out");
     let mut k = ElementwiseKernel::with_name("gpu_expr", &params, &operation::<T>(node, store))?;
     let helpers =
-        node.needs_helpers(T::SCALAR) || matches!(store, Store::Compound(op) if op.needs_helpers(T::SCALAR));
+        node.needs_helpers(T::DTYPE) || matches!(store, Store::Compound(op) if op.needs_helpers(T::DTYPE));
     if helpers {
         k = k.preamble(HELPERS);
     }

@@ -6,9 +6,15 @@
 //!
 //! Complex elements extend the table in one place: [`MathFn::c_function`] (and
 //! [`Math2Fn::c_function`]) name the C function per element type, and return `None` for a type
-//! the function is not defined on.
+//! the function is not defined on. The complex functions are `<gpu_runtime/complex.h>`'s
+//! (`gpu_runtime::exp`, ...), where NumPy defines them on complex numbers; comparisons other
+//! than `==`/`!=`, `maximum`/`minimum`, `sign`, and the float-only functions have no result
+//! type on complex operands, which [`Expr`](crate::gpuarray::Expr) reports as an error.
 
 use gpu_cdecl::Scalar;
+
+use crate::gpuarray::cast;
+use crate::gpuarray::dtype::DType;
 
 /// A function of one floating-point operand, giving the operand's type (PyCUDA's `cumath`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -70,7 +76,11 @@ pub(crate) enum MathFn {
 impl MathFn {
     /// The C function computing this on elements of `s`: the `f` form for `float` (`sinf`,
     /// never the `double` one), the plain one for `double`; `None` where it is not defined.
-    pub(crate) fn c_function(self, s: Scalar) -> Option<&'static str> {
+    pub(crate) fn c_function(self, d: DType) -> Option<&'static str> {
+        if d.is_complex() {
+            return self.complex_function();
+        }
+        let s = d.scalar()?;
         macro_rules! names {
             ($($v:ident $f:literal $d:literal),*) => {
                 match (self, s) {
@@ -89,6 +99,24 @@ impl MathFn {
             Atanh "atanhf" "atanh", Rint "rintf" "rint", Trunc "truncf" "trunc"
         )
     }
+
+    /// The function of `<gpu_runtime/complex.h>` computing this on a complex number, where
+    /// NumPy defines it on complex numbers and the header has it.
+    fn complex_function(self) -> Option<&'static str> {
+        Some(match self {
+            MathFn::Exp => "gpu_runtime::exp",
+            MathFn::Log => "gpu_runtime::log",
+            MathFn::Log10 => "gpu_runtime::log10",
+            MathFn::Sqrt => "gpu_runtime::sqrt",
+            MathFn::Sin => "gpu_runtime::sin",
+            MathFn::Cos => "gpu_runtime::cos",
+            MathFn::Tan => "gpu_runtime::tan",
+            MathFn::Sinh => "gpu_runtime::sinh",
+            MathFn::Cosh => "gpu_runtime::cosh",
+            MathFn::Tanh => "gpu_runtime::tanh",
+            _ => return None,
+        })
+    }
 }
 
 /// A function of two floating-point operands of one type, giving that type.
@@ -106,7 +134,8 @@ pub(crate) enum Math2Fn {
 
 impl Math2Fn {
     /// The C function on elements of `s`, as [`MathFn::c_function`].
-    pub(crate) fn c_function(self, s: Scalar) -> Option<&'static str> {
+    pub(crate) fn c_function(self, d: DType) -> Option<&'static str> {
+        let s = d.scalar()?;
         match (self, s) {
             (Math2Fn::Fmod, Scalar::F32) => Some("fmodf"),
             (Math2Fn::Fmod, Scalar::F64) => Some("fmod"),
@@ -189,8 +218,19 @@ pub(crate) enum Func {
     Sign,
     /// `x ** y`.
     Pow,
-    /// A conversion to the scalar type, as C converts (to `bool`: `x != 0`).
-    Cast(Scalar),
+    /// A conversion to the element type, as C converts (to `bool`: `x != 0`; see
+    /// `cast.rs` for the complex types).
+    Cast(DType),
+    /// The complex conjugate of a complex number.
+    Conj,
+    /// The real part of a complex number: its part type.
+    Real,
+    /// The imaginary part of a complex number.
+    Imag,
+    /// The angle of a complex number (`atan2(im, re)`, NumPy's `angle`).
+    Angle,
+    /// The magnitude of a complex number (`hypot(re, im)`, NumPy's `abs` on complex).
+    ComplexAbs,
 }
 
 /// Templates the rendered expressions call: NumPy's integer division (zero for a zero divisor,
@@ -271,29 +311,44 @@ template <typename T> __device__ __forceinline__ T gpu_sign(T a) {
 
 /// The result type of `func` on operands of `args` types, or `None` when the function is not
 /// defined on them.
-pub(crate) fn result_type(func: Func, args: &[Scalar]) -> Option<Scalar> {
+pub(crate) fn result_type(func: Func, args: &[DType]) -> Option<DType> {
     let first = *args.first()?;
-    let float = matches!(first, Scalar::F32 | Scalar::F64);
+    let float = matches!(first, DType::F32 | DType::F64);
+    let complex = first.is_complex();
+    let part = DType::from_scalar(first.part_scalar());
     match func {
         Func::Math(f) => f.c_function(first).map(|_| first),
         Func::Math2(f) => f.c_function(first).map(|_| first),
-        Func::Predicate(_) => float.then_some(Scalar::Bool),
+        // NumPy's `isnan`, `isinf`, `isfinite` of a complex number look at both parts.
+        Func::Predicate("isnan" | "isinf" | "isfinite") if complex => Some(DType::Bool),
+        Func::Predicate(_) => float.then_some(DType::Bool),
         Func::Ldexp => float.then_some(first),
-        Func::Compare(_) | Func::And | Func::Or | Func::Xor | Func::Not => Some(Scalar::Bool),
+        // Complex numbers have no order: only `==` and `!=`.
+        Func::Compare(CmpOp::Eq | CmpOp::Ne) => Some(DType::Bool),
+        Func::Compare(_) => (!complex).then_some(DType::Bool),
+        Func::And | Func::Or | Func::Xor | Func::Not => Some(DType::Bool),
         Func::Where => args.get(1).copied(),
         Func::Cast(to) => Some(to),
-        Func::Maximum | Func::Minimum | Func::Fmax | Func::Fmin | Func::Abs | Func::Sign | Func::Pow => {
-            Some(first)
+        Func::Pow => Some(first),
+        Func::Maximum | Func::Minimum | Func::Fmax | Func::Fmin | Func::Abs | Func::Sign => {
+            (!complex).then_some(first)
         }
+        Func::Conj => complex.then_some(first),
+        Func::Real | Func::Imag | Func::Angle | Func::ComplexAbs => part.filter(|_| complex),
     }
 }
 
 /// The C expression of `func` of result type `t` on the rendered operands `args` (each
 /// parenthesised by its own rendering).
-pub(crate) fn render(func: Func, t: Scalar, arg_types: &[Scalar], args: &[String]) -> String {
+pub(crate) fn render(func: Func, t: DType, arg_types: &[DType], args: &[String]) -> String {
     let t_c = t.c_name();
     let a = |k: usize| args.get(k).map_or("", String::as_str);
     let first = arg_types.first().copied().unwrap_or(t);
+    // An operand as a truth value: C's conversion, or for a complex one either part nonzero.
+    let truth = |k: usize| match arg_types.get(k) {
+        Some(&d) if d.is_complex() => cast::convert_c(d, DType::Bool, a(k)),
+        _ => format!("(bool)({})", a(k)),
+    };
     match func {
         Func::Math(f) => format!("{}({})", f.c_function(first).unwrap_or("gpu_undefined"), a(0)),
         Func::Math2(f) => format!(
@@ -302,18 +357,28 @@ pub(crate) fn render(func: Func, t: Scalar, arg_types: &[Scalar], args: &[String
             a(0),
             a(1)
         ),
+        Func::Predicate(name) if first.is_complex() => format!("((bool)gpu_runtime::{name}({}))", a(0)),
         Func::Predicate(name) => format!("((bool){name}({}))", a(0)),
         Func::Ldexp => {
-            let name = if first == Scalar::F32 { "ldexpf" } else { "ldexp" };
+            let name = if first == DType::F32 { "ldexpf" } else { "ldexp" };
             format!("{name}({}, (int)({}))", a(0), a(1))
         }
         Func::Compare(op) => format!("((bool)({} {} {}))", a(0), op.c(), a(1)),
-        Func::And => format!("((bool)((bool)({}) && (bool)({})))", a(0), a(1)),
-        Func::Or => format!("((bool)((bool)({}) || (bool)({})))", a(0), a(1)),
-        Func::Xor => format!("((bool)((bool)({}) != (bool)({})))", a(0), a(1)),
-        Func::Not => format!("((bool)!(bool)({}))", a(0)),
+        Func::And => format!("((bool)({} && {}))", truth(0), truth(1)),
+        Func::Or => format!("((bool)({} || {}))", truth(0), truth(1)),
+        Func::Xor => format!("((bool)({} != {}))", truth(0), truth(1)),
+        Func::Not => format!("((bool)!{})", truth(0)),
         Func::Where => format!("(({t_c})({} ? {} : {}))", a(0), a(1), a(2)),
+        Func::Cast(to) if to.is_complex() || first.is_complex() => {
+            format!("({})", cast::convert_c(first, to, a(0)))
+        }
         Func::Cast(_) => format!("(({t_c})({}))", a(0)),
+        Func::Pow if t.is_complex() => format!("gpu_runtime::pow(({t_c})({}), ({t_c})({}))", a(0), a(1)),
+        Func::Conj => format!("gpu_runtime::conj({})", a(0)),
+        Func::Real => format!("(({}).re)", a(0)),
+        Func::Imag => format!("(({}).im)", a(0)),
+        Func::Angle => format!("gpu_runtime::arg({})", a(0)),
+        Func::ComplexAbs => format!("gpu_runtime::abs({})", a(0)),
         Func::Maximum => format!("gpu_maximum<{t_c}>({}, {})", a(0), a(1)),
         Func::Minimum => format!("gpu_minimum<{t_c}>({}, {})", a(0), a(1)),
         Func::Fmax => format!("gpu_fmax(({t_c})({}), ({t_c})({}))", a(0), a(1)),
@@ -326,6 +391,7 @@ pub(crate) fn render(func: Func, t: Scalar, arg_types: &[Scalar], args: &[String
 
 /// Whether `func` calls a template of [`HELPERS`].
 pub(crate) fn needs_helpers(func: Func) -> bool {
+    // A complex `pow` calls the header's, and needs none; the helpers compile with it anyway.
     matches!(
         func,
         Func::Maximum | Func::Minimum | Func::Fmax | Func::Fmin | Func::Abs | Func::Sign | Func::Pow

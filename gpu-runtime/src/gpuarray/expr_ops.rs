@@ -15,6 +15,7 @@ use crate::error::Result;
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::expr::{BinOp, Expr, Operand, Store};
+use crate::types::{Complex32, Complex64};
 
 macro_rules! binary_ops {
     ($($tr:ident $m:ident $op:ident),*) => {$(
@@ -54,7 +55,7 @@ macro_rules! scalar_lhs {
         }
     )*};
 }
-scalar_lhs!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
+scalar_lhs!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, Complex32, Complex64);
 
 impl<'a, S: Storage, D: Dimension> Neg for &'a DeviceArrayBase<S, D> {
     type Output = Expr<'a, S::Elem>;

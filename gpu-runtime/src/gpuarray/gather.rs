@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use gpu_cdecl::Scalar;
+use crate::gpuarray::dtype::DType;
 use ndarray::{Dimension, Ix1, IxDyn};
 
 use crate::driver::context::core::Context;
@@ -114,10 +114,10 @@ impl Gather {
 }
 
 /// The source hash of each (kernel, element type), computed once per process.
-static KEYS: Mutex<Option<HashMap<(Gather, Scalar), u64>>> = Mutex::new(None);
+static KEYS: Mutex<Option<HashMap<(Gather, DType), u64>>> = Mutex::new(None);
 
-fn prepared(ctx: &Context, g: Gather, t: Scalar) -> Result<crate::launch::PreparedFunction> {
-    let source = g.source(t.c_name());
+fn prepared(ctx: &Context, g: Gather, t: DType) -> Result<crate::launch::PreparedFunction> {
+    let source = crate::gpuarray::cast::headers_for([t]) + &g.source(t.c_name());
     let hash = {
         let mut keys = KEYS.lock().unwrap_or_else(|p| p.into_inner());
         *keys
@@ -150,7 +150,7 @@ fn launch(
     ctx: &Context,
     stream: Option<&Stream>,
     g: Gather,
-    t: Scalar,
+    t: DType,
     work: u64,
     args: &[Arg<'_>],
 ) -> Result<()> {
@@ -305,7 +305,7 @@ fn take_stream<S: Storage, D: Dimension, SI: Storage<Elem = i64>, DI: Dimension>
             Arg::I32(mode.code()),
             Arg::output(&mut bad),
         ];
-        launch(ctx, stream, Gather::Take, S::Elem::SCALAR, n, &args)?;
+        launch(ctx, stream, Gather::Take, S::Elem::DTYPE, n, &args)?;
     }
     check_bad(&bad, "DeviceArray::take", len)?;
     Ok(out)
@@ -359,7 +359,7 @@ where
             Arg::I32(mode.code()),
             Arg::output(&mut bad),
         ];
-        launch(&ctx, stream, Gather::Put, S::Elem::SCALAR, m, &args)?;
+        launch(&ctx, stream, Gather::Put, S::Elem::DTYPE, m, &args)?;
     }
     check_bad(&bad, "DeviceArray::put", len)
 }
@@ -424,8 +424,15 @@ mod tests {
     fn the_gather_kernels_compile_for_each_element_type() {
         // NVRTC on the host, no GPU: the text and its declaration are what a launch prepares.
         for g in [Gather::Take, Gather::Put] {
-            for t in [Scalar::F32, Scalar::F64, Scalar::I64, Scalar::U8, Scalar::I16] {
-                let source = g.source(t.c_name());
+            for t in [
+                DType::F32,
+                DType::F64,
+                DType::I64,
+                DType::U8,
+                DType::I16,
+                DType::Complex64,
+            ] {
+                let source = crate::gpuarray::cast::headers_for([t]) + &g.source(t.c_name());
                 if let Err(e) = kernel_cache::compile_check(&source, "sm_90") {
                     panic!("{} of {}: {e}\n{source}", g.name(), t.c_name());
                 }

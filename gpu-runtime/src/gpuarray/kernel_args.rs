@@ -8,6 +8,7 @@ use ndarray::Dimension;
 use crate::driver::context::core::Context;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::{DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::dtype::DType;
 use crate::gpuarray::element::Element;
 use crate::launch::Arg;
 
@@ -19,7 +20,7 @@ pub const MAX_DIMS: usize = gpu_cdecl::elementwise::MAX_DIMS;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Param {
     pub name: String,
-    pub scalar: Scalar,
+    pub dtype: DType,
     /// An array (declared as a pointer) rather than a scalar.
     pub array: bool,
     /// For an array: written (declared `T *`, not `const T *`).
@@ -29,6 +30,16 @@ pub(crate) struct Param {
 /// The scalars arrays hold; others (`size_t`, `ptrdiff_t`) are refused when declared.
 fn element_scalar(s: Scalar) -> bool {
     !matches!(s, Scalar::Isize | Scalar::Usize)
+}
+
+/// The element type of a declared scalar or pointee type: a `gpu-cdecl` scalar, or a
+/// complex number (`gpu_runtime::complex<float>`, ...); `None` for any other type.
+fn declared_dtype(ty: &CType) -> Option<Result<DType, Scalar>> {
+    match ty {
+        CType::Scalar(s) => Some(DType::from_scalar(*s).ok_or(*s)),
+        CType::Named(n) => DType::of_named(n).map(Ok),
+        _ => None,
+    }
 }
 
 /// Reads a C parameter list: scalars of the [`Element`] types, and pointers to them (arrays;
@@ -57,14 +68,13 @@ pub(crate) fn parse_params(kernel: &str, arguments: &str) -> Result<Vec<Param>> 
             }
             .into());
         }
-        let (scalar, array, mutable) = match &p.ty {
-            CType::Scalar(s) => (*s, false, false),
+        let (dtype, array, mutable) = match &p.ty {
             CType::Pointer {
                 pointee,
                 pointee_const,
-            } => match **pointee {
-                CType::Scalar(s) => (s, true, !pointee_const),
-                _ => {
+            } => match declared_dtype(pointee) {
+                Some(d) => (d, true, !pointee_const),
+                None => {
                     return Err(ArgumentError::ArrayOfNonScalars {
                         kernel: kernel.into(),
                         parameter: p.text.into(),
@@ -72,25 +82,32 @@ pub(crate) fn parse_params(kernel: &str, arguments: &str) -> Result<Vec<Param>> 
                     .into())
                 }
             },
-            _ => {
-                return Err(ArgumentError::NotScalarOrArray {
+            ty => match declared_dtype(ty) {
+                Some(d) => (d, false, false),
+                None => {
+                    return Err(ArgumentError::NotScalarOrArray {
+                        kernel: kernel.into(),
+                        parameter: p.text.into(),
+                    }
+                    .into())
+                }
+            },
+        };
+        let dtype = match dtype {
+            Ok(d) => d,
+            Err(scalar) => {
+                debug_assert!(!element_scalar(scalar));
+                return Err(ArgumentError::NotAnElementType {
                     kernel: kernel.into(),
                     parameter: p.text.into(),
+                    scalar,
                 }
-                .into())
+                .into());
             }
         };
-        if !element_scalar(scalar) {
-            return Err(ArgumentError::NotAnElementType {
-                kernel: kernel.into(),
-                parameter: p.text.into(),
-                scalar,
-            }
-            .into());
-        }
         out.push(Param {
             name,
-            scalar,
+            dtype,
             array,
             mutable,
         });
@@ -105,7 +122,7 @@ pub struct KernelArg<'a>(pub(crate) ArgKind<'a>);
 
 #[derive(Debug)]
 pub(crate) enum ArgKind<'a> {
-    Scalar(Arg<'a>, Scalar),
+    Scalar(Arg<'a>, DType),
     Array(ArrayArg<'a>),
 }
 
@@ -113,7 +130,7 @@ pub(crate) enum ArgKind<'a> {
 #[derive(Debug)]
 pub(crate) struct ArrayArg<'a> {
     pub arg: Arg<'a>,
-    pub scalar: Scalar,
+    pub dtype: DType,
     pub mutable: bool,
     /// More axes than [`MAX_DIMS`]; refused at launch.
     pub ndim: usize,
@@ -155,7 +172,7 @@ fn layout_of<S: Storage, D: Dimension>(
 impl<'a> KernelArg<'a> {
     /// A scalar, passed by value.
     pub fn scalar<T: Element>(value: T) -> KernelArg<'a> {
-        KernelArg(ArgKind::Scalar(value.to_arg(), T::SCALAR))
+        KernelArg(ArgKind::Scalar(value.to_arg(), T::DTYPE))
     }
 
     /// An array the kernel reads (a `const T *` argument).
@@ -165,7 +182,7 @@ impl<'a> KernelArg<'a> {
         KernelArg(ArgKind::Array(ArrayArg {
             ctx,
             arg: Arg::input::<S::Elem, S>(array.storage()),
-            scalar: S::Elem::SCALAR,
+            dtype: S::Elem::DTYPE,
             mutable: false,
             ndim: array.ndim(),
             shape,
@@ -183,7 +200,7 @@ impl<'a> KernelArg<'a> {
         KernelArg(ArgKind::Array(ArrayArg {
             ctx,
             arg: Arg::output::<S::Elem, S>(&mut array.data),
-            scalar: S::Elem::SCALAR,
+            dtype: S::Elem::DTYPE,
             mutable: true,
             ndim,
             shape,
@@ -236,6 +253,30 @@ pub(crate) fn no_array(kernel: &str) -> crate::error::Error {
     .into()
 }
 
+/// The error of an argument of another type, or an array for a scalar or the reverse.
+fn kind_differs(kernel: &str, p: &Param, given: DType, given_array: bool) -> crate::error::Error {
+    match (p.dtype.scalar(), given.scalar()) {
+        (Some(expected), Some(given)) => ArgumentError::KindDiffers {
+            kernel: kernel.into(),
+            name: p.name.to_string(),
+            expected,
+            expected_array: p.array,
+            given,
+            given_array,
+        },
+        // A complex type on either side: named in C, as `gpu-cdecl` has no complex scalar.
+        _ => ArgumentError::ElementTypeDiffers {
+            kernel: kernel.into(),
+            name: p.name.to_string(),
+            expected: p.dtype.c_name(),
+            expected_array: p.array,
+            given: given.c_name(),
+            given_array,
+        },
+    }
+    .into()
+}
+
 /// Checks `args` against `params`: count, scalar or array, types, writability, axes; not
 /// shapes.
 pub(crate) fn check_kinds(kernel: &str, params: &[Param], args: &[KernelArg<'_>]) -> Result<()> {
@@ -249,8 +290,8 @@ pub(crate) fn check_kinds(kernel: &str, params: &[Param], args: &[KernelArg<'_>]
     }
     for (p, a) in params.iter().zip(args) {
         match (&a.0, p.array) {
-            (ArgKind::Scalar(_, s), false) if *s == p.scalar => {}
-            (ArgKind::Array(x), true) if x.scalar == p.scalar => {
+            (ArgKind::Scalar(_, s), false) if *s == p.dtype => {}
+            (ArgKind::Array(x), true) if x.dtype == p.dtype => {
                 if p.mutable && !x.mutable {
                     return Err(ArgumentError::NotOutput {
                         kernel: kernel.into(),
@@ -271,17 +312,9 @@ pub(crate) fn check_kinds(kernel: &str, params: &[Param], args: &[KernelArg<'_>]
             (given, _) => {
                 let (given, given_array) = match given {
                     ArgKind::Scalar(_, s) => (*s, false),
-                    ArgKind::Array(x) => (x.scalar, true),
+                    ArgKind::Array(x) => (x.dtype, true),
                 };
-                return Err(ArgumentError::KindDiffers {
-                    kernel: kernel.into(),
-                    name: p.name.to_string(),
-                    expected: p.scalar,
-                    expected_array: p.array,
-                    given,
-                    given_array,
-                }
-                .into());
+                return Err(kind_differs(kernel, p, given, given_array));
             }
         }
     }

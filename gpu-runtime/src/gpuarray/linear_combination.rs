@@ -11,12 +11,12 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::{Arc, Mutex};
 
-use gpu_cdecl::Scalar;
 use ndarray::{Dimension, IxDyn};
 
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, Result};
 use crate::gpuarray::array::{DeviceArrayBase, DeviceArrayView, Storage, StorageMut};
+use crate::gpuarray::dtype::DType;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::ElementwiseKernel;
 use crate::gpuarray::kernel_args::KernelArg;
@@ -44,14 +44,14 @@ impl<'a, T: Element> Coefficient<'a, T> {
     }
 }
 
-type Key = (Scalar, Vec<bool>);
+type Key = (DType, Vec<bool>);
 
 static KERNELS: Mutex<Option<HashMap<Key, Arc<ElementwiseKernel>>>> = Mutex::new(None);
 
 /// The kernel of a combination of elements of `T` whose coefficients are on the device where
 /// `device` says: arguments `a0, x0, a1, x1, ..., z`, each `ak` a scalar or a `const T *`.
 fn kernel<T: Element>(device: &[bool]) -> Result<Arc<ElementwiseKernel>> {
-    let key = (T::SCALAR, device.to_vec());
+    let key = (T::DTYPE, device.to_vec());
     let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(k) = map.as_ref().and_then(|m| m.get(&key)) {
         return Ok(k.clone());

@@ -5,12 +5,13 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use gpu_cdecl::Scalar;
 use ndarray::Dimension;
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::array::{DeviceArrayBase, Storage};
+use crate::gpuarray::cast;
+use crate::gpuarray::dtype::DType;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_args::KernelArg;
 use crate::gpuarray::reduction::ReductionKernel;
@@ -23,21 +24,27 @@ enum Logic {
 }
 
 /// The kernels made so far, by operation and element type.
-type Kernels = HashMap<(Logic, Scalar), Arc<ReductionKernel<i32>>>;
+type Kernels = HashMap<(Logic, DType), Arc<ReductionKernel<i32>>>;
 
 static KERNELS: Mutex<Option<Kernels>> = Mutex::new(None);
 
 /// The reduction of `op` over elements of `s`, in `int` (the warp shuffles of the reduction
 /// have no `bool` form).
-fn kernel(op: Logic, s: Scalar) -> Result<Arc<ReductionKernel<i32>>> {
+fn kernel(op: Logic, s: DType) -> Result<Arc<ReductionKernel<i32>>> {
     let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(k) = map.as_ref().and_then(|m| m.get(&(op, s))) {
         return Ok(k.clone());
     }
     let args = format!("const {} *x", s.c_name());
+    // A complex number is true when either part is nonzero (C++ has no `z != 0` for it).
+    let nonzero = if s.is_complex() {
+        format!("(int){}", cast::convert_c(s, DType::Bool, "x"))
+    } else {
+        "(int)(x != 0)".to_owned()
+    };
     let k = Arc::new(match op {
-        Logic::Any => ReductionKernel::new(&args, "(int)(x != 0)", "a | b", "0")?,
-        Logic::All => ReductionKernel::new(&args, "(int)(x != 0)", "a & b", "1")?,
+        Logic::Any => ReductionKernel::new(&args, &nonzero, "a | b", "0")?,
+        Logic::All => ReductionKernel::new(&args, &nonzero, "a & b", "1")?,
     });
     map.get_or_insert_with(HashMap::new).insert((op, s), k.clone());
     Ok(k)
@@ -48,7 +55,7 @@ fn reduce<S: Storage, D: Dimension>(
     x: &DeviceArrayBase<S, D>,
     stream: Option<&Stream>,
 ) -> Result<bool> {
-    let k = kernel(op, S::Elem::SCALAR)?;
+    let k = kernel(op, S::Elem::DTYPE)?;
     let r = match stream {
         Some(s) => k.reduce_on(s, [KernelArg::input(x)])?,
         None => k.reduce([KernelArg::input(x)])?,
@@ -93,6 +100,8 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
 pub(crate) fn test_kernels() -> Vec<Arc<ReductionKernel<i32>>> {
     [Logic::Any, Logic::All]
         .into_iter()
-        .flat_map(|op| [Scalar::Bool, Scalar::F32, Scalar::I64].map(|s| kernel(op, s).unwrap()))
+        .flat_map(|op| {
+            [DType::Bool, DType::F32, DType::I64, DType::Complex32].map(|s| kernel(op, s).unwrap())
+        })
         .collect()
 }

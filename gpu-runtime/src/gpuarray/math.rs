@@ -13,8 +13,10 @@
 //! the `double` ones; both keep CUDA's documented error bounds (a few ulps). The functions
 //! are defined on [`Float`] elements: an integer array is refused at compile time (NumPy
 //! would compute `sqrt` of an `int32` array in `f64`: convert first, in the same kernel, with
-//! `a.expr().cast::<f64>().sqrt()`). Complex elements extend the table keyed by element type
-//! in `expr_func.rs` (`MathFn::c_function`).
+//! `a.expr().cast::<f64>().sqrt()`). `exp`, `log`, `log10`, `sqrt`, `sin`, `cos`, `tan`,
+//! `sinh`, `cosh` and `tanh` are also defined on the complex types ([`Inexact`] elements, the
+//! functions of `<gpu_runtime/complex.h>`), with `pow`, `==`/`!=`, `where_`, and the complex
+//! functions [`conj`], [`real`], [`imag`], [`angle`] and [`complex_abs`] (`math_complex.rs`).
 //!
 //! `round` is NumPy's `round` with no decimals, which rounds halves to even: the same as
 //! `rint`. `frexp` and `modf` give two arrays, as PyCUDA's give a tuple.
@@ -55,35 +57,34 @@ pub use crate::gpuarray::compare::{
     sign, where_,
 };
 pub use crate::gpuarray::expr_func::CmpOp;
+pub use crate::gpuarray::inexact::Inexact;
 pub use crate::gpuarray::logic_reduce::{all, all_on, any, any_on};
+pub use crate::gpuarray::math_complex::{
+    angle, angle_into, angle_on, complex_abs, complex_abs_into, complex_abs_on, conj, conj_into, conj_on,
+    imag, imag_into, imag_on, real, real_into, real_on, ComplexElement,
+};
 
 /// The floating-point elements the math functions are defined on: `f32` and `f64`.
 ///
 /// Sealed: each type's C functions are named in the crate's table.
-pub trait Float: Element + sealed::Sealed {}
+pub trait Float: Inexact {}
 
 impl Float for f32 {}
 impl Float for f64 {}
 
-mod sealed {
-    pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
-}
-
 /// The four forms of each function of one operand (see the module documentation).
 macro_rules! unary_fns {
-    ($($name:ident $on:ident $into:ident => $out:ty, $doc:literal;)*) => {$(
+    ($bound:ident; $($name:ident $on:ident $into:ident => $out:ty, $doc:literal;)*) => {$(
         #[doc = concat!($doc, " of each element, into a new array (the shape of `x`'s arrays), on the legacy default stream.")]
-        pub fn $name<'a, T: Float>(x: impl Operand<'a, T>) -> Result<DeviceArray<$out, IxDyn>> {
+        pub fn $name<'a, T: $bound>(x: impl Operand<'a, T>) -> Result<DeviceArray<$out, IxDyn>> {
             x.into_expr().$name().eval()
         }
         #[doc = concat!("[`", stringify!($name), "`] on `stream`; returns without waiting.")]
-        pub fn $on<'a, T: Float>(stream: &Stream, x: impl Operand<'a, T>) -> Result<DeviceArray<$out, IxDyn>> {
+        pub fn $on<'a, T: $bound>(stream: &Stream, x: impl Operand<'a, T>) -> Result<DeviceArray<$out, IxDyn>> {
             x.into_expr().$name().eval_on(stream)
         }
         #[doc = concat!("[`", stringify!($name), "`] into `out` (of `x`'s shape, any layout; NumPy's `out=`), on the legacy default stream.")]
-        pub fn $into<'a, T: Float, S: StorageMut<Elem = $out>, D: Dimension>(
+        pub fn $into<'a, T: $bound, S: StorageMut<Elem = $out>, D: Dimension>(
             x: impl Operand<'a, T>,
             out: &mut DeviceArrayBase<S, D>,
         ) -> Result<()> {
@@ -128,36 +129,46 @@ macro_rules! unary_methods {
     )*};
 }
 
+impl<'a, T: Inexact> Expr<'a, T> {
+    unary_methods!(
+        exp Exp "`e^x`"; log Log "The natural logarithm (principal branch for complex numbers)";
+        log10 Log10 "The base-10 logarithm"; sqrt Sqrt "The square root (principal branch for complex numbers)";
+        sin Sin "The sine"; cos Cos "The cosine"; tan Tan "The tangent";
+        sinh Sinh "The hyperbolic sine"; cosh Cosh "The hyperbolic cosine";
+        tanh Tanh "The hyperbolic tangent";
+    );
+
+    /// Whether each element is NaN (a complex number: either part), as a step of this
+    /// expression.
+    pub fn isnan(self) -> Expr<'a, Bool> {
+        Expr::call(Func::Predicate("isnan"), vec![self.untyped()])
+    }
+
+    /// Whether each element is an infinity (a complex number: either part, as NumPy's).
+    pub fn isinf(self) -> Expr<'a, Bool> {
+        Expr::call(Func::Predicate("isinf"), vec![self.untyped()])
+    }
+
+    /// Whether each element is neither NaN nor an infinity (a complex number: both parts).
+    pub fn isfinite(self) -> Expr<'a, Bool> {
+        Expr::call(Func::Predicate("isfinite"), vec![self.untyped()])
+    }
+}
+
 impl<'a, T: Float> Expr<'a, T> {
     unary_methods!(
-        fabs Fabs "`|x|`"; ceil Ceil "The ceiling"; floor Floor "The floor"; exp Exp "`e^x`";
-        expm1 Expm1 "`e^x - 1`"; exp2 Exp2 "`2^x`"; log Log "The natural logarithm";
-        log1p Log1p "`ln(1 + x)`"; log10 Log10 "The base-10 logarithm";
-        log2 Log2 "The base-2 logarithm"; sqrt Sqrt "The square root"; cbrt Cbrt "The cube root";
-        sin Sin "The sine"; cos Cos "The cosine"; tan Tan "The tangent"; asin Asin "The arc sine";
-        acos Acos "The arc cosine"; atan Atan "The arc tangent"; sinh Sinh "The hyperbolic sine";
-        cosh Cosh "The hyperbolic cosine"; tanh Tanh "The hyperbolic tangent";
+        fabs Fabs "`|x|`"; ceil Ceil "The ceiling"; floor Floor "The floor";
+        expm1 Expm1 "`e^x - 1`"; exp2 Exp2 "`2^x`";
+        log1p Log1p "`ln(1 + x)`";
+        log2 Log2 "The base-2 logarithm"; cbrt Cbrt "The cube root";
+        asin Asin "The arc sine";
+        acos Acos "The arc cosine"; atan Atan "The arc tangent";
         asinh Asinh "The inverse hyperbolic sine"; acosh Acosh "The inverse hyperbolic cosine";
         atanh Atanh "The inverse hyperbolic tangent";
         rint Rint "The nearest integer, halves to even";
         round Rint "NumPy's `round` (no decimals): the nearest integer, halves to even, as `rint`";
         trunc Trunc "The integer part, toward zero";
     );
-
-    /// Whether each element is NaN, as a step of this expression.
-    pub fn isnan(self) -> Expr<'a, Bool> {
-        Expr::call(Func::Predicate("isnan"), vec![self.untyped()])
-    }
-
-    /// Whether each element is an infinity.
-    pub fn isinf(self) -> Expr<'a, Bool> {
-        Expr::call(Func::Predicate("isinf"), vec![self.untyped()])
-    }
-
-    /// Whether each element is neither NaN nor an infinity.
-    pub fn isfinite(self) -> Expr<'a, Bool> {
-        Expr::call(Func::Predicate("isfinite"), vec![self.untyped()])
-    }
 
     /// Whether each element's sign bit is set (true for `-0.0` and negative NaNs).
     pub fn signbit(self) -> Expr<'a, Bool> {
@@ -195,37 +206,40 @@ impl<'a, T: Float> Expr<'a, T> {
     }
 }
 
-unary_fns!(
-    fabs fabs_on fabs_into => T, "`|x|`";
-    ceil ceil_on ceil_into => T, "The ceiling";
-    floor floor_on floor_into => T, "The floor";
+unary_fns!(Inexact;
     exp exp_on exp_into => T, "`e^x`";
-    expm1 expm1_on expm1_into => T, "`e^x - 1`";
-    exp2 exp2_on exp2_into => T, "`2^x`";
     log log_on log_into => T, "The natural logarithm";
-    log1p log1p_on log1p_into => T, "`ln(1 + x)`";
     log10 log10_on log10_into => T, "The base-10 logarithm";
-    log2 log2_on log2_into => T, "The base-2 logarithm";
     sqrt sqrt_on sqrt_into => T, "The square root";
-    cbrt cbrt_on cbrt_into => T, "The cube root";
     sin sin_on sin_into => T, "The sine";
     cos cos_on cos_into => T, "The cosine";
     tan tan_on tan_into => T, "The tangent";
-    asin asin_on asin_into => T, "The arc sine";
-    acos acos_on acos_into => T, "The arc cosine";
-    atan atan_on atan_into => T, "The arc tangent";
     sinh sinh_on sinh_into => T, "The hyperbolic sine";
     cosh cosh_on cosh_into => T, "The hyperbolic cosine";
     tanh tanh_on tanh_into => T, "The hyperbolic tangent";
+    isnan isnan_on isnan_into => Bool, "Whether it is NaN,";
+    isinf isinf_on isinf_into => Bool, "Whether it is an infinity,";
+    isfinite isfinite_on isfinite_into => Bool, "Whether it is finite,";
+);
+
+unary_fns!(Float;
+    fabs fabs_on fabs_into => T, "`|x|`";
+    ceil ceil_on ceil_into => T, "The ceiling";
+    floor floor_on floor_into => T, "The floor";
+    expm1 expm1_on expm1_into => T, "`e^x - 1`";
+    exp2 exp2_on exp2_into => T, "`2^x`";
+    log1p log1p_on log1p_into => T, "`ln(1 + x)`";
+    log2 log2_on log2_into => T, "The base-2 logarithm";
+    cbrt cbrt_on cbrt_into => T, "The cube root";
+    asin asin_on asin_into => T, "The arc sine";
+    acos acos_on acos_into => T, "The arc cosine";
+    atan atan_on atan_into => T, "The arc tangent";
     asinh asinh_on asinh_into => T, "The inverse hyperbolic sine";
     acosh acosh_on acosh_into => T, "The inverse hyperbolic cosine";
     atanh atanh_on atanh_into => T, "The inverse hyperbolic tangent";
     rint rint_on rint_into => T, "The nearest integer (halves to even)";
     round round_on round_into => T, "NumPy's `round` with no decimals (halves to even, as `rint`)";
     trunc trunc_on trunc_into => T, "The integer part, toward zero";
-    isnan isnan_on isnan_into => Bool, "Whether it is NaN,";
-    isinf isinf_on isinf_into => Bool, "Whether it is an infinity,";
-    isfinite isfinite_on isfinite_into => Bool, "Whether it is finite,";
     signbit signbit_on signbit_into => Bool, "Whether its sign bit is set,";
 );
 

@@ -61,7 +61,7 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     where
         S: StorageMut,
     {
-        let k = kernel(Builtin::Fill, S::Elem::SCALAR, S::Elem::SCALAR)?;
+        let k = kernel(Builtin::Fill, S::Elem::DTYPE, S::Elem::DTYPE)?;
         let args = [KernelArg::scalar(value), KernelArg::output(self)];
         match stream {
             Some(s) => k.launch_on(s, args),
@@ -96,8 +96,12 @@ fn convert_into<S: StorageMut, D: Dimension, S2: Storage, D2: Dimension>(
     src: &DeviceArrayBase<S2, D2>,
     stream: Option<&Stream>,
 ) -> Result<()> {
-    // A transpose (a.t() into C order) goes through tiles in shared memory.
-    if let Some(plan) = transpose::plan(src.shape(), src.strides(), dst.shape(), dst.strides()) {
+    // A transpose (a.t() into C order) goes through tiles in shared memory, which holds a
+    // tile of elements of up to 8 bytes (not `Complex64`).
+    let tile_fits = S::Elem::DTYPE.size() <= 8 && S2::Elem::DTYPE.size() <= 8;
+    if let Some(plan) =
+        transpose::plan(src.shape(), src.strides(), dst.shape(), dst.strides()).filter(|_| tile_fits)
+    {
         return transpose::run(&plan, stream, [KernelArg::input(src), KernelArg::output(dst)]);
     }
     let args = [KernelArg::input(src), KernelArg::output(dst)];
@@ -105,7 +109,7 @@ fn convert_into<S: StorageMut, D: Dimension, S2: Storage, D2: Dimension>(
     if convert_contig::applies(&args) {
         return convert_contig::run(stream, args);
     }
-    let k = kernel(Builtin::Convert, S2::Elem::SCALAR, S::Elem::SCALAR)?;
+    let k = kernel(Builtin::Convert, S2::Elem::DTYPE, S::Elem::DTYPE)?;
     match stream {
         Some(s) => k.launch_on(s, args),
         None => k.launch(args),

@@ -49,7 +49,9 @@ mod convert;
 mod convert_contig;
 mod curand;
 mod curand_error;
+mod dtype;
 mod element;
+mod element_complex;
 mod element_half;
 mod elementwise;
 pub(crate) mod elementwise_fn;
@@ -57,12 +59,14 @@ mod expr;
 mod expr_func;
 mod expr_ops;
 mod gather;
+mod inexact;
 mod kernel_args;
 pub(crate) mod kernel_cache;
 pub mod layout;
 mod linear_combination;
 mod logic_reduce;
 pub mod math;
+mod math_complex;
 #[cfg(feature = "cublas")]
 mod matmul;
 #[cfg(any(test, feature = "cublas"))]
@@ -85,6 +89,8 @@ mod select_ops;
 mod shape_ops;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_complex;
 #[cfg(test)]
 mod tests_dtypes;
 #[cfg(test)]

@@ -83,40 +83,7 @@ use crate::gpuarray::boolean::Bool;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::expr::{BinOp, Expr, Operand};
 
-/// An element type, as NumPy names the types arrays hold (and `bf16`, which it does not).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DType {
-    /// `bool`.
-    Bool,
-    /// `i8` (NumPy's `int8`).
-    I8,
-    /// `u8` (`uint8`).
-    U8,
-    /// `i16` (`int16`).
-    I16,
-    /// `u16` (`uint16`).
-    U16,
-    /// `i32` (`int32`).
-    I32,
-    /// `u32` (`uint32`).
-    U32,
-    /// `i64` (`int64`).
-    I64,
-    /// `u64` (`uint64`).
-    U64,
-    /// `half::f16` (`float16`).
-    F16,
-    /// `half::bf16` (`ml_dtypes.bfloat16`; not a NumPy type).
-    Bf16,
-    /// `f32` (`float32`).
-    F32,
-    /// `f64` (`float64`).
-    F64,
-    /// [`Complex32`](crate::types::Complex32): two `f32` (NumPy's `complex64`).
-    Complex32,
-    /// [`Complex64`](crate::types::Complex64): two `f64` (NumPy's `complex128`).
-    Complex64,
-}
+pub use crate::gpuarray::dtype::DType;
 
 /// An operand of [`result_type`]: an element type (an array's, or a typed Rust value's), or
 /// a weak scalar of a kind, as NumPy 2 sees a Python `int`, `float` or `complex`.

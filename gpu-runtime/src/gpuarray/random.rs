@@ -11,6 +11,12 @@
 //! - `u32`, uniform: the word itself (word `i mod 4` of the block).
 //! - `f32`, uniform: `(w >> 8) * 2^-24`, in `[0, 1)`; `f64`: 53 bits of two words, `[0, 1)`.
 //! - normal: Box-Muller on pairs of uniforms (`u1` in `(0, 1]`), `mean + std * z`.
+//! - complex, normal only (NumPy has no complex uniform): `mean + std * z` (complex `mean`
+//!   and `std`), `z` the standard complex normal, whose real and imaginary parts are
+//!   independent normals of variance 1/2 each (so `E|z|^2 = 1`, as JAX's `normal` on complex
+//!   types; NumPy and CuPy draw no complex normals). Element `i`'s parts are the normal values
+//!   `2i` and `2i + 1` of the part type's stream above, times `sqrt(1/2)`.
+//!
 //!
 //! Each thread computes whole Philox blocks and, when the array's first element is aligned to
 //! a block's bytes (16 for `u32`, `f32` and `f64`; 8 for `f16` and `bf16`), stores each block's
@@ -121,6 +127,9 @@ fn drawn_in(scalar: Scalar) -> Scalar {
 /// when `dist` does not apply to `T` (uniform: `u32`, `f16`, `bf16`, `f32`, `f64`; normal: the
 /// same floats). `f16` and `bf16` are drawn as `f32` and rounded once to nearest.
 pub fn random_source<T: Element>(dist: Distribution) -> Result<String> {
+    if T::DTYPE.is_complex() {
+        return complex_source::<T>(dist);
+    }
     let drawn = drawn_in(T::SCALAR);
     let (w, code) = body(drawn, dist).ok_or_else(|| ArgumentError::NoDistribution {
         kernel: "gpu_philox".into(),
@@ -154,7 +163,7 @@ pub fn random_source<T: Element>(dist: Distribution) -> Result<String> {
          #pragma unroll\nfor (int k = 0; k < {w}; ++k) o[k] = {store};\n\
          {vector}\
          #pragma unroll\nfor (int k = 0; k < {w}; ++k) {{ long long i = g * {w} + k; if (i < n) out[out_o + i] = o[k]; }}\n}}\n}}\n",
-        headers = cast::headers_for([T::SCALAR]),
+        headers = cast::headers_for([T::DTYPE]),
         name = name(T::SCALAR, dist)
     ))
 }
@@ -168,6 +177,52 @@ fn vector_c<T>(w: u32) -> Option<&'static str> {
         4 => Some("unsigned int"),
         _ => None,
     }
+}
+
+/// The kernel's name for elements of `T`.
+fn kernel_name<T: Element>(dist: Distribution) -> String {
+    if T::DTYPE.is_complex() {
+        format!("gpu_philox_{dist:?}_complex_{}", T::SCALAR.rust_type()).to_lowercase()
+    } else {
+        name(T::SCALAR, dist)
+    }
+}
+
+/// Elements of `T` each Philox block fills (a complex element takes two values).
+fn per_block<T: Element>(dist: Distribution) -> u32 {
+    let w = body(drawn_in(T::SCALAR), dist).map_or(4, |b| b.0);
+    if T::DTYPE.is_complex() {
+        w / 2
+    } else {
+        w
+    }
+}
+
+/// The source of a complex normal fill (see the module docs): the part type's normal values,
+/// scaled by `sqrt(1/2)`, paired into complex numbers and mapped to `a_in + b_in * z`.
+fn complex_source<T: Element>(dist: Distribution) -> Result<String> {
+    let part = T::SCALAR;
+    let (w, code) = body(part, dist)
+        .filter(|_| dist == Distribution::Normal)
+        .ok_or_else(|| ArgumentError::NoDistribution {
+            kernel: "gpu_philox".into(),
+            distribution: format!("{dist:?}"),
+            element: std::any::type_name::<T>(),
+        })?;
+    let (t, d) = (T::c_name(), part.c_name());
+    Ok(format!(
+        "{headers}{PHILOX_C}extern \"C\" __global__ void {name}(long long n, unsigned int k0, unsigned int k1, {t} a_in, {t} b_in, {t} *__restrict__ out, long long out_o, int gpu_vec) {{\n\
+         const {d} a = 0, b = ({d})0.70710678118654752440;\n\
+         (void)gpu_vec;\n\
+         long long gpu_t = blockIdx.x * (long long)blockDim.x + threadIdx.x, gpu_nt = (long long)gridDim.x * blockDim.x;\n\
+         long long ng = (2 * n + {w} - 1) / {w};\n\
+         for (long long g = gpu_t; g < ng; g += gpu_nt) {{\n\
+         uint4 r = gpu_philox(make_uint4((unsigned int)g, (unsigned int)(g >> 32), 0u, 0u), make_uint2(k0, k1));\n\
+         {d} v[{w}];\n{code}\n\
+         #pragma unroll\nfor (int k = 0; k < {w}; k += 2) {{ long long i = (g * {w} + k) / 2; if (i < n) out[out_o + i] = a_in + b_in * {t}(v[k], v[k + 1]); }}\n}}\n}}\n",
+        headers = cast::headers_for([T::DTYPE]),
+        name = kernel_name::<T>(dist),
+    ))
 }
 
 impl<T: Element, D: Dimension> DeviceArray<T, D> {
@@ -209,7 +264,9 @@ impl<S: StorageMut, D: Dimension> DeviceArrayBase<S, D> {
     }
 
     /// Fills the array with normal values of `mean` and standard deviation `std` (Box-Muller
-    /// on Philox4x32-10 with `seed`); the floats only (`f16` and `bf16` computed in `f32`).
+    /// on Philox4x32-10 with `seed`); the floats (`f16` and `bf16` computed in `f32`) and the
+    /// complex types: `mean + std * z`, `z` standard complex normal (real and imaginary parts
+    /// independent, of variance 1/2 each; see the module docs of `random.rs`).
     pub fn fill_normal(&mut self, seed: u64, mean: S::Elem, std: S::Elem) -> Result<()> {
         self.fill_random(Distribution::Normal, seed, mean, std)
     }
@@ -227,13 +284,13 @@ impl<S: StorageMut, D: Dimension> DeviceArrayBase<S, D> {
             return Ok(());
         }
         let ctx = self.context().clone();
-        let scalar = S::Elem::SCALAR;
-        let w = body(drawn_in(scalar), dist).map_or(4, |b| b.0);
+        let w = per_block::<S::Elem>(dist);
+        let name = kernel_name::<S::Elem>(dist);
         let key = KernelKey {
-            source: kernel_cache::hash_parts(&["philox", &name(scalar, dist)]),
+            source: kernel_cache::hash_parts(&["philox", &name]),
             variant: 0,
         };
-        let f = kernel_cache::prepared(&ctx, key, &name(scalar, dist), || source)?;
+        let f = kernel_cache::prepared(&ctx, key, &name, || source)?;
         let off = self.offset() as i64;
         // One vector store per block when the blocks' runs start aligned to their size: the
         // array's first element is (then every block's is, a block being `w` elements).

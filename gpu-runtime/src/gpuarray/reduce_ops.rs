@@ -24,10 +24,11 @@ use std::sync::{Arc, Mutex};
 use gpu_cdecl::Scalar;
 use ndarray::{Dimension, IxDyn};
 
-use crate::error::{ArrayShapeError, Error, Result};
+use crate::error::{ArgumentError, ArrayShapeError, Error, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::boolean::Bool;
 use crate::gpuarray::cast;
+use crate::gpuarray::dtype::DType;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_args::KernelArg;
 use crate::gpuarray::mean_type::MeanType;
@@ -35,10 +36,12 @@ use crate::gpuarray::reduce_axis::ReduceAxis;
 use crate::gpuarray::reduction::ReductionKernel;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Op {
+pub(crate) enum Op {
     Sum,
     Prod,
     Dot,
+    /// `sum(conj(x) * y)`: [`Op::Dot`] conjugating its first operand when it is complex.
+    VDot,
     Max,
     Min,
     ArgMax,
@@ -59,7 +62,7 @@ enum Op {
 
 type Cached = Arc<dyn Any + Send + Sync>;
 /// A builtin kernel's key: the operation, the element type and the result type.
-type OpKey = (Op, Scalar, Scalar);
+type OpKey = (Op, DType, DType);
 static KERNELS: Mutex<Option<HashMap<OpKey, Cached>>> = Mutex::new(None);
 
 /// Welford's running (count, mean, M2) in `double` and Chan et al.'s merge of two of them.
@@ -86,26 +89,27 @@ fn arg_def(t: &str, cmp: char) -> String {
 
 /// The kernel of `op` on elements of `T`, producing `R` (and accumulating in `R` for sums
 /// and products).
-fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
+pub(crate) fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
     let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
     let map = map.get_or_insert_with(HashMap::new);
     if let Some(k) = map
-        .get(&(op, T::SCALAR, R::SCALAR))
+        .get(&(op, T::DTYPE, R::DTYPE))
         .and_then(|k| k.clone().downcast::<ReductionKernel<R>>().ok())
     {
         return Ok(k);
     }
     let (t, r) = (T::c_name(), R::c_name());
+    refuse_complex::<T, R>(op)?;
     let x = format!("const {t} *x");
     // The 16-bit floats are summed in `f32`, as NumPy sums `float16`, and rounded once (unless
     // the caller named a wider accumulator).
-    let sixteen_bit = matches!(T::SCALAR, Scalar::F16 | Scalar::Bf16);
-    let narrow_result = matches!(R::SCALAR, Scalar::F16 | Scalar::Bf16 | Scalar::F32);
+    let sixteen_bit = matches!(T::DTYPE, DType::F16 | DType::Bf16);
+    let narrow_result = matches!(R::DTYPE, DType::F16 | DType::Bf16 | DType::F32);
     let wide = |x: &str| cast::cast_c(T::SCALAR, Scalar::F32, x);
-    let as_r = cast::cast_c(T::SCALAR, R::SCALAR, "x");
+    let as_r = cast::convert_c(T::DTYPE, R::DTYPE, "x");
     // Through the conversion table, which spells the 16-bit floats' conversions unambiguously.
-    let as_f64 = cast::cast_c(T::SCALAR, Scalar::F64, "x");
-    let nonzero = cast::cast_c(T::SCALAR, Scalar::Bool, "x");
+    let as_f64 = cast::convert_c(T::DTYPE, DType::F64, "x");
+    let nonzero = cast::convert_c(T::DTYPE, DType::Bool, "x");
     let sum_in_f32 = |arguments: String, map: String| -> Result<ReductionKernel<R>> {
         let k = ReductionKernel::with_accumulator(
             "reduction",
@@ -120,18 +124,32 @@ fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
     // NaN wins max and min, as in numpy (`a != a` is false for integers).
     let k = match op {
         Op::Sum if sixteen_bit && narrow_result => sum_in_f32(x.clone(), wide("x"))?,
-        Op::Dot if sixteen_bit => sum_in_f32(
+        Op::Dot | Op::VDot if sixteen_bit => sum_in_f32(
             format!("const {t} *x, const {t} *y"),
             format!("{} * {}", wide("x"), wide("y")),
         )?,
         Op::Sum => ReductionKernel::new(&x, &as_r, "a + b", &format!("({r})0"))?,
         Op::Prod => ReductionKernel::new(&x, &as_r, "a * b", &format!("({r})1"))?,
-        Op::Dot => ReductionKernel::new(
+        Op::VDot if T::DTYPE.is_complex() => ReductionKernel::new(
+            &format!("const {t} *x, const {t} *y"),
+            "gpu_runtime::conj(x) * y",
+            "a + b",
+            &format!("({t})0"),
+        )?,
+        // A real vdot is a dot (the same kernel text, kept under both keys).
+        Op::Dot | Op::VDot => ReductionKernel::new(
             &format!("const {t} *x, const {t} *y"),
             "x * y",
             "a + b",
             &format!("({t})0"),
         )?,
+        // The mean of a complex array (or NumPy's `mean(dtype=)`): accumulated in `R`, divided
+        // by the count in `R`'s part type.
+        Op::Mean if R::DTYPE != DType::F64 => ReductionKernel::new(&x, &as_r, "a + b", &format!("({r})0"))?
+            .post_map(&format!(
+                "a / {}",
+                cast::cast_c(Scalar::I64, R::DTYPE.part_scalar(), "n")
+            )),
         Op::Max => ReductionKernel::new(&x, "x", "(a != a || a > b) ? a : b", T::C_LOWEST)?,
         Op::Min => ReductionKernel::new(&x, "x", "(a != a || a < b) ? a : b", T::C_HIGHEST)?,
         Op::ArgMax | Op::ArgMin => {
@@ -192,8 +210,29 @@ fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
         Op::All => ReductionKernel::new(&x, &nonzero, "a && b", "true")?,
     };
     let k = Arc::new(k);
-    map.insert((op, T::SCALAR, R::SCALAR), k.clone() as Cached);
+    map.insert((op, T::DTYPE, R::DTYPE), k.clone() as Cached);
     Ok(k)
+}
+
+/// The reductions that need an order (`max`, `argmax`, `ptp`, ...) or a real result (`var`,
+/// and `mean` into a real type) on a complex element: a typed error, as NumPy has no order
+/// of complex numbers here (NumPy orders them lexicographically; this crate refuses).
+fn refuse_complex<T: Element, R: Element>(op: Op) -> Result<()> {
+    let real_result_of_complex = T::DTYPE.is_complex() && !R::DTYPE.is_complex();
+    let refused = match op {
+        Op::Max | Op::Min | Op::ArgMax | Op::ArgMin | Op::Ptp | Op::Var { .. } => T::DTYPE.is_complex(),
+        Op::Mean | Op::Sum | Op::Prod => real_result_of_complex,
+        Op::Dot | Op::VDot | Op::Any | Op::All => false,
+    };
+    if refused {
+        return Err(ArgumentError::UndefinedOnElement {
+            kernel: "reduction".into(),
+            function: format!("{op:?}").into(),
+            element: T::c_name(),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 fn empty_error(operation: &'static str) -> Error {
@@ -328,6 +367,32 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         scalar(
             kernel::<S::Elem, S::Elem>(Op::Dot)?.reduce([KernelArg::input(self), KernelArg::input(other)])?,
         )
+    }
+
+    /// The sum of `conj(self) * other` over two arrays of the same shape (any layouts),
+    /// conjugating the first operand when the elements are complex: what `vdot` reduces.
+    pub(crate) fn conj_dot<S2: Storage<Elem = S::Elem>, D2: Dimension>(
+        &self,
+        other: &DeviceArrayBase<S2, D2>,
+    ) -> Result<S::Elem> {
+        scalar(
+            kernel::<S::Elem, S::Elem>(Op::VDot)?
+                .reduce([KernelArg::input(self), KernelArg::input(other)])?,
+        )
+    }
+
+    /// The mean of every element accumulated in `A` and returned as an `A` (NumPy's
+    /// `mean(dtype=)`): `mean_as::<Complex64>()` is the mean of a complex array (which
+    /// [`mean`](Self::mean), giving `f64`, refuses). NaN parts for an empty array. A complex
+    /// array's mean into a real `A` is refused with a typed error.
+    pub fn mean_as<A: Element>(&self) -> Result<A> {
+        self.reduce_all(Op::Mean)
+    }
+
+    /// The means along an axis, accumulated in and given as `A`; see
+    /// [`mean_as`](Self::mean_as).
+    pub fn mean_axis_as<A: Element>(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<A, IxDyn>> {
+        self.reduce_along(Op::Mean, axis.into())
     }
 
     /// The largest element (NaN if there is one); an error for an empty array.

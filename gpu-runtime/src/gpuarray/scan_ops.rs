@@ -9,7 +9,7 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use gpu_cdecl::Scalar;
+use crate::gpuarray::dtype::DType;
 use ndarray::{Dimension, Ix1, IxDyn};
 
 use crate::driver::stream::Stream;
@@ -26,14 +26,23 @@ enum ScanOp {
 }
 
 type Cached = Arc<dyn Any + Send + Sync>;
-static SCANS: Mutex<Option<HashMap<(ScanOp, Scalar), Cached>>> = Mutex::new(None);
+static SCANS: Mutex<Option<HashMap<(ScanOp, DType), Cached>>> = Mutex::new(None);
 
 /// The scan of `op` over `T`, defined once per process.
 fn scan_kernel<T: Element>(op: ScanOp) -> Result<Arc<ScanKernel<T>>> {
+    if T::DTYPE.is_complex() {
+        // The scan publishes tile sums with volatile stores, which `gpu_runtime::complex`
+        // (trivially copyable, no volatile assignment) does not take.
+        return Err(crate::error::ArgumentError::NotYetOnElement {
+            operation: "cumsum/cumprod",
+            element: T::c_name(),
+        }
+        .into());
+    }
     let mut map = SCANS.lock().unwrap_or_else(|p| p.into_inner());
     let map = map.get_or_insert_with(HashMap::new);
     if let Some(k) = map
-        .get(&(op, T::SCALAR))
+        .get(&(op, T::DTYPE))
         .and_then(|k| k.clone().downcast::<ScanKernel<T>>().ok())
     {
         return Ok(k);
@@ -43,7 +52,7 @@ fn scan_kernel<T: Element>(op: ScanOp) -> Result<Arc<ScanKernel<T>>> {
         ScanOp::Sum => ScanKernel::<T>::new("a + b", &format!("({t})0"))?,
         ScanOp::Prod => ScanKernel::<T>::new("a * b", &format!("({t})1"))?,
     });
-    map.insert((op, T::SCALAR), k.clone() as Cached);
+    map.insert((op, T::DTYPE), k.clone() as Cached);
     Ok(k)
 }
 

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use gpu_cdecl::Scalar;
+use crate::gpuarray::dtype::DType;
 use ndarray::Dimension;
 
 use crate::driver::stream::Stream;
@@ -15,12 +15,21 @@ use crate::gpuarray::elementwise::ElementwiseKernel;
 use crate::gpuarray::kernel_args::KernelArg;
 
 /// The kernels by (criterion, element) type.
-type Kernels = HashMap<(Scalar, Scalar), Arc<ElementwiseKernel>>;
+type Kernels = HashMap<(DType, DType), Arc<ElementwiseKernel>>;
 
 static KERNELS: Mutex<Option<Kernels>> = Mutex::new(None);
 
-/// `z = c > 0 ? a : b` for criteria of `crit` and elements of `elem`, generated once per process.
-fn if_positive_kernel(crit: Scalar, elem: Scalar) -> Result<Arc<ElementwiseKernel>> {
+/// `z = c > 0 ? a : b` for criteria of `crit` and elements of `elem`, generated once per
+/// process. A complex criterion has no sign: a typed error.
+fn if_positive_kernel(crit: DType, elem: DType) -> Result<Arc<ElementwiseKernel>> {
+    if crit.is_complex() {
+        return Err(crate::error::ArgumentError::UndefinedOnElement {
+            kernel: "gpu_if_positive".into(),
+            function: "if_positive".into(),
+            element: crit.c_name(),
+        }
+        .into());
+    }
     let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
     if let Some(k) = map.as_ref().and_then(|m| m.get(&(crit, elem))) {
         return Ok(k.clone());
@@ -84,7 +93,7 @@ where
     D: Dimension,
 {
     let mut out = DeviceArray::<S1::Elem, D>::empty_like(then)?;
-    let k = if_positive_kernel(C::Elem::SCALAR, S1::Elem::SCALAR)?;
+    let k = if_positive_kernel(C::Elem::DTYPE, S1::Elem::DTYPE)?;
     let args = [
         KernelArg::input(criterion),
         KernelArg::input(then),
@@ -103,8 +112,8 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     /// their shapes may differ, their numbers of elements may not
     /// ([`ArrayShapeError::ElementCounts`]). Accumulated in the element type, as
     /// [`dot`](Self::dot). Arrays of one shape are read in place; others are first copied
-    /// into C order. (NumPy conjugates the first of two complex vectors; the element types
-    /// here are real.)
+    /// into C order. Complex elements of the first array are conjugated, as NumPy's `vdot`
+    /// does (and [`dot`](Self::dot) does not).
     pub fn vdot<S2: Storage<Elem = S::Elem>, D2: Dimension>(
         &self,
         other: &DeviceArrayBase<S2, D2>,
@@ -119,8 +128,8 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         }
         if self.shape() == other.shape() {
             let other = other.view().into_dyn();
-            return self.view().into_dyn().dot(&other);
+            return self.view().into_dyn().conj_dot(&other);
         }
-        self.ravel()?.dot(&other.ravel()?)
+        self.ravel()?.conj_dot(&other.ravel()?)
     }
 }

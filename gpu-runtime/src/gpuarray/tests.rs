@@ -31,26 +31,45 @@ fn all_scalars() -> [Scalar; 10] {
     ]
 }
 
+/// The element type of a real scalar, for the kernels keyed by element types.
+pub(super) fn dt(s: Scalar) -> crate::gpuarray::dtype::DType {
+    crate::gpuarray::dtype::DType::from_scalar(s).expect("an element scalar")
+}
+
 #[test]
 fn builtin_elementwise_kernels_compile() {
     for s in all_scalars() {
         compiles(
             "fill",
-            &kernel(Builtin::Fill, s, s).unwrap().source(Variant::Contiguous),
+            &kernel(
+                Builtin::Fill,
+                crate::gpuarray::tests::dt(s),
+                crate::gpuarray::tests::dt(s),
+            )
+            .unwrap()
+            .source(Variant::Contiguous),
         );
         compiles(
             "convert",
-            &kernel(Builtin::Convert, s, Scalar::F64)
-                .unwrap()
-                .source(Variant::Contiguous),
+            &kernel(
+                Builtin::Convert,
+                crate::gpuarray::tests::dt(s),
+                crate::gpuarray::tests::dt(Scalar::F64),
+            )
+            .unwrap()
+            .source(Variant::Contiguous),
         );
     }
     for d in [1, 2, 3, 8] {
         compiles(
             "convert strided",
-            &kernel(Builtin::Convert, Scalar::F32, Scalar::I32)
-                .unwrap()
-                .source(Variant::Strided(d)),
+            &kernel(
+                Builtin::Convert,
+                crate::gpuarray::tests::dt(Scalar::F32),
+                crate::gpuarray::tests::dt(Scalar::I32),
+            )
+            .unwrap()
+            .source(Variant::Strided(d)),
         );
     }
 }
@@ -85,7 +104,12 @@ fn builtin_reduction_kernels_compile() {
 /// variant's declaration must be readable.
 #[test]
 fn generated_declarations_are_readable() {
-    let k = kernel(Builtin::Convert, Scalar::F32, Scalar::F64).unwrap();
+    let k = kernel(
+        Builtin::Convert,
+        crate::gpuarray::tests::dt(Scalar::F32),
+        crate::gpuarray::tests::dt(Scalar::F64),
+    )
+    .unwrap();
     for v in [Variant::Contiguous, Variant::Strided(3)] {
         let src = k.source(v);
         let name = if v == Variant::Contiguous {

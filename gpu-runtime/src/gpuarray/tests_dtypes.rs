@@ -36,13 +36,22 @@ fn conversions_into_and_out_of_16_bit_floats_compile() {
     for half in [Scalar::F16, Scalar::Bf16] {
         compiles(
             "fill",
-            &kernel(Builtin::Fill, half, half)
-                .unwrap()
-                .source(Variant::Contiguous),
+            &kernel(
+                Builtin::Fill,
+                crate::gpuarray::tests::dt(half),
+                crate::gpuarray::tests::dt(half),
+            )
+            .unwrap()
+            .source(Variant::Contiguous),
         );
         for other in ELEMENTS {
             for (from, to) in [(half, other), (other, half)] {
-                let k = kernel(Builtin::Convert, from, to).unwrap();
+                let k = kernel(
+                    Builtin::Convert,
+                    crate::gpuarray::tests::dt(from),
+                    crate::gpuarray::tests::dt(to),
+                )
+                .unwrap();
                 compiles(
                     &format!("convert {from:?} -> {to:?}"),
                     &k.source(Variant::Contiguous),
@@ -51,9 +60,13 @@ fn conversions_into_and_out_of_16_bit_floats_compile() {
         }
         compiles(
             "convert strided",
-            &kernel(Builtin::Convert, Scalar::F32, half)
-                .unwrap()
-                .source(Variant::Strided(3)),
+            &kernel(
+                Builtin::Convert,
+                crate::gpuarray::tests::dt(Scalar::F32),
+                crate::gpuarray::tests::dt(half),
+            )
+            .unwrap()
+            .source(Variant::Strided(3)),
         );
     }
 }

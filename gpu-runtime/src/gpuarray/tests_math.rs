@@ -4,6 +4,7 @@
 use gpu_cdecl::Scalar;
 
 use crate::gpuarray::boolean::Bool;
+use crate::gpuarray::dtype::DType;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::Variant;
 use crate::gpuarray::expr::{kernel, BinOp, Expr, Node, Operand, Store};
@@ -54,7 +55,7 @@ const UNARY: [MathFn; 26] = [
 /// float type (one expression holding them all compiles every name at once).
 #[test]
 fn math_kernels_compile_in_float_and_double() {
-    for s in [Scalar::F32, Scalar::F64] {
+    for s in [DType::F32, DType::F64] {
         let x = || Node::ArrayOf(s);
         let mut sum = call(Func::Math(UNARY[0]), vec![x()]);
         for f in &UNARY[1..] {
@@ -74,10 +75,10 @@ fn math_kernels_compile_in_float_and_double() {
         sum = Node::Bin(
             BinOp::Add,
             Box::new(sum),
-            Box::new(call(Func::Ldexp, vec![x(), Node::ArrayOf(Scalar::I32)])),
+            Box::new(call(Func::Ldexp, vec![x(), Node::ArrayOf(DType::I32)])),
         );
-        let src = |t: Scalar| {
-            if t == Scalar::F32 {
+        let src = |t: DType| {
+            if t == DType::F32 {
                 kernel::<f32>(&sum, Store::Assign)
                     .unwrap()
                     .source(Variant::Contiguous)
@@ -90,7 +91,7 @@ fn math_kernels_compile_in_float_and_double() {
         let text = src(s);
         compiles(&format!("math {s:?}"), &text);
         // The float kernel calls the `float` functions, never the `double` ones.
-        if s == Scalar::F32 {
+        if s == DType::F32 {
             assert!(
                 text.contains("sinf(x12)") && text.contains("ldexpf(x30, (int)(x31))"),
                 "{text}"
@@ -133,7 +134,7 @@ fn all_numbers() -> [Scalar; 11] {
 #[test]
 fn generic_kernels_compile_for_every_type() {
     fn of<T: Element>() {
-        let s = T::SCALAR;
+        let s = T::DTYPE;
         let x = || Node::ArrayOf(s);
         let mut e = call(Func::Maximum, vec![x(), Node::ScalarOf(s)]);
         for f in [Func::Minimum, Func::Fmax, Func::Fmin, Func::Pow] {
@@ -152,7 +153,7 @@ fn generic_kernels_compile_for_every_type() {
         );
         let w = call(
             Func::Where,
-            vec![cond, e, call(Func::Cast(s), vec![Node::ArrayOf(Scalar::F64)])],
+            vec![cond, e, call(Func::Cast(s), vec![Node::ArrayOf(DType::F64)])],
         );
         for store in [
             Store::Assign,
@@ -167,8 +168,12 @@ fn generic_kernels_compile_for_every_type() {
         compiles(&format!("{s:?} compare"), &k.source(Variant::Strided(3)));
         // From and to every type.
         for to in all_numbers() {
-            let k =
-                crate::gpuarray::builtin::kernel(crate::gpuarray::builtin::Builtin::Convert, s, to).unwrap();
+            let k = crate::gpuarray::builtin::kernel(
+                crate::gpuarray::builtin::Builtin::Convert,
+                s,
+                crate::gpuarray::tests::dt(to),
+            )
+            .unwrap();
             compiles(
                 &format!("convert {s:?} -> {to:?}"),
                 &k.source(Variant::Contiguous),
@@ -188,8 +193,8 @@ fn generic_kernels_compile_for_every_type() {
     of::<Bool>();
     let fill = crate::gpuarray::builtin::kernel(
         crate::gpuarray::builtin::Builtin::Fill,
-        Scalar::Bool,
-        Scalar::Bool,
+        crate::gpuarray::dtype::DType::Bool,
+        crate::gpuarray::dtype::DType::Bool,
     )
     .unwrap();
     compiles("fill bool", &fill.source(Variant::Contiguous));
@@ -256,10 +261,10 @@ fn typed_leaves_render_their_own_types() {
 /// kernel, the same structure and types the same one.
 #[test]
 fn cache_keys_hold_leaf_types() {
-    let cmp = |s: Scalar| call(Func::Compare(CmpOp::Gt), vec![Node::ArrayOf(s), Node::ArrayOf(s)]);
-    let a = kernel::<Bool>(&cmp(Scalar::F32), Store::Assign).unwrap();
-    let b = kernel::<Bool>(&cmp(Scalar::F32), Store::Assign).unwrap();
-    let c = kernel::<Bool>(&cmp(Scalar::F64), Store::Assign).unwrap();
+    let cmp = |s: DType| call(Func::Compare(CmpOp::Gt), vec![Node::ArrayOf(s), Node::ArrayOf(s)]);
+    let a = kernel::<Bool>(&cmp(DType::F32), Store::Assign).unwrap();
+    let b = kernel::<Bool>(&cmp(DType::F32), Store::Assign).unwrap();
+    let c = kernel::<Bool>(&cmp(DType::F64), Store::Assign).unwrap();
     assert!(std::sync::Arc::ptr_eq(&a, &b));
     assert!(!std::sync::Arc::ptr_eq(&a, &c));
     assert!(a
@@ -274,7 +279,7 @@ fn cache_keys_hold_leaf_types() {
 /// compile (the typed API cannot build one; the table guards itself).
 #[test]
 fn undefined_functions_are_refused() {
-    let node = call(Func::Math(MathFn::Sin), vec![Node::ArrayOf(Scalar::I32)]);
+    let node = call(Func::Math(MathFn::Sin), vec![Node::ArrayOf(DType::I32)]);
     let err = kernel::<i32>(&node, Store::Assign).unwrap_err();
     assert!(
         matches!(
@@ -286,7 +291,7 @@ fn undefined_functions_are_refused() {
         ),
         "{err:?}"
     );
-    assert_eq!(MathFn::Sin.c_function(Scalar::F32), Some("sinf"));
-    assert_eq!(MathFn::Sin.c_function(Scalar::F64), Some("sin"));
-    assert_eq!(MathFn::Sin.c_function(Scalar::I32), None);
+    assert_eq!(MathFn::Sin.c_function(DType::F32), Some("sinf"));
+    assert_eq!(MathFn::Sin.c_function(DType::F64), Some("sin"));
+    assert_eq!(MathFn::Sin.c_function(DType::I32), None);
 }

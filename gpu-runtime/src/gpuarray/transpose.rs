@@ -12,11 +12,12 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use gpu_cdecl::Scalar;
+use crate::gpuarray::dtype::DType;
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::broadcast::overlaps_itself;
+use crate::gpuarray::cast;
 use crate::gpuarray::elementwise::first_context;
 use crate::gpuarray::kernel_args::{ArgKind, KernelArg};
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
@@ -39,8 +40,10 @@ const MIN_SIDE: usize = 32;
 const NAME: &str = "gpu_transpose";
 
 /// The source of the tiled copy from elements of `from` to elements of `to`.
-pub(crate) fn source(from: Scalar, to: Scalar) -> String {
+pub(crate) fn source(from: DType, to: DType) -> String {
     let (f, t) = (from.c_name(), to.c_name());
+    let headers = cast::headers_for([from, to]);
+    let store = cast::convert_c(from, to, "gpu_tile[gpu_tx + gpu_i][gpu_ty + j]");
     let rows_per_step = BLOCK as usize / WARP;
     // 256 threads: `gpu_tx` walks 32 along a tile's side (twice, for 64), `gpu_ty` 8 rows
     // of it per step (eight steps, for 64). The tile has a 65th column so that a warp
@@ -49,7 +52,7 @@ pub(crate) fn source(from: Scalar, to: Scalar) -> String {
     // first is used; the pointers advance by whole strides so that the inner loops do no
     // 64-bit multiplications.
     format!(
-        "extern \"C\" __global__ void {NAME}(long long rows, long long cols, \
+        "{headers}extern \"C\" __global__ void {NAME}(long long rows, long long cols, \
          const {f} *__restrict__ x__p, long long x__o, long long x__s0, long long x__s1, \
          {t} *__restrict__ z__p, long long z__o, long long z__s0, long long z__s1) {{\n\
          __shared__ {f} gpu_tile[{TILE}][{TILE} + 1];\n\
@@ -83,14 +86,14 @@ pub(crate) fn source(from: Scalar, to: Scalar) -> String {
          for (int gpu_i = 0; gpu_i < {TILE}; gpu_i += {WARP}) {{\n\
          #pragma unroll\n\
          for (int j = 0; j < {TILE}; j += {rows_per_step}) {{\n\
-         gpu_z[j * z__s0 + gpu_i * z__s1] = ({t})gpu_tile[gpu_tx + gpu_i][gpu_ty + j];\n\
+         gpu_z[j * z__s0 + gpu_i * z__s1] = {store};\n\
          }}\n\
          }}\n\
          }} else {{\n\
          for (int gpu_i = 0; gpu_i < {TILE}; gpu_i += {WARP}) {{\n\
          for (int j = 0; j < {TILE}; j += {rows_per_step}) {{\n\
          if (r0 + gpu_ty + j < rows && c0 + gpu_tx + gpu_i < cols) \
-         gpu_z[j * z__s0 + gpu_i * z__s1] = ({t})gpu_tile[gpu_tx + gpu_i][gpu_ty + j];\n\
+         gpu_z[j * z__s0 + gpu_i * z__s1] = {store};\n\
          }}\n\
          }}\n\
          }}\n\
@@ -131,7 +134,7 @@ pub(crate) fn plan(
     })
 }
 
-static KEYS: Mutex<Option<HashMap<(Scalar, Scalar), u64>>> = Mutex::new(None);
+static KEYS: Mutex<Option<HashMap<(DType, DType), u64>>> = Mutex::new(None);
 
 /// Runs the tiled copy of `plan` from `args[0]` (the source) into `args[1]` (the
 /// destination), whose layouts it was made from.
@@ -142,7 +145,7 @@ pub(crate) fn run(plan: &Plan, stream: Option<&Stream>, args: [KernelArg<'_>; 2]
     let [ArgKind::Array(src), ArgKind::Array(dst)] = args.map(|a| a.0) else {
         return Ok(());
     };
-    let (from, to) = (src.scalar, dst.scalar);
+    let (from, to) = (src.dtype, dst.dtype);
     let hash = {
         let mut keys = KEYS.lock().unwrap_or_else(|p| p.into_inner());
         *keys
@@ -196,9 +199,11 @@ mod tests {
     #[test]
     fn the_tiled_copy_compiles() {
         for (from, to) in [
-            (Scalar::F32, Scalar::F32),
-            (Scalar::F64, Scalar::I32),
-            (Scalar::U8, Scalar::F32),
+            (DType::F32, DType::F32),
+            (DType::F64, DType::I32),
+            (DType::U8, DType::F32),
+            (DType::Complex32, DType::Complex32),
+            (DType::F32, DType::Complex32),
         ] {
             let src = source(from, to);
             if let Err(e) = compile_check(&src, "sm_90") {

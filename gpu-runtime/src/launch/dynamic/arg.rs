@@ -421,6 +421,7 @@ impl<'a> Arg<'a> {
             (Arg::Host(h), ArgType::ConstPtr) => h.direction == Direction::In,
             (Arg::Vector(v), ArgType::Vector(t)) => v.ty == t,
             (Arg::Struct(v), ArgType::Struct(t)) => v.fits(&t),
+            (Arg::Vector(v), ArgType::Struct(t)) => complex_as_vector(v.ty, &t),
             #[cfg(feature = "half")]
             (Arg::F16(_), ArgType::F16) | (Arg::Bf16(_), ArgType::Bf16) => true,
             _ => false,
@@ -466,6 +467,16 @@ impl<'a> Arg<'a> {
         };
         p as *mut c_void
     }
+}
+
+/// Whether a vector value may be passed for a declared complex parameter: `float2` for
+/// `gpu_runtime::complex<float>` (which a declaration gives the Rust type `Complex32`),
+/// `double2` for `<double>`, the same bytes. Generated kernels pass complex numbers so, as an
+/// owned value (an [`Arg::by_value`] borrows).
+fn complex_as_vector(v: VectorType, t: &StructType) -> bool {
+    use crate::types::{Complex32, Complex64, Double2, Float2};
+    (t.rust == StructType::of::<Complex32>().rust && v == VectorType::of::<Float2>())
+        || (t.rust == StructType::of::<Complex64>().rust && v == VectorType::of::<Double2>())
 }
 
 macro_rules! arg_from {

@@ -59,6 +59,18 @@ fn declared(ty: &CType, is_template: bool) -> Declared<'_> {
     }
 }
 
+/// The Rust type of a complex number type's C name (`gpu_runtime::complex<float>`:
+/// `Complex32`), which a parameter declared with it takes by value (or as the vector of its
+/// parts); `None` for other names.
+pub(super) fn complex_rust_type(c_name: &str) -> Option<(std::any::TypeId, &'static str)> {
+    use crate::types::{Complex32, Complex64};
+    match gpu_cdecl::complex_part(c_name)? {
+        gpu_cdecl::Scalar::F32 => StructType::of::<Complex32>().rust,
+        gpu_cdecl::Scalar::F64 => StructType::of::<Complex64>().rust,
+        _ => None,
+    }
+}
+
 /// Where the C layout of a struct passed by value comes from.
 pub(super) struct StructLayouts<'s> {
     /// The module's source, for NVRTC to evaluate `sizeof`, `alignof` and `offsetof` in.
@@ -221,6 +233,7 @@ fn resolve_one(
             Ok((
                 ArgType::Struct(StructType {
                     align: c.align,
+                    rust: complex_rust_type(c_name),
                     ..StructType::bytes(c.size)
                 }),
                 None,

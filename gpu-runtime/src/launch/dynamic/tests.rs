@@ -38,7 +38,7 @@ fn a_non_contiguous_array_is_refused_when_copied() {
 
 use std::mem::offset_of;
 
-use super::declared::{resolve, Signature, StructLayouts};
+use super::declared::{complex_rust_type as complex_rust_type_of, resolve, Signature, StructLayouts};
 use super::value::{StructType, VectorType};
 use crate::types::vector::{Float2, Float4, Int4};
 
@@ -150,6 +150,24 @@ fn vectors_are_copied_into_the_argument() {
     assert!(!a.fits(ArgType::Vector(VectorType::of::<Int4>())));
     assert!(!a.fits(ArgType::Struct(StructType::bytes(16))));
     assert!(a.describe().contains("float4"));
+}
+
+/// A complex number's parts as a vector fit a declared complex parameter of that width (what
+/// generated kernels pass), and no other struct.
+#[test]
+fn complex_parameters_take_the_vector_of_their_parts() {
+    use crate::types::{Complex32, Complex64, Double2};
+    let f2 = Arg::from(Float2::new(1.0, 2.0));
+    let d2 = Arg::from(Double2::new(1.0, 2.0));
+    assert!(f2.fits(ArgType::Struct(StructType::of::<Complex32>())));
+    assert!(d2.fits(ArgType::Struct(StructType::of::<Complex64>())));
+    assert!(!d2.fits(ArgType::Struct(StructType::of::<Complex32>())));
+    assert!(!f2.fits(ArgType::Struct(StructType::bytes(8))));
+    assert_eq!(
+        complex_rust_type_of("gpu_runtime::complex<double>"),
+        StructType::of::<Complex64>().rust
+    );
+    assert_eq!(complex_rust_type_of("my_pair"), None);
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]

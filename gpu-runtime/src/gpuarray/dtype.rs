@@ -1,0 +1,117 @@
+//! [`DType`], the element types by name (re-exported by [`promote`](crate::gpuarray::promote),
+//! whose table it indexes), and what generated kernels need to know of one: its C name, its
+//! size, and for the complex types their part type. The complex types are no `gpu-cdecl` scalars (that crate
+//! reads C declarations, where `gpu_runtime::complex<float>` is a named type), so the kernels
+//! of this module name element types by [`DType`], and by `gpu_cdecl::Scalar` only where a
+//! real type is meant.
+
+use gpu_cdecl::Scalar;
+
+/// An element type, as NumPy names the types arrays hold (and `bf16`, which it does not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DType {
+    /// `bool`.
+    Bool,
+    /// `i8` (NumPy's `int8`).
+    I8,
+    /// `u8` (`uint8`).
+    U8,
+    /// `i16` (`int16`).
+    I16,
+    /// `u16` (`uint16`).
+    U16,
+    /// `i32` (`int32`).
+    I32,
+    /// `u32` (`uint32`).
+    U32,
+    /// `i64` (`int64`).
+    I64,
+    /// `u64` (`uint64`).
+    U64,
+    /// `half::f16` (`float16`).
+    F16,
+    /// `half::bf16` (`ml_dtypes.bfloat16`; not a NumPy type).
+    Bf16,
+    /// `f32` (`float32`).
+    F32,
+    /// `f64` (`float64`).
+    F64,
+    /// [`Complex32`](crate::types::Complex32): two `f32` (NumPy's `complex64`).
+    Complex32,
+    /// [`Complex64`](crate::types::Complex64): two `f64` (NumPy's `complex128`).
+    Complex64,
+}
+
+impl DType {
+    /// The C name generated kernels use: `float`, `unsigned long long`, `__half`,
+    /// `gpu_runtime::complex<float>` (from `<gpu_runtime/complex.h>`), ...
+    pub fn c_name(self) -> &'static str {
+        match self {
+            DType::Complex32 => "gpu_runtime::complex<float>",
+            DType::Complex64 => "gpu_runtime::complex<double>",
+            real => real.part_scalar().c_name(),
+        }
+    }
+
+    /// The size of one element in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            DType::Complex32 | DType::Complex64 => 2 * self.part_scalar().size(),
+            real => real.part_scalar().size(),
+        }
+    }
+
+    /// Whether this is [`Complex32`](crate::types::Complex32) or
+    /// [`Complex64`](crate::types::Complex64).
+    pub fn is_complex(self) -> bool {
+        matches!(self, DType::Complex32 | DType::Complex64)
+    }
+
+    /// The real type of the parts of a complex type (`F32` for `Complex32`), and a real type's
+    /// own scalar.
+    pub fn part_scalar(self) -> Scalar {
+        match self {
+            DType::Complex32 => Scalar::F32,
+            DType::Complex64 => Scalar::F64,
+            // Every other type is a scalar there.
+            real => real.scalar().unwrap_or(Scalar::F64),
+        }
+    }
+
+    /// The complex type whose parts are `part` (`F32`, `F64`), if there is one.
+    pub fn complex_of(part: Scalar) -> Option<DType> {
+        match part {
+            Scalar::F32 => Some(DType::Complex32),
+            Scalar::F64 => Some(DType::Complex64),
+            _ => None,
+        }
+    }
+
+    /// The type of a C name of a parameter declaration: a `gpu-cdecl` scalar's, or a complex
+    /// number's (`gpu_runtime::complex<float>`, `pycuda::complex<double>`, ...).
+    pub(crate) fn of_named(name: &str) -> Option<DType> {
+        DType::complex_of(gpu_cdecl::complex_part(name)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_sizes() {
+        assert_eq!(DType::Complex32.c_name(), "gpu_runtime::complex<float>");
+        assert_eq!(DType::Complex64.size(), 16);
+        assert_eq!(DType::F16.c_name(), "__half");
+        assert_eq!(DType::U64.size(), 8);
+        assert_eq!(DType::Complex64.part_scalar(), Scalar::F64);
+        assert_eq!(
+            DType::of_named("gpu_runtime::complex<float>"),
+            Some(DType::Complex32)
+        );
+        assert_eq!(DType::of_named("complex<int>"), None);
+        for d in DType::ALL {
+            assert_eq!(d.is_complex(), d.scalar().is_none(), "{d:?}");
+        }
+    }
+}
