@@ -382,8 +382,9 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     }
 
     /// The mean of every element accumulated in `A` and returned as an `A` (NumPy's
-    /// `mean(dtype=)`): `mean_as::<Complex64>()` is the mean of a complex array (which
-    /// [`mean`](Self::mean), giving `f64`, refuses). NaN parts for an empty array. A complex
+    /// `mean(dtype=)`): `mean_as::<Complex64>()` is the mean of a complex array (complex
+    /// elements have no [`MeanType`](crate::gpuarray::MeanType), so [`mean`](Self::mean) does
+    /// not take them). NaN parts for an empty array. A complex
     /// array's mean into a real `A` is refused with a typed error.
     pub fn mean_as<A: Element>(&self) -> Result<A> {
         self.reduce_all(Op::Mean)
