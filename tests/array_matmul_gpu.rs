@@ -11,6 +11,7 @@ use gpu_runtime::gpuarray::{
 };
 use gpu_runtime::half::{bf16, f16};
 use gpu_runtime::ndarray::{s, Array, Array2, ArrayD, Ix2, Ix3, IxDyn, ShapeBuilder};
+use gpu_runtime::types::{Complex32, Complex64};
 use gpu_runtime::{Context, Error, GemmError, Stream};
 use gpu_suite::Rng;
 
@@ -372,4 +373,102 @@ fn products_on_streams_are_ordered_with_other_work() -> gpu_runtime::Result<()> 
         assert_eq!(fresh.shape(), &[100, 200]);
     }
     Ok(())
+}
+
+/// A complex element under test: its parts as `f64`, made from two `f32`s.
+trait ComplexElem: MatmulElement {
+    fn new(re: f32, im: f32) -> Self;
+    fn parts(self) -> (f64, f64);
+    /// The error allowed per term of the sum.
+    const TOL: f64;
+}
+impl ComplexElem for Complex32 {
+    fn new(re: f32, im: f32) -> Self {
+        Complex32::new(re, im)
+    }
+    fn parts(self) -> (f64, f64) {
+        (self.re as f64, self.im as f64)
+    }
+    const TOL: f64 = 2e-5;
+}
+impl ComplexElem for Complex64 {
+    fn new(re: f32, im: f32) -> Self {
+        Complex64::new(re as f64, im as f64)
+    }
+    fn parts(self) -> (f64, f64) {
+        (self.re, self.im)
+    }
+    const TOL: f64 = 1e-12;
+}
+
+/// Complex products of random shapes (an empty `k` included), with `b` in C order, as a
+/// transposed view (`CUBLAS_OP_T`: a transpose, never a conjugate) and reversed (copied), and
+/// batches with a broadcast 2-D `b`, against the host's sums in `f64`.
+fn complex_products<T: ComplexElem>(seed: u64) -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(seed);
+    let rand = |rng: &mut Rng, shape: &[usize]| -> ArrayD<T> {
+        ArrayD::from_shape_fn(IxDyn(shape), |_| {
+            T::new(rng.f32() * 2.0 - 1.0, rng.f32() * 2.0 - 1.0)
+        })
+    };
+    for round in 0..20 {
+        let batch = [1, 1, 3][(rng.next_u64() % 3) as usize];
+        let (m, k, n) = (
+            1 + rng.next_u64() as usize % 33,
+            rng.next_u64() as usize % 40,
+            1 + rng.next_u64() as usize % 33,
+        );
+        let form = rng.next_u64() % 3;
+        let ha = rand(&mut rng, &[batch, m, k]);
+        // 0: b (k, n) in C order; 1: b the transpose of a stored (n, k); 2: b reversed on k.
+        let hb_stored = if form == 1 {
+            rand(&mut rng, &[n, k])
+        } else {
+            rand(&mut rng, &[k, n])
+        };
+        let da = DeviceArray::from_ndarray(&ctx, &ha)?;
+        let db = DeviceArray::from_ndarray(&ctx, &hb_stored)?;
+        let (vb, hb): (DeviceArrayView<'_, T, IxDyn>, ArrayD<T>) = match form {
+            1 => (
+                db.view().reversed_axes(),
+                hb_stored.view().reversed_axes().to_owned(),
+            ),
+            2 => (
+                db.slice(s![..;-1, ..])?.into_dyn(),
+                hb_stored.slice(s![..;-1, ..]).to_owned().into_dyn(),
+            ),
+            _ => (db.view(), hb_stored.clone()),
+        };
+        let c = matmul(&da, &vb)?;
+        assert_eq!(c.shape(), &[batch, m, n], "round {round}");
+        let got = c.to_vec()?;
+        for bi in 0..batch {
+            for i in 0..m {
+                for j in 0..n {
+                    let (mut re, mut im) = (0.0f64, 0.0f64);
+                    for l in 0..k {
+                        let (ar, ai) = ha[[bi, i, l]].parts();
+                        let (br, bim) = hb[[l, j]].parts();
+                        re += ar * br - ai * bim;
+                        im += ar * bim + ai * br;
+                    }
+                    let (gr, gi) = got[(bi * m + i) * n + j].parts();
+                    let tol = T::TOL * (k as f64 + 1.0);
+                    assert!(
+                        (gr - re).abs() <= tol && (gi - im).abs() <= tol,
+                        "round {round} (form {form}, {batch}x{m}x{k}x{n}) at {bi},{i},{j}: ({gr}, {gi}) vs ({re}, {im})"
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn complex64_and_complex128_products() -> gpu_runtime::Result<()> {
+    complex_products::<Complex32>(41)?;
+    complex_products::<Complex64>(42)
 }

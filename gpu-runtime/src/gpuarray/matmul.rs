@@ -11,7 +11,9 @@
 //! - [`dot`] / [`dot_on`]: NumPy's `dot` for 1-D and 2-D arrays (two vectors give a 0-d array).
 //!
 //! Elements: `f32`, `f64` (`cublasSgemm`, `cublasDgemm`), `half::f16` and `half::bf16`
-//! (`cublasGemmEx` with `f32` compute and `f32` `alpha`/`beta`): [`MatmulElement`]. Batches
+//! (`cublasGemmEx` with `f32` compute and `f32` `alpha`/`beta`), `Complex32` and `Complex64`
+//! (`cublasGemmEx` with `CUDA_C_32F`/`CUDA_C_64F`; a transposed view is a transpose, not a
+//! conjugate, as in NumPy): [`MatmulElement`]. Batches
 //! go through the strided-batched forms of the same calls.
 //!
 //! **Layouts.** Transposed views (`.t()`), Fortran-order arrays, row and column slices are
@@ -30,34 +32,43 @@
 //! that two threads must not change under each other.
 
 use std::cell::RefCell;
+use std::sync::Arc;
 
 use cudarc::cublas::sys::cublasOperation_t;
-use cudarc::cublas::{CudaBlas, GemmConfig, StridedBatchedConfig};
-use cudarc::driver::{DevicePtr, DevicePtrMut};
+use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, StridedBatchedConfig};
+use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use ndarray::{Dimension, IxDyn};
 
-use crate::driver::cudarc_interop::{cublas_on, gemm, gemm_strided_batched};
+use crate::driver::cudarc_interop::{
+    cublas_on, gemm, gemm_complex, gemm_strided_batched, gemm_strided_batched_complex,
+};
 use crate::driver::stream::Stream;
 use crate::error::{Error, GemmError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage, StorageMut};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::matmul_plan::{product, Matrices, Op, OperandLayout, Product};
+use crate::types::{Complex32, Complex64};
 
-/// An [`Element`] cuBLAS multiplies: `f32`, `f64`, `half::f16`, `half::bf16`.
+/// An [`Element`] cuBLAS multiplies: `f32`, `f64`, `half::f16`, `half::bf16`, `Complex32`,
+/// `Complex64`.
 pub trait MatmulElement: Element {
     /// One, the `alpha` of `C = alpha A B + beta C`.
     fn one() -> Self;
-    /// [`gemm`](crate::driver::cudarc_interop::gemm) of this type.
+    /// [`gemm`](crate::driver::cudarc_interop::gemm) of this type, on `stream` (the stream
+    /// `blas` queues on).
     fn gemm<A: DevicePtr<Self>, B: DevicePtr<Self>, C: DevicePtrMut<Self>>(
         blas: &CudaBlas,
+        stream: &Arc<CudaStream>,
         cfg: GemmConfig<Self>,
         a: &A,
         b: &B,
         c: &mut C,
     ) -> Result<()>;
-    /// [`gemm_strided_batched`](crate::driver::cudarc_interop::gemm_strided_batched) of this type.
+    /// [`gemm_strided_batched`](crate::driver::cudarc_interop::gemm_strided_batched) of this
+    /// type, on `stream`.
     fn gemm_strided_batched<A: DevicePtr<Self>, B: DevicePtr<Self>, C: DevicePtrMut<Self>>(
         blas: &CudaBlas,
+        stream: &Arc<CudaStream>,
         cfg: StridedBatchedConfig<Self>,
         a: &A,
         b: &B,
@@ -66,37 +77,84 @@ pub trait MatmulElement: Element {
 }
 
 macro_rules! matmul_element {
-    ($t:ty, $one:expr) => {
+    ($t:ty, $one:expr, $gemm:path, $batched:path) => {
         impl MatmulElement for $t {
             fn one() -> Self {
                 $one
             }
             fn gemm<A: DevicePtr<Self>, B: DevicePtr<Self>, C: DevicePtrMut<Self>>(
                 blas: &CudaBlas,
+                stream: &Arc<CudaStream>,
                 cfg: GemmConfig<Self>,
                 a: &A,
                 b: &B,
                 c: &mut C,
             ) -> Result<()> {
-                gemm(blas, cfg, a, b, c)
+                $gemm(blas, stream, cfg, a, b, c)
             }
             fn gemm_strided_batched<A: DevicePtr<Self>, B: DevicePtr<Self>, C: DevicePtrMut<Self>>(
                 blas: &CudaBlas,
+                stream: &Arc<CudaStream>,
                 cfg: StridedBatchedConfig<Self>,
                 a: &A,
                 b: &B,
                 c: &mut C,
             ) -> Result<()> {
-                gemm_strided_batched(blas, cfg, a, b, c)
+                $batched(blas, stream, cfg, a, b, c)
             }
         }
     };
 }
 
-matmul_element!(f32, 1.0);
-matmul_element!(f64, 1.0);
-matmul_element!(half::f16, half::f16::ONE);
-matmul_element!(half::bf16, half::bf16::ONE);
+// The real types through cudarc's `Gemm`, which queues on the handle's stream itself.
+matmul_element!(f32, 1.0, real_gemm, real_gemm_batched);
+matmul_element!(f64, 1.0, real_gemm, real_gemm_batched);
+matmul_element!(half::f16, half::f16::ONE, real_gemm, real_gemm_batched);
+matmul_element!(half::bf16, half::bf16::ONE, real_gemm, real_gemm_batched);
+// Complex through `cublasGemmEx` (cudarc's `Gemm` has no complex types): transposed views
+// are transposes, not conjugates, as NumPy's `matmul`.
+matmul_element!(
+    Complex32,
+    Complex32::new(1.0, 0.0),
+    gemm_complex,
+    gemm_strided_batched_complex
+);
+matmul_element!(
+    Complex64,
+    Complex64::new(1.0, 0.0),
+    gemm_complex,
+    gemm_strided_batched_complex
+);
+
+/// [`gemm`] in the form `matmul_element!` calls (cudarc's `Gemm` knows the handle's stream).
+fn real_gemm<T, A: DevicePtr<T>, B: DevicePtr<T>, C: DevicePtrMut<T>>(
+    blas: &CudaBlas,
+    _stream: &Arc<CudaStream>,
+    cfg: GemmConfig<T>,
+    a: &A,
+    b: &B,
+    c: &mut C,
+) -> Result<()>
+where
+    CudaBlas: Gemm<T>,
+{
+    gemm(blas, cfg, a, b, c)
+}
+
+/// [`gemm_strided_batched`] in the form `matmul_element!` calls.
+fn real_gemm_batched<T, A: DevicePtr<T>, B: DevicePtr<T>, C: DevicePtrMut<T>>(
+    blas: &CudaBlas,
+    _stream: &Arc<CudaStream>,
+    cfg: StridedBatchedConfig<T>,
+    a: &A,
+    b: &B,
+    c: &mut C,
+) -> Result<()>
+where
+    CudaBlas: Gemm<T>,
+{
+    gemm_strided_batched(blas, cfg, a, b, c)
+}
 
 /// `a @ b` (NumPy's `matmul`) in a new C-order array, on the legacy default stream.
 pub fn matmul<T, S1, D1, S2, D2>(
@@ -302,7 +360,7 @@ thread_local! {
 }
 
 /// Runs `f` with this thread's cuBLAS handle of `stream`'s context, set to queue on `stream`.
-fn with_handle<R>(stream: &Stream, f: impl FnOnce(&CudaBlas) -> Result<R>) -> Result<R> {
+fn with_handle<R>(stream: &Stream, f: impl FnOnce(&CudaBlas, &Arc<CudaStream>) -> Result<R>) -> Result<R> {
     let cudarc_stream = stream.to_cudarc()?;
     let key = cudarc_stream.context().cu_ctx() as usize;
     HANDLES.with(|handles| {
@@ -319,11 +377,11 @@ fn with_handle<R>(stream: &Stream, f: impl FnOnce(&CudaBlas) -> Result<R>) -> Re
         // with work on the old one over the same memory. Every use of this crate's memory by
         // the handle is ordered on the stream it queues on by `device_ptr(_mut)` (the memory's
         // stream record), so the stream it queues on next may be any.
-        unsafe { blas.set_stream(cudarc_stream) }.map_err(|e| Error::Cublas {
+        unsafe { blas.set_stream(cudarc_stream.clone()) }.map_err(|e| Error::Cublas {
             call: "cublasSetStream",
             code: e.0 as i32,
         })?;
-        f(blas)
+        f(blas, &cudarc_stream)
     })
 }
 
@@ -402,9 +460,9 @@ where
         ldc: n,
     };
     let (va, vb) = (operand_view(&oa), operand_view(&ob));
-    with_handle(stream, |blas| {
+    with_handle(stream, |blas, cuda_stream| {
         if p.batch == 1 {
-            return T::gemm(blas, cfg, &vb, &va, c);
+            return T::gemm(blas, cuda_stream, cfg, &vb, &va, c);
         }
         let batched = StridedBatchedConfig {
             gemm: cfg,
@@ -413,7 +471,7 @@ where
             stride_b: la.batch_stride as i64,
             stride_c: (p.m * p.n) as i64,
         };
-        T::gemm_strided_batched(blas, batched, &vb, &va, c)
+        T::gemm_strided_batched(blas, cuda_stream, batched, &vb, &va, c)
     })
 }
 

@@ -2,12 +2,16 @@
 //! `unsafe` in the caller: cudarc's `Gemm::gemm` is `unsafe` because nothing checks that the
 //! matrices fit their buffers; [`gemm`] checks that first.
 
-use cudarc::cublas::sys::cublasOperation_t;
+use std::sync::Arc;
+
+use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, StridedBatchedConfig};
-use cudarc::driver::{DevicePtr, DevicePtrMut};
+use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 
 use crate::driver::stream::Stream;
 use crate::error::{Error, GemmError, Result};
+use crate::types::repr::DeviceRepr;
+use crate::types::{Complex32, Complex64};
 
 /// A cuBLAS handle whose calls run on `stream` (cudarc's [`CudaBlas`] on
 /// [`Stream::to_cudarc`]), so that its uses of this crate's memory are recorded on `stream`
@@ -189,6 +193,144 @@ where
     // `a` nor `b`; each pointer is ordered on cuBLAS's stream by its `device_ptr(_mut)`.
     unsafe { blas.gemm_strided_batched(cfg, a, b, c) }.map_err(|e| Error::Cublas {
         call: "cublasGemmStridedBatched",
+        code: e.0 as i32,
+    })
+}
+
+/// A complex element [`gemm_complex`] multiplies, with its cuBLAS data and compute types:
+/// [`Complex32`](crate::types::Complex32) (`CUDA_C_32F`, computed in `f32`) and
+/// [`Complex64`](crate::types::Complex64) (`CUDA_C_64F`, in `f64`). cudarc's [`Gemm`] has no
+/// complex types, and its trait and `CudaBlas` are both cudarc's, so this is a function.
+pub trait ComplexGemmElement: DeviceRepr + Copy + sealed::Sealed {
+    /// `cudaDataType` of the matrices.
+    const DATA: cudaDataType;
+    /// The compute type.
+    const COMPUTE: cublasComputeType_t;
+}
+
+mod sealed {
+    /// Implemented for the two complex types only.
+    pub trait Sealed {}
+}
+
+impl sealed::Sealed for Complex32 {}
+impl ComplexGemmElement for Complex32 {
+    const DATA: cudaDataType = cudaDataType::CUDA_C_32F;
+    const COMPUTE: cublasComputeType_t = cublasComputeType_t::CUBLAS_COMPUTE_32F;
+}
+impl sealed::Sealed for Complex64 {}
+impl ComplexGemmElement for Complex64 {
+    const DATA: cudaDataType = cudaDataType::CUDA_C_64F;
+    const COMPUTE: cublasComputeType_t = cublasComputeType_t::CUBLAS_COMPUTE_64F;
+}
+
+/// [`gemm`] of complex matrices (`cublasGemmEx`), on `stream`, the stream `blas` queues on
+/// (set with `set_stream`): the matrices' uses are recorded on it as `gemm` records them.
+/// `transa`/`transb` transpose without conjugating (`CUBLAS_OP_C` conjugates).
+pub fn gemm_complex<T, A, B, C>(
+    blas: &CudaBlas,
+    stream: &Arc<CudaStream>,
+    cfg: GemmConfig<T>,
+    a: &A,
+    b: &B,
+    c: &mut C,
+) -> Result<()>
+where
+    T: ComplexGemmElement,
+    A: DevicePtr<T>,
+    B: DevicePtr<T>,
+    C: DevicePtrMut<T>,
+{
+    check_gemm(&cfg, a.len(), b.len(), c.len())?;
+    let (pa, _record_a) = a.device_ptr(stream);
+    let (pb, _record_b) = b.device_ptr(stream);
+    let (pc, _record_c) = c.device_ptr_mut(stream);
+    // SAFETY: every matrix of `cfg` lies inside its buffer (checked above); `c` is borrowed
+    // exclusively, so it overlaps neither `a` nor `b`; each pointer's use is recorded on
+    // `stream`, which `blas` queues on, and the records live until the call has been queued;
+    // `alpha` and `beta` are host values of the matrices' type, as CUBLAS_POINTER_MODE_HOST
+    // (cudarc's default) reads them.
+    unsafe {
+        cudarc::cublas::result::gemm_ex(
+            *blas.handle(),
+            cfg.transa,
+            cfg.transb,
+            cfg.m,
+            cfg.n,
+            cfg.k,
+            (&cfg.alpha) as *const T as *const _,
+            pa as *const _,
+            T::DATA,
+            cfg.lda,
+            pb as *const _,
+            T::DATA,
+            cfg.ldb,
+            (&cfg.beta) as *const T as *const _,
+            pc as *mut _,
+            T::DATA,
+            cfg.ldc,
+            T::COMPUTE,
+            cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+        )
+    }
+    .map_err(|e| Error::Cublas {
+        call: "cublasGemmEx",
+        code: e.0 as i32,
+    })
+}
+
+/// [`gemm_strided_batched`] of complex matrices (`cublasGemmStridedBatchedEx`); as
+/// [`gemm_complex`] otherwise.
+pub fn gemm_strided_batched_complex<T, A, B, C>(
+    blas: &CudaBlas,
+    stream: &Arc<CudaStream>,
+    cfg: StridedBatchedConfig<T>,
+    a: &A,
+    b: &B,
+    c: &mut C,
+) -> Result<()>
+where
+    T: ComplexGemmElement,
+    A: DevicePtr<T>,
+    B: DevicePtr<T>,
+    C: DevicePtrMut<T>,
+{
+    check_gemm_strided_batched(&cfg, a.len(), b.len(), c.len())?;
+    let g = &cfg.gemm;
+    let (pa, _record_a) = a.device_ptr(stream);
+    let (pb, _record_b) = b.device_ptr(stream);
+    let (pc, _record_c) = c.device_ptr_mut(stream);
+    // SAFETY: as in `gemm_complex`, for every matrix of every batch (checked above, the
+    // results not overlapping one another).
+    unsafe {
+        cudarc::cublas::result::gemm_strided_batched_ex(
+            *blas.handle(),
+            g.transa,
+            g.transb,
+            g.m,
+            g.n,
+            g.k,
+            (&g.alpha) as *const T as *const _,
+            pa as *const _,
+            T::DATA,
+            g.lda,
+            cfg.stride_a,
+            pb as *const _,
+            T::DATA,
+            g.ldb,
+            cfg.stride_b,
+            (&g.beta) as *const T as *const _,
+            pc as *mut _,
+            T::DATA,
+            g.ldc,
+            cfg.stride_c,
+            cfg.batch_size,
+            T::COMPUTE,
+            cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+        )
+    }
+    .map_err(|e| Error::Cublas {
+        call: "cublasGemmStridedBatchedEx",
         code: e.0 as i32,
     })
 }

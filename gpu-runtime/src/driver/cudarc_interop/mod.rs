@@ -41,5 +41,7 @@ pub(crate) mod ptr;
 mod state;
 
 #[cfg(feature = "cublas")]
-pub use blas::{cublas_on, gemm, gemm_strided_batched};
+pub use blas::{
+    cublas_on, gemm, gemm_complex, gemm_strided_batched, gemm_strided_batched_complex, ComplexGemmElement,
+};
 pub use lend::{Lend, LendMut, Lent, LentMut};
