@@ -368,15 +368,6 @@ pub enum ArgumentError {
         /// The element type's C name (`gpu_runtime::complex<float>`).
         element: &'static str,
     },
-    /// An operation NumPy defines on the element type that this crate does not implement for
-    /// it yet (`cumsum` of a complex array).
-    #[error("`{operation}` is not implemented for `{element}` elements yet")]
-    NotYetOnElement {
-        /// The operation.
-        operation: &'static str,
-        /// The element type's C name.
-        element: &'static str,
-    },
     /// An expression of more arrays or scalars than one kernel takes.
     #[error("kernel `{kernel}`: the expression reads {arrays} arrays and {scalars} scalars; at most {limit} of each")]
     TooManyOperands {

@@ -28,6 +28,22 @@ pub const PER_THREAD: u32 = 16;
 /// Elements one block of a scan handles: 256 threads of [`PER_THREAD`].
 pub const TILE: u32 = BLOCK * PER_THREAD;
 
+/// Elements per thread of a look-back tile of `T`: [`PER_THREAD`], or half as many for
+/// elements of more than 8 bytes (`Complex64`), whose tile would not fit 48 KiB of static
+/// shared memory.
+pub(crate) fn per_thread_of<T>() -> u32 {
+    if std::mem::size_of::<T>() > 8 {
+        PER_THREAD / 2
+    } else {
+        PER_THREAD
+    }
+}
+
+/// Elements of a look-back tile of `T` ([`TILE`] for elements of up to 8 bytes).
+pub(crate) fn tile_of<T>() -> u32 {
+    BLOCK * per_thread_of::<T>()
+}
+
 /// Scans along an axis with at least this many lanes run one thread per lane; fewer lanes are
 /// each scanned by the one-pass kernel (when they are long).
 const MANY_LANES: usize = 2048;
@@ -316,7 +332,7 @@ impl<T: Element> ScanKernel<T> {
         out: (&mut O, i64, i64),
         exclusive: bool,
     ) -> Result<()> {
-        let tiles = n.div_ceil(TILE as usize);
+        let tiles = n.div_ceil(tile_of::<T>() as usize);
         let grid = u32::try_from(tiles).map_err(|_| ArrayShapeError::ScanTooLong { elements: n })?;
         let pool = ctx.device_pool()?;
         // The ticket counter, a word of padding, then each tile's status (two 32-bit words:

@@ -30,15 +30,6 @@ static SCANS: Mutex<Option<HashMap<(ScanOp, DType), Cached>>> = Mutex::new(None)
 
 /// The scan of `op` over `T`, defined once per process.
 fn scan_kernel<T: Element>(op: ScanOp) -> Result<Arc<ScanKernel<T>>> {
-    if T::DTYPE.is_complex() {
-        // The scan publishes tile sums with volatile stores, which `gpu_runtime::complex`
-        // (trivially copyable, no volatile assignment) does not take.
-        return Err(crate::error::ArgumentError::NotYetOnElement {
-            operation: "cumsum/cumprod",
-            element: T::c_name(),
-        }
-        .into());
-    }
     let mut map = SCANS.lock().unwrap_or_else(|p| p.into_inner());
     let map = map.get_or_insert_with(HashMap::new);
     if let Some(k) = map

@@ -19,18 +19,22 @@
 //!
 //! A tile's status for elements of up to 4 bytes is one 64-bit word, flag in the high half and
 //! value in the low (see `packs_status`), published by one store and read by one load. For
-//! larger elements, values are published with a volatile store, `__threadfence()`, then a
-//! volatile store of the flag; a reader loads the flag (volatile), fences, then loads the value
-//! (volatile), from separate arrays so that any element type works.
+//! larger elements, values are published with volatile stores of its 8- or 4-byte words (a
+//! class type such as `gpu_runtime::complex` has no volatile assignment), `__threadfence()`,
+//! then a volatile store of the flag; a reader loads the flag (volatile), fences, then loads
+//! the value's words (volatile), from separate arrays so that any element type works. Elements
+//! of more than 8 bytes (`Complex64`) take tiles of half the elements, to fit 48 KiB of static
+//! shared memory.
 //!
 //! [`ScanVariant::Lanes`] scans many independent lanes (a scan along one axis of an n-d
 //! array), one thread per lane, down the axis.
 
 use std::fmt::Write as _;
 
+use crate::gpuarray::cast;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_cache::BLOCK;
-use crate::gpuarray::scan::{packs_status, ScanKernel, ScanVariant, PER_THREAD, TILE};
+use crate::gpuarray::scan::{packs_status, per_thread_of, tile_of, ScanKernel, ScanVariant};
 
 /// The shared-memory slot of a tile's element `j`: one padding slot per 32 elements, so that
 /// the threads of a warp reading their consecutive runs hit different banks.
@@ -74,7 +78,13 @@ return r; }\n";
 /// `gpu_status` holds the ticket counter in word 0, word 1 unused, then the tiles' status from
 /// word 2 (8-byte aligned): packed 64-bit words, or 32-bit flags with the values in `gpu_agg`
 /// (flag 1) and `gpu_inc` (flag 2), written before the flag with a fence between.
-fn status_c(t: &str, packed: bool) -> String {
+fn status_c(t: &str, size: usize, packed: bool) -> String {
+    // The separate arrays are written and read in the widest words that divide the element.
+    let w = if size.is_multiple_of(8) {
+        "unsigned long long"
+    } else {
+        "unsigned int"
+    };
     if packed {
         format!(
             "__device__ __forceinline__ void gpu_publish(unsigned int *st, {t} *, {t} *, long long i, unsigned int flag, {t} v) {{\n\
@@ -90,14 +100,20 @@ fn status_c(t: &str, packed: bool) -> String {
     } else {
         format!(
             "__device__ __forceinline__ void gpu_publish(unsigned int *st, {t} *agg, {t} *inc, long long i, unsigned int flag, {t} v) {{\n\
-             if (flag == 2u) ((volatile {t} *)inc)[i] = v; else ((volatile {t} *)agg)[i] = v;\n\
+             // Word by word: a volatile store of a class type (complex) has no operator.\n\
+             {w} words[sizeof({t}) / sizeof({w})]; memcpy(words, &v, sizeof({t}));\n\
+             volatile {w} *d = (volatile {w} *)((flag == 2u ? inc : agg) + i);\n\
+             #pragma unroll\nfor (int k = 0; k < (int)(sizeof({t}) / sizeof({w})); ++k) d[k] = words[k];\n\
              __threadfence();\n\
              ((volatile unsigned int *)(st + 2))[i] = flag; }}\n\
              __device__ __forceinline__ unsigned int gpu_wait(unsigned int *st, {t} *agg, {t} *inc, long long i, {t} *v) {{\n\
              unsigned int f;\n\
              do {{ f = ((volatile unsigned int *)(st + 2))[i]; }} while (f == 0u);\n\
              __threadfence();\n\
-             *v = f == 2u ? ((volatile {t} *)inc)[i] : ((volatile {t} *)agg)[i];\n\
+             const volatile {w} *p = (const volatile {w} *)((f == 2u ? inc : agg) + i);\n\
+             {w} words[sizeof({t}) / sizeof({w})];\n\
+             #pragma unroll\nfor (int k = 0; k < (int)(sizeof({t}) / sizeof({w})); ++k) words[k] = p[k];\n\
+             memcpy(v, words, sizeof({t}));\n\
              return f; }}\n"
         )
     }
@@ -111,31 +127,37 @@ impl<T: Element> ScanKernel<T> {
     pub fn source(&self, v: ScanVariant) -> String {
         let t = T::c_name();
         let (op, neutral, name) = (&self.op, &self.neutral, Self::c_name(v));
-        let mut s = format!("__device__ __forceinline__ {t} gpu_op({t} a, {t} b) {{ return ({op}); }}\n");
+        // The element's headers (`__half`, `__nv_bfloat16`, `gpu_runtime::complex`) first.
+        let mut s = cast::headers_for([T::DTYPE]);
+        let _ = writeln!(
+            s,
+            "__device__ __forceinline__ {t} gpu_op({t} a, {t} b) {{ return ({op}); }}"
+        );
         match v {
             ScanVariant::LookBack => {
+                let (tile, pt) = (tile_of::<T>(), per_thread_of::<T>());
                 s.push_str(PAD);
                 s.push_str(SHFL_UP);
                 s.push_str(SHFL_DOWN);
-                s.push_str(&status_c(t, packs_status::<T>()));
+                s.push_str(&status_c(t, std::mem::size_of::<T>(), packs_status::<T>()));
                 let _ = write!(
                     s,
                     "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}(long long n, const {t} *__restrict__ x, long long x_o, long long x_s, \
                      {t} *__restrict__ out, long long out_o, long long out_s, unsigned int *gpu_status, {t} *gpu_agg, {t} *gpu_inc, int exclusive, int gpu_vec) {{\n\
-                     __shared__ {t} tile[{TILE} + {TILE} / 32];\n__shared__ {t} wsum[{WARPS}];\n\
+                     __shared__ {t} tile[{tile} + {tile} / 32];\n__shared__ {t} wsum[{WARPS}];\n\
                      __shared__ long long s_tile;\n__shared__ {t} s_prefix;\n\
                      const {t} neutral = ({neutral});\n\
                      const int tid = threadIdx.x;\n\
                      // Elements per 16-byte vector (only used when `gpu_vec`: the host checked that\n\
                      // 16 bytes hold a whole number of them and that both runs are contiguous and aligned).\n\
                      constexpr int V = sizeof({t}) <= 16 ? 16 / (int)sizeof({t}) : 1;\n\
-                     constexpr int VPT = {TILE} / V / {BLOCK};\n\
+                     constexpr int VPT = {tile} / V / {BLOCK};\n\
                      // The tile's logical index, in the order blocks start: every earlier tile's block is running.\n\
                      if (tid == 0) s_tile = atomicAdd(gpu_status, 1u);\n\
                      __syncthreads();\n\
                      const long long me = s_tile;\n\
-                     const long long base = me * {TILE};\n\
-                     const bool vec = gpu_vec && base + {TILE} <= n;\n\
+                     const long long base = me * {tile};\n\
+                     const bool vec = gpu_vec && base + {tile} <= n;\n\
                      if (vec) {{\n\
                        // Block-striped 16-byte loads (a warp reads 512 adjacent bytes per load, all\n\
                        // of a thread's loads in flight at once), put in blocked order in shared memory.\n\
@@ -149,12 +171,12 @@ impl<T: Element> ScanKernel<T> {
                          for (int u = 0; u < V; ++u) tile[GPU_PAD(j0 + u)] = e[u]; }}\n\
                      }} else {{\n\
                        #pragma unroll\n\
-                       for (int k = 0; k < {PER_THREAD}; ++k) {{ int j = k * {BLOCK} + tid; long long g = base + j; tile[GPU_PAD(j)] = g < n ? x[x_o + g * x_s] : neutral; }}\n\
+                       for (int k = 0; k < {pt}; ++k) {{ int j = k * {BLOCK} + tid; long long g = base + j; tile[GPU_PAD(j)] = g < n ? x[x_o + g * x_s] : neutral; }}\n\
                      }}\n\
                      __syncthreads();\n\
-                     {t} acc = tile[GPU_PAD(tid * {PER_THREAD})];\n\
+                     {t} acc = tile[GPU_PAD(tid * {pt})];\n\
                      #pragma unroll\n\
-                     for (int k = 1; k < {PER_THREAD}; ++k) acc = gpu_op(acc, tile[GPU_PAD(tid * {PER_THREAD} + k)]);\n\
+                     for (int k = 1; k < {pt}; ++k) acc = gpu_op(acc, tile[GPU_PAD(tid * {pt} + k)]);\n\
                      // The block's scan of the threads' sums: a shuffle scan in each warp, then\n\
                      // the warps' totals through shared memory (one barrier, not one per step).\n\
                      const int lane = tid & 31, wid = tid >> 5;\n\
@@ -202,7 +224,7 @@ impl<T: Element> ScanKernel<T> {
                      __syncthreads();\n\
                      {t} run = tid > 0 ? gpu_op(s_prefix, before) : s_prefix;\n\
                      #pragma unroll\n\
-                     for (int k = 0; k < {PER_THREAD}; ++k) {{ int j = GPU_PAD(tid * {PER_THREAD} + k); {t} v = tile[j]; {t} next = gpu_op(run, v); tile[j] = exclusive ? run : next; run = next; }}\n\
+                     for (int k = 0; k < {pt}; ++k) {{ int j = GPU_PAD(tid * {pt} + k); {t} v = tile[j]; {t} next = gpu_op(run, v); tile[j] = exclusive ? run : next; run = next; }}\n\
                      __syncthreads();\n\
                      if (vec) {{\n\
                        uint4 *ov = (uint4 *)(out + out_o + base);\n\
@@ -213,7 +235,7 @@ impl<T: Element> ScanKernel<T> {
                          uint4 q = make_uint4(0u, 0u, 0u, 0u); memcpy(&q, e, V * sizeof({t})); ov[k * {BLOCK} + tid] = q; }}\n\
                      }} else {{\n\
                        #pragma unroll\n\
-                       for (int k = 0; k < {PER_THREAD}; ++k) {{ int j = k * {BLOCK} + tid; long long g = base + j; if (g < n) out[out_o + g * out_s] = tile[GPU_PAD(j)]; }}\n\
+                       for (int k = 0; k < {pt}; ++k) {{ int j = k * {BLOCK} + tid; long long g = base + j; if (g < n) out[out_o + g * out_s] = tile[GPU_PAD(j)]; }}\n\
                      }}\n}}\n",
                 );
             }

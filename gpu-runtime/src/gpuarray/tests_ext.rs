@@ -107,6 +107,10 @@ fn scan_kernels_compile() {
     of::<u64>();
     of::<f32>();
     of::<f64>();
+    of::<half::f16>();
+    of::<half::bf16>();
+    of::<crate::types::Complex32>();
+    of::<crate::types::Complex64>();
 }
 
 #[test]
