@@ -143,9 +143,9 @@ pub(crate) fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKern
             "a + b",
             &format!("({t})0"),
         )?,
-        // The mean of a complex array (or NumPy's `mean(dtype=)`): accumulated in `R`, divided
-        // by the count in `R`'s part type.
-        Op::Mean if R::DTYPE != DType::F64 => ReductionKernel::new(&x, &as_r, "a + b", &format!("({r})0"))?
+        // A complex mean: accumulated in `R`, divided by the count in `R`'s part type. (Real
+        // means, below, accumulate in `double` and round once into `R`.)
+        Op::Mean if R::DTYPE.is_complex() => ReductionKernel::new(&x, &as_r, "a + b", &format!("({r})0"))?
             .post_map(&format!(
                 "a / {}",
                 cast::cast_c(Scalar::I64, R::DTYPE.part_scalar(), "n")
@@ -381,8 +381,8 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         )
     }
 
-    /// The mean of every element accumulated in `A` and returned as an `A` (NumPy's
-    /// `mean(dtype=)`): `mean_as::<Complex64>()` is the mean of a complex array (complex
+    /// The mean of every element returned as an `A` (NumPy's `mean(dtype=)`; a real mean is
+    /// accumulated in `f64` and rounded once into `A`, a complex one accumulated in `A`): `mean_as::<Complex64>()` is the mean of a complex array (complex
     /// elements have no [`MeanType`](crate::gpuarray::MeanType), so [`mean`](Self::mean) does
     /// not take them). NaN parts for an empty array. A complex
     /// array's mean into a real `A` is refused with a typed error.
@@ -390,8 +390,8 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         self.reduce_all(Op::Mean)
     }
 
-    /// The means along an axis, accumulated in and given as `A`; see
-    /// [`mean_as`](Self::mean_as).
+    /// The means along an axis, given as `A` (accumulated as; see
+    /// [`mean_as`](Self::mean_as) says).
     pub fn mean_axis_as<A: Element>(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<A, IxDyn>> {
         self.reduce_along(Op::Mean, axis.into())
     }
