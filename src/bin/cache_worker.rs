@@ -1,9 +1,10 @@
 //! Helper for tests/cache.rs, run as a process of its own.
 //!
 //! `cache_worker DIR`: compiles one fixed kernel through the compile cache and prints
-//! `status=… key=… bytes=… nvrtc_loaded=…` (whether NVRTC's library is mapped into the process
-//! afterwards, on Linux). `DIR` is the cache directory (`-` for the default one); the cache's
-//! environment variables are read as any program would.
+//! `status=… key=… bytes=… nvrtc_loaded=… nvrtc_asked=…` (whether NVRTC's library is mapped into
+//! the process afterwards, on Linux, and whether gpu-runtime asked it for its version: with
+//! NVRTC preloaded, it is mapped either way). `DIR` is the cache directory (`-` for the default
+//! one); the cache's environment variables are read as any program would.
 //!
 //! `cache_worker DIR hammer ID ROUNDS`: compiles, ROUNDS times, a mix of kernels whose cache
 //! entries other workers share (hot keys) and kernels only this worker asks for (cold keys),
@@ -97,11 +98,12 @@ fn main() {
     }
     match m.compile_report() {
         Ok(r) => println!(
-            "status={:?} key={} bytes={} nvrtc_loaded={}",
+            "status={:?} key={} bytes={} nvrtc_loaded={} nvrtc_asked={}",
             r.status,
             r.key.to_hex(),
             r.module.image.len(),
-            nvrtc_loaded()
+            nvrtc_loaded(),
+            gpu_runtime::__testing::nvrtc_was_asked()
         ),
         Err(e) => {
             eprintln!("{e}");
