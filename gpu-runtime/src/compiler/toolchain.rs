@@ -13,6 +13,15 @@
 //! the one predicted (or none could be predicted), the key names NVRTC's version instead, and
 //! the entry is stored under that key. Such a setup loads NVRTC in each process, as it must to
 //! learn the version.
+//!
+//! One such setup is common: a system CUDA install, whose NVRTC the loader finds past
+//! `LD_LIBRARY_PATH`, through `/etc/ld.so.cache`. There the search finds no file, but what the
+//! loader loads stays the same while `LD_LIBRARY_PATH` and the loader's cache do. So a miss
+//! records the file loaded (named by [`loaded_nvrtc_path`]) with the loader cache's stamp in
+//! the cache directory, and a later lookup keys the entry by that file after one read and one
+//! `stat`, then checks the file with one `stat` as above: no NVRTC loaded (see
+//! `nvrtc_resolution`). Without `LD_LIBRARY_PATH` set at all, NVRTC is still loaded to key by
+//! its version.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
