@@ -181,7 +181,7 @@ impl Plan<'_> {
     /// `LD_LIBRARY_PATH` finds none, as recorded in `dir` (see [`nvrtc_resolution`]), with that
     /// file's stored identity; `None` when the key is not by search, the search finds a file,
     /// or there is no valid record. NVRTC stays unloaded.
-    fn material_by_remembered_file(&self, dir: &Path) -> Option<(KeyMaterial, Vec<u8>)> {
+    pub(crate) fn material_by_remembered_file(&self, dir: &Path) -> Option<(KeyMaterial, Vec<u8>)> {
         let Arch::Nvrtc {
             target,
             by_search: true,
