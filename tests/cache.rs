@@ -814,6 +814,16 @@ fn a_hit_loads_no_nvrtc_when_the_loader_finds_it_past_the_search_path() {
     assert_eq!(field(&hit, "key"), field(&first, "key"));
     assert_eq!(field(&hit, "nvrtc_asked"), "false", "a hit needs no NVRTC: {hit}");
     assert_eq!(field(&hit, "bytes"), field(&first, "bytes"));
+    // The bench report's timed steps of a hit take the same way.
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cache_worker"));
+    c.arg(&cache)
+        .arg("steps")
+        .env("LD_LIBRARY_PATH", &empty)
+        .env("LD_PRELOAD", &real)
+        .env_remove("GPU_RUNTIME_DEFAULT_NVRTC_FLAGS");
+    let steps = worker_output(c);
+    assert_eq!(field(&steps, "steps_hit"), "true", "{steps}");
+    assert_eq!(field(&steps, "nvrtc_asked"), "false", "{steps}");
 
     // Another search path has no record of its own yet: NVRTC is loaded, and recorded.
     let elsewhere = run(&other);
