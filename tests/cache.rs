@@ -775,3 +775,83 @@ fn the_timed_steps_of_a_hit_find_the_entry_and_not_a_damaged_one() {
     assert!(!damaged.hit, "{damaged:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// NVRTC found by the loader past `LD_LIBRARY_PATH`, as through `/etc/ld.so.cache` on a system
+/// install (here preloaded, `LD_PRELOAD`, which `dlopen` finds by its name the same way: not
+/// along the path): the search finds no file, so the first process loads NVRTC, and records
+/// in the cache directory the file it loaded with the loader cache's stamp; a new process with
+/// the same `LD_LIBRARY_PATH` then hits without loading NVRTC. Another `LD_LIBRARY_PATH`, or a
+/// corrupt record, loads NVRTC again (and records it), never serving another entry. (NVRTC is
+/// mapped in every process here, preloaded: the worker says whether it was asked.)
+#[test]
+#[cfg(target_os = "linux")]
+fn a_hit_loads_no_nvrtc_when_the_loader_finds_it_past_the_search_path() {
+    let usual = std::env::var("LD_LIBRARY_PATH").unwrap_or_default();
+    let Some(real) = std::env::split_paths(&usual)
+        .flat_map(|d| ["libnvrtc.so.13", "libnvrtc.so"].map(|n| d.join(n)))
+        .find_map(|p| std::fs::canonicalize(p).ok())
+    else {
+        panic!("NVRTC is not on LD_LIBRARY_PATH ({usual}): source scripts/nvrtc-env.sh");
+    };
+    let dir = temp_dir("past-path");
+    let cache = dir.join("cache");
+    let (empty, other) = (dir.join("empty"), dir.join("other"));
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::create_dir_all(&other).unwrap();
+    let run = |lib_path: &Path| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cache_worker"));
+        c.arg(&cache)
+            .env("LD_LIBRARY_PATH", lib_path)
+            .env("LD_PRELOAD", &real)
+            .env_remove("GPU_RUNTIME_DISABLE_CACHE")
+            .env_remove("GPU_RUNTIME_DEFAULT_NVRTC_FLAGS");
+        worker_output(c)
+    };
+    let first = run(&empty);
+    assert_eq!(field(&first, "status"), "Miss", "{first}");
+    let hit = run(&empty);
+    assert_eq!(field(&hit, "status"), "Hit", "{hit}");
+    assert_eq!(field(&hit, "key"), field(&first, "key"));
+    assert_eq!(field(&hit, "nvrtc_asked"), "false", "a hit needs no NVRTC: {hit}");
+    assert_eq!(field(&hit, "bytes"), field(&first, "bytes"));
+    // The bench report's timed steps of a hit take the same way.
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cache_worker"));
+    c.arg(&cache)
+        .arg("steps")
+        .env("LD_LIBRARY_PATH", &empty)
+        .env("LD_PRELOAD", &real)
+        .env_remove("GPU_RUNTIME_DEFAULT_NVRTC_FLAGS");
+    let steps = worker_output(c);
+    assert_eq!(field(&steps, "steps_hit"), "true", "{steps}");
+    assert_eq!(field(&steps, "nvrtc_asked"), "false", "{steps}");
+
+    // Another search path has no record of its own yet: NVRTC is loaded, and recorded.
+    let elsewhere = run(&other);
+    assert_eq!(field(&elsewhere, "nvrtc_asked"), "true", "{elsewhere}");
+    assert_ne!(field(&elsewhere, "key"), field(&first, "key"));
+    let again = run(&other);
+    assert_eq!(field(&again, "status"), "Hit", "{again}");
+    assert_eq!(field(&again, "nvrtc_asked"), "false", "{again}");
+
+    // A corrupt record is no record: NVRTC is loaded, names the same file, finds the entry.
+    let records: Vec<PathBuf> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| std::fs::read(p).is_ok_and(|b| b.starts_with(b"gpu-runtime nvrtc resolution")))
+        .collect();
+    assert_eq!(records.len(), 2, "one record per search path: {records:?}");
+    for record in &records {
+        std::fs::write(record, b"gpu-runtime nvrtc resolution, cut short").unwrap();
+    }
+    let after_corruption = run(&empty);
+    assert_eq!(field(&after_corruption, "status"), "Hit", "{after_corruption}");
+    assert_eq!(field(&after_corruption, "key"), field(&first, "key"));
+    assert_eq!(
+        field(&after_corruption, "nvrtc_asked"),
+        "true",
+        "{after_corruption}"
+    );
+    let mended = run(&empty);
+    assert_eq!(field(&mended, "nvrtc_asked"), "false", "recorded again: {mended}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -2,6 +2,7 @@
 //! documentation, no part of the API, and kept apart from `__private_v0_1` (the macro's interface).
 
 pub use crate::compiler::hit_timing::{hit_steps, HitSteps};
+pub use crate::compiler::toolchain::nvrtc_was_asked;
 #[cfg(feature = "gpuarray")]
 pub use crate::gpuarray::kernel_cache::compile_check;
 #[cfg(feature = "gpuarray")]

@@ -1,9 +1,13 @@
 //! Helper for tests/cache.rs, run as a process of its own.
 //!
 //! `cache_worker DIR`: compiles one fixed kernel through the compile cache and prints
-//! `status=… key=… bytes=… nvrtc_loaded=…` (whether NVRTC's library is mapped into the process
-//! afterwards, on Linux). `DIR` is the cache directory (`-` for the default one); the cache's
-//! environment variables are read as any program would.
+//! `status=… key=… bytes=… nvrtc_loaded=… nvrtc_asked=…` (whether NVRTC's library is mapped into
+//! the process afterwards, on Linux, and whether gpu-runtime asked it for its version: with
+//! NVRTC preloaded, it is mapped either way). `DIR` is the cache directory (`-` for the default
+//! one); the cache's environment variables are read as any program would.
+//!
+//! `cache_worker DIR steps`: times the steps of a hit of that kernel in `DIR` (`hit_steps`, as the
+//! bench report does) and prints `steps_hit=… nvrtc_asked=…`.
 //!
 //! `cache_worker DIR hammer ID ROUNDS`: compiles, ROUNDS times, a mix of kernels whose cache
 //! entries other workers share (hot keys) and kernels only this worker asks for (cold keys),
@@ -78,12 +82,29 @@ fn nvrtc_loaded() -> bool {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let dir = args.get(1).expect("usage: cache_worker DIR|- [hammer ID ROUNDS]");
+    let dir = args
+        .get(1)
+        .expect("usage: cache_worker DIR|- [steps | hammer ID ROUNDS]");
     if args.get(2).map(String::as_str) == Some("hammer") {
         let id = args[3].parse().expect("ID");
         let rounds = args[4].parse().expect("ROUNDS");
         match hammer(dir, id, rounds) {
             Ok(line) => println!("{line}"),
+            Err(e) => {
+                eprintln!("{e}");
+                std::process::exit(1);
+            }
+        }
+        return;
+    }
+    if args.get(2).map(String::as_str) == Some("steps") {
+        let m = SourceModule::new(SOURCE).arch("sm_90");
+        match gpu_runtime::__testing::hit_steps(&m, std::path::Path::new(dir)) {
+            Ok(steps) => println!(
+                "steps_hit={} nvrtc_asked={}",
+                steps.hit,
+                gpu_runtime::__testing::nvrtc_was_asked()
+            ),
             Err(e) => {
                 eprintln!("{e}");
                 std::process::exit(1);
@@ -97,11 +118,12 @@ fn main() {
     }
     match m.compile_report() {
         Ok(r) => println!(
-            "status={:?} key={} bytes={} nvrtc_loaded={}",
+            "status={:?} key={} bytes={} nvrtc_loaded={} nvrtc_asked={}",
             r.status,
             r.key.to_hex(),
             r.module.image.len(),
-            nvrtc_loaded()
+            nvrtc_loaded(),
+            gpu_runtime::__testing::nvrtc_was_asked()
         ),
         Err(e) => {
             eprintln!("{e}");

@@ -9,6 +9,7 @@ use crate::compiler::cache::{self, CacheStatus, KeyMaterial, Lookup};
 use crate::compiler::includes::wrap_extern_c;
 use crate::compiler::nvcc;
 use crate::compiler::nvrtc::{self, CompiledModule, Target};
+use crate::compiler::nvrtc_resolution;
 use crate::compiler::plan::{nvrtc_version_material, Arch, Plan, TargetRequest};
 use crate::compiler::source_module::CompileReport;
 use crate::compiler::toolchain;
@@ -44,17 +45,34 @@ impl Plan<'_> {
         // Whether the key names the loader's search rather than the compiler: its entry then
         // names the NVRTC file the search found, checked at a hit and written at a store.
         let mut by_search = self.by_search();
+        // For a key by the file the loader loaded past the search (see `nvrtc_resolution`):
+        // that file's identity, stored in the entry and checked at a hit as by search.
+        let mut loaded_file: Option<Vec<u8>> = None;
         let mut status = CacheStatus::Disabled;
         if let Some(dir) = &self.cache_dir {
             let mut found = self.look_up(dir, &material, by_search);
             if let Err(CacheStatus::Miss | CacheStatus::Replaced) = found {
+                // The search finds no NVRTC: the file the loader loaded last time, if nothing
+                // it depends on changed since, keys the entry without loading NVRTC.
+                if let Some((remembered, identity)) = self.material_by_remembered_file(dir) {
+                    let again = self.look_up(dir, &remembered, true);
+                    if again.is_ok() {
+                        material = Cow::Owned(remembered);
+                        loaded_file = Some(identity);
+                        found = again;
+                    }
+                }
+            }
+            if let Err(CacheStatus::Miss | CacheStatus::Replaced) = found {
                 // Compiling loads NVRTC; if the file loaded is not the one the search finds
-                // (or the search finds none), the key names the version loaded instead, and
-                // another process may have stored that one.
-                if let Some(by_version) = self.material_by_loaded_version()? {
-                    material = Cow::Owned(by_version);
-                    by_search = false;
-                    found = self.look_up(dir, &material, false);
+                // (or the search finds none), the key names the file loaded (remembered for
+                // the next process) or, if it cannot be named, the version loaded; another
+                // process may have stored either.
+                if let Some((by_loaded, identity)) = self.material_by_loaded_nvrtc(dir)? {
+                    material = Cow::Owned(by_loaded);
+                    by_search = identity.is_some();
+                    loaded_file = identity;
+                    found = self.look_up(dir, &material, by_search);
                 }
             }
             match found {
@@ -79,8 +97,9 @@ impl Plan<'_> {
         if let Some(dir) = &self.cache_dir {
             if usable(status) {
                 // Searched now, on a miss: NVRTC was loaded and is the file found.
-                let compiler = match toolchain::predicted_nvrtc() {
-                    Some(file) if by_search => file.to_bytes(),
+                let compiler = match (&loaded_file, toolchain::predicted_nvrtc()) {
+                    (Some(file), _) => file.clone(),
+                    (None, Some(file)) if by_search => file.to_bytes(),
                     _ => Vec::new(),
                 };
                 if let Err(e) = cache::store(dir, &material, &module, &compiler) {
@@ -158,9 +177,46 @@ impl Plan<'_> {
         matches!(self.arch, Arch::Nvrtc { by_search: true, .. })
     }
 
-    /// The key's material by NVRTC's version, when the key names the loader's search and the
-    /// file loaded (now, if not before) is not the one the search finds.
-    fn material_by_loaded_version(&self) -> Result<Option<KeyMaterial>> {
+    /// The key's material by the NVRTC file the loader loaded when the search along
+    /// `LD_LIBRARY_PATH` finds none, as recorded in `dir` (see [`nvrtc_resolution`]), with that
+    /// file's stored identity; `None` when the key is not by search, the search finds a file,
+    /// or there is no valid record. NVRTC stays unloaded.
+    pub(crate) fn material_by_remembered_file(&self, dir: &Path) -> Option<(KeyMaterial, Vec<u8>)> {
+        let Arch::Nvrtc {
+            target,
+            by_search: true,
+        } = self.arch
+        else {
+            return None;
+        };
+        if toolchain::predicted_nvrtc().is_some() {
+            return None;
+        }
+        let path = toolchain::library_path()?;
+        let loader_cache = Path::new(nvrtc_resolution::LOADER_CACHE);
+        let identity = nvrtc_resolution::remembered(dir, &path, loader_cache)?;
+        Some((self.material_by_file(&path, &identity, target), identity))
+    }
+
+    /// `material_by_remembered_file`'s material: the file's, then what is compiled.
+    fn material_by_file(
+        &self,
+        path: &std::ffi::OsStr,
+        identity: &[u8],
+        target: TargetRequest,
+    ) -> KeyMaterial {
+        let content = self.material.tail(self.content_start);
+        let capacity = content.len() + path.len() + identity.len() + 128;
+        let mut material = nvrtc_resolution::remembered_material(path, identity, target, capacity);
+        material.fields(content);
+        material
+    }
+
+    /// When the key names the loader's search and the file loaded (now, if not before) is not
+    /// the one the search finds: the key's material by the file loaded, with its stored
+    /// identity, when the search finds none and the file can be named (and then the file is
+    /// recorded in `dir` for the next process); else by NVRTC's version, with `None`.
+    fn material_by_loaded_nvrtc(&self, dir: &Path) -> Result<Option<(KeyMaterial, Option<Vec<u8>>)>> {
         let Arch::Nvrtc {
             target,
             by_search: true,
@@ -172,11 +228,23 @@ impl Plan<'_> {
         if nvrtc.as_predicted {
             return Ok(None);
         }
+        if toolchain::predicted_nvrtc().is_none() {
+            if let (Some(path), Some(loaded)) =
+                (toolchain::library_path(), nvrtc_resolution::loaded_identity())
+            {
+                let loader_cache = Path::new(nvrtc_resolution::LOADER_CACHE);
+                if nvrtc_resolution::remember(dir, &path, loader_cache, &loaded) {
+                    let identity = loaded.to_bytes();
+                    let material = self.material_by_file(&path, &identity, target);
+                    return Ok(Some((material, Some(identity))));
+                }
+            }
+        }
         let target = TargetRequest::Given(target.resolve(nvrtc)?);
         let content = self.material.tail(self.content_start);
         let mut material = nvrtc_version_material(nvrtc, target, content.len() + 128);
         material.fields(content);
-        Ok(Some(material))
+        Ok(Some((material, None)))
     }
 
     /// An entry must name one symbol per requested kernel; anything else is foreign.

@@ -14,6 +14,7 @@ pub(crate) mod link;
 pub(crate) mod nvcc;
 pub(crate) mod nvjitlink;
 pub(crate) mod nvrtc;
+pub(crate) mod nvrtc_resolution;
 pub(crate) mod plan;
 pub(crate) mod sha256;
 pub(crate) mod source;

@@ -13,6 +13,15 @@
 //! the one predicted (or none could be predicted), the key names NVRTC's version instead, and
 //! the entry is stored under that key. Such a setup loads NVRTC in each process, as it must to
 //! learn the version.
+//!
+//! One such setup is common: a system CUDA install, whose NVRTC the loader finds past
+//! `LD_LIBRARY_PATH`, through `/etc/ld.so.cache`. There the search finds no file, but what the
+//! loader loads stays the same while `LD_LIBRARY_PATH` and the loader's cache do. So a miss
+//! records the file loaded (named by [`loaded_nvrtc_path`]) with the loader cache's stamp in
+//! the cache directory, and a later lookup keys the entry by that file after one read and one
+//! `stat`, then checks the file with one `stat` as above: no NVRTC loaded (see
+//! `nvrtc_resolution`). Without `LD_LIBRARY_PATH` set at all, NVRTC is still loaded to key by
+//! its version.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -49,14 +58,14 @@ pub(crate) struct LibraryIdentity {
 /// size and modification time and, on Unix, its status-change time, device and inode. A file
 /// replaced in place has another (a copy keeping the time, `cp -p`, still gets a new
 /// status-change time and inode; a file written in place, a new modification time).
-type Stamp = [u8; STAMP_LEN];
+pub(crate) type Stamp = [u8; STAMP_LEN];
 
 /// Size, modification time (seconds, nanoseconds), status-change time (the same), device, inode:
 /// eight bytes each.
-const STAMP_LEN: usize = 7 * 8;
+pub(crate) const STAMP_LEN: usize = 7 * 8;
 
 /// The [`Stamp`] of the file `meta` describes.
-fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
+pub(crate) fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
     #[cfg(unix)]
     let words: [u64; 7] = {
         use std::os::unix::fs::MetadataExt;
@@ -97,7 +106,7 @@ fn stamp_of(meta: &std::fs::Metadata) -> Stamp {
 impl LibraryIdentity {
     /// The file at `path` now, following links (the stamp is the library's own; the path
     /// stays as found, since resolving it costs a system call per component).
-    fn of(path: PathBuf) -> Option<LibraryIdentity> {
+    pub(crate) fn of(path: PathBuf) -> Option<LibraryIdentity> {
         let meta = std::fs::metadata(&path).ok()?;
         Some(LibraryIdentity {
             stamp: stamp_of(&meta),
@@ -127,7 +136,7 @@ pub(crate) fn stored_library_is_current(stored: &[u8]) -> bool {
 }
 
 /// The path and stamp of a stored identity, borrowed from it.
-fn split_stored(b: &[u8]) -> Option<(&Path, &[u8])> {
+pub(crate) fn split_stored(b: &[u8]) -> Option<(&Path, &[u8])> {
     let len = usize::try_from(u64::from_le_bytes(b.get(..8)?.try_into().ok()?)).ok()?;
     let (path, stamp) = b.get(8..)?.split_at_checked(len)?;
     if stamp.len() != STAMP_LEN {
@@ -157,9 +166,18 @@ pub(crate) fn predicted_nvrtc() -> Option<&'static LibraryIdentity> {
     PREDICTED.get_or_init(find_nvrtc_file).as_ref()
 }
 
+/// What [`loaded_nvrtc`] learnt, once it has run.
+static LOADED: OnceLock<LoadedNvrtc> = OnceLock::new();
+
+/// Whether this process has asked NVRTC for its version (which loads it), as a compile or a
+/// lookup keyed by version does and a hit keyed by a library file does not. For the suite's
+/// tests, where NVRTC may be mapped whether asked or not (preloaded with `LD_PRELOAD`).
+pub fn nvrtc_was_asked() -> bool {
+    LOADED.get().is_some()
+}
+
 /// NVRTC's version and architectures, loading it; once per process.
 pub(crate) fn loaded_nvrtc() -> Result<&'static LoadedNvrtc> {
-    static LOADED: OnceLock<LoadedNvrtc> = OnceLock::new();
     if let Some(info) = LOADED.get() {
         return Ok(info);
     }
@@ -234,18 +252,26 @@ fn loaded_is(path: &Path) -> bool {
     if !cfg!(target_os = "linux") {
         return true;
     }
-    let Ok(maps) = std::fs::read_to_string("/proc/self/maps") else {
-        return false;
-    };
-    let loaded: Vec<&str> = maps
+    loaded_nvrtc_path().is_some_and(|loaded| loaded == real)
+}
+
+/// After NVRTC is loaded: the file the loader loaded it from, with its links resolved, as the
+/// loader's map (`/proc/self/maps`) names it; `None` where there is no such map, or where it
+/// names no NVRTC or more than one.
+pub(crate) fn loaded_nvrtc_path() -> Option<PathBuf> {
+    if !cfg!(target_os = "linux") {
+        return None;
+    }
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    let mut loaded = maps
         .lines()
         .filter_map(|l| l.split_whitespace().nth(5))
         .filter(|p| {
             let file = p.rsplit('/').next().unwrap_or(p);
             file.starts_with("libnvrtc") && !file.starts_with("libnvrtc-builtins")
-        })
-        .collect();
-    !loaded.is_empty() && loaded.iter().all(|p| Path::new(p) == real)
+        });
+    let first = loaded.next()?;
+    loaded.all(|p| p == first).then(|| PathBuf::from(first))
 }
 
 /// `nvcc --version` of the given nvcc, remembered per path for the process.
