@@ -72,6 +72,7 @@ pub(crate) fn alloc_device(ctx: &Context, bytes: usize) -> Result<sys::CUdevicep
     })
 }
 
+#[cfg(feature = "gpuarray")]
 /// An allocation of `bytes` for an array: a block an array of the same size gave up when the
 /// context's cache holds one (no stream uses it any more: it entered the cache only then),
 /// else [`alloc_device`].
@@ -150,6 +151,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         uses
     }
 
+    #[cfg(feature = "gpuarray")]
     /// [`uninit`](Self::uninit) for an array: the block may be one an array of the same byte
     /// size gave up (the context's block cache), and goes back there when this buffer is
     /// dropped.
@@ -173,6 +175,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         Self::uninit(ctx, len)?.zeroed(ctx)
     }
 
+    #[cfg(feature = "gpuarray")]
     /// [`zeros`](Self::zeros) for an array (see [`uninit_reusing`](Self::uninit_reusing)).
     pub(crate) fn zeros_reusing(ctx: &Context, len: usize) -> Result<Self> {
         Self::uninit_reusing(ctx, len)?.zeroed(ctx)
@@ -200,6 +203,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         Ok(buf)
     }
 
+    #[cfg(feature = "gpuarray")]
     /// [`from_host`](Self::from_host) for an array (see
     /// [`uninit_reusing`](Self::uninit_reusing)).
     pub(crate) fn from_host_reusing(ctx: &Context, host: &(impl HostSlice<T> + ?Sized)) -> Result<Self> {

@@ -174,7 +174,9 @@ impl Graveyard {
         unsafe { what.now() }
     }
 
-    /// A cached block of exactly `bytes`, unused by any stream, now the caller's.
+    /// A cached block of exactly `bytes`, unused by any stream, now the caller's (arrays
+    /// allocate through it).
+    #[cfg(feature = "gpuarray")]
     pub(crate) fn take_cached(&self, bytes: usize) -> Option<sys::CUdeviceptr> {
         lock(&self.cache).take(bytes)
     }
