@@ -40,10 +40,12 @@ use crate::gpuarray::scan::{packs_status, per_thread_of, tile_of, ScanKernel, Sc
 /// the threads of a warp reading their consecutive runs hit different banks.
 const PAD: &str = "#define GPU_PAD(j) ((j) + ((j) >> 5))\n";
 
-/// `__shfl_up_sync` of any trivially copyable type, four bytes at a time (the builtin takes
-/// only some types; the scans run on every element type, `__half` and complex ones included).
-const SHFL_UP: &str =
-    "template <typename T> __device__ __forceinline__ T gpu_shfl_up(T v, unsigned int d) {\n\
+/// `__shfl_{dir}_sync` of any trivially copyable type as `gpu_shfl_{dir}`, four bytes at a time
+/// (the builtin takes only some types; the scans run on every element type, `__half` and
+/// complex ones included); `dir` is `up` or `down`.
+fn shfl_c(dir: &str) -> String {
+    format!(
+        "template <typename T> __device__ __forceinline__ T gpu_shfl_{dir}(T v, unsigned int d) {{\n\
 constexpr int W = (sizeof(T) + 3) / 4;\n\
 unsigned int w[W];\n\
 #pragma unroll\n\
@@ -51,27 +53,13 @@ for (int k = 0; k < W; ++k) w[k] = 0u;\n\
 #pragma unroll\n\
 for (int b = 0; b < (int)sizeof(T); ++b) ((unsigned char *)w)[b] = ((const unsigned char *)&v)[b];\n\
 #pragma unroll\n\
-for (int k = 0; k < W; ++k) w[k] = __shfl_up_sync(0xffffffffu, w[k], d);\n\
+for (int k = 0; k < W; ++k) w[k] = __shfl_{dir}_sync(0xffffffffu, w[k], d);\n\
 T r;\n\
 #pragma unroll\n\
 for (int b = 0; b < (int)sizeof(T); ++b) ((unsigned char *)&r)[b] = ((const unsigned char *)w)[b];\n\
-return r; }\n";
-
-/// [`SHFL_UP`]'s counterpart for `__shfl_down_sync`.
-const SHFL_DOWN: &str =
-    "template <typename T> __device__ __forceinline__ T gpu_shfl_down(T v, unsigned int d) {\n\
-constexpr int W = (sizeof(T) + 3) / 4;\n\
-unsigned int w[W];\n\
-#pragma unroll\n\
-for (int k = 0; k < W; ++k) w[k] = 0u;\n\
-#pragma unroll\n\
-for (int b = 0; b < (int)sizeof(T); ++b) ((unsigned char *)w)[b] = ((const unsigned char *)&v)[b];\n\
-#pragma unroll\n\
-for (int k = 0; k < W; ++k) w[k] = __shfl_down_sync(0xffffffffu, w[k], d);\n\
-T r;\n\
-#pragma unroll\n\
-for (int b = 0; b < (int)sizeof(T); ++b) ((unsigned char *)&r)[b] = ((const unsigned char *)w)[b];\n\
-return r; }\n";
+return r; }}\n"
+    )
+}
 
 /// The C of `gpu_publish` (a tile's value and its flag: 1 its own total, 2 its inclusive
 /// prefix) and `gpu_wait` (spins until a tile has published, returns its flag and value).
@@ -137,8 +125,8 @@ impl<T: Element> ScanKernel<T> {
             ScanVariant::LookBack => {
                 let (tile, pt) = (tile_of::<T>(), per_thread_of::<T>());
                 s.push_str(PAD);
-                s.push_str(SHFL_UP);
-                s.push_str(SHFL_DOWN);
+                s.push_str(&shfl_c("up"));
+                s.push_str(&shfl_c("down"));
                 s.push_str(&status_c(t, std::mem::size_of::<T>(), packs_status::<T>()));
                 let _ = write!(
                     s,
