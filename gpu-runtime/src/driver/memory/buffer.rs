@@ -60,34 +60,38 @@ pub(crate) fn byte_size<T>(operation: &'static str, len: usize) -> Result<usize>
 /// `cuMemAlloc` of `bytes` in `ctx`, giving back what the context holds and retrying once on
 /// out-of-memory.
 pub(crate) fn alloc_device(ctx: &Context, bytes: usize) -> Result<sys::CUdeviceptr> {
-    if bytes == 0 {
-        return Ok(0);
-    }
-    crate::driver::context::core::alloc_or_reclaim(&ctx.inner, || {
-        ctx.bind()?;
-        let mut ptr = 0;
-        // SAFETY: valid out-pointer; the context is current.
-        check("cuMemAlloc", unsafe { sys::cuMemAlloc_v2(&mut ptr, bytes) })?;
-        Ok(ptr)
-    })
+    alloc_block(ctx, bytes, false)
 }
 
 #[cfg(feature = "gpuarray")]
 /// An allocation of `bytes` for an array: a block an array of the same size gave up when the
 /// context's cache holds one (no stream uses it any more: it entered the cache only then),
-/// else [`alloc_device`].
+/// else as [`alloc_device`].
 pub(crate) fn alloc_device_reusing(ctx: &Context, bytes: usize) -> Result<sys::CUdeviceptr> {
+    alloc_block(ctx, bytes, true)
+}
+
+/// [`alloc_device`], first from the block cache when `reuse`. `alloc_or_reclaim` collects the
+/// releases that have become due first (an array's block goes into the cache then), and on
+/// out-of-memory empties the cache before its one retry; so one bind and one collection serve
+/// either kind of allocation.
+fn alloc_block(ctx: &Context, bytes: usize, reuse: bool) -> Result<sys::CUdeviceptr> {
     if bytes == 0 {
         return Ok(0);
     }
-    // Refused after a fault, as a fresh allocation is; and releases that have become due go
-    // into the cache first.
-    ctx.bind()?;
-    ctx.inner.collect_garbage();
-    if let Some(ptr) = ctx.inner.graveyard.take_cached(bytes) {
-        return Ok(ptr);
-    }
-    alloc_device(ctx, bytes)
+    crate::driver::context::core::alloc_or_reclaim(&ctx.inner, || {
+        // Refused after a fault, cached block or not.
+        ctx.bind()?;
+        if reuse {
+            if let Some(ptr) = ctx.inner.graveyard.take_cached(bytes) {
+                return Ok(ptr);
+            }
+        }
+        let mut ptr = 0;
+        // SAFETY: valid out-pointer; the context is current.
+        check("cuMemAlloc", unsafe { sys::cuMemAlloc_v2(&mut ptr, bytes) })?;
+        Ok(ptr)
+    })
 }
 
 impl<T: DeviceRepr> DeviceBuffer<T> {

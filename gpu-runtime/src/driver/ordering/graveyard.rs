@@ -176,7 +176,6 @@ impl Graveyard {
 
     /// A cached block of exactly `bytes`, unused by any stream, now the caller's (arrays
     /// allocate through it).
-    #[cfg(feature = "gpuarray")]
     pub(crate) fn take_cached(&self, bytes: usize) -> Option<sys::CUdeviceptr> {
         lock(&self.cache).take(bytes)
     }
