@@ -778,11 +778,12 @@ fn the_timed_steps_of_a_hit_find_the_entry_and_not_a_damaged_one() {
 
 /// NVRTC found by the loader past `LD_LIBRARY_PATH`, as through `/etc/ld.so.cache` on a system
 /// install (here preloaded, `LD_PRELOAD`, which `dlopen` finds by its name the same way: not
-/// along the path): the search finds no file, so the first process loads NVRTC, and records
-/// in the cache directory the file it loaded with the loader cache's stamp; a new process with
-/// the same `LD_LIBRARY_PATH` then hits without loading NVRTC. Another `LD_LIBRARY_PATH`, or a
-/// corrupt record, loads NVRTC again (and records it), never serving another entry. (NVRTC is
-/// mapped in every process here, preloaded: the worker says whether it was asked.)
+/// along the path): the search finds no file, so the first process loads NVRTC, and its entry
+/// stores the file it loaded with the stamps of what the search saw; a new process with the
+/// same `LD_LIBRARY_PATH` then hits without searching or loading NVRTC. Another
+/// `LD_LIBRARY_PATH`, or a file added to a directory of the path, loads NVRTC again (and
+/// stores again), never serving another entry; an unset `LD_LIBRARY_PATH` hits the same way.
+/// (NVRTC is mapped in every process here, preloaded: the worker says whether it was asked.)
 #[test]
 #[cfg(target_os = "linux")]
 fn a_hit_loads_no_nvrtc_when_the_loader_finds_it_past_the_search_path() {
@@ -825,33 +826,40 @@ fn a_hit_loads_no_nvrtc_when_the_loader_finds_it_past_the_search_path() {
     assert_eq!(field(&steps, "steps_hit"), "true", "{steps}");
     assert_eq!(field(&steps, "nvrtc_asked"), "false", "{steps}");
 
-    // Another search path has no record of its own yet: NVRTC is loaded, and recorded.
+    // Another search path has its own entry: NVRTC is loaded, and stored with it.
     let elsewhere = run(&other);
+    assert_eq!(field(&elsewhere, "status"), "Miss", "{elsewhere}");
     assert_eq!(field(&elsewhere, "nvrtc_asked"), "true", "{elsewhere}");
     assert_ne!(field(&elsewhere, "key"), field(&first, "key"));
     let again = run(&other);
     assert_eq!(field(&again, "status"), "Hit", "{again}");
     assert_eq!(field(&again, "nvrtc_asked"), "false", "{again}");
 
-    // A corrupt record is no record: NVRTC is loaded, names the same file, finds the entry.
-    let records: Vec<PathBuf> = std::fs::read_dir(&cache)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| std::fs::read(p).is_ok_and(|b| b.starts_with(b"gpu-runtime nvrtc resolution")))
-        .collect();
-    assert_eq!(records.len(), 2, "one record per search path: {records:?}");
-    for record in &records {
-        std::fs::write(record, b"gpu-runtime nvrtc resolution, cut short").unwrap();
-    }
-    let after_corruption = run(&empty);
-    assert_eq!(field(&after_corruption, "status"), "Hit", "{after_corruption}");
-    assert_eq!(field(&after_corruption, "key"), field(&first, "key"));
-    assert_eq!(
-        field(&after_corruption, "nvrtc_asked"),
-        "true",
-        "{after_corruption}"
-    );
-    let mended = run(&empty);
-    assert_eq!(field(&mended, "nvrtc_asked"), "false", "recorded again: {mended}");
+    // A file added to a directory of the path (where a search could now find NVRTC) fails the
+    // entry's check: the search runs, finds none, NVRTC is loaded and the entry stored again.
+    std::fs::write(empty.join("libother.so"), b"not nvrtc").unwrap();
+    let changed = run(&empty);
+    assert_eq!(field(&changed, "status"), "Replaced", "{changed}");
+    assert_eq!(field(&changed, "key"), field(&first, "key"));
+    assert_eq!(field(&changed, "nvrtc_asked"), "true", "{changed}");
+    let settled = run(&empty);
+    assert_eq!(field(&settled, "status"), "Hit", "{settled}");
+    assert_eq!(field(&settled, "nvrtc_asked"), "false", "stored again: {settled}");
+    // No LD_LIBRARY_PATH at all is the empty path to the loader: remembered the same way.
+    let unset = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cache_worker"));
+        c.arg(&cache)
+            .env_remove("LD_LIBRARY_PATH")
+            .env("LD_PRELOAD", &real)
+            .env_remove("GPU_RUNTIME_DISABLE_CACHE")
+            .env_remove("GPU_RUNTIME_DEFAULT_NVRTC_FLAGS");
+        worker_output(c)
+    };
+    let unset_first = unset();
+    assert_eq!(field(&unset_first, "nvrtc_asked"), "true", "{unset_first}");
+    let unset_hit = unset();
+    assert_eq!(field(&unset_hit, "status"), "Hit", "{unset_hit}");
+    assert_eq!(field(&unset_hit, "key"), field(&unset_first, "key"));
+    assert_eq!(field(&unset_hit, "nvrtc_asked"), "false", "{unset_hit}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -43,36 +43,27 @@ impl Plan<'_> {
     pub(crate) fn build(&self) -> Result<CompileReport> {
         let mut material = Cow::Borrowed(&self.material);
         // Whether the key names the loader's search rather than the compiler: its entry then
-        // names the NVRTC file the search found, checked at a hit and written at a store.
+        // names the NVRTC file loaded (and, when the search found none, what the search saw),
+        // checked at a hit and written at a store.
         let mut by_search = self.by_search();
-        // For a key by the file the loader loaded past the search (see `nvrtc_resolution`):
-        // that file's identity, stored in the entry and checked at a hit as by search.
-        let mut loaded_file: Option<Vec<u8>> = None;
+        // What a store writes as the compiler, when NVRTC was loaded past the search.
+        let mut loaded_past_search: Option<Vec<u8>> = None;
         let mut status = CacheStatus::Disabled;
         if let Some(dir) = &self.cache_dir {
             let mut found = self.look_up(dir, &material, by_search);
             if let Err(CacheStatus::Miss | CacheStatus::Replaced) = found {
-                // The search finds no NVRTC: the file the loader loaded last time, if nothing
-                // it depends on changed since, keys the entry without loading NVRTC.
-                if let Some((remembered, identity)) = self.material_by_remembered_file(dir) {
-                    let again = self.look_up(dir, &remembered, true);
-                    if again.is_ok() {
-                        material = Cow::Owned(remembered);
-                        loaded_file = Some(identity);
-                        found = again;
+                // Compiling loads NVRTC. If the file loaded is the one the search finds, or
+                // the search found none and the file loaded can be named, the key stays (the
+                // entry names the file); else it names NVRTC's version, and another process
+                // may have stored that entry.
+                match self.compiler_loaded()? {
+                    LoadedCompiler::AsKeyed => {}
+                    LoadedCompiler::PastSearch(stored) => loaded_past_search = Some(stored),
+                    LoadedCompiler::ByVersion(by_version) => {
+                        material = Cow::Owned(by_version);
+                        by_search = false;
+                        found = self.look_up(dir, &material, by_search);
                     }
-                }
-            }
-            if let Err(CacheStatus::Miss | CacheStatus::Replaced) = found {
-                // Compiling loads NVRTC; if the file loaded is not the one the search finds
-                // (or the search finds none), the key names the file loaded (remembered for
-                // the next process) or, if it cannot be named, the version loaded; another
-                // process may have stored either.
-                if let Some((by_loaded, identity)) = self.material_by_loaded_nvrtc(dir)? {
-                    material = Cow::Owned(by_loaded);
-                    by_search = identity.is_some();
-                    loaded_file = identity;
-                    found = self.look_up(dir, &material, by_search);
                 }
             }
             match found {
@@ -97,8 +88,8 @@ impl Plan<'_> {
         if let Some(dir) = &self.cache_dir {
             if usable(status) {
                 // Searched now, on a miss: NVRTC was loaded and is the file found.
-                let compiler = match (&loaded_file, toolchain::predicted_nvrtc()) {
-                    (Some(file), _) => file.clone(),
+                let compiler = match (loaded_past_search, toolchain::predicted_nvrtc()) {
+                    (Some(stored), _) => stored,
                     (None, Some(file)) if by_search => file.to_bytes(),
                     _ => Vec::new(),
                 };
@@ -177,74 +168,33 @@ impl Plan<'_> {
         matches!(self.arch, Arch::Nvrtc { by_search: true, .. })
     }
 
-    /// The key's material by the NVRTC file the loader loaded when the search along
-    /// `LD_LIBRARY_PATH` finds none, as recorded in `dir` (see [`nvrtc_resolution`]), with that
-    /// file's stored identity; `None` when the key is not by search, the search finds a file,
-    /// or there is no valid record. NVRTC stays unloaded.
-    pub(crate) fn material_by_remembered_file(&self, dir: &Path) -> Option<(KeyMaterial, Vec<u8>)> {
+    /// For a key that names the loader's search: NVRTC, loaded now if not before, and how the
+    /// key names it (see [`LoadedCompiler`]). `AsKeyed` for any other key.
+    fn compiler_loaded(&self) -> Result<LoadedCompiler> {
         let Arch::Nvrtc {
             target,
             by_search: true,
         } = self.arch
         else {
-            return None;
-        };
-        if toolchain::predicted_nvrtc().is_some() {
-            return None;
-        }
-        let path = toolchain::library_path()?;
-        let loader_cache = Path::new(nvrtc_resolution::LOADER_CACHE);
-        let identity = nvrtc_resolution::remembered(dir, &path, loader_cache)?;
-        Some((self.material_by_file(&path, &identity, target), identity))
-    }
-
-    /// `material_by_remembered_file`'s material: the file's, then what is compiled.
-    fn material_by_file(
-        &self,
-        path: &std::ffi::OsStr,
-        identity: &[u8],
-        target: TargetRequest,
-    ) -> KeyMaterial {
-        let content = self.material.tail(self.content_start);
-        let capacity = content.len() + path.len() + identity.len() + 128;
-        let mut material = nvrtc_resolution::remembered_material(path, identity, target, capacity);
-        material.fields(content);
-        material
-    }
-
-    /// When the key names the loader's search and the file loaded (now, if not before) is not
-    /// the one the search finds: the key's material by the file loaded, with its stored
-    /// identity, when the search finds none and the file can be named (and then the file is
-    /// recorded in `dir` for the next process); else by NVRTC's version, with `None`.
-    fn material_by_loaded_nvrtc(&self, dir: &Path) -> Result<Option<(KeyMaterial, Option<Vec<u8>>)>> {
-        let Arch::Nvrtc {
-            target,
-            by_search: true,
-        } = self.arch
-        else {
-            return Ok(None);
+            return Ok(LoadedCompiler::AsKeyed);
         };
         let nvrtc = toolchain::loaded_nvrtc()?;
         if nvrtc.as_predicted {
-            return Ok(None);
+            return Ok(LoadedCompiler::AsKeyed);
         }
-        if toolchain::predicted_nvrtc().is_none() {
+        if let Some(searched) = toolchain::failed_search_surroundings() {
             if let (Some(path), Some(loaded)) =
                 (toolchain::library_path(), nvrtc_resolution::loaded_identity())
             {
-                let loader_cache = Path::new(nvrtc_resolution::LOADER_CACHE);
-                if nvrtc_resolution::remember(dir, &path, loader_cache, &loaded) {
-                    let identity = loaded.to_bytes();
-                    let material = self.material_by_file(&path, &identity, target);
-                    return Ok(Some((material, Some(identity))));
-                }
+                let stored = nvrtc_resolution::stored_past_search(&path, searched, &loaded);
+                return Ok(LoadedCompiler::PastSearch(stored));
             }
         }
         let target = TargetRequest::Given(target.resolve(nvrtc)?);
         let content = self.material.tail(self.content_start);
         let mut material = nvrtc_version_material(nvrtc, target, content.len() + 128);
         material.fields(content);
-        Ok(Some((material, None)))
+        Ok(LoadedCompiler::ByVersion(material))
     }
 
     /// An entry must name one symbol per requested kernel; anything else is foreign.
@@ -346,8 +296,26 @@ impl Plan<'_> {
     }
 }
 
-/// Whether an entry's stored NVRTC file is still there, unchanged: one `stat`. A hit of a key
-/// that names the loader's search rather than the compiler is a hit only then.
+/// How a key that names the loader's search names NVRTC once it is loaded.
+enum LoadedCompiler {
+    /// The key stands: NVRTC is the file the search finds (and the entry stores its identity),
+    /// or the key does not name the search.
+    AsKeyed,
+    /// The key stands: the search found no NVRTC, and the loader loaded the file named in these
+    /// bytes, stored in the entry with what the search saw (see `nvrtc_resolution`).
+    PastSearch(Vec<u8>),
+    /// The file loaded is not the one the search finds, or cannot be named: the key's material
+    /// by NVRTC's version instead.
+    ByVersion(KeyMaterial),
+}
+
+/// Whether the NVRTC an entry stores is still the one this process would load: its file there,
+/// unchanged (one `stat`), and for one loaded past the search, nothing the search and the
+/// loader look at changed (a `stat` per directory of the path, and one). A hit of a key that
+/// names the loader's search rather than the compiler is a hit only then.
 pub(crate) fn compiler_is_current(stored: &[u8]) -> bool {
-    toolchain::stored_library_is_current(stored)
+    match nvrtc_resolution::split_past_search(stored) {
+        Some(past) => past.is_current(),
+        None => toolchain::stored_library_is_current(stored),
+    }
 }

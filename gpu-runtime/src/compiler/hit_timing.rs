@@ -41,18 +41,18 @@ use crate::error::Result;
 /// Microseconds spent by each step of a hit, in the order a hit takes them.
 #[derive(Debug, Clone, Copy)]
 pub struct HitSteps {
-    /// The key's material (source, options, headers, search path, target) and its hash; with
-    /// NVRTC found past the search path, also the entry by search missed, the record of the
-    /// file loaded read and the loader's cache `stat`ed, and the key by that file.
+    /// The key's material (source, options, headers, search path, target) and its hash.
     pub key_us: f64,
     /// Opening the entry, checking its owner and mode on the open file, reading it.
     pub read_us: f64,
     /// Checking the entry (stored material, lengths, checksum) and decoding it.
     pub checks_us: f64,
-    /// Checking that the NVRTC file the entry names is still there, unchanged.
+    /// Checking that the NVRTC file the entry names is still there, unchanged (one `stat`);
+    /// for a file the loader loaded past the search, also that the loader's cache and the
+    /// directories of the search path are unchanged (a `stat` each).
     pub identity_us: f64,
     /// Whether the entry was there, valid, and (for a key that names the loader's search) made
-    /// by the NVRTC file the search finds.
+    /// by the NVRTC file this process would load.
     pub hit: bool,
 }
 
@@ -62,23 +62,11 @@ pub struct HitSteps {
 pub fn hit_steps(module: &SourceModule, dir: &Path) -> Result<HitSteps> {
     let t0 = Instant::now();
     let plan = module.plan(None)?;
-    let mut t1 = Instant::now();
-    let mut read = cache::read_entry(dir, &plan.key);
-    // NVRTC past the search path (through ld.so.cache): no entry by search, and the key is
-    // the recorded file's, as `build` takes it (see `nvrtc_resolution`). The entry missed,
-    // the record's read and the loader cache's `stat` count as the key's cost.
-    let mut remembered = None;
-    if matches!(read, Err(Lookup::Absent)) {
-        if let Some((material, _)) = plan.material_by_remembered_file(dir) {
-            let key = material.key();
-            t1 = Instant::now();
-            read = cache::read_entry(dir, &key);
-            remembered = Some(material);
-        }
-    }
+    let t1 = Instant::now();
+    let read = cache::read_entry(dir, &plan.key);
     let t2 = Instant::now();
     let found = match read {
-        Ok(bytes) => cache::check_entry(bytes, remembered.as_ref().unwrap_or(&plan.material)),
+        Ok(bytes) => cache::check_entry(bytes, &plan.material),
         Err(not_read) => not_read,
     };
     let t3 = Instant::now();

@@ -1,128 +1,137 @@
-//! Remembering, in the cache directory, which NVRTC file the loader loaded when the search along
-//! `LD_LIBRARY_PATH` finds none: the usual setup of a system CUDA install, where the loader
-//! finds NVRTC through `/etc/ld.so.cache`.
+//! NVRTC found by the loader past `LD_LIBRARY_PATH`: the usual setup of a system CUDA install,
+//! where the loader finds NVRTC through `/etc/ld.so.cache` (with `LD_LIBRARY_PATH` set to other
+//! directories, or not set at all, which to the loader is the empty path).
 //!
-//! A cache key by search ([`toolchain`]) needs the file the search finds, and there is none.
-//! Without more, each new process would load NVRTC (10-15 ms) to key its lookup by NVRTC's
-//! version. But once the search along `LD_LIBRARY_PATH` has found nothing, what the loader
-//! loads is fixed by the loader's cache (`/etc/ld.so.cache`, which `ldconfig` rewrites when a
-//! library is installed) and the default directories. So, after NVRTC is loaded on a miss, the
-//! file loaded is recorded with the [`Stamp`] of the loader's cache, in a small file of the
-//! cache directory named by a hash of `LD_LIBRARY_PATH` (and holding it). A later lookup with
-//! the same `LD_LIBRARY_PATH` whose search finds nothing reads the record (one open and read),
-//! checks the loader's cache with one `stat`, and keys the entry by the recorded file
-//! ([`remembered_material`]); the entry, as any keyed by search, stores that file's identity
-//! and a hit checks it with one `stat`.
+//! A cache key by search ([`toolchain`]) names `LD_LIBRARY_PATH`, and its entry the file the
+//! search found, which a hit checks with one `stat`. Here the search finds none. Without more,
+//! each new process would load NVRTC (10-15 ms) to key its lookup by NVRTC's version. But once
+//! the search along `LD_LIBRARY_PATH` has found nothing, what the loader loads is fixed by the
+//! loader's cache (`/etc/ld.so.cache`, which `ldconfig` rewrites when a library is installed)
+//! and the default directories. So the search stamps what it looks at before it looks
+//! ([`surroundings`]: the loader's cache and each directory of the path, whose modification
+//! time changes when a file is added, removed or renamed in it), and after NVRTC is loaded on a
+//! miss, the entry (under the same key by search) stores the file loaded (named by the loader's
+//! map) with those stamps ([`stored_past_search`]). A hit in a later process reads the entry,
+//! as any by search, and checks it without searching and without NVRTC: the stamps again (a
+//! `stat` per directory of the path, and one), and the file (one `stat`). Equal stamps mean the
+//! search would still find nothing, where the search itself costs a `stat` per directory and
+//! name tried (seventeen names).
 //!
-//! Anything else falls back to loading NVRTC and keying by its version: no record, one not
-//! written by you (the cache's own trust checks, as for entries), a corrupt one, another
-//! `LD_LIBRARY_PATH`, a changed loader cache (its size, times, device or inode), a replaced
-//! NVRTC file (the entry's check fails, and the miss records the new file, under another key).
-//! What the record does not see: a library the loader would find first through an executable's
-//! `RUNPATH`, or one copied into a default directory (`/usr/lib`) without `ldconfig` run.
-//! Only on Linux, where the loader's cache and `/proc/self/maps` (to name the file loaded) are.
+//! Anything changed fails the check, and the miss compiles and stores again (the search runs,
+//! NVRTC is loaded): a changed loader cache or directory of the path (its size, times, device
+//! or inode), another working directory when the path has an empty entry, a replaced NVRTC file.
+//! What the check does not see: a library the loader would find first through an executable's
+//! `RUNPATH`, one copied into a default directory (`/usr/lib`) without `ldconfig` run, or a
+//! dangling link named as NVRTC in a directory of the path whose target appears later. Only on
+//! Linux, where the loader's cache and `/proc/self/maps` (to name the file loaded) are;
+//! elsewhere the key names NVRTC's version.
 //!
-//! [`Stamp`]: toolchain::Stamp
+//! [`toolchain`]: crate::compiler::toolchain
 
 use std::ffi::OsStr;
 use std::path::Path;
 
-use crate::compiler::cache::{self, CacheKey, KeyMaterial};
-use crate::compiler::plan::TargetRequest;
-use crate::compiler::toolchain::{self, LibraryIdentity, Stamp, STAMP_LEN};
+use crate::compiler::toolchain::{self, LibraryIdentity, STAMP_LEN};
 
 /// The loader's cache, whose contents decide what it loads when `LD_LIBRARY_PATH` has nothing.
 pub(crate) const LOADER_CACHE: &str = "/etc/ld.so.cache";
 
-/// The first bytes of a record: its format.
-const RECORD_MAGIC: &[u8] = b"gpu-runtime nvrtc resolution v1\n";
+/// The first bytes of an entry's compiler loaded past the search. A compiler found by the
+/// search is stored as [`LibraryIdentity::to_bytes`] makes it, whose first eight bytes are a
+/// path's length: never these.
+const PAST_SEARCH_TAG: &[u8] = b"nvrtc loaded past the search v1\n";
 
-/// The key whose entry path names the record for `library_path` in a cache directory.
-fn record_key(library_path: &OsStr) -> CacheKey {
-    let mut m = KeyMaterial::with_capacity(128 + library_path.len());
-    m.field(b"nvrtc loaded when not found along")
-        .field(library_path.as_encoded_bytes());
-    m.key()
+/// What decides, with `library_path` as set, that the search along it finds no NVRTC and what
+/// the loader loads instead, stamped now: the loader's cache, then each directory of the path
+/// in its order (an empty entry in a path is the working directory, to the loader), a byte
+/// saying whether it is there and its stamp. A directory's stamp changes when a file is added
+/// to it, removed or renamed (its modification time), so equal stamps mean the search still
+/// finds nothing, without the search. `None` without a loader cache.
+pub(crate) fn surroundings(library_path: &OsStr, loader_cache: &Path) -> Option<Vec<u8>> {
+    let meta = std::fs::metadata(loader_cache).ok()?;
+    let mut s = Vec::with_capacity(STAMP_LEN * 4);
+    s.extend_from_slice(&toolchain::stamp_of(&meta));
+    // An empty path is no directory at all (the loader ignores it), not the working one.
+    let dirs = std::env::split_paths(library_path).filter(|_| !library_path.is_empty());
+    for dir in dirs {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            &dir
+        };
+        match std::fs::metadata(dir) {
+            Ok(meta) => {
+                s.push(1);
+                s.extend_from_slice(&toolchain::stamp_of(&meta));
+            }
+            Err(_) => {
+                s.push(0);
+                s.extend_from_slice(&[0; STAMP_LEN]);
+            }
+        }
+    }
+    Some(s)
 }
 
-/// The record's bytes: the format, `library_path` (length and bytes), the loader cache's
-/// stamp, then the identity of the file loaded (as [`LibraryIdentity::to_bytes`] makes it).
-fn record_bytes(library_path: &OsStr, loader_cache: &Stamp, loaded: &LibraryIdentity) -> Vec<u8> {
+/// The compiler an entry stores when the search along `library_path` saw `searched` (stamped
+/// before it looked, and finding nothing) and the loader loaded `loaded`: the tag, the path and
+/// what was seen (each its length and bytes), then the file's identity.
+pub(crate) fn stored_past_search(library_path: &OsStr, searched: &[u8], loaded: &LibraryIdentity) -> Vec<u8> {
     let path = library_path.as_encoded_bytes();
     let identity = loaded.to_bytes();
-    let mut b = Vec::with_capacity(RECORD_MAGIC.len() + 8 + path.len() + STAMP_LEN + identity.len());
-    b.extend_from_slice(RECORD_MAGIC);
-    b.extend_from_slice(&(path.len() as u64).to_le_bytes());
-    b.extend_from_slice(path);
-    b.extend_from_slice(loader_cache);
+    let mut b = Vec::with_capacity(PAST_SEARCH_TAG.len() + 16 + path.len() + searched.len() + identity.len());
+    b.extend_from_slice(PAST_SEARCH_TAG);
+    for field in [path, searched] {
+        b.extend_from_slice(&(field.len() as u64).to_le_bytes());
+        b.extend_from_slice(field);
+    }
     b.extend_from_slice(&identity);
     b
 }
 
-/// The identity bytes a record holds, if it is whole, names `library_path` and the loader
-/// cache's `stamp` as it is now.
-fn recorded_identity<'r>(record: &'r [u8], library_path: &OsStr, stamp: &Stamp) -> Option<&'r [u8]> {
-    let rest = record.strip_prefix(RECORD_MAGIC)?;
-    let len = usize::try_from(u64::from_le_bytes(rest.get(..8)?.try_into().ok()?)).ok()?;
-    let (path, rest) = rest.get(8..)?.split_at_checked(len)?;
-    let (recorded_stamp, identity) = rest.split_at_checked(STAMP_LEN)?;
-    if path != library_path.as_encoded_bytes() || recorded_stamp != stamp {
-        return None;
+/// A compiler loaded past the search, as an entry stores it, borrowed from the entry.
+pub(crate) struct PastSearch<'e> {
+    library_path: &'e OsStr,
+    searched: &'e [u8],
+    identity: &'e [u8],
+}
+
+/// The first field of `b` (its length, then its bytes), and what follows it.
+fn split_field(b: &[u8]) -> Option<(&[u8], &[u8])> {
+    let len = usize::try_from(u64::from_le_bytes(b.get(..8)?.try_into().ok()?)).ok()?;
+    b.get(8..)?.split_at_checked(len)
+}
+
+/// `stored` read as [`stored_past_search`] wrote it; `None` for anything else (a compiler found
+/// by the search, or a damaged one).
+pub(crate) fn split_past_search(stored: &[u8]) -> Option<PastSearch<'_>> {
+    let rest = stored.strip_prefix(PAST_SEARCH_TAG)?;
+    let (path, rest) = split_field(rest)?;
+    let (searched, identity) = split_field(rest)?;
+    #[cfg(unix)]
+    let library_path = <OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(path);
+    // Elsewhere `OsStr`'s bytes are not a stable format: only UTF-8 paths round-trip.
+    #[cfg(not(unix))]
+    let library_path = OsStr::new(std::str::from_utf8(path).ok()?);
+    Some(PastSearch {
+        library_path,
+        searched,
+        identity,
+    })
+}
+
+impl PastSearch<'_> {
+    /// Whether this process would load the same file: nothing the search and the loader look
+    /// at changed (a `stat` per directory of the path, and one of the loader's cache), and the
+    /// file is there, unchanged (one `stat`).
+    pub(crate) fn is_current(&self) -> bool {
+        self.is_current_with(Path::new(LOADER_CACHE))
     }
-    // A stored identity the entries' check can read, and nothing after it.
-    toolchain::split_stored(identity)?;
-    Some(identity)
-}
 
-/// The stamp of the loader's cache `loader_cache` now: one `stat`.
-fn loader_cache_stamp(loader_cache: &Path) -> Option<Stamp> {
-    std::fs::metadata(loader_cache)
-        .ok()
-        .map(|meta| toolchain::stamp_of(&meta))
-}
-
-/// Records in `dir` that, with `library_path` as set and `loader_cache` as it is now, the
-/// loader loaded `loaded`. Written atomically, as entries are. `false` when it could not be.
-pub(crate) fn remember(
-    dir: &Path,
-    library_path: &OsStr,
-    loader_cache: &Path,
-    loaded: &LibraryIdentity,
-) -> bool {
-    let Some(stamp) = loader_cache_stamp(loader_cache) else {
-        return false;
-    };
-    let record = record_bytes(library_path, &stamp, loaded);
-    let path = cache::entry_path(dir, &record_key(library_path));
-    cache::write_atomic(dir, &path, &record).is_ok()
-}
-
-/// The identity of the NVRTC file recorded in `dir` for `library_path`, if the record is
-/// there, trusted, whole, and `loader_cache` is unchanged since: one open and read, one
-/// `stat`. Whether the file itself is unchanged is for the entry's check.
-pub(crate) fn remembered(dir: &Path, library_path: &OsStr, loader_cache: &Path) -> Option<Vec<u8>> {
-    let record = cache::read_entry(dir, &record_key(library_path)).ok()?;
-    let stamp = loader_cache_stamp(loader_cache)?;
-    recorded_identity(&record, library_path, &stamp).map(<[u8]>::to_vec)
-}
-
-/// The start of the key's material for a compile by the NVRTC file `identity` (stored bytes
-/// of a [`LibraryIdentity`]) that the loader loaded with `library_path` as set and no NVRTC
-/// on it, with room for `capacity` bytes in all. Another file, or the same one with other
-/// metadata, makes another key; the tag keeps these keys apart from those by search and by
-/// version. What is compiled follows.
-pub(crate) fn remembered_material(
-    library_path: &OsStr,
-    identity: &[u8],
-    target: TargetRequest,
-    capacity: usize,
-) -> KeyMaterial {
-    let mut h = KeyMaterial::with_capacity(capacity);
-    h.field(b"nvrtc loaded past")
-        .field(library_path.as_encoded_bytes());
-    h.field(identity);
-    h.field(&target.key_bytes());
-    h
+    fn is_current_with(&self, loader_cache: &Path) -> bool {
+        surroundings(self.library_path, loader_cache).is_some_and(|now| now == self.searched)
+            && toolchain::stored_library_is_current(self.identity)
+    }
 }
 
 /// After NVRTC is loaded: the identity of the file it was loaded from, if it can be named.
@@ -132,15 +141,17 @@ pub(crate) fn loaded_identity() -> Option<LibraryIdentity> {
 
 #[cfg(test)]
 mod tests {
+    use std::ffi::OsString;
+
     use super::*;
 
-    /// A fresh directory for one test, with a cache directory and a file standing for the
-    /// loader's cache and one for NVRTC.
+    /// A fresh directory for one test, with a file standing for the loader's cache, one for
+    /// NVRTC, and two directories for the search path (one there, one not).
     struct Scene {
         root: std::path::PathBuf,
-        cache_dir: std::path::PathBuf,
         loader_cache: std::path::PathBuf,
         library: std::path::PathBuf,
+        path: OsString,
     }
 
     impl Scene {
@@ -148,21 +159,32 @@ mod tests {
             let root =
                 std::env::temp_dir().join(format!("gpu-runtime-resolution-{name}-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&root);
-            std::fs::create_dir_all(&root).unwrap();
+            std::fs::create_dir_all(root.join("lib64")).unwrap();
             let loader_cache = root.join("ld.so.cache");
             std::fs::write(&loader_cache, b"cache one").unwrap();
             let library = root.join("libnvrtc.so.13");
             std::fs::write(&library, b"nvrtc one").unwrap();
+            let path = std::env::join_paths([root.join("lib64"), root.join("lib")]).unwrap();
             Scene {
-                cache_dir: root.join("cache"),
                 root,
                 loader_cache,
                 library,
+                path,
             }
         }
 
         fn identity(&self) -> LibraryIdentity {
             LibraryIdentity::of(self.library.clone()).unwrap()
+        }
+
+        /// What an entry stores for the file loaded now, past a search along the path now.
+        fn stored(&self) -> Vec<u8> {
+            let searched = surroundings(&self.path, &self.loader_cache).unwrap();
+            stored_past_search(&self.path, &searched, &self.identity())
+        }
+
+        fn current(&self, stored: &[u8]) -> bool {
+            split_past_search(stored).is_some_and(|p| p.is_current_with(&self.loader_cache))
         }
     }
 
@@ -172,120 +194,103 @@ mod tests {
         }
     }
 
-    const PATH: &str = "/usr/local/nvidia/lib64:/usr/local/nvidia/lib";
-
     #[test]
-    fn a_record_is_read_back_while_nothing_changed() {
+    fn a_stored_compiler_is_current_while_nothing_changed() {
         let s = Scene::new("same");
-        let path = OsStr::new(PATH);
-        assert_eq!(remembered(&s.cache_dir, path, &s.loader_cache), None, "none yet");
-        assert!(remember(&s.cache_dir, path, &s.loader_cache, &s.identity()));
-        let identity = remembered(&s.cache_dir, path, &s.loader_cache).unwrap();
-        assert_eq!(identity, s.identity().to_bytes());
-        assert!(toolchain::stored_library_is_current(&identity));
+        let stored = s.stored();
+        assert!(s.current(&stored));
+        // The form of a compiler found by the search is not read as this one.
+        assert!(split_past_search(&s.identity().to_bytes()).is_none());
+        assert!(toolchain::split_stored(&stored).is_none());
     }
 
     #[test]
-    fn another_library_path_has_no_record() {
-        let s = Scene::new("path");
-        assert!(remember(
-            &s.cache_dir,
-            OsStr::new(PATH),
-            &s.loader_cache,
-            &s.identity()
-        ));
-        let other = OsStr::new("/usr/local/nvidia/lib64");
-        assert_eq!(remembered(&s.cache_dir, other, &s.loader_cache), None);
-        // Nor does a record read under another path's name count for it.
-        let record = record_bytes(
-            OsStr::new(PATH),
-            &loader_cache_stamp(&s.loader_cache).unwrap(),
-            &s.identity(),
-        );
-        let stamp = loader_cache_stamp(&s.loader_cache).unwrap();
-        assert_eq!(recorded_identity(&record, other, &stamp), None);
-        assert!(recorded_identity(&record, OsStr::new(PATH), &stamp).is_some());
-    }
-
-    #[test]
-    fn a_changed_loader_cache_voids_the_record() {
+    fn a_changed_loader_cache_fails_the_check() {
         let s = Scene::new("ldcache");
-        let path = OsStr::new(PATH);
-        assert!(remember(&s.cache_dir, path, &s.loader_cache, &s.identity()));
+        let stored = s.stored();
         // `ldconfig` writes a new cache and renames it into place: another inode.
         let fresh = s.root.join("ld.so.cache.new");
         std::fs::write(&fresh, b"cache one").unwrap();
         std::fs::rename(&fresh, &s.loader_cache).unwrap();
-        assert_eq!(remembered(&s.cache_dir, path, &s.loader_cache), None, "replaced");
+        assert!(!s.current(&stored), "replaced");
         std::fs::remove_file(&s.loader_cache).unwrap();
-        assert_eq!(remembered(&s.cache_dir, path, &s.loader_cache), None, "gone");
+        assert!(!s.current(&stored), "gone");
+    }
+
+    /// A library put in a directory of the path (where the search would now find it), a file
+    /// renamed there, or a directory of the path made, fails the check: the miss searches
+    /// again.
+    #[test]
+    fn a_changed_directory_of_the_path_fails_the_check() {
+        let s = Scene::new("dirs");
+        let stored = s.stored();
+        std::fs::write(s.root.join("lib64/libnvrtc.so"), b"nvrtc found").unwrap();
+        assert!(!s.current(&stored), "a file added");
+        let stored = s.stored();
+        assert!(s.current(&stored));
+        std::fs::rename(
+            s.root.join("lib64/libnvrtc.so"),
+            s.root.join("lib64/libnvrtc.so.13"),
+        )
+        .unwrap();
+        assert!(!s.current(&stored), "a file renamed");
+        let stored = s.stored();
+        std::fs::create_dir(s.root.join("lib")).unwrap();
+        assert!(!s.current(&stored), "a missing directory made");
     }
 
     #[test]
-    fn a_replaced_library_fails_the_entries_check_and_keys_apart() {
+    fn a_replaced_library_fails_the_check() {
         let s = Scene::new("library");
-        let path = OsStr::new(PATH);
-        let before = s.identity();
-        assert!(remember(&s.cache_dir, path, &s.loader_cache, &before));
+        let stored = s.stored();
         let fresh = s.root.join("libnvrtc.new");
         std::fs::write(&fresh, b"nvrtc two").unwrap();
         std::fs::rename(&fresh, &s.library).unwrap();
-        let recorded = remembered(&s.cache_dir, path, &s.loader_cache).unwrap();
-        assert!(
-            !toolchain::stored_library_is_current(&recorded),
-            "an entry's hit fails"
-        );
-        // The miss records the new file, whose key is another.
-        let after = s.identity();
-        assert!(remember(&s.cache_dir, path, &s.loader_cache, &after));
-        let target = TargetRequest::Device((9, 0));
-        let key = |id: &[u8]| remembered_material(path, id, target, 0).key();
-        assert_ne!(key(&before.to_bytes()), key(&after.to_bytes()));
-        assert_eq!(
-            remembered(&s.cache_dir, path, &s.loader_cache),
-            Some(after.to_bytes())
-        );
+        assert!(!s.current(&stored));
+        assert!(s.current(&s.stored()), "stored again");
+    }
+
+    /// An empty path (`LD_LIBRARY_PATH` unset) searches no directory, not the working one;
+    /// an empty entry of a longer path is the working directory.
+    #[test]
+    fn an_empty_path_stamps_the_loader_cache_alone() {
+        let s = Scene::new("empty");
+        let alone = surroundings(OsStr::new(""), &s.loader_cache).unwrap();
+        assert_eq!(alone.len(), STAMP_LEN);
+        let with_cwd = std::env::join_paths([OsString::new(), s.root.clone().into()]).unwrap();
+        let two = surroundings(&with_cwd, &s.loader_cache).unwrap();
+        assert_eq!(two.len(), STAMP_LEN + 2 * (1 + STAMP_LEN));
+        let cwd = std::fs::metadata(".").unwrap();
+        assert_eq!(&two[STAMP_LEN + 1..][..STAMP_LEN], &toolchain::stamp_of(&cwd)[..]);
+        let stored = stored_past_search(OsStr::new(""), &alone, &s.identity());
+        assert!(s.current(&stored));
     }
 
     #[test]
-    fn a_corrupt_record_is_no_record() {
-        let s = Scene::new("corrupt");
-        let path = OsStr::new(PATH);
-        assert!(remember(&s.cache_dir, path, &s.loader_cache, &s.identity()));
-        let file = cache::entry_path(&s.cache_dir, &record_key(path));
-        let whole = std::fs::read(&file).unwrap();
-        let stamp = loader_cache_stamp(&s.loader_cache).unwrap();
-        assert!(recorded_identity(&whole, path, &stamp).is_some());
-        for cut in [0, RECORD_MAGIC.len(), RECORD_MAGIC.len() + 9, whole.len() - 1] {
-            assert_eq!(
-                recorded_identity(&whole[..cut], path, &stamp),
-                None,
-                "cut to {cut}"
-            );
+    fn a_damaged_stored_compiler_is_not_current() {
+        let s = Scene::new("damaged");
+        let whole = s.stored();
+        assert!(s.current(&whole));
+        for cut in [
+            0,
+            PAST_SEARCH_TAG.len(),
+            PAST_SEARCH_TAG.len() + 9,
+            whole.len() - 1,
+        ] {
+            assert!(!s.current(&whole[..cut]), "cut to {cut}");
         }
         let mut longer = whole.clone();
         longer.push(0);
-        assert_eq!(recorded_identity(&longer, path, &stamp), None, "a byte more");
+        assert!(!s.current(&longer), "a byte more");
         let mut other_format = whole.clone();
         other_format[0] ^= 1;
-        assert_eq!(
-            recorded_identity(&other_format, path, &stamp),
-            None,
-            "another format"
+        assert!(!s.current(&other_format), "another format");
+        // Another path stored: its directories are stamped, not the scene's.
+        let elsewhere = stored_past_search(
+            &s.root.join("lib64").into_os_string(),
+            &surroundings(&s.path, &s.loader_cache).unwrap(),
+            &s.identity(),
         );
-        // Written over in place (the cache's own permissions kept): read back as corrupt.
-        std::fs::write(&file, &whole[..whole.len() - 1]).unwrap();
-        assert_eq!(remembered(&s.cache_dir, path, &s.loader_cache), None);
-    }
-
-    #[test]
-    fn the_keys_by_record_search_and_version_differ() {
-        let path = OsStr::new(PATH);
-        let target = TargetRequest::Device((9, 0));
-        let id = b"identity";
-        let by_record = remembered_material(path, id, target, 0).key();
-        let by_search = crate::compiler::plan::nvrtc_search_material(path, target, 0).key();
-        assert_ne!(by_record, by_search);
-        assert_ne!(by_record, record_key(path));
+        assert!(!s.current(&elsewhere));
     }
 }

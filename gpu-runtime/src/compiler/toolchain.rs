@@ -16,18 +16,17 @@
 //!
 //! One such setup is common: a system CUDA install, whose NVRTC the loader finds past
 //! `LD_LIBRARY_PATH`, through `/etc/ld.so.cache`. There the search finds no file, but what the
-//! loader loads stays the same while `LD_LIBRARY_PATH` and the loader's cache do. So a miss
-//! records the file loaded (named by [`loaded_nvrtc_path`]) with the loader cache's stamp in
-//! the cache directory, and a later lookup keys the entry by that file after one read and one
-//! `stat`, then checks the file with one `stat` as above: no NVRTC loaded (see
-//! `nvrtc_resolution`). Without `LD_LIBRARY_PATH` set at all, NVRTC is still loaded to key by
-//! its version.
+//! loader loads stays the same while `LD_LIBRARY_PATH`, its directories and the loader's cache
+//! do. So on Linux the entry keyed by search stores the file loaded (named by
+//! [`loaded_nvrtc_path`]) with the stamps of those, taken before the search, and a hit checks
+//! them and the file with a `stat` each: no search, no NVRTC loaded (see `nvrtc_resolution`).
+//! An unset `LD_LIBRARY_PATH` is the empty path there.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
-use crate::compiler::nvrtc;
+use crate::compiler::{nvrtc, nvrtc_resolution};
 use crate::error::{Error, Result};
 
 /// NVRTC as loaded: its version and architectures, and whether it is the predicted file.
@@ -154,16 +153,56 @@ pub(crate) fn split_stored(b: &[u8]) -> Option<(&Path, &[u8])> {
 
 /// The directories the loader searches first (`LD_LIBRARY_PATH`, `PATH` on Windows), as set:
 /// what a cache key by search names, so that a hit needs no search (see [`predicted_nvrtc`]).
+/// On Linux an unset `LD_LIBRARY_PATH` is the empty path (as it is to the loader): the search
+/// finds nothing, and the file the loader loads past it is stored in entries as for any path
+/// (see `nvrtc_resolution`); elsewhere `None`, and keys name NVRTC's version.
 pub(crate) fn library_path() -> Option<std::ffi::OsString> {
-    std::env::var_os(if cfg!(windows) { "PATH" } else { "LD_LIBRARY_PATH" }).filter(|p| !p.is_empty())
+    let set = std::env::var_os(if cfg!(windows) { "PATH" } else { "LD_LIBRARY_PATH" });
+    if cfg!(target_os = "linux") {
+        return Some(set.unwrap_or_default());
+    }
+    set.filter(|p| !p.is_empty())
+}
+
+/// What the search along [`library_path`] found, once per process.
+struct Prediction {
+    found: Option<LibraryIdentity>,
+    /// When it found nothing: what it looked at, stamped before it looked (see
+    /// `nvrtc_resolution::surroundings`), for entries to store with the file loaded instead.
+    searched: Option<Vec<u8>>,
+}
+
+fn prediction() -> &'static Prediction {
+    static PREDICTION: OnceLock<Prediction> = OnceLock::new();
+    PREDICTION.get_or_init(|| {
+        let Some(dirs) = library_path() else {
+            return Prediction {
+                found: None,
+                searched: None,
+            };
+        };
+        // Stamped first: a library added during the search is either found by it or changes
+        // a stamp the entries store, so that a later process searches again.
+        let searched = nvrtc_resolution::surroundings(&dirs, Path::new(nvrtc_resolution::LOADER_CACHE));
+        let found = find_nvrtc_file(&dirs);
+        Prediction {
+            searched: searched.filter(|_| found.is_none()),
+            found,
+        }
+    })
 }
 
 /// The NVRTC library file `dlopen` will load, when it lies on [`library_path`] (where `dlopen`
 /// looks first); searched once per process, as the library is loaded once per process. A
 /// cache entry keyed by the search stores this, and a hit checks it with one `stat`.
 pub(crate) fn predicted_nvrtc() -> Option<&'static LibraryIdentity> {
-    static PREDICTED: OnceLock<Option<LibraryIdentity>> = OnceLock::new();
-    PREDICTED.get_or_init(find_nvrtc_file).as_ref()
+    prediction().found.as_ref()
+}
+
+/// When the search along [`library_path`] found no NVRTC: the stamps of what it looked at,
+/// taken before it looked.
+pub(crate) fn failed_search_surroundings() -> Option<&'static [u8]> {
+    prediction().searched.as_deref()
 }
 
 /// What [`loaded_nvrtc`] learnt, once it has run.
@@ -181,9 +220,11 @@ pub(crate) fn loaded_nvrtc() -> Result<&'static LoadedNvrtc> {
     if let Some(info) = LOADED.get() {
         return Ok(info);
     }
+    // Searched before NVRTC is loaded, so that what the search saw is what the loader saw.
+    let predicted = predicted_nvrtc();
     let version = nvrtc::nvrtc_version()?;
     let archs = nvrtc::supported_archs()?;
-    let as_predicted = predicted_nvrtc().is_some_and(|id| loaded_is(&id.path));
+    let as_predicted = predicted.is_some_and(|id| loaded_is(&id.path));
     Ok(LOADED.get_or_init(|| LoadedNvrtc {
         version,
         archs,
@@ -208,10 +249,9 @@ fn candidate_names() -> Vec<String> {
         .collect()
 }
 
-fn find_nvrtc_file() -> Option<LibraryIdentity> {
-    let dirs = library_path()?;
+fn find_nvrtc_file(dirs: &std::ffi::OsStr) -> Option<LibraryIdentity> {
     let find = |name: &str| {
-        std::env::split_paths(&dirs)
+        std::env::split_paths(dirs)
             .filter(|d| !d.as_os_str().is_empty())
             .find_map(|dir| LibraryIdentity::of(dir.join(name)))
     };

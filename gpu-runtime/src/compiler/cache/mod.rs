@@ -10,7 +10,8 @@
 //! the hex 128-bit XXH3 of it. A file holds a magic number, the lengths and the payload's
 //! 128-bit XXH3 checksum, the material it was stored under, the NVRTC library file the loader's
 //! search found (path, size, times, device and inode, checked by a hit with one `stat`;
-//! see `toolchain`), then
+//! see `toolchain`) or, when the search found none, the file the loader loaded past it with
+//! the stamps of what the search saw (see `nvrtc_resolution`), then
 //! the payload (target, lowered kernel names, compiler log, image). A hit compares the stored material with its own byte
 //! for byte, so an entry is used only for exactly the compile that made it, whatever the
 //! file is called; one that fails any check is treated as absent, recompiled and replaced.
