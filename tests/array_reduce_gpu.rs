@@ -571,10 +571,10 @@ fn close_running(what: &str, got: &[f64], want: &[f64], mags: &[f64], tol: f64) 
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn flat_scans_around_block_and_tile_sizes() -> gpu_runtime::Result<()> {
-    use gpu_runtime::__testing::SCAN_TILE;
+    use gpu_runtime::__testing::scan_tile_of;
     let ctx = Context::default()?;
     let mut rng = Rng::new(11);
-    let tile = SCAN_TILE as usize;
+    let tile = scan_tile_of::<f32>() as usize;
     let lens = [
         1,
         255,

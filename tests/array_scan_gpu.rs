@@ -6,16 +6,28 @@
 //! look-back), and the tile status packed into one word (elements of up to 4 bytes) or kept in
 //! separate arrays (8 bytes).
 
-use gpu_runtime::__testing::SCAN_TILE;
+use gpu_runtime::__testing::scan_tile_of;
 use gpu_runtime::gpuarray::{DeviceArray, Element};
 use gpu_runtime::ndarray::{s, Array1};
 use gpu_runtime::Context;
 use gpu_suite::Rng;
 
-/// The lengths around tile multiples that every type is scanned at.
+/// The lengths around tile multiples that every type is scanned at: the tiles of 1-, 4-, 8- and
+/// 16-byte elements (which differ).
 fn lengths(rng: &mut Rng) -> Vec<usize> {
-    let t = SCAN_TILE as usize;
-    let mut v = vec![0, 1, 3, t - 1, t, t + 1, 2 * t - 1, 5 * t, 5 * t + 7, 64 * t + 1];
+    let mut v = vec![0, 1, 3];
+    for t in [
+        scan_tile_of::<u8>(),
+        scan_tile_of::<f32>(),
+        scan_tile_of::<f64>(),
+        scan_tile_of::<gpu_runtime::types::Complex64>(),
+    ] {
+        let t = t as usize;
+        v.extend([t - 1, t, t + 1, 2 * t - 1, 5 * t, 5 * t + 7]);
+    }
+    v.push(64 * scan_tile_of::<f32>() as usize + 1);
+    v.sort_unstable();
+    v.dedup();
     v.extend((0..3).map(|_| (rng.next_u64() % 400_000) as usize));
     v
 }
@@ -129,7 +141,7 @@ fn scans_into_existing_arrays_match_the_host() -> gpu_runtime::Result<()> {
     let stream = gpu_runtime::Stream::new(&ctx)?;
     let mut rng = Rng::new(31);
     let add = |a: i64, b: i64| a.wrapping_add(b);
-    for n in [0usize, 1, 5, SCAN_TILE as usize + 3, 300_001] {
+    for n in [0usize, 1, 5, scan_tile_of::<i64>() as usize + 3, 300_001] {
         let h: Vec<i64> = (0..n).map(|_| rng.next_u64() as i64 >> 8).collect();
         let d = DeviceArray::from_ndarray(&ctx, &Array1::from(h.clone()))?;
         let incl = host_scan(&h, 0, add);

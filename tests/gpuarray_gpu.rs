@@ -439,11 +439,11 @@ fn expressions_on_random_layouts() -> gpu_runtime::Result<()> {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn scans_match_the_host() -> gpu_runtime::Result<()> {
-    use gpu_runtime::__testing::SCAN_TILE as TILE;
+    use gpu_runtime::__testing::scan_tile_of;
     use gpu_runtime::gpuarray::ScanKernel;
     let ctx = Context::default()?;
     let mut rng = Rng::new(31);
-    let tile = TILE as usize;
+    let tile = scan_tile_of::<i32>() as usize;
     let mut lens = vec![
         0,
         1,
@@ -453,7 +453,7 @@ fn scans_match_the_host() -> gpu_runtime::Result<()> {
         tile,
         tile + 1,
         3 * tile + 5,
-        tile * tile + 3,
+        4096 * tile + 3,
     ];
     lens.extend((0..4).map(|_| (rng.next_u64() % 300_000) as usize));
     let last = ScanKernel::<i32>::new("b", "-1")?;

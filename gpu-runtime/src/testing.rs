@@ -8,6 +8,6 @@ pub use crate::gpuarray::kernel_cache::compile_check;
 #[cfg(feature = "gpuarray")]
 pub use crate::gpuarray::random::philox4x32_10;
 #[cfg(feature = "gpuarray")]
-pub use crate::gpuarray::scan::{PER_THREAD as SCAN_PER_THREAD, TILE as SCAN_TILE};
+pub use crate::gpuarray::scan::tile_of as scan_tile_of;
 pub use crate::launch::staging::chunks::set_tuning as set_staging_tuning;
 pub use crate::launch::staging::Staging;

@@ -166,7 +166,10 @@ pub(crate) fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKern
                 &format!("gpu_mk({start}, 9223372036854775807ll)"),
                 ("gpu_arg", &def, 16),
             )?
-            .post_map("a.i");
+            .post_map("a.i")
+            // Along a thread's rows in order: a later element wins only by value, or as the
+            // first NaN (the lowest index of equals is the one already held).
+            .in_order(&format!("(b.v {cmp} a.v || (b.v != b.v && a.v == a.v)) ? b : a"));
             k.c_order_index = true;
             k
         }

@@ -22,6 +22,12 @@ impl<R: Element> ReductionKernel<R> {
             "\n__device__ __forceinline__ {acc} gpu_reduce({acc} a, {acc} b) {{ return ({}); }}",
             self.reduce
         );
+        // In order (see `in_order`), or `gpu_reduce` where there is no cheaper form.
+        let _ = writeln!(
+            s,
+            "__device__ __forceinline__ {acc} gpu_next({acc} a, {acc} b) {{ return ({}); }}",
+            self.in_order.as_deref().unwrap_or("gpu_reduce(a, b)")
+        );
         let _ = writeln!(
             s,
             "__device__ __forceinline__ {} gpu_post({acc} a, long long n) {{ (void)n; return ({}); }}",
@@ -112,16 +118,20 @@ impl<R: Element> ReductionKernel<R> {
                 // than 128, with four rows' worth of loads per instruction of the scalar path.
                 let _ = writeln!(s, "const long long gpu_c = blockIdx.x / gpu_cblocks;\nconst long long gpu_lo = gpu_c * gpu_chunk;\nconst long long gpu_hi = gpu_lo + gpu_chunk < gpu_m ? gpu_lo + gpu_chunk : gpu_m;");
                 let _ = writeln!(s, "if (gpu_vec) {{\nconst long long gpu_o = 4 * ((blockIdx.x % gpu_cblocks) * blockDim.x + threadIdx.x);\nif (gpu_o >= gpu_nout) return;\n{index}{acc} gpu_a[4];\n#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) gpu_a[gpu_k] = ({neutral});");
-                s.push_str("#pragma unroll 8\nfor (long long i = gpu_lo; i < gpu_hi; ++i) {\n");
-                for p in self.params.iter().filter(|p| p.array) {
-                    let (t, n) = (codegen::c_type(p), &p.name);
-                    let _ = writeln!(
-                        s,
-                        "gpu_vec4<{t}> {n}__v = *(const gpu_vec4<{t}> *)({n}__p + {n}__i + i * {n}__sa);"
-                    );
-                }
+                let loads: String = self
+                    .params
+                    .iter()
+                    .filter(|p| p.array)
+                    .map(|p| {
+                        let (t, n) = (codegen::c_type(p), &p.name);
+                        format!("gpu_vec4<{t}> {n}__v = *(const gpu_vec4<{t}> *)({n}__p + {n}__i + i * {n}__sa);\n")
+                    })
+                    .collect();
                 let vrefs = codegen::bind_refs(&self.params, |p| format!("{}__v.v[gpu_k]", p.name));
-                let _ = writeln!(s, "#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) {{ {vrefs} gpu_a[gpu_k] = gpu_reduce(gpu_a[gpu_k], ({map})); }}\n}}");
+                // The chunk's first row by `gpu_reduce` (from the neutral), the rest in order
+                // by `gpu_next`: each thread walks its rows upwards.
+                let _ = writeln!(s, "if (gpu_lo < gpu_hi) {{ const long long i = gpu_lo;\n{loads}#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) {{ {vrefs} gpu_a[gpu_k] = gpu_reduce(gpu_a[gpu_k], ({map})); }}\n}}");
+                let _ = writeln!(s, "#pragma unroll 8\nfor (long long i = gpu_lo + 1; i < gpu_hi; ++i) {{\n{loads}#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) {{ {vrefs} gpu_a[gpu_k] = gpu_next(gpu_a[gpu_k], ({map})); }}\n}}");
                 let _ = writeln!(s, "#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) (({acc} *)gpu_part)[gpu_c * gpu_nout + gpu_o + gpu_k] = gpu_a[gpu_k];\nreturn;\n}}");
                 // Block b: the column block b % cblocks (adjacent outputs, adjacent threads) and
                 // the chunk of rows b / cblocks.
@@ -132,11 +142,15 @@ impl<R: Element> ReductionKernel<R> {
                 let _ = writeln!(s, "{index}{acc} gpu_acc = ({neutral});");
                 // Eight rows in flight per thread (each a coalesced 128 bytes per warp of f32):
                 // four left the column sums of an 8192x8192 f32 matrix at 0.83x the copy
-                // bandwidth on an H100.
+                // bandwidth on an H100. The first row from the neutral, the rest in order.
                 let _ = writeln!(
                     s,
-                    "#pragma unroll 8\nfor (long long i = gpu_lo; i < gpu_hi; ++i) {}",
-                    step(refs)
+                    "if (gpu_lo < gpu_hi) {{ const long long i = gpu_lo; {} }}",
+                    step(refs.clone())
+                );
+                let _ = writeln!(
+                    s,
+                    "#pragma unroll 8\nfor (long long i = gpu_lo + 1; i < gpu_hi; ++i) {{ {refs} gpu_acc = gpu_next(gpu_acc, ({map})); }}"
                 );
                 let _ = writeln!(s, "(({acc} *)gpu_part)[gpu_c * gpu_nout + gpu_o] = gpu_acc;\n}}");
             }

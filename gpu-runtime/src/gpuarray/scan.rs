@@ -23,24 +23,22 @@ use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
 use crate::launch::{Arg, PreparedFunction};
 
-/// Consecutive elements each thread of a scan scans in registers.
-pub const PER_THREAD: u32 = 16;
-/// Elements one block of a scan handles: 256 threads of [`PER_THREAD`].
-pub const TILE: u32 = BLOCK * PER_THREAD;
+/// Bytes of elements each thread of a look-back scan scans in registers (and its tile stages in
+/// shared memory): 32 `f32`. On an H100 (2^26 `f32`, a tile per block of 256 threads) 16
+/// elements a thread ran at 0.755x the copy floor, 32 at 0.825x, 24 or 40 at 0.74-0.76x, and
+/// blocks of 128 or 512 threads no better (measured with the kernels this module generates,
+/// 2026-11-26). More would not fit the 48 KiB of static shared memory.
+const BYTES_PER_THREAD: usize = 128;
 
-/// Elements per thread of a look-back tile of `T`: [`PER_THREAD`], or half as many for
-/// elements of more than 8 bytes (`Complex64`), whose tile would not fit 48 KiB of static
-/// shared memory.
+/// Elements per thread of a look-back tile of `T`: [`BYTES_PER_THREAD`] of them, at most 32
+/// (so that 1- and 2-byte elements keep the same tile as `f32`, and the registers of a
+/// thread's 16-byte loads stay few): 32 for elements of up to 4 bytes, 16 for 8, 8 for 16.
 pub(crate) fn per_thread_of<T>() -> u32 {
-    if std::mem::size_of::<T>() > 8 {
-        PER_THREAD / 2
-    } else {
-        PER_THREAD
-    }
+    (BYTES_PER_THREAD / std::mem::size_of::<T>().max(1)).clamp(1, 32) as u32
 }
 
-/// Elements of a look-back tile of `T` ([`TILE`] for elements of up to 8 bytes).
-pub(crate) fn tile_of<T>() -> u32 {
+/// Elements of a look-back tile of `T`: a block of 256 threads of [`per_thread_of`].
+pub fn tile_of<T>() -> u32 {
     BLOCK * per_thread_of::<T>()
 }
 
@@ -280,7 +278,7 @@ impl<T: Element> ScanKernel<T> {
             )?;
             return Ok(out);
         }
-        if lanes >= MANY_LANES || m < TILE as usize {
+        if lanes >= MANY_LANES || m < tile_of::<T>() as usize {
             let v = ScanVariant::Lanes(others.len());
             let f = self.prepared(&ctx, v)?;
             let mut list = vec![

@@ -22,9 +22,9 @@
 //! larger elements, values are published with volatile stores of its 8- or 4-byte words (a
 //! class type such as `gpu_runtime::complex` has no volatile assignment), `__threadfence()`,
 //! then a volatile store of the flag; a reader loads the flag (volatile), fences, then loads
-//! the value's words (volatile), from separate arrays so that any element type works. Elements
-//! of more than 8 bytes (`Complex64`) take tiles of half the elements, to fit 48 KiB of static
-//! shared memory.
+//! the value's words (volatile), from separate arrays so that any element type works. A tile is
+//! 32 KiB of elements (`scan::per_thread_of`: 32 a thread of up to 4 bytes, 16 of 8, 8 of
+//! 16), which fits 48 KiB of static shared memory.
 //!
 //! [`ScanVariant::Lanes`] scans many independent lanes (a scan along one axis of an n-d
 //! array), one thread per lane, down the axis.
