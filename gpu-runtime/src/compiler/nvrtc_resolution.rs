@@ -8,7 +8,7 @@
 //! the search along `LD_LIBRARY_PATH` has found nothing, what the loader loads is fixed by the
 //! loader's cache (`/etc/ld.so.cache`, which `ldconfig` rewrites when a library is installed)
 //! and the default directories. So the search stamps what it looks at before it looks
-//! ([`surroundings`]: the loader's cache and each directory of the path, whose modification
+//! ([`surroundings`](toolchain::surroundings): the loader's cache and each directory of the path, whose modification
 //! time changes when a file is added, removed or renamed in it), and after NVRTC is loaded on a
 //! miss, the entry (under the same key by search) stores the file loaded (named by the loader's
 //! map) with those stamps ([`stored_past_search`]). A hit in a later process reads the entry,
@@ -31,47 +31,12 @@
 use std::ffi::OsStr;
 use std::path::Path;
 
-use crate::compiler::toolchain::{self, LibraryIdentity, STAMP_LEN};
-
-/// The loader's cache, whose contents decide what it loads when `LD_LIBRARY_PATH` has nothing.
-pub(crate) const LOADER_CACHE: &str = "/etc/ld.so.cache";
+use crate::compiler::toolchain::{self, surroundings, LibraryIdentity, LOADER_CACHE};
 
 /// The first bytes of an entry's compiler loaded past the search. A compiler found by the
 /// search is stored as [`LibraryIdentity::to_bytes`] makes it, whose first eight bytes are a
 /// path's length: never these.
 const PAST_SEARCH_TAG: &[u8] = b"nvrtc loaded past the search v1\n";
-
-/// What decides, with `library_path` as set, that the search along it finds no NVRTC and what
-/// the loader loads instead, stamped now: the loader's cache, then each directory of the path
-/// in its order (an empty entry in a path is the working directory, to the loader), a byte
-/// saying whether it is there and its stamp. A directory's stamp changes when a file is added
-/// to it, removed or renamed (its modification time), so equal stamps mean the search still
-/// finds nothing, without the search. `None` without a loader cache.
-pub(crate) fn surroundings(library_path: &OsStr, loader_cache: &Path) -> Option<Vec<u8>> {
-    let meta = std::fs::metadata(loader_cache).ok()?;
-    let mut s = Vec::with_capacity(STAMP_LEN * 4);
-    s.extend_from_slice(&toolchain::stamp_of(&meta));
-    // An empty path is no directory at all (the loader ignores it), not the working one.
-    let dirs = std::env::split_paths(library_path).filter(|_| !library_path.is_empty());
-    for dir in dirs {
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            &dir
-        };
-        match std::fs::metadata(dir) {
-            Ok(meta) => {
-                s.push(1);
-                s.extend_from_slice(&toolchain::stamp_of(&meta));
-            }
-            Err(_) => {
-                s.push(0);
-                s.extend_from_slice(&[0; STAMP_LEN]);
-            }
-        }
-    }
-    Some(s)
-}
 
 /// The compiler an entry stores when the search along `library_path` saw `searched` (stamped
 /// before it looked, and finding nothing) and the loader loaded `loaded`: the tag, the path and
@@ -144,6 +109,7 @@ mod tests {
     use std::ffi::OsString;
 
     use super::*;
+    use crate::compiler::toolchain::STAMP_LEN;
 
     /// A fresh directory for one test, with a file standing for the loader's cache, one for
     /// NVRTC, and two directories for the search path (one there, one not).

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
-use crate::compiler::{nvrtc, nvrtc_resolution};
+use crate::compiler::nvrtc;
 use crate::error::{Error, Result};
 
 /// NVRTC as loaded: its version and architectures, and whether it is the predicted file.
@@ -168,7 +168,7 @@ pub(crate) fn library_path() -> Option<std::ffi::OsString> {
 struct Prediction {
     found: Option<LibraryIdentity>,
     /// When it found nothing: what it looked at, stamped before it looked (see
-    /// `nvrtc_resolution::surroundings`), for entries to store with the file loaded instead.
+    /// [`surroundings`]), for entries to store with the file loaded instead.
     searched: Option<Vec<u8>>,
 }
 
@@ -183,13 +183,48 @@ fn prediction() -> &'static Prediction {
         };
         // Stamped first: a library added during the search is either found by it or changes
         // a stamp the entries store, so that a later process searches again.
-        let searched = nvrtc_resolution::surroundings(&dirs, Path::new(nvrtc_resolution::LOADER_CACHE));
+        let searched = surroundings(&dirs, Path::new(LOADER_CACHE));
         let found = find_nvrtc_file(&dirs);
         Prediction {
             searched: searched.filter(|_| found.is_none()),
             found,
         }
     })
+}
+
+/// The loader's cache, whose contents decide what it loads when `LD_LIBRARY_PATH` has nothing.
+pub(crate) const LOADER_CACHE: &str = "/etc/ld.so.cache";
+
+/// What decides, with `library_path` as set, that the search along it finds no NVRTC and what
+/// the loader loads instead, stamped now: the loader's cache, then each directory of the path
+/// in its order (an empty entry in a path is the working directory, to the loader), a byte
+/// saying whether it is there and its stamp. A directory's stamp changes when a file is added
+/// to it, removed or renamed (its modification time), so equal stamps mean the search still
+/// finds nothing, without the search. `None` without a loader cache.
+pub(crate) fn surroundings(library_path: &std::ffi::OsStr, loader_cache: &Path) -> Option<Vec<u8>> {
+    let meta = std::fs::metadata(loader_cache).ok()?;
+    let mut s = Vec::with_capacity(STAMP_LEN * 4);
+    s.extend_from_slice(&stamp_of(&meta));
+    // An empty path is no directory at all (the loader ignores it), not the working one.
+    let dirs = std::env::split_paths(library_path).filter(|_| !library_path.is_empty());
+    for dir in dirs {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            &dir
+        };
+        match std::fs::metadata(dir) {
+            Ok(meta) => {
+                s.push(1);
+                s.extend_from_slice(&stamp_of(&meta));
+            }
+            Err(_) => {
+                s.push(0);
+                s.extend_from_slice(&[0; STAMP_LEN]);
+            }
+        }
+    }
+    Some(s)
 }
 
 /// The NVRTC library file `dlopen` will load, when it lies on [`library_path`] (where `dlopen`

@@ -37,7 +37,7 @@ pub(crate) fn per_thread_of<T>() -> u32 {
     (BYTES_PER_THREAD / std::mem::size_of::<T>().max(1)).clamp(1, 32) as u32
 }
 
-/// Elements of a look-back tile of `T`: a block of 256 threads of [`per_thread_of`].
+/// Elements of a look-back tile of `T`: a block of 256 threads of `per_thread_of` each.
 pub fn tile_of<T>() -> u32 {
     BLOCK * per_thread_of::<T>()
 }
