@@ -62,9 +62,16 @@ pub(super) fn emit(
                 quote!(#elem).to_string().replace(' ', ""),
                 p.c_name()
             );
+            // A vector type is asserted through its `CudaVector` impl, a number through its
+            // `Element` impl: each names the C type the run time declares it as.
+            let check = if p.vector {
+                quote!(vector_c_name_is)
+            } else {
+                quote!(element_c_name_is)
+            };
             quote_spanned! {p.elem.span()=>
                 const _: () = ::core::assert!(
-                    #rt::__private_v0_1::element_c_name_is::<#elem>(#c_type),
+                    #rt::__private_v0_1::#check::<#elem>(#c_type),
                     #message
                 );
             }

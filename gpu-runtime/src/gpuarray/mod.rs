@@ -38,6 +38,7 @@
 //! defined.
 
 mod array;
+mod array_element;
 mod boolean;
 mod broadcast;
 mod builtin;
@@ -104,6 +105,7 @@ mod transpose;
 pub use array::{
     DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, PooledArray, Storage, StorageMut,
 };
+pub use array_element::{ArrayElement, ElementType};
 pub use boolean::Bool;
 pub use broadcast::broadcast_shapes;
 pub use curand::{curand_version, CurandFloat, CurandGenerator};
