@@ -273,6 +273,32 @@ mod tests {
     }
 
     #[test]
+    fn cuda_vector_types_are_elements() {
+        let ps = params(
+            "fn f(v: Float4, x: &DeviceArray<gpu_runtime::types::Float3>, h: &DeviceArray<Half2>, \
+             z: &mut DeviceArray<UChar4>, s: f32);",
+        );
+        assert_eq!(
+            c_arguments(&ps),
+            "float4 v, const float3 *x, const __half2 *h, uchar4 *z, float s"
+        );
+        let read: Vec<(bool, Scalar)> = ps.iter().map(|p| (p.vector, p.scalar)).collect();
+        // A vector's scalar is its component type: what decides the headers (`__half2`).
+        assert_eq!(
+            read,
+            [
+                (true, Scalar::F32),
+                (true, Scalar::F32),
+                (true, Scalar::F16),
+                (true, Scalar::U8),
+                (false, Scalar::F32)
+            ]
+        );
+        // CUDA's C names are not Rust's: `float3` is no element type in a signature.
+        assert!(read_param(&sig("fn f(x: &DeviceArray<float3>);").sig.inputs[0]).is_err());
+    }
+
+    #[test]
     fn bad_parameters() {
         let err = |item: &str| match read_param(&sig(item).sig.inputs[0]) {
             Ok(_) => panic!("`{item}` was accepted"),
@@ -315,7 +341,10 @@ mod tests {
                 msg.starts_with(&format!("`{ty}` is not an element type")),
                 "{msg}"
             );
-            assert!(msg.contains("half::f16, half::bf16 or gpuarray::Bool"), "{msg}");
+            assert!(
+                msg.contains("half::f16, half::bf16, gpuarray::Bool or a CUDA vector type"),
+                "{msg}"
+            );
             assert_eq!(at, ty);
         }
         for taken in ["i", "n", "int", "gpu_x", "a__b"] {

@@ -100,6 +100,8 @@ mod tests_ext;
 mod tests_forms;
 #[cfg(test)]
 mod tests_math;
+#[cfg(test)]
+mod tests_vector;
 mod transpose;
 
 pub use array::{
