@@ -18,6 +18,9 @@
 //! - [`math`](crate::gpuarray::math): PyCUDA's `cumath` and NumPy's ufuncs on arrays and inside fused
 //!   expressions; comparisons and logic giving [`Bool`](crate::gpuarray::Bool) arrays, `where_`, `any`/`all`.
 //! - [`promote`](crate::gpuarray::promote): NumPy 2's promotion table and arithmetic between two element types.
+//! - Elements: the numbers ([`Element`](crate::gpuarray::Element)) and CUDA's vector types
+//!   (`Float3`, ...: [`ArrayElement`](crate::gpuarray::ArrayElement)), which arrays hold, copy,
+//!   fill and pass to elementwise kernels, without arithmetic (a compile error).
 //! - [`CurandGenerator`](crate::gpuarray::CurandGenerator): seeded uniform and normal fills of contiguous `f32`/`f64` arrays through cuRAND (loaded at run time).
 //!
 //! ```no_run
