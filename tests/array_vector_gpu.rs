@@ -120,7 +120,7 @@ fn layouts<V: Vector>(ctx: &Context, seed: u64) -> gpu_runtime::Result<()> {
     // Three axes, permuted; a reshape of the copy.
     let host3 = Array3::from_shape_vec((4, 5, 6), random::<V>(&mut rng, 120)).unwrap();
     let a3 = DeviceArray::from_ndarray(ctx, &host3)?;
-    let permuted = a3.view().permuted_axes([2, 0, 1])?;
+    let permuted = a3.view().permuted_axes(&[2, 0, 1])?;
     assert_eq!(
         permuted.to_contiguous()?.to_ndarray()?,
         host3.view().permuted_axes([2, 0, 1])
