@@ -342,8 +342,9 @@ pub enum ArgumentError {
         /// Whether an array was given.
         given_array: bool,
     },
-    /// [`KindDiffers`](Self::KindDiffers) where a complex type is declared or given (not a
-    /// `gpu-cdecl` scalar): the types by their C names (`gpu_runtime::complex<float>`).
+    /// [`KindDiffers`](Self::KindDiffers) where a complex or CUDA vector type is declared or
+    /// given (not a `gpu-cdecl` scalar): the types by their C names
+    /// (`gpu_runtime::complex<float>`, `float3`).
     #[error("kernel `{kernel}`: `{name}` takes {} `{expected}`, but {} `{given}` was given", if *.expected_array { "an array of" } else { "a scalar" }, if *.given_array { "an array of" } else { "a scalar" })]
     ElementTypeDiffers {
         /// The kernel.
