@@ -72,7 +72,7 @@ fn elementwise_errors_in_the_operation_are_compile_errors() {
 #[test]
 fn elementwise_arguments_are_checked_when_defined() {
     type Case = (&'static str, fn(&ArgumentError) -> bool);
-    let bad: [Case; 8] = [
+    let bad: [Case; 9] = [
         ("float a", |e| {
             matches!(
                 e,
@@ -98,8 +98,12 @@ fn elementwise_arguments_are_checked_when_defined() {
             "const float *x__p",
             |e| matches!(e, ArgumentError::NameTaken { name, .. } if name == "x__p"),
         ),
-        ("const float *x, float4 v", |e| {
+        // CUDA's vector types (`float4 v`) are element types; another named type is not.
+        ("const float *x, params_t v", |e| {
             matches!(e, ArgumentError::NotScalarOrArray { .. })
+        }),
+        ("const float5 *x", |e| {
+            matches!(e, ArgumentError::ArrayOfNonScalars { .. })
         }),
         // `bool` is an element type (`gpuarray::Bool`); `size_t` is not.
         ("const size_t *x", |e| {

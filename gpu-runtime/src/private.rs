@@ -41,6 +41,9 @@ pub use crate::compiler::source::{ModuleSource, SourcePart};
 /// read from its name (`gpuarray::elementwise_fn`).
 #[cfg(feature = "gpuarray")]
 pub use crate::gpuarray::elementwise_fn::c_name_is as element_c_name_is;
+/// `#[elementwise]`: the same assertion for CUDA vector element types (`Float3` is `float3`).
+#[cfg(feature = "gpuarray")]
+pub use crate::gpuarray::elementwise_fn::vector_c_name_is;
 /// `#[elementwise]`: the static each declared function keeps its kernel in, and the
 /// arguments its launch passes (`gpuarray::declared`, `gpuarray::args`).
 #[cfg(feature = "gpuarray")]

@@ -9,12 +9,17 @@ use std::fmt::Write as _;
 use crate::elementwise::param::{Param, Role};
 
 /// An aligned chunk of four elements, loaded and stored as one (or two) 128-bit accesses.
-pub const VEC4: &str =
-    "template <typename T> struct alignas(4 * sizeof(T) < 16 ? 4 * sizeof(T) : 16) gpu_vec4 { T v[4]; };\n";
+/// Aligned to four times the largest power of two dividing the element's size, at most 16:
+/// the chunk's size stays four elements (12 bytes of `char3` aligned to 4, not padded to 16),
+/// and the alignment a power of two, for elements of any size (CUDA's three-lane vector types).
+pub const VEC4: &str = "template <typename T> struct alignas(4 * (sizeof(T) & (0 - sizeof(T))) < 16 ? \
+     4 * (sizeof(T) & (0 - sizeof(T))) : 16) gpu_vec4 { T v[4]; };\n";
 
 /// The alignment `gpu_vec4<T>` needs, in bytes, for elements of `elem_size` bytes.
 pub fn vec4_align(elem_size: usize) -> u64 {
-    (4 * elem_size).min(16) as u64
+    // The largest power of two dividing the size, as `VEC4` computes it in C.
+    let low_bit = elem_size & elem_size.wrapping_neg();
+    (4 * low_bit).min(16) as u64
 }
 
 /// The user's parameters as kernel parameters: scalars by value, arrays as a `__restrict__`
@@ -122,6 +127,12 @@ mod tests {
             "const const_t &x = x__p[i];double &z = z__p[i];"
         );
         assert_eq!((vec4_align(1), vec4_align(4), vec4_align(8)), (4, 16, 16));
+        // Three-lane vector types: a chunk of four is never padded (`char3`: 12 bytes, aligned
+        // to 4; `short3`: 24, aligned to 8; `float3`: 48, aligned to 16).
+        assert_eq!(
+            (vec4_align(3), vec4_align(6), vec4_align(12), vec4_align(24)),
+            (4, 8, 16, 16)
+        );
     }
 
     #[test]

@@ -62,9 +62,16 @@ pub(super) fn emit(
                 quote!(#elem).to_string().replace(' ', ""),
                 p.c_name()
             );
+            // A vector type is asserted through its `CudaVector` impl, a number through its
+            // `Element` impl: each names the C type the run time declares it as.
+            let check = if p.vector {
+                quote!(vector_c_name_is)
+            } else {
+                quote!(element_c_name_is)
+            };
             quote_spanned! {p.elem.span()=>
                 const _: () = ::core::assert!(
-                    #rt::__private_v0_1::element_c_name_is::<#elem>(#c_type),
+                    #rt::__private_v0_1::#check::<#elem>(#c_type),
                     #message
                 );
             }
@@ -131,5 +138,14 @@ mod tests {
             assert!(out.contains(&check), "{check} in {out}");
         }
         assert!(out.contains("the element type `f16` of `a` is not gpu_runtime's element type"));
+        // A vector type is asserted through its own check (`CudaVector`, not `Element`).
+        let item = "fn f(x: &DeviceArray<Float3>, z: &mut DeviceArray<f32>);";
+        let op: syn::LitStr = syn::parse_quote!("z = x.x");
+        let out = emit(&sig(item), &op, "f", &params(item), TokenStream::new()).to_string();
+        assert!(
+            out.contains("vector_c_name_is :: < Float3 > (\"float3\")"),
+            "{out}"
+        );
+        assert!(out.contains("element_c_name_is :: < f32 > (\"float\")"), "{out}");
     }
 }

@@ -12,10 +12,14 @@ use crate::elementwise::c_words::is_c_word;
 /// One argument of the fn, as the macro read it.
 pub(super) struct Param {
     pub(super) name: syn::Ident,
-    /// The element type as written (`f32`, `half::f16`), its scalar, and its C name.
+    /// The element type as written (`f32`, `half::f16`, `Float3`), its scalar (a vector
+    /// type's component type: what decides the CUDA headers the kernel includes), and its C
+    /// name (`float`, `float3`).
     pub(super) elem: syn::Type,
     pub(super) scalar: Scalar,
     pub(super) c_type: &'static str,
+    /// A CUDA vector type (`Float3`), read by the name of `gpu_runtime::types`' struct.
+    pub(super) vector: bool,
     pub(super) role: Role,
     /// The argument's type, where errors about how it is taken point.
     pub(super) ty: syn::Type,
@@ -64,12 +68,22 @@ const ARRAY_TYPES: [&str; 4] = [
 ];
 
 const ELEMENT_LIST: &str =
-    "f32, f64, i8, u8, i16, u16, i32, u32, i64, u64, half::f16, half::bf16 or gpuarray::Bool";
+    "f32, f64, i8, u8, i16, u16, i32, u32, i64, u64, half::f16, half::bf16, gpuarray::Bool or a CUDA \
+     vector type of gpu_runtime::types (Float3, UChar4, ...)";
 
-/// The scalar of an element type as written: a primitive by its one word, a library type by
-/// its path's last segment. Rust's `bool` is refused with a pointer to `Bool`: the device may
-/// write any byte into an array, and only 0 and 1 are valid `bool`s.
-fn element_scalar(ty: &syn::Type) -> syn::Result<Scalar> {
+/// An element type as the macro read it: its scalar (a vector's component type), its C name,
+/// and whether it is a CUDA vector type.
+struct ReadElement {
+    scalar: Scalar,
+    c_type: &'static str,
+    vector: bool,
+}
+
+/// An element type as written: a primitive by its one word, a library type (and a CUDA vector
+/// type, `Float3`: `gpu_cdecl::vectors`' Rust names) by its path's last segment. Rust's `bool`
+/// is refused with a pointer to `Bool`: the device may write any byte into an array, and only 0
+/// and 1 are valid `bool`s.
+fn element_type(ty: &syn::Type) -> syn::Result<ReadElement> {
     let path = match ty {
         syn::Type::Path(p) if p.qself.is_none() => Some(&p.path),
         _ => None,
@@ -81,8 +95,19 @@ fn element_scalar(ty: &syn::Type) -> syn::Result<Scalar> {
         let primitive = PRIMITIVES.iter().filter(|_| one_word);
         primitive.chain(&NAMED).find(|(r, _)| *r == last).map(|(_, s)| *s)
     });
-    if let Some(s) = found {
-        return Ok(s);
+    if let Some(scalar) = found {
+        return Ok(ReadElement {
+            scalar,
+            c_type: scalar.c_name(),
+            vector: false,
+        });
+    }
+    if let Some(v) = last.as_deref().and_then(gpu_cdecl::vectors::by_rust_name) {
+        return Ok(ReadElement {
+            scalar: v.scalar,
+            c_type: v.c_name,
+            vector: true,
+        });
     }
     let written = quote!(#ty).to_string().replace(' ', "");
     if one_word && last.as_deref() == Some("bool") {
@@ -161,7 +186,7 @@ pub(super) fn read_param(arg: &syn::FnArg) -> syn::Result<Param> {
         syn::Type::Path(_) => (ty.clone(), Role::Scalar),
         _ => return Err(bad_type()),
     };
-    let scalar = element_scalar(&elem)?;
+    let read = element_type(&elem)?;
     let n = name.to_string();
     let n = n.strip_prefix("r#").unwrap_or(&n);
     if n == "i" || n == "n" || n.contains("__") || n.starts_with("gpu_") || is_c_word(n) || !n.is_ascii() {
@@ -177,8 +202,9 @@ pub(super) fn read_param(arg: &syn::FnArg) -> syn::Result<Param> {
     Ok(Param {
         name,
         elem,
-        scalar,
-        c_type: scalar.c_name(),
+        scalar: read.scalar,
+        c_type: read.c_type,
+        vector: read.vector,
         role,
         ty,
     })
@@ -247,6 +273,32 @@ mod tests {
     }
 
     #[test]
+    fn cuda_vector_types_are_elements() {
+        let ps = params(
+            "fn f(v: Float4, x: &DeviceArray<gpu_runtime::types::Float3>, h: &DeviceArray<Half2>, \
+             z: &mut DeviceArray<UChar4>, s: f32);",
+        );
+        assert_eq!(
+            c_arguments(&ps),
+            "float4 v, const float3 *x, const __half2 *h, uchar4 *z, float s"
+        );
+        let read: Vec<(bool, Scalar)> = ps.iter().map(|p| (p.vector, p.scalar)).collect();
+        // A vector's scalar is its component type: what decides the headers (`__half2`).
+        assert_eq!(
+            read,
+            [
+                (true, Scalar::F32),
+                (true, Scalar::F32),
+                (true, Scalar::F16),
+                (true, Scalar::U8),
+                (false, Scalar::F32)
+            ]
+        );
+        // CUDA's C names are not Rust's: `float3` is no element type in a signature.
+        assert!(read_param(&sig("fn f(x: &DeviceArray<float3>);").sig.inputs[0]).is_err());
+    }
+
+    #[test]
     fn bad_parameters() {
         let err = |item: &str| match read_param(&sig(item).sig.inputs[0]) {
             Ok(_) => panic!("`{item}` was accepted"),
@@ -289,7 +341,10 @@ mod tests {
                 msg.starts_with(&format!("`{ty}` is not an element type")),
                 "{msg}"
             );
-            assert!(msg.contains("half::f16, half::bf16 or gpuarray::Bool"), "{msg}");
+            assert!(
+                msg.contains("half::f16, half::bf16, gpuarray::Bool or a CUDA vector type"),
+                "{msg}"
+            );
             assert_eq!(at, ty);
         }
         for taken in ["i", "n", "int", "gpu_x", "a__b"] {

@@ -251,16 +251,18 @@ pub enum ArgumentError {
         /// The name.
         name: String,
     },
-    /// A generated kernel's pointer argument to something other than a scalar.
-    #[error("kernel `{kernel}`: `{parameter}`: arrays hold scalars")]
+    /// A generated kernel's pointer argument to something other than a scalar or a CUDA
+    /// vector type.
+    #[error("kernel `{kernel}`: `{parameter}`: arrays hold scalars and CUDA vector types")]
     ArrayOfNonScalars {
         /// The kernel.
         kernel: Box<str>,
         /// The argument, as written.
         parameter: Box<str>,
     },
-    /// A generated kernel's argument that is neither a scalar nor a pointer to scalars.
-    #[error("kernel `{kernel}`: `{parameter}`: only scalars and arrays of scalars")]
+    /// A generated kernel's argument that is neither a scalar (or CUDA vector type) nor a
+    /// pointer to one.
+    #[error("kernel `{kernel}`: `{parameter}`: only scalars, CUDA vector types and arrays of them")]
     NotScalarOrArray {
         /// The kernel.
         kernel: Box<str>,
@@ -340,8 +342,9 @@ pub enum ArgumentError {
         /// Whether an array was given.
         given_array: bool,
     },
-    /// [`KindDiffers`](Self::KindDiffers) where a complex type is declared or given (not a
-    /// `gpu-cdecl` scalar): the types by their C names (`gpu_runtime::complex<float>`).
+    /// [`KindDiffers`](Self::KindDiffers) where a complex or CUDA vector type is declared or
+    /// given (not a `gpu-cdecl` scalar): the types by their C names
+    /// (`gpu_runtime::complex<float>`, `float3`).
     #[error("kernel `{kernel}`: `{name}` takes {} `{expected}`, but {} `{given}` was given", if *.expected_array { "an array of" } else { "a scalar" }, if *.given_array { "an array of" } else { "a scalar" })]
     ElementTypeDiffers {
         /// The kernel.

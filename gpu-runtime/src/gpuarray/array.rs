@@ -12,35 +12,35 @@ use crate::driver::context::core::Context;
 use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::error::{ArrayShapeError, Result};
-use crate::gpuarray::element::Element;
+use crate::gpuarray::array_element::ArrayElement;
 use crate::gpuarray::layout;
 use crate::tools::device_pool::PooledBuffer;
 
 /// Memory a [`DeviceArrayBase`] may stand on: device memory this crate tracks, holding elements
-/// of one [`Element`] type.
+/// of one [`ArrayElement`] type (a number, or a CUDA vector type).
 pub trait Storage: DeviceRead<Self::Elem> {
     /// The element type.
-    type Elem: Element;
+    type Elem: ArrayElement;
 }
 
 /// Storage a [`DeviceArrayBase`] may be written through.
 pub trait StorageMut: Storage + DeviceWrite<Self::Elem> {}
 
-impl<T: Element> Storage for DeviceBuffer<T> {
+impl<T: ArrayElement> Storage for DeviceBuffer<T> {
     type Elem = T;
 }
-impl<T: Element> StorageMut for DeviceBuffer<T> {}
-impl<T: Element> Storage for PooledBuffer<T> {
+impl<T: ArrayElement> StorageMut for DeviceBuffer<T> {}
+impl<T: ArrayElement> Storage for PooledBuffer<T> {
     type Elem = T;
 }
-impl<T: Element> StorageMut for PooledBuffer<T> {}
-impl<T: Element> Storage for DeviceView<'_, T> {
+impl<T: ArrayElement> StorageMut for PooledBuffer<T> {}
+impl<T: ArrayElement> Storage for DeviceView<'_, T> {
     type Elem = T;
 }
-impl<T: Element> Storage for DeviceViewMut<'_, T> {
+impl<T: ArrayElement> Storage for DeviceViewMut<'_, T> {
     type Elem = T;
 }
-impl<T: Element> StorageMut for DeviceViewMut<'_, T> {}
+impl<T: ArrayElement> StorageMut for DeviceViewMut<'_, T> {}
 
 /// An n-dimensional array in device memory: `ndarray`'s `ArrayBase` for the GPU.
 ///

@@ -27,7 +27,7 @@ pub(crate) fn c_params(params: &[Param]) -> Vec<CParam<'_>> {
 
 /// The C type of a parameter's elements.
 pub(crate) fn c_type(p: &Param) -> &'static str {
-    p.dtype.c_name()
+    p.elem.c_name()
 }
 
 /// [`elementwise::params_c`] of `params`.

@@ -162,7 +162,7 @@ macro_rules! compare_methods {
     )*};
 }
 
-impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     compare_methods!(gt ">", lt "<", ge ">=", le "<=", eq "==", ne "!=");
 }
 

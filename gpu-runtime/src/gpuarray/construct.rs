@@ -1,4 +1,5 @@
-//! Arrays made filled: `full`, `ones` and their `_like` forms, `arange` and `linspace` (NumPy's
+//! Arrays made filled: `full` (of any [`ArrayElement`], CUDA's vector types too), `ones` and
+//! their `_like` forms, `arange` and `linspace` (NumPy's
 //! and PyCUDA's names), each on the legacy default stream or (`*_on`) on a stream. `empty` and
 //! `zeros` are `convert.rs`'s.
 //!
@@ -15,6 +16,7 @@ use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array_element::ArrayElement;
 use crate::gpuarray::dtype::DType;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::ElementwiseKernel;
@@ -97,7 +99,7 @@ pub(crate) fn linspace_step(start: f64, stop: f64, num: usize, endpoint: bool) -
     }
 }
 
-impl<T: Element, D: Dimension> DeviceArray<T, D> {
+impl<T: ArrayElement, D: Dimension> DeviceArray<T, D> {
     /// An array of `shape` with every element `value` (NumPy's `full`, PyCUDA's `fill` on a new
     /// array).
     pub fn full<Sh: ShapeBuilder<Dim = D>>(ctx: &Context, shape: Sh, value: T) -> Result<Self> {
@@ -110,28 +112,6 @@ impl<T: Element, D: Dimension> DeviceArray<T, D> {
     pub fn full_on<Sh: ShapeBuilder<Dim = D>>(stream: &Stream, shape: Sh, value: T) -> Result<Self> {
         let mut a = Self::empty(stream.context(), shape)?;
         a.fill_on(stream, value)?;
-        Ok(a)
-    }
-
-    /// An array of `shape` with every element one, `(T)1` (NumPy's `ones`).
-    pub fn ones<Sh: ShapeBuilder<Dim = D>>(ctx: &Context, shape: Sh) -> Result<Self> {
-        let mut a = Self::empty(ctx, shape)?;
-        launch(
-            &*kernel(Fill::One, T::DTYPE)?,
-            None,
-            vec![KernelArg::output(&mut a)],
-        )?;
-        Ok(a)
-    }
-
-    /// [`ones`](Self::ones) with the fill ordered on `stream`.
-    pub fn ones_on<Sh: ShapeBuilder<Dim = D>>(stream: &Stream, shape: Sh) -> Result<Self> {
-        let mut a = Self::empty(stream.context(), shape)?;
-        launch(
-            &*kernel(Fill::One, T::DTYPE)?,
-            Some(stream),
-            vec![KernelArg::output(&mut a)],
-        )?;
         Ok(a)
     }
 
@@ -151,6 +131,30 @@ impl<T: Element, D: Dimension> DeviceArray<T, D> {
     ) -> Result<Self> {
         let mut a = Self::empty_like(other)?;
         a.fill_on(stream, value)?;
+        Ok(a)
+    }
+}
+
+impl<T: Element, D: Dimension> DeviceArray<T, D> {
+    /// An array of `shape` with every element one, `(T)1` (NumPy's `ones`).
+    pub fn ones<Sh: ShapeBuilder<Dim = D>>(ctx: &Context, shape: Sh) -> Result<Self> {
+        let mut a = Self::empty(ctx, shape)?;
+        launch(
+            &*kernel(Fill::One, T::DTYPE)?,
+            None,
+            vec![KernelArg::output(&mut a)],
+        )?;
+        Ok(a)
+    }
+
+    /// [`ones`](Self::ones) with the fill ordered on `stream`.
+    pub fn ones_on<Sh: ShapeBuilder<Dim = D>>(stream: &Stream, shape: Sh) -> Result<Self> {
+        let mut a = Self::empty(stream.context(), shape)?;
+        launch(
+            &*kernel(Fill::One, T::DTYPE)?,
+            Some(stream),
+            vec![KernelArg::output(&mut a)],
+        )?;
         Ok(a)
     }
 

@@ -12,7 +12,7 @@ use crate::driver::context::core::Context;
 use crate::driver::memory::buffer::DeviceBuffer;
 use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, PooledArray, Storage};
-use crate::gpuarray::element::Element;
+use crate::gpuarray::array_element::ArrayElement;
 use crate::gpuarray::layout;
 use crate::tools::device_pool::DeviceMemoryPool;
 
@@ -54,7 +54,7 @@ fn shape_layout<D: Dimension>(shape: impl Into<StrideShape<D>>) -> Result<(D, Ve
     Ok((dim, probe.strides().to_vec()))
 }
 
-impl<T: Element, D: Dimension> DeviceArray<T, D> {
+impl<T: ArrayElement, D: Dimension> DeviceArray<T, D> {
     /// A copy of a host array of any layout (PyCUDA's `to_gpu`): the same shape and, when the
     /// array is contiguous in some order (C, Fortran, transposed), the same strides; else a C
     /// order copy.
@@ -101,7 +101,7 @@ impl<T: Element, D: Dimension> DeviceArray<T, D> {
     }
 }
 
-impl<T: Element, D: Dimension> PooledArray<T, D> {
+impl<T: ArrayElement, D: Dimension> PooledArray<T, D> {
     /// An uninitialised array of `shape` in memory from `pool` (returned to it, stream-ordered,
     /// when the array is dropped).
     pub fn empty_in<Sh: ShapeBuilder<Dim = D>>(pool: &DeviceMemoryPool, shape: Sh) -> Result<Self> {

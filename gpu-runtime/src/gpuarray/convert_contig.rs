@@ -112,12 +112,15 @@ pub(crate) fn applies(args: &[KernelArg<'_>; 2]) -> bool {
             || (layout::is_f_contiguous(a.shape(), a.strides())
                 && layout::is_f_contiguous(b.shape(), b.strides()))
     };
-    let aligned = |a: &ArrayArg<'_>| a.addr.is_multiple_of(vec4_align(a.dtype.size()));
+    let aligned = |a: &ArrayArg<'_>| a.addr.is_multiple_of(vec4_align(a.elem.size()));
     // Vectors of 16-byte elements (`Complex64`) would be wider than the alignment checked.
-    let narrow = src.dtype.size() <= 8 && dst.dtype.size() <= 8;
+    let narrow = src.elem.size() <= 8 && dst.elem.size() <= 8;
+    // Conversions are of numbers; vector elements are copied by the elementwise kernel.
+    let numbers = src.elem.number().is_some() && dst.elem.number().is_some();
     // More axes than an `ArrayArg` holds are the elementwise launch's to refuse.
     let representable = src.ndim <= MAX_DIMS && dst.ndim <= MAX_DIMS;
     narrow
+        && numbers
         && representable
         && src.shape() == dst.shape()
         && same_order(src, dst)
@@ -140,7 +143,12 @@ pub(crate) fn run(stream: Option<&Stream>, args: [KernelArg<'_>; 2]) -> Result<(
     if n == 0 {
         return Ok(());
     }
-    let (from, to) = (src.dtype, dst.dtype);
+    let (Some(from), Some(to)) = (src.elem.number(), dst.elem.number()) else {
+        return Err(crate::error::Error::Internal {
+            operation: "convert_contig::run",
+            broken: "a flat conversion of elements that are no numbers",
+        });
+    };
     let hash = {
         let mut keys = KEYS.lock().unwrap_or_else(|p| p.into_inner());
         *keys

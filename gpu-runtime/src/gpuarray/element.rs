@@ -33,6 +33,15 @@ pub enum Kind {
 ///
 /// Sealed: the generated kernels spell each type in C, and a wrong spelling would make them
 /// read garbage.
+///
+/// Arrays may also hold CUDA's vector types ([`ArrayElement`](crate::gpuarray::ArrayElement)),
+/// which are no numbers: what needs an `Element` (arithmetic, math, comparisons, reductions,
+/// random fills, `astype`, matmul) is a compile error on them.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a number element type (`gpu_runtime::gpuarray::Element`)",
+    label = "arithmetic, math, comparisons, reductions, random fills, `astype` and matmul need numbers",
+    note = "arrays of CUDA vector types (`Float3`, ...) are made, copied, viewed, filled and passed to elementwise kernels, which compute on their components (`z = v.x + v.y`)"
+)]
 pub trait Element:
     DeviceRepr + Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static + sealed::Sealed
 {

@@ -153,7 +153,7 @@ impl ElementwiseKernel {
             .into());
         }
         // CUDA's headers of the 16-bit float types the arguments name.
-        let preamble = cast::headers_for(params.iter().map(|p| p.dtype));
+        let preamble = cast::headers_for(params.iter().filter_map(|p| p.elem.header_dtype()));
         let indexed = gpu_cdecl::elementwise::is_indexed(&codegen::c_params(&params), operation);
         let mut k = ElementwiseKernel {
             name: name.to_owned(),
@@ -173,7 +173,7 @@ impl ElementwiseKernel {
 
     /// C code placed before the kernel: helper functions, `#include`s (PyCUDA's `preamble`).
     pub fn preamble(mut self, code: &str) -> Self {
-        self.preamble = cast::headers_for(self.params.iter().map(|p| p.dtype)) + code;
+        self.preamble = cast::headers_for(self.params.iter().filter_map(|p| p.elem.header_dtype())) + code;
         self.rekey();
         self
     }
@@ -289,7 +289,7 @@ impl ElementwiseKernel {
         let all_c = arrays().all(|x| layout::is_c_contiguous(x.shape(), x.strides()));
         let all_f = arrays().all(|x| layout::is_f_contiguous(x.shape(), x.strides()));
         let contiguous = all_c || (all_f && !self.c_order_index);
-        let vec = contiguous && arrays().all(|x| x.addr % codegen::vec4_align(x.dtype.size()) == 0);
+        let vec = contiguous && arrays().all(|x| x.addr % codegen::vec4_align(x.elem.size()) == 0);
         // The strided variant's layout: the fewest axes that every array walks in C order.
         let (dims, strides) = if contiguous {
             (Vec::new(), Vec::new())
@@ -325,7 +325,7 @@ impl ElementwiseKernel {
             _ => {
                 let (chunk, tiles) = row_tiles(&dims);
                 let aligned: Vec<bool> = arrays()
-                    .map(|x| x.addr.is_multiple_of(codegen::vec4_align(x.dtype.size())))
+                    .map(|x| x.addr.is_multiple_of(codegen::vec4_align(x.elem.size())))
                     .collect();
                 let row_vec = chunk != 0 && vector_rows(&dims, &strides, &aligned);
                 // Vectors of four never straddle a tile: its length is a multiple of four

@@ -9,6 +9,7 @@ use crate::error::Result;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::ElementwiseKernel;
 use crate::gpuarray::kernel_args::KernelArg;
+use crate::launch::CudaVector;
 
 /// The kernel of one `#[elementwise]` function: its name, C arguments and operation, as the
 /// macro wrote them, and the [`ElementwiseKernel`] made from them on first use (once per
@@ -92,6 +93,13 @@ pub const fn c_name_is<T: Element>(c_name: &str) -> bool {
     true
 }
 
+/// Whether the vector type `V` is the C type `c_name` (`Float3` is `float3`): what
+/// `#[elementwise]` asserts of each vector element type it read by its name, as
+/// [`c_name_is`] of the numbers.
+pub const fn vector_c_name_is<V: CudaVector>(c_name: &str) -> bool {
+    gpu_cdecl::vectors::const_str_eq(V::TYPE.c_name(), c_name)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,5 +114,8 @@ mod tests {
         assert!(!c_name_is::<f32>("float "));
         // Usable where the macro uses it: in a constant.
         const { assert!(c_name_is::<i64>("long long")) };
+        const { assert!(vector_c_name_is::<crate::types::Float3>("float3")) };
+        assert!(!vector_c_name_is::<crate::types::Float4>("float3"));
+        assert!(vector_c_name_is::<crate::types::Half2>("__half2"));
     }
 }

@@ -295,7 +295,7 @@ impl<'a, T: Element> Operand<'a, T> for Expr<'a, T> {
     }
 }
 
-impl<'a, S: Storage, D: Dimension> Operand<'a, S::Elem> for &'a DeviceArrayBase<S, D> {
+impl<'a, S: Storage<Elem: Element>, D: Dimension> Operand<'a, S::Elem> for &'a DeviceArrayBase<S, D> {
     fn into_expr(self) -> Expr<'a, S::Elem> {
         Expr {
             node: Node::Array,

@@ -19,7 +19,7 @@ use crate::types::{Complex32, Complex64};
 
 macro_rules! binary_ops {
     ($($tr:ident $m:ident $op:ident),*) => {$(
-        impl<'a, S: Storage, D: Dimension, R: Operand<'a, S::Elem>> $tr<R> for &'a DeviceArrayBase<S, D> {
+        impl<'a, S: Storage<Elem: Element>, D: Dimension, R: Operand<'a, S::Elem>> $tr<R> for &'a DeviceArrayBase<S, D> {
             type Output = Expr<'a, S::Elem>;
             fn $m(self, rhs: R) -> Expr<'a, S::Elem> {
                 self.into_expr().bin(BinOp::$op, rhs.into_expr())
@@ -57,7 +57,7 @@ macro_rules! scalar_lhs {
 }
 scalar_lhs!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, Complex32, Complex64);
 
-impl<'a, S: Storage, D: Dimension> Neg for &'a DeviceArrayBase<S, D> {
+impl<'a, S: Storage<Elem: Element>, D: Dimension> Neg for &'a DeviceArrayBase<S, D> {
     type Output = Expr<'a, S::Elem>;
     fn neg(self) -> Expr<'a, S::Elem> {
         self.into_expr().neg()
@@ -92,7 +92,7 @@ macro_rules! assign_methods {
     )*};
 }
 
-impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// The array as an [`Expr`], to build on with methods rather than operators.
     pub fn expr(&self) -> Expr<'_, S::Elem> {
         self.into_expr()

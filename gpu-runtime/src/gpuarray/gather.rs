@@ -173,7 +173,7 @@ fn contiguous<S: Storage, D: Dimension>(
     }))
 }
 
-impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// The elements at `indices` along `axis` (NumPy's `take(a, indices, axis, mode)`): the
     /// result's shape is this array's with axis `axis` replaced by the shape of `indices`. The
     /// result is a new C-order array. For NumPy's `axis=None`, take from
@@ -256,7 +256,7 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     }
 }
 
-fn take_stream<S: Storage, D: Dimension, SI: Storage<Elem = i64>, DI: Dimension>(
+fn take_stream<S: Storage<Elem: Element>, D: Dimension, SI: Storage<Elem = i64>, DI: Dimension>(
     a: &DeviceArrayBase<S, D>,
     indices: &DeviceArrayBase<SI, DI>,
     axis: usize,
@@ -319,7 +319,7 @@ fn put_stream<S, D, SI, DI, SV, DV>(
     stream: Option<&Stream>,
 ) -> Result<()>
 where
-    S: StorageMut,
+    S: StorageMut<Elem: Element>,
     D: Dimension,
     SI: Storage<Elem = i64>,
     DI: Dimension,
@@ -371,7 +371,7 @@ pub fn multi_take<S, D, SI, DI>(
     indices: &DeviceArrayBase<SI, DI>,
 ) -> Result<Vec<DeviceArray<S::Elem, IxDyn>>>
 where
-    S: Storage,
+    S: Storage<Elem: Element>,
     D: Dimension,
     SI: Storage<Elem = i64>,
     DI: Dimension,
@@ -393,7 +393,7 @@ pub fn multi_put<S, D, SI, DI>(
     dest_len: usize,
 ) -> Result<Vec<DeviceArray<S::Elem, Ix1>>>
 where
-    S: Storage,
+    S: Storage<Elem: Element>,
     D: Dimension,
     SI: Storage<Elem = i64>,
     DI: Dimension,

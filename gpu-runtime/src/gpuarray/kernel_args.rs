@@ -8,8 +8,8 @@ use ndarray::Dimension;
 use crate::driver::context::core::Context;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::{DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::array_element::{ArrayElement, ElementType};
 use crate::gpuarray::dtype::DType;
-use crate::gpuarray::element::Element;
 use crate::launch::Arg;
 
 /// The most axes an array passed to a generated kernel may have (the kernels take one shape
@@ -20,7 +20,8 @@ pub const MAX_DIMS: usize = gpu_cdecl::elementwise::MAX_DIMS;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Param {
     pub name: String,
-    pub dtype: DType,
+    /// The element type: a number, or a CUDA vector type (`float3 *a`).
+    pub elem: ElementType,
     /// An array (declared as a pointer) rather than a scalar.
     pub array: bool,
     /// For an array: written (declared `T *`, not `const T *`).
@@ -32,17 +33,19 @@ fn element_scalar(s: Scalar) -> bool {
     !matches!(s, Scalar::Isize | Scalar::Usize)
 }
 
-/// The element type of a declared scalar or pointee type: a `gpu-cdecl` scalar, or a
-/// complex number (`gpu_runtime::complex<float>`, ...); `None` for any other type.
-fn declared_dtype(ty: &CType) -> Option<Result<DType, Scalar>> {
+/// The element type of a declared scalar or pointee type: a `gpu-cdecl` scalar, a complex
+/// number (`gpu_runtime::complex<float>`, ...) or a CUDA vector type (`float3`, ...); `None`
+/// for any other type.
+fn declared_dtype(ty: &CType) -> Option<Result<ElementType, Scalar>> {
     match ty {
-        CType::Scalar(s) => Some(DType::from_scalar(*s).ok_or(*s)),
-        CType::Named(n) => DType::of_named(n).map(Ok),
+        CType::Scalar(s) => Some(DType::from_scalar(*s).map(ElementType::Number).ok_or(*s)),
+        CType::Named(n) => ElementType::of_named(n).map(Ok),
         _ => None,
     }
 }
 
-/// Reads a C parameter list: scalars of the [`Element`] types, and pointers to them (arrays;
+/// Reads a C parameter list: scalars of the [`ArrayElement`] types (numbers and CUDA vector
+/// types), and pointers to them (arrays;
 /// `const` for read-only ones). Names must be C identifiers that do not end in `__` forms
 /// the generated code uses (`x__p`, `x__o`, ...).
 pub(crate) fn parse_params(kernel: &str, arguments: &str) -> Result<Vec<Param>> {
@@ -93,7 +96,7 @@ pub(crate) fn parse_params(kernel: &str, arguments: &str) -> Result<Vec<Param>> 
                 }
             },
         };
-        let dtype = match dtype {
+        let elem = match dtype {
             Ok(d) => d,
             Err(scalar) => {
                 debug_assert!(!element_scalar(scalar));
@@ -107,7 +110,7 @@ pub(crate) fn parse_params(kernel: &str, arguments: &str) -> Result<Vec<Param>> 
         };
         out.push(Param {
             name,
-            dtype,
+            elem,
             array,
             mutable,
         });
@@ -122,7 +125,7 @@ pub struct KernelArg<'a>(pub(crate) ArgKind<'a>);
 
 #[derive(Debug)]
 pub(crate) enum ArgKind<'a> {
-    Scalar(Arg<'a>, DType),
+    Scalar(Arg<'a>, ElementType),
     Array(ArrayArg<'a>),
 }
 
@@ -130,7 +133,7 @@ pub(crate) enum ArgKind<'a> {
 #[derive(Debug)]
 pub(crate) struct ArrayArg<'a> {
     pub arg: Arg<'a>,
-    pub dtype: DType,
+    pub elem: ElementType,
     pub mutable: bool,
     /// More axes than [`MAX_DIMS`]; refused at launch.
     pub ndim: usize,
@@ -171,8 +174,8 @@ fn layout_of<S: Storage, D: Dimension>(
 
 impl<'a> KernelArg<'a> {
     /// A scalar, passed by value.
-    pub fn scalar<T: Element>(value: T) -> KernelArg<'a> {
-        KernelArg(ArgKind::Scalar(value.to_arg(), T::DTYPE))
+    pub fn scalar<T: ArrayElement>(value: T) -> KernelArg<'a> {
+        KernelArg(ArgKind::Scalar(value.by_value(), T::ELEMENT_TYPE))
     }
 
     /// An array the kernel reads (a `const T *` argument).
@@ -182,7 +185,7 @@ impl<'a> KernelArg<'a> {
         KernelArg(ArgKind::Array(ArrayArg {
             ctx,
             arg: Arg::input::<S::Elem, S>(array.storage()),
-            dtype: S::Elem::DTYPE,
+            elem: S::Elem::ELEMENT_TYPE,
             mutable: false,
             ndim: array.ndim(),
             shape,
@@ -200,7 +203,7 @@ impl<'a> KernelArg<'a> {
         KernelArg(ArgKind::Array(ArrayArg {
             ctx,
             arg: Arg::output::<S::Elem, S>(&mut array.data),
-            dtype: S::Elem::DTYPE,
+            elem: S::Elem::ELEMENT_TYPE,
             mutable: true,
             ndim,
             shape,
@@ -211,7 +214,7 @@ impl<'a> KernelArg<'a> {
     }
 }
 
-impl<T: Element> From<T> for KernelArg<'_> {
+impl<T: ArrayElement> From<T> for KernelArg<'_> {
     fn from(value: T) -> Self {
         KernelArg::scalar(value)
     }
@@ -254,8 +257,9 @@ pub(crate) fn no_array(kernel: &str) -> crate::error::Error {
 }
 
 /// The error of an argument of another type, or an array for a scalar or the reverse.
-fn kind_differs(kernel: &str, p: &Param, given: DType, given_array: bool) -> crate::error::Error {
-    match (p.dtype.scalar(), given.scalar()) {
+fn kind_differs(kernel: &str, p: &Param, given: ElementType, given_array: bool) -> crate::error::Error {
+    let scalar = |e: ElementType| e.number().and_then(DType::scalar);
+    match (scalar(p.elem), scalar(given)) {
         (Some(expected), Some(given)) => ArgumentError::KindDiffers {
             kernel: kernel.into(),
             name: p.name.to_string(),
@@ -264,11 +268,12 @@ fn kind_differs(kernel: &str, p: &Param, given: DType, given_array: bool) -> cra
             given,
             given_array,
         },
-        // A complex type on either side: named in C, as `gpu-cdecl` has no complex scalar.
+        // A complex or vector type on either side: named in C, as `gpu-cdecl` has no such
+        // scalar.
         _ => ArgumentError::ElementTypeDiffers {
             kernel: kernel.into(),
             name: p.name.to_string(),
-            expected: p.dtype.c_name(),
+            expected: p.elem.c_name(),
             expected_array: p.array,
             given: given.c_name(),
             given_array,
@@ -290,8 +295,8 @@ pub(crate) fn check_kinds(kernel: &str, params: &[Param], args: &[KernelArg<'_>]
     }
     for (p, a) in params.iter().zip(args) {
         match (&a.0, p.array) {
-            (ArgKind::Scalar(_, s), false) if *s == p.dtype => {}
-            (ArgKind::Array(x), true) if x.dtype == p.dtype => {
+            (ArgKind::Scalar(_, s), false) if *s == p.elem => {}
+            (ArgKind::Array(x), true) if x.elem == p.elem => {
                 if p.mutable && !x.mutable {
                     return Err(ArgumentError::NotOutput {
                         kernel: kernel.into(),
@@ -312,7 +317,7 @@ pub(crate) fn check_kinds(kernel: &str, params: &[Param], args: &[KernelArg<'_>]
             (given, _) => {
                 let (given, given_array) = match given {
                     ArgKind::Scalar(_, s) => (*s, false),
-                    ArgKind::Array(x) => (x.dtype, true),
+                    ArgKind::Array(x) => (x.elem, true),
                 };
                 return Err(kind_differs(kernel, p, given, given_array));
             }

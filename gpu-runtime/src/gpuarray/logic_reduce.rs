@@ -50,7 +50,7 @@ fn kernel(op: Logic, s: DType) -> Result<Arc<ReductionKernel<i32>>> {
     Ok(k)
 }
 
-fn reduce<S: Storage, D: Dimension>(
+fn reduce<S: Storage<Elem: Element>, D: Dimension>(
     op: Logic,
     x: &DeviceArrayBase<S, D>,
     stream: Option<&Stream>,
@@ -65,26 +65,32 @@ fn reduce<S: Storage, D: Dimension>(
 
 /// Whether any element of `x` is nonzero (true for a [`Bool`](crate::gpuarray::Bool) array: any is
 /// true); `false` for an empty array.
-pub fn any<S: Storage, D: Dimension>(x: &DeviceArrayBase<S, D>) -> Result<bool> {
+pub fn any<S: Storage<Elem: Element>, D: Dimension>(x: &DeviceArrayBase<S, D>) -> Result<bool> {
     reduce(Logic::Any, x, None)
 }
 
 /// [`any`] on `stream` (waits for the result, which it returns).
-pub fn any_on<S: Storage, D: Dimension>(stream: &Stream, x: &DeviceArrayBase<S, D>) -> Result<bool> {
+pub fn any_on<S: Storage<Elem: Element>, D: Dimension>(
+    stream: &Stream,
+    x: &DeviceArrayBase<S, D>,
+) -> Result<bool> {
     reduce(Logic::Any, x, Some(stream))
 }
 
 /// Whether every element of `x` is nonzero; `true` for an empty array.
-pub fn all<S: Storage, D: Dimension>(x: &DeviceArrayBase<S, D>) -> Result<bool> {
+pub fn all<S: Storage<Elem: Element>, D: Dimension>(x: &DeviceArrayBase<S, D>) -> Result<bool> {
     reduce(Logic::All, x, None)
 }
 
 /// [`all`] on `stream` (waits for the result, which it returns).
-pub fn all_on<S: Storage, D: Dimension>(stream: &Stream, x: &DeviceArrayBase<S, D>) -> Result<bool> {
+pub fn all_on<S: Storage<Elem: Element>, D: Dimension>(
+    stream: &Stream,
+    x: &DeviceArrayBase<S, D>,
+) -> Result<bool> {
     reduce(Logic::All, x, Some(stream))
 }
 
-impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// Whether any element is nonzero (NumPy's `a.any()`): [`math::any`](crate::gpuarray::math::any).
     pub fn any(&self) -> Result<bool> {
         any(self)

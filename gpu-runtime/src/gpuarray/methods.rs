@@ -1,11 +1,14 @@
 //! Array methods that run a kernel: `fill`, `assign`, `to_contiguous`, `astype`, each on the
-//! legacy default stream or (`*_on`) on a stream.
+//! legacy default stream or (`*_on`) on a stream. `fill` and `to_contiguous` take arrays of any
+//! [`ArrayElement`] (CUDA's vector types too: copied by one kernel of their own type, as
+//! vector types have no C conversion); `astype` and `assign` convert numbers.
 
 use ndarray::Dimension;
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::array_element::{ArrayElement, ElementType};
 use crate::gpuarray::builtin::{kernel, Builtin};
 use crate::gpuarray::convert_contig;
 use crate::gpuarray::element::Element;
@@ -16,29 +19,43 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     /// A copy in C order, in new memory (the layout of a view is gone: use it before
     /// [`reshape`](Self::reshape), or to hand a kernel plain memory).
     pub fn to_contiguous(&self) -> Result<DeviceArray<S::Elem, D>> {
-        self.astype_stream(None)
+        self.copy_stream(None)
     }
 
     /// [`to_contiguous`](Self::to_contiguous) on `stream`.
     pub fn to_contiguous_on(&self, stream: &Stream) -> Result<DeviceArray<S::Elem, D>> {
-        self.astype_stream(Some(stream))
+        self.copy_stream(Some(stream))
     }
 
-    /// A copy with each element converted to `U` as C converts it (`(U)x`), in C order
-    /// (numpy's `astype`).
-    pub fn astype<U: Element>(&self) -> Result<DeviceArray<U, D>> {
-        self.astype_stream(None)
-    }
-
-    /// [`astype`](Self::astype) on `stream`.
-    pub fn astype_on<U: Element>(&self, stream: &Stream) -> Result<DeviceArray<U, D>> {
-        self.astype_stream(Some(stream))
-    }
-
-    fn astype_stream<U: Element>(&self, stream: Option<&Stream>) -> Result<DeviceArray<U, D>> {
-        let mut out = DeviceArray::<U, D>::empty(self.context(), self.raw_dim())?;
-        convert_into(&mut out, self, stream)?;
+    fn copy_stream(&self, stream: Option<&Stream>) -> Result<DeviceArray<S::Elem, D>> {
+        let mut out = DeviceArray::<S::Elem, D>::empty(self.context(), self.raw_dim())?;
+        copy_into(&mut out, self, stream)?;
         Ok(out)
+    }
+
+    /// Copies the elements of `src` (of the same shape and element type, any layout) into
+    /// this array: the device-to-device copy of arrays of any element type, CUDA's vector types
+    /// too ([`assign`](Self::assign) converts numbers between types).
+    pub fn copy_from<S2: Storage<Elem = S::Elem>, D2: Dimension>(
+        &mut self,
+        src: &DeviceArrayBase<S2, D2>,
+    ) -> Result<()>
+    where
+        S: StorageMut,
+    {
+        copy_into(self, src, None)
+    }
+
+    /// [`copy_from`](Self::copy_from) on `stream`.
+    pub fn copy_from_on<S2: Storage<Elem = S::Elem>, D2: Dimension>(
+        &mut self,
+        stream: &Stream,
+        src: &DeviceArrayBase<S2, D2>,
+    ) -> Result<()>
+    where
+        S: StorageMut,
+    {
+        copy_into(self, src, Some(stream))
     }
 
     /// Sets every element to `value`.
@@ -61,12 +78,35 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     where
         S: StorageMut,
     {
-        let k = kernel(Builtin::Fill, S::Elem::DTYPE, S::Elem::DTYPE)?;
+        let t = S::Elem::ELEMENT_TYPE;
+        let k = kernel(Builtin::Fill, t, t)?;
         let args = [KernelArg::scalar(value), KernelArg::output(self)];
         match stream {
             Some(s) => k.launch_on(s, args),
             None => k.launch(args),
         }
+    }
+}
+
+impl<S: Storage, D: Dimension> DeviceArrayBase<S, D>
+where
+    S::Elem: Element,
+{
+    /// A copy with each element converted to `U` as C converts it (`(U)x`), in C order
+    /// (numpy's `astype`).
+    pub fn astype<U: Element>(&self) -> Result<DeviceArray<U, D>> {
+        self.astype_stream(None)
+    }
+
+    /// [`astype`](Self::astype) on `stream`.
+    pub fn astype_on<U: Element>(&self, stream: &Stream) -> Result<DeviceArray<U, D>> {
+        self.astype_stream(Some(stream))
+    }
+
+    fn astype_stream<U: Element>(&self, stream: Option<&Stream>) -> Result<DeviceArray<U, D>> {
+        let mut out = DeviceArray::<U, D>::empty(self.context(), self.raw_dim())?;
+        convert_into(&mut out, self, stream)?;
+        Ok(out)
     }
 
     /// Copies the elements of `src` (of the same shape, any layout, any element type: each
@@ -91,14 +131,28 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     }
 }
 
+/// Copies `src` into `dst`: one shape, one element type (the type system's check: a copy of
+/// vector elements is no conversion).
+fn copy_into<S: StorageMut, D: Dimension, S2: Storage<Elem = S::Elem>, D2: Dimension>(
+    dst: &mut DeviceArrayBase<S, D>,
+    src: &DeviceArrayBase<S2, D2>,
+    stream: Option<&Stream>,
+) -> Result<()> {
+    convert_into(dst, src, stream)
+}
+
+/// Copies `src` into `dst`, converting numbers as C does; elements that are no numbers (the
+/// callers see to it that both are of one type then) are copied by the kernel of their type.
 fn convert_into<S: StorageMut, D: Dimension, S2: Storage, D2: Dimension>(
     dst: &mut DeviceArrayBase<S, D>,
     src: &DeviceArrayBase<S2, D2>,
     stream: Option<&Stream>,
 ) -> Result<()> {
+    let (from, to) = (S2::Elem::ELEMENT_TYPE, S::Elem::ELEMENT_TYPE);
+    let numbers = matches!((from, to), (ElementType::Number(_), ElementType::Number(_)));
     // A transpose (a.t() into C order) goes through tiles in shared memory, which holds a
-    // tile of elements of up to 8 bytes (not `Complex64`).
-    let tile_fits = S::Elem::DTYPE.size() <= 8 && S2::Elem::DTYPE.size() <= 8;
+    // tile of numbers of up to 8 bytes (not `Complex64`).
+    let tile_fits = numbers && from.size() <= 8 && to.size() <= 8;
     if let Some(plan) =
         transpose::plan(src.shape(), src.strides(), dst.shape(), dst.strides()).filter(|_| tile_fits)
     {
@@ -109,7 +163,8 @@ fn convert_into<S: StorageMut, D: Dimension, S2: Storage, D2: Dimension>(
     if convert_contig::applies(&args) {
         return convert_contig::run(stream, args);
     }
-    let k = kernel(Builtin::Convert, S2::Elem::DTYPE, S::Elem::DTYPE)?;
+    let op = if numbers { Builtin::Convert } else { Builtin::Copy };
+    let k = kernel(op, from, to)?;
     match stream {
         Some(s) => k.launch_on(s, args),
         None => k.launch(args),

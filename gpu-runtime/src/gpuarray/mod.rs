@@ -18,6 +18,9 @@
 //! - [`math`](crate::gpuarray::math): PyCUDA's `cumath` and NumPy's ufuncs on arrays and inside fused
 //!   expressions; comparisons and logic giving [`Bool`](crate::gpuarray::Bool) arrays, `where_`, `any`/`all`.
 //! - [`promote`](crate::gpuarray::promote): NumPy 2's promotion table and arithmetic between two element types.
+//! - Elements: the numbers ([`Element`](crate::gpuarray::Element)) and CUDA's vector types
+//!   (`Float3`, ...: [`ArrayElement`](crate::gpuarray::ArrayElement)), which arrays hold, copy,
+//!   fill and pass to elementwise kernels, without arithmetic (a compile error).
 //! - [`CurandGenerator`](crate::gpuarray::CurandGenerator): seeded uniform and normal fills of contiguous `f32`/`f64` arrays through cuRAND (loaded at run time).
 //!
 //! ```no_run
@@ -38,6 +41,7 @@
 //! defined.
 
 mod array;
+mod array_element;
 mod boolean;
 mod broadcast;
 mod builtin;
@@ -99,11 +103,14 @@ mod tests_ext;
 mod tests_forms;
 #[cfg(test)]
 mod tests_math;
+#[cfg(test)]
+mod tests_vector;
 mod transpose;
 
 pub use array::{
     DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, PooledArray, Storage, StorageMut,
 };
+pub use array_element::{ArrayElement, ElementType};
 pub use boolean::Bool;
 pub use broadcast::broadcast_shapes;
 pub use curand::{curand_version, CurandFloat, CurandGenerator};

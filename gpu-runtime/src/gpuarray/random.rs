@@ -253,7 +253,7 @@ impl<T: Element, D: Dimension> DeviceArray<T, D> {
     }
 }
 
-impl<S: StorageMut, D: Dimension> DeviceArrayBase<S, D> {
+impl<S: StorageMut<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// Fills the array from Philox4x32-10 with `seed`: raw 32-bit words for `u32`, `[0, 1)`
     /// for the floats, an error for other types (`f16` and `bf16` are drawn as `f32` and rounded
     /// once to nearest, so a draw just below 1 may round to 1). Element `i` (in C order,

@@ -80,7 +80,7 @@ pub(crate) fn gather_source<T: Element>(op: GatherOp) -> String {
 #[cfg(test)]
 pub(crate) const ALL_OPS: [GatherOp; 4] = [GatherOp::Sum, GatherOp::Prod, GatherOp::Max, GatherOp::Min];
 
-impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// The sum of the elements `idx` names (NumPy's `x[idx].sum()` on a 1-D `x`, or on the
     /// flattened C-order elements of an array of more axes); 0 when `idx` is empty.
     pub fn sum_at<S2: Storage<Elem = i64>, D2: Dimension>(

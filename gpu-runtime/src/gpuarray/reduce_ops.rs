@@ -247,7 +247,7 @@ fn scalar<R: Element>(a: DeviceArray<R, IxDyn>) -> Result<R> {
     a.to_vec()?.first().copied().ok_or_else(|| empty_error("reduce"))
 }
 
-impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// Reduces over every axis with `op`, producing `R`.
     fn reduce_all<R: Element>(&self, op: Op) -> Result<R> {
         scalar(kernel::<S::Elem, R>(op)?.reduce([KernelArg::input(self)])?)

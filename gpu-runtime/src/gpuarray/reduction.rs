@@ -221,7 +221,12 @@ impl<R: Element> ReductionKernel<R> {
             .into());
         }
         // CUDA's headers of the 16-bit float types the arguments and the result name.
-        let acc_def = cast::headers_for(params.iter().map(|p| p.dtype).chain([R::DTYPE])) + acc.1;
+        let acc_def = cast::headers_for(
+            params
+                .iter()
+                .filter_map(|p| p.elem.header_dtype())
+                .chain([R::DTYPE]),
+        ) + acc.1;
         let mut k = ReductionKernel {
             name: name.to_owned(),
             params,
@@ -347,7 +352,7 @@ impl<R: Element> ReductionKernel<R> {
                 ArgKind::Array(x) => Some((
                     layout::is_c_contiguous(x.shape(), x.strides()),
                     layout::is_f_contiguous(x.shape(), x.strides()),
-                    x.addr % codegen::vec4_align(x.dtype.size()) == 0,
+                    x.addr % codegen::vec4_align(x.elem.size()) == 0,
                 )),
                 ArgKind::Scalar(..) => None,
             })
@@ -471,7 +476,7 @@ impl<R: Element> ReductionKernel<R> {
         let element_bytes: usize = args
             .iter()
             .map(|a| match &a.0 {
-                ArgKind::Array(x) => x.dtype.size(),
+                ArgKind::Array(x) => x.elem.size(),
                 ArgKind::Scalar(..) => 0,
             })
             .sum();
@@ -596,7 +601,7 @@ fn lanes_vectorizable(args: &[KernelArg<'_>], axis: usize) -> bool {
     args.iter().all(|a| match &a.0 {
         ArgKind::Scalar(..) => true,
         ArgKind::Array(x) => {
-            let size = x.dtype.size();
+            let size = x.elem.size();
             let align = codegen::vec4_align(size);
             let st = x.strides();
             st[axis] == 1
@@ -618,10 +623,10 @@ fn columns_vectorizable(args: &[KernelArg<'_>], axis: usize) -> bool {
         ArgKind::Scalar(..) => true,
         ArgKind::Array(x) => {
             // Complex elements keep the one-lane path (the 4-lane loads are of real types).
-            if x.dtype.is_complex() {
+            if x.elem.is_complex() {
                 return false;
             }
-            let size = x.dtype.size();
+            let size = x.elem.size();
             let align = codegen::vec4_align(size);
             let (st, shape) = (x.strides(), x.shape());
             let Some(inner) = (0..st.len()).rev().find(|&k| k != axis) else {

@@ -47,7 +47,7 @@ fn scan_kernel<T: Element>(op: ScanOp) -> Result<Arc<ScanKernel<T>>> {
     Ok(k)
 }
 
-impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// The running sums of the elements in C order (NumPy's `cumsum()`, `axis=None`: `out[i] =
     /// x[0] + ... + x[i]`), of any layout, as a 1-D array, accumulated in the element type
     /// (integers wrap).

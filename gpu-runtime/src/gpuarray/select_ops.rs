@@ -56,8 +56,8 @@ pub fn if_positive<C, S1, S2, D>(
     otherwise: &DeviceArrayBase<S2, D>,
 ) -> Result<DeviceArray<S1::Elem, D>>
 where
-    C: Storage,
-    S1: Storage,
+    C: Storage<Elem: Element>,
+    S1: Storage<Elem: Element>,
     S2: Storage<Elem = S1::Elem>,
     D: Dimension,
 {
@@ -72,8 +72,8 @@ pub fn if_positive_on<C, S1, S2, D>(
     otherwise: &DeviceArrayBase<S2, D>,
 ) -> Result<DeviceArray<S1::Elem, D>>
 where
-    C: Storage,
-    S1: Storage,
+    C: Storage<Elem: Element>,
+    S1: Storage<Elem: Element>,
     S2: Storage<Elem = S1::Elem>,
     D: Dimension,
 {
@@ -87,8 +87,8 @@ fn if_positive_stream<C, S1, S2, D>(
     otherwise: &DeviceArrayBase<S2, D>,
 ) -> Result<DeviceArray<S1::Elem, D>>
 where
-    C: Storage,
-    S1: Storage,
+    C: Storage<Elem: Element>,
+    S1: Storage<Elem: Element>,
     S2: Storage<Elem = S1::Elem>,
     D: Dimension,
 {
@@ -107,7 +107,7 @@ where
     Ok(out)
 }
 
-impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// The dot product of the two arrays read as flat vectors in C order (NumPy's `vdot`):
     /// their shapes may differ, their numbers of elements may not
     /// ([`ArrayShapeError::ElementCounts`]). Accumulated in the element type, as

@@ -288,8 +288,8 @@ fn join<S: Storage, D: Dimension>(
         let view = out.view_mut();
         let mut part = DeviceArrayBase::<_, D>::from_parts(view.data, offset, &part_shape, &strides)?;
         match stream {
-            Some(s) => part.assign_on(s, *a)?,
-            None => part.assign(*a)?,
+            Some(s) => part.copy_from_on(s, *a)?,
+            None => part.copy_from(*a)?,
         }
     }
     Ok(out)

@@ -286,14 +286,14 @@ fn complex_parameters_are_declared_and_checked() {
         "gpu_runtime::complex<double> a, const pycuda::complex<float> *x, gpu_runtime::complex<float> *z, float s",
     )
     .unwrap();
-    let dtypes: Vec<(DType, bool)> = params.iter().map(|p| (p.dtype, p.array)).collect();
+    let dtypes: Vec<(Option<DType>, bool)> = params.iter().map(|p| (p.elem.number(), p.array)).collect();
     assert_eq!(
         dtypes,
         [
-            (DType::Complex64, false),
-            (DType::Complex32, true),
-            (DType::Complex32, true),
-            (DType::F32, false)
+            (Some(DType::Complex64), false),
+            (Some(DType::Complex32), true),
+            (Some(DType::Complex32), true),
+            (Some(DType::F32), false)
         ]
     );
     let scalar_params = parse_params("k", "gpu_runtime::complex<float> a, float b").unwrap();

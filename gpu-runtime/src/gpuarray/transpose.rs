@@ -145,7 +145,12 @@ pub(crate) fn run(plan: &Plan, stream: Option<&Stream>, args: [KernelArg<'_>; 2]
     let [ArgKind::Array(src), ArgKind::Array(dst)] = args.map(|a| a.0) else {
         return Ok(());
     };
-    let (from, to) = (src.dtype, dst.dtype);
+    let (Some(from), Some(to)) = (src.elem.number(), dst.elem.number()) else {
+        return Err(crate::error::Error::Internal {
+            operation: "transpose::run",
+            broken: "a tiled conversion of elements that are no numbers",
+        });
+    };
     let hash = {
         let mut keys = KEYS.lock().unwrap_or_else(|p| p.into_inner());
         *keys

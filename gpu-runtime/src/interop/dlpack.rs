@@ -421,7 +421,7 @@ impl<T: Element + DlpackElement> DeviceBuffer<T> {
     }
 }
 
-impl<S: Storage, D: Dimension> DeviceArrayBase<S, D>
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D>
 where
     S::Elem: DlpackElement,
 {

@@ -63,7 +63,7 @@ impl VectorType {
     }
 
     /// CUDA's name for it (`float4`, `__half2`).
-    pub fn c_name(self) -> &'static str {
+    pub const fn c_name(self) -> &'static str {
         VECTOR_TYPES[self.0 as usize].0
     }
 
