@@ -324,7 +324,8 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             rounds: Vec::new(),
         },
         Row {
-            figure: "    step: NVRTC's file unchanged (one stat; past the search, a stat more per path dir, +1)",
+            figure:
+                "    step: NVRTC's file unchanged (one stat; past the search, a stat more per path dir, +1)",
             raw: "read the cubin file",
             ours: median(steps[3].clone()),
             theirs: read,
