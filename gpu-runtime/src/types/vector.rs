@@ -146,6 +146,24 @@ const fn cdecl_entry(c_name: &str) -> (&'static str, usize, usize) {
     }
 }
 
+/// Calls the macro `$m` with every vector type (`$m!(Char1, ..., Double4)`), then, with the
+/// `half` feature, with the two 16-bit float pairs (`$m!(Half2, BFloat162)`): the one list of
+/// them that the impls over all vector types (kernel arguments, array elements) are made from.
+macro_rules! for_each_vector_type {
+    ($m:ident) => {
+        $m!(
+            Char1, Char2, Char3, Char4, UChar1, UChar2, UChar3, UChar4, Short1, Short2, Short3, Short4,
+            UShort1, UShort2, UShort3, UShort4, Int1, Int2, Int3, Int4, UInt1, UInt2, UInt3, UInt4, Long1,
+            Long2, Long3, Long4, ULong1, ULong2, ULong3, ULong4, LongLong1, LongLong2, LongLong3, LongLong4,
+            ULongLong1, ULongLong2, ULongLong3, ULongLong4, Float1, Float2, Float3, Float4, Double1, Double2,
+            Double3, Double4,
+        );
+        #[cfg(feature = "half")]
+        $m!(Half2, BFloat162);
+    };
+}
+pub(crate) use for_each_vector_type;
+
 /// Every vector type: its CUDA C name, size and alignment in bytes, as this crate lays it out,
 /// in the order of `gpu_cdecl::vectors::VECTOR_TYPES` (each struct is checked against that
 /// table when this crate compiles). The test suite compares each entry with what NVRTC reports.

@@ -111,14 +111,7 @@ macro_rules! cuda_vectors {
         }
     )*};
 }
-cuda_vectors!(
-    Char1, Char2, Char3, Char4, UChar1, UChar2, UChar3, UChar4, Short1, Short2, Short3, Short4, UShort1,
-    UShort2, UShort3, UShort4, Int1, Int2, Int3, Int4, UInt1, UInt2, UInt3, UInt4, Long1, Long2, Long3,
-    Long4, ULong1, ULong2, ULong3, ULong4, LongLong1, LongLong2, LongLong3, LongLong4, ULongLong1,
-    ULongLong2, ULongLong3, ULongLong4, Float1, Float2, Float3, Float4, Double1, Double2, Double3, Double4,
-);
-#[cfg(feature = "half")]
-cuda_vectors!(Half2, BFloat162);
+for_each_vector_type!(cuda_vectors);
 
 #[derive(Clone, Copy)]
 #[repr(C, align(16))]
