@@ -52,8 +52,9 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// arrays it writes (`z: &mut DeviceArray<f32>`), of the element types f32, f64, i8, u8, i16,
 /// u16, i32, u32, i64, u64, `half::f16` and `half::bf16` (C's `__half` and `__nv_bfloat16`, whose
 /// CUDA headers the kernel includes; written `f16`, `half::f16` or `gpu_runtime::half::f16`)
-/// and `gpu_runtime::gpuarray::Bool` (C's `bool`; Rust's `bool` is refused, since the device
-/// may write any byte). `DeviceArrayView`, `DeviceArrayViewMut` or `PooledArray` may be
+/// `gpu_runtime::gpuarray::Bool` (C's `bool`; Rust's `bool` is refused, since the device may
+/// write any byte), `Complex32` and `Complex64` (`gpu_runtime::complex<float>`/`<double>`, whose
+/// header the kernel includes), and the CUDA vector types (`Float3`, ...). `DeviceArrayView`, `DeviceArrayViewMut` or `PooledArray` may be
 /// written instead of `DeviceArray`: the type names only the element type, and the generated
 /// function takes any array or view of it (any storage, any dimension, any layout). In the
 /// operation an array is named as its element, `i` is the element's index and `n` the number

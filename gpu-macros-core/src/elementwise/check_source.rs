@@ -7,11 +7,17 @@ use crate::elementwise::params::Param;
 /// The module the build-time check compiles: every variant the run time may compile for
 /// this fn (`Elementwise::variants`: the indexed kernel alone for PyCUDA's indexed form),
 /// written by the generator the run time uses (`gpu_cdecl::elementwise`), from the same name,
-/// argument list, operation and preamble (CUDA's headers of the 16-bit float types the
-/// arguments name, as `ElementwiseKernel::with_name` makes it), so that the check compiles the
-/// text that runs.
+/// argument list, operation and preamble (`<gpu_runtime/complex.h>` for complex arguments, then
+/// CUDA's headers of the 16-bit float types the arguments name, as `ElementwiseKernel::with_name`
+/// makes it), so that the check compiles the text that runs.
 pub(super) fn check_source(name: &str, params: &[Param], op: &str) -> String {
-    let preamble = generator::scalar_includes(params.iter().map(|p| p.scalar));
+    // The complex header first, then the 16-bit floats' (the run time's `cast::headers_for`).
+    let complex = if params.iter().any(|p| p.complex) {
+        "#include <gpu_runtime/complex.h>\n"
+    } else {
+        ""
+    };
+    let preamble = complex.to_owned() + &generator::scalar_includes(params.iter().map(|p| p.scalar));
     let names: Vec<String> = params.iter().map(Param::c_name).collect();
     let c_params: Vec<generator::Param<'_>> = params
         .iter()
@@ -126,6 +132,14 @@ mod tests {
             "z = x > y",
         );
         assert!(halves.contains("#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"));
+        // The complex header first, as the run time's `cast::headers_for` writes it.
+        let complex = check_source(
+            "c",
+            &params("fn c(x: &DeviceArray<Complex32>, y: &DeviceArray<half::f16>, z: &mut DeviceArray<Complex32>);"),
+            "z = x",
+        );
+        assert!(complex.contains("#include <gpu_runtime/complex.h>\n#include <cuda_fp16.h>\n"));
+        assert_eq!(complex.matches("#include <gpu_runtime/complex.h>").count(), 1);
         assert!(
             halves.contains("const __half *__restrict__ x__p") && halves.contains("bool *__restrict__ z__p")
         );
@@ -173,6 +187,15 @@ mod tests {
             (
                 "fn f(a: half::f16, x: &DeviceArray<half::f16>, z: &mut DeviceArray<half::f16>);",
                 "z[i] = a * x[n - 1 - i]; // PyCUDA's indexed form",
+            ),
+            // Complex numbers (`<gpu_runtime/complex.h>`), with real arrays beside them.
+            (
+                "fn f(a: Complex32, x: &DeviceArray<Complex32>, z: &mut DeviceArray<types::Complex32>);",
+                "z = a * x + gpu_runtime::conj(x)",
+            ),
+            (
+                "fn f(x: &DeviceArray<Complex64>, s: f64, r: &mut DeviceArray<f64>);",
+                "r = s * gpu_runtime::abs(x) + x.real()",
             ),
         ];
         for (item, op) in cases {

@@ -96,6 +96,9 @@ pub(super) fn check_operation(op: &syn::LitStr, params: &[Param], fn_name: &syn:
         if prev.is_some_and(|p| matches!(p.text, "." | "->" | "::")) {
             continue; // a member, or a name in a namespace
         }
+        if next.is_some_and(|n| n.text == "::") {
+            continue; // a namespace or class that names what follows (`gpu_runtime::conj`)
+        }
         if matches!(w, "return" | "goto") || (matches!(w, "break" | "continue") && !has_loop) {
             errors.push(syn::Error::new(
                 span,
@@ -254,6 +257,17 @@ mod tests {
         assert_eq!(
             op_errors(
                 "float t = 0, *p = &t; for (int k = 0; k < 3; ++k) { t += sinf(x) * k; if (t > n) break; } z = t + y + i + p[0]",
+                AXPY
+            ),
+            Vec::new()
+        );
+    }
+
+    #[test]
+    fn qualified_names_pass() {
+        assert_eq!(
+            op_errors(
+                "z = a * gpu_runtime::conj(x) + std::numeric_limits<float>::epsilon() + y",
                 AXPY
             ),
             Vec::new()

@@ -20,6 +20,9 @@ pub(super) struct Param {
     pub(super) c_type: &'static str,
     /// A CUDA vector type (`Float3`), read by the name of `gpu_runtime::types`' struct.
     pub(super) vector: bool,
+    /// A complex type (`Complex32`, `Complex64`): its scalar is its parts' type, and the
+    /// kernel includes `<gpu_runtime/complex.h>`.
+    pub(super) complex: bool,
     pub(super) role: Role,
     /// The argument's type, where errors about how it is taken point.
     pub(super) ty: syn::Type,
@@ -67,16 +70,26 @@ const ARRAY_TYPES: [&str; 4] = [
     "PooledArray",
 ];
 
-const ELEMENT_LIST: &str =
-    "f32, f64, i8, u8, i16, u16, i32, u32, i64, u64, half::f16, half::bf16, gpuarray::Bool or a CUDA \
-     vector type of gpu_runtime::types (Float3, UChar4, ...)";
+/// The complex element types by the last segment of their path (`types::Complex32`), with
+/// their parts' scalar and their C name (`<gpu_runtime/complex.h>`'s, as the run time
+/// declares them).
+const COMPLEX: [(&str, Scalar, &str); 2] = [
+    ("Complex32", Scalar::F32, "gpu_runtime::complex<float>"),
+    ("Complex64", Scalar::F64, "gpu_runtime::complex<double>"),
+];
 
-/// An element type as the macro read it: its scalar (a vector's component type), its C name,
-/// and whether it is a CUDA vector type.
+const ELEMENT_LIST: &str =
+    "f32, f64, i8, u8, i16, u16, i32, u32, i64, u64, half::f16, half::bf16, gpuarray::Bool, \
+     types::Complex32, types::Complex64 or a CUDA vector type of gpu_runtime::types (Float3, \
+     UChar4, ...)";
+
+/// An element type as the macro read it: its scalar (a vector's component type, a complex
+/// type's parts' type), its C name, and whether it is a CUDA vector type or a complex one.
 struct ReadElement {
     scalar: Scalar,
     c_type: &'static str,
     vector: bool,
+    complex: bool,
 }
 
 /// An element type as written: a primitive by its one word, a library type (and a CUDA vector
@@ -100,6 +113,18 @@ fn element_type(ty: &syn::Type) -> syn::Result<ReadElement> {
             scalar,
             c_type: scalar.c_name(),
             vector: false,
+            complex: false,
+        });
+    }
+    if let Some(&(_, scalar, c_type)) = last
+        .as_deref()
+        .and_then(|l| COMPLEX.iter().find(|(r, _, _)| *r == l))
+    {
+        return Ok(ReadElement {
+            scalar,
+            c_type,
+            vector: false,
+            complex: true,
         });
     }
     if let Some(v) = last.as_deref().and_then(gpu_cdecl::vectors::by_rust_name) {
@@ -107,6 +132,7 @@ fn element_type(ty: &syn::Type) -> syn::Result<ReadElement> {
             scalar: v.scalar,
             c_type: v.c_name,
             vector: true,
+            complex: false,
         });
     }
     let written = quote!(#ty).to_string().replace(' ', "");
@@ -205,6 +231,7 @@ pub(super) fn read_param(arg: &syn::FnArg) -> syn::Result<Param> {
         scalar: read.scalar,
         c_type: read.c_type,
         vector: read.vector,
+        complex: read.complex,
         role,
         ty,
     })
@@ -269,6 +296,26 @@ mod tests {
         assert_eq!(
             quote!(#elem).to_string().replace(' ', ""),
             "gpu_runtime::half::bf16"
+        );
+    }
+
+    #[test]
+    fn complex_types_are_elements() {
+        let ps = params(
+            "fn f(a: Complex32, x: &DeviceArray<gpu_runtime::types::Complex64>, z: &mut DeviceArray<Complex32>);",
+        );
+        let read: Vec<(bool, Scalar, &str)> = ps.iter().map(|p| (p.complex, p.scalar, p.c_type)).collect();
+        assert_eq!(
+            read,
+            [
+                (true, Scalar::F32, "gpu_runtime::complex<float>"),
+                (true, Scalar::F64, "gpu_runtime::complex<double>"),
+                (true, Scalar::F32, "gpu_runtime::complex<float>"),
+            ]
+        );
+        assert_eq!(
+            c_arguments(&ps),
+            "gpu_runtime::complex<float> a, const gpu_runtime::complex<double> *x, gpu_runtime::complex<float> *z"
         );
     }
 
@@ -342,7 +389,7 @@ mod tests {
                 "{msg}"
             );
             assert!(
-                msg.contains("half::f16, half::bf16, gpuarray::Bool or a CUDA vector type"),
+                msg.contains("half::f16, half::bf16, gpuarray::Bool, types::Complex32, types::Complex64 or a CUDA vector type"),
                 "{msg}"
             );
             assert_eq!(at, ty);

@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
+use crate::gpuarray::dtype::DType;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::ElementwiseKernel;
 use crate::gpuarray::kernel_args::KernelArg;
@@ -74,12 +75,18 @@ impl ElementwiseFn {
     }
 }
 
-/// Whether the element type `T` is the C type `c_name`: `#[elementwise]` reads `f16`, `bf16`
-/// and `Bool` by their names and asserts this of each, in a constant, so that a type of that
+/// Whether the element type `T` is the C type `c_name`: `#[elementwise]` reads `f16`, `bf16`,
+/// `Bool`, `Complex32` and `Complex64` by their names and asserts this of each, in a constant, so that a type of that
 /// name that is another (an alias) is a compile error rather than a launch's
 /// [`ArgumentError::KindDiffers`](crate::ArgumentError::KindDiffers).
 pub const fn c_name_is<T: Element>(c_name: &str) -> bool {
-    let (have, want) = (T::SCALAR.c_name().as_bytes(), c_name.as_bytes());
+    // A complex type's `SCALAR` is its parts': its own C name is `<gpu_runtime/complex.h>`'s.
+    let have = match T::DTYPE {
+        DType::Complex32 => "gpu_runtime::complex<float>",
+        DType::Complex64 => "gpu_runtime::complex<double>",
+        _ => T::SCALAR.c_name(),
+    };
+    let (have, want) = (have.as_bytes(), c_name.as_bytes());
     if have.len() != want.len() {
         return false;
     }
@@ -109,6 +116,14 @@ mod tests {
         assert!(c_name_is::<f32>("float"));
         assert!(c_name_is::<half::f16>("__half"));
         assert!(c_name_is::<crate::gpuarray::Bool>("bool"));
+        assert!(c_name_is::<crate::types::Complex32>(
+            "gpu_runtime::complex<float>"
+        ));
+        assert!(c_name_is::<crate::types::Complex64>(
+            "gpu_runtime::complex<double>"
+        ));
+        assert!(!c_name_is::<crate::types::Complex32>("float"));
+        assert!(!c_name_is::<f32>("gpu_runtime::complex<float>"));
         assert!(!c_name_is::<u16>("__half"));
         assert!(!c_name_is::<f32>("floa"));
         assert!(!c_name_is::<f32>("float "));
