@@ -1,8 +1,9 @@
 //! Support for the suite's tests, examples and benches: seeded random data and comparisons
-//! against CPU references, and the Jacobi solver of the GPU-loop example, bench and tests
-//! ([`solver`]).
+//! against CPU references, the views the elementwise tests run on ([`views`]), and the Jacobi
+//! solver of the GPU-loop example, bench and tests ([`solver`]).
 
 pub mod solver;
+pub mod views;
 
 /// A small, seeded xorshift generator: reproducible random test data without a dependency.
 pub struct Rng(u64);

@@ -10,9 +10,10 @@
 use gpu_runtime::__testing::compile_check;
 use gpu_runtime::elementwise;
 use gpu_runtime::gpuarray::DeviceArray;
-use gpu_runtime::ndarray::{Array, ArrayD, IxDyn, SliceInfo, SliceInfoElem};
+use gpu_runtime::ndarray::{Array, ArrayD, IxDyn};
 use gpu_runtime::types::{Complex32, Complex64};
 use gpu_runtime::Context;
+use gpu_suite::views::{info, Layout};
 use gpu_suite::Rng;
 
 /// Complex arithmetic of `<gpu_runtime/complex.h>`: a product, a sum and a conjugate.
@@ -49,29 +50,6 @@ fn declared_kernels_compile_for_sm_90() -> gpu_runtime::Result<()> {
         }
     }
     Ok(())
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Layout {
-    Whole,
-    Stepped,
-    Reversed,
-}
-
-/// The view of an array of `ndim` axes in `layout`; a 0-d array has only its whole view.
-fn info(ndim: usize, layout: Layout) -> SliceInfo<Vec<SliceInfoElem>, IxDyn, IxDyn> {
-    let elems: Vec<SliceInfoElem> = (0..ndim)
-        .map(|k| SliceInfoElem::Slice {
-            start: 0,
-            end: None,
-            step: match (layout, k) {
-                (Layout::Reversed, 0) => -1,
-                (Layout::Stepped, k) if k + 1 == ndim => 2,
-                _ => 1,
-            },
-        })
-        .collect();
-    SliceInfo::try_from(elems).expect("a slice of every axis")
 }
 
 /// Host data of `shape` whose view in `layout` (of an array twice as long in its last axis

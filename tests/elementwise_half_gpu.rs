@@ -11,8 +11,9 @@ use gpu_runtime::__testing::compile_check;
 use gpu_runtime::elementwise;
 use gpu_runtime::gpuarray::{Bool, DeviceArray, Element};
 use gpu_runtime::half::f16;
-use gpu_runtime::ndarray::{Array, ArrayD, IxDyn, SliceInfo, SliceInfoElem};
+use gpu_runtime::ndarray::{Array, ArrayD, IxDyn};
 use gpu_runtime::Context;
+use gpu_suite::views::{info, Layout};
 use gpu_suite::Rng;
 
 /// `__half` arithmetic: CUDA's operators on `__half` (each product and sum rounded to `__half`,
@@ -83,15 +84,6 @@ fn declared_kernels_compile_for_sm_90() -> gpu_runtime::Result<()> {
     Ok(())
 }
 
-/// The whole array, every other element of its last axis (from an array twice as long
-/// there), or its first axis reversed.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Layout {
-    Whole,
-    Stepped,
-    Reversed,
-}
-
 /// The layouts of the arguments of one launch, last the output's.
 const LAYOUTS: [[Layout; 3]; 5] = {
     use Layout::{Reversed as R, Stepped as S, Whole as W};
@@ -101,22 +93,6 @@ const LAYOUTS: [[Layout; 3]; 5] = {
 /// The shapes each fn runs on: empty, 0-d, one element, a long axis (several blocks, the
 /// contiguous path's vector body and tail), several axes.
 const SHAPES: [&[usize]; 7] = [&[0], &[], &[1], &[1001], &[37, 129], &[3, 0, 5], &[5, 4, 33]];
-
-/// The view of an array of `ndim` axes in `layout`; a 0-d array has only its whole view.
-fn info(ndim: usize, layout: Layout) -> SliceInfo<Vec<SliceInfoElem>, IxDyn, IxDyn> {
-    let elems: Vec<SliceInfoElem> = (0..ndim)
-        .map(|k| SliceInfoElem::Slice {
-            start: 0,
-            end: None,
-            step: match (layout, k) {
-                (Layout::Reversed, 0) => -1,
-                (Layout::Stepped, k) if k + 1 == ndim => 2,
-                _ => 1,
-            },
-        })
-        .collect();
-    SliceInfo::try_from(elems).expect("a slice of every axis")
-}
 
 /// Host data whose view in `layout` is `want`, `noise` elsewhere.
 fn backing<T: Copy>(want: &ArrayD<T>, layout: Layout, mut noise: impl FnMut() -> T) -> ArrayD<T> {
