@@ -290,6 +290,62 @@ fn complex_arithmetic_matches_num_complex() -> gpu_runtime::Result<()> {
 
 /// Inputs for the math functions: random values of modest magnitude (so that the references
 /// in `f64` are meaningful for `Complex32` too), and parts of ±0 on both axes.
+/// Real with complex operands by NumPy 2's promotion (`promote::add` and the others): the
+/// real operand converts to the complex type of the table (`f32` with `Complex64` is
+/// `Complex64`, `i32` with `Complex32` is `Complex64`, `f16` with `Complex32` is `Complex32`),
+/// on views that are reversed and stepped.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn real_and_complex_operands_promote_as_numpy_2() -> gpu_runtime::Result<()> {
+    use gpu_runtime::gpuarray::promote;
+    use gpu_runtime::half::f16;
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(31);
+    let n = 3001;
+    let z32: Vec<Complex32> = random(&mut rng, n, 4.0);
+    let z64: Vec<Complex64> = random(&mut rng, n, 4.0);
+    let r32: Vec<f32> = (0..n).map(|_| (rng.f64() * 8.0) as f32).collect();
+    let i32s: Vec<i32> = (0..n).map(|_| (rng.next_u64() % 2001) as i32 - 1000).collect();
+    let h: Vec<f16> = (0..n).map(|_| f16::from_f64(rng.f64() * 4.0)).collect();
+    fn up<T: gpu_runtime::gpuarray::Element>(ctx: &Context, v: &[T]) -> gpu_runtime::Result<DeviceArray<T>> {
+        DeviceArray::from_ndarray(ctx, &Array1::from_vec(v.to_vec()).into_dyn())
+    }
+    let (dz32, dz64, dr32) = (up(&ctx, &z32)?, up(&ctx, &z64)?, up(&ctx, &r32)?);
+    let (di32, dh) = (up(&ctx, &i32s)?, up(&ctx, &h)?);
+
+    // f32 + Complex64 -> Complex64, the real operand reversed.
+    let got: DeviceArray<Complex64> = promote::add(&dr32.slice(s![..;-1])?, &dz64).eval()?;
+    let want: Vec<Complex64> = r32
+        .iter()
+        .rev()
+        .zip(&z64)
+        .map(|(r, z)| Complex64::new(f64::from(*r), 0.0) + z)
+        .collect();
+    check("f32 + c64", &got.to_vec()?, &want, 1e-15);
+    // Complex32 * i32 -> Complex64 (the integer needs f64 parts).
+    let got: DeviceArray<Complex64> = promote::mul(&dz32, &di32).eval()?;
+    let want: Vec<Complex64> = z32
+        .iter()
+        .zip(&i32s)
+        .map(|(z, i)| z.to_c64() * f64::from(*i))
+        .collect();
+    check("c32 * i32", &got.to_vec()?, &want, 1e-15);
+    // f16 - Complex32 -> Complex32, every other element.
+    let got: DeviceArray<Complex32> = promote::sub(&dh.slice(s![..;2])?, &dz32.slice(s![..;2])?).eval()?;
+    let want: Vec<Complex64> = h
+        .iter()
+        .zip(&z32)
+        .step_by(2)
+        .map(|(h, z)| Complex64::new(h.to_f64(), 0.0) - z.to_c64())
+        .collect();
+    check("f16 - c32", &got.to_vec()?, &want, Complex32::TOL);
+    // Complex64 / f16 -> Complex64.
+    let got: DeviceArray<Complex64> = promote::div(&dz64, &dh).eval()?;
+    let want: Vec<Complex64> = z64.iter().zip(&h).map(|(z, h)| z / h.to_f64()).collect();
+    check("c64 / f16", &got.to_vec()?, &want, 1e-14);
+    Ok(())
+}
+
 fn math_inputs<T: C>(rng: &mut Rng) -> Vec<T> {
     let mut v = random::<T>(rng, 2000, 3.0);
     for (re, im) in [

@@ -82,6 +82,8 @@ use gpu_cdecl::Scalar;
 use crate::gpuarray::boolean::Bool;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::expr::{BinOp, Expr, Operand};
+use crate::types::{Complex32, Complex64};
+use half::{bf16, f16};
 
 pub use crate::gpuarray::dtype::DType;
 
@@ -359,16 +361,21 @@ pub fn promote(a: Scalar, b: Scalar) -> Option<Scalar> {
     promote_types(DType::from_scalar(a)?, DType::from_scalar(b)?).scalar()
 }
 
-/// The promoted element type of `Self` with `U`, as [`promote`] gives it, for the compiler.
+/// The promoted element type of `Self` with `U`, as [`result_type`] gives it, for the compiler:
+/// every pair of element types, complex and half-precision ones included
+/// (`<f32 as Promote<Complex64>>::Output` is `Complex64`, `<f16 as Promote<i16>>::Output` is
+/// `f32`).
 pub trait Promote<U: Element>: Element {
     /// The type `Self op U` is computed in.
     type Output: Element;
 }
 
-/// One row of the table: `$t` with each column type.
+/// One row of the table: `$t` with each column type (the columns of [`DType::ALL`]).
 macro_rules! promote_row {
     ($t:ty: [$($o:ty),*]) => {
-        promote_row!(@ $t; [Bool, i8, u8, i16, u16, i32, u32, i64, u64, f32, f64]; [$($o),*]);
+        promote_row!(@ $t;
+            [Bool, i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64, Complex32, Complex64];
+            [$($o),*]);
     };
     (@ $t:ty; [$($u:ty),*]; [$($o:ty),*]) => {$(
         impl Promote<$u> for $t {
@@ -377,17 +384,23 @@ macro_rules! promote_row {
     )*};
 }
 
-promote_row!(Bool: [Bool, i8, u8, i16, u16, i32, u32, i64, u64, f32, f64]);
-promote_row!(i8: [i8, i8, i16, i16, i32, i32, i64, i64, f64, f32, f64]);
-promote_row!(u8: [u8, i16, u8, i16, u16, i32, u32, i64, u64, f32, f64]);
-promote_row!(i16: [i16, i16, i16, i16, i32, i32, i64, i64, f64, f32, f64]);
-promote_row!(u16: [u16, i32, u16, i32, u16, i32, u32, i64, u64, f32, f64]);
-promote_row!(i32: [i32, i32, i32, i32, i32, i32, i64, i64, f64, f64, f64]);
-promote_row!(u32: [u32, i64, u32, i64, u32, i64, u32, i64, u64, f64, f64]);
-promote_row!(i64: [i64, i64, i64, i64, i64, i64, i64, i64, f64, f64, f64]);
-promote_row!(u64: [u64, f64, u64, f64, u64, f64, u64, f64, u64, f64, f64]);
-promote_row!(f32: [f32, f32, f32, f32, f32, f64, f64, f64, f64, f32, f64]);
-promote_row!(f64: [f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64]);
+// The module docs' table, row by row (the test `promote_trait_agrees_with_the_function`
+// checks each cell against `result_type`).
+promote_row!(Bool: [Bool, i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64, Complex32, Complex64]);
+promote_row!(i8: [i8, i8, i16, i16, i32, i32, i64, i64, f64, f16, bf16, f32, f64, Complex32, Complex64]);
+promote_row!(u8: [u8, i16, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64, Complex32, Complex64]);
+promote_row!(i16: [i16, i16, i16, i16, i32, i32, i64, i64, f64, f32, f32, f32, f64, Complex32, Complex64]);
+promote_row!(u16: [u16, i32, u16, i32, u16, i32, u32, i64, u64, f32, f32, f32, f64, Complex32, Complex64]);
+promote_row!(i32: [i32, i32, i32, i32, i32, i32, i64, i64, f64, f64, f64, f64, f64, Complex64, Complex64]);
+promote_row!(u32: [u32, i64, u32, i64, u32, i64, u32, i64, u64, f64, f64, f64, f64, Complex64, Complex64]);
+promote_row!(i64: [i64, i64, i64, i64, i64, i64, i64, i64, f64, f64, f64, f64, f64, Complex64, Complex64]);
+promote_row!(u64: [u64, f64, u64, f64, u64, f64, u64, f64, u64, f64, f64, f64, f64, Complex64, Complex64]);
+promote_row!(f16: [f16, f16, f16, f32, f32, f64, f64, f64, f64, f16, f32, f32, f64, Complex32, Complex64]);
+promote_row!(bf16: [bf16, bf16, bf16, f32, f32, f64, f64, f64, f64, f32, bf16, f32, f64, Complex32, Complex64]);
+promote_row!(f32: [f32, f32, f32, f32, f32, f64, f64, f64, f64, f32, f32, f32, f64, Complex32, Complex64]);
+promote_row!(f64: [f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, Complex64, Complex64]);
+promote_row!(Complex32: [Complex32, Complex32, Complex32, Complex32, Complex32, Complex64, Complex64, Complex64, Complex64, Complex32, Complex32, Complex32, Complex64, Complex32, Complex64]);
+promote_row!(Complex64: [Complex64, Complex64, Complex64, Complex64, Complex64, Complex64, Complex64, Complex64, Complex64, Complex64, Complex64, Complex64, Complex64, Complex64, Complex64]);
 
 /// `x op y` with both converted to their promoted type.
 fn mixed<'a, T: Promote<U>, U: Element>(
@@ -576,20 +589,23 @@ mod arithmetic_tests {
     /// The trait's table is the function's.
     #[test]
     fn promote_trait_agrees_with_the_function() {
-        fn check<T: Promote<U>, U: Element>() {
+        fn check<T: Promote<U>, U: Element>(checked: &mut usize) {
             assert_eq!(
-                Some(<T::Output as Element>::SCALAR),
-                promote(T::SCALAR, U::SCALAR),
-                "{:?} + {:?}",
-                T::SCALAR,
-                U::SCALAR
+                <T::Output as Element>::DTYPE,
+                result_type(T::DTYPE, U::DTYPE),
+                "{:?} with {:?}",
+                T::DTYPE,
+                U::DTYPE
             );
+            *checked += 1;
         }
+        let mut checked = 0;
         macro_rules! all {
-            ($($t:ty),*) => { $( all!(@ $t; Bool, i8, u8, i16, u16, i32, u32, i64, u64, f32, f64); )* };
-            (@ $t:ty; $($u:ty),*) => { $( check::<$t, $u>(); )* };
+            ($($t:ty),*) => { $( all!(@ $t; Bool, i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64, Complex32, Complex64); )* };
+            (@ $t:ty; $($u:ty),*) => { $( check::<$t, $u>(&mut checked); )* };
         }
-        all!(Bool, i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
+        all!(Bool, i8, u8, i16, u16, i32, u32, i64, u64, f16, bf16, f32, f64, Complex32, Complex64);
+        assert_eq!(checked, DType::ALL.len() * DType::ALL.len());
     }
 
     #[test]

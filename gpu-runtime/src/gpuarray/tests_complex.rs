@@ -141,6 +141,26 @@ fn every_complex_function_compiles_in_one_expression() {
     of::<Complex64>();
 }
 
+/// Mixed real and complex operands (`promote::add` and the others): an expression converting
+/// an array of every real type to each complex type, and combining it with a complex array
+/// by each operator, compiles (one kernel per complex type).
+#[test]
+fn every_real_type_mixes_with_complex_in_one_expression() {
+    for c in [DType::Complex32, DType::Complex64] {
+        let mut e = Node::ArrayOf(c);
+        for (k, real) in ALL.into_iter().filter(|d| !d.is_complex()).enumerate() {
+            let op = [BinOp::Add, BinOp::Sub, BinOp::Mul, BinOp::Div][k % 4];
+            e = bin(op, e, call(Func::Cast(c), vec![Node::ArrayOf(real)]));
+        }
+        let k = if c == DType::Complex32 {
+            kernel::<Complex32>(&e, Store::Assign)
+        } else {
+            kernel::<Complex64>(&e, Store::Assign)
+        };
+        compiles(&format!("{c:?} mixed"), &k.unwrap().source(Variant::Strided(2)));
+    }
+}
+
 /// The generated text of a complex expression: the header's functions, C++'s operators.
 #[test]
 fn complex_expressions_read_as_the_header_names_them() {
