@@ -512,6 +512,39 @@ fn nan_propagates_through_max_and_argmax_finds_the_first() -> gpu_runtime::Resul
     Ok(())
 }
 
+/// `argmax`/`argmin` carry `int` indices while every index fits one and `long long` past
+/// `i32::MAX` elements: a 2 x (2^31 + 64) `u8` array (4 GiB) with its extremes at random
+/// places past that index, along the long axis and over the whole (flat indices past 2^32).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn arg_indices_past_i32_max() -> gpu_runtime::Result<()> {
+    use gpu_runtime::ndarray::s;
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(13);
+    let cols = (1usize << 31) + 64;
+    let mut x = DeviceArray::<u8, _>::zeros(&ctx, IxDyn(&[2, cols]))?;
+    x.fill(100)?;
+    let mut set = |row: usize, col: usize, v: u8| x.slice_mut(s![row, col..col + 1])?.fill(v);
+    let far = (1usize << 31) + (rng.next_u64() % 60) as usize;
+    let near = (rng.next_u64() % 1000) as usize;
+    let below = i32::MAX as usize - 1 - (rng.next_u64() % 1000) as usize;
+    // Row 0: its maximum past i32::MAX, twice (the first wins); its minimum below it.
+    set(0, far, 200)?;
+    set(0, far + 2, 200)?;
+    set(0, below, 3)?;
+    // Row 1: its maximum (equal to row 0's) near the start; its minimum, the array's, last.
+    set(1, near, 200)?;
+    set(1, cols - 1, 2)?;
+    assert_eq!(x.argmax_axis(1)?.to_vec()?, vec![far as i64, near as i64]);
+    assert_eq!(x.argmin_axis(1)?.to_vec()?, vec![below as i64, cols as i64 - 1]);
+    assert_eq!(x.argmax()?, far);
+    assert_eq!(x.argmin()?, 2 * cols - 1);
+    // The short axis (length 2) and its lanes past i32::MAX: int indices along it.
+    let by_column = x.slice(s![.., far - 1..far + 3])?.argmax_axis(0)?.to_vec()?;
+    assert_eq!(by_column, vec![0, 0, 0, 0]);
+    Ok(())
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn empty_and_zero_d_arrays() -> gpu_runtime::Result<()> {

@@ -60,9 +60,53 @@ pub(crate) enum Op {
     All,
 }
 
+/// The C type of the index `argmax`/`argmin` carry with each value: `int` when every index
+/// of the reduction fits it (half the accumulator of a 4-byte element, and one register to
+/// move per step rather than two), else `long long`. Other operations carry none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum IndexWidth {
+    I32,
+    I64,
+}
+
+impl IndexWidth {
+    /// The narrowest width that holds every index below `count` (and the neutral's index,
+    /// the type's maximum, above them all).
+    pub(crate) fn for_count(count: usize) -> IndexWidth {
+        if count <= i32::MAX as usize {
+            IndexWidth::I32
+        } else {
+            IndexWidth::I64
+        }
+    }
+
+    fn c_type(self) -> &'static str {
+        match self {
+            IndexWidth::I32 => "int",
+            IndexWidth::I64 => "long long",
+        }
+    }
+
+    /// The largest index, the neutral's (it loses every tie).
+    fn c_max(self) -> &'static str {
+        match self {
+            IndexWidth::I32 => "2147483647",
+            IndexWidth::I64 => "9223372036854775807ll",
+        }
+    }
+
+    fn bytes(self) -> usize {
+        match self {
+            IndexWidth::I32 => 4,
+            IndexWidth::I64 => 8,
+        }
+    }
+}
+
 type Cached = Arc<dyn Any + Send + Sync>;
-/// A builtin kernel's key: the operation, the element type and the result type.
-type OpKey = (Op, DType, DType);
+/// A builtin kernel's key: the operation, the element type, the result type, and the index
+/// width (`I64` for every operation but `argmax`/`argmin`).
+type OpKey = (Op, DType, DType, IndexWidth);
 static KERNELS: Mutex<Option<HashMap<OpKey, Cached>>> = Mutex::new(None);
 
 /// Welford's running (count, mean, M2) in `double` and Chan et al.'s merge of two of them.
@@ -75,10 +119,11 @@ return gpu_w(n, a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * (b.n / n)))
 
 /// The (value, index) of `argmax`/`argmin` and which of two comes first: NaN, then the
 /// extreme value (`>` or `<`), then the lower index.
-fn arg_def(t: &str, cmp: char) -> String {
+fn arg_def(t: &str, cmp: char, index: IndexWidth) -> String {
+    let ix = index.c_type();
     format!(
-        "struct gpu_arg {{ {t} v; long long i; }};\n\
-         __device__ __forceinline__ gpu_arg gpu_mk({t} v, long long i) {{ gpu_arg r; r.v = v; r.i = i; return r; }}\n\
+        "struct gpu_arg {{ {t} v; {ix} i; }};\n\
+         __device__ __forceinline__ gpu_arg gpu_mk({t} v, long long i) {{ gpu_arg r; r.v = v; r.i = ({ix})i; return r; }}\n\
          __device__ __forceinline__ bool gpu_first(gpu_arg b, gpu_arg a) {{\n\
          bool bn = b.v != b.v, an = a.v != a.v;\n\
          if (bn != an) return bn;\n\
@@ -88,12 +133,25 @@ fn arg_def(t: &str, cmp: char) -> String {
 }
 
 /// The kernel of `op` on elements of `T`, producing `R` (and accumulating in `R` for sums
-/// and products).
+/// and products); `argmax`/`argmin` with `long long` indices (see [`kernel_indexed`]).
 pub(crate) fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
+    kernel_indexed::<T, R>(op, IndexWidth::I64)
+}
+
+/// [`kernel`], with `argmax`/`argmin` carrying indices of `index` (which every index of the
+/// reduction must fit: [`IndexWidth::for_count`]); other operations ignore it.
+pub(crate) fn kernel_indexed<T: Element, R: Element>(
+    op: Op,
+    index: IndexWidth,
+) -> Result<Arc<ReductionKernel<R>>> {
+    let index = match op {
+        Op::ArgMax | Op::ArgMin => index,
+        _ => IndexWidth::I64,
+    };
     let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
     let map = map.get_or_insert_with(HashMap::new);
     if let Some(k) = map
-        .get(&(op, T::DTYPE, R::DTYPE))
+        .get(&(op, T::DTYPE, R::DTYPE, index))
         .and_then(|k| k.clone().downcast::<ReductionKernel<R>>().ok())
     {
         return Ok(k);
@@ -157,14 +215,16 @@ pub(crate) fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKern
                 Op::ArgMax => ('>', T::C_LOWEST, "argmax"),
                 _ => ('<', T::C_HIGHEST, "argmin"),
             };
-            let def = arg_def(t, cmp);
+            let def = arg_def(t, cmp, index);
+            // The struct's size: its wider member, twice (the other is padded to it).
+            let size = 2 * std::mem::size_of::<T>().max(index.bytes());
             let mut k = ReductionKernel::with_accumulator(
                 name,
                 &x,
                 "gpu_mk(x, i)",
                 "gpu_first(b, a) ? b : a",
-                &format!("gpu_mk({start}, 9223372036854775807ll)"),
-                ("gpu_arg", &def, 16),
+                &format!("gpu_mk({start}, {})", index.c_max()),
+                ("gpu_arg", &def, size),
             )?
             .post_map("a.i")
             // Along a thread's rows in order: a later element wins only by value, or as the
@@ -213,7 +273,7 @@ pub(crate) fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKern
         Op::All => ReductionKernel::new(&x, &nonzero, "a && b", "true")?,
     };
     let k = Arc::new(k);
-    map.insert((op, T::DTYPE, R::DTYPE), k.clone() as Cached);
+    map.insert((op, T::DTYPE, R::DTYPE, index), k.clone() as Cached);
     Ok(k)
 }
 
@@ -249,13 +309,18 @@ fn scalar<R: Element>(a: DeviceArray<R, IxDyn>) -> Result<R> {
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// Reduces over every axis with `op`, producing `R`.
+    /// (`argmax`/`argmin` index every element: `int` indices when the count fits.)
     fn reduce_all<R: Element>(&self, op: Op) -> Result<R> {
-        scalar(kernel::<S::Elem, R>(op)?.reduce([KernelArg::input(self)])?)
+        let k = kernel_indexed::<S::Elem, R>(op, IndexWidth::for_count(self.len()))?;
+        scalar(k.reduce([KernelArg::input(self)])?)
     }
 
-    /// Reduces along `axis` with `op`, producing `R`, in the `axis`'s form.
+    /// Reduces along `axis` with `op`, producing `R`, in the `axis`'s form. (`argmax`/`argmin`
+    /// index along the axis: `int` indices when its length fits.)
     fn reduce_along<R: Element>(&self, op: Op, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
-        let out = kernel::<S::Elem, R>(op)?.reduce_axis([KernelArg::input(self)], axis.axis)?;
+        let m = self.shape().get(axis.axis).copied().unwrap_or(0);
+        let k = kernel_indexed::<S::Elem, R>(op, IndexWidth::for_count(m))?;
+        let out = k.reduce_axis([KernelArg::input(self)], axis.axis)?;
         axis.shape_result(out)
     }
 
@@ -534,12 +599,14 @@ pub(crate) fn test_kernels(
             out,
         );
         for op in [Op::ArgMax, Op::ArgMin] {
-            push(
-                format!("{op:?} {name}"),
-                kernel::<T, i64>(op).unwrap(),
-                variants,
-                out,
-            );
+            for index in [IndexWidth::I32, IndexWidth::I64] {
+                push(
+                    format!("{op:?} {index:?} {name}"),
+                    kernel_indexed::<T, i64>(op, index).unwrap(),
+                    variants,
+                    out,
+                );
+            }
         }
         push(
             format!("Ptp {name}"),
