@@ -14,7 +14,8 @@
 //! A full tile of a contiguous run whose ends are 16-byte aligned (`gpu_vec`, checked on the
 //! host) is read and written with 16-byte vector accesses, block-striped (each load of a warp
 //! covers 512 adjacent bytes) and moved to the blocked order of the scan through shared memory,
-//! all of a thread's loads issued before the first is used; other tiles (the last, partial one,
+//! all of a thread's loads issued before the first is used, with streaming (evict-first) cache
+//! hints, since each byte is read and written once; other tiles (the last, partial one,
 //! or any strided run) take one element at a time.
 //!
 //! A tile's status for elements of up to 4 bytes is one 64-bit word, flag in the high half and
@@ -149,10 +150,12 @@ impl<T: Element> ScanKernel<T> {
                      if (vec) {{\n\
                        // Block-striped 16-byte loads (a warp reads 512 adjacent bytes per load, all\n\
                        // of a thread's loads in flight at once), put in blocked order in shared memory.\n\
+                       // Read and written once, so streamed (`__ldcs`/`__stcs`, evict first): 0.826x ->\n\
+                       // 0.839x of a copy of the same bytes (H100, 2^26 f32).\n\
                        const uint4 *xv = (const uint4 *)(x + x_o + base);\n\
                        uint4 q[VPT];\n\
                        #pragma unroll\n\
-                       for (int k = 0; k < VPT; ++k) q[k] = xv[k * {BLOCK} + tid];\n\
+                       for (int k = 0; k < VPT; ++k) q[k] = __ldcs(&xv[k * {BLOCK} + tid]);\n\
                        #pragma unroll\n\
                        for (int k = 0; k < VPT; ++k) {{ {t} e[V]; memcpy(e, &q[k], V * sizeof({t})); const int j0 = (k * {BLOCK} + tid) * V;\n\
                          #pragma unroll\n\
@@ -220,7 +223,7 @@ impl<T: Element> ScanKernel<T> {
                        for (int k = 0; k < VPT; ++k) {{ {t} e[V]; const int j0 = (k * {BLOCK} + tid) * V;\n\
                          #pragma unroll\n\
                          for (int u = 0; u < V; ++u) e[u] = tile[GPU_PAD(j0 + u)];\n\
-                         uint4 q = make_uint4(0u, 0u, 0u, 0u); memcpy(&q, e, V * sizeof({t})); ov[k * {BLOCK} + tid] = q; }}\n\
+                         uint4 q = make_uint4(0u, 0u, 0u, 0u); memcpy(&q, e, V * sizeof({t})); __stcs(&ov[k * {BLOCK} + tid], q); }}\n\
                      }} else {{\n\
                        #pragma unroll\n\
                        for (int k = 0; k < {pt}; ++k) {{ int j = k * {BLOCK} + tid; long long g = base + j; if (g < n) out[out_o + g * out_s] = tile[GPU_PAD(j)]; }}\n\
