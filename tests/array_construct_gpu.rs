@@ -469,3 +469,72 @@ fn multi_take_and_multi_put_gather_and_scatter_every_array() -> gpu_runtime::Res
     }
     Ok(())
 }
+
+/// `item` and `set_item` (NumPy's `a.item(i, j)` and `a[i, j] = v`): random indices, negative
+/// ones counting from the end, on a C array and on a transposed, reversed view; a wrong
+/// number of indices or one outside its axis is a typed error that writes nothing.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn item_and_set_item_index_like_numpy() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(41);
+    let mut host = random(&mut rng, &[3, 4, 5]);
+    let mut a = DeviceArray::from_ndarray(&ctx, &host)?;
+    let pick = |rng: &mut Rng, len: usize| -> (isize, usize) {
+        let i = (rng.next_u64() % len as u64) as usize;
+        // Half of the indices counted from the end.
+        if rng.next_u64().is_multiple_of(2) {
+            (i as isize - len as isize, i)
+        } else {
+            (i as isize, i)
+        }
+    };
+    for _ in 0..20 {
+        let (i, hi) = pick(&mut rng, 3);
+        let (j, hj) = pick(&mut rng, 4);
+        let (k, hk) = pick(&mut rng, 5);
+        assert_eq!(a.item(&[i, j, k])?, host[[hi, hj, hk]]);
+        let v = rng.f32();
+        a.set_item(&[i, j, k], v)?;
+        host[[hi, hj, hk]] = v;
+    }
+    assert_eq!(a.to_ndarray()?, host);
+    // Through a view: transposed, its (new) first axis reversed.
+    let view = a.t();
+    let view = view.slice(ndarray::s![..;-1, .., ..])?;
+    let host_view = host.t();
+    let host_view = host_view.slice(ndarray::s![..;-1, .., ..]);
+    for _ in 0..20 {
+        let (i, hi) = pick(&mut rng, 5);
+        let (j, hj) = pick(&mut rng, 4);
+        let (k, hk) = pick(&mut rng, 3);
+        assert_eq!(view.item(&[i, j, k])?, host_view[[hi, hj, hk]]);
+    }
+    // 0-d: no index.
+    let z = DeviceArray::from_ndarray(&ctx, &ndarray::arr0(2.5f64).into_dyn())?;
+    assert_eq!(z.item(&[])?, 2.5);
+    // Errors, and nothing written.
+    let before = a.to_ndarray()?;
+    assert!(matches!(
+        a.item(&[0, 0]),
+        Err(Error::Shape(ArrayShapeError::SliceAxes { taken: 2, axes: 3 }))
+    ));
+    assert!(matches!(
+        a.set_item(&[0, 4, 0], 1.0),
+        Err(Error::Shape(ArrayShapeError::SliceIndex {
+            index: 4,
+            axis: 1,
+            len: 4
+        }))
+    ));
+    assert!(matches!(
+        a.set_item(&[-4, 0, 0], 1.0),
+        Err(Error::Shape(ArrayShapeError::SliceIndex {
+            index: -4,
+            axis: 0,
+            len: 3
+        }))
+    ));
+    assert_eq!(a.to_ndarray()?, before);
+    Ok(())
+}

@@ -1,9 +1,10 @@
 //! Array methods that run a kernel: `fill`, `assign`, `to_contiguous`, `astype`, each on the
-//! legacy default stream or (`*_on`) on a stream. `fill` and `to_contiguous` take arrays of any
+//! legacy default stream or (`*_on`) on a stream; and one element read or written by index
+//! (`item`, `set_item`). `fill` and `to_contiguous` take arrays of any
 //! [`ArrayElement`] (CUDA's vector types too: copied by one kernel of their own type, as
 //! vector types have no C conversion); `astype` and `assign` convert numbers.
 
-use ndarray::Dimension;
+use ndarray::{Dimension, IxDyn, SliceInfo, SliceInfoElem};
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
@@ -74,6 +75,35 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         self.fill_stream(Some(stream), value)
     }
 
+    /// The element at `index` (one index per axis; a negative one counts from the end), copied
+    /// to the host: NumPy's and CuPy's `a.item(i, j)`, `a[i, j].item()`, PyCUDA's
+    /// `a[i, j].get()`. A wrong number of indices or one out of its axis is an
+    /// [`ArrayShapeError`](crate::ArrayShapeError) (`SliceAxes`, `SliceIndex`); nothing is
+    /// copied then. Ordered after the work queued on the legacy default stream, like
+    /// [`to_vec`](Self::to_vec).
+    pub fn item(&self, index: &[isize]) -> Result<S::Elem> {
+        let one = self.view().into_dyn().slice_move(element_at(index)?)?;
+        let mut v = one.to_vec()?;
+        // A 0-d view holds exactly one element.
+        v.pop().ok_or_else(|| {
+            crate::error::ArrayShapeError::SliceAxes {
+                taken: index.len(),
+                axes: self.ndim(),
+            }
+            .into()
+        })
+    }
+
+    /// Sets the element at `index` to `value` (NumPy's `a[i, j] = value`), checked as
+    /// [`item`](Self::item) checks `index`; on the legacy default stream.
+    pub fn set_item(&mut self, index: &[isize], value: S::Elem) -> Result<()>
+    where
+        S: StorageMut,
+    {
+        let mut one = self.view_mut().into_dyn().slice_move(element_at(index)?)?;
+        one.fill(value)
+    }
+
     fn fill_stream(&mut self, stream: Option<&Stream>, value: S::Elem) -> Result<()>
     where
         S: StorageMut,
@@ -86,6 +116,20 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
             None => k.launch(args),
         }
     }
+}
+
+/// The slice of one element: an index per axis, each taking its axis away.
+fn element_at(index: &[isize]) -> Result<SliceInfo<Vec<SliceInfoElem>, IxDyn, IxDyn>> {
+    let elems: Vec<SliceInfoElem> = index.iter().map(|&i| SliceInfoElem::Index(i)).collect();
+    // Indices only: the input has one axis per index and the output none, which is what
+    // `try_from` checks.
+    SliceInfo::try_from(elems).map_err(|_| {
+        crate::error::ArrayShapeError::SliceAxes {
+            taken: index.len(),
+            axes: index.len(),
+        }
+        .into()
+    })
 }
 
 impl<S: Storage, D: Dimension> DeviceArrayBase<S, D>
