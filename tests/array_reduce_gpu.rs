@@ -825,7 +825,36 @@ fn reductions_over_the_elements_an_index_array_picks() -> gpu_runtime::Result<()
             .map(|&j| h[len - 1 - j.rem_euclid(len as i64) as usize])
             .sum();
         close("sum_at reversed", xr.sum_at(&ir)?, want, 1e-12);
+        // dot_at (PyCUDA's subset_dot): with a second array, then with it reversed.
+        let g: Vec<f64> = (0..len).map(|_| rng.f64() * 2.0 - 1.0).collect();
+        let y = DeviceArray::from_ndarray(&ctx, &Array::from(g.clone()))?;
+        let at = |j: i64| j.rem_euclid(len as i64) as usize;
+        let want: f64 = idx.iter().map(|&j| h[at(j)] * g[at(j)]).sum();
+        close("dot_at", x.dot_at(&y, &di)?, want, 1e-12);
+        let yr = y.slice(gpu_runtime::ndarray::s![..;-1])?;
+        let want: f64 = idx.iter().map(|&j| h[at(j)] * g[len - 1 - at(j)]).sum();
+        close("dot_at reversed y", x.dot_at(&yr, &di)?, want, 1e-12);
     }
+    // dot_at of a 2-D transposed (non-contiguous) pair, read in C order.
+    let h = Array::from_shape_fn((6, 7), |(i, j)| (i * 7 + j) as f64 * 0.25 - 3.0);
+    let g = Array::from_shape_fn((7, 6), |(i, j)| (i as f64 - j as f64) * 0.5);
+    let (x2, y2) = (
+        DeviceArray::from_ndarray(&ctx, &h)?,
+        DeviceArray::from_ndarray(&ctx, &g)?,
+    );
+    let idx: Vec<i64> = (0..42).map(|_| (rng.next_u64() % 42) as i64).collect();
+    let di = DeviceArray::from_ndarray(&ctx, &Array::from(idx.clone()))?;
+    let (hf, gt): (Vec<f64>, Vec<f64>) = (h.iter().copied().collect(), g.t().iter().copied().collect());
+    let want: f64 = idx.iter().map(|&j| hf[j as usize] * gt[j as usize]).sum();
+    close("dot_at transposed", x2.dot_at(&y2.t(), &di)?, want, 1e-12);
+    assert!(matches!(
+        x2.dot_at(&y2.slice(gpu_runtime::ndarray::s![..6, ..])?, &di),
+        Err(Error::Shape(ArrayShapeError::ElementCounts {
+            first: 42,
+            second: 36,
+            ..
+        }))
+    ));
     let x = DeviceArray::from_ndarray(&ctx, &Array::from(vec![1i32, 2, 3]))?;
     let bad = DeviceArray::from_ndarray(&ctx, &Array::from(vec![0i64, 3, -4, 2]))?;
     assert!(matches!(
