@@ -538,3 +538,53 @@ fn item_and_set_item_index_like_numpy() -> gpu_runtime::Result<()> {
     assert_eq!(a.to_ndarray()?, before);
     Ok(())
 }
+
+/// `set` (PyCUDA's and CuPy's `a.set(host)`): host arrays of every layout into device arrays
+/// and views of every layout, straight into memory where the layouts agree and through a
+/// kernel where they do not; another shape is a typed error that writes nothing.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn set_copies_a_host_array_of_any_layout_in_place() -> gpu_runtime::Result<()> {
+    use gpu_runtime::ndarray::{s, ShapeBuilder};
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(43);
+    let c = random(&mut rng, &[5, 7]);
+    let f = {
+        let mut f = ArrayD::<f32>::zeros(IxDyn(&[5, 7]).f());
+        f.assign(&random(&mut rng, &[5, 7]));
+        f
+    };
+    // C into C (one copy into memory), Fortran into C and C into Fortran (a kernel), Fortran
+    // into Fortran (memory again).
+    let mut dc = DeviceArray::<f32>::zeros(&ctx, IxDyn(&[5, 7]))?;
+    let mut df = DeviceArray::<f32>::zeros(&ctx, IxDyn(&[5, 7]).f())?;
+    for host in [&c, &f] {
+        dc.set(host)?;
+        assert_eq!(dc.to_ndarray()?, *host);
+        df.set(host)?;
+        assert_eq!(df.to_ndarray()?, *host);
+    }
+    // A transposed host array into a transposed view (the same strides: memory), and into
+    // every other row of a bigger array (a kernel), the rows between untouched.
+    let t = random(&mut rng, &[7, 5]);
+    let mut dt = DeviceArray::<f32>::zeros(&ctx, IxDyn(&[7, 5]))?;
+    let mut dtv = dt.view_mut().reversed_axes();
+    dtv.set(&t.t())?;
+    assert_eq!(dt.to_ndarray()?, t);
+    let mut big = DeviceArray::<f32>::zeros(&ctx, IxDyn(&[10, 7]))?;
+    big.slice_mut(s![..;2, ..])?.set(&c)?;
+    let got = big.to_ndarray()?;
+    assert_eq!(got.slice(s![..;2, ..]).into_dyn(), c);
+    assert!(got.slice(s![1..;2, ..]).iter().all(|&v| v == 0.0));
+    // Another shape: an error, nothing written.
+    let before = dc.to_ndarray()?;
+    assert!(matches!(
+        dc.set(&t),
+        Err(Error::Shape(ArrayShapeError::HostShape { .. }))
+    ));
+    assert_eq!(dc.to_ndarray()?, before);
+    // Empty.
+    let mut e = DeviceArray::<f32>::zeros(&ctx, IxDyn(&[0, 3]))?;
+    e.set(&ArrayD::<f32>::zeros(IxDyn(&[0, 3])))?;
+    Ok(())
+}

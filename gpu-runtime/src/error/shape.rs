@@ -262,6 +262,19 @@ pub enum ArrayShapeError {
         /// The elements of the second.
         second: usize,
     },
+    /// A host array of another shape than the device array it is copied into
+    /// (`DeviceArray::set`).
+    #[error(
+        "size mismatch in {operation}: the host array has shape {host:?} but the device array {device:?}"
+    )]
+    HostShape {
+        /// The operation, e.g. `DeviceArray::set`.
+        operation: &'static str,
+        /// The host array's shape.
+        host: Vec<usize>,
+        /// The device array's shape.
+        device: Vec<usize>,
+    },
     /// An index outside its axis in `IndexMode::Raise` (`take`, `put`, `multi_put`).
     #[error("size mismatch in {operation}: index {index} is out of bounds for an axis of length {len}")]
     IndexOutOfRange {

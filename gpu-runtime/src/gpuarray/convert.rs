@@ -1,4 +1,5 @@
-//! Arrays in and out: from and to `ndarray` (C order, Fortran order, any strides), and the
+//! Arrays in and out: from and to `ndarray` (C order, Fortran order, any strides), into an
+//! existing array (`set`), and the
 //! constructors that allocate (`empty`, `zeros`, `*_like`, from a pool).
 //!
 //! The host side of each transfer is a pure function of the layout (`host_parts`,
@@ -10,8 +11,9 @@ use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder, StrideShape};
 
 use crate::driver::context::core::Context;
 use crate::driver::memory::buffer::DeviceBuffer;
+use crate::driver::memory::view::copy_htod;
 use crate::error::{ArrayShapeError, Error, Result};
-use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, PooledArray, Storage};
+use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, PooledArray, Storage, StorageMut};
 use crate::gpuarray::array_element::ArrayElement;
 use crate::gpuarray::layout;
 use crate::tools::device_pool::DeviceMemoryPool;
@@ -118,6 +120,38 @@ impl<T: ArrayElement, D: Dimension> PooledArray<T, D> {
         let (data, first, strides) = host_parts(host);
         let buf = pool.to_device(&data[..])?;
         DeviceArrayBase::from_parts(buf, first, host.shape(), &strides)
+    }
+}
+
+impl<S: StorageMut, D: Dimension> DeviceArrayBase<S, D> {
+    /// Copies a host array of the same shape (any layout) into this array, in place (PyCUDA's
+    /// and CuPy's `a.set(host)`; NumPy's `a[...] = host`). When both lay their elements out
+    /// alike in one run of memory (both C-contiguous, say), the copy goes straight into the
+    /// array's memory; otherwise through a device copy of `host` and a kernel that writes this
+    /// array's layout. Ordered on the legacy default stream after every use of the array.
+    pub fn set<S2: Data<Elem = S::Elem>, D2: Dimension>(&mut self, host: &ArrayBase<S2, D2>) -> Result<()> {
+        if host.shape() != self.shape() {
+            return Err(ArrayShapeError::HostShape {
+                operation: "DeviceArray::set",
+                host: host.shape().to_vec(),
+                device: self.shape().to_vec(),
+            }
+            .into());
+        }
+        if self.is_empty() {
+            return Ok(());
+        }
+        let range = self.storage_range();
+        let strides_match = host.strides() == self.strides();
+        if let Some(memory) = host
+            .as_slice_memory_order()
+            .filter(|_| strides_match && range.len() == self.len())
+        {
+            let mut dst = self.data.device_view_mut().into_slice(range)?;
+            return copy_htod(&mut dst, memory);
+        }
+        let staged = DeviceArray::from_ndarray(self.context(), host)?;
+        self.copy_from(&staged)
     }
 }
 
