@@ -1,6 +1,6 @@
 //! Arrays in and out: from and to `ndarray` (C order, Fortran order, any strides), into an
-//! existing array (`set`), and the
-//! constructors that allocate (`empty`, `zeros`, `*_like`, from a pool).
+//! existing array (`set`), and the constructors that allocate (`empty`, `zeros`, `*_like`,
+//! from a pool).
 //!
 //! The host side of each transfer is a pure function of the layout (`host_parts`,
 //! `gather`), unit-tested without a GPU.
