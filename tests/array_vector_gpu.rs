@@ -1,13 +1,14 @@
 //! Arrays of CUDA vector types (PyCUDA's `gpuarray.vec.float3`) on a GPU, compared with the host
 //! on seeded random data: round trips of several vector types (12-byte `Float3`, `Double2`,
-//! `UChar4`, `Int4`, 3-byte `Char3`, 6-byte `Short3`, 32-byte `Double4`, `Half2`) including
-//! empty and 0-d arrays and Fortran order; stepped, reversed, transposed and permuted views
-//! copied on the device (the strided copy kernel) and to the host; `zeros`, `full`, `fill`
-//! through a stepped view, `copy_from` into a view, `concatenate`; and elementwise kernels over
-//! them, run-time (`ElementwiseKernel`, element-bound and PyCUDA's indexed form) and
-//! build-time (`#[elementwise]`): the norm of `float3` vectors (with infinite and NaN
-//! components), `float4`s packed from pairs of `float2`s, a `float3` scalar, and the typed
-//! error of a `float4` parameter given a `Float3` array.
+//! `UChar4`, `Int4`, 3-byte `Char3`, 6-byte `Short3`, 32-byte `Double4`, `Half2`, `Float2`)
+//! including empty and 0-d arrays and Fortran order; stepped, reversed, transposed and permuted
+//! views copied on the device (the strided copy kernel, and for the transposes of elements of up
+//! to 8 bytes the tiled one) and to the host; `zeros`, `full`, `fill` through a stepped view,
+//! `copy_from` into a view, `concatenate`; and elementwise kernels over them, run-time
+//! (`ElementwiseKernel`, element-bound and PyCUDA's indexed form) and build-time
+//! (`#[elementwise]`): the norm of `float3` vectors (with infinite and NaN components), `float4`s
+//! packed from pairs of `float2`s, a `float3` scalar, and the typed error of a `float4` parameter
+//! given a `Float3` array.
 //!
 //! `cargo test --test array_vector_gpu -- --ignored` on a machine with a GPU.
 
@@ -61,6 +62,11 @@ impl Vector for Short3 {
 impl Vector for Double4 {
     fn random(rng: &mut Rng) -> Self {
         Double4::new(rng.f64(), rng.f64() * 1e-3, -rng.f64(), f64::from(rng.f32()))
+    }
+}
+impl Vector for Float2 {
+    fn random(rng: &mut Rng) -> Self {
+        Float2::new(rng.f32() * 1e4, -rng.f32())
     }
 }
 impl Vector for Half2 {
@@ -187,7 +193,8 @@ fn vector_arrays_copy_view_and_fill() -> gpu_runtime::Result<()> {
     layouts::<Char3>(&ctx, 5)?;
     layouts::<Short3>(&ctx, 6)?;
     layouts::<Double4>(&ctx, 7)?;
-    layouts::<Half2>(&ctx, 8)
+    layouts::<Half2>(&ctx, 8)?;
+    layouts::<Float2>(&ctx, 9)
 }
 
 #[elementwise("z = make_float4(p.x, p.y, q.x, q.y)")]

@@ -195,8 +195,9 @@ fn convert_into<S: StorageMut, D: Dimension, S2: Storage, D2: Dimension>(
     let (from, to) = (S2::Elem::ELEMENT_TYPE, S::Elem::ELEMENT_TYPE);
     let numbers = matches!((from, to), (ElementType::Number(_), ElementType::Number(_)));
     // A transpose (a.t() into C order) goes through tiles in shared memory, which holds a
-    // tile of numbers of up to 8 bytes (not `Complex64`).
-    let tile_fits = numbers && from.size() <= 8 && to.size() <= 8;
+    // tile of elements of up to 8 bytes (not `Complex64`, `float3`, `float4`): numbers
+    // converted, or a vector type copied to itself.
+    let tile_fits = (numbers || from == to) && from.size().max(to.size()) <= transpose::MAX_ELEMENT;
     if let Some(plan) =
         transpose::plan(src.shape(), src.strides(), dst.shape(), dst.strides()).filter(|_| tile_fits)
     {

@@ -6,13 +6,14 @@
 //!
 //! Used by the array copies and conversions when, after merging axes
 //! (`layout::coalesce`), both layouts have two axes of at least 32 elements, and the source's
-//! smaller stride is on the first axis while the destination's is on the second. Anything
-//! else takes the elementwise kernel.
+//! smaller stride is on the first axis while the destination's is on the second; for numbers
+//! converted and for CUDA vector types copied to themselves, of up to 8 bytes
+//! ([`MAX_ELEMENT`]). Anything else takes the elementwise kernel.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::gpuarray::dtype::DType;
+use crate::gpuarray::array_element::ElementType;
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
@@ -39,11 +40,21 @@ const MIN_SIDE: usize = 32;
 /// The kernel's name in its module.
 const NAME: &str = "gpu_transpose";
 
-/// The source of the tiled copy from elements of `from` to elements of `to`.
-pub(crate) fn source(from: DType, to: DType) -> String {
+/// The largest element a tile holds: 64 x 65 of them fit 48 KiB of static shared memory at
+/// 8 bytes (a `double`, `Complex32`, `float2`, `uchar8`-sized vector), not at 12 or 16.
+pub(crate) const MAX_ELEMENT: usize = 8;
+
+/// The source of the tiled copy from elements of `from` to elements of `to`: numbers
+/// converted as C converts them, or a CUDA vector type copied to itself.
+pub(crate) fn source(from: ElementType, to: ElementType) -> String {
     let (f, t) = (from.c_name(), to.c_name());
-    let headers = cast::headers_for([from, to]);
-    let store = cast::convert_c(from, to, "gpu_tile[gpu_tx + gpu_i][gpu_ty + j]");
+    let headers = cast::headers_for([from, to].into_iter().filter_map(ElementType::header_dtype));
+    let read = "gpu_tile[gpu_tx + gpu_i][gpu_ty + j]";
+    let store = match (from.number(), to.number()) {
+        (Some(from), Some(to)) => cast::convert_c(from, to, read),
+        // A vector type to itself (what `run` accepts): no conversion.
+        _ => read.to_owned(),
+    };
     let rows_per_step = BLOCK as usize / WARP;
     // 256 threads: `gpu_tx` walks 32 along a tile's side (twice, for 64), `gpu_ty` 8 rows
     // of it per step (eight steps, for 64). The tile has a 65th column so that a warp
@@ -134,7 +145,7 @@ pub(crate) fn plan(
     })
 }
 
-static KEYS: Mutex<Option<HashMap<(DType, DType), u64>>> = Mutex::new(None);
+static KEYS: Mutex<Option<HashMap<(ElementType, ElementType), u64>>> = Mutex::new(None);
 
 /// Runs the tiled copy of `plan` from `args[0]` (the source) into `args[1]` (the
 /// destination), whose layouts it was made from.
@@ -145,12 +156,14 @@ pub(crate) fn run(plan: &Plan, stream: Option<&Stream>, args: [KernelArg<'_>; 2]
     let [ArgKind::Array(src), ArgKind::Array(dst)] = args.map(|a| a.0) else {
         return Ok(());
     };
-    let (Some(from), Some(to)) = (src.elem.number(), dst.elem.number()) else {
+    let (from, to) = (src.elem, dst.elem);
+    let numbers = from.number().is_some() && to.number().is_some();
+    if !(numbers || from == to) || from.size().max(to.size()) > MAX_ELEMENT {
         return Err(crate::error::Error::Internal {
             operation: "transpose::run",
-            broken: "a tiled conversion of elements that are no numbers",
+            broken: "a tiled copy between vector types, or of elements larger than a tile holds",
         });
-    };
+    }
     let hash = {
         let mut keys = KEYS.lock().unwrap_or_else(|p| p.into_inner());
         *keys
@@ -184,6 +197,8 @@ pub(crate) fn run(plan: &Plan, stream: Option<&Stream>, args: [KernelArg<'_>; 2]
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gpuarray::array_element::ArrayElement;
+    use crate::gpuarray::dtype::DType;
     use crate::gpuarray::kernel_cache::compile_check;
 
     #[test]
@@ -203,13 +218,21 @@ mod tests {
 
     #[test]
     fn the_tiled_copy_compiles() {
-        for (from, to) in [
-            (DType::F32, DType::F32),
-            (DType::F64, DType::I32),
-            (DType::U8, DType::F32),
-            (DType::Complex32, DType::Complex32),
-            (DType::F32, DType::Complex32),
-        ] {
+        use crate::types::{BFloat162, Float2, Half2, UChar4, UShort4};
+        let vector = |t: ElementType| (t, t);
+        let pairs: [(ElementType, ElementType); 10] = [
+            (DType::F32.into(), DType::F32.into()),
+            (DType::F64.into(), DType::I32.into()),
+            (DType::U8.into(), DType::F32.into()),
+            (DType::Complex32.into(), DType::Complex32.into()),
+            (DType::F32.into(), DType::Complex32.into()),
+            vector(Float2::ELEMENT_TYPE),
+            vector(UChar4::ELEMENT_TYPE),
+            vector(UShort4::ELEMENT_TYPE),
+            vector(Half2::ELEMENT_TYPE),
+            vector(BFloat162::ELEMENT_TYPE),
+        ];
+        for (from, to) in pairs {
             let src = source(from, to);
             if let Err(e) = compile_check(&src, "sm_90") {
                 panic!("{from:?} -> {to:?}: {e}\n{src}");
