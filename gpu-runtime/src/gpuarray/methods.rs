@@ -1,8 +1,8 @@
 //! Array methods that run a kernel: `fill`, `assign`, `to_contiguous`, `astype`, each on the
 //! legacy default stream or (`*_on`) on a stream; and one element read or written by index
-//! (`item`, `set_item`). `fill` and `to_contiguous` take arrays of any
-//! [`ArrayElement`] (CUDA's vector types too: copied by one kernel of their own type, as
-//! vector types have no C conversion); `astype` and `assign` convert numbers.
+//! (`item`, `set_item`). `fill` and `to_contiguous` take arrays of any [`ArrayElement`] (CUDA's
+//! vector types too: copied by one kernel of their own type, as vector types have no C
+//! conversion); `astype` and `assign` convert numbers.
 
 use ndarray::{Dimension, IxDyn, SliceInfo, SliceInfoElem};
 

@@ -1,9 +1,10 @@
 //! Reductions over the elements an index array picks (`x[idx].sum()` in NumPy without the
 //! gathered copy; PyCUDA's `ReductionKernel` with `map_expr="x[idx[i]]"`): `sum_at`,
-//! `prod_at`, `max_at`, `min_at`, and `dot_at` of two arrays (PyCUDA's `subset_dot`). One grid-stride pass reads each index and the element it
-//! names into per-block partials, then one block combines them; indices outside the array are
-//! counted on the device and reported as [`ArrayShapeError::IndicesOutOfRange`] (NumPy's
-//! `IndexError`); negative ones count from the end, as in NumPy.
+//! `prod_at`, `max_at`, `min_at`, and `dot_at` of two arrays (PyCUDA's `subset_dot`). One
+//! grid-stride pass reads each index and the element it names into per-block partials, then
+//! one block combines them; indices outside the array are counted on the device and reported
+//! as [`ArrayShapeError::IndicesOutOfRange`] (NumPy's `IndexError`); negative ones count from
+//! the end, as in NumPy.
 
 use std::fmt::Write as _;
 
