@@ -41,7 +41,7 @@ const MIN_SIDE: usize = 32;
 const NAME: &str = "gpu_transpose";
 
 /// The largest element a tile holds: 64 x 65 of them fit 48 KiB of static shared memory at
-/// 8 bytes (a `double`, `Complex32`, `float2`, `uchar8`-sized vector), not at 12 or 16.
+/// 8 bytes (a `double`, a `Complex32`, a `float2`), not at 12 or 16 (`float3`, `float4`).
 pub(crate) const MAX_ELEMENT: usize = 8;
 
 /// The source of the tiled copy from elements of `from` to elements of `to`: numbers
