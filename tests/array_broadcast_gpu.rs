@@ -8,8 +8,9 @@ use gpu_runtime::gpuarray::{
     broadcast_shapes, linear_combination, Coefficient, DeviceArray, DeviceArrayView, ElementwiseKernel,
     KernelArg,
 };
-use gpu_runtime::ndarray::{arr0, Array, Array1, ArrayD, Axis, IxDyn, Slice, SliceInfo, SliceInfoElem};
+use gpu_runtime::ndarray::{arr0, Array, Array1, ArrayD, Axis, IxDyn, Slice};
 use gpu_runtime::{ArgumentError, ArrayShapeError, Context, Error};
+use gpu_suite::views::{info, Layout};
 use gpu_suite::Rng;
 
 /// A random shape of 0 to 3 axes: sometimes an empty axis, often axes of length 1, sometimes
@@ -42,15 +43,9 @@ fn random(rng: &mut Rng, shape: &[usize]) -> ArrayD<f32> {
     Array::from_shape_vec(IxDyn(shape), data).expect("the shape holds the data")
 }
 
-/// The whole array, or (with at least one axis) its first axis reversed, or every other
-/// element of its last axis taken from an array twice as long there.
-#[derive(Debug, Clone, Copy)]
-enum Layout {
-    Whole,
-    Reversed,
-    Stepped,
-}
-
+/// A random view (`gpu_suite::views`): the whole array, or (with at least one axis) its first
+/// axis reversed, or every other element of its last axis taken from an array twice as long
+/// there.
 fn layout(rng: &mut Rng, shape: &[usize]) -> Layout {
     if shape.is_empty() {
         return Layout::Whole;
@@ -81,19 +76,7 @@ fn backing(rng: &mut Rng, want: &ArrayD<f32>, layout: Layout) -> ArrayD<f32> {
 }
 
 fn view(a: &DeviceArray<f32>, layout: Layout) -> DeviceArrayView<'_, f32> {
-    let n = a.ndim();
-    let full = |k: usize| SliceInfoElem::Slice {
-        start: 0,
-        end: None,
-        step: match (layout, k) {
-            (Layout::Reversed, 0) => -1,
-            (Layout::Stepped, k) if k + 1 == n => 2,
-            _ => 1,
-        },
-    };
-    let elems: Vec<SliceInfoElem> = (0..n).map(full).collect();
-    let info = SliceInfo::<_, IxDyn, IxDyn>::try_from(elems).expect("a slice of every axis");
-    a.slice(info).expect("in bounds")
+    a.slice(info(a.ndim(), layout)).expect("in bounds")
 }
 
 /// NaN where NaN is expected, the same infinities, and within `tol` elsewhere.

@@ -45,7 +45,7 @@ pub enum DType {
 impl DType {
     /// The C name generated kernels use: `float`, `unsigned long long`, `__half`,
     /// `gpu_runtime::complex<float>` (from `<gpu_runtime/complex.h>`), ...
-    pub fn c_name(self) -> &'static str {
+    pub const fn c_name(self) -> &'static str {
         match self {
             DType::Complex32 => "gpu_runtime::complex<float>",
             DType::Complex64 => "gpu_runtime::complex<double>",
@@ -69,12 +69,15 @@ impl DType {
 
     /// The real type of the parts of a complex type (`F32` for `Complex32`), and a real type's
     /// own scalar.
-    pub fn part_scalar(self) -> Scalar {
+    pub const fn part_scalar(self) -> Scalar {
         match self {
             DType::Complex32 => Scalar::F32,
             DType::Complex64 => Scalar::F64,
             // Every other type is a scalar there.
-            real => real.scalar().unwrap_or(Scalar::F64),
+            real => match real.scalar() {
+                Some(s) => s,
+                None => Scalar::F64,
+            },
         }
     }
 

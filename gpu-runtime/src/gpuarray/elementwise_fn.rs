@@ -6,7 +6,6 @@ use std::sync::OnceLock;
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
-use crate::gpuarray::dtype::DType;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::elementwise::ElementwiseKernel;
 use crate::gpuarray::kernel_args::KernelArg;
@@ -80,13 +79,9 @@ impl ElementwiseFn {
 /// name that is another (an alias) is a compile error rather than a launch's
 /// [`ArgumentError::KindDiffers`](crate::ArgumentError::KindDiffers).
 pub const fn c_name_is<T: Element>(c_name: &str) -> bool {
-    // A complex type's `SCALAR` is its parts': its own C name is `<gpu_runtime/complex.h>`'s.
-    let have = match T::DTYPE {
-        DType::Complex32 => "gpu_runtime::complex<float>",
-        DType::Complex64 => "gpu_runtime::complex<double>",
-        _ => T::SCALAR.c_name(),
-    };
-    let (have, want) = (have.as_bytes(), c_name.as_bytes());
+    // The type's C name as generated kernels declare it (a complex type's `SCALAR` is its
+    // parts': its own name is `<gpu_runtime/complex.h>`'s).
+    let (have, want) = (T::DTYPE.c_name().as_bytes(), c_name.as_bytes());
     if have.len() != want.len() {
         return false;
     }

@@ -335,7 +335,7 @@ pub fn result_type(a: impl Into<PromoteArg>, b: impl Into<PromoteArg>) -> DType 
 impl DType {
     /// The `gpu-cdecl` scalar of this type, or `None` for the complex types (which are not
     /// scalars there).
-    pub fn scalar(self) -> Option<Scalar> {
+    pub const fn scalar(self) -> Option<Scalar> {
         Some(match self {
             DType::Bool => Scalar::Bool,
             DType::I8 => Scalar::I8,
