@@ -4,7 +4,8 @@
 //! element 1 to 3: one element at a time), stepped and reversed views, lengths just below, at
 //! and above multiples of the tile, 2^26 + an odd number of `f32`s (16K tiles chained by the
 //! look-back), and the tile status packed into one word (elements of up to 4 bytes) or kept in
-//! separate arrays (8 bytes).
+//! separate arrays (8 bytes); the stream's status buffer reused across scans, through the wrap
+//! of its launch tags, and from many threads at once.
 
 use gpu_runtime::__testing::scan_tile_of;
 use gpu_runtime::gpuarray::{DeviceArray, Element};
@@ -195,4 +196,102 @@ fn scans_into_existing_arrays_match_the_host() -> gpu_runtime::Result<()> {
     assert!(err.to_string().contains("elements"), "{err}");
     assert!(short.to_vec()?.iter().all(|&v| v == 2.5));
     Ok(())
+}
+
+/// The tile status is the stream's, reused by every scan and never cleared between them: each
+/// status carries its launch's tag, and the buffer is cleared when the 30-bit tags wrap.
+/// A long scan leaves every tile's status with tag 1; the launch count is then taken to the
+/// wrap (two short scans), so that the next long scan, of other data, uses tag 1 again: had
+/// the old statuses not been cleared, its look-backs would take the old prefixes for new ones.
+/// For a packed status (`f32`) and separate value arrays (`f64`), on a stream and on the legacy
+/// stream.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn scans_stay_right_across_the_tags_wrap() -> gpu_runtime::Result<()> {
+    use gpu_runtime::__testing::scan_set_launch_count;
+    let ctx = Context::default()?;
+    let stream = gpu_runtime::Stream::new(&ctx)?;
+    let mut rng = Rng::new(30);
+    for on in [Some(&stream), None] {
+        for wide in [false, true] {
+            let tile = if wide {
+                scan_tile_of::<f64>()
+            } else {
+                scan_tile_of::<f32>()
+            } as usize;
+            let long = 2000 * tile + 5;
+            let mut run = |n: usize| -> gpu_runtime::Result<()> {
+                // Integers as floats: exact, whatever the grouping.
+                let h: Vec<i32> = (0..n).map(|_| (rng.next_u64() % 9) as i32 - 4).collect();
+                let wide_h: Vec<i64> = h.iter().map(|&v| i64::from(v)).collect();
+                let want = host_scan(&wide_h, 0i64, |a, b| a + b);
+                let got: Vec<i64> = if wide {
+                    let h: Vec<f64> = h.iter().map(|&v| f64::from(v)).collect();
+                    let d = DeviceArray::from_ndarray(&ctx, &Array1::from(h))?;
+                    let mut out = DeviceArray::<f64, _>::zeros(&ctx, n)?;
+                    d.cumsum_into(on, &mut out, false)?;
+                    stream.synchronize()?;
+                    out.to_vec()?.into_iter().map(|v| v as i64).collect()
+                } else {
+                    let h: Vec<f32> = h.iter().map(|&v| v as f32).collect();
+                    let d = DeviceArray::from_ndarray(&ctx, &Array1::from(h))?;
+                    let mut out = DeviceArray::<f32, _>::zeros(&ctx, n)?;
+                    d.cumsum_into(on, &mut out, false)?;
+                    stream.synchronize()?;
+                    out.to_vec()?.into_iter().map(|v| v as i64).collect()
+                };
+                assert_eq!(got, want, "n = {n}, f64: {wide}, on a stream: {}", on.is_some());
+                Ok(())
+            };
+            // The long scan's statuses get tag 1 (launch count 0).
+            scan_set_launch_count(&ctx, on, 0)?;
+            run(long)?;
+            // Tags 2^30 - 2 and 2^30 - 1: after the second, the tags wrap.
+            scan_set_launch_count(&ctx, on, 0x3FFF_FFFD)?;
+            run(3 * tile)?;
+            run(tile + 1)?;
+            // Tag 1 again, over the whole length of the first.
+            run(long)?;
+            run(long)?;
+        }
+    }
+    Ok(())
+}
+
+/// Threads scanning on one stream at once (each launch holds the stream's status buffer while
+/// it is queued) and threads on streams of their own (a buffer each), against the host.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn scans_from_many_threads_match_the_host() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let shared = gpu_runtime::Stream::new(&ctx)?;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8u64)
+            .map(|t| {
+                let (ctx, shared) = (&ctx, &shared);
+                scope.spawn(move || -> gpu_runtime::Result<()> {
+                    let own = gpu_runtime::Stream::new(ctx)?;
+                    let mut rng = Rng::new(100 + t);
+                    for round in 0..20 {
+                        let n = 1 + (rng.next_u64() % 300_000) as usize;
+                        let h: Vec<i32> = (0..n).map(|_| rng.next_u64() as i32 >> 4).collect();
+                        let d = DeviceArray::from_ndarray(ctx, &Array1::from(h.clone()))?;
+                        let s = if round % 2 == 0 { shared } else { &own };
+                        let mut out = DeviceArray::<i32, _>::zeros(ctx, n)?;
+                        d.cumsum_into(Some(s), &mut out, false)?;
+                        s.synchronize()?;
+                        assert_eq!(
+                            out.to_vec()?,
+                            host_scan(&h, 0i32, i32::wrapping_add),
+                            "thread {t}, round {round}, n = {n}"
+                        );
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .try_for_each(|h| h.join().expect("a scanning thread panicked"))
+    })
 }

@@ -184,6 +184,20 @@ impl Stream {
         })
     }
 
+    /// Whether the stream is being captured into a graph: never by this crate (its captures
+    /// record on private streams), but another library may capture this handle. Work queued
+    /// then runs at each launch of that graph, not now, which is what a scan's reused tile
+    /// status must know.
+    #[cfg_attr(not(feature = "gpuarray"), allow(dead_code))]
+    pub(crate) fn is_capturing(&self) -> Result<bool> {
+        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+        // SAFETY: valid out-pointer; the stream is live.
+        check("cuStreamIsCapturing", unsafe {
+            sys::cuStreamIsCapturing(self.raw(), &mut status)
+        })?;
+        Ok(status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
+    }
+
     /// The driver's handle.
     #[inline]
     pub fn raw(&self) -> sys::CUstream {

@@ -89,6 +89,7 @@ mod reduction_source;
 pub(crate) mod scan;
 mod scan_ops;
 mod scan_source;
+pub(crate) mod scan_status;
 mod select_ops;
 mod shape_ops;
 #[cfg(test)]

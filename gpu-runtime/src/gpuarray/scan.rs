@@ -15,12 +15,12 @@ use ndarray::{Dimension, Ix1, IxDyn};
 
 use crate::driver::context::core::Context;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
-use crate::driver::memory::{memset_d32, memset_d32_async};
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_cache::{self, KernelKey, BLOCK};
+use crate::gpuarray::scan_status::{self, HEADER_WORDS};
 use crate::launch::{Arg, PreparedFunction};
 
 /// Bytes of elements each thread of a look-back scan scans in registers (and its tile stages in
@@ -332,37 +332,57 @@ impl<T: Element> ScanKernel<T> {
     ) -> Result<()> {
         let tiles = n.div_ceil(tile_of::<T>() as usize);
         let grid = u32::try_from(tiles).map_err(|_| ArrayShapeError::ScanTooLong { elements: n })?;
-        let pool = ctx.device_pool()?;
-        // The ticket counter, a word of padding, then each tile's status (two 32-bit words:
-        // a packed 64-bit word, or a flag and an unused word): all zero before the launch.
-        let words = 2 + 2 * tiles;
-        let mut status = pool.alloc::<u32>(words)?;
-        match stream {
-            Some(s) => memset_d32_async(&mut status, 0, words, s)?,
-            None => memset_d32(&mut status, 0, words)?,
-        }
-        // Packed status words carry the values: the value arrays are then unused.
-        let values = if packs_status::<T>() { 1 } else { tiles };
-        let mut aggregates = pool.alloc::<T>(values)?;
-        let mut inclusive = pool.alloc::<T>(values)?;
         let f = self.prepared(ctx, ScanVariant::LookBack)?;
         let vec = vectorizable::<T>(input.0.device_view().device_ptr(), input.1, input.2)
             && vectorizable::<T>(out.0.device_view().device_ptr(), out.1, out.2);
-        let list = [
-            Arg::I64(n as i64),
-            Arg::input::<T, I>(input.0),
-            Arg::I64(input.1),
-            Arg::I64(input.2),
-            Arg::output::<T, O>(out.0),
-            Arg::I64(out.1),
-            Arg::I64(out.2),
-            Arg::output(&mut status),
-            Arg::output(&mut aggregates),
-            Arg::output(&mut inclusive),
-            Arg::I32(exclusive as i32),
-            Arg::I32(vec as i32),
-        ];
-        kernel_cache::launch(&f, grid, BLOCK, stream, &list)
+        // The stream's status buffer (see `scan_status`): the header, then each tile's status
+        // (two 32-bit words: a packed 64-bit word, or a flag and an unused word).
+        let words = HEADER_WORDS + 2 * tiles;
+        if packs_status::<T>() {
+            // The status words carry the values too.
+            scan_status::with_status(ctx, stream, words, grid, |l| {
+                let list = [
+                    Arg::I64(n as i64),
+                    Arg::input::<T, I>(input.0),
+                    Arg::I64(input.1),
+                    Arg::I64(input.2),
+                    Arg::output::<T, O>(out.0),
+                    Arg::I64(out.1),
+                    Arg::I64(out.2),
+                    Arg::output(l.status),
+                    Arg::U32(l.first_ticket),
+                    Arg::U32(l.tag),
+                    Arg::I32(exclusive as i32),
+                    Arg::I32(vec as i32),
+                ];
+                kernel_cache::launch(&f, grid, BLOCK, stream, &list)
+            })
+        } else {
+            // Each tile's total and inclusive prefix, written before its flag says so: never
+            // read unwritten, so never cleared.
+            let pool = ctx.device_pool()?;
+            let mut aggregates = pool.alloc::<T>(tiles)?;
+            let mut inclusive = pool.alloc::<T>(tiles)?;
+            scan_status::with_status(ctx, stream, words, grid, |l| {
+                let list = [
+                    Arg::I64(n as i64),
+                    Arg::input::<T, I>(input.0),
+                    Arg::I64(input.1),
+                    Arg::I64(input.2),
+                    Arg::output::<T, O>(out.0),
+                    Arg::I64(out.1),
+                    Arg::I64(out.2),
+                    Arg::output(l.status),
+                    Arg::output(&mut aggregates),
+                    Arg::output(&mut inclusive),
+                    Arg::U32(l.first_ticket),
+                    Arg::U32(l.tag),
+                    Arg::I32(exclusive as i32),
+                    Arg::I32(vec as i32),
+                ];
+                kernel_cache::launch(&f, grid, BLOCK, stream, &list)
+            })
+        }
     }
 }
 

@@ -27,6 +27,12 @@
 //! 32 KiB of elements (`scan::per_thread_of`: 32 a thread of up to 4 bytes, 16 of 8, 8 of
 //! 16), which fits 48 KiB of static shared memory.
 //!
+//! The status buffer is the stream's, reused by every scan on it and never cleared between
+//! them ([`scan_status`](super::scan_status)): a flag word is the launch's tag (`gpu_tag`, 1 to
+//! 2^30 - 1) shifted left by two, or 1 (the tile's total) or 2 (its inclusive prefix), and a
+//! word of another tag reads as "not yet". The ticket counter (`gpu_status[0]`) counts on
+//! across launches; a block's tile is its ticket less the launch's first (`gpu_first`).
+//!
 //! [`ScanVariant::Lanes`] scans many independent lanes (a scan along one axis of an n-d
 //! array), one thread per lane, down the axis.
 
@@ -36,6 +42,7 @@ use crate::gpuarray::cast;
 use crate::gpuarray::element::Element;
 use crate::gpuarray::kernel_cache::BLOCK;
 use crate::gpuarray::scan::{packs_status, per_thread_of, tile_of, ScanKernel, ScanVariant};
+use crate::gpuarray::scan_status::HEADER_WORDS;
 
 /// The shared-memory slot of a tile's element `j`: one padding slot per 32 elements, so that
 /// the threads of a warp reading their consecutive runs hit different banks.
@@ -63,11 +70,15 @@ return r; }}\n"
 }
 
 /// The C of `gpu_publish` (a tile's value and its flag: 1 its own total, 2 its inclusive
-/// prefix) and `gpu_wait` (spins until a tile has published, returns its flag and value).
-/// `gpu_status` holds the ticket counter in word 0, word 1 unused, then the tiles' status from
-/// word 2 (8-byte aligned): packed 64-bit words, or 32-bit flags with the values in `gpu_agg`
+/// prefix, with the launch's tag) and `gpu_wait` (spins until a tile has published with this
+/// launch's tag, returns its flag and value). The tiles' status starts after the header
+/// (8-byte aligned): packed 64-bit words, or 32-bit flag words with the values in `gpu_agg`
 /// (flag 1) and `gpu_inc` (flag 2), written before the flag with a fence between.
 fn status_c(t: &str, size: usize, packed: bool) -> String {
+    let header = HEADER_WORDS;
+    let mut c = format!(
+        "__device__ __forceinline__ unsigned int *gpu_tiles(unsigned int *st) {{ return st + {header}; }}\n"
+    );
     // The separate arrays are written and read in the widest words that divide the element.
     let w = if size.is_multiple_of(8) {
         "unsigned long long"
@@ -75,37 +86,39 @@ fn status_c(t: &str, size: usize, packed: bool) -> String {
         "unsigned int"
     };
     if packed {
-        format!(
-            "__device__ __forceinline__ void gpu_publish(unsigned int *st, {t} *, {t} *, long long i, unsigned int flag, {t} v) {{\n\
+        c.push_str(&format!(
+            "__device__ __forceinline__ void gpu_publish(unsigned int *st, {t} *, {t} *, long long i, unsigned int flag, {t} v, unsigned int tag) {{\n\
              unsigned int bits = 0u; memcpy(&bits, &v, sizeof({t}));\n\
              // One aligned 64-bit store: a reader sees the flag and the value together or neither.\n\
-             ((volatile unsigned long long *)(st + 2))[i] = ((unsigned long long)flag << 32) | bits; }}\n\
-             __device__ __forceinline__ unsigned int gpu_wait(unsigned int *st, {t} *, {t} *, long long i, {t} *v) {{\n\
+             ((volatile unsigned long long *)gpu_tiles(st))[i] = ((unsigned long long)((tag << 2) | flag) << 32) | bits; }}\n\
+             __device__ __forceinline__ unsigned int gpu_wait(unsigned int *st, {t} *, {t} *, long long i, {t} *v, unsigned int tag) {{\n\
              unsigned long long w;\n\
-             do {{ w = ((volatile unsigned long long *)(st + 2))[i]; }} while ((w >> 32) == 0ull);\n\
+             do {{ w = ((volatile unsigned long long *)gpu_tiles(st))[i]; }} while ((unsigned int)(w >> 34) != tag);\n\
              unsigned int bits = (unsigned int)w; memcpy(v, &bits, sizeof({t}));\n\
-             return (unsigned int)(w >> 32); }}\n"
-        )
+             return (unsigned int)(w >> 32) & 3u; }}\n"
+        ));
     } else {
-        format!(
-            "__device__ __forceinline__ void gpu_publish(unsigned int *st, {t} *agg, {t} *inc, long long i, unsigned int flag, {t} v) {{\n\
+        c.push_str(&format!(
+            "__device__ __forceinline__ void gpu_publish(unsigned int *st, {t} *agg, {t} *inc, long long i, unsigned int flag, {t} v, unsigned int tag) {{\n\
              // Word by word: a volatile store of a class type (complex) has no operator.\n\
              {w} words[sizeof({t}) / sizeof({w})]; memcpy(words, &v, sizeof({t}));\n\
              volatile {w} *d = (volatile {w} *)((flag == 2u ? inc : agg) + i);\n\
              #pragma unroll\nfor (int k = 0; k < (int)(sizeof({t}) / sizeof({w})); ++k) d[k] = words[k];\n\
              __threadfence();\n\
-             ((volatile unsigned int *)(st + 2))[i] = flag; }}\n\
-             __device__ __forceinline__ unsigned int gpu_wait(unsigned int *st, {t} *agg, {t} *inc, long long i, {t} *v) {{\n\
+             ((volatile unsigned int *)gpu_tiles(st))[i] = (tag << 2) | flag; }}\n\
+             __device__ __forceinline__ unsigned int gpu_wait(unsigned int *st, {t} *agg, {t} *inc, long long i, {t} *v, unsigned int tag) {{\n\
              unsigned int f;\n\
-             do {{ f = ((volatile unsigned int *)(st + 2))[i]; }} while (f == 0u);\n\
+             do {{ f = ((volatile unsigned int *)gpu_tiles(st))[i]; }} while ((f >> 2) != tag);\n\
              __threadfence();\n\
+             f &= 3u;\n\
              const volatile {w} *p = (const volatile {w} *)((f == 2u ? inc : agg) + i);\n\
              {w} words[sizeof({t}) / sizeof({w})];\n\
              #pragma unroll\nfor (int k = 0; k < (int)(sizeof({t}) / sizeof({w})); ++k) words[k] = p[k];\n\
              memcpy(v, words, sizeof({t}));\n\
              return f; }}\n"
-        )
+        ));
     }
+    c
 }
 
 /// Warps in a block of a scan.
@@ -129,10 +142,17 @@ impl<T: Element> ScanKernel<T> {
                 s.push_str(&shfl_c("up"));
                 s.push_str(&shfl_c("down"));
                 s.push_str(&status_c(t, std::mem::size_of::<T>(), packs_status::<T>()));
+                // Packed status words carry the values: no value arrays then.
+                let (values, no_values) = if packs_status::<T>() {
+                    (String::new(), format!("{t} *gpu_agg = 0, *gpu_inc = 0;\n"))
+                } else {
+                    (format!(", {t} *gpu_agg, {t} *gpu_inc"), String::new())
+                };
                 let _ = write!(
                     s,
                     "extern \"C\" __global__ void __launch_bounds__({BLOCK}) {name}(long long n, const {t} *__restrict__ x, long long x_o, long long x_s, \
-                     {t} *__restrict__ out, long long out_o, long long out_s, unsigned int *gpu_status, {t} *gpu_agg, {t} *gpu_inc, int exclusive, int gpu_vec) {{\n\
+                     {t} *__restrict__ out, long long out_o, long long out_s, unsigned int *gpu_status{values}, unsigned int gpu_first, unsigned int gpu_tag, int exclusive, int gpu_vec) {{\n\
+                     {no_values}\
                      __shared__ {t} tile[{tile} + {tile} / 32];\n__shared__ {t} wsum[{WARPS}];\n\
                      __shared__ long long s_tile;\n__shared__ {t} s_prefix;\n\
                      const {t} neutral = ({neutral});\n\
@@ -142,9 +162,11 @@ impl<T: Element> ScanKernel<T> {
                      constexpr int V = sizeof({t}) <= 16 ? 16 / (int)sizeof({t}) : 1;\n\
                      constexpr int VPT = {tile} / V / {BLOCK};\n\
                      // The tile's logical index, in the order blocks start: every earlier tile's block is running.\n\
-                     if (tid == 0) s_tile = atomicAdd(gpu_status, 1u);\n\
+                     // Tickets count on across launches, from `gpu_first` for this one's.\n\
+                     if (tid == 0) s_tile = (long long)(atomicAdd(gpu_status, 1u) - gpu_first);\n\
                      __syncthreads();\n\
                      const long long me = s_tile;\n\
+                     const unsigned int tag = gpu_tag;\n\
                      const long long base = me * {tile};\n\
                      const bool vec = gpu_vec && base + {tile} <= n;\n\
                      if (vec) {{\n\
@@ -186,8 +208,8 @@ impl<T: Element> ScanKernel<T> {
                      #pragma unroll\n\
                      for (int w = 1; w < {WARPS}; ++w) total = gpu_op(total, wsum[w]);\n\
                      if (tid == 0) {{\n\
-                       if (me == 0) {{ gpu_publish(gpu_status, gpu_agg, gpu_inc, 0, 2u, total); s_prefix = neutral; }}\n\
-                       else gpu_publish(gpu_status, gpu_agg, gpu_inc, me, 1u, total);\n\
+                       if (me == 0) {{ gpu_publish(gpu_status, gpu_agg, gpu_inc, 0, 2u, total, tag); s_prefix = neutral; }}\n\
+                       else gpu_publish(gpu_status, gpu_agg, gpu_inc, me, 1u, total, tag);\n\
                      }}\n\
                      if (me > 0 && tid < 32) {{\n\
                        {t} running = neutral;\n\
@@ -196,7 +218,7 @@ impl<T: Element> ScanKernel<T> {
                          long long p = end - tid;\n\
                          unsigned int f = 2u;\n\
                          {t} v = neutral;\n\
-                         if (p >= 0) f = gpu_wait(gpu_status, gpu_agg, gpu_inc, p, &v);\n\
+                         if (p >= 0) f = gpu_wait(gpu_status, gpu_agg, gpu_inc, p, &v, tag);\n\
                          unsigned int incl = __ballot_sync(0xffffffffu, f == 2u);\n\
                          // Lane k holds tile end - k. The nearest inclusive prefix is the lowest\n\
                          // lane with flag 2: it and the lanes below are combined, the earliest tile\n\
@@ -210,7 +232,7 @@ impl<T: Element> ScanKernel<T> {
                          if (incl) break;\n\
                          end -= 32;\n\
                        }}\n\
-                       if (tid == 0) {{ s_prefix = running; gpu_publish(gpu_status, gpu_agg, gpu_inc, me, 2u, gpu_op(running, total)); }}\n\
+                       if (tid == 0) {{ s_prefix = running; gpu_publish(gpu_status, gpu_agg, gpu_inc, me, 2u, gpu_op(running, total), tag); }}\n\
                      }}\n\
                      __syncthreads();\n\
                      {t} run = tid > 0 ? gpu_op(s_prefix, before) : s_prefix;\n\

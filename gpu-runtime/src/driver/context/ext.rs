@@ -1,7 +1,7 @@
 //! What the layers above the driver keep per context (the module cache of `driver::module`,
-//! the staging pools of `launch`): each kind in its own slot of the context, made on first use,
-//! asked to give memory back on out-of-memory, and dropped while the context still exists. The
-//! context knows the slots, not the types in them.
+//! the staging pools of `launch`, the scans' tile status of `gpuarray`): each kind in its own
+//! slot of the context, made on first use, asked to give memory back on out-of-memory, and
+//! dropped while the context still exists. The context knows the slots, not the types in them.
 
 use std::any::Any;
 use std::sync::OnceLock;
@@ -17,9 +17,12 @@ pub(crate) enum Slot {
     Staging = 1,
     /// `driver::cudarc::CudarcState`.
     Cudarc = 2,
+    /// `gpuarray::scan_status::ScanStatus`.
+    #[cfg_attr(not(feature = "gpuarray"), allow(dead_code))]
+    ScanStatus = 3,
 }
 
-const SLOTS: usize = 3;
+const SLOTS: usize = 4;
 
 /// State a context keeps for a layer above it.
 pub(crate) trait Extension: Any + Send + Sync {
