@@ -166,6 +166,9 @@ impl<T: Element> ScanKernel<T> {
                      if (tid == 0) s_tile = (long long)(atomicAdd(gpu_status, 1u) - gpu_first);\n\
                      __syncthreads();\n\
                      const long long me = s_tile;\n\
+                     // Never past the status buffer, even for a launch replayed from a graph another\n\
+                     // library captured while the host counted (see `scan_status`): one tile a block.\n\
+                     if (me >= (long long)gridDim.x) return;\n\
                      const unsigned int tag = gpu_tag;\n\
                      const long long base = me * {tile};\n\
                      const bool vec = gpu_vec && base + {tile} <= n;\n\

@@ -23,7 +23,10 @@
 //! and a buffer whose stream is gone is dropped (freed once its work is done). A stream that
 //! is being captured into a graph (by another library: this crate's captures use private
 //! streams) gets a fresh, cleared buffer of its own instead: the graph may run any number of
-//! times, later, so a count taken now would not hold.
+//! times, later, so a count taken now would not hold. (A capture begun by another thread between
+//! that check and the launch would replay with a stale count: the kernel then drops every ticket
+//! past its grid, so it never writes past the buffer, but such a replay's result is garbage, or
+//! it waits forever for a tile no block took.)
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
