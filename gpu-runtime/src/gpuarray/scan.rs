@@ -49,6 +49,10 @@ const MANY_LANES: usize = 2048;
 /// A scan (prefix reduction) over the elements of `T` with an associative operator of `a` and
 /// `b` (`a` the earlier elements: it need not be commutative) and its neutral element.
 ///
+/// A one-pass scan is one kernel launch. It works through its stream's tile-status buffer,
+/// which the context keeps for every later scan on that stream (8 bytes a tile; see the
+/// [arrays chapter](crate::guide::arrays)).
+///
 /// ```no_run
 /// use gpu_runtime::gpuarray::{DeviceArray, ScanKernel};
 /// use gpu_runtime::{ndarray::Array1, Context};
