@@ -69,37 +69,33 @@ fn rows_of(
             .collect::<Result<_, _>>()?;
         let input = |i: usize| &ins[if shared { 0 } else { i }];
         let (mut ours, mut raw) = (Vec::new(), Vec::new());
+        let launch_ours = |i: usize, s: &Stream, y: &mut DeviceBuffer<f32>| {
+            let x = input(i);
+            for _ in 0..LAUNCHES {
+                kernel.prepared_async_call(4, 256, s, 1.0001, x, y, N).unwrap();
+            }
+        };
+        let launch_raw = |i: usize, s: &Stream, y: &mut DeviceBuffer<f32>| {
+            ctx.bind().unwrap();
+            let x = input(i);
+            for _ in 0..LAUNCHES {
+                raw_axpy(
+                    func as sys::CUfunction,
+                    s.raw(),
+                    1.0001,
+                    x.device_ptr(),
+                    y.device_ptr(),
+                    N,
+                );
+            }
+        };
         for round in 0..ROUNDS {
-            let time_ours = |outs: &mut [DeviceBuffer<f32>]| {
-                at_once(&streams, outs, |i, s, y| {
-                    let x = input(i);
-                    for _ in 0..LAUNCHES {
-                        kernel.prepared_async_call(4, 256, s, 1.0001, x, y, N).unwrap();
-                    }
-                })
-            };
-            let time_raw = |outs: &mut [DeviceBuffer<f32>]| {
-                at_once(&streams, outs, |i, s, y| {
-                    ctx.bind().unwrap();
-                    let x = input(i);
-                    for _ in 0..LAUNCHES {
-                        raw_axpy(
-                            func as sys::CUfunction,
-                            s.raw(),
-                            1.0001,
-                            x.device_ptr(),
-                            y.device_ptr(),
-                            N,
-                        );
-                    }
-                })
-            };
             let (o, r) = if round % 2 == 0 {
-                let o = time_ours(&mut outs);
-                (o, time_raw(&mut outs))
+                let [o, r] = at_once(&streams, &mut outs, [&launch_ours, &launch_raw]);
+                (o, r)
             } else {
-                let r = time_raw(&mut outs);
-                (time_ours(&mut outs), r)
+                let [r, o] = at_once(&streams, &mut outs, [&launch_raw, &launch_ours]);
+                (o, r)
             };
             if round > 0 {
                 ours.push(o);
@@ -129,36 +125,42 @@ fn rows_of(
     Ok(rows)
 }
 
-/// Runs `launch(thread, stream, out)` on one thread per stream, released together, and
-/// returns the time from the release until every thread's stream has finished.
-fn at_once(
+/// A side's launches from one thread: `(thread, stream, out)`.
+type Launches<'a> = &'a (dyn Fn(usize, &Stream, &mut DeviceBuffer<f32>) + Sync);
+
+/// Runs each of `sides` in turn on one thread per stream, the threads released together for
+/// each side, and returns for each the time from the release until every thread's stream has
+/// finished. The same threads run both sides, so that each side's launches come from the
+/// same CPUs: when each side had threads of its own, the one-thread ratio moved from run to
+/// run by more than the launch path's whole cost (0.93 to 1.07 in five runs on an H200's
+/// virtual machine, where the launch costs 1.01 to 1.02 of `cuLaunchKernel` in-thread); with
+/// the same threads it was 1.002 to 1.024 in seven runs.
+fn at_once<const SIDES: usize>(
     streams: &[Stream],
     outs: &mut [DeviceBuffer<f32>],
-    launch: impl Fn(usize, &Stream, &mut DeviceBuffer<f32>) + Sync,
-) -> Duration {
+    sides: [Launches<'_>; SIDES],
+) -> [Duration; SIDES] {
     let barrier = Barrier::new(streams.len() + 1);
     for s in streams {
         s.synchronize().unwrap();
     }
     std::thread::scope(|scope| {
-        let handles: Vec<_> = streams
-            .iter()
-            .zip(outs.iter_mut())
-            .enumerate()
-            .map(|(i, (s, y))| {
-                let (barrier, launch) = (&barrier, &launch);
-                scope.spawn(move || {
+        for (i, (s, y)) in streams.iter().zip(outs.iter_mut()).enumerate() {
+            let barrier = &barrier;
+            scope.spawn(move || {
+                for launch in sides {
                     barrier.wait();
                     launch(i, s, y);
                     s.synchronize().unwrap();
-                })
-            })
-            .collect();
-        barrier.wait();
-        let t = Instant::now();
-        for h in handles {
-            h.join().unwrap();
+                    barrier.wait();
+                }
+            });
         }
-        t.elapsed()
+        sides.map(|_| {
+            barrier.wait();
+            let t = Instant::now();
+            barrier.wait();
+            t.elapsed()
+        })
     })
 }
