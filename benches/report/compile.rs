@@ -27,9 +27,20 @@ const HIT_NONCE: u64 = 7;
 /// median needs more rounds than an in-process figure to settle.
 const HIT_ROUNDS: usize = 21;
 /// Set in a child process: `ours:DIR`, `key:ARCH:DIR` (the compile side of a hit only: key
-/// and entry, no context), `steps:ARCH:DIR` (the same, step by step), `raw:CUBIN_FILE` or
-/// `read:CUBIN_FILE` (the file read only).
+/// and entry, no context), `steps:ARCH:DIR` (the same step by step, after creating a context
+/// as a hit does, then all of it once more), `raw:CUBIN_FILE`, `read:CUBIN_FILE` (the file
+/// read only, then once more) or `ctxread:CUBIN_FILE` (the same after creating a context).
 pub const CHILD_ENV: &str = "GPU_BENCH_REPORT_CHILD";
+
+/// Page faults this process has taken so far, minor (a page already in memory, mapped at its
+/// first touch) and major (read from disk).
+fn faults() -> f64 {
+    // SAFETY: an all-zero `rusage` is a valid value; getrusage only writes it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid out-pointer; RUSAGE_SELF cannot fail.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    (usage.ru_minflt + usage.ru_majflt) as f64
+}
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
@@ -44,16 +55,23 @@ pub fn child(mode: &str) -> Result<(), Box<dyn std::error::Error>> {
     let text = source(HIT_NONCE);
     if let Some(dir) = mode.strip_prefix("ours:") {
         let ctx = Context::default()?;
+        let faults_before = faults();
         let t = Instant::now();
         let module = SourceModule::new(text).cache_dir(Some(dir)).load(&ctx)?;
         let loaded = t.elapsed();
         let f = module.get_function(&name)?;
         let all = t.elapsed();
+        let faults = faults() - faults_before;
         if module.cache_status() != Some(CacheStatus::Hit) || f.max_threads_per_block()? == 0 {
             return Err("the child missed the cache".into());
         }
-        // The whole hit, then its part up to the module loaded (the rest is the lookup).
-        println!("us={},{}", all.as_secs_f64() * 1e6, loaded.as_secs_f64() * 1e6);
+        // The whole hit, its part up to the module loaded (the rest is the lookup), and the
+        // page faults it took.
+        println!(
+            "us={},{},{faults}",
+            all.as_secs_f64() * 1e6,
+            loaded.as_secs_f64() * 1e6
+        );
     } else if let Some((arch, dir)) = mode.strip_prefix("key:").and_then(|m| m.split_once(':')) {
         let t = Instant::now();
         let report = SourceModule::new(text)
@@ -66,25 +84,53 @@ pub fn child(mode: &str) -> Result<(), Box<dyn std::error::Error>> {
         }
         println!("us={us}");
     } else if let Some((arch, dir)) = mode.strip_prefix("steps:").and_then(|m| m.split_once(':')) {
-        let module = SourceModule::new(text).arch(arch);
+        // A hit follows its context's creation, which has run (and so mapped and cached) much
+        // of the code and heap a process uses: without it, each step costs more.
+        let _ctx = Context::default()?;
+        let module = SourceModule::new(text.clone()).arch(arch);
         let steps = gpu_runtime::__testing::hit_steps(&module, std::path::Path::new(dir))?;
-        if !steps.hit {
+        // Once more, warm: what the steps cost besides their code's and data's first use.
+        let module = SourceModule::new(text).arch(arch);
+        let again = gpu_runtime::__testing::hit_steps(&module, std::path::Path::new(dir))?;
+        if !steps.hit || !again.hit {
             return Err("the child missed the cache".into());
         }
-        // In the order of a hit, which is the order of the report's step rows.
+        // In the order of a hit, which is the order of the report's step rows; then the four
+        // again, all told.
         println!(
-            "us={},{},{},{}",
-            steps.key_us, steps.read_us, steps.checks_us, steps.identity_us
+            "us={},{},{},{},{}",
+            steps.key_us,
+            steps.read_us,
+            steps.checks_us,
+            steps.identity_us,
+            again.key_us + again.read_us + again.checks_us + again.identity_us
         );
-    } else if let Some(file) = mode.strip_prefix("read:") {
+    } else if let Some((with_context, file)) = mode
+        .strip_prefix("read:")
+        .map(|f| (false, f))
+        .or_else(|| mode.strip_prefix("ctxread:").map(|f| (true, f)))
+    {
+        let _ctx = if with_context {
+            let cctx = CudaContext::new(0)?;
+            cctx.bind_to_thread()?;
+            Some(cctx)
+        } else {
+            None
+        };
         let t = Instant::now();
         let image = std::hint::black_box(std::fs::read(file)?);
-        println!("us={}", t.elapsed().as_secs_f64() * 1e6);
+        let first = t.elapsed();
         drop(image);
+        let t = Instant::now();
+        let image = std::hint::black_box(std::fs::read(file)?);
+        let again = t.elapsed();
+        drop(image);
+        println!("us={},{}", first.as_secs_f64() * 1e6, again.as_secs_f64() * 1e6);
     } else if let Some(file) = mode.strip_prefix("raw:") {
         // What a hand-made cache does: read the cubin file, load it, look the kernel up.
         let cctx = CudaContext::new(0)?;
         cctx.bind_to_thread()?;
+        let faults_before = faults();
         let t = Instant::now();
         let image = std::fs::read(file)?;
         let mut module = std::ptr::null_mut();
@@ -96,7 +142,12 @@ pub fn child(mode: &str) -> Result<(), Box<dyn std::error::Error>> {
         // SAFETY: as above; `module` was just loaded.
         ok(unsafe { sys::cuModuleGetFunction(&mut f, module, c_name.as_ptr()) });
         let all = t.elapsed();
-        println!("us={},{}", all.as_secs_f64() * 1e6, loaded.as_secs_f64() * 1e6);
+        let faults = faults() - faults_before;
+        println!(
+            "us={},{},{faults}",
+            all.as_secs_f64() * 1e6,
+            loaded.as_secs_f64() * 1e6
+        );
     }
     Ok(())
 }
@@ -105,11 +156,12 @@ fn run_child(mode: String) -> Result<f64, Box<dyn std::error::Error>> {
     Ok(run_child_figures(mode)?[0])
 }
 
-/// The two figures a hit's child printed: the whole hit, and its part up to the module loaded.
-fn two_figures(mode: String) -> Result<(f64, f64), Box<dyn std::error::Error>> {
+/// The figures a hit's child printed: the whole hit, its part up to the module loaded, and the
+/// page faults it took.
+fn hit_figures(mode: String) -> Result<(f64, f64, f64), Box<dyn std::error::Error>> {
     match run_child_figures(mode)?[..] {
-        [all, loaded] => Ok((all, loaded)),
-        _ => Err("a hit's child printed other than two figures".into()),
+        [all, loaded, faults] => Ok((all, loaded, faults)),
+        _ => Err("a hit's child printed other than three figures".into()),
     }
 }
 
@@ -200,19 +252,23 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let (mut ours_key, mut raw_read) = (Vec::new(), Vec::new());
     let (mut ours_load, mut raw_load) = (Vec::new(), Vec::new());
     let (mut ours_lookup, mut raw_lookup) = (Vec::new(), Vec::new());
-    let mut steps: [Vec<f64>; 4] = Default::default();
+    let (mut ours_faults, mut raw_faults) = (Vec::new(), Vec::new());
+    let (mut ctx_read, mut raw_read_again) = (Vec::new(), Vec::new());
+    let mut steps: [Vec<f64>; 5] = Default::default();
     for round in 0..HIT_ROUNDS {
         // Each side goes first in every other round: a new process's cost depends on what ran
         // just before it (the previous child's context teardown, the page cache).
         let ours_mode = format!("ours:{}", dir.display());
         let raw_mode = format!("raw:{}", file.display());
-        let ((ours_all, ours_loaded), (raw_all, raw_loaded)) = if round % 2 == 0 {
-            let o = two_figures(ours_mode)?;
-            (o, two_figures(raw_mode)?)
+        let ((ours_all, ours_loaded, ours_f), (raw_all, raw_loaded, raw_f)) = if round % 2 == 0 {
+            let o = hit_figures(ours_mode)?;
+            (o, hit_figures(raw_mode)?)
         } else {
-            let r = two_figures(raw_mode)?;
-            (two_figures(ours_mode)?, r)
+            let r = hit_figures(raw_mode)?;
+            (hit_figures(ours_mode)?, r)
         };
+        ours_faults.push(ours_f);
+        raw_faults.push(raw_f);
         ours_hit.push(ours_all);
         raw_hit.push(raw_all);
         ours_load.push(ours_loaded);
@@ -221,13 +277,21 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         raw_lookup.push(raw_all - raw_loaded);
         ours_key.push(run_child(format!("key:{arch}:{}", dir.display()))?);
         raw_read.push(run_child(format!("read:{}", file.display()))?);
+        match run_child_figures(format!("ctxread:{}", file.display()))?[..] {
+            [first, again] => {
+                ctx_read.push(first);
+                raw_read_again.push(again);
+            }
+            _ => return Err("the read child printed other than two figures".into()),
+        }
         let step = run_child_figures(format!("steps:{arch}:{}", dir.display()))?;
         for (all, one) in steps.iter_mut().zip(step) {
             all.push(one);
         }
     }
     let hit_rounds: Vec<f64> = ours_hit.iter().zip(&raw_hit).map(|(o, r)| o / r).collect();
-    let read = median(raw_read.clone());
+    // The steps run after a context is made, as in a hit: against the read after one too.
+    let read = median(ctx_read);
 
     // In process: preparing an already prepared kernel vs looking a function up by name.
     axpy::prepare(ctx)?;
@@ -297,6 +361,16 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             rounds: Vec::new(),
         },
         Row {
+            figure: "  page faults taken during the hit (minor and major, getrusage)",
+            raw: "read cubin + cuModuleLoadData + GetFunction",
+            ours: median(ours_faults),
+            theirs: median(raw_faults),
+            unit: "faults",
+            higher_is_better: false,
+            target: "",
+            rounds: Vec::new(),
+        },
+        Row {
             figure: "  of which the compile side: key, entry, NVRTC check (new process, no GPU)",
             raw: "read the cubin file",
             ours: median(ours_key),
@@ -307,8 +381,8 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             rounds: Vec::new(),
         },
         Row {
-            figure: "    step: the key's material and hash",
-            raw: "read the cubin file",
+            figure: "    step (after the context is made, as in a hit): the key's material and hash",
+            raw: "read the cubin file (after the context is made)",
             ours: median(steps[0].clone()),
             theirs: read,
             unit: "us",
@@ -342,6 +416,16 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             raw: "read the cubin file",
             ours: median(steps[3].clone()),
             theirs: read,
+            unit: "us",
+            higher_is_better: false,
+            target: "",
+            rounds: Vec::new(),
+        },
+        Row {
+            figure: "    the four steps again in the same process (warm: no first use)",
+            raw: "read the cubin file again",
+            ours: median(steps[4].clone()),
+            theirs: median(raw_read_again),
             unit: "us",
             higher_is_better: false,
             target: "",
