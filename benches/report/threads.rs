@@ -15,7 +15,7 @@ use gpu_runtime::{Context, DeviceBuffer, Stream};
 use crate::table::Row;
 use crate::{axpy, raw_axpy};
 
-/// Launches per thread per round.
+/// Launches per thread per round and side.
 const LAUNCHES: usize = 4_000;
 /// Rounds, ours and raw back to back; the first warms up and is not counted.
 const ROUNDS: usize = 25;
@@ -133,8 +133,8 @@ type Launches<'a> = &'a (dyn Fn(usize, &Stream, &mut DeviceBuffer<f32>) + Sync);
 /// finished. The same threads run both sides, so that each side's launches come from the
 /// same CPUs: when each side had threads of its own, the one-thread ratio moved from run to
 /// run by more than the launch path's whole cost (0.93 to 1.07 in five runs on an H200's
-/// virtual machine, where the launch costs 1.01 to 1.02 of `cuLaunchKernel` in-thread); with
-/// the same threads it was 1.002 to 1.024 in seven runs.
+/// virtual machine, where one launch costs 1.01 to 1.02 of `cuLaunchKernel`); with the same
+/// threads, 1.002 to 1.034 in eight runs.
 fn at_once<const SIDES: usize>(
     streams: &[Stream],
     outs: &mut [DeviceBuffer<f32>],
@@ -148,11 +148,23 @@ fn at_once<const SIDES: usize>(
         for (i, (s, y)) in streams.iter().zip(outs.iter_mut()).enumerate() {
             let barrier = &barrier;
             scope.spawn(move || {
+                // A side that panics still meets every barrier (or the others would wait for
+                // it forever); the panic goes on once all sides are done, and the scope
+                // passes it to the caller.
+                let mut failed = None;
                 for launch in sides {
                     barrier.wait();
-                    launch(i, s, y);
-                    s.synchronize().unwrap();
+                    if failed.is_none() {
+                        let run = std::panic::AssertUnwindSafe(|| {
+                            launch(i, s, y);
+                            s.synchronize().unwrap();
+                        });
+                        failed = std::panic::catch_unwind(run).err();
+                    }
                     barrier.wait();
+                }
+                if let Some(panic) = failed {
+                    std::panic::resume_unwind(panic);
                 }
             });
         }
