@@ -451,6 +451,8 @@ mod tests {
 
     #[test]
     fn the_upload_phase_issues_every_chunk_once_in_order_after_its_pieces() {
+        // The pool to itself: the copy workers' tests check that helpers join their tasks.
+        let _pool = copy_workers::test_serial();
         for threads in [1, 2, 4, 8] {
             for n in [1, 2, 7, 64] {
                 for _ in 0..ROUNDS {
@@ -484,6 +486,8 @@ mod tests {
 
     #[test]
     fn the_download_phase_copies_every_piece_once_after_its_chunk_arrived() {
+        // The pool to itself: the copy workers' tests check that helpers join their tasks.
+        let _pool = copy_workers::test_serial();
         for threads in [1, 2, 4, 8] {
             for n in [1, 2, 7, 64] {
                 for _ in 0..ROUNDS {
@@ -521,6 +525,8 @@ mod tests {
 
     #[test]
     fn a_driver_error_ends_the_phase_and_the_copiers_waiting_in_it() {
+        // The pool to itself: the copy workers' tests check that helpers join their tasks.
+        let _pool = copy_workers::test_serial();
         for threads in [1, 2, 4, 8] {
             let n = 16;
             let progress = progress_of(n, Direction::Download);

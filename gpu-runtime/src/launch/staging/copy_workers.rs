@@ -272,16 +272,18 @@ pub(crate) fn run(helpers: usize, task: &(dyn Fn() + Sync)) {
     }
 }
 
+/// Held by every unit test that runs a task on the pool. The pool serves one task at a time:
+/// while another test's task holds it, `run` runs the caller's task alone, and a test that
+/// checks what helpers do would wait for a helper that never comes.
+#[cfg(test)]
+pub(crate) fn test_serial() -> MutexGuard<'static, ()> {
+    static SERIAL: Mutex<()> = Mutex::new(());
+    lock(&SERIAL)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The pool serves one task at a time, and these tests check what helpers do: one at a time.
-    static SERIAL: Mutex<()> = Mutex::new(());
-
-    fn serial() -> MutexGuard<'static, ()> {
-        SERIAL.lock().unwrap_or_else(|p| p.into_inner())
-    }
 
     /// Work items from a shared counter, each a little slow, so that helpers get some.
     fn items(n: usize, hits: &[AtomicUsize], next: &AtomicUsize) {
@@ -297,7 +299,7 @@ mod tests {
 
     #[test]
     fn every_item_runs_once_and_helpers_are_gone_after() {
-        let _serial = serial();
+        let _serial = test_serial();
         for round in 0..20 {
             let n = 1 + round * 3;
             let hits: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
@@ -316,7 +318,7 @@ mod tests {
     /// Many short tasks back to back: helpers join and leave while seats open and close.
     #[test]
     fn back_to_back_tasks_each_finish_with_no_helper_left_inside() {
-        let _serial = serial();
+        let _serial = test_serial();
         for round in 0..2000 {
             let n = 1 + round % 24;
             let hits: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
@@ -336,7 +338,7 @@ mod tests {
 
     #[test]
     fn helpers_do_join() {
-        let _serial = serial();
+        let _serial = test_serial();
         if helpers() == 0 {
             return;
         }
@@ -358,7 +360,7 @@ mod tests {
 
     #[test]
     fn a_helper_panic_reaches_the_caller_after_all_have_left() {
-        let _serial = serial();
+        let _serial = test_serial();
         if helpers() == 0 {
             return;
         }
@@ -391,7 +393,7 @@ mod tests {
 
     #[test]
     fn a_caller_panic_waits_for_the_helpers() {
-        let _serial = serial();
+        let _serial = test_serial();
         if helpers() == 0 {
             return;
         }
