@@ -135,11 +135,7 @@ type Launches<'a> = &'a (dyn Fn(usize, &Stream, &mut DeviceBuffer<f32>) + Sync);
 /// run by more than the launch path's whole cost (0.93 to 1.07 in five runs on an H200's
 /// virtual machine, where one launch costs 1.01 to 1.02 of `cuLaunchKernel`); with the same
 /// threads, 1.002 to 1.034 in eight runs.
-fn at_once<const SIDES: usize>(
-    streams: &[Stream],
-    outs: &mut [DeviceBuffer<f32>],
-    sides: [Launches<'_>; SIDES],
-) -> [Duration; SIDES] {
+fn at_once(streams: &[Stream], outs: &mut [DeviceBuffer<f32>], sides: [Launches<'_>; 2]) -> [Duration; 2] {
     let barrier = Barrier::new(streams.len() + 1);
     for s in streams {
         s.synchronize().unwrap();
