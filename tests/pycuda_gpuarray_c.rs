@@ -138,7 +138,7 @@ fn setitem_scalar() -> gpu_runtime::Result<()> {
     Ok(())
 }
 
-/// Ports `test_copy_strides`: a Fortran-order array keeps its strides on upload and copy.
+/// Ports `test_copy_strides`: a Fortran-order array keeps its strides on upload and `copy`.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn copy_strides() -> gpu_runtime::Result<()> {
@@ -148,11 +148,23 @@ fn copy_strides() -> gpu_runtime::Result<()> {
     let a = Array2::from_shape_vec((22, 33).f(), data).unwrap();
     let d = DeviceArray::from_ndarray(&ctx, &a)?;
     assert_eq!(d.strides(), a.strides());
-    // PyCUDA's `a.copy()` keeps the layout; here: `empty_like` (order kept) + `copy_from`.
-    let mut d2 = DeviceArray::empty_like(&d)?;
-    d2.copy_from(&d)?;
+    // PyCUDA's `a.copy()` keeps the layout.
+    let d2 = d.copy()?;
     assert_eq!(d2.strides(), a.strides());
     assert_eq!(d2.to_ndarray()?, a);
+    // A C array keeps C order; its transpose (Fortran-contiguous) is copied in Fortran order,
+    // and a view with steps in C order.
+    let c = DeviceArray::from_ndarray(&ctx, &a.as_standard_layout().to_owned())?;
+    assert_eq!(c.copy()?.strides(), c.strides());
+    let t = c.t().copy()?;
+    assert_eq!(t.strides(), &[1, 33][..]);
+    assert_eq!(t.to_ndarray()?, a.t());
+    let stream = gpu_runtime::Stream::new(&ctx)?;
+    let stepped = d.slice(s![..;2, 1..;3])?.copy_on(&stream)?;
+    stream.synchronize()?;
+    let want = a.slice(s![..;2, 1..;3]);
+    assert_eq!(stepped.strides(), &[want.ncols() as isize, 1][..]);
+    assert_eq!(stepped.to_ndarray()?, want);
     Ok(())
 }
 

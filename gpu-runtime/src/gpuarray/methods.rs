@@ -1,4 +1,4 @@
-//! Array methods that run a kernel: `fill`, `assign`, `to_contiguous`, `astype`, each on the
+//! Array methods that run a kernel: `fill`, `assign`, `to_contiguous`, `copy`, `astype`, each on the
 //! legacy default stream or (`*_on`) on a stream; and one element read or written by index
 //! (`item`, `set_item`). `fill` and `to_contiguous` take arrays of any [`ArrayElement`] (CUDA's
 //! vector types too: copied by one kernel of their own type, as vector types have no C
@@ -26,6 +26,23 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     /// [`to_contiguous`](Self::to_contiguous) on `stream`.
     pub fn to_contiguous_on(&self, stream: &Stream) -> Result<DeviceArray<S::Elem, D>> {
         self.copy_stream(Some(stream))
+    }
+
+    /// A copy in new memory that keeps this array's order (PyCUDA's `a.copy()`, NumPy's
+    /// `a.copy(order="K")`): Fortran order when this array is Fortran- and not C-contiguous,
+    /// else C order, as [`empty_like`](DeviceArray::empty_like) chooses (so the transpose of a
+    /// C array is copied in Fortran order, and a view with steps in C order).
+    pub fn copy(&self) -> Result<DeviceArray<S::Elem, D>> {
+        let mut out = DeviceArray::<S::Elem, D>::empty_like(self)?;
+        copy_into(&mut out, self, None)?;
+        Ok(out)
+    }
+
+    /// [`copy`](Self::copy) on `stream`.
+    pub fn copy_on(&self, stream: &Stream) -> Result<DeviceArray<S::Elem, D>> {
+        let mut out = DeviceArray::<S::Elem, D>::empty_like(self)?;
+        copy_into(&mut out, self, Some(stream))?;
+        Ok(out)
     }
 
     fn copy_stream(&self, stream: Option<&Stream>) -> Result<DeviceArray<S::Elem, D>> {
