@@ -303,7 +303,8 @@ fn get_set() -> gpu_runtime::Result<()> {
     Ok(())
 }
 
-/// Ports `test_zeros_like_etc`: `*_like` of C- and Fortran-order arrays keep shape and order.
+/// Ports `test_zeros_like_etc`: `*_like` of C- and Fortran-order arrays keep shape and order,
+/// of the same element type or another (PyCUDA's `dtype=`).
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn zeros_like_etc() -> gpu_runtime::Result<()> {
@@ -326,6 +327,13 @@ fn zeros_like_etc() -> gpu_runtime::Result<()> {
         }
         assert!(made[1].to_vec()?.iter().all(|&x| x == 0.0));
         assert!(made[2].to_vec()?.iter().all(|&x| x == 1.0));
+        // PyCUDA's `dtype=`: the element type is the new array's, any other than the input's.
+        let z = DeviceArray::<Complex64, _>::zeros_like(&arr)?;
+        let o = DeviceArray::<i32, _>::ones_like(&arr)?;
+        assert_eq!((z.shape(), z.is_standard_layout()), (arr.shape(), !fortran));
+        assert_eq!((o.shape(), o.is_standard_layout()), (arr.shape(), !fortran));
+        assert!(z.to_vec()?.iter().all(|x| *x == Complex64::new(0.0, 0.0)));
+        assert!(o.to_vec()?.iter().all(|&x| x == 1));
     }
     Ok(())
 }

@@ -82,7 +82,9 @@ impl<T: ArrayElement, D: Dimension> DeviceArray<T, D> {
     }
 
     /// An uninitialised array of the shape of `other`, in Fortran order when `other` is
-    /// Fortran- and not C-contiguous, else in C order (numpy's `empty_like`).
+    /// Fortran- and not C-contiguous, else in C order (numpy's `empty_like`). `other` may hold
+    /// another element type: `DeviceArray::<f64, _>::empty_like(&a)` is numpy's
+    /// `empty_like(a, dtype=float64)`; the same holds for the other `_like` constructors.
     pub fn empty_like<S: Storage>(other: &DeviceArrayBase<S, D>) -> Result<Self> {
         let ctx = other.context().clone();
         if other.is_fortran_layout() && !other.is_standard_layout() {
