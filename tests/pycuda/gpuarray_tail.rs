@@ -10,7 +10,7 @@
 //!
 //! The big-array tests allocate several GiB of device and host memory, as PyCUDA's do.
 //!
-//! Run on a GPU machine with `cargo test --test pycuda_gpuarray_c -- --ignored`.
+//! Run on a GPU machine with `cargo test --test pycuda -- --ignored gpuarray_tail`.
 
 use gpu_runtime::gpuarray::promote::{self, Promote};
 use gpu_runtime::gpuarray::{
