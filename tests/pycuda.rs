@@ -5,6 +5,8 @@
 //!
 //! One test binary for all of them, so that CI links it once.
 
+#[path = "pycuda/gpuarray_head.rs"]
+mod gpuarray_head;
 #[path = "pycuda/gpuarray_middle.rs"]
 mod gpuarray_middle;
 #[path = "pycuda/gpuarray_tail.rs"]
