@@ -11,3 +11,8 @@ mod gpuarray_head;
 mod gpuarray_middle;
 #[path = "pycuda/gpuarray_tail.rs"]
 mod gpuarray_tail;
+
+/// The default context: every test here needs a GPU (they are ignored without one).
+fn ctx() -> gpu_runtime::Context {
+    gpu_runtime::Context::default().expect("these tests need a CUDA GPU")
+}

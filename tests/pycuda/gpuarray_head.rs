@@ -22,6 +22,7 @@
 //!
 //! Run on a GPU machine with `cargo test --test pycuda -- --ignored gpuarray_head`.
 
+use crate::ctx;
 use gpu_runtime::gpuarray::{
     curand_version, math, promote, Bool, CurandFloat, CurandGenerator, DeviceArray, Element,
     ElementwiseKernel, IndexMode, KernelArg, Operand,
@@ -30,10 +31,6 @@ use gpu_runtime::ndarray::{arr0, arr1, s, Array, Array1, ArrayD, Axis, Ix1, IxDy
 use gpu_runtime::types::Complex32;
 use gpu_runtime::{Context, Stream};
 use gpu_suite::Rng;
-
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
 
 /// PyCUDA's `np.array([1, 2, ..., n]).astype(np.float32)`.
 fn one_to(n: usize) -> Array1<f32> {

@@ -8,6 +8,7 @@
 //!
 //! Run on a GPU machine with `cargo test --test pycuda -- --ignored gpuarray_middle`.
 
+use crate::ctx;
 use gpu_runtime::gpuarray::{
     if_positive, math, Bool, DeviceArray, Element, ElementwiseKernel, IndexMode, KernelArg, PooledArray,
     ScanKernel,
@@ -17,10 +18,6 @@ use gpu_runtime::tools::DeviceMemoryPool;
 use gpu_runtime::types::{Complex32, Complex64, Float3};
 use gpu_runtime::Context;
 use gpu_suite::Rng;
-
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
 
 /// A host vector of `n` random `i32` in `[0, bound)`.
 fn ints(rng: &mut Rng, n: usize, bound: u64) -> Vec<i32> {

@@ -12,6 +12,7 @@
 //!
 //! Run on a GPU machine with `cargo test --test pycuda -- --ignored gpuarray_tail`.
 
+use crate::ctx;
 use gpu_runtime::gpuarray::promote::{self, Promote};
 use gpu_runtime::gpuarray::{
     math, Bool, DType, DeviceArray, Element, ElementwiseKernel, KernelArg, PooledArray, ReductionKernel,
@@ -22,10 +23,6 @@ use gpu_runtime::tools::DeviceMemoryPool;
 use gpu_runtime::types::{Complex32, Complex64};
 use gpu_runtime::{Context, DeviceRepr};
 use gpu_suite::Rng;
-
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
 
 #[derive(Clone, Copy)]
 #[repr(C)]

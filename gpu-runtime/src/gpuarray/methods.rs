@@ -1,6 +1,6 @@
-//! Array methods that run a kernel: `fill`, `assign`, `to_contiguous`, `copy`, `astype`, each on the
-//! legacy default stream or (`*_on`) on a stream; and one element read or written by index
-//! (`item`, `set_item`). `fill` and `to_contiguous` take arrays of any [`ArrayElement`] (CUDA's
+//! Array methods that run a kernel: `fill`, `assign`, `to_contiguous`, `copy`, `astype`, each
+//! on the legacy default stream or (`*_on`) on a stream; and one element read or written by
+//! index (`item`, `set_item`). `fill` and `to_contiguous` take arrays of any [`ArrayElement`] (CUDA's
 //! vector types too: copied by one kernel of their own type, as vector types have no C
 //! conversion); `astype` and `assign` convert numbers.
 
@@ -33,20 +33,24 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     /// else C order, as [`empty_like`](DeviceArray::empty_like) chooses (so the transpose of a
     /// C array is copied in Fortran order, and a view with steps in C order).
     pub fn copy(&self) -> Result<DeviceArray<S::Elem, D>> {
-        let mut out = DeviceArray::<S::Elem, D>::empty_like(self)?;
-        copy_into(&mut out, self, None)?;
-        Ok(out)
+        self.copy_into_new(DeviceArray::empty_like(self)?, None)
     }
 
     /// [`copy`](Self::copy) on `stream`.
     pub fn copy_on(&self, stream: &Stream) -> Result<DeviceArray<S::Elem, D>> {
-        let mut out = DeviceArray::<S::Elem, D>::empty_like(self)?;
-        copy_into(&mut out, self, Some(stream))?;
-        Ok(out)
+        self.copy_into_new(DeviceArray::empty_like(self)?, Some(stream))
     }
 
     fn copy_stream(&self, stream: Option<&Stream>) -> Result<DeviceArray<S::Elem, D>> {
-        let mut out = DeviceArray::<S::Elem, D>::empty(self.context(), self.raw_dim())?;
+        self.copy_into_new(DeviceArray::empty(self.context(), self.raw_dim())?, stream)
+    }
+
+    /// This array's elements copied into `out`, new memory of its shape in either order.
+    fn copy_into_new(
+        &self,
+        mut out: DeviceArray<S::Elem, D>,
+        stream: Option<&Stream>,
+    ) -> Result<DeviceArray<S::Elem, D>> {
         copy_into(&mut out, self, stream)?;
         Ok(out)
     }
