@@ -448,3 +448,221 @@ fn a_lent_cudarc_slice_goes_into_run_time_typed_launches_graphs_and_copies() {
         assert_close(&theirs.clone_dtoh(&x).unwrap(), &x1, 0.0);
     }
 }
+
+// ---- The borders of issue 41: per-thread handles, captures by cudarc, lends of one slice ----
+
+use gpu_runtime::cudarc::driver::sys::CUstreamCaptureMode;
+use gpu_runtime::{BorderError, Error, Event};
+
+fn refused_as_captured<T: std::fmt::Debug>(r: gpu_runtime::Result<T>) -> bool {
+    matches!(r, Err(Error::Border(BorderError::CapturedElsewhere { .. })))
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_per_thread_stream_is_refused_and_the_default_stream_is_the_legacy_one() {
+    let ctx = ctx();
+    let cudarc = ctx.cudarc_context().unwrap();
+    match Stream::from_cudarc(cudarc.per_thread_stream()) {
+        Err(Error::Border(BorderError::PerThreadStream { handle })) => assert_eq!(handle, 2),
+        other => panic!("the per-thread stream was not refused: {other:?}"),
+    }
+    let legacy = Stream::from_cudarc(cudarc.default_stream()).unwrap();
+    assert!(legacy.raw().is_null());
+    // Work from eight threads on the legacy stream through that handle stays ordered.
+    let fill = k::late_fill::prepare(&ctx).unwrap();
+    let map = k::late_map::prepare(&ctx).unwrap();
+    std::thread::scope(|sc| {
+        for t in 0..8u32 {
+            let (ctx, legacy, fill, map) = (&ctx, &legacy, &fill, &map);
+            sc.spawn(move || {
+                let mut rng = Rng::new(4100 + u64::from(t));
+                for _ in 0..13 {
+                    let (a, b) = (rng.f32(), rng.f32());
+                    let mut x = ctx.alloc_zeros::<f32>(N).unwrap();
+                    let mut y = ctx.alloc_zeros::<f32>(N).unwrap();
+                    fill.prepared_async_call(grid(N), 256, legacy, &mut x, a, b, N as i32, cycles(ctx, 1.0))
+                        .unwrap();
+                    map.prepared_async_call(grid(N), 256, legacy, &x, &mut y, N as i32, 0)
+                        .unwrap();
+                    assert_close(&y.to_vec().unwrap(), &mapped(&filled(a, b, N)), TOL);
+                }
+            });
+        }
+    });
+}
+
+/// cudarc captures a stream of ours (`to_cudarc`, then its safe `begin_capture`): our launches,
+/// copies, callbacks and event records on it are refused with a typed error, the capture is
+/// invalidated (cudarc's `end_capture` fails and makes no graph to replay over memory handed
+/// out again), a buffer dropped during the capture keeps its memory until the work queued
+/// before the capture has run, and a stream of ours that would wait for the captured one is
+/// not pulled into the capture. 100 rounds, in each capture mode.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn work_of_ours_never_enters_a_capture_cudarc_began_on_our_stream() {
+    let ctx = ctx();
+    let (fill, map) = (
+        k::late_fill::prepare(&ctx).unwrap(),
+        k::late_map::prepare(&ctx).unwrap(),
+    );
+    let s = non_blocking(&ctx);
+    let c = s.to_cudarc().unwrap();
+    let other = non_blocking(&ctx);
+    let mut rng = Rng::new(4101);
+    for round in 0..100 {
+        let mode = [
+            CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED,
+            CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+            CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_GLOBAL,
+        ][round % 3];
+        let relaxed = round % 3 == 0;
+        let (a, b) = (rng.f32(), rng.f32());
+        // Written late on `s` before the capture.
+        let mut x = ctx.alloc_zeros::<f32>(N).unwrap();
+        fill.prepared_async_call(grid(N), 256, &s, &mut x, a, b, N as i32, cycles(&ctx, 2.0))
+            .unwrap();
+        let mut y = ctx.alloc_zeros::<f32>(N).unwrap();
+        c.begin_capture(mode).unwrap();
+        let r = fill.prepared_async_call(grid(N), 256, &s, &mut y, 1.0, 0.0, N as i32, 0);
+        assert!(
+            refused_as_captured(r),
+            "round {round}: a launch into cudarc's capture"
+        );
+        let src = ctx.alloc_zeros::<f32>(N).unwrap();
+        assert!(refused_as_captured(gpu_runtime::driver::memcpy_dtod_async(
+            &mut y, &src, &s
+        )));
+        assert!(refused_as_captured(s.add_callback(|| {})));
+        assert!(refused_as_captured(Event::new(&ctx).unwrap().record(Some(&s))));
+        if relaxed {
+            // Reading `x` on another stream waits for `s`: refused, not joined to the capture.
+            let mut z = ctx.alloc_zeros::<f32>(N).unwrap();
+            let r = map.prepared_async_call(grid(N), 256, &other, &x, &mut z, N as i32, 0);
+            assert!(refused_as_captured(r), "round {round}: a wait joined the capture");
+            // `x` dropped during the capture: its memory must outlive the late fill.
+            drop(x);
+            let mut fresh = ctx.alloc_zeros::<f32>(N).unwrap();
+            fill.prepared_async_call(grid(N), 256, &other, &mut fresh, 3.0, -1.0, N as i32, 0)
+                .unwrap();
+            other.synchronize().unwrap();
+            assert!(
+                c.end_capture(gpu_runtime::cudarc::driver::sys::CUgraphInstantiate_flags(0))
+                    .is_err(),
+                "round {round}: the capture made a graph"
+            );
+            s.synchronize().unwrap();
+            assert_close(&fresh.to_vec().unwrap(), &filled(3.0, -1.0, N), TOL);
+        } else {
+            assert!(
+                c.end_capture(gpu_runtime::cudarc::driver::sys::CUgraphInstantiate_flags(0))
+                    .is_err(),
+                "round {round}: the capture made a graph"
+            );
+            assert_close(&x.to_vec().unwrap(), &filled(a, b, N), TOL);
+        }
+        // After the capture the stream is ours again.
+        fill.prepared_async_call(grid(N), 256, &s, &mut y, a, b, N as i32, 0)
+            .unwrap();
+        assert_close(&y.to_vec().unwrap(), &filled(a, b, N), TOL);
+    }
+}
+
+/// Nested read lends of one cudarc slice on two streams, the inner one's reader the slowest,
+/// then a write lend on a third: the write waits for both readers (cudarc's one read event
+/// would name only the last reader). 100 rounds.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn a_write_lend_waits_for_every_earlier_read_lend_nested_or_not() {
+    let ctx = ctx();
+    let cudarc = ctx.cudarc_context().unwrap();
+    let theirs = cudarc.new_stream().unwrap();
+    let (s1, s2, s3) = (non_blocking(&ctx), non_blocking(&ctx), non_blocking(&ctx));
+    let (fill, map) = (
+        k::late_fill::prepare(&ctx).unwrap(),
+        k::late_map::prepare(&ctx).unwrap(),
+    );
+    let mut rng = Rng::new(4102);
+    for round in 0..100 {
+        let host: Vec<f32> = (0..N).map(|_| rng.f32()).collect();
+        let mut x = theirs.clone_htod(&host).unwrap();
+        let (mut out1, mut out2, mut out3) = (
+            ctx.alloc_zeros::<f32>(N).unwrap(),
+            ctx.alloc_zeros::<f32>(N).unwrap(),
+            ctx.alloc_zeros::<f32>(N).unwrap(),
+        );
+        x.lend(&s1, |x1| {
+            map.prepared_async_call(grid(N), 256, &s1, x1, &mut out1, N as i32, cycles(&ctx, 1.0))
+                .unwrap();
+            x.lend(&s2, |x2| {
+                map.prepared_async_call(grid(N), 256, &s2, x2, &mut out2, N as i32, cycles(&ctx, 4.0))
+            })
+            .unwrap()
+            .unwrap();
+        })
+        .unwrap();
+        // A read lend after them, not nested, on a third stream.
+        x.lend(&s3, |x3| {
+            map.prepared_async_call(grid(N), 256, &s3, x3, &mut out3, N as i32, cycles(&ctx, 2.0))
+        })
+        .unwrap()
+        .unwrap();
+        let w = non_blocking(&ctx);
+        x.lend_mut(&w, |x| {
+            fill.prepared_async_call(grid(N), 256, &w, x, 0.0, -7.0, N as i32, 0)
+        })
+        .unwrap()
+        .unwrap();
+        let want = mapped(&host);
+        for (name, out) in [("outer", &out1), ("inner", &out2), ("after", &out3)] {
+            let got = out.to_vec().unwrap();
+            if let Some((i, g, e)) = gpu_suite::first_mismatch(&got, &want, TOL) {
+                panic!("round {round}: the {name} reader saw the write: element {i}: got {g}, want {e}");
+            }
+        }
+    }
+}
+
+/// Two threads write the two halves of one cudarc slice (`split_at_mut`) through lends on two
+/// streams, late; then cudarc reads the whole slice: it must see both halves (the two ends
+/// cover each other, or one write event would replace the other). 100 rounds.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn two_threads_lending_the_halves_of_a_split_slice_are_both_waited_for() {
+    let ctx = ctx();
+    let cudarc = ctx.cudarc_context().unwrap();
+    let theirs = cudarc.new_stream().unwrap();
+    let fill = k::late_fill::prepare(&ctx).unwrap();
+    let (sa, sb) = (non_blocking(&ctx), non_blocking(&ctx));
+    let mut rng = Rng::new(4103);
+    let h = N / 2;
+    for round in 0..100 {
+        let (a, b) = (rng.f32(), rng.f32());
+        let mut x = theirs.alloc_zeros::<f32>(N).unwrap();
+        {
+            let (mut lo, mut hi) = x.split_at_mut(h);
+            std::thread::scope(|sc| {
+                let (fill, ctx, sa, sb) = (&fill, &ctx, &sa, &sb);
+                let ta = sc.spawn(move || {
+                    lo.lend_mut(sa, |v| {
+                        fill.prepared_async_call(grid(h), 256, sa, v, a, b, h as i32, cycles(ctx, 3.0))
+                    })
+                    .unwrap()
+                    .unwrap()
+                });
+                hi.lend_mut(sb, |v| {
+                    fill.prepared_async_call(grid(h), 256, sb, v, a, b + 1.0, h as i32, cycles(ctx, 1.0))
+                })
+                .unwrap()
+                .unwrap();
+                ta.join().unwrap();
+            });
+        }
+        let got = theirs.clone_dtoh(&x).unwrap();
+        let mut want = filled(a, b, h);
+        want.extend(filled(a, b + 1.0, h));
+        if let Some((i, g, w)) = gpu_suite::first_mismatch(&got, &want, TOL) {
+            panic!("round {round}: element {i}: got {g}, want {w}");
+        }
+    }
+}

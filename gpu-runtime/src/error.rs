@@ -8,7 +8,7 @@
 //! Mistakes of one kind form a family with its own enum, whose variants carry the sizes,
 //! names and values involved as fields, wrapped by one variant of [`Error`]: [`CopyError`]
 //! (`Error::Copy`), [`ArgumentError`] (`Error::Argument`), [`MemoryError`], [`ArrayShapeError`], [`TextureError`], [`FlagsError`],
-//! [`OccupancyError`], [`GraphError`], [`LaunchConfigError`] (`Error::InvalidLaunch`), and
+//! [`OccupancyError`], [`GraphError`], [`BorderError`] (`Error::Border`), [`LaunchConfigError`] (`Error::InvalidLaunch`), and
 //! behind their features `GemmError` and `DlpackError`. Match the variant and its fields, e.g.
 //! `Err(Error::Copy(CopyError::HostDeviceLength { host, device, .. }))`; the messages are for
 //! people. A family of a higher layer, which this lowest one cannot name, has its own `Result`
@@ -20,6 +20,7 @@ use std::fmt;
 use cudarc::driver::sys::CUresult;
 
 mod argument;
+mod border;
 mod copy;
 mod flags;
 #[cfg(feature = "cublas")]
@@ -30,6 +31,7 @@ mod shape;
 mod texture;
 
 pub use argument::{ArgHint, ArgumentError};
+pub use border::BorderError;
 pub use copy::CopyError;
 pub use flags::FlagsError;
 #[cfg(feature = "cublas")]
@@ -117,6 +119,10 @@ pub enum Error {
     /// nothing was created.
     #[error(transparent)]
     Flags(#[from] FlagsError),
+    /// A stream handle or state at the border with another library (cudarc) that stream
+    /// ordering cannot keep its promise on; nothing was queued that can run.
+    #[error(transparent)]
+    Border(#[from] BorderError),
     /// A question the occupancy calculator (`tools::DeviceData`) has no figures for.
     #[error(transparent)]
     Occupancy(#[from] OccupancyError),

@@ -35,8 +35,8 @@ pub use error::DlpackError;
 #[cfg(feature = "cublas")]
 pub use error::GemmError;
 pub use error::{
-    ArgHint, ArgumentError, ArrayShapeError, CompileError, CopyError, Error, FlagsError, GraphError,
-    LaunchConfigError, MemoryError, OccupancyError, Result, TextureError,
+    ArgHint, ArgumentError, ArrayShapeError, BorderError, CompileError, CopyError, Error, FlagsError,
+    GraphError, LaunchConfigError, MemoryError, OccupancyError, Result, TextureError,
 };
 pub use launch::Dim3;
 #[cfg(feature = "nccl")]

@@ -156,7 +156,10 @@ pub unsafe fn launch(
     params: &mut [*mut c_void],
 ) -> Result<()> {
     // SAFETY: the caller's guarantee.
-    unsafe { ex.launch(f, grid, block, stream.raw(), params) }
+    unsafe { ex.launch(f, grid, block, stream.raw(), params) }?;
+    // A capture another library began between `stream_arg`'s check and the launch took the
+    // launch in: this invalidates that capture, so the launch never runs from a graph.
+    stream.inner().refuse_foreign_capture()
 }
 
 /// The launch configuration of `#[kernel(cluster = (x, y, z))]` and `#[kernel(cooperative)]`,

@@ -231,8 +231,12 @@ impl Stream {
     }
 
     /// Makes later work on this stream wait until `event` has completed.
+    ///
+    /// Refused ([`BorderError::CapturedElsewhere`](crate::BorderError)) while another library
+    /// captures this stream into a graph.
     pub fn wait_for_event(&self, event: &Event) -> Result<()> {
         self.ctx.bind()?;
+        self.inner.refuse_foreign_capture()?;
         // SAFETY: both handles are live.
         check("cuStreamWaitEvent", unsafe {
             sys::cuStreamWaitEvent(self.raw(), event.raw, 0)
@@ -333,8 +337,17 @@ impl Event {
     }
 
     /// Records the event on `stream` (or on the legacy default stream with `None`).
+    ///
+    /// Refused ([`BorderError::CapturedElsewhere`](crate::BorderError)) while another library
+    /// captures `stream` into a graph: the event would be a node of that graph, and a stream
+    /// told to wait for it would join the capture, its later work captured instead of run.
     pub fn record(&self, stream: Option<&Stream>) -> Result<()> {
-        self.record_raw(stream.map_or(std::ptr::null_mut(), Stream::raw))
+        let Some(stream) = stream else {
+            return self.record_raw(std::ptr::null_mut());
+        };
+        stream.inner.refuse_foreign_capture()?;
+        self.record_raw(stream.raw())?;
+        stream.inner.refuse_foreign_capture()
     }
 
     pub(crate) fn record_raw(&self, stream: sys::CUstream) -> Result<()> {

@@ -7,6 +7,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use cudarc::driver::sys;
 
 use crate::driver::context::core::Context;
+use crate::driver::ordering::StreamInner;
 use crate::driver::result::check;
 use crate::driver::stream::{Stream, StreamFlags};
 use crate::error::{FlagsError, Result};
@@ -33,17 +34,23 @@ pub(crate) type Callback = Box<dyn FnOnce() + Send + 'static>;
 /// Queues `f` on `stream` (`cuLaunchHostFunc`), with `stream`'s context current: run on a driver
 /// thread once the work queued before it has finished. `f` must not call CUDA. If the context
 /// fails before `f`'s turn, `f` is never run and never dropped.
-pub(crate) fn queue_host_fn(stream: sys::CUstream, f: Callback) -> Result<()> {
+///
+/// Refused on a stream another library is capturing: a host function captured into a graph
+/// would be called at each launch of the graph, and `data` is handed over once. A capture
+/// begun between the check and the queueing is invalidated (the check after), so the function
+/// is called at most once, or never (then leaked, not freed).
+pub(crate) fn queue_host_fn(stream: &StreamInner, f: Callback) -> Result<()> {
+    stream.refuse_foreign_capture()?;
     let data = Box::into_raw(Box::new(f));
     // SAFETY: the stream is live (the caller's); run_callback takes ownership of `data` when
     // the driver calls it, catches any panic, and `f` calls no CUDA (this function's contract).
-    let r = unsafe { crate::driver::calls::launch_host_func(stream, run_callback, data.cast()) };
+    let r = unsafe { crate::driver::calls::launch_host_func(stream.raw, run_callback, data.cast()) };
     if let Err(e) = r {
         // SAFETY: the driver refused it, so it will never call run_callback with `data`.
         drop(unsafe { Box::from_raw(data) });
         return Err(e.into());
     }
-    Ok(())
+    stream.refuse_foreign_capture()
 }
 
 extern "C" fn run_callback(data: *mut c_void) {
@@ -120,6 +127,6 @@ impl Stream {
     /// ```
     pub fn add_callback(&self, f: impl FnOnce() + Send + 'static) -> Result<()> {
         self.context().bind()?;
-        queue_host_fn(self.raw(), Box::new(f))
+        queue_host_fn(self.inner(), Box::new(f))
     }
 }

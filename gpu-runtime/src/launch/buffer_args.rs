@@ -60,10 +60,12 @@ pub(crate) fn foreign_arg(kernel: &Context, owner: &Context) -> Result<()> {
     }
 }
 
-/// `stream`, after checking it belongs to the kernel's context.
+/// `stream`, after checking it belongs to the kernel's context and that no other library is
+/// capturing it (`StreamInner::refuse_foreign_capture`).
 #[inline]
 pub(crate) fn stream_arg<'s>(f: &Function, stream: &'s Stream) -> Result<LaunchStream<'s>> {
     if stream.context().is(f.context().raw()) {
+        stream.inner().refuse_foreign_capture()?;
         Ok(LaunchStream::new(stream.inner()))
     } else {
         Err(Error::WrongContext { what: "the stream" })

@@ -100,7 +100,7 @@ impl<'a> Staging<'a> {
         // SAFETY: the event and the stream are live.
         unsafe { event::event_record(marker, stream) }?;
         let fire = signal.clone();
-        queue_host_fn(stream, Box::new(move || fire.fire()))
+        queue_host_fn(self.stream, Box::new(move || fire.fire()))
     }
 }
 

@@ -93,3 +93,14 @@ pub(crate) unsafe fn memset_d8_async(
         sys::cuMemsetD8Async(dst, value, count, stream)
     })
 }
+
+/// `cuMemGetAddressRange`: the base address of the allocation holding `ptr` (any address
+/// inside it), in the current context.
+pub(crate) fn mem_allocation_base(ptr: sys::CUdeviceptr) -> Result<sys::CUdeviceptr, Failed> {
+    let (mut base, mut size) = (0, 0);
+    // SAFETY: valid out-pointers; the driver checks that `ptr` lies in an allocation.
+    result("cuMemGetAddressRange", unsafe {
+        sys::cuMemGetAddressRange_v2(&mut base, &mut size, ptr)
+    })?;
+    Ok(base)
+}

@@ -146,3 +146,33 @@ pub(crate) unsafe fn stream_get_capture_info(stream: sys::CUstream) -> Result<Ca
         count,
     })
 }
+
+#[cfg_attr(loom, allow(dead_code))]
+/// `cuStreamIsCapturing`: whether `stream` is being captured into a graph (by anyone).
+///
+/// # Safety
+/// `stream` is live.
+pub(crate) unsafe fn stream_is_capturing(
+    stream: sys::CUstream,
+) -> Result<sys::CUstreamCaptureStatus, Failed> {
+    let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    // SAFETY: the caller's guarantee; valid out-pointer.
+    result("cuStreamIsCapturing", unsafe {
+        sys::cuStreamIsCapturing(stream, &mut status)
+    })?;
+    Ok(status)
+}
+
+/// `cuStreamQuery` on a stream being captured, made only to invalidate that capture: the
+/// driver refuses the query (`CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED`) and marks the capture
+/// invalidated, in every capture mode, so its `cuStreamEndCapture` fails and gives no graph
+/// (measured on an H200, CUDA 13.0 driver). The refusal is the expected answer, so it is not
+/// returned.
+///
+/// # Safety
+/// `stream` is live.
+#[cfg_attr(loom, allow(dead_code))]
+pub(crate) unsafe fn stream_invalidate_capture(stream: sys::CUstream) {
+    // SAFETY: the caller's guarantee.
+    let _ = unsafe { sys::cuStreamQuery(stream) };
+}

@@ -20,8 +20,10 @@ use cudarc::driver::{
     sys, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceSlice,
 };
 
+use super::state::state;
+use crate::driver::calls::memcpy::mem_allocation_base;
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
-use crate::driver::ordering::StreamUses;
+use crate::driver::ordering::{LendGroups, Member, StreamUses};
 use crate::driver::stream::Stream;
 use crate::error::{Error, Result};
 
@@ -175,10 +177,10 @@ impl<T> LendMut<T> for CudaViewMut<'_, T> {
 
 /// Checks that `mem` is of `stream`'s context, and returns cudarc's handle to the stream, after
 /// letting cudarc's work finish where cudarc orders nothing.
-fn check_start<T, M: DeviceSlice<T> + ?Sized>(
+fn check_start<'s, T, M: DeviceSlice<T> + ?Sized>(
     mem: &M,
-    stream: &Stream,
-) -> Result<std::sync::Arc<CudaStream>> {
+    stream: &'s Stream,
+) -> Result<(std::sync::Arc<CudaStream>, &'s LendGroups)> {
     let theirs = mem.stream().context();
     if theirs.cu_ctx() != stream.context().raw() {
         return Err(Error::WrongContext {
@@ -186,15 +188,27 @@ fn check_start<T, M: DeviceSlice<T> + ?Sized>(
         });
     }
     let c = stream.to_cudarc()?;
+    // The stream is cudarc's to capture now: no lend starts while it does.
+    stream.inner().refuse_foreign_capture()?;
     if !theirs.is_managing_stream_synchronization() {
         // cudarc orders nothing: let its work queued so far finish.
         stream.context().synchronize()?;
     }
-    Ok(c)
+    Ok((c, &state(stream.context())?.lends))
+}
+
+/// The lend's place in the group of its allocation's lends (found by the base address of the
+/// allocation `ptr` lies in, so views of one slice share it).
+fn join<'s>(groups: &'s LendGroups, ptr: sys::CUdeviceptr, stream: &'s Stream) -> Result<Member<'s>> {
+    stream.context().bind()?;
+    let base = if ptr == 0 { 0 } else { mem_allocation_base(ptr)? };
+    Ok(groups.join(base, stream.inner()))
 }
 
 /// How a lend ends on cudarc's side.
 trait CudarcEnd {
+    /// A write lend (cudarc's write event is recorded at the end).
+    const WRITE: bool;
     /// cudarc orders its slices between streams.
     fn managing(&self) -> bool;
     /// Records cudarc's read or write event on `c` (cudarc's `SyncOnDrop`, dropped at once).
@@ -205,6 +219,7 @@ struct ReadEnd<'m, T, M: DevicePtr<T> + ?Sized>(&'m M, PhantomData<fn(T)>);
 struct WriteEnd<'m, T, M: DevicePtrMut<T> + ?Sized>(&'m mut M, PhantomData<fn(T)>);
 
 impl<T, M: DevicePtr<T> + ?Sized> CudarcEnd for ReadEnd<'_, T, M> {
+    const WRITE: bool = false;
     fn managing(&self) -> bool {
         self.0.stream().context().is_managing_stream_synchronization()
     }
@@ -214,6 +229,7 @@ impl<T, M: DevicePtr<T> + ?Sized> CudarcEnd for ReadEnd<'_, T, M> {
 }
 
 impl<T, M: DevicePtrMut<T> + ?Sized> CudarcEnd for WriteEnd<'_, T, M> {
+    const WRITE: bool = true;
     fn managing(&self) -> bool {
         self.0.stream().context().is_managing_stream_synchronization()
     }
@@ -224,6 +240,9 @@ impl<T, M: DevicePtrMut<T> + ?Sized> CudarcEnd for WriteEnd<'_, T, M> {
 
 /// A lend in progress: ended by `finish`, or when dropped (a panic in the closure).
 struct Lending<'s, T, E: CudarcEnd> {
+    /// Its place among the lends of the same cudarc allocation, whose ends cover each other
+    /// (`driver::ordering::LendGroups`).
+    member: Member<'s>,
     lent: LentMut<'s, T>,
     /// The lend's record (what `lent` records into, unless the closure swapped it).
     uses: &'s StreamUses,
@@ -236,6 +255,7 @@ struct Lending<'s, T, E: CudarcEnd> {
 
 impl<'s, T, E: CudarcEnd> Lending<'s, T, E> {
     fn new(
+        member: Member<'s>,
         ptr: sys::CUdeviceptr,
         len: usize,
         stream: &'s Stream,
@@ -244,6 +264,7 @@ impl<'s, T, E: CudarcEnd> Lending<'s, T, E> {
         end: E,
     ) -> Self {
         Lending {
+            member,
             lent: LentMut {
                 inner: Lent {
                     ptr,
@@ -279,10 +300,13 @@ impl<'s, T, E: CudarcEnd> Lending<'s, T, E> {
             Ok(()) => Ok(()),
             Err(_) => self.uses.host_write(),
         };
-        self.end.record(&self.c);
+        // Atomic with respect to the other lends' ends of this allocation: the stream first
+        // waits for every stream they lent on, so cudarc's one event covers all of them.
+        let (end, c) = (&mut self.end, &self.c);
+        let covered = self.member.end(E::WRITE, || end.record(c));
         // cudarc records its event only where both contexts it looks at order streams.
         let recorded = self.end.managing() && self.c.context().is_managing_stream_synchronization();
-        if ordered.is_err() || !recorded {
+        if ordered.is_err() || covered.is_err() || !recorded {
             self.stream.synchronize()?;
         }
         waited
@@ -308,12 +332,21 @@ fn lend_read<T, M: DevicePtr<T> + ?Sized, R>(
     stream: &Stream,
     f: impl FnOnce(&Lent<'_, T>) -> R,
 ) -> Result<R> {
-    let c = check_start(mem, stream)?;
+    let (c, groups) = check_start(mem, stream)?;
     // cudarc makes `c` wait for its last write; its read event is recorded at the end.
     let (ptr, record) = mem.device_ptr(&c);
     std::mem::forget(record);
+    let member = join(groups, ptr, stream)?;
     let uses = StreamUses::new();
-    let lending = Lending::new(ptr, mem.len(), stream, &uses, c, ReadEnd(mem, PhantomData));
+    let lending = Lending::new(
+        member,
+        ptr,
+        mem.len(),
+        stream,
+        &uses,
+        c,
+        ReadEnd(mem, PhantomData),
+    );
     lending.begin()?;
     let r = f(&lending.lent.inner);
     lending.finish()?;
@@ -325,14 +358,15 @@ fn lend_write<T, M: DevicePtrMut<T> + ?Sized, R>(
     stream: &Stream,
     f: impl FnOnce(&mut LentMut<'_, T>) -> R,
 ) -> Result<R> {
-    let c = check_start(&*mem, stream)?;
+    let (c, groups) = check_start(&*mem, stream)?;
     // cudarc makes `c` wait for its last write and reads; its write event is recorded at the
     // end.
     let (ptr, record) = mem.device_ptr_mut(&c);
     std::mem::forget(record);
+    let member = join(groups, ptr, stream)?;
     let len = mem.len();
     let uses = StreamUses::new();
-    let mut lending = Lending::new(ptr, len, stream, &uses, c, WriteEnd(mem, PhantomData));
+    let mut lending = Lending::new(member, ptr, len, stream, &uses, c, WriteEnd(mem, PhantomData));
     lending.begin()?;
     let r = f(&mut lending.lent);
     lending.finish()?;

@@ -9,10 +9,10 @@ use cudarc::driver::{sys, CudaContext, CudaStream, DriverError};
 use crate::driver::context::core::{lookup, Context};
 use crate::driver::context::ext::{Extension, Slot};
 use crate::driver::device::Device;
-use crate::driver::ordering::StreamInner;
-use crate::driver::result::driver_error;
+use crate::driver::ordering::{LendGroups, StreamInner};
+use crate::driver::result::{check, driver_error};
 use crate::driver::stream::Stream;
-use crate::error::{Error, Result};
+use crate::error::{BorderError, Error, Result};
 
 /// What a context keeps for cudarc (its extension slot `Cudarc`).
 pub(crate) struct CudarcState {
@@ -32,6 +32,8 @@ pub(crate) struct CudarcState {
     /// handle to it (so a cudarc handle always finds its stream, and the stream is not
     /// destroyed under it), and let go at a later registration once cudarc holds none.
     streams: Mutex<HashMap<usize, Arc<StreamInner>>>,
+    /// The lends of cudarc's allocations running now, grouped by allocation (`lend.rs`).
+    pub(crate) lends: LendGroups,
 }
 
 impl Extension for CudarcState {
@@ -70,6 +72,7 @@ impl CudarcState {
             matches,
             _multi: multi,
             streams: Mutex::new(HashMap::new()),
+            lends: LendGroups::default(),
         })
     }
 
@@ -91,7 +94,7 @@ impl CudarcState {
             return None;
         }
         let raw = stream.cu_stream();
-        if raw.is_null() {
+        if raw.is_null() || raw as usize == LEGACY_HANDLE {
             return Some(ctx.legacy().clone());
         }
         lock(&self.streams).get(&(raw as usize)).cloned()
@@ -105,6 +108,13 @@ impl CudarcState {
         map.insert(inner.raw as usize, inner.clone());
     }
 }
+
+/// `CU_STREAM_LEGACY`: the legacy default stream, named explicitly (one queue per context, as
+/// the null handle).
+const LEGACY_HANDLE: usize = 0x1;
+/// `CU_STREAM_PER_THREAD` (cudarc's `per_thread_stream()`): the calling thread's default
+/// stream, a different queue in every thread.
+const PER_THREAD_HANDLE: usize = 0x2;
 
 /// Refuses a context of `Context::create` before cudarc opens the device's primary context for
 /// nothing.
@@ -217,8 +227,23 @@ impl Stream {
     /// cudarc stream always gives the same stream of ours while one is alive.
     ///
     /// Its context must be a device's primary context ([`Context::from_cudarc`]); another is
-    /// refused with [`Error::WrongContext`].
+    /// refused with [`Error::WrongContext`]. The legacy default stream (the null handle or
+    /// `CU_STREAM_LEGACY`) gives the context's legacy stream. The per-thread default stream
+    /// (`per_thread_stream()`) is refused with [`BorderError::PerThreadStream`]: it is a
+    /// different queue in each thread that names it, which one `Stream` cannot stand for.
+    ///
+    /// While cudarc captures the stream into a graph (`begin_capture`), this crate queues
+    /// nothing on it ([`BorderError::CapturedElsewhere`]), and the same holds for a stream of
+    /// ours handed out by [`Stream::to_cudarc`].
     pub fn from_cudarc(stream: Arc<CudaStream>) -> Result<Stream> {
+        if stream.cu_stream() as usize == PER_THREAD_HANDLE {
+            // Ordering names a queue by its handle; this handle names one per thread, so work
+            // of two threads on "it" would be ordered by nothing.
+            return Err(BorderError::PerThreadStream {
+                handle: PER_THREAD_HANDLE,
+            }
+            .into());
+        }
         let ctx = Context::from_cudarc(stream.context())?;
         let st = state(&ctx)?;
         if let Some(inner) = st.known(&ctx, &stream) {
@@ -227,12 +252,10 @@ impl Stream {
         ctx.bind()?;
         let mut flags = 0u32;
         // SAFETY: valid out-pointer; the stream is live (cudarc's handle is held).
-        let blocking = match unsafe { sys::cuStreamGetFlags(stream.cu_stream(), &mut flags) } {
-            sys::CUresult::CUDA_SUCCESS => flags & 1 == 0,
-            // A handle whose flags cannot be read (the per-thread stream) is taken as
-            // non-blocking: ordering then waits for it where a blocking one would not need to.
-            _ => false,
-        };
+        check("cuStreamGetFlags", unsafe {
+            sys::cuStreamGetFlags(stream.cu_stream(), &mut flags)
+        })?;
+        let blocking = flags & 1 == 0;
         let inner = StreamInner::borrowed(stream, ctx.raw(), ctx.liveness(), blocking)?;
         st.register(&inner);
         Ok(Stream::from_inner(inner, &ctx))

@@ -5,10 +5,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll};
 
-use cudarc::driver::sys;
-
 use crate::driver::context::core::Context;
 use crate::driver::future::signal::Signal;
+use crate::driver::ordering::StreamInner;
 use crate::driver::stream::{Event, EventFlags, Stream, StreamFlags};
 use crate::driver::stream_ops::queue_host_fn;
 use crate::error::Result;
@@ -39,9 +38,10 @@ pub struct Synchronized {
 
 impl Synchronized {
     /// The future of the work queued on `stream` (of `ctx`) so far.
-    fn after(stream: sys::CUstream, ctx: &Context, helper: Option<Stream>) -> Result<Synchronized> {
+    fn after(stream: &StreamInner, ctx: &Context, helper: Option<Stream>) -> Result<Synchronized> {
         let marker = Event::with_flags(ctx, EventFlags::DISABLE_TIMING)?;
-        marker.record_raw(stream)?;
+        stream.refuse_foreign_capture()?;
+        marker.record_raw(stream.raw)?;
         let signal = Signal::new();
         let fire = signal.clone();
         // `record_raw` bound the context. The host function only wakes the task (no CUDA).
@@ -89,7 +89,7 @@ impl Stream {
     /// # Ok(()) }
     /// ```
     pub fn synchronize_async(&self) -> Result<Synchronized> {
-        Synchronized::after(self.raw(), self.context(), None)
+        Synchronized::after(self.inner(), self.context(), None)
     }
 }
 
@@ -102,7 +102,7 @@ impl Event {
     pub fn synchronize_async(&self) -> Result<Synchronized> {
         let helper = Stream::with_flags(self.context(), StreamFlags::NonBlocking)?;
         helper.wait_for_event(self)?;
-        let raw = helper.raw();
-        Synchronized::after(raw, self.context(), Some(helper))
+        let inner = helper.inner().clone();
+        Synchronized::after(&inner, self.context(), Some(helper))
     }
 }

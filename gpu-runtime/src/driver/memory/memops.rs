@@ -46,6 +46,14 @@ fn on_stream<'s>(ctx: &Context, stream: &'s Stream) -> Result<&'s Arc<StreamInne
     Ok(stream.inner())
 }
 
+/// The result of a copy queued on `s`, after the check that no other library began capturing
+/// `s` meanwhile (the check before is in the record's `read_on`/`write_on`): such a capture is
+/// invalidated, so the copy never runs from its graph.
+fn queued(s: &StreamInner, r: Result<()>) -> Result<()> {
+    r?;
+    s.refuse_foreign_capture()
+}
+
 /// Copies host data into device memory of the same length (PyCUDA's `memcpy_htod`).
 ///
 /// Like every synchronous copy, it runs on the legacy default stream after the work queued
@@ -154,14 +162,17 @@ pub fn memcpy_htod_async<T: DeviceRepr>(
     dst.context().bind()?;
     // SAFETY: lengths match; the host memory is page-locked and stays allocated and unwritten
     // until the copy completes (its record says so); the device side is ordered after its uses.
-    check("cuMemcpyHtoDAsync", unsafe {
-        sys::cuMemcpyHtoDAsync_v2(
-            dst.device_ptr(),
-            src.ptr.cast(),
-            src.len * std::mem::size_of::<T>(),
-            s.raw,
-        )
-    })
+    queued(
+        s,
+        check("cuMemcpyHtoDAsync", unsafe {
+            sys::cuMemcpyHtoDAsync_v2(
+                dst.device_ptr(),
+                src.ptr.cast(),
+                src.len * std::mem::size_of::<T>(),
+                s.raw,
+            )
+        }),
+    )
 }
 
 /// Queues a device-to-host copy into page-locked memory on `stream` (PyCUDA's
@@ -183,14 +194,17 @@ pub fn memcpy_dtoh_async<T: DeviceRepr>(
     src.context().bind()?;
     // SAFETY: lengths match; the host memory is page-locked, and the host neither touches nor
     // frees it until the copy completes (its record says so); any bytes are a valid T.
-    check("cuMemcpyDtoHAsync", unsafe {
-        sys::cuMemcpyDtoHAsync_v2(
-            dst.ptr.cast(),
-            src.device_ptr(),
-            dst.len * std::mem::size_of::<T>(),
-            s.raw,
-        )
-    })
+    queued(
+        s,
+        check("cuMemcpyDtoHAsync", unsafe {
+            sys::cuMemcpyDtoHAsync_v2(
+                dst.ptr.cast(),
+                src.device_ptr(),
+                dst.len * std::mem::size_of::<T>(),
+                s.raw,
+            )
+        }),
+    )
 }
 
 /// Queues a host-to-device copy from any host memory on `stream`. From pageable memory the
@@ -216,14 +230,17 @@ pub unsafe fn memcpy_htod_async_unchecked<T: DeviceRepr>(
     dst.context().bind()?;
     // SAFETY: lengths match; the caller keeps src alive and unmodified until the copy
     // completes.
-    check("cuMemcpyHtoDAsync", unsafe {
-        sys::cuMemcpyHtoDAsync_v2(
-            dst.device_ptr(),
-            src.as_ptr().cast(),
-            std::mem::size_of_val(src),
-            s.raw,
-        )
-    })
+    queued(
+        s,
+        check("cuMemcpyHtoDAsync", unsafe {
+            sys::cuMemcpyHtoDAsync_v2(
+                dst.device_ptr(),
+                src.as_ptr().cast(),
+                std::mem::size_of_val(src),
+                s.raw,
+            )
+        }),
+    )
 }
 
 /// Queues a device-to-host copy into any host memory on `stream`, after the work that writes
@@ -248,14 +265,17 @@ pub unsafe fn memcpy_dtoh_async_unchecked<T: DeviceRepr>(
     src.context().bind()?;
     // SAFETY: lengths match; the caller keeps dst alive and untouched until the copy completes;
     // any bytes are a valid T (DeviceRepr).
-    check("cuMemcpyDtoHAsync", unsafe {
-        sys::cuMemcpyDtoHAsync_v2(
-            dst.as_mut_ptr().cast(),
-            src.device_ptr(),
-            std::mem::size_of_val(dst),
-            s.raw,
-        )
-    })
+    queued(
+        s,
+        check("cuMemcpyDtoHAsync", unsafe {
+            sys::cuMemcpyDtoHAsync_v2(
+                dst.as_mut_ptr().cast(),
+                src.device_ptr(),
+                std::mem::size_of_val(dst),
+                s.raw,
+            )
+        }),
+    )
 }
 
 /// Queues a device-to-device copy on `stream` (PyCUDA's `memcpy_dtod_async`), after the work
@@ -282,9 +302,12 @@ pub fn memcpy_dtod_async<T: DeviceRepr>(
     dst.context().bind()?;
     // SAFETY: both ranges are live allocations of `bytes` bytes, kept allocated until the copy
     // completes and ordered after their other uses (their records).
-    check("cuMemcpyDtoDAsync", unsafe {
-        sys::cuMemcpyDtoDAsync_v2(dst.device_ptr(), src.device_ptr(), bytes, s.raw)
-    })
+    queued(
+        s,
+        check("cuMemcpyDtoDAsync", unsafe {
+            sys::cuMemcpyDtoDAsync_v2(dst.device_ptr(), src.device_ptr(), bytes, s.raw)
+        }),
+    )
 }
 
 /// Copies between memory of two contexts, e.g. on two GPUs (PyCUDA's `memcpy_peer`). It needs
@@ -350,16 +373,19 @@ pub fn memcpy_peer_async<T: DeviceRepr>(
     dst.write_on(s)?;
     dst.context().bind()?;
     // SAFETY: as in memcpy_peer; both ends stay allocated until the copy completes.
-    check("cuMemcpyPeerAsync", unsafe {
-        sys::cuMemcpyPeerAsync(
-            dst.device_ptr(),
-            dst.context().raw(),
-            src.device_ptr(),
-            src.context().raw(),
-            bytes,
-            s.raw,
-        )
-    })
+    queued(
+        s,
+        check("cuMemcpyPeerAsync", unsafe {
+            sys::cuMemcpyPeerAsync(
+                dst.device_ptr(),
+                dst.context().raw(),
+                src.device_ptr(),
+                src.context().raw(),
+                bytes,
+                s.raw,
+            )
+        }),
+    )
 }
 
 /// Checks that `count` units of `unit` bytes fit into `dst` and that `dst` is aligned for them.

@@ -78,6 +78,11 @@ impl Release {
 /// A release waiting for the events recorded on the streams that used the resource.
 pub(super) struct Deferred {
     pub(super) events: Vec<sys::CUevent>,
+    /// Streams another library was capturing at the release, on which no event could be
+    /// recorded (it would be a node of that capture): each gets its event once the capture
+    /// is over ([`Graveyard::collect`]). The capture was invalidated, so only the work queued
+    /// before it is waited for, and that is what the later event covers.
+    pub(super) later: Vec<std::sync::Arc<super::streams::StreamInner>>,
     pub(super) what: Release,
 }
 
@@ -126,11 +131,16 @@ impl Graveyard {
         }
         let mut d = Deferred {
             events: Vec::with_capacity(uses.streams().count()),
+            later: Vec::new(),
             what,
         };
         let recorded = uses.streams().try_for_each(|s| -> Result<()> {
             if s.ctx_raw != ctx {
                 return s.host_wait();
+            }
+            if s.exposed() && s.captured_elsewhere()? {
+                d.later.push(s.clone());
+                return Ok(());
             }
             let ev = self.take_event()?;
             d.events.push(ev);
@@ -138,7 +148,7 @@ impl Graveyard {
             // SAFETY: the event and the stream belong to this context, which is current.
             check("cuEventRecord", unsafe { sys::cuEventRecord(ev, s.raw) })
         });
-        if recorded.is_err() {
+        if recorded.is_err() && d.later.is_empty() {
             for s in uses.streams() {
                 let _ = s.host_wait();
             }
@@ -214,6 +224,12 @@ impl Graveyard {
         }
         let mut i = 0;
         while i < pending.len() {
+            if !pending[i].later.is_empty() && !self.record_after_capture(ctx, &mut pending[i]) {
+                // A capture of another library's is still going on (never waited for: only
+                // its owner can end it).
+                i += 1;
+                continue;
+            }
             let done = pending[i].events.iter().all(|&ev| {
                 // SAFETY: a live event of this context, which is current.
                 let r = unsafe {
@@ -223,8 +239,10 @@ impl Graveyard {
                         sys::cuEventQuery(ev)
                     }
                 };
-                // An error other than "not ready" is a failed context, whose work has ended.
-                r != CUresult::CUDA_ERROR_NOT_READY
+                // An event recorded in a capture answers with an error, but its stream's work
+                // may be running: not done. Any other error than "not ready" is a failed
+                // context, whose work has ended.
+                r != CUresult::CUDA_ERROR_NOT_READY && !is_capture_error(r)
             });
             if done {
                 let d = pending.swap_remove(i);
@@ -236,6 +254,37 @@ impl Graveyard {
         if pending.is_empty() {
             self.any.store(false, Ordering::Release);
         }
+    }
+
+    /// Records the events of `d`'s streams that were being captured at its release, for those
+    /// whose capture is over; true when none is left.
+    fn record_after_capture(&self, ctx: sys::CUcontext, d: &mut Deferred) -> bool {
+        let mut i = 0;
+        while i < d.later.len() {
+            let s = &d.later[i];
+            if !matches!(s.captured_elsewhere(), Ok(false)) {
+                i += 1;
+                continue;
+            }
+            let Ok(ev) = self.take_event() else {
+                i += 1;
+                continue;
+            };
+            if bind_raw(ctx).is_err() {
+                lock(&self.spare).push(ev);
+                return false;
+            }
+            // SAFETY: the event and the stream belong to this context, which is current; the
+            // stream is not being captured.
+            if check("cuEventRecord", unsafe { sys::cuEventRecord(ev, s.raw) }).is_ok() {
+                d.events.push(ev);
+                d.later.swap_remove(i);
+            } else {
+                lock(&self.spare).push(ev);
+                i += 1;
+            }
+        }
+        d.later.is_empty()
     }
 
     /// The context is going away (its work finished): frees everything pending and destroys
@@ -275,4 +324,21 @@ fn free_blocks(ctx: sys::CUcontext, blocks: Vec<sys::CUdeviceptr>) {
         // SAFETY: each block left the cache, which owned it unused, and is freed once here.
         unsafe { sys::cuMemFree_v2(p) };
     }
+}
+
+/// A driver error that an event recorded in (or a call on a stream in) another library's
+/// capture answers with: the work behind it may still be queued.
+fn is_capture_error(r: CUresult) -> bool {
+    matches!(
+        r,
+        CUresult::CUDA_ERROR_CAPTURED_EVENT
+            | CUresult::CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+            | CUresult::CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+            | CUresult::CUDA_ERROR_STREAM_CAPTURE_MERGE
+            | CUresult::CUDA_ERROR_STREAM_CAPTURE_UNMATCHED
+            | CUresult::CUDA_ERROR_STREAM_CAPTURE_UNJOINED
+            | CUresult::CUDA_ERROR_STREAM_CAPTURE_ISOLATION
+            | CUresult::CUDA_ERROR_STREAM_CAPTURE_IMPLICIT
+            | CUresult::CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD
+    )
 }

@@ -23,6 +23,50 @@ pub(crate) struct Lane {
     /// What the host has waited for (shared by every lane of a model).
     pub(super) host: Arc<Mutex<Vec<(usize, usize)>>>,
     pub(super) queue: Mutex<Vec<Entry>>,
+    /// Another library may capture this lane (a stream handed to cudarc).
+    pub(crate) capturable: bool,
+    /// Another library's captures of this lane, and the checks of ours (one lock: the
+    /// order of its critical sections is the order of these events).
+    pub(super) capture: Mutex<Captures>,
+}
+
+/// A lane's captures and our checks of its capture status, stamped by a counter of their own.
+#[derive(Default)]
+pub(crate) struct Captures {
+    pub(crate) tick: usize,
+    /// The capture in progress.
+    pub(crate) now: Option<CaptureSeq>,
+    /// Captures that ended: valid ones became graphs, whose work runs whenever they are
+    /// launched.
+    pub(crate) ended: Vec<CaptureSeq>,
+    /// When our capture checks ran.
+    pub(crate) checks: Vec<usize>,
+}
+
+/// One capture of a lane by another library.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CaptureSeq {
+    pub(crate) valid: bool,
+    /// How many work items of ours it captured.
+    pub(crate) ours: usize,
+    pub(crate) began: usize,
+    pub(crate) ended: usize,
+}
+
+/// `cuStreamIsCapturing`, and `cuStreamQuery` to invalidate an active capture: true when the
+/// lane is being captured.
+pub(super) fn invalidate(me: &Lane) -> bool {
+    let mut c = me.capture.lock().unwrap();
+    c.tick += 1;
+    let t = c.tick;
+    c.checks.push(t);
+    match c.now.as_mut() {
+        Some(seq) => {
+            seq.valid = false;
+            true
+        }
+        None => false,
+    }
 }
 
 /// `cuEventRecord(fence, other)` then `cuStreamWaitEvent(me, fence)`, as two steps.

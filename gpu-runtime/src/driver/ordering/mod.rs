@@ -46,6 +46,7 @@ mod block_cache;
 mod graveyard;
 #[cfg(loom)]
 mod lane;
+mod lend_group;
 #[cfg(all(test, loom))]
 pub(crate) mod model;
 mod streams;
@@ -55,5 +56,6 @@ mod tests;
 mod uses;
 
 pub(crate) use graveyard::{Graveyard, Release};
+pub(crate) use lend_group::{LendGroups, Member};
 pub(crate) use streams::{new_event, Closing, StreamInner};
 pub(crate) use uses::{StreamUses, UseSet};

@@ -54,11 +54,36 @@ impl Gpu {
 
     /// A new stream with a queue of its own; `manual` as `Stream::order_manually`.
     pub(crate) fn stream(self: &Arc<Gpu>, manual: bool) -> Arc<StreamInner> {
+        self.make_stream(manual, false)
+    }
+
+    /// A stream handed to another library (cudarc), which may capture it.
+    pub(crate) fn exposed_stream(self: &Arc<Gpu>) -> Arc<StreamInner> {
+        self.make_stream(false, true)
+    }
+
+    /// The same stream as the code before the capture checks saw it: capturable all the
+    /// same, but not known to be (its uses check nothing). For the tests that show the model
+    /// finds the hole those checks close.
+    pub(crate) fn unchecked_exposed_stream(self: &Arc<Gpu>) -> Arc<StreamInner> {
+        self.make_stream(false, false)
+    }
+
+    /// Where an event recorded now on `s` stands (cudarc's read or write event of a slice).
+    pub(crate) fn event_point(&self, s: &StreamInner) -> Point {
+        let lane = s.lane.as_ref().expect("a model stream");
+        let upto = lane.queue.lock().unwrap().len();
+        Point(vec![(lane.id, upto)])
+    }
+
+    fn make_stream(self: &Arc<Gpu>, manual: bool, capturable: bool) -> Arc<StreamInner> {
         let mut lanes = self.lanes.lock().unwrap();
         let lane = Arc::new(Lane {
             id: lanes.len(),
             host: self.host.clone(),
             queue: Mutex::new(Vec::new()),
+            capturable,
+            capture: Mutex::new(Default::default()),
         });
         lanes.push(lane.clone());
         Arc::new(StreamInner {
@@ -74,6 +99,70 @@ impl Gpu {
             cudarc: std::sync::OnceLock::new(),
             borrowed: false,
         })
+    }
+
+    /// Another library begins capturing `s` (cudarc's `begin_capture`).
+    pub(crate) fn begin_capture(&self, s: &StreamInner) {
+        let lane = s.lane.as_ref().expect("a model stream");
+        let mut c = lane.capture.lock().unwrap();
+        c.tick += 1;
+        c.now = Some(super::lane::CaptureSeq {
+            valid: true,
+            ours: 0,
+            began: c.tick,
+            ended: 0,
+        });
+    }
+
+    /// It ends the capture: a valid one is a graph, to be launched whenever that library likes.
+    pub(crate) fn end_capture(&self, s: &StreamInner) {
+        let lane = s.lane.as_ref().expect("a model stream");
+        let mut c = lane.capture.lock().unwrap();
+        c.tick += 1;
+        let t = c.tick;
+        if let Some(mut seq) = c.now.take() {
+            seq.ended = t;
+            c.ended.push(seq);
+        }
+    }
+
+    /// The graphs other libraries made of `s` holding work of ours (which runs at each launch
+    /// of such a graph, long after the memory it used may have been freed), with the times of
+    /// our capture checks on `s`.
+    pub(crate) fn ours_in_foreign_graphs(
+        &self,
+        s: &StreamInner,
+    ) -> (Vec<super::lane::CaptureSeq>, Vec<usize>) {
+        let lane = s.lane.as_ref().expect("a model stream");
+        let c = lane.capture.lock().unwrap();
+        let graphs = c
+            .ended
+            .iter()
+            .filter(|g| g.valid && g.ours > 0)
+            .cloned()
+            .collect();
+        (graphs, c.checks.clone())
+    }
+
+    /// Queues a work item of ours on `s` as a launch does after recording its uses: `None`
+    /// when it went into another library's capture instead of the queue. Then the check after
+    /// queueing (`StreamInner::refuse_foreign_capture`) runs, as in the real launch path.
+    pub(crate) fn queue_ours(&self, s: &StreamInner) -> (Option<Work>, crate::error::Result<()>) {
+        let lane = s.lane.as_ref().expect("a model stream");
+        let queued = {
+            let mut c = lane.capture.lock().unwrap();
+            match c.now.as_mut() {
+                Some(seq) => {
+                    seq.ours += 1;
+                    None
+                }
+                None => {
+                    drop(c);
+                    Some(self.launch(s))
+                }
+            }
+        };
+        (queued, s.refuse_foreign_capture())
     }
 
     /// Queues a work item on `s` (after its use was recorded).
@@ -374,5 +463,136 @@ mod tests {
                 assert!(gpu.covers(&free, w), "freed while {w:?} may run");
             }
         });
+    }
+
+    /// Another library (cudarc's `begin_capture`/`end_capture`) captures an exposed stream
+    /// while a thread of ours records a use of a buffer on it and queues its work: in every
+    /// interleaving, no work of ours ends up in a graph the capture made (the checks before
+    /// recording and after queueing refuse it or invalidate the capture), and a free of the
+    /// buffer waits for whatever of ours was really queued.
+    #[test]
+    fn a_foreign_capture_never_keeps_our_work() {
+        check(|| {
+            let gpu = Gpu::new();
+            let s = gpu.exposed_stream();
+            let uses = Arc::new(StreamUses::new());
+            let capturer = {
+                let (gpu, s) = (gpu.clone(), s.clone());
+                thread::spawn(move || {
+                    gpu.begin_capture(&s);
+                    gpu.end_capture(&s);
+                })
+            };
+            let mut queued = None;
+            if uses.read_on(&s).is_ok() {
+                queued = gpu.queue_ours(&s).0;
+            }
+            capturer.join().unwrap();
+            // The one window the checks cannot see: a capture that began after the check
+            // before the use and ended before the check after queueing (a few hundred
+            // nanoseconds of one call; the safety chapter says so). Any other capture that
+            // kept our work is a hole.
+            let (graphs, checks) = gpu.ours_in_foreign_graphs(&s);
+            for g in graphs {
+                assert!(
+                    checks.len() == 2 && checks[0] < g.began && g.ended < checks[1],
+                    "work of ours in another library's graph: {g:?}, checks at {checks:?}"
+                );
+            }
+            let mut uses = Arc::try_unwrap(uses).unwrap();
+            let free = gpu.free_point(&uses.take());
+            if let Some(w) = queued {
+                assert!(gpu.covers(&free, w), "freed while {w:?} may run");
+            }
+        });
+    }
+
+    /// The same scenario on the code before the checks (the stream not known to be
+    /// capturable): the model finds our work in the capture's graph.
+    #[test]
+    fn the_model_finds_work_captured_without_the_checks() {
+        let found = std::panic::catch_unwind(|| {
+            check(|| {
+                let gpu = Gpu::new();
+                let s = gpu.unchecked_exposed_stream();
+                let uses = Arc::new(StreamUses::new());
+                let capturer = {
+                    let (gpu, s) = (gpu.clone(), s.clone());
+                    thread::spawn(move || {
+                        gpu.begin_capture(&s);
+                        gpu.end_capture(&s);
+                    })
+                };
+                uses.read_on(&s).unwrap();
+                let _ = gpu.queue_ours(&s);
+                capturer.join().unwrap();
+                let (graphs, checks) = gpu.ours_in_foreign_graphs(&s);
+                for g in graphs {
+                    assert!(checks.len() == 2 && checks[0] < g.began && g.ended < checks[1]);
+                }
+            })
+        });
+        assert!(
+            found.is_err(),
+            "the model missed work captured into a foreign graph"
+        );
+    }
+
+    /// Two lends of one cudarc allocation (two threads, two streams; or nested) end at once;
+    /// cudarc keeps one event for the slice, which each end re-records on its own stream.
+    /// Then cudarc's next user waits for that one event: it must cover the work of both lends.
+    fn two_lends_end(cover_each_other: bool) {
+        check(move || {
+            let gpu = Gpu::new();
+            let groups = Arc::new(super::super::LendGroups::default());
+            // cudarc's write event of the slice: where it was last recorded.
+            let event = Arc::new(Mutex::new(None::<Point>));
+            fn lend(
+                gpu: Arc<Gpu>,
+                groups: Arc<super::super::LendGroups>,
+                event: Arc<Mutex<Option<Point>>>,
+                cover_each_other: bool,
+            ) -> Work {
+                let s = gpu.stream(false);
+                let member = groups.join(0x7000, &s);
+                let w = gpu.launch(&s);
+                let record = || *event.lock().unwrap() = Some(gpu.event_point(&s));
+                if cover_each_other {
+                    member.end(false, record).unwrap();
+                } else {
+                    record();
+                }
+                drop(member);
+                w
+            }
+            let other = {
+                let (gpu, groups, event) = (gpu.clone(), groups.clone(), event.clone());
+                thread::spawn(move || lend(gpu, groups, event, cover_each_other))
+            };
+            let mine = lend(gpu.clone(), groups.clone(), event.clone(), cover_each_other);
+            let other = other.join().unwrap();
+            // Read lends keep their group for the next reader's end.
+            assert!(groups.len() <= 1);
+            let last = event.lock().unwrap().clone().unwrap();
+            for w in [mine, other] {
+                assert!(
+                    gpu.covers(&last, w),
+                    "cudarc's event misses the lend's work {w:?}"
+                );
+            }
+        });
+    }
+
+    #[test]
+    fn the_ends_of_two_lends_of_one_allocation_cover_each_other() {
+        two_lends_end(true);
+    }
+
+    /// The ends as they were (each records cudarc's event alone): the model finds a lend's
+    /// work that cudarc's event does not cover.
+    #[test]
+    fn the_model_finds_a_lend_end_replacing_another() {
+        let found = std::panic::catch_unwind(|| two_lends_end(false));
+        assert!(found.is_err(), "the model missed an uncovered lend");
     }
 }

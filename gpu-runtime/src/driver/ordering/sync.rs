@@ -10,3 +10,9 @@ pub(super) use loom::sync::{Mutex, MutexGuard};
 pub(super) use std::sync::atomic::AtomicUsize;
 #[cfg(not(loom))]
 pub(super) use std::sync::{Mutex, MutexGuard};
+
+/// Locks `m` (`std`'s or `loom`'s); a lock whose holder panicked is still good, as every
+/// critical section here leaves its data consistent before anything can panic.
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

@@ -13,6 +13,14 @@
 //!
 //! Readers never wait for readers, and the record names every one of them (no cap), so a
 //! writer, a free or a pool's next owner waits for all of them.
+//!
+//! # Streams another library captures
+//!
+//! A use on a stream handed to cudarc is refused while cudarc captures that stream into a
+//! graph (`StreamInner::refuse_foreign_capture`, checked before the use is recorded and again
+//! after the work is queued): work queued in a capture runs at each launch of the graph, not
+//! in the stream's order, so no record could say when its memory is free. The capture is
+//! invalidated as well, so work that raced into it between the two checks never runs.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -257,6 +265,7 @@ impl StreamUses {
     /// shared borrow of the memory held until the read is queued.
     #[inline(always)]
     pub(crate) fn read_on(&self, s: &Arc<StreamInner>) -> Result<()> {
+        s.refuse_foreign_capture()?;
         if self.fast.load(Ordering::Acquire) & KEY_MASK == s.key() {
             return Ok(());
         }
@@ -280,6 +289,7 @@ impl StreamUses {
     /// shared handle use [`StreamUses::write_shared_on`].
     #[inline(always)]
     pub(crate) fn write_on(&self, s: &Arc<StreamInner>) -> Result<()> {
+        s.refuse_foreign_capture()?;
         if self.fast.load(Ordering::Acquire) == s.key() | WRITER | PENDING_WRITE {
             return Ok(());
         }
@@ -290,6 +300,7 @@ impl StreamUses {
     /// record: for writes through a handle that several threads may use at once (a surface).
     #[inline]
     pub(crate) fn write_shared_on(&self, s: &Arc<StreamInner>) -> Result<()> {
+        s.refuse_foreign_capture()?;
         if self.fast.load(Ordering::Acquire) == s.key() | WRITER | PENDING_WRITE {
             return Ok(());
         }

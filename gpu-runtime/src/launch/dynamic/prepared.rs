@@ -295,7 +295,10 @@ impl PreparedFunction {
                 stream.raw(),
                 &mut params[..args.len()],
             )
-        }
+        }?;
+        // As the typed launch (`__private_v0_1::launch`): a capture another library began since
+        // `stream_arg` is invalidated, so the launch never runs from its graph.
+        stream.inner().refuse_foreign_capture()
     }
 
     /// Checks every argument before anything is launched or copied.
