@@ -4,10 +4,17 @@
 //! not ordered after it would read the old data; every result is checked against the CPU on
 //! random data, and no test synchronizes where the protocol's stream rule should order.
 //!
+//! Then the end of an export with the consumer's work still queued: a consumer of another
+//! library (cudarc, given the tensor's raw address as a C library would be) queues a slow read,
+//! calls the deleter or ends the lend at once, and the producer writes the memory or frees it
+//! and fills the next array of its size (the context's block cache hands out the same block
+//! once it is due); the consumer must still read the original values.
+//!
 //! Run on a GPU machine: `cargo test --features dlpack --test dlpack -- --ignored`.
 
 use std::sync::Arc;
 
+use gpu_runtime::cudarc::driver::{CudaFunction, CudaSlice, CudaStream};
 use gpu_runtime::dlpark::allocation::fixed;
 use gpu_runtime::dlpark::ffi::DLManagedTensorVersioned;
 use gpu_runtime::dlpark::interop::cudarc::{CudaDlpackExport, CudaImport, ManagedCudaSlice};
@@ -18,7 +25,7 @@ use gpu_runtime::interop::dlpack::{
     ConsumerStream, Dlpack, DlpackTensor, DlpackTensorMut, ForeignStream, ProducerStream,
 };
 use gpu_runtime::ndarray::{Array2, ShapeBuilder};
-use gpu_runtime::{kernel, Context, DeviceRead, Error, Stream};
+use gpu_runtime::{kernel, Context, DeviceRead, Error, Event, Stream};
 use gpu_suite::Rng;
 
 #[kernel(
@@ -166,7 +173,9 @@ fn dlpack_round_trip_unordered_export_is_ordered_by_the_buffer_record() {
             cycles(&ctx, 5.0),
         )
         .unwrap();
-        let tensor: Dlpack = buf.into_dlpack(ConsumerStream::Unordered).unwrap();
+        // SAFETY: the only consumer is this crate's import below, ordered through the buffer's
+        // record.
+        let tensor: Dlpack = buf.into_dlpack(unsafe { ConsumerStream::unordered() }).unwrap();
         let mut out = ctx.alloc_zeros::<f32>(N).unwrap();
         {
             let view = DlpackTensor::<f32>::from_dlpack_ref(&tensor).unwrap();
@@ -255,7 +264,10 @@ fn dlpack_import_refuses_gaps_another_dtype_and_writes_to_read_only_exports() {
     // A column slice of a C-order matrix: elements with gaps between them.
     let array = DeviceArray::from_ndarray(&ctx, &Array2::<f32>::zeros((8, 8))).unwrap();
     let column = array.slice_move(gpu_runtime::ndarray::s![.., 1..2]).unwrap();
-    let tensor = column.into_dlpack(ConsumerStream::Unordered).unwrap();
+    // SAFETY: nothing uses the tensor but this crate's imports, ordered through the record.
+    let tensor = column
+        .into_dlpack(unsafe { ConsumerStream::unordered() })
+        .unwrap();
     assert!(matches!(
         DlpackTensor::<f32>::from_dlpack_ref(&tensor),
         Err(Error::Dlpack(gpu_runtime::DlpackError::Strides { .. }))
@@ -265,10 +277,11 @@ fn dlpack_import_refuses_gaps_another_dtype_and_writes_to_read_only_exports() {
         Err(Error::Dlpack(gpu_runtime::DlpackError::Dtype { .. }))
     ));
     // Marked read-only by its holder: refused for writing, taken for reading.
+    let stream = non_blocking(&ctx);
     let mut tensor = ctx
         .alloc_zeros::<f32>(16)
         .unwrap()
-        .into_dlpack(ConsumerStream::Unordered)
+        .into_dlpack(ConsumerStream::Stream(&stream))
         .unwrap();
     // SAFETY: marking read-only only promises less.
     unsafe { *tensor.flags_mut() |= gpu_runtime::dlpark::DlpackFlags::READ_ONLY };
@@ -561,4 +574,256 @@ fn dlpack_foreign_import_waits_for_a_producer_stream_of_ours() {
             "round {round}: the consumer read before our producer stream wrote"
         );
     }
+}
+
+/// The consumer's kernel, for cudarc: waits, then copies `n` floats from `x` (the raw address
+/// of a DLPack tensor) to `y`.
+const CUDARC_SLOW_COPY: &str = r#"
+extern "C" __global__ void slow_copy(const float *x, float *y, int n, long long cycles) {
+    long long t0 = clock64();
+    while (clock64() - t0 < cycles) {}
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i];
+}
+"#;
+
+/// Rounds of the tests of the end of an export.
+const STRESS_ROUNDS: usize = 100;
+
+/// Another library consuming DLPack tensors: cudarc, on its stream, through the tensor's raw
+/// address.
+struct ForeignConsumer {
+    stream: Arc<CudaStream>,
+    slow_copy: CudaFunction,
+}
+
+impl ForeignConsumer {
+    fn new(stream: Arc<CudaStream>) -> ForeignConsumer {
+        let ptx = gpu_runtime::cudarc::nvrtc::compile_ptx(CUDARC_SLOW_COPY).unwrap();
+        let module = stream.context().load_module(ptx).unwrap();
+        let slow_copy = module.load_function("slow_copy").unwrap();
+        ForeignConsumer { stream, slow_copy }
+    }
+
+    /// Queues on its stream a copy of the `n` floats at `address` into `out`, after `cycles`.
+    fn queue_slow_copy(&self, address: u64, out: &mut CudaSlice<f32>, n: usize, cycles: i64) {
+        use gpu_runtime::cudarc::driver::{LaunchConfig, PushKernelArg};
+        let n32 = n as i32;
+        let mut launch = self.stream.launch_builder(&self.slow_copy);
+        launch.arg(&address).arg(out).arg(&n32).arg(&cycles);
+        // SAFETY: the arguments are the kernel's parameters, in order (a `const float *` is
+        // passed as its 64-bit address); `address` holds `n` floats until the export ends, and
+        // the export orders that end after this read.
+        unsafe { launch.launch(LaunchConfig::for_num_elems(n as u32)) }.unwrap();
+    }
+}
+
+/// Where a DLPack tensor's first element is: what the consumer's kernel is given.
+fn data_address(tensor: &Dlpack) -> u64 {
+    // SAFETY: a live managed tensor points to an initialized description.
+    let t = unsafe { &(*tensor.as_ptr()).dl_tensor };
+    t.data as u64 + t.byte_offset
+}
+
+/// How the consumer's stream is named to the export.
+#[derive(Debug, Clone, Copy)]
+enum ConsumerKind {
+    /// A stream of ours, handed to cudarc ([`Stream::to_cudarc`]).
+    Ours,
+    /// cudarc's stream, through [`ForeignStream::cudarc`].
+    Cudarc,
+    /// cudarc's stream, by its raw handle only ([`ForeignStream::from_raw`]).
+    Raw,
+}
+
+/// The consumer (its stream is non-blocking), and the stream of ours it runs on, if any.
+fn consumer(ctx: &Context, kind: ConsumerKind) -> (ForeignConsumer, Option<Stream>) {
+    match kind {
+        ConsumerKind::Ours => {
+            let ours = non_blocking(ctx);
+            (ForeignConsumer::new(ours.to_cudarc().unwrap()), Some(ours))
+        }
+        ConsumerKind::Cudarc | ConsumerKind::Raw => (ForeignConsumer::new(cudarc_stream(ctx)), None),
+    }
+}
+
+/// The export's `stream` argument for the consumer.
+fn consumer_arg<'s>(
+    kind: ConsumerKind,
+    foreign: &'s ForeignConsumer,
+    ours: &'s Option<Stream>,
+) -> ConsumerStream<'s> {
+    match kind {
+        ConsumerKind::Ours => ConsumerStream::Stream(ours.as_ref().unwrap()),
+        ConsumerKind::Cudarc => ConsumerStream::Foreign(ForeignStream::cudarc(&foreign.stream)),
+        ConsumerKind::Raw => {
+            // SAFETY: cudarc's stream lives as long as `foreign`, past the end of every export
+            // (deleter or lend) of these tests.
+            let raw = unsafe { ForeignStream::from_raw(foreign.stream.cu_stream()) };
+            ConsumerStream::Foreign(raw)
+        }
+    }
+}
+
+/// Waits on the host for the work of ours (not the consumer's non-blocking stream): the
+/// producer's stream and the legacy default stream. A free that waited for these only would be
+/// due after this, and the next allocation of its size would get the block back.
+fn idle_ours(ctx: &Context, producer: &Stream) {
+    producer.synchronize().unwrap();
+    let legacy = Event::new(ctx).unwrap();
+    legacy.record(None).unwrap();
+    legacy.synchronize().unwrap();
+}
+
+/// By value: the consumer calls the deleter with its read still queued; the memory must not be
+/// handed to the next array of its size until that read has run.
+fn deleter_with_a_queued_read(kind: ConsumerKind, seed: u64) {
+    let ctx = ctx();
+    let fill = k::late_fill::prepare(&ctx).unwrap();
+    let producer = non_blocking(&ctx);
+    let (foreign, ours) = consumer(&ctx, kind);
+    let mut rng = Rng::new(seed);
+    for round in 0..STRESS_ROUNDS {
+        let (a, b) = (rng.f32(), rng.f32());
+        let (a2, b2) = (rng.f32() + 2.0, rng.f32() + 2.0);
+        let mut array = DeviceArray::<f32, _>::empty(&ctx, N).unwrap();
+        fill.prepared_async_call(
+            grid(N),
+            256,
+            &producer,
+            &mut array,
+            a,
+            b,
+            N as i32,
+            cycles(&ctx, 0.5),
+        )
+        .unwrap();
+        let tensor = array.into_dlpack(consumer_arg(kind, &foreign, &ours)).unwrap();
+        let mut out = foreign.stream.alloc_zeros::<f32>(N).unwrap();
+        foreign.queue_slow_copy(data_address(&tensor), &mut out, N, cycles(&ctx, 3.0));
+        // Done queueing: the consumer lets go of the tensor at once, its read still queued.
+        drop(tensor);
+        idle_ours(&ctx, &producer);
+        let mut next = DeviceArray::<f32, _>::empty(&ctx, N).unwrap();
+        fill.prepared_async_call(grid(N), 256, &producer, &mut next, a2, b2, N as i32, 0)
+            .unwrap();
+        let got = foreign.stream.clone_dtoh(&out).unwrap();
+        assert!(
+            gpu_suite::first_mismatch(&got, &filled(a, b, N), TOL).is_none(),
+            "{kind:?} round {round}: the memory was handed out again under the consumer's queued read"
+        );
+        assert!(
+            gpu_suite::first_mismatch(&next.to_vec().unwrap(), &filled(a2, b2, N), TOL).is_none(),
+            "{kind:?} round {round}: the next array"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dlpack_deleter_with_a_read_queued_on_our_stream_delays_the_reuse() {
+    deleter_with_a_queued_read(ConsumerKind::Ours, 261);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dlpack_deleter_with_a_read_queued_on_a_cudarc_stream_delays_the_reuse() {
+    deleter_with_a_queued_read(ConsumerKind::Cudarc, 262);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dlpack_deleter_with_a_read_queued_on_a_raw_stream_delays_the_reuse() {
+    deleter_with_a_queued_read(ConsumerKind::Raw, 263);
+}
+
+/// A lend: it ends with the consumer's read still queued; the producer then writes the memory
+/// in place (even rounds), or drops it and fills the next array of its size (odd rounds).
+fn lend_end_with_a_queued_read(kind: ConsumerKind, seed: u64) {
+    let ctx = ctx();
+    let fill = k::late_fill::prepare(&ctx).unwrap();
+    let producer = non_blocking(&ctx);
+    let (foreign, ours) = consumer(&ctx, kind);
+    let mut rng = Rng::new(seed);
+    for round in 0..STRESS_ROUNDS {
+        let (a, b) = (rng.f32(), rng.f32());
+        let (a2, b2) = (rng.f32() + 2.0, rng.f32() + 2.0);
+        let mut array = DeviceArray::<f32, _>::empty(&ctx, N).unwrap();
+        fill.prepared_async_call(
+            grid(N),
+            256,
+            &producer,
+            &mut array,
+            a,
+            b,
+            N as i32,
+            cycles(&ctx, 0.5),
+        )
+        .unwrap();
+        let mut out = foreign.stream.alloc_zeros::<f32>(N).unwrap();
+        {
+            let lent = array.to_dlpack(consumer_arg(kind, &foreign, &ours)).unwrap();
+            foreign.queue_slow_copy(data_address(lent.tensor()), &mut out, N, cycles(&ctx, 3.0));
+        }
+        let next = if round % 2 == 0 {
+            fill.prepared_async_call(grid(N), 256, &producer, &mut array, a2, b2, N as i32, 0)
+                .unwrap();
+            array
+        } else {
+            drop(array);
+            idle_ours(&ctx, &producer);
+            let mut next = DeviceArray::<f32, _>::empty(&ctx, N).unwrap();
+            fill.prepared_async_call(grid(N), 256, &producer, &mut next, a2, b2, N as i32, 0)
+                .unwrap();
+            next
+        };
+        let got = foreign.stream.clone_dtoh(&out).unwrap();
+        assert!(
+            gpu_suite::first_mismatch(&got, &filled(a, b, N), TOL).is_none(),
+            "{kind:?} round {round}: the memory was written under the consumer's queued read"
+        );
+        assert!(
+            gpu_suite::first_mismatch(&next.to_vec().unwrap(), &filled(a2, b2, N), TOL).is_none(),
+            "{kind:?} round {round}: the write after the lend"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dlpack_lend_end_with_a_read_queued_on_our_stream_orders_later_writes() {
+    lend_end_with_a_queued_read(ConsumerKind::Ours, 264);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dlpack_lend_end_with_a_read_queued_on_a_cudarc_stream_orders_later_writes() {
+    lend_end_with_a_queued_read(ConsumerKind::Cudarc, 265);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dlpack_lend_end_with_a_read_queued_on_a_raw_stream_orders_later_writes() {
+    lend_end_with_a_queued_read(ConsumerKind::Raw, 266);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn dlpack_export_refuses_the_per_thread_stream_as_its_consumer() {
+    let ctx = ctx();
+    let host = Rng::new(267).vec_f32(1024);
+    let buf = ctx.to_device(&host[..]).unwrap();
+    let per_thread = cudarc_stream(&ctx).context().per_thread_stream();
+    let refused =
+        |r: Result<(), Error>| matches!(r, Err(Error::Dlpack(gpu_runtime::DlpackError::PerThreadConsumer)));
+    assert!(refused(
+        buf.to_dlpack(ConsumerStream::Foreign(ForeignStream::cudarc(&per_thread)))
+            .map(drop)
+    ));
+    // SAFETY: CU_STREAM_PER_THREAD, which the export refuses before using it.
+    let raw = unsafe { ForeignStream::from_raw(per_thread.cu_stream()) };
+    assert!(refused(buf.to_dlpack(ConsumerStream::Foreign(raw)).map(drop)));
+    // The refused lends left the buffer as it was; a refused export by value drops it.
+    assert_eq!(buf.to_vec().unwrap(), host);
+    assert!(refused(buf.into_dlpack(ConsumerStream::Foreign(raw)).map(drop)));
 }

@@ -497,6 +497,11 @@ pub enum DlpackError {
     /// work and lifetime it cannot know.
     #[error("the DLPack tensor was not exported by gpu-runtime, so its producer's pending work is unknown here; import it with the unsafe `from_foreign`, naming the producer's stream")]
     NotExportedHere,
+    /// An export's consumer stream is `CU_STREAM_PER_THREAD`, which names the default stream
+    /// of whichever thread uses the handle: the end of the export (the tensor's deleter, or
+    /// the end of a lend), which may run on another thread, could not name the consumer's.
+    #[error("the consumer stream of a DLPack export is CU_STREAM_PER_THREAD, which names another stream on each thread, so the end of the export (its deleter, maybe on another thread) could not wait for the consumer's work; name the stream itself: a stream of gpu-runtime, a cudarc stream, or another handle")]
+    PerThreadConsumer,
     /// The tensor's description is malformed (a negative or overflowing shape, a null data
     /// pointer with elements, an unsupported version), or cannot be described in DLPack.
     #[error("invalid DLPack tensor: {detail}")]

@@ -6,10 +6,16 @@
 //!   the buffer into the tensor; the tensor's deleter drops it, and the memory is freed
 //!   stream-ordered like any buffer's. The [`ConsumerStream`] is the protocol's `stream`
 //!   argument: the stream the consumer will use the memory on waits (on the GPU) for every use
-//!   queued so far, so the consumer need not synchronize.
+//!   queued so far, so the consumer need not synchronize; and the memory's record names that
+//!   stream, so the free waits for the work the consumer queued there before it called the
+//!   deleter (the consumer need not wait for that work to finish first).
 //! - **Export** by borrow: [`DeviceBuffer::to_dlpack`] and [`DeviceArrayBase::to_dlpack`] lend
 //!   the memory as a `READ_ONLY` tensor ([`DlpackRef`]) that cannot outlive the borrow; the
-//!   consumer's stream waits for the last write queued so far.
+//!   consumer's stream waits for the last write queued so far, and writes and the free after
+//!   the lend wait for the reads it queued before the [`DlpackRef`] was dropped.
+//! - A consumer that orders itself (the protocol's `stream=-1`) is named by the `unsafe`
+//!   [`ConsumerStream::unordered`]: nothing then waits for its work, so its contract is that
+//!   the work has finished before the deleter is called (or the lend ends).
 //! - **Import** of a tensor this crate exported is safe: [`DlpackTensor::from_dlpack`] (owning),
 //!   [`DlpackTensor::from_dlpack_ref`] (borrowing: the view cannot outlive the tensor), and
 //!   [`DlpackTensorMut::from_dlpack`] (writable). They keep the buffer's own record of the streams
@@ -24,12 +30,14 @@
 //! type or device, another element type, strides contiguous in neither C nor Fortran order, a
 //! first element misaligned for the type, or a read-only tensor imported for writing.
 
+use std::any::Any;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::mem::{align_of, size_of};
 use std::ptr::NonNull;
+use std::sync::Arc;
 
-use cudarc::driver::sys;
+use cudarc::driver::{sys, CudaStream};
 use dlpark::ffi::{DLDevice, DLDeviceType, DLManagedTensorVersioned, DLPackVersion, DLTensor};
 use dlpark::{DlpackElement, DlpackFlags};
 use ndarray::{Dimension, IxDyn};
@@ -39,7 +47,7 @@ use crate::driver::context::core::Context;
 use crate::driver::context::current::bind_raw;
 use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
-use crate::driver::ordering::{new_event, StreamUses};
+use crate::driver::ordering::{new_event, StreamInner, StreamUses};
 use crate::driver::stream::Stream;
 use crate::error::{DlpackError, Error, Result};
 use crate::gpuarray::{layout, DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, Element};
@@ -49,36 +57,69 @@ use crate::gpuarray::{Storage, StorageMut};
 /// it calls its producer's deleter. `dlpark`'s type, re-exported.
 pub type Dlpack = dlpark::versioned::Dlpack;
 
+/// `CU_STREAM_LEGACY` and `CU_STREAM_PER_THREAD`: handles that name a stream by who uses them
+/// (the legacy default stream of the current context; the calling thread's default stream)
+/// rather than one stream.
+const LEGACY_HANDLE: usize = 0x1;
+const PER_THREAD_HANDLE: usize = 0x2;
+
+/// What a raw stream handle names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Handle {
+    /// The legacy default stream of the context it is used with (null or `CU_STREAM_LEGACY`).
+    Legacy,
+    /// The default stream of whichever thread uses it (`CU_STREAM_PER_THREAD`).
+    PerThread,
+    /// One stream.
+    Stream,
+}
+
+fn handle_kind(raw: sys::CUstream) -> Handle {
+    match raw as usize {
+        0 | LEGACY_HANDLE => Handle::Legacy,
+        PER_THREAD_HANDLE => Handle::PerThread,
+        _ => Handle::Stream,
+    }
+}
+
 /// A CUDA stream of another library (PyTorch's, CuPy's, cudarc's...), for the stream rule of the
 /// protocol. Borrows the stream's owner where there is one, so the handle stays live.
 #[derive(Debug, Clone, Copy)]
 pub struct ForeignStream<'s> {
     raw: sys::CUstream,
-    _owner: PhantomData<&'s ()>,
+    /// cudarc's handle, for a cudarc stream: an export's consumer keeps a clone (inside a
+    /// stream of ours) for as long as the memory's record names the stream.
+    cudarc: Option<&'s Arc<CudaStream>>,
 }
 
 impl ForeignStream<'static> {
-    /// A stream known by its raw handle only.
+    /// A stream known by its raw handle only (an integer `stream` of Python's `__dlpack__`).
     ///
     /// # Safety
-    /// `raw` is a live CUDA stream of a context of this process (or the null handle, or
-    /// `CU_STREAM_LEGACY` / `CU_STREAM_PER_THREAD`, meaning those of the context of the crate's
-    /// stream it is used with) until every call given this value has returned.
+    /// `raw` is a live CUDA stream of a context of this process; or the null handle or
+    /// `CU_STREAM_LEGACY`, meaning the legacy default stream of the context of the crate's
+    /// memory or stream it is used with; or `CU_STREAM_PER_THREAD` (as an import's
+    /// [`ProducerStream`]: an export refuses it as its consumer). It stays live until every
+    /// call given this value has returned and, where it is an export's consumer
+    /// ([`ConsumerStream::Foreign`]), until that export ends: until the tensor's deleter has
+    /// returned, for an export by value ([`DeviceBuffer::into_dlpack`],
+    /// [`DeviceArray::into_dlpack`]), or until its [`DlpackRef`] has been dropped, for a lend
+    /// (both wait for the work queued on the stream by then, so the stream must still be
+    /// there).
     pub unsafe fn from_raw(raw: sys::CUstream) -> ForeignStream<'static> {
-        ForeignStream {
-            raw,
-            _owner: PhantomData,
-        }
+        ForeignStream { raw, cudarc: None }
     }
 }
 
 impl<'s> ForeignStream<'s> {
-    /// A cudarc stream (as the one `dlpark`'s cudarc adapter names as the current stream of its
-    /// exports), live as long as it is borrowed.
-    pub fn cudarc(stream: &'s cudarc::driver::CudaStream) -> ForeignStream<'s> {
+    /// A cudarc stream, such as the `current_stream` that `dlpark`'s cudarc adapter hands out
+    /// with its exports. As an export's consumer it becomes a stream of ours
+    /// ([`Stream::from_cudarc`], which keeps cudarc's handle), so the memory's record names it
+    /// and keeps it alive for as long as it needs to.
+    pub fn cudarc(stream: &'s Arc<CudaStream>) -> ForeignStream<'s> {
         ForeignStream {
             raw: stream.cu_stream(),
-            _owner: PhantomData,
+            cudarc: Some(stream),
         }
     }
 
@@ -89,18 +130,58 @@ impl<'s> ForeignStream<'s> {
 }
 
 /// The stream a consumer of an export will use the memory on: DLPack's `stream` argument of
-/// `__dlpack__`. The producer (here) makes it wait for the work queued on the memory so far.
+/// `__dlpack__`. The export makes it wait (on the GPU) for the work queued on the memory so
+/// far, and then keeps the memory from being freed, handed out again or written (after a lend)
+/// before the work the consumer has queued on it by the end of the export: the tensor's
+/// deleter (an export by value), or the drop of the [`DlpackRef`] (a lend).
+///
+/// The consumer's side of the rule (its code is the `unsafe` code that reads the tensor's
+/// pointer): it queues its uses of the memory on this stream (work on another stream counts
+/// once this stream waits for it), all of them before it calls the deleter or before the
+/// [`DlpackRef`] is dropped, and it only reads a lent, `READ_ONLY` tensor. It need not wait for
+/// that work to finish: the deleter may be called, or the lend end, with the work still queued.
 #[derive(Debug, Clone, Copy)]
 pub enum ConsumerStream<'s> {
     /// A stream of this crate, of the memory's context: it waits for every use of the memory
-    /// queued so far (for a lent, read-only tensor: the last write), through the memory's
-    /// record (no driver call when it is the last user).
+    /// queued so far (for a lent, read-only tensor: the last write) through the memory's
+    /// record, which then names it (no driver call when it is the last user), so that the free
+    /// and later writers wait for it.
     Stream(&'s Stream),
-    /// Another library's stream: it waits for an event recorded after those uses.
+    /// Another library's stream. A cudarc stream ([`ForeignStream::cudarc`]) becomes a stream
+    /// of ours ([`Stream::from_cudarc`]) and is ordered as [`Stream`](Self::Stream) is. A raw
+    /// handle ([`ForeignStream::from_raw`]), for an export by value: the memory's record names
+    /// the stream until the deleter, whose free then waits for an event recorded on it. For a
+    /// lend: it waits for the legacy default stream, which the record names, and when the
+    /// [`DlpackRef`] is dropped the legacy stream waits for it, so later writes and the free
+    /// wait for the consumer's reads (as does work of ours queued after that on the legacy
+    /// stream and on blocking streams, which the driver orders with it). The handles of the
+    /// legacy stream stand for the memory's context's; `CU_STREAM_PER_THREAD` is refused
+    /// ([`DlpackError::PerThreadConsumer`]).
     Foreign(ForeignStream<'s>),
-    /// No waiting (the protocol's `stream=-1`): the consumer orders its work itself, for
-    /// instance by synchronizing the streams that used the memory.
-    Unordered,
+    /// No ordering (the protocol's `stream=-1`): the consumer orders its uses itself. Made only
+    /// by the `unsafe` [`ConsumerStream::unordered`], whose contract says what that takes.
+    #[non_exhaustive]
+    Unordered {},
+}
+
+impl ConsumerStream<'static> {
+    /// [`ConsumerStream::Unordered`], the protocol's `stream=-1`: the export orders nothing, and
+    /// the memory's record learns nothing of the consumer's work, so nothing waits for it.
+    ///
+    /// # Safety
+    /// The consumer orders its uses of the memory itself, and ends them in time:
+    /// - each use runs after the work queued on the memory before the export (for instance, the
+    ///   consumer synchronizes the device, or the streams that used the memory, first);
+    /// - each use has *finished* (not only been queued) before the tensor's deleter is called,
+    ///   for an export by value, or before the [`DlpackRef`] is dropped, for a lend;
+    /// - a lent (`READ_ONLY`) tensor is only read.
+    ///
+    /// This crate's own imports of the tensor ([`DlpackTensor::from_dlpack`],
+    /// [`DlpackTensor::from_dlpack_ref`], [`DlpackTensorMut::from_dlpack`]) meet all three by
+    /// themselves: they are ordered through the memory's record.
+    pub unsafe fn unordered() -> ConsumerStream<'static> {
+        ConsumerStream::Unordered {}
+    }
 }
 
 /// Where the pending work of an imported tensor's producer is queued: its stream, which the
@@ -133,6 +214,10 @@ impl<T: Element> Exported for DeviceBuffer<T> {
     }
 }
 
+/// Stands for the liveness of the context of a raw consumer stream that is not the memory's
+/// (see [`foreign_stream`]).
+type Liveness = Arc<dyn Any + Send + Sync>;
+
 /// One export: the managed tensor (first, so a pointer to the export is one to the tensor and
 /// back), the arrays its shape and strides point into, and the memory's owner.
 #[repr(C)]
@@ -141,17 +226,23 @@ struct Export {
     shape: Box<[i64]>,
     strides: Box<[i64]>,
     owner: Box<dyn Exported>,
+    /// For a raw consumer stream of another context: what the record's entry for it checks
+    /// that context's liveness by. Dropped after `owner` (fields drop in order), whose free
+    /// waits for that stream.
+    _liveness: Option<Liveness>,
 }
 
-/// The deleter of every export of this crate: frees the [`Export`] (the buffer is freed once
-/// the streams that used it are done, as every buffer is).
+/// The deleter of every export of this crate: frees the [`Export`]. An export by value drops
+/// its buffer, which is freed once the streams in its record are done, the consumer's among
+/// them (events recorded on them now, after the consumer's work); a lend's end orders the
+/// memory after the consumer's stream (see [`Lent`]).
 unsafe extern "C" fn delete_export(managed: *mut DLManagedTensorVersioned) {
     if managed.is_null() {
         return;
     }
     // A deleter must not unwind; were a drop to panic, the rest of the export leaks instead.
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        // SAFETY: every tensor with this deleter was made by `export` from a `Box<Export>`
+        // SAFETY: every tensor with this deleter was made by `pack` from a `Box<Export>`
         // whose first field it is (repr(C)), and DLPack calls the deleter once.
         drop(unsafe { Box::from_raw(managed.cast::<Export>()) });
     }));
@@ -214,64 +305,150 @@ unsafe fn stream_wait(ctx: &Context, waiter: sys::CUstream, signaler: sys::CUstr
     waited
 }
 
-/// Makes the consumer's stream wait for the uses of the memory queued so far: every use when
-/// the consumer may write, the last write when it only reads (`read_only`).
-fn order_for_consumer(
-    ctx: &Context,
-    uses: &StreamUses,
-    consumer: ConsumerStream<'_>,
-    read_only: bool,
-) -> Result<()> {
-    let order_on = |s: &std::sync::Arc<crate::driver::ordering::StreamInner>| {
-        if read_only {
-            uses.read_on(s)
-        } else {
-            uses.write_on(s)
+/// An export's consumer stream, as the export orders it.
+enum Consumer {
+    /// A stream ordering knows: one of ours, a cudarc stream made one, or the legacy default
+    /// stream of the memory's context for its handles.
+    Ours(Arc<StreamInner>),
+    /// Another library's stream known by its handle only.
+    Raw(sys::CUstream),
+    /// Nothing to order ([`ConsumerStream::unordered`]).
+    Unordered,
+}
+
+/// `consumer` for memory of `ctx`: a stream of another context is refused
+/// ([`Error::WrongContext`]), and so is the per-thread handle ([`DlpackError::PerThreadConsumer`]),
+/// which would name another stream on the thread that ends the export.
+fn resolve(ctx: &Context, consumer: ConsumerStream<'_>) -> Result<Consumer> {
+    let ours = |s: &Stream| {
+        if !s.context().is(ctx.raw()) {
+            return Err(Error::WrongContext {
+                what: "the consumer stream of a DLPack export",
+            });
         }
+        Ok(Consumer::Ours(s.inner().clone()))
     };
     match consumer {
-        ConsumerStream::Stream(s) => {
-            if !s.context().is(ctx.raw()) {
-                return Err(Error::WrongContext {
-                    what: "the consumer stream of a DLPack export",
-                });
-            }
-            order_on(s.inner())
-        }
-        ConsumerStream::Foreign(f) => {
-            // The legacy stream waits for the uses, and the consumer's stream for it.
-            order_on(ctx.legacy())?;
-            // SAFETY: the legacy stream of `ctx` is live; `f` is (ForeignStream's contract).
-            unsafe { stream_wait(ctx, f.raw, std::ptr::null_mut()) }
-        }
-        ConsumerStream::Unordered => Ok(()),
+        ConsumerStream::Stream(s) => ours(s),
+        ConsumerStream::Foreign(f) => match (handle_kind(f.raw), f.cudarc) {
+            (Handle::PerThread, _) => Err(DlpackError::PerThreadConsumer.into()),
+            (_, Some(c)) => ours(&Stream::from_cudarc(c.clone())?),
+            (Handle::Legacy, None) => Ok(Consumer::Ours(ctx.legacy().clone())),
+            (Handle::Stream, None) => Ok(Consumer::Raw(f.raw)),
+        },
+        ConsumerStream::Unordered {} => Ok(Consumer::Unordered),
     }
 }
 
-/// Packs `owner`'s memory at `ptr + byte_offset` with this layout into a managed tensor, after
-/// ordering `consumer` after its uses.
-fn export<T: DlpackElement>(
+/// `raw`, a live stream of another library, as ordering knows streams
+/// ([`StreamInner::foreign`]), with what stands for its context's liveness when that is not
+/// `ctx` (a record waits for a stream only while its context lives; the export keeps it until
+/// the memory is freed). `ctx` is current on return.
+///
+/// # Safety
+/// `raw` is live, and not a special handle (null, legacy or per-thread).
+unsafe fn foreign_stream(ctx: &Context, raw: sys::CUstream) -> Result<(Arc<StreamInner>, Option<Liveness>)> {
+    ctx.bind()?;
+    // SAFETY: a live stream (the caller's promise).
+    let stream_ctx = unsafe { calls::stream_get_ctx(raw) }?;
+    let (liveness, token) = if ctx.is(stream_ctx) {
+        (ctx.liveness(), None)
+    } else {
+        let token: Liveness = Arc::new(());
+        (Arc::downgrade(&token), Some(token))
+    };
+    bind_raw(stream_ctx)?;
+    let made = StreamInner::foreign(raw, stream_ctx, liveness);
+    ctx.bind()?;
+    Ok((made?, token))
+}
+
+/// Orders the consumer of an export by value after every use of the memory queued so far (a
+/// write: the memory is the consumer's to write), leaving its stream in the memory's record
+/// (`uses`, of memory of `ctx`, owned by the caller), so that the tensor's deleter frees it
+/// after the work queued there by then. Returns what the export keeps for a raw consumer
+/// stream of another context (see [`foreign_stream`]).
+fn order_by_value(
+    ctx: &Context,
+    uses: &StreamUses,
+    consumer: ConsumerStream<'_>,
+) -> Result<Option<Liveness>> {
+    match resolve(ctx, consumer)? {
+        Consumer::Ours(s) => uses.write_on(&s).map(|()| None),
+        Consumer::Raw(raw) => {
+            // SAFETY: a live stream, until the deleter has returned (ForeignStream::from_raw's
+            // contract), which is as long as the record, inside the export, lives; not a
+            // special handle (`resolve`).
+            let (stream, token) = unsafe { foreign_stream(ctx, raw) }?;
+            // The buffer is owned: an exclusive write, after which the record names `stream`.
+            uses.write_on(&stream)?;
+            Ok(token)
+        }
+        Consumer::Unordered => Ok(None),
+    }
+}
+
+/// Orders the consumer of a lend after the writes of the memory queued so far (a read),
+/// leaving a stream in the memory's record (`uses`, of memory of `ctx`) that later writes and
+/// the free wait for: the consumer's own, or for a raw handle (which the record must not name
+/// past the lend, as the stream may then be gone) the legacy default stream, which the consumer
+/// waits for now and which waits for the consumer when the lend ends ([`Lent`]). Returns that
+/// raw handle.
+fn order_lend(
+    ctx: &Context,
+    uses: &StreamUses,
+    consumer: ConsumerStream<'_>,
+) -> Result<Option<sys::CUstream>> {
+    match resolve(ctx, consumer)? {
+        Consumer::Ours(s) => uses.read_on(&s).map(|()| None),
+        Consumer::Raw(raw) => {
+            uses.read_on(ctx.legacy())?;
+            // SAFETY: the legacy stream of `ctx` is live; `raw` is (ForeignStream's contract).
+            unsafe { stream_wait(ctx, raw, std::ptr::null_mut()) }?;
+            Ok(Some(raw))
+        }
+        Consumer::Unordered => Ok(None),
+    }
+}
+
+/// The fields of a tensor's description that are checked before anything is ordered.
+struct Layout {
+    device_id: i32,
+    ndim: i32,
+    shape: Box<[i64]>,
+    strides: Box<[i64]>,
+}
+
+impl Layout {
+    fn of(ctx: &Context, shape: &[usize], strides: &[isize]) -> Result<Layout> {
+        let device_id =
+            i32::try_from(ctx.device().ordinal()).map_err(|_| invalid("the device ordinal exceeds i32"))?;
+        let shape: Box<[i64]> = shape
+            .iter()
+            .map(|&d| i64::try_from(d))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|_| invalid("a dimension exceeds i64"))?;
+        let strides: Box<[i64]> = strides.iter().map(|&s| s as i64).collect();
+        let ndim = i32::try_from(shape.len()).map_err(|_| invalid("more than i32::MAX dimensions"))?;
+        Ok(Layout {
+            device_id,
+            ndim,
+            shape,
+            strides,
+        })
+    }
+}
+
+/// Packs `owner`'s memory at `ptr + byte_offset` with `layout` into a managed tensor (the
+/// consumer already ordered).
+fn pack<T: DlpackElement>(
     owner: Box<dyn Exported>,
+    layout: Layout,
     ptr: sys::CUdeviceptr,
     byte_offset: u64,
-    shape: &[usize],
-    strides: &[isize],
-    consumer: ConsumerStream<'_>,
     read_only: bool,
+    liveness: Option<Liveness>,
 ) -> Result<Dlpack> {
-    let ctx = owner.context();
-    let device_id =
-        i32::try_from(ctx.device().ordinal()).map_err(|_| invalid("the device ordinal exceeds i32"))?;
-    let shape: Box<[i64]> = shape
-        .iter()
-        .map(|&d| i64::try_from(d))
-        .collect::<std::result::Result<_, _>>()
-        .map_err(|_| invalid("a dimension exceeds i64"))?;
-    let strides: Box<[i64]> = strides.iter().map(|&s| s as i64).collect();
-    let ndim = i32::try_from(shape.len()).map_err(|_| invalid("more than i32::MAX dimensions"))?;
-    if let Some(uses) = owner.uses() {
-        order_for_consumer(ctx, uses, consumer, read_only)?;
-    }
     let mut export = Box::new(Export {
         managed: DLManagedTensorVersioned {
             version: DLPackVersion::CURRENT,
@@ -286,18 +463,19 @@ fn export<T: DlpackElement>(
                 data: ptr as usize as *mut c_void,
                 device: DLDevice {
                     device_type: DLDeviceType::CUDA,
-                    device_id,
+                    device_id: layout.device_id,
                 },
-                ndim,
+                ndim: layout.ndim,
                 dtype: T::DTYPE,
                 shape: std::ptr::null_mut(),
                 strides: std::ptr::null_mut(),
                 byte_offset,
             },
         },
-        shape,
-        strides,
+        shape: layout.shape,
+        strides: layout.strides,
         owner,
+        _liveness: liveness,
     });
     // The boxed slices do not move with the box: the pointers stay valid as long as it lives.
     export.managed.dl_tensor.shape = export.shape.as_mut_ptr();
@@ -310,17 +488,37 @@ fn export<T: DlpackElement>(
     unsafe { Dlpack::from_raw(raw.cast()) }.map_err(|e| invalid(e.to_string()))
 }
 
+/// Exports `buffer` by value, at `byte_offset` with this shape and strides (in elements).
+fn export_owned<T: Element + DlpackElement>(
+    buffer: DeviceBuffer<T>,
+    byte_offset: u64,
+    shape: &[usize],
+    strides: &[isize],
+    consumer: ConsumerStream<'_>,
+) -> Result<Dlpack> {
+    let layout = Layout::of(buffer.context(), shape, strides)?;
+    let liveness = match buffer.device_view().uses() {
+        Some(uses) => order_by_value(buffer.context(), uses, consumer)?,
+        None => None,
+    };
+    let ptr = buffer.device_ptr();
+    pack::<T>(Box::new(buffer), layout, ptr, byte_offset, false, liveness)
+}
+
 impl<T: Element + DlpackElement> DeviceBuffer<T> {
     /// Exports the buffer as a one-dimensional DLPack tensor, giving it up: the tensor's
-    /// deleter frees it (stream-ordered, like dropping it). `consumer` is the stream the
-    /// consumer will use it on, which waits for every use queued so far (see
-    /// [`ConsumerStream`]). The tensor is writable (not `READ_ONLY`). Import it back with
-    /// [`DlpackTensor::from_dlpack`] or [`DlpackTensorMut::from_dlpack`].
+    /// deleter frees it, stream-ordered like dropping it, after the streams that used it and
+    /// after the work queued on the consumer's stream by the time the deleter is called.
+    /// `consumer` is the stream the consumer will use it on, which waits for every use queued
+    /// so far (see [`ConsumerStream`] for the consumer's side of the rule). The tensor is
+    /// writable (not `READ_ONLY`). Import it back with [`DlpackTensor::from_dlpack`] or
+    /// [`DlpackTensorMut::from_dlpack`].
     ///
-    /// Fails on a consumer stream of another context; the buffer is then dropped.
+    /// Fails on a consumer stream of another context ([`Error::WrongContext`]) or the
+    /// per-thread handle ([`DlpackError::PerThreadConsumer`]); the buffer is then dropped.
     pub fn into_dlpack(self, consumer: ConsumerStream<'_>) -> Result<Dlpack> {
-        let (ptr, len) = (self.device_ptr(), self.len());
-        export::<T>(Box::new(self), ptr, 0, &[len], &[1], consumer, false)
+        let len = self.len();
+        export_owned(self, 0, &[len], &[1], consumer)
     }
 }
 
@@ -331,29 +529,24 @@ impl<T: Element + DlpackElement, D: Dimension> DeviceArray<T, D> {
         let shape = self.shape().to_vec();
         let strides = self.strides().to_vec();
         let byte_offset = (self.offset() * size_of::<T>()) as u64;
-        let data = self.data;
-        let ptr = data.device_ptr();
-        export::<T>(
-            Box::new(data),
-            ptr,
-            byte_offset,
-            &shape,
-            &strides,
-            consumer,
-            false,
-        )
+        export_owned(self.data, byte_offset, &shape, &strides, consumer)
     }
 }
 
 /// The owner of a borrowed export: the memory's context and a pointer to its record (the
-/// memory itself stays with its owner, borrowed by the [`DlpackRef`]).
+/// memory itself stays with its owner, borrowed by the [`DlpackRef`]), and the consumer's raw
+/// stream, if it was named by a handle: when the lend ends (this is dropped, by the tensor's
+/// deleter, when the [`DlpackRef`] is), the legacy default stream, which the record names,
+/// waits for the work queued on it, so that later writes and the free wait for the consumer's
+/// reads.
 struct Lent {
     ctx: Context,
     uses: Option<NonNull<StreamUses>>,
+    consumer: Option<sys::CUstream>,
 }
 
 // SAFETY: the record is a `StreamUses` (Sync), only read through `&`; the context is Send and
-// Sync.
+// Sync; a stream handle may be used from any thread.
 unsafe impl Send for Lent {}
 // SAFETY: as above.
 unsafe impl Sync for Lent {}
@@ -369,11 +562,29 @@ impl Exported for Lent {
     }
 }
 
+impl Drop for Lent {
+    fn drop(&mut self) {
+        let Some(raw) = self.consumer else { return };
+        // SAFETY: the legacy stream of the memory's context is live, and so is `raw` until the
+        // lend has ended (ForeignStream::from_raw's contract), which is after this returns.
+        if unsafe { stream_wait(&self.ctx, std::ptr::null_mut(), raw) }.is_err() {
+            // No event could be recorded: the host waits for the consumer instead. An error
+            // there is a failed context, whose work has ended.
+            // SAFETY: as above.
+            let _ = unsafe { calls::stream_synchronize(raw) };
+        }
+    }
+}
+
 /// A read-only DLPack tensor lent out of a borrow of this crate's memory
 /// ([`DeviceBuffer::to_dlpack`], [`DeviceArrayBase::to_dlpack`]): it cannot outlive the borrow,
 /// and hands out only a shared reference to its tensor, so nothing can take the tensor past
 /// it. Import it with [`DlpackTensor::from_dlpack_ref`]`(lent.tensor())`, or give
 /// [`tensor`](Self::tensor)`().as_ptr()` to a library that borrows (and does not delete) it.
+///
+/// Dropping it ends the lend: the consumer must have queued every read by then (it need not
+/// have finished them); writes of the memory after the lend, and its free, wait for the
+/// consumer's stream on the GPU (see [`ConsumerStream`]).
 pub struct DlpackRef<'a> {
     tensor: Dlpack,
     _memory: PhantomData<&'a ()>,
@@ -400,12 +611,20 @@ fn lend<'a, T: Element + DlpackElement>(
     strides: &[isize],
     consumer: ConsumerStream<'_>,
 ) -> Result<DlpackRef<'a>> {
+    let ctx = view.context().clone();
+    let layout = Layout::of(&ctx, shape, strides)?;
+    let consumer = match view.uses() {
+        Some(uses) => order_lend(&ctx, uses, consumer)?,
+        // Untracked memory (`DeviceView::from_raw_parts`): its ordering is its maker's.
+        None => resolve(&ctx, consumer).map(|_| None)?,
+    };
     let owner = Lent {
-        ctx: view.context().clone(),
+        ctx,
         uses: view.uses().map(NonNull::from),
+        consumer,
     };
     let ptr = view.device_ptr();
-    let tensor = export::<T>(Box::new(owner), ptr, byte_offset, shape, strides, consumer, true)?;
+    let tensor = pack::<T>(Box::new(owner), layout, ptr, byte_offset, true, None)?;
     Ok(DlpackRef {
         tensor,
         _memory: PhantomData,
@@ -414,8 +633,10 @@ fn lend<'a, T: Element + DlpackElement>(
 
 impl<T: Element + DlpackElement> DeviceBuffer<T> {
     /// Lends the buffer as a read-only, one-dimensional DLPack tensor for as long as it is
-    /// borrowed: the buffer cannot be written or dropped meanwhile. `consumer` waits for the
-    /// last write queued so far (see [`ConsumerStream`]).
+    /// borrowed: the buffer cannot be written or dropped meanwhile, and once the
+    /// [`DlpackRef`] is dropped, writes and the free wait (on the GPU) for the reads the
+    /// consumer queued on its stream. `consumer` waits for the last write queued so far (see
+    /// [`ConsumerStream`]).
     pub fn to_dlpack(&self, consumer: ConsumerStream<'_>) -> Result<DlpackRef<'_>> {
         lend(self.device_view(), 0, &[self.len()], &[1], consumer)
     }

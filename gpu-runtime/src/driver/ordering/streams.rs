@@ -40,7 +40,8 @@ pub(crate) struct StreamInner {
     /// wrapper made on the first `Stream::to_cudarc`; for a stream taken from cudarc
     /// (`borrowed`), cudarc's own, which keeps the stream alive.
     pub(crate) cudarc: OnceLock<Arc<CudaStream>>,
-    /// The handle is cudarc's (`Stream::from_cudarc`): never destroyed here.
+    /// The handle is another library's (cudarc's, `Stream::from_cudarc`, or a DLPack
+    /// consumer's, [`StreamInner::foreign`]): never destroyed here.
     pub(crate) borrowed: bool,
 }
 
@@ -106,6 +107,40 @@ impl StreamInner {
             #[cfg(loom)]
             lane: None,
             cudarc: OnceLock::from(stream),
+            borrowed: true,
+        }))
+    }
+
+    /// Wraps `raw`, a stream of another library known by its handle only (DLPack's consumer
+    /// stream of an export), in the context `ctx_raw` (current on this thread), whose liveness
+    /// `ctx` stands for, with a new fence event of ours. The handle is never destroyed here
+    /// (`borrowed`); whoever makes this value keeps the stream live for as long as a record
+    /// may name it.
+    #[cfg(feature = "dlpack")]
+    pub(crate) fn foreign(
+        raw: sys::CUstream,
+        ctx_raw: sys::CUcontext,
+        ctx: Weak<dyn Any + Send + Sync>,
+    ) -> Result<Arc<StreamInner>> {
+        let mut flags = 0u32;
+        // SAFETY: valid out-pointer; the stream is live (the caller's promise).
+        let blocking = match unsafe { sys::cuStreamGetFlags(raw, &mut flags) } {
+            sys::CUresult::CUDA_SUCCESS => flags & 1 == 0,
+            // Unknown flags: taken as non-blocking, which only waits where it need not.
+            _ => false,
+        };
+        let fence = new_event()?;
+        Ok(Arc::new(StreamInner {
+            raw,
+            ctx_raw,
+            ctx,
+            fence: AtomicPtr::new(fence),
+            blocking,
+            legacy: raw.is_null(),
+            manual: AtomicBool::new(false),
+            #[cfg(loom)]
+            lane: None,
+            cudarc: OnceLock::new(),
             borrowed: true,
         }))
     }

@@ -279,3 +279,17 @@ fn safe_imports_refuse_another_librarys_tensor_and_release_it() {
         before + 2
     );
 }
+
+#[test]
+fn special_stream_handles_are_told_apart_from_streams() {
+    let handle = |v: usize| handle_kind(v as sys::CUstream);
+    // Null and CU_STREAM_LEGACY name the legacy default stream of the context they are used
+    // with; CU_STREAM_PER_THREAD names a stream per thread, which an export refuses as its
+    // consumer (its end may run on another thread); anything else is one stream.
+    assert_eq!(handle(0), Handle::Legacy);
+    assert_eq!(handle(1), Handle::Legacy);
+    assert_eq!(handle(2), Handle::PerThread);
+    for v in [3usize, 0x1000, 0x7f00_dead_b000] {
+        assert_eq!(handle(v), Handle::Stream, "{v:#x}");
+    }
+}
