@@ -10,6 +10,9 @@
 //!   product's shape.
 //! - [`dot`] / [`dot_on`]: NumPy's `dot` for 1-D and 2-D arrays (two vectors give a 0-d array).
 //!
+//! Shapes that do not multiply, 0-d arrays and arrays of more than 3 axes (NumPy broadcasts
+//! their batch axes; not offered here) are a [`GemmError::ShapesDoNotMultiply`].
+//!
 //! Elements: `f32`, `f64` (`cublasSgemm`, `cublasDgemm`), `half::f16` and `half::bf16`
 //! (`cublasGemmEx` with `f32` compute and `f32` `alpha`/`beta`), `Complex32` and `Complex64`
 //! (`cublasGemmEx` with `CUDA_C_32F`/`CUDA_C_64F`; a transposed view is a transpose, not a
@@ -46,7 +49,7 @@ use crate::driver::stream::Stream;
 use crate::error::{Error, GemmError, Result};
 use crate::gpuarray::array::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage, StorageMut};
 use crate::gpuarray::element::Element;
-use crate::gpuarray::matmul_plan::{product, Matrices, Op, OperandLayout, Product};
+use crate::gpuarray::matmul_plan::{gemm_call, product, Matrices, Op, OperandLayout, Product};
 use crate::types::{Complex32, Complex64};
 
 /// An [`Element`] cuBLAS multiplies: `f32`, `f64`, `half::f16`, `half::bf16`, `Complex32`,
@@ -438,38 +441,40 @@ where
         // cuBLAS would leave C as it was: a sum of nothing is zero.
         return c.fill_on(stream, T::zero());
     }
-    let (m, n, k, batch) = (
-        int("m", p.m)?,
-        int("n", p.n)?,
-        int("k", p.k)?,
-        int("batch", p.batch)?,
-    );
     let (oa, ob) = (Operand::of(a, true, stream)?, Operand::of(b, false, stream)?);
-    let (la, lb) = (oa.layout(), ob.layout());
-    // Row-major C = A B is column-major Cᵀ = Bᵀ Aᵀ: B goes first, and m and n trade places.
+    let call = gemm_call(p, oa.layout(), ob.layout());
     let cfg = GemmConfig {
-        transa: op(lb.op),
-        transb: op(la.op),
-        m: n,
-        n: m,
-        k,
+        transa: op(call.transa),
+        transb: op(call.transb),
+        m: int("n", call.m)?,
+        n: int("m", call.n)?,
+        k: int("k", call.k)?,
         alpha: T::one(),
-        lda: int("the leading dimension of b", lb.ld)?,
-        ldb: int("the leading dimension of a", la.ld)?,
+        lda: int("the leading dimension of b", call.lda)?,
+        ldb: int("the leading dimension of a", call.ldb)?,
         beta: T::zero(),
-        ldc: n,
+        ldc: int("n", call.ldc)?,
     };
+    let batch = int("batch", call.batch)?;
+    let stride =
+        |what, s: usize| i64::try_from(s).map_err(|_| Error::from(GemmError::TooLarge { what, value: s }));
+    let (stride_a, stride_b, stride_c) = (
+        stride("the batch stride of b", call.stride_a)?,
+        stride("the batch stride of a", call.stride_b)?,
+        stride("the batch stride of the result", call.stride_c)?,
+    );
+    // Row-major C = A B is column-major Cᵀ = Bᵀ Aᵀ: cuBLAS's A is our b (`gemm_call`).
     let (va, vb) = (operand_view(&oa), operand_view(&ob));
     with_handle(stream, |blas, cuda_stream| {
-        if p.batch == 1 {
+        if call.batch == 1 {
             return T::gemm(blas, cuda_stream, cfg, &vb, &va, c);
         }
         let batched = StridedBatchedConfig {
             gemm: cfg,
             batch_size: batch,
-            stride_a: lb.batch_stride as i64,
-            stride_b: la.batch_stride as i64,
-            stride_c: (p.m * p.n) as i64,
+            stride_a,
+            stride_b,
+            stride_c,
         };
         T::gemm_strided_batched(blas, cuda_stream, batched, &vb, &va, c)
     })

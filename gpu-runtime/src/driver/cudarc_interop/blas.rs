@@ -224,6 +224,28 @@ impl ComplexGemmElement for Complex64 {
     const COMPUTE: cublasComputeType_t = cublasComputeType_t::CUBLAS_COMPUTE_64F;
 }
 
+/// `alpha` or `beta` as cuBLAS reads it from the host (`CUBLAS_POINTER_MODE_HOST`, cudarc's
+/// default): at 16-byte alignment, the alignment of CUDA's `cuDoubleComplex` (`double2`,
+/// `__align__(16)`), which cuBLAS's host code may load with aligned 16-byte instructions.
+/// `num_complex::Complex64` is aligned to 8 only: passing a pointer to one where it happened to
+/// lie 8 bytes off a 16-byte boundary crashed the process with SIGSEGV inside
+/// `cublasGemmStridedBatchedEx` (issue 41: `[5, 3, 2] @ [2]` of `Complex64`, which cuBLAS
+/// runs as a batched matrix-vector product). Aligned to 16 for every type, which is at least
+/// each one's C alignment.
+#[repr(C, align(16))]
+pub(crate) struct HostScalar<T>(pub(crate) T);
+
+impl<T> HostScalar<T> {
+    /// The pointer cuBLAS takes: the value, 16-byte aligned.
+    pub(crate) fn ptr(&self) -> *const std::ffi::c_void {
+        (&self.0) as *const T as *const std::ffi::c_void
+    }
+}
+
+// cuBLAS's complex scalars: `cuDoubleComplex` is `__align__(16)`, `cuFloatComplex` 8.
+const _: () = assert!(std::mem::align_of::<HostScalar<Complex64>>() >= 16);
+const _: () = assert!(std::mem::align_of::<HostScalar<Complex32>>() >= 8);
+
 /// [`gemm`] of complex matrices (`cublasGemmEx`), on `stream`, the stream `blas` queues on
 /// (set with `set_stream`): the matrices' uses are recorded on it as `gemm` records them.
 /// `transa`/`transb` transpose without conjugating (`CUBLAS_OP_C` conjugates).
@@ -242,14 +264,16 @@ where
     C: DevicePtrMut<T>,
 {
     check_gemm(&cfg, a.len(), b.len(), c.len())?;
+    let (alpha, beta) = (HostScalar(cfg.alpha), HostScalar(cfg.beta));
     let (pa, _record_a) = a.device_ptr(stream);
     let (pb, _record_b) = b.device_ptr(stream);
     let (pc, _record_c) = c.device_ptr_mut(stream);
     // SAFETY: every matrix of `cfg` lies inside its buffer (checked above); `c` is borrowed
     // exclusively, so it overlaps neither `a` nor `b`; each pointer's use is recorded on
     // `stream`, which `blas` queues on, and the records live until the call has been queued;
-    // `alpha` and `beta` are host values of the matrices' type, as CUBLAS_POINTER_MODE_HOST
-    // (cudarc's default) reads them.
+    // `alpha` and `beta` are host values of the matrices' type at the alignment of CUDA's
+    // complex types (`HostScalar`), as CUBLAS_POINTER_MODE_HOST (cudarc's default) reads them,
+    // and live until the call returns.
     unsafe {
         cudarc::cublas::result::gemm_ex(
             *blas.handle(),
@@ -258,14 +282,14 @@ where
             cfg.m,
             cfg.n,
             cfg.k,
-            (&cfg.alpha) as *const T as *const _,
+            alpha.ptr(),
             pa as *const _,
             T::DATA,
             cfg.lda,
             pb as *const _,
             T::DATA,
             cfg.ldb,
-            (&cfg.beta) as *const T as *const _,
+            beta.ptr(),
             pc as *mut _,
             T::DATA,
             cfg.ldc,
@@ -297,11 +321,12 @@ where
 {
     check_gemm_strided_batched(&cfg, a.len(), b.len(), c.len())?;
     let g = &cfg.gemm;
+    let (alpha, beta) = (HostScalar(g.alpha), HostScalar(g.beta));
     let (pa, _record_a) = a.device_ptr(stream);
     let (pb, _record_b) = b.device_ptr(stream);
     let (pc, _record_c) = c.device_ptr_mut(stream);
     // SAFETY: as in `gemm_complex`, for every matrix of every batch (checked above, the
-    // results not overlapping one another).
+    // results not overlapping one another); `alpha` and `beta` aligned as there.
     unsafe {
         cudarc::cublas::result::gemm_strided_batched_ex(
             *blas.handle(),
@@ -310,7 +335,7 @@ where
             g.m,
             g.n,
             g.k,
-            (&g.alpha) as *const T as *const _,
+            alpha.ptr(),
             pa as *const _,
             T::DATA,
             g.lda,
@@ -319,7 +344,7 @@ where
             T::DATA,
             g.ldb,
             cfg.stride_b,
-            (&g.beta) as *const T as *const _,
+            beta.ptr(),
             pc as *mut _,
             T::DATA,
             g.ldc,
@@ -446,5 +471,41 @@ mod tests {
         // A batch of none touches nothing; one C may be written over itself.
         assert!(check_gemm_strided_batched(&batched(0, 12, 6, 8), 0, 0, 0).is_ok());
         assert!(check_gemm_strided_batched(&batched(1, 12, 6, 0), 12, 6, 8).is_ok());
+    }
+
+    /// Issue 41: cuBLAS read a `Complex64` `alpha` lying 8 bytes off a 16-byte boundary with
+    /// an aligned load and the process died of SIGSEGV. `num_complex`'s `Complex64` is aligned
+    /// to 8 only, so where one lies is luck; a `HostScalar` lies on 16 wherever it is put.
+    #[test]
+    fn complex_scalars_are_passed_at_the_alignment_of_cuda_complex_types() {
+        assert_eq!(std::mem::align_of::<Complex64>(), 8);
+        #[repr(C)]
+        struct Bare {
+            pad: u64,
+            z: Complex64,
+        }
+        #[repr(C)]
+        struct Held {
+            pad: u64,
+            z: HostScalar<Complex64>,
+        }
+        // A bare one follows an 8-byte field directly; a held one is moved to 16.
+        assert_eq!(std::mem::offset_of!(Bare, z), 8);
+        assert_eq!(std::mem::offset_of!(Held, z), 16);
+        let held: Vec<Held> = (0..5)
+            .map(|i| Held {
+                pad: i,
+                z: HostScalar(Complex64::new(i as f64, 0.0)),
+            })
+            .collect();
+        for h in &held {
+            assert_eq!(h.z.ptr() as usize % 16, 0);
+            assert_eq!(h.pad as f64, h.z.0.re);
+        }
+        let one = HostScalar(Complex32::new(1.0, 0.0));
+        assert_eq!(one.ptr() as usize % 8, 0);
+        // SAFETY: `ptr` points at the `Complex32` `one` holds, which lives through the read.
+        let read = unsafe { *(one.ptr() as *const Complex32) };
+        assert_eq!(read, Complex32::new(1.0, 0.0));
     }
 }
