@@ -328,7 +328,7 @@ fn fortran_ordered_host_arrays_go_in_and_out_in_memory_order() {
     // Neither order: refused before anything runs.
     let strided = a.slice(gpu_runtime::ndarray::s![..;2, ..]);
     let e = colmajor(&ctx, 1, 128, &strided, &mut out, m as i32 / 2, n as i32).unwrap_err();
-    assert!(matches!(e, Error::NotContiguous { .. }), "{e}");
+    assert!(matches!(e, Error::Copy(CopyError::HostArrayLayout { .. })), "{e}");
 }
 
 #[test]

@@ -609,7 +609,10 @@ fn ndarrays_of_any_dimension_and_order_round_trip() {
     let col = c.slice(gpu_runtime::ndarray::s![.., 1, ..]);
     assert!(matches!(
         ctx.array_to_device(&col),
-        Err(Error::NotContiguous { .. })
+        Err(Error::Copy(CopyError::HostArrayLayout {
+            operation: "Context::array_to_device",
+            ..
+        }))
     ));
 }
 

@@ -16,6 +16,10 @@ use gpu_runtime::tools::{DeviceMemoryPool, PageLockedAllocator, PageLockedMemory
 use gpu_runtime::{kernel, Context, Event, Stream};
 use gpu_suite::{assert_close, Rng};
 
+// Host arrays with reversed axes, page-locked and copied both ways (issue 41).
+#[path = "soundness/host_layouts.rs"]
+mod host_layouts;
+
 fn ctx() -> Context {
     Context::default().expect("these tests need a CUDA GPU")
 }

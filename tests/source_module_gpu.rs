@@ -259,7 +259,16 @@ fn host_arrays_go_in_and_out_through_call() {
             ],
         )
         .unwrap_err();
-    assert!(matches!(e, Error::NotContiguous { .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            Error::Copy(CopyError::HostArrayLayout {
+                operation: "Arg::host_in",
+                ..
+            })
+        ),
+        "{e}"
+    );
     // prepared_call launches without copying, so it refuses host arrays.
     let e = axpy
         .prepared_call(

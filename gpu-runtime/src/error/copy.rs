@@ -263,6 +263,24 @@ pub enum CopyError {
         #[source]
         source: ndarray::ShapeError,
     },
+    /// A host `ndarray` array whose memory is not one run of its elements in C or Fortran
+    /// order with every stride positive: a reversed axis (`s![..;-1]`, `invert_axis`), a
+    /// broadcast (zero-stride) or stepped view, or permuted axes. Such memory cannot go to the
+    /// driver as it is (a reversed array's `as_ptr()` is not even its lowest address), so
+    /// nothing was copied, page-locked or mapped. The fix is a C-ordered copy,
+    /// `array.as_standard_layout()` (`.into_owned()` where an owned array is taken); note that
+    /// `to_owned()` keeps a reversed array's negative strides. An array a copy writes into is
+    /// best written through a standard-layout array and `assign`ed back.
+    #[error("invalid argument to {operation}: the host array of shape {shape:?} and strides {strides:?} (in elements) is not contiguous in C or Fortran order with positive strides (a reversed, broadcast, stepped or permuted view), so its memory cannot go to the driver as it is; pass `array.as_standard_layout()` (a C-ordered copy, made only when needed; `.as_standard_layout().into_owned()` where an owned array is taken; `to_owned()` keeps reversed strides), and copy into an array of standard layout and `assign` it where the copy writes the array")]
+    HostArrayLayout {
+        /// The operation, e.g. `Context::register_host_memory`.
+        operation: &'static str,
+        /// The array's shape.
+        shape: Vec<usize>,
+        /// The array's strides, in elements (negative for a reversed axis, 0 for a broadcast
+        /// one).
+        strides: Vec<isize>,
+    },
     /// Memory opened from an IPC handle that holds fewer bytes than the elements asked for.
     #[error("size mismatch in IpcMemHandle::open: {len} elements of {element_bytes} bytes need {} bytes but the shared allocation holds {bytes}", .len.saturating_mul(*.element_bytes))]
     SharedAllocationTooSmall {

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder, StrideShape};
 
 use crate::driver::context::core::Context;
+use crate::driver::host::extent::dense_memory;
 use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::memory::view::copy_htod;
 use crate::error::{ArrayShapeError, Error, Result};
@@ -19,15 +20,15 @@ use crate::gpuarray::layout;
 use crate::tools::device_pool::DeviceMemoryPool;
 
 /// The elements of a host array to upload, in memory order, with the offset of its first
-/// element among them and its strides: the array's own memory when it is contiguous in any
-/// order (C, Fortran, transposed, reversed), else a copy in C order.
+/// element among them and its strides: the array's own memory, from its lowest address, when
+/// it is contiguous in any order (C, Fortran, transposed, reversed: a reversed array's first
+/// element lies `first` elements above the lowest, and the device array keeps the negative
+/// strides), else a copy in C order.
 pub(crate) fn host_parts<'a, T: Clone, S: Data<Elem = T>, D: Dimension>(
     host: &'a ArrayBase<S, D>,
 ) -> (Cow<'a, [T]>, usize, Vec<isize>) {
-    if let Some(slice) = host.as_slice_memory_order() {
-        let strides = host.strides().to_vec();
-        let lo = layout::span(host.shape(), &strides).map_or(0, |(lo, _)| lo);
-        return (Cow::Borrowed(slice), lo.unsigned_abs(), strides);
+    if let Some((slice, first)) = dense_memory(host) {
+        return (Cow::Borrowed(slice), first, host.strides().to_vec());
     }
     let data: Vec<T> = host.iter().cloned().collect();
     (Cow::Owned(data), 0, layout::c_strides(host.shape()))
@@ -145,10 +146,9 @@ impl<S: StorageMut, D: Dimension> DeviceArrayBase<S, D> {
         }
         let range = self.storage_range();
         let strides_match = host.strides() == self.strides();
-        if let Some(memory) = host
-            .as_slice_memory_order()
-            .filter(|_| strides_match && range.len() == self.len())
-        {
+        // The same dense layout on both sides (a reversed one too): the host's memory from its
+        // lowest address lands on the device's from its lowest, element for element.
+        if let Some((memory, _)) = dense_memory(host).filter(|_| strides_match && range.len() == self.len()) {
             let mut dst = self.data.device_view_mut().into_slice(range)?;
             return copy_htod(&mut dst, memory);
         }

@@ -52,9 +52,10 @@ where
     }
 }
 
-/// `like`'s shape, in Fortran order when `like` is laid out that way (and not also C order).
+/// `like`'s shape, in Fortran order when `like` is laid out that way (and not also C order);
+/// C order for any other layout, a reversed one included.
 pub(crate) fn shape_like<S: Data, D: Dimension>(like: &ArrayBase<S, D>) -> Shape<D> {
-    let fortran = !like.is_standard_layout() && like.t().is_standard_layout();
+    let fortran = crate::driver::host::extent::host_extent(like).order() == Some(ndarray::Order::F);
     like.raw_dim().set_f(fortran)
 }
 

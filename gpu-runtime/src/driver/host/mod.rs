@@ -5,6 +5,8 @@
 #[cfg(feature = "gpuarray")]
 pub(crate) mod arrays;
 #[cfg(feature = "gpuarray")]
+pub(crate) mod extent;
+#[cfg(feature = "gpuarray")]
 pub(crate) mod managed;
 #[cfg(feature = "gpuarray")]
 pub(crate) mod managed_ops;

@@ -12,7 +12,9 @@ use crate::driver::ordering::StreamUses;
 
 /// Page-locked host memory an asynchronous copy may read (PyCUDA's `memcpy_htod_async`
 /// source): a [`PinnedArray`](crate::driver::PinnedArray), [`RegisteredArray`](crate::driver::RegisteredArray)
-/// or [`RegisteredSlice`](crate::driver::RegisteredSlice). Elements are taken in memory order.
+/// or [`RegisteredSlice`](crate::driver::RegisteredSlice). Elements are taken in memory order,
+/// from the lowest address: the arrays are C- or Fortran-contiguous (an array with a reversed
+/// axis cannot be registered), and a slice is its memory.
 pub trait PageLocked<T>: sealed::Sealed {
     /// The memory and the record of its GPU uses.
     #[doc(hidden)]

@@ -23,6 +23,8 @@ use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder};
 #[cfg(feature = "gpuarray")]
 use crate::driver::host::arrays::{host_array_common, shape_bytes, shape_like, RawHost};
 #[cfg(feature = "gpuarray")]
+use crate::driver::host::extent::{host_extent, layout_error};
+#[cfg(feature = "gpuarray")]
 use crate::driver::host::page_locked::{
     sealed::Sealed, LockedHost, LockedHostMut, PageLocked, PageLockedMut,
 };
@@ -360,7 +362,16 @@ impl Context {
 
     /// Page-locks an existing array in place (PyCUDA's `register_host_memory`); it is unlocked
     /// when the returned value is dropped or [`RegisteredArray::into_inner`] gives it back.
-    /// The array must be contiguous (C or Fortran order).
+    ///
+    /// The array must be contiguous in C or Fortran order with positive strides, as numpy's
+    /// `c_contiguous` / `f_contiguous` flags that PyCUDA checks: exactly its elements, from its
+    /// lowest address, are registered, and asynchronous copies and mapped kernels see them in
+    /// that order. Any other layout is refused with
+    /// [`CopyError::HostArrayLayout`](crate::CopyError::HostArrayLayout) naming its shape and
+    /// strides, before the driver is asked (the array is dropped with the error): among them an
+    /// owned array with a reversed axis (`invert_axis`, `slice_move(s![..;-1])`), whose
+    /// memory holds its elements backwards and whose `as_ptr()` is its *highest* element,
+    /// and a permuted one. Pass `array.as_standard_layout().into_owned()` instead.
     ///
     /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
     pub fn register_host_memory<T: DeviceRepr, D: Dimension>(
@@ -368,18 +379,15 @@ impl Context {
         array: Array<T, D>,
         flags: HostRegisterFlags,
     ) -> Result<RegisteredArray<T, D>> {
-        if array.as_slice_memory_order().is_none() {
-            return Err(Error::NotContiguous {
-                what: "register_host_memory",
-            });
-        }
-        let bytes = array.len() * std::mem::size_of::<T>();
+        let (low, len) = registered_range(&array)?;
+        let bytes = len * std::mem::size_of::<T>();
         if bytes > 0 {
             self.bind()?;
-            // SAFETY: the range is the array's own live, contiguous storage; the array is owned
-            // by the returned value, so it is neither freed nor moved while registered.
+            // SAFETY: [low, low + bytes) is exactly the array's elements (C or Fortran order,
+            // checked above: its lowest address and its length), live storage the returned
+            // value owns, so it is neither freed nor moved while registered.
             check("cuMemHostRegister", unsafe {
-                sys::cuMemHostRegister_v2(array.as_ptr() as *mut c_void, bytes, flags.0)
+                sys::cuMemHostRegister_v2(low as *mut c_void, bytes, flags.0)
             })?;
         }
         Ok(RegisteredArray {
@@ -389,6 +397,24 @@ impl Context {
             uses: StreamUses::new(),
         })
     }
+}
+
+#[cfg(feature = "gpuarray")]
+/// The memory [`Context::register_host_memory`] page-locks for `array`, and every use of a
+/// [`RegisteredArray`] takes (copies, mapping, unregistering): its lowest element address and
+/// its length in elements. Only a C- or Fortran-contiguous array with positive strides is
+/// accepted, whose span is its elements in that order; any other is the typed refusal naming
+/// its strides. From the shared [`HostExtent`](crate::driver::host::extent::HostExtent), never
+/// from `as_ptr()` alone, which for a reversed axis is the highest element.
+pub(crate) fn registered_range<T, S: Data<Elem = T>, D: Dimension>(
+    array: &ArrayBase<S, D>,
+) -> Result<(*const T, usize)> {
+    let extent = host_extent(array);
+    if extent.order().is_none() {
+        return Err(layout_error(array, "Context::register_host_memory"));
+    }
+    debug_assert_eq!(extent.span, extent.len);
+    Ok((extent.lowest(array.as_ptr()), extent.span))
 }
 
 #[cfg(feature = "gpuarray")]
@@ -428,6 +454,10 @@ impl std::ops::BitOr for HostRegisterFlags {
 /// asynchronous copies ([`PageLocked`]). Host access, unlocking and giving the array back
 /// wait for the GPU's uses of it first.
 ///
+/// The array is C- or Fortran-contiguous with positive strides (others are refused when
+/// registering): copies, [`mapped`](Self::mapped) kernels and the registration itself cover
+/// exactly its elements, from its lowest address, in that memory order.
+///
 /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 pub struct RegisteredArray<T: DeviceRepr, D: Dimension> {
     array: Option<Array<T, D>>,
@@ -450,12 +480,12 @@ impl<T: DeviceRepr, D: Dimension> RegisteredArray<T, D> {
     /// The device address of the array, when registered with
     /// [`HostRegisterFlags::DEVICE_MAP`].
     pub fn device_ptr(&self) -> Result<sys::CUdeviceptr> {
-        let a = self.array.as_ref().unwrap_or_else(|| unreachable!());
+        let (low, len) = self.range();
         mapped_device_ptr(
             &self.ctx,
             self.flags.0 & sys::CU_MEMHOSTREGISTER_DEVICEMAP != 0,
-            a.as_ptr() as *mut c_void,
-            a.len(),
+            low as *mut c_void,
+            len,
         )
     }
 
@@ -491,7 +521,16 @@ impl<T: DeviceRepr, D: Dimension> RegisteredArray<T, D> {
     }
 
     fn raw_len(&self) -> usize {
-        self.array.as_ref().map_or(0, |a| a.len())
+        self.range().1
+    }
+
+    /// The registered memory: the array's lowest element address and the span of its
+    /// elements, as [`registered_range`] gave them to `cuMemHostRegister` (the array's layout
+    /// cannot change while it is registered: only `&` and views of it are lent out).
+    fn range(&self) -> (*const T, usize) {
+        let a = self.array.as_ref().unwrap_or_else(|| unreachable!());
+        let extent = host_extent(a);
+        (extent.lowest(a.as_ptr()), extent.span)
     }
 
     /// The array, once the GPU has finished writing it.
@@ -505,11 +544,12 @@ impl<T: DeviceRepr, D: Dimension> RegisteredArray<T, D> {
     fn unregister(&mut self) {
         // The memory stays locked, and the array alive, until the GPU has finished with it.
         let _ = self.uses.host_write();
-        if let Some(a) = &self.array {
-            if !a.is_empty() && self.ctx.bind().is_ok() {
-                // SAFETY: registered in register_host_memory, unregistered once (the array is
-                // taken or dropped right after).
-                unsafe { sys::cuMemHostUnregister(a.as_ptr() as *mut c_void) };
+        if self.array.is_some() {
+            let (low, len) = self.range();
+            if len > 0 && self.ctx.bind().is_ok() {
+                // SAFETY: registered in register_host_memory from this same address, unregistered
+                // once (the array is taken or dropped right after).
+                unsafe { sys::cuMemHostUnregister(low as *mut c_void) };
             }
         }
     }
@@ -554,10 +594,10 @@ impl<T: DeviceRepr, D: Dimension> Sealed for RegisteredArray<T, D> {}
 #[cfg(feature = "gpuarray")]
 impl<T: DeviceRepr, D: Dimension> PageLocked<T> for RegisteredArray<T, D> {
     fn locked(&self) -> LockedHost<'_, T> {
-        let a = self.array.as_ref().unwrap_or_else(|| unreachable!());
+        let (ptr, len) = self.range();
         LockedHost {
-            ptr: a.as_ptr(),
-            len: a.len(),
+            ptr,
+            len,
             uses: &self.uses,
         }
     }
@@ -566,11 +606,84 @@ impl<T: DeviceRepr, D: Dimension> PageLocked<T> for RegisteredArray<T, D> {
 #[cfg(feature = "gpuarray")]
 impl<T: DeviceRepr, D: Dimension> PageLockedMut<T> for RegisteredArray<T, D> {
     fn locked_mut(&mut self) -> LockedHostMut<'_, T> {
+        let len = self.range().1;
         let a = self.array.as_mut().unwrap_or_else(|| unreachable!());
+        // The lowest address, from the mutable pointer (an owned array's, never reallocated):
+        // the first element, for the C or Fortran layouts registered arrays have.
+        let first = host_extent(a).first;
         LockedHostMut {
-            ptr: a.as_mut_ptr(),
-            len: a.len(),
+            ptr: a.as_mut_ptr().wrapping_sub(first),
+            len,
             uses: &self.uses,
         }
+    }
+}
+
+#[cfg(feature = "gpuarray")]
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::CopyError;
+    use ndarray::{s, Array1, Array2, Array3, Axis, ShapeBuilder};
+
+    /// The strides of the refusal, or the range registered: what `register_host_memory` decides
+    /// before the driver is asked.
+    fn decided<T, D: Dimension>(a: &Array<T, D>) -> std::result::Result<(usize, usize), Vec<isize>> {
+        match registered_range(a) {
+            Ok((low, len)) => Ok((low as usize, len)),
+            Err(Error::Copy(CopyError::HostArrayLayout {
+                operation: "Context::register_host_memory",
+                strides,
+                ..
+            })) => Err(strides),
+            Err(other) => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn owned_arrays_with_a_reversed_axis_are_refused_naming_their_strides() {
+        // The case: an owned array whose axis was inverted. ndarray counts it
+        // contiguous, and its as_ptr() is its highest element, so as_ptr() + len ran past it.
+        let mut v = Array1::from_vec((0..100u32).collect());
+        v.invert_axis(Axis(0));
+        assert!(v.as_slice_memory_order().is_some(), "ndarray calls it contiguous");
+        assert_eq!(decided(&v), Err(vec![-1]));
+        let mut m = Array2::from_shape_fn((4, 6), |(i, j)| (i * 6 + j) as f32);
+        m.invert_axis(Axis(1));
+        assert_eq!(decided(&m), Err(vec![6, -1]));
+        let back = Array3::<u8>::zeros((2, 3, 4)).slice_move(s![..;-1, .., ..]);
+        assert_eq!(decided(&back), Err(vec![-12, 4, 1]));
+        // Permuted axes (contiguous in neither C nor Fortran order) and stepped ones too.
+        let p = Array3::<u8>::zeros((2, 3, 4)).permuted_axes([1, 0, 2]);
+        assert_eq!(decided(&p), Err(vec![4, 12, 1]));
+        let stepped = Array1::<u8>::zeros(10).slice_move(s![..;2]);
+        assert_eq!(decided(&stepped), Err(vec![2]));
+        // The fix the error names registers the elements in the reversed array's order.
+        let fixed = m.as_standard_layout().into_owned();
+        let (low, len) = decided(&fixed).unwrap();
+        assert_eq!((low, len), (fixed.as_ptr() as usize, 24));
+        assert_eq!(fixed.as_slice().unwrap()[..6], [5.0, 4.0, 3.0, 2.0, 1.0, 0.0]);
+    }
+
+    #[test]
+    fn c_and_fortran_arrays_register_exactly_their_elements() {
+        let c = Array2::<f64>::zeros((3, 5));
+        assert_eq!(decided(&c), Ok((c.as_ptr() as usize, 15)));
+        let f = Array2::<f64>::zeros((3, 5).f());
+        assert_eq!(decided(&f), Ok((f.as_ptr() as usize, 15)));
+        // An owned array that is the middle of a larger allocation: only the middle.
+        let whole = Array1::from_vec((0..64i32).collect());
+        let base = whole.as_ptr() as usize;
+        let middle = whole.slice_move(s![8..40]).into_shape_with_order((4, 8)).unwrap();
+        assert_eq!(decided(&middle), Ok((base + 8 * 4, 32)));
+        // A reversed axis of length 1 reaches no other element: C order, from as_ptr().
+        let mut row = Array2::<i16>::zeros((1, 7));
+        row.invert_axis(Axis(0));
+        assert_eq!(decided(&row), Ok((row.as_ptr() as usize, 7)));
+        // Empty and 0-d arrays.
+        let empty = Array2::<f32>::zeros((0, 3));
+        assert_eq!(decided(&empty).map(|(_, n)| n), Ok(0));
+        let scalar = Array::from_elem((), 3u64);
+        assert_eq!(decided(&scalar), Ok((scalar.as_ptr() as usize, 1)));
     }
 }

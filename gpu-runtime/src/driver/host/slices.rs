@@ -14,16 +14,20 @@ use std::borrow::Cow;
 use ndarray::{ArrayBase, ArrayRef, Data, DataMut, Dimension, Order};
 
 #[cfg(feature = "gpuarray")]
-use crate::error::Error;
+use crate::driver::host::extent::{host_extent, ordered_slice, ordered_slice_mut};
 use crate::error::Result;
 
 #[cfg(feature = "gpuarray")]
 /// The memory order of an `ndarray` array: `Some(Order::C)` when its elements are contiguous
 /// in C (row-major) order, `Some(Order::F)` when contiguous in Fortran (column-major) order
-/// and not in C order, `None` when neither (a strided slice, axes permuted some other way, or
-/// a negative stride).
+/// and not in C order, `None` when neither (a strided slice, axes permuted some other way, a
+/// broadcast axis, or a reversed one: `ndarray` counts a reversed array contiguous, but its
+/// memory holds the elements backwards, and its first element is not its lowest address).
 ///
-/// An array that is both (one dimension, or every axis but one of length 1) is C.
+/// An array that is both (one dimension, or every axis but one of length 1) is C. The host
+/// data of copies ([`HostSlice`], [`HostSliceMut`]) and page-locked arrays
+/// ([`Context::register_host_memory`](crate::Context::register_host_memory)) must have one of
+/// the two orders.
 ///
 /// ```
 /// use gpu_runtime::driver::memory_order;
@@ -34,39 +38,24 @@ use crate::error::Result;
 /// assert_eq!(memory_order(&f), Some(Order::F));
 /// assert_eq!(memory_order(&c.t()), Some(Order::F));
 /// assert_eq!(memory_order(&c.slice(s![.., 1..3])), None);
+/// assert_eq!(memory_order(&c.slice(s![..;-1, ..])), None); // reversed
 /// ```
 ///
 /// Needs the `gpuarray` feature (on by default), which brings `ndarray`.
 pub fn memory_order<A, D: Dimension>(array: &ArrayRef<A, D>) -> Option<Order> {
-    if is_in_order(array, Order::C) {
-        Some(Order::C)
-    } else if is_in_order(array, Order::F) {
-        Some(Order::F)
-    } else {
-        None
-    }
-}
-
-#[cfg(feature = "gpuarray")]
-/// True when the elements are contiguous in `order`.
-fn is_in_order<A, D: Dimension>(array: &ArrayRef<A, D>, order: Order) -> bool {
-    if order.is_column_major() {
-        // F order is the C order of the array with its axes reversed.
-        array.t().is_standard_layout()
-    } else {
-        array.is_standard_layout()
-    }
+    host_extent(array).order()
 }
 
 #[cfg(feature = "gpuarray")]
 /// The elements of `array` in `order` (the last axis varying fastest for C, the first for
-/// F): borrowed when the array is contiguous in that order, else copied into that order.
+/// F): borrowed when the array's memory holds them in that order (from its lowest address),
+/// else copied into that order, as for a reversed or strided view.
 pub(crate) fn elements_in_order<A: Clone, D: Dimension>(
     array: &ArrayRef<A, D>,
     order: Order,
 ) -> Cow<'_, [A]> {
-    if is_in_order(array, order) {
-        if let Some(s) = array.as_slice_memory_order() {
+    if host_extent(array).is_in(order) {
+        if let Ok(s) = ordered_slice(array, "elements_in_order") {
             return Cow::Borrowed(s);
         }
     }
@@ -90,8 +79,9 @@ pub(crate) fn elements_in_order<A: Clone, D: Dimension>(
     note = "or remove the `#[In]`/`#[Out]`/`#[InOut]` mark from the kernel's parameter: an unmarked slice parameter takes device memory in every call"
 )]
 pub trait HostSlice<T> {
-    /// The elements, or [`Error::NotContiguous`](crate::Error::NotContiguous) for an `ndarray` view that is contiguous in
-    /// neither C nor Fortran order.
+    /// The elements, or [`CopyError::HostArrayLayout`](crate::CopyError::HostArrayLayout)
+    /// for an `ndarray` array contiguous in neither C nor Fortran order with positive strides
+    /// (a reversed axis, a broadcast, stepped or permuted view).
     fn host_slice(&self) -> Result<&[T]>;
 }
 
@@ -140,25 +130,19 @@ impl<T, const N: usize> HostSliceMut<T> for [T; N] {
 }
 #[cfg(feature = "gpuarray")]
 impl<T, S: Data<Elem = T>, D: Dimension> HostSlice<T> for ArrayBase<S, D> {
+    /// The elements in memory order, from the lowest address, when the array is C- or
+    /// Fortran-contiguous; else [`CopyError::HostArrayLayout`](crate::CopyError::HostArrayLayout)
+    /// with its shape and strides (a reversed axis included: its memory holds the elements
+    /// backwards).
     fn host_slice(&self) -> Result<&[T]> {
-        memory_order(self)
-            .and_then(|_| self.as_slice_memory_order())
-            .ok_or(Error::NotContiguous {
-                what: "a copy to the device",
-            })
+        ordered_slice(self, "a copy from host memory")
     }
 }
 #[cfg(feature = "gpuarray")]
 impl<T, S: DataMut<Elem = T>, D: Dimension> HostSliceMut<T> for ArrayBase<S, D> {
+    /// As [`host_slice`](HostSlice::host_slice), writable.
     fn host_slice_mut(&mut self) -> Result<&mut [T]> {
-        if memory_order(self).is_none() {
-            return Err(Error::NotContiguous {
-                what: "a copy from the device",
-            });
-        }
-        self.as_slice_memory_order_mut().ok_or(Error::NotContiguous {
-            what: "a copy from the device",
-        })
+        ordered_slice_mut(self, "a copy into host memory")
     }
 }
 

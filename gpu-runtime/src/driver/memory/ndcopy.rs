@@ -4,28 +4,27 @@
 use ndarray::{Array, ArrayBase, Data, Dimension, Order, ShapeBuilder};
 
 use crate::driver::context::core::Context;
+use crate::driver::host::extent::ordered_slice;
 use crate::driver::host::slices::memory_order;
 use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::memory::view::DeviceRead;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::types::repr::DeviceRepr;
 
 impl Context {
     /// Copies an `ndarray` array in C or Fortran order to a new device buffer, elements in
     /// their memory order (as PyCUDA's `to_device` copies a numpy array's buffer). Read it back
     /// with [`Context::from_device_like`] or [`Context::from_device`] with the same order.
+    /// Any other layout, a reversed axis included, is refused with
+    /// [`CopyError::HostArrayLayout`](crate::CopyError::HostArrayLayout) naming its strides
+    /// (`host.as_standard_layout()` is the fix).
     pub fn array_to_device<T, S, D>(&self, host: &ArrayBase<S, D>) -> Result<DeviceBuffer<T>>
     where
         T: DeviceRepr,
         S: Data<Elem = T>,
         D: Dimension,
     {
-        let slice = memory_order(host)
-            .and_then(|_| host.as_slice_memory_order())
-            .ok_or(Error::NotContiguous {
-                what: "Context::array_to_device",
-            })?;
-        self.to_device(slice)
+        self.to_device(ordered_slice(host, "Context::array_to_device")?)
     }
 
     /// Copies device memory into a new array with the shape and memory order (C or Fortran)

@@ -11,7 +11,7 @@ use crate::driver::host::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::driver::ordering::StreamUses;
 use crate::driver::texture::{SurfaceObject, TextureObject};
-use crate::error::{Error, Result};
+use crate::error::{CopyError, Error, Result};
 use crate::launch::launch_stream::LaunchStream;
 use crate::launch::params::KernelParam;
 use crate::types::repr::DeviceRepr;
@@ -188,8 +188,10 @@ pub(super) enum Direction {
 /// `drv.InOut`), borrowed for the call.
 #[derive(Debug)]
 pub struct HostArg<'a> {
-    /// The elements, or why there are none (an `ndarray` not contiguous in C order).
-    pub(super) ptr: std::result::Result<*mut u8, &'static str>,
+    /// The elements, or why there are none: the function that made it (`Arg::host_in`) and, for an
+    /// `ndarray` array contiguous in neither C nor Fortran order with positive strides, its
+    /// refusal naming its shape and strides (kept whole, so the launch reports it).
+    pub(super) ptr: std::result::Result<*mut u8, (&'static str, Option<CopyError>)>,
     pub(super) bytes: usize,
     pub(super) elem_size: usize,
     pub(super) direction: Direction,
@@ -198,7 +200,12 @@ pub struct HostArg<'a> {
 
 impl HostArg<'_> {
     pub(super) fn checked_ptr(&self) -> Result<*mut u8> {
-        self.ptr.map_err(|what| Error::NotContiguous { what })
+        match &self.ptr {
+            Ok(p) => Ok(*p),
+            Err((_, Some(refusal))) => Err(refusal.clone().into()),
+            // Another host type's own refusal (a `HostSlice` implemented outside this crate).
+            Err((what, None)) => Err(Error::NotContiguous { what }),
+        }
     }
 }
 
@@ -293,7 +300,7 @@ impl<'a> Arg<'a> {
         let ptr = host
             .host_slice()
             .map(|s| (s.as_ptr() as *mut u8, std::mem::size_of_val(s)));
-        Arg::host(ptr, std::mem::size_of::<T>(), Direction::In, "an In argument")
+        Arg::host(ptr, std::mem::size_of::<T>(), Direction::In, "Arg::host_in")
     }
 
     /// A host array the kernel writes (PyCUDA's `drv.Out`): copied back after the kernel has
@@ -302,7 +309,7 @@ impl<'a> Arg<'a> {
         let ptr = host
             .host_slice_mut()
             .map(|s| (s.as_mut_ptr() as *mut u8, std::mem::size_of_val(s)));
-        Arg::host(ptr, std::mem::size_of::<T>(), Direction::Out, "an Out argument")
+        Arg::host(ptr, std::mem::size_of::<T>(), Direction::Out, "Arg::host_out")
     }
 
     /// A host array the kernel reads and writes (PyCUDA's `drv.InOut`): copied to the device
@@ -315,7 +322,7 @@ impl<'a> Arg<'a> {
             ptr,
             std::mem::size_of::<T>(),
             Direction::InOut,
-            "an InOut argument",
+            "Arg::host_in_out",
         )
     }
 
@@ -353,7 +360,13 @@ impl<'a> Arg<'a> {
     ) -> Arg<'a> {
         let (ptr, bytes) = match slice {
             Ok((p, b)) => (Ok(p), b),
-            Err(_) => (Err(what), 0),
+            Err(Error::Copy(mut refusal @ CopyError::HostArrayLayout { .. })) => {
+                if let CopyError::HostArrayLayout { operation, .. } = &mut refusal {
+                    *operation = what;
+                }
+                (Err((what, Some(refusal))), 0)
+            }
+            Err(_) => (Err((what, None)), 0),
         };
         Arg::Host(HostArg {
             ptr,

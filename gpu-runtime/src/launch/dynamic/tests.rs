@@ -1,9 +1,9 @@
 //! Argument checks of run-time typed launches, without a GPU.
 
 use super::arg::*;
-#[allow(unused_imports)]
-use crate::error::Error;
 use crate::error::{ArgHint, ArgumentError};
+#[allow(unused_imports)]
+use crate::error::{CopyError, Error};
 
 #[test]
 fn host_arrays_fit_the_pointers_their_direction_allows() {
@@ -31,7 +31,21 @@ fn a_non_contiguous_array_is_refused_when_copied() {
     let Arg::Host(h) = Arg::host_in(&strided) else {
         panic!()
     };
-    assert!(matches!(h.checked_ptr(), Err(Error::NotContiguous { .. })));
+    assert!(matches!(
+        h.checked_ptr(),
+        Err(Error::Copy(CopyError::HostArrayLayout { operation: "Arg::host_in", ref strides, .. })) if strides == &[5, 2]
+    ));
+    // A reversed axis: `ndarray` counts it contiguous, but its memory holds the rows
+    // backwards and its first element is not its lowest address.
+    let mut back = m.clone();
+    back.invert_axis(ndarray::Axis(0));
+    let Arg::Host(h) = Arg::host_in_out(&mut back) else {
+        panic!()
+    };
+    assert!(matches!(
+        h.checked_ptr(),
+        Err(Error::Copy(CopyError::HostArrayLayout { operation: "Arg::host_in_out", ref strides, .. })) if strides == &[-5, 1]
+    ));
     let Arg::Host(h) = Arg::host_in(&m) else { panic!() };
     assert_eq!((h.checked_ptr().is_ok(), h.bytes, h.elem_size), (true, 120, 8));
 }
