@@ -5,8 +5,8 @@
 #[cfg(loom)]
 pub(super) use loom::sync::atomic::AtomicUsize;
 #[cfg(loom)]
-pub(super) use loom::sync::{Mutex, MutexGuard};
+pub(super) use loom::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 #[cfg(not(loom))]
 pub(super) use std::sync::atomic::AtomicUsize;
 #[cfg(not(loom))]
-pub(super) use std::sync::{Mutex, MutexGuard};
+pub(super) use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};

@@ -288,13 +288,8 @@ impl PreparedFunction {
         // and each buffer's and object's use was ordered on the stream, which keeps them alive
         // until the kernel ran; each param points into `args`, alive until launch_raw returns.
         unsafe {
-            self.ex.launch(
-                &self.function,
-                grid,
-                block,
-                stream.raw(),
-                &mut params[..args.len()],
-            )
+            self.ex
+                .launch_on(&self.function, grid, block, stream, &mut params[..args.len()])
         }
     }
 
