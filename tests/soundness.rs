@@ -5,7 +5,9 @@
 //! supposed to.
 //!
 //! Run on a GPU machine: `cargo test --test soundness -- --ignored`; under compute-sanitizer
-//! (memcheck, racecheck) with `scripts/sanitize.sh`.
+//! (memcheck, racecheck) with `scripts/sanitize.sh`. `module_vars.rs` does the same for a
+//! module's `__device__` and `__constant__` variables, `callbacks.rs` for host functions that
+//! panic.
 
 use gpu_runtime::driver::{
     memcpy_dtoh_async, memcpy_htod_async, ArrayDescriptor, ArrayFlags, AttachFlags, ContextFlags, CudaArray,
@@ -19,6 +21,10 @@ use gpu_suite::{assert_close, Rng};
 // Host arrays with reversed axes, page-locked and copied both ways (issue 41).
 #[path = "soundness/host_layouts.rs"]
 mod host_layouts;
+#[path = "soundness/callbacks.rs"]
+mod callbacks;
+#[path = "soundness/module_vars.rs"]
+mod module_vars;
 
 fn ctx() -> Context {
     Context::default().expect("these tests need a CUDA GPU")

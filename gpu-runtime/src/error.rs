@@ -27,6 +27,7 @@ mod flags;
 mod gemm;
 mod memory;
 mod occupancy;
+pub(crate) mod panic;
 mod shape;
 mod texture;
 

@@ -140,7 +140,8 @@ pub fn param<T>(value: &T) -> *mut c_void {
 }
 
 /// The launch: `cuLaunchKernel` for a plain handle (`launch::raw`), `cuLaunchKernelEx` for a
-/// cluster or cooperative one (`launch::cluster`).
+/// cluster or cooperative one (`launch::cluster`), ordered with the other uses of the module's
+/// variables (`driver::ordering::ModuleUses`).
 ///
 /// # Safety
 /// As [`Function::launch_raw`]: `params` holds one pointer per parameter, each to a value of
@@ -156,10 +157,7 @@ pub unsafe fn launch(
     params: &mut [*mut c_void],
 ) -> Result<()> {
     // SAFETY: the caller's guarantee.
-    unsafe { ex.launch(f, grid, block, stream.raw(), params) }?;
-    // A capture another library began between `stream_arg`'s check and the launch took the
-    // launch in: this invalidates that capture, so the launch never runs from a graph.
-    stream.inner().refuse_foreign_capture()
+    unsafe { ex.launch_on(f, grid, block, stream, params) }
 }
 
 /// The launch configuration of `#[kernel(cluster = (x, y, z))]` and `#[kernel(cooperative)]`,

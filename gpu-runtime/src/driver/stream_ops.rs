@@ -2,7 +2,6 @@
 //! run in stream order.
 
 use std::ffi::c_void;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use cudarc::driver::sys;
 
@@ -10,6 +9,7 @@ use crate::driver::context::core::Context;
 use crate::driver::ordering::StreamInner;
 use crate::driver::result::check;
 use crate::driver::stream::{Stream, StreamFlags};
+use crate::error::panic::swallow_panic;
 use crate::error::{FlagsError, Result};
 
 impl Context {
@@ -57,8 +57,8 @@ extern "C" fn run_callback(data: *mut c_void) {
     // SAFETY: `data` is the Box<Callback> leaked by add_callback, handed over exactly once.
     let f = unsafe { Box::from_raw(data.cast::<Callback>()) };
     // Unwinding into the driver's thread is undefined; a panic ends here, reported on stderr
-    // by the panic hook.
-    let _ = catch_unwind(AssertUnwindSafe(f));
+    // by the panic hook, and so does a panic of its payload's drop.
+    swallow_panic(*f);
 }
 
 impl Stream {
@@ -109,7 +109,10 @@ impl Stream {
     /// Runs `f` on a driver thread once all work queued on the stream before it has finished;
     /// work queued after it waits for `f` to return (`cuLaunchHostFunc`). `f` must not call
     /// CUDA (the driver forbids it there and may deadlock): send a message instead. If the
-    /// context fails before `f`'s turn, `f` is never run and never dropped.
+    /// context fails before `f`'s turn, `f` is never run and never dropped. A panic in `f`
+    /// ends there (the panic hook reports it, on stderr by default), also when its payload
+    /// panics in turn when dropped: it never unwinds into the driver's thread, and the stream
+    /// goes on.
     ///
     /// ```no_run
     /// use std::sync::mpsc;

@@ -240,12 +240,13 @@ unsafe extern "C" fn delete_export(managed: *mut DLManagedTensorVersioned) {
     if managed.is_null() {
         return;
     }
-    // A deleter must not unwind; were a drop to panic, the rest of the export leaks instead.
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    // A deleter must not unwind; were a drop to panic, the rest of the export leaks instead
+    // (and a panic of that panic's payload, dropped, is caught too).
+    crate::error::panic::swallow_panic(|| {
         // SAFETY: every tensor with this deleter was made by `pack` from a `Box<Export>`
         // whose first field it is (repr(C)), and DLPack calls the deleter once.
         drop(unsafe { Box::from_raw(managed.cast::<Export>()) });
-    }));
+    });
 }
 
 /// The export behind `managed` if this crate made it (its deleter is [`delete_export`]).

@@ -36,6 +36,7 @@ use crate::driver::init::driver_version;
 use crate::driver::module::function::Function;
 use crate::error::{Error, LaunchConfigError, Result};
 use crate::launch::dims::{self, CheckedLaunch, Dim3};
+use crate::launch::launch_stream::LaunchStream;
 
 /// The largest portable cluster, and the largest any current GPU runs (non-portable).
 const PORTABLE_CLUSTER: u64 = 8;
@@ -367,8 +368,34 @@ impl LaunchEx {
         LaunchEx::make(f, cluster.map(|c| (c, compiled)), cooperative, true)
     }
 
+    /// [`launch`](Self::launch) on `stream`, ordered with the other uses of the variables of
+    /// `f`'s module (see `driver::ordering::ModuleUses`): how every launch but a captured one
+    /// is queued. For a module without variables, `launch` alone.
+    ///
+    /// # Safety
+    /// As [`Function::launch_raw`], but for the module's variables, which this orders.
+    #[inline(always)]
+    pub(crate) unsafe fn launch_on(
+        &self,
+        f: &Function,
+        grid: Dim3,
+        block: Dim3,
+        stream: LaunchStream<'_>,
+        params: &mut [*mut c_void],
+    ) -> Result<()> {
+        f.module_vars().launch(stream.inner(), || {
+            // SAFETY: the caller's guarantee; the module's variables are ordered around this.
+            unsafe { self.launch(f, grid, block, stream.raw(), params) }
+        })?;
+        // A capture another library began on the stream since `stream_arg` checked it took the
+        // launch in: this invalidates that capture, so the launch never runs from its graph.
+        stream.inner().refuse_foreign_capture()
+    }
+
     /// Launches `f` as configured: `launch_raw` for a plain handle, else the checks of the
-    /// module docs and `cuLaunchKernelEx`.
+    /// module docs and `cuLaunchKernelEx`. Not ordered with the uses of the module's
+    /// variables: [`launch_on`](Self::launch_on) does that; a capture calls this directly, since
+    /// what it records runs only when the graph is launched.
     ///
     /// # Safety
     /// As [`Function::launch_raw`].

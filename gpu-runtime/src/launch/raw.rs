@@ -21,6 +21,11 @@ impl Function {
     /// of exactly the C parameter's type; every device pointer and handle among them must stay
     /// valid until the kernel has finished, and be ordered with other streams' uses of what it
     /// points to (the `#[kernel]` macro's generated code does both for this crate's memory).
+    /// When the kernel's module has `__device__` or `__constant__` variables, the launch must
+    /// also be ordered with the copies to and from them ([`Global`](crate::driver::Global)'s
+    /// `set` and `get`, [`ModuleGlobal`](crate::driver::ModuleGlobal)'s `write` and `read`) and,
+    /// for `__device__` ones, with the module's launches on other streams: the crate's own
+    /// launches are, through the module's record; this one, given a bare stream handle, is not.
     #[doc(hidden)]
     #[inline]
     pub unsafe fn launch_raw(

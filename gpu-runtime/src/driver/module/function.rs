@@ -11,6 +11,7 @@ use cudarc::driver::sys::{self, CUfunction_attribute as FuncAttr};
 use crate::compiler::source::ModuleSource;
 use crate::driver::context::core::Context;
 use crate::driver::module::loaded::{KernelLimits, LoadedModule};
+use crate::driver::ordering::ModuleUses;
 use crate::driver::result::check;
 use crate::error::{Error, Result};
 
@@ -178,6 +179,13 @@ impl Function {
     /// The driver's function handle.
     pub fn raw(&self) -> sys::CUfunction {
         self.func
+    }
+
+    /// The record of the variables of the kernel's module, which each of its launches uses
+    /// (see [`ModuleUses`]).
+    #[inline(always)]
+    pub(crate) fn module_vars(&self) -> &ModuleUses {
+        &self._module.vars
     }
 
     /// Allows launches with `bytes` of dynamic shared memory, beyond the 48 KiB a block gets

@@ -165,14 +165,15 @@ pub(crate) fn load_image(
     Ok((raw, text(&info), text(&error)))
 }
 
+/// What an image holds, from its first bytes.
 #[derive(PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     Elf,
     Fatbin,
     Ptx,
 }
 
-fn image_kind(image: &[u8]) -> Kind {
+pub(super) fn image_kind(image: &[u8]) -> Kind {
     if image.starts_with(b"\x7fELF") {
         Kind::Elf
     } else if image.starts_with(&0xBA55_ED50u32.to_le_bytes())

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use cudarc::driver::sys::{self, CUfunction_attribute as FuncAttr};
 
 use crate::driver::context::core::Context;
+use crate::driver::ordering::ModuleUses;
 use crate::driver::result::check;
 use crate::error::{Error, Result};
 
@@ -32,6 +33,10 @@ pub(crate) struct LoadedModule {
     /// declaration is read from the source that declares it (see [`Self::declarations`]).
     pub(crate) linked_sources: Vec<Arc<str>>,
     pub(crate) info: LoadInfo,
+    /// The stream-ordering record of the module's `__device__` and `__constant__` variables,
+    /// which every launch of one of its kernels uses (found in the image at load: see
+    /// `vars.rs`), and `Global::set`/`get` copy to and from.
+    pub(crate) vars: ModuleUses,
 }
 
 /// What happened while building and loading a module.
@@ -46,7 +51,8 @@ pub(crate) struct LoadInfo {
 
 // SAFETY: module and function handles may be used from any thread of the process.
 unsafe impl Send for LoadedModule {}
-// SAFETY: as above; the struct is immutable after construction.
+// SAFETY: as above; the struct is immutable after construction but for `vars`, whose record
+// and gate are thread-safe.
 unsafe impl Sync for LoadedModule {}
 
 impl LoadedModule {
@@ -86,6 +92,7 @@ impl LoadedModule {
             source: None,
             linked_sources: Vec::new(),
             info,
+            vars: ModuleUses::new(crate::driver::module::vars::module_vars(image)),
         };
         for (name, lowered) in &kernels {
             let found = module

@@ -8,6 +8,7 @@ pub(crate) mod global;
 pub(crate) mod image;
 pub(crate) mod loaded;
 pub(crate) mod user;
+pub(crate) mod vars;
 
 pub use build::LinkedModule;
 pub use function::Function;

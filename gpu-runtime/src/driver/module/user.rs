@@ -16,6 +16,7 @@ use crate::driver::context::core::Context;
 use crate::driver::module::function::Function;
 use crate::driver::module::image::JitOptions;
 use crate::driver::module::loaded::{LoadInfo, LoadedModule};
+use crate::driver::ordering::ModuleVars;
 use crate::driver::result::check;
 use crate::error::{CopyError, Error, Result};
 use crate::types::repr::DeviceRepr;
@@ -150,9 +151,12 @@ impl Module {
             return Err(not_found());
         }
         check("cuModuleGetGlobal", r)?;
+        if self.inner.vars.vars() == ModuleVars::None {
+            return Err(crate::driver::module::vars::toolchain_table_error(name));
+        }
         Ok(ModuleGlobal {
             ctx: self.ctx.clone(),
-            _module: self.inner.clone(),
+            module: self.inner.clone(),
             name: name.to_owned(),
             ptr,
             bytes,
@@ -198,10 +202,11 @@ impl Module {
 }
 
 /// A `__device__` or `__constant__` variable of a loaded module: address and size, with
-/// checked copies to and from the host.
+/// checked copies to and from the host, ordered with the launches of the module's kernels as
+/// [`Global`](crate::driver::Global)'s are.
 pub struct ModuleGlobal {
     ctx: Context,
-    _module: Arc<LoadedModule>,
+    module: Arc<LoadedModule>,
     name: String,
     ptr: sys::CUdeviceptr,
     bytes: usize,
@@ -244,17 +249,21 @@ impl ModuleGlobal {
         Ok(())
     }
 
-    /// Copies `data` into the variable; its size must be the variable's. Waits for all the
-    /// context's work before, and for the copy after (see [`Global`](crate::driver::Global)).
+    /// Copies `data` into the variable; its size must be the variable's. Ordered with the
+    /// launches of the module's kernels on every stream, as [`Global::set`] is.
+    ///
+    /// [`Global::set`]: crate::driver::Global::set
     pub fn write<T: DeviceRepr>(&self, data: &[T]) -> Result<()> {
         self.check_size::<T>("ModuleGlobal::write", data.len())?;
-        crate::driver::module::global::write_global(&self.ctx, self.ptr, data)
+        crate::driver::module::global::write_global(&self.ctx, &self.module, self.ptr, data)
     }
 
-    /// Copies the variable into `out`; its size must be the variable's. Waits for all the
-    /// context's work first.
+    /// Copies the variable into `out`; its size must be the variable's. Waits for the
+    /// launches of the module's kernels that may write it, as [`Global::get`] does.
+    ///
+    /// [`Global::get`]: crate::driver::Global::get
     pub fn read<T: DeviceRepr>(&self, out: &mut [T]) -> Result<()> {
         self.check_size::<T>("ModuleGlobal::read", out.len())?;
-        crate::driver::module::global::read_global(&self.ctx, self.ptr, out)
+        crate::driver::module::global::read_global(&self.ctx, &self.module, self.ptr, out)
     }
 }

@@ -34,6 +34,12 @@
 //! owner's first use on another stream waits for the previous owner's work, and a use on the
 //! same stream is ordered by the stream itself, at no cost.
 //!
+//! A module's `__device__` and `__constant__` variables are memory too, which every kernel of
+//! the module may use without naming it: the loaded module keeps one record for all of them,
+//! every launch of one of its kernels is a use of it, and `Global::set`/`get` are copies
+//! ordered through it ([`ModuleUses`], which also says why those launches and copies take a
+//! lock when the module has variables).
+//!
 //! Host memory the GPU uses (page-locked, managed, registered) is waited for by the host
 //! before the host touches it: a host read waits for the last writer, a host write for every
 //! use ([`StreamUses::host_read`], [`StreamUses::host_write`]).
@@ -49,6 +55,7 @@ mod lane;
 mod lend_group;
 #[cfg(all(test, loom))]
 pub(crate) mod model;
+mod module_uses;
 mod streams;
 mod sync;
 #[cfg(test)]
@@ -57,5 +64,6 @@ mod uses;
 
 pub(crate) use graveyard::{Graveyard, Release};
 pub(crate) use lend_group::{LendGroups, Member};
+pub(crate) use module_uses::{ModuleUses, ModuleVars};
 pub(crate) use streams::{new_event, Closing, StreamInner};
 pub(crate) use uses::{StreamUses, UseSet};

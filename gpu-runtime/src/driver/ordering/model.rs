@@ -247,7 +247,7 @@ mod tests {
     use loom::thread;
 
     use super::*;
-    use crate::driver::ordering::StreamUses;
+    use crate::driver::ordering::{ModuleUses, ModuleVars, StreamUses};
 
     /// Runs `f` under loom: every interleaving with at most `LOOM_MAX_PREEMPTIONS` (default 3)
     /// preemptions.
@@ -594,5 +594,94 @@ mod tests {
     fn the_model_finds_a_lend_end_replacing_another() {
         let found = std::panic::catch_unwind(|| two_lends_end(false));
         assert!(found.is_err(), "the model missed an uncovered lend");
+    }
+
+    /// A launch of a kernel of a module with variables: through the module's gate and record,
+    /// the work queued inside (what `LaunchEx::launch_on` does).
+    fn launch_in(gpu: &Gpu, m: &ModuleUses, s: &Arc<StreamInner>) -> Work {
+        m.launch(s, || Ok(gpu.launch(s))).unwrap()
+    }
+
+    /// `Global::set`: a write of the module's record on `s`, then the copy.
+    fn set(gpu: &Gpu, m: &ModuleUses, s: &Arc<StreamInner>) -> Work {
+        m.host_copy(|u| {
+            u.write_on(s)?;
+            Ok(gpu.launch(s))
+        })
+        .unwrap()
+    }
+
+    /// `Global::get`: a read of the module's record on `s`, then the copy.
+    fn get(gpu: &Gpu, m: &ModuleUses, s: &Arc<StreamInner>) -> Work {
+        m.host_copy(|u| {
+            u.read_on(s)?;
+            Ok(gpu.launch(s))
+        })
+        .unwrap()
+    }
+
+    fn ordered(gpu: &Gpu, a: Work, b: Work) -> bool {
+        gpu.before(a, b) || gpu.before(b, a)
+    }
+
+    /// A module with a `__device__` variable: one thread launches twice on its stream (the
+    /// second through the shared gate's fast path), another sets the variable and then
+    /// launches on a third stream, and the variable is read back once both are joined. Each
+    /// launch may write the variable, so no two of these may overlap: whichever thread takes
+    /// the gate second waits for the other's work.
+    #[test]
+    fn device_variables_launches_and_host_copies_from_two_threads_never_overlap() {
+        check(|| {
+            let gpu = Gpu::new();
+            let m = Arc::new(ModuleUses::new(ModuleVars::Device));
+            let (a, b, legacy) = (gpu.stream(false), gpu.stream(false), gpu.stream(false));
+            let h = {
+                let (gpu, m) = (gpu.clone(), m.clone());
+                thread::spawn(move || [launch_in(&gpu, &m, &a), launch_in(&gpu, &m, &a)])
+            };
+            let w = set(&gpu, &m, &legacy);
+            let kb = launch_in(&gpu, &m, &b);
+            let [ka1, ka2] = h.join().unwrap();
+            let r = get(&gpu, &m, &legacy);
+            assert!(gpu.before(w, kb), "a launch after a set ran beside it");
+            assert!(
+                gpu.before(ka2, r) && gpu.before(kb, r),
+                "a get ran beside a launch"
+            );
+            let all = [ka1, ka2, w, kb, r];
+            for (i, &x) in all.iter().enumerate() {
+                for &y in &all[i + 1..] {
+                    assert!(ordered(&gpu, x, y), "{x:?} and {y:?} may overlap");
+                }
+            }
+        });
+    }
+
+    /// A module of `__constant__` variables: launches only read them, so launches on two
+    /// streams may overlap, but a set from another thread is ordered with each of them, and a
+    /// launch queued after the set on its thread runs after it.
+    #[test]
+    fn constant_variables_are_set_between_launches_never_beside_them() {
+        check(|| {
+            let gpu = Gpu::new();
+            let m = Arc::new(ModuleUses::new(ModuleVars::Constant));
+            let (a, b, legacy) = (gpu.stream(false), gpu.stream(false), gpu.stream(false));
+            let h = {
+                let (gpu, m) = (gpu.clone(), m.clone());
+                thread::spawn(move || launch_in(&gpu, &m, &a))
+            };
+            let w = set(&gpu, &m, &legacy);
+            let kb = launch_in(&gpu, &m, &b);
+            let ka = h.join().unwrap();
+            let w2 = set(&gpu, &m, &legacy);
+            assert!(
+                ordered(&gpu, ka, w),
+                "a set ran beside a launch on another thread"
+            );
+            assert!(gpu.before(w, kb), "a launch after a set ran beside it");
+            for k in [ka, kb] {
+                assert!(gpu.before(k, w2), "a set ran beside a launch queued before it");
+            }
+        });
     }
 }

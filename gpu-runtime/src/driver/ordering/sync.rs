@@ -5,11 +5,11 @@
 #[cfg(loom)]
 pub(super) use loom::sync::atomic::AtomicUsize;
 #[cfg(loom)]
-pub(super) use loom::sync::{Mutex, MutexGuard};
+pub(super) use loom::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 #[cfg(not(loom))]
 pub(super) use std::sync::atomic::AtomicUsize;
 #[cfg(not(loom))]
-pub(super) use std::sync::{Mutex, MutexGuard};
+pub(super) use std::sync::{Mutex, MutexGuard, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// Locks `m` (`std`'s or `loom`'s); a lock whose holder panicked is still good, as every
 /// critical section here leaves its data consistent before anything can panic.

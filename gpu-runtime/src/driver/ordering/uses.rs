@@ -290,10 +290,17 @@ impl StreamUses {
     #[inline(always)]
     pub(crate) fn write_on(&self, s: &Arc<StreamInner>) -> Result<()> {
         s.refuse_foreign_capture()?;
-        if self.fast.load(Ordering::Acquire) == s.key() | WRITER | PENDING_WRITE {
+        if self.is_sole_writer(s) {
             return Ok(());
         }
         self.use_on(s, Access::Write)
+    }
+
+    /// True when `s` is the only stream with uses outstanding, and the last writer: a write on
+    /// `s` ([`StreamUses::write_on`]) would change nothing. One atomic load.
+    #[inline(always)]
+    pub(crate) fn is_sole_writer(&self, s: &StreamInner) -> bool {
+        self.fast.load(Ordering::Acquire) == s.key() | WRITER | PENDING_WRITE
     }
 
     /// Orders a write of the allocation on `s` after every use, keeping every stream in the

@@ -234,7 +234,7 @@ fn stage_and_launch<'a>(
         // (`finish` waits for it, `finish_async`'s future keeps them until it has, and
         // `launch` and `upload` wait when they fail). A dependent launch
         // (`dependent_launch`) keeps its attribute here too.
-        unsafe { ex.launch(function, grid, block, stream.raw(), params) }
+        unsafe { ex.launch_on(function, grid, block, stream, params) }
     })?;
     Ok(copies)
 }

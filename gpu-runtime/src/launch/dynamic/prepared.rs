@@ -288,17 +288,9 @@ impl PreparedFunction {
         // and each buffer's and object's use was ordered on the stream, which keeps them alive
         // until the kernel ran; each param points into `args`, alive until launch_raw returns.
         unsafe {
-            self.ex.launch(
-                &self.function,
-                grid,
-                block,
-                stream.raw(),
-                &mut params[..args.len()],
-            )
-        }?;
-        // As the typed launch (`__private_v0_1::launch`): a capture another library began since
-        // `stream_arg` is invalidated, so the launch never runs from its graph.
-        stream.inner().refuse_foreign_capture()
+            self.ex
+                .launch_on(&self.function, grid, block, stream, &mut params[..args.len()])
+        }
     }
 
     /// Checks every argument before anything is launched or copied.

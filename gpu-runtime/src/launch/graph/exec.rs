@@ -58,16 +58,22 @@ impl<'a> GraphExec<'a> {
     /// First, as for every launch of this crate, each allocation the graph uses is ordered on
     /// `stream`: the graph waits, on the GPU, for other streams' work on it, and the launch is
     /// recorded in the allocation's record, so that other streams' later uses wait for it and
-    /// the memory is not freed before it has run. No allocation, no lookup.
+    /// the memory is not freed before it has run. The `__device__` and `__constant__`
+    /// variables of its kernels' modules are ordered the same way, as a launch of one of those
+    /// kernels orders them. No allocation, no lookup.
     pub fn launch(&mut self, stream: &Stream) -> Result<()> {
         if !stream.context().is(self.graph.ctx.raw()) {
             return Err(Error::WrongContext { what: "the stream" });
         }
         self.graph.nodes.order_on(stream.inner())?;
         self.graph.ctx.bind()?;
-        // SAFETY: the executable graph is live; every buffer it uses is borrowed for 'a and was
-        // ordered on `stream` above.
-        unsafe { calls::graph_launch(self.raw, stream.raw()) }.map_err(Error::from)
+        let raw = self.raw;
+        self.graph.nodes.launch_ordered(stream.inner(), &mut || {
+            // SAFETY: the executable graph is live; every buffer it uses is borrowed for 'a and
+            // was ordered on `stream` above, and the variables of its kernels' modules are
+            // ordered around this call.
+            unsafe { calls::graph_launch(raw, stream.raw()) }.map_err(Error::from)
+        })
     }
 
     /// The graph it was made from.

@@ -1,7 +1,8 @@
 //! What a graph knows of its nodes: each node's driver handle, kind and the memory it uses;
 //! the order between nodes (a chain for a capture, a DAG for a built graph); the refusal of two
 //! unordered nodes that use one allocation with a write between them; and the deduplicated
-//! list of allocations a launch of the graph orders on its stream.
+//! list of allocations, and of modules with variables, a launch of the graph orders on its
+//! stream.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -9,7 +10,8 @@ use std::sync::Arc;
 use cudarc::driver::sys;
 
 use crate::driver::module::function::Function;
-use crate::driver::ordering::{StreamInner, StreamUses};
+use crate::driver::module::loaded::LoadedModule;
+use crate::driver::ordering::{ModuleVars, StreamInner, StreamUses};
 use crate::error::{GraphError, Result};
 
 /// A node of a graph, as [`Capture`](super::capture::Capture) and
@@ -88,6 +90,10 @@ pub(crate) struct Nodes<'a> {
     /// Each allocation the graph uses once, with the strongest access of any node: what
     /// [`Nodes::order_on`] records on the launch stream. Rebuilt when a node changes.
     launch: Vec<(&'a StreamUses, Access)>,
+    /// The modules of the graph's kernels (bodies' included) that have `__device__` or
+    /// `__constant__` variables, each once, in address order: every launch of the graph is a
+    /// use of their variables ([`Nodes::launch_ordered`]).
+    modules: Vec<Arc<LoadedModule>>,
 }
 
 static NEXT_GRAPH: AtomicU64 = AtomicU64::new(1);
@@ -105,6 +111,7 @@ impl<'a> Nodes<'a> {
             nodes: Vec::new(),
             conditions: Vec::new(),
             launch: Vec::new(),
+            modules: Vec::new(),
         }
     }
 
@@ -202,6 +209,11 @@ impl<'a> Nodes<'a> {
     ) -> NodeId {
         let index = self.nodes.len() as u32;
         self.launch.extend(uses.iter().map(|u| (u.uses, u.access)));
+        match &kind {
+            NodeKind::Kernel { function, .. } => self.note_module(function),
+            NodeKind::Conditional { functions } => functions.iter().for_each(|f| self.note_module(f)),
+            NodeKind::Other => {}
+        }
         self.nodes.push(Node {
             raw,
             kind,
@@ -213,6 +225,42 @@ impl<'a> Nodes<'a> {
             graph: self.id,
             index,
         }
+    }
+
+    /// Adds the module of `f` to [`Nodes::modules`] when it has variables.
+    fn note_module(&mut self, f: &Function) {
+        if f.module_vars().vars() == ModuleVars::None {
+            return;
+        }
+        let key = |m: &Arc<LoadedModule>| Arc::as_ptr(m) as usize;
+        if let Err(i) = self.modules.binary_search_by_key(&key(&f._module), key) {
+            self.modules.insert(i, f._module.clone());
+        }
+    }
+
+    /// Runs `queue`, which queues a launch of the graph on `s`, ordered with the other uses of
+    /// the variables of every module of its kernels that has some, and recorded in their
+    /// records (as a launch of one of their kernels is: `driver::ordering::ModuleUses`). Holds
+    /// their gates, taken in address order, until `queue` returns: the one place that holds
+    /// several, all in the same order, so that no two launches wait for each other. For a
+    /// graph without such modules, `queue` alone.
+    #[inline]
+    pub(crate) fn launch_ordered(
+        &self,
+        s: &Arc<StreamInner>,
+        queue: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<()> {
+        fn nest(
+            modules: &[Arc<LoadedModule>],
+            s: &Arc<StreamInner>,
+            queue: &mut dyn FnMut() -> Result<()>,
+        ) -> Result<()> {
+            match modules.split_first() {
+                None => queue(),
+                Some((m, rest)) => m.vars.launch(s, || nest(rest, s, queue)),
+            }
+        }
+        nest(&self.modules, s, queue)
     }
 
     /// Replaces the memory node `i` uses (after an update of its parameters).

@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
+use crate::error::panic::drop_payload;
+
 /// How long an idle helper keeps polling for the next task before it sleeps: a convenience
 /// call has two copy phases a little apart, and calls often come back to back; a sleeping
 /// helper takes a wake-up (tens of microseconds on a busy or virtual machine) to join.
@@ -180,7 +182,16 @@ fn helper(pool: &'static Pool) {
             // SAFETY: as above: the closure outlives this call.
             let result = catch_unwind(AssertUnwindSafe(|| unsafe { (*task.0)() }));
             if let Err(payload) = result {
-                lock(&pool.panic).get_or_insert(payload);
+                let mut first = lock(&pool.panic);
+                if first.is_none() {
+                    *first = Some(payload);
+                } else {
+                    drop(first);
+                    // Only the first is raised again; a later one is dropped here, where a
+                    // panic of its drop must not end this helper inside the task (its caller
+                    // would wait for it forever).
+                    drop_payload(payload);
+                }
             }
         }
         // The last touch of the task: Release publishes what it wrote to the caller. SeqCst
@@ -227,8 +238,12 @@ impl Serving {
 
 impl Drop for Serving {
     fn drop(&mut self) {
-        // Only reached with work in flight when the caller's share panicked; that panic wins.
-        drop(self.wait());
+        // Only reached with work in flight when the caller's share panicked; that panic wins,
+        // and a helper's payload is dropped where a panic of its drop (during this unwind,
+        // an abort) cannot escape.
+        if let Some(payload) = self.wait() {
+            drop_payload(payload);
+        }
         self.0.busy.store(false, Ordering::Release);
     }
 }
@@ -256,7 +271,9 @@ pub(crate) fn run(helpers: usize, task: &(dyn Fn() + Sync)) {
     // SAFETY: this caller holds `busy`, and the last one's `Serving` left no seat open and no
     // helper inside: nothing reads the cell until the generation below is published.
     unsafe { *pool.task.get() = Some(TaskPtr(erased)) };
-    *lock(&pool.panic) = None;
+    if let Some(stale) = lock(&pool.panic).take() {
+        drop_payload(stale);
+    }
     let serving = Serving(pool);
     pool.state
         .fetch_add(ONE_GENERATION + helpers as u64 * ONE_SEAT, Ordering::SeqCst);
@@ -384,6 +401,52 @@ mod tests {
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"helper failed"));
         assert!(finished.load(Ordering::SeqCst));
         // The pool serves the next task normally.
+        let n = AtomicUsize::new(0);
+        run(2, &|| {
+            n.fetch_add(1, Ordering::SeqCst);
+        });
+        assert!(n.load(Ordering::SeqCst) >= 1);
+    }
+
+    /// Two helpers (or the one there is) panic with payloads that panic again when dropped, and
+    /// so does the caller:
+    /// the second helper's payload is dropped by the helper, the first's while the caller's
+    /// panic unwinds (an abort, were its panic not caught), and the pool serves the next task
+    /// (a helper that died inside the task would keep it waiting forever).
+    #[test]
+    fn payloads_that_panic_when_dropped_neither_abort_nor_stall_the_pool() {
+        use crate::error::panic::tests::Bomb;
+        static DROPS: AtomicUsize = AtomicUsize::new(0);
+        let _serial = test_serial();
+        // With one helper, the second payload's path is not taken.
+        let want = helpers().min(2);
+        if want == 0 {
+            return;
+        }
+        let caller = std::thread::current().id();
+        let entered = AtomicUsize::new(0);
+        let got = catch_unwind(AssertUnwindSafe(|| {
+            run(2, &|| {
+                if std::thread::current().id() != caller {
+                    entered.fetch_add(1, Ordering::SeqCst);
+                    std::panic::panic_any(Bomb {
+                        depth: 1,
+                        drops: &DROPS,
+                    });
+                }
+                let deadline = Instant::now() + Duration::from_secs(10);
+                while entered.load(Ordering::SeqCst) < want && Instant::now() < deadline {
+                    std::thread::yield_now();
+                }
+                panic!("caller failed");
+            })
+        }));
+        let payload = got.expect_err("the caller's panic is raised");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"caller failed"));
+        let entered = entered.load(Ordering::SeqCst);
+        assert!(entered >= 1, "no helper joined within 10 s");
+        // Each helper's payload was dropped (and the payload its drop panicked with leaked).
+        assert_eq!(DROPS.load(Ordering::SeqCst), entered);
         let n = AtomicUsize::new(0);
         run(2, &|| {
             n.fetch_add(1, Ordering::SeqCst);

@@ -119,7 +119,11 @@ impl Drop for Server {
         self.shared.stop.store(true, Ordering::Release);
         self.shared.changed.notify_all();
         if let Some(t) = self.acceptor.take() {
-            let _ = t.join();
+            // A panic of the thread ends here; dropping its payload must not unwind out of
+            // this drop (an abort, were the server dropped during an unwind).
+            if let Err(payload) = t.join() {
+                crate::error::panic::drop_payload(payload);
+            }
         }
     }
 }
@@ -148,7 +152,9 @@ fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
         }
     }
     for h in handlers {
-        let _ = h.join();
+        if let Err(payload) = h.join() {
+            crate::error::panic::drop_payload(payload);
+        }
     }
 }
 
