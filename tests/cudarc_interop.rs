@@ -523,18 +523,21 @@ fn work_of_ours_never_enters_a_capture_cudarc_began_on_our_stream() {
         fill.prepared_async_call(grid(N), 256, &s, &mut x, a, b, N as i32, cycles(&ctx, 2.0))
             .unwrap();
         let mut y = ctx.alloc_zeros::<f32>(N).unwrap();
+        // Made before the capture: in the thread-local and global modes the capturing thread
+        // may not allocate.
+        let src = ctx.alloc_zeros::<f32>(N).unwrap();
+        let event = Event::new(&ctx).unwrap();
         c.begin_capture(mode).unwrap();
         let r = fill.prepared_async_call(grid(N), 256, &s, &mut y, 1.0, 0.0, N as i32, 0);
         assert!(
             refused_as_captured(r),
             "round {round}: a launch into cudarc's capture"
         );
-        let src = ctx.alloc_zeros::<f32>(N).unwrap();
         assert!(refused_as_captured(gpu_runtime::driver::memcpy_dtod_async(
             &mut y, &src, &s
         )));
         assert!(refused_as_captured(s.add_callback(|| {})));
-        assert!(refused_as_captured(Event::new(&ctx).unwrap().record(Some(&s))));
+        assert!(refused_as_captured(event.record(Some(&s))));
         if relaxed {
             // Reading `x` on another stream waits for `s`: refused, not joined to the capture.
             let mut z = ctx.alloc_zeros::<f32>(N).unwrap();

@@ -216,6 +216,8 @@ impl Stream {
                 inner.cudarc.get_or_init(|| made).clone()
             }
         };
+        // Before cudarc can capture it: every use from now on checks for a capture.
+        inner.expose();
         st.register(inner);
         Ok(c)
     }

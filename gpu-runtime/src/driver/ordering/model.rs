@@ -98,6 +98,7 @@ impl Gpu {
             lane: Some(lane),
             cudarc: std::sync::OnceLock::new(),
             borrowed: false,
+            exposed: std::sync::atomic::AtomicBool::new(false),
         })
     }
 

@@ -43,6 +43,9 @@ pub(crate) struct StreamInner {
     /// The handle is another library's (cudarc's, `Stream::from_cudarc`, or a DLPack
     /// consumer's, [`StreamInner::foreign`]): never destroyed here.
     pub(crate) borrowed: bool,
+    /// Another library holds a handle to this stream and may capture it (see
+    /// [`StreamInner::exposed`]): set before that handle is handed out, never cleared.
+    pub(crate) exposed: AtomicBool,
 }
 
 // SAFETY: stream and event handles may be used from any thread; the driver serialises work
@@ -82,6 +85,7 @@ impl StreamInner {
             lane: None,
             cudarc: OnceLock::new(),
             borrowed: false,
+            exposed: AtomicBool::new(false),
         }))
     }
 
@@ -108,6 +112,7 @@ impl StreamInner {
             lane: None,
             cudarc: OnceLock::from(stream),
             borrowed: true,
+            exposed: AtomicBool::new(!raw.is_null()),
         }))
     }
 
@@ -142,6 +147,7 @@ impl StreamInner {
             lane: None,
             cudarc: OnceLock::new(),
             borrowed: true,
+            exposed: AtomicBool::new(false),
         }))
     }
 
@@ -164,6 +170,7 @@ impl StreamInner {
             lane: None,
             cudarc: OnceLock::new(),
             borrowed: false,
+            exposed: AtomicBool::new(false),
         })
     }
 
@@ -189,7 +196,15 @@ impl StreamInner {
     #[cfg(not(loom))]
     #[inline(always)]
     pub(crate) fn exposed(&self) -> bool {
-        !self.legacy && self.cudarc.get().is_some()
+        self.exposed.load(Ordering::Acquire)
+    }
+
+    /// Marks the stream as held by another library (before its handle is handed out); the
+    /// legacy default stream cannot be captured, so it is never marked.
+    pub(crate) fn expose(&self) {
+        if !self.legacy {
+            self.exposed.store(true, Ordering::Release);
+        }
     }
 
     /// The model check's stand-in: a lane another thread may capture.
