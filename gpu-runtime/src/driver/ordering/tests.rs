@@ -21,6 +21,7 @@ fn stream_of(blocking: bool, legacy: bool) -> Arc<StreamInner> {
         lane: None,
         cudarc: std::sync::OnceLock::new(),
         borrowed: false,
+        exposed: AtomicBool::new(false),
     })
 }
 
