@@ -32,6 +32,8 @@ pub(crate) struct Lane {
 
 /// A lane's captures and our checks of its capture status, stamped by a counter of their own.
 #[derive(Default)]
+// Read by the model's tests alone.
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) struct Captures {
     pub(crate) tick: usize,
     /// The capture in progress.
@@ -45,6 +47,7 @@ pub(crate) struct Captures {
 
 /// One capture of a lane by another library.
 #[derive(Clone, Debug, Default)]
+#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) struct CaptureSeq {
     pub(crate) valid: bool,
     /// How many work items of ours it captured.
