@@ -38,6 +38,9 @@ pub struct Request<'a> {
     pub options: Vec<String>,
     /// Where diagnostics point: the source literal.
     pub span: Span,
+    /// `(name, contents)` of the headers given to NVRTC in memory: those the source includes
+    /// from its folder and `include_dirs`, which the run time is given too.
+    pub headers: Vec<(String, Vec<u8>)>,
     /// `check = false` in the attribute.
     pub check: bool,
     /// `embed = [...]` in the attribute, each with its span.
@@ -250,6 +253,7 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
                 &options,
                 Want::Check,
                 req.prelude,
+                &req.headers,
             )
             .map_err(|e| syn::Error::new(req.span, format!("NVRTC failed at build time: {e}")))?;
         report(req, &r.log, r.ok, true, mode, &mut out)?;
@@ -277,6 +281,7 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
                 &options,
                 if cubin { Want::Cubin } else { Want::Ptx },
                 req.prelude,
+                &req.headers,
             )
             .map_err(|e| syn::Error::new(span, format!("NVRTC failed at build time: {e}")))?;
         if !r.ok {
@@ -471,6 +476,7 @@ mod tests {
             names: vec!["k".to_owned()],
             options: Vec::new(),
             span: Span::call_site(),
+            headers: Vec::new(),
             check,
             embed,
             prelude: true,
