@@ -16,6 +16,7 @@ mod elementwise;
 mod expand;
 mod input;
 mod linked;
+mod native_arch;
 mod nvrtc;
 mod nvrtc_find;
 mod template;
