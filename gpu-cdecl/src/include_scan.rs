@@ -105,7 +105,8 @@ impl std::fmt::Display for NameClash {
 }
 
 /// Every header `source` pulls in from `dirs`, directly or through other such headers, once per
-/// name, in a deterministic order (depth first, in the order of the `#include`s), with the name
+/// name, in a deterministic order (a file's `#include`s in order, then those of each header
+/// it reached, depth first), with the name
 /// the `#include` gives it. As a C preprocessor looks: a quoted name beside the header that
 /// includes it first (`beside` for `source` itself: the folder of a kernel file), then in
 /// `dirs` in order; a bracketed name in `dirs` only. Names in `skip` are not looked for (the
