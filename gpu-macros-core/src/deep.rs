@@ -551,7 +551,10 @@ mod tests {
         assert_eq!(list(None), (vec![], true));
         assert_eq!(list(Some(" ")), (vec![], true));
         assert_eq!(list(Some("none")), (vec![], false));
-        assert_eq!(list(Some("sm_90, compute_80")), (vec![(true, 90), (false, 80)], false));
+        assert_eq!(
+            list(Some("sm_90, compute_80")),
+            (vec![(true, 90), (false, 80)], false)
+        );
         // The attribute wins over the variable; `embed = []` ships nothing.
         let req = request(true, Some(Vec::new()));
         assert!(!embed_list_with(&req, Some("sm_90".into())).unwrap().1);
