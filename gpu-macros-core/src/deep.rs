@@ -188,14 +188,18 @@ fn parse_arch(a: &str) -> Option<(bool, u32)> {
     (10..1000).contains(&n).then_some((cubin, n))
 }
 
+/// Images to embed, each `(cubin, arch, where it was asked for)`, and whether nothing was asked
+/// (then the default applies: PTX for this machine's GPU).
+type EmbedList = (Vec<(bool, u32, Span)>, bool);
+
 /// The images to embed, as `embed = [...]` or `GPU_RUNTIME_EMBED` lists them (`none`: none), and
-/// whether neither said anything (then the default applies: PTX for this machine's GPU).
-fn embed_list(req: &Request<'_>) -> syn::Result<(Vec<(bool, u32, Span)>, bool)> {
+/// whether neither said anything.
+fn embed_list(req: &Request<'_>) -> syn::Result<EmbedList> {
     embed_list_with(req, std::env::var(EMBED_VAR).ok())
 }
 
 /// [`embed_list`], with `GPU_RUNTIME_EMBED`'s value given.
-fn embed_list_with(req: &Request<'_>, var: Option<String>) -> syn::Result<(Vec<(bool, u32, Span)>, bool)> {
+fn embed_list_with(req: &Request<'_>, var: Option<String>) -> syn::Result<EmbedList> {
     let (list, default): (Vec<(String, Span)>, bool) = match &req.embed {
         Some(l) => (l.clone(), false),
         None => match var {

@@ -5,10 +5,13 @@
 use std::ffi::c_int;
 use std::sync::OnceLock;
 
-/// The lowest compute capability among this machine's GPUs (`(major, minor)`) and the driver's
-/// CUDA version (`(major, minor)`), or `None` without a driver or a device.
-pub fn native() -> Option<((u32, u32), (u32, u32))> {
-    static NATIVE: OnceLock<Option<((u32, u32), (u32, u32))>> = OnceLock::new();
+/// The lowest compute capability among this machine's GPUs and the driver's CUDA version, each
+/// `(major, minor)`.
+type Native = ((u32, u32), (u32, u32));
+
+/// This machine's [`Native`], or `None` without a driver or a device.
+pub fn native() -> Option<Native> {
+    static NATIVE: OnceLock<Option<Native>> = OnceLock::new();
     *NATIVE.get_or_init(read)
 }
 
@@ -22,7 +25,7 @@ type AttributeFn = unsafe extern "C" fn(*mut c_int, c_int, c_int) -> c_int;
 const CC_MAJOR: c_int = 75;
 const CC_MINOR: c_int = 76;
 
-fn read() -> Option<((u32, u32), (u32, u32))> {
+fn read() -> Option<Native> {
     // SAFETY: loading the driver library runs its initialisers, which have no preconditions of
     // ours; it stays loaded (leaked) for the process, as every CUDA program keeps it.
     let lib = unsafe { libloading::Library::new("libcuda.so.1") }

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use crate::compiler::source::{ModuleSource, SourceOnDisk};
-use crate::compiler::source_module::SourceModule;
+use crate::compiler::source_module::{MemoryHeader, SourceModule};
 use crate::error::{Error, Result};
 
 /// The variable naming the crate roots to read kernel sources from.
@@ -84,7 +84,7 @@ fn headers_under(
     root: &Path,
     text: &str,
     beside: Option<&Path>,
-) -> Result<Vec<(Cow<'static, str>, Cow<'static, [u8]>)>> {
+) -> Result<Vec<MemoryHeader>> {
     let dirs: Vec<PathBuf> = on_disk.include_dirs().iter().map(|d| root.join(d)).collect();
     let builtin: Vec<&str> = gpu_cdecl::BUILTIN_HEADERS.iter().map(|(n, _)| *n).collect();
     let found = gpu_cdecl::include_scan::local_headers(text, beside, &dirs, &builtin).map_err(|c| {

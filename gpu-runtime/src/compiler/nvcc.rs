@@ -24,7 +24,7 @@ pub(crate) struct Job<'a> {
     pub(crate) options: &'a [String],
     /// Headers given in memory (`SourceModule::header`): written under `headers/` in the build
     /// directory, which nvcc searches first.
-    pub(crate) headers: &'a [(Cow<'static, str>, Cow<'static, [u8]>)],
+    pub(crate) headers: &'a [crate::compiler::source_module::MemoryHeader],
     pub(crate) kernels: &'a [Cow<'static, str>],
     /// The compiler's description; its last line names it in errors.
     pub(crate) label: &'a str,

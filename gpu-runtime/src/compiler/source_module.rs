@@ -21,6 +21,9 @@ pub enum Compiler {
     Nvcc(Option<PathBuf>),
 }
 
+/// A header given to the compiler in memory: the name an `#include` gives it, and its bytes.
+pub(crate) type MemoryHeader = (Cow<'static, str>, Cow<'static, [u8]>);
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum CacheSetting {
     Default,
@@ -61,8 +64,8 @@ pub struct SourceModule {
     pub(super) cache: CacheSetting,
     pub(super) kernels: Vec<Cow<'static, str>>,
     pub(super) prelude: bool,
-    /// Headers given to NVRTC in memory: `(name, contents)`.
-    pub(super) headers: Vec<(Cow<'static, str>, Cow<'static, [u8]>)>,
+    /// Headers given to NVRTC in memory.
+    pub(super) headers: Vec<MemoryHeader>,
 }
 
 /// The result of [`SourceModule::compile_report`]: the image and what the cache did.
