@@ -35,6 +35,17 @@ __global__ void saxpy_ptx(float a, const float *x, float *y, int n) {
 }"#, embed = ["sm_80", "compute_75"])]
 fn saxpy_ptx(a: f32, #[In] x: &[f32], #[InOut] y: &mut [f32], n: i32);
 
+// No `embed`: the build ships PTX for the GPU of the machine that builds it, by default (when
+// its NVRTC is no newer than that machine's driver).
+#[kernel(
+    r#"
+__global__ void saxpy_shipped(float a, const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}"#
+)]
+fn saxpy_shipped(a: f32, #[In] x: &[f32], #[InOut] y: &mut [f32], n: i32);
+
 /// The directory `libcuda.so` was loaded from, read from this process's memory map.
 fn driver_dir() -> PathBuf {
     let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
@@ -122,6 +133,28 @@ fn embedded_ptx_is_jit_compiled_by_the_driver_when_no_cubin_matches() {
         "on a device of {cc:?}"
     );
     check_saxpy(|ctx, a, x, y, n| saxpy_ptx(ctx, (n as u32).div_ceil(256), 256, a, x, y, n));
+}
+
+/// Built on the GPU machine that runs it (with an NVRTC no newer than its driver, e.g.
+/// `GPU_RUNTIME_NVRTC=$GPU_SUITE_NVRTC_13_0` for a CUDA 13.0 driver), a kernel without `embed`
+/// carries PTX for that GPU, which launches where NVRTC cannot be loaded.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn ptx_shipped_by_default_launches_without_nvrtc() {
+    if !in_child_without_nvrtc("ptx_shipped_by_default_launches_without_nvrtc") {
+        return;
+    }
+    let cc = ctx().compute_capability();
+    let image = pick_embedded(saxpy_shipped::source().images(), cc).unwrap_or_else(|| {
+        panic!(
+            "no PTX was shipped for compute capability {cc:?}: the build ships PTX for the build \
+             machine's GPU, so build this test on the machine that runs it, with an NVRTC no newer \
+             than its driver and without GPU_RUNTIME_EMBED"
+        )
+    });
+    assert_eq!((image.kind(), image.arch()), (ImageKind::Ptx, cc.0 * 10 + cc.1));
+    assert_eq!(saxpy_shipped::source().images().len(), 1, "one image per source");
+    check_saxpy(|ctx, a, x, y, n| saxpy_shipped(ctx, (n as u32).div_ceil(256), 256, a, x, y, n));
 }
 
 #[kernel(

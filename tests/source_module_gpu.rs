@@ -19,7 +19,10 @@ __global__ void axpy(float a, const float *x, float *y, int n) {
 __global__ void axpy(float a, const float *x, float *y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = a * x[i] + y[i];
-}"#
+}"#,
+    // Compiled at run time even where the build machine has a GPU (which would ship PTX for
+    // it by default): the tests below compare `prepare`'s module with SourceModule's compile.
+    embed = []
 )]
 fn axpy(a: f32, #[In] x: &[f32], #[InOut] y: &mut [f32], n: i32);
 

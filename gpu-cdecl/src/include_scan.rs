@@ -1,6 +1,10 @@
 //! The headers a CUDA source pulls in from include directories: what the run time hashes into
 //! its cache key (so that editing a header compiles again) and what the `#[kernel]` build-time
 //! check asks cargo to track (so that editing a header rebuilds the crate). One scan for both.
+//!
+//! [`local_headers`] is the scan `#[kernel]` embeds by: every header a kernel file pulls in from
+//! its own folder and its `include_dirs`, under the name its `#include` gives it, which is how
+//! NVRTC finds a header given to it in memory.
 
 use std::path::{Path, PathBuf};
 
@@ -60,6 +64,107 @@ pub fn included_headers(source: &str, dirs: &[PathBuf]) -> Vec<(String, Vec<u8>)
     found
 }
 
+/// A header found by [`local_headers`]: the name an `#include` gives it (what NVRTC looks an
+/// in-memory header up by), where it was found, and its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalHeader {
+    /// The name as written between the quotes or brackets, e.g. `cuda_utils.cuh` or
+    /// `sub/common.h`.
+    pub name: String,
+    /// The file it was found at: `dir.join(name)` for one of the directories searched (so it
+    /// starts with that directory as given), or beside the header that includes it.
+    pub path: PathBuf,
+    /// The file's bytes.
+    pub contents: Vec<u8>,
+}
+
+/// Two `#include`s of one name that reach two different files: NVRTC finds an in-memory
+/// header by its name alone, so it cannot be given both.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameClash {
+    /// The name both `#include`s give.
+    pub name: String,
+    /// The file the first one reaches.
+    pub first: PathBuf,
+    /// The file another one reaches, whose contents differ.
+    pub second: PathBuf,
+}
+
+impl std::fmt::Display for NameClash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "two different headers are included as `{}`: `{}` and `{}`; NVRTC is given the \
+             headers in memory and finds them by the name in the `#include` alone, so one name \
+             must mean one file: rename one, or include it by a longer path",
+            self.name,
+            self.first.display(),
+            self.second.display()
+        )
+    }
+}
+
+/// Every header `source` pulls in from `dirs`, directly or through other such headers, once per
+/// name, in a deterministic order (a file's `#include`s in order, then those of each header
+/// it reached, depth first), with the name
+/// the `#include` gives it. As a C preprocessor looks: a quoted name beside the header that
+/// includes it first (`beside` for `source` itself: the folder of a kernel file), then in
+/// `dirs` in order; a bracketed name in `dirs` only. Names in `skip` are not looked for (the
+/// built-in headers, which NVRTC has in memory already). Over-approximates as
+/// [`included_headers`] does; a name reaching two files with different contents is a
+/// [`NameClash`]. At most a few thousand headers are read.
+pub fn local_headers(
+    source: &str,
+    beside: Option<&Path>,
+    dirs: &[PathBuf],
+    skip: &[&str],
+) -> Result<Vec<LocalHeader>, NameClash> {
+    let mut found: Vec<LocalHeader> = Vec::new();
+    // Files still to scan: their text and the directory they are in.
+    let mut pending: Vec<(String, Option<PathBuf>)> =
+        vec![(source.to_owned(), beside.map(Path::to_path_buf))];
+    while let Some((text, here)) = pending.pop() {
+        let mut next = Vec::new();
+        for (name, quoted) in include_names(&text) {
+            if skip.contains(&name) {
+                continue;
+            }
+            let beside = here.as_ref().filter(|_| quoted).map(|h| h.join(name));
+            let Some((path, contents)) = beside
+                .into_iter()
+                .chain(dirs.iter().map(|d| d.join(name)))
+                .find_map(|p| std::fs::read(&p).ok().map(|c| (p, c)))
+            else {
+                continue;
+            };
+            if let Some(seen) = found.iter().find(|h| h.name == name) {
+                if seen.contents != contents {
+                    return Err(NameClash {
+                        name: name.to_owned(),
+                        first: seen.path.clone(),
+                        second: path,
+                    });
+                }
+                continue;
+            }
+            if found.len() >= MAX_HASHED_HEADERS {
+                break;
+            }
+            next.push((
+                String::from_utf8_lossy(&contents).into_owned(),
+                path.parent().map(Path::to_path_buf),
+            ));
+            found.push(LocalHeader {
+                name: name.to_owned(),
+                path,
+                contents,
+            });
+        }
+        pending.extend(next.into_iter().rev());
+    }
+    Ok(found)
+}
+
 /// The header names of the `#include` lines in `text`, each with whether it was quoted
 /// (`"…"`, not `<…>`).
 pub fn include_names(text: &str) -> Vec<(&str, bool)> {
@@ -106,6 +211,52 @@ mod tests {
         let found = included_headers(src, std::slice::from_ref(&dir));
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].1, b"#define A 1");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn local_headers_are_named_as_included_and_found_as_a_preprocessor_finds_them() {
+        let dir = std::env::temp_dir().join(format!("gpu-rt-local-{}", std::process::id()));
+        let inc = dir.join("inc");
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::create_dir_all(&inc).unwrap();
+        // k.cu (in `dir`) -> "sub/b.h" -> (beside it) "c.h" -> <d.h> in `inc` -> "sub/b.h" again;
+        // <stdint.h> is built in and skipped; "missing.h" is nowhere.
+        std::fs::write(dir.join("sub/b.h"), "#pragma once\n#include \"c.h\"\n").unwrap();
+        std::fs::write(dir.join("sub/c.h"), "#include <d.h>\n#include <stdint.h>\n").unwrap();
+        std::fs::write(inc.join("d.h"), "#include \"sub/b.h\"\n#include \"missing.h\"\n").unwrap();
+        std::fs::write(inc.join("stdint.h"), "not this one").unwrap();
+        let src = "#include \"sub/b.h\"\n#include <sub/b.h>\n";
+        let found = local_headers(src, Some(&dir), std::slice::from_ref(&inc), &["stdint.h"]).unwrap();
+        let names: Vec<&str> = found.iter().map(|h| h.name.as_str()).collect();
+        assert_eq!(names, ["sub/b.h", "c.h", "d.h"]);
+        assert_eq!(found[1].path, dir.join("sub").join("c.h"));
+        assert_eq!(found[2].path, inc.join("d.h"));
+        assert_eq!(
+            found[2].contents,
+            b"#include \"sub/b.h\"\n#include \"missing.h\"\n"
+        );
+        // A bracketed name is not looked for beside the includer: without `inc`, <d.h> is not found.
+        let found = local_headers(src, Some(&dir), &[], &[]).unwrap();
+        assert_eq!(found.len(), 2);
+        // One name, two files with different contents: refused, naming both.
+        std::fs::write(dir.join("c.h"), "#define OTHER 1\n").unwrap();
+        let clash =
+            local_headers("#include \"c.h\"\n#include \"sub/b.h\"\n", Some(&dir), &[], &[]).unwrap_err();
+        assert_eq!(clash.name, "c.h");
+        assert_eq!(
+            (clash.first.clone(), clash.second.clone()),
+            (dir.join("c.h"), dir.join("sub").join("c.h"))
+        );
+        assert!(
+            clash
+                .to_string()
+                .contains("finds them by the name in the `#include` alone"),
+            "{clash}"
+        );
+        // The same bytes under one name from two places are one header.
+        std::fs::write(dir.join("c.h"), "#include <d.h>\n#include <stdint.h>\n").unwrap();
+        assert!(local_headers("#include \"c.h\"\n#include \"sub/b.h\"\n", Some(&dir), &[], &[]).is_ok());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

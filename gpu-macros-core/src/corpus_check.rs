@@ -31,16 +31,23 @@ fn corpus_files() -> Vec<PathBuf> {
     files
 }
 
-/// The check as `#[kernel(file = …)]` runs it: the file's directory as `-I`.
+/// The check as `#[kernel(file = …)]` runs it: the headers beside the file in memory, no `-I`.
 fn check(path: &Path, source: &str) -> syn::Result<crate::deep::Outcome> {
     let dir = path.parent().expect("a file in a directory");
     let file_name = path.file_name().unwrap().to_string_lossy().into_owned();
+    let builtin: Vec<&str> = gpu_cdecl::BUILTIN_HEADERS.iter().map(|(n, _)| *n).collect();
+    let headers = gpu_cdecl::include_scan::local_headers(source, Some(dir), &[], &builtin)
+        .expect("no two headers of one name")
+        .into_iter()
+        .map(|h| (h.name, h.contents))
+        .collect();
     run(&Request {
         source,
         file_name: &file_name,
         names: Vec::new(),
-        options: vec![format!("-I{}", dir.display())],
+        options: Vec::new(),
         span: Span::call_site(),
+        headers,
         check: true,
         embed: Some(Vec::new()),
         prelude: true,

@@ -13,6 +13,15 @@
 //! makes both compile errors, for CI. The generated code names every variable the outcome
 //! depends on in `option_env!` and every header it read in `include_bytes!`, so cargo builds the
 //! crate again, and the check runs again, when one of them changes.
+//!
+//! Shipping: when the check passed and neither the attribute (`embed = [...]`) nor
+//! `GPU_RUNTIME_EMBED` says what to embed, the source is also compiled to PTX for the GPU of the
+//! machine that builds (`native_arch.rs`: the lowest compute capability of its devices, as
+//! nvcc's `-arch=native`), when this NVRTC can target it and is no newer than that machine's
+//! driver, and the PTX is embedded: a cold start then loads it instead of compiling. Best
+//! effort: a source that does not compile for that architecture ships nothing and is compiled
+//! at run time, as is every source built where there is no GPU. `GPU_RUNTIME_EMBED=none` (or
+//! `embed = []`) ships nothing.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -38,6 +47,9 @@ pub struct Request<'a> {
     pub options: Vec<String>,
     /// Where diagnostics point: the source literal.
     pub span: Span,
+    /// `(name, contents)` of the headers given to NVRTC in memory: those the source includes
+    /// from its folder and `include_dirs`, which the run time is given too.
+    pub headers: Vec<(String, Vec<u8>)>,
     /// `check = false` in the attribute.
     pub check: bool,
     /// `embed = [...]` in the attribute, each with its span.
@@ -176,19 +188,34 @@ fn parse_arch(a: &str) -> Option<(bool, u32)> {
     (10..1000).contains(&n).then_some((cubin, n))
 }
 
-fn embed_list(req: &Request<'_>) -> syn::Result<Vec<(bool, u32, Span)>> {
-    let list: Vec<(String, Span)> = match &req.embed {
-        Some(l) => l.clone(),
-        None => match std::env::var(EMBED_VAR) {
-            Ok(v) if !v.trim().is_empty() => v
-                .split(',')
-                .map(|s| (s.trim().to_owned(), req.span))
-                .filter(|(s, _)| !s.is_empty())
-                .collect(),
-            _ => Vec::new(),
+/// Images to embed, each `(cubin, arch, where it was asked for)`, and whether nothing was asked
+/// (then the default applies: PTX for this machine's GPU).
+type EmbedList = (Vec<(bool, u32, Span)>, bool);
+
+/// The images to embed, as `embed = [...]` or `GPU_RUNTIME_EMBED` lists them (`none`: none), and
+/// whether neither said anything.
+fn embed_list(req: &Request<'_>) -> syn::Result<EmbedList> {
+    embed_list_with(req, std::env::var(EMBED_VAR).ok())
+}
+
+/// [`embed_list`], with `GPU_RUNTIME_EMBED`'s value given.
+fn embed_list_with(req: &Request<'_>, var: Option<String>) -> syn::Result<EmbedList> {
+    let (list, default): (Vec<(String, Span)>, bool) = match &req.embed {
+        Some(l) => (l.clone(), false),
+        None => match var {
+            Some(v) if v.trim() == "none" => (Vec::new(), false),
+            Some(v) if !v.trim().is_empty() => (
+                v.split(',')
+                    .map(|s| (s.trim().to_owned(), req.span))
+                    .filter(|(s, _)| !s.is_empty())
+                    .collect(),
+                false,
+            ),
+            _ => (Vec::new(), true),
         },
     };
-    list.into_iter()
+    let list = list
+        .into_iter()
         .map(|(a, span)| {
             parse_arch(&a).map(|(c, n)| (c, n, span)).ok_or_else(|| {
                 syn::Error::new(
@@ -200,7 +227,39 @@ fn embed_list(req: &Request<'_>) -> syn::Result<Vec<(bool, u32, Span)>> {
                 )
             })
         })
-        .collect()
+        .collect::<syn::Result<Vec<_>>>()?;
+    Ok((list, default))
+}
+
+/// The default image: PTX for the GPU of this machine (see the module's doc), when the check
+/// passed. `None` when there is no such GPU, NVRTC cannot target it, the PTX would be newer
+/// than this machine's driver takes, or the source does not compile for it.
+fn default_image(lib: &nvrtc::Nvrtc, req: &Request<'_>, archs: &[u32]) -> Option<TokenStream> {
+    let ((major, minor), driver) = crate::native_arch::native()?;
+    let n = major * 10 + minor;
+    let (v_major, v_minor) = lib.version();
+    if !archs.contains(&n) || (v_major as u32, v_minor as u32) > driver {
+        return None;
+    }
+    let mut options = req.options.clone();
+    options.insert(0, format!("--gpu-architecture=compute_{n}"));
+    let r = lib
+        .compile(
+            req.source,
+            req.file_name,
+            &req.names,
+            &options,
+            Want::Ptx,
+            req.prelude,
+            &req.headers,
+        )
+        .ok()
+        .filter(|r| r.ok)?;
+    let bytes = Literal::byte_string(&r.image);
+    let lowered = &r.lowered;
+    Some(quote! {
+        ::gpu_runtime::__private_v0_1::EmbeddedImage::new(::gpu_runtime::__private_v0_1::ImageKind::Ptx, #n, #bytes, &[#(#lowered),*])
+    })
 }
 
 /// Runs the deep pass. Errors are NVRTC's compile errors, or an embedding that cannot be done.
@@ -211,7 +270,7 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
     };
     let mode = mode();
     let check = req.check && mode != Mode::Off;
-    let embed = embed_list(req)?;
+    let (embed, default) = embed_list(req)?;
     if !check && embed.is_empty() {
         return Ok(out);
     }
@@ -250,9 +309,15 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
                 &options,
                 Want::Check,
                 req.prelude,
+                &req.headers,
             )
             .map_err(|e| syn::Error::new(req.span, format!("NVRTC failed at build time: {e}")))?;
         report(req, &r.log, r.ok, true, mode, &mut out)?;
+        // What the check passed ships, compiled for this machine's GPU (a `-arch` of the
+        // user's own decides the target alone).
+        if r.ok && default && !user_arch {
+            out.images.extend(default_image(lib, req, &archs));
+        }
     }
     for (cubin, n, span) in embed {
         if !archs.contains(&n) {
@@ -277,6 +342,7 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
                 &options,
                 if cubin { Want::Cubin } else { Want::Ptx },
                 req.prelude,
+                &req.headers,
             )
             .map_err(|e| syn::Error::new(span, format!("NVRTC failed at build time: {e}")))?;
         if !r.ok {
@@ -471,10 +537,32 @@ mod tests {
             names: vec!["k".to_owned()],
             options: Vec::new(),
             span: Span::call_site(),
+            headers: Vec::new(),
             check,
             embed,
             prelude: true,
         }
+    }
+
+    #[test]
+    fn what_to_embed_and_whether_the_default_applies() {
+        let req = request(true, None);
+        let list = |var: Option<&str>| {
+            let (l, default) = embed_list_with(&req, var.map(str::to_owned)).unwrap();
+            (l.into_iter().map(|(c, n, _)| (c, n)).collect::<Vec<_>>(), default)
+        };
+        // Nothing said: the default (PTX for this machine's GPU, when there is one).
+        assert_eq!(list(None), (vec![], true));
+        assert_eq!(list(Some(" ")), (vec![], true));
+        assert_eq!(list(Some("none")), (vec![], false));
+        assert_eq!(
+            list(Some("sm_90, compute_80")),
+            (vec![(true, 90), (false, 80)], false)
+        );
+        // The attribute wins over the variable; `embed = []` ships nothing.
+        let req = request(true, Some(Vec::new()));
+        assert!(!embed_list_with(&req, Some("sm_90".into())).unwrap().1);
+        assert!(embed_list_with(&req, Some("sm_90".into())).unwrap().0.is_empty());
     }
 
     #[test]

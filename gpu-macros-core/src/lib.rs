@@ -16,6 +16,7 @@ mod elementwise;
 mod expand;
 mod input;
 mod linked;
+mod native_arch;
 mod nvrtc;
 mod nvrtc_find;
 mod template;
@@ -36,7 +37,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::check::Errors;
-use crate::expand::SourceTokens;
+use crate::expand::{HeaderTokens, SourceTokens};
 use crate::input::{Item, KernelArgs, RustKernel, SourceSpec};
 
 /// `#[kernel(attr)] item`: the expansion, or the `compile_error!` that says why there is none.
@@ -75,27 +76,52 @@ fn try_gpu_test(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream
     test_attr::expand(attr, item)
 }
 
-/// The source text, and tokens that embed it in the program. The options are `options`, then
-/// `-I` with the absolute path of the directory of a `file = …` (so that `#include "common.h"`
-/// beside it is found) and of each of `include_dirs`: the build-time check and the run time
-/// compile with the same options, so both find the same headers (the run time reads them from
-/// these directories when it compiles, and hashes them into its cache key).
+/// The name an inline source is compiled under: not a file name, so that no `#include` reaches
+/// it (an inline `mod unary` whose text includes `"unary.cu"` must not include itself), and
+/// plainly not a file in messages.
+pub(crate) fn inline_name(default_name: &str) -> String {
+    format!("<inline:{default_name}>")
+}
+
+/// `path`, a path under the crate's root that starts with `manifest_dir`, as the tokens
+/// `concat!(env!("CARGO_MANIFEST_DIR"), "/rel/path")`: what `include_str!` / `include_bytes!`
+/// read at build time, with no path of the build machine written into the generated code (nor,
+/// so, into anything built from it).
+fn crate_path(manifest_dir: &std::path::Path, path: &std::path::Path) -> proc_macro2::TokenStream {
+    match path.strip_prefix(manifest_dir) {
+        Ok(rel) => {
+            let rel: Vec<String> = rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            let rel = format!("/{}", rel.join("/"));
+            quote!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #rel))
+        }
+        // Not under the root (a test without CARGO_MANIFEST_DIR): the path as it is.
+        Err(_) => {
+            let abs = path.to_string_lossy().into_owned();
+            quote!(#abs)
+        }
+    }
+}
+
+/// The source text, and tokens that embed it in the program with every header it includes
+/// from the folder of a `file = …` and from `include_dirs` (relative to the directory of the
+/// crate's Cargo.toml): found as a C preprocessor finds them (`gpu_cdecl::include_scan::
+/// local_headers`), read now, and given to NVRTC in memory by the name each `#include` gives,
+/// by the build-time check and by the run time alike. So the run time compiles exactly what the
+/// build checked, needs none of these files, and the binary names no directory of the machine
+/// that built it. `options` are the attribute's own, passed on as they are.
 fn load_source(
     spec: &SourceSpec,
     default_name: &str,
-    mut options: Vec<syn::LitStr>,
+    options: Vec<syn::LitStr>,
     include_dirs: &[syn::LitStr],
 ) -> syn::Result<(String, SourceTokens, proc_macro2::Span)> {
     let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR")
         .map(PathBuf::from)
         .unwrap_or_default();
-    let include_option =
-        |dir: &std::path::Path, span| syn::LitStr::new(&format!("-I{}", dir.display()), span);
-    if let SourceSpec::File(lit) = spec {
-        if let Some(dir) = manifest_dir.join(lit.value()).parent() {
-            options.push(include_option(dir, lit.span()));
-        }
-    }
+    let mut dirs = Vec::with_capacity(include_dirs.len());
     for lit in include_dirs {
         let dir = manifest_dir.join(lit.value());
         if !dir.is_dir() {
@@ -109,19 +135,17 @@ fn load_source(
                 ),
             ));
         }
-        options.push(include_option(&dir, lit.span()));
+        dirs.push(dir);
     }
-    match spec {
-        SourceSpec::Inline(lit) => Ok((
+    let (text, text_tokens, file_name, beside, file_rel, span) = match spec {
+        SourceSpec::Inline(lit) => (
             lit.value(),
-            SourceTokens {
-                text: quote!(#lit),
-                file_name: format!("{default_name}.cu"),
-                options,
-                prelude: true,
-            },
+            quote!(#lit),
+            inline_name(default_name),
+            None,
+            None,
             lit.span(),
-        )),
+        ),
         SourceSpec::File(lit) => {
             let path = manifest_dir.join(lit.value());
             let text = std::fs::read_to_string(&path).map_err(|e| {
@@ -135,24 +159,56 @@ fn load_source(
                     ),
                 )
             })?;
-            let abs = path.to_string_lossy().into_owned();
             let file_name = path
                 .file_name()
                 .map(|f| f.to_string_lossy().into_owned())
                 .unwrap_or_else(|| format!("{default_name}.cu"));
             // include_str! both embeds the file and makes cargo rebuild when it changes.
-            Ok((
+            let at = crate_path(&manifest_dir, &path);
+            (
                 text,
-                SourceTokens {
-                    text: quote!(::core::include_str!(#abs)),
-                    file_name,
-                    options,
-                    prelude: true,
-                },
+                quote!(::core::include_str!(#at)),
+                file_name,
+                path.parent().map(PathBuf::from),
+                Some(lit.value()),
                 lit.span(),
-            ))
+            )
         }
+    };
+    let builtin: Vec<&str> = gpu_cdecl::BUILTIN_HEADERS.iter().map(|(n, _)| *n).collect();
+    let found = gpu_cdecl::include_scan::local_headers(&text, beside.as_deref(), &dirs, &builtin)
+        .map_err(|clash| syn::Error::new(span, format!("#[kernel]: {clash}")))?;
+    let mut headers = Vec::with_capacity(found.len());
+    for h in found {
+        if h.contents.contains(&0) {
+            return Err(syn::Error::new(
+                span,
+                format!(
+                    "#[kernel]: the header `{}` (at `{}`) contains a NUL byte, which NVRTC cannot take",
+                    h.name,
+                    h.path.display()
+                ),
+            ));
+        }
+        headers.push(HeaderTokens {
+            at: crate_path(&manifest_dir, &h.path),
+            name: h.name,
+            contents: h.contents,
+        });
     }
+    Ok((
+        text,
+        SourceTokens {
+            text: text_tokens,
+            file_name,
+            options,
+            prelude: true,
+            headers,
+            file: file_rel,
+            include_dirs: include_dirs.iter().map(syn::LitStr::value).collect(),
+        },
+        span,
+    ))
 }
 
 /// Finds the C declaration of `kernel` and checks the Rust signature against it; for a
@@ -302,6 +358,11 @@ fn deep_pass(
         names,
         options: tokens.options.iter().map(|o| o.value()).collect(),
         span,
+        headers: tokens
+            .headers
+            .iter()
+            .map(|h| (h.name.clone(), h.contents.clone()))
+            .collect(),
         check: args.check,
         embed: args
             .embed

@@ -157,6 +157,8 @@ fn deep_pass(args: &KernelArgs, parts: &[Part], kernels: &[String]) -> syn::Resu
             names: kernels.iter().filter(|k| p.declares(k)).cloned().collect(),
             options: options.clone(),
             span: p.span,
+            // The sources of a linked module are compiled without headers in memory.
+            headers: Vec::new(),
             check: args.check,
             // Not `None`, which would take the crate-wide `GPU_RUNTIME_EMBED`.
             embed: Some(Vec::new()),

@@ -259,7 +259,10 @@ impl Nvrtc {
 
     /// Compiles `source` with `options` (the architecture included), adding `names` as name
     /// expressions; with `prelude`, `gpu_cdecl::NVRTC_PRELUDE` is included first, as the run time
-    /// does. `Err` only when NVRTC itself fails (not for compile errors).
+    /// does. `headers` (`(name, contents)`) are given in memory before the built-in ones, as the
+    /// run time gives a source's own headers. `Err` only when NVRTC itself fails (not for
+    /// compile errors).
+    #[allow(clippy::too_many_arguments)]
     pub fn compile(
         &self,
         source: &str,
@@ -268,19 +271,27 @@ impl Nvrtc {
         options: &[String],
         want: Want,
         prelude: bool,
+        headers: &[(String, Vec<u8>)],
     ) -> Result<Output, String> {
         let cstr = |s: &str| CString::new(s).map_err(|_| format!("`{s}` contains a NUL byte"));
         let (src, file) = (cstr(source)?, cstr(file_name)?);
-        // The run time's in-memory headers, the prelude among them: NVRTC includes the prelude
-        // by name (`--pre-include`), so the source's line numbers stay its own.
-        let header_names = gpu_cdecl::BUILTIN_HEADERS
+        // The source's headers, then the run time's in-memory headers, the prelude among them:
+        // NVRTC includes the prelude by name (`--pre-include`), so the source's line numbers
+        // stay its own.
+        let mut header_names = headers
             .iter()
             .map(|(n, _)| cstr(n))
             .collect::<Result<Vec<_>, _>>()?;
-        let header_texts = gpu_cdecl::BUILTIN_HEADERS
+        let mut header_texts = headers
             .iter()
-            .map(|(_, t)| cstr(t))
+            .map(|(n, t)| {
+                CString::new(t.clone()).map_err(|_| format!("the header `{n}` contains a NUL byte"))
+            })
             .collect::<Result<Vec<_>, _>>()?;
+        for (n, t) in gpu_cdecl::BUILTIN_HEADERS {
+            header_names.push(cstr(n)?);
+            header_texts.push(cstr(t)?);
+        }
         let name_ptrs: Vec<*const c_char> = header_names.iter().map(|n| n.as_ptr()).collect();
         let text_ptrs: Vec<*const c_char> = header_texts.iter().map(|t| t.as_ptr()).collect();
         let mut raw = std::ptr::null_mut();

@@ -133,9 +133,10 @@ fn the_source_static_names_the_source_file_and_kernel() {
     )
     .expect("expands")
     .to_string();
-    // `name = "axpy"` binds the Rust `saxpy` to the C `axpy`, the file named after the C name.
+    // `name = "axpy"` binds the Rust `saxpy` to the C `axpy`, the source named after the C name,
+    // as no file can be (`<inline:…>`: an `#include` of a file never reaches the source itself).
     let source = format!(
-        "ModuleSource :: new (\"axpy.cu\" , {} , & [\"axpy\"] , & [])",
+        "ModuleSource :: new (\"<inline:axpy>\" , {} , & [\"axpy\"] , & [])",
         quote!(#AXPY)
     );
     assert!(out.contains(&source), "{out}");
@@ -400,28 +401,89 @@ fn a_source_file_is_read_and_included() {
 }
 
 #[test]
-fn the_file_directory_and_include_dirs_are_include_paths() {
-    let dir = std::env::temp_dir().join(format!("gpu-macros-core-inc-{}", std::process::id()));
-    std::fs::create_dir_all(dir.join("include")).expect("a temporary directory");
-    let path = dir.join("k.cu");
-    std::fs::write(&path, AXPY).expect("a temporary file");
-    let (abs, inc) = (
-        path.to_string_lossy().into_owned(),
-        dir.join("include").to_string_lossy().into_owned(),
-    );
+fn headers_of_the_file_directory_and_include_dirs_are_embedded_by_name_without_absolute_paths() {
+    // Under the crate's root (where `file` and `include_dirs` are relative to): the workspace's
+    // target directory, beside this crate.
+    let rel = format!("../target/tmp/gpu-macros-core-inc-{}", std::process::id());
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join(&rel);
+    std::fs::create_dir_all(dir.join("include/sub")).expect("a temporary directory");
+    let src = format!("#include \"common.h\"\n#include <sub/more.h>\n#include <stdint.h>\n{AXPY}");
+    std::fs::write(dir.join("k.cu"), &src).expect("a temporary file");
+    std::fs::write(dir.join("common.h"), "#define A 1\n").unwrap();
+    std::fs::write(dir.join("include/sub/more.h"), "#include \"deeper.h\"\n").unwrap();
+    std::fs::write(dir.join("include/sub/deeper.h"), "#define B 2\n").unwrap();
+    let (file, inc) = (format!("{rel}/k.cu"), format!("{rel}/include"));
     let out = try_kernel(
-        quote!(file = #abs, include_dirs = [#inc], options = ["-G"], check = false),
+        quote!(file = #file, include_dirs = [#inc], options = ["-G"], check = false),
         quote!(
             fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i32);
         ),
     );
     let _ = std::fs::remove_dir_all(&dir);
     let out = out.expect("expands").to_string();
-    let (dir_option, inc_option) = (format!("-I{}", dir.display()), format!("-I{inc}"));
-    // The user's options, then the file's directory, then include_dirs, in the ModuleSource:
-    // the run time compiles with the same `-I` as the build-time check.
-    let want = quote!(&["-G", #dir_option, #inc_option]).to_string();
-    assert!(out.contains(&want), "{out}\nwanted {want}");
+    // The options are the user's alone: no `-I` with a directory of this machine.
+    assert!(
+        out.contains(&format!("{} , & [\"-G\"])", quote!(&["axpy"]))),
+        "{out}"
+    );
+    // The file and each header (by the name its `#include` gives, beside the header that
+    // includes it too; the built-in <stdint.h> is not one) are read through paths relative to
+    // the crate's root.
+    let at = |p: &str| {
+        let p = format!("/{rel}/{p}");
+        quote!(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), #p)).to_string()
+    };
+    assert!(out.contains(&format!("include_str ! ({})", at("k.cu"))), "{out}");
+    for (name, path) in [
+        ("common.h", "common.h"),
+        ("sub/more.h", "include/sub/more.h"),
+        ("deeper.h", "include/sub/deeper.h"),
+    ] {
+        let want = format!(
+            "SourceHeader :: new ({} , :: core :: include_bytes ! ({}))",
+            quote!(#name),
+            at(path)
+        );
+        assert!(out.contains(&want), "{out}\nwanted {want}");
+    }
+    assert_eq!(out.matches("SourceHeader :: new").count(), 3, "{out}");
+    // Where GPU_RUNTIME_SOURCE_DIR finds them again: relative paths and the crate's name.
+    let on_disk = format!(
+        "SourceOnDisk :: new (:: core :: env ! (\"CARGO_PKG_NAME\") , :: core :: option :: Option :: Some ({}) , & [{}])",
+        quote!(#file),
+        quote!(#inc)
+    );
+    assert!(out.contains(&on_disk), "{out}\nwanted {on_disk}");
+    // No absolute path of this machine anywhere in the expansion.
+    let abs = root.to_string_lossy().into_owned();
+    assert!(!out.contains(&abs), "{abs} in {out}");
+}
+
+#[test]
+fn two_headers_of_one_name_are_refused() {
+    let rel = format!("../target/tmp/gpu-macros-core-clash-{}", std::process::id());
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(&rel);
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(
+        dir.join("k.cu"),
+        format!("#include \"c.h\"\n#include \"sub/b.h\"\n{AXPY}"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("c.h"), "#define C 1\n").unwrap();
+    std::fs::write(dir.join("sub/b.h"), "#include \"c.h\"\n").unwrap();
+    std::fs::write(dir.join("sub/c.h"), "#define C 2\n").unwrap();
+    let file = format!("{rel}/k.cu");
+    let (msg, at) = expand_error(
+        &format!("file = {file:?}, check = false"),
+        "fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i32);",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        msg.starts_with("#[kernel]: two different headers are included as `c.h`: "),
+        "{msg}"
+    );
+    assert_eq!(at, format!("{file:?}"));
 }
 
 #[test]
@@ -615,10 +677,13 @@ fn linked_sources_are_parts_of_one_module() {
     .to_string();
     // Each part is named for the kernel and its place, and lists the kernels it declares.
     let first = format!(
-        "SourcePart :: new (\"run_0.cu\" , {} , & [\"run\"])",
+        "SourcePart :: new (\"<inline:run_0>\" , {} , & [\"run\"])",
         quote!(#CALLER)
     );
-    let second = format!("SourcePart :: new (\"run_1.cu\" , {} , & [])", quote!(#CALLEE));
+    let second = format!(
+        "SourcePart :: new (\"<inline:run_1>\" , {} , & [])",
+        quote!(#CALLEE)
+    );
     assert!(out.contains(&first) && out.contains(&second), "{out}");
     assert!(out.contains("ModuleSource :: linked (\"run.cu\""), "{out}");
 }
@@ -639,7 +704,7 @@ fn linked_sources_errors() {
     );
     assert!(
         msg.starts_with(
-            "the CUDA kernel `run` is declared as `run(float *x)` in `run_0.cu` (line 2) but as `run(int *x)` in `run_1.cu` (line 1)"
+            "the CUDA kernel `run` is declared as `run(float *x)` in `<inline:run_0>` (line 2) but as `run(int *x)` in `<inline:run_1>` (line 1)"
         ),
         "{msg}"
     );

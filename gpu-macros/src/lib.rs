@@ -18,11 +18,14 @@ use proc_macro::TokenStream;
 /// relative to the crate's `Cargo.toml`; `name = "c_name"` when the C function is named
 /// differently; `options = ["-use_fast_math"]` for extra NVRTC options; `include_dirs =
 /// ["kernels/include"]` for header directories relative to the crate's `Cargo.toml` (a `file`'s
-/// own directory is searched first, for `#include "common.h"` beside it); `files = ["a.cu",
+/// own directory is searched first, for `#include "common.h"` beside it; the file and every
+/// header it includes from these are embedded in the binary and compiled from there);
+/// `files = ["a.cu",
 /// "b.cu"]` or `sources = ["…", "…"]` for one module linked from several sources (relocatable
 /// device code, with the device runtime for kernels that launch kernels); `check = false` to
 /// skip the build-time NVRTC compile of the whole source; `embed = ["sm_90", "compute_75"]` to
-/// embed images compiled at build time; `instantiate = [f32, f64]` (or CUDA names: `[float,
+/// embed images compiled at build time (without it, PTX for the build machine's GPU when there
+/// is one; `embed = []`: none); `instantiate = [f32, f64]` (or CUDA names: `[float,
 /// float2, cuDoubleComplex]`) on `fn name<T>(…)` for a C++ kernel template; `prelude = false` to
 /// compile without the typedefs nvcc's host headers declare (`uint`, `ushort`, `ulong`, …).
 #[proc_macro_attribute]

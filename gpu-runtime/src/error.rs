@@ -141,6 +141,20 @@ pub enum Error {
         /// What was passed.
         what: &'static str,
     },
+    /// Two `#include`s of one name reach two different header files, among the headers a
+    /// `#[kernel]` source read from disk under `GPU_RUNTIME_SOURCE_DIR`: NVRTC is given them in
+    /// memory and finds them by name alone. (At build time the same is a compile error.)
+    #[error("{module}: two different headers are included as `{name}`: `{first}` and `{second}`; NVRTC is given the headers in memory and finds them by the name in the `#include` alone, so one name must mean one file: rename one, or include it by a longer path")]
+    IncludeNameClash {
+        /// The source's name, e.g. `binary.cu`.
+        module: String,
+        /// The name both `#include`s give.
+        name: String,
+        /// The file the first one reaches.
+        first: String,
+        /// The file another one reaches.
+        second: String,
+    },
     /// A kernel name that the compiled module does not contain.
     #[error("the compiled module has no kernel named `{name}`")]
     KernelNotFound {

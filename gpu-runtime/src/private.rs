@@ -36,7 +36,7 @@ use crate::launch::params::KernelParam;
 use crate::types::repr::DeviceRepr;
 
 pub use crate::compiler::embedded::{EmbeddedImage, ImageKind};
-pub use crate::compiler::source::{ModuleSource, SourcePart};
+pub use crate::compiler::source::{ModuleSource, SourceHeader, SourceOnDisk, SourcePart};
 /// `#[elementwise]`: the assertion that each argument's element type is the C type the macro
 /// read from its name (`gpuarray::elementwise_fn`).
 #[cfg(feature = "gpuarray")]

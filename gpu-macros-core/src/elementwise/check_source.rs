@@ -208,6 +208,7 @@ mod tests {
                     &[format!("--gpu-architecture=compute_{arch}")],
                     crate::nvrtc::Want::Check,
                     true,
+                    &[],
                 )
                 .expect("NVRTC runs");
             assert!(r.ok && r.log.trim().is_empty(), "{op}:\n{}\n{src}", r.log);

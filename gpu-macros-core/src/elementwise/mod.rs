@@ -92,6 +92,7 @@ pub fn expand(args: Args, item: Item) -> syn::Result<TokenStream> {
         names: Vec::new(),
         options: Vec::new(),
         span: args.op.span(),
+        headers: Vec::new(),
         check: true,
         embed: Some(Vec::new()),
         prelude: true,

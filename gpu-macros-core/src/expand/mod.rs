@@ -24,7 +24,7 @@ use syn::{Ident, Visibility};
 
 pub use globals::{globals, globals_of};
 pub use kernel_items::kernel_items;
-pub use source_static::{source_ident, source_static, SourceTokens};
+pub use source_static::{source_ident, source_static, HeaderTokens, SourceTokens};
 
 /// Wraps generated items for a `mod` of several kernels.
 pub fn module(attrs: &[syn::Attribute], vis: &Visibility, name: &Ident, body: TokenStream) -> TokenStream {

@@ -209,6 +209,12 @@ impl Plan<'_> {
                 let target = target.resolve(nvrtc)?;
                 let kernels: Vec<&str> = self.spec.kernels.iter().map(|k| k.as_ref()).collect();
                 let options: Vec<&str> = self.options.iter().map(String::as_str).collect();
+                let headers: Vec<(&str, &[u8])> = self
+                    .spec
+                    .headers
+                    .iter()
+                    .map(|(n, c)| (n.as_ref(), c.as_ref()))
+                    .collect();
                 let result = nvrtc::compile_with(
                     &self.text(),
                     &self.spec.name,
@@ -216,6 +222,7 @@ impl Plan<'_> {
                     &options,
                     target,
                     self.spec.prelude,
+                    &headers,
                 );
                 let module = result.map_err(|e| match e {
                     Error::Compile(mut c) => {
@@ -246,6 +253,7 @@ impl Plan<'_> {
                     text: &self.text(),
                     source: self.spec.source(),
                     options: &self.options,
+                    headers: &self.spec.headers,
                     kernels: self.spec.kernel_names(),
                     label: version,
                     keep: self.spec_keep(),

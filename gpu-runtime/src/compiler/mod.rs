@@ -5,6 +5,7 @@
 pub(crate) mod build_dir;
 pub mod cache;
 mod cached_compile;
+pub(crate) mod disk;
 pub(crate) mod embedded;
 pub(crate) mod headers;
 pub(crate) mod hit_timing;
@@ -23,9 +24,10 @@ pub(crate) mod target;
 pub(crate) mod toolchain;
 
 pub use cache::{CacheKey, CacheStatus};
+pub use disk::SOURCE_DIR_VAR;
 pub use embedded::{pick_embedded, EmbeddedImage, ImageKind};
 pub use headers::NVRTC_PRELUDE;
 pub use link::{linker_available, DynamicModule, LinkInput};
 pub use nvrtc::{compile, nvrtc_version, supported_archs, CompiledModule, Target};
-pub use source::{ModuleSource, SourcePart};
+pub use source::{ModuleSource, SourceHeader, SourceOnDisk, SourcePart};
 pub use source_module::{CompileReport, Compiler, SourceModule};

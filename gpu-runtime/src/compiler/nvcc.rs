@@ -22,6 +22,9 @@ pub(crate) struct Job<'a> {
     /// The source as written, shown in compile errors.
     pub(crate) source: &'a str,
     pub(crate) options: &'a [String],
+    /// Headers given in memory (`SourceModule::header`): written under `headers/` in the build
+    /// directory, which nvcc searches first.
+    pub(crate) headers: &'a [crate::compiler::source_module::MemoryHeader],
     pub(crate) kernels: &'a [Cow<'static, str>],
     /// The compiler's description; its last line names it in errors.
     pub(crate) label: &'a str,
@@ -63,6 +66,25 @@ fn run(job: &Job<'_>, dir: &Path, flag: &str, ext: &str, target: Target) -> Resu
     let mut args: Vec<String> = vec![flag.into(), format!("-arch={arch}")];
     if let Some(code) = code {
         args.push(format!("-code={code}"));
+    }
+    if !job.headers.is_empty() {
+        let root = dir.join("headers");
+        for (name, contents) in job.headers {
+            // A name that would leave the folder (`../x.h`, `/abs.h`) cannot be a file in it:
+            // nvcc then finds that header where its `#include` says, or says it cannot.
+            let inside = std::path::Path::new(name.as_ref())
+                .components()
+                .all(|c| matches!(c, std::path::Component::Normal(_)));
+            if !inside {
+                continue;
+            }
+            let file = root.join(name.as_ref());
+            if let Some(parent) = file.parent() {
+                std::fs::create_dir_all(parent).map_err(io("create", parent))?;
+            }
+            std::fs::write(&file, contents).map_err(io("write", &file))?;
+        }
+        args.push("-Iheaders".into());
     }
     args.extend(job.options.iter().cloned());
     args.extend(["-o".into(), output.clone(), source_name.to_owned()]);

@@ -122,10 +122,12 @@ pub fn compile(
     options: &[&str],
     target: Target,
 ) -> Result<CompiledModule> {
-    compile_with(source, source_name, kernels, options, target, true)
+    compile_with(source, source_name, kernels, options, target, true, &[])
 }
 
-/// [`compile`], with the prelude included before the source or not.
+/// [`compile`], with the prelude included before the source or not, and `extra_headers` given
+/// to NVRTC in memory (`(name, contents)`: found by an `#include` of that name, before any
+/// directory is searched) besides the built-in ones.
 pub(crate) fn compile_with(
     source: &str,
     source_name: &str,
@@ -133,22 +135,43 @@ pub(crate) fn compile_with(
     options: &[&str],
     target: Target,
     prelude: bool,
+    extra_headers: &[(&str, &[u8])],
 ) -> Result<CompiledModule> {
     nvrtc_loaded()?;
     let c_source = cstring("the CUDA source", source)?;
     let c_name = cstring("the source name", source_name)?;
     let headers = crate::compiler::headers::headers();
+    // The source's own headers first, then the built-in ones (which a source's headers never
+    // name: the scan that finds them skips the built-in names).
+    let mut extra_names = Vec::with_capacity(extra_headers.len());
+    let mut extra_texts = Vec::with_capacity(extra_headers.len());
+    for (name, contents) in extra_headers {
+        extra_names.push(cstring("a header's name", name)?);
+        extra_texts.push(CString::new(*contents).map_err(|_| Error::Nvrtc {
+            call: "nvrtcCreateProgram",
+            message: format!("the header `{name}` contains a NUL byte"),
+        })?);
+    }
+    let mut name_ptrs: Vec<*const c_char> = extra_names.iter().map(|n| n.as_ptr()).collect();
+    let mut text_ptrs: Vec<*const c_char> = extra_texts.iter().map(|t| t.as_ptr()).collect();
+    // SAFETY: the built-in headers' arrays hold `count()` pointers each, to NUL-terminated
+    // strings alive for the whole process.
+    unsafe {
+        name_ptrs.extend_from_slice(std::slice::from_raw_parts(headers.names(), headers.count()));
+        text_ptrs.extend_from_slice(std::slice::from_raw_parts(headers.contents(), headers.count()));
+    }
     let mut raw = std::ptr::null_mut();
-    // SAFETY: valid out-pointer and NUL-terminated strings; the headers' pointer arrays hold
-    // `count()` NUL-terminated strings each, alive for the whole process.
+    // SAFETY: valid out-pointer and NUL-terminated strings; `name_ptrs` and `text_ptrs` hold as
+    // many pointers each, to NUL-terminated strings that outlive the call (the built-in ones
+    // live for the whole process, the others until this function returns).
     nvrtc_check("nvrtcCreateProgram", unsafe {
         sys::nvrtcCreateProgram(
             &mut raw,
             c_source.as_ptr(),
             c_name.as_ptr(),
-            headers.count() as c_int,
-            headers.contents(),
-            headers.names(),
+            name_ptrs.len() as c_int,
+            text_ptrs.as_ptr(),
+            name_ptrs.as_ptr(),
         )
     })?;
     let program = Program(raw);

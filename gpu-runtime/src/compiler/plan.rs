@@ -90,6 +90,11 @@ impl SourceModule {
         let capacity = 256
             + self.name.len()
             + self.source.len()
+            + self
+                .headers
+                .iter()
+                .map(|(n, c)| n.len() + c.len() + 16)
+                .sum::<usize>()
             + options
                 .iter()
                 .map(|o| o.len() + 8)
@@ -168,6 +173,14 @@ impl SourceModule {
         if self.prelude && self.compiler == Compiler::Nvrtc {
             material.field(b"prelude").field(&PRELUDE_DIGEST);
         }
+        // The headers given in memory, by name and contents: an edited header is a new key.
+        if !self.headers.is_empty() {
+            material.field(b"headers in memory");
+            material.field(&(self.headers.len() as u64).to_le_bytes());
+            for (name, contents) in &self.headers {
+                material.field(name.as_bytes()).field(contents);
+            }
+        }
         // The include directories are the `-I` options, those of `include_dirs` (added above)
         // and those given as options: a `#[kernel]` passes the directory of its file and its
         // `include_dirs` that way. (Without options there are none, and the scan's code is
@@ -220,4 +233,44 @@ pub(super) fn nvrtc_version_material(
     h.field(b"nvrtc version").field(nvrtc.label().as_bytes());
     h.field(&target.key_bytes());
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::compiler::nvrtc::Target;
+    use crate::compiler::source_module::SourceModule;
+    use crate::error::Error;
+
+    const SRC: &str = "#include \"sub/scale.h\"\n__global__ void k(float *x) { x[0] = SCALE; }\n";
+
+    /// A header given in memory is found by the name its `#include` gives (from the source and
+    /// from another header), and its contents are part of the key.
+    #[test]
+    fn headers_in_memory_are_compiled_and_keyed() {
+        let m = |scale: &'static str| {
+            SourceModule::new(SRC)
+                .arch("compute_75")
+                .no_cache()
+                .kernels(["k"])
+                .header(
+                    "sub/scale.h",
+                    b"#include \"value.h\"\n#define SCALE VALUE\n".as_slice(),
+                )
+                .header("value.h", scale.as_bytes())
+        };
+        let key = |m: SourceModule| m.plan(None).unwrap().key;
+        assert_ne!(key(m("#define VALUE 2.0f\n")), key(m("#define VALUE 3.0f\n")));
+        assert_eq!(key(m("#define VALUE 2.0f\n")), key(m("#define VALUE 2.0f\n")));
+        let ptx = match m("#define VALUE 2.5f\n").compile() {
+            Err(Error::NvrtcNotFound) => return eprintln!("skipped: NVRTC not found"),
+            r => r.unwrap(),
+        };
+        assert_eq!(ptx.target, Target::Ptx { major: 7, minor: 5 });
+        // 2.5f is 0x40200000, stored as that integer.
+        let text = String::from_utf8_lossy(&ptx.image);
+        assert!(
+            text.contains("1075838976"),
+            "the header's value is compiled in:\n{text}"
+        );
+    }
 }

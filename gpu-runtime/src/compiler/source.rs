@@ -1,6 +1,13 @@
-//! A CUDA C source as the `#[kernel]` macro knows it at compile time: the text, the kernels to
-//! take from it, the options, and images compiled ahead of time. Compiling it needs NVRTC, not
-//! a GPU; a context loads it (`driver::module::cache`).
+//! A CUDA C source as the `#[kernel]` macro knows it at compile time: the text, the local
+//! headers it includes, the kernels to take from it, the options, and images compiled ahead of
+//! time. Compiling it needs NVRTC, not a GPU; a context loads it (`driver::module::cache`).
+//!
+//! Everything a compile reads is in the binary: the text and every header it includes from its
+//! own folder and its `include_dirs` (given to NVRTC in memory, by the name the `#include`
+//! gives), so a program compiles its kernels the same wherever it runs, and no path of the
+//! machine that built it is kept. [`SourceOnDisk`] says where those files were, relative to the
+//! crate's root, for `GPU_RUNTIME_SOURCE_DIR` (reading them from disk instead, to edit kernels
+//! without building again: `disk.rs`).
 
 use crate::compiler::embedded::EmbeddedImage;
 use crate::compiler::nvrtc::{self, Target};
@@ -22,6 +29,78 @@ pub struct ModuleSource {
     images: &'static [EmbeddedImage],
     /// Whether NVRTC includes the prelude before the source (`prelude = false` turns it off).
     prelude: bool,
+    /// The headers the source includes from its folder and include directories, read at build
+    /// time: NVRTC is given them in memory.
+    headers: &'static [SourceHeader],
+    /// Where the source and its headers were, relative to the crate's root.
+    on_disk: Option<&'static SourceOnDisk>,
+}
+
+/// A header compiled with a [`ModuleSource`]: the name an `#include` gives it and its bytes,
+/// read when the crate was built.
+#[derive(Debug)]
+pub struct SourceHeader {
+    name: &'static str,
+    contents: &'static [u8],
+}
+
+impl SourceHeader {
+    /// The header `#include`d as `name` (e.g. `"cuda_utils.cuh"`), with `contents`.
+    pub const fn new(name: &'static str, contents: &'static [u8]) -> SourceHeader {
+        SourceHeader { name, contents }
+    }
+
+    /// The name an `#include` gives it.
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// Its bytes, as read at build time.
+    pub fn contents(&self) -> &'static [u8] {
+        self.contents
+    }
+}
+
+/// Where a `#[kernel]`'s source and headers were when it was built, relative to the root of the
+/// crate that declares it (the directory of its `Cargo.toml`): what `GPU_RUNTIME_SOURCE_DIR`
+/// reads them from instead of the copies in the binary.
+#[derive(Debug)]
+pub struct SourceOnDisk {
+    package: &'static str,
+    file: Option<&'static str>,
+    include_dirs: &'static [&'static str],
+}
+
+impl SourceOnDisk {
+    /// The source of package `package` (its `Cargo.toml` name): the kernel file `file` (`None`
+    /// for a source written in the attribute) and the `include_dirs`, each relative to the
+    /// package's root.
+    pub const fn new(
+        package: &'static str,
+        file: Option<&'static str>,
+        include_dirs: &'static [&'static str],
+    ) -> SourceOnDisk {
+        SourceOnDisk {
+            package,
+            file,
+            include_dirs,
+        }
+    }
+
+    /// The package (crate) name.
+    pub fn package(&self) -> &'static str {
+        self.package
+    }
+
+    /// The kernel file, relative to the package's root.
+    pub fn file(&self) -> Option<&'static str> {
+        self.file
+    }
+
+    /// The include directories, relative to the package's root.
+    pub fn include_dirs(&self) -> &'static [&'static str] {
+        self.include_dirs
+    }
 }
 
 /// One source of a module linked from several (see [`ModuleSource::linked`]).
@@ -64,6 +143,8 @@ impl ModuleSource {
             parts: &[],
             images: &[],
             prelude: true,
+            headers: &[],
+            on_disk: None,
         }
     }
 
@@ -85,6 +166,22 @@ impl ModuleSource {
             parts,
             images: &[],
             prelude: true,
+            headers: &[],
+            on_disk: None,
+        }
+    }
+
+    /// The same source with the headers it includes from its folder and include directories,
+    /// given to NVRTC in memory (`#[kernel]` reads them at build time).
+    pub const fn with_headers(self, headers: &'static [SourceHeader]) -> ModuleSource {
+        ModuleSource { headers, ..self }
+    }
+
+    /// The same source, with where it was on disk (for `GPU_RUNTIME_SOURCE_DIR`).
+    pub const fn with_disk_paths(self, on_disk: &'static SourceOnDisk) -> ModuleSource {
+        ModuleSource {
+            on_disk: Some(on_disk),
+            ..self
         }
     }
 
@@ -116,6 +213,16 @@ impl ModuleSource {
         self.images
     }
 
+    /// The headers compiled with the source, in memory.
+    pub fn headers(&self) -> &'static [SourceHeader] {
+        self.headers
+    }
+
+    /// Where the source and its headers were when the crate was built, relative to its root.
+    pub fn on_disk(&self) -> Option<&'static SourceOnDisk> {
+        self.on_disk
+    }
+
     /// The CUDA C source text.
     pub fn source(&self) -> &'static str {
         self.source
@@ -144,6 +251,7 @@ impl ModuleSource {
     /// Compiles the source for `target` without loading it: needs NVRTC, not a GPU.
     pub fn compile(&self, target: Target) -> Result<nvrtc::CompiledModule> {
         if self.parts.is_empty() {
+            let headers: Vec<(&str, &[u8])> = self.headers.iter().map(|h| (h.name, h.contents)).collect();
             return nvrtc::compile_with(
                 self.source,
                 self.name,
@@ -151,6 +259,7 @@ impl ModuleSource {
                 self.options,
                 target,
                 self.prelude,
+                &headers,
             );
         }
         let cc = match target {

@@ -21,6 +21,9 @@ pub enum Compiler {
     Nvcc(Option<PathBuf>),
 }
 
+/// A header given to the compiler in memory: the name an `#include` gives it, and its bytes.
+pub(crate) type MemoryHeader = (Cow<'static, str>, Cow<'static, [u8]>);
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum CacheSetting {
     Default,
@@ -61,6 +64,8 @@ pub struct SourceModule {
     pub(super) cache: CacheSetting,
     pub(super) kernels: Vec<Cow<'static, str>>,
     pub(super) prelude: bool,
+    /// Headers given to NVRTC in memory.
+    pub(super) headers: Vec<MemoryHeader>,
 }
 
 /// The result of [`SourceModule::compile_report`]: the image and what the cache did.
@@ -95,17 +100,24 @@ impl SourceModule {
             cache: CacheSetting::Default,
             kernels: Vec::new(),
             prelude: true,
+            headers: Vec::new(),
         }
     }
 
     /// The module a `#[kernel]` source compiles to: the same key, so the same compile, as
-    /// the macro's own `prepare`.
+    /// the macro's own `prepare` when it compiles (the text and headers embedded at build time;
+    /// `GPU_RUNTIME_SOURCE_DIR`, which makes `prepare` read them from disk, does not apply here).
     pub fn from_static(source: &'static ModuleSource) -> SourceModule {
         let mut m = SourceModule::new(source.source())
             .name(source.name())
             .no_extern_c(true)
             .prelude(source.prelude());
         m.kernels = source.kernels().iter().map(|k| Cow::Borrowed(*k)).collect();
+        m.headers = source
+            .headers()
+            .iter()
+            .map(|h| (Cow::Borrowed(h.name()), Cow::Borrowed(h.contents())))
+            .collect();
         if !source.options().is_empty() {
             m.options = Some(source.options().iter().map(|o| o.to_string()).collect());
         }
@@ -186,6 +198,20 @@ impl SourceModule {
     /// followed).
     pub fn include_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.include_dirs.push(dir.into());
+        self
+    }
+
+    /// Gives NVRTC a header in memory: an `#include "name"` (or `<name>`) of the source, or of
+    /// another header, reads `contents`, before any include directory is searched. The name is
+    /// matched as the `#include` writes it (`"sub/common.h"` is a header of that name, found
+    /// from any file that includes it so). Headers are part of the cache key. This is how a
+    /// `#[kernel]` compiles the headers it read at build time.
+    pub fn header(
+        mut self,
+        name: impl Into<Cow<'static, str>>,
+        contents: impl Into<Cow<'static, [u8]>>,
+    ) -> Self {
+        self.headers.push((name.into(), contents.into()));
         self
     }
 

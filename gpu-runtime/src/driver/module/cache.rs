@@ -78,19 +78,28 @@ impl Context {
         if let Some(m) = modules.by_addr.get(&key) {
             return Ok(m.clone());
         }
+        // `GPU_RUNTIME_SOURCE_DIR`: the files as they are on disk now, which the images
+        // embedded at build time were not compiled from.
+        let from_disk = crate::compiler::disk::root_for(source);
         let mut embedded_ptx_error: Option<(Error, &'static [u8])> = None;
-        if let Some(image) =
-            crate::compiler::embedded::pick_embedded(source.images(), self.compute_capability())
-        {
+        let embedded = crate::compiler::embedded::pick_embedded(source.images(), self.compute_capability())
+            .filter(|_| from_disk.is_none());
+        if let Some(image) = embedded {
             match self.load_embedded(source, image) {
                 Ok(module) => {
                     let module = Arc::new(module);
                     modules.by_addr.insert(key, module.clone());
                     return Ok(module);
                 }
-                // PTX of an ISA newer than the driver (built with a newer NVRTC): compile the
-                // source instead.
+                // PTX the driver refuses, e.g. of an ISA newer than the driver (built with a
+                // newer NVRTC): compile the source instead, and say so (a cold start then pays
+                // for the compile the PTX was there to save).
                 Err(e) if image.kind() == crate::compiler::embedded::ImageKind::Ptx => {
+                    eprintln!(
+                        "gpu-runtime: note: the driver refused the PTX embedded at build time in {} \
+                         ({e}); compiling its source at run time instead",
+                        source.name()
+                    );
                     embedded_ptx_error = Some((e, image.bytes()))
                 }
                 Err(e) => return Err(e),
@@ -119,7 +128,10 @@ impl Context {
             modules.by_addr.insert(key, module.clone());
             return Ok(module);
         }
-        let spec = SourceModule::from_static(source);
+        let spec = match &from_disk {
+            Some(root) => crate::compiler::disk::module_from_disk(source, root)?,
+            None => SourceModule::from_static(source),
+        };
         // Compiling under the lock makes racing threads wait for one compile instead of each
         // doing their own.
         let built = spec
