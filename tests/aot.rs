@@ -135,9 +135,11 @@ fn embedded_ptx_is_jit_compiled_by_the_driver_when_no_cubin_matches() {
     check_saxpy(|ctx, a, x, y, n| saxpy_ptx(ctx, (n as u32).div_ceil(256), 256, a, x, y, n));
 }
 
-/// Built on the GPU machine that runs it (with an NVRTC no newer than its driver, e.g.
-/// `GPU_RUNTIME_NVRTC=$GPU_SUITE_NVRTC_13_0` for a CUDA 13.0 driver), a kernel without `embed`
-/// carries PTX for that GPU, which launches where NVRTC cannot be loaded.
+/// Built on the GPU machine that runs it, or elsewhere with `GPU_RUNTIME_TARGET_GPU` naming its
+/// GPU (`../shared/gpu/pack` builds without a GPU: pack with `GPU_RUNTIME_TARGET_GPU=9.0` for an
+/// H200), with an NVRTC no newer than its driver (e.g. `GPU_RUNTIME_NVRTC=$GPU_SUITE_NVRTC_13_0`
+/// for a CUDA 13.0 driver), a kernel without `embed` carries PTX for that GPU, which launches
+/// where NVRTC cannot be loaded.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn ptx_shipped_by_default_launches_without_nvrtc() {
@@ -148,8 +150,9 @@ fn ptx_shipped_by_default_launches_without_nvrtc() {
     let image = pick_embedded(saxpy_shipped::source().images(), cc).unwrap_or_else(|| {
         panic!(
             "no PTX was shipped for compute capability {cc:?}: the build ships PTX for the build \
-             machine's GPU, so build this test on the machine that runs it, with an NVRTC no newer \
-             than its driver and without GPU_RUNTIME_EMBED"
+             machine's GPU or GPU_RUNTIME_TARGET_GPU's, so build this test on the machine that runs \
+             it or with GPU_RUNTIME_TARGET_GPU set to its GPU, with an NVRTC no newer than its \
+             driver and without GPU_RUNTIME_EMBED"
         )
     });
     assert_eq!((image.kind(), image.arch()), (ImageKind::Ptx, cc.0 * 10 + cc.1));

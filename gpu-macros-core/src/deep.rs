@@ -20,8 +20,10 @@
 //! nvcc's `-arch=native`), when this NVRTC can target it and is no newer than that machine's
 //! driver, and the PTX is embedded: a cold start then loads it instead of compiling. Best
 //! effort: a source that does not compile for that architecture ships nothing and is compiled
-//! at run time, as is every source built where there is no GPU. `GPU_RUNTIME_EMBED=none` (or
-//! `embed = []`) ships nothing.
+//! at run time, as is every source built where there is no GPU and no
+//! `GPU_RUNTIME_TARGET_GPU` (`9.0`, `sm_90`: the GPU a binary built elsewhere will run on, as
+//! candle's `CUDA_COMPUTE_CAP`; it stands in for the build machine's). `GPU_RUNTIME_EMBED=none`
+//! (or `embed = []`) ships nothing.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -235,7 +237,7 @@ fn embed_list_with(req: &Request<'_>, var: Option<String>) -> syn::Result<EmbedL
 /// passed. `None` when there is no such GPU, NVRTC cannot target it, the PTX would be newer
 /// than this machine's driver takes, or the source does not compile for it.
 fn default_image(lib: &nvrtc::Nvrtc, req: &Request<'_>, archs: &[u32]) -> Option<TokenStream> {
-    let ((major, minor), driver) = crate::native_arch::native()?;
+    let ((major, minor), driver) = crate::native_arch::target()?;
     let n = major * 10 + minor;
     let (v_major, v_minor) = lib.version();
     if !archs.contains(&n) || (v_major as u32, v_minor as u32) > driver {

@@ -9,6 +9,31 @@ use std::sync::OnceLock;
 /// `(major, minor)`.
 type Native = ((u32, u32), (u32, u32));
 
+/// The variable naming the GPU a binary built elsewhere will run on (`9.0`, `90`, `sm_90` or
+/// `compute_90`), as candle's `CUDA_COMPUTE_CAP` does: it stands in for this machine's GPU, so
+/// that a build without one (CI, a container) ships PTX too. Its driver is taken to accept
+/// this NVRTC's PTX; where it does not, the run time compiles the source instead.
+pub const TARGET_GPU_VAR: &str = "GPU_RUNTIME_TARGET_GPU";
+
+/// The GPU to ship PTX for: [`TARGET_GPU_VAR`]'s, else this machine's ([`native`]).
+pub fn target() -> Option<Native> {
+    match std::env::var(TARGET_GPU_VAR) {
+        Ok(v) if !v.trim().is_empty() => parse_cc(&v).map(|cc| (cc, (u32::MAX, 0))),
+        _ => native(),
+    }
+}
+
+/// `9.0`, `90`, `sm_90`, `compute_90` -> `(9, 0)`; `None` for anything else.
+fn parse_cc(v: &str) -> Option<(u32, u32)> {
+    let v = v.trim();
+    let v = v.strip_prefix("sm_").or_else(|| v.strip_prefix("compute_")).unwrap_or(v);
+    if let Some((a, b)) = v.split_once('.') {
+        return Some((a.parse().ok()?, b.parse().ok()?));
+    }
+    let n: u32 = v.parse().ok()?;
+    (10..=1000).contains(&n).then_some((n / 10, n % 10))
+}
+
 /// This machine's [`Native`], or `None` without a driver or a device.
 pub fn native() -> Option<Native> {
     static NATIVE: OnceLock<Option<Native>> = OnceLock::new();
@@ -65,5 +90,22 @@ fn read() -> Option<Native> {
             lowest = Some(lowest.map_or(cc, |l| l.min(cc)));
         }
         Some((lowest?, ((v / 1000) as u32, ((v % 1000) / 10) as u32)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_cc;
+
+    #[test]
+    fn target_gpu_values_in_every_spelling() {
+        for v in ["9.0", "90", "sm_90", "compute_90", " 9.0 "] {
+            assert_eq!(parse_cc(v), Some((9, 0)), "{v}");
+        }
+        assert_eq!(parse_cc("12.1"), Some((12, 1)));
+        assert_eq!(parse_cc("120"), Some((12, 0)));
+        for v in ["", "sm_", "nine", "9", "9.x", "-90"] {
+            assert_eq!(parse_cc(v), None, "{v}");
+        }
     }
 }
