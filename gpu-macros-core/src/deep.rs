@@ -122,7 +122,7 @@ fn mode() -> Mode {
 /// the source includes from its `-I` directories changes (`include_bytes!` makes rustc record
 /// the file).
 fn track_inputs(req: &Request<'_>) -> TokenStream {
-    let mut vars = vec![CHECK_VAR, EMBED_VAR];
+    let mut vars = vec![CHECK_VAR, EMBED_VAR, crate::native_arch::TARGET_GPU_VAR];
     vars.extend(crate::nvrtc_find::NVRTC_ENV);
     vars.extend(gpu_cdecl::cuda_include::CUDA_INCLUDE_ENV);
     // Once each: both searches read CUDA_PATH and CUDA_HOME.
@@ -593,7 +593,14 @@ mod tests {
         assert!(out.images.is_empty());
         // Only the constants that make cargo rebuild when the variables change.
         let items = out.items.to_string();
-        for var in [CHECK_VAR, EMBED_VAR, nvrtc::NVRTC_VAR, "CUDA_HOME", "VIRTUAL_ENV"] {
+        for var in [
+            CHECK_VAR,
+            EMBED_VAR,
+            crate::native_arch::TARGET_GPU_VAR,
+            nvrtc::NVRTC_VAR,
+            "CUDA_HOME",
+            "VIRTUAL_ENV",
+        ] {
             assert!(items.contains(&format!("option_env ! (\"{var}\")")), "{items}");
         }
         // Cargo ignores changes to this one (it sets it for rustc): not named.

@@ -26,7 +26,10 @@ pub fn target() -> Option<Native> {
 /// `9.0`, `90`, `sm_90`, `compute_90` -> `(9, 0)`; `None` for anything else.
 fn parse_cc(v: &str) -> Option<(u32, u32)> {
     let v = v.trim();
-    let v = v.strip_prefix("sm_").or_else(|| v.strip_prefix("compute_")).unwrap_or(v);
+    let v = v
+        .strip_prefix("sm_")
+        .or_else(|| v.strip_prefix("compute_"))
+        .unwrap_or(v);
     if let Some((a, b)) = v.split_once('.') {
         return Some((a.parse().ok()?, b.parse().ok()?));
     }
