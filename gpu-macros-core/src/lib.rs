@@ -12,6 +12,8 @@ mod check;
 #[cfg(test)]
 mod corpus_check;
 mod deep;
+#[cfg(test)]
+mod header_agreement;
 mod elementwise;
 mod expand;
 mod input;

@@ -21,6 +21,10 @@ type R = c_int;
 /// The functions used, resolved once.
 pub struct Nvrtc {
     _lib: libloading::Library,
+    /// The file the library was loaded from, when it was named by path.
+    path: Option<std::path::PathBuf>,
+    /// The CUDA headers for this NVRTC, found on first use.
+    headers: OnceLock<CudaHeaders>,
     /// `libnvrtc-builtins` loaded from beside a library named by path (see `load`).
     _builtins: Vec<libloading::Library>,
     version: unsafe extern "C" fn(*mut c_int, *mut c_int) -> R,
@@ -67,8 +71,13 @@ type InstallBundledFn = unsafe extern "C" fn(*const c_char, c_uint, *mut *const 
 pub struct CudaHeaders {
     /// `-I` options.
     pub options: Vec<String>,
-    /// Every directory looked at, for the message about a header that is still missing.
-    pub searched: Vec<String>,
+}
+
+impl CudaHeaders {
+    /// Whether any CUDA headers were found.
+    pub fn found(&self) -> bool {
+        !self.options.is_empty()
+    }
 }
 
 pub use crate::nvrtc_find::NVRTC_VAR;
@@ -88,7 +97,8 @@ fn load() -> Result<Nvrtc, String> {
         match unsafe { libloading::Library::new(&name) } {
             Ok(lib) => {
                 let builtins = builtins_beside(&name);
-                return bind(lib, builtins).map_err(|e| format!("{name}: {e}"));
+                let path = name.contains('/').then(|| std::path::PathBuf::from(&name));
+                return bind(lib, builtins, path).map_err(|e| format!("{name}: {e}"));
             }
             Err(e) => last = e.to_string(),
         }
@@ -129,7 +139,21 @@ fn builtins_beside(name: &str) -> Vec<libloading::Library> {
         .collect()
 }
 
-fn bind(lib: libloading::Library, builtins: Vec<libloading::Library>) -> Result<Nvrtc, libloading::Error> {
+/// NVRTC loaded from the file `path`, apart from the one [`get`] finds: a test compiles with
+/// another version (NVRTC 13.0, which carries no CUDA headers) this way.
+#[cfg(test)]
+pub fn load_path(path: &std::path::Path) -> Result<Nvrtc, String> {
+    let name = path.to_string_lossy().into_owned();
+    // SAFETY: loading NVRTC runs no initialisers with preconditions of ours.
+    let lib = unsafe { libloading::Library::new(&name) }.map_err(|e| format!("{name}: {e}"))?;
+    bind(lib, builtins_beside(&name), Some(path.to_path_buf())).map_err(|e| format!("{name}: {e}"))
+}
+
+fn bind(
+    lib: libloading::Library,
+    builtins: Vec<libloading::Library>,
+    path: Option<std::path::PathBuf>,
+) -> Result<Nvrtc, libloading::Error> {
     macro_rules! sym {
         ($name:literal) => {
             // SAFETY: the symbol has this C signature in every NVRTC since 11.x; the library
@@ -159,6 +183,8 @@ fn bind(lib: libloading::Library, builtins: Vec<libloading::Library>) -> Result<
                 .ok()
         },
         _lib: lib,
+        path,
+        headers: OnceLock::new(),
         _builtins: builtins,
     })
 }
@@ -201,27 +227,23 @@ impl Nvrtc {
         (a, b)
     }
 
-    /// The CUDA headers' directory, as the run time finds it: a toolkit's, else the headers this
-    /// NVRTC carries, installed once into the directory the run time uses for them.
+    /// The CUDA headers, as the run time finds them (`gpu_cdecl::cuda_include::find`): a
+    /// toolkit's, else the headers this NVRTC carries (installed once into the directory the
+    /// run time uses for them), else the wheels' or those another NVRTC installed.
     pub fn cuda_headers(&self) -> &CudaHeaders {
-        static HEADERS: OnceLock<CudaHeaders> = OnceLock::new();
-        HEADERS.get_or_init(|| {
-            let mut searched = Vec::new();
-            let dir =
-                cuda_include::toolkit_include(&mut searched).or_else(|| self.bundled_include(&mut searched));
+        self.headers.get_or_init(|| {
+            let env = cuda_include::SearchEnv::from_env(self.path.as_deref());
+            let found = cuda_include::find(&env, self.version().0, &mut || self.bundled_include());
             CudaHeaders {
-                options: dir
-                    .as_deref()
-                    .map(cuda_include::include_options)
-                    .unwrap_or_default(),
-                searched,
+                options: found.options(),
             }
         })
     }
 
     /// NVRTC's own copy of the CUDA headers, installed on first use (as
-    /// `gpu_runtime::compiler::headers` does, into the same directory).
-    fn bundled_include(&self, searched: &mut Vec<String>) -> Option<std::path::PathBuf> {
+    /// `gpu_runtime::compiler::headers` does, into the same directory); `None` for an NVRTC
+    /// without them (before 13.1).
+    fn bundled_include(&self) -> Option<std::path::PathBuf> {
         let (get_info, install) = self.bundled?;
         let mut info = BundledHeadersInfo::default();
         let mut log: *const c_char = std::ptr::null();
@@ -231,7 +253,6 @@ impl Nvrtc {
             return None;
         }
         let dir = cuda_include::bundled_headers_dir(info.cuda_version_major, info.cuda_version_minor);
-        searched.push(format!("{} (NVRTC's bundled headers)", dir.display()));
         if cuda_include::holds_cuda_headers(&dir) {
             return Some(dir);
         }

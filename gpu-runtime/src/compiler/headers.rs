@@ -75,21 +75,22 @@ impl Headers {
         const MARK: &str = "open source file \"";
         let start = log.find(MARK)? + MARK.len();
         let name = &log[start..start + log[start..].find('"')?];
-        let dirs = if self.searched.is_empty() {
-            "no CUDA header directory was found".to_owned()
+        let hint = if self.options.is_empty() {
+            // No CUDA headers at all: what to install.
+            format!(
+                "no CUDA headers were found (searched {}); install {}",
+                self.searched.join(", "),
+                cuda_include::INSTALL_HINT
+            )
         } else {
-            format!("searched {}", self.searched.join(", "))
+            format!(
+                "it is in none of the CUDA header directories ({}) nor gpu-runtime's built-in \
+                 headers; add its directory to the kernel's options as `-I<dir>` \
+                 (`include_dirs = [..]` on a #[kernel])",
+                self.options.join(" ")
+            )
         };
-        Some(format!(
-            "note (gpu-runtime): the header `{name}` was not found: {dirs}, and the built-in \
-             headers {}; set GPU_RUNTIME_CUDA_INCLUDE to a CUDA toolkit's include directory, or \
-             add `-I<dir>` to the kernel's options (`include_dirs = [..]` on a #[kernel])",
-            self.names
-                .iter()
-                .map(|n| n.to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
+        Some(format!("note (gpu-runtime): the header `{name}` was not found: {hint}"))
     }
 }
 
@@ -130,12 +131,12 @@ unsafe impl Sync for Headers {}
 pub(crate) fn headers() -> &'static Headers {
     static HEADERS: OnceLock<Headers> = OnceLock::new();
     HEADERS.get_or_init(|| {
-        let mut searched = Vec::new();
-        let dir = cuda_include::toolkit_include(&mut searched).or_else(|| bundled_include(&mut searched));
-        let options = dir
-            .as_deref()
-            .map(cuda_include::include_options)
-            .unwrap_or_default();
+        let library = crate::compiler::toolchain::loaded_nvrtc_path();
+        let env = cuda_include::SearchEnv::from_env(library.as_deref());
+        let major = crate::compiler::nvrtc::nvrtc_version().map_or(13, |(major, _)| major as i32);
+        let found = cuda_include::find(&env, major, &mut bundled_include);
+        let options = found.options();
+        let searched = found.searched;
         let (names, contents): (Vec<CString>, Vec<CString>) = gpu_cdecl::BUILTIN_HEADERS
             .iter()
             .map(|(n, c)| {
@@ -173,8 +174,9 @@ struct BundledHeadersInfo {
 type GetInfoFn = unsafe extern "C" fn(*mut BundledHeadersInfo, *mut *const c_char) -> c_int;
 type InstallFn = unsafe extern "C" fn(*const c_char, c_uint, *mut *const c_char) -> c_int;
 
-/// NVRTC's own copy of the CUDA headers, installed into the cache directory on first use.
-fn bundled_include(searched: &mut Vec<String>) -> Option<PathBuf> {
+/// NVRTC's own copy of the CUDA headers, installed into the cache directory on first use;
+/// `None` for an NVRTC without one (before 13.1).
+fn bundled_include() -> Option<PathBuf> {
     let lib = nvrtc_library()?;
     // SAFETY: the signatures are those of nvrtc.h (13.1+); the library stays loaded in `lib`
     // for as long as the functions are used below.
@@ -199,7 +201,6 @@ fn bundled_include(searched: &mut Vec<String>) -> Option<PathBuf> {
         return None;
     }
     let dir = cuda_include::bundled_headers_dir(info.cuda_version_major, info.cuda_version_minor);
-    searched.push(format!("{} (NVRTC's bundled headers)", dir.display()));
     if cuda_include::holds_cuda_headers(&dir) {
         return Some(dir);
     }

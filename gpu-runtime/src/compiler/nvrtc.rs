@@ -178,7 +178,8 @@ pub(crate) fn compile_with(
     // SAFETY: option_ptrs holds option_ptrs.len() NUL-terminated strings that outlive the call.
     let status =
         unsafe { sys::nvrtcCompileProgram(program.0, option_ptrs.len() as c_int, option_ptrs.as_ptr()) };
-    let mut log = program_log(&program)?;
+    // A message about a line of a built-in header says it is gpu-runtime's.
+    let mut log = gpu_cdecl::nvrtc_log::mark_builtin_headers(&program_log(&program)?).into_owned();
     if status == nvrtcResult::NVRTC_ERROR_COMPILATION {
         if let Some(note) = headers.missing_note(&log) {
             log = format!("{log}\n{note}");
