@@ -260,10 +260,17 @@ pub fn site_packages_under(prefixes: &[PathBuf]) -> Vec<PathBuf> {
 /// `GPU_RUNTIME_HEADER_CACHE`, else in `$XDG_CACHE_HOME/gpu-runtime` or
 /// `~/.cache/gpu-runtime`.
 pub fn bundled_headers_dir(major: i32, minor: i32) -> PathBuf {
-    header_cache_dir().join(format!("nvrtc-headers-{major}.{minor}"))
+    bundled_headers_in(&header_cache_dir(), major, minor)
 }
 
-fn header_cache_dir() -> PathBuf {
+/// Where NVRTC `major.minor`'s bundled headers are installed in the cache directory `cache`.
+pub fn bundled_headers_in(cache: &Path, major: i32, minor: i32) -> PathBuf {
+    cache.join(format!("nvrtc-headers-{major}.{minor}"))
+}
+
+/// The directory NVRTCs' bundled headers are installed in, each in its `nvrtc-headers-X.Y`:
+/// `GPU_RUNTIME_HEADER_CACHE`, else `$XDG_CACHE_HOME/gpu-runtime` or `~/.cache/gpu-runtime`.
+pub fn header_cache_dir() -> PathBuf {
     if let Some(d) = std::env::var_os(HEADER_CACHE_VAR).filter(|d| !d.is_empty()) {
         return d.into();
     }

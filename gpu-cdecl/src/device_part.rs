@@ -512,6 +512,50 @@ fn is_const(tokens: &[&str]) -> bool {
     }
 }
 
+/// What a compile of a source with host code gives NVRTC instead: the device part of the source
+/// and of each header it includes from its include directories that holds host code.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DeviceParts {
+    /// The source's device part, when it differs from the source.
+    pub source: Option<String>,
+    /// `(include name, device part)` of each included header that holds host code: given to
+    /// NVRTC as in-memory headers of those names, which it finds before the include
+    /// directories.
+    pub headers: Vec<(String, String)>,
+}
+
+/// The device parts of `source` and of the headers it includes from the `-I` directories of
+/// `options` (see [`device_part`]). Nothing with `-default-device` among the options: that
+/// asks NVRTC to take unmarked functions as device code instead.
+pub fn device_parts(source: &str, options: &[String]) -> DeviceParts {
+    if options
+        .iter()
+        .any(|o| o == "-default-device" || o == "--default-device")
+    {
+        return DeviceParts::default();
+    }
+    let dirs = crate::include_scan::include_dirs_of(options);
+    let local = crate::include_scan::local_headers(source, &dirs);
+    let texts: Vec<String> = local
+        .iter()
+        .map(|h| String::from_utf8_lossy(&h.contents).into_owned())
+        .collect();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let mut headers: Vec<(String, String)> = Vec::new();
+    for (h, text) in local.iter().zip(&texts) {
+        if headers.iter().any(|(n, _)| *n == h.name) {
+            continue;
+        }
+        if let Some(part) = device_part(text, &refs) {
+            headers.push((h.name.clone(), part));
+        }
+    }
+    DeviceParts {
+        source: device_part(source, &refs),
+        headers,
+    }
+}
+
 /// The device part of `source`: its host functions and host variables blanked (see the module
 /// documentation), or `None` when it has none (or cannot be read with certainty). `headers` are
 /// texts whose `#define`s may spell a marking (`#define HD __host__ __device__`): the headers

@@ -28,10 +28,30 @@ pub fn include_dirs_of(options: &[String]) -> Vec<PathBuf> {
 /// does. It over-approximates (an `#include` in `#if 0` counts too) and cannot follow an
 /// include whose name is a macro.
 pub fn included_headers(source: &str, dirs: &[PathBuf]) -> Vec<(String, Vec<u8>)> {
+    local_headers(source, dirs)
+        .into_iter()
+        .map(|h| (h.path, h.contents))
+        .collect()
+}
+
+/// A header a source pulls in from its include directories.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalHeader {
+    /// The name as the `#include` that first reached it spells it (`"common.h"`,
+    /// `"../util.cuh"`): the name NVRTC looks an in-memory header up by.
+    pub name: String,
+    /// Where it was read from.
+    pub path: String,
+    /// Its bytes.
+    pub contents: Vec<u8>,
+}
+
+/// [`included_headers`], each with the name it is included by.
+pub fn local_headers(source: &str, dirs: &[PathBuf]) -> Vec<LocalHeader> {
     if dirs.is_empty() {
         return Vec::new();
     }
-    let mut found: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut found: Vec<LocalHeader> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     // Files still to scan: their text and the directory they are in (none for the source).
     let mut pending: Vec<(String, Option<PathBuf>)> = vec![(source.to_owned(), None)];
@@ -51,7 +71,11 @@ pub fn included_headers(source: &str, dirs: &[PathBuf]) -> Vec<(String, Vec<u8>)
                     String::from_utf8_lossy(&contents).into_owned(),
                     path.parent().map(Path::to_path_buf),
                 ));
-                found.push((path.display().to_string(), contents));
+                found.push(LocalHeader {
+                    name: name.to_owned(),
+                    path: path.display().to_string(),
+                    contents,
+                });
             }
         }
         // Scanned depth first, in the order the includes appear.

@@ -44,7 +44,7 @@ pub mod vectors;
 #[cfg(test)]
 mod tests;
 
-pub use device_part::device_part;
+pub use device_part::{device_part, device_parts, DeviceParts};
 pub use error::DeclError;
 pub use headers::BUILTIN_HEADERS;
 pub use host::{HOST_TYPEDEFS, NVRTC_PRELUDE, NVRTC_PRELUDE_NAME};

@@ -375,7 +375,10 @@ fn missing_header_message(header: &str, file_name: &str) -> String {
             "it is in none of the CUDA headers ({}); put it beside the file or in `include_dirs = [..]`",
             h.options.join(" ")
         ),
-        _ => format!("no CUDA headers are installed: {}", gpu_cdecl::cuda_include::INSTALL_HINT),
+        _ => format!(
+            "no CUDA headers are installed: {}",
+            gpu_cdecl::cuda_include::INSTALL_HINT
+        ),
     };
     format!(
         "#[kernel]: not compiled at build time: `{header}` (included by {file_name}) was not \
@@ -429,7 +432,11 @@ mod tests {
         );
         let e = report(&req, log, false, true, Mode::Require, &mut Outcome::default())
             .expect_err("an error under `require`");
-        assert!(e.to_string().contains("`common.h` (included by k.cu) was not found"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("`common.h` (included by k.cu) was not found"),
+            "{e}"
+        );
         // One short sentence, not a list of every directory and built-in header.
         assert!(missing_header_message("common.h", "k.cu").len() < 400, "{e}");
     }

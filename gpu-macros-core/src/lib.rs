@@ -12,10 +12,12 @@ mod check;
 #[cfg(test)]
 mod corpus_check;
 mod deep;
-#[cfg(test)]
-mod header_agreement;
 mod elementwise;
 mod expand;
+#[cfg(test)]
+mod header_agreement;
+#[cfg(test)]
+mod host_code_check;
 mod input;
 mod linked;
 mod nvrtc;

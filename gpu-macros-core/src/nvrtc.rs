@@ -244,6 +244,12 @@ impl Nvrtc {
     /// `gpu_runtime::compiler::headers` does, into the same directory); `None` for an NVRTC
     /// without them (before 13.1).
     fn bundled_include(&self) -> Option<std::path::PathBuf> {
+        self.install_bundled_into(&cuda_include::header_cache_dir())
+    }
+
+    /// Installs the CUDA headers this NVRTC carries (13.1 and later) into its
+    /// `nvrtc-headers-X.Y` of `cache`, unless there already, and returns that directory.
+    pub fn install_bundled_into(&self, cache: &std::path::Path) -> Option<std::path::PathBuf> {
         let (get_info, install) = self.bundled?;
         let mut info = BundledHeadersInfo::default();
         let mut log: *const c_char = std::ptr::null();
@@ -252,7 +258,7 @@ impl Nvrtc {
         if r != 0 || info.available == 0 || info.num_files == 0 {
             return None;
         }
-        let dir = cuda_include::bundled_headers_dir(info.cuda_version_major, info.cuda_version_minor);
+        let dir = cuda_include::bundled_headers_in(cache, info.cuda_version_major, info.cuda_version_minor);
         if cuda_include::holds_cuda_headers(&dir) {
             return Some(dir);
         }
@@ -261,6 +267,16 @@ impl Nvrtc {
         // SAFETY: NUL-terminated path and valid out-pointer; NVRTC locks the directory itself.
         let r = unsafe { install(c_dir.as_ptr(), 0, &mut log) };
         (r == 0 && cuda_include::holds_cuda_headers(&dir)).then_some(dir)
+    }
+
+    /// Gives this NVRTC's compiles these CUDA header options instead of searching: a test
+    /// compiles with headers found in an environment of its making.
+    #[cfg(test)]
+    pub fn set_cuda_headers(&self, options: Vec<String>) {
+        assert!(
+            self.headers.set(CudaHeaders { options }).is_ok(),
+            "headers set twice"
+        );
     }
 
     /// The `sm_XY` numbers this NVRTC compiles for, ascending.
@@ -291,17 +307,20 @@ impl Nvrtc {
         prelude: bool,
     ) -> Result<Output, String> {
         let cstr = |s: &str| CString::new(s).map_err(|_| format!("`{s}` contains a NUL byte"));
-        let (src, file) = (cstr(source)?, cstr(file_name)?);
-        // The run time's in-memory headers, the prelude among them: NVRTC includes the prelude
-        // by name (`--pre-include`), so the source's line numbers stay its own.
-        let header_names = gpu_cdecl::BUILTIN_HEADERS
+        // Host code beside the kernels is left out, as at run time (`gpu_cdecl::device_parts`).
+        let parts = gpu_cdecl::device_parts(source, options);
+        let (src, file) = (cstr(parts.source.as_deref().unwrap_or(source))?, cstr(file_name)?);
+        // The device parts of the source's own headers, then the run time's in-memory headers,
+        // the prelude among them: NVRTC includes the prelude by name (`--pre-include`), so the
+        // source's line numbers stay its own.
+        let all = parts
+            .headers
             .iter()
-            .map(|(n, _)| cstr(n))
-            .collect::<Result<Vec<_>, _>>()?;
-        let header_texts = gpu_cdecl::BUILTIN_HEADERS
-            .iter()
-            .map(|(_, t)| cstr(t))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|(n, t)| (n.as_str(), t.as_str()))
+            .chain(gpu_cdecl::BUILTIN_HEADERS.iter().copied());
+        let (header_names, header_texts): (Vec<_>, Vec<_>) = all.map(|(n, t)| (cstr(n), cstr(t))).unzip();
+        let header_names = header_names.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let header_texts = header_texts.into_iter().collect::<Result<Vec<_>, _>>()?;
         let name_ptrs: Vec<*const c_char> = header_names.iter().map(|n| n.as_ptr()).collect();
         let text_ptrs: Vec<*const c_char> = header_texts.iter().map(|t| t.as_ptr()).collect();
         let mut raw = std::ptr::null_mut();

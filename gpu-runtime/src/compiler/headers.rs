@@ -90,7 +90,9 @@ impl Headers {
                 self.options.join(" ")
             )
         };
-        Some(format!("note (gpu-runtime): the header `{name}` was not found: {hint}"))
+        Some(format!(
+            "note (gpu-runtime): the header `{name}` was not found: {hint}"
+        ))
     }
 }
 

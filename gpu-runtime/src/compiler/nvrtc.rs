@@ -135,20 +135,41 @@ pub(crate) fn compile_with(
     prelude: bool,
 ) -> Result<CompiledModule> {
     nvrtc_loaded()?;
-    let c_source = cstring("the CUDA source", source)?;
+    // Host code beside the kernels (launchers, `main`, host globals) is left out, in the source
+    // and in the headers it includes from its own directories, as nvcc's device compile leaves
+    // it to the host compiler (`gpu_cdecl::device_parts`).
+    let owned_options: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+    let parts = gpu_cdecl::device_parts(source, &owned_options);
+    let c_source = cstring("the CUDA source", parts.source.as_deref().unwrap_or(source))?;
     let c_name = cstring("the source name", source_name)?;
     let headers = crate::compiler::headers::headers();
+    let mut extra_names = Vec::with_capacity(parts.headers.len());
+    let mut extra_texts = Vec::with_capacity(parts.headers.len());
+    for (name, text) in &parts.headers {
+        extra_names.push(cstring("a header name", name)?);
+        extra_texts.push(cstring("a header", text)?);
+    }
+    // The device parts of the source's own headers first, then the built-in ones.
+    let mut name_ptrs: Vec<*const c_char> = extra_names.iter().map(|n| n.as_ptr()).collect();
+    let mut text_ptrs: Vec<*const c_char> = extra_texts.iter().map(|n| n.as_ptr()).collect();
+    // SAFETY: `names()` and `contents()` point to `count()` pointers each, alive for the whole
+    // process.
+    unsafe {
+        name_ptrs.extend_from_slice(std::slice::from_raw_parts(headers.names(), headers.count()));
+        text_ptrs.extend_from_slice(std::slice::from_raw_parts(headers.contents(), headers.count()));
+    }
     let mut raw = std::ptr::null_mut();
-    // SAFETY: valid out-pointer and NUL-terminated strings; the headers' pointer arrays hold
-    // `count()` NUL-terminated strings each, alive for the whole process.
+    // SAFETY: valid out-pointer and NUL-terminated strings; `name_ptrs` and `text_ptrs` hold
+    // as many NUL-terminated strings each, alive until the call returns (the extra ones in
+    // `extra_names`/`extra_texts`, the built-in ones for the whole process).
     nvrtc_check("nvrtcCreateProgram", unsafe {
         sys::nvrtcCreateProgram(
             &mut raw,
             c_source.as_ptr(),
             c_name.as_ptr(),
-            headers.count() as c_int,
-            headers.contents(),
-            headers.names(),
+            name_ptrs.len() as c_int,
+            text_ptrs.as_ptr(),
+            name_ptrs.as_ptr(),
         )
     })?;
     let program = Program(raw);
