@@ -226,7 +226,7 @@ fn cached_bundles(cache: &Path, major: i32) -> Vec<PathBuf> {
             Some((minor, e.path()))
         })
         .collect();
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
     found.into_iter().map(|(_, p)| p).collect()
 }
 
@@ -280,6 +280,21 @@ pub fn header_cache_dir() -> PathBuf {
         .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
     base.join("gpu-runtime")
+}
+
+/// The file this process loaded NVRTC from, as the loader's map (`/proc/self/maps`) names it;
+/// `None` where there is no such map, or where it names no NVRTC or more than one.
+pub fn loaded_nvrtc() -> Option<PathBuf> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    let mut loaded = maps
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(5))
+        .filter(|p| {
+            let file = p.rsplit('/').next().unwrap_or(p);
+            file.starts_with("libnvrtc") && !file.starts_with("libnvrtc-builtins")
+        });
+    let first = loaded.next()?;
+    loaded.all(|p| p == first).then(|| PathBuf::from(first))
 }
 
 /// Whether `dir` holds an installed set of CUDA headers.

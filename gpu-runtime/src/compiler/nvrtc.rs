@@ -142,7 +142,7 @@ pub(crate) fn compile_with(
     let parts = gpu_cdecl::device_parts(source, &owned_options);
     let c_source = cstring("the CUDA source", parts.source.as_deref().unwrap_or(source))?;
     let c_name = cstring("the source name", source_name)?;
-    let headers = crate::compiler::headers::headers();
+    let headers = crate::compiler::headers::headers(nvrtc_version()?.0 as i32);
     let mut extra_names = Vec::with_capacity(parts.headers.len());
     let mut extra_texts = Vec::with_capacity(parts.headers.len());
     for (name, text) in &parts.headers {
