@@ -306,6 +306,11 @@ fn files_holding_host_launchers_and_std_vector_compile_unchanged_at_run_time() {
             assert!(l.contains(k), "{file}: {k} -> {l}");
         }
     }
+    // Declared through `#[kernel(file = …)]` (checked at build time): its run-time compile.
+    let out = layernorm_forward_kernel3::source()
+        .compile(SM90)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.image.starts_with(b"\x7fELF"));
     // With `-default-device` NVRTC is asked to take the host code as device code: it is not
     // left out, and fails on what only the host has.
     let path = llm_c("dev/cuda/layernorm_forward.cu");
