@@ -1,7 +1,8 @@
 # Source this file: it makes NVRTC (libnvrtc.so.13) and the device linker nvJitLink
 # (libnvJitLink.so.13) loadable, and the device runtime library libcudadevrt.a findable (for
 # dynamic parallelism), installing the PyPI wheels `nvidia-cuda-nvrtc`, `nvidia-nvjitlink` and
-# `nvidia-cuda-runtime` into .nvrtc/ when neither the system nor LD_LIBRARY_PATH has them.
+# `nvidia-cuda-runtime` (with the CUDA headers) into .nvrtc/ when neither the system nor
+# LD_LIBRARY_PATH has them, and with them `nvidia-cuda-cccl` (libcu++).
 # All three run on the CPU, so every compile and link test runs on machines without a GPU.
 _gpu_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 _gpu_lib=$_gpu_root/.nvrtc/nvidia/cu13/lib
@@ -24,6 +25,13 @@ for _gpu_pair in libnvrtc.so.13:nvidia-cuda-nvrtc libnvJitLink.so.13:nvidia-nvji
     [[ -e $_gpu_lib/${_gpu_pair%%:*} ]] || _gpu_missing=1
   fi
 done
+# libcu++ (<cuda/std/...>) for the CUDA headers of nvidia-cuda-runtime, which the build-time
+# check and the run-time compile find beside the libraries (nvidia/cu13/include/cccl): the
+# nvidia-cuda-cccl wheel, installed with the others.
+if ((${#_gpu_wheels[@]})); then
+  _gpu_wheels+=("nvidia-cuda-cccl>=13,<14")
+  [[ -e $_gpu_root/.nvrtc/nvidia/cu13/include/cccl/cuda/std/version ]] || _gpu_missing=1
+fi
 if ((${#_gpu_wheels[@]})); then
   if ((_gpu_missing)); then
     echo "installing the PyPI wheels ${_gpu_wheels[*]} into .nvrtc/" >&2

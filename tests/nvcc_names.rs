@@ -126,10 +126,14 @@ fn the_prelude_is_what_glibc_declares() {
     ] {
         assert!(NVRTC_PRELUDE.lines().any(|l| l == line), "{line}");
     }
-    // Typedefs only: nothing that could change the meaning of a source that does not use them.
+    // Typedefs, and the names nvcc's implicit headers give every kernel (the built-in
+    // <gpu_runtime/nvcc_implicit.h>): nothing else.
     for l in NVRTC_PRELUDE.lines() {
         assert!(
-            l.starts_with("typedef ") || l.starts_with("//") || l == "#pragma once",
+            l.starts_with("typedef ")
+                || l.starts_with("//")
+                || l == "#pragma once"
+                || l == "#include <gpu_runtime/nvcc_implicit.h>",
             "{l}"
         );
     }
@@ -219,4 +223,23 @@ fn templates_take_cuda_names_and_rust_names() {
     let _ = take::prepare::<Float4>;
     let _ = take::prepare::<u8>;
     let _ = take::prepare::<u16>;
+}
+
+#[test]
+fn names_nvcc_gives_every_kernel_compile_without_an_include() {
+    // nvcc's implicit cuda_runtime.h brings <stdio.h>, <stdlib.h>, <math.h>, <cmath>, the limits
+    // and std::min/std::max into every kernel; so does the prelude.
+    let src = "__global__ void k(float *x, int n) {\n\
+               int i = threadIdx.x;\n\
+               if (i < n) x[i] = std::min(x[i], FLT_MAX) + std::max(i, 0) + (n < INT_MAX ? 0.0f : INFINITY) + (float)M_PI;\n\
+               }\n";
+    let on = SourceModule::new(src)
+        .arch("sm_90")
+        .cache_dir(None::<&str>)
+        .kernels(["k"])
+        .compile_report()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(on.module.lowered_names, ["k"]);
+    let off = compile_err(SourceModule::new(src).prelude(false).kernels(["k"]));
+    assert!(off.contains("namespace \"std\" has no member \"min\""), "{off}");
 }

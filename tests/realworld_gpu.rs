@@ -425,3 +425,53 @@ fn dynamic_shared_memory_per_call() {
         "{e:?}"
     );
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn llm_c_layernorm_from_a_file_that_holds_host_code() {
+    // Launched as the file's own `layernorm_forward3` does: a warp per row.
+    let ctx = ctx();
+    let (n, c) = (67usize, 771usize);
+    let mut rng = Rng::new(94);
+    let inp: Vec<f32> = (0..n * c).map(|_| rng.f32() * 3.0 + 0.5).collect();
+    let weight: Vec<f32> = (0..c).map(|_| rng.f32()).collect();
+    let bias: Vec<f32> = (0..c).map(|_| rng.f32()).collect();
+    let k = layernorm_forward_kernel3::prepare(&ctx).unwrap();
+    let (ind, wd, bd) = (
+        ctx.to_device(&inp).unwrap(),
+        ctx.to_device(&weight).unwrap(),
+        ctx.to_device(&bias).unwrap(),
+    );
+    let mut out = ctx.alloc_zeros::<f32>(n * c).unwrap();
+    let mut mean = ctx.alloc_zeros::<f32>(n).unwrap();
+    let mut rstd = ctx.alloc_zeros::<f32>(n).unwrap();
+    let block = 256u32;
+    let grid = ((n * 32) as u32).div_ceil(block);
+    k.prepared_call(
+        (grid,),
+        (block,),
+        &mut out,
+        &mut mean,
+        &mut rstd,
+        &ind,
+        &wd,
+        &bd,
+        n as i32,
+        c as i32,
+    )
+    .unwrap();
+    let (mut want, mut want_mean, mut want_rstd) = (vec![0.0f32; n * c], vec![0.0f32; n], vec![0.0f32; n]);
+    for r in 0..n {
+        let x = &inp[r * c..(r + 1) * c];
+        let m = x.iter().map(|&v| v as f64).sum::<f64>() / c as f64;
+        let var = x.iter().map(|&v| (v as f64 - m).powi(2)).sum::<f64>() / c as f64;
+        let s = 1.0 / (var + 1e-5).sqrt();
+        for i in 0..c {
+            want[r * c + i] = ((x[i] as f64 - m) * s * weight[i] as f64 + bias[i] as f64) as f32;
+        }
+        (want_mean[r], want_rstd[r]) = (m as f32, s as f32);
+    }
+    assert_close(&mean.to_vec().unwrap(), &want_mean, 1e-4);
+    assert_close(&rstd.to_vec().unwrap(), &want_rstd, 1e-4);
+    assert_close(&out.to_vec().unwrap(), &want, 1e-3);
+}

@@ -9,59 +9,98 @@
 //! headers (`include/` of this crate: `<gpu_runtime/complex.h>`, `<gpu_runtime/texture_fetch.h>`,
 //! `<pycuda-complex.hpp>`, also usable with nvcc through `-I`); and the prelude.
 
+// The fixed-width integers as libcu++'s <cuda/std/cstdint> declares them under NVRTC (and as
+// CUDA's own headers do, e.g. `cuda_pipeline_helpers.h`'s `typedef unsigned long long
+// uint64_t;`): 64-bit types are `long long`, the fast and least types the exact ones. The macros
+// are libcu++'s, token for token, so that a source including both sees one definition of each
+// name in either order (a macro defined again differently is a warning; a type, an error).
+use crate::stand_ins;
+
 const STDINT_H: &str = r#"#pragma once
+#include <limits.h>
 typedef signed char int8_t;
-typedef short int16_t;
-typedef int int32_t;
-typedef long int64_t;
+typedef signed short int16_t;
+typedef signed int int32_t;
+typedef signed long long int64_t;
 typedef unsigned char uint8_t;
 typedef unsigned short uint16_t;
 typedef unsigned int uint32_t;
-typedef unsigned long uint64_t;
-typedef signed char int_least8_t;
-typedef short int_least16_t;
-typedef int int_least32_t;
-typedef long int_least64_t;
-typedef unsigned char uint_least8_t;
-typedef unsigned short uint_least16_t;
-typedef unsigned int uint_least32_t;
-typedef unsigned long uint_least64_t;
-typedef signed char int_fast8_t;
-typedef long int_fast16_t;
-typedef long int_fast32_t;
-typedef long int_fast64_t;
-typedef unsigned char uint_fast8_t;
-typedef unsigned long uint_fast16_t;
-typedef unsigned long uint_fast32_t;
-typedef unsigned long uint_fast64_t;
-typedef long intptr_t;
-typedef unsigned long uintptr_t;
-typedef long intmax_t;
-typedef unsigned long uintmax_t;
-#define INT8_MIN (-128)
-#define INT16_MIN (-32767-1)
-#define INT32_MIN (-2147483647-1)
-#define INT64_MIN (-9223372036854775807L-1)
-#define INT8_MAX (127)
-#define INT16_MAX (32767)
-#define INT32_MAX (2147483647)
-#define INT64_MAX (9223372036854775807L)
-#define UINT8_MAX (255)
-#define UINT16_MAX (65535)
-#define UINT32_MAX (4294967295U)
-#define UINT64_MAX (18446744073709551615UL)
-#define INTPTR_MIN INT64_MIN
-#define INTPTR_MAX INT64_MAX
+typedef unsigned long long uint64_t;
+typedef int8_t int_fast8_t;
+typedef int16_t int_fast16_t;
+typedef int32_t int_fast32_t;
+typedef int64_t int_fast64_t;
+typedef uint8_t uint_fast8_t;
+typedef uint16_t uint_fast16_t;
+typedef uint32_t uint_fast32_t;
+typedef uint64_t uint_fast64_t;
+typedef int8_t int_least8_t;
+typedef int16_t int_least16_t;
+typedef int32_t int_least32_t;
+typedef int64_t int_least64_t;
+typedef uint8_t uint_least8_t;
+typedef uint16_t uint_least16_t;
+typedef uint32_t uint_least32_t;
+typedef uint64_t uint_least64_t;
+typedef int64_t intptr_t;
+typedef uint64_t uintptr_t;
+typedef int64_t intmax_t;
+typedef uint64_t uintmax_t;
+#define INT8_MIN   SCHAR_MIN
+#define INT16_MIN  SHRT_MIN
+#define INT32_MIN  INT_MIN
+#define INT64_MIN  LLONG_MIN
+#define INT8_MAX   SCHAR_MAX
+#define INT16_MAX  SHRT_MAX
+#define INT32_MAX  INT_MAX
+#define INT64_MAX  LLONG_MAX
+#define UINT8_MAX  UCHAR_MAX
+#define UINT16_MAX USHRT_MAX
+#define UINT32_MAX UINT_MAX
+#define UINT64_MAX ULLONG_MAX
+#define INT_FAST8_MIN   INT8_MIN
+#define INT_FAST16_MIN  INT16_MIN
+#define INT_FAST32_MIN  INT32_MIN
+#define INT_FAST64_MIN  INT64_MIN
+#define INT_FAST8_MAX   INT8_MAX
+#define INT_FAST16_MAX  INT16_MAX
+#define INT_FAST32_MAX  INT32_MAX
+#define INT_FAST64_MAX  INT64_MAX
+#define UINT_FAST8_MAX  UINT8_MAX
+#define UINT_FAST16_MAX UINT16_MAX
+#define UINT_FAST32_MAX UINT32_MAX
+#define UINT_FAST64_MAX UINT64_MAX
+#define INT_LEAST8_MIN   INT8_MIN
+#define INT_LEAST16_MIN  INT16_MIN
+#define INT_LEAST32_MIN  INT32_MIN
+#define INT_LEAST64_MIN  INT64_MIN
+#define INT_LEAST8_MAX   INT8_MAX
+#define INT_LEAST16_MAX  INT16_MAX
+#define INT_LEAST32_MAX  INT32_MAX
+#define INT_LEAST64_MAX  INT64_MAX
+#define UINT_LEAST8_MAX  UINT8_MAX
+#define UINT_LEAST16_MAX UINT16_MAX
+#define UINT_LEAST32_MAX UINT32_MAX
+#define UINT_LEAST64_MAX UINT64_MAX
+#define INTPTR_MIN  INT64_MIN
+#define INTPTR_MAX  INT64_MAX
 #define UINTPTR_MAX UINT64_MAX
+#define INTMAX_MIN  INT64_MIN
+#define INTMAX_MAX  INT64_MAX
+#define UINTMAX_MAX UINT64_MAX
+#define PTRDIFF_MIN INT64_MIN
+#define PTRDIFF_MAX INT64_MAX
 #define SIZE_MAX UINT64_MAX
-#define INT8_C(c) c
-#define INT16_C(c) c
-#define INT32_C(c) c
-#define INT64_C(c) c ## L
-#define UINT8_C(c) c
-#define UINT16_C(c) c
-#define UINT32_C(c) c ## U
-#define UINT64_C(c) c ## UL
+#define INT8_C(X)   ((::int_least8_t) (X))
+#define INT16_C(X)  ((::int_least16_t) (X))
+#define INT32_C(X)  ((::int_least32_t) (X))
+#define INT64_C(X)  ((::int_least64_t) (X))
+#define UINT8_C(X)  ((::uint_least8_t) (X))
+#define UINT16_C(X) ((::uint_least16_t) (X))
+#define UINT32_C(X) ((::uint_least32_t) (X))
+#define UINT64_C(X) ((::uint_least64_t) (X))
+#define INTMAX_C(X)  ((::intmax_t) (X))
+#define UINTMAX_C(X) ((::uintmax_t) (X))
 "#;
 
 const CSTDINT: &str = r#"#pragma once
@@ -93,14 +132,72 @@ const CSTDDEF: &str = r#"#pragma once
 namespace std { using ::size_t; using ::ptrdiff_t; typedef decltype(nullptr) nullptr_t; }
 "#;
 
+// `printf`, and for host code beside the kernels (whose functions the compile leaves out, see
+// `device_part`) the type `FILE` and `EOF`, as glibc declares them.
 const STDIO_H: &str = r#"#pragma once
 #include <stddef.h>
 extern "C" __device__ int printf(const char *format, ...);
+typedef struct _IO_FILE FILE;
+#ifndef EOF
+#define EOF (-1)
+#endif
 "#;
 
 const CSTDIO: &str = r#"#pragma once
 #include <stdio.h>
-namespace std { using ::printf; using ::size_t; }
+namespace std { using ::printf; using ::size_t; using ::FILE; }
+"#;
+
+// NVRTC declares `malloc`, `free`, `abs`, `labs` and `llabs` for device code itself; the rest
+// of <stdlib.h> is host code.
+const STDLIB_H: &str = r#"#pragma once
+#include <stddef.h>
+#ifndef EXIT_SUCCESS
+#define EXIT_SUCCESS 0
+#endif
+#ifndef EXIT_FAILURE
+#define EXIT_FAILURE 1
+#endif
+#ifndef RAND_MAX
+#define RAND_MAX 2147483647
+#endif
+"#;
+
+const CSTDLIB: &str = r#"#pragma once
+#include <stdlib.h>
+namespace std { using ::size_t; using ::malloc; using ::free; using ::abs; using ::labs; using ::llabs; }
+"#;
+
+// NVRTC declares `memcpy` and `memset` for device code itself.
+const STRING_H: &str = "#pragma once\n#include <stddef.h>\n";
+
+const CSTRING: &str = r#"#pragma once
+#include <string.h>
+namespace std { using ::size_t; using ::memcpy; using ::memset; }
+"#;
+
+// In C++, `bool`, `true` and `false` are keywords; the header only says so.
+const STDBOOL_H: &str =
+    "#pragma once\n#ifndef __bool_true_false_are_defined\n#define __bool_true_false_are_defined 1\n#endif\n";
+
+const CSTDBOOL: &str = "#pragma once\n#include <stdbool.h>\n";
+
+// NVRTC declares `clock_t` and `clock()` for device code; the rest is host code. `time_t` and
+// `TIME_UTC` as libcu++'s <cuda/std/ctime> declares them under NVRTC, which also defines
+// `struct timespec` (so this header does not).
+const TIME_H: &str = r#"#pragma once
+#include <stddef.h>
+typedef long long time_t;
+#define TIME_UTC 1
+struct tm { int tm_sec, tm_min, tm_hour, tm_mday, tm_mon, tm_year, tm_wday, tm_yday, tm_isdst; long tm_gmtoff; const char *tm_zone; };
+#ifndef CLOCKS_PER_SEC
+#define CLOCKS_PER_SEC 1000000L
+#endif
+"#;
+
+const CTIME: &str = r#"#pragma once
+#include <time.h>
+namespace std { using ::clock_t; using ::time_t; using ::tm; using ::clock; }
 "#;
 
 // NVRTC declares the device math functions itself; the header adds the C constants. NVRTC
@@ -226,6 +323,29 @@ extern "C" __device__ void __assertfail(const char *, const char *, unsigned int
 
 const CASSERT: &str = "#include <assert.h>\n";
 
+// libcu++'s <cuda/std/cmath> defines INFINITY and NAN under NVRTC without asking whether they are
+// defined (as `::cuda::std::numeric_limits<float>::infinity()`, ...), so after the built-in
+// <math.h> (which every compile with the prelude has) it would redefine them, a warning in every
+// source that includes it. This header, found before the include directories, takes the
+// built-in ones away first and includes libcu++'s own by another spelling of its path. Once
+// libcu++'s is in (its guard `_CUDA_STD_CMATH`), its definitions stay.
+const CUDA_STD_CMATH: &str = r#"// gpu-runtime's built-in cuda/std/cmath: libcu++'s, after the built-in <math.h>'s
+// INFINITY and NAN are undefined for libcu++ to define them its way.
+#if !defined(_CUDA_STD_CMATH)
+#  ifdef INFINITY
+#    undef INFINITY
+#  endif
+#  ifdef NAN
+#    undef NAN
+#  endif
+#endif
+#if __has_include(<cuda/std/../std/cmath>)
+#  include <cuda/std/../std/cmath>
+#else
+#  error cannot open source file "cuda/std/cmath" (libcu++, of the CUDA headers)
+#endif
+"#;
+
 /// The in-memory headers every NVRTC compile of `gpu-runtime` and of the `#[kernel]` build-time
 /// check gets, by include name: `(name, text)`. The last is the prelude
 /// ([`NVRTC_PRELUDE_NAME`](crate::NVRTC_PRELUDE_NAME)), included by name with `--pre-include`.
@@ -244,6 +364,61 @@ pub const BUILTIN_HEADERS: &[(&str, &str)] = &[
     ("cfloat", CFLOAT),
     ("assert.h", ASSERT_H),
     ("cassert", CASSERT),
+    ("stdlib.h", STDLIB_H),
+    ("cstdlib", CSTDLIB),
+    ("string.h", STRING_H),
+    ("cstring", CSTRING),
+    ("stdbool.h", STDBOOL_H),
+    ("cstdbool", CSTDBOOL),
+    ("time.h", TIME_H),
+    ("ctime", CTIME),
+    ("cuda/std/cmath", CUDA_STD_CMATH),
+    // Stand-ins for the host headers of files that hold host code beside their kernels.
+    ("type_traits", stand_ins::TYPE_TRAITS),
+    ("utility", stand_ins::UTILITY),
+    ("algorithm", stand_ins::ALGORITHM),
+    ("limits", stand_ins::LIMITS),
+    ("array", stand_ins::ARRAY),
+    ("vector", stand_ins::VECTOR),
+    ("memory", stand_ins::MEMORY),
+    ("string", stand_ins::STRING),
+    ("string_view", stand_ins::STRING_VIEW),
+    ("map", stand_ins::MAP),
+    ("unordered_map", stand_ins::UNORDERED_MAP),
+    ("set", stand_ins::SET),
+    ("unordered_set", stand_ins::UNORDERED_SET),
+    ("functional", stand_ins::FUNCTIONAL),
+    ("iostream", stand_ins::IOSTREAM),
+    ("sstream", stand_ins::STREAMS),
+    ("fstream", stand_ins::STREAMS),
+    ("stdexcept", stand_ins::STDEXCEPT),
+    ("new", stand_ins::HOST_ONLY),
+    ("cuda_runtime.h", stand_ins::CUDA_RUNTIME_H),
+    ("cuda_runtime_api.h", stand_ins::CUDA_RUNTIME_H),
+    ("cuda.h", stand_ins::CUDA_H),
+    ("cublas_v2.h", stand_ins::CUBLAS_H),
+    ("cublas_api.h", stand_ins::CUBLAS_API_H),
+    ("cublasLt.h", stand_ins::CUBLAS_LT_H),
+    ("cuda_profiler_api.h", stand_ins::HOST_ONLY),
+    ("nvtx3/nvToolsExt.h", stand_ins::NVTX_H),
+    ("nvtx3/nvToolsExtCudaRt.h", stand_ins::NVTX_H),
+    ("unistd.h", stand_ins::HOST_ONLY),
+    ("sys/types.h", stand_ins::HOST_ONLY),
+    ("sys/stat.h", stand_ins::HOST_ONLY),
+    ("sys/time.h", stand_ins::HOST_ONLY),
+    ("ctype.h", stand_ins::HOST_ONLY),
+    ("cctype", stand_ins::HOST_ONLY),
+    ("errno.h", stand_ins::HOST_ONLY),
+    ("cerrno", stand_ins::HOST_ONLY),
+    ("omp.h", stand_ins::HOST_ONLY),
+    ("dirent.h", stand_ins::DIRENT_H),
+    ("fcntl.h", stand_ins::HOST_ONLY),
+    ("glob.h", stand_ins::GLOB_H),
+    ("signal.h", stand_ins::HOST_ONLY),
+    ("pthread.h", stand_ins::PTHREAD_H),
+    ("sys/mman.h", stand_ins::HOST_ONLY),
+    ("arpa/inet.h", stand_ins::HOST_ONLY),
+    ("gpu_runtime/nvcc_implicit.h", stand_ins::NVCC_IMPLICIT),
     // gpu-runtime's own device headers (gpu-cdecl/include/): complex numbers and texture fetches
     // of doubles and complex numbers.
     (

@@ -19,12 +19,21 @@ macro_rules! host_typedefs {
         /// with the same type is valid C++, so a source that has its own
         /// `typedef unsigned int uint;` compiles with or without it. `uchar` is not among
         /// them, as glibc does not declare it either.
+        ///
+        /// Then the names nvcc's implicit `cuda_runtime.h` gives every kernel through the C and
+        /// C++ headers it includes: the built-in `<gpu_runtime/nvcc_implicit.h>` includes the
+        /// built-in `<stdio.h>`, `<stdlib.h>`, `<string.h>`, `<math.h>`, `<cmath>`,
+        /// `<limits.h>`, `<float.h>` and `<algorithm>` (`FILE`, `INT_MAX`, `FLT_MAX`,
+        /// `INFINITY`, `M_PI`, `std::min`, `std::max`, ...), so that a kernel file written for
+        /// nvcc that uses them without including anything compiles unchanged.
         pub const NVRTC_PRELUDE: &str = concat!(
             "// gpu_runtime_prelude.h: the typedefs nvcc's host headers (glibc <sys/types.h>)\n",
-            "// give every kernel, for NVRTC. Off with SourceModule::prelude(false) or\n",
+            "// give every kernel, for NVRTC, and the names of the C and C++ headers nvcc's\n",
+            "// implicit cuda_runtime.h includes. Off with SourceModule::prelude(false) or\n",
             "// #[kernel(..., prelude = false)].\n",
             "#pragma once\n",
             $("typedef ", $c, " ", $name, ";\n",)*
+            "#include <gpu_runtime/nvcc_implicit.h>\n",
         );
     };
 }

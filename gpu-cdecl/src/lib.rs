@@ -26,6 +26,7 @@ mod aliases;
 mod constants;
 pub mod cuda_include;
 mod decl;
+mod device_part;
 pub mod elementwise;
 mod error;
 mod globals;
@@ -35,6 +36,7 @@ pub mod include_scan;
 mod kernels;
 mod lexer;
 pub mod nvrtc_log;
+mod stand_ins;
 pub mod tokens;
 mod types;
 pub mod vectors;
@@ -42,6 +44,7 @@ pub mod vectors;
 #[cfg(test)]
 mod tests;
 
+pub use device_part::{device_part, device_parts, device_parts_with, DeviceParts};
 pub use error::DeclError;
 pub use headers::BUILTIN_HEADERS;
 pub use host::{HOST_TYPEDEFS, NVRTC_PRELUDE, NVRTC_PRELUDE_NAME};

@@ -106,6 +106,53 @@ pub fn reported_lines(log: &str, file_name: &str) -> Vec<usize> {
         .collect()
 }
 
+/// `log` with every mention of one of the built-in headers ([`crate::BUILTIN_HEADERS`]) marked
+/// as built in: a message at `stdint.h(12): error: …` reads `stdint.h(12) (gpu-runtime's
+/// built-in stdint.h): error: …`, and `declared at line 5 of stdint.h` reads `declared at line
+/// 5 of gpu-runtime's built-in stdint.h`, so that nobody looks for the file on disk. Borrowed
+/// when nothing is marked.
+pub fn mark_builtin_headers(log: &str) -> std::borrow::Cow<'_, str> {
+    const OF: &str = " of ";
+    let is_builtin = |name: &str| crate::BUILTIN_HEADERS.iter().any(|(n, _)| *n == name);
+    let mut out = String::new();
+    let mut changed = false;
+    for line in log.split_inclusive('\n') {
+        let mut line = std::borrow::Cow::Borrowed(line);
+        // A message's position: `NAME(LINE):` at the start.
+        if let Some(open) = line.find('(') {
+            let name = &line[..open];
+            let rest = &line[open + 1..];
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            if digits > 0 && rest[digits..].starts_with("):") && is_builtin(name) {
+                let at = open + 1 + digits + 1;
+                line = format!("{} (gpu-runtime's built-in {name}){}", &line[..at], &line[at..]).into();
+            }
+        }
+        // A reference to a line of one: `declared at line 5 of NAME)`.
+        let mut marked = String::new();
+        let mut rest: &str = &line;
+        while let Some(i) = rest.find(OF) {
+            let after = &rest[i + OF.len()..];
+            let end = after.find([')', ' ', '\n', ',']).unwrap_or(after.len());
+            let name = &after[..end];
+            marked.push_str(&rest[..i + OF.len()]);
+            if rest[..i].ends_with(|c: char| c.is_ascii_digit()) && is_builtin(name) {
+                marked.push_str("gpu-runtime's built-in ");
+            }
+            marked.push_str(name);
+            rest = &after[end..];
+        }
+        marked.push_str(rest);
+        changed |= marked != *line;
+        out.push_str(&marked);
+    }
+    if changed {
+        out.into()
+    } else {
+        log.into()
+    }
+}
+
 /// `file(LINE): rest` -> (LINE, rest), for our file only.
 fn header<'a>(l: &'a str, file_name: &str) -> Option<(usize, &'a str)> {
     let rest = l.strip_prefix(file_name)?.strip_prefix('(')?;
@@ -201,6 +248,37 @@ scale.cu(2): catastrophic error: cannot open source file \"x.h\"\n\
         // A file whose name only begins like ours is another file.
         assert!(parse(SYNTAX_LOG, "scale").is_empty());
         assert_eq!(reported_lines(SYNTAX_LOG, "helper.cuh"), [1]);
+    }
+
+    #[test]
+    fn built_in_headers_are_named_as_built_in() {
+        let log = "stdint.h(5): error: invalid redeclaration of type name \"int64_t\" (declared at line 34 of /cuda/cccl/cuda/std/cstdint)\n\
+                   \x20 typedef long int64_t;\n\
+                   k.cu(3): error: invalid redeclaration of type name \"uint\" (declared at line 9 of gpu_runtime_prelude.h)\n\
+                   mystdint.h(2): error: x (declared at line 1 of stdint.hpp)\n";
+        let marked = mark_builtin_headers(log);
+        assert_eq!(
+            marked,
+            "stdint.h(5) (gpu-runtime's built-in stdint.h): error: invalid redeclaration of type name \"int64_t\" (declared at line 34 of /cuda/cccl/cuda/std/cstdint)\n\
+             \x20 typedef long int64_t;\n\
+             k.cu(3): error: invalid redeclaration of type name \"uint\" (declared at line 9 of gpu-runtime's built-in gpu_runtime_prelude.h)\n\
+             mystdint.h(2): error: x (declared at line 1 of stdint.hpp)\n"
+        );
+        // The user's own lines are still found under the file's name.
+        assert_eq!(reported_lines(&marked, "k.cu"), [3]);
+        // Nothing to mark: the log itself, borrowed.
+        let plain = "k.cu(3): error: identifier \"y\" is undefined\n";
+        assert!(matches!(
+            mark_builtin_headers(plain),
+            std::borrow::Cow::Borrowed(_)
+        ));
+        for bad in ["(", "stdint.h(", "stdint.h(1)", " of ", "x of ", "1 of stdint.h"] {
+            let _ = mark_builtin_headers(bad);
+        }
+        assert_eq!(
+            mark_builtin_headers("1 of stdint.h"),
+            "1 of gpu-runtime's built-in stdint.h"
+        );
     }
 
     #[test]

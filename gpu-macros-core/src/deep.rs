@@ -377,6 +377,8 @@ fn report(
     mode: Mode,
     out: &mut Outcome,
 ) -> syn::Result<()> {
+    // A message about a line of a built-in header says it is gpu-runtime's.
+    let log = &*nvrtc_log::mark_builtin_headers(log);
     let diags = nvrtc_log::parse(log, req.file_name);
     // A header NVRTC cannot open stops its compile there: everything after it would be noise.
     // The build check has every header the run time has, so the run time would most likely
@@ -432,27 +434,23 @@ fn missing_header(log: &str) -> Option<String> {
     Some(log[start..start + log[start..].find('"')?].to_owned())
 }
 
+/// The warning for a header NVRTC could not open: short, and saying what to install when no
+/// CUDA headers were found at all.
 fn missing_header_message(header: &str, file_name: &str) -> String {
-    let searched = crate::nvrtc::get()
-        .map(|lib| lib.cuda_headers().searched.join(", "))
-        .unwrap_or_default();
-    let searched = if searched.is_empty() {
-        "no CUDA header directory was found".to_owned()
-    } else {
-        format!("CUDA headers searched in {searched}")
+    let found = crate::nvrtc::get().ok().map(|lib| lib.cuda_headers());
+    let why = match found {
+        Some(h) if h.found() => format!(
+            "it is in none of the CUDA headers ({}); put it beside the file or in `include_dirs = [..]`",
+            h.options.join(" ")
+        ),
+        _ => format!(
+            "no CUDA headers are installed: {}",
+            gpu_cdecl::cuda_include::INSTALL_HINT
+        ),
     };
     format!(
-        "#[kernel]: the CUDA source was not compiled at build time: NVRTC cannot open the header \
-         `{header}` included by {file_name} ({searched}; the built-in headers are {}). Put the \
-         header next to the kernel file or in `include_dirs = [..]`, or set \
-         GPU_RUNTIME_CUDA_INCLUDE to a CUDA toolkit's include directory; {CHECK_VAR}=require \
-         makes this an error",
-        gpu_cdecl::BUILTIN_HEADERS
-            .iter()
-            .map(|(n, _)| *n)
-            .filter(|n| *n != gpu_cdecl::NVRTC_PRELUDE_NAME)
-            .collect::<Vec<_>>()
-            .join(", ")
+        "#[kernel]: not compiled at build time: `{header}` (included by {file_name}) was not \
+         found: {why} ({CHECK_VAR}=require makes this an error)"
     )
 }
 
@@ -497,12 +495,18 @@ mod tests {
         let items = out.items.to_string();
         assert!(items.contains("CUDA_HEADER_NOT_FOUND_AT_BUILD_TIME"), "{items}");
         assert!(
-            items.contains("cannot open the header `common.h` included by k.cu"),
+            items.contains("`common.h` (included by k.cu) was not found"),
             "{items}"
         );
         let e = report(&req, log, false, true, Mode::Require, &mut Outcome::default())
             .expect_err("an error under `require`");
-        assert!(e.to_string().contains("cannot open the header `common.h`"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("`common.h` (included by k.cu) was not found"),
+            "{e}"
+        );
+        // One short sentence, not a list of every directory and built-in header.
+        assert!(missing_header_message("common.h", "k.cu").len() < 400, "{e}");
     }
 
     #[test]

@@ -14,6 +14,10 @@ mod corpus_check;
 mod deep;
 mod elementwise;
 mod expand;
+#[cfg(test)]
+mod header_agreement;
+#[cfg(test)]
+mod host_code_check;
 mod input;
 mod linked;
 mod native_arch;

@@ -21,6 +21,10 @@ type R = c_int;
 /// The functions used, resolved once.
 pub struct Nvrtc {
     _lib: libloading::Library,
+    /// The file the library was loaded from, when it was named by path.
+    path: Option<std::path::PathBuf>,
+    /// The CUDA headers for this NVRTC, found on first use.
+    headers: OnceLock<CudaHeaders>,
     /// `libnvrtc-builtins` loaded from beside a library named by path (see `load`).
     _builtins: Vec<libloading::Library>,
     version: unsafe extern "C" fn(*mut c_int, *mut c_int) -> R,
@@ -67,8 +71,13 @@ type InstallBundledFn = unsafe extern "C" fn(*const c_char, c_uint, *mut *const 
 pub struct CudaHeaders {
     /// `-I` options.
     pub options: Vec<String>,
-    /// Every directory looked at, for the message about a header that is still missing.
-    pub searched: Vec<String>,
+}
+
+impl CudaHeaders {
+    /// Whether any CUDA headers were found.
+    pub fn found(&self) -> bool {
+        !self.options.is_empty()
+    }
 }
 
 pub use crate::nvrtc_find::NVRTC_VAR;
@@ -88,7 +97,8 @@ fn load() -> Result<Nvrtc, String> {
         match unsafe { libloading::Library::new(&name) } {
             Ok(lib) => {
                 let builtins = builtins_beside(&name);
-                return bind(lib, builtins).map_err(|e| format!("{name}: {e}"));
+                let path = name.contains('/').then(|| std::path::PathBuf::from(&name));
+                return bind(lib, builtins, path).map_err(|e| format!("{name}: {e}"));
             }
             Err(e) => last = e.to_string(),
         }
@@ -129,7 +139,21 @@ fn builtins_beside(name: &str) -> Vec<libloading::Library> {
         .collect()
 }
 
-fn bind(lib: libloading::Library, builtins: Vec<libloading::Library>) -> Result<Nvrtc, libloading::Error> {
+/// NVRTC loaded from the file `path`, apart from the one [`get`] finds: a test compiles with
+/// another version (NVRTC 13.0, which carries no CUDA headers) this way.
+#[cfg(test)]
+pub fn load_path(path: &std::path::Path) -> Result<Nvrtc, String> {
+    let name = path.to_string_lossy().into_owned();
+    // SAFETY: loading NVRTC runs no initialisers with preconditions of ours.
+    let lib = unsafe { libloading::Library::new(&name) }.map_err(|e| format!("{name}: {e}"))?;
+    bind(lib, builtins_beside(&name), Some(path.to_path_buf())).map_err(|e| format!("{name}: {e}"))
+}
+
+fn bind(
+    lib: libloading::Library,
+    builtins: Vec<libloading::Library>,
+    path: Option<std::path::PathBuf>,
+) -> Result<Nvrtc, libloading::Error> {
     macro_rules! sym {
         ($name:literal) => {
             // SAFETY: the symbol has this C signature in every NVRTC since 11.x; the library
@@ -159,6 +183,8 @@ fn bind(lib: libloading::Library, builtins: Vec<libloading::Library>) -> Result<
                 .ok()
         },
         _lib: lib,
+        path,
+        headers: OnceLock::new(),
         _builtins: builtins,
     })
 }
@@ -201,27 +227,29 @@ impl Nvrtc {
         (a, b)
     }
 
-    /// The CUDA headers' directory, as the run time finds it: a toolkit's, else the headers this
-    /// NVRTC carries, installed once into the directory the run time uses for them.
+    /// The CUDA headers, as the run time finds them (`gpu_cdecl::cuda_include::find`): a
+    /// toolkit's, else the headers this NVRTC carries (installed once into the directory the
+    /// run time uses for them), else the wheels' or those another NVRTC installed.
     pub fn cuda_headers(&self) -> &CudaHeaders {
-        static HEADERS: OnceLock<CudaHeaders> = OnceLock::new();
-        HEADERS.get_or_init(|| {
-            let mut searched = Vec::new();
-            let dir =
-                cuda_include::toolkit_include(&mut searched).or_else(|| self.bundled_include(&mut searched));
+        self.headers.get_or_init(|| {
+            let env = cuda_include::SearchEnv::from_env(self.path.as_deref());
+            let found = cuda_include::find(&env, self.version().0, &mut || self.bundled_include());
             CudaHeaders {
-                options: dir
-                    .as_deref()
-                    .map(cuda_include::include_options)
-                    .unwrap_or_default(),
-                searched,
+                options: found.options(),
             }
         })
     }
 
     /// NVRTC's own copy of the CUDA headers, installed on first use (as
-    /// `gpu_runtime::compiler::headers` does, into the same directory).
-    fn bundled_include(&self, searched: &mut Vec<String>) -> Option<std::path::PathBuf> {
+    /// `gpu_runtime::compiler::headers` does, into the same directory); `None` for an NVRTC
+    /// without them (before 13.1).
+    fn bundled_include(&self) -> Option<std::path::PathBuf> {
+        self.install_bundled_into(&cuda_include::header_cache_dir())
+    }
+
+    /// Installs the CUDA headers this NVRTC carries (13.1 and later) into its
+    /// `nvrtc-headers-X.Y` of `cache`, unless there already, and returns that directory.
+    pub fn install_bundled_into(&self, cache: &std::path::Path) -> Option<std::path::PathBuf> {
         let (get_info, install) = self.bundled?;
         let mut info = BundledHeadersInfo::default();
         let mut log: *const c_char = std::ptr::null();
@@ -230,8 +258,7 @@ impl Nvrtc {
         if r != 0 || info.available == 0 || info.num_files == 0 {
             return None;
         }
-        let dir = cuda_include::bundled_headers_dir(info.cuda_version_major, info.cuda_version_minor);
-        searched.push(format!("{} (NVRTC's bundled headers)", dir.display()));
+        let dir = cuda_include::bundled_headers_in(cache, info.cuda_version_major, info.cuda_version_minor);
         if cuda_include::holds_cuda_headers(&dir) {
             return Some(dir);
         }
@@ -240,6 +267,16 @@ impl Nvrtc {
         // SAFETY: NUL-terminated path and valid out-pointer; NVRTC locks the directory itself.
         let r = unsafe { install(c_dir.as_ptr(), 0, &mut log) };
         (r == 0 && cuda_include::holds_cuda_headers(&dir)).then_some(dir)
+    }
+
+    /// Gives this NVRTC's compiles these CUDA header options instead of searching: a test
+    /// compiles with headers found in an environment of its making.
+    #[cfg(test)]
+    pub fn set_cuda_headers(&self, options: Vec<String>) {
+        assert!(
+            self.headers.set(CudaHeaders { options }).is_ok(),
+            "headers set twice"
+        );
     }
 
     /// The `sm_XY` numbers this NVRTC compiles for, ascending.
@@ -274,24 +311,40 @@ impl Nvrtc {
         headers: &[(String, Vec<u8>)],
     ) -> Result<Output, String> {
         let cstr = |s: &str| CString::new(s).map_err(|_| format!("`{s}` contains a NUL byte"));
-        let (src, file) = (cstr(source)?, cstr(file_name)?);
-        // The source's headers, then the run time's in-memory headers, the prelude among them:
-        // NVRTC includes the prelude by name (`--pre-include`), so the source's line numbers
-        // stay its own.
-        let mut header_names = headers
+        // Host code beside the kernels is left out, as at run time (`gpu_cdecl::device_parts_with`),
+        // in the source and in its headers (given in memory, as the run time gets them).
+        let given_text: Vec<(String, String)> = headers
             .iter()
-            .map(|(n, _)| cstr(n))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut header_texts = headers
+            .map(|(n, t)| (n.clone(), String::from_utf8_lossy(t).into_owned()))
+            .collect();
+        let given: Vec<(&str, &str)> = given_text.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+        let parts = gpu_cdecl::device_parts_with(source, options, &given);
+        let (src, file) = (cstr(parts.source.as_deref().unwrap_or(source))?, cstr(file_name)?);
+        // The source's headers (their device parts), then the device parts of headers found
+        // through `-I`, then the run time's in-memory headers, the prelude among them: NVRTC
+        // includes the prelude by name (`--pre-include`), so the source's line numbers stay its
+        // own.
+        let part_of = |name: &str| {
+            parts
+                .headers
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, t)| t.as_str())
+        };
+        let all = given
             .iter()
-            .map(|(n, t)| {
-                CString::new(t.clone()).map_err(|_| format!("the header `{n}` contains a NUL byte"))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        for (n, t) in gpu_cdecl::BUILTIN_HEADERS {
-            header_names.push(cstr(n)?);
-            header_texts.push(cstr(t)?);
-        }
+            .map(|(n, t)| (*n, part_of(n).unwrap_or(t)))
+            .chain(
+                parts
+                    .headers
+                    .iter()
+                    .filter(|(n, _)| !given.iter().any(|(g, _)| g == n))
+                    .map(|(n, t)| (n.as_str(), t.as_str())),
+            )
+            .chain(gpu_cdecl::BUILTIN_HEADERS.iter().copied());
+        let (header_names, header_texts): (Vec<_>, Vec<_>) = all.map(|(n, t)| (cstr(n), cstr(t))).unzip();
+        let header_names = header_names.into_iter().collect::<Result<Vec<_>, _>>()?;
+        let header_texts = header_texts.into_iter().collect::<Result<Vec<_>, _>>()?;
         let name_ptrs: Vec<*const c_char> = header_names.iter().map(|n| n.as_ptr()).collect();
         let text_ptrs: Vec<*const c_char> = header_texts.iter().map(|t| t.as_ptr()).collect();
         let mut raw = std::ptr::null_mut();

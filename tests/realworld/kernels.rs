@@ -185,3 +185,19 @@ __global__ void reverse_dyn(const float *in, float *out, int m) {
 }"#
 )]
 pub fn reverse_dyn(input: &[f32], out: &mut [f32], m: i32);
+
+/// llm.c's `layernorm_forward_kernel3` (cooperative groups), declared from its file as written:
+/// the file also holds its launchers (`<<<…>>>`), a CPU reference and `main()`, and includes
+/// `<stdio.h>`, `<stdlib.h>`, `<cuda_runtime.h>` and, through `common.h`, `<cublas_v2.h>`. Its
+/// device part is compiled (issue 42, part 7).
+#[kernel(file = "tests/realworld/llm.c/dev/cuda/layernorm_forward.cu")]
+pub fn layernorm_forward_kernel3(
+    out: &mut [f32],
+    mean: &mut [f32],
+    rstd: &mut [f32],
+    inp: &[f32],
+    weight: &[f32],
+    bias: &[f32],
+    n: i32,
+    c: i32,
+);

@@ -4,15 +4,19 @@
 //! compile therefore gets:
 //! - the CUDA headers (`cuda_fp16.h`, `cuda_bf16.h`, `cuda/std/…`, `cooperative_groups.h`, …)
 //!   from the first of: the directory in `GPU_RUNTIME_CUDA_INCLUDE`, `$CUDA_PATH/include`,
-//!   `$CUDA_HOME/include`, `/usr/local/cuda/include` that holds `cuda_fp16.h`; else the headers
-//!   NVRTC (13.1 and later) carries inside itself, installed once into a cache directory
-//!   (`GPU_RUNTIME_HEADER_CACHE`, else `$XDG_CACHE_HOME/gpu-runtime` or
-//!   `~/.cache/gpu-runtime`). The search is `gpu_cdecl::cuda_include`'s, which the `#[kernel]`
-//!   build-time check uses too;
+//!   `$CUDA_HOME/include`, `/usr/local/cuda/include` that holds `cuda_fp16.h`; the headers NVRTC
+//!   (13.1 and later) carries inside itself, installed once into a cache directory
+//!   (`GPU_RUNTIME_HEADER_CACHE`, else `$XDG_CACHE_HOME/gpu-runtime` or `~/.cache/gpu-runtime`);
+//!   the `nvidia-cuda-runtime` and `nvidia-cuda-cccl` wheels; the headers another NVRTC of the
+//!   same major version installed into the cache. The search is `gpu_cdecl::cuda_include`'s,
+//!   which the `#[kernel]` build-time check uses too;
 //! - small built-in C headers for device code: `stdio.h`/`cstdio` (`printf`),
 //!   `stdint.h`/`cstdint`, `stddef.h`/`cstddef`, `math.h`/`cmath` (constants such as `M_PI`,
 //!   and `std::` names for the device math functions NVRTC already knows), `limits.h`/`climits`,
-//!   `float.h`/`cfloat` (as libcu++ defines them) and `assert.h`/`cassert` (device `assert`);
+//!   `float.h`/`cfloat`, `stdlib.h`, `string.h`, `stdbool.h`, `time.h` (declaring what libcu++
+//!   declares, as it declares it) and `assert.h`/`cassert` (device `assert`), and stand-ins for
+//!   the host headers a file with host code beside its kernels includes (`<vector>`,
+//!   `<cublas_v2.h>`, ...: see `gpu_cdecl::device_parts`);
 //! - this crate's device headers (in `gpu-cdecl/include/`, also usable with nvcc through `-I`):
 //!   `<gpu_runtime/complex.h>` (`gpu_runtime::complex<float>` and `<double>`, the device side
 //!   of [`crate::types::Complex32`] and [`crate::types::Complex64`]),
@@ -24,13 +28,15 @@
 //!   (`pycuda::complex<T>`, for ports).
 //!
 //! - the prelude, [`NVRTC_PRELUDE`], included before the source unless turned off: the typedefs
-//!   nvcc's host headers give every kernel (`uint`, `ushort`, `ulong`, `u_int`, ...).
+//!   nvcc's host headers give every kernel (`uint`, `ushort`, `ulong`, `u_int`, ...), and the
+//!   names its implicit `cuda_runtime.h` gives (`FILE`, `INT_MAX`, `INFINITY`, `std::min`, ...).
 //!
 //! The texts of the last three are `gpu_cdecl::BUILTIN_HEADERS`, which the `#[kernel]`
 //! build-time check gives NVRTC too.
 //!
 //! A header found nowhere makes the compile fail with a [`crate::CompileError`] whose log ends
-//! with a note naming the header and every directory searched.
+//! with a note naming the header and the CUDA header directories, or, when there are none, what
+//! to install. A message about a line of a built-in header says it is built in.
 
 use std::ffi::{c_char, c_int, c_uint, CString};
 use std::path::PathBuf;
@@ -75,20 +81,23 @@ impl Headers {
         const MARK: &str = "open source file \"";
         let start = log.find(MARK)? + MARK.len();
         let name = &log[start..start + log[start..].find('"')?];
-        let dirs = if self.searched.is_empty() {
-            "no CUDA header directory was found".to_owned()
+        let hint = if self.options.is_empty() {
+            // No CUDA headers at all: what to install.
+            format!(
+                "no CUDA headers were found (searched {}); install {}",
+                self.searched.join(", "),
+                cuda_include::INSTALL_HINT
+            )
         } else {
-            format!("searched {}", self.searched.join(", "))
+            format!(
+                "it is in none of the CUDA header directories ({}) nor gpu-runtime's built-in \
+                 headers; add its directory to the kernel's options as `-I<dir>` \
+                 (`include_dirs = [..]` on a #[kernel])",
+                self.options.join(" ")
+            )
         };
         Some(format!(
-            "note (gpu-runtime): the header `{name}` was not found: {dirs}, and the built-in \
-             headers {}; set GPU_RUNTIME_CUDA_INCLUDE to a CUDA toolkit's include directory, or \
-             add `-I<dir>` to the kernel's options (`include_dirs = [..]` on a #[kernel])",
-            self.names
-                .iter()
-                .map(|n| n.to_string_lossy().into_owned())
-                .collect::<Vec<_>>()
-                .join(", ")
+            "note (gpu-runtime): the header `{name}` was not found: {hint}"
         ))
     }
 }
@@ -126,16 +135,16 @@ unsafe impl Send for Headers {}
 // SAFETY: as above.
 unsafe impl Sync for Headers {}
 
-/// The headers for every compile of this process, found once.
-pub(crate) fn headers() -> &'static Headers {
+/// The headers for every compile of this process, found once, for the NVRTC loaded, of major
+/// version `nvrtc_major`.
+pub(crate) fn headers(nvrtc_major: i32) -> &'static Headers {
     static HEADERS: OnceLock<Headers> = OnceLock::new();
     HEADERS.get_or_init(|| {
-        let mut searched = Vec::new();
-        let dir = cuda_include::toolkit_include(&mut searched).or_else(|| bundled_include(&mut searched));
-        let options = dir
-            .as_deref()
-            .map(cuda_include::include_options)
-            .unwrap_or_default();
+        let library = cuda_include::loaded_nvrtc();
+        let env = cuda_include::SearchEnv::from_env(library.as_deref());
+        let found = cuda_include::find(&env, nvrtc_major, &mut bundled_include);
+        let options = found.options();
+        let searched = found.searched;
         let (names, contents): (Vec<CString>, Vec<CString>) = gpu_cdecl::BUILTIN_HEADERS
             .iter()
             .map(|(n, c)| {
@@ -173,8 +182,9 @@ struct BundledHeadersInfo {
 type GetInfoFn = unsafe extern "C" fn(*mut BundledHeadersInfo, *mut *const c_char) -> c_int;
 type InstallFn = unsafe extern "C" fn(*const c_char, c_uint, *mut *const c_char) -> c_int;
 
-/// NVRTC's own copy of the CUDA headers, installed into the cache directory on first use.
-fn bundled_include(searched: &mut Vec<String>) -> Option<PathBuf> {
+/// NVRTC's own copy of the CUDA headers, installed into the cache directory on first use;
+/// `None` for an NVRTC without one (before 13.1).
+fn bundled_include() -> Option<PathBuf> {
     let lib = nvrtc_library()?;
     // SAFETY: the signatures are those of nvrtc.h (13.1+); the library stays loaded in `lib`
     // for as long as the functions are used below.
@@ -199,7 +209,6 @@ fn bundled_include(searched: &mut Vec<String>) -> Option<PathBuf> {
         return None;
     }
     let dir = cuda_include::bundled_headers_dir(info.cuda_version_major, info.cuda_version_minor);
-    searched.push(format!("{} (NVRTC's bundled headers)", dir.display()));
     if cuda_include::holds_cuda_headers(&dir) {
         return Some(dir);
     }

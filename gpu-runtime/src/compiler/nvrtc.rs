@@ -138,16 +138,44 @@ pub(crate) fn compile_with(
     extra_headers: &[(&str, &[u8])],
 ) -> Result<CompiledModule> {
     nvrtc_loaded()?;
-    let c_source = cstring("the CUDA source", source)?;
+    // Host code beside the kernels (launchers, `main`, host globals) is left out, in the source
+    // and in the headers it includes from its own directories, as nvcc's device compile leaves
+    // it to the host compiler (`gpu_cdecl::device_parts`).
+    let owned_options: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+    let given_text: Vec<(&str, std::borrow::Cow<'_, str>)> = extra_headers
+        .iter()
+        .map(|(n, t)| (*n, String::from_utf8_lossy(t)))
+        .collect();
+    let given: Vec<(&str, &str)> = given_text.iter().map(|(n, t)| (*n, t.as_ref())).collect();
+    let parts = gpu_cdecl::device_parts_with(source, &owned_options, &given);
+    let c_source = cstring("the CUDA source", parts.source.as_deref().unwrap_or(source))?;
     let c_name = cstring("the source name", source_name)?;
-    let headers = crate::compiler::headers::headers();
-    // The source's own headers first, then the built-in ones (which a source's headers never
-    // name: the scan that finds them skips the built-in names).
-    let mut extra_names = Vec::with_capacity(extra_headers.len());
-    let mut extra_texts = Vec::with_capacity(extra_headers.len());
-    for (name, contents) in extra_headers {
+    let headers = crate::compiler::headers::headers(nvrtc_version()?.0 as i32);
+    // The source's own headers first (as given, or their device parts where they hold host
+    // code), then the device parts of headers found through `-I`, then the built-in ones (which
+    // a source's headers never name: the scan that finds them skips the built-in names).
+    let part_of = |name: &str| {
+        parts
+            .headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, t)| t.as_bytes())
+    };
+    let own = extra_headers
+        .iter()
+        .map(|(n, t)| (*n, part_of(n).unwrap_or(t)))
+        .chain(
+            parts
+                .headers
+                .iter()
+                .filter(|(n, _)| !extra_headers.iter().any(|(g, _)| g == n))
+                .map(|(n, t)| (n.as_str(), t.as_bytes())),
+        );
+    let mut extra_names = Vec::with_capacity(extra_headers.len() + parts.headers.len());
+    let mut extra_texts = Vec::with_capacity(extra_headers.len() + parts.headers.len());
+    for (name, contents) in own {
         extra_names.push(cstring("a header's name", name)?);
-        extra_texts.push(CString::new(*contents).map_err(|_| Error::Nvrtc {
+        extra_texts.push(CString::new(contents).map_err(|_| Error::Nvrtc {
             call: "nvrtcCreateProgram",
             message: format!("the header `{name}` contains a NUL byte"),
         })?);
@@ -201,7 +229,8 @@ pub(crate) fn compile_with(
     // SAFETY: option_ptrs holds option_ptrs.len() NUL-terminated strings that outlive the call.
     let status =
         unsafe { sys::nvrtcCompileProgram(program.0, option_ptrs.len() as c_int, option_ptrs.as_ptr()) };
-    let mut log = program_log(&program)?;
+    // A message about a line of a built-in header says it is gpu-runtime's.
+    let mut log = gpu_cdecl::nvrtc_log::mark_builtin_headers(&program_log(&program)?).into_owned();
     if status == nvrtcResult::NVRTC_ERROR_COMPILATION {
         if let Some(note) = headers.missing_note(&log) {
             log = format!("{log}\n{note}");

@@ -170,8 +170,13 @@ impl SourceModule {
             .field(wrap)
             .field(self.source.as_bytes());
         material.list(&options).list(&self.kernels);
-        if self.prelude && self.compiler == Compiler::Nvrtc {
-            material.field(b"prelude").field(&PRELUDE_DIGEST);
+        if self.compiler == Compiler::Nvrtc {
+            // The built-in headers (the prelude includes some): a new text of one compiles
+            // again.
+            material.field(b"built-in headers").field(&BUILTIN_DIGEST);
+            if self.prelude {
+                material.field(b"prelude").field(&PRELUDE_DIGEST);
+            }
         }
         // The headers given in memory, by name and contents: an edited header is a new key.
         if !self.headers.is_empty() {
@@ -206,6 +211,33 @@ impl SourceModule {
 /// The prelude's SHA-256, computed by the compiler: in every key's material in place of its
 /// text, which would be most of it.
 const PRELUDE_DIGEST: [u8; 32] = sha256::soft_digest(crate::compiler::headers::NVRTC_PRELUDE.as_bytes());
+
+/// A fingerprint of the built-in headers' names and texts (64-bit FNV-1a, each text after its
+/// name and length), computed by the compiler: in every NVRTC key's material, so that a new
+/// text of one compiles again. Not a defence against collisions made on purpose (the texts are
+/// this crate's), only a version of them; SHA-256 of 40 KB is more than the const evaluator
+/// runs quickly.
+const BUILTIN_DIGEST: [u8; 8] = {
+    const fn fnv(mut h: u64, bytes: &[u8]) -> u64 {
+        let mut i = 0;
+        while i < bytes.len() {
+            h ^= bytes[i] as u64;
+            h = h.wrapping_mul(0x100000001b3);
+            i += 1;
+        }
+        h
+    }
+    let mut h = 0xcbf29ce484222325u64;
+    let mut i = 0;
+    while i < gpu_cdecl::BUILTIN_HEADERS.len() {
+        let (name, text) = gpu_cdecl::BUILTIN_HEADERS[i];
+        h = fnv(h, name.as_bytes());
+        h = fnv(h, &(text.len() as u64).to_le_bytes());
+        h = fnv(h, text.as_bytes());
+        i += 1;
+    }
+    h.to_le_bytes()
+};
 
 /// The start of the key's material for a compile by the NVRTC library that the loader's search
 /// along `path` finds, with room for `capacity` bytes in all: the entry stores which file that
