@@ -10,6 +10,7 @@ use crate::{CParam, DeclError, KernelDecl};
 
 /// One `__global__` occurrence: its name when it could be found, and either the
 /// parsed declaration (with whether it is a definition) or why it failed.
+#[derive(Clone)]
 pub(crate) struct Entry {
     pub name: Option<String>,
     pub result: Result<(KernelDecl, bool), DeclError>,
@@ -38,7 +39,11 @@ pub(crate) fn scan(source: &str) -> Result<Vec<Entry>, DeclError> {
     if let Some((line, message)) = lexed.error {
         return Err(syntax(line, message));
     }
-    let toks = &lexed.toks;
+    Ok(scan_toks(&lexed.toks))
+}
+
+/// Every `__global__` occurrence in the tokens, in order.
+pub(crate) fn scan_toks(toks: &[Tok<'_>]) -> Vec<Entry> {
     let aliases = collect_aliases(toks);
     let mut entries = Vec::new();
     // For each open brace, whether `extern "C"` linkage is in effect inside it.
@@ -67,7 +72,7 @@ pub(crate) fn scan(source: &str) -> Result<Vec<Entry>, DeclError> {
             _ => {}
         }
     }
-    Ok(entries)
+    entries
 }
 
 /// What the tokens before `__global__` say about the declaration.

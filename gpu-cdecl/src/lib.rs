@@ -26,6 +26,7 @@ mod aliases;
 mod constants;
 pub mod cuda_include;
 mod decl;
+mod declarations;
 pub mod elementwise;
 mod error;
 mod globals;
@@ -35,6 +36,7 @@ pub mod include_scan;
 mod kernels;
 mod lexer;
 pub mod nvrtc_log;
+pub mod preprocess;
 pub mod tokens;
 mod types;
 pub mod vectors;
@@ -42,9 +44,11 @@ pub mod vectors;
 #[cfg(test)]
 mod tests;
 
-pub use error::DeclError;
+pub use declarations::{near_names, Declarations};
+pub use error::{DeclError, LeftOut, NotFoundHint};
 pub use headers::BUILTIN_HEADERS;
 pub use host::{HOST_TYPEDEFS, NVRTC_PRELUDE, NVRTC_PRELUDE_NAME};
+pub use preprocess::{Header, Preprocess};
 pub use types::{complex_part, CType, Scalar};
 
 /// One parameter of a __global__ function.
@@ -75,59 +79,20 @@ pub struct KernelDecl {
 
 /// Every __global__ function in the source, in order. Definitions and prototypes; when a prototype and a definition of the same name have the same parameter types, report it once (the definition's entry).
 ///
-/// Fails on the first declaration that cannot be parsed or has a parameter
-/// that cannot be passed from Rust.
+/// The source is read as NVRTC reads it ([`Preprocess::new`]): its macros expanded, the groups
+/// of `#if`s not taken left out; `#include`s are not followed ([`Declarations`] reads headers
+/// too). Fails on the first declaration that cannot be parsed or has a parameter that cannot
+/// be passed from Rust.
 pub fn find_kernels(source: &str) -> Result<Vec<KernelDecl>, DeclError> {
-    let entries = kernels::scan(source)?;
-    let mut ok = Vec::with_capacity(entries.len());
-    for e in entries {
-        ok.push(e.result?);
-    }
-    Ok(kernels::dedupe(ok.iter()))
+    Declarations::read(source, &Preprocess::new()).find_kernels()
 }
 
-/// The __global__ function named `name`.
+/// The __global__ function named `name`, read as [`find_kernels`] reads the source.
 ///
 /// Problems in other kernels' declarations do not matter here, except that a
 /// declaration too broken to name is reported when `name` is not found.
 pub fn find_kernel(source: &str, name: &str) -> Result<KernelDecl, DeclError> {
-    let entries = kernels::scan(source)?;
-    let mut matching = Vec::new();
-    for e in &entries {
-        if e.name.as_deref() == Some(name) {
-            match &e.result {
-                Ok(d) => matching.push(d),
-                Err(err) => return Err(err.clone()),
-            }
-        }
-    }
-    let mut found = kernels::dedupe(matching.into_iter());
-    match found.len() {
-        1 => Ok(found.remove(0)),
-        0 => {
-            if let Some(Err(err)) = entries
-                .iter()
-                .find(|e| e.name.is_none() && e.result.is_err())
-                .map(|e| &e.result)
-            {
-                return Err(err.clone());
-            }
-            let mut seen = std::collections::HashSet::new();
-            let available: Vec<String> = entries
-                .iter()
-                .filter_map(|e| e.name.clone())
-                .filter(|n| seen.insert(n.clone()))
-                .collect();
-            Err(DeclError::NotFound {
-                name: name.to_string(),
-                available,
-            })
-        }
-        _ => Err(DeclError::Ambiguous {
-            name: name.to_string(),
-            lines: found.iter().map(|k| k.line).collect(),
-        }),
-    }
+    Declarations::read(source, &Preprocess::new()).find_kernel(name)
 }
 
 /// True when the source declares `extern __shared__` (dynamic shared memory) anywhere (not in comments/strings).

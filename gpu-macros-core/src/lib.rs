@@ -8,6 +8,8 @@
 //! The macro stays thin: it parses the CUDA C declaration (with `gpu-cdecl`), checks the Rust
 //! signature against it, and emits calls into `gpu_runtime`, where all run-time logic lives.
 
+#[cfg(test)]
+mod candle_tests;
 mod check;
 #[cfg(test)]
 mod corpus_check;
@@ -155,6 +157,22 @@ fn load_source(
     }
 }
 
+/// The declarations of a source as NVRTC will compile it: preprocessed with the `-D`, `-U`
+/// and architecture options among `options`, its `#include "…"`s read from beside it and from
+/// its `-I` directories, so that kernels stamped out by macros (`UNARY_OP(float, uexp_f32, …)`)
+/// are found and checked like any other.
+fn read_declarations(text: &str, options: &[syn::LitStr]) -> gpu_cdecl::Declarations {
+    let options: Vec<String> = options.iter().map(syn::LitStr::value).collect();
+    let dirs = gpu_cdecl::include_scan::include_dirs_of(&options);
+    let find = |name: &str, quoted: bool, from: Option<&str>| {
+        gpu_cdecl::include_scan::find_header(name, quoted, from, &dirs)
+    };
+    gpu_cdecl::Declarations::read(
+        text,
+        &gpu_cdecl::Preprocess::from_options(&options).headers(&find),
+    )
+}
+
 /// Finds the C declaration of `kernel` and checks the Rust signature against it; for a
 /// generic kernel, once per type in `instantiate`. Returns the NVRTC name expression of each
 /// instantiation (just the C name for a plain kernel).
@@ -164,7 +182,7 @@ fn load_source(
 /// that cannot be passed from Rust points at the Rust argument of the same name when there is
 /// one.
 fn find_and_check(
-    source: &str,
+    decls: &gpu_cdecl::Declarations,
     src_span: proc_macro2::Span,
     kernel: &RustKernel,
     c_name: &str,
@@ -172,7 +190,8 @@ fn find_and_check(
     in_module: bool,
     instantiate: Option<&(proc_macro2::Span, Vec<syn::Type>)>,
 ) -> syn::Result<Vec<String>> {
-    let decl = gpu_cdecl::find_kernel(source, c_name)
+    let decl = decls
+        .find_kernel(c_name)
         .map_err(|e| decl_error(&e, src_span, kernel, name_lit, in_module))?;
     match (&kernel.generic, instantiate) {
         (None, None) => {
@@ -247,8 +266,11 @@ fn decl_error(
 ) -> syn::Error {
     let msg = e.to_string();
     match e {
-        gpu_cdecl::DeclError::NotFound { .. } => match name_lit {
+        gpu_cdecl::DeclError::NotFound { hint, .. } => match name_lit {
             Some(lit) => syn::Error::new(lit.span(), msg),
+            // A close name, a group of an `#if` not taken, a header not read: the message says
+            // what fits already; the Rust name is not the likely cause.
+            None if !hint.is_empty() => syn::Error::new(kernel.name.span(), msg),
             None if in_module => syn::Error::new(
                 kernel.name.span(),
                 format!("{msg} (each `fn` in the module is named like its C function)"),
@@ -330,8 +352,9 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
             let (text, mut tokens, span) =
                 load_source(&args.source, &c_name, args.options.clone(), &args.include_dirs)?;
             tokens.prelude = args.prelude;
+            let decls = read_declarations(&text, &tokens.options);
             let names = find_and_check(
-                &text,
+                &decls,
                 span,
                 &kernel,
                 &c_name,
@@ -391,12 +414,13 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                 &args.include_dirs,
             )?;
             tokens.prelude = args.prelude;
+            let decls = read_declarations(&text, &tokens.options);
             let mut errors = Errors::default();
             let mut plans = Vec::new();
             for k in &kernels {
                 let c_name = k.name.to_string();
                 let instantiate = args.instantiate.as_ref().filter(|_| k.generic.is_some());
-                match find_and_check(&text, span, k, &c_name, None, true, instantiate) {
+                match find_and_check(&decls, span, k, &c_name, None, true, instantiate) {
                     Ok(names) => plans.push(Planned {
                         kernel: k.clone(),
                         c_name,

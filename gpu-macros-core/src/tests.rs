@@ -238,9 +238,16 @@ fn template_errors() {
 
 #[test]
 fn a_missing_kernel_points_at_what_named_it() {
-    let (msg, at) = expand_error(&format!("{AXPY:?}, check = false"), "fn axpz(a: f32);");
+    let (msg, at) = expand_error(&format!("{AXPY:?}, check = false"), "fn scale(a: f32);");
     assert!(
         msg.ends_with("(the C function is looked up by the Rust name; if it differs, add `name = \"c_name\"` to #[kernel])"),
+        "{msg}"
+    );
+    assert_eq!(at, "scale");
+    // A name one edit away: the message says which, and not that the names may differ.
+    let (msg, at) = expand_error(&format!("{AXPY:?}, check = false"), "fn axpz(a: f32);");
+    assert!(
+        msg.ends_with("it declares: `axpy`; did you mean `axpy`?"),
         "{msg}"
     );
     assert_eq!(at, "axpz");
@@ -250,12 +257,12 @@ fn a_missing_kernel_points_at_what_named_it() {
     );
     assert!(!msg.contains("looked up by the Rust name"), "{msg}");
     assert_eq!(at, "\"nope\"");
-    let (msg, at) = expand_error(&format!("{AXPY:?}, check = false"), "mod m { fn axpz(a: f32); }");
+    let (msg, at) = expand_error(&format!("{AXPY:?}, check = false"), "mod m { fn scale(a: f32); }");
     assert!(
         msg.ends_with("(each `fn` in the module is named like its C function)"),
         "{msg}"
     );
-    assert_eq!(at, "axpz");
+    assert_eq!(at, "scale");
 }
 
 #[test]

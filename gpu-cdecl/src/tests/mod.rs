@@ -469,7 +469,8 @@ fn not_found_lists_kernels() {
         e,
         DeclError::NotFound {
             name: "foo".into(),
-            available: vec!["axpy".into(), "scale".into()]
+            available: vec!["axpy".into(), "scale".into()],
+            hint: NotFoundHint::default(),
         }
     );
     assert_eq!(
