@@ -22,10 +22,10 @@ const MAX_NESTING: u32 = 64;
 const MAX_INCLUDE_DEPTH: usize = 64;
 /// The most `#include`s read for one source.
 const MAX_INCLUDES: usize = 4096;
-/// Work allowed per token of input, and in any case: enough for the heaviest real macro use
-/// (a kernel of a few hundred tokens stamped out per line), far below what a quadratic or
-/// exponential blow-up needs.
-const WORK_PER_TOKEN: u64 = 256;
+/// Work allowed per token of input, and in any case: twice what the heaviest real macro use
+/// seen needs (candle's binary.cu, kernels of 400 tokens stamped out line by line: 34 per
+/// token, 180 000 in all), far below what a quadratic or exponential blow-up needs.
+const WORK_PER_TOKEN: u64 = 64;
 const WORK_BASE: u64 = 1 << 20;
 
 /// A macro's definition.
@@ -97,6 +97,10 @@ pub(super) struct Engine<'c> {
     s_pragma_op: Sym,
     s_has_include: Sym,
     s_has_include_next: Sym,
+    s_lparen: Sym,
+    s_rparen: Sym,
+    s_comma: Sym,
+    s_hash: Sym,
 }
 
 fn directive_start(t: &PTok, syms: &Interner) -> bool {
@@ -117,6 +121,10 @@ impl<'c> Engine<'c> {
         let s_pragma_op = intern("_Pragma");
         let s_has_include = intern("__has_include");
         let s_has_include_next = intern("__has_include_next");
+        let s_lparen = intern("(");
+        let s_rparen = intern(")");
+        let s_comma = intern(",");
+        let s_hash = intern("#");
         Engine {
             cfg,
             syms,
@@ -142,6 +150,10 @@ impl<'c> Engine<'c> {
             s_pragma_op,
             s_has_include,
             s_has_include_next,
+            s_lparen,
+            s_rparen,
+            s_comma,
+            s_hash,
         }
     }
 
@@ -707,6 +719,67 @@ impl<'c> Engine<'c> {
         input: &mut Vec<PTok>,
         top: bool,
     ) -> Option<(Vec<Vec<PTok>>, PTok, Vec<PTok>)> {
+        // First a scan that takes nothing: where the `)` is, or that the file ends first (then
+        // the name is left as it is, at the cost of the scan alone). A directive among the
+        // arguments takes the way below, which reads it.
+        let mut depth = 0usize;
+        let mut k = input.len().checked_sub(1)?;
+        let mut close = None;
+        let mut directive = false;
+        let mut work = 0;
+        while k > 0 {
+            k -= 1;
+            work += 1;
+            let t = &input[k];
+            if t.kind == PKind::FileEnd {
+                break;
+            }
+            if t.kind != PKind::Punct {
+                continue;
+            }
+            if top && t.sym == self.s_hash && t.has(BOL) {
+                directive = true;
+                break;
+            }
+            if t.sym == self.s_lparen {
+                depth += 1;
+            } else if t.sym == self.s_rparen {
+                if depth == 0 {
+                    close = Some(k);
+                    break;
+                }
+                depth -= 1;
+            }
+        }
+        if !self.tick(work) {
+            return None;
+        }
+        if let Some(k) = close.filter(|_| !directive) {
+            let mut taken = input.split_off(k);
+            taken.reverse();
+            let rparen = taken.last()?.clone();
+            let mut args: Vec<Vec<PTok>> = vec![Vec::new()];
+            let mut depth = 0usize;
+            for t in &taken[1..taken.len() - 1] {
+                if t.kind == PKind::Punct {
+                    if t.sym == self.s_lparen {
+                        depth += 1;
+                    } else if t.sym == self.s_rparen {
+                        depth = depth.saturating_sub(1);
+                    } else if t.sym == self.s_comma && depth == 0 {
+                        args.push(Vec::new());
+                        continue;
+                    }
+                }
+                if let Some(a) = args.last_mut() {
+                    a.push(t.clone());
+                }
+            }
+            return Some((args, rparen, taken));
+        }
+        if !directive {
+            return None;
+        }
         let mut taken: Vec<PTok> = Vec::new();
         let open = input.pop()?;
         taken.push(open);
