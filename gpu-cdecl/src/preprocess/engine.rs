@@ -559,11 +559,17 @@ impl<'c> Engine<'c> {
             }
             None
         };
-        if let Some(n) = direct(self, toks) {
-            return Some(n);
-        }
-        let expanded = self.expand_list(toks.to_vec(), 0);
-        direct(self, &expanded)
+        let found = match direct(self, toks) {
+            Some(n) => Some(n),
+            None => {
+                let expanded = self.expand_list(toks.to_vec(), 0);
+                direct(self, &expanded)
+            }
+        };
+        // Line splices go before anything else is read; a name across lines is no header's.
+        found
+            .map(|(n, q)| (n.replace("\\\r\n", "").replace("\\\n", ""), q))
+            .filter(|(n, _)| !n.is_empty() && !n.contains(['\n', '\r']))
     }
 
     fn include(&mut self, hash: &PTok, rest: &[PTok], stack: &mut Vec<PTok>) {
