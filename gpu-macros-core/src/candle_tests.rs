@@ -373,3 +373,63 @@ fn a_missing_kernel_gets_a_hint_that_fits() {
         "{msg}"
     );
 }
+
+/// The names after `.entry` in PTX: the kernels NVRTC compiled.
+fn ptx_entries(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(|l| l.split(".entry ").nth(1))
+        .map(|rest| rest.split(['(', ' ']).next().unwrap_or("").to_owned())
+        .collect()
+}
+
+/// The ground truth: for every file, the kernels the declaration reader finds (with the file's
+/// headers, for `compute_90`) are exactly those NVRTC compiles for `compute_90`, the `.entry`
+/// list of its PTX. Needs NVRTC (`scripts/nvrtc-env.sh`), as CI has it.
+#[test]
+fn the_kernels_read_are_the_ones_nvrtc_compiles() {
+    let lib = crate::nvrtc::get().unwrap_or_else(|e| panic!("this test needs NVRTC: {e}"));
+    let dir = candle("");
+    let options = vec!["--gpu-architecture=compute_90".to_owned(), format!("-I{dir}")];
+    let mut compared = 0;
+    for file in [
+        "unary.cu",
+        "binary.cu",
+        "cast.cu",
+        "affine.cu",
+        "fill.cu",
+        "indexing.cu",
+        "reduce.cu",
+        "sort.cu",
+        "ternary.cu",
+        "conv.cu",
+    ] {
+        let source = std::fs::read_to_string(candle(file)).expect("a candle file");
+        let options_lits: Vec<syn::LitStr> = options
+            .iter()
+            .map(|o| syn::LitStr::new(o, proc_macro2::Span::call_site()))
+            .collect();
+        let mut read: Vec<String> = crate::read_declarations(&source, &options_lits)
+            .find_kernels()
+            .unwrap_or_else(|e| panic!("{file}: {e}"))
+            .into_iter()
+            .map(|k| k.name)
+            .collect();
+        let out = lib
+            .compile(&source, file, &[], &options, crate::nvrtc::Want::Ptx, true)
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        if !out.ok && file == "reduce.cu" && out.log.contains("int64_t") {
+            // The built-in <stdint.h> and libcu++ disagree on `int64_t` (issue 42, part 3,
+            // fixed beside this): nothing compiled to compare with until then.
+            eprintln!("{file}: not compiled by NVRTC here (int64_t), not compared");
+            continue;
+        }
+        assert!(out.ok, "{file}: {}", out.log);
+        let mut compiled = ptx_entries(&String::from_utf8_lossy(&out.image));
+        read.sort();
+        compiled.sort();
+        assert!(compiled.len() >= 10, "{file}: {compiled:?}");
+        assert_eq!(read, compiled, "{file}");
+        compared += 1;
+    }
+    assert!(compared >= 9, "{compared}");
+}
