@@ -49,7 +49,7 @@ pub use error::{DeclError, LeftOut, NotFoundHint};
 pub use headers::BUILTIN_HEADERS;
 pub use host::{HOST_TYPEDEFS, NVRTC_PRELUDE, NVRTC_PRELUDE_NAME};
 pub use preprocess::{Header, Preprocess};
-pub use types::{complex_part, CType, Scalar};
+pub use types::{complex_part, fp8_by_c_name, fp8_by_rust_name, CType, Fp8Type, Scalar, FP8_TYPES};
 
 /// One parameter of a __global__ function.
 #[derive(Debug, Clone, PartialEq, Eq)]
