@@ -355,6 +355,8 @@ pub struct RustArg {
     /// `#[read_only]` on a `&[T]` whose C pointer is not `const`: the user's word that the
     /// kernel only reads through it.
     pub read_only: Option<Attribute>,
+    /// `Option<&[T]>` or `Option<&mut [T]>`: a pointer that may be null (`None`).
+    pub nullable: bool,
 }
 
 /// One declared kernel: `fn name(args);`.
@@ -511,7 +513,8 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
                     ))
                 }
             };
-            if !matches!(&*pt.ty, Type::Reference(r) if matches!(&*r.elem, Type::Slice(_))) {
+            let buffer = nullable_inner(&pt.ty).unwrap_or(&pt.ty);
+            if !matches!(buffer, Type::Reference(r) if matches!(&*r.elem, Type::Slice(_))) {
                 return Err(syn::Error::new_spanned(
                     attr,
                     format!("`#[len = …]` goes on a buffer argument (`&[T]` or `&mut [T]`), and `{name}` is not one"),
@@ -564,7 +567,9 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
         }
     }
     let ty = (*pt.ty).clone();
-    let kind = match &ty {
+    let inner = nullable_inner(&ty);
+    let nullable = inner.is_some();
+    let kind = match inner.unwrap_or(&ty) {
         Type::Reference(r) => match &*r.elem {
             Type::Slice(s) => RustType::Slice { elem: (*s.elem).clone(), mutable: r.mutability.is_some() },
             _ => {
@@ -574,6 +579,13 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
                 ))
             }
         },
+        _ if nullable => {
+            return Err(syn::Error::new_spanned(
+                &ty,
+                "`Option` is for pointers that may be null: `Option<&[T]>` for `const T*`, \
+                 `Option<&mut [T]>` for `T*` (`None` passes a null pointer)",
+            ))
+        }
         Type::Path(_) => RustType::Value(ty.clone()),
         Type::Paren(p) => RustType::Value((*p.elem).clone()),
         _ => {
@@ -590,7 +602,33 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
         direction,
         len,
         read_only,
+        nullable,
     })
+}
+
+/// For `Option<X>` (also spelled `core::option::Option<X>` or `std::option::Option<X>`): `X`.
+/// A kernel takes `Option<&[T]>` and `Option<&mut [T]>` for pointers that may be null; any
+/// other `Option` is an error here.
+fn nullable_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let is_option = matches!(
+        names.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        ["Option"] | ["core" | "std", "option", "Option"]
+    );
+    if !is_option {
+        return None;
+    }
+    match &p.path.segments.last()?.arguments {
+        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match a.args.first()? {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// `#[read_only]` is a bare marker on a shared slice `&[T]`: the Rust side's promise that the
@@ -602,7 +640,7 @@ fn parse_read_only(attr: &Attribute, name: &Ident, ty: &Type) -> syn::Result<()>
             "`#[read_only]` takes no arguments: write it alone before the argument",
         ));
     }
-    match ty {
+    match nullable_inner(ty).unwrap_or(ty) {
         Type::Reference(r) if matches!(&*r.elem, Type::Slice(_)) => match r.mutability {
             None => Ok(()),
             Some(m) => Err(syn::Error::new_spanned(
@@ -824,6 +862,30 @@ mod tests {
         assert!(k.generic.is_none());
         let k = kernel("fn k(#[len(4)] x: &[u8], #[read_only] y: &[u8]);");
         assert!(k.args[0].len.is_some() && k.args[1].read_only.is_some());
+    }
+
+    #[test]
+    fn options_of_slices_are_nullable_pointers() {
+        let k = kernel("fn k(#[len = 4] a: Option<&[f32]>, #[read_only] b: std::option::Option<&[u8]>, #[Out] c: Option<&mut [i32]>);");
+        assert!(k.args.iter().all(|a| a.nullable));
+        assert!(
+            matches!(&k.args[0].kind, RustType::Slice { mutable: false, elem } if last_ident(elem).as_deref() == Some("f32"))
+        );
+        assert!(matches!(&k.args[2].kind, RustType::Slice { mutable: true, .. }));
+        assert!(!kernel("fn k(a: &[f32], n: i32);").args.iter().any(|a| a.nullable));
+        for bad in ["Option<f32>", "Option<Params>"] {
+            let (msg, at) = item_error(&format!("fn k(a: {bad});"));
+            assert!(
+                msg.starts_with("`Option` is for pointers that may be null"),
+                "{msg}"
+            );
+            assert_eq!(at.replace(' ', ""), bad);
+        }
+        let (msg, _) = item_error("fn k(#[read_only] a: Option<&mut [f32]>);");
+        assert!(
+            msg.starts_with("`a` is #[read_only], so the kernel only reads it"),
+            "{msg}"
+        );
     }
 
     #[test]

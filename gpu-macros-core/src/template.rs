@@ -109,6 +109,20 @@ fn unknown_vector(ty: &Type, name: &str, family: &str) -> syn::Error {
 fn subst_type(ty: &Type, param: &Ident, with: &Type) -> Type {
     match ty {
         Type::Path(p) if p.qself.is_none() && p.path.is_ident(param) => with.clone(),
+        // `Option<&[T]>`: inside the generic arguments.
+        Type::Path(p) => {
+            let mut p = p.clone();
+            for seg in &mut p.path.segments {
+                if let syn::PathArguments::AngleBracketed(a) = &mut seg.arguments {
+                    for arg in &mut a.args {
+                        if let syn::GenericArgument::Type(t) = arg {
+                            *t = subst_type(t, param, with);
+                        }
+                    }
+                }
+            }
+            Type::Path(p)
+        }
         Type::Reference(r) => {
             let mut r = r.clone();
             r.elem = Box::new(subst_type(&r.elem, param, with));
