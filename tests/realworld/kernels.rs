@@ -185,3 +185,57 @@ __global__ void reverse_dyn(const float *in, float *out, int m) {
 }"#
 )]
 pub fn reverse_dyn(input: &[f32], out: &mut [f32], m: i32);
+
+/// Pointers that may be null, as `Option`s: `y[i] = x[i] * (w ? w[i] : 1) + (b ? b[i] : 0)`,
+/// and when `sum` is not null, `sum[0] += y[i]` over all `i`. `w` and `sum` are host data in
+/// the convenience call (staged when `Some`), `b` device memory in every call.
+#[kernel(
+    r#"
+__global__ void scale_bias(const float *x, const float *w, const float *b, float *y, float *sum, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i] * (w ? w[i] : 1.0f) + (b != nullptr ? b[i] : 0.0f);
+        y[i] = v;
+        if (sum) atomicAdd(sum, v);
+    }
+}"#
+)]
+pub fn scale_bias(
+    #[In] x: &[f32],
+    #[In] w: Option<&[f32]>,
+    #[len = n] b: Option<&[f32]>,
+    #[Out] y: &mut [f32],
+    #[InOut] sum: Option<&mut [f32]>,
+    n: i32,
+);
+
+/// CUDA's own conversions of `float` to 8-bit floats and back, to compare `Fp8E4M3::from_f32`
+/// and `to_f32` (and E5M2's) with: `e4[i]`, `e5[i]` from `x[i]`; `back4[i]`, `back5[i]` from
+/// `bits4[i]`, `bits5[i]`.
+#[kernel(
+    r#"
+#include <cuda_fp8.h>
+__global__ void fp8_convert(const float *x, __nv_fp8_e4m3 *e4, __nv_fp8_e5m2 *e5,
+                            const __nv_fp8_e4m3 *bits4, const __nv_fp8_e5m2 *bits5,
+                            float *back4, float *back5, __nv_fp8x2_e4m3 pair, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        e4[i] = __nv_fp8_e4m3(x[i]);
+        e5[i] = __nv_fp8_e5m2(x[i]);
+        back4[i] = float(bits4[i]);
+        back5[i] = float(bits5[i]);
+        if (i == 0) back4[n] = float(float2(pair).x) + float(float2(pair).y);
+    }
+}"#
+)]
+pub fn fp8_convert(
+    x: &[f32],
+    e4: &mut [gpu_runtime::types::Fp8E4M3],
+    e5: &mut [gpu_runtime::types::Fp8E5M2],
+    bits4: &[gpu_runtime::types::Fp8E4M3],
+    bits5: &[gpu_runtime::types::Fp8E5M2],
+    back4: &mut [f32],
+    back5: &mut [f32],
+    pair: gpu_runtime::types::Fp8x2E4M3,
+    n: i32,
+);
