@@ -128,9 +128,6 @@ impl std::error::Error for DeclError {}
 
 impl NotFoundHint {
     fn fmt(&self, name: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if !self.near.is_empty() {
-            write!(f, "; did you mean {}?", or_list(&self.near))?;
-        }
         if let Some(l) = &self.left_out {
             write!(
                 f,
@@ -156,6 +153,9 @@ impl NotFoundHint {
                 if self.unopened.len() == 1 { "it" } else { "they" },
                 if self.unopened.len() == 1 { "s" } else { "" },
             )?;
+        }
+        if !self.near.is_empty() {
+            write!(f, "; did you mean {}?", or_list(&self.near))?;
         }
         Ok(())
     }

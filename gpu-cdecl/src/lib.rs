@@ -75,6 +75,31 @@ pub struct KernelDecl {
     pub extern_c: bool,
     /// True when the function is a template (`template <typename T> __global__ void f(T* x)`); params still parsed, template parameter names come out as Named("T").
     pub is_template: bool,
+    /// The template's parameters, in order (`template <typename T, int block_size>`): empty
+    /// for a plain kernel and for an explicit specialization (`template <> ... f<float>(...)`).
+    pub template_params: Vec<TemplateParam>,
+}
+
+/// One parameter of a kernel template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateParam {
+    /// Its name, when it has one (`T` of `typename T`, `block_size` of `int block_size`).
+    pub name: Option<String>,
+    /// A type, a value or a template.
+    pub kind: TemplateParamKind,
+    /// Its default argument as written, if any (`128` of `int BLOCK = 128`).
+    pub default: Option<String>,
+}
+
+/// What a template parameter takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TemplateParamKind {
+    /// A type: `typename T`, `class T`.
+    Type,
+    /// A value of the C type written (`int`, `unsigned int`, `bool`): `int block_size`.
+    Value(String),
+    /// A template: `template <class> class C`.
+    Template,
 }
 
 /// Every __global__ function in the source, in order. Definitions and prototypes; when a prototype and a definition of the same name have the same parameter types, report it once (the definition's entry).

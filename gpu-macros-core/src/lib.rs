@@ -174,8 +174,8 @@ fn read_declarations(text: &str, options: &[syn::LitStr]) -> gpu_cdecl::Declarat
 }
 
 /// Finds the C declaration of `kernel` and checks the Rust signature against it; for a
-/// generic kernel, once per type in `instantiate`. Returns the NVRTC name expression of each
-/// instantiation (just the C name for a plain kernel).
+/// kernel template, once per instance in `instantiate` ([`template::bind`]). Returns the NVRTC
+/// name expression of each instance (just the C name for a plain kernel).
 ///
 /// Errors about the source as a whole (syntax, overloads) point at the source; a kernel that is
 /// not there points at what named it (`name = "…"`, else the Rust `fn` name); a C parameter
@@ -188,72 +188,12 @@ fn find_and_check(
     c_name: &str,
     name_lit: Option<&syn::LitStr>,
     in_module: bool,
-    instantiate: Option<&(proc_macro2::Span, Vec<syn::Type>)>,
-) -> syn::Result<Vec<String>> {
+    instantiate: Option<&(proc_macro2::Span, Vec<input::Instance>)>,
+) -> syn::Result<template::Bound> {
     let decl = decls
         .find_kernel(c_name)
         .map_err(|e| decl_error(&e, src_span, kernel, name_lit, in_module))?;
-    match (&kernel.generic, instantiate) {
-        (None, None) => {
-            check::check_kernel(kernel, &decl)?;
-            Ok(vec![c_name.to_owned()])
-        }
-        (Some(t), None) => Err(syn::Error::new_spanned(
-            t,
-            format!(
-                "a generic #[kernel] binds a C++ kernel template: list the types to make it for, \
-                 e.g. `#[kernel(…, instantiate = [f32, f64])] fn {}<{t}>(…);`",
-                kernel.name
-            ),
-        )),
-        (None, Some((span, _))) => Err(syn::Error::new(
-            *span,
-            format!(
-                "`instantiate` is for a kernel template: declare the Rust function generic, \
-                 `fn {}<T>(…)`, with `T` where the C++ template has its type parameter",
-                kernel.name
-            ),
-        )),
-        (Some(t), Some((span, types))) => {
-            if !decl.is_template {
-                return Err(syn::Error::new(
-                    *span,
-                    format!("the CUDA kernel `{c_name}` is not a template, so it cannot be instantiated"),
-                ));
-            }
-            let mut errors = Errors::default();
-            let mut names = Vec::new();
-            let mut seen = Vec::new();
-            for ty in types {
-                let (c_spelling, c_ty) = match template::c_spelling(ty) {
-                    Ok(x) => x,
-                    Err(e) => {
-                        errors.push(e);
-                        continue;
-                    }
-                };
-                if seen.contains(&c_spelling) {
-                    errors.push(syn::Error::new_spanned(
-                        ty,
-                        format!("`{c_spelling}` is instantiated twice"),
-                    ));
-                    continue;
-                }
-                seen.push(c_spelling.clone());
-                let k = template::substitute(kernel, t, ty);
-                let d = template::instantiate_decl(&decl, &t.to_string(), &c_ty);
-                if let Err(e) = check::check_kernel(&k, &d) {
-                    errors.push(syn::Error::new(
-                        e.span(),
-                        format!("in the instantiation for `{c_spelling}`: {e}"),
-                    ));
-                }
-                names.push(format!("{c_name}<{c_spelling}>"));
-            }
-            errors.finish()?;
-            Ok(names)
-        }
-    }
+    template::bind(kernel, &decl, c_name, instantiate)
 }
 
 /// Why the declaration of `kernel` could not be had, spanned as [`find_and_check`] says.
@@ -309,6 +249,8 @@ struct Planned {
     c_name: String,
     /// Name expressions, one per instantiation.
     names: Vec<String>,
+    /// For a generic `fn`: the Rust type of each instantiation.
+    types: Vec<syn::Type>,
 }
 
 fn deep_pass(
@@ -334,9 +276,9 @@ fn deep_pass(
 }
 
 fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
-    if let Some((_, types)) = &mut args.instantiate {
+    if let Some((_, list)) = &mut args.instantiate {
         // `float2` is instantiated as `gpu_runtime::types::Float2`, everywhere after this.
-        template::rust_types(types)?;
+        template::rust_types(list)?;
     }
     if !args.parts.is_empty() {
         return linked::expand(args, item);
@@ -353,7 +295,7 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                 load_source(&args.source, &c_name, args.options.clone(), &args.include_dirs)?;
             tokens.prelude = args.prelude;
             let decls = read_declarations(&text, &tokens.options);
-            let names = find_and_check(
+            let template::Bound { names, types } = find_and_check(
                 &decls,
                 span,
                 &kernel,
@@ -371,6 +313,7 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                 kernel,
                 c_name,
                 names,
+                types,
             };
             Ok(expand::kernel_items(
                 &plan.kernel,
@@ -378,7 +321,7 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                 0,
                 &plan.c_name,
                 inner,
-                instantiations(&args, &plan),
+                &plan.types,
                 &args.launch,
             ))
         }
@@ -421,10 +364,11 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                 let c_name = k.name.to_string();
                 let instantiate = args.instantiate.as_ref().filter(|_| k.generic.is_some());
                 match find_and_check(&decls, span, k, &c_name, None, true, instantiate) {
-                    Ok(names) => plans.push(Planned {
+                    Ok(template::Bound { names, types }) => plans.push(Planned {
                         kernel: k.clone(),
                         c_name,
                         names,
+                        types,
                     }),
                     Err(e) => errors.push(e),
                 }
@@ -448,20 +392,13 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                     index,
                     &p.c_name,
                     quote!(),
-                    instantiations(&args, p),
+                    &p.types,
                     &args.launch,
                 ));
                 index += p.names.len();
             }
             Ok(expand::module(&attrs, &vis, &name, body))
         }
-    }
-}
-
-fn instantiations<'a>(args: &'a KernelArgs, plan: &Planned) -> &'a [syn::Type] {
-    match (&args.instantiate, &plan.kernel.generic) {
-        (Some((_, types)), Some(_)) => types,
-        _ => &[],
     }
 }
 
