@@ -13,6 +13,7 @@ mod candle_tests;
 mod check;
 #[cfg(test)]
 mod corpus_check;
+mod crate_config;
 mod deep;
 mod elementwise;
 mod expand;
@@ -51,7 +52,26 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 fn try_kernel(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let args: KernelArgs = syn::parse2(attr)?;
     let item: Item = syn::parse2(item)?;
-    expand_item(args, item)
+    with_defaults(args, crate_config::defaults()?, item)
+}
+
+/// Expands with the crate's defaults (`[package.metadata.gpu-runtime]` in its Cargo.toml):
+/// their options before the attribute's, their directories after (a linked module takes no
+/// directories).
+fn with_defaults(
+    mut args: KernelArgs,
+    defaults: crate_config::Defaults,
+    item: Item,
+) -> syn::Result<TokenStream> {
+    let mut options = defaults.option_lits();
+    options.append(&mut args.options);
+    args.options = options;
+    if args.parts.is_empty() {
+        args.include_dirs.extend(defaults.include_dir_lits());
+    }
+    let expansion = expand_item(args, item)?;
+    let tracking = defaults.tracking();
+    Ok(quote!(#expansion #tracking))
 }
 
 /// `#[elementwise(attr)] item`: the expansion, or the `compile_error!` that says why there is

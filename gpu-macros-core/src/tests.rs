@@ -1036,3 +1036,66 @@ fn memory_bounds_point_at_the_parameter_types() {
         }
     }
 }
+
+#[test]
+fn crate_wide_options_and_include_dirs_come_from_the_cargo_toml() {
+    let dir = std::env::temp_dir().join(format!("gpu-macros-core-crate-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("inc")).expect("a temporary directory");
+    let inc = dir.join("inc");
+    // The declaration needs both: `REAL` from the option, `KERNEL` from the header.
+    std::fs::write(
+        inc.join("common.cuh"),
+        "#define KERNEL(name) extern \"C\" __global__ void name\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("k.cu"),
+        "#include \"common.cuh\"\nKERNEL(scale)(REAL *x, REAL a, int n) {}\n",
+    )
+    .unwrap();
+    let manifest = dir.join("Cargo.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[package.metadata.gpu-runtime]\noptions = [\"-DREAL=double\"]\ninclude-dirs = [{:?}]\n",
+            inc.display().to_string()
+        ),
+    )
+    .unwrap();
+    let defaults = crate::crate_config::read(&manifest).expect("the table");
+    let file = dir.join("k.cu").display().to_string();
+    let expand = |attr: TokenStream, item: TokenStream| {
+        let args: crate::input::KernelArgs = syn::parse2(attr).expect("arguments");
+        crate::with_defaults(args, defaults.clone(), syn::parse2(item).expect("an item"))
+    };
+    let out = expand(
+        quote!(file = #file, options = ["-G"], check = false),
+        quote!(
+            fn scale(x: &mut [f64], a: f64, n: i32);
+        ),
+    );
+    // Without the defaults the declaration is not the same (`REAL` unknown, `KERNEL` unread).
+    let args: crate::input::KernelArgs = syn::parse2(quote!(file = #file, check = false)).expect("arguments");
+    let bare = crate::with_defaults(
+        args,
+        crate::crate_config::Defaults::default(),
+        syn::parse2(quote!(
+            fn scale(x: &mut [f64], a: f64, n: i32);
+        ))
+        .expect("an item"),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = out.expect("expands with the defaults").to_string();
+    // The crate's options first, then the attribute's, then the file's directory and the
+    // crate's include directory, as NVRTC will be given them.
+    let (dir_opt, inc_opt) = (format!("-I{}", dir.display()), format!("-I{}", inc.display()));
+    let want = quote!(&["-DREAL=double", "-G", #dir_opt, #inc_opt]).to_string();
+    assert!(out.contains(&want), "{out}\nwanted {want}");
+    // Cargo rebuilds the crate when its Cargo.toml changes.
+    let m = manifest.display().to_string();
+    assert!(
+        out.contains(&quote!(::core::include_bytes!(#m)).to_string()),
+        "{out}"
+    );
+    assert!(bare.is_err());
+}
