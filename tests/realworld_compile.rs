@@ -172,6 +172,9 @@ fn real_world_kernels_compile() {
         reverse_dyn::source(),
         scale_bias::source(),
         fp8_convert::source(),
+        row_sum_sq_256::source(),
+        row_sum_32::source(),
+        scaled_copy::source(),
     ] {
         let out = source.compile(SM90).unwrap_or_else(|e| panic!("{e}"));
         assert!(out.image.starts_with(b"\x7fELF"));

@@ -580,3 +580,41 @@ fn fp8_conversions_agree_with_cudas() {
     }
     assert_eq!(back4[n], 1.25);
 }
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn templates_over_values_run_the_instance_bound() {
+    let ctx = ctx();
+    let (rows, cols) = (37usize, 1000usize);
+    let mut rng = Rng::new(95);
+    let x = rng.vec_f32(rows * cols);
+    let mut out = vec![0f32; rows];
+    // `row_sum<256, true>`: 256 threads a row, squares summed.
+    row_sum_sq_256(&ctx, rows as u32, 256, &x, &mut out, cols as i32).unwrap();
+    let want: Vec<f32> = x.chunks(cols).map(|r| r.iter().map(|v| v * v).sum()).collect();
+    assert_close(&out, &want, 1e-4);
+    // `row_sum<32, false>`: 32 threads a row, values summed.
+    row_sum_32(&ctx, rows as u32, 32, &x, &mut out, cols as i32).unwrap();
+    let want: Vec<f32> = x.chunks(cols).map(|r| r.iter().sum()).collect();
+    assert_close(&out, &want, 1e-4);
+    assert_eq!(row_sum_32::source().kernels(), ["row_sum<32, false>"]);
+
+    // `scaled_copy<float, 128>` and `scaled_copy<double, 64>`, by the Rust type.
+    let n = 10_000usize;
+    let mut y = vec![0f32; n];
+    scaled_copy::<f32>(
+        &ctx,
+        (n as u32).div_ceil(128),
+        128,
+        &x[..n],
+        &mut y,
+        2.5,
+        n as i32,
+    )
+    .unwrap();
+    assert_close(&y, &x[..n].iter().map(|v| v * 2.5).collect::<Vec<_>>(), 1e-6);
+    let xd: Vec<f64> = x[..n].iter().map(|v| f64::from(*v)).collect();
+    let mut yd = vec![0f64; n];
+    scaled_copy::<f64>(&ctx, (n as u32).div_ceil(64), 64, &xd, &mut yd, -0.5, n as i32).unwrap();
+    assert!(yd.iter().zip(&xd).all(|(y, x)| *y == -0.5 * x));
+}

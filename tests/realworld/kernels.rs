@@ -239,3 +239,68 @@ pub fn fp8_convert(
     pair: gpu_runtime::types::Fp8x2E4M3,
     n: i32,
 );
+
+/// Templates over values, as llama.cpp's CUDA backend writes its norms: `row_sum` sums each
+/// row of an `ncols`-wide matrix (squared, when `squared`) with `block_size` threads.
+/// `row_sum<256, true>`: launched with 256 threads a row.
+#[kernel(
+    r#"
+template <int block_size, bool squared>
+__global__ void row_sum(const float *x, float *out, int ncols) {
+    __shared__ float s[block_size];
+    int row = blockIdx.x;
+    float acc = 0.0f;
+    for (int c = threadIdx.x; c < ncols; c += block_size) {
+        float v = x[row * ncols + c];
+        acc += squared ? v * v : v;
+    }
+    s[threadIdx.x] = acc;
+    __syncthreads();
+    for (int k = block_size / 2; k > 0; k >>= 1) {
+        if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[row] = s[0];
+}"#,
+    name = "row_sum",
+    instantiate = [(256, true)]
+)]
+pub fn row_sum_sq_256(#[In] x: &[f32], #[Out] out: &mut [f32], ncols: i32);
+
+/// `row_sum<32, false>`, the same template's other instance.
+#[kernel(
+    r#"
+template <int block_size, bool squared>
+__global__ void row_sum(const float *x, float *out, int ncols) {
+    __shared__ float s[block_size];
+    int row = blockIdx.x;
+    float acc = 0.0f;
+    for (int c = threadIdx.x; c < ncols; c += block_size) {
+        float v = x[row * ncols + c];
+        acc += squared ? v * v : v;
+    }
+    s[threadIdx.x] = acc;
+    __syncthreads();
+    for (int k = block_size / 2; k > 0; k >>= 1) {
+        if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[row] = s[0];
+}"#,
+    name = "row_sum",
+    instantiate = [(32, false)]
+)]
+pub fn row_sum_32(#[In] x: &[f32], #[Out] out: &mut [f32], ncols: i32);
+
+/// A template over a type and a value: `scaled_copy<float, 128>` and `scaled_copy<double, 64>`,
+/// each launched with its `block_size` threads a block.
+#[kernel(
+    r#"
+template <typename T, int block_size>
+__global__ void scaled_copy(const T *x, T *y, T a, int n) {
+    int i = blockIdx.x * block_size + threadIdx.x;
+    if (i < n) y[i] = a * x[i];
+}"#,
+    instantiate = [(f32, 128), (f64, 64)]
+)]
+pub fn scaled_copy<T>(#[In] x: &[T], #[Out] y: &mut [T], a: T, n: i32);
