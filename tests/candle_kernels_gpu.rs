@@ -381,7 +381,7 @@ fn layernorm_with_and_without_alpha_and_beta() {
     let k = reduce::layernorm_f32::prepare(&ctx).unwrap();
     // candle's launch: one block a row, 32 threads for fewer than 1024 columns, else 1024.
     for (rows, cols) in [(16usize, 1536usize), (9, 100)] {
-        let block = if cols < 1024 { 32 } else { 1024 };
+        let block: u32 = if cols < 1024 { 32 } else { 1024 };
         let x = rng.vec_f32(rows * cols);
         let (alpha, beta) = (rng.vec_f32(cols), rng.vec_f32(cols));
         let xd = ctx.to_device(&x).unwrap();
@@ -391,7 +391,7 @@ fn layernorm_with_and_without_alpha_and_beta() {
             let mut dst = ctx.alloc_zeros::<f32>(rows * cols).unwrap();
             k.prepared_call(
                 rows as u32,
-                block as u32,
+                block,
                 &xd,
                 &mut dst,
                 a.then_some(&ad as &dyn gpu_runtime::DeviceRead<f32>),

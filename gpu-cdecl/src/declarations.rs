@@ -129,7 +129,7 @@ impl Declarations {
                 Err(DeclError::NotFound {
                     name: name.to_string(),
                     available,
-                    hint,
+                    hint: Box::new(hint),
                 })
             }
             _ => Err(DeclError::Ambiguous {

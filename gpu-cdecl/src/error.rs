@@ -9,8 +9,9 @@ pub enum DeclError {
         name: String,
         /// The __global__ functions the source does declare, in order.
         available: Vec<String>,
-        /// What may explain it: close names, macros, a group of an `#if` not taken.
-        hint: NotFoundHint,
+        /// What may explain it: close names, macros, a group of an `#if` not taken (boxed: the
+        /// error stays small).
+        hint: Box<NotFoundHint>,
     },
     /// Several __global__ functions (overloads) with that name and different parameter lists.
     Ambiguous {

@@ -85,10 +85,10 @@ fn check(
         ));
     }
     let found = declarations(parts, c_name).map_err(|available| {
-        let hint = gpu_cdecl::NotFoundHint {
+        let hint = Box::new(gpu_cdecl::NotFoundHint {
             near: gpu_cdecl::near_names(c_name, &available),
             ..Default::default()
-        };
+        });
         let e = DeclError::NotFound {
             name: c_name.to_owned(),
             available,

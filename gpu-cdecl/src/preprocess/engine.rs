@@ -11,9 +11,9 @@
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
+use super::config::{Header, Preprocess};
 use super::expr;
 use super::token::{lex_file, HideSet, Interner, PKind, PTok, Sym, BOL, NOEXPAND, NO_ORIGIN, SPACE};
-use super::{Header, Preprocess};
 
 /// Macro arguments expanded inside macro arguments deeper than this are left unexpanded (and the
 /// result marked incomplete).
@@ -323,10 +323,8 @@ impl<'c> Engine<'c> {
                     self.skip_group(stack);
                 }
             }
-            "endif" => {
-                if self.in_group() {
-                    self.conds.pop();
-                }
+            "endif" if self.in_group() => {
+                self.conds.pop();
             }
             "pragma" => {
                 let once = rest.first().is_some_and(|t| self.text(t) == "once");

@@ -499,7 +499,7 @@ fn not_found_lists_kernels() {
         DeclError::NotFound {
             name: "foo".into(),
             available: vec!["axpy".into(), "scale".into()],
-            hint: NotFoundHint::default(),
+            hint: Box::default(),
         }
     );
     assert_eq!(
