@@ -1,10 +1,11 @@
 //! Finds the `__global__` functions in CUDA C/C++ source text and describes
 //! their parameters in terms a Rust caller can check against.
 //!
-//! This is not a C++ parser: it tokenizes the source (dropping comments and
-//! preprocessor lines), finds each `__global__`, and parses just the
-//! declaration around it, resolving simple `typedef`/`using` aliases. It never
-//! panics and runs in linear time, whatever the input.
+//! This is not a C++ parser: it tokenizes the source (dropping comments), preprocesses it as
+//! NVRTC would (macros expanded, `#if`s evaluated, local `#include`s read when a
+//! [`Preprocess`] says where from: [`Declarations`]), finds each `__global__`, and parses just
+//! the declaration around it, resolving simple `typedef`/`using` aliases. It never panics and
+//! runs in linear time, whatever the input.
 //!
 //! ```
 //! use gpu_cdecl::{find_kernel, CType, Scalar};
