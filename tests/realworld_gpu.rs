@@ -4,8 +4,9 @@
 #[path = "realworld/kernels.rs"]
 mod kernels;
 
+use gpu_runtime::launch::{Capture, GraphBuffer, GraphInput};
 use gpu_runtime::types::{Double2, Float3, Float4, Int2, UChar4};
-use gpu_runtime::Context;
+use gpu_runtime::{Context, Stream};
 use gpu_suite::{assert_close, Rng};
 use kernels::*;
 
@@ -474,4 +475,196 @@ fn llm_c_layernorm_from_a_file_that_holds_host_code() {
     assert_close(&mean.to_vec().unwrap(), &want_mean, 1e-4);
     assert_close(&rstd.to_vec().unwrap(), &want_rstd, 1e-4);
     assert_close(&out.to_vec().unwrap(), &want, 1e-3);
+}
+
+/// `scale_bias`'s reference: `x * (w or 1) + (b or 0)`, and the sum of that.
+fn scale_bias_want(x: &[f32], w: Option<&[f32]>, b: Option<&[f32]>) -> (Vec<f32>, f32) {
+    let y: Vec<f32> = (0..x.len())
+        .map(|i| x[i] * w.map_or(1.0, |w| w[i]) + b.map_or(0.0, |b| b[i]))
+        .collect();
+    let sum = y.iter().sum();
+    (y, sum)
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn nullable_pointers_are_null_for_none_in_every_call_form() {
+    let ctx = ctx();
+    let n = 5000usize;
+    let mut rng = Rng::new(93);
+    let (x, w, b) = (rng.vec_f32(n), rng.vec_f32(n), rng.vec_f32(n));
+    let grid = (n as u32).div_ceil(256);
+    let bd = ctx.to_device(&b).unwrap();
+
+    // The convenience call: `w` and `sum` host data, staged only when `Some`; `b` device
+    // memory or null.
+    let mut y = vec![0f32; n];
+    scale_bias(&ctx, grid, 256, &x, None, None, &mut y, None, n as i32).unwrap();
+    assert_close(&y, &scale_bias_want(&x, None, None).0, 1e-6);
+    let mut sum = vec![0.5f32];
+    scale_bias(
+        &ctx,
+        grid,
+        256,
+        &x,
+        Some(&w),
+        Some(&bd),
+        &mut y,
+        Some(&mut sum),
+        n as i32,
+    )
+    .unwrap();
+    let (want, want_sum) = scale_bias_want(&x, Some(&w), Some(&b));
+    assert_close(&y, &want, 1e-6);
+    assert_close(&sum, &[0.5 + want_sum], 1e-3);
+    let k = scale_bias::prepare(&ctx).unwrap();
+    k.call(grid, 256, &x, Some(&w[..]), None, &mut y, None, n as i32)
+        .unwrap();
+    assert_close(&y, &scale_bias_want(&x, Some(&w), None).0, 1e-6);
+
+    // The prepared call on device memory: `Some(&buffer)` or `None`.
+    let (xd, wd) = (ctx.to_device(&x).unwrap(), ctx.to_device(&w).unwrap());
+    let mut yd = ctx.alloc_zeros::<f32>(n).unwrap();
+    let mut sd = ctx.to_device(&[0.0f32]).unwrap();
+    k.prepared_call(grid, 256, &xd, None, Some(&bd), &mut yd, Some(&mut sd), n as i32)
+        .unwrap();
+    let (want, want_sum) = scale_bias_want(&x, None, Some(&b));
+    assert_close(&yd.to_vec().unwrap(), &want, 1e-6);
+    assert_close(&sd.to_vec().unwrap(), &[want_sum], 1e-3);
+    // A `#[len]` is checked when the pointer is not null: a short `b` is refused before launch.
+    let short = ctx.to_device(&b[..10]).unwrap();
+    assert!(k
+        .prepared_call(grid, 256, &xd, None, Some(&short), &mut yd, None, n as i32)
+        .is_err());
+
+    // In a graph: null pointers recorded as no buffer, the others as the graph's.
+    let mut yg_buf = ctx.alloc_zeros::<f32>(n).unwrap();
+    {
+        let (xg, wg) = (GraphInput::new(&xd), GraphInput::new(&wd));
+        let mut yg = GraphBuffer::new(&mut yg_buf);
+        let mut cap = Capture::begin(&ctx).unwrap();
+        k.capture(&mut cap, grid, 256, &xg, Some(&wg), None, &mut yg, None, n as i32)
+            .unwrap();
+        let mut exec = cap.end().unwrap().instantiate().unwrap();
+        let stream = Stream::new(&ctx).unwrap();
+        exec.launch(&stream).unwrap();
+    }
+    assert_close(
+        &yg_buf.to_vec().unwrap(),
+        &scale_bias_want(&x, Some(&w), None).0,
+        1e-6,
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn fp8_conversions_agree_with_cudas() {
+    use gpu_runtime::types::{Fp8E4M3, Fp8E5M2, Fp8x2E4M3};
+    let ctx = ctx();
+    let mut rng = Rng::new(94);
+    // Random magnitudes over the whole range of both types, and the values at the edges.
+    let mut x: Vec<f32> = (0..4096).map(|i| rng.f32() * 2f32.powi((i % 44) - 24)).collect();
+    x.extend([
+        0.0,
+        -0.0,
+        448.0,
+        449.0,
+        464.0,
+        480.0,
+        57344.0,
+        61440.0,
+        1e30,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        2f32.powi(-9),
+        2f32.powi(-10),
+        3.0 * 2f32.powi(-10),
+        2f32.powi(-16),
+        2f32.powi(-17),
+    ]);
+    let n = x.len().max(256);
+    x.resize(n, 1.0);
+    let bits4: Vec<Fp8E4M3> = (0..n).map(|i| Fp8E4M3(i as u8)).collect();
+    let bits5: Vec<Fp8E5M2> = (0..n).map(|i| Fp8E5M2(i as u8)).collect();
+    let pair = Fp8x2E4M3([Fp8E4M3::from_f32(1.5), Fp8E4M3::from_f32(-0.25)]);
+    let xd = ctx.to_device(&x).unwrap();
+    let (b4, b5) = (ctx.to_device(&bits4).unwrap(), ctx.to_device(&bits5).unwrap());
+    let mut e4 = ctx.alloc_zeros::<Fp8E4M3>(n).unwrap();
+    let mut e5 = ctx.alloc_zeros::<Fp8E5M2>(n).unwrap();
+    let mut back4 = ctx.alloc_zeros::<f32>(n + 1).unwrap();
+    let mut back5 = ctx.alloc_zeros::<f32>(n).unwrap();
+    fp8_convert::prepare(&ctx)
+        .unwrap()
+        .prepared_call(
+            (n as u32).div_ceil(256),
+            256,
+            &xd,
+            &mut e4,
+            &mut e5,
+            &b4,
+            &b5,
+            &mut back4,
+            &mut back5,
+            pair,
+            n as i32,
+        )
+        .unwrap();
+    let (e4, e5) = (e4.to_vec().unwrap(), e5.to_vec().unwrap());
+    for (i, v) in x.iter().enumerate() {
+        if v.is_nan() {
+            assert!(e4[i].to_f32().is_nan() && e5[i].to_f32().is_nan(), "NaN {i}");
+            continue;
+        }
+        assert_eq!(e4[i], Fp8E4M3::from_f32(*v), "E4M3 of {v}");
+        assert_eq!(e5[i], Fp8E5M2::from_f32(*v), "E5M2 of {v}");
+    }
+    let (back4, back5) = (back4.to_vec().unwrap(), back5.to_vec().unwrap());
+    for i in 0..n {
+        for (gpu, cpu) in [(back4[i], bits4[i].to_f32()), (back5[i], bits5[i].to_f32())] {
+            assert!(
+                (gpu.is_nan() && cpu.is_nan()) || gpu.to_bits() == cpu.to_bits(),
+                "bits {i:#x}: GPU {gpu}, CPU {cpu}"
+            );
+        }
+    }
+    assert_eq!(back4[n], 1.25);
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn templates_over_values_run_the_instance_bound() {
+    let ctx = ctx();
+    let (rows, cols) = (37usize, 1000usize);
+    let mut rng = Rng::new(95);
+    let x = rng.vec_f32(rows * cols);
+    let mut out = vec![0f32; rows];
+    // `row_sum<256, true>`: 256 threads a row, squares summed.
+    row_sum_sq_256(&ctx, rows as u32, 256, &x, &mut out, cols as i32).unwrap();
+    let want: Vec<f32> = x.chunks(cols).map(|r| r.iter().map(|v| v * v).sum()).collect();
+    assert_close(&out, &want, 1e-4);
+    // `row_sum<32, false>`: 32 threads a row, values summed.
+    row_sum_32(&ctx, rows as u32, 32, &x, &mut out, cols as i32).unwrap();
+    let want: Vec<f32> = x.chunks(cols).map(|r| r.iter().sum()).collect();
+    assert_close(&out, &want, 1e-4);
+    assert_eq!(row_sum_32::source().kernels(), ["row_sum<32, false>"]);
+
+    // `scaled_copy<float, 128>` and `scaled_copy<double, 64>`, by the Rust type.
+    let n = 10_000usize;
+    let mut y = vec![0f32; n];
+    scaled_copy::<f32>(
+        &ctx,
+        (n as u32).div_ceil(128),
+        128,
+        &x[..n],
+        &mut y,
+        2.5,
+        n as i32,
+    )
+    .unwrap();
+    assert_close(&y, &x[..n].iter().map(|v| v * 2.5).collect::<Vec<_>>(), 1e-6);
+    let xd: Vec<f64> = x[..n].iter().map(|v| f64::from(*v)).collect();
+    let mut yd = vec![0f64; n];
+    scaled_copy::<f64>(&ctx, (n as u32).div_ceil(64), 64, &xd, &mut yd, -0.5, n as i32).unwrap();
+    assert!(yd.iter().zip(&xd).all(|(y, x)| *y == -0.5 * x));
 }

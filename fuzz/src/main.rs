@@ -116,7 +116,43 @@ const DICT: &[&str] = &[
     "ß",
     "🦀",
     "void (*f)(int)",
+    // The preprocessor's.
+    "\n#define K(t, n) __global__ void n(t *x)\n",
+    "\n#define A(x, ...) x(__VA_ARGS__)\n",
+    "\n#define P(a, b) a ## b\n",
+    "\n#define S(x) #x\n",
+    "\n#if ",
+    "\n#ifdef ",
+    "\n#ifndef ",
+    "\n#elif ",
+    "\n#else\n",
+    "\n#endif\n",
+    "\n#undef ",
+    "\n#include \"h.h\"\n",
+    "\n#include \"self.h\"\n",
+    "defined(",
+    "__CUDA_ARCH__ >= 800",
+    "__VA_ARGS__",
+    "__VA_OPT__(",
+    "K(float, k)",
+    "A(",
+    "P(",
+    "S(",
+    "##",
 ];
+
+/// Headers for the preprocessor's `#include`s: one of macros, one that includes itself.
+fn header(name: &str, _quoted: bool, _from: Option<&str>) -> Option<gpu_cdecl::Header> {
+    let text = match name {
+        "h.h" => "#pragma once\n#define K(t, n) extern \"C\" __global__ void n(const t *x, t *y)\n",
+        "self.h" => "#include \"self.h\"\n#include \"h.h\"\nK(int, from_header)\n",
+        _ => return None,
+    };
+    Some(gpu_cdecl::Header {
+        id: name.to_owned(),
+        text: text.to_owned(),
+    })
+}
 
 /// xorshift64*: small, seedable, good enough for mutations.
 struct Rng(u64);
@@ -309,6 +345,24 @@ fn exercise(src: &str) -> Result<String, String> {
     match gpu_cdecl::find_kernel(src, "k") {
         Ok(_) => sig.push_str("|k"),
         Err(e) => sig.push_str(&format!("|{}", check_err(&e)?)),
+    }
+    // Read as the macro reads a file: with headers and options.
+    let options = ["-DX=1".to_owned(), "-arch=sm_75".to_owned()];
+    let pp = gpu_cdecl::Preprocess::from_options(&options).headers(&header);
+    let read = gpu_cdecl::Declarations::read(src, &pp);
+    match read.find_kernels() {
+        Ok(ks) => {
+            sig.push_str(&format!("|p{}", ks.len().min(4)));
+            for k in &ks {
+                if k.line == 0 || k.line > lines {
+                    return Err(format!("preprocessed: kernel `{}` at line {} of {lines}", k.name, k.line));
+                }
+            }
+        }
+        Err(e) => sig.push_str(&format!("|p{}", check_err(&e)?)),
+    }
+    if let Err(e) = read.find_kernel("k") {
+        sig.push_str(&check_err(&e)?);
     }
     sig.push(if gpu_cdecl::uses_dynamic_shared_memory(src) {
         's'

@@ -535,6 +535,10 @@ pub(crate) fn builtin_typedef(name: &str) -> Option<Scalar> {
         "uint64_t" => Scalar::U64,
         "half" | "__half" => Scalar::F16,
         "__nv_bfloat16" | "nv_bfloat16" => Scalar::Bf16,
+        // `<cuda_fp8.h>`'s raw storage: the bits of one, two and four 8-bit floats.
+        "__nv_fp8_storage_t" => Scalar::U8,
+        "__nv_fp8x2_storage_t" => Scalar::U16,
+        "__nv_fp8x4_storage_t" => Scalar::U32,
         _ => return crate::host::host_typedef(name),
     })
 }

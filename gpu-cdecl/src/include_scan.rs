@@ -165,6 +165,33 @@ pub fn local_headers(
     Ok(found)
 }
 
+/// The header `#include "name"` (`quoted`) or `#include <name>` names, read from disk as the
+/// compiler looks for it: a quoted name beside the header that includes it (`includer`, the
+/// path a previous call returned as the [`Header`](crate::Header)'s id) first, then in `dirs`
+/// in order. `None` when no such file can be read, as for CUDA's and the standard headers,
+/// which NVRTC has built in. For [`Preprocess::headers`](crate::Preprocess::headers).
+pub fn find_header(
+    name: &str,
+    quoted: bool,
+    includer: Option<&str>,
+    dirs: &[PathBuf],
+) -> Option<crate::Header> {
+    let beside = includer
+        .filter(|_| quoted)
+        .and_then(|i| Path::new(i).parent())
+        .map(|d| d.join(name));
+    beside
+        .into_iter()
+        .chain(dirs.iter().map(|d| d.join(name)))
+        .find_map(|path| {
+            let bytes = std::fs::read(&path).ok()?;
+            Some(crate::Header {
+                id: path.display().to_string(),
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+            })
+        })
+}
+
 /// The header names of the `#include` lines in `text`, each with whether it was quoted
 /// (`"…"`, not `<…>`).
 pub fn include_names(text: &str) -> Vec<(&str, bool)> {
@@ -257,6 +284,31 @@ mod tests {
         // The same bytes under one name from two places are one header.
         std::fs::write(dir.join("c.h"), "#include <d.h>\n#include <stdint.h>\n").unwrap();
         assert!(local_headers("#include \"c.h\"\n#include \"sub/b.h\"\n", Some(&dir), &[], &[]).is_ok());
+    }
+
+    #[test]
+    fn a_header_is_found_beside_its_includer_then_in_the_directories() {
+        let dir = std::env::temp_dir().join(format!("gpu-rt-find-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        std::fs::write(dir.join("a.h"), "top").unwrap();
+        std::fs::write(dir.join("sub/a.h"), "beside").unwrap();
+        let dirs = [dir.clone()];
+        let includer = dir.join("sub/b.h").display().to_string();
+        let text = |h: Option<crate::Header>| h.map(|h| h.text);
+        assert_eq!(
+            text(find_header("a.h", true, None, &dirs)).as_deref(),
+            Some("top")
+        );
+        assert_eq!(
+            text(find_header("a.h", true, Some(&includer), &dirs)).as_deref(),
+            Some("beside")
+        );
+        // `<a.h>` is not looked for beside the includer.
+        assert_eq!(
+            text(find_header("a.h", false, Some(&includer), &dirs)).as_deref(),
+            Some("top")
+        );
+        assert_eq!(find_header("cuda_fp16.h", false, None, &dirs), None);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -6,10 +6,11 @@ use crate::aliases::collect_aliases;
 use crate::decl::{is_builtin_word, is_reserved, match_angle, skip_attribute, walk, Aliases, Ctx};
 use crate::lexer::{join, lex, Kind, Tok};
 use crate::types::CType;
-use crate::{CParam, DeclError, KernelDecl};
+use crate::{CParam, DeclError, KernelDecl, TemplateParam, TemplateParamKind};
 
 /// One `__global__` occurrence: its name when it could be found, and either the
 /// parsed declaration (with whether it is a definition) or why it failed.
+#[derive(Clone)]
 pub(crate) struct Entry {
     pub name: Option<String>,
     pub result: Result<(KernelDecl, bool), DeclError>,
@@ -38,7 +39,11 @@ pub(crate) fn scan(source: &str) -> Result<Vec<Entry>, DeclError> {
     if let Some((line, message)) = lexed.error {
         return Err(syntax(line, message));
     }
-    let toks = &lexed.toks;
+    Ok(scan_toks(&lexed.toks))
+}
+
+/// Every `__global__` occurrence in the tokens, in order.
+pub(crate) fn scan_toks(toks: &[Tok<'_>]) -> Vec<Entry> {
     let aliases = collect_aliases(toks);
     let mut entries = Vec::new();
     // For each open brace, whether `extern "C"` linkage is in effect inside it.
@@ -67,13 +72,15 @@ pub(crate) fn scan(source: &str) -> Result<Vec<Entry>, DeclError> {
             _ => {}
         }
     }
-    Ok(entries)
+    entries
 }
 
 /// What the tokens before `__global__` say about the declaration.
 struct Prefix {
     is_template: bool,
     template_params: Vec<String>,
+    /// The parameters of the (last) `template <...>`.
+    params: Vec<TemplateParam>,
     extern_c: bool,
     error: Option<DeclError>,
 }
@@ -91,6 +98,7 @@ fn parse_prefix(toks: &[Tok<'_>], g: usize, lower: usize, in_c: bool) -> Option<
     let mut p = Prefix {
         is_template: false,
         template_params: Vec::new(),
+        params: Vec::new(),
         extern_c: in_c,
         error: None,
     };
@@ -105,6 +113,7 @@ fn parse_prefix(toks: &[Tok<'_>], g: usize, lower: usize, in_c: bool) -> Option<
                 p.is_template = true;
                 let close = match_angle(prefix, k + 1).unwrap_or(prefix.len());
                 let params = &prefix[k + 2..close.max(k + 2)];
+                p.params = read_template_params(params);
                 for (m, w) in params.iter().enumerate() {
                     if !(w.is("typename") || w.is("class")) {
                         continue;
@@ -316,10 +325,86 @@ fn parse_kernel(
                 line,
                 extern_c: prefix.extern_c,
                 is_template,
+                template_params: prefix.params,
             },
             is_definition,
         )),
     })
+}
+
+/// The parameters of `template < params >`: each a type (`typename T`, `class U = int`), a
+/// value (`int block_size`, `unsigned N = 4`) or a template template parameter.
+fn read_template_params(params: &[Tok<'_>]) -> Vec<TemplateParam> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for i in 0..=params.len() {
+        let at_end = i == params.len();
+        if !at_end {
+            match params[i].text {
+                "<" | "(" | "[" | "{" => depth += 1,
+                ">" | ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            if !(params[i].is(",") && depth == 0) {
+                continue;
+            }
+        }
+        let chunk = &params[start..i];
+        start = i + 1;
+        if chunk.is_empty() {
+            continue;
+        }
+        // The declaration, and the default after a top-level `=`.
+        let mut d = 0usize;
+        let eq = chunk
+            .iter()
+            .position(|t| {
+                match t.text {
+                    "<" | "(" | "[" => d += 1,
+                    ">" | ")" | "]" => d = d.saturating_sub(1),
+                    _ => {}
+                }
+                t.is("=") && d == 0
+            })
+            .unwrap_or(chunk.len());
+        let (decl, default) = (&chunk[..eq], chunk.get(eq + 1..).filter(|d| !d.is_empty()));
+        let default = default.map(join);
+        let last_name = decl
+            .last()
+            .filter(|t| t.is_ident() && !is_reserved(t.text) && !is_builtin_word(t.text));
+        let kind = match decl.first().map(|t| t.text) {
+            Some("typename" | "class") => {
+                let name = decl
+                    .get(1)
+                    .filter(|n| n.is("..."))
+                    .map_or(decl.get(1), |_| decl.get(2))
+                    .filter(|n| {
+                        n.is_ident() && !is_reserved(n.text) && !decl.get(2).is_some_and(|x| x.is("::"))
+                    });
+                out.push(TemplateParam {
+                    name: name.map(|n| n.text.to_string()),
+                    kind: TemplateParamKind::Type,
+                    default,
+                });
+                continue;
+            }
+            Some("template") => TemplateParamKind::Template,
+            _ => {
+                let ty_end = if last_name.is_some() && decl.len() > 1 {
+                    decl.len() - 1
+                } else {
+                    decl.len()
+                };
+                TemplateParamKind::Value(join(&decl[..ty_end]))
+            }
+        };
+        let name = match kind {
+            TemplateParamKind::Value(_) if decl.len() == 1 => None,
+            _ => last_name.map(|n| n.text.to_string()),
+        };
+        out.push(TemplateParam { name, kind, default });
+    }
+    out
 }
 
 /// One parameter's tokens: [start, eq) is the declaration, [eq, end) the

@@ -44,6 +44,9 @@ pub(crate) struct Lexed<'a> {
     /// The line of the first preprocessor directive skipped, for callers whose text is not a
     /// whole file and may not have one (an elementwise operation, see `tokens.rs`).
     pub first_directive: Option<usize>,
+    /// For [`lex_pp`] only (empty otherwise): whether each token is the first of its line, which
+    /// makes a `#` the start of a directive and ends the directive before it.
+    pub line_starts: Vec<bool>,
 }
 
 fn is_ident_start(c: u8) -> bool {
@@ -225,6 +228,17 @@ impl<'a> Lexer<'a> {
 /// Tokenizes `src`. Never fails outright: a fatal error (an unterminated
 /// comment or raw string) is reported alongside the tokens before it.
 pub(crate) fn lex(src: &str) -> Lexed<'_> {
+    lex_mode(src, false)
+}
+
+/// Tokenizes `src` for the preprocessor: as [`lex`], but a directive's `#` and the rest of its
+/// line are tokens like any other (with [`Lexed::line_starts`] saying where lines begin), and a
+/// backslash before a newline (a line splice) is whitespace.
+pub(crate) fn lex_pp(src: &str) -> Lexed<'_> {
+    lex_mode(src, true)
+}
+
+fn lex_mode(src: &str, pp: bool) -> Lexed<'_> {
     let mut lx = Lexer {
         src,
         b: src.as_bytes(),
@@ -235,6 +249,7 @@ pub(crate) fn lex(src: &str) -> Lexed<'_> {
     let mut at_line_start = true;
     let mut error = None;
     let mut first_directive = None;
+    let mut line_starts = Vec::new();
     while lx.i < lx.b.len() {
         let c = lx.b[lx.i];
         let start = lx.i;
@@ -261,7 +276,11 @@ pub(crate) fn lex(src: &str) -> Lexed<'_> {
                 }
                 continue;
             }
-            b'#' if at_line_start => {
+            b'\\' if pp && matches!((lx.peek(1), lx.peek(2)), (b'\n', _) | (b'\r', b'\n')) => {
+                lx.skip_backslash();
+                continue;
+            }
+            b'#' if at_line_start && !pp => {
                 first_directive = first_directive.or(Some(line));
                 if let Err(msg) = lx.skip_directive() {
                     error = Some((line, msg));
@@ -312,6 +331,9 @@ pub(crate) fn lex(src: &str) -> Lexed<'_> {
                 Kind::Punct
             }
         };
+        if pp {
+            line_starts.push(at_line_start);
+        }
         at_line_start = false;
         toks.push(Tok {
             kind,
@@ -325,6 +347,7 @@ pub(crate) fn lex(src: &str) -> Lexed<'_> {
         toks,
         error,
         first_directive,
+        line_starts,
     }
 }
 

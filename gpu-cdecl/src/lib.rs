@@ -1,10 +1,11 @@
 //! Finds the `__global__` functions in CUDA C/C++ source text and describes
 //! their parameters in terms a Rust caller can check against.
 //!
-//! This is not a C++ parser: it tokenizes the source (dropping comments and
-//! preprocessor lines), finds each `__global__`, and parses just the
-//! declaration around it, resolving simple `typedef`/`using` aliases. It never
-//! panics and runs in linear time, whatever the input.
+//! This is not a C++ parser: it tokenizes the source (dropping comments), preprocesses it as
+//! NVRTC would (macros expanded, `#if`s evaluated, local `#include`s read when a
+//! [`Preprocess`] says where from: [`Declarations`]), finds each `__global__`, and parses just
+//! the declaration around it, resolving simple `typedef`/`using` aliases. It never panics and
+//! runs in linear time, whatever the input.
 //!
 //! ```
 //! use gpu_cdecl::{find_kernel, CType, Scalar};
@@ -26,6 +27,7 @@ mod aliases;
 mod constants;
 pub mod cuda_include;
 mod decl;
+mod declarations;
 mod device_part;
 pub mod elementwise;
 mod error;
@@ -36,6 +38,7 @@ pub mod include_scan;
 mod kernels;
 mod lexer;
 pub mod nvrtc_log;
+pub mod preprocess;
 mod stand_ins;
 pub mod tokens;
 mod types;
@@ -44,11 +47,13 @@ pub mod vectors;
 #[cfg(test)]
 mod tests;
 
+pub use declarations::{near_names, Declarations};
 pub use device_part::{device_part, device_parts, device_parts_with, DeviceParts};
-pub use error::DeclError;
+pub use error::{DeclError, LeftOut, NotFoundHint};
 pub use headers::BUILTIN_HEADERS;
 pub use host::{HOST_TYPEDEFS, NVRTC_PRELUDE, NVRTC_PRELUDE_NAME};
-pub use types::{complex_part, CType, Scalar};
+pub use preprocess::{Header, Preprocess};
+pub use types::{complex_part, fp8_by_c_name, fp8_by_rust_name, CType, Fp8Type, Scalar, FP8_TYPES};
 
 /// One parameter of a __global__ function.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,63 +79,49 @@ pub struct KernelDecl {
     pub extern_c: bool,
     /// True when the function is a template (`template <typename T> __global__ void f(T* x)`); params still parsed, template parameter names come out as Named("T").
     pub is_template: bool,
+    /// The template's parameters, in order (`template <typename T, int block_size>`): empty
+    /// for a plain kernel and for an explicit specialization (`template <> ... f<float>(...)`).
+    pub template_params: Vec<TemplateParam>,
+}
+
+/// One parameter of a kernel template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateParam {
+    /// Its name, when it has one (`T` of `typename T`, `block_size` of `int block_size`).
+    pub name: Option<String>,
+    /// A type, a value or a template.
+    pub kind: TemplateParamKind,
+    /// Its default argument as written, if any (`128` of `int BLOCK = 128`).
+    pub default: Option<String>,
+}
+
+/// What a template parameter takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TemplateParamKind {
+    /// A type: `typename T`, `class T`.
+    Type,
+    /// A value of the C type written (`int`, `unsigned int`, `bool`): `int block_size`.
+    Value(String),
+    /// A template: `template <class> class C`.
+    Template,
 }
 
 /// Every __global__ function in the source, in order. Definitions and prototypes; when a prototype and a definition of the same name have the same parameter types, report it once (the definition's entry).
 ///
-/// Fails on the first declaration that cannot be parsed or has a parameter
-/// that cannot be passed from Rust.
+/// The source is read as NVRTC reads it ([`Preprocess::new`]): its macros expanded, the groups
+/// of `#if`s not taken left out; `#include`s are not followed ([`Declarations`] reads headers
+/// too). Fails on the first declaration that cannot be parsed or has a parameter that cannot
+/// be passed from Rust.
 pub fn find_kernels(source: &str) -> Result<Vec<KernelDecl>, DeclError> {
-    let entries = kernels::scan(source)?;
-    let mut ok = Vec::with_capacity(entries.len());
-    for e in entries {
-        ok.push(e.result?);
-    }
-    Ok(kernels::dedupe(ok.iter()))
+    Declarations::read(source, &Preprocess::new()).find_kernels()
 }
 
-/// The __global__ function named `name`.
+/// The __global__ function named `name`, read as [`find_kernels`] reads the source.
 ///
 /// Problems in other kernels' declarations do not matter here, except that a
 /// declaration too broken to name is reported when `name` is not found.
 pub fn find_kernel(source: &str, name: &str) -> Result<KernelDecl, DeclError> {
-    let entries = kernels::scan(source)?;
-    let mut matching = Vec::new();
-    for e in &entries {
-        if e.name.as_deref() == Some(name) {
-            match &e.result {
-                Ok(d) => matching.push(d),
-                Err(err) => return Err(err.clone()),
-            }
-        }
-    }
-    let mut found = kernels::dedupe(matching.into_iter());
-    match found.len() {
-        1 => Ok(found.remove(0)),
-        0 => {
-            if let Some(Err(err)) = entries
-                .iter()
-                .find(|e| e.name.is_none() && e.result.is_err())
-                .map(|e| &e.result)
-            {
-                return Err(err.clone());
-            }
-            let mut seen = std::collections::HashSet::new();
-            let available: Vec<String> = entries
-                .iter()
-                .filter_map(|e| e.name.clone())
-                .filter(|n| seen.insert(n.clone()))
-                .collect();
-            Err(DeclError::NotFound {
-                name: name.to_string(),
-                available,
-            })
-        }
-        _ => Err(DeclError::Ambiguous {
-            name: name.to_string(),
-            lines: found.iter().map(|k| k.line).collect(),
-        }),
-    }
+    Declarations::read(source, &Preprocess::new()).find_kernel(name)
 }
 
 /// True when the source declares `extern __shared__` (dynamic shared memory) anywhere (not in comments/strings).

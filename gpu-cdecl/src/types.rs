@@ -183,6 +183,94 @@ impl fmt::Display for CType {
     }
 }
 
+/// One of CUDA's 8-bit floating-point types (`<cuda_fp8.h>`): a class holding the bits, passed
+/// and stored as its bytes, whose Rust type in `gpu_runtime::types` is a `#[repr(transparent)]`
+/// or `#[repr(C, align)]` wrapper of the same size and alignment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fp8Type {
+    /// CUDA's name for it (`__nv_fp8_e4m3`).
+    pub c_name: &'static str,
+    /// The type's name in `gpu_runtime::types` (`Fp8E4M3`).
+    pub rust_name: &'static str,
+    /// The number of 8-bit values, 1, 2 or 4 (`__nv_fp8x2_e4m3` holds two).
+    pub lanes: u8,
+    /// Its size in bytes.
+    pub size: usize,
+    /// Its alignment in bytes, as `<cuda_fp8.h>` declares it (`__CUDA_ALIGN__(2)` for two lanes).
+    pub align: usize,
+}
+
+/// CUDA's 8-bit floats: E4M3 (4 exponent bits, 3 mantissa bits, finite) and E5M2 (5 and 2, with
+/// infinities), one, two and four to a value.
+pub const FP8_TYPES: &[Fp8Type] = &[
+    Fp8Type {
+        c_name: "__nv_fp8_e4m3",
+        rust_name: "Fp8E4M3",
+        lanes: 1,
+        size: 1,
+        align: 1,
+    },
+    Fp8Type {
+        c_name: "__nv_fp8_e5m2",
+        rust_name: "Fp8E5M2",
+        lanes: 1,
+        size: 1,
+        align: 1,
+    },
+    Fp8Type {
+        c_name: "__nv_fp8x2_e4m3",
+        rust_name: "Fp8x2E4M3",
+        lanes: 2,
+        size: 2,
+        align: 2,
+    },
+    Fp8Type {
+        c_name: "__nv_fp8x2_e5m2",
+        rust_name: "Fp8x2E5M2",
+        lanes: 2,
+        size: 2,
+        align: 2,
+    },
+    Fp8Type {
+        c_name: "__nv_fp8x4_e4m3",
+        rust_name: "Fp8x4E4M3",
+        lanes: 4,
+        size: 4,
+        align: 4,
+    },
+    Fp8Type {
+        c_name: "__nv_fp8x4_e5m2",
+        rust_name: "Fp8x4E5M2",
+        lanes: 4,
+        size: 4,
+        align: 4,
+    },
+];
+
+/// The 8-bit float type CUDA names `name` (`__nv_fp8_e4m3`).
+pub const fn fp8_by_c_name(name: &str) -> Option<&'static Fp8Type> {
+    let mut i = 0;
+    while i < FP8_TYPES.len() {
+        if crate::vectors::const_str_eq(FP8_TYPES[i].c_name, name) {
+            return Some(&FP8_TYPES[i]);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The 8-bit float type `gpu_runtime::types` names `name` (`Fp8E4M3`).
+pub const fn fp8_by_rust_name(name: &str) -> Option<&'static Fp8Type> {
+    let mut i = 0;
+    while i < FP8_TYPES.len() {
+        if crate::vectors::const_str_eq(FP8_TYPES[i].rust_name, name) {
+            return Some(&FP8_TYPES[i]);
+        }
+        i += 1;
+    }
+    None
+}
+
 /// The part type of a complex number type a kernel may take by value or point to: `F32` for
 /// `gpu_runtime::complex<float>` (the type of gpu-runtime's `<gpu_runtime/complex.h>`), and
 /// the same template of `cuda::std` (libcu++) and `pycuda` (one layout: the real part, then the
@@ -252,6 +340,22 @@ mod tests {
     fn sizes() {
         let total: usize = Scalar::ALL.iter().map(|s| s.size()).sum();
         assert_eq!(total, 1 + 1 + 2 + 2 + 4 + 4 + 8 + 8 + 8 + 8 + 4 + 8 + 1 + 2 + 2);
+    }
+
+    #[test]
+    fn fp8_types_are_found_both_ways() {
+        for t in FP8_TYPES {
+            assert_eq!(fp8_by_c_name(t.c_name), Some(t));
+            assert_eq!(fp8_by_rust_name(t.rust_name), Some(t));
+            assert_eq!(t.size, usize::from(t.lanes));
+            assert_eq!(t.align, t.size);
+        }
+        assert_eq!(
+            fp8_by_c_name("__nv_fp8_e4m3").map(|t| t.rust_name),
+            Some("Fp8E4M3")
+        );
+        assert_eq!(fp8_by_c_name("__nv_fp8_e8m0"), None);
+        assert_eq!(fp8_by_rust_name("u8"), None);
     }
 
     #[test]

@@ -31,6 +31,8 @@ fn rust_text(ty: &syn::Type) -> String {
         .replace("& ", "&")
         .replace("[ ", "[")
         .replace(" ]", "]")
+        .replace(" < ", "<")
+        .replace(" >", ">")
 }
 
 fn c_type_text(ty: &CType) -> String {
@@ -231,6 +233,14 @@ pub fn check_kernel(kernel: &RustKernel, decl: &KernelDecl) -> syn::Result<()> {
 
 fn check_arg(arg: &RustArg, param: &CParam) -> syn::Result<()> {
     let c = &param.text;
+    // `Option<&[T]>` for a pointer that may be null: the same checks, said of the Option.
+    let expected = |ty: &CType| {
+        if arg.nullable {
+            format!("Option<{}>", expected_rust(ty))
+        } else {
+            expected_rust(ty)
+        }
+    };
     match (&param.ty, &arg.kind) {
         (
             CType::Pointer {
@@ -244,7 +254,7 @@ fn check_arg(arg: &RustArg, param: &CParam) -> syn::Result<()> {
                     &arg.ty,
                     format!(
                         "C `{c}` points to const data, which the kernel cannot write: expected `{}`",
-                        expected_rust(&param.ty)
+                        expected(&param.ty)
                     ),
                 ));
             }
@@ -259,7 +269,7 @@ fn check_arg(arg: &RustArg, param: &CParam) -> syn::Result<()> {
                     &arg.ty,
                     format!(
                         "C `{c}` points to writable data: expected `{}` (if the kernel only reads it, declare it `const` in C, or mark the argument `#[read_only] {}: {}`)",
-                        expected_rust(&param.ty),
+                        expected(&param.ty),
                         arg.name,
                         rust_text(&arg.ty)
                     ),
@@ -276,7 +286,7 @@ fn check_arg(arg: &RustArg, param: &CParam) -> syn::Result<()> {
                     elem,
                     format!(
                         "expected `{}` for C `{c}`, found `{}`{}",
-                        expected_rust(&param.ty),
+                        expected(&param.ty),
                         rust_text(&arg.ty),
                         mismatch_note(pointee, param, elem)
                     ),
@@ -592,6 +602,60 @@ mod tests {
         let c = "__global__ void k(float a) { }";
         assert_eq!(errors(c, "fn k(a: core::primitive::f32);"), Vec::new());
         assert_eq!(error(c, "fn k(a: my::f32);").1, "my::f32");
+    }
+
+    #[test]
+    fn nullable_pointers_are_options_of_slices() {
+        let c = "__global__ void k(const size_t *info, const float *inp, float *out, int n) { }";
+        assert_eq!(
+            errors(
+                c,
+                "fn k(info: Option<&[usize]>, inp: core::option::Option<&[f32]>, out: Option<&mut [f32]>, n: i32);"
+            ),
+            Vec::new()
+        );
+        let all = errors(
+            c,
+            "fn k(info: Option<&mut [usize]>, inp: Option<&[f64]>, out: Option<&[f32]>, n: i32);",
+        );
+        let msgs: Vec<&str> = all.iter().map(|(m, _)| m.as_str()).collect();
+        assert_eq!(
+            msgs,
+            [
+                "C `const size_t *info` points to const data, which the kernel cannot write: expected `Option<&[usize]>`",
+                "expected `Option<&[f32]>` for C `const float *inp`, found `Option<&[f64]>` (`f32` is 4 bytes, `f64` is 8)",
+                "C `float *out` points to writable data: expected `Option<&mut [f32]>` (if the kernel only reads it, declare it `const` in C, or mark the argument `#[read_only] out: Option<&[f32]>`)",
+            ]
+        );
+        assert_eq!(all[1].1, "f64");
+        // A value is no pointer, whether or not it may be absent.
+        let (msg, at) = error(
+            c,
+            "fn k(info: &[usize], inp: &[f32], out: &mut [f32], n: Option<&[i32]>);",
+        );
+        assert_eq!(
+            msg,
+            "C `int n` is passed by value: expected `i32`, found `Option<&[i32]>`"
+        );
+        assert_eq!(at, "Option<&[i32]>");
+    }
+
+    #[test]
+    fn fp8_types_are_their_rust_types() {
+        let c = "__global__ void k(const __nv_fp8_e4m3 *x, __nv_fp8_e5m2 *y, __nv_fp8x2_e4m3 p, __nv_fp8_storage_t raw) { }";
+        assert_eq!(
+            errors(
+                c,
+                "fn k(x: &[Fp8E4M3], y: &mut [gpu_runtime::types::Fp8E5M2], p: Fp8x2E4M3, raw: u8);"
+            ),
+            Vec::new()
+        );
+        let (msg, at) = error(c, "fn k(x: &[u8], y: &mut [Fp8E5M2], p: Fp8x2E4M3, raw: u8);");
+        assert_eq!(
+            msg,
+            "expected `&[gpu_runtime::types::Fp8E4M3]` for C `const __nv_fp8_e4m3 *x`, found `&[u8]`"
+        );
+        assert_eq!(at, "u8");
     }
 
     #[test]

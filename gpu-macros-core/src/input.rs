@@ -36,8 +36,9 @@ pub struct KernelArgs {
     pub check: bool,
     /// `embed = ["sm_90", "compute_75"]`: images to compile at build time and embed.
     pub embed: Option<Vec<LitStr>>,
-    /// `instantiate = [f32, f64]`: the types a generic kernel (a C++ template) is made for.
-    pub instantiate: Option<(Span, Vec<Type>)>,
+    /// `instantiate = [f32, f64]`, `[1024]`, `[(f32, 256)]`: the instances of a kernel template
+    /// to bind, each its template arguments in order (types and values).
+    pub instantiate: Option<(Span, Vec<Instance>)>,
     /// `prelude = false`: compile without the NVRTC prelude (`uint`, `ushort`, ... as nvcc's
     /// host headers declare them).
     pub prelude: bool,
@@ -194,23 +195,12 @@ impl Parse for KernelArgs {
                         },
                         "instantiate" => match &*assign.right {
                             Expr::Array(a) if !a.elems.is_empty() => {
-                                let list = a
-                                    .elems
-                                    .iter()
-                                    .map(|e| match e {
-                                        Expr::Path(p) => Ok(Type::Path(syn::TypePath { attrs: Vec::new(), qself: None, path: p.path.clone() })),
-                                        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => s.parse::<Type>(),
-                                        other => Err(syn::Error::new_spanned(
-                                            other,
-                                            "a kernel template is instantiated for scalars (`f32`, `i32`, `u64`, …) or `#[repr(C)]` structs named like their C types",
-                                        )),
-                                    })
-                                    .collect::<syn::Result<Vec<_>>>()?;
+                                let list = a.elems.iter().map(instance).collect::<syn::Result<Vec<_>>>()?;
                                 set_once(&mut instantiate, (a.span(), list), &assign, "`instantiate` is given twice")?
                             }
                             other => return Err(syn::Error::new_spanned(
                                 other,
-                                "`instantiate` takes a non-empty array of types, e.g. `instantiate = [f32, f64]`",
+                                "`instantiate` takes a non-empty array of template arguments, e.g. `instantiate = [f32, f64]`, `[1024]` or `[(f32, 256)]`",
                             )),
                         },
                         "cluster" => {
@@ -290,6 +280,73 @@ impl Parse for KernelArgs {
 const EXPECTED_KEYS: &str =
     "expected `source`, `file`, `name`, `options`, `include_dirs`, `check`, `embed`, `instantiate`, `prelude`, `cluster` or `cooperative`";
 
+/// One instance of a kernel template: its arguments, in the template's order.
+#[derive(Clone)]
+pub struct Instance {
+    pub args: Vec<TemplateArg>,
+    /// What it was written as, for spans.
+    pub expr: Expr,
+}
+
+/// One template argument.
+#[derive(Clone)]
+pub enum TemplateArg {
+    /// A type: `f32`, `Float2`, `"gpu_runtime::types::Float4"`.
+    Type(Type),
+    /// A value (`256`, `-1`, `true`): its C spelling, and the literal for spans.
+    Value { c: String, is_bool: bool, expr: Expr },
+}
+
+const TEMPLATE_ARGUMENTS: &str =
+    "a kernel template is instantiated for types (scalars such as `f32`, `i32`, `u64`, or \
+     `#[repr(C)]` structs named like their C types) and values (`256`, `-1`, `true`), or a tuple of \
+     them in the template's order, `(f32, 256)`";
+
+/// `f32`, `1024` or `(f32, 256)`.
+fn instance(e: &Expr) -> syn::Result<Instance> {
+    let args = match e {
+        Expr::Tuple(t) => t.elems.iter().map(template_arg).collect::<syn::Result<_>>()?,
+        Expr::Paren(p) => vec![template_arg(&p.expr)?],
+        other => vec![template_arg(other)?],
+    };
+    Ok(Instance {
+        args,
+        expr: e.clone(),
+    })
+}
+
+fn template_arg(e: &Expr) -> syn::Result<TemplateArg> {
+    let value = |c: String, is_bool: bool| {
+        Ok(TemplateArg::Value {
+            c,
+            is_bool,
+            expr: e.clone(),
+        })
+    };
+    match e {
+        Expr::Path(p) => Ok(TemplateArg::Type(Type::Path(syn::TypePath {
+            attrs: Vec::new(),
+            qself: None,
+            path: p.path.clone(),
+        }))),
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => s.parse::<Type>().map(TemplateArg::Type),
+        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => value(i.base10_digits().to_owned(), false),
+        Expr::Lit(ExprLit {
+            lit: Lit::Bool(b), ..
+        }) => value(b.value.to_string(), true),
+        Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => match &**expr {
+            Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => value(format!("-{}", i.base10_digits()), false),
+            _ => Err(syn::Error::new_spanned(e, TEMPLATE_ARGUMENTS)),
+        },
+        Expr::Group(g) => template_arg(&g.expr),
+        other => Err(syn::Error::new_spanned(other, TEMPLATE_ARGUMENTS)),
+    }
+}
+
 const SOURCE_TWICE: &str =
     "the CUDA source is given twice: give either a string literal (or `source = …`) or `file = …`, once";
 
@@ -355,6 +412,8 @@ pub struct RustArg {
     /// `#[read_only]` on a `&[T]` whose C pointer is not `const`: the user's word that the
     /// kernel only reads through it.
     pub read_only: Option<Attribute>,
+    /// `Option<&[T]>` or `Option<&mut [T]>`: a pointer that may be null (`None`).
+    pub nullable: bool,
 }
 
 /// One declared kernel: `fn name(args);`.
@@ -511,7 +570,8 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
                     ))
                 }
             };
-            if !matches!(&*pt.ty, Type::Reference(r) if matches!(&*r.elem, Type::Slice(_))) {
+            let buffer = nullable_inner(&pt.ty).unwrap_or(&pt.ty);
+            if !matches!(buffer, Type::Reference(r) if matches!(&*r.elem, Type::Slice(_))) {
                 return Err(syn::Error::new_spanned(
                     attr,
                     format!("`#[len = …]` goes on a buffer argument (`&[T]` or `&mut [T]`), and `{name}` is not one"),
@@ -564,7 +624,9 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
         }
     }
     let ty = (*pt.ty).clone();
-    let kind = match &ty {
+    let inner = nullable_inner(&ty);
+    let nullable = inner.is_some();
+    let kind = match inner.unwrap_or(&ty) {
         Type::Reference(r) => match &*r.elem {
             Type::Slice(s) => RustType::Slice { elem: (*s.elem).clone(), mutable: r.mutability.is_some() },
             _ => {
@@ -574,6 +636,13 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
                 ))
             }
         },
+        _ if nullable => {
+            return Err(syn::Error::new_spanned(
+                &ty,
+                "`Option` is for pointers that may be null: `Option<&[T]>` for `const T*`, \
+                 `Option<&mut [T]>` for `T*` (`None` passes a null pointer)",
+            ))
+        }
         Type::Path(_) => RustType::Value(ty.clone()),
         Type::Paren(p) => RustType::Value((*p.elem).clone()),
         _ => {
@@ -590,7 +659,33 @@ fn parse_arg(pt: &syn::PatType) -> syn::Result<RustArg> {
         direction,
         len,
         read_only,
+        nullable,
     })
+}
+
+/// For `Option<X>` (also spelled `core::option::Option<X>` or `std::option::Option<X>`): `X`.
+/// A kernel takes `Option<&[T]>` and `Option<&mut [T]>` for pointers that may be null; any
+/// other `Option` is an error here.
+fn nullable_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    if p.qself.is_some() {
+        return None;
+    }
+    let names: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let is_option = matches!(
+        names.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        ["Option"] | ["core" | "std", "option", "Option"]
+    );
+    if !is_option {
+        return None;
+    }
+    match &p.path.segments.last()?.arguments {
+        syn::PathArguments::AngleBracketed(a) if a.args.len() == 1 => match a.args.first()? {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// `#[read_only]` is a bare marker on a shared slice `&[T]`: the Rust side's promise that the
@@ -602,7 +697,7 @@ fn parse_read_only(attr: &Attribute, name: &Ident, ty: &Type) -> syn::Result<()>
             "`#[read_only]` takes no arguments: write it alone before the argument",
         ));
     }
-    match ty {
+    match nullable_inner(ty).unwrap_or(ty) {
         Type::Reference(r) if matches!(&*r.elem, Type::Slice(_)) => match r.mutability {
             None => Ok(()),
             Some(m) => Err(syn::Error::new_spanned(
@@ -750,21 +845,54 @@ mod tests {
     #[test]
     fn instantiate_takes_paths_and_strings() {
         let a = args(r#""s", instantiate = [f32, Float2, "gpu_runtime::Float4"]"#);
-        let (_, types) = a.instantiate.expect("instantiate");
-        let texts: Vec<String> = types.iter().map(|t| quote::quote!(#t).to_string()).collect();
+        let (_, list) = a.instantiate.expect("instantiate");
+        let texts: Vec<String> = list
+            .iter()
+            .map(|i| match &i.args[..] {
+                [TemplateArg::Type(t)] => quote::quote!(#t).to_string(),
+                _ => panic!("one type"),
+            })
+            .collect();
         assert_eq!(texts, ["f32", "Float2", "gpu_runtime :: Float4"]);
+        // Values, and tuples of the template's arguments in order.
+        let (_, list) = args(r#""s", instantiate = [1024, -1, true, (f32, 256u32), (7)]"#)
+            .instantiate
+            .expect("instantiate");
+        let spelled: Vec<Vec<String>> = list
+            .iter()
+            .map(|i| {
+                i.args
+                    .iter()
+                    .map(|a| match a {
+                        TemplateArg::Type(t) => quote::quote!(#t).to_string(),
+                        TemplateArg::Value { c, .. } => c.clone(),
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            spelled,
+            [
+                vec!["1024"],
+                vec!["-1"],
+                vec!["true"],
+                vec!["f32", "256"],
+                vec!["7"]
+            ]
+        );
         let (msg, at) = args_error(r#""s", instantiate = []"#);
         assert!(
-            msg.starts_with("`instantiate` takes a non-empty array of types"),
+            msg.starts_with("`instantiate` takes a non-empty array of template arguments"),
             "{msg}"
         );
         assert_eq!(at, "[]");
-        let (msg, at) = args_error(r#""s", instantiate = [1]"#);
-        assert!(
-            msg.starts_with("a kernel template is instantiated for scalars"),
-            "{msg}"
-        );
-        assert_eq!(at, "1");
+        for bad in ["1.5", "x + 1", "((f32, 1), 2)"] {
+            let (msg, _) = args_error(&format!(r#""s", instantiate = [{bad}]"#));
+            assert!(
+                msg.starts_with("a kernel template is instantiated for types"),
+                "{bad}: {msg}"
+            );
+        }
     }
 
     #[test]
@@ -824,6 +952,30 @@ mod tests {
         assert!(k.generic.is_none());
         let k = kernel("fn k(#[len(4)] x: &[u8], #[read_only] y: &[u8]);");
         assert!(k.args[0].len.is_some() && k.args[1].read_only.is_some());
+    }
+
+    #[test]
+    fn options_of_slices_are_nullable_pointers() {
+        let k = kernel("fn k(#[len = 4] a: Option<&[f32]>, #[read_only] b: std::option::Option<&[u8]>, #[Out] c: Option<&mut [i32]>);");
+        assert!(k.args.iter().all(|a| a.nullable));
+        assert!(
+            matches!(&k.args[0].kind, RustType::Slice { mutable: false, elem } if last_ident(elem).as_deref() == Some("f32"))
+        );
+        assert!(matches!(&k.args[2].kind, RustType::Slice { mutable: true, .. }));
+        assert!(!kernel("fn k(a: &[f32], n: i32);").args.iter().any(|a| a.nullable));
+        for bad in ["Option<f32>", "Option<Params>"] {
+            let (msg, at) = item_error(&format!("fn k(a: {bad});"));
+            assert!(
+                msg.starts_with("`Option` is for pointers that may be null"),
+                "{msg}"
+            );
+            assert_eq!(at.replace(' ', ""), bad);
+        }
+        let (msg, _) = item_error("fn k(#[read_only] a: Option<&mut [f32]>);");
+        assert!(
+            msg.starts_with("`a` is #[read_only], so the kernel only reads it"),
+            "{msg}"
+        );
     }
 
     #[test]

@@ -8,9 +8,12 @@
 //! The macro stays thin: it parses the CUDA C declaration (with `gpu-cdecl`), checks the Rust
 //! signature against it, and emits calls into `gpu_runtime`, where all run-time logic lives.
 
+#[cfg(test)]
+mod candle_tests;
 mod check;
 #[cfg(test)]
 mod corpus_check;
+mod crate_config;
 mod deep;
 mod elementwise;
 mod expand;
@@ -54,7 +57,26 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 fn try_kernel(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
     let args: KernelArgs = syn::parse2(attr)?;
     let item: Item = syn::parse2(item)?;
-    expand_item(args, item)
+    with_defaults(args, crate_config::defaults()?, item)
+}
+
+/// Expands with the crate's defaults (`[package.metadata.gpu-runtime]` in its Cargo.toml):
+/// their options before the attribute's, their directories after (a linked module takes no
+/// directories).
+fn with_defaults(
+    mut args: KernelArgs,
+    defaults: crate_config::Defaults,
+    item: Item,
+) -> syn::Result<TokenStream> {
+    let mut options = defaults.option_lits();
+    options.append(&mut args.options);
+    args.options = options;
+    if args.parts.is_empty() {
+        args.include_dirs.extend(defaults.include_dir_lits());
+    }
+    let expansion = expand_item(args, item)?;
+    let tracking = defaults.tracking();
+    Ok(quote!(#expansion #tracking))
 }
 
 /// `#[elementwise(attr)] item`: the expansion, or the `compile_error!` that says why there is
@@ -215,86 +237,56 @@ fn load_source(
     ))
 }
 
+/// The declarations of a source as NVRTC will compile it: preprocessed with the `-D`, `-U`
+/// and architecture options among `options`, its `#include "…"`s read from beside it and from
+/// its `-I` directories, so that kernels stamped out by macros (`UNARY_OP(float, uexp_f32, …)`)
+/// are found and checked like any other.
+fn read_declarations(
+    text: &str,
+    options: &[syn::LitStr],
+    headers: &[expand::HeaderTokens],
+) -> gpu_cdecl::Declarations {
+    let options: Vec<String> = options.iter().map(syn::LitStr::value).collect();
+    let dirs = gpu_cdecl::include_scan::include_dirs_of(&options);
+    // The source's local headers are the ones `load_source` read (NVRTC gets them in memory by
+    // the name the `#include` gives, as here); others through the `-I` options left.
+    let find = |name: &str, quoted: bool, from: Option<&str>| {
+        headers
+            .iter()
+            .find(|h| h.name == name)
+            .map(|h| gpu_cdecl::Header {
+                id: h.name.clone(),
+                text: String::from_utf8_lossy(&h.contents).into_owned(),
+            })
+            .or_else(|| gpu_cdecl::include_scan::find_header(name, quoted, from, &dirs))
+    };
+    gpu_cdecl::Declarations::read(
+        text,
+        &gpu_cdecl::Preprocess::from_options(&options).headers(&find),
+    )
+}
+
 /// Finds the C declaration of `kernel` and checks the Rust signature against it; for a
-/// generic kernel, once per type in `instantiate`. Returns the NVRTC name expression of each
-/// instantiation (just the C name for a plain kernel).
+/// kernel template, once per instance in `instantiate` ([`template::bind`]). Returns the NVRTC
+/// name expression of each instance (just the C name for a plain kernel).
 ///
 /// Errors about the source as a whole (syntax, overloads) point at the source; a kernel that is
 /// not there points at what named it (`name = "…"`, else the Rust `fn` name); a C parameter
 /// that cannot be passed from Rust points at the Rust argument of the same name when there is
 /// one.
 fn find_and_check(
-    source: &str,
+    decls: &gpu_cdecl::Declarations,
     src_span: proc_macro2::Span,
     kernel: &RustKernel,
     c_name: &str,
     name_lit: Option<&syn::LitStr>,
     in_module: bool,
-    instantiate: Option<&(proc_macro2::Span, Vec<syn::Type>)>,
-) -> syn::Result<Vec<String>> {
-    let decl = gpu_cdecl::find_kernel(source, c_name)
+    instantiate: Option<&(proc_macro2::Span, Vec<input::Instance>)>,
+) -> syn::Result<template::Bound> {
+    let decl = decls
+        .find_kernel(c_name)
         .map_err(|e| decl_error(&e, src_span, kernel, name_lit, in_module))?;
-    match (&kernel.generic, instantiate) {
-        (None, None) => {
-            check::check_kernel(kernel, &decl)?;
-            Ok(vec![c_name.to_owned()])
-        }
-        (Some(t), None) => Err(syn::Error::new_spanned(
-            t,
-            format!(
-                "a generic #[kernel] binds a C++ kernel template: list the types to make it for, \
-                 e.g. `#[kernel(…, instantiate = [f32, f64])] fn {}<{t}>(…);`",
-                kernel.name
-            ),
-        )),
-        (None, Some((span, _))) => Err(syn::Error::new(
-            *span,
-            format!(
-                "`instantiate` is for a kernel template: declare the Rust function generic, \
-                 `fn {}<T>(…)`, with `T` where the C++ template has its type parameter",
-                kernel.name
-            ),
-        )),
-        (Some(t), Some((span, types))) => {
-            if !decl.is_template {
-                return Err(syn::Error::new(
-                    *span,
-                    format!("the CUDA kernel `{c_name}` is not a template, so it cannot be instantiated"),
-                ));
-            }
-            let mut errors = Errors::default();
-            let mut names = Vec::new();
-            let mut seen = Vec::new();
-            for ty in types {
-                let (c_spelling, c_ty) = match template::c_spelling(ty) {
-                    Ok(x) => x,
-                    Err(e) => {
-                        errors.push(e);
-                        continue;
-                    }
-                };
-                if seen.contains(&c_spelling) {
-                    errors.push(syn::Error::new_spanned(
-                        ty,
-                        format!("`{c_spelling}` is instantiated twice"),
-                    ));
-                    continue;
-                }
-                seen.push(c_spelling.clone());
-                let k = template::substitute(kernel, t, ty);
-                let d = template::instantiate_decl(&decl, &t.to_string(), &c_ty);
-                if let Err(e) = check::check_kernel(&k, &d) {
-                    errors.push(syn::Error::new(
-                        e.span(),
-                        format!("in the instantiation for `{c_spelling}`: {e}"),
-                    ));
-                }
-                names.push(format!("{c_name}<{c_spelling}>"));
-            }
-            errors.finish()?;
-            Ok(names)
-        }
-    }
+    template::bind(kernel, &decl, c_name, instantiate)
 }
 
 /// Why the declaration of `kernel` could not be had, spanned as [`find_and_check`] says.
@@ -307,8 +299,11 @@ fn decl_error(
 ) -> syn::Error {
     let msg = e.to_string();
     match e {
-        gpu_cdecl::DeclError::NotFound { .. } => match name_lit {
+        gpu_cdecl::DeclError::NotFound { hint, .. } => match name_lit {
             Some(lit) => syn::Error::new(lit.span(), msg),
+            // A close name, a group of an `#if` not taken, a header not read: the message says
+            // what fits already; the Rust name is not the likely cause.
+            None if !hint.is_empty() => syn::Error::new(kernel.name.span(), msg),
             None if in_module => syn::Error::new(
                 kernel.name.span(),
                 format!("{msg} (each `fn` in the module is named like its C function)"),
@@ -347,6 +342,8 @@ struct Planned {
     c_name: String,
     /// Name expressions, one per instantiation.
     names: Vec<String>,
+    /// For a generic `fn`: the Rust type of each instantiation.
+    types: Vec<syn::Type>,
 }
 
 fn deep_pass(
@@ -377,9 +374,9 @@ fn deep_pass(
 }
 
 fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
-    if let Some((_, types)) = &mut args.instantiate {
+    if let Some((_, list)) = &mut args.instantiate {
         // `float2` is instantiated as `gpu_runtime::types::Float2`, everywhere after this.
-        template::rust_types(types)?;
+        template::rust_types(list)?;
     }
     if !args.parts.is_empty() {
         return linked::expand(args, item);
@@ -395,8 +392,9 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
             let (text, mut tokens, span) =
                 load_source(&args.source, &c_name, args.options.clone(), &args.include_dirs)?;
             tokens.prelude = args.prelude;
-            let names = find_and_check(
-                &text,
+            let decls = read_declarations(&text, &tokens.options, &tokens.headers);
+            let template::Bound { names, types } = find_and_check(
+                &decls,
                 span,
                 &kernel,
                 &c_name,
@@ -413,6 +411,7 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                 kernel,
                 c_name,
                 names,
+                types,
             };
             Ok(expand::kernel_items(
                 &plan.kernel,
@@ -420,7 +419,7 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                 0,
                 &plan.c_name,
                 inner,
-                instantiations(&args, &plan),
+                &plan.types,
                 &args.launch,
             ))
         }
@@ -456,16 +455,18 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                 &args.include_dirs,
             )?;
             tokens.prelude = args.prelude;
+            let decls = read_declarations(&text, &tokens.options, &tokens.headers);
             let mut errors = Errors::default();
             let mut plans = Vec::new();
             for k in &kernels {
                 let c_name = k.name.to_string();
                 let instantiate = args.instantiate.as_ref().filter(|_| k.generic.is_some());
-                match find_and_check(&text, span, k, &c_name, None, true, instantiate) {
-                    Ok(names) => plans.push(Planned {
+                match find_and_check(&decls, span, k, &c_name, None, true, instantiate) {
+                    Ok(template::Bound { names, types }) => plans.push(Planned {
                         kernel: k.clone(),
                         c_name,
                         names,
+                        types,
                     }),
                     Err(e) => errors.push(e),
                 }
@@ -489,20 +490,13 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                     index,
                     &p.c_name,
                     quote!(),
-                    instantiations(&args, p),
+                    &p.types,
                     &args.launch,
                 ));
                 index += p.names.len();
             }
             Ok(expand::module(&attrs, &vis, &name, body))
         }
-    }
-}
-
-fn instantiations<'a>(args: &'a KernelArgs, plan: &Planned) -> &'a [syn::Type] {
-    match (&args.instantiate, &plan.kernel.generic) {
-        (Some((_, types)), Some(_)) => types,
-        _ => &[],
     }
 }
 

@@ -18,6 +18,8 @@ struct Part {
     text: String,
     tokens: SourceTokens,
     span: Span,
+    /// Its kernels, read after preprocessing.
+    decls: gpu_cdecl::Declarations,
 }
 
 impl Part {
@@ -26,7 +28,7 @@ impl Part {
     }
 
     fn declares(&self, kernel: &str) -> bool {
-        gpu_cdecl::find_kernel(&self.text, kernel).is_ok()
+        self.decls.find_kernel(kernel).is_ok()
     }
 }
 
@@ -39,7 +41,7 @@ fn declarations(parts: &[Part], c_name: &str) -> Result<Vec<Found>, Vec<String>>
     let mut found = Vec::new();
     let mut available: Vec<String> = Vec::new();
     for (i, p) in parts.iter().enumerate() {
-        match gpu_cdecl::find_kernel(&p.text, c_name) {
+        match p.decls.find_kernel(c_name) {
             Err(DeclError::NotFound { available: a, .. }) => {
                 for k in a {
                     if !available.contains(&k) {
@@ -83,9 +85,14 @@ fn check(
         ));
     }
     let found = declarations(parts, c_name).map_err(|available| {
+        let hint = Box::new(gpu_cdecl::NotFoundHint {
+            near: gpu_cdecl::near_names(c_name, &available),
+            ..Default::default()
+        });
         let e = DeclError::NotFound {
             name: c_name.to_owned(),
             available,
+            hint,
         };
         let e = crate::decl_error(&e, parts[0].span, kernel, args.name.as_ref(), in_module);
         let msg = e.to_string().replace(
@@ -97,7 +104,7 @@ fn check(
     let (first, primary) = &found[0];
     let part = &parts[*first];
     crate::find_and_check(
-        &part.text,
+        &part.decls,
         part.span,
         kernel,
         c_name,
@@ -250,7 +257,13 @@ pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
     let mut parts = Vec::with_capacity(args.parts.len());
     for (i, spec) in args.parts.iter().enumerate() {
         let (text, tokens, span) = crate::load_source(spec, &format!("{base}_{i}"), Vec::new(), &[])?;
-        parts.push(Part { text, tokens, span });
+        let decls = crate::read_declarations(&text, &tokens.options, &tokens.headers);
+        parts.push(Part {
+            text,
+            tokens,
+            span,
+            decls,
+        });
     }
     match item {
         Item::Fn(kernel) => {

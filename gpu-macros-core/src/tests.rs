@@ -233,15 +233,157 @@ fn template_errors() {
         &format!("{AXPY:?}, check = false, instantiate = [f32]"),
         "fn axpy(a: f32, x: &[f32], y: &mut [f32], n: i32);",
     );
-    assert!(msg.starts_with("`instantiate` is for a kernel template"), "{msg}");
+    assert_eq!(
+        msg,
+        "the CUDA kernel `axpy` is not a template, so it cannot be instantiated"
+    );
     assert_eq!(at, "[f32]");
+    // A type template under a plain `fn`: the message names the template and `instantiate`
+    // (not "a C struct is passed as the Rust type of the same name, `T`", issue 44).
+    let (msg, at) = expand_error(
+        &format!("{src:?}, check = false"),
+        "fn scale(x: &mut [f32], a: f32);",
+    );
+    assert_eq!(
+        msg,
+        "the CUDA kernel `scale` is a template (`template <typename T>`): declare the Rust function \
+         generic, `fn scale<T>(…)`, with `T` where the template has its type parameter, and list the \
+         types to make it for, `instantiate = [f32, f64]`"
+    );
+    assert_eq!(at, "scale");
+    let (msg, at) = expand_error(
+        &format!("{src:?}, check = false, instantiate = [f32]"),
+        "fn scale(x: &mut [f32], a: f32);",
+    );
+    assert!(
+        msg.starts_with("`instantiate` makes the template `scale` (`template <typename T>`) for types: declare the Rust function generic"),
+        "{msg}"
+    );
+    assert_eq!(at, "[f32]");
+}
+
+/// `template <int block_size>`, as llama.cpp's CUDA backend writes its norms.
+const NORM: &str = "template <int block_size>\n\
+    __global__ void norm_f32(const float *x, float *dst, const int ncols, const float eps) { }\n\
+    template <typename T, int block_size, bool fast = false>\n\
+    __global__ void scale_t(T *x, T a, int n) { }";
+
+#[test]
+fn a_template_over_values_is_bound_to_the_instance_listed() {
+    let out = try_kernel(
+        quote!(#NORM, check = false, instantiate = [1024]),
+        quote!(
+            fn norm_f32(x: &[f32], dst: &mut [f32], ncols: i32, eps: f32);
+        ),
+    )
+    .expect("expands")
+    .to_string();
+    assert!(out.contains("& [\"norm_f32<1024>\"]"), "{out}");
+    // Types and values, in the template's order, one instance per type.
+    let out = try_kernel(
+        quote!(#NORM, check = false, instantiate = [(f32, 256), (double, 128, true)]),
+        quote!(
+            fn scale_t<T>(x: &mut [T], a: T, n: i32);
+        ),
+    )
+    .expect("expands")
+    .to_string();
+    assert!(
+        out.contains("& [\"scale_t<float, 256>\" , \"scale_t<double, 128, true>\"]"),
+        "{out}"
+    );
+    assert!(out.contains("impl Instance for f64"), "{out}");
+}
+
+#[test]
+fn a_template_over_values_without_an_instance_is_an_error_at_the_declaration() {
+    let (msg, at) = expand_error(
+        &format!("{NORM:?}, check = false"),
+        "fn norm_f32(x: &[f32], dst: &mut [f32], ncols: i32, eps: f32);",
+    );
+    assert_eq!(
+        msg,
+        "the CUDA kernel `norm_f32` is a template over values (`template <int block_size>`): say which \
+         instance this `fn` binds, e.g. `#[kernel(…, instantiate = [32])]`"
+    );
+    assert_eq!(at, "norm_f32");
+    let (msg, at) = expand_error(
+        &format!("{NORM:?}, check = false, instantiate = [32, 1024]"),
+        "fn norm_f32(x: &[f32], dst: &mut [f32], ncols: i32, eps: f32);",
+    );
+    assert!(
+        msg.starts_with("a plain `fn` binds one instance of the template `norm_f32`"),
+        "{msg}"
+    );
+    assert_eq!(at, "1024");
+    for (list, want, at_text) in [
+        ("[f32]", "`f32` is a type, where the template `norm_f32` takes a value, `int block_size`", "f32"),
+        ("[true]", "`true` cannot be the template argument `int block_size`: it takes an integer", "true"),
+        (
+            "[4294967296]",
+            "`4294967296` cannot be the template argument `int block_size`: it takes an integer from -2147483648 to 2147483647",
+            "4294967296",
+        ),
+        ("[(32, 1)]", "the template `norm_f32` takes 1 argument (`template <int block_size>`), and this instance gives 2", "(32, 1)"),
+    ] {
+        let (msg, at) = expand_error(
+            &format!("{NORM:?}, check = false, instantiate = {list}"),
+            "fn norm_f32(x: &[f32], dst: &mut [f32], ncols: i32, eps: f32);",
+        );
+        assert_eq!(msg, want, "{list}");
+        assert_eq!(at, at_text, "{list}");
+    }
+    // A generic `fn`: the type first, then the values the template has no default for.
+    for (list, want) in [
+        ("[f32]", "this instance of the template `scale_t` (`template <typename T, int block_size, bool fast = false>`) gives nothing for `int block_size`"),
+        ("[(256, f32)]", "`256` is a value, where the template `scale_t` takes a type, `typename T`"),
+        ("[(f32, 256), (f32, 128)]", "`float` is instantiated twice"),
+    ] {
+        let (msg, _) = expand_error(
+            &format!("{NORM:?}, check = false, instantiate = {list}"),
+            "fn scale_t<T>(x: &mut [T], a: T, n: i32);",
+        );
+        assert!(msg.starts_with(want), "{list}: {msg}");
+    }
+    let (msg, at) = expand_error(
+        &format!("{NORM:?}, check = false, instantiate = [32]"),
+        "fn norm_f32<T>(x: &[f32], dst: &mut [f32], ncols: i32, eps: f32);",
+    );
+    assert!(
+        msg.starts_with("the CUDA kernel `norm_f32` is a template over values only"),
+        "{msg}"
+    );
+    assert_eq!(at, "T");
+}
+
+#[test]
+fn the_rust_type_parameter_stands_for_the_templates_whatever_its_name() {
+    let src = "template <typename Real> __global__ void axpy(Real a, const Real *x, Real *y) { }";
+    let out = try_kernel(
+        quote!(#src, check = false, instantiate = [f32]),
+        quote!(
+            fn axpy<T>(a: T, x: &[T], y: &mut [T]);
+        ),
+    );
+    assert!(
+        out.is_ok(),
+        "{}",
+        out.err().map(|e| e.to_string()).unwrap_or_default()
+    );
 }
 
 #[test]
 fn a_missing_kernel_points_at_what_named_it() {
-    let (msg, at) = expand_error(&format!("{AXPY:?}, check = false"), "fn axpz(a: f32);");
+    let (msg, at) = expand_error(&format!("{AXPY:?}, check = false"), "fn scale(a: f32);");
     assert!(
         msg.ends_with("(the C function is looked up by the Rust name; if it differs, add `name = \"c_name\"` to #[kernel])"),
+        "{msg}"
+    );
+    assert_eq!(at, "scale");
+    // A name one edit away: the message says which, and not that the names may differ.
+    let (msg, at) = expand_error(&format!("{AXPY:?}, check = false"), "fn axpz(a: f32);");
+    assert!(
+        msg.ends_with("it declares: `axpy`; did you mean `axpy`?"),
         "{msg}"
     );
     assert_eq!(at, "axpz");
@@ -251,12 +393,12 @@ fn a_missing_kernel_points_at_what_named_it() {
     );
     assert!(!msg.contains("looked up by the Rust name"), "{msg}");
     assert_eq!(at, "\"nope\"");
-    let (msg, at) = expand_error(&format!("{AXPY:?}, check = false"), "mod m { fn axpz(a: f32); }");
+    let (msg, at) = expand_error(&format!("{AXPY:?}, check = false"), "mod m { fn scale(a: f32); }");
     assert!(
         msg.ends_with("(each `fn` in the module is named like its C function)"),
         "{msg}"
     );
-    assert_eq!(at, "axpz");
+    assert_eq!(at, "scale");
 }
 
 #[test]
@@ -958,4 +1100,67 @@ fn memory_bounds_point_at_the_parameter_types() {
             }
         }
     }
+}
+
+#[test]
+fn crate_wide_options_and_include_dirs_come_from_the_cargo_toml() {
+    let dir = std::env::temp_dir().join(format!("gpu-macros-core-crate-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("inc")).expect("a temporary directory");
+    let inc = dir.join("inc");
+    // The declaration needs both: `REAL` from the option, `KERNEL` from the header.
+    std::fs::write(
+        inc.join("common.cuh"),
+        "#define KERNEL(name) extern \"C\" __global__ void name\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("k.cu"),
+        "#include \"common.cuh\"\nKERNEL(scale)(REAL *x, REAL a, int n) {}\n",
+    )
+    .unwrap();
+    let manifest = dir.join("Cargo.toml");
+    std::fs::write(
+        &manifest,
+        format!(
+            "[package.metadata.gpu-runtime]\noptions = [\"-DREAL=double\"]\ninclude-dirs = [{:?}]\n",
+            inc.display().to_string()
+        ),
+    )
+    .unwrap();
+    let defaults = crate::crate_config::read(&manifest).expect("the table");
+    let file = dir.join("k.cu").display().to_string();
+    let expand = |attr: TokenStream, item: TokenStream| {
+        let args: crate::input::KernelArgs = syn::parse2(attr).expect("arguments");
+        crate::with_defaults(args, defaults.clone(), syn::parse2(item).expect("an item"))
+    };
+    let out = expand(
+        quote!(file = #file, options = ["-G"], check = false),
+        quote!(
+            fn scale(x: &mut [f64], a: f64, n: i32);
+        ),
+    );
+    // Without the defaults the declaration is not the same (`REAL` unknown, `KERNEL` unread).
+    let args: crate::input::KernelArgs = syn::parse2(quote!(file = #file, check = false)).expect("arguments");
+    let bare = crate::with_defaults(
+        args,
+        crate::crate_config::Defaults::default(),
+        syn::parse2(quote!(
+            fn scale(x: &mut [f64], a: f64, n: i32);
+        ))
+        .expect("an item"),
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = out.expect("expands with the defaults").to_string();
+    // The crate's options first, then the attribute's, then the file's directory and the
+    // crate's include directory, as NVRTC will be given them.
+    let (dir_opt, inc_opt) = (format!("-I{}", dir.display()), format!("-I{}", inc.display()));
+    let want = quote!(&["-DREAL=double", "-G", #dir_opt, #inc_opt]).to_string();
+    assert!(out.contains(&want), "{out}\nwanted {want}");
+    // Cargo rebuilds the crate when its Cargo.toml changes.
+    let m = manifest.display().to_string();
+    assert!(
+        out.contains(&quote!(::core::include_bytes!(#m)).to_string()),
+        "{out}"
+    );
+    assert!(bare.is_err());
 }

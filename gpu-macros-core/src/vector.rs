@@ -3,7 +3,8 @@
 //! complex numbers (`gpu_runtime::complex<float>` is
 //! `gpu_runtime::types::Complex32`, see `gpu_runtime::types::complex`).
 
-/// The Rust type name for a CUDA vector type's C name, or `None` when `c` is not one.
+/// The Rust type name for a CUDA vector type's C name (or an 8-bit float's, `__nv_fp8_e4m3` is
+/// `Fp8E4M3`), or `None` when `c` is not one.
 pub fn rust_name(c: &str) -> Option<String> {
     // Complex numbers (`gpu_runtime::complex<float>`, ...) map to gpu_runtime's Complex32/64.
     match gpu_cdecl::complex_part(c) {
@@ -11,7 +12,10 @@ pub fn rust_name(c: &str) -> Option<String> {
         Some(gpu_cdecl::Scalar::F64) => return Some("Complex64".to_owned()),
         _ => {}
     }
-    gpu_cdecl::vectors::by_c_name(c).map(|t| t.rust_name.to_owned())
+    gpu_cdecl::vectors::by_c_name(c)
+        .map(|t| t.rust_name)
+        .or_else(|| gpu_cdecl::fp8_by_c_name(c).map(|t| t.rust_name))
+        .map(str::to_owned)
 }
 
 /// The CUDA C name of a Rust vector type's name (`Float2` is `float2`), or `None` when `rust`
@@ -22,7 +26,10 @@ pub fn c_name(rust: &str) -> Option<String> {
         "Complex64" => return Some("gpu_runtime::complex<double>".to_owned()),
         _ => {}
     }
-    gpu_cdecl::vectors::by_rust_name(rust).map(|t| t.c_name.to_owned())
+    gpu_cdecl::vectors::by_rust_name(rust)
+        .map(|t| t.c_name)
+        .or_else(|| gpu_cdecl::fp8_by_rust_name(rust).map(|t| t.c_name))
+        .map(str::to_owned)
 }
 
 /// For a name shaped like a CUDA vector type that is not one (`float5`, `double0`): the

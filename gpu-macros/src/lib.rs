@@ -26,8 +26,15 @@ use proc_macro::TokenStream;
 /// skip the build-time NVRTC compile of the whole source; `embed = ["sm_90", "compute_75"]` to
 /// embed images compiled at build time (without it, PTX for the build machine's GPU when there
 /// is one; `embed = []`: none); `instantiate = [f32, f64]` (or CUDA names: `[float,
-/// float2, cuDoubleComplex]`) on `fn name<T>(…)` for a C++ kernel template; `prelude = false` to
-/// compile without the typedefs nvcc's host headers declare (`uint`, `ushort`, `ulong`, …).
+/// float2, cuDoubleComplex]`) on `fn name<T>(…)` for a C++ kernel template, values for a
+/// template over values (`[1024]` on a plain `fn`, `[(f32, 256)]` on a generic one); `prelude =
+/// false` to compile without the typedefs nvcc's host headers declare (`uint`, `ushort`,
+/// `ulong`, …). A crate's `Cargo.toml` may give every kernel `options` and `include-dirs` in
+/// `[package.metadata.gpu-runtime]`.
+///
+/// The source is read as NVRTC compiles it, macros expanded and `#if`s evaluated, so kernels a
+/// macro stamps out are declared by name. A pointer parameter the kernel accepts null is
+/// `Option<&[T]>` / `Option<&mut [T]>` (`None` passes a null pointer).
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     gpu_macros_core::kernel(attr.into(), item.into()).into()

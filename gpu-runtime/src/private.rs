@@ -113,6 +113,34 @@ pub fn write_arg<T>(
     crate::launch::buffer_args::write_arg(f, arg, stream)
 }
 
+/// [`read_arg`] for a pointer that may be null (`Option<&[T]>` in the signature): `None` is
+/// the null pointer, which is no memory, so nothing is checked or ordered for it.
+#[inline(always)]
+pub fn read_arg_opt<T>(
+    f: &Function,
+    arg: Option<&DeviceView<'_, T>>,
+    stream: LaunchStream<'_>,
+) -> Result<sys::CUdeviceptr> {
+    match arg {
+        Some(a) => read_arg(f, a, stream),
+        None => Ok(0),
+    }
+}
+
+/// [`write_arg`] for a pointer that may be null (`Option<&mut [T]>`): `None` is the null
+/// pointer.
+#[inline(always)]
+pub fn write_arg_opt<T>(
+    f: &Function,
+    arg: Option<&DeviceViewMut<'_, T>>,
+    stream: LaunchStream<'_>,
+) -> Result<sys::CUdeviceptr> {
+    match arg {
+        Some(a) => write_arg(f, a, stream),
+        None => Ok(0),
+    }
+}
+
 /// A by-value argument, after ordering the launch after what it depends on (texture and
 /// surface objects). Naming it (`by_value::<T>`) is also the compile-time proof that `T` may be
 /// passed by value.
@@ -203,6 +231,18 @@ pub fn graph_read<'a, T, A: GraphRead<'a, T>>(arg: &A) -> GraphArg<'a> {
 #[inline(always)]
 pub fn graph_write<'a, T, A: GraphWrite<'a, T>>(arg: &mut A) -> GraphArg<'a> {
     arg.graph_arg_mut()
+}
+
+/// [`graph_read`] for a pointer that may be null: `None` stays `None` (the null pointer).
+#[inline(always)]
+pub fn graph_read_opt<'a, T>(arg: Option<&dyn GraphRead<'a, T>>) -> Option<GraphArg<'a>> {
+    arg.map(|a| a.graph_arg())
+}
+
+/// [`graph_write`] for a pointer that may be null.
+#[inline(always)]
+pub fn graph_write_opt<'a, T>(arg: Option<&mut dyn GraphWrite<'a, T>>) -> Option<GraphArg<'a>> {
+    arg.map(|a| a.graph_arg_mut())
 }
 
 /// What the graph methods of a kernel taking a texture or surface object return: a graph

@@ -60,8 +60,8 @@ pub mod histogram64 {
     fn mergeHistogram64Kernel(d_Histogram: &mut [u32], d_PartialHistograms: &mut [u32], histogramCount: u32);
 }
 
-/// The three kernel templates of mergeSort.cu take a value (`template <uint sortDir>`), not a
-/// type: `#[kernel]` binds type templates only, so they are compiled here but not declared.
+/// mergeSort.cu's plain kernel; its three templates over a value (`template <uint sortDir>`)
+/// are bound below, one instance each.
 #[kernel(file = "tests/corpus/mergeSort.cu")]
 pub mod merge_sort {
     fn mergeRanksAndIndicesKernel(
@@ -72,6 +72,41 @@ pub mod merge_sort {
         threadCount: u32,
     );
 }
+
+/// `mergeSortSharedKernel<1>`: a template over a value binds the instance `instantiate` names,
+/// under the C template's name.
+#[kernel(file = "tests/corpus/mergeSort.cu", name = "mergeSortSharedKernel", instantiate = [1])]
+pub fn merge_sort_shared_up(
+    d_DstKey: &mut [u32],
+    d_DstVal: &mut [u32],
+    d_SrcKey: &mut [u32],
+    d_SrcVal: &mut [u32],
+    arrayLength: u32,
+);
+
+/// `generateSampleRanksKernel<1>`.
+#[kernel(file = "tests/corpus/mergeSort.cu", name = "generateSampleRanksKernel", instantiate = [1])]
+pub fn generate_sample_ranks_up(
+    d_RanksA: &mut [u32],
+    d_RanksB: &mut [u32],
+    d_SrcKey: &mut [u32],
+    stride: u32,
+    N: u32,
+    threadCount: u32,
+);
+
+/// `mergeElementaryIntervalsKernel<0>`, the descending sort's.
+#[kernel(file = "tests/corpus/mergeSort.cu", name = "mergeElementaryIntervalsKernel", instantiate = [0])]
+pub fn merge_elementary_intervals_down(
+    d_DstKey: &mut [u32],
+    d_DstVal: &mut [u32],
+    d_SrcKey: &mut [u32],
+    d_SrcVal: &mut [u32],
+    d_LimitsA: &mut [u32],
+    d_LimitsB: &mut [u32],
+    stride: u32,
+    N: u32,
+);
 
 // NVIDIA's file declares something it never uses: NVRTC's warning 177, now that the build-time
 // check compiles the file (it includes <cooperative_groups.h>), is silenced rather than the
@@ -87,6 +122,24 @@ pub mod merge_sort_bitonic {
         sortDir: u32,
     );
 }
+
+/// `bitonicMergeElementaryIntervalsKernel<1>`.
+#[kernel(
+    file = "tests/corpus/mergeSort_bitonic.cu",
+    name = "bitonicMergeElementaryIntervalsKernel",
+    instantiate = [1],
+    options = ["-diag-suppress=177"]
+)]
+pub fn bitonic_merge_elementary_intervals_up(
+    d_DstKey: &mut [u32],
+    d_DstVal: &mut [u32],
+    d_SrcKey: &mut [u32],
+    d_SrcVal: &mut [u32],
+    d_LimitsA: &mut [u32],
+    d_LimitsB: &mut [u32],
+    stride: u32,
+    N: u32,
+);
 
 #[kernel(file = "tests/corpus/quasirandomGenerator.cu")]
 pub mod quasirandom_generator {

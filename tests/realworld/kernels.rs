@@ -201,3 +201,121 @@ pub fn layernorm_forward_kernel3(
     n: i32,
     c: i32,
 );
+/// Pointers that may be null, as `Option`s: `y[i] = x[i] * (w ? w[i] : 1) + (b ? b[i] : 0)`,
+/// and when `sum` is not null, `sum[0] += y[i]` over all `i`. `w` and `sum` are host data in
+/// the convenience call (staged when `Some`), `b` device memory in every call.
+#[kernel(
+    r#"
+__global__ void scale_bias(const float *x, const float *w, const float *b, float *y, float *sum, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float v = x[i] * (w ? w[i] : 1.0f) + (b != nullptr ? b[i] : 0.0f);
+        y[i] = v;
+        if (sum) atomicAdd(sum, v);
+    }
+}"#
+)]
+pub fn scale_bias(
+    #[In] x: &[f32],
+    #[In] w: Option<&[f32]>,
+    #[len = n] b: Option<&[f32]>,
+    #[Out] y: &mut [f32],
+    #[InOut] sum: Option<&mut [f32]>,
+    n: i32,
+);
+
+/// CUDA's own conversions of `float` to 8-bit floats and back, to compare `Fp8E4M3::from_f32`
+/// and `to_f32` (and E5M2's) with: `e4[i]`, `e5[i]` from `x[i]`; `back4[i]`, `back5[i]` from
+/// `bits4[i]`, `bits5[i]`.
+#[kernel(
+    r#"
+#include <cuda_fp8.h>
+__global__ void fp8_convert(const float *x, __nv_fp8_e4m3 *e4, __nv_fp8_e5m2 *e5,
+                            const __nv_fp8_e4m3 *bits4, const __nv_fp8_e5m2 *bits5,
+                            float *back4, float *back5, __nv_fp8x2_e4m3 pair, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        e4[i] = __nv_fp8_e4m3(x[i]);
+        e5[i] = __nv_fp8_e5m2(x[i]);
+        back4[i] = float(bits4[i]);
+        back5[i] = float(bits5[i]);
+        if (i == 0) back4[n] = float(float2(pair).x) + float(float2(pair).y);
+    }
+}"#
+)]
+pub fn fp8_convert(
+    x: &[f32],
+    e4: &mut [gpu_runtime::types::Fp8E4M3],
+    e5: &mut [gpu_runtime::types::Fp8E5M2],
+    bits4: &[gpu_runtime::types::Fp8E4M3],
+    bits5: &[gpu_runtime::types::Fp8E5M2],
+    back4: &mut [f32],
+    back5: &mut [f32],
+    pair: gpu_runtime::types::Fp8x2E4M3,
+    n: i32,
+);
+
+/// Templates over values, as llama.cpp's CUDA backend writes its norms: `row_sum` sums each
+/// row of an `ncols`-wide matrix (squared, when `squared`) with `block_size` threads.
+/// `row_sum<256, true>`: launched with 256 threads a row.
+#[kernel(
+    r#"
+template <int block_size, bool squared>
+__global__ void row_sum(const float *x, float *out, int ncols) {
+    __shared__ float s[block_size];
+    int row = blockIdx.x;
+    float acc = 0.0f;
+    for (int c = threadIdx.x; c < ncols; c += block_size) {
+        float v = x[row * ncols + c];
+        acc += squared ? v * v : v;
+    }
+    s[threadIdx.x] = acc;
+    __syncthreads();
+    for (int k = block_size / 2; k > 0; k >>= 1) {
+        if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[row] = s[0];
+}"#,
+    name = "row_sum",
+    instantiate = [(256, true)]
+)]
+pub fn row_sum_sq_256(#[In] x: &[f32], #[Out] out: &mut [f32], ncols: i32);
+
+/// `row_sum<32, false>`, the same template's other instance.
+#[kernel(
+    r#"
+template <int block_size, bool squared>
+__global__ void row_sum(const float *x, float *out, int ncols) {
+    __shared__ float s[block_size];
+    int row = blockIdx.x;
+    float acc = 0.0f;
+    for (int c = threadIdx.x; c < ncols; c += block_size) {
+        float v = x[row * ncols + c];
+        acc += squared ? v * v : v;
+    }
+    s[threadIdx.x] = acc;
+    __syncthreads();
+    for (int k = block_size / 2; k > 0; k >>= 1) {
+        if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[row] = s[0];
+}"#,
+    name = "row_sum",
+    instantiate = [(32, false)]
+)]
+pub fn row_sum_32(#[In] x: &[f32], #[Out] out: &mut [f32], ncols: i32);
+
+/// A template over a type and a value: `scaled_copy<float, 128>` and `scaled_copy<double, 64>`,
+/// each launched with its `block_size` threads a block.
+#[kernel(
+    r#"
+template <typename T, int block_size>
+__global__ void scaled_copy(const T *x, T *y, T a, int n) {
+    int i = blockIdx.x * block_size + threadIdx.x;
+    if (i < n) y[i] = a * x[i];
+}"#,
+    instantiate = [(f32, 128), (f64, 64)]
+)]
+pub fn scaled_copy<T>(#[In] x: &[T], #[Out] y: &mut [T], a: T, n: i32);

@@ -1,4 +1,4 @@
-//! Template arguments must be scalars or `#[repr(C)]` structs named like their C types.
+//! An instance gives no more template arguments than the template takes.
 use gpu_runtime::kernel;
 
 #[kernel(r#"

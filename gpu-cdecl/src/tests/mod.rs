@@ -260,6 +260,34 @@ fn templates() {
     let src = "template <typename T, int N = 4>\n__global__ void scale(T* x, T a, int n) {}";
     let k = find_kernel(src, "scale").unwrap();
     assert!(k.is_template);
+    let param = |name: &str, kind: TemplateParamKind, default: Option<&str>| TemplateParam {
+        name: Some(name.to_owned()),
+        kind,
+        default: default.map(str::to_owned),
+    };
+    assert_eq!(
+        k.template_params,
+        [
+            param("T", TemplateParamKind::Type, None),
+            param("N", TemplateParamKind::Value("int".into()), Some("4"))
+        ]
+    );
+    let src = "template <int block_size, unsigned int sortDir, bool B = (1 > 0), class U = Pair<int, float>, typename...>\n\
+               __global__ void v(float *x) {}";
+    assert_eq!(
+        find_kernel(src, "v").unwrap().template_params,
+        [
+            param("block_size", TemplateParamKind::Value("int".into()), None),
+            param("sortDir", TemplateParamKind::Value("unsigned int".into()), None),
+            param("B", TemplateParamKind::Value("bool".into()), Some("(1 > 0)")),
+            param("U", TemplateParamKind::Type, Some("Pair<int, float>")),
+            TemplateParam {
+                name: None,
+                kind: TemplateParamKind::Type,
+                default: None
+            },
+        ]
+    );
     assert_eq!(k.line, 2);
     assert_eq!(k.params[0].ty, ptr(named("T"), false));
     assert_eq!(k.params[1].ty, named("T"));
@@ -287,6 +315,7 @@ fn templates() {
     let src = "template <> __global__ void f<float>(float* x) {}";
     let k = find_kernel(src, "f").unwrap();
     assert!(k.is_template);
+    assert!(k.template_params.is_empty());
     assert_eq!(k.params[0].ty, ptr(sc(Scalar::F32), false));
 }
 
@@ -469,7 +498,8 @@ fn not_found_lists_kernels() {
         e,
         DeclError::NotFound {
             name: "foo".into(),
-            available: vec!["axpy".into(), "scale".into()]
+            available: vec!["axpy".into(), "scale".into()],
+            hint: Box::default(),
         }
     );
     assert_eq!(
@@ -482,6 +512,49 @@ fn not_found_lists_kernels() {
         "no __global__ function named `foo` in the CUDA source; it declares no __global__ function"
     );
     assert_eq!(find_kernels("").unwrap(), vec![]);
+}
+
+#[test]
+fn not_found_says_what_fits() {
+    let src = "#define K(T, N) extern \"C\" __global__ void N(const T *x, T *y) {}\n\
+               K(float, copy_f32)\n\
+               #if __CUDA_ARCH__ >= 800\nK(double, copy_f64)\n#endif\n\
+               #include \"extra.cuh\"\n";
+    let d = Declarations::read(src, &Preprocess::new().cuda_arch(700));
+    let e = d.find_kernel("copy_f64").unwrap_err();
+    let DeclError::NotFound { hint, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(hint.near, ["copy_f32"]);
+    assert_eq!(hint.macros, ["K"]);
+    assert_eq!(hint.unopened, ["extra.cuh"]);
+    assert_eq!(
+        hint.left_out,
+        Some(LeftOut {
+            line: 4,
+            directive_line: 3,
+            arch: 700
+        })
+    );
+    assert_eq!(
+        e.to_string(),
+        "no __global__ function named `copy_f64` in the CUDA source; it declares: `copy_f32`; \
+         `copy_f64` appears at line 4, in a part of the source the preprocessor leaves out: the \
+         conditional at line 3 is false when compiling with `__CUDA_ARCH__` 700 (the architecture of \
+         `-arch=…` in `options`, else the newest) and the `-D` options given; the macros `K` declare \
+         kernels, and were read expanded, as NVRTC expands them; the included header `extra.cuh` \
+         could not be read, so what it declares is not known; did you mean `copy_f32`?"
+    );
+    assert!(!hint.is_empty());
+    // Many kernels: a dozen named, the count of the rest.
+    let many: String = (0..20)
+        .map(|i| format!("__global__ void k{i}() {{}}\n"))
+        .collect();
+    let e = find_kernel(&many, "q").unwrap_err().to_string();
+    assert!(
+        e.ends_with("it declares 20 kernels: `k0`, `k1`, `k2`, `k3`, `k4`, `k5`, `k6`, `k7`, `k8`, `k9`, `k10`, `k11`, … (8 more)"),
+        "{e}"
+    );
 }
 
 mod errors;

@@ -29,12 +29,32 @@ extern "C" {
 "#,
 ];
 
+/// Headers for the preprocessor's `#include`s: one that defines macros, one that includes
+/// itself, one that includes the other two.
+fn fuzz_header(name: &str, _quoted: bool, _from: Option<&str>) -> Option<Header> {
+    let text = match name {
+        "h.h" => "#pragma once\n#define A(x, ...) __global__ void x(__VA_ARGS__)\n#define B A\n",
+        "self.h" => "#include \"self.h\"\nint self_;\n",
+        "both.h" => "#include \"h.h\"\n#include \"self.h\"\n#if defined(A) && __CUDA_ARCH__ >= 800\nA(k, int n)\n#endif\n",
+        _ => return None,
+    };
+    Some(Header {
+        id: name.to_owned(),
+        text: text.to_owned(),
+    })
+}
+
 fn exercise(src: &str) {
     let _ = find_kernels(src);
     let _ = find_kernel(src, "axpy");
     let _ = find_kernel(src, "k");
     let _ = uses_dynamic_shared_memory(src);
     let _ = find_globals(src);
+    // The preprocessor with headers and options, as the macro runs it.
+    let pp = Preprocess::from_options(&["-DX=1".to_owned(), "-DF(a)=a##a".to_owned()]).headers(&fuzz_header);
+    let d = Declarations::read(src, &pp);
+    let _ = d.find_kernels();
+    let _ = d.find_kernel("k");
 }
 
 #[test]
@@ -152,6 +172,40 @@ const FUZZ_TOKENS: &[&str] = &[
     "R\"(",
     ")\"",
     "é",
+    // The preprocessor's.
+    "\n#define ",
+    "\n#define A(x) ",
+    "\n#define B(...) ",
+    "\n#if ",
+    "\n#ifdef ",
+    "\n#ifndef ",
+    "\n#elif ",
+    "\n#else\n",
+    "\n#endif\n",
+    "\n#undef ",
+    "\n#include \"h.h\"\n",
+    "\n#include \"both.h\"\n",
+    "\n#include \"self.h\"\n",
+    "\n#pragma once\n",
+    "defined",
+    "##",
+    "#",
+    "__VA_ARGS__",
+    "__VA_OPT__(",
+    "__LINE__",
+    "__has_include(",
+    "A",
+    "A(",
+    "B(",
+    "F(",
+    "X",
+    "?",
+    ":",
+    "<<",
+    "||",
+    "!",
+    "0x1",
+    "'a'",
 ];
 
 #[test]
@@ -236,6 +290,21 @@ fn linear_time_on_big_inputs() {
         "/",
         "\"",
         "'",
+        // The preprocessor's: directives by the thousand, expansions that grow, nest or recurse.
+        "#define A(x) A(x x)\nA(",
+        "#define B B B\nB ",
+        "\n#if 1\n",
+        "\n#if 0\n",
+        "\n#ifdef X\n#else\n",
+        "\n#endif\n",
+        "\n#include \"both.h\"\n",
+        "\n#include \"self.h\"\n",
+        "#define F(a, ...) F(a, __VA_ARGS__, a) F(",
+        "#define S(x) #x\n#define T(x) S(x) S(x)\nT(T(",
+        "#define P(a, b) a ## b\nP(P(",
+        "\n#if (((((((((",
+        "\n#define A(",
+        "A(",
     ];
     for p in patterns {
         // 300 KB each keeps the unoptimized test quick; a quadratic scan

@@ -19,6 +19,20 @@ use crate::input::{Direction, RustArg, RustType};
 pub(super) fn device_param(arg: &RustArg) -> TokenStream {
     let rt = rt_at(arg.name.span());
     let name = &arg.name;
+    // A pointer that may be null: a trait object, so that `None` needs no type named.
+    match (&arg.kind, arg.nullable) {
+        (RustType::Slice { elem, mutable: false }, true) => {
+            return quote_spanned! {arg.name.span()=>
+                #name: ::core::option::Option<&dyn #rt::DeviceRead<#elem>>
+            }
+        }
+        (RustType::Slice { elem, mutable: true }, true) => {
+            return quote_spanned! {arg.name.span()=>
+                #name: ::core::option::Option<&mut dyn #rt::DeviceWrite<#elem>>
+            }
+        }
+        _ => {}
+    }
     match &arg.kind {
         RustType::Slice { elem, mutable: false } => quote_spanned! {arg.name.span()=>
             #name: &(impl #rt::DeviceRead<#elem> + ?::core::marker::Sized)
@@ -36,6 +50,15 @@ pub(super) fn host_param(arg: &RustArg) -> TokenStream {
     let rt = rt_at(arg.name.span());
     let name = &arg.name;
     match (&arg.kind, direction_of(arg)) {
+        // Host data that may be absent: a slice, so that `None` needs no type named.
+        (RustType::Slice { elem, .. }, Some(Direction::In)) if arg.nullable => {
+            quote_spanned! {arg.name.span()=>
+                #name: ::core::option::Option<&[#elem]>
+            }
+        }
+        (RustType::Slice { elem, .. }, Some(_)) if arg.nullable => quote_spanned! {arg.name.span()=>
+            #name: ::core::option::Option<&mut [#elem]>
+        },
         (RustType::Slice { elem, .. }, Some(Direction::In)) => quote_spanned! {arg.name.span()=>
             #name: &(impl #rt::HostSlice<#elem> + ?::core::marker::Sized)
         },
@@ -81,6 +104,19 @@ pub(super) fn graph_param(arg: &RustArg) -> TokenStream {
     // The graph's lifetime as the method declares it (at the call site), whatever the span of
     // the bound around it.
     let lifetime = quote!('a);
+    match (&arg.kind, arg.nullable) {
+        (RustType::Slice { elem, mutable: false }, true) => {
+            return quote_spanned! {arg.name.span()=>
+                #name: ::core::option::Option<&dyn #rt::launch::GraphRead<#lifetime, #elem>>
+            }
+        }
+        (RustType::Slice { elem, mutable: true }, true) => {
+            return quote_spanned! {arg.name.span()=>
+                #name: ::core::option::Option<&mut dyn #rt::launch::GraphWrite<#lifetime, #elem>>
+            }
+        }
+        _ => {}
+    }
     match &arg.kind {
         RustType::Slice { elem, mutable: false } => quote_spanned! {arg.name.span()=>
             #name: &impl #rt::launch::GraphRead<#lifetime, #elem>

@@ -21,12 +21,21 @@ pub(super) fn graph_body(args: &[RustArg], finish: TokenStream, finish_args: Tok
         let slot = format_ident!("__p{}", i);
         let view = view_slot(i);
         let name = &arg.name;
-        match &arg.kind {
-            RustType::Slice { elem, mutable: false } => {
+        match (&arg.kind, arg.nullable) {
+            // `None`: a null pointer, recorded as no buffer.
+            (RustType::Slice { elem, mutable: false }, true) => {
+                views.push(quote!(let #view = #rt::__private_v0_1::graph_read_opt::<#elem>(#name);));
+                packs.push(quote!(let #slot = __node.read_opt(&self.function, #view.as_ref())?;));
+            }
+            (RustType::Slice { elem, mutable: true }, true) => {
+                views.push(quote!(let #view = #rt::__private_v0_1::graph_write_opt::<#elem>(#name);));
+                packs.push(quote!(let #slot = __node.write_opt(&self.function, #view.as_ref())?;));
+            }
+            (RustType::Slice { elem, mutable: false }, false) => {
                 views.push(quote!(let #view = #rt::__private_v0_1::graph_read::<#elem, _>(&*#name);));
                 packs.push(quote!(let #slot = __node.read(&self.function, &#view)?;));
             }
-            RustType::Slice { elem, mutable: true } => {
+            (RustType::Slice { elem, mutable: true }, false) => {
                 views.push(quote!(let #view = #rt::__private_v0_1::graph_write::<#elem, _>(&mut *#name);));
                 packs.push(quote!(let #slot = __node.write(&self.function, &#view)?;));
             }
@@ -35,7 +44,7 @@ pub(super) fn graph_body(args: &[RustArg], finish: TokenStream, finish_args: Tok
             // `launch_on` names it: a type that is not a `KernelParam` then fails that bound
             // (the error the other methods report, shown once), and `graph_value`'s, the same
             // bound at the same span, is not reported again.
-            RustType::Value(ty) => packs.push(quote! {
+            (RustType::Value(ty), _) => packs.push(quote! {
                 let _ = #rt::__private_v0_1::by_value::<#ty>;
                 let #slot: #ty = #rt::__private_v0_1::graph_value::<#ty>(&mut __node, #name);
             }),

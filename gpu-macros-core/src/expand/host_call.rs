@@ -35,18 +35,34 @@ pub(super) fn convenience_body(args: &[RustArg], stream: Option<&Ident>) -> Toke
         let name = &arg.name;
         let staged = format_ident!("__d_{}", name);
         match (&arg.kind, direction_of(arg)) {
-            (RustType::Slice { mutable, .. }, Some(dir)) => {
+            (RustType::Slice { mutable, elem }, Some(dir)) => {
+                let host = if arg.nullable { quote!(__h) } else { quote!(#name) };
                 let make = match (dir.copies_in(), dir.copies_out()) {
-                    (true, false) => quote!(__staging.input(&*#name)?),
-                    (true, true) => quote!(__staging.input_output(&mut *#name)?),
-                    _ => quote!(__staging.output(&mut *#name)?),
+                    (true, false) => quote!(__staging.input(&*#host)?),
+                    (true, true) => quote!(__staging.input_output(&mut *#host)?),
+                    _ => quote!(__staging.output(&mut *#host)?),
                 };
-                before.push(quote!(let mut #staged = #make;));
-                call_args.push(if *mutable {
-                    quote!(&mut #staged)
+                if arg.nullable {
+                    // `None` stages nothing and passes the null pointer.
+                    before.push(quote! {
+                        let mut #staged = match #name {
+                            ::core::option::Option::Some(__h) => ::core::option::Option::Some(#make),
+                            ::core::option::Option::None => ::core::option::Option::None,
+                        };
+                    });
+                    call_args.push(if *mutable {
+                        quote!(#staged.as_mut().map(|__b| __b as &mut dyn #rt::DeviceWrite<#elem>))
+                    } else {
+                        quote!(#staged.as_ref().map(|__b| __b as &dyn #rt::DeviceRead<#elem>))
+                    });
                 } else {
-                    quote!(&#staged)
-                });
+                    before.push(quote!(let mut #staged = #make;));
+                    call_args.push(if *mutable {
+                        quote!(&mut #staged)
+                    } else {
+                        quote!(&#staged)
+                    });
+                }
             }
             _ => call_args.push(quote!(#name)),
         }

@@ -59,13 +59,22 @@ pub(super) fn len_checks(args: &[RustArg]) -> TokenStream {
             let name_str = arg.name.to_string();
             let expr_str = quote!(#expr).to_string();
             let widened = widen_len_expr(quote!(#expr), &scalars);
-            Some(quote_spanned! {expr.span()=>
-                #rt::__private_v0_1::check_len(&self.function,
-                    #name_str,
-                    #view.len(),
-                    #expr_str,
-                    #rt::__private_v0_1::LenValue::len_value(&(#widened)),
-                )?;
+            let check = |len: TokenStream| {
+                quote_spanned! {expr.span()=>
+                    #rt::__private_v0_1::check_len(&self.function,
+                        #name_str,
+                        #len,
+                        #expr_str,
+                        #rt::__private_v0_1::LenValue::len_value(&(#widened)),
+                    )?;
+                }
+            };
+            // A null pointer (`None`) has no length to check.
+            Some(if arg.nullable {
+                let c = check(quote!(__v.len()));
+                quote!(if let ::core::option::Option::Some(__v) = &#view { #c })
+            } else {
+                check(quote!(#view.len()))
             })
         })
         .collect()
@@ -82,20 +91,36 @@ pub(super) fn launch_body(args: &[RustArg]) -> TokenStream {
         let slot = format_ident!("__p{}", i);
         let view = view_slot(i);
         let name = &arg.name;
-        match &arg.kind {
-            RustType::Slice { elem, mutable: false } => {
+        match (&arg.kind, arg.nullable) {
+            // `None`: a null pointer, which nothing orders (it is no memory).
+            (RustType::Slice { elem, mutable: false }, true) => {
+                views.push(quote!(let #view = #name.map(|__b| #rt::DeviceRead::<#elem>::device_view(__b));));
+                packs.push(
+                    quote!(let #slot = #rt::__private_v0_1::read_arg_opt(&self.function, #view.as_ref(), __stream)?;),
+                );
+            }
+            (RustType::Slice { elem, mutable: true }, true) => {
+                views.push(quote! {
+                    let mut #name = #name;
+                    let #view = #name.as_mut().map(|__b| #rt::DeviceWrite::<#elem>::device_view_mut(&mut **__b));
+                });
+                packs.push(
+                    quote!(let #slot = #rt::__private_v0_1::write_arg_opt(&self.function, #view.as_ref(), __stream)?;),
+                );
+            }
+            (RustType::Slice { elem, mutable: false }, false) => {
                 views.push(quote!(let #view = #rt::DeviceRead::<#elem>::device_view(&*#name);));
                 packs.push(
                     quote!(let #slot = #rt::__private_v0_1::read_arg(&self.function, &#view, __stream)?;),
                 );
             }
-            RustType::Slice { elem, mutable: true } => {
+            (RustType::Slice { elem, mutable: true }, false) => {
                 views.push(quote!(let #view = #rt::DeviceWrite::<#elem>::device_view_mut(&mut *#name);));
                 packs.push(
                     quote!(let #slot = #rt::__private_v0_1::write_arg(&self.function, &#view, __stream)?;),
                 );
             }
-            RustType::Value(ty) => packs.push(quote! {
+            (RustType::Value(ty), _) => packs.push(quote! {
                 let #slot = #rt::__private_v0_1::by_value::<#ty>(#name, __stream)?;
             }),
         }

@@ -54,6 +54,19 @@ impl<'a> NodeArgs<'a> {
         self.add(f, arg, Access::Write)
     }
 
+    /// [`read`](Self::read) for a pointer that may be null: `None` is the null pointer, no
+    /// buffer, so nothing is recorded.
+    #[inline]
+    pub fn read_opt(&mut self, f: &Function, arg: Option<&GraphArg<'a>>) -> Result<sys::CUdeviceptr> {
+        arg.map_or(Ok(0), |a| self.read(f, a))
+    }
+
+    /// [`write`](Self::write) for a pointer that may be null.
+    #[inline]
+    pub fn write_opt(&mut self, f: &Function, arg: Option<&GraphArg<'a>>) -> Result<sys::CUdeviceptr> {
+        arg.map_or(Ok(0), |a| self.write(f, a))
+    }
+
     /// Records `arg`'s allocation with `access` (once per allocation, the strongest access).
     pub(crate) fn add(
         &mut self,
