@@ -173,14 +173,18 @@ impl Context {
             .map(|k| k.to_string())
             .zip(image.lowered_names().iter().map(|n| n.to_string()))
             .collect();
-        LoadedModule::load(
+        let mut module = LoadedModule::load(
             self,
             image_bytes,
             "the image embedded at build time",
             kernels,
             &JitOptions::default(),
             LoadInfo::default(),
-        )
+        )?;
+        // The image was compiled from this text: its kernels' declarations are read from it, as
+        // for a module compiled at run time (`prepare_declared`, run-time typed launches).
+        module.source = Some(std::sync::Arc::from(source.source()));
+        Ok(module)
     }
 
     /// The module a [`SourceModule`] plan builds, from this context's cache when its key is

@@ -9,9 +9,11 @@
 //! plainly one variable of a toolchain table.
 //!
 //! The toolchain's own tables are not counted: the format strings of `printf` (`$str`, a name
-//! no C source can declare) and the CUDA math library's constant tables (`__cudart_…`, names C++
-//! reserves to the implementation, e.g. `__cudart_i2opi_f` for `sinf`), which are `.global` in
-//! PTX yet never written. Counting them would make every kernel calling `sinf` or `printf` a
+//! no C source can declare), the CUDA math library's constant tables (`__cudart_…`, names C++
+//! reserves to the implementation, e.g. `__cudart_i2opi_f` for `sinf`) and the statics of the
+//! standard library and libcu++ (`std::`, `cuda::std::`: `integral_constant<bool, true>::value`,
+//! from the `<type_traits>` the prelude includes), which are `.global` in PTX yet never
+//! written. Counting them would make every kernel calling `sinf` or `printf` a
 //! writer of module variables, ordered after the kernels of its module on every other stream.
 //! A lookup of one of them in a module otherwise without variables is refused
 //! ([`toolchain_table_error`]), since launches of that module are not recorded.
@@ -32,7 +34,17 @@ pub(crate) fn module_vars(image: &[u8]) -> ModuleVars {
 
 /// True for the name of one of the toolchain's own tables (see the module docs).
 fn is_toolchain_table(name: &[u8]) -> bool {
-    name.starts_with(b"$") || name.starts_with(b"__cudart_")
+    name.starts_with(b"$")
+        || name.starts_with(b"__cudart_")
+        // The standard library's and libcu++'s own statics (`std::integral_constant<bool,
+        // true>::value`, which the `<type_traits>` every prelude pulls in defines as a
+        // `.global`): namespaces C++ reserves to the implementation, whose constexpr members no
+        // kernel writes. Counting them would make every module a writer of its variables.
+        || name.starts_with(b"_ZNSt")
+        || name.starts_with(b"_ZSt")
+        || name.starts_with(b"_ZNKSt")
+        || name.starts_with(b"_ZN4cuda3std")
+        || name.starts_with(b"_ZN4cuda3__")
 }
 
 /// The error of a lookup of a variable that the driver finds in a module the load found none
