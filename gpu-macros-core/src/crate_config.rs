@@ -50,13 +50,15 @@ impl Defaults {
 
     /// The item that makes cargo rebuild the crate when its Cargo.toml changes.
     pub fn tracking(&self) -> TokenStream {
+        // Named relative to the crate's root, as the embedded sources are: no path of the
+        // build machine in the generated code (the defaults are read from that Cargo.toml).
         match &self.manifest {
-            Some(m) => {
-                let path = m.to_string_lossy().into_owned();
-                quote!(
-                    const _: &[u8] = ::core::include_bytes!(#path);
-                )
-            }
+            Some(_) => quote!(
+                const _: &[u8] = ::core::include_bytes!(::core::concat!(
+                    ::core::env!("CARGO_MANIFEST_DIR"),
+                    "/Cargo.toml"
+                ));
+            ),
             None => quote!(),
         }
     }
