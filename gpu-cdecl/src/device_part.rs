@@ -528,32 +528,7 @@ pub struct DeviceParts {
 /// `options` (see [`device_part`]). Nothing with `-default-device` among the options: that
 /// asks NVRTC to take unmarked functions as device code instead.
 pub fn device_parts(source: &str, options: &[String]) -> DeviceParts {
-    if options
-        .iter()
-        .any(|o| o == "-default-device" || o == "--default-device")
-    {
-        return DeviceParts::default();
-    }
-    let dirs = crate::include_scan::include_dirs_of(options);
-    let local = crate::include_scan::local_headers(source, None, &dirs, &[]).unwrap_or_default();
-    let texts: Vec<String> = local
-        .iter()
-        .map(|h| String::from_utf8_lossy(&h.contents).into_owned())
-        .collect();
-    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let mut headers: Vec<(String, String)> = Vec::new();
-    for (h, text) in local.iter().zip(&texts) {
-        if headers.iter().any(|(n, _)| *n == h.name) {
-            continue;
-        }
-        if let Some(part) = device_part(text, &refs) {
-            headers.push((h.name.clone(), part));
-        }
-    }
-    DeviceParts {
-        source: device_part(source, &refs),
-        headers,
-    }
+    device_parts_with(source, options, &[])
 }
 
 /// [`device_parts`] of a source whose local headers are also `given` in memory (the kernel
