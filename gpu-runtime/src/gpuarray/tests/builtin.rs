@@ -3,18 +3,12 @@
 
 use gpu_cdecl::Scalar;
 
+use super::compiles;
 use crate::gpuarray::copy::builtin::{kernel, Builtin};
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::elementwise::Variant;
-use crate::gpuarray::kernels::registry::compile_check;
 use crate::gpuarray::reduce::kernel::ReductionVariant;
 use crate::gpuarray::reduce::ops::test_kernels;
-
-fn compiles(what: &str, source: &str) {
-    if let Err(e) = compile_check(source, "sm_90") {
-        panic!("{what} does not compile: {e}\n{source}");
-    }
-}
 
 fn all_scalars() -> [Scalar; 10] {
     [

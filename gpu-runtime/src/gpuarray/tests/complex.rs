@@ -2,6 +2,7 @@
 //! with NVRTC (sm_90), the functions NumPy does not define on complex numbers are typed errors
 //! before anything compiles, and complex arguments are checked against declared C types.
 
+use super::compiles;
 use crate::error::{ArgumentError, Error};
 use crate::gpuarray::copy::builtin::{kernel as builtin, Builtin};
 use crate::gpuarray::elements::dtype::DType;
@@ -10,18 +11,11 @@ use crate::gpuarray::expr::core::{kernel, BinOp, Node, Store};
 use crate::gpuarray::expr::func::{CmpOp, Func, MathFn};
 use crate::gpuarray::kernels::args::{check_kinds, parse_params, KernelArg};
 use crate::gpuarray::kernels::elementwise::Variant;
-use crate::gpuarray::kernels::registry::compile_check;
 use crate::gpuarray::random::philox::{random_source, Distribution};
 use crate::gpuarray::reduce::kernel::ReductionVariant;
 use crate::gpuarray::reduce::ops::{kernel as reduction, Op};
 use crate::gpuarray::Bool;
 use crate::types::{Complex32, Complex64};
-
-fn compiles(what: &str, source: &str) {
-    if let Err(e) = compile_check(source, "sm_90") {
-        panic!("{what} does not compile: {e}\n{source}");
-    }
-}
 
 fn call(f: Func, args: Vec<Node>) -> Node {
     Node::Call(f, args)

@@ -3,18 +3,12 @@
 
 use gpu_cdecl::Scalar;
 
+use super::compiles;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::{kernel, BinOp, Node, Store};
 use crate::gpuarray::kernels::elementwise::Variant;
-use crate::gpuarray::kernels::registry::compile_check;
 use crate::gpuarray::random::philox::{philox4x32_10, random_source, Distribution};
 use crate::gpuarray::scan::ops::test_sources;
-
-fn compiles(what: &str, source: &str) {
-    if let Err(e) = compile_check(source, "sm_90") {
-        panic!("{what} does not compile: {e}\n{source}");
-    }
-}
 
 fn bin(op: BinOp, l: Node, r: Node) -> Node {
     Node::Bin(op, Box::new(l), Box::new(r))

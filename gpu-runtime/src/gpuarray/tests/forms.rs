@@ -2,14 +2,8 @@
 //! its preamble, `loop_prep` and `after_loop`; the element-bound form's strided kernels with
 //! rows), compiled with NVRTC for sm_90 on the host (no GPU).
 
+use super::compiles;
 use crate::gpuarray::kernels::elementwise::{ElementwiseKernel, Variant};
-use crate::gpuarray::kernels::registry::compile_check;
-
-fn compiles(what: &str, source: &str) {
-    if let Err(e) = compile_check(source, "sm_90") {
-        panic!("{what} does not compile: {e}\n{source}");
-    }
-}
 
 /// PyCUDA's `test_elwise_kernel` and `test_elwise_kernel_with_options` (the `-D ADD_ONE`
 /// option as a `#define` in the preamble), and PyCUDA-style text with pointer arithmetic,

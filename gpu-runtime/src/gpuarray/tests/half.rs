@@ -5,16 +5,10 @@
 use gpu_cdecl::Scalar;
 use half::{bf16, f16};
 
+use super::compiles;
 use crate::gpuarray::copy::builtin::{kernel, Builtin};
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::elementwise::{ElementwiseKernel, Variant};
-use crate::gpuarray::kernels::registry::compile_check;
-
-fn compiles(what: &str, source: &str) {
-    if let Err(e) = compile_check(source, "sm_90") {
-        panic!("{what} does not compile: {e}\n{source}");
-    }
-}
 
 const ELEMENTS: [Scalar; 12] = [
     i8::SCALAR,

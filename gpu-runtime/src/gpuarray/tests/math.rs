@@ -3,20 +3,14 @@
 
 use gpu_cdecl::Scalar;
 
+use super::compiles;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::{kernel, BinOp, Expr, Node, Operand, Store};
 use crate::gpuarray::expr::func::{CmpOp, Func, Math2Fn, MathFn};
 use crate::gpuarray::kernels::elementwise::Variant;
-use crate::gpuarray::kernels::registry::compile_check;
 use crate::gpuarray::reduce::kernel::ReductionVariant;
-
-fn compiles(what: &str, source: &str) {
-    if let Err(e) = compile_check(source, "sm_90") {
-        panic!("{what} does not compile: {e}\n{source}");
-    }
-}
 
 fn call(f: Func, args: Vec<Node>) -> Node {
     Node::Call(f, args)

@@ -2,21 +2,15 @@
 //! every vector element type and user kernels over them compiled with NVRTC for sm_90, and the
 //! checks of declared vector parameters against the arguments given.
 
+use super::compiles;
 use crate::error::{ArgumentError, Error};
 use crate::gpuarray::copy::builtin::{kernel, Builtin};
 use crate::gpuarray::elements::array_element::{ArrayElement, ElementType};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::kernels::args::{check_kinds, parse_params, KernelArg};
 use crate::gpuarray::kernels::elementwise::{ElementwiseKernel, Variant};
-use crate::gpuarray::kernels::registry::compile_check;
 use crate::launch::VectorType;
 use crate::types::*;
-
-fn compiles(what: &str, source: &str) {
-    if let Err(e) = compile_check(source, "sm_90") {
-        panic!("{what} does not compile: {e}\n{source}");
-    }
-}
 
 /// One vector type of each family and width that has its own layout question: 12-byte
 /// `float3`, 32-byte `double4` (wider than a 16-byte load), 1-byte lanes, 16-bit floats.
