@@ -3,13 +3,13 @@
 //! operation and the types), never by building or parsing its text again. Fills and copies
 //! are of any [`ElementType`] (CUDA's vector types too); conversions are of numbers.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::gpuarray::elements::array_element::ElementType;
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
+use crate::gpuarray::kernels::registry::Definitions;
 
 /// An operation the crate generates a kernel for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -25,7 +25,7 @@ pub(crate) enum Builtin {
 
 type Key = (Builtin, ElementType, ElementType);
 
-static KERNELS: Mutex<Option<HashMap<Key, Arc<ElementwiseKernel>>>> = Mutex::new(None);
+static KERNELS: Definitions<Key, Arc<ElementwiseKernel>> = Definitions::new();
 
 /// The kernel of `op` from elements of `from` to elements of `to` (of numbers for
 /// [`Builtin::Convert`], of one type for [`Builtin::Copy`]).
@@ -34,14 +34,14 @@ pub(crate) fn kernel(
     from: impl Into<ElementType>,
     to: impl Into<ElementType>,
 ) -> Result<Arc<ElementwiseKernel>> {
-    let key = (op, from.into(), to.into());
-    let (from, to) = (key.1, key.2);
-    let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(k) = map.as_ref().and_then(|m| m.get(&key)) {
-        return Ok(k.clone());
-    }
+    let (from, to) = (from.into(), to.into());
+    KERNELS.get_or_try_insert_with((op, from, to), || define(op, from, to).map(Arc::new))
+}
+
+/// The kernel of `op` from elements of `from` to elements of `to`, written anew.
+fn define(op: Builtin, from: ElementType, to: ElementType) -> Result<ElementwiseKernel> {
     let (t, f) = (to.c_name(), from.c_name());
-    let k = match op {
+    Ok(match op {
         Builtin::Fill => ElementwiseKernel::with_name("gpu_fill", &format!("{t} v, {t} *z"), "z = v")?,
         Builtin::Convert => {
             let (Some(from), Some(to)) = (from.number(), to.number()) else {
@@ -65,8 +65,5 @@ pub(crate) fn kernel(
                 broken: "a copy between elements of two types",
             })
         }
-    };
-    let k = Arc::new(k);
-    map.get_or_insert_with(HashMap::new).insert(key, k.clone());
-    Ok(k)
+    })
 }

@@ -7,8 +7,7 @@
 //! and then converted to the element type as C converts (`(T)x`), so that a long range never
 //! crosses the bus.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use ndarray::{Dimension, Ix1, ShapeBuilder};
 
@@ -21,6 +20,7 @@ use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
+use crate::gpuarray::kernels::registry::Definitions;
 
 /// A kernel that writes each element from its index alone.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -33,34 +33,30 @@ enum Fill {
     Linear,
 }
 
-type Kernels = HashMap<(Fill, DType), Arc<ElementwiseKernel>>;
-
-static KERNELS: Mutex<Option<Kernels>> = Mutex::new(None);
+static KERNELS: Definitions<(Fill, DType), Arc<ElementwiseKernel>> = Definitions::new();
 
 /// The kernel of `fill` writing elements of `to`, generated once per process. A complex
 /// element is C-cast from its real part (`gpu_runtime::complex<float>`'s constructor from one
 /// part): the imaginary part is zero.
 fn kernel(fill: Fill, to: DType) -> Result<Arc<ElementwiseKernel>> {
-    let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(k) = map.as_ref().and_then(|m| m.get(&(fill, to))) {
-        return Ok(k.clone());
-    }
-    let t = to.c_name();
-    let k = Arc::new(match fill {
-        Fill::One => ElementwiseKernel::with_name("gpu_ones", &format!("{t} *z"), &format!("z = ({t})1"))?,
-        Fill::Range => ElementwiseKernel::with_name(
-            "gpu_arange",
-            &format!("double start, double step, {t} *z"),
-            &format!("z = ({t})(start + (double)i * step)"),
-        )?,
-        Fill::Linear => ElementwiseKernel::with_name(
-            "gpu_linspace",
-            &format!("double start, double step, double stop, int last, {t} *z"),
-            &format!("z = ({t})(last && i == n - 1 ? stop : start + (double)i * step)"),
-        )?,
-    });
-    map.get_or_insert_with(HashMap::new).insert((fill, to), k.clone());
-    Ok(k)
+    KERNELS.get_or_try_insert_with((fill, to), || {
+        let t = to.c_name();
+        Ok(Arc::new(match fill {
+            Fill::One => {
+                ElementwiseKernel::with_name("gpu_ones", &format!("{t} *z"), &format!("z = ({t})1"))?
+            }
+            Fill::Range => ElementwiseKernel::with_name(
+                "gpu_arange",
+                &format!("double start, double step, {t} *z"),
+                &format!("z = ({t})(start + (double)i * step)"),
+            )?,
+            Fill::Linear => ElementwiseKernel::with_name(
+                "gpu_linspace",
+                &format!("double start, double step, double stop, int last, {t} *z"),
+                &format!("z = ({t})(last && i == n - 1 ? stop : start + (double)i * step)"),
+            )?,
+        }))
+    })
 }
 
 fn launch(k: &ElementwiseKernel, stream: Option<&Stream>, args: Vec<KernelArg<'_>>) -> Result<()> {

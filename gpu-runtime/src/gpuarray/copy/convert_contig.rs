@@ -15,9 +15,6 @@
 //! agree), of the same shape, and each first element is aligned for `gpu_vec4`; anything else
 //! takes the elementwise kernel.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use crate::gpuarray::elements::dtype::DType;
 use gpu_cdecl::elementwise::MAX_DIMS;
 
@@ -28,7 +25,7 @@ use crate::gpuarray::elements::cast;
 use crate::gpuarray::kernels::args::{ArgKind, ArrayArg, KernelArg};
 use crate::gpuarray::kernels::codegen::vec4_align;
 use crate::gpuarray::kernels::elementwise::first_context;
-use crate::gpuarray::kernels::registry::{self, KernelKey, BLOCK};
+use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
 use crate::launch::Arg;
 
 /// The kernel's name in its module.
@@ -128,7 +125,8 @@ pub(crate) fn applies(args: &[KernelArg<'_>; 2]) -> bool {
         && aligned(dst)
 }
 
-static KEYS: Mutex<Option<HashMap<(DType, DType), u64>>> = Mutex::new(None);
+/// The source hash of each conversion, computed once per process.
+static KEYS: Definitions<(DType, DType), u64> = Definitions::new();
 
 /// Runs the flat conversion from `args[0]` (the source) into `args[1]` (the destination),
 /// for which [`applies`] holds.
@@ -149,13 +147,9 @@ pub(crate) fn run(stream: Option<&Stream>, args: [KernelArg<'_>; 2]) -> Result<(
             broken: "a flat conversion of elements that are no numbers",
         });
     };
-    let hash = {
-        let mut keys = KEYS.lock().unwrap_or_else(|p| p.into_inner());
-        *keys
-            .get_or_insert_with(HashMap::new)
-            .entry((from, to))
-            .or_insert_with(|| registry::hash_parts(&["convert_contig", &source(from, to)]))
-    };
+    let hash = KEYS.get_or_try_insert_with((from, to), || {
+        Ok(registry::hash_parts(&["convert_contig", &source(from, to)]))
+    })?;
     let key = KernelKey {
         source: hash,
         variant: 0,

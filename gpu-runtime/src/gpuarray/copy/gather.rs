@@ -8,9 +8,6 @@
 //! `Clip`. The kernels read and write contiguous memory: an operand of another layout is first
 //! copied into C order.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use crate::gpuarray::elements::dtype::DType;
 use ndarray::{Dimension, Ix1, IxDyn};
 
@@ -20,7 +17,7 @@ use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::kernels::registry::{self, KernelKey, BLOCK};
+use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
 use crate::launch::Arg;
 
 /// What an index outside its axis does (NumPy's `mode=` of `take` and `put`).
@@ -114,22 +111,17 @@ impl Gather {
 }
 
 /// The source hash of each (kernel, element type), computed once per process.
-static KEYS: Mutex<Option<HashMap<(Gather, DType), u64>>> = Mutex::new(None);
+static KEYS: Definitions<(Gather, DType), u64> = Definitions::new();
 
 fn prepared(ctx: &Context, g: Gather, t: DType) -> Result<crate::launch::PreparedFunction> {
-    let source = crate::gpuarray::elements::cast::headers_for([t]) + &g.source(t.c_name());
-    let hash = {
-        let mut keys = KEYS.lock().unwrap_or_else(|p| p.into_inner());
-        *keys
-            .get_or_insert_with(HashMap::new)
-            .entry((g, t))
-            .or_insert_with(|| registry::hash_parts(&[g.name(), &source]))
-    };
+    // Written only when its hash or its compile needs it, as the other kernels' sources are.
+    let source = || crate::gpuarray::elements::cast::headers_for([t]) + &g.source(t.c_name());
+    let hash = KEYS.get_or_try_insert_with((g, t), || Ok(registry::hash_parts(&[g.name(), &source()])))?;
     let key = KernelKey {
         source: hash,
         variant: 0,
     };
-    registry::prepared(ctx, key, g.name(), || source)
+    registry::prepared(ctx, key, g.name(), source)
 }
 
 /// After a launch in `Raise` mode: the first index out of range, as an error.

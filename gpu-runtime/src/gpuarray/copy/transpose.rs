@@ -10,9 +10,6 @@
 //! converted and for CUDA vector types copied to themselves, of up to 8 bytes
 //! ([`MAX_ELEMENT`]). Anything else takes the elementwise kernel.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use crate::gpuarray::elements::array_element::ElementType;
 
 use crate::driver::stream::Stream;
@@ -22,7 +19,7 @@ use crate::gpuarray::elements::cast;
 use crate::gpuarray::kernels::args::{ArgKind, KernelArg};
 use crate::gpuarray::kernels::broadcast::overlaps_itself;
 use crate::gpuarray::kernels::elementwise::first_context;
-use crate::gpuarray::kernels::registry::{self, KernelKey, BLOCK};
+use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
 use crate::launch::Arg;
 
 /// The side of a tile: 64 x 64 elements, each of a block's 256 threads moving 16 of them, so
@@ -145,7 +142,8 @@ pub(crate) fn plan(
     })
 }
 
-static KEYS: Mutex<Option<HashMap<(ElementType, ElementType), u64>>> = Mutex::new(None);
+/// The source hash of each tiled copy, computed once per process.
+static KEYS: Definitions<(ElementType, ElementType), u64> = Definitions::new();
 
 /// Runs the tiled copy of `plan` from `args[0]` (the source) into `args[1]` (the
 /// destination), whose layouts it was made from.
@@ -164,13 +162,9 @@ pub(crate) fn run(plan: &Plan, stream: Option<&Stream>, args: [KernelArg<'_>; 2]
             broken: "a tiled copy between vector types, or of elements larger than a tile holds",
         });
     }
-    let hash = {
-        let mut keys = KEYS.lock().unwrap_or_else(|p| p.into_inner());
-        *keys
-            .get_or_insert_with(HashMap::new)
-            .entry((from, to))
-            .or_insert_with(|| registry::hash_parts(&["transpose", &source(from, to)]))
-    };
+    let hash = KEYS.get_or_try_insert_with((from, to), || {
+        Ok(registry::hash_parts(&["transpose", &source(from, to)]))
+    })?;
     let key = KernelKey {
         source: hash,
         variant: 0,

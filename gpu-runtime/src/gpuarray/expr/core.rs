@@ -9,10 +9,9 @@
 //! and `&a * 3.0` share one kernel. Each structure's [`ElementwiseKernel`] is defined once per
 //! process here, and compiled once per context and layout variant by the elementwise cache.
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::marker::PhantomData;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use ndarray::{Dimension, IxDyn, ShapeBuilder};
 
@@ -26,6 +25,7 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::func::{self, Func, HELPERS};
 use crate::gpuarray::kernels::args::{ArgKind, KernelArg};
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
+use crate::gpuarray::kernels::registry::Definitions;
 use crate::types::{Complex32, Complex64};
 
 /// The most arrays, and the most scalars, one expression may read (each is a kernel
@@ -332,7 +332,7 @@ pub(crate) enum Store {
 /// The kernel's element type (of `out`, and of the untyped leaves), how it stores, and the
 /// expression with the types of its leaves.
 type Key = (DType, Store, Node);
-static KERNELS: Mutex<Option<HashMap<Key, Arc<ElementwiseKernel>>>> = Mutex::new(None);
+static KERNELS: Definitions<Key, Arc<ElementwiseKernel>> = Definitions::new();
 
 /// An expression of any element type, as a node and its leaves' arguments: what functions
 /// of operands of different types combine.
@@ -524,10 +524,11 @@ fn operation<T: Element>(node: &Node, store: Store) -> String {
 /// The kernel of `node` on `T`, stored with `store`: defined once per process.
 pub(crate) fn kernel<T: Element>(node: &Node, store: Store) -> Result<Arc<ElementwiseKernel>> {
     let key = (T::DTYPE, store, node.clone());
-    let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(k) = map.as_ref().and_then(|m| m.get(&key)) {
-        return Ok(k.clone());
-    }
+    KERNELS.get_or_try_insert_with(key, || define::<T>(node, store).map(Arc::new))
+}
+
+/// The kernel of `node` on `T`, stored with `store`, written anew.
+fn define<T: Element>(node: &Node, store: Store) -> Result<ElementwiseKernel> {
     let undefined = node.undefined_call(T::DTYPE).or_else(|| match store {
         Store::Compound(op @ (BinOp::Rem | BinOp::FloorDiv)) if T::DTYPE.is_complex() => {
             Some((format!("{op:?}"), T::DTYPE))
@@ -569,7 +570,5 @@ pub(crate) fn kernel<T: Element>(node: &Node, store: Store) -> Result<Arc<Elemen
     if helpers {
         k = k.preamble(HELPERS);
     }
-    let k = Arc::new(k);
-    map.get_or_insert_with(HashMap::new).insert(key, k.clone());
     Ok(k)
 }

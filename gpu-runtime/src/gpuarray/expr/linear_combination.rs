@@ -7,9 +7,8 @@
 //! pattern of coefficients (number or device) and kept for the process; the arrays broadcast
 //! as in every elementwise launch (a device coefficient is a 0-d array broadcast to all).
 
-use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use ndarray::{Dimension, IxDyn};
 
@@ -20,6 +19,7 @@ use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
+use crate::gpuarray::kernels::registry::Definitions;
 
 /// One coefficient of a [`linear_combination`]: a number passed with the launch, or a device
 /// scalar (an array read on the device; one element, or any shape that broadcasts).
@@ -46,33 +46,29 @@ impl<'a, T: Element> Coefficient<'a, T> {
 
 type Key = (DType, Vec<bool>);
 
-static KERNELS: Mutex<Option<HashMap<Key, Arc<ElementwiseKernel>>>> = Mutex::new(None);
+static KERNELS: Definitions<Key, Arc<ElementwiseKernel>> = Definitions::new();
 
 /// The kernel of a combination of elements of `T` whose coefficients are on the device where
 /// `device` says: arguments `a0, x0, a1, x1, ..., z`, each `ak` a scalar or a `const T *`.
 fn kernel<T: Element>(device: &[bool]) -> Result<Arc<ElementwiseKernel>> {
     let key = (T::DTYPE, device.to_vec());
-    let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(k) = map.as_ref().and_then(|m| m.get(&key)) {
-        return Ok(k.clone());
-    }
-    let t = T::c_name();
-    let (mut arguments, mut operation) = (String::new(), String::from("z = "));
-    for (k, &on_device) in device.iter().enumerate() {
-        let coefficient = if on_device { "const " } else { "" };
-        let pointer = if on_device { "*" } else { "" };
-        let _ = write!(arguments, "{coefficient}{t} {pointer}a{k}, const {t} *x{k}, ");
-        let plus = if k == 0 { "" } else { " + " };
-        let _ = write!(operation, "{plus}a{k} * x{k}");
-    }
-    arguments.push_str(&format!("{t} *z"));
-    let k = Arc::new(ElementwiseKernel::with_name(
-        "gpu_linear_combination",
-        &arguments,
-        &operation,
-    )?);
-    map.get_or_insert_with(HashMap::new).insert(key, k.clone());
-    Ok(k)
+    KERNELS.get_or_try_insert_with(key, || {
+        let t = T::c_name();
+        let (mut arguments, mut operation) = (String::new(), String::from("z = "));
+        for (k, &on_device) in device.iter().enumerate() {
+            let coefficient = if on_device { "const " } else { "" };
+            let pointer = if on_device { "*" } else { "" };
+            let _ = write!(arguments, "{coefficient}{t} {pointer}a{k}, const {t} *x{k}, ");
+            let plus = if k == 0 { "" } else { " + " };
+            let _ = write!(operation, "{plus}a{k} * x{k}");
+        }
+        arguments.push_str(&format!("{t} *z"));
+        Ok(Arc::new(ElementwiseKernel::with_name(
+            "gpu_linear_combination",
+            &arguments,
+            &operation,
+        )?))
+    })
 }
 
 /// `out = a0*x0 + a1*x1 + ...` over `terms` (coefficient, array), elementwise, in one kernel,

@@ -35,8 +35,7 @@
 //! # Ok::<(), gpu_runtime::Error>(())
 //! ```
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use gpu_cdecl::Scalar;
 use ndarray::{Dimension, IxDyn};
@@ -50,6 +49,7 @@ use crate::gpuarray::expr::core::{Expr, Operand};
 use crate::gpuarray::expr::func::{Func, Math2Fn, MathFn};
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
+use crate::gpuarray::kernels::registry::Definitions;
 
 pub use crate::gpuarray::elements::inexact::Inexact;
 pub use crate::gpuarray::expr::compare::{
@@ -284,38 +284,32 @@ enum Split {
 }
 
 /// The kernels made so far, by function and element type.
-type SplitKernels = HashMap<(Split, Scalar), Arc<ElementwiseKernel>>;
-
-static SPLIT_KERNELS: Mutex<Option<SplitKernels>> = Mutex::new(None);
+static SPLIT_KERNELS: Definitions<(Split, Scalar), Arc<ElementwiseKernel>> = Definitions::new();
 
 /// The kernel splitting elements of `s` as `op` does.
 fn split_kernel(op: Split, s: Scalar) -> Result<Arc<ElementwiseKernel>> {
-    let mut map = SPLIT_KERNELS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(k) = map.as_ref().and_then(|m| m.get(&(op, s))) {
-        return Ok(k.clone());
-    }
-    let t = s.c_name();
-    let f = s == Scalar::F32;
-    let k = Arc::new(match op {
-        Split::Frexp => ElementwiseKernel::with_name(
-            "gpu_frexp",
-            &format!("const {t} *x, {t} *mantissa, int *exponent"),
-            &format!(
-                "int e = 0; mantissa = {}(x, &e); exponent = e",
-                if f { "frexpf" } else { "frexp" }
-            ),
-        )?,
-        Split::Modf => ElementwiseKernel::with_name(
-            "gpu_modf",
-            &format!("const {t} *x, {t} *fraction, {t} *integer"),
-            &format!(
-                "{t} w = 0; fraction = {}(x, &w); integer = w",
-                if f { "modff" } else { "modf" }
-            ),
-        )?,
-    });
-    map.get_or_insert_with(HashMap::new).insert((op, s), k.clone());
-    Ok(k)
+    SPLIT_KERNELS.get_or_try_insert_with((op, s), || {
+        let t = s.c_name();
+        let f = s == Scalar::F32;
+        Ok(Arc::new(match op {
+            Split::Frexp => ElementwiseKernel::with_name(
+                "gpu_frexp",
+                &format!("const {t} *x, {t} *mantissa, int *exponent"),
+                &format!(
+                    "int e = 0; mantissa = {}(x, &e); exponent = e",
+                    if f { "frexpf" } else { "frexp" }
+                ),
+            )?,
+            Split::Modf => ElementwiseKernel::with_name(
+                "gpu_modf",
+                &format!("const {t} *x, {t} *fraction, {t} *integer"),
+                &format!(
+                    "{t} w = 0; fraction = {}(x, &w); integer = w",
+                    if f { "modff" } else { "modf" }
+                ),
+            )?,
+        }))
+    })
 }
 
 fn split<T: Float, U: Element, S: Storage<Elem = T>, D: Dimension>(

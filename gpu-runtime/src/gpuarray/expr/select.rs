@@ -1,8 +1,7 @@
 //! `if_positive` (PyCUDA's) and `vdot` (NumPy's): an elementwise choice between two arrays and
 //! the dot product of two arrays read as flat vectors.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::gpuarray::elements::dtype::DType;
 use ndarray::Dimension;
@@ -13,11 +12,10 @@ use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
+use crate::gpuarray::kernels::registry::Definitions;
 
 /// The kernels by (criterion, element) type.
-type Kernels = HashMap<(DType, DType), Arc<ElementwiseKernel>>;
-
-static KERNELS: Mutex<Option<Kernels>> = Mutex::new(None);
+static KERNELS: Definitions<(DType, DType), Arc<ElementwiseKernel>> = Definitions::new();
 
 /// `z = c > 0 ? a : b` for criteria of `crit` and elements of `elem`, generated once per
 /// process. A complex criterion has no sign: a typed error.
@@ -30,19 +28,14 @@ fn if_positive_kernel(crit: DType, elem: DType) -> Result<Arc<ElementwiseKernel>
         }
         .into());
     }
-    let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(k) = map.as_ref().and_then(|m| m.get(&(crit, elem))) {
-        return Ok(k.clone());
-    }
-    let (c, t) = (crit.c_name(), elem.c_name());
-    let k = Arc::new(ElementwiseKernel::with_name(
-        "gpu_if_positive",
-        &format!("const {c} *c, const {t} *a, const {t} *b, {t} *z"),
-        &format!("z = c > ({c})0 ? a : b"),
-    )?);
-    map.get_or_insert_with(HashMap::new)
-        .insert((crit, elem), k.clone());
-    Ok(k)
+    KERNELS.get_or_try_insert_with((crit, elem), || {
+        let (c, t) = (crit.c_name(), elem.c_name());
+        Ok(Arc::new(ElementwiseKernel::with_name(
+            "gpu_if_positive",
+            &format!("const {c} *c, const {t} *a, const {t} *b, {t} *z"),
+            &format!("z = c > ({c})0 ? a : b"),
+        )?))
+    })
 }
 
 /// Where `criterion` is positive the element of `then`, elsewhere the one of `otherwise`

@@ -2,8 +2,7 @@
 //! (every) element is nonzero, as one reduction to the host. An empty array gives `false`
 //! (`true`), as NumPy's.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use ndarray::Dimension;
 
@@ -14,6 +13,7 @@ use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::args::KernelArg;
+use crate::gpuarray::kernels::registry::Definitions;
 use crate::gpuarray::reduce::kernel::ReductionKernel;
 
 /// Which of the two.
@@ -24,30 +24,24 @@ enum Logic {
 }
 
 /// The kernels made so far, by operation and element type.
-type Kernels = HashMap<(Logic, DType), Arc<ReductionKernel<i32>>>;
-
-static KERNELS: Mutex<Option<Kernels>> = Mutex::new(None);
+static KERNELS: Definitions<(Logic, DType), Arc<ReductionKernel<i32>>> = Definitions::new();
 
 /// The reduction of `op` over elements of `s`, in `int` (the warp shuffles of the reduction
 /// have no `bool` form).
 fn kernel(op: Logic, s: DType) -> Result<Arc<ReductionKernel<i32>>> {
-    let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(k) = map.as_ref().and_then(|m| m.get(&(op, s))) {
-        return Ok(k.clone());
-    }
-    let args = format!("const {} *x", s.c_name());
-    // A complex number is true when either part is nonzero (C++ has no `z != 0` for it).
-    let nonzero = if s.is_complex() {
-        format!("(int){}", cast::convert_c(s, DType::Bool, "x"))
-    } else {
-        "(int)(x != 0)".to_owned()
-    };
-    let k = Arc::new(match op {
-        Logic::Any => ReductionKernel::new(&args, &nonzero, "a | b", "0")?,
-        Logic::All => ReductionKernel::new(&args, &nonzero, "a & b", "1")?,
-    });
-    map.get_or_insert_with(HashMap::new).insert((op, s), k.clone());
-    Ok(k)
+    KERNELS.get_or_try_insert_with((op, s), || {
+        let args = format!("const {} *x", s.c_name());
+        // A complex number is true when either part is nonzero (C++ has no `z != 0` for it).
+        let nonzero = if s.is_complex() {
+            format!("(int){}", cast::convert_c(s, DType::Bool, "x"))
+        } else {
+            "(int)(x != 0)".to_owned()
+        };
+        Ok(Arc::new(match op {
+            Logic::Any => ReductionKernel::new(&args, &nonzero, "a | b", "0")?,
+            Logic::All => ReductionKernel::new(&args, &nonzero, "a & b", "1")?,
+        }))
+    })
 }
 
 fn reduce<S: Storage<Elem: Element>, D: Dimension>(

@@ -17,9 +17,7 @@
 //!   extreme one. On an empty array (or an empty axis with lanes to fill) they are
 //!   [`ArrayShapeError::EmptyReduction`], as NumPy raises.
 
-use std::any::Any;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use gpu_cdecl::Scalar;
 use ndarray::{Dimension, IxDyn};
@@ -32,6 +30,7 @@ use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::kernels::args::KernelArg;
+use crate::gpuarray::kernels::registry::{AnyDefinition, Definitions};
 use crate::gpuarray::reduce::axis::ReduceAxis;
 use crate::gpuarray::reduce::kernel::ReductionKernel;
 
@@ -103,11 +102,10 @@ impl IndexWidth {
     }
 }
 
-type Cached = Arc<dyn Any + Send + Sync>;
 /// A builtin kernel's key: the operation, the element type, the result type, and the index
 /// width (`I64` for every operation but `argmax`/`argmin`).
 type OpKey = (Op, DType, DType, IndexWidth);
-static KERNELS: Mutex<Option<HashMap<OpKey, Cached>>> = Mutex::new(None);
+static KERNELS: Definitions<OpKey, AnyDefinition> = Definitions::new();
 
 /// Welford's running (count, mean, M2) in `double` and Chan et al.'s merge of two of them.
 const WELFORD: &str = "struct gpu_welford { double n; double mean; double m2; };\n\
@@ -148,14 +146,11 @@ pub(crate) fn kernel_indexed<T: Element, R: Element>(
         Op::ArgMax | Op::ArgMin => index,
         _ => IndexWidth::I64,
     };
-    let mut map = KERNELS.lock().unwrap_or_else(|p| p.into_inner());
-    let map = map.get_or_insert_with(HashMap::new);
-    if let Some(k) = map
-        .get(&(op, T::DTYPE, R::DTYPE, index))
-        .and_then(|k| k.clone().downcast::<ReductionKernel<R>>().ok())
-    {
-        return Ok(k);
-    }
+    KERNELS.get_or_try_insert_typed((op, T::DTYPE, R::DTYPE, index), || define::<T, R>(op, index))
+}
+
+/// The kernel of `op` on elements of `T`, producing `R`, with indices of `index`, written anew.
+fn define<T: Element, R: Element>(op: Op, index: IndexWidth) -> Result<ReductionKernel<R>> {
     let (t, r) = (T::c_name(), R::c_name());
     refuse_complex::<T, R>(op)?;
     let x = format!("const {t} *x");
@@ -272,8 +267,6 @@ pub(crate) fn kernel_indexed<T: Element, R: Element>(
         Op::Any => ReductionKernel::new(&x, &nonzero, "a || b", "false")?,
         Op::All => ReductionKernel::new(&x, &nonzero, "a && b", "true")?,
     };
-    let k = Arc::new(k);
-    map.insert((op, T::DTYPE, R::DTYPE, index), k.clone() as Cached);
     Ok(k)
 }
 

@@ -5,9 +5,7 @@
 //! narrower than the platform integer to `int64`, which this does not: integer sums here wrap
 //! in their own type (`astype::<i64>()` first for NumPy's result).
 
-use std::any::Any;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::gpuarray::elements::dtype::DType;
 use ndarray::{Dimension, Ix1, IxDyn};
@@ -16,6 +14,7 @@ use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::kernels::registry::{AnyDefinition, Definitions};
 use crate::gpuarray::scan::kernel::ScanKernel;
 
 /// The associative operators of the builtin scans.
@@ -25,26 +24,17 @@ enum ScanOp {
     Prod,
 }
 
-type Cached = Arc<dyn Any + Send + Sync>;
-static SCANS: Mutex<Option<HashMap<(ScanOp, DType), Cached>>> = Mutex::new(None);
+static SCANS: Definitions<(ScanOp, DType), AnyDefinition> = Definitions::new();
 
 /// The scan of `op` over `T`, defined once per process.
 fn scan_kernel<T: Element>(op: ScanOp) -> Result<Arc<ScanKernel<T>>> {
-    let mut map = SCANS.lock().unwrap_or_else(|p| p.into_inner());
-    let map = map.get_or_insert_with(HashMap::new);
-    if let Some(k) = map
-        .get(&(op, T::DTYPE))
-        .and_then(|k| k.clone().downcast::<ScanKernel<T>>().ok())
-    {
-        return Ok(k);
-    }
-    let t = T::c_name();
-    let k = Arc::new(match op {
-        ScanOp::Sum => ScanKernel::<T>::new("a + b", &format!("({t})0"))?,
-        ScanOp::Prod => ScanKernel::<T>::new("a * b", &format!("({t})1"))?,
-    });
-    map.insert((op, T::DTYPE), k.clone() as Cached);
-    Ok(k)
+    SCANS.get_or_try_insert_typed((op, T::DTYPE), || {
+        let t = T::c_name();
+        match op {
+            ScanOp::Sum => ScanKernel::<T>::new("a + b", &format!("({t})0")),
+            ScanOp::Prod => ScanKernel::<T>::new("a * b", &format!("({t})1")),
+        }
+    })
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
