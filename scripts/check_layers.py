@@ -16,6 +16,11 @@ The layers, lowest first, are the top-level modules in LAYERS below; ARCHITECTUR
 each holds. A layer in LEAVES is optional (a cargo feature): it may use the layers below it, and
 nothing but the crate root may use it.
 
+Inside a layer, folders can be layers too (SUBLAYERS): `gpuarray`'s folders, lowest first, with
+the families of operations side by side (one rank, using none of each other). A module of a
+folder may use its own folder and the folders of lower ranks; the layer's mod.rs, which
+declares the folders and re-exports the public items, may use them all.
+
 The workspace's other crates (OTHER_CRATES) are checked for import cycles among their modules.
 
 Raw driver calls live only in `driver/`: a call of a `cudarc::driver::sys` function (`sys::cuX(`,
@@ -40,6 +45,16 @@ LAYERS = ["error", "types", "compiler", "driver", "tools", "nccl", "launch", "gp
 # `driver` and `tools` and is beside `launch`; `interop` (the `dlpack` feature) sits on
 # `gpuarray` and everything below it.
 LEAVES = {"nccl", "interop"}
+
+# Folders inside a layer, lowest first: a module of a folder may use modules of its own folder
+# and of the folders of lower ranks; the folders of one rank stand side by side and use none of
+# each other. ARCHITECTURE.md says what each holds. In `gpuarray`: element types and promotion;
+# the array; kernel generation and the registry; the families of operations (copies, linear
+# algebra, random fills, reductions, scans); elementwise arithmetic and math, whose `math`
+# module also names the reductions' `any`/`all`.
+SUBLAYERS = {
+    "gpuarray": [("elements",), ("array",), ("kernels",), ("copy", "linalg", "random", "reduce", "scan"), ("expr",)],
+}
 
 
 def module_of(path, root=ROOT):
@@ -201,10 +216,13 @@ def import_graph(root):
             if n.endswith(".rs"):
                 p = os.path.join(d, n)
                 files[module_of(p, root)] = p
-    # Test modules in their own files (`#[cfg(test)] mod tests;`) do not count either.
-    for mod, path in list(files.items()):
-        for m in TEST_MOD.finditer(strip(open(path, encoding="utf-8").read())):
-            files.pop(mod + (m.group(1),), None)
+    # Test modules in their own files (`#[cfg(test)] mod tests;`) do not count either, nor the
+    # modules a test module declares (a folder of tests).
+    tests = [mod + (m.group(1),) for mod, path in files.items()
+             for m in TEST_MOD.finditer(strip(open(path, encoding="utf-8").read()))]
+    for t in tests:
+        for mod in [m for m in files if m[:len(t)] == t]:
+            files.pop(mod)
     modules = set(files)
     edges = defaultdict(set)
     for mod, path in files.items():
@@ -258,6 +276,42 @@ def cycles(modules, edges):
         inner = sorted(f"{'::'.join(a) or 'crate'} -> {'::'.join(b) or 'crate'}" for a in comp for b in edges.get(a, ()) if b in cyc)
         problems.append(f"import cycle among {len(comp)} modules: {', '.join(names)}\n    " + "\n    ".join(inner))
 
+    return problems
+
+
+def sublayer_rank(mod):
+    """The rank of the folder of `mod` in its layer's SUBLAYERS (lowest 0), the folder, and
+    whether the layer has folders at all; (None, None, False) outside such a layer."""
+    if not mod or mod[0] not in SUBLAYERS:
+        return None, None, False
+    if len(mod) < 2:
+        return None, None, True
+    for rank, folders in enumerate(SUBLAYERS[mod[0]]):
+        if mod[1] in folders:
+            return rank, mod[1], True
+    return None, mod[1], True
+
+
+def sublayer_problems(modules, edges):
+    """A problem line for each module of a layer with folders that stands in none of them, and
+    for each import from a folder to one of its own rank or a higher one."""
+    problems = []
+    for mod in sorted(modules):
+        rank, folder, layered = sublayer_rank(mod)
+        if layered and folder is not None and rank is None:
+            order = " < ".join(" | ".join(f) for f in SUBLAYERS[mod[0]])
+            problems.append(f"{'::'.join(mod)}: not in a folder of {mod[0]}'s layers ({order})")
+    for a, targets in sorted(edges.items()):
+        ra, fa, _ = sublayer_rank(a)
+        if ra is None:
+            continue
+        for b in sorted(targets):
+            rb, fb, _ = sublayer_rank(b)
+            if b[:1] != a[:1] or fb is None or fb == fa or rb is None:
+                continue
+            if rb >= ra:
+                order = " < ".join(" | ".join(f) for f in SUBLAYERS[a[0]])
+                problems.append(f"folder layer violation: {'::'.join(a)} ({fa}) uses {'::'.join(b)} ({fb}), which is not below it ({a[0]}: {order})")
     return problems
 
 
@@ -327,6 +381,7 @@ def main():
                 problems.append(f"layer violation: {'::'.join(a)} ({LAYERS[la]}) uses {'::'.join(b) or 'crate'} ({LAYERS[lb]})")
             elif lb is not None and lb != la and LAYERS[lb] in LEAVES and LAYERS[la] != "crate":
                 problems.append(f"layer violation: {'::'.join(a)} ({LAYERS[la]}) uses {'::'.join(b)} of the optional layer {LAYERS[lb]}, which only the crate root may use")
+    problems += sublayer_problems(modules, edges)
     problems += cycles(modules, edges)
     # One public path per item: the crate root re-exports named items only, never a layer whole.
     root_text = strip(open(os.path.join(ROOT, "lib.rs"), encoding="utf-8").read())
@@ -350,7 +405,7 @@ def main():
         for p in problems:
             print("  " + p)
         sys.exit(1)
-    print(f"check_layers: {len(modules)} modules, {n_edges} imports, no cycle, every import goes to its own layer or a lower one ({' < '.join(LAYERS)}); no cycle among the modules of {', '.join(OTHER_CRATES)}; no raw driver call outside {RAW_CALL_HOME}/")
+    print(f"check_layers: {len(modules)} modules, {n_edges} imports, no cycle, every import goes to its own layer or a lower one ({' < '.join(LAYERS)}), and inside {', '.join(SUBLAYERS)} to its own folder or a lower one ({'; '.join(' < '.join(' | '.join(f) for f in r) for r in SUBLAYERS.values())}); no cycle among the modules of {', '.join(OTHER_CRATES)}; no raw driver call outside {RAW_CALL_HOME}/")
 
 
 def print_graph(edges):
@@ -364,6 +419,17 @@ def print_graph(edges):
     print("imports between layers (module pairs):")
     for (a, b), n in sorted(counts.items(), key=lambda kv: (LAYERS.index(kv[0][0]) if kv[0][0] in LAYERS else 99, kv[0][1])):
         print(f"  {a:<9} -> {b:<9} {n}")
+    for layer_name, ranks in SUBLAYERS.items():
+        inner = defaultdict(int)
+        for a, targets in edges.items():
+            for b in targets:
+                (_, fa, _), (_, fb, _) = sublayer_rank(a), sublayer_rank(b)
+                if a[:1] == b[:1] == (layer_name,) and fa and fb and fa != fb:
+                    inner[(fa, fb)] += 1
+        order = [f for r in ranks for f in r]
+        print(f"imports between the folders of {layer_name} (module pairs):")
+        for (a, b), n in sorted(inner.items(), key=lambda kv: (-order.index(kv[0][0]) if kv[0][0] in order else 1, kv[0][1])):
+            print(f"  {a:<9} -> {b:<9} {n}")
 
 
 def print_tree(files):

@@ -38,12 +38,12 @@ use crate::types::repr::DeviceRepr;
 pub use crate::compiler::embedded::{EmbeddedImage, ImageKind};
 pub use crate::compiler::source::{ModuleSource, SourceHeader, SourceOnDisk, SourcePart};
 /// `#[elementwise]`: the assertion that each argument's element type is the C type the macro
-/// read from its name (`gpuarray::elementwise_fn`).
+/// read from its name (`gpuarray::kernels::elementwise_fn`).
 #[cfg(feature = "gpuarray")]
-pub use crate::gpuarray::elementwise_fn::c_name_is as element_c_name_is;
+pub use crate::gpuarray::kernels::elementwise_fn::c_name_is as element_c_name_is;
 /// `#[elementwise]`: the same assertion for CUDA vector element types (`Float3` is `float3`).
 #[cfg(feature = "gpuarray")]
-pub use crate::gpuarray::elementwise_fn::vector_c_name_is;
+pub use crate::gpuarray::kernels::elementwise_fn::vector_c_name_is;
 /// `#[elementwise]`: the static each declared function keeps its kernel in, and the
 /// arguments its launch passes (`gpuarray::declared`, `gpuarray::args`).
 #[cfg(feature = "gpuarray")]

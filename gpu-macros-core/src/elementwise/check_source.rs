@@ -44,7 +44,7 @@ mod tests {
     use crate::elementwise::test_support::{params, AXPY};
 
     /// The run time's reading of the C argument list the macro emits
-    /// (`gpu_runtime::gpuarray::kernel_args::parse_params`, through gpu-cdecl): names, element
+    /// (`gpu_runtime::gpuarray::kernels::args::parse_params`, through gpu-cdecl): names, element
     /// scalars and roles.
     fn as_the_run_time_reads(arguments: &str) -> Vec<(String, Scalar, Role)> {
         let decl = gpu_cdecl::find_kernel(

@@ -40,97 +40,56 @@
 //! disk cache); after that, a launch finds its kernel by a key computed when the kernel was
 //! defined.
 
-mod array;
-mod array_element;
-mod boolean;
-mod broadcast;
-mod builtin;
-mod cast;
-mod codegen;
-mod compare;
-mod construct;
-mod convert;
-mod convert_contig;
-mod curand;
-mod curand_error;
-mod dtype;
-mod element;
-mod element_complex;
-mod element_half;
-mod elementwise;
-pub(crate) mod elementwise_fn;
-mod expr;
-mod expr_func;
-mod expr_ops;
-mod gather;
-mod inexact;
-mod kernel_args;
-pub(crate) mod kernel_cache;
-pub mod layout;
-mod linear_combination;
-mod logic_reduce;
-pub mod math;
-mod math_complex;
-#[cfg(feature = "cublas")]
-mod matmul;
+// The folders, lowest first: each uses only the ones above it in this list (and the crate's lower
+// layers); the families of operations beside each other use none of each other, and `expr`,
+// whose `math` also names `reduce`'s `any`/`all`, stands on them. scripts/check_layers.py
+// checks this order.
+pub(crate) mod elements;
+
+pub(crate) mod array;
+
+pub(crate) mod kernels;
+
+pub(crate) mod copy;
 #[cfg(any(test, feature = "cublas"))]
-mod matmul_plan;
-mod mean_type;
-mod methods;
-pub mod promote;
+pub(crate) mod linalg;
 pub(crate) mod random;
-mod reduce_at;
-mod reduce_axis;
-mod reduce_ops;
-#[cfg(test)]
-mod reduce_tests;
-mod reduction;
-mod reduction_source;
+pub(crate) mod reduce;
 pub(crate) mod scan;
-mod scan_ops;
-mod scan_source;
-pub(crate) mod scan_status;
-mod select_ops;
-mod shape_ops;
+
+pub(crate) mod expr;
+
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod tests_complex;
-#[cfg(test)]
-mod tests_dtypes;
-#[cfg(test)]
-mod tests_ext;
-#[cfg(test)]
-mod tests_forms;
-#[cfg(test)]
-mod tests_math;
-#[cfg(test)]
-mod tests_vector;
-mod transpose;
 
-pub use array::{
+pub use array::layout;
+pub use expr::math;
+pub use expr::promote;
+
+pub use array::core::{
     DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, PooledArray, Storage, StorageMut,
 };
-pub use array_element::{ArrayElement, ElementType};
-pub use boolean::Bool;
-pub use broadcast::broadcast_shapes;
-pub use curand::{curand_version, CurandFloat, CurandGenerator};
-pub use curand_error::{CurandError, CurandResult};
-pub use element::{Element, Kind};
-pub use elementwise::{ElementwiseKernel, Variant};
-pub use elementwise_fn::ElementwiseFn;
-pub use expr::{BinOp, Expr, Operand, MAX_OPERANDS};
-pub use expr_func::CmpOp;
-pub use gather::{multi_put, multi_take, IndexMode};
-pub use kernel_args::{KernelArg, MAX_DIMS};
-pub use linear_combination::{linear_combination, linear_combination_on, Coefficient};
+pub use array::shape_ops::{concatenate, concatenate_on, stack, stack_on};
+pub use copy::gather::{multi_put, multi_take, IndexMode};
+pub use elements::array_element::{ArrayElement, ElementType};
+pub use elements::boolean::Bool;
+pub use elements::dtype::DType;
+pub use elements::element::{Element, Kind};
+pub use elements::mean_type::MeanType;
+pub use elements::promotion::{promote_types, result_type, PromoteArg};
+pub use expr::core::{BinOp, Expr, Operand, MAX_OPERANDS};
+pub use expr::func::CmpOp;
+pub use expr::linear_combination::{linear_combination, linear_combination_on, Coefficient};
+pub use expr::select::{if_positive, if_positive_on};
+pub use kernels::args::{KernelArg, MAX_DIMS};
+pub use kernels::broadcast::broadcast_shapes;
+pub use kernels::elementwise::{ElementwiseKernel, Variant};
+pub use kernels::elementwise_fn::ElementwiseFn;
 #[cfg(feature = "cublas")]
-pub use matmul::{dot, dot_on, matmul, matmul_into, matmul_into_on, matmul_on, MatmulElement};
-pub use mean_type::MeanType;
-pub use promote::{promote_types, result_type, DType, PromoteArg};
-pub use random::{random_source, Distribution};
-pub use reduce_axis::ReduceAxis;
-pub use reduction::{ReductionKernel, ReductionVariant};
-pub use scan::{ScanKernel, ScanVariant};
-pub use select_ops::{if_positive, if_positive_on};
-pub use shape_ops::{concatenate, concatenate_on, stack, stack_on};
+pub use linalg::matmul::{dot, dot_on, matmul, matmul_into, matmul_into_on, matmul_on, MatmulElement};
+pub use random::curand::{curand_version, CurandFloat, CurandGenerator};
+pub use random::curand_error::{CurandError, CurandResult};
+pub use random::philox::{random_source, Distribution};
+pub use reduce::axis::ReduceAxis;
+pub use reduce::kernel::{ReductionKernel, ReductionVariant};
+pub use scan::kernel::{ScanKernel, ScanVariant};

@@ -17,7 +17,7 @@ pub(crate) enum Slot {
     Staging = 1,
     /// `driver::cudarc::CudarcState`.
     Cudarc = 2,
-    /// `gpuarray::scan_status::ScanStatus`.
+    /// `gpuarray::scan::status::ScanStatus`.
     #[cfg_attr(not(feature = "gpuarray"), allow(dead_code))]
     ScanStatus = 3,
 }

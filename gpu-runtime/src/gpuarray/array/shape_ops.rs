@@ -1,0 +1,396 @@
+//! Shape changes without a copy (`squeeze`, `expand_dims`, `reshape_infer`) and with one
+//! (`ravel`, `concatenate`, `stack`): NumPy's functions of those names.
+//!
+//! The layout arithmetic is the free functions at the top (no device needed, unit-tested);
+//! the methods below apply it to an array's storage, or copy into a new array with `assign`.
+
+use ndarray::{Dimension, Ix1, IxDyn, Order};
+
+use crate::driver::stream::Stream;
+use crate::error::{ArrayShapeError, Error, Result};
+use crate::gpuarray::array::core::{dim_of, DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
+use crate::gpuarray::array::layout;
+
+/// `shape` and `strides` without their axes of length 1.
+pub(crate) fn squeezed(shape: &[usize], strides: &[isize]) -> (Vec<usize>, Vec<isize>) {
+    shape
+        .iter()
+        .zip(strides)
+        .filter(|(&d, _)| d != 1)
+        .map(|(&d, &s)| (d, s))
+        .unzip()
+}
+
+/// `shape` and `strides` with a new axis of length 1 at `axis` (0 to `shape.len()`). Its
+/// stride is the one a dense array would give it, so that a contiguous array stays contiguous.
+pub(crate) fn expanded(shape: &[usize], strides: &[isize], axis: usize) -> Result<(Vec<usize>, Vec<isize>)> {
+    if axis > shape.len() {
+        return Err(ArrayShapeError::NoSuchAxis {
+            operation: "DeviceArray::expand_dims",
+            axis,
+            axes: shape.len() + 1,
+        }
+        .into());
+    }
+    // Length-1 axes take any stride; this one is what a dense C-order array would give it.
+    let stride = if axis < shape.len() {
+        strides[axis].saturating_mul(shape[axis].max(1) as isize)
+    } else {
+        1
+    };
+    let mut shape = shape.to_vec();
+    let mut strides = strides.to_vec();
+    shape.insert(axis, 1);
+    strides.insert(axis, stride);
+    Ok((shape, strides))
+}
+
+/// The shape `spec` names for `elements` elements, its one `None` (if any) inferred (NumPy's
+/// `-1`).
+pub(crate) fn inferred_shape(spec: &[Option<usize>], elements: usize) -> Result<Vec<usize>> {
+    let bad = || -> Error {
+        ArrayShapeError::ReshapeInfer {
+            shape: spec.to_vec(),
+            elements,
+        }
+        .into()
+    };
+    let unknown = spec.iter().filter(|d| d.is_none()).count();
+    let known = spec
+        .iter()
+        .flatten()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(bad)?;
+    match unknown {
+        0 if known == elements => Ok(spec.iter().map(|d| d.unwrap_or(0)).collect()),
+        1 if known != 0 && elements.is_multiple_of(known) => {
+            let missing = elements / known;
+            Ok(spec.iter().map(|d| d.unwrap_or(missing)).collect())
+        }
+        // NumPy also refuses to infer an axis beside a zero-length one: any length would do.
+        _ => Err(bad()),
+    }
+}
+
+/// The shape of `shapes` joined along `axis` (`concatenate`): every shape has the same
+/// number of axes, and the same lengths but along `axis`.
+pub(crate) fn joined_shape(operation: &'static str, shapes: &[&[usize]], axis: usize) -> Result<Vec<usize>> {
+    let Some(&first) = shapes.first() else {
+        return Err(ArrayShapeError::NoArrays { operation }.into());
+    };
+    if axis >= first.len() {
+        return Err(ArrayShapeError::NoSuchAxis {
+            operation,
+            axis,
+            axes: first.len(),
+        }
+        .into());
+    }
+    let mut out = first.to_vec();
+    out[axis] = 0;
+    for (index, &shape) in shapes.iter().enumerate() {
+        let agrees = shape.len() == first.len()
+            && shape
+                .iter()
+                .zip(first)
+                .enumerate()
+                .all(|(k, (a, b))| k == axis || a == b);
+        if !agrees {
+            return Err(ArrayShapeError::JoinShapes {
+                operation,
+                axis,
+                first: first.to_vec(),
+                index,
+                shape: shape.to_vec(),
+            }
+            .into());
+        }
+        out[axis] = out[axis]
+            .checked_add(shape[axis])
+            .ok_or_else(|| ArrayShapeError::ElementsOverflow {
+                operation,
+                shape: shape.to_vec(),
+            })?;
+    }
+    layout::checked_size(operation, &out)?;
+    Ok(out)
+}
+
+impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
+    /// The array without its axes of length 1 (NumPy's `squeeze()`); no data moves.
+    pub fn squeeze(self) -> Result<DeviceArrayBase<S, IxDyn>> {
+        let (shape, strides) = squeezed(self.shape(), self.strides());
+        DeviceArrayBase::from_parts(self.data, self.offset, &shape, &strides)
+    }
+
+    /// The array without axis `axis`, which must have length 1 (NumPy's `squeeze(axis=)`).
+    pub fn squeeze_axis(self, axis: usize) -> Result<DeviceArrayBase<S, IxDyn>> {
+        match self.shape().get(axis) {
+            None => Err(ArrayShapeError::NoSuchAxis {
+                operation: "DeviceArray::squeeze_axis",
+                axis,
+                axes: self.ndim(),
+            }
+            .into()),
+            Some(&len) if len != 1 => Err(ArrayShapeError::SqueezeLength { axis, len }.into()),
+            Some(_) => {
+                let (mut shape, mut strides) = (self.shape().to_vec(), self.strides().to_vec());
+                shape.remove(axis);
+                strides.remove(axis);
+                DeviceArrayBase::from_parts(self.data, self.offset, &shape, &strides)
+            }
+        }
+    }
+
+    /// The array with a new axis of length 1 before axis `axis` (`axis == ndim()` appends
+    /// it): NumPy's `expand_dims(a, axis)`; no data moves.
+    pub fn expand_dims(self, axis: usize) -> Result<DeviceArrayBase<S, IxDyn>> {
+        let (shape, strides) = expanded(self.shape(), self.strides(), axis)?;
+        DeviceArrayBase::from_parts(self.data, self.offset, &shape, &strides)
+    }
+
+    /// The same elements under `shape`, where one axis may be `None` and is inferred from the
+    /// others (NumPy's `reshape((2, -1), order=)`: `reshape_infer(&[Some(2), None], Order::C)`),
+    /// read in `order`: `Order::C` (row-major) needs a C-contiguous array, `Order::F`
+    /// (column-major) a Fortran-contiguous one, since no data moves
+    /// ([`to_contiguous`](Self::to_contiguous) first otherwise: NumPy copies there).
+    pub fn reshape_infer(self, shape: &[Option<usize>], order: Order) -> Result<DeviceArrayBase<S, IxDyn>> {
+        let new_shape = inferred_shape(shape, self.len())?;
+        let strides = if order.is_column_major() {
+            if !layout::is_f_contiguous(self.shape(), self.strides()) {
+                return Err(Error::NotContiguous {
+                    what: "DeviceArray::reshape_infer in Fortran order of an array not contiguous in Fortran order",
+                });
+            }
+            layout::f_strides(&new_shape)
+        } else {
+            layout::reshape(self.shape(), self.strides(), &new_shape)?
+        };
+        DeviceArrayBase::from_parts(self.data, self.offset, &new_shape, &strides)
+    }
+
+    /// The elements in C order as a new 1-D array (NumPy's `ravel`, which copies when the
+    /// array is not contiguous; for a view of a contiguous array, `view().reshape(len())`).
+    pub fn ravel(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
+        let n = self.len();
+        self.to_contiguous()?.reshape(n)
+    }
+
+    /// [`ravel`](Self::ravel) on `stream`.
+    pub fn ravel_on(&self, stream: &Stream) -> Result<DeviceArray<S::Elem, Ix1>> {
+        let n = self.len();
+        self.to_contiguous_on(stream)?.reshape(n)
+    }
+}
+
+/// The arrays joined along an existing axis, in a new C-order array (NumPy's `concatenate`):
+/// each must have the same number of axes and the same lengths but along `axis`; element types
+/// agree. A 0-d array has no axis to join along ([`ArrayShapeError::NoSuchAxis`]).
+///
+/// ```no_run
+/// use gpu_runtime::gpuarray::{concatenate, DeviceArray};
+/// let ctx = gpu_runtime::Context::default()?;
+/// let a = DeviceArray::<f32, _>::ones(&ctx, (2, 3))?;
+/// let b = DeviceArray::<f32, _>::zeros(&ctx, (4, 3))?;
+/// assert_eq!(concatenate(&[&a, &b], 0)?.shape(), [6, 3]);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+pub fn concatenate<S: Storage, D: Dimension>(
+    arrays: &[&DeviceArrayBase<S, D>],
+    axis: usize,
+) -> Result<DeviceArray<S::Elem, D>> {
+    join(arrays, axis, None, "concatenate")
+}
+
+/// [`concatenate`] with the copies ordered on `stream`.
+pub fn concatenate_on<S: Storage, D: Dimension>(
+    stream: &Stream,
+    arrays: &[&DeviceArrayBase<S, D>],
+    axis: usize,
+) -> Result<DeviceArray<S::Elem, D>> {
+    join(arrays, axis, Some(stream), "concatenate")
+}
+
+/// The arrays, all of one shape, stacked along a new axis `axis` (0 to their number of axes)
+/// in a new C-order array (NumPy's `stack`).
+pub fn stack<S: Storage, D: Dimension>(
+    arrays: &[&DeviceArrayBase<S, D>],
+    axis: usize,
+) -> Result<DeviceArray<S::Elem, IxDyn>> {
+    stack_stream(arrays, axis, None)
+}
+
+/// [`stack`] with the copies ordered on `stream`.
+pub fn stack_on<S: Storage, D: Dimension>(
+    stream: &Stream,
+    arrays: &[&DeviceArrayBase<S, D>],
+    axis: usize,
+) -> Result<DeviceArray<S::Elem, IxDyn>> {
+    stack_stream(arrays, axis, Some(stream))
+}
+
+fn stack_stream<S: Storage, D: Dimension>(
+    arrays: &[&DeviceArrayBase<S, D>],
+    axis: usize,
+    stream: Option<&Stream>,
+) -> Result<DeviceArray<S::Elem, IxDyn>> {
+    if let Some(first) = arrays.first() {
+        // Shapes must be equal, not only along the other axes: check before expanding.
+        for (index, a) in arrays.iter().enumerate() {
+            if a.shape() != first.shape() {
+                return Err(ArrayShapeError::JoinShapes {
+                    operation: "stack",
+                    axis,
+                    first: first.shape().to_vec(),
+                    index,
+                    shape: a.shape().to_vec(),
+                }
+                .into());
+            }
+        }
+    }
+    let views = arrays
+        .iter()
+        .map(|a| a.view().into_dyn().expand_dims(axis))
+        .collect::<Result<Vec<DeviceArrayView<'_, S::Elem, IxDyn>>>>()
+        .map_err(|e| match e {
+            Error::Shape(ArrayShapeError::NoSuchAxis { axis, axes, .. }) => ArrayShapeError::NoSuchAxis {
+                operation: "stack",
+                axis,
+                axes,
+            }
+            .into(),
+            other => other,
+        })?;
+    let refs: Vec<_> = views.iter().collect();
+    join(&refs, axis, stream, "stack")
+}
+
+fn join<S: Storage, D: Dimension>(
+    arrays: &[&DeviceArrayBase<S, D>],
+    axis: usize,
+    stream: Option<&Stream>,
+    operation: &'static str,
+) -> Result<DeviceArray<S::Elem, D>> {
+    let shapes: Vec<&[usize]> = arrays.iter().map(|a| a.shape()).collect();
+    let shape = joined_shape(operation, &shapes, axis)?;
+    let ctx = arrays[0].context();
+    let dim: D = dim_of(shape.iter().copied())?;
+    let mut out = DeviceArray::<S::Elem, D>::empty(ctx, dim)?;
+    let strides = out.strides().to_vec();
+    let mut start = 0usize;
+    for a in arrays {
+        let mut part_shape = shape.clone();
+        part_shape[axis] = a.shape()[axis];
+        let offset = start * strides[axis] as usize;
+        start += a.shape()[axis];
+        // In bounds: the part is rows `start..start + len` of `axis` of a dense C-order array.
+        let view = out.view_mut();
+        let mut part = DeviceArrayBase::<_, D>::from_parts(view.data, offset, &part_shape, &strides)?;
+        match stream {
+            Some(s) => part.copy_from_on(s, *a)?,
+            None => part.copy_from(*a)?,
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn squeeze_drops_every_axis_of_length_one() {
+        assert_eq!(squeezed(&[1, 3, 1, 2], &[6, 2, 2, 1]), (vec![3, 2], vec![2, 1]));
+        assert_eq!(squeezed(&[1, 1], &[1, 1]), (vec![], vec![]));
+        assert_eq!(squeezed(&[], &[]), (vec![], vec![]));
+    }
+
+    #[test]
+    fn a_new_axis_keeps_a_dense_array_dense() {
+        let (shape, strides) = expanded(&[3, 4], &[4, 1], 0).unwrap();
+        assert_eq!(
+            (shape.as_slice(), layout::is_c_contiguous(&shape, &strides)),
+            (&[1, 3, 4][..], true)
+        );
+        let (shape, strides) = expanded(&[3, 4], &[4, 1], 1).unwrap();
+        assert_eq!(shape, [3, 1, 4]);
+        assert!(layout::is_c_contiguous(&shape, &strides));
+        let (shape, strides) = expanded(&[3, 4], &[4, 1], 2).unwrap();
+        assert_eq!(shape, [3, 4, 1]);
+        assert!(layout::is_c_contiguous(&shape, &strides));
+        // A 0-d array becomes 1-d.
+        assert_eq!(expanded(&[], &[], 0).unwrap().0, [1]);
+        let e = expanded(&[3, 4], &[4, 1], 3).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Shape(ArrayShapeError::NoSuchAxis { axis: 3, axes: 3, .. })
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn one_axis_is_inferred_as_numpy_infers_minus_one() {
+        assert_eq!(inferred_shape(&[Some(2), None], 12).unwrap(), [2, 6]);
+        assert_eq!(inferred_shape(&[None, Some(3), Some(2)], 12).unwrap(), [2, 3, 2]);
+        assert_eq!(inferred_shape(&[Some(3), Some(4)], 12).unwrap(), [3, 4]);
+        assert_eq!(inferred_shape(&[None], 0).unwrap(), [0]);
+        assert_eq!(inferred_shape(&[], 1).unwrap(), Vec::<usize>::new());
+        for bad in [
+            &[None, None][..],
+            &[Some(5), None][..],
+            &[Some(0), None][..],
+            &[Some(3), Some(3)][..],
+        ] {
+            let e = inferred_shape(bad, 12).unwrap_err();
+            assert!(
+                matches!(&e, Error::Shape(ArrayShapeError::ReshapeInfer { shape, elements: 12 }) if shape == bad),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn joined_shapes_agree_but_along_the_axis() {
+        assert_eq!(
+            joined_shape("concatenate", &[&[2, 3], &[4, 3], &[0, 3]], 0).unwrap(),
+            [6, 3]
+        );
+        assert_eq!(
+            joined_shape("concatenate", &[&[2, 3], &[2, 1]], 1).unwrap(),
+            [2, 4]
+        );
+        let e = joined_shape("concatenate", &[&[2, 3], &[2, 4]], 0).unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                Error::Shape(ArrayShapeError::JoinShapes {
+                    index: 1,
+                    axis: 0,
+                    ..
+                })
+            ),
+            "{e}"
+        );
+        let e = joined_shape("concatenate", &[&[2, 3], &[2, 3, 1]], 0).unwrap_err();
+        assert!(
+            matches!(&e, Error::Shape(ArrayShapeError::JoinShapes { index: 1, .. })),
+            "{e}"
+        );
+        let e = joined_shape("concatenate", &[&[], &[]], 0).unwrap_err();
+        assert!(
+            matches!(
+                &e,
+                Error::Shape(ArrayShapeError::NoSuchAxis { axis: 0, axes: 0, .. })
+            ),
+            "{e}"
+        );
+        let e = joined_shape("stack", &[], 0).unwrap_err();
+        assert!(
+            matches!(&e, Error::Shape(ArrayShapeError::NoArrays { operation: "stack" })),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,25 @@
+//! [`Inexact`]: the element types of the math functions defined on real and complex numbers
+//! alike (re-exported by [`math`](crate::gpuarray::math), which defines them).
+
+use crate::gpuarray::elements::element::Element;
+
+/// NumPy's inexact types: the floats `f32` and `f64` and the complex numbers
+/// [`Complex32`](crate::types::Complex32) and [`Complex64`](crate::types::Complex64), on
+/// which `exp`, `log`, `log10`, `sqrt`, `sin`, `cos`, `tan`, `sinh`, `cosh` and `tanh` are
+/// defined (the complex ones from `<gpu_runtime/complex.h>`).
+///
+/// Sealed: each type's C functions are named in the crate's table.
+pub trait Inexact: Element + sealed::Sealed {}
+
+impl Inexact for f32 {}
+impl Inexact for f64 {}
+impl Inexact for crate::types::Complex32 {}
+impl Inexact for crate::types::Complex64 {}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+    impl Sealed for crate::types::Complex32 {}
+    impl Sealed for crate::types::Complex64 {}
+}

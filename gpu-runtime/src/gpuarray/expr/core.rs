@@ -1,0 +1,574 @@
+//! [`Expr`]: arithmetic on arrays, built lazily by the `std::ops` operators and evaluated as
+//! one generated kernel (`(&a + &b * 3.0).eval()?` runs `out = x0 + x1 * s0` once over the
+//! elements, with no temporary arrays).
+//!
+//! Operators cannot return a `Result`, and a launch can fail (shapes that differ, memory, a
+//! context lost), so the operators only build an expression; [`Expr::eval`] and the methods of
+//! `ops.rs` run it and return the error. The kernel's text depends on the expression's
+//! structure and element type only: scalars are kernel arguments, not literals, so `&a * 2.0`
+//! and `&a * 3.0` share one kernel. Each structure's [`ElementwiseKernel`] is defined once per
+//! process here, and compiled once per context and layout variant by the elementwise cache.
+
+use std::fmt::Write as _;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+use ndarray::{Dimension, IxDyn, ShapeBuilder};
+
+use crate::driver::stream::Stream;
+use crate::error::{ArgumentError, Result};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::array::layout;
+use crate::gpuarray::elements::boolean::Bool;
+use crate::gpuarray::elements::dtype::DType;
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::expr::func::{self, Func, HELPERS};
+use crate::gpuarray::kernels::args::{ArgKind, KernelArg};
+use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
+use crate::gpuarray::kernels::registry::Definitions;
+use crate::types::{Complex32, Complex64};
+
+/// The most arrays, and the most scalars, one expression may read (each is a kernel
+/// parameter; larger expressions are refused with an error when evaluated).
+pub const MAX_OPERANDS: usize = 32;
+
+/// A binary operator of an [`Expr`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`: for floats IEEE division; for integers C's truncated division, except NumPy's
+    /// rules where C has none: a zero divisor gives 0, and `MIN / -1` wraps to `MIN`.
+    Div,
+    /// `%`, NumPy's `remainder` (Python's `%`): the result has the sign of the divisor. For
+    /// integers a zero divisor gives 0; for floats NaN.
+    Rem,
+    /// NumPy's `floor_divide` (Python's `//`): the quotient rounded toward minus infinity;
+    /// for integers a zero divisor gives 0 and `MIN // -1` wraps.
+    FloorDiv,
+}
+
+impl BinOp {
+    /// The C operator, for the operators C has with NumPy's meaning.
+    fn c(self) -> Option<&'static str> {
+        match self {
+            BinOp::Add => Some("+"),
+            BinOp::Sub => Some("-"),
+            BinOp::Mul => Some("*"),
+            BinOp::Div => Some("/"),
+            BinOp::Rem | BinOp::FloorDiv => None,
+        }
+    }
+
+    /// `l op r` on elements of `t`, converted back to `t` (C promotes narrow integers to
+    /// `int`; the result wraps as Rust's wrapping operations do). NumPy's integer division
+    /// rules, `%` and `//` call the templates of [`HELPERS`]: floats take their overloads,
+    /// integers the template at their own type.
+    fn render(self, t: DType, l: &str, r: &str) -> String {
+        let t_c = t.c_name();
+        // C's `/` is NumPy's for floats and complex numbers (the header's Smith division).
+        let float = matches!(t, DType::F32 | DType::F64) || t.is_complex();
+        let helper = |h: &str| {
+            if float {
+                format!("{h}(({t_c})({l}), ({t_c})({r}))")
+            } else {
+                format!("{h}<{t_c}>({l}, {r})")
+            }
+        };
+        let infix = |op: &str| format!("(({t_c})({l} {op} {r}))");
+        match self {
+            BinOp::Add => infix("+"),
+            BinOp::Sub => infix("-"),
+            BinOp::Mul => infix("*"),
+            BinOp::Div if float => infix("/"),
+            BinOp::Div => helper("gpu_div"),
+            BinOp::Rem => helper("gpu_rem"),
+            BinOp::FloorDiv => helper("gpu_floordiv"),
+        }
+    }
+
+    /// Whether `self` on elements of `t` calls a template of [`HELPERS`].
+    fn needs_helpers(self, t: DType) -> bool {
+        match self {
+            BinOp::Div => !(matches!(t, DType::F32 | DType::F64) || t.is_complex()),
+            BinOp::Rem | BinOp::FloorDiv => true,
+            _ => false,
+        }
+    }
+}
+
+/// The shape of an expression; leaves are numbered by their order, left to right. The leaves
+/// of an expression of one element type are `Array` and `Scalar` (the kernel's type, so that
+/// such expressions keep their one text and key); under a function call, whose result may be
+/// of another type, every leaf names its type (`ArrayOf`, `ScalarOf`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Node {
+    /// An array of the kernel's element type.
+    Array,
+    /// A scalar of the kernel's element type.
+    Scalar,
+    /// An array of the given element type.
+    ArrayOf(DType),
+    /// A scalar of the given type.
+    ScalarOf(DType),
+    Neg(Box<Node>),
+    Bin(BinOp, Box<Node>, Box<Node>),
+    /// A function of the children, in order.
+    Call(Func, Vec<Node>),
+}
+
+impl Node {
+    /// The node with its leaves of the kernel's element type given as `default`: to move it
+    /// under a function whose result may be of another type.
+    fn resolved(self, default: DType) -> Node {
+        match self {
+            Node::Array => Node::ArrayOf(default),
+            Node::Scalar => Node::ScalarOf(default),
+            Node::ArrayOf(_) | Node::ScalarOf(_) | Node::Call(..) => self,
+            Node::Neg(x) => Node::Neg(Box::new(x.resolved(default))),
+            Node::Bin(op, l, r) => {
+                Node::Bin(op, Box::new(l.resolved(default)), Box::new(r.resolved(default)))
+            }
+        }
+    }
+
+    /// The element type of the node's value in a kernel whose element type is `default`.
+    pub(crate) fn ty(&self, default: DType) -> DType {
+        match self {
+            Node::Array | Node::Scalar => default,
+            Node::ArrayOf(s) | Node::ScalarOf(s) => *s,
+            Node::Neg(x) => x.ty(default),
+            Node::Bin(_, l, _) => l.ty(default),
+            Node::Call(f, args) => {
+                let types: Vec<DType> = args.iter().map(|a| a.ty(default)).collect();
+                func::result_type(*f, &types).unwrap_or(default)
+            }
+        }
+    }
+
+    /// The first function (or operator) of the tree not defined on its operands' types, with
+    /// the type of its first operand: `%` and `//` on complex numbers, and the functions
+    /// without a result type (see [`func::result_type`]).
+    fn undefined_call(&self, default: DType) -> Option<(String, DType)> {
+        match self {
+            Node::Array | Node::Scalar | Node::ArrayOf(_) | Node::ScalarOf(_) => None,
+            Node::Neg(x) => x.undefined_call(default),
+            Node::Bin(op @ (BinOp::Rem | BinOp::FloorDiv), l, _) if l.ty(default).is_complex() => {
+                Some((format!("{op:?}"), l.ty(default)))
+            }
+            Node::Bin(_, l, r) => l.undefined_call(default).or_else(|| r.undefined_call(default)),
+            Node::Call(f, args) => {
+                let types: Vec<DType> = args.iter().map(|a| a.ty(default)).collect();
+                match func::result_type(*f, &types) {
+                    None => Some((format!("{f:?}"), types.first().copied().unwrap_or(default))),
+                    Some(_) => args.iter().find_map(|a| a.undefined_call(default)),
+                }
+            }
+        }
+    }
+
+    /// Whether the rendered expression calls a template of [`HELPERS`].
+    fn needs_helpers(&self, default: DType) -> bool {
+        match self {
+            Node::Array | Node::Scalar | Node::ArrayOf(_) | Node::ScalarOf(_) => false,
+            Node::Neg(x) => x.needs_helpers(default),
+            Node::Bin(op, l, r) => {
+                op.needs_helpers(l.ty(default)) || l.needs_helpers(default) || r.needs_helpers(default)
+            }
+            Node::Call(f, args) => func::needs_helpers(*f) || args.iter().any(|a| a.needs_helpers(default)),
+        }
+    }
+
+    /// The C expression, leaves named `x0, x1, ...` (arrays) and `s0, s1, ...` (scalars),
+    /// every operation converted back to its type.
+    fn render(&self, default: DType, out: &mut String, counts: &mut (usize, usize)) {
+        match self {
+            Node::Array | Node::ArrayOf(_) => {
+                let _ = write!(out, "x{}", counts.0);
+                counts.0 += 1;
+            }
+            Node::Scalar | Node::ScalarOf(_) => {
+                let _ = write!(out, "s{}", counts.1);
+                counts.1 += 1;
+            }
+            Node::Neg(x) => {
+                let _ = write!(out, "(({})-", x.ty(default).c_name());
+                x.render(default, out, counts);
+                out.push(')');
+            }
+            Node::Bin(op, l, r) => {
+                let (mut ls, mut rs) = (String::new(), String::new());
+                l.render(default, &mut ls, counts);
+                r.render(default, &mut rs, counts);
+                out.push_str(&op.render(l.ty(default), &ls, &rs));
+            }
+            Node::Call(f, args) => {
+                let types: Vec<DType> = args.iter().map(|a| a.ty(default)).collect();
+                let rendered: Vec<String> = args
+                    .iter()
+                    .map(|a| {
+                        let mut s = String::new();
+                        a.render(default, &mut s, counts);
+                        s
+                    })
+                    .collect();
+                out.push_str(&func::render(*f, self.ty(default), &types, &rendered));
+            }
+        }
+    }
+
+    /// The types of the array leaves and of the scalar leaves, in order.
+    fn leaf_types(&self, default: DType, arrays: &mut Vec<DType>, scalars: &mut Vec<DType>) {
+        match self {
+            Node::Array => arrays.push(default),
+            Node::ArrayOf(s) => arrays.push(*s),
+            Node::Scalar => scalars.push(default),
+            Node::ScalarOf(s) => scalars.push(*s),
+            Node::Neg(x) => x.leaf_types(default, arrays, scalars),
+            Node::Bin(_, l, r) => {
+                l.leaf_types(default, arrays, scalars);
+                r.leaf_types(default, arrays, scalars);
+            }
+            Node::Call(_, args) => {
+                for a in args {
+                    a.leaf_types(default, arrays, scalars);
+                }
+            }
+        }
+    }
+
+    fn leaves(&self) -> (usize, usize) {
+        let (mut a, mut s) = (Vec::new(), Vec::new());
+        self.leaf_types(DType::F32, &mut a, &mut s);
+        (a.len(), s.len())
+    }
+}
+
+/// An expression giving elements of `T`, not yet computed: what the operators `+ - * / %`
+/// and unary `-` on `&DeviceArrayBase`, [`Expr`] and scalars return, and what the math
+/// functions, comparisons and logic of [`math`](crate::gpuarray::math) build on (their
+/// operands may be of other element types: a comparison of `f32` arrays is an `Expr<Bool>`).
+/// [`eval`](Self::eval) runs the whole expression as one kernel.
+///
+/// ```no_run
+/// use gpu_runtime::gpuarray::DeviceArray;
+/// use gpu_runtime::{ndarray::Array2, Context};
+/// let ctx = Context::default()?;
+/// let a = DeviceArray::from_ndarray(&ctx, &Array2::<f32>::ones((3, 4)))?;
+/// let b = DeviceArray::from_ndarray(&ctx, &Array2::<f32>::ones((4, 3)))?;
+/// // One kernel: out = x0 + x1 * s0, with `b.t()` read through its strides.
+/// let c = (&a + &b.t() * 3.0).eval()?;
+/// assert_eq!(c.to_ndarray()?[[2, 1]], 4.0);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+///
+/// Every array must have the shape of the first (no broadcasting); an empty shape launches
+/// nothing. Evaluating borrows nothing beyond what the expression already borrows, and the
+/// launch orders each array's use on the stream like any launch of this crate.
+#[derive(Debug)]
+#[must_use = "an expression computes nothing until it is evaluated"]
+pub struct Expr<'a, T: Element> {
+    pub(crate) node: Node,
+    pub(crate) arrays: Vec<KernelArg<'a>>,
+    /// The scalar leaves' values, in order, each of its own type (a comparison's operands need
+    /// not be of the result's type).
+    pub(crate) scalars: Vec<KernelArg<'a>>,
+    pub(crate) elem: PhantomData<T>,
+}
+
+/// What an operator of [`Expr`] takes: an array (`&DeviceArrayBase` of `T`), an [`Expr`] of
+/// `T`, or a scalar of type `T`.
+pub trait Operand<'a, T: Element> {
+    /// The operand as an expression.
+    fn into_expr(self) -> Expr<'a, T>;
+}
+
+impl<'a, T: Element> Operand<'a, T> for Expr<'a, T> {
+    fn into_expr(self) -> Expr<'a, T> {
+        self
+    }
+}
+
+impl<'a, S: Storage<Elem: Element>, D: Dimension> Operand<'a, S::Elem> for &'a DeviceArrayBase<S, D> {
+    fn into_expr(self) -> Expr<'a, S::Elem> {
+        Expr {
+            node: Node::Array,
+            arrays: vec![KernelArg::input(self)],
+            scalars: Vec::new(),
+            elem: PhantomData,
+        }
+    }
+}
+
+macro_rules! scalar_operand {
+    ($($t:ty),*) => {$(
+        impl<'a> Operand<'a, $t> for $t {
+            fn into_expr(self) -> Expr<'a, $t> {
+                Expr::scalar(self)
+            }
+        }
+    )*};
+}
+scalar_operand!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, Bool, Complex32, Complex64);
+
+impl<'a> Operand<'a, Bool> for bool {
+    fn into_expr(self) -> Expr<'a, Bool> {
+        Expr::scalar(Bool::from(self))
+    }
+}
+
+/// How an expression's result is stored: into a new array (`out = e`), or combined with the
+/// array it is stored into (`out = out + e`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Store {
+    Assign,
+    Compound(BinOp),
+}
+
+/// The kernel's element type (of `out`, and of the untyped leaves), how it stores, and the
+/// expression with the types of its leaves.
+type Key = (DType, Store, Node);
+static KERNELS: Definitions<Key, Arc<ElementwiseKernel>> = Definitions::new();
+
+/// An expression of any element type, as a node and its leaves' arguments: what functions
+/// of operands of different types combine.
+#[derive(Debug)]
+pub(crate) struct Untyped<'a> {
+    node: Node,
+    arrays: Vec<KernelArg<'a>>,
+    scalars: Vec<KernelArg<'a>>,
+}
+
+impl<'a, T: Element> Expr<'a, T> {
+    /// A scalar leaf.
+    pub(crate) fn scalar(value: T) -> Expr<'a, T> {
+        Expr {
+            node: Node::Scalar,
+            arrays: Vec::new(),
+            scalars: vec![KernelArg::scalar(value)],
+            elem: PhantomData,
+        }
+    }
+
+    /// The expression without its element type, to combine with others: its leaves of the
+    /// expression's type (`Array`, `Scalar`) now name that type.
+    pub(crate) fn untyped(self) -> Untyped<'a> {
+        Untyped {
+            node: self.node.resolved(T::DTYPE),
+            arrays: self.arrays,
+            scalars: self.scalars,
+        }
+    }
+
+    /// `func` of `args`, in order: an expression of `T`, which the caller's types say is the
+    /// function's result type.
+    pub(crate) fn call(func: Func, args: Vec<Untyped<'a>>) -> Expr<'a, T> {
+        let (mut arrays, mut scalars, mut nodes) = (Vec::new(), Vec::new(), Vec::new());
+        for a in args {
+            arrays.extend(a.arrays);
+            scalars.extend(a.scalars);
+            nodes.push(a.node);
+        }
+        Expr {
+            node: Node::Call(func, nodes),
+            arrays,
+            scalars,
+            elem: PhantomData,
+        }
+    }
+
+    /// `self op rhs`.
+    pub(crate) fn bin(self, op: BinOp, rhs: Expr<'a, T>) -> Expr<'a, T> {
+        let (mut arrays, mut scalars) = (self.arrays, self.scalars);
+        arrays.extend(rhs.arrays);
+        scalars.extend(rhs.scalars);
+        Expr {
+            node: Node::Bin(op, Box::new(self.node), Box::new(rhs.node)),
+            arrays,
+            scalars,
+            elem: PhantomData,
+        }
+    }
+
+    /// `-self`.
+    pub(crate) fn neg(self) -> Expr<'a, T> {
+        Expr {
+            node: Node::Neg(Box::new(self.node)),
+            ..self
+        }
+    }
+
+    /// Each element converted to `U` as C converts it (to [`Bool`]: nonzero is true), inside
+    /// the expression's one kernel (NumPy's `astype` on an expression).
+    pub fn cast<U: Element>(self) -> Expr<'a, U> {
+        Expr::call(Func::Cast(U::DTYPE), vec![self.untyped()])
+    }
+
+    /// The shape every array of the expression has (the first array's; the launch checks
+    /// the others), or `None` when there is no array.
+    pub fn shape(&self) -> Option<&[usize]> {
+        self.arrays.iter().find_map(|a| match &a.0 {
+            ArgKind::Array(x) => Some(x.shape()),
+            ArgKind::Scalar(..) => None,
+        })
+    }
+
+    /// The C operation of the kernel, as [`ElementwiseKernel`] takes it (`out` the result,
+    /// `x0, x1, ...` the arrays, `s0, s1, ...` the scalars).
+    pub fn operation(&self) -> String {
+        operation::<T>(&self.node, Store::Assign)
+    }
+
+    /// Computes the expression into a new array of its shape (in Fortran order when every
+    /// array is Fortran-contiguous and not all are C-contiguous, else in C order), on the
+    /// legacy default stream.
+    pub fn eval(self) -> Result<DeviceArray<T, IxDyn>> {
+        self.eval_stream(None)
+    }
+
+    /// [`eval`](Self::eval) on `stream`; returns without waiting.
+    pub fn eval_on(self, stream: &Stream) -> Result<DeviceArray<T, IxDyn>> {
+        self.eval_stream(Some(stream))
+    }
+
+    fn eval_stream(self, stream: Option<&Stream>) -> Result<DeviceArray<T, IxDyn>> {
+        let first = self.arrays.iter().find_map(|a| match &a.0 {
+            ArgKind::Array(x) => Some((x.ctx.clone(), x.shape().to_vec())),
+            ArgKind::Scalar(..) => None,
+        });
+        let Some((ctx, shape)) = first else {
+            return Err(ArgumentError::NoArray {
+                kernel: "gpu_expr".into(),
+                needs: "an expression",
+            }
+            .into());
+        };
+        // The arrays broadcast together (NumPy's rules); the result has their shape.
+        let shape = crate::gpuarray::kernels::broadcast::shape_of_args(&self.arrays)?.unwrap_or(shape);
+        let fortran = self.all_fortran();
+        let mut out = if fortran {
+            DeviceArray::<T, IxDyn>::empty(&ctx, IxDyn(&shape).f())?
+        } else {
+            DeviceArray::<T, IxDyn>::empty(&ctx, IxDyn(&shape))?
+        };
+        self.store(stream, &mut out, Store::Assign)?;
+        Ok(out)
+    }
+
+    fn all_fortran(&self) -> bool {
+        let arrays = || {
+            self.arrays.iter().filter_map(|a| match &a.0 {
+                ArgKind::Array(x) => Some(x),
+                ArgKind::Scalar(..) => None,
+            })
+        };
+        arrays().all(|x| layout::is_f_contiguous(x.shape(), x.strides()))
+            && !arrays().all(|x| layout::is_c_contiguous(x.shape(), x.strides()))
+    }
+
+    /// Computes the expression into `out` (of the expression's shape, any layout), on `stream`
+    /// or (`None`) the legacy default stream.
+    pub fn eval_into<S: StorageMut<Elem = T>, D: Dimension>(
+        self,
+        stream: Option<&Stream>,
+        out: &mut DeviceArrayBase<S, D>,
+    ) -> Result<()> {
+        self.store(stream, out, Store::Assign)
+    }
+
+    /// Runs the kernel of this expression with `store` into `out`.
+    pub(crate) fn store<S: StorageMut<Elem = T>, D: Dimension>(
+        self,
+        stream: Option<&Stream>,
+        out: &mut DeviceArrayBase<S, D>,
+        store: Store,
+    ) -> Result<()> {
+        let (na, ns) = self.node.leaves();
+        if na > MAX_OPERANDS || ns > MAX_OPERANDS {
+            return Err(ArgumentError::TooManyOperands {
+                kernel: "gpu_expr".into(),
+                arrays: na,
+                scalars: ns,
+                limit: MAX_OPERANDS,
+            }
+            .into());
+        }
+        let k = kernel::<T>(&self.node, store)?;
+        let mut args = self.arrays;
+        args.extend(self.scalars);
+        args.push(KernelArg::output(out));
+        match stream {
+            Some(s) => k.launch_on(s, args),
+            None => k.launch(args),
+        }
+    }
+}
+
+/// The operation of `node` stored with `store`.
+fn operation<T: Element>(node: &Node, store: Store) -> String {
+    let mut e = String::new();
+    node.render(T::DTYPE, &mut e, &mut (0, 0));
+    match store {
+        Store::Assign => format!("out = {e}"),
+        Store::Compound(op) => match op.c() {
+            Some(c) if !op.needs_helpers(T::DTYPE) => format!("out = ({})(out {c} {e})", T::c_name()),
+            _ => format!("out = {}", op.render(T::DTYPE, "out", &e)),
+        },
+    }
+}
+
+/// The kernel of `node` on `T`, stored with `store`: defined once per process.
+pub(crate) fn kernel<T: Element>(node: &Node, store: Store) -> Result<Arc<ElementwiseKernel>> {
+    let key = (T::DTYPE, store, node.clone());
+    KERNELS.get_or_try_insert_with(key, || define::<T>(node, store).map(Arc::new))
+}
+
+/// The kernel of `node` on `T`, stored with `store`, written anew.
+fn define<T: Element>(node: &Node, store: Store) -> Result<ElementwiseKernel> {
+    let undefined = node.undefined_call(T::DTYPE).or_else(|| match store {
+        Store::Compound(op @ (BinOp::Rem | BinOp::FloorDiv)) if T::DTYPE.is_complex() => {
+            Some((format!("{op:?}"), T::DTYPE))
+        }
+        _ => None,
+    });
+    if let Some((func, dtype)) = undefined {
+        // The typed constructors of `Expr` build only defined calls on real types; on the
+        // complex types, the functions of every element type that need an order are refused
+        // here.
+        return Err(match dtype.scalar() {
+            Some(scalar) => ArgumentError::NotAnElementType {
+                kernel: "gpu_expr".into(),
+                parameter: func.into(),
+                scalar,
+            },
+            None => ArgumentError::UndefinedOnElement {
+                kernel: "gpu_expr".into(),
+                function: func.into(),
+                element: dtype.c_name(),
+            },
+        }
+        .into());
+    }
+    let t = T::c_name();
+    let (mut arrays, mut scalars) = (Vec::new(), Vec::new());
+    node.leaf_types(T::DTYPE, &mut arrays, &mut scalars);
+    let mut params = String::new();
+    for (i, a) in arrays.iter().enumerate() {
+        let _ = write!(params, "const {} *x{i}, ", a.c_name());
+    }
+    for (i, s) in scalars.iter().enumerate() {
+        let _ = write!(params, "{} s{i}, ", s.c_name());
+    }
+    let _ = write!(params, "{t} *out");
+    let mut k = ElementwiseKernel::with_name("gpu_expr", &params, &operation::<T>(node, store))?;
+    let helpers =
+        node.needs_helpers(T::DTYPE) || matches!(store, Store::Compound(op) if op.needs_helpers(T::DTYPE));
+    if helpers {
+        k = k.preamble(HELPERS);
+    }
+    Ok(k)
+}

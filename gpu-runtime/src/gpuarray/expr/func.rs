@@ -1,0 +1,399 @@
+//! The functions an [`Expr`](crate::gpuarray::Expr) node may apply beyond `+ - * /`: the math functions
+//! of PyCUDA's `cumath` (one table, [`MathFn`], keyed by the element's kind), comparisons,
+//! logic, `where`, and NumPy's integer division rules. Each renders to C here; the templates
+//! some of them call are the preamble [`HELPERS`], added to a kernel only when its expression
+//! uses one.
+//!
+//! Complex elements extend the table in one place: [`MathFn::c_function`] (and
+//! [`Math2Fn::c_function`]) name the C function per element type, and return `None` for a type
+//! the function is not defined on. The complex functions are `<gpu_runtime/complex.h>`'s
+//! (`gpu_runtime::exp`, ...), where NumPy defines them on complex numbers; comparisons other
+//! than `==`/`!=`, `maximum`/`minimum`, `sign`, and the float-only functions have no result
+//! type on complex operands, which [`Expr`](crate::gpuarray::Expr) reports as an error.
+
+use gpu_cdecl::Scalar;
+
+use crate::gpuarray::elements::cast;
+use crate::gpuarray::elements::dtype::DType;
+
+/// A function of one floating-point operand, giving the operand's type (PyCUDA's `cumath`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum MathFn {
+    /// `|x|` (`fabs`).
+    Fabs,
+    /// Smallest integer not less than `x`.
+    Ceil,
+    /// Largest integer not greater than `x`.
+    Floor,
+    /// `e^x`.
+    Exp,
+    /// `e^x - 1`, exact near 0.
+    Expm1,
+    /// `2^x`.
+    Exp2,
+    /// Natural logarithm.
+    Log,
+    /// `ln(1 + x)`, exact near 0.
+    Log1p,
+    /// Base-10 logarithm.
+    Log10,
+    /// Base-2 logarithm.
+    Log2,
+    /// Square root.
+    Sqrt,
+    /// Cube root.
+    Cbrt,
+    /// Sine.
+    Sin,
+    /// Cosine.
+    Cos,
+    /// Tangent.
+    Tan,
+    /// Arc sine.
+    Asin,
+    /// Arc cosine.
+    Acos,
+    /// Arc tangent.
+    Atan,
+    /// Hyperbolic sine.
+    Sinh,
+    /// Hyperbolic cosine.
+    Cosh,
+    /// Hyperbolic tangent.
+    Tanh,
+    /// Inverse hyperbolic sine.
+    Asinh,
+    /// Inverse hyperbolic cosine.
+    Acosh,
+    /// Inverse hyperbolic tangent.
+    Atanh,
+    /// Nearest integer, halves to even (NumPy's `rint`, and its `round` with no decimals).
+    Rint,
+    /// Toward zero.
+    Trunc,
+}
+
+impl MathFn {
+    /// The C function computing this on elements of `s`: the `f` form for `float` (`sinf`,
+    /// never the `double` one), the plain one for `double`; `None` where it is not defined.
+    pub(crate) fn c_function(self, d: DType) -> Option<&'static str> {
+        if d.is_complex() {
+            return self.complex_function();
+        }
+        let s = d.scalar()?;
+        macro_rules! names {
+            ($($v:ident $f:literal $d:literal),*) => {
+                match (self, s) {
+                    $((MathFn::$v, Scalar::F32) => Some($f), (MathFn::$v, Scalar::F64) => Some($d),)*
+                    _ => None,
+                }
+            };
+        }
+        names!(
+            Fabs "fabsf" "fabs", Ceil "ceilf" "ceil", Floor "floorf" "floor", Exp "expf" "exp",
+            Expm1 "expm1f" "expm1", Exp2 "exp2f" "exp2", Log "logf" "log", Log1p "log1pf" "log1p",
+            Log10 "log10f" "log10", Log2 "log2f" "log2", Sqrt "sqrtf" "sqrt", Cbrt "cbrtf" "cbrt",
+            Sin "sinf" "sin", Cos "cosf" "cos", Tan "tanf" "tan", Asin "asinf" "asin",
+            Acos "acosf" "acos", Atan "atanf" "atan", Sinh "sinhf" "sinh", Cosh "coshf" "cosh",
+            Tanh "tanhf" "tanh", Asinh "asinhf" "asinh", Acosh "acoshf" "acosh",
+            Atanh "atanhf" "atanh", Rint "rintf" "rint", Trunc "truncf" "trunc"
+        )
+    }
+
+    /// The function of `<gpu_runtime/complex.h>` computing this on a complex number, where
+    /// NumPy defines it on complex numbers and the header has it.
+    fn complex_function(self) -> Option<&'static str> {
+        Some(match self {
+            MathFn::Exp => "gpu_runtime::exp",
+            MathFn::Log => "gpu_runtime::log",
+            MathFn::Log10 => "gpu_runtime::log10",
+            MathFn::Sqrt => "gpu_runtime::sqrt",
+            MathFn::Sin => "gpu_runtime::sin",
+            MathFn::Cos => "gpu_runtime::cos",
+            MathFn::Tan => "gpu_runtime::tan",
+            MathFn::Sinh => "gpu_runtime::sinh",
+            MathFn::Cosh => "gpu_runtime::cosh",
+            MathFn::Tanh => "gpu_runtime::tanh",
+            _ => return None,
+        })
+    }
+}
+
+/// A function of two floating-point operands of one type, giving that type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Math2Fn {
+    /// C's `fmod`: the remainder with the sign of the dividend.
+    Fmod,
+    /// `atan2(y, x)`.
+    Atan2,
+    /// `sqrt(x² + y²)` without overflow.
+    Hypot,
+    /// The magnitude of the first, the sign of the second.
+    Copysign,
+}
+
+impl Math2Fn {
+    /// The C function on elements of `s`, as [`MathFn::c_function`].
+    pub(crate) fn c_function(self, d: DType) -> Option<&'static str> {
+        let s = d.scalar()?;
+        match (self, s) {
+            (Math2Fn::Fmod, Scalar::F32) => Some("fmodf"),
+            (Math2Fn::Fmod, Scalar::F64) => Some("fmod"),
+            (Math2Fn::Atan2, Scalar::F32) => Some("atan2f"),
+            (Math2Fn::Atan2, Scalar::F64) => Some("atan2"),
+            (Math2Fn::Hypot, Scalar::F32) => Some("hypotf"),
+            (Math2Fn::Hypot, Scalar::F64) => Some("hypot"),
+            (Math2Fn::Copysign, Scalar::F32) => Some("copysignf"),
+            (Math2Fn::Copysign, Scalar::F64) => Some("copysign"),
+            _ => None,
+        }
+    }
+}
+
+/// A comparison, giving [`Bool`](crate::gpuarray::Bool) (C's, so any comparison with NaN is false but
+/// `!=`, as NumPy's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    /// `>` (NumPy's `greater`).
+    Gt,
+    /// `<` (`less`).
+    Lt,
+    /// `>=` (`greater_equal`).
+    Ge,
+    /// `<=` (`less_equal`).
+    Le,
+    /// `==` (`equal`).
+    Eq,
+    /// `!=` (`not_equal`).
+    Ne,
+}
+
+impl CmpOp {
+    fn c(self) -> &'static str {
+        match self {
+            CmpOp::Gt => ">",
+            CmpOp::Lt => "<",
+            CmpOp::Ge => ">=",
+            CmpOp::Le => "<=",
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+        }
+    }
+}
+
+/// What a function node computes; its operands are the node's children, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Func {
+    /// A [`MathFn`] of a float.
+    Math(MathFn),
+    /// A [`Math2Fn`] of two floats.
+    Math2(Math2Fn),
+    /// `isnan`, `isinf`, `isfinite`, `signbit` of a float: a `bool`.
+    Predicate(&'static str),
+    /// `ldexp(x, e)`: a float and an `int`.
+    Ldexp,
+    /// A comparison of two operands of one type: a `bool`.
+    Compare(CmpOp),
+    /// Logical and, or, xor of two operands of any types (nonzero is true): a `bool`.
+    And,
+    /// See [`Func::And`].
+    Or,
+    /// See [`Func::And`].
+    Xor,
+    /// Logical not: a `bool`.
+    Not,
+    /// `cond ? a : b`, the condition a `bool`.
+    Where,
+    /// NumPy's `maximum` (NaN propagates).
+    Maximum,
+    /// NumPy's `minimum` (NaN propagates).
+    Minimum,
+    /// NumPy's `fmax` (NaN ignored).
+    Fmax,
+    /// NumPy's `fmin` (NaN ignored).
+    Fmin,
+    /// `|x|`; integers wrap (`abs(i32::MIN) == i32::MIN`).
+    Abs,
+    /// -1, 0 or 1; NaN stays NaN.
+    Sign,
+    /// `x ** y`.
+    Pow,
+    /// A conversion to the element type, as C converts (to `bool`: `x != 0`; see
+    /// `elements/cast.rs` for the complex types).
+    Cast(DType),
+    /// The complex conjugate of a complex number.
+    Conj,
+    /// The real part of a complex number: its part type.
+    Real,
+    /// The imaginary part of a complex number.
+    Imag,
+    /// The angle of a complex number (`atan2(im, re)`, NumPy's `angle`).
+    Angle,
+    /// The magnitude of a complex number (`hypot(re, im)`, NumPy's `abs` on complex).
+    ComplexAbs,
+}
+
+/// Templates the rendered expressions call: NumPy's integer division (zero for a zero divisor,
+/// `MIN / -1` wraps), Python's remainder and floor division, integer powers by squaring, NaN
+/// aware `maximum`/`minimum`, and `abs`/`sign`. Unsigned arithmetic where a signed one could
+/// overflow (undefined in C++): the result wraps as NumPy's does.
+pub(crate) const HELPERS: &str = r#"
+template <typename T> __device__ __forceinline__ bool gpu_signed() { return (T)-1 < (T)0; }
+template <typename T> __device__ __forceinline__ T gpu_neg_wrap(T a) { return (T)(0ull - (unsigned long long)a); }
+template <typename T> __device__ __forceinline__ T gpu_div(T a, T b) {
+    if (b == (T)0) return (T)0;
+    if (gpu_signed<T>() && b == (T)-1) return gpu_neg_wrap(a);
+    return (T)(a / b);
+}
+__device__ __forceinline__ float gpu_div(float a, float b) { return a / b; }
+__device__ __forceinline__ double gpu_div(double a, double b) { return a / b; }
+template <typename T> __device__ __forceinline__ T gpu_rem(T a, T b) {
+    if (b == (T)0 || (gpu_signed<T>() && b == (T)-1)) return (T)0;
+    T r = (T)(a % b);
+    if (r != (T)0 && gpu_signed<T>() && ((r < (T)0) != (b < (T)0))) r = (T)(r + b);
+    return r;
+}
+template <typename F> __device__ __forceinline__ F gpu_frem(F a, F b) {
+    F r = fmod(a, b);
+    if (b == (F)0) return r;
+    if (r != (F)0) { if ((b < (F)0) != (r < (F)0)) r += b; }
+    else r = copysign((F)0, b);
+    return r;
+}
+__device__ __forceinline__ float gpu_rem(float a, float b) { return gpu_frem<float>(a, b); }
+__device__ __forceinline__ double gpu_rem(double a, double b) { return gpu_frem<double>(a, b); }
+template <typename T> __device__ __forceinline__ T gpu_floordiv(T a, T b) {
+    if (b == (T)0) return (T)0;
+    if (gpu_signed<T>() && b == (T)-1) return gpu_neg_wrap(a);
+    T q = (T)(a / b);
+    if (gpu_signed<T>() && (T)(a % b) != (T)0 && ((a < (T)0) != (b < (T)0))) q = (T)(q - (T)1);
+    return q;
+}
+template <typename F> __device__ __forceinline__ F gpu_ffloordiv(F a, F b) {
+    if (b == (F)0) return a / b;
+    F m = fmod(a, b);
+    F d = (a - m) / b;
+    if (m != (F)0 && ((b < (F)0) != (m < (F)0))) d -= (F)1;
+    if (d == (F)0) return copysign((F)0, a / b);
+    F f = floor(d);
+    if (d - f > (F)0.5) f += (F)1;
+    return f;
+}
+__device__ __forceinline__ float gpu_floordiv(float a, float b) { return gpu_ffloordiv<float>(a, b); }
+__device__ __forceinline__ double gpu_floordiv(double a, double b) { return gpu_ffloordiv<double>(a, b); }
+template <typename T> __device__ __forceinline__ T gpu_pow(T a, T b) {
+    if (gpu_signed<T>() && b < (T)0) {
+        if (a == (T)1) return (T)1;
+        if (gpu_signed<T>() && a == (T)-1) return ((unsigned long long)b & 1ull) ? a : (T)1;
+        return (T)0;
+    }
+    unsigned long long r = 1, x = (unsigned long long)a, e = (unsigned long long)b;
+    while (e) { if (e & 1ull) r *= x; x *= x; e >>= 1; }
+    return (T)r;
+}
+__device__ __forceinline__ float gpu_pow(float a, float b) { return powf(a, b); }
+__device__ __forceinline__ double gpu_pow(double a, double b) { return pow(a, b); }
+template <typename T> __device__ __forceinline__ T gpu_maximum(T a, T b) { return (a >= b || a != a) ? a : b; }
+template <typename T> __device__ __forceinline__ T gpu_minimum(T a, T b) { return (a <= b || a != a) ? a : b; }
+template <typename T> __device__ __forceinline__ T gpu_fmax(T a, T b) { return gpu_maximum(a, b); }
+template <typename T> __device__ __forceinline__ T gpu_fmin(T a, T b) { return gpu_minimum(a, b); }
+__device__ __forceinline__ float gpu_fmax(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double gpu_fmax(double a, double b) { return fmax(a, b); }
+__device__ __forceinline__ float gpu_fmin(float a, float b) { return fminf(a, b); }
+__device__ __forceinline__ double gpu_fmin(double a, double b) { return fmin(a, b); }
+template <typename T> __device__ __forceinline__ T gpu_abs(T a) { return (gpu_signed<T>() && a < (T)0) ? gpu_neg_wrap(a) : a; }
+__device__ __forceinline__ float gpu_abs(float a) { return fabsf(a); }
+__device__ __forceinline__ double gpu_abs(double a) { return fabs(a); }
+template <typename T> __device__ __forceinline__ T gpu_sign(T a) {
+    return a > (T)0 ? (T)1 : (a < (T)0 ? (T)-1 : (a == (T)0 ? (T)0 : a));
+}
+"#;
+
+/// The result type of `func` on operands of `args` types, or `None` when the function is not
+/// defined on them.
+pub(crate) fn result_type(func: Func, args: &[DType]) -> Option<DType> {
+    let first = *args.first()?;
+    let float = matches!(first, DType::F32 | DType::F64);
+    let complex = first.is_complex();
+    let part = DType::from_scalar(first.part_scalar());
+    match func {
+        Func::Math(f) => f.c_function(first).map(|_| first),
+        Func::Math2(f) => f.c_function(first).map(|_| first),
+        // NumPy's `isnan`, `isinf`, `isfinite` of a complex number look at both parts.
+        Func::Predicate("isnan" | "isinf" | "isfinite") if complex => Some(DType::Bool),
+        Func::Predicate(_) => float.then_some(DType::Bool),
+        Func::Ldexp => float.then_some(first),
+        // Complex numbers have no order: only `==` and `!=`.
+        Func::Compare(CmpOp::Eq | CmpOp::Ne) => Some(DType::Bool),
+        Func::Compare(_) => (!complex).then_some(DType::Bool),
+        Func::And | Func::Or | Func::Xor | Func::Not => Some(DType::Bool),
+        Func::Where => args.get(1).copied(),
+        Func::Cast(to) => Some(to),
+        Func::Pow => Some(first),
+        Func::Maximum | Func::Minimum | Func::Fmax | Func::Fmin | Func::Abs | Func::Sign => {
+            (!complex).then_some(first)
+        }
+        Func::Conj => complex.then_some(first),
+        Func::Real | Func::Imag | Func::Angle | Func::ComplexAbs => part.filter(|_| complex),
+    }
+}
+
+/// The C expression of `func` of result type `t` on the rendered operands `args` (each
+/// parenthesised by its own rendering).
+pub(crate) fn render(func: Func, t: DType, arg_types: &[DType], args: &[String]) -> String {
+    let t_c = t.c_name();
+    let a = |k: usize| args.get(k).map_or("", String::as_str);
+    let first = arg_types.first().copied().unwrap_or(t);
+    // An operand as a truth value: C's conversion, or for a complex one either part nonzero.
+    let truth = |k: usize| match arg_types.get(k) {
+        Some(&d) if d.is_complex() => cast::convert_c(d, DType::Bool, a(k)),
+        _ => format!("(bool)({})", a(k)),
+    };
+    match func {
+        Func::Math(f) => format!("{}({})", f.c_function(first).unwrap_or("gpu_undefined"), a(0)),
+        Func::Math2(f) => format!(
+            "{}({}, {})",
+            f.c_function(first).unwrap_or("gpu_undefined"),
+            a(0),
+            a(1)
+        ),
+        Func::Predicate(name) if first.is_complex() => format!("((bool)gpu_runtime::{name}({}))", a(0)),
+        Func::Predicate(name) => format!("((bool){name}({}))", a(0)),
+        Func::Ldexp => {
+            let name = if first == DType::F32 { "ldexpf" } else { "ldexp" };
+            format!("{name}({}, (int)({}))", a(0), a(1))
+        }
+        Func::Compare(op) => format!("((bool)({} {} {}))", a(0), op.c(), a(1)),
+        Func::And => format!("((bool)({} && {}))", truth(0), truth(1)),
+        Func::Or => format!("((bool)({} || {}))", truth(0), truth(1)),
+        Func::Xor => format!("((bool)({} != {}))", truth(0), truth(1)),
+        Func::Not => format!("((bool)!{})", truth(0)),
+        Func::Where => format!("(({t_c})({} ? {} : {}))", a(0), a(1), a(2)),
+        Func::Cast(to) if to.is_complex() || first.is_complex() => {
+            format!("({})", cast::convert_c(first, to, a(0)))
+        }
+        Func::Cast(_) => format!("(({t_c})({}))", a(0)),
+        Func::Pow if t.is_complex() => format!("gpu_runtime::pow(({t_c})({}), ({t_c})({}))", a(0), a(1)),
+        Func::Conj => format!("gpu_runtime::conj({})", a(0)),
+        Func::Real => format!("(({}).re)", a(0)),
+        Func::Imag => format!("(({}).im)", a(0)),
+        Func::Angle => format!("gpu_runtime::arg({})", a(0)),
+        Func::ComplexAbs => format!("gpu_runtime::abs({})", a(0)),
+        Func::Maximum => format!("gpu_maximum<{t_c}>({}, {})", a(0), a(1)),
+        Func::Minimum => format!("gpu_minimum<{t_c}>({}, {})", a(0), a(1)),
+        Func::Fmax => format!("gpu_fmax(({t_c})({}), ({t_c})({}))", a(0), a(1)),
+        Func::Fmin => format!("gpu_fmin(({t_c})({}), ({t_c})({}))", a(0), a(1)),
+        Func::Abs => format!("gpu_abs(({t_c})({}))", a(0)),
+        Func::Sign => format!("gpu_sign<{t_c}>({})", a(0)),
+        Func::Pow => format!("gpu_pow(({t_c})({}), ({t_c})({}))", a(0), a(1)),
+    }
+}
+
+/// Whether `func` calls a template of [`HELPERS`].
+pub(crate) fn needs_helpers(func: Func) -> bool {
+    // A complex `pow` calls the header's, and needs none; the helpers compile with it anyway.
+    matches!(
+        func,
+        Func::Maximum | Func::Minimum | Func::Fmax | Func::Fmin | Func::Abs | Func::Sign | Func::Pow
+    )
+}

@@ -1,0 +1,374 @@
+//! Math on arrays: every function of PyCUDA's `cumath` (and NumPy's float ufuncs of one or two
+//! operands), as array functions and as steps of a fused [`Expr`].
+//!
+//! Each function comes in four forms, generated from one table:
+//! - `math::sin(x)?`: a new array (`x` an array, an [`Expr`] or a scalar: any [`Operand`]);
+//! - `math::sin_on(&stream, x)?`: the same on a stream, returning without waiting;
+//! - `math::sin_into(x, &mut out)?`: into an existing array (NumPy's `out=`; `out` may be
+//!   `x` itself through [`DeviceArrayBase::assign_expr`] for in place);
+//! - `expr.sin()`: a step of an expression, fused with the rest into one kernel:
+//!   `(&a * 2.0).sin().eval()?` runs `sinf(x0 * s0)` once over the elements.
+//!
+//! `f32` arrays use the `float` functions of CUDA (`sinf`, not `sin` in double), `f64` arrays
+//! the `double` ones; both keep CUDA's documented error bounds (a few ulps). The functions
+//! are defined on [`Float`] elements: an integer array is refused at compile time (NumPy
+//! would compute `sqrt` of an `int32` array in `f64`: convert first, in the same kernel, with
+//! `a.expr().cast::<f64>().sqrt()`). `exp`, `log`, `log10`, `sqrt`, `sin`, `cos`, `tan`,
+//! `sinh`, `cosh` and `tanh` are also defined on the complex types ([`Inexact`] elements, the
+//! functions of `<gpu_runtime/complex.h>`), with `pow`, `==`/`!=`, `where_`, and the complex
+//! functions [`conj`], [`real`], [`imag`], [`angle`] and [`complex_abs`] (`math_complex.rs`).
+//!
+//! `round` is NumPy's `round` with no decimals, which rounds halves to even: the same as
+//! `rint`. `frexp` and `modf` give two arrays, as PyCUDA's give a tuple.
+//!
+//! Comparisons, logic, `where_`, `maximum`/`minimum`, `abs`, `pow`, `sign`, `clip`,
+//! `remainder` and `floor_divide` are here too (written in `compare.rs`).
+//!
+//! ```no_run
+//! use gpu_runtime::gpuarray::{math, DeviceArray};
+//! use gpu_runtime::{ndarray::Array1, Context};
+//! let ctx = Context::default()?;
+//! let a = DeviceArray::from_ndarray(&ctx, &Array1::<f32>::linspace(0.0, 1.0, 1000))?;
+//! let s = math::sin(&a)?;
+//! let fused = (&a * 2.0).exp().eval()?;
+//! let (mantissa, exponent) = math::frexp(&a)?;
+//! # Ok::<(), gpu_runtime::Error>(())
+//! ```
+
+use std::sync::Arc;
+
+use gpu_cdecl::Scalar;
+use ndarray::{Dimension, IxDyn};
+
+use crate::driver::stream::Stream;
+use crate::error::Result;
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::elements::boolean::Bool;
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::expr::core::{Expr, Operand};
+use crate::gpuarray::expr::func::{Func, Math2Fn, MathFn};
+use crate::gpuarray::kernels::args::KernelArg;
+use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
+use crate::gpuarray::kernels::registry::Definitions;
+
+pub use crate::gpuarray::elements::inexact::Inexact;
+pub use crate::gpuarray::expr::compare::{
+    abs, absolute, clip, equal, floor_divide, fmax, fmin, greater, greater_equal, less, less_equal,
+    logical_and, logical_not, logical_or, logical_xor, maximum, minimum, not_equal, pow, power, remainder,
+    sign, where_,
+};
+pub use crate::gpuarray::expr::func::CmpOp;
+pub use crate::gpuarray::expr::math_complex::{
+    angle, angle_into, angle_on, complex_abs, complex_abs_into, complex_abs_on, conj, conj_into, conj_on,
+    imag, imag_into, imag_on, real, real_into, real_on, ComplexElement,
+};
+pub use crate::gpuarray::reduce::logic::{all, all_on, any, any_on};
+
+/// The floating-point elements the math functions are defined on: `f32` and `f64`.
+///
+/// Sealed: each type's C functions are named in the crate's table.
+pub trait Float: Inexact {}
+
+impl Float for f32 {}
+impl Float for f64 {}
+
+/// The four forms of each function of one operand (see the module documentation).
+macro_rules! unary_fns {
+    ($bound:ident; $($name:ident $on:ident $into:ident => $out:ty, $doc:literal;)*) => {$(
+        #[doc = concat!($doc, " of each element, into a new array (the shape of `x`'s arrays), on the legacy default stream.")]
+        pub fn $name<'a, T: $bound>(x: impl Operand<'a, T>) -> Result<DeviceArray<$out, IxDyn>> {
+            x.into_expr().$name().eval()
+        }
+        #[doc = concat!("[`", stringify!($name), "`] on `stream`; returns without waiting.")]
+        pub fn $on<'a, T: $bound>(stream: &Stream, x: impl Operand<'a, T>) -> Result<DeviceArray<$out, IxDyn>> {
+            x.into_expr().$name().eval_on(stream)
+        }
+        #[doc = concat!("[`", stringify!($name), "`] into `out` (of `x`'s shape, any layout; NumPy's `out=`), on the legacy default stream.")]
+        pub fn $into<'a, T: $bound, S: StorageMut<Elem = $out>, D: Dimension>(
+            x: impl Operand<'a, T>,
+            out: &mut DeviceArrayBase<S, D>,
+        ) -> Result<()> {
+            x.into_expr().$name().eval_into(None, out)
+        }
+    )*};
+}
+
+/// The four forms of each function of two operands of one type.
+macro_rules! binary_fns {
+    ($($name:ident $on:ident $into:ident, $doc:literal;)*) => {$(
+        #[doc = concat!($doc, ", element by element, into a new array, on the legacy default stream. Each operand is an array, an [`Expr`] or a scalar.")]
+        pub fn $name<'a, T: Float>(x: impl Operand<'a, T>, y: impl Operand<'a, T>) -> Result<DeviceArray<T, IxDyn>> {
+            x.into_expr().$name(y).eval()
+        }
+        #[doc = concat!("[`", stringify!($name), "`] on `stream`; returns without waiting.")]
+        pub fn $on<'a, T: Float>(
+            stream: &Stream,
+            x: impl Operand<'a, T>,
+            y: impl Operand<'a, T>,
+        ) -> Result<DeviceArray<T, IxDyn>> {
+            x.into_expr().$name(y).eval_on(stream)
+        }
+        #[doc = concat!("[`", stringify!($name), "`] into `out` (NumPy's `out=`).")]
+        pub fn $into<'a, T: Float, S: StorageMut<Elem = T>, D: Dimension>(
+            x: impl Operand<'a, T>,
+            y: impl Operand<'a, T>,
+            out: &mut DeviceArrayBase<S, D>,
+        ) -> Result<()> {
+            x.into_expr().$name(y).eval_into(None, out)
+        }
+    )*};
+}
+
+/// The expression steps of one operand: `Expr::sin`, ...
+macro_rules! unary_methods {
+    ($($name:ident $f:ident $doc:literal;)*) => {$(
+        #[doc = concat!($doc, " of each element, as a step of this expression (no kernel of its own).")]
+        pub fn $name(self) -> Expr<'a, T> {
+            Expr::call(Func::Math(MathFn::$f), vec![self.untyped()])
+        }
+    )*};
+}
+
+impl<'a, T: Inexact> Expr<'a, T> {
+    unary_methods!(
+        exp Exp "`e^x`"; log Log "The natural logarithm (principal branch for complex numbers)";
+        log10 Log10 "The base-10 logarithm"; sqrt Sqrt "The square root (principal branch for complex numbers)";
+        sin Sin "The sine"; cos Cos "The cosine"; tan Tan "The tangent";
+        sinh Sinh "The hyperbolic sine"; cosh Cosh "The hyperbolic cosine";
+        tanh Tanh "The hyperbolic tangent";
+    );
+
+    /// Whether each element is NaN (a complex number: either part), as a step of this
+    /// expression.
+    pub fn isnan(self) -> Expr<'a, Bool> {
+        Expr::call(Func::Predicate("isnan"), vec![self.untyped()])
+    }
+
+    /// Whether each element is an infinity (a complex number: either part, as NumPy's).
+    pub fn isinf(self) -> Expr<'a, Bool> {
+        Expr::call(Func::Predicate("isinf"), vec![self.untyped()])
+    }
+
+    /// Whether each element is neither NaN nor an infinity (a complex number: both parts).
+    pub fn isfinite(self) -> Expr<'a, Bool> {
+        Expr::call(Func::Predicate("isfinite"), vec![self.untyped()])
+    }
+}
+
+impl<'a, T: Float> Expr<'a, T> {
+    unary_methods!(
+        fabs Fabs "`|x|`"; ceil Ceil "The ceiling"; floor Floor "The floor";
+        expm1 Expm1 "`e^x - 1`"; exp2 Exp2 "`2^x`";
+        log1p Log1p "`ln(1 + x)`";
+        log2 Log2 "The base-2 logarithm"; cbrt Cbrt "The cube root";
+        asin Asin "The arc sine";
+        acos Acos "The arc cosine"; atan Atan "The arc tangent";
+        asinh Asinh "The inverse hyperbolic sine"; acosh Acosh "The inverse hyperbolic cosine";
+        atanh Atanh "The inverse hyperbolic tangent";
+        rint Rint "The nearest integer, halves to even";
+        round Rint "NumPy's `round` (no decimals): the nearest integer, halves to even, as `rint`";
+        trunc Trunc "The integer part, toward zero";
+    );
+
+    /// Whether each element's sign bit is set (true for `-0.0` and negative NaNs).
+    pub fn signbit(self) -> Expr<'a, Bool> {
+        Expr::call(Func::Predicate("signbit"), vec![self.untyped()])
+    }
+
+    fn math2(self, f: Math2Fn, y: impl Operand<'a, T>) -> Expr<'a, T> {
+        Expr::call(Func::Math2(f), vec![self.untyped(), y.into_expr().untyped()])
+    }
+
+    /// C's `fmod(self, y)`: the remainder with the sign of `self` (PyCUDA's `cumath.fmod`;
+    /// NumPy's `%` is [`remainder`](Self::remainder)).
+    pub fn fmod(self, y: impl Operand<'a, T>) -> Expr<'a, T> {
+        self.math2(Math2Fn::Fmod, y)
+    }
+
+    /// `atan2(self, x)`: the angle of the point `(x, self)`.
+    pub fn atan2(self, x: impl Operand<'a, T>) -> Expr<'a, T> {
+        self.math2(Math2Fn::Atan2, x)
+    }
+
+    /// `sqrt(self² + y²)` without intermediate overflow.
+    pub fn hypot(self, y: impl Operand<'a, T>) -> Expr<'a, T> {
+        self.math2(Math2Fn::Hypot, y)
+    }
+
+    /// The magnitude of `self` with the sign of `y`.
+    pub fn copysign(self, y: impl Operand<'a, T>) -> Expr<'a, T> {
+        self.math2(Math2Fn::Copysign, y)
+    }
+
+    /// `self * 2^e`, `e` an `i32` array, expression or scalar (PyCUDA's `cumath.ldexp`).
+    pub fn ldexp(self, e: impl Operand<'a, i32>) -> Expr<'a, T> {
+        Expr::call(Func::Ldexp, vec![self.untyped(), e.into_expr().untyped()])
+    }
+}
+
+unary_fns!(Inexact;
+    exp exp_on exp_into => T, "`e^x`";
+    log log_on log_into => T, "The natural logarithm";
+    log10 log10_on log10_into => T, "The base-10 logarithm";
+    sqrt sqrt_on sqrt_into => T, "The square root";
+    sin sin_on sin_into => T, "The sine";
+    cos cos_on cos_into => T, "The cosine";
+    tan tan_on tan_into => T, "The tangent";
+    sinh sinh_on sinh_into => T, "The hyperbolic sine";
+    cosh cosh_on cosh_into => T, "The hyperbolic cosine";
+    tanh tanh_on tanh_into => T, "The hyperbolic tangent";
+    isnan isnan_on isnan_into => Bool, "Whether it is NaN,";
+    isinf isinf_on isinf_into => Bool, "Whether it is an infinity,";
+    isfinite isfinite_on isfinite_into => Bool, "Whether it is finite,";
+);
+
+unary_fns!(Float;
+    fabs fabs_on fabs_into => T, "`|x|`";
+    ceil ceil_on ceil_into => T, "The ceiling";
+    floor floor_on floor_into => T, "The floor";
+    expm1 expm1_on expm1_into => T, "`e^x - 1`";
+    exp2 exp2_on exp2_into => T, "`2^x`";
+    log1p log1p_on log1p_into => T, "`ln(1 + x)`";
+    log2 log2_on log2_into => T, "The base-2 logarithm";
+    cbrt cbrt_on cbrt_into => T, "The cube root";
+    asin asin_on asin_into => T, "The arc sine";
+    acos acos_on acos_into => T, "The arc cosine";
+    atan atan_on atan_into => T, "The arc tangent";
+    asinh asinh_on asinh_into => T, "The inverse hyperbolic sine";
+    acosh acosh_on acosh_into => T, "The inverse hyperbolic cosine";
+    atanh atanh_on atanh_into => T, "The inverse hyperbolic tangent";
+    rint rint_on rint_into => T, "The nearest integer (halves to even)";
+    round round_on round_into => T, "NumPy's `round` with no decimals (halves to even, as `rint`)";
+    trunc trunc_on trunc_into => T, "The integer part, toward zero";
+    signbit signbit_on signbit_into => Bool, "Whether its sign bit is set,";
+);
+
+binary_fns!(
+    fmod fmod_on fmod_into, "C's `fmod(x, y)` (the sign of `x`)";
+    atan2 atan2_on atan2_into, "`atan2(x, y)`: the angle of the point `(y, x)`";
+    hypot hypot_on hypot_into, "`sqrt(x² + y²)`";
+    copysign copysign_on copysign_into, "The magnitude of `x` with the sign of `y`";
+);
+
+/// `x * 2^e` element by element (PyCUDA's `cumath.ldexp`), into a new array.
+pub fn ldexp<'a, T: Float>(
+    x: impl Operand<'a, T>,
+    e: impl Operand<'a, i32>,
+) -> Result<DeviceArray<T, IxDyn>> {
+    x.into_expr().ldexp(e).eval()
+}
+
+/// [`ldexp`] on `stream`.
+pub fn ldexp_on<'a, T: Float>(
+    stream: &Stream,
+    x: impl Operand<'a, T>,
+    e: impl Operand<'a, i32>,
+) -> Result<DeviceArray<T, IxDyn>> {
+    x.into_expr().ldexp(e).eval_on(stream)
+}
+
+/// [`ldexp`] into `out`.
+pub fn ldexp_into<'a, T: Float, S: StorageMut<Elem = T>, D: Dimension>(
+    x: impl Operand<'a, T>,
+    e: impl Operand<'a, i32>,
+    out: &mut DeviceArrayBase<S, D>,
+) -> Result<()> {
+    x.into_expr().ldexp(e).eval_into(None, out)
+}
+
+/// The kernels of two results (`frexp`, `modf`), one per function and type for the process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Split {
+    Frexp,
+    Modf,
+}
+
+/// The kernels made so far, by function and element type.
+static SPLIT_KERNELS: Definitions<(Split, Scalar), Arc<ElementwiseKernel>> = Definitions::new();
+
+/// The kernel splitting elements of `s` as `op` does.
+fn split_kernel(op: Split, s: Scalar) -> Result<Arc<ElementwiseKernel>> {
+    SPLIT_KERNELS.get_or_try_insert_with((op, s), || {
+        let t = s.c_name();
+        let f = s == Scalar::F32;
+        Ok(Arc::new(match op {
+            Split::Frexp => ElementwiseKernel::with_name(
+                "gpu_frexp",
+                &format!("const {t} *x, {t} *mantissa, int *exponent"),
+                &format!(
+                    "int e = 0; mantissa = {}(x, &e); exponent = e",
+                    if f { "frexpf" } else { "frexp" }
+                ),
+            )?,
+            Split::Modf => ElementwiseKernel::with_name(
+                "gpu_modf",
+                &format!("const {t} *x, {t} *fraction, {t} *integer"),
+                &format!(
+                    "{t} w = 0; fraction = {}(x, &w); integer = w",
+                    if f { "modff" } else { "modf" }
+                ),
+            )?,
+        }))
+    })
+}
+
+fn split<T: Float, U: Element, S: Storage<Elem = T>, D: Dimension>(
+    op: Split,
+    x: &DeviceArrayBase<S, D>,
+    stream: Option<&Stream>,
+) -> Result<(DeviceArray<T, D>, DeviceArray<U, D>)> {
+    let mut first = DeviceArray::<T, D>::empty(x.context(), x.raw_dim())?;
+    let mut second = DeviceArray::<U, D>::empty(x.context(), x.raw_dim())?;
+    let k = split_kernel(op, T::SCALAR)?;
+    let args = [
+        KernelArg::input(x),
+        KernelArg::output(&mut first),
+        KernelArg::output(&mut second),
+    ];
+    match stream {
+        Some(s) => k.launch_on(s, args)?,
+        None => k.launch(args)?,
+    }
+    Ok((first, second))
+}
+
+/// Each element as `mantissa * 2^exponent`, the mantissa's magnitude in `[0.5, 1)` (0 for 0;
+/// NaN and infinities are returned as the mantissa, with exponent 0): PyCUDA's
+/// `cumath.frexp`, which returns the two arrays as a tuple.
+pub fn frexp<T: Float, S: Storage<Elem = T>, D: Dimension>(
+    x: &DeviceArrayBase<S, D>,
+) -> Result<(DeviceArray<T, D>, DeviceArray<i32, D>)> {
+    split(Split::Frexp, x, None)
+}
+
+/// [`frexp`] on `stream`.
+pub fn frexp_on<T: Float, S: Storage<Elem = T>, D: Dimension>(
+    stream: &Stream,
+    x: &DeviceArrayBase<S, D>,
+) -> Result<(DeviceArray<T, D>, DeviceArray<i32, D>)> {
+    split(Split::Frexp, x, Some(stream))
+}
+
+/// Each element's fractional and integral parts, both with its sign: PyCUDA's
+/// `cumath.modf` (the fraction first, as PyCUDA and NumPy return them).
+pub fn modf<T: Float, S: Storage<Elem = T>, D: Dimension>(
+    x: &DeviceArrayBase<S, D>,
+) -> Result<(DeviceArray<T, D>, DeviceArray<T, D>)> {
+    split(Split::Modf, x, None)
+}
+
+/// [`modf`] on `stream`.
+pub fn modf_on<T: Float, S: Storage<Elem = T>, D: Dimension>(
+    stream: &Stream,
+    x: &DeviceArrayBase<S, D>,
+) -> Result<(DeviceArray<T, D>, DeviceArray<T, D>)> {
+    split(Split::Modf, x, Some(stream))
+}
+
+#[cfg(test)]
+pub(crate) fn test_split_kernels() -> Vec<Arc<ElementwiseKernel>> {
+    [Split::Frexp, Split::Modf]
+        .into_iter()
+        .flat_map(|op| [Scalar::F32, Scalar::F64].map(|s| split_kernel(op, s).unwrap()))
+        .collect()
+}

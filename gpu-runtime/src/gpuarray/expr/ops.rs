@@ -1,0 +1,132 @@
+//! The operators that build an [`Expr`] (`&a + &b`, `&a * 3.0`, `3.0 * &a`, `-&a`, `&a % &b`
+//! (NumPy's `%`: [`BinOp::Rem`]), and the same on expressions), and the array methods that evaluate one at once: `a.add(&b)?`,
+//! `a.mul(3.0)?`, and the in-place `a.add_assign(&b)?`, `a.mul_assign(2.0)?`.
+//!
+//! `std::ops::AddAssign` and its kin are not implemented: they cannot return the error of a
+//! launch, and this crate does not panic on what its user passes. The `*_assign` methods take
+//! their place.
+
+use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
+
+use ndarray::{Dimension, IxDyn};
+
+use crate::driver::stream::Stream;
+use crate::error::Result;
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::expr::core::{BinOp, Expr, Operand, Store};
+use crate::types::{Complex32, Complex64};
+
+macro_rules! binary_ops {
+    ($($tr:ident $m:ident $op:ident),*) => {$(
+        impl<'a, S: Storage<Elem: Element>, D: Dimension, R: Operand<'a, S::Elem>> $tr<R> for &'a DeviceArrayBase<S, D> {
+            type Output = Expr<'a, S::Elem>;
+            fn $m(self, rhs: R) -> Expr<'a, S::Elem> {
+                self.into_expr().bin(BinOp::$op, rhs.into_expr())
+            }
+        }
+        impl<'a, T: Element, R: Operand<'a, T>> $tr<R> for Expr<'a, T> {
+            type Output = Expr<'a, T>;
+            fn $m(self, rhs: R) -> Expr<'a, T> {
+                self.bin(BinOp::$op, rhs.into_expr())
+            }
+        }
+    )*};
+}
+binary_ops!(Add add Add, Sub sub Sub, Mul mul Mul, Div div Div, Rem rem Rem);
+
+/// `scalar op array` and `scalar op expression`, for each element type.
+macro_rules! scalar_lhs {
+    ($($t:ty),*) => {$(
+        scalar_lhs!(@ops $t, Add add Add, Sub sub Sub, Mul mul Mul, Div div Div, Rem rem Rem);
+    )*};
+    (@ops $t:ty, $($tr:ident $m:ident $op:ident),*) => {$(
+        impl<'a, S: Storage<Elem = $t>, D: Dimension> $tr<&'a DeviceArrayBase<S, D>> for $t {
+            type Output = Expr<'a, $t>;
+            fn $m(self, rhs: &'a DeviceArrayBase<S, D>) -> Expr<'a, $t> {
+                Operand::<'a, $t>::into_expr(self).bin(BinOp::$op, rhs.into_expr())
+            }
+        }
+        impl<'a> $tr<Expr<'a, $t>> for $t {
+            type Output = Expr<'a, $t>;
+            fn $m(self, rhs: Expr<'a, $t>) -> Expr<'a, $t> {
+                Operand::<'a, $t>::into_expr(self).bin(BinOp::$op, rhs)
+            }
+        }
+    )*};
+}
+scalar_lhs!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, Complex32, Complex64);
+
+impl<'a, S: Storage<Elem: Element>, D: Dimension> Neg for &'a DeviceArrayBase<S, D> {
+    type Output = Expr<'a, S::Elem>;
+    fn neg(self) -> Expr<'a, S::Elem> {
+        self.into_expr().neg()
+    }
+}
+
+impl<'a, T: Element> Neg for Expr<'a, T> {
+    type Output = Expr<'a, T>;
+    fn neg(self) -> Expr<'a, T> {
+        Expr::neg(self)
+    }
+}
+
+macro_rules! eval_methods {
+    ($($m:ident $op:ident $what:literal),*) => {$(
+        #[doc = concat!("`self ", $what, " rhs` (an array of the same shape and element type, an [`Expr`], or a scalar) into a new array, as one kernel: [`Expr::eval`].")]
+        pub fn $m<'a, R: Operand<'a, S::Elem>>(&'a self, rhs: R) -> Result<DeviceArray<S::Elem, IxDyn>> {
+            self.into_expr().bin(BinOp::$op, rhs.into_expr()).eval()
+        }
+    )*};
+}
+
+macro_rules! assign_methods {
+    ($($m:ident $op:ident $what:literal),*) => {$(
+        #[doc = concat!("`self ", $what, "= rhs` in place, as one kernel (`std::ops::", stringify!($op), "Assign` cannot return the launch's error, so it is this method).")]
+        pub fn $m<'a, R: Operand<'a, S::Elem>>(&mut self, rhs: R) -> Result<()>
+        where
+            S: StorageMut,
+        {
+            rhs.into_expr().store(None, self, Store::Compound(BinOp::$op))
+        }
+    )*};
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// The array as an [`Expr`], to build on with methods rather than operators.
+    pub fn expr(&self) -> Expr<'_, S::Elem> {
+        self.into_expr()
+    }
+
+    eval_methods!(add Add "+", sub Sub "-", mul Mul "*", div Div "/", rem Rem "%", floor_divide FloorDiv "//");
+
+    /// `-self` into a new array.
+    pub fn neg(&self) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        self.into_expr().neg().eval()
+    }
+
+    assign_methods!(add_assign Add "+", sub_assign Sub "-", mul_assign Mul "*", div_assign Div "/", rem_assign Rem "%");
+
+    /// Stores `rhs` (an array, an [`Expr`] or a scalar) into this array, as one kernel, on
+    /// `stream` or (`None`) the legacy default stream.
+    pub fn assign_expr<'a, R: Operand<'a, S::Elem>>(&mut self, stream: Option<&Stream>, rhs: R) -> Result<()>
+    where
+        S: StorageMut,
+    {
+        rhs.into_expr().store(stream, self, Store::Assign)
+    }
+
+    /// `self op= rhs` in place on `stream` (or the legacy default stream): the stream form of
+    /// [`add_assign`](Self::add_assign) and its kin.
+    pub fn op_assign_on<'a, R: Operand<'a, S::Elem>>(
+        &mut self,
+        stream: Option<&Stream>,
+        op: BinOp,
+        rhs: R,
+    ) -> Result<()>
+    where
+        S: StorageMut,
+    {
+        rhs.into_expr().store(stream, self, Store::Compound(op))
+    }
+}

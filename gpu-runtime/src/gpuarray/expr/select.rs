@@ -1,0 +1,128 @@
+//! `if_positive` (PyCUDA's) and `vdot` (NumPy's): an elementwise choice between two arrays and
+//! the dot product of two arrays read as flat vectors.
+
+use std::sync::Arc;
+
+use crate::gpuarray::elements::dtype::DType;
+use ndarray::Dimension;
+
+use crate::driver::stream::Stream;
+use crate::error::{ArrayShapeError, Result};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::kernels::args::KernelArg;
+use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
+use crate::gpuarray::kernels::registry::Definitions;
+
+/// The kernels by (criterion, element) type.
+static KERNELS: Definitions<(DType, DType), Arc<ElementwiseKernel>> = Definitions::new();
+
+/// `z = c > 0 ? a : b` for criteria of `crit` and elements of `elem`, generated once per
+/// process. A complex criterion has no sign: a typed error.
+fn if_positive_kernel(crit: DType, elem: DType) -> Result<Arc<ElementwiseKernel>> {
+    if crit.is_complex() {
+        return Err(crate::error::ArgumentError::UndefinedOnElement {
+            kernel: "gpu_if_positive".into(),
+            function: "if_positive".into(),
+            element: crit.c_name(),
+        }
+        .into());
+    }
+    KERNELS.get_or_try_insert_with((crit, elem), || {
+        let (c, t) = (crit.c_name(), elem.c_name());
+        Ok(Arc::new(ElementwiseKernel::with_name(
+            "gpu_if_positive",
+            &format!("const {c} *c, const {t} *a, const {t} *b, {t} *z"),
+            &format!("z = c > ({c})0 ? a : b"),
+        )?))
+    })
+}
+
+/// Where `criterion` is positive the element of `then`, elsewhere the one of `otherwise`
+/// (PyCUDA's `if_positive(criterion, then_, else_)`, NumPy's `where(criterion > 0, then,
+/// otherwise)`), in a new array; the three arrays have one shape (any layouts), and a NaN
+/// criterion is not positive. The result is in C order, or Fortran order when `then` is
+/// Fortran- and not C-contiguous.
+pub fn if_positive<C, S1, S2, D>(
+    criterion: &DeviceArrayBase<C, D>,
+    then: &DeviceArrayBase<S1, D>,
+    otherwise: &DeviceArrayBase<S2, D>,
+) -> Result<DeviceArray<S1::Elem, D>>
+where
+    C: Storage<Elem: Element>,
+    S1: Storage<Elem: Element>,
+    S2: Storage<Elem = S1::Elem>,
+    D: Dimension,
+{
+    if_positive_stream(None, criterion, then, otherwise)
+}
+
+/// [`if_positive`] on `stream`.
+pub fn if_positive_on<C, S1, S2, D>(
+    stream: &Stream,
+    criterion: &DeviceArrayBase<C, D>,
+    then: &DeviceArrayBase<S1, D>,
+    otherwise: &DeviceArrayBase<S2, D>,
+) -> Result<DeviceArray<S1::Elem, D>>
+where
+    C: Storage<Elem: Element>,
+    S1: Storage<Elem: Element>,
+    S2: Storage<Elem = S1::Elem>,
+    D: Dimension,
+{
+    if_positive_stream(Some(stream), criterion, then, otherwise)
+}
+
+fn if_positive_stream<C, S1, S2, D>(
+    stream: Option<&Stream>,
+    criterion: &DeviceArrayBase<C, D>,
+    then: &DeviceArrayBase<S1, D>,
+    otherwise: &DeviceArrayBase<S2, D>,
+) -> Result<DeviceArray<S1::Elem, D>>
+where
+    C: Storage<Elem: Element>,
+    S1: Storage<Elem: Element>,
+    S2: Storage<Elem = S1::Elem>,
+    D: Dimension,
+{
+    let mut out = DeviceArray::<S1::Elem, D>::empty_like(then)?;
+    let k = if_positive_kernel(C::Elem::DTYPE, S1::Elem::DTYPE)?;
+    let args = [
+        KernelArg::input(criterion),
+        KernelArg::input(then),
+        KernelArg::input(otherwise),
+        KernelArg::output(&mut out),
+    ];
+    match stream {
+        Some(s) => k.launch_on(s, args)?,
+        None => k.launch(args)?,
+    }
+    Ok(out)
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// The dot product of the two arrays read as flat vectors in C order (NumPy's `vdot`):
+    /// their shapes may differ, their numbers of elements may not
+    /// ([`ArrayShapeError::ElementCounts`]). Accumulated in the element type, as
+    /// [`dot`](Self::dot). Arrays of one shape are read in place; others are first copied
+    /// into C order. Complex elements of the first array are conjugated, as NumPy's `vdot`
+    /// does (and [`dot`](Self::dot) does not).
+    pub fn vdot<S2: Storage<Elem = S::Elem>, D2: Dimension>(
+        &self,
+        other: &DeviceArrayBase<S2, D2>,
+    ) -> Result<S::Elem> {
+        if self.len() != other.len() {
+            return Err(ArrayShapeError::ElementCounts {
+                operation: "DeviceArray::vdot",
+                first: self.len(),
+                second: other.len(),
+            }
+            .into());
+        }
+        if self.shape() == other.shape() {
+            let other = other.view().into_dyn();
+            return self.view().into_dyn().conj_dot(&other);
+        }
+        self.ravel()?.conj_dot(&other.ravel()?)
+    }
+}

@@ -1,0 +1,107 @@
+//! `any` and `all` over every element (NumPy's `any()`/`all()` with no axis): whether any
+//! (every) element is nonzero, as one reduction to the host. An empty array gives `false`
+//! (`true`), as NumPy's.
+
+use std::sync::Arc;
+
+use ndarray::Dimension;
+
+use crate::driver::stream::Stream;
+use crate::error::Result;
+use crate::gpuarray::array::core::{DeviceArrayBase, Storage};
+use crate::gpuarray::elements::cast;
+use crate::gpuarray::elements::dtype::DType;
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::kernels::args::KernelArg;
+use crate::gpuarray::kernels::registry::Definitions;
+use crate::gpuarray::reduce::kernel::ReductionKernel;
+
+/// Which of the two.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Logic {
+    Any,
+    All,
+}
+
+/// The kernels made so far, by operation and element type.
+static KERNELS: Definitions<(Logic, DType), Arc<ReductionKernel<i32>>> = Definitions::new();
+
+/// The reduction of `op` over elements of `s`, in `int` (the warp shuffles of the reduction
+/// have no `bool` form).
+fn kernel(op: Logic, s: DType) -> Result<Arc<ReductionKernel<i32>>> {
+    KERNELS.get_or_try_insert_with((op, s), || {
+        let args = format!("const {} *x", s.c_name());
+        // A complex number is true when either part is nonzero (C++ has no `z != 0` for it).
+        let nonzero = if s.is_complex() {
+            format!("(int){}", cast::convert_c(s, DType::Bool, "x"))
+        } else {
+            "(int)(x != 0)".to_owned()
+        };
+        Ok(Arc::new(match op {
+            Logic::Any => ReductionKernel::new(&args, &nonzero, "a | b", "0")?,
+            Logic::All => ReductionKernel::new(&args, &nonzero, "a & b", "1")?,
+        }))
+    })
+}
+
+fn reduce<S: Storage<Elem: Element>, D: Dimension>(
+    op: Logic,
+    x: &DeviceArrayBase<S, D>,
+    stream: Option<&Stream>,
+) -> Result<bool> {
+    let k = kernel(op, S::Elem::DTYPE)?;
+    let r = match stream {
+        Some(s) => k.reduce_on(s, [KernelArg::input(x)])?,
+        None => k.reduce([KernelArg::input(x)])?,
+    };
+    Ok(r.to_vec()?.first().is_some_and(|&v| v != 0))
+}
+
+/// Whether any element of `x` is nonzero (true for a [`Bool`](crate::gpuarray::Bool) array: any is
+/// true); `false` for an empty array.
+pub fn any<S: Storage<Elem: Element>, D: Dimension>(x: &DeviceArrayBase<S, D>) -> Result<bool> {
+    reduce(Logic::Any, x, None)
+}
+
+/// [`any`] on `stream` (waits for the result, which it returns).
+pub fn any_on<S: Storage<Elem: Element>, D: Dimension>(
+    stream: &Stream,
+    x: &DeviceArrayBase<S, D>,
+) -> Result<bool> {
+    reduce(Logic::Any, x, Some(stream))
+}
+
+/// Whether every element of `x` is nonzero; `true` for an empty array.
+pub fn all<S: Storage<Elem: Element>, D: Dimension>(x: &DeviceArrayBase<S, D>) -> Result<bool> {
+    reduce(Logic::All, x, None)
+}
+
+/// [`all`] on `stream` (waits for the result, which it returns).
+pub fn all_on<S: Storage<Elem: Element>, D: Dimension>(
+    stream: &Stream,
+    x: &DeviceArrayBase<S, D>,
+) -> Result<bool> {
+    reduce(Logic::All, x, Some(stream))
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// Whether any element is nonzero (NumPy's `a.any()`): [`math::any`](crate::gpuarray::math::any).
+    pub fn any(&self) -> Result<bool> {
+        any(self)
+    }
+
+    /// Whether every element is nonzero (NumPy's `a.all()`): [`math::all`](crate::gpuarray::math::all).
+    pub fn all(&self) -> Result<bool> {
+        all(self)
+    }
+}
+
+#[cfg(test)]
+pub(crate) fn test_kernels() -> Vec<Arc<ReductionKernel<i32>>> {
+    [Logic::Any, Logic::All]
+        .into_iter()
+        .flat_map(|op| {
+            [DType::Bool, DType::F32, DType::I64, DType::Complex32].map(|s| kernel(op, s).unwrap())
+        })
+        .collect()
+}

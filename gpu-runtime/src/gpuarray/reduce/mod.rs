@@ -1,0 +1,10 @@
+//! Reductions: [`ReductionKernel`](crate::gpuarray::ReductionKernel) (`kernel`, its CUDA C in `source`) and what
+//! arrays compute with it: `sum` ... `argmin` (`ops`, along an axis with `axis`), over
+//! the elements an index array picks (`at`), and `any`/`all` (`logic`).
+
+pub(crate) mod at;
+pub(crate) mod axis;
+pub(crate) mod kernel;
+pub(crate) mod logic;
+pub(crate) mod ops;
+pub(crate) mod source;

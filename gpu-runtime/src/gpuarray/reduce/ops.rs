@@ -1,0 +1,661 @@
+//! `sum`, `prod`, `mean`, `var`, `std`, `max`, `min`, `ptp`, `argmax`, `argmin` and `dot` on
+//! arrays, over all axes or along one (with NumPy's `keepdims`: [`ReduceAxis`]), and
+//! `any_axis`/`all_axis` (as [`Bool`]s), built on [`ReductionKernel`]. Each kernel is defined once per operation, element type and result type
+//! for the process, and found again by that small key.
+//!
+//! NumPy's semantics, with these choices made explicit:
+//! - `sum` and `prod` accumulate in the element type (integers wrap; NumPy widens integers
+//!   narrower than `int64` to `int64` on Linux): [`sum_as`](DeviceArrayBase::sum_as) and
+//!   [`prod_as`](DeviceArrayBase::prod_as) name the accumulator, e.g. `sum_as::<i64>()` for
+//!   NumPy's result on `i32`. An empty sum is 0, an empty product 1.
+//! - `mean`, `var` and `std` return NumPy's type ([`MeanType`]: the element type for the
+//!   float types, `f64` for the integers and [`Bool`]), accumulated in `f64` for every element
+//!   type and rounded once into it; `var` is Welford's (Chan's parallel merge), divided by
+//!   `n - ddof` (NaN or infinity when that is not positive, as NumPy's warning case). The mean
+//!   of an empty array is NaN.
+//! - `max`/`min` propagate NaN; `argmax`/`argmin` give the first NaN's index, else the first
+//!   extreme one. On an empty array (or an empty axis with lanes to fill) they are
+//!   [`ArrayShapeError::EmptyReduction`], as NumPy raises.
+
+use std::sync::Arc;
+
+use gpu_cdecl::Scalar;
+use ndarray::{Dimension, IxDyn};
+
+use crate::error::{ArgumentError, ArrayShapeError, Error, Result};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::elements::boolean::Bool;
+use crate::gpuarray::elements::cast;
+use crate::gpuarray::elements::dtype::DType;
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::elements::mean_type::MeanType;
+use crate::gpuarray::kernels::args::KernelArg;
+use crate::gpuarray::kernels::registry::{AnyDefinition, Definitions};
+use crate::gpuarray::reduce::axis::ReduceAxis;
+use crate::gpuarray::reduce::kernel::ReductionKernel;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Op {
+    Sum,
+    Prod,
+    Dot,
+    /// `sum(conj(x) * y)`: [`Op::Dot`] conjugating its first operand when it is complex.
+    VDot,
+    Max,
+    Min,
+    ArgMax,
+    ArgMin,
+    Mean,
+    /// The variance with this `ddof`, its square root with `root`.
+    Var {
+        ddof: u64,
+        root: bool,
+    },
+    /// `max - min` in one pass.
+    Ptp,
+    /// Whether any element is nonzero (NaN counts), as a [`Bool`].
+    Any,
+    /// Whether every element is nonzero, as a [`Bool`].
+    All,
+}
+
+/// The C type of the index `argmax`/`argmin` carry with each value: `int` when every index
+/// of the reduction fits it (half the accumulator of a 4-byte element, and one register to
+/// move per step rather than two), else `long long`. Other operations carry none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum IndexWidth {
+    I32,
+    I64,
+}
+
+impl IndexWidth {
+    /// The narrowest width that holds every index below `count` (and the neutral's index,
+    /// the type's maximum, above them all).
+    pub(crate) fn for_count(count: usize) -> IndexWidth {
+        if count <= i32::MAX as usize {
+            IndexWidth::I32
+        } else {
+            IndexWidth::I64
+        }
+    }
+
+    fn c_type(self) -> &'static str {
+        match self {
+            IndexWidth::I32 => "int",
+            IndexWidth::I64 => "long long",
+        }
+    }
+
+    /// The largest index, the neutral's (it loses every tie).
+    fn c_max(self) -> &'static str {
+        match self {
+            IndexWidth::I32 => "2147483647",
+            IndexWidth::I64 => "9223372036854775807ll",
+        }
+    }
+
+    fn bytes(self) -> usize {
+        match self {
+            IndexWidth::I32 => 4,
+            IndexWidth::I64 => 8,
+        }
+    }
+}
+
+/// A builtin kernel's key: the operation, the element type, the result type, and the index
+/// width (`I64` for every operation but `argmax`/`argmin`).
+type OpKey = (Op, DType, DType, IndexWidth);
+static KERNELS: Definitions<OpKey, AnyDefinition> = Definitions::new();
+
+/// Welford's running (count, mean, M2) in `double` and Chan et al.'s merge of two of them.
+const WELFORD: &str = "struct gpu_welford { double n; double mean; double m2; };\n\
+__device__ __forceinline__ gpu_welford gpu_w(double n, double mean, double m2) { gpu_welford r; r.n = n; r.mean = mean; r.m2 = m2; return r; }\n\
+__device__ __forceinline__ gpu_welford gpu_wmerge(gpu_welford a, gpu_welford b) {\n\
+if (a.n == 0.0) return b;\nif (b.n == 0.0) return a;\n\
+double n = a.n + b.n, d = b.mean - a.mean;\n\
+return gpu_w(n, a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * (b.n / n))); }\n";
+
+/// The (value, index) of `argmax`/`argmin` and which of two comes first: NaN, then the
+/// extreme value (`>` or `<`), then the lower index.
+fn arg_def(t: &str, cmp: char, index: IndexWidth) -> String {
+    let ix = index.c_type();
+    format!(
+        "struct gpu_arg {{ {t} v; {ix} i; }};\n\
+         __device__ __forceinline__ gpu_arg gpu_mk({t} v, long long i) {{ gpu_arg r; r.v = v; r.i = ({ix})i; return r; }}\n\
+         __device__ __forceinline__ bool gpu_first(gpu_arg b, gpu_arg a) {{\n\
+         bool bn = b.v != b.v, an = a.v != a.v;\n\
+         if (bn != an) return bn;\n\
+         if (!bn && b.v != a.v) return b.v {cmp} a.v;\n\
+         return b.i < a.i; }}\n"
+    )
+}
+
+/// The kernel of `op` on elements of `T`, producing `R` (and accumulating in `R` for sums
+/// and products); `argmax`/`argmin` with `long long` indices (see [`kernel_indexed`]).
+pub(crate) fn kernel<T: Element, R: Element>(op: Op) -> Result<Arc<ReductionKernel<R>>> {
+    kernel_indexed::<T, R>(op, IndexWidth::I64)
+}
+
+/// [`kernel`], with `argmax`/`argmin` carrying indices of `index` (which every index of the
+/// reduction must fit: [`IndexWidth::for_count`]); other operations ignore it.
+pub(crate) fn kernel_indexed<T: Element, R: Element>(
+    op: Op,
+    index: IndexWidth,
+) -> Result<Arc<ReductionKernel<R>>> {
+    let index = match op {
+        Op::ArgMax | Op::ArgMin => index,
+        _ => IndexWidth::I64,
+    };
+    KERNELS.get_or_try_insert_typed((op, T::DTYPE, R::DTYPE, index), || define::<T, R>(op, index))
+}
+
+/// The kernel of `op` on elements of `T`, producing `R`, with indices of `index`, written anew.
+fn define<T: Element, R: Element>(op: Op, index: IndexWidth) -> Result<ReductionKernel<R>> {
+    let (t, r) = (T::c_name(), R::c_name());
+    refuse_complex::<T, R>(op)?;
+    let x = format!("const {t} *x");
+    // The 16-bit floats are summed in `f32`, as NumPy sums `float16`, and rounded once (unless
+    // the caller named a wider accumulator).
+    let sixteen_bit = matches!(T::DTYPE, DType::F16 | DType::Bf16);
+    let narrow_result = matches!(R::DTYPE, DType::F16 | DType::Bf16 | DType::F32);
+    let wide = |x: &str| cast::cast_c(T::SCALAR, Scalar::F32, x);
+    let as_r = cast::convert_c(T::DTYPE, R::DTYPE, "x");
+    // Through the conversion table, which spells the 16-bit floats' conversions unambiguously.
+    let as_f64 = cast::convert_c(T::DTYPE, DType::F64, "x");
+    let nonzero = cast::convert_c(T::DTYPE, DType::Bool, "x");
+    let sum_in_f32 = |arguments: String, map: String| -> Result<ReductionKernel<R>> {
+        let k = ReductionKernel::with_accumulator(
+            "reduction",
+            &arguments,
+            &map,
+            "a + b",
+            "0.0f",
+            ("float", "", 4),
+        )?;
+        Ok(k.post_map(&cast::cast_c(Scalar::F32, R::SCALAR, "a")))
+    };
+    // NaN wins max and min, as in numpy (`a != a` is false for integers).
+    let k = match op {
+        Op::Sum if sixteen_bit && narrow_result => sum_in_f32(x.clone(), wide("x"))?,
+        Op::Dot | Op::VDot if sixteen_bit => sum_in_f32(
+            format!("const {t} *x, const {t} *y"),
+            format!("{} * {}", wide("x"), wide("y")),
+        )?,
+        Op::Sum => ReductionKernel::new(&x, &as_r, "a + b", &format!("({r})0"))?,
+        Op::Prod => ReductionKernel::new(&x, &as_r, "a * b", &format!("({r})1"))?,
+        Op::VDot if T::DTYPE.is_complex() => ReductionKernel::new(
+            &format!("const {t} *x, const {t} *y"),
+            "gpu_runtime::conj(x) * y",
+            "a + b",
+            &format!("({t})0"),
+        )?,
+        // A real vdot is a dot (the same kernel text, kept under both keys).
+        Op::Dot | Op::VDot => ReductionKernel::new(
+            &format!("const {t} *x, const {t} *y"),
+            "x * y",
+            "a + b",
+            &format!("({t})0"),
+        )?,
+        // A complex mean: accumulated in `R`, divided by the count in `R`'s part type. (Real
+        // means, below, accumulate in `double` and round once into `R`.)
+        Op::Mean if R::DTYPE.is_complex() => ReductionKernel::new(&x, &as_r, "a + b", &format!("({r})0"))?
+            .post_map(&format!(
+                "a / {}",
+                cast::cast_c(Scalar::I64, R::DTYPE.part_scalar(), "n")
+            )),
+        Op::Max => ReductionKernel::new(&x, "x", "(a != a || a > b) ? a : b", T::C_LOWEST)?,
+        Op::Min => ReductionKernel::new(&x, "x", "(a != a || a < b) ? a : b", T::C_HIGHEST)?,
+        Op::ArgMax | Op::ArgMin => {
+            let (cmp, start, name) = match op {
+                Op::ArgMax => ('>', T::C_LOWEST, "argmax"),
+                _ => ('<', T::C_HIGHEST, "argmin"),
+            };
+            let def = arg_def(t, cmp, index);
+            // The struct's size: its wider member, twice (the other is padded to it).
+            let size = 2 * std::mem::size_of::<T>().max(index.bytes());
+            let mut k = ReductionKernel::with_accumulator(
+                name,
+                &x,
+                "gpu_mk(x, i)",
+                "gpu_first(b, a) ? b : a",
+                &format!("gpu_mk({start}, {})", index.c_max()),
+                ("gpu_arg", &def, size),
+            )?
+            .post_map("a.i")
+            // Along a thread's rows in order: a later element wins only by value, or as the
+            // first NaN (the lowest index of equals is the one already held).
+            .in_order(&format!("(b.v {cmp} a.v || (b.v != b.v && a.v == a.v)) ? b : a"));
+            k.c_order_index = true;
+            k
+        }
+        // Summed in `double` whatever the result type, rounded once into it.
+        Op::Mean => {
+            ReductionKernel::with_accumulator("reduction", &x, &as_f64, "a + b", "0.0", ("double", "", 8))?
+                .post_map(&cast::cast_c(Scalar::F64, R::SCALAR, "a / (double)n"))
+        }
+        Op::Var { ddof, root } => {
+            let var = format!("a.m2 / fmax(a.n - {ddof}.0, 0.0)");
+            let post = if root { format!("sqrt({var})") } else { var };
+            let post = cast::cast_c(Scalar::F64, R::SCALAR, &post);
+            ReductionKernel::with_accumulator(
+                "var",
+                &x,
+                // M2 starts at `x - x`: 0 for a finite element, NaN for NaN or inf, so that a
+                // lane holding one (even alone) has a NaN variance as NumPy's.
+                &format!("gpu_w(1.0, {as_f64}, ({as_f64}) - ({as_f64}))"),
+                "gpu_wmerge(a, b)",
+                "gpu_w(0.0, 0.0, 0.0)",
+                ("gpu_welford", WELFORD, 24),
+            )?
+            .post_map(&post)
+        }
+        Op::Ptp => {
+            let def = format!(
+                "struct gpu_range {{ {t} lo; {t} hi; }};\n\
+                 __device__ __forceinline__ gpu_range gpu_rg({t} lo, {t} hi) {{ gpu_range r; r.lo = lo; r.hi = hi; return r; }}\n"
+            );
+            ReductionKernel::with_accumulator(
+                "ptp",
+                &x,
+                "gpu_rg(x, x)",
+                "gpu_rg((a.lo != a.lo || a.lo < b.lo) ? a.lo : b.lo, (a.hi != a.hi || a.hi > b.hi) ? a.hi : b.hi)",
+                &format!("gpu_rg({}, {})", T::C_HIGHEST, T::C_LOWEST),
+                ("gpu_range", &def, 2 * std::mem::size_of::<T>()),
+            )?
+            .post_map(&format!("({t})(a.hi - a.lo)"))
+        }
+        Op::Any => ReductionKernel::new(&x, &nonzero, "a || b", "false")?,
+        Op::All => ReductionKernel::new(&x, &nonzero, "a && b", "true")?,
+    };
+    Ok(k)
+}
+
+/// The reductions that need an order (`max`, `argmax`, `ptp`, ...) or a real result (`var`,
+/// and `mean` into a real type) on a complex element: a typed error, as NumPy has no order
+/// of complex numbers here (NumPy orders them lexicographically; this crate refuses).
+fn refuse_complex<T: Element, R: Element>(op: Op) -> Result<()> {
+    let real_result_of_complex = T::DTYPE.is_complex() && !R::DTYPE.is_complex();
+    let refused = match op {
+        Op::Max | Op::Min | Op::ArgMax | Op::ArgMin | Op::Ptp | Op::Var { .. } => T::DTYPE.is_complex(),
+        Op::Mean | Op::Sum | Op::Prod => real_result_of_complex,
+        Op::Dot | Op::VDot | Op::Any | Op::All => false,
+    };
+    if refused {
+        return Err(ArgumentError::UndefinedOnElement {
+            kernel: "reduction".into(),
+            function: format!("{op:?}").into(),
+            element: T::c_name(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+fn empty_error(operation: &'static str) -> Error {
+    ArrayShapeError::EmptyReduction { operation }.into()
+}
+
+/// One element of a 0-d device array, read back.
+fn scalar<R: Element>(a: DeviceArray<R, IxDyn>) -> Result<R> {
+    a.to_vec()?.first().copied().ok_or_else(|| empty_error("reduce"))
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// Reduces over every axis with `op`, producing `R`.
+    /// (`argmax`/`argmin` index every element: `int` indices when the count fits.)
+    fn reduce_all<R: Element>(&self, op: Op) -> Result<R> {
+        let k = kernel_indexed::<S::Elem, R>(op, IndexWidth::for_count(self.len()))?;
+        scalar(k.reduce([KernelArg::input(self)])?)
+    }
+
+    /// Reduces along `axis` with `op`, producing `R`, in the `axis`'s form. (`argmax`/`argmin`
+    /// index along the axis: `int` indices when its length fits.)
+    fn reduce_along<R: Element>(&self, op: Op, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
+        let m = self.shape().get(axis.axis).copied().unwrap_or(0);
+        let k = kernel_indexed::<S::Elem, R>(op, IndexWidth::for_count(m))?;
+        let out = k.reduce_axis([KernelArg::input(self)], axis.axis)?;
+        axis.shape_result(out)
+    }
+
+    /// The sum of every element (0 for an empty array), accumulated in the element type
+    /// (`f16` and `bf16` in `f32`, rounded once at the end).
+    pub fn sum(&self) -> Result<S::Elem> {
+        self.reduce_all(Op::Sum)
+    }
+
+    /// The sum of every element converted to and accumulated in `A` (NumPy's `sum(dtype=)`;
+    /// `sum_as::<i64>()` is NumPy's default for `i32` on Linux).
+    pub fn sum_as<A: Element>(&self) -> Result<A> {
+        self.reduce_all(Op::Sum)
+    }
+
+    /// The sums along an axis (`usize`, or [`ReduceAxis::keepdims`]), as an array of the other
+    /// axes.
+    pub fn sum_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        self.reduce_along(Op::Sum, axis.into())
+    }
+
+    /// [`sum_axis`](Self::sum_axis) accumulated in `A`.
+    pub fn sum_axis_as<A: Element>(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<A, IxDyn>> {
+        self.reduce_along(Op::Sum, axis.into())
+    }
+
+    /// The product of every element (1 for an empty array), in the element type.
+    pub fn prod(&self) -> Result<S::Elem> {
+        self.reduce_all(Op::Prod)
+    }
+
+    /// The product of every element converted to and accumulated in `A`.
+    pub fn prod_as<A: Element>(&self) -> Result<A> {
+        self.reduce_all(Op::Prod)
+    }
+
+    /// The products along an axis.
+    pub fn prod_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        self.reduce_along(Op::Prod, axis.into())
+    }
+
+    /// The mean of every element (NaN for an empty array), in NumPy's type
+    /// ([`MeanType`]: `f32` for `f32`, `f64` for integers), accumulated in `f64`.
+    pub fn mean(&self) -> Result<<S::Elem as MeanType>::Mean>
+    where
+        S::Elem: MeanType,
+    {
+        self.reduce_all(Op::Mean)
+    }
+
+    /// The means along an axis (NaN for lanes of an empty axis), in NumPy's type
+    /// ([`MeanType`]).
+    pub fn mean_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+    where
+        S::Elem: MeanType,
+    {
+        self.reduce_along(Op::Mean, axis.into())
+    }
+
+    /// The variance of every element, `sum((x - mean)^2) / (n - ddof)` (NumPy's `var(ddof=)`;
+    /// 0 is the population variance, 1 the sample variance), in NumPy's type ([`MeanType`]),
+    /// accumulated in `f64`.
+    pub fn var(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
+    where
+        S::Elem: MeanType,
+    {
+        self.reduce_all(Op::Var { ddof, root: false })
+    }
+
+    /// The variances along an axis, in NumPy's type ([`MeanType`]).
+    pub fn var_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+        ddof: u64,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+    where
+        S::Elem: MeanType,
+    {
+        self.reduce_along(Op::Var { ddof, root: false }, axis.into())
+    }
+
+    /// The standard deviation, the square root of [`var`](Self::var) (taken in `f64`), in
+    /// NumPy's type ([`MeanType`]).
+    pub fn std(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
+    where
+        S::Elem: MeanType,
+    {
+        self.reduce_all(Op::Var { ddof, root: true })
+    }
+
+    /// The standard deviations along an axis, in NumPy's type ([`MeanType`]).
+    pub fn std_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+        ddof: u64,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+    where
+        S::Elem: MeanType,
+    {
+        self.reduce_along(Op::Var { ddof, root: true }, axis.into())
+    }
+
+    /// The sum of the products of the elements of two arrays of the same shape (any
+    /// layouts): the dot product of vectors, `(a * b).sum()` of any arrays.
+    pub fn dot<S2: Storage<Elem = S::Elem>, D2: Dimension>(
+        &self,
+        other: &DeviceArrayBase<S2, D2>,
+    ) -> Result<S::Elem> {
+        scalar(
+            kernel::<S::Elem, S::Elem>(Op::Dot)?.reduce([KernelArg::input(self), KernelArg::input(other)])?,
+        )
+    }
+
+    /// The sum of `conj(self) * other` over two arrays of the same shape (any layouts),
+    /// conjugating the first operand when the elements are complex: what `vdot` reduces.
+    pub(crate) fn conj_dot<S2: Storage<Elem = S::Elem>, D2: Dimension>(
+        &self,
+        other: &DeviceArrayBase<S2, D2>,
+    ) -> Result<S::Elem> {
+        scalar(
+            kernel::<S::Elem, S::Elem>(Op::VDot)?
+                .reduce([KernelArg::input(self), KernelArg::input(other)])?,
+        )
+    }
+
+    /// The mean of every element returned as an `A` (NumPy's `mean(dtype=)`; a real mean is
+    /// accumulated in `f64` and rounded once into `A`, a complex one accumulated in `A`): `mean_as::<Complex64>()` is the mean of a complex array (complex
+    /// elements have no [`MeanType`](crate::gpuarray::MeanType), so [`mean`](Self::mean) does
+    /// not take them). NaN parts for an empty array. A complex
+    /// array's mean into a real `A` is refused with a typed error.
+    pub fn mean_as<A: Element>(&self) -> Result<A> {
+        self.reduce_all(Op::Mean)
+    }
+
+    /// The means along an axis, given as `A` (accumulated as; see
+    /// [`mean_as`](Self::mean_as) says).
+    pub fn mean_axis_as<A: Element>(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<A, IxDyn>> {
+        self.reduce_along(Op::Mean, axis.into())
+    }
+
+    /// The largest element (NaN if there is one); an error for an empty array.
+    pub fn max(&self) -> Result<S::Elem> {
+        self.nonempty("max")?;
+        self.reduce_all(Op::Max)
+    }
+
+    /// The smallest element (NaN if there is one); an error for an empty array.
+    pub fn min(&self) -> Result<S::Elem> {
+        self.nonempty("min")?;
+        self.reduce_all(Op::Min)
+    }
+
+    /// The largest elements along an axis; an error when that axis is empty.
+    pub fn max_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        let axis = axis.into();
+        self.nonempty_axis("max_axis", axis.axis)?;
+        self.reduce_along(Op::Max, axis)
+    }
+
+    /// The smallest elements along an axis; an error when that axis is empty.
+    pub fn min_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        let axis = axis.into();
+        self.nonempty_axis("min_axis", axis.axis)?;
+        self.reduce_along(Op::Min, axis)
+    }
+
+    /// The flat index (in C order) of the largest element, the first one on a tie (a NaN
+    /// counts as largest, as in numpy); an error for an empty array.
+    pub fn argmax(&self) -> Result<usize> {
+        self.nonempty("argmax")?;
+        Ok(self.reduce_all::<i64>(Op::ArgMax)? as usize)
+    }
+
+    /// The flat index (in C order) of the smallest element, the first one on a tie (a NaN
+    /// counts as smallest, as in numpy); an error for an empty array.
+    pub fn argmin(&self) -> Result<usize> {
+        self.nonempty("argmin")?;
+        Ok(self.reduce_all::<i64>(Op::ArgMin)? as usize)
+    }
+
+    /// The index along an axis of the largest element of each lane.
+    pub fn argmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
+        let axis = axis.into();
+        self.nonempty_axis("argmax_axis", axis.axis)?;
+        self.reduce_along(Op::ArgMax, axis)
+    }
+
+    /// The index along an axis of the smallest element of each lane.
+    pub fn argmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
+        let axis = axis.into();
+        self.nonempty_axis("argmin_axis", axis.axis)?;
+        self.reduce_along(Op::ArgMin, axis)
+    }
+
+    /// The range of the elements, `max - min` (NumPy's `ptp`; NaN if there is one; integers
+    /// wrap, as in NumPy), in one pass; an error for an empty array.
+    pub fn ptp(&self) -> Result<S::Elem> {
+        self.nonempty("ptp")?;
+        self.reduce_all(Op::Ptp)
+    }
+
+    /// The ranges along an axis; an error when that axis is empty.
+    pub fn ptp_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        let axis = axis.into();
+        self.nonempty_axis("ptp_axis", axis.axis)?;
+        self.reduce_along(Op::Ptp, axis)
+    }
+
+    /// Whether any element along an axis is nonzero (NaN counts, as in NumPy), as [`Bool`]s;
+    /// an empty lane is false.
+    pub fn any_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<Bool, IxDyn>> {
+        self.reduce_along(Op::Any, axis.into())
+    }
+
+    /// Whether every element along an axis is nonzero, as [`Bool`]s; an empty lane is true.
+    pub fn all_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<Bool, IxDyn>> {
+        self.reduce_along(Op::All, axis.into())
+    }
+
+    fn nonempty(&self, operation: &'static str) -> Result<()> {
+        if self.is_empty() {
+            return Err(empty_error(operation));
+        }
+        Ok(())
+    }
+
+    fn nonempty_axis(&self, operation: &'static str, axis: usize) -> Result<()> {
+        let lanes: usize = self
+            .shape()
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != axis)
+            .map(|(_, &d)| d)
+            .product();
+        match self.shape().get(axis) {
+            // Lanes with no element and no neutral to give them.
+            Some(0) if lanes > 0 => Err(empty_error(operation)),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The sources of every builtin reduction for every element type, in `variants`, named.
+#[cfg(test)]
+pub(crate) fn test_kernels(
+    variants: &[crate::gpuarray::reduce::kernel::ReductionVariant],
+) -> Vec<(String, Vec<String>)> {
+    fn push<R: Element>(
+        name: String,
+        k: Arc<ReductionKernel<R>>,
+        variants: &[crate::gpuarray::reduce::kernel::ReductionVariant],
+        out: &mut Vec<(String, Vec<String>)>,
+    ) {
+        out.push((name, variants.iter().map(|&v| k.source(v)).collect()));
+    }
+    fn of<T: Element>(
+        variants: &[crate::gpuarray::reduce::kernel::ReductionVariant],
+        out: &mut Vec<(String, Vec<String>)>,
+    ) {
+        let name = std::any::type_name::<T>();
+        for op in [Op::Sum, Op::Prod, Op::Dot, Op::Max, Op::Min] {
+            push(
+                format!("{op:?} {name}"),
+                kernel::<T, T>(op).unwrap(),
+                variants,
+                out,
+            );
+        }
+        push(
+            format!("Sum as i64 {name}"),
+            kernel::<T, i64>(Op::Sum).unwrap(),
+            variants,
+            out,
+        );
+        for op in [Op::ArgMax, Op::ArgMin] {
+            for index in [IndexWidth::I32, IndexWidth::I64] {
+                push(
+                    format!("{op:?} {index:?} {name}"),
+                    kernel_indexed::<T, i64>(op, index).unwrap(),
+                    variants,
+                    out,
+                );
+            }
+        }
+        push(
+            format!("Ptp {name}"),
+            kernel::<T, T>(Op::Ptp).unwrap(),
+            variants,
+            out,
+        );
+        for op in [Op::Any, Op::All] {
+            push(
+                format!("{op:?} {name}"),
+                kernel::<T, Bool>(op).unwrap(),
+                variants,
+                out,
+            );
+        }
+    }
+    /// The moments, in NumPy's result type.
+    fn moments_of<T: MeanType>(
+        variants: &[crate::gpuarray::reduce::kernel::ReductionVariant],
+        out: &mut Vec<(String, Vec<String>)>,
+    ) {
+        let name = std::any::type_name::<T>();
+        for op in [Op::Mean, Op::Var { ddof: 1, root: true }] {
+            push(
+                format!("{op:?} {name}"),
+                kernel::<T, T::Mean>(op).unwrap(),
+                variants,
+                out,
+            );
+        }
+    }
+    let mut out = Vec::new();
+    of::<i8>(variants, &mut out);
+    of::<u8>(variants, &mut out);
+    of::<i16>(variants, &mut out);
+    of::<u16>(variants, &mut out);
+    of::<half::f16>(variants, &mut out);
+    of::<half::bf16>(variants, &mut out);
+    of::<i32>(variants, &mut out);
+    of::<u32>(variants, &mut out);
+    of::<i64>(variants, &mut out);
+    of::<u64>(variants, &mut out);
+    of::<f32>(variants, &mut out);
+    of::<f64>(variants, &mut out);
+    moments_of::<i8>(variants, &mut out);
+    moments_of::<u8>(variants, &mut out);
+    moments_of::<i16>(variants, &mut out);
+    moments_of::<u16>(variants, &mut out);
+    moments_of::<half::f16>(variants, &mut out);
+    moments_of::<half::bf16>(variants, &mut out);
+    moments_of::<i32>(variants, &mut out);
+    moments_of::<u32>(variants, &mut out);
+    moments_of::<i64>(variants, &mut out);
+    moments_of::<u64>(variants, &mut out);
+    moments_of::<f32>(variants, &mut out);
+    moments_of::<f64>(variants, &mut out);
+    moments_of::<Bool>(variants, &mut out);
+    out
+}

@@ -1,0 +1,136 @@
+//! Every kernel this module generates, compiled with NVRTC for sm_90 on the host (no GPU):
+//! the builtin operations for every element type, and every variant for the common ones.
+
+use gpu_cdecl::Scalar;
+
+use super::compiles;
+use crate::gpuarray::copy::builtin::{kernel, Builtin};
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::kernels::elementwise::Variant;
+use crate::gpuarray::reduce::kernel::ReductionVariant;
+use crate::gpuarray::reduce::ops::test_kernels;
+
+fn all_scalars() -> [Scalar; 10] {
+    [
+        i8::SCALAR,
+        u8::SCALAR,
+        i16::SCALAR,
+        u16::SCALAR,
+        i32::SCALAR,
+        u32::SCALAR,
+        i64::SCALAR,
+        u64::SCALAR,
+        f32::SCALAR,
+        f64::SCALAR,
+    ]
+}
+
+#[test]
+fn builtin_elementwise_kernels_compile() {
+    for s in all_scalars() {
+        compiles(
+            "fill",
+            &kernel(
+                Builtin::Fill,
+                crate::gpuarray::tests::dt(s),
+                crate::gpuarray::tests::dt(s),
+            )
+            .unwrap()
+            .source(Variant::Contiguous),
+        );
+        compiles(
+            "convert",
+            &kernel(
+                Builtin::Convert,
+                crate::gpuarray::tests::dt(s),
+                crate::gpuarray::tests::dt(Scalar::F64),
+            )
+            .unwrap()
+            .source(Variant::Contiguous),
+        );
+    }
+    for d in [1, 2, 3, 8] {
+        compiles(
+            "convert strided",
+            &kernel(
+                Builtin::Convert,
+                crate::gpuarray::tests::dt(Scalar::F32),
+                crate::gpuarray::tests::dt(Scalar::I32),
+            )
+            .unwrap()
+            .source(Variant::Strided(d)),
+        );
+    }
+}
+
+#[test]
+fn builtin_reduction_kernels_compile() {
+    for (name, sources) in test_kernels(&[ReductionVariant::Contiguous, ReductionVariant::Final]) {
+        for s in sources {
+            compiles(&name, &s);
+        }
+    }
+    let all = [
+        ReductionVariant::Strided(2),
+        ReductionVariant::AxisBlock(3),
+        ReductionVariant::AxisThread(1),
+        ReductionVariant::AxisColumns(2),
+        ReductionVariant::AxisColumns(3),
+        ReductionVariant::AxisBlockSplit(2),
+        ReductionVariant::AxisPartials,
+    ];
+    for (name, sources) in test_kernels(&all)
+        .into_iter()
+        .filter(|(n, _)| n.contains("f32") || n.contains("i64"))
+    {
+        for s in sources {
+            compiles(&name, &s);
+        }
+    }
+}
+
+/// The launch prepares each kernel from its C declaration in the generated source: every
+/// variant's declaration must be readable.
+#[test]
+fn generated_declarations_are_readable() {
+    let k = kernel(
+        Builtin::Convert,
+        crate::gpuarray::tests::dt(Scalar::F32),
+        crate::gpuarray::tests::dt(Scalar::F64),
+    )
+    .unwrap();
+    for v in [Variant::Contiguous, Variant::Strided(3)] {
+        let src = k.source(v);
+        let name = if v == Variant::Contiguous {
+            "gpu_convert_contig"
+        } else {
+            "gpu_convert_strided3"
+        };
+        let decl = gpu_cdecl::find_kernel(&src, name).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        assert!(decl.extern_c);
+    }
+    for (name, sources) in test_kernels(&[
+        ReductionVariant::Contiguous,
+        ReductionVariant::Final,
+        ReductionVariant::AxisBlock(2),
+        ReductionVariant::AxisColumns(2),
+        ReductionVariant::AxisPartials,
+        ReductionVariant::AxisBlockSplit(1),
+    ]) {
+        for (s, code) in sources.iter().zip([0, 20, 32, 52, 21, 61]) {
+            let base = if name.starts_with("ArgMax") {
+                "argmax"
+            } else if name.starts_with("ArgMin") {
+                "argmin"
+            } else if name.starts_with("Var") {
+                "var"
+            } else if name.starts_with("Ptp") {
+                "ptp"
+            } else {
+                "reduction"
+            };
+            gpu_cdecl::find_kernel(s, &format!("{base}_r{code}"))
+                .unwrap_or_else(|e| panic!("{name}: {e}\n{s}"));
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! The kernels of math, comparison and logic expressions: their C text, their cache keys, and
+//! that each compiles with NVRTC for sm_90 on the host (no GPU).
+
+use gpu_cdecl::Scalar;
+
+use super::compiles;
+use crate::gpuarray::elements::boolean::Bool;
+use crate::gpuarray::elements::dtype::DType;
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::expr::core::{kernel, BinOp, Expr, Node, Operand, Store};
+use crate::gpuarray::expr::func::{CmpOp, Func, Math2Fn, MathFn};
+use crate::gpuarray::kernels::elementwise::Variant;
+use crate::gpuarray::reduce::kernel::ReductionVariant;
+
+fn call(f: Func, args: Vec<Node>) -> Node {
+    Node::Call(f, args)
+}
+
+const UNARY: [MathFn; 26] = [
+    MathFn::Fabs,
+    MathFn::Ceil,
+    MathFn::Floor,
+    MathFn::Exp,
+    MathFn::Expm1,
+    MathFn::Exp2,
+    MathFn::Log,
+    MathFn::Log1p,
+    MathFn::Log10,
+    MathFn::Log2,
+    MathFn::Sqrt,
+    MathFn::Cbrt,
+    MathFn::Sin,
+    MathFn::Cos,
+    MathFn::Tan,
+    MathFn::Asin,
+    MathFn::Acos,
+    MathFn::Atan,
+    MathFn::Sinh,
+    MathFn::Cosh,
+    MathFn::Tanh,
+    MathFn::Asinh,
+    MathFn::Acosh,
+    MathFn::Atanh,
+    MathFn::Rint,
+    MathFn::Trunc,
+];
+
+/// Every math function of one and two operands, the predicates and `ldexp`, as one kernel per
+/// float type (one expression holding them all compiles every name at once).
+#[test]
+fn math_kernels_compile_in_float_and_double() {
+    for s in [DType::F32, DType::F64] {
+        let x = || Node::ArrayOf(s);
+        let mut sum = call(Func::Math(UNARY[0]), vec![x()]);
+        for f in &UNARY[1..] {
+            sum = Node::Bin(
+                BinOp::Add,
+                Box::new(sum),
+                Box::new(call(Func::Math(*f), vec![x()])),
+            );
+        }
+        for f in [Math2Fn::Fmod, Math2Fn::Atan2, Math2Fn::Hypot, Math2Fn::Copysign] {
+            sum = Node::Bin(
+                BinOp::Add,
+                Box::new(sum),
+                Box::new(call(Func::Math2(f), vec![x(), Node::ScalarOf(s)])),
+            );
+        }
+        sum = Node::Bin(
+            BinOp::Add,
+            Box::new(sum),
+            Box::new(call(Func::Ldexp, vec![x(), Node::ArrayOf(DType::I32)])),
+        );
+        let src = |t: DType| {
+            if t == DType::F32 {
+                kernel::<f32>(&sum, Store::Assign)
+                    .unwrap()
+                    .source(Variant::Contiguous)
+            } else {
+                kernel::<f64>(&sum, Store::Assign)
+                    .unwrap()
+                    .source(Variant::Contiguous)
+            }
+        };
+        let text = src(s);
+        compiles(&format!("math {s:?}"), &text);
+        // The float kernel calls the `float` functions, never the `double` ones.
+        if s == DType::F32 {
+            assert!(
+                text.contains("sinf(x12)") && text.contains("ldexpf(x30, (int)(x31))"),
+                "{text}"
+            );
+            assert!(!text.contains(" sin(") && !text.contains("(sin("), "{text}");
+        } else {
+            assert!(text.contains("sin(x12)") && !text.contains("sinf("), "{text}");
+        }
+        let mut preds = call(Func::Predicate("isnan"), vec![x()]);
+        for p in ["isinf", "isfinite", "signbit"] {
+            preds = call(Func::Xor, vec![preds, call(Func::Predicate(p), vec![x()])]);
+        }
+        compiles(
+            "predicates",
+            &kernel::<Bool>(&preds, Store::Assign)
+                .unwrap()
+                .source(Variant::Strided(2)),
+        );
+    }
+}
+
+fn all_numbers() -> [Scalar; 11] {
+    [
+        i8::SCALAR,
+        u8::SCALAR,
+        i16::SCALAR,
+        u16::SCALAR,
+        i32::SCALAR,
+        u32::SCALAR,
+        i64::SCALAR,
+        u64::SCALAR,
+        f32::SCALAR,
+        f64::SCALAR,
+        Bool::SCALAR,
+    ]
+}
+
+/// Every function of any number type, with every element type of operand, compiles; the
+/// comparison gives `bool` and `where` takes it.
+#[test]
+fn generic_kernels_compile_for_every_type() {
+    fn of<T: Element>() {
+        let s = T::DTYPE;
+        let x = || Node::ArrayOf(s);
+        let mut e = call(Func::Maximum, vec![x(), Node::ScalarOf(s)]);
+        for f in [Func::Minimum, Func::Fmax, Func::Fmin, Func::Pow] {
+            e = call(f, vec![e, x()]);
+        }
+        e = call(Func::Sign, vec![call(Func::Abs, vec![e])]);
+        for op in [BinOp::Div, BinOp::Rem, BinOp::FloorDiv] {
+            e = Node::Bin(op, Box::new(e), Box::new(x()));
+        }
+        let cond = call(
+            Func::And,
+            vec![
+                call(Func::Compare(CmpOp::Gt), vec![x(), Node::ScalarOf(s)]),
+                call(Func::Not, vec![call(Func::Compare(CmpOp::Ne), vec![x(), x()])]),
+            ],
+        );
+        let w = call(
+            Func::Where,
+            vec![cond, e, call(Func::Cast(s), vec![Node::ArrayOf(DType::F64)])],
+        );
+        for store in [
+            Store::Assign,
+            Store::Compound(BinOp::Rem),
+            Store::Compound(BinOp::Div),
+        ] {
+            let k = kernel::<T>(&w, store).unwrap();
+            compiles(&format!("{s:?} {store:?}"), &k.source(Variant::Contiguous));
+        }
+        let cmp = call(Func::Compare(CmpOp::Le), vec![x(), x()]);
+        let k = kernel::<Bool>(&cmp, Store::Assign).unwrap();
+        compiles(&format!("{s:?} compare"), &k.source(Variant::Strided(3)));
+        // From and to every type.
+        for to in all_numbers() {
+            let k = crate::gpuarray::copy::builtin::kernel(
+                crate::gpuarray::copy::builtin::Builtin::Convert,
+                s,
+                crate::gpuarray::tests::dt(to),
+            )
+            .unwrap();
+            compiles(
+                &format!("convert {s:?} -> {to:?}"),
+                &k.source(Variant::Contiguous),
+            );
+        }
+    }
+    of::<i8>();
+    of::<u8>();
+    of::<i16>();
+    of::<u16>();
+    of::<i32>();
+    of::<u32>();
+    of::<i64>();
+    of::<u64>();
+    of::<f32>();
+    of::<f64>();
+    of::<Bool>();
+    let fill = crate::gpuarray::copy::builtin::kernel(
+        crate::gpuarray::copy::builtin::Builtin::Fill,
+        crate::gpuarray::elements::dtype::DType::Bool,
+        crate::gpuarray::elements::dtype::DType::Bool,
+    )
+    .unwrap();
+    compiles("fill bool", &fill.source(Variant::Contiguous));
+}
+
+#[test]
+fn split_and_logic_kernels_compile() {
+    for k in crate::gpuarray::expr::math::test_split_kernels() {
+        compiles("frexp/modf", &k.source(Variant::Contiguous));
+        compiles("frexp/modf strided", &k.source(Variant::Strided(2)));
+    }
+    for k in crate::gpuarray::reduce::logic::test_kernels() {
+        for v in [ReductionVariant::Contiguous, ReductionVariant::Final] {
+            compiles("any/all", &k.source(v));
+        }
+    }
+}
+
+/// What the typed operators build: leaves carry their own types, the parameter list uses
+/// them, and the text of a single-type expression is what it was before typed leaves.
+#[test]
+fn typed_leaves_render_their_own_types() {
+    let x = Operand::<f32>::into_expr(1.5f32);
+    let cond = x.gt(2.0f32);
+    assert_eq!(cond.operation(), "out = ((bool)(s0 > s1))");
+    let w = Expr::where_(cond, 3i64, Operand::<i64>::into_expr(4i64).abs());
+    assert_eq!(
+        w.operation(),
+        "out = ((long long)(((bool)(s0 > s1)) ? s2 : gpu_abs((long long)(s3))))"
+    );
+    let k = kernel::<i64>(&w.node, Store::Assign).unwrap();
+    let src = k.source(Variant::Contiguous);
+    assert!(
+        src.contains("float s0, float s1, long long s2, long long s3"),
+        "{src}"
+    );
+    assert!(
+        src.contains("gpu_neg_wrap"),
+        "the helpers are in the preamble: {src}"
+    );
+    // A plain single-type expression has no preamble.
+    let plain = Operand::<f32>::into_expr(1.0f32) * 2.0f32;
+    let k = kernel::<f32>(&plain.node, Store::Assign).unwrap();
+    assert!(!k.source(Variant::Contiguous).contains("gpu_div"));
+    // Fused math: one operation.
+    let e = (Operand::<f32>::into_expr(1.0f32) * 2.0f32).sin().exp();
+    assert_eq!(e.operation(), "out = expf(sinf(((float)(s0 * s1))))");
+    let e = Operand::<i32>::into_expr(7) / 0 % 3;
+    assert_eq!(e.operation(), "out = gpu_rem<int>(gpu_div<int>(s0, s1), s2)");
+    let e = Operand::<f64>::into_expr(7.0).floor_divide(2.0);
+    assert_eq!(e.operation(), "out = gpu_floordiv((double)(s0), (double)(s1))");
+    let e = Operand::<u8>::into_expr(7)
+        .cast::<f32>()
+        .sqrt()
+        .isnan()
+        .logical_not();
+    assert_eq!(
+        e.operation(),
+        "out = ((bool)!(bool)(((bool)isnan(sqrtf(((float)(s0)))))))"
+    );
+}
+
+/// The cache key holds the leaves' types: the same structure over other types is another
+/// kernel, the same structure and types the same one.
+#[test]
+fn cache_keys_hold_leaf_types() {
+    let cmp = |s: DType| call(Func::Compare(CmpOp::Gt), vec![Node::ArrayOf(s), Node::ArrayOf(s)]);
+    let a = kernel::<Bool>(&cmp(DType::F32), Store::Assign).unwrap();
+    let b = kernel::<Bool>(&cmp(DType::F32), Store::Assign).unwrap();
+    let c = kernel::<Bool>(&cmp(DType::F64), Store::Assign).unwrap();
+    assert!(std::sync::Arc::ptr_eq(&a, &b));
+    assert!(!std::sync::Arc::ptr_eq(&a, &c));
+    assert!(a
+        .source(Variant::Contiguous)
+        .contains("const float *__restrict__ x0__p"));
+    assert!(c
+        .source(Variant::Contiguous)
+        .contains("const double *__restrict__ x0__p"));
+}
+
+/// A function on a type it is not defined on is a typed error, not a kernel that fails to
+/// compile (the typed API cannot build one; the table guards itself).
+#[test]
+fn undefined_functions_are_refused() {
+    let node = call(Func::Math(MathFn::Sin), vec![Node::ArrayOf(DType::I32)]);
+    let err = kernel::<i32>(&node, Store::Assign).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            crate::Error::Argument(crate::error::ArgumentError::NotAnElementType {
+                scalar: Scalar::I32,
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    assert_eq!(MathFn::Sin.c_function(DType::F32), Some("sinf"));
+    assert_eq!(MathFn::Sin.c_function(DType::F64), Some("sin"));
+    assert_eq!(MathFn::Sin.c_function(DType::I32), None);
+}

@@ -1,0 +1,97 @@
+//! Reductions and scans with no GPU: the user-struct accumulator's source compiles with NVRTC
+//! when the C type matches the Rust one and is refused when it does not, and `ReduceAxis`'s
+//! forms.
+
+use crate::error::Error;
+use crate::gpuarray::kernels::registry::compile_check;
+use crate::gpuarray::reduce::axis::ReduceAxis;
+use crate::gpuarray::reduce::kernel::{ReductionKernel, ReductionVariant};
+
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct MinMax {
+    lo: f32,
+    hi: f32,
+}
+// SAFETY: repr(C), two f32 fields, every bit pattern is valid; the preamble below declares it.
+unsafe impl crate::types::DeviceRepr for MinMax {}
+
+const MINMAX: &str = "struct minmax { float lo, hi; };\n\
+__device__ minmax mm(float lo, float hi) { minmax r; r.lo = lo; r.hi = hi; return r; }";
+
+fn minmax_kernel(c_type: &str, preamble: &str) -> ReductionKernel<f32> {
+    ReductionKernel::<f32>::with_struct_accumulator::<MinMax>(
+        "const float *x",
+        "mm(x, x)",
+        "mm(fminf(a.lo, b.lo), fmaxf(a.hi, b.hi))",
+        "mm(__int_as_float(0x7f800000), __int_as_float(0xff800000))",
+        c_type,
+        preamble,
+    )
+    .unwrap()
+    .post_map("a.hi - a.lo")
+}
+
+#[test]
+fn struct_accumulators_compile_in_every_variant() {
+    let k = minmax_kernel("minmax", MINMAX);
+    for v in [
+        ReductionVariant::Contiguous,
+        ReductionVariant::Strided(2),
+        ReductionVariant::Final,
+        ReductionVariant::AxisBlock(2),
+        ReductionVariant::AxisThread(2),
+        ReductionVariant::AxisColumns(3),
+        ReductionVariant::AxisBlockSplit(2),
+        ReductionVariant::AxisPartials,
+    ] {
+        let src = k.source(v);
+        if let Err(e) = compile_check(&src, "sm_90") {
+            panic!("{v:?} does not compile: {e}\n{src}");
+        }
+    }
+}
+
+#[test]
+fn a_c_struct_of_another_size_is_a_compile_error() {
+    let wider = "struct minmax3 { float lo, hi, extra; };\n\
+                 __device__ minmax3 mm(float lo, float hi) { minmax3 r; r.lo = lo; r.hi = hi; r.extra = 0; return r; }";
+    let k = minmax_kernel("minmax3", wider);
+    let src = k.source(ReductionVariant::Contiguous);
+    match compile_check(&src, "sm_90") {
+        Err(Error::Compile(e)) => assert!(format!("{e}").contains("size and alignment"), "{e}"),
+        other => panic!("expected a compile error, got {other:?}"),
+    }
+}
+
+#[test]
+fn gathered_reductions_compile() {
+    use crate::gpuarray::reduce::at::{gather_source, ALL_OPS};
+    for op in ALL_OPS {
+        for src in [
+            gather_source::<f32>(op),
+            gather_source::<i64>(op),
+            gather_source::<u8>(op),
+        ] {
+            if let Err(e) = compile_check(&src, "sm_90") {
+                panic!("{op:?} does not compile: {e}\n{src}");
+            }
+            gpu_cdecl::find_kernel(&src, "gpu_gather_reduce").unwrap();
+            gpu_cdecl::find_kernel(&src, "gpu_gather_final").unwrap();
+        }
+    }
+}
+
+#[test]
+fn reduce_axis_forms() {
+    assert_eq!(
+        ReduceAxis::from(2),
+        ReduceAxis {
+            axis: 2,
+            keepdims: false
+        }
+    );
+    assert_eq!(ReduceAxis::new(1), ReduceAxis::from(1));
+    assert!(ReduceAxis::keepdims(0).keepdims);
+    assert_ne!(ReduceAxis::keepdims(0), ReduceAxis::new(0));
+}
