@@ -4,7 +4,8 @@
 //! `cargo bench --bench report` on a machine with an NVIDIA GPU (a few minutes; with
 //! `--features cublas`, also cuBLAS through cudarc on our buffers against cudarc's own slices). The JSON goes
 //! to `$GPU_BENCH_JSON`, else `$OUT/bench-report.json` when `OUT` is set, else
-//! `target/bench-report.json`. `GPU_BENCH_ONLY=threads,compile` (section names: launch, threads,
+//! `target/bench-report.json`, and the same table in markdown beside it (`.md`: what
+//! `guide/performance.md` shows). `GPU_BENCH_ONLY=threads,compile` (section names: launch, threads,
 //! compile, memory, graph, dependent, loops, gpuarray, broadcast, math, reduce, serve, cublas, matmul) runs only those sections.
 
 mod broadcast;
@@ -131,5 +132,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|| std::path::PathBuf::from("target/bench-report.json"));
     std::fs::write(&path, table::json(&device, &rows))?;
     println!("JSON: {}", path.display());
+    // The guide's performance chapter pastes this file's table as is.
+    let md = path.with_extension("md");
+    std::fs::write(&md, table::markdown(&device, &rows))?;
+    println!("markdown: {}", md.display());
     Ok(())
 }

@@ -1,4 +1,5 @@
-//! The report's rows, printed as one table and written as JSON.
+//! The report's rows, printed as one table and written as JSON and as the markdown table of
+//! the guide's performance chapter (pasted there as is, so the chapter says what a run said).
 
 use std::fmt::Write as _;
 
@@ -91,6 +92,41 @@ pub fn render(device: &str, rows: &[Row]) -> String {
             r.raw,
             r.target,
             r.spread()
+        );
+    }
+    s
+}
+
+/// The table in markdown, as `guide/performance.md` shows it: the spread in the ratio's cell.
+pub fn markdown(device: &str, rows: &[Row]) -> String {
+    let mut s =
+        format!("On {device}; ratio = ours / raw (for bandwidths raw / ours): below 1 is faster.\n\n");
+    s.push_str(
+        "| figure | ours | raw | unit | ratio | raw path | target |\n|---|---:|---:|---|---:|---|---|\n",
+    );
+    for r in rows {
+        let spread = match r.rounds.len() {
+            0 => String::new(),
+            n => {
+                let mut v = r.rounds.clone();
+                v.sort_by(f64::total_cmp);
+                format!(
+                    " (median of {n} rounds, middle half {:.3}..{:.3})",
+                    v[n / 4],
+                    v[(3 * n) / 4]
+                )
+            }
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {:.3}{spread} | {} | {} |",
+            r.figure.replace('|', "\\|"),
+            fmt_num(r.ours),
+            fmt_num(r.theirs),
+            r.unit,
+            r.ratio(),
+            r.raw.replace('|', "\\|"),
+            r.target.replace('|', "\\|"),
         );
     }
     s
