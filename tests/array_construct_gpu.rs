@@ -75,7 +75,7 @@ fn full_ones_and_their_like_forms_fill_every_element() -> gpu_runtime::Result<()
     assert_eq!(DeviceArray::<u8, _>::ones(&ctx, 3)?.to_vec()?, [1, 1, 1]);
     assert_eq!(DeviceArray::<i16, _>::full(&ctx, 2, -7)?.to_vec()?, [-7, -7]);
     let stream = Stream::new(&ctx)?;
-    let a = DeviceArray::<u32, _>::ones_on(&stream, (2, 2))?;
+    let a: DeviceArray<u32, _> = gpu_runtime::gpuarray::on(&stream).ones((2, 2))?;
     stream.synchronize()?;
     assert_eq!(a.to_vec()?, [1, 1, 1, 1]);
     Ok(())

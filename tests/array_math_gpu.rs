@@ -700,7 +700,7 @@ fn views_empty_and_zero_dimensional_arrays() -> gpu_runtime::Result<()> {
         8,
     );
     let stream = gpu_runtime::Stream::new(&ctx)?;
-    let c = math::cos_on(&stream, &d)?;
+    let c = d.expr().cos().on(&stream).eval()?;
     stream.synchronize()?;
     let want = host.mapv(|v| (f64::from(v).cos()) as f32);
     check_ulps(

@@ -7,7 +7,7 @@
 //! `cargo test --features cublas --test array_matmul_gpu -- --ignored`
 
 use gpu_runtime::gpuarray::{
-    dot, matmul, matmul_into, matmul_into_on, matmul_on, DeviceArray, DeviceArrayView, MatmulElement,
+    self as gpuarray, dot, matmul, matmul_into, DeviceArray, DeviceArrayView, MatmulElement,
 };
 use gpu_runtime::half::{bf16, f16};
 use gpu_runtime::ndarray::{s, Array, Array2, ArrayD, Ix2, Ix3, IxDyn, ShapeBuilder};
@@ -362,14 +362,12 @@ fn products_on_streams_are_ordered_with_other_work() -> gpu_runtime::Result<()> 
     for round in 0..5 {
         // Written on s1, multiplied on s2, read back on the legacy stream: each waits for the
         // one before through the arrays' stream records, with no synchronisation here.
-        a.assign_on(
-            &s1,
-            &DeviceArray::from_ndarray(&ctx, &ha.mapv(|v| v * round as f32))?,
-        )?;
-        matmul_into_on(&s2, &a, &b, &mut c)?;
+        a.on_mut(&s1)
+            .assign(&DeviceArray::from_ndarray(&ctx, &ha.mapv(|v| v * round as f32))?)?;
+        gpuarray::on(&s2).matmul_into(&a, &b, &mut c)?;
         let want = reference(&ha.mapv(|v| v * round as f32), &hb);
         check(&c.to_vec()?, want.iter().copied(), 200, &format!("round {round}"));
-        let fresh = matmul_on(&s1, &c.t(), &a)?;
+        let fresh = gpuarray::on(&s1).matmul(&c.t(), &a)?;
         assert_eq!(fresh.shape(), &[100, 200]);
     }
     Ok(())

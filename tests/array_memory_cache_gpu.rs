@@ -75,14 +75,11 @@ fn a_block_a_kernel_still_writes_is_never_handed_out() -> gpu_runtime::Result<()
     for round in 0..20 {
         let mut x = DeviceArray::<f32, _>::zeros(&ctx, N)?;
         slow.synchronize()?;
-        k.launch_on(
-            &slow,
-            [
-                KernelArg::scalar(-1.0f32),
-                KernelArg::scalar(wait),
-                KernelArg::output(&mut x),
-            ],
-        )?;
+        k.on(&slow).launch([
+            KernelArg::scalar(-1.0f32),
+            KernelArg::scalar(wait),
+            KernelArg::output(&mut x),
+        ])?;
         let late = x.storage().device_ptr();
         drop(x);
         // Allocated while the late kernel still runs: never its block, and its data survive.

@@ -151,13 +151,13 @@ fn scans_into_existing_arrays_match_the_host() -> gpu_runtime::Result<()> {
         excl.truncate(n);
 
         let mut out = DeviceArray::<i64, _>::zeros(&ctx, n)?;
-        d.cumsum_into(Some(&stream), &mut out, false)?;
+        d.on(&stream).cumsum_into(&mut out, false)?;
         stream.synchronize()?;
         assert_eq!(out.to_vec()?, incl, "n = {n} contiguous");
 
         // Every other element of a longer array: the ones between stay as they were.
         let mut wide = DeviceArray::<i64, _>::full(&ctx, 2 * n, -7)?;
-        d.cumsum_into(None, &mut wide.slice_mut(s![..;2])?, true)?;
+        d.cumsum_into(&mut wide.slice_mut(s![..;2])?, true)?;
         let w = wide.to_vec()?;
         let evens: Vec<i64> = w.iter().step_by(2).copied().collect();
         assert_eq!(evens, excl, "n = {n} stepped, exclusive");
@@ -167,7 +167,7 @@ fn scans_into_existing_arrays_match_the_host() -> gpu_runtime::Result<()> {
         );
 
         let mut rev = DeviceArray::<i64, _>::zeros(&ctx, n)?;
-        d.cumprod_into(None, &mut rev.slice_mut(s![..;-1])?, false)?;
+        d.cumprod_into(&mut rev.slice_mut(s![..;-1])?, false)?;
         let mut want = host_scan(&h, 1, |a: i64, b: i64| a.wrapping_mul(b));
         want.reverse();
         assert_eq!(rev.to_vec()?, want, "n = {n} reversed, cumprod");
@@ -177,14 +177,14 @@ fn scans_into_existing_arrays_match_the_host() -> gpu_runtime::Result<()> {
     let h: Vec<f64> = (0..r * c).map(|_| (rng.next_u64() % 9) as f64 - 4.0).collect();
     let m = DeviceArray::from_ndarray(&ctx, &Array2::from_shape_vec((r, c), h.clone()).unwrap())?;
     let mut out = DeviceArray::<f64, _>::zeros(&ctx, r * c)?;
-    m.cumsum_into(None, &mut out, false)?;
+    m.cumsum_into(&mut out, false)?;
     assert_eq!(out.to_vec()?, host_scan(&h, 0.0, |a, b| a + b), "2-D, C order");
     let t = m.t();
     let flat_t: Vec<f64> = (0..c)
         .flat_map(|j| (0..r).map(move |i| (i, j)))
         .map(|(i, j)| h[i * c + j])
         .collect();
-    t.cumsum_into(None, &mut out, false)?;
+    t.cumsum_into(&mut out, false)?;
     assert_eq!(
         out.to_vec()?,
         host_scan(&flat_t, 0.0, |a, b| a + b),
@@ -192,7 +192,7 @@ fn scans_into_existing_arrays_match_the_host() -> gpu_runtime::Result<()> {
     );
 
     let mut short = DeviceArray::<f64, _>::full(&ctx, r * c - 1, 2.5)?;
-    let err = m.cumsum_into(None, &mut short, false).unwrap_err();
+    let err = m.cumsum_into(&mut short, false).unwrap_err();
     assert!(err.to_string().contains("elements"), "{err}");
     assert!(short.to_vec()?.iter().all(|&v| v == 2.5));
     Ok(())
@@ -229,14 +229,20 @@ fn scans_stay_right_across_the_tags_wrap() -> gpu_runtime::Result<()> {
                     let h: Vec<f64> = h.iter().map(|&v| f64::from(v)).collect();
                     let d = DeviceArray::from_ndarray(&ctx, &Array1::from(h))?;
                     let mut out = DeviceArray::<f64, _>::zeros(&ctx, n)?;
-                    d.cumsum_into(on, &mut out, false)?;
+                    match on {
+                        Some(s) => d.on(s).cumsum_into(&mut out, false)?,
+                        None => d.cumsum_into(&mut out, false)?,
+                    }
                     stream.synchronize()?;
                     out.to_vec()?.into_iter().map(|v| v as i64).collect()
                 } else {
                     let h: Vec<f32> = h.iter().map(|&v| v as f32).collect();
                     let d = DeviceArray::from_ndarray(&ctx, &Array1::from(h))?;
                     let mut out = DeviceArray::<f32, _>::zeros(&ctx, n)?;
-                    d.cumsum_into(on, &mut out, false)?;
+                    match on {
+                        Some(s) => d.on(s).cumsum_into(&mut out, false)?,
+                        None => d.cumsum_into(&mut out, false)?,
+                    }
                     stream.synchronize()?;
                     out.to_vec()?.into_iter().map(|v| v as i64).collect()
                 };
@@ -278,7 +284,7 @@ fn scans_from_many_threads_match_the_host() -> gpu_runtime::Result<()> {
                         let d = DeviceArray::from_ndarray(ctx, &Array1::from(h.clone()))?;
                         let s = if round % 2 == 0 { shared } else { &own };
                         let mut out = DeviceArray::<i32, _>::zeros(ctx, n)?;
-                        d.cumsum_into(Some(s), &mut out, false)?;
+                        d.on(s).cumsum_into(&mut out, false)?;
                         s.synchronize()?;
                         assert_eq!(
                             out.to_vec()?,

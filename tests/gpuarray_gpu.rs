@@ -134,7 +134,7 @@ fn views_reshape_fill_astype_and_pools() -> gpu_runtime::Result<()> {
     let pool = ctx.device_pool()?;
     let mut p = PooledArray::<f32, _>::empty_in(&pool, IxDyn(&[10, 6]))?;
     let stream = Stream::new(&ctx)?;
-    p.assign_on(&stream, &d.t())?;
+    p.on_mut(&stream).assign(&d.t())?;
     stream.synchronize()?;
     assert_eq!(p.to_ndarray()?, want.t());
     let z = DeviceArray::<f32, _>::zeros(&ctx, (3, 4).f())?;
@@ -204,14 +204,11 @@ fn elementwise_on_random_layouts() -> gpu_runtime::Result<()> {
         // In place into a transposed (strided) view, on a stream.
         let mut w = DeviceArray::from_ndarray(&ctx, &wy.t().as_standard_layout().into_owned())?;
         let mut vw = w.view_mut().reversed_axes();
-        inplace.launch_on(
-            &stream,
-            [
-                KernelArg::scalar(a),
-                KernelArg::input(&vx),
-                KernelArg::output(&mut vw),
-            ],
-        )?;
+        inplace.on(&stream).launch([
+            KernelArg::scalar(a),
+            KernelArg::input(&vx),
+            KernelArg::output(&mut vw),
+        ])?;
         stream.synchronize()?;
         close(&vw.to_vec()?, &want.iter().copied().collect::<Vec<_>>(), 1e-6);
     }
@@ -400,7 +397,7 @@ fn expressions_on_random_layouts() -> gpu_runtime::Result<()> {
         let mut vt = t.view_mut().reversed_axes();
         vt.sub_assign(&vb)?;
         close(&vec(&vt.to_ndarray()?), &vec(&(&wa - &wb)), 1e-6);
-        vt.assign_expr(None, &vb * s)?;
+        vt.assign_expr(&vb * s)?;
         close(&vec(&vt.to_ndarray()?), &vec(&(&wb * s)), 1e-6);
     }
     // Integers wrap as Rust's wrapping operations.
@@ -870,12 +867,12 @@ fn curand_fills_on_streams_are_ordered() -> gpu_runtime::Result<()> {
     for _ in 0..3 {
         // Zeroed on s1, filled on s2: the fill waits for the zeros, so no zero is left.
         let mut a = DeviceArray::<f32, _>::empty(&ctx, n)?;
-        a.fill_on(&s1, 0.0)?;
-        gen.fill_uniform_on(&s2, &mut a)?;
+        a.on_mut(&s1).fill(0.0)?;
+        gen.on(&s2).fill_uniform(&mut a)?;
         assert!(a.to_vec()?.iter().all(|&x| x > 0.0 && x <= 1.0));
         let mut b = DeviceArray::<f64, _>::empty(&ctx, n)?;
-        b.fill_on(&s1, 0.0)?;
-        gen.fill_normal_on(&s2, &mut b, 2.0, 3.0)?;
+        b.on_mut(&s1).fill(0.0)?;
+        gen.on(&s2).fill_normal(&mut b, 2.0, 3.0)?;
         let v = b.to_vec()?;
         assert!(v.iter().all(|x| x.is_finite()) && v[n - 1] != 0.0);
     }
@@ -883,10 +880,10 @@ fn curand_fills_on_streams_are_ordered() -> gpu_runtime::Result<()> {
     // fill has run, so the array allocated next keeps its own values.
     for _ in 0..3 {
         let mut a = DeviceArray::<f32, _>::empty(&ctx, n)?;
-        gen.fill_normal_on(&s2, &mut a, 0.0, 1.0)?;
+        gen.on(&s2).fill_normal(&mut a, 0.0, 1.0)?;
         drop(a);
         let mut c = DeviceArray::<f32, _>::empty(&ctx, n)?;
-        c.fill_on(&s1, 7.0)?;
+        c.on_mut(&s1).fill(7.0)?;
         s1.synchronize()?;
         ctx.synchronize()?;
         assert!(c.to_vec()?.iter().all(|&x| x == 7.0));
@@ -896,7 +893,7 @@ fn curand_fills_on_streams_are_ordered() -> gpu_runtime::Result<()> {
     let other = Context::create(ctx.device(), gpu_runtime::driver::ContextFlags::SCHED_AUTO)?;
     let s = Stream::new(&other)?;
     let mut a = DeviceArray::<f32, _>::zeros(&ctx, 4)?;
-    let e = gen.fill_uniform_on(&s, &mut a).unwrap_err();
+    let e = gen.on(&s).fill_uniform(&mut a).unwrap_err();
     assert!(
         matches!(
             e,

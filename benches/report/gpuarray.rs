@@ -76,7 +76,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let (mut scan, mut rand, mut sum_dev) = (Vec::new(), Vec::new(), Vec::new());
     let sum_k = ReductionKernel::<f32>::new("const float *x", "x", "a + b", "0.0f")?;
     let mut total = DeviceArray::<f32, gpu_runtime::ndarray::Ix0>::zeros(ctx, ())?;
-    sum_k.reduce_into(None, [KernelArg::input(&x)], &mut total)?;
+    sum_k.reduce_into([KernelArg::input(&x)], &mut total)?;
     for _ in 0..ROUNDS {
         ew.push(timed(ctx, || {
             axpy.launch([
@@ -90,7 +90,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         sum.push(timed(ctx, || x.sum().map(drop))?);
         // Into device memory, as CuPy's x.sum() (a 0-d device array) is timed.
         sum_dev.push(timed(ctx, || {
-            sum_k.reduce_into(None, [KernelArg::input(&x)], &mut total)
+            sum_k.reduce_into([KernelArg::input(&x)], &mut total)
         })?);
         // The scan's time includes allocating its output (from the driver, not a pool).
         scan.push(timed(ctx, || x.cumsum().map(drop))?);

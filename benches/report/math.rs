@@ -73,9 +73,9 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     ) -> gpu_runtime::Result<()>;
     let sin: Op = |x, _, _, z| math::sin_into(x, z);
     let exp: Op = |x, _, _, z| math::exp_into(x, z);
-    let wh: Op = |x, y, c, z| Expr::where_(c, x, y).eval_into(None, z);
-    let max: Op = |x, y, _, z| x.expr().maximum(y).eval_into(None, z);
-    x.expr().gt(&y).eval_into(None, &mut c)?;
+    let wh: Op = |x, y, c, z| Expr::where_(c, x, y).eval_into(z);
+    let max: Op = |x, y, _, z| x.expr().maximum(y).eval_into(z);
+    x.expr().gt(&y).eval_into(&mut c)?;
     let ops: [(Op, usize); 4] = [(sin, 8), (exp, 8), (wh, 13), (max, 12)];
     for (op, _) in &ops {
         op(&x, &y, &c, &mut z)?;
@@ -86,7 +86,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         for (k, (op, _)) in ops.iter().enumerate() {
             times[k].push(timed(ctx, || op(&x, &y, &c, &mut z))?);
         }
-        cmp.push(timed(ctx, || x.expr().gt(&y).eval_into(None, &mut c))?);
+        cmp.push(timed(ctx, || x.expr().gt(&y).eval_into(&mut c))?);
         raw.push(timed_copy(ctx, &copy, x.storage())?);
     }
     let floor = gbs(8, best(&raw));

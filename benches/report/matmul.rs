@@ -1,5 +1,5 @@
-//! `gpuarray::matmul` and `astype`: sgemm 8192^3 through `matmul_into_on` against cuBLAS's
-//! sgemm called directly through cudarc on cudarc's own slices (same stream, interleaved
+//! `gpuarray::matmul` and `astype`: sgemm 8192^3 through `gpuarray::on(&stream).matmul_into`
+//! against cuBLAS's sgemm called directly through cudarc on cudarc's own slices (same stream, interleaved
 //! rounds), and `astype` f32 -> f16, f32 -> f64, f64 -> f32 and i32 -> i64 of 2^26 elements
 //! as bandwidth (bytes read + written) next to `cuMemcpyDtoD` of the same floats in the same
 //! run; CuPy's `astype` (f16 and f64) beside them where CuPy is importable. Built with the `cublas` feature; the matmul row is skipped,
@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use gpu_runtime::cudarc::cublas::sys::cublasOperation_t::CUBLAS_OP_N;
 use gpu_runtime::cudarc::cublas::{Gemm, GemmConfig};
 use gpu_runtime::driver::cudarc_interop::cublas_on;
-use gpu_runtime::gpuarray::{matmul_into_on, DeviceArray};
+use gpu_runtime::gpuarray::{self, DeviceArray};
 use gpu_runtime::half::f16;
 use gpu_runtime::ndarray::{Array2, Ix1, Ix2};
 use gpu_runtime::{Context, Stream};
@@ -69,7 +69,7 @@ fn sgemm_rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     for round in 0..=ROUNDS {
         let t0 = Instant::now();
         for _ in 0..CALLS {
-            matmul_into_on(&stream, &a, &b, &mut out)?;
+            gpuarray::on(&stream).matmul_into(&a, &b, &mut out)?;
         }
         stream.synchronize()?;
         let ours = t0.elapsed();
@@ -91,7 +91,7 @@ fn sgemm_rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     }
     let tflops = |d: Duration| 2.0 * (M as f64).powi(3) / d.as_secs_f64() / 1e12;
     Ok(vec![Row {
-        figure: "sgemm 8192^3 through gpuarray::matmul_into_on (C-order f32 arrays)",
+        figure: "sgemm 8192^3 through gpuarray::on(&stream).matmul_into (C-order f32 arrays)",
         raw: "cuBLAS sgemm called directly (cudarc, own slices, same stream)",
         ours: tflops(best(&ours_t)),
         theirs: tflops(best(&theirs_t)),

@@ -158,22 +158,22 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let bytes = 4 * n;
     let ours = vec![
         rate(ctx, bytes, || {
-            sum_k.reduce_into(None, [KernelArg::input(&x)], &mut total)
+            sum_k.reduce_into([KernelArg::input(&x)], &mut total)
         })?,
         rate(ctx, bytes, || m.sum_axis(0))?,
         rate(ctx, bytes, || m.sum_axis(1))?,
         rate(ctx, bytes, || {
-            max_k.reduce_into(None, [KernelArg::input(&x)], &mut total)
+            max_k.reduce_into([KernelArg::input(&x)], &mut total)
         })?,
         rate(ctx, bytes, || m.max_axis(0))?,
         rate(ctx, bytes, || m.max_axis(1))?,
         rate(ctx, bytes, || {
-            argmax_k.reduce_into(None, [KernelArg::input(&x)], &mut index)
+            argmax_k.reduce_into([KernelArg::input(&x)], &mut index)
         })?,
         rate(ctx, bytes, || m.argmax_axis(0))?,
         rate(ctx, bytes, || m.argmax_axis(1))?,
         rate(ctx, 2 * bytes, || x.cumsum())?,
-        rate(ctx, 2 * bytes, || x.cumsum_into(None, &mut scanned, false))?,
+        rate(ctx, 2 * bytes, || x.cumsum_into(&mut scanned, false))?,
     ];
     let figures = [
         "sum of 2^26 floats, all axes (bytes read)",
@@ -218,7 +218,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         y.fill_uniform(5)?;
         let floor = copy_floor(ctx, &y)?;
         let r = rate(ctx, 4 * k, || {
-            sum_k.reduce_into(None, [KernelArg::input(&y)], &mut total)
+            sum_k.reduce_into([KernelArg::input(&y)], &mut total)
         })?;
         sizes.push(r);
         let mut rw = row(figure, r, floor);

@@ -291,11 +291,11 @@ fn mul_add() -> gpu_runtime::Result<()> {
     let res = (2.0f32 * &a_gpu + 3.0f32 * &b_gpu).eval()?;
     assert_eq!(res.to_vec()?, want);
 
-    (2.0f32 * &a_gpu + 3.0f32 * &b_gpu).eval_into(None, &mut c_gpu)?;
+    (2.0f32 * &a_gpu + 3.0f32 * &b_gpu).eval_into(&mut c_gpu)?;
     assert_eq!(c_gpu.to_vec()?, want);
 
     let stream = Stream::new(&ctx)?;
-    let res = (2.0f32 * &a_gpu + 3.0f32 * &b_gpu).eval_on(&stream)?;
+    let res = (2.0f32 * &a_gpu + 3.0f32 * &b_gpu).on(&stream).eval()?;
     stream.synchronize()?;
     assert_eq!(res.to_vec()?, want);
 

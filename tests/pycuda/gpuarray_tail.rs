@@ -157,7 +157,7 @@ fn copy_strides() -> gpu_runtime::Result<()> {
     assert_eq!(t.strides(), &[1, 33][..]);
     assert_eq!(t.to_ndarray()?, a.t());
     let stream = gpu_runtime::Stream::new(&ctx)?;
-    let stepped = d.slice(s![..;2, 1..;3])?.copy_on(&stream)?;
+    let stepped = d.slice(s![..;2, 1..;3])?.on(&stream).copy()?;
     stream.synchronize()?;
     let want = a.slice(s![..;2, 1..;3]);
     assert_eq!(stepped.strides(), &[want.ncols() as isize, 1][..]);
@@ -176,7 +176,7 @@ fn reduce_out() -> gpu_runtime::Result<()> {
     let mut out = DeviceArray::<f32, _>::empty(&ctx, 10)?;
     for i in 0..10 {
         let row = a.slice(s![i, ..])?;
-        red.reduce_into(None, [KernelArg::input(&row)], &mut out.slice_mut(s![i..i + 1])?)?;
+        red.reduce_into([KernelArg::input(&row)], &mut out.slice_mut(s![i..i + 1])?)?;
     }
     let want: Vec<f32> = h
         .outer_iter()

@@ -69,7 +69,8 @@ pub use expr::promote;
 pub use array::core::{
     DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, PooledArray, Storage, StorageMut,
 };
-pub use array::shape_ops::{concatenate, concatenate_on, stack, stack_on};
+pub use array::on_stream::{on, OnStream};
+pub use array::shape_ops::{concatenate, stack};
 pub use copy::gather::{multi_put, multi_take, IndexMode};
 pub use elements::array_element::{ArrayElement, ElementType};
 pub use elements::boolean::Bool;
@@ -79,14 +80,14 @@ pub use elements::mean_type::MeanType;
 pub use elements::promotion::{promote_types, result_type, PromoteArg};
 pub use expr::core::{BinOp, Expr, Operand, MAX_OPERANDS};
 pub use expr::func::CmpOp;
-pub use expr::linear_combination::{linear_combination, linear_combination_on, Coefficient};
-pub use expr::select::{if_positive, if_positive_on};
+pub use expr::linear_combination::{linear_combination, Coefficient};
+pub use expr::select::if_positive;
 pub use kernels::args::{KernelArg, MAX_DIMS};
 pub use kernels::broadcast::broadcast_shapes;
 pub use kernels::elementwise::{ElementwiseKernel, Variant};
 pub use kernels::elementwise_fn::ElementwiseFn;
 #[cfg(feature = "cublas")]
-pub use linalg::matmul::{dot, dot_on, matmul, matmul_into, matmul_into_on, matmul_on, MatmulElement};
+pub use linalg::matmul::{dot, matmul, matmul_into, MatmulElement};
 pub use random::curand::{curand_version, CurandFloat, CurandGenerator};
 pub use random::curand_error::{CurandError, CurandResult};
 pub use random::philox::{random_source, Distribution};

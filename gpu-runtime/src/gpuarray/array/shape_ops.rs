@@ -6,10 +6,12 @@
 
 use ndarray::{Dimension, Ix1, IxDyn, Order};
 
+use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{dim_of, DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::layout;
+use crate::gpuarray::array::on_stream::OnStream;
 
 /// `shape` and `strides` without their axes of length 1.
 pub(crate) fn squeezed(shape: &[usize], strides: &[isize]) -> (Vec<usize>, Vec<isize>) {
@@ -172,14 +174,15 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     /// The elements in C order as a new 1-D array (NumPy's `ravel`, which copies when the
     /// array is not contiguous; for a view of a contiguous array, `view().reshape(len())`).
     pub fn ravel(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        let n = self.len();
-        self.to_contiguous()?.reshape(n)
+        OnStream::legacy(self).ravel()
     }
+}
 
-    /// [`ravel`](Self::ravel) on `stream`.
-    pub fn ravel_on(&self, stream: &Stream) -> Result<DeviceArray<S::Elem, Ix1>> {
-        let n = self.len();
-        self.to_contiguous_on(stream)?.reshape(n)
+impl<S: Storage, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`ravel`](DeviceArrayBase::ravel) on this stream.
+    pub fn ravel(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
+        let n = self.target.len();
+        self.to_contiguous()?.reshape(n)
     }
 }
 
@@ -202,15 +205,6 @@ pub fn concatenate<S: Storage, D: Dimension>(
     join(arrays, axis, None, "concatenate")
 }
 
-/// [`concatenate`] with the copies ordered on `stream`.
-pub fn concatenate_on<S: Storage, D: Dimension>(
-    stream: &Stream,
-    arrays: &[&DeviceArrayBase<S, D>],
-    axis: usize,
-) -> Result<DeviceArray<S::Elem, D>> {
-    join(arrays, axis, Some(stream), "concatenate")
-}
-
 /// The arrays, all of one shape, stacked along a new axis `axis` (0 to their number of axes)
 /// in a new C-order array (NumPy's `stack`).
 pub fn stack<S: Storage, D: Dimension>(
@@ -220,13 +214,24 @@ pub fn stack<S: Storage, D: Dimension>(
     stack_stream(arrays, axis, None)
 }
 
-/// [`stack`] with the copies ordered on `stream`.
-pub fn stack_on<S: Storage, D: Dimension>(
-    stream: &Stream,
-    arrays: &[&DeviceArrayBase<S, D>],
-    axis: usize,
-) -> Result<DeviceArray<S::Elem, IxDyn>> {
-    stack_stream(arrays, axis, Some(stream))
+impl OnStream<'_, &Context> {
+    /// [`concatenate`] with the copies queued on this stream.
+    pub fn concatenate<S: Storage, D: Dimension>(
+        &self,
+        arrays: &[&DeviceArrayBase<S, D>],
+        axis: usize,
+    ) -> Result<DeviceArray<S::Elem, D>> {
+        join(arrays, axis, self.stream, "concatenate")
+    }
+
+    /// [`stack`] with the copies queued on this stream.
+    pub fn stack<S: Storage, D: Dimension>(
+        &self,
+        arrays: &[&DeviceArrayBase<S, D>],
+        axis: usize,
+    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        stack_stream(arrays, axis, self.stream)
+    }
 }
 
 fn stack_stream<S: Storage, D: Dimension>(
@@ -287,10 +292,7 @@ fn join<S: Storage, D: Dimension>(
         // In bounds: the part is rows `start..start + len` of `axis` of a dense C-order array.
         let view = out.view_mut();
         let mut part = DeviceArrayBase::<_, D>::from_parts(view.data, offset, &part_shape, &strides)?;
-        match stream {
-            Some(s) => part.copy_from_on(s, *a)?,
-            None => part.copy_from(*a)?,
-        }
+        OnStream::new(&mut part, stream).copy_from(*a)?;
     }
     Ok(out)
 }

@@ -1,7 +1,7 @@
 //! Arrays made filled: `full` (of any [`ArrayElement`], CUDA's vector types too), `ones` and
-//! their `_like` forms, `arange` and `linspace` (NumPy's
-//! and PyCUDA's names), each on the legacy default stream or (`*_on`) on a stream. `empty` and
-//! `zeros` are `array/convert.rs`'s.
+//! their `_like` forms, `arange` and `linspace` (NumPy's and PyCUDA's names), each on the
+//! legacy default stream or, through [`gpuarray::on`](crate::gpuarray::on), on a stream (each
+//! written once, on [`OnStream`]). `empty` and `zeros` are `array/convert.rs`'s.
 //!
 //! `arange` and `linspace` are computed on the device, element `i` from `i` alone, in `double`
 //! and then converted to the element type as C converts (`(T)x`), so that a long range never
@@ -12,9 +12,9 @@ use std::sync::Arc;
 use ndarray::{Dimension, Ix1, ShapeBuilder};
 
 use crate::driver::context::core::Context;
-use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::array_element::ArrayElement;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
@@ -59,13 +59,6 @@ fn kernel(fill: Fill, to: DType) -> Result<Arc<ElementwiseKernel>> {
     })
 }
 
-fn launch(k: &ElementwiseKernel, stream: Option<&Stream>, args: Vec<KernelArg<'_>>) -> Result<()> {
-    match stream {
-        Some(s) => k.launch_on(s, args),
-        None => k.launch(args),
-    }
-}
-
 /// The number of elements of NumPy's `arange(start, stop, step)`: `ceil((stop - start) /
 /// step)`, or 0 when that is not positive. A zero or non-finite step, or a count that does not
 /// fit `usize`, is an error.
@@ -99,81 +92,25 @@ impl<T: ArrayElement, D: Dimension> DeviceArray<T, D> {
     /// An array of `shape` with every element `value` (NumPy's `full`, PyCUDA's `fill` on a new
     /// array).
     pub fn full<Sh: ShapeBuilder<Dim = D>>(ctx: &Context, shape: Sh, value: T) -> Result<Self> {
-        let mut a = Self::empty(ctx, shape)?;
-        a.fill(value)?;
-        Ok(a)
-    }
-
-    /// [`full`](Self::full) with the fill ordered on `stream`.
-    pub fn full_on<Sh: ShapeBuilder<Dim = D>>(stream: &Stream, shape: Sh, value: T) -> Result<Self> {
-        let mut a = Self::empty(stream.context(), shape)?;
-        a.fill_on(stream, value)?;
-        Ok(a)
+        OnStream::legacy(ctx).full(shape, value)
     }
 
     /// `value` in the shape (and order, as [`empty_like`](Self::empty_like)) of `other`
     /// (NumPy's `full_like`).
     pub fn full_like<S: Storage>(other: &DeviceArrayBase<S, D>, value: T) -> Result<Self> {
-        let mut a = Self::empty_like(other)?;
-        a.fill(value)?;
-        Ok(a)
-    }
-
-    /// [`full_like`](Self::full_like) with the fill ordered on `stream`.
-    pub fn full_like_on<S: Storage>(
-        stream: &Stream,
-        other: &DeviceArrayBase<S, D>,
-        value: T,
-    ) -> Result<Self> {
-        let mut a = Self::empty_like(other)?;
-        a.fill_on(stream, value)?;
-        Ok(a)
+        OnStream::legacy(other.context()).full_like(other, value)
     }
 }
 
 impl<T: Element, D: Dimension> DeviceArray<T, D> {
     /// An array of `shape` with every element one, `(T)1` (NumPy's `ones`).
     pub fn ones<Sh: ShapeBuilder<Dim = D>>(ctx: &Context, shape: Sh) -> Result<Self> {
-        let mut a = Self::empty(ctx, shape)?;
-        launch(
-            &*kernel(Fill::One, T::DTYPE)?,
-            None,
-            vec![KernelArg::output(&mut a)],
-        )?;
-        Ok(a)
-    }
-
-    /// [`ones`](Self::ones) with the fill ordered on `stream`.
-    pub fn ones_on<Sh: ShapeBuilder<Dim = D>>(stream: &Stream, shape: Sh) -> Result<Self> {
-        let mut a = Self::empty(stream.context(), shape)?;
-        launch(
-            &*kernel(Fill::One, T::DTYPE)?,
-            Some(stream),
-            vec![KernelArg::output(&mut a)],
-        )?;
-        Ok(a)
+        OnStream::legacy(ctx).ones(shape)
     }
 
     /// Ones in the shape (and order) of `other` (NumPy's `ones_like`).
     pub fn ones_like<S: Storage>(other: &DeviceArrayBase<S, D>) -> Result<Self> {
-        let mut a = Self::empty_like(other)?;
-        launch(
-            &*kernel(Fill::One, T::DTYPE)?,
-            None,
-            vec![KernelArg::output(&mut a)],
-        )?;
-        Ok(a)
-    }
-
-    /// [`ones_like`](Self::ones_like) with the fill ordered on `stream`.
-    pub fn ones_like_on<S: Storage>(stream: &Stream, other: &DeviceArrayBase<S, D>) -> Result<Self> {
-        let mut a = Self::empty_like(other)?;
-        launch(
-            &*kernel(Fill::One, T::DTYPE)?,
-            Some(stream),
-            vec![KernelArg::output(&mut a)],
-        )?;
-        Ok(a)
+        OnStream::legacy(other.context()).ones_like(other)
     }
 }
 
@@ -192,29 +129,7 @@ impl<T: Element> DeviceArray<T, Ix1> {
     /// # Ok::<(), gpu_runtime::Error>(())
     /// ```
     pub fn arange(ctx: &Context, start: f64, stop: f64, step: f64) -> Result<Self> {
-        Self::arange_stream(ctx, None, start, stop, step)
-    }
-
-    /// [`arange`](Self::arange) on `stream`.
-    pub fn arange_on(stream: &Stream, start: f64, stop: f64, step: f64) -> Result<Self> {
-        Self::arange_stream(stream.context(), Some(stream), start, stop, step)
-    }
-
-    fn arange_stream(
-        ctx: &Context,
-        stream: Option<&Stream>,
-        start: f64,
-        stop: f64,
-        step: f64,
-    ) -> Result<Self> {
-        let mut a = Self::empty(ctx, arange_len(start, stop, step)?)?;
-        let args = vec![
-            KernelArg::scalar(start),
-            KernelArg::scalar(step),
-            KernelArg::output(&mut a),
-        ];
-        launch(&*kernel(Fill::Range, T::DTYPE)?, stream, args)?;
-        Ok(a)
+        OnStream::legacy(ctx).arange(start, stop, step)
     }
 
     /// `num` evenly spaced values from `start` to `stop` (NumPy's `linspace(start, stop, num,
@@ -222,23 +137,75 @@ impl<T: Element> DeviceArray<T, Ix1> {
     /// `(stop - start) / (num - 1)`; without, `stop` is left out and the step is
     /// `(stop - start) / num`. Computed in `f64`, then converted to `T` as C converts.
     pub fn linspace(ctx: &Context, start: f64, stop: f64, num: usize, endpoint: bool) -> Result<Self> {
-        Self::linspace_stream(ctx, None, start, stop, num, endpoint)
+        OnStream::legacy(ctx).linspace(start, stop, num, endpoint)
+    }
+}
+
+/// The constructors on a stream, arrays made in its context: the one body of each.
+impl OnStream<'_, &Context> {
+    /// [`DeviceArray::full`] on this stream.
+    pub fn full<T: ArrayElement, D: Dimension, Sh: ShapeBuilder<Dim = D>>(
+        &self,
+        shape: Sh,
+        value: T,
+    ) -> Result<DeviceArray<T, D>> {
+        let mut a = DeviceArray::empty(self.target, shape)?;
+        OnStream::new(&mut a, self.stream).fill(value)?;
+        Ok(a)
     }
 
-    /// [`linspace`](Self::linspace) on `stream`.
-    pub fn linspace_on(stream: &Stream, start: f64, stop: f64, num: usize, endpoint: bool) -> Result<Self> {
-        Self::linspace_stream(stream.context(), Some(stream), start, stop, num, endpoint)
+    /// [`DeviceArray::full_like`] on this stream (in `other`'s context).
+    pub fn full_like<T: ArrayElement, S: Storage, D: Dimension>(
+        &self,
+        other: &DeviceArrayBase<S, D>,
+        value: T,
+    ) -> Result<DeviceArray<T, D>> {
+        let mut a = DeviceArray::empty_like(other)?;
+        OnStream::new(&mut a, self.stream).fill(value)?;
+        Ok(a)
     }
 
-    fn linspace_stream(
-        ctx: &Context,
-        stream: Option<&Stream>,
+    /// [`DeviceArray::ones`] on this stream.
+    pub fn ones<T: Element, D: Dimension, Sh: ShapeBuilder<Dim = D>>(
+        &self,
+        shape: Sh,
+    ) -> Result<DeviceArray<T, D>> {
+        let mut a = DeviceArray::empty(self.target, shape)?;
+        self.launch_fill::<T>(Fill::One, vec![KernelArg::output(&mut a)])?;
+        Ok(a)
+    }
+
+    /// [`DeviceArray::ones_like`] on this stream (in `other`'s context).
+    pub fn ones_like<T: Element, S: Storage, D: Dimension>(
+        &self,
+        other: &DeviceArrayBase<S, D>,
+    ) -> Result<DeviceArray<T, D>> {
+        let mut a = DeviceArray::empty_like(other)?;
+        self.launch_fill::<T>(Fill::One, vec![KernelArg::output(&mut a)])?;
+        Ok(a)
+    }
+
+    /// [`DeviceArray::arange`] on this stream.
+    pub fn arange<T: Element>(&self, start: f64, stop: f64, step: f64) -> Result<DeviceArray<T, Ix1>> {
+        let mut a = DeviceArray::empty(self.target, arange_len(start, stop, step)?)?;
+        let args = vec![
+            KernelArg::scalar(start),
+            KernelArg::scalar(step),
+            KernelArg::output(&mut a),
+        ];
+        self.launch_fill::<T>(Fill::Range, args)?;
+        Ok(a)
+    }
+
+    /// [`DeviceArray::linspace`] on this stream.
+    pub fn linspace<T: Element>(
+        &self,
         start: f64,
         stop: f64,
         num: usize,
         endpoint: bool,
-    ) -> Result<Self> {
-        let mut a = Self::empty(ctx, num)?;
+    ) -> Result<DeviceArray<T, Ix1>> {
+        let mut a = DeviceArray::empty(self.target, num)?;
         let step = linspace_step(start, stop, num, endpoint);
         let last = i32::from(endpoint && num > 1);
         let args = vec![
@@ -248,8 +215,13 @@ impl<T: Element> DeviceArray<T, Ix1> {
             KernelArg::scalar(last),
             KernelArg::output(&mut a),
         ];
-        launch(&*kernel(Fill::Linear, T::DTYPE)?, stream, args)?;
+        self.launch_fill::<T>(Fill::Linear, args)?;
         Ok(a)
+    }
+
+    /// Launches the `fill` kernel writing elements of `T` on this stream.
+    fn launch_fill<T: Element>(&self, fill: Fill, args: Vec<KernelArg<'_>>) -> Result<()> {
+        OnStream::new(&*kernel(fill, T::DTYPE)?, self.stream).launch(args)
     }
 }
 

@@ -16,6 +16,7 @@ use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
 use crate::launch::Arg;
@@ -159,10 +160,7 @@ fn contiguous<S: Storage, D: Dimension>(
     if a.is_standard_layout() {
         return Ok(None);
     }
-    Ok(Some(match stream {
-        Some(s) => a.to_contiguous_on(s)?,
-        None => a.to_contiguous()?,
-    }))
+    Ok(Some(OnStream::new(a, stream).to_contiguous()?))
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
@@ -193,21 +191,6 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
         take_stream(self, indices, axis, mode, None)
     }
 
-    /// [`take`](Self::take) on `stream`.
-    pub fn take_on<SI, DI>(
-        &self,
-        stream: &Stream,
-        indices: &DeviceArrayBase<SI, DI>,
-        axis: usize,
-        mode: IndexMode,
-    ) -> Result<DeviceArray<S::Elem, IxDyn>>
-    where
-        SI: Storage<Elem = i64>,
-        DI: Dimension,
-    {
-        take_stream(self, indices, axis, mode, Some(stream))
-    }
-
     /// Writes `values` at the flat C-order positions `indices` of this array (NumPy's
     /// `put(a, indices, values, mode)`): `a.flat[indices[j]] = values[j % values.len()]`,
     /// `values` repeated as NumPy repeats it (none: nothing is written). The array must be
@@ -228,23 +211,39 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     {
         put_stream(self, indices, values, mode, None)
     }
+}
 
-    /// [`put`](Self::put) on `stream`.
-    pub fn put_on<SI, DI, SV, DV>(
+impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`take`](DeviceArrayBase::take) on this stream.
+    pub fn take<SI, DI>(
+        &self,
+        indices: &DeviceArrayBase<SI, DI>,
+        axis: usize,
+        mode: IndexMode,
+    ) -> Result<DeviceArray<S::Elem, IxDyn>>
+    where
+        SI: Storage<Elem = i64>,
+        DI: Dimension,
+    {
+        take_stream(self.target, indices, axis, mode, self.stream)
+    }
+}
+
+impl<S: StorageMut<Elem: Element>, D: Dimension> OnStream<'_, &mut DeviceArrayBase<S, D>> {
+    /// [`put`](DeviceArrayBase::put) on this stream.
+    pub fn put<SI, DI, SV, DV>(
         &mut self,
-        stream: &Stream,
         indices: &DeviceArrayBase<SI, DI>,
         values: &DeviceArrayBase<SV, DV>,
         mode: IndexMode,
     ) -> Result<()>
     where
-        S: StorageMut,
         SI: Storage<Elem = i64>,
         DI: Dimension,
         SV: Storage<Elem = S::Elem>,
         DV: Dimension,
     {
-        put_stream(self, indices, values, mode, Some(stream))
+        put_stream(self.target, indices, values, mode, self.stream)
     }
 }
 

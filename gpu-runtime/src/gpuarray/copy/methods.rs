@@ -1,6 +1,6 @@
 //! Array methods that run a kernel: `fill`, `assign`, `to_contiguous`, `copy`, `astype`, each
-//! on the legacy default stream or (`*_on`) on a stream; and one element read or written by
-//! index (`item`, `set_item`). `fill` and `to_contiguous` take arrays of any [`ArrayElement`] (CUDA's
+//! on the legacy default stream or, through [`OnStream`], on a stream; and one element read or
+//! written by index (`item`, `set_item`). `fill` and `to_contiguous` take arrays of any [`ArrayElement`] (CUDA's
 //! vector types too: copied by one kernel of their own type, as vector types have no C
 //! conversion); `astype` and `assign` convert numbers.
 
@@ -9,6 +9,7 @@ use ndarray::{Dimension, IxDyn, SliceInfo, SliceInfoElem};
 use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::copy::builtin::{kernel, Builtin};
 use crate::gpuarray::copy::convert_contig;
 use crate::gpuarray::copy::transpose;
@@ -23,22 +24,12 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         self.copy_stream(None)
     }
 
-    /// [`to_contiguous`](Self::to_contiguous) on `stream`.
-    pub fn to_contiguous_on(&self, stream: &Stream) -> Result<DeviceArray<S::Elem, D>> {
-        self.copy_stream(Some(stream))
-    }
-
     /// A copy in new memory that keeps this array's order (PyCUDA's `a.copy()`, NumPy's
     /// `a.copy(order="K")`): Fortran order when this array is Fortran- and not C-contiguous,
     /// else C order, as [`empty_like`](DeviceArray::empty_like) chooses (so the transpose of a
     /// C array is copied in Fortran order, and a view with steps in C order).
     pub fn copy(&self) -> Result<DeviceArray<S::Elem, D>> {
         self.copy_into_new(DeviceArray::empty_like(self)?, None)
-    }
-
-    /// [`copy`](Self::copy) on `stream`.
-    pub fn copy_on(&self, stream: &Stream) -> Result<DeviceArray<S::Elem, D>> {
-        self.copy_into_new(DeviceArray::empty_like(self)?, Some(stream))
     }
 
     fn copy_stream(&self, stream: Option<&Stream>) -> Result<DeviceArray<S::Elem, D>> {
@@ -68,32 +59,12 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         copy_into(self, src, None)
     }
 
-    /// [`copy_from`](Self::copy_from) on `stream`.
-    pub fn copy_from_on<S2: Storage<Elem = S::Elem>, D2: Dimension>(
-        &mut self,
-        stream: &Stream,
-        src: &DeviceArrayBase<S2, D2>,
-    ) -> Result<()>
-    where
-        S: StorageMut,
-    {
-        copy_into(self, src, Some(stream))
-    }
-
     /// Sets every element to `value`.
     pub fn fill(&mut self, value: S::Elem) -> Result<()>
     where
         S: StorageMut,
     {
         self.fill_stream(None, value)
-    }
-
-    /// [`fill`](Self::fill) on `stream`.
-    pub fn fill_on(&mut self, stream: &Stream, value: S::Elem) -> Result<()>
-    where
-        S: StorageMut,
-    {
-        self.fill_stream(Some(stream), value)
     }
 
     /// The element at `index` (one index per axis; a negative one counts from the end), copied
@@ -132,10 +103,7 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         let t = S::Elem::ELEMENT_TYPE;
         let k = kernel(Builtin::Fill, t, t)?;
         let args = [KernelArg::scalar(value), KernelArg::output(self)];
-        match stream {
-            Some(s) => k.launch_on(s, args),
-            None => k.launch(args),
-        }
+        OnStream::new(&*k, stream).launch(args)
     }
 }
 
@@ -163,11 +131,6 @@ where
         self.astype_stream(None)
     }
 
-    /// [`astype`](Self::astype) on `stream`.
-    pub fn astype_on<U: Element>(&self, stream: &Stream) -> Result<DeviceArray<U, D>> {
-        self.astype_stream(Some(stream))
-    }
-
     fn astype_stream<U: Element>(&self, stream: Option<&Stream>) -> Result<DeviceArray<U, D>> {
         let mut out = DeviceArray::<U, D>::empty(self.context(), self.raw_dim())?;
         convert_into(&mut out, self, stream)?;
@@ -182,17 +145,51 @@ where
     {
         convert_into(self, src, None)
     }
+}
 
-    /// [`assign`](Self::assign) on `stream`.
-    pub fn assign_on<S2: Storage, D2: Dimension>(
+impl<S: Storage, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`to_contiguous`](DeviceArrayBase::to_contiguous) on this stream.
+    pub fn to_contiguous(&self) -> Result<DeviceArray<S::Elem, D>> {
+        self.target.copy_stream(self.stream)
+    }
+
+    /// [`copy`](DeviceArrayBase::copy) on this stream.
+    pub fn copy(&self) -> Result<DeviceArray<S::Elem, D>> {
+        self.target
+            .copy_into_new(DeviceArray::empty_like(self.target)?, self.stream)
+    }
+}
+
+impl<S: Storage, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>>
+where
+    S::Elem: Element,
+{
+    /// [`astype`](DeviceArrayBase::astype) on this stream.
+    pub fn astype<U: Element>(&self) -> Result<DeviceArray<U, D>> {
+        self.target.astype_stream(self.stream)
+    }
+}
+
+impl<S: StorageMut, D: Dimension> OnStream<'_, &mut DeviceArrayBase<S, D>> {
+    /// [`fill`](DeviceArrayBase::fill) on this stream.
+    pub fn fill(&mut self, value: S::Elem) -> Result<()> {
+        self.target.fill_stream(self.stream, value)
+    }
+
+    /// [`copy_from`](DeviceArrayBase::copy_from) on this stream.
+    pub fn copy_from<S2: Storage<Elem = S::Elem>, D2: Dimension>(
         &mut self,
-        stream: &Stream,
         src: &DeviceArrayBase<S2, D2>,
-    ) -> Result<()>
+    ) -> Result<()> {
+        copy_into(self.target, src, self.stream)
+    }
+
+    /// [`assign`](DeviceArrayBase::assign) on this stream.
+    pub fn assign<S2: Storage, D2: Dimension>(&mut self, src: &DeviceArrayBase<S2, D2>) -> Result<()>
     where
-        S: StorageMut,
+        S::Elem: Element,
     {
-        convert_into(self, src, Some(stream))
+        convert_into(self.target, src, self.stream)
     }
 }
 
@@ -231,8 +228,5 @@ fn convert_into<S: StorageMut, D: Dimension, S2: Storage, D2: Dimension>(
     }
     let op = if numbers { Builtin::Convert } else { Builtin::Copy };
     let k = kernel(op, from, to)?;
-    match stream {
-        Some(s) => k.launch_on(s, args),
-        None => k.launch(args),
-    }
+    OnStream::new(&*k, stream).launch(args)
 }

@@ -19,6 +19,7 @@ use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::array::layout;
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
@@ -430,9 +431,10 @@ impl<'a, T: Element> Expr<'a, T> {
         self.eval_stream(None)
     }
 
-    /// [`eval`](Self::eval) on `stream`; returns without waiting.
-    pub fn eval_on(self, stream: &Stream) -> Result<DeviceArray<T, IxDyn>> {
-        self.eval_stream(Some(stream))
+    /// This expression evaluated on `stream`: `expr.on(&stream).eval()` (or
+    /// `.eval_into(&mut out)`) returns without waiting. See [`OnStream`].
+    pub fn on(self, stream: &Stream) -> OnStream<'_, Self> {
+        OnStream::new(self, Some(stream))
     }
 
     fn eval_stream(self, stream: Option<&Stream>) -> Result<DeviceArray<T, IxDyn>> {
@@ -470,14 +472,13 @@ impl<'a, T: Element> Expr<'a, T> {
             && !arrays().all(|x| layout::is_c_contiguous(x.shape(), x.strides()))
     }
 
-    /// Computes the expression into `out` (of the expression's shape, any layout), on `stream`
-    /// or (`None`) the legacy default stream.
+    /// Computes the expression into `out` (of the expression's shape, any layout), on the
+    /// legacy default stream.
     pub fn eval_into<S: StorageMut<Elem = T>, D: Dimension>(
         self,
-        stream: Option<&Stream>,
         out: &mut DeviceArrayBase<S, D>,
     ) -> Result<()> {
-        self.store(stream, out, Store::Assign)
+        self.store(None, out, Store::Assign)
     }
 
     /// Runs the kernel of this expression with `store` into `out`.
@@ -501,10 +502,22 @@ impl<'a, T: Element> Expr<'a, T> {
         let mut args = self.arrays;
         args.extend(self.scalars);
         args.push(KernelArg::output(out));
-        match stream {
-            Some(s) => k.launch_on(s, args),
-            None => k.launch(args),
-        }
+        OnStream::new(&*k, stream).launch(args)
+    }
+}
+
+impl<'a, T: Element> OnStream<'_, Expr<'a, T>> {
+    /// [`eval`](Expr::eval) on this stream; returns without waiting.
+    pub fn eval(self) -> Result<DeviceArray<T, IxDyn>> {
+        self.target.eval_stream(self.stream)
+    }
+
+    /// [`eval_into`](Expr::eval_into) on this stream; returns without waiting.
+    pub fn eval_into<S: StorageMut<Elem = T>, D: Dimension>(
+        self,
+        out: &mut DeviceArrayBase<S, D>,
+    ) -> Result<()> {
+        self.target.store(self.stream, out, Store::Assign)
     }
 }
 

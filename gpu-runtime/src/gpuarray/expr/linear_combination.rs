@@ -12,9 +12,11 @@ use std::sync::Arc;
 
 use ndarray::{Dimension, IxDyn};
 
+use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, Result};
 use crate::gpuarray::array::core::{DeviceArrayBase, DeviceArrayView, Storage, StorageMut};
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::args::KernelArg;
@@ -101,19 +103,21 @@ pub fn linear_combination<
     combine(None, terms, out)
 }
 
-/// [`linear_combination`] on `stream`; returns without waiting.
-pub fn linear_combination_on<
-    T: Element,
-    S: Storage<Elem = T>,
-    D: Dimension,
-    SZ: StorageMut<Elem = T>,
-    DZ: Dimension,
->(
-    stream: &Stream,
-    terms: &[(Coefficient<'_, T>, &DeviceArrayBase<S, D>)],
-    out: &mut DeviceArrayBase<SZ, DZ>,
-) -> Result<()> {
-    combine(Some(stream), terms, out)
+impl OnStream<'_, &Context> {
+    /// [`linear_combination`] on this stream; returns without waiting.
+    pub fn linear_combination<
+        T: Element,
+        S: Storage<Elem = T>,
+        D: Dimension,
+        SZ: StorageMut<Elem = T>,
+        DZ: Dimension,
+    >(
+        &self,
+        terms: &[(Coefficient<'_, T>, &DeviceArrayBase<S, D>)],
+        out: &mut DeviceArrayBase<SZ, DZ>,
+    ) -> Result<()> {
+        combine(self.stream, terms, out)
+    }
 }
 
 fn combine<T: Element, S: Storage<Elem = T>, D: Dimension, SZ: StorageMut<Elem = T>, DZ: Dimension>(
@@ -142,10 +146,7 @@ fn combine<T: Element, S: Storage<Elem = T>, D: Dimension, SZ: StorageMut<Elem =
         args.push(KernelArg::input(*x));
     }
     args.push(KernelArg::output(out));
-    match stream {
-        Some(s) => k.launch_on(s, args),
-        None => k.launch(args),
-    }
+    OnStream::new(&*k, stream).launch(args)
 }
 
 #[cfg(test)]

@@ -1,13 +1,17 @@
 //! Math on arrays: every function of PyCUDA's `cumath` (and NumPy's float ufuncs of one or two
 //! operands), as array functions and as steps of a fused [`Expr`].
 //!
-//! Each function comes in four forms, generated from one table:
+//! Each function comes in three forms, generated from one table:
 //! - `math::sin(x)?`: a new array (`x` an array, an [`Expr`] or a scalar: any [`Operand`]);
-//! - `math::sin_on(&stream, x)?`: the same on a stream, returning without waiting;
 //! - `math::sin_into(x, &mut out)?`: into an existing array (NumPy's `out=`; `out` may be
 //!   `x` itself through [`DeviceArrayBase::assign_expr`] for in place);
 //! - `expr.sin()`: a step of an expression, fused with the rest into one kernel:
 //!   `(&a * 2.0).sin().eval()?` runs `sinf(x0 * s0)` once over the elements.
+//!
+//! The first two run on the legacy default stream. On a stream, a function is a step of an
+//! expression evaluated there (see [`OnStream`](crate::gpuarray::OnStream)):
+//! `a.expr().sin().on(&stream).eval()?`, `.eval_into(&mut out)`; `frexp` and `modf`, of two
+//! results, are `gpuarray::on(&stream).frexp(&a)?`.
 //!
 //! `f32` arrays use the `float` functions of CUDA (`sinf`, not `sin` in double), `f64` arrays
 //! the `double` ones; both keep CUDA's documented error bounds (a few ulps). The functions
@@ -40,9 +44,11 @@ use std::sync::Arc;
 use gpu_cdecl::Scalar;
 use ndarray::{Dimension, IxDyn};
 
+use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::{Expr, Operand};
@@ -59,10 +65,10 @@ pub use crate::gpuarray::expr::compare::{
 };
 pub use crate::gpuarray::expr::func::CmpOp;
 pub use crate::gpuarray::expr::math_complex::{
-    angle, angle_into, angle_on, complex_abs, complex_abs_into, complex_abs_on, conj, conj_into, conj_on,
-    imag, imag_into, imag_on, real, real_into, real_on, ComplexElement,
+    angle, angle_into, complex_abs, complex_abs_into, conj, conj_into, imag, imag_into, real, real_into,
+    ComplexElement,
 };
-pub use crate::gpuarray::reduce::logic::{all, all_on, any, any_on};
+pub use crate::gpuarray::reduce::logic::{all, any};
 
 /// The floating-point elements the math functions are defined on: `f32` and `f64`.
 ///
@@ -72,41 +78,29 @@ pub trait Float: Inexact {}
 impl Float for f32 {}
 impl Float for f64 {}
 
-/// The four forms of each function of one operand (see the module documentation).
+/// The array forms of each function of one operand (see the module documentation).
 macro_rules! unary_fns {
-    ($bound:ident; $($name:ident $on:ident $into:ident => $out:ty, $doc:literal;)*) => {$(
-        #[doc = concat!($doc, " of each element, into a new array (the shape of `x`'s arrays), on the legacy default stream.")]
+    ($bound:ident; $($name:ident $into:ident => $out:ty, $doc:literal;)*) => {$(
+        #[doc = concat!($doc, " of each element, into a new array (the shape of `x`'s arrays), on the legacy default stream (on a stream: `a.expr().", stringify!($name), "().on(&stream).eval()`).")]
         pub fn $name<'a, T: $bound>(x: impl Operand<'a, T>) -> Result<DeviceArray<$out, IxDyn>> {
             x.into_expr().$name().eval()
-        }
-        #[doc = concat!("[`", stringify!($name), "`] on `stream`; returns without waiting.")]
-        pub fn $on<'a, T: $bound>(stream: &Stream, x: impl Operand<'a, T>) -> Result<DeviceArray<$out, IxDyn>> {
-            x.into_expr().$name().eval_on(stream)
         }
         #[doc = concat!("[`", stringify!($name), "`] into `out` (of `x`'s shape, any layout; NumPy's `out=`), on the legacy default stream.")]
         pub fn $into<'a, T: $bound, S: StorageMut<Elem = $out>, D: Dimension>(
             x: impl Operand<'a, T>,
             out: &mut DeviceArrayBase<S, D>,
         ) -> Result<()> {
-            x.into_expr().$name().eval_into(None, out)
+            x.into_expr().$name().eval_into(out)
         }
     )*};
 }
 
-/// The four forms of each function of two operands of one type.
+/// The array forms of each function of two operands of one type.
 macro_rules! binary_fns {
-    ($($name:ident $on:ident $into:ident, $doc:literal;)*) => {$(
+    ($($name:ident $into:ident, $doc:literal;)*) => {$(
         #[doc = concat!($doc, ", element by element, into a new array, on the legacy default stream. Each operand is an array, an [`Expr`] or a scalar.")]
         pub fn $name<'a, T: Float>(x: impl Operand<'a, T>, y: impl Operand<'a, T>) -> Result<DeviceArray<T, IxDyn>> {
             x.into_expr().$name(y).eval()
-        }
-        #[doc = concat!("[`", stringify!($name), "`] on `stream`; returns without waiting.")]
-        pub fn $on<'a, T: Float>(
-            stream: &Stream,
-            x: impl Operand<'a, T>,
-            y: impl Operand<'a, T>,
-        ) -> Result<DeviceArray<T, IxDyn>> {
-            x.into_expr().$name(y).eval_on(stream)
         }
         #[doc = concat!("[`", stringify!($name), "`] into `out` (NumPy's `out=`).")]
         pub fn $into<'a, T: Float, S: StorageMut<Elem = T>, D: Dimension>(
@@ -114,7 +108,7 @@ macro_rules! binary_fns {
             y: impl Operand<'a, T>,
             out: &mut DeviceArrayBase<S, D>,
         ) -> Result<()> {
-            x.into_expr().$name(y).eval_into(None, out)
+            x.into_expr().$name(y).eval_into(out)
         }
     )*};
 }
@@ -207,47 +201,47 @@ impl<'a, T: Float> Expr<'a, T> {
 }
 
 unary_fns!(Inexact;
-    exp exp_on exp_into => T, "`e^x`";
-    log log_on log_into => T, "The natural logarithm";
-    log10 log10_on log10_into => T, "The base-10 logarithm";
-    sqrt sqrt_on sqrt_into => T, "The square root";
-    sin sin_on sin_into => T, "The sine";
-    cos cos_on cos_into => T, "The cosine";
-    tan tan_on tan_into => T, "The tangent";
-    sinh sinh_on sinh_into => T, "The hyperbolic sine";
-    cosh cosh_on cosh_into => T, "The hyperbolic cosine";
-    tanh tanh_on tanh_into => T, "The hyperbolic tangent";
-    isnan isnan_on isnan_into => Bool, "Whether it is NaN,";
-    isinf isinf_on isinf_into => Bool, "Whether it is an infinity,";
-    isfinite isfinite_on isfinite_into => Bool, "Whether it is finite,";
+    exp exp_into => T, "`e^x`";
+    log log_into => T, "The natural logarithm";
+    log10 log10_into => T, "The base-10 logarithm";
+    sqrt sqrt_into => T, "The square root";
+    sin sin_into => T, "The sine";
+    cos cos_into => T, "The cosine";
+    tan tan_into => T, "The tangent";
+    sinh sinh_into => T, "The hyperbolic sine";
+    cosh cosh_into => T, "The hyperbolic cosine";
+    tanh tanh_into => T, "The hyperbolic tangent";
+    isnan isnan_into => Bool, "Whether it is NaN,";
+    isinf isinf_into => Bool, "Whether it is an infinity,";
+    isfinite isfinite_into => Bool, "Whether it is finite,";
 );
 
 unary_fns!(Float;
-    fabs fabs_on fabs_into => T, "`|x|`";
-    ceil ceil_on ceil_into => T, "The ceiling";
-    floor floor_on floor_into => T, "The floor";
-    expm1 expm1_on expm1_into => T, "`e^x - 1`";
-    exp2 exp2_on exp2_into => T, "`2^x`";
-    log1p log1p_on log1p_into => T, "`ln(1 + x)`";
-    log2 log2_on log2_into => T, "The base-2 logarithm";
-    cbrt cbrt_on cbrt_into => T, "The cube root";
-    asin asin_on asin_into => T, "The arc sine";
-    acos acos_on acos_into => T, "The arc cosine";
-    atan atan_on atan_into => T, "The arc tangent";
-    asinh asinh_on asinh_into => T, "The inverse hyperbolic sine";
-    acosh acosh_on acosh_into => T, "The inverse hyperbolic cosine";
-    atanh atanh_on atanh_into => T, "The inverse hyperbolic tangent";
-    rint rint_on rint_into => T, "The nearest integer (halves to even)";
-    round round_on round_into => T, "NumPy's `round` with no decimals (halves to even, as `rint`)";
-    trunc trunc_on trunc_into => T, "The integer part, toward zero";
-    signbit signbit_on signbit_into => Bool, "Whether its sign bit is set,";
+    fabs fabs_into => T, "`|x|`";
+    ceil ceil_into => T, "The ceiling";
+    floor floor_into => T, "The floor";
+    expm1 expm1_into => T, "`e^x - 1`";
+    exp2 exp2_into => T, "`2^x`";
+    log1p log1p_into => T, "`ln(1 + x)`";
+    log2 log2_into => T, "The base-2 logarithm";
+    cbrt cbrt_into => T, "The cube root";
+    asin asin_into => T, "The arc sine";
+    acos acos_into => T, "The arc cosine";
+    atan atan_into => T, "The arc tangent";
+    asinh asinh_into => T, "The inverse hyperbolic sine";
+    acosh acosh_into => T, "The inverse hyperbolic cosine";
+    atanh atanh_into => T, "The inverse hyperbolic tangent";
+    rint rint_into => T, "The nearest integer (halves to even)";
+    round round_into => T, "NumPy's `round` with no decimals (halves to even, as `rint`)";
+    trunc trunc_into => T, "The integer part, toward zero";
+    signbit signbit_into => Bool, "Whether its sign bit is set,";
 );
 
 binary_fns!(
-    fmod fmod_on fmod_into, "C's `fmod(x, y)` (the sign of `x`)";
-    atan2 atan2_on atan2_into, "`atan2(x, y)`: the angle of the point `(y, x)`";
-    hypot hypot_on hypot_into, "`sqrt(x² + y²)`";
-    copysign copysign_on copysign_into, "The magnitude of `x` with the sign of `y`";
+    fmod fmod_into, "C's `fmod(x, y)` (the sign of `x`)";
+    atan2 atan2_into, "`atan2(x, y)`: the angle of the point `(y, x)`";
+    hypot hypot_into, "`sqrt(x² + y²)`";
+    copysign copysign_into, "The magnitude of `x` with the sign of `y`";
 );
 
 /// `x * 2^e` element by element (PyCUDA's `cumath.ldexp`), into a new array.
@@ -258,22 +252,13 @@ pub fn ldexp<'a, T: Float>(
     x.into_expr().ldexp(e).eval()
 }
 
-/// [`ldexp`] on `stream`.
-pub fn ldexp_on<'a, T: Float>(
-    stream: &Stream,
-    x: impl Operand<'a, T>,
-    e: impl Operand<'a, i32>,
-) -> Result<DeviceArray<T, IxDyn>> {
-    x.into_expr().ldexp(e).eval_on(stream)
-}
-
 /// [`ldexp`] into `out`.
 pub fn ldexp_into<'a, T: Float, S: StorageMut<Elem = T>, D: Dimension>(
     x: impl Operand<'a, T>,
     e: impl Operand<'a, i32>,
     out: &mut DeviceArrayBase<S, D>,
 ) -> Result<()> {
-    x.into_expr().ldexp(e).eval_into(None, out)
+    x.into_expr().ldexp(e).eval_into(out)
 }
 
 /// The kernels of two results (`frexp`, `modf`), one per function and type for the process.
@@ -325,10 +310,7 @@ fn split<T: Float, U: Element, S: Storage<Elem = T>, D: Dimension>(
         KernelArg::output(&mut first),
         KernelArg::output(&mut second),
     ];
-    match stream {
-        Some(s) => k.launch_on(s, args)?,
-        None => k.launch(args)?,
-    }
+    OnStream::new(&*k, stream).launch(args)?;
     Ok((first, second))
 }
 
@@ -341,14 +323,6 @@ pub fn frexp<T: Float, S: Storage<Elem = T>, D: Dimension>(
     split(Split::Frexp, x, None)
 }
 
-/// [`frexp`] on `stream`.
-pub fn frexp_on<T: Float, S: Storage<Elem = T>, D: Dimension>(
-    stream: &Stream,
-    x: &DeviceArrayBase<S, D>,
-) -> Result<(DeviceArray<T, D>, DeviceArray<i32, D>)> {
-    split(Split::Frexp, x, Some(stream))
-}
-
 /// Each element's fractional and integral parts, both with its sign: PyCUDA's
 /// `cumath.modf` (the fraction first, as PyCUDA and NumPy return them).
 pub fn modf<T: Float, S: Storage<Elem = T>, D: Dimension>(
@@ -357,12 +331,22 @@ pub fn modf<T: Float, S: Storage<Elem = T>, D: Dimension>(
     split(Split::Modf, x, None)
 }
 
-/// [`modf`] on `stream`.
-pub fn modf_on<T: Float, S: Storage<Elem = T>, D: Dimension>(
-    stream: &Stream,
-    x: &DeviceArrayBase<S, D>,
-) -> Result<(DeviceArray<T, D>, DeviceArray<T, D>)> {
-    split(Split::Modf, x, Some(stream))
+impl OnStream<'_, &Context> {
+    /// [`math::frexp`](frexp) on this stream.
+    pub fn frexp<T: Float, S: Storage<Elem = T>, D: Dimension>(
+        &self,
+        x: &DeviceArrayBase<S, D>,
+    ) -> Result<(DeviceArray<T, D>, DeviceArray<i32, D>)> {
+        split(Split::Frexp, x, self.stream)
+    }
+
+    /// [`math::modf`](modf) on this stream.
+    pub fn modf<T: Float, S: Storage<Elem = T>, D: Dimension>(
+        &self,
+        x: &DeviceArrayBase<S, D>,
+    ) -> Result<(DeviceArray<T, D>, DeviceArray<T, D>)> {
+        split(Split::Modf, x, self.stream)
+    }
 }
 
 #[cfg(test)]

@@ -23,7 +23,6 @@
 
 use ndarray::{Dimension, IxDyn};
 
-use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, StorageMut};
 use crate::gpuarray::elements::element::Element;
@@ -76,31 +75,27 @@ impl<'a, T: ComplexElement> Expr<'a, T> {
     }
 }
 
-/// The four forms of each function (see [`math`](crate::gpuarray::math)).
+/// The array forms of each function (see [`math`](crate::gpuarray::math)).
 macro_rules! complex_fns {
-    ($($name:ident $on:ident $into:ident => $out:ty, $doc:literal;)*) => {$(
-        #[doc = concat!($doc, " of each element of a complex array, into a new array, on the legacy default stream.")]
+    ($($name:ident $into:ident => $out:ty, $doc:literal;)*) => {$(
+        #[doc = concat!($doc, " of each element of a complex array, into a new array, on the legacy default stream (on a stream: `a.expr().", stringify!($name), "().on(&stream).eval()`).")]
         pub fn $name<'a, T: ComplexElement>(x: impl Operand<'a, T>) -> Result<DeviceArray<$out, IxDyn>> {
             x.into_expr().$name().eval()
-        }
-        #[doc = concat!("[`", stringify!($name), "`] on `stream`; returns without waiting.")]
-        pub fn $on<'a, T: ComplexElement>(stream: &Stream, x: impl Operand<'a, T>) -> Result<DeviceArray<$out, IxDyn>> {
-            x.into_expr().$name().eval_on(stream)
         }
         #[doc = concat!("[`", stringify!($name), "`] into `out` (of `x`'s shape, any layout; NumPy's `out=`).")]
         pub fn $into<'a, T: ComplexElement, S: StorageMut<Elem = $out>, D: Dimension>(
             x: impl Operand<'a, T>,
             out: &mut DeviceArrayBase<S, D>,
         ) -> Result<()> {
-            x.into_expr().$name().eval_into(None, out)
+            x.into_expr().$name().eval_into(out)
         }
     )*};
 }
 
 complex_fns!(
-    conj conj_on conj_into => T, "The complex conjugate";
-    real real_on real_into => T::Part, "The real part";
-    imag imag_on imag_into => T::Part, "The imaginary part";
-    angle angle_on angle_into => T::Part, "The angle (`atan2(im, re)`)";
-    complex_abs complex_abs_on complex_abs_into => T::Part, "The magnitude (NumPy's `abs` on complex)";
+    conj conj_into => T, "The complex conjugate";
+    real real_into => T::Part, "The real part";
+    imag imag_into => T::Part, "The imaginary part";
+    angle angle_into => T::Part, "The angle (`atan2(im, re)`)";
+    complex_abs complex_abs_into => T::Part, "The magnitude (NumPy's `abs` on complex)";
 );

@@ -1,6 +1,7 @@
 //! The operators that build an [`Expr`] (`&a + &b`, `&a * 3.0`, `3.0 * &a`, `-&a`, `&a % &b`
 //! (NumPy's `%`: [`BinOp::Rem`]), and the same on expressions), and the array methods that evaluate one at once: `a.add(&b)?`,
-//! `a.mul(3.0)?`, and the in-place `a.add_assign(&b)?`, `a.mul_assign(2.0)?`.
+//! `a.mul(3.0)?`, and the in-place `a.add_assign(&b)?`, `a.mul_assign(2.0)?` (on a stream:
+//! `a.on_mut(&stream).add_assign(&b)?`, through [`OnStream`]).
 //!
 //! `std::ops::AddAssign` and its kin are not implemented: they cannot return the error of a
 //! launch, and this crate does not panic on what its user passes. The `*_assign` methods take
@@ -10,9 +11,9 @@ use std::ops::{Add, Div, Mul, Neg, Rem, Sub};
 
 use ndarray::{Dimension, IxDyn};
 
-use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::{BinOp, Expr, Operand, Store};
 use crate::types::{Complex32, Complex64};
@@ -87,7 +88,17 @@ macro_rules! assign_methods {
         where
             S: StorageMut,
         {
-            rhs.into_expr().store(None, self, Store::Compound(BinOp::$op))
+            self.op_assign(BinOp::$op, rhs)
+        }
+    )*};
+}
+
+/// The stream forms of `assign_methods!`'s.
+macro_rules! assign_methods_on {
+    ($($m:ident $op:ident),*) => {$(
+        #[doc = concat!("[`", stringify!($m), "`](DeviceArrayBase::", stringify!($m), ") on this stream.")]
+        pub fn $m<'a, R: Operand<'a, S::Elem>>(&mut self, rhs: R) -> Result<()> {
+            self.op_assign(BinOp::$op, rhs)
         }
     )*};
 }
@@ -107,26 +118,36 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
 
     assign_methods!(add_assign Add "+", sub_assign Sub "-", mul_assign Mul "*", div_assign Div "/", rem_assign Rem "%");
 
-    /// Stores `rhs` (an array, an [`Expr`] or a scalar) into this array, as one kernel, on
-    /// `stream` or (`None`) the legacy default stream.
-    pub fn assign_expr<'a, R: Operand<'a, S::Elem>>(&mut self, stream: Option<&Stream>, rhs: R) -> Result<()>
+    /// Stores `rhs` (an array, an [`Expr`] or a scalar) into this array, as one kernel, on the
+    /// legacy default stream.
+    pub fn assign_expr<'a, R: Operand<'a, S::Elem>>(&mut self, rhs: R) -> Result<()>
     where
         S: StorageMut,
     {
-        rhs.into_expr().store(stream, self, Store::Assign)
+        rhs.into_expr().store(None, self, Store::Assign)
     }
 
-    /// `self op= rhs` in place on `stream` (or the legacy default stream): the stream form of
-    /// [`add_assign`](Self::add_assign) and its kin.
-    pub fn op_assign_on<'a, R: Operand<'a, S::Elem>>(
-        &mut self,
-        stream: Option<&Stream>,
-        op: BinOp,
-        rhs: R,
-    ) -> Result<()>
+    /// `self op= rhs` in place, as one kernel, on the legacy default stream:
+    /// [`add_assign`](Self::add_assign) and its kin with the operator as a value.
+    pub fn op_assign<'a, R: Operand<'a, S::Elem>>(&mut self, op: BinOp, rhs: R) -> Result<()>
     where
         S: StorageMut,
     {
-        rhs.into_expr().store(stream, self, Store::Compound(op))
+        rhs.into_expr().store(None, self, Store::Compound(op))
     }
+}
+
+impl<S: StorageMut<Elem: Element>, D: Dimension> OnStream<'_, &mut DeviceArrayBase<S, D>> {
+    /// [`assign_expr`](DeviceArrayBase::assign_expr) on this stream.
+    pub fn assign_expr<'a, R: Operand<'a, S::Elem>>(&mut self, rhs: R) -> Result<()> {
+        rhs.into_expr().store(self.stream, self.target, Store::Assign)
+    }
+
+    /// [`op_assign`](DeviceArrayBase::op_assign) on this stream.
+    pub fn op_assign<'a, R: Operand<'a, S::Elem>>(&mut self, op: BinOp, rhs: R) -> Result<()> {
+        rhs.into_expr()
+            .store(self.stream, self.target, Store::Compound(op))
+    }
+
+    assign_methods_on!(add_assign Add, sub_assign Sub, mul_assign Mul, div_assign Div, rem_assign Rem);
 }

@@ -6,9 +6,11 @@ use std::sync::Arc;
 use crate::gpuarray::elements::dtype::DType;
 use ndarray::Dimension;
 
+use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
@@ -57,20 +59,22 @@ where
     if_positive_stream(None, criterion, then, otherwise)
 }
 
-/// [`if_positive`] on `stream`.
-pub fn if_positive_on<C, S1, S2, D>(
-    stream: &Stream,
-    criterion: &DeviceArrayBase<C, D>,
-    then: &DeviceArrayBase<S1, D>,
-    otherwise: &DeviceArrayBase<S2, D>,
-) -> Result<DeviceArray<S1::Elem, D>>
-where
-    C: Storage<Elem: Element>,
-    S1: Storage<Elem: Element>,
-    S2: Storage<Elem = S1::Elem>,
-    D: Dimension,
-{
-    if_positive_stream(Some(stream), criterion, then, otherwise)
+impl OnStream<'_, &Context> {
+    /// [`if_positive`](crate::gpuarray::if_positive) on this stream.
+    pub fn if_positive<C, S1, S2, D>(
+        &self,
+        criterion: &DeviceArrayBase<C, D>,
+        then: &DeviceArrayBase<S1, D>,
+        otherwise: &DeviceArrayBase<S2, D>,
+    ) -> Result<DeviceArray<S1::Elem, D>>
+    where
+        C: Storage<Elem: Element>,
+        S1: Storage<Elem: Element>,
+        S2: Storage<Elem = S1::Elem>,
+        D: Dimension,
+    {
+        if_positive_stream(self.stream, criterion, then, otherwise)
+    }
 }
 
 fn if_positive_stream<C, S1, S2, D>(
@@ -93,10 +97,7 @@ where
         KernelArg::input(otherwise),
         KernelArg::output(&mut out),
     ];
-    match stream {
-        Some(s) => k.launch_on(s, args)?,
-        None => k.launch(args)?,
-    }
+    OnStream::new(&*k, stream).launch(args)?;
     Ok(out)
 }
 

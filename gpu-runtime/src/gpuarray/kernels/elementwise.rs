@@ -31,6 +31,7 @@ use gpu_cdecl::elementwise::{Elementwise, Param as CParam};
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, Result};
 use crate::gpuarray::array::layout;
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::kernels::args::{check_args, parse_params, ArgKind, KernelArg, Param};
 use crate::gpuarray::kernels::broadcast::broadcast_args;
@@ -261,14 +262,11 @@ impl ElementwiseKernel {
         self.run(None, args.into_iter().collect())
     }
 
-    /// [`launch`](Self::launch) on `stream`; returns without waiting. Arrays used on other
-    /// streams are ordered with it as every launch of this crate orders them.
-    pub fn launch_on<'a>(
-        &self,
-        stream: &Stream,
-        args: impl IntoIterator<Item = KernelArg<'a>>,
-    ) -> Result<()> {
-        self.run(Some(stream), args.into_iter().collect())
+    /// This kernel's launches queued on `stream`: `kernel.on(&stream).launch(args)` returns
+    /// without waiting; arrays used on other streams are ordered with it as every launch of
+    /// this crate orders them. See [`OnStream`].
+    pub fn on<'a>(&'a self, stream: &'a Stream) -> OnStream<'a, &'a Self> {
+        OnStream::new(self, Some(stream))
     }
 
     fn run(&self, stream: Option<&Stream>, mut args: Vec<KernelArg<'_>>) -> Result<()> {
@@ -402,6 +400,13 @@ impl ElementwiseKernel {
         }
         let grid = registry::grid_for(&ctx, n as u64)?;
         registry::launch(&f, grid, BLOCK, stream, &list)
+    }
+}
+
+impl OnStream<'_, &ElementwiseKernel> {
+    /// [`launch`](ElementwiseKernel::launch) on this stream; returns without waiting.
+    pub fn launch<'a>(&self, args: impl IntoIterator<Item = KernelArg<'a>>) -> Result<()> {
+        self.target.run(self.stream, args.into_iter().collect())
     }
 }
 

@@ -6,6 +6,7 @@ use std::sync::OnceLock;
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
@@ -60,17 +61,15 @@ impl ElementwiseFn {
     }
 
     /// Launches the kernel over `args` (one per declared argument, in order) on `stream`, or on
-    /// the legacy default stream: [`ElementwiseKernel::launch_on`] / [`launch`](ElementwiseKernel::launch).
+    /// the legacy default stream: [`ElementwiseKernel::on`]`(stream).launch(args)` /
+    /// [`launch`](ElementwiseKernel::launch).
     pub fn launch<'a>(
         &self,
         stream: Option<&Stream>,
         args: impl IntoIterator<Item = KernelArg<'a>>,
     ) -> Result<()> {
         let k = self.kernel()?;
-        match stream {
-            Some(s) => k.launch_on(s, args),
-            None => k.launch(args),
-        }
+        OnStream::new(k, stream).launch(args)
     }
 }
 

@@ -2,13 +2,15 @@
 //! loaded at run time, and its absence is an [`Error::Unsupported`](crate::Error::Unsupported)
 //! saying so).
 //!
-//! - [`matmul`] / [`matmul_on`]: NumPy's `a @ b` of 1-D to 3-D arrays: `(m, k) @ (k, n)`,
+//! - [`matmul`]: NumPy's `a @ b` of 1-D to 3-D arrays: `(m, k) @ (k, n)`,
 //!   batched `(b, m, k) @ (b, k, n)`, a 2-D operand (or a batch of one) broadcast over the
 //!   other's batch, a 1-D `a` as a row and a 1-D `b` as a column (that axis dropped from the
 //!   result). The result is a new C-order array.
-//! - [`matmul_into`] / [`matmul_into_on`]: into an existing C-contiguous array of the
-//!   product's shape.
-//! - [`dot`] / [`dot_on`]: NumPy's `dot` for 1-D and 2-D arrays (two vectors give a 0-d array).
+//! - [`matmul_into`]: into an existing C-contiguous array of the product's shape.
+//! - [`dot`]: NumPy's `dot` for 1-D and 2-D arrays (two vectors give a 0-d array).
+//!
+//! Each on the legacy default stream, or on a stream of yours as
+//! `gpuarray::on(&stream).matmul(&a, &b)` ([`OnStream`]).
 //!
 //! Shapes that do not multiply, 0-d arrays and arrays of more than 3 axes (NumPy broadcasts
 //! their batch axes; not offered here) are a [`GemmError::ShapesDoNotMultiply`].
@@ -25,7 +27,7 @@
 //! (the table is in `matmul_plan.rs`'s docs). An empty `k` gives zeros.
 //!
 //! **Ordering.** The call is queued on the stream given (the legacy default stream for the
-//! forms without `_on`), and the arrays' stream records get a read of `a` and `b` and a write
+//! plain forms), and the arrays' stream records get a read of `a` and `b` and a write
 //! of `c` on it exactly as a kernel launch of this crate records them (cudarc's
 //! `device_ptr`, see [`driver::cudarc_interop`](crate::driver::cudarc_interop)): no host wait.
 //!
@@ -42,12 +44,14 @@ use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, StridedBatchedConfig};
 use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use ndarray::{Dimension, IxDyn};
 
+use crate::driver::context::core::Context;
 use crate::driver::cudarc_interop::{
     cublas_on, gemm, gemm_complex, gemm_strided_batched, gemm_strided_batched_complex,
 };
 use crate::driver::stream::Stream;
 use crate::error::{Error, GemmError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage, StorageMut};
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::linalg::matmul_plan::{gemm_call, product, Matrices, Op, OperandLayout, Product};
 use crate::types::{Complex32, Complex64};
@@ -174,22 +178,6 @@ where
     matmul_stream(None, a, b)
 }
 
-/// [`matmul`] on `stream`; returns without waiting.
-pub fn matmul_on<T, S1, D1, S2, D2>(
-    stream: &Stream,
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-) -> Result<DeviceArray<T, IxDyn>>
-where
-    T: MatmulElement,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-    D1: Dimension,
-    D2: Dimension,
-{
-    matmul_stream(Some(stream), a, b)
-}
-
 /// `a @ b` written into `c`, which must be C-contiguous and of the product's shape
 /// ([`GemmError::OutputShape`], [`GemmError::OutputLayout`] otherwise), on the legacy default
 /// stream.
@@ -207,28 +195,7 @@ where
     D2: Dimension,
     D3: Dimension,
 {
-    let p = plan(a.shape(), b.shape())?;
-    into_stream(None, a, b, c, &p)
-}
-
-/// [`matmul_into`] on `stream`; returns without waiting.
-pub fn matmul_into_on<T, S1, D1, S2, D2, S3, D3>(
-    stream: &Stream,
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-    c: &mut DeviceArrayBase<S3, D3>,
-) -> Result<()>
-where
-    T: MatmulElement,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-    S3: StorageMut<Elem = T>,
-    D1: Dimension,
-    D2: Dimension,
-    D3: Dimension,
-{
-    let p = plan(a.shape(), b.shape())?;
-    into_stream(Some(stream), a, b, c, &p)
+    matmul_into_stream(None, a, b, c)
 }
 
 /// NumPy's `dot` of 1-D and 2-D arrays (the same as [`matmul`] for them; two vectors give a
@@ -247,20 +214,77 @@ where
     dot_stream(None, a, b)
 }
 
-/// [`dot`] on `stream`; returns without waiting.
-pub fn dot_on<T, S1, D1, S2, D2>(
-    stream: &Stream,
+/// The products on a stream: `gpuarray::on(&stream).matmul(&a, &b)`.
+impl OnStream<'_, &Context> {
+    /// [`matmul`] on this stream; returns without waiting.
+    pub fn matmul<T, S1, D1, S2, D2>(
+        &self,
+        a: &DeviceArrayBase<S1, D1>,
+        b: &DeviceArrayBase<S2, D2>,
+    ) -> Result<DeviceArray<T, IxDyn>>
+    where
+        T: MatmulElement,
+        S1: Storage<Elem = T>,
+        S2: Storage<Elem = T>,
+        D1: Dimension,
+        D2: Dimension,
+    {
+        matmul_stream(self.stream, a, b)
+    }
+
+    /// [`matmul_into`] on this stream; returns without waiting.
+    pub fn matmul_into<T, S1, D1, S2, D2, S3, D3>(
+        &self,
+        a: &DeviceArrayBase<S1, D1>,
+        b: &DeviceArrayBase<S2, D2>,
+        c: &mut DeviceArrayBase<S3, D3>,
+    ) -> Result<()>
+    where
+        T: MatmulElement,
+        S1: Storage<Elem = T>,
+        S2: Storage<Elem = T>,
+        S3: StorageMut<Elem = T>,
+        D1: Dimension,
+        D2: Dimension,
+        D3: Dimension,
+    {
+        matmul_into_stream(self.stream, a, b, c)
+    }
+
+    /// [`dot`] on this stream; returns without waiting.
+    pub fn dot<T, S1, D1, S2, D2>(
+        &self,
+        a: &DeviceArrayBase<S1, D1>,
+        b: &DeviceArrayBase<S2, D2>,
+    ) -> Result<DeviceArray<T, IxDyn>>
+    where
+        T: MatmulElement,
+        S1: Storage<Elem = T>,
+        S2: Storage<Elem = T>,
+        D1: Dimension,
+        D2: Dimension,
+    {
+        dot_stream(self.stream, a, b)
+    }
+}
+
+fn matmul_into_stream<T, S1, D1, S2, D2, S3, D3>(
+    stream: Option<&Stream>,
     a: &DeviceArrayBase<S1, D1>,
     b: &DeviceArrayBase<S2, D2>,
-) -> Result<DeviceArray<T, IxDyn>>
+    c: &mut DeviceArrayBase<S3, D3>,
+) -> Result<()>
 where
     T: MatmulElement,
     S1: Storage<Elem = T>,
     S2: Storage<Elem = T>,
+    S3: StorageMut<Elem = T>,
     D1: Dimension,
     D2: Dimension,
+    D3: Dimension,
 {
-    dot_stream(Some(stream), a, b)
+    let p = plan(a.shape(), b.shape())?;
+    into_stream(stream, a, b, c, &p)
 }
 
 fn dot_stream<T, S1, D1, S2, D2>(
@@ -343,7 +367,7 @@ impl<'a, T: Element> Operand<'a, T> {
         if let Some(l) = layout(x.shape(), x.strides()) {
             return Ok(Operand::AsIs(x.view().into_dyn(), l));
         }
-        let copy = x.to_contiguous_on(stream)?.into_dyn();
+        let copy = x.on(stream).to_contiguous()?.into_dyn();
         // A C-order copy always has a layout cuBLAS reads; `None` cannot happen, and is
         // reported as the shapes it came from all the same rather than a panic.
         let l = layout(copy.shape(), copy.strides()).ok_or_else(|| shapes_error(x.shape(), x.shape()))?;
@@ -439,7 +463,7 @@ where
     }
     if p.k == 0 {
         // cuBLAS would leave C as it was: a sum of nothing is zero.
-        return c.fill_on(stream, T::zero());
+        return c.on_mut(stream).fill(T::zero());
     }
     let (oa, ob) = (Operand::of(a, true, stream)?, Operand::of(b, false, stream)?);
     let call = gemm_call(p, oa.layout(), ob.layout());

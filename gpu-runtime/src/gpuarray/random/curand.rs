@@ -21,6 +21,7 @@ use crate::driver::ordering::StreamInner;
 use crate::driver::stream::Stream;
 use crate::error::Error;
 use crate::gpuarray::array::core::{DeviceArrayBase, StorageMut};
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::random::curand_error::{CurandError, CurandResult};
 
@@ -237,23 +238,7 @@ impl CurandGenerator {
         S::Elem: CurandFloat,
         D: ndarray::Dimension,
     {
-        let s = self.ctx.legacy().clone();
-        self.fill("CurandGenerator::fill_uniform", a, &s, None)
-    }
-
-    /// [`fill_uniform`](Self::fill_uniform) queued on `stream` (of the generator's context).
-    pub fn fill_uniform_on<S, D>(
-        &mut self,
-        stream: &Stream,
-        a: &mut DeviceArrayBase<S, D>,
-    ) -> CurandResult<()>
-    where
-        S: StorageMut,
-        S::Elem: CurandFloat,
-        D: ndarray::Dimension,
-    {
-        let s = self.stream(stream)?;
-        self.fill("CurandGenerator::fill_uniform_on", a, &s, None)
+        OnStream::legacy(self).fill_uniform(a)
     }
 
     /// Fills `a` with normal values of `mean` and standard deviation `std`, on the legacy
@@ -271,29 +256,22 @@ impl CurandGenerator {
         S::Elem: CurandFloat,
         D: ndarray::Dimension,
     {
-        let s = self.ctx.legacy().clone();
-        self.fill("CurandGenerator::fill_normal", a, &s, Some((mean, std)))
+        OnStream::legacy(self).fill_normal(a, mean, std)
     }
 
-    /// [`fill_normal`](Self::fill_normal) queued on `stream` (of the generator's context).
-    pub fn fill_normal_on<S, D>(
-        &mut self,
-        stream: &Stream,
-        a: &mut DeviceArrayBase<S, D>,
-        mean: S::Elem,
-        std: S::Elem,
-    ) -> CurandResult<()>
-    where
-        S: StorageMut,
-        S::Elem: CurandFloat,
-        D: ndarray::Dimension,
-    {
-        let s = self.stream(stream)?;
-        self.fill("CurandGenerator::fill_normal_on", a, &s, Some((mean, std)))
+    /// This generator's fills queued on `stream`, which must belong to its context
+    /// ([`Error::WrongContext`] otherwise, checked by each fill):
+    /// `generator.on(&stream).fill_normal(&mut a, 0.0, 1.0)`. See [`OnStream`].
+    pub fn on<'a>(&'a mut self, stream: &'a Stream) -> OnStream<'a, &'a mut Self> {
+        OnStream::new(self, Some(stream))
     }
 
-    /// `stream`'s ordering record, after checking it belongs to the generator's context.
-    fn stream(&self, stream: &Stream) -> CurandResult<Arc<StreamInner>> {
+    /// `stream`'s ordering record, after checking it belongs to the generator's context, or
+    /// (`None`) the context's legacy default stream's.
+    fn stream(&self, stream: Option<&Stream>) -> CurandResult<Arc<StreamInner>> {
+        let Some(stream) = stream else {
+            return Ok(self.ctx.legacy().clone());
+        };
         if stream.context() != &self.ctx {
             return Err(Error::WrongContext {
                 what: "the stream of a cuRAND fill",
@@ -379,6 +357,37 @@ impl CurandGenerator {
                     .map_err(|e| CurandError::Cuda(e.into()))
             }
         }
+    }
+}
+
+/// The fills on a stream: `generator.on(&stream).fill_uniform(&mut a)`.
+impl OnStream<'_, &mut CurandGenerator> {
+    /// [`fill_uniform`](CurandGenerator::fill_uniform) on this stream.
+    pub fn fill_uniform<S, D>(&mut self, a: &mut DeviceArrayBase<S, D>) -> CurandResult<()>
+    where
+        S: StorageMut,
+        S::Elem: CurandFloat,
+        D: ndarray::Dimension,
+    {
+        let s = self.target.stream(self.stream)?;
+        self.target.fill("CurandGenerator::fill_uniform", a, &s, None)
+    }
+
+    /// [`fill_normal`](CurandGenerator::fill_normal) on this stream.
+    pub fn fill_normal<S, D>(
+        &mut self,
+        a: &mut DeviceArrayBase<S, D>,
+        mean: S::Elem,
+        std: S::Elem,
+    ) -> CurandResult<()>
+    where
+        S: StorageMut,
+        S::Elem: CurandFloat,
+        D: ndarray::Dimension,
+    {
+        let s = self.target.stream(self.stream)?;
+        self.target
+            .fill("CurandGenerator::fill_normal", a, &s, Some((mean, std)))
     }
 }
 

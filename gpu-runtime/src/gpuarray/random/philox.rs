@@ -27,8 +27,11 @@
 use gpu_cdecl::Scalar;
 use ndarray::{Dimension, ShapeBuilder};
 
+use crate::driver::context::core::Context;
+use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, StorageMut};
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::registry::{self, KernelKey, BLOCK};
@@ -228,27 +231,45 @@ fn complex_source<T: Element>(dist: Distribution) -> Result<String> {
 impl<T: Element, D: Dimension> DeviceArray<T, D> {
     /// A new C-order array of `shape` filled uniformly from `seed` (see
     /// [`fill_uniform`](DeviceArrayBase::fill_uniform)).
-    pub fn random_uniform<Sh: ShapeBuilder<Dim = D>>(
-        ctx: &crate::driver::context::core::Context,
-        shape: Sh,
-        seed: u64,
-    ) -> Result<Self> {
-        let mut a = Self::empty(ctx, shape)?;
-        a.fill_uniform(seed)?;
-        Ok(a)
+    pub fn random_uniform<Sh: ShapeBuilder<Dim = D>>(ctx: &Context, shape: Sh, seed: u64) -> Result<Self> {
+        OnStream::legacy(ctx).random_uniform(shape, seed)
     }
 
     /// A new C-order array of `shape` filled with normal values (see
     /// [`fill_normal`](DeviceArrayBase::fill_normal)).
     pub fn random_normal<Sh: ShapeBuilder<Dim = D>>(
-        ctx: &crate::driver::context::core::Context,
+        ctx: &Context,
         shape: Sh,
         seed: u64,
         mean: T,
         std: T,
     ) -> Result<Self> {
-        let mut a = Self::empty(ctx, shape)?;
-        a.fill_normal(seed, mean, std)?;
+        OnStream::legacy(ctx).random_normal(shape, seed, mean, std)
+    }
+}
+
+impl OnStream<'_, &Context> {
+    /// [`DeviceArray::random_uniform`] on this stream.
+    pub fn random_uniform<T: Element, D: Dimension, Sh: ShapeBuilder<Dim = D>>(
+        &self,
+        shape: Sh,
+        seed: u64,
+    ) -> Result<DeviceArray<T, D>> {
+        let mut a = DeviceArray::empty(self.target, shape)?;
+        OnStream::new(&mut a, self.stream).fill_uniform(seed)?;
+        Ok(a)
+    }
+
+    /// [`DeviceArray::random_normal`] on this stream.
+    pub fn random_normal<T: Element, D: Dimension, Sh: ShapeBuilder<Dim = D>>(
+        &self,
+        shape: Sh,
+        seed: u64,
+        mean: T,
+        std: T,
+    ) -> Result<DeviceArray<T, D>> {
+        let mut a = DeviceArray::empty(self.target, shape)?;
+        OnStream::new(&mut a, self.stream).fill_normal(seed, mean, std)?;
         Ok(a)
     }
 }
@@ -259,8 +280,7 @@ impl<S: StorageMut<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// once to nearest, so a draw just below 1 may round to 1). Element `i` (in C order,
     /// whatever the layout) is the same for the same seed on every device and in every layout.
     pub fn fill_uniform(&mut self, seed: u64) -> Result<()> {
-        let one = one::<S::Elem>()?;
-        self.fill_random(Distribution::Uniform, seed, S::Elem::zero(), one)
+        OnStream::legacy(self).fill_uniform(seed)
     }
 
     /// Fills the array with normal values of `mean` and standard deviation `std` (Box-Muller
@@ -268,16 +288,25 @@ impl<S: StorageMut<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// complex types: `mean + std * z`, `z` standard complex normal (real and imaginary parts
     /// independent, of variance 1/2 each; see the module docs of `philox.rs`).
     pub fn fill_normal(&mut self, seed: u64, mean: S::Elem, std: S::Elem) -> Result<()> {
-        self.fill_random(Distribution::Normal, seed, mean, std)
+        OnStream::legacy(self).fill_normal(seed, mean, std)
     }
 
-    fn fill_random(&mut self, dist: Distribution, seed: u64, a: S::Elem, b: S::Elem) -> Result<()> {
+    /// Fills this array with `dist` of `(a, b)` from `seed`, on `stream` or (`None`) the legacy
+    /// default stream.
+    fn fill_random(
+        &mut self,
+        stream: Option<&Stream>,
+        dist: Distribution,
+        seed: u64,
+        a: S::Elem,
+        b: S::Elem,
+    ) -> Result<()> {
         let source = random_source::<S::Elem>(dist)?;
         if !self.is_standard_layout() {
             // Generated in C order, then stored through this array's layout.
             let mut tmp = DeviceArray::<S::Elem, D>::empty(self.context(), self.raw_dim())?;
-            tmp.fill_random(dist, seed, a, b)?;
-            return self.assign(&tmp);
+            tmp.fill_random(stream, dist, seed, a, b)?;
+            return OnStream::new(self, stream).assign(&tmp);
         }
         let n = self.len();
         if n == 0 {
@@ -312,7 +341,23 @@ impl<S: StorageMut<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
             Arg::I32(vec as i32),
         ];
         let grid = registry::grid_for(&ctx, (n as u64).div_ceil(u64::from(w)))?;
-        registry::launch(&f, grid, BLOCK, None, &list)
+        registry::launch(&f, grid, BLOCK, stream, &list)
+    }
+}
+
+/// The Philox fills on a stream (`a.on_mut(&stream).fill_uniform(seed)`): the one body of each.
+impl<S: StorageMut<Elem: Element>, D: Dimension> OnStream<'_, &mut DeviceArrayBase<S, D>> {
+    /// [`fill_uniform`](DeviceArrayBase::fill_uniform) on this stream.
+    pub fn fill_uniform(&mut self, seed: u64) -> Result<()> {
+        let one = one::<S::Elem>()?;
+        self.target
+            .fill_random(self.stream, Distribution::Uniform, seed, S::Elem::zero(), one)
+    }
+
+    /// [`fill_normal`](DeviceArrayBase::fill_normal) on this stream.
+    pub fn fill_normal(&mut self, seed: u64, mean: S::Elem, std: S::Elem) -> Result<()> {
+        self.target
+            .fill_random(self.stream, Distribution::Normal, seed, mean, std)
     }
 }
 

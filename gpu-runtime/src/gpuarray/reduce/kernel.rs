@@ -24,6 +24,7 @@ use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, StorageMut};
 use crate::gpuarray::array::layout;
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::args::{check_args, parse_params, ArgKind, KernelArg, Param};
@@ -295,18 +296,15 @@ impl<R: Element> ReductionKernel<R> {
         registry::prepared(ctx, key, &self.c_name(v), || self.source(v))
     }
 
-    /// Reduces over every axis into a new 0-dimensional array.
+    /// Reduces over every axis into a new 0-dimensional array, on the legacy default stream.
     pub fn reduce<'a>(&self, args: impl IntoIterator<Item = KernelArg<'a>>) -> Result<DeviceArray<R, IxDyn>> {
         self.reduce_stream(None, args.into_iter().collect())
     }
 
-    /// [`reduce`](Self::reduce) on `stream`.
-    pub fn reduce_on<'a>(
-        &self,
-        stream: &Stream,
-        args: impl IntoIterator<Item = KernelArg<'a>>,
-    ) -> Result<DeviceArray<R, IxDyn>> {
-        self.reduce_stream(Some(stream), args.into_iter().collect())
+    /// This kernel's reductions queued on `stream`: `kernel.on(&stream).reduce(args)` (and
+    /// `reduce_into`, `reduce_axis`) returns without waiting. See [`OnStream`].
+    pub fn on<'a>(&'a self, stream: &'a Stream) -> OnStream<'a, &'a Self> {
+        OnStream::new(self, Some(stream))
     }
 
     fn reduce_stream(
@@ -320,15 +318,14 @@ impl<R: Element> ReductionKernel<R> {
         Ok(out)
     }
 
-    /// Reduces over every axis into `out`, an array of one element (of any shape), on `stream`
-    /// or (`None`) the legacy default stream.
+    /// Reduces over every axis into `out`, an array of one element (of any shape), on the
+    /// legacy default stream.
     pub fn reduce_into<'a, S: StorageMut<Elem = R>, D: Dimension>(
         &self,
-        stream: Option<&Stream>,
         args: impl IntoIterator<Item = KernelArg<'a>>,
         out: &mut DeviceArrayBase<S, D>,
     ) -> Result<()> {
-        self.reduce_into_stream(stream, args.into_iter().collect(), out)
+        self.reduce_into_stream(None, args.into_iter().collect(), out)
     }
 
     fn reduce_into_stream<S: StorageMut<Elem = R>, D: Dimension>(
@@ -411,23 +408,14 @@ impl<R: Element> ReductionKernel<R> {
         registry::launch(&f, 1, BLOCK, stream, &list)
     }
 
-    /// Reduces along `axis` into a new C-order array of the other axes' shape.
+    /// Reduces along `axis` into a new C-order array of the other axes' shape, on the legacy
+    /// default stream.
     pub fn reduce_axis<'a>(
         &self,
         args: impl IntoIterator<Item = KernelArg<'a>>,
         axis: usize,
     ) -> Result<DeviceArray<R, IxDyn>> {
         self.reduce_axis_on_stream(None, args.into_iter().collect(), axis)
-    }
-
-    /// [`reduce_axis`](Self::reduce_axis) on `stream`.
-    pub fn reduce_axis_on<'a>(
-        &self,
-        stream: &Stream,
-        args: impl IntoIterator<Item = KernelArg<'a>>,
-        axis: usize,
-    ) -> Result<DeviceArray<R, IxDyn>> {
-        self.reduce_axis_on_stream(Some(stream), args.into_iter().collect(), axis)
     }
 
     fn reduce_axis_on_stream(
@@ -591,6 +579,34 @@ impl<R: Element> ReductionKernel<R> {
             registry::launch(&f, grid, BLOCK, stream, &list)?;
         }
         Ok(out)
+    }
+}
+
+/// The reductions on a stream: `kernel.on(&stream).reduce(args)`.
+impl<R: Element> OnStream<'_, &ReductionKernel<R>> {
+    /// [`reduce`](ReductionKernel::reduce) on this stream; returns without waiting.
+    pub fn reduce<'a>(&self, args: impl IntoIterator<Item = KernelArg<'a>>) -> Result<DeviceArray<R, IxDyn>> {
+        self.target.reduce_stream(self.stream, args.into_iter().collect())
+    }
+
+    /// [`reduce_into`](ReductionKernel::reduce_into) on this stream; returns without waiting.
+    pub fn reduce_into<'a, S: StorageMut<Elem = R>, D: Dimension>(
+        &self,
+        args: impl IntoIterator<Item = KernelArg<'a>>,
+        out: &mut DeviceArrayBase<S, D>,
+    ) -> Result<()> {
+        self.target
+            .reduce_into_stream(self.stream, args.into_iter().collect(), out)
+    }
+
+    /// [`reduce_axis`](ReductionKernel::reduce_axis) on this stream; returns without waiting.
+    pub fn reduce_axis<'a>(
+        &self,
+        args: impl IntoIterator<Item = KernelArg<'a>>,
+        axis: usize,
+    ) -> Result<DeviceArray<R, IxDyn>> {
+        self.target
+            .reduce_axis_on_stream(self.stream, args.into_iter().collect(), axis)
     }
 }
 

@@ -9,6 +9,7 @@ use ndarray::Dimension;
 use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArrayBase, Storage};
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
@@ -50,10 +51,7 @@ fn reduce<S: Storage<Elem: Element>, D: Dimension>(
     stream: Option<&Stream>,
 ) -> Result<bool> {
     let k = kernel(op, S::Elem::DTYPE)?;
-    let r = match stream {
-        Some(s) => k.reduce_on(s, [KernelArg::input(x)])?,
-        None => k.reduce([KernelArg::input(x)])?,
-    };
+    let r = OnStream::new(&*k, stream).reduce([KernelArg::input(x)])?;
     Ok(r.to_vec()?.first().is_some_and(|&v| v != 0))
 }
 
@@ -63,25 +61,9 @@ pub fn any<S: Storage<Elem: Element>, D: Dimension>(x: &DeviceArrayBase<S, D>) -
     reduce(Logic::Any, x, None)
 }
 
-/// [`any`] on `stream` (waits for the result, which it returns).
-pub fn any_on<S: Storage<Elem: Element>, D: Dimension>(
-    stream: &Stream,
-    x: &DeviceArrayBase<S, D>,
-) -> Result<bool> {
-    reduce(Logic::Any, x, Some(stream))
-}
-
 /// Whether every element of `x` is nonzero; `true` for an empty array.
 pub fn all<S: Storage<Elem: Element>, D: Dimension>(x: &DeviceArrayBase<S, D>) -> Result<bool> {
     reduce(Logic::All, x, None)
-}
-
-/// [`all`] on `stream` (waits for the result, which it returns).
-pub fn all_on<S: Storage<Elem: Element>, D: Dimension>(
-    stream: &Stream,
-    x: &DeviceArrayBase<S, D>,
-) -> Result<bool> {
-    reduce(Logic::All, x, Some(stream))
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
@@ -93,6 +75,18 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// Whether every element is nonzero (NumPy's `a.all()`): [`math::all`](crate::gpuarray::math::all).
     pub fn all(&self) -> Result<bool> {
         all(self)
+    }
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`any`](DeviceArrayBase::any) on this stream (waits for the result, which it returns).
+    pub fn any(&self) -> Result<bool> {
+        reduce(Logic::Any, self.target, self.stream)
+    }
+
+    /// [`all`](DeviceArrayBase::all) on this stream (waits for the result, which it returns).
+    pub fn all(&self) -> Result<bool> {
+        reduce(Logic::All, self.target, self.stream)
     }
 }
 

@@ -24,6 +24,7 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::{ArgumentError, ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::dtype::DType;
@@ -301,58 +302,42 @@ fn scalar<R: Element>(a: DeviceArray<R, IxDyn>) -> Result<R> {
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// Reduces over every axis with `op`, producing `R`.
-    /// (`argmax`/`argmin` index every element: `int` indices when the count fits.)
-    fn reduce_all<R: Element>(&self, op: Op) -> Result<R> {
-        let k = kernel_indexed::<S::Elem, R>(op, IndexWidth::for_count(self.len()))?;
-        scalar(k.reduce([KernelArg::input(self)])?)
-    }
-
-    /// Reduces along `axis` with `op`, producing `R`, in the `axis`'s form. (`argmax`/`argmin`
-    /// index along the axis: `int` indices when its length fits.)
-    fn reduce_along<R: Element>(&self, op: Op, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
-        let m = self.shape().get(axis.axis).copied().unwrap_or(0);
-        let k = kernel_indexed::<S::Elem, R>(op, IndexWidth::for_count(m))?;
-        let out = k.reduce_axis([KernelArg::input(self)], axis.axis)?;
-        axis.shape_result(out)
-    }
-
     /// The sum of every element (0 for an empty array), accumulated in the element type
     /// (`f16` and `bf16` in `f32`, rounded once at the end).
     pub fn sum(&self) -> Result<S::Elem> {
-        self.reduce_all(Op::Sum)
+        OnStream::legacy(self).sum()
     }
 
     /// The sum of every element converted to and accumulated in `A` (NumPy's `sum(dtype=)`;
     /// `sum_as::<i64>()` is NumPy's default for `i32` on Linux).
     pub fn sum_as<A: Element>(&self) -> Result<A> {
-        self.reduce_all(Op::Sum)
+        OnStream::legacy(self).sum_as()
     }
 
     /// The sums along an axis (`usize`, or [`ReduceAxis::keepdims`]), as an array of the other
     /// axes.
     pub fn sum_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        self.reduce_along(Op::Sum, axis.into())
+        OnStream::legacy(self).sum_axis(axis)
     }
 
     /// [`sum_axis`](Self::sum_axis) accumulated in `A`.
     pub fn sum_axis_as<A: Element>(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<A, IxDyn>> {
-        self.reduce_along(Op::Sum, axis.into())
+        OnStream::legacy(self).sum_axis_as(axis)
     }
 
     /// The product of every element (1 for an empty array), in the element type.
     pub fn prod(&self) -> Result<S::Elem> {
-        self.reduce_all(Op::Prod)
+        OnStream::legacy(self).prod()
     }
 
     /// The product of every element converted to and accumulated in `A`.
     pub fn prod_as<A: Element>(&self) -> Result<A> {
-        self.reduce_all(Op::Prod)
+        OnStream::legacy(self).prod_as()
     }
 
     /// The products along an axis.
     pub fn prod_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        self.reduce_along(Op::Prod, axis.into())
+        OnStream::legacy(self).prod_axis(axis)
     }
 
     /// The mean of every element (NaN for an empty array), in NumPy's type
@@ -361,7 +346,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     where
         S::Elem: MeanType,
     {
-        self.reduce_all(Op::Mean)
+        OnStream::legacy(self).mean()
     }
 
     /// The means along an axis (NaN for lanes of an empty axis), in NumPy's type
@@ -373,7 +358,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     where
         S::Elem: MeanType,
     {
-        self.reduce_along(Op::Mean, axis.into())
+        OnStream::legacy(self).mean_axis(axis)
     }
 
     /// The variance of every element, `sum((x - mean)^2) / (n - ddof)` (NumPy's `var(ddof=)`;
@@ -383,7 +368,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     where
         S::Elem: MeanType,
     {
-        self.reduce_all(Op::Var { ddof, root: false })
+        OnStream::legacy(self).var(ddof)
     }
 
     /// The variances along an axis, in NumPy's type ([`MeanType`]).
@@ -395,7 +380,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     where
         S::Elem: MeanType,
     {
-        self.reduce_along(Op::Var { ddof, root: false }, axis.into())
+        OnStream::legacy(self).var_axis(axis, ddof)
     }
 
     /// The standard deviation, the square root of [`var`](Self::var) (taken in `f64`), in
@@ -404,7 +389,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     where
         S::Elem: MeanType,
     {
-        self.reduce_all(Op::Var { ddof, root: true })
+        OnStream::legacy(self).std(ddof)
     }
 
     /// The standard deviations along an axis, in NumPy's type ([`MeanType`]).
@@ -416,7 +401,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     where
         S::Elem: MeanType,
     {
-        self.reduce_along(Op::Var { ddof, root: true }, axis.into())
+        OnStream::legacy(self).std_axis(axis, ddof)
     }
 
     /// The sum of the products of the elements of two arrays of the same shape (any
@@ -425,9 +410,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
         &self,
         other: &DeviceArrayBase<S2, D2>,
     ) -> Result<S::Elem> {
-        scalar(
-            kernel::<S::Elem, S::Elem>(Op::Dot)?.reduce([KernelArg::input(self), KernelArg::input(other)])?,
-        )
+        OnStream::legacy(self).dot(other)
     }
 
     /// The sum of `conj(self) * other` over two arrays of the same shape (any layouts),
@@ -448,94 +431,292 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// not take them). NaN parts for an empty array. A complex
     /// array's mean into a real `A` is refused with a typed error.
     pub fn mean_as<A: Element>(&self) -> Result<A> {
-        self.reduce_all(Op::Mean)
+        OnStream::legacy(self).mean_as()
     }
 
     /// The means along an axis, given as `A` (accumulated as; see
     /// [`mean_as`](Self::mean_as) says).
     pub fn mean_axis_as<A: Element>(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<A, IxDyn>> {
-        self.reduce_along(Op::Mean, axis.into())
+        OnStream::legacy(self).mean_axis_as(axis)
     }
 
     /// The largest element (NaN if there is one); an error for an empty array.
     pub fn max(&self) -> Result<S::Elem> {
-        self.nonempty("max")?;
-        self.reduce_all(Op::Max)
+        OnStream::legacy(self).max()
     }
 
     /// The smallest element (NaN if there is one); an error for an empty array.
     pub fn min(&self) -> Result<S::Elem> {
-        self.nonempty("min")?;
-        self.reduce_all(Op::Min)
+        OnStream::legacy(self).min()
     }
 
     /// The largest elements along an axis; an error when that axis is empty.
     pub fn max_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        let axis = axis.into();
-        self.nonempty_axis("max_axis", axis.axis)?;
-        self.reduce_along(Op::Max, axis)
+        OnStream::legacy(self).max_axis(axis)
     }
 
     /// The smallest elements along an axis; an error when that axis is empty.
     pub fn min_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        let axis = axis.into();
-        self.nonempty_axis("min_axis", axis.axis)?;
-        self.reduce_along(Op::Min, axis)
+        OnStream::legacy(self).min_axis(axis)
     }
 
     /// The flat index (in C order) of the largest element, the first one on a tie (a NaN
     /// counts as largest, as in numpy); an error for an empty array.
     pub fn argmax(&self) -> Result<usize> {
-        self.nonempty("argmax")?;
-        Ok(self.reduce_all::<i64>(Op::ArgMax)? as usize)
+        OnStream::legacy(self).argmax()
     }
 
     /// The flat index (in C order) of the smallest element, the first one on a tie (a NaN
     /// counts as smallest, as in numpy); an error for an empty array.
     pub fn argmin(&self) -> Result<usize> {
-        self.nonempty("argmin")?;
-        Ok(self.reduce_all::<i64>(Op::ArgMin)? as usize)
+        OnStream::legacy(self).argmin()
     }
 
     /// The index along an axis of the largest element of each lane.
     pub fn argmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
-        let axis = axis.into();
-        self.nonempty_axis("argmax_axis", axis.axis)?;
-        self.reduce_along(Op::ArgMax, axis)
+        OnStream::legacy(self).argmax_axis(axis)
     }
 
     /// The index along an axis of the smallest element of each lane.
     pub fn argmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
-        let axis = axis.into();
-        self.nonempty_axis("argmin_axis", axis.axis)?;
-        self.reduce_along(Op::ArgMin, axis)
+        OnStream::legacy(self).argmin_axis(axis)
     }
 
     /// The range of the elements, `max - min` (NumPy's `ptp`; NaN if there is one; integers
     /// wrap, as in NumPy), in one pass; an error for an empty array.
     pub fn ptp(&self) -> Result<S::Elem> {
-        self.nonempty("ptp")?;
-        self.reduce_all(Op::Ptp)
+        OnStream::legacy(self).ptp()
     }
 
     /// The ranges along an axis; an error when that axis is empty.
     pub fn ptp_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        let axis = axis.into();
-        self.nonempty_axis("ptp_axis", axis.axis)?;
-        self.reduce_along(Op::Ptp, axis)
+        OnStream::legacy(self).ptp_axis(axis)
     }
 
     /// Whether any element along an axis is nonzero (NaN counts, as in NumPy), as [`Bool`]s;
     /// an empty lane is false.
     pub fn any_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<Bool, IxDyn>> {
-        self.reduce_along(Op::Any, axis.into())
+        OnStream::legacy(self).any_axis(axis)
     }
 
     /// Whether every element along an axis is nonzero, as [`Bool`]s; an empty lane is true.
     pub fn all_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<Bool, IxDyn>> {
-        self.reduce_along(Op::All, axis.into())
+        OnStream::legacy(self).all_axis(axis)
+    }
+}
+
+/// The reductions on a stream (`a.on(&stream).sum()`): the one body of each; the host waits
+/// for the ones that return a value.
+impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// Reduces over every axis with `op`, producing `R`.
+    /// (`argmax`/`argmin` index every element: `int` indices when the count fits.)
+    fn reduce_all<R: Element>(&self, op: Op) -> Result<R> {
+        let k = kernel_indexed::<S::Elem, R>(op, IndexWidth::for_count(self.target.len()))?;
+        scalar(OnStream::new(&*k, self.stream).reduce([KernelArg::input(self.target)])?)
     }
 
+    /// Reduces along `axis` with `op`, producing `R`, in the `axis`'s form. (`argmax`/`argmin`
+    /// index along the axis: `int` indices when its length fits.)
+    fn reduce_along<R: Element>(&self, op: Op, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
+        let m = self.target.shape().get(axis.axis).copied().unwrap_or(0);
+        let k = kernel_indexed::<S::Elem, R>(op, IndexWidth::for_count(m))?;
+        let out = OnStream::new(&*k, self.stream).reduce_axis([KernelArg::input(self.target)], axis.axis)?;
+        axis.shape_result(out)
+    }
+
+    /// [`sum`](DeviceArrayBase::sum) on this stream.
+    pub fn sum(&self) -> Result<S::Elem> {
+        self.reduce_all(Op::Sum)
+    }
+
+    /// [`sum_as`](DeviceArrayBase::sum_as) on this stream.
+    pub fn sum_as<A: Element>(&self) -> Result<A> {
+        self.reduce_all(Op::Sum)
+    }
+
+    /// [`sum_axis`](DeviceArrayBase::sum_axis) on this stream.
+    pub fn sum_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        self.reduce_along(Op::Sum, axis.into())
+    }
+
+    /// [`sum_axis_as`](DeviceArrayBase::sum_axis_as) on this stream.
+    pub fn sum_axis_as<A: Element>(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<A, IxDyn>> {
+        self.reduce_along(Op::Sum, axis.into())
+    }
+
+    /// [`prod`](DeviceArrayBase::prod) on this stream.
+    pub fn prod(&self) -> Result<S::Elem> {
+        self.reduce_all(Op::Prod)
+    }
+
+    /// [`prod_as`](DeviceArrayBase::prod_as) on this stream.
+    pub fn prod_as<A: Element>(&self) -> Result<A> {
+        self.reduce_all(Op::Prod)
+    }
+
+    /// [`prod_axis`](DeviceArrayBase::prod_axis) on this stream.
+    pub fn prod_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        self.reduce_along(Op::Prod, axis.into())
+    }
+
+    /// [`mean`](DeviceArrayBase::mean) on this stream.
+    pub fn mean(&self) -> Result<<S::Elem as MeanType>::Mean>
+    where
+        S::Elem: MeanType,
+    {
+        self.reduce_all(Op::Mean)
+    }
+
+    /// [`mean_axis`](DeviceArrayBase::mean_axis) on this stream.
+    pub fn mean_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+    where
+        S::Elem: MeanType,
+    {
+        self.reduce_along(Op::Mean, axis.into())
+    }
+
+    /// [`var`](DeviceArrayBase::var) on this stream.
+    pub fn var(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
+    where
+        S::Elem: MeanType,
+    {
+        self.reduce_all(Op::Var { ddof, root: false })
+    }
+
+    /// [`var_axis`](DeviceArrayBase::var_axis) on this stream.
+    pub fn var_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+        ddof: u64,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+    where
+        S::Elem: MeanType,
+    {
+        self.reduce_along(Op::Var { ddof, root: false }, axis.into())
+    }
+
+    /// [`std`](DeviceArrayBase::std) on this stream.
+    pub fn std(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
+    where
+        S::Elem: MeanType,
+    {
+        self.reduce_all(Op::Var { ddof, root: true })
+    }
+
+    /// [`std_axis`](DeviceArrayBase::std_axis) on this stream.
+    pub fn std_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+        ddof: u64,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+    where
+        S::Elem: MeanType,
+    {
+        self.reduce_along(Op::Var { ddof, root: true }, axis.into())
+    }
+
+    /// [`dot`](DeviceArrayBase::dot) on this stream.
+    pub fn dot<S2: Storage<Elem = S::Elem>, D2: Dimension>(
+        &self,
+        other: &DeviceArrayBase<S2, D2>,
+    ) -> Result<S::Elem> {
+        let k = kernel::<S::Elem, S::Elem>(Op::Dot)?;
+        scalar(
+            OnStream::new(&*k, self.stream)
+                .reduce([KernelArg::input(self.target), KernelArg::input(other)])?,
+        )
+    }
+
+    /// [`mean_as`](DeviceArrayBase::mean_as) on this stream.
+    pub fn mean_as<A: Element>(&self) -> Result<A> {
+        self.reduce_all(Op::Mean)
+    }
+
+    /// [`mean_axis_as`](DeviceArrayBase::mean_axis_as) on this stream.
+    pub fn mean_axis_as<A: Element>(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<A, IxDyn>> {
+        self.reduce_along(Op::Mean, axis.into())
+    }
+
+    /// [`max`](DeviceArrayBase::max) on this stream.
+    pub fn max(&self) -> Result<S::Elem> {
+        self.target.nonempty("max")?;
+        self.reduce_all(Op::Max)
+    }
+
+    /// [`min`](DeviceArrayBase::min) on this stream.
+    pub fn min(&self) -> Result<S::Elem> {
+        self.target.nonempty("min")?;
+        self.reduce_all(Op::Min)
+    }
+
+    /// [`max_axis`](DeviceArrayBase::max_axis) on this stream.
+    pub fn max_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        let axis = axis.into();
+        self.target.nonempty_axis("max_axis", axis.axis)?;
+        self.reduce_along(Op::Max, axis)
+    }
+
+    /// [`min_axis`](DeviceArrayBase::min_axis) on this stream.
+    pub fn min_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        let axis = axis.into();
+        self.target.nonempty_axis("min_axis", axis.axis)?;
+        self.reduce_along(Op::Min, axis)
+    }
+
+    /// [`argmax`](DeviceArrayBase::argmax) on this stream.
+    pub fn argmax(&self) -> Result<usize> {
+        self.target.nonempty("argmax")?;
+        Ok(self.reduce_all::<i64>(Op::ArgMax)? as usize)
+    }
+
+    /// [`argmin`](DeviceArrayBase::argmin) on this stream.
+    pub fn argmin(&self) -> Result<usize> {
+        self.target.nonempty("argmin")?;
+        Ok(self.reduce_all::<i64>(Op::ArgMin)? as usize)
+    }
+
+    /// [`argmax_axis`](DeviceArrayBase::argmax_axis) on this stream.
+    pub fn argmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
+        let axis = axis.into();
+        self.target.nonempty_axis("argmax_axis", axis.axis)?;
+        self.reduce_along(Op::ArgMax, axis)
+    }
+
+    /// [`argmin_axis`](DeviceArrayBase::argmin_axis) on this stream.
+    pub fn argmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
+        let axis = axis.into();
+        self.target.nonempty_axis("argmin_axis", axis.axis)?;
+        self.reduce_along(Op::ArgMin, axis)
+    }
+
+    /// [`ptp`](DeviceArrayBase::ptp) on this stream.
+    pub fn ptp(&self) -> Result<S::Elem> {
+        self.target.nonempty("ptp")?;
+        self.reduce_all(Op::Ptp)
+    }
+
+    /// [`ptp_axis`](DeviceArrayBase::ptp_axis) on this stream.
+    pub fn ptp_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        let axis = axis.into();
+        self.target.nonempty_axis("ptp_axis", axis.axis)?;
+        self.reduce_along(Op::Ptp, axis)
+    }
+
+    /// [`any_axis`](DeviceArrayBase::any_axis) on this stream.
+    pub fn any_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<Bool, IxDyn>> {
+        self.reduce_along(Op::Any, axis.into())
+    }
+
+    /// [`all_axis`](DeviceArrayBase::all_axis) on this stream.
+    pub fn all_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<Bool, IxDyn>> {
+        self.reduce_along(Op::All, axis.into())
+    }
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     fn nonempty(&self, operation: &'static str) -> Result<()> {
         if self.is_empty() {
             return Err(empty_error(operation));

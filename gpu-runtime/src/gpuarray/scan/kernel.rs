@@ -18,6 +18,7 @@ use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::registry::{self, KernelKey, BLOCK};
 use crate::gpuarray::scan::status::{self, HEADER_WORDS};
@@ -133,7 +134,7 @@ impl<T: Element> ScanKernel<T> {
         &self,
         x: &DeviceArrayBase<S, D>,
     ) -> Result<DeviceArray<T, Ix1>> {
-        self.scan(None, x, false)
+        self.scan_stream(None, x, false)
     }
 
     /// The exclusive scan (`out[0] = neutral`, `out[i] = x[0] op ... op x[i - 1]`); as
@@ -142,21 +143,18 @@ impl<T: Element> ScanKernel<T> {
         &self,
         x: &DeviceArrayBase<S, D>,
     ) -> Result<DeviceArray<T, Ix1>> {
-        self.scan(None, x, true)
+        self.scan_stream(None, x, true)
     }
 
     /// [`inclusive`](Self::inclusive) (or, with `exclusive`, [`exclusive`](Self::exclusive))
-    /// on `stream`, or (`None`) the legacy default stream; returns without waiting. An array
-    /// of two or more axes that is not C-contiguous is first copied into C order.
+    /// on the legacy default stream. An array of two or more axes that is not C-contiguous is
+    /// first copied into C order.
     pub fn scan<S: Storage<Elem = T>, D: Dimension>(
         &self,
-        stream: Option<&Stream>,
         x: &DeviceArrayBase<S, D>,
         exclusive: bool,
     ) -> Result<DeviceArray<T, Ix1>> {
-        let mut out = DeviceArray::<T, Ix1>::empty(x.context(), x.len())?;
-        self.scan_into(stream, x, &mut out, exclusive)?;
-        Ok(out)
+        self.scan_stream(None, x, exclusive)
     }
 
     /// [`scan`](Self::scan) into `out`, an existing 1-D array of `x.len()` elements of any
@@ -165,6 +163,32 @@ impl<T: Element> ScanKernel<T> {
     /// has at most one element ([`ArrayShapeError::OutputOverlapsItself`] otherwise); another
     /// length is [`ArrayShapeError::ElementCounts`].
     pub fn scan_into<S: Storage<Elem = T>, D: Dimension, O: StorageMut<Elem = T>>(
+        &self,
+        x: &DeviceArrayBase<S, D>,
+        out: &mut DeviceArrayBase<O, Ix1>,
+        exclusive: bool,
+    ) -> Result<()> {
+        self.scan_into_stream(None, x, out, exclusive)
+    }
+
+    /// This kernel's scans queued on `stream`: `kernel.on(&stream).inclusive(&x)` (and every
+    /// other scan method) returns without waiting. See [`OnStream`].
+    pub fn on<'a>(&'a self, stream: &'a Stream) -> OnStream<'a, &'a Self> {
+        OnStream::new(self, Some(stream))
+    }
+
+    fn scan_stream<S: Storage<Elem = T>, D: Dimension>(
+        &self,
+        stream: Option<&Stream>,
+        x: &DeviceArrayBase<S, D>,
+        exclusive: bool,
+    ) -> Result<DeviceArray<T, Ix1>> {
+        let mut out = DeviceArray::<T, Ix1>::empty(x.context(), x.len())?;
+        self.scan_into_stream(stream, x, &mut out, exclusive)?;
+        Ok(out)
+    }
+
+    fn scan_into_stream<S: Storage<Elem = T>, D: Dimension, O: StorageMut<Elem = T>>(
         &self,
         stream: Option<&Stream>,
         x: &DeviceArrayBase<S, D>,
@@ -205,10 +229,7 @@ impl<T: Element> ScanKernel<T> {
                 self.run(&ctx, stream, n, input, target, exclusive)
             }
             _ => {
-                let c = match stream {
-                    Some(s) => x.to_contiguous_on(s)?,
-                    None => x.to_contiguous()?,
-                };
+                let c = OnStream::new(x, stream).to_contiguous()?;
                 let input = (c.storage(), c.offset() as i64, 1);
                 self.run(&ctx, stream, n, input, target, exclusive)
             }
@@ -222,7 +243,7 @@ impl<T: Element> ScanKernel<T> {
         x: &DeviceArrayBase<S, D>,
         axis: usize,
     ) -> Result<DeviceArray<T, IxDyn>> {
-        self.scan_axis(None, x, axis, false)
+        self.scan_axis_stream(None, x, axis, false)
     }
 
     /// The exclusive scan along `axis`; as [`inclusive_axis`](Self::inclusive_axis) otherwise.
@@ -231,13 +252,22 @@ impl<T: Element> ScanKernel<T> {
         x: &DeviceArrayBase<S, D>,
         axis: usize,
     ) -> Result<DeviceArray<T, IxDyn>> {
-        self.scan_axis(None, x, axis, true)
+        self.scan_axis_stream(None, x, axis, true)
     }
 
-    /// The scan along `axis` of an array of any layout, inclusive or `exclusive`, on `stream`
-    /// or (`None`) the legacy default stream; returns without waiting. An axis the array does
-    /// not have is [`ArrayShapeError::AxisOutOfRange`].
+    /// The scan along `axis` of an array of any layout, inclusive or `exclusive`, on the
+    /// legacy default stream. An axis the array does not have is
+    /// [`ArrayShapeError::AxisOutOfRange`].
     pub fn scan_axis<S: Storage<Elem = T>, D: Dimension>(
+        &self,
+        x: &DeviceArrayBase<S, D>,
+        axis: usize,
+        exclusive: bool,
+    ) -> Result<DeviceArray<T, IxDyn>> {
+        self.scan_axis_stream(None, x, axis, exclusive)
+    }
+
+    fn scan_axis_stream<S: Storage<Elem = T>, D: Dimension>(
         &self,
         stream: Option<&Stream>,
         x: &DeviceArrayBase<S, D>,
@@ -387,6 +417,72 @@ impl<T: Element> ScanKernel<T> {
                 registry::launch(&f, grid, BLOCK, stream, &list)
             })
         }
+    }
+}
+
+/// The scans on a stream: `kernel.on(&stream).inclusive(&x)`; each returns without waiting.
+impl<T: Element> OnStream<'_, &ScanKernel<T>> {
+    /// [`inclusive`](ScanKernel::inclusive) on this stream.
+    pub fn inclusive<S: Storage<Elem = T>, D: Dimension>(
+        &self,
+        x: &DeviceArrayBase<S, D>,
+    ) -> Result<DeviceArray<T, Ix1>> {
+        self.target.scan_stream(self.stream, x, false)
+    }
+
+    /// [`exclusive`](ScanKernel::exclusive) on this stream.
+    pub fn exclusive<S: Storage<Elem = T>, D: Dimension>(
+        &self,
+        x: &DeviceArrayBase<S, D>,
+    ) -> Result<DeviceArray<T, Ix1>> {
+        self.target.scan_stream(self.stream, x, true)
+    }
+
+    /// [`scan`](ScanKernel::scan) on this stream.
+    pub fn scan<S: Storage<Elem = T>, D: Dimension>(
+        &self,
+        x: &DeviceArrayBase<S, D>,
+        exclusive: bool,
+    ) -> Result<DeviceArray<T, Ix1>> {
+        self.target.scan_stream(self.stream, x, exclusive)
+    }
+
+    /// [`scan_into`](ScanKernel::scan_into) on this stream.
+    pub fn scan_into<S: Storage<Elem = T>, D: Dimension, O: StorageMut<Elem = T>>(
+        &self,
+        x: &DeviceArrayBase<S, D>,
+        out: &mut DeviceArrayBase<O, Ix1>,
+        exclusive: bool,
+    ) -> Result<()> {
+        self.target.scan_into_stream(self.stream, x, out, exclusive)
+    }
+
+    /// [`inclusive_axis`](ScanKernel::inclusive_axis) on this stream.
+    pub fn inclusive_axis<S: Storage<Elem = T>, D: Dimension>(
+        &self,
+        x: &DeviceArrayBase<S, D>,
+        axis: usize,
+    ) -> Result<DeviceArray<T, IxDyn>> {
+        self.target.scan_axis_stream(self.stream, x, axis, false)
+    }
+
+    /// [`exclusive_axis`](ScanKernel::exclusive_axis) on this stream.
+    pub fn exclusive_axis<S: Storage<Elem = T>, D: Dimension>(
+        &self,
+        x: &DeviceArrayBase<S, D>,
+        axis: usize,
+    ) -> Result<DeviceArray<T, IxDyn>> {
+        self.target.scan_axis_stream(self.stream, x, axis, true)
+    }
+
+    /// [`scan_axis`](ScanKernel::scan_axis) on this stream.
+    pub fn scan_axis<S: Storage<Elem = T>, D: Dimension>(
+        &self,
+        x: &DeviceArrayBase<S, D>,
+        axis: usize,
+        exclusive: bool,
+    ) -> Result<DeviceArray<T, IxDyn>> {
+        self.target.scan_axis_stream(self.stream, x, axis, exclusive)
     }
 }
 

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use crate::gpuarray::elements::dtype::DType;
 use ndarray::{Dimension, Ix1, IxDyn};
 
-use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::registry::{AnyDefinition, Definitions};
 use crate::gpuarray::scan::kernel::ScanKernel;
@@ -42,66 +42,133 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// x[0] + ... + x[i]`), of any layout, as a 1-D array, accumulated in the element type
     /// (integers wrap).
     pub fn cumsum(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        scan_kernel::<S::Elem>(ScanOp::Sum)?.inclusive(self)
+        OnStream::legacy(self).cumsum()
     }
 
     /// [`cumsum`](Self::cumsum) into `out`, an existing 1-D array of as many elements, of any
     /// step (NumPy's `cumsum(out=...)`): nothing is allocated for the result. `exclusive`
-    /// gives [`cumsum_exclusive`](Self::cumsum_exclusive)'s values; `stream` (or `None`, the
-    /// legacy default stream) orders it.
+    /// gives [`cumsum_exclusive`](Self::cumsum_exclusive)'s values.
     pub fn cumsum_into<O: StorageMut<Elem = S::Elem>>(
         &self,
-        stream: Option<&Stream>,
         out: &mut DeviceArrayBase<O, Ix1>,
         exclusive: bool,
     ) -> Result<()> {
-        scan_kernel::<S::Elem>(ScanOp::Sum)?.scan_into(stream, self, out, exclusive)
+        OnStream::legacy(self).cumsum_into(out, exclusive)
     }
 
     /// The exclusive running sums (`out[0] = 0`, `out[i] = x[0] + ... + x[i - 1]`).
     pub fn cumsum_exclusive(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        scan_kernel::<S::Elem>(ScanOp::Sum)?.exclusive(self)
+        OnStream::legacy(self).cumsum_exclusive()
     }
 
     /// The running sums along `axis` (NumPy's `cumsum(axis=axis)`), a C-order array of this
     /// shape; an axis the array does not have is an error.
     pub fn cumsum_axis(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        scan_kernel::<S::Elem>(ScanOp::Sum)?.inclusive_axis(self, axis)
+        OnStream::legacy(self).cumsum_axis(axis)
     }
 
     /// The exclusive running sums along `axis` (each lane starts at 0).
     pub fn cumsum_axis_exclusive(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        scan_kernel::<S::Elem>(ScanOp::Sum)?.exclusive_axis(self, axis)
+        OnStream::legacy(self).cumsum_axis_exclusive(axis)
     }
 
     /// The running products of the elements in C order (NumPy's `cumprod()`), as a 1-D array.
     pub fn cumprod(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        scan_kernel::<S::Elem>(ScanOp::Prod)?.inclusive(self)
+        OnStream::legacy(self).cumprod()
     }
 
     /// [`cumprod`](Self::cumprod) into `out`; as [`cumsum_into`](Self::cumsum_into) otherwise.
     pub fn cumprod_into<O: StorageMut<Elem = S::Elem>>(
         &self,
-        stream: Option<&Stream>,
         out: &mut DeviceArrayBase<O, Ix1>,
         exclusive: bool,
     ) -> Result<()> {
-        scan_kernel::<S::Elem>(ScanOp::Prod)?.scan_into(stream, self, out, exclusive)
+        OnStream::legacy(self).cumprod_into(out, exclusive)
     }
 
     /// The exclusive running products (`out[0] = 1`).
     pub fn cumprod_exclusive(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        scan_kernel::<S::Elem>(ScanOp::Prod)?.exclusive(self)
+        OnStream::legacy(self).cumprod_exclusive()
     }
 
     /// The running products along `axis` (NumPy's `cumprod(axis=axis)`).
     pub fn cumprod_axis(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        scan_kernel::<S::Elem>(ScanOp::Prod)?.inclusive_axis(self, axis)
+        OnStream::legacy(self).cumprod_axis(axis)
     }
 
     /// The exclusive running products along `axis` (each lane starts at 1).
     pub fn cumprod_axis_exclusive(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        scan_kernel::<S::Elem>(ScanOp::Prod)?.exclusive_axis(self, axis)
+        OnStream::legacy(self).cumprod_axis_exclusive(axis)
+    }
+}
+
+/// The scans on a stream (`a.on(&stream).cumsum()`): the one body of each; each returns without
+/// waiting.
+impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`cumsum`](DeviceArrayBase::cumsum) on this stream.
+    pub fn cumsum(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
+        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Sum)?, self.stream).inclusive(self.target)
+    }
+
+    /// [`cumsum_into`](DeviceArrayBase::cumsum_into) on this stream.
+    pub fn cumsum_into<O: StorageMut<Elem = S::Elem>>(
+        &self,
+        out: &mut DeviceArrayBase<O, Ix1>,
+        exclusive: bool,
+    ) -> Result<()> {
+        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Sum)?, self.stream).scan_into(
+            self.target,
+            out,
+            exclusive,
+        )
+    }
+
+    /// [`cumsum_exclusive`](DeviceArrayBase::cumsum_exclusive) on this stream.
+    pub fn cumsum_exclusive(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
+        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Sum)?, self.stream).exclusive(self.target)
+    }
+
+    /// [`cumsum_axis`](DeviceArrayBase::cumsum_axis) on this stream.
+    pub fn cumsum_axis(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Sum)?, self.stream).inclusive_axis(self.target, axis)
+    }
+
+    /// [`cumsum_axis_exclusive`](DeviceArrayBase::cumsum_axis_exclusive) on this stream.
+    pub fn cumsum_axis_exclusive(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Sum)?, self.stream).exclusive_axis(self.target, axis)
+    }
+
+    /// [`cumprod`](DeviceArrayBase::cumprod) on this stream.
+    pub fn cumprod(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
+        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Prod)?, self.stream).inclusive(self.target)
+    }
+
+    /// [`cumprod_into`](DeviceArrayBase::cumprod_into) on this stream.
+    pub fn cumprod_into<O: StorageMut<Elem = S::Elem>>(
+        &self,
+        out: &mut DeviceArrayBase<O, Ix1>,
+        exclusive: bool,
+    ) -> Result<()> {
+        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Prod)?, self.stream).scan_into(
+            self.target,
+            out,
+            exclusive,
+        )
+    }
+
+    /// [`cumprod_exclusive`](DeviceArrayBase::cumprod_exclusive) on this stream.
+    pub fn cumprod_exclusive(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
+        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Prod)?, self.stream).exclusive(self.target)
+    }
+
+    /// [`cumprod_axis`](DeviceArrayBase::cumprod_axis) on this stream.
+    pub fn cumprod_axis(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Prod)?, self.stream).inclusive_axis(self.target, axis)
+    }
+
+    /// [`cumprod_axis_exclusive`](DeviceArrayBase::cumprod_axis_exclusive) on this stream.
+    pub fn cumprod_axis_exclusive(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Prod)?, self.stream).exclusive_axis(self.target, axis)
     }
 }
 

@@ -1,0 +1,86 @@
+//! [`OnStream`]: what an operation acts on, with the stream it is queued on. Every operation
+//! of `gpuarray` that queues work is written once, taking the stream (or none, the legacy
+//! default stream); its plain form (`a.fill(v)`, `matmul(&a, &b)`) is the legacy default
+//! stream's case, its stream form the same call on `.on(&stream)` of the same receiver
+//! (`a.on_mut(&stream).fill(v)`, `gpuarray::on(&stream).matmul(&a, &b)`), as NCCL's
+//! `comm.on(&stream)` is for a communicator. The operations themselves are implemented beside
+//! their plain forms, in the folders of their families.
+
+use ndarray::Dimension;
+
+use crate::driver::context::core::Context;
+use crate::driver::stream::Stream;
+use crate::gpuarray::array::core::{DeviceArrayBase, Storage, StorageMut};
+
+/// An array, an expression, a kernel or a generator (or, from [`on`], a stream's context)
+/// with the stream its operations are queued on: the stream form of each operation of
+/// [`gpuarray`](crate::gpuarray) is the same call on it. Each call queues its work after the
+/// work queued on the stream before and returns without waiting (the ones that return a value
+/// to the host wait for it), and records its uses of each array on the stream, so that work on
+/// other streams that shares an array is ordered with it as every launch of this crate is.
+///
+/// | made by | holds | its operations |
+/// |---|---|---|
+/// | [`a.on(&stream)`](DeviceArrayBase::on) | `&DeviceArrayBase` | the reads: `to_contiguous`, `copy`, `ravel`, `astype`, `take`, `any`, `all`, the reductions (`sum`, `mean`, `max`, `argmax`, ..., along an axis too), `cumsum`/`cumprod` |
+/// | [`a.on_mut(&stream)`](DeviceArrayBase::on_mut) | `&mut DeviceArrayBase` | the writes: `fill`, `copy_from`, `assign`, `put`, `assign_expr`, `op_assign` and `add_assign` ..., the Philox `fill_uniform`/`fill_normal` |
+/// | [`expr.on(&stream)`](crate::gpuarray::Expr::on) | [`Expr`](crate::gpuarray::Expr) | `eval`, `eval_into` (and so every math function of one result: `a.expr().sin().on(&stream).eval()`) |
+/// | [`kernel.on(&stream)`](crate::gpuarray::ElementwiseKernel::on) | `&ElementwiseKernel`, `&ReductionKernel`, `&ScanKernel` | `launch`; `reduce`, `reduce_into`, `reduce_axis`; `scan`, `scan_into`, `scan_axis`, `inclusive` ... |
+/// | [`generator.on(&stream)`](crate::gpuarray::CurandGenerator::on) | `&mut CurandGenerator` | `fill_uniform`, `fill_normal` |
+/// | [`gpuarray::on(&stream)`](on) | the stream's `&Context` | the constructors (`full`, `ones`, their `_like` forms, `arange`, `linspace`, `random_uniform`, `random_normal`, made in that context) and the free functions (`concatenate`, `stack`, `if_positive`, `linear_combination`, `math`'s `frexp` and `modf`, `matmul`, `matmul_into`, `dot`) |
+///
+/// ```no_run
+/// use gpu_runtime::gpuarray::{self, DeviceArray};
+/// use gpu_runtime::{Context, Stream};
+/// let ctx = Context::default()?;
+/// let stream = Stream::new(&ctx)?;
+/// let mut a: DeviceArray<f32, _> = gpuarray::on(&stream).arange(0.0, 1000.0, 1.0)?;
+/// a.on_mut(&stream).fill(2.0)?;
+/// let b = a.on(&stream).astype::<f64>()?;
+/// let c = (&b * 3.0).on(&stream).eval()?;
+/// assert_eq!(c.on(&stream).sum()?, 6000.0);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct OnStream<'a, T> {
+    /// What the operations act on.
+    pub(crate) target: T,
+    /// The stream they are queued on; `None`: the legacy default stream (the plain forms).
+    pub(crate) stream: Option<&'a Stream>,
+}
+
+impl<'a, T> OnStream<'a, T> {
+    /// `target` with `stream`, or (`None`) the legacy default stream: how the plain forms and
+    /// the crate's own callers with a stream or none reach an operation.
+    pub(crate) fn new(target: T, stream: Option<&'a Stream>) -> Self {
+        OnStream { target, stream }
+    }
+
+    /// `target` on the legacy default stream: the plain form of each operation.
+    pub(crate) fn legacy(target: T) -> Self {
+        OnStream { target, stream: None }
+    }
+}
+
+impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
+    /// This array's reads (`astype`, `copy`, `sum`, ...) queued on `stream`, which must belong
+    /// to the array's context: see [`OnStream`].
+    pub fn on<'a>(&'a self, stream: &'a Stream) -> OnStream<'a, &'a Self> {
+        OnStream::new(self, Some(stream))
+    }
+
+    /// This array's writes (`fill`, `assign`, `put`, ...) queued on `stream`, which must belong
+    /// to the array's context: see [`OnStream`].
+    pub fn on_mut<'a>(&'a mut self, stream: &'a Stream) -> OnStream<'a, &'a mut Self>
+    where
+        S: StorageMut,
+    {
+        OnStream::new(self, Some(stream))
+    }
+}
+
+/// The constructors and free functions of `gpuarray` queued on `stream`, new arrays made in its
+/// context: `gpuarray::on(&stream).full(shape, value)`, `.arange(..)`, `.matmul(&a, &b)`. See
+/// [`OnStream`].
+pub fn on(stream: &Stream) -> OnStream<'_, &Context> {
+    OnStream::new(stream.context(), Some(stream))
+}
