@@ -5,7 +5,7 @@
 use crate::driver::memory::view::{DeviceView, DeviceViewMut};
 use crate::driver::stream::Stream;
 use crate::nccl::check;
-use crate::nccl::comm::Comm;
+use crate::nccl::communicator::Comm;
 use crate::nccl::error::{NcclError, Result};
 use crate::nccl::op::{Kind, Mem, Op};
 use crate::nccl::types::{NcclType, ReduceOp};

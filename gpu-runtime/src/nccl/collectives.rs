@@ -10,7 +10,7 @@
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::driver::stream::Stream;
 use crate::nccl::check;
-use crate::nccl::comm::Comm;
+use crate::nccl::communicator::Comm;
 use crate::nccl::error::Result;
 use crate::nccl::op::Op;
 use crate::nccl::types::{NcclType, ReduceOp};

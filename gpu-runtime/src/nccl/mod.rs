@@ -143,8 +143,7 @@
 mod calls;
 mod check;
 mod collectives;
-mod comm;
-mod comms;
+mod communicator;
 mod error;
 mod from_env;
 mod group;
@@ -157,6 +156,7 @@ mod launch_error;
 mod library;
 mod op;
 mod options;
+mod process_ranks;
 mod rendezvous;
 mod result;
 mod types;
@@ -164,8 +164,7 @@ mod verify;
 mod wait;
 
 pub use collectives::OnStream;
-pub use comm::Comm;
-pub use comms::Comms;
+pub use communicator::Comm;
 pub use error::{NcclError, Result};
 pub use group::{group, Group};
 pub use hostlist::expand_slurm_hostlist;
@@ -174,6 +173,7 @@ pub use launch_env::{LaunchEnv, DEFAULT_MASTER_PORT};
 pub use launch_error::{LaunchEnvError, Launcher};
 pub use library::{is_available, version};
 pub use options::CommOptions;
+pub use process_ranks::Comms;
 pub use rendezvous::{Rendezvous, RendezvousError};
 pub use types::{DataType, NcclType, ReduceOp};
 

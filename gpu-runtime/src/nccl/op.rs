@@ -16,7 +16,7 @@ use cudarc::nccl::sys;
 use crate::driver::memory::view::{DeviceView, DeviceViewMut};
 use crate::driver::ordering::StreamUses;
 use crate::driver::stream::Stream;
-use crate::nccl::comm::Comm;
+use crate::nccl::communicator::Comm;
 use crate::nccl::error::Result;
 use crate::nccl::result::{check, Status};
 use crate::nccl::types::{DataType, ReduceOp};

@@ -8,7 +8,7 @@
 
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::nccl::check;
-use crate::nccl::comm::Comm;
+use crate::nccl::communicator::Comm;
 use crate::nccl::error::Result;
 use crate::nccl::op::Op;
 

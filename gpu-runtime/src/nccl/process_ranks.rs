@@ -7,7 +7,7 @@ use crate::driver::context::core::Context;
 use crate::driver::device::Device;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::nccl::check;
-use crate::nccl::comm::Comm;
+use crate::nccl::communicator::Comm;
 use crate::nccl::error::{NcclError, Result};
 use crate::nccl::group::Group;
 use crate::nccl::id::UniqueId;
