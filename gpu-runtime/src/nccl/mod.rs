@@ -140,7 +140,6 @@
 //! everyone: set `NCCL_NVLS_ENABLE=0` before the first NCCL call there (this crate's tests,
 //! examples and benches set it unless it is set already).
 
-mod calls;
 mod check;
 mod collectives;
 mod communicator;
@@ -163,8 +162,7 @@ mod types;
 mod verify;
 mod wait;
 
-pub use collectives::OnStream;
-pub use communicator::Comm;
+pub use communicator::{Comm, OnStream};
 pub use error::{NcclError, Result};
 pub use group::{group, Group};
 pub use hostlist::expand_slurm_hostlist;
