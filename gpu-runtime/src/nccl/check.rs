@@ -21,48 +21,27 @@ pub(crate) fn len_is(operation: &'static str, what: &str, got: usize, want: usiz
     Ok(())
 }
 
-/// `n * nranks`, or [`NcclError::CountOverflow`] when it overflows.
-pub(crate) fn times_ranks(operation: &'static str, n: usize, nranks: usize) -> Result<usize> {
-    n.checked_mul(nranks).ok_or(NcclError::CountOverflow {
+/// `got == nranks * share` elements (`share`: what each rank `shares`, "sent" or "received"),
+/// or [`NcclError::BufferLength`] (or [`NcclError::CountOverflow`] when the product overflows):
+/// an all-gather receives, and a reduce-scatter sends, every rank's share.
+pub(crate) fn len_is_ranks_times(
+    operation: &'static str,
+    what: &str,
+    got: usize,
+    share: usize,
+    nranks: usize,
+    shares: &str,
+) -> Result<()> {
+    let want = share.checked_mul(nranks).ok_or(NcclError::CountOverflow {
         operation,
-        count: n,
+        count: share,
         nranks,
-    })
-}
-
-/// All-gather: each rank sends `send` elements and receives everyone's, `nranks * send`.
-pub(crate) fn all_gather_lens(
-    operation: &'static str,
-    send: usize,
-    recv: usize,
-    nranks: usize,
-) -> Result<()> {
-    let want = times_ranks(operation, send, nranks)?;
-    len_is(
-        operation,
-        "the receive buffer",
-        recv,
-        want,
-        &format!(" ({nranks} ranks times the {send} elements sent)"),
-    )
-}
-
-/// Reduce-scatter: each rank sends `nranks * recv` elements and receives its `recv`-element
-/// share of the reduction.
-pub(crate) fn reduce_scatter_lens(
-    operation: &'static str,
-    send: usize,
-    recv: usize,
-    nranks: usize,
-) -> Result<()> {
-    let want = times_ranks(operation, recv, nranks)?;
-    len_is(
-        operation,
-        "the send buffer",
-        send,
-        want,
-        &format!(" ({nranks} ranks times the {recv} elements received)"),
-    )
+    })?;
+    if got == want {
+        return Ok(());
+    }
+    let why = format!(" ({nranks} ranks times the {share} elements {shares})");
+    len_is(operation, what, got, want, &why)
 }
 
 /// A rank number (`what` is `root` or `peer`) within the communicator.
@@ -140,35 +119,6 @@ pub(crate) fn counts_agree(operation: &'static str, counts: &[u64]) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn gather_and_scatter_lengths() {
-        assert!(all_gather_lens("all_gather", 4, 8, 2).is_ok());
-        let e = all_gather_lens("all_gather", 4, 4, 2).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "size mismatch in all_gather: the receive buffer holds 4 elements but must hold 8 (2 ranks times the 4 elements sent)"
-        );
-        assert!(reduce_scatter_lens("reduce_scatter", 12, 4, 3).is_ok());
-        let e = reduce_scatter_lens("reduce_scatter", 12, 3, 3).unwrap_err();
-        assert!(
-            matches!(&e, NcclError::BufferLength { what, got: 12, want: 9, .. } if what == "the send buffer"),
-            "{e}"
-        );
-        // Overflow is an error, not a wrap or a panic.
-        let e = all_gather_lens("all_gather", usize::MAX, 0, 2).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                NcclError::CountOverflow {
-                    count: usize::MAX,
-                    nranks: 2,
-                    ..
-                }
-            ),
-            "{e}"
-        );
-    }
 
     #[test]
     fn ranks_and_counts() {

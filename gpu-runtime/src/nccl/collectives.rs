@@ -2,37 +2,18 @@
 //! methods) or another ([`OnStream`], from [`Comm::on`]).
 //!
 //! Each call checks its buffers on the host (same element type by its signature; context,
-//! lengths and ranks here, typed errors and nothing called when wrong), records its uses of
-//! the memory on its stream like every launch and copy (so that work on other streams waits
-//! for it and the memory outlives it), and returns once NCCL has queued it: the GPU work is
-//! asynchronous, like a kernel launch. Every rank must make the same calls in the same order.
+//! lengths and ranks by the call's one description in `op`, typed errors and nothing called
+//! when wrong), records its uses of the memory on its stream like every launch and copy (so
+//! that work on other streams waits for it and the memory outlives it), and returns once NCCL
+//! has queued it: the GPU work is asynchronous, like a kernel launch. Every rank must make the
+//! same calls in the same order.
 
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::driver::stream::Stream;
-use crate::nccl::check;
-use crate::nccl::comm::Comm;
+use crate::nccl::communicator::{Comm, OnStream};
 use crate::nccl::error::Result;
-use crate::nccl::op::Op;
+use crate::nccl::op::{Kind, Op};
 use crate::nccl::types::{NcclType, ReduceOp};
-
-/// A rank's communicator with a stream other than its own: the same calls as [`Comm`]'s,
-/// queued on that stream. Made by [`Comm::on`]; also what a [`Group`](crate::nccl::Group)'s
-/// calls take.
-#[derive(Debug, Clone, Copy)]
-pub struct OnStream<'a> {
-    pub(crate) comm: &'a Comm,
-    pub(crate) stream: &'a Stream,
-}
-
-impl<'a> From<&'a Comm> for OnStream<'a> {
-    /// The communicator on its own stream.
-    fn from(comm: &'a Comm) -> OnStream<'a> {
-        OnStream {
-            comm,
-            stream: &comm.stream,
-        }
-    }
-}
 
 impl Comm {
     /// The communicator's calls queued on `stream`, which must belong to its context. Work
@@ -151,14 +132,7 @@ impl<'a> OnStream<'a> {
         recv: &mut (impl DeviceWrite<T> + ?Sized),
         op: ReduceOp,
     ) -> Result<()> {
-        let op = Op::all_reduce(
-            self.comm,
-            self.stream,
-            check::read("all_reduce", "the send buffer", send)?,
-            check::write("all_reduce", "the receive buffer", recv)?,
-            op,
-        )?;
-        self.run(op)
+        run(Op::read_write(self, Kind::AllReduce(op), send, recv))
     }
 
     /// [`Comm::all_reduce_in_place`] on this stream.
@@ -167,12 +141,7 @@ impl<'a> OnStream<'a> {
         buf: &mut (impl DeviceWrite<T> + ?Sized),
         op: ReduceOp,
     ) -> Result<()> {
-        self.run(Op::all_reduce_in_place(
-            self.comm,
-            self.stream,
-            check::write("all_reduce_in_place", "the buffer", buf)?,
-            op,
-        )?)
+        run(Op::in_place(self, Kind::AllReduce(op), buf))
     }
 
     /// [`Comm::broadcast`] on this stream.
@@ -182,13 +151,7 @@ impl<'a> OnStream<'a> {
         recv: &mut (impl DeviceWrite<T> + ?Sized),
         root: usize,
     ) -> Result<()> {
-        self.run(Op::broadcast(
-            self.comm,
-            self.stream,
-            send,
-            check::write("broadcast", "the receive buffer", recv)?,
-            root,
-        )?)
+        run(Op::broadcast(self, send, recv, root))
     }
 
     /// [`Comm::broadcast_in_place`] on this stream.
@@ -197,12 +160,7 @@ impl<'a> OnStream<'a> {
         buf: &mut (impl DeviceWrite<T> + ?Sized),
         root: usize,
     ) -> Result<()> {
-        self.run(Op::broadcast_in_place(
-            self.comm,
-            self.stream,
-            check::write("broadcast_in_place", "the buffer", buf)?,
-            root,
-        )?)
+        run(Op::in_place(self, Kind::Broadcast { root }, buf))
     }
 
     /// [`Comm::reduce`] on this stream.
@@ -213,14 +171,7 @@ impl<'a> OnStream<'a> {
         op: ReduceOp,
         root: usize,
     ) -> Result<()> {
-        self.run(Op::reduce(
-            self.comm,
-            self.stream,
-            check::read("reduce", "the send buffer", send)?,
-            recv,
-            op,
-            root,
-        )?)
+        run(Op::reduce(self, send, recv, op, root))
     }
 
     /// [`Comm::reduce_in_place`] on this stream.
@@ -230,13 +181,7 @@ impl<'a> OnStream<'a> {
         op: ReduceOp,
         root: usize,
     ) -> Result<()> {
-        self.run(Op::reduce_in_place(
-            self.comm,
-            self.stream,
-            check::write("reduce_in_place", "the buffer", buf)?,
-            op,
-            root,
-        )?)
+        run(Op::in_place(self, Kind::Reduce { op, root }, buf))
     }
 
     /// [`Comm::all_gather`] on this stream.
@@ -245,12 +190,7 @@ impl<'a> OnStream<'a> {
         send: &(impl DeviceRead<T> + ?Sized),
         recv: &mut (impl DeviceWrite<T> + ?Sized),
     ) -> Result<()> {
-        self.run(Op::all_gather(
-            self.comm,
-            self.stream,
-            check::read("all_gather", "the send buffer", send)?,
-            check::write("all_gather", "the receive buffer", recv)?,
-        )?)
+        run(Op::read_write(self, Kind::AllGather, send, recv))
     }
 
     /// [`Comm::reduce_scatter`] on this stream.
@@ -260,44 +200,26 @@ impl<'a> OnStream<'a> {
         recv: &mut (impl DeviceWrite<T> + ?Sized),
         op: ReduceOp,
     ) -> Result<()> {
-        self.run(Op::reduce_scatter(
-            self.comm,
-            self.stream,
-            check::read("reduce_scatter", "the send buffer", send)?,
-            check::write("reduce_scatter", "the receive buffer", recv)?,
-            op,
-        )?)
+        run(Op::read_write(self, Kind::ReduceScatter(op), send, recv))
     }
 
     /// [`Comm::send`] on this stream.
     pub fn send<T: NcclType>(self, buf: &(impl DeviceRead<T> + ?Sized), peer: usize) -> Result<()> {
-        self.run(Op::send(
-            self.comm,
-            self.stream,
-            check::read("send", "the buffer", buf)?,
-            peer,
-        )?)
+        run(Op::send(self, buf, peer))
     }
 
     /// [`Comm::recv`] on this stream.
     pub fn recv<T: NcclType>(self, buf: &mut (impl DeviceWrite<T> + ?Sized), peer: usize) -> Result<()> {
-        self.run(Op::recv(
-            self.comm,
-            self.stream,
-            check::write("recv", "the buffer", buf)?,
-            peer,
-        )?)
+        run(Op::recv(self, buf, peer))
     }
+}
 
-    /// Compares counts across ranks first when the options ask for it (point-to-point calls
-    /// are not compared: only the peer knows what it expects), then runs `op`.
-    fn run(self, op: Op<'_>) -> Result<()> {
-        if !matches!(
-            op.kind,
-            crate::nccl::op::Kind::Send { .. } | crate::nccl::op::Kind::Recv { .. }
-        ) {
-            self.comm.verify_count(op.name(), op.count)?;
-        }
-        op.run()
+/// Runs a call alone, comparing its count across ranks first when the options ask for it (not a
+/// transfer's: only the peer knows what it expects).
+fn run(op: Result<Op<'_>>) -> Result<()> {
+    let op = op?;
+    if !op.kind.point_to_point() {
+        op.comm.verify_count(op.name(), op.count)?;
     }
+    op.run()
 }

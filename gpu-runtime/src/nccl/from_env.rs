@@ -3,7 +3,7 @@
 
 use crate::driver::context::core::Context;
 use crate::driver::device::Device;
-use crate::nccl::comm::Comm;
+use crate::nccl::communicator::Comm;
 use crate::nccl::error::Result;
 use crate::nccl::launch_env::LaunchEnv;
 use crate::nccl::options::CommOptions;

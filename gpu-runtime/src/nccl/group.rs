@@ -1,12 +1,11 @@
 //! [`Group`]: several NCCL calls queued as one (`ncclGroupStart` ... `ncclGroupEnd`).
 
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
-use crate::nccl::check;
-use crate::nccl::collectives::OnStream;
+use crate::nccl::communicator::OnStream;
 use crate::nccl::error::{NcclError, Result};
 use crate::nccl::handle::Handle;
 use crate::nccl::init::in_group;
-use crate::nccl::op::Op;
+use crate::nccl::op::{Kind, Op};
 use crate::nccl::types::{NcclType, ReduceOp};
 use crate::nccl::wait;
 
@@ -75,8 +74,9 @@ impl<'a> Group<'a> {
         self.ops.is_empty()
     }
 
-    fn push(&mut self, op: Op<'a>) -> Result<&mut Self> {
-        self.ops.push(op);
+    /// Keeps `op`, once checked.
+    pub(crate) fn push(&mut self, op: Result<Op<'a>>) -> Result<&mut Self> {
+        self.ops.push(op?);
         Ok(self)
     }
 
@@ -88,14 +88,7 @@ impl<'a> Group<'a> {
         recv: &'a mut (impl DeviceWrite<T> + ?Sized),
         op: ReduceOp,
     ) -> Result<&mut Self> {
-        let c = comm.into();
-        self.push(Op::all_reduce(
-            c.comm,
-            c.stream,
-            check::read("all_reduce", "the send buffer", send)?,
-            check::write("all_reduce", "the receive buffer", recv)?,
-            op,
-        )?)
+        self.push(Op::read_write(comm.into(), Kind::AllReduce(op), send, recv))
     }
 
     /// [`Comm::all_reduce_in_place`](crate::nccl::Comm::all_reduce_in_place) in the group.
@@ -105,13 +98,7 @@ impl<'a> Group<'a> {
         buf: &'a mut (impl DeviceWrite<T> + ?Sized),
         op: ReduceOp,
     ) -> Result<&mut Self> {
-        let c = comm.into();
-        self.push(Op::all_reduce_in_place(
-            c.comm,
-            c.stream,
-            check::write("all_reduce_in_place", "the buffer", buf)?,
-            op,
-        )?)
+        self.push(Op::in_place(comm.into(), Kind::AllReduce(op), buf))
     }
 
     /// [`Comm::broadcast`](crate::nccl::Comm::broadcast) in the group.
@@ -122,14 +109,7 @@ impl<'a> Group<'a> {
         recv: &'a mut (impl DeviceWrite<T> + ?Sized),
         root: usize,
     ) -> Result<&mut Self> {
-        let c = comm.into();
-        self.push(Op::broadcast(
-            c.comm,
-            c.stream,
-            send,
-            check::write("broadcast", "the receive buffer", recv)?,
-            root,
-        )?)
+        self.push(Op::broadcast(comm.into(), send, recv, root))
     }
 
     /// [`Comm::broadcast_in_place`](crate::nccl::Comm::broadcast_in_place) in the group.
@@ -139,13 +119,7 @@ impl<'a> Group<'a> {
         buf: &'a mut (impl DeviceWrite<T> + ?Sized),
         root: usize,
     ) -> Result<&mut Self> {
-        let c = comm.into();
-        self.push(Op::broadcast_in_place(
-            c.comm,
-            c.stream,
-            check::write("broadcast_in_place", "the buffer", buf)?,
-            root,
-        )?)
+        self.push(Op::in_place(comm.into(), Kind::Broadcast { root }, buf))
     }
 
     /// [`Comm::reduce`](crate::nccl::Comm::reduce) in the group.
@@ -157,15 +131,7 @@ impl<'a> Group<'a> {
         op: ReduceOp,
         root: usize,
     ) -> Result<&mut Self> {
-        let c = comm.into();
-        self.push(Op::reduce(
-            c.comm,
-            c.stream,
-            check::read("reduce", "the send buffer", send)?,
-            recv,
-            op,
-            root,
-        )?)
+        self.push(Op::reduce(comm.into(), send, recv, op, root))
     }
 
     /// [`Comm::reduce_in_place`](crate::nccl::Comm::reduce_in_place) in the group.
@@ -176,14 +142,7 @@ impl<'a> Group<'a> {
         op: ReduceOp,
         root: usize,
     ) -> Result<&mut Self> {
-        let c = comm.into();
-        self.push(Op::reduce_in_place(
-            c.comm,
-            c.stream,
-            check::write("reduce_in_place", "the buffer", buf)?,
-            op,
-            root,
-        )?)
+        self.push(Op::in_place(comm.into(), Kind::Reduce { op, root }, buf))
     }
 
     /// [`Comm::all_gather`](crate::nccl::Comm::all_gather) in the group.
@@ -193,13 +152,7 @@ impl<'a> Group<'a> {
         send: &'a (impl DeviceRead<T> + ?Sized),
         recv: &'a mut (impl DeviceWrite<T> + ?Sized),
     ) -> Result<&mut Self> {
-        let c = comm.into();
-        self.push(Op::all_gather(
-            c.comm,
-            c.stream,
-            check::read("all_gather", "the send buffer", send)?,
-            check::write("all_gather", "the receive buffer", recv)?,
-        )?)
+        self.push(Op::read_write(comm.into(), Kind::AllGather, send, recv))
     }
 
     /// [`Comm::reduce_scatter`](crate::nccl::Comm::reduce_scatter) in the group.
@@ -210,14 +163,7 @@ impl<'a> Group<'a> {
         recv: &'a mut (impl DeviceWrite<T> + ?Sized),
         op: ReduceOp,
     ) -> Result<&mut Self> {
-        let c = comm.into();
-        self.push(Op::reduce_scatter(
-            c.comm,
-            c.stream,
-            check::read("reduce_scatter", "the send buffer", send)?,
-            check::write("reduce_scatter", "the receive buffer", recv)?,
-            op,
-        )?)
+        self.push(Op::read_write(comm.into(), Kind::ReduceScatter(op), send, recv))
     }
 
     /// [`Comm::send`](crate::nccl::Comm::send) in the group.
@@ -227,13 +173,7 @@ impl<'a> Group<'a> {
         buf: &'a (impl DeviceRead<T> + ?Sized),
         peer: usize,
     ) -> Result<&mut Self> {
-        let c = comm.into();
-        self.push(Op::send(
-            c.comm,
-            c.stream,
-            check::read("send", "the buffer", buf)?,
-            peer,
-        )?)
+        self.push(Op::send(comm.into(), buf, peer))
     }
 
     /// [`Comm::recv`](crate::nccl::Comm::recv) in the group.
@@ -243,13 +183,7 @@ impl<'a> Group<'a> {
         buf: &'a mut (impl DeviceWrite<T> + ?Sized),
         peer: usize,
     ) -> Result<&mut Self> {
-        let c = comm.into();
-        self.push(Op::recv(
-            c.comm,
-            c.stream,
-            check::write("recv", "the buffer", buf)?,
-            peer,
-        )?)
+        self.push(Op::recv(comm.into(), buf, peer))
     }
 
     /// Hands every call to NCCL in one group and returns once NCCL has queued them (waiting at

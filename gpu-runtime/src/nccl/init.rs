@@ -10,7 +10,7 @@ use cudarc::nccl::sys;
 
 use crate::driver::context::core::Context;
 use crate::driver::stream::{Stream, StreamFlags};
-use crate::nccl::comm::Comm;
+use crate::nccl::communicator::Comm;
 use crate::nccl::error::{NcclError, Result};
 use crate::nccl::handle::Handle;
 use crate::nccl::id::UniqueId;

@@ -206,19 +206,31 @@ fn ranks(
     Ok((r, n, l))
 }
 
-fn torchrun(vars: &Vars<'_>) -> Result<LaunchEnv, LaunchEnvError> {
-    let launcher = Launcher::Torchrun;
-    let names = ["RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"];
-    vars.require(launcher, &names)?;
-    let (rank, world_size, local_rank) = ranks(vars, launcher, ["RANK", "WORLD_SIZE", "LOCAL_RANK"])?;
+/// The job `launcher` started: its rank, size and local rank, rank 0's address, and the
+/// rendezvous port of `vars`.
+fn job(
+    vars: &Vars<'_>,
+    launcher: Launcher,
+    (rank, world_size, local_rank): (usize, usize, usize),
+    master_addr: String,
+) -> Result<LaunchEnv, LaunchEnvError> {
     Ok(LaunchEnv {
         launcher,
         rank,
         world_size,
         local_rank,
-        master_addr: vars.get("MASTER_ADDR").unwrap_or_default().trim().to_owned(),
+        master_addr,
         master_port: vars.port()?,
     })
+}
+
+fn torchrun(vars: &Vars<'_>) -> Result<LaunchEnv, LaunchEnvError> {
+    let launcher = Launcher::Torchrun;
+    let names = ["RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"];
+    vars.require(launcher, &names)?;
+    let ranks = ranks(vars, launcher, ["RANK", "WORLD_SIZE", "LOCAL_RANK"])?;
+    let master_addr = vars.get("MASTER_ADDR").unwrap_or_default().trim().to_owned();
+    job(vars, launcher, ranks, master_addr)
 }
 
 fn open_mpi(vars: &Vars<'_>) -> Result<LaunchEnv, LaunchEnvError> {
@@ -245,21 +257,13 @@ fn open_mpi(vars: &Vars<'_>) -> Result<LaunchEnv, LaunchEnvError> {
             })
         }
     };
-    Ok(LaunchEnv {
-        launcher,
-        rank,
-        world_size,
-        local_rank,
-        master_addr,
-        master_port: vars.port()?,
-    })
+    job(vars, launcher, (rank, world_size, local_rank), master_addr)
 }
 
 fn slurm(vars: &Vars<'_>) -> Result<LaunchEnv, LaunchEnvError> {
     let launcher = Launcher::Slurm;
     vars.require(launcher, &["SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"])?;
-    let (rank, world_size, local_rank) =
-        ranks(vars, launcher, ["SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"])?;
+    let ranks = ranks(vars, launcher, ["SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"])?;
     let master_addr = match vars.get("MASTER_ADDR") {
         Some(a) => a.trim().to_owned(),
         None => {
@@ -273,12 +277,5 @@ fn slurm(vars: &Vars<'_>) -> Result<LaunchEnv, LaunchEnvError> {
             hostlist::first_host(list.trim())?
         }
     };
-    Ok(LaunchEnv {
-        launcher,
-        rank,
-        world_size,
-        local_rank,
-        master_addr,
-        master_port: vars.port()?,
-    })
+    job(vars, launcher, ranks, master_addr)
 }

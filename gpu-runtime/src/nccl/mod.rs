@@ -140,11 +140,9 @@
 //! everyone: set `NCCL_NVLS_ENABLE=0` before the first NCCL call there (this crate's tests,
 //! examples and benches set it unless it is set already).
 
-mod calls;
 mod check;
 mod collectives;
-mod comm;
-mod comms;
+mod communicator;
 mod error;
 mod from_env;
 mod group;
@@ -157,15 +155,14 @@ mod launch_error;
 mod library;
 mod op;
 mod options;
+mod process_ranks;
 mod rendezvous;
 mod result;
 mod types;
 mod verify;
 mod wait;
 
-pub use collectives::OnStream;
-pub use comm::Comm;
-pub use comms::Comms;
+pub use communicator::{Comm, OnStream};
 pub use error::{NcclError, Result};
 pub use group::{group, Group};
 pub use hostlist::expand_slurm_hostlist;
@@ -174,6 +171,7 @@ pub use launch_env::{LaunchEnv, DEFAULT_MASTER_PORT};
 pub use launch_error::{LaunchEnvError, Launcher};
 pub use library::{is_available, version};
 pub use options::CommOptions;
+pub use process_ranks::Comms;
 pub use rendezvous::{Rendezvous, RendezvousError};
 pub use types::{DataType, NcclType, ReduceOp};
 

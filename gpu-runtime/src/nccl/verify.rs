@@ -6,11 +6,10 @@
 //! opt-in comparison across ranks is a tiny all-gather of each rank's count, and a host wait
 //! for it, before the real call.
 
-use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::nccl::check;
-use crate::nccl::comm::Comm;
+use crate::nccl::communicator::{Comm, OnStream};
 use crate::nccl::error::Result;
-use crate::nccl::op::Op;
+use crate::nccl::op::{Kind, Op};
 
 impl Comm {
     /// Checks that every rank passed the same `count`: each rank calls it, with its own count,
@@ -39,7 +38,8 @@ impl Comm {
     fn counts_agree(&self, operation: &'static str, count: usize) -> Result<()> {
         let send = self.ctx.to_device(&[count as u64])?;
         let mut recv = self.ctx.alloc_zeros::<u64>(self.nranks)?;
-        Op::all_gather(self, &self.stream, send.device_view(), recv.device_view_mut())?.run()?;
+        // `Op::run` alone: `all_gather` would compare this call's count too, without end.
+        Op::read_write(OnStream::from(self), Kind::AllGather, &send, &mut recv)?.run()?;
         self.synchronize()?;
         check::counts_agree(operation, &recv.to_vec()?)
     }

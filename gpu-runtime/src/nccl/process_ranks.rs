@@ -7,11 +7,12 @@ use crate::driver::context::core::Context;
 use crate::driver::device::Device;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::nccl::check;
-use crate::nccl::comm::Comm;
+use crate::nccl::communicator::{Comm, OnStream};
 use crate::nccl::error::{NcclError, Result};
 use crate::nccl::group::Group;
 use crate::nccl::id::UniqueId;
 use crate::nccl::init::{init_many, split_many};
+use crate::nccl::op::{Kind, Op};
 use crate::nccl::options::CommOptions;
 use crate::nccl::types::{NcclType, ReduceOp};
 
@@ -94,16 +95,11 @@ impl Comms {
         split_many(&parents, &colors)
     }
 
-    /// Checks one buffer per rank, and that `len(r)` is the same for every rank.
-    fn uniform(
-        &self,
-        operation: &'static str,
-        what: &str,
-        count: usize,
-        len: impl Fn(usize) -> usize,
-    ) -> Result<()> {
-        check::per_rank(operation, what, count, self.len())?;
-        for r in 1..count {
+    /// Checks that `bufs` holds one buffer per rank, each as long as rank 0's.
+    fn uniform<T, B: DeviceRead<T>>(&self, operation: &'static str, what: &str, bufs: &[B]) -> Result<()> {
+        check::per_rank(operation, what, bufs.len(), self.len())?;
+        let len = |r: usize| bufs[r].device_view().len();
+        for r in 1..bufs.len() {
             check::len_is(
                 operation,
                 &format!("rank {r}'s {what}"),
@@ -115,6 +111,44 @@ impl Comms {
         Ok(())
     }
 
+    /// Runs `op(rank r, item r)` for every rank in one group, `items` in rank order.
+    fn grouped<'g, I>(
+        &'g self,
+        items: impl IntoIterator<Item = I>,
+        mut op: impl FnMut(OnStream<'g>, I) -> Result<Op<'g>>,
+    ) -> Result<()> {
+        let mut g = Group::new();
+        for (c, item) in self.comms.iter().zip(items) {
+            g.push(op(c.into(), item))?;
+        }
+        g.run()
+    }
+
+    /// A collective of `kind` reading one buffer per rank (`send[r]`: rank r's, all as long)
+    /// and writing another (`recv[r]`).
+    fn read_write<T: NcclType, S: DeviceRead<T>, R: DeviceWrite<T>>(
+        &self,
+        operation: &'static str,
+        kind: Kind,
+        send: &[S],
+        recv: &mut [R],
+    ) -> Result<()> {
+        self.uniform(operation, "send buffer", send)?;
+        check::per_rank(operation, "receive buffers", recv.len(), self.len())?;
+        self.grouped(send.iter().zip(recv), |c, (s, r)| Op::read_write(c, kind, s, r))
+    }
+
+    /// A collective of `kind` in place on one buffer per rank (`bufs[r]`: rank r's, all as long).
+    fn in_place<T: NcclType, B: DeviceWrite<T>>(
+        &self,
+        operation: &'static str,
+        kind: Kind,
+        bufs: &mut [B],
+    ) -> Result<()> {
+        self.uniform(operation, "buffer", bufs)?;
+        self.grouped(bufs, |c, b| Op::in_place(c, kind, b))
+    }
+
     /// [`Comm::all_reduce`] on every rank: `send[r]` and `recv[r]` are rank r's.
     pub fn all_reduce<T: NcclType, S: DeviceRead<T>, R: DeviceWrite<T>>(
         &self,
@@ -122,15 +156,7 @@ impl Comms {
         recv: &mut [R],
         op: ReduceOp,
     ) -> Result<()> {
-        self.uniform("Comms::all_reduce", "send buffer", send.len(), |r| {
-            send[r].device_view().len()
-        })?;
-        check::per_rank("Comms::all_reduce", "receive buffers", recv.len(), self.len())?;
-        let mut g = Group::new();
-        for ((c, s), r) in self.comms.iter().zip(send).zip(recv.iter_mut()) {
-            g.all_reduce(c, s, r, op)?;
-        }
-        g.run()
+        self.read_write("Comms::all_reduce", Kind::AllReduce(op), send, recv)
     }
 
     /// [`Comm::all_reduce_in_place`] on every rank.
@@ -139,14 +165,7 @@ impl Comms {
         bufs: &mut [B],
         op: ReduceOp,
     ) -> Result<()> {
-        self.uniform("Comms::all_reduce_in_place", "buffer", bufs.len(), |r| {
-            bufs[r].device_view().len()
-        })?;
-        let mut g = Group::new();
-        for (c, b) in self.comms.iter().zip(bufs.iter_mut()) {
-            g.all_reduce_in_place(c, b, op)?;
-        }
-        g.run()
+        self.in_place("Comms::all_reduce_in_place", Kind::AllReduce(op), bufs)
     }
 
     /// [`Comm::broadcast_in_place`] on every rank: `bufs[root]` is sent to the others.
@@ -155,14 +174,7 @@ impl Comms {
         bufs: &mut [B],
         root: usize,
     ) -> Result<()> {
-        self.uniform("Comms::broadcast_in_place", "buffer", bufs.len(), |r| {
-            bufs[r].device_view().len()
-        })?;
-        let mut g = Group::new();
-        for (c, b) in self.comms.iter().zip(bufs.iter_mut()) {
-            g.broadcast_in_place(c, b, root)?;
-        }
-        g.run()
+        self.in_place("Comms::broadcast_in_place", Kind::Broadcast { root }, bufs)
     }
 
     /// [`Comm::reduce`] on every rank: the reduction of `send` lands in `recv`, which belongs
@@ -174,17 +186,13 @@ impl Comms {
         op: ReduceOp,
         root: usize,
     ) -> Result<()> {
-        self.uniform("Comms::reduce", "send buffer", send.len(), |r| {
-            send[r].device_view().len()
-        })?;
+        self.uniform("Comms::reduce", "send buffer", send)?;
         check::rank_in("Comms::reduce", "root", root, self.len())?;
         let mut recv = Some(check::write("reduce", "the receive buffer", recv)?);
-        let mut g = Group::new();
-        for (c, s) in self.comms.iter().zip(send) {
-            let mine = if c.rank() == root { recv.take() } else { None };
-            g.reduce(c, s, mine, op, root)?;
-        }
-        g.run()
+        self.grouped(send, |c, s| {
+            let mine = if c.comm.rank() == root { recv.take() } else { None };
+            Op::reduce(c, s, mine, op, root)
+        })
     }
 
     /// [`Comm::all_gather`] on every rank.
@@ -193,15 +201,7 @@ impl Comms {
         send: &[S],
         recv: &mut [R],
     ) -> Result<()> {
-        self.uniform("Comms::all_gather", "send buffer", send.len(), |r| {
-            send[r].device_view().len()
-        })?;
-        check::per_rank("Comms::all_gather", "receive buffers", recv.len(), self.len())?;
-        let mut g = Group::new();
-        for ((c, s), r) in self.comms.iter().zip(send).zip(recv.iter_mut()) {
-            g.all_gather(c, s, r)?;
-        }
-        g.run()
+        self.read_write("Comms::all_gather", Kind::AllGather, send, recv)
     }
 
     /// [`Comm::reduce_scatter`] on every rank.
@@ -211,14 +211,6 @@ impl Comms {
         recv: &mut [R],
         op: ReduceOp,
     ) -> Result<()> {
-        self.uniform("Comms::reduce_scatter", "send buffer", send.len(), |r| {
-            send[r].device_view().len()
-        })?;
-        check::per_rank("Comms::reduce_scatter", "receive buffers", recv.len(), self.len())?;
-        let mut g = Group::new();
-        for ((c, s), r) in self.comms.iter().zip(send).zip(recv.iter_mut()) {
-            g.reduce_scatter(c, s, r, op)?;
-        }
-        g.run()
+        self.read_write("Comms::reduce_scatter", Kind::ReduceScatter(op), send, recv)
     }
 }

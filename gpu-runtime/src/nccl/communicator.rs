@@ -1,4 +1,5 @@
-//! [`Comm`]: one rank of a communicator, with its context and stream, and its end.
+//! [`Comm`]: one rank of a communicator, with its context and stream, and its end; [`OnStream`]:
+//! the rank with another stream.
 
 use std::fmt;
 use std::time::Duration;
@@ -41,6 +42,25 @@ pub struct Comm {
 // in `Handle` keeps `Comm` from being `Sync`, so a shared `&Comm` never reaches two threads.
 // Context and Stream are Send.
 unsafe impl Send for Comm {}
+
+/// A rank's communicator with a stream other than its own: the same calls as [`Comm`]'s,
+/// queued on that stream. Made by [`Comm::on`]; also what a [`Group`](crate::nccl::Group)'s
+/// calls take.
+#[derive(Debug, Clone, Copy)]
+pub struct OnStream<'a> {
+    pub(crate) comm: &'a Comm,
+    pub(crate) stream: &'a Stream,
+}
+
+impl<'a> From<&'a Comm> for OnStream<'a> {
+    /// The communicator on its own stream.
+    fn from(comm: &'a Comm) -> OnStream<'a> {
+        OnStream {
+            comm,
+            stream: &comm.stream,
+        }
+    }
+}
 
 impl fmt::Debug for Comm {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
