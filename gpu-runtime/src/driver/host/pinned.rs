@@ -6,11 +6,11 @@ use std::ffi::c_void;
 
 use cudarc::driver::sys;
 
+use crate::driver::calls;
 use crate::driver::context::context_link::ContextLink;
 use crate::driver::context::core::Context;
 use crate::driver::memory::pool_core::{PoolCore, RawAllocator};
 use crate::driver::ordering::{Release, UseSet};
-use crate::driver::result::check;
 use crate::error::{Error, Result};
 
 // The arrays (`PinnedArray`, `RegisteredArray`) are `ndarray` arrays: the `gpuarray` feature.
@@ -79,11 +79,8 @@ fn alloc_pinned(ctx: &Context, bytes: usize, flags: HostAllocFlags) -> Result<u6
     }
     crate::driver::context::core::alloc_or_reclaim(&ctx.inner, || {
         ctx.bind()?;
-        let mut p: *mut c_void = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; the context is current.
-        check("cuMemHostAlloc", unsafe {
-            sys::cuMemHostAlloc(&mut p, bytes, flags.0)
-        })?;
+        // The context is current.
+        let p = calls::mem_host_alloc(bytes, flags.0)?;
         Ok(p as u64)
     })
 }
@@ -270,12 +267,8 @@ pub(crate) fn mapped_device_ptr(
         return Ok(0);
     }
     ctx.bind()?;
-    let mut d = 0;
-    // SAFETY: host is the start of a live mapped allocation; valid out-pointer.
-    check("cuMemHostGetDevicePointer", unsafe {
-        sys::cuMemHostGetDevicePointer_v2(&mut d, host, 0)
-    })?;
-    Ok(d)
+    // `host` is the start of a live mapped allocation.
+    Ok(calls::mem_host_get_device_pointer(host)?)
 }
 
 #[cfg(feature = "gpuarray")]
@@ -386,9 +379,7 @@ impl Context {
             // SAFETY: [low, low + bytes) is exactly the array's elements (C or Fortran order,
             // checked above: its lowest address and its length), live storage the returned
             // value owns, so it is neither freed nor moved while registered.
-            check("cuMemHostRegister", unsafe {
-                sys::cuMemHostRegister_v2(low as *mut c_void, bytes, flags.0)
-            })?;
+            unsafe { calls::mem_host_register(low as *mut c_void, bytes, flags.0) }?;
         }
         Ok(RegisteredArray {
             array: Some(array),
@@ -549,7 +540,7 @@ impl<T: DeviceRepr, D: Dimension> RegisteredArray<T, D> {
             if len > 0 && self.ctx.bind().is_ok() {
                 // SAFETY: registered in register_host_memory from this same address, unregistered
                 // once (the array is taken or dropped right after).
-                unsafe { sys::cuMemHostUnregister(low as *mut c_void) };
+                let _ = unsafe { calls::mem_host_unregister(low as *mut c_void) };
             }
         }
     }
