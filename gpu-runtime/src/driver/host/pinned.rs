@@ -23,9 +23,9 @@ use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder};
 #[cfg(feature = "gpuarray")]
 use crate::driver::host::arrays::{host_array_common, shape_bytes, shape_like, RawHost};
 #[cfg(feature = "gpuarray")]
-use crate::driver::host::extent::{host_extent, layout_error};
+use crate::driver::memory::extent::{host_extent, layout_error};
 #[cfg(feature = "gpuarray")]
-use crate::driver::host::page_locked::{
+use crate::driver::memory::page_locked::{
     sealed::Sealed, LockedHost, LockedHostMut, PageLocked, PageLockedMut,
 };
 #[cfg(feature = "gpuarray")]
@@ -395,7 +395,7 @@ impl Context {
 /// [`RegisteredArray`] takes (copies, mapping, unregistering): its lowest element address and
 /// its length in elements. Only a C- or Fortran-contiguous array with positive strides is
 /// accepted, whose span is its elements in that order; any other is the typed refusal naming
-/// its strides. From the shared [`HostExtent`](crate::driver::host::extent::HostExtent), never
+/// its strides. From the shared [`HostExtent`](crate::driver::memory::extent::HostExtent), never
 /// from `as_ptr()` alone, which for a reversed axis is the highest element.
 pub(crate) fn registered_range<T, S: Data<Elem = T>, D: Dimension>(
     array: &ArrayBase<S, D>,
@@ -562,14 +562,14 @@ impl<T: DeviceRepr, D: Dimension> Drop for RegisteredArray<T, D> {
 }
 
 #[cfg(feature = "gpuarray")]
-impl<T: DeviceRepr, D: Dimension> crate::driver::host::slices::HostSlice<T> for RegisteredArray<T, D> {
+impl<T: DeviceRepr, D: Dimension> crate::driver::memory::slices::HostSlice<T> for RegisteredArray<T, D> {
     fn host_slice(&self) -> Result<&[T]> {
         self.inner().host_slice()
     }
 }
 
 #[cfg(feature = "gpuarray")]
-impl<T: DeviceRepr, D: Dimension> crate::driver::host::slices::HostSliceMut<T> for RegisteredArray<T, D> {
+impl<T: DeviceRepr, D: Dimension> crate::driver::memory::slices::HostSliceMut<T> for RegisteredArray<T, D> {
     fn host_slice_mut(&mut self) -> Result<&mut [T]> {
         let _ = self.uses.host_write();
         self.array

@@ -15,11 +15,11 @@ use cudarc::driver::sys;
 
 use crate::driver::calls;
 use crate::driver::context::core::Context;
-use crate::driver::host::page_locked::{
+use crate::driver::host::pinned::{mapped_device_ptr, HostRegisterFlags};
+use crate::driver::memory::page_locked::{
     sealed::Sealed, LockedHost, LockedHostMut, PageLocked, PageLockedMut,
 };
-use crate::driver::host::pinned::{mapped_device_ptr, HostRegisterFlags};
-use crate::driver::host::slices::{HostSlice, HostSliceMut};
+use crate::driver::memory::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::view::{DeviceView, DeviceViewMut};
 use crate::driver::ordering::StreamUses;
 use crate::error::Result;

@@ -11,7 +11,7 @@ use ndarray::{Array, ShapeBuilder};
 
 use crate::driver::calls;
 use crate::driver::context::core::Context;
-use crate::driver::host::slices::{HostSlice, HostSliceMut};
+use crate::driver::memory::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::view::*;
 use crate::driver::ordering::{Release, StreamUses};
 #[cfg(feature = "gpuarray")]

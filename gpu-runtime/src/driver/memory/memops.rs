@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use crate::driver::calls;
 use crate::driver::context::core::Context;
-use crate::driver::host::page_locked::{PageLocked, PageLockedMut};
-use crate::driver::host::slices::{HostSlice, HostSliceMut};
+use crate::driver::memory::page_locked::{PageLocked, PageLockedMut};
+use crate::driver::memory::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::view::{DeviceRead, DeviceViewMut, DeviceWrite};
 use crate::driver::ordering::StreamInner;
 use crate::driver::stream::Stream;

@@ -5,8 +5,8 @@ use cudarc::driver::sys;
 
 use crate::driver::calls;
 use crate::driver::context::core::Context;
-use crate::driver::host::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::buffer::DeviceBuffer;
+use crate::driver::memory::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::structured::Memcpy2D;
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::error::{CopyError, MemoryError, Result};
