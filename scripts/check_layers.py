@@ -17,17 +17,20 @@ each holds. A layer in LEAVES is optional (a cargo feature): it may use the laye
 nothing but the crate root may use it.
 
 Inside a layer, folders can be layers too (SUBLAYERS): `gpuarray`'s folders, lowest first, with
-the families of operations side by side (one rank, using none of each other). A module of a
+the families of operations side by side (one rank, using none of each other), and `driver`'s
+rooms (its folders and its single-file modules), from the thin driver calls up. A module of a
 folder may use its own folder and the folders of lower ranks; the layer's mod.rs, which
 declares the folders and re-exports the public items, may use them all.
 
 The workspace's other crates (OTHER_CRATES) are checked for import cycles among their modules.
 
-Raw driver calls live only in `driver/`: a call of a `cudarc::driver::sys` function (`sys::cuX(`,
-`sys::cuX::<T>(`, through any name the file gives that module, or a `cuX` imported from it) and
-any use of cudarc's own `cudarc::driver::result` layer, anywhere else in gpu-runtime (tests
-included), is a problem, named by file and line; such calls go through the thin functions of
-`driver/calls/`.
+Raw driver calls live only in `driver/calls/`, one thin function per driver call (as cudarc
+keeps all of its in `result.rs`): a call of a `cudarc::driver::sys` function (`sys::cuX(`,
+`sys::cuX::<T>(`, `sys::$f(` in a macro, through any name the file gives that module, or a `cuX`
+imported from it), any use of cudarc's own `cudarc::driver::result` layer, and the driver's
+error descriptions through cudarc's `DriverError` (`error_string`, `error_name`), anywhere else
+in gpu-runtime (tests included, the rest of `driver/` too), is a problem, named by file and
+line; such calls go through the thin functions of `driver/calls/`.
 """
 
 import os
@@ -52,8 +55,28 @@ LEAVES = {"nccl", "interop"}
 # the array; kernel generation and the registry; the families of operations (copies, linear
 # algebra, random fills, reductions, scans); elementwise arithmetic and math, whose `math`
 # module also names the reductions' `any`/`all`.
+#
+# In `driver` (folders and single files alike): the thin driver calls (and the plain data of
+# device attributes, and the opening of other libraries); the process's kernel fault and the
+# thread's current context; driver results as errors; initialisation; devices and versions;
+# stream ordering; contexts; streams and the profiler; device memory and the copies (with what
+# they take from the host) beside the stream operations; host memory, modules, textures and
+# IPC; host-copy futures and cudarc interop on top.
 SUBLAYERS = {
     "gpuarray": [("elements",), ("array",), ("kernels",), ("copy", "linalg", "random", "reduce", "scan"), ("expr",)],
+    "driver": [
+        ("calls", "attributes", "library"),
+        ("fault", "current"),
+        ("result",),
+        ("init",),
+        ("device", "version"),
+        ("ordering",),
+        ("context",),
+        ("stream", "profiler"),
+        ("memory", "stream_ops"),
+        ("host", "module", "texture", "ipc"),
+        ("future", "cudarc_interop"),
+    ],
 }
 
 
@@ -315,23 +338,24 @@ def sublayer_problems(modules, edges):
     return problems
 
 
-# Where raw driver calls may be made: the driver layer (its thin functions are in driver/calls/).
-RAW_CALL_HOME = "driver"
+# Where raw driver calls may be made: the thin functions of driver/calls/, and nowhere else.
+RAW_CALL_HOME = os.path.join("driver", "calls")
 RAW_CALL_FIX = ("call it through a thin function of driver/calls/ (one per driver call, typed, its CUresult "
-                "turned into a Result by driver::result, as cudarc's result.rs does), adding one there if none fits")
+                "turned into Result<_, calls::Failed>, which `?` makes the crate's Error, as cudarc's result.rs "
+                "does), adding one there if none fits")
 # A driver API function: `cu` then a capital (cuLaunchKernel, cuMemcpyHtoDAsync_v2); the other
 # libraries' are curand..., cublas..., cudaX..., nccl..., nvrtc..., which this leaves alone.
 DRIVER_FN = r"cu[A-Z]\w*"
 
 
 def raw_driver_calls(root=ROOT):
-    """A problem line (file:line) for each raw driver call outside driver/."""
+    """A problem line (file:line) for each raw driver call outside driver/calls/."""
     problems = []
     for d, _, names in sorted(os.walk(root)):
         for name in sorted(names):
             path = os.path.join(d, name)
             rel = os.path.relpath(path, root)
-            if not name.endswith(".rs") or rel.split(os.sep)[0] == RAW_CALL_HOME:
+            if not name.endswith(".rs") or rel.startswith(RAW_CALL_HOME + os.sep):
                 continue
             text = strip(open(path, encoding="utf-8").read())
             # The names the file gives cudarc's driver `sys` module: `sys`, and any `as` alias.
@@ -341,9 +365,15 @@ def raw_driver_calls(root=ROOT):
                     aliases.update(re.findall(r"\bsys\s+as\s+(\w+)", m.group(1)))
             found = []
             names_re = "|".join(sorted(aliases))
-            call = re.compile(r"(?<![\w$])(?:" + names_re + r")\s*::\s*(" + DRIVER_FN + r")\s*(?:::\s*<[^;{}()]*>\s*)?\(")
+            # A driver function by name, or a macro's metavariable standing for one (`sys::$f(`).
+            call = re.compile(r"(?<![\w$])(?:" + names_re + r")\s*::\s*(" + DRIVER_FN + r"|\$\w+)\s*(?:::\s*<[^;{}()]*>\s*)?\(")
             for m in call.finditer(text):
                 found.append((m.start(), f"{m.group(1)}("))
+            # cudarc's DriverError describes a code by calling the driver (cuGetErrorString,
+            # cuGetErrorName).
+            if re.search(r"\bDriverError\b", text):
+                for m in re.finditer(r"\.\s*(error_string|error_name)\s*\(", text):
+                    found.append((m.start(), f"DriverError::{m.group(1)}("))
             for m in re.finditer(r"\bcudarc\s*::\s*driver\s*::\s*result\b", text):
                 found.append((m.start(), "cudarc::driver::result"))
             # Imports: driver functions by name (then called bare), and cudarc's result layer.
@@ -352,11 +382,13 @@ def raw_driver_calls(root=ROOT):
                     p = [s for s in p if s != "::"]
                     if p[:3] == ["cudarc", "driver", "sys"] and len(p) > 3 and re.fullmatch(DRIVER_FN, p[3]):
                         found.append((m.start(), f"use of {p[3]}"))
+                    elif p[:3] == ["cudarc", "driver", "sys"] and re.search(r"\bsys\s*::\s*\*", m.group(1)):
+                        found.append((m.start(), "glob use of cudarc::driver::sys"))
                     elif p[:3] == ["cudarc", "driver", "result"]:
                         found.append((m.start(), "use of cudarc::driver::result"))
             for offset, what in sorted(set(found)):
                 line = text.count("\n", 0, offset) + 1
-                problems.append(f"raw driver call outside driver/: {os.path.join('gpu-runtime', 'src', rel)}:{line}: {what}: {RAW_CALL_FIX}")
+                problems.append(f"raw driver call outside driver/calls/: {os.path.join('gpu-runtime', 'src', rel)}:{line}: {what}: {RAW_CALL_FIX}")
     return problems
 
 

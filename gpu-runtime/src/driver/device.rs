@@ -5,8 +5,8 @@ use std::fmt;
 use cudarc::driver::sys::{self, CUdevice_attribute as Attr, CUresult};
 
 use crate::driver::attributes::DeviceAttribute;
+use crate::driver::calls::{self, Failed};
 use crate::driver::init;
-use crate::driver::result::check;
 use crate::error::{Error, Result};
 
 /// One CUDA device (a GPU), identified by its ordinal.
@@ -26,9 +26,7 @@ impl Device {
     /// How many CUDA devices the driver sees.
     pub fn count() -> Result<usize> {
         init::ensure()?;
-        let mut n = 0;
-        // SAFETY: n is a valid out-pointer.
-        check("cuDeviceGetCount", unsafe { sys::cuDeviceGetCount(&mut n) })?;
+        let n = calls::device_get_count()?;
         Ok(n.max(0) as usize)
     }
 
@@ -41,9 +39,8 @@ impl Device {
             )));
         }
         let ordinal = ordinal as i32;
-        let mut raw = 0;
-        // SAFETY: raw is a valid out-pointer and the ordinal is in range.
-        check("cuDeviceGet", unsafe { sys::cuDeviceGet(&mut raw, ordinal) })?;
+        // The ordinal is in range.
+        let raw = calls::device_get(ordinal)?;
         Ok(Device { ordinal, raw })
     }
 
@@ -59,14 +56,7 @@ impl Device {
 
     /// The device's name, e.g. `NVIDIA H100 80GB HBM3`.
     pub fn name(&self) -> Result<String> {
-        let mut buf = [0 as std::ffi::c_char; 256];
-        // SAFETY: buf is writable for its whole length, which is what we pass.
-        check("cuDeviceGetName", unsafe {
-            sys::cuDeviceGetName(buf.as_mut_ptr(), buf.len() as i32, self.raw)
-        })?;
-        // SAFETY: the driver NUL-terminates the name within the buffer.
-        let name = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
-        Ok(name.to_string_lossy().into_owned())
+        Ok(calls::device_get_name(self.raw)?)
     }
 
     /// The compute capability, e.g. `(9, 0)` for an H100.
@@ -79,12 +69,7 @@ impl Device {
 
     /// Total memory on the device, in bytes.
     pub fn total_memory(&self) -> Result<usize> {
-        let mut bytes = 0;
-        // SAFETY: bytes is a valid out-pointer.
-        check("cuDeviceTotalMem", unsafe {
-            sys::cuDeviceTotalMem_v2(&mut bytes, self.raw)
-        })?;
-        Ok(bytes)
+        Ok(calls::device_total_mem(self.raw)?)
     }
 
     /// One device attribute, as the driver reports it: a [`DeviceAttribute`] or the driver's
@@ -96,13 +81,7 @@ impl Device {
     /// # Ok::<(), gpu_runtime::Error>(())
     /// ```
     pub fn attribute(&self, attribute: impl Into<sys::CUdevice_attribute>) -> Result<i32> {
-        let attribute = attribute.into();
-        let mut value = 0;
-        // SAFETY: value is a valid out-pointer.
-        check("cuDeviceGetAttribute", unsafe {
-            sys::cuDeviceGetAttribute(&mut value, attribute, self.raw)
-        })?;
-        Ok(value)
+        Ok(calls::device_get_attribute(self.raw, attribute.into())?)
     }
 
     /// Every attribute this driver knows, with its value (PyCUDA's `get_attributes`).
@@ -112,12 +91,13 @@ impl Device {
     pub fn attributes(&self) -> Result<Vec<(DeviceAttribute, i32)>> {
         let mut all = Vec::with_capacity(DeviceAttribute::ALL.len());
         for a in DeviceAttribute::ALL {
-            let mut value = 0;
-            // SAFETY: value is a valid out-pointer.
-            match unsafe { sys::cuDeviceGetAttribute(&mut value, a.raw(), self.raw) } {
-                CUresult::CUDA_SUCCESS => all.push((a, value)),
-                CUresult::CUDA_ERROR_INVALID_VALUE => {}
-                e => return Err(crate::driver::result::driver_error("cuDeviceGetAttribute", e)),
+            match calls::device_get_attribute(self.raw, a.raw()) {
+                Ok(value) => all.push((a, value)),
+                Err(Failed {
+                    code: CUresult::CUDA_ERROR_INVALID_VALUE,
+                    ..
+                }) => {}
+                Err(e) => return Err(e.into()),
             }
         }
         Ok(all)
@@ -129,15 +109,18 @@ impl Device {
         init::ensure()?;
         let c = std::ffi::CString::new(bus_id)
             .map_err(|_| Error::InvalidDevice(format!("the PCI bus id {bus_id:?} contains a NUL byte")))?;
-        let mut raw = 0;
-        // SAFETY: c is NUL-terminated and raw is a valid out-pointer.
-        let code = unsafe { sys::cuDeviceGetByPCIBusId(&mut raw, c.as_ptr()) };
-        if code == CUresult::CUDA_ERROR_INVALID_VALUE || code == CUresult::CUDA_ERROR_INVALID_DEVICE {
-            return Err(Error::InvalidDevice(format!(
-                "no CUDA device has the PCI bus id {bus_id:?} (the form is domain:bus:device.function, e.g. 0000:3b:00.0)"
-            )));
-        }
-        check("cuDeviceGetByPCIBusId", code)?;
+        let raw = match calls::device_get_by_pci_bus_id(&c) {
+            Ok(raw) => raw,
+            Err(Failed {
+                code: CUresult::CUDA_ERROR_INVALID_VALUE | CUresult::CUDA_ERROR_INVALID_DEVICE,
+                ..
+            }) => {
+                return Err(Error::InvalidDevice(format!(
+                    "no CUDA device has the PCI bus id {bus_id:?} (the form is domain:bus:device.function, e.g. 0000:3b:00.0)"
+                )))
+            }
+            Err(e) => return Err(e.into()),
+        };
         for ordinal in 0..Self::count()? {
             let d = Device::new(ordinal)?;
             if d.raw == raw {
@@ -151,14 +134,7 @@ impl Device {
 
     /// The device's PCI bus id, `domain:bus:device.function`, e.g. `0000:3b:00.0`.
     pub fn pci_bus_id(&self) -> Result<String> {
-        let mut buf = [0 as std::ffi::c_char; 64];
-        // SAFETY: buf is writable for its whole length, which is what we pass.
-        check("cuDeviceGetPCIBusId", unsafe {
-            sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as i32, self.raw)
-        })?;
-        // SAFETY: the driver NUL-terminates the id within the buffer.
-        let id = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
-        Ok(id.to_string_lossy().into_owned())
+        Ok(calls::device_get_pci_bus_id(self.raw)?)
     }
 
     /// Who may create contexts on the device (PyCUDA's `compute_mode`), as the administrator
@@ -178,12 +154,8 @@ impl Device {
     /// [`Context::enable_peer_access`](crate::Context::enable_peer_access)). A device is never
     /// its own peer: the driver answers false for `peer == self`.
     pub fn can_access_peer(&self, peer: Device) -> Result<bool> {
-        let mut can = 0;
-        // SAFETY: can is a valid out-pointer; both handles came from cuDeviceGet.
-        check("cuDeviceCanAccessPeer", unsafe {
-            sys::cuDeviceCanAccessPeer(&mut can, self.raw, peer.raw)
-        })?;
-        Ok(can != 0)
+        // Both handles came from cuDeviceGet.
+        Ok(calls::device_can_access_peer(self.raw, peer.raw)?)
     }
 
     /// The limits a launch on this device must respect, read once per context.

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use cudarc::driver::sys::{self, CUresult};
 
-use crate::driver::result::check;
+use crate::driver::calls::{self, Failed};
 use crate::error::{Error, Result};
 
 static INIT: OnceLock<std::result::Result<(), InitFailure>> = OnceLock::new();
@@ -27,11 +27,14 @@ pub(crate) fn ensure() -> Result<()> {
         if !unsafe { sys::is_culib_present() } {
             return Err(InitFailure::NotFound);
         }
-        // SAFETY: the library is present, so cudarc's lazy symbol lookup succeeds.
-        match unsafe { sys::cuInit(0) } {
-            CUresult::CUDA_SUCCESS => Ok(()),
-            CUresult::CUDA_ERROR_NO_DEVICE => Err(InitFailure::NoDevice),
-            other => Err(InitFailure::Failed(other)),
+        // The library is present, so cudarc's lazy symbol lookup succeeds.
+        match calls::init(0) {
+            Ok(()) => Ok(()),
+            Err(Failed {
+                code: CUresult::CUDA_ERROR_NO_DEVICE,
+                ..
+            }) => Err(InitFailure::NoDevice),
+            Err(Failed { code, .. }) => Err(InitFailure::Failed(code)),
         }
     });
     match *state {
@@ -45,8 +48,6 @@ pub(crate) fn ensure() -> Result<()> {
 /// The driver's CUDA version as `(major, minor)`, e.g. `(13, 0)`.
 pub fn driver_version() -> Result<(u32, u32)> {
     ensure()?;
-    let mut v = 0;
-    // SAFETY: v is a valid out-pointer.
-    check("cuDriverGetVersion", unsafe { sys::cuDriverGetVersion(&mut v) })?;
+    let v = calls::driver_get_version()?;
     Ok(((v / 1000) as u32, ((v % 1000) / 10) as u32))
 }

@@ -9,11 +9,11 @@ use std::marker::PhantomData;
 
 use cudarc::driver::sys;
 
+use crate::driver::calls;
 use crate::driver::context::core::Context;
 use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::driver::ordering::{Release, StreamUses};
-use crate::driver::result::check;
 use crate::driver::stream::Event;
 use crate::error::{CopyError, MemoryError, Result};
 use crate::types::repr::DeviceRepr;
@@ -91,12 +91,9 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         self.context().bind()?;
         // Another process may map this memory from now on: it must never pass to a new owner.
         self.stop_reuse();
-        // SAFETY: a plain C struct of bytes.
-        let mut h: sys::CUipcMemHandle = unsafe { std::mem::zeroed() };
-        // SAFETY: valid out-pointer; the pointer is the start of a cuMemAlloc allocation.
-        check("cuIpcGetMemHandle", unsafe {
-            sys::cuIpcGetMemHandle(&mut h, self.device_ptr())
-        })?;
+        // SAFETY: the pointer is the start of a live cuMemAlloc allocation of the current
+        // context, which no longer passes to a new owner (above).
+        let h = unsafe { calls::ipc_get_mem_handle(self.device_ptr()) }?;
         Ok(IpcMemHandle(to_bytes(&h.reserved)))
     }
 }
@@ -118,12 +115,9 @@ impl IpcMemHandle {
         // SAFETY: a plain C struct of bytes.
         let mut h: sys::CUipcMemHandle = unsafe { std::mem::zeroed() };
         h.reserved = from_bytes(&self.0);
-        let mut ptr = 0;
-        // SAFETY: valid out-pointer; the context is current. Flag 1 lets the driver enable peer
-        // access if the memory is on another device.
-        check("cuIpcOpenMemHandle", unsafe {
-            sys::cuIpcOpenMemHandle_v2(&mut ptr, h, 1)
-        })?;
+        // The context is current. Flag 1 lets the driver enable peer access if the memory is
+        // on another device.
+        let ptr = calls::ipc_open_mem_handle(h, 1)?;
         let buf = IpcBuffer {
             ptr,
             len,
@@ -131,11 +125,8 @@ impl IpcMemHandle {
             uses: StreamUses::new(),
             _elem: PhantomData,
         };
-        let (mut base, mut size) = (0, 0);
-        // SAFETY: valid out-pointers; ptr was just mapped.
-        check("cuMemGetAddressRange", unsafe {
-            sys::cuMemGetAddressRange_v2(&mut base, &mut size, ptr)
-        })?;
+        // `ptr` was just mapped.
+        let (_, size) = calls::mem_get_address_range(ptr)?;
         let want = len.saturating_mul(std::mem::size_of::<T>());
         if want > size {
             return Err(CopyError::SharedAllocationTooSmall {
@@ -213,12 +204,8 @@ impl Event {
     /// been created with `EventFlags::INTERPROCESS | EventFlags::DISABLE_TIMING`.
     pub fn ipc_handle(&self) -> Result<IpcEventHandle> {
         self.context().bind()?;
-        // SAFETY: a plain C struct of bytes.
-        let mut h: sys::CUipcEventHandle = unsafe { std::mem::zeroed() };
-        // SAFETY: valid out-pointer; the event is live.
-        check("cuIpcGetEventHandle", unsafe {
-            sys::cuIpcGetEventHandle(&mut h, self.raw())
-        })?;
+        // SAFETY: the event is live.
+        let h = unsafe { calls::ipc_get_event_handle(self.raw()) }?;
         Ok(IpcEventHandle(to_bytes(&h.reserved)))
     }
 
@@ -228,11 +215,8 @@ impl Event {
         // SAFETY: a plain C struct of bytes.
         let mut h: sys::CUipcEventHandle = unsafe { std::mem::zeroed() };
         h.reserved = from_bytes(&handle.0);
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; the context is current.
-        check("cuIpcOpenEventHandle", unsafe {
-            sys::cuIpcOpenEventHandle(&mut raw, h)
-        })?;
+        // The context is current.
+        let raw = calls::ipc_open_event_handle(h)?;
         Ok(Event::from_raw(raw, ctx))
     }
 }

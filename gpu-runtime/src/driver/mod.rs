@@ -6,7 +6,9 @@ pub(crate) mod attributes;
 pub(crate) mod calls;
 pub(crate) mod context;
 pub mod cudarc_interop;
+pub(crate) mod current;
 pub(crate) mod device;
+pub(crate) mod fault;
 pub(crate) mod future;
 pub(crate) mod host;
 pub(crate) mod init;
@@ -33,12 +35,10 @@ pub use future::Synchronized;
 pub use future::{memcpy_dtoh_future, HostCopy};
 #[cfg(feature = "gpuarray")]
 pub use host::{
-    aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, memory_order, AlignedArray,
-    AttachFlags, ManagedArray, MemAdvice, MemLocation, PinnedArray, RegisteredArray, DEFAULT_ALIGNMENT,
+    aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, AlignedArray, AttachFlags,
+    ManagedArray, MemAdvice, MemLocation, PinnedArray, RegisteredArray, DEFAULT_ALIGNMENT,
 };
-pub use host::{
-    HostAllocFlags, HostRegisterFlags, HostSlice, HostSliceMut, PageLocked, PageLockedMut, RegisteredSlice,
-};
+pub use host::{HostAllocFlags, HostRegisterFlags, RegisteredSlice};
 pub use init::driver_version;
 pub use ipc::{IpcBuffer, IpcEventHandle, IpcMemHandle};
 pub use memory::*;

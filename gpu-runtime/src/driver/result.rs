@@ -1,48 +1,18 @@
-//! Driver results as typed errors (what cudarc calls its `result` layer): every driver call of
-//! the crate goes through [`check`], which names the call, describes the code in the driver's
-//! words, and records a kernel fault ([`fault`](super::context::fault)).
+//! Driver results as typed errors: every failed driver call of the crate becomes an [`Error`]
+//! through [`driver_error`] (`?` on the [`Failed`] of a thin function of
+//! [`calls`](super::calls), cudarc's `result` layer here), which names the call, describes the
+//! code in the driver's words, and records a kernel fault ([`fault`](super::fault)).
 
 use cudarc::driver::sys::CUresult;
 
-use crate::driver::context::fault::record_fault;
-use crate::error::{is_sticky, Error, Result};
-
-/// Turns a `CUresult` into `Result<()>`, naming the call that produced it.
-#[inline]
-pub(crate) fn check(call: &'static str, code: CUresult) -> Result<()> {
-    if code == CUresult::CUDA_SUCCESS {
-        Ok(())
-    } else {
-        Err(driver_error(call, code))
-    }
-}
-
-/// A driver call that failed, before it becomes an [`Error`]: what the thin functions of
-/// [`calls`](super::calls) return, so that a caller with its own reading of a code (a capture's
-/// failure, an event not ready yet, a query whose failure only means "unknown") sees the code
-/// itself. `?` turns it into the [`Error`] [`check`] would have made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Failed {
-    /// The call, named as in errors (without the `_v2` of its symbol).
-    pub(crate) call: &'static str,
-    pub(crate) code: CUresult,
-}
+use crate::driver::calls::{self, Failed};
+use crate::driver::fault::record_fault;
+use crate::error::{is_sticky, Error};
 
 impl From<Failed> for Error {
     #[cold]
     fn from(f: Failed) -> Error {
         driver_error(f.call, f.code)
-    }
-}
-
-/// Turns a `CUresult` into `Result<(), Failed>`, naming the call that produced it; the
-/// [`calls`](super::calls) counterpart of [`check`].
-#[inline(always)]
-pub(crate) fn result(call: &'static str, code: CUresult) -> std::result::Result<(), Failed> {
-    if code == CUresult::CUDA_SUCCESS {
-        Ok(())
-    } else {
-        Err(Failed { call, code })
     }
 }
 
@@ -56,8 +26,7 @@ pub(crate) fn driver_error(call: &'static str, code: CUresult) -> Error {
     let name = format!("{code:?}");
     // SAFETY: only tries to dlopen the library by name.
     let description = if unsafe { cudarc::driver::sys::is_culib_present() } {
-        cudarc::driver::DriverError(code)
-            .error_string()
+        calls::get_error_string(code)
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|_| "unknown error".to_owned())
     } else {

@@ -3,12 +3,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use cudarc::driver::sys::{self, CUresult};
+use cudarc::driver::sys;
 
+use crate::driver::calls;
 use crate::driver::context::core::Context;
 use crate::driver::ordering::StreamInner;
-use crate::driver::result::check;
-use crate::error::{FlagsError, Result};
+use crate::error::{Error, FlagsError, Result};
 
 /// A CUDA stream: work queued on one stream runs in order; work on different streams may overlap.
 ///
@@ -120,11 +120,8 @@ impl Stream {
     /// A new stream in `ctx` with `flags`.
     pub fn with_flags(ctx: &Context, flags: StreamFlags) -> Result<Stream> {
         ctx.bind()?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; the context is current.
-        check("cuStreamCreate", unsafe {
-            sys::cuStreamCreate(&mut raw, flags.bits())
-        })?;
+        // The context is current.
+        let raw = calls::stream_create(flags.bits())?;
         Stream::from_parts(raw, ctx, flags)
     }
 
@@ -172,11 +169,8 @@ impl Stream {
     /// The flags the stream was created with.
     pub fn flags(&self) -> Result<StreamFlags> {
         self.ctx.bind()?;
-        let mut bits = 0;
-        // SAFETY: valid out-pointer; the stream is live.
-        check("cuStreamGetFlags", unsafe {
-            sys::cuStreamGetFlags(self.raw(), &mut bits)
-        })?;
+        // SAFETY: the stream is live.
+        let bits = unsafe { calls::stream_get_flags(self.raw()) }?;
         Ok(if bits & 1 != 0 {
             StreamFlags::NonBlocking
         } else {
@@ -190,11 +184,8 @@ impl Stream {
     /// status must know.
     #[cfg_attr(not(feature = "gpuarray"), allow(dead_code))]
     pub(crate) fn is_capturing(&self) -> Result<bool> {
-        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-        // SAFETY: valid out-pointer; the stream is live.
-        check("cuStreamIsCapturing", unsafe {
-            sys::cuStreamIsCapturing(self.raw(), &mut status)
-        })?;
+        // SAFETY: the stream is live.
+        let status = unsafe { calls::stream_is_capturing(self.raw()) }?;
         Ok(status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
     }
 
@@ -214,20 +205,14 @@ impl Stream {
     pub fn synchronize(&self) -> Result<()> {
         self.ctx.bind()?;
         // SAFETY: the stream is live.
-        check("cuStreamSynchronize", unsafe {
-            sys::cuStreamSynchronize(self.raw())
-        })
+        unsafe { calls::stream_synchronize(self.raw()) }.map_err(Error::from)
     }
 
     /// True when everything queued on the stream has finished.
     pub fn is_done(&self) -> Result<bool> {
         self.ctx.bind()?;
         // SAFETY: the stream is live.
-        match unsafe { sys::cuStreamQuery(self.raw()) } {
-            CUresult::CUDA_SUCCESS => Ok(true),
-            CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-            e => Err(crate::driver::result::driver_error("cuStreamQuery", e)),
-        }
+        unsafe { calls::stream_query(self.raw()) }.map_err(Error::from)
     }
 
     /// Makes later work on this stream wait until `event` has completed.
@@ -238,9 +223,7 @@ impl Stream {
         self.ctx.bind()?;
         self.inner.refuse_foreign_capture()?;
         // SAFETY: both handles are live.
-        check("cuStreamWaitEvent", unsafe {
-            sys::cuStreamWaitEvent(self.raw(), event.raw, 0)
-        })
+        unsafe { calls::stream_wait_event(self.raw(), event.raw, 0) }.map_err(Error::from)
     }
 }
 
@@ -307,11 +290,8 @@ impl Event {
             return Err(FlagsError::InterprocessTiming.into());
         }
         ctx.bind()?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; the context is current.
-        check("cuEventCreate", unsafe {
-            sys::cuEventCreate(&mut raw, flags.bits())
-        })?;
+        // The context is current.
+        let raw = calls::event_create(flags.bits())?;
         Ok(Event {
             raw,
             ctx: ctx.clone(),
@@ -353,35 +333,28 @@ impl Event {
     pub(crate) fn record_raw(&self, stream: sys::CUstream) -> Result<()> {
         self.ctx.bind()?;
         // SAFETY: both handles are live (or the stream is the null stream).
-        check("cuEventRecord", unsafe { sys::cuEventRecord(self.raw, stream) })
+        unsafe { calls::event_record(self.raw, stream) }.map_err(Error::from)
     }
 
     /// Waits until the event has completed.
     pub fn synchronize(&self) -> Result<()> {
         self.ctx.bind()?;
         // SAFETY: the event is live.
-        check("cuEventSynchronize", unsafe { sys::cuEventSynchronize(self.raw) })
+        unsafe { calls::event_synchronize(self.raw) }.map_err(Error::from)
     }
 
     /// True when the event has completed.
     pub fn query(&self) -> Result<bool> {
         self.ctx.bind()?;
         // SAFETY: the event is live.
-        match unsafe { sys::cuEventQuery(self.raw) } {
-            CUresult::CUDA_SUCCESS => Ok(true),
-            CUresult::CUDA_ERROR_NOT_READY => Ok(false),
-            e => Err(crate::driver::result::driver_error("cuEventQuery", e)),
-        }
+        unsafe { calls::event_query(self.raw) }.map_err(Error::from)
     }
 
     /// GPU time from `earlier` to this event; both must have completed.
     pub fn time_since(&self, earlier: &Event) -> Result<Duration> {
         self.ctx.bind()?;
-        let mut ms = 0f32;
-        // SAFETY: valid out-pointer; both events are live.
-        check("cuEventElapsedTime", unsafe {
-            sys::cuEventElapsedTime_v2(&mut ms, earlier.raw, self.raw)
-        })?;
+        // SAFETY: both events are live.
+        let ms = unsafe { calls::event_elapsed_time(earlier.raw, self.raw) }?;
         Ok(Duration::from_secs_f64(f64::from(ms.max(0.0)) / 1e3))
     }
 
@@ -395,9 +368,7 @@ impl Drop for Event {
     fn drop(&mut self) {
         if self.ctx.bind().is_ok() {
             // SAFETY: destroys the event created in new, once.
-            unsafe {
-                sys::cuEventDestroy_v2(self.raw);
-            }
+            let _ = unsafe { calls::event_destroy(self.raw) };
         }
     }
 }

@@ -3,11 +3,9 @@
 
 use std::ffi::c_void;
 
-use cudarc::driver::sys;
-
+use crate::driver::calls;
 use crate::driver::context::core::Context;
 use crate::driver::ordering::StreamInner;
-use crate::driver::result::check;
 use crate::driver::stream::{Stream, StreamFlags};
 use crate::error::panic::swallow_panic;
 use crate::error::{FlagsError, Result};
@@ -18,12 +16,8 @@ impl Context {
     /// has none.
     pub fn stream_priority_range(&self) -> Result<(i32, i32)> {
         self.bind()?;
-        let (mut least, mut greatest) = (0, 0);
-        // SAFETY: valid out-pointers; the context is current.
-        check("cuCtxGetStreamPriorityRange", unsafe {
-            sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest)
-        })?;
-        Ok((least, greatest))
+        // The context is current.
+        Ok(calls::ctx_get_stream_priority_range()?)
     }
 }
 
@@ -44,7 +38,7 @@ pub(crate) fn queue_host_fn(stream: &StreamInner, f: Callback) -> Result<()> {
     let data = Box::into_raw(Box::new(f));
     // SAFETY: the stream is live (the caller's); run_callback takes ownership of `data` when
     // the driver calls it, catches any panic, and `f` calls no CUDA (this function's contract).
-    let r = unsafe { crate::driver::calls::launch_host_func(stream.raw, run_callback, data.cast()) };
+    let r = unsafe { calls::launch_host_func(stream.raw, run_callback, data.cast()) };
     if let Err(e) = r {
         // SAFETY: the driver refused it, so it will never call run_callback with `data`.
         drop(unsafe { Box::from_raw(data) });
@@ -87,23 +81,16 @@ impl Stream {
             }
             .into());
         }
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; the context is current (stream_priority_range bound it).
-        check("cuStreamCreateWithPriority", unsafe {
-            sys::cuStreamCreateWithPriority(&mut raw, flags.bits(), priority)
-        })?;
+        // The context is current (stream_priority_range bound it).
+        let raw = calls::stream_create_with_priority(flags.bits(), priority)?;
         Stream::from_parts(raw, ctx, flags)
     }
 
     /// The stream's priority (see [`Stream::with_priority`]).
     pub fn priority(&self) -> Result<i32> {
         self.context().bind()?;
-        let mut p = 0;
-        // SAFETY: valid out-pointer; the stream is live.
-        check("cuStreamGetPriority", unsafe {
-            sys::cuStreamGetPriority(self.raw(), &mut p)
-        })?;
-        Ok(p)
+        // SAFETY: the stream is live.
+        Ok(unsafe { calls::stream_get_priority(self.raw()) }?)
     }
 
     /// Runs `f` on a driver thread once all work queued on the stream before it has finished;

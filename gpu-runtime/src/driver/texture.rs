@@ -36,12 +36,12 @@ use std::sync::Arc;
 
 use cudarc::driver::sys;
 
+use crate::driver::calls;
 use crate::driver::context::core::Context;
 use crate::driver::memory::cuda_array::{ArrayElement, ArrayFlags, CudaArray};
 use crate::driver::memory::pitched::PitchedBuffer;
 use crate::driver::memory::view::{DeviceRead, DeviceView};
 use crate::driver::ordering::{Release, StreamInner, StreamUses};
-use crate::driver::result::check;
 use crate::error::{Result, TextureError};
 
 /// A texture object's handle, what a kernel's `cudaTextureObject_t` parameter takes: borrowed
@@ -288,11 +288,8 @@ impl<'a> Texture<'a> {
     ) -> Result<Texture<'a>> {
         let tex = desc.raw();
         ctx.bind()?;
-        let mut raw = 0;
-        // SAFETY: valid out-pointer and descriptors; the memory they name is borrowed for 'a.
-        check("cuTexObjectCreate", unsafe {
-            sys::cuTexObjectCreate(&mut raw, res, &tex, std::ptr::null())
-        })?;
+        // SAFETY: the memory the descriptors name is borrowed for 'a.
+        let raw = unsafe { calls::tex_object_create(res, &tex) }?;
         Ok(Texture {
             raw,
             ctx: ctx.clone(),
@@ -488,11 +485,8 @@ impl<'a> Surface<'a> {
         let mut res = resource_desc(sys::CUresourcetype::CU_RESOURCE_TYPE_ARRAY);
         res.res.array.hArray = array.raw();
         array.context().bind()?;
-        let mut raw = 0;
-        // SAFETY: valid out-pointer and descriptor; the array is borrowed for 'a.
-        check("cuSurfObjectCreate", unsafe {
-            sys::cuSurfObjectCreate(&mut raw, &res)
-        })?;
+        // SAFETY: the array is borrowed for 'a.
+        let raw = unsafe { calls::surf_object_create(&res) }?;
         Ok(Surface {
             raw,
             ctx: array.context().clone(),

@@ -44,7 +44,7 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::driver::calls;
 use crate::driver::context::core::Context;
-use crate::driver::context::current::bind_raw;
+use crate::driver::current::bind_raw;
 use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::driver::ordering::{new_event, StreamInner, StreamUses};

@@ -10,7 +10,7 @@ use std::task::{Context as TaskContext, Poll};
 use cudarc::driver::sys;
 
 use crate::driver::calls::{event, memcpy};
-use crate::driver::context::current::bind_raw;
+use crate::driver::current::bind_raw;
 use crate::driver::future::signal::Signal;
 use crate::driver::stream_ops::queue_host_fn;
 use crate::error::{Error, Result};

@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use crate::driver::context::context_link::ContextLink;
 use crate::driver::context::core::Context;
-use crate::driver::host::slices::HostSlice;
 use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::memory::pool_core::{Block, PoolCore, RawAllocator};
+use crate::driver::memory::slices::HostSlice;
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::driver::ordering::{Release, UseSet};
 use crate::error::Result;

@@ -2,16 +2,14 @@
 
 use cudarc::driver::sys;
 
-use crate::driver::result::{result, Failed};
+use super::failed::{result, Failed};
 
 /// `cuEventCreate` in the current context (the driver refuses when there is none, and checks
-/// the flags).
-pub(crate) fn event_create(flags: sys::CUevent_flags) -> Result<sys::CUevent, Failed> {
+/// the flags: `CUevent_flags` bits, or-ed).
+pub(crate) fn event_create(flags: u32) -> Result<sys::CUevent, Failed> {
     let mut event = std::ptr::null_mut();
     // SAFETY: valid out-pointer; the driver checks the context and the flags.
-    result("cuEventCreate", unsafe {
-        sys::cuEventCreate(&mut event, flags as u32)
-    })?;
+    result("cuEventCreate", unsafe { sys::cuEventCreate(&mut event, flags) })?;
     Ok(event)
 }
 
@@ -70,4 +68,18 @@ pub(crate) unsafe fn event_query(event: sys::CUevent) -> Result<bool, Failed> {
         sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
         code => result("cuEventQuery", code).map(|()| true),
     }
+}
+
+/// `cuEventElapsedTime`: milliseconds from `start` to `end`, both completed and made with
+/// timing.
+///
+/// # Safety
+/// `start` and `end` are live.
+pub(crate) unsafe fn event_elapsed_time(start: sys::CUevent, end: sys::CUevent) -> Result<f32, Failed> {
+    let mut ms = 0f32;
+    // SAFETY: the caller's guarantee; valid out-pointer.
+    result("cuEventElapsedTime", unsafe {
+        sys::cuEventElapsedTime_v2(&mut ms, start, end)
+    })?;
+    Ok(ms)
 }

@@ -2,7 +2,7 @@
 
 use cudarc::driver::sys;
 
-use crate::driver::result::{result, Failed};
+use super::failed::{result, Failed};
 
 /// `cuGraphCreate`: an empty graph, in the current context (flags 0, the only ones there are).
 pub(crate) fn graph_create() -> Result<sys::CUgraph, Failed> {

@@ -4,7 +4,7 @@ use std::ffi::c_void;
 
 use cudarc::driver::sys;
 
-use crate::driver::result::{result, Failed};
+use super::failed::{result, Failed};
 
 /// `cuLaunchKernel` with no `extra` array. Inlined into every launch: it adds nothing to the
 /// call but the code's check.

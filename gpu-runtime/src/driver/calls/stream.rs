@@ -2,16 +2,67 @@
 
 use cudarc::driver::sys;
 
-use crate::driver::result::{result, Failed};
+use super::failed::{result, Failed};
 
-/// `cuStreamCreate` in the current context (the driver refuses when there is none).
-pub(crate) fn stream_create(flags: sys::CUstream_flags) -> Result<sys::CUstream, Failed> {
+/// `cuStreamCreate` in the current context (the driver refuses when there is none, and checks
+/// the flags: `CUstream_flags` bits).
+pub(crate) fn stream_create(flags: u32) -> Result<sys::CUstream, Failed> {
     let mut stream = std::ptr::null_mut();
     // SAFETY: valid out-pointer; the driver checks the context and the flags.
     result("cuStreamCreate", unsafe {
-        sys::cuStreamCreate(&mut stream, flags as u32)
+        sys::cuStreamCreate(&mut stream, flags)
     })?;
     Ok(stream)
+}
+
+/// `cuStreamCreateWithPriority` in the current context (the driver clamps the priority to the
+/// context's range, and checks the flags).
+pub(crate) fn stream_create_with_priority(flags: u32, priority: i32) -> Result<sys::CUstream, Failed> {
+    let mut stream = std::ptr::null_mut();
+    // SAFETY: valid out-pointer; the driver checks the context and the flags.
+    result("cuStreamCreateWithPriority", unsafe {
+        sys::cuStreamCreateWithPriority(&mut stream, flags, priority)
+    })?;
+    Ok(stream)
+}
+
+/// `cuStreamGetFlags`: the flags `stream` was created with.
+///
+/// # Safety
+/// `stream` is live.
+pub(crate) unsafe fn stream_get_flags(stream: sys::CUstream) -> Result<u32, Failed> {
+    let mut flags = 0;
+    // SAFETY: the caller's guarantee; valid out-pointer.
+    result("cuStreamGetFlags", unsafe {
+        sys::cuStreamGetFlags(stream, &mut flags)
+    })?;
+    Ok(flags)
+}
+
+/// `cuStreamGetPriority`: the priority `stream` was created with.
+///
+/// # Safety
+/// `stream` is live.
+pub(crate) unsafe fn stream_get_priority(stream: sys::CUstream) -> Result<i32, Failed> {
+    let mut priority = 0;
+    // SAFETY: the caller's guarantee; valid out-pointer.
+    result("cuStreamGetPriority", unsafe {
+        sys::cuStreamGetPriority(stream, &mut priority)
+    })?;
+    Ok(priority)
+}
+
+/// `cuStreamQuery`: whether the work queued on `stream` has finished
+/// (`CUDA_ERROR_NOT_READY` is `false`, not an error).
+///
+/// # Safety
+/// `stream` is live (or null, the current context's legacy default stream).
+pub(crate) unsafe fn stream_query(stream: sys::CUstream) -> Result<bool, Failed> {
+    // SAFETY: the caller's guarantee.
+    match unsafe { sys::cuStreamQuery(stream) } {
+        sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+        code => result("cuStreamQuery", code).map(|()| true),
+    }
 }
 
 /// `cuStreamDestroy`. Work still queued on the stream completes.
@@ -175,4 +226,24 @@ pub(crate) unsafe fn stream_is_capturing(
 pub(crate) unsafe fn stream_invalidate_capture(stream: sys::CUstream) {
     // SAFETY: the caller's guarantee.
     let _ = unsafe { sys::cuStreamQuery(stream) };
+}
+
+/// `cuStreamAttachMemAsync`: attaches `bytes` bytes of managed memory at `ptr` (0: the whole
+/// allocation) to `stream`, queued on it.
+///
+/// # Safety
+/// The range lies in a live managed allocation that stays allocated until the call has run;
+/// `stream` is live (or null, the legacy default stream).
+// Managed memory is the `gpuarray` feature's (`ManagedArray`).
+#[cfg(feature = "gpuarray")]
+pub(crate) unsafe fn stream_attach_mem_async(
+    stream: sys::CUstream,
+    ptr: sys::CUdeviceptr,
+    bytes: usize,
+    flags: u32,
+) -> Result<(), Failed> {
+    // SAFETY: the caller's guarantees; the driver checks the flags.
+    result("cuStreamAttachMemAsync", unsafe {
+        sys::cuStreamAttachMemAsync(stream, ptr, bytes, flags)
+    })
 }

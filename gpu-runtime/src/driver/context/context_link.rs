@@ -5,7 +5,7 @@ use std::sync::{Arc, Weak};
 use cudarc::driver::sys;
 
 use crate::driver::context::core::{Context, ContextInner};
-use crate::driver::context::current::bind_raw;
+use crate::driver::current::bind_raw;
 use crate::driver::ordering::{Release, UseSet};
 use crate::error::Result;
 

@@ -21,12 +21,12 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use cudarc::driver::sys;
 
-use crate::driver::context::current::bind_raw;
+use crate::driver::calls;
 use crate::driver::context::ext::Extensions;
-use crate::driver::context::fault;
+use crate::driver::current::bind_raw;
 use crate::driver::device::{Device, DeviceLimits};
+use crate::driver::fault;
 use crate::driver::ordering::{self, Graveyard, StreamInner};
-use crate::driver::result::check;
 use crate::error::{Error, Result};
 
 /// A handle to a CUDA context: the primary context of a device ([`Context::new`],
@@ -152,16 +152,13 @@ impl Context {
         fault::refuse_after_fault()?;
         let limits = device.limits()?;
         let compute_capability = device.compute_capability()?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: raw is a valid out-pointer; the device handle came from cuDeviceGet.
-        check("cuDevicePrimaryCtxRetain", unsafe {
-            sys::cuDevicePrimaryCtxRetain(&mut raw, device.raw())
-        })?;
+        // The device handle came from cuDeviceGet.
+        let raw = calls::device_primary_ctx_retain(device.raw())?;
         let inner = match ContextInner::new(raw, device, limits, compute_capability, false) {
             Ok(inner) => inner,
             Err(e) => {
                 // SAFETY: releases the retain just taken, once.
-                unsafe { sys::cuDevicePrimaryCtxRelease_v2(device.raw()) };
+                let _ = unsafe { calls::device_primary_ctx_release(device.raw()) };
                 return Err(e);
             }
         };
@@ -225,8 +222,8 @@ impl Context {
     /// raised while running. Memory whose release was waiting for that work is freed.
     pub fn synchronize(&self) -> Result<()> {
         self.bind()?;
-        // SAFETY: the context is current on this thread.
-        check("cuCtxSynchronize", unsafe { sys::cuCtxSynchronize() })?;
+        // The context is current on this thread.
+        calls::ctx_synchronize()?;
         self.inner.collect_garbage();
         Ok(())
     }
@@ -249,12 +246,8 @@ impl Context {
     pub fn mem_get_info(&self) -> Result<(usize, usize)> {
         self.inner.collect_garbage();
         self.bind()?;
-        let (mut free, mut total) = (0, 0);
-        // SAFETY: valid out-pointers; the context is current.
-        check("cuMemGetInfo", unsafe {
-            sys::cuMemGetInfo_v2(&mut free, &mut total)
-        })?;
-        Ok((free, total))
+        // The context is current.
+        Ok(calls::mem_get_info()?)
     }
 
     /// True when `raw` is this context's handle.
@@ -353,8 +346,8 @@ impl Drop for ContextInner {
         // A poisoned context refuses `bind`, so bind_raw; its errors end the work anyway.
         let current = bind_raw(self.raw).is_ok();
         if current {
-            // SAFETY: the context is current on this thread.
-            unsafe { sys::cuCtxSynchronize() };
+            // The context is current on this thread.
+            let _ = calls::ctx_synchronize();
         }
         let _closing = ordering::Closing::enter(self.raw);
         // Modules must be unloaded, and the staging pools' memory freed, while the context
@@ -368,14 +361,10 @@ impl Drop for ContextInner {
         if self.owned {
             // SAFETY: destroys the context made in Context::create, exactly once; nothing made
             // in it is alive (each such value holds a handle to this context).
-            unsafe {
-                sys::cuCtxDestroy_v2(self.raw);
-            }
+            let _ = unsafe { calls::ctx_destroy(self.raw) };
         } else {
             // SAFETY: releases the retain taken in Context::new, exactly once.
-            unsafe {
-                sys::cuDevicePrimaryCtxRelease_v2(self.device.raw());
-            }
+            let _ = unsafe { calls::device_primary_ctx_release(self.device.raw()) };
         }
     }
 }

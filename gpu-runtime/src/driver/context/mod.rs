@@ -1,12 +1,11 @@
 //! Contexts: the default context, one shared context per device, owned contexts with flags,
-//! binding to threads, faults, and what higher layers keep per context.
+//! binding to threads, and what higher layers keep per context. (Making a context current by
+//! its handle is [`current`](super::current); the process's kernel fault, [`fault`](super::fault).)
 
 pub(crate) mod config;
 pub(crate) mod context_link;
 pub(crate) mod core;
-pub(crate) mod current;
 pub(crate) mod ext;
-pub(crate) mod fault;
 mod memory_cache;
 pub(crate) mod ops;
 

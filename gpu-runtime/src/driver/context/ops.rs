@@ -1,12 +1,10 @@
 //! What a context can do beyond binding: owned contexts with flags, the per-thread context
 //! stack, limits, cache configuration, API version and peer access.
 
-use cudarc::driver::sys;
-
+use crate::driver::calls;
 use crate::driver::context::config::{CacheConfig, ContextFlags, Limit, SharedConfig};
 use crate::driver::context::core::{lookup, register, Context, ContextInner};
 use crate::driver::device::Device;
-use crate::driver::result::check;
 use crate::error::{Error, FlagsError, Result};
 
 impl Context {
@@ -34,27 +32,22 @@ impl Context {
             }
             .into());
         }
-        crate::driver::context::fault::refuse_after_fault()?;
+        crate::driver::fault::refuse_after_fault()?;
         let limits = device.limits()?;
         let compute_capability = device.compute_capability()?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: raw is a valid out-pointer; null creation parameters are allowed.
-        check("cuCtxCreate", unsafe {
-            sys::cuCtxCreate_v4(&mut raw, std::ptr::null_mut(), bits, device.raw())
-        })?;
+        let raw = calls::ctx_create(bits, device.raw())?;
         // cuCtxCreate pushed the new context: its state (which makes an event in it) is built
         // while it is current, then the caller's stack is restored.
         let inner = ContextInner::new(raw, device, limits, compute_capability, true);
-        let mut popped = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; the stack is not empty (the push above).
-        let pop = check("cuCtxPopCurrent", unsafe { sys::cuCtxPopCurrent_v2(&mut popped) });
+        // The stack is not empty (the push above).
+        let pop = calls::ctx_pop_current().map(|_| ()).map_err(Error::from);
         let inner = match (inner, pop) {
             (Ok(inner), Ok(())) => inner,
             // Dropping the state destroys the context; without it, destroy it here.
             (Ok(_), Err(e)) => return Err(e),
             (Err(e), _) => {
                 // SAFETY: the context was just created and nothing else refers to it.
-                unsafe { sys::cuCtxDestroy_v2(raw) };
+                let _ = unsafe { calls::ctx_destroy(raw) };
                 return Err(e);
             }
         };
@@ -70,9 +63,8 @@ impl Context {
     /// The flags the context runs with (`cuCtxGetFlags`).
     pub fn flags(&self) -> Result<ContextFlags> {
         self.bind()?;
-        let mut bits = 0;
-        // SAFETY: valid out-pointer; the context is current.
-        check("cuCtxGetFlags", unsafe { sys::cuCtxGetFlags(&mut bits) })?;
+        // The context is current.
+        let bits = calls::ctx_get_flags()?;
         Ok(ContextFlags::from_bits(bits))
     }
 
@@ -80,27 +72,21 @@ impl Context {
     /// [`Context::pop`] (PyCUDA's `push`).
     pub fn push(&self) -> Result<()> {
         // SAFETY: the context is alive as long as self.
-        check("cuCtxPushCurrent", unsafe {
-            sys::cuCtxPushCurrent_v2(self.raw())
-        })
+        unsafe { calls::ctx_push_current(self.raw()) }.map_err(Error::from)
     }
 
     /// Pops the current context off the calling thread's context stack (PyCUDA's `pop`), and
     /// returns it when it is one this crate made and is still alive.
     pub fn pop() -> Result<Option<Context>> {
         crate::driver::init::ensure()?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer.
-        check("cuCtxPopCurrent", unsafe { sys::cuCtxPopCurrent_v2(&mut raw) })?;
+        let raw = calls::ctx_pop_current()?;
         Ok(lookup(raw))
     }
 
     /// The context current on the calling thread, when it is one this crate made and is alive.
     pub fn current() -> Result<Option<Context>> {
         crate::driver::init::ensure()?;
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: valid out-pointer.
-        check("cuCtxGetCurrent", unsafe { sys::cuCtxGetCurrent(&mut raw) })?;
+        let raw = calls::ctx_get_current()?;
         Ok(lookup(raw))
     }
 
@@ -108,9 +94,8 @@ impl Context {
     /// `Context.get_device`); [`Context::device`] gives a handle's own device.
     pub fn current_device() -> Result<Device> {
         crate::driver::init::ensure()?;
-        let mut raw = 0;
-        // SAFETY: valid out-pointer; fails cleanly when no context is current.
-        check("cuCtxGetDevice", unsafe { sys::cuCtxGetDevice(&mut raw) })?;
+        // Fails cleanly when no context is current.
+        let raw = calls::ctx_get_device()?;
         for ordinal in 0..Device::count()? {
             let d = Device::new(ordinal)?;
             if d.raw() == raw {
@@ -125,70 +110,52 @@ impl Context {
     /// Sets a context limit, e.g. the device `malloc` heap size.
     pub fn set_limit(&self, limit: Limit, value: usize) -> Result<()> {
         self.bind()?;
-        // SAFETY: the context is current.
-        check("cuCtxSetLimit", unsafe { sys::cuCtxSetLimit(limit.raw(), value) })
+        // The context is current.
+        calls::ctx_set_limit(limit.raw(), value).map_err(Error::from)
     }
 
     /// A context limit's current value.
     pub fn get_limit(&self, limit: Limit) -> Result<usize> {
         self.bind()?;
-        let mut value = 0;
-        // SAFETY: valid out-pointer; the context is current.
-        check("cuCtxGetLimit", unsafe {
-            sys::cuCtxGetLimit(&mut value, limit.raw())
-        })?;
-        Ok(value)
+        // The context is current.
+        Ok(calls::ctx_get_limit(limit.raw())?)
     }
 
     /// Sets whether kernels in this context prefer shared memory or L1 cache.
     pub fn set_cache_config(&self, config: CacheConfig) -> Result<()> {
         self.bind()?;
-        // SAFETY: the context is current.
-        check("cuCtxSetCacheConfig", unsafe {
-            sys::cuCtxSetCacheConfig(config.raw())
-        })
+        // The context is current.
+        calls::ctx_set_cache_config(config.raw()).map_err(Error::from)
     }
 
     /// The context's cache preference.
     pub fn get_cache_config(&self) -> Result<CacheConfig> {
         self.bind()?;
-        let mut raw = sys::CUfunc_cache::CU_FUNC_CACHE_PREFER_NONE;
-        // SAFETY: valid out-pointer; the context is current.
-        check("cuCtxGetCacheConfig", unsafe {
-            sys::cuCtxGetCacheConfig(&mut raw)
-        })?;
+        // The context is current.
+        let raw = calls::ctx_get_cache_config()?;
         Ok(CacheConfig::from_raw(raw))
     }
 
     /// Sets the shared-memory bank width (ignored by the hardware since Volta).
     pub fn set_shared_config(&self, config: SharedConfig) -> Result<()> {
         self.bind()?;
-        // SAFETY: the context is current.
-        check("cuCtxSetSharedMemConfig", unsafe {
-            sys::cuCtxSetSharedMemConfig(config.raw())
-        })
+        // The context is current.
+        calls::ctx_set_shared_mem_config(config.raw()).map_err(Error::from)
     }
 
     /// The shared-memory bank width setting.
     pub fn get_shared_config(&self) -> Result<SharedConfig> {
         self.bind()?;
-        let mut raw = sys::CUsharedconfig::CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE;
-        // SAFETY: valid out-pointer; the context is current.
-        check("cuCtxGetSharedMemConfig", unsafe {
-            sys::cuCtxGetSharedMemConfig(&mut raw)
-        })?;
+        // The context is current.
+        let raw = calls::ctx_get_shared_mem_config()?;
         Ok(SharedConfig::from_raw(raw))
     }
 
     /// The driver API version the context was created with, e.g. `3020` (PyCUDA's
     /// `get_api_version`).
     pub fn api_version(&self) -> Result<u32> {
-        let mut v = 0;
-        // SAFETY: valid out-pointer; the handle is alive as long as self.
-        check("cuCtxGetApiVersion", unsafe {
-            sys::cuCtxGetApiVersion(self.raw(), &mut v)
-        })?;
-        Ok(v)
+        // SAFETY: the handle is alive as long as self.
+        Ok(unsafe { calls::ctx_get_api_version(self.raw()) }?)
     }
 
     /// Lets kernels and copies in this context access memory allocated in `peer`, a context on
@@ -196,9 +163,7 @@ impl Context {
     pub fn enable_peer_access(&self, peer: &Context) -> Result<()> {
         self.bind()?;
         // SAFETY: both contexts are alive; this one is current.
-        check("cuCtxEnablePeerAccess", unsafe {
-            sys::cuCtxEnablePeerAccess(peer.raw(), 0)
-        })?;
+        unsafe { calls::ctx_enable_peer_access(peer.raw()) }?;
         let mut peers = self.inner.peers.lock().unwrap_or_else(|p| p.into_inner());
         if !peers.contains(&(peer.raw() as usize)) {
             peers.push(peer.raw() as usize);
@@ -210,9 +175,7 @@ impl Context {
     pub fn disable_peer_access(&self, peer: &Context) -> Result<()> {
         self.bind()?;
         // SAFETY: both contexts are alive; this one is current.
-        check("cuCtxDisablePeerAccess", unsafe {
-            sys::cuCtxDisablePeerAccess(peer.raw())
-        })?;
+        unsafe { calls::ctx_disable_peer_access(peer.raw()) }?;
         self.inner
             .peers
             .lock()

@@ -21,7 +21,7 @@ use cudarc::driver::{
 };
 
 use super::state::state;
-use crate::driver::calls::memcpy::mem_allocation_base;
+use crate::driver::calls;
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::driver::ordering::{LendGroups, Member, StreamUses};
 use crate::driver::stream::Stream;
@@ -201,7 +201,11 @@ fn check_start<'s, T, M: DeviceSlice<T> + ?Sized>(
 /// allocation `ptr` lies in, so views of one slice share it).
 fn join<'s>(groups: &'s LendGroups, ptr: sys::CUdeviceptr, stream: &'s Stream) -> Result<Member<'s>> {
     stream.context().bind()?;
-    let base = if ptr == 0 { 0 } else { mem_allocation_base(ptr)? };
+    let base = if ptr == 0 {
+        0
+    } else {
+        calls::mem_get_address_range(ptr)?.0
+    };
     Ok(groups.join(base, stream.inner()))
 }
 

@@ -4,13 +4,14 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use cudarc::driver::{sys, CudaContext, CudaStream, DriverError};
+use cudarc::driver::{CudaContext, CudaStream, DriverError};
 
+use crate::driver::calls;
 use crate::driver::context::core::{lookup, Context};
 use crate::driver::context::ext::{Extension, Slot};
 use crate::driver::device::Device;
 use crate::driver::ordering::{LendGroups, StreamInner};
-use crate::driver::result::{check, driver_error};
+use crate::driver::result::driver_error;
 use crate::driver::stream::Stream;
 use crate::error::{BorderError, Error, Result};
 
@@ -252,11 +253,8 @@ impl Stream {
             return Ok(Stream::from_inner(inner, &ctx));
         }
         ctx.bind()?;
-        let mut flags = 0u32;
-        // SAFETY: valid out-pointer; the stream is live (cudarc's handle is held).
-        check("cuStreamGetFlags", unsafe {
-            sys::cuStreamGetFlags(stream.cu_stream(), &mut flags)
-        })?;
+        // SAFETY: the stream is live (cudarc's handle is held).
+        let flags = unsafe { calls::stream_get_flags(stream.cu_stream()) }?;
         let blocking = flags & 1 == 0;
         let inner = StreamInner::borrowed(stream, ctx.raw(), ctx.liveness(), blocking)?;
         st.register(&inner);

@@ -55,7 +55,7 @@ where
 /// `like`'s shape, in Fortran order when `like` is laid out that way (and not also C order);
 /// C order for any other layout, a reversed one included.
 pub(crate) fn shape_like<S: Data, D: Dimension>(like: &ArrayBase<S, D>) -> Shape<D> {
-    let fortran = crate::driver::host::extent::host_extent(like).order() == Some(ndarray::Order::F);
+    let fortran = crate::driver::memory::extent::host_extent(like).order() == Some(ndarray::Order::F);
     like.raw_dim().set_f(fortran)
 }
 
@@ -142,7 +142,7 @@ macro_rules! host_array_common {
         }
 
         impl<T: $crate::types::repr::DeviceRepr, D: ::ndarray::Dimension>
-            $crate::driver::host::slices::HostSlice<T> for $ty<T, D>
+            $crate::driver::memory::slices::HostSlice<T> for $ty<T, D>
         {
             fn host_slice(&self) -> $crate::error::Result<&[T]> {
                 // Always contiguous, in C or Fortran order: copied in memory order, as
@@ -152,7 +152,7 @@ macro_rules! host_array_common {
         }
 
         impl<T: $crate::types::repr::DeviceRepr, D: ::ndarray::Dimension>
-            $crate::driver::host::slices::HostSliceMut<T> for $ty<T, D>
+            $crate::driver::memory::slices::HostSliceMut<T> for $ty<T, D>
         {
             fn host_slice_mut(&mut self) -> $crate::error::Result<&mut [T]> {
                 Ok(self.as_slice_memory_order_mut())

@@ -8,11 +8,11 @@ use std::marker::PhantomData;
 use cudarc::driver::sys;
 use ndarray::{ArrayBase, Data, Dimension, ShapeBuilder};
 
+use crate::driver::calls;
 use crate::driver::context::core::Context;
 use crate::driver::host::arrays::{host_array_common, shape_bytes, shape_like, RawHost};
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::driver::ordering::{Release, StreamUses};
-use crate::driver::result::check;
 use crate::error::{MemoryError, Result};
 use crate::types::repr::DeviceRepr;
 
@@ -154,12 +154,8 @@ impl Context {
             }
             addr = crate::driver::context::core::alloc_or_reclaim(&self.inner, || {
                 self.bind()?;
-                let mut addr = 0;
-                // SAFETY: valid out-pointer; the context is current.
-                check("cuMemAllocManaged", unsafe {
-                    sys::cuMemAllocManaged(&mut addr, bytes, flags.bits())
-                })?;
-                Ok(addr)
+                // The context is current.
+                Ok(calls::mem_alloc_managed(bytes, flags.bits())?)
             })?;
         }
         Ok(ManagedArray {
@@ -187,9 +183,7 @@ impl Context {
             view.write_on(self.legacy())?;
             self.bind()?;
             // SAFETY: the whole allocation, just made; the context is current.
-            check("cuMemsetD8", unsafe {
-                sys::cuMemsetD8_v2(view.device_ptr(), 0, view.len() * std::mem::size_of::<T>())
-            })?;
+            unsafe { calls::memset_d8(view.device_ptr(), 0, view.len() * std::mem::size_of::<T>()) }?;
             // The memset is asynchronous to the host: the host's first access waits for it.
         }
         Ok(a)

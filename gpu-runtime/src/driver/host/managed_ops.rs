@@ -7,10 +7,10 @@ use std::sync::Arc;
 use cudarc::driver::sys;
 use ndarray::Dimension;
 
+use crate::driver::calls;
 use crate::driver::device::Device;
 use crate::driver::host::managed::{AttachFlags, ManagedArray};
 use crate::driver::ordering::StreamInner;
-use crate::driver::result::check;
 use crate::driver::stream::Stream;
 use crate::error::{Error, MemoryError, Result};
 use crate::types::repr::DeviceRepr;
@@ -131,9 +131,8 @@ impl<T: DeviceRepr, D: Dimension> ManagedArray<T, D> {
         self.context().bind()?;
         // SAFETY: the range is this live managed allocation; the stream belongs to its
         // context (or is the legacy default stream).
-        check("cuStreamAttachMemAsync", unsafe {
-            sys::cuStreamAttachMemAsync(stream.raw, self.device_ptr(), 0, flags.bits())
-        })
+        unsafe { calls::stream_attach_mem_async(stream.raw, self.device_ptr(), 0, flags.bits()) }
+            .map_err(Error::from)
     }
 
     /// Migrates the array to `to` ahead of use, queued on `stream` (the legacy default stream
@@ -148,9 +147,8 @@ impl<T: DeviceRepr, D: Dimension> ManagedArray<T, D> {
         self.uses.read_on(stream)?;
         self.context().bind()?;
         // SAFETY: the range is this live managed allocation; the stream belongs to its context.
-        check("cuMemPrefetchAsync", unsafe {
-            sys::cuMemPrefetchAsync_v2(self.device_ptr(), self.bytes(), to.raw(), 0, stream.raw)
-        })
+        unsafe { calls::mem_prefetch_async(self.device_ptr(), self.bytes(), to.raw(), stream.raw) }
+            .map_err(Error::from)
     }
 
     /// Advises the driver how the array is used (`cuMemAdvise`).
@@ -169,9 +167,8 @@ impl<T: DeviceRepr, D: Dimension> ManagedArray<T, D> {
         }
         self.context().bind()?;
         // SAFETY: the range is this live managed allocation.
-        check("cuMemAdvise", unsafe {
-            sys::cuMemAdvise_v2(self.device_ptr(), self.bytes(), raw, location.raw())
-        })
+        unsafe { calls::mem_advise(self.device_ptr(), self.bytes(), raw, location.raw()) }
+            .map_err(Error::from)
     }
 
     /// Whether [`MemAdvice::SetReadMostly`] is in force for the whole array.
@@ -200,17 +197,8 @@ impl<T: DeviceRepr, D: Dimension> ManagedArray<T, D> {
             return Err(MemoryError::EmptyManagedRange.into());
         }
         self.context().bind()?;
-        let mut v: i32 = 0;
-        // SAFETY: `v` is a 4-byte out-value, as these attributes are; the range is live.
-        check("cuMemRangeGetAttribute", unsafe {
-            sys::cuMemRangeGetAttribute(
-                (&mut v as *mut i32).cast(),
-                4,
-                attribute,
-                self.device_ptr(),
-                self.bytes(),
-            )
-        })?;
+        // SAFETY: the range is live; these attributes are 4-byte values.
+        let v = unsafe { calls::mem_range_get_attribute(attribute, self.device_ptr(), self.bytes()) }?;
         Ok(v)
     }
 

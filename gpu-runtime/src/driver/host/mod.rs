@@ -1,19 +1,16 @@
-//! Host memory the device uses: slices and arrays to copy from and to, page-locked (pinned,
-//! registered) and managed memory, and aligned arrays.
+//! Host memory the device uses: page-locked (pinned, registered) and managed memory, and
+//! aligned arrays. What a copy takes from or gives to the host (slices, `ndarray` extents, the
+//! page-locked traits) is [`memory`](super::memory)'s, below this room.
 
 // The n-dimensional host arrays stand on `ndarray` (the `gpuarray` feature).
 #[cfg(feature = "gpuarray")]
 pub(crate) mod arrays;
 #[cfg(feature = "gpuarray")]
-pub(crate) mod extent;
-#[cfg(feature = "gpuarray")]
 pub(crate) mod managed;
 #[cfg(feature = "gpuarray")]
 pub(crate) mod managed_ops;
-pub(crate) mod page_locked;
 pub(crate) mod pinned;
 pub(crate) mod registered;
-pub(crate) mod slices;
 
 #[cfg(feature = "gpuarray")]
 pub use arrays::{
@@ -23,11 +20,7 @@ pub use arrays::{
 pub use managed::{AttachFlags, ManagedArray};
 #[cfg(feature = "gpuarray")]
 pub use managed_ops::{MemAdvice, MemLocation};
-pub use page_locked::{PageLocked, PageLockedMut};
 pub use pinned::{HostAllocFlags, HostRegisterFlags};
 #[cfg(feature = "gpuarray")]
 pub use pinned::{PinnedArray, RegisteredArray};
 pub use registered::RegisteredSlice;
-#[cfg(feature = "gpuarray")]
-pub use slices::memory_order;
-pub use slices::{HostSlice, HostSliceMut};

@@ -6,11 +6,11 @@ use std::ffi::c_void;
 
 use cudarc::driver::sys;
 
+use crate::driver::calls;
 use crate::driver::context::context_link::ContextLink;
 use crate::driver::context::core::Context;
 use crate::driver::memory::pool_core::{PoolCore, RawAllocator};
 use crate::driver::ordering::{Release, UseSet};
-use crate::driver::result::check;
 use crate::error::{Error, Result};
 
 // The arrays (`PinnedArray`, `RegisteredArray`) are `ndarray` arrays: the `gpuarray` feature.
@@ -23,9 +23,9 @@ use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder};
 #[cfg(feature = "gpuarray")]
 use crate::driver::host::arrays::{host_array_common, shape_bytes, shape_like, RawHost};
 #[cfg(feature = "gpuarray")]
-use crate::driver::host::extent::{host_extent, layout_error};
+use crate::driver::memory::extent::{host_extent, layout_error};
 #[cfg(feature = "gpuarray")]
-use crate::driver::host::page_locked::{
+use crate::driver::memory::page_locked::{
     sealed::Sealed, LockedHost, LockedHostMut, PageLocked, PageLockedMut,
 };
 #[cfg(feature = "gpuarray")]
@@ -79,11 +79,8 @@ fn alloc_pinned(ctx: &Context, bytes: usize, flags: HostAllocFlags) -> Result<u6
     }
     crate::driver::context::core::alloc_or_reclaim(&ctx.inner, || {
         ctx.bind()?;
-        let mut p: *mut c_void = std::ptr::null_mut();
-        // SAFETY: valid out-pointer; the context is current.
-        check("cuMemHostAlloc", unsafe {
-            sys::cuMemHostAlloc(&mut p, bytes, flags.0)
-        })?;
+        // The context is current.
+        let p = calls::mem_host_alloc(bytes, flags.0)?;
         Ok(p as u64)
     })
 }
@@ -270,12 +267,8 @@ pub(crate) fn mapped_device_ptr(
         return Ok(0);
     }
     ctx.bind()?;
-    let mut d = 0;
-    // SAFETY: host is the start of a live mapped allocation; valid out-pointer.
-    check("cuMemHostGetDevicePointer", unsafe {
-        sys::cuMemHostGetDevicePointer_v2(&mut d, host, 0)
-    })?;
-    Ok(d)
+    // `host` is the start of a live mapped allocation.
+    Ok(calls::mem_host_get_device_pointer(host)?)
 }
 
 #[cfg(feature = "gpuarray")]
@@ -386,9 +379,7 @@ impl Context {
             // SAFETY: [low, low + bytes) is exactly the array's elements (C or Fortran order,
             // checked above: its lowest address and its length), live storage the returned
             // value owns, so it is neither freed nor moved while registered.
-            check("cuMemHostRegister", unsafe {
-                sys::cuMemHostRegister_v2(low as *mut c_void, bytes, flags.0)
-            })?;
+            unsafe { calls::mem_host_register(low as *mut c_void, bytes, flags.0) }?;
         }
         Ok(RegisteredArray {
             array: Some(array),
@@ -404,7 +395,7 @@ impl Context {
 /// [`RegisteredArray`] takes (copies, mapping, unregistering): its lowest element address and
 /// its length in elements. Only a C- or Fortran-contiguous array with positive strides is
 /// accepted, whose span is its elements in that order; any other is the typed refusal naming
-/// its strides. From the shared [`HostExtent`](crate::driver::host::extent::HostExtent), never
+/// its strides. From the shared [`HostExtent`](crate::driver::memory::extent::HostExtent), never
 /// from `as_ptr()` alone, which for a reversed axis is the highest element.
 pub(crate) fn registered_range<T, S: Data<Elem = T>, D: Dimension>(
     array: &ArrayBase<S, D>,
@@ -549,7 +540,7 @@ impl<T: DeviceRepr, D: Dimension> RegisteredArray<T, D> {
             if len > 0 && self.ctx.bind().is_ok() {
                 // SAFETY: registered in register_host_memory from this same address, unregistered
                 // once (the array is taken or dropped right after).
-                unsafe { sys::cuMemHostUnregister(low as *mut c_void) };
+                let _ = unsafe { calls::mem_host_unregister(low as *mut c_void) };
             }
         }
     }
@@ -571,14 +562,14 @@ impl<T: DeviceRepr, D: Dimension> Drop for RegisteredArray<T, D> {
 }
 
 #[cfg(feature = "gpuarray")]
-impl<T: DeviceRepr, D: Dimension> crate::driver::host::slices::HostSlice<T> for RegisteredArray<T, D> {
+impl<T: DeviceRepr, D: Dimension> crate::driver::memory::slices::HostSlice<T> for RegisteredArray<T, D> {
     fn host_slice(&self) -> Result<&[T]> {
         self.inner().host_slice()
     }
 }
 
 #[cfg(feature = "gpuarray")]
-impl<T: DeviceRepr, D: Dimension> crate::driver::host::slices::HostSliceMut<T> for RegisteredArray<T, D> {
+impl<T: DeviceRepr, D: Dimension> crate::driver::memory::slices::HostSliceMut<T> for RegisteredArray<T, D> {
     fn host_slice_mut(&mut self) -> Result<&mut [T]> {
         let _ = self.uses.host_write();
         self.array

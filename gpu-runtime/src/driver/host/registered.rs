@@ -13,15 +13,15 @@ use std::ops::{Deref, DerefMut};
 
 use cudarc::driver::sys;
 
+use crate::driver::calls;
 use crate::driver::context::core::Context;
-use crate::driver::host::page_locked::{
+use crate::driver::host::pinned::{mapped_device_ptr, HostRegisterFlags};
+use crate::driver::memory::page_locked::{
     sealed::Sealed, LockedHost, LockedHostMut, PageLocked, PageLockedMut,
 };
-use crate::driver::host::pinned::{mapped_device_ptr, HostRegisterFlags};
-use crate::driver::host::slices::{HostSlice, HostSliceMut};
+use crate::driver::memory::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::view::{DeviceView, DeviceViewMut};
 use crate::driver::ordering::StreamUses;
-use crate::driver::result::check;
 use crate::error::Result;
 use crate::types::repr::DeviceRepr;
 
@@ -76,13 +76,13 @@ impl Context {
             self.bind()?;
             // SAFETY: the range is the slice's live memory, borrowed mutably by this function
             // until it unregisters it, so it is neither freed nor moved meanwhile.
-            check("cuMemHostRegister", unsafe {
-                sys::cuMemHostRegister_v2(
+            unsafe {
+                calls::mem_host_register(
                     host.as_mut_ptr().cast(),
                     std::mem::size_of_val(host),
                     flags.bits(),
                 )
-            })?;
+            }?;
         }
         // Unlocks when dropped, also when `f` panics: after the GPU's uses, recorded in `uses`.
         let scope = Scope {
@@ -120,7 +120,7 @@ impl<T> Drop for Scope<'_, T> {
         let _ = self.uses.host_write();
         if self.len > 0 && self.ctx.bind().is_ok() {
             // SAFETY: registered by register_host_slice, unregistered once, here.
-            unsafe { sys::cuMemHostUnregister(self.ptr.cast()) };
+            let _ = unsafe { calls::mem_host_unregister(self.ptr.cast()) };
         }
     }
 }

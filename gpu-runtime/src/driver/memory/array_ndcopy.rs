@@ -4,10 +4,10 @@
 use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn, Order, ShapeBuilder};
 
 use crate::driver::context::core::Context;
-use crate::driver::host::slices::elements_in_order;
 use crate::driver::memory::cuda_array::{
     extents, shape_of, ArrayDescriptor, ArrayElement, ArrayFlags, CudaArray,
 };
+use crate::driver::memory::slices::elements_in_order;
 use crate::error::{CopyError, Result};
 
 impl CudaArray {

@@ -9,14 +9,14 @@ use cudarc::driver::sys;
 #[cfg(feature = "gpuarray")]
 use ndarray::{Array, ShapeBuilder};
 
+use crate::driver::calls;
 use crate::driver::context::core::Context;
-use crate::driver::host::slices::{HostSlice, HostSliceMut};
+use crate::driver::memory::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::view::*;
 use crate::driver::ordering::{Release, StreamUses};
-use crate::driver::result::check;
 #[cfg(feature = "gpuarray")]
-use crate::error::{CopyError, Error};
-use crate::error::{MemoryError, Result};
+use crate::error::CopyError;
+use crate::error::{Error, MemoryError, Result};
 use crate::types::repr::DeviceRepr;
 
 /// the guide's [Safety model](crate::guide::threads_and_safety#safety-model)).
@@ -87,10 +87,8 @@ fn alloc_block(ctx: &Context, bytes: usize, reuse: bool) -> Result<sys::CUdevice
                 return Ok(ptr);
             }
         }
-        let mut ptr = 0;
-        // SAFETY: valid out-pointer; the context is current.
-        check("cuMemAlloc", unsafe { sys::cuMemAlloc_v2(&mut ptr, bytes) })?;
-        Ok(ptr)
+        // The context is current.
+        Ok(calls::mem_alloc(bytes)?)
     })
 }
 
@@ -192,9 +190,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             buf.uses.write_on(ctx.legacy())?;
             // SAFETY: the range lies inside the allocation just made; the context is current
             // (alloc_device bound it, and write_on binds it back after any wait).
-            check("cuMemsetD8", unsafe {
-                sys::cuMemsetD8_v2(buf.ptr, 0, buf.byte_len())
-            })?;
+            unsafe { calls::memset_d8(buf.ptr, 0, buf.byte_len()) }?;
         }
         Ok(buf)
     }
@@ -316,7 +312,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         self.ctx.bind()?;
         // SAFETY: ptr came from cuMemAlloc in this context, is freed once (self.ptr is 0 now),
         // and no queued work uses it any more.
-        check("cuMemFree", unsafe { sys::cuMemFree_v2(ptr) })
+        unsafe { calls::mem_free(ptr) }.map_err(Error::from)
     }
 }
 

@@ -5,9 +5,9 @@ use cudarc::driver::sys::{self, CUarray_format as Fmt};
 #[cfg(feature = "gpuarray")]
 use ndarray::Order;
 
+use crate::driver::calls;
 use crate::driver::context::core::Context;
 use crate::driver::ordering::{Release, StreamUses};
-use crate::driver::result::check;
 use crate::error::{CopyError, Result, TextureError};
 use crate::types::complex::Complex;
 use crate::types::repr::DeviceRepr;
@@ -314,12 +314,8 @@ impl CudaArray {
         };
         let raw = crate::driver::context::core::alloc_or_reclaim(&ctx.inner, || {
             ctx.bind()?;
-            let mut raw = std::ptr::null_mut();
-            // SAFETY: valid out-pointer and descriptor; the context is current.
-            check("cuArray3DCreate", unsafe {
-                sys::cuArray3DCreate_v2(&mut raw, &d)
-            })?;
-            Ok(raw)
+            // The context is current.
+            Ok(calls::array_3d_create(&d)?)
         })?;
         Ok(CudaArray {
             raw,
@@ -347,20 +343,8 @@ impl CudaArray {
     /// The descriptor the driver reports (a second opinion on [`descriptor`](Self::descriptor)).
     pub fn query_descriptor(&self) -> Result<(usize, usize, usize, u32)> {
         self.ctx.bind()?;
-        // Starts as a valid descriptor (the driver overwrites every field), so that no
-        // uninitialised value is ever read.
-        let mut d = sys::CUDA_ARRAY3D_DESCRIPTOR {
-            Width: 0,
-            Height: 0,
-            Depth: 0,
-            Format: ArrayFormat::F32.raw(),
-            NumChannels: 0,
-            Flags: 0,
-        };
-        // SAFETY: valid out-pointer; the array is live.
-        check("cuArray3DGetDescriptor", unsafe {
-            sys::cuArray3DGetDescriptor_v2(&mut d, self.raw)
-        })?;
+        // SAFETY: the array is live.
+        let d = unsafe { calls::array_3d_get_descriptor(self.raw) }?;
         Ok((d.Width, d.Height, d.Depth, d.NumChannels))
     }
 

@@ -8,14 +8,12 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::sys;
-
+use crate::driver::calls;
 use crate::driver::context::core::Context;
-use crate::driver::host::page_locked::{PageLocked, PageLockedMut};
-use crate::driver::host::slices::{HostSlice, HostSliceMut};
+use crate::driver::memory::page_locked::{PageLocked, PageLockedMut};
+use crate::driver::memory::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::view::{DeviceRead, DeviceViewMut, DeviceWrite};
 use crate::driver::ordering::StreamInner;
-use crate::driver::result::check;
 use crate::driver::stream::Stream;
 use crate::error::{CopyError, Error, Result};
 use crate::types::repr::DeviceRepr;
@@ -116,9 +114,7 @@ pub fn memcpy_dtod<T: DeviceRepr>(
     dst.context().bind()?;
     // SAFETY: both ranges are live allocations of `bytes` bytes in the current context, and the
     // copy is ordered after their other uses.
-    check("cuMemcpyDtoD", unsafe {
-        sys::cuMemcpyDtoD_v2(dst.device_ptr(), src.device_ptr(), bytes)
-    })
+    unsafe { calls::memcpy_dtod(dst.device_ptr(), src.device_ptr(), bytes) }.map_err(Error::from)
 }
 
 /// Queues a host-to-device copy from page-locked memory on `stream` (PyCUDA's
@@ -164,14 +160,15 @@ pub fn memcpy_htod_async<T: DeviceRepr>(
     // until the copy completes (its record says so); the device side is ordered after its uses.
     queued(
         s,
-        check("cuMemcpyHtoDAsync", unsafe {
-            sys::cuMemcpyHtoDAsync_v2(
+        unsafe {
+            calls::memcpy_htod_async(
                 dst.device_ptr(),
                 src.ptr.cast(),
                 src.len * std::mem::size_of::<T>(),
                 s.raw,
             )
-        }),
+        }
+        .map_err(Error::from),
     )
 }
 
@@ -196,14 +193,15 @@ pub fn memcpy_dtoh_async<T: DeviceRepr>(
     // frees it until the copy completes (its record says so); any bytes are a valid T.
     queued(
         s,
-        check("cuMemcpyDtoHAsync", unsafe {
-            sys::cuMemcpyDtoHAsync_v2(
+        unsafe {
+            calls::memcpy_dtoh_async(
                 dst.ptr.cast(),
                 src.device_ptr(),
                 dst.len * std::mem::size_of::<T>(),
                 s.raw,
             )
-        }),
+        }
+        .map_err(Error::from),
     )
 }
 
@@ -232,14 +230,15 @@ pub unsafe fn memcpy_htod_async_unchecked<T: DeviceRepr>(
     // completes.
     queued(
         s,
-        check("cuMemcpyHtoDAsync", unsafe {
-            sys::cuMemcpyHtoDAsync_v2(
+        unsafe {
+            calls::memcpy_htod_async(
                 dst.device_ptr(),
                 src.as_ptr().cast(),
                 std::mem::size_of_val(src),
                 s.raw,
             )
-        }),
+        }
+        .map_err(Error::from),
     )
 }
 
@@ -267,14 +266,15 @@ pub unsafe fn memcpy_dtoh_async_unchecked<T: DeviceRepr>(
     // any bytes are a valid T (DeviceRepr).
     queued(
         s,
-        check("cuMemcpyDtoHAsync", unsafe {
-            sys::cuMemcpyDtoHAsync_v2(
+        unsafe {
+            calls::memcpy_dtoh_async(
                 dst.as_mut_ptr().cast(),
                 src.device_ptr(),
                 std::mem::size_of_val(dst),
                 s.raw,
             )
-        }),
+        }
+        .map_err(Error::from),
     )
 }
 
@@ -304,9 +304,8 @@ pub fn memcpy_dtod_async<T: DeviceRepr>(
     // completes and ordered after their other uses (their records).
     queued(
         s,
-        check("cuMemcpyDtoDAsync", unsafe {
-            sys::cuMemcpyDtoDAsync_v2(dst.device_ptr(), src.device_ptr(), bytes, s.raw)
-        }),
+        unsafe { calls::memcpy_dtod_async(dst.device_ptr(), src.device_ptr(), bytes, s.raw) }
+            .map_err(Error::from),
     )
 }
 
@@ -345,15 +344,16 @@ pub fn memcpy_peer<T: DeviceRepr>(
     dst.context().bind()?;
     // SAFETY: both ranges are live allocations of `bytes` bytes in the contexts named, ordered
     // after their other uses.
-    check("cuMemcpyPeer", unsafe {
-        sys::cuMemcpyPeer(
+    unsafe {
+        calls::memcpy_peer(
             dst.device_ptr(),
             dst.context().raw(),
             src.device_ptr(),
             src.context().raw(),
             bytes,
         )
-    })
+    }
+    .map_err(Error::from)
 }
 
 /// [`memcpy_peer`] queued on `stream` (a stream of the destination's context).
@@ -375,8 +375,8 @@ pub fn memcpy_peer_async<T: DeviceRepr>(
     // SAFETY: as in memcpy_peer; both ends stay allocated until the copy completes.
     queued(
         s,
-        check("cuMemcpyPeerAsync", unsafe {
-            sys::cuMemcpyPeerAsync(
+        unsafe {
+            calls::memcpy_peer_async(
                 dst.device_ptr(),
                 dst.context().raw(),
                 src.device_ptr(),
@@ -384,7 +384,8 @@ pub fn memcpy_peer_async<T: DeviceRepr>(
                 bytes,
                 s.raw,
             )
-        }),
+        }
+        .map_err(Error::from),
     )
 }
 
@@ -477,8 +478,7 @@ fn memset_on<T>(dst: &DeviceViewMut<'_, T>, stream: &Arc<StreamInner>) -> Result
 
 macro_rules! memset_fns {
     ($(($name:ident, $name2d:ident, $name_async:ident, $name2d_async:ident, $v:ty,
-        $call:ident, $call2d:ident, $call_async:ident, $call2d_async:ident,
-        $cname:literal, $cname2d:literal, $cname_async:literal, $cname2d_async:literal)),*) => {$(
+        $call:ident, $call2d:ident, $call_async:ident, $call2d_async:ident)),*) => {$(
         #[doc = concat!("Sets the first `count` ", stringify!($v), " values of `dst` to `value` (PyCUDA's `", stringify!($name), "`), on the legacy default stream after every use of `dst`.")]
         pub fn $name<T>(dst: &mut (impl DeviceWrite<T> + ?Sized), value: $v, count: usize) -> Result<()> {
             let dst = dst.device_view_mut();
@@ -488,7 +488,7 @@ macro_rules! memset_fns {
             }
             memset_on(&dst, dst.context().legacy())?;
             // SAFETY: count values fit in the live allocation (checked above).
-            check($cname, unsafe { sys::$call(dst.device_ptr(), value, count) })
+            unsafe { calls::$call(dst.device_ptr(), value, count) }.map_err(Error::from)
         }
 
         #[doc = concat!("[`", stringify!($name), "`] queued on `stream` (a stream of `dst`'s context); returns without waiting.")]
@@ -502,7 +502,7 @@ macro_rules! memset_fns {
             memset_on(&dst, s)?;
             // SAFETY: as in the synchronous memset; the memory stays allocated until the memset
             // completes (its record says so).
-            check($cname_async, unsafe { sys::$call_async(dst.device_ptr(), value, count, s.raw) })
+            unsafe { calls::$call_async(dst.device_ptr(), value, count, s.raw) }.map_err(Error::from)
         }
 
         #[doc = concat!("Sets `width` ", stringify!($v), " values in each of `height` rows, `pitch` bytes apart, to `value` (PyCUDA's `", stringify!($name2d), "`).")]
@@ -520,7 +520,7 @@ macro_rules! memset_fns {
             }
             memset_on(&dst, dst.context().legacy())?;
             // SAFETY: every row lies in the live allocation (checked above).
-            check($cname2d, unsafe { sys::$call2d(dst.device_ptr(), pitch, value, width, height) })
+            unsafe { calls::$call2d(dst.device_ptr(), pitch, value, width, height) }.map_err(Error::from)
         }
 
         #[doc = concat!("[`", stringify!($name2d), "`] queued on `stream` (a stream of `dst`'s context); returns without waiting.")]
@@ -540,9 +540,8 @@ macro_rules! memset_fns {
             }
             memset_on(&dst, s)?;
             // SAFETY: as in the synchronous memset; the memory outlives the queued memset.
-            check($cname2d_async, unsafe {
-                sys::$call2d_async(dst.device_ptr(), pitch, value, width, height, s.raw)
-            })
+            unsafe { calls::$call2d_async(dst.device_ptr(), pitch, value, width, height, s.raw) }
+                .map_err(Error::from)
         }
     )*};
 }
@@ -554,14 +553,10 @@ memset_fns!(
         memset_d8_async,
         memset_d2d8_async,
         u8,
-        cuMemsetD8_v2,
-        cuMemsetD2D8_v2,
-        cuMemsetD8Async,
-        cuMemsetD2D8Async,
-        "cuMemsetD8",
-        "cuMemsetD2D8",
-        "cuMemsetD8Async",
-        "cuMemsetD2D8Async"
+        memset_d8,
+        memset_d2d8,
+        memset_d8_async,
+        memset_d2d8_async
     ),
     (
         memset_d16,
@@ -569,14 +564,10 @@ memset_fns!(
         memset_d16_async,
         memset_d2d16_async,
         u16,
-        cuMemsetD16_v2,
-        cuMemsetD2D16_v2,
-        cuMemsetD16Async,
-        cuMemsetD2D16Async,
-        "cuMemsetD16",
-        "cuMemsetD2D16",
-        "cuMemsetD16Async",
-        "cuMemsetD2D16Async"
+        memset_d16,
+        memset_d2d16,
+        memset_d16_async,
+        memset_d2d16_async
     ),
     (
         memset_d32,
@@ -584,13 +575,9 @@ memset_fns!(
         memset_d32_async,
         memset_d2d32_async,
         u32,
-        cuMemsetD32_v2,
-        cuMemsetD2D32_v2,
-        cuMemsetD32Async,
-        cuMemsetD2D32Async,
-        "cuMemsetD32",
-        "cuMemsetD2D32",
-        "cuMemsetD32Async",
-        "cuMemsetD2D32Async"
+        memset_d32,
+        memset_d2d32,
+        memset_d32_async,
+        memset_d2d32_async
     )
 );

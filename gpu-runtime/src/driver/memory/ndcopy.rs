@@ -4,9 +4,9 @@
 use ndarray::{Array, ArrayBase, Data, Dimension, Order, ShapeBuilder};
 
 use crate::driver::context::core::Context;
-use crate::driver::host::extent::ordered_slice;
-use crate::driver::host::slices::memory_order;
 use crate::driver::memory::buffer::DeviceBuffer;
+use crate::driver::memory::extent::ordered_slice;
+use crate::driver::memory::slices::memory_order;
 use crate::driver::memory::view::DeviceRead;
 use crate::error::Result;
 use crate::types::repr::DeviceRepr;

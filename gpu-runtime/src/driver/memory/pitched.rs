@@ -3,12 +3,12 @@
 
 use cudarc::driver::sys;
 
+use crate::driver::calls;
 use crate::driver::context::core::Context;
-use crate::driver::host::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::buffer::DeviceBuffer;
+use crate::driver::memory::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::structured::Memcpy2D;
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
-use crate::driver::result::check;
 use crate::error::{CopyError, MemoryError, Result};
 use crate::types::repr::DeviceRepr;
 
@@ -68,11 +68,8 @@ impl Context {
             });
         }
         self.bind()?;
-        let (mut ptr, mut pitch) = (0, 0);
-        // SAFETY: valid out-pointers; the context is current; the element size is 4, 8 or 16.
-        check("cuMemAllocPitch", unsafe {
-            sys::cuMemAllocPitch_v2(&mut ptr, &mut pitch, width_bytes, height, size.max(4) as u32)
-        })?;
+        // The context is current; the element size is 4, 8 or 16.
+        let (ptr, pitch) = calls::mem_alloc_pitch(width_bytes, height, size.max(4) as u32)?;
         // The pitch is a multiple of the hardware's alignment (at least 32 bytes), so a whole
         // number of elements.
         let len = pitch / size * height;

@@ -11,9 +11,9 @@ use std::sync::Arc;
 
 use cudarc::driver::sys;
 
+use crate::driver::calls;
 use crate::driver::context::core::Context;
 use crate::driver::ordering::{StreamInner, StreamUses};
-use crate::driver::result::check;
 use crate::error::{ArrayShapeError, CopyError, Error, Result};
 use crate::types::repr::DeviceRepr;
 
@@ -371,9 +371,8 @@ pub(crate) fn copy_htod<T: DeviceRepr>(dst: &mut DeviceViewMut<'_, T>, src: &[T]
     dst.write_on(dst.ctx.legacy())?;
     dst.ctx.bind()?;
     // SAFETY: src is readable for size_of_val(src) bytes and dst holds as many (checked above).
-    check("cuMemcpyHtoD", unsafe {
-        sys::cuMemcpyHtoD_v2(dst.ptr, src.as_ptr().cast(), std::mem::size_of_val(src))
-    })
+    unsafe { calls::memcpy_htod(dst.ptr, src.as_ptr().cast(), std::mem::size_of_val(src)) }
+        .map_err(Error::from)
 }
 
 /// A synchronous device-to-host copy from `src`, ordered on the legacy default stream after
@@ -389,9 +388,8 @@ pub(crate) fn copy_dtoh<T: DeviceRepr>(src: &DeviceView<'_, T>, dst: &mut [T]) -
     src.ctx.bind()?;
     // SAFETY: dst is writable for size_of_val(dst) bytes and src holds as many; any bytes are a
     // valid T (DeviceRepr).
-    check("cuMemcpyDtoH", unsafe {
-        sys::cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), src.ptr, std::mem::size_of_val(dst))
-    })
+    unsafe { calls::memcpy_dtoh(dst.as_mut_ptr().cast(), src.ptr, std::mem::size_of_val(dst)) }
+        .map_err(Error::from)
 }
 
 /// Copies the first `len` elements of `src` into the spare capacity of an empty `Vec`, so that
@@ -410,10 +408,7 @@ pub(super) fn copy_dtoh_spare<T: DeviceRepr>(
     // SAFETY: the Vec has capacity for len elements; the copy writes all of them before set_len,
     // and any bytes are a valid T (DeviceRepr).
     unsafe {
-        check(
-            "cuMemcpyDtoH",
-            sys::cuMemcpyDtoH_v2(dst.as_mut_ptr().cast(), src.ptr, len * std::mem::size_of::<T>()),
-        )?;
+        calls::memcpy_dtoh(dst.as_mut_ptr().cast(), src.ptr, len * std::mem::size_of::<T>())?;
         dst.set_len(len);
     }
     Ok(())

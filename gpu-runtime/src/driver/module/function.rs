@@ -9,10 +9,10 @@ use std::sync::{Arc, OnceLock};
 use cudarc::driver::sys::{self, CUfunction_attribute as FuncAttr};
 
 use crate::compiler::source::ModuleSource;
+use crate::driver::calls;
 use crate::driver::context::core::Context;
 use crate::driver::module::loaded::{KernelLimits, LoadedModule};
 use crate::driver::ordering::ModuleUses;
-use crate::driver::result::check;
 use crate::error::{Error, Result};
 
 /// A kernel function compiled, loaded and looked up: what `prepare` returns, ready to launch with no
@@ -193,13 +193,13 @@ impl Function {
     #[cold]
     pub(crate) fn opt_in_shared(&self, bytes: u32) -> Result<()> {
         // SAFETY: live function; the attribute takes a byte count.
-        check("cuFuncSetAttribute", unsafe {
-            sys::cuFuncSetAttribute(
+        unsafe {
+            calls::func_set_attribute(
                 self.func,
                 FuncAttr::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 bytes as i32,
             )
-        })?;
+        }?;
         self.optin_shared.fetch_max(bytes, Ordering::Relaxed);
         Ok(())
     }

@@ -1,12 +1,12 @@
 //! A kernel's attributes (registers, memory sizes, limits) and its cache preferences.
 
-use cudarc::driver::sys::{self, CUfunction_attribute as FuncAttr};
+use cudarc::driver::sys::CUfunction_attribute as FuncAttr;
 
 use crate::driver::context::config::{CacheConfig, SharedConfig};
 
+use crate::driver::calls;
 use crate::driver::module::function::Function;
-use crate::driver::result::check;
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 impl Function {
     /// Any `CUfunction_attribute` of the kernel.
@@ -39,12 +39,8 @@ impl Function {
     /// # Ok(()) }
     /// ```
     pub fn attribute(&self, attr: FuncAttr) -> Result<i32> {
-        let mut v = 0;
-        // SAFETY: valid out-pointer; the function lives as long as self.
-        check("cuFuncGetAttribute", unsafe {
-            sys::cuFuncGetAttribute(&mut v, attr, self.func)
-        })?;
-        Ok(v)
+        // SAFETY: the function lives as long as self.
+        Ok(unsafe { calls::func_get_attribute(self.func, attr) }?)
     }
 
     pub(crate) fn attr_u32(&self, attr: FuncAttr) -> Result<u32> {
@@ -91,9 +87,7 @@ impl Function {
         let c = config.raw();
         self.ctx.bind()?;
         // SAFETY: live function, valid enum value.
-        check("cuFuncSetCacheConfig", unsafe {
-            sys::cuFuncSetCacheConfig(self.func, c)
-        })
+        unsafe { calls::func_set_cache_config(self.func, c) }.map_err(Error::from)
     }
 
     /// Sets the kernel's shared memory bank width.
@@ -101,8 +95,6 @@ impl Function {
         let c = config.raw();
         self.ctx.bind()?;
         // SAFETY: live function, valid enum value.
-        check("cuFuncSetSharedMemConfig", unsafe {
-            sys::cuFuncSetSharedMemConfig(self.func, c)
-        })
+        unsafe { calls::func_set_shared_mem_config(self.func, c) }.map_err(Error::from)
     }
 }

@@ -12,12 +12,12 @@ use std::sync::Arc;
 use cudarc::driver::sys;
 
 use crate::compiler::source::ModuleSource;
+use crate::driver::calls::{self, Failed};
 use crate::driver::context::core::Context;
 use crate::driver::memory::view::{copy_dtoh, copy_htod, DeviceView, DeviceViewMut};
 use crate::driver::module::loaded::LoadedModule;
 use crate::driver::module::vars::toolchain_table_error;
 use crate::driver::ordering::ModuleVars;
-use crate::driver::result::check;
 use crate::error::{CopyError, Error, Result};
 use crate::types::repr::DeviceRepr;
 
@@ -66,16 +66,20 @@ impl<T: DeviceRepr> Global<T> {
         let c_name = CString::new(name).map_err(|_| Error::GlobalNotFound {
             name: name.to_owned(),
         })?;
-        let (mut ptr, mut bytes) = (0, 0);
         ctx.bind()?;
-        // SAFETY: valid out-pointers, live module, NUL-terminated name.
-        let r = unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut bytes, module.raw(), c_name.as_ptr()) };
-        if r == sys::CUresult::CUDA_ERROR_NOT_FOUND {
-            return Err(Error::GlobalNotFound {
-                name: name.to_owned(),
-            });
-        }
-        check("cuModuleGetGlobal", r)?;
+        // SAFETY: live module, whose context is current.
+        let (ptr, bytes) = match unsafe { calls::module_get_global(module.raw(), &c_name) } {
+            Ok(found) => found,
+            Err(Failed {
+                code: sys::CUresult::CUDA_ERROR_NOT_FOUND,
+                ..
+            }) => {
+                return Err(Error::GlobalNotFound {
+                    name: name.to_owned(),
+                })
+            }
+            Err(e) => return Err(e.into()),
+        };
         if module.vars.vars() == ModuleVars::None {
             return Err(toolchain_table_error(name));
         }

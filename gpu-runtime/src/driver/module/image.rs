@@ -5,6 +5,7 @@ use std::ffi::c_void;
 
 use cudarc::driver::sys::{self, CUjit_option};
 
+use crate::driver::calls::{self, Failed};
 use crate::error::{Error, Result};
 
 /// Options for the driver's JIT when loading PTX (PyCUDA's `jit_options`).
@@ -90,18 +91,16 @@ pub(crate) fn load_image(
     if image_kind(image) == Kind::Elf {
         // A cubin is machine code: no JIT step reads the options or writes a log, so it loads
         // as a hand-written loader would, without the log buffers' allocations.
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: a non-empty image; valid out-pointer.
-        let r = unsafe { sys::cuModuleLoadData(&mut raw, image.as_ptr().cast()) };
-        if r != sys::CUresult::CUDA_SUCCESS {
-            return Err(Error::ModuleLoad {
+        // SAFETY: a non-empty image.
+        return match unsafe { calls::module_load_data(image.as_ptr().cast()) } {
+            Ok(raw) => Ok((raw, String::new(), String::new())),
+            Err(Failed { code: r, .. }) => Err(Error::ModuleLoad {
                 what: what.to_owned(),
                 code: r as u32,
                 name: format!("{r:?}"),
                 log: String::new(),
-            });
-        }
-        return Ok((raw, String::new(), String::new()));
+            }),
+        };
     }
     let size = jit.log_size.max(1) as usize;
     let mut info = vec![0u8; size];
@@ -138,31 +137,22 @@ pub(crate) fn load_image(
     if jit.log_verbose {
         push(CUjit_option::CU_JIT_LOG_VERBOSE, 1);
     }
-    let mut raw = std::ptr::null_mut();
     // SAFETY: the image is non-empty and, for PTX, NUL-terminated; opts and vals have the same
     // length and the log buffers have the sizes passed and outlive the call.
-    let r = unsafe {
-        sys::cuModuleLoadDataEx(
-            &mut raw,
-            image.as_ptr().cast(),
-            opts.len() as u32,
-            opts.as_mut_ptr(),
-            vals.as_mut_ptr(),
-        )
-    };
+    let loaded = unsafe { calls::module_load_data_ex(image.as_ptr().cast(), &mut opts, &mut vals) };
     let text = |b: &[u8]| {
         let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
         String::from_utf8_lossy(&b[..end]).trim_end().to_owned()
     };
-    if r != sys::CUresult::CUDA_SUCCESS {
-        return Err(Error::ModuleLoad {
+    match loaded {
+        Ok(raw) => Ok((raw, text(&info), text(&error))),
+        Err(Failed { code: r, .. }) => Err(Error::ModuleLoad {
             what: what.to_owned(),
             code: r as u32,
             name: format!("{r:?}"),
             log: text(&error),
-        });
+        }),
     }
-    Ok((raw, text(&info), text(&error)))
 }
 
 /// What an image holds, from its first bytes.

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUfunction_attribute as FuncAttr};
 
+use crate::driver::calls::{self, Failed};
 use crate::driver::context::core::Context;
 use crate::driver::ordering::ModuleUses;
-use crate::driver::result::check;
 use crate::error::{Error, Result};
 
 /// Per-kernel limits, read from the driver once per [`Function`](crate::driver::Function), at its
@@ -109,14 +109,15 @@ impl LoadedModule {
         let Ok(c_name) = CString::new(symbol) else {
             return Ok(None);
         };
-        let mut f = std::ptr::null_mut();
-        // SAFETY: valid out-pointer, live module, NUL-terminated name.
-        let r = unsafe { sys::cuModuleGetFunction(&mut f, self.raw, c_name.as_ptr()) };
-        if r == sys::CUresult::CUDA_ERROR_NOT_FOUND {
-            return Ok(None);
+        // SAFETY: live module.
+        match unsafe { calls::module_get_function(self.raw, &c_name) } {
+            Ok(f) => Ok(Some(f)),
+            Err(Failed {
+                code: sys::CUresult::CUDA_ERROR_NOT_FOUND,
+                ..
+            }) => Ok(None),
+            Err(e) => Err(e.into()),
         }
-        check("cuModuleGetFunction", r)?;
-        Ok(Some(f))
     }
 }
 
@@ -126,11 +127,8 @@ impl KernelLimits {
     /// leaves to the first use: so it is done at the first launch, not when a module is loaded.
     pub(crate) fn query(f: sys::CUfunction) -> Result<KernelLimits> {
         let attr = |a| -> Result<u32> {
-            let mut v = 0;
-            // SAFETY: valid out-pointer and live function.
-            check("cuFuncGetAttribute", unsafe {
-                sys::cuFuncGetAttribute(&mut v, a, f)
-            })?;
+            // SAFETY: live function.
+            let v = unsafe { calls::func_get_attribute(f, a) }?;
             Ok(v.max(0) as u32)
         };
         Ok(KernelLimits {
@@ -145,8 +143,8 @@ impl Drop for LoadedModule {
         // SAFETY: the context outlives its modules (ContextInner drops its cache before
         // releasing the context, and kernels hold the context); the module is unloaded once.
         unsafe {
-            if sys::cuCtxSetCurrent(self.ctx_raw) == sys::CUresult::CUDA_SUCCESS {
-                sys::cuModuleUnload(self.raw);
+            if calls::ctx_set_current(self.ctx_raw).is_ok() {
+                let _ = calls::module_unload(self.raw);
             }
         }
     }

@@ -12,12 +12,12 @@ use std::sync::Arc;
 use cudarc::driver::sys::{self};
 
 use crate::compiler::cache::CacheStatus;
+use crate::driver::calls::{self, Failed};
 use crate::driver::context::core::Context;
 use crate::driver::module::function::Function;
 use crate::driver::module::image::JitOptions;
 use crate::driver::module::loaded::{LoadInfo, LoadedModule};
 use crate::driver::ordering::ModuleVars;
-use crate::driver::result::check;
 use crate::error::{CopyError, Error, Result};
 use crate::types::repr::DeviceRepr;
 
@@ -144,13 +144,15 @@ impl Module {
         };
         let c_name = CString::new(name).map_err(|_| not_found())?;
         self.ctx.bind()?;
-        let (mut ptr, mut bytes) = (0, 0);
-        // SAFETY: valid out-pointers, live module, NUL-terminated name.
-        let r = unsafe { sys::cuModuleGetGlobal_v2(&mut ptr, &mut bytes, self.inner.raw, c_name.as_ptr()) };
-        if r == sys::CUresult::CUDA_ERROR_NOT_FOUND {
-            return Err(not_found());
-        }
-        check("cuModuleGetGlobal", r)?;
+        // SAFETY: live module, whose context is current.
+        let (ptr, bytes) = match unsafe { calls::module_get_global(self.inner.raw, &c_name) } {
+            Ok(found) => found,
+            Err(Failed {
+                code: sys::CUresult::CUDA_ERROR_NOT_FOUND,
+                ..
+            }) => return Err(not_found()),
+            Err(e) => return Err(e.into()),
+        };
         if self.inner.vars.vars() == ModuleVars::None {
             return Err(crate::driver::module::vars::toolchain_table_error(name));
         }

@@ -6,9 +6,9 @@ use std::sync::Mutex;
 
 use cudarc::driver::sys::{self, CUresult};
 
-use crate::driver::context::current::bind_raw;
-use crate::driver::result::check;
-use crate::error::Result;
+use crate::driver::calls::{self, Failed};
+use crate::driver::current::bind_raw;
+use crate::error::{Error, Result};
 
 use super::block_cache::BlockCache;
 use super::streams::new_event;
@@ -50,28 +50,16 @@ impl Release {
     pub(crate) unsafe fn now(self) {
         // SAFETY: the caller's guarantee; errors cannot be acted upon (the resource is gone
         // either way, or the context has failed and takes everything with it).
-        unsafe {
+        let _ = unsafe {
             match self {
-                Release::DeviceMemory(p) | Release::CachedDeviceMemory { ptr: p, .. } => {
-                    sys::cuMemFree_v2(p);
-                }
-                Release::HostMemory(p) => {
-                    sys::cuMemFreeHost(p);
-                }
-                Release::Array(a) => {
-                    sys::cuArrayDestroy(a);
-                }
-                Release::Texture(t) => {
-                    sys::cuTexObjectDestroy(t);
-                }
-                Release::Surface(s) => {
-                    sys::cuSurfObjectDestroy(s);
-                }
-                Release::IpcMapping(p) => {
-                    sys::cuIpcCloseMemHandle(p);
-                }
+                Release::DeviceMemory(p) | Release::CachedDeviceMemory { ptr: p, .. } => calls::mem_free(p),
+                Release::HostMemory(p) => calls::mem_free_host(p),
+                Release::Array(a) => calls::array_destroy(a),
+                Release::Texture(t) => calls::tex_object_destroy(t),
+                Release::Surface(s) => calls::surf_object_destroy(s),
+                Release::IpcMapping(p) => calls::ipc_close_mem_handle(p),
             }
-        }
+        };
     }
 }
 
@@ -146,7 +134,7 @@ impl Graveyard {
             d.events.push(ev);
             bind_raw(ctx)?;
             // SAFETY: the event and the stream belong to this context, which is current.
-            check("cuEventRecord", unsafe { sys::cuEventRecord(ev, s.raw) })
+            Ok(unsafe { calls::event_record(ev, s.raw) }?)
         });
         if recorded.is_err() && d.later.is_empty() {
             for s in uses.streams() {
@@ -234,15 +222,20 @@ impl Graveyard {
                 // SAFETY: a live event of this context, which is current.
                 let r = unsafe {
                     if wait {
-                        sys::cuEventSynchronize(ev)
+                        calls::event_synchronize(ev).map(|()| true)
                     } else {
-                        sys::cuEventQuery(ev)
+                        calls::event_query(ev)
                     }
                 };
                 // An event recorded in a capture answers with an error, but its stream's work
                 // may be running: not done. Any other error than "not ready" is a failed
                 // context, whose work has ended.
-                r != CUresult::CUDA_ERROR_NOT_READY && !is_capture_error(r)
+                match r {
+                    Ok(done) => done,
+                    Err(Failed { code, .. }) => {
+                        code != CUresult::CUDA_ERROR_NOT_READY && !is_capture_error(code)
+                    }
+                }
             });
             if done {
                 let d = pending.swap_remove(i);
@@ -274,9 +267,13 @@ impl Graveyard {
                 lock(&self.spare).push(ev);
                 return false;
             }
+            // A failure becomes an Error all the same, so that a sticky one is recorded.
             // SAFETY: the event and the stream belong to this context, which is current; the
             // stream is not being captured.
-            if check("cuEventRecord", unsafe { sys::cuEventRecord(ev, s.raw) }).is_ok() {
+            if unsafe { calls::event_record(ev, s.raw) }
+                .map_err(Error::from)
+                .is_ok()
+            {
                 d.events.push(ev);
                 d.later.swap_remove(i);
             } else {
@@ -303,11 +300,11 @@ impl Graveyard {
         if ctx_current {
             for p in cached {
                 // SAFETY: a cached block of this context: unused, owned by the cache, freed once.
-                unsafe { sys::cuMemFree_v2(p) };
+                let _ = unsafe { calls::mem_free(p) };
             }
             for ev in spare.drain(..) {
                 // SAFETY: spare events of this context, destroyed once.
-                unsafe { sys::cuEventDestroy_v2(ev) };
+                let _ = unsafe { calls::event_destroy(ev) };
             }
         }
         *self.any.get_mut() = false;
@@ -322,7 +319,7 @@ fn free_blocks(ctx: sys::CUcontext, blocks: Vec<sys::CUdeviceptr>) {
     }
     for p in blocks {
         // SAFETY: each block left the cache, which owned it unused, and is freed once here.
-        unsafe { sys::cuMemFree_v2(p) };
+        let _ = unsafe { calls::mem_free(p) };
     }
 }
 

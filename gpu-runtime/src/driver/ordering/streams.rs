@@ -7,8 +7,8 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use cudarc::driver::{sys, CudaStream};
 
-use crate::driver::context::current::bind_raw;
-use crate::driver::result::check;
+use crate::driver::calls;
+use crate::driver::current::bind_raw;
 use crate::error::{BorderError, Result};
 
 /// A stream as ordering sees it: its handle, the context it belongs to, and its fence.
@@ -68,7 +68,7 @@ impl StreamInner {
             Err(e) => {
                 if !raw.is_null() {
                     // SAFETY: the stream was just created by the caller and is not shared.
-                    unsafe { sys::cuStreamDestroy_v2(raw) };
+                    let _ = unsafe { calls::stream_destroy(raw) };
                 }
                 return Err(e);
             }
@@ -127,10 +127,9 @@ impl StreamInner {
         ctx_raw: sys::CUcontext,
         ctx: Weak<dyn Any + Send + Sync>,
     ) -> Result<Arc<StreamInner>> {
-        let mut flags = 0u32;
-        // SAFETY: valid out-pointer; the stream is live (the caller's promise).
-        let blocking = match unsafe { sys::cuStreamGetFlags(raw, &mut flags) } {
-            sys::CUresult::CUDA_SUCCESS => flags & 1 == 0,
+        // SAFETY: the stream is live (the caller's promise).
+        let blocking = match unsafe { calls::stream_get_flags(raw) } {
+            Ok(flags) => flags & 1 == 0,
             // Unknown flags: taken as non-blocking, which only waits where it need not.
             _ => false,
         };
@@ -180,7 +179,7 @@ impl StreamInner {
         let fence = self.fence.swap(std::ptr::null_mut(), Ordering::AcqRel);
         if !fence.is_null() {
             // SAFETY: the fence was made for this stream and is destroyed once (swapped out).
-            unsafe { sys::cuEventDestroy_v2(fence) };
+            let _ = unsafe { calls::event_destroy(fence) };
         }
     }
 
@@ -237,10 +236,10 @@ impl StreamInner {
         use sys::CUstreamCaptureStatus as S;
         bind_raw(self.ctx_raw)?;
         // SAFETY: the stream is live (this value or cudarc's handle keeps it).
-        let status = unsafe { crate::driver::calls::stream::stream_is_capturing(self.raw) }?;
+        let status = unsafe { calls::stream_is_capturing(self.raw) }?;
         if status == S::CU_STREAM_CAPTURE_STATUS_ACTIVE {
             // SAFETY: as above.
-            unsafe { crate::driver::calls::stream::stream_invalidate_capture(self.raw) };
+            unsafe { calls::stream_invalidate_capture(self.raw) };
         }
         Ok(status != S::CU_STREAM_CAPTURE_STATUS_NONE)
     }
@@ -294,12 +293,10 @@ impl StreamInner {
         bind_raw(other.ctx_raw)?;
         // SAFETY: the event and the stream belong to `other`'s context, which is current and
         // kept alive by `_alive` (so the fence is not destroyed either).
-        check("cuEventRecord", unsafe { sys::cuEventRecord(fence, other.raw) })?;
+        unsafe { calls::event_record(fence, other.raw) }?;
         bind_raw(self.ctx_raw)?;
         // SAFETY: both handles are live; a stream may wait for an event of another context.
-        check("cuStreamWaitEvent", unsafe {
-            sys::cuStreamWaitEvent(self.raw, fence, 0)
-        })
+        unsafe { calls::stream_wait_event(self.raw, fence, 0) }.map_err(Into::into)
     }
 
     /// The model check's `wait_for`: the same decision, on the model's queues.
@@ -336,9 +333,7 @@ impl StreamInner {
         bind_raw(self.ctx_raw)?;
         // SAFETY: the stream is live (the null handle is the context's legacy stream, and the
         // context is current).
-        check("cuStreamSynchronize", unsafe {
-            sys::cuStreamSynchronize(self.raw)
-        })
+        unsafe { calls::stream_synchronize(self.raw) }.map_err(Into::into)
     }
 }
 
@@ -357,7 +352,7 @@ impl Drop for StreamInner {
         if !self.legacy && !self.borrowed && !lent {
             // SAFETY: the stream was made for this value and is destroyed once; work queued on
             // it still completes.
-            unsafe { sys::cuStreamDestroy_v2(self.raw) };
+            let _ = unsafe { calls::stream_destroy(self.raw) };
         }
     }
 }
@@ -391,10 +386,8 @@ impl Drop for Closing {
 
 /// A new event without timing, in the current context.
 pub(crate) fn new_event() -> Result<sys::CUevent> {
-    let mut ev = std::ptr::null_mut();
-    // SAFETY: valid out-pointer; the caller made the context current.
-    check("cuEventCreate", unsafe {
-        sys::cuEventCreate(&mut ev, sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32)
-    })?;
-    Ok(ev)
+    // The caller made the context current.
+    Ok(calls::event_create(
+        sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32,
+    )?)
 }

@@ -10,8 +10,8 @@ use std::borrow::Cow;
 use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder, StrideShape};
 
 use crate::driver::context::core::Context;
-use crate::driver::host::extent::dense_memory;
 use crate::driver::memory::buffer::DeviceBuffer;
+use crate::driver::memory::extent::dense_memory;
 use crate::driver::memory::view::copy_htod;
 use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, PooledArray, Storage, StorageMut};

@@ -7,7 +7,7 @@ use cudarc::driver::sys;
 use gpu_cdecl::Scalar;
 
 use crate::driver::context::core::Context;
-use crate::driver::host::slices::{HostSlice, HostSliceMut};
+use crate::driver::memory::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::driver::ordering::StreamUses;
 use crate::driver::texture::{SurfaceObject, TextureObject};

@@ -7,9 +7,9 @@ use std::ffi::c_void;
 use cudarc::driver::sys;
 
 use crate::driver::calls;
+use crate::driver::calls::Failed;
 use crate::driver::context::core::Context;
 use crate::driver::module::function::Function;
-use crate::driver::result::Failed;
 use crate::error::{Error, Result};
 use crate::launch::cluster::LaunchEx;
 use crate::launch::dims::Dim3;

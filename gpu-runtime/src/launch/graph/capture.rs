@@ -15,10 +15,10 @@ use std::ffi::c_void;
 use cudarc::driver::sys;
 
 use crate::driver::calls;
+use crate::driver::calls::Failed;
 use crate::driver::context::core::Context;
 use crate::driver::init::driver_version;
 use crate::driver::module::function::Function;
-use crate::driver::result::Failed;
 use crate::driver::stream::Event;
 use crate::error::{Error, Result};
 use crate::launch::cluster::LaunchEx;
@@ -79,7 +79,7 @@ impl<'a> Capture<'a> {
         }
         ctx.bind()?;
         // The context is current.
-        let stream = calls::stream_create(sys::CUstream_flags::CU_STREAM_NON_BLOCKING)?;
+        let stream = calls::stream_create(sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32)?;
         // SAFETY: the stream was just made and nothing else has it.
         let begun = unsafe {
             calls::stream_begin_capture(stream, sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED)

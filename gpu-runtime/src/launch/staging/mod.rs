@@ -28,11 +28,11 @@ use cudarc::driver::sys;
 use crate::driver::calls::{event, memcpy, stream};
 use crate::driver::context::context_link::ContextLink;
 use crate::driver::context::core::Context;
-use crate::driver::context::current::bind_raw;
 use crate::driver::context::ext::{Extension, Slot};
+use crate::driver::current::bind_raw;
 use crate::driver::host::pinned::{HostAllocFlags, PinnedAllocator, PinnedPoolCore};
-use crate::driver::host::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::pool_core::{Block, PoolCore};
+use crate::driver::memory::slices::{HostSlice, HostSliceMut};
 use crate::driver::memory::view::DeviceWrite;
 use crate::driver::module::function::Function;
 use crate::driver::ordering::{StreamInner, StreamUses};
@@ -95,7 +95,7 @@ fn make_staging(ctx: &Context) -> Result<ContextStaging> {
     ctx.bind()?;
     // The context is current. A blocking stream (CU_STREAM_DEFAULT, flag 0): see the module's
     // documentation.
-    let stream = stream::stream_create(sys::CUstream_flags::CU_STREAM_DEFAULT)?;
+    let stream = stream::stream_create(sys::CUstream_flags::CU_STREAM_DEFAULT as u32)?;
     let made = ContextStaging {
         // The context owns these pools, so they hold a weak link to it.
         device: Arc::new(PoolCore::new(DeviceAllocator::new(ContextLink::weak(ctx)))),
@@ -369,7 +369,7 @@ impl<'a> Staging<'a> {
         while events.len() < n {
             bind_raw(self.ctx.raw())?;
             // The context is current.
-            match event::event_create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING) {
+            match event::event_create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) {
                 Ok(ev) => events.push(ev),
                 Err(e) => {
                     self.st

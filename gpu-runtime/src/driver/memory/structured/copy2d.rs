@@ -5,11 +5,11 @@ use std::marker::PhantomData;
 use cudarc::driver::sys;
 
 use super::ends::*;
+use crate::driver::calls;
 use crate::driver::memory::cuda_array::CudaArray;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
-use crate::driver::result::check;
 use crate::driver::stream::Stream;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::types::repr::DeviceRepr;
 
 /// A 2D copy of `height` rows of `width_bytes` bytes (PyCUDA's `Memcpy2D`).
@@ -94,7 +94,7 @@ impl<'a> Memcpy2D<'a> {
         }
         // SAFETY: every end was checked to hold the whole rectangle, and stays borrowed until
         // the copy has finished.
-        check("cuMemcpy2D", unsafe { sys::cuMemcpy2D_v2(&p) })
+        unsafe { calls::memcpy_2d(&p) }.map_err(Error::from)
     }
 
     /// [`call`](Self::call) for a device-to-device copy whose pitches or offsets the driver's
@@ -106,7 +106,7 @@ impl<'a> Memcpy2D<'a> {
             return Ok(());
         }
         // SAFETY: as in call.
-        check("cuMemcpy2DUnaligned", unsafe { sys::cuMemcpy2DUnaligned_v2(&p) })
+        unsafe { calls::memcpy_2d_unaligned(&p) }.map_err(Error::from)
     }
 
     /// Queues the copy on `stream`, after the other work on its device and array ends (which
@@ -122,8 +122,6 @@ impl<'a> Memcpy2D<'a> {
         }
         stream.context().bind()?;
         // SAFETY: as in call; the caller keeps host memory alive until the copy completes.
-        check("cuMemcpy2DAsync", unsafe {
-            sys::cuMemcpy2DAsync_v2(&p, stream.raw())
-        })
+        unsafe { calls::memcpy_2d_async(&p, stream.raw()) }.map_err(Error::from)
     }
 }

@@ -5,9 +5,9 @@ use std::marker::PhantomData;
 use cudarc::driver::sys;
 
 use super::ends::*;
+use crate::driver::calls;
 use crate::driver::memory::cuda_array::CudaArray;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
-use crate::driver::result::check;
 use crate::driver::stream::Stream;
 use crate::error::{CopyError, Error, Result};
 use crate::types::repr::DeviceRepr;
@@ -127,7 +127,7 @@ impl<'a> Memcpy3D<'a> {
         }
         // SAFETY: every end was checked to hold the whole box, and stays borrowed until the
         // copy has finished.
-        check("cuMemcpy3D", unsafe { sys::cuMemcpy3D_v2(&p) })
+        unsafe { calls::memcpy_3d(&p) }.map_err(Error::from)
     }
 
     /// Queues the copy on `stream`, after the other work on its device and array ends (which
@@ -143,9 +143,7 @@ impl<'a> Memcpy3D<'a> {
         }
         stream.context().bind()?;
         // SAFETY: as in call; the caller keeps host memory alive until the copy completes.
-        check("cuMemcpy3DAsync", unsafe {
-            sys::cuMemcpy3DAsync_v2(&p, stream.raw())
-        })
+        unsafe { calls::memcpy_3d_async(&p, stream.raw()) }.map_err(Error::from)
     }
 
     /// Runs the copy between ends in two contexts, e.g. on two GPUs, and waits for it
@@ -172,7 +170,7 @@ impl<'a> Memcpy3D<'a> {
         }
         // SAFETY: every end was checked to hold the whole box, and stays borrowed until the
         // copy has finished; both contexts are alive (the ends hold them).
-        check("cuMemcpy3DPeer", unsafe { sys::cuMemcpy3DPeer(&p) })
+        unsafe { calls::memcpy_3d_peer(&p) }.map_err(Error::from)
     }
 
     /// [`call_peer`](Self::call_peer) queued on `stream`, a stream of the destination's
@@ -187,9 +185,7 @@ impl<'a> Memcpy3D<'a> {
             return Ok(());
         }
         // SAFETY: as in call_peer; the caller keeps host memory alive until the copy completes.
-        check("cuMemcpy3DPeerAsync", unsafe {
-            sys::cuMemcpy3DPeerAsync(&p, stream.raw())
-        })
+        unsafe { calls::memcpy_3d_peer_async(&p, stream.raw()) }.map_err(Error::from)
     }
 
     /// The peer copy's description: each end's context is its own, or the other end's for

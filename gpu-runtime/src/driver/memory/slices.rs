@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use ndarray::{ArrayBase, ArrayRef, Data, DataMut, Dimension, Order};
 
 #[cfg(feature = "gpuarray")]
-use crate::driver::host::extent::{host_extent, ordered_slice, ordered_slice_mut};
+use crate::driver::memory::extent::{host_extent, ordered_slice, ordered_slice_mut};
 use crate::error::Result;
 
 #[cfg(feature = "gpuarray")]

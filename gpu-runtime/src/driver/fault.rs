@@ -7,8 +7,7 @@
 
 use std::sync::OnceLock;
 
-use cudarc::driver::sys;
-
+use crate::driver::calls;
 use crate::error::Error;
 
 /// A sticky error, as first reported.
@@ -46,21 +45,10 @@ pub(crate) fn record_fault(call: &'static str, code: u32, name: &str, descriptio
 
 /// The ordinal of the device of the context current on this thread.
 fn current_device() -> Option<usize> {
-    let mut dev = 0;
-    // SAFETY: valid out-pointer; the driver is loaded (a driver call just reported an error).
-    if unsafe { sys::cuCtxGetDevice(&mut dev) } != sys::CUresult::CUDA_SUCCESS {
-        return None;
-    }
-    let mut count = 0;
-    // SAFETY: valid out-pointer.
-    if unsafe { sys::cuDeviceGetCount(&mut count) } != sys::CUresult::CUDA_SUCCESS {
-        return None;
-    }
-    (0..count).position(|ordinal| {
-        let mut d = 0;
-        // SAFETY: valid out-pointer and ordinal.
-        unsafe { sys::cuDeviceGet(&mut d, ordinal) == sys::CUresult::CUDA_SUCCESS && d == dev }
-    })
+    // The driver is loaded: a driver call just reported an error.
+    let dev = calls::ctx_get_device().ok()?;
+    let count = calls::device_get_count().ok()?;
+    (0..count).position(|ordinal| calls::device_get(ordinal).is_ok_and(|d| d == dev))
 }
 
 impl Fault {
