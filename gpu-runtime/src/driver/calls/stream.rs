@@ -105,6 +105,7 @@ pub(crate) unsafe fn launch_host_func(
 ///
 /// # Safety
 /// `stream` and `event` are live (the event may be of another context).
+#[inline]
 pub(crate) unsafe fn stream_wait_event(
     stream: sys::CUstream,
     event: sys::CUevent,
