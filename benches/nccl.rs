@@ -248,6 +248,9 @@ fn run() -> Fallible<()> {
         .unwrap_or_else(|| std::path::PathBuf::from("target/bench-nccl.json"));
     std::fs::write(&path, table::json(&device, &all))?;
     println!("JSON: {}", path.display());
+    let md = path.with_extension("md");
+    std::fs::write(&md, table::markdown(&device, &all))?;
+    println!("markdown: {}", md.display());
     Ok(())
 }
 
