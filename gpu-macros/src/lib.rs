@@ -9,10 +9,33 @@ use proc_macro::TokenStream;
 
 /// Declares a CUDA C kernel with a typed Rust signature, checked at compile time.
 ///
+// The example is a file of its own so that gpu-runtime compiles it as a doctest (this crate's
+// doctests do not run: see its Cargo.toml).
+#[doc = include_str!("kernel_example.md")]
+///
+/// Each Rust parameter must match its C one (count, order, scalar width and signedness, pointer
+/// constness: `const float *x` is `x: &[f32]`, `float *y` is `y: &mut [f32]`, `int n` is
+/// `n: i32`); a mismatch is a compile error at the Rust parameter. The marks say what the
+/// convenience call does with host data:
+///
+/// - `#[In]`: copied to the device before the launch (`&[T]`: a slice, `Vec`, array or
+///   contiguous `ndarray`);
+/// - `#[Out]`: copied back to the host after it (`&mut [T]`; not copied in, so the kernel
+///   writes every element);
+/// - `#[InOut]`: both.
+///
+/// An unmarked pointer parameter takes device memory (a `DeviceBuffer` or a view of one) in
+/// every call; host data there is a compile error naming the fix (`ctx.to_device(..)` or a
+/// mark). `#[len = n]` on a pointer refuses a buffer shorter than `n` (another argument's name,
+/// or an expression of them) before the launch; `#[read_only]` takes a `T *` the kernel only
+/// reads as `&[T]`.
+///
 /// On `fn name(args…);` it generates `name::prepare`, the typed `name::Kernel` with
 /// `prepared_call`, `prepared_async_call`, `prepared_timed_call` and `call`, and a convenience
-/// `name(&ctx, grid, block, args…)`. On `mod name { fn a(…); fn b(…); }` it does the same for
-/// each kernel, compiled into one module. See the `gpu_runtime` crate documentation.
+/// `name(&ctx, grid, block, args…)` (prepare, then `call`). Grid and block are an integer or a
+/// 1-, 2- or 3-tuple. On `mod name { fn a(…); fn b(…); }` it does the same for each kernel,
+/// compiled into one module. The `gpu_runtime` crate's guide has the whole type table and
+/// everything generated (its chapter `kernels`).
 ///
 /// Arguments: the source as a string literal (or `source = "…"`), or `file = "path.cu"`
 /// relative to the crate's `Cargo.toml`; `name = "c_name"` when the C function is named

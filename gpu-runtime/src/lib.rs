@@ -119,3 +119,9 @@ pub mod __testing;
 #[doc = include_str!("../../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+/// The example on `#[kernel]`'s own page (what an editor shows on hover), compiled as a doctest
+/// here: the macro crate's doctests cannot run (gpu-macros/Cargo.toml).
+#[doc = include_str!("../../gpu-macros/src/kernel_example.md")]
+#[cfg(doctest)]
+pub struct KernelAttributeDoctest;

@@ -23,7 +23,9 @@
 //! 13. [`performance`]: what a launch, a copy and a generated kernel cost, measured against the
 //!     driver.
 //! 14. [`coming_from_cudarc`]: a cudarc launch and the same launch here, side by side.
-//! 15. [`coming_from_pycuda`]: PyCUDA's calls and their counterparts here.
+//! 15. [`coming_from_pycuda`]: a PyCUDA program and the same program here, side by side; every
+//!     PyCUDA call and its counterpart.
+//! 16. [`coming_from_cupy`]: CuPy's arrays, kernels and streams next to the same code here.
 
 // A chapter is a module with no items: its text, then the link targets all chapters share (each
 // a `crate::` path, so that a chapter needs no imports and the layer check sees none).
@@ -52,3 +54,4 @@ chapter!(threads_and_safety, "threads_and_safety.md");
 chapter!(performance, "performance.md");
 chapter!(coming_from_cudarc, "coming_from_cudarc.md");
 chapter!(coming_from_pycuda, "coming_from_pycuda.md");
+chapter!(coming_from_cupy, "coming_from_cupy.md");
