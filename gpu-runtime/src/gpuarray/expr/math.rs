@@ -57,7 +57,6 @@ pub use crate::gpuarray::expr::compare::{
     logical_and, logical_not, logical_or, logical_xor, maximum, minimum, not_equal, pow, power, remainder,
     sign, where_,
 };
-pub use crate::gpuarray::expr::func::CmpOp;
 pub use crate::gpuarray::expr::math_complex::{
     angle, angle_into, angle_on, complex_abs, complex_abs_into, complex_abs_on, conj, conj_into, conj_on,
     imag, imag_into, imag_on, real, real_into, real_on, ComplexElement,
