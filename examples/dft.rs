@@ -7,10 +7,10 @@
 //!
 //! `cargo run --release --example dft`: needs an NVIDIA GPU.
 
-use gpu_runtime::driver::{memory_order, Stream};
+use gpu_runtime::driver::memory_order;
 use gpu_runtime::ndarray::{Array2, Order, ShapeBuilder};
 use gpu_runtime::types::Complex64;
-use gpu_runtime::{kernel, Context};
+use gpu_runtime::{kernel, Context, Stream};
 use gpu_suite::{run_example, Rng};
 
 // One block per output frequency of one signal; each thread sums a strided part of the input,

@@ -11,7 +11,7 @@
    of the markdown file it points to (or of the same file), by GitHub's rules for heading ids.
    Links with a scheme (https:, mailto:) are not followed. In the files rustdoc renders (the
    front page, the chapters), a link whose target is a Rust path (`crate::guide::arrays`,
-   `driver::Context#method.alloc`) is an intra-doc link, which `cargo doc` with
+   `crate::Context#method.alloc`) is an intra-doc link, which `cargo doc` with
    `-D warnings` checks; it is left to rustdoc here.
 
 2. HTML: the pages `cargo doc` wrote for the workspace's crates (target/doc/gpu_runtime/**

@@ -6,11 +6,11 @@
 use std::mem::offset_of;
 
 use gpu_runtime::driver::{
-    ArrayDescriptor, ArrayFlags, ContextFlags, CudaArray, Stream, Surface, Texture, TextureDesc,
+    ArrayDescriptor, ArrayFlags, ContextFlags, CudaArray, Surface, Texture, TextureDesc,
 };
 use gpu_runtime::launch::{Arg, ArgType, CallOptions, StructType, VectorType};
 use gpu_runtime::types::{Float2, Float3, Float4, Int4};
-use gpu_runtime::{ArgumentError, Context, DeviceRepr, Dim3, Error, SourceModule};
+use gpu_runtime::{ArgumentError, Context, DeviceRepr, Dim3, Error, SourceModule, Stream};
 use gpu_suite::{assert_close, Rng};
 
 #[derive(Clone, Copy, Debug)]

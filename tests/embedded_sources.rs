@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-use gpu_runtime::compiler::{SourceModule, Target};
-use gpu_runtime::{kernel, Context};
+use gpu_runtime::compiler::Target;
+use gpu_runtime::{kernel, Context, SourceModule};
 use gpu_suite::{assert_close, Rng};
 
 // Headers beside the file, beside that header (in a subfolder) and in an include directory.

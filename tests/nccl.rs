@@ -346,7 +346,8 @@ fn collectives_are_stream_ordered() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn wrong_lengths_contexts_and_ranks_are_errors_before_nccl() {
-    use gpu_runtime::{Error, NcclError};
+    use gpu_runtime::nccl::NcclError;
+    use gpu_runtime::Error;
     let comms = comms();
     let ranks = comms.len();
     let c = &comms[0];
@@ -450,8 +451,8 @@ fn split_makes_communicators_of_the_same_color() {
 #[ignore = "needs a CUDA GPU"]
 fn non_contiguous_buffers_are_refused_before_nccl() {
     use gpu_runtime::gpuarray::DeviceArray;
+    use gpu_runtime::nccl::NcclError;
     use gpu_runtime::ndarray::{s, Array2};
-    use gpu_runtime::NcclError;
     let comms = comms();
     let c = &comms[0];
     let ctx = c.context();

@@ -8,8 +8,8 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use gpu_runtime::nccl::{self, CommOptions, Comms, DataType, NcclType, UniqueId, UNIQUE_ID_BYTES};
-use gpu_runtime::{Error, NcclError};
+use gpu_runtime::nccl::{self, CommOptions, Comms, DataType, NcclError, NcclType, UniqueId, UNIQUE_ID_BYTES};
+use gpu_runtime::Error;
 
 /// NCCL_NVLS_ENABLE=0 unless set, before `main` and so before any thread or NCCL call.
 #[cfg(target_os = "linux")]

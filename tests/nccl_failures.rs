@@ -14,8 +14,8 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use gpu_runtime::nccl::{Comm, CommOptions, Comms, Group, ReduceOp, UniqueId};
-use gpu_runtime::{Context, Device, DeviceRead, NcclError};
+use gpu_runtime::nccl::{Comm, CommOptions, Comms, Group, NcclError, ReduceOp, UniqueId};
+use gpu_runtime::{Context, Device, DeviceRead};
 use gpu_suite::{assert_close, Rng};
 
 /// NCCL_NVLS_ENABLE=0 unless set, before `main` and so before any thread or NCCL call (the

@@ -5,9 +5,9 @@
 //! `cargo test --test ports_gpu -- --ignored`.
 
 use gpu_runtime::compiler::DynamicModule;
-use gpu_runtime::driver::{Global, Stream};
+use gpu_runtime::driver::Global;
 use gpu_runtime::launch::{Arg, ArgType};
-use gpu_runtime::{kernel, ArgumentError, Context, Error};
+use gpu_runtime::{kernel, ArgumentError, Context, Error, Stream};
 use gpu_suite::{assert_close, Rng};
 
 fn ctx() -> Context {

@@ -52,7 +52,7 @@ pub use device_part::{device_part, device_parts, device_parts_with, DeviceParts}
 pub use error::{DeclError, LeftOut, NotFoundHint};
 pub use headers::BUILTIN_HEADERS;
 pub use host::{HOST_TYPEDEFS, NVRTC_PRELUDE, NVRTC_PRELUDE_NAME};
-pub use preprocess::{Header, Preprocess};
+pub use preprocess::config::{Header, Preprocess};
 pub use types::{complex_part, fp8_by_c_name, fp8_by_rust_name, CType, Fp8Type, Scalar, FP8_TYPES};
 
 /// One parameter of a __global__ function.

@@ -1,7 +1,7 @@
 //! The Rust names of CUDA's vector types (`float4` is `gpu_runtime::types::Float4`), read from
 //! the table in `gpu_cdecl::vectors` that `gpu_runtime::types` is checked against, and of
 //! complex numbers (`gpu_runtime::complex<float>` is
-//! `gpu_runtime::types::Complex32`, see `gpu_runtime::types::complex`).
+//! `gpu_runtime::types::Complex32`, see `gpu_runtime::types`).
 
 /// The Rust type name for a CUDA vector type's C name (or an 8-bit float's, `__nv_fp8_e4m3` is
 /// `Fp8E4M3`), or `None` when `c` is not one.

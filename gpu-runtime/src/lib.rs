@@ -24,12 +24,15 @@ pub mod prelude;
 pub mod tools;
 pub mod types;
 
-// What nearly every program names.
-pub use compiler::SourceModule;
-pub use driver::{
-    Context, Device, DeviceBuffer, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite, Event, HostSlice,
-    HostSliceMut, Stream,
-};
+// What nearly every program names, public here only: the modules that define them keep them
+// for the crate's own use (one public path per item, scripts/check_public_paths.py).
+pub use compiler::source_module::SourceModule;
+pub use driver::context::Context;
+pub use driver::device::Device;
+pub use driver::host::{HostSlice, HostSliceMut};
+pub use driver::memory::buffer::DeviceBuffer;
+pub use driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
+pub use driver::stream::{Event, Stream};
 #[cfg(feature = "dlpack")]
 pub use error::DlpackError;
 #[cfg(feature = "cublas")]
@@ -38,10 +41,8 @@ pub use error::{
     ArgHint, ArgumentError, ArrayShapeError, BorderError, CompileError, CopyError, Error, FlagsError,
     GraphError, LaunchConfigError, MemoryError, OccupancyError, Result, TextureError,
 };
-pub use launch::Dim3;
-#[cfg(feature = "nccl")]
-pub use nccl::NcclError;
-pub use types::DeviceRepr;
+pub use launch::dims::Dim3;
+pub use types::repr::DeviceRepr;
 
 #[doc(hidden)]
 pub use crate::launch::validate as validate_launch;

@@ -4,7 +4,7 @@
 //! `linked.rs`; the logic behind each lives in the layer named on it.
 //!
 //! A generated `prepared_async_call` is: [`stream_arg`], then per buffer argument a view of it
-//! ([`DeviceRead`](crate::driver::DeviceRead)), the `#[len]` checks ([`check_len`]), per
+//! ([`DeviceRead`](crate::DeviceRead)), the `#[len]` checks ([`check_len`]), per
 //! argument [`read_arg`] / [`write_arg`] / [`by_value`], then [`launch`] with the parameter
 //! array made by [`param`]. The graph methods (`capture`, `graph_node`, `update_node`) take
 //! each buffer's [`GraphArg`] from its token ([`graph_read`] / [`graph_write`]), collect the

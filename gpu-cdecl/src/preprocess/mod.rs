@@ -19,7 +19,7 @@
 //! linear in the input: every step counts against a budget proportional to the input, past
 //! which the source is read without its macros expanded, as before this pass existed.
 
-mod config;
+pub(crate) mod config;
 mod engine;
 mod expr;
 mod token;
@@ -31,7 +31,10 @@ use crate::lexer::{Kind, Tok};
 use engine::Engine;
 use token::PKind;
 
-pub use config::{Header, HeaderSource, Preprocess, DEFAULT_CUDA_ARCH};
+// `Header` and `Preprocess` are public at the crate root only (one public path per item,
+// scripts/check_public_paths.py).
+pub(crate) use config::Preprocess;
+pub use config::{HeaderSource, DEFAULT_CUDA_ARCH};
 pub(crate) use engine::Report;
 
 /// A source after preprocessing: its text as the declaration reader's tokens see it, and what

@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use super::config::Header;
 use super::*;
 
 /// The preprocessed text, tokens joined by one space.

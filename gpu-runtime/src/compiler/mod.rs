@@ -23,11 +23,12 @@ pub(crate) mod source_module;
 pub(crate) mod target;
 pub(crate) mod toolchain;
 
-pub use cache::{CacheKey, CacheStatus};
+pub use cache::key::CacheKey;
+pub use cache::status::CacheStatus;
 pub use disk::SOURCE_DIR_VAR;
 pub use embedded::{pick_embedded, EmbeddedImage, ImageKind};
 pub use headers::NVRTC_PRELUDE;
 pub use link::{linker_available, DynamicModule, LinkInput};
 pub use nvrtc::{compile, nvrtc_version, supported_archs, CompiledModule, Target};
 pub use source::{ModuleSource, SourceHeader, SourceOnDisk, SourcePart};
-pub use source_module::{CompileReport, Compiler, SourceModule};
+pub use source_module::{CompileReport, Compiler};

@@ -26,9 +26,12 @@ pub(crate) mod stream_ops;
 pub(crate) mod texture;
 pub(crate) mod version;
 
+// Context, Device, DeviceBuffer, DeviceRead, DeviceWrite, DeviceView, DeviceViewMut, Event,
+// HostSlice, HostSliceMut and Stream are public at the crate root only (one public path per
+// item, scripts/check_public_paths.py).
 pub use attributes::DeviceAttribute;
-pub use context::{CacheConfig, Context, ContextFlags, Limit, SharedConfig};
-pub use device::{is_available, ComputeMode, Device, DeviceLimits};
+pub use context::{CacheConfig, ContextFlags, Limit, SharedConfig};
+pub use device::{is_available, ComputeMode, DeviceLimits};
 // The n-dimensional host arrays and what returns them stand on `ndarray` (the `gpuarray` feature).
 pub use future::Synchronized;
 #[cfg(feature = "gpuarray")]
@@ -43,6 +46,6 @@ pub use init::driver_version;
 pub use ipc::{IpcBuffer, IpcEventHandle, IpcMemHandle};
 pub use memory::*;
 pub use module::{Function, Global, JitOptions, KernelLimits, LinkedModule, Module, ModuleGlobal};
-pub use stream::{Event, EventFlags, Stream, StreamFlags};
+pub use stream::{EventFlags, StreamFlags};
 pub use texture::{AddressMode, FilterMode, Surface, SurfaceObject, Texture, TextureDesc, TextureObject};
 pub use version::{cuda_version, init, version, VERSION};

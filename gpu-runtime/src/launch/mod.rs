@@ -16,7 +16,7 @@ pub(crate) mod raw;
 pub(crate) mod staged_call;
 pub(crate) mod staging;
 
-pub use dims::{validate, CheckedLaunch, Dim3, DimExtent};
+pub use dims::{validate, CheckedLaunch, DimExtent};
 pub use dynamic::{
     Arg, ArgType, CallOptions, CudaVector, HostArg, PreparedFunction, PtrArg, StructArg, StructType,
     VectorArg, VectorType, MAX_ARGS,

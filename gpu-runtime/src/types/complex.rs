@@ -1,32 +1,5 @@
-//! Complex numbers on both sides of a launch: [`num_complex::Complex`] on the host, the
-//! `gpu_runtime::complex<T>` of the header `<gpu_runtime/complex.h>` on the device.
-//!
-//! | C parameter | Rust parameter |
-//! |---|---|
-//! | `gpu_runtime::complex<float>` (also libcu++'s `cuda::std::complex<float>`, and `pycuda::complex<float>` of `<pycuda-complex.hpp>`) | [`Complex32`] |
-//! | `gpu_runtime::complex<double>` (and the same others) | [`Complex64`] |
-//! | `const gpu_runtime::complex<float> *z` | `z: &[Complex32]` (a `DeviceBuffer<Complex32>`, …) |
-//!
-//! The element is the real part followed by the imaginary part, in both languages: a buffer
-//! of `Complex32` is a buffer of `gpu_runtime::complex<float>` (and of CUDA's `cuFloatComplex`
-//! or `float2`, byte for byte). The device types are aligned to their whole size (8 bytes for
-//! `complex<float>`, 16 for `complex<double>`, as `float2`, `double2` and `cuda::std::complex`
-//! are) so that an element loads in one instruction; the Rust types only
-//! to their part's. That changes nothing for buffers and by-value arguments, but in a
-//! `#[repr(C)]` struct shared with C a complex field must sit at an offset that is a multiple
-//! of its size (check it with [`crate::compiler::layout::check_layout`]).
-//!
-//! ```
-//! use gpu_runtime::types::{Complex32, DeviceRepr};
-//! fn plain_data<T: DeviceRepr>() {}
-//! plain_data::<Complex32>();
-//! let z = Complex32::new(1.0, 2.0) * Complex32::new(0.0, 1.0);
-//! assert_eq!(z, Complex32::new(-2.0, 1.0));
-//! ```
-//!
-//! A kernel template takes them too (`instantiate = [Complex32, Complex64]` names
-//! `gpu_runtime::complex<float>` and `<double>`), and CUDA arrays, textures and surfaces hold
-//! them (see [`ArrayElement`](crate::driver::ArrayElement)).
+//! Complex numbers (`num_complex`'s, re-exported) as device data, documented in the
+//! [`types`](super) module.
 
 pub use num_complex::{Complex, Complex32, Complex64};
 

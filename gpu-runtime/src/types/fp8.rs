@@ -1,17 +1,4 @@
-//! CUDA's 8-bit floats (`<cuda_fp8.h>`): [`Fp8E4M3`] is `__nv_fp8_e4m3`, [`Fp8E5M2`] is
-//! `__nv_fp8_e5m2`, and the two- and four-lane [`Fp8x2E4M3`], [`Fp8x4E4M3`], ... are
-//! `__nv_fp8x2_e4m3`, `__nv_fp8x4_e4m3`, .... Each holds its bits: a kernel taking
-//! `const __nv_fp8_e4m3 *x` takes `x: &[Fp8E4M3]`, and the conversions to and from `f32` here
-//! round as CUDA's constructors do (to nearest, ties to even, saturating to the largest finite
-//! value, `__NV_SATFINITE`), so a CPU reference computes what the device computes.
-//!
-//! ```
-//! use gpu_runtime::types::{Fp8E4M3, Fp8E5M2};
-//! assert_eq!(Fp8E4M3::from_f32(1.0).0, 0x38);
-//! assert_eq!(Fp8E4M3::from_f32(1000.0).to_f32(), 448.0); // saturated
-//! assert_eq!(Fp8E5M2::from_f32(-2.0).to_f32(), -2.0);
-//! assert!(Fp8E4M3(0x7f).to_f32().is_nan());
-//! ```
+//! CUDA's 8-bit floats (`<cuda_fp8.h>`), documented in the [`types`](super) module.
 
 use crate::types::repr::DeviceRepr;
 

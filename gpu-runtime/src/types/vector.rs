@@ -1,26 +1,4 @@
-//! CUDA's built-in vector types (`float4`, `int2`, `uchar4`, ...) as Rust types with CUDA's exact
-//! size and alignment, so that they can be kernel arguments and buffer elements.
-//!
-//! Each C name maps to the Rust type spelled in `UpperCamelCase` with the signedness prefix kept:
-//! `float4` is [`Float4`], `uchar2` is [`UChar2`], `longlong2` is [`LongLong2`], `ulong3` is
-//! [`ULong3`]. The `#[kernel]` macro accepts exactly that Rust type for the C name. The fields
-//! are CUDA's `x`, `y`, `z`, `w`, of the matching Rust scalar (`char` is `i8`: it is signed in
-//! CUDA device code; `long` is `i64`).
-//!
-//! Alignment follows CUDA's `vector_types.h`: two- and four-element vectors are aligned to their
-//! full size (up to 16 bytes: `float4` is 16-byte aligned, `double4` and `longlong4` are 16-byte
-//! aligned as CUDA's deprecated-but-default `double4` is), three-element ones to their element
-//! (`float3` is 12 bytes, 4-byte aligned).
-//!
-//! ```
-//! use gpu_runtime::{types::Float3, types::Float4, types::UChar4};
-//! assert_eq!((std::mem::size_of::<Float3>(), std::mem::align_of::<Float3>()), (12, 4));
-//! assert_eq!((std::mem::size_of::<Float4>(), std::mem::align_of::<Float4>()), (16, 16));
-//! let v = Float4::new(1.0, 2.0, 3.0, 4.0);
-//! assert_eq!(v.w, 4.0);
-//! assert_eq!(<[f32; 4]>::from(v), [1.0, 2.0, 3.0, 4.0]);
-//! assert_eq!(UChar4::from([1, 2, 3, 4]).z, 3);
-//! ```
+//! CUDA's vector types (`float4` is `Float4`), documented in the [`types`](super) module.
 
 use crate::types::repr::DeviceRepr;
 

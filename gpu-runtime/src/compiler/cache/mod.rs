@@ -43,7 +43,10 @@
 //! the cache off everywhere.
 
 mod entry;
-mod key;
+// `key` and `status` hold the two types `compiler` makes public (`compiler::CacheKey`,
+// `compiler::CacheStatus`: one public path each, scripts/check_public_paths.py).
+pub(super) mod key;
+pub(super) mod status;
 mod trust;
 
 use std::fs;
@@ -54,8 +57,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crate::compiler::nvrtc::CompiledModule;
 
 use entry::{decode, encode};
-pub use key::CacheKey;
-pub(crate) use key::KeyMaterial;
+pub(crate) use key::{CacheKey, KeyMaterial};
+pub(crate) use status::CacheStatus;
 pub(crate) use trust::trusted_dir;
 use trust::trusted_file;
 
@@ -65,26 +68,6 @@ pub const CACHE_DIR_ENV: &str = "GPU_RUNTIME_CACHE_DIR";
 pub const DISABLE_CACHE_ENV: &str = "GPU_RUNTIME_DISABLE_CACHE";
 /// Environment variable holding default compiler flags, used when none are given.
 pub const DEFAULT_FLAGS_ENV: &str = "GPU_RUNTIME_DEFAULT_NVRTC_FLAGS";
-
-/// What the cache did for one compile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum CacheStatus {
-    /// A valid entry was found: nothing was compiled.
-    Hit,
-    /// No entry: compiled and stored.
-    Miss,
-    /// An entry existed but failed verification (truncated, corrupted, foreign): compiled
-    /// and replaced.
-    Replaced,
-    /// Caching is off (`GPU_RUNTIME_DISABLE_CACHE`, or `cache_dir(None)`): compiled.
-    Disabled,
-    /// The directory could not be read or written: compiled without caching.
-    Unavailable,
-    /// The directory or the entry could have been written by another user (see the
-    /// [module docs](self)): compiled without caching, and nothing was stored.
-    Untrusted,
-}
 
 /// Where the cache lives when no directory is given: see the [module docs](self).
 pub fn default_cache_dir() -> Option<PathBuf> {

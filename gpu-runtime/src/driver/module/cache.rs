@@ -1,5 +1,5 @@
 //! Each context's modules: compiled and loaded once, whichever path asks (a `#[kernel]`'s
-//! `prepare`, [`SourceModule::load`](crate::compiler::SourceModule), a typed global), and found
+//! `prepare`, [`SourceModule::load`](crate::SourceModule), a typed global), and found
 //! again by the source's address or the compile cache key.
 
 use std::collections::HashMap;

@@ -63,7 +63,6 @@ pub use crate::gpuarray::expr::compare::{
     logical_and, logical_not, logical_or, logical_xor, maximum, minimum, not_equal, pow, power, remainder,
     sign, where_,
 };
-pub use crate::gpuarray::expr::func::CmpOp;
 pub use crate::gpuarray::expr::math_complex::{
     angle, angle_into, complex_abs, complex_abs_into, conj, conj_into, imag, imag_into, real, real_into,
     ComplexElement,

@@ -180,7 +180,7 @@ impl<R: Element> ReductionKernel<R> {
     /// assert_eq!(var.reduce([KernelArg::input(&x)])?.to_vec()?, vec![1.25]);
     /// # Ok::<(), gpu_runtime::Error>(())
     /// ```
-    pub fn with_struct_accumulator<A: crate::types::DeviceRepr>(
+    pub fn with_struct_accumulator<A: crate::types::repr::DeviceRepr>(
         arguments: &str,
         map: &str,
         reduce: &str,

@@ -14,7 +14,7 @@ struct MinMax {
     hi: f32,
 }
 // SAFETY: repr(C), two f32 fields, every bit pattern is valid; the preamble below declares it.
-unsafe impl crate::types::DeviceRepr for MinMax {}
+unsafe impl crate::types::repr::DeviceRepr for MinMax {}
 
 const MINMAX: &str = "struct minmax { float lo, hi; };\n\
 __device__ minmax mm(float lo, float hi) { minmax r; r.lo = lo; r.hi = hi; return r; }";

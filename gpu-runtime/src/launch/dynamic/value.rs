@@ -89,9 +89,9 @@ mod sealed {
 }
 
 /// A Rust type for one of CUDA's vector types ([`Float4`], [`Int2`], [`Half2`], ...): what
-/// [`Arg::vector`](super::Arg::vector) and `Arg::from` take. Implemented for every type in
-/// [`crate::types::vector`] and nothing else (an [`Arg`](super::Arg) copies the value's bytes
-/// by the size this trait promises).
+/// [`Arg::vector`](super::Arg::vector) and `Arg::from` take. Implemented for every one of
+/// [`types`' vector types](crate::types#vector-types) and nothing else (an [`Arg`](super::Arg)
+/// copies the value's bytes by the size this trait promises).
 pub trait CudaVector: DeviceRepr + sealed::Sealed {
     /// Which vector type this is.
     const TYPE: VectorType;

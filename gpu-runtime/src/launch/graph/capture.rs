@@ -298,7 +298,7 @@ impl<'a> Capture<'a> {
     }
 
     /// Records a record of `event`: each launch of the graph records it when the nodes before
-    /// have run, so that other streams can wait for that point ([`Stream::wait_for_event`](crate::driver::Stream::wait_for_event)).
+    /// have run, so that other streams can wait for that point ([`Stream::wait_for_event`](crate::Stream::wait_for_event)).
     pub fn record_event(&mut self, event: &'a Event) -> Result<()> {
         if !event.context().is(self.ctx.raw()) {
             return Err(Error::WrongContext { what: "the event" });
