@@ -34,5 +34,4 @@ pub use page_locked::{PageLocked, PageLockedMut};
 pub use pitched::PitchedBuffer;
 #[cfg(feature = "gpuarray")]
 pub use slices::memory_order;
-pub use slices::{HostSlice, HostSliceMut};
 pub use structured::{Memcpy2D, Memcpy3D};
