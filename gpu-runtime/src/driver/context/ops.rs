@@ -199,7 +199,7 @@ impl Context {
         check("cuCtxEnablePeerAccess", unsafe {
             sys::cuCtxEnablePeerAccess(peer.raw(), 0)
         })?;
-        let mut peers = self.inner.peers.lock().unwrap_or_else(|p| p.into_inner());
+        let mut peers = self.inner.peers.lock();
         if !peers.contains(&(peer.raw() as usize)) {
             peers.push(peer.raw() as usize);
         }
@@ -213,21 +213,13 @@ impl Context {
         check("cuCtxDisablePeerAccess", unsafe {
             sys::cuCtxDisablePeerAccess(peer.raw())
         })?;
-        self.inner
-            .peers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .retain(|p| *p != peer.raw() as usize);
+        self.inner.peers.lock().retain(|p| *p != peer.raw() as usize);
         Ok(())
     }
 
     /// True when [`Context::enable_peer_access`] has given this context access to `peer`'s
     /// memory (and it has not been disabled since).
     pub fn has_peer_access(&self, peer: &Context) -> bool {
-        self.inner
-            .peers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .contains(&(peer.raw() as usize))
+        self.inner.peers.lock().contains(&(peer.raw() as usize))
     }
 }
