@@ -13,7 +13,8 @@ Paths through the crate root (`crate::Context`, the re-exports of lib.rs) count 
 root, which declares everything: inside the crate, name an item by the module that defines it.
 
 The layers, lowest first, are the top-level modules in LAYERS below; ARCHITECTURE.md says what
-each holds. A layer in LEAVES is optional (a cargo feature): it may use the layers below it, and
+each holds. The lowest, `sync`, holds the crate's locks, each with a rank in one order of
+nesting (sync/rank.rs, checked in debug builds). A layer in LEAVES is optional (a cargo feature): it may use the layers below it, and
 nothing but the crate root may use it.
 
 Inside a layer, folders can be layers too (SUBLAYERS): `gpuarray`'s folders, lowest first, with
@@ -31,6 +32,10 @@ imported from it), any use of cudarc's own `cudarc::driver::result` layer, and t
 error descriptions through cudarc's `DriverError` (`error_string`, `error_name`), anywhere else
 in gpu-runtime (tests included, the rest of `driver/` too), is a problem, named by file and
 line; such calls go through the thin functions of `driver/calls/`.
+
+Every lock has a rank: a `Mutex`, `RwLock` or `Condvar` of `std::sync`, `parking_lot` or
+`loom::sync` named anywhere in gpu-runtime's code but `sync/` (tests and the model check's own
+stand-ins aside) is a problem, named by file and line; the crate's locks are `crate::sync`'s.
 """
 
 import os
@@ -41,7 +46,7 @@ from collections import defaultdict
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu-runtime", "src")
 
 # Lowest first: a module may use modules of its own layer and of lower layers only.
-LAYERS = ["error", "types", "compiler", "driver", "tools", "nccl", "launch", "gpuarray", "interop", "crate"]
+LAYERS = ["sync", "error", "types", "compiler", "driver", "tools", "nccl", "launch", "gpuarray", "interop", "crate"]
 
 # Layers beside the stack rather than in it: optional (behind a cargo feature), so no other
 # layer may use them; only the crate root re-exports them. `nccl` (the `nccl` feature) sits on
@@ -133,8 +138,9 @@ TEST_MOD = re.compile(r"#\[cfg\(test\)\]\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+(\w+)\
 
 
 def without_test_modules(text):
-    """The text without `#[cfg(test)] mod name { ... }` blocks and `#[cfg(test)] mod name;`."""
-    text = TEST_MOD.sub("", text)
+    """The text without `#[cfg(test)] mod name { ... }` blocks and `#[cfg(test)] mod name;`,
+    with their newlines kept, so that offsets still give the source's lines."""
+    text = TEST_MOD.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     while True:
         m = re.search(r"#\[cfg\(test\)\]\s*(pub(\([^)]*\))?\s+)?mod\s+\w+\s*\{", text)
         if not m:
@@ -143,7 +149,7 @@ def without_test_modules(text):
         while i < len(text) and depth:
             depth += {"{": 1, "}": -1}.get(text[i], 0)
             i += 1
-        text = text[:m.start()] + text[i:]
+        text = text[:m.start()] + "\n" * text.count("\n", m.start(), i) + text[i:]
 
 
 def use_paths(tree, prefix):
@@ -392,6 +398,43 @@ def raw_driver_calls(root=ROOT):
     return problems
 
 
+# Where locks live: every other module takes `crate::sync`'s, which carry a rank (sync/rank.rs).
+LOCK_HOME = "sync"
+# The model check's own stand-ins, built only under `--cfg loom` (the model's threads and its
+# stand-in for a GPU stream), which are not the crate's locks.
+LOCK_FREE_PASS = {os.path.join("driver", "ordering", "model.rs"), os.path.join("driver", "ordering", "lane.rs")}
+LOCK_TYPES = {"Mutex", "MutexGuard", "RwLock", "RwLockReadGuard", "RwLockWriteGuard", "Condvar", "ReentrantMutex", "FairMutex"}
+LOCK_FIX = "use crate::sync's Mutex/RwLock/Condvar/SpinLock, with a LockRank added to sync/rank.rs in the order of nesting"
+
+
+def unranked_locks(root=ROOT):
+    """A problem line (file:line) for each lock of std, parking_lot or loom outside sync/."""
+    problems = []
+    for d, _, names in sorted(os.walk(root)):
+        for name in sorted(names):
+            path = os.path.join(d, name)
+            rel = os.path.relpath(path, root)
+            if not name.endswith(".rs") or rel.split(os.sep)[0] == LOCK_HOME or rel in LOCK_FREE_PASS:
+                continue
+            text = without_test_modules(strip(open(path, encoding="utf-8").read()))
+            found = []
+            for m in re.finditer(r"\buse\s+([^;]+);", text):
+                tree = re.sub(r"\s+", "", m.group(1))
+                if re.match(r"(::)?(std|loom)::sync::", tree):
+                    for kind in sorted(set(re.findall(r"\w+", m.group(1))) & LOCK_TYPES):
+                        found.append((m.start(), f"use of {tree.split('::')[0]}::sync::{kind}"))
+                elif re.match(r"(::)?parking_lot\b", tree):
+                    found.append((m.start(), "use of parking_lot"))
+            for m in re.finditer(r"\b(std|loom)\s*::\s*sync\s*::\s*(\w+)|\bparking_lot\s*::\s*(\w+)", text):
+                kind = m.group(2) or m.group(3)
+                if kind in LOCK_TYPES and not text[:m.start()].rstrip().endswith("use"):
+                    found.append((m.start(), m.group(0).replace(" ", "")))
+            for offset, what in sorted(set(found)):
+                line = text.count("\n", 0, offset) + 1
+                problems.append(f"lock without a rank: {os.path.join('gpu-runtime', 'src', rel)}:{line}: {what}: {LOCK_FIX}")
+    return problems
+
+
 # The other crates of the workspace: no layers, but no import cycle among their modules (their
 # roots, lib.rs, hold the public entry points the modules serve, so edges to the root are left
 # out).
@@ -420,6 +463,7 @@ def main():
     for m in re.finditer(r"(?m)^\s*pub use [^;]*\*[^;]*;", root_text):
         problems.append(f"lib.rs re-exports a glob (`{' '.join(m.group(0).split())}`): every item has one public path, under its layer; re-export only the few items nearly every program names")
     problems += raw_driver_calls()
+    problems += unranked_locks()
     for name in OTHER_CRATES:
         root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", name, "src")
         _, other_modules, other_edges = import_graph(root)
@@ -437,7 +481,7 @@ def main():
         for p in problems:
             print("  " + p)
         sys.exit(1)
-    print(f"check_layers: {len(modules)} modules, {n_edges} imports, no cycle, every import goes to its own layer or a lower one ({' < '.join(LAYERS)}), and inside {', '.join(SUBLAYERS)} to its own folder or a lower one ({'; '.join(' < '.join(' | '.join(f) for f in r) for r in SUBLAYERS.values())}); no cycle among the modules of {', '.join(OTHER_CRATES)}; no raw driver call outside {RAW_CALL_HOME}/")
+    print(f"check_layers: {len(modules)} modules, {n_edges} imports, no cycle, every import goes to its own layer or a lower one ({' < '.join(LAYERS)}), and inside {', '.join(SUBLAYERS)} to its own folder or a lower one ({'; '.join(' < '.join(' | '.join(f) for f in r) for r in SUBLAYERS.values())}); no cycle among the modules of {', '.join(OTHER_CRATES)}; no raw driver call outside {RAW_CALL_HOME}/; no lock outside {LOCK_HOME}/")
 
 
 def print_graph(edges):

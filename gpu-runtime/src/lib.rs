@@ -21,6 +21,8 @@ pub mod launch;
 #[cfg(feature = "nccl")]
 pub mod nccl;
 pub mod prelude;
+// The crate's locks and their order (the lowest layer).
+mod sync;
 pub mod tools;
 pub mod types;
 

@@ -24,10 +24,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use crate::compiler::nvrtc;
 use crate::error::{Error, Result};
+use crate::sync::{LockRank, Mutex};
 
 /// NVRTC as loaded: its version and architectures, and whether it is the predicted file.
 #[derive(Debug, Clone)]
@@ -351,8 +352,8 @@ pub(crate) fn loaded_nvrtc_path() -> Option<PathBuf> {
 
 /// `nvcc --version` of the given nvcc, remembered per path for the process.
 pub(crate) fn nvcc_version(nvcc: &Path) -> Result<String> {
-    static SEEN: Mutex<Vec<(PathBuf, String)>> = Mutex::new(Vec::new());
-    let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+    static SEEN: Mutex<Vec<(PathBuf, String)>> = Mutex::new(LockRank::NvccVersions, Vec::new());
+    let mut seen = SEEN.lock();
     if let Some((_, v)) = seen.iter().find(|(p, _)| p == nvcc) {
         return Ok(v.clone());
     }

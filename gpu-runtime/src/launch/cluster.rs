@@ -27,7 +27,7 @@
 
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUfunction_attribute as FuncAttr};
 
@@ -37,6 +37,7 @@ use crate::driver::module::function::Function;
 use crate::error::{Error, LaunchConfigError, Result};
 use crate::launch::dims::{self, CheckedLaunch, Dim3};
 use crate::launch::launch_stream::LaunchStream;
+use crate::sync::{LockRank, Mutex};
 
 /// The largest portable cluster, and the largest any current GPU runs (non-portable).
 const PORTABLE_CLUSTER: u64 = 8;
@@ -257,7 +258,7 @@ impl LaunchEx {
             cooperative,
             dependent,
             sm_count,
-            limits: Mutex::new(Vec::new()),
+            limits: Mutex::new(LockRank::ClusterLimits, Vec::new()),
         }))))
     }
 
@@ -431,7 +432,7 @@ impl ExConfig {
     fn limit(&self, f: &Function, cfg: &CheckedLaunch) -> Result<u64> {
         let threads = cfg.block.iter().map(|&b| b as u64).product::<u64>();
         let key = (threads << 32) | cfg.shared_mem_bytes as u64;
-        let mut limits = self.limits.lock().unwrap_or_else(|p| p.into_inner());
+        let mut limits = self.limits.lock();
         if let Some(&(_, v)) = limits.iter().find(|(k, _)| *k == key) {
             return Ok(v);
         }

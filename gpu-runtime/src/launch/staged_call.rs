@@ -106,7 +106,7 @@ impl<'a> Staging<'a> {
 
 /// Returns the marker to the context's spare events once its work has finished.
 fn give_back(st: &ContextStaging, marker: sys::CUevent) {
-    st.events.lock().unwrap_or_else(|p| p.into_inner()).push(marker);
+    st.events.lock().push(marker);
 }
 
 impl Future for StagedCall<'_> {

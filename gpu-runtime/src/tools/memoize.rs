@@ -4,17 +4,18 @@
 
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::{Mutex, Once};
+use std::sync::Once;
 
 use crate::driver::context::core::{live, Context};
 use crate::error::Result;
+use crate::sync::{LockRank, Mutex, MutexGuard};
 
 trait Clear: Sync {
     fn clear(&self);
 }
 
 fn registry() -> &'static Mutex<Vec<&'static dyn Clear>> {
-    static CACHES: Mutex<Vec<&'static dyn Clear>> = Mutex::new(Vec::new());
+    static CACHES: Mutex<Vec<&'static dyn Clear>> = Mutex::new(LockRank::ContextCacheRegistry, Vec::new());
     &CACHES
 }
 
@@ -41,7 +42,7 @@ impl<K, V> ContextCache<K, V> {
     /// An empty cache.
     pub const fn new() -> Self {
         ContextCache {
-            map: Mutex::new(None),
+            map: Mutex::new(LockRank::ContextCacheValues, None),
             registered: Once::new(),
         }
     }
@@ -63,8 +64,7 @@ impl<K: Hash + Eq + Send + 'static, V: Clone + Send + 'static> ContextCache<K, V
         key: K,
         make: impl FnOnce(&Context) -> Result<V>,
     ) -> Result<V> {
-        self.registered
-            .call_once(|| registry().lock().unwrap_or_else(|p| p.into_inner()).push(self));
+        self.registered.call_once(|| registry().lock().push(self));
         let full = (ctx.raw() as usize, key);
         if let Some(v) = self.lock().as_ref().and_then(|m| m.get(&full)) {
             return Ok(v.clone());
@@ -94,8 +94,8 @@ impl<K: Hash + Eq + Send + 'static, V: Clone + Send + 'static> ContextCache<K, V
         drop(taken);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Option<HashMap<(usize, K), V>>> {
-        self.map.lock().unwrap_or_else(|p| p.into_inner())
+    fn lock(&self) -> MutexGuard<'_, Option<HashMap<(usize, K), V>>> {
+        self.map.lock()
     }
 }
 
@@ -108,7 +108,7 @@ impl<K: Hash + Eq + Send + 'static, V: Clone + Send + 'static> Clear for Context
 /// Empties every [`ContextCache`] that has been used, releasing the contexts their values
 /// hold; part of [`crate::tools::clear_context_caches`].
 pub(crate) fn clear_user_caches() {
-    let caches: Vec<&'static dyn Clear> = registry().lock().unwrap_or_else(|p| p.into_inner()).clone();
+    let caches: Vec<&'static dyn Clear> = registry().lock().clone();
     for c in caches {
         c.clear();
     }

@@ -7,13 +7,12 @@
 //! runs, whatever any thread writes to standard output is captured too (captures themselves are
 //! serialized).
 
+use crate::driver::context::core::Context;
+use crate::error::{Error, Result};
+use crate::sync::{LockRank, Mutex};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::os::fd::AsRawFd;
-use std::sync::Mutex;
-
-use crate::driver::context::core::Context;
-use crate::error::{Error, Result};
 
 /// Runs `work` (launches whose kernels call `printf`), synchronizes `ctx`, and returns
 /// `work`'s result with everything written to standard output meanwhile: the kernels' `printf`
@@ -48,12 +47,12 @@ pub fn capture_printf<R>(ctx: &Context, work: impl FnOnce() -> Result<R>) -> Res
 }
 
 /// Serializes captures: descriptor 1 can point at one file at a time.
-static CAPTURING: Mutex<()> = Mutex::new(());
+static CAPTURING: Mutex<()> = Mutex::new(LockRank::PrintfCapture, ());
 
 /// Runs `f` with standard output (descriptor 1) going to a temporary file, then restores it
 /// and returns what was written, whether `f` succeeded or not.
 pub(crate) fn capture_stdout<R>(f: impl FnOnce() -> R) -> Result<(R, String)> {
-    let _one_at_a_time = CAPTURING.lock().unwrap_or_else(|p| p.into_inner());
+    let _one_at_a_time = CAPTURING.lock();
     // Each step names itself: "could not {action} standard output: ...".
     let io = |action: &'static str| {
         move |source: std::io::Error| Error::Io {

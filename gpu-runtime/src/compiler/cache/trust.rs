@@ -4,7 +4,9 @@
 use std::collections::HashSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
+
+use crate::sync::{LockRank, Mutex, MutexGuard};
 
 /// What this process already found trustworthy (one check per directory): cache directories,
 /// and directories above one, which pass on weaker terms (root's, or sticky like /tmp).
@@ -14,12 +16,11 @@ struct Trusted {
     ancestors: HashSet<PathBuf>,
 }
 
-fn trusted() -> std::sync::MutexGuard<'static, Trusted> {
+fn trusted() -> MutexGuard<'static, Trusted> {
     static TRUSTED: OnceLock<Mutex<Trusted>> = OnceLock::new();
     TRUSTED
-        .get_or_init(Default::default)
+        .get_or_init(|| Mutex::new(LockRank::CacheTrust, Trusted::default()))
         .lock()
-        .unwrap_or_else(|p| p.into_inner())
 }
 
 /// Checks that no other user can write `dir` (if it exists) or the directories above it; see

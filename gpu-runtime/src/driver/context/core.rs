@@ -17,7 +17,7 @@ use std::any::Any;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use cudarc::driver::sys;
 
@@ -28,6 +28,7 @@ use crate::driver::device::{Device, DeviceLimits};
 use crate::driver::fault;
 use crate::driver::ordering::{self, Graveyard, StreamInner};
 use crate::error::{Error, Result};
+use crate::sync::{LockRank, Mutex};
 
 /// A handle to a CUDA context: the primary context of a device ([`Context::new`],
 /// [`Context::default`]) or an owned one ([`Context::create`]).
@@ -104,7 +105,7 @@ impl ContextInner {
             limits,
             compute_capability,
             owned,
-            peers: Mutex::new(Vec::new()),
+            peers: Mutex::new(LockRank::ContextPeers, Vec::new()),
             ext: Extensions::default(),
             legacy: StreamInner::legacy(raw, weak.clone() as Weak<dyn Any + Send + Sync>, fence),
             graveyard: Graveyard::default(),
@@ -138,14 +139,14 @@ impl Eq for Context {}
 
 fn per_device() -> &'static Mutex<HashMap<i32, Weak<ContextInner>>> {
     static MAP: OnceLock<Mutex<HashMap<i32, Weak<ContextInner>>>> = OnceLock::new();
-    MAP.get_or_init(Default::default)
+    MAP.get_or_init(|| Mutex::new(LockRank::ContextsByDevice, HashMap::new()))
 }
 
 impl Context {
     /// The context of `device` (its primary context), shared by every handle in the process.
     pub fn new(device: Device) -> Result<Context> {
         let key = device.ordinal() as i32;
-        let mut map = per_device().lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = per_device().lock();
         if let Some(inner) = map.get(&key).and_then(Weak::upgrade) {
             return Ok(Context { inner });
         }
@@ -175,8 +176,8 @@ impl Context {
     // Not `Default::default`: choosing and opening a device can fail, so this returns a Result.
     #[allow(clippy::should_implement_trait)]
     pub fn default() -> Result<Context> {
-        static DEFAULT: Mutex<Option<Context>> = Mutex::new(None);
-        let mut slot = DEFAULT.lock().unwrap_or_else(|p| p.into_inner());
+        static DEFAULT: Mutex<Option<Context>> = Mutex::new(LockRank::DefaultContext, None);
+        let mut slot = DEFAULT.lock();
         if let Some(ctx) = slot.as_ref() {
             return Ok(ctx.clone());
         }
@@ -302,18 +303,17 @@ pub(crate) fn alloc_or_reclaim<T>(ctx: &ContextInner, mut alloc: impl FnMut() ->
 /// current can be turned back into a [`Context`].
 fn registry() -> &'static Mutex<HashMap<usize, Weak<ContextInner>>> {
     static MAP: OnceLock<Mutex<HashMap<usize, Weak<ContextInner>>>> = OnceLock::new();
-    MAP.get_or_init(Default::default)
+    MAP.get_or_init(|| Mutex::new(LockRank::ContextRegistry, HashMap::new()))
 }
 
 pub(crate) fn register(inner: &Arc<ContextInner>) {
     registry()
         .lock()
-        .unwrap_or_else(|p| p.into_inner())
         .insert(inner.raw as usize, Arc::downgrade(inner));
 }
 
 pub(crate) fn unregister(raw: sys::CUcontext) {
-    let mut map = registry().lock().unwrap_or_else(|p| p.into_inner());
+    let mut map = registry().lock();
     // A new context may already have taken the handle over; only remove a dead entry.
     if map.get(&(raw as usize)).is_some_and(|w| w.strong_count() == 0) {
         map.remove(&(raw as usize));
@@ -324,7 +324,7 @@ pub(crate) fn lookup(raw: sys::CUcontext) -> Option<Context> {
     if raw.is_null() {
         return None;
     }
-    let map = registry().lock().unwrap_or_else(|p| p.into_inner());
+    let map = registry().lock();
     map.get(&(raw as usize))
         .and_then(Weak::upgrade)
         .map(|inner| Context { inner })
@@ -332,7 +332,7 @@ pub(crate) fn lookup(raw: sys::CUcontext) -> Option<Context> {
 
 /// Every live context (primary or owned) of the process.
 pub(crate) fn live() -> Vec<Context> {
-    let map = registry().lock().unwrap_or_else(|p| p.into_inner());
+    let map = registry().lock();
     map.values()
         .filter_map(Weak::upgrade)
         .map(|inner| Context { inner })

@@ -164,7 +164,7 @@ impl Context {
         self.bind()?;
         // SAFETY: both contexts are alive; this one is current.
         unsafe { calls::ctx_enable_peer_access(peer.raw()) }?;
-        let mut peers = self.inner.peers.lock().unwrap_or_else(|p| p.into_inner());
+        let mut peers = self.inner.peers.lock();
         if !peers.contains(&(peer.raw() as usize)) {
             peers.push(peer.raw() as usize);
         }
@@ -176,21 +176,13 @@ impl Context {
         self.bind()?;
         // SAFETY: both contexts are alive; this one is current.
         unsafe { calls::ctx_disable_peer_access(peer.raw()) }?;
-        self.inner
-            .peers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .retain(|p| *p != peer.raw() as usize);
+        self.inner.peers.lock().retain(|p| *p != peer.raw() as usize);
         Ok(())
     }
 
     /// True when [`Context::enable_peer_access`] has given this context access to `peer`'s
     /// memory (and it has not been disabled since).
     pub fn has_peer_access(&self, peer: &Context) -> bool {
-        self.inner
-            .peers
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .contains(&(peer.raw() as usize))
+        self.inner.peers.lock().contains(&(peer.raw() as usize))
     }
 }

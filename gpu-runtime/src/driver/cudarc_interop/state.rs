@@ -2,7 +2,7 @@
 //! ours.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use cudarc::driver::{CudaContext, CudaStream, DriverError};
 
@@ -14,6 +14,7 @@ use crate::driver::ordering::{LendGroups, StreamInner};
 use crate::driver::result::driver_error;
 use crate::driver::stream::Stream;
 use crate::error::{BorderError, Error, Result};
+use crate::sync::{LockRank, Mutex};
 
 /// What a context keeps for cudarc (its extension slot `Cudarc`).
 pub(crate) struct CudarcState {
@@ -46,10 +47,6 @@ pub(crate) fn from_cudarc_error(call: &'static str, e: DriverError) -> Error {
     driver_error(call, e.0)
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 impl CudarcState {
     /// The state of `ctx`, with `given` as cudarc's handle to it (or a new one).
     fn new(ctx: &Context, given: Option<Arc<CudaContext>>) -> Result<CudarcState> {
@@ -72,7 +69,7 @@ impl CudarcState {
             ctx: c,
             matches,
             _multi: multi,
-            streams: Mutex::new(HashMap::new()),
+            streams: Mutex::new(LockRank::CudarcStreams, HashMap::new()),
             lends: LendGroups::default(),
         })
     }
@@ -98,11 +95,11 @@ impl CudarcState {
         if raw.is_null() || raw as usize == LEGACY_HANDLE {
             return Some(ctx.legacy().clone());
         }
-        lock(&self.streams).get(&(raw as usize)).cloned()
+        self.streams.lock().get(&(raw as usize)).cloned()
     }
 
     fn register(&self, inner: &Arc<StreamInner>) {
-        let mut map = lock(&self.streams);
+        let mut map = self.streams.lock();
         // Let go of the streams cudarc holds no handle to any more (the one in the stream
         // itself is all that is left), so the map stays as small as what cudarc holds.
         map.retain(|_, s| s.cudarc.get().is_some_and(|c| Arc::strong_count(c) > 1));

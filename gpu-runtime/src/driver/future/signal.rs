@@ -2,12 +2,14 @@
 //! function fires the signal on a driver thread, the future's `poll` reads it on the
 //! executor's. No runtime is named: a [`Waker`] is all a future gets from any executor.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::task::{Context as TaskContext, Poll, Waker};
+
+use crate::sync::{LockRank, Mutex, MutexGuard};
 
 /// Set once, by whatever runs when the GPU work it stands for has finished; the waker of the
 /// last `poll` that found it unset is woken then.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Signal {
     state: Mutex<State>,
 }
@@ -22,12 +24,13 @@ struct State {
 impl Signal {
     /// An unfired signal, shared by the future and the host function that fires it.
     pub(crate) fn new() -> Arc<Signal> {
-        Arc::new(Signal::default())
+        Arc::new(Signal {
+            state: Mutex::new(LockRank::FutureSignal, State::default()),
+        })
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        // Nothing panics while holding the lock; a poisoned one still holds a valid state.
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock()
     }
 
     /// Marks the signal fired and wakes the task that last polled it. Called on the driver's

@@ -11,12 +11,9 @@
 //! 20, …), as PyCUDA's pools do: a block wastes at most a quarter of its size, and sizes that
 //! differ by a little share a class and so reuse each other's blocks.
 
-use std::cell::UnsafeCell;
-use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use crate::driver::ordering::{StreamUses, UseSet};
 use crate::error::{MemoryError, Result};
+use crate::sync::{LockRank, SpinGuard, SpinLock};
 
 const MANTISSA_BITS: u32 = 2;
 const MANTISSA_MASK: usize = (1 << MANTISSA_BITS) - 1;
@@ -98,97 +95,34 @@ struct State {
     holding: bool,
 }
 
-/// The lock of a pool's state. Its critical sections are a few instructions (a push or a pop
-/// and three counters), taken twice per allocate + free, the pool's whole cost: so it is taken
-/// with one atomic exchange and given back with a plain release store, where a mutex pays an
-/// atomic exchange for each. A waiter spins a little, then yields its time slice.
-struct StateLock {
-    locked: AtomicBool,
-    state: UnsafeCell<State>,
-}
-
-// SAFETY: the state is reached only through a guard, which `locked` makes exclusive; State
-// is Send (addresses and records of streams, which are Send).
-unsafe impl Sync for StateLock {}
-
-struct StateGuard<'a>(&'a StateLock);
-
-impl StateLock {
-    fn new(state: State) -> StateLock {
-        StateLock {
-            locked: AtomicBool::new(false),
-            state: UnsafeCell::new(state),
-        }
-    }
-
-    #[inline]
-    fn lock(&self) -> StateGuard<'_> {
-        let mut spins = 0u32;
-        while self
-            .locked
-            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            while self.locked.load(Ordering::Relaxed) {
-                if spins < 100 {
-                    spins += 1;
-                    std::hint::spin_loop();
-                } else {
-                    std::thread::yield_now();
-                }
-            }
-        }
-        StateGuard(self)
-    }
-}
-
-impl Deref for StateGuard<'_> {
-    type Target = State;
-    #[inline]
-    fn deref(&self) -> &State {
-        // SAFETY: this guard holds the lock, so no other reference to the state exists.
-        unsafe { &*self.0.state.get() }
-    }
-}
-
-impl DerefMut for StateGuard<'_> {
-    #[inline]
-    fn deref_mut(&mut self) -> &mut State {
-        // SAFETY: as in deref, exclusively (&mut self).
-        unsafe { &mut *self.0.state.get() }
-    }
-}
-
-impl Drop for StateGuard<'_> {
-    #[inline]
-    fn drop(&mut self) {
-        self.0.locked.store(false, Ordering::Release);
-    }
-}
-
 /// A pool over one allocator. Thread-safe: one lock guards the held blocks and the counts; the
 /// allocator is called outside it.
 pub(crate) struct PoolCore<A: RawAllocator> {
     pub(crate) allocator: A,
-    state: StateLock,
+    /// A spin lock: its critical sections are a few instructions (a push or a pop and three
+    /// counters), taken twice per allocate + free, the pool's whole cost.
+    state: SpinLock<State>,
 }
 
 impl<A: RawAllocator> PoolCore<A> {
     pub fn new(allocator: A) -> Self {
         PoolCore {
             allocator,
-            state: StateLock::new(State {
-                bins: (0..NUM_BINS).map(|_| Vec::new()).collect(),
-                held: 0,
-                active: 0,
-                held_bytes: 0,
-                holding: true,
-            }),
+            state: SpinLock::new(
+                LockRank::PoolState,
+                State {
+                    bins: (0..NUM_BINS).map(|_| Vec::new()).collect(),
+                    held: 0,
+                    active: 0,
+                    held_bytes: 0,
+                    holding: true,
+                },
+            ),
         }
     }
 
     #[inline]
-    fn lock(&self) -> StateGuard<'_> {
+    fn lock(&self) -> SpinGuard<'_, State> {
         // Every critical section leaves the state consistent; a panic in one (none is
         // expected: pushes, pops and counters) still releases the lock through the guard.
         self.state.lock()

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 use cudarc::driver::sys::CUresult;
 
@@ -17,11 +17,17 @@ use crate::driver::context::ext::{Extension, Slot};
 use crate::driver::module::image::JitOptions;
 use crate::driver::module::loaded::{LoadInfo, LoadedModule};
 use crate::error::{Error, Result};
+use crate::sync::{LockRank, Mutex, MutexGuard};
 
 /// The modules of one context: by `static` source address in front (so that the macro's
 /// `prepare` never hashes a string), by compile cache key behind.
-#[derive(Default)]
 pub(crate) struct ModuleCache(Mutex<Modules>);
+
+impl Default for ModuleCache {
+    fn default() -> Self {
+        ModuleCache(Mutex::new(LockRank::ModuleCache, Modules::default()))
+    }
+}
 
 #[derive(Default)]
 pub(crate) struct Modules {
@@ -65,8 +71,7 @@ impl Extension for ModuleCache {
 
 impl ModuleCache {
     fn lock(&self) -> MutexGuard<'_, Modules> {
-        // Each critical section leaves the maps consistent; a poisoned lock is usable.
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        self.0.lock()
     }
 }
 

@@ -2,17 +2,17 @@
 
 use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 
 use cudarc::driver::sys::{self, CUresult};
 
 use crate::driver::calls::{self, Failed};
 use crate::driver::current::bind_raw;
 use crate::error::{Error, Result};
+use crate::sync::{LockRank, Mutex};
 
 use super::block_cache::BlockCache;
 use super::streams::new_event;
-use super::uses::{lock, UseSet};
+use super::uses::UseSet;
 
 /// What a deferred release frees, once the streams that used it have finished.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,7 +78,6 @@ pub(super) struct Deferred {
 unsafe impl Send for Deferred {}
 
 /// A context's releases waiting for their streams, and its spare events.
-#[derive(Default)]
 pub(crate) struct Graveyard {
     pub(super) pending: Mutex<Vec<Deferred>>,
     /// True while `pending` may hold something, so that allocations check it for free.
@@ -88,6 +87,17 @@ pub(crate) struct Graveyard {
     pub(super) cache: Mutex<BlockCache>,
 }
 
+impl Default for Graveyard {
+    fn default() -> Self {
+        Graveyard {
+            pending: Mutex::new(LockRank::GraveyardPending, Vec::new()),
+            any: AtomicBool::new(false),
+            spare: Mutex::new(LockRank::GraveyardSpare, Vec::new()),
+            cache: Mutex::new(LockRank::GraveyardCache, BlockCache::default()),
+        }
+    }
+}
+
 // SAFETY: event handles may be used from any thread; everything is behind a mutex or atomic.
 unsafe impl Send for Graveyard {}
 // SAFETY: as above.
@@ -95,7 +105,7 @@ unsafe impl Sync for Graveyard {}
 
 impl Graveyard {
     pub(super) fn take_event(&self) -> Result<sys::CUevent> {
-        if let Some(ev) = lock(&self.spare).pop() {
+        if let Some(ev) = self.spare.lock().pop() {
             return Ok(ev);
         }
         new_event()
@@ -143,7 +153,7 @@ impl Graveyard {
             self.finish(ctx, d);
             return;
         }
-        lock(&self.pending).push(d);
+        self.pending.lock().push(d);
         self.any.store(true, Ordering::Release);
     }
 
@@ -154,7 +164,7 @@ impl Graveyard {
             // gave it up; the context is current.
             unsafe { self.dispose(d.what) };
         }
-        lock(&self.spare).extend_from_slice(&d.events);
+        self.spare.lock().extend_from_slice(&d.events);
     }
 
     /// Frees `what` now, or keeps a [`Release::CachedDeviceMemory`] block in the cache while
@@ -164,7 +174,7 @@ impl Graveyard {
     /// As [`Release::now`]; the context `what` belongs to is current.
     unsafe fn dispose(&self, what: Release) {
         if let Release::CachedDeviceMemory { ptr, bytes } = what {
-            if lock(&self.cache).put(ptr, bytes) {
+            if self.cache.lock().put(ptr, bytes) {
                 return;
             }
         }
@@ -175,18 +185,18 @@ impl Graveyard {
     /// A cached block of exactly `bytes`, unused by any stream, now the caller's (arrays
     /// allocate through it).
     pub(crate) fn take_cached(&self, bytes: usize) -> Option<sys::CUdeviceptr> {
-        lock(&self.cache).take(bytes)
+        self.cache.lock().take(bytes)
     }
 
     /// Bytes the cache holds.
     pub(crate) fn cached_bytes(&self) -> usize {
-        lock(&self.cache).held()
+        self.cache.lock().held()
     }
 
     /// Frees every cached block (the context `ctx` must be current, or failed: then the
     /// blocks go with it); returns the bytes given back.
     pub(crate) fn free_cached(&self, ctx: sys::CUcontext) -> usize {
-        let mut cache = lock(&self.cache);
+        let mut cache = self.cache.lock();
         let held = cache.held();
         let blocks = cache.drain();
         drop(cache);
@@ -196,7 +206,7 @@ impl Graveyard {
 
     /// Sets the cache's limit in bytes, freeing the blocks beyond it.
     pub(crate) fn set_cache_limit(&self, ctx: sys::CUcontext, limit: usize) {
-        let over = lock(&self.cache).set_limit(limit);
+        let over = self.cache.lock().set_limit(limit);
         free_blocks(ctx, over);
     }
 
@@ -206,7 +216,7 @@ impl Graveyard {
         if !self.any.load(Ordering::Acquire) {
             return;
         }
-        let mut pending = lock(&self.pending);
+        let mut pending = self.pending.lock();
         if bind_raw(ctx).is_err() {
             return;
         }
@@ -264,7 +274,7 @@ impl Graveyard {
                 continue;
             };
             if bind_raw(ctx).is_err() {
-                lock(&self.spare).push(ev);
+                self.spare.lock().push(ev);
                 return false;
             }
             // A failure becomes an Error all the same, so that a sticky one is recorded.
@@ -277,7 +287,7 @@ impl Graveyard {
                 d.events.push(ev);
                 d.later.swap_remove(i);
             } else {
-                lock(&self.spare).push(ev);
+                self.spare.lock().push(ev);
                 i += 1;
             }
         }
@@ -287,8 +297,8 @@ impl Graveyard {
     /// The context is going away (its work finished): frees everything pending and destroys
     /// the spare events. The context must be current, or failed.
     pub(crate) fn close(&mut self, ctx_current: bool) {
-        let pending = std::mem::take(self.pending.get_mut().unwrap_or_else(|p| p.into_inner()));
-        let spare = self.spare.get_mut().unwrap_or_else(|p| p.into_inner());
+        let pending = std::mem::take(self.pending.get_mut());
+        let spare = self.spare.get_mut();
         for d in pending {
             if ctx_current {
                 // SAFETY: the context has finished all its work; each resource is freed once.
@@ -296,7 +306,7 @@ impl Graveyard {
             }
             spare.extend_from_slice(&d.events);
         }
-        let cached = self.cache.get_mut().unwrap_or_else(|p| p.into_inner()).drain();
+        let cached = self.cache.get_mut().drain();
         if ctx_current {
             for p in cached {
                 // SAFETY: a cached block of this context: unused, owned by the cache, freed once.

@@ -15,26 +15,42 @@
 //! streams too (cudarc's single read event would otherwise name the last reader alone); a
 //! write lend's end, with no other lend running, covers all, and the group goes.
 //!
-//! Lock order: the registry's lock before a group's.
+//! Lock order: the registry's lock before a group's (`LockRank::LendGroups`, then
+//! `LockRank::LendGroup`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::error::Result;
+use crate::sync::LockRank;
 
 use super::streams::StreamInner;
-use super::sync::{lock, Mutex};
+use super::sync::Mutex;
 
 /// The groups of a context's lends, by allocation (its base address).
-#[derive(Default)]
 pub(crate) struct LendGroups {
     map: Mutex<HashMap<u64, Arc<LendGroup>>>,
 }
 
+impl Default for LendGroups {
+    fn default() -> Self {
+        LendGroups {
+            map: Mutex::new(LockRank::LendGroups, HashMap::new()),
+        }
+    }
+}
+
 /// The lends of one allocation.
-#[derive(Default)]
 pub(crate) struct LendGroup {
     state: Mutex<GroupState>,
+}
+
+impl Default for LendGroup {
+    fn default() -> Self {
+        LendGroup {
+            state: Mutex::new(LockRank::LendGroup, GroupState::default()),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -61,9 +77,9 @@ pub(crate) struct Member<'g> {
 impl LendGroups {
     /// A lend of the allocation `key` on `stream` starts.
     pub(crate) fn join(&self, key: u64, stream: &Arc<StreamInner>) -> Member<'_> {
-        let mut map = lock(&self.map);
+        let mut map = self.map.lock();
         let group = map.entry(key).or_default().clone();
-        let mut st = lock(&group.state);
+        let mut st = group.state.lock();
         st.active += 1;
         if !st.streams.iter().any(|s| Arc::ptr_eq(s, stream)) {
             st.streams.push(stream.clone());
@@ -78,10 +94,10 @@ impl LendGroups {
         }
     }
 
-    /// How many allocations have a group (for the model check).
-    #[cfg(all(test, loom))]
+    /// How many allocations have a group (for the tests and the model check).
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        lock(&self.map).len()
+        self.map.lock().len()
     }
 }
 
@@ -93,7 +109,7 @@ impl Member<'_> {
     ///
     /// `write`: the lend was a write, whose start waited for cudarc's read and write events.
     pub(crate) fn end(&self, write: bool, record: impl FnOnce()) -> Result<()> {
-        let mut st = lock(&self.group.state);
+        let mut st = self.group.state.lock();
         let waited = st
             .streams
             .iter()
@@ -112,8 +128,8 @@ impl Member<'_> {
 
 impl Drop for Member<'_> {
     fn drop(&mut self) {
-        let mut map = lock(&self.groups.map);
-        let mut st = lock(&self.group.state);
+        let mut map = self.groups.map.lock();
+        let mut st = self.group.state.lock();
         st.active -= 1;
         if st.active == 0 && st.covered {
             drop(st);

@@ -43,6 +43,7 @@
 use std::sync::Arc;
 
 use crate::error::Result;
+use crate::sync::LockRank;
 
 use super::streams::StreamInner;
 use super::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -84,7 +85,7 @@ impl ModuleUses {
         ModuleUses {
             vars,
             uses: StreamUses::new(),
-            gate: RwLock::new(()),
+            gate: RwLock::new(LockRank::ModuleGate, ()),
         }
     }
 
@@ -134,12 +135,10 @@ impl ModuleUses {
     }
 
     fn shared(&self) -> RwLockReadGuard<'_, ()> {
-        // The gate guards no data: a thread that panicked while holding it left nothing
-        // half-done.
-        self.gate.read().unwrap_or_else(|p| p.into_inner())
+        self.gate.read()
     }
 
     fn exclusive(&self) -> RwLockWriteGuard<'_, ()> {
-        self.gate.write().unwrap_or_else(|p| p.into_inner())
+        self.gate.write()
     }
 }

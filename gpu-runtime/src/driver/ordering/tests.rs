@@ -196,3 +196,28 @@ fn the_legacy_stream_and_blocking_streams_are_ordered_by_the_driver() {
     assert!(!blocking.ordered_after(&free));
     assert!(free.ordered_after(&free));
 }
+
+/// Lends of one allocation starting, ending and dropped on several threads at once: the
+/// registry's lock and a group's nest (in debug builds, checked against the lock order), and
+/// once every lend is gone, a last write lend alone covers the group, which goes.
+#[test]
+#[cfg(not(loom))]
+fn lends_on_several_threads_nest_their_locks_in_order_and_leave_no_group() {
+    let groups = super::LendGroups::default();
+    let streams: Vec<_> = (0..4).map(|_| stream(false)).collect();
+    std::thread::scope(|scope| {
+        for (i, s) in streams.iter().enumerate() {
+            let groups = &groups;
+            scope.spawn(move || {
+                for round in 0..200 {
+                    let member = groups.join(7, s);
+                    member.end((i + round) % 2 == 0, || {}).unwrap();
+                }
+            });
+        }
+    });
+    let last = groups.join(7, &streams[0]);
+    last.end(true, || {}).unwrap();
+    drop(last);
+    assert_eq!(groups.len(), 0);
+}

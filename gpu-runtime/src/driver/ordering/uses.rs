@@ -26,6 +26,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::error::Result;
+use crate::sync::LockRank;
 
 use super::streams::StreamInner;
 use super::sync::{AtomicUsize, Mutex, MutexGuard};
@@ -230,19 +231,19 @@ impl StreamUses {
         StreamUses {
             fast: AtomicUsize::new(IDLE),
             seen: std::array::from_fn(|_| AtomicUsize::new(0)),
-            set: Mutex::new(UseSet::default()),
+            set: Mutex::new(LockRank::StreamUses, UseSet::default()),
         }
     }
 
     pub(super) fn lock(&self) -> MutexGuard<'_, UseSet> {
-        // Every critical section leaves the set consistent; a poisoned lock is usable.
-        self.set.lock().unwrap_or_else(|p| p.into_inner())
+        self.set.lock()
     }
 
     /// The record, taken out (the allocation is being freed or returned to its pool): `&mut`,
     /// so every use it names has been queued.
     pub(crate) fn take(&mut self) -> UseSet {
-        let set = std::mem::take(&mut *self.lock());
+        // `&mut`: no lock to take (a drop may run where another record's lock is held).
+        let set = std::mem::take(self.set.get_mut());
         self.fast.store(IDLE, Ordering::Relaxed);
         self.reset_seen(0);
         set
@@ -413,10 +414,4 @@ impl StreamUses {
         }
         result
     }
-}
-
-/// The guard of a mutex whose holder panicked is still good: every update under these locks
-/// leaves the record consistent before anything can panic.
-pub(super) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -10,7 +10,7 @@
 use std::any::Any;
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::compiler::source_module::SourceModule;
 use crate::driver::attributes::DeviceAttribute;
@@ -18,6 +18,7 @@ use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::launch::{Arg, PreparedFunction};
+use crate::sync::{LockRank, Mutex};
 use crate::tools::memoize::ContextCache;
 
 /// Threads per block of every generated kernel.
@@ -58,7 +59,7 @@ impl<K, V> Definitions<K, V> {
     /// No definitions yet.
     pub(crate) const fn new() -> Self {
         Definitions {
-            map: Mutex::new(None),
+            map: Mutex::new(LockRank::KernelDefinitions, None),
         }
     }
 }
@@ -69,7 +70,7 @@ impl<K: Hash + Eq, V: Clone> Definitions<K, V> {
     /// once however many threads ask; it writes text and compiles nothing, and must not ask
     /// this same kind.
     pub(crate) fn get_or_try_insert_with(&self, key: K, make: impl FnOnce() -> Result<V>) -> Result<V> {
-        let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = self.map.lock();
         let map = map.get_or_insert_with(HashMap::new);
         if let Some(v) = map.get(&key) {
             return Ok(v.clone());
@@ -93,7 +94,7 @@ impl<K: Hash + Eq> Definitions<K, AnyDefinition> {
         key: K,
         make: impl FnOnce() -> Result<D>,
     ) -> Result<Arc<D>> {
-        let mut map = self.map.lock().unwrap_or_else(|p| p.into_inner());
+        let mut map = self.map.lock();
         let map = map.get_or_insert_with(HashMap::new);
         if let Some(d) = map.get(&key).and_then(|d| d.clone().downcast::<D>().ok()) {
             return Ok(d);

@@ -29,7 +29,7 @@
 //! it waits forever for a tile no block took.)
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Weak};
 
 use crate::driver::context::core::Context;
 use crate::driver::context::ext::{Extension, Slot};
@@ -39,6 +39,7 @@ use crate::driver::memory::{memset_d32, memset_d32_async};
 use crate::driver::ordering::StreamInner;
 use crate::driver::stream::Stream;
 use crate::error::Result;
+use crate::sync::{LockRank, Mutex};
 use crate::tools::device_pool::PooledBuffer;
 
 /// 32-bit words before the tiles' status: the ticket counter and one unused (so that the 64-bit
@@ -62,7 +63,8 @@ struct Status {
     launches: u32,
 }
 
-/// One stream's status, made on its first scan.
+/// One stream's status, made on its first scan. A panic under its lock leaves a whole buffer
+/// and count (both change only after the launch was queued).
 type StreamStatus = Arc<Mutex<Option<Status>>>;
 
 /// The stream a status serves (none: the legacy default stream), and the status.
@@ -71,9 +73,16 @@ type Entry = (Option<Weak<StreamInner>>, StreamStatus);
 /// The buffers of a context, by the address of their stream's ordering record (0: the legacy
 /// default stream), with a weak reference to that record: it keeps the address from being
 /// reused, and says when the stream is gone.
-#[derive(Default)]
 pub(crate) struct ScanStatus {
     by_stream: Mutex<HashMap<usize, Entry>>,
+}
+
+impl Default for ScanStatus {
+    fn default() -> Self {
+        ScanStatus {
+            by_stream: Mutex::new(LockRank::ScanStatusByStream, HashMap::new()),
+        }
+    }
 }
 
 impl ScanStatus {
@@ -81,13 +90,16 @@ impl ScanStatus {
     /// are gone.
     fn of(&self, stream: Option<&Stream>) -> StreamStatus {
         let key = stream.map_or(0, |s| Arc::as_ptr(s.inner()) as usize);
-        let mut map = lock(&self.by_stream);
+        let mut map = self.by_stream.lock();
         if !map.contains_key(&key) {
             map.retain(|_, (owner, _)| owner.as_ref().is_none_or(|w| w.strong_count() > 0));
         }
-        let (_, status) = map
-            .entry(key)
-            .or_insert_with(|| (stream.map(|s| Arc::downgrade(s.inner())), StreamStatus::default()));
+        let (_, status) = map.entry(key).or_insert_with(|| {
+            (
+                stream.map(|s| Arc::downgrade(s.inner())),
+                Arc::new(Mutex::new(LockRank::ScanStatus, None)),
+            )
+        });
         Arc::clone(status)
     }
 }
@@ -98,14 +110,8 @@ impl Extension for ScanStatus {
     /// Out of memory: drops every buffer no scan is using (a scan holding one keeps it until
     /// its launch is queued); the next scan on each stream makes and clears a new one.
     fn reclaim(&self) {
-        lock(&self.by_stream).clear();
+        self.by_stream.lock().clear();
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding the lock leaves a whole buffer and count (both change only after
-    // the launch was queued): go on with them.
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// What a launch is given: the status buffer, its first ticket and its tag.
@@ -144,7 +150,7 @@ pub(crate) fn with_status(
     }
     let state = ctx.inner.ext.get_or_try_init(|| Ok(ScanStatus::default()))?;
     let shared = state.of(stream);
-    let mut held = lock(&shared);
+    let mut held = shared.lock();
     let status = match &mut *held {
         Some(s) if s.buffer.len() >= words && s.launches < TAGS => s,
         slot => {
@@ -178,7 +184,7 @@ pub(crate) fn with_status(
 pub fn set_launch_count(ctx: &Context, stream: Option<&Stream>, count: u32) -> Result<()> {
     with_status(ctx, stream, MIN_WORDS, 0, |_| Ok(()))?;
     let state = ctx.inner.ext.get_or_try_init(|| Ok(ScanStatus::default()))?;
-    if let Some(s) = &mut *lock(&state.of(stream)) {
+    if let Some(s) = &mut *state.of(stream).lock() {
         s.launches = count.min(TAGS);
     }
     Ok(())

@@ -11,10 +11,10 @@
 //! of them at once.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 use crate::error::{Error, Result};
 use crate::launch::staging::copy_workers;
+use crate::sync::{LockRank, Mutex};
 
 /// The largest DMA chunk by default: at 2 MiB, the per-call cost is under 5% of the copy.
 const DEFAULT_CHUNK: usize = 2 << 20;
@@ -382,7 +382,7 @@ where
     F: Fn(Role) -> Result<()> + Sync,
 {
     let driver_taken = AtomicBool::new(false);
-    let failed: Mutex<Option<Error>> = Mutex::new(None);
+    let failed: Mutex<Option<Error>> = Mutex::new(LockRank::StagingFailed, None);
     copy_workers::run(threads.saturating_sub(1), &|| {
         if driver_taken.swap(true, Ordering::Relaxed) {
             // Copiers make no driver calls and cannot fail.
@@ -392,13 +392,10 @@ where
         if let Err(e) = work(Role::Driver) {
             // What is queued already is waited for by Staging's drop.
             progress.stop.store(true, Ordering::Release);
-            failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+            failed.lock().get_or_insert(e);
         }
     });
-    failed
-        .into_inner()
-        .unwrap_or_else(|p| p.into_inner())
-        .map_or(Ok(()), Err)
+    failed.into_inner().map_or(Ok(()), Err)
 }
 
 /// Busy-waits politely: spins a while (a chunk is microseconds away), then yields the core,
@@ -459,7 +456,7 @@ mod tests {
                     let progress = progress_of(n, Direction::Upload);
                     let pieces = progress.chunk_of.len();
                     let copies: Vec<AtomicUsize> = (0..pieces).map(|_| AtomicUsize::new(0)).collect();
-                    let issued = Mutex::new(Vec::new());
+                    let issued = std::sync::Mutex::new(Vec::new());
                     let copy_in = |p: usize| {
                         jitter(p);
                         copies[p].fetch_add(1, Ordering::Relaxed);

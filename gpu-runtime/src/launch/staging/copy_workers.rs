@@ -13,10 +13,11 @@ use std::any::Any;
 use std::cell::UnsafeCell;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard, OnceLock};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use crate::error::panic::drop_payload;
+use crate::sync::{Condvar, LockRank, Mutex};
 
 /// How long an idle helper keeps polling for the next task before it sleeps: a convenience
 /// call has two copy phases a little apart, and calls often come back to back; a sleeping
@@ -75,24 +76,19 @@ struct Pool {
 // holds is to a `Sync` closure. Everything else is atomics and locks.
 unsafe impl Sync for Pool {}
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // Every critical section leaves its data consistent, so a poisoned lock is usable.
-    m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
 fn pool() -> &'static Pool {
     static POOL: OnceLock<&'static Pool> = OnceLock::new();
     POOL.get_or_init(|| {
         let pool: &'static Pool = Box::leak(Box::new(Pool {
             state: AtomicU64::new(0),
             task: UnsafeCell::new(None),
-            panic: Mutex::new(None),
+            panic: Mutex::new(LockRank::CopyPoolPanic, None),
             busy: AtomicBool::new(false),
             sleepers: AtomicUsize::new(0),
-            sleep: Mutex::new(()),
+            sleep: Mutex::new(LockRank::CopyPoolSleep, ()),
             wake: Condvar::new(),
             waiting: AtomicBool::new(false),
-            idle_lock: Mutex::new(()),
+            idle_lock: Mutex::new(LockRank::CopyPoolIdle, ()),
             idle: Condvar::new(),
             helpers: AtomicUsize::new(0),
         }));
@@ -136,7 +132,7 @@ fn next_generation(pool: &Pool, seen: u64) -> u64 {
             break;
         }
     }
-    let mut guard = lock(&pool.sleep);
+    let mut guard = pool.sleep.lock();
     // SeqCst with the caller's bump and check of `sleepers`: either it sees this sleeper and
     // wakes it (under the lock), or this sees its generation.
     pool.sleepers.fetch_add(1, Ordering::SeqCst);
@@ -145,7 +141,7 @@ fn next_generation(pool: &Pool, seen: u64) -> u64 {
         if g != seen {
             break g;
         }
-        guard = pool.wake.wait(guard).unwrap_or_else(|p| p.into_inner());
+        guard = pool.wake.wait(guard);
     };
     pool.sleepers.fetch_sub(1, Ordering::SeqCst);
     g
@@ -182,7 +178,7 @@ fn helper(pool: &'static Pool) {
             // SAFETY: as above: the closure outlives this call.
             let result = catch_unwind(AssertUnwindSafe(|| unsafe { (*task.0)() }));
             if let Err(payload) = result {
-                let mut first = lock(&pool.panic);
+                let mut first = pool.panic.lock();
                 if first.is_none() {
                     *first = Some(payload);
                 } else {
@@ -199,7 +195,7 @@ fn helper(pool: &'static Pool) {
         // that it sleeps and wakes it.
         let before = pool.state.fetch_sub(ONE_RUNNING, Ordering::SeqCst);
         if running(before) == 1 && pool.waiting.load(Ordering::SeqCst) {
-            let _guard = lock(&pool.idle_lock);
+            let _guard = pool.idle_lock.lock();
             pool.idle.notify_all();
         }
     }
@@ -221,10 +217,10 @@ impl Serving {
             std::hint::spin_loop();
             spins += 1;
             if spins.is_multiple_of(64) && start.elapsed() > POLL {
-                let mut guard = lock(&pool.idle_lock);
+                let mut guard = pool.idle_lock.lock();
                 pool.waiting.store(true, Ordering::SeqCst);
                 while inside() {
-                    guard = pool.idle.wait(guard).unwrap_or_else(|p| p.into_inner());
+                    guard = pool.idle.wait(guard);
                 }
                 pool.waiting.store(false, Ordering::SeqCst);
                 break;
@@ -232,7 +228,7 @@ impl Serving {
         }
         // SAFETY: no seat is open and no helper is inside: nothing reads the cell.
         unsafe { *pool.task.get() = None };
-        lock(&pool.panic).take()
+        pool.panic.lock().take()
     }
 }
 
@@ -271,14 +267,16 @@ pub(crate) fn run(helpers: usize, task: &(dyn Fn() + Sync)) {
     // SAFETY: this caller holds `busy`, and the last one's `Serving` left no seat open and no
     // helper inside: nothing reads the cell until the generation below is published.
     unsafe { *pool.task.get() = Some(TaskPtr(erased)) };
-    if let Some(stale) = lock(&pool.panic).take() {
+    // Taken out first: the payload's drop (which may run any code) runs with no lock held.
+    let stale = pool.panic.lock().take();
+    if let Some(stale) = stale {
         drop_payload(stale);
     }
     let serving = Serving(pool);
     pool.state
         .fetch_add(ONE_GENERATION + helpers as u64 * ONE_SEAT, Ordering::SeqCst);
     if pool.sleepers.load(Ordering::SeqCst) > 0 {
-        let _guard = lock(&pool.sleep);
+        let _guard = pool.sleep.lock();
         pool.wake.notify_all();
     }
     task();
@@ -293,9 +291,9 @@ pub(crate) fn run(helpers: usize, task: &(dyn Fn() + Sync)) {
 /// while another test's task holds it, `run` runs the caller's task alone, and a test that
 /// checks what helpers do would wait for a helper that never comes.
 #[cfg(test)]
-pub(crate) fn test_serial() -> MutexGuard<'static, ()> {
-    static SERIAL: Mutex<()> = Mutex::new(());
-    lock(&SERIAL)
+pub(crate) fn test_serial() -> crate::sync::MutexGuard<'static, ()> {
+    static SERIAL: Mutex<()> = Mutex::new(LockRank::TestSerial, ());
+    SERIAL.lock()
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ pub(crate) mod copy_workers;
 pub(crate) mod host_copy;
 
 use std::marker::PhantomData;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use cudarc::driver::sys;
 
@@ -42,6 +42,7 @@ use crate::launch::staging::chunks::{
     download_role, run_roles, upload_role, Direction, Job, Plan, Progress, Role,
 };
 use crate::launch::staging::host_copy::copy_for_dma;
+use crate::sync::{LockRank, Mutex};
 use crate::tools::device_pool::{DeviceAllocator, DeviceMemoryPool, DevicePoolCore, PooledBuffer};
 use crate::types::repr::DeviceRepr;
 
@@ -70,7 +71,7 @@ impl ContextStaging {
 impl Drop for ContextStaging {
     fn drop(&mut self) {
         // Dropped by ContextInner::drop with the context current, or right after creation.
-        for e in self.events.get_mut().unwrap_or_else(|p| p.into_inner()).drain(..) {
+        for e in self.events.get_mut().drain(..) {
             // SAFETY: the events were created for this value and are destroyed once. A
             // failure cannot be reported from a drop, and leaves nothing to undo.
             let _ = unsafe { event::event_destroy(e) };
@@ -104,7 +105,7 @@ fn make_staging(ctx: &Context) -> Result<ContextStaging> {
             HostAllocFlags::NONE,
         ))),
         stream: StreamInner::new(stream, ctx.raw(), ctx.liveness(), true)?,
-        events: Mutex::new(Vec::new()),
+        events: Mutex::new(LockRank::StagingEvents, Vec::new()),
     };
     Ok(made)
 }
@@ -306,11 +307,7 @@ impl<'a> Staging<'a> {
             let plan = Plan::new(&self.downloads, Direction::Download);
             let events = Handle(self.take_events(plan.chunk_count())?);
             let result = self.download(&plan, &events.0);
-            self.st
-                .events
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .extend(events.0);
+            self.st.events.lock().extend(events.0);
             result?;
         }
         self.queued = false;
@@ -362,7 +359,7 @@ impl<'a> Staging<'a> {
     }
 
     pub(crate) fn take_events(&self, n: usize) -> Result<Vec<sys::CUevent>> {
-        let mut spare = self.st.events.lock().unwrap_or_else(|p| p.into_inner());
+        let mut spare = self.st.events.lock();
         let keep = spare.len().saturating_sub(n);
         let mut events: Vec<sys::CUevent> = spare.drain(keep..).collect();
         drop(spare);
@@ -372,11 +369,7 @@ impl<'a> Staging<'a> {
             match event::event_create(sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32) {
                 Ok(ev) => events.push(ev),
                 Err(e) => {
-                    self.st
-                        .events
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .extend(events);
+                    self.st.events.lock().extend(events);
                     return Err(e.into());
                 }
             }

@@ -13,8 +13,9 @@ mod wire;
 use std::io;
 use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
+
+use crate::sync::{LockRank, Mutex};
 
 pub use error::RendezvousError;
 
@@ -129,7 +130,7 @@ impl Rendezvous {
             rank,
             world_size,
             timeout,
-            connection: Mutex::new(stream),
+            connection: Mutex::new(LockRank::NcclConnection, stream),
             barriers: AtomicU64::new(0),
             _server: server,
         };
@@ -268,7 +269,7 @@ impl Rendezvous {
 
     /// Sends `request` and reads the answer, waiting at most `wait` plus the slack for it.
     fn ask(&self, request: &Request, wait: Duration, operation: impl Fn() -> String) -> Result<Response> {
-        let mut stream = self.connection.lock().unwrap_or_else(|p| p.into_inner());
+        let mut stream = self.connection.lock();
         let patience = wait.saturating_add(ANSWER_SLACK);
         // None: a wait too long to add to the clock, which never ends.
         let deadline = Instant::now().checked_add(patience);

@@ -9,11 +9,12 @@ use std::collections::{BTreeSet, HashMap};
 use std::io;
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::nccl::rendezvous::wire::{self, Request, Response};
+use crate::sync::{Condvar, LockRank, Mutex, MutexGuard};
 
 /// How often blocked threads look at the stop flag: the longest a stopped server takes to
 /// close its connections.
@@ -43,7 +44,7 @@ struct Shared {
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         // A handler that panicked left a consistent map (every update is one insert).
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.lock()
     }
 
     fn stopped(&self) -> bool {
@@ -69,11 +70,7 @@ impl Shared {
                 return Waited::TimedOut;
             }
             let slice = deadline.map_or(SLICE, |d| SLICE.min(d - now));
-            state = self
-                .changed
-                .wait_timeout(state, slice)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
+            state = self.changed.wait_timeout(state, slice);
         }
     }
 }
@@ -98,7 +95,7 @@ impl Server {
         // Polled, so that the thread sees the stop flag without a connection to wake it.
         listener.set_nonblocking(true)?;
         let shared = Arc::new(Shared {
-            state: Mutex::new(State::default()),
+            state: Mutex::new(LockRank::NcclStore, State::default()),
             changed: Condvar::new(),
             stop: AtomicBool::new(false),
             world_size,
