@@ -27,6 +27,9 @@ unsafe impl<T: Send> Sync for SpinLock<T> {}
 pub(crate) struct SpinGuard<'a, T> {
     lock: &'a SpinLock<T>,
     _held: Held,
+    // Not `Send`: in debug builds the guard's entry is in its thread's list of held locks, and
+    // a drop on another thread would take it out of the wrong list.
+    _not_send: std::marker::PhantomData<*const ()>,
 }
 
 impl<T> SpinLock<T> {
@@ -63,6 +66,7 @@ impl<T> SpinLock<T> {
         SpinGuard {
             lock: self,
             _held: held,
+            _not_send: std::marker::PhantomData,
         }
     }
 }

@@ -58,6 +58,8 @@ impl<K: Hash + Eq + Send + 'static, V: Clone + Send + 'static> ContextCache<K, V
     /// The value for `key` in `ctx`: cached, or made by `make` (then cached; an error is
     /// returned and nothing cached). `make` runs without the cache locked, so it may use other
     /// caches; two threads racing on one key may both run it, and the first result is kept.
+    /// `V::clone` runs with the cache locked: a `Clone` that uses a `ContextCache` is refused
+    /// in debug builds (a panic naming both locks), as it could deadlock.
     pub fn get_or_try_insert_with(
         &'static self,
         ctx: &Context,
@@ -70,12 +72,17 @@ impl<K: Hash + Eq + Send + 'static, V: Clone + Send + 'static> ContextCache<K, V
             return Ok(v.clone());
         }
         let value = make(ctx)?;
-        let mut map = self.lock();
-        Ok(map
-            .get_or_insert_with(HashMap::new)
-            .entry(full)
-            .or_insert(value)
-            .clone())
+        let mut guard = self.lock();
+        let map = guard.get_or_insert_with(HashMap::new);
+        if let Some(kept) = map.get(&full) {
+            // Another thread made it first: its value is kept, and ours is dropped after the
+            // lock is released, since a value's `Drop` may use another cache.
+            let kept = kept.clone();
+            drop(guard);
+            drop(value);
+            return Ok(kept);
+        }
+        Ok(map.entry(full).or_insert(value).clone())
     }
 
     /// The number of values cached, over all contexts.

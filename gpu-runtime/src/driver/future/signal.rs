@@ -54,10 +54,14 @@ impl Signal {
         if state.fired {
             return Poll::Ready(());
         }
-        match &mut state.waker {
-            Some(w) if w.will_wake(cx.waker()) => {}
-            slot => *slot = Some(cx.waker().clone()),
-        }
+        let replaced = match &mut state.waker {
+            Some(w) if w.will_wake(cx.waker()) => None,
+            slot => slot.replace(cx.waker().clone()),
+        };
+        // The replaced waker is dropped after the lock: it may be a task's last reference, and
+        // dropping the task may drop another future of this crate, which locks its own signal.
+        drop(state);
+        drop(replaced);
         Poll::Pending
     }
 
@@ -70,7 +74,9 @@ impl Signal {
     /// Forgets the waker: the future is gone, so firing later wakes no task that no longer
     /// waits for it.
     pub(crate) fn forget_waker(&self) {
-        self.state().waker = None;
+        // Taken under the lock, dropped after it (see `poll_fired`).
+        let forgotten = self.state().waker.take();
+        drop(forgotten);
     }
 }
 

@@ -67,8 +67,8 @@ impl<K, V> Definitions<K, V> {
 impl<K: Hash + Eq, V: Clone> Definitions<K, V> {
     /// The definition of `key`: kept, or made by `make` and kept (an error is returned and
     /// nothing kept). `make` runs with this kind's definitions locked, so a definition is made
-    /// once however many threads ask; it writes text and compiles nothing, and must not ask
-    /// this same kind.
+    /// once however many threads ask; it writes text and compiles nothing, and must take no
+    /// lock of the crate (the definitions' rank is a leaf's: crate::sync::LockRank).
     pub(crate) fn get_or_try_insert_with(&self, key: K, make: impl FnOnce() -> Result<V>) -> Result<V> {
         let mut map = self.map.lock();
         let map = map.get_or_insert_with(HashMap::new);
