@@ -4,7 +4,7 @@
     python3 scripts/check_links.py              # the markdown and the rustdoc HTML
     python3 scripts/check_links.py --no-html    # the markdown only (no `cargo doc` needed)
 
-1. Markdown: README.md, CONTRIBUTING.md, ARCHITECTURE.md, each crate's README.md, the crate's front page and the guide's chapters
+1. Markdown: README.md, CONTRIBUTING.md, ARCHITECTURE.md, STYLE.md, each crate's README.md, the crate's front page and the guide's chapters
    (gpu-runtime/src/front_page.md, gpu-runtime/src/guide/*.md) and the doc comments of
    examples/*.rs. Every relative link (`[text](path#anchor)`, `[label]: path`) must name an
    existing file or directory, relative to the file it is in, and an `#anchor` must be a heading
@@ -138,7 +138,7 @@ def check_markdown(problems, stats):
     md = Markdown()
     rendered_by_rustdoc = [os.path.join(ROOT, "gpu-runtime", "src", "front_page.md")] + sorted(
         glob.glob(os.path.join(ROOT, "gpu-runtime", "src", "guide", "*.md")))
-    sources = [(os.path.join(ROOT, name), False) for name in ("README.md", "CONTRIBUTING.md", "ARCHITECTURE.md")]
+    sources = [(os.path.join(ROOT, name), False) for name in ("README.md", "CONTRIBUTING.md", "ARCHITECTURE.md", "STYLE.md")]
     sources += [(p, False) for p in sorted(glob.glob(os.path.join(ROOT, "*", "README.md")))]
     sources += [(p, True) for p in rendered_by_rustdoc]
     sources += [(p, False) for p in sorted(glob.glob(os.path.join(ROOT, "examples", "*.rs")))]
