@@ -31,8 +31,8 @@ pub mod types;
 pub use compiler::source_module::SourceModule;
 pub use driver::context::Context;
 pub use driver::device::Device;
-pub use driver::memory::slices::{HostSlice, HostSliceMut};
 pub use driver::memory::buffer::DeviceBuffer;
+pub use driver::memory::slices::{HostSlice, HostSliceMut};
 pub use driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 pub use driver::stream::{Event, Stream};
 #[cfg(feature = "dlpack")]

@@ -6,8 +6,8 @@
 pub use crate::compiler::source_module::SourceModule;
 pub use crate::driver::context::Context;
 pub use crate::driver::device::Device;
-pub use crate::driver::memory::slices::{HostSlice, HostSliceMut};
 pub use crate::driver::memory::buffer::DeviceBuffer;
+pub use crate::driver::memory::slices::{HostSlice, HostSliceMut};
 pub use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 pub use crate::driver::stream::{Event, Stream};
 #[cfg(feature = "gpuarray")]
