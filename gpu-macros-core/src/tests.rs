@@ -260,6 +260,37 @@ fn template_errors() {
         "{msg}"
     );
     assert_eq!(at, "[f32]");
+    // A defaulted type parameter the parameters use is still the template's, not a C struct
+    // named `T` (issue 44).
+    let src = "template <typename T = float> __global__ void scale(T *x, T a) { }";
+    let (msg, at) = expand_error(
+        &format!("{src:?}, check = false"),
+        "fn scale(x: &mut [f32], a: f32);",
+    );
+    assert!(
+        msg.starts_with("the CUDA kernel `scale` is a template (`template <typename T = float>`): declare the Rust function generic, `fn scale<T>(…)`"),
+        "{msg}"
+    );
+    assert!(!msg.contains("C struct"), "{msg}");
+    assert_eq!(at, "scale");
+    let (msg, at) = expand_error(
+        &format!("{src:?}, check = false, instantiate = [f32]"),
+        "fn scale(x: &mut [f32], a: f32);",
+    );
+    assert!(
+        msg.starts_with(
+            "`instantiate` makes the template `scale` (`template <typename T = float>`) for types"
+        ),
+        "{msg}"
+    );
+    assert_eq!(at, "[f32]");
+    // One the parameters do not use leaves a plain `fn` alone (`fast` is for the body).
+    let src = "template <bool fast = false> __global__ void scale(float *x, float a) { }";
+    try_kernel(
+        format!("{src:?}, check = false").parse().unwrap(),
+        "fn scale(x: &mut [f32], a: f32);".parse().unwrap(),
+    )
+    .expect("a plain fn binds the template's defaults");
 }
 
 /// `template <int block_size>`, as llama.cpp's CUDA backend writes its norms.
