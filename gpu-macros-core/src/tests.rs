@@ -433,6 +433,24 @@ fn a_missing_kernel_points_at_what_named_it() {
 }
 
 #[test]
+fn a_syntax_error_names_its_line_in_the_kernel_string_and_points_at_it() {
+    // Outside a compiler proc-macro2's spans name no file, so the line in the string alone
+    // (with a file: `src/main.rs:4 (line 2 of the kernel string)`, place.rs's tests).
+    let src = "r#\"\n__global__ void scale(float *v, int n {\n}\n\"#";
+    let (msg, at) = expand_error(
+        &format!("{src}, check = false"),
+        "fn scale(v: &mut [f32], n: i32);",
+    );
+    assert_eq!(
+        msg,
+        "CUDA source at line 2 of the kernel string: the parentheses of __global__ function `scale` are not balanced"
+    );
+    // The span is the CUDA line where the compiler can point inside a literal (a nightly one,
+    // or proc-macro2 outside a compiler, as here); a stable one points at the whole literal.
+    assert_eq!(at, "__global__ void scale(float *v, int n {");
+}
+
+#[test]
 fn a_parameter_rust_cannot_pass_points_at_the_rust_argument() {
     let src = "__global__ void k(float **rows, int n) { }";
     let (msg, at) = expand_error(
