@@ -5,12 +5,16 @@
 //! headers, the prelude; the options and `-I` directories of the attribute), so a source that
 //! compiles at run time passes and one that does not fails the build with NVRTC's message.
 //!
+//! A message names the Rust file and line of the CUDA line it is about (`place.rs`).
+//!
 //! Switched off by `check = false` on the attribute or `GPU_RUNTIME_BUILD_CHECK=0`. When NVRTC
 //! cannot be loaded, or the source includes a header NVRTC still cannot open, the build goes on
 //! with the signature checks only and says so in a warning (a `#[deprecated]` item used at the
-//! source: the one warning a stable proc-macro can give, which IDEs show too), once per crate
-//! for a missing NVRTC, at each source for a missing header. `GPU_RUNTIME_BUILD_CHECK=require`
-//! makes both compile errors, for CI. The generated code names every variable the outcome
+//! source: the one warning a stable proc-macro can give, which IDEs show too): for a missing
+//! NVRTC one short line naming the install command, at the first kernel of the crate only (the
+//! macro runs in one compiler process per crate); for a missing header, at each source.
+//! `GPU_RUNTIME_BUILD_CHECK=require` makes both compile errors, for CI, with the whole story
+//! of where NVRTC was looked for. The generated code names every variable the outcome
 //! depends on in `option_env!` and every header it read in `include_bytes!`, so cargo builds the
 //! crate again, and the check runs again, when one of them changes.
 //!
@@ -33,6 +37,7 @@ use quote::{format_ident, quote, quote_spanned};
 
 use crate::check::Errors;
 use crate::nvrtc::{self, Want};
+use crate::place::Origin;
 
 /// The variable that switches the check off when set to `0`, and makes a check that cannot run
 /// an error when set to `require`.
@@ -43,12 +48,17 @@ pub const EMBED_VAR: &str = "GPU_RUNTIME_EMBED";
 /// What the attribute asked of the deep pass.
 pub struct Request<'a> {
     pub source: &'a str,
+    /// The name NVRTC compiles the source under, which its log names.
     pub file_name: &'a str,
+    /// Where the source is written: what messages name (a Rust file and line for a literal).
+    pub origin: Origin,
     /// Name expressions: kernel names, or template instantiations like `scale<float>`.
     pub names: Vec<String>,
     pub options: Vec<String>,
-    /// Where diagnostics point: the source literal.
+    /// Where diagnostics point: the source literal (or `file = "…"`).
     pub span: Span,
+    /// Where a message about the kernel as a whole points: its `fn` (or `mod`) name, one line.
+    pub name_span: Span,
     /// `(name, contents)` of the headers given to NVRTC in memory: those the source includes
     /// from its folder and `include_dirs`, which the run time is given too.
     pub headers: Vec<(String, Vec<u8>)>,
@@ -66,19 +76,22 @@ pub struct Request<'a> {
 pub struct Outcome {
     /// Warning items and env-tracking constants.
     pub items: TokenStream,
+    /// Items for beside the kernel's module, not in it: the warning that the check could not
+    /// run, whose path then reads `_::CUDA_NOT_CHECKED`, not `name::_::…`.
+    pub outer: TokenStream,
     /// `EmbeddedImage` expressions for `ModuleSource::with_images`.
     pub images: Vec<TokenStream>,
 }
 
-fn render(d: &Diagnostic, file_name: &str) -> String {
+/// The message for one of NVRTC's diagnostics: where (the Rust file and line of the CUDA line
+/// for a source in a literal, `place.rs`), what, and the line quoted under it, numbered as the
+/// place names it.
+fn render(d: &Diagnostic, origin: &Origin) -> String {
     let what = if d.is_error() { "error" } else { "warning" };
-    let at = match d.column {
-        Some(c) => format!("{file_name}:{}:{c}", d.line),
-        None => format!("{file_name}:{}", d.line),
-    };
-    let mut s = format!("CUDA {what} at {at}: {}", d.message);
+    let at = origin.at(d.line, d.column);
+    let mut s = format!("CUDA {what} at {}: {}", at.text, d.message);
     if let Some(q) = &d.quoted {
-        let n = d.line.to_string();
+        let n = at.gutter.to_string();
         s.push_str(&format!("\n {n} | {q}"));
         if let Some(c) = d.column {
             s.push_str(&format!("\n {} | {}^", " ".repeat(n.len()), " ".repeat(c - 1)));
@@ -154,7 +167,23 @@ fn warning(name: &str, text: &str, span: Span) -> TokenStream {
     }
 }
 
-/// The message of a check that could not run because NVRTC could not be loaded.
+/// The warning for a check that could not run because NVRTC could not be loaded: one short
+/// line naming the install command. The error under `require` says more ([`not_checked`]).
+fn not_checked_warning(why: &str) -> String {
+    let what = if why.starts_with(nvrtc::NOT_FOUND) {
+        "NVRTC not found".to_owned()
+    } else {
+        format!("NVRTC could not be loaded ({why})")
+    };
+    format!(
+        "{what}, so CUDA errors are not build errors: `pip install nvidia-cuda-nvrtc` or set \
+         {}=/path/to/libnvrtc.so",
+        crate::nvrtc_find::NVRTC_VAR
+    )
+}
+
+/// The error, under `require`, for a check that could not run because NVRTC could not be
+/// loaded: why, where it was looked for, and what to do.
 fn not_checked(why: &str) -> String {
     format!(
         "#[kernel]: the CUDA source was not compiled at build time, only the kernel signatures \
@@ -165,16 +194,19 @@ fn not_checked(why: &str) -> String {
     )
 }
 
-/// The warning (the first time in this compiler process) or, under `require`, the error for a
-/// check that could not run.
-fn skipped(why: &str, mode: Mode, span: Span, out: &mut Outcome) -> syn::Result<()> {
+/// The warning (the first time in this compiler process, which compiles one crate: so at the
+/// crate's first kernel) or, under `require`, the error for a check that could not run.
+fn skipped(why: &str, mode: Mode, req: &Request<'_>, out: &mut Outcome) -> syn::Result<()> {
     static SAID: AtomicBool = AtomicBool::new(false);
     if mode == Mode::Require {
-        return Err(syn::Error::new(span, not_checked(why)));
+        return Err(syn::Error::new(req.span, not_checked(why)));
     }
     if !SAID.swap(true, Ordering::Relaxed) {
-        out.items
-            .extend(warning("CUDA_NOT_CHECKED_AT_BUILD_TIME", &not_checked(why), span));
+        out.outer.extend(warning(
+            "CUDA_NOT_CHECKED",
+            &not_checked_warning(why),
+            req.name_span,
+        ));
     }
     Ok(())
 }
@@ -268,7 +300,7 @@ fn default_image(lib: &nvrtc::Nvrtc, req: &Request<'_>, archs: &[u32]) -> Option
 pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
     let mut out = Outcome {
         items: track_inputs(req),
-        images: Vec::new(),
+        ..Outcome::default()
     };
     let mode = mode();
     let check = req.check && mode != Mode::Off;
@@ -279,7 +311,7 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
     let lib = match nvrtc::get() {
         Ok(lib) => lib,
         Err(why) if embed.is_empty() => {
-            skipped(why, mode, req.span, &mut out)?;
+            skipped(why, mode, req, &mut out)?;
             return Ok(out);
         }
         Err(why) => {
@@ -385,7 +417,12 @@ fn report(
     // fail the same way; but a header can also come from a directory only the machine that
     // runs the program has, so this is a warning (an error under `require`), not an error.
     if let Some(header) = missing_header(log) {
-        let text = missing_header_message(&header, req.file_name);
+        // Where the source includes it, when the source itself does (not a header of it).
+        let line = diags
+            .iter()
+            .find(|d| d.message.contains(&format!("open source file \"{header}\"")))
+            .map(|d| d.line);
+        let text = missing_header_message(&header, line.map(|l| req.origin.at(l, None).text));
         if mode == Mode::Require {
             return Err(syn::Error::new(req.span, text));
         }
@@ -398,15 +435,17 @@ fn report(
     // variant's loops) gives the same message once per copy: each is said once.
     let mut said = std::collections::HashSet::new();
     for (i, d) in diags.iter().enumerate() {
-        let text = render(d, req.file_name);
+        let text = render(d, &req.origin);
         if !said.insert(text.clone()) {
             continue;
         }
+        // The CUDA line itself where the compiler can point inside a literal (nightly), else
+        // the whole source; the text names the line either way.
+        let span = req.origin.line_span(d.line).unwrap_or(req.span);
         if d.is_error() {
-            errors.push(syn::Error::new(req.span, text));
+            errors.push(syn::Error::new(span, text));
         } else if warnings {
             let ident = format_ident!("CUDA_WARNING_{}", i);
-            let span = req.span;
             out.items.extend(quote_spanned! {span=>
                 const _: () = {
                     #[deprecated(note = #text)]
@@ -434,9 +473,9 @@ fn missing_header(log: &str) -> Option<String> {
     Some(log[start..start + log[start..].find('"')?].to_owned())
 }
 
-/// The warning for a header NVRTC could not open: short, and saying what to install when no
-/// CUDA headers were found at all.
-fn missing_header_message(header: &str, file_name: &str) -> String {
+/// The warning for a header NVRTC could not open (`included_at`: where the source includes it):
+/// short, and saying what to install when no CUDA headers were found at all.
+fn missing_header_message(header: &str, included_at: Option<String>) -> String {
     let found = crate::nvrtc::get().ok().map(|lib| lib.cuda_headers());
     let why = match found {
         Some(h) if h.found() => format!(
@@ -448,9 +487,12 @@ fn missing_header_message(header: &str, file_name: &str) -> String {
             gpu_cdecl::cuda_include::INSTALL_HINT
         ),
     };
+    let included = included_at
+        .map(|at| format!(", included at {at},"))
+        .unwrap_or_default();
     format!(
-        "#[kernel]: not compiled at build time: `{header}` (included by {file_name}) was not \
-         found: {why} ({CHECK_VAR}=require makes this an error)"
+        "#[kernel]: not compiled at build time: `{header}`{included} was not found: {why} \
+         ({CHECK_VAR}=require makes this an error)"
     )
 }
 
@@ -469,18 +511,59 @@ mod tests {
                        other.cu(1): error: not ours\n\
                        1 error detected in the compilation of \"k.cu\".\n";
 
+    fn file(path: &str) -> Origin {
+        Origin::File {
+            path: path.to_owned(),
+            span: Span::call_site(),
+        }
+    }
+
     #[test]
     fn diagnostics_render_like_rustc() {
         // The log itself is read by `gpu_cdecl::nvrtc_log`, tested there.
         let d = nvrtc_log::parse(LOG, "k.cu");
         assert_eq!(d.len(), 2, "{d:?}");
+        // A file source: named by its path, as `file = "…"` gives it.
+        let k = file("kernels/k.cu");
         assert_eq!(
-            render(&d[0], "k.cu"),
-            "CUDA error at k.cu:3:12: identifier \"y\" is undefined\n 3 |   out[i] = y;\n   |            ^"
+            render(&d[0], &k),
+            "CUDA error at kernels/k.cu:3:12: identifier \"y\" is undefined\n 3 |   out[i] = y;\n   |            ^"
         );
-        assert!(render(&d[1], "k.cu").starts_with("CUDA warning at k.cu:7:5: "));
-        assert!(render(&d[1], "k.cu")
+        assert!(render(&d[1], &k).starts_with("CUDA warning at kernels/k.cu:7:5: "));
+        assert!(render(&d[1], &k)
             .ends_with("\n = note: detected during instantiation of \"void f<T>() [with T=float]\""));
+        // A literal: the line in the string where no file is known (outside a compiler; the Rust
+        // file and line are `place.rs`'s tests).
+        let lit: syn::LitStr =
+            syn::parse_str("r#\"\nint t;\n__global__ void f() {\n  out[i] = y;\n}\"#").unwrap();
+        assert!(
+            render(&d[0], &Origin::literal(&lit, "kernel string")).starts_with(
+                "CUDA error at line 3:12 of the kernel string: identifier \"y\" is undefined\n 3 |"
+            ),
+            "{}",
+            render(&d[0], &Origin::literal(&lit, "kernel string"))
+        );
+    }
+
+    #[test]
+    fn an_error_in_a_literal_names_and_spans_its_line() {
+        let lit: syn::LitStr =
+            syn::parse_str("r#\"\n__global__ void k(float *out) {\n  out[i] = y;\n}\n\n\n  int t;\n\"#")
+                .unwrap();
+        let mut req = request(true, None);
+        req.origin = Origin::literal(&lit, "kernel string");
+        let e =
+            report(&req, LOG, false, true, Mode::Check, &mut Outcome::default()).expect_err("NVRTC's error");
+        // Outside a compiler no file is known: the line in the string (with a file, the Rust
+        // file and line first, place.rs's tests).
+        assert!(
+            e.to_string()
+                .starts_with("CUDA error at line 3:12 of the kernel string: identifier \"y\" is undefined"),
+            "{e}"
+        );
+        // Spanned at the CUDA line where the compiler can point inside a literal (outside a
+        // compiler, as here, or on nightly); on stable, at the whole literal.
+        assert_eq!(e.span().source_text().as_deref(), Some("  out[i] = y;"));
     }
 
     #[test]
@@ -494,37 +577,64 @@ mod tests {
         report(&req, log, false, true, Mode::Check, &mut out).expect("a warning");
         let items = out.items.to_string();
         assert!(items.contains("CUDA_HEADER_NOT_FOUND_AT_BUILD_TIME"), "{items}");
+        // Where the source includes it, by the path the source is named by.
         assert!(
-            items.contains("`common.h` (included by k.cu) was not found"),
+            items.contains("`common.h`, included at k.cu:1, was not found"),
             "{items}"
         );
         let e = report(&req, log, false, true, Mode::Require, &mut Outcome::default())
             .expect_err("an error under `require`");
         assert!(
             e.to_string()
-                .contains("`common.h` (included by k.cu) was not found"),
+                .contains("`common.h`, included at k.cu:1, was not found"),
             "{e}"
         );
         // One short sentence, not a list of every directory and built-in header.
-        assert!(missing_header_message("common.h", "k.cu").len() < 400, "{e}");
+        assert!(
+            missing_header_message("common.h", Some("k.cu:1".into())).len() < 400,
+            "{e}"
+        );
     }
 
     #[test]
-    fn a_missing_nvrtc_warns_once_and_under_require_fails() {
-        let e = skipped(
-            "no libnvrtc.so",
-            Mode::Require,
-            Span::call_site(),
-            &mut Outcome::default(),
-        )
-        .expect_err("an error under `require`");
+    fn a_missing_nvrtc_warns_once_in_one_short_line_and_under_require_fails() {
+        let req = request(true, None);
+        let not_found = format!("{}: not in $GPU_RUNTIME_NVRTC, …", nvrtc::NOT_FOUND);
+        let e = skipped(&not_found, Mode::Require, &req, &mut Outcome::default())
+            .expect_err("an error under `require`");
+        // The error under `require` tells the whole story.
         assert!(e.to_string().contains("not compiled at build time"), "{e}");
-        assert!(e.to_string().contains("no libnvrtc.so"), "{e}");
-        // The warning is given once per compiler process: by the first of these at the latest.
+        assert!(e.to_string().contains("not in $GPU_RUNTIME_NVRTC"), "{e}");
+        // The warning: one short line naming the install command, beside the kernel's module.
+        let text = not_checked_warning(&not_found);
+        assert_eq!(
+            text,
+            "NVRTC not found, so CUDA errors are not build errors: `pip install nvidia-cuda-nvrtc` \
+             or set GPU_RUNTIME_NVRTC=/path/to/libnvrtc.so"
+        );
+        assert!(!text.contains('\n'));
+        // An NVRTC found and not loadable is said so, with why.
+        assert!(
+            not_checked_warning("/x/libnvrtc.so: undefined symbol nvrtcVersion")
+                .starts_with("NVRTC could not be loaded (/x/libnvrtc.so: undefined symbol nvrtcVersion), so")
+        );
+        // Given once per compiler process (one crate): by the first of these at the latest.
         let (mut first, mut second) = (Outcome::default(), Outcome::default());
-        skipped("no libnvrtc.so", Mode::Check, Span::call_site(), &mut first).unwrap();
-        skipped("no libnvrtc.so", Mode::Check, Span::call_site(), &mut second).unwrap();
-        assert!(second.items.is_empty(), "{}", second.items);
+        skipped(&not_found, Mode::Check, &req, &mut first).unwrap();
+        skipped(&not_found, Mode::Check, &req, &mut second).unwrap();
+        assert!(second.outer.is_empty(), "{}", second.outer);
+        assert!(first.items.is_empty() && second.items.is_empty());
+    }
+
+    #[test]
+    fn the_warning_is_a_deprecated_item_and_its_use() {
+        let items = warning("CUDA_NOT_CHECKED", "NVRTC not found", Span::call_site()).to_string();
+        assert!(
+            items.contains("# [deprecated (note = \"NVRTC not found\")]"),
+            "{items}"
+        );
+        assert!(items.contains("struct CUDA_NOT_CHECKED ;"), "{items}");
+        assert!(items.contains("let _ = CUDA_NOT_CHECKED ;"), "{items}");
     }
 
     #[test]
@@ -540,9 +650,11 @@ mod tests {
         Request {
             source: "__global__ void k() {}",
             file_name: "k.cu",
+            origin: file("k.cu"),
             names: vec!["k".to_owned()],
             options: Vec::new(),
             span: Span::call_site(),
+            name_span: Span::call_site(),
             headers: Vec::new(),
             check,
             embed,

@@ -26,6 +26,7 @@ mod linked;
 mod native_arch;
 mod nvrtc;
 mod nvrtc_find;
+mod place;
 mod template;
 mod test_attr;
 mod vector;
@@ -107,6 +108,18 @@ fn try_gpu_test(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream
 /// plainly not a file in messages.
 pub(crate) fn inline_name(default_name: &str) -> String {
     format!("<inline:{default_name}>")
+}
+
+/// Where the source `spec` is written, as messages name it: a literal by the Rust file and line
+/// of each CUDA line, a file by `file = "…"` as written (relative to the crate's root).
+pub(crate) fn origin_of(spec: &SourceSpec) -> place::Origin {
+    match spec {
+        SourceSpec::Inline(lit) => place::Origin::literal(lit, "kernel string"),
+        SourceSpec::File(lit) => place::Origin::File {
+            path: lit.value(),
+            span: lit.span(),
+        },
+    }
 }
 
 /// `path`, a path under the crate's root that starts with `manifest_dir`, as the tokens
@@ -276,7 +289,7 @@ fn read_declarations(
 /// one.
 fn find_and_check(
     decls: &gpu_cdecl::Declarations,
-    src_span: proc_macro2::Span,
+    origin: &place::Origin,
     kernel: &RustKernel,
     c_name: &str,
     name_lit: Option<&syn::LitStr>,
@@ -285,18 +298,19 @@ fn find_and_check(
 ) -> syn::Result<template::Bound> {
     let decl = decls
         .find_kernel(c_name)
-        .map_err(|e| decl_error(&e, src_span, kernel, name_lit, in_module))?;
+        .map_err(|e| decl_error(&e, origin, kernel, name_lit, in_module))?;
     template::bind(kernel, &decl, c_name, instantiate)
 }
 
 /// Why the declaration of `kernel` could not be had, spanned as [`find_and_check`] says.
 fn decl_error(
     e: &gpu_cdecl::DeclError,
-    src_span: proc_macro2::Span,
+    origin: &place::Origin,
     kernel: &RustKernel,
     name_lit: Option<&syn::LitStr>,
     in_module: bool,
 ) -> syn::Error {
+    let src_span = origin.span();
     let msg = e.to_string();
     match e {
         gpu_cdecl::DeclError::NotFound { hint, .. } => match name_lit {
@@ -316,6 +330,11 @@ fn decl_error(
                 ),
             ),
         },
+        // Where the line is in the Rust file, for a source in a literal (`place.rs`).
+        gpu_cdecl::DeclError::Syntax { line, message } => syn::Error::new(
+            origin.line_span(*line).unwrap_or(src_span),
+            format!("CUDA source at {}: {message}", origin.at(*line, None).text),
+        ),
         gpu_cdecl::DeclError::UnsupportedParam { param, .. } => {
             match c_param_name(param).and_then(|n| kernel.args.iter().find(|a| a.name == n)) {
                 Some(arg) => syn::Error::new_spanned(&arg.ty, msg),
@@ -346,19 +365,23 @@ struct Planned {
     types: Vec<syn::Type>,
 }
 
+/// The build-time NVRTC pass over a single source; `name_span` is the `fn` or `mod` name.
 fn deep_pass(
     args: &KernelArgs,
     text: &str,
     tokens: &SourceTokens,
     span: proc_macro2::Span,
+    name_span: proc_macro2::Span,
     names: Vec<String>,
 ) -> syn::Result<deep::Outcome> {
     deep::run(&deep::Request {
         source: text,
         file_name: &tokens.file_name,
+        origin: origin_of(&args.source),
         names,
         options: tokens.options.iter().map(|o| o.value()).collect(),
         span,
+        name_span,
         headers: tokens
             .headers
             .iter()
@@ -395,14 +418,14 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
             let decls = read_declarations(&text, &tokens.options, &tokens.headers);
             let template::Bound { names, types } = find_and_check(
                 &decls,
-                span,
+                &origin_of(&args.source),
                 &kernel,
                 &c_name,
                 args.name.as_ref(),
                 false,
                 args.instantiate.as_ref(),
             )?;
-            let deep = deep_pass(&args, &text, &tokens, span, names.clone())?;
+            let deep = deep_pass(&args, &text, &tokens, span, kernel.name.span(), names.clone())?;
             let static_ident = expand::source_ident(kernel.name.span());
             let mut inner = expand::source_static(&static_ident, &tokens, &names, &deep.images);
             inner.extend(deep.items);
@@ -413,7 +436,7 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                 names,
                 types,
             };
-            Ok(expand::kernel_items(
+            let mut expansion = expand::kernel_items(
                 &plan.kernel,
                 quote!(self::#static_ident),
                 0,
@@ -421,7 +444,9 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                 inner,
                 &plan.types,
                 &args.launch,
-            ))
+            );
+            expansion.extend(deep.outer);
+            Ok(expansion)
         }
         Item::Mod {
             attrs,
@@ -458,10 +483,11 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
             let decls = read_declarations(&text, &tokens.options, &tokens.headers);
             let mut errors = Errors::default();
             let mut plans = Vec::new();
+            let origin = origin_of(&args.source);
             for k in &kernels {
                 let c_name = k.name.to_string();
                 let instantiate = args.instantiate.as_ref().filter(|_| k.generic.is_some());
-                match find_and_check(&decls, span, k, &c_name, None, true, instantiate) {
+                match find_and_check(&decls, &origin, k, &c_name, None, true, instantiate) {
                     Ok(template::Bound { names, types }) => plans.push(Planned {
                         kernel: k.clone(),
                         c_name,
@@ -473,7 +499,7 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
             }
             errors.finish()?;
             let all_names: Vec<String> = plans.iter().flat_map(|p| p.names.clone()).collect();
-            let deep = deep_pass(&args, &text, &tokens, span, all_names.clone())?;
+            let deep = deep_pass(&args, &text, &tokens, span, name.span(), all_names.clone())?;
             let static_ident = expand::source_ident(name.span());
             let mut body = expand::source_static(&static_ident, &tokens, &all_names, &deep.images);
             body.extend(deep.items);
@@ -495,7 +521,9 @@ fn expand_item(mut args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                 ));
                 index += p.names.len();
             }
-            Ok(expand::module(&attrs, &vis, &name, body))
+            let mut expansion = expand::module(&attrs, &vis, &name, body);
+            expansion.extend(deep.outer);
+            Ok(expansion)
         }
     }
 }

@@ -18,6 +18,8 @@ struct Part {
     text: String,
     tokens: SourceTokens,
     span: Span,
+    /// Where it is written, as messages name it.
+    origin: crate::place::Origin,
     /// Its kernels, read after preprocessing.
     decls: gpu_cdecl::Declarations,
 }
@@ -94,7 +96,7 @@ fn check(
             available,
             hint,
         };
-        let e = crate::decl_error(&e, parts[0].span, kernel, args.name.as_ref(), in_module);
+        let e = crate::decl_error(&e, &parts[0].origin, kernel, args.name.as_ref(), in_module);
         let msg = e.to_string().replace(
             "in the CUDA source; it declares",
             "in any of the linked sources; they declare",
@@ -105,7 +107,7 @@ fn check(
     let part = &parts[*first];
     crate::find_and_check(
         &part.decls,
-        part.span,
+        &part.origin,
         kernel,
         c_name,
         args.name.as_ref(),
@@ -152,7 +154,15 @@ fn check(
 /// code (`-rdc=true`, so `extern` device functions and kernels of another source are fine),
 /// the module's options, the kernels it declares. Nothing is embedded: the module is linked
 /// at run time.
-fn deep_pass(args: &KernelArgs, parts: &[Part], kernels: &[String]) -> syn::Result<TokenStream> {
+/// The items go in the module, but for the warning that the check could not run, which goes
+/// into `outer` (beside the module).
+fn deep_pass(
+    args: &KernelArgs,
+    parts: &[Part],
+    kernels: &[String],
+    name_span: Span,
+    outer: &mut TokenStream,
+) -> syn::Result<TokenStream> {
     let mut options = vec!["-rdc=true".to_owned()];
     options.extend(args.options.iter().map(|o| o.value()));
     let mut errors = Errors::default();
@@ -161,9 +171,11 @@ fn deep_pass(args: &KernelArgs, parts: &[Part], kernels: &[String]) -> syn::Resu
         let request = deep::Request {
             source: &p.text,
             file_name: p.name(),
+            origin: p.origin.clone(),
             names: kernels.iter().filter(|k| p.declares(k)).cloned().collect(),
             options: options.clone(),
             span: p.span,
+            name_span,
             // The sources of a linked module are compiled without headers in memory.
             headers: Vec::new(),
             check: args.check,
@@ -172,7 +184,10 @@ fn deep_pass(args: &KernelArgs, parts: &[Part], kernels: &[String]) -> syn::Resu
             prelude: true,
         };
         match deep::run(&request) {
-            Ok(out) => items.extend(out.items),
+            Ok(out) => {
+                items.extend(out.items);
+                outer.extend(out.outer);
+            }
             Err(e) => errors.push(e),
         }
     }
@@ -201,16 +216,19 @@ fn source_static(
     }
 }
 
-/// The static, the build-time check's items and the typed globals of all the parts.
+/// The static, the build-time check's items and the typed globals of all the parts; in `outer`,
+/// what goes beside the module (`deep_pass`).
 fn module_items(
     args: &KernelArgs,
     ident: &syn::Ident,
     base: &str,
     parts: &[Part],
     kernels: &[String],
+    name_span: Span,
+    outer: &mut TokenStream,
 ) -> syn::Result<TokenStream> {
     let mut items = source_static(ident, base, parts, kernels, &args.options);
-    items.extend(deep_pass(args, parts, kernels)?);
+    items.extend(deep_pass(args, parts, kernels, name_span, outer)?);
     let sources: Vec<(&str, Option<&str>)> =
         parts.iter().map(|p| (p.text.as_str(), Some(p.name()))).collect();
     items.extend(expand::globals_of(&sources));
@@ -262,6 +280,7 @@ pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
             text,
             tokens,
             span,
+            origin: crate::origin_of(spec),
             decls,
         });
     }
@@ -269,16 +288,21 @@ pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
         Item::Fn(kernel) => {
             check(&parts, &kernel, &base, &args, false)?;
             let ident = expand::source_ident(kernel.name.span());
-            let inner = module_items(&args, &ident, &base, &parts, std::slice::from_ref(&base))?;
-            Ok(expand::kernel_items(
-                &kernel,
-                quote!(self::#ident),
-                0,
+            let mut outer = TokenStream::new();
+            let kernels = std::slice::from_ref(&base);
+            let inner = module_items(
+                &args,
+                &ident,
                 &base,
-                inner,
-                &[],
-                &args.launch,
-            ))
+                &parts,
+                kernels,
+                kernel.name.span(),
+                &mut outer,
+            )?;
+            let mut expansion =
+                expand::kernel_items(&kernel, quote!(self::#ident), 0, &base, inner, &[], &args.launch);
+            expansion.extend(outer);
+            Ok(expansion)
         }
         Item::Mod {
             attrs,
@@ -306,7 +330,8 @@ pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
             }
             let ident = expand::source_ident(name.span());
             let c_names: Vec<String> = kernels.iter().map(|k| k.name.to_string()).collect();
-            let mut body = module_items(&args, &ident, &base, &parts, &c_names)?;
+            let mut outer = TokenStream::new();
+            let mut body = module_items(&args, &ident, &base, &parts, &c_names, name.span(), &mut outer)?;
             for (i, k) in kernels.iter().enumerate() {
                 body.extend(expand::kernel_items(
                     k,
@@ -318,7 +343,9 @@ pub fn expand(args: KernelArgs, item: Item) -> syn::Result<TokenStream> {
                     &args.launch,
                 ));
             }
-            Ok(expand::module(&attrs, &vis, &name, body))
+            let mut expansion = expand::module(&attrs, &vis, &name, body);
+            expansion.extend(outer);
+            Ok(expansion)
         }
     }
 }

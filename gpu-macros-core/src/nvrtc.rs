@@ -82,6 +82,10 @@ impl CudaHeaders {
 
 pub use crate::nvrtc_find::NVRTC_VAR;
 
+/// How [`get`]'s error starts when no NVRTC was found at all (rather than one found and not
+/// loadable): the warning then says "not found", in a few words.
+pub const NOT_FOUND: &str = "NVRTC (libnvrtc.so) was not found";
+
 /// NVRTC, or why it could not be loaded.
 pub fn get() -> Result<&'static Nvrtc, &'static str> {
     static LIB: OnceLock<Result<Nvrtc, String>> = OnceLock::new();
@@ -107,7 +111,7 @@ fn load() -> Result<Nvrtc, String> {
         }
     }
     Err(format!(
-        "NVRTC (libnvrtc.so) was not found: not in ${NVRTC_VAR}, not on the loader's path \
+        "{NOT_FOUND}: not in ${NVRTC_VAR}, not on the loader's path \
          (LD_LIBRARY_PATH, the ld cache), not in a CUDA toolkit ($CUDA_PATH, $CUDA_HOME, \
          /usr/local/cuda, /opt/cuda) and not in a Python environment's nvidia-cuda-nvrtc wheel \
          (last error: {last})"

@@ -50,6 +50,15 @@ fn example_value(p: &TemplateParam) -> &'static str {
     }
 }
 
+/// Whether `ty` is, or points to, the type named `name`.
+fn mentions(ty: &CType, name: &str) -> bool {
+    match ty {
+        CType::Named(n) => n == name,
+        CType::Pointer { pointee, .. } => mentions(pointee, name),
+        CType::Scalar(_) | CType::Void => false,
+    }
+}
+
 /// Checks `kernel` against `decl` and binds the instances `instantiate` lists, as the module
 /// docs say; every mismatch is an error at the Rust token that causes it.
 pub fn bind(
@@ -61,13 +70,23 @@ pub fn bind(
     let params = &decl.template_params;
     let required = |p: &&TemplateParam| p.default.is_none();
     let type_param = params.iter().position(|p| p.kind == TemplateParamKind::Type);
+    // A type parameter that a kernel parameter's type names, defaulted or not: a plain `fn`
+    // cannot stand for it (else the check would compare `f32` with a C type `T` and speak of
+    // structs).
+    let used_type_param = params.iter().any(|p| {
+        p.kind == TemplateParamKind::Type
+            && p.name
+                .as_deref()
+                .is_some_and(|n| decl.params.iter().any(|c| mentions(&c.ty, n)))
+    });
     match (&kernel.generic, instantiate) {
         (None, None) => {
-            if decl.is_template && params.iter().any(|p| required(&p)) {
-                let msg = if params
-                    .iter()
-                    .filter(required)
-                    .any(|p| p.kind == TemplateParamKind::Type)
+            if decl.is_template && (params.iter().any(|p| required(&p)) || used_type_param) {
+                let msg = if used_type_param
+                    || params
+                        .iter()
+                        .filter(required)
+                        .any(|p| p.kind == TemplateParamKind::Type)
                 {
                     format!(
                         "the CUDA kernel `{c_name}` is a template (`{}`): declare the Rust function \
@@ -126,7 +145,7 @@ pub fn bind(
                 .filter(|p| p.kind == TemplateParamKind::Type && p.default.is_none())
                 .count();
             match generic {
-                None if required_types > 0 => {
+                None if required_types > 0 || used_type_param => {
                     return Err(syn::Error::new(
                         *span,
                         format!(

@@ -260,6 +260,37 @@ fn template_errors() {
         "{msg}"
     );
     assert_eq!(at, "[f32]");
+    // A defaulted type parameter the parameters use is still the template's, not a C struct
+    // named `T` (issue 44).
+    let src = "template <typename T = float> __global__ void scale(T *x, T a) { }";
+    let (msg, at) = expand_error(
+        &format!("{src:?}, check = false"),
+        "fn scale(x: &mut [f32], a: f32);",
+    );
+    assert!(
+        msg.starts_with("the CUDA kernel `scale` is a template (`template <typename T = float>`): declare the Rust function generic, `fn scale<T>(…)`"),
+        "{msg}"
+    );
+    assert!(!msg.contains("C struct"), "{msg}");
+    assert_eq!(at, "scale");
+    let (msg, at) = expand_error(
+        &format!("{src:?}, check = false, instantiate = [f32]"),
+        "fn scale(x: &mut [f32], a: f32);",
+    );
+    assert!(
+        msg.starts_with(
+            "`instantiate` makes the template `scale` (`template <typename T = float>`) for types"
+        ),
+        "{msg}"
+    );
+    assert_eq!(at, "[f32]");
+    // One the parameters do not use leaves a plain `fn` alone (`fast` is for the body).
+    let src = "template <bool fast = false> __global__ void scale(float *x, float a) { }";
+    try_kernel(
+        format!("{src:?}, check = false").parse().unwrap(),
+        "fn scale(x: &mut [f32], a: f32);".parse().unwrap(),
+    )
+    .expect("a plain fn binds the template's defaults");
 }
 
 /// `template <int block_size>`, as llama.cpp's CUDA backend writes its norms.
@@ -399,6 +430,24 @@ fn a_missing_kernel_points_at_what_named_it() {
         "{msg}"
     );
     assert_eq!(at, "scale");
+}
+
+#[test]
+fn a_syntax_error_names_its_line_in_the_kernel_string_and_points_at_it() {
+    // Outside a compiler proc-macro2's spans name no file, so the line in the string alone
+    // (with a file: `src/main.rs:4 (line 2 of the kernel string)`, place.rs's tests).
+    let src = "r#\"\n__global__ void scale(float *v, int n {\n}\n\"#";
+    let (msg, at) = expand_error(
+        &format!("{src}, check = false"),
+        "fn scale(v: &mut [f32], n: i32);",
+    );
+    assert_eq!(
+        msg,
+        "CUDA source at line 2 of the kernel string: the parentheses of __global__ function `scale` are not balanced"
+    );
+    // The span is the CUDA line where the compiler can point inside a literal (a nightly one,
+    // or proc-macro2 outside a compiler, as here); a stable one points at the whole literal.
+    assert_eq!(at, "__global__ void scale(float *v, int n {");
 }
 
 #[test]

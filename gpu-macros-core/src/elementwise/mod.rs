@@ -89,13 +89,18 @@ pub fn expand(args: Args, item: Item) -> syn::Result<TokenStream> {
     let deep = deep::run(&deep::Request {
         source: &source,
         file_name: OPERATION_FILE,
+        // NVRTC's lines of `operation` are the operation's own (`#line`): named in the Rust file.
+        origin: crate::place::Origin::literal(&args.op, "operation"),
         names: Vec::new(),
         options: Vec::new(),
         span: args.op.span(),
+        name_span: name.span(),
         headers: Vec::new(),
         check: true,
         embed: Some(Vec::new()),
         prelude: true,
     })?;
-    Ok(emit(&item, &args.op, &c_name, &params, deep.items))
+    let mut expansion = emit(&item, &args.op, &c_name, &params, deep.items);
+    expansion.extend(deep.outer);
+    Ok(expansion)
 }

@@ -37,15 +37,15 @@ use crate::types::repr::DeviceRepr;
 ///     fn device_view_mut(&mut self) -> DeviceViewMut<'_, f32> { self.data.device_view_mut() }
 /// }
 /// ```
-// The message names the fixes for host data passed where device memory is expected (issue 28):
-// the usual cause is a `Vec` or slice given to `prepared_call`, or to a kernel parameter not
-// marked `#[In]`.
+// The message names the fixes for host data passed where device memory is expected (issue 28),
+// in its first line (issue 44: rustc lists the trait's implementations before the notes): the
+// usual cause is a `Vec` or slice given to `prepared_call`, or to a kernel parameter not marked
+// `#[In]`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not device memory of `{T}`: this argument takes device memory holding `{T}`s",
+    message = "`{Self}` is not device memory of `{T}`: for host data, copy it first with `ctx.to_device(&data)?`, or mark the kernel's parameter `#[In]` so that the call copies it",
     label = "expected device memory of `{T}` (a `DeviceBuffer<{T}>` or a view of one)",
     note = "device memory of another element type is refused too: the element types must match",
-    note = "copy host data to the device first with `ctx.to_device(&data)?` and pass the `DeviceBuffer`: `prepared_call(..)` and `prepared_async_call(..)` launch on device memory only",
-    note = "or, for a kernel argument, mark the parameter `#[In]` in the `#[kernel]` signature and pass the host data to the convenience call `name(&ctx, grid, block, ..)` or `call(..)`, which copy it to the device for the launch"
+    note = "`prepared_call(..)` and `prepared_async_call(..)` launch on device memory only; the convenience call `name(&ctx, grid, block, ..)` and `call(..)` copy host data to the device for the parameters marked `#[In]`"
 )]
 pub trait DeviceRead<T> {
     /// The memory as a read-only view: its address, length and context, and the record of the
@@ -65,11 +65,10 @@ pub trait DeviceRead<T> {
 /// Device memory a kernel may write: what a `T*` parameter takes. Taking it by `&mut` lets the
 /// borrow checker rule out a kernel writing memory that something else is reading.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not writable device memory of `{T}`: this argument takes device memory holding `{T}`s that may be written",
+    message = "`{Self}` is not writable device memory of `{T}`: for host data, copy it first with `ctx.to_device(&data)?` (and back with `to_vec()`), or mark the kernel's parameter `#[Out]` or `#[InOut]` so that the call copies it",
     label = "expected writable device memory of `{T}` (`&mut` a `DeviceBuffer<{T}>` or a mutable view)",
     note = "device memory of another element type is refused too: the element types must match",
-    note = "copy host data to the device first with `ctx.to_device(&data)?`, pass `&mut` the `DeviceBuffer`, and read it back with `to_vec()`: `prepared_call(..)` and `prepared_async_call(..)` launch on device memory only",
-    note = "or, for a kernel argument, mark the parameter `#[Out]` (written) or `#[InOut]` (read and written) in the `#[kernel]` signature and pass `&mut` host data to the convenience call `name(&ctx, grid, block, ..)` or `call(..)`, which copy it to the device and back"
+    note = "`prepared_call(..)` and `prepared_async_call(..)` launch on device memory only; the convenience call `name(&ctx, grid, block, ..)` and `call(..)` copy `&mut` host data to the device and back for the parameters marked `#[Out]` (written) or `#[InOut]` (read and written)"
 )]
 pub trait DeviceWrite<T>: DeviceRead<T> {
     /// The memory as a writable view.
