@@ -5,7 +5,7 @@
 //!
 //! Apart from tests/ui.rs because the cases need the feature.
 
-mod ui_support;
+use crate::ui_support;
 
 #[test]
 fn cudarc_ui() {

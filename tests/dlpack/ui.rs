@@ -4,7 +4,7 @@
 //!
 //! Apart from tests/ui.rs because the cases need the feature (as tests/nccl_ui.rs).
 
-mod ui_support;
+use crate::ui_support;
 
 #[test]
 fn dlpack_ui() {

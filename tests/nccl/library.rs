@@ -11,19 +11,6 @@ use std::time::{Duration, Instant};
 use gpu_runtime::nccl::{self, CommOptions, Comms, DataType, NcclType, UniqueId, UNIQUE_ID_BYTES};
 use gpu_runtime::{Error, NcclError};
 
-/// NCCL_NVLS_ENABLE=0 unless set, before `main` and so before any thread or NCCL call.
-#[cfg(target_os = "linux")]
-#[used]
-#[link_section = ".init_array"]
-static NVLS_OFF: extern "C" fn() = {
-    extern "C" fn nvls_off() {
-        if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
-            std::env::set_var("NCCL_NVLS_ENABLE", "0");
-        }
-    }
-    nvls_off
-};
-
 /// Set in a child process: which part it plays.
 const CHILD_ENV: &str = "GPU_SUITE_NCCL_CPU_CHILD";
 /// The id a child reads from its environment.

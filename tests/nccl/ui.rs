@@ -5,7 +5,7 @@
 //! Apart from tests/ui.rs because the cases need the feature: trybuild builds them with the
 //! features this test was built with, so they live where only a build with `nccl` looks.
 
-mod ui_support;
+use crate::ui_support;
 
 #[test]
 fn nccl_ui() {

@@ -15,20 +15,6 @@ use gpu_runtime::{
 };
 use gpu_suite::{assert_close, Rng};
 
-/// NCCL_NVLS_ENABLE=0 unless set, before `main` and so before any thread or NCCL call: NVLink
-/// multicast can take down NVLink switches that other users share.
-#[cfg(target_os = "linux")]
-#[used]
-#[link_section = ".init_array"]
-static NVLS_OFF: extern "C" fn() = {
-    extern "C" fn nvls_off() {
-        if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
-            std::env::set_var("NCCL_NVLS_ENABLE", "0");
-        }
-    }
-    nvls_off
-};
-
 #[kernel(
     r#"
 __global__ void spin(long long cycles) {

@@ -17,19 +17,6 @@ use gpu_runtime::nccl::{Comm, CommOptions, Group, LaunchEnv, Launcher, ReduceOp}
 use gpu_runtime::{Device, DeviceRead, DeviceWrite};
 use gpu_suite::{assert_close, Rng};
 
-/// NCCL_NVLS_ENABLE=0 unless set, before `main` and so before any thread or NCCL call.
-#[cfg(target_os = "linux")]
-#[used]
-#[link_section = ".init_array"]
-static NVLS_OFF: extern "C" fn() = {
-    extern "C" fn nvls_off() {
-        if std::env::var_os("NCCL_NVLS_ENABLE").is_none() {
-            std::env::set_var("NCCL_NVLS_ENABLE", "0");
-        }
-    }
-    nvls_off
-};
-
 /// Set in the children of the two-process test.
 const CHILD_ENV: &str = "GPU_SUITE_NCCL_LAUNCH_CHILD";
 

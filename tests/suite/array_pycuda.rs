@@ -5,14 +5,6 @@
 //!
 //! One test binary for all of them, so that CI links it once.
 
-#[path = "pycuda/gpuarray_head.rs"]
 mod gpuarray_head;
-#[path = "pycuda/gpuarray_middle.rs"]
 mod gpuarray_middle;
-#[path = "pycuda/gpuarray_tail.rs"]
 mod gpuarray_tail;
-
-/// The default context: every test here needs a GPU (they are ignored without one).
-fn ctx() -> gpu_runtime::Context {
-    gpu_runtime::Context::default().expect("these tests need a CUDA GPU")
-}

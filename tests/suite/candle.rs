@@ -4,8 +4,7 @@
 //! in-place operation), each against a CPU reference on random data.
 //! Run on a GPU machine: `cargo test --test candle_kernels_gpu -- --ignored`.
 
-#[path = "realworld/candle_kernels.rs"]
-mod candle_kernels;
+use crate::candle_kernels;
 
 use candle_kernels::*;
 use gpu_runtime::half::{bf16, f16};

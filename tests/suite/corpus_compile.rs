@@ -4,8 +4,7 @@
 //! texture objects and templates as nvcc code does: declaring them is the check that the macro
 //! reads their types as nvcc would, compiling them that NVRTC accepts them.
 
-#[path = "corpus/kernels.rs"]
-mod kernels;
+use crate::corpus_kernels as kernels;
 
 use gpu_runtime::compiler::{ModuleSource, Target};
 use kernels::*;
@@ -127,7 +126,7 @@ fn without_the_prelude_the_samples_using_uint_undeclared_fail() {
     }
 }
 
-#[path = "corpus/includes/kernels.rs"]
+#[path = "../corpus/includes/kernels.rs"]
 mod include_kernels;
 
 /// The files that include standard headers, CUDA headers and `"common.h"` from beside them

@@ -2,8 +2,7 @@
 //! each against a CPU reference on random data. Run on a GPU machine:
 //! `cargo test --test corpus_gpu -- --ignored`.
 
-#[path = "corpus/kernels.rs"]
-mod kernels;
+use crate::corpus_kernels as kernels;
 
 use gpu_runtime::Context;
 use gpu_suite::Rng;

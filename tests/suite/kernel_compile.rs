@@ -1,7 +1,7 @@
 //! Real NVRTC compiles of every test kernel, and compile errors, on any machine (no GPU).
 //! NVRTC must be loadable: `scripts/test.sh` installs it from PyPI when the system has none.
 
-mod common;
+use crate::common;
 
 use gpu_runtime::compiler::{compile, ModuleSource, Target};
 use gpu_runtime::{CompileError, Error};

@@ -1,7 +1,7 @@
 //! Launches on a real GPU, each checked against a CPU reference on random data.
 //! Run on a GPU machine: `cargo test --test gpu -- --ignored` (or ../shared/gpu/pack + .gpu/run).
 
-mod common;
+use crate::common;
 
 use common::*;
 use gpu_runtime::{ArrayShapeError, Context, CopyError, Error, LaunchConfigError, Stream};

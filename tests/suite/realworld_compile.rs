@@ -1,11 +1,8 @@
 //! Real-world CUDA C under real NVRTC (and nvJitLink), no GPU: vector-type layouts, struct
 //! layouts, standard headers, missing headers, linking relocatable sources.
 
-#[path = "realworld/kernels.rs"]
-mod kernels;
-
-#[path = "realworld/candle_kernels.rs"]
-mod candle_kernels;
+use crate::candle_kernels;
+use crate::realworld_kernels as kernels;
 
 use std::mem::{align_of, offset_of, size_of};
 

@@ -1,8 +1,7 @@
 //! Real-world CUDA C on a real GPU, each checked against a CPU reference on random data.
 //! Run on a GPU machine: `cargo test --test realworld_gpu -- --ignored`.
 
-#[path = "realworld/kernels.rs"]
-mod kernels;
+use crate::realworld_kernels as kernels;
 
 use gpu_runtime::launch::{Capture, GraphBuffer, GraphInput};
 use gpu_runtime::types::{Double2, Float3, Float4, Int2, UChar4};

@@ -9,7 +9,7 @@
 //! Figures (operations, durations, memory before and after) are printed, and appended to
 //! `$OUT/reliability-figures.txt` when `OUT` is set.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};

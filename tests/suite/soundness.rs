@@ -18,12 +18,9 @@ use gpu_runtime::tools::{DeviceMemoryPool, PageLockedAllocator, PageLockedMemory
 use gpu_runtime::{kernel, Context, Event, Stream};
 use gpu_suite::{assert_close, Rng};
 
-#[path = "soundness/callbacks.rs"]
 mod callbacks;
 // Host arrays with reversed axes, page-locked and copied both ways (issue 41).
-#[path = "soundness/host_layouts.rs"]
 mod host_layouts;
-#[path = "soundness/module_vars.rs"]
 mod module_vars;
 
 fn ctx() -> Context {

@@ -22,7 +22,7 @@
 //!
 //! Run on a GPU machine with `cargo test --test pycuda -- --ignored gpuarray_head`.
 
-use crate::ctx;
+use crate::common::ctx;
 use gpu_runtime::gpuarray::{
     curand_version, math, promote, Bool, CurandFloat, CurandGenerator, DeviceArray, Element,
     ElementwiseKernel, IndexMode, KernelArg, Operand,

@@ -8,7 +8,7 @@
 //!
 //! Run on a GPU machine with `cargo test --test pycuda -- --ignored gpuarray_middle`.
 
-use crate::ctx;
+use crate::common::ctx;
 use gpu_runtime::gpuarray::{
     if_positive, math, Bool, DeviceArray, Element, ElementwiseKernel, IndexMode, KernelArg, PooledArray,
     ScanKernel,

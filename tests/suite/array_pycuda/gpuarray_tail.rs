@@ -12,7 +12,7 @@
 //!
 //! Run on a GPU machine with `cargo test --test pycuda -- --ignored gpuarray_tail`.
 
-use crate::ctx;
+use crate::common::ctx;
 use gpu_runtime::gpuarray::promote::{self, Promote};
 use gpu_runtime::gpuarray::{
     math, Bool, DType, DeviceArray, Element, ElementwiseKernel, KernelArg, PooledArray, ReductionKernel,
