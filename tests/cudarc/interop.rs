@@ -14,9 +14,7 @@ use gpu_runtime::driver::{DeviceAttribute, StreamFlags};
 use gpu_runtime::{kernel, Context, Stream};
 use gpu_suite::{assert_close, Rng};
 
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
+use crate::common::ctx;
 
 /// `late_map` alone, for the run-time typed launch.
 const LATE_MAP: &str = r#"

@@ -74,9 +74,7 @@ extern "C" __global__ void late_fill(float *y, float a, float b, int n, long lon
 }
 "#;
 
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
+use crate::common::ctx;
 
 /// Cycles of `clock64()` for about `ms` milliseconds.
 fn cycles(ctx: &Context, ms: f64) -> i64 {

@@ -15,9 +15,7 @@ use gpu_suite::{assert_close, Rng};
 
 const CHILD: &str = "GPU_SUITE_NO_NVRTC_CHILD";
 
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
+use crate::common::ctx;
 
 #[kernel(r#"
 __global__ void saxpy_cubin(float a, const float *x, float *y, int n) {

@@ -9,12 +9,9 @@ use crate::candle_kernels;
 use candle_kernels::*;
 use gpu_runtime::half::{bf16, f16};
 use gpu_runtime::types::Fp8E4M3;
-use gpu_runtime::Context;
 use gpu_suite::{assert_close, Rng};
 
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
+use crate::common::ctx;
 
 /// candle's launch: enough blocks of 1024 threads for `n` elements.
 fn grid(n: usize) -> u32 {

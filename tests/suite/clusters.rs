@@ -10,9 +10,7 @@ use gpu_runtime::launch::{Capture, GraphBuffer, GraphInput};
 use gpu_runtime::{kernel, Context, Error, LaunchConfigError, Stream};
 use gpu_suite::{assert_close, Rng};
 
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
+use crate::common::ctx;
 
 fn has_clusters(ctx: &Context) -> bool {
     ctx.compute_capability().0 >= 9

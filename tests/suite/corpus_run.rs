@@ -4,13 +4,10 @@
 
 use crate::corpus_kernels as kernels;
 
-use gpu_runtime::Context;
 use gpu_suite::Rng;
 use kernels::*;
 
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
+use crate::common::ctx;
 
 /// histogram256.cu: 240 partial histograms of 192 threads each, merged by 256 blocks of 256.
 #[test]

@@ -13,9 +13,7 @@ use gpu_runtime::driver::*;
 use gpu_runtime::*;
 use gpu_suite::{assert_close, rerun_test_in_child, Rng};
 
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
+use crate::common::ctx;
 
 #[kernel(
     r#"

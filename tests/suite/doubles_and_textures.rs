@@ -143,9 +143,7 @@ __global__ void cstd_square(const cuda::std::complex<float> *z, cuda::std::compl
 )]
 fn cstd_square(#[In] z: &[Complex32], #[Out] out: &mut [Complex32], n: i32);
 
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
+use crate::common::ctx;
 
 fn c64s(rng: &mut Rng, n: usize) -> Vec<Complex64> {
     (0..n).map(|_| Complex64::new(rng.f64(), rng.f64())).collect()

@@ -62,9 +62,7 @@ const N: usize = 50_003;
 const BLOCK: u32 = 256;
 const GRID: u32 = (N as u32).div_ceil(BLOCK);
 
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
+use crate::common::ctx;
 
 fn driver_at_least(major: u32, minor: u32) -> bool {
     driver_version().expect("the driver's version") >= (major, minor)

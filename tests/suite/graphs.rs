@@ -5,12 +5,10 @@
 //! `cargo test --test graphs -- --ignored` on a GPU machine.
 
 use gpu_runtime::launch::{Capture, GraphBuffer, GraphBuilder, GraphInput};
-use gpu_runtime::{kernel, Context, Error, Event, GraphError, Stream};
+use gpu_runtime::{kernel, Error, Event, GraphError, Stream};
 use gpu_suite::{assert_close, Rng};
 
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
+use crate::common::ctx;
 
 #[kernel(
     r#"

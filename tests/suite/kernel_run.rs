@@ -4,13 +4,9 @@
 use crate::common;
 
 use common::*;
-use gpu_runtime::{ArrayShapeError, Context, CopyError, Error, LaunchConfigError, Stream};
+use gpu_runtime::{ArrayShapeError, CopyError, Error, LaunchConfigError, Stream};
 use gpu_suite::{assert_close, Rng};
 use ndarray::Array2;
-
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
 
 #[test]
 #[ignore = "needs a CUDA GPU"]

@@ -7,12 +7,10 @@
 use gpu_runtime::compiler::DynamicModule;
 use gpu_runtime::driver::{Global, Stream};
 use gpu_runtime::launch::{Arg, ArgType};
-use gpu_runtime::{kernel, ArgumentError, Context, Error};
+use gpu_runtime::{kernel, ArgumentError, Error};
 use gpu_suite::{assert_close, Rng};
 
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
+use crate::common::ctx;
 
 #[kernel(sources = [r#"
 __constant__ float gain[2];

@@ -5,13 +5,11 @@ use crate::realworld_kernels as kernels;
 
 use gpu_runtime::launch::{Capture, GraphBuffer, GraphInput};
 use gpu_runtime::types::{Double2, Float3, Float4, Int2, UChar4};
-use gpu_runtime::{Context, Stream};
+use gpu_runtime::Stream;
 use gpu_suite::{assert_close, Rng};
 use kernels::*;
 
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
+use crate::common::ctx;
 
 fn flat3(v: &[Float3]) -> Vec<f32> {
     v.iter().flat_map(|p| <[f32; 3]>::from(*p)).collect()

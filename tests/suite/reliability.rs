@@ -20,10 +20,6 @@ use gpu_runtime::driver::ContextFlags;
 use gpu_runtime::{kernel, Context, Device, Error, LaunchConfigError, Stream};
 use gpu_suite::{assert_close, rerun_test_in_child, Rng};
 
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
-
 fn figure(line: String) {
     eprintln!("{line}");
     if let Some(dir) = std::env::var_os("OUT") {

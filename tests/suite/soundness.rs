@@ -23,9 +23,7 @@ mod callbacks;
 mod host_layouts;
 mod module_vars;
 
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
+use crate::common::ctx;
 
 #[kernel(
     r#"

@@ -108,9 +108,7 @@ __global__ void capped(float *a, int n) {
 )]
 fn capped(a: &mut [f32], n: i32);
 
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
-}
+use crate::common::ctx;
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
