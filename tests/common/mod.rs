@@ -261,3 +261,13 @@ pub fn raw_new_context_alloc(dev: Device) -> u32 {
 pub fn ctx() -> gpu_runtime::Context {
     gpu_runtime::Context::default().expect("these tests need a CUDA GPU")
 }
+
+/// The name libtest knows the test `name` of a module by, given that module's
+/// `module_path!()`: its path below the crate's root (`soundness::name`), which a child process
+/// that runs one test of this binary again must pass with `--exact`.
+pub fn test_path(module_path: &str, name: &str) -> String {
+    match module_path.split_once("::") {
+        Some((_crate, module)) => format!("{module}::{name}"),
+        None => name.to_owned(),
+    }
+}

@@ -20,7 +20,8 @@ const ID_ENV: &str = "GPU_SUITE_NCCL_CPU_ID";
 /// returns whether it passed and what it printed.
 fn rerun(test: &str, vars: &[(&str, &str)], clear: &[&str]) -> (bool, String) {
     let mut cmd = Command::new(std::env::current_exe().unwrap());
-    cmd.args([test, "--exact", "--nocapture", "--test-threads=1"])
+    cmd.arg(crate::common::test_path(module_path!(), test))
+        .args(["--exact", "--nocapture", "--test-threads=1"])
         .envs(vars.iter().copied());
     for v in clear {
         cmd.env_remove(v);

@@ -118,7 +118,8 @@ fn rendezvous_child() {
 
 fn spawn_rank(addr: &str, rank: usize, n: usize) -> Child {
     Command::new(std::env::current_exe().unwrap())
-        .args(["rendezvous_child", "--exact", "--nocapture", "--test-threads=1"])
+        .arg(crate::common::test_path(module_path!(), "rendezvous_child"))
+        .args(["--exact", "--nocapture", "--test-threads=1"])
         .env(CHILD_RANK, rank.to_string())
         .env(CHILD_SIZE, n.to_string())
         .env(CHILD_ADDR, addr)

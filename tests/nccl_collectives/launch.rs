@@ -139,13 +139,8 @@ fn two_processes_with_torchrun_variables_meet_through_the_rendezvous() {
     let children: Vec<_> = (0..2)
         .map(|rank| {
             Command::new(std::env::current_exe().unwrap())
-                .args([
-                    "launched_rank",
-                    "--exact",
-                    "--ignored",
-                    "--nocapture",
-                    "--test-threads=1",
-                ])
+                .arg(crate::common::test_path(module_path!(), "launched_rank"))
+                .args(["--exact", "--ignored", "--nocapture", "--test-threads=1"])
                 .env(CHILD_ENV, "1")
                 .env("RANK", rank.to_string())
                 .env("LOCAL_RANK", rank.to_string())

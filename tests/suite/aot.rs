@@ -15,7 +15,7 @@ use gpu_suite::{assert_close, Rng};
 
 const CHILD: &str = "GPU_SUITE_NO_NVRTC_CHILD";
 
-use crate::common::ctx;
+use crate::common::{ctx, test_path};
 
 #[kernel(r#"
 __global__ void saxpy_cubin(float a, const float *x, float *y, int n) {
@@ -78,7 +78,8 @@ fn in_child_without_nvrtc(test: &str) -> bool {
         .arg("--library-path")
         .arg(&dir)
         .arg(&exe)
-        .args([test, "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .arg(test_path(module_path!(), test))
+        .args(["--exact", "--ignored", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")
         .env("LD_LIBRARY_PATH", &dir)
         .output()

@@ -296,12 +296,11 @@ fn missing_curand_is_an_error_not_a_panic() {
         return;
     }
     let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
+        .arg(crate::common::test_path(
+            module_path!(),
             "missing_curand_is_an_error_not_a_panic",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        ))
+        .args(["--exact", "--nocapture", "--test-threads=1"])
         .env(CURAND_CHILD_ENV, "no-curand")
         .env("LD_LIBRARY_PATH", "")
         .output()

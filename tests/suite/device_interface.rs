@@ -13,7 +13,7 @@ use gpu_runtime::driver::*;
 use gpu_runtime::*;
 use gpu_suite::{assert_close, rerun_test_in_child, Rng};
 
-use crate::common::ctx;
+use crate::common::{ctx, test_path};
 
 #[kernel(
     r#"
@@ -1116,7 +1116,10 @@ fn ipc_memory_and_event_handles_work_in_another_process() {
         hex(ev.ipc_handle().unwrap().to_bytes())
     );
     let (passed, log) = rerun_test_in_child(
-        "ipc_memory_and_event_handles_work_in_another_process",
+        &test_path(
+            module_path!(),
+            "ipc_memory_and_event_handles_work_in_another_process",
+        ),
         &[(IPC_ENV, &arg)],
     );
     assert!(passed, "child failed:\n{log}");

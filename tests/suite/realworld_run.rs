@@ -9,7 +9,7 @@ use gpu_runtime::Stream;
 use gpu_suite::{assert_close, Rng};
 use kernels::*;
 
-use crate::common::ctx;
+use crate::common::{ctx, test_path};
 
 fn flat3(v: &[Float3]) -> Vec<f32> {
     v.iter().flat_map(|p| <[f32; 3]>::from(*p)).collect()
@@ -230,7 +230,7 @@ fn device_printf_reaches_stdout() {
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "device_printf_reaches_stdout",
+            test_path(module_path!(), "device_printf_reaches_stdout").as_str(),
             "--ignored",
             "--nocapture",
             "--test-threads=1",

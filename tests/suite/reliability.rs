@@ -253,7 +253,7 @@ const CHILD_ENV: &str = "GPU_SUITE_FAULT_CHILD";
 /// Runs `test` again in a child process with `CHILD_ENV` set, so that it plays the faulting
 /// child, and returns its output after checking it ran to the end.
 fn run_child(test: &str) -> String {
-    let (passed, text) = rerun_test_in_child(test, &[(CHILD_ENV, "1")]);
+    let (passed, text) = rerun_test_in_child(&test_path(module_path!(), test), &[(CHILD_ENV, "1")]);
     assert!(passed, "child `{test}` failed:\n{text}");
     assert!(
         text.contains("child: done"),
