@@ -148,6 +148,9 @@ fn the_cache_gives_its_memory_back() -> gpu_runtime::Result<()> {
     drop(shared);
     ctx.synchronize()?;
     assert_eq!(ctx.cached_memory(), 0, "an IPC-shared block went to the cache");
+    // The default limit again (a quarter of the device's memory): the tests after this one
+    // share the context.
+    ctx.set_memory_cache_limit(ctx.device().total_memory()? / 4);
     Ok(())
 }
 
