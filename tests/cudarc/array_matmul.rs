@@ -4,7 +4,7 @@
 //! stepped and reversed views and column slices; batches with a broadcast operand; every
 //! element type (`f16` and `bf16` with loose tolerances).
 //!
-//! `cargo test --features cublas --test array_matmul_gpu -- --ignored`
+//! `cargo test --features cublas --test cudarc -- --ignored array_matmul::`
 
 use gpu_runtime::gpuarray::{
     dot, matmul, matmul_into, matmul_into_on, matmul_on, DeviceArray, DeviceArrayView, MatmulElement,

@@ -4,7 +4,7 @@
 //! show), on random data, against a CPU reference; none synchronises by hand where the crate
 //! or cudarc is supposed to order.
 //!
-//! Run on a GPU machine: `cargo test --features cublas --test cudarc_interop -- --ignored`
+//! Run on a GPU machine: `cargo test --features cublas --test cudarc -- --ignored interop::`
 //! (without `cublas`, the cuBLAS test is not built). cuBLAS is loaded at run time: when
 //! libcublas cannot be found the cuBLAS test fails saying so.
 

@@ -10,7 +10,7 @@
 //! and fills the next array of its size (the context's block cache hands out the same block
 //! once it is due); the consumer must still read the original values.
 //!
-//! Run on a GPU machine: `cargo test --features dlpack --test dlpack -- --ignored`.
+//! Run on a GPU machine: `cargo test --features dlpack --test dlpack -- --ignored round_trips::`.
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! loads, makes unique ids, and they travel as text, files and environment variables; options
 //! and errors read as documented; and without a GPU, making a communicator is an error.
 //!
-//! `source scripts/nvrtc-env.sh && cargo test --features nccl --test nccl_cpu` (the script
+//! `source scripts/nvrtc-env.sh && cargo test --features nccl --test nccl library::` (the script
 //! installs the NCCL wheel when the machine has no NCCL).
 
 use std::process::Command;
@@ -213,7 +213,7 @@ fn communicators_without_a_gpu_are_errors() {
     let e = Comms::new(&[]).unwrap_err();
     assert!(matches!(e, NcclError::NoContext), "{e}");
     // On a machine without a GPU (CI's), making every device's rank fails with the driver's
-    // error; on one with GPUs it works, which tests/nccl.rs covers.
+    // error; on one with GPUs it works, which tests/nccl_collectives/ covers.
     match Comms::all_devices() {
         Ok(comms) => println!("{} GPU(s) here: made {} rank(s)", comms.len(), comms.len()),
         Err(e) => println!("no communicator without a GPU: {e}"),

@@ -4,7 +4,7 @@
 //! store that goes away or never answers) is its typed error within its timeout; and every
 //! launcher's variables parse, or say which are missing.
 //!
-//! `source scripts/nvrtc-env.sh && cargo test --features nccl --test nccl_rendezvous`.
+//! `source scripts/nvrtc-env.sh && cargo test --features nccl --test nccl rendezvous::`.
 
 use std::collections::HashMap;
 use std::net::TcpListener;

@@ -2,7 +2,7 @@
 //! data, the stream ordering of collectives, the checks made before NCCL is called, and two
 //! processes joining one communicator through a unique-id file.
 //!
-//! `cargo test --features nccl --test nccl -- --ignored --test-threads=1` on a machine with
+//! `cargo test --features nccl --test nccl_collectives -- --ignored --test-threads=1` on a machine with
 //! NCCL (`source scripts/nvrtc-env.sh` finds or installs it) and one or more GPUs: the tests
 //! use every GPU and print how many; the two-process test needs two and fails saying so on a
 //! machine with one. Failures (a rank that never joins, a receive with no sender, an aborted

@@ -2,7 +2,7 @@
 //! and the launchers' variables ([`Comm::from_launch`], [`Comm::from_env`]), checked against a
 //! CPU reference on random data.
 //!
-//! `cargo test --features nccl --test nccl_launch -- --ignored --test-threads=1` on a machine
+//! `cargo test --features nccl --test nccl_collectives -- --ignored --test-threads=1` on a machine
 //! with NCCL (`source scripts/nvrtc-env.sh`): one GPU runs the single-rank test; the
 //! two-process test needs two GPUs and is built with the `multi-gpu` feature only (`--features
 //! "nccl multi-gpu"`). Keep
@@ -128,7 +128,7 @@ fn launched_rank() {
 }
 
 // Two GPUs: with the `multi-gpu` feature, as tests/multi_gpu.rs (`cargo test --features
-// "nccl multi-gpu" --test nccl_launch -- --ignored` on a machine with two).
+// "nccl multi-gpu" --test nccl_collectives -- --ignored` on a machine with two).
 #[cfg(feature = "multi-gpu")]
 #[test]
 #[ignore = "needs a CUDA GPU"]

@@ -7,7 +7,7 @@
 //! lengths a multiple of four and not, several element types), with empty and 0-d arrays,
 //! NaN and infinities.
 //!
-//! `cargo test --test array_copy_speed_gpu -- --ignored`
+//! `cargo test --test suite -- --ignored array_copy_speed::`
 
 use gpu_runtime::gpuarray::{DeviceArray, ElementwiseKernel, KernelArg};
 use gpu_runtime::half::f16;

@@ -5,7 +5,7 @@
 //! against the `half` crate's (round to nearest even, from the source value), their random
 //! fills against the host's Philox, and their sums (in `f32`), maxima and minima.
 //!
-//! `cargo test --test array_dtypes_gpu -- --ignored`
+//! `cargo test --test suite -- --ignored array_dtypes::`
 
 use gpu_runtime::gpuarray::{DeviceArray, Element};
 use gpu_runtime::half::{bf16, f16};

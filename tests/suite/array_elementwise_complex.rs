@@ -2,8 +2,8 @@
 //!
 //! Without a GPU: the C arguments each fn is declared with, and every variant the run time may
 //! compile for it (the text its build-time check compiled, with `<gpu_runtime/complex.h>`)
-//! compiles with NVRTC for sm_90. On a GPU (`cargo test --test elementwise_complex_gpu --
-//! --ignored`): each fn against a CPU reference on seeded random data over empty, 0-d, one- and
+//! compiles with NVRTC for sm_90. On a GPU (`cargo test --test suite --
+//! --ignored array_elementwise_complex::`): each fn against a CPU reference on seeded random data over empty, 0-d, one- and
 //! several-axis arrays, each input whole, stepped (every other element of the last axis) or
 //! reversed (the first axis).
 

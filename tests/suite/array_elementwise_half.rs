@@ -2,7 +2,7 @@
 //!
 //! Without a GPU: every variant the run time may compile for each declared fn (the text its
 //! build-time check compiled) compiles with NVRTC for sm_90, with CUDA's 16-bit float headers.
-//! On a GPU (`cargo test --test elementwise_half_gpu -- --ignored`): each fn against a CPU
+//! On a GPU (`cargo test --test suite -- --ignored array_elementwise_half::`): each fn against a CPU
 //! reference on seeded random data (NaN and infinities among the floats), over empty, 0-d,
 //! one- and several-axis arrays, each argument whole, stepped (every other element of the last
 //! axis) or reversed (the first axis), the outputs' elements outside the view left as they were.

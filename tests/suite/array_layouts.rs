@@ -176,7 +176,7 @@ fn elementwise_on_random_layouts() -> gpu_runtime::Result<()> {
                 KernelArg::input(&vy),
                 KernelArg::output(&mut DeviceArray::<f32>::zeros(&ctx, IxDyn(wx.shape()))?),
             ]);
-            // Shapes broadcast by NumPy's rules (tests/array_broadcast_gpu.rs checks the
+            // Shapes broadcast by NumPy's rules (array_broadcast.rs checks the
             // values); `z` has x's shape, so a larger broadcast is an output error.
             match broadcast_shapes(&[wx.shape(), wy.shape()]) {
                 Err(_) => assert!(
@@ -357,7 +357,7 @@ fn expressions_on_random_layouts() -> gpu_runtime::Result<()> {
         let (va, vb) = (device_view(&a, ka), device_view(&b, kb));
         let (wa, wb) = (host_view(&ha, ka), host_view(&hb, kb));
         if wa.shape() != wb.shape() {
-            // Shapes broadcast by NumPy's rules (tests/array_broadcast_gpu.rs checks the
+            // Shapes broadcast by NumPy's rules (array_broadcast.rs checks the
             // values); the result has the broadcast shape.
             let r = (&va + &vb).eval();
             match broadcast_shapes(&[wa.shape(), wb.shape()]) {

@@ -4,7 +4,7 @@
 //! on seeded random data: over all axes and along each axis, for empty, 0-d, contiguous,
 //! stepped and reversed arrays.
 //!
-//! `cargo test --test array_mean_types_gpu -- --ignored`
+//! `cargo test --test suite -- --ignored array_mean_types::`
 
 use gpu_runtime::gpuarray::{Bool, DeviceArray, MeanType};
 use gpu_runtime::half::{bf16, f16};

@@ -10,7 +10,7 @@
 //! packed from pairs of `float2`s, a `float3` scalar, and the typed error of a `float4` parameter
 //! given a `Float3` array.
 //!
-//! `cargo test --test array_vector_gpu -- --ignored` on a machine with a GPU.
+//! `cargo test --test suite -- --ignored array_vector::` on a machine with a GPU.
 
 use gpu_runtime::elementwise;
 use gpu_runtime::gpuarray::{concatenate, ArrayElement, DeviceArray, ElementwiseKernel, KernelArg};

@@ -2,7 +2,7 @@
 //! launched as candle-core launches them (grid `ceil(n / 1024)` × 1024, `num_dims` and an
 //! `info` array of dims then strides, null `info` for a contiguous layout, null `inp` for an
 //! in-place operation), each against a CPU reference on random data.
-//! Run on a GPU machine: `cargo test --test candle_kernels_gpu -- --ignored`.
+//! Run on a GPU machine: `cargo test --test suite -- --ignored candle::`.
 
 use crate::candle_kernels;
 

@@ -3,7 +3,7 @@
 //! refused, shapes over the limits refused before the launch, and a cooperative grid-wide
 //! sync, each checked against a CPU reference on random data.
 //!
-//! `cargo test --test clusters -- --ignored` on a GPU machine; the cluster tests need compute
+//! `cargo test --test suite -- --ignored clusters::` on a GPU machine; the cluster tests need compute
 //! capability 9.0 (H100), and check the typed refusal on older GPUs instead.
 
 use gpu_runtime::launch::{Capture, GraphBuffer, GraphInput};

@@ -1,6 +1,6 @@
 //! Three kernels of the CUDA samples' corpus (`tests/corpus/`) run as the samples launch them,
 //! each against a CPU reference on random data. Run on a GPU machine:
-//! `cargo test --test corpus_gpu -- --ignored`.
+//! `cargo test --test suite -- --ignored corpus_run::`.
 
 use crate::corpus_kernels as kernels;
 

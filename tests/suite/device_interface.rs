@@ -1,7 +1,7 @@
 //! The device interface on a real GPU: devices, contexts, streams, events, every kind of device
 //! memory, arrays, textures, surfaces, IPC and the profiler. Each test checks against a host
 //! reference, a second path or a driver query, on random data.
-//! Run on a GPU machine: `cargo test --test device_interface -- --ignored`.
+//! Run on a GPU machine: `cargo test --test suite -- --ignored device_interface::`.
 
 use std::collections::HashSet;
 

@@ -4,7 +4,7 @@
 //! allow_offset=True)`, written the Rust way.
 //!
 //! The NVRTC tests run everywhere (CI); the others need a GPU:
-//! `cargo test --test arrays_f64 -- --ignored`. Each compares with a host reference on random
+//! `cargo test --test suite -- --ignored doubles_and_textures::`. Each compares with a host reference on random
 //! data.
 
 use gpu_runtime::compiler::layout::probe_constants;

@@ -1,7 +1,7 @@
 //! Loops and branches on the GPU (conditional graph nodes) and programmatic dependent launches
 //! (issue 29, parts 1 and 2). On any machine: their kernels compile with NVRTC, with and
-//! without `-rdc`, for sm_90, sm_80 and PTX. On a GPU (`cargo test --test gpu_loops --
-//! --ignored`): loops, branches and dependent-launch chains checked against the CPU on random
+//! without `-rdc`, for sm_90, sm_80 and PTX. On a GPU (`cargo test --test suite --
+//! --ignored gpu_loops::`): loops, branches and dependent-launch chains checked against the CPU on random
 //! data, and the refusals.
 
 use gpu_runtime::compiler::Target;

@@ -2,7 +2,7 @@
 //! typed node updates, and the stream-ordered lifetimes of the memory a graph uses, each
 //! checked against a CPU reference on random data.
 //!
-//! `cargo test --test graphs -- --ignored` on a GPU machine.
+//! `cargo test --test suite -- --ignored graphs::` on a GPU machine.
 
 use gpu_runtime::launch::{Capture, GraphBuffer, GraphBuilder, GraphInput};
 use gpu_runtime::{kernel, Error, Event, GraphError, Stream};

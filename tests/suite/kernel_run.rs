@@ -1,5 +1,5 @@
 //! Launches on a real GPU, each checked against a CPU reference on random data.
-//! Run on a GPU machine: `cargo test --test gpu -- --ignored` (or ../shared/gpu/pack + .gpu/run).
+//! Run on a GPU machine: `cargo test --test suite -- --ignored kernel_run::` (or ../shared/gpu/pack + .gpu/run).
 
 use crate::common;
 

@@ -2,7 +2,7 @@
 //! reference on random data: linked modules with checked launches and typed globals, the
 //! In/Out call on a stream with shared memory given per call (`stream=`, `shared_size=`), and
 //! a read-only parameter the C source leaves non-`const`. Run on a GPU machine:
-//! `cargo test --test ports_gpu -- --ignored`.
+//! `cargo test --test suite -- --ignored pycuda_ports::`.
 
 use gpu_runtime::compiler::DynamicModule;
 use gpu_runtime::driver::{Global, Stream};

@@ -1,5 +1,5 @@
 //! Real-world CUDA C on a real GPU, each checked against a CPU reference on random data.
-//! Run on a GPU machine: `cargo test --test realworld_gpu -- --ignored`.
+//! Run on a GPU machine: `cargo test --test suite -- --ignored realworld_run::`.
 
 use crate::realworld_kernels as kernels;
 

@@ -1,6 +1,6 @@
 //! What users and GPUs do to the library: buffers shorter than a kernel is told, launches past
 //! the device's limits, kernels that fault, many threads at once, and long alloc/free and
-//! prepare/drop loops. Every test needs a GPU: `cargo test --test reliability -- --ignored`.
+//! prepare/drop loops. Every test needs a GPU: `cargo test --test suite -- --ignored reliability::`.
 //!
 //! The fault tests run the faulting kernel in a child process (the same test, run again with
 //! an environment variable set), because a fault breaks every context of its process; the

@@ -4,7 +4,7 @@
 //! and checks every result against the CPU. No test synchronizes by hand where the crate is
 //! supposed to.
 //!
-//! Run on a GPU machine: `cargo test --test soundness -- --ignored`; under compute-sanitizer
+//! Run on a GPU machine: `cargo test --test suite -- --ignored soundness::`; under compute-sanitizer
 //! (memcheck, racecheck) with `scripts/sanitize.sh`. `module_vars.rs` does the same for a
 //! module's `__device__` and `__constant__` variables, `callbacks.rs` for host functions that
 //! panic.

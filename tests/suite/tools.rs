@@ -1,6 +1,6 @@
 //! Memory pools, pinned/managed/aligned host memory, staged In/Out calls and occupancy, on a
 //! real GPU, each checked against an independent reference on random data.
-//! Run on a GPU machine: `cargo test --test tools -- --ignored`.
+//! Run on a GPU machine: `cargo test --test suite -- --ignored tools::`.
 
 use std::ffi::c_void;
 

@@ -20,7 +20,7 @@
 //! `a.len()` the element count); `a.reverse()` is a reversed view copied; a kernel's `slice=`
 //! is a sliced view of the array.
 //!
-//! Run on a GPU machine with `cargo test --test pycuda -- --ignored gpuarray_head`.
+//! Run on a GPU machine with `cargo test --test suite -- --ignored array_pycuda::gpuarray_head`.
 
 use crate::common::ctx;
 use gpu_runtime::gpuarray::{

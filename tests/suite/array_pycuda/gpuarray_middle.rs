@@ -6,7 +6,7 @@
 //! `test_stride_preservation`, `test_vector_fill`, `test_create_complex_zeros`,
 //! `test_reshape`, `test_view`, `test_squeeze`. Expected values are computed on the host.
 //!
-//! Run on a GPU machine with `cargo test --test pycuda -- --ignored gpuarray_middle`.
+//! Run on a GPU machine with `cargo test --test suite -- --ignored array_pycuda::gpuarray_middle`.
 
 use crate::common::ctx;
 use gpu_runtime::gpuarray::{

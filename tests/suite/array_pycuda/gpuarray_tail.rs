@@ -10,7 +10,7 @@
 //!
 //! The big-array tests allocate several GiB of device and host memory, as PyCUDA's do.
 //!
-//! Run on a GPU machine with `cargo test --test pycuda -- --ignored gpuarray_tail`.
+//! Run on a GPU machine with `cargo test --test suite -- --ignored array_pycuda::gpuarray_tail`.
 
 use crate::common::ctx;
 use gpu_runtime::gpuarray::promote::{self, Promote};
