@@ -90,7 +90,18 @@ for tool in "${tools[@]}"; do
       extra=(--target-processes application-only)
       run "$tool" "test-$(basename "$t")-$ipc" "$t" --ignored --exact "$ipc_test"
     fi
-    run "$tool" "test-$(basename "$t")" "$t" --ignored --test-threads=1 "${skips[@]}"
+    # A test crate of modules (tests/suite/ and the others) runs one module at a time, each
+    # under its own time limit, as when each module was a test binary of its own; a crate with
+    # a test at its root runs whole.
+    list=$("$t" --list --ignored 2>/dev/null | sed -n 's/: test$//p')
+    mods=""
+    grep -qv '::' <<<"$list" || mods=$(sed 's/::.*//' <<<"$list" | sort -u)
+    if [[ -z $mods ]]; then
+      run "$tool" "test-$(basename "$t")" "$t" --ignored --test-threads=1 "${skips[@]}"
+    fi
+    for m in $mods; do
+      run "$tool" "test-$(basename "$t")-$m" "$t" --ignored --test-threads=1 "${skips[@]}" "$m::"
+    done
   done
   for e in "$dir"/examples/*; do
     [[ -x $e ]] || continue
