@@ -83,12 +83,25 @@ for tool in "${tools[@]}"; do
     # the buffer the parent filled counts as uninitialised (65,793 reports, one per 32 bytes of
     # its 2 MiB). That test runs on its own with only the parent process checked.
     ipc=ipc_memory_and_event_handles_work_in_another_process
-    if [[ $tool == initcheck ]] && "$t" --list --ignored 2>/dev/null | grep -q "^$ipc: test$"; then
+    # Its whole name, `module::name` in a crate of modules, for --exact.
+    ipc_test=$("$t" --list --ignored 2>/dev/null | sed -n "s/^\(\(.*::\)\?$ipc\): test$/\1/p")
+    if [[ $tool == initcheck && -n $ipc_test ]]; then
       skips+=(--skip "$ipc")
       extra=(--target-processes application-only)
-      run "$tool" "test-$(basename "$t")-$ipc" "$t" --ignored --exact "$ipc"
+      run "$tool" "test-$(basename "$t")-$ipc" "$t" --ignored --exact "$ipc_test"
     fi
-    run "$tool" "test-$(basename "$t")" "$t" --ignored --test-threads=1 "${skips[@]}"
+    # A test crate of modules (tests/suite/ and the others) runs one module at a time, each
+    # under its own time limit, as when each module was a test binary of its own; a crate with
+    # a test at its root runs whole.
+    list=$("$t" --list --ignored 2>/dev/null | sed -n 's/: test$//p')
+    mods=""
+    grep -qv '::' <<<"$list" || mods=$(sed 's/::.*//' <<<"$list" | sort -u)
+    if [[ -z $mods ]]; then
+      run "$tool" "test-$(basename "$t")" "$t" --ignored --test-threads=1 "${skips[@]}"
+    fi
+    for m in $mods; do
+      run "$tool" "test-$(basename "$t")-$m" "$t" --ignored --test-threads=1 "${skips[@]}" "$m::"
+    done
   done
   for e in "$dir"/examples/*; do
     [[ -x $e ]] || continue

@@ -91,8 +91,9 @@ pub fn mismatch_error(
     }
 }
 
-/// Runs the ignored test `test` of the current test binary again, in a child process with the
-/// environment variables `vars` set, and returns whether it passed and everything it printed.
+/// Runs the ignored test `test` of the current test binary again (its whole name, as `--list`
+/// prints it: `module::name` in a crate of modules), in a child process with the environment
+/// variables `vars` set, and returns whether it passed and everything it printed.
 /// A test plays the child's part when it finds its variable set: for work that must not run
 /// in the parent's process (a kernel fault, a second process's view of IPC memory, a fresh
 /// default context).

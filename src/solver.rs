@@ -3,7 +3,7 @@
 //! kernels and copies the residual back to test it, one round trip per iteration) and the GPU
 //! loop (one graph launch: a `while` conditional node whose body ends in a kernel that tests
 //! the residual and sets the loop's condition). `examples/graph_solver.rs`, the report bench
-//! and `tests/gpu_loops.rs` use it.
+//! and `tests/suite/gpu_loops.rs` use it.
 //!
 //! One iteration is two sweeps (x -> y -> x), the residual's maximum (as the bits of a
 //! non-negative float, with `atomicMax`) and the test, which also counts the iterations and

@@ -15,6 +15,9 @@ use gpu_runtime::compiler::Target;
 use gpu_runtime::{kernel, Context, SourceModule};
 use gpu_suite::{assert_close, Rng};
 
+mod common;
+use common::ctx;
+
 // Headers beside the file, beside that header (in a subfolder) and in an include directory.
 // `embed = []`: compiled at run time even where the build ships PTX by default, since that is
 // what these tests are about.
@@ -286,10 +289,6 @@ fn loaded_sections(elf: &[u8]) -> Vec<&[u8]> {
             &elf[off..off + size]
         })
         .collect()
-}
-
-fn ctx() -> Context {
-    Context::default().expect("these tests need a CUDA GPU")
 }
 
 /// The stencil on random data against the CPU, with `scale` for the header's `SCALE`.

@@ -1,4 +1,4 @@
-//! Helper for tests/cache.rs, run as a process of its own.
+//! Helper for tests/suite/compile_cache.rs, run as a process of its own.
 //!
 //! `cache_worker DIR`: compiles one fixed kernel through the compile cache and prints
 //! `status=… key=… bytes=… nvrtc_loaded=… nvrtc_asked=…` (whether NVRTC's library is mapped into

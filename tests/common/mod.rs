@@ -1,4 +1,5 @@
-//! Kernels shared by the compile tests (CI, real NVRTC) and the GPU tests.
+//! What the test crates share: the default context, the names a child process runs a test by,
+//! and the kernels of the compile tests (CI, real NVRTC) and the GPU tests.
 #![allow(dead_code)]
 
 use gpu_runtime::cudarc::driver::sys;
@@ -254,4 +255,19 @@ pub fn raw_new_context_alloc(dev: Device) -> u32 {
         sys::cuCtxDestroy_v2(raw);
     }
     code
+}
+
+/// The default context: every test that calls this needs a GPU (it is ignored without one).
+pub fn ctx() -> gpu_runtime::Context {
+    gpu_runtime::Context::default().expect("these tests need a CUDA GPU")
+}
+
+/// The name libtest knows the test `name` of a module by, given that module's
+/// `module_path!()`: its path below the crate's root (`soundness::name`), which a child process
+/// that runs one test of this binary again must pass with `--exact`.
+pub fn test_path(module_path: &str, name: &str) -> String {
+    match module_path.split_once("::") {
+        Some((_crate, module)) => format!("{module}::{name}"),
+        None => name.to_owned(),
+    }
 }

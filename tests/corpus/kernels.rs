@@ -1,7 +1,7 @@
 //! The CUDA samples' kernels of `tests/corpus/` (see its README), each declared through
 //! `#[kernel]` with the Rust signature its C declaration calls for: `uint *` is `&mut [u32]`,
 //! `uint4 *` is `&mut [UInt4]`, `cudaTextureObject_t` is `TextureObject`. Shared by
-//! corpus.rs (NVRTC, in CI) and corpus_gpu.rs.
+//! the suite's corpus_compile.rs (NVRTC, in CI) and corpus_run.rs.
 #![allow(dead_code, non_snake_case)]
 
 use gpu_runtime::driver::TextureObject;

@@ -3,7 +3,7 @@
 //! (`UNARY_OP(float, uexp_f32, expg(x))`), each checked against its expansion. The pointers
 //! candle passes null are `Option`s: `info` for a contiguous layout, `inp` for an in-place
 //! operation, `alpha`/`beta` for a layer norm without them. Shared by realworld_compile.rs
-//! (NVRTC) and candle_kernels_gpu.rs (the GPU, against CPU references).
+//! (NVRTC) and candle.rs (the GPU, against CPU references).
 #![allow(dead_code)]
 
 use gpu_runtime::half::{bf16, f16};

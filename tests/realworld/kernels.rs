@@ -1,5 +1,5 @@
 //! Kernels written as for nvcc: vector types, structs, standard headers, several linked
-//! sources, large shared memory. Shared by realworld_compile.rs (NVRTC) and realworld_gpu.rs.
+//! sources, large shared memory. Shared by realworld_compile.rs (NVRTC) and realworld_run.rs.
 #![allow(dead_code)]
 
 use gpu_runtime::types::Float3;

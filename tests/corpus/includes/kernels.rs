@@ -2,7 +2,7 @@
 //! standard headers (`<stdio.h>`, `<assert.h>`, `<float.h>`, `<math.h>`, `<stdint.h>`), CUDA
 //! headers (`<cooperative_groups.h>`, `<cuda_bf16.h>`, `<cuda_fp16.h>`) and `"common.h"` from
 //! beside it, so every one is compiled by the build-time check (a CUDA error in one fails the
-//! build) and by the run time (tests/corpus.rs).
+//! build) and by the run time (tests/suite/corpus_compile.rs).
 #![allow(dead_code, non_snake_case)]
 
 use gpu_runtime::half::f16;
