@@ -120,6 +120,8 @@ pub(crate) enum LockRank {
 impl LockRank {
     /// Locks of this rank may be nested, each at a higher address than the last: the only such
     /// nesting is a graph launch's module gates, which it takes in address order.
+    // Read only by the debug-build order check (`held.rs`).
+    #[cfg_attr(not(debug_assertions), allow(dead_code))]
     pub(crate) const fn by_address(self) -> bool {
         matches!(self, LockRank::ModuleGate)
     }
