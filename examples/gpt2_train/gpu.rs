@@ -17,8 +17,9 @@ use crate::llmc::{p, Config, Res};
 
 // llm.c's kernels, from its file as written (with its host code, `main()` and includes: the
 // library compiles the device part). Each declaration is checked against the C signature at
-// build time. `#[read_only]`: a `float *` the kernel only reads.
-#[kernel(file = "examples/gpt2_train/llmc_ref/train_gpt2_fp32.cu")]
+// build time. `#[read_only]`: a `float *` the kernel only reads. `-use_fast_math`, as llm.c
+// builds it (`nvcc -O3 --use_fast_math`).
+#[kernel(file = "examples/gpt2_train/llmc_ref/train_gpt2_fp32.cu", options = ["-use_fast_math"])]
 mod k {
     fn encoder_forward_kernel3(
         out: &mut [Float4],

@@ -186,17 +186,36 @@ fn no_gpu() -> bool {
     true
 }
 
-/// The tolerances of the GPU port against the CPU reference (fp32, TF32 off). The kernels sum
-/// in other orders than `train_gpt2.c` (warp reductions, 128x128 tiles, cuBLAS's blocking,
-/// atomics in the layer-norm and encoder backward), and `--use_fast_math`-free `expf`/`tanhf`
-/// on the GPU differ from glibc's by an ulp or two: each is ~1e-7 relative per operation, which
-/// a few steps of AdamW (whose update `m / sqrt(v)` is ±lr for small gradients whatever their
-/// size) turn into at most ~lr-sized moves of a parameter whose gradient is near zero.
+/// The tolerance of the port's losses against the CPU reference's (fp32, TF32 off, relative).
+/// The kernels sum in other orders than `train_gpt2.c` (warp reductions, 128 x 128 tiles,
+/// cuBLAS's blocking, atomics in the layer-norm and encoder backward) and are built with
+/// `-use_fast_math` as llm.c builds them (`__expf`, `__logf`, approximate division): each
+/// operation is off by ~1e-7 to 1e-6 relative, and a mean over B*T positions of a ~6.2 loss
+/// after 10 steps stays within ~1e-5; 1e-4 leaves room without hiding a wrong gradient, which
+/// moves the loss by ~1e-3 a step at this learning rate.
 pub const LOSS_RTOL: f32 = 1e-4;
-/// Parameters after the steps: |gpu - cpu| <= PARAM_ATOL + PARAM_RTOL |cpu|.
-pub const PARAM_ATOL: f32 = 2e-5;
-/// See [`PARAM_ATOL`].
+/// Parameters after the steps: |gpu - cpu| <= PARAM_ATOL_LR x lr + PARAM_RTOL |cpu|. AdamW
+/// moves each parameter by about lr a step whatever its gradient's size (`m / sqrt(v)`), so
+/// a gradient that the two sides round differently moves a parameter differently by a
+/// fraction of lr; a tenth of lr is 1% of what 10 steps move a parameter, while a wrong
+/// gradient shows as ~lr a step.
+pub const PARAM_ATOL_LR: f32 = 0.1;
+/// See [`PARAM_ATOL_LR`].
 pub const PARAM_RTOL: f32 = 1e-3;
+
+/// Whether parameter `i` is a key bias (the middle third of a layer's `qkvb`): its gradient is
+/// zero in exact arithmetic (adding a constant to every key adds `q . b` to every score of a
+/// row, which the softmax ignores), so both sides compute rounding noise that AdamW turns
+/// into moves of up to lr; it is left out of the comparison.
+fn is_key_bias(cfg: &Config, i: usize) -> bool {
+    let (off, _) = cfg.param_offsets();
+    let c = cfg.channels;
+    if i < off[llmc::p::QKVB] || i >= off[llmc::p::QKVB] + cfg.num_layers * 3 * c {
+        return false;
+    }
+    let j = (i - off[llmc::p::QKVB]) % (3 * c);
+    (c..2 * c).contains(&j)
+}
 
 /// `check`: the port against the CPU reference on the small model.
 fn check(steps: usize) -> Res<()> {
@@ -229,9 +248,15 @@ fn check(steps: usize) -> Res<()> {
             .into());
         }
     }
+    let atol = PARAM_ATOL_LR * lr;
     let mut worst = (0usize, 0.0f32);
+    let mut max_diff = 0.0f32;
     for (i, (x, y)) in g.params.iter().zip(&c.params).enumerate() {
-        let excess = (x - y).abs() - (PARAM_ATOL + PARAM_RTOL * y.abs());
+        if is_key_bias(&cfg, i) {
+            continue;
+        }
+        max_diff = max_diff.max((x - y).abs());
+        let excess = (x - y).abs() - (atol + PARAM_RTOL * y.abs());
         if excess.is_nan() || excess > worst.1 {
             worst = (i, excess);
         }
@@ -242,14 +267,13 @@ fn check(steps: usize) -> Res<()> {
     if worst.1 > 0.0 || worst.1.is_nan() {
         let i = worst.0;
         return Err(format!(
-            "parameter {i} after {steps} steps: {} on the GPU, {} on the CPU (tolerance {PARAM_ATOL} + {PARAM_RTOL} x |cpu|)",
+            "parameter {i} after {steps} steps: {} on the GPU, {} on the CPU (tolerance {atol} + {PARAM_RTOL} x |cpu|)",
             g.params[i], c.params[i]
         )
         .into());
     }
     println!(
-        "gpt2_train check: {steps} steps of the small model on the GPU match the CPU reference (losses within {worst_loss:.1e} relative, all {} parameters within {PARAM_ATOL} + {PARAM_RTOL} x |cpu|)",
-        g.params.len()
+        "gpt2_train check: {steps} steps of the small model on the GPU match the CPU reference (losses within {worst_loss:.1e} relative; parameters but the key biases within {max_diff:.1e}, tolerance {atol} + {PARAM_RTOL} x |cpu|)"
     );
     Ok(())
 }
@@ -326,7 +350,7 @@ fn main() -> std::process::ExitCode {
 #[cfg(test)]
 mod gpu_tests {
     /// The port against the CPU reference: 10 steps of the small model, TF32 off; losses and
-    /// final parameters within the tolerances of `LOSS_RTOL`, `PARAM_ATOL`, `PARAM_RTOL`.
+    /// final parameters within the tolerances of `LOSS_RTOL`, `PARAM_ATOL_LR` and `PARAM_RTOL`.
     #[test]
     #[ignore = "needs a CUDA GPU"]
     fn port_matches_cpu_reference() {
