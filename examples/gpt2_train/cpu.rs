@@ -127,7 +127,7 @@ fn matmul_forward(
     oc: usize,
 ) {
     const U: usize = 8;
-    if bt % U != 0 {
+    if !bt.is_multiple_of(U) {
         for r in 0..bt {
             for o in 0..oc {
                 let mut val = bias.map_or(0.0, |b| b[o]);
@@ -625,8 +625,8 @@ impl Gpt2 {
             }
         }
         // crossentropy_forward
-        for r in 0..bt {
-            a.losses[r] = -a.probs[r * vp + targets[r] as usize].ln();
+        for (r, &tg) in targets.iter().enumerate() {
+            a.losses[r] = -a.probs[r * vp + tg as usize].ln();
         }
         let mut mean = 0.0f32;
         for &x in &a.losses {

@@ -255,11 +255,11 @@ impl Gpt2 {
     /// in TF32 mode when `tf32` (llm.c's choice on compute capability 8.0 and above).
     pub fn new(cfg: Config, params: &[f32], b: usize, t: usize, tf32: bool) -> Res<Self> {
         let (c, nh, l, vp) = (cfg.channels, cfg.num_heads, cfg.num_layers, cfg.padded_vocab_size);
-        if (b * t) % 128 != 0
-            || c % 128 != 0
-            || vp % 128 != 0
-            || t % 4 != 0
-            || c % nh != 0
+        if !(b * t).is_multiple_of(128)
+            || !c.is_multiple_of(128)
+            || !vp.is_multiple_of(128)
+            || !t.is_multiple_of(4)
+            || !c.is_multiple_of(nh)
             || t > cfg.max_seq_len
         {
             return Err(format!(

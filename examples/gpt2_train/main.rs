@@ -104,6 +104,7 @@ struct Run {
     params: Vec<f32>,
 }
 
+#[allow(clippy::too_many_arguments)]
 fn run_gpu(
     ckpt: &Path,
     shard: &Path,

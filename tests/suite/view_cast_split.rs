@@ -2,7 +2,7 @@
 //! `DeviceViewMut::split_at_mut` (two writable parts of one allocation in one launch).
 
 use gpu_runtime::types::Float4;
-use gpu_runtime::{kernel, ArrayShapeError, DeviceRead, Error};
+use gpu_runtime::{kernel, ArrayShapeError, Error};
 use gpu_suite::{assert_close, Rng};
 
 use crate::common::ctx;

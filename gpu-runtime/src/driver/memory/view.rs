@@ -416,7 +416,7 @@ pub(super) fn copy_dtoh_spare<T: DeviceRepr>(
 /// Checks that `bytes` at `ptr` are a whole number of aligned `U`s and returns how many.
 fn cast_len<U>(ptr: sys::CUdeviceptr, bytes: usize) -> Result<usize> {
     let (size, align) = (std::mem::size_of::<U>(), std::mem::align_of::<U>());
-    if size == 0 || bytes % size != 0 || ptr % align as u64 != 0 {
+    if size == 0 || !bytes.is_multiple_of(size) || !ptr.is_multiple_of(align as u64) {
         return Err(ArrayShapeError::ViewCast {
             address: ptr,
             bytes,
