@@ -334,6 +334,11 @@ impl Gpt2 {
         Ok(self.params.to_vec()?)
     }
 
+    /// The parameters' gradients of the last backward pass, copied back.
+    pub fn grads(&self) -> Res<Vec<f32>> {
+        Ok(self.grads.to_vec()?)
+    }
+
     /// Waits for the queued work (llm.c's `cudaDeviceSynchronize` after each step).
     pub fn synchronize(&self) -> Res<()> {
         Ok(self.stream.synchronize()?)

@@ -218,6 +218,58 @@ fn is_key_bias(cfg: &Config, i: usize) -> bool {
     (c..2 * c).contains(&j)
 }
 
+/// The names of the parameter tensors, in llm.c's order.
+const TENSORS: [&str; 16] = [
+    "wte", "wpe", "ln1w", "ln1b", "qkvw", "qkvb", "attprojw", "attprojb", "ln2w", "ln2b", "fcw", "fcb",
+    "fcprojw", "fcprojb", "lnfw", "lnfb",
+];
+
+/// The largest relative L2 error of one tensor's gradients allowed after one backward pass
+/// (fp32 sums in other orders and fast-math `__expf`: ~1e-6 to 1e-5 expected).
+pub const GRAD_RTOL: f32 = 1e-3;
+
+/// One forward and backward pass of the first batch on both sides: each tensor's gradient,
+/// compared by its relative L2 error, so that a failing check says which part of the step is
+/// off.
+fn check_grads(ckpt: &Path, shard: &Path, b: usize, t: usize) -> Res<()> {
+    let (cfg, params) = llmc::read_checkpoint(ckpt)?;
+    let mut loader = DataLoader::new(shard, b, t, true)?;
+    loader.next_batch();
+    let mut g = gpu::Gpt2::new(cfg, &params, b, t, false)?;
+    g.forward(&loader.inputs, &loader.targets)?;
+    g.zero_grad_backward()?;
+    let gg = g.grads()?;
+    let mut c = cpu::Gpt2::new(cfg, params, b, t);
+    c.forward(&loader.inputs, &loader.targets);
+    c.zero_grad_backward();
+    let (off, _) = cfg.param_offsets();
+    let sizes = cfg.param_sizes();
+    let mut bad = Vec::new();
+    for i in 0..16 {
+        let r = off[i]..off[i] + sizes[i];
+        let (x, y) = (&gg[r.clone()], &c.grads[r]);
+        let num: f64 = x.iter().zip(y).map(|(a, b)| ((a - b) as f64).powi(2)).sum();
+        let den: f64 = y.iter().map(|b| (*b as f64).powi(2)).sum();
+        let rel = (num / den.max(1e-300)).sqrt() as f32;
+        println!(
+            "gradient of {:>8}: relative L2 error {rel:.2e} (|grad| {:.3e})",
+            TENSORS[i],
+            den.sqrt()
+        );
+        if rel.is_nan() || rel > GRAD_RTOL {
+            bad.push(format!("{} ({rel:.2e})", TENSORS[i]));
+        }
+    }
+    if !bad.is_empty() {
+        return Err(format!(
+            "gradients after one backward pass differ beyond {GRAD_RTOL}: {}",
+            bad.join(", ")
+        )
+        .into());
+    }
+    Ok(())
+}
+
 /// `check`: the port against the CPU reference on the small model.
 fn check(steps: usize) -> Res<()> {
     let dir = std::env::temp_dir().join(format!("gpt2_train_check_{}", std::process::id()));
@@ -233,9 +285,14 @@ fn check(steps: usize) -> Res<()> {
         .collect();
     llmc::write_shard(&shard, &tokens)?;
     let lr = 1e-3;
-    let g = run_gpu(&ckpt, &shard, b, t, steps, lr, Some(false), false)?;
-    let c = run_cpu(&ckpt, &shard, b, t, steps, lr, false)?;
+    let runs = check_grads(&ckpt, &shard, b, t).and_then(|()| {
+        Ok((
+            run_gpu(&ckpt, &shard, b, t, steps, lr, Some(false), false)?,
+            run_cpu(&ckpt, &shard, b, t, steps, lr, false)?,
+        ))
+    });
     std::fs::remove_dir_all(&dir).ok();
+    let (g, c) = runs?;
     let mut worst_loss = 0.0f32;
     for (i, (x, y)) in g.losses.iter().zip(&c.losses).enumerate() {
         let rel = (x - y).abs() / y.abs();
@@ -267,9 +324,14 @@ fn check(steps: usize) -> Res<()> {
     }
     if worst.1 > 0.0 || worst.1.is_nan() {
         let i = worst.0;
+        let (off, _) = cfg.param_offsets();
+        let tensor = (0..16).rev().find(|&k| off[k] <= i).unwrap_or(0);
         return Err(format!(
-            "parameter {i} after {steps} steps: {} on the GPU, {} on the CPU (tolerance {atol} + {PARAM_RTOL} x |cpu|)",
-            g.params[i], c.params[i]
+            "parameter {i} ({} element {}) after {steps} steps: {} on the GPU, {} on the CPU (tolerance {atol} + {PARAM_RTOL} x |cpu|)",
+            TENSORS[tensor],
+            i - off[tensor],
+            g.params[i],
+            c.params[i]
         )
         .into());
     }
