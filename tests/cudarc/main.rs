@@ -17,4 +17,6 @@ mod ui_support;
 mod array_matmul;
 mod interop;
 #[cfg(feature = "cublas")]
+mod tf32;
+#[cfg(feature = "cublas")]
 mod ui;

@@ -69,3 +69,4 @@ mod reliability;
 mod soundness;
 mod source_module;
 mod tools;
+mod view_cast_split;

@@ -285,4 +285,20 @@ pub enum ArrayShapeError {
         /// The length of the axis.
         len: usize,
     },
+    /// A device view reinterpreted as another element type ([`DeviceView::cast`](crate::DeviceView::cast)),
+    /// whose bytes are not a whole number of the new elements or whose address is not aligned
+    /// for them.
+    #[error("a view of {bytes} bytes at {address:#x} cannot be reinterpreted as `{to}` ({size} bytes, aligned to {align}): its length must be a multiple of the size and its address of the alignment")]
+    ViewCast {
+        /// The view's device address.
+        address: u64,
+        /// The view's length in bytes.
+        bytes: usize,
+        /// The element type asked for.
+        to: &'static str,
+        /// Its size in bytes.
+        size: usize,
+        /// Its alignment in bytes.
+        align: usize,
+    },
 }

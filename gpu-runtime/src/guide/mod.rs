@@ -26,6 +26,8 @@
 //! 15. [`coming_from_pycuda`]: a PyCUDA program and the same program here, side by side; every
 //!     PyCUDA call and its counterpart.
 //! 16. [`coming_from_cupy`]: CuPy's arrays, kernels and streams next to the same code here.
+//! 17. [`gpt2_port`]: a whole CUDA C++ program ported, llm.c's GPT-2 training step: its host
+//!     code mapped onto the library, its checks and its speed.
 
 // A chapter is a module with no items: its text, then the link targets all chapters share (each
 // a `crate::` path, so that a chapter needs no imports and the layer check sees none).
@@ -55,3 +57,4 @@ chapter!(performance, "performance.md");
 chapter!(coming_from_cudarc, "coming_from_cudarc.md");
 chapter!(coming_from_pycuda, "coming_from_pycuda.md");
 chapter!(coming_from_cupy, "coming_from_cupy.md");
+chapter!(gpt2_port, "gpt2_port.md");

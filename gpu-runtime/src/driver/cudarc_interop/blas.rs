@@ -34,6 +34,30 @@ pub fn cublas_on(stream: &Stream) -> Result<CudaBlas> {
     })
 }
 
+/// Sets whether `blas`'s `f32` matrix products may use TF32 tensor cores
+/// (`cublasSetMathMode`: `CUBLAS_TF32_TENSOR_OP_MATH` when `tf32`, else
+/// `CUBLAS_DEFAULT_MATH`, exact FP32 products, cuBLAS's default). TF32 rounds the inputs to
+/// 10-bit mantissas: faster on Ampere and later, about 1e-3 relative error per product; llm.c's
+/// `train_gpt2_fp32.cu` turns it on for compute capability 8.0 and above.
+pub fn set_tf32(blas: &CudaBlas, tf32: bool) -> Result<()> {
+    use cudarc::cublas::sys::{cublasMath_t, cublasStatus_t};
+    let mode = if tf32 {
+        cublasMath_t::CUBLAS_TF32_TENSOR_OP_MATH
+    } else {
+        cublasMath_t::CUBLAS_DEFAULT_MATH
+    };
+    // SAFETY: `blas` holds a live handle (cudarc's `CudaBlas` destroys it only on drop), and a
+    // math mode is a plain setting of that handle: no memory is touched.
+    let status = unsafe { cudarc::cublas::sys::cublasSetMathMode(*blas.handle(), mode) };
+    if status != cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+        return Err(Error::Cublas {
+            call: "cublasSetMathMode",
+            code: status as i32,
+        });
+    }
+    Ok(())
+}
+
 /// Elements a column-major `rows` x `cols` matrix with leading dimension `ld` spans, after
 /// checking `ld >= max(1, rows)`; `what` names it in errors.
 fn span(what: &'static str, rows: i32, cols: i32, ld: i32) -> Result<usize> {

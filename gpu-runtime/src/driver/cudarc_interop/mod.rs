@@ -42,6 +42,7 @@ mod state;
 
 #[cfg(feature = "cublas")]
 pub use blas::{
-    cublas_on, gemm, gemm_complex, gemm_strided_batched, gemm_strided_batched_complex, ComplexGemmElement,
+    cublas_on, gemm, gemm_complex, gemm_strided_batched, gemm_strided_batched_complex, set_tf32,
+    ComplexGemmElement,
 };
 pub use lend::{Lend, LendMut, Lent, LentMut};

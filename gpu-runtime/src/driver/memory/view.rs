@@ -412,3 +412,77 @@ pub(super) fn copy_dtoh_spare<T: DeviceRepr>(
     }
     Ok(())
 }
+
+/// Checks that `bytes` at `ptr` are a whole number of aligned `U`s and returns how many.
+fn cast_len<U>(ptr: sys::CUdeviceptr, bytes: usize) -> Result<usize> {
+    let (size, align) = (std::mem::size_of::<U>(), std::mem::align_of::<U>());
+    if size == 0 || !bytes.is_multiple_of(size) || !ptr.is_multiple_of(align as u64) {
+        return Err(ArrayShapeError::ViewCast {
+            address: ptr,
+            bytes,
+            to: std::any::type_name::<U>(),
+            size,
+            align,
+        }
+        .into());
+    }
+    Ok(bytes / size)
+}
+
+impl<'a, T: DeviceRepr> DeviceView<'a, T> {
+    /// The same memory as elements of `U` (C's `(const float4 *) p` on a `const float *`, as
+    /// llm.c's launchers pass a `float` buffer to a kernel taking `float4`), with the same record
+    /// of streams, so launches taking it are ordered as ones taking `self`. Sound for any two
+    /// [`DeviceRepr`] types, whose every bit pattern is a valid value; the length in bytes must
+    /// be a multiple of `U`'s size and the address of its alignment, or it is
+    /// [`ArrayShapeError::ViewCast`].
+    pub fn cast<U: DeviceRepr>(self) -> Result<DeviceView<'a, U>> {
+        let len = cast_len::<U>(self.ptr, self.len * std::mem::size_of::<T>())?;
+        Ok(DeviceView {
+            ptr: self.ptr,
+            len,
+            ctx: self.ctx,
+            uses: self.uses,
+            _elem: PhantomData,
+        })
+    }
+}
+
+impl<'a, T: DeviceRepr> DeviceViewMut<'a, T> {
+    /// The same memory as writable elements of `U`, as [`DeviceView::cast`] (same checks, same
+    /// error); the view is consumed, so the memory keeps one writer.
+    pub fn cast_mut<U: DeviceRepr>(self) -> Result<DeviceViewMut<'a, U>> {
+        let len = cast_len::<U>(self.ptr, self.len * std::mem::size_of::<T>())?;
+        Ok(DeviceViewMut {
+            ptr: self.ptr,
+            len,
+            ctx: self.ctx,
+            uses: self.uses,
+            _elem: PhantomData,
+        })
+    }
+}
+
+impl<'a, T> DeviceViewMut<'a, T> {
+    /// The view split in two at `mid`: `[0, mid)` and `[mid, len)`, both writable (as
+    /// `<[T]>::split_at_mut`), so that one launch may write two parts of one allocation (a
+    /// layer norm's weight and bias gradients, both inside one gradient buffer). Both keep the
+    /// allocation's record of streams. `mid > len` is [`ArrayShapeError::RangeOutOfBounds`].
+    pub fn split_at_mut(self, mid: usize) -> Result<(DeviceViewMut<'a, T>, DeviceViewMut<'a, T>)> {
+        if mid > self.len {
+            return Err(ArrayShapeError::RangeOutOfBounds {
+                start: mid,
+                end: mid,
+                len: self.len,
+            }
+            .into());
+        }
+        let second = DeviceViewMut {
+            ptr: self.ptr + (mid * std::mem::size_of::<T>()) as u64,
+            len: self.len - mid,
+            ..self
+        };
+        let first = DeviceViewMut { len: mid, ..self };
+        Ok((first, second))
+    }
+}
