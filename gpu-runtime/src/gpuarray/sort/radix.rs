@@ -47,7 +47,8 @@ pub(crate) fn check_len(operation: &'static str, n: usize) -> Result<()> {
     Ok(())
 }
 
-/// The prepared kernel `name` of the source `make` writes, keyed by `parts` and `variant`.
+/// The prepared kernel `name` of the source `make` writes, keyed by its name, `parts` (what
+/// else the source is made from) and `variant`.
 pub(crate) fn kernel(
     ctx: &Context,
     name: &str,
@@ -55,8 +56,12 @@ pub(crate) fn kernel(
     variant: u32,
     make: impl FnOnce() -> String,
 ) -> Result<PreparedFunction> {
+    // The name is part of the key: one source may hold several kernels (`unique`'s).
+    let mut all = ["gpu_sort", name, "", "", ""];
+    let used = 2 + parts.len().min(3);
+    all[2..used].copy_from_slice(&parts[..used - 2]);
     let key = KernelKey {
-        source: registry::hash_parts(parts),
+        source: registry::hash_parts(&all[..used]),
         variant,
     };
     registry::prepared(ctx, key, name, make)

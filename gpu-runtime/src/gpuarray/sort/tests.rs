@@ -20,3 +20,27 @@ fn every_sort_kernel_compiles_for_every_real_type() {
         }
     }
 }
+
+/// The launch checks every argument against the kernel's C declaration, read from its source:
+/// every parameter of every sort kernel must read as a scalar or a pointer to one (the `KEY`
+/// typedef resolved, `__launch_bounds__` of a macro skipped).
+#[test]
+fn every_sort_kernel_declares_scalars_and_pointers_to_scalars() {
+    use gpu_cdecl::CType;
+    for dtype in DType::ALL.into_iter().filter(|d| !d.is_complex()) {
+        for src in all_sources(dtype) {
+            let kernels = gpu_cdecl::find_kernels(&src).expect("the kernels' declarations read");
+            assert!(!kernels.is_empty(), "no kernel in\n{src}");
+            for k in kernels {
+                for p in &k.params {
+                    let ok = match &p.ty {
+                        CType::Scalar(_) => true,
+                        CType::Pointer { pointee, .. } => matches!(**pointee, CType::Scalar(_)),
+                        _ => false,
+                    };
+                    assert!(ok, "{dtype:?}: `{}` of {} reads as {:?}", p.text, k.name, p.ty);
+                }
+            }
+        }
+    }
+}
