@@ -101,7 +101,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         None => {
             println!("sort: CuPy rows skipped: `python3 -c \"import cupy\"` failed here; ours only");
             for ((figure, target), o) in figures.into_iter().zip(targets).zip(ours) {
-                println!("sort: {figure}: ours {o:.3} ms");
+                println!("sort: {figure}: ours {o:.3} ms (target {target})");
             }
         }
     }

@@ -84,7 +84,7 @@ impl Sortable for Bool {
         Bool::from(rng.next_u64() & 1 == 1)
     }
     fn few(rng: &mut Rng) -> Self {
-        Bool::from(rng.next_u64() % 5 == 0)
+        Bool::from(rng.next_u64().is_multiple_of(5))
     }
     fn ord(a: &Self, b: &Self) -> Ordering {
         bool::from(*a).cmp(&bool::from(*b))
@@ -101,7 +101,16 @@ macro_rules! float_sortable {
                 $from_bits(rng.next_u64())
             }
             fn few(rng: &mut Rng) -> Self {
-                let vals = [0.0, -0.0, f64::NAN, 1.5, -2.25, f64::INFINITY, f64::NEG_INFINITY, 1.5];
+                let vals = [
+                    0.0,
+                    -0.0,
+                    f64::NAN,
+                    1.5,
+                    -2.25,
+                    f64::INFINITY,
+                    f64::NEG_INFINITY,
+                    1.5,
+                ];
                 let i = (rng.next_u64() % 9) as usize;
                 if i == 8 {
                     $nan_neg
@@ -118,10 +127,34 @@ macro_rules! float_sortable {
         }
     };
 }
-float_sortable!(f32, |b: u64| f32::from_bits(b as u32), |v: f64| v as f32, |v: f32| v as f64, f32::from_bits(0xFFC0_0001));
-float_sortable!(f64, f64::from_bits, |v: f64| v, |v: f64| v, f64::from_bits(0xFFF8_0000_0000_0001));
-float_sortable!(f16, |b: u64| f16::from_bits(b as u16), f16::from_f64, |v: f16| v.to_f64(), f16::from_bits(0xFE01));
-float_sortable!(bf16, |b: u64| bf16::from_bits(b as u16), bf16::from_f64, |v: bf16| v.to_f64(), bf16::from_bits(0xFFC1));
+float_sortable!(
+    f32,
+    |b: u64| f32::from_bits(b as u32),
+    |v: f64| v as f32,
+    |v: f32| v as f64,
+    f32::from_bits(0xFFC0_0001)
+);
+float_sortable!(
+    f64,
+    f64::from_bits,
+    |v: f64| v,
+    |v: f64| v,
+    f64::from_bits(0xFFF8_0000_0000_0001)
+);
+float_sortable!(
+    f16,
+    |b: u64| f16::from_bits(b as u16),
+    f16::from_f64,
+    |v: f16| v.to_f64(),
+    f16::from_bits(0xFE01)
+);
+float_sortable!(
+    bf16,
+    |b: u64| bf16::from_bits(b as u16),
+    bf16::from_f64,
+    |v: bf16| v.to_f64(),
+    bf16::from_bits(0xFFC1)
+);
 
 /// Half random bits, half a few values; in `few_only` mode only the few (long runs).
 fn data<T: Sortable>(rng: &mut Rng, n: usize, few_only: bool) -> Vec<T> {
@@ -146,13 +179,31 @@ fn host_argsort<T: Sortable>(h: &[T]) -> Vec<i64> {
 fn assert_same<T: Sortable>(got: &[T], want: &[T], what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: lengths");
     for (i, (a, b)) in got.iter().zip(want).enumerate() {
-        assert_eq!(T::ord(a, b), Ordering::Equal, "{what}: element {i}: {a:?} against {b:?}");
+        assert_eq!(
+            T::ord(a, b),
+            Ordering::Equal,
+            "{what}: element {i}: {a:?} against {b:?}"
+        );
     }
 }
 
 /// Lengths around the radix tiles.
 fn lengths(rng: &mut Rng) -> Vec<usize> {
-    let mut v = vec![0, 1, 2, 31, 33, 2047, 2048, 2049, 4095, 4096, 4097, 3 * 4096 + 17, 65536 + 5];
+    let mut v = vec![
+        0,
+        1,
+        2,
+        31,
+        33,
+        2047,
+        2048,
+        2049,
+        4095,
+        4096,
+        4097,
+        3 * 4096 + 17,
+        65536 + 5,
+    ];
     v.push(300_000 + (rng.next_u64() % 1000) as usize);
     v
 }
@@ -179,7 +230,14 @@ fn check_flat<T: Sortable>(ctx: &Context, rng: &mut Rng) -> gpu_runtime::Result<
 /// Sorts along each axis of n-d arrays and views, against the host lane by lane.
 fn check_axes<T: Sortable>(ctx: &Context, rng: &mut Rng) -> gpu_runtime::Result<()> {
     let name = std::any::type_name::<T>();
-    for shape in [vec![37, 300], vec![300, 5], vec![3, 5000], vec![4, 6, 7], vec![2, 0, 3], vec![600, 1]] {
+    for shape in [
+        vec![37, 300],
+        vec![300, 5],
+        vec![3, 5000],
+        vec![4, 6, 7],
+        vec![2, 0, 3],
+        vec![600, 1],
+    ] {
         let n: usize = shape.iter().product();
         let few = rng.next_u64() & 1 == 0;
         let host = ArrayD::from_shape_vec(IxDyn(&shape), data::<T>(rng, n, few)).unwrap();
@@ -215,7 +273,11 @@ fn check_axes<T: Sortable>(ctx: &Context, rng: &mut Rng) -> gpu_runtime::Result<
             for (lane, g) in hv.lanes(Axis(0)).into_iter().zip(got.lanes(Axis(0))) {
                 let h: Vec<T> = lane.iter().copied().collect();
                 let w: Vec<T> = host_argsort(&h).iter().map(|&i| h[i as usize]).collect();
-                assert_same(&g.iter().copied().collect::<Vec<_>>(), &w, &format!("{name} stepped {shape:?}"));
+                assert_same(
+                    &g.iter().copied().collect::<Vec<_>>(),
+                    &w,
+                    &format!("{name} stepped {shape:?}"),
+                );
             }
         }
     }
@@ -250,7 +312,7 @@ fn check_unique<T: Sortable>(ctx: &Context, rng: &mut Rng) -> gpu_runtime::Resul
                 inverse[i as usize] = values.len() as i64 - 1;
             }
             // A 2-D input: the inverse comes back in its shape.
-            let rows = if n % 5 == 0 && n > 0 { 5 } else { 1 };
+            let rows = if n.is_multiple_of(5) && n > 0 { 5 } else { 1 };
             let host = ArrayD::from_shape_vec(IxDyn(&[rows, n / rows]), h.clone()).unwrap();
             let d = DeviceArray::from_ndarray(ctx, &host)?;
             let what = format!("unique {name}, n = {n}, few = {few}");
@@ -313,7 +375,11 @@ fn host_quantile(lane: &[f64], q: f64, median: bool) -> f64 {
         return f64::NAN;
     }
     if median {
-        return if m % 2 == 1 { v[m / 2] } else { (v[m / 2 - 1] + v[m / 2]) / 2.0 };
+        return if m % 2 == 1 {
+            v[m / 2]
+        } else {
+            (v[m / 2 - 1] + v[m / 2]) / 2.0
+        };
     }
     let vi = q * (m - 1) as f64;
     let lo = (vi.floor() as usize).min(m - 1);
@@ -340,7 +406,10 @@ where
     for shape in [vec![1usize], vec![6], vec![7, 33], vec![4, 3, 5], vec![3, 0]] {
         let n: usize = shape.iter().product();
         // Random values without NaN, then a NaN in one lane (when floats).
-        let mut h: Vec<T> = (0..n).map(|_| T::bits(rng)).filter(|x| !x.f64v().is_nan()).collect();
+        let mut h: Vec<T> = (0..n)
+            .map(|_| T::bits(rng))
+            .filter(|x| !x.f64v().is_nan())
+            .collect();
         while h.len() < n {
             let x = T::few(rng);
             if !x.f64v().is_nan() {
@@ -359,23 +428,42 @@ where
             let all: Vec<f64> = hf.iter().copied().collect();
             let want = host_quantile(&all, q, false);
             let got = d.quantile(q)?.as_f64();
-            assert!(close(got, want, tol), "quantile {name} {shape:?} q {q}: {got} against {want}");
+            assert!(
+                close(got, want, tol),
+                "quantile {name} {shape:?} q {q}: {got} against {want}"
+            );
             let gotp = d.percentile(q * 100.0)?.as_f64();
-            assert!(close(gotp, want, tol), "percentile {name} {shape:?}: {gotp} against {want}");
+            assert!(
+                close(gotp, want, tol),
+                "percentile {name} {shape:?}: {gotp} against {want}"
+            );
             for axis in 0..shape.len() {
-                let got = d.quantile_axis(q, axis as isize - shape.len() as isize)?.to_ndarray()?;
+                let got = d
+                    .quantile_axis(q, axis as isize - shape.len() as isize)?
+                    .to_ndarray()?;
                 let med = d.median_axis(axis as isize)?.to_ndarray()?;
                 for ((lane, g), m) in hf.lanes(Axis(axis)).into_iter().zip(got.iter()).zip(med.iter()) {
                     let l: Vec<f64> = lane.iter().copied().collect();
                     let (w, wm) = (host_quantile(&l, q, false), host_quantile(&l, 0.5, true));
-                    assert!(close(g.as_f64(), w, tol), "quantile_axis {name} {shape:?} axis {axis}: {:?} against {w}", g.as_f64());
-                    assert!(close(m.as_f64(), wm, tol), "median_axis {name} {shape:?} axis {axis}: {:?} against {wm}", m.as_f64());
+                    assert!(
+                        close(g.as_f64(), w, tol),
+                        "quantile_axis {name} {shape:?} axis {axis}: {:?} against {w}",
+                        g.as_f64()
+                    );
+                    assert!(
+                        close(m.as_f64(), wm, tol),
+                        "median_axis {name} {shape:?} axis {axis}: {:?} against {wm}",
+                        m.as_f64()
+                    );
                 }
             }
         }
         let all: Vec<f64> = hf.iter().copied().collect();
         let (got, want) = (d.median()?.as_f64(), host_quantile(&all, 0.5, true));
-        assert!(close(got, want, tol), "median {name} {shape:?}: {got} against {want}");
+        assert!(
+            close(got, want, tol),
+            "median {name} {shape:?}: {got} against {want}"
+        );
     }
     let d = DeviceArray::from_ndarray(ctx, &Array1::from(vec![T::few(rng); 3]))?;
     assert!(d.quantile(1.5).is_err() && d.percentile(-1.0).is_err() && d.quantile(f64::NAN).is_err());
@@ -471,7 +559,10 @@ fn a_long_sort_and_argsort_match_the_host_and_streams_give_the_same() -> gpu_run
     assert_same(&s.to_vec()?, &want, "2^24 f32 sort on a stream");
     assert_eq!(a.to_vec()?, want_idx, "2^24 f32 argsort on a stream");
     // Complex numbers have no order here.
-    let c = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![gpu_runtime::types::Complex32::new(1.0, 0.0); 3]))?;
+    let c = DeviceArray::from_ndarray(
+        &ctx,
+        &Array1::from(vec![gpu_runtime::types::Complex32::new(1.0, 0.0); 3]),
+    )?;
     assert!(c.sort().is_err());
     Ok(())
 }

@@ -53,7 +53,12 @@ impl KeyType {
             DType::F16 => (KeyKind::Float { inf: 0x7C00 }, 2),
             DType::Bf16 => (KeyKind::Float { inf: 0x7F80 }, 2),
             DType::F32 => (KeyKind::Float { inf: 0x7F80_0000 }, 4),
-            DType::F64 => (KeyKind::Float { inf: 0x7FF0_0000_0000_0000 }, 8),
+            DType::F64 => (
+                KeyKind::Float {
+                    inf: 0x7FF0_0000_0000_0000,
+                },
+                8,
+            ),
             DType::Complex32 | DType::Complex64 => return None,
         };
         Some(KeyType { kind, bytes })
@@ -119,7 +124,7 @@ impl KeyType {
 
     /// The element's bits of a key ([`to_key`](Self::to_key)'s inverse on its image).
     #[cfg(test)]
-    pub(crate) fn from_key(self, key: u64) -> u64 {
+    pub(crate) fn bits_of_key(self, key: u64) -> u64 {
         let (sign, ones) = (self.sign(), self.ones());
         match self.kind {
             KeyKind::Bool | KeyKind::Unsigned => key,
@@ -144,7 +149,10 @@ impl KeyType {
         let (to, from) = match self.kind {
             KeyKind::Bool => ("return (KEY)(b != 0);".to_owned(), "return k;".to_owned()),
             KeyKind::Unsigned => ("return b;".to_owned(), "return k;".to_owned()),
-            KeyKind::Signed => (format!("return (KEY)(b ^ {sign});"), format!("return (KEY)(k ^ {sign});")),
+            KeyKind::Signed => (
+                format!("return (KEY)(b ^ {sign});"),
+                format!("return (KEY)(k ^ {sign});"),
+            ),
             KeyKind::Float { inf } => (
                 format!(
                     "if ((KEY)(b & (KEY)~{sign}) > (({k})0x{inf:X}ull)) return {ones};\n\
@@ -179,7 +187,9 @@ impl KeyType {
                 }
                 DType::Complex32 | DType::Complex64 => "return 0.0;",
             };
-            c.push_str(&format!("__device__ __forceinline__ double gpu_key_to_double(KEY b) {{ {body} }}\n"));
+            c.push_str(&format!(
+                "__device__ __forceinline__ double gpu_key_to_double(KEY b) {{ {body} }}\n"
+            ));
         }
         c
     }
@@ -214,7 +224,12 @@ mod tests {
                 assert!(a < b, "{} and {}", w[0], w[1]);
             }
         }
-        let nans = [f32::NAN, -f32::NAN, f32::from_bits(0x7F80_0001), f32::from_bits(0xFFC0_1234)];
+        let nans = [
+            f32::NAN,
+            -f32::NAN,
+            f32::from_bits(0x7F80_0001),
+            f32::from_bits(0xFFC0_1234),
+        ];
         for n in nans {
             assert_eq!(key_f32(n), u64::from(u32::MAX));
             assert!(key_f32(n) > key_f32(f32::INFINITY));
@@ -224,7 +239,10 @@ mod tests {
     #[test]
     fn every_16_bit_key_round_trips_and_keeps_the_order() {
         for (dtype, to_f64) in [
-            (DType::F16, (|b: u16| f16::from_bits(b).to_f64()) as fn(u16) -> f64),
+            (
+                DType::F16,
+                (|b: u16| f16::from_bits(b).to_f64()) as fn(u16) -> f64,
+            ),
             (DType::Bf16, |b: u16| bf16::from_bits(b).to_f64()),
         ] {
             let kt = KeyType::of(dtype).unwrap();
@@ -236,7 +254,7 @@ mod tests {
             }
             for b in 0..=u16::MAX {
                 let k = kt.to_key(u64::from(b));
-                let back = kt.from_key(k);
+                let back = kt.bits_of_key(k);
                 let (x, y) = (to_f64(b), to_f64(back as u16));
                 assert!(x == y || (x.is_nan() && y.is_nan()), "{dtype:?}: {b:#x}");
                 assert_eq!(kt.to_key(back), k);
@@ -255,7 +273,7 @@ mod tests {
         let vals = [i64::MIN, -1, 0, 1, i64::MAX];
         for w in vals.windows(2) {
             assert!(k64.to_key(w[0] as u64) < k64.to_key(w[1] as u64));
-            assert_eq!(k64.from_key(k64.to_key(w[0] as u64)), w[0] as u64);
+            assert_eq!(k64.bits_of_key(k64.to_key(w[0] as u64)), w[0] as u64);
         }
         let kf = KeyType::of(DType::F64).unwrap();
         let fs = [f64::NEG_INFINITY, -1.0, 0.0, 5e-324, 1.0, f64::INFINITY];

@@ -145,7 +145,9 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// The sorted unique values (NumPy's `unique(a)`): NaNs are one value (NumPy 2's
     /// `equal_nan=True`), and so are `-0.0` and `0.0`. Waits for the count of values.
     pub fn unique(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        OnStream::legacy(self).unique_with(UniqueOptions::default()).map(|u| u.values)
+        OnStream::legacy(self)
+            .unique_with(UniqueOptions::default())
+            .map(|u| u.values)
     }
 
     /// [`unique`](Self::unique) with the first positions, the inverse and the counts that
@@ -187,7 +189,11 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> DeviceArrayBase<S, D> {
     }
 
     /// The `q` quantiles along `axis`, an array without that axis.
-    pub fn quantile_axis(&self, q: f64, axis: isize) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+    pub fn quantile_axis(
+        &self,
+        q: f64,
+        axis: isize,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
         OnStream::legacy(self).quantile_axis(q, axis)
     }
 
@@ -197,7 +203,11 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> DeviceArrayBase<S, D> {
     }
 
     /// The `p` percentiles along `axis`.
-    pub fn percentile_axis(&self, p: f64, axis: isize) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+    pub fn percentile_axis(
+        &self,
+        p: f64,
+        axis: isize,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
         OnStream::legacy(self).percentile_axis(p, axis)
     }
 }
@@ -328,9 +338,18 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         if n == 0 {
             return Ok(Unique {
                 values: DeviceArray::empty(ctx, 0)?,
-                indices: options.return_index.then(|| DeviceArray::empty(ctx, 0)).transpose()?,
-                inverse: options.return_inverse.then(|| DeviceArray::empty(ctx, IxDyn(x.shape()))).transpose()?,
-                counts: options.return_counts.then(|| DeviceArray::empty(ctx, 0)).transpose()?,
+                indices: options
+                    .return_index
+                    .then(|| DeviceArray::empty(ctx, 0))
+                    .transpose()?,
+                inverse: options
+                    .return_inverse
+                    .then(|| DeviceArray::empty(ctx, IxDyn(x.shape())))
+                    .transpose()?,
+                counts: options
+                    .return_counts
+                    .then(|| DeviceArray::empty(ctx, 0))
+                    .transpose()?,
             });
         }
         let copy = (!x.is_standard_layout())
@@ -351,7 +370,11 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
             n,
             n,
             Some(&mut sorted),
-            if need_perm { Indices::U32(&mut perm) } else { Indices::None },
+            if need_perm {
+                Indices::U32(&mut perm)
+            } else {
+                Indices::None
+            },
             OP,
         )?;
         // Equal values have equal bits after the sort (one NaN, one zero).
@@ -361,7 +384,9 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         };
         let tag = bits.tag();
         let k = |name: &'static str| {
-            radix::kernel(ctx, name, &["gpu_unique", &tag], 0, || source::unique_source(bits))
+            radix::kernel(ctx, name, &["gpu_unique", &tag], 0, || {
+                source::unique_source(bits)
+            })
         };
         let grid = registry::grid_for(ctx, n as u64)?;
         let mut flags = DeviceArray::<u32, Ix1>::empty(ctx, n)?;
@@ -485,9 +510,13 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
             Some(c) => (c.view().data, c.offset()),
             None => (v.view().data, v.offset()),
         };
-        let f = radix::kernel(ctx, "gpu_searchsorted", &["gpu_searchsorted", &key.tag()], 0, || {
-            source::searchsorted_source(key)
-        })?;
+        let f = radix::kernel(
+            ctx,
+            "gpu_searchsorted",
+            &["gpu_searchsorted", &key.tag()],
+            0,
+            || source::searchsorted_source(key),
+        )?;
         let step = if a.len() > 1 { a.strides()[0] as i64 } else { 1 };
         registry::launch(
             &f,
@@ -529,7 +558,11 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
     }
 
     /// [`quantile_axis`](DeviceArrayBase::quantile_axis) on this stream.
-    pub fn quantile_axis(&self, q: f64, axis: isize) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+    pub fn quantile_axis(
+        &self,
+        q: f64,
+        axis: isize,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
         const OP: &str = "DeviceArray::quantile_axis";
         self.quantile_rows(OP, check_q(OP, q, 1.0, "0..=1")?, false, axis)
     }
@@ -541,7 +574,11 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
     }
 
     /// [`percentile_axis`](DeviceArrayBase::percentile_axis) on this stream.
-    pub fn percentile_axis(&self, p: f64, axis: isize) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+    pub fn percentile_axis(
+        &self,
+        p: f64,
+        axis: isize,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
         const OP: &str = "DeviceArray::percentile_axis";
         self.quantile_rows(OP, check_q(OP, p, 100.0, "0..=100")?, false, axis)
     }
@@ -581,7 +618,10 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
         let key = radix::key_of::<S::Elem>(op)?;
         let axis = normalize_axis(op, axis, x.ndim())?;
         let m = x.shape()[axis];
-        let shape: Vec<usize> = (0..x.ndim()).filter(|&k| k != axis).map(|k| x.shape()[k]).collect();
+        let shape: Vec<usize> = (0..x.ndim())
+            .filter(|&k| k != axis)
+            .map(|k| x.shape()[k])
+            .collect();
         let rows: usize = shape.iter().product();
         let mut out = DeviceArray::<f64, IxDyn>::empty(ctx, IxDyn(&shape))?;
         if rows > 0 {

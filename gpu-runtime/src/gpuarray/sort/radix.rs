@@ -175,9 +175,13 @@ pub(crate) fn radix<K: DeviceRepr, I: DeviceRead<K>, O: DeviceWrite<K>>(
                 _ => ValuesOut::U32,
             },
         };
-        let f = kernel(ctx, "gpu_radix_pass", &["gpu_radix_pass", &tag, tr], v.code(), || {
-            source::pass_source(key, transform, v)
-        })?;
+        let f = kernel(
+            ctx,
+            "gpu_radix_pass",
+            &["gpu_radix_pass", &tag, tr],
+            v.code(),
+            || source::pass_source(key, transform, v),
+        )?;
         let (k_in, k_out) = pick(&mut kt, r, w);
         let (v_in, v_out) = pick(&mut vt, r.filter(|_| values), w.filter(|_| values));
         let mut args = Vec::with_capacity(12);
@@ -243,6 +247,7 @@ pub(crate) enum Indices<'a> {
 /// Sorts each row of `m` elements of `n` (a C-contiguous run of elements of `T` at `input`'s
 /// offset), stably, NaN last: the sorted elements to `out` (when given), the positions to
 /// `indices`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn sort_rows<T: Element, I: DeviceRead<T>, O: DeviceWrite<T>>(
     ctx: &Context,
     stream: Option<&Stream>,
@@ -283,7 +288,13 @@ pub(crate) fn sort_rows<T: Element, I: DeviceRead<T>, O: DeviceWrite<T>>(
         ValuesTo::U32(&mut pos),
     )?;
     let mut seg = pool.alloc::<u32>(n)?;
-    let f = kernel(ctx, "gpu_radix_segment", &["gpu_radix_segment"], 0, source::segment_source)?;
+    let f = kernel(
+        ctx,
+        "gpu_radix_segment",
+        &["gpu_radix_segment"],
+        0,
+        source::segment_source,
+    )?;
     registry::launch(
         &f,
         registry::grid_for(ctx, n as u64)?,
@@ -339,9 +350,13 @@ pub(crate) fn sort_rows<T: Element, I: DeviceRead<T>, O: DeviceWrite<T>>(
             ValuesFrom::Load(&pos),
             ValuesTo::U32(&mut sorted),
         )?;
-        let f = kernel(ctx, "gpu_radix_gather", &["gpu_radix_gather", &key.tag()], 0, || {
-            source::gather_source(key)
-        })?;
+        let f = kernel(
+            ctx,
+            "gpu_radix_gather",
+            &["gpu_radix_gather", &key.tag()],
+            0,
+            || source::gather_source(key),
+        )?;
         registry::launch(
             &f,
             registry::grid_for(ctx, n as u64)?,
