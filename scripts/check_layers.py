@@ -68,7 +68,7 @@ LEAVES = {"nccl", "interop"}
 # they take from the host) beside the stream operations; host memory, modules, textures and
 # IPC; host-copy futures and cudarc interop on top.
 SUBLAYERS = {
-    "gpuarray": [("elements",), ("array",), ("kernels",), ("copy", "linalg", "random", "reduce", "scan"), ("expr",)],
+    "gpuarray": [("elements",), ("array",), ("kernels",), ("copy", "linalg", "random", "reduce", "scan"), ("sort",), ("expr",)],
     "driver": [
         ("calls", "attributes", "library"),
         ("fault", "current"),

@@ -27,6 +27,7 @@ mod matmul;
 mod memory;
 mod reduce;
 mod serve;
+mod sort;
 mod table;
 mod threads;
 
@@ -115,6 +116,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("reduce", reduce::rows),
         ("broadcast", broadcast::rows),
         ("serve", serve::rows),
+        ("sort", sort::rows),
         #[cfg(feature = "cublas")]
         ("cublas", cublas::rows),
         #[cfg(feature = "cublas")]

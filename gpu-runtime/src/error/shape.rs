@@ -301,4 +301,35 @@ pub enum ArrayShapeError {
         /// Its alignment in bytes.
         align: usize,
     },
+    /// A sort (or an operation built on one: `argsort`, `unique`, `median`, ...) of more
+    /// elements than one sort takes (its tile counts are 30-bit words).
+    #[error("size mismatch in {operation}: {elements} elements are more than one sort takes ({max})")]
+    SortTooLong {
+        /// The operation, e.g. `DeviceArray::sort`.
+        operation: &'static str,
+        /// The elements asked for.
+        elements: usize,
+        /// The most a sort takes.
+        max: usize,
+    },
+    /// An axis (negative: counted from the end, as NumPy's) that the array does not have.
+    #[error("size mismatch in {operation}: axis {axis} is out of bounds for an array of {axes} axes")]
+    AxisOutOfBounds {
+        /// The operation, e.g. `DeviceArray::sort_axis`.
+        operation: &'static str,
+        /// The axis asked for.
+        axis: isize,
+        /// The number of axes there are.
+        axes: usize,
+    },
+    /// A quantile outside `0..=1` (or a percentile outside `0..=100`), or NaN.
+    #[error("size mismatch in {operation}: {q} is outside {range}")]
+    QuantileOutOfRange {
+        /// The operation, e.g. `DeviceArray::percentile`.
+        operation: &'static str,
+        /// The quantile or percentile given.
+        q: f64,
+        /// The range it must lie in (`0..=1`, `0..=100`).
+        range: &'static str,
+    },
 }

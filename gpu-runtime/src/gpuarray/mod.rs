@@ -57,6 +57,8 @@ pub(crate) mod random;
 pub(crate) mod reduce;
 pub(crate) mod scan;
 
+pub(crate) mod sort;
+
 pub(crate) mod expr;
 
 #[cfg(test)]
@@ -94,3 +96,4 @@ pub use random::philox::{random_source, Distribution};
 pub use reduce::axis::ReduceAxis;
 pub use reduce::kernel::{ReductionKernel, ReductionVariant};
 pub use scan::kernel::{ScanKernel, ScanVariant};
+pub use sort::ops::{Side, Unique, UniqueOptions};

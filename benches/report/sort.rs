@@ -1,0 +1,109 @@
+//! Sorting (`sort` section): `sort` and `argsort` of 2^26 random `f32`, and `unique` of 2^26
+//! `i32` of which 1/16 are distinct, each the best of [`ROUNDS`] in milliseconds, next to the
+//! same operation through CuPy (CUB's radix sort) in a subprocess in the same run, when CuPy
+//! is importable; the issue's targets are CuPy's times on an H200 (1.86 ms, 3.15 ms, 3.8 ms).
+//! Each call allocates its result inside the timed region, as CuPy's does; `unique` waits for
+//! its count of values (both do).
+
+use std::process::Command;
+use std::time::Duration;
+
+use gpu_runtime::gpuarray::DeviceArray;
+use gpu_runtime::ndarray::{Array1, Ix1};
+use gpu_runtime::Context;
+
+use crate::best;
+use crate::gpu_timer::timed;
+use crate::table::Row;
+
+const ROUNDS: usize = 20;
+const N: usize = 1 << 26;
+
+/// The best of [`ROUNDS`] timings of `f`, after one untimed call (which compiles its kernels).
+fn best_ms<T>(ctx: &Context, mut f: impl FnMut() -> gpu_runtime::Result<T>) -> gpu_runtime::Result<f64> {
+    drop(f()?);
+    let mut times: Vec<Duration> = Vec::new();
+    for _ in 0..ROUNDS {
+        times.push(timed(ctx, &mut f)?);
+    }
+    Ok(best(&times).as_secs_f64() * 1e3)
+}
+
+/// The rows' operations through CuPy, in milliseconds, in the rows' order.
+fn cupy() -> Option<Vec<f64>> {
+    if !crate::cupy::importable() {
+        return None;
+    }
+    let script = format!(
+        r#"
+import cupy as cp
+def t(f):
+    f()
+    best = 1e9
+    for _ in range({ROUNDS}):
+        s, e = cp.cuda.Event(), cp.cuda.Event()
+        s.record(); f(); e.record(); e.synchronize()
+        best = min(best, cp.cuda.get_elapsed_time(s, e))
+    return best
+n = {N}
+x = cp.random.random(n, dtype=cp.float32)
+u = cp.random.randint(0, n // 16, n, dtype=cp.int32)
+print(t(lambda: cp.sort(x)), t(lambda: cp.argsort(x)), t(lambda: cp.unique(u)))
+"#
+    );
+    let out = Command::new("python3").args(["-c", &script]).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+    (v.len() == 3).then_some(v)
+}
+
+pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let mut x = DeviceArray::<f32, Ix1>::empty(ctx, N)?;
+    x.fill_uniform(46)?;
+    // 1/16 distinct: N / 16 values, scattered by a multiplicative hash.
+    let distinct = (N / 16) as u64;
+    let host: Vec<i32> = (0..N as u64)
+        .map(|i| ((i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 20) % distinct) as i32)
+        .collect();
+    let u = DeviceArray::from_ndarray(ctx, &Array1::from(host))?;
+    let ours = [
+        best_ms(ctx, || x.sort())?,
+        best_ms(ctx, || x.argsort())?,
+        best_ms(ctx, || u.unique())?,
+    ];
+    let figures = [
+        "sort of 2^26 random f32 (ms, best of 20)",
+        "argsort of 2^26 random f32 (ms, best of 20)",
+        "unique of 2^26 i32, 1/16 distinct (ms, best of 20)",
+    ];
+    let targets = [
+        "<= CuPy (1.86 ms on an H200)",
+        "<= CuPy (3.15 ms on an H200)",
+        "<= CuPy (3.8 ms on an H200)",
+    ];
+    let mut rows = Vec::new();
+    match cupy() {
+        Some(c) => {
+            for (((figure, target), o), theirs) in figures.into_iter().zip(targets).zip(ours).zip(c) {
+                println!("sort vs CuPy: {figure}: ours {o:.3} ms, CuPy {theirs:.3} ms");
+                rows.push(Row {
+                    figure,
+                    raw: "CuPy (subprocess), same operation",
+                    ours: o,
+                    theirs,
+                    unit: "ms",
+                    higher_is_better: false,
+                    target,
+                    rounds: Vec::new(),
+                });
+            }
+        }
+        None => {
+            println!("sort: CuPy rows skipped: `python3 -c \"import cupy\"` failed here; ours only");
+            for ((figure, target), o) in figures.into_iter().zip(targets).zip(ours) {
+                println!("sort: {figure}: ours {o:.3} ms (target {target})");
+            }
+        }
+    }
+    Ok(rows)
+}

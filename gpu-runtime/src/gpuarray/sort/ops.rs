@@ -1,0 +1,685 @@
+//! The sorts on arrays (NumPy's `sort`, `argsort`, `unique`, `searchsorted`, `median`,
+//! `quantile`, `percentile`), on every real element type, built on the radix sort
+//! ([`radix`](crate::gpuarray::sort::radix)). Each has its plain form on the legacy default
+//! stream and its stream form on `a.on(&stream)`.
+
+use ndarray::{Dimension, Ix1, IxDyn};
+
+use crate::driver::stream::Stream;
+use crate::error::{ArrayShapeError, Result};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
+use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::elements::mean_type::MeanType;
+use crate::gpuarray::kernels::registry::{self, BLOCK};
+use crate::gpuarray::sort::keys::{KeyKind, KeyType};
+use crate::gpuarray::sort::radix::{self, Indices};
+use crate::gpuarray::sort::source;
+use crate::launch::Arg;
+
+/// Which end of a run of equal values [`searchsorted`](DeviceArrayBase::searchsorted) finds
+/// (NumPy's `side`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Side {
+    /// The first place `v` could go keeping the order: `a[i-1] < v <= a[i]`.
+    #[default]
+    Left,
+    /// The last such place: `a[i-1] <= v < a[i]`.
+    Right,
+}
+
+/// What [`unique_with`](DeviceArrayBase::unique_with) returns besides the values (NumPy's
+/// `return_index`, `return_inverse`, `return_counts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct UniqueOptions {
+    /// The position (in C order) of each unique value's first occurrence.
+    pub return_index: bool,
+    /// For each element, the position of its value among the unique values.
+    pub return_inverse: bool,
+    /// How many times each unique value occurs.
+    pub return_counts: bool,
+}
+
+/// The result of [`unique_with`](DeviceArrayBase::unique_with).
+#[derive(Debug)]
+pub struct Unique<T: Element> {
+    /// The sorted unique values.
+    pub values: DeviceArray<T, Ix1>,
+    /// With `return_index`: each value's first position in the input, flattened in C order.
+    pub indices: Option<DeviceArray<i64, Ix1>>,
+    /// With `return_inverse`: for each element, the position of its value in `values`, in
+    /// the input's shape (NumPy 2's `unique` with `axis=None`).
+    pub inverse: Option<DeviceArray<i64, IxDyn>>,
+    /// With `return_counts`: how often each value occurs.
+    pub counts: Option<DeviceArray<i64, Ix1>>,
+}
+
+/// `axis` (negative: from the end) as an axis of an array of `ndim` axes.
+fn normalize_axis(operation: &'static str, axis: isize, ndim: usize) -> Result<usize> {
+    let a = if axis < 0 { axis + ndim as isize } else { axis };
+    if a < 0 || a as usize >= ndim {
+        return Err(ArrayShapeError::AxisOutOfBounds {
+            operation,
+            axis,
+            axes: ndim,
+        }
+        .into());
+    }
+    Ok(a as usize)
+}
+
+/// The axes with `axis` moved last.
+fn axis_last(ndim: usize, axis: usize) -> Vec<usize> {
+    (0..ndim).filter(|&k| k != axis).chain([axis]).collect()
+}
+
+/// The inverse of the permutation `perm`.
+fn inverse(perm: &[usize]) -> Vec<usize> {
+    let mut inv = vec![0; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p] = i;
+    }
+    inv
+}
+
+/// `x` with `axis` moved last, C-contiguous: a copy unless it already is.
+fn rows_copy<S: Storage<Elem: Element>, D: Dimension>(
+    x: &DeviceArrayBase<S, D>,
+    stream: Option<&Stream>,
+    axis: usize,
+) -> Result<Option<DeviceArray<S::Elem, D>>> {
+    if axis + 1 == x.ndim() && x.is_standard_layout() {
+        return Ok(None);
+    }
+    let moved = x.view().permuted_axes(&axis_last(x.ndim(), axis))?;
+    OnStream::new(&moved, stream).to_contiguous().map(Some)
+}
+
+/// `q` checked against `0..=1`.
+fn check_q(operation: &'static str, q: f64, scale: f64, range: &'static str) -> Result<f64> {
+    let f = q / scale;
+    if !(0.0..=1.0).contains(&f) {
+        return Err(ArrayShapeError::QuantileOutOfRange { operation, q, range }.into());
+    }
+    Ok(f)
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// A sorted copy along the last axis (NumPy's `sort(a)`), stable, in NumPy's order: NaN
+    /// last, `-0.0` equal to `0.0`. Every real element type; complex ones are
+    /// [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement),
+    /// a 0-d array [`ArrayShapeError::AxisOutOfBounds`]. NaNs come back as one NaN and zeros
+    /// as `0.0` (they compare equal to NumPy's).
+    pub fn sort(&self) -> Result<DeviceArray<S::Elem, D>> {
+        OnStream::legacy(self).sort()
+    }
+
+    /// A sorted copy along `axis` (negative: from the end; NumPy's `sort(a, axis)`), as
+    /// [`sort`](Self::sort).
+    pub fn sort_axis(&self, axis: isize) -> Result<DeviceArray<S::Elem, D>> {
+        OnStream::legacy(self).sort_axis(axis)
+    }
+
+    /// The elements in C order, sorted (NumPy's `sort(a, axis=None)`).
+    pub fn sort_flat(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
+        OnStream::legacy(self).sort_flat()
+    }
+
+    /// The positions along the last axis that sort it (NumPy's `argsort(a, kind="stable")`):
+    /// equal values keep their order, NaN last.
+    pub fn argsort(&self) -> Result<DeviceArray<i64, D>> {
+        OnStream::legacy(self).argsort()
+    }
+
+    /// [`argsort`](Self::argsort) along `axis` (negative: from the end).
+    pub fn argsort_axis(&self, axis: isize) -> Result<DeviceArray<i64, D>> {
+        OnStream::legacy(self).argsort_axis(axis)
+    }
+
+    /// The positions (in C order) that sort the flattened array (NumPy's `argsort(a,
+    /// axis=None)`).
+    pub fn argsort_flat(&self) -> Result<DeviceArray<i64, Ix1>> {
+        OnStream::legacy(self).argsort_flat()
+    }
+
+    /// The sorted unique values (NumPy's `unique(a)`): NaNs are one value (NumPy 2's
+    /// `equal_nan=True`), and so are `-0.0` and `0.0`. Waits for the count of values.
+    pub fn unique(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
+        OnStream::legacy(self)
+            .unique_with(UniqueOptions::default())
+            .map(|u| u.values)
+    }
+
+    /// [`unique`](Self::unique) with the first positions, the inverse and the counts that
+    /// `options` asks for.
+    pub fn unique_with(&self, options: UniqueOptions) -> Result<Unique<S::Elem>> {
+        OnStream::legacy(self).unique_with(options)
+    }
+
+    /// Where each element of `v` would go in this sorted 1-D array to keep it sorted (NumPy's
+    /// `searchsorted(a, v, side)`), in NumPy's order (NaN last), as an array of `v`'s shape.
+    /// An array of other than one axis is [`ArrayShapeError::Dimension`].
+    pub fn searchsorted<S2: Storage<Elem = S::Elem>, D2: Dimension>(
+        &self,
+        v: &DeviceArrayBase<S2, D2>,
+        side: Side,
+    ) -> Result<DeviceArray<i64, D2>> {
+        OnStream::legacy(self).searchsorted(v, side)
+    }
+}
+
+impl<S: Storage<Elem: MeanType>, D: Dimension> DeviceArrayBase<S, D> {
+    /// The median of all elements (NumPy's `median(a)`): the middle element, or the mean of the
+    /// two middle ones, in [`MeanType`]'s type (`f64` for integers); NaN when an element is
+    /// NaN or the array is empty.
+    pub fn median(&self) -> Result<<S::Elem as MeanType>::Mean> {
+        OnStream::legacy(self).median()
+    }
+
+    /// The medians along `axis` (negative: from the end), an array without that axis.
+    pub fn median_axis(&self, axis: isize) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        OnStream::legacy(self).median_axis(axis)
+    }
+
+    /// The `q` quantile (`0..=1`) of all elements, NumPy's default `linear` method:
+    /// `a[i] + (a[i+1] - a[i]) * f` at `i + f = q * (n - 1)` of the sorted elements; NaN when
+    /// an element is NaN. Another `q` is [`ArrayShapeError::QuantileOutOfRange`].
+    pub fn quantile(&self, q: f64) -> Result<<S::Elem as MeanType>::Mean> {
+        OnStream::legacy(self).quantile(q)
+    }
+
+    /// The `q` quantiles along `axis`, an array without that axis.
+    pub fn quantile_axis(
+        &self,
+        q: f64,
+        axis: isize,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        OnStream::legacy(self).quantile_axis(q, axis)
+    }
+
+    /// The `p` percentile (`0..=100`): [`quantile`](Self::quantile) of `p / 100`.
+    pub fn percentile(&self, p: f64) -> Result<<S::Elem as MeanType>::Mean> {
+        OnStream::legacy(self).percentile(p)
+    }
+
+    /// The `p` percentiles along `axis`.
+    pub fn percentile_axis(
+        &self,
+        p: f64,
+        axis: isize,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        OnStream::legacy(self).percentile_axis(p, axis)
+    }
+}
+
+/// The sorts on a stream (`a.on(&stream).sort()`): the one body of each.
+impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`sort`](DeviceArrayBase::sort) on this stream.
+    pub fn sort(&self) -> Result<DeviceArray<S::Elem, D>> {
+        self.sort_axis(-1)
+    }
+
+    /// [`sort_axis`](DeviceArrayBase::sort_axis) on this stream.
+    pub fn sort_axis(&self, axis: isize) -> Result<DeviceArray<S::Elem, D>> {
+        const OP: &str = "DeviceArray::sort";
+        let x = self.target;
+        radix::key_of::<S::Elem>(OP)?;
+        let axis = normalize_axis(OP, axis, x.ndim())?;
+        let copy = rows_copy(x, self.stream, axis)?;
+        let src: DeviceArrayView<'_, S::Elem, D> = match &copy {
+            Some(c) => c.view(),
+            None => x.view(),
+        };
+        let mut out = DeviceArray::<S::Elem, D>::empty(x.context(), src.raw_dim())?;
+        radix::sort_rows::<S::Elem, _, _>(
+            x.context(),
+            self.stream,
+            (src.storage(), src.offset() as i64),
+            src.len(),
+            src.shape()[x.ndim() - 1],
+            Some(&mut out.data),
+            Indices::None,
+            OP,
+        )?;
+        out.permuted_axes(&inverse(&axis_last(x.ndim(), axis)))
+    }
+
+    /// [`sort_flat`](DeviceArrayBase::sort_flat) on this stream.
+    pub fn sort_flat(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
+        const OP: &str = "DeviceArray::sort_flat";
+        let x = self.target;
+        radix::key_of::<S::Elem>(OP)?;
+        let copy = (!x.is_standard_layout())
+            .then(|| OnStream::new(x, self.stream).to_contiguous())
+            .transpose()?;
+        let mut out = DeviceArray::<S::Elem, Ix1>::empty(x.context(), x.len())?;
+        let (data, offset) = match &copy {
+            Some(c) => (c.view().data, c.offset()),
+            None => (x.view().data, x.offset()),
+        };
+        radix::sort_rows::<S::Elem, _, _>(
+            x.context(),
+            self.stream,
+            (&data, offset as i64),
+            x.len(),
+            x.len(),
+            Some(&mut out.data),
+            Indices::None,
+            OP,
+        )?;
+        Ok(out)
+    }
+
+    /// [`argsort`](DeviceArrayBase::argsort) on this stream.
+    pub fn argsort(&self) -> Result<DeviceArray<i64, D>> {
+        self.argsort_axis(-1)
+    }
+
+    /// [`argsort_axis`](DeviceArrayBase::argsort_axis) on this stream.
+    pub fn argsort_axis(&self, axis: isize) -> Result<DeviceArray<i64, D>> {
+        const OP: &str = "DeviceArray::argsort";
+        let x = self.target;
+        radix::key_of::<S::Elem>(OP)?;
+        let axis = normalize_axis(OP, axis, x.ndim())?;
+        let copy = rows_copy(x, self.stream, axis)?;
+        let src: DeviceArrayView<'_, S::Elem, D> = match &copy {
+            Some(c) => c.view(),
+            None => x.view(),
+        };
+        let mut out = DeviceArray::<i64, D>::empty(x.context(), src.raw_dim())?;
+        radix::sort_rows::<S::Elem, _, crate::driver::memory::buffer::DeviceBuffer<S::Elem>>(
+            x.context(),
+            self.stream,
+            (src.storage(), src.offset() as i64),
+            src.len(),
+            src.shape()[x.ndim() - 1],
+            None,
+            Indices::I64(&mut out.data),
+            OP,
+        )?;
+        out.permuted_axes(&inverse(&axis_last(x.ndim(), axis)))
+    }
+
+    /// [`argsort_flat`](DeviceArrayBase::argsort_flat) on this stream.
+    pub fn argsort_flat(&self) -> Result<DeviceArray<i64, Ix1>> {
+        const OP: &str = "DeviceArray::argsort_flat";
+        let x = self.target;
+        radix::key_of::<S::Elem>(OP)?;
+        let copy = (!x.is_standard_layout())
+            .then(|| OnStream::new(x, self.stream).to_contiguous())
+            .transpose()?;
+        let mut out = DeviceArray::<i64, Ix1>::empty(x.context(), x.len())?;
+        let (data, offset) = match &copy {
+            Some(c) => (c.view().data, c.offset()),
+            None => (x.view().data, x.offset()),
+        };
+        radix::sort_rows::<S::Elem, _, crate::driver::memory::buffer::DeviceBuffer<S::Elem>>(
+            x.context(),
+            self.stream,
+            (&data, offset as i64),
+            x.len(),
+            x.len(),
+            None,
+            Indices::I64(&mut out.data),
+            OP,
+        )?;
+        Ok(out)
+    }
+
+    /// [`unique_with`](DeviceArrayBase::unique_with) on this stream (waits for the count).
+    pub fn unique_with(&self, options: UniqueOptions) -> Result<Unique<S::Elem>> {
+        const OP: &str = "DeviceArray::unique";
+        let x = self.target;
+        let ctx = x.context();
+        let stream = self.stream;
+        let key = radix::key_of::<S::Elem>(OP)?;
+        let n = x.len();
+        radix::check_len(OP, n)?;
+        if n == 0 {
+            return Ok(Unique {
+                values: DeviceArray::empty(ctx, 0)?,
+                indices: options
+                    .return_index
+                    .then(|| DeviceArray::empty(ctx, 0))
+                    .transpose()?,
+                inverse: options
+                    .return_inverse
+                    .then(|| DeviceArray::empty(ctx, IxDyn(x.shape())))
+                    .transpose()?,
+                counts: options
+                    .return_counts
+                    .then(|| DeviceArray::empty(ctx, 0))
+                    .transpose()?,
+            });
+        }
+        let copy = (!x.is_standard_layout())
+            .then(|| OnStream::new(x, stream).to_contiguous())
+            .transpose()?;
+        let (data, offset) = match &copy {
+            Some(c) => (c.view().data, c.offset()),
+            None => (x.view().data, x.offset()),
+        };
+        let pool = ctx.device_pool()?;
+        let mut sorted = pool.alloc::<S::Elem>(n)?;
+        let need_perm = options.return_index || options.return_inverse;
+        let mut perm = pool.alloc::<u32>(if need_perm { n } else { 1 })?;
+        radix::sort_rows::<S::Elem, _, _>(
+            ctx,
+            stream,
+            (&data, offset as i64),
+            n,
+            n,
+            Some(&mut sorted),
+            if need_perm {
+                Indices::U32(&mut perm)
+            } else {
+                Indices::None
+            },
+            OP,
+        )?;
+        // Equal values have equal bits after the sort (one NaN, one zero).
+        let bits = KeyType {
+            kind: KeyKind::Unsigned,
+            bytes: key.bytes,
+        };
+        let tag = bits.tag();
+        let k = |name: &'static str| {
+            radix::kernel(ctx, name, &["gpu_unique", &tag], 0, || {
+                source::unique_source(bits)
+            })
+        };
+        let grid = registry::grid_for(ctx, n as u64)?;
+        let mut flags = DeviceArray::<u32, Ix1>::empty(ctx, n)?;
+        registry::launch(
+            &k("gpu_unique_flags")?,
+            grid,
+            BLOCK,
+            stream,
+            &[
+                Arg::input::<S::Elem, _>(&sorted),
+                Arg::output::<u32, _>(&mut flags.data),
+                Arg::I64(n as i64),
+            ],
+        )?;
+        let pos = OnStream::new(&flags, stream).cumsum()?;
+        let count = pos.slice(ndarray::s![n - 1..])?.to_vec()?[0] as usize;
+        let mut values = DeviceArray::<S::Elem, Ix1>::empty(ctx, count)?;
+        let mut first = DeviceArray::<i64, Ix1>::empty(ctx, count)?;
+        registry::launch(
+            &k("gpu_unique_scatter")?,
+            grid,
+            BLOCK,
+            stream,
+            &[
+                Arg::input::<S::Elem, _>(&sorted),
+                Arg::input::<u32, _>(&pos.data),
+                Arg::output::<S::Elem, _>(&mut values.data),
+                Arg::output::<i64, _>(&mut first.data),
+                Arg::I64(n as i64),
+            ],
+        )?;
+        let kgrid = registry::grid_for(ctx, count as u64)?;
+        let counts = if options.return_counts {
+            let mut c = DeviceArray::<i64, Ix1>::empty(ctx, count)?;
+            registry::launch(
+                &k("gpu_unique_counts")?,
+                kgrid,
+                BLOCK,
+                stream,
+                &[
+                    Arg::input::<i64, _>(&first.data),
+                    Arg::output::<i64, _>(&mut c.data),
+                    Arg::I64(count as i64),
+                    Arg::I64(n as i64),
+                ],
+            )?;
+            Some(c)
+        } else {
+            None
+        };
+        let indices = if options.return_index {
+            let mut c = DeviceArray::<i64, Ix1>::empty(ctx, count)?;
+            registry::launch(
+                &k("gpu_unique_index")?,
+                kgrid,
+                BLOCK,
+                stream,
+                &[
+                    Arg::input::<i64, _>(&first.data),
+                    Arg::input::<u32, _>(&perm),
+                    Arg::output::<i64, _>(&mut c.data),
+                    Arg::I64(count as i64),
+                ],
+            )?;
+            Some(c)
+        } else {
+            None
+        };
+        let inverse = if options.return_inverse {
+            let mut c = DeviceArray::<i64, IxDyn>::empty(ctx, IxDyn(x.shape()))?;
+            registry::launch(
+                &k("gpu_unique_inverse")?,
+                grid,
+                BLOCK,
+                stream,
+                &[
+                    Arg::input::<u32, _>(&pos.data),
+                    Arg::input::<u32, _>(&perm),
+                    Arg::output::<i64, _>(&mut c.data),
+                    Arg::I64(n as i64),
+                ],
+            )?;
+            Some(c)
+        } else {
+            None
+        };
+        Ok(Unique {
+            values,
+            indices,
+            inverse,
+            counts,
+        })
+    }
+
+    /// [`searchsorted`](DeviceArrayBase::searchsorted) on this stream.
+    pub fn searchsorted<S2: Storage<Elem = S::Elem>, D2: Dimension>(
+        &self,
+        v: &DeviceArrayBase<S2, D2>,
+        side: Side,
+    ) -> Result<DeviceArray<i64, D2>> {
+        const OP: &str = "DeviceArray::searchsorted";
+        let a = self.target;
+        let key = radix::key_of::<S::Elem>(OP)?;
+        if a.ndim() != 1 {
+            return Err(ArrayShapeError::Dimension {
+                axes: a.ndim(),
+                fixed: 1,
+            }
+            .into());
+        }
+        let ctx = a.context();
+        let mut out = DeviceArray::<i64, D2>::empty(ctx, v.raw_dim())?;
+        let nv = v.len();
+        if nv == 0 {
+            return Ok(out);
+        }
+        let copy = (!v.is_standard_layout())
+            .then(|| OnStream::new(v, self.stream).to_contiguous())
+            .transpose()?;
+        let (vdata, voff) = match &copy {
+            Some(c) => (c.view().data, c.offset()),
+            None => (v.view().data, v.offset()),
+        };
+        let f = radix::kernel(
+            ctx,
+            "gpu_searchsorted",
+            &["gpu_searchsorted", &key.tag()],
+            0,
+            || source::searchsorted_source(key),
+        )?;
+        let step = if a.len() > 1 { a.strides()[0] as i64 } else { 1 };
+        registry::launch(
+            &f,
+            registry::grid_for(ctx, nv as u64)?,
+            BLOCK,
+            self.stream,
+            &[
+                Arg::input::<S::Elem, _>(a.storage()),
+                Arg::I64(a.offset() as i64),
+                Arg::I64(step),
+                Arg::I64(a.len() as i64),
+                Arg::input::<S::Elem, _>(&vdata),
+                Arg::I64(voff as i64),
+                Arg::I64(nv as i64),
+                Arg::output::<i64, _>(&mut out.data),
+                Arg::I32((side == Side::Right) as i32),
+            ],
+        )?;
+        Ok(out)
+    }
+}
+
+/// The quantiles on a stream (`a.on(&stream).median()`).
+impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`median`](DeviceArrayBase::median) on this stream (waits for the value).
+    pub fn median(&self) -> Result<<S::Elem as MeanType>::Mean> {
+        self.quantile_flat("DeviceArray::median", 0.5, true)
+    }
+
+    /// [`median_axis`](DeviceArrayBase::median_axis) on this stream.
+    pub fn median_axis(&self, axis: isize) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        self.quantile_rows("DeviceArray::median_axis", 0.5, true, axis)
+    }
+
+    /// [`quantile`](DeviceArrayBase::quantile) on this stream (waits for the value).
+    pub fn quantile(&self, q: f64) -> Result<<S::Elem as MeanType>::Mean> {
+        const OP: &str = "DeviceArray::quantile";
+        self.quantile_flat(OP, check_q(OP, q, 1.0, "0..=1")?, false)
+    }
+
+    /// [`quantile_axis`](DeviceArrayBase::quantile_axis) on this stream.
+    pub fn quantile_axis(
+        &self,
+        q: f64,
+        axis: isize,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        const OP: &str = "DeviceArray::quantile_axis";
+        self.quantile_rows(OP, check_q(OP, q, 1.0, "0..=1")?, false, axis)
+    }
+
+    /// [`percentile`](DeviceArrayBase::percentile) on this stream (waits for the value).
+    pub fn percentile(&self, p: f64) -> Result<<S::Elem as MeanType>::Mean> {
+        const OP: &str = "DeviceArray::percentile";
+        self.quantile_flat(OP, check_q(OP, p, 100.0, "0..=100")?, false)
+    }
+
+    /// [`percentile_axis`](DeviceArrayBase::percentile_axis) on this stream.
+    pub fn percentile_axis(
+        &self,
+        p: f64,
+        axis: isize,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        const OP: &str = "DeviceArray::percentile_axis";
+        self.quantile_rows(OP, check_q(OP, p, 100.0, "0..=100")?, false, axis)
+    }
+
+    fn quantile_flat(&self, op: &'static str, q: f64, median: bool) -> Result<<S::Elem as MeanType>::Mean> {
+        let x = self.target;
+        let flat = x.view().into_dyn();
+        let one = if flat.ndim() == 0 {
+            flat.reshape(IxDyn(&[1]))?
+        } else {
+            flat
+        };
+        let all = if one.ndim() > 1 && one.is_standard_layout() {
+            let n = one.len();
+            one.reshape(IxDyn(&[n]))?
+        } else if one.ndim() > 1 {
+            let c = OnStream::new(&one, self.stream).to_contiguous()?;
+            let n = c.len();
+            let r = OnStream::new(&c.reshape(IxDyn(&[n]))?, self.stream).quantile_rows(op, q, median, 0)?;
+            return r.to_vec().map(|v| v[0]);
+        } else {
+            one
+        };
+        let r = OnStream::new(&all, self.stream).quantile_rows(op, q, median, 0)?;
+        r.to_vec().map(|v| v[0])
+    }
+
+    fn quantile_rows(
+        &self,
+        op: &'static str,
+        q: f64,
+        median: bool,
+        axis: isize,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        let x = self.target;
+        let ctx = x.context();
+        let key = radix::key_of::<S::Elem>(op)?;
+        let axis = normalize_axis(op, axis, x.ndim())?;
+        let m = x.shape()[axis];
+        let shape: Vec<usize> = (0..x.ndim())
+            .filter(|&k| k != axis)
+            .map(|k| x.shape()[k])
+            .collect();
+        let rows: usize = shape.iter().product();
+        let mut out = DeviceArray::<f64, IxDyn>::empty(ctx, IxDyn(&shape))?;
+        if rows > 0 {
+            let copy = rows_copy(x, self.stream, axis)?;
+            let src: DeviceArrayView<'_, S::Elem, D> = match &copy {
+                Some(c) => c.view(),
+                None => x.view(),
+            };
+            let pool = ctx.device_pool()?;
+            let mut sorted = pool.alloc::<S::Elem>(src.len().max(1))?;
+            radix::sort_rows::<S::Elem, _, _>(
+                ctx,
+                self.stream,
+                (src.storage(), src.offset() as i64),
+                src.len(),
+                m,
+                Some(&mut sorted),
+                Indices::None,
+                op,
+            )?;
+            let dtype = S::Elem::DTYPE;
+            let f = radix::kernel(ctx, "gpu_quantile", &["gpu_quantile", dtype.c_name()], 0, || {
+                source::quantile_source(key, dtype)
+            })?;
+            registry::launch(
+                &f,
+                registry::grid_for(ctx, rows as u64)?,
+                BLOCK,
+                self.stream,
+                &[
+                    Arg::input::<S::Elem, _>(&sorted),
+                    Arg::output::<f64, _>(&mut out.data),
+                    Arg::I64(rows as i64),
+                    Arg::I64(m as i64),
+                    Arg::F64(q),
+                    Arg::I32(median as i32),
+                ],
+            )?;
+        }
+        OnStream::new(&out, self.stream).astype::<<S::Elem as MeanType>::Mean>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn axes_count_from_the_end_and_out_of_range_is_an_error() {
+        assert_eq!(normalize_axis("t", -1, 3).unwrap(), 2);
+        assert_eq!(normalize_axis("t", 0, 3).unwrap(), 0);
+        assert!(normalize_axis("t", 3, 3).is_err());
+        assert!(normalize_axis("t", -4, 3).is_err());
+        assert!(normalize_axis("t", -1, 0).is_err());
+        assert_eq!(axis_last(3, 0), vec![1, 2, 0]);
+        assert_eq!(inverse(&[1, 2, 0]), vec![2, 0, 1]);
+        assert!(check_q("t", 101.0, 100.0, "").is_err());
+        assert!(check_q("t", f64::NAN, 1.0, "").is_err());
+        assert_eq!(check_q("t", 50.0, 100.0, "").unwrap(), 0.5);
+    }
+}

@@ -1,0 +1,421 @@
+//! The CUDA C of the sorts: an LSD radix sort of 8-bit digits in the onesweep form (Adinets and
+//! Merrill, "Onesweep: A Faster Least Significant Digit Radix Sort for GPUs", 2022; CUB's
+//! `DeviceRadixSort`), and the kernels the other operations add around it.
+//!
+//! - `gpu_radix_hist`: one pass over the keys counts the digits of every pass at once (each
+//!   block in shared memory, then added into the global counts).
+//! - `gpu_radix_pass`, once per digit: each block takes the next tile by an atomic ticket
+//!   (blocks start in no order, and a tile waits only on tiles whose blocks already run),
+//!   ranks its keys by the digit (each warp its run of consecutive keys, 32 at a time, peers of
+//!   a digit found by `__match_any_sync`, counted in the warp's own counters: the rank of a key
+//!   is the number of keys of its digit before it, so equal digits keep their order: stable),
+//!   publishes its count of each digit (flag 1), looks back over earlier tiles' counts (one
+//!   thread per digit, one tile at a time) until a tile that published its inclusive count
+//!   (flag 2), publishes its own, then moves its keys to their places in shared memory and
+//!   writes them out, runs of a digit to consecutive addresses. Each key is read once and
+//!   written once per digit. A status is one 32-bit word, the flag in its top two bits and the
+//!   count in the rest (so a sort takes fewer than 2^30 keys), cleared before the sort.
+//!
+//! The first pass reads the elements' bits and makes them keys (`keys`), the last makes keys
+//! elements again; values (the keys' first positions, for `argsort`) are made by the first
+//! pass and carried through. Every kernel reads elements as unsigned integers of their size:
+//! no CUDA header is needed.
+
+use crate::gpuarray::elements::dtype::DType;
+use crate::gpuarray::sort::keys::KeyType;
+
+/// Threads of a radix block (a thread per digit).
+pub(crate) const RADIX_BLOCK: u32 = 256;
+
+/// Keys per thread in a radix tile: 16 of up to 4 bytes (a tile of 4096: keys and values in
+/// shared memory, 40 KiB), 8 of 8 bytes.
+pub(crate) fn items_of(key: KeyType) -> u32 {
+    if key.bytes <= 4 {
+        16
+    } else {
+        8
+    }
+}
+
+/// Keys in a radix tile.
+pub(crate) fn tile_of(key: KeyType) -> u32 {
+    RADIX_BLOCK * items_of(key)
+}
+
+/// Words before the digit counts in a sort's work buffer: a ticket counter per pass.
+pub(crate) const WORK_HEADER: u32 = 8;
+
+/// What a radix pass carries beside its keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ValuesIn {
+    /// No values.
+    None,
+    /// Each key's position, made by this (first) pass.
+    Iota,
+    /// `unsigned int` values read beside the keys.
+    Load,
+}
+
+/// What a radix pass writes of its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ValuesOut {
+    /// Nothing.
+    None,
+    /// `unsigned int`.
+    U32,
+    /// `long long`, each value modulo `vmod` (when not 0): an index along the sorted axis.
+    I64,
+}
+
+/// One radix pass's kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct PassVariant {
+    /// Reads elements (makes keys of them); else reads keys.
+    pub first: bool,
+    /// Writes elements (of the keys); else writes keys.
+    pub last: bool,
+    /// Writes the keys at all (an `argsort` needs only the values of its last pass).
+    pub keys_out: bool,
+    pub vin: ValuesIn,
+    pub vout: ValuesOut,
+}
+
+impl PassVariant {
+    /// A number for the kernel key.
+    pub(crate) fn code(self) -> u32 {
+        u32::from(self.first)
+            | u32::from(self.last) << 1
+            | u32::from(self.keys_out) << 2
+            | (self.vin as u32) << 3
+            | (self.vout as u32) << 5
+    }
+}
+
+/// The helpers every radix kernel shares.
+fn radix_prelude(key: KeyType) -> String {
+    format!(
+        "{keys}#define GPU_T {RADIX_BLOCK}\n#define GPU_W ({RADIX_BLOCK} / 32)\n#define GPU_I {items}\n#define GPU_TILE (GPU_T * GPU_I)\n\
+         __device__ __forceinline__ unsigned int gpu_lanemask_lt() {{ unsigned int m; asm(\"mov.u32 %0, %%lanemask_lt;\" : \"=r\"(m)); return m; }}\n\
+         // The exclusive sum over the block's threads of one value each (`s_w`: a word per warp).\n\
+         __device__ __forceinline__ unsigned int gpu_block_excl(unsigned int v, unsigned int *s_w) {{\n\
+         unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, x = v;\n\
+         #pragma unroll\n\
+         for (unsigned int d = 1; d < 32; d <<= 1) {{ unsigned int y = __shfl_up_sync(0xffffffffu, x, d); if (lane >= d) x += y; }}\n\
+         if (lane == 31u) s_w[warp] = x;\n\
+         __syncthreads();\n\
+         unsigned int off = 0;\n\
+         for (unsigned int w = 0; w < warp; ++w) off += s_w[w];\n\
+         return off + x - v;\n}}\n",
+        keys = key.c_functions(None),
+        items = items_of(key),
+    )
+}
+
+/// `gpu_radix_hist(const KEY *x, long long x_o, long long n, unsigned int *work, int passes)`:
+/// the counts of each digit of each of the first `passes` digits, added into `work` after its
+/// header; `transform` makes keys of elements.
+pub(crate) fn hist_source(key: KeyType, transform: bool) -> String {
+    let bytes = key.bytes;
+    let load = if transform {
+        "gpu_to_key(x[x_o + i])"
+    } else {
+        "x[x_o + i]"
+    };
+    format!(
+        "{prelude}extern \"C\" __global__ void __launch_bounds__(GPU_T) gpu_radix_hist(const KEY *__restrict__ x, long long x_o, long long n, unsigned int *work, int passes) {{\n\
+         __shared__ unsigned int h[{bytes} * 256];\n\
+         for (int i = threadIdx.x; i < {bytes} * 256; i += GPU_T) h[i] = 0u;\n\
+         __syncthreads();\n\
+         for (long long i = blockIdx.x * (long long)GPU_T + threadIdx.x; i < n; i += (long long)gridDim.x * GPU_T) {{\n\
+         KEY k = {load};\n\
+         #pragma unroll\n\
+         for (int p = 0; p < {bytes}; ++p) if (p < passes) atomicAdd(&h[p * 256 + ((unsigned int)(k >> (8 * p)) & 255u)], 1u);\n\
+         }}\n\
+         __syncthreads();\n\
+         for (int i = threadIdx.x; i < passes * 256; i += GPU_T) {{ unsigned int c = h[i]; if (c) atomicAdd(work + {WORK_HEADER} + i, c); }}\n\
+         }}\n",
+        prelude = radix_prelude(key),
+    )
+}
+
+/// `gpu_radix_pass`: one digit's pass (see the module documentation). Its parameters: the
+/// keys in (elements on the first pass, at offset `in_o`), the keys out (when written), the
+/// values in (when loaded), the values out and `vmod` (when written), the work buffer (ticket
+/// counters, digit counts, tile status), `n`, the pass, the passes and the tiles.
+pub(crate) fn pass_source(key: KeyType, transform: bool, v: PassVariant) -> String {
+    let mut params = "const KEY *__restrict__ keys_in, long long in_o".to_owned();
+    if v.keys_out {
+        params.push_str(", KEY *__restrict__ keys_out");
+    }
+    if v.vin == ValuesIn::Load {
+        params.push_str(", const unsigned int *__restrict__ vals_in");
+    }
+    match v.vout {
+        ValuesOut::None => {}
+        ValuesOut::U32 => params.push_str(", unsigned int *__restrict__ vals_out, unsigned int vmod"),
+        ValuesOut::I64 => params.push_str(", long long *__restrict__ vals_out, unsigned int vmod"),
+    }
+    params.push_str(", unsigned int *work, long long n, int pass, int passes, unsigned int tiles");
+    let values = v.vin != ValuesIn::None;
+    let to_key = if v.first && transform {
+        "gpu_to_key(b)"
+    } else {
+        "b"
+    };
+    let from_key = if v.last && transform {
+        "gpu_from_key(kk)"
+    } else {
+        "kk"
+    };
+    let load_val = match v.vin {
+        ValuesIn::None => "",
+        ValuesIn::Iota => "val[k] = (unsigned int)i;",
+        ValuesIn::Load => "val[k] = vals_in[i];",
+    };
+    let s_vals = if values {
+        "__shared__ unsigned int s_vals[GPU_TILE];\nunsigned int val[GPU_I];\n"
+    } else {
+        ""
+    };
+    let place_val = if values { "s_vals[pos] = val[k];" } else { "" };
+    let store_key = if v.keys_out {
+        format!("keys_out[g] = {from_key};")
+    } else {
+        String::new()
+    };
+    let store_val = match v.vout {
+        ValuesOut::None => "",
+        ValuesOut::U32 => "{ unsigned int vv = s_vals[i]; vals_out[g] = vmod ? vv % vmod : vv; }",
+        ValuesOut::I64 => {
+            "{ unsigned int vv = s_vals[i]; vals_out[g] = (long long)(vmod ? vv % vmod : vv); }"
+        }
+    };
+    format!(
+        "{prelude}extern \"C\" __global__ void __launch_bounds__(GPU_T) gpu_radix_pass({params}) {{\n\
+         __shared__ unsigned int s_wh[GPU_W * 256];\n\
+         __shared__ unsigned int s_start[256];\n\
+         __shared__ unsigned int s_base[256];\n\
+         __shared__ unsigned int s_w1[GPU_W];\n\
+         __shared__ unsigned int s_w2[GPU_W];\n\
+         __shared__ unsigned int s_tile;\n\
+         __shared__ KEY s_keys[GPU_TILE];\n\
+         KEY key[GPU_I];\nunsigned int rank[GPU_I];\n\
+         {s_vals}\
+         const unsigned int tid = threadIdx.x, lane = tid & 31u, warp = tid >> 5;\n\
+         const int shift = 8 * pass;\n\
+         if (tid == 0) s_tile = atomicAdd(work + pass, 1u);\n\
+         for (int i = tid; i < GPU_W * 256; i += GPU_T) s_wh[i] = 0u;\n\
+         __syncthreads();\n\
+         const unsigned int tile = s_tile;\n\
+         // A ticket past the grid (none, when the work buffer was cleared): nothing to do.\n\
+         if (tile >= tiles) return;\n\
+         const long long base = (long long)tile * GPU_TILE;\n\
+         const long long wbase = base + (long long)warp * (32 * GPU_I);\n\
+         #pragma unroll\n\
+         for (int k = 0; k < GPU_I; ++k) {{\n\
+         long long i = wbase + k * 32 + lane;\n\
+         if (i < n) {{ KEY b = keys_in[in_o + i]; key[k] = {to_key}; {load_val} }} else key[k] = 0;\n\
+         }}\n\
+         const unsigned int lt = gpu_lanemask_lt();\n\
+         #pragma unroll\n\
+         for (int k = 0; k < GPU_I; ++k) {{\n\
+         const bool valid = wbase + k * 32 + lane < n;\n\
+         const unsigned int d = (unsigned int)(key[k] >> shift) & 255u;\n\
+         const unsigned int peers = __match_any_sync(0xffffffffu, valid ? d : 256u);\n\
+         const unsigned int before = valid ? s_wh[warp * 256 + d] : 0u;\n\
+         __syncwarp();\n\
+         if (valid && (peers & lt) == 0u) s_wh[warp * 256 + d] = before + __popc(peers);\n\
+         __syncwarp();\n\
+         rank[k] = before + __popc(peers & lt);\n\
+         }}\n\
+         __syncthreads();\n\
+         // Thread `tid` is digit `tid`: its count in the tile, each warp's first rank in it.\n\
+         unsigned int tot = 0;\n\
+         #pragma unroll\n\
+         for (int w = 0; w < GPU_W; ++w) {{ unsigned int c = s_wh[w * 256 + tid]; s_wh[w * 256 + tid] = tot; tot += c; }}\n\
+         volatile unsigned int *st = (volatile unsigned int *)(work + {WORK_HEADER} + passes * 256) + (size_t)pass * tiles * 256u;\n\
+         unsigned int excl = 0;\n\
+         if (tile == 0) {{\n\
+         st[tid] = (2u << 30) | tot;\n\
+         }} else {{\n\
+         st[(size_t)tile * 256u + tid] = (1u << 30) | tot;\n\
+         long long j = (long long)tile - 1;\n\
+         while (true) {{\n\
+         const unsigned int s = st[(size_t)j * 256u + tid];\n\
+         const unsigned int f = s >> 30;\n\
+         if (f == 0u) continue;\n\
+         excl += s & 0x3FFFFFFFu;\n\
+         if (f == 2u) break;\n\
+         --j;\n\
+         }}\n\
+         st[(size_t)tile * 256u + tid] = (2u << 30) | (excl + tot);\n\
+         }}\n\
+         const unsigned int gexcl = gpu_block_excl(work[{WORK_HEADER} + pass * 256 + tid], s_w1);\n\
+         const unsigned int start = gpu_block_excl(tot, s_w2);\n\
+         s_start[tid] = start;\n\
+         s_base[tid] = gexcl + excl - start;\n\
+         __syncthreads();\n\
+         #pragma unroll\n\
+         for (int k = 0; k < GPU_I; ++k) {{\n\
+         if (wbase + k * 32 + lane < n) {{\n\
+         const unsigned int d = (unsigned int)(key[k] >> shift) & 255u;\n\
+         const unsigned int pos = s_start[d] + s_wh[warp * 256 + d] + rank[k];\n\
+         s_keys[pos] = key[k]; {place_val}\n\
+         }}\n\
+         }}\n\
+         __syncthreads();\n\
+         const long long left = n - base;\n\
+         const unsigned int count = left < GPU_TILE ? (unsigned int)left : (unsigned int)GPU_TILE;\n\
+         for (unsigned int i = tid; i < count; i += GPU_T) {{\n\
+         const KEY kk = s_keys[i];\n\
+         const unsigned int g = s_base[(unsigned int)(kk >> shift) & 255u] + i;\n\
+         {store_key} {store_val}\n\
+         }}\n\
+         }}\n",
+        prelude = radix_prelude(key),
+    )
+}
+
+/// `gpu_radix_segment(const unsigned int *idx, unsigned int *seg, long long n, unsigned int m)`:
+/// the row of each position (`idx / m`), the keys of the second sort of a sort along an axis.
+pub(crate) fn segment_source() -> String {
+    "extern \"C\" __global__ void gpu_radix_segment(const unsigned int *__restrict__ idx, unsigned int *__restrict__ seg, long long n, unsigned int m) {\n\
+     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) seg[i] = idx[i] / m;\n}\n"
+        .to_owned()
+}
+
+/// `gpu_radix_gather(const KEY *x, long long x_o, const unsigned int *idx, KEY *out, long long n)`: the
+/// elements at the sorted positions, as they are (the bits of the element type).
+pub(crate) fn gather_source(key: KeyType) -> String {
+    format!(
+        "typedef {k} KEY;\nextern \"C\" __global__ void gpu_radix_gather(const KEY *__restrict__ x, long long x_o, const unsigned int *__restrict__ idx, KEY *__restrict__ out, long long n) {{\n\
+         for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) out[i] = x[x_o + idx[i]];\n}}\n",
+        k = key.c_type()
+    )
+}
+
+/// The kernels of `unique` on a sorted run of `n` elements' bits (a sort's output, in which
+/// equal values have equal bits): `gpu_unique_flags` (1 where a value starts), then, after an
+/// inclusive sum of the flags, `gpu_unique_scatter` (each first value to its place, and its
+/// position to `first`), `gpu_unique_counts`, `gpu_unique_index` (the first position in the
+/// input, through the sort's permutation) and `gpu_unique_inverse`.
+pub(crate) fn unique_source(key: KeyType) -> String {
+    let k = key.c_type();
+    let grid = "for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x)";
+    let gridk = "for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < k; j += (long long)gridDim.x * blockDim.x)";
+    format!(
+        "typedef {k} KEY;\n\
+         extern \"C\" __global__ void gpu_unique_flags(const KEY *__restrict__ s, unsigned int *__restrict__ flags, long long n) {{\n\
+         {grid} flags[i] = (i == 0 || s[i] != s[i - 1]) ? 1u : 0u;\n}}\n\
+         extern \"C\" __global__ void gpu_unique_scatter(const KEY *__restrict__ s, const unsigned int *__restrict__ pos, KEY *__restrict__ out, long long *__restrict__ first, long long n) {{\n\
+         {grid} if (i == 0 || s[i] != s[i - 1]) {{ unsigned int j = pos[i] - 1u; out[j] = s[i]; first[j] = i; }}\n}}\n\
+         extern \"C\" __global__ void gpu_unique_counts(const long long *__restrict__ first, long long *__restrict__ counts, long long k, long long n) {{\n\
+         {gridk} counts[j] = (j + 1 < k ? first[j + 1] : n) - first[j];\n}}\n\
+         extern \"C\" __global__ void gpu_unique_index(const long long *__restrict__ first, const unsigned int *__restrict__ perm, long long *__restrict__ index, long long k) {{\n\
+         {gridk} index[j] = (long long)perm[first[j]];\n}}\n\
+         extern \"C\" __global__ void gpu_unique_inverse(const unsigned int *__restrict__ pos, const unsigned int *__restrict__ perm, long long *__restrict__ inv, long long n) {{\n\
+         {grid} inv[perm[i]] = (long long)pos[i] - 1;\n}}\n"
+    )
+}
+
+/// `gpu_searchsorted(const KEY *a, long long a_o, long long a_s, long long na, const KEY *v,
+/// long long v_o, long long nv, long long *out, int right)`: NumPy's `searchsorted` by binary search, in the
+/// keys' order (NaN last).
+pub(crate) fn searchsorted_source(key: KeyType) -> String {
+    format!(
+        "{keys}extern \"C\" __global__ void gpu_searchsorted(const KEY *__restrict__ a, long long a_o, long long a_s, long long na, const KEY *__restrict__ v, long long v_o, long long nv, long long *__restrict__ out, int right) {{\n\
+         for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < nv; i += (long long)gridDim.x * blockDim.x) {{\n\
+         const KEY kv = gpu_to_key(v[v_o + i]);\n\
+         long long lo = 0, hi = na;\n\
+         while (lo < hi) {{\n\
+         const long long mid = lo + ((hi - lo) >> 1);\n\
+         const KEY ka = gpu_to_key(a[a_o + mid * a_s]);\n\
+         if (right ? ka <= kv : ka < kv) lo = mid + 1; else hi = mid;\n\
+         }}\n\
+         out[i] = lo;\n\
+         }}\n}}\n",
+        keys = key.c_functions(None),
+    )
+}
+
+/// `gpu_quantile(const KEY *s, double *out, long long rows, long long m, double q, int median)`:
+/// the `q` quantile of each sorted row of `m` elements, NumPy's `linear` method (`median`:
+/// NumPy's `median`, the mean of the two middle elements), NaN where a row holds one (sorted
+/// last) or is empty.
+pub(crate) fn quantile_source(key: KeyType, dtype: DType) -> String {
+    format!(
+        "{keys}extern \"C\" __global__ void gpu_quantile(const KEY *__restrict__ s, double *__restrict__ out, long long rows, long long m, double q, int median) {{\n\
+         for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < rows; r += (long long)gridDim.x * blockDim.x) {{\n\
+         const KEY *row = s + r * m;\n\
+         if (m == 0) {{ out[r] = __longlong_as_double(0x7FF8000000000000ll); continue; }}\n\
+         const double last = gpu_key_to_double(row[m - 1]);\n\
+         if (last != last) {{ out[r] = last; continue; }}\n\
+         if (median) {{\n\
+         const long long h = m / 2;\n\
+         const double b = gpu_key_to_double(row[h]);\n\
+         out[r] = (m & 1) ? b : (gpu_key_to_double(row[h - 1]) + b) / 2.0;\n\
+         continue;\n\
+         }}\n\
+         const double vi = q * (double)(m - 1);\n\
+         long long lo = (long long)floor(vi);\n\
+         if (lo > m - 1) lo = m - 1;\n\
+         if (lo < 0) lo = 0;\n\
+         const long long hi = lo + 1 < m ? lo + 1 : m - 1;\n\
+         const double t = vi - (double)lo;\n\
+         const double a = gpu_key_to_double(row[lo]), b = gpu_key_to_double(row[hi]);\n\
+         const double d = b - a;\n\
+         out[r] = t >= 0.5 ? b - d * (1.0 - t) : a + d * t;\n\
+         }}\n}}\n",
+        keys = key.c_functions(Some(dtype)),
+    )
+}
+
+/// The sources this module generates for `dtype`, for the compile check with no GPU: every
+/// pass variant when `every_pass` (the variants differ by the key's size, not its kind), else
+/// the one pass that transforms both ways.
+#[cfg(test)]
+pub(crate) fn all_sources(dtype: DType, every_pass: bool) -> Vec<String> {
+    let key = KeyType::of(dtype).unwrap();
+    let bits = KeyType {
+        kind: crate::gpuarray::sort::keys::KeyKind::Unsigned,
+        bytes: key.bytes,
+    };
+    let mut out = vec![
+        hist_source(key, true),
+        hist_source(KeyType::SEGMENT, false),
+        gather_source(key),
+        unique_source(bits),
+        searchsorted_source(key),
+        quantile_source(key, dtype),
+        segment_source(),
+    ];
+    for first in [false, true] {
+        for last in [false, true] {
+            for keys_out in [false, true] {
+                for vin in [ValuesIn::None, ValuesIn::Iota, ValuesIn::Load] {
+                    for vout in [ValuesOut::None, ValuesOut::U32, ValuesOut::I64] {
+                        // Only the passes `radix` launches: values from the first pass on
+                        // (made, or loaded for the second sort of rows), keys written by every
+                        // pass but perhaps the last, `i64` values from the last only.
+                        let launched = (vin == ValuesIn::None) == (vout == ValuesOut::None)
+                            && (last || (keys_out && vout != ValuesOut::I64))
+                            && (first || vin != ValuesIn::Iota)
+                            && (keys_out || vin != ValuesIn::None);
+                        if !launched || !(every_pass || first && last && keys_out && vin == ValuesIn::Iota) {
+                            continue;
+                        }
+                        let v = PassVariant {
+                            first,
+                            last,
+                            keys_out,
+                            vin,
+                            vout,
+                        };
+                        out.push(pass_source(key, true, v));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
