@@ -94,3 +94,5 @@ pub use random::philox::{random_source, Distribution};
 pub use reduce::axis::ReduceAxis;
 pub use reduce::kernel::{ReductionKernel, ReductionVariant};
 pub use scan::kernel::{ScanKernel, ScanVariant};
+pub use elements::index_element::IndexElement;
+pub use scan::compact::where_nonzero;

@@ -10,3 +10,4 @@ pub(crate) mod core;
 pub mod layout;
 pub(crate) mod on_stream;
 pub(crate) mod shape_ops;
+pub(crate) mod axes;

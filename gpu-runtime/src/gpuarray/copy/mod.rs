@@ -9,3 +9,5 @@ pub(crate) mod convert_contig;
 pub(crate) mod gather;
 pub(crate) mod methods;
 pub(crate) mod transpose;
+pub(crate) mod order;
+pub(crate) mod take_along;

@@ -14,3 +14,4 @@ pub(crate) mod half;
 pub(crate) mod inexact;
 pub(crate) mod mean_type;
 pub(crate) mod promotion;
+pub(crate) mod index_element;

@@ -5,3 +5,4 @@ pub(crate) mod kernel;
 pub(crate) mod ops;
 pub(crate) mod source;
 pub(crate) mod status;
+pub(crate) mod compact;
