@@ -96,3 +96,4 @@ pub use reduce::kernel::{ReductionKernel, ReductionVariant};
 pub use scan::kernel::{ScanKernel, ScanVariant};
 pub use elements::index_element::IndexElement;
 pub use scan::compact::where_nonzero;
+pub use reduce::histogram::Bins;

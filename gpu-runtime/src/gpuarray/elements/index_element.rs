@@ -8,6 +8,9 @@ use crate::gpuarray::elements::element::{Element, Kind};
 ///
 /// Sealed: the kernels read each type through [`c_to_index`](Self::c_to_index).
 pub trait IndexElement: Element + sealed::Sealed {
+    /// The value, exactly.
+    fn to_i128(self) -> i128;
+
     /// The C expression of `x` (of this type) as a `long long` index. A `u64` above
     /// `i64::MAX` reads as `i64::MAX`, out of range of every axis, rather than wrapping to a
     /// negative index that would count from the end.
@@ -28,7 +31,11 @@ pub(super) mod sealed {
 macro_rules! index_element {
     ($($t:ty),*) => {$(
         impl sealed::Sealed for $t {}
-        impl IndexElement for $t {}
+        impl IndexElement for $t {
+            fn to_i128(self) -> i128 {
+                self as i128
+            }
+        }
     )*};
 }
 

@@ -4,3 +4,4 @@
 pub(crate) mod curand;
 pub(crate) mod curand_error;
 pub(crate) mod philox;
+pub(crate) mod integers;

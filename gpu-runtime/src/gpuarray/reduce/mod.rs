@@ -8,3 +8,4 @@ pub(crate) mod kernel;
 pub(crate) mod logic;
 pub(crate) mod ops;
 pub(crate) mod source;
+pub(crate) mod histogram;
