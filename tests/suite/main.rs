@@ -46,6 +46,7 @@ mod array_reduce;
 mod array_reduce_columns;
 mod array_reduce_rows;
 mod array_scan;
+mod array_select;
 mod array_sources;
 mod array_vector;
 mod async_waits;

@@ -291,8 +291,8 @@ pub(crate) fn check_edges(edges: &[f64]) -> Result<()> {
 }
 
 impl<S: Storage<Elem: IndexElement>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The number of times each value `0..len` occurs among this array's elements (NumPy's
-    /// `bincount(x, minlength=)`, of the flattened array): `len` is the largest value plus
+    /// The number of times each value `0..len` occurs among this 1-d array's elements (NumPy's
+    /// `bincount(x, minlength=)`; another number of axes is [`ArrayShapeError::Dimension`]): `len` is the largest value plus
     /// one, at least `minlength`. A negative value is [`ArrayShapeError::NegativeValue`].
     /// Waits for the largest value, which sizes the result.
     pub fn bincount(&self, minlength: usize) -> Result<DeviceArray<i64, Ix1>> {
@@ -352,6 +352,14 @@ where
     DW: Dimension,
 {
     const OP: &str = "DeviceArray::bincount";
+    if a.ndim() != 1 {
+        // NumPy's "object too deep/of too small depth for desired array".
+        return Err(ArrayShapeError::Dimension {
+            axes: a.ndim(),
+            fixed: 1,
+        }
+        .into());
+    }
     if let Some(w) = weights {
         if w.shape() != a.shape() {
             return Err(ArrayShapeError::ElementCounts {
