@@ -29,7 +29,11 @@ fn gbs(bytes: usize, d: Duration) -> f64 {
 }
 
 /// The best of [`ROUNDS`] timings of `f` after one untimed call, as GB/s of `bytes`.
-fn rate<T>(ctx: &Context, bytes: usize, mut f: impl FnMut() -> gpu_runtime::Result<T>) -> gpu_runtime::Result<f64> {
+fn rate<T>(
+    ctx: &Context,
+    bytes: usize,
+    mut f: impl FnMut() -> gpu_runtime::Result<T>,
+) -> gpu_runtime::Result<f64> {
     drop(f()?); // compile and load outside the timings
     let mut times = Vec::new();
     for _ in 0..ROUNDS {
@@ -100,7 +104,9 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
                 range: Some((0.0, 1.0)),
             })
         })?,
-        rate(ctx, 4 * N, || DeviceArray::<i32, Ix1>::randint(ctx, N, 0, 1000, 5))?,
+        rate(ctx, 4 * N, || {
+            DeviceArray::<i32, Ix1>::randint(ctx, N, 0, 1000, 5)
+        })?,
     ];
     let figures = [
         "count_nonzero of 2^26 f32, half zeros (bytes read)",

@@ -349,25 +349,23 @@ pub enum ArrayShapeError {
     /// A view as an element type of another size that NumPy's rules refuse: the last axis must
     /// be contiguous, its bytes a multiple of the new size, the other strides and the start
     /// aligned to it.
-    #[error("size mismatch in DeviceArray::view_as from {from} to {to}: {why} (shape {shape:?}, strides {strides:?})")]
+    #[error("size mismatch in DeviceArray::view_as from elements of {from} bytes to {to}: {why} (shape {shape:?})")]
     ViewElementSize {
-        /// The array's element type (its Rust name).
-        from: &'static str,
-        /// The element type asked for.
-        to: &'static str,
+        /// The size of the array's element type, in bytes.
+        from: usize,
+        /// The size of the element type asked for.
+        to: usize,
         /// What rule fails.
         why: &'static str,
         /// The array's shape.
         shape: Vec<usize>,
-        /// Its strides, in elements of `from`.
-        strides: Vec<isize>,
     },
     /// Random integers from an empty range (`randint` with `low >= high`).
     #[error("size mismatch in randint: low {low} is not below high {high} (high is exclusive)")]
     EmptyRange {
-        /// The lower end, included.
-        low: i128,
+        /// The lower end, included, in decimal (a number of any integer type).
+        low: String,
         /// The upper end, excluded.
-        high: i128,
+        high: String,
     },
 }

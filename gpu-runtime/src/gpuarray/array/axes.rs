@@ -35,7 +35,10 @@ pub(crate) fn moveaxis_order(ndim: usize, source: &[isize], destination: &[isize
         }
         .into());
     }
-    let src: Vec<usize> = source.iter().map(|&a| normalize_axis(OP, a, ndim)).collect::<Result<_>>()?;
+    let src: Vec<usize> = source
+        .iter()
+        .map(|&a| normalize_axis(OP, a, ndim))
+        .collect::<Result<_>>()?;
     let dst: Vec<usize> = destination
         .iter()
         .map(|&a| normalize_axis(OP, a, ndim))
@@ -67,7 +70,7 @@ pub(crate) fn view_layout(
     from: usize,
     to: usize,
 ) -> std::result::Result<(Vec<usize>, Vec<isize>, usize), &'static str> {
-    if offset_bytes % to != 0 {
+    if !offset_bytes.is_multiple_of(to) {
         return Err("the first element is not aligned to the new element size");
     }
     let mut shape = shape.to_vec();
@@ -80,7 +83,7 @@ pub(crate) fn view_layout(
             return Err("the last axis must be contiguous to change the element size");
         }
         let bytes = shape[last] * from;
-        if bytes % to != 0 {
+        if !bytes.is_multiple_of(to) {
             return Err("the last axis's bytes are no multiple of the new element size");
         }
         shape[last] = bytes / to;
@@ -133,11 +136,10 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
         let all = self.data.device_view();
         let base = all.device_ptr();
         let refuse = |why| ArrayShapeError::ViewElementSize {
-            from: std::any::type_name::<S::Elem>(),
-            to: std::any::type_name::<U>(),
+            from,
+            to,
             why,
             shape: self.shape().to_vec(),
-            strides: self.strides().to_vec(),
         };
         if base % std::mem::align_of::<U>() as u64 != 0 {
             return Err(refuse("the memory is not aligned to the new element type").into());
@@ -187,11 +189,20 @@ mod tests {
     #[test]
     fn views_as_other_sizes_follow_numpys_last_axis_rule() {
         // (3, 4) int32 C order as int16: (3, 8), strides (8, 1).
-        assert_eq!(view_layout(&[3, 4], &[4, 1], 0, 4, 2).unwrap(), (vec![3, 8], vec![8, 1], 0));
+        assert_eq!(
+            view_layout(&[3, 4], &[4, 1], 0, 4, 2).unwrap(),
+            (vec![3, 8], vec![8, 1], 0)
+        );
         // as int64: (3, 2), strides (2, 1).
-        assert_eq!(view_layout(&[3, 4], &[4, 1], 0, 4, 8).unwrap(), (vec![3, 2], vec![2, 1], 0));
+        assert_eq!(
+            view_layout(&[3, 4], &[4, 1], 0, 4, 8).unwrap(),
+            (vec![3, 2], vec![2, 1], 0)
+        );
         // same size, transposed: any layout.
-        assert_eq!(view_layout(&[4, 3], &[1, 4], 4, 4, 4).unwrap(), (vec![4, 3], vec![1, 4], 1));
+        assert_eq!(
+            view_layout(&[4, 3], &[1, 4], 4, 4, 4).unwrap(),
+            (vec![4, 3], vec![1, 4], 1)
+        );
         // transposed to another size: the last axis is not contiguous.
         assert!(view_layout(&[4, 3], &[1, 4], 0, 4, 2).is_err());
         // 3 int16 are 6 bytes, no whole int32.
@@ -204,8 +215,14 @@ mod tests {
         // A row stride of 3 int16 (a slice [:, :2] of a (n, 3) array) is no whole int32.
         assert!(view_layout(&[2, 2], &[3, 1], 0, 2, 4).is_err());
         // Last axis of length 1 with any stride: NumPy allows.
-        assert_eq!(view_layout(&[3, 1], &[2, 7], 0, 8, 4).unwrap(), (vec![3, 2], vec![4, 1], 0));
+        assert_eq!(
+            view_layout(&[3, 1], &[2, 7], 0, 8, 4).unwrap(),
+            (vec![3, 2], vec![4, 1], 0)
+        );
         // Empty last axis.
-        assert_eq!(view_layout(&[2, 0], &[0, 1], 0, 4, 2).unwrap(), (vec![2, 0], vec![0, 1], 0));
+        assert_eq!(
+            view_layout(&[2, 0], &[0, 1], 0, 4, 2).unwrap(),
+            (vec![2, 0], vec![0, 1], 0)
+        );
     }
 }

@@ -5,9 +5,9 @@
 //! with operations) with the stream they are queued on (`on_stream`). It launches no generated
 //! kernel of its own.
 
+pub(crate) mod axes;
 pub(crate) mod convert;
 pub(crate) mod core;
 pub mod layout;
 pub(crate) mod on_stream;
 pub(crate) mod shape_ops;
-pub(crate) mod axes;

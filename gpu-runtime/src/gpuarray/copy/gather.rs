@@ -125,7 +125,8 @@ static KEYS: Definitions<(Gather, DType, DType), u64> = Definitions::new();
 fn prepared(ctx: &Context, g: Gather, t: DType, index: DType) -> Result<crate::launch::PreparedFunction> {
     // Written only when its hash or its compile needs it, as the other kernels' sources are.
     let source = || crate::gpuarray::elements::cast::headers_for([t]) + &g.source(t.c_name(), index);
-    let hash = KEYS.get_or_try_insert_with((g, t, index), || Ok(registry::hash_parts(&[g.name(), &source()])))?;
+    let hash =
+        KEYS.get_or_try_insert_with((g, t, index), || Ok(registry::hash_parts(&[g.name(), &source()])))?;
     let key = KernelKey {
         source: hash,
         variant: 0,
@@ -305,7 +306,15 @@ fn take_stream<S: Storage<Elem: Element>, D: Dimension, SI: Storage<Elem: IndexE
             Arg::I32(mode.code()),
             Arg::output(&mut bad),
         ];
-        launch(ctx, stream, Gather::Take, S::Elem::DTYPE, SI::Elem::DTYPE, n, &args)?;
+        launch(
+            ctx,
+            stream,
+            Gather::Take,
+            S::Elem::DTYPE,
+            SI::Elem::DTYPE,
+            n,
+            &args,
+        )?;
     }
     check_bad(&bad, "DeviceArray::take", len)?;
     Ok(out)
@@ -359,7 +368,15 @@ where
             Arg::I32(mode.code()),
             Arg::output(&mut bad),
         ];
-        launch(&ctx, stream, Gather::Put, S::Elem::DTYPE, SI::Elem::DTYPE, m, &args)?;
+        launch(
+            &ctx,
+            stream,
+            Gather::Put,
+            S::Elem::DTYPE,
+            SI::Elem::DTYPE,
+            m,
+            &args,
+        )?;
     }
     check_bad(&bad, "DeviceArray::put", len)
 }

@@ -176,7 +176,8 @@ where
     }
     let len = a.shape()[axis];
     // Offsets from the lowest address each operand's pointer starts at.
-    let base = |shape: &[usize], strides: &[isize]| layout::span(shape, strides).map_or(0, |(lo, _)| -lo) as i64;
+    let base =
+        |shape: &[usize], strides: &[isize]| layout::span(shape, strides).map_or(0, |(lo, _)| -lo) as i64;
     let a_base = base(a.shape(), a.strides());
     let i_base = base(indices.shape(), indices.strides());
     let dims: Vec<i64> = shape
@@ -241,7 +242,10 @@ mod tests {
             let decl = gpu_cdecl::find_kernel(&s, NAME).unwrap();
             assert_eq!(decl.params.len(), 11);
             // One translation unit: each kernel and its index helper renamed apart.
-            all.push_str(&s.replace(NAME, &format!("{NAME}{k}")).replace("gpu_index", &format!("gpu_index{k}")));
+            all.push_str(
+                &s.replace(NAME, &format!("{NAME}{k}"))
+                    .replace("gpu_index", &format!("gpu_index{k}")),
+            );
         }
         if let Err(e) = registry::compile_check(&all, "sm_90") {
             panic!("{e}");

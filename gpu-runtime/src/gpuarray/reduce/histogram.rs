@@ -68,7 +68,8 @@ impl Kernel {
 fn source(k: Kernel, t: DType) -> String {
     let tc = t.c_name();
     let name = k.name();
-    let grid_loop = "for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n\
+    let grid_loop =
+        "for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n\
                      i += (unsigned long long)gridDim.x * blockDim.x)";
     let w = BLOCK / 32;
     // Shared bins, zeroed, counted into by `add`, then added to `out` (of `rt`).
@@ -264,7 +265,13 @@ pub(crate) fn uniform_edges(lo: f64, hi: f64, bins: usize, t: DType, in_data_typ
     let r = |v: f64| if in_data_type && small { round(v) } else { v };
     let step = r(r(hi - lo) / bins as f64);
     (0..=bins)
-        .map(|i| round(if i == bins { hi } else { r(r(r(i as f64) * step) + lo) }))
+        .map(|i| {
+            round(if i == bins {
+                hi
+            } else {
+                r(r(r(i as f64) * step) + lo)
+            })
+        })
         .collect()
 }
 
@@ -278,8 +285,8 @@ pub(crate) fn check_edges(edges: &[f64]) -> Result<()> {
         .into());
     }
     for (i, w) in edges.windows(2).enumerate() {
-        // NaN fails too: `!(a <= b)`.
-        if !(w[0] <= w[1]) || !w[1].is_finite() || !w[0].is_finite() {
+        // NaN and the infinities fail the finiteness check.
+        if w[0] > w[1] || !w[1].is_finite() || !w[0].is_finite() {
             return Err(ArrayShapeError::HistogramEdges {
                 index: i + 1,
                 value: w[1],
@@ -329,7 +336,14 @@ impl<S: Storage<Elem: IndexElement>, D: Dimension> OnStream<'_, &DeviceArrayBase
         minlength: usize,
     ) -> Result<DeviceArray<f64, Ix1>> {
         let mut out = None;
-        bincount_stream(self.target, Some(weights), minlength, self.stream, &mut None, &mut out)?;
+        bincount_stream(
+            self.target,
+            Some(weights),
+            minlength,
+            self.stream,
+            &mut None,
+            &mut out,
+        )?;
         out.ok_or(crate::error::Error::Internal {
             operation: "DeviceArray::bincount_weighted",
             broken: "a result of sums",
@@ -379,13 +393,21 @@ where
     };
     let mut bins = minlength;
     if n > 0 {
-        let (lo, hi) = value_range::<S::Elem, i64>(&ctx, &x, n, false, stream, |a, b, max| {
-            if max {
-                a.max(b)
-            } else {
-                a.min(b)
-            }
-        })?;
+        let (lo, hi) =
+            value_range::<S::Elem, i64>(
+                &ctx,
+                &x,
+                n,
+                false,
+                stream,
+                |a, b, max| {
+                    if max {
+                        a.max(b)
+                    } else {
+                        a.min(b)
+                    }
+                },
+            )?;
         if lo < 0 {
             return Err(ArrayShapeError::NegativeValue {
                 operation: OP,
@@ -509,8 +531,13 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
                         }
                     })?,
                 };
-                if bins == 0 || !(lo <= hi) || !lo.is_finite() || !hi.is_finite() {
-                    return Err(ArrayShapeError::HistogramRange { bins, low: lo, high: hi }.into());
+                if bins == 0 || lo > hi || !lo.is_finite() || !hi.is_finite() {
+                    return Err(ArrayShapeError::HistogramRange {
+                        bins,
+                        low: lo,
+                        high: hi,
+                    }
+                    .into());
                 }
                 if lo == hi {
                     // In the data's type when the range is the data's (NumPy's scalars).
@@ -564,12 +591,24 @@ mod tests {
             DType::I64,
             DType::U64,
         ];
-        let reals = [DType::F16, DType::Bf16, DType::F32, DType::F64, DType::Bool, DType::Complex64];
+        let reals = [
+            DType::F16,
+            DType::Bf16,
+            DType::F32,
+            DType::F64,
+            DType::Bool,
+            DType::Complex64,
+        ];
         let mut sources = Vec::new();
         for t in ints {
             sources.push(source(Kernel::Range { as_double: false }, t));
             sources.push(source(Kernel::Bincount { weights: None }, t));
-            sources.push(source(Kernel::Bincount { weights: Some(DType::F32) }, t));
+            sources.push(source(
+                Kernel::Bincount {
+                    weights: Some(DType::F32),
+                },
+                t,
+            ));
             sources.push(source(Kernel::Histogram, t));
             sources.push(source(Kernel::Range { as_double: true }, t));
         }
@@ -604,7 +643,10 @@ mod tests {
 
     #[test]
     fn uniform_edges_are_numpys_linspace_in_the_edge_type() {
-        assert_eq!(uniform_edges(0.0, 1.0, 4, DType::F64, true), [0.0, 0.25, 0.5, 0.75, 1.0]);
+        assert_eq!(
+            uniform_edges(0.0, 1.0, 4, DType::F64, true),
+            [0.0, 0.25, 0.5, 0.75, 1.0]
+        );
         // np.histogram(np.float32([0, 1]), 3, range=(0, 1))[1]: float32(1/3), float32(2/3).
         let e = uniform_edges(0.0, 1.0, 3, DType::F32, false);
         assert_eq!(e[1], (1.0f64 / 3.0) as f32 as f64);

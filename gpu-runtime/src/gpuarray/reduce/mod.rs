@@ -4,8 +4,8 @@
 
 pub(crate) mod at;
 pub(crate) mod axis;
+pub(crate) mod histogram;
 pub(crate) mod kernel;
 pub(crate) mod logic;
 pub(crate) mod ops;
 pub(crate) mod source;
-pub(crate) mod histogram;

@@ -37,6 +37,10 @@ const TILE: u64 = BLOCK as u64 * ITEMS;
 /// Threads of the one block that scans the tiles' counts.
 const SCAN_BLOCK: u32 = 1024;
 
+// The kernels keep one flag bit per round in an `unsigned int`, rank whole warps, and scan
+// with a doubling loop over the block.
+const _: () = assert!(ITEMS <= 32 && TILE.is_multiple_of(32) && SCAN_BLOCK.is_power_of_two());
+
 /// The kernels of a compaction, each keyed with the predicate's element type `P` (what is
 /// tested for truth), the element type `T` it moves, and the number of axes it unravels into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -205,7 +209,8 @@ static KEYS: Definitions<(Part, DType, DType), u64> = Definitions::new();
 
 fn prepared(ctx: &Context, part: Part, p: DType, t: DType) -> Result<crate::launch::PreparedFunction> {
     let make = || source(part, p, t);
-    let hash = KEYS.get_or_try_insert_with((part, p, t), || Ok(registry::hash_parts(&[part.name(), &make()])))?;
+    let hash =
+        KEYS.get_or_try_insert_with((part, p, t), || Ok(registry::hash_parts(&[part.name(), &make()])))?;
     registry::prepared(
         ctx,
         KernelKey {
@@ -265,13 +270,17 @@ fn shape_buffer(ctx: &Context, shape: &[usize]) -> Result<DeviceBuffer<i64>> {
     DeviceBuffer::from_host(ctx, &s[..])
 }
 
+/// One index array per axis (`nonzero`), or the rows of one array (`argwhere`): the one asked
+/// for is filled, the other empty.
+type Indices = (Vec<DeviceArray<i64, Ix1>>, DeviceArray<i64, Ix2>);
+
 /// The true elements' indices along each axis of `shape` (`nonzero`), or as rows (`argwhere`).
 fn indices<P: Element, S: Storage<Elem = P>, D: Dimension>(
     a: &DeviceArrayBase<S, D>,
     shape: &[usize],
     rows: bool,
     stream: Option<&Stream>,
-) -> Result<(Vec<DeviceArray<i64, Ix1>>, DeviceArray<i64, Ix2>)> {
+) -> Result<Indices> {
     let ctx = a.context().clone();
     let n = a.len() as u64;
     let ndim = shape.len();
@@ -325,7 +334,7 @@ fn indices<P: Element, S: Storage<Elem = P>, D: Dimension>(
             Arg::input::<P, _>(&src),
             Arg::input::<i64, _>(&offsets),
         ];
-        args.extend(outs.iter_mut().map(|o| Arg::output(o)));
+        args.extend(outs.iter_mut().map(Arg::output::<i64, _>));
         args.push(Arg::input::<i64, _>(&shape_d));
         args.push(Arg::I32(ndim as i32));
         registry::launch(&f, grid, BLOCK, stream, &args)?;
@@ -710,13 +719,6 @@ pub(crate) mod tests {
         if let Err(e) = registry::compile_check(&all_sources, "sm_90") {
             panic!("{e}");
         }
-    }
-
-    #[test]
-    fn a_tile_is_whole_warps_and_the_scan_block_is_a_power_of_two() {
-        assert_eq!(TILE % 32, 0);
-        assert!(SCAN_BLOCK.is_power_of_two());
-        assert!(ITEMS <= 32, "one bit per round in an unsigned int");
     }
 
     #[test]
