@@ -10,7 +10,9 @@
 //! result is allocated, as NumPy's size must be known: that read waits for the first two
 //! launches, as CuPy's does.
 //!
-//! Inputs of any layout: an array not contiguous in C order is copied first.
+//! Inputs of any layout: an array not contiguous in C order is copied first. The scatter writes
+//! no element at or past the total the count found (the grid is one block per tile, so the
+//! total is `offsets[gridDim.x]`): the result's size bounds every write, whatever the data.
 
 use ndarray::{Dimension, Ix1, Ix2, IxDyn};
 
@@ -81,7 +83,13 @@ impl Part {
 fn source(part: Part, p: DType, t: DType) -> String {
     let pc = p.c_name();
     let tc = t.c_name();
-    let truth = cast::convert_c(p, DType::Bool, "src[i]");
+    // A `Bool` may hold any byte (the device may write one): read as its byte, so that every
+    // kernel of a compaction agrees on which elements are true.
+    let truth = if p == DType::Bool {
+        "(((const unsigned char *)src)[i] != 0)".to_owned()
+    } else {
+        cast::convert_c(p, DType::Bool, "src[i]")
+    };
     let name = part.name();
     let headers = cast::headers_for([p, t]);
     // Reads the tile's flags, one bit per round, before ranking, so that a thread's 16 loads
@@ -102,6 +110,7 @@ fn source(part: Part, p: DType, t: DType) -> String {
              __shared__ int warps[{w}];\n\
              const unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;\n\
              long long run = offsets[blockIdx.x];\n\
+             const long long cap = offsets[gridDim.x];\n\
              for (int r = 0; r < {ITEMS}; ++r) {{\n\
                  const bool f = (bits >> r) & 1u;\n\
                  const unsigned int b = __ballot_sync(0xffffffffu, f);\n\
@@ -110,10 +119,10 @@ fn source(part: Part, p: DType, t: DType) -> String {
                  int before = 0, total = 0;\n\
                  #pragma unroll\n\
                  for (int k = 0; k < {w}; ++k) {{ int v = warps[k]; total += v; if (k < (int)warp) before += v; }}\n\
-                 if (f) {{\n\
+                 if (f && run + before < cap) {{\n\
                      const unsigned long long i = base + (unsigned long long)r * {BLOCK}u + threadIdx.x;\n\
                      const long long pos = run + before + __popc(b & ((1u << lane) - 1u));\n\
-                     {action}\n\
+                     if (pos < cap) {{ {action} }}\n\
                  }}\n\
                  run += total;\n\
                  __syncthreads();\n\
