@@ -26,6 +26,7 @@ mod math;
 mod matmul;
 mod memory;
 mod reduce;
+mod select;
 mod serve;
 mod sort;
 mod table;
@@ -115,6 +116,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("math", math::rows),
         ("reduce", reduce::rows),
         ("broadcast", broadcast::rows),
+        ("select", select::rows),
         ("serve", serve::rows),
         ("sort", sort::rows),
         #[cfg(feature = "cublas")]

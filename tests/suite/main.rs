@@ -47,6 +47,7 @@ mod array_reduce_columns;
 mod array_reduce_rows;
 mod array_scan;
 mod array_sort;
+mod array_select;
 mod array_sources;
 mod array_vector;
 mod async_waits;

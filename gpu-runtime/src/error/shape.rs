@@ -332,4 +332,87 @@ pub enum ArrayShapeError {
         /// The range it must lie in (`0..=1`, `0..=100`).
         range: &'static str,
     },
+    /// An operation NumPy refuses on a 0-d array (`nonzero`, a view as a type of another
+    /// size).
+    #[error("size mismatch in {operation}: not allowed on a 0-d array (use a 1-d array of one element)")]
+    ZeroDimensional {
+        /// The operation, e.g. `DeviceArray::nonzero`.
+        operation: &'static str,
+    },
+    /// A boolean mask whose shape is not the array's (`masked`, `set_masked`).
+    #[error("size mismatch in {operation}: the mask has shape {mask:?} but the array {shape:?}")]
+    MaskShape {
+        /// The operation, e.g. `DeviceArray::masked`.
+        operation: &'static str,
+        /// The array's shape.
+        shape: Vec<usize>,
+        /// The mask's shape.
+        mask: Vec<usize>,
+    },
+    /// Arrays that must have as many axes and do not (`take_along_axis`).
+    #[error("size mismatch in {operation}: the array has {axes} axes but the indices {index_axes}")]
+    AxesDiffer {
+        /// The operation, e.g. `DeviceArray::take_along_axis`.
+        operation: &'static str,
+        /// Axes of the array.
+        axes: usize,
+        /// Axes of the index array.
+        index_axes: usize,
+    },
+    /// A negative value where only non-negative ones count (`bincount`).
+    #[error("size mismatch in {operation}: the input holds the negative value {value}")]
+    NegativeValue {
+        /// The operation, e.g. `DeviceArray::bincount`.
+        operation: &'static str,
+        /// The smallest value found.
+        value: i64,
+    },
+    /// A value too large for the operation's counts (`bincount` of `u64` above `i64::MAX`).
+    #[error("size mismatch in {operation}: the input holds the value {value}, more bins than memory holds")]
+    ValueTooLarge {
+        /// The operation, e.g. `DeviceArray::bincount`.
+        operation: &'static str,
+        /// The largest value found.
+        value: u64,
+    },
+    /// Bins of a histogram that are not `bins >= 1` over a finite range `low <= high`.
+    #[error("size mismatch in histogram: {bins} bins over the range [{low}, {high}] (need at least one bin and a finite range with low <= high)")]
+    HistogramRange {
+        /// The number of bins asked for.
+        bins: usize,
+        /// The range's lower end (the data's minimum when no range was given).
+        low: f64,
+        /// The range's upper end.
+        high: f64,
+    },
+    /// Explicit histogram edges that are fewer than two or do not increase.
+    #[error("size mismatch in histogram: the bin edges must be at least two and increase monotonically; edge {index} is {value}")]
+    HistogramEdges {
+        /// The first edge out of order (0 when there are fewer than two).
+        index: usize,
+        /// Its value (NaN when there is none).
+        value: f64,
+    },
+    /// A view as an element type of another size that NumPy's rules refuse: the last axis must
+    /// be contiguous, its bytes a multiple of the new size, the other strides and the start
+    /// aligned to it.
+    #[error("size mismatch in DeviceArray::view_as from elements of {from} bytes to {to}: {why} (shape {shape:?})")]
+    ViewElementSize {
+        /// The size of the array's element type, in bytes.
+        from: usize,
+        /// The size of the element type asked for.
+        to: usize,
+        /// What rule fails.
+        why: &'static str,
+        /// The array's shape.
+        shape: Vec<usize>,
+    },
+    /// Random integers from an empty range (`randint` with `low >= high`).
+    #[error("size mismatch in randint: low {low} is not below high {high} (high is exclusive)")]
+    EmptyRange {
+        /// The lower end, included, in decimal (a number of any integer type).
+        low: String,
+        /// The upper end, excluded.
+        high: String,
+    },
 }

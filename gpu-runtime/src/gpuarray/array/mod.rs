@@ -5,6 +5,7 @@
 //! with operations) with the stream they are queued on (`on_stream`). It launches no generated
 //! kernel of its own.
 
+pub(crate) mod axes;
 pub(crate) mod convert;
 pub(crate) mod core;
 pub mod layout;

@@ -2,7 +2,8 @@
 //! `put(a, indices, values, mode=)`, and PyCUDA's `multi_take` / `multi_put` over several
 //! arrays with one index array.
 //!
-//! Indices are `i64` arrays (NumPy's `intp`). What an index outside the axis does is NumPy's
+//! Indices are arrays of any integer type ([`IndexElement`]: NumPy takes any integer array;
+//! a `u64` above `i64::MAX` is out of range of every axis). What an index outside the axis does is NumPy's
 //! `mode=`, an [`IndexMode`]: `Raise` (negative indices count from the end; any other is
 //! [`ArrayShapeError::IndexOutOfRange`], which waits for the kernel to know), `Wrap` or
 //! `Clip`. The kernels read and write contiguous memory: an operand of another layout is first
@@ -18,6 +19,7 @@ use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::elements::index_element::IndexElement;
 use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
 use crate::launch::Arg;
 
@@ -48,7 +50,7 @@ impl IndexMode {
 /// The index arithmetic both kernels share: the element an index names in an axis of `len`,
 /// or -1 after recording the first index out of range in `bad` (`bad[0]` set once, `bad[1]`
 /// the index).
-const INDEX_FN: &str = r#"
+pub(crate) const INDEX_FN: &str = r#"
 __device__ long long gpu_index(long long ix, long long len, int mode, unsigned long long *bad) {
     long long w = -1;
     if (len > 0) {
@@ -81,28 +83,34 @@ impl Gather {
         }
     }
 
-    fn source(self, t: &str) -> String {
+    fn source(self, t: &str, index: DType) -> String {
+        let ic = index.c_name();
+        let read = |x: &str| match index {
+            DType::U64 => u64::c_to_index(x),
+            _ => i64::c_to_index(x),
+        };
+        let (read_j, read_t) = (read("idx[j]"), read("idx[t]"));
         let body = match self {
             // out[o, j, k] = a[o, idx[j], k], over the flat index of `out`.
             Gather::Take => format!(
                 "extern \"C\" __global__ void gpu_take(unsigned long long n, const {t} *__restrict__ a, \
-                 const long long *__restrict__ idx, {t} *__restrict__ out, unsigned long long m, \
+                 const {ic} *__restrict__ idx, {t} *__restrict__ out, unsigned long long m, \
                  unsigned long long inner, long long len, int mode, unsigned long long *bad) {{\n\
                  for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; t < n;\n\
                       t += (unsigned long long)gridDim.x * blockDim.x) {{\n\
                      unsigned long long k = t % inner, r = t / inner, j = r % m, o = r / m;\n\
-                     long long ix = gpu_index(idx[j], len, mode, bad);\n\
+                     long long ix = gpu_index({read_j}, len, mode, bad);\n\
                      if (ix >= 0) out[t] = a[(o * (unsigned long long)len + (unsigned long long)ix) * inner + k];\n\
                  }}\n}}\n"
             ),
             // a.flat[idx[j]] = v[j % vlen].
             Gather::Put => format!(
-                "extern \"C\" __global__ void gpu_put(unsigned long long m, {t} *a, const long long *__restrict__ idx, \
+                "extern \"C\" __global__ void gpu_put(unsigned long long m, {t} *a, const {ic} *__restrict__ idx, \
                  const {t} *__restrict__ v, unsigned long long vlen, long long len, int mode, \
                  unsigned long long *bad) {{\n\
                  for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; t < m;\n\
                       t += (unsigned long long)gridDim.x * blockDim.x) {{\n\
-                     long long ix = gpu_index(idx[t], len, mode, bad);\n\
+                     long long ix = gpu_index({read_t}, len, mode, bad);\n\
                      if (ix >= 0) a[ix] = v[t % vlen];\n\
                  }}\n}}\n"
             ),
@@ -112,12 +120,13 @@ impl Gather {
 }
 
 /// The source hash of each (kernel, element type), computed once per process.
-static KEYS: Definitions<(Gather, DType), u64> = Definitions::new();
+static KEYS: Definitions<(Gather, DType, DType), u64> = Definitions::new();
 
-fn prepared(ctx: &Context, g: Gather, t: DType) -> Result<crate::launch::PreparedFunction> {
+fn prepared(ctx: &Context, g: Gather, t: DType, index: DType) -> Result<crate::launch::PreparedFunction> {
     // Written only when its hash or its compile needs it, as the other kernels' sources are.
-    let source = || crate::gpuarray::elements::cast::headers_for([t]) + &g.source(t.c_name());
-    let hash = KEYS.get_or_try_insert_with((g, t), || Ok(registry::hash_parts(&[g.name(), &source()])))?;
+    let source = || crate::gpuarray::elements::cast::headers_for([t]) + &g.source(t.c_name(), index);
+    let hash =
+        KEYS.get_or_try_insert_with((g, t, index), || Ok(registry::hash_parts(&[g.name(), &source()])))?;
     let key = KernelKey {
         source: hash,
         variant: 0,
@@ -144,10 +153,11 @@ fn launch(
     stream: Option<&Stream>,
     g: Gather,
     t: DType,
+    index: DType,
     work: u64,
     args: &[Arg<'_>],
 ) -> Result<()> {
-    let f = prepared(ctx, g, t)?;
+    let f = prepared(ctx, g, t, index)?;
     let grid = registry::grid_for(ctx, work)?;
     registry::launch(&f, grid, BLOCK, stream, args)
 }
@@ -185,7 +195,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
         mode: IndexMode,
     ) -> Result<DeviceArray<S::Elem, IxDyn>>
     where
-        SI: Storage<Elem = i64>,
+        SI: Storage<Elem: IndexElement>,
         DI: Dimension,
     {
         take_stream(self, indices, axis, mode, None)
@@ -204,7 +214,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     ) -> Result<()>
     where
         S: StorageMut,
-        SI: Storage<Elem = i64>,
+        SI: Storage<Elem: IndexElement>,
         DI: Dimension,
         SV: Storage<Elem = S::Elem>,
         DV: Dimension,
@@ -222,7 +232,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         mode: IndexMode,
     ) -> Result<DeviceArray<S::Elem, IxDyn>>
     where
-        SI: Storage<Elem = i64>,
+        SI: Storage<Elem: IndexElement>,
         DI: Dimension,
     {
         take_stream(self.target, indices, axis, mode, self.stream)
@@ -238,7 +248,7 @@ impl<S: StorageMut<Elem: Element>, D: Dimension> OnStream<'_, &mut DeviceArrayBa
         mode: IndexMode,
     ) -> Result<()>
     where
-        SI: Storage<Elem = i64>,
+        SI: Storage<Elem: IndexElement>,
         DI: Dimension,
         SV: Storage<Elem = S::Elem>,
         DV: Dimension,
@@ -247,7 +257,7 @@ impl<S: StorageMut<Elem: Element>, D: Dimension> OnStream<'_, &mut DeviceArrayBa
     }
 }
 
-fn take_stream<S: Storage<Elem: Element>, D: Dimension, SI: Storage<Elem = i64>, DI: Dimension>(
+fn take_stream<S: Storage<Elem: Element>, D: Dimension, SI: Storage<Elem: IndexElement>, DI: Dimension>(
     a: &DeviceArrayBase<S, D>,
     indices: &DeviceArrayBase<SI, DI>,
     axis: usize,
@@ -282,8 +292,8 @@ fn take_stream<S: Storage<Elem: Element>, D: Dimension, SI: Storage<Elem = i64>,
             None => Arg::input::<S::Elem, _>(a),
         };
         let i_arg = match &i_copy {
-            Some(c) => Arg::input::<i64, _>(c),
-            None => Arg::input::<i64, _>(indices),
+            Some(c) => Arg::input::<SI::Elem, _>(c),
+            None => Arg::input::<SI::Elem, _>(indices),
         };
         let args = [
             Arg::U64(n),
@@ -296,7 +306,15 @@ fn take_stream<S: Storage<Elem: Element>, D: Dimension, SI: Storage<Elem = i64>,
             Arg::I32(mode.code()),
             Arg::output(&mut bad),
         ];
-        launch(ctx, stream, Gather::Take, S::Elem::DTYPE, n, &args)?;
+        launch(
+            ctx,
+            stream,
+            Gather::Take,
+            S::Elem::DTYPE,
+            SI::Elem::DTYPE,
+            n,
+            &args,
+        )?;
     }
     check_bad(&bad, "DeviceArray::take", len)?;
     Ok(out)
@@ -312,7 +330,7 @@ fn put_stream<S, D, SI, DI, SV, DV>(
 where
     S: StorageMut<Elem: Element>,
     D: Dimension,
-    SI: Storage<Elem = i64>,
+    SI: Storage<Elem: IndexElement>,
     DI: Dimension,
     SV: Storage<Elem = S::Elem>,
     DV: Dimension,
@@ -333,8 +351,8 @@ where
     let mut bad = DeviceBuffer::<u64>::zeros(&ctx, 2)?;
     {
         let i_arg = match &i_copy {
-            Some(c) => Arg::input::<i64, _>(c),
-            None => Arg::input::<i64, _>(indices),
+            Some(c) => Arg::input::<SI::Elem, _>(c),
+            None => Arg::input::<SI::Elem, _>(indices),
         };
         let v_arg = match &v_copy {
             Some(c) => Arg::input::<S::Elem, _>(c),
@@ -350,7 +368,15 @@ where
             Arg::I32(mode.code()),
             Arg::output(&mut bad),
         ];
-        launch(&ctx, stream, Gather::Put, S::Elem::DTYPE, m, &args)?;
+        launch(
+            &ctx,
+            stream,
+            Gather::Put,
+            S::Elem::DTYPE,
+            SI::Elem::DTYPE,
+            m,
+            &args,
+        )?;
     }
     check_bad(&bad, "DeviceArray::put", len)
 }
@@ -364,7 +390,7 @@ pub fn multi_take<S, D, SI, DI>(
 where
     S: Storage<Elem: Element>,
     D: Dimension,
-    SI: Storage<Elem = i64>,
+    SI: Storage<Elem: IndexElement>,
     DI: Dimension,
 {
     arrays
@@ -386,7 +412,7 @@ pub fn multi_put<S, D, SI, DI>(
 where
     S: Storage<Elem: Element>,
     D: Dimension,
-    SI: Storage<Elem = i64>,
+    SI: Storage<Elem: IndexElement>,
     DI: Dimension,
 {
     arrays
@@ -423,7 +449,8 @@ mod tests {
                 DType::I16,
                 DType::Complex64,
             ] {
-                let source = crate::gpuarray::elements::cast::headers_for([t]) + &g.source(t.c_name());
+                let index = if t == DType::U8 { DType::U64 } else { DType::I32 };
+                let source = crate::gpuarray::elements::cast::headers_for([t]) + &g.source(t.c_name(), index);
                 if let Err(e) = registry::compile_check(&source, "sm_90") {
                     panic!("{} of {}: {e}\n{source}", g.name(), t.c_name());
                 }

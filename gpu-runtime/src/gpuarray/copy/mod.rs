@@ -8,4 +8,6 @@ pub(crate) mod construct;
 pub(crate) mod convert_contig;
 pub(crate) mod gather;
 pub(crate) mod methods;
+pub(crate) mod order;
+pub(crate) mod take_along;
 pub(crate) mod transpose;

@@ -11,6 +11,7 @@ pub(crate) mod complex;
 pub(crate) mod dtype;
 pub(crate) mod element;
 pub(crate) mod half;
+pub(crate) mod index_element;
 pub(crate) mod inexact;
 pub(crate) mod mean_type;
 pub(crate) mod promotion;

@@ -3,4 +3,5 @@
 
 pub(crate) mod curand;
 pub(crate) mod curand_error;
+pub(crate) mod integers;
 pub(crate) mod philox;

@@ -68,7 +68,7 @@ pub enum Distribution {
     Normal,
 }
 
-const PHILOX_C: &str = "__device__ __forceinline__ uint4 gpu_philox(uint4 c, uint2 k) {\n\
+pub(crate) const PHILOX_C: &str = "__device__ __forceinline__ uint4 gpu_philox(uint4 c, uint2 k) {\n\
 #pragma unroll\n\
 for (int r = 0; r < 10; ++r) {\n\
 if (r) { k.x += 0x9E3779B9u; k.y += 0xBB67AE85u; }\n\

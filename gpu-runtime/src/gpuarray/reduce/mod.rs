@@ -4,6 +4,7 @@
 
 pub(crate) mod at;
 pub(crate) mod axis;
+pub(crate) mod histogram;
 pub(crate) mod kernel;
 pub(crate) mod logic;
 pub(crate) mod ops;

@@ -1,0 +1,268 @@
+//! NumPy's `take_along_axis(arr, indices, axis)`: `out[..., j, ...] = arr[..., indices[..., j,
+//! ...], ...]` along `axis`, the other axes of `arr` and `indices` broadcast against each
+//! other. Indices of any integer type; negative ones count from the end; one outside the axis
+//! is [`ArrayShapeError::IndexOutOfRange`] (NumPy's `IndexError`), which waits for the kernel.
+//!
+//! The kernel reads both operands through their strides (a broadcast axis has stride 0), so
+//! no operand is copied first; it writes a new C-order array.
+
+use ndarray::{Dimension, IxDyn};
+
+use crate::driver::context::core::Context;
+use crate::driver::memory::buffer::DeviceBuffer;
+use crate::driver::stream::Stream;
+use crate::error::{ArrayShapeError, Result};
+use crate::gpuarray::array::axes::normalize_axis;
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::layout;
+use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::copy::gather::INDEX_FN;
+use crate::gpuarray::elements::cast::headers_for;
+use crate::gpuarray::elements::dtype::DType;
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::elements::index_element::IndexElement;
+use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
+use crate::launch::Arg;
+
+const NAME: &str = "gpu_take_along";
+
+/// The kernel's source for elements `t` and indices `index`. `dims` holds the result's shape,
+/// then the strides of `arr` and of `indices` for each of its axes (0 where broadcast).
+fn source(t: DType, index: DType) -> String {
+    let (tc, ic) = (t.c_name(), index.c_name());
+    let read = match index {
+        DType::U64 => u64::c_to_index("idx[io]"),
+        _ => i64::c_to_index("idx[io]"),
+    };
+    format!(
+        "{headers}{INDEX_FN}extern \"C\" __global__ void {NAME}(unsigned long long n, const {tc} *__restrict__ a, \
+         const {ic} *__restrict__ idx, {tc} *__restrict__ out, const long long *__restrict__ dims, int ndim, \
+         int axis, long long a_base, long long i_base, long long len, unsigned long long *bad) {{\n\
+         for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; t < n;\n\
+              t += (unsigned long long)gridDim.x * blockDim.x) {{\n\
+             unsigned long long rem = t;\n\
+             long long ao = a_base, io = i_base;\n\
+             for (int d = ndim - 1; d >= 0; --d) {{\n\
+                 const unsigned long long l = (unsigned long long)dims[d];\n\
+                 const long long c = (long long)(rem % l);\n\
+                 rem /= l;\n\
+                 io += c * dims[2 * ndim + d];\n\
+                 if (d != axis) ao += c * dims[ndim + d];\n\
+             }}\n\
+             const long long ix = gpu_index({read}, len, 0, bad);\n\
+             if (ix >= 0) out[t] = a[ao + ix * dims[ndim + axis]];\n\
+         }}\n}}\n",
+        headers = headers_for([t, index]),
+    )
+}
+
+static KEYS: Definitions<(DType, DType), u64> = Definitions::new();
+
+fn prepared(ctx: &Context, t: DType, index: DType) -> Result<crate::launch::PreparedFunction> {
+    let make = || source(t, index);
+    let hash = KEYS.get_or_try_insert_with((t, index), || Ok(registry::hash_parts(&[NAME, &make()])))?;
+    registry::prepared(
+        ctx,
+        KernelKey {
+            source: hash,
+            variant: 0,
+        },
+        NAME,
+        make,
+    )
+}
+
+/// The result's shape and each operand's strides along it (0 where broadcast), NumPy's rule:
+/// the axes other than `axis` broadcast, the result's `axis` is the indices'.
+pub(crate) fn along_layout(
+    shape: &[usize],
+    strides: &[isize],
+    ishape: &[usize],
+    istrides: &[isize],
+    axis: usize,
+) -> Result<(Vec<usize>, Vec<isize>, Vec<isize>)> {
+    let mut out = Vec::with_capacity(shape.len());
+    let (mut sa, mut si) = (Vec::new(), Vec::new());
+    for d in 0..shape.len() {
+        if d == axis {
+            out.push(ishape[d]);
+            sa.push(strides[d]);
+            si.push(if ishape[d] == 1 { 0 } else { istrides[d] });
+            continue;
+        }
+        let (l, li) = (shape[d], ishape[d]);
+        let len = if l == li || li == 1 {
+            l
+        } else if l == 1 {
+            li
+        } else {
+            return Err(ArrayShapeError::Broadcast {
+                shape: shape.to_vec(),
+                other: ishape.to_vec(),
+            }
+            .into());
+        };
+        out.push(len);
+        sa.push(if l == 1 { 0 } else { strides[d] });
+        si.push(if li == 1 { 0 } else { istrides[d] });
+    }
+    Ok((out, sa, si))
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// The elements at `indices` along `axis` (NumPy's `take_along_axis(a, indices, axis)`;
+    /// negative `axis` counts from the end): `indices` has as many axes as this array
+    /// ([`ArrayShapeError::AxesDiffer`]), its other axes broadcast against this array's, and
+    /// the result (a new C-order array) has the broadcast shape with `indices`' length along
+    /// `axis`. Indices of any integer type, negative ones counting from the end.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::DeviceArray;
+    /// use gpu_runtime::ndarray::arr2;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::from_ndarray(&ctx, &arr2(&[[10.0f32, 30.0, 20.0], [60.0, 40.0, 50.0]]))?;
+    /// let i = DeviceArray::from_ndarray(&ctx, &arr2(&[[0i32], [-2]]))?;
+    /// assert_eq!(a.take_along_axis(&i, 1)?.to_vec()?, [10.0, 40.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn take_along_axis<SI: Storage<Elem: IndexElement>, DI: Dimension>(
+        &self,
+        indices: &DeviceArrayBase<SI, DI>,
+        axis: isize,
+    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        OnStream::legacy(self).take_along_axis(indices, axis)
+    }
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`take_along_axis`](DeviceArrayBase::take_along_axis) on this stream.
+    pub fn take_along_axis<SI: Storage<Elem: IndexElement>, DI: Dimension>(
+        &self,
+        indices: &DeviceArrayBase<SI, DI>,
+        axis: isize,
+    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        take_along_stream(self.target, indices, axis, self.stream)
+    }
+}
+
+fn take_along_stream<S, D, SI, DI>(
+    a: &DeviceArrayBase<S, D>,
+    indices: &DeviceArrayBase<SI, DI>,
+    axis: isize,
+    stream: Option<&Stream>,
+) -> Result<DeviceArray<S::Elem, IxDyn>>
+where
+    S: Storage<Elem: Element>,
+    D: Dimension,
+    SI: Storage<Elem: IndexElement>,
+    DI: Dimension,
+{
+    const OP: &str = "DeviceArray::take_along_axis";
+    if a.ndim() != indices.ndim() {
+        return Err(ArrayShapeError::AxesDiffer {
+            operation: OP,
+            axes: a.ndim(),
+            index_axes: indices.ndim(),
+        }
+        .into());
+    }
+    let axis = normalize_axis(OP, axis, a.ndim())?;
+    let (shape, sa, si) = along_layout(a.shape(), a.strides(), indices.shape(), indices.strides(), axis)?;
+    let ctx = a.context();
+    let mut out = DeviceArray::<S::Elem, IxDyn>::empty(ctx, IxDyn(&shape))?;
+    let n = out.len() as u64;
+    if n == 0 {
+        return Ok(out);
+    }
+    let len = a.shape()[axis];
+    // Offsets from the lowest address each operand's pointer starts at.
+    let base =
+        |shape: &[usize], strides: &[isize]| layout::span(shape, strides).map_or(0, |(lo, _)| -lo) as i64;
+    let a_base = base(a.shape(), a.strides());
+    let i_base = base(indices.shape(), indices.strides());
+    let dims: Vec<i64> = shape
+        .iter()
+        .map(|&l| l as i64)
+        .chain(sa.iter().chain(&si).map(|&s| s as i64))
+        .collect();
+    let dims = DeviceBuffer::from_host(ctx, &dims[..])?;
+    let mut bad = DeviceBuffer::<u64>::zeros(ctx, 2)?;
+    let f = prepared(ctx, S::Elem::DTYPE, SI::Elem::DTYPE)?;
+    let grid = registry::grid_for(ctx, n)?;
+    registry::launch(
+        &f,
+        grid,
+        BLOCK,
+        stream,
+        &[
+            Arg::U64(n),
+            Arg::input::<S::Elem, _>(a),
+            Arg::input::<SI::Elem, _>(indices),
+            Arg::output(&mut out),
+            Arg::input::<i64, _>(&dims),
+            Arg::I32(shape.len() as i32),
+            Arg::I32(axis as i32),
+            Arg::I64(a_base),
+            Arg::I64(i_base),
+            Arg::I64(len as i64),
+            Arg::output(&mut bad),
+        ],
+    )?;
+    let v = bad.to_vec()?;
+    if v[0] != 0 {
+        return Err(ArrayShapeError::IndexOutOfRange {
+            operation: OP,
+            index: v[1] as i64,
+            len,
+        }
+        .into());
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kernel_compiles_for_each_element_and_index_type() {
+        let mut all = String::new();
+        let pairs = [
+            (DType::F32, DType::I64),
+            (DType::F64, DType::I32),
+            (DType::F16, DType::U8),
+            (DType::Bf16, DType::I8),
+            (DType::Bool, DType::U16),
+            (DType::Complex64, DType::U64),
+            (DType::I16, DType::U32),
+            (DType::U64, DType::I16),
+        ];
+        for (k, (t, i)) in pairs.into_iter().enumerate() {
+            let s = source(t, i);
+            let decl = gpu_cdecl::find_kernel(&s, NAME).unwrap();
+            assert_eq!(decl.params.len(), 11);
+            // One translation unit: each kernel and its index helper renamed apart.
+            all.push_str(
+                &s.replace(NAME, &format!("{NAME}{k}"))
+                    .replace("gpu_index", &format!("gpu_index{k}")),
+            );
+        }
+        if let Err(e) = registry::compile_check(&all, "sm_90") {
+            panic!("{e}");
+        }
+    }
+
+    #[test]
+    fn the_other_axes_broadcast_as_numpys() {
+        // arr (2, 3), indices (2, 1) along 1: out (2, 1).
+        let (s, sa, si) = along_layout(&[2, 3], &[3, 1], &[2, 1], &[1, 1], 1).unwrap();
+        assert_eq!((s, sa, si), (vec![2, 1], vec![3, 1], vec![1, 0]));
+        // arr (1, 3), indices (4, 2) along 1: out (4, 2), arr's axis 0 broadcast.
+        let (s, sa, si) = along_layout(&[1, 3], &[3, 1], &[4, 2], &[2, 1], 1).unwrap();
+        assert_eq!((s, sa, si), (vec![4, 2], vec![0, 1], vec![2, 1]));
+        // arr (5, 3), indices (1, 3) along 0: out (1, 3).
+        let (s, _, si) = along_layout(&[5, 3], &[3, 1], &[1, 3], &[3, 1], 0).unwrap();
+        assert_eq!((s, si), (vec![1, 3], vec![0, 1]));
+        assert!(along_layout(&[2, 3], &[3, 1], &[3, 1], &[1, 1], 1).is_err());
+    }
+}

@@ -1,0 +1,247 @@
+//! Random integers in `[low, high)` (NumPy's `randint(low, high, size, dtype)`, CuPy's
+//! `random.randint`), for every integer type, from the same Philox4x32-10 as the other fills
+//! (`philox.rs`), unbiased by Lemire's method ("Fast random integer generation in an
+//! interval", ACM TOMS 2019): a word `x` maps to `(x * r) >> 32` (64-bit words and a 128-bit
+//! product when the range `r` exceeds 2^32), rejecting the few low products that would make
+//! some values more likely.
+//!
+//! Element `i` (C order) draws its words from the Philox blocks with counters
+//! `(i mod 2^32, i / 2^32, z, 0x52494e54)`, `z = 0, 1, ...` as rejections use them up, and the
+//! key `(seed mod 2^32, seed / 2^32)`: the value depends only on the seed and `i`, as the other
+//! fills' do, and these words are none of theirs (their fourth counter word is 0).
+
+use ndarray::{Dimension, ShapeBuilder};
+
+use crate::driver::context::core::Context;
+use crate::driver::stream::Stream;
+use crate::error::{ArrayShapeError, Result};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, StorageMut};
+use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::elements::dtype::DType;
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::elements::index_element::IndexElement;
+use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
+use crate::gpuarray::random::philox::PHILOX_C;
+use crate::launch::Arg;
+
+const NAME: &str = "gpu_randint";
+
+/// The fourth counter word of every block `randint` draws (`"RINT"`).
+pub(crate) const TAG: u32 = 0x5249_4e54;
+
+fn source(t: DType) -> String {
+    let tc = t.c_name();
+    format!(
+        "{PHILOX_C}struct gpu_words {{ uint4 q; unsigned int lo, hi, z; int used; uint2 key; }};\n\
+         __device__ __forceinline__ unsigned int gpu_next(gpu_words &s) {{\n\
+             if (s.used == 4) {{ s.z += 1u; s.q = gpu_philox(make_uint4(s.lo, s.hi, s.z, {TAG}u), s.key); s.used = 0; }}\n\
+             const unsigned int w = s.used == 0 ? s.q.x : s.used == 1 ? s.q.y : s.used == 2 ? s.q.z : s.q.w;\n\
+             s.used += 1;\n\
+             return w;\n\
+         }}\n\
+         extern \"C\" __global__ void {NAME}(long long n, unsigned int k0, unsigned int k1, unsigned long long low, \
+         unsigned long long r, {tc} *__restrict__ out) {{\n\
+         for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += (long long)gridDim.x * blockDim.x) {{\n\
+             gpu_words s;\n\
+             s.lo = (unsigned int)i; s.hi = (unsigned int)((unsigned long long)i >> 32); s.z = 0xffffffffu; s.used = 4;\n\
+             s.key = make_uint2(k0, k1);\n\
+             unsigned long long v;\n\
+             if (r == 4294967296ull) {{\n\
+                 v = gpu_next(s);\n\
+             }} else if (r != 0ull && r < 4294967296ull) {{\n\
+                 const unsigned int r32 = (unsigned int)r;\n\
+                 unsigned long long m = (unsigned long long)gpu_next(s) * r32;\n\
+                 if ((unsigned int)m < r32) {{\n\
+                     const unsigned int t = (0u - r32) % r32;\n\
+                     while ((unsigned int)m < t) m = (unsigned long long)gpu_next(s) * r32;\n\
+                 }}\n\
+                 v = m >> 32;\n\
+             }} else {{\n\
+                 unsigned long long x = ((unsigned long long)gpu_next(s) << 32) | gpu_next(s);\n\
+                 if (r == 0ull) {{\n\
+                     v = x;\n\
+                 }} else {{\n\
+                     unsigned long long lo = x * r;\n\
+                     if (lo < r) {{\n\
+                         const unsigned long long t = (0ull - r) % r;\n\
+                         while (lo < t) {{ x = ((unsigned long long)gpu_next(s) << 32) | gpu_next(s); lo = x * r; }}\n\
+                     }}\n\
+                     v = __umul64hi(x, r);\n\
+                 }}\n\
+             }}\n\
+             out[i] = ({tc})(low + v);\n\
+         }}\n}}\n"
+    )
+}
+
+static KEYS: Definitions<DType, u64> = Definitions::new();
+
+fn prepared(ctx: &Context, t: DType) -> Result<crate::launch::PreparedFunction> {
+    let make = || source(t);
+    let hash = KEYS.get_or_try_insert_with(t, || Ok(registry::hash_parts(&[NAME, &make()])))?;
+    registry::prepared(
+        ctx,
+        KernelKey {
+            source: hash,
+            variant: 0,
+        },
+        NAME,
+        make,
+    )
+}
+
+/// The range `high - low` as the kernel's `r` (`0` meaning 2^64), and `low` as its bits.
+pub(crate) fn range_args(low: i128, high: i128) -> Result<(u64, u64)> {
+    if low >= high {
+        return Err(ArrayShapeError::EmptyRange {
+            low: low.to_string(),
+            high: high.to_string(),
+        }
+        .into());
+    }
+    Ok(((high - low) as u64, low as u64))
+}
+
+impl<T: IndexElement, D: Dimension> DeviceArray<T, D> {
+    /// A new C-order array of `shape` of random integers in `[low, high)` (NumPy's
+    /// `randint(low, high, size, dtype)`; `high` excluded, `low >= high` is
+    /// [`ArrayShapeError::EmptyRange`]), uniform and unbiased, from `seed` (see
+    /// [`fill_randint`](DeviceArrayBase::fill_randint)).
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::DeviceArray;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let dice = DeviceArray::<i32, _>::randint(&ctx, 1000, 1, 7, 42)?;
+    /// assert!(dice.to_vec()?.iter().all(|d| (1..7).contains(d)));
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn randint<Sh: ShapeBuilder<Dim = D>>(
+        ctx: &Context,
+        shape: Sh,
+        low: T,
+        high: T,
+        seed: u64,
+    ) -> Result<Self> {
+        OnStream::legacy(ctx).randint(shape, low, high, seed)
+    }
+}
+
+impl OnStream<'_, &Context> {
+    /// [`DeviceArray::randint`] on this stream.
+    pub fn randint<T: IndexElement, D: Dimension, Sh: ShapeBuilder<Dim = D>>(
+        &self,
+        shape: Sh,
+        low: T,
+        high: T,
+        seed: u64,
+    ) -> Result<DeviceArray<T, D>> {
+        let mut a = DeviceArray::empty(self.target, shape)?;
+        OnStream::new(&mut a, self.stream).fill_randint(low, high, seed)?;
+        Ok(a)
+    }
+}
+
+impl<S: StorageMut<Elem: IndexElement>, D: Dimension> DeviceArrayBase<S, D> {
+    /// Fills the array with random integers in `[low, high)` from Philox4x32-10 with `seed`
+    /// (see the module docs of `integers.rs`): element `i` in C order is the same for the same
+    /// seed on every device and in every layout.
+    pub fn fill_randint(&mut self, low: S::Elem, high: S::Elem, seed: u64) -> Result<()> {
+        OnStream::legacy(self).fill_randint(low, high, seed)
+    }
+}
+
+impl<S: StorageMut<Elem: IndexElement>, D: Dimension> OnStream<'_, &mut DeviceArrayBase<S, D>> {
+    /// [`fill_randint`](DeviceArrayBase::fill_randint) on this stream.
+    pub fn fill_randint(&mut self, low: S::Elem, high: S::Elem, seed: u64) -> Result<()> {
+        fill_stream(self.target, low, high, seed, self.stream)
+    }
+}
+
+fn fill_stream<S: StorageMut<Elem: IndexElement>, D: Dimension>(
+    a: &mut DeviceArrayBase<S, D>,
+    low: S::Elem,
+    high: S::Elem,
+    seed: u64,
+    stream: Option<&Stream>,
+) -> Result<()> {
+    let (r, low_bits) = range_args(low.to_i128(), high.to_i128())?;
+    if !a.is_standard_layout() {
+        // Drawn in C order, then stored through this array's layout.
+        let mut tmp = DeviceArray::<S::Elem, D>::empty(a.context(), a.raw_dim())?;
+        fill_stream(&mut tmp, low, high, seed, stream)?;
+        return OnStream::new(a, stream).copy_from(&tmp);
+    }
+    let n = a.len();
+    if n == 0 {
+        return Ok(());
+    }
+    let ctx = a.context().clone();
+    let f = prepared(&ctx, S::Elem::DTYPE)?;
+    let grid = registry::grid_for(&ctx, n as u64)?;
+    registry::launch(
+        &f,
+        grid,
+        BLOCK,
+        stream,
+        &[
+            Arg::I64(n as i64),
+            Arg::U32(seed as u32),
+            Arg::U32((seed >> 32) as u32),
+            Arg::U64(low_bits),
+            Arg::U64(r),
+            Arg::output::<S::Elem, _>(a),
+        ],
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kernel_compiles_for_every_integer_type() {
+        let types = [
+            DType::I8,
+            DType::U8,
+            DType::I16,
+            DType::U16,
+            DType::I32,
+            DType::U32,
+            DType::I64,
+            DType::U64,
+        ];
+        let mut all = String::new();
+        for (k, t) in types.into_iter().enumerate() {
+            let s = source(t);
+            assert_eq!(gpu_cdecl::find_kernel(&s, NAME).unwrap().params.len(), 6);
+            all.push_str(
+                &s.replace(NAME, &format!("{NAME}{k}"))
+                    .replace("gpu_philox", &format!("gpu_philox{k}"))
+                    .replace("gpu_words", &format!("gpu_words{k}"))
+                    .replace("gpu_next", &format!("gpu_next{k}")),
+            );
+        }
+        if let Err(e) = registry::compile_check(&all, "sm_90") {
+            panic!("{e}");
+        }
+    }
+
+    #[test]
+    fn ranges_are_exact_for_every_type() {
+        assert_eq!((-128i8).to_i128(), -128);
+        assert_eq!(u64::MAX.to_i128(), u64::MAX as i128);
+        assert_eq!(range_args(-5, 3).unwrap(), (8, (-5i64) as u64));
+        // The whole of u64 but its top: r = 2^64 - 1.
+        assert_eq!(range_args(0, u64::MAX as i128).unwrap().0, u64::MAX);
+        // The whole of i64 but its top.
+        assert_eq!(
+            range_args(i64::MIN as i128, i64::MAX as i128).unwrap().0,
+            u64::MAX
+        );
+        assert!(matches!(
+            range_args(3, 3),
+            Err(crate::error::Error::Shape(ArrayShapeError::EmptyRange { ref low, ref high })) if low == "3" && high == "3"
+        ));
+        assert!(range_args(4, 3).is_err());
+    }
+}

@@ -1,0 +1,672 @@
+//! Counting into bins: NumPy's `bincount(x, weights=, minlength=)` and `histogram(a, bins=,
+//! range=)`. Each block counts into bins in shared memory (atomics there are cheap and
+//! uncontended across blocks), then adds its bins to the result in global memory; with more
+//! bins than shared memory holds, each element adds to global memory directly.
+//!
+//! Both need the data's range first (the number of bins of `bincount`, the range of a
+//! `histogram` without one): one launch writes each block's minimum and maximum, which the
+//! host reads and combines (a few thousand values).
+
+use ndarray::{Dimension, Ix1};
+
+use crate::driver::context::core::Context;
+use crate::driver::memory::buffer::DeviceBuffer;
+use crate::driver::stream::Stream;
+use crate::error::{ArrayShapeError, Result};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::elements::cast::{convert_c, headers_for};
+use crate::gpuarray::elements::dtype::DType;
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::elements::index_element::IndexElement;
+use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
+use crate::launch::Arg;
+
+/// Bins a block keeps in shared memory: 4096 of 8 bytes, 32 KiB (of the 48 KiB every GPU
+/// gives a block statically), so two blocks of 256 threads still fit on a multiprocessor.
+const SHARED_BINS: u64 = 4096;
+
+/// The bins of [`DeviceArrayBase::histogram`] (NumPy's `bins=` and `range=`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Bins<'a> {
+    /// `bins` bins of equal width over `range` (`None`: the data's minimum and maximum, widened
+    /// by 0.5 each way when they are equal), NumPy's `bins=int, range=(lo, hi)`. The edges are
+    /// computed as NumPy's `linspace` and rounded to the type NumPy gives them (`f32` data:
+    /// `float32` edges, `f16` data: `float16`, integers: `float64`), so the counts are NumPy's.
+    Count {
+        /// The number of bins, at least 1.
+        bins: usize,
+        /// The range, finite with `lo <= hi`.
+        range: Option<(f64, f64)>,
+    },
+    /// Explicit edges, at least two, non-decreasing: bin `i` is `[edges[i], edges[i + 1])`,
+    /// the last one closed `[edges[n - 1], edges[n]]`.
+    Edges(&'a [f64]),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Kernel {
+    /// Each block's minimum and maximum, as `long long` (`bincount`) or `double`
+    /// (`histogram`: NaN wins, as NumPy's `min` and `max` of the data).
+    Range { as_double: bool },
+    /// Counts (or sums of `weights`) by value.
+    Bincount { weights: Option<DType> },
+    /// Counts by bin of the edges.
+    Histogram,
+}
+
+impl Kernel {
+    fn name(self) -> &'static str {
+        match self {
+            Kernel::Range { .. } => "gpu_value_range",
+            Kernel::Bincount { .. } => "gpu_bincount",
+            Kernel::Histogram => "gpu_histogram",
+        }
+    }
+}
+
+fn source(k: Kernel, t: DType) -> String {
+    let tc = t.c_name();
+    let name = k.name();
+    let grid_loop =
+        "for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n\
+                     i += (unsigned long long)gridDim.x * blockDim.x)";
+    let w = BLOCK / 32;
+    // Shared bins, zeroed, counted into by `add`, then added to `out` (of `rt`).
+    let binned = |rt: &str, index: &str, one: &str, skip: &str| {
+        format!(
+            "    __shared__ {rt} s[{SHARED_BINS}];\n\
+             if (bins <= {SHARED_BINS}ll) {{\n\
+                 for (long long b = threadIdx.x; b < bins; b += blockDim.x) s[b] = 0;\n\
+                 __syncthreads();\n\
+                 {grid_loop} {{ {skip} atomicAdd(&s[{index}], {one}); }}\n\
+                 __syncthreads();\n\
+                 for (long long b = threadIdx.x; b < bins; b += blockDim.x) if (s[b] != 0) atomicAdd(&out[b], s[b]);\n\
+             }} else {{\n\
+                 {grid_loop} {{ {skip} atomicAdd(&out[{index}], {one}); }}\n\
+             }}\n"
+        )
+    };
+    let body = match k {
+        Kernel::Range { as_double } => {
+            let (rt, read, lo0, hi0, less, more) = if as_double {
+                (
+                    "double",
+                    convert_c(t, DType::F64, "x[i]"),
+                    "__longlong_as_double(0x7ff0000000000000ll)",
+                    "-__longlong_as_double(0x7ff0000000000000ll)",
+                    // NaN wins: once `lo` is NaN nothing is less.
+                    "(v < lo || v != v)",
+                    "(v > hi || v != v)",
+                )
+            } else {
+                let read = if t == DType::U64 {
+                    u64::c_to_index("x[i]")
+                } else {
+                    i64::c_to_index("x[i]")
+                };
+                (
+                    "long long",
+                    read,
+                    "9223372036854775807ll",
+                    "(-9223372036854775807ll - 1ll)",
+                    "(v < lo)",
+                    "(v > hi)",
+                )
+            };
+            format!(
+                "extern \"C\" __global__ void {name}(unsigned long long n, const {tc} *__restrict__ x, {rt} *__restrict__ part) {{\n\
+                 {rt} lo = {lo0}, hi = {hi0};\n\
+                 {grid_loop} {{ const {rt} v = {read}; if {less} lo = v; if {more} hi = v; }}\n\
+                 for (int o = 16; o; o >>= 1) {{\n\
+                     {rt} v = __shfl_down_sync(0xffffffffu, lo, o); if {less} lo = v;\n\
+                     v = __shfl_down_sync(0xffffffffu, hi, o); if {more} hi = v;\n\
+                 }}\n\
+                 __shared__ {rt} wl[{w}], wh[{w}];\n\
+                 if ((threadIdx.x & 31u) == 0) {{ wl[threadIdx.x >> 5] = lo; wh[threadIdx.x >> 5] = hi; }}\n\
+                 __syncthreads();\n\
+                 if (threadIdx.x == 0) {{\n\
+                     for (int k = 1; k < {w}; ++k) {{ {rt} v = wl[k]; if {less} lo = v; v = wh[k]; if {more} hi = v; }}\n\
+                     part[2 * blockIdx.x] = lo; part[2 * blockIdx.x + 1] = hi;\n\
+                 }}\n}}\n"
+            )
+        }
+        Kernel::Bincount { weights: None } => {
+            let index = format!("(unsigned long long){}", IndexFor(t).read("x[i]"));
+            format!(
+                "extern \"C\" __global__ void {name}(unsigned long long n, const {tc} *__restrict__ x, \
+                 unsigned long long *__restrict__ out, long long bins) {{\n{}}}\n",
+                binned("unsigned long long", &index, "1ull", BOUND)
+            )
+        }
+        Kernel::Bincount { weights: Some(wt) } => {
+            let index = format!("(unsigned long long){}", IndexFor(t).read("x[i]"));
+            let one = convert_c(wt, DType::F64, "w[i]");
+            format!(
+                "extern \"C\" __global__ void {name}(unsigned long long n, const {tc} *__restrict__ x, \
+                 const {wc} *__restrict__ w, double *__restrict__ out, long long bins) {{\n{}}}\n",
+                binned("double", &index, &one, BOUND),
+                wc = wt.c_name()
+            )
+        }
+        Kernel::Histogram => {
+            let read = convert_c(t, DType::F64, "x[i]");
+            // The bin of `v` by the edges: NumPy's searchsorted rule, the last bin closed. A
+            // uniform estimate first when the bins are equal, then corrected against the
+            // edges, as NumPy corrects its own.
+            let find = format!(
+                "const double v = {read};\n\
+                 if (!(v >= e[0] && v <= e[bins])) continue;\n\
+                 long long b;\n\
+                 if (uniform) {{\n\
+                     double f = (v - e[0]) * norm;\n\
+                     b = f >= (double)bins ? bins - 1 : (f > 0.0 ? (long long)f : 0);\n\
+                     while (b > 0 && v < e[b]) --b;\n\
+                     while (b < bins - 1 && v >= e[b + 1]) ++b;\n\
+                 }} else {{\n\
+                     long long lo = 0, hi = bins + 1;\n\
+                     while (lo < hi) {{ long long mid = (lo + hi) >> 1; if (e[mid] <= v) lo = mid + 1; else hi = mid; }}\n\
+                     b = lo - 1 >= bins ? bins - 1 : lo - 1;\n\
+                 }}"
+            );
+            format!(
+                "extern \"C\" __global__ void {name}(unsigned long long n, const {tc} *__restrict__ x, \
+                 const double *__restrict__ e, unsigned long long *__restrict__ out, long long bins, \
+                 int uniform, double norm) {{\n{}}}\n",
+                binned("unsigned long long", "b", "1ull", &find)
+            )
+        }
+    };
+    format!("{}{body}", headers_for([t]))
+}
+
+/// A bincount kernel's check that the value names a bin: the range launch sized the bins, so
+/// this holds for data that did not change; it keeps every write inside the result regardless.
+const BOUND: &str = "if ((unsigned long long)x[i] >= (unsigned long long)bins) continue;";
+
+/// How a bincount kernel reads its values as indices (`u64` clamped, see
+/// [`IndexElement::c_to_index`]).
+struct IndexFor(DType);
+
+impl IndexFor {
+    fn read(&self, x: &str) -> String {
+        match self.0 {
+            DType::U64 => u64::c_to_index(x),
+            _ => i64::c_to_index(x),
+        }
+    }
+}
+
+static KEYS: Definitions<(Kernel, DType), u64> = Definitions::new();
+
+fn prepared(ctx: &Context, k: Kernel, t: DType) -> Result<crate::launch::PreparedFunction> {
+    let make = || source(k, t);
+    let hash = KEYS.get_or_try_insert_with((k, t), || Ok(registry::hash_parts(&[k.name(), &make()])))?;
+    registry::prepared(
+        ctx,
+        KernelKey {
+            source: hash,
+            variant: 0,
+        },
+        k.name(),
+        make,
+    )
+}
+
+/// The flat C-order elements of `a`: itself when C-contiguous, else a copy.
+fn flat<S: Storage, D: Dimension>(
+    a: &DeviceArrayBase<S, D>,
+    stream: Option<&Stream>,
+) -> Result<Option<DeviceArray<S::Elem, D>>> {
+    if a.is_standard_layout() {
+        return Ok(None);
+    }
+    Ok(Some(OnStream::new(a, stream).to_contiguous()?))
+}
+
+/// The minimum and maximum of `x` (C-contiguous, `n > 0`), combined on the host from each
+/// block's.
+fn value_range<T: Element, R: crate::types::repr::DeviceRepr + Copy + Default>(
+    ctx: &Context,
+    x: &impl crate::driver::memory::view::DeviceRead<T>,
+    n: u64,
+    as_double: bool,
+    stream: Option<&Stream>,
+    combine: impl Fn(R, R, bool) -> R,
+) -> Result<(R, R)> {
+    let grid = registry::grid_for(ctx, n)?;
+    let mut part = DeviceBuffer::<R>::zeros(ctx, 2 * grid as usize)?;
+    let f = prepared(ctx, Kernel::Range { as_double }, T::DTYPE)?;
+    registry::launch(
+        &f,
+        grid,
+        BLOCK,
+        stream,
+        &[Arg::U64(n), Arg::input::<T, _>(x), Arg::output(&mut part)],
+    )?;
+    let v = part.to_vec()?;
+    let (mut lo, mut hi) = (v[0], v[1]);
+    for p in v.chunks_exact(2).skip(1) {
+        lo = combine(lo, p[0], false);
+        hi = combine(hi, p[1], true);
+    }
+    Ok((lo, hi))
+}
+
+/// NumPy's `linspace(lo, hi, bins + 1, dtype=)` for the edges of `t`'s data, as `f64`.
+/// NumPy computes it in the type of `lo` and `hi`: `float64` for a given range (then rounded
+/// to the edge type: `float32` for `f32` data, `float16` for `f16`), the data's own type when
+/// the range is the data's minimum and maximum (`in_data_type`; each operation rounded, as
+/// NumPy's `float32` and `float16` arithmetic is).
+pub(crate) fn uniform_edges(lo: f64, hi: f64, bins: usize, t: DType, in_data_type: bool) -> Vec<f64> {
+    let round = |v: f64| match t {
+        DType::F32 => v as f32 as f64,
+        DType::F16 => half::f16::from_f64(v).to_f64(),
+        DType::Bf16 => half::bf16::from_f64(v).to_f64(),
+        _ => v,
+    };
+    let small = matches!(t, DType::F32 | DType::F16 | DType::Bf16);
+    let r = |v: f64| if in_data_type && small { round(v) } else { v };
+    let step = r(r(hi - lo) / bins as f64);
+    (0..=bins)
+        .map(|i| {
+            round(if i == bins {
+                hi
+            } else {
+                r(r(r(i as f64) * step) + lo)
+            })
+        })
+        .collect()
+}
+
+/// Checks explicit edges: at least two, non-decreasing.
+pub(crate) fn check_edges(edges: &[f64]) -> Result<()> {
+    if edges.len() < 2 {
+        return Err(ArrayShapeError::HistogramEdges {
+            index: edges.len(),
+            value: f64::NAN,
+        }
+        .into());
+    }
+    for (i, w) in edges.windows(2).enumerate() {
+        // NaN and the infinities fail the finiteness check.
+        if w[0] > w[1] || !w[1].is_finite() || !w[0].is_finite() {
+            return Err(ArrayShapeError::HistogramEdges {
+                index: i + 1,
+                value: w[1],
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
+impl<S: Storage<Elem: IndexElement>, D: Dimension> DeviceArrayBase<S, D> {
+    /// The number of times each value `0..len` occurs among this 1-d array's elements (NumPy's
+    /// `bincount(x, minlength=)`; another number of axes is [`ArrayShapeError::Dimension`]): `len` is the largest value plus
+    /// one, at least `minlength`. A negative value is [`ArrayShapeError::NegativeValue`].
+    /// Waits for the largest value, which sizes the result.
+    pub fn bincount(&self, minlength: usize) -> Result<DeviceArray<i64, Ix1>> {
+        OnStream::legacy(self).bincount(minlength)
+    }
+
+    /// The sums of `weights` by this array's values (NumPy's `bincount(x, weights, minlength)`):
+    /// `out[v]` is the sum of `weights[i]` where `x[i] == v`, in `f64` (each weight converted
+    /// to `f64`, as NumPy casts them). `weights` has this array's shape.
+    pub fn bincount_weighted<SW: Storage<Elem: Element>, DW: Dimension>(
+        &self,
+        weights: &DeviceArrayBase<SW, DW>,
+        minlength: usize,
+    ) -> Result<DeviceArray<f64, Ix1>> {
+        OnStream::legacy(self).bincount_weighted(weights, minlength)
+    }
+}
+
+impl<S: Storage<Elem: IndexElement>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`bincount`](DeviceArrayBase::bincount) on this stream.
+    pub fn bincount(&self, minlength: usize) -> Result<DeviceArray<i64, Ix1>> {
+        let mut out = None;
+        bincount_stream::<S, D, S, D>(self.target, None, minlength, self.stream, &mut out, &mut None)?;
+        out.ok_or(crate::error::Error::Internal {
+            operation: "DeviceArray::bincount",
+            broken: "a result of counts",
+        })
+    }
+
+    /// [`bincount_weighted`](DeviceArrayBase::bincount_weighted) on this stream.
+    pub fn bincount_weighted<SW: Storage<Elem: Element>, DW: Dimension>(
+        &self,
+        weights: &DeviceArrayBase<SW, DW>,
+        minlength: usize,
+    ) -> Result<DeviceArray<f64, Ix1>> {
+        let mut out = None;
+        bincount_stream(
+            self.target,
+            Some(weights),
+            minlength,
+            self.stream,
+            &mut None,
+            &mut out,
+        )?;
+        out.ok_or(crate::error::Error::Internal {
+            operation: "DeviceArray::bincount_weighted",
+            broken: "a result of sums",
+        })
+    }
+}
+
+fn bincount_stream<S, D, SW, DW>(
+    a: &DeviceArrayBase<S, D>,
+    weights: Option<&DeviceArrayBase<SW, DW>>,
+    minlength: usize,
+    stream: Option<&Stream>,
+    counts: &mut Option<DeviceArray<i64, Ix1>>,
+    sums: &mut Option<DeviceArray<f64, Ix1>>,
+) -> Result<()>
+where
+    S: Storage<Elem: IndexElement>,
+    D: Dimension,
+    SW: Storage<Elem: Element>,
+    DW: Dimension,
+{
+    const OP: &str = "DeviceArray::bincount";
+    if a.ndim() != 1 {
+        // NumPy's "object too deep/of too small depth for desired array".
+        return Err(ArrayShapeError::Dimension {
+            axes: a.ndim(),
+            fixed: 1,
+        }
+        .into());
+    }
+    if let Some(w) = weights {
+        if w.shape() != a.shape() {
+            return Err(ArrayShapeError::ElementCounts {
+                operation: "DeviceArray::bincount_weighted",
+                first: a.len(),
+                second: w.len(),
+            }
+            .into());
+        }
+    }
+    let ctx = a.context().clone();
+    let n = a.len() as u64;
+    let copy = flat(a, stream)?;
+    let x = match &copy {
+        Some(c) => c.view().into_dyn(),
+        None => a.view().into_dyn(),
+    };
+    let mut bins = minlength;
+    if n > 0 {
+        let (lo, hi) =
+            value_range::<S::Elem, i64>(
+                &ctx,
+                &x,
+                n,
+                false,
+                stream,
+                |a, b, max| {
+                    if max {
+                        a.max(b)
+                    } else {
+                        a.min(b)
+                    }
+                },
+            )?;
+        if lo < 0 {
+            return Err(ArrayShapeError::NegativeValue {
+                operation: OP,
+                value: lo,
+            }
+            .into());
+        }
+        if hi == i64::MAX || hi as u64 >= usize::MAX as u64 {
+            return Err(ArrayShapeError::ValueTooLarge {
+                operation: OP,
+                value: hi as u64,
+            }
+            .into());
+        }
+        bins = bins.max(hi as usize + 1);
+    }
+    let grid = registry::grid_for(&ctx, n.max(1))?;
+    match weights {
+        None => {
+            let mut out = DeviceArray::<i64, Ix1>::zeros(&ctx, bins)?;
+            if n > 0 {
+                let f = prepared(&ctx, Kernel::Bincount { weights: None }, S::Elem::DTYPE)?;
+                registry::launch(
+                    &f,
+                    grid,
+                    BLOCK,
+                    stream,
+                    &[
+                        Arg::U64(n),
+                        Arg::input::<S::Elem, _>(&x),
+                        Arg::output(&mut out),
+                        Arg::I64(bins as i64),
+                    ],
+                )?;
+            }
+            *counts = Some(out);
+        }
+        Some(w) => {
+            let mut out = DeviceArray::<f64, Ix1>::zeros(&ctx, bins)?;
+            if n > 0 {
+                let w_copy = flat(w, stream)?;
+                let wv = match &w_copy {
+                    Some(c) => c.view().into_dyn(),
+                    None => w.view().into_dyn(),
+                };
+                let k = Kernel::Bincount {
+                    weights: Some(SW::Elem::DTYPE),
+                };
+                let f = prepared(&ctx, k, S::Elem::DTYPE)?;
+                registry::launch(
+                    &f,
+                    grid,
+                    BLOCK,
+                    stream,
+                    &[
+                        Arg::U64(n),
+                        Arg::input::<S::Elem, _>(&x),
+                        Arg::input::<SW::Elem, _>(&wv),
+                        Arg::output(&mut out),
+                        Arg::I64(bins as i64),
+                    ],
+                )?;
+            }
+            *sums = Some(out);
+        }
+    }
+    Ok(())
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// The histogram of the flattened array (NumPy's `histogram(a, bins=, range=)`): the
+    /// count of each bin (`i64`) and the bins' edges (`f64`; see [`Bins`] for their values).
+    /// Values outside the edges, and NaN, are not counted; the last bin includes its right
+    /// edge. Numbers are compared as `f64` (a complex number by its real part). Without a
+    /// range, waits for the data's minimum and maximum (NaN among them, or an infinity, is
+    /// [`ArrayShapeError::HistogramRange`], as NumPy refuses it).
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{Bins, DeviceArray};
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::arr1(&[1.0f64, 2.0, 2.0, 4.0]))?;
+    /// let (counts, edges) = a.histogram(Bins::Count { bins: 3, range: None })?;
+    /// assert_eq!(counts.to_vec()?, [1, 2, 1]);
+    /// assert_eq!(edges.to_vec()?, [1.0, 2.0, 3.0, 4.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn histogram(&self, bins: Bins<'_>) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<f64, Ix1>)> {
+        OnStream::legacy(self).histogram(bins)
+    }
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`histogram`](DeviceArrayBase::histogram) on this stream.
+    pub fn histogram(&self, bins: Bins<'_>) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<f64, Ix1>)> {
+        let (a, stream) = (self.target, self.stream);
+        let ctx = a.context().clone();
+        let n = a.len() as u64;
+        let copy = flat(a, stream)?;
+        let x = match &copy {
+            Some(c) => c.view().into_dyn(),
+            None => a.view().into_dyn(),
+        };
+        let t = S::Elem::DTYPE;
+        let (edges, uniform) = match bins {
+            Bins::Edges(e) => {
+                check_edges(e)?;
+                (e.to_vec(), false)
+            }
+            Bins::Count { bins, range } => {
+                let in_data_type = range.is_none();
+                let (mut lo, mut hi) = match range {
+                    Some(r) => r,
+                    None if n == 0 => (0.0, 1.0),
+                    None => value_range::<S::Elem, f64>(&ctx, &x, n, true, stream, |a, b, max| {
+                        if a.is_nan() || b.is_nan() {
+                            f64::NAN
+                        } else if max {
+                            a.max(b)
+                        } else {
+                            a.min(b)
+                        }
+                    })?,
+                };
+                if bins == 0 || lo > hi || !lo.is_finite() || !hi.is_finite() {
+                    return Err(ArrayShapeError::HistogramRange {
+                        bins,
+                        low: lo,
+                        high: hi,
+                    }
+                    .into());
+                }
+                if lo == hi {
+                    // In the data's type when the range is the data's (NumPy's scalars).
+                    let r = |v: f64| uniform_edges(v, v, 1, t, in_data_type)[0];
+                    lo = r(lo - 0.5);
+                    hi = r(hi + 0.5);
+                }
+                (uniform_edges(lo, hi, bins, t, in_data_type), true)
+            }
+        };
+        let nbins = edges.len() - 1;
+        let mut counts = DeviceArray::<i64, Ix1>::zeros(&ctx, nbins)?;
+        let edges_d = DeviceArray::<f64, Ix1>::from_ndarray(&ctx, &ndarray::Array1::from_vec(edges.clone()))?;
+        if n > 0 {
+            let norm = nbins as f64 / (edges[nbins] - edges[0]);
+            let f = prepared(&ctx, Kernel::Histogram, t)?;
+            let grid = registry::grid_for(&ctx, n)?;
+            registry::launch(
+                &f,
+                grid,
+                BLOCK,
+                stream,
+                &[
+                    Arg::U64(n),
+                    Arg::input::<S::Elem, _>(&x),
+                    Arg::input::<f64, _>(&edges_d),
+                    Arg::output(&mut counts),
+                    Arg::I64(nbins as i64),
+                    Arg::I32(i32::from(uniform && norm.is_finite())),
+                    Arg::F64(if norm.is_finite() { norm } else { 0.0 }),
+                ],
+            )?;
+        }
+        Ok((counts, edges_d))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bin_kernels_compile_for_every_element_type() {
+        let ints = [
+            DType::I8,
+            DType::U8,
+            DType::I16,
+            DType::U16,
+            DType::I32,
+            DType::U32,
+            DType::I64,
+            DType::U64,
+        ];
+        let reals = [
+            DType::F16,
+            DType::Bf16,
+            DType::F32,
+            DType::F64,
+            DType::Bool,
+            DType::Complex64,
+        ];
+        let mut sources = Vec::new();
+        for t in ints {
+            sources.push(source(Kernel::Range { as_double: false }, t));
+            sources.push(source(Kernel::Bincount { weights: None }, t));
+            sources.push(source(
+                Kernel::Bincount {
+                    weights: Some(DType::F32),
+                },
+                t,
+            ));
+            sources.push(source(Kernel::Histogram, t));
+            sources.push(source(Kernel::Range { as_double: true }, t));
+        }
+        for t in reals {
+            sources.push(source(Kernel::Histogram, t));
+            sources.push(source(Kernel::Range { as_double: true }, t));
+            sources.push(source(Kernel::Bincount { weights: Some(t) }, DType::I32));
+        }
+        let all: String = sources
+            .iter()
+            .enumerate()
+            .map(|(k, s)| {
+                for name in ["gpu_value_range", "gpu_bincount", "gpu_histogram"] {
+                    if let Ok(decl) = gpu_cdecl::find_kernel(s, name) {
+                        let want = match name {
+                            "gpu_value_range" => 3,
+                            "gpu_histogram" => 7,
+                            _ if s.contains("const double *") || s.contains("w[i]") => 5,
+                            _ => 4,
+                        };
+                        assert_eq!(decl.params.len(), want, "{name}");
+                    }
+                }
+                s.replace("void gpu_", &format!("void k{k}_gpu_"))
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        if let Err(e) = registry::compile_check(&all, "sm_90") {
+            panic!("{e}");
+        }
+    }
+
+    #[test]
+    fn uniform_edges_are_numpys_linspace_in_the_edge_type() {
+        assert_eq!(
+            uniform_edges(0.0, 1.0, 4, DType::F64, true),
+            [0.0, 0.25, 0.5, 0.75, 1.0]
+        );
+        // np.histogram(np.float32([0, 1]), 3, range=(0, 1))[1]: float32(1/3), float32(2/3).
+        let e = uniform_edges(0.0, 1.0, 3, DType::F32, false);
+        assert_eq!(e[1], (1.0f64 / 3.0) as f32 as f64);
+        assert_eq!(e[3], 1.0);
+        // Without a range, in float32: step = float32(1/3), edge 2 = float32(2 * step).
+        let e = uniform_edges(0.0, 1.0, 3, DType::F32, true);
+        assert_eq!(e[2], (2.0f32 * (1.0f32 / 3.0)) as f64);
+        let e = uniform_edges(-0.1, 0.1, 2, DType::F64, false);
+        assert_eq!(e, [-0.1, 0.0, 0.1]);
+    }
+
+    #[test]
+    fn explicit_edges_must_increase() {
+        assert!(check_edges(&[0.0, 1.0, 1.0, 2.0]).is_ok());
+        assert!(check_edges(&[0.0]).is_err());
+        assert!(check_edges(&[1.0, 0.0]).is_err());
+        assert!(check_edges(&[0.0, f64::NAN]).is_err());
+    }
+}

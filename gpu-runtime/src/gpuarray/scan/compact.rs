@@ -1,0 +1,747 @@
+//! Stream compaction: the elements or positions where a predicate holds, in C order. NumPy's
+//! `nonzero`, `flatnonzero`, `argwhere`, `count_nonzero`, one-argument `where`, and boolean-mask
+//! indexing (`a[mask]`, `a[mask] = values`).
+//!
+//! Three launches: each block counts the true elements of its tile (`TILE` elements, read as
+//! `ITEMS` coalesced rounds of the block), one block scans the tiles' counts into their
+//! exclusive offsets (and the total after them), and each block reads its tile again and writes
+//! every true element at its offset plus its rank in the tile (a warp ballot and the warps'
+//! counts in shared memory), so the order is C order. The total is read back before the
+//! result is allocated, as NumPy's size must be known: that read waits for the first two
+//! launches, as CuPy's does.
+//!
+//! Inputs of any layout: an array not contiguous in C order is copied first. The scatter writes
+//! no element at or past the total the count found (the grid is one block per tile, so the
+//! total is `offsets[gridDim.x]`): the result's size bounds every write, whatever the data.
+
+use ndarray::{Dimension, Ix1, Ix2, IxDyn};
+
+use crate::driver::memory::view::DeviceRead;
+
+use crate::driver::context::core::Context;
+use crate::driver::memory::buffer::DeviceBuffer;
+use crate::driver::stream::Stream;
+use crate::error::{ArrayShapeError, Result};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::elements::boolean::Bool;
+use crate::gpuarray::elements::cast;
+use crate::gpuarray::elements::dtype::DType;
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
+use crate::launch::Arg;
+
+/// Elements each thread reads per tile: 16 rounds of a 256-thread block, 4096 elements a tile,
+/// so the tiles' counts (read and scanned by one block) are 1/4096 of the input.
+const ITEMS: u64 = 16;
+/// Elements per block of the count and scatter launches.
+const TILE: u64 = BLOCK as u64 * ITEMS;
+/// Threads of the one block that scans the tiles' counts.
+const SCAN_BLOCK: u32 = 1024;
+
+// The kernels keep one flag bit per round in an `unsigned int`, rank whole warps, and scan
+// with a doubling loop over the block.
+const _: () = assert!(ITEMS <= 32 && TILE.is_multiple_of(32) && SCAN_BLOCK.is_power_of_two());
+
+/// The kernels of a compaction, each keyed with the predicate's element type `P` (what is
+/// tested for truth), the element type `T` it moves, and the number of axes it unravels into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Part {
+    /// `counts[tile]`: the true elements of each tile.
+    Count,
+    /// `counts` to exclusive offsets in place, the total at `counts[tiles]`.
+    Offsets,
+    /// One `long long` array per axis: the index along that axis of each true element
+    /// (`nonzero`), `ndim` of them.
+    Indices(usize),
+    /// One `(count, ndim)` C-order array of the same indices (`argwhere`).
+    Rows,
+    /// `out[rank] = a[i]` (`a[mask]`).
+    Values,
+    /// `a[i] = v[rank]` (`a[mask] = v`).
+    Scatter,
+    /// `a[i] = value` where the mask holds (`a[mask] = scalar`): one pass, no ranks.
+    Fill,
+}
+
+impl Part {
+    fn name(self) -> &'static str {
+        match self {
+            Part::Count => "gpu_compact_count",
+            Part::Offsets => "gpu_compact_offsets",
+            Part::Indices(_) => "gpu_compact_indices",
+            Part::Rows => "gpu_compact_rows",
+            Part::Values => "gpu_compact_values",
+            Part::Scatter => "gpu_compact_scatter",
+            Part::Fill => "gpu_compact_fill",
+        }
+    }
+}
+
+/// The C source of `part`, whose predicate reads `src[i]` of type `p` and moves elements of
+/// type `t`.
+fn source(part: Part, p: DType, t: DType) -> String {
+    let pc = p.c_name();
+    let tc = t.c_name();
+    // A `Bool` may hold any byte (the device may write one): read as its byte, so that every
+    // kernel of a compaction agrees on which elements are true.
+    let truth = if p == DType::Bool {
+        "(((const unsigned char *)src)[i] != 0)".to_owned()
+    } else {
+        cast::convert_c(p, DType::Bool, "src[i]")
+    };
+    let name = part.name();
+    let headers = cast::headers_for([p, t]);
+    // Reads the tile's flags, one bit per round, before ranking, so that a thread's 16 loads
+    // are in flight together.
+    let flags = format!(
+        "    const unsigned long long base = (unsigned long long)blockIdx.x * {TILE}ull;\n\
+         unsigned int bits = 0;\n\
+         #pragma unroll\n\
+         for (int r = 0; r < {ITEMS}; ++r) {{\n\
+             unsigned long long i = base + (unsigned long long)r * {BLOCK}u + threadIdx.x;\n\
+             if (i < n && {truth}) bits |= 1u << r;\n\
+         }}\n"
+    );
+    let rank_loop = |params: &str, action: &str| {
+        format!(
+            "extern \"C\" __global__ void {name}(unsigned long long n, const {pc} *__restrict__ src, \
+             const long long *__restrict__ offsets{params}) {{\n{flags}\
+             __shared__ int warps[{w}];\n\
+             const unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;\n\
+             long long run = offsets[blockIdx.x];\n\
+             const long long cap = offsets[gridDim.x];\n\
+             for (int r = 0; r < {ITEMS}; ++r) {{\n\
+                 const bool f = (bits >> r) & 1u;\n\
+                 const unsigned int b = __ballot_sync(0xffffffffu, f);\n\
+                 if (lane == 0) warps[warp] = __popc(b);\n\
+                 __syncthreads();\n\
+                 int before = 0, total = 0;\n\
+                 #pragma unroll\n\
+                 for (int k = 0; k < {w}; ++k) {{ int v = warps[k]; total += v; if (k < (int)warp) before += v; }}\n\
+                 if (f && run + before < cap) {{\n\
+                     const unsigned long long i = base + (unsigned long long)r * {BLOCK}u + threadIdx.x;\n\
+                     const long long pos = run + before + __popc(b & ((1u << lane) - 1u));\n\
+                     if (pos < cap) {{ {action} }}\n\
+                 }}\n\
+                 run += total;\n\
+                 __syncthreads();\n\
+             }}\n}}\n",
+            w = BLOCK / 32
+        )
+    };
+    // The index of flat element `i` along each axis, last axis first.
+    let unravel = |store: &dyn Fn(&str) -> String| {
+        format!(
+            "unsigned long long rem = i;\n\
+             for (int d = ndim - 1; d >= 0; --d) {{\n\
+                 const unsigned long long len = (unsigned long long)shape[d];\n\
+                 const unsigned long long q = d ? rem / len : 0ull;\n\
+                 {}\n\
+                 rem = q;\n\
+             }}",
+            store("(long long)(d ? rem - q * len : rem)")
+        )
+    };
+    let body = match part {
+        Part::Count => format!(
+            "extern \"C\" __global__ void {name}(unsigned long long n, const {pc} *__restrict__ src, \
+             long long *__restrict__ counts) {{\n{flags}\
+             int c = __popc(bits);\n\
+             for (int o = 16; o; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);\n\
+             __shared__ int warps[{w}];\n\
+             if ((threadIdx.x & 31u) == 0) warps[threadIdx.x >> 5] = c;\n\
+             __syncthreads();\n\
+             if (threadIdx.x == 0) {{\n\
+                 long long s = 0;\n\
+                 for (int k = 0; k < {w}; ++k) s += warps[k];\n\
+                 counts[blockIdx.x] = s;\n\
+             }}\n}}\n",
+            w = BLOCK / 32
+        ),
+        Part::Offsets => format!(
+            "extern \"C\" __global__ void {name}(unsigned long long m, long long *counts) {{\n\
+             __shared__ long long part[{SCAN_BLOCK}];\n\
+             const unsigned long long per = (m + {SCAN_BLOCK}ull - 1ull) / {SCAN_BLOCK}ull;\n\
+             const unsigned long long lo = threadIdx.x * per;\n\
+             const unsigned long long hi = lo + per < m ? lo + per : m;\n\
+             long long s = 0;\n\
+             for (unsigned long long i = lo; i < hi; ++i) s += counts[i];\n\
+             part[threadIdx.x] = s;\n\
+             __syncthreads();\n\
+             for (unsigned int o = 1; o < {SCAN_BLOCK}u; o <<= 1) {{\n\
+                 long long v = threadIdx.x >= o ? part[threadIdx.x - o] : 0;\n\
+                 __syncthreads();\n\
+                 part[threadIdx.x] += v;\n\
+                 __syncthreads();\n\
+             }}\n\
+             long long run = threadIdx.x ? part[threadIdx.x - 1] : 0;\n\
+             for (unsigned long long i = lo; i < hi; ++i) {{ long long c = counts[i]; counts[i] = run; run += c; }}\n\
+             if (threadIdx.x == {SCAN_BLOCK}u - 1u) counts[m] = part[{SCAN_BLOCK}u - 1u];\n\
+             }}\n"
+        ),
+        Part::Indices(k) => {
+            let outs: String = (0..k).map(|d| format!(", long long *__restrict__ o{d}")).collect();
+            let params = format!("{outs}, const long long *__restrict__ shape, int ndim");
+            // One pointer per axis: chosen by a switch the compiler unrolls away.
+            let cases: String = (0..k).map(|d| format!("case {d}: o{d}[pos] = v; break; ")).collect();
+            let action = unravel(&|v| format!("{{ const long long v = {v}; switch (d) {{ {cases}}} }}"));
+            rank_loop(&params, &action)
+        }
+        Part::Rows => {
+            let params = ", long long *__restrict__ out, const long long *__restrict__ shape, int ndim";
+            let action = unravel(&|v| format!("out[pos * ndim + d] = {v};"));
+            rank_loop(params, &action)
+        }
+        Part::Values => rank_loop(
+            &format!(", const {tc} *__restrict__ a, {tc} *__restrict__ out"),
+            "out[pos] = a[i];",
+        ),
+        Part::Scatter => rank_loop(
+            &format!(", {tc} *__restrict__ a, const {tc} *__restrict__ v, unsigned long long vlen"),
+            "a[i] = v[vlen == 1ull ? 0ull : (unsigned long long)pos];",
+        ),
+        Part::Fill => format!(
+            "extern \"C\" __global__ void {name}(unsigned long long n, const {pc} *__restrict__ src, \
+             {tc} *__restrict__ a, {tc} value) {{\n\
+             for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;\n\
+                  i += (unsigned long long)gridDim.x * blockDim.x) {{\n\
+                 if ({truth}) a[i] = value;\n\
+             }}\n}}\n"
+        ),
+    };
+    format!("{headers}{body}")
+}
+
+/// The source hash of each (part, predicate type, element type), computed once per process.
+static KEYS: Definitions<(Part, DType, DType), u64> = Definitions::new();
+
+fn prepared(ctx: &Context, part: Part, p: DType, t: DType) -> Result<crate::launch::PreparedFunction> {
+    let make = || source(part, p, t);
+    let hash =
+        KEYS.get_or_try_insert_with((part, p, t), || Ok(registry::hash_parts(&[part.name(), &make()])))?;
+    registry::prepared(
+        ctx,
+        KernelKey {
+            source: hash,
+            variant: 0,
+        },
+        part.name(),
+        make,
+    )
+}
+
+/// `a` itself when it is C-contiguous, else a C-order copy.
+fn contiguous<S: Storage, D: Dimension>(
+    a: &DeviceArrayBase<S, D>,
+    stream: Option<&Stream>,
+) -> Result<Option<DeviceArray<S::Elem, D>>> {
+    if a.is_standard_layout() {
+        return Ok(None);
+    }
+    Ok(Some(OnStream::new(a, stream).to_contiguous()?))
+}
+
+/// The exclusive offset of each tile of `src` (C-contiguous, `n > 0` elements) in the
+/// compacted result, and the total of true elements.
+fn tile_offsets<P: Element, B: DeviceRead<P>>(
+    ctx: &Context,
+    src: &B,
+    n: u64,
+    stream: Option<&Stream>,
+) -> Result<(DeviceBuffer<i64>, usize)> {
+    let tiles = n.div_ceil(TILE);
+    let grid = u32::try_from(tiles).map_err(|_| ArrayShapeError::ScanTooLong { elements: n as usize })?;
+    let mut counts = DeviceBuffer::<i64>::zeros(ctx, tiles as usize + 1)?;
+    let count = prepared(ctx, Part::Count, P::DTYPE, P::DTYPE)?;
+    registry::launch(
+        &count,
+        grid,
+        BLOCK,
+        stream,
+        &[Arg::U64(n), Arg::input::<P, _>(src), Arg::output(&mut counts)],
+    )?;
+    let offsets = prepared(ctx, Part::Offsets, DType::I64, DType::I64)?;
+    registry::launch(
+        &offsets,
+        1,
+        SCAN_BLOCK,
+        stream,
+        &[Arg::U64(tiles), Arg::output(&mut counts)],
+    )?;
+    let total = counts.device_view().slice(tiles as usize..)?.to_vec()?[0];
+    Ok((counts, total as usize))
+}
+
+/// The shape as the `long long` array the index kernels unravel with.
+fn shape_buffer(ctx: &Context, shape: &[usize]) -> Result<DeviceBuffer<i64>> {
+    let s: Vec<i64> = shape.iter().map(|&l| l as i64).collect();
+    DeviceBuffer::from_host(ctx, &s[..])
+}
+
+/// One index array per axis (`nonzero`), or the rows of one array (`argwhere`): the one asked
+/// for is filled, the other empty.
+type Indices = (Vec<DeviceArray<i64, Ix1>>, DeviceArray<i64, Ix2>);
+
+/// The true elements' indices along each axis of `shape` (`nonzero`), or as rows (`argwhere`).
+fn indices<P: Element, S: Storage<Elem = P>, D: Dimension>(
+    a: &DeviceArrayBase<S, D>,
+    shape: &[usize],
+    rows: bool,
+    stream: Option<&Stream>,
+) -> Result<Indices> {
+    let ctx = a.context().clone();
+    let n = a.len() as u64;
+    let ndim = shape.len();
+    let empty_rows = |count| DeviceArray::<i64, Ix2>::empty(&ctx, (count, ndim));
+    if n == 0 {
+        let v = if rows {
+            Vec::new()
+        } else {
+            (0..ndim)
+                .map(|_| DeviceArray::<i64, Ix1>::empty(&ctx, 0))
+                .collect::<Result<_>>()?
+        };
+        return Ok((v, empty_rows(0)?));
+    }
+    let copy = contiguous(a, stream)?;
+    let src = match &copy {
+        Some(c) => c.view().into_dyn(),
+        None => a.view().into_dyn(),
+    };
+    let (offsets, total) = tile_offsets::<P, _>(&ctx, &src, n, stream)?;
+    let grid = n.div_ceil(TILE) as u32;
+    let shape_d = shape_buffer(&ctx, shape)?;
+    if rows {
+        let mut out = empty_rows(total)?;
+        if total > 0 && ndim > 0 {
+            let f = prepared(&ctx, Part::Rows, P::DTYPE, DType::I64)?;
+            registry::launch(
+                &f,
+                grid,
+                BLOCK,
+                stream,
+                &[
+                    Arg::U64(n),
+                    Arg::input::<P, _>(&src),
+                    Arg::input::<i64, _>(&offsets),
+                    Arg::output(&mut out),
+                    Arg::input::<i64, _>(&shape_d),
+                    Arg::I32(ndim as i32),
+                ],
+            )?;
+        }
+        return Ok((Vec::new(), out));
+    }
+    let mut outs: Vec<DeviceArray<i64, Ix1>> = (0..ndim)
+        .map(|_| DeviceArray::<i64, Ix1>::empty(&ctx, total))
+        .collect::<Result<_>>()?;
+    if total > 0 {
+        let f = prepared(&ctx, Part::Indices(ndim), P::DTYPE, DType::I64)?;
+        let mut args = vec![
+            Arg::U64(n),
+            Arg::input::<P, _>(&src),
+            Arg::input::<i64, _>(&offsets),
+        ];
+        args.extend(outs.iter_mut().map(Arg::output::<i64, _>));
+        args.push(Arg::input::<i64, _>(&shape_d));
+        args.push(Arg::I32(ndim as i32));
+        registry::launch(&f, grid, BLOCK, stream, &args)?;
+    }
+    Ok((outs, empty_rows(0)?))
+}
+
+fn check_mask(operation: &'static str, shape: &[usize], mask: &[usize]) -> Result<()> {
+    if shape != mask {
+        return Err(ArrayShapeError::MaskShape {
+            operation,
+            shape: shape.to_vec(),
+            mask: mask.to_vec(),
+        }
+        .into());
+    }
+    Ok(())
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// The number of elements that are not zero (NumPy's `count_nonzero(a)`; `false` is zero,
+    /// a complex number is nonzero when either part is, NaN is nonzero). Waits for the count.
+    pub fn count_nonzero(&self) -> Result<usize> {
+        OnStream::legacy(self).count_nonzero()
+    }
+
+    /// The indices of the nonzero elements, one `i64` array per axis, in C order (NumPy's
+    /// `nonzero(a)`, and its one-argument `where(a)`): element `k` of the nonzero ones is at
+    /// `[out[0][k], out[1][k], ...]`. NumPy 2 refuses a 0-d array
+    /// ([`ArrayShapeError::ZeroDimensional`]): [`flatnonzero`](Self::flatnonzero) or a 1-d
+    /// view instead. Waits for the count of nonzero elements, which sizes the result.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::DeviceArray;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::arr2(&[[0, 3], [4, 0]]))?;
+    /// let ix = a.nonzero()?;
+    /// assert_eq!((ix[0].to_vec()?, ix[1].to_vec()?), (vec![0, 1], vec![1, 0]));
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn nonzero(&self) -> Result<Vec<DeviceArray<i64, Ix1>>> {
+        OnStream::legacy(self).nonzero()
+    }
+
+    /// The flat C-order indices of the nonzero elements (NumPy's `flatnonzero(a)`), of an
+    /// array of any number of axes, 0-d too.
+    pub fn flatnonzero(&self) -> Result<DeviceArray<i64, Ix1>> {
+        OnStream::legacy(self).flatnonzero()
+    }
+
+    /// The indices of the nonzero elements as the rows of a `(count, ndim)` array (NumPy's
+    /// `argwhere(a)`; for a 0-d array, `(count, 0)` as NumPy gives).
+    pub fn argwhere(&self) -> Result<DeviceArray<i64, Ix2>> {
+        OnStream::legacy(self).argwhere()
+    }
+
+    /// The elements where `mask` is true, in C order, as a new 1-d array (NumPy's `a[mask]`
+    /// for a boolean `mask` of this array's shape; another shape is
+    /// [`ArrayShapeError::MaskShape`]). Waits for the count, which sizes the result.
+    pub fn masked<SM: Storage<Elem = Bool>, DM: Dimension>(
+        &self,
+        mask: &DeviceArrayBase<SM, DM>,
+    ) -> Result<DeviceArray<S::Elem, Ix1>> {
+        OnStream::legacy(self).masked(mask)
+    }
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`count_nonzero`](DeviceArrayBase::count_nonzero) on this stream.
+    pub fn count_nonzero(&self) -> Result<usize> {
+        let a = self.target;
+        if a.is_empty() {
+            return Ok(0);
+        }
+        let copy = contiguous(a, self.stream)?;
+        let total = match &copy {
+            Some(c) => tile_offsets::<S::Elem, _>(a.context(), c, a.len() as u64, self.stream)?.1,
+            None => tile_offsets::<S::Elem, _>(a.context(), a, a.len() as u64, self.stream)?.1,
+        };
+        Ok(total)
+    }
+
+    /// [`nonzero`](DeviceArrayBase::nonzero) on this stream.
+    pub fn nonzero(&self) -> Result<Vec<DeviceArray<i64, Ix1>>> {
+        let a = self.target;
+        if a.ndim() == 0 {
+            return Err(ArrayShapeError::ZeroDimensional {
+                operation: "DeviceArray::nonzero",
+            }
+            .into());
+        }
+        Ok(indices(a, a.shape(), false, self.stream)?.0)
+    }
+
+    /// [`flatnonzero`](DeviceArrayBase::flatnonzero) on this stream.
+    pub fn flatnonzero(&self) -> Result<DeviceArray<i64, Ix1>> {
+        let a = self.target;
+        let n = a.len();
+        let mut v = indices(a, &[n], false, self.stream)?.0;
+        v.pop().ok_or(crate::error::Error::Internal {
+            operation: "DeviceArray::flatnonzero",
+            broken: "one index array for one axis",
+        })
+    }
+
+    /// [`argwhere`](DeviceArrayBase::argwhere) on this stream.
+    pub fn argwhere(&self) -> Result<DeviceArray<i64, Ix2>> {
+        let a = self.target;
+        if a.ndim() == 0 {
+            // NumPy: the rows of the 1-d array's, with no columns.
+            let count = self.count_nonzero()?;
+            return DeviceArray::<i64, Ix2>::empty(a.context(), (count, 0));
+        }
+        Ok(indices(a, a.shape(), true, self.stream)?.1)
+    }
+
+    /// [`masked`](DeviceArrayBase::masked) on this stream.
+    pub fn masked<SM: Storage<Elem = Bool>, DM: Dimension>(
+        &self,
+        mask: &DeviceArrayBase<SM, DM>,
+    ) -> Result<DeviceArray<S::Elem, Ix1>> {
+        let (a, stream) = (self.target, self.stream);
+        check_mask("DeviceArray::masked", a.shape(), mask.shape())?;
+        let ctx = a.context().clone();
+        let n = a.len() as u64;
+        if n == 0 {
+            return DeviceArray::empty(&ctx, 0);
+        }
+        let m_copy = contiguous(mask, stream)?;
+        let a_copy = contiguous(a, stream)?;
+        let m = match &m_copy {
+            Some(c) => c.view().into_dyn(),
+            None => mask.view().into_dyn(),
+        };
+        let av = match &a_copy {
+            Some(c) => c.view().into_dyn(),
+            None => a.view().into_dyn(),
+        };
+        let (offsets, total) = tile_offsets::<Bool, _>(&ctx, &m, n, stream)?;
+        let mut out = DeviceArray::<S::Elem, Ix1>::empty(&ctx, total)?;
+        if total > 0 {
+            let f = prepared(&ctx, Part::Values, DType::Bool, S::Elem::DTYPE)?;
+            registry::launch(
+                &f,
+                n.div_ceil(TILE) as u32,
+                BLOCK,
+                stream,
+                &[
+                    Arg::U64(n),
+                    Arg::input::<Bool, _>(&m),
+                    Arg::input::<i64, _>(&offsets),
+                    Arg::input::<S::Elem, _>(&av),
+                    Arg::output(&mut out),
+                ],
+            )?;
+        }
+        Ok(out)
+    }
+}
+
+impl<S: StorageMut<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// Writes `values` at the elements where `mask` is true, in C order (NumPy's
+    /// `a[mask] = values`): `values` holds one element per true one, or a single element
+    /// written to all ([`ArrayShapeError::ElementCounts`] otherwise). The mask has this
+    /// array's shape. An array not contiguous in C order is written through a copy.
+    pub fn set_masked<SM, DM, SV, DV>(
+        &mut self,
+        mask: &DeviceArrayBase<SM, DM>,
+        values: &DeviceArrayBase<SV, DV>,
+    ) -> Result<()>
+    where
+        SM: Storage<Elem = Bool>,
+        DM: Dimension,
+        SV: Storage<Elem = S::Elem>,
+        DV: Dimension,
+    {
+        set_masked_stream(self, mask, values, None)
+    }
+
+    /// Writes `value` at the elements where `mask` is true (NumPy's `a[mask] = value`), one
+    /// pass over the array, of any layout.
+    pub fn fill_masked<SM: Storage<Elem = Bool>, DM: Dimension>(
+        &mut self,
+        mask: &DeviceArrayBase<SM, DM>,
+        value: S::Elem,
+    ) -> Result<()> {
+        fill_masked_stream(self, mask, value, None)
+    }
+}
+
+impl<S: StorageMut<Elem: Element>, D: Dimension> OnStream<'_, &mut DeviceArrayBase<S, D>> {
+    /// [`set_masked`](DeviceArrayBase::set_masked) on this stream.
+    pub fn set_masked<SM, DM, SV, DV>(
+        &mut self,
+        mask: &DeviceArrayBase<SM, DM>,
+        values: &DeviceArrayBase<SV, DV>,
+    ) -> Result<()>
+    where
+        SM: Storage<Elem = Bool>,
+        DM: Dimension,
+        SV: Storage<Elem = S::Elem>,
+        DV: Dimension,
+    {
+        set_masked_stream(self.target, mask, values, self.stream)
+    }
+
+    /// [`fill_masked`](DeviceArrayBase::fill_masked) on this stream.
+    pub fn fill_masked<SM: Storage<Elem = Bool>, DM: Dimension>(
+        &mut self,
+        mask: &DeviceArrayBase<SM, DM>,
+        value: S::Elem,
+    ) -> Result<()> {
+        fill_masked_stream(self.target, mask, value, self.stream)
+    }
+}
+
+/// Runs `write` on `a` when it is C-contiguous, else on a C-order copy that is then copied
+/// back, so a masked write reaches an array of any layout.
+fn through_contiguous<S: StorageMut<Elem: Element>, D: Dimension>(
+    a: &mut DeviceArrayBase<S, D>,
+    stream: Option<&Stream>,
+    write: impl FnOnce(&mut crate::gpuarray::array::core::DeviceArrayViewMut<'_, S::Elem, IxDyn>) -> Result<()>,
+) -> Result<()> {
+    if a.is_standard_layout() {
+        return write(&mut a.view_mut().into_dyn());
+    }
+    let mut tmp = OnStream::new(&*a, stream).to_contiguous()?.into_dyn();
+    write(&mut tmp.view_mut())?;
+    OnStream::new(&mut *a, stream).copy_from(&tmp)
+}
+
+fn set_masked_stream<S, D, SM, DM, SV, DV>(
+    a: &mut DeviceArrayBase<S, D>,
+    mask: &DeviceArrayBase<SM, DM>,
+    values: &DeviceArrayBase<SV, DV>,
+    stream: Option<&Stream>,
+) -> Result<()>
+where
+    S: StorageMut<Elem: Element>,
+    D: Dimension,
+    SM: Storage<Elem = Bool>,
+    DM: Dimension,
+    SV: Storage<Elem = S::Elem>,
+    DV: Dimension,
+{
+    check_mask("DeviceArray::set_masked", a.shape(), mask.shape())?;
+    let ctx = a.context().clone();
+    let n = a.len() as u64;
+    if n == 0 {
+        return Ok(());
+    }
+    let m_copy = contiguous(mask, stream)?;
+    let m = match &m_copy {
+        Some(c) => c.view().into_dyn(),
+        None => mask.view().into_dyn(),
+    };
+    let (offsets, total) = tile_offsets::<Bool, _>(&ctx, &m, n, stream)?;
+    if values.len() != total && values.len() != 1 {
+        return Err(ArrayShapeError::ElementCounts {
+            operation: "DeviceArray::set_masked",
+            first: values.len(),
+            second: total,
+        }
+        .into());
+    }
+    if total == 0 {
+        return Ok(());
+    }
+    let v_copy = contiguous(values, stream)?;
+    let v = match &v_copy {
+        Some(c) => c.view().into_dyn(),
+        None => values.view().into_dyn(),
+    };
+    let f = prepared(&ctx, Part::Scatter, DType::Bool, S::Elem::DTYPE)?;
+    through_contiguous(a, stream, |dst| {
+        registry::launch(
+            &f,
+            n.div_ceil(TILE) as u32,
+            BLOCK,
+            stream,
+            &[
+                Arg::U64(n),
+                Arg::input::<Bool, _>(&m),
+                Arg::input::<i64, _>(&offsets),
+                Arg::output::<S::Elem, _>(dst),
+                Arg::input::<S::Elem, _>(&v),
+                Arg::U64(v.len() as u64),
+            ],
+        )
+    })
+}
+
+fn fill_masked_stream<S, D, SM, DM>(
+    a: &mut DeviceArrayBase<S, D>,
+    mask: &DeviceArrayBase<SM, DM>,
+    value: S::Elem,
+    stream: Option<&Stream>,
+) -> Result<()>
+where
+    S: StorageMut<Elem: Element>,
+    D: Dimension,
+    SM: Storage<Elem = Bool>,
+    DM: Dimension,
+{
+    check_mask("DeviceArray::fill_masked", a.shape(), mask.shape())?;
+    let ctx = a.context().clone();
+    let n = a.len() as u64;
+    if n == 0 {
+        return Ok(());
+    }
+    let m_copy = contiguous(mask, stream)?;
+    let m = match &m_copy {
+        Some(c) => c.view().into_dyn(),
+        None => mask.view().into_dyn(),
+    };
+    let f = prepared(&ctx, Part::Fill, DType::Bool, S::Elem::DTYPE)?;
+    let grid = registry::grid_for(&ctx, n)?;
+    through_contiguous(a, stream, |dst| {
+        registry::launch(
+            &f,
+            grid,
+            BLOCK,
+            stream,
+            &[
+                Arg::U64(n),
+                Arg::input::<Bool, _>(&m),
+                Arg::output::<S::Elem, _>(dst),
+                value.to_arg(),
+            ],
+        )
+    })
+}
+
+/// NumPy's one-argument `where(condition)`: [`nonzero`](DeviceArrayBase::nonzero) of it.
+pub fn where_nonzero<S: Storage<Elem: Element>, D: Dimension>(
+    condition: &DeviceArrayBase<S, D>,
+) -> Result<Vec<DeviceArray<i64, Ix1>>> {
+    condition.nonzero()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Every part of the compaction for every element type, compiled by NVRTC on the host.
+    #[test]
+    fn the_compaction_kernels_compile_for_every_element_type() {
+        let all = [
+            DType::Bool,
+            DType::I8,
+            DType::U8,
+            DType::I16,
+            DType::U16,
+            DType::I32,
+            DType::U32,
+            DType::I64,
+            DType::U64,
+            DType::F16,
+            DType::Bf16,
+            DType::F32,
+            DType::F64,
+            DType::Complex32,
+            DType::Complex64,
+        ];
+        let mut sources = vec![source(Part::Offsets, DType::I64, DType::I64)];
+        for t in all {
+            for part in [Part::Count, Part::Indices(1), Part::Indices(3), Part::Rows] {
+                sources.push(source(part, t, DType::I64));
+            }
+            for part in [Part::Values, Part::Scatter, Part::Fill] {
+                sources.push(source(part, DType::Bool, t));
+            }
+        }
+        // One translation unit (NVRTC's start-up is most of a compile): each kernel renamed
+        // apart; the headers are guarded, so they may repeat.
+        let all_sources: String = sources
+            .iter()
+            .enumerate()
+            .map(|(k, s)| s.replace("void gpu_compact_", &format!("void k{k}_gpu_compact_")))
+            .collect::<Vec<_>>()
+            .join("\n");
+        if let Err(e) = registry::compile_check(&all_sources, "sm_90") {
+            panic!("{e}");
+        }
+    }
+
+    #[test]
+    fn each_part_declares_the_arguments_its_launch_passes() {
+        let count = |part, t| {
+            let s = source(part, DType::Bool, t);
+            gpu_cdecl::find_kernel(&s, part.name()).unwrap().params.len()
+        };
+        assert_eq!(count(Part::Count, DType::Bool), 3);
+        assert_eq!(count(Part::Offsets, DType::I64), 2);
+        assert_eq!(count(Part::Indices(2), DType::I64), 3 + 2 + 2);
+        assert_eq!(count(Part::Rows, DType::I64), 6);
+        assert_eq!(count(Part::Values, DType::F32), 5);
+        assert_eq!(count(Part::Scatter, DType::F32), 6);
+        assert_eq!(count(Part::Fill, DType::F32), 4);
+    }
+}
