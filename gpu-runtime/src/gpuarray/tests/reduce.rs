@@ -95,3 +95,26 @@ fn reduce_axis_forms() {
     assert!(ReduceAxis::keepdims(0).keepdims);
     assert_ne!(ReduceAxis::keepdims(0), ReduceAxis::new(0));
 }
+
+/// The reduction over all axes is one launch whose last block finishes: the source keeps the
+/// partials and the ticket in the module, takes a ticket per block, resets it, and loads the
+/// other blocks' partials through L2.
+#[test]
+fn all_axes_reductions_finish_in_their_last_block() {
+    let k = minmax_kernel("minmax", MINMAX);
+    for v in [ReductionVariant::Contiguous, ReductionVariant::Strided(3)] {
+        let src = k.source(v);
+        for needle in [
+            "__device__ unsigned int gpu_ticket;",
+            "atomicAdd(&gpu_ticket, 1u) == gridDim.x - 1",
+            "gpu_ticket = 0u;",
+            "__ldcg(",
+            "gpu_out[gpu_out_o] = gpu_post(gpu_s[0], n);",
+        ] {
+            assert!(src.contains(needle), "{v:?} lacks {needle}:\n{src}");
+        }
+        let name = k.c_name(v);
+        let decl = gpu_cdecl::find_kernel(&src, &name).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        assert!(decl.extern_c);
+    }
+}
