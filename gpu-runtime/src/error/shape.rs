@@ -135,6 +135,13 @@ pub enum ArrayShapeError {
         /// The operation, e.g. `min`.
         operation: &'static str,
     },
+    /// `nanargmax`/`nanargmin` over elements that are all NaN (NumPy's "All-NaN slice
+    /// encountered"): no index to give.
+    #[error("size mismatch in {operation}: every element is NaN, there is no index to give")]
+    AllNanReduction {
+        /// The operation, e.g. `nanargmax`.
+        operation: &'static str,
+    },
     /// A scan of more elements than one scan takes.
     #[error("size mismatch in scan: {elements} elements are more than one scan takes")]
     ScanTooLong {

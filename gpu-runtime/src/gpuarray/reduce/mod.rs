@@ -6,5 +6,6 @@ pub(crate) mod at;
 pub(crate) mod axis;
 pub(crate) mod kernel;
 pub(crate) mod logic;
+pub(crate) mod nan;
 pub(crate) mod ops;
 pub(crate) mod source;

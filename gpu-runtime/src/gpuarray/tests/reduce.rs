@@ -118,3 +118,52 @@ fn all_axes_reductions_finish_in_their_last_block() {
         assert!(decl.extern_c);
     }
 }
+
+/// Every NaN-ignoring reduction, for every real element type, compiles in the variants a launch
+/// uses, and its kernel's declaration is readable.
+#[test]
+fn nan_reductions_compile() {
+    use crate::gpuarray::reduce::nan::test_kernels;
+    let variants = [
+        ReductionVariant::Contiguous,
+        ReductionVariant::Strided(2),
+        ReductionVariant::AxisBlock(2),
+        ReductionVariant::AxisThread(2),
+        ReductionVariant::AxisColumns(2),
+        ReductionVariant::AxisBlockSplit(2),
+        ReductionVariant::AxisPartials,
+    ];
+    for (name, sources) in test_kernels(&variants) {
+        // Every variant for the float types; the contiguous one for the rest (the same text
+        // around another element type).
+        let all = name.contains("f16") || name.contains("f32") || name.contains("f64");
+        for (s, v) in sources
+            .iter()
+            .zip(&variants)
+            .take(if all { variants.len() } else { 1 })
+        {
+            if let Err(e) = compile_check(s, "sm_90") {
+                panic!("{name} {v:?} does not compile: {e}\n{s}");
+            }
+        }
+    }
+}
+
+#[test]
+fn nan_reductions_of_complex_are_refused() {
+    use crate::gpuarray::reduce::nan::{nan_kernel, NanOp};
+    use crate::gpuarray::reduce::ops::IndexWidth;
+    use crate::types::Complex32;
+    for op in [NanOp::Sum, NanOp::Max, NanOp::ArgMax] {
+        let r = nan_kernel::<Complex32, Complex32>(op, IndexWidth::I64);
+        assert!(
+            matches!(
+                r,
+                Err(Error::Argument(
+                    crate::error::ArgumentError::UndefinedOnElement { .. }
+                ))
+            ),
+            "{op:?}: {r:?}"
+        );
+    }
+}
