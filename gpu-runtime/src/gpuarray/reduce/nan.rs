@@ -6,7 +6,8 @@
 //! NumPy 2's semantics: a NaN is skipped (as 0 by `nansum`, as 1 by `nanprod`, not counted by
 //! `nanmean`/`nanvar`); on integers and [`Bool`](crate::gpuarray::Bool), where nothing is NaN,
 //! each is its plain reduction. Where only NaN is left: `nansum` 0, `nanprod` 1, `nanmean`,
-//! `nanvar`, `nanmax` and `nanmin` NaN (NumPy warns), `nanargmax`/`nanargmin` over all axes
+//! `nanvar` (also where the count is not above `ddof`), `nanmax` and `nanmin` NaN (NumPy
+//! warns), `nanargmax`/`nanargmin` over all axes
 //! the typed error [`ArrayShapeError::AllNanReduction`] (NumPy raises) and along an axis -1 for
 //! such a lane (NumPy raises; telling would need the lanes read back). An empty array is
 //! [`ArrayShapeError::EmptyReduction`] for the max, min and arg forms. The 16-bit floats are
@@ -162,7 +163,10 @@ fn define<T: Element, R: Element>(op: NanOp, index: IndexWidth) -> Result<Reduct
             .post_map(&cast::cast_c(Scalar::F64, R::SCALAR, "a.s / a.n"))
         }
         NanOp::Var { ddof, root } => {
-            let var = format!("a.m2 / fmax(a.n - {ddof}.0, 0.0)");
+            // NaN where `count - ddof` is not positive (NumPy's nanvar; plain `var` divides).
+            let var = format!(
+                "(a.n > {ddof}.0 ? a.m2 / (a.n - {ddof}.0) : __longlong_as_double(0x7ff8000000000000ll))"
+            );
             let post = if root { format!("sqrt({var})") } else { var };
             ReductionKernel::with_accumulator(
                 "nanvar",
