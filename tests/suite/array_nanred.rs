@@ -386,7 +386,7 @@ fn nan_reductions_of<T: Elem>(ctx: &Context, seed: u64) -> gpu_runtime::Result<(
             // NaN only, so that some lanes along the other axes have nothing else.
             let row = sh.iter().skip(1).product::<usize>();
             for (k, v) in data.iter_mut().enumerate() {
-                if round % 5 == 4 || rng.next_u64() % 3 == 0 || (sh.len() > 1 && k < row) {
+                if round % 5 == 4 || rng.next_u64().is_multiple_of(3) || (sh.len() > 1 && k < row) {
                     *v = nan;
                 }
             }
@@ -516,7 +516,7 @@ fn isclose_allclose_and_nan_to_num_match_numpy() -> gpu_runtime::Result<()> {
         let b: Vec<f64> = a
             .iter()
             .map(|&x| {
-                if rng.next_u64() % 2 == 0 {
+                if rng.next_u64().is_multiple_of(2) {
                     x * (1.0 + (rng.f64() - 0.5) * 2e-5)
                 } else {
                     pick(&mut rng)
@@ -567,10 +567,9 @@ fn isclose_allclose_and_nan_to_num_match_numpy() -> gpu_runtime::Result<()> {
                     .zip(hb.iter())
                     .map(|(&x, &y)| {
                         let (x, y) = (x as f32, y as f32);
-                        let close = ((x - y).abs() <= atol as f32 + rtol as f32 * y.abs() && y.is_finite())
+                        ((x - y).abs() <= atol as f32 + rtol as f32 * y.abs() && y.is_finite())
                             || x == y
-                            || (equal_nan && x.is_nan() && y.is_nan());
-                        close
+                            || (equal_nan && x.is_nan() && y.is_nan())
                     })
                     .collect();
                 assert_eq!(got, want, "f32 {rows}x{cols}");
@@ -614,5 +613,180 @@ fn isclose_allclose_and_nan_to_num_match_numpy() -> gpu_runtime::Result<()> {
     assert!(isclose(&z, &z, 1e-5, 1e-8, true)?.to_vec()?[0].get());
     assert!(!allclose(&z, &z, 1e-5, 1e-8, false)?);
     assert_eq!(nan_to_num(&z, 2.5, None, None)?.to_vec()?, vec![2.5]);
+    Ok(())
+}
+
+/// Compiler options on an `ElementwiseKernel` (PyCUDA's `options=`): the kernel runs with
+/// them (`-use_fast_math` keeps `expf` within its documented error), and an option NVRTC does
+/// not know is an error at the first launch, not a crash.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn elementwise_kernels_take_compiler_options() -> gpu_runtime::Result<()> {
+    use gpu_runtime::gpuarray::ElementwiseKernel;
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(462);
+    let host: Vec<f32> = (0..10_000).map(|_| rng.f32() * 4.0 - 2.0).collect();
+    let x = DeviceArray::from_ndarray(&ctx, &Array::from(host.clone()))?;
+    let mut y = DeviceArray::<f32, _>::zeros(&ctx, host.len())?;
+    let k = ElementwiseKernel::new("const float *x, float *y", "y = expf(x)")?.options(&["-use_fast_math"]);
+    k.launch([KernelArg::input(&x), KernelArg::output(&mut y)])?;
+    for (g, h) in y.to_vec()?.iter().zip(&host) {
+        close("fast expf", *g as f64, (*h as f64).exp(), 1e-5);
+    }
+    let bad = ElementwiseKernel::new("const float *x, float *y", "y = x")?.options(&["--no-such-option"]);
+    let r = bad.launch([KernelArg::input(&x), KernelArg::output(&mut y)]);
+    assert!(r.is_err(), "{r:?}");
+    Ok(())
+}
+
+/// `sum_axes` ... `all_axes` (NumPy's tuple and negative axes, `keepdims` over any of them)
+/// against ndarray's reductions over the same axes, on random 3-D arrays of f64 and i32 through
+/// whole and transposed views; out-of-range and repeated axes are typed errors.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn reductions_over_several_axes() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(463);
+    let axis_sets: [&[isize]; 7] = [&[0, 2], &[-1], &[-1, -3], &[0, 1, 2], &[], &[1, 0], &[2, 0, -2]];
+    for shape in [[3usize, 4, 5], [1, 7, 2], [0, 3, 2], [6, 1, 300]] {
+        let n: usize = shape.iter().product();
+        let data: Vec<f64> = (0..n).map(|_| (rng.next_u64() % 9) as f64 - 4.0).collect();
+        let h = Array::from_shape_vec(IxDyn(&shape), data).unwrap();
+        let d = DeviceArray::from_ndarray(&ctx, &h)?;
+        let di = d.astype::<i32>()?;
+        for transposed in [false, true] {
+            let (hv, dv, dvi) = if transposed {
+                (h.t().to_owned(), d.t(), di.t())
+            } else {
+                (h.clone(), d.view(), di.view())
+            };
+            for &axes in &axis_sets {
+                for keepdims in [false, true] {
+                    let nd = hv.ndim() as isize;
+                    let mut ks: Vec<usize> = axes.iter().map(|&a| ((a + nd) % nd) as usize).collect();
+                    ks.sort_unstable_by(|a, b| b.cmp(a));
+                    let fold = |f: &dyn Fn(&ArrayD<f64>, usize) -> ArrayD<f64>| {
+                        let mut r = hv.clone();
+                        for &k in &ks {
+                            r = f(&r, k);
+                        }
+                        if keepdims {
+                            let kept: Vec<usize> = hv
+                                .shape()
+                                .iter()
+                                .enumerate()
+                                .map(|(k, &len)| if ks.contains(&k) { 1 } else { len })
+                                .collect();
+                            r = r.into_shape_with_order(IxDyn(&kept)).unwrap();
+                        }
+                        r
+                    };
+                    let what = format!("{shape:?} t={transposed} axes {axes:?} keepdims {keepdims}");
+                    let want = fold(&|a, k| a.sum_axis(Axis(k)));
+                    let got = dv.sum_axes(axes, keepdims)?;
+                    assert_eq!(got.shape(), want.shape(), "{what}");
+                    assert_eq!(
+                        got.to_vec()?,
+                        want.iter().copied().collect::<Vec<_>>(),
+                        "{what} sum"
+                    );
+                    let got = dvi.sum_axes(axes, keepdims)?;
+                    let wi: Vec<i32> = want.iter().map(|&v| v as i32).collect();
+                    assert_eq!(got.to_vec()?, wi, "{what} i32 sum");
+                    let want =
+                        fold(&|a, k| a.map_axis(Axis(k), |l| l.iter().copied().fold(1.0, |p, x| p * x)));
+                    assert_eq!(
+                        dv.prod_axes(axes, keepdims)?.to_vec()?,
+                        want.iter().copied().collect::<Vec<_>>(),
+                        "{what} prod"
+                    );
+                    let want_any =
+                        fold(&|a, k| a.map_axis(Axis(k), |l| l.iter().any(|&x| x != 0.0) as u8 as f64));
+                    let got: Vec<f64> = dv
+                        .any_axes(axes, keepdims)?
+                        .to_vec()?
+                        .iter()
+                        .map(|b| b.get() as u8 as f64)
+                        .collect();
+                    assert_eq!(got, want_any.iter().copied().collect::<Vec<_>>(), "{what} any");
+                    let want_all =
+                        fold(&|a, k| a.map_axis(Axis(k), |l| l.iter().all(|&x| x != 0.0) as u8 as f64));
+                    let got: Vec<f64> = dv
+                        .all_axes(axes, keepdims)?
+                        .to_vec()?
+                        .iter()
+                        .map(|b| b.get() as u8 as f64)
+                        .collect();
+                    assert_eq!(got, want_all.iter().copied().collect::<Vec<_>>(), "{what} all");
+                    if n == 0 && !axes.is_empty() {
+                        continue;
+                    }
+                    let want =
+                        fold(&|a, k| a.map_axis(Axis(k), |l| l.iter().copied().fold(f64::MIN, f64::max)));
+                    assert_eq!(
+                        dv.max_axes(axes, keepdims)?.to_vec()?,
+                        want.iter().copied().collect::<Vec<_>>(),
+                        "{what} max"
+                    );
+                    let want =
+                        fold(&|a, k| a.map_axis(Axis(k), |l| l.iter().copied().fold(f64::MAX, f64::min)));
+                    assert_eq!(
+                        dv.nanmin_axes(axes, keepdims)?.to_vec()?,
+                        want.iter().copied().collect::<Vec<_>>(),
+                        "{what} nanmin"
+                    );
+                }
+            }
+        }
+        assert!(matches!(
+            d.sum_axes(&[3], false),
+            Err(Error::Shape(ArrayShapeError::AxisOutOfRange { .. }))
+        ));
+        assert!(matches!(
+            d.sum_axes(&[1, -2], false),
+            Err(Error::Shape(ArrayShapeError::DuplicateAxis { axis: -2 }))
+        ));
+    }
+    Ok(())
+}
+
+/// `cumsum_as`/`cumprod_as` (NumPy's `dtype=`): `i8` accumulated in `i64` does not wrap where
+/// the plain `cumsum` does, `u8` in `f64`, and along an axis of a transposed view.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn scans_in_another_dtype() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(464);
+    let host: Vec<i8> = (0..5000).map(|_| (rng.next_u64() % 200) as i8).collect();
+    let x = DeviceArray::from_ndarray(&ctx, &Array::from(host.clone()))?;
+    let mut run = 0i64;
+    let want: Vec<i64> = host
+        .iter()
+        .map(|&v| {
+            run += v as i64;
+            run
+        })
+        .collect();
+    assert_eq!(x.cumsum_as::<i64>()?.to_vec()?, want);
+    let wrapped: Vec<i8> = want.iter().map(|&v| v as i8).collect();
+    assert_eq!(x.cumsum()?.to_vec()?, wrapped);
+    // 25 factors of at most 3: every product exact in f64, whatever the order.
+    let small: Vec<u8> = (0..25).map(|_| 1 + (rng.next_u64() % 3) as u8).collect();
+    let s = DeviceArray::from_ndarray(&ctx, &Array::from(small.clone()))?;
+    let mut p = 1.0f64;
+    let want: Vec<f64> = small
+        .iter()
+        .map(|&v| {
+            p *= v as f64;
+            p
+        })
+        .collect();
+    assert_eq!(s.cumprod_as::<f64>()?.to_vec()?, want);
+    let m = Array::from_shape_vec((30, 7), host[..210].to_vec()).unwrap();
+    let dm = DeviceArray::from_ndarray(&ctx, &m)?;
+    let got = dm.t().cumsum_axis_as::<i64>(1)?;
+    let mut want = m.t().mapv(|v| v as i64);
+    want.accumulate_axis_inplace(Axis(1), |&prev, cur| *cur += prev);
+    assert_eq!(got.to_vec()?, want.iter().copied().collect::<Vec<_>>());
     Ok(())
 }

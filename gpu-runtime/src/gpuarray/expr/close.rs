@@ -160,7 +160,7 @@ where
 pub(crate) fn test_sources() -> Vec<(String, String)> {
     use crate::gpuarray::expr::core::{kernel, Node, Store};
     use crate::gpuarray::kernels::elementwise::Variant;
-    fn leaf<'a, T: crate::gpuarray::Element>() -> Expr<'a, T> {
+    fn leaf<'a, T: crate::gpuarray::elements::element::Element>() -> Expr<'a, T> {
         Expr {
             node: Node::Array,
             arrays: Vec::new(),

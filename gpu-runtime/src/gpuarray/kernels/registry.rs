@@ -137,12 +137,27 @@ pub(crate) fn prepared_shared(
     key: KernelKey,
     make: impl FnOnce() -> (String, String),
 ) -> Result<Arc<PreparedFunction>> {
+    prepared_shared_with(ctx, key, None, make)
+}
+
+/// [`prepared_shared`] compiled with the compiler `options` when given (else the default
+/// ones, as [`SourceModule::options`] says); `key` must tell apart kernels whose options
+/// differ.
+pub(crate) fn prepared_shared_with(
+    ctx: &Context,
+    key: KernelKey,
+    options: Option<&[String]>,
+    make: impl FnOnce() -> (String, String),
+) -> Result<Arc<PreparedFunction>> {
     SHARED_KERNELS.get_or_try_insert_with(ctx, key, |ctx| {
         let (name, source) = make();
-        let module = SourceModule::new(source)
+        let mut module = SourceModule::new(source)
             .name(format!("{name}.cu"))
-            .no_extern_c(true)
-            .load(ctx)?;
+            .no_extern_c(true);
+        if let Some(options) = options {
+            module = module.options(options.iter().cloned());
+        }
+        let module = module.load(ctx)?;
         Ok(Arc::new(module.get_function(&name)?.prepare_declared()?))
     })
 }

@@ -3,6 +3,7 @@
 //! the elements an index array picks (`at`), and `any`/`all` (`logic`).
 
 pub(crate) mod at;
+pub(crate) mod axes;
 pub(crate) mod axis;
 pub(crate) mod kernel;
 pub(crate) mod logic;

@@ -631,6 +631,6 @@ pub(crate) fn test_kernels(
     of::<u64>(variants, &mut out);
     of::<f32>(variants, &mut out);
     of::<f64>(variants, &mut out);
-    of::<crate::gpuarray::Bool>(variants, &mut out);
+    of::<crate::gpuarray::elements::boolean::Bool>(variants, &mut out);
     out
 }

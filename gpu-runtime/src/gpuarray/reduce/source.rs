@@ -50,7 +50,13 @@ impl<R: Element> ReductionKernel<R> {
         // partial is then written and, by the fences, visible) reduces the partials in a fixed
         // order (the result does not depend on timing), stores the result and puts the ticket
         // back to 0 for the next launch, which the module's stream ordering queues after this
-        // one (its `__device__` variables make every launch a write of them).
+        // one (its `__device__` variables make every launch a write of them). `block_again`:
+        // the last block's reduction of its partials, into gpu_s[0] as `block` leaves it.
+        let block_again = format!(
+            "gpu_s[threadIdx.x] = gpu_acc; __syncthreads();\n\
+             for (int gpu_h = {h}; gpu_h > 0; gpu_h >>= 1) {{ if (threadIdx.x < gpu_h) gpu_s[threadIdx.x] = gpu_reduce(gpu_s[threadIdx.x], gpu_s[threadIdx.x + gpu_h]); __syncthreads(); }}\n",
+            h = BLOCK / 2
+        );
         let last = format!(
             "__shared__ bool gpu_last;\n\
              if (threadIdx.x == 0) {{ (({acc} *)gpu_parts)[blockIdx.x] = gpu_s[0]; __threadfence(); gpu_last = atomicAdd(&gpu_ticket, 1u) == gridDim.x - 1; }}\n\
@@ -58,12 +64,7 @@ impl<R: Element> ReductionKernel<R> {
              {{ {acc} gpu_acc = ({neutral});\n\
              for (unsigned int gpu_k = threadIdx.x; gpu_k < gridDim.x; gpu_k += blockDim.x) gpu_acc = gpu_reduce(gpu_acc, gpu_ld_part(({acc} *)gpu_parts + gpu_k));\n\
              __syncthreads();\n{block_again}\
-             if (threadIdx.x == 0) {{ gpu_out[gpu_out_o] = gpu_post(gpu_s[0], n); gpu_ticket = 0u; }} }}\n",
-            block_again = format!(
-                "gpu_s[threadIdx.x] = gpu_acc; __syncthreads();\n\
-                 for (int gpu_h = {h}; gpu_h > 0; gpu_h >>= 1) {{ if (threadIdx.x < gpu_h) gpu_s[threadIdx.x] = gpu_reduce(gpu_s[threadIdx.x], gpu_s[threadIdx.x + gpu_h]); __syncthreads(); }}\n",
-                h = BLOCK / 2
-            )
+             if (threadIdx.x == 0) {{ gpu_out[gpu_out_o] = gpu_post(gpu_s[0], n); gpu_ticket = 0u; }} }}\n"
         );
         let step = |refs: String| format!("{{ {refs} gpu_acc = gpu_reduce(gpu_acc, ({map})); }}");
         match v {

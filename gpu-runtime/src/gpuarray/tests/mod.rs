@@ -23,3 +23,4 @@ fn dt(s: gpu_cdecl::Scalar) -> crate::gpuarray::elements::dtype::DType {
     crate::gpuarray::elements::dtype::DType::from_scalar(s).expect("an element scalar")
 }
 mod close;
+mod options;
