@@ -167,3 +167,28 @@ fn nan_reductions_of_complex_are_refused() {
         );
     }
 }
+
+/// The one-launch reduction's scratch is `__device__` memory of its module, shared by every
+/// launch of the kernel: the loaded module must count as writing variables, so that launches
+/// on two streams are ordered one after the other (`driver::ordering::ModuleUses`). Its
+/// compiled image must say so.
+#[test]
+fn the_one_launch_scratch_orders_launches_of_its_module() {
+    use crate::compiler::nvrtc::compile;
+    use crate::compiler::target::Target;
+    use crate::driver::module::vars::module_vars;
+    use crate::driver::ordering::ModuleVars;
+    let k = minmax_kernel("minmax", MINMAX);
+    for v in [ReductionVariant::Contiguous, ReductionVariant::Strided(2)] {
+        let src = k.source(v);
+        for target in [
+            Target::Cubin { major: 9, minor: 0 },
+            Target::Ptx { major: 9, minor: 0 },
+        ] {
+            let image = compile(&src, "r.cu", &[], &[], target)
+                .unwrap_or_else(|e| panic!("{v:?}: {e}"))
+                .image;
+            assert_eq!(module_vars(&image), ModuleVars::Device, "{v:?} {target:?}");
+        }
+    }
+}
