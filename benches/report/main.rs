@@ -6,7 +6,7 @@
 //! to `$GPU_BENCH_JSON`, else `$OUT/bench-report.json` when `OUT` is set, else
 //! `target/bench-report.json`, and the same table in markdown beside it (`.md`: what
 //! `guide/performance.md` shows). `GPU_BENCH_ONLY=threads,compile` (section names: launch, threads,
-//! compile, memory, graph, dependent, loops, gpuarray, broadcast, math, reduce, serve, cublas, matmul) runs only those sections.
+//! compile, memory, graph, dependent, loops, gpuarray, broadcast, math, reduce, nanred, serve, cublas, matmul) runs only those sections.
 
 mod broadcast;
 mod compile;
@@ -25,6 +25,7 @@ mod math;
 #[cfg(feature = "cublas")]
 mod matmul;
 mod memory;
+mod nanred;
 mod reduce;
 mod select;
 mod serve;
@@ -115,6 +116,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("gpuarray", gpuarray::rows),
         ("math", math::rows),
         ("reduce", reduce::rows),
+        ("nanred", nanred::rows),
         ("broadcast", broadcast::rows),
         ("select", select::rows),
         ("serve", serve::rows),

@@ -135,6 +135,20 @@ pub enum ArrayShapeError {
         /// The operation, e.g. `min`.
         operation: &'static str,
     },
+    /// An axis given twice to a reduction over several axes (NumPy's "duplicate value in
+    /// 'axis'").
+    #[error("size mismatch in a reduction over several axes: axis {axis} is given twice")]
+    DuplicateAxis {
+        /// The axis given again, as given (negative counts from the end).
+        axis: isize,
+    },
+    /// `nanargmax`/`nanargmin` over elements that are all NaN (NumPy's "All-NaN slice
+    /// encountered"): no index to give.
+    #[error("size mismatch in {operation}: every element is NaN, there is no index to give")]
+    AllNanReduction {
+        /// The operation, e.g. `nanargmax`.
+        operation: &'static str,
+    },
     /// A scan of more elements than one scan takes.
     #[error("size mismatch in scan: {elements} elements are more than one scan takes")]
     ScanTooLong {

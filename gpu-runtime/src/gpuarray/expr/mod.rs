@@ -4,6 +4,7 @@
 //! [`promote`](crate::gpuarray::promote) modules, `if_positive`/`vdot` (`select`) and
 //! [`linear_combination`](crate::gpuarray::linear_combination).
 
+pub(crate) mod close;
 pub(crate) mod compare;
 pub(crate) mod core;
 pub(crate) mod func;

@@ -111,7 +111,9 @@ pub struct ElementwiseKernel {
     c_order_index: bool,
     /// PyCUDA's indexed form (`x[i]`): arrays are pointers, only the indexed variant runs.
     indexed: bool,
-    key: u64,
+    /// The compiler options (PyCUDA's `options=`); `None` for the defaults.
+    options: Option<Vec<String>>,
+    pub(crate) key: u64,
 }
 
 impl ElementwiseKernel {
@@ -166,10 +168,21 @@ impl ElementwiseKernel {
             after_loop: String::new(),
             c_order_index: codegen::mentions(operation, "i"),
             indexed,
+            options: None,
             key: 0,
         };
         k.rekey();
         Ok(k)
+    }
+
+    /// Compiles with these compiler options (PyCUDA's `ElementwiseKernel(..., options=)`,
+    /// e.g. `["-use_fast_math"]`) in place of the defaults (`GPU_RUNTIME_DEFAULT_NVRTC_FLAGS`,
+    /// as [`SourceModule::options`](crate::SourceModule::options) says). A kernel with other
+    /// options is another kernel: each is compiled and cached on its own.
+    pub fn options<S: AsRef<str>>(mut self, options: &[S]) -> Self {
+        self.options = Some(options.iter().map(|o| o.as_ref().to_owned()).collect());
+        self.rekey();
+        self
     }
 
     /// C code placed before the kernel: helper functions, `#include`s (PyCUDA's `preamble`).
@@ -209,6 +222,10 @@ impl ElementwiseKernel {
             &self.preamble,
             &self.loop_prep,
             &self.after_loop,
+            &self
+                .options
+                .as_ref()
+                .map_or(String::new(), |o| format!("options {o:?}")),
         ]);
     }
 
@@ -307,8 +324,10 @@ impl ElementwiseKernel {
             source: self.key,
             variant: variant_code(variant),
         };
-        let name = self.c_name(variant);
-        let f = registry::prepared(&ctx, key, &name, || self.source(variant))?;
+        // Named and written only when compiled; the kernel shared, not copied, per launch.
+        let f = registry::prepared_shared_with(&ctx, key, self.options.as_deref(), || {
+            (self.c_name(variant), self.source(variant))
+        })?;
         let mut list: Vec<Arg<'_>> = Vec::with_capacity(2 + 2 * args.len() + 9 * dims.len());
         list.push(Arg::I64(n as i64));
         let work = match variant {
@@ -385,8 +404,9 @@ impl ElementwiseKernel {
             source: self.key,
             variant: variant_code(Variant::Indexed),
         };
-        let name = self.c_name(Variant::Indexed);
-        let f = registry::prepared(&ctx, key, &name, || self.source(Variant::Indexed))?;
+        let f = registry::prepared_shared_with(&ctx, key, self.options.as_deref(), || {
+            (self.c_name(Variant::Indexed), self.source(Variant::Indexed))
+        })?;
         let mut list: Vec<Arg<'_>> = Vec::with_capacity(1 + 2 * args.len());
         list.push(Arg::I64(n as i64));
         for a in args {

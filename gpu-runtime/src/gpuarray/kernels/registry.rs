@@ -126,6 +126,42 @@ pub(crate) fn prepared(
     })
 }
 
+static SHARED_KERNELS: ContextCache<KernelKey, Arc<PreparedFunction>> = ContextCache::new();
+
+/// [`prepared`] for a launch path that looks its kernel up at every call: the kernel is kept
+/// behind an `Arc`, so a lookup copies no signature (a `PreparedFunction`'s clone allocates its
+/// parameter lists), and `make` writes the name and the source only when the kernel is
+/// compiled, so a lookup formats nothing.
+pub(crate) fn prepared_shared(
+    ctx: &Context,
+    key: KernelKey,
+    make: impl FnOnce() -> (String, String),
+) -> Result<Arc<PreparedFunction>> {
+    prepared_shared_with(ctx, key, None, make)
+}
+
+/// [`prepared_shared`] compiled with the compiler `options` when given (else the default
+/// ones, as [`SourceModule::options`] says); `key` must tell apart kernels whose options
+/// differ.
+pub(crate) fn prepared_shared_with(
+    ctx: &Context,
+    key: KernelKey,
+    options: Option<&[String]>,
+    make: impl FnOnce() -> (String, String),
+) -> Result<Arc<PreparedFunction>> {
+    SHARED_KERNELS.get_or_try_insert_with(ctx, key, |ctx| {
+        let (name, source) = make();
+        let mut module = SourceModule::new(source)
+            .name(format!("{name}.cu"))
+            .no_extern_c(true);
+        if let Some(options) = options {
+            module = module.options(options.iter().cloned());
+        }
+        let module = module.load(ctx)?;
+        Ok(Arc::new(module.get_function(&name)?.prepare_declared()?))
+    })
+}
+
 /// Compiles a generated source for `arch` on the host, with the options a launch uses: what
 /// the tests do for every kernel this module generates, with no GPU.
 pub fn compile_check(source: &str, arch: &str) -> Result<()> {

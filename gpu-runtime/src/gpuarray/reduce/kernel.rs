@@ -1,10 +1,13 @@
 //! [`ReductionKernel`]: CuPy's `ReductionKernel` (map, reduce, neutral, post-map) over all axes
 //! or along one, generated and cached per context like the elementwise kernels.
 //!
-//! Over all axes, two passes: a grid-stride pass where each block reduces its share (four
+//! Over all axes, one launch: a grid-stride pass where each block reduces its share (four
 //! elements at a time with aligned vector loads when every array is contiguous) into one
-//! partial per block, in scratch memory from the context's pool, then one block that reduces
-//! the partials and applies the post-map. Along one axis, one block per output element
+//! partial per block, in scratch memory of the kernel's module, and the last block to finish
+//! (counted by an atomic ticket) reduces the partials and applies the post-map: one launch and
+//! no allocation per reduction, so that the fixed cost of a small reduction is about a copy's
+//! (two launches, a pool allocation and a copy of each kernel's signature per lookup made a
+//! sum of 2^20 `f32` take about four times the copy of it). Along one axis, one block per output element
 //! (reading four elements per load when every lane is contiguous and starts aligned) or, for
 //! short axes, one thread per output element; when the lanes are adjacent in memory (the
 //! columns of a C-order matrix), one thread per output element and chunk of the axis, so that
@@ -33,8 +36,9 @@ use crate::gpuarray::kernels::elementwise::first_context;
 use crate::gpuarray::kernels::registry::{self, KernelKey, BLOCK};
 use crate::launch::Arg;
 
-/// The most partial results of the first pass: the second pass is one block of 256 threads.
-const MAX_PARTS: u32 = 1024;
+/// The most blocks (partial results) of a reduction over all axes: the last block reduces them,
+/// four per thread, and the module keeps room for this many (see `source`).
+pub(crate) const MAX_PARTS: u32 = 1024;
 
 /// Axes shorter than this are reduced one thread per output element.
 const SHORT_AXIS: usize = 64;
@@ -48,11 +52,14 @@ const SPLIT_CHUNK: usize = 16 * BLOCK as usize;
 /// Which kernel of a [`ReductionKernel`]: see the module documentation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReductionVariant {
-    /// The first pass over all axes, every array contiguous in one order.
+    /// Over all axes, every array contiguous in one order (one launch; its last block
+    /// finishes).
     Contiguous,
-    /// The first pass over all axes, strided over this many axes.
+    /// Over all axes, strided over this many axes (one launch, as `Contiguous`).
     Strided(usize),
-    /// The second pass: the partials to the result.
+    /// A one-block pass over partials to the result: the second pass of the former two-pass
+    /// reduction over all axes, which `Contiguous` and `Strided` now finish themselves; its
+    /// source is still generated (and compiles) for code that names it.
     Final,
     /// Along one axis of arrays of this many axes, a block per output element.
     AxisBlock(usize),
@@ -284,16 +291,18 @@ impl<R: Element> ReductionKernel<R> {
         format!("{}_r{}", self.name, v.code())
     }
 
+    /// The kernel of variant `v`, from the context's cache: found by its key alone, shared
+    /// (no copy of its signature) and named only when it is compiled.
     fn prepared(
         &self,
         ctx: &crate::driver::context::core::Context,
         v: ReductionVariant,
-    ) -> Result<crate::launch::PreparedFunction> {
+    ) -> Result<std::sync::Arc<crate::launch::PreparedFunction>> {
         let key = KernelKey {
             source: self.key,
             variant: v.code(),
         };
-        registry::prepared(ctx, key, &self.c_name(v), || self.source(v))
+        registry::prepared_shared(ctx, key, || (self.c_name(v), self.source(v)))
     }
 
     /// Reduces over every axis into a new 0-dimensional array, on the legacy default stream.
@@ -362,50 +371,41 @@ impl<R: Element> ReductionKernel<R> {
             ReductionVariant::Strided(shape.len())
         };
         let work = if vec { n / 4 } else { n };
+        // One launch: the last block to finish reduces the blocks' partials (see `source`),
+        // so there is no second kernel, no scratch allocation and no second lookup; an empty
+        // reduction is one block that stores the neutral's `post_map`.
         let parts = if n == 0 {
-            0
+            1
         } else {
             registry::grid_for(&ctx, work as u64)?.min(MAX_PARTS)
         };
-        let mut part = ctx
-            .device_pool()?
-            .alloc::<u8>((parts as usize).max(1) * self.acc_size)?;
-        if parts > 0 {
-            let f = self.prepared(&ctx, v)?;
-            let mut list: Vec<Arg<'_>> = vec![Arg::I64(n as i64)];
-            if contiguous {
-                list.push(Arg::I32(vec as i32));
-            }
-            list.push(Arg::output(&mut part));
-            let mut strides = Vec::new();
-            for a in args {
-                match a.0 {
-                    ArgKind::Scalar(x, _) => list.push(x),
-                    ArgKind::Array(x) => {
-                        if !contiguous {
-                            strides.extend(x.strides().iter().map(|&s| Arg::I64(s as i64)));
-                        }
-                        list.push(x.arg);
-                        list.push(Arg::I64(x.offset as i64));
+        let f = self.prepared(&ctx, v)?;
+        let out_o = out.offset() as i64;
+        let mut list: Vec<Arg<'_>> = Vec::with_capacity(4 + 2 * args.len() + 3 * shape.len() * args.len());
+        list.push(Arg::I64(n as i64));
+        if contiguous {
+            list.push(Arg::I32(vec as i32));
+        }
+        list.push(Arg::output(&mut out.data));
+        list.push(Arg::I64(out_o));
+        let mut strides = Vec::new();
+        for a in args {
+            match a.0 {
+                ArgKind::Scalar(x, _) => list.push(x),
+                ArgKind::Array(x) => {
+                    if !contiguous {
+                        strides.extend(x.strides().iter().map(|&s| Arg::I64(s as i64)));
                     }
+                    list.push(x.arg);
+                    list.push(Arg::I64(x.offset as i64));
                 }
             }
-            if !contiguous {
-                list.extend(shape.iter().map(|&d| Arg::I64(d as i64)));
-                list.append(&mut strides);
-            }
-            registry::launch(&f, parts, BLOCK, stream, &list)?;
         }
-        let f = self.prepared(&ctx, ReductionVariant::Final)?;
-        let out_o = out.offset() as i64;
-        let list = [
-            Arg::I64(n as i64),
-            Arg::I32(parts as i32),
-            Arg::input(&part),
-            Arg::output(&mut out.data),
-            Arg::I64(out_o),
-        ];
-        registry::launch(&f, 1, BLOCK, stream, &list)
+        if !contiguous {
+            list.extend(shape.iter().map(|&d| Arg::I64(d as i64)));
+            list.append(&mut strides);
+        }
+        registry::launch(&f, parts, BLOCK, stream, &list)
     }
 
     /// Reduces along `axis` into a new C-order array of the other axes' shape, on the legacy

@@ -3,9 +3,11 @@
 //! the elements an index array picks (`at`), and `any`/`all` (`logic`).
 
 pub(crate) mod at;
+pub(crate) mod axes;
 pub(crate) mod axis;
 pub(crate) mod histogram;
 pub(crate) mod kernel;
 pub(crate) mod logic;
+pub(crate) mod nan;
 pub(crate) mod ops;
 pub(crate) mod source;

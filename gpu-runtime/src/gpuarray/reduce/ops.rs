@@ -80,7 +80,7 @@ impl IndexWidth {
         }
     }
 
-    fn c_type(self) -> &'static str {
+    pub(crate) fn c_type(self) -> &'static str {
         match self {
             IndexWidth::I32 => "int",
             IndexWidth::I64 => "long long",
@@ -88,14 +88,14 @@ impl IndexWidth {
     }
 
     /// The largest index, the neutral's (it loses every tie).
-    fn c_max(self) -> &'static str {
+    pub(crate) fn c_max(self) -> &'static str {
         match self {
             IndexWidth::I32 => "2147483647",
             IndexWidth::I64 => "9223372036854775807ll",
         }
     }
 
-    fn bytes(self) -> usize {
+    pub(crate) fn bytes(self) -> usize {
         match self {
             IndexWidth::I32 => 4,
             IndexWidth::I64 => 8,

@@ -44,10 +44,33 @@ impl<R: Element> ReductionKernel<R> {
                     long long gpu_nt = (long long)gridDim.x * blockDim.x;\n";
         let params = codegen::params_c(&self.params);
         let (map, neutral, name) = (&self.map, &self.neutral, self.c_name(v));
+        let r = R::c_name();
+        // The end of the one-pass reduction over all axes: each block leaves its partial in the
+        // module's scratch and takes a ticket; the block that takes the last one (every other
+        // partial is then written and, by the fences, visible) reduces the partials in a fixed
+        // order (the result does not depend on timing), stores the result and puts the ticket
+        // back to 0 for the next launch, which the module's stream ordering queues after this
+        // one (its `__device__` variables make every launch a write of them). `block_again`:
+        // the last block's reduction of its partials, into gpu_s[0] as `block` leaves it.
+        let block_again = format!(
+            "gpu_s[threadIdx.x] = gpu_acc; __syncthreads();\n\
+             for (int gpu_h = {h}; gpu_h > 0; gpu_h >>= 1) {{ if (threadIdx.x < gpu_h) gpu_s[threadIdx.x] = gpu_reduce(gpu_s[threadIdx.x], gpu_s[threadIdx.x + gpu_h]); __syncthreads(); }}\n",
+            h = BLOCK / 2
+        );
+        let last = format!(
+            "__shared__ bool gpu_last;\n\
+             if (threadIdx.x == 0) {{ (({acc} *)gpu_parts)[blockIdx.x] = gpu_s[0]; __threadfence(); gpu_last = atomicAdd(&gpu_ticket, 1u) == gridDim.x - 1; }}\n\
+             __syncthreads();\nif (!gpu_last) return;\n__threadfence();\n\
+             {{ {acc} gpu_acc = ({neutral});\n\
+             for (unsigned int gpu_k = threadIdx.x; gpu_k < gridDim.x; gpu_k += blockDim.x) gpu_acc = gpu_reduce(gpu_acc, gpu_ld_part(({acc} *)gpu_parts + gpu_k));\n\
+             __syncthreads();\n{block_again}\
+             if (threadIdx.x == 0) {{ gpu_out[gpu_out_o] = gpu_post(gpu_s[0], n); gpu_ticket = 0u; }} }}\n"
+        );
         let step = |refs: String| format!("{{ {refs} gpu_acc = gpu_reduce(gpu_acc, ({map})); }}");
         match v {
             ReductionVariant::Contiguous => {
-                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long n, int gpu_vec, unsigned char *gpu_part{params}) {{\n{head}{acc} gpu_acc = ({neutral});\nlong long gpu_done = 0;");
+                s.push_str(&last_block_scratch(acc));
+                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long n, int gpu_vec, {r} *gpu_out, long long gpu_out_o{params}) {{\n{head}{acc} gpu_acc = ({neutral});\nlong long gpu_done = 0;");
                 // Unrolled so that each thread has several loads in flight: one at a time left
                 // the first pass of a sum at about 0.7x the copy bandwidth on an H100.
                 s.push_str("if (gpu_vec) {\nlong long gpu_nv = n / 4;\n#pragma unroll 4\nfor (long long gpu_j = gpu_t; gpu_j < gpu_nv; gpu_j += gpu_nt) {\n");
@@ -66,14 +89,12 @@ impl<R: Element> ReductionKernel<R> {
                     "for (long long i = gpu_done + gpu_t; i < n; i += gpu_nt) {}",
                     step(refs)
                 );
-                let _ = writeln!(
-                    s,
-                    "{block}if (threadIdx.x == 0) (({acc} *)gpu_part)[blockIdx.x] = gpu_s[0];\n}}"
-                );
+                let _ = writeln!(s, "{block}{last}}}");
             }
             ReductionVariant::Strided(d) => {
                 let strides = codegen::strides_c(&self.params, d);
-                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long n, unsigned char *gpu_part{params}{strides}) {{\n{head}{acc} gpu_acc = ({neutral});");
+                s.push_str(&last_block_scratch(acc));
+                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long n, {r} *gpu_out, long long gpu_out_o{params}{strides}) {{\n{head}{acc} gpu_acc = ({neutral});");
                 let index = codegen::strided_index(&self.params, d, "i");
                 let refs = codegen::bind_refs(&self.params, |p| format!("{n}__p[{n}__i]", n = p.name));
                 let _ = writeln!(
@@ -81,13 +102,9 @@ impl<R: Element> ReductionKernel<R> {
                     "for (long long i = gpu_t; i < n; i += gpu_nt) {{ {index} {} }}",
                     step(refs)
                 );
-                let _ = writeln!(
-                    s,
-                    "{block}if (threadIdx.x == 0) (({acc} *)gpu_part)[blockIdx.x] = gpu_s[0];\n}}"
-                );
+                let _ = writeln!(s, "{block}{last}}}");
             }
             ReductionVariant::Final => {
-                let r = R::c_name();
                 let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long n, int gpu_parts, const unsigned char *gpu_part, {r} *gpu_out, long long gpu_out_o) {{\n{acc} gpu_acc = ({neutral});");
                 let _ = writeln!(s, "for (int k = threadIdx.x; k < gpu_parts; k += blockDim.x) gpu_acc = gpu_reduce(gpu_acc, ((const {acc} *)gpu_part)[k]);");
                 let _ = writeln!(
@@ -96,7 +113,6 @@ impl<R: Element> ReductionKernel<R> {
                 );
             }
             ReductionVariant::AxisPartials => {
-                let r = R::c_name();
                 let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, int gpu_chunks, const unsigned char *gpu_part, {r} *gpu_out) {{\n{head}for (long long gpu_o = gpu_t; gpu_o < gpu_nout; gpu_o += gpu_nt) {{\n{acc} gpu_acc = ({neutral});");
                 let _ = writeln!(s, "for (int gpu_c = 0; gpu_c < gpu_chunks; ++gpu_c) gpu_acc = gpu_reduce(gpu_acc, ((const {acc} *)gpu_part)[gpu_c * gpu_nout + gpu_o]);\ngpu_out[gpu_o] = gpu_post(gpu_acc, gpu_m);\n}}\n}}");
             }
@@ -183,7 +199,6 @@ impl<R: Element> ReductionKernel<R> {
                     .filter(|p| p.array)
                     .map(|p| format!(", long long {}__sa", p.name))
                     .collect();
-                let r = R::c_name();
                 let index = codegen::strided_index(&self.params, outer, "gpu_o");
                 let refs = codegen::bind_refs(&self.params, |p| {
                     format!("{n}__p[{n}__i + i * {n}__sa]", n = p.name)
@@ -221,4 +236,22 @@ impl<R: Element> ReductionKernel<R> {
         }
         s
     }
+}
+
+/// The module scratch of the one-pass reduction over all axes (see `last` in
+/// [`ReductionKernel::source`]): room for a partial per block (at most
+/// [`MAX_PARTS`](crate::gpuarray::reduce::kernel::MAX_PARTS) blocks), the ticket counter (0
+/// when the module is loaded, and again after each launch), and the load of a partial another
+/// block wrote, through L2 (`ld.global.cg`: never a line this multiprocessor's L1 may hold).
+fn last_block_scratch(acc: &str) -> String {
+    use crate::gpuarray::reduce::kernel::MAX_PARTS;
+    format!(
+        "__device__ __align__(16) unsigned char gpu_parts[{MAX_PARTS} * sizeof({acc})];\n\
+         __device__ unsigned int gpu_ticket;\n\
+         template <class T> __device__ __forceinline__ T gpu_ld_part(const T *p) {{\n\
+         __align__(16) unsigned char gpu_b[sizeof(T)];\n\
+         if (sizeof(T) % 4 == 0) {{ for (int k = 0; k < (int)(sizeof(T) / 4); ++k) ((unsigned int *)gpu_b)[k] = __ldcg((const unsigned int *)p + k); }}\n\
+         else {{ for (int k = 0; k < (int)sizeof(T); ++k) gpu_b[k] = ((const volatile unsigned char *)p)[k]; }}\n\
+         T r; memcpy(&r, gpu_b, sizeof(T)); return r; }}\n"
+    )
 }

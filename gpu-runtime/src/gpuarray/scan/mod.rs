@@ -2,6 +2,7 @@
 //! tile status in `status`) and `cumsum`/`cumprod` on arrays (`ops`).
 
 pub(crate) mod compact;
+pub(crate) mod as_dtype;
 pub(crate) mod kernel;
 pub(crate) mod ops;
 pub(crate) mod source;

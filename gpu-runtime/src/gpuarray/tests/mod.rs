@@ -22,3 +22,5 @@ fn compiles(what: &str, source: &str) {
 fn dt(s: gpu_cdecl::Scalar) -> crate::gpuarray::elements::dtype::DType {
     crate::gpuarray::elements::dtype::DType::from_scalar(s).expect("an element scalar")
 }
+mod close;
+mod options;

@@ -95,3 +95,100 @@ fn reduce_axis_forms() {
     assert!(ReduceAxis::keepdims(0).keepdims);
     assert_ne!(ReduceAxis::keepdims(0), ReduceAxis::new(0));
 }
+
+/// The reduction over all axes is one launch whose last block finishes: the source keeps the
+/// partials and the ticket in the module, takes a ticket per block, resets it, and loads the
+/// other blocks' partials through L2.
+#[test]
+fn all_axes_reductions_finish_in_their_last_block() {
+    let k = minmax_kernel("minmax", MINMAX);
+    for v in [ReductionVariant::Contiguous, ReductionVariant::Strided(3)] {
+        let src = k.source(v);
+        for needle in [
+            "__device__ unsigned int gpu_ticket;",
+            "atomicAdd(&gpu_ticket, 1u) == gridDim.x - 1",
+            "gpu_ticket = 0u;",
+            "__ldcg(",
+            "gpu_out[gpu_out_o] = gpu_post(gpu_s[0], n);",
+        ] {
+            assert!(src.contains(needle), "{v:?} lacks {needle}:\n{src}");
+        }
+        let name = k.c_name(v);
+        let decl = gpu_cdecl::find_kernel(&src, &name).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        assert!(decl.extern_c);
+    }
+}
+
+/// Every NaN-ignoring reduction, for every real element type, compiles in the variants a launch
+/// uses, and its kernel's declaration is readable.
+#[test]
+fn nan_reductions_compile() {
+    use crate::gpuarray::reduce::nan::test_kernels;
+    let variants = [
+        ReductionVariant::Contiguous,
+        ReductionVariant::Strided(2),
+        ReductionVariant::AxisBlock(2),
+        ReductionVariant::AxisThread(2),
+        ReductionVariant::AxisColumns(2),
+        ReductionVariant::AxisBlockSplit(2),
+        ReductionVariant::AxisPartials,
+    ];
+    for (name, sources) in test_kernels(&variants) {
+        // Every variant for the float types; the contiguous one for the rest (the same text
+        // around another element type).
+        let all = name.contains("f16") || name.contains("f32") || name.contains("f64");
+        for (s, v) in sources
+            .iter()
+            .zip(&variants)
+            .take(if all { variants.len() } else { 1 })
+        {
+            if let Err(e) = compile_check(s, "sm_90") {
+                panic!("{name} {v:?} does not compile: {e}\n{s}");
+            }
+        }
+    }
+}
+
+#[test]
+fn nan_reductions_of_complex_are_refused() {
+    use crate::gpuarray::reduce::nan::{nan_kernel, NanOp};
+    use crate::gpuarray::reduce::ops::IndexWidth;
+    use crate::types::Complex32;
+    for op in [NanOp::Sum, NanOp::Max, NanOp::ArgMax] {
+        let r = nan_kernel::<Complex32, Complex32>(op, IndexWidth::I64);
+        assert!(
+            matches!(
+                r,
+                Err(Error::Argument(
+                    crate::error::ArgumentError::UndefinedOnElement { .. }
+                ))
+            ),
+            "{op:?}: {r:?}"
+        );
+    }
+}
+
+/// The one-launch reduction's scratch is `__device__` memory of its module, shared by every
+/// launch of the kernel: the loaded module must count as writing variables, so that launches
+/// on two streams are ordered one after the other (`driver::ordering::ModuleUses`). Its
+/// compiled image must say so.
+#[test]
+fn the_one_launch_scratch_orders_launches_of_its_module() {
+    use crate::compiler::nvrtc::compile;
+    use crate::compiler::target::Target;
+    use crate::driver::module::vars::module_vars;
+    use crate::driver::ordering::ModuleVars;
+    let k = minmax_kernel("minmax", MINMAX);
+    for v in [ReductionVariant::Contiguous, ReductionVariant::Strided(2)] {
+        let src = k.source(v);
+        for target in [
+            Target::Cubin { major: 9, minor: 0 },
+            Target::Ptx { major: 9, minor: 0 },
+        ] {
+            let image = compile(&src, "r.cu", &[], &[], target)
+                .unwrap_or_else(|e| panic!("{v:?}: {e}"))
+                .image;
+            assert_eq!(module_vars(&image), ModuleVars::Device, "{v:?} {target:?}");
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! Issue 46's NaN-ignoring reductions and element functions (`nanred` section): `nansum` and
+//! `nanmax` of 2^26 floats over all axes (and `nansum` of 2^20, the small-array fixed cost),
+//! `nansum` along each axis of an 8192 x 8192 matrix, `nanmean`, `nanmax` and `nanargmax`
+//! along its rows, `isclose` of two 2^26-float arrays and `nan_to_num` of one. Each row is GB/s
+//! of the bytes that must move (4 per float read; `isclose` reads 8 and writes 1 per element,
+//! `nan_to_num` reads and writes 4) next to `cuMemcpyDtoD` of the same floats in the same run,
+//! best of [`ROUNDS`]; and, where CuPy is importable, the same operation through CuPy.
+//!
+//! Over all axes the result stays on the device (as CuPy's 0-d result): those rows run the
+//! kernel text `nansum`/`nanmax` generate (a NaN skipped in the map, a NaN neutral for the
+//! maximum), through [`ReductionKernel::reduce_into`], without the read back to the host that
+//! `x.nansum()` adds. Along an axis they call the array methods themselves.
+
+use std::process::Command;
+use std::time::Duration;
+
+use gpu_runtime::gpuarray::{isclose, nan_to_num, DeviceArray, KernelArg, ReductionKernel};
+use gpu_runtime::ndarray::{Ix0, Ix1};
+use gpu_runtime::Context;
+
+use crate::best;
+use crate::gpu_timer::{timed, timed_copy};
+use crate::table::Row;
+
+const ROUNDS: usize = 9;
+/// Rows and columns of the matrix: 2^26 floats.
+const SIDE: usize = 8192;
+
+fn gbs(bytes: usize, d: Duration) -> f64 {
+    bytes as f64 / d.as_secs_f64() / 1e9
+}
+
+/// GB/s of a device-to-device copy of `x` (its read and write bytes), best of [`ROUNDS`].
+fn copy_floor(ctx: &Context, x: &DeviceArray<f32, Ix1>) -> gpu_runtime::Result<f64> {
+    let n = x.len();
+    let copy = ctx.alloc::<f32>(n)?;
+    let mut raw = Vec::new();
+    for _ in 0..ROUNDS {
+        raw.push(timed_copy(ctx, &copy, x.storage())?);
+    }
+    Ok(gbs(8 * n, best(&raw)))
+}
+
+/// The best of [`ROUNDS`] timings of `f` (after one untimed call), as GB/s of `bytes`.
+fn rate<T>(
+    ctx: &Context,
+    bytes: usize,
+    mut f: impl FnMut() -> gpu_runtime::Result<T>,
+) -> gpu_runtime::Result<f64> {
+    drop(f()?); // compile and load outside the timings
+    let mut times = Vec::new();
+    for _ in 0..ROUNDS {
+        times.push(timed(ctx, &mut f)?);
+    }
+    Ok(gbs(bytes, best(&times)))
+}
+
+/// The rows' operations through CuPy in a subprocess, as GB/s in the rows' order, if CuPy is
+/// importable.
+fn cupy() -> Option<Vec<f64>> {
+    if !crate::cupy::importable() {
+        return None;
+    }
+    let script = format!(
+        r#"
+import cupy as cp
+def t(f):
+    f()
+    best = 1e9
+    for _ in range({ROUNDS}):
+        s, e = cp.cuda.Event(), cp.cuda.Event()
+        s.record(); f(); e.record(); e.synchronize()
+        best = min(best, cp.cuda.get_elapsed_time(s, e) / 1e3)
+    return best
+n = {SIDE} * {SIDE}
+x = cp.random.random(n, dtype=cp.float32); m = x.reshape({SIDE}, {SIDE})
+y = cp.random.random(n, dtype=cp.float32)
+small = cp.random.random(1 << 20, dtype=cp.float32)
+out = []
+for f in [lambda: cp.nansum(x), lambda: cp.nanmax(x), lambda: cp.nansum(m, axis=0),
+          lambda: cp.nansum(m, axis=1), lambda: cp.nanmean(m, axis=1), lambda: cp.nanmax(m, axis=1),
+          lambda: cp.nanargmax(m, axis=1)]:
+    out.append(4 * n / t(f) / 1e9)
+out.append(9 * n / t(lambda: cp.isclose(x, y)) / 1e9)
+out.append(8 * n / t(lambda: cp.nan_to_num(x)) / 1e9)
+out.append(4 * (1 << 20) / t(lambda: cp.nansum(small)) / 1e9)
+print(*out)
+"#
+    );
+    let out = Command::new("python3").args(["-c", &script]).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+    (v.len() == FIGURES.len()).then_some(v)
+}
+
+const FIGURES: [&str; 10] = [
+    "nansum of 2^26 floats, all axes (bytes read)",
+    "nanmax of 2^26 floats, all axes (bytes read)",
+    "nansum along axis 0 of 8192 x 8192 floats (columns)",
+    "nansum along axis 1 of 8192 x 8192 floats (rows)",
+    "nanmean along axis 1 of 8192 x 8192 floats (rows)",
+    "nanmax along axis 1 of 8192 x 8192 floats (rows)",
+    "nanargmax along axis 1 of 8192 x 8192 floats (rows)",
+    "isclose of two 2^26-float arrays (bytes read + written)",
+    "nan_to_num of 2^26 floats (bytes read + written)",
+    "nansum of 2^20 floats, all axes (bytes read)",
+];
+
+pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+    let n = SIDE * SIDE;
+    let mut x = DeviceArray::<f32, Ix1>::empty(ctx, n)?;
+    x.fill_uniform(3)?;
+    let mut y = DeviceArray::<f32, Ix1>::empty(ctx, n)?;
+    y.fill_uniform(4)?;
+    let mut small = DeviceArray::<f32, Ix1>::empty(ctx, 1 << 20)?;
+    small.fill_uniform(5)?;
+    let m = x.view().reshape((SIDE, SIDE))?;
+    let floor = copy_floor(ctx, &x)?;
+    let small_floor = copy_floor(ctx, &small)?;
+    // The texts `nansum` and `nanmax` generate for `f32` (see `reduce/nan.rs`).
+    let nansum_k = ReductionKernel::<f32>::new("const float *x", "((x) != (x)) ? 0.0f : x", "a + b", "0.0f")?;
+    let nanmax_k = ReductionKernel::<f32>::new(
+        "const float *x",
+        "x",
+        "(a != a) ? b : ((b != b) ? a : (b > a ? b : a))",
+        "__int_as_float(0x7fc00000)",
+    )?;
+    let mut total = DeviceArray::<f32, Ix0>::zeros(ctx, ())?;
+    let bytes = 4 * n;
+    let ours = [
+        rate(ctx, bytes, || {
+            nansum_k.reduce_into([KernelArg::input(&x)], &mut total)
+        })?,
+        rate(ctx, bytes, || {
+            nanmax_k.reduce_into([KernelArg::input(&x)], &mut total)
+        })?,
+        rate(ctx, bytes, || m.nansum_axis(0))?,
+        rate(ctx, bytes, || m.nansum_axis(1))?,
+        rate(ctx, bytes, || m.nanmean_axis(1))?,
+        rate(ctx, bytes, || m.nanmax_axis(1))?,
+        rate(ctx, bytes, || m.nanargmax_axis(1))?,
+        rate(ctx, 9 * n, || isclose(&x, &y, 1e-5f32, 1e-8f32, false))?,
+        rate(ctx, 8 * n, || nan_to_num(&x, 0.0f32, None, None))?,
+        rate(ctx, 4 << 20, || {
+            nansum_k.reduce_into([KernelArg::input(&small)], &mut total)
+        })?,
+    ];
+    let mut rows: Vec<Row> = FIGURES
+        .iter()
+        .zip(&ours)
+        .enumerate()
+        .map(|(k, (&figure, &o))| Row {
+            figure,
+            raw: "cuMemcpyDtoD of the same floats",
+            ours: o,
+            theirs: if k == FIGURES.len() - 1 {
+                small_floor
+            } else {
+                floor
+            },
+            unit: "GB/s",
+            higher_is_better: true,
+            target: if k == FIGURES.len() - 1 {
+                ">= 0.6x copy bandwidth"
+            } else {
+                ">= 0.85x copy bandwidth"
+            },
+            rounds: Vec::new(),
+        })
+        .collect();
+    match cupy() {
+        Some(c) => {
+            for ((&figure, &o), theirs) in FIGURES.iter().zip(&ours).zip(c) {
+                println!("nanred vs CuPy: {figure}: ours {o:.1} GB/s, CuPy {theirs:.1} GB/s");
+                rows.push(Row {
+                    figure,
+                    raw: "CuPy (subprocess), same operation",
+                    ours: o,
+                    theirs,
+                    unit: "GB/s",
+                    higher_is_better: true,
+                    target: "",
+                    rounds: Vec::new(),
+                });
+            }
+        }
+        None => println!("nanred: CuPy rows skipped: `python3 -c \"import cupy\"` failed here"),
+    }
+    Ok(rows)
+}

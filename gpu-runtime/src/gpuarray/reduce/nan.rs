@@ -1,0 +1,636 @@
+//! NumPy's NaN-ignoring reductions on arrays: `nansum`, `nanprod`, `nanmean`, `nanvar`,
+//! `nanstd`, `nanmax`, `nanmin`, `nanargmax` and `nanargmin`, over all axes or along one (with
+//! [`ReduceAxis`]), built on [`ReductionKernel`] like `sum` ... `argmin` (`ops`), one kernel per
+//! operation, element type and result type for the process.
+//!
+//! NumPy 2's semantics: a NaN is skipped (as 0 by `nansum`, as 1 by `nanprod`, not counted by
+//! `nanmean`/`nanvar`); on integers and [`Bool`](crate::gpuarray::Bool), where nothing is NaN,
+//! each is its plain reduction. Where only NaN is left: `nansum` 0, `nanprod` 1, `nanmean`,
+//! `nanvar` (also where the count is not above `ddof`), `nanmax` and `nanmin` NaN (NumPy
+//! warns), `nanargmax`/`nanargmin` over all axes
+//! the typed error [`ArrayShapeError::AllNanReduction`] (NumPy raises) and along an axis -1 for
+//! such a lane (NumPy raises; telling would need the lanes read back). An empty array is
+//! [`ArrayShapeError::EmptyReduction`] for the max, min and arg forms. The 16-bit floats are
+//! compared and summed in `f32`, as NumPy computes them. Complex elements are refused with a
+//! typed error ([`ArgumentError::UndefinedOnElement`]).
+
+use std::sync::Arc;
+
+use gpu_cdecl::Scalar;
+use ndarray::{Dimension, IxDyn};
+
+use crate::error::{ArgumentError, ArrayShapeError, Result};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::elements::cast;
+use crate::gpuarray::elements::dtype::DType;
+use crate::gpuarray::elements::element::{Element, Kind};
+use crate::gpuarray::elements::mean_type::MeanType;
+use crate::gpuarray::kernels::args::KernelArg;
+use crate::gpuarray::kernels::registry::{AnyDefinition, Definitions};
+use crate::gpuarray::reduce::axis::ReduceAxis;
+use crate::gpuarray::reduce::kernel::ReductionKernel;
+use crate::gpuarray::reduce::ops::IndexWidth;
+
+/// A NaN-ignoring reduction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum NanOp {
+    Sum,
+    Prod,
+    Mean,
+    /// The variance with this `ddof`, its square root with `root`.
+    Var {
+        ddof: u64,
+        root: bool,
+    },
+    Max,
+    Min,
+    ArgMax,
+    ArgMin,
+}
+
+type NanKey = (NanOp, DType, DType, IndexWidth);
+static KERNELS: Definitions<NanKey, AnyDefinition> = Definitions::new();
+
+/// Welford's running (count, mean, M2) and Chan's merge, as `ops` has them (a module of its
+/// own here, so the two never share a name in one source).
+const WELFORD: &str = "struct gpu_nwelford { double n; double mean; double m2; };\n\
+__device__ __forceinline__ gpu_nwelford gpu_nw(double n, double mean, double m2) { gpu_nwelford r; r.n = n; r.mean = mean; r.m2 = m2; return r; }\n\
+__device__ __forceinline__ gpu_nwelford gpu_nwmerge(gpu_nwelford a, gpu_nwelford b) {\n\
+if (a.n == 0.0) return b;\nif (b.n == 0.0) return a;\n\
+double n = a.n + b.n, d = b.mean - a.mean;\n\
+return gpu_nw(n, a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * (b.n / n))); }\n";
+
+/// The kernel of `op` on `T`, producing `R`, with `argmax`-style indices of `index`.
+pub(crate) fn nan_kernel<T: Element, R: Element>(
+    op: NanOp,
+    index: IndexWidth,
+) -> Result<Arc<ReductionKernel<R>>> {
+    let index = match op {
+        NanOp::ArgMax | NanOp::ArgMin => index,
+        _ => IndexWidth::I64,
+    };
+    KERNELS.get_or_try_insert_typed((op, T::DTYPE, R::DTYPE, index), || define::<T, R>(op, index))
+}
+
+/// `x` (an element of `T`) as the type its comparisons and NaN test are made in: itself, or
+/// `float` for the 16-bit floats (whose `!=` and `<` are ambiguous in CUDA's headers).
+fn compared<T: Element>() -> (&'static str, String) {
+    match T::DTYPE {
+        DType::F16 | DType::Bf16 => ("float", cast::cast_c(T::SCALAR, Scalar::F32, "x")),
+        _ => (T::c_name(), "x".to_owned()),
+    }
+}
+
+/// The C test of `x` being NaN, `false` where `T` has no NaN.
+fn isnan_c<T: Element>() -> String {
+    match T::KIND {
+        Kind::Float => {
+            let (_, w) = compared::<T>();
+            format!("(({w}) != ({w}))")
+        }
+        _ => "false".to_owned(),
+    }
+}
+
+/// A quiet NaN of the C type `t` (`float` or `double`), the neutral of NaN-ignoring max/min.
+fn nan_of(t: &str) -> &'static str {
+    if t == "double" {
+        "__longlong_as_double(0x7ff8000000000000ll)"
+    } else {
+        "__int_as_float(0x7fc00000)"
+    }
+}
+
+fn define<T: Element, R: Element>(op: NanOp, index: IndexWidth) -> Result<ReductionKernel<R>> {
+    if T::DTYPE.is_complex() || R::DTYPE.is_complex() {
+        return Err(ArgumentError::UndefinedOnElement {
+            kernel: "reduction".into(),
+            function: format!("nan{op:?}").to_lowercase().into(),
+            element: T::c_name(),
+        }
+        .into());
+    }
+    let t = T::c_name();
+    let x = format!("const {t} *x");
+    let nan = isnan_c::<T>();
+    let float = matches!(T::KIND, Kind::Float);
+    let sixteen_bit = matches!(T::DTYPE, DType::F16 | DType::Bf16);
+    let narrow_result = matches!(R::DTYPE, DType::F16 | DType::Bf16 | DType::F32);
+    let as_f64 = cast::convert_c(T::DTYPE, DType::F64, "x");
+    let k = match op {
+        // Summed in `f32` and rounded once, as NumPy sums `float16`.
+        NanOp::Sum | NanOp::Prod if sixteen_bit && narrow_result => {
+            let (skip, combine) = if op == NanOp::Sum {
+                ("0.0f", "a + b")
+            } else {
+                ("1.0f", "a * b")
+            };
+            let w = cast::cast_c(T::SCALAR, Scalar::F32, "x");
+            ReductionKernel::with_accumulator(
+                "reduction",
+                &x,
+                &format!("{nan} ? {skip} : {w}"),
+                combine,
+                skip,
+                ("float", "", 4),
+            )?
+            .post_map(&cast::cast_c(Scalar::F32, R::SCALAR, "a"))
+        }
+        NanOp::Sum | NanOp::Prod => {
+            let r = R::c_name();
+            let (skip, combine) = if op == NanOp::Sum {
+                (format!("({r})0"), "a + b")
+            } else {
+                (format!("({r})1"), "a * b")
+            };
+            // The NaN test before the conversion: NaN to an integer is undefined in C.
+            let as_r = cast::convert_c(T::DTYPE, R::DTYPE, "x");
+            ReductionKernel::new(&x, &format!("{nan} ? {skip} : ({as_r})"), combine, &skip)?
+        }
+        NanOp::Mean => {
+            let def = "struct gpu_nsum { double s; double n; };\n\
+                 __device__ __forceinline__ gpu_nsum gpu_ns(double s, double n) { gpu_nsum r; r.s = s; r.n = n; return r; }\n";
+            ReductionKernel::with_accumulator(
+                "nanmean",
+                &x,
+                &format!("{nan} ? gpu_ns(0.0, 0.0) : gpu_ns({as_f64}, 1.0)"),
+                "gpu_ns(a.s + b.s, a.n + b.n)",
+                "gpu_ns(0.0, 0.0)",
+                ("gpu_nsum", def, 16),
+            )?
+            // 0 / 0: NaN where only NaN was left, as NumPy.
+            .post_map(&cast::cast_c(Scalar::F64, R::SCALAR, "a.s / a.n"))
+        }
+        NanOp::Var { ddof, root } => {
+            // NaN where `count - ddof` is not positive (NumPy's nanvar; plain `var` divides).
+            let var = format!(
+                "(a.n > {ddof}.0 ? a.m2 / (a.n - {ddof}.0) : __longlong_as_double(0x7ff8000000000000ll))"
+            );
+            let post = if root { format!("sqrt({var})") } else { var };
+            ReductionKernel::with_accumulator(
+                "nanvar",
+                &x,
+                // M2 starts at `x - x`: NaN for an infinity, as NumPy's variance of one.
+                &format!("{nan} ? gpu_nw(0.0, 0.0, 0.0) : gpu_nw(1.0, {as_f64}, ({as_f64}) - ({as_f64}))"),
+                "gpu_nwmerge(a, b)",
+                "gpu_nw(0.0, 0.0, 0.0)",
+                ("gpu_nwelford", WELFORD, 24),
+            )?
+            .post_map(&cast::cast_c(Scalar::F64, R::SCALAR, &post))
+        }
+        NanOp::Max | NanOp::Min if float => {
+            // From a NaN neutral, a number always wins over NaN: NaN only where every
+            // element was NaN.
+            let (c, w) = compared::<T>();
+            let cmp = if op == NanOp::Max { '>' } else { '<' };
+            ReductionKernel::with_accumulator(
+                "reduction",
+                &x,
+                &w,
+                &format!("(a != a) ? b : ((b != b) ? a : (b {cmp} a ? b : a))"),
+                nan_of(c),
+                (c, "", if c == "double" { 8 } else { 4 }),
+            )?
+            .post_map(&cast::cast_c(
+                if c == "double" { Scalar::F64 } else { Scalar::F32 },
+                R::SCALAR,
+                "a",
+            ))
+        }
+        NanOp::Max => ReductionKernel::new(&x, "x", "a > b ? a : b", T::C_LOWEST)?,
+        NanOp::Min => ReductionKernel::new(&x, "x", "a < b ? a : b", T::C_HIGHEST)?,
+        NanOp::ArgMax | NanOp::ArgMin => {
+            let (c, w) = compared::<T>();
+            let cmp = if op == NanOp::ArgMax { '>' } else { '<' };
+            let name = if op == NanOp::ArgMax {
+                "nanargmax"
+            } else {
+                "nanargmin"
+            };
+            let ix = index.c_type();
+            // NaN loses to every number; among numbers the extreme value, then the lower index.
+            let def = format!(
+                "struct gpu_narg {{ {c} v; {ix} i; }};\n\
+                 __device__ __forceinline__ gpu_narg gpu_nmk({c} v, long long i) {{ gpu_narg r; r.v = v; r.i = ({ix})i; return r; }}\n\
+                 __device__ __forceinline__ bool gpu_nfirst(gpu_narg b, gpu_narg a) {{\n\
+                 bool bn = b.v != b.v, an = a.v != a.v;\n\
+                 if (bn != an) return an;\n\
+                 if (!bn && b.v != a.v) return b.v {cmp} a.v;\n\
+                 return b.i < a.i; }}\n"
+            );
+            let neutral_v = if float {
+                nan_of(c)
+            } else if op == NanOp::ArgMax {
+                T::C_LOWEST
+            } else {
+                T::C_HIGHEST
+            };
+            let size = 2 * std::mem::size_of::<T>()
+                .max(index.bytes())
+                .max(if sixteen_bit { 4 } else { 0 });
+            let mut k = ReductionKernel::with_accumulator(
+                name,
+                &x,
+                &format!("gpu_nmk({w}, i)"),
+                "gpu_nfirst(b, a) ? b : a",
+                &format!("gpu_nmk({neutral_v}, {})", index.c_max()),
+                ("gpu_narg", &def, size),
+            )?
+            // -1 where every element was NaN (the value left is the neutral's NaN).
+            .post_map("a.v != a.v ? -1ll : (long long)a.i")
+            // Walking in order, a later element wins only by value, or over a NaN.
+            .in_order(&format!("(b.v {cmp} a.v || (a.v != a.v && b.v == b.v)) ? b : a"));
+            k.c_order_index = true;
+            k
+        }
+    };
+    Ok(k)
+}
+
+/// One element of a 0-d device array, read back.
+fn scalar<R: Element>(a: DeviceArray<R, IxDyn>) -> Result<R> {
+    a.to_vec()?
+        .first()
+        .copied()
+        .ok_or_else(|| ArrayShapeError::EmptyReduction { operation: "reduce" }.into())
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// The sum of the elements that are not NaN (NumPy's `nansum`; 0 when there are none),
+    /// accumulated as [`sum`](Self::sum) accumulates.
+    pub fn nansum(&self) -> Result<S::Elem> {
+        OnStream::legacy(self).nansum()
+    }
+
+    /// [`nansum`](Self::nansum) converted to and accumulated in `A` (NumPy's `dtype=`).
+    pub fn nansum_as<A: Element>(&self) -> Result<A> {
+        OnStream::legacy(self).nansum_as()
+    }
+
+    /// The sums along an axis of the elements that are not NaN.
+    pub fn nansum_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        OnStream::legacy(self).nansum_axis(axis)
+    }
+
+    /// The product of the elements that are not NaN (NumPy's `nanprod`; 1 when none).
+    pub fn nanprod(&self) -> Result<S::Elem> {
+        OnStream::legacy(self).nanprod()
+    }
+
+    /// The products along an axis of the elements that are not NaN.
+    pub fn nanprod_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        OnStream::legacy(self).nanprod_axis(axis)
+    }
+
+    /// The mean of the elements that are not NaN (NumPy's `nanmean`; NaN when none), in
+    /// NumPy's type ([`MeanType`]), accumulated in `f64`.
+    pub fn nanmean(&self) -> Result<<S::Elem as MeanType>::Mean>
+    where
+        S::Elem: MeanType,
+    {
+        OnStream::legacy(self).nanmean()
+    }
+
+    /// The means along an axis of the elements that are not NaN.
+    pub fn nanmean_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+    where
+        S::Elem: MeanType,
+    {
+        OnStream::legacy(self).nanmean_axis(axis)
+    }
+
+    /// The variance of the elements that are not NaN, divided by `count - ddof` (NumPy's
+    /// `nanvar`; NaN when that is not positive), in NumPy's type ([`MeanType`]).
+    pub fn nanvar(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
+    where
+        S::Elem: MeanType,
+    {
+        OnStream::legacy(self).nanvar(ddof)
+    }
+
+    /// The variances along an axis of the elements that are not NaN.
+    pub fn nanvar_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+        ddof: u64,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+    where
+        S::Elem: MeanType,
+    {
+        OnStream::legacy(self).nanvar_axis(axis, ddof)
+    }
+
+    /// The square root of [`nanvar`](Self::nanvar) (NumPy's `nanstd`).
+    pub fn nanstd(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
+    where
+        S::Elem: MeanType,
+    {
+        OnStream::legacy(self).nanstd(ddof)
+    }
+
+    /// The standard deviations along an axis of the elements that are not NaN.
+    pub fn nanstd_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+        ddof: u64,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+    where
+        S::Elem: MeanType,
+    {
+        OnStream::legacy(self).nanstd_axis(axis, ddof)
+    }
+
+    /// The largest element that is not NaN (NumPy's `nanmax`; NaN when every element is);
+    /// an error for an empty array.
+    pub fn nanmax(&self) -> Result<S::Elem> {
+        OnStream::legacy(self).nanmax()
+    }
+
+    /// The smallest element that is not NaN (NumPy's `nanmin`); an error for an empty array.
+    pub fn nanmin(&self) -> Result<S::Elem> {
+        OnStream::legacy(self).nanmin()
+    }
+
+    /// The largest elements along an axis, NaN skipped; an error when that axis is empty.
+    pub fn nanmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        OnStream::legacy(self).nanmax_axis(axis)
+    }
+
+    /// The smallest elements along an axis, NaN skipped; an error when that axis is empty.
+    pub fn nanmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        OnStream::legacy(self).nanmin_axis(axis)
+    }
+
+    /// The flat index (C order) of the largest element that is not NaN, the first on a tie
+    /// (NumPy's `nanargmax`); [`ArrayShapeError::AllNanReduction`] when every element is NaN,
+    /// [`ArrayShapeError::EmptyReduction`] for an empty array.
+    pub fn nanargmax(&self) -> Result<usize> {
+        OnStream::legacy(self).nanargmax()
+    }
+
+    /// The flat index of the smallest element that is not NaN (NumPy's `nanargmin`).
+    pub fn nanargmin(&self) -> Result<usize> {
+        OnStream::legacy(self).nanargmin()
+    }
+
+    /// The index along an axis of the largest element of each lane that is not NaN; -1 for a
+    /// lane of NaN only (NumPy raises).
+    pub fn nanargmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
+        OnStream::legacy(self).nanargmax_axis(axis)
+    }
+
+    /// The index along an axis of the smallest element of each lane that is not NaN; -1 for
+    /// a lane of NaN only.
+    pub fn nanargmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
+        OnStream::legacy(self).nanargmin_axis(axis)
+    }
+}
+
+/// The NaN-ignoring reductions on a stream (`a.on(&stream).nansum()`): the one body of each;
+/// the host waits for the ones that return a value.
+impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    fn nan_all<R: Element>(&self, op: NanOp) -> Result<R> {
+        let k = nan_kernel::<S::Elem, R>(op, IndexWidth::for_count(self.target.len()))?;
+        scalar(OnStream::new(&*k, self.stream).reduce([KernelArg::input(self.target)])?)
+    }
+
+    fn nan_along<R: Element>(&self, op: NanOp, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
+        let m = self.target.shape().get(axis.axis).copied().unwrap_or(0);
+        let k = nan_kernel::<S::Elem, R>(op, IndexWidth::for_count(m))?;
+        let out = OnStream::new(&*k, self.stream).reduce_axis([KernelArg::input(self.target)], axis.axis)?;
+        axis.shape_result(out)
+    }
+
+    fn nonempty_nan(&self, operation: &'static str) -> Result<()> {
+        if self.target.is_empty() {
+            return Err(ArrayShapeError::EmptyReduction { operation }.into());
+        }
+        Ok(())
+    }
+
+    fn nonempty_nan_axis(&self, operation: &'static str, axis: usize) -> Result<()> {
+        let shape = self.target.shape();
+        let lanes: usize = shape
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != axis)
+            .map(|(_, &d)| d)
+            .product();
+        match shape.get(axis) {
+            Some(0) if lanes > 0 => Err(ArrayShapeError::EmptyReduction { operation }.into()),
+            _ => Ok(()),
+        }
+    }
+
+    /// [`nansum`](DeviceArrayBase::nansum) on this stream.
+    pub fn nansum(&self) -> Result<S::Elem> {
+        self.nan_all(NanOp::Sum)
+    }
+
+    /// [`nansum_as`](DeviceArrayBase::nansum_as) on this stream.
+    pub fn nansum_as<A: Element>(&self) -> Result<A> {
+        self.nan_all(NanOp::Sum)
+    }
+
+    /// [`nansum_axis`](DeviceArrayBase::nansum_axis) on this stream.
+    pub fn nansum_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        self.nan_along(NanOp::Sum, axis.into())
+    }
+
+    /// [`nanprod`](DeviceArrayBase::nanprod) on this stream.
+    pub fn nanprod(&self) -> Result<S::Elem> {
+        self.nan_all(NanOp::Prod)
+    }
+
+    /// [`nanprod_axis`](DeviceArrayBase::nanprod_axis) on this stream.
+    pub fn nanprod_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        self.nan_along(NanOp::Prod, axis.into())
+    }
+
+    /// [`nanmean`](DeviceArrayBase::nanmean) on this stream.
+    pub fn nanmean(&self) -> Result<<S::Elem as MeanType>::Mean>
+    where
+        S::Elem: MeanType,
+    {
+        self.nan_all(NanOp::Mean)
+    }
+
+    /// [`nanmean_axis`](DeviceArrayBase::nanmean_axis) on this stream.
+    pub fn nanmean_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+    where
+        S::Elem: MeanType,
+    {
+        self.nan_along(NanOp::Mean, axis.into())
+    }
+
+    /// [`nanvar`](DeviceArrayBase::nanvar) on this stream.
+    pub fn nanvar(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
+    where
+        S::Elem: MeanType,
+    {
+        self.nan_all(NanOp::Var { ddof, root: false })
+    }
+
+    /// [`nanvar_axis`](DeviceArrayBase::nanvar_axis) on this stream.
+    pub fn nanvar_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+        ddof: u64,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+    where
+        S::Elem: MeanType,
+    {
+        self.nan_along(NanOp::Var { ddof, root: false }, axis.into())
+    }
+
+    /// [`nanstd`](DeviceArrayBase::nanstd) on this stream.
+    pub fn nanstd(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
+    where
+        S::Elem: MeanType,
+    {
+        self.nan_all(NanOp::Var { ddof, root: true })
+    }
+
+    /// [`nanstd_axis`](DeviceArrayBase::nanstd_axis) on this stream.
+    pub fn nanstd_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+        ddof: u64,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+    where
+        S::Elem: MeanType,
+    {
+        self.nan_along(NanOp::Var { ddof, root: true }, axis.into())
+    }
+
+    /// [`nanmax`](DeviceArrayBase::nanmax) on this stream.
+    pub fn nanmax(&self) -> Result<S::Elem> {
+        self.nonempty_nan("nanmax")?;
+        self.nan_all(NanOp::Max)
+    }
+
+    /// [`nanmin`](DeviceArrayBase::nanmin) on this stream.
+    pub fn nanmin(&self) -> Result<S::Elem> {
+        self.nonempty_nan("nanmin")?;
+        self.nan_all(NanOp::Min)
+    }
+
+    /// [`nanmax_axis`](DeviceArrayBase::nanmax_axis) on this stream.
+    pub fn nanmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        let axis = axis.into();
+        self.nonempty_nan_axis("nanmax_axis", axis.axis)?;
+        self.nan_along(NanOp::Max, axis)
+    }
+
+    /// [`nanmin_axis`](DeviceArrayBase::nanmin_axis) on this stream.
+    pub fn nanmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        let axis = axis.into();
+        self.nonempty_nan_axis("nanmin_axis", axis.axis)?;
+        self.nan_along(NanOp::Min, axis)
+    }
+
+    fn nan_arg(&self, op: NanOp, operation: &'static str) -> Result<usize> {
+        self.nonempty_nan(operation)?;
+        let i = self.nan_all::<i64>(op)?;
+        usize::try_from(i).map_err(|_| ArrayShapeError::AllNanReduction { operation }.into())
+    }
+
+    /// [`nanargmax`](DeviceArrayBase::nanargmax) on this stream.
+    pub fn nanargmax(&self) -> Result<usize> {
+        self.nan_arg(NanOp::ArgMax, "nanargmax")
+    }
+
+    /// [`nanargmin`](DeviceArrayBase::nanargmin) on this stream.
+    pub fn nanargmin(&self) -> Result<usize> {
+        self.nan_arg(NanOp::ArgMin, "nanargmin")
+    }
+
+    /// [`nanargmax_axis`](DeviceArrayBase::nanargmax_axis) on this stream.
+    pub fn nanargmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
+        let axis = axis.into();
+        self.nonempty_nan_axis("nanargmax_axis", axis.axis)?;
+        self.nan_along(NanOp::ArgMax, axis)
+    }
+
+    /// [`nanargmin_axis`](DeviceArrayBase::nanargmin_axis) on this stream.
+    pub fn nanargmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
+        let axis = axis.into();
+        self.nonempty_nan_axis("nanargmin_axis", axis.axis)?;
+        self.nan_along(NanOp::ArgMin, axis)
+    }
+}
+
+/// The sources of every NaN-ignoring reduction for every real element type, in `variants`.
+#[cfg(test)]
+pub(crate) fn test_kernels(
+    variants: &[crate::gpuarray::reduce::kernel::ReductionVariant],
+) -> Vec<(String, Vec<String>)> {
+    fn push<R: Element>(
+        name: String,
+        k: Arc<ReductionKernel<R>>,
+        variants: &[crate::gpuarray::reduce::kernel::ReductionVariant],
+        out: &mut Vec<(String, Vec<String>)>,
+    ) {
+        out.push((name, variants.iter().map(|&v| k.source(v)).collect()));
+    }
+    fn of<T: MeanType>(
+        variants: &[crate::gpuarray::reduce::kernel::ReductionVariant],
+        out: &mut Vec<(String, Vec<String>)>,
+    ) {
+        let name = std::any::type_name::<T>();
+        for op in [NanOp::Sum, NanOp::Prod, NanOp::Max, NanOp::Min] {
+            push(
+                format!("{op:?} {name}"),
+                nan_kernel::<T, T>(op, IndexWidth::I64).unwrap(),
+                variants,
+                out,
+            );
+        }
+        push(
+            format!("Sum as i64 {name}"),
+            nan_kernel::<T, i64>(NanOp::Sum, IndexWidth::I64).unwrap(),
+            variants,
+            out,
+        );
+        for op in [NanOp::Mean, NanOp::Var { ddof: 1, root: true }] {
+            push(
+                format!("{op:?} {name}"),
+                nan_kernel::<T, T::Mean>(op, IndexWidth::I64).unwrap(),
+                variants,
+                out,
+            );
+        }
+        for op in [NanOp::ArgMax, NanOp::ArgMin] {
+            for index in [IndexWidth::I32, IndexWidth::I64] {
+                push(
+                    format!("{op:?} {index:?} {name}"),
+                    nan_kernel::<T, i64>(op, index).unwrap(),
+                    variants,
+                    out,
+                );
+            }
+        }
+    }
+    let mut out = Vec::new();
+    of::<i8>(variants, &mut out);
+    of::<u8>(variants, &mut out);
+    of::<i16>(variants, &mut out);
+    of::<u16>(variants, &mut out);
+    of::<half::f16>(variants, &mut out);
+    of::<half::bf16>(variants, &mut out);
+    of::<i32>(variants, &mut out);
+    of::<u32>(variants, &mut out);
+    of::<i64>(variants, &mut out);
+    of::<u64>(variants, &mut out);
+    of::<f32>(variants, &mut out);
+    of::<f64>(variants, &mut out);
+    of::<crate::gpuarray::elements::boolean::Bool>(variants, &mut out);
+    out
+}
