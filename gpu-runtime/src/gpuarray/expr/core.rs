@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use gpu_cdecl::Scalar;
 use ndarray::{Dimension, IxDyn, ShapeBuilder};
 
 use crate::driver::stream::Stream;
@@ -21,6 +22,7 @@ use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, Storag
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::boolean::Bool;
+use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::func::{self, Func, HELPERS};
@@ -70,6 +72,13 @@ impl BinOp {
     /// rules, `%` and `//` call the templates of [`HELPERS`]: floats take their overloads,
     /// integers the template at their own type.
     fn render(self, t: DType, l: &str, r: &str) -> String {
+        if let Some(narrow) = sixteen_bit(t) {
+            // NumPy computes the 16-bit floats in `float` and rounds the result once: the
+            // same here (CUDA's `__half` operators are not defined for `%`, and `gpu_div`'s
+            // integer template would take them).
+            let f = self.render(DType::F32, &widen(narrow, l), &widen(narrow, r));
+            return cast::cast_c(Scalar::F32, narrow, &f);
+        }
         let t_c = t.c_name();
         // C's `/` is NumPy's for floats and complex numbers (the header's Smith division).
         let float = matches!(t, DType::F32 | DType::F64) || t.is_complex();
@@ -94,12 +103,24 @@ impl BinOp {
 
     /// Whether `self` on elements of `t` calls a template of [`HELPERS`].
     fn needs_helpers(self, t: DType) -> bool {
+        let t = if sixteen_bit(t).is_some() { DType::F32 } else { t };
         match self {
             BinOp::Div => !(matches!(t, DType::F32 | DType::F64) || t.is_complex()),
             BinOp::Rem | BinOp::FloorDiv => true,
             _ => false,
         }
     }
+}
+
+/// The scalar of a 16-bit float type (`F16`, `Bf16`), which the generated code computes in
+/// `float` and rounds back once, as NumPy's loops of these types do; `None` for the others.
+pub(crate) fn sixteen_bit(t: DType) -> Option<Scalar> {
+    matches!(t, DType::F16 | DType::Bf16).then(|| t.part_scalar())
+}
+
+/// `x`, a C expression of the 16-bit float `narrow`, as a `float` (exactly).
+pub(crate) fn widen(narrow: Scalar, x: &str) -> String {
+    cast::cast_c(narrow, Scalar::F32, x)
 }
 
 /// The shape of an expression; leaves are numbered by their order, left to right. The leaves
@@ -197,9 +218,21 @@ impl Node {
                 counts.1 += 1;
             }
             Node::Neg(x) => {
-                let _ = write!(out, "(({})-", x.ty(default).c_name());
-                x.render(default, out, counts);
-                out.push(')');
+                let t = x.ty(default);
+                let mut xs = String::new();
+                x.render(default, &mut xs, counts);
+                match sixteen_bit(t) {
+                    // Exact in `float`; the 16-bit types' own operators are not all there is
+                    // to pick from on every architecture.
+                    Some(narrow) => out.push_str(&cast::cast_c(
+                        Scalar::F32,
+                        narrow,
+                        &format!("(-{})", widen(narrow, &xs)),
+                    )),
+                    None => {
+                        let _ = write!(out, "(({})-{xs})", t.c_name());
+                    }
+                }
             }
             Node::Bin(op, l, r) => {
                 let (mut ls, mut rs) = (String::new(), String::new());
@@ -528,7 +561,7 @@ fn operation<T: Element>(node: &Node, store: Store) -> String {
     match store {
         Store::Assign => format!("out = {e}"),
         Store::Compound(op) => match op.c() {
-            Some(c) if !op.needs_helpers(T::DTYPE) => format!("out = ({})(out {c} {e})", T::c_name()),
+            Some(c) if !op.needs_helpers(T::DTYPE) && sixteen_bit(T::DTYPE).is_none() => format!("out = ({})(out {c} {e})", T::c_name()),
             _ => format!("out = {}", op.render(T::DTYPE, "out", &e)),
         },
     }
@@ -584,4 +617,9 @@ fn define<T: Element>(node: &Node, store: Store) -> Result<ElementwiseKernel> {
         k = k.preamble(HELPERS);
     }
     Ok(k)
+}
+
+/// The source of the kernel of `e` (contiguous variant), for `crate::testing`.
+pub(crate) fn test_source<T: Element>(e: &Expr<'_, T>) -> Result<String> {
+    Ok(kernel::<T>(&e.node, Store::Assign)?.source(crate::gpuarray::kernels::elementwise::Variant::Contiguous))
 }

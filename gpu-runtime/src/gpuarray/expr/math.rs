@@ -50,6 +50,7 @@ use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::boolean::Bool;
+use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::{Expr, Operand};
 use crate::gpuarray::expr::func::{Func, Math2Fn, MathFn};
@@ -69,11 +70,15 @@ pub use crate::gpuarray::expr::math_complex::{
 };
 pub use crate::gpuarray::reduce::logic::{all, any};
 
-/// The floating-point elements the math functions are defined on: `f32` and `f64`.
+/// The floating-point elements the math functions are defined on: `f16` and `bf16` (each
+/// computed in `float` and rounded once to the 16-bit type, as NumPy's `float16` loops do),
+/// `f32` and `f64`.
 ///
 /// Sealed: each type's C functions are named in the crate's table.
 pub trait Float: Inexact {}
 
+impl Float for half::f16 {}
+impl Float for half::bf16 {}
 impl Float for f32 {}
 impl Float for f64 {}
 
@@ -274,22 +279,35 @@ static SPLIT_KERNELS: Definitions<(Split, Scalar), Arc<ElementwiseKernel>> = Def
 fn split_kernel(op: Split, s: Scalar) -> Result<Arc<ElementwiseKernel>> {
     SPLIT_KERNELS.get_or_try_insert_with((op, s), || {
         let t = s.c_name();
-        let f = s == Scalar::F32;
+        // The 16-bit floats in `float`, each result rounded back once (exact: a mantissa and
+        // the parts of a 16-bit value are 16-bit values).
+        let sixteen = matches!(s, Scalar::F16 | Scalar::Bf16);
+        let (w, x, back): (&str, String, Box<dyn Fn(&str) -> String>) = if sixteen {
+            (
+                "float",
+                cast::cast_c(s, Scalar::F32, "x"),
+                Box::new(move |v: &str| cast::cast_c(Scalar::F32, s, v)),
+            )
+        } else {
+            (t, "x".to_owned(), Box::new(|v: &str| v.to_owned()))
+        };
+        let f = s != Scalar::F64;
         Ok(Arc::new(match op {
             Split::Frexp => ElementwiseKernel::with_name(
                 "gpu_frexp",
                 &format!("const {t} *x, {t} *mantissa, int *exponent"),
                 &format!(
-                    "int e = 0; mantissa = {}(x, &e); exponent = e",
-                    if f { "frexpf" } else { "frexp" }
+                    "int e = 0; mantissa = {}; exponent = e",
+                    back(&format!("{}({x}, &e)", if f { "frexpf" } else { "frexp" }))
                 ),
             )?,
             Split::Modf => ElementwiseKernel::with_name(
                 "gpu_modf",
                 &format!("const {t} *x, {t} *fraction, {t} *integer"),
                 &format!(
-                    "{t} w = 0; fraction = {}(x, &w); integer = w",
-                    if f { "modff" } else { "modf" }
+                    "{w} v = 0; fraction = {}; integer = {}",
+                    back(&format!("{}({x}, &v)", if f { "modff" } else { "modf" })),
+                    back("v")
                 ),
             )?,
         }))
@@ -352,6 +370,8 @@ impl OnStream<'_, &Context> {
 pub(crate) fn test_split_kernels() -> Vec<Arc<ElementwiseKernel>> {
     [Split::Frexp, Split::Modf]
         .into_iter()
-        .flat_map(|op| [Scalar::F32, Scalar::F64].map(|s| split_kernel(op, s).unwrap()))
+        .flat_map(|op| {
+            [Scalar::F16, Scalar::Bf16, Scalar::F32, Scalar::F64].map(|s| split_kernel(op, s).unwrap())
+        })
         .collect()
 }

@@ -2,7 +2,8 @@
 //! for an element type and a Rust literal that NumPy would see as a Python scalar ("weak": it
 //! takes the array's type). [`result_type`](crate::gpuarray::result_type) is a pure function of
 //! the two types, [`promote`] the same on `gpu-cdecl` scalars, [`Promote`] the same for the
-//! compiler (`<i8 as Promote<u8>>::Output` is `i16`), and [`add`], [`sub`], [`mul`], [`div`] compute on operands of two element types,
+//! compiler (`<i8 as Promote<u8>>::Output` is `i16`), and [`add`], [`sub`], [`mul`], [`div`],
+//! [`remainder`], [`floor_divide`], [`compare`] and [`where_`] compute on operands of two element types,
 //! each converted to the promoted type inside the one kernel of the expression
 //! ([`Expr::cast`](crate::gpuarray::Expr::cast)).
 //!
@@ -79,8 +80,10 @@
 //! # Ok::<(), gpu_runtime::Error>(())
 //! ```
 
+use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::{BinOp, Expr, Operand};
+use crate::gpuarray::expr::func::CmpOp;
 
 // `DType`, `PromoteArg`, `promote_types` and `result_type` are public in `gpuarray` only (one
 // public path per item, scripts/check_public_paths.py).
@@ -129,6 +132,44 @@ pub fn div<'a, T: Promote<U>, U: Element>(
     y: impl Operand<'a, U>,
 ) -> Expr<'a, T::Output> {
     mixed(BinOp::Div, x, y)
+}
+
+/// `x % y` (NumPy's `remainder`: the sign of `y`) in the promoted type; see [`add`].
+pub fn remainder<'a, T: Promote<U>, U: Element>(
+    x: impl Operand<'a, T>,
+    y: impl Operand<'a, U>,
+) -> Expr<'a, T::Output> {
+    mixed(BinOp::Rem, x, y)
+}
+
+/// `x // y` (NumPy's `floor_divide`) in the promoted type; see [`add`].
+pub fn floor_divide<'a, T: Promote<U>, U: Element>(
+    x: impl Operand<'a, T>,
+    y: impl Operand<'a, U>,
+) -> Expr<'a, T::Output> {
+    mixed(BinOp::FloorDiv, x, y)
+}
+
+/// `x op y` for a comparison `op` (NumPy's `greater`, ..., `not_equal`), both compared in
+/// their promoted type, as NumPy compares (`i64` with `u64` in `f64`).
+pub fn compare<'a, T: Promote<U>, U: Element>(
+    op: CmpOp,
+    x: impl Operand<'a, T>,
+    y: impl Operand<'a, U>,
+) -> Expr<'a, Bool> {
+    x.into_expr()
+        .cast::<T::Output>()
+        .compare(op, y.into_expr().cast::<T::Output>())
+}
+
+/// NumPy's `where(cond, a, b)` for branches of two element types: each converted to their
+/// promoted type.
+pub fn where_<'a, T: Promote<U>, U: Element>(
+    cond: impl Operand<'a, Bool>,
+    a: impl Operand<'a, T>,
+    b: impl Operand<'a, U>,
+) -> Expr<'a, T::Output> {
+    Expr::where_(cond, a.into_expr().cast::<T::Output>(), b.into_expr().cast::<T::Output>())
 }
 
 #[cfg(test)]
