@@ -19,6 +19,20 @@ impl Inexact for f64 {}
 impl Inexact for crate::types::Complex32 {}
 impl Inexact for crate::types::Complex64 {}
 
+/// An element type the math functions of [`Inexact`] elements take (`exp`, `log`, `sqrt`,
+/// `sin`, ..., `isnan`), and the [`Inexact`] type NumPy 2 computes them in: an inexact type
+/// itself; `bool` and the 8-bit integers `f16`; the 16-bit integers `f32`; the 32- and 64-bit
+/// integers `f64` (`exp` of an `i32` array is an `f64` array, as `np.exp` gives). The
+/// integers' rows are in [`math`](crate::gpuarray::math), beside `ToFloat`'s.
+pub trait ToInexact: Element {
+    /// The type the function computes in and returns.
+    type Inexact: Inexact;
+}
+
+impl<T: Inexact> ToInexact for T {
+    type Inexact = T;
+}
+
 mod sealed {
     pub trait Sealed {}
     impl Sealed for half::f16 {}

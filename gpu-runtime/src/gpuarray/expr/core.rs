@@ -347,7 +347,23 @@ macro_rules! scalar_operand {
         }
     )*};
 }
-scalar_operand!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, Bool, Complex32, Complex64);
+scalar_operand!(
+    i8,
+    u8,
+    i16,
+    u16,
+    i32,
+    u32,
+    i64,
+    u64,
+    half::f16,
+    half::bf16,
+    f32,
+    f64,
+    Bool,
+    Complex32,
+    Complex64
+);
 
 impl<'a> Operand<'a, Bool> for bool {
     fn into_expr(self) -> Expr<'a, Bool> {
@@ -361,6 +377,9 @@ impl<'a> Operand<'a, Bool> for bool {
 pub(crate) enum Store {
     Assign,
     Compound(BinOp),
+    /// `out = (T)((W)out op e)`: an in-place operator computed in the promoted type `W` of the
+    /// array's and the operand's (`e` is of `W`).
+    CompoundIn(BinOp, DType),
 }
 
 /// The kernel's element type (of `out`, and of the untyped leaves), how it stores, and the
@@ -395,6 +414,27 @@ impl<'a, T: Element> Expr<'a, T> {
             node: self.node.resolved(T::DTYPE),
             arrays: self.arrays,
             scalars: self.scalars,
+        }
+    }
+
+    /// The expression converted to `U` (no conversion when it is of `U`), without its type:
+    /// an operand of a function computed in `U`.
+    pub(crate) fn promoted<U: Element>(self) -> Untyped<'a> {
+        if T::DTYPE == U::DTYPE {
+            self.untyped()
+        } else {
+            self.cast::<U>().untyped()
+        }
+    }
+
+    /// An expression of `T` from one whose every leaf names its type (an [`Untyped`] made
+    /// by [`untyped`](Self::untyped) of an expression whose value is of `T`).
+    pub(crate) fn from_untyped(u: Untyped<'a>) -> Expr<'a, T> {
+        Expr {
+            node: u.node,
+            arrays: u.arrays,
+            scalars: u.scalars,
+            elem: PhantomData,
         }
     }
 
@@ -561,9 +601,15 @@ fn operation<T: Element>(node: &Node, store: Store) -> String {
     match store {
         Store::Assign => format!("out = {e}"),
         Store::Compound(op) => match op.c() {
-            Some(c) if !op.needs_helpers(T::DTYPE) && sixteen_bit(T::DTYPE).is_none() => format!("out = ({})(out {c} {e})", T::c_name()),
+            Some(c) if !op.needs_helpers(T::DTYPE) && sixteen_bit(T::DTYPE).is_none() => {
+                format!("out = ({})(out {c} {e})", T::c_name())
+            }
             _ => format!("out = {}", op.render(T::DTYPE, "out", &e)),
         },
+        Store::CompoundIn(op, w) => {
+            let r = op.render(w, &cast::convert_c(T::DTYPE, w, "out"), &e);
+            format!("out = {}", cast::convert_c(w, T::DTYPE, &r))
+        }
     }
 }
 
@@ -578,6 +624,9 @@ fn define<T: Element>(node: &Node, store: Store) -> Result<ElementwiseKernel> {
     let undefined = node.undefined_call(T::DTYPE).or_else(|| match store {
         Store::Compound(op @ (BinOp::Rem | BinOp::FloorDiv)) if T::DTYPE.is_complex() => {
             Some((format!("{op:?}"), T::DTYPE))
+        }
+        Store::CompoundIn(op @ (BinOp::Rem | BinOp::FloorDiv), w) if w.is_complex() => {
+            Some((format!("{op:?}"), w))
         }
         _ => None,
     });
@@ -611,8 +660,12 @@ fn define<T: Element>(node: &Node, store: Store) -> Result<ElementwiseKernel> {
     }
     let _ = write!(params, "{t} *out");
     let mut k = ElementwiseKernel::with_name("gpu_expr", &params, &operation::<T>(node, store))?;
-    let helpers =
-        node.needs_helpers(T::DTYPE) || matches!(store, Store::Compound(op) if op.needs_helpers(T::DTYPE));
+    let helpers = node.needs_helpers(T::DTYPE)
+        || match store {
+            Store::Assign => false,
+            Store::Compound(op) => op.needs_helpers(T::DTYPE),
+            Store::CompoundIn(op, w) => op.needs_helpers(w),
+        };
     if helpers {
         k = k.preamble(HELPERS);
     }
@@ -621,5 +674,6 @@ fn define<T: Element>(node: &Node, store: Store) -> Result<ElementwiseKernel> {
 
 /// The source of the kernel of `e` (contiguous variant), for `crate::testing`.
 pub(crate) fn test_source<T: Element>(e: &Expr<'_, T>) -> Result<String> {
-    Ok(kernel::<T>(&e.node, Store::Assign)?.source(crate::gpuarray::kernels::elementwise::Variant::Contiguous))
+    Ok(kernel::<T>(&e.node, Store::Assign)?
+        .source(crate::gpuarray::kernels::elementwise::Variant::Contiguous))
 }

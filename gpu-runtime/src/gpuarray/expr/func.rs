@@ -316,7 +316,11 @@ pub(crate) fn result_type(func: Func, args: &[DType]) -> Option<DType> {
     let first = *args.first()?;
     // The 16-bit floats have every function `float` has, computed in it (see `render`).
     let float = matches!(first, DType::F16 | DType::Bf16 | DType::F32 | DType::F64);
-    let named = if sixteen_bit(first).is_some() { DType::F32 } else { first };
+    let named = if sixteen_bit(first).is_some() {
+        DType::F32
+    } else {
+        first
+    };
     let complex = first.is_complex();
     let part = DType::from_scalar(first.part_scalar());
     match func {

@@ -102,8 +102,15 @@ pub(crate) fn test_kernels() -> Vec<Arc<ReductionKernel<i32>>> {
     [Logic::Any, Logic::All]
         .into_iter()
         .flat_map(|op| {
-            [DType::Bool, DType::F16, DType::Bf16, DType::F32, DType::I64, DType::Complex32]
-                .map(|s| kernel(op, s).unwrap())
+            [
+                DType::Bool,
+                DType::F16,
+                DType::Bf16,
+                DType::F32,
+                DType::I64,
+                DType::Complex32,
+            ]
+            .map(|s| kernel(op, s).unwrap())
         })
         .collect()
 }
