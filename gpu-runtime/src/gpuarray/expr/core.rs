@@ -22,7 +22,7 @@ use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, Storag
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::boolean::Bool;
-use crate::gpuarray::elements::cast;
+use crate::gpuarray::elements::cast::{self, sixteen_bit, widen};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::func::{self, Func, HELPERS};
@@ -110,17 +110,6 @@ impl BinOp {
             _ => false,
         }
     }
-}
-
-/// The scalar of a 16-bit float type (`F16`, `Bf16`), which the generated code computes in
-/// `float` and rounds back once, as NumPy's loops of these types do; `None` for the others.
-pub(crate) fn sixteen_bit(t: DType) -> Option<Scalar> {
-    matches!(t, DType::F16 | DType::Bf16).then(|| t.part_scalar())
-}
-
-/// `x`, a C expression of the 16-bit float `narrow`, as a `float` (exactly).
-pub(crate) fn widen(narrow: Scalar, x: &str) -> String {
-    cast::cast_c(narrow, Scalar::F32, x)
 }
 
 /// The shape of an expression; leaves are numbered by their order, left to right. The leaves

@@ -13,9 +13,8 @@
 
 use gpu_cdecl::Scalar;
 
-use crate::gpuarray::elements::cast;
+use crate::gpuarray::elements::cast::{self, sixteen_bit, widen};
 use crate::gpuarray::elements::dtype::DType;
-use crate::gpuarray::expr::core::{sixteen_bit, widen};
 
 /// A function of one floating-point operand, giving the operand's type (PyCUDA's `cumath`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

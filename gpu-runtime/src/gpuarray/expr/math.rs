@@ -325,14 +325,17 @@ fn split_kernel(op: Split, s: Scalar) -> Result<Arc<ElementwiseKernel>> {
         // The 16-bit floats in `float`, each result rounded back once (exact: a mantissa and
         // the parts of a 16-bit value are 16-bit values).
         let sixteen = matches!(s, Scalar::F16 | Scalar::Bf16);
-        let (w, x, back): (&str, String, Box<dyn Fn(&str) -> String>) = if sixteen {
-            (
-                "float",
-                cast::cast_c(s, Scalar::F32, "x"),
-                Box::new(move |v: &str| cast::cast_c(Scalar::F32, s, v)),
-            )
+        let (w, x) = if sixteen {
+            ("float", cast::cast_c(s, Scalar::F32, "x"))
         } else {
-            (t, "x".to_owned(), Box::new(|v: &str| v.to_owned()))
+            (t, "x".to_owned())
+        };
+        let back = |v: &str| {
+            if sixteen {
+                cast::cast_c(Scalar::F32, s, v)
+            } else {
+                v.to_owned()
+            }
         };
         let f = s != Scalar::F64;
         Ok(Arc::new(match op {
