@@ -189,7 +189,7 @@ pub fn where_<'a, T: Promote<U>, U: Element>(
 /// operators on mixed types): computed in the promoted type of the two, as `op` would, then
 /// stored into `target` with NumPy's `same_kind` casting rule. A result that rule does not
 /// store (`i32 /= f32` gives `f64`, a float into an integer array) is
-/// [`ArgumentError::CastingRule`](crate::error::ArgumentError::CastingRule), as NumPy raises
+/// [`ArgumentError::CastingRule`](crate::ArgumentError::CastingRule), as NumPy raises
 /// `UFuncTypeError`; nothing is launched then. Runs on the legacy default stream.
 ///
 /// `/` of two integer types is NumPy's true division, in `f64`, so `int_array /= ...` is always refused,
