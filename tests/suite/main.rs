@@ -32,6 +32,7 @@ mod array_broadcast;
 mod array_complex;
 mod array_construct;
 mod array_copy_speed;
+mod array_dtype_matrix;
 mod array_dtypes;
 mod array_elementwise_complex;
 mod array_elementwise_forms;

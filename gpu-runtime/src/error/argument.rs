@@ -371,6 +371,20 @@ pub enum ArgumentError {
         /// The element type's C name (`gpu_runtime::complex<float>`).
         element: &'static str,
     },
+    /// An in-place operation whose result type cannot be stored into the array by NumPy's
+    /// `same_kind` casting rule (`i32 /= i32` gives `f64`; `i16 += f32` gives `f32`), which
+    /// NumPy refuses with a `UFuncTypeError`.
+    #[error("kernel `{kernel}`: `{operation}` gives `{result}`, which `same_kind` casting does not store into `{target}`")]
+    CastingRule {
+        /// The kernel (`gpu_expr`).
+        kernel: Box<str>,
+        /// The operator (`Div`, `Add`).
+        operation: Box<str>,
+        /// The type the operation computes (NumPy's short name: `f64`).
+        result: &'static str,
+        /// The element type of the array stored into (`i32`).
+        target: &'static str,
+    },
     /// An expression of more arrays or scalars than one kernel takes.
     #[error("kernel `{kernel}`: the expression reads {arrays} arrays and {scalars} scalars; at most {limit} of each")]
     TooManyOperands {

@@ -16,6 +16,7 @@ use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::array_element::ArrayElement;
+use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::args::KernelArg;
@@ -53,10 +54,27 @@ fn kernel(fill: Fill, to: DType) -> Result<Arc<ElementwiseKernel>> {
             Fill::Linear => ElementwiseKernel::with_name(
                 "gpu_linspace",
                 &format!("double start, double step, double stop, int last, {t} *z"),
-                &format!("z = ({t})(last && i == n - 1 ? stop : start + (double)i * step)"),
+                &format!("z = {}", linspace_value(to)),
             )?,
         }))
     })
+}
+
+/// The C expression of element `i` of `linspace` as a `to`: computed in `double`, floored for
+/// an integer type (NumPy's `linspace` floors before it converts, so `linspace(-10, 8, 9)` of
+/// integers is `[-10, -8, ...]`, not truncated toward zero), then converted as `astype` does.
+fn linspace_value(to: DType) -> String {
+    let value = "(last && i == n - 1 ? stop : start + (double)i * step)";
+    let integer = matches!(
+        to,
+        DType::I8 | DType::U8 | DType::I16 | DType::U16 | DType::I32 | DType::U32 | DType::I64 | DType::U64
+    );
+    let value = if integer {
+        format!("floor{value}")
+    } else {
+        value.to_owned()
+    };
+    cast::convert_c(DType::F64, to, &value)
 }
 
 /// The number of elements of NumPy's `arange(start, stop, step)`: `ceil((stop - start) /

@@ -35,6 +35,17 @@ pub(crate) fn headers_for(types: impl IntoIterator<Item = DType>) -> String {
     out
 }
 
+/// The scalar of a 16-bit float type (`F16`, `Bf16`), which the generated code computes in
+/// `float` and rounds back once, as NumPy's loops of these types do; `None` for the others.
+pub(crate) fn sixteen_bit(t: DType) -> Option<Scalar> {
+    matches!(t, DType::F16 | DType::Bf16).then(|| t.part_scalar())
+}
+
+/// `x`, a C expression of the 16-bit float `narrow`, as a `float` (exactly).
+pub(crate) fn widen(narrow: Scalar, x: &str) -> String {
+    cast_c(narrow, Scalar::F32, x)
+}
+
 /// `x` (of type `from`) as a C expression of a type that holds every value of `from` exactly,
 /// and that C converts to the built-in types as NumPy does: the 16-bit floats as `float`.
 fn read_as_wide(from: Scalar, x: &str) -> String {

@@ -218,6 +218,22 @@ pub fn promote_types(a: DType, b: DType) -> DType {
     }
 }
 
+/// NumPy's `can_cast(from, to, casting='same_kind')`: a type converts to itself, to any type
+/// of its kind, and to the kinds above it, in the order `bool` < unsigned < signed integers <
+/// floats < complex (`u8` to `i8` is allowed, `i8` to `u64` is not).
+pub(crate) fn can_cast_same_kind(from: DType, to: DType) -> bool {
+    fn rank(d: DType) -> u8 {
+        match d.kind() {
+            KindRank::Bool => 0,
+            KindRank::Int if d.int_bits().0 => 2,
+            KindRank::Int => 1,
+            KindRank::Float => 3,
+            KindRank::Complex => 4,
+        }
+    }
+    rank(from) <= rank(to)
+}
+
 /// The type a weak scalar of `kind` gives with an operand of type `d`.
 fn with_weak(kind: KindRank, d: DType) -> DType {
     if d.kind() >= kind {
@@ -292,8 +308,29 @@ pub fn promote(a: Scalar, b: Scalar) -> Option<Scalar> {
 /// `f32`).
 pub trait Promote<U: Element>: Element {
     /// The type `Self op U` is computed in.
-    type Output: Element;
+    type Output: Element + TrueDivide;
 }
+
+/// The type NumPy's true division (`/`) of two values of a type gives: `f64` for `bool` and
+/// the integers (`np.int8(1) / np.int8(2)` is a `float64`), the type itself for the floats and
+/// the complex types.
+pub trait TrueDivide: Element {
+    /// The quotient's type.
+    type Quotient: Element;
+}
+
+macro_rules! true_divide {
+    ($($t:ty => $q:ty),*) => {$(
+        impl TrueDivide for $t {
+            type Quotient = $q;
+        }
+    )*};
+}
+true_divide!(
+    Bool => f64, i8 => f64, u8 => f64, i16 => f64, u16 => f64, i32 => f64, u32 => f64,
+    i64 => f64, u64 => f64, f16 => f16, bf16 => bf16, f32 => f32, f64 => f64,
+    Complex32 => Complex32, Complex64 => Complex64
+);
 
 /// One row of the table: `$t` with each column type (the columns of [`DType::ALL`]).
 macro_rules! promote_row {
@@ -391,6 +428,34 @@ mod tests {
             result_type(PromoteArg::Float, PromoteArg::Complex),
             DType::Complex64
         );
+    }
+
+    /// `np.can_cast(row, column, 'same_kind')` for every pair, as NumPy 2.4 prints it (rows
+    /// and columns in the order of `DType::ALL`; `bf16` as `f16`).
+    #[test]
+    fn same_kind_casting_is_numpy_s() {
+        const EXPECTED: [&str; 15] = [
+            "111111111111111",
+            ".1.1.1.1.111111",
+            ".11111111111111",
+            ".1.1.1.1.111111",
+            ".11111111111111",
+            ".1.1.1.1.111111",
+            ".11111111111111",
+            ".1.1.1.1.111111",
+            ".11111111111111",
+            ".........111111",
+            ".........111111",
+            ".........111111",
+            ".........111111",
+            ".............11",
+            ".............11",
+        ];
+        for (from, row) in DType::ALL.iter().zip(EXPECTED) {
+            for (to, c) in DType::ALL.iter().zip(row.chars()) {
+                assert_eq!(can_cast_same_kind(*from, *to), c == '1', "{from:?} to {to:?}");
+            }
+        }
     }
 
     #[test]

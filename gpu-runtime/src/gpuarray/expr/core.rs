@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use gpu_cdecl::Scalar;
 use ndarray::{Dimension, IxDyn, ShapeBuilder};
 
 use crate::driver::stream::Stream;
@@ -21,6 +22,7 @@ use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, Storag
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::boolean::Bool;
+use crate::gpuarray::elements::cast::{self, sixteen_bit, widen};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::func::{self, Func, HELPERS};
@@ -70,6 +72,13 @@ impl BinOp {
     /// rules, `%` and `//` call the templates of [`HELPERS`]: floats take their overloads,
     /// integers the template at their own type.
     fn render(self, t: DType, l: &str, r: &str) -> String {
+        if let Some(narrow) = sixteen_bit(t) {
+            // NumPy computes the 16-bit floats in `float` and rounds the result once: the
+            // same here (CUDA's `__half` operators are not defined for `%`, and `gpu_div`'s
+            // integer template would take them).
+            let f = self.render(DType::F32, &widen(narrow, l), &widen(narrow, r));
+            return cast::cast_c(Scalar::F32, narrow, &f);
+        }
         let t_c = t.c_name();
         // C's `/` is NumPy's for floats and complex numbers (the header's Smith division).
         let float = matches!(t, DType::F32 | DType::F64) || t.is_complex();
@@ -94,6 +103,7 @@ impl BinOp {
 
     /// Whether `self` on elements of `t` calls a template of [`HELPERS`].
     fn needs_helpers(self, t: DType) -> bool {
+        let t = if sixteen_bit(t).is_some() { DType::F32 } else { t };
         match self {
             BinOp::Div => !(matches!(t, DType::F32 | DType::F64) || t.is_complex()),
             BinOp::Rem | BinOp::FloorDiv => true,
@@ -197,9 +207,21 @@ impl Node {
                 counts.1 += 1;
             }
             Node::Neg(x) => {
-                let _ = write!(out, "(({})-", x.ty(default).c_name());
-                x.render(default, out, counts);
-                out.push(')');
+                let t = x.ty(default);
+                let mut xs = String::new();
+                x.render(default, &mut xs, counts);
+                match sixteen_bit(t) {
+                    // Exact in `float`; the 16-bit types' own operators are not all there is
+                    // to pick from on every architecture.
+                    Some(narrow) => out.push_str(&cast::cast_c(
+                        Scalar::F32,
+                        narrow,
+                        &format!("(-{})", widen(narrow, &xs)),
+                    )),
+                    None => {
+                        let _ = write!(out, "(({})-{xs})", t.c_name());
+                    }
+                }
             }
             Node::Bin(op, l, r) => {
                 let (mut ls, mut rs) = (String::new(), String::new());
@@ -314,7 +336,23 @@ macro_rules! scalar_operand {
         }
     )*};
 }
-scalar_operand!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64, Bool, Complex32, Complex64);
+scalar_operand!(
+    i8,
+    u8,
+    i16,
+    u16,
+    i32,
+    u32,
+    i64,
+    u64,
+    half::f16,
+    half::bf16,
+    f32,
+    f64,
+    Bool,
+    Complex32,
+    Complex64
+);
 
 impl<'a> Operand<'a, Bool> for bool {
     fn into_expr(self) -> Expr<'a, Bool> {
@@ -328,6 +366,9 @@ impl<'a> Operand<'a, Bool> for bool {
 pub(crate) enum Store {
     Assign,
     Compound(BinOp),
+    /// `out = (T)((W)out op e)`: an in-place operator computed in the promoted type `W` of the
+    /// array's and the operand's (`e` is of `W`).
+    CompoundIn(BinOp, DType),
 }
 
 /// The kernel's element type (of `out`, and of the untyped leaves), how it stores, and the
@@ -362,6 +403,27 @@ impl<'a, T: Element> Expr<'a, T> {
             node: self.node.resolved(T::DTYPE),
             arrays: self.arrays,
             scalars: self.scalars,
+        }
+    }
+
+    /// The expression converted to `U` (no conversion when it is of `U`), without its type:
+    /// an operand of a function computed in `U`.
+    pub(crate) fn promoted<U: Element>(self) -> Untyped<'a> {
+        if T::DTYPE == U::DTYPE {
+            self.untyped()
+        } else {
+            self.cast::<U>().untyped()
+        }
+    }
+
+    /// An expression of `T` from one whose every leaf names its type (an [`Untyped`] made
+    /// by [`untyped`](Self::untyped) of an expression whose value is of `T`).
+    pub(crate) fn from_untyped(u: Untyped<'a>) -> Expr<'a, T> {
+        Expr {
+            node: u.node,
+            arrays: u.arrays,
+            scalars: u.scalars,
+            elem: PhantomData,
         }
     }
 
@@ -528,9 +590,15 @@ fn operation<T: Element>(node: &Node, store: Store) -> String {
     match store {
         Store::Assign => format!("out = {e}"),
         Store::Compound(op) => match op.c() {
-            Some(c) if !op.needs_helpers(T::DTYPE) => format!("out = ({})(out {c} {e})", T::c_name()),
+            Some(c) if !op.needs_helpers(T::DTYPE) && sixteen_bit(T::DTYPE).is_none() => {
+                format!("out = ({})(out {c} {e})", T::c_name())
+            }
             _ => format!("out = {}", op.render(T::DTYPE, "out", &e)),
         },
+        Store::CompoundIn(op, w) => {
+            let r = op.render(w, &cast::convert_c(T::DTYPE, w, "out"), &e);
+            format!("out = {}", cast::convert_c(w, T::DTYPE, &r))
+        }
     }
 }
 
@@ -545,6 +613,9 @@ fn define<T: Element>(node: &Node, store: Store) -> Result<ElementwiseKernel> {
     let undefined = node.undefined_call(T::DTYPE).or_else(|| match store {
         Store::Compound(op @ (BinOp::Rem | BinOp::FloorDiv)) if T::DTYPE.is_complex() => {
             Some((format!("{op:?}"), T::DTYPE))
+        }
+        Store::CompoundIn(op @ (BinOp::Rem | BinOp::FloorDiv), w) if w.is_complex() => {
+            Some((format!("{op:?}"), w))
         }
         _ => None,
     });
@@ -578,10 +649,20 @@ fn define<T: Element>(node: &Node, store: Store) -> Result<ElementwiseKernel> {
     }
     let _ = write!(params, "{t} *out");
     let mut k = ElementwiseKernel::with_name("gpu_expr", &params, &operation::<T>(node, store))?;
-    let helpers =
-        node.needs_helpers(T::DTYPE) || matches!(store, Store::Compound(op) if op.needs_helpers(T::DTYPE));
+    let helpers = node.needs_helpers(T::DTYPE)
+        || match store {
+            Store::Assign => false,
+            Store::Compound(op) => op.needs_helpers(T::DTYPE),
+            Store::CompoundIn(op, w) => op.needs_helpers(w),
+        };
     if helpers {
         k = k.preamble(HELPERS);
     }
     Ok(k)
+}
+
+/// The source of the kernel of `e` (contiguous variant), for `crate::testing`.
+pub(crate) fn test_source<T: Element>(e: &Expr<'_, T>) -> Result<String> {
+    Ok(kernel::<T>(&e.node, Store::Assign)?
+        .source(crate::gpuarray::kernels::elementwise::Variant::Contiguous))
 }

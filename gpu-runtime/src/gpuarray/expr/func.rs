@@ -13,7 +13,7 @@
 
 use gpu_cdecl::Scalar;
 
-use crate::gpuarray::elements::cast;
+use crate::gpuarray::elements::cast::{self, sixteen_bit, widen};
 use crate::gpuarray::elements::dtype::DType;
 
 /// A function of one floating-point operand, giving the operand's type (PyCUDA's `cumath`).
@@ -313,12 +313,18 @@ template <typename T> __device__ __forceinline__ T gpu_sign(T a) {
 /// defined on them.
 pub(crate) fn result_type(func: Func, args: &[DType]) -> Option<DType> {
     let first = *args.first()?;
-    let float = matches!(first, DType::F32 | DType::F64);
+    // The 16-bit floats have every function `float` has, computed in it (see `render`).
+    let float = matches!(first, DType::F16 | DType::Bf16 | DType::F32 | DType::F64);
+    let named = if sixteen_bit(first).is_some() {
+        DType::F32
+    } else {
+        first
+    };
     let complex = first.is_complex();
     let part = DType::from_scalar(first.part_scalar());
     match func {
-        Func::Math(f) => f.c_function(first).map(|_| first),
-        Func::Math2(f) => f.c_function(first).map(|_| first),
+        Func::Math(f) => f.c_function(named).map(|_| first),
+        Func::Math2(f) => f.c_function(named).map(|_| first),
         // NumPy's `isnan`, `isinf`, `isfinite` of a complex number look at both parts.
         Func::Predicate("isnan" | "isinf" | "isfinite") if complex => Some(DType::Bool),
         Func::Predicate(_) => float.then_some(DType::Bool),
@@ -341,12 +347,34 @@ pub(crate) fn result_type(func: Func, args: &[DType]) -> Option<DType> {
 /// The C expression of `func` of result type `t` on the rendered operands `args` (each
 /// parenthesised by its own rendering).
 pub(crate) fn render(func: Func, t: DType, arg_types: &[DType], args: &[String]) -> String {
+    let first = arg_types.first().copied().unwrap_or(t);
+    if sixteen_bit(first).is_some() && computes_in_float(func) {
+        // NumPy's loops of `float16` compute in `float` and round the result once: each
+        // 16-bit operand is widened (exactly), the `float` form rendered, and a 16-bit result
+        // rounded back. CUDA's own `__half` operators and functions are not used: some are
+        // ambiguous (`%`, `!=` against an integer) and `fmax` has no NaN rule of NumPy's.
+        let wide = |d: DType| if sixteen_bit(d).is_some() { DType::F32 } else { d };
+        let types: Vec<DType> = arg_types.iter().map(|&d| wide(d)).collect();
+        let rendered: Vec<String> = arg_types
+            .iter()
+            .zip(args)
+            .map(|(&d, x)| match sixteen_bit(d) {
+                Some(narrow) => widen(narrow, x),
+                None => x.clone(),
+            })
+            .collect();
+        let f = render(func, wide(t), &types, &rendered);
+        return match sixteen_bit(t) {
+            Some(narrow) => cast::cast_c(Scalar::F32, narrow, &f),
+            None => f,
+        };
+    }
     let t_c = t.c_name();
     let a = |k: usize| args.get(k).map_or("", String::as_str);
-    let first = arg_types.first().copied().unwrap_or(t);
-    // An operand as a truth value: C's conversion, or for a complex one either part nonzero.
+    // An operand as a truth value: C's conversion, or for a complex one either part nonzero
+    // (a 16-bit float through `float`: `(bool)` of one is ambiguous).
     let truth = |k: usize| match arg_types.get(k) {
-        Some(&d) if d.is_complex() => cast::convert_c(d, DType::Bool, a(k)),
+        Some(&d) if d.is_complex() || sixteen_bit(d).is_some() => cast::convert_c(d, DType::Bool, a(k)),
         _ => format!("(bool)({})", a(k)),
     };
     match func {
@@ -369,10 +397,8 @@ pub(crate) fn render(func: Func, t: DType, arg_types: &[DType], args: &[String])
         Func::Xor => format!("((bool)({} != {}))", truth(0), truth(1)),
         Func::Not => format!("((bool)!{})", truth(0)),
         Func::Where => format!("(({t_c})({} ? {} : {}))", a(0), a(1), a(2)),
-        Func::Cast(to) if to.is_complex() || first.is_complex() => {
-            format!("({})", cast::convert_c(first, to, a(0)))
-        }
-        Func::Cast(_) => format!("(({t_c})({}))", a(0)),
+        // The table of `elements/cast.rs`: `(__half)(x)` of an integer is ambiguous in C++.
+        Func::Cast(to) => format!("({})", cast::convert_c(first, to, a(0))),
         Func::Pow if t.is_complex() => format!("gpu_runtime::pow(({t_c})({}), ({t_c})({}))", a(0), a(1)),
         Func::Conj => format!("gpu_runtime::conj({})", a(0)),
         Func::Real => format!("(({}).re)", a(0)),
@@ -387,6 +413,15 @@ pub(crate) fn render(func: Func, t: DType, arg_types: &[DType], args: &[String])
         Func::Sign => format!("gpu_sign<{t_c}>({})", a(0)),
         Func::Pow => format!("gpu_pow(({t_c})({}), ({t_c})({}))", a(0), a(1)),
     }
+}
+
+/// Whether `func` on 16-bit float operands is computed in `float` (see [`render`]): every
+/// function but the ones that only move values (`where`, casts) or take their truth.
+fn computes_in_float(func: Func) -> bool {
+    !matches!(
+        func,
+        Func::Where | Func::Cast(_) | Func::And | Func::Or | Func::Xor | Func::Not
+    )
 }
 
 /// Whether `func` calls a template of [`HELPERS`].

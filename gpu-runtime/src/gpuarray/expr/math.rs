@@ -14,10 +14,12 @@
 //! results, are `gpuarray::on(&stream).frexp(&a)?`.
 //!
 //! `f32` arrays use the `float` functions of CUDA (`sinf`, not `sin` in double), `f64` arrays
-//! the `double` ones; both keep CUDA's documented error bounds (a few ulps). The functions
-//! are defined on [`Float`] elements: an integer array is refused at compile time (NumPy
-//! would compute `sqrt` of an `int32` array in `f64`: convert first, in the same kernel, with
-//! `a.expr().cast::<f64>().sqrt()`). `exp`, `log`, `log10`, `sqrt`, `sin`, `cos`, `tan`,
+//! the `double` ones; both keep CUDA's documented error bounds (a few ulps); `f16` and `bf16`
+//! arrays the `float` ones, each result rounded once to the 16-bit type (NumPy's `float16`
+//! loops). The functions are defined on [`Float`] elements, and take integers and `bool` as
+//! NumPy 2 does ([`ToInexact`], [`ToFloat`]): converted, in the same kernel, to `f16` (`bool`,
+//! 8-bit integers), `f32` (16-bit) or `f64` (32- and 64-bit): `math::sqrt(&a_i32)?` is an `f64`
+//! array. `floor`, `ceil`, `trunc` and `round` take floats only. `exp`, `log`, `log10`, `sqrt`, `sin`, `cos`, `tan`,
 //! `sinh`, `cosh` and `tanh` are also defined on the complex types ([`Inexact`] elements, the
 //! functions of `<gpu_runtime/complex.h>`), with `pow`, `==`/`!=`, `where_`, and the complex
 //! functions [`conj`], [`real`], [`imag`], [`angle`] and [`complex_abs`] (`math_complex.rs`).
@@ -50,6 +52,7 @@ use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::boolean::Bool;
+use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::{Expr, Operand};
 use crate::gpuarray::expr::func::{Func, Math2Fn, MathFn};
@@ -57,7 +60,7 @@ use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
 use crate::gpuarray::kernels::registry::Definitions;
 
-pub use crate::gpuarray::elements::inexact::Inexact;
+pub use crate::gpuarray::elements::inexact::{Inexact, ToInexact};
 pub use crate::gpuarray::expr::compare::{
     abs, absolute, clip, equal, floor_divide, fmax, fmin, greater, greater_equal, less, less_equal,
     logical_and, logical_not, logical_or, logical_xor, maximum, minimum, not_equal, pow, power, remainder,
@@ -69,13 +72,47 @@ pub use crate::gpuarray::expr::math_complex::{
 };
 pub use crate::gpuarray::reduce::logic::{all, any};
 
-/// The floating-point elements the math functions are defined on: `f32` and `f64`.
+/// The floating-point elements the math functions are defined on: `f16` and `bf16` (each
+/// computed in `float` and rounded once to the 16-bit type, as NumPy's `float16` loops do),
+/// `f32` and `f64`.
 ///
 /// Sealed: each type's C functions are named in the crate's table.
 pub trait Float: Inexact {}
 
+impl Float for half::f16 {}
+impl Float for half::bf16 {}
 impl Float for f32 {}
 impl Float for f64 {}
+
+/// An element type the float-only math functions take (`expm1`, `log2`, `asin`, `rint`, ...),
+/// and the [`Float`] NumPy 2 computes them in: a float itself; `bool` and the 8-bit integers
+/// `f16`; the 16-bit integers `f32`; the 32- and 64-bit ones `f64` (`expm1` of an `i16`
+/// array is an `f32` array, as `np.expm1` gives). `floor`, `ceil`, `trunc` and `round` are
+/// not among them: NumPy 2 keeps an integer array's type there, and they take floats only.
+pub trait ToFloat: ToInexact {
+    /// The type the function computes in and returns.
+    type Float: Float;
+}
+
+impl<T: Float> ToFloat for T {
+    type Float = T;
+}
+
+/// `ToInexact` and `ToFloat` of the integers and `bool`: NumPy 2's loop types.
+macro_rules! to_float {
+    ($($t:ty => $f:ty),*) => {$(
+        impl ToInexact for $t {
+            type Inexact = $f;
+        }
+        impl ToFloat for $t {
+            type Float = $f;
+        }
+    )*};
+}
+to_float!(
+    Bool => half::f16, i8 => half::f16, u8 => half::f16, i16 => f32, u16 => f32,
+    i32 => f64, u32 => f64, i64 => f64, u64 => f64
+);
 
 /// The array forms of each function of one operand (see the module documentation).
 macro_rules! unary_fns {
@@ -112,18 +149,19 @@ macro_rules! binary_fns {
     )*};
 }
 
-/// The expression steps of one operand: `Expr::sin`, ...
+/// The expression steps of one operand: `Expr::sin`, ... (`$out` the type computed in, and
+/// each operand converted to it first).
 macro_rules! unary_methods {
-    ($($name:ident $f:ident $doc:literal;)*) => {$(
-        #[doc = concat!($doc, " of each element, as a step of this expression (no kernel of its own).")]
-        pub fn $name(self) -> Expr<'a, T> {
-            Expr::call(Func::Math(MathFn::$f), vec![self.untyped()])
+    ($out:ty; $($name:ident $f:ident $doc:literal;)*) => {$(
+        #[doc = concat!($doc, " of each element, as a step of this expression (no kernel of its own; an integer or `bool` operand is converted to the float NumPy 2 computes it in, in the same kernel).")]
+        pub fn $name(self) -> Expr<'a, $out> {
+            Expr::call(Func::Math(MathFn::$f), vec![self.promoted::<$out>()])
         }
     )*};
 }
 
-impl<'a, T: Inexact> Expr<'a, T> {
-    unary_methods!(
+impl<'a, T: ToInexact> Expr<'a, T> {
+    unary_methods!(T::Inexact;
         exp Exp "`e^x`"; log Log "The natural logarithm (principal branch for complex numbers)";
         log10 Log10 "The base-10 logarithm"; sqrt Sqrt "The square root (principal branch for complex numbers)";
         sin Sin "The sine"; cos Cos "The cosine"; tan Tan "The tangent";
@@ -131,26 +169,26 @@ impl<'a, T: Inexact> Expr<'a, T> {
         tanh Tanh "The hyperbolic tangent";
     );
 
-    /// Whether each element is NaN (a complex number: either part), as a step of this
-    /// expression.
+    /// Whether each element is NaN (a complex number: either part; an integer: never), as a
+    /// step of this expression.
     pub fn isnan(self) -> Expr<'a, Bool> {
-        Expr::call(Func::Predicate("isnan"), vec![self.untyped()])
+        Expr::call(Func::Predicate("isnan"), vec![self.promoted::<T::Inexact>()])
     }
 
     /// Whether each element is an infinity (a complex number: either part, as NumPy's).
     pub fn isinf(self) -> Expr<'a, Bool> {
-        Expr::call(Func::Predicate("isinf"), vec![self.untyped()])
+        Expr::call(Func::Predicate("isinf"), vec![self.promoted::<T::Inexact>()])
     }
 
     /// Whether each element is neither NaN nor an infinity (a complex number: both parts).
     pub fn isfinite(self) -> Expr<'a, Bool> {
-        Expr::call(Func::Predicate("isfinite"), vec![self.untyped()])
+        Expr::call(Func::Predicate("isfinite"), vec![self.promoted::<T::Inexact>()])
     }
 }
 
-impl<'a, T: Float> Expr<'a, T> {
-    unary_methods!(
-        fabs Fabs "`|x|`"; ceil Ceil "The ceiling"; floor Floor "The floor";
+impl<'a, T: ToFloat> Expr<'a, T> {
+    unary_methods!(T::Float;
+        fabs Fabs "`|x|`";
         expm1 Expm1 "`e^x - 1`"; exp2 Exp2 "`2^x`";
         log1p Log1p "`ln(1 + x)`";
         log2 Log2 "The base-2 logarithm"; cbrt Cbrt "The cube root";
@@ -159,14 +197,21 @@ impl<'a, T: Float> Expr<'a, T> {
         asinh Asinh "The inverse hyperbolic sine"; acosh Acosh "The inverse hyperbolic cosine";
         atanh Atanh "The inverse hyperbolic tangent";
         rint Rint "The nearest integer, halves to even";
+    );
+
+    /// Whether each element's sign bit is set (true for `-0.0` and negative NaNs; for an
+    /// integer, whether it is negative).
+    pub fn signbit(self) -> Expr<'a, Bool> {
+        Expr::call(Func::Predicate("signbit"), vec![self.promoted::<T::Float>()])
+    }
+}
+
+impl<'a, T: Float> Expr<'a, T> {
+    unary_methods!(T;
+        ceil Ceil "The ceiling"; floor Floor "The floor";
         round Rint "NumPy's `round` (no decimals): the nearest integer, halves to even, as `rint`";
         trunc Trunc "The integer part, toward zero";
     );
-
-    /// Whether each element's sign bit is set (true for `-0.0` and negative NaNs).
-    pub fn signbit(self) -> Expr<'a, Bool> {
-        Expr::call(Func::Predicate("signbit"), vec![self.untyped()])
-    }
 
     fn math2(self, f: Math2Fn, y: impl Operand<'a, T>) -> Expr<'a, T> {
         Expr::call(Func::Math2(f), vec![self.untyped(), y.into_expr().untyped()])
@@ -199,41 +244,44 @@ impl<'a, T: Float> Expr<'a, T> {
     }
 }
 
-unary_fns!(Inexact;
-    exp exp_into => T, "`e^x`";
-    log log_into => T, "The natural logarithm";
-    log10 log10_into => T, "The base-10 logarithm";
-    sqrt sqrt_into => T, "The square root";
-    sin sin_into => T, "The sine";
-    cos cos_into => T, "The cosine";
-    tan tan_into => T, "The tangent";
-    sinh sinh_into => T, "The hyperbolic sine";
-    cosh cosh_into => T, "The hyperbolic cosine";
-    tanh tanh_into => T, "The hyperbolic tangent";
+unary_fns!(ToInexact;
+    exp exp_into => <T as ToInexact>::Inexact, "`e^x`";
+    log log_into => <T as ToInexact>::Inexact, "The natural logarithm";
+    log10 log10_into => <T as ToInexact>::Inexact, "The base-10 logarithm";
+    sqrt sqrt_into => <T as ToInexact>::Inexact, "The square root";
+    sin sin_into => <T as ToInexact>::Inexact, "The sine";
+    cos cos_into => <T as ToInexact>::Inexact, "The cosine";
+    tan tan_into => <T as ToInexact>::Inexact, "The tangent";
+    sinh sinh_into => <T as ToInexact>::Inexact, "The hyperbolic sine";
+    cosh cosh_into => <T as ToInexact>::Inexact, "The hyperbolic cosine";
+    tanh tanh_into => <T as ToInexact>::Inexact, "The hyperbolic tangent";
     isnan isnan_into => Bool, "Whether it is NaN,";
     isinf isinf_into => Bool, "Whether it is an infinity,";
     isfinite isfinite_into => Bool, "Whether it is finite,";
 );
 
+unary_fns!(ToFloat;
+    fabs fabs_into => <T as ToFloat>::Float, "`|x|`";
+    expm1 expm1_into => <T as ToFloat>::Float, "`e^x - 1`";
+    exp2 exp2_into => <T as ToFloat>::Float, "`2^x`";
+    log1p log1p_into => <T as ToFloat>::Float, "`ln(1 + x)`";
+    log2 log2_into => <T as ToFloat>::Float, "The base-2 logarithm";
+    cbrt cbrt_into => <T as ToFloat>::Float, "The cube root";
+    asin asin_into => <T as ToFloat>::Float, "The arc sine";
+    acos acos_into => <T as ToFloat>::Float, "The arc cosine";
+    atan atan_into => <T as ToFloat>::Float, "The arc tangent";
+    asinh asinh_into => <T as ToFloat>::Float, "The inverse hyperbolic sine";
+    acosh acosh_into => <T as ToFloat>::Float, "The inverse hyperbolic cosine";
+    atanh atanh_into => <T as ToFloat>::Float, "The inverse hyperbolic tangent";
+    rint rint_into => <T as ToFloat>::Float, "The nearest integer (halves to even)";
+    signbit signbit_into => Bool, "Whether its sign bit is set,";
+);
+
 unary_fns!(Float;
-    fabs fabs_into => T, "`|x|`";
     ceil ceil_into => T, "The ceiling";
     floor floor_into => T, "The floor";
-    expm1 expm1_into => T, "`e^x - 1`";
-    exp2 exp2_into => T, "`2^x`";
-    log1p log1p_into => T, "`ln(1 + x)`";
-    log2 log2_into => T, "The base-2 logarithm";
-    cbrt cbrt_into => T, "The cube root";
-    asin asin_into => T, "The arc sine";
-    acos acos_into => T, "The arc cosine";
-    atan atan_into => T, "The arc tangent";
-    asinh asinh_into => T, "The inverse hyperbolic sine";
-    acosh acosh_into => T, "The inverse hyperbolic cosine";
-    atanh atanh_into => T, "The inverse hyperbolic tangent";
-    rint rint_into => T, "The nearest integer (halves to even)";
     round round_into => T, "NumPy's `round` with no decimals (halves to even, as `rint`)";
     trunc trunc_into => T, "The integer part, toward zero";
-    signbit signbit_into => Bool, "Whether its sign bit is set,";
 );
 
 binary_fns!(
@@ -274,22 +322,38 @@ static SPLIT_KERNELS: Definitions<(Split, Scalar), Arc<ElementwiseKernel>> = Def
 fn split_kernel(op: Split, s: Scalar) -> Result<Arc<ElementwiseKernel>> {
     SPLIT_KERNELS.get_or_try_insert_with((op, s), || {
         let t = s.c_name();
-        let f = s == Scalar::F32;
+        // The 16-bit floats in `float`, each result rounded back once (exact: a mantissa and
+        // the parts of a 16-bit value are 16-bit values).
+        let sixteen = matches!(s, Scalar::F16 | Scalar::Bf16);
+        let (w, x) = if sixteen {
+            ("float", cast::cast_c(s, Scalar::F32, "x"))
+        } else {
+            (t, "x".to_owned())
+        };
+        let back = |v: &str| {
+            if sixteen {
+                cast::cast_c(Scalar::F32, s, v)
+            } else {
+                v.to_owned()
+            }
+        };
+        let f = s != Scalar::F64;
         Ok(Arc::new(match op {
             Split::Frexp => ElementwiseKernel::with_name(
                 "gpu_frexp",
                 &format!("const {t} *x, {t} *mantissa, int *exponent"),
                 &format!(
-                    "int e = 0; mantissa = {}(x, &e); exponent = e",
-                    if f { "frexpf" } else { "frexp" }
+                    "int e = 0; mantissa = {}; exponent = e",
+                    back(&format!("{}({x}, &e)", if f { "frexpf" } else { "frexp" }))
                 ),
             )?,
             Split::Modf => ElementwiseKernel::with_name(
                 "gpu_modf",
                 &format!("const {t} *x, {t} *fraction, {t} *integer"),
                 &format!(
-                    "{t} w = 0; fraction = {}(x, &w); integer = w",
-                    if f { "modff" } else { "modf" }
+                    "{w} v = 0; fraction = {}; integer = {}",
+                    back(&format!("{}({x}, &v)", if f { "modff" } else { "modf" })),
+                    back("v")
                 ),
             )?,
         }))
@@ -352,6 +416,8 @@ impl OnStream<'_, &Context> {
 pub(crate) fn test_split_kernels() -> Vec<Arc<ElementwiseKernel>> {
     [Split::Frexp, Split::Modf]
         .into_iter()
-        .flat_map(|op| [Scalar::F32, Scalar::F64].map(|s| split_kernel(op, s).unwrap()))
+        .flat_map(|op| {
+            [Scalar::F16, Scalar::Bf16, Scalar::F32, Scalar::F64].map(|s| split_kernel(op, s).unwrap())
+        })
         .collect()
 }

@@ -2,7 +2,8 @@
 //! for an element type and a Rust literal that NumPy would see as a Python scalar ("weak": it
 //! takes the array's type). [`result_type`](crate::gpuarray::result_type) is a pure function of
 //! the two types, [`promote`] the same on `gpu-cdecl` scalars, [`Promote`] the same for the
-//! compiler (`<i8 as Promote<u8>>::Output` is `i16`), and [`add`], [`sub`], [`mul`], [`div`] compute on operands of two element types,
+//! compiler (`<i8 as Promote<u8>>::Output` is `i16`), and [`add`], [`sub`], [`mul`], [`div`],
+//! [`remainder`], [`floor_divide`], [`compare`] and [`where_`] compute on operands of two element types,
 //! each converted to the promoted type inside the one kernel of the expression
 //! ([`Expr::cast`](crate::gpuarray::Expr::cast)).
 //!
@@ -79,12 +80,20 @@
 //! # Ok::<(), gpu_runtime::Error>(())
 //! ```
 
+use ndarray::Dimension;
+
+use crate::error::{ArgumentError, Result};
+use crate::gpuarray::array::core::{DeviceArrayBase, StorageMut};
+use crate::gpuarray::elements::boolean::Bool;
+use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{BinOp, Expr, Operand};
+use crate::gpuarray::elements::promotion::can_cast_same_kind;
+use crate::gpuarray::expr::core::{BinOp, Expr, Operand, Store};
+use crate::gpuarray::expr::func::CmpOp;
 
 // `DType`, `PromoteArg`, `promote_types` and `result_type` are public in `gpuarray` only (one
 // public path per item, scripts/check_public_paths.py).
-pub use crate::gpuarray::elements::promotion::{promote, Promote};
+pub use crate::gpuarray::elements::promotion::{promote, Promote, TrueDivide};
 
 /// `x op y` with both converted to their promoted type.
 fn mixed<'a, T: Promote<U>, U: Element>(
@@ -122,19 +131,120 @@ pub fn mul<'a, T: Promote<U>, U: Element>(
     mixed(BinOp::Mul, x, y)
 }
 
-/// `x / y` in the promoted type (NumPy's `/` on two integer arrays gives `f64`: convert with
-/// [`Expr::cast`] first for that); see [`add`].
+/// `x / y`, NumPy's true division: in the promoted type, or in `f64` when that is an integer
+/// type or `bool` (`i32 / i32` is `f64`, `i8 / f16` is `f16`, as NumPy 2 gives); see [`add`].
 pub fn div<'a, T: Promote<U>, U: Element>(
     x: impl Operand<'a, T>,
     y: impl Operand<'a, U>,
+) -> Expr<'a, <T::Output as TrueDivide>::Quotient> {
+    type Q<T, U> = <<T as Promote<U>>::Output as TrueDivide>::Quotient;
+    let x = x.into_expr().cast::<Q<T, U>>();
+    let y = y.into_expr().cast::<Q<T, U>>();
+    x.bin(BinOp::Div, y)
+}
+
+/// `x % y` (NumPy's `remainder`: the sign of `y`) in the promoted type; see [`add`].
+pub fn remainder<'a, T: Promote<U>, U: Element>(
+    x: impl Operand<'a, T>,
+    y: impl Operand<'a, U>,
 ) -> Expr<'a, T::Output> {
-    mixed(BinOp::Div, x, y)
+    mixed(BinOp::Rem, x, y)
+}
+
+/// `x // y` (NumPy's `floor_divide`) in the promoted type; see [`add`].
+pub fn floor_divide<'a, T: Promote<U>, U: Element>(
+    x: impl Operand<'a, T>,
+    y: impl Operand<'a, U>,
+) -> Expr<'a, T::Output> {
+    mixed(BinOp::FloorDiv, x, y)
+}
+
+/// `x op y` for a comparison `op` (NumPy's `greater`, ..., `not_equal`), both compared in
+/// their promoted type, as NumPy compares (`i64` with `u64` in `f64`).
+pub fn compare<'a, T: Promote<U>, U: Element>(
+    op: CmpOp,
+    x: impl Operand<'a, T>,
+    y: impl Operand<'a, U>,
+) -> Expr<'a, Bool> {
+    x.into_expr()
+        .cast::<T::Output>()
+        .compare(op, y.into_expr().cast::<T::Output>())
+}
+
+/// NumPy's `where(cond, a, b)` for branches of two element types: each converted to their
+/// promoted type.
+pub fn where_<'a, T: Promote<U>, U: Element>(
+    cond: impl Operand<'a, Bool>,
+    a: impl Operand<'a, T>,
+    b: impl Operand<'a, U>,
+) -> Expr<'a, T::Output> {
+    Expr::where_(
+        cond,
+        a.into_expr().cast::<T::Output>(),
+        b.into_expr().cast::<T::Output>(),
+    )
+}
+
+/// `target op= x` in place for an operand of another element type (NumPy's in-place
+/// operators on mixed types): computed in the promoted type of the two, as `op` would, then
+/// stored into `target` with NumPy's `same_kind` casting rule. A result that rule does not
+/// store (`i32 /= f32` gives `f64`, a float into an integer array) is
+/// [`ArgumentError::CastingRule`](crate::ArgumentError::CastingRule), as NumPy raises
+/// `UFuncTypeError`; nothing is launched then. Runs on the legacy default stream.
+///
+/// `/` of two integer types is NumPy's true division, in `f64`, so `int_array /= ...` is always refused,
+/// as in NumPy.
+pub fn op_assign<'a, T: Promote<U>, U: Element, S: StorageMut<Elem = T>, D: Dimension>(
+    target: &mut DeviceArrayBase<S, D>,
+    op: BinOp,
+    x: impl Operand<'a, U>,
+) -> Result<()> {
+    // NumPy's `/` of integers (and `bool`s) is true division, in `f64`.
+    let computed = if op == BinOp::Div && is_integer(T::Output::DTYPE) {
+        DType::F64
+    } else {
+        T::Output::DTYPE
+    };
+    if !can_cast_same_kind(computed, T::DTYPE) {
+        return Err(ArgumentError::CastingRule {
+            kernel: "gpu_expr".into(),
+            operation: format!("{op:?}").into(),
+            result: computed.short_name(),
+            target: T::DTYPE.short_name(),
+        }
+        .into());
+    }
+    // `out = (T)((Output)out op (Output)x)`: the operand with its leaves' types named, so that
+    // it is read as `Output` in a kernel of `T`.
+    let x = x.into_expr().cast::<T::Output>().untyped();
+    let e = Expr::<T>::from_untyped(x);
+    let store = if T::DTYPE == T::Output::DTYPE {
+        Store::Compound(op)
+    } else {
+        Store::CompoundIn(op, T::Output::DTYPE)
+    };
+    e.store(None, target, store)
+}
+
+/// Whether `d` is `bool` or one of the integer types (whose `/` is NumPy's true division).
+fn is_integer(d: DType) -> bool {
+    matches!(
+        d,
+        DType::Bool
+            | DType::I8
+            | DType::U8
+            | DType::I16
+            | DType::U16
+            | DType::I32
+            | DType::U32
+            | DType::I64
+            | DType::U64
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpuarray::elements::dtype::DType;
     use crate::gpuarray::elements::promotion::{result_type, PromoteArg};
 
     fn markdown(rows: impl Iterator<Item = (String, Vec<DType>)>) -> String {

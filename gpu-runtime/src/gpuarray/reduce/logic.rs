@@ -32,8 +32,9 @@ static KERNELS: Definitions<(Logic, DType), Arc<ReductionKernel<i32>>> = Definit
 fn kernel(op: Logic, s: DType) -> Result<Arc<ReductionKernel<i32>>> {
     KERNELS.get_or_try_insert_with((op, s), || {
         let args = format!("const {} *x", s.c_name());
-        // A complex number is true when either part is nonzero (C++ has no `z != 0` for it).
-        let nonzero = if s.is_complex() {
+        // A complex number is true when either part is nonzero (C++ has no `z != 0` for it);
+        // a 16-bit float through the named conversion (`x != 0` on `__half` is ambiguous).
+        let nonzero = if s.is_complex() || matches!(s, DType::F16 | DType::Bf16) {
             format!("(int){}", cast::convert_c(s, DType::Bool, "x"))
         } else {
             "(int)(x != 0)".to_owned()
@@ -90,12 +91,26 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
     }
 }
 
+/// The source of `any` (or `all`) over `d`, for `crate::testing`.
+pub(crate) fn test_source(all: bool, d: DType) -> Result<String> {
+    let op = if all { Logic::All } else { Logic::Any };
+    Ok(kernel(op, d)?.source(crate::gpuarray::reduce::kernel::ReductionVariant::Contiguous))
+}
+
 #[cfg(test)]
 pub(crate) fn test_kernels() -> Vec<Arc<ReductionKernel<i32>>> {
     [Logic::Any, Logic::All]
         .into_iter()
         .flat_map(|op| {
-            [DType::Bool, DType::F32, DType::I64, DType::Complex32].map(|s| kernel(op, s).unwrap())
+            [
+                DType::Bool,
+                DType::F16,
+                DType::Bf16,
+                DType::F32,
+                DType::I64,
+                DType::Complex32,
+            ]
+            .map(|s| kernel(op, s).unwrap())
         })
         .collect()
 }
