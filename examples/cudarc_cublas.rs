@@ -12,7 +12,6 @@ use gpu_runtime::cudarc::cublas::GemmConfig;
 use gpu_runtime::driver::cudarc_interop::{cublas_on, gemm, LendMut};
 use gpu_runtime::driver::StreamFlags;
 use gpu_runtime::{kernel, Context, Stream};
-use gpu_suite::{mismatch_error, run_example};
 
 #[kernel(
     r#"
@@ -80,4 +79,46 @@ fn main() -> std::process::ExitCode {
         );
         Ok(())
     })
+}
+
+// The example's own checking helpers (a copy of this file in another crate needs nothing else).
+
+/// Runs the example's body: on failure (no GPU, a compile error, or results that differ from the
+/// CPU reference) prints the error in one sentence and exits with status 1.
+fn run_example(
+    name: &str,
+    body: impl FnOnce() -> Result<(), Box<dyn std::error::Error>>,
+) -> std::process::ExitCode {
+    match body() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// An error naming the first element where the GPU's `got` and the CPU's `want` differ by more
+/// than `tol * (1 + |want|)` (a NaN differs from everything).
+fn mismatch_error(what: &str, got: &[f32], want: &[f32], tol: f32) -> Result<(), Box<dyn std::error::Error>> {
+    if got.len() != want.len() {
+        return Err(format!(
+            "{what}: {} elements on the GPU but {} on the CPU",
+            got.len(),
+            want.len()
+        )
+        .into());
+    }
+    let differs = |(g, w): (&f32, &f32)| {
+        let d = (g - w).abs();
+        g != w && (d.is_nan() || d >= tol * (1.0 + w.abs()))
+    };
+    match got.iter().zip(want).position(differs) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "{what}: element {i} is {} on the GPU but {} on the CPU",
+            got[i], want[i]
+        )
+        .into()),
+    }
 }

@@ -11,7 +11,6 @@ use gpu_runtime::driver::memory_order;
 use gpu_runtime::ndarray::{Array2, Order, ShapeBuilder};
 use gpu_runtime::types::Complex64;
 use gpu_runtime::{kernel, Context, Stream};
-use gpu_suite::{run_example, Rng};
 
 // One block per output frequency of one signal; each thread sums a strided part of the input,
 // then the block adds the parts in shared memory (its size given per call).
@@ -82,4 +81,46 @@ fn main() -> std::process::ExitCode {
         println!("dft: {signals} signals of {n} complex doubles, largest error {worst:.2e}");
         Ok(())
     })
+}
+
+// The example's own checking helpers (a copy of this file in another crate needs nothing else).
+
+/// Runs the example's body: on failure (no GPU, a compile error, or results that differ from the
+/// CPU reference) prints the error in one sentence and exits with status 1.
+fn run_example(
+    name: &str,
+    body: impl FnOnce() -> Result<(), Box<dyn std::error::Error>>,
+) -> std::process::ExitCode {
+    match body() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// A small seeded xorshift generator: reproducible random data without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed (any value).
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// The next 64 random bits.
+    fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    /// A double uniform in `[-1, 1)`.
+    fn f64(&mut self) -> f64 {
+        ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
 }

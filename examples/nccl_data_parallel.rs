@@ -25,7 +25,6 @@ use std::process::Command;
 
 use gpu_runtime::nccl::{Comm, Comms, LaunchEnv, ReduceOp};
 use gpu_runtime::{kernel, Device, DeviceBuffer};
-use gpu_suite::{mismatch_error, run_example, Rng};
 
 #[kernel(
     r#"
@@ -189,4 +188,76 @@ fn main() -> std::process::ExitCode {
             one_process()
         }
     })
+}
+
+// The example's own checking helpers (a copy of this file in another crate needs nothing else).
+
+/// Runs the example's body: on failure (no GPU, a compile error, or results that differ from the
+/// CPU reference) prints the error in one sentence and exits with status 1.
+fn run_example(
+    name: &str,
+    body: impl FnOnce() -> Result<(), Box<dyn std::error::Error>>,
+) -> std::process::ExitCode {
+    match body() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// An error naming the first element where the GPU's `got` and the CPU's `want` differ by more
+/// than `tol * (1 + |want|)` (a NaN differs from everything).
+fn mismatch_error(what: &str, got: &[f32], want: &[f32], tol: f32) -> Result<(), Box<dyn std::error::Error>> {
+    if got.len() != want.len() {
+        return Err(format!(
+            "{what}: {} elements on the GPU but {} on the CPU",
+            got.len(),
+            want.len()
+        )
+        .into());
+    }
+    let differs = |(g, w): (&f32, &f32)| {
+        let d = (g - w).abs();
+        g != w && (d.is_nan() || d >= tol * (1.0 + w.abs()))
+    };
+    match got.iter().zip(want).position(differs) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "{what}: element {i} is {} on the GPU but {} on the CPU",
+            got[i], want[i]
+        )
+        .into()),
+    }
+}
+
+/// A small seeded xorshift generator: reproducible random data without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed (any value).
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// The next 64 random bits.
+    fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    /// A float uniform in `[-1, 1)`.
+    fn f32(&mut self) -> f32 {
+        ((self.next_u64() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+
+    /// `n` floats uniform in `[-1, 1)`.
+    fn vec_f32(&mut self, n: usize) -> Vec<f32> {
+        (0..n).map(|_| self.f32()).collect()
+    }
 }

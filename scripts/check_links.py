@@ -6,7 +6,7 @@
 
 1. Markdown: README.md, CONTRIBUTING.md, ARCHITECTURE.md, STYLE.md, each crate's README.md, the crate's front page and the guide's chapters
    (gpu-runtime/src/front_page.md, gpu-runtime/src/guide/*.md) and the doc comments of
-   examples/*.rs. Every relative link (`[text](path#anchor)`, `[label]: path`) must name an
+   examples/*.rs and examples/*/*.rs. Every relative link (`[text](path#anchor)`, `[label]: path`) must name an
    existing file or directory, relative to the file it is in, and an `#anchor` must be a heading
    of the markdown file it points to (or of the same file), by GitHub's rules for heading ids.
    Links with a scheme (https:, mailto:) are not followed. In the files rustdoc renders (the
@@ -141,7 +141,8 @@ def check_markdown(problems, stats):
     sources = [(os.path.join(ROOT, name), False) for name in ("README.md", "CONTRIBUTING.md", "ARCHITECTURE.md", "STYLE.md")]
     sources += [(p, False) for p in sorted(glob.glob(os.path.join(ROOT, "*", "README.md")))]
     sources += [(p, True) for p in rendered_by_rustdoc]
-    sources += [(p, False) for p in sorted(glob.glob(os.path.join(ROOT, "examples", "*.rs")))]
+    sources += [(p, False) for p in sorted(glob.glob(os.path.join(ROOT, "examples", "*.rs"))
+                                           + glob.glob(os.path.join(ROOT, "examples", "*", "*.rs")))]
     for path, rustdoc in sources:
         if not os.path.exists(path):
             problems.append(f"{os.path.relpath(path, ROOT)}: missing (a source this check reads)")

@@ -35,7 +35,8 @@ import time
 REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 # The library crates and the file rustdoc names its JSON after (the crate name, `_` for `-`).
-# The root package (gpu-suite, the tests' support crate) is not published and is not checked.
+# The examples (the root package, gpu-examples) and the suite (gpu-suite, tests/) are not
+# published and are not checked.
 CRATES = ["gpu-runtime", "gpu-cdecl", "gpu-macros-core", "gpu-macros"]
 
 # Modules whose contents are by design a second path (see the module doc).

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # doc_examples.py: turns every `no_run` rustdoc example of gpu-runtime into an ignored test in
-# tests/zz_doc_examples.rs (git-ignored), so that a GPU machine can run them:
+# tests/tests/zz_doc_examples.rs (git-ignored; the gpu-suite package's only test found by cargo's
+# auto-discovery, in tests/tests/), so that a GPU machine can run them:
 #   python3 scripts/doc_examples.py && ../shared/gpu/pack
 #   then on the GPU machine: .gpu/tests/zz_doc_examples-* --ignored --test-threads=1
 # Examples that need a second GPU or a second process are left out. CI compiles the examples
@@ -42,5 +43,6 @@ for f in sorted(root.glob('*.rs')):
             else:
                 mod = 'pub fn main() -> gpu_runtime::Result<()> {\n' + code + '\nOk(())\n}'
         out.append(f"#[allow(unused, clippy::all)]\nmod {name} {{\n{mod}\n#[test]\n#[ignore = \"needs a CUDA GPU\"]\nfn run() {{ main().unwrap() }}\n}}\n")
-(here / 'tests' / 'zz_doc_examples.rs').write_text('//! Generated: every no_run rustdoc example, run on the GPU.\n' + '\n'.join(out))
+(here / 'tests' / 'tests').mkdir(exist_ok=True)
+(here / 'tests' / 'tests' / 'zz_doc_examples.rs').write_text('//! Generated: every no_run rustdoc example, run on the GPU.\n' + '\n'.join(out))
 print(n, 'examples;', 'skipped:', skipped)

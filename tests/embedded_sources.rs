@@ -22,8 +22,8 @@ use common::ctx;
 // `embed = []`: compiled at run time even where the build ships PTX by default, since that is
 // what these tests are about.
 #[kernel(
-    file = "tests/embedded/kernels/stencil.cu",
-    include_dirs = ["tests/embedded/include"],
+    file = "embedded/kernels/stencil.cu",
+    include_dirs = ["embedded/include"],
     embed = []
 )]
 fn stencil(#[In] x: &[f32], #[Out] y: &mut [f32], n: i32);
@@ -37,7 +37,7 @@ fn stencil(#[In] x: &[f32], #[Out] y: &mut [f32], n: i32);
 extern "C" __global__ void badd_f32(const size_t numel, const size_t num_dims, const size_t *dims_and_strides, const float *lhs, const float *rhs, float *out);
 extern "C" __global__ void bmul_f64(const size_t numel, const size_t num_dims, const size_t *dims_and_strides, const double *lhs, const double *rhs, double *out);
 "#,
-    include_dirs = ["tests/realworld/candle"],
+    include_dirs = ["realworld/candle"],
     embed = []
 )]
 mod binary {
@@ -66,18 +66,19 @@ const HIDDEN: &str = "GPU_SUITE_HIDDEN_DIRS";
 /// Set in a child: the `SCALE` the stencil is to compute with.
 const EXPECT_SCALE: &str = "GPU_SUITE_EXPECT_SCALE";
 
-/// The root of the source tree: `CARGO_MANIFEST_DIR` as cargo sets it for a test's run (read
-/// at run time: `env!` would write the path into this binary, which one test looks for), else
-/// the folder above this executable that holds `Cargo.toml`.
+/// The suite's folder (tests/, the gpu-suite package's root, which the kernel paths are relative
+/// to): `CARGO_MANIFEST_DIR` as cargo sets it for a test's run (read at run time: `env!` would
+/// write the path into this binary, which one test looks for), else `tests/` of the folder above
+/// this executable that holds `tests/Cargo.toml`.
 fn source_root() -> PathBuf {
     if let Some(d) = std::env::var_os("CARGO_MANIFEST_DIR") {
         return d.into();
     }
     let exe = std::env::current_exe().unwrap();
     exe.ancestors()
-        .find(|d| d.join("Cargo.toml").is_file() && d.join("tests").is_dir())
+        .find(|d| d.join("tests/Cargo.toml").is_file())
         .expect("run through cargo, or from the target directory of the source tree")
-        .to_owned()
+        .join("tests")
 }
 
 /// Folders of the source tree moved aside while a child runs, put back when dropped (and, if a
@@ -175,7 +176,7 @@ fn in_child(test: &str) -> bool {
 /// The kernel folders of the source tree this file's kernels read at build time.
 fn kernel_dirs() -> Vec<PathBuf> {
     let root = source_root();
-    vec![root.join("tests/embedded"), root.join("tests/realworld/candle")]
+    vec![root.join("embedded"), root.join("realworld/candle")]
 }
 
 fn hide_and_run(test: &str, vars: &[(&str, String)]) {
@@ -199,8 +200,8 @@ fn the_file_and_its_headers_are_in_the_binary_by_include_name() {
     assert!(source.options().is_empty(), "no -I: {:?}", source.options());
     let on_disk = source.on_disk().unwrap();
     assert_eq!(on_disk.package(), "gpu-suite");
-    assert_eq!(on_disk.file(), Some("tests/embedded/kernels/stencil.cu"));
-    assert_eq!(on_disk.include_dirs(), ["tests/embedded/include"]);
+    assert_eq!(on_disk.file(), Some("embedded/kernels/stencil.cu"));
+    assert_eq!(on_disk.include_dirs(), ["embedded/include"]);
     // candle's headers, reached through the inline source's include of binary.cu.
     let source = binary::badd_f32::source();
     assert_eq!(source.name(), "<inline:binary>");
@@ -246,8 +247,9 @@ fn the_source_compiles_with_its_folders_out_of_reach() {
 #[cfg(target_os = "linux")]
 #[test]
 fn no_path_of_the_source_tree_is_in_what_the_program_loads() {
+    // The repository's root, above the suite's folder: no path under it at all.
     let root = source_root();
-    let root = root.to_string_lossy().into_owned();
+    let root = root.parent().unwrap_or(&root).to_string_lossy().into_owned();
     let exe = std::fs::read(std::env::current_exe().unwrap()).unwrap();
     let loaded = loaded_sections(&exe);
     assert!(!loaded.is_empty(), "no loaded section found: not an ELF64 file?");
@@ -366,18 +368,18 @@ fn the_source_dir_variable_compiles_the_files_on_disk() {
         return check_stencil(&ctx(), scale);
     }
     let copy = std::env::temp_dir().join(format!("gpu-suite-source-dir-{}", std::process::id()));
-    let from = source_root().join("tests/embedded");
+    let from = source_root().join("embedded");
     for entry in [
         "kernels/stencil.cu",
         "kernels/stencil_ops.cuh",
         "kernels/detail/clamp.cuh",
         "include/embedded/consts.h",
     ] {
-        let to = copy.join("tests/embedded").join(entry);
+        let to = copy.join("embedded").join(entry);
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         std::fs::copy(from.join(entry), &to).unwrap();
     }
-    let consts = copy.join("tests/embedded/include/embedded/consts.h");
+    let consts = copy.join("embedded/include/embedded/consts.h");
     let text = std::fs::read_to_string(&consts).unwrap();
     std::fs::write(&consts, text.replace("SCALE 2.0f", "SCALE 3.0f")).unwrap();
     run_child(

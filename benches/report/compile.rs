@@ -29,7 +29,7 @@ fn source(nonce: u64) -> String {
     r#"#include "binary.cu"
 extern "C" __global__ void badd_f32(const size_t numel, const size_t num_dims, const size_t *dims_and_strides, const float *lhs, const float *rhs, float *out);
 "#,
-    include_dirs = ["tests/realworld/candle"]
+    include_dirs = ["realworld/candle"]
 )]
 mod candle_binary {
     fn badd_f32(numel: usize, num_dims: usize, info: &[usize], lhs: &[f32], rhs: &[f32], out: &mut [f32]);

@@ -189,7 +189,7 @@ fn raw_strings(text: &str, out: &mut Vec<Vec<u8>>) {
 fn seeds(root: &Path, corpus: &Path) -> Vec<Vec<u8>> {
     let mut out = Vec::new();
     let mut files = vec![root.join("tests/common/mod.rs"), root.join("examples/saxpy.rs")];
-    for dir in ["ui-tests/fail", "ui-tests/pass"] {
+    for dir in ["tests/ui-tests/fail", "tests/ui-tests/pass"] {
         if let Ok(rd) = std::fs::read_dir(root.join(dir)) {
             files.extend(
                 rd.flatten()

@@ -165,7 +165,7 @@ fn header<'a>(l: &'a str, file_name: &str) -> Option<(usize, &'a str)> {
 mod tests {
     use super::*;
 
-    /// NVRTC's log for `ui-tests/fail/template_error_in_one_instantiation.rs` (the `.stderr`
+    /// NVRTC's log for `tests/ui-tests/fail/template_error_in_one_instantiation.rs` (the `.stderr`
     /// shows what the macro made of it): two errors with carets and an instantiation note each.
     const TEMPLATE_LOG: &str = "mix.cu(5): error: expression must have integral or unscoped enum type\n\
 \x20     if (i < n) x[i] = x[i] ^ m;\n\
@@ -179,7 +179,7 @@ mix.cu(5): error: expression must have integral or unscoped enum type\n\
 \n\
 2 errors detected in the compilation of \"mix.cu\".\n";
 
-    /// `ui-tests/fail/nvrtc_warning.rs`: a warning with its number, and no error.
+    /// `tests/ui-tests/fail/nvrtc_warning.rs`: a warning with its number, and no error.
     const WARNING_LOG: &str =
         "scale.cu(3): warning #177-D: variable \"unused\" was declared but never referenced\n\
 \x20     int unused = 3;\n\
@@ -188,7 +188,7 @@ mix.cu(5): error: expression must have integral or unscoped enum type\n\
 Remark: The warnings can be suppressed with \"-diag-suppress <warning-number>\"\n\
 \n";
 
-    /// `ui-tests/fail/nvrtc_syntax_error.rs`, and a missing header (no quoted line) in a
+    /// `tests/ui-tests/fail/nvrtc_syntax_error.rs`, and a missing header (no quoted line) in a
     /// header of another name, which is not ours.
     const SYNTAX_LOG: &str = "scale.cu(4): error: expected a \";\"\n\
 \x20     if (i < n) v[i] *= factor;\n\

@@ -219,7 +219,7 @@ pub mod pair {
 }
 
 /// A source in a file next to Cargo.toml.
-#[kernel(file = "tests/kernels/scale.cu", name = "scale_in_place")]
+#[kernel(file = "kernels/scale.cu", name = "scale_in_place")]
 pub fn scale(v: &mut [f64], factor: f64, n: u32);
 
 /// Allocates 4 bytes in the context `raw` straight through the driver, bypassing this crate's

@@ -8,7 +8,7 @@ use gpu_runtime::driver::TextureObject;
 use gpu_runtime::kernel;
 use gpu_runtime::types::{Float2, UInt4};
 
-#[kernel(file = "tests/corpus/BlackScholes.cu")]
+#[kernel(file = "corpus/BlackScholes.cu")]
 pub mod black_scholes {
     fn BlackScholesGPU(
         d_CallResult: &mut [Float2],
@@ -25,7 +25,7 @@ pub mod black_scholes {
 // NVIDIA's file declares something it never uses: NVRTC's warning 177, now that the build-time
 // check compiles the file (it includes <cooperative_groups.h>), is silenced rather than the
 // file edited.
-#[kernel(file = "tests/corpus/dwtHaar1D.cu", options = ["-diag-suppress=177"])]
+#[kernel(file = "corpus/dwtHaar1D.cu", options = ["-diag-suppress=177"])]
 pub mod dwt_haar_1d {
     fn initValue(od: &mut [f32], value: f32);
     fn dwtHaar1D(
@@ -38,7 +38,7 @@ pub mod dwt_haar_1d {
     );
 }
 
-#[kernel(file = "tests/corpus/fastWalshTransform.cu")]
+#[kernel(file = "corpus/fastWalshTransform.cu")]
 pub mod fast_walsh_transform {
     fn fwtBatch1Kernel(d_Output: &mut [f32], d_Input: &mut [f32], log2N: i32);
     fn fwtBatch2Kernel(d_Output: &mut [f32], d_Input: &mut [f32], stride: i32);
@@ -48,13 +48,13 @@ pub mod fast_walsh_transform {
 // NVIDIA's file declares something it never uses: NVRTC's warning 177, now that the build-time
 // check compiles the file (it includes <cooperative_groups.h>), is silenced rather than the
 // file edited.
-#[kernel(file = "tests/corpus/histogram256.cu", options = ["-diag-suppress=177"])]
+#[kernel(file = "corpus/histogram256.cu", options = ["-diag-suppress=177"])]
 pub mod histogram256 {
     fn histogram256Kernel(d_PartialHistograms: &mut [u32], d_Data: &mut [u32], dataCount: u32);
     fn mergeHistogram256Kernel(d_Histogram: &mut [u32], d_PartialHistograms: &mut [u32], histogramCount: u32);
 }
 
-#[kernel(file = "tests/corpus/histogram64.cu")]
+#[kernel(file = "corpus/histogram64.cu")]
 pub mod histogram64 {
     fn histogram64Kernel(d_PartialHistograms: &mut [u32], d_Data: &mut [UInt4], dataCount: u32);
     fn mergeHistogram64Kernel(d_Histogram: &mut [u32], d_PartialHistograms: &mut [u32], histogramCount: u32);
@@ -62,7 +62,7 @@ pub mod histogram64 {
 
 /// mergeSort.cu's plain kernel; its three templates over a value (`template <uint sortDir>`)
 /// are bound below, one instance each.
-#[kernel(file = "tests/corpus/mergeSort.cu")]
+#[kernel(file = "corpus/mergeSort.cu")]
 pub mod merge_sort {
     fn mergeRanksAndIndicesKernel(
         d_Limits: &mut [u32],
@@ -75,7 +75,7 @@ pub mod merge_sort {
 
 /// `mergeSortSharedKernel<1>`: a template over a value binds the instance `instantiate` names,
 /// under the C template's name.
-#[kernel(file = "tests/corpus/mergeSort.cu", name = "mergeSortSharedKernel", instantiate = [1])]
+#[kernel(file = "corpus/mergeSort.cu", name = "mergeSortSharedKernel", instantiate = [1])]
 pub fn merge_sort_shared_up(
     d_DstKey: &mut [u32],
     d_DstVal: &mut [u32],
@@ -85,7 +85,7 @@ pub fn merge_sort_shared_up(
 );
 
 /// `generateSampleRanksKernel<1>`.
-#[kernel(file = "tests/corpus/mergeSort.cu", name = "generateSampleRanksKernel", instantiate = [1])]
+#[kernel(file = "corpus/mergeSort.cu", name = "generateSampleRanksKernel", instantiate = [1])]
 pub fn generate_sample_ranks_up(
     d_RanksA: &mut [u32],
     d_RanksB: &mut [u32],
@@ -96,7 +96,7 @@ pub fn generate_sample_ranks_up(
 );
 
 /// `mergeElementaryIntervalsKernel<0>`, the descending sort's.
-#[kernel(file = "tests/corpus/mergeSort.cu", name = "mergeElementaryIntervalsKernel", instantiate = [0])]
+#[kernel(file = "corpus/mergeSort.cu", name = "mergeElementaryIntervalsKernel", instantiate = [0])]
 pub fn merge_elementary_intervals_down(
     d_DstKey: &mut [u32],
     d_DstVal: &mut [u32],
@@ -111,7 +111,7 @@ pub fn merge_elementary_intervals_down(
 // NVIDIA's file declares something it never uses: NVRTC's warning 177, now that the build-time
 // check compiles the file (it includes <cooperative_groups.h>), is silenced rather than the
 // file edited.
-#[kernel(file = "tests/corpus/mergeSort_bitonic.cu", options = ["-diag-suppress=177"])]
+#[kernel(file = "corpus/mergeSort_bitonic.cu", options = ["-diag-suppress=177"])]
 pub mod merge_sort_bitonic {
     fn bitonicSortSharedKernel(
         d_DstKey: &mut [u32],
@@ -125,7 +125,7 @@ pub mod merge_sort_bitonic {
 
 /// `bitonicMergeElementaryIntervalsKernel<1>`.
 #[kernel(
-    file = "tests/corpus/mergeSort_bitonic.cu",
+    file = "corpus/mergeSort_bitonic.cu",
     name = "bitonicMergeElementaryIntervalsKernel",
     instantiate = [1],
     options = ["-diag-suppress=177"]
@@ -141,18 +141,18 @@ pub fn bitonic_merge_elementary_intervals_up(
     N: u32,
 );
 
-#[kernel(file = "tests/corpus/quasirandomGenerator.cu")]
+#[kernel(file = "corpus/quasirandomGenerator.cu")]
 pub mod quasirandom_generator {
     fn quasirandomGeneratorKernel(d_Output: &mut [f32], seed: u32, N: u32);
     fn inverseCNDKernel(d_Output: &mut [f32], d_Input: &mut [u32], pathN: u32);
 }
 
-#[kernel(file = "tests/corpus/scalarProd.cu")]
+#[kernel(file = "corpus/scalarProd.cu")]
 pub mod scalar_prod {
     fn scalarProdGPU(d_C: &mut [f32], d_A: &mut [f32], d_B: &mut [f32], vectorN: i32, elementN: i32);
 }
 
-#[kernel(file = "tests/corpus/scan.cu")]
+#[kernel(file = "corpus/scan.cu")]
 pub mod scan {
     fn scanExclusiveShared(d_Dst: &mut [UInt4], d_Src: &mut [UInt4], size: u32);
     fn scanExclusiveShared2(
@@ -165,7 +165,7 @@ pub mod scan {
     fn uniformUpdate(d_Data: &mut [UInt4], d_Buffer: &mut [u32]);
 }
 
-#[kernel(file = "tests/corpus/segmentationTree.cu")]
+#[kernel(file = "corpus/segmentationTree.cu")]
 pub mod segmentation_tree {
     fn addScalar(array: &mut [u32], scalar: i32, size: u32);
     fn markSegments(verticesOffsets: &[u32], flags: &mut [u32], verticesCount: u32);
@@ -206,12 +206,12 @@ pub mod segmentation_tree {
     );
 }
 
-#[kernel(file = "tests/corpus/simpleTexture3D.cu")]
+#[kernel(file = "corpus/simpleTexture3D.cu")]
 pub mod simple_texture_3d {
     fn d_render(d_output: &mut [u32], imageW: u32, imageH: u32, w: f32, texObj: TextureObject);
 }
 
-#[kernel(file = "tests/corpus/sortingNetworks_bitonicSort.cu")]
+#[kernel(file = "corpus/sortingNetworks_bitonicSort.cu")]
 pub mod bitonic_sort {
     fn bitonicSortShared(
         d_DstKey: &mut [u32],
@@ -248,7 +248,7 @@ pub mod bitonic_sort {
     );
 }
 
-#[kernel(file = "tests/corpus/sortingNetworks_oddEvenMergeSort.cu")]
+#[kernel(file = "corpus/sortingNetworks_oddEvenMergeSort.cu")]
 pub mod odd_even_merge_sort {
     fn oddEvenMergeSortShared(
         d_DstKey: &mut [u32],
@@ -270,7 +270,7 @@ pub mod odd_even_merge_sort {
     );
 }
 
-#[kernel(file = "tests/corpus/transpose.cu")]
+#[kernel(file = "corpus/transpose.cu")]
 pub mod transpose {
     fn copy(odata: &mut [f32], idata: &mut [f32], width: i32, height: i32);
     fn copySharedMem(odata: &mut [f32], idata: &mut [f32], width: i32, height: i32);
@@ -282,7 +282,7 @@ pub mod transpose {
     fn transposeCoarseGrained(odata: &mut [f32], idata: &mut [f32], width: i32, height: i32);
 }
 
-#[kernel(file = "tests/corpus/vectorAdd.cu")]
+#[kernel(file = "corpus/vectorAdd.cu")]
 pub mod vector_add {
     fn vectorAdd(A: &[f32], B: &[f32], C: &mut [f32], numElements: i32);
 }

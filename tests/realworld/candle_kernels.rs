@@ -10,7 +10,7 @@ use gpu_runtime::half::{bf16, f16};
 use gpu_runtime::kernel;
 use gpu_runtime::types::Fp8E4M3;
 
-#[kernel(file = "tests/realworld/candle/unary.cu")]
+#[kernel(file = "realworld/candle/unary.cu")]
 pub mod unary {
     fn uexp_f32(numel: usize, num_dims: usize, info: Option<&[usize]>, inp: Option<&[f32]>, out: &mut [f32]);
     fn usqrt_f64(numel: usize, num_dims: usize, info: Option<&[usize]>, inp: Option<&[f64]>, out: &mut [f64]);
@@ -39,7 +39,7 @@ pub mod unary {
     );
 }
 
-#[kernel(file = "tests/realworld/candle/binary.cu")]
+#[kernel(file = "realworld/candle/binary.cu")]
 pub mod binary {
     fn badd_f32(
         numel: usize,
@@ -59,7 +59,7 @@ pub mod binary {
     );
 }
 
-#[kernel(file = "tests/realworld/candle/affine.cu")]
+#[kernel(file = "realworld/candle/affine.cu")]
 pub mod affine {
     fn affine_f32(
         numel: usize,
@@ -81,19 +81,19 @@ pub mod affine {
     );
 }
 
-#[kernel(file = "tests/realworld/candle/cast.cu")]
+#[kernel(file = "realworld/candle/cast.cu")]
 pub mod cast {
     fn cast_u8_f32(numel: usize, num_dims: usize, info: Option<&[usize]>, inp: &[u8], out: &mut [f32]);
     fn cast_f32_bf16(numel: usize, num_dims: usize, info: Option<&[usize]>, inp: &[f32], out: &mut [bf16]);
 }
 
-#[kernel(file = "tests/realworld/candle/fill.cu")]
+#[kernel(file = "realworld/candle/fill.cu")]
 pub mod fill {
     fn fill_f32(buf: &mut [f32], value: f32, numel: usize);
     fn copy2d_f32(src: &[f32], dst: &mut [f32], d1: u32, d2: u32, src_s: u32, dst_s: u32);
 }
 
-#[kernel(file = "tests/realworld/candle/ternary.cu")]
+#[kernel(file = "realworld/candle/ternary.cu")]
 pub mod ternary {
     fn where_u8_f32(
         numel: usize,
@@ -106,7 +106,7 @@ pub mod ternary {
     );
 }
 
-#[kernel(file = "tests/realworld/candle/indexing.cu")]
+#[kernel(file = "realworld/candle/indexing.cu")]
 pub mod indexing {
     fn is_u32_f32(
         numel: usize,
@@ -122,7 +122,7 @@ pub mod indexing {
     );
 }
 
-#[kernel(file = "tests/realworld/candle/sort.cu")]
+#[kernel(file = "realworld/candle/sort.cu")]
 pub mod sort {
     fn asort_asc_f32(x: &[f32], dst: &mut [u32], ncols: i32, ncols_pad: i32);
 }
@@ -130,7 +130,7 @@ pub mod sort {
 // Not compiled at build time: NVRTC rejects reduce.cu as long as the built-in <stdint.h> and
 // libcu++'s <cuda/std/cstdint> disagree on `int64_t` (issue 42, part 3, fixed beside this one);
 // the declarations are read and checked all the same.
-#[kernel(file = "tests/realworld/candle/reduce.cu")]
+#[kernel(file = "realworld/candle/reduce.cu")]
 pub mod reduce {
     fn layernorm_f32(
         src: &[f32],

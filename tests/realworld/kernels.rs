@@ -190,7 +190,7 @@ pub fn reverse_dyn(input: &[f32], out: &mut [f32], m: i32);
 /// the file also holds its launchers (`<<<…>>>`), a CPU reference and `main()`, and includes
 /// `<stdio.h>`, `<stdlib.h>`, `<cuda_runtime.h>` and, through `common.h`, `<cublas_v2.h>`. Its
 /// device part is compiled (issue 42, part 7).
-#[kernel(file = "tests/realworld/llm.c/dev/cuda/layernorm_forward.cu")]
+#[kernel(file = "realworld/llm.c/dev/cuda/layernorm_forward.cu")]
 pub fn layernorm_forward_kernel3(
     out: &mut [f32],
     mean: &mut [f32],

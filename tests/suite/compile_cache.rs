@@ -614,7 +614,7 @@ fn eight_processes_hammering_one_cache_with_corrupted_entries_planted_midway() {
             "a temporary file was left behind: {name}"
         );
     }
-    // The hot keys' sources, as src/bin/cache_worker.rs writes them.
+    // The hot keys' sources, as support/bin/cache_worker.rs writes them.
     for nonce in 0..4 {
         let src = format!(
             "__global__ void scale_{nonce}(float *x, int n) {{\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) x[i] *= {nonce}.5f;\n}}\n"

@@ -324,7 +324,7 @@ fn a_missing_device_library_is_a_clear_error() {
 /// `tests/realworld/llm.c/…`.
 fn llm_c(path: &str) -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/realworld/llm.c")
+        .join("realworld/llm.c")
         .join(path)
 }
 

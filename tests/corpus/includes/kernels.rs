@@ -8,7 +8,7 @@
 use gpu_runtime::half::f16;
 use gpu_runtime::kernel;
 
-#[kernel(file = "tests/corpus/includes/layernorm.cu")]
+#[kernel(file = "corpus/includes/layernorm.cu")]
 pub fn layernorm_forward(
     out: &mut [f32],
     mean: &mut [f32],
@@ -20,10 +20,10 @@ pub fn layernorm_forward(
     C: i32,
 );
 
-#[kernel(file = "tests/corpus/includes/softmax.cu")]
+#[kernel(file = "corpus/includes/softmax.cu")]
 pub fn softmax_forward(out: &mut [f32], inp: &[f32], N: i32, C: i32);
 
-#[kernel(file = "tests/corpus/includes/adamw.cu")]
+#[kernel(file = "corpus/includes/adamw.cu")]
 pub fn adamw_update(
     params: &mut [f32],
     params_half: &mut [f16],

@@ -12,7 +12,7 @@
 //! [`GraphExec<'a>`](GraphExec) hold, for `'a`, a shared borrow of each buffer the graph only
 //! reads ([`GraphInput`]) and an exclusive borrow of each buffer it writes ([`GraphBuffer`]).
 //! So the compiler refuses a buffer dropped, or written by the host or another launch, while a
-//! graph that uses it exists (`ui-tests/fail/graph_outlives_buffer.rs`).
+//! graph that uses it exists (`tests/ui-tests/fail/graph_outlives_buffer.rs`).
 //!
 //! The alternative, a graph owning reference-counted buffers, would need every buffer to be
 //! shareable and still leave host writes to them unordered; a borrow costs nothing at run time.

@@ -6,7 +6,7 @@
 //! `Cargo.toml`); with `CARGO_TARGET_DIR` pointing elsewhere this case fails to find the file.
 use gpu_runtime::kernel;
 
-#[kernel(file = "../../../../ui-tests/kernels/scale.cu", name = "scale_in_place")]
+#[kernel(file = "../../../../tests/ui-tests/kernels/scale.cu", name = "scale_in_place")]
 fn scale(#[InOut] v: &mut [f64], factor: f64, n: u32);
 
 fn main() {

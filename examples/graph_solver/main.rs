@@ -2,7 +2,7 @@
 //! times, checked against the same iterations on the CPU. Then the same solver iterated to
 //! convergence twice: with the loop on the host (a round trip per iteration to test the
 //! residual) and with the loop on the GPU (one graph launch: a `while` conditional node whose
-//! last kernel tests the residual), both checked against the CPU (`gpu_suite::solver`).
+//! last kernel tests the residual), both checked against the CPU (the module `solver`, solver.rs beside this file).
 //!
 //! `cargo run --release --example graph_solver`: needs an NVIDIA GPU (CUDA 12.3 or later). On
 //! a machine without one it says so in one sentence and exits with status 1, as it does when
@@ -10,10 +10,12 @@
 
 use std::time::Instant;
 
+// The solver iterated to convergence, with its CPU reference: solver.rs beside this file.
+mod solver;
+
 use gpu_runtime::launch::{Capture, GraphBuffer, GraphInput};
 use gpu_runtime::{kernel, Context, Stream};
-use gpu_suite::solver::{solve_cpu, Solver, State};
-use gpu_suite::{mismatch_error, run_example, Rng};
+use solver::{solve_cpu, Solver, State};
 
 // One Jacobi sweep for 4 x[i] - x[i-1] - x[i+1] = b[i]: out = (b + left + right) / 4.
 #[kernel(
@@ -146,4 +148,76 @@ fn converge(ctx: &Context, b: &[f32]) -> Result<(), Box<dyn std::error::Error>> 
         gpu_time.as_secs_f64() * 1e6 / got.iterations.max(1) as f64,
     );
     Ok(())
+}
+
+// The example's own checking helpers (a copy of this file in another crate needs nothing else).
+
+/// Runs the example's body: on failure (no GPU, a compile error, or results that differ from the
+/// CPU reference) prints the error in one sentence and exits with status 1.
+fn run_example(
+    name: &str,
+    body: impl FnOnce() -> Result<(), Box<dyn std::error::Error>>,
+) -> std::process::ExitCode {
+    match body() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// An error naming the first element where the GPU's `got` and the CPU's `want` differ by more
+/// than `tol * (1 + |want|)` (a NaN differs from everything).
+fn mismatch_error(what: &str, got: &[f32], want: &[f32], tol: f32) -> Result<(), Box<dyn std::error::Error>> {
+    if got.len() != want.len() {
+        return Err(format!(
+            "{what}: {} elements on the GPU but {} on the CPU",
+            got.len(),
+            want.len()
+        )
+        .into());
+    }
+    let differs = |(g, w): (&f32, &f32)| {
+        let d = (g - w).abs();
+        g != w && (d.is_nan() || d >= tol * (1.0 + w.abs()))
+    };
+    match got.iter().zip(want).position(differs) {
+        None => Ok(()),
+        Some(i) => Err(format!(
+            "{what}: element {i} is {} on the GPU but {} on the CPU",
+            got[i], want[i]
+        )
+        .into()),
+    }
+}
+
+/// A small seeded xorshift generator: reproducible random data without a dependency.
+struct Rng(u64);
+
+impl Rng {
+    /// A generator from a seed (any value).
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// The next 64 random bits.
+    fn next_u64(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    /// A float uniform in `[-1, 1)`.
+    fn f32(&mut self) -> f32 {
+        ((self.next_u64() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+    }
+
+    /// `n` floats uniform in `[-1, 1)`.
+    fn vec_f32(&mut self, n: usize) -> Vec<f32> {
+        (0..n).map(|_| self.f32()).collect()
+    }
 }

@@ -1,7 +1,10 @@
-//! Support for the suite's tests, examples and benches: seeded random data and comparisons
+//! Support for the suite's tests and benches: seeded random data and comparisons
 //! against CPU references, the views the elementwise tests run on ([`views`]), and the Jacobi
 //! solver of the GPU-loop example, bench and tests ([`solver`]).
 
+// The solver is the graph_solver example's own module (the example is self-contained, as a
+// user would copy it); the tests and the report bench use that same file.
+#[path = "../../examples/graph_solver/solver.rs"]
 pub mod solver;
 pub mod views;
 
@@ -60,34 +63,6 @@ pub fn first_mismatch(got: &[f32], want: &[f32], tol: f32) -> Option<(usize, f32
 pub fn assert_close(got: &[f32], want: &[f32], tol: f32) {
     if let Some((i, g, w)) = first_mismatch(got, want, tol) {
         panic!("element {i}: got {g}, want {w} (tolerance {tol})");
-    }
-}
-
-/// Runs an example's body: prints its error in one sentence and exits with status 1 on failure
-/// (no GPU, a compile error, or results that differ from the CPU reference).
-pub fn run_example(
-    name: &str,
-    body: impl FnOnce() -> Result<(), Box<dyn std::error::Error>>,
-) -> std::process::ExitCode {
-    match body() {
-        Ok(()) => std::process::ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("{name}: {e}");
-            std::process::ExitCode::FAILURE
-        }
-    }
-}
-
-/// An error for an example whose GPU result differs from its CPU reference.
-pub fn mismatch_error(
-    what: &str,
-    got: &[f32],
-    want: &[f32],
-    tol: f32,
-) -> Result<(), Box<dyn std::error::Error>> {
-    match first_mismatch(got, want, tol) {
-        None => Ok(()),
-        Some((i, g, w)) => Err(format!("{what}: element {i} is {g} on the GPU but {w} on the CPU").into()),
     }
 }
 

@@ -20,7 +20,7 @@ __global__ void undefined(float *v, float factor, int n) {
 "#, check = false)]
 fn undefined(v: &mut [f32], factor: f32, n: i32);
 
-#[kernel(file = "../../../../ui-tests/kernels/type_error.cu", check = false)]
+#[kernel(file = "../../../../tests/ui-tests/kernels/type_error.cu", check = false)]
 fn scale(v: &mut [f32], factor: f32, n: i32);
 
 #[kernel(r#"

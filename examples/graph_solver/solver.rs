@@ -2,7 +2,7 @@
 //! convergence two ways, with its CPU reference: the host loop (each iteration launches its
 //! kernels and copies the residual back to test it, one round trip per iteration) and the GPU
 //! loop (one graph launch: a `while` conditional node whose body ends in a kernel that tests
-//! the residual and sets the loop's condition). `examples/graph_solver.rs`, the report bench
+//! the residual and sets the loop's condition). `examples/graph_solver/main.rs` (whose module this is), the report bench
 //! and `tests/suite/gpu_loops.rs` use it.
 //!
 //! One iteration is two sweeps (x -> y -> x), the residual's maximum (as the bits of a
