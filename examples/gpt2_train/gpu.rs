@@ -237,6 +237,23 @@ pub struct Gpt2 {
     cpu_losses: Vec<f32>,
     /// The mean loss of the last forward pass.
     pub mean_loss: f32,
+    /// The variants of the step measured against llm.c's (see [`Opts`]).
+    pub opts: Opts,
+}
+
+/// Departures from llm.c's host code, each off by default (the port as llm.c does it), so that
+/// `compare.sh` can time each one's gain in the same run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Opts {
+    /// Leave out the memset of the port's second GELU-gradient buffer (`bt4c2`, B*T*4C floats,
+    /// 48 MiB at 124M, B=4, T=1024): `gelu_backward` writes all of it before anything reads it,
+    /// so the memset is traffic llm.c does not have (llm.c works in place in `bt4c`).
+    pub lean_memset: bool,
+    /// Read the losses back after the step's synchronisation ([`Gpt2::read_loss`]) instead of
+    /// at the end of the forward pass as llm.c does (`cudaMemcpy`, which waits for the
+    /// forward): the host then queues the backward pass and the update while the forward
+    /// runs, and the GPU does not idle between the two passes.
+    pub late_loss: bool,
 }
 
 /// `n` parameter-sized pieces of `v`, in order.
@@ -317,6 +334,7 @@ impl Gpt2 {
             targets: ctx.alloc_zeros::<i32>(bt)?,
             cpu_losses: vec![0.0; bt],
             mean_loss: -1.0,
+            opts: Opts::default(),
             ctx,
             stream,
             blas,
@@ -543,12 +561,22 @@ impl Gpt2 {
             v as i32,
             vp as i32,
         )?;
-        a.losses.copy_to_host(&mut self.cpu_losses[..])?;
+        if !self.opts.late_loss {
+            self.read_loss()?;
+        }
+        Ok(())
+    }
+
+    /// The losses of the last forward pass back to the host and their mean into
+    /// [`mean_loss`](Self::mean_loss) (waits for the classifier kernel; with
+    /// [`Opts::late_loss`] the caller calls it after the step).
+    pub fn read_loss(&mut self) -> Res<()> {
+        self.acts.losses.copy_to_host(&mut self.cpu_losses[..])?;
         let mut mean = 0.0f32;
         for &x in &self.cpu_losses {
             mean += x;
         }
-        self.mean_loss = mean / bt as f32;
+        self.mean_loss = mean / self.cpu_losses.len() as f32;
         Ok(())
     }
 
@@ -568,13 +596,16 @@ impl Gpt2 {
         // gpt2_zero_grad: memsets of the activation gradients and the parameter gradients.
         for buf in [
             &mut self.bt4c,
-            &mut self.bt4c2,
             &mut self.dpreatt,
             &mut self.dresidual,
             &mut self.grads,
         ] {
             let n = buf.len();
             memset_d32_async(buf, 0, n, s)?;
+        }
+        if !self.opts.lean_memset {
+            let n = self.bt4c2.len();
+            memset_d32_async(&mut self.bt4c2, 0, n, s)?;
         }
         let k = &self.k;
         let blas = &self.blas;
