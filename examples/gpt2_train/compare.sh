@@ -17,9 +17,12 @@
 # Then the port again with each variant of its step (PORT_VARIANTS, ';'-separated sets of the
 # port's flags; default: each departure from llm.c's host code added in turn, see gpu::Opts), and
 # one line per run with its median step time, so that one run shows llm.c, the port as llm.c
-# does it, and each variant's gain.
+# does it, and each variant's gain. A variant whose first word is `bin=PATH` runs that build
+# of the port instead (e.g. one built with GPU_RUNTIME_EMBED=sm_90: llm.c's kernels as machine
+# code compiled by NVRTC at build time, instead of PTX that the driver compiles at load).
 set -euo pipefail
 PORT=$(realpath "$1")
+CALLER=$PWD
 STEPS=${2:-30}
 B=${3:-4}
 T=${4:-1024}
@@ -68,8 +71,13 @@ for v in "${VARIANTS[@]}"; do
     i=$((i + 1))
     echo
     echo "== port $v"
+    BIN=$PORT
+    FLAGS=$v
+    case "$v" in
+        bin=*) BIN=${v%% *}; BIN=$(cd "$CALLER" && realpath "${BIN#bin=}"); FLAGS=${v#* }; [ "$FLAGS" = "$v" ] && FLAGS="" ;;
+    esac
     # shellcheck disable=SC2086 # the variant is a list of flags
-    "$PORT" train --checkpoint gpt2_124M.bin --shard tokens_124M.bin -b "$B" -t "$T" --steps "$STEPS" --warmup "$WARMUP" $v | tee "port_v$i.txt"
+    "$BIN" train --checkpoint gpt2_124M.bin --shard tokens_124M.bin -b "$B" -t "$T" --steps "$STEPS" --warmup "$WARMUP" $FLAGS | tee "port_v$i.txt"
     grep -E '^step [0-9]+: loss' "port_v$i.txt" | sed -E 's/^step ([0-9]+): loss ([-0-9.naif]+) \(([0-9.]+) ms\)/\1 \2 \3/' > "port_v$i.tsv"
     MV=$(awk -v w="$WARMUP" '$1 > w {print $3}' "port_v$i.tsv" | median)
     RD=$(awk 'NR == FNR {l[$1] = $2; next} ($1 in l) {d = (l[$1] - $2) / l[$1]; if (d < 0) d = -d; if (d > m) m = d} END {printf "%.2e", m}' llmc.tsv "port_v$i.tsv")

@@ -218,6 +218,10 @@ pub struct Gpt2 {
     ctx: Context,
     stream: Stream,
     blas: CudaBlas,
+    /// A second stream, and cuBLAS on it, for the weight and bias gradients of each matmul
+    /// backward when [`Opts::two_streams`].
+    stream2: Stream,
+    blas2: CudaBlas,
     k: Kernels,
     params: DeviceBuffer<f32>,
     grads: DeviceBuffer<f32>,
@@ -254,6 +258,13 @@ pub struct Opts {
     /// forward): the host then queues the backward pass and the update while the forward
     /// runs, and the GPU does not idle between the two passes.
     pub late_loss: bool,
+    /// Each matmul backward's weight gradient (cuBLAS) and bias gradient (llm.c's kernel) on a
+    /// second stream, beside the input gradient and what follows it on the first: the two
+    /// only share inputs, and the library's stream ordering makes each stream wait for the
+    /// other where one writes what the other uses (the next layer's scratch, the gradients
+    /// AdamW reads), with no event by hand. The same products in the same order: the same
+    /// values.
+    pub two_streams: bool,
 }
 
 /// `n` parameter-sized pieces of `v`, in order.
@@ -290,6 +301,9 @@ impl Gpt2 {
         let stream = Stream::with_flags(&ctx, StreamFlags::NonBlocking)?;
         let blas = cublas_on(&stream)?;
         set_tf32(&blas, tf32)?;
+        let stream2 = Stream::with_flags(&ctx, StreamFlags::NonBlocking)?;
+        let blas2 = cublas_on(&stream2)?;
+        set_tf32(&blas2, tf32)?;
         let k = Kernels::new(&ctx)?;
         let n = params.len();
         let z = |len: usize| ctx.alloc_zeros::<f32>(len);
@@ -338,6 +352,8 @@ impl Gpt2 {
             ctx,
             stream,
             blas,
+            stream2,
+            blas2,
             k,
         })
     }
@@ -609,6 +625,11 @@ impl Gpt2 {
         }
         let k = &self.k;
         let blas = &self.blas;
+        let (wblas, ws) = if self.opts.two_streams {
+            (&self.blas2, &self.stream2)
+        } else {
+            (blas, s)
+        };
         let a = &mut self.acts;
         let (off, _) = self.cfg.param_offsets();
         let pv = |i: usize, li: usize, n: usize| self.params.slice(off[i] + li * n..off[i] + (li + 1) * n);
@@ -620,7 +641,8 @@ impl Gpt2 {
         matmul_backward(
             k,
             blas,
-            s,
+            wblas,
+            ws,
             &mut self.bt4c.slice_mut(..btc)?,
             &mut g[p::WTE],
             None,
@@ -655,7 +677,8 @@ impl Gpt2 {
                 matmul_backward(
                     k,
                     blas,
-                    s,
+                    wblas,
+                    ws,
                     &mut self.bt4c.slice_mut(..)?,
                     &mut gw.slice_mut(lr(4 * c * c, li))?,
                     Some(&mut gb.slice_mut(lr(c, li))?),
@@ -680,7 +703,8 @@ impl Gpt2 {
                 matmul_backward(
                     k,
                     blas,
-                    s,
+                    wblas,
+                    ws,
                     &mut a.lnf.slice_mut(..)?,
                     &mut gw.slice_mut(lr(4 * c * c, li))?,
                     Some(&mut gb.slice_mut(lr(4 * c, li))?),
@@ -714,7 +738,8 @@ impl Gpt2 {
                 matmul_backward(
                     k,
                     blas,
-                    s,
+                    wblas,
+                    ws,
                     &mut a.lnf.slice_mut(..)?,
                     &mut gw.slice_mut(lr(c * c, li))?,
                     Some(&mut gb.slice_mut(lr(c, li))?),
@@ -750,7 +775,8 @@ impl Gpt2 {
                 matmul_backward(
                     k,
                     blas,
-                    s,
+                    wblas,
+                    ws,
                     &mut a.lnf.slice_mut(..)?,
                     &mut gw.slice_mut(lr(3 * c * c, li))?,
                     Some(&mut gb.slice_mut(lr(3 * c, li))?),
@@ -989,7 +1015,8 @@ fn batched_cfg(
 fn matmul_backward(
     k: &Kernels,
     blas: &CudaBlas,
-    s: &Stream,
+    wblas: &CudaBlas,
+    ws: &Stream,
     dinp: &mut DeviceViewMut<'_, f32>,
     dweight: &mut DeviceViewMut<'_, f32>,
     dbias: Option<&mut DeviceViewMut<'_, f32>>,
@@ -1000,7 +1027,7 @@ fn matmul_backward(
     c: usize,
     oc: usize,
 ) -> Res<()> {
-    // dinp = weight^T-ish product (=, beta 0); dweight += (beta 1).
+    // dinp = weight^T-ish product (=, beta 0) on `blas`'s stream; dweight += (beta 1).
     gemm(
         blas,
         sgemm_cfg(false, false, c, bt, oc, c, oc, 0.0, c),
@@ -1008,8 +1035,9 @@ fn matmul_backward(
         dout,
         dinp,
     )?;
+    // dweight and dbias on `wblas`'s stream `ws` (the first stream unless `Opts::two_streams`).
     gemm(
-        blas,
+        wblas,
         sgemm_cfg(false, true, c, oc, bt, c, oc, 1.0, c),
         inp,
         dout,
@@ -1020,7 +1048,7 @@ fn matmul_backward(
         k.bias_bwd.prepared_async_call_shared(
             (oc / 32) as u32,
             1024u32,
-            s,
+            ws,
             1024 * 4,
             dbias,
             dout,

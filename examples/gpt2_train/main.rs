@@ -6,7 +6,7 @@
 //! ```text
 //! cargo run --release --features cublas --example gpt2_train              # check: the port vs the CPU reference, small model
 //! gpt2_train make-inputs --out DIR [--config small|124M] [--steps N -b B -t T] [--seed S]
-//! gpt2_train train --checkpoint F --shard F [-b 4] [-t 1024] [--steps N] [--lr 3e-4] [--tf32 auto|on|off] [--lean-memset on] [--late-loss on]
+//! gpt2_train train --checkpoint F --shard F [-b 4] [-t 1024] [--steps N] [--lr 3e-4] [--tf32 auto|on|off] [--lean-memset on] [--late-loss on] [--two-streams on]
 //! gpt2_train cpu   --checkpoint F --shard F [-b 4] [-t 64] [--steps N] [--lr 1e-4]   # train_gpt2.c's step on the CPU
 //! ```
 //!
@@ -346,7 +346,7 @@ fn check(steps: usize, opts: gpu::Opts) -> Res<()> {
     Ok(())
 }
 
-/// `--lean-memset on|off` and `--late-loss on|off` (both off: the port as llm.c does it).
+/// `--lean-memset`, `--late-loss` and `--two-streams`, each `on|off` (all off: the port as llm.c does it).
 fn opts(f: &Flags) -> Res<gpu::Opts> {
     let on = |k: &str| match f.get(k).unwrap_or("off") {
         "on" | "1" => Ok(true),
@@ -356,6 +356,7 @@ fn opts(f: &Flags) -> Res<gpu::Opts> {
     Ok(gpu::Opts {
         lean_memset: on("lean-memset")?,
         late_loss: on("late-loss")?,
+        two_streams: on("two-streams")?,
     })
 }
 
@@ -439,14 +440,16 @@ mod gpu_tests {
         super::check(10, super::gpu::Opts::default()).unwrap();
     }
 
-    /// The same with every variant of the step on (`--lean-memset on --late-loss on`): the
-    /// variants change when the host waits and which memsets run, not the values.
+    /// The same with every variant of the step on (`--lean-memset on --late-loss on --two-streams on`):
+    /// the variants change when the host waits, which memsets run and on which stream, not the
+    /// values.
     #[test]
     #[ignore = "needs a CUDA GPU"]
     fn port_variants_match_cpu_reference() {
         let opts = super::gpu::Opts {
             lean_memset: true,
             late_loss: true,
+            two_streams: true,
         };
         super::check(10, opts).unwrap();
     }
