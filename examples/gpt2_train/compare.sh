@@ -13,8 +13,16 @@
 # rest as flags (-i/-j the shards, -b, -t; -v/-s/-m/-g keep its validation and sampling, which
 # are outside its timed step, to one batch and one token). Both train one epoch of the shard:
 # STEPS batches, in llm.c's shuffled order (the port's loader is llm.c's, seed 42).
+#
+# Then the port again with each variant of its step (PORT_VARIANTS, ';'-separated sets of the
+# port's flags; default: each departure from llm.c's host code added in turn, see gpu::Opts), and
+# one line per run with its median step time, so that one run shows llm.c, the port as llm.c
+# does it, and each variant's gain. A variant whose first word is `bin=PATH` runs that build
+# of the port instead (e.g. one built with GPU_RUNTIME_EMBED=sm_90: llm.c's kernels as machine
+# code compiled by NVRTC at build time, instead of PTX that the driver compiles at load).
 set -euo pipefail
 PORT=$(realpath "$1")
+CALLER=$PWD
 STEPS=${2:-30}
 B=${3:-4}
 T=${4:-1024}
@@ -51,3 +59,30 @@ MP=$(awk -v w="$WARMUP" '$1 > w {print $3}' port.tsv | median)
 N=$(awk -v w="$WARMUP" '$1 > w' port.tsv | wc -l)
 echo
 echo "median step time over $N steps after $WARMUP of warm-up: llm.c $ML ms, port $MP ms (port/llm.c $(awk -v a="$MP" -v b="$ML" 'BEGIN {printf "%.3f", a / b}'))"
+
+PORT_VARIANTS=${PORT_VARIANTS:---lean-memset on;--lean-memset on --late-loss on}
+SUMMARY=$(printf '%-44s %10s %8s %14s\n' run median_ms /llm.c max_loss_rdiff)
+SUMMARY+=$'\n'$(printf '%-44s %10s %8s %14s' "llm.c" "$ML" 1.000 -)
+SUMMARY+=$'\n'$(printf '%-44s %10s %8.3f %14s' "port (as llm.c)" "$MP" "$(awk -v a="$MP" -v b="$ML" 'BEGIN {print a / b}')" \
+    "$(awk 'NR == FNR {l[$1] = $2; next} ($1 in l) {d = (l[$1] - $2) / l[$1]; if (d < 0) d = -d; if (d > m) m = d} END {printf "%.2e", m}' llmc.tsv port.tsv)")
+IFS=';' read -r -a VARIANTS <<< "$PORT_VARIANTS"
+i=0
+for v in "${VARIANTS[@]}"; do
+    i=$((i + 1))
+    echo
+    echo "== port $v"
+    BIN=$PORT
+    FLAGS=$v
+    case "$v" in
+        bin=*) BIN=${v%% *}; BIN=$(cd "$CALLER" && realpath "${BIN#bin=}"); FLAGS=${v#* }; [ "$FLAGS" = "$v" ] && FLAGS="" ;;
+    esac
+    # shellcheck disable=SC2086 # the variant is a list of flags
+    "$BIN" train --checkpoint gpt2_124M.bin --shard tokens_124M.bin -b "$B" -t "$T" --steps "$STEPS" --warmup "$WARMUP" $FLAGS | tee "port_v$i.txt"
+    grep -E '^step [0-9]+: loss' "port_v$i.txt" | sed -E 's/^step ([0-9]+): loss ([-0-9.naif]+) \(([0-9.]+) ms\)/\1 \2 \3/' > "port_v$i.tsv"
+    MV=$(awk -v w="$WARMUP" '$1 > w {print $3}' "port_v$i.tsv" | median)
+    RD=$(awk 'NR == FNR {l[$1] = $2; next} ($1 in l) {d = (l[$1] - $2) / l[$1]; if (d < 0) d = -d; if (d > m) m = d} END {printf "%.2e", m}' llmc.tsv "port_v$i.tsv")
+    SUMMARY+=$'\n'$(printf '%-44s %10s %8.3f %14s' "port $v" "$MV" "$(awk -v a="$MV" -v b="$ML" 'BEGIN {print a / b}')" "$RD")
+done
+echo
+echo "== summary: median step time over $N steps after $WARMUP of warm-up (B=$B T=$T), the largest relative loss difference from llm.c over the $STEPS steps"
+echo "$SUMMARY"

@@ -218,6 +218,10 @@ pub struct Gpt2 {
     ctx: Context,
     stream: Stream,
     blas: CudaBlas,
+    /// A second stream, and cuBLAS on it, for the weight and bias gradients of each matmul
+    /// backward when [`Opts::two_streams`].
+    stream2: Stream,
+    blas2: CudaBlas,
     k: Kernels,
     params: DeviceBuffer<f32>,
     grads: DeviceBuffer<f32>,
@@ -237,6 +241,30 @@ pub struct Gpt2 {
     cpu_losses: Vec<f32>,
     /// The mean loss of the last forward pass.
     pub mean_loss: f32,
+    /// The variants of the step measured against llm.c's (see [`Opts`]).
+    pub opts: Opts,
+}
+
+/// Departures from llm.c's host code, each off by default (the port as llm.c does it), so that
+/// `compare.sh` can time each one's gain in the same run.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Opts {
+    /// Leave out the memset of the port's second GELU-gradient buffer (`bt4c2`, B*T*4C floats,
+    /// 48 MiB at 124M, B=4, T=1024): `gelu_backward` writes all of it before anything reads it,
+    /// so the memset is traffic llm.c does not have (llm.c works in place in `bt4c`).
+    pub lean_memset: bool,
+    /// Read the losses back after the step's synchronisation ([`Gpt2::read_loss`]) instead of
+    /// at the end of the forward pass as llm.c does (`cudaMemcpy`, which waits for the
+    /// forward): the host then queues the backward pass and the update while the forward
+    /// runs, and the GPU does not idle between the two passes.
+    pub late_loss: bool,
+    /// Each matmul backward's weight gradient (cuBLAS) and bias gradient (llm.c's kernel) on a
+    /// second stream, beside the input gradient and what follows it on the first: the two
+    /// only share inputs, and the library's stream ordering makes each stream wait for the
+    /// other where one writes what the other uses (the next layer's scratch, the gradients
+    /// AdamW reads), with no event by hand. The same products in the same order: the same
+    /// values.
+    pub two_streams: bool,
 }
 
 /// `n` parameter-sized pieces of `v`, in order.
@@ -273,6 +301,9 @@ impl Gpt2 {
         let stream = Stream::with_flags(&ctx, StreamFlags::NonBlocking)?;
         let blas = cublas_on(&stream)?;
         set_tf32(&blas, tf32)?;
+        let stream2 = Stream::with_flags(&ctx, StreamFlags::NonBlocking)?;
+        let blas2 = cublas_on(&stream2)?;
+        set_tf32(&blas2, tf32)?;
         let k = Kernels::new(&ctx)?;
         let n = params.len();
         let z = |len: usize| ctx.alloc_zeros::<f32>(len);
@@ -317,9 +348,12 @@ impl Gpt2 {
             targets: ctx.alloc_zeros::<i32>(bt)?,
             cpu_losses: vec![0.0; bt],
             mean_loss: -1.0,
+            opts: Opts::default(),
             ctx,
             stream,
             blas,
+            stream2,
+            blas2,
             k,
         })
     }
@@ -543,12 +577,22 @@ impl Gpt2 {
             v as i32,
             vp as i32,
         )?;
-        a.losses.copy_to_host(&mut self.cpu_losses[..])?;
+        if !self.opts.late_loss {
+            self.read_loss()?;
+        }
+        Ok(())
+    }
+
+    /// The losses of the last forward pass back to the host and their mean into
+    /// [`mean_loss`](Self::mean_loss) (waits for the classifier kernel; with
+    /// [`Opts::late_loss`] the caller calls it after the step).
+    pub fn read_loss(&mut self) -> Res<()> {
+        self.acts.losses.copy_to_host(&mut self.cpu_losses[..])?;
         let mut mean = 0.0f32;
         for &x in &self.cpu_losses {
             mean += x;
         }
-        self.mean_loss = mean / bt as f32;
+        self.mean_loss = mean / self.cpu_losses.len() as f32;
         Ok(())
     }
 
@@ -568,7 +612,6 @@ impl Gpt2 {
         // gpt2_zero_grad: memsets of the activation gradients and the parameter gradients.
         for buf in [
             &mut self.bt4c,
-            &mut self.bt4c2,
             &mut self.dpreatt,
             &mut self.dresidual,
             &mut self.grads,
@@ -576,8 +619,17 @@ impl Gpt2 {
             let n = buf.len();
             memset_d32_async(buf, 0, n, s)?;
         }
+        if !self.opts.lean_memset {
+            let n = self.bt4c2.len();
+            memset_d32_async(&mut self.bt4c2, 0, n, s)?;
+        }
         let k = &self.k;
         let blas = &self.blas;
+        let (wblas, ws) = if self.opts.two_streams {
+            (&self.blas2, &self.stream2)
+        } else {
+            (blas, s)
+        };
         let a = &mut self.acts;
         let (off, _) = self.cfg.param_offsets();
         let pv = |i: usize, li: usize, n: usize| self.params.slice(off[i] + li * n..off[i] + (li + 1) * n);
@@ -589,7 +641,8 @@ impl Gpt2 {
         matmul_backward(
             k,
             blas,
-            s,
+            wblas,
+            ws,
             &mut self.bt4c.slice_mut(..btc)?,
             &mut g[p::WTE],
             None,
@@ -624,7 +677,8 @@ impl Gpt2 {
                 matmul_backward(
                     k,
                     blas,
-                    s,
+                    wblas,
+                    ws,
                     &mut self.bt4c.slice_mut(..)?,
                     &mut gw.slice_mut(lr(4 * c * c, li))?,
                     Some(&mut gb.slice_mut(lr(c, li))?),
@@ -649,7 +703,8 @@ impl Gpt2 {
                 matmul_backward(
                     k,
                     blas,
-                    s,
+                    wblas,
+                    ws,
                     &mut a.lnf.slice_mut(..)?,
                     &mut gw.slice_mut(lr(4 * c * c, li))?,
                     Some(&mut gb.slice_mut(lr(4 * c, li))?),
@@ -683,7 +738,8 @@ impl Gpt2 {
                 matmul_backward(
                     k,
                     blas,
-                    s,
+                    wblas,
+                    ws,
                     &mut a.lnf.slice_mut(..)?,
                     &mut gw.slice_mut(lr(c * c, li))?,
                     Some(&mut gb.slice_mut(lr(c, li))?),
@@ -719,7 +775,8 @@ impl Gpt2 {
                 matmul_backward(
                     k,
                     blas,
-                    s,
+                    wblas,
+                    ws,
                     &mut a.lnf.slice_mut(..)?,
                     &mut gw.slice_mut(lr(3 * c * c, li))?,
                     Some(&mut gb.slice_mut(lr(3 * c, li))?),
@@ -958,7 +1015,8 @@ fn batched_cfg(
 fn matmul_backward(
     k: &Kernels,
     blas: &CudaBlas,
-    s: &Stream,
+    wblas: &CudaBlas,
+    ws: &Stream,
     dinp: &mut DeviceViewMut<'_, f32>,
     dweight: &mut DeviceViewMut<'_, f32>,
     dbias: Option<&mut DeviceViewMut<'_, f32>>,
@@ -969,7 +1027,7 @@ fn matmul_backward(
     c: usize,
     oc: usize,
 ) -> Res<()> {
-    // dinp = weight^T-ish product (=, beta 0); dweight += (beta 1).
+    // dinp = weight^T-ish product (=, beta 0) on `blas`'s stream; dweight += (beta 1).
     gemm(
         blas,
         sgemm_cfg(false, false, c, bt, oc, c, oc, 0.0, c),
@@ -977,8 +1035,9 @@ fn matmul_backward(
         dout,
         dinp,
     )?;
+    // dweight and dbias on `wblas`'s stream `ws` (the first stream unless `Opts::two_streams`).
     gemm(
-        blas,
+        wblas,
         sgemm_cfg(false, true, c, oc, bt, c, oc, 1.0, c),
         inp,
         dout,
@@ -989,7 +1048,7 @@ fn matmul_backward(
         k.bias_bwd.prepared_async_call_shared(
             (oc / 32) as u32,
             1024u32,
-            s,
+            ws,
             1024 * 4,
             dbias,
             dout,

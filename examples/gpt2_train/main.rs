@@ -6,7 +6,7 @@
 //! ```text
 //! cargo run --release --features cublas --example gpt2_train              # check: the port vs the CPU reference, small model
 //! gpt2_train make-inputs --out DIR [--config small|124M] [--steps N -b B -t T] [--seed S]
-//! gpt2_train train --checkpoint F --shard F [-b 4] [-t 1024] [--steps N] [--lr 3e-4] [--tf32 auto|on|off] [--graph]
+//! gpt2_train train --checkpoint F --shard F [-b 4] [-t 1024] [--steps N] [--lr 3e-4] [--tf32 auto|on|off] [--lean-memset on] [--late-loss on] [--two-streams on]
 //! gpt2_train cpu   --checkpoint F --shard F [-b 4] [-t 64] [--steps N] [--lr 1e-4]   # train_gpt2.c's step on the CPU
 //! ```
 //!
@@ -113,6 +113,7 @@ fn run_gpu(
     steps: usize,
     lr: f32,
     tf32: Option<bool>,
+    opts: gpu::Opts,
     print: bool,
 ) -> Res<Run> {
     let (cfg, params) = llmc::read_checkpoint(ckpt)?;
@@ -123,9 +124,10 @@ fn run_gpu(
         None => gpu_runtime::Context::default()?.device().compute_capability()?.0 >= 8,
     };
     let mut model = gpu::Gpt2::new(cfg, &params, b, t, tf32)?;
+    model.opts = opts;
     if print {
         println!(
-            "port: {} | {:?} | B={b} T={t} | {} parameters | TF32 {}",
+            "port: {} | {:?} | B={b} T={t} | {} parameters | TF32 {} | {opts:?}",
             model.device_name()?,
             cfg,
             params.len(),
@@ -140,6 +142,9 @@ fn run_gpu(
         model.zero_grad_backward()?;
         model.update(lr, 0.9, 0.999, 1e-8, 0.0, step as i32 + 1)?;
         model.synchronize()?;
+        if opts.late_loss {
+            model.read_loss()?;
+        }
         let el = start.elapsed().as_secs_f64() * 1e3;
         if print {
             println!("step {}: loss {:.6} ({el:.3} ms)", step + 1, model.mean_loss);
@@ -271,7 +276,7 @@ fn check_grads(ckpt: &Path, shard: &Path, b: usize, t: usize) -> Res<()> {
 }
 
 /// `check`: the port against the CPU reference on the small model.
-fn check(steps: usize) -> Res<()> {
+fn check(steps: usize, opts: gpu::Opts) -> Res<()> {
     let dir = std::env::temp_dir().join(format!("gpt2_train_check_{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let (b, t) = (4usize, 64usize);
@@ -287,7 +292,7 @@ fn check(steps: usize) -> Res<()> {
     let lr = 1e-3;
     let runs = check_grads(&ckpt, &shard, b, t).and_then(|()| {
         Ok((
-            run_gpu(&ckpt, &shard, b, t, steps, lr, Some(false), false)?,
+            run_gpu(&ckpt, &shard, b, t, steps, lr, Some(false), opts, false)?,
             run_cpu(&ckpt, &shard, b, t, steps, lr, false)?,
         ))
     });
@@ -341,6 +346,20 @@ fn check(steps: usize) -> Res<()> {
     Ok(())
 }
 
+/// `--lean-memset`, `--late-loss` and `--two-streams`, each `on|off` (all off: the port as llm.c does it).
+fn opts(f: &Flags) -> Res<gpu::Opts> {
+    let on = |k: &str| match f.get(k).unwrap_or("off") {
+        "on" | "1" => Ok(true),
+        "off" | "0" => Ok(false),
+        o => Err(format!("--{k} {o}: on or off")),
+    };
+    Ok(gpu::Opts {
+        lean_memset: on("lean-memset")?,
+        late_loss: on("late-loss")?,
+        two_streams: on("two-streams")?,
+    })
+}
+
 fn main_inner() -> Res<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let cmd = args.first().map(String::as_str).unwrap_or("check");
@@ -351,7 +370,7 @@ fn main_inner() -> Res<()> {
             if no_gpu() {
                 return Ok(());
             }
-            check(f.num("steps", 10)?)
+            check(f.num("steps", 10)?, opts(&f)?)
         }
         "train" => {
             if no_gpu() {
@@ -372,6 +391,7 @@ fn main_inner() -> Res<()> {
                 steps,
                 f.num("lr", 3e-4)?,
                 tf32,
+                opts(&f)?,
                 true,
             )?;
             let warm: usize = f.num("warmup", 5)?;
@@ -417,6 +437,20 @@ mod gpu_tests {
     #[test]
     #[ignore = "needs a CUDA GPU"]
     fn port_matches_cpu_reference() {
-        super::check(10).unwrap();
+        super::check(10, super::gpu::Opts::default()).unwrap();
+    }
+
+    /// The same with every variant of the step on (`--lean-memset on --late-loss on --two-streams on`):
+    /// the variants change when the host waits, which memsets run and on which stream, not the
+    /// values.
+    #[test]
+    #[ignore = "needs a CUDA GPU"]
+    fn port_variants_match_cpu_reference() {
+        let opts = super::gpu::Opts {
+            lean_memset: true,
+            late_loss: true,
+            two_streams: true,
+        };
+        super::check(10, opts).unwrap();
     }
 }
