@@ -17,6 +17,7 @@ use gpu_suite::Rng;
 /// references are computed.
 trait C:
     gpu_runtime::gpuarray::math::ComplexElement
+    + gpu_runtime::gpuarray::promote::TrueDivide<Quotient = Self>
     + for<'a> gpu_runtime::gpuarray::Operand<'a, Self>
     + std::fmt::Debug
     + Copy

@@ -408,11 +408,21 @@ fn expressions_on_random_layouts() -> gpu_runtime::Result<()> {
         DeviceArray::from_ndarray(&ctx, &Array::from(hi.clone()))?,
         DeviceArray::from_ndarray(&ctx, &Array::from(hj.clone()))?,
     );
-    let got = (&di * &dj + 7 - &di / &dj).eval()?.to_vec()?;
+    // `/` of integers is NumPy's true division (f64); `floor_divide` is the integer one.
+    let got = (&di * &dj + 7 - di.expr().floor_divide(&dj)).eval()?.to_vec()?;
     let want: Vec<i32> = hi
         .iter()
         .zip(&hj)
-        .map(|(&x, &y)| x.wrapping_mul(y).wrapping_add(7).wrapping_sub(x.wrapping_div(y)))
+        .map(|(&x, &y)| {
+            let q = x.wrapping_div(y);
+            // Floor: one less where the truncated quotient is inexact and negative.
+            let q = if x.wrapping_rem(y) != 0 && ((x < 0) != (y < 0)) {
+                q - 1
+            } else {
+                q
+            };
+            x.wrapping_mul(y).wrapping_add(7).wrapping_sub(q)
+        })
         .collect();
     assert_eq!(got, want);
     let h8: Vec<i8> = (0..n).map(|_| rng.next_u64() as i8).collect();

@@ -700,8 +700,12 @@ fn reductions_over_several_axes() -> gpu_runtime::Result<()> {
                         want.iter().copied().collect::<Vec<_>>(),
                         "{what} prod"
                     );
-                    let want_any =
-                        fold(&|a, k| a.map_axis(Axis(k), |l| l.iter().any(|&x| x != 0.0) as u8 as f64));
+                    // NumPy: `any`/`all` over no axes is `a != 0` (each element's truth), so
+                    // the fold's result is made boolean whether or not it reduced anything.
+                    let truth = |r: ArrayD<f64>| r.mapv(|x| (x != 0.0) as u8 as f64);
+                    let want_any = truth(fold(&|a, k| {
+                        a.map_axis(Axis(k), |l| l.iter().any(|&x| x != 0.0) as u8 as f64)
+                    }));
                     let got: Vec<f64> = dv
                         .any_axes(axes, keepdims)?
                         .to_vec()?
@@ -709,8 +713,9 @@ fn reductions_over_several_axes() -> gpu_runtime::Result<()> {
                         .map(|b| b.get() as u8 as f64)
                         .collect();
                     assert_eq!(got, want_any.iter().copied().collect::<Vec<_>>(), "{what} any");
-                    let want_all =
-                        fold(&|a, k| a.map_axis(Axis(k), |l| l.iter().all(|&x| x != 0.0) as u8 as f64));
+                    let want_all = truth(fold(&|a, k| {
+                        a.map_axis(Axis(k), |l| l.iter().all(|&x| x != 0.0) as u8 as f64)
+                    }));
                     let got: Vec<f64> = dv
                         .all_axes(axes, keepdims)?
                         .to_vec()?

@@ -8,7 +8,7 @@
 
 use gpu_runtime::gpuarray::{Bins, Bool, DeviceArray, DeviceArrayView, Element, IndexElement, IndexMode};
 use gpu_runtime::half::{bf16, f16};
-use gpu_runtime::ndarray::{s, Array, ArrayD, Dimension, IxDyn, Order, ShapeBuilder};
+use gpu_runtime::ndarray::{s, Array, ArrayD, Axis, Dimension, IxDyn, Order, ShapeBuilder};
 use gpu_runtime::types::{Complex32, Complex64};
 use gpu_runtime::{ArrayShapeError, Context, Error};
 use gpu_suite::Rng;
@@ -362,8 +362,12 @@ where
         ctx,
         &Array::from_shape_vec(IxDyn(&[1, 1, 1]), vec![I::try_from(0).unwrap()]).unwrap(),
     )?;
-    let got = dt.take_along_axis(&i1, 0)?.to_vec()?;
-    assert!(same_bits(&got, &[h[[0, 0, 0]]]));
+    // NumPy broadcasts the (1, 1, 1) indices against the other axes of the (6, 5, 4) view:
+    // the result is (1, 5, 4), `out[0, j, k] = dt[0, j, k] = h[k, j, 0]`.
+    let got = dt.take_along_axis(&i1, 0)?;
+    assert_eq!(got.shape(), &[1, 5, 4]);
+    let want: Vec<f32> = h.t().index_axis(Axis(0), 0).iter().copied().collect();
+    assert!(same_bits(&got.to_vec()?, &want));
     let i2 = DeviceArray::from_ndarray(ctx, &Array::from(vec![I::try_from(0).unwrap()]))?;
     assert!(d.take_along_axis(&i2, 0).is_err());
     Ok(())

@@ -264,5 +264,9 @@ mod tests {
         let (s, _, si) = along_layout(&[5, 3], &[3, 1], &[1, 3], &[3, 1], 0).unwrap();
         assert_eq!((s, si), (vec![1, 3], vec![0, 1]));
         assert!(along_layout(&[2, 3], &[3, 1], &[3, 1], &[1, 1], 1).is_err());
+        // A transposed (6, 5, 4) view of a C-order (4, 5, 6) array, indices (1, 1, 1) along 0:
+        // NumPy broadcasts the indices over the other axes, out (1, 5, 4), not (1, 1, 1).
+        let (s, sa, si) = along_layout(&[6, 5, 4], &[1, 6, 30], &[1, 1, 1], &[1, 1, 1], 0).unwrap();
+        assert_eq!((s, sa, si), (vec![1, 5, 4], vec![1, 6, 30], vec![0, 0, 0]));
     }
 }

@@ -306,17 +306,23 @@ pub struct Expr<'a, T: Element> {
 /// What an operator of [`Expr`] takes: an array (`&DeviceArrayBase` of `T`), an [`Expr`] of
 /// `T`, or a scalar of type `T`.
 pub trait Operand<'a, T: Element> {
+    /// The dimension type of a function's result of this operand alone: an array's own (so
+    /// that `a = sin(&a)?` type-checks for a 1-d `a`), `IxDyn` for an expression or a scalar.
+    type Dim: Dimension;
+
     /// The operand as an expression.
     fn into_expr(self) -> Expr<'a, T>;
 }
 
 impl<'a, T: Element> Operand<'a, T> for Expr<'a, T> {
+    type Dim = IxDyn;
     fn into_expr(self) -> Expr<'a, T> {
         self
     }
 }
 
 impl<'a, S: Storage<Elem: Element>, D: Dimension> Operand<'a, S::Elem> for &'a DeviceArrayBase<S, D> {
+    type Dim = D;
     fn into_expr(self) -> Expr<'a, S::Elem> {
         Expr {
             node: Node::Array,
@@ -330,6 +336,7 @@ impl<'a, S: Storage<Elem: Element>, D: Dimension> Operand<'a, S::Elem> for &'a D
 macro_rules! scalar_operand {
     ($($t:ty),*) => {$(
         impl<'a> Operand<'a, $t> for $t {
+            type Dim = IxDyn;
             fn into_expr(self) -> Expr<'a, $t> {
                 Expr::scalar(self)
             }
@@ -355,6 +362,7 @@ scalar_operand!(
 );
 
 impl<'a> Operand<'a, Bool> for bool {
+    type Dim = IxDyn;
     fn into_expr(self) -> Expr<'a, Bool> {
         Expr::scalar(Bool::from(self))
     }

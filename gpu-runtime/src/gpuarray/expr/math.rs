@@ -117,9 +117,9 @@ to_float!(
 /// The array forms of each function of one operand (see the module documentation).
 macro_rules! unary_fns {
     ($bound:ident; $($name:ident $into:ident => $out:ty, $doc:literal;)*) => {$(
-        #[doc = concat!($doc, " of each element, into a new array (the shape of `x`'s arrays), on the legacy default stream (on a stream: `a.expr().", stringify!($name), "().on(&stream).eval()`).")]
-        pub fn $name<'a, T: $bound>(x: impl Operand<'a, T>) -> Result<DeviceArray<$out, IxDyn>> {
-            x.into_expr().$name().eval()
+        #[doc = concat!($doc, " of each element, into a new array (the shape of `x`'s arrays; of an array's own dimension type, so that `a = ", stringify!($name), "(&a)?` type-checks, `IxDyn` for an expression or a scalar), on the legacy default stream (on a stream: `a.expr().", stringify!($name), "().on(&stream).eval()`).")]
+        pub fn $name<'a, T: $bound, X: Operand<'a, T>>(x: X) -> Result<DeviceArray<$out, X::Dim>> {
+            x.into_expr().$name().eval()?.into_dimensionality()
         }
         #[doc = concat!("[`", stringify!($name), "`] into `out` (of `x`'s shape, any layout; NumPy's `out=`), on the legacy default stream.")]
         pub fn $into<'a, T: $bound, S: StorageMut<Elem = $out>, D: Dimension>(

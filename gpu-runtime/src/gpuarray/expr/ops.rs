@@ -15,6 +15,7 @@ use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::elements::promotion::TrueDivide;
 use crate::gpuarray::expr::core::{BinOp, Expr, Operand, Store};
 use crate::types::{Complex32, Complex64};
 
@@ -34,12 +35,50 @@ macro_rules! binary_ops {
         }
     )*};
 }
-binary_ops!(Add add Add, Sub sub Sub, Mul mul Mul, Div div Div, Rem rem Rem);
+binary_ops!(Add add Add, Sub sub Sub, Mul mul Mul, Rem rem Rem);
+
+/// NumPy's true division of two expressions of `T`, computed in `T`'s quotient type (`f64`
+/// for `bool` and the integers, `T` itself otherwise: no conversion then).
+fn true_div<'a, T: TrueDivide>(x: Expr<'a, T>, y: Expr<'a, T>) -> Expr<'a, T::Quotient> {
+    let x = Expr::<T::Quotient>::from_untyped(x.promoted::<T::Quotient>());
+    let y = Expr::<T::Quotient>::from_untyped(y.promoted::<T::Quotient>());
+    x.bin(BinOp::Div, y)
+}
+
+// `/` is NumPy's true division: integer (and `bool`) operands give `f64`, as `np.int32(7) /
+// np.int32(2)` is `3.5`; `floor_divide` is the integer division.
+impl<'a, S: Storage<Elem: TrueDivide>, D: Dimension, R: Operand<'a, S::Elem>> Div<R>
+    for &'a DeviceArrayBase<S, D>
+{
+    type Output = Expr<'a, <S::Elem as TrueDivide>::Quotient>;
+    fn div(self, rhs: R) -> Self::Output {
+        true_div(self.into_expr(), rhs.into_expr())
+    }
+}
+
+impl<'a, T: TrueDivide, R: Operand<'a, T>> Div<R> for Expr<'a, T> {
+    type Output = Expr<'a, T::Quotient>;
+    fn div(self, rhs: R) -> Self::Output {
+        true_div(self, rhs.into_expr())
+    }
+}
 
 /// `scalar op array` and `scalar op expression`, for each element type.
 macro_rules! scalar_lhs {
     ($($t:ty),*) => {$(
-        scalar_lhs!(@ops $t, Add add Add, Sub sub Sub, Mul mul Mul, Div div Div, Rem rem Rem);
+        scalar_lhs!(@ops $t, Add add Add, Sub sub Sub, Mul mul Mul, Rem rem Rem);
+        impl<'a, S: Storage<Elem = $t>, D: Dimension> Div<&'a DeviceArrayBase<S, D>> for $t {
+            type Output = Expr<'a, <$t as TrueDivide>::Quotient>;
+            fn div(self, rhs: &'a DeviceArrayBase<S, D>) -> Self::Output {
+                true_div(Operand::<'a, $t>::into_expr(self), rhs.into_expr())
+            }
+        }
+        impl<'a> Div<Expr<'a, $t>> for $t {
+            type Output = Expr<'a, <$t as TrueDivide>::Quotient>;
+            fn div(self, rhs: Expr<'a, $t>) -> Self::Output {
+                true_div(Operand::<'a, $t>::into_expr(self), rhs)
+            }
+        }
     )*};
     (@ops $t:ty, $($tr:ident $m:ident $op:ident),*) => {$(
         impl<'a, S: Storage<Elem = $t>, D: Dimension> $tr<&'a DeviceArrayBase<S, D>> for $t {
@@ -109,7 +148,20 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
         self.into_expr()
     }
 
-    eval_methods!(add Add "+", sub Sub "-", mul Mul "*", div Div "/", rem Rem "%", floor_divide FloorDiv "//");
+    eval_methods!(add Add "+", sub Sub "-", mul Mul "*", rem Rem "%", floor_divide FloorDiv "//");
+
+    /// `self / rhs` (an array of the same shape and element type, an [`Expr`], or a scalar)
+    /// into a new array, as one kernel: NumPy's true division, in `f64` for `bool` and
+    /// integer elements (`floor_divide` divides integers as integers).
+    pub fn div<'a, R: Operand<'a, S::Elem>>(
+        &'a self,
+        rhs: R,
+    ) -> Result<DeviceArray<<S::Elem as TrueDivide>::Quotient, IxDyn>>
+    where
+        S::Elem: TrueDivide,
+    {
+        true_div(self.into_expr(), rhs.into_expr()).eval()
+    }
 
     /// `-self` into a new array.
     pub fn neg(&self) -> Result<DeviceArray<S::Elem, IxDyn>> {

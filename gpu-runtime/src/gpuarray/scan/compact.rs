@@ -364,12 +364,6 @@ fn check_mask(operation: &'static str, shape: &[usize], mask: &[usize]) -> Resul
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The number of elements that are not zero (NumPy's `count_nonzero(a)`; `false` is zero,
-    /// a complex number is nonzero when either part is, NaN is nonzero). Waits for the count.
-    pub fn count_nonzero(&self) -> Result<usize> {
-        OnStream::legacy(self).count_nonzero()
-    }
-
     /// The indices of the nonzero elements, one `i64` array per axis, in C order (NumPy's
     /// `nonzero(a)`, and its one-argument `where(a)`): element `k` of the nonzero ones is at
     /// `[out[0][k], out[1][k], ...]`. NumPy 2 refuses a 0-d array
@@ -412,8 +406,9 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
-    /// [`count_nonzero`](DeviceArrayBase::count_nonzero) on this stream.
-    pub fn count_nonzero(&self) -> Result<usize> {
+    /// The number of nonzero elements through the compaction's tile counts (`count_nonzero`
+    /// itself is a plain reduction, in `reduce::logic`; this module cannot use that room).
+    fn count_by_tiles(&self) -> Result<usize> {
         let a = self.target;
         if a.is_empty() {
             return Ok(0);
@@ -454,7 +449,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         let a = self.target;
         if a.ndim() == 0 {
             // NumPy: the rows of the 1-d array's, with no columns.
-            let count = self.count_nonzero()?;
+            let count = self.count_by_tiles()?;
             return DeviceArray::<i64, Ix2>::empty(a.context(), (count, 0));
         }
         Ok(indices(a, a.shape(), true, self.stream)?.1)

@@ -205,6 +205,11 @@ fn split_and_logic_kernels_compile() {
             compiles("any/all", &k.source(v));
         }
     }
+    for k in crate::gpuarray::reduce::logic::test_count_kernels() {
+        for v in [ReductionVariant::Contiguous, ReductionVariant::Strided(2)] {
+            compiles("count_nonzero", &k.source(v));
+        }
+    }
 }
 
 /// What the typed operators build: leaves carry their own types, the parameter list uses
@@ -236,8 +241,23 @@ fn typed_leaves_render_their_own_types() {
     // Fused math: one operation.
     let e = (Operand::<f32>::into_expr(1.0f32) * 2.0f32).sin().exp();
     assert_eq!(e.operation(), "out = expf(sinf(((float)(s0 * s1))))");
-    let e = Operand::<i32>::into_expr(7) / 0 % 3;
-    assert_eq!(e.operation(), "out = gpu_rem<int>(gpu_div<int>(s0, s1), s2)");
+    let e = Operand::<i32>::into_expr(7).floor_divide(0) % 3;
+    assert_eq!(e.operation(), "out = gpu_rem<int>(gpu_floordiv<int>(s0, s1), s2)");
+    // The math functions keep an array's dimension type (PyCUDA's `a = cumath.sin(a)`), and
+    // give `IxDyn` for an expression: these coercions are what must type-check.
+    type Sin1 = fn(
+        &crate::gpuarray::DeviceArray<f32, ndarray::Ix1>,
+    ) -> crate::Result<crate::gpuarray::DeviceArray<f32, ndarray::Ix1>>;
+    let _: Sin1 = |a| crate::gpuarray::math::sin(a);
+    type Exp2 = fn(
+        &crate::gpuarray::DeviceArray<i32, ndarray::Ix2>,
+    ) -> crate::Result<crate::gpuarray::DeviceArray<f64, ndarray::Ix2>>;
+    let _: Exp2 = |a| crate::gpuarray::math::exp(a);
+    // `/` on integers is NumPy's true division, in `double`.
+    let e: Expr<'_, f64> = Operand::<i32>::into_expr(7) / 2;
+    assert_eq!(e.operation(), "out = ((double)(((double)(s0)) / ((double)(s1))))");
+    let e: Expr<'_, f64> = 7u8 / Operand::<u8>::into_expr(2);
+    assert_eq!(e.operation(), "out = ((double)(((double)(s0)) / ((double)(s1))))");
     let e = Operand::<f64>::into_expr(7.0).floor_divide(2.0);
     assert_eq!(e.operation(), "out = gpu_floordiv((double)(s0), (double)(s1))");
     let e = Operand::<u8>::into_expr(7)
