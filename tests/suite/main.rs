@@ -29,6 +29,7 @@ mod realworld_kernels;
 
 mod aot;
 mod array_broadcast;
+mod array_buffer_view;
 mod array_complex;
 mod array_complex_reduce;
 mod array_construct;
