@@ -29,7 +29,9 @@ mod realworld_kernels;
 
 mod aot;
 mod array_broadcast;
+mod array_buffer_view;
 mod array_complex;
+mod array_complex_reduce;
 mod array_construct;
 mod array_copy_speed;
 mod array_dtype_matrix;

@@ -40,6 +40,10 @@ __host__ __device__ inline float cosh_(float x) { return ::coshf(x); }
 __host__ __device__ inline double cosh_(double x) { return ::cosh(x); }
 __host__ __device__ inline float tanh_(float x) { return ::tanhf(x); }
 __host__ __device__ inline double tanh_(double x) { return ::tanh(x); }
+__host__ __device__ inline float expm1_(float x) { return ::expm1f(x); }
+__host__ __device__ inline double expm1_(double x) { return ::expm1(x); }
+__host__ __device__ inline float log1p_(float x) { return ::log1pf(x); }
+__host__ __device__ inline double log1p_(double x) { return ::log1p(x); }
 }  // namespace detail
 
 template <typename T>
@@ -164,6 +168,39 @@ __host__ __device__ inline complex<T> log10(const complex<T> &z) {
     complex<T> l = log(z);
     const T inv_ln10 = T(0.43429448190325182765);
     return complex<T>(l.re * inv_ln10, l.im * inv_ln10);
+}
+
+// log(z) / ln(2) (NumPy's complex log2).
+template <typename T>
+__host__ __device__ inline complex<T> log2(const complex<T> &z) {
+    complex<T> l = log(z);
+    const T inv_ln2 = T(1.44269504088896340736);
+    return complex<T>(l.re * inv_ln2, l.im * inv_ln2);
+}
+// 2^z = exp(z ln 2) (NumPy's complex exp2).
+template <typename T>
+__host__ __device__ inline complex<T> exp2(const complex<T> &z) {
+    const T ln2 = T(0.69314718055994530942);
+    return exp(complex<T>(z.re * ln2, z.im * ln2));
+}
+// e^z - 1 without cancellation near 0: (expm1(x) cos y - 2 sin^2(y/2)) + i e^x sin y
+// (cos y - 1 = -2 sin^2(y/2)); a zero imaginary part stays exact, as exp's.
+template <typename T>
+__host__ __device__ inline complex<T> expm1(const complex<T> &z) {
+    if (z.im == T()) return complex<T>(detail::expm1_(z.re), z.im);
+    T s = detail::sin_(z.im / T(2));
+    return complex<T>(detail::expm1_(z.re) * detail::cos_(z.im) - T(2) * s * s,
+                      detail::exp_(z.re) * detail::sin_(z.im));
+}
+// ln(1 + z) without cancellation near 0: Re = ln|1 + z| = log1p(2x + x^2 + y^2) / 2 while
+// |x|, |y| < 1/2 (no overflow there), else ln(hypot(1 + x, y)); Im = atan2(y, 1 + x).
+template <typename T>
+__host__ __device__ inline complex<T> log1p(const complex<T> &z) {
+    T im = detail::atan2_(z.im, T(1) + z.re);
+    if (detail::fabs_(z.re) < T(0.5) && detail::fabs_(z.im) < T(0.5)) {
+        return complex<T>(detail::log1p_(z.re * (T(2) + z.re) + z.im * z.im) / T(2), im);
+    }
+    return complex<T>(detail::log_(detail::hypot_(T(1) + z.re, z.im)), im);
 }
 
 // sinh(x + iy) = sinh x cos y + i cosh x sin y (a zero imaginary part stays exact).

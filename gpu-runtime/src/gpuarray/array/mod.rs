@@ -6,6 +6,7 @@
 //! kernel of its own.
 
 pub(crate) mod axes;
+pub(crate) mod buffer_view;
 pub(crate) mod convert;
 pub(crate) mod core;
 pub mod layout;

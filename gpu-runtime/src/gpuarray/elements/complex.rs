@@ -65,6 +65,22 @@ impl Element for Complex64 {
     }
 }
 
+/// A complex element type: [`Complex32`] (parts `f32`) or [`Complex64`] (parts `f64`).
+///
+/// Sealed, through [`Inexact`](crate::gpuarray::elements::inexact::Inexact).
+pub trait ComplexElement: crate::gpuarray::elements::inexact::Inexact {
+    /// The type of the real and imaginary parts (`f32`, `f64`).
+    type Part: Element;
+}
+
+impl ComplexElement for Complex32 {
+    type Part = f32;
+}
+
+impl ComplexElement for Complex64 {
+    type Part = f64;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -167,6 +167,10 @@ impl<'a, T: ToInexact> Expr<'a, T> {
         sin Sin "The sine"; cos Cos "The cosine"; tan Tan "The tangent";
         sinh Sinh "The hyperbolic sine"; cosh Cosh "The hyperbolic cosine";
         tanh Tanh "The hyperbolic tangent";
+        expm1 Expm1 "`e^x - 1`, exact near 0 (complex too: `(expm1(x) cos y - 2 sin²(y/2)) + i e^x sin y`)";
+        exp2 Exp2 "`2^x` (complex: `exp(x ln 2)`)";
+        log1p Log1p "`ln(1 + x)`, exact near 0 (complex too)";
+        log2 Log2 "The base-2 logarithm (principal branch for complex numbers)";
     );
 
     /// Whether each element is NaN (a complex number: either part; an integer: never), as a
@@ -189,9 +193,7 @@ impl<'a, T: ToInexact> Expr<'a, T> {
 impl<'a, T: ToFloat> Expr<'a, T> {
     unary_methods!(T::Float;
         fabs Fabs "`|x|`";
-        expm1 Expm1 "`e^x - 1`"; exp2 Exp2 "`2^x`";
-        log1p Log1p "`ln(1 + x)`";
-        log2 Log2 "The base-2 logarithm"; cbrt Cbrt "The cube root";
+        cbrt Cbrt "The cube root";
         asin Asin "The arc sine";
         acos Acos "The arc cosine"; atan Atan "The arc tangent";
         asinh Asinh "The inverse hyperbolic sine"; acosh Acosh "The inverse hyperbolic cosine";
@@ -255,6 +257,10 @@ unary_fns!(ToInexact;
     sinh sinh_into => <T as ToInexact>::Inexact, "The hyperbolic sine";
     cosh cosh_into => <T as ToInexact>::Inexact, "The hyperbolic cosine";
     tanh tanh_into => <T as ToInexact>::Inexact, "The hyperbolic tangent";
+    expm1 expm1_into => <T as ToInexact>::Inexact, "`e^x - 1`";
+    exp2 exp2_into => <T as ToInexact>::Inexact, "`2^x`";
+    log1p log1p_into => <T as ToInexact>::Inexact, "`ln(1 + x)`";
+    log2 log2_into => <T as ToInexact>::Inexact, "The base-2 logarithm";
     isnan isnan_into => Bool, "Whether it is NaN,";
     isinf isinf_into => Bool, "Whether it is an infinity,";
     isfinite isfinite_into => Bool, "Whether it is finite,";
@@ -262,10 +268,6 @@ unary_fns!(ToInexact;
 
 unary_fns!(ToFloat;
     fabs fabs_into => <T as ToFloat>::Float, "`|x|`";
-    expm1 expm1_into => <T as ToFloat>::Float, "`e^x - 1`";
-    exp2 exp2_into => <T as ToFloat>::Float, "`2^x`";
-    log1p log1p_into => <T as ToFloat>::Float, "`ln(1 + x)`";
-    log2 log2_into => <T as ToFloat>::Float, "The base-2 logarithm";
     cbrt cbrt_into => <T as ToFloat>::Float, "The cube root";
     asin asin_into => <T as ToFloat>::Float, "The arc sine";
     acos acos_into => <T as ToFloat>::Float, "The arc cosine";

@@ -25,27 +25,10 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, StorageMut};
-use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::elements::inexact::Inexact;
 use crate::gpuarray::expr::core::{Expr, Operand};
 use crate::gpuarray::expr::func::Func;
-use crate::types::{Complex32, Complex64};
 
-/// A complex element type: [`Complex32`] (parts `f32`) or [`Complex64`] (parts `f64`).
-///
-/// Sealed, through [`Inexact`].
-pub trait ComplexElement: Inexact {
-    /// The type of the real and imaginary parts (`f32`, `f64`).
-    type Part: Element;
-}
-
-impl ComplexElement for Complex32 {
-    type Part = f32;
-}
-
-impl ComplexElement for Complex64 {
-    type Part = f64;
-}
+pub use crate::gpuarray::elements::complex::ComplexElement;
 
 impl<'a, T: ComplexElement> Expr<'a, T> {
     /// The complex conjugate of each element, as a step of this expression.

@@ -5,6 +5,8 @@
 pub(crate) mod at;
 pub(crate) mod axes;
 pub(crate) mod axis;
+pub(crate) mod complex;
+pub(crate) mod complex_kernels;
 pub(crate) mod histogram;
 pub(crate) mod kernel;
 pub(crate) mod logic;

@@ -33,6 +33,7 @@ use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::registry::{AnyDefinition, Definitions};
 use crate::gpuarray::reduce::axis::ReduceAxis;
+use crate::gpuarray::reduce::complex_kernels::{self, ComplexOp};
 use crate::gpuarray::reduce::kernel::ReductionKernel;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -153,6 +154,17 @@ pub(crate) fn kernel_indexed<T: Element, R: Element>(
 /// The kernel of `op` on elements of `T`, producing `R`, with indices of `index`, written anew.
 fn define<T: Element, R: Element>(op: Op, index: IndexWidth) -> Result<ReductionKernel<R>> {
     let (t, r) = (T::c_name(), R::c_name());
+    // Complex `max`/`min`/`ptp` (lexicographic) and `var`/`std` (real): their own module.
+    let complex_op = match op {
+        Op::Max => Some(ComplexOp::Max),
+        Op::Min => Some(ComplexOp::Min),
+        Op::Ptp => Some(ComplexOp::Ptp),
+        Op::Var { ddof, root } => Some(ComplexOp::Var { ddof, root }),
+        _ => None,
+    };
+    if let Some(k) = complex_op.and_then(|c| complex_kernels::define::<T, R>(c, WELFORD)) {
+        return k;
+    }
     refuse_complex::<T, R>(op)?;
     let x = format!("const {t} *x");
     // The 16-bit floats are summed in `f32`, as NumPy sums `float16`, and rounded once (unless
@@ -271,9 +283,9 @@ fn define<T: Element, R: Element>(op: Op, index: IndexWidth) -> Result<Reduction
     Ok(k)
 }
 
-/// The reductions that need an order (`max`, `argmax`, `ptp`, ...) or a real result (`var`,
-/// and `mean` into a real type) on a complex element: a typed error, as NumPy has no order
-/// of complex numbers here (NumPy orders them lexicographically; this crate refuses).
+/// The reductions of a complex element not defined by `complex_kernels` (`argmax`/`argmin`;
+/// `max`, `min`, `ptp` into another type; `var` into other than the part type; `mean`, `sum`,
+/// `prod` into a real type): a typed error.
 fn refuse_complex<T: Element, R: Element>(op: Op) -> Result<()> {
     let real_result_of_complex = T::DTYPE.is_complex() && !R::DTYPE.is_complex();
     let refused = match op {
@@ -510,14 +522,14 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
 impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
     /// Reduces over every axis with `op`, producing `R`.
     /// (`argmax`/`argmin` index every element: `int` indices when the count fits.)
-    fn reduce_all<R: Element>(&self, op: Op) -> Result<R> {
+    pub(super) fn reduce_all<R: Element>(&self, op: Op) -> Result<R> {
         let k = kernel_indexed::<S::Elem, R>(op, IndexWidth::for_count(self.target.len()))?;
         scalar(OnStream::new(&*k, self.stream).reduce([KernelArg::input(self.target)])?)
     }
 
     /// Reduces along `axis` with `op`, producing `R`, in the `axis`'s form. (`argmax`/`argmin`
     /// index along the axis: `int` indices when its length fits.)
-    fn reduce_along<R: Element>(&self, op: Op, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
+    pub(super) fn reduce_along<R: Element>(&self, op: Op, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
         let m = self.target.shape().get(axis.axis).copied().unwrap_or(0);
         let k = kernel_indexed::<S::Elem, R>(op, IndexWidth::for_count(m))?;
         let out = OnStream::new(&*k, self.stream).reduce_axis([KernelArg::input(self.target)], axis.axis)?;

@@ -23,4 +23,5 @@ fn dt(s: gpu_cdecl::Scalar) -> crate::gpuarray::elements::dtype::DType {
     crate::gpuarray::elements::dtype::DType::from_scalar(s).expect("an element scalar")
 }
 mod close;
+mod complex_more;
 mod options;

@@ -1,0 +1,83 @@
+//! The reductions of complex arrays that need an order or give a real result, as NumPy
+//! defines them: `max`, `min` and `ptp` order complex numbers lexicographically (real part,
+//! then imaginary part), a number with a NaN part wins (NumPy's `maximum` propagates it);
+//! `var` and `std` are real, the mean of `|x - mean|²` (the real part's squared deviations
+//! plus the imaginary part's: two Welford accumulators in `double`, merged by Chan et al.'s
+//! rule as the real variance's).
+//!
+//! The kernels are `complex_kernels`'s. `max`, `min`, `ptp` (and their `_axis` forms) take complex arrays through the methods
+//! every element has; the variance and standard deviation, whose type is the part type
+//! rather than [`MeanType`](crate::gpuarray::MeanType)'s, are
+//! [`complex_var`](DeviceArrayBase::complex_var) and its kin.
+
+use ndarray::{Dimension, IxDyn};
+
+use crate::error::Result;
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::elements::complex::ComplexElement;
+use crate::gpuarray::reduce::axis::ReduceAxis;
+use crate::gpuarray::reduce::ops::Op;
+
+impl<T: ComplexElement, S: Storage<Elem = T>, D: Dimension> DeviceArrayBase<S, D> {
+    /// The variance of a complex array, `sum(|x - mean|²) / (n - ddof)` (NumPy's `var` of a
+    /// complex array: real, of the part type), accumulated in `f64`; NaN for an empty array.
+    pub fn complex_var(&self, ddof: u64) -> Result<T::Part> {
+        OnStream::legacy(self).complex_var(ddof)
+    }
+
+    /// The variances along an axis, of the part type (see [`complex_var`](Self::complex_var)).
+    pub fn complex_var_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+        ddof: u64,
+    ) -> Result<DeviceArray<T::Part, IxDyn>> {
+        OnStream::legacy(self).complex_var_axis(axis, ddof)
+    }
+
+    /// The standard deviation of a complex array, the square root of
+    /// [`complex_var`](Self::complex_var) (NumPy's `std` of a complex array).
+    pub fn complex_std(&self, ddof: u64) -> Result<T::Part> {
+        OnStream::legacy(self).complex_std(ddof)
+    }
+
+    /// The standard deviations along an axis, of the part type.
+    pub fn complex_std_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+        ddof: u64,
+    ) -> Result<DeviceArray<T::Part, IxDyn>> {
+        OnStream::legacy(self).complex_std_axis(axis, ddof)
+    }
+}
+
+/// The stream forms (`a.on(&stream).complex_var(0)`).
+impl<T: ComplexElement, S: Storage<Elem = T>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`complex_var`](DeviceArrayBase::complex_var) on this stream.
+    pub fn complex_var(&self, ddof: u64) -> Result<T::Part> {
+        self.reduce_all(Op::Var { ddof, root: false })
+    }
+
+    /// [`complex_var_axis`](DeviceArrayBase::complex_var_axis) on this stream.
+    pub fn complex_var_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+        ddof: u64,
+    ) -> Result<DeviceArray<T::Part, IxDyn>> {
+        self.reduce_along(Op::Var { ddof, root: false }, axis.into())
+    }
+
+    /// [`complex_std`](DeviceArrayBase::complex_std) on this stream.
+    pub fn complex_std(&self, ddof: u64) -> Result<T::Part> {
+        self.reduce_all(Op::Var { ddof, root: true })
+    }
+
+    /// [`complex_std_axis`](DeviceArrayBase::complex_std_axis) on this stream.
+    pub fn complex_std_axis(
+        &self,
+        axis: impl Into<ReduceAxis>,
+        ddof: u64,
+    ) -> Result<DeviceArray<T::Part, IxDyn>> {
+        self.reduce_along(Op::Var { ddof, root: true }, axis.into())
+    }
+}
