@@ -51,6 +51,8 @@
 //! nodes whose bodies are graphs built or captured as above, and whose condition a kernel of
 //! the graph sets through a [`ConditionalHandle`] (`conditional.rs`).
 
+#[cfg(feature = "cublas")]
+pub(crate) mod blas_handle;
 pub(crate) mod buffers;
 pub(crate) mod builder;
 pub(crate) mod capture;
