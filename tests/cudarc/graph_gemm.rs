@@ -212,3 +212,101 @@ fn a_captured_gemm_refuses_a_workspace_off_256_bytes_and_keeps_capturing() {
     gemm_cpu(false, false, m, n, kk, 1.0, &a, m, &b, kk, 0.0, &mut want, m);
     assert_close(&cd.to_vec().unwrap(), &want, 1e-4);
 }
+
+/// The port's layout (examples/gpt2_train): each layer's weights a range of one parameter
+/// buffer, each layer's output a range of one activation buffer, and an update writing the
+/// whole parameter buffer in the same graph, through sub-range tokens
+/// (`GraphBuffer::slice`, `slice_mut`, `GraphSliceMut::split_at_mut`).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn layers_in_ranges_of_one_buffer_captured_with_sub_range_tokens_match_the_cpu() {
+    let ctx = ctx();
+    let kern = k::accum::prepare(&ctx).unwrap();
+    let mut rng = Rng::new(46);
+    let (d, rows, layers) = (64usize, 48usize, 2usize);
+    let w0 = rng.vec_f32(layers * d * d);
+    let x = rng.vec_f32(rows * d);
+    let step = rng.vec_f32(layers * d * d);
+    let xd = ctx.to_device(&x).unwrap();
+    let stepd = ctx.to_device(&step).unwrap();
+    let mut wd = ctx.to_device(&w0).unwrap();
+    let mut act = ctx.alloc_zeros::<f32>(layers * rows * d).unwrap();
+    let mut ws = ctx.alloc_zeros::<u8>(32 << 20).unwrap();
+    let stream = Stream::new(&ctx).unwrap();
+    // act_l (d x rows, column-major) = W_l (d x d) x_in (d x rows); x_in = x, then act_{l-1}.
+    let cfg = GemmConfig {
+        transa: CUBLAS_OP_N,
+        transb: CUBLAS_OP_N,
+        m: d as i32,
+        n: rows as i32,
+        k: d as i32,
+        alpha: 1.0f32,
+        lda: d as i32,
+        ldb: d as i32,
+        beta: 0.0f32,
+        ldc: d as i32,
+    };
+    let launches = 3;
+    {
+        let (xg, stepg) = (GraphInput::new(&xd), GraphInput::new(&stepd));
+        let mut wg = GraphBuffer::new(&mut wd);
+        let mut actg = GraphBuffer::new(&mut act);
+        let mut wsg = GraphBuffer::new(&mut ws);
+        let mut cap = Capture::begin(&ctx).unwrap();
+        for l in 0..layers {
+            let w = wg.slice(l * d * d..(l + 1) * d * d).unwrap();
+            if l == 0 {
+                let mut out = actg.slice_mut(..rows * d).unwrap();
+                cap.gemm(cfg, &w, &xg, &mut out, &mut wsg).unwrap();
+            } else {
+                // Read layer l-1's range and write layer l's of one buffer in one product.
+                let all = actg.slice_mut(..).unwrap();
+                let (before, mut out) = all.split_at_mut(l * rows * d).unwrap();
+                let (_, prev) = before.split_at_mut((l - 1) * rows * d).unwrap();
+                cap.gemm(cfg, &w, &prev, &mut out, &mut wsg).unwrap();
+            }
+        }
+        // The update: W = 1 * W + step, over the whole buffer, after every layer read it.
+        let n = (layers * d * d) as i32;
+        kern.capture(&mut cap, (n as u32).div_ceil(256), 256, &mut wg, &stepg, 1.0, n)
+            .unwrap();
+        // Out of range is refused.
+        assert!(wg.slice(..layers * d * d + 1).is_err());
+        let mut exec = cap.end().unwrap().instantiate().unwrap();
+        for _ in 0..launches {
+            exec.launch(&stream).unwrap();
+        }
+    }
+    let (mut w, mut want) = (w0, vec![0.0f32; layers * rows * d]);
+    for _ in 0..launches {
+        for l in 0..layers {
+            let input = if l == 0 {
+                x.clone()
+            } else {
+                want[(l - 1) * rows * d..l * rows * d].to_vec()
+            };
+            let wl = &w[l * d * d..(l + 1) * d * d];
+            gemm_cpu(
+                false,
+                false,
+                d,
+                rows,
+                d,
+                1.0,
+                wl,
+                d,
+                &input,
+                d,
+                0.0,
+                &mut want[l * rows * d..(l + 1) * rows * d],
+                d,
+            );
+        }
+        for (w, s) in w.iter_mut().zip(&step) {
+            *w += s;
+        }
+    }
+    assert_close(&wd.to_vec().unwrap(), &w, 1e-5);
+    let scale = want.iter().fold(1.0f32, |s, v| s.max(v.abs()));
+    assert_close(&act.to_vec().unwrap(), &want, 1e-4 * scale);
+}

@@ -64,7 +64,7 @@ pub(crate) mod node_args;
 pub(crate) mod node_checks;
 pub(crate) mod nodes;
 
-pub use buffers::{GraphBuffer, GraphInput, GraphRead, GraphWrite};
+pub use buffers::{GraphBuffer, GraphInput, GraphRead, GraphSlice, GraphSliceMut, GraphWrite};
 pub use builder::GraphBuilder;
 pub use capture::Capture;
 pub use conditional::{cudaGraphConditionalHandle, ConditionalHandle};
