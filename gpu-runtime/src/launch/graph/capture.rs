@@ -348,7 +348,7 @@ impl<'a> Capture<'a> {
         // The graph keeps the handle of its products for as long as it exists.
         #[cfg(feature = "cublas")]
         {
-            g.blas = self.blas.take();
+            g.blas.extend(self.blas.take());
         }
         Ok(g)
     }
@@ -366,12 +366,15 @@ fn captured(call: &'static str, code: sys::CUresult) -> Error {
 impl Drop for Capture<'_> {
     fn drop(&mut self) {
         self.abandon();
+        let bound = self.ctx.bind().is_ok();
+        // After the bind: destroying a cuBLAS handle synchronizes the current device, which
+        // must be this capture's.
         #[cfg(feature = "cublas")]
         if let Some(h) = self.blas.take() {
             // Off the stream before it is destroyed.
             h.detach();
         }
-        if self.ctx.bind().is_ok() {
+        if bound {
             // SAFETY: made for this value and destroyed once; nothing was queued on it outside
             // the capture. A drop cannot report a failure.
             let _ = unsafe { calls::stream_destroy(self.stream) };

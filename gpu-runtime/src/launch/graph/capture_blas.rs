@@ -71,14 +71,15 @@ impl<'a> Capture<'a> {
             call: "cublasCreate",
             code: e.0 as i32,
         })?;
-        let handle = BlasHandle(handle);
+        // On failure the handle is not destroyed: `cublasDestroy` synchronizes the device,
+        // which would invalidate this live capture behind its back. A handle leaked on a
+        // failure cuBLAS documents for invalid handles only.
         // SAFETY: a live handle and the capture's live stream, of the current context.
         cublas("cublasSetStream", unsafe {
-            cudarc::cublas::sys::cublasSetStream_v2(handle.0, self.stream as _)
+            cudarc::cublas::sys::cublasSetStream_v2(handle, self.stream as _)
         })?;
-        let raw = handle.0;
-        self.blas = Some(handle);
-        Ok(raw)
+        self.blas = Some(BlasHandle(handle));
+        Ok(handle)
     }
 
     /// Sets whether the `f32` products recorded from now on may use TF32 tensor cores (as

@@ -20,10 +20,11 @@ pub struct Graph<'a> {
     pub(crate) ctx: Context,
     pub(crate) raw: sys::CUgraph,
     pub(crate) nodes: Nodes<'a>,
-    /// The cuBLAS handle of a capture's products, kept while the graph exists (dropped after
-    /// the graph is destroyed: fields drop after `Drop::drop`).
+    /// The cuBLAS handles of the captures whose products it holds (its own, and those of the
+    /// bodies a conditional node copied in), kept while the graph exists (dropped after the
+    /// graph is destroyed: fields drop after `Drop::drop`).
     #[cfg(feature = "cublas")]
-    pub(crate) blas: Option<super::blas_handle::BlasHandle>,
+    pub(crate) blas: Vec<super::blas_handle::BlasHandle>,
 }
 
 // SAFETY: a graph's handle may be used from any thread, one at a time (graphs are not
@@ -47,7 +48,7 @@ impl<'a> Graph<'a> {
             raw,
             nodes,
             #[cfg(feature = "cublas")]
-            blas: None,
+            blas: Vec::new(),
         }
     }
 
