@@ -15,6 +15,8 @@ mod ui_support;
 
 #[cfg(feature = "cublas")]
 mod array_matmul;
+#[cfg(feature = "cublas")]
+mod graph_gemm;
 mod interop;
 #[cfg(feature = "cublas")]
 mod tf32;

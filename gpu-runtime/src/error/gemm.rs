@@ -55,6 +55,13 @@ pub enum GemmError {
         /// Elements one `C` spans.
         span: usize,
     },
+    /// A captured GEMM's workspace (`Capture::gemm`) that does not start on a 256-byte
+    /// boundary, which `cublasSetWorkspace` requires.
+    #[error("invalid argument to a captured gemm: the workspace at {address:#x} is not 256-byte aligned")]
+    WorkspaceMisaligned {
+        /// The workspace's device address.
+        address: u64,
+    },
     /// `matmul` of arrays whose shapes do not multiply: each must have 1 to 3 axes, the last
     /// axis of `a` must be as long as the second-to-last of `b` (the only one of a 1-D `b`),
     /// and two batch axes must be equal or one of them 1.

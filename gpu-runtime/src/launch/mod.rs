@@ -23,7 +23,7 @@ pub use dynamic::{
 };
 pub use graph::{
     cudaGraphConditionalHandle, Capture, ConditionalHandle, Graph, GraphBuffer, GraphBuilder, GraphExec,
-    GraphInput, GraphRead, GraphWrite, NodeId,
+    GraphInput, GraphRead, GraphSlice, GraphSliceMut, GraphWrite, NodeId,
 };
 pub use params::KernelParam;
 pub use staged_call::StagedCall;

@@ -35,7 +35,7 @@
 //! streams ordering knows; `ptr.rs` the `DevicePtr` implementations; `lend.rs` the lends.
 
 #[cfg(feature = "cublas")]
-mod blas;
+pub(crate) mod blas;
 mod lend;
 pub(crate) mod ptr;
 mod state;

@@ -233,6 +233,36 @@ impl<T: DeviceRepr> DeviceView<'_, T> {
 }
 
 impl<'a, T> DeviceViewMut<'a, T> {
+    /// A second handle on the same memory for the whole `'a` (a graph token's sub-range,
+    /// `launch::graph::buffers`).
+    ///
+    /// # Safety
+    /// The caller keeps the two from being used at once: the copy must be tied to a borrow of
+    /// `self` (`&self` for reading only, `&mut self` for writing).
+    pub(crate) unsafe fn alias(&self) -> DeviceViewMut<'a, T> {
+        DeviceViewMut {
+            ptr: self.ptr,
+            len: self.len,
+            ctx: self.ctx,
+            uses: self.uses,
+            _elem: PhantomData,
+        }
+    }
+
+    /// The same memory, read-only, for the whole `'a`.
+    ///
+    /// # Safety
+    /// As [`DeviceViewMut::alias`], for reading: tied to a shared borrow of `self`.
+    pub(crate) unsafe fn alias_read(&self) -> DeviceView<'a, T> {
+        DeviceView {
+            ptr: self.ptr,
+            len: self.len,
+            ctx: self.ctx,
+            uses: self.uses,
+            _elem: PhantomData,
+        }
+    }
+
     /// A view of memory this crate tracks (`uses` is its record).
     #[inline]
     pub(crate) fn tracked(ptr: sys::CUdeviceptr, len: usize, ctx: &'a Context, uses: &'a StreamUses) -> Self {

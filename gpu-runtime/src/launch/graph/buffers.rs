@@ -8,11 +8,16 @@
 //! graph has, each call reborrowing the token (`&mut` for a write, so that one kernel cannot
 //! be given one buffer as two arguments of which one is written, as in `prepared_async_call`).
 
+use std::marker::PhantomData;
+use std::ops::RangeBounds;
+
 use cudarc::driver::sys;
 
 use crate::driver::context::core::Context;
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::driver::ordering::StreamUses;
+use crate::error::Result;
+use crate::types::repr::DeviceRepr;
 
 /// One buffer argument of a graph node, as the graph records it: the address and length, the
 /// context, and the allocation's stream-ordering record, all valid for `'a`.
@@ -114,6 +119,116 @@ impl<'a, T> GraphBuffer<'a, T> {
     }
 }
 
+impl<'a, T> GraphInput<'a, T> {
+    /// The token of `range` (in elements) of this one, borrowed as long: a layer's weights
+    /// inside one parameter buffer. Out of range is [`ArrayShapeError::RangeOutOfBounds`](crate::ArrayShapeError::RangeOutOfBounds).
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<GraphInput<'a, T>> {
+        Ok(GraphInput {
+            view: self.view.slice(range)?,
+        })
+    }
+}
+
+impl<'a, T: DeviceRepr> GraphInput<'a, T> {
+    /// The same memory as elements of `U` (as [`DeviceView::cast`], same checks).
+    pub fn cast<U: DeviceRepr>(self) -> Result<GraphInput<'a, U>> {
+        Ok(GraphInput {
+            view: self.view.cast()?,
+        })
+    }
+}
+
+impl<'a, T> GraphBuffer<'a, T> {
+    /// A read-only token of `range` (in elements) of this buffer, valid for the graph's `'a`
+    /// but borrowing this token for `'s`: while it is held, the buffer cannot be passed as
+    /// written (`&mut`), so one node cannot read and write the same memory, as with
+    /// `prepared_async_call`'s `&` and `&mut`.
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<GraphSlice<'_, 'a, T>> {
+        // SAFETY: the copy is tied to `&self` for `'_` and only read through.
+        let view = unsafe { self.view.alias_read() }.slice(range)?;
+        Ok(GraphSlice {
+            view,
+            _borrow: PhantomData,
+        })
+    }
+
+    /// A written token of `range` (in elements) of this buffer, valid for `'a`, borrowing
+    /// this token exclusively for `'s` (as [`DeviceViewMut::slice_mut`]): a layer's
+    /// activations inside one buffer of all layers'.
+    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<GraphSliceMut<'_, 'a, T>> {
+        // SAFETY: the copy is tied to `&mut self` for `'_`.
+        let view = unsafe { self.view.alias() }.into_slice(range)?;
+        Ok(GraphSliceMut {
+            view,
+            _borrow: PhantomData,
+        })
+    }
+}
+
+/// A read-only sub-range of a [`GraphBuffer`] ([`GraphBuffer::slice`]): memory valid for the
+/// graph's `'a`, borrowing its buffer token for `'s`.
+pub struct GraphSlice<'s, 'a, T> {
+    view: DeviceView<'a, T>,
+    _borrow: PhantomData<&'s GraphBuffer<'a, T>>,
+}
+
+impl<'s, 'a, T: DeviceRepr> GraphSlice<'s, 'a, T> {
+    /// The same memory as elements of `U` (as [`DeviceView::cast`], same checks).
+    pub fn cast<U: DeviceRepr>(self) -> Result<GraphSlice<'s, 'a, U>> {
+        Ok(GraphSlice {
+            view: self.view.cast()?,
+            _borrow: PhantomData,
+        })
+    }
+}
+
+/// A written sub-range of a [`GraphBuffer`] ([`GraphBuffer::slice_mut`]): memory valid for the
+/// graph's `'a`, borrowing its buffer token exclusively for `'s`.
+pub struct GraphSliceMut<'s, 'a, T> {
+    view: DeviceViewMut<'a, T>,
+    _borrow: PhantomData<&'s mut GraphBuffer<'a, T>>,
+}
+
+impl<'s, 'a, T> GraphSliceMut<'s, 'a, T> {
+    /// Split in two at `mid` (as [`DeviceViewMut::split_at_mut`]), so that one node may write
+    /// two parts of one allocation (a layer norm's weight and bias gradients).
+    pub fn split_at_mut(self, mid: usize) -> Result<(GraphSliceMut<'s, 'a, T>, GraphSliceMut<'s, 'a, T>)> {
+        let (x, y) = self.view.split_at_mut(mid)?;
+        Ok((
+            GraphSliceMut {
+                view: x,
+                _borrow: PhantomData,
+            },
+            GraphSliceMut {
+                view: y,
+                _borrow: PhantomData,
+            },
+        ))
+    }
+}
+
+impl<'s, 'a, T: DeviceRepr> GraphSliceMut<'s, 'a, T> {
+    /// The same memory as writable elements of `U` (as [`DeviceViewMut::cast_mut`]).
+    pub fn cast_mut<U: DeviceRepr>(self) -> Result<GraphSliceMut<'s, 'a, U>> {
+        Ok(GraphSliceMut {
+            view: self.view.cast_mut()?,
+            _borrow: PhantomData,
+        })
+    }
+}
+
+impl<T> std::fmt::Debug for GraphSlice<'_, '_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GraphSlice({:?})", self.view)
+    }
+}
+
+impl<T> std::fmt::Debug for GraphSliceMut<'_, '_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "GraphSliceMut({:?})", self.view)
+    }
+}
+
 impl<T> std::fmt::Debug for GraphInput<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "GraphInput({:?})", self.view)
@@ -131,6 +246,8 @@ mod sealed {
 }
 impl<T> sealed::Sealed for GraphInput<'_, T> {}
 impl<T> sealed::Sealed for GraphBuffer<'_, T> {}
+impl<T> sealed::Sealed for GraphSlice<'_, '_, T> {}
+impl<T> sealed::Sealed for GraphSliceMut<'_, '_, T> {}
 
 /// Memory a graph node reads, valid for the graph's lifetime `'a`: a [`GraphInput`] or a
 /// [`GraphBuffer`]. What a `const T*` parameter takes in the generated graph methods. Sealed:
@@ -195,6 +312,29 @@ impl<'a, T> GraphRead<'a, T> for GraphBuffer<'a, T> {
 }
 
 impl<'a, T> GraphWrite<'a, T> for GraphBuffer<'a, T> {
+    #[inline]
+    fn graph_arg_mut(&mut self) -> GraphArg<'a> {
+        self.graph_arg()
+    }
+}
+
+impl<'a, T> GraphRead<'a, T> for GraphSlice<'_, 'a, T> {
+    #[inline]
+    fn graph_arg(&self) -> GraphArg<'a> {
+        let v = self.view;
+        arg_of::<T>(v.device_ptr(), v.len(), v.context(), v.uses())
+    }
+}
+
+impl<'a, T> GraphRead<'a, T> for GraphSliceMut<'_, 'a, T> {
+    #[inline]
+    fn graph_arg(&self) -> GraphArg<'a> {
+        let v = &self.view;
+        arg_of::<T>(v.device_ptr(), v.len(), v.context(), v.uses())
+    }
+}
+
+impl<'a, T> GraphWrite<'a, T> for GraphSliceMut<'_, 'a, T> {
     #[inline]
     fn graph_arg_mut(&mut self) -> GraphArg<'a> {
         self.graph_arg()

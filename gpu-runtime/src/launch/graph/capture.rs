@@ -25,6 +25,10 @@ use crate::launch::cluster::LaunchEx;
 use crate::launch::dims::Dim3;
 use crate::types::repr::DeviceRepr;
 
+#[cfg(feature = "cublas")]
+#[path = "capture_blas.rs"]
+mod blas;
+
 use super::buffers::{GraphRead, GraphWrite};
 use super::graph::Graph;
 use super::node_args::NodeArgs;
@@ -51,6 +55,10 @@ pub struct Capture<'a> {
     /// The driver error that ended the capture early.
     failed: Option<(&'static str, String, u32)>,
     nodes: Nodes<'a>,
+    /// The cuBLAS handle of captured products (`capture_blas.rs`), made on first use; moved
+    /// into the graph at `end`.
+    #[cfg(feature = "cublas")]
+    blas: Option<super::blas_handle::BlasHandle>,
 }
 
 // SAFETY: the stream is private to this value; a relaxed-mode capture is not tied to a thread.
@@ -96,6 +104,8 @@ impl<'a> Capture<'a> {
             capturing: true,
             failed: None,
             nodes: Nodes::new(true),
+            #[cfg(feature = "cublas")]
+            blas: None,
         })
     }
 
@@ -320,6 +330,10 @@ impl<'a> Capture<'a> {
         self.capturing = false;
         // SAFETY: the stream is capturing; the graph returned is ours.
         let (graph, ended) = unsafe { calls::stream_end_capture(self.stream) };
+        #[cfg(feature = "cublas")]
+        if let Some(h) = &self.blas {
+            h.detach();
+        }
         if let Err(Failed { call, code }) = ended {
             if !graph.is_null() {
                 // SAFETY: an invalidated capture's graph is returned to be destroyed. The
@@ -329,7 +343,14 @@ impl<'a> Capture<'a> {
             return Err(captured(call, code));
         }
         let nodes = std::mem::replace(&mut self.nodes, Nodes::new(true));
-        Ok(Graph::from_parts(self.ctx.clone(), graph, nodes))
+        #[allow(unused_mut)]
+        let mut g = Graph::from_parts(self.ctx.clone(), graph, nodes);
+        // The graph keeps the handle of its products for as long as it exists.
+        #[cfg(feature = "cublas")]
+        {
+            g.blas.extend(self.blas.take());
+        }
+        Ok(g)
     }
 }
 
@@ -345,7 +366,15 @@ fn captured(call: &'static str, code: sys::CUresult) -> Error {
 impl Drop for Capture<'_> {
     fn drop(&mut self) {
         self.abandon();
-        if self.ctx.bind().is_ok() {
+        let bound = self.ctx.bind().is_ok();
+        // After the bind: destroying a cuBLAS handle synchronizes the current device, which
+        // must be this capture's.
+        #[cfg(feature = "cublas")]
+        if let Some(h) = self.blas.take() {
+            // Off the stream before it is destroyed.
+            h.detach();
+        }
+        if bound {
             // SAFETY: made for this value and destroyed once; nothing was queued on it outside
             // the capture. A drop cannot report a failure.
             let _ = unsafe { calls::stream_destroy(self.stream) };

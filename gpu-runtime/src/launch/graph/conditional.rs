@@ -222,6 +222,10 @@ impl<'a> GraphBuilder<'a> {
             }
             functions.extend(f);
             raw_bodies.push(b.raw);
+            // The bodies' copies hold their captured cuBLAS kernels: the handles those were
+            // recorded with live as long as this graph, not as the bodies.
+            #[cfg(feature = "cublas")]
+            self.graph.blas.append(&mut b.blas);
             // The body graphs stay alive until their copies are made below.
             kept.push(b);
         }

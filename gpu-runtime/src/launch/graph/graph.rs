@@ -20,6 +20,11 @@ pub struct Graph<'a> {
     pub(crate) ctx: Context,
     pub(crate) raw: sys::CUgraph,
     pub(crate) nodes: Nodes<'a>,
+    /// The cuBLAS handles of the captures whose products it holds (its own, and those of the
+    /// bodies a conditional node copied in), kept while the graph exists (dropped after the
+    /// graph is destroyed: fields drop after `Drop::drop`).
+    #[cfg(feature = "cublas")]
+    pub(crate) blas: Vec<super::blas_handle::BlasHandle>,
 }
 
 // SAFETY: a graph's handle may be used from any thread, one at a time (graphs are not
@@ -38,7 +43,13 @@ impl std::fmt::Debug for Graph<'_> {
 impl<'a> Graph<'a> {
     /// Takes ownership of `raw`, a graph of `ctx` whose nodes `nodes` describes.
     pub(crate) fn from_parts(ctx: Context, raw: sys::CUgraph, nodes: Nodes<'a>) -> Graph<'a> {
-        Graph { ctx, raw, nodes }
+        Graph {
+            ctx,
+            raw,
+            nodes,
+            #[cfg(feature = "cublas")]
+            blas: Vec::new(),
+        }
     }
 
     /// The number of nodes (kernels, copies, memsets, event waits and records).

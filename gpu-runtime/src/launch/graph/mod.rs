@@ -51,6 +51,8 @@
 //! nodes whose bodies are graphs built or captured as above, and whose condition a kernel of
 //! the graph sets through a [`ConditionalHandle`] (`conditional.rs`).
 
+#[cfg(feature = "cublas")]
+pub(crate) mod blas_handle;
 pub(crate) mod buffers;
 pub(crate) mod builder;
 pub(crate) mod capture;
@@ -62,7 +64,7 @@ pub(crate) mod node_args;
 pub(crate) mod node_checks;
 pub(crate) mod nodes;
 
-pub use buffers::{GraphBuffer, GraphInput, GraphRead, GraphWrite};
+pub use buffers::{GraphBuffer, GraphInput, GraphRead, GraphSlice, GraphSliceMut, GraphWrite};
 pub use builder::GraphBuilder;
 pub use capture::Capture;
 pub use conditional::{cudaGraphConditionalHandle, ConditionalHandle};

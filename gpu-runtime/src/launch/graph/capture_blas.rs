@@ -1,0 +1,293 @@
+//! cuBLAS GEMMs in a [`Capture`] (the `cublas` feature): [`Capture::gemm`] and
+//! [`Capture::gemm_strided_batched`] record `f32` matrix products into the graph, so that a
+//! training step of kernels and products (examples/gpt2_train) is one graph.
+//!
+//! Why not cudarc's `CudaBlas` on the capture stream: its calls record each buffer's use on
+//! the stream they run on (cudarc's `device_ptr`), and a capture stream never enters an
+//! ordering record (an event recorded there cannot be waited for later, cudarc issue #590);
+//! and a handle shared with uncaptured code would, while it pointed at the capture stream, put
+//! another thread's product into the graph. So the capture makes a cuBLAS handle of its own,
+//! bound to its private stream, kept by the [`Graph`](super::Graph) (and so by its
+//! [`GraphExec`](super::GraphExec)) for as long as the graph exists, and notes the matrices as
+//! the node's reads and writes like a kernel's buffers: each launch of the graph orders them
+//! on its stream.
+//!
+//! The workspace: cuBLAS's default workspace belongs to the handle and would be shared by
+//! every launch of the graph on any stream; a captured product must use memory the graph
+//! owns (`cublasSetWorkspace`, as NVIDIA's guide for graph capture asks). Each product takes
+//! a workspace token, borrowed for `'a` and recorded as written, so that two launches of the
+//! graph on different streams are ordered on it like on any buffer they write.
+
+use cudarc::cublas::sys::{cublasHandle_t, cublasMath_t, cublasStatus_t};
+use cudarc::cublas::{GemmConfig, StridedBatchedConfig};
+
+use crate::driver::cudarc_interop::blas::{check_gemm, check_gemm_strided_batched};
+use crate::error::{Error, GemmError, Result};
+
+use super::super::blas_handle::BlasHandle;
+use super::super::buffers::{GraphArg, GraphRead, GraphWrite};
+use super::super::node_args::NodeArgs;
+use super::super::nodes::{Access, NodeKind};
+use super::Capture;
+
+/// `status` as [`Error::Cublas`] of `call`.
+fn cublas(call: &'static str, status: cublasStatus_t) -> Result<()> {
+    if status == cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::Cublas {
+            call,
+            code: status as i32,
+        })
+    }
+}
+
+/// Checks that `address` may be given to `cublasSetWorkspace` (256-byte aligned).
+pub(crate) fn check_workspace(address: u64) -> Result<()> {
+    if !address.is_multiple_of(256) {
+        return Err(GemmError::WorkspaceMisaligned { address }.into());
+    }
+    Ok(())
+}
+
+impl<'a> Capture<'a> {
+    /// The capture's cuBLAS handle, made on first use and bound to the capture stream.
+    fn blas_handle(&mut self) -> Result<cublasHandle_t> {
+        if let Some(h) = &self.blas {
+            return Ok(h.0);
+        }
+        // SAFETY: loading libcublas by the names cudarc would load it by runs only its
+        // initialisers, as cudarc's own first call does.
+        if !unsafe { cudarc::cublas::sys::is_culib_present() } {
+            return Err(Error::Unsupported {
+                what: "cuBLAS",
+                needs: "libcublas loadable by the dynamic loader (a CUDA toolkit's lib64, or the pip \
+                        package nvidia-cublas, on LD_LIBRARY_PATH)"
+                    .to_owned(),
+            });
+        }
+        self.ctx.bind()?;
+        let handle = cudarc::cublas::result::create_handle().map_err(|e| Error::Cublas {
+            call: "cublasCreate",
+            code: e.0 as i32,
+        })?;
+        // On failure the handle is not destroyed: `cublasDestroy` synchronizes the device,
+        // which would invalidate this live capture behind its back. A handle leaked on a
+        // failure cuBLAS documents for invalid handles only.
+        // SAFETY: a live handle and the capture's live stream, of the current context.
+        cublas("cublasSetStream", unsafe {
+            cudarc::cublas::sys::cublasSetStream_v2(handle, self.stream as _)
+        })?;
+        self.blas = Some(BlasHandle(handle));
+        Ok(handle)
+    }
+
+    /// Sets whether the `f32` products recorded from now on may use TF32 tensor cores (as
+    /// [`set_tf32`](crate::driver::cudarc_interop::set_tf32) for a handle of one's own; off,
+    /// exact FP32, unless set).
+    pub fn set_blas_tf32(&mut self, tf32: bool) -> Result<()> {
+        self.live()?;
+        let handle = self.blas_handle()?;
+        let mode = if tf32 {
+            cublasMath_t::CUBLAS_TF32_TENSOR_OP_MATH
+        } else {
+            cublasMath_t::CUBLAS_DEFAULT_MATH
+        };
+        // SAFETY: a live handle; a math mode touches no memory.
+        cublas("cublasSetMathMode", unsafe {
+            cudarc::cublas::sys::cublasSetMathMode(handle, mode)
+        })
+    }
+
+    /// The uses of a product's matrices and workspace, after checking their contexts and the
+    /// workspace's alignment.
+    fn gemm_args(
+        &self,
+        a: &GraphArg<'a>,
+        b: &GraphArg<'a>,
+        c: &GraphArg<'a>,
+        workspace: &GraphArg<'a>,
+    ) -> Result<NodeArgs<'a>> {
+        for arg in [a, b, c, workspace] {
+            if !arg.ctx.is(self.ctx.raw()) {
+                return Err(Error::WrongContext {
+                    what: "a matrix or the workspace of a captured gemm",
+                });
+            }
+        }
+        check_workspace(workspace.ptr)?;
+        let mut args = NodeArgs::new();
+        args.record(a, Access::Read);
+        args.record(b, Access::Read);
+        args.record(c, Access::Write);
+        args.record(workspace, Access::Write);
+        Ok(args)
+    }
+
+    /// Points the handle at `workspace` (cuBLAS keeps it until the next `cublasSetStream` or
+    /// `cublasSetWorkspace`; only this capture's products use the handle).
+    fn use_workspace(&mut self, handle: cublasHandle_t, workspace: &GraphArg<'a>) -> Result<()> {
+        let (ptr, bytes) = (workspace.ptr, workspace.bytes());
+        let set = |_s| {
+            // SAFETY: a live handle; the workspace lies in an allocation borrowed for 'a,
+            // `bytes` long and 256-byte aligned (checked), which cuBLAS only notes here.
+            let status = unsafe {
+                cudarc::cublas::sys::cublasSetWorkspace_v2(handle, ptr as *mut std::ffi::c_void, bytes)
+            };
+            Ok(status)
+        };
+        let status = self.with_stream(set)?;
+        cublas("cublasSetWorkspace", status)
+    }
+
+    /// Runs `f` with the context bound, while the capture is live.
+    fn with_stream<R>(&mut self, f: impl FnOnce(cudarc::driver::sys::CUstream) -> Result<R>) -> Result<R> {
+        self.live()?;
+        self.ctx.bind()?;
+        f(self.stream)
+    }
+
+    /// A cuBLAS status of a call on the capture stream: a failure ends the capture (the stream
+    /// may hold part of the product's kernels).
+    fn after_blas(&mut self, call: &'static str, status: cublasStatus_t, args: NodeArgs<'a>) -> Result<()> {
+        if status != cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+            let code = status as i32;
+            let _ = self.fail_named(call, format!("{status:?}"), code as u32);
+            return Err(Error::Cublas { call, code });
+        }
+        // The product may be several kernels (a split-K reduction): the graph notes it as one
+        // node of the chain, as a copy, by its uses.
+        self.nodes
+            .push(std::ptr::null_mut(), NodeKind::Other, args.uses, Vec::new());
+        Ok(())
+    }
+
+    /// Records `C = alpha op(A) op(B) + beta C` (`cublasSgemm`, column-major, `cfg` as cudarc's
+    /// `Gemm::gemm` takes it) into the graph, after the checks of
+    /// [`gemm`](crate::driver::cudarc_interop::gemm) (each matrix fits its buffer: a
+    /// [`GemmError`] otherwise, and nothing is recorded).
+    ///
+    /// `workspace` is cuBLAS's scratch memory for this product (`cublasSetWorkspace`): any
+    /// size, 256-byte aligned ([`GemmError::WorkspaceMisaligned`]); cuBLAS picks algorithms
+    /// that fit it (NVIDIA suggests 32 MiB on Hopper). One workspace may serve every product
+    /// of a capture (they run one after another). It is recorded as written by the graph, and
+    /// `a`, `b` read and `c` written, so each launch of the graph orders them on its stream.
+    pub fn gemm(
+        &mut self,
+        cfg: GemmConfig<f32>,
+        a: &impl GraphRead<'a, f32>,
+        b: &impl GraphRead<'a, f32>,
+        c: &mut impl GraphWrite<'a, f32>,
+        workspace: &mut impl GraphWrite<'a, u8>,
+    ) -> Result<()> {
+        self.live()?;
+        let (a, b, c, ws) = (
+            a.graph_arg(),
+            b.graph_arg(),
+            c.graph_arg_mut(),
+            workspace.graph_arg_mut(),
+        );
+        check_gemm(&cfg, a.len, b.len, c.len)?;
+        let args = self.gemm_args(&a, &b, &c, &ws)?;
+        let handle = self.blas_handle()?;
+        self.use_workspace(handle, &ws)?;
+        let (alpha, beta) = (cfg.alpha, cfg.beta);
+        let status = self.with_stream(|_| {
+            // SAFETY: every matrix lies inside its buffer (checked), each borrowed for 'a, so
+            // for as long as the graph can run; `c` is an exclusive token, so it overlaps
+            // neither `a` nor `b`; the handle queues on the capture stream, so nothing runs
+            // now; `alpha` and `beta` are host values read during the call
+            // (CUBLAS_POINTER_MODE_HOST, the default).
+            Ok(unsafe {
+                cudarc::cublas::sys::cublasSgemm_v2(
+                    handle,
+                    cfg.transa,
+                    cfg.transb,
+                    cfg.m,
+                    cfg.n,
+                    cfg.k,
+                    &alpha,
+                    a.ptr as *const f32,
+                    cfg.lda,
+                    b.ptr as *const f32,
+                    cfg.ldb,
+                    &beta,
+                    c.ptr as *mut f32,
+                    cfg.ldc,
+                )
+            })
+        })?;
+        self.after_blas("cublasSgemm", status, args)
+    }
+
+    /// Records `C_i = alpha op(A_i) op(B_i) + beta C_i` for `i < cfg.batch_size`
+    /// (`cublasSgemmStridedBatched`), after the checks of
+    /// [`gemm_strided_batched`](crate::driver::cudarc_interop::gemm_strided_batched) (every
+    /// matrix fits its buffer, no two `C_i` overlap); `workspace` as for [`Capture::gemm`].
+    pub fn gemm_strided_batched(
+        &mut self,
+        cfg: StridedBatchedConfig<f32>,
+        a: &impl GraphRead<'a, f32>,
+        b: &impl GraphRead<'a, f32>,
+        c: &mut impl GraphWrite<'a, f32>,
+        workspace: &mut impl GraphWrite<'a, u8>,
+    ) -> Result<()> {
+        self.live()?;
+        let (a, b, c, ws) = (
+            a.graph_arg(),
+            b.graph_arg(),
+            c.graph_arg_mut(),
+            workspace.graph_arg_mut(),
+        );
+        check_gemm_strided_batched(&cfg, a.len, b.len, c.len)?;
+        let args = self.gemm_args(&a, &b, &c, &ws)?;
+        let handle = self.blas_handle()?;
+        self.use_workspace(handle, &ws)?;
+        let g = &cfg.gemm;
+        let (alpha, beta) = (g.alpha, g.beta);
+        let status = self.with_stream(|_| {
+            // SAFETY: as in `gemm`, for every matrix of every batch (checked, the results not
+            // overlapping one another).
+            Ok(unsafe {
+                cudarc::cublas::sys::cublasSgemmStridedBatched(
+                    handle,
+                    g.transa,
+                    g.transb,
+                    g.m,
+                    g.n,
+                    g.k,
+                    &alpha,
+                    a.ptr as *const f32,
+                    g.lda,
+                    cfg.stride_a,
+                    b.ptr as *const f32,
+                    g.ldb,
+                    cfg.stride_b,
+                    &beta,
+                    c.ptr as *mut f32,
+                    g.ldc,
+                    cfg.stride_c,
+                    cfg.batch_size,
+                )
+            })
+        })?;
+        self.after_blas("cublasSgemmStridedBatched", status, args)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_captured_gemm_refuses_a_workspace_off_256_bytes() {
+        assert!(check_workspace(0x7f00_0000_0000).is_ok());
+        assert!(check_workspace(0x7f00_0000_0100).is_ok());
+        assert!(matches!(
+            check_workspace(0x7f00_0000_0080),
+            Err(Error::Gemm(GemmError::WorkspaceMisaligned {
+                address: 0x7f00_0000_0080
+            }))
+        ));
+    }
+}
