@@ -121,7 +121,8 @@ pub(crate) fn radix<K: DeviceRepr, I: DeviceRead<K>, O: DeviceWrite<K>>(
     if n == 0 {
         return Ok(());
     }
-    let tile = source::tile_of(key) as usize;
+    let values = !matches!(vin, ValuesFrom::None);
+    let tile = source::tile_of(key, values) as usize;
     let tiles = n.div_ceil(tile) as u32;
     let pool = ctx.device_pool()?;
     let words = WORK_HEADER as usize + passes as usize * 256 * (1 + tiles as usize);
@@ -148,7 +149,6 @@ pub(crate) fn radix<K: DeviceRepr, I: DeviceRead<K>, O: DeviceWrite<K>>(
             Arg::I32(passes as i32),
         ],
     )?;
-    let values = !matches!(vin, ValuesFrom::None);
     let temps = (passes as usize).saturating_sub(1).min(2);
     let mut kt: Vec<PooledBuffer<K>> = (0..temps).map(|_| pool.alloc::<K>(n)).collect::<Result<_>>()?;
     let mut vt: Vec<PooledBuffer<u32>> = if values {

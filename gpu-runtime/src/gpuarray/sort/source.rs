@@ -10,7 +10,7 @@
 //!   a digit found by `__match_any_sync`, counted in the warp's own counters: the rank of a key
 //!   is the number of keys of its digit before it, so equal digits keep their order: stable),
 //!   publishes its count of each digit (flag 1), looks back over earlier tiles' counts (one
-//!   thread per digit, one tile at a time) until a tile that published its inclusive count
+//!   thread per digit, a few tiles at a time) until a tile that published its inclusive count
 //!   (flag 2), publishes its own, then moves its keys to their places in shared memory and
 //!   writes them out, runs of a digit to consecutive addresses. Each key is read once and
 //!   written once per digit. A status is one 32-bit word, the flag in its top two bits and the
@@ -27,19 +27,52 @@ use crate::gpuarray::sort::keys::KeyType;
 /// Threads of a radix block (a thread per digit).
 pub(crate) const RADIX_BLOCK: u32 = 256;
 
-/// Keys per thread in a radix tile: 16 of up to 4 bytes (a tile of 4096: keys and values in
-/// shared memory, 40 KiB), 8 of 8 bytes.
-pub(crate) fn items_of(key: KeyType) -> u32 {
-    if key.bytes <= 4 {
-        16
-    } else {
+/// Keys per thread in a radix tile: 8 of 8 bytes; of up to 4 bytes, `ITEMS_KEYS` alone and
+/// `ITEMS_VALUES` with values. More keys per tile mean longer runs of a digit in each tile's
+/// writes (fewer partly written sectors) and fewer tiles to look back over, but more registers
+/// a thread (fewer blocks an SM) and more shared memory (the tile lives in static shared
+/// memory, 48 KiB at most: the keys, the values, 4 KiB of 16-bit counters, enough for a tile
+/// of fewer than 2^16 keys).
+pub(crate) fn items_of(key: KeyType, values: bool) -> u32 {
+    if key.bytes > 4 {
         8
+    } else if values {
+        ITEMS_VALUES
+    } else {
+        ITEMS_KEYS
     }
 }
 
+/// Keys per thread of a tile of keys alone, the fastest measured (2^26 `f32` on an H200, with
+/// [`min_blocks`] 4: 20 took 2.66 ms a sort, 24 2.73 ms; 16 with no bound on the registers
+/// 3.38 ms).
+const ITEMS_KEYS: u32 = 20;
+
+/// Keys per thread of a tile with values (`argsort`): 16, the fastest measured (3.44 ms an
+/// `argsort` with [`min_blocks`] 3; 12 and 20 were slower: fewer keys a tile, or more
+/// registers).
+const ITEMS_VALUES: u32 = 16;
+
+/// The fewest blocks of a pass each SM should hold, 4 of keys alone and 3 with values:
+/// `__launch_bounds__` caps a thread's registers (64, 80) so that they fit. The compiler alone
+/// took up to 93 (2 blocks), and the passes were 10 to 20% slower: fewer loads in flight
+/// while blocks rank and look back. (8-byte keys take the same bounds, not measured.)
+pub(crate) fn min_blocks(values: bool) -> u32 {
+    if values {
+        3
+    } else {
+        4
+    }
+}
+
+/// How many earlier tiles' statuses a look-back step reads at once (independent loads, one
+/// wait for all): a tile whose predecessors published only their own counts walks back that
+/// many at a time rather than one.
+const LOOKBACK: u32 = 4;
+
 /// Keys in a radix tile.
-pub(crate) fn tile_of(key: KeyType) -> u32 {
-    RADIX_BLOCK * items_of(key)
+pub(crate) fn tile_of(key: KeyType, values: bool) -> u32 {
+    RADIX_BLOCK * items_of(key, values)
 }
 
 /// Words before the digit counts in a sort's work buffer: a ticket counter per pass.
@@ -92,7 +125,7 @@ impl PassVariant {
 }
 
 /// The helpers every radix kernel shares.
-fn radix_prelude(key: KeyType) -> String {
+fn radix_prelude(key: KeyType, items: u32) -> String {
     format!(
         "{keys}#define GPU_T {RADIX_BLOCK}\n#define GPU_W ({RADIX_BLOCK} / 32)\n#define GPU_I {items}\n#define GPU_TILE (GPU_T * GPU_I)\n\
          __device__ __forceinline__ unsigned int gpu_lanemask_lt() {{ unsigned int m; asm(\"mov.u32 %0, %%lanemask_lt;\" : \"=r\"(m)); return m; }}\n\
@@ -107,7 +140,6 @@ fn radix_prelude(key: KeyType) -> String {
          for (unsigned int w = 0; w < warp; ++w) off += s_w[w];\n\
          return off + x - v;\n}}\n",
         keys = key.c_functions(None),
-        items = items_of(key),
     )
 }
 
@@ -134,7 +166,7 @@ pub(crate) fn hist_source(key: KeyType, transform: bool) -> String {
          __syncthreads();\n\
          for (int i = threadIdx.x; i < passes * 256; i += GPU_T) {{ unsigned int c = h[i]; if (c) atomicAdd(work + {WORK_HEADER} + i, c); }}\n\
          }}\n",
-        prelude = radix_prelude(key),
+        prelude = radix_prelude(key, 1),
     )
 }
 
@@ -190,9 +222,13 @@ pub(crate) fn pass_source(key: KeyType, transform: bool, v: PassVariant) -> Stri
             "{ unsigned int vv = s_vals[i]; vals_out[g] = (long long)(vmod ? vv % vmod : vv); }"
         }
     };
+    // The tile's count of each digit, published for the look-back of later tiles: inclusive
+    // (flag 2) at once by the first tile, else as the tile's own (flag 1).
+    let publish =
+        "if (tile == 0) st[tid] = (2u << 30) | tot; else st[(size_t)tile * 256u + tid] = (1u << 30) | tot;\n";
     format!(
-        "{prelude}extern \"C\" __global__ void __launch_bounds__(GPU_T) gpu_radix_pass({params}) {{\n\
-         __shared__ unsigned int s_wh[GPU_W * 256];\n\
+        "{prelude}#define GPU_LB {lb}\nextern \"C\" __global__ void __launch_bounds__(GPU_T, {minb}) gpu_radix_pass({params}) {{\n\
+         __shared__ unsigned short s_wh[GPU_W * 256];\n\
          __shared__ unsigned int s_start[256];\n\
          __shared__ unsigned int s_base[256];\n\
          __shared__ unsigned int s_w1[GPU_W];\n\
@@ -216,6 +252,7 @@ pub(crate) fn pass_source(key: KeyType, transform: bool, v: PassVariant) -> Stri
          long long i = wbase + k * 32 + lane;\n\
          if (i < n) {{ KEY b = keys_in[in_o + i]; key[k] = {to_key}; {load_val} }} else key[k] = 0;\n\
          }}\n\
+         volatile unsigned int *st = (volatile unsigned int *)(work + {WORK_HEADER} + passes * 256) + (size_t)pass * tiles * 256u;\n\
          const unsigned int lt = gpu_lanemask_lt();\n\
          #pragma unroll\n\
          for (int k = 0; k < GPU_I; ++k) {{\n\
@@ -224,7 +261,7 @@ pub(crate) fn pass_source(key: KeyType, transform: bool, v: PassVariant) -> Stri
          const unsigned int peers = __match_any_sync(0xffffffffu, valid ? d : 256u);\n\
          const unsigned int before = valid ? s_wh[warp * 256 + d] : 0u;\n\
          __syncwarp();\n\
-         if (valid && (peers & lt) == 0u) s_wh[warp * 256 + d] = before + __popc(peers);\n\
+         if (valid && (peers & lt) == 0u) s_wh[warp * 256 + d] = (unsigned short)(before + __popc(peers));\n\
          __syncwarp();\n\
          rank[k] = before + __popc(peers & lt);\n\
          }}\n\
@@ -232,21 +269,26 @@ pub(crate) fn pass_source(key: KeyType, transform: bool, v: PassVariant) -> Stri
          // Thread `tid` is digit `tid`: its count in the tile, each warp's first rank in it.\n\
          unsigned int tot = 0;\n\
          #pragma unroll\n\
-         for (int w = 0; w < GPU_W; ++w) {{ unsigned int c = s_wh[w * 256 + tid]; s_wh[w * 256 + tid] = tot; tot += c; }}\n\
-         volatile unsigned int *st = (volatile unsigned int *)(work + {WORK_HEADER} + passes * 256) + (size_t)pass * tiles * 256u;\n\
+         for (int w = 0; w < GPU_W; ++w) {{ unsigned int c = s_wh[w * 256 + tid]; s_wh[w * 256 + tid] = (unsigned short)tot; tot += c; }}\n\
+         {publish}\
          unsigned int excl = 0;\n\
-         if (tile == 0) {{\n\
-         st[tid] = (2u << 30) | tot;\n\
-         }} else {{\n\
-         st[(size_t)tile * 256u + tid] = (1u << 30) | tot;\n\
+         if (tile != 0) {{\n\
          long long j = (long long)tile - 1;\n\
-         while (true) {{\n\
-         const unsigned int s = st[(size_t)j * 256u + tid];\n\
-         const unsigned int f = s >> 30;\n\
-         if (f == 0u) continue;\n\
-         excl += s & 0x3FFFFFFFu;\n\
-         if (f == 2u) break;\n\
+         bool done = false;\n\
+         // GPU_LB earlier tiles' statuses read at once (independent loads, one wait), then\n\
+         // taken in order up to the first inclusive one; an unpublished one is read again.\n\
+         while (!done) {{\n\
+         unsigned int s[GPU_LB];\n\
+         #pragma unroll\n\
+         for (int q = 0; q < GPU_LB; ++q) s[q] = j - q >= 0 ? st[(size_t)(j - q) * 256u + tid] : 0u;\n\
+         #pragma unroll\n\
+         for (int q = 0; q < GPU_LB; ++q) {{\n\
+         const unsigned int f = s[q] >> 30;\n\
+         if (f == 0u) break;\n\
+         excl += s[q] & 0x3FFFFFFFu;\n\
          --j;\n\
+         if (f == 2u) {{ done = true; break; }}\n\
+         }}\n\
          }}\n\
          st[(size_t)tile * 256u + tid] = (2u << 30) | (excl + tot);\n\
          }}\n\
@@ -272,7 +314,9 @@ pub(crate) fn pass_source(key: KeyType, transform: bool, v: PassVariant) -> Stri
          {store_key} {store_val}\n\
          }}\n\
          }}\n",
-        prelude = radix_prelude(key),
+        prelude = radix_prelude(key, items_of(key, values)),
+        minb = min_blocks(values),
+        lb = LOOKBACK,
     )
 }
 
