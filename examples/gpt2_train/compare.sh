@@ -17,7 +17,8 @@
 # Then the port again with each variant of its step (PORT_VARIANTS, ';'-separated sets of the
 # port's flags; default: each departure from llm.c's host code added in turn, see gpu::Opts), and
 # one line per run with its median step time, so that one run shows llm.c, the port as llm.c
-# does it, and each variant's gain. A variant whose first word is `bin=PATH` runs that build
+# does it, and each variant's gain (`--graph on`: the whole step as one CUDA graph, launched
+# once per step after the first). A variant whose first word is `bin=PATH` runs that build
 # of the port instead (e.g. one built with GPU_RUNTIME_EMBED=sm_90: llm.c's kernels as machine
 # code compiled by NVRTC at build time, instead of PTX that the driver compiles at load).
 set -euo pipefail
@@ -60,7 +61,7 @@ N=$(awk -v w="$WARMUP" '$1 > w' port.tsv | wc -l)
 echo
 echo "median step time over $N steps after $WARMUP of warm-up: llm.c $ML ms, port $MP ms (port/llm.c $(awk -v a="$MP" -v b="$ML" 'BEGIN {printf "%.3f", a / b}'))"
 
-PORT_VARIANTS=${PORT_VARIANTS:---lean-memset on;--lean-memset on --late-loss on}
+PORT_VARIANTS=${PORT_VARIANTS:---lean-memset on;--lean-memset on --late-loss on;--graph on}
 SUMMARY=$(printf '%-44s %10s %8s %14s\n' run median_ms /llm.c max_loss_rdiff)
 SUMMARY+=$'\n'$(printf '%-44s %10s %8s %14s' "llm.c" "$ML" 1.000 -)
 SUMMARY+=$'\n'$(printf '%-44s %10s %8.3f %14s' "port (as llm.c)" "$MP" "$(awk -v a="$MP" -v b="$ML" 'BEGIN {print a / b}')" \

@@ -15,6 +15,10 @@ use gpu_runtime::{
 
 use crate::llmc::{p, Config, Res};
 
+// `--graph on`: the step as one CUDA graph (`Gpt2::train_graph`).
+#[path = "graph.rs"]
+mod graph;
+
 // llm.c's kernels, from its file as written (with its host code, `main()` and includes: the
 // library compiles the device part). Each declaration is checked against the C signature at
 // build time. `#[read_only]`: a `float *` the kernel only reads. `-use_fast_math`, as llm.c
@@ -223,6 +227,8 @@ pub struct Gpt2 {
     stream2: Stream,
     blas2: CudaBlas,
     k: Kernels,
+    /// cuBLAS in TF32 mode (for the graph's own handle, `Opts::graph`).
+    tf32: bool,
     params: DeviceBuffer<f32>,
     grads: DeviceBuffer<f32>,
     m: DeviceBuffer<f32>,
@@ -265,6 +271,10 @@ pub struct Opts {
     /// AdamW reads), with no event by hand. The same products in the same order: the same
     /// values.
     pub two_streams: bool,
+    /// The step as one CUDA graph after the first step ([`Gpt2::train_graph`]): forward,
+    /// zero-grad and backward, AdamW, launched once per step (`two_streams` and `late_loss`
+    /// do not apply to it).
+    pub graph: bool,
 }
 
 /// `n` parameter-sized pieces of `v`, in order.
@@ -355,6 +365,7 @@ impl Gpt2 {
             stream2,
             blas2,
             k,
+            tf32,
         })
     }
 

@@ -6,7 +6,7 @@
 //! ```text
 //! cargo run --release --features cublas --example gpt2_train              # check: the port vs the CPU reference, small model
 //! gpt2_train make-inputs --out DIR [--config small|124M] [--steps N -b B -t T] [--seed S]
-//! gpt2_train train --checkpoint F --shard F [-b 4] [-t 1024] [--steps N] [--lr 3e-4] [--tf32 auto|on|off] [--lean-memset on] [--late-loss on] [--two-streams on]
+//! gpt2_train train --checkpoint F --shard F [-b 4] [-t 1024] [--steps N] [--lr 3e-4] [--tf32 auto|on|off] [--lean-memset on] [--late-loss on] [--two-streams on] [--graph on]
 //! gpt2_train cpu   --checkpoint F --shard F [-b 4] [-t 64] [--steps N] [--lr 1e-4]   # train_gpt2.c's step on the CPU
 //! ```
 //!
@@ -133,6 +133,26 @@ fn run_gpu(
             params.len(),
             if tf32 { "on" } else { "off" }
         );
+    }
+    if opts.graph {
+        // The graph reads every step's batch from the device (see gpu/graph.rs).
+        let batches: Vec<(Vec<i32>, Vec<i32>)> = (0..steps)
+            .map(|_| {
+                loader.next_batch();
+                (loader.inputs.clone(), loader.targets.clone())
+            })
+            .collect();
+        let (losses, ms) = model.train_graph(&batches, lr)?;
+        if print {
+            for (step, (loss, el)) in losses.iter().zip(&ms).enumerate() {
+                println!("step {}: loss {loss:.6} ({el:.3} ms)", step + 1);
+            }
+        }
+        return Ok(Run {
+            losses,
+            ms,
+            params: model.params()?,
+        });
     }
     let (mut losses, mut ms) = (Vec::new(), Vec::new());
     for step in 0..steps {
@@ -346,7 +366,7 @@ fn check(steps: usize, opts: gpu::Opts) -> Res<()> {
     Ok(())
 }
 
-/// `--lean-memset`, `--late-loss` and `--two-streams`, each `on|off` (all off: the port as llm.c does it).
+/// `--lean-memset`, `--late-loss`, `--two-streams` and `--graph`, each `on|off` (all off: the port as llm.c does it).
 fn opts(f: &Flags) -> Res<gpu::Opts> {
     let on = |k: &str| match f.get(k).unwrap_or("off") {
         "on" | "1" => Ok(true),
@@ -357,6 +377,7 @@ fn opts(f: &Flags) -> Res<gpu::Opts> {
         lean_memset: on("lean-memset")?,
         late_loss: on("late-loss")?,
         two_streams: on("two-streams")?,
+        graph: on("graph")?,
     })
 }
 
@@ -450,7 +471,26 @@ mod gpu_tests {
             lean_memset: true,
             late_loss: true,
             two_streams: true,
+            graph: false,
         };
         super::check(10, opts).unwrap();
+    }
+
+    /// The step as one CUDA graph (`--graph on`, with `--lean-memset on`): 10 steps against
+    /// the CPU reference, AdamW's per-step bias corrections set in the graph at each launch.
+    #[test]
+    #[ignore = "needs a CUDA GPU"]
+    fn port_graph_matches_cpu_reference() {
+        let opts = super::gpu::Opts {
+            graph: true,
+            ..Default::default()
+        };
+        super::check(10, opts).unwrap();
+        let lean = super::gpu::Opts {
+            graph: true,
+            lean_memset: true,
+            ..Default::default()
+        };
+        super::check(10, lean).unwrap();
     }
 }
