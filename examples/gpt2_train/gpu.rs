@@ -595,7 +595,7 @@ impl Gpt2 {
     }
 
     /// The losses of the last forward pass back to the host and their mean into
-    /// [`mean_loss`](Self::mean_loss) (waits for the classifier kernel; with
+    /// `mean_loss` (waits for the classifier kernel; with
     /// [`Opts::late_loss`] the caller calls it after the step).
     pub fn read_loss(&mut self) -> Res<()> {
         self.acts.losses.copy_to_host(&mut self.cpu_losses[..])?;
