@@ -23,14 +23,16 @@ pub(super) enum ComplexOp {
 }
 
 /// The lexicographic comparisons and their NaN rule, for complex type `t`: `gpu_cmax(a, b)`
-/// is `a` when `a` has a NaN part or is greater, else `b` (so a NaN in either wins, as in
-/// NumPy's `maximum`); `gpu_cmin` likewise.
+/// is whichever of `a` and `b` has a NaN part (`a` if both), else the greater (so a NaN in
+/// either wins, as in NumPy's `maximum`); `gpu_cmin` likewise. The NaN test comes first: the
+/// order alone would let `(2, 0)` beat `(1, NaN)`, as `2 > 1` decides before the imaginary
+/// parts are compared.
 fn order_def(t: &str) -> String {
     format!(
         "__device__ __forceinline__ bool gpu_cnan({t} a) {{ return a.re != a.re || a.im != a.im; }}\n\
          __device__ __forceinline__ bool gpu_cgt({t} a, {t} b) {{ return a.re > b.re || (a.re == b.re && a.im > b.im); }}\n\
-         __device__ __forceinline__ {t} gpu_cmax({t} a, {t} b) {{ return (gpu_cnan(a) || gpu_cgt(a, b)) ? a : b; }}\n\
-         __device__ __forceinline__ {t} gpu_cmin({t} a, {t} b) {{ return (gpu_cnan(a) || gpu_cgt(b, a)) ? a : b; }}\n"
+         __device__ __forceinline__ {t} gpu_cmax({t} a, {t} b) {{ return gpu_cnan(a) ? a : gpu_cnan(b) ? b : gpu_cgt(a, b) ? a : b; }}\n\
+         __device__ __forceinline__ {t} gpu_cmin({t} a, {t} b) {{ return gpu_cnan(a) ? a : gpu_cnan(b) ? b : gpu_cgt(b, a) ? a : b; }}\n"
     )
 }
 
