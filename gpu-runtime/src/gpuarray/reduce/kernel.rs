@@ -377,7 +377,7 @@ impl<R: Element> ReductionKernel<R> {
         let parts = if n == 0 {
             1
         } else {
-            registry::grid_for(&ctx, work as u64)?.min(MAX_PARTS)
+            one_pass_grid(&ctx, work as u64)?
         };
         let f = self.prepared(&ctx, v)?;
         let out_o = out.offset() as i64;
@@ -608,6 +608,22 @@ impl<R: Element> OnStream<'_, &ReductionKernel<R>> {
         self.target
             .reduce_axis_on_stream(self.stream, args.into_iter().collect(), axis)
     }
+}
+
+/// The blocks of a one-pass reduction over all axes of `work` items (a thread's loads):
+/// `registry::grid_for`'s grid, up to [`MAX_PARTS`], for large arrays; for small ones, fewer
+/// blocks, each thread taking at least `LOADS_PER_THREAD` items, but never fewer than two a
+/// multiprocessor. A block per 256 items (one load a thread) put a block reduction and a
+/// ticket behind every 4 KiB: on an H200, 2^20 f32 summed in 9.0 us against 7.5 us with 264
+/// blocks (and 6.2 against 4.5 us a sum, queued back to back).
+fn one_pass_grid(ctx: &crate::driver::context::core::Context, work: u64) -> Result<u32> {
+    const LOADS_PER_THREAD: u64 = 8;
+    let usual = registry::grid_for(ctx, work)?.min(MAX_PARTS);
+    let floor = 2 * registry::sm_count(ctx)?;
+    let small = work
+        .div_ceil(u64::from(BLOCK) * LOADS_PER_THREAD)
+        .max(u64::from(floor));
+    Ok(usual.min(small.min(u64::from(u32::MAX)) as u32).max(1))
 }
 
 /// Whether every lane along `axis` of every array is contiguous and starts aligned for

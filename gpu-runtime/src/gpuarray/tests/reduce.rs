@@ -97,8 +97,8 @@ fn reduce_axis_forms() {
 }
 
 /// The reduction over all axes is one launch whose last block finishes: the source keeps the
-/// partials and the ticket in the module, takes a ticket per block, resets it, and loads the
-/// other blocks' partials through L2.
+/// partials and the ticket in the module, takes a ticket per block (acquire-release), resets
+/// it, and loads the other blocks' partials through L2; blocks reduce by warp shuffles.
 #[test]
 fn all_axes_reductions_finish_in_their_last_block() {
     let k = minmax_kernel("minmax", MINMAX);
@@ -106,10 +106,12 @@ fn all_axes_reductions_finish_in_their_last_block() {
         let src = k.source(v);
         for needle in [
             "__device__ unsigned int gpu_ticket;",
-            "atomicAdd(&gpu_ticket, 1u) == gridDim.x - 1",
+            "atom.add.acq_rel.gpu.u32",
+            "gpu_take_ticket() == gridDim.x - 1",
             "gpu_ticket = 0u;",
             "__ldcg(",
-            "gpu_out[gpu_out_o] = gpu_post(gpu_s[0], n);",
+            "gpu_out[gpu_out_o] = gpu_post(gpu_all, n);",
+            "__shfl_down_sync(",
         ] {
             assert!(src.contains(needle), "{v:?} lacks {needle}:\n{src}");
         }
