@@ -27,13 +27,26 @@ pub fn timed_copy(
     dst: &DeviceBuffer<f32>,
     src: &DeviceBuffer<f32>,
 ) -> gpu_runtime::Result<Duration> {
+    timed_copies(ctx, dst, src, 1)
+}
+
+/// `times` device-to-device copies of `src` into `dst`, queued back to back and timed
+/// together as [`timed`] times.
+pub fn timed_copies(
+    ctx: &Context,
+    dst: &DeviceBuffer<f32>,
+    src: &DeviceBuffer<f32>,
+    times: usize,
+) -> gpu_runtime::Result<Duration> {
     let bytes = src.len().min(dst.len()) * 4;
     timed(ctx, || {
         ctx.bind()?;
-        // SAFETY: both allocations hold at least `bytes`; the context is current; the copy is
-        // waited for (by the end event) before either buffer can be dropped, as both outlive
-        // this call.
-        unsafe { ok(sys::cuMemcpyDtoD_v2(dst.device_ptr(), src.device_ptr(), bytes)) };
+        for _ in 0..times {
+            // SAFETY: both allocations hold at least `bytes`; the context is current; the
+            // copies are waited for (by the end event) before either buffer can be dropped, as
+            // both outlive this call.
+            unsafe { ok(sys::cuMemcpyDtoD_v2(dst.device_ptr(), src.device_ptr(), bytes)) };
+        }
         Ok(())
     })
 }

@@ -21,7 +21,7 @@ use gpu_runtime::ndarray::{Ix0, Ix1};
 use gpu_runtime::{Context, DeviceRepr};
 
 use crate::best;
-use crate::gpu_timer::{timed, timed_copy};
+use crate::gpu_timer::{timed, timed_copies, timed_copy};
 use crate::table::Row;
 
 const ROUNDS: usize = 9;
@@ -106,13 +106,15 @@ out.append(8 * n / t(lambda: cp.cumsum(x, out=o)) / 1e9)
 for k in (1 << 20, 1 << 28):
     y = cp.random.random(k, dtype=cp.float32)
     out.append(4 * k / t(lambda: y.sum()) / 1e9)
+y = cp.random.random(1 << 20, dtype=cp.float32)
+out.append(4 * 20 * (1 << 20) / t(lambda: [y.sum() for _ in range(20)]) / 1e9)
 print(*out)
 "#
     );
     let out = Command::new("python3").args(["-c", &script]).output().ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
-    (v.len() == 12).then_some(v)
+    (v.len() == 13).then_some(v)
 }
 
 fn row(figure: &'static str, ours: f64, floor: f64) -> Row {
@@ -231,12 +233,47 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         };
         rows.push(rw);
     }
+    // The same small sum queued 20 times back to back, against 20 copies likewise: what a sum
+    // costs the GPU inside a program that keeps it busy, where one call alone also waits for
+    // its launch to reach the GPU (an empty kernel timed alone this way already takes about
+    // 4 us on an H200, more than half of the single copy's time).
+    let queued = {
+        const QUEUED: usize = 20;
+        let k = 1usize << 20;
+        let mut y = DeviceArray::<f32, Ix1>::empty(ctx, k)?;
+        y.fill_uniform(6)?;
+        let copy = ctx.alloc::<f32>(k)?;
+        let mut copies = Vec::new();
+        let mut sums = Vec::new();
+        sum_k.reduce_into([KernelArg::input(&y)], &mut total)?;
+        for _ in 0..ROUNDS {
+            copies.push(timed_copies(ctx, &copy, y.storage(), QUEUED)?);
+            sums.push(timed(ctx, || {
+                for _ in 0..QUEUED {
+                    sum_k.reduce_into([KernelArg::input(&y)], &mut total)?;
+                }
+                Ok(())
+            })?);
+        }
+        let per = |d: Duration| d / QUEUED as u32;
+        let mut rw = row(
+            "sum of 2^20 floats, all axes, 20 queued back to back (bytes read per sum)",
+            gbs(4 * k, per(best(&sums))),
+            gbs(8 * k, per(best(&copies))),
+        );
+        rw.raw = "cuMemcpyDtoD of the same floats, 20 queued back to back";
+        rw.target = ">= 0.6x copy bandwidth";
+        let r = rw.ours;
+        rows.push(rw);
+        r
+    };
     match cupy() {
         Some(c) => {
-            let all: Vec<f64> = ours.iter().chain(&sizes).copied().collect();
+            let all: Vec<f64> = ours.iter().chain(&sizes).chain([&queued]).copied().collect();
             let names = figures.iter().copied().chain([
                 "sum of 2^20 floats, all axes (bytes read)",
                 "sum of 2^28 floats, all axes (bytes read)",
+                "sum of 2^20 floats, all axes, 20 queued back to back (bytes read per sum)",
             ]);
             for ((figure, o), theirs) in names.zip(all).zip(c) {
                 println!("reduce vs CuPy: {figure}: ours {o:.1} GB/s, CuPy {theirs:.1} GB/s");
