@@ -677,7 +677,13 @@ fn reductions_over_several_axes() -> gpu_runtime::Result<()> {
                                 .enumerate()
                                 .map(|(k, &len)| if ks.contains(&k) { 1 } else { len })
                                 .collect();
-                            r = r.into_shape_with_order(IxDyn(&kept)).unwrap();
+                            // A transposed input folded over no axis is still in F order,
+                            // which a C-order reshape refuses: reshape a C-order copy.
+                            r = r
+                                .as_standard_layout()
+                                .into_owned()
+                                .into_shape_with_order(IxDyn(&kept))
+                                .unwrap();
                         }
                         r
                     };
