@@ -614,8 +614,9 @@ impl<R: Element> OnStream<'_, &ReductionKernel<R>> {
 /// `registry::grid_for`'s grid, up to [`MAX_PARTS`], for large arrays; for small ones, fewer
 /// blocks, each thread taking at least `LOADS_PER_THREAD` items, but never fewer than two a
 /// multiprocessor. A block per 256 items (one load a thread) put a block reduction and a
-/// ticket behind every 4 KiB: on an H200, 2^20 f32 summed in 9.0 us against 7.5 us with 264
-/// blocks (and 6.2 against 4.5 us a sum, queued back to back).
+/// ticket behind every 4 KiB: in a CUDA C model of this kernel on an H200, a sum of 2^20 f32
+/// took 9.0 us alone (6.2 us a sum queued back to back) that way, 7.7 us (4.8) with 264 blocks,
+/// warp shuffles and the acquire-release ticket.
 fn one_pass_grid(ctx: &crate::driver::context::core::Context, work: u64) -> Result<u32> {
     const LOADS_PER_THREAD: u64 = 8;
     let usual = registry::grid_for(ctx, work)?.min(MAX_PARTS);
