@@ -204,7 +204,7 @@ impl<'a> GraphBuilder<'a> {
         if !k.f.context().is(self.graph.ctx.raw()) {
             return Err(Error::WrongContext { what: "the kernel" });
         }
-        let p = k.driver_params()?;
+        let p = node_checks::kernel_node(&mut k)?;
         let (kind, args) = (k.kind(), k.args);
         if !k.ex.is_dependent() {
             return self.add(deps, kind, args, |g, d| {

@@ -10,6 +10,7 @@ use crate::error::{Error, GraphError, Result};
 
 use super::graph::Graph;
 use super::node_args::KernelNode;
+use super::node_checks;
 use super::nodes::{NodeId, NodeKind};
 
 /// An executable graph: what [`Graph::instantiate`] makes. Each [`launch`](Self::launch)
@@ -106,7 +107,7 @@ impl<'a> GraphExec<'a> {
                 return Err(GraphError::NotAKernel { node: i }.into())
             }
         }
-        let p = k.driver_params()?;
+        let p = node_checks::kernel_node(&mut k)?;
         nodes.check(i, &[], &k.args.uses)?;
         nodes.check_conditions(&k.args.conditions)?;
         self.graph.ctx.bind()?;

@@ -15,7 +15,6 @@ use crate::launch::dims::Dim3;
 use crate::launch::params::KernelParam;
 
 use super::buffers::GraphArg;
-use super::node_checks;
 use super::nodes::{Access, NodeKind, Use};
 
 /// The buffers one kernel node uses, collected by the generated `capture`, `graph_node` and
@@ -150,13 +149,5 @@ impl<'a, 'p> KernelNode<'a, 'p> {
     /// The parameter array, as a stream launch takes it (`LaunchEx::launch`).
     pub(crate) fn params(&mut self) -> &mut [*mut c_void] {
         self.params
-    }
-
-    /// The driver's description of the node, its configuration checked as every launch's is
-    /// (`node_checks`). It points into `params`, which must outlive the driver call it is
-    /// given to.
-    pub(crate) fn driver_params(&mut self) -> Result<sys::CUDA_KERNEL_NODE_PARAMS> {
-        let cfg = node_checks::checked(self.f, self.grid, self.block)?;
-        Ok(node_checks::kernel_params(self.f, &cfg, self.params))
     }
 }
