@@ -62,15 +62,10 @@ fn node<'a>(
     // SAFETY: the parameters are axpy_dependent's (float, const float*, float*, int), each
     // slot lives until the call returns, and both buffers are tokens recorded in `args` of N
     // elements.
-    unsafe {
-        match to {
-            Either::Capture(cap) => {
-                private::graph_capture(cap, f, ex, 4.into(), 256.into(), args, &mut params)
-            }
-            Either::Build(g, deps) => {
-                private::graph_add(g, deps, f, ex, 4.into(), 256.into(), args, &mut params)
-            }
-        }
+    let k = unsafe { private::KernelNode::new(f, ex, 4.into(), 256.into(), args, &mut params) };
+    match to {
+        Either::Capture(cap) => cap.kernel(k),
+        Either::Build(g, deps) => g.kernel(deps, k),
     }
 }
 

@@ -8,8 +8,8 @@
 //! argument [`read_arg`] / [`write_arg`] / [`by_value`], then [`launch`] with the parameter
 //! array made by [`param`]. The graph methods (`capture`, `graph_node`, `update_node`) take
 //! each buffer's [`GraphArg`] from its token ([`graph_read`] / [`graph_write`]), collect the
-//! node's uses in a [`NodeArgs`], and end in [`graph_capture`], [`graph_add`] or
-//! [`graph_update`].
+//! node's uses in a [`NodeArgs`], and end in one [`KernelNode`] handed to the graph's
+//! `kernel` / `update_kernel`.
 //!
 //! `#[elementwise]` (`gpu-macros-core/src/elementwise/`) emits a `static` [`ElementwiseFn`]
 //! (the C arguments and operation it wrote and checked) and functions that launch it with one
@@ -28,10 +28,6 @@ use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::launch::dims::Dim3;
 use crate::launch::graph::buffers::{GraphRead, GraphWrite};
-use crate::launch::graph::builder::GraphBuilder;
-use crate::launch::graph::capture::Capture;
-use crate::launch::graph::exec::GraphExec;
-use crate::launch::graph::nodes::NodeId;
 use crate::launch::params::KernelParam;
 use crate::types::repr::DeviceRepr;
 
@@ -51,7 +47,7 @@ pub use crate::gpuarray::{ElementwiseFn, KernelArg};
 pub use crate::launch::argcheck::LenValue;
 pub use crate::launch::cluster::LaunchEx;
 pub use crate::launch::graph::buffers::GraphArg;
-pub use crate::launch::graph::node_args::NodeArgs;
+pub use crate::launch::graph::node_args::{KernelNode, NodeArgs};
 pub use crate::launch::launch_stream::LaunchStream;
 /// `call_async`'s future (`launch::staged_call`).
 pub use crate::launch::staged_call::StagedCall;
@@ -256,63 +252,6 @@ pub fn graph_refused_handles(f: &Function) -> crate::error::Error {
             f.name()
         ),
     }
-}
-
-/// `capture`: the kernel recorded into `cap` (`launch::graph::capture`).
-///
-/// # Safety
-/// `params` holds one pointer per parameter of `f`, each to a value of the C parameter's type,
-/// and its buffers are those recorded in `args`.
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn graph_capture<'a>(
-    cap: &mut Capture<'a>,
-    f: &Function,
-    ex: &LaunchEx,
-    grid: Dim3,
-    block: Dim3,
-    args: NodeArgs<'a>,
-    params: &mut [*mut c_void],
-) -> Result<NodeId> {
-    // SAFETY: the caller's guarantee.
-    unsafe { cap.kernel(f, ex, grid, block, args, params) }
-}
-
-/// `graph_node`: the kernel added to `builder` after `deps` (`launch::graph::builder`).
-///
-/// # Safety
-/// As [`graph_capture`].
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn graph_add<'a>(
-    builder: &mut GraphBuilder<'a>,
-    deps: &[NodeId],
-    f: &Function,
-    ex: &LaunchEx,
-    grid: Dim3,
-    block: Dim3,
-    args: NodeArgs<'a>,
-    params: &mut [*mut c_void],
-) -> Result<NodeId> {
-    // SAFETY: the caller's guarantee.
-    unsafe { builder.kernel(deps, f, ex, grid, block, args, params) }
-}
-
-/// `update_node`: new parameters for kernel node `node` of `exec` (`launch::graph::exec`).
-///
-/// # Safety
-/// As [`graph_capture`].
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn graph_update<'a>(
-    exec: &mut GraphExec<'a>,
-    node: NodeId,
-    f: &Function,
-    ex: &LaunchEx,
-    grid: Dim3,
-    block: Dim3,
-    args: NodeArgs<'a>,
-    params: &mut [*mut c_void],
-) -> Result<()> {
-    // SAFETY: the caller's guarantee.
-    unsafe { exec.update_kernel(node, f, ex, grid, block, args, params) }
 }
 
 /// `prepared_timed_call`: `launch` between two events, waited for (`launch::raw`).

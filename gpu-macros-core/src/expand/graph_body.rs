@@ -11,7 +11,8 @@ use crate::input::{RustArg, RustType};
 /// The body of a graph method (`capture`, `graph_node`, `update_node`): each buffer's
 /// `GraphArg` from its token, the `#[len]` checks, each argument recorded in the node's
 /// `NodeArgs` (buffers with their context checked; by-value arguments through `graph_value`,
-/// which records a graph's condition), the parameter array, then `finish` (an unsafe call into `__private_v0_1` taking `__node` and `__params`).
+/// which records a graph's condition), the parameter array, the `KernelNode` made of them
+/// (`__kernel_node`), then `finish` (the graph method that takes it).
 pub(super) fn graph_body(args: &[RustArg], finish: TokenStream, finish_args: TokenStream) -> TokenStream {
     let rt = rt();
     let mut views = Vec::new();
@@ -70,6 +71,9 @@ pub(super) fn graph_body(args: &[RustArg], finish: TokenStream, finish_args: Tok
         // declaration one for one; each slot lives until the call returns (the driver copies
         // the values), and every buffer is a token borrowed for the graph's 'a and recorded in
         // `__node`, whose uses the graph orders at each launch.
-        unsafe { #finish }
+        let __kernel_node = unsafe {
+            #rt::__private_v0_1::KernelNode::new(&self.function, &self.ex, grid, block, __node, &mut __params)
+        };
+        #finish
     }
 }

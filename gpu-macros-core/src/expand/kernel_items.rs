@@ -178,17 +178,17 @@ fn graph_methods(args: &[RustArg], names: &[&Ident]) -> TokenStream {
     let node = Ident::new("node", Span::mixed_site());
     let capture_body = graph_body(
         args,
-        quote!(#rt::__private_v0_1::graph_capture(#cap, &self.function, &self.ex, grid, block, __node, &mut __params)),
+        quote!(#cap.kernel(__kernel_node)),
         quote!(#cap, #(#names),*),
     );
     let graph_node_body = graph_body(
         args,
-        quote!(#rt::__private_v0_1::graph_add(#builder, #deps, &self.function, &self.ex, grid, block, __node, &mut __params)),
+        quote!(#builder.kernel(#deps, __kernel_node)),
         quote!(#builder, #deps, #(#names),*),
     );
     let update_body = graph_body(
         args,
-        quote!(#rt::__private_v0_1::graph_update(#exec, #node, &self.function, &self.ex, grid, block, __node, &mut __params)),
+        quote!(#exec.update_kernel(#node, __kernel_node)),
         quote!(#exec, #node, #(#names),*),
     );
     quote! {

@@ -2,6 +2,7 @@
 //! `unsafe` in the caller: cudarc's `Gemm::gemm` is `unsafe` because nothing checks that the
 //! matrices fit their buffers; [`gemm`] checks that first.
 
+use std::ffi::c_void;
 use std::sync::Arc;
 
 use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};
@@ -288,42 +289,36 @@ where
     C: DevicePtrMut<T>,
 {
     check_gemm(&cfg, a.len(), b.len(), c.len())?;
-    let (alpha, beta) = (HostScalar(cfg.alpha), HostScalar(cfg.beta));
-    let (pa, _record_a) = a.device_ptr(stream);
-    let (pb, _record_b) = b.device_ptr(stream);
-    let (pc, _record_c) = c.device_ptr_mut(stream);
-    // SAFETY: every matrix of `cfg` lies inside its buffer (checked above); `c` is borrowed
-    // exclusively, so it overlaps neither `a` nor `b`; each pointer's use is recorded on
-    // `stream`, which `blas` queues on, and the records live until the call has been queued;
-    // `alpha` and `beta` are host values of the matrices' type at the alignment of CUDA's
-    // complex types (`HostScalar`), as CUBLAS_POINTER_MODE_HOST (cudarc's default) reads them,
-    // and live until the call returns.
-    unsafe {
-        cudarc::cublas::result::gemm_ex(
-            *blas.handle(),
-            cfg.transa,
-            cfg.transb,
-            cfg.m,
-            cfg.n,
-            cfg.k,
-            alpha.ptr(),
-            pa as *const _,
-            T::DATA,
-            cfg.lda,
-            pb as *const _,
-            T::DATA,
-            cfg.ldb,
-            beta.ptr(),
-            pc as *mut _,
-            T::DATA,
-            cfg.ldc,
-            T::COMPUTE,
-            cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
-        )
-    }
-    .map_err(|e| Error::Cublas {
-        call: "cublasGemmEx",
-        code: e.0 as i32,
+    complex_call(stream, cfg.alpha, cfg.beta, a, b, c, "cublasGemmEx", |p| {
+        // SAFETY: every matrix of `cfg` lies inside its buffer (checked above); `c` is
+        // borrowed exclusively, so it overlaps neither `a` nor `b`; each pointer's use is
+        // recorded on `stream`, which `blas` queues on, and the records live until the call
+        // has been queued; `alpha` and `beta` are host values of the matrices' type at the
+        // alignment of CUDA's complex types (`HostScalar`), as CUBLAS_POINTER_MODE_HOST
+        // (cudarc's default) reads them, and live until the call returns (`complex_call`).
+        unsafe {
+            cudarc::cublas::result::gemm_ex(
+                *blas.handle(),
+                cfg.transa,
+                cfg.transb,
+                cfg.m,
+                cfg.n,
+                cfg.k,
+                p.alpha,
+                p.a,
+                T::DATA,
+                cfg.lda,
+                p.b,
+                T::DATA,
+                cfg.ldb,
+                p.beta,
+                p.c,
+                T::DATA,
+                cfg.ldc,
+                T::COMPUTE,
+                cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+            )
+        }
     })
 }
 
@@ -345,41 +340,89 @@ where
 {
     check_gemm_strided_batched(&cfg, a.len(), b.len(), c.len())?;
     let g = &cfg.gemm;
-    let (alpha, beta) = (HostScalar(g.alpha), HostScalar(g.beta));
+    complex_call(
+        stream,
+        g.alpha,
+        g.beta,
+        a,
+        b,
+        c,
+        "cublasGemmStridedBatchedEx",
+        |p| {
+            // SAFETY: as in `gemm_complex`, for every matrix of every batch (checked above, the
+            // results not overlapping one another); `alpha` and `beta` aligned as there.
+            unsafe {
+                cudarc::cublas::result::gemm_strided_batched_ex(
+                    *blas.handle(),
+                    g.transa,
+                    g.transb,
+                    g.m,
+                    g.n,
+                    g.k,
+                    p.alpha,
+                    p.a,
+                    T::DATA,
+                    g.lda,
+                    cfg.stride_a,
+                    p.b,
+                    T::DATA,
+                    g.ldb,
+                    cfg.stride_b,
+                    p.beta,
+                    p.c,
+                    T::DATA,
+                    g.ldc,
+                    cfg.stride_c,
+                    cfg.batch_size,
+                    T::COMPUTE,
+                    cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+                )
+            }
+        },
+    )
+}
+
+/// The pointers a complex product's cuBLAS call takes.
+struct ComplexPtrs {
+    alpha: *const c_void,
+    beta: *const c_void,
+    a: *const c_void,
+    b: *const c_void,
+    c: *mut c_void,
+}
+
+/// The part the complex products share: the matrices' uses recorded on `stream` (the records
+/// kept until `call` has queued the product), `alpha` and `beta` as `HostScalar`s alive
+/// until it returns, and its error named `name`.
+#[allow(clippy::too_many_arguments)]
+fn complex_call<T, A, B, C>(
+    stream: &Arc<CudaStream>,
+    alpha: T,
+    beta: T,
+    a: &A,
+    b: &B,
+    c: &mut C,
+    name: &'static str,
+    call: impl FnOnce(ComplexPtrs) -> std::result::Result<(), cudarc::cublas::result::CublasError>,
+) -> Result<()>
+where
+    A: DevicePtr<T>,
+    B: DevicePtr<T>,
+    C: DevicePtrMut<T>,
+{
+    let (alpha, beta) = (HostScalar(alpha), HostScalar(beta));
     let (pa, _record_a) = a.device_ptr(stream);
     let (pb, _record_b) = b.device_ptr(stream);
     let (pc, _record_c) = c.device_ptr_mut(stream);
-    // SAFETY: as in `gemm_complex`, for every matrix of every batch (checked above, the
-    // results not overlapping one another); `alpha` and `beta` aligned as there.
-    unsafe {
-        cudarc::cublas::result::gemm_strided_batched_ex(
-            *blas.handle(),
-            g.transa,
-            g.transb,
-            g.m,
-            g.n,
-            g.k,
-            alpha.ptr(),
-            pa as *const _,
-            T::DATA,
-            g.lda,
-            cfg.stride_a,
-            pb as *const _,
-            T::DATA,
-            g.ldb,
-            cfg.stride_b,
-            beta.ptr(),
-            pc as *mut _,
-            T::DATA,
-            g.ldc,
-            cfg.stride_c,
-            cfg.batch_size,
-            T::COMPUTE,
-            cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
-        )
-    }
+    call(ComplexPtrs {
+        alpha: alpha.ptr(),
+        beta: beta.ptr(),
+        a: pa as *const c_void,
+        b: pb as *const c_void,
+        c: pc as *mut c_void,
+    })
     .map_err(|e| Error::Cublas {
-        call: "cublasGemmStridedBatchedEx",
+        call: name,
         code: e.0 as i32,
     })
 }

@@ -213,29 +213,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         Ok(buf)
     }
 
-    /// The number of elements.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True when there are no elements.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The device address of the first element (PyCUDA's `int(allocation)`).
-    #[inline]
-    pub fn device_ptr(&self) -> sys::CUdeviceptr {
-        self.ptr
-    }
-
-    /// The context the memory was allocated in.
-    #[inline]
-    pub fn context(&self) -> &Context {
-        &self.ctx
-    }
+    device_memory_accessors!(ptr, owned);
 
     /// The size in bytes.
     pub fn byte_len(&self) -> usize {

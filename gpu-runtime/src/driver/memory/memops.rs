@@ -12,7 +12,7 @@ use crate::driver::calls;
 use crate::driver::context::core::Context;
 use crate::driver::memory::page_locked::{PageLocked, PageLockedMut};
 use crate::driver::memory::slices::{HostSlice, HostSliceMut};
-use crate::driver::memory::view::{DeviceRead, DeviceViewMut, DeviceWrite};
+use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::driver::ordering::StreamInner;
 use crate::driver::stream::Stream;
 use crate::error::{CopyError, Error, Result};
@@ -44,12 +44,24 @@ fn on_stream<'s>(ctx: &Context, stream: &'s Stream) -> Result<&'s Arc<StreamInne
     Ok(stream.inner())
 }
 
-/// The result of a copy queued on `s`, after the check that no other library began capturing
-/// `s` meanwhile (the check before is in the record's `read_on`/`write_on`): such a capture is
-/// invalidated, so the copy never runs from its graph.
-fn queued(s: &StreamInner, r: Result<()>) -> Result<()> {
-    r?;
+/// Binds `ctx` and queues `copy` on `s`: the tail every queued copy shares once both of its
+/// sides are ordered on `s`. Then checks that no other library began capturing `s` meanwhile
+/// (the check before is in the record's `read_on`/`write_on`): such a capture is invalidated,
+/// so the copy never runs from its graph.
+fn queue(
+    ctx: &Context,
+    s: &StreamInner,
+    copy: impl FnOnce() -> std::result::Result<(), calls::Failed>,
+) -> Result<()> {
+    ctx.bind()?;
+    copy()?;
     s.refuse_foreign_capture()
+}
+
+/// Orders a copy from `src` into `dst` on `s`: after `src`'s writers and every use of `dst`.
+fn order_copy<T>(dst: &DeviceViewMut<'_, T>, src: &DeviceView<'_, T>, s: &Arc<StreamInner>) -> Result<()> {
+    src.read_on(s)?;
+    dst.write_on(s)
 }
 
 /// Copies host data into device memory of the same length (PyCUDA's `memcpy_htod`).
@@ -108,9 +120,7 @@ pub fn memcpy_dtod<T: DeviceRepr>(
     if bytes == 0 {
         return Ok(());
     }
-    let legacy = dst.context().legacy();
-    src.read_on(legacy)?;
-    dst.write_on(legacy)?;
+    order_copy(&dst, &src, dst.context().legacy())?;
     dst.context().bind()?;
     // SAFETY: both ranges are live allocations of `bytes` bytes in the current context, and the
     // copy is ordered after their other uses.
@@ -155,21 +165,12 @@ pub fn memcpy_htod_async<T: DeviceRepr>(
     // The DMA engine reads the host memory on `s`: the host's next write waits for it.
     src.uses.read_on(s)?;
     dst.write_on(s)?;
-    dst.context().bind()?;
+    let bytes = src.len * std::mem::size_of::<T>();
     // SAFETY: lengths match; the host memory is page-locked and stays allocated and unwritten
     // until the copy completes (its record says so); the device side is ordered after its uses.
-    queued(
-        s,
-        unsafe {
-            calls::memcpy_htod_async(
-                dst.device_ptr(),
-                src.ptr.cast(),
-                src.len * std::mem::size_of::<T>(),
-                s.raw,
-            )
-        }
-        .map_err(Error::from),
-    )
+    queue(dst.context(), s, || unsafe {
+        calls::memcpy_htod_async(dst.device_ptr(), src.ptr.cast(), bytes, s.raw)
+    })
 }
 
 /// Queues a device-to-host copy into page-locked memory on `stream` (PyCUDA's
@@ -188,21 +189,12 @@ pub fn memcpy_dtoh_async<T: DeviceRepr>(
     }
     dst.uses.write_on(s)?;
     src.read_on(s)?;
-    src.context().bind()?;
+    let bytes = dst.len * std::mem::size_of::<T>();
     // SAFETY: lengths match; the host memory is page-locked, and the host neither touches nor
     // frees it until the copy completes (its record says so); any bytes are a valid T.
-    queued(
-        s,
-        unsafe {
-            calls::memcpy_dtoh_async(
-                dst.ptr.cast(),
-                src.device_ptr(),
-                dst.len * std::mem::size_of::<T>(),
-                s.raw,
-            )
-        }
-        .map_err(Error::from),
-    )
+    queue(src.context(), s, || unsafe {
+        calls::memcpy_dtoh_async(dst.ptr.cast(), src.device_ptr(), bytes, s.raw)
+    })
 }
 
 /// Queues a host-to-device copy from any host memory on `stream`. From pageable memory the
@@ -225,21 +217,16 @@ pub unsafe fn memcpy_htod_async_unchecked<T: DeviceRepr>(
         return Ok(());
     }
     dst.write_on(s)?;
-    dst.context().bind()?;
     // SAFETY: lengths match; the caller keeps src alive and unmodified until the copy
     // completes.
-    queued(
-        s,
-        unsafe {
-            calls::memcpy_htod_async(
-                dst.device_ptr(),
-                src.as_ptr().cast(),
-                std::mem::size_of_val(src),
-                s.raw,
-            )
-        }
-        .map_err(Error::from),
-    )
+    queue(dst.context(), s, || unsafe {
+        calls::memcpy_htod_async(
+            dst.device_ptr(),
+            src.as_ptr().cast(),
+            std::mem::size_of_val(src),
+            s.raw,
+        )
+    })
 }
 
 /// Queues a device-to-host copy into any host memory on `stream`, after the work that writes
@@ -261,21 +248,12 @@ pub unsafe fn memcpy_dtoh_async_unchecked<T: DeviceRepr>(
         return Ok(());
     }
     src.read_on(s)?;
-    src.context().bind()?;
+    let bytes = std::mem::size_of_val(dst);
     // SAFETY: lengths match; the caller keeps dst alive and untouched until the copy completes;
     // any bytes are a valid T (DeviceRepr).
-    queued(
-        s,
-        unsafe {
-            calls::memcpy_dtoh_async(
-                dst.as_mut_ptr().cast(),
-                src.device_ptr(),
-                std::mem::size_of_val(dst),
-                s.raw,
-            )
-        }
-        .map_err(Error::from),
-    )
+    queue(src.context(), s, || unsafe {
+        calls::memcpy_dtoh_async(dst.as_mut_ptr().cast(), src.device_ptr(), bytes, s.raw)
+    })
 }
 
 /// Queues a device-to-device copy on `stream` (PyCUDA's `memcpy_dtod_async`), after the work
@@ -297,16 +275,12 @@ pub fn memcpy_dtod_async<T: DeviceRepr>(
     if bytes == 0 {
         return Ok(());
     }
-    src.read_on(s)?;
-    dst.write_on(s)?;
-    dst.context().bind()?;
+    order_copy(&dst, &src, s)?;
     // SAFETY: both ranges are live allocations of `bytes` bytes, kept allocated until the copy
     // completes and ordered after their other uses (their records).
-    queued(
-        s,
-        unsafe { calls::memcpy_dtod_async(dst.device_ptr(), src.device_ptr(), bytes, s.raw) }
-            .map_err(Error::from),
-    )
+    queue(dst.context(), s, || unsafe {
+        calls::memcpy_dtod_async(dst.device_ptr(), src.device_ptr(), bytes, s.raw)
+    })
 }
 
 /// Copies between memory of two contexts, e.g. on two GPUs (PyCUDA's `memcpy_peer`). It needs
@@ -338,9 +312,7 @@ pub fn memcpy_peer<T: DeviceRepr>(
         return Ok(());
     }
     // Queued on the destination's legacy stream, which waits for the source's other streams.
-    let legacy = dst.context().legacy();
-    src.read_on(legacy)?;
-    dst.write_on(legacy)?;
+    order_copy(&dst, &src, dst.context().legacy())?;
     dst.context().bind()?;
     // SAFETY: both ranges are live allocations of `bytes` bytes in the contexts named, ordered
     // after their other uses.
@@ -369,24 +341,12 @@ pub fn memcpy_peer_async<T: DeviceRepr>(
     if bytes == 0 {
         return Ok(());
     }
-    src.read_on(s)?;
-    dst.write_on(s)?;
-    dst.context().bind()?;
+    order_copy(&dst, &src, s)?;
+    let (dst_ctx, src_ctx) = (dst.context().raw(), src.context().raw());
     // SAFETY: as in memcpy_peer; both ends stay allocated until the copy completes.
-    queued(
-        s,
-        unsafe {
-            calls::memcpy_peer_async(
-                dst.device_ptr(),
-                dst.context().raw(),
-                src.device_ptr(),
-                src.context().raw(),
-                bytes,
-                s.raw,
-            )
-        }
-        .map_err(Error::from),
-    )
+    queue(dst.context(), s, || unsafe {
+        calls::memcpy_peer_async(dst.device_ptr(), dst_ctx, src.device_ptr(), src_ctx, bytes, s.raw)
+    })
 }
 
 /// Checks that `count` units of `unit` bytes fit into `dst` and that `dst` is aligned for them.

@@ -91,6 +91,87 @@ pub struct DeviceView<'a, T> {
     _elem: PhantomData<&'a [T]>,
 }
 
+/// The accessors every run of device memory has, written once for `DeviceBuffer`, the two
+/// views and the graphs' arguments: from fields `len` (elements) and `ptr`, and `ctx`, a
+/// `&'a Context` or (`owned`) a `Context`.
+macro_rules! device_memory_accessors {
+    (len) => {
+        /// The number of elements.
+        #[inline]
+        pub fn len(&self) -> usize {
+            self.len
+        }
+
+        /// True when there are no elements.
+        #[inline]
+        pub fn is_empty(&self) -> bool {
+            self.len == 0
+        }
+    };
+    (ptr) => {
+        device_memory_accessors!(len);
+
+        /// The device address of the first element (PyCUDA's `int(allocation)` for a buffer).
+        #[inline]
+        pub fn device_ptr(&self) -> sys::CUdeviceptr {
+            self.ptr
+        }
+    };
+    (ptr, owned) => {
+        device_memory_accessors!(ptr);
+
+        /// The context the memory belongs to.
+        #[inline]
+        pub fn context(&self) -> &Context {
+            &self.ctx
+        }
+    };
+    (ptr, $a:lifetime) => {
+        device_memory_accessors!(ptr);
+
+        /// The context the memory belongs to.
+        #[inline]
+        pub fn context(&self) -> &$a Context {
+            self.ctx
+        }
+    };
+}
+pub(crate) use device_memory_accessors;
+
+/// The constructors and record accessor both views share, written once.
+macro_rules! view_constructors {
+    ($view:ident) => {
+        /// The one place a view is put together.
+        #[inline]
+        fn new(ptr: sys::CUdeviceptr, len: usize, ctx: &'a Context, uses: Option<&'a StreamUses>) -> Self {
+            $view {
+                ptr,
+                len,
+                ctx,
+                uses,
+                _elem: PhantomData,
+            }
+        }
+
+        /// A view of memory this crate tracks (`uses` is its record).
+        #[inline]
+        pub(crate) fn tracked(
+            ptr: sys::CUdeviceptr,
+            len: usize,
+            ctx: &'a Context,
+            uses: &'a StreamUses,
+        ) -> Self {
+            Self::new(ptr, len, ctx, Some(uses))
+        }
+
+        /// The record of the streams that use the memory, if this crate tracks it.
+        #[inline]
+        pub(crate) fn uses(&self) -> Option<&'a StreamUses> {
+            self.uses
+        }
+    };
+}
+
 /// A borrowed, writable run of device memory: what kernels and copies take for `T*`.
 pub struct DeviceViewMut<'a, T> {
     ptr: sys::CUdeviceptr,
@@ -138,17 +219,7 @@ fn sub_range(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize
 }
 
 impl<'a, T> DeviceView<'a, T> {
-    /// A view of memory this crate tracks (`uses` is its record).
-    #[inline]
-    pub(crate) fn tracked(ptr: sys::CUdeviceptr, len: usize, ctx: &'a Context, uses: &'a StreamUses) -> Self {
-        DeviceView {
-            ptr,
-            len,
-            ctx,
-            uses: Some(uses),
-            _elem: PhantomData,
-        }
-    }
+    view_constructors!(DeviceView);
 
     /// A view of `len` elements of `T` at `ptr`, memory this crate did not allocate: from
     /// another library (PyCUDA's `PointerHolderBase`, a `__cuda_array_interface__`), or raw
@@ -164,38 +235,10 @@ impl<'a, T> DeviceView<'a, T> {
     /// - no work on another stream, and no other library, writes it while such a launch or
     ///   copy may run, unless the caller orders the two (events, or synchronizing).
     pub unsafe fn from_raw_parts(ctx: &'a Context, ptr: sys::CUdeviceptr, len: usize) -> Self {
-        DeviceView {
-            ptr,
-            len,
-            ctx,
-            uses: None,
-            _elem: PhantomData,
-        }
+        Self::new(ptr, len, ctx, None)
     }
 
-    /// The number of elements.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True when there are no elements.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The device address of the first element.
-    #[inline]
-    pub fn device_ptr(&self) -> sys::CUdeviceptr {
-        self.ptr
-    }
-
-    /// The context the memory belongs to.
-    #[inline]
-    pub fn context(&self) -> &'a Context {
-        self.ctx
-    }
+    device_memory_accessors!(ptr, 'a);
 
     /// A view of `range` (in elements) of this view.
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'a, T>> {
@@ -214,12 +257,6 @@ impl<'a, T> DeviceView<'a, T> {
             Some(u) => u.read_on(s),
             None => Ok(()),
         }
-    }
-
-    /// The record of the streams that use the memory, if this crate tracks it.
-    #[inline]
-    pub(crate) fn uses(&self) -> Option<&'a StreamUses> {
-        self.uses
     }
 }
 
@@ -240,13 +277,7 @@ impl<'a, T> DeviceViewMut<'a, T> {
     /// The caller keeps the two from being used at once: the copy must be tied to a borrow of
     /// `self` (`&self` for reading only, `&mut self` for writing).
     pub(crate) unsafe fn alias(&self) -> DeviceViewMut<'a, T> {
-        DeviceViewMut {
-            ptr: self.ptr,
-            len: self.len,
-            ctx: self.ctx,
-            uses: self.uses,
-            _elem: PhantomData,
-        }
+        DeviceViewMut::new(self.ptr, self.len, self.ctx, self.uses)
     }
 
     /// The same memory, read-only, for the whole `'a`.
@@ -254,26 +285,10 @@ impl<'a, T> DeviceViewMut<'a, T> {
     /// # Safety
     /// As [`DeviceViewMut::alias`], for reading: tied to a shared borrow of `self`.
     pub(crate) unsafe fn alias_read(&self) -> DeviceView<'a, T> {
-        DeviceView {
-            ptr: self.ptr,
-            len: self.len,
-            ctx: self.ctx,
-            uses: self.uses,
-            _elem: PhantomData,
-        }
+        DeviceView::new(self.ptr, self.len, self.ctx, self.uses)
     }
 
-    /// A view of memory this crate tracks (`uses` is its record).
-    #[inline]
-    pub(crate) fn tracked(ptr: sys::CUdeviceptr, len: usize, ctx: &'a Context, uses: &'a StreamUses) -> Self {
-        DeviceViewMut {
-            ptr,
-            len,
-            ctx,
-            uses: Some(uses),
-            _elem: PhantomData,
-        }
-    }
+    view_constructors!(DeviceViewMut);
 
     /// A writable view of `len` elements of `T` at `ptr`, memory this crate did not allocate
     /// (see [`DeviceView::from_raw_parts`]).
@@ -283,38 +298,10 @@ impl<'a, T> DeviceViewMut<'a, T> {
     /// the memory for `'a`, nor while a launch or copy queued with this view may run, unless
     /// the caller orders the two.
     pub unsafe fn from_raw_parts(ctx: &'a Context, ptr: sys::CUdeviceptr, len: usize) -> Self {
-        DeviceViewMut {
-            ptr,
-            len,
-            ctx,
-            uses: None,
-            _elem: PhantomData,
-        }
+        Self::new(ptr, len, ctx, None)
     }
 
-    /// The number of elements.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True when there are no elements.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The device address of the first element.
-    #[inline]
-    pub fn device_ptr(&self) -> sys::CUdeviceptr {
-        self.ptr
-    }
-
-    /// The context the memory belongs to.
-    #[inline]
-    pub fn context(&self) -> &'a Context {
-        self.ctx
-    }
+    device_memory_accessors!(ptr, 'a);
 
     /// A writable view of `range` (in elements) of this view, for as long as it is borrowed.
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceViewMut<'_, T>> {
@@ -339,12 +326,6 @@ impl<'a, T> DeviceViewMut<'a, T> {
             None => Ok(()),
         }
     }
-
-    /// The record of the streams that use the memory, if this crate tracks it.
-    #[inline]
-    pub(crate) fn uses(&self) -> Option<&'a StreamUses> {
-        self.uses
-    }
 }
 
 impl<T> DeviceRead<T> for DeviceView<'_, T> {
@@ -356,45 +337,35 @@ impl<T> DeviceRead<T> for DeviceView<'_, T> {
 impl<T> DeviceRead<T> for DeviceViewMut<'_, T> {
     #[inline]
     fn device_view(&self) -> DeviceView<'_, T> {
-        DeviceView {
-            ptr: self.ptr,
-            len: self.len,
-            ctx: self.ctx,
-            uses: self.uses,
-            _elem: PhantomData,
-        }
+        DeviceView::new(self.ptr, self.len, self.ctx, self.uses)
     }
 }
 impl<T> DeviceWrite<T> for DeviceViewMut<'_, T> {
     #[inline]
     fn device_view_mut(&mut self) -> DeviceViewMut<'_, T> {
-        DeviceViewMut {
-            ptr: self.ptr,
-            len: self.len,
-            ctx: self.ctx,
-            uses: self.uses,
-            _elem: PhantomData,
-        }
+        DeviceViewMut::new(self.ptr, self.len, self.ctx, self.uses)
     }
 }
 
-fn mismatch(operation: &'static str, host: usize, device: usize) -> Error {
-    CopyError::HostDeviceLength {
-        operation,
-        host,
-        device,
+/// Whether a copy of `host` elements to or from `device` elements has anything to move, after
+/// checking that the lengths match: the check both synchronous copies share.
+fn has_elements(operation: &'static str, host: usize, device: usize) -> Result<bool> {
+    if host != device {
+        return Err(CopyError::HostDeviceLength {
+            operation,
+            host,
+            device,
+        }
+        .into());
     }
-    .into()
+    Ok(host != 0)
 }
 
 /// A synchronous host-to-device copy into `dst`, ordered on the legacy default stream after
 /// every use of `dst`. The host side is read before this returns; the device side may be
 /// written later, which the record of `dst` says.
 pub(crate) fn copy_htod<T: DeviceRepr>(dst: &mut DeviceViewMut<'_, T>, src: &[T]) -> Result<()> {
-    if src.len() != dst.len {
-        return Err(mismatch("copy_from_host", src.len(), dst.len));
-    }
-    if src.is_empty() {
+    if !has_elements("copy_from_host", src.len(), dst.len)? {
         return Ok(());
     }
     dst.write_on(dst.ctx.legacy())?;
@@ -407,10 +378,7 @@ pub(crate) fn copy_htod<T: DeviceRepr>(dst: &mut DeviceViewMut<'_, T>, src: &[T]
 /// A synchronous device-to-host copy from `src`, ordered on the legacy default stream after
 /// its last write; complete when this returns.
 pub(crate) fn copy_dtoh<T: DeviceRepr>(src: &DeviceView<'_, T>, dst: &mut [T]) -> Result<()> {
-    if dst.len() != src.len {
-        return Err(mismatch("copy_to_host", dst.len(), src.len));
-    }
-    if dst.is_empty() {
+    if !has_elements("copy_to_host", dst.len(), src.len)? {
         return Ok(());
     }
     src.read_on(src.ctx.legacy())?;

@@ -260,6 +260,15 @@ mod tests {
         b.check(f);
     }
 
+    /// A thread of another library (cudarc's `begin_capture`/`end_capture`) capturing `s`.
+    fn foreign_capture(gpu: &Arc<Gpu>, s: &Arc<StreamInner>) -> thread::JoinHandle<()> {
+        let (gpu, s) = (gpu.clone(), s.clone());
+        thread::spawn(move || {
+            gpu.begin_capture(&s);
+            gpu.end_capture(&s);
+        })
+    }
+
     /// A read: record, then queue (what a launch with a `&` argument does).
     fn read(gpu: &Gpu, uses: &StreamUses, s: &Arc<StreamInner>) -> Work {
         uses.read_on(s).unwrap();
@@ -276,16 +285,25 @@ mod tests {
     /// all at once, sharing `uses` through `&` as scoped threads would.
     fn concurrent_reads(gpu: &Arc<Gpu>, uses: &Arc<StreamUses>, streams: &[Arc<StreamInner>]) -> Vec<Work> {
         let (last, rest) = streams.split_last().unwrap();
-        let handles: Vec<_> = rest
+        let handles = spawn_reads(gpu, uses, rest);
+        let mut works = vec![read(gpu, uses, last)];
+        works.extend(handles.into_iter().map(|h| h.join().unwrap()));
+        works
+    }
+
+    /// A reader on each of `streams`, each in a thread of its own.
+    fn spawn_reads(
+        gpu: &Arc<Gpu>,
+        uses: &Arc<StreamUses>,
+        streams: &[Arc<StreamInner>],
+    ) -> Vec<thread::JoinHandle<Work>> {
+        streams
             .iter()
             .map(|s| {
                 let (gpu, uses, s) = (gpu.clone(), uses.clone(), s.clone());
                 thread::spawn(move || read(&gpu, &uses, &s))
             })
-            .collect();
-        let mut works = vec![read(gpu, uses, last)];
-        works.extend(handles.into_iter().map(|h| h.join().unwrap()));
-        works
+            .collect()
     }
 
     /// A record with one write on a stream of its own, and `n` reader streams.
@@ -390,13 +408,7 @@ mod tests {
         check(|| {
             let (gpu, uses, w0, readers) = setup(3, false);
             let (last, rest) = readers.split_last().unwrap();
-            let handles: Vec<_> = rest
-                .iter()
-                .map(|s| {
-                    let (gpu, uses, s) = (gpu.clone(), uses.clone(), s.clone());
-                    thread::spawn(move || read(&gpu, &uses, &s))
-                })
-                .collect();
+            let handles = spawn_reads(&gpu, &uses, rest);
             uses.host_read().unwrap();
             assert!(
                 gpu.covers(&gpu.host_point(), w0),
@@ -477,13 +489,7 @@ mod tests {
             let gpu = Gpu::new();
             let s = gpu.exposed_stream();
             let uses = Arc::new(StreamUses::new());
-            let capturer = {
-                let (gpu, s) = (gpu.clone(), s.clone());
-                thread::spawn(move || {
-                    gpu.begin_capture(&s);
-                    gpu.end_capture(&s);
-                })
-            };
+            let capturer = foreign_capture(&gpu, &s);
             let mut queued = None;
             if uses.read_on(&s).is_ok() {
                 queued = gpu.queue_ours(&s).0;
@@ -517,13 +523,7 @@ mod tests {
                 let gpu = Gpu::new();
                 let s = gpu.unchecked_exposed_stream();
                 let uses = Arc::new(StreamUses::new());
-                let capturer = {
-                    let (gpu, s) = (gpu.clone(), s.clone());
-                    thread::spawn(move || {
-                        gpu.begin_capture(&s);
-                        gpu.end_capture(&s);
-                    })
-                };
+                let capturer = foreign_capture(&gpu, &s);
                 uses.read_on(&s).unwrap();
                 let _ = gpu.queue_ours(&s);
                 capturer.join().unwrap();

@@ -73,20 +73,7 @@ impl StreamInner {
                 return Err(e);
             }
         };
-        Ok(Arc::new(StreamInner {
-            raw,
-            ctx_raw,
-            ctx,
-            fence: AtomicPtr::new(fence),
-            blocking,
-            legacy: raw.is_null(),
-            manual: AtomicBool::new(false),
-            #[cfg(loom)]
-            lane: None,
-            cudarc: OnceLock::new(),
-            borrowed: false,
-            exposed: AtomicBool::new(false),
-        }))
+        Ok(Self::assemble(raw, ctx_raw, ctx, fence, blocking, None, false))
     }
 
     /// Wraps `stream`, a stream of cudarc's in the context `ctx_raw` (current on this thread),
@@ -100,20 +87,15 @@ impl StreamInner {
     ) -> Result<Arc<StreamInner>> {
         let fence = new_event()?;
         let raw = stream.cu_stream();
-        Ok(Arc::new(StreamInner {
+        Ok(Self::assemble(
             raw,
             ctx_raw,
             ctx,
-            fence: AtomicPtr::new(fence),
+            fence,
             blocking,
-            legacy: raw.is_null(),
-            manual: AtomicBool::new(false),
-            #[cfg(loom)]
-            lane: None,
-            cudarc: OnceLock::from(stream),
-            borrowed: true,
-            exposed: AtomicBool::new(!raw.is_null()),
-        }))
+            Some(stream),
+            true,
+        ))
     }
 
     /// Wraps `raw`, a stream of another library known by its handle only (DLPack's consumer
@@ -134,20 +116,7 @@ impl StreamInner {
             _ => false,
         };
         let fence = new_event()?;
-        Ok(Arc::new(StreamInner {
-            raw,
-            ctx_raw,
-            ctx,
-            fence: AtomicPtr::new(fence),
-            blocking,
-            legacy: raw.is_null(),
-            manual: AtomicBool::new(false),
-            #[cfg(loom)]
-            lane: None,
-            cudarc: OnceLock::new(),
-            borrowed: true,
-            exposed: AtomicBool::new(false),
-        }))
+        Ok(Self::assemble(raw, ctx_raw, ctx, fence, blocking, None, true))
     }
 
     /// The legacy default stream of a context being made, with its fence (an event of that
@@ -157,19 +126,36 @@ impl StreamInner {
         ctx: Weak<dyn Any + Send + Sync>,
         fence: sys::CUevent,
     ) -> Arc<StreamInner> {
+        Self::assemble(std::ptr::null_mut(), ctx_raw, ctx, fence, true, None, false)
+    }
+
+    /// The one place a stream of the driver's is put together; the constructors above say
+    /// which. The null handle is the legacy default stream. `cudarc` is cudarc's own handle to
+    /// a stream taken from cudarc: cudarc holds it, so it is exposed from the start (unless it
+    /// is the legacy stream, which cannot be captured).
+    fn assemble(
+        raw: sys::CUstream,
+        ctx_raw: sys::CUcontext,
+        ctx: Weak<dyn Any + Send + Sync>,
+        fence: sys::CUevent,
+        blocking: bool,
+        cudarc: Option<Arc<CudaStream>>,
+        borrowed: bool,
+    ) -> Arc<StreamInner> {
+        let exposed = cudarc.is_some() && !raw.is_null();
         Arc::new(StreamInner {
-            raw: std::ptr::null_mut(),
+            raw,
             ctx_raw,
             ctx,
             fence: AtomicPtr::new(fence),
-            blocking: true,
-            legacy: true,
+            blocking,
+            legacy: raw.is_null(),
             manual: AtomicBool::new(false),
             #[cfg(loom)]
             lane: None,
-            cudarc: OnceLock::new(),
-            borrowed: false,
-            exposed: AtomicBool::new(false),
+            cudarc: cudarc.map_or_else(OnceLock::new, OnceLock::from),
+            borrowed,
+            exposed: AtomicBool::new(exposed),
         })
     }
 

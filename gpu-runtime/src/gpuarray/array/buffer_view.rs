@@ -7,7 +7,7 @@ use ndarray::Ix1;
 
 use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
-use crate::gpuarray::array::core::{DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut};
+use crate::gpuarray::array::core::{DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, Storage};
 use crate::gpuarray::elements::array_element::ArrayElement;
 
 impl<'a, T: ArrayElement> DeviceArrayView<'a, T, Ix1> {
@@ -25,15 +25,8 @@ impl<'a, T: ArrayElement> DeviceArrayView<'a, T, Ix1> {
     /// # Ok::<(), gpu_runtime::Error>(())
     /// ```
     pub fn from_buffer(buffer: &'a DeviceBuffer<T>) -> Self {
-        let data = buffer.device_view();
-        let len = data.len();
-        // A whole buffer is contiguous: every index below `len` lies inside it.
-        DeviceArrayBase {
-            data,
-            offset: 0,
-            dim: Ix1(len),
-            strides: Ix1(1),
-        }
+        let len = buffer.len();
+        whole(buffer.device_view(), len)
     }
 }
 
@@ -41,13 +34,18 @@ impl<'a, T: ArrayElement> DeviceArrayViewMut<'a, T, Ix1> {
     /// A writable 1-D view of every element of `buffer` (an `out` of the array functions);
     /// the `&mut` borrow keeps anything else from using the buffer meanwhile.
     pub fn from_buffer_mut(buffer: &'a mut DeviceBuffer<T>) -> Self {
-        let data = buffer.device_view_mut();
-        let len = data.len();
-        DeviceArrayBase {
-            data,
-            offset: 0,
-            dim: Ix1(len),
-            strides: Ix1(1),
-        }
+        let len = buffer.len();
+        whole(buffer.device_view_mut(), len)
+    }
+}
+
+/// A 1-D array of all `len` elements of `data`. A whole buffer is contiguous: every index
+/// below `len` lies inside it.
+fn whole<S: Storage>(data: S, len: usize) -> DeviceArrayBase<S, Ix1> {
+    DeviceArrayBase {
+        data,
+        offset: 0,
+        dim: Ix1(len),
+        strides: Ix1(1),
     }
 }

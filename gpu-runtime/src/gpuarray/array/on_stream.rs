@@ -6,11 +6,13 @@
 //! `comm.on(&stream)` is for a communicator. The operations themselves are implemented beside
 //! their plain forms, in the folders of their families.
 
-use ndarray::Dimension;
+use ndarray::{Dimension, ShapeBuilder};
 
 use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
-use crate::gpuarray::array::core::{DeviceArrayBase, Storage, StorageMut};
+use crate::error::Result;
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::elements::array_element::ArrayElement;
 
 /// An array, an expression, a kernel or a generator (or, from [`on`], a stream's context)
 /// with the stream its operations are queued on: the stream form of each operation of
@@ -83,4 +85,18 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
 /// [`OnStream`].
 pub fn on(stream: &Stream) -> OnStream<'_, &Context> {
     OnStream::new(stream.context(), Some(stream))
+}
+
+impl OnStream<'_, &Context> {
+    /// A new array of `shape` in this context, its elements written by `fill` on this stream:
+    /// the one body of the constructors that fill (`full`, `randint`, `random_uniform`, ...).
+    pub(crate) fn filled<T: ArrayElement, D: Dimension, Sh: ShapeBuilder<Dim = D>>(
+        &self,
+        shape: Sh,
+        fill: impl FnOnce(OnStream<'_, &mut DeviceArray<T, D>>) -> Result<()>,
+    ) -> Result<DeviceArray<T, D>> {
+        let mut a = DeviceArray::empty(self.target, shape)?;
+        fill(OnStream::new(&mut a, self.stream))?;
+        Ok(a)
+    }
 }

@@ -167,9 +167,7 @@ impl OnStream<'_, &Context> {
         shape: Sh,
         value: T,
     ) -> Result<DeviceArray<T, D>> {
-        let mut a = DeviceArray::empty(self.target, shape)?;
-        OnStream::new(&mut a, self.stream).fill(value)?;
-        Ok(a)
+        self.filled(shape, |mut a| a.fill(value))
     }
 
     /// [`DeviceArray::full_like`] on this stream (in `other`'s context).

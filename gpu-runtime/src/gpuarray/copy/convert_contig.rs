@@ -25,7 +25,8 @@ use crate::gpuarray::elements::cast;
 use crate::gpuarray::kernels::args::{ArgKind, ArrayArg, KernelArg};
 use crate::gpuarray::kernels::codegen::vec4_align;
 use crate::gpuarray::kernels::elementwise::first_context;
-use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
+use crate::gpuarray::kernels::registry::{self, BLOCK};
+use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::Arg;
 
 /// The kernel's name in its module.
@@ -125,8 +126,8 @@ pub(crate) fn applies(args: &[KernelArg<'_>; 2]) -> bool {
         && aligned(dst)
 }
 
-/// The source hash of each conversion, computed once per process.
-static KEYS: Definitions<(DType, DType), u64> = Definitions::new();
+/// The kernel of each (source, destination) element type.
+static KERNELS: SourceKernels<(DType, DType)> = SourceKernels::new();
 
 /// Runs the flat conversion from `args[0]` (the source) into `args[1]` (the destination),
 /// for which [`applies`] holds.
@@ -147,14 +148,7 @@ pub(crate) fn run(stream: Option<&Stream>, args: [KernelArg<'_>; 2]) -> Result<(
             broken: "a flat conversion of elements that are no numbers",
         });
     };
-    let hash = KEYS.get_or_try_insert_with((from, to), || {
-        Ok(registry::hash_parts(&["convert_contig", &source(from, to)]))
-    })?;
-    let key = KernelKey {
-        source: hash,
-        variant: 0,
-    };
-    let f = registry::prepared(&ctx, key, NAME, || source(from, to))?;
+    let f = KERNELS.prepared(&ctx, (from, to), NAME, || source(from, to))?;
     let list = [
         Arg::I64(n as i64),
         src.arg,

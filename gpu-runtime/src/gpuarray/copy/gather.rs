@@ -20,7 +20,8 @@ use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, Storag
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::index_element::IndexElement;
-use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
+use crate::gpuarray::kernels::registry::{self, BLOCK};
+use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::Arg;
 
 /// What an index outside its axis does (NumPy's `mode=` of `take` and `put`).
@@ -119,19 +120,13 @@ impl Gather {
     }
 }
 
-/// The source hash of each (kernel, element type), computed once per process.
-static KEYS: Definitions<(Gather, DType, DType), u64> = Definitions::new();
+/// The kernel of each (gather, element type, index type).
+static KERNELS: SourceKernels<(Gather, DType, DType)> = SourceKernels::new();
 
 fn prepared(ctx: &Context, g: Gather, t: DType, index: DType) -> Result<crate::launch::PreparedFunction> {
-    // Written only when its hash or its compile needs it, as the other kernels' sources are.
-    let source = || crate::gpuarray::elements::cast::headers_for([t]) + &g.source(t.c_name(), index);
-    let hash =
-        KEYS.get_or_try_insert_with((g, t, index), || Ok(registry::hash_parts(&[g.name(), &source()])))?;
-    let key = KernelKey {
-        source: hash,
-        variant: 0,
-    };
-    registry::prepared(ctx, key, g.name(), source)
+    KERNELS.prepared(ctx, (g, t, index), g.name(), || {
+        crate::gpuarray::elements::cast::headers_for([t]) + &g.source(t.c_name(), index)
+    })
 }
 
 /// After a launch in `Raise` mode: the first index out of range, as an error.
@@ -160,17 +155,6 @@ fn launch(
     let f = prepared(ctx, g, t, index)?;
     let grid = registry::grid_for(ctx, work)?;
     registry::launch(&f, grid, BLOCK, stream, args)
-}
-
-/// `a` itself when it is C-contiguous, else a C-order copy.
-fn contiguous<S: Storage, D: Dimension>(
-    a: &DeviceArrayBase<S, D>,
-    stream: Option<&Stream>,
-) -> Result<Option<DeviceArray<S::Elem, D>>> {
-    if a.is_standard_layout() {
-        return Ok(None);
-    }
-    Ok(Some(OnStream::new(a, stream).to_contiguous()?))
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
@@ -282,19 +266,15 @@ fn take_stream<S: Storage<Elem: Element>, D: Dimension, SI: Storage<Elem: IndexE
     if n == 0 {
         return Ok(out);
     }
-    let a_copy = contiguous(a, stream)?;
-    let i_copy = contiguous(indices, stream)?;
+    let a_copy = OnStream::new(a, stream).c_order()?;
+    let i_copy = OnStream::new(indices, stream).c_order()?;
     let inner: usize = shape[axis + 1..].iter().product();
     let mut bad = DeviceBuffer::<u64>::zeros(ctx, 2)?;
     {
-        let a_arg = match &a_copy {
-            Some(c) => Arg::input::<S::Elem, _>(c),
-            None => Arg::input::<S::Elem, _>(a),
-        };
-        let i_arg = match &i_copy {
-            Some(c) => Arg::input::<SI::Elem, _>(c),
-            None => Arg::input::<SI::Elem, _>(indices),
-        };
+        let a_view = a_copy.view();
+        let a_arg = Arg::input::<S::Elem, _>(&a_view);
+        let i_view = i_copy.view();
+        let i_arg = Arg::input::<SI::Elem, _>(&i_view);
         let args = [
             Arg::U64(n),
             a_arg,
@@ -346,18 +326,14 @@ where
     }
     let len = a.len();
     let ctx = a.context().clone();
-    let i_copy = contiguous(indices, stream)?;
-    let v_copy = contiguous(values, stream)?;
+    let i_copy = OnStream::new(indices, stream).c_order()?;
+    let v_copy = OnStream::new(values, stream).c_order()?;
     let mut bad = DeviceBuffer::<u64>::zeros(&ctx, 2)?;
     {
-        let i_arg = match &i_copy {
-            Some(c) => Arg::input::<SI::Elem, _>(c),
-            None => Arg::input::<SI::Elem, _>(indices),
-        };
-        let v_arg = match &v_copy {
-            Some(c) => Arg::input::<S::Elem, _>(c),
-            None => Arg::input::<S::Elem, _>(values),
-        };
+        let i_view = i_copy.view();
+        let i_arg = Arg::input::<SI::Elem, _>(&i_view);
+        let v_view = v_copy.view();
+        let v_arg = Arg::input::<S::Elem, _>(&v_view);
         let args = [
             Arg::U64(m),
             Arg::output::<S::Elem, _>(a),

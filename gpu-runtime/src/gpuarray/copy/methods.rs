@@ -8,7 +8,7 @@ use ndarray::{Dimension, IxDyn, SliceInfo, SliceInfoElem};
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
-use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage, StorageMut};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::copy::builtin::{kernel, Builtin};
 use crate::gpuarray::copy::convert_contig;
@@ -144,6 +144,34 @@ where
         S: StorageMut,
     {
         convert_into(self, src, None)
+    }
+}
+
+/// An array's elements in C order, for a kernel that reads plain memory: the array itself
+/// when it is C-contiguous, else a C-order copy, kept while the kernel's arguments borrow it.
+pub(crate) enum COrder<'a, T: ArrayElement> {
+    Same(DeviceArrayView<'a, T>),
+    Copied(DeviceArray<T, IxDyn>),
+}
+
+impl<T: ArrayElement> COrder<'_, T> {
+    /// The elements, C-contiguous.
+    pub(crate) fn view(&self) -> DeviceArrayView<'_, T> {
+        match self {
+            COrder::Same(v) => v.view(),
+            COrder::Copied(c) => c.view(),
+        }
+    }
+}
+
+impl<'a, S: Storage, D: Dimension> OnStream<'_, &'a DeviceArrayBase<S, D>> {
+    /// The array in C order: itself, or a copy queued on this stream.
+    pub(crate) fn c_order(&self) -> Result<COrder<'a, S::Elem>> {
+        let a = self.target;
+        if a.is_standard_layout() {
+            return Ok(COrder::Same(a.view().into_dyn()));
+        }
+        Ok(COrder::Copied(a.copy_stream(self.stream)?.into_dyn()))
     }
 }
 

@@ -21,7 +21,8 @@ use crate::gpuarray::elements::cast::headers_for;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::index_element::IndexElement;
-use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
+use crate::gpuarray::kernels::registry::{self, BLOCK};
+use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::Arg;
 
 const NAME: &str = "gpu_take_along";
@@ -56,20 +57,10 @@ fn source(t: DType, index: DType) -> String {
     )
 }
 
-static KEYS: Definitions<(DType, DType), u64> = Definitions::new();
+static KERNELS: SourceKernels<(DType, DType)> = SourceKernels::new();
 
 fn prepared(ctx: &Context, t: DType, index: DType) -> Result<crate::launch::PreparedFunction> {
-    let make = || source(t, index);
-    let hash = KEYS.get_or_try_insert_with((t, index), || Ok(registry::hash_parts(&[NAME, &make()])))?;
-    registry::prepared(
-        ctx,
-        KernelKey {
-            source: hash,
-            variant: 0,
-        },
-        NAME,
-        make,
-    )
+    KERNELS.prepared(ctx, (t, index), NAME, || source(t, index))
 }
 
 /// The result's shape and each operand's strides along it (0 where broadcast), NumPy's rule:

@@ -19,7 +19,8 @@ use crate::gpuarray::elements::cast;
 use crate::gpuarray::kernels::args::{ArgKind, KernelArg};
 use crate::gpuarray::kernels::broadcast::overlaps_itself;
 use crate::gpuarray::kernels::elementwise::first_context;
-use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
+use crate::gpuarray::kernels::registry::{self, BLOCK};
+use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::Arg;
 
 /// The side of a tile: 64 x 64 elements, each of a block's 256 threads moving 16 of them, so
@@ -142,8 +143,8 @@ pub(crate) fn plan(
     })
 }
 
-/// The source hash of each tiled copy, computed once per process.
-static KEYS: Definitions<(ElementType, ElementType), u64> = Definitions::new();
+/// The kernel of each (source, destination) element type.
+static KERNELS: SourceKernels<(ElementType, ElementType)> = SourceKernels::new();
 
 /// Runs the tiled copy of `plan` from `args[0]` (the source) into `args[1]` (the
 /// destination), whose layouts it was made from.
@@ -162,14 +163,7 @@ pub(crate) fn run(plan: &Plan, stream: Option<&Stream>, args: [KernelArg<'_>; 2]
             broken: "a tiled copy between vector types, or of elements larger than a tile holds",
         });
     }
-    let hash = KEYS.get_or_try_insert_with((from, to), || {
-        Ok(registry::hash_parts(&["transpose", &source(from, to)]))
-    })?;
-    let key = KernelKey {
-        source: hash,
-        variant: 0,
-    };
-    let f = registry::prepared(&ctx, key, NAME, || source(from, to))?;
+    let f = KERNELS.prepared(&ctx, (from, to), NAME, || source(from, to))?;
     let [rows, cols] = plan.dims;
     let list = [
         Arg::I64(rows as i64),

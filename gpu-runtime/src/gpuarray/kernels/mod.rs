@@ -10,3 +10,4 @@ pub(crate) mod codegen;
 pub(crate) mod elementwise;
 pub(crate) mod elementwise_fn;
 pub(crate) mod registry;
+pub(crate) mod source_kernels;

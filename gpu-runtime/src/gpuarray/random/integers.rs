@@ -23,7 +23,8 @@ use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::index_element::IndexElement;
-use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
+use crate::gpuarray::kernels::registry::{self, BLOCK};
+use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::gpuarray::random::philox::PHILOX_C;
 use crate::launch::Arg;
 
@@ -92,20 +93,10 @@ fn source(t: DType) -> String {
     )
 }
 
-static KEYS: Definitions<DType, u64> = Definitions::new();
+static KERNELS: SourceKernels<DType> = SourceKernels::new();
 
 fn prepared(ctx: &Context, t: DType) -> Result<crate::launch::PreparedFunction> {
-    let make = || source(t);
-    let hash = KEYS.get_or_try_insert_with(t, || Ok(registry::hash_parts(&[NAME, &make()])))?;
-    registry::prepared(
-        ctx,
-        KernelKey {
-            source: hash,
-            variant: 0,
-        },
-        NAME,
-        make,
-    )
+    KERNELS.prepared(ctx, t, NAME, || source(t))
 }
 
 /// The range `high - low` as the kernel's `r` (`0` meaning 2^64), and `low` as its bits.
@@ -153,9 +144,7 @@ impl OnStream<'_, &Context> {
         high: T,
         seed: u64,
     ) -> Result<DeviceArray<T, D>> {
-        let mut a = DeviceArray::empty(self.target, shape)?;
-        OnStream::new(&mut a, self.stream).fill_randint(low, high, seed)?;
-        Ok(a)
+        self.filled(shape, |mut a| a.fill_randint(low, high, seed))
     }
 }
 
@@ -219,18 +208,10 @@ mod tests {
 
     #[test]
     fn the_kernel_compiles_for_every_integer_type() {
-        let types = [
-            DType::I8,
-            DType::U8,
-            DType::I16,
-            DType::U16,
-            DType::I32,
-            DType::U32,
-            DType::I64,
-            DType::U64,
-        ];
+        // The integer types, `i8` to `u64`, in `DType::ALL`.
+        let types = &DType::ALL[1..9];
         let mut all = String::new();
-        for (k, t) in types.into_iter().enumerate() {
+        for (k, &t) in types.iter().enumerate() {
             let s = source(t);
             assert_eq!(gpu_cdecl::find_kernel(&s, NAME).unwrap().params.len(), 6);
             all.push_str(

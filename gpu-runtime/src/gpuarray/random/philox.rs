@@ -255,9 +255,7 @@ impl OnStream<'_, &Context> {
         shape: Sh,
         seed: u64,
     ) -> Result<DeviceArray<T, D>> {
-        let mut a = DeviceArray::empty(self.target, shape)?;
-        OnStream::new(&mut a, self.stream).fill_uniform(seed)?;
-        Ok(a)
+        self.filled(shape, |mut a| a.fill_uniform(seed))
     }
 
     /// [`DeviceArray::random_normal`] on this stream.
@@ -268,9 +266,7 @@ impl OnStream<'_, &Context> {
         mean: T,
         std: T,
     ) -> Result<DeviceArray<T, D>> {
-        let mut a = DeviceArray::empty(self.target, shape)?;
-        OnStream::new(&mut a, self.stream).fill_normal(seed, mean, std)?;
-        Ok(a)
+        self.filled(shape, |mut a| a.fill_normal(seed, mean, std))
     }
 }
 

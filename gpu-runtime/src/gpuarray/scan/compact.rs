@@ -28,7 +28,8 @@ use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
+use crate::gpuarray::kernels::registry::{self, BLOCK};
+use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::Arg;
 
 /// Elements each thread reads per tile: 16 rounds of a 256-thread block, 4096 elements a tile,
@@ -213,33 +214,11 @@ fn source(part: Part, p: DType, t: DType) -> String {
     format!("{headers}{body}")
 }
 
-/// The source hash of each (part, predicate type, element type), computed once per process.
-static KEYS: Definitions<(Part, DType, DType), u64> = Definitions::new();
+/// The kernel of each (part, predicate type, element type).
+static KERNELS: SourceKernels<(Part, DType, DType)> = SourceKernels::new();
 
 fn prepared(ctx: &Context, part: Part, p: DType, t: DType) -> Result<crate::launch::PreparedFunction> {
-    let make = || source(part, p, t);
-    let hash =
-        KEYS.get_or_try_insert_with((part, p, t), || Ok(registry::hash_parts(&[part.name(), &make()])))?;
-    registry::prepared(
-        ctx,
-        KernelKey {
-            source: hash,
-            variant: 0,
-        },
-        part.name(),
-        make,
-    )
-}
-
-/// `a` itself when it is C-contiguous, else a C-order copy.
-fn contiguous<S: Storage, D: Dimension>(
-    a: &DeviceArrayBase<S, D>,
-    stream: Option<&Stream>,
-) -> Result<Option<DeviceArray<S::Elem, D>>> {
-    if a.is_standard_layout() {
-        return Ok(None);
-    }
-    Ok(Some(OnStream::new(a, stream).to_contiguous()?))
+    KERNELS.prepared(ctx, (part, p, t), part.name(), || source(part, p, t))
 }
 
 /// The exclusive offset of each tile of `src` (C-contiguous, `n > 0` elements) in the
@@ -304,11 +283,8 @@ fn indices<P: Element, S: Storage<Elem = P>, D: Dimension>(
         };
         return Ok((v, empty_rows(0)?));
     }
-    let copy = contiguous(a, stream)?;
-    let src = match &copy {
-        Some(c) => c.view().into_dyn(),
-        None => a.view().into_dyn(),
-    };
+    let copy = OnStream::new(a, stream).c_order()?;
+    let src = copy.view();
     let (offsets, total) = tile_offsets::<P, _>(&ctx, &src, n, stream)?;
     let grid = n.div_ceil(TILE) as u32;
     let shape_d = shape_buffer(&ctx, shape)?;
@@ -413,12 +389,8 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         if a.is_empty() {
             return Ok(0);
         }
-        let copy = contiguous(a, self.stream)?;
-        let total = match &copy {
-            Some(c) => tile_offsets::<S::Elem, _>(a.context(), c, a.len() as u64, self.stream)?.1,
-            None => tile_offsets::<S::Elem, _>(a.context(), a, a.len() as u64, self.stream)?.1,
-        };
-        Ok(total)
+        let src = self.c_order()?;
+        Ok(tile_offsets::<S::Elem, _>(a.context(), &src.view(), a.len() as u64, self.stream)?.1)
     }
 
     /// [`nonzero`](DeviceArrayBase::nonzero) on this stream.
@@ -467,16 +439,10 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         if n == 0 {
             return DeviceArray::empty(&ctx, 0);
         }
-        let m_copy = contiguous(mask, stream)?;
-        let a_copy = contiguous(a, stream)?;
-        let m = match &m_copy {
-            Some(c) => c.view().into_dyn(),
-            None => mask.view().into_dyn(),
-        };
-        let av = match &a_copy {
-            Some(c) => c.view().into_dyn(),
-            None => a.view().into_dyn(),
-        };
+        let m_copy = OnStream::new(mask, stream).c_order()?;
+        let a_copy = OnStream::new(a, stream).c_order()?;
+        let m = m_copy.view();
+        let av = a_copy.view();
         let (offsets, total) = tile_offsets::<Bool, _>(&ctx, &m, n, stream)?;
         let mut out = DeviceArray::<S::Elem, Ix1>::empty(&ctx, total)?;
         if total > 0 {
@@ -590,11 +556,8 @@ where
     if n == 0 {
         return Ok(());
     }
-    let m_copy = contiguous(mask, stream)?;
-    let m = match &m_copy {
-        Some(c) => c.view().into_dyn(),
-        None => mask.view().into_dyn(),
-    };
+    let m_copy = OnStream::new(mask, stream).c_order()?;
+    let m = m_copy.view();
     let (offsets, total) = tile_offsets::<Bool, _>(&ctx, &m, n, stream)?;
     if values.len() != total && values.len() != 1 {
         return Err(ArrayShapeError::ElementCounts {
@@ -607,11 +570,8 @@ where
     if total == 0 {
         return Ok(());
     }
-    let v_copy = contiguous(values, stream)?;
-    let v = match &v_copy {
-        Some(c) => c.view().into_dyn(),
-        None => values.view().into_dyn(),
-    };
+    let v_copy = OnStream::new(values, stream).c_order()?;
+    let v = v_copy.view();
     let f = prepared(&ctx, Part::Scatter, DType::Bool, S::Elem::DTYPE)?;
     through_contiguous(a, stream, |dst| {
         registry::launch(
@@ -649,11 +609,8 @@ where
     if n == 0 {
         return Ok(());
     }
-    let m_copy = contiguous(mask, stream)?;
-    let m = match &m_copy {
-        Some(c) => c.view().into_dyn(),
-        None => mask.view().into_dyn(),
-    };
+    let m_copy = OnStream::new(mask, stream).c_order()?;
+    let m = m_copy.view();
     let f = prepared(&ctx, Part::Fill, DType::Bool, S::Elem::DTYPE)?;
     let grid = registry::grid_for(&ctx, n)?;
     through_contiguous(a, stream, |dst| {
@@ -686,25 +643,8 @@ pub(crate) mod tests {
     /// Every part of the compaction for every element type, compiled by NVRTC on the host.
     #[test]
     fn the_compaction_kernels_compile_for_every_element_type() {
-        let all = [
-            DType::Bool,
-            DType::I8,
-            DType::U8,
-            DType::I16,
-            DType::U16,
-            DType::I32,
-            DType::U32,
-            DType::I64,
-            DType::U64,
-            DType::F16,
-            DType::Bf16,
-            DType::F32,
-            DType::F64,
-            DType::Complex32,
-            DType::Complex64,
-        ];
         let mut sources = vec![source(Part::Offsets, DType::I64, DType::I64)];
-        for t in all {
+        for t in DType::ALL {
             for part in [Part::Count, Part::Indices(1), Part::Indices(3), Part::Rows] {
                 sources.push(source(part, t, DType::I64));
             }

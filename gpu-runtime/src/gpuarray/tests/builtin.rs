@@ -3,62 +3,25 @@
 
 use gpu_cdecl::Scalar;
 
-use super::compiles;
+use super::{builtin_source, compiles, scalars};
 use crate::gpuarray::copy::builtin::{kernel, Builtin};
-use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::elementwise::Variant;
 use crate::gpuarray::reduce::kernel::ReductionVariant;
 use crate::gpuarray::reduce::ops::test_kernels;
 
-fn all_scalars() -> [Scalar; 10] {
-    [
-        i8::SCALAR,
-        u8::SCALAR,
-        i16::SCALAR,
-        u16::SCALAR,
-        i32::SCALAR,
-        u32::SCALAR,
-        i64::SCALAR,
-        u64::SCALAR,
-        f32::SCALAR,
-        f64::SCALAR,
-    ]
-}
-
 #[test]
 fn builtin_elementwise_kernels_compile() {
-    for s in all_scalars() {
-        compiles(
-            "fill",
-            &kernel(
-                Builtin::Fill,
-                crate::gpuarray::tests::dt(s),
-                crate::gpuarray::tests::dt(s),
-            )
-            .unwrap()
-            .source(Variant::Contiguous),
-        );
+    for s in scalars(false, false) {
+        compiles("fill", &builtin_source(Builtin::Fill, s, s, Variant::Contiguous));
         compiles(
             "convert",
-            &kernel(
-                Builtin::Convert,
-                crate::gpuarray::tests::dt(s),
-                crate::gpuarray::tests::dt(Scalar::F64),
-            )
-            .unwrap()
-            .source(Variant::Contiguous),
+            &builtin_source(Builtin::Convert, s, Scalar::F64, Variant::Contiguous),
         );
     }
     for d in [1, 2, 3, 8] {
         compiles(
             "convert strided",
-            &kernel(
-                Builtin::Convert,
-                crate::gpuarray::tests::dt(Scalar::F32),
-                crate::gpuarray::tests::dt(Scalar::I32),
-            )
-            .unwrap()
-            .source(Variant::Strided(d)),
+            &builtin_source(Builtin::Convert, Scalar::F32, Scalar::I32, Variant::Strided(d)),
         );
     }
 }

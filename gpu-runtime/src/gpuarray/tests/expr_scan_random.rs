@@ -91,16 +91,7 @@ fn scan_kernels_compile() {
             compiles(std::any::type_name::<T>(), &s);
         }
     }
-    of::<i8>();
-    of::<u8>();
-    of::<i16>();
-    of::<u16>();
-    of::<i32>();
-    of::<u32>();
-    of::<i64>();
-    of::<u64>();
-    of::<f32>();
-    of::<f64>();
+    for_each_number!(of);
     of::<half::f16>();
     of::<half::bf16>();
     of::<crate::types::Complex32>();

@@ -5,40 +5,18 @@
 use gpu_cdecl::Scalar;
 use half::{bf16, f16};
 
-use super::compiles;
+use super::{builtin_source, compiles, scalars};
 use crate::gpuarray::copy::builtin::{kernel, Builtin};
-use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::elementwise::{ElementwiseKernel, Variant};
-
-const ELEMENTS: [Scalar; 12] = [
-    i8::SCALAR,
-    u8::SCALAR,
-    i16::SCALAR,
-    u16::SCALAR,
-    i32::SCALAR,
-    u32::SCALAR,
-    i64::SCALAR,
-    u64::SCALAR,
-    f16::SCALAR,
-    bf16::SCALAR,
-    f32::SCALAR,
-    f64::SCALAR,
-];
 
 #[test]
 fn conversions_into_and_out_of_16_bit_floats_compile() {
     for half in [Scalar::F16, Scalar::Bf16] {
         compiles(
             "fill",
-            &kernel(
-                Builtin::Fill,
-                crate::gpuarray::tests::dt(half),
-                crate::gpuarray::tests::dt(half),
-            )
-            .unwrap()
-            .source(Variant::Contiguous),
+            &builtin_source(Builtin::Fill, half, half, Variant::Contiguous),
         );
-        for other in ELEMENTS {
+        for other in scalars(true, false) {
             for (from, to) in [(half, other), (other, half)] {
                 let k = kernel(
                     Builtin::Convert,
@@ -54,13 +32,7 @@ fn conversions_into_and_out_of_16_bit_floats_compile() {
         }
         compiles(
             "convert strided",
-            &kernel(
-                Builtin::Convert,
-                crate::gpuarray::tests::dt(Scalar::F32),
-                crate::gpuarray::tests::dt(half),
-            )
-            .unwrap()
-            .source(Variant::Strided(3)),
+            &builtin_source(Builtin::Convert, Scalar::F32, half, Variant::Strided(3)),
         );
     }
 }

@@ -107,22 +107,6 @@ fn math_kernels_compile_in_float_and_double() {
     }
 }
 
-fn all_numbers() -> [Scalar; 11] {
-    [
-        i8::SCALAR,
-        u8::SCALAR,
-        i16::SCALAR,
-        u16::SCALAR,
-        i32::SCALAR,
-        u32::SCALAR,
-        i64::SCALAR,
-        u64::SCALAR,
-        f32::SCALAR,
-        f64::SCALAR,
-        Bool::SCALAR,
-    ]
-}
-
 /// Every function of any number type, with every element type of operand, compiles; the
 /// comparison gives `bool` and `where` takes it.
 #[test]
@@ -161,7 +145,7 @@ fn generic_kernels_compile_for_every_type() {
         let k = kernel::<Bool>(&cmp, Store::Assign).unwrap();
         compiles(&format!("{s:?} compare"), &k.source(Variant::Strided(3)));
         // From and to every type.
-        for to in all_numbers() {
+        for to in super::scalars(false, true) {
             let k = crate::gpuarray::copy::builtin::kernel(
                 crate::gpuarray::copy::builtin::Builtin::Convert,
                 s,
@@ -174,16 +158,7 @@ fn generic_kernels_compile_for_every_type() {
             );
         }
     }
-    of::<i8>();
-    of::<u8>();
-    of::<i16>();
-    of::<u16>();
-    of::<i32>();
-    of::<u32>();
-    of::<i64>();
-    of::<u64>();
-    of::<f32>();
-    of::<f64>();
+    for_each_number!(of);
     of::<Bool>();
     let fill = crate::gpuarray::copy::builtin::kernel(
         crate::gpuarray::copy::builtin::Builtin::Fill,

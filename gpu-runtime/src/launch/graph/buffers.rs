@@ -14,7 +14,9 @@ use std::ops::RangeBounds;
 use cudarc::driver::sys;
 
 use crate::driver::context::core::Context;
-use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
+use crate::driver::memory::view::{
+    device_memory_accessors, DeviceRead, DeviceView, DeviceViewMut, DeviceWrite,
+};
 use crate::driver::ordering::StreamUses;
 use crate::error::Result;
 use crate::types::repr::DeviceRepr;
@@ -33,17 +35,8 @@ pub struct GraphArg<'a> {
 }
 
 impl GraphArg<'_> {
-    /// The number of elements (what `#[len = …]` checks).
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True when the buffer holds no elements.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+    // `len` is what `#[len = …]` checks.
+    device_memory_accessors!(len);
 
     /// The size in bytes.
     pub(crate) fn bytes(&self) -> usize {

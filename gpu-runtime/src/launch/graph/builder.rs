@@ -2,22 +2,17 @@
 //! programs that know their graph, with every pair of nodes that could run at the same time
 //! checked not to share an allocation that one of them writes.
 
-use std::ffi::c_void;
-
 use cudarc::driver::sys;
 
 use crate::driver::calls;
 use crate::driver::calls::Failed;
 use crate::driver::context::core::Context;
-use crate::driver::module::function::Function;
 use crate::error::{Error, Result};
-use crate::launch::cluster::LaunchEx;
-use crate::launch::dims::Dim3;
 use crate::types::repr::DeviceRepr;
 
 use super::buffers::{GraphRead, GraphWrite};
 use super::graph::Graph;
-use super::node_args::NodeArgs;
+use super::node_args::{KernelNode, NodeArgs};
 use super::node_checks;
 use super::nodes::{NodeId, NodeKind, Nodes};
 
@@ -198,42 +193,23 @@ impl<'a> GraphBuilder<'a> {
 
     /// Adds a kernel node (the generated `graph_node` calls this after its compile-time typed
     /// argument checks).
-    ///
-    /// # Safety
-    /// `params` holds one pointer per parameter of `f`, each to a value of the C parameter's
-    /// type, its buffers are those of `args`, and its by-value arguments went through
-    /// `args`' `value` (the macro's `graph_value`), so that a graph's condition is recorded.
     #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn kernel(
-        &mut self,
-        deps: &[NodeId],
-        f: &Function,
-        ex: &LaunchEx,
-        grid: Dim3,
-        block: Dim3,
-        args: NodeArgs<'a>,
-        params: &mut [*mut c_void],
-    ) -> Result<NodeId> {
-        if !ex.is_plain_shape() {
+    pub fn kernel(&mut self, deps: &[NodeId], mut k: KernelNode<'a, '_>) -> Result<NodeId> {
+        if !k.ex.is_plain_shape() {
             return Err(Error::Unsupported {
                 what: "a cluster or cooperative kernel in a built graph",
                 needs: "a captured graph (`Capture`), which keeps the launch attributes".into(),
             });
         }
-        if !f.context().is(self.graph.ctx.raw()) {
+        if !k.f.context().is(self.graph.ctx.raw()) {
             return Err(Error::WrongContext { what: "the kernel" });
         }
-        let cfg = node_checks::checked(f, grid, block)?;
-        let p = node_checks::kernel_params(f, &cfg, params);
-        let kind = NodeKind::Kernel {
-            function: f.clone(),
-            plain: ex.is_plain(),
-        };
-        if !ex.is_dependent() {
+        let p = node_checks::kernel_node(&mut k)?;
+        let (kind, args) = (k.kind(), k.args);
+        if !k.ex.is_dependent() {
             return self.add(deps, kind, args, |g, d| {
-                // SAFETY: validated configuration; the caller's guarantee for the parameters,
-                // which the driver copies.
+                // SAFETY: validated configuration; `KernelNode::new`'s contract for the
+                // parameters, which the driver copies.
                 unsafe { calls::graph_add_kernel_node(g, d, &p) }
             });
         }
@@ -265,8 +241,8 @@ impl<'a> GraphBuilder<'a> {
         nodes.check(nodes.len(), &ancestors, &args.uses)?;
         let (raw_others, _) = nodes.dependencies(&others)?;
         self.graph.ctx.bind()?;
-        // SAFETY: validated configuration; the caller's guarantee for the parameters, which
-        // the driver copies; `raw_others` are nodes of this graph.
+        // SAFETY: validated configuration; `KernelNode::new`'s contract for the parameters,
+        // which the driver copies; `raw_others` are nodes of this graph.
         let node = unsafe { calls::graph_add_kernel_node(self.graph.raw, &raw_others, &p) }?;
         if !raw_kernels.is_empty() {
             // SAFETY: live graph; `raw_kernels` are kernel nodes of it and `node` one too; the

@@ -10,19 +10,14 @@
 //! which allocations the node reads and writes; the graph records them on the stream it is
 //! launched on, each time.
 
-use std::ffi::c_void;
-
 use cudarc::driver::sys;
 
 use crate::driver::calls;
 use crate::driver::calls::Failed;
 use crate::driver::context::core::Context;
 use crate::driver::init::driver_version;
-use crate::driver::module::function::Function;
 use crate::driver::stream::Event;
 use crate::error::{Error, Result};
-use crate::launch::cluster::LaunchEx;
-use crate::launch::dims::Dim3;
 use crate::types::repr::DeviceRepr;
 
 #[cfg(feature = "cublas")]
@@ -31,7 +26,7 @@ mod blas;
 
 use super::buffers::{GraphRead, GraphWrite};
 use super::graph::Graph;
-use super::node_args::NodeArgs;
+use super::node_args::KernelNode;
 use super::node_checks;
 use super::nodes::{NodeId, NodeKind, Nodes};
 
@@ -201,27 +196,16 @@ impl<'a> Capture<'a> {
 
     /// Records a kernel launch (the generated `capture` calls this after its compile-time
     /// typed argument checks) and returns its node, for `update_node`.
-    ///
-    /// # Safety
-    /// `params` holds one pointer per parameter of `f`, each to a value of the C parameter's
-    /// type, its buffers are those of `args`, and its by-value arguments went through
-    /// `args`' `value` (the macro's `graph_value`), so that a graph's condition is recorded.
     #[doc(hidden)]
-    pub unsafe fn kernel(
-        &mut self,
-        f: &Function,
-        ex: &LaunchEx,
-        grid: Dim3,
-        block: Dim3,
-        args: NodeArgs<'a>,
-        params: &mut [*mut c_void],
-    ) -> Result<NodeId> {
+    pub fn kernel(&mut self, mut k: KernelNode<'a, '_>) -> Result<NodeId> {
         self.live()?;
-        if !f.context().is(self.ctx.raw()) {
+        if !k.f.context().is(self.ctx.raw()) {
             return Err(Error::WrongContext { what: "the kernel" });
         }
-        // SAFETY: the caller's guarantee; the stream is the capture's, so nothing runs yet.
-        match unsafe { ex.launch(f, grid, block, self.stream, params) } {
+        let (f, ex, grid, block, stream) = (k.f, k.ex, k.grid, k.block, self.stream);
+        // SAFETY: `KernelNode::new`'s contract for the parameters; the stream is the
+        // capture's, so nothing runs yet.
+        match unsafe { ex.launch(f, grid, block, stream, k.params()) } {
             Ok(()) => {}
             // Refused before the driver saw it: nothing was recorded.
             Err(e @ Error::InvalidLaunch(_)) => return Err(e),
@@ -235,12 +219,8 @@ impl<'a> Capture<'a> {
             }
         }
         let raw = self.last_node()?;
-        let kind = NodeKind::Kernel {
-            function: f.clone(),
-            plain: ex.is_plain(),
-        };
-        self.nodes.note_conditions(&args.conditions);
-        Ok(self.nodes.push(raw, kind, args.uses, Vec::new()))
+        self.nodes.note_conditions(&k.args.conditions);
+        Ok(self.nodes.push(raw, k.kind(), k.args.uses, Vec::new()))
     }
 
     /// Records a copy of `src` into `dst`, of the same length.

@@ -99,29 +99,48 @@ impl<'a> Capture<'a> {
         })
     }
 
-    /// The uses of a product's matrices and workspace, after checking their contexts and the
-    /// workspace's alignment.
-    fn gemm_args(
-        &self,
-        a: &GraphArg<'a>,
-        b: &GraphArg<'a>,
-        c: &GraphArg<'a>,
-        workspace: &GraphArg<'a>,
-    ) -> Result<NodeArgs<'a>> {
-        for arg in [a, b, c, workspace] {
+    /// A captured product, cuBLAS's `name` made by `call` (given the handle and the matrices'
+    /// device addresses `a`, `b`, `c`) on the capture stream. Before it: the capture still
+    /// live, the tokens' lengths in elements passed to `check` (`a`, `b`, `c`), their contexts
+    /// and the workspace's alignment checked, their uses noted, and the handle pointed at the
+    /// workspace; after it, the node recorded, or the capture ended on a failure.
+    #[allow(clippy::too_many_arguments)]
+    fn gemm_node(
+        &mut self,
+        name: &'static str,
+        a: &impl GraphRead<'a, f32>,
+        b: &impl GraphRead<'a, f32>,
+        c: &mut impl GraphWrite<'a, f32>,
+        workspace: &mut impl GraphWrite<'a, u8>,
+        check: impl FnOnce(usize, usize, usize) -> Result<()>,
+        call: impl FnOnce(cublasHandle_t, *const f32, *const f32, *mut f32) -> cublasStatus_t,
+    ) -> Result<()> {
+        self.live()?;
+        let (a, b, c, ws) = (
+            a.graph_arg(),
+            b.graph_arg(),
+            c.graph_arg_mut(),
+            workspace.graph_arg_mut(),
+        );
+        check(a.len, b.len, c.len)?;
+        for arg in [&a, &b, &c, &ws] {
             if !arg.ctx.is(self.ctx.raw()) {
                 return Err(Error::WrongContext {
                     what: "a matrix or the workspace of a captured gemm",
                 });
             }
         }
-        check_workspace(workspace.ptr)?;
+        check_workspace(ws.ptr)?;
         let mut args = NodeArgs::new();
-        args.record(a, Access::Read);
-        args.record(b, Access::Read);
-        args.record(c, Access::Write);
-        args.record(workspace, Access::Write);
-        Ok(args)
+        args.record(&a, Access::Read);
+        args.record(&b, Access::Read);
+        args.record(&c, Access::Write);
+        args.record(&ws, Access::Write);
+        let handle = self.blas_handle()?;
+        self.use_workspace(handle, &ws)?;
+        let (a, b, c) = (a.ptr as *const f32, b.ptr as *const f32, c.ptr as *mut f32);
+        let status = self.with_stream(|_| Ok(call(handle, a, b, c)))?;
+        self.after_blas(name, status, args)
     }
 
     /// Points the handle at `workspace` (cuBLAS keeps it until the next `cublasSetStream` or
@@ -180,44 +199,21 @@ impl<'a> Capture<'a> {
         c: &mut impl GraphWrite<'a, f32>,
         workspace: &mut impl GraphWrite<'a, u8>,
     ) -> Result<()> {
-        self.live()?;
-        let (a, b, c, ws) = (
-            a.graph_arg(),
-            b.graph_arg(),
-            c.graph_arg_mut(),
-            workspace.graph_arg_mut(),
-        );
-        check_gemm(&cfg, a.len, b.len, c.len)?;
-        let args = self.gemm_args(&a, &b, &c, &ws)?;
-        let handle = self.blas_handle()?;
-        self.use_workspace(handle, &ws)?;
         let (alpha, beta) = (cfg.alpha, cfg.beta);
-        let status = self.with_stream(|_| {
+        let check = |a, b, c| check_gemm(&cfg, a, b, c);
+        self.gemm_node("cublasSgemm", a, b, c, workspace, check, |handle, a, b, c| {
             // SAFETY: every matrix lies inside its buffer (checked), each borrowed for 'a, so
             // for as long as the graph can run; `c` is an exclusive token, so it overlaps
             // neither `a` nor `b`; the handle queues on the capture stream, so nothing runs
             // now; `alpha` and `beta` are host values read during the call
             // (CUBLAS_POINTER_MODE_HOST, the default).
-            Ok(unsafe {
+            unsafe {
                 cudarc::cublas::sys::cublasSgemm_v2(
-                    handle,
-                    cfg.transa,
-                    cfg.transb,
-                    cfg.m,
-                    cfg.n,
-                    cfg.k,
-                    &alpha,
-                    a.ptr as *const f32,
-                    cfg.lda,
-                    b.ptr as *const f32,
-                    cfg.ldb,
-                    &beta,
-                    c.ptr as *mut f32,
-                    cfg.ldc,
+                    handle, cfg.transa, cfg.transb, cfg.m, cfg.n, cfg.k, &alpha, a, cfg.lda, b, cfg.ldb,
+                    &beta, c, cfg.ldc,
                 )
-            })
-        })?;
-        self.after_blas("cublasSgemm", status, args)
+            }
+        })
     }
 
     /// Records `C_i = alpha op(A_i) op(B_i) + beta C_i` for `i < cfg.batch_size`
@@ -232,46 +228,43 @@ impl<'a> Capture<'a> {
         c: &mut impl GraphWrite<'a, f32>,
         workspace: &mut impl GraphWrite<'a, u8>,
     ) -> Result<()> {
-        self.live()?;
-        let (a, b, c, ws) = (
-            a.graph_arg(),
-            b.graph_arg(),
-            c.graph_arg_mut(),
-            workspace.graph_arg_mut(),
-        );
-        check_gemm_strided_batched(&cfg, a.len, b.len, c.len)?;
-        let args = self.gemm_args(&a, &b, &c, &ws)?;
-        let handle = self.blas_handle()?;
-        self.use_workspace(handle, &ws)?;
         let g = &cfg.gemm;
         let (alpha, beta) = (g.alpha, g.beta);
-        let status = self.with_stream(|_| {
-            // SAFETY: as in `gemm`, for every matrix of every batch (checked, the results not
-            // overlapping one another).
-            Ok(unsafe {
-                cudarc::cublas::sys::cublasSgemmStridedBatched(
-                    handle,
-                    g.transa,
-                    g.transb,
-                    g.m,
-                    g.n,
-                    g.k,
-                    &alpha,
-                    a.ptr as *const f32,
-                    g.lda,
-                    cfg.stride_a,
-                    b.ptr as *const f32,
-                    g.ldb,
-                    cfg.stride_b,
-                    &beta,
-                    c.ptr as *mut f32,
-                    g.ldc,
-                    cfg.stride_c,
-                    cfg.batch_size,
-                )
-            })
-        })?;
-        self.after_blas("cublasSgemmStridedBatched", status, args)
+        let check = |a, b, c| check_gemm_strided_batched(&cfg, a, b, c);
+        self.gemm_node(
+            "cublasSgemmStridedBatched",
+            a,
+            b,
+            c,
+            workspace,
+            check,
+            |handle, a, b, c| {
+                // SAFETY: as in `gemm`, for every matrix of every batch (checked, the results not
+                // overlapping one another).
+                unsafe {
+                    cudarc::cublas::sys::cublasSgemmStridedBatched(
+                        handle,
+                        g.transa,
+                        g.transb,
+                        g.m,
+                        g.n,
+                        g.k,
+                        &alpha,
+                        a,
+                        g.lda,
+                        cfg.stride_a,
+                        b,
+                        g.ldb,
+                        cfg.stride_b,
+                        &beta,
+                        c,
+                        g.ldc,
+                        cfg.stride_c,
+                        cfg.batch_size,
+                    )
+                }
+            },
+        )
     }
 }
 

@@ -2,19 +2,14 @@
 //! ordering its memory on the launch stream, and updated node by node with
 //! `cuGraphExecKernelNodeSetParams` through the typed, generated `update_node`.
 
-use std::ffi::c_void;
-
 use cudarc::driver::sys;
 
 use crate::driver::calls;
-use crate::driver::module::function::Function;
 use crate::driver::stream::Stream;
 use crate::error::{Error, GraphError, Result};
-use crate::launch::cluster::LaunchEx;
-use crate::launch::dims::Dim3;
 
 use super::graph::Graph;
-use super::node_args::NodeArgs;
+use super::node_args::KernelNode;
 use super::node_checks;
 use super::nodes::{NodeId, NodeKind};
 
@@ -91,23 +86,9 @@ impl<'a> GraphExec<'a> {
     /// another graph, a node that is not a launch of `f`, a cluster or cooperative launch, a
     /// configuration over the limits, and new arguments that a node running at the same time
     /// also uses with a write on either side.
-    ///
-    /// # Safety
-    /// `params` holds one pointer per parameter of `f`, each to a value of the C parameter's
-    /// type, its buffers are those of `args`, and its by-value arguments went through
-    /// `args`' `value` (the macro's `graph_value`), so that a graph's condition is recorded.
     #[doc(hidden)]
-    #[allow(clippy::too_many_arguments)]
-    pub unsafe fn update_kernel(
-        &mut self,
-        node: NodeId,
-        f: &Function,
-        ex: &LaunchEx,
-        grid: Dim3,
-        block: Dim3,
-        args: NodeArgs<'a>,
-        params: &mut [*mut c_void],
-    ) -> Result<()> {
+    pub fn update_kernel(&mut self, node: NodeId, mut k: KernelNode<'a, '_>) -> Result<()> {
+        let f = k.f;
         let nodes = &mut self.graph.nodes;
         let i = nodes.index_of(node)?;
         let n = &nodes.nodes[i];
@@ -120,22 +101,21 @@ impl<'a> GraphExec<'a> {
                 }
                 .into())
             }
-            NodeKind::Kernel { plain: true, .. } if ex.is_plain() && !n.raw.is_null() => {}
+            NodeKind::Kernel { plain: true, .. } if k.ex.is_plain() && !n.raw.is_null() => {}
             NodeKind::Kernel { .. } => return Err(GraphError::NotUpdatable { node: i }.into()),
             NodeKind::Other | NodeKind::Conditional { .. } => {
                 return Err(GraphError::NotAKernel { node: i }.into())
             }
         }
-        let cfg = node_checks::checked(f, grid, block)?;
-        nodes.check(i, &[], &args.uses)?;
-        nodes.check_conditions(&args.conditions)?;
-        let p = node_checks::kernel_params(f, &cfg, params);
+        let p = node_checks::kernel_node(&mut k)?;
+        nodes.check(i, &[], &k.args.uses)?;
+        nodes.check_conditions(&k.args.conditions)?;
         self.graph.ctx.bind()?;
         // SAFETY: the node belongs to the graph this was instantiated from (kept alive by
-        // self); the configuration was validated and the parameters are the caller's promise.
-        // The driver copies them.
+        // self); the configuration was validated and the parameters are `KernelNode::new`'s
+        // promise. The driver copies them.
         unsafe { calls::graph_exec_kernel_node_set_params(self.raw, n.raw, &p) }?;
-        nodes.replace_uses(i, args.uses);
+        nodes.replace_uses(i, k.args.uses);
         Ok(())
     }
 }

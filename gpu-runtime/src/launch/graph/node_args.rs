@@ -3,15 +3,19 @@
 //! arguments are plain data: the macro refuses texture and surface objects in graphs). Nothing is recorded in the buffers' own
 //! stream-ordering records here: the graph records its uses when it is launched.
 
+use std::ffi::c_void;
+
 use cudarc::driver::sys;
 
 use crate::driver::module::function::Function;
 use crate::error::Result;
 use crate::launch::buffer_args::foreign_arg;
+use crate::launch::cluster::LaunchEx;
+use crate::launch::dims::Dim3;
 use crate::launch::params::KernelParam;
 
 use super::buffers::GraphArg;
-use super::nodes::{Access, Use};
+use super::nodes::{Access, NodeKind, Use};
 
 /// The buffers one kernel node uses, collected by the generated `capture`, `graph_node` and
 /// `update_node` methods.
@@ -93,5 +97,57 @@ impl<'a> NodeArgs<'a> {
             Some(u) => u.access = u.access.max(access),
             None => self.uses.push(new),
         }
+    }
+}
+
+/// One kernel launch as every graph path takes it (`Capture::kernel`, `GraphBuilder::kernel`,
+/// `GraphExec::update_kernel`): the generated `capture`, `graph_node` and `update_node` make it
+/// once, after their compile-time typed argument checks.
+#[doc(hidden)]
+pub struct KernelNode<'a, 'p> {
+    pub(crate) f: &'p Function,
+    pub(crate) ex: &'p LaunchEx,
+    pub(crate) grid: Dim3,
+    pub(crate) block: Dim3,
+    pub(crate) args: NodeArgs<'a>,
+    params: &'p mut [*mut c_void],
+}
+
+impl<'a, 'p> KernelNode<'a, 'p> {
+    /// The launch of `f` with `ex`, `grid` and `block`, its buffers in `args`.
+    ///
+    /// # Safety
+    /// `params` holds one pointer per parameter of `f`, each to a value of the C parameter's
+    /// type, its buffers are those of `args`, and its by-value arguments went through
+    /// `args`' `value` (the macro's `graph_value`), so that a graph's condition is recorded.
+    pub unsafe fn new(
+        f: &'p Function,
+        ex: &'p LaunchEx,
+        grid: Dim3,
+        block: Dim3,
+        args: NodeArgs<'a>,
+        params: &'p mut [*mut c_void],
+    ) -> Self {
+        KernelNode {
+            f,
+            ex,
+            grid,
+            block,
+            args,
+            params,
+        }
+    }
+
+    /// What the graph's node list records of it.
+    pub(crate) fn kind(&self) -> NodeKind {
+        NodeKind::Kernel {
+            function: self.f.clone(),
+            plain: self.ex.is_plain(),
+        }
+    }
+
+    /// The parameter array, as a stream launch takes it (`LaunchEx::launch`).
+    pub(crate) fn params(&mut self) -> &mut [*mut c_void] {
+        self.params
     }
 }

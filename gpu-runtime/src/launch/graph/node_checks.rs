@@ -12,12 +12,12 @@ use crate::error::{CopyError, Error, GraphError, Result};
 use crate::launch::dims::{self, CheckedLaunch, Dim3};
 
 use super::buffers::GraphArg;
-use super::node_args::NodeArgs;
+use super::node_args::{KernelNode, NodeArgs};
 use super::nodes::Access;
 
 /// A kernel node's configuration, checked against the device's and the kernel's limits, with
 /// large dynamic shared memory opted in to.
-pub(crate) fn checked(f: &Function, grid: Dim3, block: Dim3) -> Result<CheckedLaunch> {
+fn checked(f: &Function, grid: Dim3, block: Dim3) -> Result<CheckedLaunch> {
     let limits = f.kernel_limits()?;
     let cfg = dims::validate(grid, block, f.shared_mem_bytes, f.context().limits(), limits)?;
     f.context().bind()?;
@@ -28,7 +28,7 @@ pub(crate) fn checked(f: &Function, grid: Dim3, block: Dim3) -> Result<CheckedLa
 /// The driver's description of a kernel node. The driver copies `params` and the values they
 /// point to when the node is added or updated (`cuGraphKernelNodeGetParams`: "the argument
 /// values it points to are owned by the node"), so they need to live only for that call.
-pub(crate) fn kernel_params(
+fn kernel_params(
     f: &Function,
     cfg: &CheckedLaunch,
     params: &mut [*mut c_void],
@@ -47,6 +47,13 @@ pub(crate) fn kernel_params(
         kern: std::ptr::null_mut(),
         ctx: f.context().raw(),
     }
+}
+
+/// The driver's description of kernel node `k`, its configuration checked as every launch's
+/// is. It points into `k`'s parameters, which must outlive the driver call it is given to.
+pub(crate) fn kernel_node(k: &mut KernelNode<'_, '_>) -> Result<sys::CUDA_KERNEL_NODE_PARAMS> {
+    let cfg = checked(k.f, k.grid, k.block)?;
+    Ok(kernel_params(k.f, &cfg, k.params()))
 }
 
 fn in_context(ctx: &Context, arg: &GraphArg<'_>) -> Result<()> {

@@ -197,11 +197,7 @@ impl<'a> Staging<'a> {
         host: &'a (impl HostSlice<T> + ?Sized),
     ) -> Result<PooledBuffer<T>> {
         let host = host.host_slice()?;
-        let (buf, job) = self.stage::<T>(host.len(), host.as_ptr() as *mut u8)?;
-        if job.bytes > 0 {
-            self.uploads.push(job);
-        }
-        Ok(buf)
+        self.staged::<T>(host.len(), host.as_ptr() as *mut u8, true, false)
     }
 
     /// Device memory for an `#[Out]` argument, contents unspecified (brought back by `finish`).
@@ -210,11 +206,7 @@ impl<'a> Staging<'a> {
         host: &'a mut (impl HostSliceMut<T> + ?Sized),
     ) -> Result<PooledBuffer<T>> {
         let host = host.host_slice_mut()?;
-        let (buf, job) = self.stage::<T>(host.len(), host.as_mut_ptr().cast())?;
-        if job.bytes > 0 {
-            self.downloads.push(job);
-        }
-        Ok(buf)
+        self.staged::<T>(host.len(), host.as_mut_ptr().cast(), false, true)
     }
 
     /// The device copy of an `#[InOut]` argument: sent by `upload`, brought back by `finish`.
@@ -223,10 +215,25 @@ impl<'a> Staging<'a> {
         host: &'a mut (impl HostSliceMut<T> + ?Sized),
     ) -> Result<PooledBuffer<T>> {
         let host = host.host_slice_mut()?;
-        let (buf, job) = self.stage::<T>(host.len(), host.as_mut_ptr().cast())?;
+        self.staged::<T>(host.len(), host.as_mut_ptr().cast(), true, true)
+    }
+
+    /// [`stage`](Self::stage), its copy queued for `upload` and/or `finish`.
+    fn staged<T: DeviceRepr>(
+        &mut self,
+        len: usize,
+        host: *mut u8,
+        upload: bool,
+        download: bool,
+    ) -> Result<PooledBuffer<T>> {
+        let (buf, job) = self.stage::<T>(len, host)?;
         if job.bytes > 0 {
-            self.uploads.push(job);
-            self.downloads.push(job);
+            if upload {
+                self.uploads.push(job);
+            }
+            if download {
+                self.downloads.push(job);
+            }
         }
         Ok(buf)
     }

@@ -56,57 +56,40 @@ fn extents_are_checked_before_the_driver() {
         ),
         "{e}"
     );
-    // 3D: the box's last slice runs past the end.
-    let e = Memcpy3D::new(64, 8, 2)
-        .src_host(&src, 64)
-        .src_height(8)
-        .dst_host(&mut dst, 64)
-        .dst_height(8)
-        .call()
-        .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::Copy(CopyError::EndTooSmall {
-                need: 1024,
-                bytes: 512,
-                ..
-            })
-        ),
-        "{e}"
-    );
+    // 3D, host to host, `depth` slices of 8 rows of 64 bytes: through `call` or `call_peer`.
+    let mut host_3d = |depth: usize, peer: bool| {
+        let copy = Memcpy3D::new(64, 8, depth)
+            .src_host(&src, 64)
+            .src_height(8)
+            .dst_host(&mut dst, 64)
+            .dst_height(8);
+        let result = if peer { copy.call_peer() } else { copy.call() };
+        result.unwrap_err()
+    };
+    // The box's last slice runs past the end, for both calls, whose extents are checked the
+    // same way.
+    for peer in [false, true] {
+        let e = host_3d(2, peer);
+        assert!(
+            matches!(
+                e,
+                Error::Copy(CopyError::EndTooSmall {
+                    need: 1024,
+                    bytes: 512,
+                    ..
+                })
+            ),
+            "{e}"
+        );
+    }
     // In bounds, but both ends on the host: refused without a driver call.
+    let e = host_3d(1, true);
+    assert!(matches!(e, Error::Copy(CopyError::BothEndsHost { .. })), "{e}");
+    // The same in 2D.
     let e = Memcpy2D::new(64, 8)
         .src_host(&src, 64)
         .dst_host(&mut dst, 64)
         .call()
         .unwrap_err();
     assert!(matches!(e, Error::Copy(CopyError::BothEndsHost { .. })), "{e}");
-    // The same for the peer copy, whose extents are checked the same way.
-    let e = Memcpy3D::new(64, 8, 1)
-        .src_host(&src, 64)
-        .src_height(8)
-        .dst_host(&mut dst, 64)
-        .dst_height(8)
-        .call_peer()
-        .unwrap_err();
-    assert!(matches!(e, Error::Copy(CopyError::BothEndsHost { .. })), "{e}");
-    let e = Memcpy3D::new(64, 8, 2)
-        .src_host(&src, 64)
-        .src_height(8)
-        .dst_host(&mut dst, 64)
-        .dst_height(8)
-        .call_peer()
-        .unwrap_err();
-    assert!(
-        matches!(
-            e,
-            Error::Copy(CopyError::EndTooSmall {
-                need: 1024,
-                bytes: 512,
-                ..
-            })
-        ),
-        "{e}"
-    );
 }
