@@ -44,6 +44,7 @@ mod array_math;
 mod array_mean_types;
 mod array_memory_cache;
 mod array_nanred;
+mod array_numpy_sums;
 mod array_pycuda;
 mod array_random;
 mod array_reduce;

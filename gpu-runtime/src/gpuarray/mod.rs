@@ -81,6 +81,7 @@ pub use elements::element::{Element, Kind};
 pub use elements::index_element::IndexElement;
 pub use elements::mean_type::MeanType;
 pub use elements::promotion::{promote_types, result_type, PromoteArg};
+pub use elements::sum_type::SumType;
 pub use expr::close::{allclose, isclose, isclose_expr, nan_to_num, nan_to_num_expr, FiniteRange};
 pub use expr::core::{BinOp, Expr, Operand, MAX_OPERANDS};
 pub use expr::func::CmpOp;

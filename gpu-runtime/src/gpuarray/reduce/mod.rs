@@ -13,3 +13,4 @@ pub(crate) mod logic;
 pub(crate) mod nan;
 pub(crate) mod ops;
 pub(crate) mod source;
+pub(crate) mod sum_np;
