@@ -8,6 +8,7 @@ pub(crate) mod axis;
 pub(crate) mod complex;
 pub(crate) mod complex_kernels;
 pub(crate) mod histogram;
+pub(crate) mod into;
 pub(crate) mod kernel;
 pub(crate) mod logic;
 pub(crate) mod nan;
