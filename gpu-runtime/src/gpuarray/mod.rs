@@ -92,6 +92,8 @@ pub use kernels::broadcast::broadcast_shapes;
 pub use kernels::elementwise::{ElementwiseKernel, Variant};
 pub use kernels::elementwise_fn::ElementwiseFn;
 #[cfg(feature = "cublas")]
+pub use linalg::matmul::matmul_mixed;
+#[cfg(feature = "cublas")]
 pub use linalg::matmul::{dot, matmul, matmul_into, MatmulElement};
 pub use random::curand::{curand_version, CurandFloat, CurandGenerator};
 pub use random::curand_error::{CurandError, CurandResult};
