@@ -39,6 +39,7 @@ mod array_dtypes;
 mod array_elementwise_complex;
 mod array_elementwise_forms;
 mod array_elementwise_half;
+mod array_elementwise_pycuda_args;
 mod array_layouts;
 mod array_math;
 mod array_mean_types;

@@ -429,8 +429,8 @@ pub enum ArrayShapeError {
         /// The upper end, excluded.
         high: String,
     },
-    /// An `out=` array of a reduction (`sum_into`, `max_axis_into`, ...) or of `matmul`/`dot`
-    /// whose shape is not the result's (NumPy's `ValueError`).
+    /// An `out=` array of a reduction (`sum_into`, `max_axis_into`, ...) whose shape is not the
+    /// result's (NumPy's `ValueError`; `matmul_into`'s is `GemmError::OutputShape`).
     #[error("size mismatch in {operation}: the out array has shape {shape:?}, the result {expected:?}")]
     OutShape {
         /// The operation, e.g. `sum_axis_into`.
