@@ -173,7 +173,7 @@ fn batch_axes_broadcast_beyond_three() -> gpu_runtime::Result<()> {
             DeviceArray::from_ndarray(&ctx, &ArrayD::<f64>::from_elem(IxDyn(want.shape()).f(), 7.0))?;
         matmul_into(&da, &db, &mut fortran)?;
         check(&fortran.to_vec()?, &want, &format!("{what} into Fortran order"));
-        if want.ndim() > 0 && want.len() > 0 {
+        if want.ndim() > 0 && !want.is_empty() {
             let mut big_shape = want.shape().to_vec();
             big_shape[0] *= 2;
             let mut big = DeviceArray::<f64, IxDyn>::zeros(&ctx, IxDyn(&big_shape))?;

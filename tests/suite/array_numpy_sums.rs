@@ -65,10 +65,10 @@ small_int!(i8, true; i16, true; i32, true; u8, false; u16, false; u32, false);
 
 impl Small for Bool {
     fn random(rng: &mut Rng) -> Self {
-        Bool::from(rng.next_u64() % 2 == 0)
+        Bool::from(rng.next_u64().is_multiple_of(2))
     }
     fn factor(rng: &mut Rng) -> Self {
-        Bool::from(rng.next_u64() % 8 != 0)
+        Bool::from(!rng.next_u64().is_multiple_of(8))
     }
     fn wide(self) -> f64 {
         if self == Bool::from(true) {

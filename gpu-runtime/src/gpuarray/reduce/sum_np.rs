@@ -4,7 +4,7 @@
 //!
 //! The plain [`sum`](DeviceArrayBase::sum) keeps the element type (PyCUDA's `gpuarray.sum`):
 //! changing its return type would break every caller that takes `a.sum()?` as an `i32` of an
-//! `i32` array, and generic code bounded by [`Element`] alone. These are the forms that follow
+//! `i32` array, and generic code bounded by [`Element`](crate::gpuarray::Element) alone. These are the forms that follow
 //! NumPy; each is one pass, the conversion made in the kernel as the elements are read
 //! (`sum_as::<T::Sum>()`).
 
