@@ -328,19 +328,22 @@ fn shapes_and_outputs_that_do_not_fit_are_typed_errors() -> gpu_runtime::Result<
         matmul(&a, &b),
         Err(Error::Gemm(GemmError::ShapesDoNotMultiply { a, b })) if a == [4, 3] && b == [4, 5]
     ));
-    let batch = DeviceArray::<f32, Ix3>::zeros(&ctx, (2, 3, 5))?;
-    assert!(dot(&a, &batch).is_err());
+    // NumPy's N-d `dot` sums over `a`'s last axis (3) and the batch's second to last (4).
+    let batch = DeviceArray::<f32, Ix3>::zeros(&ctx, (2, 4, 5))?;
+    assert!(matches!(
+        dot(&a, &batch),
+        Err(Error::Gemm(GemmError::ShapesDoNotMultiply { .. }))
+    ));
     let b = DeviceArray::<f32, Ix2>::zeros(&ctx, (3, 5))?;
     let mut wrong = DeviceArray::<f32, Ix2>::zeros(&ctx, (5, 4))?;
     assert!(matches!(
         matmul_into(&a, &b, &mut wrong),
         Err(Error::Gemm(GemmError::OutputShape { .. }))
     ));
-    let mut fortran = DeviceArray::<f32, Ix2>::zeros(&ctx, (4, 5).f())?;
-    assert!(matches!(
-        matmul_into(&a, &b, &mut fortran),
-        Err(Error::Gemm(GemmError::OutputLayout { .. }))
-    ));
+    // An `out` of any layout is written (through a temporary): zeros times zeros.
+    let mut fortran = DeviceArray::<f32, Ix2>::from_ndarray(&ctx, &Array2::from_elem((4, 5).f(), 9.0))?;
+    matmul_into(&a, &b, &mut fortran)?;
+    assert_eq!(fortran.to_vec()?, vec![0.0; 20]);
     Ok(())
 }
 

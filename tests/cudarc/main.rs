@@ -16,6 +16,8 @@ mod ui_support;
 #[cfg(feature = "cublas")]
 mod array_matmul;
 #[cfg(feature = "cublas")]
+mod array_matmul_nd;
+#[cfg(feature = "cublas")]
 mod graph_gemm;
 mod interop;
 #[cfg(feature = "cublas")]

@@ -314,6 +314,21 @@ pub enum ArgumentError {
         /// The argument's name.
         name: String,
     },
+    /// Arrays an `ElementwiseKernel` declares `T *` (not `const`), passed with
+    /// [`KernelArg::input`](crate::gpuarray::KernelArg::input): the kernel is compiled with them
+    /// declared `const`, so that it cannot write memory only lent for reading, and that
+    /// compile failed (the operation writes them, or has another error: the compiler's
+    /// message is the source).
+    #[error("kernel `{kernel}`: {names} passed with `KernelArg::input` (read-only) but declared `T *`; the kernel does not compile with them `const`: if the operation writes them, pass them with `KernelArg::output`")]
+    WrittenThroughInput {
+        /// The kernel.
+        kernel: Box<str>,
+        /// The arguments' names, quoted and comma-separated.
+        names: String,
+        /// The compile error with them `const`.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// An array of more axes than generated kernels index.
     #[error("kernel `{kernel}`: `{name}` has {ndim} axes; at most {limit}")]
     TooManyAxes {

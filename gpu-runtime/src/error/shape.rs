@@ -429,4 +429,15 @@ pub enum ArrayShapeError {
         /// The upper end, excluded.
         high: String,
     },
+    /// An `out=` array of a reduction (`sum_into`, `max_axis_into`, ...) whose shape is not the
+    /// result's (NumPy's `ValueError`; `matmul_into`'s is `GemmError::OutputShape`).
+    #[error("size mismatch in {operation}: the out array has shape {shape:?}, the result {expected:?}")]
+    OutShape {
+        /// The operation, e.g. `sum_axis_into`.
+        operation: &'static str,
+        /// The out array's shape.
+        shape: Vec<usize>,
+        /// The result's shape.
+        expected: Vec<usize>,
+    },
 }

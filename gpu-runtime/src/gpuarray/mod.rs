@@ -81,6 +81,7 @@ pub use elements::element::{Element, Kind};
 pub use elements::index_element::IndexElement;
 pub use elements::mean_type::MeanType;
 pub use elements::promotion::{promote_types, result_type, PromoteArg};
+pub use elements::sum_type::SumType;
 pub use expr::close::{allclose, isclose, isclose_expr, nan_to_num, nan_to_num_expr, FiniteRange};
 pub use expr::core::{BinOp, Expr, Operand, MAX_OPERANDS};
 pub use expr::func::CmpOp;
@@ -90,6 +91,8 @@ pub use kernels::args::{KernelArg, MAX_DIMS};
 pub use kernels::broadcast::broadcast_shapes;
 pub use kernels::elementwise::{ElementwiseKernel, Variant};
 pub use kernels::elementwise_fn::ElementwiseFn;
+#[cfg(feature = "cublas")]
+pub use linalg::matmul::matmul_mixed;
 #[cfg(feature = "cublas")]
 pub use linalg::matmul::{dot, matmul, matmul_into, MatmulElement};
 pub use random::curand::{curand_version, CurandFloat, CurandGenerator};

@@ -15,3 +15,4 @@ pub(crate) mod index_element;
 pub(crate) mod inexact;
 pub(crate) mod mean_type;
 pub(crate) mod promotion;
+pub(crate) mod sum_type;

@@ -26,6 +26,9 @@ pub(crate) struct Param {
     pub array: bool,
     /// For an array: written (declared `T *`, not `const T *`).
     pub mutable: bool,
+    /// A scalar the launch gave as a 0-d device array, read on the device (the array
+    /// parameter an indexed `ElementwiseKernel` takes for it): not shaped like the others.
+    pub device_scalar: bool,
 }
 
 /// The scalars arrays hold; others (`size_t`, `ptrdiff_t`) are refused when declared.
@@ -113,6 +116,7 @@ pub(crate) fn parse_params(kernel: &str, arguments: &str) -> Result<Vec<Param>> 
             elem,
             array,
             mutable,
+            device_scalar: false,
         });
     }
     Ok(out)
@@ -178,7 +182,10 @@ impl<'a> KernelArg<'a> {
         KernelArg(ArgKind::Scalar(value.by_value(), T::ELEMENT_TYPE))
     }
 
-    /// An array the kernel reads (a `const T *` argument).
+    /// An array the kernel reads (a `const T *` argument). An
+    /// [`ElementwiseKernel`](crate::gpuarray::ElementwiseKernel) also takes it for a `T *`
+    /// argument (compiled `const` for the launch) and, in the indexed form, a 0-d array for a
+    /// scalar argument (read on the device).
     pub fn input<S: Storage, D: Dimension>(array: &'a DeviceArrayBase<S, D>) -> KernelArg<'a> {
         let (shape, strides, addr) = layout_of(array);
         let ctx = array.context().clone();
@@ -231,6 +238,9 @@ pub(crate) fn check_args<'s>(
     let mut shape: Option<&[usize]> = None;
     for (p, a) in params.iter().zip(args) {
         let ArgKind::Array(x) = &a.0 else { continue };
+        if p.device_scalar {
+            continue;
+        }
         match shape {
             None => shape = Some(x.shape()),
             Some(s) if s == x.shape() => {}

@@ -29,7 +29,7 @@
 use gpu_cdecl::elementwise::{Elementwise, Param as CParam};
 
 use crate::driver::stream::Stream;
-use crate::error::{ArgumentError, Result};
+use crate::error::{ArgumentError, Error, Result};
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::cast;
@@ -50,6 +50,17 @@ fn variant_code(variant: Variant) -> u32 {
         Variant::Strided(d) => 1 + d as u32,
         Variant::Indexed => 100,
     }
+}
+
+/// How a launch passes one parameter, against its declaration.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Launched {
+    /// As declared.
+    AsDeclared,
+    /// An array declared written (`T *`), passed to be read: compiled `const`.
+    ReadOnly,
+    /// A scalar passed as a 0-d device array: read on the device.
+    DeviceScalar,
 }
 
 /// The last axis' length from which the strided variant walks rows in tiles: shorter rows
@@ -275,6 +286,12 @@ impl ElementwiseKernel {
     /// NumPy's `out=`), and must not overlap themselves. Shapes that do not broadcast are an
     /// [`ArrayShapeError::Broadcast`](crate::ArrayShapeError::Broadcast) naming them. In the
     /// indexed form nothing is broadcast: every array has one shape, contiguous in C order.
+    ///
+    /// As PyCUDA's users write them: an array declared `T *` may be passed with
+    /// [`KernelArg::input`], and is then declared `const T *` in the kernel compiled for the
+    /// launch (an operation that writes it does not compile:
+    /// [`ArgumentError::WrittenThroughInput`]); in the indexed form a scalar parameter may be
+    /// given a 0-d device array of its type, read on the device before the loop.
     pub fn launch<'a>(&self, args: impl IntoIterator<Item = KernelArg<'a>>) -> Result<()> {
         self.run(None, args.into_iter().collect())
     }
@@ -286,7 +303,95 @@ impl ElementwiseKernel {
         OnStream::new(self, Some(stream))
     }
 
-    fn run(&self, stream: Option<&Stream>, mut args: Vec<KernelArg<'_>>) -> Result<()> {
+    /// How the launch's `args` differ from the declaration in one of PyCUDA's ways, one
+    /// [`Launched`] per parameter, or `None` when they match it (the common case: a loop over
+    /// the arguments, nothing allocated):
+    /// - an array declared `T *` passed with [`KernelArg::input`]: declared `const T *` in
+    ///   the kernel compiled for this launch, so that it cannot write memory it was only lent
+    ///   to read (an operation that writes it fails to compile:
+    ///   [`ArgumentError::WrittenThroughInput`]);
+    /// - in the indexed form, a scalar given a 0-d device array of its type: the kernel takes
+    ///   a pointer in its place and reads the value on the device before its loop, into a
+    ///   local of the scalar's name (no host round trip).
+    fn launched_as(&self, args: &[KernelArg<'_>]) -> Option<Vec<Launched>> {
+        if args.len() != self.params.len() {
+            return None;
+        }
+        let each = |p: &Param, a: &KernelArg<'_>| match &a.0 {
+            ArgKind::Array(x) if x.elem == p.elem && p.array && p.mutable && !x.mutable => Launched::ReadOnly,
+            ArgKind::Array(x) if x.elem == p.elem && !p.array && self.indexed && x.ndim == 0 => {
+                Launched::DeviceScalar
+            }
+            _ => Launched::AsDeclared,
+        };
+        if self
+            .params
+            .iter()
+            .zip(args)
+            .all(|(p, a)| each(p, a) == Launched::AsDeclared)
+        {
+            return None;
+        }
+        Some(self.params.iter().zip(args).map(|(p, a)| each(p, a)).collect())
+    }
+
+    /// This kernel with its parameters launched as `how` says ([`launched_as`](Self::launched_as)):
+    /// a kernel of its own in the cache (keyed by this one's key and `how`), and the names of
+    /// the arrays made read-only.
+    fn adjusted(&self, how: &[Launched]) -> (ElementwiseKernel, Vec<String>) {
+        let mut k = self.clone();
+        let (mut marks, mut read_only, mut reads) = (String::new(), Vec::new(), String::new());
+        for (p, how) in k.params.iter_mut().zip(how) {
+            match how {
+                Launched::AsDeclared => marks.push('.'),
+                Launched::ReadOnly => {
+                    marks.push('c');
+                    p.mutable = false;
+                    read_only.push(p.name.clone());
+                }
+                Launched::DeviceScalar => {
+                    marks.push('s');
+                    // The scalar's value, read through the pointer before the loop, under its
+                    // own name (a local the operation may change, as the by-value parameter).
+                    let pointer = format!("gpu_scalar_{}", p.name);
+                    reads.push_str(&format!(
+                        "{t} {n} = {pointer}__p[{pointer}__o];\n",
+                        t = p.elem.c_name(),
+                        n = p.name
+                    ));
+                    p.name = pointer;
+                    p.array = true;
+                    p.mutable = false;
+                    p.device_scalar = true;
+                }
+            }
+        }
+        k.loop_prep = reads + &self.loop_prep;
+        k.key = registry::hash_parts(&["elementwise launched as", &self.key.to_string(), &marks]);
+        (k, read_only)
+    }
+
+    fn run(&self, stream: Option<&Stream>, args: Vec<KernelArg<'_>>) -> Result<()> {
+        let Some(how) = self.launched_as(&args) else {
+            return self.run_declared(stream, args);
+        };
+        let (k, read_only) = self.adjusted(&how);
+        k.run_declared(stream, args).map_err(|e| match e {
+            Error::Compile(_) if !read_only.is_empty() => ArgumentError::WrittenThroughInput {
+                kernel: self.name.as_str().into(),
+                names: read_only
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                source: Box::new(e),
+            }
+            .into(),
+            e => e,
+        })
+    }
+
+    fn run_declared(&self, stream: Option<&Stream>, mut args: Vec<KernelArg<'_>>) -> Result<()> {
         if self.indexed {
             return self.run_indexed(stream, args);
         }
@@ -527,4 +632,48 @@ mod tests {
     }
 
     const MAX_DIMS_FOR_TEST: usize = crate::gpuarray::MAX_DIMS;
+
+    /// PyCUDA's `float *x` passed to be read: the kernel compiled for it declares `x` const,
+    /// compiles when the operation only reads it and fails when it writes it (both forms);
+    /// a scalar given as a 0-d device array becomes a pointer read before the loop.
+    #[test]
+    fn read_only_arrays_are_const_and_device_scalars_are_read_on_the_device() {
+        use crate::gpuarray::kernels::registry::compile_check;
+        use Launched::{AsDeclared, DeviceScalar, ReadOnly};
+        let k = ElementwiseKernel::new("float a, float *x, float *z", "z[i] = a * x[i]").unwrap();
+        let (both, names) = k.adjusted(&[DeviceScalar, ReadOnly, AsDeclared]);
+        assert_eq!(names, ["x"]);
+        assert_ne!(both.key, k.key);
+        assert_ne!(both.key, k.adjusted(&[AsDeclared, ReadOnly, AsDeclared]).0.key);
+        let src = both.source(Variant::Indexed);
+        assert!(src.contains("const float *__restrict__ x "), "{src}");
+        assert!(
+            src.contains("float a = gpu_scalar_a__p[gpu_scalar_a__o];"),
+            "{src}"
+        );
+        compile_check(&src, "sm_90").unwrap();
+        // The declaration as it was: `x` writable, `a` by value.
+        assert!(!k
+            .source(Variant::Indexed)
+            .contains("const float *__restrict__ x "));
+        let writes = ElementwiseKernel::new("float *x, float *z", "x[i] = 1; z[i] = 2").unwrap();
+        let (w, _) = writes.adjusted(&[ReadOnly, AsDeclared]);
+        assert!(compile_check(&w.source(Variant::Indexed), "sm_90").is_err());
+        compile_check(&writes.source(Variant::Indexed), "sm_90").unwrap();
+        // The element-bound form: every variant.
+        let reads = ElementwiseKernel::new("float *x, float *z", "z = 2 * x").unwrap();
+        let (r, _) = reads.adjusted(&[ReadOnly, AsDeclared]);
+        for v in r.variants() {
+            compile_check(&r.source(v), "sm_90").unwrap();
+        }
+        let writes = ElementwiseKernel::new("float *x, float *z", "x = 1; z = 2").unwrap();
+        let (w, _) = writes.adjusted(&[ReadOnly, AsDeclared]);
+        assert!(compile_check(&w.source(Variant::Contiguous), "sm_90").is_err());
+        // A device scalar of a 16-bit type, used with `loop_prep` after its read.
+        let h = ElementwiseKernel::new("__half a, const __half *x, __half *z", "z[i] = x[i] * b")
+            .unwrap()
+            .loop_prep("__half b = a;");
+        let (d, _) = h.adjusted(&[DeviceScalar, AsDeclared, AsDeclared]);
+        compile_check(&d.source(Variant::Indexed), "sm_90").unwrap();
+    }
 }

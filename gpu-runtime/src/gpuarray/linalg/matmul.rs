@@ -2,18 +2,24 @@
 //! loaded at run time, and its absence is an [`Error::Unsupported`](crate::Error::Unsupported)
 //! saying so).
 //!
-//! - [`matmul`]: NumPy's `a @ b` of 1-D to 3-D arrays: `(m, k) @ (k, n)`,
-//!   batched `(b, m, k) @ (b, k, n)`, a 2-D operand (or a batch of one) broadcast over the
-//!   other's batch, a 1-D `a` as a row and a 1-D `b` as a column (that axis dropped from the
-//!   result). The result is a new C-order array.
-//! - [`matmul_into`]: into an existing C-contiguous array of the product's shape.
-//! - [`dot`]: NumPy's `dot` for 1-D and 2-D arrays (two vectors give a 0-d array).
+//! - [`matmul`]: NumPy's `a @ b` of arrays of any number of axes (at least one): `(m, k) @ (k,
+//!   n)`, batched `(b, m, k) @ (b, k, n)`, batch axes broadcast by NumPy's rules (`(2, 1, m, k)
+//!   @ (5, k, n)` is `(2, 5, m, n)`), a 1-D `a` as a row and a 1-D `b` as a column (that axis
+//!   dropped from the result). The result is a new C-order array. Beyond 3 axes and for
+//!   broadcast batches see the second half of this file (when an operand is copied first).
+//! - [`matmul_into`]: into an existing array of the product's shape, of any layout (a
+//!   C-contiguous one is written by cuBLAS directly, any other through a temporary).
+//! - [`dot`]: NumPy's `dot`: `matmul` for 1-D and 2-D arrays (two vectors give a 0-d array), a
+//!   0-d operand multiplies the other, and N-d operands sum over `a`'s last axis and `b`'s
+//!   second to last (`a.shape[:-1] + b.shape[:-2] + b.shape[-1:]`).
+//! - [`matmul_mixed`](crate::gpuarray::matmul_mixed): two element types, in NumPy's promoted
+//!   type.
 //!
 //! Each on the legacy default stream, or on a stream of yours as
 //! `gpuarray::on(&stream).matmul(&a, &b)` ([`OnStream`]).
 //!
-//! Shapes that do not multiply, 0-d arrays and arrays of more than 3 axes (NumPy broadcasts
-//! their batch axes; not offered here) are a [`GemmError::ShapesDoNotMultiply`].
+//! Shapes that do not multiply (inner sizes that differ, batch axes that do not broadcast, a
+//! 0-d operand of `matmul`) are a [`GemmError::ShapesDoNotMultiply`].
 //!
 //! Elements: `f32`, `f64` (`cublasSgemm`, `cublasDgemm`), `half::f16` and `half::bf16`
 //! (`cublasGemmEx` with `f32` compute and `f32` `alpha`/`beta`), `Complex32` and `Complex64`
@@ -53,7 +59,9 @@ use crate::error::{Error, GemmError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage, StorageMut};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::elements::promotion::Promote;
 use crate::gpuarray::linalg::matmul_plan::{gemm_call, product, Matrices, Op, OperandLayout, Product};
+use crate::gpuarray::linalg::nd_plan::{broadcast_matrices, dot_shape, merge_axes, nd_product};
 use crate::types::{Complex32, Complex64};
 
 /// An [`Element`] cuBLAS multiplies: `f32`, `f64`, `half::f16`, `half::bf16`, `Complex32`,
@@ -178,9 +186,8 @@ where
     matmul_stream(None, a, b)
 }
 
-/// `a @ b` written into `c`, which must be C-contiguous and of the product's shape
-/// ([`GemmError::OutputShape`], [`GemmError::OutputLayout`] otherwise), on the legacy default
-/// stream.
+/// `a @ b` written into `c`, which must have the product's shape ([`GemmError::OutputShape`]
+/// otherwise), of any layout (NumPy's `matmul(a, b, out=c)`), on the legacy default stream.
 pub fn matmul_into<T, S1, D1, S2, D2, S3, D3>(
     a: &DeviceArrayBase<S1, D1>,
     b: &DeviceArrayBase<S2, D2>,
@@ -198,8 +205,10 @@ where
     matmul_into_stream(None, a, b, c)
 }
 
-/// NumPy's `dot` of 1-D and 2-D arrays (the same as [`matmul`] for them; two vectors give a
-/// 0-d array); an operand of more axes is [`GemmError::ShapesDoNotMultiply`].
+/// NumPy's `dot`: of 1-D and 2-D arrays the same as [`matmul`] (two vectors give a 0-d
+/// array); a 0-d operand multiplies the other; of N-d arrays the sum product over `a`'s last
+/// axis and `b`'s second to last, of shape `a.shape[:-1] + b.shape[:-2] + b.shape[-1:]`.
+/// Sizes that differ are [`GemmError::ShapesDoNotMultiply`].
 pub fn dot<T, S1, D1, S2, D2>(
     a: &DeviceArrayBase<S1, D1>,
     b: &DeviceArrayBase<S2, D2>,
@@ -283,8 +292,13 @@ where
     D2: Dimension,
     D3: Dimension,
 {
-    let p = plan(a.shape(), b.shape())?;
-    into_stream(stream, a, b, c, &p)
+    match product(a.shape(), b.shape()) {
+        Some(p) if c.is_standard_layout() || c.shape() != p.shape.as_slice() => {
+            into_stream(stream, a, b, c, &p)
+        }
+        // More than 3 axes, batch axes broadcast, or an `out` of another layout.
+        _ => matmul_general(stream, a, b, c),
+    }
 }
 
 fn dot_stream<T, S1, D1, S2, D2>(
@@ -299,14 +313,15 @@ where
     D1: Dimension,
     D2: Dimension,
 {
-    // NumPy's `dot` of N-D arrays sums over other axes than `matmul`'s: not offered.
-    if a.ndim() > 2 || b.ndim() > 2 {
-        return Err(shapes_error(a.shape(), b.shape()));
+    // NumPy's `dot` of N-D arrays sums over other axes than `matmul`'s, and multiplies by a
+    // 0-d operand.
+    if a.ndim() > 2 || b.ndim() > 2 || a.ndim() == 0 || b.ndim() == 0 {
+        return dot_general(stream, a, b);
     }
     matmul_stream(stream, a, b)
 }
 
-fn shapes_error(a: &[usize], b: &[usize]) -> Error {
+pub(crate) fn shapes_error(a: &[usize], b: &[usize]) -> Error {
     GemmError::ShapesDoNotMultiply {
         a: a.to_vec(),
         b: b.to_vec(),
@@ -314,11 +329,7 @@ fn shapes_error(a: &[usize], b: &[usize]) -> Error {
     .into()
 }
 
-fn plan(a: &[usize], b: &[usize]) -> Result<Product> {
-    product(a, b).ok_or_else(|| shapes_error(a, b))
-}
-
-fn matmul_stream<T, S1, D1, S2, D2>(
+pub(crate) fn matmul_stream<T, S1, D1, S2, D2>(
     stream: Option<&Stream>,
     a: &DeviceArrayBase<S1, D1>,
     b: &DeviceArrayBase<S2, D2>,
@@ -330,9 +341,15 @@ where
     D1: Dimension,
     D2: Dimension,
 {
-    let p = plan(a.shape(), b.shape())?;
+    if let Some(p) = product(a.shape(), b.shape()) {
+        let mut c = DeviceArray::<T, IxDyn>::empty(a.context(), IxDyn(&p.shape))?;
+        into_stream(stream, a, b, &mut c, &p)?;
+        return Ok(c);
+    }
+    // More than 3 axes, or batch axes broadcast.
+    let p = nd_product(a.shape(), b.shape()).ok_or_else(|| shapes_error(a.shape(), b.shape()))?;
     let mut c = DeviceArray::<T, IxDyn>::empty(a.context(), IxDyn(&p.shape))?;
-    into_stream(stream, a, b, &mut c, &p)?;
+    matmul_general(stream, a, b, &mut c)?;
     Ok(c)
 }
 
@@ -412,7 +429,7 @@ fn with_handle<R>(stream: &Stream, f: impl FnOnce(&CudaBlas, &Arc<CudaStream>) -
     })
 }
 
-fn into_stream<T, S1, D1, S2, D2, S3, D3>(
+pub(crate) fn into_stream<T, S1, D1, S2, D2, S3, D3>(
     stream: Option<&Stream>,
     a: &DeviceArrayBase<S1, D1>,
     b: &DeviceArrayBase<S2, D2>,
@@ -509,5 +526,275 @@ fn operand_view<'a, T: Element>(o: &'a Operand<'_, T>) -> DeviceArrayView<'a, T,
     match o {
         Operand::AsIs(v, _) => v.view(),
         Operand::Copied(c, _) => c.view(),
+    }
+}
+
+// ---- Beyond 3 axes, `out` of any layout, N-d `dot`, two element types ----
+//
+// `matmul` beyond 3 axes, `out` of any layout, N-d `dot`, and products of two element types
+// (NumPy's), on top of the 1-D to 3-D products of `matmul` (one cuBLAS call, batched or not).
+//
+// - **Batch axes.** `a` and `b` of any number of axes: the axes before the last two are batch
+// axes, broadcast by NumPy's rules (`(2, 1, 3, 4) @ (5, 4, 6)` is `(2, 5, 3, 6)`); a 1-D
+// operand is a row (`a`) or a column (`b`), its axis dropped from the result. Each operand
+// is handed to cuBLAS as one strided batch when its batch axes step through memory as one
+// (C-order batches, a batch broadcast whole is the same matrix for every product: stride
+// 0); otherwise (a batch axis broadcast and another not, transposed batch axes) it is copied
+// to C order first, broadcast included.
+// - **`out`.** [`matmul_into`](crate::gpuarray::matmul_into) takes any layout: a C-contiguous
+// `out` is written by cuBLAS directly, any other is written through a C-order temporary
+// and a copy.
+// - **`dot`.** NumPy's: for 1-D and 2-D operands `matmul`; a 0-d operand multiplies the other
+// (a product with `k = 1`); otherwise the sum product over `a`'s last axis and `b`'s second
+// to last, `dot(a, b)[i.., j.., n] = sum(a[i.., :] * b[j.., :, n])`, of shape
+// `a.shape[:-1] + b.shape[:-2] + b.shape[-1:]`: one matrix product of `a` as `(M, k)` and
+// `b` moved to `(k, P)` (copied to C order when its axes do not allow that view).
+// - **Two element types.** [`matmul_mixed`] converts each operand to NumPy's promoted type
+// ([`Promote`]: `f32` with `f64` is `f64`, `i32` with `f32` is `f64`) and multiplies in it;
+// an operand already of that type is read as it is. The promoted type must be a
+// [`MatmulElement`] (integers are not: cuBLAS has no integer products).
+
+/// An operand as it is handed on: a view of the caller's array, or a copy of it.
+pub(crate) enum Mat<'a, T: Element> {
+    View(DeviceArrayView<'a, T, IxDyn>),
+    Owned(DeviceArray<T, IxDyn>),
+}
+
+impl<T: Element> Mat<'_, T> {
+    pub(crate) fn view(&self) -> DeviceArrayView<'_, T, IxDyn> {
+        match self {
+            Mat::View(v) => v.view(),
+            Mat::Owned(o) => o.view(),
+        }
+    }
+}
+
+/// `v`'s elements under another shape and strides (checked to stay inside its memory).
+fn restrided<'a, T: Element>(
+    v: DeviceArrayView<'a, T, IxDyn>,
+    shape: &[usize],
+    strides: &[isize],
+) -> Result<DeviceArrayView<'a, T, IxDyn>> {
+    DeviceArrayBase::from_parts(v.data, v.offset, shape, strides)
+}
+
+/// `x` (shape `shape`, strides `strides` over its elements) as a C-order copy of that shape
+/// when it cannot be viewed so: queued on `stream`.
+fn contiguous<'a, T: Element>(
+    v: DeviceArrayView<'a, T, IxDyn>,
+    stream: Option<&Stream>,
+    new_shape: &[usize],
+) -> Result<Mat<'a, T>> {
+    let copy = OnStream::new(&v, stream).to_contiguous()?;
+    Ok(Mat::Owned(copy.reshape(IxDyn(new_shape))?))
+}
+
+/// Operand `x` of the product `p` as cuBLAS takes it: a matrix `(r, c)` when its batch is one
+/// matrix for every product, a strided batch `(B, r, c)` when its batch axes merge, else a
+/// C-order copy of it broadcast to `(B, r, c)`.
+fn as_matrices<'a, T: Element, S: Storage<Elem = T>, D: Dimension>(
+    x: &'a DeviceArrayBase<S, D>,
+    is_left: bool,
+    batch: &[usize],
+    stream: Option<&Stream>,
+) -> Result<Mat<'a, T>> {
+    let (shape, strides) = broadcast_matrices(x.shape(), x.strides(), is_left, batch);
+    let nb = batch.len();
+    let (r, c) = (shape[nb], shape[nb + 1]);
+    let v = x.view().into_dyn();
+    match merge_axes(&shape[..nb], &strides[..nb]) {
+        Some((_, 0)) => Ok(Mat::View(restrided(v, &[r, c], &strides[nb..])?)),
+        Some((len, stride)) => Ok(Mat::View(restrided(
+            v,
+            &[len, r, c],
+            &[stride, strides[nb], strides[nb + 1]],
+        )?)),
+        None => {
+            let len: usize = batch.iter().product();
+            contiguous(restrided(v, &shape, &strides)?, stream, &[len, r, c])
+        }
+    }
+}
+
+/// NumPy's `matmul` of any number of axes into `c` of any layout: the general path, taken when
+/// [`matmul_plan::product`](crate::gpuarray::linalg::matmul_plan::product) does not cover the
+/// shapes or `c` is not C-contiguous.
+pub(crate) fn matmul_general<T, S1, D1, S2, D2, S3, D3>(
+    stream: Option<&Stream>,
+    a: &DeviceArrayBase<S1, D1>,
+    b: &DeviceArrayBase<S2, D2>,
+    c: &mut DeviceArrayBase<S3, D3>,
+) -> Result<()>
+where
+    T: MatmulElement,
+    S1: Storage<Elem = T>,
+    S2: Storage<Elem = T>,
+    S3: StorageMut<Elem = T>,
+    D1: Dimension,
+    D2: Dimension,
+    D3: Dimension,
+{
+    let p = nd_product(a.shape(), b.shape()).ok_or_else(|| shapes_error(a.shape(), b.shape()))?;
+    if c.shape() != p.shape.as_slice() {
+        return Err(GemmError::OutputShape {
+            expected: p.shape.clone(),
+            found: c.shape().to_vec(),
+        }
+        .into());
+    }
+    if c.is_empty() {
+        return Ok(());
+    }
+    let am = as_matrices(a, true, &p.batch, stream)?;
+    let bm = as_matrices(b, false, &p.batch, stream)?;
+    let (av, bv) = (am.view(), bm.view());
+    let pp = product(av.shape(), bv.shape()).ok_or_else(|| shapes_error(a.shape(), b.shape()))?;
+    if c.is_standard_layout() {
+        let mut cv = c.view_mut().into_dyn().reshape(IxDyn(&pp.shape))?;
+        return into_stream(stream, &av, &bv, &mut cv, &pp);
+    }
+    let mut tmp = DeviceArray::<T, IxDyn>::empty(c.context(), IxDyn(&pp.shape))?;
+    into_stream(stream, &av, &bv, &mut tmp, &pp)?;
+    let tmp = tmp.reshape(IxDyn(&p.shape))?;
+    OnStream::new(c, stream).copy_from(&tmp)
+}
+
+/// NumPy's `dot` for the shapes `matmul` does not share: a 0-d operand, or more than 2 axes
+/// with a `b` of at least 2.
+pub(crate) fn dot_general<T, S1, D1, S2, D2>(
+    stream: Option<&Stream>,
+    a: &DeviceArrayBase<S1, D1>,
+    b: &DeviceArrayBase<S2, D2>,
+) -> Result<DeviceArray<T, IxDyn>>
+where
+    T: MatmulElement,
+    S1: Storage<Elem = T>,
+    S2: Storage<Elem = T>,
+    D1: Dimension,
+    D2: Dimension,
+{
+    let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
+    if sa.is_empty() || sb.is_empty() {
+        // A scalar times an array: the array as a column `(P, 1)` times the scalar as `(1, 1)`.
+        let (x, s) = if sa.is_empty() {
+            (b.view().into_dyn(), a.view().into_dyn())
+        } else {
+            (a.view().into_dyn(), b.view().into_dyn())
+        };
+        let shape = x.shape().to_vec();
+        let len = x.len();
+        let column = match merge_axes(x.shape(), x.strides()) {
+            Some((_, stride)) if stride != 0 || len <= 1 => Mat::View(restrided(x, &[len, 1], &[stride, 0])?),
+            _ => contiguous(x, stream, &[len, 1])?,
+        };
+        let scalar = restrided(s, &[1, 1], &[0, 0])?;
+        let out = matmul_stream(stream, &column.view(), &scalar)?;
+        return out.reshape(IxDyn(&shape));
+    }
+    if sa.len() <= 2 && sb.len() <= 2 || sb.len() == 1 {
+        return matmul_stream(stream, a, b);
+    }
+    let shape = dot_shape(&sa, &sb).ok_or_else(|| shapes_error(&sa, &sb))?;
+    let (na, nb) = (sa.len(), sb.len());
+    let k = sa[na - 1];
+    // `a` as `(M, k)` (a vector stays one).
+    let av = a.view().into_dyn();
+    let a2 = if na == 1 {
+        Mat::View(av)
+    } else {
+        let m: usize = sa[..na - 1].iter().product();
+        let st = av.strides().to_vec();
+        match merge_axes(&sa[..na - 1], &st[..na - 1]) {
+            Some((_, stride)) => Mat::View(restrided(av, &[m, k], &[stride, st[na - 1]])?),
+            None => contiguous(av, stream, &[m, k])?,
+        }
+    };
+    // `b` with its second to last axis first, `(k, b[:-2].., n)`, as `(k, P)`.
+    let mut order = vec![nb - 2];
+    order.extend(0..nb - 2);
+    order.push(nb - 1);
+    let moved = b.view().into_dyn().permuted_axes(&order)?;
+    let cols: usize = moved.shape()[1..].iter().product();
+    let st = moved.strides().to_vec();
+    let b2 = match merge_axes(&moved.shape()[1..], &st[1..]) {
+        Some((_, stride)) if stride != 0 || cols <= 1 => {
+            Mat::View(restrided(moved, &[k, cols], &[st[0], stride])?)
+        }
+        _ => contiguous(moved, stream, &[k, cols])?,
+    };
+    let out = matmul_stream(stream, &a2.view(), &b2.view())?;
+    out.reshape(IxDyn(&shape))
+}
+
+/// `x` as elements of `U`: a view when they are already, else a converted copy (on `stream`).
+fn converted<'a, U: Element, S: Storage<Elem: Element>, D: Dimension>(
+    x: &'a DeviceArrayBase<S, D>,
+    stream: Option<&Stream>,
+) -> Result<Mat<'a, U>> {
+    if S::Elem::DTYPE == U::DTYPE {
+        return Ok(Mat::View(x.view_as::<U>()?));
+    }
+    Ok(Mat::Owned(OnStream::new(x, stream).astype::<U>()?.into_dyn()))
+}
+
+/// NumPy's `matmul` of arrays of two element types, in their promoted type (see the module's
+/// docs), in a new C-order array on the legacy default stream. Shapes as
+/// [`matmul`](crate::gpuarray::matmul).
+pub fn matmul_mixed<A, B, S1, D1, S2, D2>(
+    a: &DeviceArrayBase<S1, D1>,
+    b: &DeviceArrayBase<S2, D2>,
+) -> Result<DeviceArray<<A as Promote<B>>::Output, IxDyn>>
+where
+    A: Promote<B>,
+    B: Element,
+    <A as Promote<B>>::Output: MatmulElement,
+    S1: Storage<Elem = A>,
+    S2: Storage<Elem = B>,
+    D1: Dimension,
+    D2: Dimension,
+{
+    matmul_mixed_stream(None, a, b)
+}
+
+fn matmul_mixed_stream<A, B, S1, D1, S2, D2>(
+    stream: Option<&Stream>,
+    a: &DeviceArrayBase<S1, D1>,
+    b: &DeviceArrayBase<S2, D2>,
+) -> Result<DeviceArray<<A as Promote<B>>::Output, IxDyn>>
+where
+    A: Promote<B>,
+    B: Element,
+    <A as Promote<B>>::Output: MatmulElement,
+    S1: Storage<Elem = A>,
+    S2: Storage<Elem = B>,
+    D1: Dimension,
+    D2: Dimension,
+{
+    if b.context() != a.context() {
+        return Err(Error::WrongContext { what: "matmul's b" });
+    }
+    let ac = converted::<<A as Promote<B>>::Output, _, _>(a, stream)?;
+    let bc = converted::<<A as Promote<B>>::Output, _, _>(b, stream)?;
+    matmul_stream(stream, &ac.view(), &bc.view())
+}
+
+/// The products of two element types on a stream: `gpuarray::on(&stream).matmul_mixed(&a, &b)`.
+impl OnStream<'_, &Context> {
+    /// [`matmul_mixed`] on this stream; returns without waiting.
+    pub fn matmul_mixed<A, B, S1, D1, S2, D2>(
+        &self,
+        a: &DeviceArrayBase<S1, D1>,
+        b: &DeviceArrayBase<S2, D2>,
+    ) -> Result<DeviceArray<<A as Promote<B>>::Output, IxDyn>>
+    where
+        A: Promote<B>,
+        B: Element,
+        <A as Promote<B>>::Output: MatmulElement,
+        S1: Storage<Elem = A>,
+        S2: Storage<Elem = B>,
+        D1: Dimension,
+        D2: Dimension,
+    {
+        matmul_mixed_stream(self.stream, a, b)
     }
 }

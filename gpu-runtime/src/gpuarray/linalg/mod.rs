@@ -4,3 +4,5 @@
 #[cfg(feature = "cublas")]
 pub(crate) mod matmul;
 pub(crate) mod matmul_plan;
+#[cfg(any(feature = "cublas", test))]
+pub(crate) mod nd_plan;

@@ -7,7 +7,9 @@
 //! - `sum` and `prod` accumulate in the element type (integers wrap; NumPy widens integers
 //!   narrower than `int64` to `int64` on Linux): [`sum_as`](DeviceArrayBase::sum_as) and
 //!   [`prod_as`](DeviceArrayBase::prod_as) name the accumulator, e.g. `sum_as::<i64>()` for
-//!   NumPy's result on `i32`. An empty sum is 0, an empty product 1.
+//!   NumPy's result on `i32`, and [`sum_np`](DeviceArrayBase::sum_np),
+//!   [`prod_np`](DeviceArrayBase::prod_np) (`reduce::sum_np`) are NumPy 2's defaults
+//!   ([`SumType`](crate::gpuarray::SumType)). An empty sum is 0, an empty product 1.
 //! - `mean`, `var` and `std` return NumPy's type ([`MeanType`]: the element type for the
 //!   float types, `f64` for the integers and [`Bool`]), accumulated in `f64` for every element
 //!   type and rounded once into it; `var` is Welford's (Chan's parallel merge), divided by
@@ -315,7 +317,9 @@ fn scalar<R: Element>(a: DeviceArray<R, IxDyn>) -> Result<R> {
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// The sum of every element (0 for an empty array), accumulated in the element type
-    /// (`f16` and `bf16` in `f32`, rounded once at the end).
+    /// (`f16` and `bf16` in `f32`, rounded once at the end), as PyCUDA's `gpuarray.sum`.
+    /// [`sum_np`](Self::sum_np) is NumPy 2's `np.sum`, which sums `bool` and the integers
+    /// narrower than 64 bits in `i64`/`u64`.
     pub fn sum(&self) -> Result<S::Elem> {
         OnStream::legacy(self).sum()
     }
@@ -729,14 +733,14 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    fn nonempty(&self, operation: &'static str) -> Result<()> {
+    pub(super) fn nonempty(&self, operation: &'static str) -> Result<()> {
         if self.is_empty() {
             return Err(empty_error(operation));
         }
         Ok(())
     }
 
-    fn nonempty_axis(&self, operation: &'static str, axis: usize) -> Result<()> {
+    pub(super) fn nonempty_axis(&self, operation: &'static str, axis: usize) -> Result<()> {
         let lanes: usize = self
             .shape()
             .iter()

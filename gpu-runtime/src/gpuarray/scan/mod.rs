@@ -7,3 +7,4 @@ pub(crate) mod kernel;
 pub(crate) mod ops;
 pub(crate) mod source;
 pub(crate) mod status;
+pub(crate) mod sum_np;

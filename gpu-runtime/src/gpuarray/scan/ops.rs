@@ -3,7 +3,8 @@
 //!
 //! They accumulate in the element type, as NumPy does for floats; NumPy widens integers
 //! narrower than the platform integer to `int64`, which this does not: integer sums here wrap
-//! in their own type (`astype::<i64>()` first for NumPy's result).
+//! in their own type ([`cumsum_np`](DeviceArrayBase::cumsum_np) and
+//! [`cumprod_np`](DeviceArrayBase::cumprod_np) give NumPy 2's result: `scan::sum_np`).
 
 use std::sync::Arc;
 

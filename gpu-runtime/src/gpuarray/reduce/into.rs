@@ -1,0 +1,338 @@
+//! NumPy's `out=` on reductions: `sum_into`, `prod_into`, `mean_into`, `max_into`,
+//! `min_into`, `argmax_into`, `argmin_into` over every axis, and their `_axis_into` forms
+//! along one, writing an existing device array instead of allocating the result.
+//!
+//! NumPy's rules, with these choices made explicit:
+//! - **Shape.** Over every axis `out` holds one element (0-d, or any shape of one element, as
+//!   `keepdims=True` over every axis gives). Along an axis `out` has the reduced shape: the
+//!   other axes, or with [`ReduceAxis::keepdims`] the axis kept with length 1. Anything else
+//!   is [`ArrayShapeError::OutShape`] (an axis the array does not have,
+//!   [`ArrayShapeError::AxisOutOfRange`]), checked before anything is queued.
+//! - **Type.** As `np.add.reduce(a, out=o)`, the reduction is computed in `out`'s type (the
+//!   `dtype` of a ufunc reduction defaults to `out`'s): `sum`/`prod` convert each element as
+//!   they read it and accumulate in `out`'s type; `max`/`min` of another type convert the
+//!   array first (one pass more) and compare in `out`'s type. `mean` is accumulated in `f64`
+//!   and rounded once into `out`'s type, as [`mean`](DeviceArrayBase::mean). The conversion
+//!   must be allowed by NumPy's `same_kind` rule (from the element type, or for `mean` from
+//!   NumPy's mean type: `f64` for the integers): `i32` into `f64` is, `f64` into `i32` is not,
+//!   [`ArgumentError::CastingRule`]. `argmax`/`argmin` write `i64` indices only (NumPy refuses
+//!   any `out` but `intp`): the type says so.
+//! - **Layout.** `out` may have any strides: a transposed or stepped view, a reversed one.
+//!   Over every axis the kernel writes the one element where it lies. Along an axis the
+//!   result is reduced into a temporary C-order array and copied into `out` (one small
+//!   allocation from the context's pool and one copy of the result more than the allocating
+//!   form; the input, usually far larger, is read once).
+//! - **Streams.** As every array operation: the plain forms on the legacy default stream, the
+//!   `.on(&stream)` forms on yours; none waits for the host (the result stays on the device).
+//!   The writes into `out` are recorded in its stream uses as any kernel's.
+//! - **Empty.** A sum into `out` of an empty array writes 0, a product 1, a mean NaN; `max`,
+//!   `min`, `argmax`, `argmin` of an empty array (or of an empty axis with lanes to fill) are
+//!   [`ArrayShapeError::EmptyReduction`].
+
+use ndarray::{Dimension, IxDyn};
+
+use crate::error::{ArgumentError, ArrayShapeError, Result};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
+use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::elements::dtype::DType;
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::elements::promotion::can_cast_same_kind;
+use crate::gpuarray::kernels::args::KernelArg;
+use crate::gpuarray::reduce::axis::ReduceAxis;
+use crate::gpuarray::reduce::ops::{kernel_indexed, IndexWidth, Op};
+
+/// NumPy's type of a mean of `d`: the floats and complex types their own, `f64` for the
+/// integers and `bool`.
+fn mean_dtype(d: DType) -> DType {
+    match d {
+        DType::F16 | DType::Bf16 | DType::F32 | DType::F64 | DType::Complex32 | DType::Complex64 => d,
+        _ => DType::F64,
+    }
+}
+
+/// `computed` stored into `target` by NumPy's `same_kind` rule, or the typed error.
+fn check_cast(operation: &'static str, computed: DType, target: DType) -> Result<()> {
+    if can_cast_same_kind(computed, target) {
+        return Ok(());
+    }
+    Err(ArgumentError::CastingRule {
+        kernel: "reduction".into(),
+        operation: operation.into(),
+        result: computed.short_name(),
+        target: target.short_name(),
+    }
+    .into())
+}
+
+/// The shape of a reduction of `shape` along `axis`, in the axis's form.
+fn reduced_shape(shape: &[usize], axis: ReduceAxis) -> Result<Vec<usize>> {
+    if axis.axis >= shape.len() {
+        return Err(ArrayShapeError::AxisOutOfRange {
+            axis: axis.axis,
+            axes: shape.len(),
+        }
+        .into());
+    }
+    let mut out = shape.to_vec();
+    if axis.keepdims {
+        out[axis.axis] = 1;
+    } else {
+        out.remove(axis.axis);
+    }
+    Ok(out)
+}
+
+/// How a reduction into `out` is computed.
+#[derive(Clone, Copy)]
+struct How {
+    op: Op,
+    /// The public name, for errors.
+    operation: &'static str,
+    /// The type `same_kind` casts from into `out`'s type.
+    computed: DType,
+    /// Whether the elements are converted to `out`'s type before the reduction (`max`,
+    /// `min`: their kernels compare in the element type); otherwise the kernel converts
+    /// each as it reads it.
+    convert_first: bool,
+    /// Whether an empty array (or empty lanes) is an error.
+    needs_element: bool,
+}
+
+impl How {
+    fn new(op: Op, operation: &'static str, computed: DType) -> How {
+        let (convert_first, needs_element) = match op {
+            Op::Max | Op::Min => (true, true),
+            Op::ArgMax | Op::ArgMin => (false, true),
+            _ => (false, false),
+        };
+        How {
+            op,
+            operation,
+            computed,
+            convert_first,
+            needs_element,
+        }
+    }
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// Reduces every axis into `out` (one element, any shape and strides).
+    fn all_into<O: StorageMut<Elem: Element>, D2: Dimension>(
+        &self,
+        how: How,
+        out: &mut DeviceArrayBase<O, D2>,
+    ) -> Result<()> {
+        check_cast(how.operation, how.computed, O::Elem::DTYPE)?;
+        if out.len() != 1 {
+            return Err(ArrayShapeError::OutShape {
+                operation: how.operation,
+                shape: out.shape().to_vec(),
+                expected: Vec::new(),
+            }
+            .into());
+        }
+        if how.needs_element {
+            self.target.nonempty(how.operation)?;
+        }
+        if how.convert_first && S::Elem::DTYPE != O::Elem::DTYPE {
+            let converted = self.astype::<O::Elem>()?;
+            return OnStream::new(&converted, self.stream).all_into_as_is(how, out);
+        }
+        self.all_into_as_is(how, out)
+    }
+
+    /// [`all_into`](Self::all_into) with the kernel of this element type into `out`'s.
+    fn all_into_as_is<O: StorageMut<Elem: Element>, D2: Dimension>(
+        &self,
+        how: How,
+        out: &mut DeviceArrayBase<O, D2>,
+    ) -> Result<()> {
+        let k = kernel_indexed::<S::Elem, O::Elem>(how.op, IndexWidth::for_count(self.target.len()))?;
+        OnStream::new(&*k, self.stream).reduce_into([KernelArg::input(self.target)], out)
+    }
+
+    /// Reduces along `axis` into `out` (the reduced shape, any strides).
+    fn along_into<O: StorageMut<Elem: Element>, D2: Dimension>(
+        &self,
+        how: How,
+        axis: ReduceAxis,
+        out: &mut DeviceArrayBase<O, D2>,
+    ) -> Result<()> {
+        check_cast(how.operation, how.computed, O::Elem::DTYPE)?;
+        let expected = reduced_shape(self.target.shape(), axis)?;
+        if out.shape() != expected.as_slice() {
+            return Err(ArrayShapeError::OutShape {
+                operation: how.operation,
+                shape: out.shape().to_vec(),
+                expected,
+            }
+            .into());
+        }
+        if how.needs_element {
+            self.target.nonempty_axis(how.operation, axis.axis)?;
+        }
+        let result: DeviceArray<O::Elem, IxDyn> = if how.convert_first && S::Elem::DTYPE != O::Elem::DTYPE {
+            let converted = self.astype::<O::Elem>()?;
+            OnStream::new(&converted, self.stream).reduce_along(how.op, axis)?
+        } else {
+            self.reduce_along(how.op, axis)?
+        };
+        OnStream::new(out, self.stream).copy_from(&result)
+    }
+}
+
+/// Declares each `_into` reduction: the plain form on the legacy default stream and the
+/// `.on(&stream)` form, one body.
+macro_rules! into_forms {
+    ($(
+        $(#[$doc:meta])*
+        $name:ident, $axis_name:ident, $op:expr, $label:literal, $axis_label:literal,
+        $computed:expr, [$($out_bound:tt)*];
+    )*) => {
+        impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {$(
+            $(#[$doc])*
+            /// Over every axis; `out` holds one element (0-d or any shape of one element, any
+            /// strides). See the module's rules (`reduce::into`): shape, type, layout.
+            pub fn $name<O: $($out_bound)*, D2: Dimension>(
+                &self,
+                out: &mut DeviceArrayBase<O, D2>,
+            ) -> Result<()> {
+                OnStream::legacy(self).$name(out)
+            }
+
+            /// The same along `axis` (a `usize`, or [`ReduceAxis::keepdims`]): `out` has the
+            /// reduced shape, any strides.
+            pub fn $axis_name<O: $($out_bound)*, D2: Dimension>(
+                &self,
+                axis: impl Into<ReduceAxis>,
+                out: &mut DeviceArrayBase<O, D2>,
+            ) -> Result<()> {
+                OnStream::legacy(self).$axis_name(axis, out)
+            }
+        )*}
+
+        /// The reductions into an existing array on a stream (`a.on(&s).sum_into(&mut out)`);
+        /// each returns without waiting.
+        impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {$(
+            #[doc = concat!("[`", stringify!($name), "`](DeviceArrayBase::", stringify!($name), ") on this stream.")]
+            pub fn $name<O: $($out_bound)*, D2: Dimension>(
+                &self,
+                out: &mut DeviceArrayBase<O, D2>,
+            ) -> Result<()> {
+                let computed: fn(DType) -> DType = $computed;
+                self.all_into(How::new($op, $label, computed(S::Elem::DTYPE)), out)
+            }
+
+            #[doc = concat!("[`", stringify!($axis_name), "`](DeviceArrayBase::", stringify!($axis_name), ") on this stream.")]
+            pub fn $axis_name<O: $($out_bound)*, D2: Dimension>(
+                &self,
+                axis: impl Into<ReduceAxis>,
+                out: &mut DeviceArrayBase<O, D2>,
+            ) -> Result<()> {
+                let computed: fn(DType) -> DType = $computed;
+                self.along_into(How::new($op, $axis_label, computed(S::Elem::DTYPE)), axis.into(), out)
+            }
+        )*}
+    };
+}
+
+into_forms! {
+    /// The sum into `out` (NumPy's `sum(out=)`), accumulated in `out`'s element type.
+    sum_into, sum_axis_into, Op::Sum, "sum_into", "sum_axis_into", |d| d, [StorageMut<Elem: Element>];
+    /// The product into `out` (NumPy's `prod(out=)`), accumulated in `out`'s element type.
+    prod_into, prod_axis_into, Op::Prod, "prod_into", "prod_axis_into", |d| d, [StorageMut<Elem: Element>];
+    /// The mean into `out` (NumPy's `mean(out=)`): accumulated in `f64` (a complex mean in
+    /// `out`'s type), rounded once into `out`'s type, which NumPy's mean type (`f64` for the
+    /// integers) must cast to by `same_kind`.
+    mean_into, mean_axis_into, Op::Mean, "mean_into", "mean_axis_into", mean_dtype, [StorageMut<Elem: Element>];
+    /// The largest element into `out` (NumPy's `max(out=)`; NaN wins), compared in `out`'s type.
+    max_into, max_axis_into, Op::Max, "max_into", "max_axis_into", |d| d, [StorageMut<Elem: Element>];
+    /// The smallest element into `out` (NumPy's `min(out=)`; NaN wins), compared in `out`'s type.
+    min_into, min_axis_into, Op::Min, "min_into", "min_axis_into", |d| d, [StorageMut<Elem: Element>];
+    /// The index of the largest element (in C order over every axis; along the axis in the
+    /// `_axis` form) into an `i64` array (NumPy's `argmax(out=)`).
+    argmax_into, argmax_axis_into, Op::ArgMax, "argmax_into", "argmax_axis_into", |_| DType::I64, [StorageMut<Elem = i64>];
+    /// The index of the smallest element into an `i64` array (NumPy's `argmin(out=)`).
+    argmin_into, argmin_axis_into, Op::ArgMin, "argmin_into", "argmin_axis_into", |_| DType::I64, [StorageMut<Elem = i64>];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Error;
+
+    #[test]
+    fn reduced_shapes_drop_or_keep_the_axis() {
+        assert_eq!(reduced_shape(&[3, 4, 5], ReduceAxis::new(1)).unwrap(), vec![3, 5]);
+        assert_eq!(
+            reduced_shape(&[3, 4, 5], ReduceAxis::keepdims(1)).unwrap(),
+            vec![3, 1, 5]
+        );
+        assert_eq!(
+            reduced_shape(&[0], ReduceAxis::new(0)).unwrap(),
+            Vec::<usize>::new()
+        );
+        assert!(matches!(
+            reduced_shape(&[3], ReduceAxis::new(1)),
+            Err(Error::Shape(ArrayShapeError::AxisOutOfRange { axis: 1, axes: 1 }))
+        ));
+        assert!(reduced_shape(&[], ReduceAxis::new(0)).is_err());
+    }
+
+    /// NumPy: `np.add.reduce(np.ones(3, 'i4'), out=np.zeros((), 'f8'))` works, into `'i2'`
+    /// it does not (`same_kind` allows narrowing within a kind: `i8` into `i2` is allowed,
+    /// `f8` into `i4` is not), and `np.mean` of integers into an integer `out` is refused.
+    #[test]
+    fn out_types_follow_same_kind() {
+        assert!(check_cast("sum_into", DType::I32, DType::F64).is_ok());
+        assert!(check_cast("sum_into", DType::I64, DType::I16).is_ok());
+        assert!(check_cast("sum_into", DType::Bool, DType::U8).is_ok());
+        assert!(matches!(
+            check_cast("sum_into", DType::F64, DType::I32),
+            Err(Error::Argument(ArgumentError::CastingRule { target: "i32", .. }))
+        ));
+        assert!(check_cast("sum_into", DType::Complex64, DType::F64).is_err());
+        assert_eq!(mean_dtype(DType::I32), DType::F64);
+        assert_eq!(mean_dtype(DType::Bool), DType::F64);
+        assert_eq!(mean_dtype(DType::F16), DType::F16);
+        assert_eq!(mean_dtype(DType::Complex32), DType::Complex32);
+        assert!(check_cast("mean_into", mean_dtype(DType::I32), DType::I64).is_err());
+        assert!(check_cast("mean_into", mean_dtype(DType::I32), DType::F32).is_ok());
+    }
+
+    /// The kernels of another result type that `sum_np`, `prod_np` and the `_into` forms
+    /// define (the small integers into `i64`/`u64`, floats into wider floats, integers into
+    /// floats, means into each float type) compile with NVRTC, in a flat and an axis variant.
+    #[test]
+    fn kernels_into_other_types_compile() {
+        use crate::gpuarray::elements::boolean::Bool;
+        use crate::gpuarray::kernels::registry::compile_check;
+        use crate::gpuarray::reduce::kernel::ReductionVariant;
+        use half::f16;
+        fn check<T: Element, R: Element>(op: Op) {
+            let k = kernel_indexed::<T, R>(op, IndexWidth::I64).unwrap();
+            for v in [ReductionVariant::Contiguous, ReductionVariant::AxisBlock(2)] {
+                let src = k.source(v);
+                if let Err(e) = compile_check(&src, "sm_90") {
+                    panic!("{op:?} {} into {} {v:?}: {e}\n{src}", T::c_name(), R::c_name());
+                }
+            }
+        }
+        for op in [Op::Sum, Op::Prod] {
+            check::<i8, i64>(op);
+            check::<i16, i64>(op);
+            check::<u8, u64>(op);
+            check::<u16, u64>(op);
+            check::<u32, u64>(op);
+            check::<Bool, i64>(op);
+            check::<f32, f64>(op);
+            check::<i32, f32>(op);
+            check::<f16, f32>(op);
+            check::<i32, f16>(op);
+        }
+        check::<i32, f32>(Op::Mean);
+        check::<f32, f64>(Op::Mean);
+        check::<f16, f32>(Op::Mean);
+        check::<i16, f16>(Op::Mean);
+    }
+}
