@@ -34,6 +34,7 @@ mod array_complex;
 mod array_complex_reduce;
 mod array_construct;
 mod array_copy_speed;
+mod array_debug;
 mod array_dtype_matrix;
 mod array_dtypes;
 mod array_elementwise_complex;
