@@ -50,6 +50,7 @@ mod array_random;
 mod array_reduce;
 mod array_reduce_columns;
 mod array_reduce_rows;
+mod array_reduction_macro;
 mod array_scan;
 mod array_select;
 mod array_sort;
