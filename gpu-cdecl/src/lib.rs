@@ -39,6 +39,7 @@ mod kernels;
 mod lexer;
 pub mod nvrtc_log;
 pub mod preprocess;
+pub mod reduction;
 mod stand_ins;
 pub mod tokens;
 mod types;

@@ -58,11 +58,16 @@ impl Diagnostic {
 pub fn parse(log: &str, file_name: &str) -> Vec<Diagnostic> {
     let mut out: Vec<Diagnostic> = Vec::new();
     let mut lines = log.lines().peekable();
+    // Whether the lines read since the last message's header are still about that message of
+    // ours: a message about another file (a header, or another `#line` name) ends it, so that
+    // its quoted line and caret are not taken for notes.
+    let mut ours = false;
     while let Some(l) = lines.next() {
         let Some((line, tail)) = header(l, file_name) else {
+            ours &= !is_position(l);
             // Notes are indented by four or more; anything else between messages (blank lines,
             // the summary, messages about other files) belongs to no message of ours.
-            if let Some(d) = out.last_mut() {
+            if let Some(d) = out.last_mut().filter(|_| ours) {
                 let t = l.trim();
                 if l.starts_with("    ") && !t.is_empty() {
                     d.notes.push(t.to_owned());
@@ -70,6 +75,7 @@ pub fn parse(log: &str, file_name: &str) -> Vec<Diagnostic> {
             }
             continue;
         };
+        ours = true;
         let (kind, message) = tail.split_once(": ").unwrap_or(("error", tail));
         let severity = if kind.contains("error") {
             Severity::Error
@@ -93,6 +99,14 @@ pub fn parse(log: &str, file_name: &str) -> Vec<Diagnostic> {
         out.push(d);
     }
     out
+}
+
+/// Whether `l` begins with a message's position in some file: `NAME(LINE): `.
+fn is_position(l: &str) -> bool {
+    l.split_once('(').is_some_and(|(name, rest)| {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        !name.is_empty() && !name.starts_with(' ') && digits > 0 && rest[digits..].starts_with("): ")
+    })
 }
 
 /// The lines (1-based) that `log` reports a message on for `file_name`, each once, in the order
@@ -248,6 +262,25 @@ scale.cu(2): catastrophic error: cannot open source file \"x.h\"\n\
         // A file whose name only begins like ours is another file.
         assert!(parse(SYNTAX_LOG, "scale").is_empty());
         assert_eq!(reported_lines(SYNTAX_LOG, "helper.cuh"), [1]);
+    }
+
+    /// A reduction's expression (`#line 1 "map"`) among messages about the generated text:
+    /// the other messages' quoted lines and carets are not the expression's notes.
+    #[test]
+    fn another_files_lines_are_no_notes() {
+        let log = "map(1): error: identifier \"y\" is undefined\n\
+\x20 x * y\n\
+\x20     ^\n\
+\n\
+k.cu(40): warning #177-D: variable \"gpu_r\" was declared but never referenced\n\
+\x20 long long gpu_r = gpu_o; long long x__i = x__o;\n\
+\x20           ^\n\
+\n";
+        let d = parse(log, "map");
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!((d[0].line, d[0].column), (1, Some(5)));
+        assert!(d[0].notes.is_empty(), "{:?}", d[0].notes);
+        assert_eq!(parse(log, "k.cu").len(), 1);
     }
 
     #[test]

@@ -44,6 +44,7 @@ fn check(path: &Path, source: &str) -> syn::Result<crate::deep::Outcome> {
     run(&Request {
         source,
         file_name: &file_name,
+        pieces: Vec::new(),
         origin: crate::place::Origin::File {
             path: file_name.clone(),
             span: Span::call_site(),

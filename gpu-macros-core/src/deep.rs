@@ -52,6 +52,10 @@ pub struct Request<'a> {
     pub file_name: &'a str,
     /// Where the source is written: what messages name (a Rust file and line for a literal).
     pub origin: Origin,
+    /// Other names NVRTC's messages may give lines of the source (set by `#line`: a
+    /// reduction's expressions), each with where those lines are written; their messages point
+    /// there.
+    pub pieces: Vec<(&'a str, Origin)>,
     /// Name expressions: kernel names, or template instantiations like `scale<float>`.
     pub names: Vec<String>,
     pub options: Vec<String>,
@@ -434,29 +438,42 @@ fn report(
     // The same text compiled more than once (an elementwise operation is pasted into every
     // variant's loops) gives the same message once per copy: each is said once.
     let mut said = std::collections::HashSet::new();
-    for (i, d) in diags.iter().enumerate() {
-        let text = render(d, &req.origin);
-        if !said.insert(text.clone()) {
-            continue;
-        }
-        // The CUDA line itself where the compiler can point inside a literal (nightly), else
-        // the whole source; the text names the line either way.
-        let span = req.origin.line_span(d.line).unwrap_or(req.span);
-        if d.is_error() {
-            errors.push(syn::Error::new(span, text));
-        } else if warnings {
-            let ident = format_ident!("CUDA_WARNING_{}", i);
-            out.items.extend(quote_spanned! {span=>
-                const _: () = {
-                    #[deprecated(note = #text)]
-                    #[allow(non_camel_case_types)]
-                    struct #ident;
-                    let _ = #ident;
-                };
-            });
+    let mut any_error = diags.iter().any(Diagnostic::is_error);
+    let pieces = req
+        .pieces
+        .iter()
+        .map(|(name, origin)| (nvrtc_log::parse(log, name), origin, origin.span()));
+    let sources = std::iter::once((diags, &req.origin, req.span)).chain(pieces);
+    // With pieces, the source's own text is generated around them: its warnings (an index a
+    // variant leaves unused) are the generator's, not the user's, and are not reported.
+    let own_warnings = req.pieces.is_empty();
+    for (k, (diags, origin, whole)) in sources.enumerate() {
+        any_error |= diags.iter().any(Diagnostic::is_error);
+        for (i, d) in diags.iter().enumerate() {
+            let text = render(d, origin);
+            if !said.insert(text.clone()) {
+                continue;
+            }
+            // The CUDA line itself where the compiler can point inside a literal (nightly),
+            // else the whole source; the text names the line either way.
+            let span = origin.line_span(d.line).unwrap_or(whole);
+            if d.is_error() {
+                errors.push(syn::Error::new(span, text));
+            } else if warnings && (k > 0 || own_warnings) {
+                // Numbered by the message's place in its source's list (the pieces' after).
+                let ident = format_ident!("CUDA_WARNING_{}", 1000 * k + i);
+                out.items.extend(quote_spanned! {span=>
+                    const _: () = {
+                        #[deprecated(note = #text)]
+                        #[allow(non_camel_case_types)]
+                        struct #ident;
+                        let _ = #ident;
+                    };
+                });
+            }
         }
     }
-    if !ok && diags.iter().all(|d| !d.is_error()) {
+    if !ok && !any_error {
         errors.push(syn::Error::new(
             req.span,
             format!("NVRTC rejected the CUDA source:\n{}", log.trim()),
@@ -651,6 +668,7 @@ mod tests {
             source: "__global__ void k() {}",
             file_name: "k.cu",
             origin: file("k.cu"),
+            pieces: Vec::new(),
             names: vec!["k".to_owned()],
             options: Vec::new(),
             span: Span::call_site(),

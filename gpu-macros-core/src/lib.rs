@@ -1,4 +1,4 @@
-//! The logic of `gpu-macros`: the `#[kernel]`, `#[elementwise]` and `#[gpu_test]` attributes
+//! The logic of `gpu-macros`: the `#[kernel]`, `#[elementwise]`, `#[reduction]` and `#[gpu_test]` attributes
 //! of `gpu-runtime`, on `proc_macro2` tokens. `gpu-macros` is a thin shim over this crate (as
 //! `sqlx-macros` is over `sqlx-macros-core`): a proc-macro crate's own unit tests cannot run, so
 //! the parsers, checks and generators live here, where they are ordinary functions with unit
@@ -27,6 +27,7 @@ mod native_arch;
 mod nvrtc;
 mod nvrtc_find;
 mod place;
+mod reduction;
 mod template;
 mod test_attr;
 mod vector;
@@ -90,6 +91,18 @@ fn try_elementwise(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStr
     let args: elementwise::Args = syn::parse2(attr)?;
     let item: elementwise::Item = syn::parse2(item)?;
     elementwise::expand(args, item)
+}
+
+/// `#[reduction(attr)] item`: the expansion, or the `compile_error!` that says why there is
+/// none. `gpu_macros::reduction` documents the attribute.
+pub fn reduction(attr: TokenStream, item: TokenStream) -> TokenStream {
+    try_reduction(attr, item).unwrap_or_else(|e| e.to_compile_error())
+}
+
+fn try_reduction(attr: TokenStream, item: TokenStream) -> syn::Result<TokenStream> {
+    let args: reduction::Args = syn::parse2(attr)?;
+    let item: reduction::Item = syn::parse2(item)?;
+    reduction::expand(args, item)
 }
 
 /// `#[gpu_test(attr)] item`: the expansion, or the `compile_error!` that says why there is
@@ -378,6 +391,7 @@ fn deep_pass(
         source: text,
         file_name: &tokens.file_name,
         origin: origin_of(&args.source),
+        pieces: Vec::new(),
         names,
         options: tokens.options.iter().map(|o| o.value()).collect(),
         span,

@@ -172,6 +172,7 @@ fn deep_pass(
             source: &p.text,
             file_name: p.name(),
             origin: p.origin.clone(),
+            pieces: Vec::new(),
             names: kernels.iter().filter(|k| p.declares(k)).cloned().collect(),
             options: options.clone(),
             span: p.span,

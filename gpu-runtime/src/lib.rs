@@ -52,6 +52,9 @@ pub use crate::launch::validate as validate_launch;
 // `#[elementwise]` declares functions over `gpuarray`'s arrays.
 #[cfg(feature = "gpuarray")]
 pub use gpu_macros::elementwise;
+// `#[reduction]` declares reductions over them, as `#[elementwise]` does elementwise kernels.
+#[cfg(feature = "gpuarray")]
+pub use gpu_macros::reduction;
 pub use gpu_macros::{gpu_test, kernel};
 
 // The promises of the "Threads" section, checked at compile time.

@@ -14,6 +14,7 @@
 //! `#[elementwise]` (`gpu-macros-core/src/elementwise/`) emits a `static` [`ElementwiseFn`]
 //! (the C arguments and operation it wrote and checked) and functions that launch it with one
 //! [`KernelArg`] per argument; the kernel is built, compiled and cached in `gpuarray`.
+//! `#[reduction]` (`gpu-macros-core/src/reduction.rs`) likewise emits a `static` [`ReductionFn`].
 
 use std::ffi::c_void;
 use std::time::Duration;
@@ -40,6 +41,9 @@ pub use crate::gpuarray::kernels::elementwise_fn::c_name_is as element_c_name_is
 /// `#[elementwise]`: the same assertion for CUDA vector element types (`Float3` is `float3`).
 #[cfg(feature = "gpuarray")]
 pub use crate::gpuarray::kernels::elementwise_fn::vector_c_name_is;
+/// The `static` `#[reduction]` emits (`gpuarray::reduce::reduction_fn`).
+#[cfg(feature = "gpuarray")]
+pub use crate::gpuarray::ReductionFn;
 /// `#[elementwise]`: the static each declared function keeps its kernel in, and the
 /// arguments its launch passes (`gpuarray::declared`, `gpuarray::args`).
 #[cfg(feature = "gpuarray")]

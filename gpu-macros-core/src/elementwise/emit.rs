@@ -54,28 +54,7 @@ pub(super) fn emit(
     // is a compile error at the argument, not an error at the first launch.
     let element_checks: Vec<TokenStream> = params
         .iter()
-        .map(|p| {
-            let (elem, c_type) = (&p.elem, p.c_type);
-            let message = format!(
-                "#[elementwise]: the element type `{}` of `{}` is not gpu_runtime's element type \
-                 of that name (C `{c_type}`): name it without an alias",
-                quote!(#elem).to_string().replace(' ', ""),
-                p.c_name()
-            );
-            // A vector type is asserted through its `CudaVector` impl, a number through its
-            // `Element` impl: each names the C type the run time declares it as.
-            let check = if p.vector {
-                quote!(vector_c_name_is)
-            } else {
-                quote!(element_c_name_is)
-            };
-            quote_spanned! {p.elem.span()=>
-                const _: () = ::core::assert!(
-                    #rt::__private_v0_1::#check::<#elem>(#c_type),
-                    #message
-                );
-            }
-        })
+        .map(|p| element_check("elementwise", &p.elem, p.c_type, p.vector, &p.c_name()))
         .collect();
     let doc_on = format!(
         "[`{name}`] on `stream`: queued after the work queued there before; returns without waiting. \
@@ -116,6 +95,37 @@ pub(super) fn emit(
                 KERNEL.kernel()
             }
         }
+    }
+}
+
+/// The constant asserting that the element type `elem`, read by its name, is the C type
+/// `c_type` the kernel is declared with (`of` names what has it in the message: an argument, or
+/// the result), so that an alias is a compile error at the type, not an error at the first
+/// launch. A vector type is asserted through its `CudaVector` impl, a number through its
+/// `Element` impl: each names the C type the run time declares it as.
+pub(crate) fn element_check(
+    macro_name: &str,
+    elem: &syn::Type,
+    c_type: &str,
+    vector: bool,
+    of: &str,
+) -> TokenStream {
+    let rt = quote!(::gpu_runtime);
+    let message = format!(
+        "#[{macro_name}]: the element type `{}` of `{of}` is not gpu_runtime's element type \
+         of that name (C `{c_type}`): name it without an alias",
+        quote!(#elem).to_string().replace(' ', ""),
+    );
+    let check = if vector {
+        quote!(vector_c_name_is)
+    } else {
+        quote!(element_c_name_is)
+    };
+    quote_spanned! {elem.span()=>
+        const _: () = ::core::assert!(
+            #rt::__private_v0_1::#check::<#elem>(#c_type),
+            #message
+        );
     }
 }
 

@@ -19,10 +19,10 @@
 mod args;
 mod c_words;
 mod check_source;
-mod emit;
+pub(crate) mod emit;
 mod op_check;
 mod op_tokens;
-mod params;
+pub(crate) mod params;
 #[cfg(test)]
 mod test_support;
 
@@ -91,6 +91,7 @@ pub fn expand(args: Args, item: Item) -> syn::Result<TokenStream> {
         file_name: OPERATION_FILE,
         // NVRTC's lines of `operation` are the operation's own (`#line`): named in the Rust file.
         origin: crate::place::Origin::literal(&args.op, "operation"),
+        pieces: Vec::new(),
         names: Vec::new(),
         options: Vec::new(),
         span: args.op.span(),

@@ -10,27 +10,27 @@ use gpu_cdecl::Scalar;
 use crate::elementwise::c_words::is_c_word;
 
 /// One argument of the fn, as the macro read it.
-pub(super) struct Param {
-    pub(super) name: syn::Ident,
+pub(crate) struct Param {
+    pub(crate) name: syn::Ident,
     /// The element type as written (`f32`, `half::f16`, `Float3`), its scalar (a vector
     /// type's component type: what decides the CUDA headers the kernel includes), and its C
     /// name (`float`, `float3`).
-    pub(super) elem: syn::Type,
-    pub(super) scalar: Scalar,
-    pub(super) c_type: &'static str,
+    pub(crate) elem: syn::Type,
+    pub(crate) scalar: Scalar,
+    pub(crate) c_type: &'static str,
     /// A CUDA vector type (`Float3`), read by the name of `gpu_runtime::types`' struct.
-    pub(super) vector: bool,
+    pub(crate) vector: bool,
     /// A complex type (`Complex32`, `Complex64`): its scalar is its parts' type, and the
     /// kernel includes `<gpu_runtime/complex.h>`.
-    pub(super) complex: bool,
-    pub(super) role: Role,
+    pub(crate) complex: bool,
+    pub(crate) role: Role,
     /// The argument's type, where errors about how it is taken point.
-    pub(super) ty: syn::Type,
+    pub(crate) ty: syn::Type,
 }
 
 impl Param {
     /// The name in C: a raw identifier (`r#type`) without its `r#`.
-    pub(super) fn c_name(&self) -> String {
+    pub(crate) fn c_name(&self) -> String {
         let n = self.name.to_string();
         n.strip_prefix("r#").map_or_else(|| n.clone(), str::to_owned)
     }
@@ -85,18 +85,19 @@ const ELEMENT_LIST: &str =
 
 /// An element type as the macro read it: its scalar (a vector's component type, a complex
 /// type's parts' type), its C name, and whether it is a CUDA vector type or a complex one.
-struct ReadElement {
-    scalar: Scalar,
-    c_type: &'static str,
-    vector: bool,
-    complex: bool,
+pub(crate) struct ReadElement {
+    pub(crate) scalar: Scalar,
+    pub(crate) c_type: &'static str,
+    pub(crate) vector: bool,
+    pub(crate) complex: bool,
 }
 
 /// An element type as written: a primitive by its one word, a library type (and a CUDA vector
 /// type, `Float3`: `gpu_cdecl::vectors`' Rust names) by its path's last segment. Rust's `bool`
 /// is refused with a pointer to `Bool`: the device may write any byte into an array, and only 0
 /// and 1 are valid `bool`s.
-fn element_type(ty: &syn::Type) -> syn::Result<ReadElement> {
+/// `macro_name` (`elementwise`, `reduction`) is the attribute messages name.
+pub(crate) fn element_type(ty: &syn::Type, macro_name: &str) -> syn::Result<ReadElement> {
     let path = match ty {
         syn::Type::Path(p) if p.qself.is_none() => Some(&p.path),
         _ => None,
@@ -148,7 +149,7 @@ fn element_type(ty: &syn::Type) -> syn::Result<ReadElement> {
     Err(syn::Error::new_spanned(
         ty,
         format!(
-            "`{written}` is not an element type of device arrays: #[elementwise] scalars and array \
+            "`{written}` is not an element type of device arrays: #[{macro_name}] scalars and array \
              elements are {ELEMENT_LIST}, written as such (not through an alias)"
         ),
     ))
@@ -170,11 +171,19 @@ fn array_elem(path: &syn::TypePath) -> Option<syn::Type> {
 }
 
 pub(super) fn read_param(arg: &syn::FnArg) -> syn::Result<Param> {
+    read_param_of(arg, "elementwise")
+}
+
+/// [`read_param`] for the attribute `macro_name` (`elementwise`, `reduction`), which messages
+/// name.
+pub(crate) fn read_param_of(arg: &syn::FnArg, macro_name: &str) -> syn::Result<Param> {
+    let what = if macro_name.starts_with('e') {
+        format!("an #[{macro_name}]")
+    } else {
+        format!("a #[{macro_name}]")
+    };
     let syn::FnArg::Typed(pt) = arg else {
-        return Err(syn::Error::new_spanned(
-            arg,
-            "an #[elementwise] fn takes no `self`",
-        ));
+        return Err(syn::Error::new_spanned(arg, format!("{what} fn takes no `self`")));
     };
     let name = match &*pt.pat {
         syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p.ident.clone(),
@@ -190,7 +199,7 @@ pub(super) fn read_param(arg: &syn::FnArg) -> syn::Result<Param> {
         syn::Error::new_spanned(
             &ty,
             format!(
-                "an #[elementwise] argument is a scalar (`{name}: f32`), an array it reads \
+                "{what} argument is a scalar (`{name}: f32`), an array it reads \
                  (`{name}: &DeviceArray<f32>`) or an array it writes (`{name}: &mut DeviceArray<f32>`); \
                  element types are {ELEMENT_LIST}"
             ),
@@ -212,14 +221,14 @@ pub(super) fn read_param(arg: &syn::FnArg) -> syn::Result<Param> {
         syn::Type::Path(_) => (ty.clone(), Role::Scalar),
         _ => return Err(bad_type()),
     };
-    let read = element_type(&elem)?;
+    let read = element_type(&elem, macro_name)?;
     let n = name.to_string();
     let n = n.strip_prefix("r#").unwrap_or(&n);
     if n == "i" || n == "n" || n.contains("__") || n.starts_with("gpu_") || is_c_word(n) || !n.is_ascii() {
         return Err(syn::Error::new_spanned(
             &name,
             format!(
-                "`{n}` cannot name an #[elementwise] argument: `i` (the element's index), `n` (the \
+                "`{n}` cannot name {what} argument: `i` (the element's index), `n` (the \
                  number of elements), C keywords and type names, names with `__` or starting with \
                  `gpu_` (the generated code's) and non-ASCII names are taken"
             ),
@@ -238,7 +247,7 @@ pub(super) fn read_param(arg: &syn::FnArg) -> syn::Result<Param> {
 }
 
 /// The C argument list the run-time kernel is declared with.
-pub(super) fn c_arguments(params: &[Param]) -> String {
+pub(crate) fn c_arguments(params: &[Param]) -> String {
     params
         .iter()
         .map(|p| match p.role {

@@ -101,6 +101,7 @@ pub use random::philox::{random_source, Distribution};
 pub use reduce::axis::ReduceAxis;
 pub use reduce::histogram::Bins;
 pub use reduce::kernel::{ReductionKernel, ReductionVariant};
+pub use reduce::reduction_fn::ReductionFn;
 pub use scan::compact::where_nonzero;
 pub use scan::kernel::{ScanKernel, ScanVariant};
 pub use sort::ops::{Side, Unique, UniqueOptions};

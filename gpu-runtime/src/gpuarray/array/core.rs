@@ -12,6 +12,7 @@ use crate::driver::context::core::Context;
 use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
 use crate::error::{ArrayShapeError, Result};
+use crate::gpuarray::array::debug_fmt;
 use crate::gpuarray::array::layout;
 use crate::gpuarray::elements::array_element::ArrayElement;
 use crate::tools::device_pool::PooledBuffer;
@@ -71,16 +72,37 @@ pub type DeviceArrayView<'a, T, D = IxDyn> = DeviceArrayBase<DeviceView<'a, T>, 
 /// A writable view of (part of) an array.
 pub type DeviceArrayViewMut<'a, T, D = IxDyn> = DeviceArrayBase<DeviceViewMut<'a, T>, D>;
 
+/// `{:?}` shows the values as `ndarray`'s `Debug` does, long axes elided around `...` with the
+/// same limits (arrays under 500 elements whole; then 10 of a row or column, 6 of the axes
+/// before), then `ndarray`'s layout line and the element type:
+///
+/// ```text
+/// [[0.5, 1.0, 1.5],
+///  [2.0, 2.5, 3.0]], shape=[2, 3], strides=[3, 1], layout=Cc (0x5), const ndim=2, dtype=F32
+/// ```
+///
+/// so `format!("{:?}", a)` is `format!("{:?}, dtype={:?}", a.to_ndarray()?,
+/// T::ELEMENT_TYPE)` for a C-order array (for a view, `ndarray`'s text of the same view). The
+/// formatter's flags reach the elements (`{:.3?}`). Only the elements shown are read, whatever
+/// the array's size (a few runs of memory around them, at most 4 times as many elements;
+/// nothing past 32768 shown elements, which only arrays of six axes or more reach: their values
+/// are then left out), by the copies [`to_vec`](Self::to_vec) makes, ordered after every use of
+/// the memory on any stream. `{:#?}` keeps the limits (`ndarray`'s prints every element) and adds
+/// the offset and the storage's length. A failed read (a context in error, say) does not
+/// panic: the values read `<values unavailable: {error}>`, and the layout line follows.
 impl<S: Storage, D: Dimension> fmt::Debug for DeviceArrayBase<S, D> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "DeviceArray<{}>(shape {:?}, strides {:?}, offset {})",
-            std::any::type_name::<S::Elem>(),
-            self.shape(),
-            self.strides(),
-            self.offset
-        )
+        let storage = self.data.device_view();
+        let described = debug_fmt::Described {
+            shape: self.shape(),
+            strides: self.strides(),
+            offset: self.offset,
+            fixed_ndim: D::NDIM,
+            dtype: S::Elem::ELEMENT_TYPE,
+            storage_len: storage.len(),
+        };
+        // `DeviceView::to_vec`: the ordered copy of `to_vec`, after the memory's last write.
+        debug_fmt::write_debug(f, &described, |range| storage.slice(range)?.to_vec())
     }
 }
 

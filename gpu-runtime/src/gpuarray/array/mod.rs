@@ -9,6 +9,7 @@ pub(crate) mod axes;
 pub(crate) mod buffer_view;
 pub(crate) mod convert;
 pub(crate) mod core;
+pub(crate) mod debug_fmt;
 pub mod layout;
 pub(crate) mod on_stream;
 pub(crate) mod shape_ops;

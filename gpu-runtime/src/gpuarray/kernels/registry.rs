@@ -21,8 +21,9 @@ use crate::launch::{Arg, PreparedFunction};
 use crate::sync::{LockRank, Mutex};
 use crate::tools::memoize::ContextCache;
 
-/// Threads per block of every generated kernel.
-pub(crate) const BLOCK: u32 = 256;
+/// Threads per block of every generated kernel: the reduction generator's, whose sources are
+/// written for this many.
+pub(crate) const BLOCK: u32 = gpu_cdecl::reduction::BLOCK;
 
 /// Blocks per multiprocessor a grid-stride kernel is given: with 256 threads, 8 blocks fill an
 /// SM of 2048 threads once; more waves buy nothing for a memory-bound loop.

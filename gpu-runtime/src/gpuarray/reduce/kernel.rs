@@ -37,8 +37,8 @@ use crate::gpuarray::kernels::registry::{self, KernelKey, BLOCK};
 use crate::launch::Arg;
 
 /// The most blocks (partial results) of a reduction over all axes: the last block reduces them,
-/// four per thread, and the module keeps room for this many (see `source`).
-pub(crate) const MAX_PARTS: u32 = 1024;
+/// four per thread, and the module keeps room for this many (the generator's constant).
+pub(crate) use gpu_cdecl::reduction::MAX_PARTS;
 
 /// Axes shorter than this are reduced one thread per output element.
 const SHORT_AXIS: usize = 64;
@@ -49,53 +49,18 @@ const MIN_CHUNK: usize = 32;
 /// The fewest elements of a chunk of a lane split across blocks: 16 per thread.
 const SPLIT_CHUNK: usize = 16 * BLOCK as usize;
 
-/// Which kernel of a [`ReductionKernel`]: see the module documentation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReductionVariant {
-    /// Over all axes, every array contiguous in one order (one launch; its last block
-    /// finishes).
-    Contiguous,
-    /// Over all axes, strided over this many axes (one launch, as `Contiguous`).
-    Strided(usize),
-    /// A one-block pass over partials to the result: the second pass of the former two-pass
-    /// reduction over all axes, which `Contiguous` and `Strided` now finish themselves; its
-    /// source is still generated (and compiles) for code that names it.
-    Final,
-    /// Along one axis of arrays of this many axes, a block per output element.
-    AxisBlock(usize),
-    /// Along one axis of arrays of this many axes, a thread per output element.
-    AxisThread(usize),
-    /// Along one axis whose lanes are adjacent in memory (columns), of arrays of this many
-    /// axes: a thread per output element and chunk of the axis, each writing a partial.
-    AxisColumns(usize),
-    /// Along one axis of arrays of this many axes, few long lanes: a block per output
-    /// element and chunk of the axis, each writing a partial.
-    AxisBlockSplit(usize),
-    /// The chunks' partials of [`AxisColumns`](Self::AxisColumns) or
-    /// [`AxisBlockSplit`](Self::AxisBlockSplit) to the results.
-    AxisPartials,
-}
-
-impl ReductionVariant {
-    fn code(self) -> u32 {
-        match self {
-            ReductionVariant::Contiguous => 0,
-            ReductionVariant::Strided(d) => 1 + d as u32,
-            ReductionVariant::Final => 20,
-            ReductionVariant::AxisBlock(d) => 30 + d as u32,
-            ReductionVariant::AxisThread(d) => 40 + d as u32,
-            ReductionVariant::AxisColumns(d) => 50 + d as u32,
-            ReductionVariant::AxisPartials => 21,
-            ReductionVariant::AxisBlockSplit(d) => 60 + d as u32,
-        }
-    }
-}
+/// Which kernel of a [`ReductionKernel`] (see the module documentation): `gpu-cdecl`'s, whose
+/// generator writes the source of each, for the run time and for `#[reduction]`'s build-time
+/// check alike.
+pub use gpu_cdecl::reduction::ReductionVariant;
 
 /// A reduction written as expressions (CuPy's `ReductionKernel`): each element maps to a value
 /// (`map`, over the arguments' elements as in [`ElementwiseKernel`](crate::gpuarray::ElementwiseKernel),
 /// with `i` the element's index), values combine pairwise (`reduce`, of `a` and `b`; it must
 /// be associative and commutative, as the order is the GPU's), starting from `neutral`, and the
 /// result is `post_map` of `a` (the reduced value) and `n` (how many elements), stored as `R`.
+/// Declared in Rust with [`#[reduction]`](crate::reduction), the same kernel's expressions are
+/// compiled at `cargo build`, and a CUDA error in one is a compile error at its string.
 ///
 /// ```no_run
 /// use gpu_runtime::gpuarray::{DeviceArray, KernelArg, ReductionKernel};
@@ -288,7 +253,7 @@ impl<R: Element> ReductionKernel<R> {
     }
 
     pub(crate) fn c_name(&self, v: ReductionVariant) -> String {
-        format!("{}_r{}", self.name, v.code())
+        self.with_generator(|g| g.kernel_name(v))
     }
 
     /// The kernel of variant `v`, from the context's cache: found by its key alone, shared

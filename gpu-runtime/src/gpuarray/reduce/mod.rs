@@ -13,5 +13,6 @@ pub(crate) mod kernel;
 pub(crate) mod logic;
 pub(crate) mod nan;
 pub(crate) mod ops;
+pub(crate) mod reduction_fn;
 pub(crate) mod source;
 pub(crate) mod sum_np;
