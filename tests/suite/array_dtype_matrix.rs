@@ -743,13 +743,40 @@ fn float_only_cells<'a, T: Host + math::Float>(acc: &mut Option<Expr<'a, Complex
     }
 }
 
-/// Compiles the kernel of one row of the matrix.
-fn compile_row(what: &str, acc: Option<Expr<'_, Complex64>>) {
+/// The kernel of one row of the matrix, kept in `rows` to be compiled by [`compile_rows`].
+fn compile_row(what: &str, acc: Option<Expr<'_, Complex64>>, rows: &mut Vec<(String, String)>) {
     let e = acc.expect("a row has cells");
     let src = expr_kernel_source(&e).unwrap();
-    if let Err(err) = compile_check(&src, "sm_90") {
-        panic!("the kernel of {what} does not compile: {err}\n{src}");
-    }
+    rows.push((what.to_owned(), src));
+}
+
+/// Compiles the rows' kernels, on two threads: each is seconds of NVRTC (mostly ptxas), and
+/// one after the other they made this the suite's last test running, alone on one core. Each
+/// thread has the stack of the thread that built the rows: a row is an expression some 250
+/// nodes deep.
+fn compile_rows(rows: Vec<(String, String)>) {
+    let queue = std::sync::Mutex::new(rows);
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..2)
+            .map(|_| {
+                std::thread::Builder::new()
+                    .stack_size(512 << 20)
+                    .spawn_scoped(s, || loop {
+                        let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop();
+                        let Some((what, src)) = next else { return };
+                        if let Err(err) = compile_check(&src, "sm_90") {
+                            panic!("the kernel of {what} does not compile: {err}\n{src}");
+                        }
+                    })
+                    .unwrap()
+            })
+            .collect();
+        for w in workers {
+            if let Err(panic) = w.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
 }
 
 /// Every cell of the matrix, without a GPU: its result type is NumPy 2's, and its kernel
@@ -770,6 +797,7 @@ fn every_cell_has_numpy_s_type_and_compiles_or_is_rejected() {
 
 fn cpu_matrix() {
     let mut tally = Tally::default();
+    let mut rows = Vec::new();
     macro_rules! row {
         ($t:ty) => {{
             let mut acc = None;
@@ -783,7 +811,7 @@ fn cpu_matrix() {
             each_pair!(cell);
             unary_cells::<$t>(&mut acc, &mut tally);
             tally.types += 1;
-            compile_row(stringify!($t), acc);
+            compile_row(stringify!($t), acc, &mut rows);
         }};
     }
     each_type!(row);
@@ -801,7 +829,9 @@ fn cpu_matrix() {
         };
     }
     each_float!(float_only);
-    compile_row("the float functions", acc);
+    compile_row("the float functions", acc, &mut rows);
+    assert_eq!(rows.len(), 16, "a kernel per row and one for the float functions");
+    compile_rows(rows);
     eprintln!("dtype matrix, CPU: {tally:?}; rejected kinds: {REJECTED:?}; deviations: {DEVIATIONS:?}");
     assert_eq!(tally.types, 15);
     // 225 pairs x (6 operators + 6 comparisons + where + cast) = 3150 pair cells; 15 types x

@@ -51,7 +51,8 @@ fn fills_and_conversions_to_and_from_every_type_compile() {
 /// complex type, compiles (so every name in the header is instantiated).
 #[test]
 fn every_complex_function_compiles_in_one_expression() {
-    fn of<T: Element>() {
+    fn of<T: Element>(sources: &mut Vec<(String, String)>) {
+        let mut compiles = |what: &str, source: &str| sources.push((what.to_owned(), source.to_owned()));
         let d = T::DTYPE;
         let x = || Node::ArrayOf(d);
         let mut e = bin(BinOp::Add, x(), Node::ScalarOf(d));
@@ -131,8 +132,11 @@ fn every_complex_function_compiles_in_one_expression() {
         let k = kernel::<Bool>(&call(Func::Cast(DType::Bool), vec![x()]), Store::Assign).unwrap();
         compiles("complex to bool", &k.source(Variant::Contiguous));
     }
-    of::<Complex32>();
-    of::<Complex64>();
+    // Each kernel is seconds of NVRTC (mostly ptxas): compiled on two threads.
+    let mut sources = Vec::new();
+    of::<Complex32>(&mut sources);
+    of::<Complex64>(&mut sources);
+    super::compile_all(sources);
 }
 
 /// Mixed real and complex operands (`promote::add` and the others): an expression converting
