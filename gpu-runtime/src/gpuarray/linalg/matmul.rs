@@ -645,6 +645,11 @@ where
     if c.is_empty() {
         return Ok(());
     }
+    if p.k == 0 {
+        // A sum of nothing is zero. (An empty operand's strides are all 0, so its batch would
+        // look broadcast below and lose its axes.)
+        return OnStream::new(c, stream).fill(T::zero());
+    }
     let am = as_matrices(a, true, &p.batch, stream)?;
     let bm = as_matrices(b, false, &p.batch, stream)?;
     let (av, bv) = (am.view(), bm.view());
