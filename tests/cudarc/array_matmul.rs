@@ -923,12 +923,13 @@ mod issue41 {
         let mut order = vec![nb - 2];
         order.extend(0..nb - 2);
         order.push(nb - 1);
-        let cols: usize = b.len() / k.max(1);
         let moved = b
             .view()
             .permuted_axes(IxDyn(&order))
             .as_standard_layout()
             .to_owned();
+        // Not `b.len() / k`: with `k = 0` the columns are still there.
+        let cols: usize = moved.shape()[1..].iter().product();
         let moved = moved.into_shape_with_order(IxDyn(&[k, cols])).expect("C order");
         let (_, values) = reference(&rows, &moved)?;
         let mut shape = a.shape()[..na - 1].to_vec();

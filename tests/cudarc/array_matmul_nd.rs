@@ -207,7 +207,8 @@ fn batch_axes_broadcast_beyond_three() -> gpu_runtime::Result<()> {
     );
     // Shapes that do not multiply.
     let x = DeviceArray::<f64, IxDyn>::zeros(&ctx, IxDyn(&[2, 3, 4, 5]))?;
-    let y = DeviceArray::<f64, IxDyn>::zeros(&ctx, IxDyn(&[3, 5, 2]))?;
+    // Batches (2, 3) and (4,) do not broadcast ((2, 3) and (3,) would).
+    let y = DeviceArray::<f64, IxDyn>::zeros(&ctx, IxDyn(&[4, 5, 2]))?;
     assert!(matches!(
         matmul(&x, &y),
         Err(Error::Gemm(GemmError::ShapesDoNotMultiply { .. }))

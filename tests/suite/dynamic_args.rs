@@ -160,7 +160,11 @@ fn vectors_structs_and_texture_objects_pass_by_value() {
     refused(
         3,
         "Params p",
-        "an Arg::by_value of `dynamic_args::Small` (8 bytes)",
+        // The type's full path: the test crate's name leads it.
+        &format!(
+            "an Arg::by_value of `{}` (8 bytes)",
+            std::any::type_name::<Small>()
+        ),
         &[
             Arg::output(&mut out),
             Arg::input(&xd),
