@@ -186,8 +186,13 @@ pub(crate) fn sm_count(ctx: &Context) -> Result<u32> {
 
 /// Blocks for `work` items of a grid-stride loop: one per 256 items, at most a few waves.
 pub(crate) fn grid_for(ctx: &Context, work: u64) -> Result<u32> {
-    let cap = u64::from(sm_count(ctx)?) * BLOCKS_PER_SM;
-    Ok(work.div_ceil(u64::from(BLOCK)).clamp(1, cap) as u32)
+    Ok(grid_for_sms(sm_count(ctx)?, work))
+}
+
+/// [`grid_for`] on a device of `sms` multiprocessors, for a caller that has the count already.
+pub(crate) fn grid_for_sms(sms: u32, work: u64) -> u32 {
+    let cap = u64::from(sms) * BLOCKS_PER_SM;
+    work.div_ceil(u64::from(BLOCK)).clamp(1, cap) as u32
 }
 
 /// Launches on `stream`, or on the legacy default stream.

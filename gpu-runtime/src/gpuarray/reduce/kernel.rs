@@ -584,8 +584,10 @@ impl<R: Element> OnStream<'_, &ReductionKernel<R>> {
 /// warp shuffles and the acquire-release ticket.
 fn one_pass_grid(ctx: &crate::driver::context::core::Context, work: u64) -> Result<u32> {
     const LOADS_PER_THREAD: u64 = 8;
-    let usual = registry::grid_for(ctx, work)?.min(MAX_PARTS);
-    let floor = 2 * registry::sm_count(ctx)?;
+    // One lookup of the multiprocessor count per launch.
+    let sms = registry::sm_count(ctx)?;
+    let usual = registry::grid_for_sms(sms, work).min(MAX_PARTS);
+    let floor = 2 * sms;
     let small = work
         .div_ceil(u64::from(BLOCK) * LOADS_PER_THREAD)
         .max(u64::from(floor));
