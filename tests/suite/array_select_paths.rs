@@ -6,9 +6,10 @@
 //! and half of the mask true at lengths around its tiles.
 
 use gpu_runtime::__testing::philox4x32_10;
-use gpu_runtime::gpuarray::DeviceArray;
-use gpu_runtime::ndarray::s;
-use gpu_runtime::Context;
+use gpu_runtime::gpuarray::{Bins, DeviceArray};
+use gpu_runtime::half::f16;
+use gpu_runtime::ndarray::{s, Array};
+use gpu_runtime::{ArrayShapeError, Context, Error};
 
 /// The fourth counter word of `randint`'s Philox blocks ("RINT").
 const TAG: u32 = 0x5249_4e54;
@@ -161,5 +162,164 @@ fn randint_is_exactly_uniform_where_a_biased_reduction_would_show() -> gpu_runti
     }
     assert!(uniform_enough(&thirds), "thirds {thirds:?}");
     assert!(uniform_enough(&mod3), "residues mod 3 {mod3:?}");
+    Ok(())
+}
+
+/// NumPy's `bincount` on the host.
+fn host_bincount(v: &[i64], minlength: usize) -> Vec<i64> {
+    let len = v
+        .iter()
+        .map(|&x| x as usize + 1)
+        .max()
+        .unwrap_or(0)
+        .max(minlength);
+    let mut c = vec![0i64; len];
+    for &x in v {
+        c[x as usize] += 1;
+    }
+    c
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn bincount_in_one_pass_and_its_fallback_match_the_host() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = gpu_suite::Rng::new(46);
+    // Lengths around a 16-byte load and a block's share; values below 1024 (the one pass),
+    // up to exactly 1023, and with one value of 1024 or far above (the pass, then the
+    // general path sized by the maximum it found).
+    for n in [1usize, 3, 4, 4099, (1 << 20) + 3] {
+        for (max, big) in [
+            (1000u64, None),
+            (1024, None),
+            (17, Some(1024i64)),
+            (1000, Some(1_000_000)),
+        ] {
+            let mut v: Vec<i64> = (0..n).map(|_| (rng.next_u64() % max) as i64).collect();
+            if let Some(b) = big {
+                let at = (rng.next_u64() % n as u64) as usize;
+                v[at] = b;
+            }
+            let h: Vec<i32> = v.iter().map(|&x| x as i32).collect();
+            let d = DeviceArray::from_ndarray(&ctx, &Array::from(h.clone()))?;
+            for minlength in [0usize, 5, 2000] {
+                assert_eq!(
+                    d.bincount(minlength)?.to_vec()?,
+                    host_bincount(&v, minlength),
+                    "n {n} max {max} big {big:?} minlength {minlength}"
+                );
+            }
+            // One element in: not 16-byte aligned, so every value is read one at a time.
+            if n > 1 {
+                let tail = d.slice(s![1..])?;
+                assert_eq!(
+                    tail.bincount(0)?.to_vec()?,
+                    host_bincount(&v[1..], 0),
+                    "n {n} from 1"
+                );
+            }
+            // Bytes and 64-bit values (16 and 2 a load).
+            let b: Vec<u8> = v.iter().map(|&x| (x % 251) as u8).collect();
+            let wide: Vec<i64> = b.iter().map(|&x| i64::from(x)).collect();
+            let db = DeviceArray::from_ndarray(&ctx, &Array::from(b))?;
+            assert_eq!(db.bincount(0)?.to_vec()?, host_bincount(&wide, 0), "u8, n {n}");
+            let dl = DeviceArray::from_ndarray(&ctx, &Array::from(v.clone()))?;
+            assert_eq!(dl.bincount(3)?.to_vec()?, host_bincount(&v, 3), "i64, n {n}");
+        }
+    }
+    // A negative value is refused, wherever it is: the one pass finds the minimum.
+    let mut v: Vec<i32> = (0..100_001).map(|k| k % 50).collect();
+    v[100_000] = -7;
+    v[3] = -9;
+    let d = DeviceArray::from_ndarray(&ctx, &Array::from(v))?;
+    assert!(matches!(
+        d.bincount(0),
+        Err(Error::Shape(ArrayShapeError::NegativeValue { value: -9, .. }))
+    ));
+    // A value past i64's range is still refused (the fallback's range).
+    let d = DeviceArray::from_ndarray(&ctx, &Array::from(vec![1u64, u64::MAX]))?;
+    assert!(matches!(
+        d.bincount(0),
+        Err(Error::Shape(ArrayShapeError::ValueTooLarge { .. }))
+    ));
+    Ok(())
+}
+
+/// NumPy's histogram on the host: bin `i` is `[e[i], e[i+1])`, the last closed, NaN and
+/// values outside not counted.
+fn host_histogram(x: &[f64], e: &[f64]) -> Vec<i64> {
+    let n = e.len() - 1;
+    let mut c = vec![0i64; n];
+    for &v in x {
+        if !(v >= e[0] && v <= e[n]) {
+            continue;
+        }
+        let b = e.partition_point(|&t| t <= v).saturating_sub(1).min(n - 1);
+        c[b] += 1;
+    }
+    c
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn histograms_with_few_and_many_bins_match_the_host() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = gpu_suite::Rng::new(47);
+    for n in [1usize, 5, 4099, (1 << 20) + 3] {
+        // Uniform in [-0.1, 1.1): some outside the range (0, 1), a NaN now and then, and the
+        // range's ends themselves.
+        let mut h: Vec<f32> = (0..n).map(|_| rng.f32() * 0.6 + 0.5).collect();
+        for k in (0..n).step_by(997) {
+            h[k] = [f32::NAN, 0.0, 1.0][k % 3];
+        }
+        let x: Vec<f64> = h.iter().map(|&v| f64::from(v)).collect();
+        let d = DeviceArray::from_ndarray(&ctx, &Array::from(h))?;
+        // 100 bins: 8 sub-histograms and shared edges; 1500: 5 and the edges in global
+        // memory; 5000: one; 9000: global atomics.
+        for bins in [1usize, 100, 1024, 1500, 5000, 9000] {
+            let (c, e) = d.histogram(Bins::Count {
+                bins,
+                range: Some((0.0, 1.0)),
+            })?;
+            let e = e.to_vec()?;
+            assert_eq!(c.to_vec()?, host_histogram(&x, &e), "n {n} bins {bins}");
+            // Explicit, unequal edges: the binary search.
+            let edges: Vec<f64> = (0..=bins).map(|k| (k as f64 / bins as f64).powi(2)).collect();
+            let (c, _) = d.histogram(Bins::Edges(&edges))?;
+            assert_eq!(
+                c.to_vec()?,
+                host_histogram(&x, &edges),
+                "n {n} bins {bins}, edges"
+            );
+        }
+        if n > 1 {
+            // Unaligned: one element in.
+            let tail = d.slice(s![1..])?;
+            let (c, e) = tail.histogram(Bins::Count {
+                bins: 100,
+                range: Some((0.0, 1.0)),
+            })?;
+            assert_eq!(c.to_vec()?, host_histogram(&x[1..], &e.to_vec()?), "n {n} from 1");
+        }
+    }
+    // Other element types through the 16-byte loads: 8 halves and 2 doubles a load.
+    let v: Vec<f64> = (0..70_001).map(|_| rng.f64() * 40.0).collect();
+    let dh = DeviceArray::from_ndarray(
+        &ctx,
+        &Array::from(v.iter().map(|&x| f16::from_f64(x)).collect::<Vec<_>>()),
+    )?;
+    let xh: Vec<f64> = v.iter().map(|&x| f16::from_f64(x).to_f64()).collect();
+    let (c, e) = dh.histogram(Bins::Count {
+        bins: 64,
+        range: None,
+    })?;
+    assert_eq!(c.to_vec()?, host_histogram(&xh, &e.to_vec()?), "f16");
+    let dd = DeviceArray::from_ndarray(&ctx, &Array::from(v.clone()))?;
+    let (c, e) = dd.histogram(Bins::Count {
+        bins: 64,
+        range: None,
+    })?;
+    assert_eq!(c.to_vec()?, host_histogram(&v, &e.to_vec()?), "f64");
+    assert_eq!(c.to_vec()?.iter().sum::<i64>(), v.len() as i64);
     Ok(())
 }

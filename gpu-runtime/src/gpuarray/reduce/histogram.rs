@@ -53,6 +53,9 @@ enum Kernel {
     Bincount { weights: Option<DType> },
     /// Counts by bin of the edges.
     Histogram,
+    /// `bincount`'s one pass (see [`SMALL_BINS`]): counts of the values below it, and the
+    /// values' minimum and maximum.
+    BincountSmall,
 }
 
 impl Kernel {
@@ -61,6 +64,7 @@ impl Kernel {
             Kernel::Range { .. } => "gpu_value_range",
             Kernel::Bincount { .. } => "gpu_bincount",
             Kernel::Histogram => "gpu_histogram",
+            Kernel::BincountSmall => "gpu_bincount_small",
         }
     }
 }
@@ -209,12 +213,111 @@ fn source(k: Kernel, t: DType) -> String {
                 binned(COUNT_C, "unsigned long long", &find)
             )
         }
+        Kernel::BincountSmall => {
+            // Every value's minimum and maximum (from 0: a minimum above 0 or a maximum below
+            // it changes nothing the host decides), and the counts of those below
+            // SMALL_BINS in one sub-histogram a warp (see `Kernel::Histogram`), added to
+            // `part[0..SMALL_BINS]` at the end; the minimum and maximum go to
+            // `part[SMALL_BINS]` and `part[SMALL_BINS + 1]`, all of which start at 0.
+            let count = |v: &str| {
+                format!(
+                    "{{ const long long iv = {read}; lo = iv < lo ? iv : lo; hi = iv > hi ? iv : hi;\n\
+                     if ((unsigned long long)iv < {SMALL_BINS}ull) atomicAdd(&mine[iv], 1u); }}",
+                    read = IndexFor(t).read(v)
+                )
+            };
+            format!(
+                "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {BIN_BLOCKS_PER_SM}) {name}(unsigned long long n, const {tc} *__restrict__ x, \
+                 unsigned long long *__restrict__ part) {{\n\
+                 __shared__ unsigned int s[{w} * {SMALL_BINS}];\n\
+                 __shared__ long long wl[{w}], wh[{w}];\n\
+                 for (int b = threadIdx.x; b < {w} * {SMALL_BINS}; b += blockDim.x) s[b] = 0u;\n\
+                 __syncthreads();\n\
+                 unsigned int *mine = s + (threadIdx.x >> 5) * {SMALL_BINS};\n\
+                 long long lo = 0, hi = 0;\n\
+                 {loop}\
+                 __syncthreads();\n\
+                 for (int b = threadIdx.x; b < {SMALL_BINS}; b += blockDim.x) {{\n\
+                     unsigned int c = 0u;\n\
+                     #pragma unroll\n\
+                     for (int k = 0; k < {w}; ++k) c += s[k * {SMALL_BINS} + b];\n\
+                     if (c != 0u) atomicAdd(&part[b], (unsigned long long)c);\n\
+                 }}\n\
+                 for (int o = 16; o; o >>= 1) {{\n\
+                     const long long l = __shfl_down_sync(0xffffffffu, lo, o), h = __shfl_down_sync(0xffffffffu, hi, o);\n\
+                     lo = l < lo ? l : lo; hi = h > hi ? h : hi;\n\
+                 }}\n\
+                 if ((threadIdx.x & 31u) == 0) {{ wl[threadIdx.x >> 5] = lo; wh[threadIdx.x >> 5] = hi; }}\n\
+                 __syncthreads();\n\
+                 if (threadIdx.x == 0) {{\n\
+                     for (int k = 1; k < {w}; ++k) {{ lo = wl[k] < lo ? wl[k] : lo; hi = wh[k] > hi ? wh[k] : hi; }}\n\
+                     if (lo < 0) atomicMin((long long *)&part[{SMALL_BINS}], lo);\n\
+                     if (hi > 0) atomicMax((long long *)&part[{SMALL_BINS} + 1], hi);\n\
+                 }}\n}}\n",
+                w = BLOCK / 32,
+                loop = vector_loop(t, &count),
+            )
+        }
     };
     format!("{}{body}", headers_for([t]))
 }
 
 /// Loads in flight per thread in the bin kernels (see `binned` in [`source`]).
 const LOADS: u32 = 4;
+
+/// Values `bincount` counts in its one pass ([`Kernel::BincountSmall`]): one sub-histogram
+/// of this many 32-bit counters a warp, 32 KiB a block. When the largest value is below it,
+/// that pass is the whole of `bincount`; otherwise its counts are dropped and the input
+/// read again by [`Kernel::Bincount`], sized by the maximum the pass found.
+const SMALL_BINS: u64 = 1024;
+
+/// Blocks per multiprocessor of the one-pass bin kernels: their grid, and their
+/// `__launch_bounds__` (at most 64 registers a thread, so that this many blocks of [`BLOCK`]
+/// threads are resident with their 32 to 40 KiB of shared memory each). A grid of exactly
+/// what is resident has no second, mostly idle wave, and merges one block's counts per block
+/// into global memory: 4 a multiprocessor, 1024 threads, with four 16-byte loads in flight
+/// each, keeps the memory system busy.
+const BIN_BLOCKS_PER_SM: u32 = 4;
+
+/// The grid of the one-pass bin kernels over `n` elements: [`BIN_BLOCKS_PER_SM`] blocks a
+/// multiprocessor, fewer for a small input, more only so that no block counts more than
+/// 2^31 elements into its 32-bit counters.
+fn grid_for_resident_bins(ctx: &Context, n: u64) -> Result<u32> {
+    let resident = u64::from(registry::sm_count(ctx)?) * u64::from(BIN_BLOCKS_PER_SM);
+    let usual = n.div_ceil(u64::from(BLOCK) * 16).clamp(1, resident);
+    Ok(usual.max(n.div_ceil(1 << 31).min(u64::from(u32::MAX >> 1))) as u32)
+}
+
+/// A grid-stride loop over `x[0..n]` that runs `body(value)` on each element (`body` may
+/// `continue` past one): 16 bytes a load where `x` is 16-byte aligned, [`LOADS`] loads of a
+/// thread in flight before any is used (a warp's load covers 512 adjacent bytes), then the
+/// elements past the last whole 16 bytes (or all of them, unaligned) one at a time.
+fn vector_loop(t: DType, body: &dyn Fn(&str) -> String) -> String {
+    let tc = t.c_name();
+    let vw = (16 / t.size()).max(1);
+    format!(
+        "{{ const unsigned long long gpu_t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n\
+         const unsigned long long gpu_st = (unsigned long long)gridDim.x * blockDim.x;\n\
+         const unsigned long long gpu_nv = ((unsigned long long)x & 15ull) == 0ull ? n / {vw}ull : 0ull;\n\
+         for (unsigned long long gpu_at = gpu_t; gpu_at < gpu_nv; gpu_at += {LOADS} * gpu_st) {{\n\
+             uint4 gpu_w[{LOADS}];\n\
+             #pragma unroll\n\
+             for (int u = 0; u < {LOADS}; ++u) if (gpu_at + u * gpu_st < gpu_nv) gpu_w[u] = __ldcs((const uint4 *)x + gpu_at + u * gpu_st);\n\
+             #pragma unroll\n\
+             for (int u = 0; u < {LOADS}; ++u) {{\n\
+                 if (gpu_at + u * gpu_st >= gpu_nv) break;\n\
+                 {tc} gpu_v[{vw}];\n\
+                 memcpy(gpu_v, &gpu_w[u], sizeof(gpu_v));\n\
+                 #pragma unroll\n\
+                 for (int k = 0; k < {vw}; ++k) {body}\n\
+             }}\n\
+         }}\n\
+         for (unsigned long long i = gpu_nv * {vw}ull + gpu_t; i < n; i += gpu_st) {tail}\n\
+         }}\n",
+        body = body("gpu_v[k]"),
+        tail = body("x[i]"),
+    )
+}
 
 /// The C type of a block's shared counts: 32 bits, as shared-memory atomics add 32-bit words
 /// natively (64-bit ones are a compare-and-swap loop). A block counts at most the elements it
@@ -399,6 +502,50 @@ impl<S: Storage<Elem: IndexElement>, D: Dimension> OnStream<'_, &DeviceArrayBase
     }
 }
 
+/// `bincount` of `x` (C-contiguous, `n > 0` values) in one pass over it
+/// ([`Kernel::BincountSmall`]), when its largest value is below [`SMALL_BINS`]; `None` when
+/// it is not (the caller counts them again, sized by the maximum). The negative and too large
+/// values are refused as the general path refuses them, by the minimum and maximum read back
+/// here, as the general path reads back its range: one wait either way.
+fn bincount_small<T: IndexElement>(
+    ctx: &Context,
+    x: &impl crate::driver::memory::view::DeviceRead<T>,
+    n: u64,
+    minlength: usize,
+    stream: Option<&Stream>,
+) -> Result<Option<DeviceArray<i64, Ix1>>> {
+    const OP: &str = "DeviceArray::bincount";
+    let small = SMALL_BINS as usize;
+    // The counts, then the minimum and maximum; all start at 0 (see the kernel).
+    let mut part = DeviceArray::<i64, Ix1>::zeros(ctx, small + 2)?;
+    let f = prepared(ctx, Kernel::BincountSmall, T::DTYPE)?;
+    registry::launch(
+        &f,
+        grid_for_resident_bins(ctx, n)?,
+        BLOCK,
+        stream,
+        &[Arg::U64(n), Arg::input::<T, _>(x), Arg::output(&mut part)],
+    )?;
+    // Waits for the launch on `stream`, as every read of an array does.
+    let range = part.slice(ndarray::s![small..])?.to_vec()?;
+    let (lo, hi) = (range[0], range[1]);
+    if lo < 0 {
+        return Err(ArrayShapeError::NegativeValue {
+            operation: OP,
+            value: lo,
+        }
+        .into());
+    }
+    if hi as u64 >= SMALL_BINS {
+        return Ok(None);
+    }
+    let bins = minlength.max(hi as usize + 1);
+    let mut out = DeviceArray::<i64, Ix1>::zeros(ctx, bins)?;
+    let k = bins.min(small);
+    OnStream::new(&mut out.slice_mut(ndarray::s![..k])?, stream).copy_from(&part.slice(ndarray::s![..k])?)?;
+    Ok(Some(out))
+}
+
 fn bincount_stream<S, D, SW, DW>(
     a: &DeviceArrayBase<S, D>,
     weights: Option<&DeviceArrayBase<SW, DW>>,
@@ -439,6 +586,12 @@ where
         Some(c) => c.view().into_dyn(),
         None => a.view().into_dyn(),
     };
+    if n > 0 && weights.is_none() {
+        if let Some(out) = bincount_small::<S::Elem>(&ctx, &x, n, minlength, stream)? {
+            *counts = Some(out);
+            return Ok(());
+        }
+    }
     let mut bins = minlength;
     if n > 0 {
         let (lo, hi) =
@@ -659,6 +812,7 @@ mod tests {
             ));
             sources.push(source(Kernel::Histogram, t));
             sources.push(source(Kernel::Range { as_double: true }, t));
+            sources.push(source(Kernel::BincountSmall, t));
         }
         for t in reals {
             sources.push(source(Kernel::Histogram, t));
@@ -669,10 +823,15 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(k, s)| {
-                for name in ["gpu_value_range", "gpu_bincount", "gpu_histogram"] {
+                for name in [
+                    "gpu_value_range",
+                    "gpu_bincount",
+                    "gpu_histogram",
+                    "gpu_bincount_small",
+                ] {
                     if let Ok(decl) = gpu_cdecl::find_kernel(s, name) {
                         let want = match name {
-                            "gpu_value_range" => 3,
+                            "gpu_value_range" | "gpu_bincount_small" => 3,
                             "gpu_histogram" => 7,
                             _ if s.contains("const double *") || s.contains("w[i]") => 5,
                             _ => 4,
@@ -680,7 +839,9 @@ mod tests {
                         assert_eq!(decl.params.len(), want, "{name}");
                     }
                 }
+                // The one-pass kernels' names follow their `__launch_bounds__`.
                 s.replace("void gpu_", &format!("void k{k}_gpu_"))
+                    .replace(") gpu_bincount_small(", &format!(") k{k}_gpu_bincount_small("))
             })
             .collect::<Vec<_>>()
             .join("\n");
