@@ -1,11 +1,16 @@
 //! Counting into bins: NumPy's `bincount(x, weights=, minlength=)` and `histogram(a, bins=,
 //! range=)`. Each block counts into bins in shared memory (atomics there are cheap and
 //! uncontended across blocks), then adds its bins to the result in global memory; with more
-//! bins than shared memory holds, each element adds to global memory directly.
+//! bins than shared memory holds, each element adds to global memory directly. With few bins
+//! (up to 1024), each warp counts into a sub-histogram of its own, summed once at the end, and
+//! the input is read 16 bytes a load by a grid of resident blocks (see [`SUB_WORDS`],
+//! [`BIN_BLOCKS_PER_SM`]), as CUB's `DeviceHistogram` privatizes its counters.
 //!
-//! Both need the data's range first (the number of bins of `bincount`, the range of a
-//! `histogram` without one): one launch writes each block's minimum and maximum, which the
-//! host reads and combines (a few thousand values).
+//! `bincount` without weights is one pass over the input when its values are below
+//! [`SMALL_BINS`]: the pass counts them while it finds the minimum and maximum, which the host
+//! reads to size the result (NumPy's length). Otherwise, and for `bincount` with weights and
+//! `histogram` without a range, one launch first writes each block's minimum and maximum,
+//! which the host reads and combines (a few thousand values).
 
 use ndarray::{Dimension, Ix1};
 
@@ -183,34 +188,62 @@ fn source(k: Kernel, t: DType) -> String {
             )
         }
         Kernel::Histogram => {
-            // The bin of `v` by the edges: NumPy's searchsorted rule, the last bin closed. A
-            // uniform estimate first when the bins are equal, then corrected against the
+            // The bin of `v` by the edges `ed`: NumPy's searchsorted rule, the last bin closed.
+            // A uniform estimate first when the bins are equal, then corrected against the
             // edges, as NumPy corrects its own.
-            let find = |x: &str, _i: &str, bins_of: &str| {
-                let one = if bins_of == "s" { "1u" } else { "1ull" };
+            let find = |x: &str, ed: &str, bins_of: &str| {
+                let one = if bins_of == "out" { "1ull" } else { "1u" };
                 format!(
                     "{{ const double v = {read};\n\
-                     if (!(v >= e[0] && v <= e[bins])) continue;\n\
+                     if (!(v >= {ed}[0] && v <= {ed}[bins])) continue;\n\
                      long long b;\n\
                      if (uniform) {{\n\
-                         double f = (v - e[0]) * norm;\n\
+                         double f = (v - {ed}[0]) * norm;\n\
                          b = f >= (double)bins ? bins - 1 : (f > 0.0 ? (long long)f : 0);\n\
-                         while (b > 0 && v < e[b]) --b;\n\
-                         while (b < bins - 1 && v >= e[b + 1]) ++b;\n\
+                         while (b > 0 && v < {ed}[b]) --b;\n\
+                         while (b < bins - 1 && v >= {ed}[b + 1]) ++b;\n\
                      }} else {{\n\
                          long long lo = 0, hi = bins + 1;\n\
-                         while (lo < hi) {{ long long mid = (lo + hi) >> 1; if (e[mid] <= v) lo = mid + 1; else hi = mid; }}\n\
+                         while (lo < hi) {{ long long mid = (lo + hi) >> 1; if ({ed}[mid] <= v) lo = mid + 1; else hi = mid; }}\n\
                          b = lo - 1 >= bins ? bins - 1 : lo - 1;\n\
                      }}\n\
                      atomicAdd(&{bins_of}[b], {one}); }}",
                     read = convert_c(t, DType::F64, x)
                 )
             };
+            // Up to SUB_WORDS bins: `copies` sub-histograms in shared memory, warp `w` counting
+            // into copy `w % copies` (8 for up to 1024 bins: a shared atomic then contends
+            // only with its own warp's lanes, never with the other warps', and the copies are
+            // summed once at the end), the edges copied to shared memory (up to 1024 bins) so
+            // that the two edge reads of each element are shared loads, not L1 ones of 27
+            // lines a warp; more bins: each element adds to global memory directly.
             format!(
-                "extern \"C\" __global__ void {name}(unsigned long long n, const {tc} *__restrict__ x, \
+                "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {BIN_BLOCKS_PER_SM}) {name}(unsigned long long n, const {tc} *__restrict__ x, \
                  const double *__restrict__ e, unsigned long long *__restrict__ out, long long bins, \
-                 int uniform, double norm) {{\n{}}}\n",
-                binned(COUNT_C, "unsigned long long", &find)
+                 int uniform, double norm) {{\n\
+                 __shared__ unsigned int s[{SUB_WORDS}];\n\
+                 __shared__ double se[{EDGES_SHARED} + 1];\n\
+                 if (bins <= {SUB_WORDS}ll) {{\n\
+                     const int copies = bins * {w} <= {SUB_WORDS}ll ? {w} : (int)({SUB_WORDS}ll / bins);\n\
+                     for (long long b = threadIdx.x; b < copies * bins; b += blockDim.x) s[b] = 0u;\n\
+                     const bool shared_edges = bins <= {EDGES_SHARED}ll;\n\
+                     if (shared_edges) for (long long b = threadIdx.x; b <= bins; b += blockDim.x) se[b] = e[b];\n\
+                     __syncthreads();\n\
+                     unsigned int *mine = s + (long long)((threadIdx.x >> 5) % copies) * bins;\n\
+                     if (shared_edges) {{\n{shared_loop}}} else {{\n{global_loop}}}\n\
+                     __syncthreads();\n\
+                     for (long long b = threadIdx.x; b < bins; b += blockDim.x) {{\n\
+                         unsigned int c = 0u;\n\
+                         for (int k = 0; k < copies; ++k) c += s[k * bins + b];\n\
+                         if (c != 0u) atomicAdd(&out[b], (unsigned long long)c);\n\
+                     }}\n\
+                 }} else {{\n\
+                     {grid_loop} {{ {global} }}\n\
+                 }}\n}}\n",
+                w = BLOCK / 32,
+                shared_loop = vector_loop(t, &|v| find(v, "se", "mine")),
+                global_loop = vector_loop(t, &|v| find(v, "e", "mine")),
+                global = find("x[i]", "e", "out"),
             )
         }
         Kernel::BincountSmall => {
@@ -264,6 +297,13 @@ fn source(k: Kernel, t: DType) -> String {
 
 /// Loads in flight per thread in the bin kernels (see `binned` in [`source`]).
 const LOADS: u32 = 4;
+
+/// The most bins [`Kernel::Histogram`] counts in shared memory (32 KiB of 32-bit counters),
+/// as `SUB_WORDS / bins` sub-histograms, at most one a warp.
+const SUB_WORDS: u64 = 8192;
+
+/// The most bins whose edges [`Kernel::Histogram`] copies to shared memory (8 KiB of `f64`).
+const EDGES_SHARED: u64 = 1024;
 
 /// Values `bincount` counts in its one pass ([`Kernel::BincountSmall`]): one sub-histogram
 /// of this many 32-bit counters a warp, 32 KiB a block. When the largest value is below it,
@@ -755,7 +795,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         if n > 0 {
             let norm = nbins as f64 / (edges[nbins] - edges[0]);
             let f = prepared(&ctx, Kernel::Histogram, t)?;
-            let grid = grid_for_bins(&ctx, n)?;
+            let grid = grid_for_resident_bins(&ctx, n)?;
             registry::launch(
                 &f,
                 grid,
@@ -841,6 +881,7 @@ mod tests {
                 }
                 // The one-pass kernels' names follow their `__launch_bounds__`.
                 s.replace("void gpu_", &format!("void k{k}_gpu_"))
+                    .replace(") gpu_histogram(", &format!(") k{k}_gpu_histogram("))
                     .replace(") gpu_bincount_small(", &format!(") k{k}_gpu_bincount_small("))
             })
             .collect::<Vec<_>>()
