@@ -6,7 +6,7 @@
 //! and half of the mask true at lengths around its tiles.
 
 use gpu_runtime::__testing::philox4x32_10;
-use gpu_runtime::gpuarray::{Bins, DeviceArray};
+use gpu_runtime::gpuarray::{Bins, Bool, DeviceArray};
 use gpu_runtime::half::f16;
 use gpu_runtime::ndarray::{s, Array};
 use gpu_runtime::{ArrayShapeError, Context, Error};
@@ -321,5 +321,61 @@ fn histograms_with_few_and_many_bins_match_the_host() -> gpu_runtime::Result<()>
     })?;
     assert_eq!(c.to_vec()?, host_histogram(&v, &e.to_vec()?), "f64");
     assert_eq!(c.to_vec()?.iter().sum::<i64>(), v.len() as i64);
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn masked_with_all_none_and_half_true_matches_the_host() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = gpu_suite::Rng::new(48);
+    // Lengths around the tiles (4096 f32, 2048 f64, 16384 u8) and 16-byte groups.
+    for n in [1usize, 3, 4095, 4096, 4097, 16_385, 100_003, (1 << 20) + 5] {
+        let x: Vec<f32> = rng.vec_f32(n);
+        let xd: Vec<f64> = x.iter().map(|&v| f64::from(v) * 3.0).collect();
+        let xb: Vec<u8> = x.iter().map(|&v| (v * 100.0) as i8 as u8).collect();
+        let d = DeviceArray::from_ndarray(&ctx, &Array::from(x.clone()))?;
+        let dd = DeviceArray::from_ndarray(&ctx, &Array::from(xd.clone()))?;
+        let db = DeviceArray::from_ndarray(&ctx, &Array::from(xb.clone()))?;
+        for kind in ["all", "none", "half", "sparse"] {
+            let m: Vec<bool> = (0..n)
+                .map(|_| match kind {
+                    "all" => true,
+                    "none" => false,
+                    "half" => rng.next_u64() & 1 == 1,
+                    _ => rng.next_u64().is_multiple_of(1000),
+                })
+                .collect();
+            let md = DeviceArray::from_ndarray(
+                &ctx,
+                &Array::from(m.iter().map(|&b| Bool::from(b)).collect::<Vec<_>>()),
+            )?;
+            let pick = |i: usize| m[i];
+            let want: Vec<u32> = (0..n).filter(|&i| pick(i)).map(|i| x[i].to_bits()).collect();
+            let got: Vec<u32> = d.masked(&md)?.to_vec()?.iter().map(|v| v.to_bits()).collect();
+            assert_eq!(got, want, "f32 n {n} {kind}");
+            let want: Vec<f64> = (0..n).filter(|&i| pick(i)).map(|i| xd[i]).collect();
+            assert_eq!(dd.masked(&md)?.to_vec()?, want, "f64 n {n} {kind}");
+            let want: Vec<u8> = (0..n).filter(|&i| pick(i)).map(|i| xb[i]).collect();
+            assert_eq!(db.masked(&md)?.to_vec()?, want, "u8 n {n} {kind}");
+            if n > 1 {
+                // Views one element in: neither the values nor the mask 16-byte aligned.
+                let want: Vec<u32> = (1..n).filter(|&i| pick(i)).map(|i| x[i].to_bits()).collect();
+                let got: Vec<u32> = d
+                    .slice(s![1..])?
+                    .masked(&md.slice(s![1..])?)?
+                    .to_vec()?
+                    .iter()
+                    .map(|v| v.to_bits())
+                    .collect();
+                assert_eq!(got, want, "f32 from 1, n {n} {kind}");
+            }
+        }
+    }
+    // A mask byte other than 1 is true (a `Bool` may hold any byte the device wrote).
+    let bytes = DeviceArray::from_ndarray(&ctx, &Array::from(vec![0u8, 2, 0, 255, 7, 0, 0, 1]))?;
+    let mask = bytes.view_as::<Bool>()?;
+    let d = DeviceArray::from_ndarray(&ctx, &Array::from((0..8).map(|k| k as f32).collect::<Vec<_>>()))?;
+    assert_eq!(d.masked(&mask)?.to_vec()?, [1.0, 3.0, 4.0, 7.0]);
     Ok(())
 }
