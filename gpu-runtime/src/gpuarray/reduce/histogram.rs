@@ -892,6 +892,27 @@ mod tests {
     }
 
     #[test]
+    fn the_one_pass_kernels_declare_what_their_launches_pass() {
+        // Their `__launch_bounds__` sits between `void` and the name: the declaration that
+        // each launch is checked against is still found.
+        let decl = |k: Kernel| {
+            gpu_cdecl::find_kernel(&source(k, DType::F32), k.name())
+                .unwrap()
+                .params
+                .len()
+        };
+        assert_eq!(decl(Kernel::Histogram), 7);
+        let s = source(Kernel::BincountSmall, DType::I32);
+        assert_eq!(
+            gpu_cdecl::find_kernel(&s, "gpu_bincount_small")
+                .unwrap()
+                .params
+                .len(),
+            3
+        );
+    }
+
+    #[test]
     fn uniform_edges_are_numpys_linspace_in_the_edge_type() {
         assert_eq!(
             uniform_edges(0.0, 1.0, 4, DType::F64, true),
