@@ -56,6 +56,7 @@ mod array_reduce_rows;
 mod array_reduction_macro;
 mod array_scan;
 mod array_select;
+mod array_select_paths;
 mod array_sort;
 mod array_sources;
 mod array_vector;

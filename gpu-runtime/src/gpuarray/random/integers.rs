@@ -45,6 +45,15 @@ fn source(t: DType) -> String {
         _ => "uint4 q[2]; memcpy(q, o, 32); ((uint4 *)(out + 4 * g))[0] = q[0]; ((uint4 *)(out + 4 * g))[1] = q[1];",
     };
     let align = bytes.min(16);
+    // `gpu_slow` is the definition of the module docs, word by word (each element takes its
+    // words in turn, redrawing while Lemire's product falls below the threshold `t`, from
+    // the next blocks of the group's counter); the kernel takes it only for a group one of
+    // whose first draws is rejected (for `r < 2^32`, with probability at most 4t / 2^32: about
+    // 1 in a million groups for `r = 1000`). Every other group is the fast path: one Philox
+    // block, four 32x32-bit products (or two blocks and four 64x64-bit ones beyond 2^32) and
+    // one vector store, with no branch that depends on the data but the (rare) rejection
+    // test, no division (`t` comes from the host) and no per-element state: the sequential
+    // state machine on every element made the fill compute-bound at half the copy's speed.
     format!(
         "{PHILOX_C}struct gpu_words {{ uint4 q; unsigned int lo, hi, z; int used; uint2 key; }};\n\
          __device__ __forceinline__ unsigned int gpu_next(gpu_words &s) {{\n\
@@ -53,39 +62,60 @@ fn source(t: DType) -> String {
              s.used += 1;\n\
              return w;\n\
          }}\n\
-         __device__ __forceinline__ unsigned long long gpu_draw(gpu_words &s, unsigned long long r) {{\n\
+         __device__ __forceinline__ unsigned long long gpu_draw(gpu_words &s, unsigned long long r, unsigned long long t) {{\n\
              if (r == 4294967296ull) return gpu_next(s);\n\
              if (r != 0ull && r < 4294967296ull) {{\n\
-                 const unsigned int r32 = (unsigned int)r;\n\
+                 const unsigned int r32 = (unsigned int)r, t32 = (unsigned int)t;\n\
                  unsigned long long m = (unsigned long long)gpu_next(s) * r32;\n\
-                 if ((unsigned int)m < r32) {{\n\
-                     const unsigned int t = (0u - r32) % r32;\n\
-                     while ((unsigned int)m < t) m = (unsigned long long)gpu_next(s) * r32;\n\
-                 }}\n\
+                 while ((unsigned int)m < t32) m = (unsigned long long)gpu_next(s) * r32;\n\
                  return m >> 32;\n\
              }}\n\
              unsigned long long x = (unsigned long long)gpu_next(s) << 32;\n\
              x |= gpu_next(s);\n\
              if (r == 0ull) return x;\n\
-             unsigned long long lo = x * r;\n\
-             if (lo < r) {{\n\
-                 const unsigned long long t = (0ull - r) % r;\n\
-                 while (lo < t) {{ x = (unsigned long long)gpu_next(s) << 32; x |= gpu_next(s); lo = x * r; }}\n\
-             }}\n\
+             while (x * r < t) {{ x = (unsigned long long)gpu_next(s) << 32; x |= gpu_next(s); }}\n\
              return __umul64hi(x, r);\n\
          }}\n\
-         extern \"C\" __global__ void {NAME}(long long n, unsigned int k0, unsigned int k1, unsigned long long low, \
-         unsigned long long r, {tc} *__restrict__ out) {{\n\
-         const bool vec = ((unsigned long long)out % {align}ull) == 0ull;\n\
-         const long long ng = (n + 3) / 4;\n\
-         for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < ng; g += (long long)gridDim.x * blockDim.x) {{\n\
+         __device__ __forceinline__ void gpu_slow({tc} *o, long long g, uint2 key, unsigned long long low, unsigned long long r, unsigned long long t) {{\n\
              gpu_words s;\n\
              s.lo = (unsigned int)g; s.hi = (unsigned int)((unsigned long long)g >> 32); s.z = 0u; s.used = 0;\n\
-             s.key = make_uint2(k0, k1);\n\
+             s.key = key;\n\
              s.q = gpu_philox(make_uint4(s.lo, s.hi, 0u, {TAG}u), s.key);\n\
-             {tc} o[4];\n\
              #pragma unroll\n\
-             for (int k = 0; k < 4; ++k) o[k] = ({tc})(low + gpu_draw(s, r));\n\
+             for (int k = 0; k < 4; ++k) o[k] = ({tc})(low + gpu_draw(s, r, t));\n\
+         }}\n\
+         extern \"C\" __global__ void {NAME}(long long n, unsigned int k0, unsigned int k1, unsigned long long low, \
+         unsigned long long r, unsigned long long t, {tc} *__restrict__ out) {{\n\
+         const bool vec = ((unsigned long long)out % {align}ull) == 0ull;\n\
+         const uint2 key = make_uint2(k0, k1);\n\
+         const long long ng = (n + 3) / 4;\n\
+         for (long long g = blockIdx.x * (long long)blockDim.x + threadIdx.x; g < ng; g += (long long)gridDim.x * blockDim.x) {{\n\
+             const unsigned int glo = (unsigned int)g, ghi = (unsigned int)((unsigned long long)g >> 32);\n\
+             const uint4 q = gpu_philox(make_uint4(glo, ghi, 0u, {TAG}u), key);\n\
+             {tc} o[4];\n\
+             bool slow;\n\
+             if (r == 4294967296ull) {{\n\
+                 slow = false;\n\
+                 o[0] = ({tc})(low + q.x); o[1] = ({tc})(low + q.y); o[2] = ({tc})(low + q.z); o[3] = ({tc})(low + q.w);\n\
+             }} else if (r != 0ull && r < 4294967296ull) {{\n\
+                 const unsigned int r32 = (unsigned int)r, t32 = (unsigned int)t;\n\
+                 const unsigned long long m0 = (unsigned long long)q.x * r32, m1 = (unsigned long long)q.y * r32;\n\
+                 const unsigned long long m2 = (unsigned long long)q.z * r32, m3 = (unsigned long long)q.w * r32;\n\
+                 slow = ((unsigned int)m0 < t32) | ((unsigned int)m1 < t32) | ((unsigned int)m2 < t32) | ((unsigned int)m3 < t32);\n\
+                 o[0] = ({tc})(low + (m0 >> 32)); o[1] = ({tc})(low + (m1 >> 32));\n\
+                 o[2] = ({tc})(low + (m2 >> 32)); o[3] = ({tc})(low + (m3 >> 32));\n\
+             }} else {{\n\
+                 const uint4 q1 = gpu_philox(make_uint4(glo, ghi, 1u, {TAG}u), key);\n\
+                 unsigned long long x[4] = {{ ((unsigned long long)q.x << 32) | q.y, ((unsigned long long)q.z << 32) | q.w,\n\
+                     ((unsigned long long)q1.x << 32) | q1.y, ((unsigned long long)q1.z << 32) | q1.w }};\n\
+                 slow = false;\n\
+                 #pragma unroll\n\
+                 for (int k = 0; k < 4; ++k) {{\n\
+                     slow |= r != 0ull && x[k] * r < t;\n\
+                     o[k] = ({tc})(low + (r == 0ull ? x[k] : __umul64hi(x[k], r)));\n\
+                 }}\n\
+             }}\n\
+             if (slow) gpu_slow(o, g, key, low, r, t);\n\
              if (vec && 4 * g + 4 <= n) {{ {vector} continue; }}\n\
              #pragma unroll\n\
              for (int k = 0; k < 4; ++k) if (4 * g + k < n) out[4 * g + k] = o[k];\n\
@@ -97,6 +127,19 @@ static KERNELS: SourceKernels<DType> = SourceKernels::new();
 
 fn prepared(ctx: &Context, t: DType) -> Result<crate::launch::PreparedFunction> {
     KERNELS.prepared(ctx, t, NAME, || source(t))
+}
+
+/// Lemire's rejection threshold for the range `r` (`0` meaning 2^64): `2^32 mod r` for a range
+/// below 2^32 (a 32-bit word's product with `r` is rejected when its low half is below it),
+/// `2^64 mod r` for a wider one, and 0 (nothing rejected) for 2^32 and 2^64. Computed here,
+/// once a call, so that no kernel thread divides.
+pub(crate) fn threshold(r: u64) -> u64 {
+    match r {
+        0 => 0,
+        r if r < 1 << 32 => (1u64 << 32) % r,
+        r if r == 1 << 32 => 0,
+        r => r.wrapping_neg() % r,
+    }
 }
 
 /// The range `high - low` as the kernel's `r` (`0` meaning 2^64), and `low` as its bits.
@@ -184,8 +227,14 @@ fn fill_stream<S: StorageMut<Elem: IndexElement>, D: Dimension>(
     }
     let ctx = a.context().clone();
     let f = prepared(&ctx, S::Elem::DTYPE)?;
-    // A thread per group of four elements (one Philox block's words, see the module docs).
-    let grid = registry::grid_for(&ctx, (n as u64).div_ceil(4))?;
+    // A thread per group of four elements (one Philox block's words, see the module docs),
+    // a block per 256 groups rather than a grid-stride loop over a few blocks per
+    // multiprocessor: the kernel's register count (Philox and the rare slow path) may leave
+    // fewer of those blocks resident than the grid has, and the ones left over would then run
+    // as a second, mostly idle wave. Blocks the hardware schedules as others finish have no
+    // such tail.
+    let groups = (n as u64).div_ceil(4);
+    let grid = groups.div_ceil(u64::from(BLOCK)).clamp(1, i32::MAX as u64) as u32;
     registry::launch(
         &f,
         grid,
@@ -197,6 +246,7 @@ fn fill_stream<S: StorageMut<Elem: IndexElement>, D: Dimension>(
             Arg::U32((seed >> 32) as u32),
             Arg::U64(low_bits),
             Arg::U64(r),
+            Arg::U64(threshold(r)),
             Arg::output::<S::Elem, _>(a),
         ],
     )
@@ -213,13 +263,14 @@ mod tests {
         let mut all = String::new();
         for (k, &t) in types.iter().enumerate() {
             let s = source(t);
-            assert_eq!(gpu_cdecl::find_kernel(&s, NAME).unwrap().params.len(), 6);
+            assert_eq!(gpu_cdecl::find_kernel(&s, NAME).unwrap().params.len(), 7);
             all.push_str(
                 &s.replace(NAME, &format!("{NAME}{k}"))
                     .replace("gpu_philox", &format!("gpu_philox{k}"))
                     .replace("gpu_words", &format!("gpu_words{k}"))
                     .replace("gpu_next", &format!("gpu_next{k}"))
-                    .replace("gpu_draw", &format!("gpu_draw{k}")),
+                    .replace("gpu_draw", &format!("gpu_draw{k}"))
+                    .replace("gpu_slow", &format!("gpu_slow{k}")),
             );
         }
         if let Err(e) = registry::compile_check(&all, "sm_90") {
@@ -244,5 +295,19 @@ mod tests {
             Err(crate::error::Error::Shape(ArrayShapeError::EmptyRange { ref low, ref high })) if low == "3" && high == "3"
         ));
         assert!(range_args(4, 3).is_err());
+    }
+
+    #[test]
+    fn thresholds_are_the_rejected_low_products() {
+        // 2^32 mod 1000 = 296; 2^32 mod 3 = 1; powers of two reject nothing.
+        assert_eq!(threshold(1000), 296);
+        assert_eq!(threshold(3), 1);
+        assert_eq!(threshold(1 << 20), 0);
+        assert_eq!(threshold(1 << 32), 0);
+        assert_eq!(threshold(0), 0);
+        // 2^64 mod (2^63 + 1) = 2^63 - 1; 2^64 mod (2^32 + 1) = 1.
+        assert_eq!(threshold((1 << 63) + 1), (1 << 63) - 1);
+        assert_eq!(threshold((1 << 32) + 1), 1);
+        assert_eq!(threshold(u64::MAX), 1);
     }
 }

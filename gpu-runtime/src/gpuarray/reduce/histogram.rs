@@ -1,11 +1,16 @@
 //! Counting into bins: NumPy's `bincount(x, weights=, minlength=)` and `histogram(a, bins=,
 //! range=)`. Each block counts into bins in shared memory (atomics there are cheap and
 //! uncontended across blocks), then adds its bins to the result in global memory; with more
-//! bins than shared memory holds, each element adds to global memory directly.
+//! bins than shared memory holds, each element adds to global memory directly. With few bins
+//! (up to 1024), each warp counts into a sub-histogram of its own, summed once at the end, and
+//! the input is read 16 bytes a load by a grid of resident blocks (see [`SUB_WORDS`],
+//! [`BIN_BLOCKS_PER_SM`]), as CUB's `DeviceHistogram` privatizes its counters.
 //!
-//! Both need the data's range first (the number of bins of `bincount`, the range of a
-//! `histogram` without one): one launch writes each block's minimum and maximum, which the
-//! host reads and combines (a few thousand values).
+//! `bincount` without weights is one pass over the input when its values are below
+//! [`SMALL_BINS`]: the pass counts them while it finds the minimum and maximum, which the host
+//! reads to size the result (NumPy's length). Otherwise, and for `bincount` with weights and
+//! `histogram` without a range, one launch first writes each block's minimum and maximum,
+//! which the host reads and combines (a few thousand values).
 
 use ndarray::{Dimension, Ix1};
 
@@ -53,6 +58,9 @@ enum Kernel {
     Bincount { weights: Option<DType> },
     /// Counts by bin of the edges.
     Histogram,
+    /// `bincount`'s one pass (see [`SMALL_BINS`]): counts of the values below it, and the
+    /// values' minimum and maximum.
+    BincountSmall,
 }
 
 impl Kernel {
@@ -61,6 +69,7 @@ impl Kernel {
             Kernel::Range { .. } => "gpu_value_range",
             Kernel::Bincount { .. } => "gpu_bincount",
             Kernel::Histogram => "gpu_histogram",
+            Kernel::BincountSmall => "gpu_bincount_small",
         }
     }
 }
@@ -179,34 +188,107 @@ fn source(k: Kernel, t: DType) -> String {
             )
         }
         Kernel::Histogram => {
-            // The bin of `v` by the edges: NumPy's searchsorted rule, the last bin closed. A
-            // uniform estimate first when the bins are equal, then corrected against the
+            // The bin of `v` by the edges `ed`: NumPy's searchsorted rule, the last bin closed.
+            // A uniform estimate first when the bins are equal, then corrected against the
             // edges, as NumPy corrects its own.
-            let find = |x: &str, _i: &str, bins_of: &str| {
-                let one = if bins_of == "s" { "1u" } else { "1ull" };
+            let find = |x: &str, ed: &str, bins_of: &str| {
+                let one = if bins_of == "out" { "1ull" } else { "1u" };
                 format!(
                     "{{ const double v = {read};\n\
-                     if (!(v >= e[0] && v <= e[bins])) continue;\n\
+                     if (!(v >= {ed}[0] && v <= {ed}[bins])) continue;\n\
                      long long b;\n\
                      if (uniform) {{\n\
-                         double f = (v - e[0]) * norm;\n\
+                         double f = (v - {ed}[0]) * norm;\n\
                          b = f >= (double)bins ? bins - 1 : (f > 0.0 ? (long long)f : 0);\n\
-                         while (b > 0 && v < e[b]) --b;\n\
-                         while (b < bins - 1 && v >= e[b + 1]) ++b;\n\
+                         while (b > 0 && v < {ed}[b]) --b;\n\
+                         while (b < bins - 1 && v >= {ed}[b + 1]) ++b;\n\
                      }} else {{\n\
                          long long lo = 0, hi = bins + 1;\n\
-                         while (lo < hi) {{ long long mid = (lo + hi) >> 1; if (e[mid] <= v) lo = mid + 1; else hi = mid; }}\n\
+                         while (lo < hi) {{ long long mid = (lo + hi) >> 1; if ({ed}[mid] <= v) lo = mid + 1; else hi = mid; }}\n\
                          b = lo - 1 >= bins ? bins - 1 : lo - 1;\n\
                      }}\n\
                      atomicAdd(&{bins_of}[b], {one}); }}",
                     read = convert_c(t, DType::F64, x)
                 )
             };
+            // Up to SUB_WORDS bins: `copies` sub-histograms in shared memory, warp `w` counting
+            // into copy `w % copies` (8 for up to 1024 bins: a shared atomic then contends
+            // only with its own warp's lanes, never with the other warps', and the copies are
+            // summed once at the end), the edges copied to shared memory (up to 1024 bins) so
+            // that the two edge reads of each element are shared loads, not L1 ones of 27
+            // lines a warp; more bins: each element adds to global memory directly.
             format!(
-                "extern \"C\" __global__ void {name}(unsigned long long n, const {tc} *__restrict__ x, \
+                "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {BIN_BLOCKS_PER_SM}) {name}(unsigned long long n, const {tc} *__restrict__ x, \
                  const double *__restrict__ e, unsigned long long *__restrict__ out, long long bins, \
-                 int uniform, double norm) {{\n{}}}\n",
-                binned(COUNT_C, "unsigned long long", &find)
+                 int uniform, double norm) {{\n\
+                 __shared__ unsigned int s[{SUB_WORDS}];\n\
+                 __shared__ double se[{EDGES_SHARED} + 1];\n\
+                 if (bins <= {SUB_WORDS}ll) {{\n\
+                     const int copies = bins * {w} <= {SUB_WORDS}ll ? {w} : (int)({SUB_WORDS}ll / bins);\n\
+                     for (long long b = threadIdx.x; b < copies * bins; b += blockDim.x) s[b] = 0u;\n\
+                     const bool shared_edges = bins <= {EDGES_SHARED}ll;\n\
+                     if (shared_edges) for (long long b = threadIdx.x; b <= bins; b += blockDim.x) se[b] = e[b];\n\
+                     __syncthreads();\n\
+                     unsigned int *mine = s + (long long)((threadIdx.x >> 5) % copies) * bins;\n\
+                     if (shared_edges) {{\n{shared_loop}}} else {{\n{global_loop}}}\n\
+                     __syncthreads();\n\
+                     for (long long b = threadIdx.x; b < bins; b += blockDim.x) {{\n\
+                         unsigned int c = 0u;\n\
+                         for (int k = 0; k < copies; ++k) c += s[k * bins + b];\n\
+                         if (c != 0u) atomicAdd(&out[b], (unsigned long long)c);\n\
+                     }}\n\
+                 }} else {{\n\
+                     {grid_loop} {{ {global} }}\n\
+                 }}\n}}\n",
+                w = BLOCK / 32,
+                shared_loop = vector_loop(t, &|v| find(v, "se", "mine")),
+                global_loop = vector_loop(t, &|v| find(v, "e", "mine")),
+                global = find("x[i]", "e", "out"),
+            )
+        }
+        Kernel::BincountSmall => {
+            // Every value's minimum and maximum (from 0: a minimum above 0 or a maximum below
+            // it changes nothing the host decides), and the counts of those below
+            // SMALL_BINS in one sub-histogram a warp (see `Kernel::Histogram`), added to
+            // `part[0..SMALL_BINS]` at the end; the minimum and maximum go to
+            // `part[SMALL_BINS]` and `part[SMALL_BINS + 1]`, all of which start at 0.
+            let count = |v: &str| {
+                format!(
+                    "{{ const long long iv = {read}; lo = iv < lo ? iv : lo; hi = iv > hi ? iv : hi;\n\
+                     if ((unsigned long long)iv < {SMALL_BINS}ull) atomicAdd(&mine[iv], 1u); }}",
+                    read = IndexFor(t).read(v)
+                )
+            };
+            format!(
+                "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {BIN_BLOCKS_PER_SM}) {name}(unsigned long long n, const {tc} *__restrict__ x, \
+                 unsigned long long *__restrict__ part) {{\n\
+                 __shared__ unsigned int s[{w} * {SMALL_BINS}];\n\
+                 __shared__ long long wl[{w}], wh[{w}];\n\
+                 for (int b = threadIdx.x; b < {w} * {SMALL_BINS}; b += blockDim.x) s[b] = 0u;\n\
+                 __syncthreads();\n\
+                 unsigned int *mine = s + (threadIdx.x >> 5) * {SMALL_BINS};\n\
+                 long long lo = 0, hi = 0;\n\
+                 {loop}\
+                 __syncthreads();\n\
+                 for (int b = threadIdx.x; b < {SMALL_BINS}; b += blockDim.x) {{\n\
+                     unsigned int c = 0u;\n\
+                     #pragma unroll\n\
+                     for (int k = 0; k < {w}; ++k) c += s[k * {SMALL_BINS} + b];\n\
+                     if (c != 0u) atomicAdd(&part[b], (unsigned long long)c);\n\
+                 }}\n\
+                 for (int o = 16; o; o >>= 1) {{\n\
+                     const long long l = __shfl_down_sync(0xffffffffu, lo, o), h = __shfl_down_sync(0xffffffffu, hi, o);\n\
+                     lo = l < lo ? l : lo; hi = h > hi ? h : hi;\n\
+                 }}\n\
+                 if ((threadIdx.x & 31u) == 0) {{ wl[threadIdx.x >> 5] = lo; wh[threadIdx.x >> 5] = hi; }}\n\
+                 __syncthreads();\n\
+                 if (threadIdx.x == 0) {{\n\
+                     for (int k = 1; k < {w}; ++k) {{ lo = wl[k] < lo ? wl[k] : lo; hi = wh[k] > hi ? wh[k] : hi; }}\n\
+                     if (lo < 0) atomicMin((long long *)&part[{SMALL_BINS}], lo);\n\
+                     if (hi > 0) atomicMax((long long *)&part[{SMALL_BINS} + 1], hi);\n\
+                 }}\n}}\n",
+                w = BLOCK / 32,
+                loop = vector_loop(t, &count),
             )
         }
     };
@@ -215,6 +297,67 @@ fn source(k: Kernel, t: DType) -> String {
 
 /// Loads in flight per thread in the bin kernels (see `binned` in [`source`]).
 const LOADS: u32 = 4;
+
+/// The most bins [`Kernel::Histogram`] counts in shared memory (32 KiB of 32-bit counters),
+/// as `SUB_WORDS / bins` sub-histograms, at most one a warp.
+const SUB_WORDS: u64 = 8192;
+
+/// The most bins whose edges [`Kernel::Histogram`] copies to shared memory (8 KiB of `f64`).
+const EDGES_SHARED: u64 = 1024;
+
+/// Values `bincount` counts in its one pass ([`Kernel::BincountSmall`]): one sub-histogram
+/// of this many 32-bit counters a warp, 32 KiB a block. When the largest value is below it,
+/// that pass is the whole of `bincount`; otherwise its counts are dropped and the input
+/// read again by [`Kernel::Bincount`], sized by the maximum the pass found.
+const SMALL_BINS: u64 = 1024;
+
+/// Blocks per multiprocessor of the one-pass bin kernels: their grid, and their
+/// `__launch_bounds__` (at most 64 registers a thread, so that this many blocks of [`BLOCK`]
+/// threads are resident with their 32 to 40 KiB of shared memory each). A grid of exactly
+/// what is resident has no second, mostly idle wave, and merges one block's counts per block
+/// into global memory: 4 a multiprocessor, 1024 threads, with four 16-byte loads in flight
+/// each, keeps the memory system busy.
+const BIN_BLOCKS_PER_SM: u32 = 4;
+
+/// The grid of the one-pass bin kernels over `n` elements: [`BIN_BLOCKS_PER_SM`] blocks a
+/// multiprocessor, fewer for a small input, more only so that no block counts more than
+/// 2^31 elements into its 32-bit counters.
+fn grid_for_resident_bins(ctx: &Context, n: u64) -> Result<u32> {
+    let resident = u64::from(registry::sm_count(ctx)?) * u64::from(BIN_BLOCKS_PER_SM);
+    let usual = n.div_ceil(u64::from(BLOCK) * 16).clamp(1, resident);
+    Ok(usual.max(n.div_ceil(1 << 31).min(u64::from(u32::MAX >> 1))) as u32)
+}
+
+/// A grid-stride loop over `x[0..n]` that runs `body(value)` on each element (`body` may
+/// `continue` past one): 16 bytes a load where `x` is 16-byte aligned, [`LOADS`] loads of a
+/// thread in flight before any is used (a warp's load covers 512 adjacent bytes), then the
+/// elements past the last whole 16 bytes (or all of them, unaligned) one at a time.
+fn vector_loop(t: DType, body: &dyn Fn(&str) -> String) -> String {
+    let tc = t.c_name();
+    let vw = (16 / t.size()).max(1);
+    format!(
+        "{{ const unsigned long long gpu_t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n\
+         const unsigned long long gpu_st = (unsigned long long)gridDim.x * blockDim.x;\n\
+         const unsigned long long gpu_nv = ((unsigned long long)x & 15ull) == 0ull ? n / {vw}ull : 0ull;\n\
+         for (unsigned long long gpu_at = gpu_t; gpu_at < gpu_nv; gpu_at += {LOADS} * gpu_st) {{\n\
+             uint4 gpu_w[{LOADS}];\n\
+             #pragma unroll\n\
+             for (int u = 0; u < {LOADS}; ++u) if (gpu_at + u * gpu_st < gpu_nv) gpu_w[u] = __ldcs((const uint4 *)x + gpu_at + u * gpu_st);\n\
+             #pragma unroll\n\
+             for (int u = 0; u < {LOADS}; ++u) {{\n\
+                 if (gpu_at + u * gpu_st >= gpu_nv) break;\n\
+                 {tc} gpu_v[{vw}];\n\
+                 memcpy(gpu_v, &gpu_w[u], sizeof(gpu_v));\n\
+                 #pragma unroll\n\
+                 for (int k = 0; k < {vw}; ++k) {body}\n\
+             }}\n\
+         }}\n\
+         for (unsigned long long i = gpu_nv * {vw}ull + gpu_t; i < n; i += gpu_st) {tail}\n\
+         }}\n",
+        body = body("gpu_v[k]"),
+        tail = body("x[i]"),
+    )
+}
 
 /// The C type of a block's shared counts: 32 bits, as shared-memory atomics add 32-bit words
 /// natively (64-bit ones are a compare-and-swap loop). A block counts at most the elements it
@@ -399,6 +542,50 @@ impl<S: Storage<Elem: IndexElement>, D: Dimension> OnStream<'_, &DeviceArrayBase
     }
 }
 
+/// `bincount` of `x` (C-contiguous, `n > 0` values) in one pass over it
+/// ([`Kernel::BincountSmall`]), when its largest value is below [`SMALL_BINS`]; `None` when
+/// it is not (the caller counts them again, sized by the maximum). The negative and too large
+/// values are refused as the general path refuses them, by the minimum and maximum read back
+/// here, as the general path reads back its range: one wait either way.
+fn bincount_small<T: IndexElement>(
+    ctx: &Context,
+    x: &impl crate::driver::memory::view::DeviceRead<T>,
+    n: u64,
+    minlength: usize,
+    stream: Option<&Stream>,
+) -> Result<Option<DeviceArray<i64, Ix1>>> {
+    const OP: &str = "DeviceArray::bincount";
+    let small = SMALL_BINS as usize;
+    // The counts, then the minimum and maximum; all start at 0 (see the kernel).
+    let mut part = DeviceArray::<i64, Ix1>::zeros(ctx, small + 2)?;
+    let f = prepared(ctx, Kernel::BincountSmall, T::DTYPE)?;
+    registry::launch(
+        &f,
+        grid_for_resident_bins(ctx, n)?,
+        BLOCK,
+        stream,
+        &[Arg::U64(n), Arg::input::<T, _>(x), Arg::output(&mut part)],
+    )?;
+    // Waits for the launch on `stream`, as every read of an array does.
+    let range = part.slice(ndarray::s![small..])?.to_vec()?;
+    let (lo, hi) = (range[0], range[1]);
+    if lo < 0 {
+        return Err(ArrayShapeError::NegativeValue {
+            operation: OP,
+            value: lo,
+        }
+        .into());
+    }
+    if hi as u64 >= SMALL_BINS {
+        return Ok(None);
+    }
+    let bins = minlength.max(hi as usize + 1);
+    let mut out = DeviceArray::<i64, Ix1>::zeros(ctx, bins)?;
+    let k = bins.min(small);
+    OnStream::new(&mut out.slice_mut(ndarray::s![..k])?, stream).copy_from(&part.slice(ndarray::s![..k])?)?;
+    Ok(Some(out))
+}
+
 fn bincount_stream<S, D, SW, DW>(
     a: &DeviceArrayBase<S, D>,
     weights: Option<&DeviceArrayBase<SW, DW>>,
@@ -439,6 +626,12 @@ where
         Some(c) => c.view().into_dyn(),
         None => a.view().into_dyn(),
     };
+    if n > 0 && weights.is_none() {
+        if let Some(out) = bincount_small::<S::Elem>(&ctx, &x, n, minlength, stream)? {
+            *counts = Some(out);
+            return Ok(());
+        }
+    }
     let mut bins = minlength;
     if n > 0 {
         let (lo, hi) =
@@ -602,7 +795,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         if n > 0 {
             let norm = nbins as f64 / (edges[nbins] - edges[0]);
             let f = prepared(&ctx, Kernel::Histogram, t)?;
-            let grid = grid_for_bins(&ctx, n)?;
+            let grid = grid_for_resident_bins(&ctx, n)?;
             registry::launch(
                 &f,
                 grid,
@@ -659,6 +852,7 @@ mod tests {
             ));
             sources.push(source(Kernel::Histogram, t));
             sources.push(source(Kernel::Range { as_double: true }, t));
+            sources.push(source(Kernel::BincountSmall, t));
         }
         for t in reals {
             sources.push(source(Kernel::Histogram, t));
@@ -669,10 +863,15 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(k, s)| {
-                for name in ["gpu_value_range", "gpu_bincount", "gpu_histogram"] {
+                for name in [
+                    "gpu_value_range",
+                    "gpu_bincount",
+                    "gpu_histogram",
+                    "gpu_bincount_small",
+                ] {
                     if let Ok(decl) = gpu_cdecl::find_kernel(s, name) {
                         let want = match name {
-                            "gpu_value_range" => 3,
+                            "gpu_value_range" | "gpu_bincount_small" => 3,
                             "gpu_histogram" => 7,
                             _ if s.contains("const double *") || s.contains("w[i]") => 5,
                             _ => 4,
@@ -680,13 +879,37 @@ mod tests {
                         assert_eq!(decl.params.len(), want, "{name}");
                     }
                 }
+                // The one-pass kernels' names follow their `__launch_bounds__`.
                 s.replace("void gpu_", &format!("void k{k}_gpu_"))
+                    .replace(") gpu_histogram(", &format!(") k{k}_gpu_histogram("))
+                    .replace(") gpu_bincount_small(", &format!(") k{k}_gpu_bincount_small("))
             })
             .collect::<Vec<_>>()
             .join("\n");
         if let Err(e) = registry::compile_check(&all, "sm_90") {
             panic!("{e}");
         }
+    }
+
+    #[test]
+    fn the_one_pass_kernels_declare_what_their_launches_pass() {
+        // Their `__launch_bounds__` sits between `void` and the name: the declaration that
+        // each launch is checked against is still found.
+        let decl = |k: Kernel| {
+            gpu_cdecl::find_kernel(&source(k, DType::F32), k.name())
+                .unwrap()
+                .params
+                .len()
+        };
+        assert_eq!(decl(Kernel::Histogram), 7);
+        let s = source(Kernel::BincountSmall, DType::I32);
+        assert_eq!(
+            gpu_cdecl::find_kernel(&s, "gpu_bincount_small")
+                .unwrap()
+                .params
+                .len(),
+            3
+        );
     }
 
     #[test]
