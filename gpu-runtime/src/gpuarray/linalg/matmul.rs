@@ -654,12 +654,21 @@ where
     let bm = as_matrices(b, false, &p.batch, stream)?;
     let (av, bv) = (am.view(), bm.view());
     let pp = product(av.shape(), bv.shape()).ok_or_else(|| shapes_error(a.shape(), b.shape()))?;
-    if c.is_standard_layout() {
+    // Both operands broadcast over the whole batch (stride 0 on every batch axis) leave one
+    // `(m, n)` product, the same matrix at every batch index of `c`.
+    let whole_batch = pp.shape.len() == 2 && p.shape.len() > 2;
+    if c.is_standard_layout() && !whole_batch {
         let mut cv = c.view_mut().into_dyn().reshape(IxDyn(&pp.shape))?;
         return into_stream(stream, &av, &bv, &mut cv, &pp);
     }
     let mut tmp = DeviceArray::<T, IxDyn>::empty(c.context(), IxDyn(&pp.shape))?;
     into_stream(stream, &av, &bv, &mut tmp, &pp)?;
+    if whole_batch {
+        let mut strides = vec![0isize; p.shape.len() - 2];
+        strides.extend_from_slice(tmp.strides());
+        let every = restrided(tmp.view().into_dyn(), &p.shape, &strides)?;
+        return OnStream::new(c, stream).copy_from(&every);
+    }
     let tmp = tmp.reshape(IxDyn(&p.shape))?;
     OnStream::new(c, stream).copy_from(&tmp)
 }
