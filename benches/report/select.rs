@@ -5,9 +5,10 @@
 //! the output written once) next to `cuMemcpyDtoD` of 2^26 floats in the same run, best of
 //! [`ROUNDS`]; and, where CuPy is importable, the same operation through CuPy.
 //!
-//! The compactions and `bincount` read their input twice (a count, or the values' range, sizes
-//! the result before it is written, and the host waits for it: CuPy's do the same); the rows
-//! count the bytes once, so that the ratio to the copy is what a user sees.
+//! The compactions read their mask twice (a count sizes the result before it is written, and
+//! the host waits for it: CuPy's do the same); `bincount` of values below 1024 reads its input
+//! once (the counts and the values' range in one pass; the host then waits for the range). The
+//! rows count the bytes once, so that the ratio to the copy is what a user sees.
 
 use std::process::Command;
 use std::time::Duration;
