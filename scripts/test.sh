@@ -8,6 +8,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/nvrtc-env.sh
+# What CI sets (.ci/run), unless the caller set them: line tables instead of full debug info
+# (most of a test binary's size, and of each of its links) and no incremental state (nothing
+# here is rebuilt in place). The README's time and disk figures are measured so.
+export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
+export CARGO_PROFILE_DEV_DEBUG=${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}
+export CARGO_PROFILE_TEST_DEBUG=${CARGO_PROFILE_TEST_DEBUG:-line-tables-only}
 cargo test --workspace "$@"
 # The features' tests, in one build of the library with all three features (each feature set
 # is a build of gpu-runtime of its own, and of its ui-tests' copy in trybuild's target): the

@@ -4,7 +4,7 @@
 pub use crate::compiler::hit_timing::{hit_steps, HitSteps};
 pub use crate::compiler::toolchain::nvrtc_was_asked;
 #[cfg(feature = "gpuarray")]
-pub use crate::gpuarray::kernels::registry::compile_check;
+pub use crate::gpuarray::kernels::registry::{check_arch, compile_check};
 #[cfg(feature = "gpuarray")]
 pub use crate::gpuarray::random::philox::philox4x32_10;
 #[cfg(feature = "gpuarray")]

@@ -21,7 +21,7 @@
 //! propagating NaN and `fmax` ignoring it, 16-bit floats computed in `f32` and rounded once,
 //! comparisons in the promoted type, in-place operators with NumPy's `same_kind` rule.
 
-use gpu_runtime::__testing::{compile_check, expr_kernel_source, logic_reduction_source};
+use gpu_runtime::__testing::{check_arch, compile_check, expr_kernel_source, logic_reduction_source};
 use gpu_runtime::gpuarray::promote::{self, Promote, TrueDivide};
 use gpu_runtime::gpuarray::{
     math, BinOp, Bool, CmpOp, DType, DeviceArray, DeviceArrayView, Element, Expr, Operand,
@@ -764,7 +764,7 @@ fn compile_rows(rows: Vec<(String, String)>) {
                     .spawn_scoped(s, || loop {
                         let next = queue.lock().unwrap_or_else(|e| e.into_inner()).pop();
                         let Some((what, src)) = next else { return };
-                        if let Err(err) = compile_check(&src, "sm_90") {
+                        if let Err(err) = compile_check(&src, check_arch(&src)) {
                             panic!("the kernel of {what} does not compile: {err}\n{src}");
                         }
                     })
@@ -863,7 +863,7 @@ fn any_and_all_of_every_type_have_a_kernel() {
         for all in [false, true] {
             let src = logic_reduction_source(all, d).unwrap();
             if matches!(d, DType::F16 | DType::Bf16) {
-                if let Err(e) = compile_check(&src, "sm_90") {
+                if let Err(e) = compile_check(&src, check_arch(&src)) {
                     panic!("any/all of {d:?}: {e}\n{src}");
                 }
             }

@@ -7,7 +7,7 @@
 //! several-axis arrays, each input whole, stepped (every other element of the last axis) or
 //! reversed (the first axis).
 
-use gpu_runtime::__testing::compile_check;
+use gpu_runtime::__testing::{check_arch, compile_check};
 use gpu_runtime::elementwise;
 use gpu_runtime::gpuarray::DeviceArray;
 use gpu_runtime::ndarray::{Array, ArrayD, IxDyn};
@@ -44,7 +44,7 @@ fn declared_kernels_compile_for_sm_90() -> gpu_runtime::Result<()> {
         for v in k.variants() {
             let source = k.source(v);
             assert!(source.contains("#include <gpu_runtime/complex.h>\n"), "{source}");
-            if let Err(e) = compile_check(&source, "sm_90") {
+            if let Err(e) = compile_check(&source, check_arch(&source)) {
                 panic!("{v:?} does not compile: {e}\n{source}");
             }
         }

@@ -2,7 +2,7 @@
 //! check compiled the kernel the run time builds from it (the indexed variant alone), and
 //! that kernel compiles with NVRTC for sm_90.
 
-use gpu_runtime::__testing::compile_check;
+use gpu_runtime::__testing::{check_arch, compile_check};
 use gpu_runtime::gpuarray::Variant;
 
 /// `z[i] = ...` with `n` and the arrays as pointers: PyCUDA's text, checked at build time.
@@ -21,7 +21,7 @@ fn declared_indexed_kernels_are_the_indexed_variant() {
     assert_eq!(k.variants(), vec![Variant::Indexed]);
     let source = k.source(Variant::Indexed);
     assert!(source.contains("void declared_indexed_indexed(long long n, float a"));
-    if let Err(e) = compile_check(&source, "sm_90") {
+    if let Err(e) = compile_check(&source, check_arch(&source)) {
         panic!("does not compile: {e}\n{source}");
     }
 }

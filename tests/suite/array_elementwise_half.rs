@@ -7,7 +7,7 @@
 //! one- and several-axis arrays, each argument whole, stepped (every other element of the last
 //! axis) or reversed (the first axis), the outputs' elements outside the view left as they were.
 
-use gpu_runtime::__testing::compile_check;
+use gpu_runtime::__testing::{check_arch, compile_check};
 use gpu_runtime::elementwise;
 use gpu_runtime::gpuarray::{Bool, DeviceArray, Element};
 use gpu_runtime::half::f16;
@@ -74,7 +74,7 @@ fn declared_kernels_compile_for_sm_90() -> gpu_runtime::Result<()> {
     for k in kernels {
         for v in k.variants() {
             let source = k.source(v);
-            if let Err(e) = compile_check(&source, "sm_90") {
+            if let Err(e) = compile_check(&source, check_arch(&source)) {
                 panic!("{v:?} does not compile: {e}\n{source}");
             }
         }

@@ -2,14 +2,14 @@
 //! kernel generates compiles with NVRTC for sm_90, argument lists are checked when the kernel
 //! is defined, and CUDA errors in an operation are compile errors.
 
-use gpu_runtime::__testing::compile_check;
+use gpu_runtime::__testing::{check_arch, compile_check};
 use gpu_runtime::gpuarray::{
     layout, CurandError, ElementwiseKernel, ReductionKernel, ReductionVariant, Variant,
 };
 use gpu_runtime::{ArgumentError, Error};
 
 fn compiles(source: &str) {
-    if let Err(e) = compile_check(source, "sm_90") {
+    if let Err(e) = compile_check(source, check_arch(source)) {
         panic!("does not compile: {e}\n{source}");
     }
 }

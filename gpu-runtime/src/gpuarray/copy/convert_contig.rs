@@ -166,7 +166,7 @@ pub(crate) fn run(stream: Option<&Stream>, args: [KernelArg<'_>; 2]) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpuarray::kernels::registry::compile_check;
+    use crate::gpuarray::kernels::registry::{check_arch, compile_check};
 
     #[test]
     fn the_flat_conversion_compiles() {
@@ -184,7 +184,7 @@ mod tests {
             (DType::Complex32, DType::F64),
         ] {
             let src = source(from, to);
-            if let Err(e) = compile_check(&src, "sm_90") {
+            if let Err(e) = compile_check(&src, check_arch(&src)) {
                 panic!("{from:?} -> {to:?}: {e}\n{src}");
             }
         }

@@ -238,7 +238,7 @@ mod tests {
                     .replace("gpu_index", &format!("gpu_index{k}")),
             );
         }
-        if let Err(e) = registry::compile_check(&all, "sm_90") {
+        if let Err(e) = registry::compile_check(&all, registry::check_arch(&all)) {
             panic!("{e}");
         }
     }

@@ -187,7 +187,7 @@ mod tests {
     use super::*;
     use crate::gpuarray::elements::array_element::ArrayElement;
     use crate::gpuarray::elements::dtype::DType;
-    use crate::gpuarray::kernels::registry::compile_check;
+    use crate::gpuarray::kernels::registry::{check_arch, compile_check};
 
     #[test]
     fn transposes_are_found() {
@@ -222,7 +222,7 @@ mod tests {
         ];
         for (from, to) in pairs {
             let src = source(from, to);
-            if let Err(e) = compile_check(&src, "sm_90") {
+            if let Err(e) = compile_check(&src, check_arch(&src)) {
                 panic!("{from:?} -> {to:?}: {e}\n{src}");
             }
         }

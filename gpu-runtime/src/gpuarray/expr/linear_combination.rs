@@ -152,7 +152,7 @@ fn combine<T: Element, S: Storage<Elem = T>, D: Dimension, SZ: StorageMut<Elem =
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gpuarray::kernels::registry::compile_check;
+    use crate::gpuarray::kernels::registry::{check_arch, compile_check};
     use crate::gpuarray::Variant;
 
     /// The kernels for each pattern of coefficients: numbers are scalars, device ones arrays.
@@ -169,7 +169,7 @@ mod tests {
         // Compiled with NVRTC on the host, each variant a launch may run.
         for v in [Variant::Contiguous, Variant::Strided(1), Variant::Strided(2)] {
             let src = kernel::<f64>(&[true, false, true]).expect("a kernel").source(v);
-            if let Err(e) = compile_check(&src, "sm_90") {
+            if let Err(e) = compile_check(&src, check_arch(&src)) {
                 panic!("{v:?} does not compile: {e}\n{src}");
             }
         }

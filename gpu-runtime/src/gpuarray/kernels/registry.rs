@@ -174,6 +174,19 @@ pub fn compile_check(source: &str, arch: &str) -> Result<()> {
         .map(drop)
 }
 
+/// The architecture the tests compile a generated source for with [`compile_check`]: PTX
+/// for `compute_90` (NVRTC's front end and code generator: every C++ and type error), and
+/// a cubin for `sm_90` only when the source carries inline PTX (`asm`), which ptxas alone
+/// checks (the reductions' `atom.add.acq_rel` ticket, the sort's `%lanemask_lt`). ptxas was
+/// most of each compile's time, and it checks nothing else in a generated kernel.
+pub fn check_arch(source: &str) -> &'static str {
+    if source.contains("asm") {
+        "sm_90"
+    } else {
+        "compute_90"
+    }
+}
+
 /// The device's multiprocessor count, asked once per context.
 pub(crate) fn sm_count(ctx: &Context) -> Result<u32> {
     SM_COUNT.get_or_try_insert_with(ctx, (), |ctx| {

@@ -306,14 +306,14 @@ mod tests {
     #[test]
     fn kernels_into_other_types_compile() {
         use crate::gpuarray::elements::boolean::Bool;
-        use crate::gpuarray::kernels::registry::compile_check;
+        use crate::gpuarray::kernels::registry::{check_arch, compile_check};
         use crate::gpuarray::reduce::kernel::ReductionVariant;
         use half::f16;
         fn check<T: Element, R: Element>(op: Op) {
             let k = kernel_indexed::<T, R>(op, IndexWidth::I64).unwrap();
             for v in [ReductionVariant::Contiguous, ReductionVariant::AxisBlock(2)] {
                 let src = k.source(v);
-                if let Err(e) = compile_check(&src, "sm_90") {
+                if let Err(e) = compile_check(&src, check_arch(&src)) {
                     panic!("{op:?} {} into {} {v:?}: {e}\n{src}", T::c_name(), R::c_name());
                 }
             }

@@ -1,5 +1,6 @@
 //! The unit tests of `gpuarray` that need no GPU: every kernel it generates, compiled with
-//! NVRTC for sm_90 on the host, and the checks that refuse what must not compile.
+//! NVRTC on the host (PTX, or a cubin where a kernel has inline PTX: `registry::check_arch`),
+//! and the checks that refuse what must not compile.
 
 /// `$f::<T>()` for each integer type and `f32`, `f64` (a generic test function cannot be
 /// looped over types).
@@ -27,10 +28,13 @@ mod math;
 mod reduce;
 mod vector;
 
-/// Compiles `source` with NVRTC for sm_90 on the host, with the options a launch uses; a
-/// failure panics naming `what` and showing the source.
+/// Compiles `source` with NVRTC on the host, with the options a launch uses, for the
+/// architecture [`check_arch`](crate::gpuarray::kernels::registry::check_arch) picks (PTX,
+/// or a cubin where the source has inline PTX); a failure panics naming `what` and showing
+/// the source.
 fn compiles(what: &str, source: &str) {
-    if let Err(e) = crate::gpuarray::kernels::registry::compile_check(source, "sm_90") {
+    use crate::gpuarray::kernels::registry::{check_arch, compile_check};
+    if let Err(e) = compile_check(source, check_arch(source)) {
         panic!("{what} does not compile: {e}\n{source}");
     }
 }

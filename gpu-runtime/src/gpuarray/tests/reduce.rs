@@ -3,7 +3,7 @@
 //! forms.
 
 use crate::error::Error;
-use crate::gpuarray::kernels::registry::compile_check;
+use crate::gpuarray::kernels::registry::{check_arch, compile_check};
 use crate::gpuarray::reduce::axis::ReduceAxis;
 use crate::gpuarray::reduce::kernel::{ReductionKernel, ReductionVariant};
 
@@ -46,7 +46,7 @@ fn struct_accumulators_compile_in_every_variant() {
         ReductionVariant::AxisPartials,
     ] {
         let src = k.source(v);
-        if let Err(e) = compile_check(&src, "sm_90") {
+        if let Err(e) = compile_check(&src, check_arch(&src)) {
             panic!("{v:?} does not compile: {e}\n{src}");
         }
     }
@@ -73,7 +73,7 @@ fn gathered_reductions_compile() {
             gather_source::<i64>(op),
             gather_source::<u8>(op),
         ] {
-            if let Err(e) = compile_check(&src, "sm_90") {
+            if let Err(e) = compile_check(&src, check_arch(&src)) {
                 panic!("{op:?} does not compile: {e}\n{src}");
             }
             gpu_cdecl::find_kernel(&src, "gpu_gather_reduce").unwrap();
@@ -144,7 +144,7 @@ fn nan_reductions_compile() {
             .zip(&variants)
             .take(if all { variants.len() } else { 1 })
         {
-            if let Err(e) = compile_check(s, "sm_90") {
+            if let Err(e) = compile_check(s, check_arch(s)) {
                 panic!("{name} {v:?} does not compile: {e}\n{s}");
             }
         }
