@@ -140,7 +140,7 @@ fn random(rng: &mut Rng, shape: &[usize], nan: bool) -> ArrayD<f32> {
     let mut v: Vec<f32> = (0..n)
         .map(|_| {
             let x = rng.f32();
-            if nan && rng.next_u64() % 6 == 0 {
+            if nan && rng.next_u64().is_multiple_of(6) {
                 f32::NAN
             } else {
                 x
