@@ -14,6 +14,8 @@ mod common;
 mod ui_support;
 
 #[cfg(feature = "cublas")]
+mod array_dot_into;
+#[cfg(feature = "cublas")]
 mod array_matmul;
 #[cfg(feature = "cublas")]
 mod array_matmul_nd;

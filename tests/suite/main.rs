@@ -51,6 +51,7 @@ mod array_pycuda;
 mod array_random;
 mod array_reduce;
 mod array_reduce_columns;
+mod array_reduce_into_more;
 mod array_reduce_out;
 mod array_reduce_rows;
 mod array_reduction_macro;

@@ -72,7 +72,7 @@ pub enum GemmError {
         /// The shape of `b`.
         b: Vec<usize>,
     },
-    /// `matmul_into` with an output of another shape than the product's.
+    /// `matmul_into` or `dot_into` with an output of another shape than the product's.
     #[error("matmul: the product has shape {expected:?} but the output has {found:?}")]
     OutputShape {
         /// The product's shape.

@@ -94,7 +94,7 @@ pub use kernels::elementwise_fn::ElementwiseFn;
 #[cfg(feature = "cublas")]
 pub use linalg::matmul::matmul_mixed;
 #[cfg(feature = "cublas")]
-pub use linalg::matmul::{dot, matmul, matmul_into, MatmulElement};
+pub use linalg::matmul::{dot, dot_into, matmul, matmul_into, MatmulElement};
 pub use random::curand::{curand_version, CurandFloat, CurandGenerator};
 pub use random::curand_error::{CurandError, CurandResult};
 pub use random::philox::{random_source, Distribution};

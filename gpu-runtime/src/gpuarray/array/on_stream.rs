@@ -28,7 +28,7 @@ use crate::gpuarray::elements::array_element::ArrayElement;
 /// | [`expr.on(&stream)`](crate::gpuarray::Expr::on) | [`Expr`](crate::gpuarray::Expr) | `eval`, `eval_into` (and so every math function of one result: `a.expr().sin().on(&stream).eval()`) |
 /// | [`kernel.on(&stream)`](crate::gpuarray::ElementwiseKernel::on) | `&ElementwiseKernel`, `&ReductionKernel`, `&ScanKernel` | `launch`; `reduce`, `reduce_into`, `reduce_axis`; `scan`, `scan_into`, `scan_axis`, `inclusive` ... |
 /// | [`generator.on(&stream)`](crate::gpuarray::CurandGenerator::on) | `&mut CurandGenerator` | `fill_uniform`, `fill_normal` |
-/// | [`gpuarray::on(&stream)`](on) | the stream's `&Context` | the constructors (`full`, `ones`, `arange`, `linspace`, `random_uniform`, `random_normal`, made in that context; `full_like`/`ones_like` in their model's) and the free functions (`concatenate`, `stack`, `if_positive`, `linear_combination`, `math`'s `frexp` and `modf`, `matmul`, `matmul_into`, `dot`) |
+/// | [`gpuarray::on(&stream)`](on) | the stream's `&Context` | the constructors (`full`, `ones`, `arange`, `linspace`, `random_uniform`, `random_normal`, made in that context; `full_like`/`ones_like` in their model's) and the free functions (`concatenate`, `stack`, `if_positive`, `linear_combination`, `math`'s `frexp` and `modf`, `matmul`, `matmul_into`, `dot`, `dot_into`) |
 ///
 /// ```no_run
 /// use gpu_runtime::gpuarray::{self, DeviceArray};

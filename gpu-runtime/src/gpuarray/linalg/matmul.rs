@@ -12,6 +12,8 @@
 //! - [`dot`]: NumPy's `dot`: `matmul` for 1-D and 2-D arrays (two vectors give a 0-d array), a
 //!   0-d operand multiplies the other, and N-d operands sum over `a`'s last axis and `b`'s
 //!   second to last (`a.shape[:-1] + b.shape[:-2] + b.shape[-1:]`).
+//! - [`dot_into`]: `dot` into an existing array of the result's shape, of any layout (NumPy
+//!   requires a C-contiguous `out`; this accepts any, as `matmul_into`).
 //! - [`matmul_mixed`](crate::gpuarray::matmul_mixed): two element types, in NumPy's promoted
 //!   type.
 //!
@@ -223,6 +225,28 @@ where
     dot_stream(None, a, b)
 }
 
+/// NumPy's `dot(a, b, out=c)`: [`dot`] written into `c`, which must have exactly the result's
+/// shape ([`GemmError::OutputShape`] otherwise, nothing written) and element type; of any layout
+/// (NumPy requires a C-contiguous `out`; a strided one here goes through one temporary and one
+/// copy, as for the N-d and 0-d operands, whose product [`dot`] computes first). On the legacy
+/// default stream.
+pub fn dot_into<T, S1, D1, S2, D2, S3, D3>(
+    a: &DeviceArrayBase<S1, D1>,
+    b: &DeviceArrayBase<S2, D2>,
+    c: &mut DeviceArrayBase<S3, D3>,
+) -> Result<()>
+where
+    T: MatmulElement,
+    S1: Storage<Elem = T>,
+    S2: Storage<Elem = T>,
+    S3: StorageMut<Elem = T>,
+    D1: Dimension,
+    D2: Dimension,
+    D3: Dimension,
+{
+    dot_into_stream(None, a, b, c)
+}
+
 /// The products on a stream: `gpuarray::on(&stream).matmul(&a, &b)`.
 impl OnStream<'_, &Context> {
     /// [`matmul`] on this stream; returns without waiting.
@@ -275,6 +299,65 @@ impl OnStream<'_, &Context> {
     {
         dot_stream(self.stream, a, b)
     }
+
+    /// [`dot_into`] on this stream; returns without waiting.
+    pub fn dot_into<T, S1, D1, S2, D2, S3, D3>(
+        &self,
+        a: &DeviceArrayBase<S1, D1>,
+        b: &DeviceArrayBase<S2, D2>,
+        c: &mut DeviceArrayBase<S3, D3>,
+    ) -> Result<()>
+    where
+        T: MatmulElement,
+        S1: Storage<Elem = T>,
+        S2: Storage<Elem = T>,
+        S3: StorageMut<Elem = T>,
+        D1: Dimension,
+        D2: Dimension,
+        D3: Dimension,
+    {
+        dot_into_stream(self.stream, a, b, c)
+    }
+}
+
+fn dot_into_stream<T, S1, D1, S2, D2, S3, D3>(
+    stream: Option<&Stream>,
+    a: &DeviceArrayBase<S1, D1>,
+    b: &DeviceArrayBase<S2, D2>,
+    c: &mut DeviceArrayBase<S3, D3>,
+) -> Result<()>
+where
+    T: MatmulElement,
+    S1: Storage<Elem = T>,
+    S2: Storage<Elem = T>,
+    S3: StorageMut<Elem = T>,
+    D1: Dimension,
+    D2: Dimension,
+    D3: Dimension,
+{
+    let (sa, sb) = (a.shape(), b.shape());
+    let (na, nb) = (sa.len(), sb.len());
+    // Where `dot` is `matmul` (as `dot_general` decides), `matmul_into` writes `c` directly.
+    if na > 0 && nb > 0 && (na <= 2 && nb <= 2 || nb == 1) {
+        return matmul_into_stream(stream, a, b, c);
+    }
+    // The result's shape, checked before anything is queued.
+    let expected = if na == 0 {
+        sb.to_vec()
+    } else if nb == 0 {
+        sa.to_vec()
+    } else {
+        dot_shape(sa, sb).ok_or_else(|| shapes_error(sa, sb))?
+    };
+    if c.shape() != expected.as_slice() {
+        return Err(GemmError::OutputShape {
+            expected,
+            found: c.shape().to_vec(),
+        }
+        .into());
+    }
+    let result = dot_general(stream, a, b)?;
+    OnStream::new(c, stream).copy_from(&result)
 }
 
 fn matmul_into_stream<T, S1, D1, S2, D2, S3, D3>(

@@ -1,6 +1,8 @@
-//! NumPy's `out=` on reductions: `sum_into`, `prod_into`, `mean_into`, `max_into`,
-//! `min_into`, `argmax_into`, `argmin_into` over every axis, and their `_axis_into` forms
-//! along one, writing an existing device array instead of allocating the result.
+//! NumPy's `out=` on reductions: `sum_into`, `prod_into`, `mean_into`, `var_into`,
+//! `std_into`, `max_into`, `min_into`, `ptp_into`, `argmax_into`, `argmin_into`, the
+//! NaN-ignoring `nansum_into`, `nanprod_into`, `nanmean_into`, `nanvar_into`, `nanstd_into`,
+//! `nanmax_into`, `nanmin_into` over every axis, and their `_axis_into` forms along one,
+//! writing an existing device array instead of allocating the result.
 //!
 //! NumPy's rules, with these choices made explicit:
 //! - **Shape.** Over every axis `out` holds one element (0-d, or any shape of one element, as
@@ -10,11 +12,14 @@
 //!   [`ArrayShapeError::AxisOutOfRange`]), checked before anything is queued.
 //! - **Type.** As `np.add.reduce(a, out=o)`, the reduction is computed in `out`'s type (the
 //!   `dtype` of a ufunc reduction defaults to `out`'s): `sum`/`prod` convert each element as
-//!   they read it and accumulate in `out`'s type; `max`/`min` of another type convert the
-//!   array first (one pass more) and compare in `out`'s type. `mean` is accumulated in `f64`
-//!   and rounded once into `out`'s type, as [`mean`](DeviceArrayBase::mean). The conversion
-//!   must be allowed by NumPy's `same_kind` rule (from the element type, or for `mean` from
-//!   NumPy's mean type: `f64` for the integers): `i32` into `f64` is, `f64` into `i32` is not,
+//!   they read it and accumulate in `out`'s type; `max`/`min`/`ptp` (and `nanmax`/`nanmin`)
+//!   of another type convert the array first (one pass more) and compare in `out`'s type (so
+//!   a `ptp` of `i8` into `i64` does not wrap, as NumPy's, which subtracts in `out`'s type).
+//!   `mean`, `var` and `std` are accumulated in `f64` and rounded once into `out`'s type, as
+//!   [`mean`](DeviceArrayBase::mean) and [`var`](DeviceArrayBase::var). The conversion must be
+//!   allowed by NumPy's `same_kind` rule (from the element type, or for `mean`/`var`/`std` from
+//!   NumPy's result type: `f64` for the integers, the part type of a complex `var`): `i32`
+//!   into `f64` is, `f64` into `i32` is not,
 //!   [`ArgumentError::CastingRule`]. `argmax`/`argmin` write `i64` indices only (NumPy refuses
 //!   any `out` but `intp`): the type says so.
 //! - **Layout.** `out` may have any strides: a transposed or stepped view, a reversed one.
@@ -25,9 +30,14 @@
 //! - **Streams.** As every array operation: the plain forms on the legacy default stream, the
 //!   `.on(&stream)` forms on yours; none waits for the host (the result stays on the device).
 //!   The writes into `out` are recorded in its stream uses as any kernel's.
-//! - **Empty.** A sum into `out` of an empty array writes 0, a product 1, a mean NaN; `max`,
-//!   `min`, `argmax`, `argmin` of an empty array (or of an empty axis with lanes to fill) are
+//! - **Empty.** A sum into `out` of an empty array writes 0, a product 1, a mean, variance
+//!   or standard deviation NaN; `max`, `min`, `ptp`, `argmax`, `argmin`, `nanmax`, `nanmin` of
+//!   an empty array (or of an empty axis with lanes to fill) are
 //!   [`ArrayShapeError::EmptyReduction`].
+//! - **NaN.** The `nan` forms write what their allocating forms in `reduce::nan` return
+//!   ([`nansum`](DeviceArrayBase::nansum) ...): NaN skipped, NaN where only NaN was left
+//!   (`nanmean`, `nanvar`, `nanstd`, `nanmax`, `nanmin`). They refuse complex elements, as
+//!   those do ([`ArgumentError::UndefinedOnElement`]).
 
 use ndarray::{Dimension, IxDyn};
 
@@ -39,6 +49,7 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::promotion::can_cast_same_kind;
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::reduce::axis::ReduceAxis;
+use crate::gpuarray::reduce::nan::{nan_kernel, NanOp};
 use crate::gpuarray::reduce::ops::{kernel_indexed, IndexWidth, Op};
 
 /// NumPy's type of a mean of `d`: the floats and complex types their own, `f64` for the
@@ -47,6 +58,16 @@ fn mean_dtype(d: DType) -> DType {
     match d {
         DType::F16 | DType::Bf16 | DType::F32 | DType::F64 | DType::Complex32 | DType::Complex64 => d,
         _ => DType::F64,
+    }
+}
+
+/// NumPy's type of a variance or standard deviation of `d`: the mean type, but the part type
+/// of a complex type (the variance of complex numbers is real).
+fn var_dtype(d: DType) -> DType {
+    match d {
+        DType::Complex32 => DType::F32,
+        DType::Complex64 => DType::F64,
+        _ => mean_dtype(d),
     }
 }
 
@@ -82,27 +103,49 @@ fn reduced_shape(shape: &[usize], axis: ReduceAxis) -> Result<Vec<usize>> {
     Ok(out)
 }
 
+/// A reduction of `ops` or of `nan`.
+#[derive(Clone, Copy)]
+enum AnyOp {
+    Plain(Op),
+    Nan(NanOp),
+}
+
+impl From<Op> for AnyOp {
+    fn from(op: Op) -> AnyOp {
+        AnyOp::Plain(op)
+    }
+}
+
+impl From<NanOp> for AnyOp {
+    fn from(op: NanOp) -> AnyOp {
+        AnyOp::Nan(op)
+    }
+}
+
 /// How a reduction into `out` is computed.
 #[derive(Clone, Copy)]
 struct How {
-    op: Op,
+    op: AnyOp,
     /// The public name, for errors.
     operation: &'static str,
     /// The type `same_kind` casts from into `out`'s type.
     computed: DType,
     /// Whether the elements are converted to `out`'s type before the reduction (`max`,
-    /// `min`: their kernels compare in the element type); otherwise the kernel converts
-    /// each as it reads it.
+    /// `min`, `ptp` and the NaN-ignoring `max`, `min`: their kernels compare in the element
+    /// type); otherwise the kernel converts each as it reads it.
     convert_first: bool,
     /// Whether an empty array (or empty lanes) is an error.
     needs_element: bool,
 }
 
 impl How {
-    fn new(op: Op, operation: &'static str, computed: DType) -> How {
+    fn new(op: impl Into<AnyOp>, operation: &'static str, computed: DType) -> How {
+        let op = op.into();
         let (convert_first, needs_element) = match op {
-            Op::Max | Op::Min => (true, true),
-            Op::ArgMax | Op::ArgMin => (false, true),
+            AnyOp::Plain(Op::Max | Op::Min | Op::Ptp) | AnyOp::Nan(NanOp::Max | NanOp::Min) => (true, true),
+            AnyOp::Plain(Op::ArgMax | Op::ArgMin) | AnyOp::Nan(NanOp::ArgMax | NanOp::ArgMin) => {
+                (false, true)
+            }
             _ => (false, false),
         };
         How {
@@ -147,7 +190,11 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         how: How,
         out: &mut DeviceArrayBase<O, D2>,
     ) -> Result<()> {
-        let k = kernel_indexed::<S::Elem, O::Elem>(how.op, IndexWidth::for_count(self.target.len()))?;
+        let index = IndexWidth::for_count(self.target.len());
+        let k = match how.op {
+            AnyOp::Plain(op) => kernel_indexed::<S::Elem, O::Elem>(op, index)?,
+            AnyOp::Nan(op) => nan_kernel::<S::Elem, O::Elem>(op, index)?,
+        };
         OnStream::new(&*k, self.stream).reduce_into([KernelArg::input(self.target)], out)
     }
 
@@ -173,11 +220,19 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         }
         let result: DeviceArray<O::Elem, IxDyn> = if how.convert_first && S::Elem::DTYPE != O::Elem::DTYPE {
             let converted = self.astype::<O::Elem>()?;
-            OnStream::new(&converted, self.stream).reduce_along(how.op, axis)?
+            OnStream::new(&converted, self.stream).any_along(how.op, axis)?
         } else {
-            self.reduce_along(how.op, axis)?
+            self.any_along(how.op, axis)?
         };
         OnStream::new(out, self.stream).copy_from(&result)
+    }
+
+    /// The allocating reduction of `op` along `axis`, into a new C-order array of `R`.
+    fn any_along<R: Element>(&self, op: AnyOp, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
+        match op {
+            AnyOp::Plain(op) => self.reduce_along(op, axis),
+            AnyOp::Nan(op) => self.nan_along(op, axis),
+        }
     }
 }
 
@@ -186,8 +241,8 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
 macro_rules! into_forms {
     ($(
         $(#[$doc:meta])*
-        $name:ident, $axis_name:ident, $op:expr, $label:literal, $axis_label:literal,
-        $computed:expr, [$($out_bound:tt)*];
+        $name:ident, $axis_name:ident, ($($param:ident: $param_ty:ty),*) $op:expr, $label:literal,
+        $axis_label:literal, $computed:expr, [$($out_bound:tt)*];
     )*) => {
         impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {$(
             $(#[$doc])*
@@ -195,9 +250,10 @@ macro_rules! into_forms {
             /// strides). See the module's rules (`reduce::into`): shape, type, layout.
             pub fn $name<O: $($out_bound)*, D2: Dimension>(
                 &self,
+                $($param: $param_ty,)*
                 out: &mut DeviceArrayBase<O, D2>,
             ) -> Result<()> {
-                OnStream::legacy(self).$name(out)
+                OnStream::legacy(self).$name($($param,)* out)
             }
 
             /// The same along `axis` (a `usize`, or [`ReduceAxis::keepdims`]): `out` has the
@@ -205,9 +261,10 @@ macro_rules! into_forms {
             pub fn $axis_name<O: $($out_bound)*, D2: Dimension>(
                 &self,
                 axis: impl Into<ReduceAxis>,
+                $($param: $param_ty,)*
                 out: &mut DeviceArrayBase<O, D2>,
             ) -> Result<()> {
-                OnStream::legacy(self).$axis_name(axis, out)
+                OnStream::legacy(self).$axis_name(axis, $($param,)* out)
             }
         )*}
 
@@ -217,6 +274,7 @@ macro_rules! into_forms {
             #[doc = concat!("[`", stringify!($name), "`](DeviceArrayBase::", stringify!($name), ") on this stream.")]
             pub fn $name<O: $($out_bound)*, D2: Dimension>(
                 &self,
+                $($param: $param_ty,)*
                 out: &mut DeviceArrayBase<O, D2>,
             ) -> Result<()> {
                 let computed: fn(DType) -> DType = $computed;
@@ -227,6 +285,7 @@ macro_rules! into_forms {
             pub fn $axis_name<O: $($out_bound)*, D2: Dimension>(
                 &self,
                 axis: impl Into<ReduceAxis>,
+                $($param: $param_ty,)*
                 out: &mut DeviceArrayBase<O, D2>,
             ) -> Result<()> {
                 let computed: fn(DType) -> DType = $computed;
@@ -238,22 +297,53 @@ macro_rules! into_forms {
 
 into_forms! {
     /// The sum into `out` (NumPy's `sum(out=)`), accumulated in `out`'s element type.
-    sum_into, sum_axis_into, Op::Sum, "sum_into", "sum_axis_into", |d| d, [StorageMut<Elem: Element>];
+    sum_into, sum_axis_into, () Op::Sum, "sum_into", "sum_axis_into", |d| d, [StorageMut<Elem: Element>];
     /// The product into `out` (NumPy's `prod(out=)`), accumulated in `out`'s element type.
-    prod_into, prod_axis_into, Op::Prod, "prod_into", "prod_axis_into", |d| d, [StorageMut<Elem: Element>];
+    prod_into, prod_axis_into, () Op::Prod, "prod_into", "prod_axis_into", |d| d, [StorageMut<Elem: Element>];
     /// The mean into `out` (NumPy's `mean(out=)`): accumulated in `f64` (a complex mean in
     /// `out`'s type), rounded once into `out`'s type, which NumPy's mean type (`f64` for the
     /// integers) must cast to by `same_kind`.
-    mean_into, mean_axis_into, Op::Mean, "mean_into", "mean_axis_into", mean_dtype, [StorageMut<Elem: Element>];
+    mean_into, mean_axis_into, () Op::Mean, "mean_into", "mean_axis_into", mean_dtype, [StorageMut<Elem: Element>];
     /// The largest element into `out` (NumPy's `max(out=)`; NaN wins), compared in `out`'s type.
-    max_into, max_axis_into, Op::Max, "max_into", "max_axis_into", |d| d, [StorageMut<Elem: Element>];
+    max_into, max_axis_into, () Op::Max, "max_into", "max_axis_into", |d| d, [StorageMut<Elem: Element>];
     /// The smallest element into `out` (NumPy's `min(out=)`; NaN wins), compared in `out`'s type.
-    min_into, min_axis_into, Op::Min, "min_into", "min_axis_into", |d| d, [StorageMut<Elem: Element>];
+    min_into, min_axis_into, () Op::Min, "min_into", "min_axis_into", |d| d, [StorageMut<Elem: Element>];
+    /// The variance with `ddof` into `out` (NumPy's `var(ddof=, out=)`): accumulated in `f64`,
+    /// rounded once into `out`'s type, which NumPy's variance type (`f64` for the integers,
+    /// the part type for the complex types) must cast to by `same_kind`.
+    var_into, var_axis_into, (ddof: u64) Op::Var { ddof, root: false }, "var_into", "var_axis_into", var_dtype, [StorageMut<Elem: Element>];
+    /// The standard deviation with `ddof` into `out` (NumPy's `std(ddof=, out=)`), typed as
+    /// `var_into`.
+    std_into, std_axis_into, (ddof: u64) Op::Var { ddof, root: true }, "std_into", "std_axis_into", var_dtype, [StorageMut<Elem: Element>];
+    /// The range `max - min` into `out` (NumPy's `ptp(out=)`; NaN if there is one), computed
+    /// in `out`'s type.
+    ptp_into, ptp_axis_into, () Op::Ptp, "ptp_into", "ptp_axis_into", |d| d, [StorageMut<Elem: Element>];
     /// The index of the largest element (in C order over every axis; along the axis in the
     /// `_axis` form) into an `i64` array (NumPy's `argmax(out=)`).
-    argmax_into, argmax_axis_into, Op::ArgMax, "argmax_into", "argmax_axis_into", |_| DType::I64, [StorageMut<Elem = i64>];
+    argmax_into, argmax_axis_into, () Op::ArgMax, "argmax_into", "argmax_axis_into", |_| DType::I64, [StorageMut<Elem = i64>];
     /// The index of the smallest element into an `i64` array (NumPy's `argmin(out=)`).
-    argmin_into, argmin_axis_into, Op::ArgMin, "argmin_into", "argmin_axis_into", |_| DType::I64, [StorageMut<Elem = i64>];
+    argmin_into, argmin_axis_into, () Op::ArgMin, "argmin_into", "argmin_axis_into", |_| DType::I64, [StorageMut<Elem = i64>];
+    /// The sum of the elements that are not NaN into `out` (NumPy's `nansum(out=)`; 0 where
+    /// there are none), accumulated in `out`'s element type.
+    nansum_into, nansum_axis_into, () NanOp::Sum, "nansum_into", "nansum_axis_into", |d| d, [StorageMut<Elem: Element>];
+    /// The product of the elements that are not NaN into `out` (NumPy's `nanprod(out=)`; 1
+    /// where there are none), accumulated in `out`'s element type.
+    nanprod_into, nanprod_axis_into, () NanOp::Prod, "nanprod_into", "nanprod_axis_into", |d| d, [StorageMut<Elem: Element>];
+    /// The mean of the elements that are not NaN into `out` (NumPy's `nanmean(out=)`; NaN
+    /// where there are none), typed as `mean_into`.
+    nanmean_into, nanmean_axis_into, () NanOp::Mean, "nanmean_into", "nanmean_axis_into", mean_dtype, [StorageMut<Elem: Element>];
+    /// The variance with `ddof` of the elements that are not NaN into `out` (NumPy's
+    /// `nanvar(ddof=, out=)`; NaN where their count is not above `ddof`), typed as `var_into`.
+    nanvar_into, nanvar_axis_into, (ddof: u64) NanOp::Var { ddof, root: false }, "nanvar_into", "nanvar_axis_into", mean_dtype, [StorageMut<Elem: Element>];
+    /// The standard deviation with `ddof` of the elements that are not NaN into `out`
+    /// (NumPy's `nanstd(ddof=, out=)`), typed as `var_into`.
+    nanstd_into, nanstd_axis_into, (ddof: u64) NanOp::Var { ddof, root: true }, "nanstd_into", "nanstd_axis_into", mean_dtype, [StorageMut<Elem: Element>];
+    /// The largest element that is not NaN into `out` (NumPy's `nanmax(out=)`; NaN where
+    /// only NaN is), compared in `out`'s type.
+    nanmax_into, nanmax_axis_into, () NanOp::Max, "nanmax_into", "nanmax_axis_into", |d| d, [StorageMut<Elem: Element>];
+    /// The smallest element that is not NaN into `out` (NumPy's `nanmin(out=)`; NaN where
+    /// only NaN is), compared in `out`'s type.
+    nanmin_into, nanmin_axis_into, () NanOp::Min, "nanmin_into", "nanmin_axis_into", |d| d, [StorageMut<Elem: Element>];
 }
 
 #[cfg(test)]
@@ -334,5 +424,62 @@ mod tests {
         check::<f32, f64>(Op::Mean);
         check::<f16, f32>(Op::Mean);
         check::<i16, f16>(Op::Mean);
+    }
+
+    /// The `var`/`std` kernels into another float type and the NaN-ignoring kernels into
+    /// another type, as `var_into` ... `nanmin_into` define them, compile with NVRTC.
+    #[test]
+    fn var_and_nan_kernels_into_other_types_compile() {
+        use crate::gpuarray::kernels::registry::compile_check;
+        use crate::gpuarray::reduce::kernel::ReductionKernel;
+        use crate::gpuarray::reduce::kernel::ReductionVariant;
+        use half::f16;
+        fn check<R: Element>(what: &str, k: std::sync::Arc<ReductionKernel<R>>) {
+            for v in [ReductionVariant::Contiguous, ReductionVariant::AxisBlock(2)] {
+                let src = k.source(v);
+                if let Err(e) = compile_check(&src, "sm_90") {
+                    panic!("{what} {v:?}: {e}\n{src}");
+                }
+            }
+        }
+        let var = Op::Var { ddof: 1, root: false };
+        let std = Op::Var { ddof: 0, root: true };
+        check(
+            "var i32 into f32",
+            kernel_indexed::<i32, f32>(var, IndexWidth::I64).unwrap(),
+        );
+        check(
+            "std f16 into f64",
+            kernel_indexed::<f16, f64>(std, IndexWidth::I64).unwrap(),
+        );
+        check(
+            "var f64 into f16",
+            kernel_indexed::<f64, f16>(var, IndexWidth::I64).unwrap(),
+        );
+        let nvar = NanOp::Var { ddof: 1, root: true };
+        check(
+            "nansum f32 into f64",
+            nan_kernel::<f32, f64>(NanOp::Sum, IndexWidth::I64).unwrap(),
+        );
+        check(
+            "nanprod f16 into f64",
+            nan_kernel::<f16, f64>(NanOp::Prod, IndexWidth::I64).unwrap(),
+        );
+        check(
+            "nansum i32 into i64",
+            nan_kernel::<i32, i64>(NanOp::Sum, IndexWidth::I64).unwrap(),
+        );
+        check(
+            "nanmean i32 into f32",
+            nan_kernel::<i32, f32>(NanOp::Mean, IndexWidth::I64).unwrap(),
+        );
+        check(
+            "nanstd f16 into f64",
+            nan_kernel::<f16, f64>(nvar, IndexWidth::I64).unwrap(),
+        );
+        check(
+            "nanmean f64 into f16",
+            nan_kernel::<f64, f16>(NanOp::Mean, IndexWidth::I64).unwrap(),
+        );
     }
 }

@@ -398,7 +398,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         scalar(OnStream::new(&*k, self.stream).reduce([KernelArg::input(self.target)])?)
     }
 
-    fn nan_along<R: Element>(&self, op: NanOp, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
+    pub(super) fn nan_along<R: Element>(&self, op: NanOp, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
         let m = self.target.shape().get(axis.axis).copied().unwrap_or(0);
         let k = nan_kernel::<S::Elem, R>(op, IndexWidth::for_count(m))?;
         let out = OnStream::new(&*k, self.stream).reduce_axis([KernelArg::input(self.target)], axis.axis)?;
