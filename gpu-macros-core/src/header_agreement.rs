@@ -5,6 +5,12 @@
 //! finds (`Nvrtc::cuda_headers`: a toolkit, NVRTC's bundled headers, the `nvidia-cuda-runtime`
 //! and `nvidia-cuda-cccl` wheels); CI has them through `scripts/nvrtc-env.sh`. Without them the
 //! tests say so and pass: there is nothing to agree with.
+//!
+//! A header is checked against a group of others at once (before all of them, then after
+//! them), and only a failing group is taken apart into pairs, which name the failure: each
+//! compile parses the headers again, and the pairs one by one were most of the test
+//! command's NVRTC time. A clash between two headers that a third header of the group hides
+//! would go unseen; the headers of a group are NVIDIA's, written to be included together.
 
 use crate::nvrtc::{self, Want};
 
@@ -147,16 +153,67 @@ fn both_orders(a_list: &[&str], b_list: &[&str]) -> Vec<String> {
     sources
 }
 
+/// Each `a` before every header of `b_list` at once, and after them: two compiles an `a`
+/// instead of two a pair (the pairs took most of the test command's NVRTC time). Where one of
+/// the two fails, every pair of that `a` is compiled as well, in both orders, so that the
+/// failure names the pair; the failures are the pairs' (or the grouped source's, when no pair
+/// alone fails).
+fn grouped_then_pairs(
+    lib: &'static nvrtc::Nvrtc,
+    options: &[String],
+    a_list: &[&str],
+    b_list: &[&str],
+    prelude: bool,
+) -> (usize, Vec<String>) {
+    let group: String = b_list.iter().map(|b| format!("#include <{b}>\n")).collect();
+    let mut sources = Vec::new();
+    for a in a_list {
+        sources.push(format!("#include <{a}>\n{group}{KERNEL}"));
+        sources.push(format!("{group}#include <{a}>\n{KERNEL}"));
+    }
+    let n = sources.len();
+    // The failed grouped sources by their `a`, each `a`'s pairs compiled once.
+    let mut by_a: Vec<(&str, Vec<String>)> = Vec::new();
+    for grouped in failures(lib, options, sources, prelude) {
+        let a = a_list
+            .iter()
+            .find(|a| {
+                grouped.starts_with(&format!("--- #include <{a}>\n"))
+                    || grouped.contains(&format!("\n#include <{a}>\n{KERNEL}"))
+            })
+            .copied()
+            .unwrap_or_default();
+        match by_a.iter_mut().find(|(x, _)| *x == a) {
+            Some((_, g)) => g.push(grouped),
+            None => by_a.push((a, vec![grouped])),
+        }
+    }
+    let mut failed = Vec::new();
+    for (a, grouped) in by_a {
+        let pairs = if a.is_empty() {
+            Vec::new()
+        } else {
+            failures(lib, options, both_orders(&[a], b_list), prelude)
+        };
+        if pairs.is_empty() {
+            failed.extend(grouped);
+        } else {
+            failed.extend(pairs);
+        }
+    }
+    (n, failed)
+}
+
 #[test]
 fn every_standard_header_agrees_with_libcudacxx_and_the_cuda_headers_in_both_orders() {
     let Some((lib, options)) = setup() else {
         return;
     };
-    let mut sources = both_orders(STANDARD, LIGHT);
-    sources.extend(both_orders(STANDARD_CPP, HEAVY));
-    let n = sources.len();
     // Without the prelude: the headers alone.
-    let failed = failures(lib, &options, sources, false);
+    let (n_light, mut failed) = grouped_then_pairs(lib, &options, STANDARD, LIGHT, false);
+    let (n_heavy, heavy) = grouped_then_pairs(lib, &options, STANDARD_CPP, HEAVY, false);
+    failed.extend(heavy);
+    let n = n_light + n_heavy;
     assert!(
         failed.is_empty(),
         "{} of {n} failed:\n{}",
@@ -171,22 +228,39 @@ fn every_built_in_header_agrees_with_every_cuda_header_together() {
         return;
     };
     // Every built-in header (the stand-ins for host headers and gpu-runtime's own too) in one
-    // source, before and after each CUDA header, with the prelude, which every compile has
-    // (the pairs above are without it). A second a compile: each pair of these would take
-    // minutes.
+    // source, before and after the CUDA headers, with the prelude, which every compile has
+    // (the pairs above are without it). Each pair of these would take minutes.
     let all: String = gpu_cdecl::BUILTIN_HEADERS
         .iter()
         .map(|(name, _)| *name)
         .filter(|n| *n != gpu_cdecl::NVRTC_PRELUDE_NAME && *n != "cuda/std/cmath")
         .map(|n| format!("#include <{n}>\n"))
         .collect();
-    let mut sources = Vec::new();
-    for b in LIGHT.iter().chain(HEAVY).chain(MORE) {
-        sources.push(format!("{all}#include <{b}>\n{KERNEL}"));
-        sources.push(format!("#include <{b}>\n{all}{KERNEL}"));
+    let cuda: Vec<&str> = LIGHT.iter().chain(HEAVY).chain(MORE).copied().collect();
+    let per_header = |b: &str| {
+        vec![
+            format!("{all}#include <{b}>\n{KERNEL}"),
+            format!("#include <{b}>\n{all}{KERNEL}"),
+        ]
+    };
+    // Every CUDA header at once, after the built-in ones and before them: two compiles
+    // instead of two a CUDA header (most of this test's time was parsing the built-in headers
+    // again for each). Where one fails, each CUDA header alone as well, to name it.
+    let group: String = cuda.iter().map(|b| format!("#include <{b}>\n")).collect();
+    let grouped = vec![format!("{all}{group}{KERNEL}"), format!("{group}{all}{KERNEL}")];
+    let n = grouped.len();
+    let mut failed = failures(lib, &options, grouped, true);
+    if !failed.is_empty() {
+        let alone = failures(
+            lib,
+            &options,
+            cuda.iter().flat_map(|b| per_header(b)).collect(),
+            true,
+        );
+        if !alone.is_empty() {
+            failed = alone;
+        }
     }
-    let n = sources.len();
-    let failed = failures(lib, &options, sources, true);
     assert!(
         failed.is_empty(),
         "{} of {n} failed:\n{}",
@@ -209,4 +283,28 @@ fn a_disagreeing_header_is_caught() {
     let failed = failures(lib, &options, sources, false);
     assert_eq!(failed.len(), 2, "{failed:?}");
     assert!(failed.iter().all(|f| f.contains("int64_t")), "{failed:?}");
+}
+
+#[test]
+fn a_grouped_failure_is_named_by_its_pairs() {
+    // The grouped check falls back to the pairs of the failing header, each in both orders:
+    // a header NVRTC cannot open fails every pair it is in, and only those.
+    let Some((lib, options)) = setup() else {
+        return;
+    };
+    let (n, failed) = grouped_then_pairs(
+        lib,
+        &options,
+        &["stdint.h", "gpu_no_such_header.h"],
+        &LIGHT[..2],
+        false,
+    );
+    assert_eq!(n, 4);
+    assert_eq!(failed.len(), 4, "{failed:?}");
+    assert!(
+        failed
+            .iter()
+            .all(|f| f.contains("gpu_no_such_header.h") && !f.contains("stdint.h>")),
+        "{failed:?}"
+    );
 }
