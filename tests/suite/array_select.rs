@@ -476,8 +476,9 @@ fn bincount_of_every_integer_type_matches_the_host() -> gpu_runtime::Result<()> 
 }
 
 /// NumPy's histogram on the host: bin `i` is `[e[i], e[i+1])`, the last closed; the edges as
-/// the library computes them (checked separately against NumPy's values).
-fn host_histogram(x: &[f64], e: &[f64]) -> Vec<i64> {
+/// the library computes them (checked separately against NumPy's values). NaN and values
+/// outside the edges are not counted.
+pub(super) fn host_histogram(x: &[f64], e: &[f64]) -> Vec<i64> {
     let n = e.len() - 1;
     let mut c = vec![0i64; n];
     for &v in x {

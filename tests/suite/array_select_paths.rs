@@ -5,6 +5,7 @@
 //! fallback for large ones, `histogram` with few and many bins, and `a[mask]` with all, none
 //! and half of the mask true at lengths around its tiles.
 
+use super::array_select::host_histogram;
 use gpu_runtime::__testing::philox4x32_10;
 use gpu_runtime::gpuarray::{Bins, Bool, DeviceArray};
 use gpu_runtime::half::f16;
@@ -243,21 +244,6 @@ fn bincount_in_one_pass_and_its_fallback_match_the_host() -> gpu_runtime::Result
         Err(Error::Shape(ArrayShapeError::ValueTooLarge { .. }))
     ));
     Ok(())
-}
-
-/// NumPy's histogram on the host: bin `i` is `[e[i], e[i+1])`, the last closed, NaN and
-/// values outside not counted.
-fn host_histogram(x: &[f64], e: &[f64]) -> Vec<i64> {
-    let n = e.len() - 1;
-    let mut c = vec![0i64; n];
-    for &v in x {
-        if !(v >= e[0] && v <= e[n]) {
-            continue;
-        }
-        let b = e.partition_point(|&t| t <= v).saturating_sub(1).min(n - 1);
-        c[b] += 1;
-    }
-    c
 }
 
 #[test]

@@ -320,6 +320,12 @@ impl OnStream<'_, &Context> {
     }
 }
 
+/// Whether NumPy's `dot` of operands of `na` and `nb` axes is their `matmul`: neither is 0-d,
+/// and both have at most 2 axes or `b` is a vector.
+fn dot_is_matmul(na: usize, nb: usize) -> bool {
+    na > 0 && nb > 0 && (na <= 2 && nb <= 2 || nb == 1)
+}
+
 fn dot_into_stream<T, S1, D1, S2, D2, S3, D3>(
     stream: Option<&Stream>,
     a: &DeviceArrayBase<S1, D1>,
@@ -337,8 +343,8 @@ where
 {
     let (sa, sb) = (a.shape(), b.shape());
     let (na, nb) = (sa.len(), sb.len());
-    // Where `dot` is `matmul` (as `dot_general` decides), `matmul_into` writes `c` directly.
-    if na > 0 && nb > 0 && (na <= 2 && nb <= 2 || nb == 1) {
+    // Where `dot` is `matmul`, `matmul_into` writes `c` directly.
+    if dot_is_matmul(na, nb) {
         return matmul_into_stream(stream, a, b, c);
     }
     // The result's shape, checked before anything is queued.
@@ -788,7 +794,7 @@ where
         let out = matmul_stream(stream, &column.view(), &scalar)?;
         return out.reshape(IxDyn(&shape));
     }
-    if sa.len() <= 2 && sb.len() <= 2 || sb.len() == 1 {
+    if dot_is_matmul(sa.len(), sb.len()) {
         return matmul_stream(stream, a, b);
     }
     let shape = dot_shape(&sa, &sb).ok_or_else(|| shapes_error(&sa, &sb))?;

@@ -162,16 +162,8 @@ fn source(part: Part, p: DType, t: DType) -> String {
             "extern \"C\" __global__ void {name}(unsigned long long n, const {pc} *__restrict__ src, \
              long long *__restrict__ counts) {{\n{flags}\
              int c = __popc(bits);\n\
-             for (int o = 16; o; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);\n\
-             __shared__ int warps[{w}];\n\
-             if ((threadIdx.x & 31u) == 0) warps[threadIdx.x >> 5] = c;\n\
-             __syncthreads();\n\
-             if (threadIdx.x == 0) {{\n\
-                 long long s = 0;\n\
-                 for (int k = 0; k < {w}; ++k) s += warps[k];\n\
-                 counts[blockIdx.x] = s;\n\
-             }}\n}}\n",
-            w = BLOCK / 32
+             {store}}}\n",
+            store = block_count_store()
         ),
         Part::Offsets => format!(
             "extern \"C\" __global__ void {name}(unsigned long long m, long long *counts) {{\n\
@@ -236,16 +228,8 @@ fn source(part: Part, p: DType, t: DType) -> String {
                  }} else {{\n\
                      for (unsigned long long i = base + threadIdx.x; i < base + {tile}ull && i < n; i += {BLOCK}u) c += m[i] != 0;\n\
                  }}\n\
-                 for (int o = 16; o; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);\n\
-                 __shared__ int warps[{w}];\n\
-                 if ((threadIdx.x & 31u) == 0) warps[threadIdx.x >> 5] = c;\n\
-                 __syncthreads();\n\
-                 if (threadIdx.x == 0) {{\n\
-                     long long s = 0;\n\
-                     for (int k = 0; k < {w}; ++k) s += warps[k];\n\
-                     counts[blockIdx.x] = s;\n\
-                 }}\n}}\n",
-                w = BLOCK / 32
+                 {store}}}\n",
+                store = block_count_store()
             )
         }
         Part::Select => {
@@ -329,6 +313,23 @@ fn source(part: Part, p: DType, t: DType) -> String {
         }
     };
     format!("{headers}{body}")
+}
+
+/// The end of the count kernels: the block's sum of every thread's `c`, stored as
+/// `counts[blockIdx.x]`.
+fn block_count_store() -> String {
+    format!(
+        "for (int o = 16; o; o >>= 1) c += __shfl_down_sync(0xffffffffu, c, o);\n\
+         __shared__ int warps[{w}];\n\
+         if ((threadIdx.x & 31u) == 0) warps[threadIdx.x >> 5] = c;\n\
+         __syncthreads();\n\
+         if (threadIdx.x == 0) {{\n\
+             long long s = 0;\n\
+             for (int k = 0; k < {w}; ++k) s += warps[k];\n\
+             counts[blockIdx.x] = s;\n\
+         }}\n",
+        w = BLOCK / 32
+    )
 }
 
 /// Rounds of [`Part::Select`]: groups of 16 bytes of values a thread reads per tile, so that
