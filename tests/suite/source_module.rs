@@ -595,3 +595,55 @@ fn nvcc_compiles_with_keep_and_include_dirs() {
         other => panic!("expected a compile error, got {other}"),
     }
 }
+
+/// Threads asking one context for one source at once share one build (one module), and
+/// threads asking for different sources build them at once (the module map is not locked
+/// across a compile); every kernel computes its own result.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn threads_share_one_build_of_a_source_and_build_different_sources_at_once() {
+    use gpu_runtime::driver::ContextFlags;
+    let ctx = Context::create(Context::default().unwrap().device(), ContextFlags::SCHED_AUTO).unwrap();
+    // A source no earlier run compiled: its build is a miss in this context and on disk.
+    let tag = format!("{}_{:?}", std::process::id(), std::time::SystemTime::now());
+    let scaled = |k: u32| {
+        format!(
+            "// {tag}\n__global__ void scaled(const float *x, float *y, int n) {{\n    \
+             int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) y[i] = {k}.0f * x[i];\n}}\n"
+        )
+    };
+    let run = |module: &gpu_runtime::driver::Module, k: u32| {
+        let mut rng = Rng::new(u64::from(k));
+        let x = random(&mut rng, 1000);
+        let xd = ctx.to_device(&x).unwrap();
+        let mut yd = ctx.alloc_zeros::<f32>(x.len()).unwrap();
+        module
+            .get_function("scaled")
+            .unwrap()
+            .prepare_args(&[ArgType::ConstPtr, ArgType::MutPtr, ArgType::I32])
+            .unwrap()
+            .prepared_call(4, 256, &[Arg::input(&xd), Arg::output(&mut yd), Arg::I32(1000)])
+            .unwrap();
+        let want: Vec<f32> = x.iter().map(|v| k as f32 * v).collect();
+        gpu_suite::assert_close(&yd.to_vec().unwrap(), &want, 0.0);
+    };
+    let same: Vec<Module> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..8)
+            .map(|_| s.spawn(|| SourceModule::new(scaled(3)).load(&ctx).unwrap()))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for m in &same {
+        assert_eq!(m.raw(), same[0].raw(), "one source, one module");
+    }
+    run(&same[0], 3);
+    std::thread::scope(|s| {
+        for k in 4..12 {
+            let (ctx, scaled, run) = (&ctx, &scaled, &run);
+            s.spawn(move || {
+                let m = SourceModule::new(scaled(k)).load(ctx).unwrap();
+                run(&m, k);
+            });
+        }
+    });
+}

@@ -39,9 +39,9 @@ pub(crate) enum LockRank {
     /// and its drop on failure).
     ContextsByDevice,
     /// `driver::module::cache::ModuleCache`: a context's loaded modules, by source address and
-    /// cache key. Held across a compile and load, so that racing threads compile once
-    /// ([`NvccVersions`](LockRank::NvccVersions), [`CacheTrust`](LockRank::CacheTrust)); the
-    /// modules it drops drop their variables' records.
+    /// cache key, and the builds under way. Not held across a compile (racing threads wait
+    /// for one build on its own cell instead); held while an image embedded at build time or a
+    /// linked module is loaded ([`NvccVersions`](LockRank::NvccVersions) under it). The modules it drops drop their variables' records.
     ModuleCache,
     /// `gpuarray::scan::status`: one stream's tile-status buffer and its count, held from
     /// reading the count to queueing the scan's launch (an allocation, which may reclaim

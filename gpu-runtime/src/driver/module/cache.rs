@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::CUresult;
 
@@ -34,6 +34,26 @@ pub(crate) struct Modules {
     by_addr: HashMap<usize, Arc<LoadedModule>, BuildHasherDefault<KeyHasher>>,
     /// With the key's material, which a lookup compares: a key is a name, not a proof.
     by_key: HashMap<CacheKey, (KeyMaterial, Arc<LoadedModule>), BuildHasherDefault<KeyHasher>>,
+    /// Builds under way, by key: a thread that asks for a module being built waits for that
+    /// build instead of compiling the same source again, and the map's lock is not held across
+    /// a compile, so that different sources compile at once (NVRTC is thread-safe; a program
+    /// that warms up its kernels from several threads, or the array functions' generated
+    /// kernels asked for by several threads, would otherwise compile one at a time).
+    building: HashMap<CacheKey, (KeyMaterial, Arc<Flight>), BuildHasherDefault<KeyHasher>>,
+}
+
+/// One build of a module: set once by the thread that builds it, waited on by the others.
+/// `None` when that build failed: a waiter then builds for itself, to return its own error.
+type Flight = OnceLock<Option<Arc<LoadedModule>>>;
+
+impl Modules {
+    /// The module of `plan` already loaded, when its key's material is the plan's.
+    fn loaded(&self, plan: &Plan<'_>) -> Option<Arc<LoadedModule>> {
+        self.by_key
+            .get(&plan.key)
+            .filter(|(material, _)| *material == plan.material)
+            .map(|(_, m)| m.clone())
+    }
 }
 
 /// Hashes the maps' keys, which are already well spread (XXH3 digests; addresses of
@@ -133,22 +153,24 @@ impl Context {
             modules.by_addr.insert(key, module.clone());
             return Ok(module);
         }
+        // A single source compiles with the map unlocked, so that other sources build
+        // meanwhile; racing threads share one build of it (`module_for_plan`). (A linked
+        // module, above, is rare enough to build under the lock.)
+        drop(modules);
         let spec = match &from_disk {
             Some(root) => crate::compiler::disk::module_from_disk(source, root)?,
             None => SourceModule::from_static(source),
         };
-        // Compiling under the lock makes racing threads wait for one compile instead of each
-        // doing their own.
         let built = spec
             .plan(Some(self.compute_capability()))
-            .and_then(|plan| self.load_plan(&mut modules, &plan));
+            .and_then(|plan| self.module_for_plan(&plan));
         let module = match (built, embedded_ptx_error) {
             // Without NVRTC, why the embedded PTX did not load says more than "no NVRTC".
             (Err(Error::NvrtcNotFound), Some((e, ptx))) => return Err(ptx_too_new(source, e, ptx)),
             (built, _) => built?,
         };
-        modules.by_addr.insert(key, module.clone());
-        Ok(module)
+        let mut modules = self.module_cache()?.lock();
+        Ok(modules.by_addr.entry(key).or_insert(module).clone())
     }
 
     /// Loads an image embedded at build time, looking up the source's kernels by the lowered
@@ -193,20 +215,65 @@ impl Context {
     }
 
     /// The module a [`SourceModule`] plan builds, from this context's cache when its key is
-    /// there.
+    /// there. Threads asking for one key at once share one build; the map is unlocked while
+    /// it runs.
     pub(crate) fn module_for_plan(&self, plan: &Plan<'_>) -> Result<Arc<LoadedModule>> {
-        let mut modules = self.module_cache()?.lock();
-        self.load_plan(&mut modules, plan)
+        let cache = self.module_cache()?;
+        let flight = {
+            let mut modules = cache.lock();
+            if let Some(m) = modules.loaded(plan) {
+                return Ok(m);
+            }
+            match modules.building.get(&plan.key) {
+                Some((material, flight)) if *material == plan.material => flight.clone(),
+                // Another material under the same key (a collision): built alone.
+                Some(_) => Arc::new(Flight::new()),
+                None => {
+                    let flight = Arc::new(Flight::new());
+                    modules
+                        .building
+                        .insert(plan.key, (plan.material.clone(), flight.clone()));
+                    flight
+                }
+            }
+        };
+        let mut error = None;
+        let shared = flight
+            .get_or_init(|| match self.build_plan(plan) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    error = Some(e);
+                    None
+                }
+            })
+            .clone();
+        let built = match (shared, error) {
+            (Some(m), _) => Ok(m),
+            (None, Some(e)) => Err(e),
+            // The build this thread waited for failed: its error went to the thread that
+            // built; this one builds again for its own.
+            (None, None) => self.build_plan(plan),
+        };
+        let mut modules = cache.lock();
+        if modules
+            .building
+            .get(&plan.key)
+            .is_some_and(|(_, f)| Arc::ptr_eq(f, &flight))
+        {
+            modules.building.remove(&plan.key);
+        }
+        let module = built?;
+        if let Some(kept) = modules.loaded(plan) {
+            return Ok(kept);
+        }
+        modules
+            .by_key
+            .insert(plan.key, (plan.material.clone(), module.clone()));
+        Ok(module)
     }
 
-    fn load_plan(&self, modules: &mut Modules, plan: &Plan<'_>) -> Result<Arc<LoadedModule>> {
-        if let Some((_, m)) = modules
-            .by_key
-            .get(&plan.key)
-            .filter(|(material, _)| *material == plan.material)
-        {
-            return Ok(m.clone());
-        }
+    /// Builds (compiles, or reads from the disk cache) and loads `plan`'s module; no lock held.
+    fn build_plan(&self, plan: &Plan<'_>) -> Result<Arc<LoadedModule>> {
         let report = plan.build()?;
         let kernels = plan
             .spec
@@ -231,11 +298,7 @@ impl Context {
             info,
         )?;
         loaded.source = Some(Arc::from(plan.declarations()));
-        let module = Arc::new(loaded);
-        modules
-            .by_key
-            .insert(plan.key, (plan.material.clone(), module.clone()));
-        Ok(module)
+        Ok(Arc::new(loaded))
     }
 
     /// Forgets every module loaded in this context through [`SourceModule::load`] or a
@@ -249,6 +312,8 @@ impl Context {
         let mut m = cache.lock();
         m.by_addr.clear();
         m.by_key.clear();
+        // Builds under way finish and are handed to the threads waiting for them; they are
+        // then kept, as if asked for after the clear.
     }
 
     fn module_cache(&self) -> Result<&ModuleCache> {
