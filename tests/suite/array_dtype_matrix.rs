@@ -381,7 +381,7 @@ fn bin_ref(op: BinOp, d: DType, a: V, b: V) -> V {
                 BinOp::Add => x + y,
                 BinOp::Sub => x - y,
                 BinOp::Mul => x * y,
-                BinOp::Div => x / y,
+                BinOp::Div => numpy_complex_div(x, y),
                 _ => unreachable!(),
             };
             V::C(z.re, z.im)
@@ -389,6 +389,24 @@ fn bin_ref(op: BinOp, d: DType, a: V, b: V) -> V {
         _ => unreachable!("operands converted to one type"),
     };
     conv(d, r)
+}
+
+/// NumPy's complex division (Smith's algorithm, as its loops write it): a finite number over
+/// an infinite one is a signed zero, where the textbook formula (`num_complex`'s) gives NaN.
+fn numpy_complex_div(x: Complex64, y: Complex64) -> Complex64 {
+    let (ar, ai, br, bi) = (x.re, x.im, y.re, y.im);
+    if br.abs() >= bi.abs() {
+        if br == 0.0 && bi == 0.0 {
+            return Complex64::new(ar / br.abs(), ai / br.abs());
+        }
+        let rat = bi / br;
+        let scl = 1.0 / (br + bi * rat);
+        Complex64::new((ar + ai * rat) * scl, (ai - ar * rat) * scl)
+    } else {
+        let rat = br / bi;
+        let scl = 1.0 / (bi + br * rat);
+        Complex64::new((ar * rat + ai) * scl, (ai * rat - ar) * scl)
+    }
 }
 
 /// `a op b` compared in `d`, as NumPy compares.
@@ -996,10 +1014,13 @@ fn run2<T: Host, U: Host, R: Host>(
         };
         let got = f(&vx, &vy)?.to_ndarray()?;
         let shape = got.shape().to_vec();
-        let (bx, by) = (
-            hxv.broadcast(shape.clone()).unwrap(),
-            hyv.broadcast(shape.clone()).unwrap(),
-        );
+        let bx = hxv.broadcast(shape.clone()).unwrap();
+        // A unary operation's result has its operand's shape, which the unused second
+        // operand need not broadcast to: its first element then stands for it.
+        let by = match hyv.broadcast(shape.clone()) {
+            Some(b) => b.to_owned(),
+            None => ArrayD::from_elem(IxDyn(&shape), hyv.iter().next().copied().unwrap()),
+        };
         assert_eq!(got.len(), bx.len(), "{what} {case:?}: shape {shape:?}");
         for ((g, a), b) in got.iter().zip(bx.iter()).zip(by.iter()) {
             let w = want(*a, *b);
