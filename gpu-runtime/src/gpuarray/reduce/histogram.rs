@@ -24,7 +24,8 @@ use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::index_element::IndexElement;
-use crate::gpuarray::kernels::registry::{self, Definitions, KernelKey, BLOCK};
+use crate::gpuarray::kernels::registry::{self, BLOCK};
+use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::Arg;
 
 /// Bins a block keeps in shared memory: 4096 of 8 bytes, 32 KiB (of the 48 KiB every GPU
@@ -384,31 +385,10 @@ impl IndexFor {
     }
 }
 
-static KEYS: Definitions<(Kernel, DType), u64> = Definitions::new();
+static KERNELS: SourceKernels<(Kernel, DType)> = SourceKernels::new();
 
 fn prepared(ctx: &Context, k: Kernel, t: DType) -> Result<crate::launch::PreparedFunction> {
-    let make = || source(k, t);
-    let hash = KEYS.get_or_try_insert_with((k, t), || Ok(registry::hash_parts(&[k.name(), &make()])))?;
-    registry::prepared(
-        ctx,
-        KernelKey {
-            source: hash,
-            variant: 0,
-        },
-        k.name(),
-        make,
-    )
-}
-
-/// The flat C-order elements of `a`: itself when C-contiguous, else a copy.
-fn flat<S: Storage, D: Dimension>(
-    a: &DeviceArrayBase<S, D>,
-    stream: Option<&Stream>,
-) -> Result<Option<DeviceArray<S::Elem, D>>> {
-    if a.is_standard_layout() {
-        return Ok(None);
-    }
-    Ok(Some(OnStream::new(a, stream).to_contiguous()?))
+    KERNELS.prepared(ctx, (k, t), k.name(), || source(k, t))
 }
 
 /// The minimum and maximum of `x` (C-contiguous, `n > 0`), combined on the host from each
@@ -621,11 +601,8 @@ where
     }
     let ctx = a.context().clone();
     let n = a.len() as u64;
-    let copy = flat(a, stream)?;
-    let x = match &copy {
-        Some(c) => c.view().into_dyn(),
-        None => a.view().into_dyn(),
-    };
+    let flat = OnStream::new(a, stream).c_order()?;
+    let x = flat.view();
     if n > 0 && weights.is_none() {
         if let Some(out) = bincount_small::<S::Elem>(&ctx, &x, n, minlength, stream)? {
             *counts = Some(out);
@@ -689,11 +666,8 @@ where
         Some(w) => {
             let mut out = DeviceArray::<f64, Ix1>::zeros(&ctx, bins)?;
             if n > 0 {
-                let w_copy = flat(w, stream)?;
-                let wv = match &w_copy {
-                    Some(c) => c.view().into_dyn(),
-                    None => w.view().into_dyn(),
-                };
+                let w_flat = OnStream::new(w, stream).c_order()?;
+                let wv = w_flat.view();
                 let k = Kernel::Bincount {
                     weights: Some(SW::Elem::DTYPE),
                 };
@@ -746,11 +720,8 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         let (a, stream) = (self.target, self.stream);
         let ctx = a.context().clone();
         let n = a.len() as u64;
-        let copy = flat(a, stream)?;
-        let x = match &copy {
-            Some(c) => c.view().into_dyn(),
-            None => a.view().into_dyn(),
-        };
+        let flat = OnStream::new(a, stream).c_order()?;
+        let x = flat.view();
         let t = S::Elem::DTYPE;
         let (edges, uniform) = match bins {
             Bins::Edges(e) => {

@@ -26,11 +26,10 @@ use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::{Element, Kind};
 use crate::gpuarray::elements::mean_type::MeanType;
-use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::registry::{AnyDefinition, Definitions};
 use crate::gpuarray::reduce::axis::ReduceAxis;
 use crate::gpuarray::reduce::kernel::ReductionKernel;
-use crate::gpuarray::reduce::ops::IndexWidth;
+use crate::gpuarray::reduce::ops::{arg_kernel, in_f32, sums_in_f32, IndexWidth, NanRank, WELFORD};
 
 /// A NaN-ignoring reduction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -52,15 +51,6 @@ pub(crate) enum NanOp {
 type NanKey = (NanOp, DType, DType, IndexWidth);
 static KERNELS: Definitions<NanKey, AnyDefinition> = Definitions::new();
 
-/// Welford's running (count, mean, M2) and Chan's merge, as `ops` has them (a module of its
-/// own here, so the two never share a name in one source).
-const WELFORD: &str = "struct gpu_nwelford { double n; double mean; double m2; };\n\
-__device__ __forceinline__ gpu_nwelford gpu_nw(double n, double mean, double m2) { gpu_nwelford r; r.n = n; r.mean = mean; r.m2 = m2; return r; }\n\
-__device__ __forceinline__ gpu_nwelford gpu_nwmerge(gpu_nwelford a, gpu_nwelford b) {\n\
-if (a.n == 0.0) return b;\nif (b.n == 0.0) return a;\n\
-double n = a.n + b.n, d = b.mean - a.mean;\n\
-return gpu_nw(n, a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * (b.n / n))); }\n";
-
 /// The kernel of `op` on `T`, producing `R`, with `argmax`-style indices of `index`.
 pub(crate) fn nan_kernel<T: Element, R: Element>(
     op: NanOp,
@@ -74,11 +64,12 @@ pub(crate) fn nan_kernel<T: Element, R: Element>(
 }
 
 /// `x` (an element of `T`) as the type its comparisons and NaN test are made in: itself, or
-/// `float` for the 16-bit floats (whose `!=` and `<` are ambiguous in CUDA's headers).
-fn compared<T: Element>() -> (&'static str, String) {
+/// `float` for the 16-bit floats (whose `!=` and `<` are ambiguous in CUDA's headers). The C
+/// type, its size and the expression.
+fn compared<T: Element>() -> (&'static str, usize, String) {
     match T::DTYPE {
-        DType::F16 | DType::Bf16 => ("float", cast::cast_c(T::SCALAR, Scalar::F32, "x")),
-        _ => (T::c_name(), "x".to_owned()),
+        DType::F16 | DType::Bf16 => ("float", 4, cast::cast_c(T::SCALAR, Scalar::F32, "x")),
+        _ => (T::c_name(), std::mem::size_of::<T>(), "x".to_owned()),
     }
 }
 
@@ -86,7 +77,7 @@ fn compared<T: Element>() -> (&'static str, String) {
 fn isnan_c<T: Element>() -> String {
     match T::KIND {
         Kind::Float => {
-            let (_, w) = compared::<T>();
+            let (_, _, w) = compared::<T>();
             format!("(({w}) != ({w}))")
         }
         _ => "false".to_owned(),
@@ -115,27 +106,17 @@ fn define<T: Element, R: Element>(op: NanOp, index: IndexWidth) -> Result<Reduct
     let x = format!("const {t} *x");
     let nan = isnan_c::<T>();
     let float = matches!(T::KIND, Kind::Float);
-    let sixteen_bit = matches!(T::DTYPE, DType::F16 | DType::Bf16);
-    let narrow_result = matches!(R::DTYPE, DType::F16 | DType::Bf16 | DType::F32);
     let as_f64 = cast::convert_c(T::DTYPE, DType::F64, "x");
     let k = match op {
         // Summed in `f32` and rounded once, as NumPy sums `float16`.
-        NanOp::Sum | NanOp::Prod if sixteen_bit && narrow_result => {
+        NanOp::Sum | NanOp::Prod if sums_in_f32::<T, R>() => {
             let (skip, combine) = if op == NanOp::Sum {
                 ("0.0f", "a + b")
             } else {
                 ("1.0f", "a * b")
             };
             let w = cast::cast_c(T::SCALAR, Scalar::F32, "x");
-            ReductionKernel::with_accumulator(
-                "reduction",
-                &x,
-                &format!("{nan} ? {skip} : {w}"),
-                combine,
-                skip,
-                ("float", "", 4),
-            )?
-            .post_map(&cast::cast_c(Scalar::F32, R::SCALAR, "a"))
+            in_f32(&x, &format!("{nan} ? {skip} : {w}"), combine, skip)?
         }
         NanOp::Sum | NanOp::Prod => {
             let r = R::c_name();
@@ -172,17 +153,17 @@ fn define<T: Element, R: Element>(op: NanOp, index: IndexWidth) -> Result<Reduct
                 "nanvar",
                 &x,
                 // M2 starts at `x - x`: NaN for an infinity, as NumPy's variance of one.
-                &format!("{nan} ? gpu_nw(0.0, 0.0, 0.0) : gpu_nw(1.0, {as_f64}, ({as_f64}) - ({as_f64}))"),
-                "gpu_nwmerge(a, b)",
-                "gpu_nw(0.0, 0.0, 0.0)",
-                ("gpu_nwelford", WELFORD, 24),
+                &format!("{nan} ? gpu_w(0.0, 0.0, 0.0) : gpu_w(1.0, {as_f64}, ({as_f64}) - ({as_f64}))"),
+                "gpu_wmerge(a, b)",
+                "gpu_w(0.0, 0.0, 0.0)",
+                ("gpu_welford", WELFORD, 24),
             )?
             .post_map(&cast::cast_c(Scalar::F64, R::SCALAR, &post))
         }
         NanOp::Max | NanOp::Min if float => {
             // From a NaN neutral, a number always wins over NaN: NaN only where every
             // element was NaN.
-            let (c, w) = compared::<T>();
+            let (c, _, w) = compared::<T>();
             let cmp = if op == NanOp::Max { '>' } else { '<' };
             ReductionKernel::with_accumulator(
                 "reduction",
@@ -201,59 +182,20 @@ fn define<T: Element, R: Element>(op: NanOp, index: IndexWidth) -> Result<Reduct
         NanOp::Max => ReductionKernel::new(&x, "x", "a > b ? a : b", T::C_LOWEST)?,
         NanOp::Min => ReductionKernel::new(&x, "x", "a < b ? a : b", T::C_HIGHEST)?,
         NanOp::ArgMax | NanOp::ArgMin => {
-            let (c, w) = compared::<T>();
-            let cmp = if op == NanOp::ArgMax { '>' } else { '<' };
-            let name = if op == NanOp::ArgMax {
-                "nanargmax"
-            } else {
-                "nanargmin"
-            };
-            let ix = index.c_type();
-            // NaN loses to every number; among numbers the extreme value, then the lower index.
-            let def = format!(
-                "struct gpu_narg {{ {c} v; {ix} i; }};\n\
-                 __device__ __forceinline__ gpu_narg gpu_nmk({c} v, long long i) {{ gpu_narg r; r.v = v; r.i = ({ix})i; return r; }}\n\
-                 __device__ __forceinline__ bool gpu_nfirst(gpu_narg b, gpu_narg a) {{\n\
-                 bool bn = b.v != b.v, an = a.v != a.v;\n\
-                 if (bn != an) return an;\n\
-                 if (!bn && b.v != a.v) return b.v {cmp} a.v;\n\
-                 return b.i < a.i; }}\n"
-            );
-            let neutral_v = if float {
+            let (c, bytes, w) = compared::<T>();
+            let max = op == NanOp::ArgMax;
+            // A NaN for the floats (it ranks last), else the type's far bound.
+            let neutral = if float {
                 nan_of(c)
-            } else if op == NanOp::ArgMax {
+            } else if max {
                 T::C_LOWEST
             } else {
                 T::C_HIGHEST
             };
-            let size = 2 * std::mem::size_of::<T>()
-                .max(index.bytes())
-                .max(if sixteen_bit { 4 } else { 0 });
-            let mut k = ReductionKernel::with_accumulator(
-                name,
-                &x,
-                &format!("gpu_nmk({w}, i)"),
-                "gpu_nfirst(b, a) ? b : a",
-                &format!("gpu_nmk({neutral_v}, {})", index.c_max()),
-                ("gpu_narg", &def, size),
-            )?
-            // -1 where every element was NaN (the value left is the neutral's NaN).
-            .post_map("a.v != a.v ? -1ll : (long long)a.i")
-            // Walking in order, a later element wins only by value, or over a NaN.
-            .in_order(&format!("(b.v {cmp} a.v || (a.v != a.v && b.v == b.v)) ? b : a"));
-            k.c_order_index = true;
-            k
+            arg_kernel::<T, R>((c, bytes, &w), neutral, max, index, NanRank::Last)?
         }
     };
     Ok(k)
-}
-
-/// One element of a 0-d device array, read back.
-fn scalar<R: Element>(a: DeviceArray<R, IxDyn>) -> Result<R> {
-    a.to_vec()?
-        .first()
-        .copied()
-        .ok_or_else(|| ArrayShapeError::EmptyReduction { operation: "reduce" }.into())
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
@@ -394,36 +336,11 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
 /// the host waits for the ones that return a value.
 impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
     fn nan_all<R: Element>(&self, op: NanOp) -> Result<R> {
-        let k = nan_kernel::<S::Elem, R>(op, IndexWidth::for_count(self.target.len()))?;
-        scalar(OnStream::new(&*k, self.stream).reduce([KernelArg::input(self.target)])?)
+        self.reduce_all_by(|index| nan_kernel::<S::Elem, R>(op, index))
     }
 
     pub(super) fn nan_along<R: Element>(&self, op: NanOp, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
-        let m = self.target.shape().get(axis.axis).copied().unwrap_or(0);
-        let k = nan_kernel::<S::Elem, R>(op, IndexWidth::for_count(m))?;
-        let out = OnStream::new(&*k, self.stream).reduce_axis([KernelArg::input(self.target)], axis.axis)?;
-        axis.shape_result(out)
-    }
-
-    fn nonempty_nan(&self, operation: &'static str) -> Result<()> {
-        if self.target.is_empty() {
-            return Err(ArrayShapeError::EmptyReduction { operation }.into());
-        }
-        Ok(())
-    }
-
-    fn nonempty_nan_axis(&self, operation: &'static str, axis: usize) -> Result<()> {
-        let shape = self.target.shape();
-        let lanes: usize = shape
-            .iter()
-            .enumerate()
-            .filter(|&(k, _)| k != axis)
-            .map(|(_, &d)| d)
-            .product();
-        match shape.get(axis) {
-            Some(0) if lanes > 0 => Err(ArrayShapeError::EmptyReduction { operation }.into()),
-            _ => Ok(()),
-        }
+        self.reduce_along_by(|index| nan_kernel::<S::Elem, R>(op, index), axis)
     }
 
     /// [`nansum`](DeviceArrayBase::nansum) on this stream.
@@ -512,32 +429,32 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
 
     /// [`nanmax`](DeviceArrayBase::nanmax) on this stream.
     pub fn nanmax(&self) -> Result<S::Elem> {
-        self.nonempty_nan("nanmax")?;
+        self.target.nonempty("nanmax")?;
         self.nan_all(NanOp::Max)
     }
 
     /// [`nanmin`](DeviceArrayBase::nanmin) on this stream.
     pub fn nanmin(&self) -> Result<S::Elem> {
-        self.nonempty_nan("nanmin")?;
+        self.target.nonempty("nanmin")?;
         self.nan_all(NanOp::Min)
     }
 
     /// [`nanmax_axis`](DeviceArrayBase::nanmax_axis) on this stream.
     pub fn nanmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
         let axis = axis.into();
-        self.nonempty_nan_axis("nanmax_axis", axis.axis)?;
+        self.target.nonempty_axis("nanmax_axis", axis.axis)?;
         self.nan_along(NanOp::Max, axis)
     }
 
     /// [`nanmin_axis`](DeviceArrayBase::nanmin_axis) on this stream.
     pub fn nanmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
         let axis = axis.into();
-        self.nonempty_nan_axis("nanmin_axis", axis.axis)?;
+        self.target.nonempty_axis("nanmin_axis", axis.axis)?;
         self.nan_along(NanOp::Min, axis)
     }
 
     fn nan_arg(&self, op: NanOp, operation: &'static str) -> Result<usize> {
-        self.nonempty_nan(operation)?;
+        self.target.nonempty(operation)?;
         let i = self.nan_all::<i64>(op)?;
         usize::try_from(i).map_err(|_| ArrayShapeError::AllNanReduction { operation }.into())
     }
@@ -555,14 +472,14 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
     /// [`nanargmax_axis`](DeviceArrayBase::nanargmax_axis) on this stream.
     pub fn nanargmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
         let axis = axis.into();
-        self.nonempty_nan_axis("nanargmax_axis", axis.axis)?;
+        self.target.nonempty_axis("nanargmax_axis", axis.axis)?;
         self.nan_along(NanOp::ArgMax, axis)
     }
 
     /// [`nanargmin_axis`](DeviceArrayBase::nanargmin_axis) on this stream.
     pub fn nanargmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
         let axis = axis.into();
-        self.nonempty_nan_axis("nanargmin_axis", axis.axis)?;
+        self.target.nonempty_axis("nanargmin_axis", axis.axis)?;
         self.nan_along(NanOp::ArgMin, axis)
     }
 }

@@ -111,27 +111,95 @@ impl IndexWidth {
 type OpKey = (Op, DType, DType, IndexWidth);
 static KERNELS: Definitions<OpKey, AnyDefinition> = Definitions::new();
 
-/// Welford's running (count, mean, M2) in `double` and Chan et al.'s merge of two of them.
-const WELFORD: &str = "struct gpu_welford { double n; double mean; double m2; };\n\
+/// Welford's running (count, mean, M2) in `double` and Chan et al.'s merge of two of them
+/// (`var`, `std` and their NaN-ignoring forms).
+pub(super) const WELFORD: &str = "struct gpu_welford { double n; double mean; double m2; };\n\
 __device__ __forceinline__ gpu_welford gpu_w(double n, double mean, double m2) { gpu_welford r; r.n = n; r.mean = mean; r.m2 = m2; return r; }\n\
 __device__ __forceinline__ gpu_welford gpu_wmerge(gpu_welford a, gpu_welford b) {\n\
 if (a.n == 0.0) return b;\nif (b.n == 0.0) return a;\n\
 double n = a.n + b.n, d = b.mean - a.mean;\n\
 return gpu_w(n, a.mean + d * (b.n / n), a.m2 + b.m2 + d * d * (a.n * (b.n / n))); }\n";
 
-/// The (value, index) of `argmax`/`argmin` and which of two comes first: NaN, then the
-/// extreme value (`>` or `<`), then the lower index.
-fn arg_def(t: &str, cmp: char, index: IndexWidth) -> String {
+/// Where `argmax`/`argmin` rank NaN among the values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum NanRank {
+    /// Before every number: the first NaN's index (NumPy's `argmax`).
+    First,
+    /// After every number: a NaN's index only where every element is NaN (`nanargmax`, whose
+    /// result is -1 then).
+    Last,
+}
+
+/// The `argmax` (`max`) or `argmin` kernel on `const T *x`: the index of the first extreme
+/// element, NaN ranked by `nan`. Each element is read by `read` (an expression of `x`) as the C
+/// type `v`, `v_bytes` wide; `neutral` is a value of it that every element beats or ties.
+pub(super) fn arg_kernel<T: Element, R: Element>(
+    (v, v_bytes, read): (&str, usize, &str),
+    neutral: &str,
+    max: bool,
+    index: IndexWidth,
+    nan: NanRank,
+) -> Result<ReductionKernel<R>> {
+    let (cmp, extreme) = if max { ('>', "max") } else { ('<', "min") };
+    // What the rank of NaN changes: the kernel's name; of two values of which one is NaN, which
+    // comes first (`bn`: `b` when it is the NaN; `an`: `b` when `a` is), and the same test in
+    // a thread's walk in order; and the result.
+    let (prefix, nan_first, walk_nan_first, post) = match nan {
+        NanRank::First => ("", "bn", "b.v != b.v && a.v == a.v", "a.i"),
+        NanRank::Last => (
+            "nan",
+            "an",
+            "a.v != a.v && b.v == b.v",
+            "a.v != a.v ? -1ll : (long long)a.i",
+        ),
+    };
     let ix = index.c_type();
-    format!(
-        "struct gpu_arg {{ {t} v; {ix} i; }};\n\
-         __device__ __forceinline__ gpu_arg gpu_mk({t} v, long long i) {{ gpu_arg r; r.v = v; r.i = ({ix})i; return r; }}\n\
+    // The (value, index) and which of two comes first: NaN as ranked, then the extreme value,
+    // then the lower index.
+    let def = format!(
+        "struct gpu_arg {{ {v} v; {ix} i; }};\n\
+         __device__ __forceinline__ gpu_arg gpu_mk({v} v, long long i) {{ gpu_arg r; r.v = v; r.i = ({ix})i; return r; }}\n\
          __device__ __forceinline__ bool gpu_first(gpu_arg b, gpu_arg a) {{\n\
          bool bn = b.v != b.v, an = a.v != a.v;\n\
-         if (bn != an) return bn;\n\
+         if (bn != an) return {nan_first};\n\
          if (!bn && b.v != a.v) return b.v {cmp} a.v;\n\
          return b.i < a.i; }}\n"
-    )
+    );
+    let mut k = ReductionKernel::with_accumulator(
+        &format!("{prefix}arg{extreme}"),
+        &format!("const {} *x", T::c_name()),
+        &format!("gpu_mk({read}, i)"),
+        "gpu_first(b, a) ? b : a",
+        &format!("gpu_mk({neutral}, {})", index.c_max()),
+        // The struct's size: its wider member, twice (the other is padded to it).
+        ("gpu_arg", &def, 2 * v_bytes.max(index.bytes())),
+    )?
+    .post_map(post)
+    // Along a thread's rows in order: a later element wins only by value, or by its NaN's rank
+    // (the lowest index of equals is the one already held).
+    .in_order(&format!("(b.v {cmp} a.v || ({walk_nan_first})) ? b : a"));
+    k.c_order_index = true;
+    Ok(k)
+}
+
+/// Whether a sum or product of `T` into `R` is accumulated in `f32` ([`in_f32`]): the 16-bit
+/// floats, as NumPy sums `float16`, into a result no wider than `f32` (a wider one, which the
+/// caller named, is the accumulator).
+pub(super) fn sums_in_f32<T: Element, R: Element>() -> bool {
+    matches!(T::DTYPE, DType::F16 | DType::Bf16) && matches!(R::DTYPE, DType::F16 | DType::Bf16 | DType::F32)
+}
+
+/// The reduction of `map` over `arguments` combined by `combine` from `neutral` in `float`,
+/// rounded once into `R`.
+pub(super) fn in_f32<R: Element>(
+    arguments: &str,
+    map: &str,
+    combine: &str,
+    neutral: &str,
+) -> Result<ReductionKernel<R>> {
+    let k =
+        ReductionKernel::with_accumulator("reduction", arguments, map, combine, neutral, ("float", "", 4))?;
+    Ok(k.post_map(&cast::cast_c(Scalar::F32, R::SCALAR, "a")))
 }
 
 /// The kernel of `op` on elements of `T`, producing `R` (and accumulating in `R` for sums
@@ -169,32 +237,21 @@ fn define<T: Element, R: Element>(op: Op, index: IndexWidth) -> Result<Reduction
     }
     refuse_complex::<T, R>(op)?;
     let x = format!("const {t} *x");
-    // The 16-bit floats are summed in `f32`, as NumPy sums `float16`, and rounded once (unless
-    // the caller named a wider accumulator).
     let sixteen_bit = matches!(T::DTYPE, DType::F16 | DType::Bf16);
-    let narrow_result = matches!(R::DTYPE, DType::F16 | DType::Bf16 | DType::F32);
     let wide = |x: &str| cast::cast_c(T::SCALAR, Scalar::F32, x);
     let as_r = cast::convert_c(T::DTYPE, R::DTYPE, "x");
     // Through the conversion table, which spells the 16-bit floats' conversions unambiguously.
     let as_f64 = cast::convert_c(T::DTYPE, DType::F64, "x");
     let nonzero = cast::convert_c(T::DTYPE, DType::Bool, "x");
-    let sum_in_f32 = |arguments: String, map: String| -> Result<ReductionKernel<R>> {
-        let k = ReductionKernel::with_accumulator(
-            "reduction",
-            &arguments,
-            &map,
-            "a + b",
-            "0.0f",
-            ("float", "", 4),
-        )?;
-        Ok(k.post_map(&cast::cast_c(Scalar::F32, R::SCALAR, "a")))
-    };
     // NaN wins max and min, as in numpy (`a != a` is false for integers).
     let k = match op {
-        Op::Sum if sixteen_bit && narrow_result => sum_in_f32(x.clone(), wide("x"))?,
-        Op::Dot | Op::VDot if sixteen_bit => sum_in_f32(
-            format!("const {t} *x, const {t} *y"),
-            format!("{} * {}", wide("x"), wide("y")),
+        // The 16-bit floats are summed in `f32` and rounded once, as NumPy sums `float16`.
+        Op::Sum if sums_in_f32::<T, R>() => in_f32(&x, &wide("x"), "a + b", "0.0f")?,
+        Op::Dot | Op::VDot if sixteen_bit => in_f32(
+            &format!("const {t} *x, const {t} *y"),
+            &format!("{} * {}", wide("x"), wide("y")),
+            "a + b",
+            "0.0f",
         )?,
         Op::Sum => ReductionKernel::new(&x, &as_r, "a + b", &format!("({r})0"))?,
         Op::Prod => ReductionKernel::new(&x, &as_r, "a * b", &format!("({r})1"))?,
@@ -221,27 +278,12 @@ fn define<T: Element, R: Element>(op: Op, index: IndexWidth) -> Result<Reduction
         Op::Max => ReductionKernel::new(&x, "x", "(a != a || a > b) ? a : b", T::C_LOWEST)?,
         Op::Min => ReductionKernel::new(&x, "x", "(a != a || a < b) ? a : b", T::C_HIGHEST)?,
         Op::ArgMax | Op::ArgMin => {
-            let (cmp, start, name) = match op {
-                Op::ArgMax => ('>', T::C_LOWEST, "argmax"),
-                _ => ('<', T::C_HIGHEST, "argmin"),
+            let (max, start) = match op {
+                Op::ArgMax => (true, T::C_LOWEST),
+                _ => (false, T::C_HIGHEST),
             };
-            let def = arg_def(t, cmp, index);
-            // The struct's size: its wider member, twice (the other is padded to it).
-            let size = 2 * std::mem::size_of::<T>().max(index.bytes());
-            let mut k = ReductionKernel::with_accumulator(
-                name,
-                &x,
-                "gpu_mk(x, i)",
-                "gpu_first(b, a) ? b : a",
-                &format!("gpu_mk({start}, {})", index.c_max()),
-                ("gpu_arg", &def, size),
-            )?
-            .post_map("a.i")
-            // Along a thread's rows in order: a later element wins only by value, or as the
-            // first NaN (the lowest index of equals is the one already held).
-            .in_order(&format!("(b.v {cmp} a.v || (b.v != b.v && a.v == a.v)) ? b : a"));
-            k.c_order_index = true;
-            k
+            let value = (t, std::mem::size_of::<T>(), "x");
+            arg_kernel::<T, R>(value, start, max, index, NanRank::First)?
         }
         // Summed in `double` whatever the result type, rounded once into it.
         Op::Mean => {
@@ -311,7 +353,7 @@ fn empty_error(operation: &'static str) -> Error {
 }
 
 /// One element of a 0-d device array, read back.
-fn scalar<R: Element>(a: DeviceArray<R, IxDyn>) -> Result<R> {
+pub(super) fn scalar<R: Element>(a: DeviceArray<R, IxDyn>) -> Result<R> {
     a.to_vec()?.first().copied().ok_or_else(|| empty_error("reduce"))
 }
 
@@ -525,17 +567,35 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
 /// for the ones that return a value.
 impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
     /// Reduces over every axis with `op`, producing `R`.
-    /// (`argmax`/`argmin` index every element: `int` indices when the count fits.)
     pub(super) fn reduce_all<R: Element>(&self, op: Op) -> Result<R> {
-        let k = kernel_indexed::<S::Elem, R>(op, IndexWidth::for_count(self.target.len()))?;
+        self.reduce_all_by(|index| kernel_indexed::<S::Elem, R>(op, index))
+    }
+
+    /// Reduces over every axis with the kernel `kernel` gives for an index width
+    /// (`argmax`/`argmin` index every element: `int` indices when the count fits).
+    pub(super) fn reduce_all_by<R: Element>(
+        &self,
+        kernel: impl FnOnce(IndexWidth) -> Result<Arc<ReductionKernel<R>>>,
+    ) -> Result<R> {
+        let k = kernel(IndexWidth::for_count(self.target.len()))?;
         scalar(OnStream::new(&*k, self.stream).reduce([KernelArg::input(self.target)])?)
     }
 
-    /// Reduces along `axis` with `op`, producing `R`, in the `axis`'s form. (`argmax`/`argmin`
-    /// index along the axis: `int` indices when its length fits.)
+    /// Reduces along `axis` with `op`, producing `R`, in the `axis`'s form.
     pub(super) fn reduce_along<R: Element>(&self, op: Op, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
+        self.reduce_along_by(|index| kernel_indexed::<S::Elem, R>(op, index), axis)
+    }
+
+    /// Reduces along `axis` with the kernel `kernel` gives for an index width, in the
+    /// `axis`'s form (`argmax`/`argmin` index along the axis: `int` indices when its length
+    /// fits).
+    pub(super) fn reduce_along_by<R: Element>(
+        &self,
+        kernel: impl FnOnce(IndexWidth) -> Result<Arc<ReductionKernel<R>>>,
+        axis: ReduceAxis,
+    ) -> Result<DeviceArray<R, IxDyn>> {
         let m = self.target.shape().get(axis.axis).copied().unwrap_or(0);
-        let k = kernel_indexed::<S::Elem, R>(op, IndexWidth::for_count(m))?;
+        let k = kernel(IndexWidth::for_count(m))?;
         let out = OnStream::new(&*k, self.stream).reduce_axis([KernelArg::input(self.target)], axis.axis)?;
         axis.shape_result(out)
     }

@@ -3,10 +3,15 @@
 
 use std::ffi::c_void;
 
+use cudarc::driver::sys;
 use dlpark::ffi::{DLDataType, DLDevice, DLDeviceType, DLManagedTensorVersioned, DLPackVersion, DLTensor};
-use dlpark::DlpackFlags;
+use dlpark::{DlpackElement, DlpackFlags};
 
-use super::*;
+use super::export::exported_here;
+use super::import::{check_tensor, Checked};
+use super::streams::{handle_kind, Handle};
+use super::{Dlpack, DlpackTensor, DlpackTensorMut};
+use crate::error::{DlpackError, Error};
 
 /// A CUDA tensor description of `dtype` at `data` with this shape and strides (kept alive by
 /// the caller).
