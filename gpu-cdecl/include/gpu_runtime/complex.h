@@ -71,20 +71,27 @@ struct alignas(2 * sizeof(T)) complex {
         re = r;
         return *this;
     }
-    // Smith's algorithm: no overflow or underflow in |z|^2 where the quotient is representable.
+    // Smith's algorithm as NumPy's loops write it: no overflow or underflow in |z|^2 where the
+    // quotient is representable, and NumPy's results at the edges (a number over zero is an
+    // infinity or NaN part by part, a finite one over an infinite one a signed zero).
     __host__ __device__ complex &operator/=(const complex &z) {
-        T r, d;
-        if (detail::fabs_(z.re) >= detail::fabs_(z.im)) {
-            r = z.im / z.re;
-            d = z.re + r * z.im;
-            T nr = (re + im * r) / d;
-            im = (im - re * r) / d;
+        const T ar = detail::fabs_(z.re), ai = detail::fabs_(z.im);
+        if (ar >= ai) {
+            if (ar == T(0) && ai == T(0)) {
+                re = re / ar;
+                im = im / ar;
+                return *this;
+            }
+            const T rat = z.im / z.re;
+            const T scl = T(1) / (z.re + z.im * rat);
+            const T nr = (re + im * rat) * scl;
+            im = (im - re * rat) * scl;
             re = nr;
         } else {
-            r = z.re / z.im;
-            d = z.im + r * z.re;
-            T nr = (re * r + im) / d;
-            im = (im * r - re) / d;
+            const T rat = z.re / z.im;
+            const T scl = T(1) / (z.im + z.re * rat);
+            const T nr = (re * rat + im) * scl;
+            im = (im * rat - re) * scl;
             re = nr;
         }
         return *this;
