@@ -646,4 +646,18 @@ fn threads_share_one_build_of_a_source_and_build_different_sources_at_once() {
             });
         }
     });
+    // A source that does not compile, asked for by eight threads at once: each gets the
+    // compile error with its log (the thread that built returns its own, the others build
+    // again for theirs), none waits forever, and the context still builds what compiles.
+    let broken = format!("// {tag}\n__global__ void broken(float *y) {{ y[0] = undefined_name; }}\n");
+    std::thread::scope(|s| {
+        for _ in 0..8 {
+            let (ctx, broken) = (&ctx, &broken);
+            s.spawn(move || match SourceModule::new(broken.clone()).load(ctx) {
+                Err(Error::Compile(e)) => assert!(e.log.contains("undefined_name"), "{}", e.log),
+                other => panic!("expected the compile error, got {other:?}"),
+            });
+        }
+    });
+    run(&SourceModule::new(scaled(12)).load(&ctx).unwrap(), 12);
 }
