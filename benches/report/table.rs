@@ -120,16 +120,26 @@ pub fn markdown(device: &str, rows: &[Row]) -> String {
         let _ = writeln!(
             s,
             "| {} | {} | {} | {} | {:.3}{spread} | {} | {} |",
-            r.figure.replace('|', "\\|"),
+            cell(r.figure),
             fmt_num(r.ours),
             fmt_num(r.theirs),
             r.unit,
             r.ratio(),
-            r.raw.replace('|', "\\|"),
-            r.target.replace('|', "\\|"),
+            cell(r.raw),
+            cell(r.target),
         );
     }
     s
+}
+
+/// A text cell of the markdown table: `|` would end the cell, `[`/`]` would be read as a link
+/// by rustdoc (`z[i]`) and two `*` as emphasis (`a*x[i] + b*y[i]`) in the guide's chapter,
+/// which the table is pasted into.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+        .replace('[', "\\[")
+        .replace(']', "\\]")
+        .replace('*', "\\*")
 }
 
 fn fmt_num(v: f64) -> String {
