@@ -1133,36 +1133,26 @@ macro_rules! binary_row {
     }};
 }
 
-/// One test a row: every pair of types, every [`Case`].
-mod add_of_every_pair_matches_numpy {
-    use super::*;
-    every_type_rows!(binary_row, (BinOp::Add));
+/// One module of row tests a binary operator: every pair of types, every [`Case`].
+macro_rules! binary_tests {
+    ($($name:ident: $op:ident),* $(,)?) => {
+        $(
+            /// One test a row: every pair of types, every [`Case`].
+            mod $name {
+                use super::*;
+                every_type_rows!(binary_row, (BinOp::$op));
+            }
+        )*
+    };
 }
-/// One test a row: every pair of types, every [`Case`].
-mod sub_of_every_pair_matches_numpy {
-    use super::*;
-    every_type_rows!(binary_row, (BinOp::Sub));
-}
-/// One test a row: every pair of types, every [`Case`].
-mod mul_of_every_pair_matches_numpy {
-    use super::*;
-    every_type_rows!(binary_row, (BinOp::Mul));
-}
-/// One test a row: every pair of types, every [`Case`].
-mod true_divide_of_every_pair_matches_numpy {
-    use super::*;
-    every_type_rows!(binary_row, (BinOp::Div));
-}
-/// One test a row: every pair of types, every [`Case`].
-mod remainder_of_every_pair_matches_numpy {
-    use super::*;
-    every_type_rows!(binary_row, (BinOp::Rem));
-}
-/// One test a row: every pair of types, every [`Case`].
-mod floor_divide_of_every_pair_matches_numpy {
-    use super::*;
-    every_type_rows!(binary_row, (BinOp::FloorDiv));
-}
+binary_tests!(
+    add_of_every_pair_matches_numpy: Add,
+    sub_of_every_pair_matches_numpy: Sub,
+    mul_of_every_pair_matches_numpy: Mul,
+    true_divide_of_every_pair_matches_numpy: Div,
+    remainder_of_every_pair_matches_numpy: Rem,
+    floor_divide_of_every_pair_matches_numpy: FloorDiv,
+);
 
 fn compare_gpu<T: Host + Promote<U>, U: Host>(ctx: &Context, rng: &mut Rng, checked: &mut usize) -> Result<()>
 where
