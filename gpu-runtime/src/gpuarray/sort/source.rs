@@ -6,9 +6,11 @@
 //!   block in shared memory, then added into the global counts).
 //! - `gpu_radix_pass`, once per digit: each block takes the next tile by an atomic ticket
 //!   (blocks start in no order, and a tile waits only on tiles whose blocks already run),
-//!   ranks its keys by the digit (each warp its run of consecutive keys, 32 at a time, peers of
-//!   a digit found by `__match_any_sync`, counted in the warp's own counters: the rank of a key
-//!   is the number of keys of its digit before it, so equal digits keep their order: stable),
+//!   ranks its keys by the digit (each warp its run of consecutive keys, 32 at a time, the peers
+//!   of a digit found by each lane setting its bit in the warp's mask of that digit, or by
+//!   `__match_any_sync` when the pass has few distinct digits, counted in the warp's own
+//!   counters: the rank of a key is the number of keys of its digit before it, so equal digits
+//!   keep their order: stable),
 //!   publishes its count of each digit (flag 1), looks back over earlier tiles' counts (one
 //!   thread per digit, a few tiles at a time) until a tile that published its inclusive count
 //!   (flag 2), publishes its own, then moves its keys to their places in shared memory and
@@ -25,9 +27,11 @@ use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::sort::keys::KeyType;
 
 /// The most distinct digits a pass may have for its blocks to find a key's peers by
-/// `match.any` instead of ballots: on 2^26 uniform `f32` (an H200, a CUDA C model) the skewed
-/// top byte took 0.32 ms a pass that way and 0.49 by ballots, the other bytes 0.48 by ballots
-/// and 0.62 by `match.any`.
+/// `match.any` instead of the warp's digit masks (see [`pass_source`]): on 2^26 uniform `f32`
+/// (an H200, a CUDA C model) the skewed top byte took 0.32 ms a pass by `match.any`, 0.42 by
+/// the masks (most lanes of a warp set bits in one word, one after another) and 0.49 by a
+/// ballot per digit bit; the other bytes took 0.37 ms by the masks, 0.49 by ballots and 0.62
+/// by `match.any`.
 const FEW_DIGITS: u32 = 32;
 
 /// Threads of a radix block (a thread per digit).
@@ -38,7 +42,7 @@ pub(crate) const RADIX_BLOCK: u32 = 256;
 /// writes (fewer partly written sectors) and fewer tiles to look back over, but more registers
 /// a thread (fewer blocks an SM) and more shared memory (the tile lives in static shared
 /// memory, 48 KiB at most: the keys, the values, 4 KiB of 16-bit counters, enough for a tile
-/// of fewer than 2^16 keys).
+/// of fewer than 2^16 keys, and 8 KiB of digit masks; 46 KiB with values of 4-byte keys).
 pub(crate) fn items_of(key: KeyType, values: bool) -> u32 {
     if key.bytes > 4 {
         8
@@ -284,8 +288,23 @@ pub(crate) fn pass_source(key: KeyType, transform: bool, v: PassVariant) -> Stri
          if (valid && (peers & lt) == 0u) s_wh[warp * 256 + d] = (unsigned short)(before + __popc(peers));\n\
          __syncwarp();\n\
          return before + __popc(peers & lt);\n}}\n\
+         // The same rank with the peers found by the digit's mask in `s_match` (a word per warp\n\
+         // and digit, zero between keys): each lane sets its bit in its digit's word, so the word\n\
+         // read back is the lanes of its digit, with one shared atomic a key where a ballot per\n\
+         // digit bit took eight; the lowest peer clears it for the warp's next keys.\n\
+         __device__ __forceinline__ unsigned int gpu_rank_or(unsigned short *s_wh, unsigned int *s_match, unsigned int warp, unsigned int d, bool valid, unsigned int lane, unsigned int lt) {{\n\
+         const unsigned int at = warp * 256 + d;\n\
+         if (valid) atomicOr(&s_match[at], 1u << lane);\n\
+         __syncwarp();\n\
+         const unsigned int peers = valid ? s_match[at] : 0u;\n\
+         const unsigned int before = valid ? s_wh[at] : 0u;\n\
+         __syncwarp();\n\
+         if (valid && (peers & lt) == 0u) {{ s_wh[at] = (unsigned short)(before + __popc(peers)); s_match[at] = 0u; }}\n\
+         __syncwarp();\n\
+         return before + __popc(peers & lt);\n}}\n\
          extern \"C\" __global__ void __launch_bounds__(GPU_T, {minb}) gpu_radix_pass({params}) {{\n\
          __shared__ unsigned short s_wh[GPU_W * 256];\n\
+         __shared__ unsigned int s_match[GPU_W * 256];\n\
          __shared__ unsigned int s_start[256];\n\
          __shared__ unsigned int s_base[256];\n\
          __shared__ unsigned int s_w1[GPU_W];\n\
@@ -297,7 +316,7 @@ pub(crate) fn pass_source(key: KeyType, transform: bool, v: PassVariant) -> Stri
          const unsigned int tid = threadIdx.x, lane = tid & 31u, warp = tid >> 5;\n\
          const int shift = 8 * pass;\n\
          if (tid == 0) s_tile = atomicAdd(work + pass, 1u);\n\
-         for (int i = tid; i < GPU_W * 256; i += GPU_T) s_wh[i] = 0u;\n\
+         for (int i = tid; i < GPU_W * 256; i += GPU_T) {{ s_wh[i] = 0u; s_match[i] = 0u; }}\n\
          __syncthreads();\n\
          const unsigned int tile = s_tile;\n\
          // A ticket past the grid (none, when the work buffer was cleared): nothing to do.\n\
@@ -316,9 +335,9 @@ pub(crate) fn pass_source(key: KeyType, transform: bool, v: PassVariant) -> Stri
          const long long wl = n - wbase;\n\
          const unsigned int wleft = wl <= 0 ? 0u : (wl >= 32 * GPU_I ? 32u * GPU_I : (unsigned int)wl);\n\
          // The peers of a key (the lanes of its digit) by `match.any` when the pass has few\n\
-         // distinct digits (a skewed byte: it is fast then), else by a ballot per digit bit\n\
-         // (CUB's `MatchAny`: its cost does not grow with the distinct digits). The choice is\n\
-         // the block's, from the pass's counts, so one of the two loops runs.\n\
+         // distinct digits (a skewed byte: it is fast then, where the masks' atomics would queue\n\
+         // on one word), else by the digits' masks. The choice is the block's, from the pass's\n\
+         // counts, so one of the two loops runs.\n\
          if (__syncthreads_count(work[{WORK_HEADER} + pass * 256 + tid] != 0u) <= {FEW_DIGITS}) {{\n\
          #pragma unroll\n\
          for (int k = 0; k < GPU_I; ++k) {{\n\
@@ -332,10 +351,7 @@ pub(crate) fn pass_source(key: KeyType, transform: bool, v: PassVariant) -> Stri
          for (int k = 0; k < GPU_I; ++k) {{\n\
          const bool valid = k * 32u + lane < wleft;\n\
          const unsigned int d = (unsigned int)(key[k] >> shift) & 255u;\n\
-         unsigned int peers = __ballot_sync(0xffffffffu, valid);\n\
-         #pragma unroll\n\
-         for (int bit = 0; bit < 8; ++bit) {{ const bool p = (d >> bit) & 1u; const unsigned int m = __ballot_sync(0xffffffffu, p); peers &= p ? m : ~m; }}\n\
-         rank[k] = gpu_rank(s_wh, warp, d, peers, valid, lt);\n\
+         rank[k] = gpu_rank_or(s_wh, s_match, warp, d, valid, lane, lt);\n\
          }}\n\
          }}\n\
          __syncthreads();\n\
