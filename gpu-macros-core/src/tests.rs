@@ -960,7 +960,7 @@ fn dependent_launch_is_an_unsafe_method_beside_cooperative() {
 }
 
 #[test]
-fn call_async_stages_like_call_and_returns_a_future_that_keeps_the_device_copies() {
+fn call_future_stages_like_call_and_returns_a_future_that_keeps_the_device_copies() {
     let f = expand(
         quote!(#AXPY, check = false),
         quote!(
@@ -968,7 +968,7 @@ fn call_async_stages_like_call_and_returns_a_future_that_keeps_the_device_copies
         ),
     );
     let m = module(&f.items, "axpy");
-    for (name, call) in [("call_async", "call"), ("call_async_on", "call_on")] {
+    for (name, call) in [("call_future", "call"), ("call_future_on", "call_on")] {
         // Typed as `call`: the same parameters, host arrays where `call` takes them.
         assert_eq!(params(method(m, name)), params(method(m, call)), "{name}");
         let text = method_text(m, name);
@@ -996,15 +996,15 @@ fn call_async_stages_like_call_and_returns_a_future_that_keeps_the_device_copies
         // Both staged buffers are kept until the queued work has finished; the future awaits
         // the StagedCall, or returns the staging's error.
         assert!(
-            text.contains("__staging . finish_async ((__d_x , __d_y ,))"),
+            text.contains("__staging . finish_future ((__d_x , __d_y ,))"),
             "{text}"
         );
         assert!(text.contains("async move { __call ? . await }"), "{text}");
         assert!(!text.contains("__staging . finish ()"), "{text}");
     }
-    let text = method_text(m, "call_async");
+    let text = method_text(m, "call_future");
     assert!(text.contains("Staging :: new (& self . function)"), "{text}");
-    let text = method_text(m, "call_async_on");
+    let text = method_text(m, "call_future_on");
     assert!(text.contains("staging_on (& self . function , stream)"), "{text}");
     assert!(
         text.contains("stream : & '__call :: gpu_runtime :: Stream"),
@@ -1017,9 +1017,9 @@ fn call_async_stages_like_call_and_returns_a_future_that_keeps_the_device_copies
             fn fill(#[Out] y: &mut [f32], n: i32);
         ),
     );
-    let text = method_text(module(&f.items, "fill"), "call_async");
+    let text = method_text(module(&f.items, "fill"), "call_future");
     assert!(text.contains("__staging . output (& mut * y) ?"), "{text}");
-    assert!(text.contains("finish_async ((__d_y ,))"), "{text}");
+    assert!(text.contains("finish_future ((__d_y ,))"), "{text}");
     // Nothing marked: the prepared calls' results, as `call`'s.
     let f = expand(
         quote!(#AXPY, check = false),
@@ -1028,13 +1028,13 @@ fn call_async_stages_like_call_and_returns_a_future_that_keeps_the_device_copies
         ),
     );
     let m = module(&f.items, "axpy");
-    let text = method_text(m, "call_async");
+    let text = method_text(m, "call_future");
     assert!(
         text.contains(":: core :: future :: ready (self . prepared_call (grid , block , a , x , y , n))"),
         "{text}"
     );
     assert!(!text.contains("Staging"), "{text}");
-    let text = method_text(m, "call_async_on");
+    let text = method_text(m, "call_future_on");
     assert!(
         text.contains("ready (self . prepared_async_call (grid , block , stream , a , x , y , n))"),
         "{text}"

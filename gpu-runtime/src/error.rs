@@ -298,7 +298,7 @@ pub enum Error {
     /// the caller); returned instead of a panic. Please report it.
     #[error("internal error in {operation}: {broken}; please report this as a bug of gpu-runtime")]
     Internal {
-        /// Where, e.g. `Staging::finish_async`.
+        /// Where, e.g. `Staging::finish_future`.
         operation: &'static str,
         /// The invariant that did not hold.
         broken: &'static str,

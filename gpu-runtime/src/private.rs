@@ -53,7 +53,7 @@ pub use crate::launch::cluster::LaunchEx;
 pub use crate::launch::graph::buffers::GraphArg;
 pub use crate::launch::graph::node_args::{KernelNode, NodeArgs};
 pub use crate::launch::launch_stream::LaunchStream;
-/// `call_async`'s future (`launch::staged_call`).
+/// `call_future`'s future (`launch::staged_call`).
 pub use crate::launch::staged_call::StagedCall;
 pub use crate::launch::staging::Staging;
 

@@ -81,7 +81,7 @@ fn stream_and_event_futures_complete_after_the_work_before_them() {
         s.prepared_async_call(1, 1, &stream, 10_000_000).unwrap();
         k.prepared_async_call(n.div_ceil(256), 256, &stream, &mut y, &xd, a, b, n as i32)
             .unwrap();
-        let done = stream.synchronize_async().unwrap();
+        let done = stream.synchronize_future().unwrap();
         assert!(!stream.is_done().unwrap(), "the spin is still running");
         done.await.unwrap();
         assert!(stream.is_done().unwrap());
@@ -93,7 +93,7 @@ fn stream_and_event_futures_complete_after_the_work_before_them() {
         k.prepared_async_call(n.div_ceil(256), 256, &stream, &mut y, &xd, b, a, n as i32)
             .unwrap();
         event.record(Some(&stream)).unwrap();
-        let done = event.synchronize_async().unwrap();
+        let done = event.synchronize_future().unwrap();
         assert!(!event.query().unwrap());
         done.await.unwrap();
         assert!(event.query().unwrap());
@@ -101,7 +101,7 @@ fn stream_and_event_futures_complete_after_the_work_before_them() {
         // Never recorded: complete at once, as cuEventSynchronize.
         Event::new(&ctx)
             .unwrap()
-            .synchronize_async()
+            .synchronize_future()
             .unwrap()
             .await
             .unwrap();
@@ -124,7 +124,7 @@ fn a_device_to_host_copy_completes_into_memory_the_future_owns() {
         k.prepared_async_call(n.div_ceil(256), 256, &stream, &mut y, &xd, a, b, n as i32)
             .unwrap();
         // The copy is ordered after the kernel that writes `y`.
-        let host = y.to_host_async(&stream).unwrap().await.unwrap();
+        let host = y.to_host_future(&stream).unwrap().await.unwrap();
         assert_close(host.as_slice_memory_order(), &reference(&x, a, b), 1e-6);
         // Into an array of a pool, handed back by the future.
         let pool = PageLockedMemoryPool::new(&ctx, PageLockedAllocator::new(HostAllocFlags::NONE));
@@ -168,12 +168,12 @@ fn a_dropped_copy_future_frees_nothing_the_gpu_still_uses() {
                 "round {round}: the dropped copy's data arrived after the awaited one"
             );
         }
-        // And a dropped `to_host_async` (memory of its own, freed through the graveyard).
+        // And a dropped `to_host_future` (memory of its own, freed through the graveyard).
         for _ in 0..8 {
             s.prepared_async_call(1, 1, &slow, 5_000_000).unwrap();
-            drop(d1.to_host_async(&slow).unwrap());
+            drop(d1.to_host_future(&slow).unwrap());
         }
-        slow.synchronize_async().unwrap().await.unwrap();
+        slow.synchronize_future().unwrap().await.unwrap();
         assert_eq!(d1.to_vec().unwrap(), first);
     });
 }
@@ -206,7 +206,7 @@ __global__ void affine(float *y, const float *x, float a, float b, int n) {
             b.into(),
             (n as i32).into(),
         ];
-        f.call_async(grid, 256, None, &mut args).unwrap().await.unwrap();
+        f.call_future(grid, 256, None, &mut args).unwrap().await.unwrap();
         assert_close(&y, &reference(&x, a, b), 1e-6);
 
         // Dropped before it completes: the arrays are free again at once, and the next call
@@ -224,7 +224,7 @@ __global__ void affine(float *y, const float *x, float a, float b, int n) {
             a.into(),
             (n as i32).into(),
         ];
-        drop(f.call_async(grid, 256, Some(&stream), &mut args).unwrap());
+        drop(f.call_future(grid, 256, Some(&stream), &mut args).unwrap());
         z.fill(-1.0);
         let mut args = [
             Arg::host_out(&mut y),
@@ -233,7 +233,7 @@ __global__ void affine(float *y, const float *x, float a, float b, int n) {
             a.into(),
             (n as i32).into(),
         ];
-        f.call_async(grid, 256, Some(&stream), &mut args)
+        f.call_future(grid, 256, Some(&stream), &mut args)
             .unwrap()
             .await
             .unwrap();
@@ -287,7 +287,7 @@ fn many_concurrent_requests_each_await_their_own_result() {
 
 #[test]
 #[ignore = "needs a CUDA GPU"]
-fn the_generated_call_async_awaits_its_outputs_and_a_dropped_one_loses_nothing() {
+fn the_generated_call_future_awaits_its_outputs_and_a_dropped_one_loses_nothing() {
     let ctx = Context::default().unwrap();
     let mut rng = Rng::new(287);
     let n = (1 << 20) + 3;
@@ -303,14 +303,14 @@ fn the_generated_call_async_awaits_its_outputs_and_a_dropped_one_loses_nothing()
         // #[Out] and #[In].
         let mut y = vec![0f32; n];
         affine
-            .call_async(grid, 256, &mut y, &x, a, b, n as i32)
+            .call_future(grid, 256, &mut y, &x, a, b, n as i32)
             .await
             .unwrap();
         assert_close(&y, &reference(&x, a, b), 1e-6);
         // #[InOut] beside #[In], on a stream of ours.
         let stream = Stream::new(&ctx).unwrap();
         let mut y = y0.clone();
-        axpy.call_async_on(grid, 256, &stream, a, &x, &mut y, n as i32)
+        axpy.call_future_on(grid, 256, &stream, a, &x, &mut y, n as i32)
             .await
             .unwrap();
         let want: Vec<f32> = x.iter().zip(&y0).map(|(&x, &y)| y + a * x).collect();
@@ -327,13 +327,13 @@ fn the_generated_call_async_awaits_its_outputs_and_a_dropped_one_loses_nothing()
         let mut w = y0.clone();
         let early = tokio::time::timeout(
             std::time::Duration::from_millis(2),
-            affine.call_async_on(grid, 256, &stream, &mut z, &x, b, a, n as i32),
+            affine.call_future_on(grid, 256, &stream, &mut z, &x, b, a, n as i32),
         )
         .await;
         assert!(early.is_err(), "the call completed behind the spin");
         let early = tokio::time::timeout(
             std::time::Duration::from_millis(2),
-            axpy.call_async_on(grid, 256, &stream, a, &x, &mut w, n as i32),
+            axpy.call_future_on(grid, 256, &stream, a, &x, &mut w, n as i32),
         )
         .await;
         // The spin may have ended by now: completed or dropped, never half-written.
@@ -346,7 +346,7 @@ fn the_generated_call_async_awaits_its_outputs_and_a_dropped_one_loses_nothing()
         );
         let mut y = vec![0f32; n];
         affine
-            .call_async_on(grid, 256, &stream, &mut y, &x, b, a, n as i32)
+            .call_future_on(grid, 256, &stream, &mut y, &x, b, a, n as i32)
             .await
             .unwrap();
         assert_close(&y, &reference(&x, b, a), 1e-6);
@@ -365,7 +365,7 @@ fn the_generated_call_async_awaits_its_outputs_and_a_dropped_one_loses_nothing()
                 let (a, b) = (rng.f32(), rng.f32());
                 let mut y = vec![0f32; n];
                 affine
-                    .call_async(n.div_ceil(256), 256, &mut y, &x, a, b, n as i32)
+                    .call_future(n.div_ceil(256), 256, &mut y, &x, a, b, n as i32)
                     .await?;
                 Ok::<_, gpu_runtime::Error>((y, reference(&x, a, b)))
             })

@@ -7,7 +7,7 @@ use quote::quote;
 use syn::Ident;
 
 use crate::expand::arg_types::{device_param, graph_param, host_param, type_assertions};
-use crate::expand::async_call::call_async_methods;
+use crate::expand::future_call::call_future_methods;
 use crate::expand::graph_body::graph_body;
 use crate::expand::host_call::convenience_body;
 use crate::expand::launch_body::launch_body;
@@ -337,7 +337,7 @@ pub fn kernel_items(
     let graph = graph_methods(args, &names);
     let prepared = prepared_methods(&dev_params, &names);
     let calls = call_methods(args, &host_params);
-    let async_calls = call_async_methods(args);
+    let future_calls = call_future_methods(args);
     let Generics {
         decl: gen_decl,
         usage: gen_use,
@@ -394,7 +394,7 @@ pub fn kernel_items(
 
                 #calls
 
-                #async_calls
+                #future_calls
 
                 #[inline]
                 fn launch_on(&self, grid: #rt::Dim3, block: #rt::Dim3, __stream: #rt::__private_v0_1::LaunchStream<'_>, #(#dev_params),*) -> #rt::Result<()> {

@@ -4,12 +4,12 @@
 //! One file per job: `kernel_items` (one kernel's module, `Kernel` and its methods, the free
 //! function), `arg_types` (the parameters' Rust types per method, the size assertions),
 //! `launch_body` (the `#[len]` checks and the checked argument list), `host_call` (`call`'s
-//! staging), `async_call` (`call_async`: `call` whose end is awaited), `graph_body` (the graph
+//! staging), `future_call` (`call_future`: `call` whose end is awaited), `graph_body` (the graph
 //! methods), `source_static` (the `ModuleSource` static), `globals` (the device variables'
 //! accessors), `runtime_path` (`::gpu_runtime`).
 
 mod arg_types;
-mod async_call;
+mod future_call;
 mod globals;
 mod graph_body;
 mod host_call;

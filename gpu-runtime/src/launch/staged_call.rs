@@ -1,4 +1,4 @@
-//! The end of an In/Out call as a future ([`Staging::finish_async`], [`StagedCall`]): the
+//! The end of an In/Out call as a future ([`Staging::finish_future`], [`StagedCall`]): the
 //! outputs' transfers are queued at once, a host function wakes the future when they (and the
 //! kernel) have finished, and its `poll` then copies them into the caller's host arrays.
 
@@ -18,7 +18,7 @@ use crate::launch::staging::{ContextStaging, Staging};
 
 /// The end of a staged In/Out call, awaited: completes once the kernel and the copies back
 /// have finished and the outputs are in the caller's host arrays, with the first error the
-/// GPU work raised. Made by [`Staging::finish_async`].
+/// GPU work raised. Made by [`Staging::finish_future`].
 ///
 /// Dropping it before it completes waits (blocking) for the GPU work already queued, as a
 /// failed call does, before giving the pinned staging memory back to its pool: the copies
@@ -56,15 +56,15 @@ impl<'a> Staging<'a> {
     /// [`finish`](Self::finish) for async code: queues the outputs' transfer back to pinned
     /// memory after the kernel, and returns a future that completes once they arrived and
     /// were copied into the host arrays, without blocking a thread meanwhile. What the
-    /// `#[kernel]` macro's `call_async` awaits.
+    /// `#[kernel]` macro's `call_future` awaits.
     ///
     /// `keep` is what the queued work still uses and must outlive it (the staged device
     /// buffers `input`/`output`/`input_output` gave): the future drops it only after the work
     /// has finished, whether it completes or is dropped.
-    pub fn finish_async(mut self, keep: impl Send + 'a) -> Result<StagedCall<'a>> {
+    pub fn finish_future(mut self, keep: impl Send + 'a) -> Result<StagedCall<'a>> {
         let st = self.st;
         let marker = self.take_events(1)?.pop().ok_or(Error::Internal {
-            operation: "Staging::finish_async",
+            operation: "Staging::finish_future",
             broken: "no event was made for the call's end",
         })?;
         let signal = Signal::new();

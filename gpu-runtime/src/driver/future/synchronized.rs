@@ -1,4 +1,4 @@
-//! [`Synchronized`]: the future of [`Stream::synchronize_async`] and [`Event::synchronize_async`].
+//! [`Synchronized`]: the future of [`Stream::synchronize_future`] and [`Event::synchronize_future`].
 
 use std::future::Future;
 use std::pin::Pin;
@@ -13,8 +13,8 @@ use crate::driver::stream_ops::queue_host_fn;
 use crate::error::Result;
 
 /// Completes once the GPU work queued before it has finished, with that work's error if it
-/// raised one: `synchronize()` as a future ([`Stream::synchronize_async`],
-/// [`Event::synchronize_async`]).
+/// raised one: `synchronize()` as a future ([`Stream::synchronize_future`],
+/// [`Event::synchronize_future`]).
 ///
 /// Woken by a host function the driver runs after the work, on any executor (tokio, smol,
 /// `futures::executor`, ...); no thread waits meanwhile. Dropping it stops waiting and
@@ -85,11 +85,19 @@ impl Stream {
     /// let stream = Stream::new(&ctx)?;
     /// let mut x = ctx.alloc::<u32>(1 << 20)?;
     /// memset_d32_async(&mut x, 7, 1 << 20, &stream)?;
-    /// stream.synchronize_async()?.await?; // other tasks run meanwhile
+    /// stream.synchronize_future()?.await?; // other tasks run meanwhile
     /// # Ok(()) }
     /// ```
-    pub fn synchronize_async(&self) -> Result<Synchronized> {
+    pub fn synchronize_future(&self) -> Result<Synchronized> {
         Synchronized::after(self.inner(), self.context(), None)
+    }
+
+    // The name this had before `_async` was kept for PyCUDA's "queued on a stream" alone:
+    // code written against it still builds, and no warning is given (a deprecation would fail
+    // the builds that deny warnings).
+    #[doc(hidden)]
+    pub fn synchronize_async(&self) -> Result<Synchronized> {
+        self.synchronize_future()
     }
 }
 
@@ -99,10 +107,18 @@ impl Event {
     /// thread. An event never recorded completes at once, as in `cuEventSynchronize`.
     ///
     /// The wait runs on a stream of its own, created for it (a few microseconds).
-    pub fn synchronize_async(&self) -> Result<Synchronized> {
+    pub fn synchronize_future(&self) -> Result<Synchronized> {
         let helper = Stream::with_flags(self.context(), StreamFlags::NonBlocking)?;
         helper.wait_for_event(self)?;
         let inner = helper.inner().clone();
         Synchronized::after(&inner, self.context(), Some(helper))
+    }
+
+    // The name this had before `_async` was kept for PyCUDA's "queued on a stream" alone:
+    // code written against it still builds, and no warning is given (a deprecation would fail
+    // the builds that deny warnings).
+    #[doc(hidden)]
+    pub fn synchronize_async(&self) -> Result<Synchronized> {
+        self.synchronize_future()
     }
 }

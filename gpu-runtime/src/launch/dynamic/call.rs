@@ -158,11 +158,11 @@ impl PreparedFunction {
     /// .load(&ctx)?;
     /// let twice = module.get_function("twice")?.prepare_declared()?;
     /// let (x, mut y) = (vec![1.0f32; 256], vec![0.0f32; 256]);
-    /// twice.call_async(1, 256, None, &mut [Arg::host_out(&mut y), Arg::host_in(&x)])?.await?;
+    /// twice.call_future(1, 256, None, &mut [Arg::host_out(&mut y), Arg::host_in(&x)])?.await?;
     /// assert_eq!(y[0], 2.0);
     /// # Ok(()) }
     /// ```
-    pub fn call_async<'a>(
+    pub fn call_future<'a>(
         &'a self,
         grid: impl Into<Dim3>,
         block: impl Into<Dim3>,
@@ -179,7 +179,21 @@ impl PreparedFunction {
             None => Staging::new(&self.function)?,
         };
         let copies = stage_and_launch(&self.function, &self.ex, &mut staging, grid, block, args)?;
-        staging.finish_async(copies)
+        staging.finish_future(copies)
+    }
+
+    // The name this had before `_async` was kept for PyCUDA's "queued on a stream" alone:
+    // code written against it still builds, and no warning is given (a deprecation would fail
+    // the builds that deny warnings).
+    #[doc(hidden)]
+    pub fn call_async<'a>(
+        &'a self,
+        grid: impl Into<Dim3>,
+        block: impl Into<Dim3>,
+        stream: Option<&'a Stream>,
+        args: &'a mut [Arg<'_>],
+    ) -> Result<StagedCall<'a>> {
+        self.call_future(grid, block, stream, args)
     }
 }
 
@@ -203,7 +217,7 @@ fn stage_and_launch<'a>(
         let ptr = h.checked_ptr()?;
         // SAFETY: `ptr` and `bytes` describe the slice the argument borrows for its whole
         // lifetime, mutably for Out and InOut, which outlives 'a; `args` is borrowed mutably
-        // for 'a, so no other access to it happens while the staging (or call_async's future,
+        // for 'a, so no other access to it happens while the staging (or call_future's future,
         // which holds it) holds the slice.
         let buf = unsafe {
             match h.direction {
@@ -231,7 +245,7 @@ fn stage_and_launch<'a>(
         order_args(args, stream)?;
         // SAFETY: as in `PreparedFunction::launch`; each host argument is replaced by its
         // staged device copy, which lives in `copies` until the stream has finished
-        // (`finish` waits for it, `finish_async`'s future keeps them until it has, and
+        // (`finish` waits for it, `finish_future`'s future keeps them until it has, and
         // `launch` and `upload` wait when they fail). A dependent launch
         // (`dependent_launch`) keeps its attribute here too.
         unsafe { ex.launch_on(function, grid, block, stream, params) }
