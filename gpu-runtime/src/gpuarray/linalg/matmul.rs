@@ -53,6 +53,7 @@ use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use ndarray::{Dimension, IxDyn};
 
 use crate::driver::context::core::Context;
+use crate::driver::cudarc_interop::blas::cublas_error;
 use crate::driver::cudarc_interop::{
     cublas_on, gemm, gemm_complex, gemm_strided_batched, gemm_strided_batched_complex,
 };
@@ -452,10 +453,7 @@ fn with_handle<R>(stream: &Stream, f: impl FnOnce(&CudaBlas, &Arc<CudaStream>) -
         // with work on the old one over the same memory. Every use of this crate's memory by
         // the handle is ordered on the stream it queues on by `device_ptr(_mut)` (the memory's
         // stream record), so the stream it queues on next may be any.
-        unsafe { blas.set_stream(cudarc_stream.clone()) }.map_err(|e| Error::Cublas {
-            call: "cublasSetStream",
-            code: e.0 as i32,
-        })?;
+        unsafe { blas.set_stream(cudarc_stream.clone()) }.map_err(cublas_error("cublasSetStream"))?;
         f(blas, &cudarc_stream)
     })
 }
