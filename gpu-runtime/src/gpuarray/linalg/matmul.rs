@@ -183,88 +183,63 @@ where
 
 /// Declares each product twice: as a free function on the legacy default stream and as the
 /// method of the same name of `OnStream`, on its stream. Both hand views of the operands (any
-/// storage, any dimension type) to the one implementation `$imp`, so the generic bounds and
-/// the stream's choice are written once for the eight public forms.
+/// storage, any dimension type) to the one implementation `$imp`, so the generic bounds are
+/// written once for the eight public forms (`@new`: a new array, `@into`: into `c`).
 macro_rules! products {
     (
         new { $($(#[$doc:meta])* $name:ident => $imp:ident;)* }
         into { $($(#[$idoc:meta])* $iname:ident => $iimp:ident;)* }
     ) => {
-        $(
-            $(#[$doc])*
-            pub fn $name<T, S1, D1, S2, D2>(
-                a: &DeviceArrayBase<S1, D1>,
-                b: &DeviceArrayBase<S2, D2>,
-            ) -> Result<DeviceArray<T, IxDyn>>
-            where
-                T: MatmulElement,
-                S1: Storage<Elem = T>,
-                S2: Storage<Elem = T>,
-                D1: Dimension,
-                D2: Dimension,
-            {
-                $imp(None, &a.view().into_dyn(), &b.view().into_dyn())
-            }
-        )*
-        $(
-            $(#[$idoc])*
-            pub fn $iname<T, S1, D1, S2, D2, S3, D3>(
-                a: &DeviceArrayBase<S1, D1>,
-                b: &DeviceArrayBase<S2, D2>,
-                c: &mut DeviceArrayBase<S3, D3>,
-            ) -> Result<()>
-            where
-                T: MatmulElement,
-                S1: Storage<Elem = T>,
-                S2: Storage<Elem = T>,
-                S3: StorageMut<Elem = T>,
-                D1: Dimension,
-                D2: Dimension,
-                D3: Dimension,
-            {
-                $iimp(None, &a.view().into_dyn(), &b.view().into_dyn(), &mut c.view_mut().into_dyn())
-            }
-        )*
+        $(products!(@new $(#[$doc])* $name => $imp, [], None);)*
+        $(products!(@into $(#[$idoc])* $iname => $iimp, [], None);)*
 
         /// The products on a stream: `gpuarray::on(&stream).matmul(&a, &b)`.
         impl OnStream<'_, &Context> {
-            $(
-                #[doc = concat!("[`", stringify!($name), "`] on this stream; returns without waiting.")]
-                pub fn $name<T, S1, D1, S2, D2>(
-                    &self,
-                    a: &DeviceArrayBase<S1, D1>,
-                    b: &DeviceArrayBase<S2, D2>,
-                ) -> Result<DeviceArray<T, IxDyn>>
-                where
-                    T: MatmulElement,
-                    S1: Storage<Elem = T>,
-                    S2: Storage<Elem = T>,
-                    D1: Dimension,
-                    D2: Dimension,
-                {
-                    $imp(self.stream, &a.view().into_dyn(), &b.view().into_dyn())
-                }
-            )*
-            $(
-                #[doc = concat!("[`", stringify!($iname), "`] on this stream; returns without waiting.")]
-                pub fn $iname<T, S1, D1, S2, D2, S3, D3>(
-                    &self,
-                    a: &DeviceArrayBase<S1, D1>,
-                    b: &DeviceArrayBase<S2, D2>,
-                    c: &mut DeviceArrayBase<S3, D3>,
-                ) -> Result<()>
-                where
-                    T: MatmulElement,
-                    S1: Storage<Elem = T>,
-                    S2: Storage<Elem = T>,
-                    S3: StorageMut<Elem = T>,
-                    D1: Dimension,
-                    D2: Dimension,
-                    D3: Dimension,
-                {
-                    $iimp(self.stream, &a.view().into_dyn(), &b.view().into_dyn(), &mut c.view_mut().into_dyn())
-                }
-            )*
+            $(products!(
+                @new #[doc = concat!("[`", stringify!($name), "`] on this stream; returns without waiting.")]
+                $name => $imp, [&self,], self.stream
+            );)*
+            $(products!(
+                @into #[doc = concat!("[`", stringify!($iname), "`] on this stream; returns without waiting.")]
+                $iname => $iimp, [&self,], self.stream
+            );)*
+        }
+    };
+    (@new $(#[$doc:meta])* $name:ident => $imp:ident, [$($recv:tt)*], $stream:expr) => {
+        $(#[$doc])*
+        pub fn $name<T, S1, D1, S2, D2>(
+            $($recv)*
+            a: &DeviceArrayBase<S1, D1>,
+            b: &DeviceArrayBase<S2, D2>,
+        ) -> Result<DeviceArray<T, IxDyn>>
+        where
+            T: MatmulElement,
+            S1: Storage<Elem = T>,
+            S2: Storage<Elem = T>,
+            D1: Dimension,
+            D2: Dimension,
+        {
+            $imp($stream, &a.view().into_dyn(), &b.view().into_dyn())
+        }
+    };
+    (@into $(#[$doc:meta])* $name:ident => $imp:ident, [$($recv:tt)*], $stream:expr) => {
+        $(#[$doc])*
+        pub fn $name<T, S1, D1, S2, D2, S3, D3>(
+            $($recv)*
+            a: &DeviceArrayBase<S1, D1>,
+            b: &DeviceArrayBase<S2, D2>,
+            c: &mut DeviceArrayBase<S3, D3>,
+        ) -> Result<()>
+        where
+            T: MatmulElement,
+            S1: Storage<Elem = T>,
+            S2: Storage<Elem = T>,
+            S3: StorageMut<Elem = T>,
+            D1: Dimension,
+            D2: Dimension,
+            D3: Dimension,
+        {
+            $imp($stream, &a.view().into_dyn(), &b.view().into_dyn(), &mut c.view_mut().into_dyn())
         }
     };
 }
