@@ -116,19 +116,19 @@ fn stored(op: cublasOperation_t, rows: i32, cols: i32) -> (i32, i32) {
 pub(crate) fn check_gemm<T>(cfg: &GemmConfig<T>, a: usize, b: usize, c: usize) -> Result<()> {
     let (ar, ac) = stored(cfg.transa, cfg.m, cfg.k);
     let (br, bc) = stored(cfg.transb, cfg.k, cfg.n);
-    let need = [
+    fits([
         ("A", span("A", ar, ac, cfg.lda)?, a),
         ("B", span("B", br, bc, cfg.ldb)?, b),
         ("C", span("C", cfg.m, cfg.n, cfg.ldc)?, c),
-    ];
-    for (what, needed, len) in need {
+    ])
+}
+
+/// [`GemmError::BufferTooSmall`] for the first of the matrices `(name, elements needed, buffer
+/// length)` whose buffer is too small.
+fn fits(need: [(&'static str, usize, usize); 3]) -> Result<()> {
+    for (matrix, needed, len) in need {
         if needed > len {
-            return Err(GemmError::BufferTooSmall {
-                matrix: what,
-                needed,
-                len,
-            }
-            .into());
+            return Err(GemmError::BufferTooSmall { matrix, needed, len }.into());
         }
     }
     Ok(())
@@ -188,27 +188,19 @@ pub(crate) fn check_gemm_strided_batched<T>(
         .into());
     }
     let more = cfg.batch_size.max(1) as usize - 1;
-    let need = [
-        ("A", span("A", ar, ac, g.lda)?, cfg.stride_a, a),
-        ("B", span("B", br, bc, g.ldb)?, cfg.stride_b, b),
-        ("C", c_span, cfg.stride_c, c),
-    ];
-    for (what, one, stride, len) in need {
-        let needed = if one == 0 || cfg.batch_size == 0 {
+    // The last matrix of `batch_size` starts `more` strides after the first.
+    let batch_span = |one: usize, stride: i64| {
+        if one == 0 || cfg.batch_size == 0 {
             0
         } else {
             one.saturating_add((stride as usize).saturating_mul(more))
-        };
-        if needed > len {
-            return Err(GemmError::BufferTooSmall {
-                matrix: what,
-                needed,
-                len,
-            }
-            .into());
         }
-    }
-    Ok(())
+    };
+    fits([
+        ("A", batch_span(span("A", ar, ac, g.lda)?, cfg.stride_a), a),
+        ("B", batch_span(span("B", br, bc, g.ldb)?, cfg.stride_b), b),
+        ("C", batch_span(c_span, cfg.stride_c), c),
+    ])
 }
 
 /// `C_i = alpha op(A_i) op(B_i) + beta C_i` for `i < cfg.batch_size` through cuBLAS
