@@ -252,7 +252,7 @@ products! {
     /// array); a 0-d operand multiplies the other; of N-d arrays the sum product over `a`'s last
     /// axis and `b`'s second to last, of shape `a.shape[:-1] + b.shape[:-2] + b.shape[-1:]`.
     /// Sizes that differ are [`GemmError::ShapesDoNotMultiply`].
-    dot => dot_stream;
+    dot => dot_general;
     }
     into {
     /// `a @ b` written into `c`, which must have the product's shape ([`GemmError::OutputShape`]
@@ -311,19 +311,6 @@ fn matmul_into_stream<T: MatmulElement>(
         // More than 3 axes, batch axes broadcast, or an `out` of another layout.
         _ => matmul_general(stream, a, b, c),
     }
-}
-
-fn dot_stream<T: MatmulElement>(
-    stream: Option<&Stream>,
-    a: &View<T>,
-    b: &View<T>,
-) -> Result<DeviceArray<T, IxDyn>> {
-    // NumPy's `dot` of N-D arrays sums over other axes than `matmul`'s, and multiplies by a
-    // 0-d operand.
-    if a.ndim() > 2 || b.ndim() > 2 || a.ndim() == 0 || b.ndim() == 0 {
-        return dot_general(stream, a, b);
-    }
-    matmul_stream(stream, a, b)
 }
 
 /// [`GemmError::OutputShape`] unless `c` has the shape `expected`.
@@ -635,8 +622,8 @@ pub(crate) fn matmul_general<T: MatmulElement>(
     OnStream::new(c, stream).copy_from(&tmp)
 }
 
-/// NumPy's `dot` for the shapes `matmul` does not share: a 0-d operand, or more than 2 axes
-/// with a `b` of at least 2.
+/// NumPy's `dot`: `matmul` where the two agree ([`dot_is_matmul`]), else the shapes `matmul`
+/// does not share: a 0-d operand, or more than 2 axes with a `b` of at least 2.
 pub(crate) fn dot_general<T: MatmulElement>(
     stream: Option<&Stream>,
     a: &View<T>,
