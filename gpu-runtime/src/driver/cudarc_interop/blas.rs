@@ -5,7 +5,10 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use cudarc::cublas::sys::{cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cudaDataType};
+use cudarc::cublas::result::CublasError;
+use cudarc::cublas::sys::{
+    cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cublasStatus_t, cudaDataType,
+};
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, StridedBatchedConfig};
 use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 
@@ -19,6 +22,13 @@ use crate::types::{Complex32, Complex64};
 /// with no host wait. libcublas is loaded at run time; its absence is
 /// [`Error::Unsupported`], not cudarc's panic.
 pub fn cublas_on(stream: &Stream) -> Result<CudaBlas> {
+    cublas_present()?;
+    CudaBlas::new(stream.to_cudarc()?).map_err(cublas_error("cublasCreate"))
+}
+
+/// [`Error::Unsupported`] unless libcublas can be loaded: cudarc panics at its first call
+/// otherwise.
+pub(crate) fn cublas_present() -> Result<()> {
     // SAFETY: loading libcublas by the names cudarc would load it by runs only its
     // initialisers, as cudarc's own first call does.
     if !unsafe { cudarc::cublas::sys::is_culib_present() } {
@@ -29,9 +39,25 @@ pub fn cublas_on(stream: &Stream) -> Result<CudaBlas> {
                 .to_owned(),
         });
     }
-    CudaBlas::new(stream.to_cudarc()?).map_err(|e| Error::Cublas {
-        call: "cublasCreate",
+    Ok(())
+}
+
+/// cudarc's error of cuBLAS's `call` as [`Error::Cublas`].
+pub(crate) fn cublas_error(call: &'static str) -> impl FnOnce(CublasError) -> Error {
+    move |e| Error::Cublas {
+        call,
         code: e.0 as i32,
+    }
+}
+
+/// `status`, returned by cuBLAS's `call`, as a result: [`Error::Cublas`] unless it is success.
+pub(crate) fn cublas_status(call: &'static str, status: cublasStatus_t) -> Result<()> {
+    if status == cublasStatus_t::CUBLAS_STATUS_SUCCESS {
+        return Ok(());
+    }
+    Err(Error::Cublas {
+        call,
+        code: status as i32,
     })
 }
 
@@ -41,7 +67,7 @@ pub fn cublas_on(stream: &Stream) -> Result<CudaBlas> {
 /// 10-bit mantissas: faster on Ampere and later, about 1e-3 relative error per product; llm.c's
 /// `train_gpt2_fp32.cu` turns it on for compute capability 8.0 and above.
 pub fn set_tf32(blas: &CudaBlas, tf32: bool) -> Result<()> {
-    use cudarc::cublas::sys::{cublasMath_t, cublasStatus_t};
+    use cudarc::cublas::sys::cublasMath_t;
     let mode = if tf32 {
         cublasMath_t::CUBLAS_TF32_TENSOR_OP_MATH
     } else {
@@ -50,13 +76,7 @@ pub fn set_tf32(blas: &CudaBlas, tf32: bool) -> Result<()> {
     // SAFETY: `blas` holds a live handle (cudarc's `CudaBlas` destroys it only on drop), and a
     // math mode is a plain setting of that handle: no memory is touched.
     let status = unsafe { cudarc::cublas::sys::cublasSetMathMode(*blas.handle(), mode) };
-    if status != cublasStatus_t::CUBLAS_STATUS_SUCCESS {
-        return Err(Error::Cublas {
-            call: "cublasSetMathMode",
-            code: status as i32,
-        });
-    }
-    Ok(())
+    cublas_status("cublasSetMathMode", status)
 }
 
 /// Elements a column-major `rows` x `cols` matrix with leading dimension `ld` spans, after
@@ -96,19 +116,19 @@ fn stored(op: cublasOperation_t, rows: i32, cols: i32) -> (i32, i32) {
 pub(crate) fn check_gemm<T>(cfg: &GemmConfig<T>, a: usize, b: usize, c: usize) -> Result<()> {
     let (ar, ac) = stored(cfg.transa, cfg.m, cfg.k);
     let (br, bc) = stored(cfg.transb, cfg.k, cfg.n);
-    let need = [
+    fits([
         ("A", span("A", ar, ac, cfg.lda)?, a),
         ("B", span("B", br, bc, cfg.ldb)?, b),
         ("C", span("C", cfg.m, cfg.n, cfg.ldc)?, c),
-    ];
-    for (what, needed, len) in need {
+    ])
+}
+
+/// [`GemmError::BufferTooSmall`] for the first of the matrices `(name, elements needed, buffer
+/// length)` whose buffer is too small.
+fn fits(need: [(&'static str, usize, usize); 3]) -> Result<()> {
+    for (matrix, needed, len) in need {
         if needed > len {
-            return Err(GemmError::BufferTooSmall {
-                matrix: what,
-                needed,
-                len,
-            }
-            .into());
+            return Err(GemmError::BufferTooSmall { matrix, needed, len }.into());
         }
     }
     Ok(())
@@ -134,10 +154,7 @@ where
     // negative, leading dimensions at least the rows, spans within the lengths); `c` is
     // borrowed exclusively, so it overlaps neither `a` nor `b`; each pointer is ordered on
     // cuBLAS's stream by its `device_ptr(_mut)`.
-    unsafe { blas.gemm(cfg, a, b, c) }.map_err(|e| Error::Cublas {
-        call: "cublasGemm",
-        code: e.0 as i32,
-    })
+    unsafe { blas.gemm(cfg, a, b, c) }.map_err(cublas_error("cublasGemm"))
 }
 
 /// Checks that the `cfg.batch_size` matrices of `cfg`, each `stride_*` elements after the one
@@ -171,27 +188,19 @@ pub(crate) fn check_gemm_strided_batched<T>(
         .into());
     }
     let more = cfg.batch_size.max(1) as usize - 1;
-    let need = [
-        ("A", span("A", ar, ac, g.lda)?, cfg.stride_a, a),
-        ("B", span("B", br, bc, g.ldb)?, cfg.stride_b, b),
-        ("C", c_span, cfg.stride_c, c),
-    ];
-    for (what, one, stride, len) in need {
-        let needed = if one == 0 || cfg.batch_size == 0 {
+    // The last matrix of `batch_size` starts `more` strides after the first.
+    let batch_span = |one: usize, stride: i64| {
+        if one == 0 || cfg.batch_size == 0 {
             0
         } else {
             one.saturating_add((stride as usize).saturating_mul(more))
-        };
-        if needed > len {
-            return Err(GemmError::BufferTooSmall {
-                matrix: what,
-                needed,
-                len,
-            }
-            .into());
         }
-    }
-    Ok(())
+    };
+    fits([
+        ("A", batch_span(span("A", ar, ac, g.lda)?, cfg.stride_a), a),
+        ("B", batch_span(span("B", br, bc, g.ldb)?, cfg.stride_b), b),
+        ("C", batch_span(c_span, cfg.stride_c), c),
+    ])
 }
 
 /// `C_i = alpha op(A_i) op(B_i) + beta C_i` for `i < cfg.batch_size` through cuBLAS
@@ -216,10 +225,7 @@ where
     // SAFETY: every matrix of every batch lies inside its buffer, and the results do not
     // overlap one another (checked above); `c` is borrowed exclusively, so it overlaps neither
     // `a` nor `b`; each pointer is ordered on cuBLAS's stream by its `device_ptr(_mut)`.
-    unsafe { blas.gemm_strided_batched(cfg, a, b, c) }.map_err(|e| Error::Cublas {
-        call: "cublasGemmStridedBatched",
-        code: e.0 as i32,
-    })
+    unsafe { blas.gemm_strided_batched(cfg, a, b, c) }.map_err(cublas_error("cublasGemmStridedBatched"))
 }
 
 /// A complex element [`gemm_complex`] multiplies, with its cuBLAS data and compute types:
@@ -403,7 +409,7 @@ fn complex_call<T, A, B, C>(
     b: &B,
     c: &mut C,
     name: &'static str,
-    call: impl FnOnce(ComplexPtrs) -> std::result::Result<(), cudarc::cublas::result::CublasError>,
+    call: impl FnOnce(ComplexPtrs) -> std::result::Result<(), CublasError>,
 ) -> Result<()>
 where
     A: DevicePtr<T>,
@@ -421,10 +427,7 @@ where
         b: pb as *const c_void,
         c: pc as *mut c_void,
     })
-    .map_err(|e| Error::Cublas {
-        call: name,
-        code: e.0 as i32,
-    })
+    .map_err(cublas_error(name))
 }
 
 #[cfg(test)]

@@ -20,50 +20,37 @@ const NO_ORDER_F32: &str =
     "gpu_runtime::complex<float>(__int_as_float(0x7fc00000), __int_as_float(0x7fc00000))";
 const NO_ORDER_F64: &str = "gpu_runtime::complex<double>(__longlong_as_double(0x7ff8000000000000ll), __longlong_as_double(0x7ff8000000000000ll))";
 
-impl sealed::Sealed for Complex32 {}
-impl Element for Complex32 {
-    const SCALAR: Scalar = Scalar::F32;
-    const DTYPE: DType = DType::Complex32;
-    const KIND: Kind = Kind::Complex;
-    const C_LOWEST: &'static str = NO_ORDER_F32;
-    const C_HIGHEST: &'static str = NO_ORDER_F32;
-    fn to_arg(self) -> Arg<'static> {
-        Arg::vector(Float2::new(self.re, self.im))
-    }
-    fn c_literal(self) -> String {
-        // The bits of each part, so that every value (NaN, infinities, -0) round-trips.
-        format!(
-            "gpu_runtime::complex<float>({}, {})",
-            self.re.c_literal(),
-            self.im.c_literal()
-        )
-    }
-    fn zero() -> Self {
-        Complex32::new(0.0, 0.0)
-    }
+/// `Element` for the complex type `$t` of parts `$part` (C's `$c`), passed as the CUDA vector
+/// `$vector` of its parts.
+macro_rules! complex_element {
+    ($t:ident, $part:ident, $c:literal, $vector:ident, $no_order:expr) => {
+        impl sealed::Sealed for $t {}
+        impl Element for $t {
+            const SCALAR: Scalar = Scalar::$part;
+            const DTYPE: DType = DType::$t;
+            const KIND: Kind = Kind::Complex;
+            const C_LOWEST: &'static str = $no_order;
+            const C_HIGHEST: &'static str = $no_order;
+            fn to_arg(self) -> Arg<'static> {
+                Arg::vector($vector::new(self.re, self.im))
+            }
+            fn c_literal(self) -> String {
+                // The bits of each part, so that every value (NaN, infinities, -0) round-trips.
+                format!(
+                    concat!("gpu_runtime::complex<", $c, ">({}, {})"),
+                    self.re.c_literal(),
+                    self.im.c_literal()
+                )
+            }
+            fn zero() -> Self {
+                $t::new(0.0, 0.0)
+            }
+        }
+    };
 }
 
-impl sealed::Sealed for Complex64 {}
-impl Element for Complex64 {
-    const SCALAR: Scalar = Scalar::F64;
-    const DTYPE: DType = DType::Complex64;
-    const KIND: Kind = Kind::Complex;
-    const C_LOWEST: &'static str = NO_ORDER_F64;
-    const C_HIGHEST: &'static str = NO_ORDER_F64;
-    fn to_arg(self) -> Arg<'static> {
-        Arg::vector(Double2::new(self.re, self.im))
-    }
-    fn c_literal(self) -> String {
-        format!(
-            "gpu_runtime::complex<double>({}, {})",
-            self.re.c_literal(),
-            self.im.c_literal()
-        )
-    }
-    fn zero() -> Self {
-        Complex64::new(0.0, 0.0)
-    }
-}
+complex_element!(Complex32, F32, "float", Float2, NO_ORDER_F32);
+complex_element!(Complex64, F64, "double", Double2, NO_ORDER_F64);
 
 /// A complex element type: [`Complex32`] (parts `f32`) or [`Complex64`] (parts `f64`).
 ///

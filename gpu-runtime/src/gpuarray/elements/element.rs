@@ -131,42 +131,42 @@ int_element!(
 );
 int_element!(u64, U64, UInt, U64, "0ull", "18446744073709551615ull", "ull");
 
-impl sealed::Sealed for f32 {}
-impl Element for f32 {
-    const SCALAR: Scalar = Scalar::F32;
-    const DTYPE: DType = DType::F32;
-    const KIND: Kind = Kind::Float;
-    const C_LOWEST: &'static str = "__int_as_float(0xff800000)";
-    const C_HIGHEST: &'static str = "__int_as_float(0x7f800000)";
-    fn to_arg(self) -> Arg<'static> {
-        Arg::F32(self)
-    }
-    fn c_literal(self) -> String {
-        // The bits, so that every value (NaN, infinities, -0) round-trips exactly.
-        format!("__int_as_float({:#x})", self.to_bits())
-    }
-    fn zero() -> Self {
-        0.0
-    }
+/// `Element` for a float type: its C literals are its bits in `$pre ... $post` (a reinterpreting
+/// intrinsic), so that every value (NaN, infinities, -0) round-trips exactly, and its limits
+/// are the infinities, `$neg_inf` and `$inf` in bits.
+macro_rules! float_element {
+    ($t:ty, $scalar:ident, $pre:literal, $post:literal, $neg_inf:literal, $inf:literal, $zero:expr) => {
+        impl sealed::Sealed for $t {}
+        impl Element for $t {
+            const SCALAR: Scalar = Scalar::$scalar;
+            const DTYPE: DType = DType::$scalar;
+            const KIND: Kind = Kind::Float;
+            const C_LOWEST: &'static str = concat!($pre, $neg_inf, $post);
+            const C_HIGHEST: &'static str = concat!($pre, $inf, $post);
+            fn to_arg(self) -> Arg<'static> {
+                Arg::$scalar(self)
+            }
+            fn c_literal(self) -> String {
+                format!(concat!($pre, "{:#x}", $post), self.to_bits())
+            }
+            fn zero() -> Self {
+                $zero
+            }
+        }
+    };
 }
+pub(super) use float_element;
 
-impl sealed::Sealed for f64 {}
-impl Element for f64 {
-    const SCALAR: Scalar = Scalar::F64;
-    const DTYPE: DType = DType::F64;
-    const KIND: Kind = Kind::Float;
-    const C_LOWEST: &'static str = "__longlong_as_double(0xfff0000000000000ll)";
-    const C_HIGHEST: &'static str = "__longlong_as_double(0x7ff0000000000000ll)";
-    fn to_arg(self) -> Arg<'static> {
-        Arg::F64(self)
-    }
-    fn c_literal(self) -> String {
-        format!("__longlong_as_double({:#x}ll)", self.to_bits())
-    }
-    fn zero() -> Self {
-        0.0
-    }
-}
+float_element!(f32, F32, "__int_as_float(", ")", "0xff800000", "0x7f800000", 0.0);
+float_element!(
+    f64,
+    F64,
+    "__longlong_as_double(",
+    "ll)",
+    "0xfff0000000000000",
+    "0x7ff0000000000000",
+    0.0
+);
 
 impl sealed::Sealed for Bool {}
 impl Element for Bool {

@@ -7,45 +7,27 @@ use gpu_cdecl::Scalar;
 use half::{bf16, f16};
 
 use crate::gpuarray::elements::dtype::DType;
-use crate::gpuarray::elements::element::{sealed, Element, Kind};
+use crate::gpuarray::elements::element::{float_element, sealed, Element, Kind};
 use crate::launch::Arg;
 
-impl sealed::Sealed for f16 {}
-impl Element for f16 {
-    const SCALAR: Scalar = Scalar::F16;
-    const DTYPE: DType = DType::F16;
-    const KIND: Kind = Kind::Float;
-    const C_LOWEST: &'static str = "__ushort_as_half((unsigned short)0xfc00u)";
-    const C_HIGHEST: &'static str = "__ushort_as_half((unsigned short)0x7c00u)";
-    fn to_arg(self) -> Arg<'static> {
-        Arg::F16(self)
-    }
-    fn c_literal(self) -> String {
-        // The bits, so that every value (NaN, infinities, -0) round-trips exactly.
-        format!("__ushort_as_half((unsigned short){:#x}u)", self.to_bits())
-    }
-    fn zero() -> Self {
-        f16::ZERO
-    }
-}
-
-impl sealed::Sealed for bf16 {}
-impl Element for bf16 {
-    const SCALAR: Scalar = Scalar::Bf16;
-    const DTYPE: DType = DType::Bf16;
-    const KIND: Kind = Kind::Float;
-    const C_LOWEST: &'static str = "__ushort_as_bfloat16((unsigned short)0xff80u)";
-    const C_HIGHEST: &'static str = "__ushort_as_bfloat16((unsigned short)0x7f80u)";
-    fn to_arg(self) -> Arg<'static> {
-        Arg::Bf16(self)
-    }
-    fn c_literal(self) -> String {
-        format!("__ushort_as_bfloat16((unsigned short){:#x}u)", self.to_bits())
-    }
-    fn zero() -> Self {
-        bf16::ZERO
-    }
-}
+float_element!(
+    f16,
+    F16,
+    "__ushort_as_half((unsigned short)",
+    "u)",
+    "0xfc00",
+    "0x7c00",
+    f16::ZERO
+);
+float_element!(
+    bf16,
+    Bf16,
+    "__ushort_as_bfloat16((unsigned short)",
+    "u)",
+    "0xff80",
+    "0x7f80",
+    bf16::ZERO
+);
 
 #[cfg(test)]
 mod tests {

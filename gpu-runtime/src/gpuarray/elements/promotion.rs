@@ -113,6 +113,12 @@ impl DType {
         }
     }
 
+    /// Whether this is `bool` or an integer type: the types whose `/` is NumPy's true division,
+    /// in `f64`.
+    pub(crate) fn is_bool_or_integer(self) -> bool {
+        self.kind() <= KindRank::Int
+    }
+
     /// For an integer: whether it is signed, and its width in bits.
     fn int_bits(self) -> (bool, u32) {
         match self {

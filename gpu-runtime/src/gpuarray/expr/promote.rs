@@ -95,40 +95,34 @@ use crate::gpuarray::expr::func::CmpOp;
 // public path per item, scripts/check_public_paths.py).
 pub use crate::gpuarray::elements::promotion::{promote, Promote, TrueDivide};
 
-/// `x op y` with both converted to their promoted type.
-fn mixed<'a, T: Promote<U>, U: Element>(
-    op: BinOp,
-    x: impl Operand<'a, T>,
-    y: impl Operand<'a, U>,
-) -> Expr<'a, T::Output> {
-    let x = x.into_expr().cast::<T::Output>();
-    let y = y.into_expr().cast::<T::Output>();
-    x.bin(op, y)
+/// The binary operators of two element types computed in their promoted type: `x op y` with
+/// both converted to it (one signature for all, each with its own docs).
+macro_rules! mixed_ops {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name<'a, T: Promote<U>, U: Element>(
+            x: impl Operand<'a, T>,
+            y: impl Operand<'a, U>,
+        ) -> Expr<'a, T::Output> {
+            let x = x.into_expr().cast::<T::Output>();
+            let y = y.into_expr().cast::<T::Output>();
+            x.bin(BinOp::$op, y)
+        }
+    )*};
 }
 
-/// `x + y` for operands of two element types, in their promoted type (an expression: one
-/// kernel when evaluated).
-pub fn add<'a, T: Promote<U>, U: Element>(
-    x: impl Operand<'a, T>,
-    y: impl Operand<'a, U>,
-) -> Expr<'a, T::Output> {
-    mixed(BinOp::Add, x, y)
-}
-
-/// `x - y` in the promoted type; see [`add`].
-pub fn sub<'a, T: Promote<U>, U: Element>(
-    x: impl Operand<'a, T>,
-    y: impl Operand<'a, U>,
-) -> Expr<'a, T::Output> {
-    mixed(BinOp::Sub, x, y)
-}
-
-/// `x * y` in the promoted type; see [`add`].
-pub fn mul<'a, T: Promote<U>, U: Element>(
-    x: impl Operand<'a, T>,
-    y: impl Operand<'a, U>,
-) -> Expr<'a, T::Output> {
-    mixed(BinOp::Mul, x, y)
+mixed_ops! {
+    /// `x + y` for operands of two element types, in their promoted type (an expression: one
+    /// kernel when evaluated).
+    add => Add;
+    /// `x - y` in the promoted type; see [`add`].
+    sub => Sub;
+    /// `x * y` in the promoted type; see [`add`].
+    mul => Mul;
+    /// `x % y` (NumPy's `remainder`: the sign of `y`) in the promoted type; see [`add`].
+    remainder => Rem;
+    /// `x // y` (NumPy's `floor_divide`) in the promoted type; see [`add`].
+    floor_divide => FloorDiv;
 }
 
 /// `x / y`, NumPy's true division: in the promoted type, or in `f64` when that is an integer
@@ -141,22 +135,6 @@ pub fn div<'a, T: Promote<U>, U: Element>(
     let x = x.into_expr().cast::<Q<T, U>>();
     let y = y.into_expr().cast::<Q<T, U>>();
     x.bin(BinOp::Div, y)
-}
-
-/// `x % y` (NumPy's `remainder`: the sign of `y`) in the promoted type; see [`add`].
-pub fn remainder<'a, T: Promote<U>, U: Element>(
-    x: impl Operand<'a, T>,
-    y: impl Operand<'a, U>,
-) -> Expr<'a, T::Output> {
-    mixed(BinOp::Rem, x, y)
-}
-
-/// `x // y` (NumPy's `floor_divide`) in the promoted type; see [`add`].
-pub fn floor_divide<'a, T: Promote<U>, U: Element>(
-    x: impl Operand<'a, T>,
-    y: impl Operand<'a, U>,
-) -> Expr<'a, T::Output> {
-    mixed(BinOp::FloorDiv, x, y)
 }
 
 /// `x op y` for a comparison `op` (NumPy's `greater`, ..., `not_equal`), both compared in
@@ -200,7 +178,7 @@ pub fn op_assign<'a, T: Promote<U>, U: Element, S: StorageMut<Elem = T>, D: Dime
     x: impl Operand<'a, U>,
 ) -> Result<()> {
     // NumPy's `/` of integers (and `bool`s) is true division, in `f64`.
-    let computed = if op == BinOp::Div && is_integer(T::Output::DTYPE) {
+    let computed = if op == BinOp::Div && T::Output::DTYPE.is_bool_or_integer() {
         DType::F64
     } else {
         T::Output::DTYPE
@@ -224,22 +202,6 @@ pub fn op_assign<'a, T: Promote<U>, U: Element, S: StorageMut<Elem = T>, D: Dime
         Store::CompoundIn(op, T::Output::DTYPE)
     };
     e.store(None, target, store)
-}
-
-/// Whether `d` is `bool` or one of the integer types (whose `/` is NumPy's true division).
-fn is_integer(d: DType) -> bool {
-    matches!(
-        d,
-        DType::Bool
-            | DType::I8
-            | DType::U8
-            | DType::I16
-            | DType::U16
-            | DType::I32
-            | DType::U32
-            | DType::I64
-            | DType::U64
-    )
 }
 
 #[cfg(test)]

@@ -53,18 +53,26 @@ use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use ndarray::{Dimension, IxDyn};
 
 use crate::driver::context::core::Context;
+use crate::driver::cudarc_interop::blas::cublas_error;
 use crate::driver::cudarc_interop::{
     cublas_on, gemm, gemm_complex, gemm_strided_batched, gemm_strided_batched_complex,
 };
 use crate::driver::stream::Stream;
 use crate::error::{Error, GemmError, Result};
-use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage, StorageMut};
+use crate::gpuarray::array::core::{
+    DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, Storage, StorageMut,
+};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::promotion::Promote;
 use crate::gpuarray::linalg::matmul_plan::{gemm_call, product, Matrices, Op, OperandLayout, Product};
 use crate::gpuarray::linalg::nd_plan::{broadcast_matrices, dot_shape, merge_axes, nd_product};
 use crate::types::{Complex32, Complex64};
+
+/// The operands as the steps below take them: views with a dynamic number of axes, so that
+/// each step is written (and compiled) once, not for every storage and dimension type.
+type View<'a, T> = DeviceArrayView<'a, T, IxDyn>;
+type ViewMut<'a, T> = DeviceArrayViewMut<'a, T, IxDyn>;
 
 /// An [`Element`] cuBLAS multiplies: `f32`, `f64`, `half::f16`, `half::bf16`, `Complex32`,
 /// `Complex64`.
@@ -173,150 +181,89 @@ where
     gemm_strided_batched(blas, cfg, a, b, c)
 }
 
-/// `a @ b` (NumPy's `matmul`) in a new C-order array, on the legacy default stream.
-pub fn matmul<T, S1, D1, S2, D2>(
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-) -> Result<DeviceArray<T, IxDyn>>
-where
-    T: MatmulElement,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-    D1: Dimension,
-    D2: Dimension,
-{
-    matmul_stream(None, a, b)
+/// Declares each product twice: as a free function on the legacy default stream and as the
+/// method of the same name of `OnStream`, on its stream. Both hand views of the operands (any
+/// storage, any dimension type) to the one implementation `$imp`, so the generic bounds are
+/// written once for the eight public forms (`@new`: a new array, `@into`: into `c`).
+macro_rules! products {
+    (
+        new { $($(#[$doc:meta])* $name:ident => $imp:ident;)* }
+        into { $($(#[$idoc:meta])* $iname:ident => $iimp:ident;)* }
+    ) => {
+        $(products!(@new $(#[$doc])* $name => $imp, [], None);)*
+        $(products!(@into $(#[$idoc])* $iname => $iimp, [], None);)*
+
+        /// The products on a stream: `gpuarray::on(&stream).matmul(&a, &b)`.
+        impl OnStream<'_, &Context> {
+            $(products!(
+                @new #[doc = concat!("[`", stringify!($name), "`] on this stream; returns without waiting.")]
+                $name => $imp, [&self,], self.stream
+            );)*
+            $(products!(
+                @into #[doc = concat!("[`", stringify!($iname), "`] on this stream; returns without waiting.")]
+                $iname => $iimp, [&self,], self.stream
+            );)*
+        }
+    };
+    (@new $(#[$doc:meta])* $name:ident => $imp:ident, [$($recv:tt)*], $stream:expr) => {
+        $(#[$doc])*
+        pub fn $name<T, S1, D1, S2, D2>(
+            $($recv)*
+            a: &DeviceArrayBase<S1, D1>,
+            b: &DeviceArrayBase<S2, D2>,
+        ) -> Result<DeviceArray<T, IxDyn>>
+        where
+            T: MatmulElement,
+            S1: Storage<Elem = T>,
+            S2: Storage<Elem = T>,
+            D1: Dimension,
+            D2: Dimension,
+        {
+            $imp($stream, &a.view().into_dyn(), &b.view().into_dyn())
+        }
+    };
+    (@into $(#[$doc:meta])* $name:ident => $imp:ident, [$($recv:tt)*], $stream:expr) => {
+        $(#[$doc])*
+        pub fn $name<T, S1, D1, S2, D2, S3, D3>(
+            $($recv)*
+            a: &DeviceArrayBase<S1, D1>,
+            b: &DeviceArrayBase<S2, D2>,
+            c: &mut DeviceArrayBase<S3, D3>,
+        ) -> Result<()>
+        where
+            T: MatmulElement,
+            S1: Storage<Elem = T>,
+            S2: Storage<Elem = T>,
+            S3: StorageMut<Elem = T>,
+            D1: Dimension,
+            D2: Dimension,
+            D3: Dimension,
+        {
+            $imp($stream, &a.view().into_dyn(), &b.view().into_dyn(), &mut c.view_mut().into_dyn())
+        }
+    };
 }
 
-/// `a @ b` written into `c`, which must have the product's shape ([`GemmError::OutputShape`]
-/// otherwise), of any layout (NumPy's `matmul(a, b, out=c)`), on the legacy default stream.
-pub fn matmul_into<T, S1, D1, S2, D2, S3, D3>(
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-    c: &mut DeviceArrayBase<S3, D3>,
-) -> Result<()>
-where
-    T: MatmulElement,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-    S3: StorageMut<Elem = T>,
-    D1: Dimension,
-    D2: Dimension,
-    D3: Dimension,
-{
-    matmul_into_stream(None, a, b, c)
-}
-
-/// NumPy's `dot`: of 1-D and 2-D arrays the same as [`matmul`] (two vectors give a 0-d
-/// array); a 0-d operand multiplies the other; of N-d arrays the sum product over `a`'s last
-/// axis and `b`'s second to last, of shape `a.shape[:-1] + b.shape[:-2] + b.shape[-1:]`.
-/// Sizes that differ are [`GemmError::ShapesDoNotMultiply`].
-pub fn dot<T, S1, D1, S2, D2>(
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-) -> Result<DeviceArray<T, IxDyn>>
-where
-    T: MatmulElement,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-    D1: Dimension,
-    D2: Dimension,
-{
-    dot_stream(None, a, b)
-}
-
-/// NumPy's `dot(a, b, out=c)`: [`dot`] written into `c`, which must have exactly the result's
-/// shape ([`GemmError::OutputShape`] otherwise, nothing written) and element type; of any layout
-/// (NumPy requires a C-contiguous `out`; a strided one here goes through one temporary and one
-/// copy, as for the N-d and 0-d operands, whose product [`dot`] computes first). On the legacy
-/// default stream.
-pub fn dot_into<T, S1, D1, S2, D2, S3, D3>(
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-    c: &mut DeviceArrayBase<S3, D3>,
-) -> Result<()>
-where
-    T: MatmulElement,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-    S3: StorageMut<Elem = T>,
-    D1: Dimension,
-    D2: Dimension,
-    D3: Dimension,
-{
-    dot_into_stream(None, a, b, c)
-}
-
-/// The products on a stream: `gpuarray::on(&stream).matmul(&a, &b)`.
-impl OnStream<'_, &Context> {
-    /// [`matmul`] on this stream; returns without waiting.
-    pub fn matmul<T, S1, D1, S2, D2>(
-        &self,
-        a: &DeviceArrayBase<S1, D1>,
-        b: &DeviceArrayBase<S2, D2>,
-    ) -> Result<DeviceArray<T, IxDyn>>
-    where
-        T: MatmulElement,
-        S1: Storage<Elem = T>,
-        S2: Storage<Elem = T>,
-        D1: Dimension,
-        D2: Dimension,
-    {
-        matmul_stream(self.stream, a, b)
+products! {
+    new {
+    /// `a @ b` (NumPy's `matmul`) in a new C-order array, on the legacy default stream.
+    matmul => matmul_stream;
+    /// NumPy's `dot`: of 1-D and 2-D arrays the same as [`matmul`] (two vectors give a 0-d
+    /// array); a 0-d operand multiplies the other; of N-d arrays the sum product over `a`'s last
+    /// axis and `b`'s second to last, of shape `a.shape[:-1] + b.shape[:-2] + b.shape[-1:]`.
+    /// Sizes that differ are [`GemmError::ShapesDoNotMultiply`].
+    dot => dot_general;
     }
-
-    /// [`matmul_into`] on this stream; returns without waiting.
-    pub fn matmul_into<T, S1, D1, S2, D2, S3, D3>(
-        &self,
-        a: &DeviceArrayBase<S1, D1>,
-        b: &DeviceArrayBase<S2, D2>,
-        c: &mut DeviceArrayBase<S3, D3>,
-    ) -> Result<()>
-    where
-        T: MatmulElement,
-        S1: Storage<Elem = T>,
-        S2: Storage<Elem = T>,
-        S3: StorageMut<Elem = T>,
-        D1: Dimension,
-        D2: Dimension,
-        D3: Dimension,
-    {
-        matmul_into_stream(self.stream, a, b, c)
-    }
-
-    /// [`dot`] on this stream; returns without waiting.
-    pub fn dot<T, S1, D1, S2, D2>(
-        &self,
-        a: &DeviceArrayBase<S1, D1>,
-        b: &DeviceArrayBase<S2, D2>,
-    ) -> Result<DeviceArray<T, IxDyn>>
-    where
-        T: MatmulElement,
-        S1: Storage<Elem = T>,
-        S2: Storage<Elem = T>,
-        D1: Dimension,
-        D2: Dimension,
-    {
-        dot_stream(self.stream, a, b)
-    }
-
-    /// [`dot_into`] on this stream; returns without waiting.
-    pub fn dot_into<T, S1, D1, S2, D2, S3, D3>(
-        &self,
-        a: &DeviceArrayBase<S1, D1>,
-        b: &DeviceArrayBase<S2, D2>,
-        c: &mut DeviceArrayBase<S3, D3>,
-    ) -> Result<()>
-    where
-        T: MatmulElement,
-        S1: Storage<Elem = T>,
-        S2: Storage<Elem = T>,
-        S3: StorageMut<Elem = T>,
-        D1: Dimension,
-        D2: Dimension,
-        D3: Dimension,
-    {
-        dot_into_stream(self.stream, a, b, c)
+    into {
+    /// `a @ b` written into `c`, which must have the product's shape ([`GemmError::OutputShape`]
+    /// otherwise), of any layout (NumPy's `matmul(a, b, out=c)`), on the legacy default stream.
+    matmul_into => matmul_into_stream;
+    /// NumPy's `dot(a, b, out=c)`: [`dot`] written into `c`, which must have exactly the result's
+    /// shape ([`GemmError::OutputShape`] otherwise, nothing written) and element type; of any layout
+    /// (NumPy requires a C-contiguous `out`; a strided one here goes through one temporary and one
+    /// copy, as for the N-d and 0-d operands, whose product [`dot`] computes first). On the legacy
+    /// default stream.
+    dot_into => dot_into_stream;
     }
 }
 
@@ -326,21 +273,12 @@ fn dot_is_matmul(na: usize, nb: usize) -> bool {
     na > 0 && nb > 0 && (na <= 2 && nb <= 2 || nb == 1)
 }
 
-fn dot_into_stream<T, S1, D1, S2, D2, S3, D3>(
+fn dot_into_stream<T: MatmulElement>(
     stream: Option<&Stream>,
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-    c: &mut DeviceArrayBase<S3, D3>,
-) -> Result<()>
-where
-    T: MatmulElement,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-    S3: StorageMut<Elem = T>,
-    D1: Dimension,
-    D2: Dimension,
-    D3: Dimension,
-{
+    a: &View<T>,
+    b: &View<T>,
+    c: &mut ViewMut<T>,
+) -> Result<()> {
     let (sa, sb) = (a.shape(), b.shape());
     let (na, nb) = (sa.len(), sb.len());
     // Where `dot` is `matmul`, `matmul_into` writes `c` directly.
@@ -355,32 +293,17 @@ where
     } else {
         dot_shape(sa, sb).ok_or_else(|| shapes_error(sa, sb))?
     };
-    if c.shape() != expected.as_slice() {
-        return Err(GemmError::OutputShape {
-            expected,
-            found: c.shape().to_vec(),
-        }
-        .into());
-    }
+    check_out_shape(c, &expected)?;
     let result = dot_general(stream, a, b)?;
     OnStream::new(c, stream).copy_from(&result)
 }
 
-fn matmul_into_stream<T, S1, D1, S2, D2, S3, D3>(
+fn matmul_into_stream<T: MatmulElement>(
     stream: Option<&Stream>,
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-    c: &mut DeviceArrayBase<S3, D3>,
-) -> Result<()>
-where
-    T: MatmulElement,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-    S3: StorageMut<Elem = T>,
-    D1: Dimension,
-    D2: Dimension,
-    D3: Dimension,
-{
+    a: &View<T>,
+    b: &View<T>,
+    c: &mut ViewMut<T>,
+) -> Result<()> {
     match product(a.shape(), b.shape()) {
         Some(p) if c.is_standard_layout() || c.shape() != p.shape.as_slice() => {
             into_stream(stream, a, b, c, &p)
@@ -390,24 +313,16 @@ where
     }
 }
 
-fn dot_stream<T, S1, D1, S2, D2>(
-    stream: Option<&Stream>,
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-) -> Result<DeviceArray<T, IxDyn>>
-where
-    T: MatmulElement,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-    D1: Dimension,
-    D2: Dimension,
-{
-    // NumPy's `dot` of N-D arrays sums over other axes than `matmul`'s, and multiplies by a
-    // 0-d operand.
-    if a.ndim() > 2 || b.ndim() > 2 || a.ndim() == 0 || b.ndim() == 0 {
-        return dot_general(stream, a, b);
+/// [`GemmError::OutputShape`] unless `c` has the shape `expected`.
+fn check_out_shape<T: Element>(c: &ViewMut<T>, expected: &[usize]) -> Result<()> {
+    if c.shape() != expected {
+        return Err(GemmError::OutputShape {
+            expected: expected.to_vec(),
+            found: c.shape().to_vec(),
+        }
+        .into());
     }
-    matmul_stream(stream, a, b)
+    Ok(())
 }
 
 pub(crate) fn shapes_error(a: &[usize], b: &[usize]) -> Error {
@@ -418,27 +333,20 @@ pub(crate) fn shapes_error(a: &[usize], b: &[usize]) -> Error {
     .into()
 }
 
-pub(crate) fn matmul_stream<T, S1, D1, S2, D2>(
+pub(crate) fn matmul_stream<T: MatmulElement>(
     stream: Option<&Stream>,
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-) -> Result<DeviceArray<T, IxDyn>>
-where
-    T: MatmulElement,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-    D1: Dimension,
-    D2: Dimension,
-{
+    a: &View<T>,
+    b: &View<T>,
+) -> Result<DeviceArray<T, IxDyn>> {
     if let Some(p) = product(a.shape(), b.shape()) {
         let mut c = DeviceArray::<T, IxDyn>::empty(a.context(), IxDyn(&p.shape))?;
-        into_stream(stream, a, b, &mut c, &p)?;
+        into_stream(stream, a, b, &mut c.view_mut(), &p)?;
         return Ok(c);
     }
     // More than 3 axes, or batch axes broadcast.
     let p = nd_product(a.shape(), b.shape()).ok_or_else(|| shapes_error(a.shape(), b.shape()))?;
     let mut c = DeviceArray::<T, IxDyn>::empty(a.context(), IxDyn(&p.shape))?;
-    matmul_general(stream, a, b, &mut c)?;
+    matmul_general(stream, a, b, &mut c.view_mut())?;
     Ok(c)
 }
 
@@ -455,35 +363,32 @@ fn op(op: Op) -> cublasOperation_t {
 }
 
 /// An operand as cuBLAS reads it: the array itself when its layout allows, else a C-order
-/// copy (queued on `stream`, so ordered before the product).
-enum Operand<'a, T: Element> {
-    AsIs(DeviceArrayView<'a, T, IxDyn>, OperandLayout),
-    Copied(DeviceArray<T, IxDyn>, OperandLayout),
+/// copy (queued on `stream`, so ordered before the product), with the layout cuBLAS is told.
+struct Operand<'a, T: Element> {
+    mat: Mat<'a, T>,
+    layout: OperandLayout,
 }
 
 impl<'a, T: Element> Operand<'a, T> {
-    fn of<S: Storage<Elem = T>, D: Dimension>(
-        x: &'a DeviceArrayBase<S, D>,
-        is_left: bool,
-        stream: &Stream,
-    ) -> Result<Self> {
+    fn of(x: &'a View<T>, is_left: bool, stream: &Stream) -> Result<Self> {
         let layout = |shape: &[usize], strides: &[isize]| {
             Matrices::of(shape, strides, is_left).and_then(|m| m.layout())
         };
-        if let Some(l) = layout(x.shape(), x.strides()) {
-            return Ok(Operand::AsIs(x.view().into_dyn(), l));
+        if let Some(layout) = layout(x.shape(), x.strides()) {
+            return Ok(Operand {
+                mat: Mat::View(x.view()),
+                layout,
+            });
         }
-        let copy = x.on(stream).to_contiguous()?.into_dyn();
+        let copy = x.on(stream).to_contiguous()?;
         // A C-order copy always has a layout cuBLAS reads; `None` cannot happen, and is
         // reported as the shapes it came from all the same rather than a panic.
-        let l = layout(copy.shape(), copy.strides()).ok_or_else(|| shapes_error(x.shape(), x.shape()))?;
-        Ok(Operand::Copied(copy, l))
-    }
-
-    fn layout(&self) -> OperandLayout {
-        match self {
-            Operand::AsIs(_, l) | Operand::Copied(_, l) => *l,
-        }
+        let layout =
+            layout(copy.shape(), copy.strides()).ok_or_else(|| shapes_error(x.shape(), x.shape()))?;
+        Ok(Operand {
+            mat: Mat::Owned(copy),
+            layout,
+        })
     }
 }
 
@@ -510,37 +415,19 @@ fn with_handle<R>(stream: &Stream, f: impl FnOnce(&CudaBlas, &Arc<CudaStream>) -
         // with work on the old one over the same memory. Every use of this crate's memory by
         // the handle is ordered on the stream it queues on by `device_ptr(_mut)` (the memory's
         // stream record), so the stream it queues on next may be any.
-        unsafe { blas.set_stream(cudarc_stream.clone()) }.map_err(|e| Error::Cublas {
-            call: "cublasSetStream",
-            code: e.0 as i32,
-        })?;
+        unsafe { blas.set_stream(cudarc_stream.clone()) }.map_err(cublas_error("cublasSetStream"))?;
         f(blas, &cudarc_stream)
     })
 }
 
-pub(crate) fn into_stream<T, S1, D1, S2, D2, S3, D3>(
+pub(crate) fn into_stream<T: MatmulElement>(
     stream: Option<&Stream>,
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-    c: &mut DeviceArrayBase<S3, D3>,
+    a: &View<T>,
+    b: &View<T>,
+    c: &mut ViewMut<T>,
     p: &Product,
-) -> Result<()>
-where
-    T: MatmulElement,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-    S3: StorageMut<Elem = T>,
-    D1: Dimension,
-    D2: Dimension,
-    D3: Dimension,
-{
-    if c.shape() != p.shape.as_slice() {
-        return Err(GemmError::OutputShape {
-            expected: p.shape.clone(),
-            found: c.shape().to_vec(),
-        }
-        .into());
-    }
+) -> Result<()> {
+    check_out_shape(c, &p.shape)?;
     if !c.is_standard_layout() {
         return Err(GemmError::OutputLayout {
             strides: c.strides().to_vec(),
@@ -572,7 +459,7 @@ where
         return c.on_mut(stream).fill(T::zero());
     }
     let (oa, ob) = (Operand::of(a, true, stream)?, Operand::of(b, false, stream)?);
-    let call = gemm_call(p, oa.layout(), ob.layout());
+    let call = gemm_call(p, oa.layout, ob.layout);
     let cfg = GemmConfig {
         transa: op(call.transa),
         transb: op(call.transb),
@@ -594,7 +481,7 @@ where
         stride("the batch stride of the result", call.stride_c)?,
     );
     // Row-major C = A B is column-major Cᵀ = Bᵀ Aᵀ: cuBLAS's A is our b (`gemm_call`).
-    let (va, vb) = (operand_view(&oa), operand_view(&ob));
+    let (va, vb) = (oa.mat.view(), ob.mat.view());
     with_handle(stream, |blas, cuda_stream| {
         if call.batch == 1 {
             return T::gemm(blas, cuda_stream, cfg, &vb, &va, c);
@@ -608,14 +495,6 @@ where
         };
         T::gemm_strided_batched(blas, cuda_stream, batched, &vb, &va, c)
     })
-}
-
-/// The view cuBLAS reads of an operand.
-fn operand_view<'a, T: Element>(o: &'a Operand<'_, T>) -> DeviceArrayView<'a, T, IxDyn> {
-    match o {
-        Operand::AsIs(v, _) => v.view(),
-        Operand::Copied(c, _) => c.view(),
-    }
 }
 
 // ---- Beyond 3 axes, `out` of any layout, N-d `dot`, two element types ----
@@ -645,12 +524,12 @@ fn operand_view<'a, T: Element>(o: &'a Operand<'_, T>) -> DeviceArrayView<'a, T,
 
 /// An operand as it is handed on: a view of the caller's array, or a copy of it.
 pub(crate) enum Mat<'a, T: Element> {
-    View(DeviceArrayView<'a, T, IxDyn>),
+    View(View<'a, T>),
     Owned(DeviceArray<T, IxDyn>),
 }
 
 impl<T: Element> Mat<'_, T> {
-    pub(crate) fn view(&self) -> DeviceArrayView<'_, T, IxDyn> {
+    pub(crate) fn view(&self) -> View<'_, T> {
         match self {
             Mat::View(v) => v.view(),
             Mat::Owned(o) => o.view(),
@@ -659,18 +538,14 @@ impl<T: Element> Mat<'_, T> {
 }
 
 /// `v`'s elements under another shape and strides (checked to stay inside its memory).
-fn restrided<'a, T: Element>(
-    v: DeviceArrayView<'a, T, IxDyn>,
-    shape: &[usize],
-    strides: &[isize],
-) -> Result<DeviceArrayView<'a, T, IxDyn>> {
+fn restrided<'a, T: Element>(v: View<'a, T>, shape: &[usize], strides: &[isize]) -> Result<View<'a, T>> {
     DeviceArrayBase::from_parts(v.data, v.offset, shape, strides)
 }
 
 /// `x` (shape `shape`, strides `strides` over its elements) as a C-order copy of that shape
 /// when it cannot be viewed so: queued on `stream`.
 fn contiguous<'a, T: Element>(
-    v: DeviceArrayView<'a, T, IxDyn>,
+    v: View<'a, T>,
     stream: Option<&Stream>,
     new_shape: &[usize],
 ) -> Result<Mat<'a, T>> {
@@ -681,8 +556,8 @@ fn contiguous<'a, T: Element>(
 /// Operand `x` of the product `p` as cuBLAS takes it: a matrix `(r, c)` when its batch is one
 /// matrix for every product, a strided batch `(B, r, c)` when its batch axes merge, else a
 /// C-order copy of it broadcast to `(B, r, c)`.
-fn as_matrices<'a, T: Element, S: Storage<Elem = T>, D: Dimension>(
-    x: &'a DeviceArrayBase<S, D>,
+fn as_matrices<'a, T: Element>(
+    x: &'a View<T>,
     is_left: bool,
     batch: &[usize],
     stream: Option<&Stream>,
@@ -690,7 +565,7 @@ fn as_matrices<'a, T: Element, S: Storage<Elem = T>, D: Dimension>(
     let (shape, strides) = broadcast_matrices(x.shape(), x.strides(), is_left, batch);
     let nb = batch.len();
     let (r, c) = (shape[nb], shape[nb + 1]);
-    let v = x.view().into_dyn();
+    let v = x.view();
     match merge_axes(&shape[..nb], &strides[..nb]) {
         Some((_, 0)) => Ok(Mat::View(restrided(v, &[r, c], &strides[nb..])?)),
         Some((len, stride)) => Ok(Mat::View(restrided(
@@ -708,29 +583,14 @@ fn as_matrices<'a, T: Element, S: Storage<Elem = T>, D: Dimension>(
 /// NumPy's `matmul` of any number of axes into `c` of any layout: the general path, taken when
 /// [`matmul_plan::product`](crate::gpuarray::linalg::matmul_plan::product) does not cover the
 /// shapes or `c` is not C-contiguous.
-pub(crate) fn matmul_general<T, S1, D1, S2, D2, S3, D3>(
+pub(crate) fn matmul_general<T: MatmulElement>(
     stream: Option<&Stream>,
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-    c: &mut DeviceArrayBase<S3, D3>,
-) -> Result<()>
-where
-    T: MatmulElement,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-    S3: StorageMut<Elem = T>,
-    D1: Dimension,
-    D2: Dimension,
-    D3: Dimension,
-{
+    a: &View<T>,
+    b: &View<T>,
+    c: &mut ViewMut<T>,
+) -> Result<()> {
     let p = nd_product(a.shape(), b.shape()).ok_or_else(|| shapes_error(a.shape(), b.shape()))?;
-    if c.shape() != p.shape.as_slice() {
-        return Err(GemmError::OutputShape {
-            expected: p.shape.clone(),
-            found: c.shape().to_vec(),
-        }
-        .into());
-    }
+    check_out_shape(c, &p.shape)?;
     if c.is_empty() {
         return Ok(());
     }
@@ -747,42 +607,35 @@ where
     // `(m, n)` product, the same matrix at every batch index of `c`.
     let whole_batch = pp.shape.len() == 2 && p.shape.len() > 2;
     if c.is_standard_layout() && !whole_batch {
-        let mut cv = c.view_mut().into_dyn().reshape(IxDyn(&pp.shape))?;
+        let mut cv = c.view_mut().reshape(IxDyn(&pp.shape))?;
         return into_stream(stream, &av, &bv, &mut cv, &pp);
     }
     let mut tmp = DeviceArray::<T, IxDyn>::empty(c.context(), IxDyn(&pp.shape))?;
-    into_stream(stream, &av, &bv, &mut tmp, &pp)?;
+    into_stream(stream, &av, &bv, &mut tmp.view_mut(), &pp)?;
     if whole_batch {
         let mut strides = vec![0isize; p.shape.len() - 2];
         strides.extend_from_slice(tmp.strides());
-        let every = restrided(tmp.view().into_dyn(), &p.shape, &strides)?;
+        let every = restrided(tmp.view(), &p.shape, &strides)?;
         return OnStream::new(c, stream).copy_from(&every);
     }
     let tmp = tmp.reshape(IxDyn(&p.shape))?;
     OnStream::new(c, stream).copy_from(&tmp)
 }
 
-/// NumPy's `dot` for the shapes `matmul` does not share: a 0-d operand, or more than 2 axes
-/// with a `b` of at least 2.
-pub(crate) fn dot_general<T, S1, D1, S2, D2>(
+/// NumPy's `dot`: `matmul` where the two agree ([`dot_is_matmul`]), else the shapes `matmul`
+/// does not share: a 0-d operand, or more than 2 axes with a `b` of at least 2.
+pub(crate) fn dot_general<T: MatmulElement>(
     stream: Option<&Stream>,
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-) -> Result<DeviceArray<T, IxDyn>>
-where
-    T: MatmulElement,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-    D1: Dimension,
-    D2: Dimension,
-{
+    a: &View<T>,
+    b: &View<T>,
+) -> Result<DeviceArray<T, IxDyn>> {
     let (sa, sb) = (a.shape().to_vec(), b.shape().to_vec());
     if sa.is_empty() || sb.is_empty() {
         // A scalar times an array: the array as a column `(P, 1)` times the scalar as `(1, 1)`.
         let (x, s) = if sa.is_empty() {
-            (b.view().into_dyn(), a.view().into_dyn())
+            (b.view(), a.view())
         } else {
-            (a.view().into_dyn(), b.view().into_dyn())
+            (a.view(), b.view())
         };
         let shape = x.shape().to_vec();
         let len = x.len();
@@ -801,7 +654,7 @@ where
     let (na, nb) = (sa.len(), sb.len());
     let k = sa[na - 1];
     // `a` as `(M, k)` (a vector stays one).
-    let av = a.view().into_dyn();
+    let av = a.view();
     let a2 = if na == 1 {
         Mat::View(av)
     } else {
@@ -816,7 +669,7 @@ where
     let mut order = vec![nb - 2];
     order.extend(0..nb - 2);
     order.push(nb - 1);
-    let moved = b.view().into_dyn().permuted_axes(&order)?;
+    let moved = b.view().permuted_axes(&order)?;
     let cols: usize = moved.shape()[1..].iter().product();
     let st = moved.strides().to_vec();
     let b2 = match merge_axes(&moved.shape()[1..], &st[1..]) {
@@ -830,14 +683,11 @@ where
 }
 
 /// `x` as elements of `U`: a view when they are already, else a converted copy (on `stream`).
-fn converted<'a, U: Element, S: Storage<Elem: Element>, D: Dimension>(
-    x: &'a DeviceArrayBase<S, D>,
-    stream: Option<&Stream>,
-) -> Result<Mat<'a, U>> {
-    if S::Elem::DTYPE == U::DTYPE {
+fn converted<'a, U: Element, E: Element>(x: &'a View<E>, stream: Option<&Stream>) -> Result<Mat<'a, U>> {
+    if E::DTYPE == U::DTYPE {
         return Ok(Mat::View(x.view_as::<U>()?));
     }
-    Ok(Mat::Owned(OnStream::new(x, stream).astype::<U>()?.into_dyn()))
+    Ok(Mat::Owned(OnStream::new(x, stream).astype::<U>()?))
 }
 
 /// NumPy's `matmul` of arrays of two element types, in their promoted type (see the module's
@@ -856,28 +706,24 @@ where
     D1: Dimension,
     D2: Dimension,
 {
-    matmul_mixed_stream(None, a, b)
+    matmul_mixed_stream(None, &a.view().into_dyn(), &b.view().into_dyn())
 }
 
-fn matmul_mixed_stream<A, B, S1, D1, S2, D2>(
+fn matmul_mixed_stream<A, B>(
     stream: Option<&Stream>,
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
+    a: &View<A>,
+    b: &View<B>,
 ) -> Result<DeviceArray<<A as Promote<B>>::Output, IxDyn>>
 where
     A: Promote<B>,
     B: Element,
     <A as Promote<B>>::Output: MatmulElement,
-    S1: Storage<Elem = A>,
-    S2: Storage<Elem = B>,
-    D1: Dimension,
-    D2: Dimension,
 {
     if b.context() != a.context() {
         return Err(Error::WrongContext { what: "matmul's b" });
     }
-    let ac = converted::<<A as Promote<B>>::Output, _, _>(a, stream)?;
-    let bc = converted::<<A as Promote<B>>::Output, _, _>(b, stream)?;
+    let ac = converted::<<A as Promote<B>>::Output, _>(a, stream)?;
+    let bc = converted::<<A as Promote<B>>::Output, _>(b, stream)?;
     matmul_stream(stream, &ac.view(), &bc.view())
 }
 
@@ -898,6 +744,6 @@ impl OnStream<'_, &Context> {
         D1: Dimension,
         D2: Dimension,
     {
-        matmul_mixed_stream(self.stream, a, b)
+        matmul_mixed_stream(self.stream, &a.view().into_dyn(), &b.view().into_dyn())
     }
 }

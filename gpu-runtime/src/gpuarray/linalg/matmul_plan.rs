@@ -17,6 +17,8 @@
 //! used for every batch with stride 0. Vectors follow NumPy's `matmul`: a 1-D `a` is a row
 //! `(1, k)` and a 1-D `b` a column `(k, 1)`, and that axis is dropped from the result.
 
+use crate::gpuarray::linalg::nd_plan::nd_product;
+
 /// A cuBLAS operation on a stored matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Op {
@@ -133,38 +135,19 @@ pub(crate) struct Product {
 
 /// The product of arrays of shapes `a` and `b` by NumPy's `matmul` (1-D to 3-D operands, a
 /// batch of one or no batch axis broadcast over the other's), or `None` when they do not
-/// multiply.
+/// multiply: [`nd_product`]'s, for the shapes one cuBLAS call takes.
 pub(crate) fn product(a: &[usize], b: &[usize]) -> Option<Product> {
-    let zeros = [0isize; 3];
-    let ma = Matrices::of(a, &zeros[..a.len().min(3)], true)?;
-    let mb = Matrices::of(b, &zeros[..b.len().min(3)], false)?;
-    if ma.cols != mb.rows {
+    if a.len() > 3 || b.len() > 3 {
         return None;
     }
-    let batch = match (a.len() == 3, b.len() == 3) {
-        (true, true) if ma.batch == mb.batch || mb.batch == 1 => ma.batch,
-        (true, true) if ma.batch == 1 => mb.batch,
-        (true, true) => return None,
-        (true, false) => ma.batch,
-        (false, true) => mb.batch,
-        (false, false) => 1,
-    };
-    let mut shape = Vec::with_capacity(3);
-    if a.len() == 3 || b.len() == 3 {
-        shape.push(batch);
-    }
-    if a.len() > 1 {
-        shape.push(ma.rows);
-    }
-    if b.len() > 1 {
-        shape.push(mb.cols);
-    }
+    let p = nd_product(a, b)?;
     Some(Product {
-        batch,
-        m: ma.rows,
-        k: ma.cols,
-        n: mb.cols,
-        shape,
+        // At most one batch axis: a 3-D operand's, or the two broadcast together.
+        batch: p.batch.first().copied().unwrap_or(1),
+        m: p.m,
+        k: p.k,
+        n: p.n,
+        shape: p.shape,
     })
 }
 

@@ -4,5 +4,4 @@
 #[cfg(feature = "cublas")]
 pub(crate) mod matmul;
 pub(crate) mod matmul_plan;
-#[cfg(any(feature = "cublas", test))]
 pub(crate) mod nd_plan;

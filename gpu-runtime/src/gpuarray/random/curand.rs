@@ -12,6 +12,9 @@
 use std::sync::{Arc, OnceLock};
 
 use cudarc::curand::sys as rsys;
+use cudarc::curand::sys::{
+    curandGenerateNormal, curandGenerateNormalDouble, curandGenerateUniform, curandGenerateUniformDouble,
+};
 
 use crate::driver::calls;
 use crate::driver::context::core::Context;
@@ -126,47 +129,35 @@ pub trait CurandFloat: Element + sealed::Sealed {
     ) -> CurandResult<()>;
 }
 
-impl CurandFloat for f32 {
-    unsafe fn generate_uniform(gen: rsys::curandGenerator_t, ptr: u64, n: usize) -> CurandResult<()> {
-        // SAFETY: the caller's promise.
-        curand_check("curandGenerateUniform", unsafe {
-            rsys::curandGenerateUniform(gen, ptr as *mut f32, n)
-        })
-    }
-    unsafe fn generate_normal(
-        gen: rsys::curandGenerator_t,
-        ptr: u64,
-        n: usize,
-        mean: f32,
-        std: f32,
-    ) -> CurandResult<()> {
-        // SAFETY: the caller's promise.
-        curand_check("curandGenerateNormal", unsafe {
-            rsys::curandGenerateNormal(gen, ptr as *mut f32, n, mean, std)
-        })
-    }
+/// `CurandFloat` for `$t` through cuRAND's functions of that type (named in errors by their C
+/// names).
+macro_rules! curand_float {
+    ($t:ty, $uniform:ident, $normal:ident) => {
+        impl CurandFloat for $t {
+            unsafe fn generate_uniform(gen: rsys::curandGenerator_t, ptr: u64, n: usize) -> CurandResult<()> {
+                // SAFETY: the caller's promise.
+                curand_check(stringify!($uniform), unsafe {
+                    $uniform(gen, ptr as *mut $t, n)
+                })
+            }
+            unsafe fn generate_normal(
+                gen: rsys::curandGenerator_t,
+                ptr: u64,
+                n: usize,
+                mean: $t,
+                std: $t,
+            ) -> CurandResult<()> {
+                // SAFETY: the caller's promise.
+                curand_check(stringify!($normal), unsafe {
+                    $normal(gen, ptr as *mut $t, n, mean, std)
+                })
+            }
+        }
+    };
 }
 
-impl CurandFloat for f64 {
-    unsafe fn generate_uniform(gen: rsys::curandGenerator_t, ptr: u64, n: usize) -> CurandResult<()> {
-        // SAFETY: the caller's promise.
-        curand_check("curandGenerateUniformDouble", unsafe {
-            rsys::curandGenerateUniformDouble(gen, ptr as *mut f64, n)
-        })
-    }
-    unsafe fn generate_normal(
-        gen: rsys::curandGenerator_t,
-        ptr: u64,
-        n: usize,
-        mean: f64,
-        std: f64,
-    ) -> CurandResult<()> {
-        // SAFETY: the caller's promise.
-        curand_check("curandGenerateNormalDouble", unsafe {
-            rsys::curandGenerateNormalDouble(gen, ptr as *mut f64, n, mean, std)
-        })
-    }
-}
+curand_float!(f32, curandGenerateUniform, curandGenerateNormal);
+curand_float!(f64, curandGenerateUniformDouble, curandGenerateNormalDouble);
 
 /// A cuRAND pseudo-random generator (Philox4x32-10) of one context, seeded at creation.
 ///

@@ -21,7 +21,9 @@
 use cudarc::cublas::sys::{cublasHandle_t, cublasMath_t, cublasStatus_t};
 use cudarc::cublas::{GemmConfig, StridedBatchedConfig};
 
-use crate::driver::cudarc_interop::blas::{check_gemm, check_gemm_strided_batched};
+use crate::driver::cudarc_interop::blas::{
+    check_gemm, check_gemm_strided_batched, cublas_error, cublas_present, cublas_status,
+};
 use crate::error::{Error, GemmError, Result};
 
 use super::super::blas_handle::BlasHandle;
@@ -29,18 +31,6 @@ use super::super::buffers::{GraphArg, GraphRead, GraphWrite};
 use super::super::node_args::NodeArgs;
 use super::super::nodes::{Access, NodeKind};
 use super::Capture;
-
-/// `status` as [`Error::Cublas`] of `call`.
-fn cublas(call: &'static str, status: cublasStatus_t) -> Result<()> {
-    if status == cublasStatus_t::CUBLAS_STATUS_SUCCESS {
-        Ok(())
-    } else {
-        Err(Error::Cublas {
-            call,
-            code: status as i32,
-        })
-    }
-}
 
 /// Checks that `address` may be given to `cublasSetWorkspace` (256-byte aligned).
 pub(crate) fn check_workspace(address: u64) -> Result<()> {
@@ -56,26 +46,14 @@ impl<'a> Capture<'a> {
         if let Some(h) = &self.blas {
             return Ok(h.0);
         }
-        // SAFETY: loading libcublas by the names cudarc would load it by runs only its
-        // initialisers, as cudarc's own first call does.
-        if !unsafe { cudarc::cublas::sys::is_culib_present() } {
-            return Err(Error::Unsupported {
-                what: "cuBLAS",
-                needs: "libcublas loadable by the dynamic loader (a CUDA toolkit's lib64, or the pip \
-                        package nvidia-cublas, on LD_LIBRARY_PATH)"
-                    .to_owned(),
-            });
-        }
+        cublas_present()?;
         self.ctx.bind()?;
-        let handle = cudarc::cublas::result::create_handle().map_err(|e| Error::Cublas {
-            call: "cublasCreate",
-            code: e.0 as i32,
-        })?;
+        let handle = cudarc::cublas::result::create_handle().map_err(cublas_error("cublasCreate"))?;
         // On failure the handle is not destroyed: `cublasDestroy` synchronizes the device,
         // which would invalidate this live capture behind its back. A handle leaked on a
         // failure cuBLAS documents for invalid handles only.
         // SAFETY: a live handle and the capture's live stream, of the current context.
-        cublas("cublasSetStream", unsafe {
+        cublas_status("cublasSetStream", unsafe {
             cudarc::cublas::sys::cublasSetStream_v2(handle, self.stream as _)
         })?;
         self.blas = Some(BlasHandle(handle));
@@ -94,7 +72,7 @@ impl<'a> Capture<'a> {
             cublasMath_t::CUBLAS_DEFAULT_MATH
         };
         // SAFETY: a live handle; a math mode touches no memory.
-        cublas("cublasSetMathMode", unsafe {
+        cublas_status("cublasSetMathMode", unsafe {
             cudarc::cublas::sys::cublasSetMathMode(handle, mode)
         })
     }
@@ -156,7 +134,7 @@ impl<'a> Capture<'a> {
             Ok(status)
         };
         let status = self.with_stream(set)?;
-        cublas("cublasSetWorkspace", status)
+        cublas_status("cublasSetWorkspace", status)
     }
 
     /// Runs `f` with the context bound, while the capture is live.
