@@ -748,7 +748,7 @@ fn pitched_memory_and_2d_copies() {
             .src_device(&d, 16 * 4)
             .src_pos(2 * 4, 1)
             .dst_host(&mut back, 4 * 4)
-            .call_future(&stream)
+            .call_async(&stream)
             .unwrap();
     }
     stream.synchronize().unwrap();
@@ -793,7 +793,7 @@ fn memcpy_3d_moves_a_box_between_host_and_device() {
             .dst_host(&mut vol, nx * 4)
             .dst_height(ny)
             .dst_pos(0, 1, 5)
-            .call_future(&stream)
+            .call_async(&stream)
             .unwrap();
     }
     stream.synchronize().unwrap();
