@@ -16,6 +16,17 @@ use super::{ctx, cycles, non_blocking};
 
 /// Elements of the tables (one block of threads, one element each).
 const TABLE: usize = 256;
+
+/// Held by each test of this module for its whole run. The tables are the variables of one
+/// module, which the default context loads once for the whole process: two of these tests at
+/// once (a parallel `--ignored` run) would stamp each other's values into them and each see
+/// values it never wrote.
+static TABLES: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn tables() -> std::sync::MutexGuard<'static, ()> {
+    // A test that failed while holding it says so itself; the next one still runs.
+    TABLES.lock().unwrap_or_else(|e| e.into_inner())
+}
 /// Rounds of each thread.
 const ROUNDS: usize = 100;
 
@@ -142,6 +153,7 @@ fn check_one_value(seen: &[i32], allowed: &HashSet<i32>, what: &str) {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn eight_threads_get_a_device_table_while_kernels_on_other_streams_stamp_it() {
+    let _tables = tables();
     let ctx = ctx();
     let stamp = dv::stamp::prepare(&ctx).unwrap();
     let table = dv::globals::table(&ctx).unwrap();
@@ -190,6 +202,7 @@ fn eight_threads_get_a_device_table_while_kernels_on_other_streams_stamp_it() {
 /// `set` from two threads while six others launch readers of the table on their own streams,
 /// for a module of `__device__` or `__constant__` variables: no reader sees two values.
 fn set_while_kernels_read(constant: bool, seed: u64) {
+    let _tables = tables();
     let ctx = ctx();
     let slow = cycles(&ctx, 0.5);
     let written = values(seed, 2);
@@ -273,6 +286,7 @@ fn eight_threads_set_a_constant_table_while_kernels_on_other_streams_read_it() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_table_stamped_on_one_stream_is_read_after_the_stamp_on_another() {
+    let _tables = tables();
     let ctx = ctx();
     let (stamp, spread) = (
         dv::stamp::prepare(&ctx).unwrap(),
@@ -299,6 +313,7 @@ fn a_table_stamped_on_one_stream_is_read_after_the_stamp_on_another() {
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn a_graph_launch_is_ordered_with_set_and_get_of_its_kernels_module_variables() {
+    let _tables = tables();
     let ctx = ctx();
     let stamp = dv::stamp::prepare(&ctx).unwrap();
     let table = dv::globals::table(&ctx).unwrap();
