@@ -21,10 +21,15 @@ use cudarc::driver::sys::CUresult;
 
 mod argument;
 mod border;
+mod compile;
 mod copy;
+#[cfg(feature = "dlpack")]
+mod dlpack;
 mod flags;
 #[cfg(feature = "cublas")]
 mod gemm;
+mod graph;
+mod launch_config;
 mod memory;
 mod occupancy;
 pub(crate) mod panic;
@@ -33,10 +38,15 @@ mod texture;
 
 pub use argument::{ArgHint, ArgumentError};
 pub use border::BorderError;
+pub use compile::CompileError;
 pub use copy::CopyError;
+#[cfg(feature = "dlpack")]
+pub use dlpack::DlpackError;
 pub use flags::FlagsError;
 #[cfg(feature = "cublas")]
 pub use gemm::GemmError;
+pub use graph::GraphError;
+pub use launch_config::LaunchConfigError;
 pub use memory::MemoryError;
 pub use occupancy::OccupancyError;
 pub use shape::ArrayShapeError;
@@ -449,383 +459,9 @@ impl Error {
     }
 }
 
-/// Why a DLPack tensor was refused (the `dlpack` feature): each variant names the field of the
-/// tensor that does not fit, and what was expected.
-#[cfg(feature = "dlpack")]
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum DlpackError {
-    /// The tensor is not in CUDA device memory (`kDLCUDA`): host, managed or another vendor's
-    /// memory is not imported.
-    #[error("the DLPack tensor is on device type {device_type} (DLDeviceType), but only CUDA device memory (kDLCUDA = 2) is imported")]
-    DeviceType {
-        /// The tensor's `device.device_type`.
-        device_type: u32,
-    },
-    /// The tensor is on another CUDA device than the context that would use it.
-    #[error("the DLPack tensor is on CUDA device {device_id}, but the context that would use it is on device {expected}; import it with a stream of a context of device {device_id}")]
-    Device {
-        /// The tensor's `device.device_id`.
-        device_id: i32,
-        /// The ordinal of the context's device.
-        expected: i32,
-    },
-    /// The tensor's element type is not the Rust type it is imported as.
-    #[error("the DLPack tensor holds elements of type code {code}, {bits} bits, {lanes} lane(s), but is imported as `{rust_type}` (code {expected_code}, {expected_bits} bits, 1 lane)")]
-    Dtype {
-        /// The tensor's `dtype.code`.
-        code: u8,
-        /// The tensor's `dtype.bits`.
-        bits: u8,
-        /// The tensor's `dtype.lanes`.
-        lanes: u16,
-        /// The Rust element type asked for.
-        rust_type: &'static str,
-        /// The DLPack code of `rust_type`.
-        expected_code: u8,
-        /// The DLPack bits of `rust_type`.
-        expected_bits: u8,
-    },
-    /// The tensor's elements do not lie one after another in C or Fortran order, which a
-    /// contiguous buffer needs (its gaps may be someone else's data).
-    #[error("the DLPack tensor of shape {shape:?} has strides {strides:?} (in elements), contiguous in neither C nor Fortran order; make it contiguous before exporting it")]
-    Strides {
-        /// The tensor's shape.
-        shape: Vec<i64>,
-        /// The tensor's strides in elements.
-        strides: Vec<i64>,
-    },
-    /// The tensor's first element (`data + byte_offset`) is not aligned for the element type.
-    #[error("the DLPack tensor's first element is at {address:#x}, which is not a multiple of {align}, the alignment of `{rust_type}`")]
-    Misaligned {
-        /// `data + byte_offset`.
-        address: u64,
-        /// The alignment the element type needs.
-        align: usize,
-        /// The Rust element type.
-        rust_type: &'static str,
-    },
-    /// The tensor is flagged `READ_ONLY` but was imported for writing.
-    #[error("the DLPack tensor is read-only (DLPACK_FLAG_BITMASK_READ_ONLY), but was imported for writing; import it read-only (DlpackTensor)")]
-    ReadOnly,
-    /// A safe import was given a tensor this crate did not export, whose producer's pending
-    /// work and lifetime it cannot know.
-    #[error("the DLPack tensor was not exported by gpu-runtime, so its producer's pending work is unknown here; import it with the unsafe `from_foreign`, naming the producer's stream")]
-    NotExportedHere,
-    /// An export's consumer stream is `CU_STREAM_PER_THREAD`, which names the default stream
-    /// of whichever thread uses the handle: the end of the export (the tensor's deleter, or
-    /// the end of a lend), which may run on another thread, could not name the consumer's.
-    #[error("the consumer stream of a DLPack export is CU_STREAM_PER_THREAD, which names another stream on each thread, so the end of the export (its deleter, maybe on another thread) could not wait for the consumer's work; name the stream itself: a stream of gpu-runtime, a cudarc stream, or another handle")]
-    PerThreadConsumer,
-    /// The tensor's description is malformed (a negative or overflowing shape, a null data
-    /// pointer with elements, an unsupported version), or cannot be described in DLPack.
-    #[error("invalid DLPack tensor: {detail}")]
-    Invalid {
-        /// What is wrong.
-        detail: String,
-    },
-}
-
-/// Why a graph node was refused (`launch::GraphBuilder`, `GraphExec::update_node`), with the
-/// node indices and values involved. It lives here, not in `launch`, because [`Error`] wraps
-/// it and `error` is the lowest layer.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum GraphError {
-    /// Two nodes of a graph use one allocation, at least one of them writing it, and neither
-    /// depends on the other: they could run at the same time.
-    #[error("graph node {node} and node {other} both use the allocation at {address:#x} ({}), and neither depends on the other, so they could run at the same time; make one depend on the other", if *both_write { "written by both" } else { "written by one and read by the other" })]
-    Hazard {
-        /// The node being added or updated.
-        node: usize,
-        /// The earlier node it conflicts with.
-        other: usize,
-        /// The device address of the allocation both use.
-        address: u64,
-        /// True when both write it; false when one writes and the other reads.
-        both_write: bool,
-    },
-    /// A node handle used with a graph it does not belong to.
-    #[error("graph node {node}: the node belongs to another graph")]
-    ForeignNode {
-        /// The node's index in its own graph.
-        node: usize,
-    },
-    /// A kernel node updated with another kernel than the one it launches.
-    #[error("graph node {node}: the node launches kernel `{launches}`, not `{given}`")]
-    OtherKernel {
-        /// The node's index in its graph.
-        node: usize,
-        /// The kernel the node launches.
-        launches: String,
-        /// The kernel the update was given.
-        given: String,
-    },
-    /// A cluster or cooperative launch node, or a plain node updated with such a launch: its
-    /// launch attributes would be lost by the update.
-    #[error("graph node {node}: a cluster or cooperative launch cannot be updated (its launch attributes would be lost); capture it again")]
-    NotUpdatable {
-        /// The node's index in its graph.
-        node: usize,
-    },
-    /// A node updated as a kernel launch that is not one (a copy, a memset, ...).
-    #[error("graph node {node}: the node is not a kernel launch")]
-    NotAKernel {
-        /// The node's index in its graph.
-        node: usize,
-    },
-    /// A conditional node given the condition of another graph
-    /// (`launch::ConditionalHandle`): a condition exists only in the graph it was made for.
-    #[error("a conditional node's handle belongs to another graph; make it with this graph's `conditional_handle`")]
-    ForeignCondition,
-    /// A `switch` conditional node without cases.
-    #[error("a switch conditional node needs at least one case")]
-    NoCases,
-    /// A memset node of more values than its buffer holds.
-    #[error("size mismatch in a graph's memset: {count} values of {unit} bytes do not fit in {bytes} bytes")]
-    MemsetTooLarge {
-        /// Values to set.
-        count: usize,
-        /// Bytes per value (1 or 4).
-        unit: usize,
-        /// Bytes the buffer holds.
-        bytes: usize,
-    },
-    /// A memset node whose buffer does not start at a multiple of the value's size.
-    #[error("invalid argument to a graph's memset: the address {address:#x} is not aligned to {unit} bytes")]
-    MemsetMisaligned {
-        /// The buffer's device address.
-        address: u64,
-        /// Bytes per value (4).
-        unit: usize,
-    },
-}
-
-/// A launch configuration rejected before the launch, with the limit it broke.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum LaunchConfigError {
-    /// A grid or block dimension below 1.
-    #[error("invalid launch: {which} is {value}, but every grid and block dimension must be at least 1")]
-    ZeroDimension {
-        /// `grid.x`, `block.z`, ...
-        which: &'static str,
-        /// The value given.
-        value: i64,
-    },
-    /// A block dimension above the device's maximum for that axis.
-    #[error("invalid launch: {which} is {value}, but this device allows at most {limit} (CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_{axis})")]
-    BlockDimTooLarge {
-        /// `block.x`, `block.y` or `block.z`.
-        which: &'static str,
-        /// `X`, `Y` or `Z`.
-        axis: &'static str,
-        /// The value given.
-        value: i64,
-        /// The device's maximum.
-        limit: u32,
-    },
-    /// A grid dimension above the device's maximum for that axis.
-    #[error("invalid launch: {which} is {value}, but this device allows at most {limit} (CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_{axis})")]
-    GridDimTooLarge {
-        /// `grid.x`, `grid.y` or `grid.z`.
-        which: &'static str,
-        /// `X`, `Y` or `Z`.
-        axis: &'static str,
-        /// The value given.
-        value: i64,
-        /// The device's maximum.
-        limit: u32,
-    },
-    /// More threads per block than the device, or this compiled kernel, can run.
-    #[error(
-        "invalid launch: a block of {threads} threads is more than {limit}, the most {by} can run per block"
-    )]
-    TooManyThreads {
-        /// `block.x * block.y * block.z`.
-        threads: u64,
-        /// The maximum.
-        limit: u32,
-        /// "this device" or "this kernel (limited by its registers)".
-        by: &'static str,
-    },
-    /// More dynamic shared memory than a block may have.
-    #[error("invalid launch: {requested} bytes of dynamic shared memory plus {static_bytes} bytes of static shared memory is more than {limit} bytes, the most a block may use on this device")]
-    SharedMemoryTooLarge {
-        /// Dynamic bytes asked for.
-        requested: u64,
-        /// The kernel's static shared memory.
-        static_bytes: u32,
-        /// The device's per-block maximum.
-        limit: u32,
-    },
-    /// A grid extent that is not a multiple of the cluster's extent along that axis.
-    #[error("invalid launch: {which} is {grid}, which is not a multiple of the cluster's {cluster} along {axis}; every cluster must be whole")]
-    ClusterNotDivisible {
-        /// `grid.x`, `grid.y` or `grid.z`.
-        which: &'static str,
-        /// `X`, `Y` or `Z`.
-        axis: &'static str,
-        /// The grid extent.
-        grid: u32,
-        /// The cluster extent.
-        cluster: u32,
-    },
-    /// A cluster of more blocks than this kernel may have.
-    #[error("invalid launch: a cluster of {size} blocks is more than {limit}, the most {why}")]
-    ClusterTooLarge {
-        /// Blocks per cluster.
-        size: u64,
-        /// The maximum.
-        limit: u32,
-        /// Which limit, and how to raise it where it can be.
-        why: &'static str,
-    },
-    /// Cluster dimensions that differ from the kernel's `__cluster_dims__`.
-    #[error("invalid launch: cluster dimensions {requested:?} differ from {compiled:?}, the kernel's `__cluster_dims__` (CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_*); launch it with those, or remove `__cluster_dims__` from the source")]
-    ClusterConflict {
-        /// What the launch asked for.
-        requested: [u32; 3],
-        /// What the kernel was compiled with.
-        compiled: [u32; 3],
-    },
-    /// No cluster of this shape can be resident on the device (cuOccupancyMaxActiveClusters
-    /// is 0), e.g. because its blocks together need more shared memory than a GPC has.
-    #[error("invalid launch: no cluster of {cluster:?} blocks of {threads} threads with {shared_mem_bytes} bytes of dynamic shared memory can be resident on this device (cuOccupancyMaxActiveClusters is 0); use smaller clusters, blocks or shared memory")]
-    ClusterNotResident {
-        /// The cluster's extents in blocks.
-        cluster: [u32; 3],
-        /// Threads per block.
-        threads: u64,
-        /// Dynamic shared memory per block.
-        shared_mem_bytes: u32,
-    },
-    /// A cooperative launch whose blocks cannot all be resident at once, so a grid-wide sync
-    /// would never return.
-    #[error("invalid cooperative launch: {units} {unit} cannot all be resident at once; this kernel fits at most {limit} with this block size and shared memory ({how})")]
-    NotCoResident {
-        /// Blocks (or clusters) in the grid.
-        units: u64,
-        /// `blocks` or `clusters`.
-        unit: &'static str,
-        /// The most that can be resident at once.
-        limit: u64,
-        /// How the limit was computed, e.g. `2 blocks per SM x 132 SMs`.
-        how: String,
-    },
-    /// A thread-block cluster on a device older than compute capability 9.0.
-    #[error("invalid launch: thread-block clusters need compute capability 9.0 or later, and this device is {}.{}", .compute_capability.0, .compute_capability.1)]
-    ClustersUnsupported {
-        /// The device's compute capability.
-        compute_capability: (u32, u32),
-    },
-    /// A cooperative launch on a device without CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH.
-    #[error("invalid launch: this device does not support cooperative launches (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH is 0)")]
-    CooperativeUnsupported,
-    /// A programmatic dependent launch on a device older than compute capability 9.0.
-    #[error("invalid launch: programmatic dependent launches need compute capability 9.0 or later, and this device is {}.{}", .compute_capability.0, .compute_capability.1)]
-    DependentLaunchUnsupported {
-        /// The device's compute capability.
-        compute_capability: (u32, u32),
-    },
-}
-
-/// CUDA C that failed to compile, with the compiler's log and the source lines it points at.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}", self.render())]
-pub struct CompileError {
-    /// The compiler and its version, e.g. `NVRTC 13.5`.
-    pub compiler: String,
-    /// The options the compiler was called with.
-    pub options: Vec<String>,
-    /// The name the source was compiled under (appears in the log, e.g. `axpy.cu(3): error`).
-    pub source_name: String,
-    /// The compiler's log, unchanged.
-    pub log: String,
-    /// The source, kept to show the lines the log refers to.
-    pub source_code: String,
-}
-
-impl CompileError {
-    /// Line numbers (1-based) that the log reports errors or warnings on.
-    pub fn reported_lines(&self) -> Vec<usize> {
-        // The macro's build-time check reads logs with the same parser, so the lines it
-        // reports at build time are the ones shown here at run time.
-        gpu_cdecl::nvrtc_log::reported_lines(&self.log, &self.source_name)
-    }
-
-    /// The source with line numbers, two lines either side of each reported line.
-    pub fn source_excerpt(&self) -> String {
-        let src: Vec<&str> = self.source_code.lines().collect();
-        let mut shown = vec![false; src.len()];
-        for line in self.reported_lines() {
-            let lo = line.saturating_sub(3);
-            let hi = (line + 2).min(src.len());
-            for s in shown.iter_mut().take(hi).skip(lo) {
-                *s = true;
-            }
-        }
-        let reported = self.reported_lines();
-        let mut out = String::new();
-        let mut last = None;
-        for (i, text) in src.iter().enumerate() {
-            if !shown[i] {
-                continue;
-            }
-            if last.is_some_and(|l: usize| l + 1 != i) {
-                out.push_str("      ...\n");
-            }
-            let marker = if reported.contains(&(i + 1)) { '>' } else { ' ' };
-            out.push_str(&format!("{marker}{:>4} | {text}\n", i + 1));
-            last = Some(i);
-        }
-        out
-    }
-
-    fn render(&self) -> String {
-        let mut s = format!(
-            "CUDA C compilation of `{}` failed ({} with options {:?}):\n{}",
-            self.source_name,
-            self.compiler,
-            self.options,
-            self.log.trim_end()
-        );
-        let excerpt = self.source_excerpt();
-        if !excerpt.is_empty() {
-            s.push_str("\nsource:\n");
-            s.push_str(excerpt.trim_end());
-        }
-        s
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn sample() -> CompileError {
-        CompileError {
-            compiler: "NVRTC 13.0".into(),
-            options: vec!["--gpu-architecture=sm_90".into()],
-            source_name: "k.cu".into(),
-            log: "k.cu(4): error: identifier \"q\" is undefined\n\n1 error detected\n".into(),
-            source_code: "a\nb\nc\nd q\ne\nf\ng\nh\n".into(),
-        }
-    }
-
-    #[test]
-    fn compile_error_points_at_reported_lines() {
-        let e = sample();
-        assert_eq!(e.reported_lines(), vec![4]);
-        let excerpt = e.source_excerpt();
-        assert!(excerpt.contains(">   4 | d q"), "{excerpt}");
-        assert!(excerpt.contains("    2 | b"));
-        assert!(!excerpt.contains("    1 | a"));
-        assert!(!excerpt.contains("| h"));
-        let msg = e.to_string();
-        assert!(msg.contains("identifier \"q\" is undefined"));
-        assert!(msg.contains("sm_90"));
-    }
 
     #[test]
     fn debug_is_the_user_sentence() {
