@@ -1,7 +1,7 @@
 //! [`GraphError`]: a graph node refused, with the nodes and values involved.
 
 /// Why a graph node was refused (`launch::GraphBuilder`, `GraphExec::update_node`), with the
-/// node indices and values involved. It lives here, not in `launch`, because [`Error`] wraps
+/// node indices and values involved. It lives here, not in `launch`, because [`Error`](crate::Error) wraps
 /// it and `error` is the lowest layer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
