@@ -2,11 +2,12 @@
 //! `Staging::finish_future`, a `StagedCall`) instead of waited for on a blocked thread.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::Ident;
 
 use crate::check::direction_of;
 use crate::expand::arg_types::device_param;
+use crate::expand::host_call::{staged_args, Staged};
 use crate::expand::runtime_path::rt;
 use crate::input::{Direction, RustArg, RustType};
 
@@ -65,48 +66,12 @@ pub(super) fn call_future_body(args: &[RustArg], stream: Option<&Ident>) -> Toke
         Some(s) => quote!(#rt::__private_v0_1::staging_on(&self.function, #s)?),
         None => quote!(#rt::__private_v0_1::Staging::new(&self.function)?),
     };
-    let mut before = Vec::new();
-    let mut call_args = Vec::new();
-    let mut keep = Vec::new();
-    let mut keep_names = Vec::new();
-    for arg in args {
-        let name = &arg.name;
-        let staged = format_ident!("__d_{}", name);
-        match (&arg.kind, direction_of(arg)) {
-            (RustType::Slice { mutable, elem }, Some(dir)) => {
-                let host = if arg.nullable { quote!(__h) } else { quote!(#name) };
-                let make = match (dir.copies_in(), dir.copies_out()) {
-                    (true, false) => quote!(__staging.input(&*#host)?),
-                    (true, true) => quote!(__staging.input_output(&mut *#host)?),
-                    _ => quote!(__staging.output(&mut *#host)?),
-                };
-                if arg.nullable {
-                    // `None` stages nothing and passes the null pointer.
-                    before.push(quote! {
-                        let mut #staged = match #name {
-                            ::core::option::Option::Some(__h) => ::core::option::Option::Some(#make),
-                            ::core::option::Option::None => ::core::option::Option::None,
-                        };
-                    });
-                    call_args.push(if *mutable {
-                        quote!(#staged.as_mut().map(|__b| __b as &mut dyn #rt::DeviceWrite<#elem>))
-                    } else {
-                        quote!(#staged.as_ref().map(|__b| __b as &dyn #rt::DeviceRead<#elem>))
-                    });
-                } else {
-                    before.push(quote!(let mut #staged = #make;));
-                    call_args.push(if *mutable {
-                        quote!(&mut #staged)
-                    } else {
-                        quote!(&#staged)
-                    });
-                }
-                keep.push(staged);
-                keep_names.push(name);
-            }
-            _ => call_args.push(quote!(#name)),
-        }
-    }
+    let Staged {
+        before,
+        call_args,
+        staged: keep,
+        hosts: keep_names,
+    } = staged_args(args);
     let lt = call_lifetime();
     quote! {
         // Staged and launched now, as `call` does; only the end is awaited. An error here is

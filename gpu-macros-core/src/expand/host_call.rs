@@ -29,8 +29,33 @@ pub(super) fn convenience_body(args: &[RustArg], stream: Option<&Ident>) -> Toke
         Some(s) => quote!(#rt::__private_v0_1::staging_on(&self.function, #s)?),
         None => quote!(#rt::__private_v0_1::Staging::new(&self.function)?),
     };
-    let mut before = Vec::new();
-    let mut call_args = Vec::new();
+    let Staged {
+        before, call_args, ..
+    } = staged_args(args);
+    quote! {
+        let mut __staging = #staging;
+        #(#before)*
+        __staging.upload()?;
+        __staging.launch(|__stream| self.launch_on(grid.into(), block.into(), __stream, #(#call_args),*))?;
+        __staging.finish()
+    }
+}
+
+/// The statements that stage each marked host array through `__staging` (`input`, `output`
+/// or `input_output` by its direction; a `None` of a nullable one stages nothing), the launch
+/// arguments in their place (the staged buffers, the other arguments as they are), and the
+/// staged buffers' and host arrays' names: what `call` and `call_future` share.
+pub(super) struct Staged<'a> {
+    pub before: Vec<TokenStream>,
+    pub call_args: Vec<TokenStream>,
+    pub staged: Vec<Ident>,
+    pub hosts: Vec<&'a Ident>,
+}
+
+pub(super) fn staged_args(args: &[RustArg]) -> Staged<'_> {
+    let rt = rt();
+    let (mut before, mut call_args, mut staged_names, mut hosts) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for arg in args {
         let name = &arg.name;
         let staged = format_ident!("__d_{}", name);
@@ -63,15 +88,16 @@ pub(super) fn convenience_body(args: &[RustArg], stream: Option<&Ident>) -> Toke
                         quote!(&#staged)
                     });
                 }
+                staged_names.push(staged);
+                hosts.push(name);
             }
             _ => call_args.push(quote!(#name)),
         }
     }
-    quote! {
-        let mut __staging = #staging;
-        #(#before)*
-        __staging.upload()?;
-        __staging.launch(|__stream| self.launch_on(grid.into(), block.into(), __stream, #(#call_args),*))?;
-        __staging.finish()
+    Staged {
+        before,
+        call_args,
+        staged: staged_names,
+        hosts,
     }
 }
