@@ -33,7 +33,30 @@ const NAME: &str = "gpu_randint";
 /// The fourth counter word of every block `randint` draws (`"RINT"`).
 pub(crate) const TAG: u32 = 0x5249_4e54;
 
-fn source(t: DType) -> String {
+/// The class of a range `r`, each with a kernel of its own (a kernel that tested the range on
+/// every group ran at 0.61 of the copy's speed on an H200; one per class at 0.88, as fast as
+/// the uniform fill).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Range {
+    /// `r < 2^32`: one word an element, Lemire's 32x32-bit product.
+    Narrow,
+    /// `r == 2^32`: the word itself.
+    Word,
+    /// `r > 2^32`, or `r == 0` (2^64): two words an element, a 64x64-bit product.
+    Wide,
+}
+
+impl Range {
+    fn of(r: u64) -> Range {
+        match r {
+            r if r != 0 && r < 1 << 32 => Range::Narrow,
+            r if r == 1 << 32 => Range::Word,
+            _ => Range::Wide,
+        }
+    }
+}
+
+fn source(t: DType, range: Range) -> String {
     let tc = t.c_name();
     // The four values of a thread's group stored at once when `out` is aligned to their size
     // (at most 16 bytes a store): one store of a warp covers adjacent memory.
@@ -45,15 +68,40 @@ fn source(t: DType) -> String {
         _ => "uint4 q[2]; memcpy(q, o, 32); ((uint4 *)(out + 4 * g))[0] = q[0]; ((uint4 *)(out + 4 * g))[1] = q[1];",
     };
     let align = bytes.min(16);
+    // The group's four values on the fast path: one Philox block (two beyond 2^32), four
+    // products, and `slow` set when one of the first draws is rejected (for `r < 2^32`, with
+    // probability at most 4t / 2^32: about 1 in a million groups for `r = 1000`).
+    let fast = match range {
+        Range::Word => format!(
+            "const bool slow = false;\n\
+             o[0] = ({tc})(low + q.x); o[1] = ({tc})(low + q.y); o[2] = ({tc})(low + q.z); o[3] = ({tc})(low + q.w);"
+        ),
+        Range::Narrow => format!(
+            "const unsigned int r32 = (unsigned int)r, t32 = (unsigned int)t;\n\
+             const unsigned long long m0 = (unsigned long long)q.x * r32, m1 = (unsigned long long)q.y * r32;\n\
+             const unsigned long long m2 = (unsigned long long)q.z * r32, m3 = (unsigned long long)q.w * r32;\n\
+             const bool slow = ((unsigned int)m0 < t32) | ((unsigned int)m1 < t32) | ((unsigned int)m2 < t32) | ((unsigned int)m3 < t32);\n\
+             o[0] = ({tc})(low + (m0 >> 32)); o[1] = ({tc})(low + (m1 >> 32));\n\
+             o[2] = ({tc})(low + (m2 >> 32)); o[3] = ({tc})(low + (m3 >> 32));"
+        ),
+        Range::Wide => format!(
+            "const uint4 q1 = gpu_philox(make_uint4(glo, ghi, 1u, {TAG}u), key);\n\
+             const unsigned long long x[4] = {{ ((unsigned long long)q.x << 32) | q.y, ((unsigned long long)q.z << 32) | q.w,\n\
+                 ((unsigned long long)q1.x << 32) | q1.y, ((unsigned long long)q1.z << 32) | q1.w }};\n\
+             bool slow = false;\n\
+             #pragma unroll\n\
+             for (int k = 0; k < 4; ++k) {{\n\
+                 slow |= r != 0ull && x[k] * r < t;\n\
+                 o[k] = ({tc})(low + (r == 0ull ? x[k] : __umul64hi(x[k], r)));\n\
+             }}"
+        ),
+    };
     // `gpu_slow` is the definition of the module docs, word by word (each element takes its
     // words in turn, redrawing while Lemire's product falls below the threshold `t`, from
-    // the next blocks of the group's counter); the kernel takes it only for a group one of
-    // whose first draws is rejected (for `r < 2^32`, with probability at most 4t / 2^32: about
-    // 1 in a million groups for `r = 1000`). Every other group is the fast path: one Philox
-    // block, four 32x32-bit products (or two blocks and four 64x64-bit ones beyond 2^32) and
-    // one vector store, with no branch that depends on the data but the (rare) rejection
-    // test, no division (`t` comes from the host) and no per-element state: the sequential
-    // state machine on every element made the fill compute-bound at half the copy's speed.
+    // the next blocks of the group's counter), and stores the group itself; it is never
+    // inlined, so that the fast path keeps its registers (inlined, its loops of Philox rounds
+    // slowed every group). No division in a thread (`t` comes from the host), no state an
+    // element.
     format!(
         "{PHILOX_C}struct gpu_words {{ uint4 q; unsigned int lo, hi, z; int used; uint2 key; }};\n\
          __device__ __forceinline__ unsigned int gpu_next(gpu_words &s) {{\n\
@@ -76,16 +124,16 @@ fn source(t: DType) -> String {
              while (x * r < t) {{ x = (unsigned long long)gpu_next(s) << 32; x |= gpu_next(s); }}\n\
              return __umul64hi(x, r);\n\
          }}\n\
-         __device__ __forceinline__ void gpu_slow({tc} *o, long long g, uint2 key, unsigned long long low, unsigned long long r, unsigned long long t) {{\n\
+         __device__ __noinline__ void gpu_slow(long long n, long long g, uint2 key, unsigned long long low, unsigned long long r, unsigned long long t, {tc} *out) {{\n\
              gpu_words s;\n\
              s.lo = (unsigned int)g; s.hi = (unsigned int)((unsigned long long)g >> 32); s.z = 0u; s.used = 0;\n\
              s.key = key;\n\
              s.q = gpu_philox(make_uint4(s.lo, s.hi, 0u, {TAG}u), s.key);\n\
-             #pragma unroll\n\
-             for (int k = 0; k < 4; ++k) o[k] = ({tc})(low + gpu_draw(s, r, t));\n\
+             for (int k = 0; k < 4; ++k) {{ const {tc} v = ({tc})(low + gpu_draw(s, r, t)); if (4 * g + k < n) out[4 * g + k] = v; }}\n\
          }}\n\
          extern \"C\" __global__ void {NAME}(long long n, unsigned int k0, unsigned int k1, unsigned long long low, \
          unsigned long long r, unsigned long long t, {tc} *__restrict__ out) {{\n\
+         (void)r; (void)t;\n\
          const bool vec = ((unsigned long long)out % {align}ull) == 0ull;\n\
          const uint2 key = make_uint2(k0, k1);\n\
          const long long ng = (n + 3) / 4;\n\
@@ -93,29 +141,8 @@ fn source(t: DType) -> String {
              const unsigned int glo = (unsigned int)g, ghi = (unsigned int)((unsigned long long)g >> 32);\n\
              const uint4 q = gpu_philox(make_uint4(glo, ghi, 0u, {TAG}u), key);\n\
              {tc} o[4];\n\
-             bool slow;\n\
-             if (r == 4294967296ull) {{\n\
-                 slow = false;\n\
-                 o[0] = ({tc})(low + q.x); o[1] = ({tc})(low + q.y); o[2] = ({tc})(low + q.z); o[3] = ({tc})(low + q.w);\n\
-             }} else if (r != 0ull && r < 4294967296ull) {{\n\
-                 const unsigned int r32 = (unsigned int)r, t32 = (unsigned int)t;\n\
-                 const unsigned long long m0 = (unsigned long long)q.x * r32, m1 = (unsigned long long)q.y * r32;\n\
-                 const unsigned long long m2 = (unsigned long long)q.z * r32, m3 = (unsigned long long)q.w * r32;\n\
-                 slow = ((unsigned int)m0 < t32) | ((unsigned int)m1 < t32) | ((unsigned int)m2 < t32) | ((unsigned int)m3 < t32);\n\
-                 o[0] = ({tc})(low + (m0 >> 32)); o[1] = ({tc})(low + (m1 >> 32));\n\
-                 o[2] = ({tc})(low + (m2 >> 32)); o[3] = ({tc})(low + (m3 >> 32));\n\
-             }} else {{\n\
-                 const uint4 q1 = gpu_philox(make_uint4(glo, ghi, 1u, {TAG}u), key);\n\
-                 unsigned long long x[4] = {{ ((unsigned long long)q.x << 32) | q.y, ((unsigned long long)q.z << 32) | q.w,\n\
-                     ((unsigned long long)q1.x << 32) | q1.y, ((unsigned long long)q1.z << 32) | q1.w }};\n\
-                 slow = false;\n\
-                 #pragma unroll\n\
-                 for (int k = 0; k < 4; ++k) {{\n\
-                     slow |= r != 0ull && x[k] * r < t;\n\
-                     o[k] = ({tc})(low + (r == 0ull ? x[k] : __umul64hi(x[k], r)));\n\
-                 }}\n\
-             }}\n\
-             if (slow) gpu_slow(o, g, key, low, r, t);\n\
+             {fast}\n\
+             if (slow) {{ gpu_slow(n, g, key, low, r, t, out); continue; }}\n\
              if (vec && 4 * g + 4 <= n) {{ {vector} continue; }}\n\
              #pragma unroll\n\
              for (int k = 0; k < 4; ++k) if (4 * g + k < n) out[4 * g + k] = o[k];\n\
@@ -123,10 +150,10 @@ fn source(t: DType) -> String {
     )
 }
 
-static KERNELS: SourceKernels<DType> = SourceKernels::new();
+static KERNELS: SourceKernels<(DType, Range)> = SourceKernels::new();
 
-fn prepared(ctx: &Context, t: DType) -> Result<crate::launch::PreparedFunction> {
-    KERNELS.prepared(ctx, t, NAME, || source(t))
+fn prepared(ctx: &Context, t: DType, range: Range) -> Result<crate::launch::PreparedFunction> {
+    KERNELS.prepared(ctx, (t, range), NAME, || source(t, range))
 }
 
 /// Lemire's rejection threshold for the range `r` (`0` meaning 2^64): `2^32 mod r` for a range
@@ -226,15 +253,11 @@ fn fill_stream<S: StorageMut<Elem: IndexElement>, D: Dimension>(
         return Ok(());
     }
     let ctx = a.context().clone();
-    let f = prepared(&ctx, S::Elem::DTYPE)?;
-    // A thread per group of four elements (one Philox block's words, see the module docs),
-    // a block per 256 groups rather than a grid-stride loop over a few blocks per
-    // multiprocessor: the kernel's register count (Philox and the rare slow path) may leave
-    // fewer of those blocks resident than the grid has, and the ones left over would then run
-    // as a second, mostly idle wave. Blocks the hardware schedules as others finish have no
-    // such tail.
+    let f = prepared(&ctx, S::Elem::DTYPE, Range::of(r))?;
+    // A grid-stride loop over a few blocks a multiprocessor (`grid_for`): on an H200, 74 us for
+    // 2^26 `i32` against 94 us with a block per 256 groups.
     let groups = (n as u64).div_ceil(4);
-    let grid = groups.div_ceil(u64::from(BLOCK)).clamp(1, i32::MAX as u64) as u32;
+    let grid = registry::grid_for(&ctx, groups)?;
     registry::launch(
         &f,
         grid,
@@ -257,12 +280,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_kernel_compiles_for_every_integer_type() {
+    fn the_kernels_compile_for_every_integer_type_and_range() {
         // The integer types, `i8` to `u64`, in `DType::ALL`.
         let types = &DType::ALL[1..9];
         let mut all = String::new();
-        for (k, &t) in types.iter().enumerate() {
-            let s = source(t);
+        let cases = types
+            .iter()
+            .flat_map(|&t| [Range::Narrow, Range::Word, Range::Wide].map(|r| (t, r)));
+        for (k, (t, range)) in cases.enumerate() {
+            let s = source(t, range);
             assert_eq!(gpu_cdecl::find_kernel(&s, NAME).unwrap().params.len(), 7);
             all.push_str(
                 &s.replace(NAME, &format!("{NAME}{k}"))
