@@ -310,6 +310,71 @@ fn histograms_with_few_and_many_bins_match_the_host() -> gpu_runtime::Result<()>
     Ok(())
 }
 
+/// Values on every edge and one step either side of it, where the kernel's estimate of the
+/// bin from the value's place must give way to the edges, in `f32`, `f16` and `f64`, over
+/// ranges wide and narrow beside their magnitude.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn histograms_of_values_on_and_beside_every_edge_match_the_host() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = gpu_suite::Rng::new(4646);
+    for (lo, hi, bins) in [
+        (0.0, 1.0, 100usize),
+        (-3.3, 17.1, 1000),
+        (1000.0, 1000.5, 7),
+        (1e6, 1e6 + 1.0, 10),
+    ] {
+        let (_, e) = DeviceArray::from_ndarray(&ctx, &Array::from(vec![0.5f32]))?.histogram(Bins::Count {
+            bins,
+            range: Some((lo, hi)),
+        })?;
+        let mut h: Vec<f32> = Vec::new();
+        for &edge in &e.to_vec()? {
+            let edge = edge as f32;
+            h.extend([edge, edge.next_up(), edge.next_down()]);
+        }
+        h.extend((0..10_000).map(|_| (lo + (hi - lo) * rng.f64()) as f32));
+        let x: Vec<f64> = h.iter().map(|&v| f64::from(v)).collect();
+        let d = DeviceArray::from_ndarray(&ctx, &Array::from(h.clone()))?;
+        let (c, e) = d.histogram(Bins::Count {
+            bins,
+            range: Some((lo, hi)),
+        })?;
+        assert_eq!(
+            c.to_vec()?,
+            host_histogram(&x, &e.to_vec()?),
+            "f32 {lo}..{hi}, {bins} bins"
+        );
+        let (c, e) = d.histogram(Bins::Count { bins, range: None })?;
+        assert_eq!(
+            c.to_vec()?,
+            host_histogram(&x, &e.to_vec()?),
+            "f32 {lo}..{hi}, {bins} bins, data range"
+        );
+        let hd: Vec<f64> = x.iter().flat_map(|&v| [v, v.next_up(), v.next_down()]).collect();
+        let dd = DeviceArray::from_ndarray(&ctx, &Array::from(hd.clone()))?;
+        let (c, e) = dd.histogram(Bins::Count {
+            bins,
+            range: Some((lo, hi)),
+        })?;
+        assert_eq!(
+            c.to_vec()?,
+            host_histogram(&hd, &e.to_vec()?),
+            "f64 {lo}..{hi}, {bins} bins"
+        );
+    }
+    let v: Vec<f16> = (0..=2000)
+        .map(|k| f16::from_f64(-4.0 + k as f64 * 0.004))
+        .collect();
+    let xh: Vec<f64> = v.iter().map(|x| x.to_f64()).collect();
+    let dh = DeviceArray::from_ndarray(&ctx, &Array::from(v))?;
+    for range in [Some((-4.0, 4.0)), None] {
+        let (c, e) = dh.histogram(Bins::Count { bins: 64, range })?;
+        assert_eq!(c.to_vec()?, host_histogram(&xh, &e.to_vec()?), "f16 {range:?}");
+    }
+    Ok(())
+}
+
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn masked_with_all_none_and_half_true_matches_the_host() -> gpu_runtime::Result<()> {
