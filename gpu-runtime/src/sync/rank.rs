@@ -103,6 +103,10 @@ pub(crate) enum LockRank {
     /// held while one is written (text only, no other lock).
     #[cfg_attr(not(feature = "gpuarray"), allow(dead_code))]
     KernelDefinitions,
+    /// `gpuarray::array::readback::Readback`: a context's spare mapped slots for values read
+    /// back (pushed and popped only; a slot is made and dropped outside it).
+    #[cfg_attr(not(feature = "gpuarray"), allow(dead_code))]
+    ReadbackSlots,
     /// `tools::memoize`: every `ContextCache` used, for `clear_context_caches`.
     ContextCacheRegistry,
     /// `compiler::toolchain::nvcc_version`: `nvcc --version` per path (runs nvcc under it).

@@ -1,5 +1,5 @@
 //! What the layers above the driver keep per context (the module cache of `driver::module`,
-//! the staging pools of `launch`, the scans' tile status of `gpuarray`): each kind in its own
+//! the staging pools of `launch`, the scans' tile status and the read-back slots of `gpuarray`): each kind in its own
 //! slot of the context, made on first use, asked to give memory back on out-of-memory, and
 //! dropped while the context still exists. The context knows the slots, not the types in them.
 
@@ -20,9 +20,12 @@ pub(crate) enum Slot {
     /// `gpuarray::scan::status::ScanStatus`.
     #[cfg_attr(not(feature = "gpuarray"), allow(dead_code))]
     ScanStatus = 3,
+    /// `gpuarray::array::readback::Readback`.
+    #[cfg_attr(not(feature = "gpuarray"), allow(dead_code))]
+    Readback = 4,
 }
 
-const SLOTS: usize = 4;
+const SLOTS: usize = 5;
 
 /// State a context keeps for a layer above it.
 pub(crate) trait Extension: Any + Send + Sync {

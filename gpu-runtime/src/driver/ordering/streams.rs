@@ -299,7 +299,7 @@ impl StreamInner {
 
     /// The model check's `host_wait`.
     #[cfg(loom)]
-    pub(super) fn host_wait(&self) -> Result<()> {
+    pub(crate) fn host_wait(&self) -> Result<()> {
         self.refuse_foreign_capture()?;
         if let Some(me) = &self.lane {
             super::lane::host_wait(me);
@@ -309,7 +309,7 @@ impl StreamInner {
 
     /// Blocks the host until the work queued on this stream so far has finished.
     #[cfg(not(loom))]
-    pub(super) fn host_wait(&self) -> Result<()> {
+    pub(crate) fn host_wait(&self) -> Result<()> {
         let Some(_alive) = self.ctx.upgrade() else {
             return Ok(());
         };

@@ -1,8 +1,9 @@
 //! The array and its storage: [`DeviceArrayBase`](crate::gpuarray::DeviceArrayBase) over device memory with
 //! `ndarray`'s shapes and strides (`core`), the arithmetic of views without memory
 //! ([`layout`](crate::gpuarray::layout)), arrays in from and out to `ndarray` (`convert`), the shape
-//! changes (`shape_ops`), and [`OnStream`](crate::gpuarray::OnStream), an array (or anything else
-//! with operations) with the stream they are queued on (`on_stream`). It launches no generated
+//! changes (`shape_ops`), single values read back through mapped host memory (`readback`), and
+//! [`OnStream`](crate::gpuarray::OnStream), an array (or anything else with operations) with
+//! the stream they are queued on (`on_stream`). It launches no generated
 //! kernel of its own.
 
 pub(crate) mod axes;
@@ -12,4 +13,5 @@ pub(crate) mod core;
 pub(crate) mod debug_fmt;
 pub mod layout;
 pub(crate) mod on_stream;
+pub(crate) mod readback;
 pub(crate) mod shape_ops;

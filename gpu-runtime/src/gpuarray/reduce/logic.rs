@@ -10,6 +10,7 @@ use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::readback::read_back;
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
@@ -72,8 +73,10 @@ fn count<S: Storage<Elem: Element>, D: Dimension>(
         return Ok(0);
     }
     let k = count_kernel(S::Elem::DTYPE)?;
-    let r = OnStream::new(&*k, stream).reduce([KernelArg::input(x)])?;
-    Ok(r.to_vec()?.first().map_or(0, |&v| v as usize))
+    let r = read_back(x.context(), stream, |out| {
+        OnStream::new(&*k, stream).reduce_into([KernelArg::input(x)], out)
+    })?;
+    Ok(r as usize)
 }
 
 fn reduce<S: Storage<Elem: Element>, D: Dimension>(
@@ -82,8 +85,10 @@ fn reduce<S: Storage<Elem: Element>, D: Dimension>(
     stream: Option<&Stream>,
 ) -> Result<bool> {
     let k = kernel(op, S::Elem::DTYPE)?;
-    let r = OnStream::new(&*k, stream).reduce([KernelArg::input(x)])?;
-    Ok(r.to_vec()?.first().is_some_and(|&v| v != 0))
+    let r = read_back(x.context(), stream, |out| {
+        OnStream::new(&*k, stream).reduce_into([KernelArg::input(x)], out)
+    })?;
+    Ok(r != 0)
 }
 
 /// Whether any element of `x` is nonzero (true for a [`Bool`](crate::gpuarray::Bool) array: any is

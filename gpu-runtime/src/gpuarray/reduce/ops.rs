@@ -27,6 +27,7 @@ use ndarray::{Dimension, IxDyn};
 use crate::error::{ArgumentError, ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::readback::read_back;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::dtype::DType;
@@ -352,11 +353,6 @@ fn empty_error(operation: &'static str) -> Error {
     ArrayShapeError::EmptyReduction { operation }.into()
 }
 
-/// One element of a 0-d device array, read back.
-pub(super) fn scalar<R: Element>(a: DeviceArray<R, IxDyn>) -> Result<R> {
-    a.to_vec()?.first().copied().ok_or_else(|| empty_error("reduce"))
-}
-
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// The sum of every element (0 for an empty array), accumulated in the element type
     /// (`f16` and `bf16` in `f32`, rounded once at the end), as PyCUDA's `gpuarray.sum`.
@@ -477,10 +473,10 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
         &self,
         other: &DeviceArrayBase<S2, D2>,
     ) -> Result<S::Elem> {
-        scalar(
-            kernel::<S::Elem, S::Elem>(Op::VDot)?
-                .reduce([KernelArg::input(self), KernelArg::input(other)])?,
-        )
+        let k = kernel::<S::Elem, S::Elem>(Op::VDot)?;
+        read_back(self.context(), None, |out| {
+            k.reduce_into([KernelArg::input(self), KernelArg::input(other)], out)
+        })
     }
 
     /// The mean of every element returned as an `A` (NumPy's `mean(dtype=)`; a real mean is
@@ -578,7 +574,9 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         kernel: impl FnOnce(IndexWidth) -> Result<Arc<ReductionKernel<R>>>,
     ) -> Result<R> {
         let k = kernel(IndexWidth::for_count(self.target.len()))?;
-        scalar(OnStream::new(&*k, self.stream).reduce([KernelArg::input(self.target)])?)
+        read_back(self.target.context(), self.stream, |out| {
+            OnStream::new(&*k, self.stream).reduce_into([KernelArg::input(self.target)], out)
+        })
     }
 
     /// Reduces along `axis` with `op`, producing `R`, in the `axis`'s form.
@@ -700,10 +698,10 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         other: &DeviceArrayBase<S2, D2>,
     ) -> Result<S::Elem> {
         let k = kernel::<S::Elem, S::Elem>(Op::Dot)?;
-        scalar(
+        read_back(self.target.context(), self.stream, |out| {
             OnStream::new(&*k, self.stream)
-                .reduce([KernelArg::input(self.target), KernelArg::input(other)])?,
-        )
+                .reduce_into([KernelArg::input(self.target), KernelArg::input(other)], out)
+        })
     }
 
     /// [`mean_as`](DeviceArrayBase::mean_as) on this stream.
