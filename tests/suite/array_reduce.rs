@@ -869,3 +869,47 @@ fn reductions_over_the_elements_an_index_array_picks() -> gpu_runtime::Result<()
     ));
     Ok(())
 }
+
+/// Values read back to the host (`sum`, `max`, `count_nonzero`, `any`, `dot`) from eight
+/// threads at once, on the legacy stream and on streams of their own, each checked against the
+/// host: every read takes a mapped slot of its own, so none sees another's value; and a
+/// refused call (shapes that differ) gives its slot back and errs.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn values_read_back_from_many_threads_are_each_their_own() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..8u64)
+            .map(|t| {
+                let ctx = ctx.clone();
+                scope.spawn(move || -> gpu_runtime::Result<()> {
+                    let mut rng = Rng::new(900 + t);
+                    let stream = gpu_runtime::Stream::new(&ctx)?;
+                    for round in 0..40 {
+                        let n = 1 + (rng.next_u64() % 50_000) as usize;
+                        let h: Vec<i64> = (0..n).map(|_| (rng.next_u64() % 7) as i64 - 3).collect();
+                        let d = DeviceArray::from_ndarray(&ctx, &Array::from(h.clone()))?;
+                        let on = if round % 2 == 0 {
+                            d.sum()?
+                        } else {
+                            d.on(&stream).sum()?
+                        };
+                        assert_eq!(on, h.iter().sum::<i64>(), "thread {t} round {round} sum");
+                        assert_eq!(d.max()?, *h.iter().max().unwrap(), "thread {t} round {round} max");
+                        let nz = h.iter().filter(|&&v| v != 0).count();
+                        assert_eq!(d.count_nonzero()?, nz, "thread {t} round {round} count");
+                        assert_eq!(d.any()?, nz > 0);
+                        assert_eq!(d.all()?, nz == n);
+                        assert_eq!(d.dot(&d)?, h.iter().map(|v| v * v).sum::<i64>());
+                        let other = DeviceArray::<i64, _>::zeros(&ctx, n + 1)?;
+                        assert!(d.dot(&other).is_err(), "thread {t}: dot of different lengths");
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .try_for_each(|w| w.join().expect("a reading thread panicked"))
+    })
+}

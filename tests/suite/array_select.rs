@@ -289,6 +289,31 @@ fn a_large_compaction_matches_the_host() -> gpu_runtime::Result<()> {
     Ok(())
 }
 
+/// More tiles than one round of the tiles' offset scan takes (16,384 tiles: 2^26 elements of
+/// the index forms, 2^26 `u32` of `a[mask]`), so that the scan carries a total from one round
+/// to the next.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn compactions_past_one_round_of_the_tile_scan_match_the_host() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let n = (1usize << 26) + 3 * 4096 + 17;
+    let keep = |i: usize| i.is_multiple_of(3) || i % 7 == 5;
+    let mask_h: Vec<Bool> = (0..n).map(|i| Bool::from(keep(i))).collect();
+    let mask = DeviceArray::from_ndarray(&ctx, &Array::from(mask_h))?;
+    let want: Vec<i64> = (0..n).filter(|&i| keep(i)).map(|i| i as i64).collect();
+    let got = mask.flatnonzero()?.to_vec()?;
+    assert_eq!(got.len(), want.len());
+    assert!(got == want, "flatnonzero past one round of the scan");
+    let values = DeviceArray::from_ndarray(&ctx, &Array::from((0..n as u32).collect::<Vec<u32>>()))?;
+    let sel = values.masked(&mask)?.to_vec()?;
+    assert!(
+        sel.iter().map(|&v| i64::from(v)).eq(want.iter().copied()),
+        "a[mask] past one round"
+    );
+    assert_eq!(mask.count_nonzero()?, want.len());
+    Ok(())
+}
+
 fn take_along_with<I: IndexElement + TryFrom<i64>>(ctx: &Context, rng: &mut Rng) -> gpu_runtime::Result<()>
 where
     <I as TryFrom<i64>>::Error: std::fmt::Debug,

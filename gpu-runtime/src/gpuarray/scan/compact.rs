@@ -224,39 +224,39 @@ fn source(part: Part, p: DType, t: DType) -> String {
             store = block_count_store()
         ),
         Part::Offsets => format!(
-            // Chunks of SCAN_BLOCK counts, thread `t` holding count `t` of each (the loads of a
-            // chunk adjacent, all of a round of 16 chunks issued at once), each chunk scanned by
-            // the block in turn with a running carry. (A run of adjacent counts a thread made
-            // each load of a warp touch 32 lines of one multiprocessor's cache: 36 us for
-            // 16,384 counts on an H200; this, 13 us.)
+            // Rounds of 16 x SCAN_BLOCK counts: warp `w` scans its 512 (lane `l` holding counts
+            // `32 k + l`, `k < 16`, all loaded at once, adjacent across the warp) with shuffles
+            // and a running total, then the warps' totals (one barrier) give each warp its
+            // start. (A run of adjacent counts a thread made each load of a warp touch 32 lines
+            // of one multiprocessor's cache: 36 us for 16,384 counts on an H200; one block-wide
+            // scan a chunk of 1024, three barriers each, 13 us.)
             "extern \"C\" __global__ void __launch_bounds__({SCAN_BLOCK}) {name}(unsigned long long m, long long *counts, long long *total) {{\n\
              __shared__ long long ws[{sw}];\n\
-             __shared__ long long chunk_total;\n\
              const unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;\n\
              long long carry = 0;\n\
-             for (unsigned long long c0 = 0; c0 < m; c0 += 16ull * {SCAN_BLOCK}ull) {{\n\
+             for (unsigned long long c0 = 0; c0 < m; c0 += 512ull * {sw}ull) {{\n\
+                 const unsigned long long wb = c0 + warp * 512ull;\n\
                  long long v[16];\n\
                  #pragma unroll\n\
-                 for (int k = 0; k < 16; ++k) {{ const unsigned long long i = c0 + k * {SCAN_BLOCK}ull + threadIdx.x; v[k] = i < m ? counts[i] : 0; }}\n\
+                 for (int k = 0; k < 16; ++k) {{ const unsigned long long i = wb + k * 32u + lane; v[k] = i < m ? counts[i] : 0; }}\n\
+                 long long run = 0;\n\
                  #pragma unroll\n\
                  for (int k = 0; k < 16; ++k) {{\n\
                      long long x = v[k];\n\
+                     #pragma unroll\n\
                      for (int o = 1; o < 32; o <<= 1) {{ const long long y = __shfl_up_sync(0xffffffffu, x, o); if (lane >= (unsigned int)o) x += y; }}\n\
-                     if (lane == 31u) ws[warp] = x;\n\
-                     __syncthreads();\n\
-                     if (warp == 0u) {{\n\
-                         const long long own = lane < {sw}u ? ws[lane] : 0;\n\
-                         long long z = own;\n\
-                         for (int o = 1; o < 32; o <<= 1) {{ const long long y = __shfl_up_sync(0xffffffffu, z, o); if (lane >= (unsigned int)o) z += y; }}\n\
-                         if (lane < {sw}u) ws[lane] = z - own;\n\
-                         if (lane == {sw}u - 1u) chunk_total = z;\n\
-                     }}\n\
-                     __syncthreads();\n\
-                     const unsigned long long i = c0 + k * {SCAN_BLOCK}ull + threadIdx.x;\n\
-                     if (i < m) counts[i] = carry + ws[warp] + x - v[k];\n\
-                     carry += chunk_total;\n\
-                     __syncthreads();\n\
+                     v[k] = run + x - v[k];\n\
+                     run += __shfl_sync(0xffffffffu, x, 31);\n\
                  }}\n\
+                 if (lane == 0u) ws[warp] = run;\n\
+                 __syncthreads();\n\
+                 long long before = 0, all = 0;\n\
+                 #pragma unroll\n\
+                 for (int w = 0; w < {sw}; ++w) {{ const long long t = ws[w]; all += t; if (w < (int)warp) before += t; }}\n\
+                 #pragma unroll\n\
+                 for (int k = 0; k < 16; ++k) {{ const unsigned long long i = wb + k * 32u + lane; if (i < m) counts[i] = carry + before + v[k]; }}\n\
+                 carry += all;\n\
+                 __syncthreads();\n\
              }}\n\
              if (threadIdx.x == 0) {{ counts[m] = carry; *total = carry; }}\n\
              }}\n",
