@@ -312,7 +312,8 @@ fn histograms_with_few_and_many_bins_match_the_host() -> gpu_runtime::Result<()>
 
 /// Values on every edge and one step either side of it, where the kernel's estimate of the
 /// bin from the value's place must give way to the edges, in `f32`, `f16` and `f64`, over
-/// ranges wide and narrow beside their magnitude.
+/// ranges wide and narrow beside their magnitude; and `f32` values beside explicit edges that
+/// no `f32` equals.
 #[test]
 #[ignore = "needs a CUDA GPU"]
 fn histograms_of_values_on_and_beside_every_edge_match_the_host() -> gpu_runtime::Result<()> {
@@ -363,6 +364,19 @@ fn histograms_of_values_on_and_beside_every_edge_match_the_host() -> gpu_runtime
             "f64 {lo}..{hi}, {bins} bins"
         );
     }
+    // Explicit edges that no `f32` equals, each between an `f32` value and its neighbour: the
+    // data's `f32` values must be compared with them as `f64`.
+    let edges = [f64::from(0.1f32) + 1e-12, 0.5 - 1e-12, f64::from(0.9f32) - 1e-12];
+    let mut h: Vec<f32> = Vec::new();
+    for &e in &edges {
+        let f = e as f32;
+        h.extend([f, f.next_up(), f.next_down()]);
+    }
+    h.extend((0..1000).map(|_| rng.f64() as f32));
+    let x: Vec<f64> = h.iter().map(|&v| f64::from(v)).collect();
+    let d = DeviceArray::from_ndarray(&ctx, &Array::from(h))?;
+    let (c, _) = d.histogram(Bins::Edges(&edges))?;
+    assert_eq!(c.to_vec()?, host_histogram(&x, &edges), "f32 data, f64 edges");
     let v: Vec<f16> = (0..=2000)
         .map(|k| f16::from_f64(-4.0 + k as f64 * 0.004))
         .collect();

@@ -192,8 +192,8 @@ fn source(k: Kernel, t: DType) -> String {
         Kernel::Histogram => {
             // The bin of `v` by the edges `ed`: NumPy's searchsorted rule, the last bin closed.
             // Equal bins: the value's place `f = (v - ed[0]) * norm` in bins, in `ct` (`float`
-            // for 16- and 32-bit float data, whose edges are exact in `float`; `double`
-            // otherwise), names the bin by its floor whenever its fraction is at least `tol`
+            // for 16- and 32-bit float data, whose equal edges are rounded to the data's type by
+            // `uniform_edges` and so exact in `float`; `double` otherwise), names the bin by its floor whenever its fraction is at least `tol`
             // from a border, `tol` bounding (on the host, `fast_tolerance`) both the edges'
             // rounding and this arithmetic's: no edge is read then. Near a border, or with
             // unequal bins, the edges decide, as NumPy corrects its own estimate. (Reading two
@@ -203,13 +203,17 @@ fn source(k: Kernel, t: DType) -> String {
             let ct = hist_compute_type(t);
             let floor = if ct == "float" { "floorf" } else { "floor" };
             let read_ct = convert_c(t, if ct == "float" { DType::F32 } else { DType::F64 }, "gpu_x");
+            // Unequal edges (the user's, any `f64`) are compared in `double`, as they may not
+            // be exact in `ct`.
+            let read_f64 = convert_c(t, DType::F64, "gpu_x");
             let find = |x: &str, ed: &str, bins_of: &str| {
                 let one = if bins_of == "out" { "1ull" } else { "1u" };
                 format!(
-                    "{{ const {tc} gpu_x = {x}; const {ct} gpu_c = {read_ct};\n\
-                     if (!(gpu_c >= gpu_lo && gpu_c <= gpu_hi)) continue;\n\
+                    "{{ const {tc} gpu_x = {x};\n\
                      long long b;\n\
                      if (uniform) {{\n\
+                         const {ct} gpu_c = {read_ct};\n\
+                         if (!(gpu_c >= gpu_lo && gpu_c <= gpu_hi)) continue;\n\
                          const {ct} gpu_f = (gpu_c - gpu_lo) * gpu_norm;\n\
                          const {ct} gpu_fl = {floor}(gpu_f);\n\
                          const {ct} gpu_fr = gpu_f - gpu_fl;\n\
@@ -223,7 +227,8 @@ fn source(k: Kernel, t: DType) -> String {
                              while (b < bins - 1 && v >= {ed}[b + 1]) ++b;\n\
                          }}\n\
                      }} else {{\n\
-                         const double v = (double)gpu_c;\n\
+                         const double v = {read_f64};\n\
+                         if (!(v >= {ed}[0] && v <= {ed}[bins])) continue;\n\
                          long long lo = 0, hi = bins + 1;\n\
                          while (lo < hi) {{ long long mid = (lo + hi) >> 1; if ({ed}[mid] <= v) lo = mid + 1; else hi = mid; }}\n\
                          b = lo - 1 >= bins ? bins - 1 : lo - 1;\n\
