@@ -7,8 +7,9 @@
 //!
 //! A context keeps the slots it made (64 bytes of mapped memory each) for later reads; a read
 //! takes one for itself, so reads on several threads never share one, and gives it back once
-//! the stream has finished. A slot whose wait failed is never used or freed again: a kernel
-//! queued before the failure might still store into it.
+//! the stream has finished. A slot whose wait failed is not reused: it is dropped, and its
+//! memory freed only after the kernel that stores into it (whose use the slot records) is
+//! done, as every page-locked array's is.
 
 use ndarray::{Ix1, IxDyn};
 
@@ -83,7 +84,7 @@ pub(crate) fn read_back<R: Element>(
         None => ctx.legacy().host_wait(),
     };
     if let Err(e) = waited {
-        std::mem::forget(slot);
+        drop(slot);
         return Err(e);
     }
     let words = slot.as_slice_memory_order();
