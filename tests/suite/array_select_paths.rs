@@ -337,32 +337,38 @@ fn histograms_of_values_on_and_beside_every_edge_match_the_host() -> gpu_runtime
         h.extend((0..10_000).map(|_| (lo + (hi - lo) * rng.f64()) as f32));
         let x: Vec<f64> = h.iter().map(|&v| f64::from(v)).collect();
         let d = DeviceArray::from_ndarray(&ctx, &Array::from(h.clone()))?;
-        let (c, e) = d.histogram(Bins::Count {
-            bins,
-            range: Some((lo, hi)),
-        })?;
-        assert_eq!(
-            c.to_vec()?,
-            host_histogram(&x, &e.to_vec()?),
-            "f32 {lo}..{hi}, {bins} bins"
-        );
-        let (c, e) = d.histogram(Bins::Count { bins, range: None })?;
-        assert_eq!(
-            c.to_vec()?,
-            host_histogram(&x, &e.to_vec()?),
-            "f32 {lo}..{hi}, {bins} bins, data range"
-        );
         let hd: Vec<f64> = x.iter().flat_map(|&v| [v, v.next_up(), v.next_down()]).collect();
         let dd = DeviceArray::from_ndarray(&ctx, &Array::from(hd.clone()))?;
-        let (c, e) = dd.histogram(Bins::Count {
-            bins,
-            range: Some((lo, hi)),
-        })?;
-        assert_eq!(
-            c.to_vec()?,
-            host_histogram(&hd, &e.to_vec()?),
-            "f64 {lo}..{hi}, {bins} bins"
-        );
+        let cases = [
+            (
+                d.histogram(Bins::Count {
+                    bins,
+                    range: Some((lo, hi)),
+                })?,
+                &x,
+                "f32",
+            ),
+            (
+                d.histogram(Bins::Count { bins, range: None })?,
+                &x,
+                "f32, data range",
+            ),
+            (
+                dd.histogram(Bins::Count {
+                    bins,
+                    range: Some((lo, hi)),
+                })?,
+                &hd,
+                "f64",
+            ),
+        ];
+        for ((c, e), values, what) in cases {
+            assert_eq!(
+                c.to_vec()?,
+                host_histogram(values, &e.to_vec()?),
+                "{what} {lo}..{hi}, {bins} bins"
+            );
+        }
     }
     // Explicit edges that no `f32` equals, each between an `f32` value and its neighbour: the
     // data's `f32` values must be compared with them as `f64`.
