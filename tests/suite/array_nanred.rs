@@ -639,7 +639,8 @@ fn elementwise_kernels_take_compiler_options() -> gpu_runtime::Result<()> {
     Ok(())
 }
 
-/// `sum_axes` ... `all_axes` (NumPy's tuple and negative axes, `keepdims` over any of them)
+/// `sum_axes` ... `all_axes` and `count_nonzero_axes` (NumPy's tuple and negative axes,
+/// `keepdims` over any of them)
 /// against ndarray's reductions over the same axes, on random 3-D arrays of f64 and i32 through
 /// whole and transposed views; out-of-range and repeated axes are typed errors.
 #[test]
@@ -729,6 +730,20 @@ fn reductions_over_several_axes() -> gpu_runtime::Result<()> {
                         .map(|b| b.get() as u8 as f64)
                         .collect();
                     assert_eq!(got, want_all.iter().copied().collect::<Vec<_>>(), "{what} all");
+                    // NumPy's `count_nonzero(a, axis=axes)`: the sums of each element's truth
+                    // over the axes (over no axes, the truths themselves).
+                    let mut want_count = hv.mapv(|x| (x != 0.0) as u8 as f64);
+                    for &k in &ks {
+                        want_count = want_count.sum_axis(Axis(k));
+                    }
+                    let want_count: Vec<i64> = want_count.iter().map(|&c| c as i64).collect();
+                    for (dt, got) in [
+                        ("f64", dv.count_nonzero_axes(axes, keepdims)?),
+                        ("i32", dvi.count_nonzero_axes(axes, keepdims)?),
+                    ] {
+                        assert_eq!(got.shape(), want_any.shape(), "{what} {dt} count shape");
+                        assert_eq!(got.to_vec()?, want_count, "{what} {dt} count_nonzero");
+                    }
                     if n == 0 && !axes.is_empty() {
                         continue;
                     }

@@ -1,12 +1,14 @@
 //! Selection and counting on a GPU against the host, on random data, for every element type
-//! each accepts: `nonzero`, `flatnonzero`, `argwhere`, `count_nonzero`, boolean masks
+//! each accepts: `nonzero`, `flatnonzero`, `argwhere`, `count_nonzero` (all axes and along each), boolean masks
 //! (`masked`, `set_masked`, `fill_masked`), `take_along_axis` and `take` with index arrays of
 //! every integer type, `bincount`, `histogram`, `randint`; and the views and copies that move
 //! axes or change the element type or the order (`swapaxes`, `moveaxis`, `view_as`,
 //! `copy_order`, `reshape_order`). Shapes: 0-d, empty, lengths around the compaction's tile
 //! (4096), transposed, stepped and broadcast views.
 
-use gpu_runtime::gpuarray::{Bins, Bool, DeviceArray, DeviceArrayView, Element, IndexElement, IndexMode};
+use gpu_runtime::gpuarray::{
+    Bins, Bool, DeviceArray, DeviceArrayView, Element, IndexElement, IndexMode, ReduceAxis,
+};
 use gpu_runtime::half::{bf16, f16};
 use gpu_runtime::ndarray::{s, Array, ArrayD, Axis, Dimension, IxDyn, Order, ShapeBuilder};
 use gpu_runtime::types::{Complex32, Complex64};
@@ -141,6 +143,25 @@ fn check_compaction<T: Draw>(ctx: &Context, rng: &mut Rng, h: &ArrayD<T>) -> gpu
     for (host, dev) in &views {
         let want = host_nonzero(host);
         assert_eq!(dev.count_nonzero()?, want.len(), "count_nonzero {what}");
+        // Along each axis, kept or dropped (NumPy's `count_nonzero(a, axis=k, keepdims=)`).
+        for k in 0..host.ndim() {
+            let counts = host.map_axis(Axis(k), |lane| lane.iter().filter(|v| v.truth()).count() as i64);
+            let got = dev.count_nonzero_axis(k)?;
+            assert_eq!(got.shape(), counts.shape(), "count_nonzero_axis({k}) {what}");
+            assert_eq!(
+                got.to_vec()?,
+                counts.iter().copied().collect::<Vec<_>>(),
+                "count_nonzero_axis({k}) {what}"
+            );
+            let kept = dev.count_nonzero_axis(ReduceAxis::keepdims(k))?;
+            let mut kept_shape = host.shape().to_vec();
+            kept_shape[k] = 1;
+            assert_eq!(
+                kept.shape(),
+                kept_shape,
+                "count_nonzero_axis keepdims({k}) {what}"
+            );
+        }
         let flat: Vec<i64> = host
             .iter()
             .enumerate()

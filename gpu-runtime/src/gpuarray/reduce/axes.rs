@@ -1,6 +1,6 @@
 //! NumPy's `axis=` as a tuple, with negative axes, and `keepdims` over any set of axes (all of
 //! them too): `sum_axes`, `prod_axes`, `max_axes`, `min_axes`, `nanmax_axes`, `nanmin_axes`,
-//! `any_axes` and `all_axes`. Axes are `isize` (`-1` is the last, as NumPy);
+//! `any_axes`, `all_axes` and `count_nonzero_axes`. Axes are `isize` (`-1` is the last, as NumPy);
 //! one out of range is [`ArrayShapeError::AxisOutOfRange`], one given twice
 //! [`ArrayShapeError::DuplicateAxis`] (NumPy's `ValueError`s), an empty list reduces nothing
 //! (a copy, or for `any`/`all` each element's truth, as NumPy's `axis=()`).
@@ -80,6 +80,24 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         Ok(out)
     }
 
+    /// [`count_nonzero_axes`](DeviceArrayBase::count_nonzero_axes) on this stream.
+    pub fn count_nonzero_axes(&self, axes: &[isize], keepdims: bool) -> Result<DeviceArray<i64, IxDyn>> {
+        // The first axis counts; the others add those counts up.
+        self.over_axes(
+            axes,
+            keepdims,
+            |a, k| a.count_nonzero_axis(k),
+            |a, k| a.sum_axis(k),
+            |a| {
+                let e = a.target.expr().cast::<Bool>().cast::<i64>();
+                match a.stream {
+                    Some(s) => e.on(s).eval(),
+                    None => e.eval(),
+                }
+            },
+        )
+    }
+
     /// No axes reduced: a copy, as a dynamic-dimensional array.
     fn copy_dyn(&self) -> Result<DeviceArray<S::Elem, IxDyn>> {
         Ok(self.copy()?.into_dyn())
@@ -93,6 +111,16 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
             Some(s) => e.on(s).eval(),
             None => e.eval(),
         }
+    }
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// The number of nonzero elements over each of `axes` (NumPy's `count_nonzero(a, axis=)`
+    /// with a tuple; negative axes count from the end), with NumPy's `keepdims`, as `i64`; no
+    /// axes gives each element's truth as 0 or 1. See
+    /// [`count_nonzero_axis`](Self::count_nonzero_axis).
+    pub fn count_nonzero_axes(&self, axes: &[isize], keepdims: bool) -> Result<DeviceArray<i64, IxDyn>> {
+        OnStream::legacy(self).count_nonzero_axes(axes, keepdims)
     }
 }
 

@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use ndarray::Dimension;
+use ndarray::{Dimension, IxDyn};
 
 use crate::driver::stream::Stream;
 use crate::error::Result;
-use crate::gpuarray::array::core::{DeviceArrayBase, Storage};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::array::readback::read_back;
 use crate::gpuarray::elements::cast;
@@ -16,6 +16,7 @@ use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::registry::Definitions;
+use crate::gpuarray::reduce::axis::ReduceAxis;
 use crate::gpuarray::reduce::kernel::ReductionKernel;
 
 /// Which of the two.
@@ -119,6 +120,13 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     pub fn count_nonzero(&self) -> Result<usize> {
         count(self, None)
     }
+
+    /// The number of nonzero elements along an axis (NumPy's `count_nonzero(a, axis=k)`,
+    /// with `keepdims` through [`ReduceAxis::keepdims`]), as `i64` (NumPy's `intp`); an empty
+    /// lane counts 0. Several or negative axes: [`count_nonzero_axes`](Self::count_nonzero_axes).
+    pub fn count_nonzero_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
+        OnStream::legacy(self).count_nonzero_axis(axis)
+    }
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
@@ -135,6 +143,14 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
     /// [`count_nonzero`](DeviceArrayBase::count_nonzero) on this stream (waits for the count).
     pub fn count_nonzero(&self) -> Result<usize> {
         count(self.target, self.stream)
+    }
+
+    /// [`count_nonzero_axis`](DeviceArrayBase::count_nonzero_axis) on this stream.
+    pub fn count_nonzero_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
+        let axis = axis.into();
+        let k = count_kernel(S::Elem::DTYPE)?;
+        let out = OnStream::new(&*k, self.stream).reduce_axis([KernelArg::input(self.target)], axis.axis)?;
+        axis.shape_result(out)
     }
 }
 
