@@ -35,6 +35,7 @@ mod array_complex_reduce;
 mod array_construct;
 mod array_copy_speed;
 mod array_debug;
+mod array_diff_digitize;
 mod array_dtype_matrix;
 mod array_dtypes;
 mod array_elementwise_complex;

@@ -407,6 +407,9 @@ pub enum ArrayShapeError {
         /// Its value (NaN when there is none).
         value: f64,
     },
+    /// Bins of `digitize` that neither rise nor fall all the way (NumPy's `ValueError`).
+    #[error("size mismatch in digitize: the bins must be monotonically increasing or decreasing (they rise and fall); sort them first")]
+    BinsNotMonotonic,
     /// A view as an element type of another size that NumPy's rules refuse: the last axis must
     /// be contiguous, its bytes a multiple of the new size, the other strides and the start
     /// aligned to it.

@@ -82,7 +82,9 @@ pub use elements::index_element::IndexElement;
 pub use elements::mean_type::MeanType;
 pub use elements::promotion::{promote_types, result_type, PromoteArg};
 pub use elements::sum_type::SumType;
-pub use expr::close::{allclose, isclose, isclose_expr, nan_to_num, nan_to_num_expr, FiniteRange};
+pub use expr::close::{
+    allclose, array_equal, isclose, isclose_expr, nan_to_num, nan_to_num_expr, FiniteRange,
+};
 pub use expr::core::{BinOp, Expr, Operand, MAX_OPERANDS};
 pub use expr::func::CmpOp;
 pub use expr::linear_combination::{linear_combination, Coefficient};

@@ -1,4 +1,4 @@
-//! NumPy's `isclose`, `allclose` and `nan_to_num`, written as [`Expr`]essions (so they fuse,
+//! NumPy's `isclose`, `allclose`, `array_equal` and `nan_to_num`, written as [`Expr`]essions (so they fuse,
 //! broadcast, and run on a stream as any expression does: `isclose_expr(...).on(&s).eval()`).
 //!
 //! `isclose` is NumPy 2's formula, asymmetric in its operands (`b` is the reference):
@@ -11,6 +11,8 @@ use ndarray::{Dimension, IxDyn};
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::elements::boolean::Bool;
+use crate::gpuarray::elements::dtype::DType;
+use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::{Expr, Operand};
 use crate::gpuarray::expr::math::Float;
 
@@ -106,6 +108,40 @@ where
     D2: Dimension,
 {
     isclose(a, b, rtol, atol, equal_nan)?.all()
+}
+
+/// Whether `a` and `b` have the same shape and equal elements: NumPy's `array_equal(a, b,
+/// equal_nan)` (true for two empty arrays of one shape; with `equal_nan`, NaN equals NaN, and a
+/// complex number with a NaN part any other such). Every element type; no broadcasting, as
+/// NumPy's. Waits for the answer.
+pub fn array_equal<'a, T, S1, D1, S2, D2>(
+    a: &'a DeviceArrayBase<S1, D1>,
+    b: &'a DeviceArrayBase<S2, D2>,
+    equal_nan: bool,
+) -> Result<bool>
+where
+    T: Element,
+    S1: Storage<Elem = T>,
+    D1: Dimension,
+    S2: Storage<Elem = T>,
+    D2: Dimension,
+{
+    if a.shape() != b.shape() {
+        return Ok(false);
+    }
+    if a.is_empty() {
+        return Ok(true);
+    }
+    let equal = a.expr().eq(b);
+    let inexact =
+        T::DTYPE.is_complex() || matches!(T::DTYPE, DType::F16 | DType::Bf16 | DType::F32 | DType::F64);
+    let e = if equal_nan && inexact {
+        // `x != x` is NaN-ness (of either part, for complex numbers).
+        equal.logical_or(a.expr().ne(a).logical_and(b.expr().ne(b)))
+    } else {
+        equal
+    };
+    e.eval()?.all()
 }
 
 /// `x` with NaN replaced by `nan`, positive infinity by `posinf` and negative infinity by

@@ -1,12 +1,14 @@
 //! Elementwise arithmetic and math: [`Expr`](crate::gpuarray::Expr), lazy arithmetic fused into one
 //! elementwise kernel (`core`, its functions in `func`, its operators in `ops`), the public
-//! [`math`](crate::gpuarray::math) (with `math_complex` and `compare`) and
+//! [`math`](crate::gpuarray::math) (with `math_complex` and `compare`), NumPy's `diff` and `digitize` (`diff`, `digitize`) and
 //! [`promote`](crate::gpuarray::promote) modules, `if_positive`/`vdot` (`select`) and
 //! [`linear_combination`](crate::gpuarray::linear_combination).
 
 pub(crate) mod close;
 pub(crate) mod compare;
 pub(crate) mod core;
+pub(crate) mod diff;
+pub(crate) mod digitize;
 pub(crate) mod func;
 pub(crate) mod linear_combination;
 pub mod math;

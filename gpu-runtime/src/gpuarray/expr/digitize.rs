@@ -1,0 +1,80 @@
+//! NumPy's `digitize`: the bin of each element among monotonic bins, through `searchsorted`
+//! (falling bins searched reversed, the positions counted from the other end).
+
+use ndarray::{s, Dimension, Ix1};
+
+use crate::driver::stream::Stream;
+use crate::error::{ArgumentError, ArrayShapeError, Result};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::elements::boolean::Bool;
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::expr::core::Expr;
+use crate::gpuarray::sort::ops::Side;
+
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// NumPy's `digitize(x, bins, right)` of this array `x`: for rising `bins`, the `i` with
+    /// `bins[i-1] <= x < bins[i]` (`bins[i-1] < x <= bins[i]` with `right`), for falling ones
+    /// `bins[i-1] > x >= bins[i]` (`bins[i-1] >= x > bins[i]`); `0` below every bin and
+    /// `bins.len()` above, as `i64`, of this array's shape. Bins that rise and fall are
+    /// [`ArrayShapeError::BinsNotMonotonic`]; complex elements
+    /// [`ArgumentError::UndefinedOnElement`], as NumPy refuses both. NaN sorts last, as in
+    /// [`searchsorted`](Self::searchsorted). Waits for the bins' direction.
+    pub fn digitize<SB: Storage<Elem = S::Elem>>(
+        &self,
+        bins: &DeviceArrayBase<SB, Ix1>,
+        right: bool,
+    ) -> Result<DeviceArray<i64, D>> {
+        OnStream::legacy(self).digitize(bins, right)
+    }
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`digitize`](DeviceArrayBase::digitize) on this stream.
+    pub fn digitize<SB: Storage<Elem = S::Elem>>(
+        &self,
+        bins: &DeviceArrayBase<SB, Ix1>,
+        right: bool,
+    ) -> Result<DeviceArray<i64, D>> {
+        if S::Elem::DTYPE.is_complex() {
+            return Err(ArgumentError::UndefinedOnElement {
+                kernel: "gpu_searchsorted".into(),
+                function: "DeviceArray::digitize".into(),
+                element: S::Elem::c_name(),
+            }
+            .into());
+        }
+        let side = if right { Side::Left } else { Side::Right };
+        let n = bins.len();
+        // NumPy's test: after any leading equal edges, the first step's direction holds
+        // throughout; so bins rise unless one edge is below the one before it.
+        let falls = n > 1 && {
+            let (next, last) = (bins.slice(s![1..])?, bins.slice(s![..n - 1])?);
+            let fell = any_on(self.stream, next.expr().lt(&last))?;
+            if fell && any_on(self.stream, next.expr().gt(&last))? {
+                return Err(ArrayShapeError::BinsNotMonotonic.into());
+            }
+            fell
+        };
+        if !falls {
+            return OnStream::new(bins, self.stream).searchsorted(self.target, side);
+        }
+        let reversed = bins.slice(s![..;-1])?;
+        let from_end = OnStream::new(&reversed, self.stream).searchsorted(self.target, side)?;
+        let e = (n as i64) - &from_end;
+        match self.stream {
+            Some(s) => e.on(s).eval(),
+            None => e.eval(),
+        }?
+        .into_dimensionality::<D>()
+    }
+}
+
+/// Whether any element of `e` is true, evaluated and reduced on `stream`.
+fn any_on(stream: Option<&Stream>, e: Expr<'_, Bool>) -> Result<bool> {
+    let truth = match stream {
+        Some(s) => e.on(s).eval(),
+        None => e.eval(),
+    }?;
+    OnStream::new(&truth, stream).any()
+}
