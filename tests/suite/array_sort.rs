@@ -1,4 +1,5 @@
-//! `sort`, `argsort`, `unique`, `searchsorted`, `median`, `quantile` and `percentile` on a GPU
+//! `sort`, `argsort`, `unique`, `searchsorted`, `median`, `quantile` and `percentile` (and their
+//! `nan` forms) on a GPU
 //! against a stable sort on the host in NumPy's order (NaN last, `-0.0` equal to `0.0`), on
 //! random data of every real element type: random bits (every NaN payload, infinities,
 //! subnormals) and draws from a few values (long runs of equal keys, which the sort must keep
@@ -467,6 +468,106 @@ where
     }
     let d = DeviceArray::from_ndarray(ctx, &Array1::from(vec![T::few(rng); 3]))?;
     assert!(d.quantile(1.5).is_err() && d.percentile(-1.0).is_err() && d.quantile(f64::NAN).is_err());
+    Ok(())
+}
+
+/// `nanmedian`, `nanquantile` and `nanpercentile`, flattened and along each axis, against the
+/// host's quantile of the values that are not NaN: data about a third NaN, one lane all NaN
+/// (NaN, as NumPy's), and an empty array.
+fn check_nan_quantiles<T: Sortable>(ctx: &Context, rng: &mut Rng, tol: f64) -> gpu_runtime::Result<()>
+where
+    T::Mean: AsF64,
+{
+    let name = std::any::type_name::<T>();
+    let nan = (0..256).map(|_| T::few(rng)).find(|x| x.f64v().is_nan());
+    let without_nan = |x: &[f64]| -> Vec<f64> { x.iter().copied().filter(|v| !v.is_nan()).collect() };
+    for shape in [vec![1usize], vec![9], vec![5, 7], vec![4, 3, 5], vec![3, 0]] {
+        let n: usize = shape.iter().product();
+        let mut h: Vec<T> = Vec::with_capacity(n);
+        while h.len() < n {
+            let x = T::bits(rng);
+            match nan {
+                Some(v) if rng.next_u64().is_multiple_of(3) => h.push(v),
+                _ if !x.f64v().is_nan() => h.push(x),
+                _ => {}
+            }
+        }
+        // The first lane along the last axis all NaN.
+        if let (Some(v), Some(&last)) = (nan, shape.last()) {
+            if n > last {
+                h[..last].fill(v);
+            }
+        }
+        let host = ArrayD::from_shape_vec(IxDyn(&shape), h).unwrap();
+        let hf = host.mapv(|x| x.f64v());
+        let d = DeviceArray::from_ndarray(ctx, &host)?;
+        let all = without_nan(&hf.iter().copied().collect::<Vec<_>>());
+        let what = format!("{name} {shape:?}");
+        let (got, want) = (d.nanmedian()?.as_f64(), host_quantile(&all, 0.5, true));
+        assert!(close(got, want, tol), "nanmedian {what}: {got} against {want}");
+        for q in [0.0, 0.3, 0.5, 1.0] {
+            let want = host_quantile(&all, q, false);
+            let got = d.nanquantile(q)?.as_f64();
+            assert!(
+                close(got, want, tol),
+                "nanquantile {what} q {q}: {got} against {want}"
+            );
+            let got = d.nanpercentile(q * 100.0)?.as_f64();
+            assert!(
+                close(got, want, tol),
+                "nanpercentile {what} q {q}: {got} against {want}"
+            );
+            for axis in 0..shape.len() {
+                let ax = axis as isize - shape.len() as isize;
+                let got = d.nanquantile_axis(q, ax)?.to_ndarray()?;
+                let gotp = d.nanpercentile_axis(q * 100.0, axis as isize)?.to_ndarray()?;
+                let med = d.nanmedian_axis(ax)?.to_ndarray()?;
+                let mut kept = shape.clone();
+                kept.remove(axis);
+                assert_eq!(
+                    got.shape(),
+                    kept.as_slice(),
+                    "nanquantile_axis {what} axis {axis}"
+                );
+                for (((lane, g), p), m) in hf.lanes(Axis(axis)).into_iter().zip(&got).zip(&gotp).zip(&med) {
+                    let l = without_nan(&lane.to_vec());
+                    let (w, wm) = (host_quantile(&l, q, false), host_quantile(&l, 0.5, true));
+                    assert!(
+                        close(g.as_f64(), w, tol),
+                        "nanquantile_axis {what} axis {axis}: {:?} against {w}",
+                        g.as_f64()
+                    );
+                    assert!(
+                        close(p.as_f64(), w, tol),
+                        "nanpercentile_axis {what} axis {axis}: {:?} against {w}",
+                        p.as_f64()
+                    );
+                    assert!(
+                        close(m.as_f64(), wm, tol),
+                        "nanmedian_axis {what} axis {axis}: {:?} against {wm}",
+                        m.as_f64()
+                    );
+                }
+            }
+        }
+    }
+    let d = DeviceArray::from_ndarray(ctx, &Array1::from(vec![T::few(rng); 3]))?;
+    assert!(d.nanquantile(1.5).is_err() && d.nanpercentile(101.0).is_err());
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn nan_quantiles_leave_the_nans_out() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(9137);
+    check_nan_quantiles::<f64>(&ctx, &mut rng, 1e-12)?;
+    check_nan_quantiles::<f32>(&ctx, &mut rng, 1e-6)?;
+    check_nan_quantiles::<f16>(&ctx, &mut rng, 2e-3)?;
+    check_nan_quantiles::<bf16>(&ctx, &mut rng, 1e-2)?;
+    // Integers have no NaN: the nan forms are the plain ones.
+    check_nan_quantiles::<i32>(&ctx, &mut rng, 1e-12)?;
+    check_nan_quantiles::<u8>(&ctx, &mut rng, 1e-12)?;
     Ok(())
 }
 

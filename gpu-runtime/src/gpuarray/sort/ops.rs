@@ -210,6 +210,46 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> DeviceArrayBase<S, D> {
     ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
         OnStream::legacy(self).percentile_axis(p, axis)
     }
+
+    /// [`median`](Self::median) of the elements that are not NaN (NumPy's `nanmedian`); NaN
+    /// when every element is (NumPy warns and gives NaN) or the array is empty.
+    pub fn nanmedian(&self) -> Result<<S::Elem as MeanType>::Mean> {
+        OnStream::legacy(self).nanmedian()
+    }
+
+    /// [`nanmedian`](Self::nanmedian) along `axis` (negative: from the end).
+    pub fn nanmedian_axis(&self, axis: isize) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        OnStream::legacy(self).nanmedian_axis(axis)
+    }
+
+    /// [`quantile`](Self::quantile) of the elements that are not NaN (NumPy's `nanquantile`).
+    pub fn nanquantile(&self, q: f64) -> Result<<S::Elem as MeanType>::Mean> {
+        OnStream::legacy(self).nanquantile(q)
+    }
+
+    /// [`nanquantile`](Self::nanquantile) along `axis`.
+    pub fn nanquantile_axis(
+        &self,
+        q: f64,
+        axis: isize,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        OnStream::legacy(self).nanquantile_axis(q, axis)
+    }
+
+    /// [`percentile`](Self::percentile) of the elements that are not NaN (NumPy's
+    /// `nanpercentile`).
+    pub fn nanpercentile(&self, p: f64) -> Result<<S::Elem as MeanType>::Mean> {
+        OnStream::legacy(self).nanpercentile(p)
+    }
+
+    /// [`nanpercentile`](Self::nanpercentile) along `axis`.
+    pub fn nanpercentile_axis(
+        &self,
+        p: f64,
+        axis: isize,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        OnStream::legacy(self).nanpercentile_axis(p, axis)
+    }
 }
 
 /// The sorts on a stream (`a.on(&stream).sort()`): the one body of each.
@@ -543,18 +583,18 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
 impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
     /// [`median`](DeviceArrayBase::median) on this stream (waits for the value).
     pub fn median(&self) -> Result<<S::Elem as MeanType>::Mean> {
-        self.quantile_flat("DeviceArray::median", 0.5, true)
+        self.quantile_flat("DeviceArray::median", 0.5, true, false)
     }
 
     /// [`median_axis`](DeviceArrayBase::median_axis) on this stream.
     pub fn median_axis(&self, axis: isize) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        self.quantile_rows("DeviceArray::median_axis", 0.5, true, axis)
+        self.quantile_rows("DeviceArray::median_axis", 0.5, true, false, axis)
     }
 
     /// [`quantile`](DeviceArrayBase::quantile) on this stream (waits for the value).
     pub fn quantile(&self, q: f64) -> Result<<S::Elem as MeanType>::Mean> {
         const OP: &str = "DeviceArray::quantile";
-        self.quantile_flat(OP, check_q(OP, q, 1.0, "0..=1")?, false)
+        self.quantile_flat(OP, check_q(OP, q, 1.0, "0..=1")?, false, false)
     }
 
     /// [`quantile_axis`](DeviceArrayBase::quantile_axis) on this stream.
@@ -564,13 +604,13 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
         axis: isize,
     ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
         const OP: &str = "DeviceArray::quantile_axis";
-        self.quantile_rows(OP, check_q(OP, q, 1.0, "0..=1")?, false, axis)
+        self.quantile_rows(OP, check_q(OP, q, 1.0, "0..=1")?, false, false, axis)
     }
 
     /// [`percentile`](DeviceArrayBase::percentile) on this stream (waits for the value).
     pub fn percentile(&self, p: f64) -> Result<<S::Elem as MeanType>::Mean> {
         const OP: &str = "DeviceArray::percentile";
-        self.quantile_flat(OP, check_q(OP, p, 100.0, "0..=100")?, false)
+        self.quantile_flat(OP, check_q(OP, p, 100.0, "0..=100")?, false, false)
     }
 
     /// [`percentile_axis`](DeviceArrayBase::percentile_axis) on this stream.
@@ -580,10 +620,60 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
         axis: isize,
     ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
         const OP: &str = "DeviceArray::percentile_axis";
-        self.quantile_rows(OP, check_q(OP, p, 100.0, "0..=100")?, false, axis)
+        self.quantile_rows(OP, check_q(OP, p, 100.0, "0..=100")?, false, false, axis)
     }
 
-    fn quantile_flat(&self, op: &'static str, q: f64, median: bool) -> Result<<S::Elem as MeanType>::Mean> {
+    /// [`nanmedian`](DeviceArrayBase::nanmedian) on this stream (waits for the value).
+    pub fn nanmedian(&self) -> Result<<S::Elem as MeanType>::Mean> {
+        self.quantile_flat("DeviceArray::nanmedian", 0.5, true, true)
+    }
+
+    /// [`nanmedian_axis`](DeviceArrayBase::nanmedian_axis) on this stream.
+    pub fn nanmedian_axis(&self, axis: isize) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        self.quantile_rows("DeviceArray::nanmedian_axis", 0.5, true, true, axis)
+    }
+
+    /// [`nanquantile`](DeviceArrayBase::nanquantile) on this stream (waits for the value).
+    pub fn nanquantile(&self, q: f64) -> Result<<S::Elem as MeanType>::Mean> {
+        const OP: &str = "DeviceArray::nanquantile";
+        self.quantile_flat(OP, check_q(OP, q, 1.0, "0..=1")?, false, true)
+    }
+
+    /// [`nanquantile_axis`](DeviceArrayBase::nanquantile_axis) on this stream.
+    pub fn nanquantile_axis(
+        &self,
+        q: f64,
+        axis: isize,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        const OP: &str = "DeviceArray::nanquantile_axis";
+        self.quantile_rows(OP, check_q(OP, q, 1.0, "0..=1")?, false, true, axis)
+    }
+
+    /// [`nanpercentile`](DeviceArrayBase::nanpercentile) on this stream (waits for the value).
+    pub fn nanpercentile(&self, p: f64) -> Result<<S::Elem as MeanType>::Mean> {
+        const OP: &str = "DeviceArray::nanpercentile";
+        self.quantile_flat(OP, check_q(OP, p, 100.0, "0..=100")?, false, true)
+    }
+
+    /// [`nanpercentile_axis`](DeviceArrayBase::nanpercentile_axis) on this stream.
+    pub fn nanpercentile_axis(
+        &self,
+        p: f64,
+        axis: isize,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        const OP: &str = "DeviceArray::nanpercentile_axis";
+        self.quantile_rows(OP, check_q(OP, p, 100.0, "0..=100")?, false, true, axis)
+    }
+
+    /// The one value of a quantile over all elements; `skip_nan` leaves NaNs out (the `nan`
+    /// forms).
+    fn quantile_flat(
+        &self,
+        op: &'static str,
+        q: f64,
+        median: bool,
+        skip_nan: bool,
+    ) -> Result<<S::Elem as MeanType>::Mean> {
         let x = self.target;
         let flat = x.view().into_dyn();
         let one = if flat.ndim() == 0 {
@@ -597,12 +687,13 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
         } else if one.ndim() > 1 {
             let c = OnStream::new(&one, self.stream).to_contiguous()?;
             let n = c.len();
-            let r = OnStream::new(&c.reshape(IxDyn(&[n]))?, self.stream).quantile_rows(op, q, median, 0)?;
+            let r = OnStream::new(&c.reshape(IxDyn(&[n]))?, self.stream)
+                .quantile_rows(op, q, median, skip_nan, 0)?;
             return r.to_vec().map(|v| v[0]);
         } else {
             one
         };
-        let r = OnStream::new(&all, self.stream).quantile_rows(op, q, median, 0)?;
+        let r = OnStream::new(&all, self.stream).quantile_rows(op, q, median, skip_nan, 0)?;
         r.to_vec().map(|v| v[0])
     }
 
@@ -611,6 +702,7 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
         op: &'static str,
         q: f64,
         median: bool,
+        skip_nan: bool,
         axis: isize,
     ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
         let x = self.target;
@@ -658,6 +750,7 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
                     Arg::I64(m as i64),
                     Arg::F64(q),
                     Arg::I32(median as i32),
+                    Arg::I32(skip_nan as i32),
                 ],
             )?;
         }

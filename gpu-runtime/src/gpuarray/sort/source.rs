@@ -471,15 +471,22 @@ pub(crate) fn searchsorted_source(key: KeyType) -> String {
     )
 }
 
-/// `gpu_quantile(const KEY *s, double *out, long long rows, long long m, double q, int median)`:
-/// the `q` quantile of each sorted row of `m` elements, NumPy's `linear` method (`median`:
-/// NumPy's `median`, the mean of the two middle elements), NaN where a row holds one (sorted
-/// last) or is empty.
+/// `gpu_quantile(const KEY *s, double *out, long long rows, long long stride, double q, int
+/// median, int skip_nan)`: the `q` quantile of each sorted row of `stride` elements, NumPy's `linear` method
+/// (`median`: NumPy's `median`, the mean of the two middle elements), NaN where a row holds one
+/// (sorted last) or is empty; with `skip_nan` (NumPy's `nanquantile`), of the row's elements
+/// before its first NaN (found by bisection: NaNs sort last), NaN when there are none.
 pub(crate) fn quantile_source(key: KeyType, dtype: DType) -> String {
     format!(
-        "{keys}extern \"C\" __global__ void gpu_quantile(const KEY *__restrict__ s, double *__restrict__ out, long long rows, long long m, double q, int median) {{\n\
+        "{keys}extern \"C\" __global__ void gpu_quantile(const KEY *__restrict__ s, double *__restrict__ out, long long rows, long long stride, double q, int median, int skip_nan) {{\n\
          for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < rows; r += (long long)gridDim.x * blockDim.x) {{\n\
-         const KEY *row = s + r * m;\n\
+         const KEY *row = s + r * stride;\n\
+         long long m = stride;\n\
+         if (skip_nan) {{\n\
+         long long lo = 0, hi = stride;\n\
+         while (lo < hi) {{ const long long mid = lo + (hi - lo) / 2; const double v = gpu_key_to_double(row[mid]); if (v != v) hi = mid; else lo = mid + 1; }}\n\
+         m = lo;\n\
+         }}\n\
          if (m == 0) {{ out[r] = __longlong_as_double(0x7FF8000000000000ll); continue; }}\n\
          const double last = gpu_key_to_double(row[m - 1]);\n\
          if (last != last) {{ out[r] = last; continue; }}\n\
