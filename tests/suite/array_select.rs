@@ -7,7 +7,7 @@
 //! (4096), transposed, stepped and broadcast views.
 
 use gpu_runtime::gpuarray::{
-    Bins, Bool, DeviceArray, DeviceArrayView, Element, IndexElement, IndexMode, ReduceAxis,
+    histogram_density, Bins, Bool, DeviceArray, DeviceArrayView, Element, IndexElement, IndexMode, ReduceAxis,
 };
 use gpu_runtime::half::{bf16, f16};
 use gpu_runtime::ndarray::{s, Array, ArrayD, Axis, Dimension, IxDyn, Order, ShapeBuilder};
@@ -537,6 +537,20 @@ pub(super) fn host_histogram(x: &[f64], e: &[f64]) -> Vec<i64> {
     c
 }
 
+/// [`host_histogram`] with weights: each bin's sum of the weights of its values.
+fn host_weighted_histogram(x: &[f64], w: &[f64], e: &[f64]) -> Vec<f64> {
+    let n = e.len() - 1;
+    let mut c = vec![0.0; n];
+    for (&v, &wt) in x.iter().zip(w) {
+        if !(v >= e[0] && v <= e[n]) {
+            continue;
+        }
+        let b = e.partition_point(|&t| t <= v).saturating_sub(1).min(n - 1);
+        c[b] += wt;
+    }
+    c
+}
+
 fn histogram_of<T: Element>(
     ctx: &Context,
     rng: &mut Rng,
@@ -563,6 +577,32 @@ fn histogram_of<T: Element>(
                         c.to_vec()?.iter().sum::<i64>(),
                         n as i64,
                         "every value in the data's range"
+                    );
+                }
+                // Weights of small integers (f32, converted to f64): every sum is exact in
+                // any order of the atomic adds.
+                let wts: Vec<f32> = (0..n).map(|_| (rng.next_u64() % 7) as f32 - 3.0).collect();
+                let wd = DeviceArray::from_ndarray(ctx, &Array::from(wts.clone()))?;
+                let (sums, we) = d.histogram_weighted(Bins::Count { bins, range }, &wd)?;
+                assert_eq!(we.to_vec()?, e, "weighted edges");
+                let wf: Vec<f64> = wts.iter().map(|&v| f64::from(v)).collect();
+                assert_eq!(
+                    sums.to_vec()?,
+                    host_weighted_histogram(&x, &wf, &e),
+                    "weighted {} n {n} bins {bins} {range:?}",
+                    std::any::type_name::<T>()
+                );
+                // NumPy's density: counts over the total and the bin widths.
+                let counts = c.to_vec()?;
+                let total: i64 = counts.iter().sum();
+                let density =
+                    histogram_density(&c, &DeviceArray::from_ndarray(ctx, &Array::from(e.clone()))?)?
+                        .to_vec()?;
+                for (k, (&g, &cnt)) in density.iter().zip(&counts).enumerate() {
+                    let want = cnt as f64 / total as f64 / (e[k + 1] - e[k]);
+                    assert!(
+                        (g.is_nan() && want.is_nan()) || (g - want).abs() <= 1e-12 * want.abs().max(1e-300),
+                        "density bin {k}: {g} against {want}"
                     );
                 }
             }
@@ -593,6 +633,24 @@ fn histograms_match_the_host() -> gpu_runtime::Result<()> {
         (c.to_vec()?, e.to_vec()?),
         (vec![1, 2, 1], vec![1.0, 2.0, 3.0, 4.0])
     );
+    // NumPy's density=True of the same: [0.25, 0.5, 0.25].
+    assert_eq!(histogram_density(&c, &e)?.to_vec()?, [0.25, 0.5, 0.25]);
+    // CuPy's weighted cases: np.histogram(np.arange(9), [0, 1, 3, 6, 10],
+    // weights=[2, 1, 1, 1, 1, 1, 1, 1, 1]) -> [2, 2, 3, 3]; np.histogram(np.linspace(0, 10, 10),
+    // bins=np.arange(11), weights=[0] * 5 + [1] * 5) -> five 0s, five 1s.
+    let d = DeviceArray::from_ndarray(&ctx, &Array::from((0..9i64).collect::<Vec<_>>()))?;
+    let w = DeviceArray::from_ndarray(&ctx, &Array::from(vec![2i64, 1, 1, 1, 1, 1, 1, 1, 1]))?;
+    let (sums, _) = d.histogram_weighted(Bins::Edges(&[0.0, 1.0, 3.0, 6.0, 10.0]), &w)?;
+    assert_eq!(sums.to_vec()?, [2.0, 2.0, 3.0, 3.0]);
+    let v = DeviceArray::<f64, _>::linspace(&ctx, 0.0, 10.0, 10, true)?;
+    let w = DeviceArray::from_ndarray(&ctx, &Array::from([[0.0f64; 5], [1.0; 5]].concat()))?;
+    let edges: Vec<f64> = (0..11).map(f64::from).collect();
+    let (sums, _) = v.histogram_weighted(Bins::Edges(&edges), &w)?;
+    assert_eq!(sums.to_vec()?, [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0]);
+    assert!(matches!(
+        v.histogram_weighted(Bins::Edges(&edges), &d),
+        Err(Error::Shape(ArrayShapeError::ElementCounts { .. }))
+    ));
     // All equal: the range widens by 0.5 (np.histogram([5, 5], 2) -> [1, 1]... edges 4.5, 5, 5.5).
     let d = DeviceArray::from_ndarray(&ctx, &Array::from(vec![5i32, 5]))?;
     let (c, e) = d.histogram(Bins::Count { bins: 2, range: None })?;

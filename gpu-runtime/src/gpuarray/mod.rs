@@ -82,6 +82,7 @@ pub use elements::index_element::IndexElement;
 pub use elements::mean_type::MeanType;
 pub use elements::promotion::{promote_types, result_type, PromoteArg};
 pub use elements::sum_type::SumType;
+pub use expr::binning::histogram_density;
 pub use expr::close::{
     allclose, array_equal, isclose, isclose_expr, nan_to_num, nan_to_num_expr, FiniteRange,
 };

@@ -1,5 +1,6 @@
-//! NumPy's `digitize`: the bin of each element among monotonic bins, through `searchsorted`
-//! (falling bins searched reversed, the positions counted from the other end).
+//! Values and bins: NumPy's `digitize`, the bin of each element among monotonic bins, through
+//! `searchsorted` (falling bins searched reversed, the positions counted from the other end);
+//! and `histogram(..., density=True)`'s normalization of a histogram by its bins' widths.
 
 use ndarray::{s, Dimension, Ix1};
 
@@ -77,4 +78,33 @@ fn any_on(stream: Option<&Stream>, e: Expr<'_, Bool>) -> Result<bool> {
         None => e.eval(),
     }?;
     OnStream::new(&truth, stream).any()
+}
+
+/// A histogram as a probability density (NumPy's `histogram(..., density=True)`): each bin's
+/// count or weight sum over the total and the bin's width, `hist / diff(edges) / hist.sum()`,
+/// in `f64`, so that it integrates to 1 over the edges. `hist` and `edges` are what
+/// [`histogram`](DeviceArrayBase::histogram) or
+/// [`histogram_weighted`](DeviceArrayBase::histogram_weighted) return (`edges` one longer,
+/// else [`ArrayShapeError::ElementCounts`]). A total of 0 gives NaN, as NumPy's. Waits for the
+/// total.
+pub fn histogram_density<SH, SE>(
+    hist: &DeviceArrayBase<SH, Ix1>,
+    edges: &DeviceArrayBase<SE, Ix1>,
+) -> Result<DeviceArray<f64, Ix1>>
+where
+    SH: Storage<Elem: Element>,
+    SE: Storage<Elem = f64>,
+{
+    if edges.len() != hist.len() + 1 {
+        return Err(ArrayShapeError::ElementCounts {
+            operation: "gpuarray::histogram_density",
+            first: hist.len() + 1,
+            second: edges.len(),
+        }
+        .into());
+    }
+    let h = hist.astype::<f64>()?;
+    let total = h.sum()?;
+    let widths = edges.diff(1, 0)?;
+    (&h / &widths / total).eval()?.into_dimensionality::<Ix1>()
 }

@@ -1,14 +1,15 @@
 //! Elementwise arithmetic and math: [`Expr`](crate::gpuarray::Expr), lazy arithmetic fused into one
 //! elementwise kernel (`core`, its functions in `func`, its operators in `ops`), the public
-//! [`math`](crate::gpuarray::math) (with `math_complex` and `compare`), NumPy's `diff` and `digitize` (`diff`, `digitize`) and
-//! [`promote`](crate::gpuarray::promote) modules, `if_positive`/`vdot` (`select`) and
-//! [`linear_combination`](crate::gpuarray::linear_combination).
+//! [`math`](crate::gpuarray::math) (with `math_complex` and `compare`) and
+//! [`promote`](crate::gpuarray::promote) modules, `if_positive`/`vdot` (`select`),
+//! [`linear_combination`](crate::gpuarray::linear_combination), NumPy's `diff` (`diff`), and
+//! `digitize` and `histogram_density` (`binning`: values and bins).
 
+pub(crate) mod binning;
 pub(crate) mod close;
 pub(crate) mod compare;
 pub(crate) mod core;
 pub(crate) mod diff;
-pub(crate) mod digitize;
 pub(crate) mod func;
 pub(crate) mod linear_combination;
 pub mod math;

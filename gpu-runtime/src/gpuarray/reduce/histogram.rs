@@ -60,6 +60,8 @@ enum Kernel {
     Bincount { weights: Option<DType> },
     /// Counts by bin of the edges.
     Histogram,
+    /// Sums of weights of `weights`' type by bin of the edges (in `f64`).
+    HistogramWeighted { weights: DType },
     /// `bincount`'s one pass (see [`SMALL_BINS`]): counts of the values below it, and the
     /// values' minimum and maximum.
     BincountSmall,
@@ -71,6 +73,7 @@ impl Kernel {
             Kernel::Range { .. } => "gpu_value_range",
             Kernel::Bincount { .. } => "gpu_bincount",
             Kernel::Histogram => "gpu_histogram",
+            Kernel::HistogramWeighted { .. } => "gpu_histogram_weighted",
             Kernel::BincountSmall => "gpu_bincount_small",
         }
     }
@@ -189,7 +192,7 @@ fn source(k: Kernel, t: DType) -> String {
                 wc = wt.c_name()
             )
         }
-        Kernel::Histogram => {
+        Kernel::Histogram | Kernel::HistogramWeighted { .. } => {
             // The bin of `v` by the edges `ed`: NumPy's searchsorted rule, the last bin closed.
             // Equal bins: the value's place `f = (v - ed[0]) * norm` in bins, in `ct` (`float`
             // for 16- and 32-bit float data, whose equal edges are rounded to the data's type by
@@ -206,8 +209,8 @@ fn source(k: Kernel, t: DType) -> String {
             // Unequal edges (the user's, any `f64`) are compared in `double`, as they may not
             // be exact in `ct`.
             let read_f64 = convert_c(t, DType::F64, "gpu_x");
-            let find = |x: &str, ed: &str, bins_of: &str| {
-                let one = if bins_of == "out" { "1ull" } else { "1u" };
+            // `inc` is what an element adds to its bin.
+            let find = |x: &str, ed: &str, bins_of: &str, inc: &str| {
                 format!(
                     "{{ const {tc} gpu_x = {x};\n\
                      long long b;\n\
@@ -233,9 +236,25 @@ fn source(k: Kernel, t: DType) -> String {
                          while (lo < hi) {{ long long mid = (lo + hi) >> 1; if ({ed}[mid] <= v) lo = mid + 1; else hi = mid; }}\n\
                          b = lo - 1 >= bins ? bins - 1 : lo - 1;\n\
                      }}\n\
-                     atomicAdd(&{bins_of}[b], {one}); }}"
+                     atomicAdd(&{bins_of}[b], {inc}); }}"
                 )
             };
+            let head = format!(
+                "const {ct} gpu_lo = ({ct})e[0], gpu_hi = ({ct})e[bins], gpu_norm = ({ct})norm, gpu_tol = ({ct})tol;\n"
+            );
+            if let Kernel::HistogramWeighted { weights: wt } = k {
+                // Each element adds its weight, as `f64`, to bins of `double` (in shared
+                // memory up to SHARED_BINS of them); no per-warp copies or shared edges: the
+                // counting form's tuning is for the bench's counts, this one's for its sums.
+                let weight = |i: &str| convert_c(wt, DType::F64, &format!("w[{i}]"));
+                return format!(
+                    "extern \"C\" __global__ void {name}(unsigned long long n, const {tc} *__restrict__ x, \
+                     const {wc} *__restrict__ w, const double *__restrict__ e, double *__restrict__ out, long long bins, \
+                     int uniform, double norm, double tol) {{\n{head}{}}}\n",
+                    binned("double", "double", &|v, i, bins_of| find(v, "e", bins_of, &weight(i))),
+                    wc = wt.c_name(),
+                );
+            }
             // Up to SUB_WORDS bins: `copies` sub-histograms in shared memory, warp `w` counting
             // into copy `w % copies` (8 for up to 1024 bins: a shared atomic then contends
             // only with its own warp's lanes, never with the other warps', and the copies are
@@ -246,7 +265,7 @@ fn source(k: Kernel, t: DType) -> String {
                 "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {BIN_BLOCKS_PER_SM}) {name}(unsigned long long n, const {tc} *__restrict__ x, \
                  const double *__restrict__ e, unsigned long long *__restrict__ out, long long bins, \
                  int uniform, double norm, double tol) {{\n\
-                 const {ct} gpu_lo = ({ct})e[0], gpu_hi = ({ct})e[bins], gpu_norm = ({ct})norm, gpu_tol = ({ct})tol;\n\
+                 {head}\
                  __shared__ unsigned int s[{SUB_WORDS}];\n\
                  __shared__ double se[{EDGES_SHARED} + 1];\n\
                  if (bins <= {SUB_WORDS}ll) {{\n\
@@ -267,10 +286,9 @@ fn source(k: Kernel, t: DType) -> String {
                      {grid_loop} {{ {global} }}\n\
                  }}\n}}\n",
                 w = BLOCK / 32,
-                shared_loop = vector_loop(t, &|v| find(v, "se", "mine")),
-                global_loop = vector_loop(t, &|v| find(v, "e", "mine")),
-                global = find("x[i]", "e", "out"),
-                ct = hist_compute_type(t),
+                shared_loop = vector_loop(t, &|v| find(v, "se", "mine", "1u")),
+                global_loop = vector_loop(t, &|v| find(v, "e", "mine", "1u")),
+                global = find("x[i]", "e", "out", "1ull"),
             )
         }
         Kernel::BincountSmall => {
@@ -801,11 +819,66 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     pub fn histogram(&self, bins: Bins<'_>) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<f64, Ix1>)> {
         OnStream::legacy(self).histogram(bins)
     }
+
+    /// [`histogram`](Self::histogram) with `weights` (NumPy's `histogram(a, bins, weights=)`):
+    /// each bin holds the sum of the weights of its elements, in `f64` (each weight converted
+    /// to `f64`), beside the same edges. `weights` has this array's shape (else
+    /// [`ArrayShapeError::ElementCounts`]); it pairs with the elements in C order. For NumPy's
+    /// `density=True`, pass either result to
+    /// [`histogram_density`](crate::gpuarray::histogram_density).
+    pub fn histogram_weighted<SW: Storage<Elem: Element>, DW: Dimension>(
+        &self,
+        bins: Bins<'_>,
+        weights: &DeviceArrayBase<SW, DW>,
+    ) -> Result<(DeviceArray<f64, Ix1>, DeviceArray<f64, Ix1>)> {
+        OnStream::legacy(self).histogram_weighted(bins, weights)
+    }
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
     /// [`histogram`](DeviceArrayBase::histogram) on this stream.
     pub fn histogram(&self, bins: Bins<'_>) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<f64, Ix1>)> {
+        let (mut counts, mut sums) = (None, None);
+        let edges = self.histogram_into::<S, D>(bins, None, &mut counts, &mut sums)?;
+        let counts = counts.ok_or(crate::error::Error::Internal {
+            operation: "DeviceArray::histogram",
+            broken: "a result of counts",
+        })?;
+        Ok((counts, edges))
+    }
+
+    /// [`histogram_weighted`](DeviceArrayBase::histogram_weighted) on this stream.
+    pub fn histogram_weighted<SW: Storage<Elem: Element>, DW: Dimension>(
+        &self,
+        bins: Bins<'_>,
+        weights: &DeviceArrayBase<SW, DW>,
+    ) -> Result<(DeviceArray<f64, Ix1>, DeviceArray<f64, Ix1>)> {
+        if weights.shape() != self.target.shape() {
+            return Err(ArrayShapeError::ElementCounts {
+                operation: "DeviceArray::histogram_weighted",
+                first: self.target.len(),
+                second: weights.len(),
+            }
+            .into());
+        }
+        let (mut counts, mut sums) = (None, None);
+        let edges = self.histogram_into(bins, Some(weights), &mut counts, &mut sums)?;
+        let sums = sums.ok_or(crate::error::Error::Internal {
+            operation: "DeviceArray::histogram_weighted",
+            broken: "a result of sums",
+        })?;
+        Ok((sums, edges))
+    }
+
+    /// The edges of `bins`, and the counts (no `weights`) or the sums of `weights` by bin;
+    /// returns the edges.
+    fn histogram_into<SW: Storage<Elem: Element>, DW: Dimension>(
+        &self,
+        bins: Bins<'_>,
+        weights: Option<&DeviceArrayBase<SW, DW>>,
+        counts: &mut Option<DeviceArray<i64, Ix1>>,
+        sums: &mut Option<DeviceArray<f64, Ix1>>,
+    ) -> Result<DeviceArray<f64, Ix1>> {
         let (a, stream) = (self.target, self.stream);
         let ctx = a.context().clone();
         let n = a.len() as u64;
@@ -850,34 +923,58 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
             }
         };
         let nbins = edges.len() - 1;
-        let mut counts = DeviceArray::<i64, Ix1>::zeros(&ctx, nbins)?;
         let edges_d = DeviceArray::<f64, Ix1>::from_ndarray(&ctx, &ndarray::Array1::from_vec(edges.clone()))?;
-        if n > 0 {
-            let norm = nbins as f64 / (edges[nbins] - edges[0]);
-            let f = prepared(&ctx, Kernel::Histogram, t)?;
-            let grid = grid_for_resident_bins(&ctx, n)?;
-            registry::launch(
-                &f,
-                grid,
-                BLOCK,
-                stream,
-                &[
-                    Arg::U64(n),
-                    Arg::input::<S::Elem, _>(&x),
-                    Arg::input::<f64, _>(&edges_d),
-                    Arg::output(&mut counts),
-                    Arg::I64(nbins as i64),
-                    Arg::I32(i32::from(uniform && norm.is_finite())),
-                    Arg::F64(if norm.is_finite() { norm } else { 0.0 }),
-                    Arg::F64(if norm.is_finite() {
-                        fast_tolerance(&edges, norm, t)
-                    } else {
-                        2.0
-                    }),
-                ],
-            )?;
+        let norm = nbins as f64 / (edges[nbins] - edges[0]);
+        // The bin placement's parameters, after the output (see the kernel).
+        let placement = [
+            Arg::I64(nbins as i64),
+            Arg::I32(i32::from(uniform && norm.is_finite())),
+            Arg::F64(if norm.is_finite() { norm } else { 0.0 }),
+            Arg::F64(if norm.is_finite() && n > 0 {
+                fast_tolerance(&edges, norm, t)
+            } else {
+                2.0
+            }),
+        ];
+        match weights {
+            None => {
+                let mut out = DeviceArray::<i64, Ix1>::zeros(&ctx, nbins)?;
+                if n > 0 {
+                    let f = prepared(&ctx, Kernel::Histogram, t)?;
+                    let mut args = vec![
+                        Arg::U64(n),
+                        Arg::input::<S::Elem, _>(&x),
+                        Arg::input::<f64, _>(&edges_d),
+                        Arg::output(&mut out),
+                    ];
+                    args.extend(placement);
+                    registry::launch(&f, grid_for_resident_bins(&ctx, n)?, BLOCK, stream, &args)?;
+                }
+                *counts = Some(out);
+            }
+            Some(w) => {
+                let mut out = DeviceArray::<f64, Ix1>::zeros(&ctx, nbins)?;
+                if n > 0 {
+                    let w_flat = OnStream::new(w, stream).c_order()?;
+                    let wv = w_flat.view();
+                    let k = Kernel::HistogramWeighted {
+                        weights: SW::Elem::DTYPE,
+                    };
+                    let f = prepared(&ctx, k, t)?;
+                    let mut args = vec![
+                        Arg::U64(n),
+                        Arg::input::<S::Elem, _>(&x),
+                        Arg::input::<SW::Elem, _>(&wv),
+                        Arg::input::<f64, _>(&edges_d),
+                        Arg::output(&mut out),
+                    ];
+                    args.extend(placement);
+                    registry::launch(&f, grid_for_bins(&ctx, n)?, BLOCK, stream, &args)?;
+                }
+                *sums = Some(out);
+            }
         }
-        Ok((counts, edges_d))
+        Ok(edges_d)
     }
 }
 
@@ -916,11 +1013,13 @@ mod tests {
                 t,
             ));
             sources.push(source(Kernel::Histogram, t));
+            sources.push(source(Kernel::HistogramWeighted { weights: DType::F32 }, t));
             sources.push(source(Kernel::Range { as_double: true }, t));
             sources.push(source(Kernel::BincountSmall, t));
         }
         for t in reals {
             sources.push(source(Kernel::Histogram, t));
+            sources.push(source(Kernel::HistogramWeighted { weights: t }, t));
             sources.push(source(Kernel::Range { as_double: true }, t));
             sources.push(source(Kernel::Bincount { weights: Some(t) }, DType::I32));
         }
@@ -932,12 +1031,14 @@ mod tests {
                     "gpu_value_range",
                     "gpu_bincount",
                     "gpu_histogram",
+                    "gpu_histogram_weighted",
                     "gpu_bincount_small",
                 ] {
                     if let Ok(decl) = gpu_cdecl::find_kernel(s, name) {
                         let want = match name {
                             "gpu_value_range" | "gpu_bincount_small" => 3,
                             "gpu_histogram" => 8,
+                            "gpu_histogram_weighted" => 9,
                             _ if s.contains("const double *") || s.contains("w[i]") => 5,
                             _ => 4,
                         };
