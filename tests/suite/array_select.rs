@@ -647,6 +647,17 @@ fn histograms_match_the_host() -> gpu_runtime::Result<()> {
     let edges: Vec<f64> = (0..11).map(f64::from).collect();
     let (sums, _) = v.histogram_weighted(Bins::Edges(&edges), &w)?;
     assert_eq!(sums.to_vec()?, [0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0]);
+    // Weights of the 16-bit float types (their headers come with the weights' type).
+    let w16 = DeviceArray::from_ndarray(&ctx, &Array::from(vec![f16::from_f64(0.5); 10]))?;
+    let (sums, _) = v.histogram_weighted(Bins::Edges(&edges), &w16)?;
+    assert_eq!(sums.to_vec()?, [0.5; 10]);
+    let idx = DeviceArray::from_ndarray(&ctx, &Array::from(vec![0i32, 3, 3, 1, 0, 0, 2, 3, 3, 3]))?;
+    let wb = DeviceArray::from_ndarray(&ctx, &Array::from(vec![bf16::from_f64(1.5); 10]))?;
+    assert_eq!(idx.bincount_weighted(&wb, 0)?.to_vec()?, [4.5, 1.5, 1.5, 7.5]);
+    assert_eq!(
+        idx.bincount_weighted(&w16, 5)?.to_vec()?,
+        [1.5, 0.5, 0.5, 2.5, 0.0]
+    );
     assert!(matches!(
         v.histogram_weighted(Bins::Edges(&edges), &d),
         Err(Error::Shape(ArrayShapeError::ElementCounts { .. }))

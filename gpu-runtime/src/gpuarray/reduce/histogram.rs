@@ -247,21 +247,21 @@ fn source(k: Kernel, t: DType) -> String {
                 // memory up to SHARED_BINS of them); no per-warp copies or shared edges: the
                 // counting form's tuning is for the bench's counts, this one's for its sums.
                 let weight = |i: &str| convert_c(wt, DType::F64, &format!("w[{i}]"));
-                return format!(
+                format!(
                     "extern \"C\" __global__ void {name}(unsigned long long n, const {tc} *__restrict__ x, \
                      const {wc} *__restrict__ w, const double *__restrict__ e, double *__restrict__ out, long long bins, \
                      int uniform, double norm, double tol) {{\n{head}{}}}\n",
                     binned("double", "double", &|v, i, bins_of| find(v, "e", bins_of, &weight(i))),
                     wc = wt.c_name(),
-                );
-            }
-            // Up to SUB_WORDS bins: `copies` sub-histograms in shared memory, warp `w` counting
-            // into copy `w % copies` (8 for up to 1024 bins: a shared atomic then contends
-            // only with its own warp's lanes, never with the other warps', and the copies are
-            // summed once at the end), the edges copied to shared memory (up to 1024 bins) so
-            // that the two edge reads of each element are shared loads, not L1 ones of 27
-            // lines a warp; more bins: each element adds to global memory directly.
-            format!(
+                )
+            } else {
+                // Up to SUB_WORDS bins: `copies` sub-histograms in shared memory, warp `w` counting
+                // into copy `w % copies` (8 for up to 1024 bins: a shared atomic then contends
+                // only with its own warp's lanes, never with the other warps', and the copies are
+                // summed once at the end), the edges copied to shared memory (up to 1024 bins) so
+                // that the two edge reads of each element are shared loads, not L1 ones of 27
+                // lines a warp; more bins: each element adds to global memory directly.
+                format!(
                 "extern \"C\" __global__ void __launch_bounds__({BLOCK}, {BIN_BLOCKS_PER_SM}) {name}(unsigned long long n, const {tc} *__restrict__ x, \
                  const double *__restrict__ e, unsigned long long *__restrict__ out, long long bins, \
                  int uniform, double norm, double tol) {{\n\
@@ -290,6 +290,7 @@ fn source(k: Kernel, t: DType) -> String {
                 global_loop = vector_loop(t, &|v| find(v, "e", "mine", "1u")),
                 global = find("x[i]", "e", "out", "1ull"),
             )
+            }
         }
         Kernel::BincountSmall => {
             // Every value's minimum and maximum (from 0: a minimum above 0 or a maximum below
@@ -350,7 +351,12 @@ fn source(k: Kernel, t: DType) -> String {
             )
         }
     };
-    format!("{}{body}", headers_for([t]))
+    // The weights' type needs its header as much as the data's.
+    let weights = match k {
+        Kernel::Bincount { weights: Some(w) } | Kernel::HistogramWeighted { weights: w } => Some(w),
+        _ => None,
+    };
+    format!("{}{body}", headers_for(std::iter::once(t).chain(weights)))
 }
 
 /// Loads in flight per thread in the bin kernels (see `binned` in [`source`]).
@@ -1022,6 +1028,16 @@ mod tests {
             sources.push(source(Kernel::HistogramWeighted { weights: t }, t));
             sources.push(source(Kernel::Range { as_double: true }, t));
             sources.push(source(Kernel::Bincount { weights: Some(t) }, DType::I32));
+        }
+        // Each source stands alone (they are compiled together below, where one's headers
+        // would hide another's missing ones).
+        for s in &sources {
+            for (ty, header) in [("__half", "cuda_fp16.h"), ("__nv_bfloat16", "cuda_bf16.h")] {
+                assert!(
+                    !s.contains(ty) || s.contains(header),
+                    "{ty} without {header}:\n{s}"
+                );
+            }
         }
         let all: String = sources
             .iter()
