@@ -12,7 +12,7 @@ use gpu_runtime::gpuarray::{
 use gpu_runtime::half::{bf16, f16};
 use gpu_runtime::ndarray::{s, Array, ArrayD, Axis, Dimension, IxDyn, Order, ShapeBuilder};
 use gpu_runtime::types::{Complex32, Complex64};
-use gpu_runtime::{ArrayShapeError, Context, Error};
+use gpu_runtime::{ArgumentError, ArrayShapeError, Context, Error};
 use gpu_suite::Rng;
 
 /// An element type drawn at random with about a third zeros (and, for floats, a NaN now and
@@ -660,6 +660,16 @@ fn histograms_match_the_host() -> gpu_runtime::Result<()> {
         idx.bincount_weighted(&w16, 5)?.to_vec()?,
         [1.5, 0.5, 0.5, 2.5, 0.0]
     );
+    // Complex weights are refused, as NumPy's bincount refuses to cast them to float64.
+    let wz = DeviceArray::from_ndarray(&ctx, &Array::from(vec![Complex64::new(1.0, 2.0); 10]))?;
+    assert!(matches!(
+        v.histogram_weighted(Bins::Edges(&edges), &wz),
+        Err(Error::Argument(ArgumentError::UndefinedOnElement { .. }))
+    ));
+    assert!(matches!(
+        idx.bincount_weighted(&wz, 0),
+        Err(Error::Argument(ArgumentError::UndefinedOnElement { .. }))
+    ));
     assert!(matches!(
         v.histogram_weighted(Bins::Edges(&edges), &d),
         Err(Error::Shape(ArrayShapeError::ElementCounts { .. }))

@@ -587,7 +587,9 @@ impl<S: Storage<Elem: IndexElement>, D: Dimension> DeviceArrayBase<S, D> {
 
     /// The sums of `weights` by this array's values (NumPy's `bincount(x, weights, minlength)`):
     /// `out[v]` is the sum of `weights[i]` where `x[i] == v`, in `f64` (each weight converted
-    /// to `f64`, as NumPy casts them). `weights` has this array's shape.
+    /// to `f64`, as NumPy casts them). `weights` has this array's shape; complex weights are
+    /// [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement), as
+    /// NumPy refuses to cast them.
     pub fn bincount_weighted<SW: Storage<Elem: Element>, DW: Dimension>(
         &self,
         weights: &DeviceArrayBase<SW, DW>,
@@ -628,6 +630,20 @@ impl<S: Storage<Elem: IndexElement>, D: Dimension> OnStream<'_, &DeviceArrayBase
             broken: "a result of sums",
         })
     }
+}
+
+/// Refuses complex weights, as NumPy's `bincount` does (its sums are `f64`; a conversion would
+/// drop the imaginary parts unseen).
+fn real_weights<W: Element>(operation: &'static str, kernel: &'static str) -> Result<()> {
+    if W::DTYPE.is_complex() {
+        return Err(crate::error::ArgumentError::UndefinedOnElement {
+            kernel: kernel.into(),
+            function: operation.into(),
+            element: W::c_name(),
+        }
+        .into());
+    }
+    Ok(())
 }
 
 /// `bincount` of `x` (C-contiguous, `n > 0` values) in one pass over it
@@ -703,6 +719,7 @@ where
         .into());
     }
     if let Some(w) = weights {
+        real_weights::<SW::Elem>("DeviceArray::bincount_weighted", "gpu_bincount")?;
         if w.shape() != a.shape() {
             return Err(ArrayShapeError::ElementCounts {
                 operation: "DeviceArray::bincount_weighted",
@@ -829,7 +846,9 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// [`histogram`](Self::histogram) with `weights` (NumPy's `histogram(a, bins, weights=)`):
     /// each bin holds the sum of the weights of its elements, in `f64` (each weight converted
     /// to `f64`), beside the same edges. `weights` has this array's shape (else
-    /// [`ArrayShapeError::ElementCounts`]); it pairs with the elements in C order. For NumPy's
+    /// [`ArrayShapeError::ElementCounts`]); it pairs with the elements in C order. Complex
+    /// weights are [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement)
+    /// (NumPy sums them as complex numbers; these sums are `f64`). For NumPy's
     /// `density=True`, pass either result to
     /// [`histogram_density`](crate::gpuarray::histogram_density).
     pub fn histogram_weighted<SW: Storage<Elem: Element>, DW: Dimension>(
@@ -859,6 +878,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         bins: Bins<'_>,
         weights: &DeviceArrayBase<SW, DW>,
     ) -> Result<(DeviceArray<f64, Ix1>, DeviceArray<f64, Ix1>)> {
+        real_weights::<SW::Elem>("DeviceArray::histogram_weighted", "gpu_histogram_weighted")?;
         if weights.shape() != self.target.shape() {
             return Err(ArrayShapeError::ElementCounts {
                 operation: "DeviceArray::histogram_weighted",
