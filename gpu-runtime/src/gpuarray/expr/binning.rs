@@ -5,13 +5,14 @@
 use ndarray::{s, Dimension, Ix1};
 
 use crate::driver::stream::Stream;
-use crate::error::{ArgumentError, ArrayShapeError, Result};
+use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::Expr;
 use crate::gpuarray::sort::ops::Side;
+use crate::gpuarray::sort::radix::key_of;
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// NumPy's `digitize(x, bins, right)` of this array `x`: for rising `bins`, the `i` with
@@ -19,8 +20,9 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// `bins[i-1] > x >= bins[i]` (`bins[i-1] >= x > bins[i]`); `0` below every bin and
     /// `bins.len()` above, as `i64`, of this array's shape. Bins that rise and fall are
     /// [`ArrayShapeError::BinsNotMonotonic`]; complex elements
-    /// [`ArgumentError::UndefinedOnElement`], as NumPy refuses both. NaN sorts last, as in
-    /// [`searchsorted`](Self::searchsorted). Waits for the bins' direction.
+    /// [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement),
+    /// as NumPy refuses both. NaN sorts last, as in [`searchsorted`](Self::searchsorted). Waits
+    /// for the bins' direction.
     pub fn digitize<SB: Storage<Elem = S::Elem>>(
         &self,
         bins: &DeviceArrayBase<SB, Ix1>,
@@ -37,14 +39,9 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         bins: &DeviceArrayBase<SB, Ix1>,
         right: bool,
     ) -> Result<DeviceArray<i64, D>> {
-        if S::Elem::DTYPE.is_complex() {
-            return Err(ArgumentError::UndefinedOnElement {
-                kernel: "gpu_searchsorted".into(),
-                function: "DeviceArray::digitize".into(),
-                element: S::Elem::c_name(),
-            }
-            .into());
-        }
+        // Complex elements have no order: refused as `searchsorted` refuses them, before the
+        // bins' comparisons.
+        key_of::<S::Elem>("DeviceArray::digitize")?;
         let side = if right { Side::Left } else { Side::Right };
         let n = bins.len();
         // NumPy's test: after any leading equal edges, the first step's direction holds

@@ -11,7 +11,6 @@ use ndarray::{Dimension, IxDyn};
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::elements::boolean::Bool;
-use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::{Expr, Operand};
 use crate::gpuarray::expr::math::Float;
@@ -133,10 +132,8 @@ where
         return Ok(true);
     }
     let equal = a.expr().eq(b);
-    let inexact =
-        T::DTYPE.is_complex() || matches!(T::DTYPE, DType::F16 | DType::Bf16 | DType::F32 | DType::F64);
-    let e = if equal_nan && inexact {
-        // `x != x` is NaN-ness (of either part, for complex numbers).
+    let e = if equal_nan {
+        // `x != x` is NaN-ness (of either part, for complex numbers; never, for the others).
         equal.logical_or(a.expr().ne(a).logical_and(b.expr().ne(b)))
     } else {
         equal

@@ -952,7 +952,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         let edges_d = DeviceArray::<f64, Ix1>::from_ndarray(&ctx, &ndarray::Array1::from_vec(edges.clone()))?;
         let norm = nbins as f64 / (edges[nbins] - edges[0]);
         // The bin placement's parameters, after the output (see the kernel).
-        let placement = [
+        let (p_bins, p_uniform, p_norm, p_tol) = (
             Arg::I64(nbins as i64),
             Arg::I32(i32::from(uniform && norm.is_finite())),
             Arg::F64(if norm.is_finite() { norm } else { 0.0 }),
@@ -961,19 +961,22 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
             } else {
                 2.0
             }),
-        ];
+        );
         match weights {
             None => {
                 let mut out = DeviceArray::<i64, Ix1>::zeros(&ctx, nbins)?;
                 if n > 0 {
                     let f = prepared(&ctx, Kernel::Histogram, t)?;
-                    let mut args = vec![
+                    let args = [
                         Arg::U64(n),
                         Arg::input::<S::Elem, _>(&x),
                         Arg::input::<f64, _>(&edges_d),
                         Arg::output(&mut out),
+                        p_bins,
+                        p_uniform,
+                        p_norm,
+                        p_tol,
                     ];
-                    args.extend(placement);
                     registry::launch(&f, grid_for_resident_bins(&ctx, n)?, BLOCK, stream, &args)?;
                 }
                 *counts = Some(out);
@@ -987,14 +990,17 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
                         weights: SW::Elem::DTYPE,
                     };
                     let f = prepared(&ctx, k, t)?;
-                    let mut args = vec![
+                    let args = [
                         Arg::U64(n),
                         Arg::input::<S::Elem, _>(&x),
                         Arg::input::<SW::Elem, _>(&wv),
                         Arg::input::<f64, _>(&edges_d),
                         Arg::output(&mut out),
+                        p_bins,
+                        p_uniform,
+                        p_norm,
+                        p_tol,
                     ];
-                    args.extend(placement);
                     registry::launch(&f, grid_for_bins(&ctx, n)?, BLOCK, stream, &args)?;
                 }
                 *sums = Some(out);
