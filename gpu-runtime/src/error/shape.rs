@@ -142,6 +142,15 @@ pub enum ArrayShapeError {
         /// The axis given again, as given (negative counts from the end).
         axis: isize,
     },
+    /// One axis given for two roles that must differ (NumPy's `rot90` "Axes must be
+    /// different").
+    #[error("size mismatch in {operation}: axis {axis} is given twice; name two different axes")]
+    RepeatedAxis {
+        /// The operation, e.g. `DeviceArray::rot90`.
+        operation: &'static str,
+        /// The axis (counted from the start).
+        axis: usize,
+    },
     /// `nanargmax`/`nanargmin` over elements that are all NaN (NumPy's "All-NaN slice
     /// encountered"): no index to give.
     #[error("size mismatch in {operation}: every element is NaN, there is no index to give")]
@@ -260,10 +269,10 @@ pub enum ArrayShapeError {
         /// Its shape.
         shape: Vec<usize>,
     },
-    /// `concatenate` or `stack` of no arrays: the result has no shape.
-    #[error("size mismatch in {operation}: no arrays to join")]
+    /// `concatenate` or `stack` of no arrays (the result has no shape), `lexsort` of no keys.
+    #[error("size mismatch in {operation}: no arrays given; at least one is needed")]
     NoArrays {
-        /// `concatenate` or `stack`.
+        /// `concatenate`, `stack` or `lexsort`.
         operation: &'static str,
     },
     /// Two arrays read as flat vectors (`vdot`) of different numbers of elements.

@@ -1,7 +1,8 @@
 //! Copies, fills and gathers: the array methods that run a kernel (`fill`, `assign`, `astype`,
 //! `to_contiguous`: `methods`, with their kernels in `builtin`, and the fast paths
 //! `convert_contig` and `transpose`), arrays made filled (`construct`: `full`, `arange`, ...),
-//! and gathers and scatters through index arrays (`gather`).
+//! gathers and scatters through index arrays (`gather`), and the copies that rearrange or
+//! repeat elements (`tiling`: `roll`, `repeat`, `tile`).
 
 pub(crate) mod builtin;
 pub(crate) mod construct;
@@ -10,4 +11,5 @@ pub(crate) mod gather;
 pub(crate) mod methods;
 pub(crate) mod order;
 pub(crate) mod take_along;
+pub(crate) mod tiling;
 pub(crate) mod transpose;

@@ -17,3 +17,4 @@ pub(crate) mod math_complex;
 pub(crate) mod ops;
 pub mod promote;
 pub(crate) mod select;
+pub(crate) mod sets;

@@ -1,9 +1,10 @@
 //! Sorting: a stable LSD radix sort of 8-bit digits in one pass per digit (`radix`, its CUDA C
 //! in `source`, the element types' keys in `keys`) and the operations on arrays built on it
-//! (`ops`: `sort`, `argsort`, `unique`, `searchsorted`, `median`, `quantile`, `percentile`).
+//! (`ops`: `sort`, `argsort`, `unique`, `searchsorted`, `median`, `quantile`, `percentile`; `order`: `lexsort`, `partition`).
 
 pub(crate) mod keys;
 pub(crate) mod ops;
+pub(crate) mod order;
 pub(crate) mod radix;
 pub(crate) mod source;
 

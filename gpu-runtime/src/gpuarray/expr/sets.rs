@@ -1,0 +1,239 @@
+//! NumPy's set routines: `isin`, `intersect1d`, `union1d`, `setdiff1d` and `setxor1d`, built
+//! as NumPy builds them, on the sort (`unique`, `searchsorted`), the compaction (`masked`) and
+//! comparisons of neighbours in a sorted array. Results are 1-d, sorted and unique, as NumPy's.
+//!
+//! Values compare with `==`: NaN is in no set (NumPy's `isin(nan, [nan])` is false), so
+//! `setdiff1d` keeps a NaN and `setxor1d` keeps one of each array. The two arrays have one
+//! element type (NumPy would promote; `astype` first). Complex elements have no sort order
+//! here: [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement).
+
+use ndarray::{s, Dimension, Ix1, IxDyn};
+
+use crate::driver::context::core::Context;
+use crate::driver::stream::Stream;
+use crate::error::Result;
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::copy::gather::IndexMode;
+use crate::gpuarray::elements::boolean::Bool;
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::expr::core::Expr;
+use crate::gpuarray::sort::ops::{Side, UniqueOptions};
+
+/// `e` evaluated on `stream` (`None`: the legacy default stream).
+fn eval_on<T: Element>(e: Expr<'_, T>, stream: Option<&Stream>) -> Result<DeviceArray<T, IxDyn>> {
+    match stream {
+        Some(s) => e.on(s).eval(),
+        None => e.eval(),
+    }
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// Whether each element is among the elements of `test` (any shape), as an array of
+    /// [`Bool`] of this array's shape (NumPy's `isin(a, test, invert=)`; `invert` gives the
+    /// opposite). See the [module](self) on NaN.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{Bool, DeviceArray};
+    /// use gpu_runtime::ndarray::arr1;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 2, 3, 4]))?;
+    /// let test = DeviceArray::from_ndarray(&ctx, &arr1(&[4, 2]))?;
+    /// let found: Vec<bool> = a.isin(&test, false)?.to_vec()?.into_iter().map(bool::from).collect();
+    /// assert_eq!(found, [false, true, false, true]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn isin<S2: Storage<Elem = S::Elem>, D2: Dimension>(
+        &self,
+        test: &DeviceArrayBase<S2, D2>,
+        invert: bool,
+    ) -> Result<DeviceArray<Bool, IxDyn>> {
+        OnStream::legacy(self).isin(test, invert)
+    }
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`isin`](DeviceArrayBase::isin) on this stream.
+    pub fn isin<S2: Storage<Elem = S::Elem>, D2: Dimension>(
+        &self,
+        test: &DeviceArrayBase<S2, D2>,
+        invert: bool,
+    ) -> Result<DeviceArray<Bool, IxDyn>> {
+        let a = self.target;
+        if test.is_empty() || a.is_empty() {
+            return OnStream::new(a.context(), self.stream).full(IxDyn(a.shape()), Bool::from(invert));
+        }
+        // Where each element would go among the sorted test values; the value there (the last
+        // one past the end) equals it exactly when it is among them.
+        let sorted = OnStream::new(test, self.stream).sort_flat()?;
+        let at = OnStream::new(&sorted, self.stream).searchsorted(a, Side::Left)?;
+        let found = OnStream::new(&sorted, self.stream).take(&at, 0, IndexMode::Clip)?;
+        let e = if invert {
+            found.expr().ne(a)
+        } else {
+            found.expr().eq(a)
+        };
+        eval_on(e, self.stream)
+    }
+}
+
+/// The sorted unique values in both `a` and `b` (NumPy's `intersect1d(a, b)`), any shapes.
+///
+/// ```no_run
+/// use gpu_runtime::gpuarray::{self, DeviceArray};
+/// use gpu_runtime::ndarray::arr1;
+/// let ctx = gpu_runtime::Context::default()?;
+/// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 3, 4, 3]))?;
+/// let b = DeviceArray::from_ndarray(&ctx, &arr1(&[3, 1, 2, 1]))?;
+/// assert_eq!(gpuarray::intersect1d(&a, &b)?.to_vec()?, [1, 3]);
+/// assert_eq!(gpuarray::union1d(&a, &b)?.to_vec()?, [1, 2, 3, 4]);
+/// assert_eq!(gpuarray::setdiff1d(&a, &b)?.to_vec()?, [4]);
+/// assert_eq!(gpuarray::setxor1d(&a, &b)?.to_vec()?, [2, 4]);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+pub fn intersect1d<T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension>(
+    a: &DeviceArrayBase<S1, D1>,
+    b: &DeviceArrayBase<S2, D2>,
+) -> Result<DeviceArray<T, Ix1>> {
+    OnStream::legacy(a.context()).intersect1d(a, b)
+}
+
+/// The sorted unique values in `a` or `b` (NumPy's `union1d(a, b)`), any shapes.
+pub fn union1d<T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension>(
+    a: &DeviceArrayBase<S1, D1>,
+    b: &DeviceArrayBase<S2, D2>,
+) -> Result<DeviceArray<T, Ix1>> {
+    OnStream::legacy(a.context()).union1d(a, b)
+}
+
+/// The sorted unique values of `a` that are not in `b` (NumPy's `setdiff1d(a, b)`), any
+/// shapes.
+pub fn setdiff1d<T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension>(
+    a: &DeviceArrayBase<S1, D1>,
+    b: &DeviceArrayBase<S2, D2>,
+) -> Result<DeviceArray<T, Ix1>> {
+    OnStream::legacy(a.context()).setdiff1d(a, b)
+}
+
+/// The sorted unique values in exactly one of `a` and `b` (NumPy's `setxor1d(a, b)`), any
+/// shapes.
+pub fn setxor1d<T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension>(
+    a: &DeviceArrayBase<S1, D1>,
+    b: &DeviceArrayBase<S2, D2>,
+) -> Result<DeviceArray<T, Ix1>> {
+    OnStream::legacy(a.context()).setxor1d(a, b)
+}
+
+/// The set routines on a stream (`gpuarray::on(&stream).intersect1d(&a, &b)`).
+impl OnStream<'_, &Context> {
+    /// The unique values of `a` and of `b`, one after the other, sorted.
+    fn both_sorted<T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension>(
+        &self,
+        a: &DeviceArrayBase<S1, D1>,
+        b: &DeviceArrayBase<S2, D2>,
+    ) -> Result<DeviceArray<T, Ix1>> {
+        let ua = self.unique(a)?;
+        let ub = self.unique(b)?;
+        let joined = self.concatenate(&[&ua, &ub], 0)?;
+        OnStream::new(&joined, self.stream).sort()
+    }
+
+    fn unique<T: Element, S1: Storage<Elem = T>, D1: Dimension>(
+        &self,
+        a: &DeviceArrayBase<S1, D1>,
+    ) -> Result<DeviceArray<T, Ix1>> {
+        Ok(OnStream::new(a, self.stream)
+            .unique_with(UniqueOptions::default())?
+            .values)
+    }
+
+    /// [`intersect1d`] on this stream.
+    pub fn intersect1d<
+        T: Element,
+        S1: Storage<Elem = T>,
+        D1: Dimension,
+        S2: Storage<Elem = T>,
+        D2: Dimension,
+    >(
+        &self,
+        a: &DeviceArrayBase<S1, D1>,
+        b: &DeviceArrayBase<S2, D2>,
+    ) -> Result<DeviceArray<T, Ix1>> {
+        let sorted = self.both_sorted(a, b)?;
+        if sorted.len() < 2 {
+            return DeviceArray::empty(a.context(), 0);
+        }
+        // A value in both is there twice, side by side.
+        let (lo, hi) = (sorted.slice(s![..-1])?, sorted.slice(s![1..])?);
+        let twice = eval_on(lo.expr().eq(&hi), self.stream)?;
+        OnStream::new(&lo, self.stream).masked(&twice)
+    }
+
+    /// [`union1d`] on this stream.
+    pub fn union1d<T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension>(
+        &self,
+        a: &DeviceArrayBase<S1, D1>,
+        b: &DeviceArrayBase<S2, D2>,
+    ) -> Result<DeviceArray<T, Ix1>> {
+        let (fa, fb) = (
+            OnStream::new(a, self.stream).ravel()?,
+            OnStream::new(b, self.stream).ravel()?,
+        );
+        let joined = self.concatenate(&[&fa, &fb], 0)?;
+        self.unique(&joined)
+    }
+
+    /// [`setdiff1d`] on this stream.
+    pub fn setdiff1d<
+        T: Element,
+        S1: Storage<Elem = T>,
+        D1: Dimension,
+        S2: Storage<Elem = T>,
+        D2: Dimension,
+    >(
+        &self,
+        a: &DeviceArrayBase<S1, D1>,
+        b: &DeviceArrayBase<S2, D2>,
+    ) -> Result<DeviceArray<T, Ix1>> {
+        let ua = self.unique(a)?;
+        let outside = OnStream::new(&ua, self.stream).isin(b, true)?;
+        OnStream::new(&ua, self.stream).masked(&outside)
+    }
+
+    /// [`setxor1d`] on this stream.
+    pub fn setxor1d<
+        T: Element,
+        S1: Storage<Elem = T>,
+        D1: Dimension,
+        S2: Storage<Elem = T>,
+        D2: Dimension,
+    >(
+        &self,
+        a: &DeviceArrayBase<S1, D1>,
+        b: &DeviceArrayBase<S2, D2>,
+    ) -> Result<DeviceArray<T, Ix1>> {
+        let sorted = self.both_sorted(a, b)?;
+        let n = sorted.len();
+        if n < 2 {
+            return Ok(sorted);
+        }
+        // A value in one array only differs from both neighbours (NumPy's flags
+        // `[True, aux[1:] != aux[:-1], True]`, each element kept where its two flags are).
+        let (lo, hi) = (sorted.slice(s![..-1])?, sorted.slice(s![1..])?);
+        let differs = eval_on(lo.expr().ne(&hi), self.stream)?;
+        let yes = self.full(1, Bool::from(true))?;
+        let flags = self.concatenate(
+            &[
+                &yes.view(),
+                &differs.view().into_dimensionality::<Ix1>()?,
+                &yes.view(),
+            ],
+            0,
+        )?;
+        let once = eval_on(
+            flags.slice(s![..-1])?.expr().logical_and(&flags.slice(s![1..])?),
+            self.stream,
+        )?;
+        OnStream::new(&sorted, self.stream).masked(&once)
+    }
+}
