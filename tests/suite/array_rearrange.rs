@@ -190,7 +190,7 @@ fn check_all<T: Element + PartialEq + std::fmt::Debug>(
             let mut reps_p = vec![1usize; m - reps.len()];
             reps_p.extend(&reps);
             let out_shape: Vec<usize> = padded.iter().zip(&reps_p).map(|(d, r)| d * r).collect();
-            let src = host.clone().into_shape_with_order(IxDyn(&padded)).unwrap();
+            let src = host.to_shape(IxDyn(&padded)).unwrap().to_owned();
             let want = mapped(&src, &out_shape, |i| {
                 i.iter().zip(&padded).map(|(&x, &d)| x % d).collect()
             });

@@ -63,6 +63,7 @@ mod array_select_paths;
 mod array_sets;
 mod array_sort;
 mod array_sources;
+mod array_triangles;
 mod array_vector;
 mod async_waits;
 mod candle;

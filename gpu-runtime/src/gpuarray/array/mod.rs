@@ -1,7 +1,7 @@
 //! The array and its storage: [`DeviceArrayBase`](crate::gpuarray::DeviceArrayBase) over device memory with
 //! `ndarray`'s shapes and strides (`core`), the arithmetic of views without memory
 //! ([`layout`](crate::gpuarray::layout)), arrays in from and out to `ndarray` (`convert`), the shape
-//! changes (`shape_ops`), reversed axes (`flip`: `flip`, `rot90`), single values read back through mapped host memory (`readback`), and
+//! changes (`shape_ops`), reversed axes (`flip`: `flip`, `rot90`), diagonals as views (`diagonal`), single values read back through mapped host memory (`readback`), and
 //! [`OnStream`](crate::gpuarray::OnStream), an array (or anything else with operations) with
 //! the stream they are queued on (`on_stream`). It launches no generated
 //! kernel of its own.
@@ -11,6 +11,7 @@ pub(crate) mod buffer_view;
 pub(crate) mod convert;
 pub(crate) mod core;
 pub(crate) mod debug_fmt;
+pub(crate) mod diagonal;
 pub(crate) mod flip;
 pub mod layout;
 pub(crate) mod on_stream;

@@ -1,5 +1,6 @@
 //! Arrays made filled: `full` (of any [`ArrayElement`], CUDA's vector types too), `ones` and
-//! their `_like` forms, `arange` and `linspace` (NumPy's and PyCUDA's names), each on the
+//! their `_like` forms, `arange` and `linspace` (NumPy's and PyCUDA's names), `eye` and
+//! `identity`, each on the
 //! legacy default stream or, through [`gpuarray::on`](crate::gpuarray::on), on a stream (each
 //! written once, on [`OnStream`]). `empty` and `zeros` are `array/convert.rs`'s.
 //!
@@ -9,7 +10,7 @@
 
 use std::sync::Arc;
 
-use ndarray::{Dimension, Ix1, ShapeBuilder};
+use ndarray::{Dimension, Ix1, Ix2, ShapeBuilder};
 
 use crate::driver::context::core::Context;
 use crate::error::{ArrayShapeError, Result};
@@ -159,6 +160,27 @@ impl<T: Element> DeviceArray<T, Ix1> {
     }
 }
 
+impl<T: Element> DeviceArray<T, Ix2> {
+    /// An `n` x `m` matrix of zeros with ones on diagonal `k` (NumPy's `eye(n, m, k)`: `0` the
+    /// main diagonal, positive above it, negative below).
+    ///
+    /// ```no_run
+    /// use gpu_runtime::{gpuarray::DeviceArray, ndarray::Ix2, Context};
+    /// let ctx = Context::default()?;
+    /// let e = DeviceArray::<f32, Ix2>::eye(&ctx, 2, 3, 1)?;
+    /// assert_eq!(e.to_vec()?, [0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn eye(ctx: &Context, n: usize, m: usize, k: isize) -> Result<Self> {
+        OnStream::legacy(ctx).eye(n, m, k)
+    }
+
+    /// The `n` x `n` identity matrix (NumPy's `identity(n)`).
+    pub fn identity(ctx: &Context, n: usize) -> Result<Self> {
+        OnStream::legacy(ctx).eye(n, n, 0)
+    }
+}
+
 /// The constructors on a stream, arrays made in its context: the one body of each.
 impl OnStream<'_, &Context> {
     /// [`DeviceArray::full`] on this stream.
@@ -232,6 +254,16 @@ impl OnStream<'_, &Context> {
             KernelArg::output(&mut a),
         ];
         self.launch_fill::<T>(Fill::Linear, args)?;
+        Ok(a)
+    }
+
+    /// [`DeviceArray::eye`] on this stream (`identity(n)` is `eye(n, n, 0)`).
+    pub fn eye<T: Element>(&self, n: usize, m: usize, k: isize) -> Result<DeviceArray<T, Ix2>> {
+        let mut a = self.full((n, m), T::zero())?;
+        let mut diagonal = a.view_mut().diagonal(k, 0, 1)?;
+        if !diagonal.is_empty() {
+            self.launch_fill::<T>(Fill::One, vec![KernelArg::output(&mut diagonal)])?;
+        }
         Ok(a)
     }
 

@@ -18,3 +18,4 @@ pub(crate) mod ops;
 pub mod promote;
 pub(crate) mod select;
 pub(crate) mod sets;
+pub(crate) mod triangle;

@@ -1,5 +1,5 @@
-//! Orders built on the stable sort: NumPy's `lexsort` (an argsort per key, the last key first,
-//! each applied to the order so far) and `partition`/`argpartition` (a full sort is one valid
+//! Orders built on the stable sort: NumPy's `lexsort` (an argsort per key, the first key
+//! first and the primary one last, each applied to the order so far) and `partition`/`argpartition` (a full sort is one valid
 //! partition: NumPy leaves the order inside each part unspecified).
 
 use ndarray::{Dimension, IxDyn, SliceInfoElem};
@@ -72,8 +72,10 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
             at.extend((1..keys.ndim()).map(|_| SliceInfoElem::from(..)));
             keys.slice(&at[..])
         };
-        let mut order = OnStream::new(&key(count - 1)?, self.stream).argsort()?;
-        for i in (0..count - 1).rev() {
+        // Least significant first (the first key), the primary last: each stable sort keeps
+        // the order of the sorts before it among its ties.
+        let mut order = OnStream::new(&key(0)?, self.stream).argsort()?;
+        for i in 1..count {
             // The key in the order so far, sorted stably: ties keep that order.
             let permuted = OnStream::new(&key(i)?, self.stream).take_along_axis(&order, -1)?;
             let by_key = OnStream::new(&permuted, self.stream).argsort()?;
