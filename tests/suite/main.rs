@@ -28,6 +28,7 @@ mod corpus_kernels;
 mod realworld_kernels;
 
 mod aot;
+mod array_average;
 mod array_broadcast;
 mod array_buffer_view;
 mod array_complex;

@@ -398,6 +398,14 @@ pub enum ArrayShapeError {
         /// The largest value found.
         value: u64,
     },
+    /// Weights of an average that sum to zero (NumPy's `average` raises `ZeroDivisionError`).
+    #[error("size mismatch in {operation}: the weights sum to zero{}, so the average is undefined", if *.lanes > 1 { format!(" in {} lanes", .lanes) } else { String::new() })]
+    WeightsSumToZero {
+        /// The operation, e.g. `DeviceArray::average_weighted`.
+        operation: &'static str,
+        /// How many averages (lanes) have weights summing to zero.
+        lanes: usize,
+    },
     /// Bins of a histogram that are not `bins >= 1` over a finite range `low <= high`.
     #[error("size mismatch in histogram: {bins} bins over the range [{low}, {high}] (need at least one bin and a finite range with low <= high)")]
     HistogramRange {

@@ -60,20 +60,13 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         let reversed = bins.slice(s![..;-1])?;
         let from_end = OnStream::new(&reversed, self.stream).searchsorted(self.target, side)?;
         let e = (n as i64) - &from_end;
-        match self.stream {
-            Some(s) => e.on(s).eval(),
-            None => e.eval(),
-        }?
-        .into_dimensionality::<D>()
+        e.eval_stream(self.stream)?.into_dimensionality::<D>()
     }
 }
 
 /// Whether any element of `e` is true, evaluated and reduced on `stream`.
 fn any_on(stream: Option<&Stream>, e: Expr<'_, Bool>) -> Result<bool> {
-    let truth = match stream {
-        Some(s) => e.on(s).eval(),
-        None => e.eval(),
-    }?;
+    let truth = e.eval_stream(stream)?;
     OnStream::new(&truth, stream).any()
 }
 

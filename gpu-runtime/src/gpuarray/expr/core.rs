@@ -507,7 +507,9 @@ impl<'a, T: Element> Expr<'a, T> {
         OnStream::new(self, Some(stream))
     }
 
-    fn eval_stream(self, stream: Option<&Stream>) -> Result<DeviceArray<T, IxDyn>> {
+    /// [`eval`](Self::eval) on `stream` (`None`: the legacy default stream): how the crate's
+    /// operations that take a stream or none evaluate their expressions.
+    pub(crate) fn eval_stream(self, stream: Option<&Stream>) -> Result<DeviceArray<T, IxDyn>> {
         let first = self.arrays.iter().find_map(|a| match &a.0 {
             ArgKind::Array(x) => Some((x.ctx.clone(), x.shape().to_vec())),
             ArgKind::Scalar(..) => None,

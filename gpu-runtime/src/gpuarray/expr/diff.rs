@@ -66,9 +66,6 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         } else {
             hi.expr() - &lo
         };
-        match self.stream {
-            Some(s) => e.on(s).eval(),
-            None => e.eval(),
-        }
+        e.eval_stream(self.stream)
     }
 }

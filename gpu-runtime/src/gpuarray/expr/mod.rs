@@ -2,9 +2,13 @@
 //! elementwise kernel (`core`, its functions in `func`, its operators in `ops`), the public
 //! [`math`](crate::gpuarray::math) (with `math_complex` and `compare`) and
 //! [`promote`](crate::gpuarray::promote) modules, `if_positive`/`vdot` (`select`),
-//! [`linear_combination`](crate::gpuarray::linear_combination), NumPy's `diff` (`diff`), and
-//! `digitize` and `histogram_density` (`binning`: values and bins).
+//! [`linear_combination`](crate::gpuarray::linear_combination), and the NumPy functions written
+//! as expressions over the lower rooms: `diff` (`diff`), `digitize` and `histogram_density`
+//! (`binning`: values and bins), `isclose`, `array_equal`, `nan_to_num` (`close`), the set
+//! routines `isin`, `intersect1d`, `union1d`, `setdiff1d`, `setxor1d` (`sets`), `tril`/`triu`
+//! (`triangle`) and the weighted `average` (`average`).
 
+pub(crate) mod average;
 pub(crate) mod binning;
 pub(crate) mod close;
 pub(crate) mod compare;

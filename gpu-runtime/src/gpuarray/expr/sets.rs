@@ -10,28 +10,20 @@
 use ndarray::{s, Dimension, Ix1, IxDyn};
 
 use crate::driver::context::core::Context;
-use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::Expr;
 use crate::gpuarray::sort::ops::{Side, UniqueOptions};
-
-/// `e` evaluated on `stream` (`None`: the legacy default stream).
-fn eval_on<T: Element>(e: Expr<'_, T>, stream: Option<&Stream>) -> Result<DeviceArray<T, IxDyn>> {
-    match stream {
-        Some(s) => e.on(s).eval(),
-        None => e.eval(),
-    }
-}
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// Whether each element is among the elements of `test` (any shape), as an array of
     /// [`Bool`] of this array's shape (NumPy's `isin(a, test, invert=)`; `invert` gives the
-    /// opposite). See the [module](self) on NaN.
+    /// opposite). Values compare with `==`, so NaN is never found (NumPy's `isin(nan, [nan])`
+    /// is false); complex elements have no sort order here
+    /// ([`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement)).
     ///
     /// ```no_run
     /// use gpu_runtime::gpuarray::{Bool, DeviceArray};
@@ -73,11 +65,13 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         } else {
             found.expr().eq(a)
         };
-        eval_on(e, self.stream)
+        e.eval_stream(self.stream)
     }
 }
 
-/// The sorted unique values in both `a` and `b` (NumPy's `intersect1d(a, b)`), any shapes.
+/// The sorted unique values in both `a` and `b` (NumPy's `intersect1d(a, b)`), any shapes, of
+/// one element type (NumPy would promote two; `astype` first). Values compare with `==`: NaN is
+/// in no intersection, `setdiff1d` keeps a NaN of `a`, `setxor1d` one of each array.
 ///
 /// ```no_run
 /// use gpu_runtime::gpuarray::{self, DeviceArray};
@@ -165,7 +159,7 @@ impl OnStream<'_, &Context> {
         }
         // A value in both is there twice, side by side.
         let (lo, hi) = (sorted.slice(s![..-1])?, sorted.slice(s![1..])?);
-        let twice = eval_on(lo.expr().eq(&hi), self.stream)?;
+        let twice = lo.expr().eq(&hi).eval_stream(self.stream)?;
         OnStream::new(&lo, self.stream).masked(&twice)
     }
 
@@ -220,7 +214,7 @@ impl OnStream<'_, &Context> {
         // A value in one array only differs from both neighbours (NumPy's flags
         // `[True, aux[1:] != aux[:-1], True]`, each element kept where its two flags are).
         let (lo, hi) = (sorted.slice(s![..-1])?, sorted.slice(s![1..])?);
-        let differs = eval_on(lo.expr().ne(&hi), self.stream)?;
+        let differs = lo.expr().ne(&hi).eval_stream(self.stream)?;
         let yes = self.full(1, Bool::from(true))?;
         let flags = self.concatenate(
             &[
@@ -230,10 +224,11 @@ impl OnStream<'_, &Context> {
             ],
             0,
         )?;
-        let once = eval_on(
-            flags.slice(s![..-1])?.expr().logical_and(&flags.slice(s![1..])?),
-            self.stream,
-        )?;
+        let once = flags
+            .slice(s![..-1])?
+            .expr()
+            .logical_and(&flags.slice(s![1..])?)
+            .eval_stream(self.stream)?;
         OnStream::new(&sorted, self.stream).masked(&once)
     }
 }

@@ -73,9 +73,6 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
             above.ge(k as i64)
         };
         let e = Expr::where_(keep, a, Expr::scalar(S::Elem::zero()));
-        match self.stream {
-            Some(s) => e.on(s).eval(),
-            None => e.eval(),
-        }
+        e.eval_stream(self.stream)
     }
 }

@@ -88,13 +88,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
             keepdims,
             |a, k| a.count_nonzero_axis(k),
             |a, k| a.sum_axis(k),
-            |a| {
-                let e = a.target.expr().cast::<Bool>().cast::<i64>();
-                match a.stream {
-                    Some(s) => e.on(s).eval(),
-                    None => e.eval(),
-                }
-            },
+            |a| a.target.expr().cast::<Bool>().cast::<i64>().eval_stream(a.stream),
         )
     }
 
@@ -107,10 +101,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
     fn truth(&self) -> Result<DeviceArray<Bool, IxDyn>> {
         // The conversion to `Bool` is NumPy's truth (nonzero; NaN is true).
         let e = self.target.expr().cast::<Bool>();
-        match self.stream {
-            Some(s) => e.on(s).eval(),
-            None => e.eval(),
-        }
+        e.eval_stream(self.stream)
     }
 }
 
