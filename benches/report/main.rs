@@ -26,6 +26,7 @@ mod math;
 mod matmul;
 mod memory;
 mod nanred;
+mod rearrange;
 mod reduce;
 mod select;
 mod serve;
@@ -119,6 +120,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("nanred", nanred::rows),
         ("broadcast", broadcast::rows),
         ("select", select::rows),
+        ("rearrange", rearrange::rows),
         ("serve", serve::rows),
         ("sort", sort::rows),
         #[cfg(feature = "cublas")]

@@ -33,6 +33,7 @@ mod array_broadcast;
 mod array_buffer_view;
 mod array_complex;
 mod array_complex_reduce;
+mod array_conditions;
 mod array_construct;
 mod array_copy_speed;
 mod array_debug;

@@ -86,6 +86,7 @@ pub use expr::binning::histogram_density;
 pub use expr::close::{
     allclose, array_equal, isclose, isclose_expr, nan_to_num, nan_to_num_expr, FiniteRange,
 };
+pub use expr::conditions::{extract, select};
 pub use expr::core::{BinOp, Expr, Operand, MAX_OPERANDS};
 pub use expr::func::CmpOp;
 pub use expr::linear_combination::{linear_combination, Coefficient};

@@ -6,12 +6,14 @@
 //! as expressions over the lower rooms: `diff` (`diff`), `digitize` and `histogram_density`
 //! (`binning`: values and bins), `isclose`, `array_equal`, `nan_to_num` (`close`), the set
 //! routines `isin`, `intersect1d`, `union1d`, `setdiff1d`, `setxor1d` (`sets`), `tril`/`triu`
-//! (`triangle`) and the weighted `average` (`average`).
+//! (`triangle`), `select`, `compress` and `extract` (`conditions`) and the weighted `average`
+//! (`average`).
 
 pub(crate) mod average;
 pub(crate) mod binning;
 pub(crate) mod close;
 pub(crate) mod compare;
+pub(crate) mod conditions;
 pub(crate) mod core;
 pub(crate) mod diff;
 pub(crate) mod func;

@@ -1,0 +1,191 @@
+//! Selections by condition, NumPy's indexing routines: `select` (the first true condition's
+//! choice, fused into one elementwise kernel per 15 conditions), `compress` (the positions
+//! along an axis where a condition holds) and `extract` (the elements where it holds, in C
+//! order), these two a `flatnonzero` and a `take`.
+
+use ndarray::{Dimension, IxDyn};
+
+use crate::driver::context::core::Context;
+use crate::error::{ArrayShapeError, Result};
+use crate::gpuarray::array::axes::normalize_axis;
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::copy::gather::IndexMode;
+use crate::gpuarray::elements::boolean::Bool;
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::expr::core::{Expr, MAX_OPERANDS};
+
+/// The condition-choice pairs one fused `select` kernel takes: two operands each, and one
+/// for what the later pairs chose.
+const PAIRS_PER_KERNEL: usize = (MAX_OPERANDS - 1) / 2;
+
+/// Each element from the choice of the first condition true there, `default` where none is
+/// (NumPy's `select(condlist, choicelist, default)`); the conditions and choices broadcast to
+/// one shape. Lists of different lengths are [`ArrayShapeError::ElementCounts`], empty ones
+/// [`ArrayShapeError::NoArrays`].
+///
+/// ```no_run
+/// use gpu_runtime::gpuarray::{self, DeviceArray};
+/// use gpu_runtime::ndarray::Ix1;
+/// let ctx = gpu_runtime::Context::default()?;
+/// let x = DeviceArray::<i32, Ix1>::arange(&ctx, 0.0, 6.0, 1.0)?;
+/// let small = x.expr().lt(3).eval()?;
+/// let big = x.expr().gt(4).eval()?;
+/// let squares = (&x * &x).eval()?;
+/// let picked = gpuarray::select(&[&small, &big], &[&x.view().into_dyn(), &squares.view()], 0)?;
+/// assert_eq!(picked.to_vec()?, [0, 1, 2, 0, 0, 25]);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+pub fn select<T, SC, DC, S, D>(
+    conditions: &[&DeviceArrayBase<SC, DC>],
+    choices: &[&DeviceArrayBase<S, D>],
+    default: T,
+) -> Result<DeviceArray<T, IxDyn>>
+where
+    T: Element,
+    SC: Storage<Elem = Bool>,
+    DC: Dimension,
+    S: Storage<Elem = T>,
+    D: Dimension,
+{
+    let ctx = match (conditions.first(), choices.first()) {
+        (Some(c), _) => c.context(),
+        (None, Some(x)) => x.context(),
+        (None, None) => return Err(ArrayShapeError::NoArrays { operation: "select" }.into()),
+    };
+    OnStream::legacy(ctx).select(conditions, choices, default)
+}
+
+/// The elements of `a` where `condition` (of any element type; nonzero is true, of as many
+/// elements as `a`) holds, both read in C order, as a 1-d array (NumPy's `extract(condition,
+/// a)`). Waits for the count, which sizes the result.
+pub fn extract<SC, DC, S, D>(
+    condition: &DeviceArrayBase<SC, DC>,
+    a: &DeviceArrayBase<S, D>,
+) -> Result<DeviceArray<S::Elem, IxDyn>>
+where
+    SC: Storage<Elem: Element>,
+    DC: Dimension,
+    S: Storage<Elem: Element>,
+    D: Dimension,
+{
+    OnStream::legacy(a.context()).extract(condition, a)
+}
+
+/// `select` and `extract` on a stream (`gpuarray::on(&stream).select(..)`).
+impl OnStream<'_, &Context> {
+    /// [`select`] on this stream.
+    pub fn select<T, SC, DC, S, D>(
+        &self,
+        conditions: &[&DeviceArrayBase<SC, DC>],
+        choices: &[&DeviceArrayBase<S, D>],
+        default: T,
+    ) -> Result<DeviceArray<T, IxDyn>>
+    where
+        T: Element,
+        SC: Storage<Elem = Bool>,
+        DC: Dimension,
+        S: Storage<Elem = T>,
+        D: Dimension,
+    {
+        if conditions.len() != choices.len() {
+            return Err(ArrayShapeError::ElementCounts {
+                operation: "select",
+                first: conditions.len(),
+                second: choices.len(),
+            }
+            .into());
+        }
+        if conditions.is_empty() {
+            return Err(ArrayShapeError::NoArrays { operation: "select" }.into());
+        }
+        // From the last pair back: each kernel chooses among its pairs, then what the kernels
+        // after it chose (the default, at first).
+        let mut chosen: Option<DeviceArray<T, IxDyn>> = None;
+        let pairs: Vec<_> = conditions.iter().zip(choices).collect();
+        for chunk in pairs.rchunks(PAIRS_PER_KERNEL) {
+            let mut e = match &chosen {
+                None => Expr::scalar(default),
+                Some(c) => c.expr(),
+            };
+            for &(c, x) in chunk.iter().rev() {
+                e = Expr::where_(*c, *x, e);
+            }
+            // A lone scalar has no shape; the default broadcast to the pairs' shape.
+            chosen = Some(e.eval_stream(self.stream)?);
+        }
+        chosen.ok_or(crate::error::Error::Internal {
+            operation: "select",
+            broken: "at least one pair chosen from",
+        })
+    }
+
+    /// [`extract`] on this stream.
+    pub fn extract<SC, DC, S, D>(
+        &self,
+        condition: &DeviceArrayBase<SC, DC>,
+        a: &DeviceArrayBase<S, D>,
+    ) -> Result<DeviceArray<S::Elem, IxDyn>>
+    where
+        SC: Storage<Elem: Element>,
+        DC: Dimension,
+        S: Storage<Elem: Element>,
+        D: Dimension,
+    {
+        if condition.len() != a.len() {
+            return Err(ArrayShapeError::ElementCounts {
+                operation: "extract",
+                first: condition.len(),
+                second: a.len(),
+            }
+            .into());
+        }
+        let at = OnStream::new(condition, self.stream).flatnonzero()?;
+        let flat = OnStream::new(a, self.stream).ravel()?;
+        OnStream::new(&flat, self.stream).take(&at, 0, IndexMode::Raise)
+    }
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// The slices along `axis` (negative: from the end) where the 1-d `condition` (of any
+    /// element type, nonzero is true) holds; `None`: the elements in C order (NumPy's
+    /// `compress(condition, a, axis)`). A condition shorter than the axis leaves the rest
+    /// out, as NumPy's; a true one past the axis' end is
+    /// [`ArrayShapeError::IndexOutOfRange`]. Waits for the count.
+    pub fn compress<SC: Storage<Elem: Element>, DC: Dimension>(
+        &self,
+        condition: &DeviceArrayBase<SC, DC>,
+        axis: Option<isize>,
+    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        OnStream::legacy(self).compress(condition, axis)
+    }
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`compress`](DeviceArrayBase::compress) on this stream.
+    pub fn compress<SC: Storage<Elem: Element>, DC: Dimension>(
+        &self,
+        condition: &DeviceArrayBase<SC, DC>,
+        axis: Option<isize>,
+    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        const OP: &str = "DeviceArray::compress";
+        if condition.ndim() != 1 {
+            return Err(ArrayShapeError::Dimension {
+                axes: condition.ndim(),
+                fixed: 1,
+            }
+            .into());
+        }
+        let at = OnStream::new(condition, self.stream).flatnonzero()?;
+        match axis {
+            None => {
+                let flat = self.ravel()?;
+                OnStream::new(&flat, self.stream).take(&at, 0, IndexMode::Raise)
+            }
+            Some(axis) => {
+                let k = normalize_axis(OP, axis, self.target.ndim())?;
+                self.take(&at, k, IndexMode::Raise)
+            }
+        }
+    }
+}
