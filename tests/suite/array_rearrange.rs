@@ -7,7 +7,7 @@
 use gpu_runtime::gpuarray::{self, Bool, DeviceArray, Element};
 use gpu_runtime::half::{bf16, f16};
 use gpu_runtime::ndarray::{arr2, Array, ArrayD, Axis, Dimension, IxDyn};
-use gpu_runtime::types::Complex64;
+use gpu_runtime::types::{Complex64, Float3};
 use gpu_runtime::{ArrayShapeError, Context, Error, Stream};
 use gpu_suite::Rng;
 
@@ -330,6 +330,17 @@ fn cupys_rearrange_cases_by_value() -> gpu_runtime::Result<()> {
         (t.shape(), t.to_vec()?),
         (&[4usize, 2][..], vec![1, 2, 3, 4, 1, 2, 3, 4])
     );
+    // Vector elements (no arithmetic, copied as they are).
+    let v: Vec<Float3> = (0..6).map(|i| Float3::new(i as f32, -(i as f32), 0.5)).collect();
+    let dv = DeviceArray::from_ndarray(
+        &ctx,
+        &gpu_runtime::ndarray::Array::from_shape_vec((2, 3), v.clone()).unwrap(),
+    )?;
+    let rep: Vec<Float3> = v.iter().flat_map(|&x| [x, x]).collect();
+    assert_eq!(dv.repeat(2, Some(1))?.to_vec()?, rep);
+    let tiled: Vec<Float3> = [&v[..3], &v[..3], &v[3..], &v[3..]].concat();
+    assert_eq!(dv.tile(&[1, 2])?.to_vec()?, tiled);
+    assert_eq!(dv.roll(1, Some(0))?.to_vec()?, [&v[3..], &v[..3]].concat());
     // On a stream: the same results, ordered after the stream's work.
     let stream = Stream::new(&ctx)?;
     let y = arange(&[5, 2])?;

@@ -1,5 +1,5 @@
 //! Selections by condition, NumPy's indexing routines: `select` (the first true condition's
-//! choice, fused into one elementwise kernel per 15 conditions), `compress` (the positions
+//! choice, fused into one elementwise kernel per few conditions), `compress` (the positions
 //! along an axis where a condition holds) and `extract` (the elements where it holds, in C
 //! order), these two a `flatnonzero` and a `take`.
 
@@ -14,10 +14,16 @@ use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::{Expr, MAX_OPERANDS};
+use crate::launch::MAX_ARGS;
 
-/// The condition-choice pairs one fused `select` kernel takes: two operands each, and one
-/// for what the later pairs chose.
-const PAIRS_PER_KERNEL: usize = (MAX_OPERANDS - 1) / 2;
+/// The condition-choice pairs one fused `select` kernel takes over arrays of `ndim` axes: its
+/// strided form passes each array as a pointer and `ndim` strides, beside `ndim` lengths and
+/// three counts, within a launch's [`MAX_ARGS`] parameters; two arrays a pair, one more for
+/// what the later pairs chose and one for the result (so one pair a kernel at 8 axes, 8 at 2).
+fn pairs_per_kernel(ndim: usize) -> usize {
+    let arrays = MAX_ARGS.saturating_sub(3 + ndim) / (1 + ndim);
+    (arrays.saturating_sub(2) / 2).clamp(1, (MAX_OPERANDS - 1) / 2)
+}
 
 /// Each element from the choice of the first condition true there, `default` where none is
 /// (NumPy's `select(condlist, choicelist, default)`); the conditions and choices broadcast to
@@ -103,7 +109,12 @@ impl OnStream<'_, &Context> {
         // after it chose (the default, at first).
         let mut chosen: Option<DeviceArray<T, IxDyn>> = None;
         let pairs: Vec<_> = conditions.iter().zip(choices).collect();
-        for chunk in pairs.rchunks(PAIRS_PER_KERNEL) {
+        let ndim = pairs
+            .iter()
+            .map(|(c, x)| c.ndim().max(x.ndim()))
+            .max()
+            .unwrap_or(0);
+        for chunk in pairs.rchunks(pairs_per_kernel(ndim)) {
             let mut e = match &chosen {
                 None => Expr::scalar(default),
                 Some(c) => c.expr(),
@@ -111,7 +122,6 @@ impl OnStream<'_, &Context> {
             for &(c, x) in chunk.iter().rev() {
                 e = Expr::where_(*c, *x, e);
             }
-            // A lone scalar has no shape; the default broadcast to the pairs' shape.
             chosen = Some(e.eval_stream(self.stream)?);
         }
         chosen.ok_or(crate::error::Error::Internal {
@@ -187,5 +197,27 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
                 self.take(&at, k, IndexMode::Raise)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_select_kernel_stays_within_the_launch_parameters() {
+        for ndim in 0..=crate::gpuarray::kernels::args::MAX_DIMS {
+            let pairs = pairs_per_kernel(ndim);
+            // The strided form's parameters: three counts, the lengths, and a pointer and the
+            // strides of each array (the pairs', the chosen so far, the result).
+            let arrays = 2 * pairs + 2;
+            assert!(
+                3 + ndim + arrays * (1 + ndim) <= MAX_ARGS,
+                "{ndim} axes: {pairs} pairs"
+            );
+            assert!(2 * pairs < MAX_OPERANDS && pairs >= 1);
+        }
+        assert_eq!(pairs_per_kernel(2), 8);
+        assert_eq!(pairs_per_kernel(8), 1);
     }
 }
