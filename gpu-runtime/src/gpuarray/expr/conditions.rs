@@ -17,11 +17,12 @@ use crate::gpuarray::expr::core::{Expr, MAX_OPERANDS};
 use crate::launch::MAX_ARGS;
 
 /// The condition-choice pairs one fused `select` kernel takes over arrays of `ndim` axes: its
-/// strided form passes each array as a pointer and `ndim` strides, beside `ndim` lengths and
-/// three counts, within a launch's [`MAX_ARGS`] parameters; two arrays a pair, one more for
-/// what the later pairs chose and one for the result (so one pair a kernel at 8 axes, 8 at 2).
+/// strided form passes each array as a pointer, an offset and `ndim` strides, beside three
+/// counts, `ndim` lengths and the default (a scalar), within a launch's [`MAX_ARGS`]
+/// parameters; two arrays a pair, one more for what the later pairs chose and one for the
+/// result (so one pair a kernel at 8 axes, 6 at 2).
 fn pairs_per_kernel(ndim: usize) -> usize {
-    let arrays = MAX_ARGS.saturating_sub(3 + ndim) / (1 + ndim);
+    let arrays = MAX_ARGS.saturating_sub(4 + ndim) / (2 + ndim);
     (arrays.saturating_sub(2) / 2).clamp(1, (MAX_OPERANDS - 1) / 2)
 }
 
@@ -206,18 +207,34 @@ mod tests {
 
     #[test]
     fn a_select_kernel_stays_within_the_launch_parameters() {
-        for ndim in 0..=crate::gpuarray::kernels::args::MAX_DIMS {
+        use gpu_cdecl::elementwise::{Elementwise, Param, Role, Variant};
+        for ndim in 1..=crate::gpuarray::kernels::args::MAX_DIMS {
             let pairs = pairs_per_kernel(ndim);
-            // The strided form's parameters: three counts, the lengths, and a pointer and the
-            // strides of each array (the pairs', the chosen so far, the result).
-            let arrays = 2 * pairs + 2;
-            assert!(
-                3 + ndim + arrays * (1 + ndim) <= MAX_ARGS,
-                "{ndim} axes: {pairs} pairs"
-            );
             assert!(2 * pairs < MAX_OPERANDS && pairs >= 1);
+            // The kernel of the largest chunk as gpu-cdecl writes it: the pairs' arrays, the
+            // chosen so far (or the default, a scalar: counted both), the result.
+            let names: Vec<String> = (0..2 * pairs + 1).map(|k| format!("a{k}")).collect();
+            let mut params: Vec<Param<'_>> = names
+                .iter()
+                .map(|n| Param::new(n, "float", Role::Input))
+                .collect();
+            params.push(Param::new("d", "float", Role::Scalar));
+            params.push(Param::new("z", "float", Role::Output));
+            let k = Elementwise {
+                name: "gpu_expr",
+                params: &params,
+                operation: "z = d",
+                ..Elementwise::default()
+            };
+            let src = k.source(&[Variant::Strided(ndim)]);
+            let kernels = gpu_cdecl::find_kernels(&src).expect("the declaration reads");
+            let count = kernels[0].params.len();
+            assert!(
+                count <= MAX_ARGS,
+                "{ndim} axes, {pairs} pairs: {count} parameters"
+            );
         }
-        assert_eq!(pairs_per_kernel(2), 8);
+        assert_eq!(pairs_per_kernel(2), 6);
         assert_eq!(pairs_per_kernel(8), 1);
     }
 }
