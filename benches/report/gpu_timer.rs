@@ -1,12 +1,14 @@
 //! The GPU time of what a closure queues: the measure of the array sections (gpuarray, math,
-//! broadcast, reduce, matmul's `astype` rows).
+//! broadcast, reduce, matmul's `astype` rows), and the figures the array sections share: the
+//! best of [`ROUNDS`] as GB/s ([`rate`]), and the copy they are measured against
+//! ([`copy_floor`]).
 
 use std::time::Duration;
 
 use gpu_runtime::cudarc::driver::sys;
 use gpu_runtime::{Context, DeviceBuffer, Event};
 
-use crate::ok;
+use crate::{best, ok};
 
 /// The GPU time of what `f` queues on the legacy default stream; what it returns is dropped
 /// after the end event has completed, so that freeing it is not timed.
@@ -49,4 +51,44 @@ pub fn timed_copies(
         }
         Ok(())
     })
+}
+
+/// The timed rounds of each array row: its figure is the best of them.
+pub const ROUNDS: usize = 9;
+
+/// `bytes` moved in `d`, in GB/s.
+pub fn gbs(bytes: usize, d: Duration) -> f64 {
+    bytes as f64 / d.as_secs_f64() / 1e9
+}
+
+/// The best of [`ROUNDS`] timings of `f`, after one untimed call (its compile and load).
+pub fn best_time<T>(
+    ctx: &Context,
+    mut f: impl FnMut() -> gpu_runtime::Result<T>,
+) -> gpu_runtime::Result<Duration> {
+    drop(f()?); // compile and load outside the timings
+    let mut times = Vec::new();
+    for _ in 0..ROUNDS {
+        times.push(timed(ctx, &mut f)?);
+    }
+    Ok(best(&times))
+}
+
+/// [`best_time`] of `f` as GB/s of `bytes`.
+pub fn rate<T>(
+    ctx: &Context,
+    bytes: usize,
+    f: impl FnMut() -> gpu_runtime::Result<T>,
+) -> gpu_runtime::Result<f64> {
+    Ok(gbs(bytes, best_time(ctx, f)?))
+}
+
+/// GB/s of a device-to-device copy of `src` (its read and write bytes), best of [`ROUNDS`].
+pub fn copy_floor(ctx: &Context, src: &DeviceBuffer<f32>) -> gpu_runtime::Result<f64> {
+    let copy = ctx.alloc::<f32>(src.len())?;
+    let mut raw = Vec::new();
+    for _ in 0..ROUNDS {
+        raw.push(timed_copy(ctx, &copy, src)?);
+    }
+    Ok(gbs(8 * src.len(), best(&raw)))
 }

@@ -12,48 +12,16 @@
 //! `x.nansum()` adds. Along an axis they call the array methods themselves.
 
 use std::process::Command;
-use std::time::Duration;
 
 use gpu_runtime::gpuarray::{isclose, nan_to_num, DeviceArray, KernelArg, ReductionKernel};
 use gpu_runtime::ndarray::{Ix0, Ix1};
 use gpu_runtime::Context;
 
-use crate::best;
-use crate::gpu_timer::{timed, timed_copy};
+use crate::gpu_timer::{copy_floor, rate, ROUNDS};
 use crate::table::Row;
 
-const ROUNDS: usize = 9;
 /// Rows and columns of the matrix: 2^26 floats.
 const SIDE: usize = 8192;
-
-fn gbs(bytes: usize, d: Duration) -> f64 {
-    bytes as f64 / d.as_secs_f64() / 1e9
-}
-
-/// GB/s of a device-to-device copy of `x` (its read and write bytes), best of [`ROUNDS`].
-fn copy_floor(ctx: &Context, x: &DeviceArray<f32, Ix1>) -> gpu_runtime::Result<f64> {
-    let n = x.len();
-    let copy = ctx.alloc::<f32>(n)?;
-    let mut raw = Vec::new();
-    for _ in 0..ROUNDS {
-        raw.push(timed_copy(ctx, &copy, x.storage())?);
-    }
-    Ok(gbs(8 * n, best(&raw)))
-}
-
-/// The best of [`ROUNDS`] timings of `f` (after one untimed call), as GB/s of `bytes`.
-fn rate<T>(
-    ctx: &Context,
-    bytes: usize,
-    mut f: impl FnMut() -> gpu_runtime::Result<T>,
-) -> gpu_runtime::Result<f64> {
-    drop(f()?); // compile and load outside the timings
-    let mut times = Vec::new();
-    for _ in 0..ROUNDS {
-        times.push(timed(ctx, &mut f)?);
-    }
-    Ok(gbs(bytes, best(&times)))
-}
 
 /// The rows' operations through CuPy in a subprocess, as GB/s in the rows' order, if CuPy is
 /// importable.
@@ -115,8 +83,8 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let mut small = DeviceArray::<f32, Ix1>::empty(ctx, 1 << 20)?;
     small.fill_uniform(5)?;
     let m = x.view().reshape((SIDE, SIDE))?;
-    let floor = copy_floor(ctx, &x)?;
-    let small_floor = copy_floor(ctx, &small)?;
+    let floor = copy_floor(ctx, x.storage())?;
+    let small_floor = copy_floor(ctx, small.storage())?;
     // The texts `nansum` and `nanmax` generate for `f32` (see `reduce/nan.rs`).
     let nansum_k = ReductionKernel::<f32>::new("const float *x", "((x) != (x)) ? 0.0f : x", "a + b", "0.0f")?;
     let nanmax_k = ReductionKernel::<f32>::new(

@@ -6,59 +6,23 @@
 //! floats in the same run, best of [`ROUNDS`]; and, where CuPy is importable, the same
 //! operation through CuPy.
 
-use std::process::Command;
-use std::time::Duration;
-
 use gpu_runtime::gpuarray::DeviceArray;
 use gpu_runtime::ndarray::{Ix1, Ix2};
 use gpu_runtime::Context;
 
-use crate::best;
-use crate::gpu_timer::{timed, timed_copy};
+use crate::gpu_timer::{copy_floor, rate, ROUNDS};
 use crate::table::Row;
 
-const ROUNDS: usize = 9;
 /// Elements of every result.
 const N: usize = 1 << 26;
 /// The side of the square.
 const SIDE: usize = 1 << 13;
 
-fn gbs(bytes: usize, d: Duration) -> f64 {
-    bytes as f64 / d.as_secs_f64() / 1e9
-}
-
-/// The best of [`ROUNDS`] timings of `f` after one untimed call, as GB/s of `bytes`.
-fn rate<T>(
-    ctx: &Context,
-    bytes: usize,
-    mut f: impl FnMut() -> gpu_runtime::Result<T>,
-) -> gpu_runtime::Result<f64> {
-    drop(f()?); // compile and load outside the timings
-    let mut times = Vec::new();
-    for _ in 0..ROUNDS {
-        times.push(timed(ctx, &mut f)?);
-    }
-    Ok(gbs(bytes, best(&times)))
-}
-
 /// The rows' operations through CuPy in a subprocess, as GB/s of the same bytes, if CuPy is
 /// importable.
 fn cupy() -> Option<Vec<f64>> {
-    if !crate::cupy::importable() {
-        return None;
-    }
-    let script = format!(
-        r#"
-import cupy as cp
-def t(f):
-    f()
-    best = 1e9
-    for _ in range({ROUNDS}):
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        s.record(); f(); e.record(); e.synchronize()
-        best = min(best, cp.cuda.get_elapsed_time(s, e) / 1e3)
-    return best
-n, side = {N}, {SIDE}
+    let body = format!(
+        r#"n, side = {N}, {SIDE}
 x = cp.random.random((side, side), dtype=cp.float32)
 h = cp.random.random((side // 2, side), dtype=cp.float32)
 w = cp.random.random((side, side // 2), dtype=cp.float32)
@@ -73,10 +37,7 @@ out = [8 * n / t(lambda: cp.roll(x, 1000, axis=0)) / 1e9,
 print(*out)
 "#
     );
-    let out = Command::new("python3").args(["-c", &script]).output().ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
-    (v.len() == 6).then_some(v)
+    crate::cupy::timed_figures(ROUNDS, &body, 6)
 }
 
 pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
@@ -90,12 +51,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let w = uniform((SIDE, SIDE / 2), 3)?;
     let v = DeviceArray::<i32, Ix1>::randint(ctx, N, 0, 100_000, 4)?;
     let test = DeviceArray::<i32, Ix1>::randint(ctx, 1000, 0, 100_000, 5)?;
-    let copy = ctx.alloc::<f32>(N)?;
-    let mut raw = Vec::new();
-    for _ in 0..ROUNDS {
-        raw.push(timed_copy(ctx, &copy, x.storage())?);
-    }
-    let floor = gbs(8 * N, best(&raw));
+    let floor = copy_floor(ctx, x.storage())?;
     let ours = [
         rate(ctx, 8 * N, || x.roll(1000, Some(0)))?,
         rate(ctx, 8 * N, || x.roll(1000, Some(1)))?,

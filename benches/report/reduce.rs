@@ -21,49 +21,11 @@ use gpu_runtime::ndarray::{Ix0, Ix1};
 use gpu_runtime::{Context, DeviceRepr};
 
 use crate::best;
-use crate::gpu_timer::{timed, timed_copies, timed_copy};
+use crate::gpu_timer::{best_time, copy_floor, gbs, rate, timed, timed_copies, ROUNDS};
 use crate::table::Row;
 
-const ROUNDS: usize = 9;
 /// Rows and columns of the matrix: 2^26 floats.
 const SIDE: usize = 8192;
-
-fn gbs(bytes: usize, d: Duration) -> f64 {
-    bytes as f64 / d.as_secs_f64() / 1e9
-}
-
-/// The best time of a device-to-device copy of `n` floats from `x`.
-fn copy_floor(ctx: &Context, x: &DeviceArray<f32, Ix1>) -> gpu_runtime::Result<f64> {
-    let n = x.len();
-    let copy = ctx.alloc::<f32>(n)?;
-    let mut raw = Vec::new();
-    for _ in 0..ROUNDS {
-        raw.push(timed_copy(ctx, &copy, x.storage())?);
-    }
-    Ok(gbs(8 * n, best(&raw)))
-}
-
-/// The best of [`ROUNDS`] timings of `f`, as GB/s of `bytes`.
-fn rate<T>(
-    ctx: &Context,
-    bytes: usize,
-    f: impl FnMut() -> gpu_runtime::Result<T>,
-) -> gpu_runtime::Result<f64> {
-    Ok(gbs(bytes, best_time(ctx, f)?))
-}
-
-/// The best of [`ROUNDS`] timings of `f`, after one untimed call.
-fn best_time<T>(
-    ctx: &Context,
-    mut f: impl FnMut() -> gpu_runtime::Result<T>,
-) -> gpu_runtime::Result<Duration> {
-    drop(f()?); // compile and load outside the timings
-    let mut times = Vec::new();
-    for _ in 0..ROUNDS {
-        times.push(timed(ctx, &mut f)?);
-    }
-    Ok(best(&times))
-}
 
 /// `argmax`'s accumulator, for the device-result form of `x.argmax()`.
 #[derive(Clone, Copy)]
@@ -135,7 +97,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let mut x = DeviceArray::<f32, Ix1>::empty(ctx, n)?;
     x.fill_uniform(3)?;
     let m = x.view().reshape((SIDE, SIDE))?;
-    let floor = copy_floor(ctx, &x)?;
+    let floor = copy_floor(ctx, x.storage())?;
     let sum_k = ReductionKernel::<f32>::new("const float *x", "x", "a + b", "0.0f")?;
     let max_k = ReductionKernel::<f32>::new(
         "const float *x",
@@ -218,7 +180,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     ] {
         let mut y = DeviceArray::<f32, Ix1>::empty(ctx, k)?;
         y.fill_uniform(5)?;
-        let floor = copy_floor(ctx, &y)?;
+        let floor = copy_floor(ctx, y.storage())?;
         let r = rate(ctx, 4 * k, || {
             sum_k.reduce_into([KernelArg::input(&y)], &mut total)
         })?;

@@ -10,57 +10,21 @@
 //! once (the counts and the values' range in one pass; the host then waits for the range). The
 //! rows count the bytes once, so that the ratio to the copy is what a user sees.
 
-use std::process::Command;
-use std::time::Duration;
-
 use gpu_runtime::gpuarray::{Bins, Bool, DeviceArray};
 use gpu_runtime::ndarray::Ix1;
 use gpu_runtime::Context;
 
-use crate::best;
-use crate::gpu_timer::{timed, timed_copy};
+use crate::gpu_timer::{copy_floor, rate, ROUNDS};
 use crate::table::Row;
 
-const ROUNDS: usize = 9;
 /// Elements of every row.
 const N: usize = 1 << 26;
-
-fn gbs(bytes: usize, d: Duration) -> f64 {
-    bytes as f64 / d.as_secs_f64() / 1e9
-}
-
-/// The best of [`ROUNDS`] timings of `f` after one untimed call, as GB/s of `bytes`.
-fn rate<T>(
-    ctx: &Context,
-    bytes: usize,
-    mut f: impl FnMut() -> gpu_runtime::Result<T>,
-) -> gpu_runtime::Result<f64> {
-    drop(f()?); // compile and load outside the timings
-    let mut times = Vec::new();
-    for _ in 0..ROUNDS {
-        times.push(timed(ctx, &mut f)?);
-    }
-    Ok(gbs(bytes, best(&times)))
-}
 
 /// The rows' operations through CuPy in a subprocess, as GB/s of the same bytes, if CuPy is
 /// importable.
 fn cupy() -> Option<Vec<f64>> {
-    if !crate::cupy::importable() {
-        return None;
-    }
-    let script = format!(
-        r#"
-import cupy as cp
-def t(f):
-    f()
-    best = 1e9
-    for _ in range({ROUNDS}):
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        s.record(); f(); e.record(); e.synchronize()
-        best = min(best, cp.cuda.get_elapsed_time(s, e) / 1e3)
-    return best
-n = {N}
+    let body = format!(
+        r#"n = {N}
 x = cp.random.randint(0, 2, n, dtype=cp.int32).astype(cp.float32)
 m = cp.random.randint(0, 2, n, dtype=cp.int32).astype(cp.bool_)
 v = cp.random.randint(0, 1000, n, dtype=cp.int32)
@@ -75,10 +39,7 @@ out = [4 * n / t(lambda: cp.count_nonzero(x)) / 1e9,
 print(*out)
 "#
     );
-    let out = Command::new("python3").args(["-c", &script]).output().ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
-    (v.len() == 6).then_some(v)
+    crate::cupy::timed_figures(ROUNDS, &body, 6)
 }
 
 pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
@@ -88,12 +49,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let mut u = DeviceArray::<f32, Ix1>::empty(ctx, N)?;
     u.fill_uniform(4)?;
     let (c, k) = (x.count_nonzero()?, m.count_nonzero()?);
-    let copy = ctx.alloc::<f32>(N)?;
-    let mut raw = Vec::new();
-    for _ in 0..ROUNDS {
-        raw.push(timed_copy(ctx, &copy, x.storage())?);
-    }
-    let floor = gbs(8 * N, best(&raw));
+    let floor = copy_floor(ctx, x.storage())?;
     let ours = [
         rate(ctx, 4 * N, || x.count_nonzero())?,
         rate(ctx, 4 * N + 8 * c, || x.flatnonzero())?,
