@@ -1,6 +1,7 @@
 //! Orders built on the stable sort: NumPy's `lexsort` (an argsort per key, the first key
-//! first and the primary one last, each applied to the order so far) and `partition`/`argpartition` (a full sort is one valid
-//! partition: NumPy leaves the order inside each part unspecified).
+//! first and the primary one last, each applied to the order so far) and
+//! `partition`/`argpartition` (a full sort is one valid partition: NumPy leaves the order
+//! inside each part unspecified).
 
 use ndarray::{Dimension, IxDyn, SliceInfoElem};
 
