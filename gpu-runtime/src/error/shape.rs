@@ -269,10 +269,11 @@ pub enum ArrayShapeError {
         /// Its shape.
         shape: Vec<usize>,
     },
-    /// `concatenate` or `stack` of no arrays (the result has no shape), `lexsort` of no keys.
+    /// `concatenate` or `stack` of no arrays (the result has no shape), `lexsort` of no keys,
+    /// `select` of no pairs.
     #[error("size mismatch in {operation}: no arrays given; at least one is needed")]
     NoArrays {
-        /// `concatenate`, `stack` or `lexsort`.
+        /// `concatenate`, `stack`, `lexsort` or `select`.
         operation: &'static str,
     },
     /// Two arrays read as flat vectors (`vdot`) of different numbers of elements.
