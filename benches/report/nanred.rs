@@ -11,8 +11,6 @@
 //! maximum), through [`ReductionKernel::reduce_into`], without the read back to the host that
 //! `x.nansum()` adds. Along an axis they call the array methods themselves.
 
-use std::process::Command;
-
 use gpu_runtime::gpuarray::{isclose, nan_to_num, DeviceArray, KernelArg, ReductionKernel};
 use gpu_runtime::ndarray::{Ix0, Ix1};
 use gpu_runtime::Context;
@@ -26,21 +24,8 @@ const SIDE: usize = 8192;
 /// The rows' operations through CuPy in a subprocess, as GB/s in the rows' order, if CuPy is
 /// importable.
 fn cupy() -> Option<Vec<f64>> {
-    if !crate::cupy::importable() {
-        return None;
-    }
-    let script = format!(
-        r#"
-import cupy as cp
-def t(f):
-    f()
-    best = 1e9
-    for _ in range({ROUNDS}):
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        s.record(); f(); e.record(); e.synchronize()
-        best = min(best, cp.cuda.get_elapsed_time(s, e) / 1e3)
-    return best
-n = {SIDE} * {SIDE}
+    let body = format!(
+        r#"n = {SIDE} * {SIDE}
 x = cp.random.random(n, dtype=cp.float32); m = x.reshape({SIDE}, {SIDE})
 y = cp.random.random(n, dtype=cp.float32)
 small = cp.random.random(1 << 20, dtype=cp.float32)
@@ -55,10 +40,7 @@ out.append(4 * (1 << 20) / t(lambda: cp.nansum(small)) / 1e9)
 print(*out)
 "#
     );
-    let out = Command::new("python3").args(["-c", &script]).output().ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
-    (v.len() == FIGURES.len()).then_some(v)
+    crate::cupy::timed_figures(ROUNDS, &body, FIGURES.len())
 }
 
 const FIGURES: [&str; 10] = [

@@ -19,8 +19,8 @@ const N: usize = 1 << 26;
 const SIDE: usize = 1 << 13;
 
 /// The rows' operations through CuPy in a subprocess, as GB/s of the same bytes, if CuPy is
-/// importable.
-fn cupy() -> Option<Vec<f64>> {
+/// importable (`count` of them, one a row).
+fn cupy(count: usize) -> Option<Vec<f64>> {
     let body = format!(
         r#"n, side = {N}, {SIDE}
 x = cp.random.random((side, side), dtype=cp.float32)
@@ -37,7 +37,7 @@ out = [8 * n / t(lambda: cp.roll(x, 1000, axis=0)) / 1e9,
 print(*out)
 "#
     );
-    crate::cupy::timed_figures(ROUNDS, &body, 6)
+    crate::cupy::timed_figures(ROUNDS, &body, count)
 }
 
 pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
@@ -93,7 +93,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             rounds: Vec::new(),
         })
         .collect();
-    match cupy() {
+    match cupy(figures.len()) {
         Some(theirs) => {
             for ((&figure, &o), t) in figures.iter().zip(&ours).zip(theirs) {
                 println!("rearrange vs CuPy: {figure}: ours {o:.1} GB/s, CuPy {t:.1} GB/s");

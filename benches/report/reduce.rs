@@ -13,7 +13,6 @@
 //! `cumsum()` allocates its output inside the timed region; a row in microseconds times that
 //! allocation alone next to the whole call, its ratio the allocation's share.
 
-use std::process::Command;
 use std::time::Duration;
 
 use gpu_runtime::gpuarray::{DeviceArray, KernelArg, ReductionKernel};
@@ -38,24 +37,11 @@ struct ArgMax {
 // bit pattern valid; the preamble declares `struct argmax { float v; long long i; }`.
 unsafe impl DeviceRepr for ArgMax {}
 
-/// The operations of the rows through CuPy in a subprocess, as GB/s in the rows' order, if
-/// CuPy is importable.
-fn cupy() -> Option<Vec<f64>> {
-    if !crate::cupy::importable() {
-        return None;
-    }
-    let script = format!(
-        r#"
-import cupy as cp
-def t(f):
-    f()
-    best = 1e9
-    for _ in range({ROUNDS}):
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        s.record(); f(); e.record(); e.synchronize()
-        best = min(best, cp.cuda.get_elapsed_time(s, e) / 1e3)
-    return best
-n = {SIDE} * {SIDE}
+/// The operations of the rows through CuPy in a subprocess, as GB/s in the rows' order (`count`
+/// of them), if CuPy is importable.
+fn cupy(count: usize) -> Option<Vec<f64>> {
+    let body = format!(
+        r#"n = {SIDE} * {SIDE}
 x = cp.random.random(n, dtype=cp.float32); m = x.reshape({SIDE}, {SIDE})
 out = []
 for f in [lambda: x.sum(), lambda: m.sum(axis=0), lambda: m.sum(axis=1),
@@ -73,10 +59,7 @@ out.append(4 * 20 * (1 << 20) / t(lambda: [y.sum() for _ in range(20)]) / 1e9)
 print(*out)
 "#
     );
-    let out = Command::new("python3").args(["-c", &script]).output().ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
-    (v.len() == 13).then_some(v)
+    crate::cupy::timed_figures(ROUNDS, &body, count)
 }
 
 fn row(figure: &'static str, ours: f64, floor: f64) -> Row {
@@ -229,15 +212,19 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         rows.push(rw);
         r
     };
-    match cupy() {
+    let all: Vec<f64> = ours.iter().chain(&sizes).chain([&queued]).copied().collect();
+    let names: Vec<&'static str> = figures
+        .iter()
+        .copied()
+        .chain([
+            "sum of 2^20 floats, all axes (bytes read)",
+            "sum of 2^28 floats, all axes (bytes read)",
+            "sum of 2^20 floats, all axes, 20 queued back to back (bytes read per sum)",
+        ])
+        .collect();
+    match cupy(names.len()) {
         Some(c) => {
-            let all: Vec<f64> = ours.iter().chain(&sizes).chain([&queued]).copied().collect();
-            let names = figures.iter().copied().chain([
-                "sum of 2^20 floats, all axes (bytes read)",
-                "sum of 2^28 floats, all axes (bytes read)",
-                "sum of 2^20 floats, all axes, 20 queued back to back (bytes read per sum)",
-            ]);
-            for ((figure, o), theirs) in names.zip(all).zip(c) {
+            for ((figure, o), theirs) in names.into_iter().zip(all).zip(c) {
                 println!("reduce vs CuPy: {figure}: ours {o:.1} GB/s, CuPy {theirs:.1} GB/s");
                 rows.push(Row {
                     figure,

@@ -21,8 +21,8 @@ use crate::table::Row;
 const N: usize = 1 << 26;
 
 /// The rows' operations through CuPy in a subprocess, as GB/s of the same bytes, if CuPy is
-/// importable.
-fn cupy() -> Option<Vec<f64>> {
+/// importable (`count` of them, one a row).
+fn cupy(count: usize) -> Option<Vec<f64>> {
     let body = format!(
         r#"n = {N}
 x = cp.random.randint(0, 2, n, dtype=cp.int32).astype(cp.float32)
@@ -39,7 +39,7 @@ out = [4 * n / t(lambda: cp.count_nonzero(x)) / 1e9,
 print(*out)
 "#
     );
-    crate::cupy::timed_figures(ROUNDS, &body, 6)
+    crate::cupy::timed_figures(ROUNDS, &body, count)
 }
 
 pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
@@ -87,7 +87,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             rounds: Vec::new(),
         })
         .collect();
-    match cupy() {
+    match cupy(figures.len()) {
         Some(theirs) => {
             for ((&figure, &o), t) in figures.iter().zip(&ours).zip(theirs) {
                 println!("select vs CuPy: {figure}: ours {o:.1} GB/s, CuPy {t:.1} GB/s");

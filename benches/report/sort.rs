@@ -5,7 +5,6 @@
 //! Each call allocates its result inside the timed region, as CuPy's does; `unique` waits for
 //! its count of values (both do).
 
-use std::process::Command;
 use std::time::Duration;
 
 use gpu_runtime::gpuarray::DeviceArray;
@@ -31,30 +30,14 @@ fn best_ms<T>(ctx: &Context, mut f: impl FnMut() -> gpu_runtime::Result<T>) -> g
 
 /// The rows' operations through CuPy, in milliseconds, in the rows' order.
 fn cupy() -> Option<Vec<f64>> {
-    if !crate::cupy::importable() {
-        return None;
-    }
-    let script = format!(
-        r#"
-import cupy as cp
-def t(f):
-    f()
-    best = 1e9
-    for _ in range({ROUNDS}):
-        s, e = cp.cuda.Event(), cp.cuda.Event()
-        s.record(); f(); e.record(); e.synchronize()
-        best = min(best, cp.cuda.get_elapsed_time(s, e))
-    return best
-n = {N}
+    let body = format!(
+        r#"n = {N}
 x = cp.random.random(n, dtype=cp.float32)
 u = cp.random.randint(0, n // 16, n, dtype=cp.int32)
-print(t(lambda: cp.sort(x)), t(lambda: cp.argsort(x)), t(lambda: cp.unique(u)))
+print(*[1e3 * t(f) for f in (lambda: cp.sort(x), lambda: cp.argsort(x), lambda: cp.unique(u))])
 "#
     );
-    let out = Command::new("python3").args(["-c", &script]).output().ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
-    (v.len() == 3).then_some(v)
+    crate::cupy::timed_figures(ROUNDS, &body, 3)
 }
 
 pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
