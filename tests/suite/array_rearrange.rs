@@ -44,158 +44,165 @@ fn check_all<T: Element + PartialEq + std::fmt::Debug>(
     h: &ArrayD<T>,
 ) -> gpu_runtime::Result<()> {
     let d = DeviceArray::from_ndarray(ctx, h)?;
+    check_view(h.clone(), d.view())?;
+    check_view(h.t().to_owned(), d.t())
+}
+
+/// Every operation of this file on the device view `dev` against `host`, its elements.
+fn check_view<T: Element + PartialEq + std::fmt::Debug>(
+    host: ArrayD<T>,
+    dev: gpuarray::DeviceArrayView<'_, T, IxDyn>,
+) -> gpu_runtime::Result<()> {
     let name = std::any::type_name::<T>();
-    for (host, dev) in [(h.clone(), d.view()), (h.t().to_owned(), d.t())] {
-        let shape = host.shape().to_vec();
-        let nd = shape.len();
-        let what = |op: &str| format!("{name} {shape:?} {op}");
-        // flip: every axis alone, all of them, and through fliplr/flipud.
-        for axis in -(nd as isize)..nd as isize {
-            let k = ((axis + nd as isize) % nd as isize) as usize;
+    let shape = host.shape().to_vec();
+    let nd = shape.len();
+    let what = |op: &str| format!("{name} {shape:?} {op}");
+    // flip: every axis alone, all of them, and through fliplr/flipud.
+    for axis in -(nd as isize)..nd as isize {
+        let k = ((axis + nd as isize) % nd as isize) as usize;
+        let want = mapped(&host, &shape, |i| {
+            let mut j = i.to_vec();
+            j[k] = shape[k] - 1 - i[k];
+            j
+        });
+        assert_same(&dev.view().flip(axis)?, &want, &what(&format!("flip({axis})")));
+    }
+    let all = mapped(&host, &shape, |i| {
+        i.iter().zip(&shape).map(|(&x, &n)| n - 1 - x).collect()
+    });
+    assert_same(&dev.view().flip_all(), &all, &what("flip_all"));
+    if nd >= 2 {
+        assert_same(
+            &dev.view().flip_axes(&[0, -1])?,
+            &{
+                let mut w = host.clone();
+                w.invert_axis(Axis(0));
+                w.invert_axis(Axis(nd - 1));
+                w
+            },
+            &what("flip_axes"),
+        );
+        let mut lr = host.clone();
+        lr.invert_axis(Axis(1));
+        assert_same(&dev.view().fliplr()?, &lr, &what("fliplr"));
+        // rot90 by its definition: k quarter turns, each `out[.., i, .., j, ..] = m[.., j, .., n-1-i, ..]`
+        // in the plane of (a, b), whatever the other axes.
+        for (a, b) in [(0usize, 1usize), (1, 0), (0, nd - 1)] {
+            if a == b {
+                continue;
+            }
+            for k in 0..7isize {
+                let got = dev.view().rot90(k - 3, (a as isize, b as isize))?;
+                let turns = (k - 3).rem_euclid(4);
+                let mut w = host.clone();
+                for _ in 0..turns {
+                    let s = w.shape().to_vec();
+                    let mut t_shape = s.clone();
+                    t_shape.swap(a, b);
+                    w = mapped(&w, &t_shape, |i| {
+                        let mut j = i.to_vec();
+                        j[a] = i[b];
+                        j[b] = s[b] - 1 - i[a];
+                        j
+                    });
+                }
+                assert_same(&got, &w, &what(&format!("rot90({}, ({a}, {b}))", k - 3)));
+            }
+        }
+    }
+    if nd >= 1 {
+        let mut ud = host.clone();
+        ud.invert_axis(Axis(0));
+        assert_same(&dev.view().flipud()?, &ud, &what("flipud"));
+    }
+    // roll: each axis by shifts past the length both ways, all axes at once, and flat.
+    for axis in 0..nd {
+        for shift in [-7isize, -1, 0, 1, 2, 9] {
+            let n = shape[axis] as isize;
             let want = mapped(&host, &shape, |i| {
                 let mut j = i.to_vec();
-                j[k] = shape[k] - 1 - i[k];
+                j[axis] = (i[axis] as isize - shift).rem_euclid(n.max(1)) as usize;
                 j
             });
-            assert_same(&dev.view().flip(axis)?, &want, &what(&format!("flip({axis})")));
+            let got = dev.roll(shift, Some(axis as isize))?;
+            assert_same(&got, &want, &what(&format!("roll({shift}, {axis})")));
         }
-        let all = mapped(&host, &shape, |i| {
-            i.iter().zip(&shape).map(|(&x, &n)| n - 1 - x).collect()
-        });
-        assert_same(&dev.view().flip_all(), &all, &what("flip_all"));
-        if nd >= 2 {
-            assert_same(
-                &dev.view().flip_axes(&[0, -1])?,
-                &{
-                    let mut w = host.clone();
-                    w.invert_axis(Axis(0));
-                    w.invert_axis(Axis(nd - 1));
-                    w
-                },
-                &what("flip_axes"),
-            );
-            let mut lr = host.clone();
-            lr.invert_axis(Axis(1));
-            assert_same(&dev.view().fliplr()?, &lr, &what("fliplr"));
-            // rot90 by its definition: k quarter turns, each `out[.., i, .., j, ..] = m[.., j, .., n-1-i, ..]`
-            // in the plane of (a, b), whatever the other axes.
-            for (a, b) in [(0usize, 1usize), (1, 0), (0, nd - 1)] {
-                if a == b {
-                    continue;
-                }
-                for k in 0..7isize {
-                    let got = dev.view().rot90(k - 3, (a as isize, b as isize))?;
-                    let turns = (k - 3).rem_euclid(4);
-                    let mut w = host.clone();
-                    for _ in 0..turns {
-                        let s = w.shape().to_vec();
-                        let mut t_shape = s.clone();
-                        t_shape.swap(a, b);
-                        w = mapped(&w, &t_shape, |i| {
-                            let mut j = i.to_vec();
-                            j[a] = i[b];
-                            j[b] = s[b] - 1 - i[a];
-                            j
-                        });
-                    }
-                    assert_same(&got, &w, &what(&format!("rot90({}, ({a}, {b}))", k - 3)));
-                }
-            }
-        }
-        if nd >= 1 {
-            let mut ud = host.clone();
-            ud.invert_axis(Axis(0));
-            assert_same(&dev.view().flipud()?, &ud, &what("flipud"));
-        }
-        // roll: each axis by shifts past the length both ways, all axes at once, and flat.
-        for axis in 0..nd {
-            for shift in [-7isize, -1, 0, 1, 2, 9] {
-                let n = shape[axis] as isize;
-                let want = mapped(&host, &shape, |i| {
-                    let mut j = i.to_vec();
-                    j[axis] = (i[axis] as isize - shift).rem_euclid(n.max(1)) as usize;
-                    j
-                });
-                let got = dev.roll(shift, Some(axis as isize))?;
-                assert_same(&got, &want, &what(&format!("roll({shift}, {axis})")));
-            }
-        }
-        let shifts: Vec<isize> = (0..nd).map(|k| 2 * k as isize - 1).collect();
-        let axes: Vec<isize> = (0..nd as isize).collect();
-        let want = mapped(&host, &shape, |i| {
-            i.iter()
-                .zip(&shape)
-                .zip(&shifts)
-                .map(|((&x, &n), &s)| (x as isize - s).rem_euclid(n as isize) as usize)
-                .collect()
-        });
-        assert_same(&dev.roll_axes(&shifts, &axes)?, &want, &what("roll_axes"));
-        let flat: Vec<T> = host.iter().cloned().collect();
-        for shift in [-3isize, 0, 5] {
-            let len = flat.len() as isize;
-            let rolled: Vec<T> = (0..flat.len())
-                .map(|i| flat[(i as isize - shift).rem_euclid(len.max(1)) as usize])
-                .collect();
-            let want = ArrayD::from_shape_vec(IxDyn(&shape), rolled).unwrap();
-            assert_same(
-                &dev.roll(shift, None)?,
-                &want,
-                &what(&format!("roll({shift}, None)")),
-            );
-        }
-        // repeat: each axis, 0 to 3 times, and flat; counts per element.
-        for axis in 0..nd {
-            for r in 0..4usize {
-                let mut out_shape = shape.clone();
-                out_shape[axis] *= r;
-                let want = mapped(&host, &out_shape, |i| {
-                    let mut j = i.to_vec();
-                    j[axis] = i[axis] / r;
-                    j
-                });
-                let got = dev.repeat(r, Some(axis as isize - nd as isize))?;
-                assert_same(&got, &want, &what(&format!("repeat({r}, {axis})")));
-            }
-            let counts: Vec<usize> = (0..shape[axis]).map(|i| (i * 7 + 1) % 4).collect();
-            let index: Vec<usize> = counts
-                .iter()
-                .enumerate()
-                .flat_map(|(i, &c)| std::iter::repeat_n(i, c))
-                .collect();
+    }
+    let shifts: Vec<isize> = (0..nd).map(|k| 2 * k as isize - 1).collect();
+    let axes: Vec<isize> = (0..nd as isize).collect();
+    let want = mapped(&host, &shape, |i| {
+        i.iter()
+            .zip(&shape)
+            .zip(&shifts)
+            .map(|((&x, &n), &s)| (x as isize - s).rem_euclid(n as isize) as usize)
+            .collect()
+    });
+    assert_same(&dev.roll_axes(&shifts, &axes)?, &want, &what("roll_axes"));
+    let flat: Vec<T> = host.iter().cloned().collect();
+    for shift in [-3isize, 0, 5] {
+        let len = flat.len() as isize;
+        let rolled: Vec<T> = (0..flat.len())
+            .map(|i| flat[(i as isize - shift).rem_euclid(len.max(1)) as usize])
+            .collect();
+        let want = ArrayD::from_shape_vec(IxDyn(&shape), rolled).unwrap();
+        assert_same(
+            &dev.roll(shift, None)?,
+            &want,
+            &what(&format!("roll({shift}, None)")),
+        );
+    }
+    // repeat: each axis, 0 to 3 times, and flat; counts per element.
+    for axis in 0..nd {
+        for r in 0..4usize {
             let mut out_shape = shape.clone();
-            out_shape[axis] = index.len();
+            out_shape[axis] *= r;
             let want = mapped(&host, &out_shape, |i| {
                 let mut j = i.to_vec();
-                j[axis] = index[i[axis]];
+                j[axis] = i[axis] / r;
                 j
             });
-            let got = dev.repeat_each(&counts, Some(axis as isize))?;
-            assert_same(&got, &want, &what(&format!("repeat_each({counts:?}, {axis})")));
+            let got = dev.repeat(r, Some(axis as isize - nd as isize))?;
+            assert_same(&got, &want, &what(&format!("repeat({r}, {axis})")));
         }
-        let twice: Vec<T> = flat.iter().flat_map(|x| [*x, *x]).collect();
-        let want = ArrayD::from_shape_vec(IxDyn(&[twice.len()]), twice).unwrap();
-        assert_same(&dev.repeat(2, None)?, &want, &what("repeat(2, None)"));
-        // tile: reps shorter, as long as and longer than the shape.
-        for reps in [
-            vec![2usize],
-            vec![1, 3],
-            vec![2, 1, 2],
-            vec![3, 2, 1, 2],
-            vec![0, 2],
-            vec![],
-        ] {
-            let m = nd.max(reps.len());
-            let mut padded = vec![1usize; m - nd];
-            padded.extend(&shape);
-            let mut reps_p = vec![1usize; m - reps.len()];
-            reps_p.extend(&reps);
-            let out_shape: Vec<usize> = padded.iter().zip(&reps_p).map(|(d, r)| d * r).collect();
-            let src = host.to_shape(IxDyn(&padded)).unwrap().to_owned();
-            let want = mapped(&src, &out_shape, |i| {
-                i.iter().zip(&padded).map(|(&x, &d)| x % d).collect()
-            });
-            assert_same(&dev.tile(&reps)?, &want, &what(&format!("tile({reps:?})")));
-        }
+        let counts: Vec<usize> = (0..shape[axis]).map(|i| (i * 7 + 1) % 4).collect();
+        let index: Vec<usize> = counts
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &c)| std::iter::repeat_n(i, c))
+            .collect();
+        let mut out_shape = shape.clone();
+        out_shape[axis] = index.len();
+        let want = mapped(&host, &out_shape, |i| {
+            let mut j = i.to_vec();
+            j[axis] = index[i[axis]];
+            j
+        });
+        let got = dev.repeat_each(&counts, Some(axis as isize))?;
+        assert_same(&got, &want, &what(&format!("repeat_each({counts:?}, {axis})")));
+    }
+    let twice: Vec<T> = flat.iter().flat_map(|x| [*x, *x]).collect();
+    let want = ArrayD::from_shape_vec(IxDyn(&[twice.len()]), twice).unwrap();
+    assert_same(&dev.repeat(2, None)?, &want, &what("repeat(2, None)"));
+    // tile: reps shorter, as long as and longer than the shape.
+    for reps in [
+        vec![2usize],
+        vec![1, 3],
+        vec![2, 1, 2],
+        vec![3, 2, 1, 2],
+        vec![0, 2],
+        vec![],
+    ] {
+        let m = nd.max(reps.len());
+        let mut padded = vec![1usize; m - nd];
+        padded.extend(&shape);
+        let mut reps_p = vec![1usize; m - reps.len()];
+        reps_p.extend(&reps);
+        let out_shape: Vec<usize> = padded.iter().zip(&reps_p).map(|(d, r)| d * r).collect();
+        let src = host.to_shape(IxDyn(&padded)).unwrap().to_owned();
+        let want = mapped(&src, &out_shape, |i| {
+            i.iter().zip(&padded).map(|(&x, &d)| x % d).collect()
+        });
+        assert_same(&dev.tile(&reps)?, &want, &what(&format!("tile({reps:?})")));
     }
     Ok(())
 }
@@ -354,5 +361,83 @@ fn cupys_rearrange_cases_by_value() -> gpu_runtime::Result<()> {
         [0, 1, 0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7, 8, 9, 8, 9]
     );
     assert_eq!(p.to_vec()?, [0, 2, 4, 6, 8]);
+    Ok(())
+}
+
+/// Views that start 1 to 3 elements into their buffer (so the widest word a kernel moves is
+/// the element's, not 16 bytes), of element sizes 1 to 16 bytes: every operation against the
+/// host, as `check_all` does for whole arrays.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn views_off_the_buffers_alignment_match_the_host() -> gpu_runtime::Result<()> {
+    fn offset_views<T: Element + PartialEq + std::fmt::Debug>(
+        ctx: &Context,
+        rng: &mut Rng,
+        draw: impl Fn(&mut Rng) -> T,
+    ) -> gpu_runtime::Result<()> {
+        for off in 0..4usize {
+            let flat = random(rng, &[off + 60], &draw);
+            let d = DeviceArray::from_ndarray(ctx, &flat)?;
+            let host = flat
+                .slice(gpu_runtime::ndarray::s![off..])
+                .to_shape(IxDyn(&[6, 10]))
+                .unwrap()
+                .to_owned();
+            let view = d
+                .slice(gpu_runtime::ndarray::s![off..])?
+                .reshape(IxDyn(&[6, 10]))?;
+            check_view(host, view)?;
+        }
+        Ok(())
+    }
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(31337);
+    offset_views(&ctx, &mut rng, |r| r.f32())?;
+    offset_views(&ctx, &mut rng, |r| r.next_u64() as u8)?;
+    offset_views(&ctx, &mut rng, |r| f16::from_f32(r.f32()))?;
+    offset_views(&ctx, &mut rng, |r| r.f64())?;
+    offset_views(&ctx, &mut rng, |r| Complex64::new(r.f64(), r.f64()))?;
+    Ok(())
+}
+
+/// Arrays of more than 2^31 elements take the kernels with 64-bit indices (the 32-bit ones
+/// divide by multiplication, exact only below 2^31): `roll` and `repeat`, each by assembling
+/// 16-byte words of the result and, for a view off 16-byte alignment, word by word. Checked
+/// element by element against the index maps (the arrays are 2 GiB of `u8`, the results up
+/// to 4).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn arrays_past_two_to_the_31_elements_roll_and_repeat() -> gpu_runtime::Result<()> {
+    fn check(what: &str, got: &[u8], want: impl Fn(usize) -> u8) {
+        if let Some(i) = (0..got.len()).find(|&i| got[i] != want(i)) {
+            panic!(
+                "{what}: element {i} of {} is {}, not {}",
+                got.len(),
+                got[i],
+                want(i)
+            );
+        }
+    }
+    let ctx = Context::default()?;
+    let n = (1usize << 31) + 16;
+    let value = |i: usize| (i.wrapping_mul(2654435761) >> 7) as u8;
+    let host: Vec<u8> = (0..n).map(value).collect();
+    let d = DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::Array1::from(host))?;
+    let rolled = d.roll(-5, Some(0))?.to_vec()?;
+    assert_eq!(rolled.len(), n);
+    check("roll(-5)", &rolled, |i| value((i + 5) % n));
+    drop(rolled);
+    let twice = d.repeat(2, Some(0))?.to_vec()?;
+    assert_eq!(twice.len(), 2 * n);
+    check("repeat(2)", &twice, |i| value(i / 2));
+    drop(twice);
+    let view = d.slice(gpu_runtime::ndarray::s![3..])?;
+    let m = n - 3;
+    let rolled = view.roll(7, Some(0))?.to_vec()?;
+    check("roll(7) of a view", &rolled, |i| value(3 + (i + m - 7) % m));
+    drop(rolled);
+    let twice = view.repeat(2, Some(0))?.to_vec()?;
+    assert_eq!(twice.len(), 2 * m);
+    check("repeat(2) of a view", &twice, |i| value(3 + i / 2));
     Ok(())
 }

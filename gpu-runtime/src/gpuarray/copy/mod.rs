@@ -13,3 +13,4 @@ pub(crate) mod order;
 pub(crate) mod take_along;
 pub(crate) mod tiling;
 pub(crate) mod transpose;
+pub(crate) mod word_moves;

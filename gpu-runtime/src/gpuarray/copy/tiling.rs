@@ -1,25 +1,23 @@
 //! Copies that rearrange or repeat elements: NumPy's `roll`, `repeat` and `tile`.
 //!
-//! `roll` copies the two pieces of each rolled axis to their places (2^k copies between views
-//! for k rolled axes); `repeat` and `tile` are one kernel per repeated axis (`gpu_stretch`,
-//! which reads each element once and writes it `r` times: a copy of a view with a new axis of
-//! stride 0 measured a third of the copy's speed for `repeat` along the last axis);
-//! `repeat_each` (a count per element) gathers through an index array made on the host.
+//! `roll` along one axis of a C-order array is one kernel (`word_moves.rs`); along several, or
+//! of another layout, it copies the two pieces of each rolled axis to their places (2^k copies
+//! between views for k rolled axes). `repeat` and `tile` are one kernel per repeated axis
+//! (`word_moves.rs`: a copy of a view with a new axis of stride 0 measured a third of the
+//! copy's speed for `repeat` along the last axis); `repeat_each` (a count per element) gathers
+//! through an index array made on the host.
 
 use ndarray::{Array1, Dimension, IxDyn, SliceInfoElem};
 
+use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::copy::gather::IndexMode;
-use crate::gpuarray::elements::array_element::{ArrayElement, ElementType};
-use crate::gpuarray::elements::cast;
+use crate::gpuarray::copy::word_moves;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::kernels::registry::{self, BLOCK};
-use crate::gpuarray::kernels::source_kernels::SourceKernels;
-use crate::launch::Arg;
 
 /// The net shift of each of `ndim` axes (of `shape`) after rolling each of `axes` by its shift
 /// in `shifts` (NumPy's `roll`: the two lists broadcast against each other, an axis named
@@ -84,28 +82,6 @@ pub(crate) fn repeated_indices(counts: &[usize]) -> Vec<i64> {
         .enumerate()
         .flat_map(|(i, &c)| std::iter::repeat_n(i as i64, c))
         .collect()
-}
-
-/// The `stretch` kernel of each element type.
-static STRETCH: SourceKernels<ElementType> = SourceKernels::new();
-
-/// `gpu_stretch` of elements of `t`: element `e` of `x` (in C order), in run `row = e / unit`
-/// at `k = e % unit`, written to `z` at `(row * r + c) * unit + k` for each `c < r`; one
-/// division per element read, the writes of one `c` adjacent across a warp.
-fn stretch_source(t: ElementType) -> String {
-    let c = t.c_name();
-    let headers = cast::headers_for(t.header_dtype());
-    format!(
-        "{headers}extern \"C\" __global__ void gpu_stretch(unsigned long long n, const {c} *__restrict__ x, \
-         {c} *__restrict__ z, unsigned long long unit, unsigned long long r) {{\n\
-         for (unsigned long long e = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; e < n;\n\
-              e += (unsigned long long)gridDim.x * blockDim.x) {{\n\
-             unsigned long long row = e / unit, k = e - row * unit;\n\
-             {c} v = x[e];\n\
-             {c} *o = z + row * r * unit + k;\n\
-             for (unsigned long long j = 0; j < r; ++j) o[j * unit] = v;\n\
-         }}\n}}\n"
-    )
 }
 
 fn range(start: usize, count: usize) -> SliceInfoElem {
@@ -190,7 +166,9 @@ impl<S: Storage, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
         match axis {
             Some(axis) => self.roll_axes(&[shift], &[axis]),
             None => {
-                let flat = self.ravel()?;
+                // A C-order array is its own flat view; others are copied first.
+                let src = OnStream::new(a, self.stream).c_order()?;
+                let flat = src.view().reshape(IxDyn(&[a.len()]))?;
                 let net = net_shifts(flat.shape(), &[shift], &[0])?;
                 let rolled = self.rolled(&flat, &net)?;
                 rolled.reshape(IxDyn(a.shape()))?.into_dimensionality()
@@ -208,7 +186,8 @@ impl<S: Storage, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
     pub fn repeat(&self, repeats: usize, axis: Option<isize>) -> Result<DeviceArray<S::Elem, IxDyn>> {
         match axis {
             None => {
-                let flat = self.ravel()?;
+                let src = OnStream::new(self.target, self.stream).c_order()?;
+                let flat = src.view().reshape(IxDyn(&[self.target.len()]))?;
                 self.stretched(&flat, 0, repeats, false)
             }
             Some(axis) => {
@@ -269,20 +248,9 @@ impl<S: Storage, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
         let inner: usize = a.shape()[axis + 1..].iter().product();
         let unit = if whole { inner * a.shape()[axis] } else { inner };
         let src = OnStream::new(a, self.stream).c_order()?;
-        let ctx = a.context();
-        let f = STRETCH.prepared(ctx, S::Elem::ELEMENT_TYPE, "gpu_stretch", || {
-            stretch_source(S::Elem::ELEMENT_TYPE)
-        })?;
-        let n = a.len() as u64;
         let view = src.view();
-        let args = [
-            Arg::U64(n),
-            Arg::input::<S::Elem, _>(&view),
-            Arg::output(&mut out),
-            Arg::U64(unit as u64),
-            Arg::U64(r as u64),
-        ];
-        registry::launch(&f, registry::grid_for(ctx, n)?, BLOCK, self.stream, &args)?;
+        let x = DeviceRead::device_view(&view);
+        word_moves::stretch(x, out.device_view_mut(), unit, r, self.stream)?;
         Ok(out)
     }
 
@@ -297,6 +265,21 @@ impl<S: Storage, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
         let mut out = DeviceArray::<S::Elem, IxDyn>::empty(a.context(), IxDyn(&shape))?;
         if out.is_empty() {
             return Ok(out);
+        }
+        let rolled: Vec<usize> = (0..shape.len()).filter(|&k| net[k] != 0).collect();
+        match rolled[..] {
+            [] => {
+                OnStream::new(&mut out, self.stream).copy_from(a)?;
+                return Ok(out);
+            }
+            // One axis of a C-order array: one kernel for both pieces.
+            [k] if a.is_standard_layout() => {
+                let inner: usize = shape[k + 1..].iter().product();
+                let x = DeviceRead::device_view(a);
+                word_moves::roll(x, out.device_view_mut(), inner, shape[k], net[k], self.stream)?;
+                return Ok(out);
+            }
+            _ => {}
         }
         let pieces: Vec<_> = shape
             .iter()
@@ -430,26 +413,6 @@ mod tests {
                 let expected: Vec<usize> = (0..len).map(|i| (i + len - shift) % len).collect();
                 assert_eq!(dest, expected, "len {len} shift {shift}");
             }
-        }
-    }
-
-    #[test]
-    fn the_stretch_kernel_compiles_for_every_element_type() {
-        use crate::gpuarray::elements::dtype::DType;
-        use crate::gpuarray::kernels::registry::compile_check;
-        use crate::types::{Float3, Half2};
-        let types = DType::ALL
-            .into_iter()
-            .map(ElementType::Number)
-            .chain([Float3::ELEMENT_TYPE, Half2::ELEMENT_TYPE]);
-        for t in types {
-            let src = stretch_source(t);
-            if let Err(e) = compile_check(&src, "sm_90") {
-                panic!("gpu_stretch of {t:?} does not compile: {e}\n{src}");
-            }
-            let kernels = gpu_cdecl::find_kernels(&src).expect("the declaration reads");
-            assert_eq!(kernels.len(), 1, "{src}");
-            assert_eq!(kernels[0].params.len(), 5, "{src}");
         }
     }
 

@@ -9,5 +9,6 @@ pub(crate) mod broadcast;
 pub(crate) mod codegen;
 pub(crate) mod elementwise;
 pub(crate) mod elementwise_fn;
+pub(crate) mod fast_div;
 pub(crate) mod registry;
 pub(crate) mod source_kernels;
