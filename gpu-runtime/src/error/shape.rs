@@ -450,6 +450,24 @@ pub enum ArrayShapeError {
         /// The upper end, excluded.
         high: String,
     },
+    /// A split NumPy's `split` refuses: into no sections, or into sections that do not divide
+    /// the axis equally (`array_split` takes unequal ones).
+    #[error("size mismatch in {operation}: an axis of length {len} does not split into {sections} equal sections (the number must be at least 1 and divide the length; array_split makes unequal ones)")]
+    SplitSections {
+        /// The operation, e.g. `DeviceArray::split`.
+        operation: &'static str,
+        /// The length of the axis split.
+        len: usize,
+        /// The number of sections asked for.
+        sections: usize,
+    },
+    /// An empty axis padded by a mode that repeats its elements (NumPy's `ValueError`: only a
+    /// constant border can extend an axis of no elements).
+    #[error("size mismatch in DeviceArray::pad: axis {axis} is empty, so there is no element to repeat; pad it with PadMode::Constant or not at all")]
+    PadEmptyAxis {
+        /// The empty axis.
+        axis: usize,
+    },
     /// An `out=` array of a reduction (`sum_into`, `max_axis_into`, ...) whose shape is not the
     /// result's (NumPy's `ValueError`; `matmul_into`'s is `GemmError::OutputShape`).
     #[error("size mismatch in {operation}: the out array has shape {shape:?}, the result {expected:?}")]

@@ -71,9 +71,11 @@ pub use expr::promote;
 pub use array::core::{
     DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, PooledArray, Storage, StorageMut,
 };
+pub use array::join::{column_stack, concatenate, dstack, hstack, stack, vstack};
 pub use array::on_stream::{on, OnStream};
-pub use array::shape_ops::{concatenate, stack};
 pub use copy::gather::{multi_put, multi_take, IndexMode};
+pub use copy::grids::{indices, meshgrid, MeshIndexing};
+pub use copy::pad::PadMode;
 pub use elements::array_element::{ArrayElement, ElementType};
 pub use elements::boolean::Bool;
 pub use elements::dtype::DType;
@@ -82,16 +84,20 @@ pub use elements::index_element::IndexElement;
 pub use elements::mean_type::MeanType;
 pub use elements::promotion::{promote_types, result_type, PromoteArg};
 pub use elements::sum_type::SumType;
+pub use expr::add_remove::{append, resize};
 pub use expr::binning::histogram_density;
 pub use expr::close::{
-    allclose, array_equal, isclose, isclose_expr, nan_to_num, nan_to_num_expr, FiniteRange,
+    allclose, array_equal, array_equiv, isclose, isclose_expr, nan_to_num, nan_to_num_expr, FiniteRange,
 };
 pub use expr::conditions::{extract, select};
 pub use expr::core::{BinOp, Expr, Operand, MAX_OPERANDS};
+pub use expr::flat_index::{ravel_multi_index, unravel_index};
 pub use expr::func::CmpOp;
+pub use expr::interp::interp;
 pub use expr::linear_combination::{linear_combination, Coefficient};
 pub use expr::select::if_positive;
 pub use expr::sets::{intersect1d, setdiff1d, setxor1d, union1d};
+pub use expr::triangle::{tril_indices, tril_indices_from, triu_indices, triu_indices_from};
 pub use kernels::args::{KernelArg, MAX_DIMS};
 pub use kernels::broadcast::broadcast_shapes;
 pub use kernels::elementwise::{ElementwiseKernel, Variant};

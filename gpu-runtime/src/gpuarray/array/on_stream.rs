@@ -23,12 +23,12 @@ use crate::gpuarray::elements::array_element::ArrayElement;
 ///
 /// | made by | holds | its operations |
 /// |---|---|---|
-/// | [`a.on(&stream)`](DeviceArrayBase::on) | `&DeviceArrayBase` | the reads: `to_contiguous`, `copy`, `ravel`, `astype`, `take`, `any`, `all`, the reductions (`sum`, `mean`, `max`, `argmax`, ..., along an axis too), `cumsum`/`cumprod`, the sorts, `roll`, `repeat`, `tile`, `tril`, `isin`, `compress` |
+/// | [`a.on(&stream)`](DeviceArrayBase::on) | `&DeviceArrayBase` | the reads: `to_contiguous`, `copy`, `ravel`, `astype`, `take`, `any`, `all`, the reductions (`sum`, `mean`, `max`, `argmax`, ..., along an axis too), `cumsum`/`cumprod`, the sorts, `roll`, `repeat`, `tile`, `tril`, `isin`, `compress`, `pad`, `delete`, `ediff1d`, `diag`, `diagflat`, `trapezoid` |
 /// | [`a.on_mut(&stream)`](DeviceArrayBase::on_mut) | `&mut DeviceArrayBase` | the writes: `fill`, `copy_from`, `assign`, `put`, `assign_expr`, `op_assign` and `add_assign` ..., the Philox `fill_uniform`/`fill_normal` |
 /// | [`expr.on(&stream)`](crate::gpuarray::Expr::on) | [`Expr`](crate::gpuarray::Expr) | `eval`, `eval_into` (and so every math function of one result: `a.expr().sin().on(&stream).eval()`) |
 /// | [`kernel.on(&stream)`](crate::gpuarray::ElementwiseKernel::on) | `&ElementwiseKernel`, `&ReductionKernel`, `&ScanKernel` | `launch`; `reduce`, `reduce_into`, `reduce_axis`; `scan`, `scan_into`, `scan_axis`, `inclusive` ... |
 /// | [`generator.on(&stream)`](crate::gpuarray::CurandGenerator::on) | `&mut CurandGenerator` | `fill_uniform`, `fill_normal` |
-/// | [`gpuarray::on(&stream)`](on) | the stream's `&Context` | the constructors (`full`, `ones`, `arange`, `linspace`, `eye`, `random_uniform`, `random_normal`, made in that context; `full_like`/`ones_like` in their model's) and the free functions (`concatenate`, `stack`, `if_positive`, `linear_combination`, `math`'s `frexp` and `modf`, `matmul`, `matmul_into`, `dot`, `dot_into`, `select`, `extract`, `intersect1d`, `union1d`, `setdiff1d`, `setxor1d`) |
+/// | [`gpuarray::on(&stream)`](on) | the stream's `&Context` | the constructors (`full`, `ones`, `arange`, `linspace`, `logspace`, `eye`, `tri`, `random_uniform`, `random_normal`, made in that context; `full_like`/`ones_like` in their model's) and the free functions (`concatenate`, `stack`, `if_positive`, `linear_combination`, `math`'s `frexp` and `modf`, `matmul`, `matmul_into`, `dot`, `dot_into`, `select`, `extract`, `intersect1d`, `union1d`, `setdiff1d`, `setxor1d`, `hstack`, `vstack`, `dstack`, `column_stack`, `append`, `resize`, `meshgrid`, `indices`, `interp`) |
 ///
 /// ```no_run
 /// use gpu_runtime::gpuarray::{self, DeviceArray};

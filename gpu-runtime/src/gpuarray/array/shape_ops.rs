@@ -1,15 +1,13 @@
-//! Shape changes without a copy (`squeeze`, `expand_dims`, `reshape_infer`) and with one
-//! (`ravel`, `concatenate`, `stack`): NumPy's functions of those names.
+//! Shape changes without a copy (`squeeze`, `expand_dims`, `atleast_1d`/`2d`/`3d`,
+//! `reshape_infer`) and with one (`ravel`): NumPy's functions of those names.
 //!
 //! The layout arithmetic is the free functions at the top (no device needed, unit-tested);
 //! the methods below apply it to an array's storage, or copy into a new array with `assign`.
 
 use ndarray::{Dimension, Ix1, IxDyn, Order};
 
-use crate::driver::context::core::Context;
-use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Error, Result};
-use crate::gpuarray::array::core::{dim_of, DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::OnStream;
 
@@ -74,50 +72,6 @@ pub(crate) fn inferred_shape(spec: &[Option<usize>], elements: usize) -> Result<
     }
 }
 
-/// The shape of `shapes` joined along `axis` (`concatenate`): every shape has the same
-/// number of axes, and the same lengths but along `axis`.
-pub(crate) fn joined_shape(operation: &'static str, shapes: &[&[usize]], axis: usize) -> Result<Vec<usize>> {
-    let Some(&first) = shapes.first() else {
-        return Err(ArrayShapeError::NoArrays { operation }.into());
-    };
-    if axis >= first.len() {
-        return Err(ArrayShapeError::NoSuchAxis {
-            operation,
-            axis,
-            axes: first.len(),
-        }
-        .into());
-    }
-    let mut out = first.to_vec();
-    out[axis] = 0;
-    for (index, &shape) in shapes.iter().enumerate() {
-        let agrees = shape.len() == first.len()
-            && shape
-                .iter()
-                .zip(first)
-                .enumerate()
-                .all(|(k, (a, b))| k == axis || a == b);
-        if !agrees {
-            return Err(ArrayShapeError::JoinShapes {
-                operation,
-                axis,
-                first: first.to_vec(),
-                index,
-                shape: shape.to_vec(),
-            }
-            .into());
-        }
-        out[axis] = out[axis]
-            .checked_add(shape[axis])
-            .ok_or_else(|| ArrayShapeError::ElementsOverflow {
-                operation,
-                shape: shape.to_vec(),
-            })?;
-    }
-    layout::checked_size(operation, &out)?;
-    Ok(out)
-}
-
 impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     /// The array without its axes of length 1 (NumPy's `squeeze()`); no data moves.
     pub fn squeeze(self) -> Result<DeviceArrayBase<S, IxDyn>> {
@@ -149,6 +103,44 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     pub fn expand_dims(self, axis: usize) -> Result<DeviceArrayBase<S, IxDyn>> {
         let (shape, strides) = expanded(self.shape(), self.strides(), axis)?;
         DeviceArrayBase::from_parts(self.data, self.offset, &shape, &strides)
+    }
+
+    /// The array with at least one axis: a 0-d array becomes one of shape `[1]`, others are
+    /// unchanged (NumPy's `atleast_1d`); no data moves.
+    pub fn atleast_1d(self) -> Result<DeviceArrayBase<S, IxDyn>> {
+        match self.ndim() {
+            0 => self.expand_dims(0),
+            _ => Ok(self.into_dyn()),
+        }
+    }
+
+    /// The array with at least two axes: 0-d becomes `[1, 1]`, a 1-d array of `n` elements a
+    /// row `[1, n]` (NumPy's `atleast_2d`); no data moves.
+    pub fn atleast_2d(self) -> Result<DeviceArrayBase<S, IxDyn>> {
+        match self.ndim() {
+            0 | 1 => self.atleast_1d()?.expand_dims(0),
+            _ => Ok(self.into_dyn()),
+        }
+    }
+
+    /// The array with at least three axes: 0-d becomes `[1, 1, 1]`, `[n]` becomes `[1, n, 1]`
+    /// and `[m, n]` becomes `[m, n, 1]` (NumPy's `atleast_3d`, as `dstack` uses it); no data
+    /// moves.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::DeviceArray;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::<f32, _>::zeros(&ctx, 4)?;
+    /// assert_eq!(a.view().atleast_2d()?.shape(), [1, 4]);
+    /// assert_eq!(a.view().atleast_3d()?.shape(), [1, 4, 1]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn atleast_3d(self) -> Result<DeviceArrayBase<S, IxDyn>> {
+        match self.ndim() {
+            0 | 1 => self.atleast_2d()?.expand_dims(2),
+            2 => self.expand_dims(2),
+            _ => Ok(self.into_dyn()),
+        }
     }
 
     /// The same elements under `shape`, where one axis may be `None` and is inferred from the
@@ -184,117 +176,6 @@ impl<S: Storage, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
         let n = self.target.len();
         self.to_contiguous()?.reshape(n)
     }
-}
-
-/// The arrays joined along an existing axis, in a new C-order array (NumPy's `concatenate`):
-/// each must have the same number of axes and the same lengths but along `axis`; element types
-/// agree. A 0-d array has no axis to join along ([`ArrayShapeError::NoSuchAxis`]).
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{concatenate, DeviceArray};
-/// let ctx = gpu_runtime::Context::default()?;
-/// let a = DeviceArray::<f32, _>::ones(&ctx, (2, 3))?;
-/// let b = DeviceArray::<f32, _>::zeros(&ctx, (4, 3))?;
-/// assert_eq!(concatenate(&[&a, &b], 0)?.shape(), [6, 3]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn concatenate<S: Storage, D: Dimension>(
-    arrays: &[&DeviceArrayBase<S, D>],
-    axis: usize,
-) -> Result<DeviceArray<S::Elem, D>> {
-    join(arrays, axis, None, "concatenate")
-}
-
-/// The arrays, all of one shape, stacked along a new axis `axis` (0 to their number of axes)
-/// in a new C-order array (NumPy's `stack`).
-pub fn stack<S: Storage, D: Dimension>(
-    arrays: &[&DeviceArrayBase<S, D>],
-    axis: usize,
-) -> Result<DeviceArray<S::Elem, IxDyn>> {
-    stack_stream(arrays, axis, None)
-}
-
-impl OnStream<'_, &Context> {
-    /// [`concatenate`] with the copies queued on this stream.
-    pub fn concatenate<S: Storage, D: Dimension>(
-        &self,
-        arrays: &[&DeviceArrayBase<S, D>],
-        axis: usize,
-    ) -> Result<DeviceArray<S::Elem, D>> {
-        join(arrays, axis, self.stream, "concatenate")
-    }
-
-    /// [`stack`] with the copies queued on this stream.
-    pub fn stack<S: Storage, D: Dimension>(
-        &self,
-        arrays: &[&DeviceArrayBase<S, D>],
-        axis: usize,
-    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        stack_stream(arrays, axis, self.stream)
-    }
-}
-
-fn stack_stream<S: Storage, D: Dimension>(
-    arrays: &[&DeviceArrayBase<S, D>],
-    axis: usize,
-    stream: Option<&Stream>,
-) -> Result<DeviceArray<S::Elem, IxDyn>> {
-    if let Some(first) = arrays.first() {
-        // Shapes must be equal, not only along the other axes: check before expanding.
-        for (index, a) in arrays.iter().enumerate() {
-            if a.shape() != first.shape() {
-                return Err(ArrayShapeError::JoinShapes {
-                    operation: "stack",
-                    axis,
-                    first: first.shape().to_vec(),
-                    index,
-                    shape: a.shape().to_vec(),
-                }
-                .into());
-            }
-        }
-    }
-    let views = arrays
-        .iter()
-        .map(|a| a.view().into_dyn().expand_dims(axis))
-        .collect::<Result<Vec<DeviceArrayView<'_, S::Elem, IxDyn>>>>()
-        .map_err(|e| match e {
-            Error::Shape(ArrayShapeError::NoSuchAxis { axis, axes, .. }) => ArrayShapeError::NoSuchAxis {
-                operation: "stack",
-                axis,
-                axes,
-            }
-            .into(),
-            other => other,
-        })?;
-    let refs: Vec<_> = views.iter().collect();
-    join(&refs, axis, stream, "stack")
-}
-
-fn join<S: Storage, D: Dimension>(
-    arrays: &[&DeviceArrayBase<S, D>],
-    axis: usize,
-    stream: Option<&Stream>,
-    operation: &'static str,
-) -> Result<DeviceArray<S::Elem, D>> {
-    let shapes: Vec<&[usize]> = arrays.iter().map(|a| a.shape()).collect();
-    let shape = joined_shape(operation, &shapes, axis)?;
-    let ctx = arrays[0].context();
-    let dim: D = dim_of(shape.iter().copied())?;
-    let mut out = DeviceArray::<S::Elem, D>::empty(ctx, dim)?;
-    let strides = out.strides().to_vec();
-    let mut start = 0usize;
-    for a in arrays {
-        let mut part_shape = shape.clone();
-        part_shape[axis] = a.shape()[axis];
-        let offset = start * strides[axis] as usize;
-        start += a.shape()[axis];
-        // In bounds: the part is rows `start..start + len` of `axis` of a dense C-order array.
-        let view = out.view_mut();
-        let mut part = DeviceArrayBase::<_, D>::from_parts(view.data, offset, &part_shape, &strides)?;
-        OnStream::new(&mut part, stream).copy_from(*a)?;
-    }
-    Ok(out)
 }
 
 #[cfg(test)]
@@ -352,47 +233,5 @@ mod tests {
                 "{e}"
             );
         }
-    }
-
-    #[test]
-    fn joined_shapes_agree_but_along_the_axis() {
-        assert_eq!(
-            joined_shape("concatenate", &[&[2, 3], &[4, 3], &[0, 3]], 0).unwrap(),
-            [6, 3]
-        );
-        assert_eq!(
-            joined_shape("concatenate", &[&[2, 3], &[2, 1]], 1).unwrap(),
-            [2, 4]
-        );
-        let e = joined_shape("concatenate", &[&[2, 3], &[2, 4]], 0).unwrap_err();
-        assert!(
-            matches!(
-                &e,
-                Error::Shape(ArrayShapeError::JoinShapes {
-                    index: 1,
-                    axis: 0,
-                    ..
-                })
-            ),
-            "{e}"
-        );
-        let e = joined_shape("concatenate", &[&[2, 3], &[2, 3, 1]], 0).unwrap_err();
-        assert!(
-            matches!(&e, Error::Shape(ArrayShapeError::JoinShapes { index: 1, .. })),
-            "{e}"
-        );
-        let e = joined_shape("concatenate", &[&[], &[]], 0).unwrap_err();
-        assert!(
-            matches!(
-                &e,
-                Error::Shape(ArrayShapeError::NoSuchAxis { axis: 0, axes: 0, .. })
-            ),
-            "{e}"
-        );
-        let e = joined_shape("stack", &[], 0).unwrap_err();
-        assert!(
-            matches!(&e, Error::Shape(ArrayShapeError::NoArrays { operation: "stack" })),
-            "{e}"
-        );
     }
 }

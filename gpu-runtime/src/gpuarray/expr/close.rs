@@ -1,4 +1,4 @@
-//! NumPy's `isclose`, `allclose`, `array_equal` and `nan_to_num`, written as [`Expr`]essions (so they fuse,
+//! NumPy's `isclose`, `allclose`, `array_equal`, `array_equiv` and `nan_to_num`, written as [`Expr`]essions (so they fuse,
 //! broadcast, and run on a stream as any expression does: `isclose_expr(...).on(&s).eval()`).
 //!
 //! `isclose` is NumPy 2's formula, asymmetric in its operands (`b` is the reference):
@@ -14,6 +14,7 @@ use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::{Expr, Operand};
 use crate::gpuarray::expr::math::Float;
+use crate::gpuarray::kernels::broadcast::broadcast_shapes;
 
 /// The largest finite values of a float type: what [`nan_to_num`] puts for an infinity when
 /// no value is given (NumPy's default).
@@ -139,6 +140,29 @@ where
         equal
     };
     e.eval()?.all()
+}
+
+/// Whether `a` and `b` broadcast to one shape and are equal there (NumPy's `array_equiv`:
+/// `[1, 2]` is equivalent to `[[1, 2], [1, 2]]`; shapes that do not broadcast are not
+/// equivalent, not an error). Every element type; waits for the answer.
+pub fn array_equiv<'a, T, S1, D1, S2, D2>(
+    a: &'a DeviceArrayBase<S1, D1>,
+    b: &'a DeviceArrayBase<S2, D2>,
+) -> Result<bool>
+where
+    T: Element,
+    S1: Storage<Elem = T>,
+    D1: Dimension,
+    S2: Storage<Elem = T>,
+    D2: Dimension,
+{
+    let Ok(shape) = broadcast_shapes(&[a.shape(), b.shape()]) else {
+        return Ok(false);
+    };
+    if shape.contains(&0) {
+        return Ok(true);
+    }
+    a.expr().eq(b).eval()?.all()
 }
 
 /// `x` with NaN replaced by `nan`, positive infinity by `posinf` and negative infinity by

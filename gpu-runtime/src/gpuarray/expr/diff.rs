@@ -1,7 +1,8 @@
 //! NumPy's `diff`: the differences of neighbours along an axis, taken `n` times over, each pass
-//! one elementwise kernel over two overlapping views (`a[1:] - a[:-1]`).
+//! one elementwise kernel over two overlapping views (`a[1:] - a[:-1]`); and `ediff1d`, the
+//! differences of the elements in C order with values before and after.
 
-use ndarray::{Dimension, IxDyn, SliceInfoElem};
+use ndarray::{Array1, Dimension, Ix1, IxDyn, SliceInfoElem};
 
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
@@ -18,9 +19,43 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     pub fn diff(&self, n: usize, axis: isize) -> Result<DeviceArray<S::Elem, IxDyn>> {
         OnStream::legacy(self).diff(n, axis)
     }
+
+    /// The differences of neighbouring elements in C order, after `to_begin` and before
+    /// `to_end` (NumPy's `ediff1d(ary, to_end, to_begin)`), as a 1-d array.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::DeviceArray;
+    /// use gpu_runtime::ndarray::arr1;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 2, 4, 7]))?;
+    /// assert_eq!(a.ediff1d(&[100], &[88, 99])?.to_vec()?, [100, 1, 2, 3, 88, 99]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn ediff1d(&self, to_begin: &[S::Elem], to_end: &[S::Elem]) -> Result<DeviceArray<S::Elem, Ix1>> {
+        OnStream::legacy(self).ediff1d(to_begin, to_end)
+    }
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`ediff1d`](DeviceArrayBase::ediff1d) on this stream.
+    pub fn ediff1d(&self, to_begin: &[S::Elem], to_end: &[S::Elem]) -> Result<DeviceArray<S::Elem, Ix1>> {
+        let a = self.target;
+        let src = OnStream::new(a, self.stream).c_order()?;
+        let flat = src.view().reshape(IxDyn(&[a.len()]))?;
+        let steps = if a.is_empty() {
+            DeviceArray::empty(a.context(), IxDyn(&[0]))?
+        } else {
+            self.neighbours(&flat, 0)?
+        };
+        if to_begin.is_empty() && to_end.is_empty() {
+            return steps.into_dimensionality();
+        }
+        let ctx = OnStream::new(a.context(), self.stream);
+        let begin = DeviceArray::from_ndarray(a.context(), &Array1::from(to_begin.to_vec()))?.into_dyn();
+        let end = DeviceArray::from_ndarray(a.context(), &Array1::from(to_end.to_vec()))?.into_dyn();
+        ctx.concatenate(&[&begin, &steps, &end], 0)?.into_dimensionality()
+    }
+
     /// [`diff`](DeviceArrayBase::diff) on this stream.
     pub fn diff(&self, n: usize, axis: isize) -> Result<DeviceArray<S::Elem, IxDyn>> {
         let k = normalize_axes(&[axis], self.target.ndim())?[0];

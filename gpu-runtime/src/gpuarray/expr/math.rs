@@ -25,7 +25,7 @@
 //! functions [`conj`], [`real`], [`imag`], [`angle`] and [`complex_abs`] (`math_complex.rs`).
 //!
 //! `round` is NumPy's `round` with no decimals, which rounds halves to even: the same as
-//! `rint`. `frexp` and `modf` give two arrays, as PyCUDA's give a tuple.
+//! `rint`; [`around`] takes the decimals (and integers, as NumPy's does). `frexp` and `modf` give two arrays, as PyCUDA's give a tuple.
 //!
 //! Comparisons, logic, `where_`, `maximum`/`minimum`, `abs`, `pow`, `sign`, `clip`,
 //! `remainder` and `floor_divide` are here too (written in `compare.rs`).
@@ -70,6 +70,7 @@ pub use crate::gpuarray::expr::math_complex::{
     angle, angle_into, complex_abs, complex_abs_into, conj, conj_into, imag, imag_into, real, real_into,
     ComplexElement,
 };
+pub use crate::gpuarray::expr::rounding::{around, around_into, Round};
 pub use crate::gpuarray::reduce::logic::{all, any};
 
 /// The floating-point elements the math functions are defined on: `f16` and `bf16` (each

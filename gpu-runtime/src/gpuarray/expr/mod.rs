@@ -9,6 +9,7 @@
 //! (`triangle`), `select`, `compress` and `extract` (`conditions`) and the weighted `average`
 //! (`average`).
 
+pub(crate) mod add_remove;
 pub(crate) mod average;
 pub(crate) mod binning;
 pub(crate) mod close;
@@ -16,12 +17,17 @@ pub(crate) mod compare;
 pub(crate) mod conditions;
 pub(crate) mod core;
 pub(crate) mod diff;
+pub(crate) mod flat_index;
 pub(crate) mod func;
+pub(crate) mod interp;
 pub(crate) mod linear_combination;
+pub(crate) mod logspace;
 pub mod math;
 pub(crate) mod math_complex;
 pub(crate) mod ops;
 pub mod promote;
+pub(crate) mod rounding;
 pub(crate) mod select;
 pub(crate) mod sets;
+pub(crate) mod trapezoid;
 pub(crate) mod triangle;

@@ -1,9 +1,11 @@
 //! NumPy's `tril` and `triu`: the lower or upper triangle of the last two axes, the rest zero,
 //! as one elementwise kernel over the array and two index ranges that broadcast to its
-//! shape (`where(j - i <= k, a, 0)`).
+//! shape (`where(j - i <= k, a, 0)`); `tri`, a triangle of ones; and `tril_indices` /
+//! `triu_indices`, the indices of a triangle (made on the host).
 
-use ndarray::{Dimension, IxDyn};
+use ndarray::{Array1, Dimension, Ix1, Ix2, IxDyn};
 
+use crate::driver::context::core::Context;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::OnStream;
@@ -74,5 +76,120 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         };
         let e = Expr::where_(keep, a, Expr::scalar(S::Elem::zero()));
         e.eval_stream(self.stream)
+    }
+}
+
+impl<T: Element> DeviceArray<T, Ix2> {
+    /// An `n` x `m` matrix of ones on and below diagonal `k` and zeros above it (NumPy's
+    /// `tri(n, m, k)`: `k = 0` the main diagonal, positive above it, negative below).
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::DeviceArray;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let t = DeviceArray::<f32, _>::tri(&ctx, 2, 3, 0)?;
+    /// assert_eq!(t.to_vec()?, [1.0, 0.0, 0.0, 1.0, 1.0, 0.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn tri(ctx: &Context, n: usize, m: usize, k: isize) -> Result<Self> {
+        OnStream::legacy(ctx).tri(n, m, k)
+    }
+}
+
+impl OnStream<'_, &Context> {
+    /// [`DeviceArray::tri`] on this stream.
+    pub fn tri<T: Element>(&self, n: usize, m: usize, k: isize) -> Result<DeviceArray<T, Ix2>> {
+        let ones: DeviceArray<T, Ix2> = self.ones((n, m))?;
+        OnStream::new(&ones, self.stream).tril(k)?.into_dimensionality()
+    }
+}
+
+/// The row and column of each element of an `n` x `m` matrix on and below (`lower`) or on
+/// and above diagonal `k`, in C order.
+pub(crate) fn triangle_indices(n: usize, m: usize, k: isize, lower: bool) -> (Vec<i64>, Vec<i64>) {
+    let (mut rows, mut cols) = (Vec::new(), Vec::new());
+    for i in 0..n as i64 {
+        for j in 0..m as i64 {
+            if (lower && j - i <= k as i64) || (!lower && j - i >= k as i64) {
+                rows.push(i);
+                cols.push(j);
+            }
+        }
+    }
+    (rows, cols)
+}
+
+fn triangle_arrays(
+    ctx: &Context,
+    (rows, cols): (Vec<i64>, Vec<i64>),
+) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<i64, Ix1>)> {
+    Ok((
+        DeviceArray::from_ndarray(ctx, &Array1::from(rows))?,
+        DeviceArray::from_ndarray(ctx, &Array1::from(cols))?,
+    ))
+}
+
+/// The rows and the columns of the elements of an `n` x `m` matrix on and below diagonal `k`,
+/// in C order (NumPy's `tril_indices(n, k, m)`; `m = n` for a square one). The elements
+/// themselves are the raveled matrix [`take`](DeviceArrayBase::take)n at `rows * m + cols`.
+///
+/// ```no_run
+/// use gpu_runtime::gpuarray;
+/// let ctx = gpu_runtime::Context::default()?;
+/// let (rows, cols) = gpuarray::tril_indices(&ctx, 3, 1, 4)?;
+/// assert_eq!(rows.to_vec()?, [0, 0, 1, 1, 1, 2, 2, 2, 2]);
+/// assert_eq!(cols.to_vec()?, [0, 1, 0, 1, 2, 0, 1, 2, 3]);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+pub fn tril_indices(
+    ctx: &Context,
+    n: usize,
+    k: isize,
+    m: usize,
+) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<i64, Ix1>)> {
+    triangle_arrays(ctx, triangle_indices(n, m, k, true))
+}
+
+/// The rows and columns on and above diagonal `k` (NumPy's `triu_indices(n, k, m)`).
+pub fn triu_indices(
+    ctx: &Context,
+    n: usize,
+    k: isize,
+    m: usize,
+) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<i64, Ix1>)> {
+    triangle_arrays(ctx, triangle_indices(n, m, k, false))
+}
+
+/// [`tril_indices`] of the shape of the 2-d array `a` (NumPy's `tril_indices_from(a, k)`).
+pub fn tril_indices_from<S: Storage>(
+    a: &DeviceArrayBase<S, Ix2>,
+    k: isize,
+) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<i64, Ix1>)> {
+    tril_indices(a.context(), a.shape()[0], k, a.shape()[1])
+}
+
+/// [`triu_indices`] of the shape of the 2-d array `a` (NumPy's `triu_indices_from(a, k)`).
+pub fn triu_indices_from<S: Storage>(
+    a: &DeviceArrayBase<S, Ix2>,
+    k: isize,
+) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<i64, Ix1>)> {
+    triu_indices(a.context(), a.shape()[0], k, a.shape()[1])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn triangle_indices_are_numpys() {
+        // np.tril_indices(3, 1, 4) and np.triu_indices(3, -1, 2).
+        assert_eq!(
+            triangle_indices(3, 4, 1, true),
+            (vec![0, 0, 1, 1, 1, 2, 2, 2, 2], vec![0, 1, 0, 1, 2, 0, 1, 2, 3])
+        );
+        assert_eq!(
+            triangle_indices(3, 2, -1, false),
+            (vec![0, 0, 1, 1, 2], vec![0, 1, 0, 1, 1])
+        );
+        assert_eq!(triangle_indices(0, 3, 0, true), (vec![], vec![]));
     }
 }

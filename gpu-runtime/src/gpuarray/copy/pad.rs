@@ -1,0 +1,226 @@
+//! NumPy's `pad`: an array grown by a border along each axis. A constant border is a filled
+//! array with the source copied into its middle; the other modes take, along each padded axis
+//! in turn, the source index each result index reads (an index map made on the host, NumPy's
+//! definition of the mode, unit-tested here).
+
+use ndarray::{Dimension, IxDyn, SliceInfoElem};
+
+use crate::error::{ArrayShapeError, Result};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::layout;
+use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::copy::gather::IndexMode;
+use crate::gpuarray::elements::element::Element;
+
+/// How [`pad`](DeviceArrayBase::pad) fills the border (NumPy's `mode=`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PadMode<T> {
+    /// Every new element is the value (`'constant'` with `constant_values=value`; NumPy's
+    /// default is `Constant(0)`).
+    Constant(T),
+    /// The edge element repeated (`'edge'`).
+    Edge,
+    /// The axis mirrored about its edge element, which is not repeated (`'reflect'`):
+    /// `[1, 2, 3]` padded by 2 on each side is `[3, 2, 1, 2, 3, 2, 1]`.
+    Reflect,
+    /// The axis mirrored with its edge element repeated (`'symmetric'`):
+    /// `[1, 2, 3]` by 2 is `[2, 1, 1, 2, 3, 3, 2]`.
+    Symmetric,
+    /// The axis repeated, its end before its start (`'wrap'`): `[1, 2, 3]` by 2 is
+    /// `[2, 3, 1, 2, 3, 1, 2]`.
+    Wrap,
+}
+
+const OP: &str = "DeviceArray::pad";
+
+/// `widths` for each of `ndim` axes: one pair for all of them, or one per axis (NumPy's
+/// `pad_width` as `((b, a),)` or `((b0, a0), (b1, a1), ...)`).
+pub(crate) fn axis_widths(widths: &[(usize, usize)], ndim: usize) -> Result<Vec<(usize, usize)>> {
+    match widths {
+        [one] => Ok(vec![*one; ndim]),
+        w if w.len() == ndim => Ok(w.to_vec()),
+        w => Err(ArrayShapeError::ElementCounts {
+            operation: OP,
+            first: ndim,
+            second: w.len(),
+        }
+        .into()),
+    }
+}
+
+/// The source index along an axis of `len` elements of each of the `before + len + after`
+/// result indices, by NumPy's definition of `mode` (not `Constant`). An empty axis has no
+/// element to repeat: `None` when it is padded.
+pub(crate) fn source_indices<T>(
+    mode: &PadMode<T>,
+    len: usize,
+    before: usize,
+    after: usize,
+) -> Option<Vec<i64>> {
+    let total = before + len + after;
+    if len == 0 {
+        return (total == 0).then(Vec::new);
+    }
+    let n = len as i64;
+    let map = |i: usize| -> i64 {
+        let j = i as i64 - before as i64;
+        match mode {
+            PadMode::Edge | PadMode::Constant(_) => j.clamp(0, n - 1),
+            PadMode::Wrap => j.rem_euclid(n),
+            PadMode::Reflect if n == 1 => 0,
+            PadMode::Reflect => {
+                let period = 2 * (n - 1);
+                let k = j.rem_euclid(period);
+                if k < n {
+                    k
+                } else {
+                    period - k
+                }
+            }
+            PadMode::Symmetric => {
+                let k = j.rem_euclid(2 * n);
+                if k < n {
+                    k
+                } else {
+                    2 * n - 1 - k
+                }
+            }
+        }
+    };
+    Some((0..total).map(map).collect())
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// A new C-order array with `widths[k].0` elements before and `widths[k].1` after each
+    /// axis `k` (one pair for every axis, or one per axis), filled as `mode` says (NumPy's
+    /// `pad(a, pad_width, mode)`). An empty axis can only be padded with
+    /// [`PadMode::Constant`] ([`ArrayShapeError::PadEmptyAxis`], NumPy's `ValueError`).
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{DeviceArray, PadMode};
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::<i32, _>::arange(&ctx, 1.0, 4.0, 1.0)?;
+    /// assert_eq!(a.pad(&[(1, 2)], PadMode::Constant(0))?.to_vec()?, [0, 1, 2, 3, 0, 0]);
+    /// assert_eq!(a.pad(&[(2, 2)], PadMode::Reflect)?.to_vec()?, [3, 2, 1, 2, 3, 2, 1]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn pad(&self, widths: &[(usize, usize)], mode: PadMode<S::Elem>) -> Result<DeviceArray<S::Elem, D>> {
+        OnStream::legacy(self).pad(widths, mode)
+    }
+}
+
+impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// [`pad`](DeviceArrayBase::pad) on this stream.
+    pub fn pad(&self, widths: &[(usize, usize)], mode: PadMode<S::Elem>) -> Result<DeviceArray<S::Elem, D>> {
+        let a = self.target;
+        let widths = axis_widths(widths, a.ndim())?;
+        let mut shape = Vec::with_capacity(a.ndim());
+        for (&len, &(before, after)) in a.shape().iter().zip(&widths) {
+            let grown = len
+                .checked_add(before)
+                .and_then(|l| l.checked_add(after))
+                .ok_or_else(|| ArrayShapeError::ElementsOverflow {
+                    operation: OP,
+                    shape: a.shape().to_vec(),
+                })?;
+            shape.push(grown);
+        }
+        layout::checked_size(OP, &shape)?;
+        if let PadMode::Constant(value) = mode {
+            let mut out = DeviceArray::<S::Elem, IxDyn>::empty(a.context(), IxDyn(&shape))?;
+            OnStream::new(&mut out, self.stream).fill(value)?;
+            let middle: Vec<SliceInfoElem> = a
+                .shape()
+                .iter()
+                .zip(&widths)
+                .map(|(&len, &(before, _))| SliceInfoElem::Slice {
+                    start: before as isize,
+                    end: Some((before + len) as isize),
+                    step: 1,
+                })
+                .collect();
+            let mut inside = out.view_mut().slice_move(&middle[..])?;
+            OnStream::new(&mut inside, self.stream).copy_from(a)?;
+            return out.into_dimensionality();
+        }
+        // One gather per padded axis, each reading what the one before made.
+        let mut padded: Option<DeviceArray<S::Elem, IxDyn>> = None;
+        for (k, (&len, &(before, after))) in a.shape().iter().zip(&widths).enumerate() {
+            if before == 0 && after == 0 {
+                continue;
+            }
+            let indices =
+                source_indices(&mode, len, before, after).ok_or(ArrayShapeError::PadEmptyAxis { axis: k })?;
+            let indices = DeviceArray::from_ndarray(a.context(), &ndarray::Array1::from(indices))?;
+            padded = Some(match &padded {
+                None => OnStream::new(a, self.stream).take(&indices, k, IndexMode::Clip)?,
+                Some(p) => OnStream::new(p, self.stream).take(&indices, k, IndexMode::Clip)?,
+            });
+        }
+        match padded {
+            Some(p) => p.into_dimensionality(),
+            None => OnStream::new(a, self.stream).copy(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Error;
+
+    fn padded(mode: PadMode<i32>, a: &[i32], before: usize, after: usize) -> Vec<i32> {
+        source_indices(&mode, a.len(), before, after)
+            .unwrap()
+            .iter()
+            .map(|&i| a[i as usize])
+            .collect()
+    }
+
+    /// NumPy's results, from `numpy.pad` (2.x).
+    #[test]
+    fn the_modes_are_numpys() {
+        let a = [1, 2, 3];
+        assert_eq!(padded(PadMode::Edge, &a, 2, 3), [1, 1, 1, 2, 3, 3, 3, 3]);
+        assert_eq!(padded(PadMode::Wrap, &a, 2, 4), [2, 3, 1, 2, 3, 1, 2, 3, 1]);
+        assert_eq!(padded(PadMode::Reflect, &a, 2, 2), [3, 2, 1, 2, 3, 2, 1]);
+        // Past one period: np.pad([1, 2, 3], (5, 6), 'reflect').
+        assert_eq!(
+            padded(PadMode::Reflect, &a, 5, 6),
+            [2, 1, 2, 3, 2, 1, 2, 3, 2, 1, 2, 3, 2, 1]
+        );
+        assert_eq!(padded(PadMode::Symmetric, &a, 2, 2), [2, 1, 1, 2, 3, 3, 2]);
+        // np.pad([1, 2, 3], (4, 5), 'symmetric').
+        assert_eq!(
+            padded(PadMode::Symmetric, &a, 4, 5),
+            [3, 3, 2, 1, 1, 2, 3, 3, 2, 1, 1, 2]
+        );
+        // One element: every mode repeats it.
+        for mode in [PadMode::Edge, PadMode::Wrap, PadMode::Reflect, PadMode::Symmetric] {
+            assert_eq!(padded(mode, &[7], 2, 1), [7, 7, 7, 7]);
+        }
+        assert_eq!(padded(PadMode::Wrap, &a, 0, 0), a);
+        // An empty axis: nothing to repeat, unless it is not padded.
+        assert_eq!(source_indices(&PadMode::<i32>::Edge, 0, 1, 0), None);
+        assert_eq!(source_indices(&PadMode::<i32>::Edge, 0, 0, 0), Some(vec![]));
+    }
+
+    #[test]
+    fn one_pair_is_every_axis_pair() {
+        assert_eq!(axis_widths(&[(1, 2)], 3).unwrap(), [(1, 2); 3]);
+        assert_eq!(axis_widths(&[(1, 2), (0, 3)], 2).unwrap(), [(1, 2), (0, 3)]);
+        assert_eq!(axis_widths(&[(1, 2)], 0).unwrap(), []);
+        let e = axis_widths(&[(1, 2), (0, 3)], 3).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Shape(ArrayShapeError::ElementCounts {
+                    first: 3,
+                    second: 2,
+                    ..
+                })
+            ),
+            "{e}"
+        );
+    }
+}
