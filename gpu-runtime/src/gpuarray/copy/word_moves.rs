@@ -345,9 +345,6 @@ mod tests {
                         narrow,
                     };
                     let src = source(k);
-                    if std::env::var_os("GPU_PRINT_WORD_KERNELS").is_some() {
-                        eprintln!("{src}");
-                    }
                     if let Err(e) = compile_check(&src, "sm_90") {
                         panic!("{k:?} does not compile: {e}\n{src}");
                     }
