@@ -93,41 +93,17 @@ pub(crate) fn source(k: WordKernel) -> String {
             w,
             "uint4",
             // Result element q = (row * c + rep) * a + i comes from element row * a + i.
-            format!(
-                "        I q = e * {v};\n\
-                 \x20       I rr = DIV(q, a, a_mul, a_shr);\n\
-                 \x20       I i = q - rr * a;\n\
-                 \x20       I row = DIV(rr, b, b_mul, b_shr);\n\
-                 \x20       I rep = rr - row * b;\n\
-                 \x20       union {{ uint4 all; W one[{v}]; }} out;\n\
-                 #pragma unroll\n\
-                 \x20       for (int m = 0; m < {v}; ++m) {{\n\
-                 \x20           out.one[m] = x[row * a + i];\n\
-                 \x20           if (++i == a) {{ i = 0; if (++rep == b) {{ rep = 0; ++row; }} }}\n\
-                 \x20       }}\n\
-                 \x20       z[e] = out.all;\n",
-                v = 16 / k.word
-            ),
+            assembled(k.word, ["rr", "row", "rep"], "row * a + i"),
         ),
         Movement::RollWrite => (
             "gpu_roll_write",
             w,
             "uint4",
             // Result element q = (o * b + j) * a + i comes from (o * b + (j - c mod b)) * a + i.
-            format!(
-                "        I q = e * {v};\n\
-                 \x20       I oj = DIV(q, a, a_mul, a_shr);\n\
-                 \x20       I i = q - oj * a;\n\
-                 \x20       I o = DIV(oj, b, b_mul, b_shr);\n\
-                 \x20       I j = oj - o * b;\n\
-                 \x20       union {{ uint4 all; W one[{v}]; }} out;\n\
-                 #pragma unroll\n\
-                 \x20       for (int m = 0; m < {v}; ++m) {{\n\
-                 \x20           out.one[m] = x[(o * b + (j >= c ? j - c : j + (b - c))) * a + i];\n\
-                 \x20           if (++i == a) {{ i = 0; if (++j == b) {{ j = 0; ++o; }} }}\n\
-                 \x20       }}\n\
-                 \x20       z[e] = out.all;\n",
-                v = 16 / k.word
+            assembled(
+                k.word,
+                ["oj", "o", "j"],
+                "(o * b + (j >= c ? j - c : j + (b - c))) * a + i",
             ),
         ),
         Movement::Roll => (
@@ -151,6 +127,28 @@ pub(crate) fn source(k: WordKernel) -> String {
          \x20   (void)b; (void)b_mul; (void)b_shr;\n\
          \x20   for (I e = (I)blockIdx.x * blockDim.x + threadIdx.x; e < n; e += (I)gridDim.x * blockDim.x) {{\n\
          {body}    }}\n}}\n"
+    )
+}
+
+/// The body of a kernel that assembles each 16-byte word `e` of the result from the
+/// `16 / word` elements it holds: result element `q = (outer * b + middle) * a + i` (`pair`
+/// names `outer * b + middle`, then `outer`, then `middle`) read from `x[source]`, the three
+/// coordinates stepped along the word instead of divided again.
+fn assembled(word: usize, [pair, outer, middle]: [&str; 3], source: &str) -> String {
+    format!(
+        "        I q = e * {v};\n\
+         \x20       I {pair} = DIV(q, a, a_mul, a_shr);\n\
+         \x20       I i = q - {pair} * a;\n\
+         \x20       I {outer} = DIV({pair}, b, b_mul, b_shr);\n\
+         \x20       I {middle} = {pair} - {outer} * b;\n\
+         \x20       union {{ uint4 all; W one[{v}]; }} out;\n\
+         #pragma unroll\n\
+         \x20       for (int m = 0; m < {v}; ++m) {{\n\
+         \x20           out.one[m] = x[{source}];\n\
+         \x20           if (++i == a) {{ i = 0; if (++{middle} == b) {{ {middle} = 0; ++{outer}; }} }}\n\
+         \x20       }}\n\
+         \x20       z[e] = out.all;\n",
+        v = 16 / word
     )
 }
 
