@@ -468,6 +468,47 @@ pub enum ArrayShapeError {
         /// The empty axis.
         axis: usize,
     },
+    /// A numerical gradient NumPy's `gradient` refuses: an `edge_order` other than 1 or 2, or
+    /// an axis shorter than `edge_order + 1` elements.
+    #[error("size mismatch in DeviceArray::gradient: axis {axis} has {len} elements and edge_order is {edge_order}; the edge order must be 1 or 2 and the axis at least edge_order + 1 long")]
+    Gradient {
+        /// The axis differentiated along.
+        axis: usize,
+        /// Its length.
+        len: usize,
+        /// The edge order asked for.
+        edge_order: usize,
+    },
+    /// An empty array where the operation needs elements (NumPy's `ValueError`, e.g.
+    /// `convolve` of an empty array).
+    #[error("size mismatch in {operation}: `{operand}` is empty; it needs at least one element")]
+    EmptyOperand {
+        /// The operation, e.g. `convolve`.
+        operation: &'static str,
+        /// The empty operand's name in the operation's signature.
+        operand: &'static str,
+    },
+    /// An array without the square diagonal an operation needs (NumPy's `ValueError` of
+    /// `fill_diagonal` and `diag_indices_from`): fewer than two axes, or axes of different
+    /// lengths (`fill_diagonal` takes any 2-d shape).
+    #[error("size mismatch in {operation}: the array has shape {shape:?}; it needs at least 2 axes, all of one length (fill_diagonal also takes any 2-d shape)")]
+    NotSquare {
+        /// The operation, e.g. `DeviceArray::fill_diagonal`.
+        operation: &'static str,
+        /// The array's shape.
+        shape: Vec<usize>,
+    },
+    /// An array of more axes than the operation takes (NumPy's `ValueError` of `cov` of a
+    /// 3-d array).
+    #[error("size mismatch in {operation}: an array of {axes} axes; it takes at most {most}")]
+    TooManyAxes {
+        /// The operation, e.g. `cov`.
+        operation: &'static str,
+        /// The array's number of axes.
+        axes: usize,
+        /// The most it takes.
+        most: usize,
+    },
     /// An `out=` array of a reduction (`sum_into`, `max_axis_into`, ...) whose shape is not the
     /// result's (NumPy's `ValueError`; `matmul_into`'s is `GemmError::OutputShape`).
     #[error("size mismatch in {operation}: the out array has shape {shape:?}, the result {expected:?}")]

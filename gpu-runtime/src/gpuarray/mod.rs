@@ -73,8 +73,10 @@ pub use array::core::{
 };
 pub use array::join::{column_stack, concatenate, dstack, hstack, stack, vstack};
 pub use array::on_stream::{on, OnStream};
+pub use copy::copyto::{copyto, copyto_where};
+pub use copy::diag::{diag_indices, diag_indices_from};
 pub use copy::gather::{multi_put, multi_take, IndexMode};
-pub use copy::grids::{indices, meshgrid, MeshIndexing};
+pub use copy::grids::{indices, ix_, meshgrid, MeshIndexing};
 pub use copy::pad::PadMode;
 pub use elements::array_element::{ArrayElement, ElementType};
 pub use elements::boolean::Bool;
@@ -89,8 +91,10 @@ pub use expr::binning::histogram_density;
 pub use expr::close::{
     allclose, array_equal, array_equiv, isclose, isclose_expr, nan_to_num, nan_to_num_expr, FiniteRange,
 };
-pub use expr::conditions::{extract, select};
+pub use expr::conditions::{extract, place, putmask, select};
+pub use expr::convolve::{convolve, correlate, ConvolveMode};
 pub use expr::core::{BinOp, Expr, Operand, MAX_OPERANDS};
+pub use expr::covariance::{corrcoef, corrcoef_xy, cov, cov_xy, Cov, CovType};
 pub use expr::flat_index::{ravel_multi_index, unravel_index};
 pub use expr::func::CmpOp;
 pub use expr::interp::interp;

@@ -1,13 +1,14 @@
 //! NumPy's `meshgrid`: coordinate arrays from coordinate vectors, each vector broadcast along
 //! the other axes (a view) and copied into a new C-order array, as NumPy's default `copy=True`;
-//! and `indices`, the grids of the index ranges stacked.
+//! and `indices`, the grids of the index ranges stacked; and `ix_`, the open mesh (each
+//! vector a view with unit axes around its own, to broadcast).
 
-use ndarray::{Dimension, IxDyn};
+use ndarray::{Dimension, Ix1, IxDyn};
 
 use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::Result;
-use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::array_element::ArrayElement;
@@ -119,6 +120,42 @@ fn grids<S: Storage<Elem: ArrayElement>, D: Dimension>(
             let column = flat.view().reshape(IxDyn(&along))?;
             let grid = column.broadcast_to(&shape)?;
             OnStream::new(&grid, stream).copy()
+        })
+        .collect()
+}
+
+/// The open mesh of the vectors (NumPy's `ix_(*vectors)` of integer vectors): vector `k` as a
+/// view of `n` axes (`n` vectors), all of length 1 but axis `k`, so that the views index or
+/// broadcast against one another as the cross product of the vectors (`a.take` along each
+/// axis, or `&x + &y` for an outer sum).
+///
+/// ```no_run
+/// use gpu_runtime::gpuarray::{self, DeviceArray};
+/// use gpu_runtime::ndarray::arr1;
+/// let ctx = gpu_runtime::Context::default()?;
+/// let r = DeviceArray::from_ndarray(&ctx, &arr1(&[0i64, 1]))?;
+/// let c = DeviceArray::from_ndarray(&ctx, &arr1(&[2i64, 4, 5]))?;
+/// let mesh = gpuarray::ix_(&[&r, &c])?;
+/// assert_eq!((mesh[0].shape(), mesh[1].shape()), (&[2, 1][..], &[1, 3][..]));
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+pub fn ix_<'a, S: Storage>(
+    vectors: &[&'a DeviceArrayBase<S, Ix1>],
+) -> Result<Vec<DeviceArrayView<'a, S::Elem, IxDyn>>> {
+    let n = vectors.len();
+    vectors
+        .iter()
+        .enumerate()
+        .map(|(k, v)| {
+            let mut view = v.view().into_dyn();
+            for _ in 0..k {
+                view = view.expand_dims(0)?;
+            }
+            for _ in k + 1..n {
+                let end = view.ndim();
+                view = view.expand_dims(end)?;
+            }
+            Ok(view)
         })
         .collect()
 }

@@ -1,6 +1,6 @@
 //! Copies, fills and gathers: the array methods that run a kernel (`fill`, `assign`, `astype`,
 //! `to_contiguous`: `methods`, with their kernels in `builtin`, and the fast paths
-//! `convert_contig` and `transpose`), arrays made filled (`construct`: `full`, `arange`, ...),
+//! `convert_contig` and `transpose`; NumPy's `copyto` with its mask: `copyto`), arrays made filled (`construct`: `full`, `arange`, ...),
 //! gathers and scatters through index arrays (`gather`), and the copies that rearrange or
 //! repeat elements (`tiling`: `roll`, `repeat`, `tile`, with their kernels in `word_moves`;
 //! `pad`), and the copies into or out of a diagonal (`diag`) or a grid (`grids`: `meshgrid`).
@@ -8,6 +8,7 @@
 pub(crate) mod builtin;
 pub(crate) mod construct;
 pub(crate) mod convert_contig;
+pub(crate) mod copyto;
 pub(crate) mod diag;
 pub(crate) mod gather;
 pub(crate) mod grids;

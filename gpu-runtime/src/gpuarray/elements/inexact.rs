@@ -2,6 +2,7 @@
 //! alike (re-exported by [`math`](crate::gpuarray::math), which defines them).
 
 use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::elements::promotion::TrueDivide;
 
 /// NumPy's inexact types: the floats `f16`, `bf16` (computed in `float` and rounded once, as
 /// NumPy computes `float16`), `f32` and `f64` and the complex numbers
@@ -9,8 +10,9 @@ use crate::gpuarray::elements::element::Element;
 /// which `exp`, `log`, `log10`, `sqrt`, `sin`, `cos`, `tan`, `sinh`, `cosh` and `tanh` are
 /// defined (the complex ones from `<gpu_runtime/complex.h>`).
 ///
-/// Sealed: each type's C functions are named in the crate's table.
-pub trait Inexact: Element + sealed::Sealed {}
+/// Sealed: each type's C functions are named in the crate's table. Their true division
+/// (`/`) stays in the type.
+pub trait Inexact: Element + TrueDivide<Quotient = Self> + sealed::Sealed {}
 
 impl Inexact for half::f16 {}
 impl Inexact for half::bf16 {}

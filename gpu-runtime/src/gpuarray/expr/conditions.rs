@@ -1,14 +1,15 @@
 //! Selections by condition, NumPy's indexing routines: `select` (the first true condition's
 //! choice, fused into one elementwise kernel per few conditions), `compress` (the positions
 //! along an axis where a condition holds) and `extract` (the elements where it holds, in C
-//! order), these two a `flatnonzero` and a `take`.
+//! order), these two a `flatnonzero` and a `take`; and their inverses `place` and
+//! `putmask` (writes where a mask holds: a `flatnonzero` and a `put`).
 
 use ndarray::{Dimension, IxDyn};
 
 use crate::driver::context::core::Context;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
-use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::boolean::Bool;
@@ -79,6 +80,65 @@ where
     OnStream::legacy(a.context()).extract(condition, a)
 }
 
+/// Writes `values` where `mask` holds (NumPy's `putmask(a, mask, values)`): each element
+/// `a.flat[i]` whose `mask.flat[i]` is nonzero (both in C order; `mask` of any element type,
+/// as many elements as `a`, else [`ArrayShapeError::ElementCounts`]) becomes
+/// `values.flat[i % values.len()]`, so `values` of `a`'s shape writes element for element and
+/// a shorter one repeats. No values write nothing. `a` is written in place and must be
+/// contiguous in C order ([`Error::NotContiguous`](crate::Error::NotContiguous)). Waits for the
+/// mask's count.
+///
+/// ```no_run
+/// use gpu_runtime::gpuarray::{self, DeviceArray};
+/// use gpu_runtime::ndarray::arr1;
+/// let ctx = gpu_runtime::Context::default()?;
+/// let mut a = DeviceArray::from_ndarray(&ctx, &arr1(&[0, 1, 2, 3, 4, 5]))?;
+/// let mask = a.gt(2)?;
+/// let values = DeviceArray::from_ndarray(&ctx, &arr1(&[-1, -2]))?;
+/// gpuarray::putmask(&mut a, &mask, &values)?;
+/// assert_eq!(a.to_vec()?, [0, 1, 2, -2, -1, -2]);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+pub fn putmask<S, D, SM, DM, SV, DV>(
+    a: &mut DeviceArrayBase<S, D>,
+    mask: &DeviceArrayBase<SM, DM>,
+    values: &DeviceArrayBase<SV, DV>,
+) -> Result<()>
+where
+    S: StorageMut<Elem: Element>,
+    D: Dimension,
+    SM: Storage<Elem: Element>,
+    DM: Dimension,
+    SV: Storage<Elem = S::Elem>,
+    DV: Dimension,
+{
+    let ctx = a.context().clone();
+    OnStream::legacy(&ctx).putmask(a, mask, values)
+}
+
+/// Writes `vals` in order, repeated as needed, into the elements of `a` where `mask` holds
+/// (NumPy's `place(arr, mask, vals)`, the inverse of [`extract`]): the `k`-th element whose
+/// mask is nonzero, in C order, becomes `vals.flat[k % vals.len()]`. `mask` has as many
+/// elements as `a` ([`ArrayShapeError::ElementCounts`]); empty `vals` where the mask holds
+/// somewhere is [`ArrayShapeError::EmptyOperand`], as NumPy refuses it. `a` must be
+/// contiguous in C order. Waits for the mask's count.
+pub fn place<S, D, SM, DM, SV, DV>(
+    a: &mut DeviceArrayBase<S, D>,
+    mask: &DeviceArrayBase<SM, DM>,
+    vals: &DeviceArrayBase<SV, DV>,
+) -> Result<()>
+where
+    S: StorageMut<Elem: Element>,
+    D: Dimension,
+    SM: Storage<Elem: Element>,
+    DM: Dimension,
+    SV: Storage<Elem = S::Elem>,
+    DV: Dimension,
+{
+    let ctx = a.context().clone();
+    OnStream::legacy(&ctx).place(a, mask, vals)
+}
+
 /// `select` and `extract` on a stream (`gpuarray::on(&stream).select(..)`).
 impl OnStream<'_, &Context> {
     /// [`select`] on this stream.
@@ -129,6 +189,79 @@ impl OnStream<'_, &Context> {
             operation: "select",
             broken: "at least one pair chosen from",
         })
+    }
+
+    /// [`putmask`] on this stream.
+    pub fn putmask<S, D, SM, DM, SV, DV>(
+        &self,
+        a: &mut DeviceArrayBase<S, D>,
+        mask: &DeviceArrayBase<SM, DM>,
+        values: &DeviceArrayBase<SV, DV>,
+    ) -> Result<()>
+    where
+        S: StorageMut<Elem: Element>,
+        D: Dimension,
+        SM: Storage<Elem: Element>,
+        DM: Dimension,
+        SV: Storage<Elem = S::Elem>,
+        DV: Dimension,
+    {
+        let at = self.mask_positions("putmask", a.len(), mask)?;
+        if at.is_empty() || values.is_empty() {
+            return Ok(());
+        }
+        // `values.flat[i % len]` at each position `i`: a take that wraps.
+        let flat = OnStream::new(values, self.stream).ravel()?;
+        let chosen = OnStream::new(&flat, self.stream).take(&at, 0, IndexMode::Wrap)?;
+        OnStream::new(a, self.stream).put(&at, &chosen, IndexMode::Raise)
+    }
+
+    /// [`place`] on this stream.
+    pub fn place<S, D, SM, DM, SV, DV>(
+        &self,
+        a: &mut DeviceArrayBase<S, D>,
+        mask: &DeviceArrayBase<SM, DM>,
+        vals: &DeviceArrayBase<SV, DV>,
+    ) -> Result<()>
+    where
+        S: StorageMut<Elem: Element>,
+        D: Dimension,
+        SM: Storage<Elem: Element>,
+        DM: Dimension,
+        SV: Storage<Elem = S::Elem>,
+        DV: Dimension,
+    {
+        let at = self.mask_positions("place", a.len(), mask)?;
+        if at.is_empty() {
+            return Ok(());
+        }
+        if vals.is_empty() {
+            return Err(ArrayShapeError::EmptyOperand {
+                operation: "place",
+                operand: "vals",
+            }
+            .into());
+        }
+        // `put` repeats its values as `place` does.
+        OnStream::new(a, self.stream).put(&at, vals, IndexMode::Raise)
+    }
+
+    /// The flat C-order positions where `mask` (of `len` elements) is nonzero.
+    fn mask_positions<SM: Storage<Elem: Element>, DM: Dimension>(
+        &self,
+        operation: &'static str,
+        len: usize,
+        mask: &DeviceArrayBase<SM, DM>,
+    ) -> Result<DeviceArray<i64, ndarray::Ix1>> {
+        if mask.len() != len {
+            return Err(ArrayShapeError::ElementCounts {
+                operation,
+                first: len,
+                second: mask.len(),
+            }
+            .into());
+        }
+        OnStream::new(mask, self.stream).flatnonzero()
     }
 
     /// [`extract`] on this stream.

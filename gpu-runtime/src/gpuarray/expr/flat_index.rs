@@ -4,9 +4,12 @@
 
 use ndarray::{Dimension, IxDyn};
 
+use crate::driver::context::core::Context;
+use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::layout;
+use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::Expr;
@@ -34,11 +37,21 @@ pub fn unravel_index<S: Storage<Elem: Element>, D: Dimension>(
     indices: &DeviceArrayBase<S, D>,
     shape: &[usize],
 ) -> Result<Vec<DeviceArray<i64, D>>> {
+    OnStream::legacy(indices.context()).unravel_index(indices, shape)
+}
+
+/// [`unravel_index`] on `stream` (`None`: the legacy default stream).
+fn unravel_stream<S: Storage<Elem: Element>, D: Dimension>(
+    indices: &DeviceArrayBase<S, D>,
+    shape: &[usize],
+    stream: Option<&Stream>,
+) -> Result<Vec<DeviceArray<i64, D>>> {
     const OP: &str = "unravel_index";
     let size = layout::checked_size(OP, shape)? as i64;
-    let flat = indices.expr().cast::<i64>().eval()?;
+    let flat = indices.expr().cast::<i64>().eval_stream(stream)?;
     if !flat.is_empty() {
-        let (lo, hi) = (flat.min()?, flat.max()?);
+        let on = OnStream::new(&flat, stream);
+        let (lo, hi) = (on.min()?, on.max()?);
         if lo < 0 || hi >= size {
             return Err(ArrayShapeError::IndexOutOfRange {
                 operation: OP,
@@ -54,7 +67,7 @@ pub fn unravel_index<S: Storage<Elem: Element>, D: Dimension>(
         .map(|(&dim, stride)| {
             // Indices are in range, so `/` is floor division and `%` of a non-negative number.
             (flat.expr().floor_divide(stride.max(1)) % (dim.max(1) as i64))
-                .eval()?
+                .eval_stream(stream)?
                 .into_dimensionality()
         })
         .collect()
@@ -71,6 +84,45 @@ pub fn ravel_multi_index<S: Storage<Elem: Element>, D: Dimension>(
     shape: &[usize],
     mode: IndexMode,
 ) -> Result<DeviceArray<i64, IxDyn>> {
+    let Some(first) = multi_index.first() else {
+        return Err(ArrayShapeError::ElementCounts {
+            operation: "ravel_multi_index",
+            first: shape.len(),
+            second: 0,
+        }
+        .into());
+    };
+    OnStream::legacy(first.context()).ravel_multi_index(multi_index, shape, mode)
+}
+
+impl OnStream<'_, &Context> {
+    /// [`unravel_index`] on this stream (waits for the range check).
+    pub fn unravel_index<S: Storage<Elem: Element>, D: Dimension>(
+        &self,
+        indices: &DeviceArrayBase<S, D>,
+        shape: &[usize],
+    ) -> Result<Vec<DeviceArray<i64, D>>> {
+        unravel_stream(indices, shape, self.stream)
+    }
+
+    /// [`ravel_multi_index`] on this stream (with [`IndexMode::Raise`], waits for the check).
+    pub fn ravel_multi_index<S: Storage<Elem: Element>, D: Dimension>(
+        &self,
+        multi_index: &[&DeviceArrayBase<S, D>],
+        shape: &[usize],
+        mode: IndexMode,
+    ) -> Result<DeviceArray<i64, IxDyn>> {
+        ravel_stream(multi_index, shape, mode, self.stream)
+    }
+}
+
+/// [`ravel_multi_index`] on `stream`.
+fn ravel_stream<S: Storage<Elem: Element>, D: Dimension>(
+    multi_index: &[&DeviceArrayBase<S, D>],
+    shape: &[usize],
+    mode: IndexMode,
+    stream: Option<&Stream>,
+) -> Result<DeviceArray<i64, IxDyn>> {
     const OP: &str = "ravel_multi_index";
     if multi_index.len() != shape.len() || shape.is_empty() {
         return Err(ArrayShapeError::ElementCounts {
@@ -83,12 +135,13 @@ pub fn ravel_multi_index<S: Storage<Elem: Element>, D: Dimension>(
     layout::checked_size(OP, shape)?;
     let mut coords = Vec::with_capacity(shape.len());
     for (&c, &dim) in multi_index.iter().zip(shape) {
-        let c = c.expr().cast::<i64>().eval()?;
+        let c = c.expr().cast::<i64>().eval_stream(stream)?;
         let dim = dim as i64;
         let c = match mode {
             IndexMode::Raise => {
                 if !c.is_empty() {
-                    let (lo, hi) = (c.min()?, c.max()?);
+                    let on = OnStream::new(&c, stream);
+                    let (lo, hi) = (on.min()?, on.max()?);
                     if lo < 0 || hi >= dim {
                         return Err(ArrayShapeError::IndexOutOfRange {
                             operation: OP,
@@ -101,8 +154,8 @@ pub fn ravel_multi_index<S: Storage<Elem: Element>, D: Dimension>(
                 c
             }
             // Python's `%`: in 0..dim for any sign.
-            IndexMode::Wrap => (c.expr() % dim.max(1)).eval()?,
-            IndexMode::Clip => c.expr().clip(0i64, (dim - 1).max(0)).eval()?,
+            IndexMode::Wrap => (c.expr() % dim.max(1)).eval_stream(stream)?,
+            IndexMode::Clip => c.expr().clip(0i64, (dim - 1).max(0)).eval_stream(stream)?,
         };
         coords.push(c);
     }
@@ -119,5 +172,5 @@ pub fn ravel_multi_index<S: Storage<Elem: Element>, D: Dimension>(
         operation: OP,
         broken: "no axes",
     })?
-    .eval()
+    .eval_stream(stream)
 }

@@ -134,6 +134,12 @@ pub(crate) enum Math2Fn {
     Hypot,
     /// The magnitude of the first, the sign of the second.
     Copysign,
+    /// `ln(e^x + e^y)` without overflow (NumPy's `logaddexp`).
+    Logaddexp,
+    /// `log2(2^x + 2^y)` without overflow (NumPy's `logaddexp2`).
+    Logaddexp2,
+    /// 0 below zero, the second operand at zero, 1 above; NaN stays NaN (NumPy's `heaviside`).
+    Heaviside,
 }
 
 impl Math2Fn {
@@ -149,6 +155,10 @@ impl Math2Fn {
             (Math2Fn::Hypot, Scalar::F64) => Some("hypot"),
             (Math2Fn::Copysign, Scalar::F32) => Some("copysignf"),
             (Math2Fn::Copysign, Scalar::F64) => Some("copysign"),
+            // The helpers' overloads for `float` and `double` (see [`HELPERS`]).
+            (Math2Fn::Logaddexp, Scalar::F32 | Scalar::F64) => Some("gpu_logaddexp"),
+            (Math2Fn::Logaddexp2, Scalar::F32 | Scalar::F64) => Some("gpu_logaddexp2"),
+            (Math2Fn::Heaviside, Scalar::F32 | Scalar::F64) => Some("gpu_heaviside"),
             _ => None,
         }
     }
@@ -297,6 +307,21 @@ template <typename T> __device__ __forceinline__ T gpu_pow(T a, T b) {
 }
 __device__ __forceinline__ float gpu_pow(float a, float b) { return powf(a, b); }
 __device__ __forceinline__ double gpu_pow(double a, double b) { return pow(a, b); }
+template <typename F> __device__ __forceinline__ F gpu_flogaddexp(F x, F y, F ln2, bool base2) {
+    if (x == y) return base2 ? x + (F)1 : x + ln2;
+    const F d = x - y;
+    const F m = d > (F)0 ? x : y;
+    const F t = d > (F)0 ? -d : d;
+    if (!(d > (F)0) && !(d <= (F)0)) return d;
+    return base2 ? m + log1p(exp2(t)) / ln2 : m + log1p(exp(t));
+}
+__device__ __forceinline__ float gpu_logaddexp(float x, float y) { return gpu_flogaddexp<float>(x, y, 0.693147180559945309f, false); }
+__device__ __forceinline__ double gpu_logaddexp(double x, double y) { return gpu_flogaddexp<double>(x, y, 0.693147180559945309, false); }
+__device__ __forceinline__ float gpu_logaddexp2(float x, float y) { return gpu_flogaddexp<float>(x, y, 0.693147180559945309f, true); }
+__device__ __forceinline__ double gpu_logaddexp2(double x, double y) { return gpu_flogaddexp<double>(x, y, 0.693147180559945309, true); }
+template <typename F> __device__ __forceinline__ F gpu_heaviside(F x, F h0) {
+    return x != x ? x : (x == (F)0 ? h0 : (x < (F)0 ? (F)0 : (F)1));
+}
 template <typename T> __device__ __forceinline__ T gpu_maximum(T a, T b) { return (a >= b || a != a) ? a : b; }
 template <typename T> __device__ __forceinline__ T gpu_minimum(T a, T b) { return (a <= b || a != a) ? a : b; }
 template <typename T> __device__ __forceinline__ T gpu_fmax(T a, T b) { return gpu_maximum(a, b); }
@@ -433,6 +458,13 @@ pub(crate) fn needs_helpers(func: Func) -> bool {
     // A complex `pow` calls the header's, and needs none; the helpers compile with it anyway.
     matches!(
         func,
-        Func::Maximum | Func::Minimum | Func::Fmax | Func::Fmin | Func::Abs | Func::Sign | Func::Pow
+        Func::Maximum
+            | Func::Minimum
+            | Func::Fmax
+            | Func::Fmin
+            | Func::Abs
+            | Func::Sign
+            | Func::Pow
+            | Func::Math2(Math2Fn::Logaddexp | Math2Fn::Logaddexp2 | Math2Fn::Heaviside)
     )
 }

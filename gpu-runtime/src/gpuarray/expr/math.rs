@@ -67,8 +67,8 @@ pub use crate::gpuarray::expr::compare::{
     sign, where_,
 };
 pub use crate::gpuarray::expr::math_complex::{
-    angle, angle_into, complex_abs, complex_abs_into, conj, conj_into, imag, imag_into, real, real_into,
-    ComplexElement,
+    angle, angle_into, complex_abs, complex_abs_into, conj, conj_into, imag, imag_into, real, real_if_close,
+    real_into, ComplexElement,
 };
 pub use crate::gpuarray::expr::rounding::{around, around_into, Round};
 pub use crate::gpuarray::reduce::logic::{all, any};
@@ -241,6 +241,23 @@ impl<'a, T: Float> Expr<'a, T> {
         self.math2(Math2Fn::Copysign, y)
     }
 
+    /// `ln(e^self + e^y)`, without overflow or underflow (NumPy's `logaddexp`: equal operands
+    /// give `self + ln 2`, so two infinities of one sign stay that infinity).
+    pub fn logaddexp(self, y: impl Operand<'a, T>) -> Expr<'a, T> {
+        self.math2(Math2Fn::Logaddexp, y)
+    }
+
+    /// `log2(2^self + 2^y)`, without overflow or underflow (NumPy's `logaddexp2`).
+    pub fn logaddexp2(self, y: impl Operand<'a, T>) -> Expr<'a, T> {
+        self.math2(Math2Fn::Logaddexp2, y)
+    }
+
+    /// The Heaviside step: 0 where `self` is negative, `h0` where it is zero, 1 where it is
+    /// positive, NaN where it is NaN (NumPy's `heaviside(x, h0)`).
+    pub fn heaviside(self, h0: impl Operand<'a, T>) -> Expr<'a, T> {
+        self.math2(Math2Fn::Heaviside, h0)
+    }
+
     /// `self * 2^e`, `e` an `i32` array, expression or scalar (PyCUDA's `cumath.ldexp`).
     pub fn ldexp(self, e: impl Operand<'a, i32>) -> Expr<'a, T> {
         Expr::call(Func::Ldexp, vec![self.untyped(), e.into_expr().untyped()])
@@ -292,6 +309,9 @@ binary_fns!(
     atan2 atan2_into, "`atan2(x, y)`: the angle of the point `(y, x)`";
     hypot hypot_into, "`sqrt(x² + y²)`";
     copysign copysign_into, "The magnitude of `x` with the sign of `y`";
+    logaddexp logaddexp_into, "`ln(e^x + e^y)` without overflow (NumPy's `logaddexp`)";
+    logaddexp2 logaddexp2_into, "`log2(2^x + 2^y)` without overflow (NumPy's `logaddexp2`)";
+    heaviside heaviside_into, "The Heaviside step of `x`, `y` where `x` is zero (NumPy's `heaviside(x, h0)`)";
 );
 
 /// `x * 2^e` element by element (PyCUDA's `cumath.ldexp`), into a new array.

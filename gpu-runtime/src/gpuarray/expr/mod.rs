@@ -6,8 +6,9 @@
 //! as expressions over the lower rooms: `diff` (`diff`), `digitize` and `histogram_density`
 //! (`binning`: values and bins), `isclose`, `array_equal`, `nan_to_num` (`close`), the set
 //! routines `isin`, `intersect1d`, `union1d`, `setdiff1d`, `setxor1d` (`sets`), `tril`/`triu`
-//! (`triangle`), `select`, `compress` and `extract` (`conditions`) and the weighted `average`
-//! (`average`).
+//! (`triangle`), `select`, `compress`, `extract`, `putmask` and `place` (`conditions`), the
+//! weighted `average` (`average`), `gradient` (`gradient`), `unwrap` (`unwrap`), `convolve` and
+//! `correlate` (`convolve`), `vander` (`vander`) and `cov` and `corrcoef` (`covariance`).
 
 pub(crate) mod add_remove;
 pub(crate) mod average;
@@ -15,10 +16,13 @@ pub(crate) mod binning;
 pub(crate) mod close;
 pub(crate) mod compare;
 pub(crate) mod conditions;
+pub(crate) mod convolve;
 pub(crate) mod core;
+pub(crate) mod covariance;
 pub(crate) mod diff;
 pub(crate) mod flat_index;
 pub(crate) mod func;
+pub(crate) mod gradient;
 pub(crate) mod interp;
 pub(crate) mod linear_combination;
 pub(crate) mod logspace;
@@ -31,3 +35,5 @@ pub(crate) mod select;
 pub(crate) mod sets;
 pub(crate) mod trapezoid;
 pub(crate) mod triangle;
+pub(crate) mod unwrap;
+pub(crate) mod vander;

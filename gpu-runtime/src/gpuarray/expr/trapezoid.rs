@@ -44,7 +44,7 @@ impl<S: Storage<Elem: Float>, D: Dimension> DeviceArrayBase<S, D> {
 }
 
 /// The slices `start..end` along axis `k` of `ndim` axes, whole along the others.
-fn along(ndim: usize, k: usize, start: isize, end: isize) -> Vec<SliceInfoElem> {
+pub(crate) fn along(ndim: usize, k: usize, start: isize, end: isize) -> Vec<SliceInfoElem> {
     (0..ndim)
         .map(|j| SliceInfoElem::Slice {
             start: if j == k { start } else { 0 },

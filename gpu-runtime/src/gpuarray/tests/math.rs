@@ -45,6 +45,40 @@ const UNARY: [MathFn; 26] = [
     MathFn::Trunc,
 ];
 
+/// The functions of two operands written as the crate's helpers (`logaddexp`, `logaddexp2`,
+/// `heaviside`), in every float type: the 16-bit ones through the `float` overloads.
+#[test]
+fn helper_math2_kernels_compile_in_every_float_type() {
+    fn source<T: Element>(sum: &Node) -> String {
+        kernel::<T>(sum, Store::Assign)
+            .unwrap()
+            .source(Variant::Contiguous)
+    }
+    for s in [DType::F16, DType::Bf16, DType::F32, DType::F64] {
+        let two = |f| call(Func::Math2(f), vec![Node::ArrayOf(s), Node::ScalarOf(s)]);
+        let sum = Node::Bin(
+            BinOp::Add,
+            Box::new(Node::Bin(
+                BinOp::Add,
+                Box::new(two(Math2Fn::Logaddexp)),
+                Box::new(two(Math2Fn::Logaddexp2)),
+            )),
+            Box::new(two(Math2Fn::Heaviside)),
+        );
+        let text = match s {
+            DType::F16 => source::<half::f16>(&sum),
+            DType::Bf16 => source::<half::bf16>(&sum),
+            DType::F32 => source::<f32>(&sum),
+            _ => source::<f64>(&sum),
+        };
+        assert!(
+            text.contains("gpu_logaddexp2(") && text.contains("gpu_heaviside("),
+            "{text}"
+        );
+        compiles(&format!("logaddexp {s:?}"), &text);
+    }
+}
+
 /// Every math function of one and two operands, the predicates and `ldexp`, as one kernel per
 /// float type (one expression holding them all compiles every name at once).
 #[test]
