@@ -1,5 +1,5 @@
 //! Math on arrays (`gpuarray::math`) over 2^26 floats: `sin`, `exp`, a comparison `a > b`
-//! (a `Bool` array out), `where_(c, a, b)` and `maximum`, each as bandwidth (the bytes that
+//! (a `Bool` array out), `where_(c, a, b)`, `maximum` and `logaddexp`, each as bandwidth (the bytes that
 //! must move: every input read once, the output written once) next to a device-to-device copy
 //! of 2^26 floats in the same run, and, where CuPy is importable, the same operation through
 //! CuPy. Outputs are allocated once, outside the timings (`eval_into`), as CuPy's `out=`.
@@ -23,7 +23,7 @@ fn gbs(bytes_per_elem: usize, d: Duration) -> f64 {
 }
 
 /// The operations through CuPy in a subprocess, as GB/s of the same bytes, if CuPy is
-/// importable: sin, exp, greater, where, maximum.
+/// importable: sin, exp, greater, where, maximum, logaddexp.
 fn cupy() -> Option<Vec<f64>> {
     if !crate::cupy::importable() {
         return None;
@@ -47,13 +47,14 @@ print(8 * n / t(lambda: cp.sin(x, out=z)) / 1e9,
       8 * n / t(lambda: cp.exp(x, out=z)) / 1e9,
       9 * n / t(lambda: cp.greater(x, y, out=c)) / 1e9,
       13 * n / t(lambda: cp.where(c, x, y)) / 1e9,
-      12 * n / t(lambda: cp.maximum(x, y, out=z)) / 1e9)
+      12 * n / t(lambda: cp.maximum(x, y, out=z)) / 1e9,
+      12 * n / t(lambda: cp.logaddexp(x, y, out=z)) / 1e9)
 "#
     );
     let out = Command::new("python3").args(["-c", &script]).output().ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
-    (v.len() == 5).then_some(v)
+    (v.len() == 6).then_some(v)
 }
 
 pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
@@ -64,7 +65,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let mut z = DeviceArray::<f32, Ix1>::empty(ctx, N)?;
     let mut c = DeviceArray::<Bool, Ix1>::empty(ctx, N)?;
     let copy = ctx.alloc::<f32>(N)?;
-    // The five operations, each compiled and loaded outside the timings by a first run.
+    // The six operations, each compiled and loaded outside the timings by a first run.
     type Op = fn(
         &DeviceArray<f32, Ix1>,
         &DeviceArray<f32, Ix1>,
@@ -75,8 +76,9 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let exp: Op = |x, _, _, z| math::exp_into(x, z);
     let wh: Op = |x, y, c, z| Expr::where_(c, x, y).eval_into(z);
     let max: Op = |x, y, _, z| x.expr().maximum(y).eval_into(z);
+    let lae: Op = |x, y, _, z| math::logaddexp_into(x, y, z);
     x.expr().gt(&y).eval_into(&mut c)?;
-    let ops: [(Op, usize); 4] = [(sin, 8), (exp, 8), (wh, 13), (max, 12)];
+    let ops: [(Op, usize); 5] = [(sin, 8), (exp, 8), (wh, 13), (max, 12), (lae, 12)];
     for (op, _) in &ops {
         op(&x, &y, &c, &mut z)?;
     }
@@ -106,6 +108,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         gbs(9, best(&cmp)),
         gbs(13, best(&times[2])),
         gbs(12, best(&times[3])),
+        gbs(12, best(&times[4])),
     ];
     let figures = [
         "math::sin of 2^26 f32 (sinf; bytes read + written)",
@@ -113,6 +116,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         "a > b of 2^26 f32 into Bool (4 + 4 + 1 bytes per element)",
         "where_(c, a, b) of 2^26 f32 (1 + 4 + 4 + 4 bytes per element)",
         "maximum(a, b) of 2^26 f32 (NaN propagates; 12 bytes per element)",
+        "logaddexp(a, b) of 2^26 f32 (log1pf of expf; 12 bytes per element)",
     ];
     let mut rows: Vec<Row> = figures.iter().zip(ours).map(|(f, v)| row(f, v)).collect();
     if let Some(theirs) = cupy() {
@@ -122,6 +126,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             "a > b vs CuPy cp.greater(x, y, out=c)",
             "where_ vs CuPy cp.where(c, x, y)",
             "maximum vs CuPy cp.maximum(x, y, out=z)",
+            "logaddexp vs CuPy cp.logaddexp(x, y, out=z)",
         ];
         for ((figure, ours), theirs) in names.into_iter().zip(ours).zip(theirs) {
             rows.push(Row {
