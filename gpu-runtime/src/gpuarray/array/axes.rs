@@ -1,8 +1,9 @@
 //! Views that move axes or read the same bytes as another element type: NumPy's `swapaxes`,
-//! `moveaxis` (negative axes count from the end) and `a.view(dtype)`. No data moves; the
+//! `moveaxis` (negative axes count from the end) and `a.view(dtype)`; and the axis arithmetic
+//! they and the operations along one axis share (`normalize_axis`, `slice_along`). No data moves; the
 //! memory and its record of stream uses stay the array's.
 
-use ndarray::{Dimension, IxDyn};
+use ndarray::{Dimension, IxDyn, SliceInfoElem};
 
 use crate::driver::memory::view::DeviceView;
 use crate::error::{ArrayShapeError, Result};
@@ -21,6 +22,18 @@ pub(crate) fn normalize_axis(operation: &'static str, axis: isize, ndim: usize) 
         .into());
     }
     Ok(a as usize)
+}
+
+/// The slices `start..end` along axis `k` of `ndim` axes, whole along the others: the
+/// neighbours' views of `diff`, `trapezoid`, `gradient` and `unwrap`.
+pub(crate) fn slice_along(ndim: usize, k: usize, start: isize, end: isize) -> Vec<SliceInfoElem> {
+    (0..ndim)
+        .map(|j| SliceInfoElem::Slice {
+            start: if j == k { start } else { 0 },
+            end: (j == k).then_some(end),
+            step: 1,
+        })
+        .collect()
 }
 
 /// The permutation of `ndim` axes that moves each of `source` to the same place of

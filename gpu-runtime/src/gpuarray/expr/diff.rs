@@ -2,9 +2,10 @@
 //! one elementwise kernel over two overlapping views (`a[1:] - a[:-1]`); and `ediff1d`, the
 //! differences of the elements in C order with values before and after.
 
-use ndarray::{Array1, Dimension, Ix1, IxDyn, SliceInfoElem};
+use ndarray::{Array1, Dimension, Ix1, IxDyn};
 
 use crate::error::Result;
+use crate::gpuarray::array::axes::slice_along;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::dtype::DType;
@@ -81,19 +82,10 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
             shape[k] = 0;
             return DeviceArray::empty(a.context(), IxDyn(&shape));
         }
-        let along = |start: isize, end: isize| -> Vec<SliceInfoElem> {
-            (0..a.ndim())
-                .map(|j| SliceInfoElem::Slice {
-                    start: if j == k { start } else { 0 },
-                    end: (j == k).then_some(end),
-                    step: 1,
-                })
-                .collect()
-        };
         let whole = a.view().into_dyn();
         let (hi, lo) = (
-            whole.slice(&along(1, len as isize)[..])?,
-            whole.slice(&along(0, len as isize - 1)[..])?,
+            whole.slice(&slice_along(a.ndim(), k, 1, len as isize)[..])?,
+            whole.slice(&slice_along(a.ndim(), k, 0, len as isize - 1)[..])?,
         );
         let e = if S::Elem::DTYPE == DType::Bool {
             // NumPy's `diff` of booleans is `!=` (they have no subtraction).

@@ -8,14 +8,13 @@ use ndarray::{Dimension, Ix1, IxDyn};
 
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
-use crate::gpuarray::array::axes::normalize_axis;
+use crate::gpuarray::array::axes::{normalize_axis, slice_along};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::inexact::Inexact;
 use crate::gpuarray::elements::promotion::TrueDivide;
 use crate::gpuarray::expr::core::Expr;
-use crate::gpuarray::expr::trapezoid::along;
 
 const OP: &str = "DeviceArray::gradient";
 
@@ -165,14 +164,14 @@ fn along_axis<E: TrueDivide<Quotient: Inexact>>(
         return Ok(out);
     }
     // `f[a..b]` along `k`, and the same of the spacing.
-    let part = |a: usize, b: usize| f.slice(&along(nd, k, a as isize, b as isize)[..]);
+    let part = |a: usize, b: usize| f.slice(&slice_along(nd, k, a as isize, b as isize)[..]);
     let steps = |a: usize, b: usize| -> Result<Option<DeviceArrayView<'_, Grad<E>, IxDyn>>> {
         dx.as_ref()
-            .map(|d| d.slice(&along(nd, k, a as isize, b as isize)[..]))
+            .map(|d| d.slice(&slice_along(nd, k, a as isize, b as isize)[..]))
             .transpose()
     };
     let mut write = |a: usize, b: usize, e: Expr<'_, Grad<E>>| -> Result<()> {
-        let mut to = out.slice_mut(&along(nd, k, a as isize, b as isize)[..])?;
+        let mut to = out.slice_mut(&slice_along(nd, k, a as isize, b as isize)[..])?;
         OnStream::new(e, stream).eval_into(&mut to)
     };
     // Each kernel reads at most four arrays (a strided kernel passes every array's strides,

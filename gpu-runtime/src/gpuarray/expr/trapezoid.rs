@@ -3,10 +3,10 @@
 //! number, or the differences of the sample points `x`). One fused kernel for the terms, one
 //! sum.
 
-use ndarray::{Dimension, IxDyn, SliceInfoElem};
+use ndarray::{Dimension, IxDyn};
 
 use crate::error::{ArrayShapeError, Result};
-use crate::gpuarray::array::axes::normalize_axis;
+use crate::gpuarray::array::axes::{normalize_axis, slice_along};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::expr::core::Expr;
@@ -43,17 +43,6 @@ impl<S: Storage<Elem: Float>, D: Dimension> DeviceArrayBase<S, D> {
     }
 }
 
-/// The slices `start..end` along axis `k` of `ndim` axes, whole along the others.
-pub(crate) fn along(ndim: usize, k: usize, start: isize, end: isize) -> Vec<SliceInfoElem> {
-    (0..ndim)
-        .map(|j| SliceInfoElem::Slice {
-            start: if j == k { start } else { 0 },
-            end: (j == k).then_some(end),
-            step: 1,
-        })
-        .collect()
-}
-
 impl<S: Storage<Elem: Float>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
     /// [`trapezoid`](DeviceArrayBase::trapezoid) on this stream.
     pub fn trapezoid(&self, dx: f64, axis: isize) -> Result<DeviceArray<S::Elem, IxDyn>> {
@@ -61,8 +50,8 @@ impl<S: Storage<Elem: Float>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>>
         let k = normalize_axis(OP, axis, y.ndim())?;
         let n = y.shape()[k] as isize;
         let (hi, lo) = (
-            y.slice(&along(y.ndim(), k, n.min(1), n)[..])?,
-            y.slice(&along(y.ndim(), k, 0, (n - 1).max(0))[..])?,
+            y.slice(&slice_along(y.ndim(), k, n.min(1), n)[..])?,
+            y.slice(&slice_along(y.ndim(), k, 0, (n - 1).max(0))[..])?,
         );
         let half = Expr::scalar(dx / 2.0).cast::<S::Elem>();
         let terms = ((hi.expr() + &lo) * half).eval_stream(self.stream)?;
@@ -97,8 +86,8 @@ impl<S: Storage<Elem: Float>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>>
             .into());
         };
         let (hi, lo) = (
-            y.slice(&along(nd, k, n.min(1), n)[..])?,
-            y.slice(&along(nd, k, 0, (n - 1).max(0))[..])?,
+            y.slice(&slice_along(nd, k, n.min(1), n)[..])?,
+            y.slice(&slice_along(nd, k, 0, (n - 1).max(0))[..])?,
         );
         let half = Expr::scalar(0.5).cast::<S::Elem>();
         let terms = (spacing.expr() * ((hi.expr() + &lo) * half)).eval_stream(self.stream)?;

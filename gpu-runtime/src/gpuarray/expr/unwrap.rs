@@ -6,13 +6,12 @@
 use ndarray::{Dimension, IxDyn};
 
 use crate::error::Result;
-use crate::gpuarray::array::axes::normalize_axis;
+use crate::gpuarray::array::axes::{normalize_axis, slice_along};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::promotion::TrueDivide;
 use crate::gpuarray::expr::core::{BinOp, Expr};
 use crate::gpuarray::expr::math::Float;
-use crate::gpuarray::expr::trapezoid::along;
 
 const OP: &str = "DeviceArray::unwrap";
 
@@ -74,7 +73,7 @@ impl<S: Storage<Elem: TrueDivide<Quotient: Float>>, D: Dimension> OnStream<'_, &
         let correction = Expr::where_(dd.expr().abs().lt(s(discont)), s(0.0), corrected - &dd);
         let correction = OnStream::new(correction, stream).eval()?;
         let summed = OnStream::new(&correction, stream).cumsum_axis(k)?;
-        let mut rest = up.slice_mut(&along(nd, k, 1, n as isize)[..])?;
+        let mut rest = up.slice_mut(&slice_along(nd, k, 1, n as isize)[..])?;
         OnStream::new(&mut rest, stream).op_assign(BinOp::Add, &summed)?;
         Ok(up)
     }
