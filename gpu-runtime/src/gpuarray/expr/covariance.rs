@@ -371,24 +371,15 @@ fn covariance<T: Promote<f64, Output: Inexact>>(
     let ddof = options.ddof.unwrap_or(if options.bias { 0 } else { 1 });
     // The weights (NumPy's `w = fweights * aweights`), and the divisor.
     let weights = weights(options, n, stream)?;
-    let fact = match &weights {
-        None => n as f64 - ddof as f64,
-        Some((_, w_sum)) if ddof == 0 => *w_sum,
-        Some((_, w_sum)) => match &options.aweights {
-            None => w_sum - ddof as f64,
-            Some(aw) => {
-                let w = weights
-                    .as_ref()
-                    .map(|(w, _)| w)
-                    .ok_or(crate::error::Error::Internal {
-                        operation: "cov",
-                        broken: "the weights",
-                    })?;
-                let product = (w.expr() * aw).eval_stream(stream)?;
-                let wa = OnStream::new(&product, stream).sum()?;
-                w_sum - ddof as f64 * wa / w_sum
-            }
-        },
+    let fact = match (&weights, &options.aweights) {
+        (None, _) => n as f64 - ddof as f64,
+        (Some((_, w_sum)), _) if ddof == 0 => *w_sum,
+        (Some((_, w_sum)), None) => w_sum - ddof as f64,
+        (Some((w, w_sum)), Some(aw)) => {
+            let product = (w.expr() * aw).eval_stream(stream)?;
+            let wa = OnStream::new(&product, stream).sum()?;
+            w_sum - ddof as f64 * wa / w_sum
+        }
     };
     let fact = fact.max(0.0);
     // The means along the observations: sum(x * w) / sum(w), NumPy's `average`.
