@@ -498,6 +498,16 @@ pub enum ArrayShapeError {
         /// The array's shape.
         shape: Vec<usize>,
     },
+    /// Subscripts of `einsum` that do not fit its operands (NumPy's `ValueError`): a term per
+    /// operand, a label per axis (`...` for the rest), output labels once each and from the
+    /// inputs, and one length per label (or 1, which broadcasts).
+    #[error("size mismatch in einsum: subscripts {subscripts:?}: {problem}")]
+    Einsum {
+        /// The subscripts given.
+        subscripts: String,
+        /// What does not fit, and where.
+        problem: String,
+    },
     /// An array of more axes than the operation takes (NumPy's `ValueError` of `cov` of a
     /// 3-d array).
     #[error("size mismatch in {operation}: an array of {axes} axes; it takes at most {most}")]

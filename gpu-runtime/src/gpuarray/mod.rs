@@ -51,7 +51,6 @@ pub(crate) mod array;
 pub(crate) mod kernels;
 
 pub(crate) mod copy;
-#[cfg(any(test, feature = "cublas"))]
 pub(crate) mod linalg;
 pub(crate) mod random;
 pub(crate) mod reduce;
@@ -73,12 +72,14 @@ pub use array::core::{
 };
 pub use array::join::{column_stack, concatenate, dstack, hstack, stack, vstack};
 pub use array::on_stream::{on, OnStream};
+pub use array::overlap::{may_share_memory, shares_memory};
 pub use copy::copyto::{copyto, copyto_where};
 pub use copy::diag::{diag_indices, diag_indices_from};
 pub use copy::gather::{multi_put, multi_take, IndexMode};
 pub use copy::grids::{indices, ix_, meshgrid, MeshIndexing};
 pub use copy::pad::PadMode;
 pub use elements::array_element::{ArrayElement, ElementType};
+pub use elements::bitwise::Bitwise;
 pub use elements::boolean::Bool;
 pub use elements::dtype::DType;
 pub use elements::element::{Element, Kind};
@@ -97,19 +98,24 @@ pub use expr::core::{BinOp, Expr, Operand, MAX_OPERANDS};
 pub use expr::covariance::{corrcoef, corrcoef_xy, cov, cov_xy, Cov, CovType};
 pub use expr::flat_index::{ravel_multi_index, unravel_index};
 pub use expr::func::CmpOp;
+pub use expr::histogramdd::{
+    histogram2d, histogram2d_weighted, histogramdd, histogramdd_weighted, Histogram2d, HistogramDd,
+};
 pub use expr::interp::interp;
 pub use expr::linear_combination::{linear_combination, Coefficient};
 pub use expr::select::if_positive;
 pub use expr::sets::{intersect1d, setdiff1d, setxor1d, union1d};
-pub use expr::triangle::{tril_indices, tril_indices_from, triu_indices, triu_indices_from};
+pub use expr::triangle::{mask_indices, tril_indices, tril_indices_from, triu_indices, triu_indices_from};
 pub use kernels::args::{KernelArg, MAX_DIMS};
-pub use kernels::broadcast::broadcast_shapes;
+pub use kernels::broadcast::{broadcast_arrays, broadcast_shapes};
 pub use kernels::elementwise::{ElementwiseKernel, Variant};
 pub use kernels::elementwise_fn::ElementwiseFn;
+pub use linalg::einsum::{einsum, MAX_EINSUM_OPERANDS};
 #[cfg(feature = "cublas")]
 pub use linalg::matmul::matmul_mixed;
 #[cfg(feature = "cublas")]
 pub use linalg::matmul::{dot, dot_into, matmul, matmul_into, MatmulElement};
+pub use linalg::tensordot::{kron, tensordot, tensordot_axes};
 pub use random::curand::{curand_version, CurandFloat, CurandGenerator};
 pub use random::curand_error::{CurandError, CurandResult};
 pub use random::philox::{random_source, Distribution};

@@ -17,6 +17,7 @@ pub(crate) mod flip;
 pub(crate) mod join;
 pub mod layout;
 pub(crate) mod on_stream;
+pub(crate) mod overlap;
 pub(crate) mod readback;
 pub(crate) mod shape_ops;
 pub(crate) mod split;

@@ -5,6 +5,7 @@
 //! knows arrays or kernels.
 
 pub(crate) mod array_element;
+pub(crate) mod bitwise;
 pub(crate) mod boolean;
 pub(crate) mod cast;
 pub(crate) mod complex;

@@ -192,6 +192,15 @@ binary_free!(
     floor_divide floor_divide => T, "NumPy's `floor_divide` (`//`)";
 );
 
+/// NumPy's `divmod(x, y)`: the pair `(floor_divide(x, y), remainder(x, y))`, each into a new
+/// array (two kernels; each operand an array or a scalar, read by both).
+pub fn divmod<'a, T: Element, X: Operand<'a, T> + Copy, Y: Operand<'a, T> + Copy>(
+    x: X,
+    y: Y,
+) -> Result<(DeviceArray<T, IxDyn>, DeviceArray<T, IxDyn>)> {
+    Ok((floor_divide(x, y)?, remainder(x, y)?))
+}
+
 /// Logical and of `x` and `y` (any element types; nonzero is true) into a new [`Bool`] array.
 pub fn logical_and<'a, T: Element, U: Element>(
     x: impl Operand<'a, T>,

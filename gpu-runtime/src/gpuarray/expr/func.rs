@@ -71,6 +71,10 @@ pub(crate) enum MathFn {
     Rint,
     /// Toward zero.
     Trunc,
+    /// `sin(πx) / (πx)`, 1 at 0 (NumPy's `sinc`; complex numbers too).
+    Sinc,
+    /// The modified Bessel function of the first kind, order 0 (NumPy's `i0`).
+    I0,
 }
 
 impl MathFn {
@@ -96,7 +100,9 @@ impl MathFn {
             Sin "sinf" "sin", Cos "cosf" "cos", Tan "tanf" "tan", Asin "asinf" "asin",
             Acos "acosf" "acos", Atan "atanf" "atan", Sinh "sinhf" "sinh", Cosh "coshf" "cosh",
             Tanh "tanhf" "tanh", Asinh "asinhf" "asinh", Acosh "acoshf" "acosh",
-            Atanh "atanhf" "atanh", Rint "rintf" "rint", Trunc "truncf" "trunc"
+            Atanh "atanhf" "atanh", Rint "rintf" "rint", Trunc "truncf" "trunc",
+            // The helpers' overloads (see [`HELPERS`]); CUDA's own Bessel function.
+            Sinc "gpu_sinc" "gpu_sinc", I0 "cyl_bessel_i0f" "cyl_bessel_i0"
         )
     }
 
@@ -118,6 +124,7 @@ impl MathFn {
             MathFn::Sinh => "gpu_runtime::sinh",
             MathFn::Cosh => "gpu_runtime::cosh",
             MathFn::Tanh => "gpu_runtime::tanh",
+            MathFn::Sinc => "gpu_csinc",
             _ => return None,
         })
     }
@@ -140,6 +147,9 @@ pub(crate) enum Math2Fn {
     Logaddexp2,
     /// 0 below zero, the second operand at zero, 1 above; NaN stays NaN (NumPy's `heaviside`).
     Heaviside,
+    /// The next number of the type after the first toward the second (NumPy's `nextafter`;
+    /// the 16-bit floats step by their own spacing, see [`render`]).
+    Nextafter,
 }
 
 impl Math2Fn {
@@ -159,6 +169,8 @@ impl Math2Fn {
             (Math2Fn::Logaddexp, Scalar::F32 | Scalar::F64) => Some("gpu_logaddexp"),
             (Math2Fn::Logaddexp2, Scalar::F32 | Scalar::F64) => Some("gpu_logaddexp2"),
             (Math2Fn::Heaviside, Scalar::F32 | Scalar::F64) => Some("gpu_heaviside"),
+            (Math2Fn::Nextafter, Scalar::F32) => Some("nextafterf"),
+            (Math2Fn::Nextafter, Scalar::F64) => Some("nextafter"),
             _ => None,
         }
     }
@@ -245,6 +257,25 @@ pub(crate) enum Func {
     Angle,
     /// The magnitude of a complex number (`hypot(re, im)`, NumPy's `abs` on complex).
     ComplexAbs,
+    /// Bitwise and of two operands of one `bool` or integer type (NumPy's `bitwise_and`).
+    BitAnd,
+    /// Bitwise or (`bitwise_or`), as [`Func::BitAnd`].
+    BitOr,
+    /// Bitwise exclusive or (`bitwise_xor`), as [`Func::BitAnd`].
+    BitXor,
+    /// `~x` of an integer, `!x` of a `bool` (NumPy's `invert`).
+    Invert,
+    /// NumPy's `left_shift` of integers: 0 where the count is negative or at least the width.
+    Shl,
+    /// NumPy's `right_shift` of integers: arithmetic for the signed types; where the count is
+    /// negative or at least the width, -1 for a negative operand and 0 otherwise.
+    Shr,
+    /// The number of one bits of `|x|`, an integer's (NumPy's `bitwise_count`): a `u8`.
+    BitCount,
+    /// The greatest common divisor of two integers, non-negative (NumPy's `gcd`).
+    Gcd,
+    /// The least common multiple of two integers, non-negative, 0 when either is (`lcm`).
+    Lcm,
 }
 
 /// Templates the rendered expressions call: NumPy's integer division (zero for a zero divisor,
@@ -322,6 +353,60 @@ __device__ __forceinline__ double gpu_logaddexp2(double x, double y) { return gp
 template <typename F> __device__ __forceinline__ F gpu_heaviside(F x, F h0) {
     return x != x ? x : (x == (F)0 ? h0 : (x < (F)0 ? (F)0 : (F)1));
 }
+__device__ __forceinline__ float gpu_sinc(float x) {
+    if (x == 0.0f) return 1.0f;
+    const float y = 3.14159265358979323846f * x;
+    return sinf(y) / y;
+}
+__device__ __forceinline__ double gpu_sinc(double x) {
+    if (x == 0.0) return 1.0;
+    const double y = 3.14159265358979323846 * x;
+    return sin(y) / y;
+}
+template <typename C> __device__ __forceinline__ C gpu_csinc(C z) {
+    typedef decltype(z.re) T;
+    if (z.re == (T)0 && z.im == (T)0) { C one = z; one.re = (T)1; return one; }
+    C y = z;
+    y *= (T)3.14159265358979323846;
+    return sin(y) / y;
+}
+__device__ __forceinline__ float gpu_nextafter16(float x, float y, int mant, int emin, float maxf) {
+    if (x != x || y != y) return x + y;
+    if (x == y) return y;
+    if (x == 0.0f) return copysignf(ldexpf(1.0f, emin - mant), y);
+    const float ax = fabsf(x);
+    if (isinf(ax)) return copysignf(maxf, x);
+    const bool away = (y > x) == (x > 0.0f);
+    int e;
+    frexpf(ax, &e);
+    float ulp = ldexpf(1.0f, max(e - 1, emin) - mant);
+    if (!away && e - 1 > emin && ax == ldexpf(1.0f, e - 1)) ulp *= 0.5f;
+    return copysignf(away ? ax + ulp : ax - ulp, x);
+}
+template <typename T> __device__ __forceinline__ unsigned long long gpu_magnitude(T a) {
+    return (gpu_signed<T>() && a < (T)0) ? 0ull - (unsigned long long)(long long)a : (unsigned long long)a;
+}
+template <typename T> __device__ __forceinline__ T gpu_lshift(T a, T b) {
+    return (unsigned long long)b < sizeof(T) * 8 ? (T)((unsigned long long)a << (unsigned long long)b) : (T)0;
+}
+template <typename T> __device__ __forceinline__ T gpu_rshift(T a, T b) {
+    if ((unsigned long long)b < sizeof(T) * 8) return (T)(a >> b);
+    return (gpu_signed<T>() && a < (T)0) ? (T)-1 : (T)0;
+}
+template <typename T> __device__ __forceinline__ unsigned char gpu_bitcount(T a) {
+    return (unsigned char)__popcll(gpu_magnitude(a));
+}
+__device__ __forceinline__ unsigned long long gpu_gcd_u(unsigned long long x, unsigned long long y) {
+    while (y != 0ull) { const unsigned long long r = x % y; x = y; y = r; }
+    return x;
+}
+template <typename T> __device__ __forceinline__ T gpu_gcd(T a, T b) {
+    return (T)gpu_gcd_u(gpu_magnitude(a), gpu_magnitude(b));
+}
+template <typename T> __device__ __forceinline__ T gpu_lcm(T a, T b) {
+    const unsigned long long x = gpu_magnitude(a), y = gpu_magnitude(b), g = gpu_gcd_u(x, y);
+    return g == 0ull ? (T)0 : (T)(x / g * y);
+}
 template <typename T> __device__ __forceinline__ T gpu_maximum(T a, T b) { return (a >= b || a != a) ? a : b; }
 template <typename T> __device__ __forceinline__ T gpu_minimum(T a, T b) { return (a <= b || a != a) ? a : b; }
 template <typename T> __device__ __forceinline__ T gpu_fmax(T a, T b) { return gpu_maximum(a, b); }
@@ -351,6 +436,7 @@ pub(crate) fn result_type(func: Func, args: &[DType]) -> Option<DType> {
     };
     let complex = first.is_complex();
     let part = DType::from_scalar(first.part_scalar());
+    let integer = first.is_bool_or_integer() && first != DType::Bool;
     match func {
         Func::Math(f) => f.c_function(named).map(|_| first),
         Func::Math2(f) => f.c_function(named).map(|_| first),
@@ -369,6 +455,11 @@ pub(crate) fn result_type(func: Func, args: &[DType]) -> Option<DType> {
             (!complex).then_some(first)
         }
         Func::Conj => complex.then_some(first),
+        Func::BitAnd | Func::BitOr | Func::BitXor | Func::Invert => {
+            first.is_bool_or_integer().then_some(first)
+        }
+        Func::Shl | Func::Shr | Func::Gcd | Func::Lcm => integer.then_some(first),
+        Func::BitCount => integer.then_some(DType::U8),
         Func::Real | Func::Imag | Func::Angle | Func::ComplexAbs => part.filter(|_| complex),
     }
 }
@@ -392,7 +483,22 @@ pub(crate) fn render(func: Func, t: DType, arg_types: &[DType], args: &[String])
                 None => x.clone(),
             })
             .collect();
-        let f = render(func, wide(t), &types, &rendered);
+        let f = match (func, sixteen_bit(first)) {
+            // NumPy's `nextafter` of a 16-bit float steps by that type's spacing, not
+            // `float`'s: its mantissa bits, least normal exponent and largest finite value.
+            (Func::Math2(Math2Fn::Nextafter), Some(narrow)) => {
+                let (mant, emin, max) = if narrow == Scalar::F16 {
+                    (10, -14, "65504.0f")
+                } else {
+                    (7, -126, "3.38953139e38f")
+                };
+                format!(
+                    "gpu_nextafter16({}, {}, {mant}, {emin}, {max})",
+                    rendered[0], rendered[1]
+                )
+            }
+            _ => render(func, wide(t), &types, &rendered),
+        };
         return match sixteen_bit(t) {
             Some(narrow) => cast::cast_c(Scalar::F32, narrow, &f),
             None => f,
@@ -441,6 +547,16 @@ pub(crate) fn render(func: Func, t: DType, arg_types: &[DType], args: &[String])
         Func::Abs => format!("gpu_abs(({t_c})({}))", a(0)),
         Func::Sign => format!("gpu_sign<{t_c}>({})", a(0)),
         Func::Pow => format!("gpu_pow(({t_c})({}), ({t_c})({}))", a(0), a(1)),
+        Func::BitAnd => format!("(({t_c})({} & {}))", a(0), a(1)),
+        Func::BitOr => format!("(({t_c})({} | {}))", a(0), a(1)),
+        Func::BitXor => format!("(({t_c})({} ^ {}))", a(0), a(1)),
+        Func::Invert if first == DType::Bool => format!("((bool)!{})", a(0)),
+        Func::Invert => format!("(({t_c})(~{}))", a(0)),
+        Func::Shl => format!("gpu_lshift<{t_c}>({}, {})", a(0), a(1)),
+        Func::Shr => format!("gpu_rshift<{t_c}>({}, {})", a(0), a(1)),
+        Func::BitCount => format!("gpu_bitcount<{}>({})", first.c_name(), a(0)),
+        Func::Gcd => format!("gpu_gcd<{t_c}>({}, {})", a(0), a(1)),
+        Func::Lcm => format!("gpu_lcm<{t_c}>({}, {})", a(0), a(1)),
     }
 }
 
@@ -465,6 +581,12 @@ pub(crate) fn needs_helpers(func: Func) -> bool {
             | Func::Abs
             | Func::Sign
             | Func::Pow
-            | Func::Math2(Math2Fn::Logaddexp | Math2Fn::Logaddexp2 | Math2Fn::Heaviside)
+            | Func::Math2(Math2Fn::Logaddexp | Math2Fn::Logaddexp2 | Math2Fn::Heaviside | Math2Fn::Nextafter)
+            | Func::Math(MathFn::Sinc)
+            | Func::Shl
+            | Func::Shr
+            | Func::BitCount
+            | Func::Gcd
+            | Func::Lcm
     )
 }

@@ -28,7 +28,9 @@
 //! `rint`; [`around`] takes the decimals (and integers, as NumPy's does). `frexp` and `modf` give two arrays, as PyCUDA's give a tuple.
 //!
 //! Comparisons, logic, `where_`, `maximum`/`minimum`, `abs`, `pow`, `sign`, `clip`,
-//! `remainder` and `floor_divide` are here too (written in `compare.rs`).
+//! `remainder` and `floor_divide` are here too (written in `compare.rs`), and the bitwise
+//! functions of `bool` and integer arrays, the shifts, `bitwise_count`, `gcd` and `lcm`
+//! (written in `bitwise.rs`). `nextafter`, `sinc` (complex numbers too) and `i0` are NumPy's.
 //!
 //! ```no_run
 //! use gpu_runtime::gpuarray::{math, DeviceArray};
@@ -61,8 +63,13 @@ use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
 use crate::gpuarray::kernels::registry::Definitions;
 
 pub use crate::gpuarray::elements::inexact::{Inexact, ToInexact};
+pub use crate::gpuarray::expr::bitwise::{
+    bitwise_and, bitwise_and_into, bitwise_count, bitwise_count_into, bitwise_or, bitwise_or_into,
+    bitwise_xor, bitwise_xor_into, gcd, gcd_into, invert, invert_into, lcm, lcm_into, left_shift,
+    left_shift_into, right_shift, right_shift_into,
+};
 pub use crate::gpuarray::expr::compare::{
-    abs, absolute, clip, equal, floor_divide, fmax, fmin, greater, greater_equal, less, less_equal,
+    abs, absolute, clip, divmod, equal, floor_divide, fmax, fmin, greater, greater_equal, less, less_equal,
     logical_and, logical_not, logical_or, logical_xor, maximum, minimum, not_equal, pow, power, remainder,
     sign, where_,
 };
@@ -209,11 +216,20 @@ impl<'a, T: ToFloat> Expr<'a, T> {
     }
 }
 
+impl<'a, T: Inexact> Expr<'a, T> {
+    /// NumPy's normalized `sinc`: `sin(πx) / (πx)`, exactly 1 at 0 (complex numbers too), as
+    /// a step of this expression.
+    pub fn sinc(self) -> Expr<'a, T> {
+        Expr::call(Func::Math(MathFn::Sinc), vec![self.untyped()])
+    }
+}
+
 impl<'a, T: Float> Expr<'a, T> {
     unary_methods!(T;
         ceil Ceil "The ceiling"; floor Floor "The floor";
         round Rint "NumPy's `round` (no decimals): the nearest integer, halves to even, as `rint`";
         trunc Trunc "The integer part, toward zero";
+        i0 I0 "The modified Bessel function of the first kind and order 0 (NumPy's `i0`)";
     );
 
     fn math2(self, f: Math2Fn, y: impl Operand<'a, T>) -> Expr<'a, T> {
@@ -256,6 +272,12 @@ impl<'a, T: Float> Expr<'a, T> {
     /// positive, NaN where it is NaN (NumPy's `heaviside(x, h0)`).
     pub fn heaviside(self, h0: impl Operand<'a, T>) -> Expr<'a, T> {
         self.math2(Math2Fn::Heaviside, h0)
+    }
+
+    /// The next number of `T` after `self` toward `y` (NumPy's `nextafter`; `f16` and `bf16`
+    /// step by their own spacing).
+    pub fn nextafter(self, y: impl Operand<'a, T>) -> Expr<'a, T> {
+        self.math2(Math2Fn::Nextafter, y)
     }
 
     /// `self * 2^e`, `e` an `i32` array, expression or scalar (PyCUDA's `cumath.ldexp`).
@@ -302,6 +324,11 @@ unary_fns!(Float;
     floor floor_into => T, "The floor";
     round round_into => T, "NumPy's `round` with no decimals (halves to even, as `rint`)";
     trunc trunc_into => T, "The integer part, toward zero";
+    i0 i0_into => T, "The modified Bessel function of the first kind and order 0 (NumPy's `i0`)";
+);
+
+unary_fns!(Inexact;
+    sinc sinc_into => T, "NumPy's normalized `sinc`, `sin(πx) / (πx)` (1 at 0; complex numbers too),";
 );
 
 binary_fns!(
@@ -312,6 +339,7 @@ binary_fns!(
     logaddexp logaddexp_into, "`ln(e^x + e^y)` without overflow (NumPy's `logaddexp`)";
     logaddexp2 logaddexp2_into, "`log2(2^x + 2^y)` without overflow (NumPy's `logaddexp2`)";
     heaviside heaviside_into, "The Heaviside step of `x`, `y` where `x` is zero (NumPy's `heaviside(x, h0)`)";
+    nextafter nextafter_into, "The next number after `x` toward `y` (NumPy's `nextafter`; `f16` and `bf16` by their own spacing)";
 );
 
 /// `x * 2^e` element by element (PyCUDA's `cumath.ldexp`), into a new array.

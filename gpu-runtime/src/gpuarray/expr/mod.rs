@@ -1,10 +1,11 @@
 //! Elementwise arithmetic and math: [`Expr`](crate::gpuarray::Expr), lazy arithmetic fused into one
 //! elementwise kernel (`core`, its functions in `func`, its operators in `ops`), the public
-//! [`math`](crate::gpuarray::math) (with `math_complex` and `compare`) and
+//! [`math`](crate::gpuarray::math) (with `math_complex`, `compare` and `bitwise`: the bitwise
+//! operators, shifts, `gcd`, `lcm`) and
 //! [`promote`](crate::gpuarray::promote) modules, `if_positive`/`vdot` (`select`),
 //! [`linear_combination`](crate::gpuarray::linear_combination), and the NumPy functions written
 //! as expressions over the lower rooms: `diff` (`diff`), `digitize` and `histogram_density`
-//! (`binning`: values and bins), `isclose`, `array_equal`, `nan_to_num` (`close`), the set
+//! (`binning`: values and bins), `histogramdd` and `histogram2d` (`histogramdd`), `isclose`, `array_equal`, `nan_to_num` (`close`), the set
 //! routines `isin`, `intersect1d`, `union1d`, `setdiff1d`, `setxor1d` (`sets`), `tril`/`triu`
 //! (`triangle`), `select`, `compress`, `extract`, `putmask` and `place` (`conditions`), the
 //! weighted `average` (`average`), `gradient` (`gradient`), `unwrap` (`unwrap`), `convolve` and
@@ -13,6 +14,7 @@
 pub(crate) mod add_remove;
 pub(crate) mod average;
 pub(crate) mod binning;
+pub(crate) mod bitwise;
 pub(crate) mod close;
 pub(crate) mod compare;
 pub(crate) mod conditions;
@@ -23,6 +25,7 @@ pub(crate) mod diff;
 pub(crate) mod flat_index;
 pub(crate) mod func;
 pub(crate) mod gradient;
+pub(crate) mod histogramdd;
 pub(crate) mod interp;
 pub(crate) mod linear_combination;
 pub(crate) mod logspace;

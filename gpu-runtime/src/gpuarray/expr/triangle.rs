@@ -1,7 +1,8 @@
 //! NumPy's `tril` and `triu`: the lower or upper triangle of the last two axes, the rest zero,
 //! as one elementwise kernel over the array and two index ranges that broadcast to its
-//! shape (`where(j - i <= k, a, 0)`); `tri`, a triangle of ones; and `tril_indices` /
-//! `triu_indices`, the indices of a triangle (made on the host).
+//! shape (`where(j - i <= k, a, 0)`); `tri`, a triangle of ones; `tril_indices` /
+//! `triu_indices`, the indices of a triangle (made on the host); and `mask_indices`, those of
+//! any mask a closure makes of a square of ones.
 
 use ndarray::{Array1, Dimension, Ix1, Ix2, IxDyn};
 
@@ -173,6 +174,49 @@ pub fn triu_indices_from<S: Storage>(
     k: isize,
 ) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<i64, Ix1>)> {
     triu_indices(a.context(), a.shape()[0], k, a.shape()[1])
+}
+
+/// The rows and columns of the nonzero elements of what `mask_func` makes of an `n` x `n`
+/// matrix of ones (`i64`), in C order (NumPy's `mask_indices(n, mask_func, k)`, `k` in the
+/// closure): `mask_indices(&ctx, n, |m| m.triu(1))` is [`triu_indices`]`(&ctx, n, 1, n)`. The
+/// closure may return an array of any element type; one of other than two axes is
+/// [`ArrayShapeError::Dimension`]. Waits for the count of nonzero elements.
+///
+/// ```no_run
+/// use gpu_runtime::gpuarray;
+/// let ctx = gpu_runtime::Context::default()?;
+/// let (rows, cols) = gpuarray::mask_indices(&ctx, 3, |m| m.triu(1))?;
+/// assert_eq!(rows.to_vec()?, [0, 0, 1]);
+/// assert_eq!(cols.to_vec()?, [1, 2, 2]);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+pub fn mask_indices<F, SM, DM>(
+    ctx: &Context,
+    n: usize,
+    mask_func: F,
+) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<i64, Ix1>)>
+where
+    F: FnOnce(&DeviceArray<i64, Ix2>) -> Result<DeviceArrayBase<SM, DM>>,
+    SM: Storage<Elem: Element>,
+    DM: Dimension,
+{
+    let ones = DeviceArray::<i64, Ix2>::ones(ctx, (n, n))?;
+    let mask = mask_func(&ones)?;
+    if mask.ndim() != 2 {
+        return Err(ArrayShapeError::Dimension {
+            axes: mask.ndim(),
+            fixed: 2,
+        }
+        .into());
+    }
+    let mut ix = mask.nonzero()?.into_iter();
+    match (ix.next(), ix.next()) {
+        (Some(rows), Some(cols)) => Ok((rows, cols)),
+        _ => Err(crate::error::Error::Internal {
+            operation: "gpuarray::mask_indices",
+            broken: "the indices of two axes",
+        }),
+    }
 }
 
 #[cfg(test)]

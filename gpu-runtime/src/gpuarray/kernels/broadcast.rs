@@ -132,6 +132,28 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     }
 }
 
+/// The arrays broadcast to their common shape, as views (NumPy's `broadcast_arrays(*args)`):
+/// stride 0 along each broadcast axis, no copy. Shapes that do not broadcast are
+/// [`ArrayShapeError::Broadcast`].
+///
+/// ```no_run
+/// use gpu_runtime::gpuarray::{self, DeviceArray};
+/// use gpu_runtime::{ndarray::{arr1, arr2}, Context};
+/// let ctx = Context::default()?;
+/// let col = DeviceArray::from_ndarray(&ctx, &arr2(&[[1.0f32], [2.0]]))?;
+/// let row = DeviceArray::from_ndarray(&ctx, &arr2(&[[10.0f32, 20.0, 30.0]]))?;
+/// let both = gpuarray::broadcast_arrays(&[&col, &row])?;
+/// assert_eq!((both[0].shape(), both[1].shape()), (&[2, 3][..], &[2, 3][..]));
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+pub fn broadcast_arrays<'a, S: Storage, D: Dimension>(
+    arrays: &[&'a DeviceArrayBase<S, D>],
+) -> Result<Vec<DeviceArrayView<'a, S::Elem, IxDyn>>> {
+    let shapes: Vec<&[usize]> = arrays.iter().map(|a| a.shape()).collect();
+    let shape = broadcast_shapes(&shapes)?;
+    arrays.iter().map(|a| a.broadcast_to(&shape)).collect()
+}
+
 /// The shape the arrays among `args` broadcast to, or `None` when there is none.
 pub(crate) fn shape_of_args(args: &[KernelArg<'_>]) -> Result<Option<Vec<usize>>> {
     let shapes: Vec<&[usize]> = args

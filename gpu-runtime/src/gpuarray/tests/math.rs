@@ -79,6 +79,97 @@ fn helper_math2_kernels_compile_in_every_float_type() {
     }
 }
 
+/// `sinc`, `i0` and `nextafter` in every float type (`nextafter` of the 16-bit ones by their
+/// own spacing, not `float`'s), and `sinc` of the complex types.
+#[test]
+fn sinc_i0_and_nextafter_compile_in_every_float_type() {
+    fn source<T: Element>(node: &Node) -> String {
+        kernel::<T>(node, Store::Assign)
+            .unwrap()
+            .source(Variant::Contiguous)
+    }
+    for s in [DType::F16, DType::Bf16, DType::F32, DType::F64] {
+        let one = |f| call(Func::Math(f), vec![Node::ArrayOf(s)]);
+        let next = call(
+            Func::Math2(Math2Fn::Nextafter),
+            vec![Node::ArrayOf(s), Node::ScalarOf(s)],
+        );
+        let sum = Node::Bin(
+            BinOp::Add,
+            Box::new(Node::Bin(
+                BinOp::Add,
+                Box::new(one(MathFn::Sinc)),
+                Box::new(one(MathFn::I0)),
+            )),
+            Box::new(next),
+        );
+        let text = match s {
+            DType::F16 => source::<half::f16>(&sum),
+            DType::Bf16 => source::<half::bf16>(&sum),
+            DType::F32 => source::<f32>(&sum),
+            _ => source::<f64>(&sum),
+        };
+        // The helper's text is in every kernel with helpers; `float`'s function only where
+        // the elements are `float`.
+        assert_eq!(text.contains("nextafterf("), s == DType::F32, "{text}");
+        assert!(
+            text.contains("gpu_sinc(") && text.contains("cyl_bessel_i0"),
+            "{text}"
+        );
+        compiles(&format!("sinc {s:?}"), &text);
+    }
+    for s in [DType::Complex32, DType::Complex64] {
+        let sinc = call(Func::Math(MathFn::Sinc), vec![Node::ArrayOf(s)]);
+        let text = if s == DType::Complex32 {
+            source::<crate::types::Complex32>(&sinc)
+        } else {
+            source::<crate::types::Complex64>(&sinc)
+        };
+        assert!(text.contains("gpu_csinc("), "{text}");
+        compiles(&format!("sinc {s:?}"), &text);
+    }
+}
+
+/// The bitwise functions, the shifts, `gcd`, `lcm` and `bitwise_count` in every integer type,
+/// and the bitwise operators of `bool`.
+#[test]
+fn bitwise_kernels_compile_in_bool_and_every_integer_type() {
+    fn source<T: Element>(node: &Node) -> String {
+        kernel::<T>(node, Store::Assign)
+            .unwrap()
+            .source(Variant::Strided(2))
+    }
+    let two = |f, a: Node, b: Node| call(f, vec![a, b]);
+    let chain = |s: DType, integer: bool| {
+        let x = || Node::ArrayOf(s);
+        let mut n = two(Func::BitAnd, x(), Node::ScalarOf(s));
+        n = two(Func::BitOr, n, x());
+        n = two(Func::BitXor, n, call(Func::Invert, vec![x()]));
+        if integer {
+            for f in [Func::Shl, Func::Shr, Func::Gcd, Func::Lcm] {
+                n = two(f, n, x());
+            }
+        }
+        n
+    };
+    macro_rules! each {
+        ($($t:ty),*) => {$(
+            let s = <$t>::DTYPE;
+            let text = source::<$t>(&chain(s, true));
+            assert!(text.contains("gpu_lcm<") && text.contains("gpu_lshift<"), "{text}");
+            compiles(&format!("bitwise {s:?}"), &text);
+            let count = call(Func::BitCount, vec![Node::ArrayOf(s)]);
+            compiles(&format!("bitwise_count {s:?}"), &source::<u8>(&count));
+        )*};
+    }
+    each!(i8, u8, i16, u16, i32, u32, i64, u64);
+    let text = source::<Bool>(&chain(DType::Bool, false));
+    assert!(text.contains("((bool)!"), "{text}");
+    compiles("bitwise bool", &text);
+    // Floats have no bits NumPy operates on: no result type, so an `Expr` refuses them.
+    assert!(kernel::<f32>(&chain(DType::F32, true), Store::Assign).is_err());
+}
+
 /// Every math function of one and two operands, the predicates and `ldexp`, as one kernel per
 /// float type (one expression holding them all compiles every name at once).
 #[test]
