@@ -62,6 +62,7 @@ mod array_nanred;
 mod array_numpy_sums;
 mod array_pad;
 mod array_place_diag;
+mod array_put_along;
 mod array_pycuda;
 mod array_random;
 mod array_rearrange;

@@ -24,7 +24,7 @@ use crate::gpuarray::elements::array_element::ArrayElement;
 /// | made by | holds | its operations |
 /// |---|---|---|
 /// | [`a.on(&stream)`](DeviceArrayBase::on) | `&DeviceArrayBase` | the reads: `to_contiguous`, `copy`, `ravel`, `astype`, `take`, `any`, `all`, the reductions (`sum`, `mean`, `max`, `argmax`, ..., along an axis too), `cumsum`/`cumprod`, the sorts, `roll`, `repeat`, `tile`, `tril`, `isin`, `compress`, `pad`, `delete`, `ediff1d`, `diag`, `diagflat`, `trapezoid`, `gradient`, `unwrap`, `vander`, `sort_complex` |
-/// | [`a.on_mut(&stream)`](DeviceArrayBase::on_mut) | `&mut DeviceArrayBase` | the writes: `fill`, `copy_from`, `assign`, `put`, `fill_diagonal`, `copyto`, `copyto_where`, `assign_expr`, `op_assign` and `add_assign` ..., the Philox `fill_uniform`/`fill_normal` |
+/// | [`a.on_mut(&stream)`](DeviceArrayBase::on_mut) | `&mut DeviceArrayBase` | the writes: `fill`, `copy_from`, `assign`, `put`, `put_along_axis`, `fill_diagonal`, `copyto`, `copyto_where`, `assign_expr`, `op_assign` and `add_assign` ..., the Philox `fill_uniform`/`fill_normal` |
 /// | [`expr.on(&stream)`](crate::gpuarray::Expr::on) | [`Expr`](crate::gpuarray::Expr) | `eval`, `eval_into` (and so every math function of one result: `a.expr().sin().on(&stream).eval()`) |
 /// | [`kernel.on(&stream)`](crate::gpuarray::ElementwiseKernel::on) | `&ElementwiseKernel`, `&ReductionKernel`, `&ScanKernel` | `launch`; `reduce`, `reduce_into`, `reduce_axis`; `scan`, `scan_into`, `scan_axis`, `inclusive` ... |
 /// | [`generator.on(&stream)`](crate::gpuarray::CurandGenerator::on) | `&mut CurandGenerator` | `fill_uniform`, `fill_normal` |

@@ -5,6 +5,12 @@
 //!
 //! The kernel reads both operands through their strides (a broadcast axis has stride 0), so
 //! no operand is copied first; it writes a new C-order array.
+//!
+//! NumPy's `put_along_axis(arr, indices, values, axis)` is the same walk the other way:
+//! `arr[..., indices[..., j, ...], ...] = values[..., j, ...]`, `values` broadcast to the
+//! walk's shape, `arr` written in place through its strides. Its indices are checked by a first
+//! launch of the kernel that writes nothing, so that an index out of range is refused with
+//! `arr` unchanged.
 
 use ndarray::{Dimension, IxDyn};
 
@@ -13,7 +19,7 @@ use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
-use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::copy::gather::INDEX_FN;
@@ -21,6 +27,7 @@ use crate::gpuarray::elements::cast::headers_for;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::index_element::IndexElement;
+use crate::gpuarray::kernels::broadcast::broadcast_strides;
 use crate::gpuarray::kernels::registry::{self, BLOCK};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::Arg;
@@ -62,6 +69,42 @@ static KERNELS: SourceKernels<(DType, DType)> = SourceKernels::new();
 fn prepared(ctx: &Context, t: DType, index: DType) -> Result<crate::launch::PreparedFunction> {
     KERNELS.prepared(ctx, (t, index), NAME, || source(t, index))
 }
+
+const PUT_NAME: &str = "gpu_put_along";
+
+/// The scatter's source: `dims` holds the walk's shape, then the strides of `arr`, of
+/// `indices` and of `values` along it; with `write == 0` it only checks the indices.
+fn put_source(t: DType, index: DType) -> String {
+    let (tc, ic) = (t.c_name(), index.c_name());
+    let read = match index {
+        DType::U64 => u64::c_to_index("idx[io]"),
+        _ => i64::c_to_index("idx[io]"),
+    };
+    format!(
+        "{headers}{INDEX_FN}extern \"C\" __global__ void {PUT_NAME}(unsigned long long n, {tc} *__restrict__ a, \
+         const {ic} *__restrict__ idx, const {tc} *__restrict__ v, const long long *__restrict__ dims, int ndim, \
+         int axis, long long a_base, long long i_base, long long v_base, long long len, int write, \
+         unsigned long long *bad) {{\n\
+         for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; t < n;\n\
+              t += (unsigned long long)gridDim.x * blockDim.x) {{\n\
+             unsigned long long rem = t;\n\
+             long long ao = a_base, io = i_base, vo = v_base;\n\
+             for (int d = ndim - 1; d >= 0; --d) {{\n\
+                 const unsigned long long l = (unsigned long long)dims[d];\n\
+                 const long long c = (long long)(rem % l);\n\
+                 rem /= l;\n\
+                 io += c * dims[2 * ndim + d];\n\
+                 vo += c * dims[3 * ndim + d];\n\
+                 if (d != axis) ao += c * dims[ndim + d];\n\
+             }}\n\
+             const long long ix = gpu_index({read}, len, 0, bad);\n\
+             if (write && ix >= 0) a[ao + ix * dims[ndim + axis]] = v[vo];\n\
+         }}\n}}\n",
+        headers = headers_for([t, index]),
+    )
+}
+
+static PUT_KERNELS: SourceKernels<(DType, DType)> = SourceKernels::new();
 
 /// The result's shape and each operand's strides along it (0 where broadcast), NumPy's rule:
 /// the axes other than `axis` broadcast, the result's `axis` is the indices'.
@@ -134,6 +177,153 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
     ) -> Result<DeviceArray<S::Elem, IxDyn>> {
         take_along_stream(self.target, indices, axis, self.stream)
     }
+}
+
+impl<S: StorageMut<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+    /// Writes `values` at `indices` along `axis` of this array, in place (NumPy's
+    /// `put_along_axis(a, indices, values, axis)`; negative `axis` counts from the end):
+    /// `indices` has as many axes as this array ([`ArrayShapeError::AxesDiffer`]), its other
+    /// axes broadcast against this array's, and `values` broadcasts to that walk's shape
+    /// ([`ArrayShapeError::Broadcast`]). Indices of any integer type, negative ones counting
+    /// from the end; one out of range is [`ArrayShapeError::IndexOutOfRange`] with nothing
+    /// written (waits for the check). Where two indices meet, which value stays is unspecified
+    /// (NumPy: the last).
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::DeviceArray;
+    /// use gpu_runtime::ndarray::arr2;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let mut a = DeviceArray::from_ndarray(&ctx, &arr2(&[[10.0f32, 30.0, 20.0], [60.0, 40.0, 50.0]]))?;
+    /// let i = DeviceArray::from_ndarray(&ctx, &arr2(&[[1i64], [-1]]))?;
+    /// let v = DeviceArray::from_ndarray(&ctx, &arr2(&[[0.0f32]]))?;
+    /// a.put_along_axis(&i, &v, 1)?;
+    /// assert_eq!(a.to_vec()?, [10.0, 0.0, 20.0, 60.0, 40.0, 0.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn put_along_axis<SI, DI, SV, DV>(
+        &mut self,
+        indices: &DeviceArrayBase<SI, DI>,
+        values: &DeviceArrayBase<SV, DV>,
+        axis: isize,
+    ) -> Result<()>
+    where
+        SI: Storage<Elem: IndexElement>,
+        DI: Dimension,
+        SV: Storage<Elem = S::Elem>,
+        DV: Dimension,
+    {
+        put_along_stream(self, indices, values, axis, None)
+    }
+}
+
+impl<S: StorageMut<Elem: Element>, D: Dimension> OnStream<'_, &mut DeviceArrayBase<S, D>> {
+    /// [`put_along_axis`](DeviceArrayBase::put_along_axis) on this stream.
+    pub fn put_along_axis<SI, DI, SV, DV>(
+        &mut self,
+        indices: &DeviceArrayBase<SI, DI>,
+        values: &DeviceArrayBase<SV, DV>,
+        axis: isize,
+    ) -> Result<()>
+    where
+        SI: Storage<Elem: IndexElement>,
+        DI: Dimension,
+        SV: Storage<Elem = S::Elem>,
+        DV: Dimension,
+    {
+        put_along_stream(self.target, indices, values, axis, self.stream)
+    }
+}
+
+fn put_along_stream<S, D, SI, DI, SV, DV>(
+    a: &mut DeviceArrayBase<S, D>,
+    indices: &DeviceArrayBase<SI, DI>,
+    values: &DeviceArrayBase<SV, DV>,
+    axis: isize,
+    stream: Option<&Stream>,
+) -> Result<()>
+where
+    S: StorageMut<Elem: Element>,
+    D: Dimension,
+    SI: Storage<Elem: IndexElement>,
+    DI: Dimension,
+    SV: Storage<Elem = S::Elem>,
+    DV: Dimension,
+{
+    const OP: &str = "DeviceArray::put_along_axis";
+    if a.ndim() != indices.ndim() {
+        return Err(ArrayShapeError::AxesDiffer {
+            operation: OP,
+            axes: a.ndim(),
+            index_axes: indices.ndim(),
+        }
+        .into());
+    }
+    let axis = normalize_axis(OP, axis, a.ndim())?;
+    let (shape, sa, si) = along_layout(a.shape(), a.strides(), indices.shape(), indices.strides(), axis)?;
+    let sv = broadcast_strides(values.shape(), values.strides(), &shape).ok_or_else(|| {
+        ArrayShapeError::Broadcast {
+            shape: values.shape().to_vec(),
+            other: shape.clone(),
+        }
+    })?;
+    let n = shape.iter().product::<usize>() as u64;
+    if n == 0 {
+        return Ok(());
+    }
+    let len = a.shape()[axis];
+    let base =
+        |shape: &[usize], strides: &[isize]| layout::span(shape, strides).map_or(0, |(lo, _)| -lo) as i64;
+    let a_base = base(a.shape(), a.strides());
+    let i_base = base(indices.shape(), indices.strides());
+    let v_base = base(values.shape(), values.strides());
+    let ctx = a.context().clone();
+    let dims: Vec<i64> = shape
+        .iter()
+        .map(|&l| l as i64)
+        .chain(sa.iter().chain(&si).chain(&sv).map(|&s| s as i64))
+        .collect();
+    let dims = DeviceBuffer::from_host(&ctx, &dims[..])?;
+    let mut bad = DeviceBuffer::<u64>::zeros(&ctx, 2)?;
+    let f = PUT_KERNELS.prepared(&ctx, (S::Elem::DTYPE, SI::Elem::DTYPE), PUT_NAME, || {
+        put_source(S::Elem::DTYPE, SI::Elem::DTYPE)
+    })?;
+    let grid = registry::grid_for(&ctx, n)?;
+    // The check, then (every index in range) the writes.
+    for write in [0, 1] {
+        registry::launch(
+            &f,
+            grid,
+            BLOCK,
+            stream,
+            &[
+                Arg::U64(n),
+                Arg::output(a),
+                Arg::input::<SI::Elem, _>(indices),
+                Arg::input::<S::Elem, _>(values),
+                Arg::input::<i64, _>(&dims),
+                Arg::I32(shape.len() as i32),
+                Arg::I32(axis as i32),
+                Arg::I64(a_base),
+                Arg::I64(i_base),
+                Arg::I64(v_base),
+                Arg::I64(len as i64),
+                Arg::I32(write),
+                Arg::output(&mut bad),
+            ],
+        )?;
+        if write == 0 {
+            let v = bad.to_vec()?;
+            if v[0] != 0 {
+                return Err(ArrayShapeError::IndexOutOfRange {
+                    operation: OP,
+                    index: v[1] as i64,
+                    len,
+                }
+                .into());
+            }
+        }
+    }
+    Ok(())
 }
 
 fn take_along_stream<S, D, SI, DI>(
@@ -232,6 +422,11 @@ mod tests {
             let s = source(t, i);
             let decl = gpu_cdecl::find_kernel(&s, NAME).unwrap();
             assert_eq!(decl.params.len(), 11);
+            let p = put_source(t, i);
+            assert_eq!(gpu_cdecl::find_kernel(&p, PUT_NAME).unwrap().params.len(), 13);
+            if let Err(e) = registry::compile_check(&p, "sm_90") {
+                panic!("put_along_axis of {t:?} at {i:?}: {e}");
+            }
             // One translation unit: each kernel and its index helper renamed apart.
             all.push_str(
                 &s.replace(NAME, &format!("{NAME}{k}"))

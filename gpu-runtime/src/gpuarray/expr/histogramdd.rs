@@ -10,6 +10,7 @@ use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
+use crate::gpuarray::array::layout::checked_size;
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
@@ -323,7 +324,7 @@ fn dd<T: Element, W: Element, SW: Storage<Elem = W>>(
         edge_types.push(edge_type);
     }
     let nbin: Vec<usize> = edges.iter().map(|e| e.len() + 1).collect();
-    let total: usize = nbin.iter().product();
+    let total = checked_size(OP, &nbin)?;
     // The flat index of each point's bin (C order over `nbin`), a variable at a time.
     let mut flat = DeviceArray::<i64, Ix1>::zeros(&ctx, n)?;
     let mut stride = total;

@@ -15,6 +15,7 @@ use ndarray::{Dimension, IxDyn};
 use crate::driver::context::core::Context;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::layout::checked_size;
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
@@ -67,6 +68,7 @@ impl OnStream<'_, &Context> {
     ) -> Result<DeviceArray<S::Elem, IxDyn>> {
         let shapes: Vec<&[usize]> = operands.iter().map(|a| a.shape()).collect();
         let plan = Plan::new(subscripts, &shapes)?;
+        checked_size("einsum", &plan.out_shape)?;
         let mut out = DeviceArray::<S::Elem, IxDyn>::empty(self.target, IxDyn(&plan.out_shape))?;
         let nout = out.len() as u64;
         if nout == 0 {
@@ -84,7 +86,7 @@ impl OnStream<'_, &Context> {
             sum_labels: plan.sizes.len() - plan.out_labels,
         };
         let f = KERNELS.prepared(self.target, key, NAME, || source(key))?;
-        let nsum: u64 = plan.sizes[plan.out_labels..].iter().map(|&d| d as u64).product();
+        let nsum = checked_size("einsum", &plan.sizes[plan.out_labels..])? as u64;
         let mut args = vec![Arg::U64(nout), Arg::U64(nsum)];
         args.extend(views.iter().map(Arg::input::<S::Elem, _>));
         args.push(Arg::output(&mut out));

@@ -8,6 +8,7 @@ use crate::driver::context::core::Context;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
+use crate::gpuarray::array::layout::checked_size;
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::element::Element;
 
@@ -213,7 +214,13 @@ impl OnStream<'_, &Context> {
         let sub_a: String = (0..nd).map(letter).collect();
         let sub_b: String = (0..nd).map(|k| letter(nd + k)).collect();
         let out: String = (0..nd).flat_map(|k| [letter(k), letter(nd + k)]).collect();
-        let shape: Vec<usize> = va.shape().iter().zip(vb.shape()).map(|(x, y)| x * y).collect();
+        let shape = va
+            .shape()
+            .iter()
+            .zip(vb.shape())
+            .map(|(&x, &y)| checked_size("kron", &[x, y]))
+            .collect::<Result<Vec<usize>>>()?;
+        checked_size("kron", &shape)?;
         let product = self.einsum(&format!("{sub_a},{sub_b}->{out}"), &[&va, &vb])?;
         product.reshape(IxDyn(&shape))
     }
