@@ -234,6 +234,22 @@ impl<S: StorageMut<Elem: Element>, D: Dimension> OnStream<'_, &mut DeviceArrayBa
     }
 }
 
+/// The offset of an operand's element 0 from the lowest address it spans (where its kernel
+/// pointer starts), in elements.
+fn span_base(shape: &[usize], strides: &[isize]) -> i64 {
+    layout::span(shape, strides).map_or(0, |(lo, _)| -lo) as i64
+}
+
+/// The kernels' `dims`: the walk's shape, then each operand's strides along it, on the device.
+fn walk_dims(ctx: &Context, shape: &[usize], strides: &[&[isize]]) -> Result<DeviceBuffer<i64>> {
+    let dims: Vec<i64> = shape
+        .iter()
+        .map(|&l| l as i64)
+        .chain(strides.iter().flat_map(|s| s.iter().map(|&x| x as i64)))
+        .collect();
+    DeviceBuffer::from_host(ctx, &dims[..])
+}
+
 fn put_along_stream<S, D, SI, DI, SV, DV>(
     a: &mut DeviceArrayBase<S, D>,
     indices: &DeviceArrayBase<SI, DI>,
@@ -271,18 +287,11 @@ where
         return Ok(());
     }
     let len = a.shape()[axis];
-    let base =
-        |shape: &[usize], strides: &[isize]| layout::span(shape, strides).map_or(0, |(lo, _)| -lo) as i64;
-    let a_base = base(a.shape(), a.strides());
-    let i_base = base(indices.shape(), indices.strides());
-    let v_base = base(values.shape(), values.strides());
+    let a_base = span_base(a.shape(), a.strides());
+    let i_base = span_base(indices.shape(), indices.strides());
+    let v_base = span_base(values.shape(), values.strides());
     let ctx = a.context().clone();
-    let dims: Vec<i64> = shape
-        .iter()
-        .map(|&l| l as i64)
-        .chain(sa.iter().chain(&si).chain(&sv).map(|&s| s as i64))
-        .collect();
-    let dims = DeviceBuffer::from_host(&ctx, &dims[..])?;
+    let dims = walk_dims(&ctx, &shape, &[&sa, &si, &sv])?;
     let mut bad = DeviceBuffer::<u64>::zeros(&ctx, 2)?;
     let f = PUT_KERNELS.prepared(&ctx, (S::Elem::DTYPE, SI::Elem::DTYPE), PUT_NAME, || {
         put_source(S::Elem::DTYPE, SI::Elem::DTYPE)
@@ -357,16 +366,9 @@ where
     }
     let len = a.shape()[axis];
     // Offsets from the lowest address each operand's pointer starts at.
-    let base =
-        |shape: &[usize], strides: &[isize]| layout::span(shape, strides).map_or(0, |(lo, _)| -lo) as i64;
-    let a_base = base(a.shape(), a.strides());
-    let i_base = base(indices.shape(), indices.strides());
-    let dims: Vec<i64> = shape
-        .iter()
-        .map(|&l| l as i64)
-        .chain(sa.iter().chain(&si).map(|&s| s as i64))
-        .collect();
-    let dims = DeviceBuffer::from_host(ctx, &dims[..])?;
+    let a_base = span_base(a.shape(), a.strides());
+    let i_base = span_base(indices.shape(), indices.strides());
+    let dims = walk_dims(ctx, &shape, &[&sa, &si])?;
     let mut bad = DeviceBuffer::<u64>::zeros(ctx, 2)?;
     let f = prepared(ctx, S::Elem::DTYPE, SI::Elem::DTYPE)?;
     let grid = registry::grid_for(ctx, n)?;
