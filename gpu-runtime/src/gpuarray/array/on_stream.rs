@@ -63,6 +63,39 @@ impl<'a, T> OnStream<'a, T> {
     }
 }
 
+/// The plain forms of operations: each item, written as its signature with the generics and
+/// the `where` bounds in brackets (`fn sum_as[A: Element](&self) -> Result<A>;`), becomes a
+/// `pub fn` that runs the stream form of the same name on the legacy default stream, so that
+/// this rule is written once rather than once per operation.
+macro_rules! on_legacy_stream {
+    () => {};
+    (
+        $(#[$attr:meta])*
+        fn $name:ident $([$($generics:tt)*])? (&self $(, $arg:ident: $ty:ty)* $(,)?) -> $ret:ty
+        $(where [$($bounds:tt)*])?;
+        $($rest:tt)*
+    ) => {
+        $(#[$attr])*
+        pub fn $name $(<$($generics)*>)? (&self $(, $arg: $ty)*) -> $ret $(where $($bounds)*)? {
+            $crate::gpuarray::array::on_stream::OnStream::legacy(self).$name($($arg),*)
+        }
+        $crate::gpuarray::array::on_stream::on_legacy_stream! { $($rest)* }
+    };
+    (
+        $(#[$attr:meta])*
+        fn $name:ident $([$($generics:tt)*])? (&mut self $(, $arg:ident: $ty:ty)* $(,)?) -> $ret:ty
+        $(where [$($bounds:tt)*])?;
+        $($rest:tt)*
+    ) => {
+        $(#[$attr])*
+        pub fn $name $(<$($generics)*>)? (&mut self $(, $arg: $ty)*) -> $ret $(where $($bounds)*)? {
+            $crate::gpuarray::array::on_stream::OnStream::legacy(self).$name($($arg),*)
+        }
+        $crate::gpuarray::array::on_stream::on_legacy_stream! { $($rest)* }
+    };
+}
+pub(crate) use on_legacy_stream;
+
 impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     /// This array's reads (`astype`, `copy`, `sum`, ...) queued on `stream`, which must belong
     /// to the array's context: see [`OnStream`].

@@ -9,7 +9,7 @@ use ndarray::{Dimension, Ix1, IxDyn, Order};
 use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::layout;
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 
 /// `shape` and `strides` without their axes of length 1.
 pub(crate) fn squeezed(shape: &[usize], strides: &[isize]) -> (Vec<usize>, Vec<isize>) {
@@ -163,10 +163,10 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         DeviceArrayBase::from_parts(self.data, self.offset, &new_shape, &strides)
     }
 
-    /// The elements in C order as a new 1-D array (NumPy's `ravel`, which copies when the
-    /// array is not contiguous; for a view of a contiguous array, `view().reshape(len())`).
-    pub fn ravel(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        OnStream::legacy(self).ravel()
+    on_legacy_stream! {
+        /// The elements in C order as a new 1-D array (NumPy's `ravel`, which copies when the
+        /// array is not contiguous; for a view of a contiguous array, `view().reshape(len())`).
+        fn ravel(&self) -> Result<DeviceArray<S::Elem, Ix1>>;
     }
 }
 

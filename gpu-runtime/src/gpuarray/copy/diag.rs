@@ -8,40 +8,40 @@ use ndarray::{Dimension, Ix1, Ix2};
 use crate::driver::context::core::Context;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::element::Element;
 
 impl<S: Storage<Elem: Element>> DeviceArrayBase<S, Ix1> {
-    /// A new square matrix of zeros with this vector on diagonal `k` (NumPy's `diag(v, k)` of
-    /// a 1-d `v`: above the main diagonal for positive `k`, below for negative; the matrix is
-    /// `len + |k|` on a side).
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let v = DeviceArray::<i32, _>::arange(&ctx, 1.0, 3.0, 1.0)?;
-    /// assert_eq!(v.diag(-1)?.to_vec()?, [0, 0, 0, 1, 0, 0, 0, 2, 0]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn diag(&self, k: isize) -> Result<DeviceArray<S::Elem, Ix2>> {
-        OnStream::legacy(self).diag(k)
+    on_legacy_stream! {
+        /// A new square matrix of zeros with this vector on diagonal `k` (NumPy's `diag(v, k)` of
+        /// a 1-d `v`: above the main diagonal for positive `k`, below for negative; the matrix is
+        /// `len + |k|` on a side).
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let v = DeviceArray::<i32, _>::arange(&ctx, 1.0, 3.0, 1.0)?;
+        /// assert_eq!(v.diag(-1)?.to_vec()?, [0, 0, 0, 1, 0, 0, 0, 2, 0]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn diag(&self, k: isize) -> Result<DeviceArray<S::Elem, Ix2>>;
     }
 }
 
 impl<S: Storage<Elem: Element>> DeviceArrayBase<S, Ix2> {
-    /// A copy of the matrix's diagonal `k` (NumPy's `diag(m, k)` of a 2-d `m`; the view
-    /// without a copy is [`diagonal`](DeviceArrayBase::diagonal)).
-    pub fn diag(&self, k: isize) -> Result<DeviceArray<S::Elem, Ix1>> {
-        OnStream::legacy(self).diag(k)
+    on_legacy_stream! {
+        /// A copy of the matrix's diagonal `k` (NumPy's `diag(m, k)` of a 2-d `m`; the view
+        /// without a copy is [`diagonal`](DeviceArrayBase::diagonal)).
+        fn diag(&self, k: isize) -> Result<DeviceArray<S::Elem, Ix1>>;
     }
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The elements in C order laid on diagonal `k` of a new square matrix of zeros (NumPy's
-    /// `diagflat(v, k)`).
-    pub fn diagflat(&self, k: isize) -> Result<DeviceArray<S::Elem, Ix2>> {
-        OnStream::legacy(self).diagflat(k)
+    on_legacy_stream! {
+        /// The elements in C order laid on diagonal `k` of a new square matrix of zeros (NumPy's
+        /// `diagflat(v, k)`).
+        fn diagflat(&self, k: isize) -> Result<DeviceArray<S::Elem, Ix2>>;
     }
 }
 
@@ -83,32 +83,30 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
 }
 
 impl<S: StorageMut<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// Sets the main diagonal to `value` in place (NumPy's `fill_diagonal(a, val, wrap)`): the
-    /// elements `a[i, i, ..., i]` of an array of at least two axes, all of one length, or of
-    /// any 2-d array (else [`ArrayShapeError::NotSquare`]). A 2-d array taller than wide has
-    /// its diagonal continue below, a row apart, where `wrap` is true (NumPy's flat stride
-    /// `cols + 1`), else it stops at the last column. The array must be contiguous in C order.
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let mut a = DeviceArray::<f32, _>::zeros(&ctx, (3, 3))?;
-    /// a.fill_diagonal(5.0, false)?;
-    /// assert_eq!(a.to_vec()?, [5.0, 0.0, 0.0, 0.0, 5.0, 0.0, 0.0, 0.0, 5.0]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn fill_diagonal(&mut self, value: S::Elem, wrap: bool) -> Result<()> {
-        OnStream::legacy(self).fill_diagonal(value, wrap)
-    }
+    on_legacy_stream! {
+        /// Sets the main diagonal to `value` in place (NumPy's `fill_diagonal(a, val, wrap)`): the
+        /// elements `a[i, i, ..., i]` of an array of at least two axes, all of one length, or of
+        /// any 2-d array (else [`ArrayShapeError::NotSquare`]). A 2-d array taller than wide has
+        /// its diagonal continue below, a row apart, where `wrap` is true (NumPy's flat stride
+        /// `cols + 1`), else it stops at the last column. The array must be contiguous in C order.
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let mut a = DeviceArray::<f32, _>::zeros(&ctx, (3, 3))?;
+        /// a.fill_diagonal(5.0, false)?;
+        /// assert_eq!(a.to_vec()?, [5.0, 0.0, 0.0, 0.0, 5.0, 0.0, 0.0, 0.0, 5.0]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn fill_diagonal(&mut self, value: S::Elem, wrap: bool) -> Result<()>;
 
-    /// [`fill_diagonal`](Self::fill_diagonal) with the elements of `values` in C order, in
-    /// turn and repeated as needed (NumPy's `fill_diagonal` of an array `val`).
-    pub fn fill_diagonal_with<SV: Storage<Elem = S::Elem>, DV: Dimension>(
-        &mut self,
-        values: &DeviceArrayBase<SV, DV>,
-        wrap: bool,
-    ) -> Result<()> {
-        OnStream::legacy(self).fill_diagonal_with(values, wrap)
+        /// [`fill_diagonal`](Self::fill_diagonal) with the elements of `values` in C order, in
+        /// turn and repeated as needed (NumPy's `fill_diagonal` of an array `val`).
+        fn fill_diagonal_with[SV: Storage<Elem = S::Elem>, DV: Dimension](
+            &mut self,
+            values: &DeviceArrayBase<SV, DV>,
+            wrap: bool,
+        ) -> Result<()>;
     }
 }
 

@@ -6,14 +6,14 @@ use ndarray::{Dimension, IxDyn, Order, ShapeBuilder};
 
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 
 impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
-    /// A copy in new memory in `order`: `Order::C` (row-major, as
-    /// [`to_contiguous`](Self::to_contiguous)) or `Order::F` (column-major): NumPy's
-    /// `a.copy(order="C"/"F")`.
-    pub fn copy_order(&self, order: Order) -> Result<DeviceArray<S::Elem, D>> {
-        OnStream::legacy(self).copy_order(order)
+    on_legacy_stream! {
+        /// A copy in new memory in `order`: `Order::C` (row-major, as
+        /// [`to_contiguous`](Self::to_contiguous)) or `Order::F` (column-major): NumPy's
+        /// `a.copy(order="C"/"F")`.
+        fn copy_order(&self, order: Order) -> Result<DeviceArray<S::Elem, D>>;
     }
 
     /// A copy in Fortran order (NumPy's `asfortranarray`, which copies only when needed: take
@@ -22,13 +22,14 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         self.copy_order(Order::F)
     }
 
-    /// The elements under `shape`, read and placed in `order` (NumPy's
-    /// `reshape(shape, order=)`), in new memory: for `Order::F`, element `k` in Fortran order
-    /// of this array is element `k` in Fortran order of the result. A view, with no copy,
-    /// is [`reshape`](Self::reshape) (C order) or
-    /// [`reshape_infer`](Self::reshape_infer) of a contiguous array.
-    pub fn reshape_order(&self, shape: &[usize], order: Order) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).reshape_order(shape, order)
+    on_legacy_stream! {
+        /// The elements under `shape`, read and placed in `order` (NumPy's
+        /// `reshape(shape, order=)`), in new memory: for `Order::F`, element `k` in Fortran order
+        /// of this array is element `k` in Fortran order of the result. A view, with no copy,
+        /// is [`reshape`](Self::reshape) (C order) or
+        /// [`reshape_infer`](Self::reshape_infer) of a contiguous array.
+        fn reshape_order(&self, shape: &[usize], order: Order)
+            -> Result<DeviceArray<S::Elem, IxDyn>>;
     }
 }
 

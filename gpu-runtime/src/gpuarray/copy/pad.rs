@@ -8,7 +8,7 @@ use ndarray::{Dimension, IxDyn, SliceInfoElem};
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::layout;
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::element::Element;
 
@@ -91,21 +91,22 @@ pub(crate) fn source_indices<T>(
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// A new C-order array with `widths[k].0` elements before and `widths[k].1` after each
-    /// axis `k` (one pair for every axis, or one per axis), filled as `mode` says (NumPy's
-    /// `pad(a, pad_width, mode)`). An empty axis can only be padded with
-    /// [`PadMode::Constant`] ([`ArrayShapeError::PadEmptyAxis`], NumPy's `ValueError`).
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::{DeviceArray, PadMode};
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let a = DeviceArray::<i32, _>::arange(&ctx, 1.0, 4.0, 1.0)?;
-    /// assert_eq!(a.pad(&[(1, 2)], PadMode::Constant(0))?.to_vec()?, [0, 1, 2, 3, 0, 0]);
-    /// assert_eq!(a.pad(&[(2, 2)], PadMode::Reflect)?.to_vec()?, [3, 2, 1, 2, 3, 2, 1]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn pad(&self, widths: &[(usize, usize)], mode: PadMode<S::Elem>) -> Result<DeviceArray<S::Elem, D>> {
-        OnStream::legacy(self).pad(widths, mode)
+    on_legacy_stream! {
+        /// A new C-order array with `widths[k].0` elements before and `widths[k].1` after each
+        /// axis `k` (one pair for every axis, or one per axis), filled as `mode` says (NumPy's
+        /// `pad(a, pad_width, mode)`). An empty axis can only be padded with
+        /// [`PadMode::Constant`] ([`ArrayShapeError::PadEmptyAxis`], NumPy's `ValueError`).
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::{DeviceArray, PadMode};
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let a = DeviceArray::<i32, _>::arange(&ctx, 1.0, 4.0, 1.0)?;
+        /// assert_eq!(a.pad(&[(1, 2)], PadMode::Constant(0))?.to_vec()?, [0, 1, 2, 3, 0, 0]);
+        /// assert_eq!(a.pad(&[(2, 2)], PadMode::Reflect)?.to_vec()?, [3, 2, 1, 2, 3, 2, 1]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn pad(&self, widths: &[(usize, usize)], mode: PadMode<S::Elem>)
+            -> Result<DeviceArray<S::Elem, D>>;
     }
 }
 

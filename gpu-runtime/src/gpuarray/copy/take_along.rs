@@ -21,7 +21,7 @@ use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::array::layout;
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::copy::gather::INDEX_FN;
 use crate::gpuarray::elements::cast::headers_for;
 use crate::gpuarray::elements::dtype::DType;
@@ -144,27 +144,27 @@ pub(crate) fn along_layout(
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The elements at `indices` along `axis` (NumPy's `take_along_axis(a, indices, axis)`;
-    /// negative `axis` counts from the end): `indices` has as many axes as this array
-    /// ([`ArrayShapeError::AxesDiffer`]), its other axes broadcast against this array's, and
-    /// the result (a new C-order array) has the broadcast shape with `indices`' length along
-    /// `axis`. Indices of any integer type, negative ones counting from the end.
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// use gpu_runtime::ndarray::arr2;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let a = DeviceArray::from_ndarray(&ctx, &arr2(&[[10.0f32, 30.0, 20.0], [60.0, 40.0, 50.0]]))?;
-    /// let i = DeviceArray::from_ndarray(&ctx, &arr2(&[[0i32], [-2]]))?;
-    /// assert_eq!(a.take_along_axis(&i, 1)?.to_vec()?, [10.0, 40.0]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn take_along_axis<SI: Storage<Elem: IndexElement>, DI: Dimension>(
-        &self,
-        indices: &DeviceArrayBase<SI, DI>,
-        axis: isize,
-    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).take_along_axis(indices, axis)
+    on_legacy_stream! {
+        /// The elements at `indices` along `axis` (NumPy's `take_along_axis(a, indices, axis)`;
+        /// negative `axis` counts from the end): `indices` has as many axes as this array
+        /// ([`ArrayShapeError::AxesDiffer`]), its other axes broadcast against this array's, and
+        /// the result (a new C-order array) has the broadcast shape with `indices`' length along
+        /// `axis`. Indices of any integer type, negative ones counting from the end.
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// use gpu_runtime::ndarray::arr2;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let a = DeviceArray::from_ndarray(&ctx, &arr2(&[[10.0f32, 30.0, 20.0], [60.0, 40.0, 50.0]]))?;
+        /// let i = DeviceArray::from_ndarray(&ctx, &arr2(&[[0i32], [-2]]))?;
+        /// assert_eq!(a.take_along_axis(&i, 1)?.to_vec()?, [10.0, 40.0]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn take_along_axis[SI: Storage<Elem: IndexElement>, DI: Dimension](
+            &self,
+            indices: &DeviceArrayBase<SI, DI>,
+            axis: isize,
+        ) -> Result<DeviceArray<S::Elem, IxDyn>>;
     }
 }
 

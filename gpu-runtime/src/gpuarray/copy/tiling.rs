@@ -14,7 +14,7 @@ use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::layout;
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::copy::word_moves;
 use crate::gpuarray::elements::element::Element;
@@ -93,69 +93,64 @@ fn range(start: usize, count: usize) -> SliceInfoElem {
 }
 
 impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
-    /// A copy with the elements shifted `shift` places along `axis` (negative: from the end),
-    /// those pushed past the end coming back at the start (NumPy's `roll(a, shift, axis)`);
-    /// `axis: None` rolls the elements in C order and keeps the shape (NumPy's `axis=None`).
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let a = DeviceArray::<f32, _>::arange(&ctx, 0.0, 5.0, 1.0)?;
-    /// assert_eq!(a.roll(2, None)?.to_vec()?, [3.0, 4.0, 0.0, 1.0, 2.0]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn roll(&self, shift: isize, axis: Option<isize>) -> Result<DeviceArray<S::Elem, D>> {
-        OnStream::legacy(self).roll(shift, axis)
-    }
+    on_legacy_stream! {
+        /// A copy with the elements shifted `shift` places along `axis` (negative: from the end),
+        /// those pushed past the end coming back at the start (NumPy's `roll(a, shift, axis)`);
+        /// `axis: None` rolls the elements in C order and keeps the shape (NumPy's `axis=None`).
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let a = DeviceArray::<f32, _>::arange(&ctx, 0.0, 5.0, 1.0)?;
+        /// assert_eq!(a.roll(2, None)?.to_vec()?, [3.0, 4.0, 0.0, 1.0, 2.0]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn roll(&self, shift: isize, axis: Option<isize>) -> Result<DeviceArray<S::Elem, D>>;
 
-    /// A copy rolled along several axes at once (NumPy's `roll(a, shifts, axes)` with tuples:
-    /// `shifts` and `axes` of one length, or either of length 1 and used for all; an axis
-    /// named twice rolls by the sum of its shifts).
-    pub fn roll_axes(&self, shifts: &[isize], axes: &[isize]) -> Result<DeviceArray<S::Elem, D>> {
-        OnStream::legacy(self).roll_axes(shifts, axes)
-    }
+        /// A copy rolled along several axes at once (NumPy's `roll(a, shifts, axes)` with tuples:
+        /// `shifts` and `axes` of one length, or either of length 1 and used for all; an axis
+        /// named twice rolls by the sum of its shifts).
+        fn roll_axes(&self, shifts: &[isize], axes: &[isize]) -> Result<DeviceArray<S::Elem, D>>;
 
-    /// A copy with each element repeated `repeats` times along `axis` (negative: from the
-    /// end), so that axis is `repeats` times longer (NumPy's `repeat(a, repeats, axis)`);
-    /// `axis: None` repeats the elements in C order into a 1-d array.
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let a = DeviceArray::<i32, _>::arange(&ctx, 1.0, 4.0, 1.0)?;
-    /// assert_eq!(a.repeat(2, Some(0))?.to_vec()?, [1, 1, 2, 2, 3, 3]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn repeat(&self, repeats: usize, axis: Option<isize>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).repeat(repeats, axis)
-    }
+        /// A copy with each element repeated `repeats` times along `axis` (negative: from the
+        /// end), so that axis is `repeats` times longer (NumPy's `repeat(a, repeats, axis)`);
+        /// `axis: None` repeats the elements in C order into a 1-d array.
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let a = DeviceArray::<i32, _>::arange(&ctx, 1.0, 4.0, 1.0)?;
+        /// assert_eq!(a.repeat(2, Some(0))?.to_vec()?, [1, 1, 2, 2, 3, 3]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn repeat(&self, repeats: usize, axis: Option<isize>) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// A copy of the array repeated `reps[k]` times along each axis `k` (NumPy's
-    /// `tile(a, reps)`): the shorter of the shape and `reps` is padded with leading ones, so the
-    /// result has as many axes as the longer.
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let a = DeviceArray::<i32, _>::arange(&ctx, 1.0, 3.0, 1.0)?;
-    /// let t = a.tile(&[2, 2])?;
-    /// assert_eq!(t.shape(), [2, 4]);
-    /// assert_eq!(t.to_vec()?, [1, 2, 1, 2, 1, 2, 1, 2]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn tile(&self, reps: &[usize]) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).tile(reps)
+        /// A copy of the array repeated `reps[k]` times along each axis `k` (NumPy's
+        /// `tile(a, reps)`): the shorter of the shape and `reps` is padded with leading ones, so the
+        /// result has as many axes as the longer.
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let a = DeviceArray::<i32, _>::arange(&ctx, 1.0, 3.0, 1.0)?;
+        /// let t = a.tile(&[2, 2])?;
+        /// assert_eq!(t.shape(), [2, 4]);
+        /// assert_eq!(t.to_vec()?, [1, 2, 1, 2, 1, 2, 1, 2]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn tile(&self, reps: &[usize]) -> Result<DeviceArray<S::Elem, IxDyn>>;
     }
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// A copy with element `i` along `axis` repeated `counts[i]` times (NumPy's
-    /// `repeat(a, counts, axis)` with a list of counts; one count is
-    /// [`repeat`](Self::repeat)); `axis: None` counts the elements in C order and gives a 1-d
-    /// array. Counts of another number than the axis' length are
-    /// [`ArrayShapeError::ElementCounts`].
-    pub fn repeat_each(&self, counts: &[usize], axis: Option<isize>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).repeat_each(counts, axis)
+    on_legacy_stream! {
+        /// A copy with element `i` along `axis` repeated `counts[i]` times (NumPy's
+        /// `repeat(a, counts, axis)` with a list of counts; one count is
+        /// [`repeat`](Self::repeat)); `axis: None` counts the elements in C order and gives a 1-d
+        /// array. Counts of another number than the axis' length are
+        /// [`ArrayShapeError::ElementCounts`].
+        fn repeat_each(&self, counts: &[usize], axis: Option<isize>)
+            -> Result<DeviceArray<S::Elem, IxDyn>>;
     }
 }
 

@@ -9,7 +9,7 @@ use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::layout;
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::element::Element;
 
@@ -126,12 +126,13 @@ impl OnStream<'_, &crate::driver::context::core::Context> {
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// A copy without the elements at `indices` along `axis` (NumPy's `delete(arr, obj,
-    /// axis)`; negative indices count from the end, an index named twice is deleted once);
-    /// `axis: None` deletes from the elements in C order and gives a 1-d array. An index
-    /// outside the axis is [`ArrayShapeError::IndexOutOfRange`] (NumPy's `IndexError`).
-    pub fn delete(&self, indices: &[isize], axis: Option<isize>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).delete(indices, axis)
+    on_legacy_stream! {
+        /// A copy without the elements at `indices` along `axis` (NumPy's `delete(arr, obj,
+        /// axis)`; negative indices count from the end, an index named twice is deleted once);
+        /// `axis: None` deletes from the elements in C order and gives a 1-d array. An index
+        /// outside the axis is [`ArrayShapeError::IndexOutOfRange`] (NumPy's `IndexError`).
+        fn delete(&self, indices: &[isize], axis: Option<isize>)
+            -> Result<DeviceArray<S::Elem, IxDyn>>;
     }
 }
 

@@ -8,41 +8,39 @@ use ndarray::{Dimension, IxDyn};
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::reduce::axis::ReduceAxis;
 
 impl<S: Storage<Elem: MeanType>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The average of the elements weighted by `weights` of the same shape (NumPy's
-    /// `average(a, weights=w)`): `sum(a * w) / sum(w)`, in [`MeanType`]'s type. Weights of
-    /// another shape are [`ArrayShapeError::ShapesDiffer`](crate::ArrayShapeError), weights
-    /// summing to zero [`ArrayShapeError::WeightsSumToZero`]. Without weights, NumPy's
-    /// `average` is [`mean`](Self::mean).
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// use gpu_runtime::ndarray::arr1;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f64, 2.0, 3.0, 4.0]))?;
-    /// let w = DeviceArray::from_ndarray(&ctx, &arr1(&[4.0f64, 3.0, 2.0, 1.0]))?;
-    /// assert_eq!(a.average_weighted(&w)?, 2.0);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn average_weighted<S2: Storage<Elem = S::Elem>, D2: Dimension>(
-        &self,
-        weights: &DeviceArrayBase<S2, D2>,
-    ) -> Result<<S::Elem as MeanType>::Mean> {
-        OnStream::legacy(self).average_weighted(weights)
-    }
+    on_legacy_stream! {
+        /// The average of the elements weighted by `weights` of the same shape (NumPy's
+        /// `average(a, weights=w)`): `sum(a * w) / sum(w)`, in [`MeanType`]'s type. Weights of
+        /// another shape are [`ArrayShapeError::ShapesDiffer`](crate::ArrayShapeError), weights
+        /// summing to zero [`ArrayShapeError::WeightsSumToZero`]. Without weights, NumPy's
+        /// `average` is [`mean`](Self::mean).
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// use gpu_runtime::ndarray::arr1;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f64, 2.0, 3.0, 4.0]))?;
+        /// let w = DeviceArray::from_ndarray(&ctx, &arr1(&[4.0f64, 3.0, 2.0, 1.0]))?;
+        /// assert_eq!(a.average_weighted(&w)?, 2.0);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn average_weighted[S2: Storage<Elem = S::Elem>, D2: Dimension](
+            &self,
+            weights: &DeviceArrayBase<S2, D2>,
+        ) -> Result<<S::Elem as MeanType>::Mean>;
 
-    /// The weighted averages along `axis` (negative: from the end): NumPy's `average(a, axis,
-    /// weights=w)`, `w` of the array's shape or 1-d along the axis.
-    pub fn average_weighted_axis<S2: Storage<Elem = S::Elem>, D2: Dimension>(
-        &self,
-        weights: &DeviceArrayBase<S2, D2>,
-        axis: isize,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        OnStream::legacy(self).average_weighted_axis(weights, axis)
+        /// The weighted averages along `axis` (negative: from the end): NumPy's `average(a, axis,
+        /// weights=w)`, `w` of the array's shape or 1-d along the axis.
+        fn average_weighted_axis[S2: Storage<Elem = S::Elem>, D2: Dimension](
+            &self,
+            weights: &DeviceArrayBase<S2, D2>,
+            axis: isize,
+        ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
     }
 }
 

@@ -7,7 +7,7 @@ use ndarray::{s, Dimension, Ix1};
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::Expr;
@@ -15,20 +15,17 @@ use crate::gpuarray::sort::ops::Side;
 use crate::gpuarray::sort::radix::key_of;
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// NumPy's `digitize(x, bins, right)` of this array `x`: for rising `bins`, the `i` with
-    /// `bins[i-1] <= x < bins[i]` (`bins[i-1] < x <= bins[i]` with `right`), for falling ones
-    /// `bins[i-1] > x >= bins[i]` (`bins[i-1] >= x > bins[i]`); `0` below every bin and
-    /// `bins.len()` above, as `i64`, of this array's shape. Bins that rise and fall are
-    /// [`ArrayShapeError::BinsNotMonotonic`]; complex elements
-    /// [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement),
-    /// as NumPy refuses both. NaN sorts last, as in [`searchsorted`](Self::searchsorted). Waits
-    /// for the bins' direction.
-    pub fn digitize<SB: Storage<Elem = S::Elem>>(
-        &self,
-        bins: &DeviceArrayBase<SB, Ix1>,
-        right: bool,
-    ) -> Result<DeviceArray<i64, D>> {
-        OnStream::legacy(self).digitize(bins, right)
+    on_legacy_stream! {
+        /// NumPy's `digitize(x, bins, right)` of this array `x`: for rising `bins`, the `i` with
+        /// `bins[i-1] <= x < bins[i]` (`bins[i-1] < x <= bins[i]` with `right`), for falling ones
+        /// `bins[i-1] > x >= bins[i]` (`bins[i-1] >= x > bins[i]`); `0` below every bin and
+        /// `bins.len()` above, as `i64`, of this array's shape. Bins that rise and fall are
+        /// [`ArrayShapeError::BinsNotMonotonic`]; complex elements
+        /// [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement),
+        /// as NumPy refuses both. NaN sorts last, as in [`searchsorted`](Self::searchsorted). Waits
+        /// for the bins' direction.
+        fn digitize[SB: Storage<Elem = S::Elem>](&self, bins: &DeviceArrayBase<SB, Ix1>, right: bool)
+            -> Result<DeviceArray<i64, D>>;
     }
 }
 

@@ -10,7 +10,7 @@ use crate::driver::context::core::Context;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
@@ -291,17 +291,17 @@ impl OnStream<'_, &Context> {
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The slices along `axis` (negative: from the end) where the 1-d `condition` (of any
-    /// element type, nonzero is true) holds; `None`: the elements in C order (NumPy's
-    /// `compress(condition, a, axis)`). A condition shorter than the axis leaves the rest
-    /// out, as NumPy's; a true one past the axis' end is
-    /// [`ArrayShapeError::IndexOutOfRange`]. Waits for the count.
-    pub fn compress<SC: Storage<Elem: Element>, DC: Dimension>(
-        &self,
-        condition: &DeviceArrayBase<SC, DC>,
-        axis: Option<isize>,
-    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).compress(condition, axis)
+    on_legacy_stream! {
+        /// The slices along `axis` (negative: from the end) where the 1-d `condition` (of any
+        /// element type, nonzero is true) holds; `None`: the elements in C order (NumPy's
+        /// `compress(condition, a, axis)`). A condition shorter than the axis leaves the rest
+        /// out, as NumPy's; a true one past the axis' end is
+        /// [`ArrayShapeError::IndexOutOfRange`]. Waits for the count.
+        fn compress[SC: Storage<Elem: Element>, DC: Dimension](
+            &self,
+            condition: &DeviceArrayBase<SC, DC>,
+            axis: Option<isize>,
+        ) -> Result<DeviceArray<S::Elem, IxDyn>>;
     }
 }
 

@@ -7,33 +7,32 @@ use ndarray::{Array1, Dimension, Ix1, IxDyn};
 use crate::error::Result;
 use crate::gpuarray::array::axes::slice_along;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::reduce::axes::normalize_axes;
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// NumPy's `diff(a, n, axis)`: `a[1:] - a[:-1]` along `axis` (negative: from the end),
-    /// taken `n` times, each pass one shorter along the axis (never below 0); `n == 0` is a
-    /// copy. `bool` elements give `a[1:] != a[:-1]`, integers wrap, as NumPy's. A 0-d array
-    /// has no axis: [`ArrayShapeError::AxisOutOfRange`](crate::ArrayShapeError::AxisOutOfRange).
-    pub fn diff(&self, n: usize, axis: isize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).diff(n, axis)
-    }
+    on_legacy_stream! {
+        /// NumPy's `diff(a, n, axis)`: `a[1:] - a[:-1]` along `axis` (negative: from the end),
+        /// taken `n` times, each pass one shorter along the axis (never below 0); `n == 0` is a
+        /// copy. `bool` elements give `a[1:] != a[:-1]`, integers wrap, as NumPy's. A 0-d array
+        /// has no axis: [`ArrayShapeError::AxisOutOfRange`](crate::ArrayShapeError::AxisOutOfRange).
+        fn diff(&self, n: usize, axis: isize) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// The differences of neighbouring elements in C order, after `to_begin` and before
-    /// `to_end` (NumPy's `ediff1d(ary, to_end, to_begin)`), as a 1-d array.
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// use gpu_runtime::ndarray::arr1;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 2, 4, 7]))?;
-    /// assert_eq!(a.ediff1d(&[100], &[88, 99])?.to_vec()?, [100, 1, 2, 3, 88, 99]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn ediff1d(&self, to_begin: &[S::Elem], to_end: &[S::Elem]) -> Result<DeviceArray<S::Elem, Ix1>> {
-        OnStream::legacy(self).ediff1d(to_begin, to_end)
+        /// The differences of neighbouring elements in C order, after `to_begin` and before
+        /// `to_end` (NumPy's `ediff1d(ary, to_end, to_begin)`), as a 1-d array.
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// use gpu_runtime::ndarray::arr1;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 2, 4, 7]))?;
+        /// assert_eq!(a.ediff1d(&[100], &[88, 99])?.to_vec()?, [100, 1, 2, 3, 88, 99]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn ediff1d(&self, to_begin: &[S::Elem], to_end: &[S::Elem])
+            -> Result<DeviceArray<S::Elem, Ix1>>;
     }
 }
 

@@ -10,7 +10,7 @@ use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::{normalize_axis, slice_along};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::inexact::Inexact;
 use crate::gpuarray::elements::promotion::TrueDivide;
@@ -22,51 +22,44 @@ const OP: &str = "DeviceArray::gradient";
 type Grad<E> = <E as TrueDivide>::Quotient;
 
 impl<S: Storage<Elem: TrueDivide<Quotient: Inexact>>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The derivative along `axis` (negative: from the end) of samples spaced `dx` apart
-    /// (NumPy's `gradient(f, dx, axis=axis, edge_order=edge_order)`): central differences
-    /// `(f[i+1] - f[i-1]) / 2dx` inside, one-sided differences of order `edge_order` (1 or 2)
-    /// at the two ends; an array of this one's shape, in NumPy's type (the type of `/`,
-    /// [`TrueDivide`]: `f64` for integers, the float or complex type itself otherwise). An
-    /// axis shorter than `edge_order + 1`, or another edge order, is
-    /// [`ArrayShapeError::Gradient`].
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// use gpu_runtime::ndarray::arr1;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let f = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f64, 2.0, 4.0, 7.0, 11.0, 16.0]))?;
-    /// assert_eq!(f.gradient(1.0, 0, 1)?.to_vec()?, [1.0, 1.5, 2.5, 3.5, 4.5, 5.0]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn gradient(
-        &self,
-        dx: f64,
-        axis: isize,
-        edge_order: usize,
-    ) -> Result<DeviceArray<Grad<S::Elem>, IxDyn>> {
-        OnStream::legacy(self).gradient(dx, axis, edge_order)
-    }
+    on_legacy_stream! {
+        /// The derivative along `axis` (negative: from the end) of samples spaced `dx` apart
+        /// (NumPy's `gradient(f, dx, axis=axis, edge_order=edge_order)`): central differences
+        /// `(f[i+1] - f[i-1]) / 2dx` inside, one-sided differences of order `edge_order` (1 or 2)
+        /// at the two ends; an array of this one's shape, in NumPy's type (the type of `/`,
+        /// [`TrueDivide`]: `f64` for integers, the float or complex type itself otherwise). An
+        /// axis shorter than `edge_order + 1`, or another edge order, is
+        /// [`ArrayShapeError::Gradient`].
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// use gpu_runtime::ndarray::arr1;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let f = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f64, 2.0, 4.0, 7.0, 11.0, 16.0]))?;
+        /// assert_eq!(f.gradient(1.0, 0, 1)?.to_vec()?, [1.0, 1.5, 2.5, 3.5, 4.5, 5.0]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn gradient(&self, dx: f64, axis: isize, edge_order: usize)
+            -> Result<DeviceArray<Grad<S::Elem>, IxDyn>>;
 
-    /// [`gradient`](Self::gradient) at the sample points `x` along the axis (NumPy's
-    /// `gradient(f, x, axis=axis)`): a 1-d array as long as the axis (another length is
-    /// [`ArrayShapeError::ElementCounts`]), of any element type, converted to the gradient's
-    /// type (where NumPy computes in the wider of the two, this computes in the gradient's).
-    /// Unequal spacing takes NumPy's second-order formula of three points.
-    pub fn gradient_x<SX: Storage<Elem: Element>>(
-        &self,
-        x: &DeviceArrayBase<SX, Ix1>,
-        axis: isize,
-        edge_order: usize,
-    ) -> Result<DeviceArray<Grad<S::Elem>, IxDyn>> {
-        OnStream::legacy(self).gradient_x(x, axis, edge_order)
-    }
+        /// [`gradient`](Self::gradient) at the sample points `x` along the axis (NumPy's
+        /// `gradient(f, x, axis=axis)`): a 1-d array as long as the axis (another length is
+        /// [`ArrayShapeError::ElementCounts`]), of any element type, converted to the gradient's
+        /// type (where NumPy computes in the wider of the two, this computes in the gradient's).
+        /// Unequal spacing takes NumPy's second-order formula of three points.
+        fn gradient_x[SX: Storage<Elem: Element>](
+            &self,
+            x: &DeviceArrayBase<SX, Ix1>,
+            axis: isize,
+            edge_order: usize,
+        ) -> Result<DeviceArray<Grad<S::Elem>, IxDyn>>;
 
-    /// The [`gradient`](Self::gradient) along every axis, in order (NumPy's `gradient(f,
-    /// *varargs)` without `axis`, which returns one array per axis): `dx` holds no spacing
-    /// (1 along every axis), one for every axis, or one per axis (else
-    /// [`ArrayShapeError::ElementCounts`]).
-    pub fn gradients(&self, dx: &[f64], edge_order: usize) -> Result<Vec<DeviceArray<Grad<S::Elem>, IxDyn>>> {
-        OnStream::legacy(self).gradients(dx, edge_order)
+        /// The [`gradient`](Self::gradient) along every axis, in order (NumPy's `gradient(f,
+        /// *varargs)` without `axis`, which returns one array per axis): `dx` holds no spacing
+        /// (1 along every axis), one for every axis, or one per axis (else
+        /// [`ArrayShapeError::ElementCounts`]).
+        fn gradients(&self, dx: &[f64], edge_order: usize)
+            -> Result<Vec<DeviceArray<Grad<S::Elem>, IxDyn>>>;
     }
 }
 

@@ -25,7 +25,7 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::{Expr, Operand};
@@ -133,25 +133,25 @@ impl OnStream<'_, &crate::driver::context::core::Context> {
 }
 
 impl<T: ComplexElement, S: Storage<Elem = T>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The elements sorted along the last axis by real part, then imaginary part (NumPy's
-    /// `sort_complex(a)`), NaN parts last as NumPy orders them (`R + Rj`, `R + nanj`,
-    /// `nan + Rj`, `nan + nanj`), in a new array of this shape; stable. A 0-d array has no
-    /// axis ([`ArrayShapeError::ZeroDimensional`]). (NumPy also takes real arrays and returns
-    /// them complex: `a.sort()` and `astype` do that here.)
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// use gpu_runtime::types::Complex64;
-    /// use gpu_runtime::{ndarray::arr1, Context};
-    /// let ctx = Context::default()?;
-    /// let z = [(1.0, 2.0), (2.0, -1.0), (1.0, -1.0), (3.0, 0.0)].map(|(r, i)| Complex64::new(r, i));
-    /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&z))?;
-    /// let s = a.sort_complex()?.to_vec()?;
-    /// assert_eq!(s, [(1.0, -1.0), (1.0, 2.0), (2.0, -1.0), (3.0, 0.0)].map(|(r, i)| Complex64::new(r, i)));
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn sort_complex(&self) -> Result<DeviceArray<T, IxDyn>> {
-        OnStream::legacy(self).sort_complex()
+    on_legacy_stream! {
+        /// The elements sorted along the last axis by real part, then imaginary part (NumPy's
+        /// `sort_complex(a)`), NaN parts last as NumPy orders them (`R + Rj`, `R + nanj`,
+        /// `nan + Rj`, `nan + nanj`), in a new array of this shape; stable. A 0-d array has no
+        /// axis ([`ArrayShapeError::ZeroDimensional`]). (NumPy also takes real arrays and returns
+        /// them complex: `a.sort()` and `astype` do that here.)
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// use gpu_runtime::types::Complex64;
+        /// use gpu_runtime::{ndarray::arr1, Context};
+        /// let ctx = Context::default()?;
+        /// let z = [(1.0, 2.0), (2.0, -1.0), (1.0, -1.0), (3.0, 0.0)].map(|(r, i)| Complex64::new(r, i));
+        /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&z))?;
+        /// let s = a.sort_complex()?.to_vec()?;
+        /// assert_eq!(s, [(1.0, -1.0), (1.0, 2.0), (2.0, -1.0), (3.0, 0.0)].map(|(r, i)| Complex64::new(r, i)));
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn sort_complex(&self) -> Result<DeviceArray<T, IxDyn>>;
     }
 }
 

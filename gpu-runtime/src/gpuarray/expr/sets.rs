@@ -12,35 +12,35 @@ use ndarray::{s, Dimension, Ix1, IxDyn};
 use crate::driver::context::core::Context;
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::sort::ops::{Side, UniqueOptions};
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// Whether each element is among the elements of `test` (any shape), as an array of
-    /// [`Bool`] of this array's shape (NumPy's `isin(a, test, invert=)`; `invert` gives the
-    /// opposite). Values compare with `==`, so NaN is never found (NumPy's `isin(nan, [nan])`
-    /// is false); complex elements have no sort order here
-    /// ([`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement)).
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::{Bool, DeviceArray};
-    /// use gpu_runtime::ndarray::arr1;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 2, 3, 4]))?;
-    /// let test = DeviceArray::from_ndarray(&ctx, &arr1(&[4, 2]))?;
-    /// let found: Vec<bool> = a.isin(&test, false)?.to_vec()?.into_iter().map(bool::from).collect();
-    /// assert_eq!(found, [false, true, false, true]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn isin<S2: Storage<Elem = S::Elem>, D2: Dimension>(
-        &self,
-        test: &DeviceArrayBase<S2, D2>,
-        invert: bool,
-    ) -> Result<DeviceArray<Bool, IxDyn>> {
-        OnStream::legacy(self).isin(test, invert)
+    on_legacy_stream! {
+        /// Whether each element is among the elements of `test` (any shape), as an array of
+        /// [`Bool`] of this array's shape (NumPy's `isin(a, test, invert=)`; `invert` gives the
+        /// opposite). Values compare with `==`, so NaN is never found (NumPy's `isin(nan, [nan])`
+        /// is false); complex elements have no sort order here
+        /// ([`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement)).
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::{Bool, DeviceArray};
+        /// use gpu_runtime::ndarray::arr1;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 2, 3, 4]))?;
+        /// let test = DeviceArray::from_ndarray(&ctx, &arr1(&[4, 2]))?;
+        /// let found: Vec<bool> = a.isin(&test, false)?.to_vec()?.into_iter().map(bool::from).collect();
+        /// assert_eq!(found, [false, true, false, true]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn isin[S2: Storage<Elem = S::Elem>, D2: Dimension](
+            &self,
+            test: &DeviceArrayBase<S2, D2>,
+            invert: bool,
+        ) -> Result<DeviceArray<Bool, IxDyn>>;
     }
 }
 

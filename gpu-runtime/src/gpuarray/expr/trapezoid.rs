@@ -8,38 +8,36 @@ use ndarray::{Dimension, IxDyn};
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::{normalize_axis, slice_along};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::expr::core::Expr;
 use crate::gpuarray::expr::math::Float;
 
 const OP: &str = "DeviceArray::trapezoid";
 
 impl<S: Storage<Elem: Float>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The integral of the samples along `axis` (negative: from the end) spaced `dx` apart,
-    /// by the trapezoidal rule (NumPy's `trapezoid(y, dx=dx, axis=axis)`): an array of the
-    /// other axes (0-d for a 1-d array); an axis of fewer than two samples gives zeros.
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// use gpu_runtime::ndarray::arr1;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let y = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f64, 2.0, 3.0]))?;
-    /// assert_eq!(y.trapezoid(1.0, -1)?.to_vec()?, [4.0]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn trapezoid(&self, dx: f64, axis: isize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).trapezoid(dx, axis)
-    }
+    on_legacy_stream! {
+        /// The integral of the samples along `axis` (negative: from the end) spaced `dx` apart,
+        /// by the trapezoidal rule (NumPy's `trapezoid(y, dx=dx, axis=axis)`): an array of the
+        /// other axes (0-d for a 1-d array); an axis of fewer than two samples gives zeros.
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// use gpu_runtime::ndarray::arr1;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let y = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f64, 2.0, 3.0]))?;
+        /// assert_eq!(y.trapezoid(1.0, -1)?.to_vec()?, [4.0]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn trapezoid(&self, dx: f64, axis: isize) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// [`trapezoid`](Self::trapezoid) at the sample points `x`: a 1-d array as long as the
-    /// axis, or an array of this one's shape (NumPy's `trapezoid(y, x, axis=axis)`); other
-    /// shapes are [`ArrayShapeError::ElementCounts`] (the axis' length against `x`'s).
-    pub fn trapezoid_x<S2: Storage<Elem = S::Elem>, D2: Dimension>(
-        &self,
-        x: &DeviceArrayBase<S2, D2>,
-        axis: isize,
-    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).trapezoid_x(x, axis)
+        /// [`trapezoid`](Self::trapezoid) at the sample points `x`: a 1-d array as long as the
+        /// axis, or an array of this one's shape (NumPy's `trapezoid(y, x, axis=axis)`); other
+        /// shapes are [`ArrayShapeError::ElementCounts`] (the axis' length against `x`'s).
+        fn trapezoid_x[S2: Storage<Elem = S::Elem>, D2: Dimension](
+            &self,
+            x: &DeviceArrayBase<S2, D2>,
+            axis: isize,
+        ) -> Result<DeviceArray<S::Elem, IxDyn>>;
     }
 }
 

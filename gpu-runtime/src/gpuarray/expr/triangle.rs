@@ -9,31 +9,29 @@ use ndarray::{Array1, Dimension, Ix1, Ix2, IxDyn};
 use crate::driver::context::core::Context;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::Expr;
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// A copy with the elements above diagonal `k` of the last two axes zero (NumPy's
-    /// `tril(a, k)`: `k = 0` the main diagonal, positive above it, negative below). Fewer
-    /// than two axes is [`ArrayShapeError::NoSuchAxis`].
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let a = DeviceArray::<i32, _>::ones(&ctx, (3, 3))?;
-    /// assert_eq!(a.tril(0)?.to_vec()?, [1, 0, 0, 1, 1, 0, 1, 1, 1]);
-    /// assert_eq!(a.triu(1)?.to_vec()?, [0, 1, 1, 0, 0, 1, 0, 0, 0]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn tril(&self, k: isize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).tril(k)
-    }
+    on_legacy_stream! {
+        /// A copy with the elements above diagonal `k` of the last two axes zero (NumPy's
+        /// `tril(a, k)`: `k = 0` the main diagonal, positive above it, negative below). Fewer
+        /// than two axes is [`ArrayShapeError::NoSuchAxis`].
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let a = DeviceArray::<i32, _>::ones(&ctx, (3, 3))?;
+        /// assert_eq!(a.tril(0)?.to_vec()?, [1, 0, 0, 1, 1, 0, 1, 1, 1]);
+        /// assert_eq!(a.triu(1)?.to_vec()?, [0, 1, 1, 0, 0, 1, 0, 0, 0]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn tril(&self, k: isize) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// A copy with the elements below diagonal `k` of the last two axes zero (NumPy's
-    /// `triu(a, k)`), as [`tril`](Self::tril).
-    pub fn triu(&self, k: isize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).triu(k)
+        /// A copy with the elements below diagonal `k` of the last two axes zero (NumPy's
+        /// `triu(a, k)`), as [`tril`](Self::tril).
+        fn triu(&self, k: isize) -> Result<DeviceArray<S::Elem, IxDyn>>;
     }
 }
 

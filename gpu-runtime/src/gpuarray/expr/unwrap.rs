@@ -8,7 +8,7 @@ use ndarray::{Dimension, IxDyn};
 use crate::error::Result;
 use crate::gpuarray::array::axes::{normalize_axis, slice_along};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::promotion::TrueDivide;
 use crate::gpuarray::expr::core::{BinOp, Expr};
 use crate::gpuarray::expr::math::Float;
@@ -19,29 +19,25 @@ const OP: &str = "DeviceArray::unwrap";
 type Phase<E> = <E as TrueDivide>::Quotient;
 
 impl<S: Storage<Elem: TrueDivide<Quotient: Float>>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The phases along `axis` (negative: from the end) with every jump between neighbours
-    /// of `discont` or more (`None`: `period / 2`) replaced by its remainder modulo `period`
-    /// (NumPy's `unwrap(p, discont, axis, period=period)`; NumPy's default period is
-    /// `2 * std::f64::consts::PI`): an array of this one's shape, in NumPy's type (the type
-    /// of `/`: `f64` for integers, the float type itself for floats). A jump of exactly half
-    /// a period upward stays upward, as NumPy's.
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// use gpu_runtime::ndarray::arr1;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let p = DeviceArray::from_ndarray(&ctx, &arr1(&[0.0f64, 1.0, 5.0, 6.0]))?;
-    /// let u = p.unwrap(None, -1, 4.0)?; // the jump of 4 is a whole period
-    /// assert_eq!(u.to_vec()?, [0.0, 1.0, 1.0, 2.0]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn unwrap(
-        &self,
-        discont: Option<f64>,
-        axis: isize,
-        period: f64,
-    ) -> Result<DeviceArray<Phase<S::Elem>, IxDyn>> {
-        OnStream::legacy(self).unwrap(discont, axis, period)
+    on_legacy_stream! {
+        /// The phases along `axis` (negative: from the end) with every jump between neighbours
+        /// of `discont` or more (`None`: `period / 2`) replaced by its remainder modulo `period`
+        /// (NumPy's `unwrap(p, discont, axis, period=period)`; NumPy's default period is
+        /// `2 * std::f64::consts::PI`): an array of this one's shape, in NumPy's type (the type
+        /// of `/`: `f64` for integers, the float type itself for floats). A jump of exactly half
+        /// a period upward stays upward, as NumPy's.
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// use gpu_runtime::ndarray::arr1;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let p = DeviceArray::from_ndarray(&ctx, &arr1(&[0.0f64, 1.0, 5.0, 6.0]))?;
+        /// let u = p.unwrap(None, -1, 4.0)?; // the jump of 4 is a whole period
+        /// assert_eq!(u.to_vec()?, [0.0, 1.0, 1.0, 2.0]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn unwrap(&self, discont: Option<f64>, axis: isize, period: f64)
+            -> Result<DeviceArray<Phase<S::Elem>, IxDyn>>;
     }
 }
 

@@ -8,7 +8,7 @@ use ndarray::{Ix1, Ix2};
 use crate::driver::context::core::Context;
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
@@ -50,25 +50,22 @@ fn prepared(ctx: &Context, t: DType, out: DType) -> Result<PreparedFunction> {
 }
 
 impl<S: Storage<Elem: Promote<i64>>> DeviceArrayBase<S, Ix1> {
-    /// The Vandermonde matrix of this vector (NumPy's `vander(x, N, increasing)`): `len` rows
-    /// of `columns` (`None`: `len`) columns, column `j` the elements to the power
-    /// `columns - 1 - j` (or `j` when `increasing`), in NumPy's type (`promote_types(x.dtype,
-    /// int)`: `i64` for integers, `f64` for floats, `Complex64` for complex numbers).
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// use gpu_runtime::ndarray::arr1;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let x = DeviceArray::from_ndarray(&ctx, &arr1(&[1i32, 2, 3]))?;
-    /// assert_eq!(x.vander(None, false)?.to_vec()?, [1i64, 1, 1, 4, 2, 1, 9, 3, 1]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn vander(
-        &self,
-        columns: Option<usize>,
-        increasing: bool,
-    ) -> Result<DeviceArray<Powers<S::Elem>, Ix2>> {
-        OnStream::legacy(self).vander(columns, increasing)
+    on_legacy_stream! {
+        /// The Vandermonde matrix of this vector (NumPy's `vander(x, N, increasing)`): `len` rows
+        /// of `columns` (`None`: `len`) columns, column `j` the elements to the power
+        /// `columns - 1 - j` (or `j` when `increasing`), in NumPy's type (`promote_types(x.dtype,
+        /// int)`: `i64` for integers, `f64` for floats, `Complex64` for complex numbers).
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// use gpu_runtime::ndarray::arr1;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let x = DeviceArray::from_ndarray(&ctx, &arr1(&[1i32, 2, 3]))?;
+        /// assert_eq!(x.vander(None, false)?.to_vec()?, [1i64, 1, 1, 4, 2, 1, 9, 3, 1]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn vander(&self, columns: Option<usize>, increasing: bool)
+            -> Result<DeviceArray<Powers<S::Elem>, Ix2>>;
     }
 }
 

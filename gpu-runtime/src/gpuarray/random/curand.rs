@@ -24,7 +24,7 @@ use crate::driver::ordering::StreamInner;
 use crate::driver::stream::Stream;
 use crate::error::Error;
 use crate::gpuarray::array::core::{DeviceArrayBase, StorageMut};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::random::curand_error::{CurandError, CurandResult};
 
@@ -221,33 +221,19 @@ impl CurandGenerator {
         &self.ctx
     }
 
-    /// Fills `a` with uniform values in `(0, 1]`, on the legacy default stream after every use
-    /// of `a`. `a` must be C- or Fortran-contiguous (else [`CurandError::NotContiguous`]).
-    pub fn fill_uniform<S, D>(&mut self, a: &mut DeviceArrayBase<S, D>) -> CurandResult<()>
-    where
-        S: StorageMut,
-        S::Elem: CurandFloat,
-        D: ndarray::Dimension,
-    {
-        OnStream::legacy(self).fill_uniform(a)
-    }
+    on_legacy_stream! {
+        /// Fills `a` with uniform values in `(0, 1]`, on the legacy default stream after every use
+        /// of `a`. `a` must be C- or Fortran-contiguous (else [`CurandError::NotContiguous`]).
+        fn fill_uniform[S, D](&mut self, a: &mut DeviceArrayBase<S, D>) -> CurandResult<()>
+            where [S: StorageMut, S::Elem: CurandFloat, D: ndarray::Dimension];
 
-    /// Fills `a` with normal values of `mean` and standard deviation `std`, on the legacy
-    /// default stream after every use of `a`. Any length: cuRAND makes values in pairs, and
-    /// the last value of an odd length comes from a pair made in scratch memory. `a` must be
-    /// C- or Fortran-contiguous (else [`CurandError::NotContiguous`]).
-    pub fn fill_normal<S, D>(
-        &mut self,
-        a: &mut DeviceArrayBase<S, D>,
-        mean: S::Elem,
-        std: S::Elem,
-    ) -> CurandResult<()>
-    where
-        S: StorageMut,
-        S::Elem: CurandFloat,
-        D: ndarray::Dimension,
-    {
-        OnStream::legacy(self).fill_normal(a, mean, std)
+        /// Fills `a` with normal values of `mean` and standard deviation `std`, on the legacy
+        /// default stream after every use of `a`. Any length: cuRAND makes values in pairs, and
+        /// the last value of an odd length comes from a pair made in scratch memory. `a` must be
+        /// C- or Fortran-contiguous (else [`CurandError::NotContiguous`]).
+        fn fill_normal[S, D](&mut self, a: &mut DeviceArrayBase<S, D>, mean: S::Elem, std: S::Elem)
+            -> CurandResult<()>
+            where [S: StorageMut, S::Elem: CurandFloat, D: ndarray::Dimension];
     }
 
     /// This generator's fills queued on `stream`, which must belong to its context

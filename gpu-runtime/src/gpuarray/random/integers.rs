@@ -19,7 +19,7 @@ use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, StorageMut};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::index_element::IndexElement;
@@ -219,11 +219,11 @@ impl OnStream<'_, &Context> {
 }
 
 impl<S: StorageMut<Elem: IndexElement>, D: Dimension> DeviceArrayBase<S, D> {
-    /// Fills the array with random integers in `[low, high)` from Philox4x32-10 with `seed`
-    /// (see the module docs of `integers.rs`): element `i` in C order is the same for the same
-    /// seed on every device and in every layout.
-    pub fn fill_randint(&mut self, low: S::Elem, high: S::Elem, seed: u64) -> Result<()> {
-        OnStream::legacy(self).fill_randint(low, high, seed)
+    on_legacy_stream! {
+        /// Fills the array with random integers in `[low, high)` from Philox4x32-10 with `seed`
+        /// (see the module docs of `integers.rs`): element `i` in C order is the same for the same
+        /// seed on every device and in every layout.
+        fn fill_randint(&mut self, low: S::Elem, high: S::Elem, seed: u64) -> Result<()>;
     }
 }
 

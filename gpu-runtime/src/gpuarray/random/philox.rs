@@ -31,7 +31,7 @@ use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, StorageMut};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::registry::{self, KernelKey, BLOCK};
@@ -271,20 +271,18 @@ impl OnStream<'_, &Context> {
 }
 
 impl<S: StorageMut<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// Fills the array from Philox4x32-10 with `seed`: raw 32-bit words for `u32`, `[0, 1)`
-    /// for the floats, an error for other types (`f16` and `bf16` are drawn as `f32` and rounded
-    /// once to nearest, so a draw just below 1 may round to 1). Element `i` (in C order,
-    /// whatever the layout) is the same for the same seed on every device and in every layout.
-    pub fn fill_uniform(&mut self, seed: u64) -> Result<()> {
-        OnStream::legacy(self).fill_uniform(seed)
-    }
+    on_legacy_stream! {
+        /// Fills the array from Philox4x32-10 with `seed`: raw 32-bit words for `u32`, `[0, 1)`
+        /// for the floats, an error for other types (`f16` and `bf16` are drawn as `f32` and rounded
+        /// once to nearest, so a draw just below 1 may round to 1). Element `i` (in C order,
+        /// whatever the layout) is the same for the same seed on every device and in every layout.
+        fn fill_uniform(&mut self, seed: u64) -> Result<()>;
 
-    /// Fills the array with normal values of `mean` and standard deviation `std` (Box-Muller
-    /// on Philox4x32-10 with `seed`); the floats (`f16` and `bf16` computed in `f32`) and the
-    /// complex types: `mean + std * z`, `z` standard complex normal (real and imaginary parts
-    /// independent, of variance 1/2 each; see the module docs of `philox.rs`).
-    pub fn fill_normal(&mut self, seed: u64, mean: S::Elem, std: S::Elem) -> Result<()> {
-        OnStream::legacy(self).fill_normal(seed, mean, std)
+        /// Fills the array with normal values of `mean` and standard deviation `std` (Box-Muller
+        /// on Philox4x32-10 with `seed`); the floats (`f16` and `bf16` computed in `f32`) and the
+        /// complex types: `mean + std * z`, `z` standard complex normal (real and imaginary parts
+        /// independent, of variance 1/2 each; see the module docs of `philox.rs`).
+        fn fill_normal(&mut self, seed: u64, mean: S::Elem, std: S::Elem) -> Result<()>;
     }
 
     /// Fills this array with `dist` of `(a, b)` from `seed`, on `stream` or (`None`) the legacy

@@ -15,7 +15,7 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
 
@@ -106,12 +106,13 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The number of nonzero elements over each of `axes` (NumPy's `count_nonzero(a, axis=)`
-    /// with a tuple; negative axes count from the end), with NumPy's `keepdims`, as `i64`; no
-    /// axes gives each element's truth as 0 or 1. See
-    /// [`count_nonzero_axis`](Self::count_nonzero_axis).
-    pub fn count_nonzero_axes(&self, axes: &[isize], keepdims: bool) -> Result<DeviceArray<i64, IxDyn>> {
-        OnStream::legacy(self).count_nonzero_axes(axes, keepdims)
+    on_legacy_stream! {
+        /// The number of nonzero elements over each of `axes` (NumPy's `count_nonzero(a, axis=)`
+        /// with a tuple; negative axes count from the end), with NumPy's `keepdims`, as `i64`; no
+        /// axes gives each element's truth as 0 or 1. See
+        /// [`count_nonzero_axis`](Self::count_nonzero_axis).
+        fn count_nonzero_axes(&self, axes: &[isize], keepdims: bool)
+            -> Result<DeviceArray<i64, IxDyn>>;
     }
 }
 

@@ -14,40 +14,28 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::complex::ComplexElement;
 use crate::gpuarray::reduce::axis::ReduceAxis;
 use crate::gpuarray::reduce::ops::Op;
 
 impl<T: ComplexElement, S: Storage<Elem = T>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The variance of a complex array, `sum(|x - mean|²) / (n - ddof)` (NumPy's `var` of a
-    /// complex array: real, of the part type), accumulated in `f64`; NaN for an empty array.
-    pub fn complex_var(&self, ddof: u64) -> Result<T::Part> {
-        OnStream::legacy(self).complex_var(ddof)
-    }
+    on_legacy_stream! {
+        /// The variance of a complex array, `sum(|x - mean|²) / (n - ddof)` (NumPy's `var` of a
+        /// complex array: real, of the part type), accumulated in `f64`; NaN for an empty array.
+        fn complex_var(&self, ddof: u64) -> Result<T::Part>;
 
-    /// The variances along an axis, of the part type (see [`complex_var`](Self::complex_var)).
-    pub fn complex_var_axis(
-        &self,
-        axis: impl Into<ReduceAxis>,
-        ddof: u64,
-    ) -> Result<DeviceArray<T::Part, IxDyn>> {
-        OnStream::legacy(self).complex_var_axis(axis, ddof)
-    }
+        /// The variances along an axis, of the part type (see [`complex_var`](Self::complex_var)).
+        fn complex_var_axis(&self, axis: impl Into<ReduceAxis>, ddof: u64)
+            -> Result<DeviceArray<T::Part, IxDyn>>;
 
-    /// The standard deviation of a complex array, the square root of
-    /// [`complex_var`](Self::complex_var) (NumPy's `std` of a complex array).
-    pub fn complex_std(&self, ddof: u64) -> Result<T::Part> {
-        OnStream::legacy(self).complex_std(ddof)
-    }
+        /// The standard deviation of a complex array, the square root of
+        /// [`complex_var`](Self::complex_var) (NumPy's `std` of a complex array).
+        fn complex_std(&self, ddof: u64) -> Result<T::Part>;
 
-    /// The standard deviations along an axis, of the part type.
-    pub fn complex_std_axis(
-        &self,
-        axis: impl Into<ReduceAxis>,
-        ddof: u64,
-    ) -> Result<DeviceArray<T::Part, IxDyn>> {
-        OnStream::legacy(self).complex_std_axis(axis, ddof)
+        /// The standard deviations along an axis, of the part type.
+        fn complex_std_axis(&self, axis: impl Into<ReduceAxis>, ddof: u64)
+            -> Result<DeviceArray<T::Part, IxDyn>>;
     }
 }
 

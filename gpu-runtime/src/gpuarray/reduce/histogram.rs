@@ -20,7 +20,7 @@ use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
@@ -577,25 +577,23 @@ pub(crate) fn check_edges(edges: &[f64]) -> Result<()> {
 }
 
 impl<S: Storage<Elem: IndexElement>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The number of times each value `0..len` occurs among this 1-d array's elements (NumPy's
-    /// `bincount(x, minlength=)`; another number of axes is [`ArrayShapeError::Dimension`]): `len` is the largest value plus
-    /// one, at least `minlength`. A negative value is [`ArrayShapeError::NegativeValue`].
-    /// Waits for the largest value, which sizes the result.
-    pub fn bincount(&self, minlength: usize) -> Result<DeviceArray<i64, Ix1>> {
-        OnStream::legacy(self).bincount(minlength)
-    }
+    on_legacy_stream! {
+        /// The number of times each value `0..len` occurs among this 1-d array's elements (NumPy's
+        /// `bincount(x, minlength=)`; another number of axes is [`ArrayShapeError::Dimension`]): `len` is the largest value plus
+        /// one, at least `minlength`. A negative value is [`ArrayShapeError::NegativeValue`].
+        /// Waits for the largest value, which sizes the result.
+        fn bincount(&self, minlength: usize) -> Result<DeviceArray<i64, Ix1>>;
 
-    /// The sums of `weights` by this array's values (NumPy's `bincount(x, weights, minlength)`):
-    /// `out[v]` is the sum of `weights[i]` where `x[i] == v`, in `f64` (each weight converted
-    /// to `f64`, as NumPy casts them). `weights` has this array's shape; complex weights are
-    /// [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement), as
-    /// NumPy refuses to cast them.
-    pub fn bincount_weighted<SW: Storage<Elem: Element>, DW: Dimension>(
-        &self,
-        weights: &DeviceArrayBase<SW, DW>,
-        minlength: usize,
-    ) -> Result<DeviceArray<f64, Ix1>> {
-        OnStream::legacy(self).bincount_weighted(weights, minlength)
+        /// The sums of `weights` by this array's values (NumPy's `bincount(x, weights, minlength)`):
+        /// `out[v]` is the sum of `weights[i]` where `x[i] == v`, in `f64` (each weight converted
+        /// to `f64`, as NumPy casts them). `weights` has this array's shape; complex weights are
+        /// [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement), as
+        /// NumPy refuses to cast them.
+        fn bincount_weighted[SW: Storage<Elem: Element>, DW: Dimension](
+            &self,
+            weights: &DeviceArrayBase<SW, DW>,
+            minlength: usize,
+        ) -> Result<DeviceArray<f64, Ix1>>;
     }
 }
 
@@ -823,40 +821,39 @@ where
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The histogram of the flattened array (NumPy's `histogram(a, bins=, range=)`): the
-    /// count of each bin (`i64`) and the bins' edges (`f64`; see [`Bins`] for their values).
-    /// Values outside the edges, and NaN, are not counted; the last bin includes its right
-    /// edge. Numbers are compared as `f64` (a complex number by its real part). Without a
-    /// range, waits for the data's minimum and maximum (NaN among them, or an infinity, is
-    /// [`ArrayShapeError::HistogramRange`], as NumPy refuses it).
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::{Bins, DeviceArray};
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let a = DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::arr1(&[1.0f64, 2.0, 2.0, 4.0]))?;
-    /// let (counts, edges) = a.histogram(Bins::Count { bins: 3, range: None })?;
-    /// assert_eq!(counts.to_vec()?, [1, 2, 1]);
-    /// assert_eq!(edges.to_vec()?, [1.0, 2.0, 3.0, 4.0]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn histogram(&self, bins: Bins<'_>) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<f64, Ix1>)> {
-        OnStream::legacy(self).histogram(bins)
-    }
+    on_legacy_stream! {
+        /// The histogram of the flattened array (NumPy's `histogram(a, bins=, range=)`): the
+        /// count of each bin (`i64`) and the bins' edges (`f64`; see [`Bins`] for their values).
+        /// Values outside the edges, and NaN, are not counted; the last bin includes its right
+        /// edge. Numbers are compared as `f64` (a complex number by its real part). Without a
+        /// range, waits for the data's minimum and maximum (NaN among them, or an infinity, is
+        /// [`ArrayShapeError::HistogramRange`], as NumPy refuses it).
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::{Bins, DeviceArray};
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let a = DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::arr1(&[1.0f64, 2.0, 2.0, 4.0]))?;
+        /// let (counts, edges) = a.histogram(Bins::Count { bins: 3, range: None })?;
+        /// assert_eq!(counts.to_vec()?, [1, 2, 1]);
+        /// assert_eq!(edges.to_vec()?, [1.0, 2.0, 3.0, 4.0]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn histogram(&self, bins: Bins<'_>)
+            -> Result<(DeviceArray<i64, Ix1>, DeviceArray<f64, Ix1>)>;
 
-    /// [`histogram`](Self::histogram) with `weights` (NumPy's `histogram(a, bins, weights=)`):
-    /// each bin holds the sum of the weights of its elements, in `f64` (each weight converted
-    /// to `f64`), beside the same edges. `weights` has this array's shape (else
-    /// [`ArrayShapeError::ElementCounts`]); it pairs with the elements in C order. Complex
-    /// weights are [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement)
-    /// (NumPy sums them as complex numbers; these sums are `f64`). For NumPy's
-    /// `density=True`, pass either result to
-    /// [`histogram_density`](crate::gpuarray::histogram_density).
-    pub fn histogram_weighted<SW: Storage<Elem: Element>, DW: Dimension>(
-        &self,
-        bins: Bins<'_>,
-        weights: &DeviceArrayBase<SW, DW>,
-    ) -> Result<(DeviceArray<f64, Ix1>, DeviceArray<f64, Ix1>)> {
-        OnStream::legacy(self).histogram_weighted(bins, weights)
+        /// [`histogram`](Self::histogram) with `weights` (NumPy's `histogram(a, bins, weights=)`):
+        /// each bin holds the sum of the weights of its elements, in `f64` (each weight converted
+        /// to `f64`), beside the same edges. `weights` has this array's shape (else
+        /// [`ArrayShapeError::ElementCounts`]); it pairs with the elements in C order. Complex
+        /// weights are [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement)
+        /// (NumPy sums them as complex numbers; these sums are `f64`). For NumPy's
+        /// `density=True`, pass either result to
+        /// [`histogram_density`](crate::gpuarray::histogram_density).
+        fn histogram_weighted[SW: Storage<Elem: Element>, DW: Dimension](
+            &self,
+            bins: Bins<'_>,
+            weights: &DeviceArrayBase<SW, DW>,
+        ) -> Result<(DeviceArray<f64, Ix1>, DeviceArray<f64, Ix1>)>;
     }
 }
 

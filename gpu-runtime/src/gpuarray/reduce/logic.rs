@@ -9,7 +9,7 @@ use ndarray::{Dimension, IxDyn};
 use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::array::readback::read_back;
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::dtype::DType;
@@ -121,11 +121,11 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
         count(self, None)
     }
 
-    /// The number of nonzero elements along an axis (NumPy's `count_nonzero(a, axis=k)`,
-    /// with `keepdims` through [`ReduceAxis::keepdims`]), as `i64` (NumPy's `intp`); an empty
-    /// lane counts 0. Several or negative axes: [`count_nonzero_axes`](Self::count_nonzero_axes).
-    pub fn count_nonzero_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
-        OnStream::legacy(self).count_nonzero_axis(axis)
+    on_legacy_stream! {
+        /// The number of nonzero elements along an axis (NumPy's `count_nonzero(a, axis=k)`,
+        /// with `keepdims` through [`ReduceAxis::keepdims`]), as `i64` (NumPy's `intp`); an empty
+        /// lane counts 0. Several or negative axes: [`count_nonzero_axes`](Self::count_nonzero_axes).
+        fn count_nonzero_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>>;
     }
 }
 

@@ -21,7 +21,7 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::{Element, Kind};
@@ -199,136 +199,79 @@ fn define<T: Element, R: Element>(op: NanOp, index: IndexWidth) -> Result<Reduct
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The sum of the elements that are not NaN (NumPy's `nansum`; 0 when there are none),
-    /// accumulated as [`sum`](Self::sum) accumulates.
-    pub fn nansum(&self) -> Result<S::Elem> {
-        OnStream::legacy(self).nansum()
-    }
+    on_legacy_stream! {
+        /// The sum of the elements that are not NaN (NumPy's `nansum`; 0 when there are none),
+        /// accumulated as [`sum`](Self::sum) accumulates.
+        fn nansum(&self) -> Result<S::Elem>;
 
-    /// [`nansum`](Self::nansum) converted to and accumulated in `A` (NumPy's `dtype=`).
-    pub fn nansum_as<A: Element>(&self) -> Result<A> {
-        OnStream::legacy(self).nansum_as()
-    }
+        /// [`nansum`](Self::nansum) converted to and accumulated in `A` (NumPy's `dtype=`).
+        fn nansum_as[A: Element](&self) -> Result<A>;
 
-    /// The sums along an axis of the elements that are not NaN.
-    pub fn nansum_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).nansum_axis(axis)
-    }
+        /// The sums along an axis of the elements that are not NaN.
+        fn nansum_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// The product of the elements that are not NaN (NumPy's `nanprod`; 1 when none).
-    pub fn nanprod(&self) -> Result<S::Elem> {
-        OnStream::legacy(self).nanprod()
-    }
+        /// The product of the elements that are not NaN (NumPy's `nanprod`; 1 when none).
+        fn nanprod(&self) -> Result<S::Elem>;
 
-    /// The products along an axis of the elements that are not NaN.
-    pub fn nanprod_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).nanprod_axis(axis)
-    }
+        /// The products along an axis of the elements that are not NaN.
+        fn nanprod_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// The mean of the elements that are not NaN (NumPy's `nanmean`; NaN when none), in
-    /// NumPy's type ([`MeanType`]), accumulated in `f64`.
-    pub fn nanmean(&self) -> Result<<S::Elem as MeanType>::Mean>
-    where
-        S::Elem: MeanType,
-    {
-        OnStream::legacy(self).nanmean()
-    }
+        /// The mean of the elements that are not NaN (NumPy's `nanmean`; NaN when none), in
+        /// NumPy's type ([`MeanType`]), accumulated in `f64`.
+        fn nanmean(&self) -> Result<<S::Elem as MeanType>::Mean> where [S::Elem: MeanType];
 
-    /// The means along an axis of the elements that are not NaN.
-    pub fn nanmean_axis(
-        &self,
-        axis: impl Into<ReduceAxis>,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
-    where
-        S::Elem: MeanType,
-    {
-        OnStream::legacy(self).nanmean_axis(axis)
-    }
+        /// The means along an axis of the elements that are not NaN.
+        fn nanmean_axis(&self, axis: impl Into<ReduceAxis>)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+            where [S::Elem: MeanType];
 
-    /// The variance of the elements that are not NaN, divided by `count - ddof` (NumPy's
-    /// `nanvar`; NaN when that is not positive), in NumPy's type ([`MeanType`]).
-    pub fn nanvar(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
-    where
-        S::Elem: MeanType,
-    {
-        OnStream::legacy(self).nanvar(ddof)
-    }
+        /// The variance of the elements that are not NaN, divided by `count - ddof` (NumPy's
+        /// `nanvar`; NaN when that is not positive), in NumPy's type ([`MeanType`]).
+        fn nanvar(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
+            where [S::Elem: MeanType];
 
-    /// The variances along an axis of the elements that are not NaN.
-    pub fn nanvar_axis(
-        &self,
-        axis: impl Into<ReduceAxis>,
-        ddof: u64,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
-    where
-        S::Elem: MeanType,
-    {
-        OnStream::legacy(self).nanvar_axis(axis, ddof)
-    }
+        /// The variances along an axis of the elements that are not NaN.
+        fn nanvar_axis(&self, axis: impl Into<ReduceAxis>, ddof: u64)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+            where [S::Elem: MeanType];
 
-    /// The square root of [`nanvar`](Self::nanvar) (NumPy's `nanstd`).
-    pub fn nanstd(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
-    where
-        S::Elem: MeanType,
-    {
-        OnStream::legacy(self).nanstd(ddof)
-    }
+        /// The square root of [`nanvar`](Self::nanvar) (NumPy's `nanstd`).
+        fn nanstd(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
+            where [S::Elem: MeanType];
 
-    /// The standard deviations along an axis of the elements that are not NaN.
-    pub fn nanstd_axis(
-        &self,
-        axis: impl Into<ReduceAxis>,
-        ddof: u64,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
-    where
-        S::Elem: MeanType,
-    {
-        OnStream::legacy(self).nanstd_axis(axis, ddof)
-    }
+        /// The standard deviations along an axis of the elements that are not NaN.
+        fn nanstd_axis(&self, axis: impl Into<ReduceAxis>, ddof: u64)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+            where [S::Elem: MeanType];
 
-    /// The largest element that is not NaN (NumPy's `nanmax`; NaN when every element is);
-    /// an error for an empty array.
-    pub fn nanmax(&self) -> Result<S::Elem> {
-        OnStream::legacy(self).nanmax()
-    }
+        /// The largest element that is not NaN (NumPy's `nanmax`; NaN when every element is);
+        /// an error for an empty array.
+        fn nanmax(&self) -> Result<S::Elem>;
 
-    /// The smallest element that is not NaN (NumPy's `nanmin`); an error for an empty array.
-    pub fn nanmin(&self) -> Result<S::Elem> {
-        OnStream::legacy(self).nanmin()
-    }
+        /// The smallest element that is not NaN (NumPy's `nanmin`); an error for an empty array.
+        fn nanmin(&self) -> Result<S::Elem>;
 
-    /// The largest elements along an axis, NaN skipped; an error when that axis is empty.
-    pub fn nanmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).nanmax_axis(axis)
-    }
+        /// The largest elements along an axis, NaN skipped; an error when that axis is empty.
+        fn nanmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// The smallest elements along an axis, NaN skipped; an error when that axis is empty.
-    pub fn nanmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).nanmin_axis(axis)
-    }
+        /// The smallest elements along an axis, NaN skipped; an error when that axis is empty.
+        fn nanmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// The flat index (C order) of the largest element that is not NaN, the first on a tie
-    /// (NumPy's `nanargmax`); [`ArrayShapeError::AllNanReduction`] when every element is NaN,
-    /// [`ArrayShapeError::EmptyReduction`] for an empty array.
-    pub fn nanargmax(&self) -> Result<usize> {
-        OnStream::legacy(self).nanargmax()
-    }
+        /// The flat index (C order) of the largest element that is not NaN, the first on a tie
+        /// (NumPy's `nanargmax`); [`ArrayShapeError::AllNanReduction`] when every element is NaN,
+        /// [`ArrayShapeError::EmptyReduction`] for an empty array.
+        fn nanargmax(&self) -> Result<usize>;
 
-    /// The flat index of the smallest element that is not NaN (NumPy's `nanargmin`).
-    pub fn nanargmin(&self) -> Result<usize> {
-        OnStream::legacy(self).nanargmin()
-    }
+        /// The flat index of the smallest element that is not NaN (NumPy's `nanargmin`).
+        fn nanargmin(&self) -> Result<usize>;
 
-    /// The index along an axis of the largest element of each lane that is not NaN; -1 for a
-    /// lane of NaN only (NumPy raises).
-    pub fn nanargmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
-        OnStream::legacy(self).nanargmax_axis(axis)
-    }
+        /// The index along an axis of the largest element of each lane that is not NaN; -1 for a
+        /// lane of NaN only (NumPy raises).
+        fn nanargmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>>;
 
-    /// The index along an axis of the smallest element of each lane that is not NaN; -1 for
-    /// a lane of NaN only.
-    pub fn nanargmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
-        OnStream::legacy(self).nanargmin_axis(axis)
+        /// The index along an axis of the smallest element of each lane that is not NaN; -1 for
+        /// a lane of NaN only.
+        fn nanargmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>>;
     }
 }
 

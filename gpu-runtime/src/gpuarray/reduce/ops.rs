@@ -26,7 +26,7 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::{ArgumentError, ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::array::readback::read_back;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::cast;
@@ -354,117 +354,67 @@ fn empty_error(operation: &'static str) -> Error {
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The sum of every element (0 for an empty array), accumulated in the element type
-    /// (`f16` and `bf16` in `f32`, rounded once at the end), as PyCUDA's `gpuarray.sum`.
-    /// [`sum_np`](Self::sum_np) is NumPy 2's `np.sum`, which sums `bool` and the integers
-    /// narrower than 64 bits in `i64`/`u64`.
-    pub fn sum(&self) -> Result<S::Elem> {
-        OnStream::legacy(self).sum()
-    }
+    on_legacy_stream! {
+        /// The sum of every element (0 for an empty array), accumulated in the element type
+        /// (`f16` and `bf16` in `f32`, rounded once at the end), as PyCUDA's `gpuarray.sum`.
+        /// [`sum_np`](Self::sum_np) is NumPy 2's `np.sum`, which sums `bool` and the integers
+        /// narrower than 64 bits in `i64`/`u64`.
+        fn sum(&self) -> Result<S::Elem>;
 
-    /// The sum of every element converted to and accumulated in `A` (NumPy's `sum(dtype=)`;
-    /// `sum_as::<i64>()` is NumPy's default for `i32` on Linux).
-    pub fn sum_as<A: Element>(&self) -> Result<A> {
-        OnStream::legacy(self).sum_as()
-    }
+        /// The sum of every element converted to and accumulated in `A` (NumPy's `sum(dtype=)`;
+        /// `sum_as::<i64>()` is NumPy's default for `i32` on Linux).
+        fn sum_as[A: Element](&self) -> Result<A>;
 
-    /// The sums along an axis (`usize`, or [`ReduceAxis::keepdims`]), as an array of the other
-    /// axes.
-    pub fn sum_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).sum_axis(axis)
-    }
+        /// The sums along an axis (`usize`, or [`ReduceAxis::keepdims`]), as an array of the other
+        /// axes.
+        fn sum_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// [`sum_axis`](Self::sum_axis) accumulated in `A`.
-    pub fn sum_axis_as<A: Element>(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<A, IxDyn>> {
-        OnStream::legacy(self).sum_axis_as(axis)
-    }
+        /// [`sum_axis`](Self::sum_axis) accumulated in `A`.
+        fn sum_axis_as[A: Element](&self, axis: impl Into<ReduceAxis>)
+            -> Result<DeviceArray<A, IxDyn>>;
 
-    /// The product of every element (1 for an empty array), in the element type.
-    pub fn prod(&self) -> Result<S::Elem> {
-        OnStream::legacy(self).prod()
-    }
+        /// The product of every element (1 for an empty array), in the element type.
+        fn prod(&self) -> Result<S::Elem>;
 
-    /// The product of every element converted to and accumulated in `A`.
-    pub fn prod_as<A: Element>(&self) -> Result<A> {
-        OnStream::legacy(self).prod_as()
-    }
+        /// The product of every element converted to and accumulated in `A`.
+        fn prod_as[A: Element](&self) -> Result<A>;
 
-    /// The products along an axis.
-    pub fn prod_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).prod_axis(axis)
-    }
+        /// The products along an axis.
+        fn prod_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// The mean of every element (NaN for an empty array), in NumPy's type
-    /// ([`MeanType`]: `f32` for `f32`, `f64` for integers), accumulated in `f64`.
-    pub fn mean(&self) -> Result<<S::Elem as MeanType>::Mean>
-    where
-        S::Elem: MeanType,
-    {
-        OnStream::legacy(self).mean()
-    }
+        /// The mean of every element (NaN for an empty array), in NumPy's type
+        /// ([`MeanType`]: `f32` for `f32`, `f64` for integers), accumulated in `f64`.
+        fn mean(&self) -> Result<<S::Elem as MeanType>::Mean> where [S::Elem: MeanType];
 
-    /// The means along an axis (NaN for lanes of an empty axis), in NumPy's type
-    /// ([`MeanType`]).
-    pub fn mean_axis(
-        &self,
-        axis: impl Into<ReduceAxis>,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
-    where
-        S::Elem: MeanType,
-    {
-        OnStream::legacy(self).mean_axis(axis)
-    }
+        /// The means along an axis (NaN for lanes of an empty axis), in NumPy's type
+        /// ([`MeanType`]).
+        fn mean_axis(&self, axis: impl Into<ReduceAxis>)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+            where [S::Elem: MeanType];
 
-    /// The variance of every element, `sum((x - mean)^2) / (n - ddof)` (NumPy's `var(ddof=)`;
-    /// 0 is the population variance, 1 the sample variance), in NumPy's type ([`MeanType`]),
-    /// accumulated in `f64`.
-    pub fn var(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
-    where
-        S::Elem: MeanType,
-    {
-        OnStream::legacy(self).var(ddof)
-    }
+        /// The variance of every element, `sum((x - mean)^2) / (n - ddof)` (NumPy's `var(ddof=)`;
+        /// 0 is the population variance, 1 the sample variance), in NumPy's type ([`MeanType`]),
+        /// accumulated in `f64`.
+        fn var(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean> where [S::Elem: MeanType];
 
-    /// The variances along an axis, in NumPy's type ([`MeanType`]).
-    pub fn var_axis(
-        &self,
-        axis: impl Into<ReduceAxis>,
-        ddof: u64,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
-    where
-        S::Elem: MeanType,
-    {
-        OnStream::legacy(self).var_axis(axis, ddof)
-    }
+        /// The variances along an axis, in NumPy's type ([`MeanType`]).
+        fn var_axis(&self, axis: impl Into<ReduceAxis>, ddof: u64)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+            where [S::Elem: MeanType];
 
-    /// The standard deviation, the square root of [`var`](Self::var) (taken in `f64`), in
-    /// NumPy's type ([`MeanType`]).
-    pub fn std(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
-    where
-        S::Elem: MeanType,
-    {
-        OnStream::legacy(self).std(ddof)
-    }
+        /// The standard deviation, the square root of [`var`](Self::var) (taken in `f64`), in
+        /// NumPy's type ([`MeanType`]).
+        fn std(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean> where [S::Elem: MeanType];
 
-    /// The standard deviations along an axis, in NumPy's type ([`MeanType`]).
-    pub fn std_axis(
-        &self,
-        axis: impl Into<ReduceAxis>,
-        ddof: u64,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
-    where
-        S::Elem: MeanType,
-    {
-        OnStream::legacy(self).std_axis(axis, ddof)
-    }
+        /// The standard deviations along an axis, in NumPy's type ([`MeanType`]).
+        fn std_axis(&self, axis: impl Into<ReduceAxis>, ddof: u64)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
+            where [S::Elem: MeanType];
 
-    /// The sum of the products of the elements of two arrays of the same shape (any
-    /// layouts): the dot product of vectors, `(a * b).sum()` of any arrays.
-    pub fn dot<S2: Storage<Elem = S::Elem>, D2: Dimension>(
-        &self,
-        other: &DeviceArrayBase<S2, D2>,
-    ) -> Result<S::Elem> {
-        OnStream::legacy(self).dot(other)
+        /// The sum of the products of the elements of two arrays of the same shape (any
+        /// layouts): the dot product of vectors, `(a * b).sum()` of any arrays.
+        fn dot[S2: Storage<Elem = S::Elem>, D2: Dimension](&self, other: &DeviceArrayBase<S2, D2>)
+            -> Result<S::Elem>;
     }
 
     /// The sum of `conj(self) * other` over two arrays of the same shape (any layouts),
@@ -479,83 +429,59 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
         })
     }
 
-    /// The mean of every element returned as an `A` (NumPy's `mean(dtype=)`; a real mean is
-    /// accumulated in `f64` and rounded once into `A`, a complex one accumulated in `A`): `mean_as::<Complex64>()` is the mean of a complex array (complex
-    /// elements have no [`MeanType`](crate::gpuarray::MeanType), so [`mean`](Self::mean) does
-    /// not take them). NaN parts for an empty array. A complex
-    /// array's mean into a real `A` is refused with a typed error.
-    pub fn mean_as<A: Element>(&self) -> Result<A> {
-        OnStream::legacy(self).mean_as()
-    }
+    on_legacy_stream! {
+        /// The mean of every element returned as an `A` (NumPy's `mean(dtype=)`; a real mean is
+        /// accumulated in `f64` and rounded once into `A`, a complex one accumulated in `A`):
+        /// `mean_as::<Complex64>()` is the mean of a complex array (complex elements have no
+        /// [`MeanType`](crate::gpuarray::MeanType), so [`mean`](Self::mean) does not take
+        /// them). NaN parts for an empty array. A complex array's mean into a real `A` is
+        /// refused with a typed error.
+        fn mean_as[A: Element](&self) -> Result<A>;
 
-    /// The means along an axis, given as `A` (accumulated as; see
-    /// [`mean_as`](Self::mean_as) says).
-    pub fn mean_axis_as<A: Element>(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<A, IxDyn>> {
-        OnStream::legacy(self).mean_axis_as(axis)
-    }
+        /// The means along an axis, given as `A` (accumulated as [`mean_as`](Self::mean_as)
+        /// says).
+        fn mean_axis_as[A: Element](&self, axis: impl Into<ReduceAxis>)
+            -> Result<DeviceArray<A, IxDyn>>;
 
-    /// The largest element (NaN if there is one); an error for an empty array.
-    pub fn max(&self) -> Result<S::Elem> {
-        OnStream::legacy(self).max()
-    }
+        /// The largest element (NaN if there is one); an error for an empty array.
+        fn max(&self) -> Result<S::Elem>;
 
-    /// The smallest element (NaN if there is one); an error for an empty array.
-    pub fn min(&self) -> Result<S::Elem> {
-        OnStream::legacy(self).min()
-    }
+        /// The smallest element (NaN if there is one); an error for an empty array.
+        fn min(&self) -> Result<S::Elem>;
 
-    /// The largest elements along an axis; an error when that axis is empty.
-    pub fn max_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).max_axis(axis)
-    }
+        /// The largest elements along an axis; an error when that axis is empty.
+        fn max_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// The smallest elements along an axis; an error when that axis is empty.
-    pub fn min_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).min_axis(axis)
-    }
+        /// The smallest elements along an axis; an error when that axis is empty.
+        fn min_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// The flat index (in C order) of the largest element, the first one on a tie (a NaN
-    /// counts as largest, as in numpy); an error for an empty array.
-    pub fn argmax(&self) -> Result<usize> {
-        OnStream::legacy(self).argmax()
-    }
+        /// The flat index (in C order) of the largest element, the first one on a tie (a NaN
+        /// counts as largest, as in numpy); an error for an empty array.
+        fn argmax(&self) -> Result<usize>;
 
-    /// The flat index (in C order) of the smallest element, the first one on a tie (a NaN
-    /// counts as smallest, as in numpy); an error for an empty array.
-    pub fn argmin(&self) -> Result<usize> {
-        OnStream::legacy(self).argmin()
-    }
+        /// The flat index (in C order) of the smallest element, the first one on a tie (a NaN
+        /// counts as smallest, as in numpy); an error for an empty array.
+        fn argmin(&self) -> Result<usize>;
 
-    /// The index along an axis of the largest element of each lane.
-    pub fn argmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
-        OnStream::legacy(self).argmax_axis(axis)
-    }
+        /// The index along an axis of the largest element of each lane.
+        fn argmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>>;
 
-    /// The index along an axis of the smallest element of each lane.
-    pub fn argmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
-        OnStream::legacy(self).argmin_axis(axis)
-    }
+        /// The index along an axis of the smallest element of each lane.
+        fn argmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>>;
 
-    /// The range of the elements, `max - min` (NumPy's `ptp`; NaN if there is one; integers
-    /// wrap, as in NumPy), in one pass; an error for an empty array.
-    pub fn ptp(&self) -> Result<S::Elem> {
-        OnStream::legacy(self).ptp()
-    }
+        /// The range of the elements, `max - min` (NumPy's `ptp`; NaN if there is one; integers
+        /// wrap, as in NumPy), in one pass; an error for an empty array.
+        fn ptp(&self) -> Result<S::Elem>;
 
-    /// The ranges along an axis; an error when that axis is empty.
-    pub fn ptp_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).ptp_axis(axis)
-    }
+        /// The ranges along an axis; an error when that axis is empty.
+        fn ptp_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// Whether any element along an axis is nonzero (NaN counts, as in NumPy), as [`Bool`]s;
-    /// an empty lane is false.
-    pub fn any_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<Bool, IxDyn>> {
-        OnStream::legacy(self).any_axis(axis)
-    }
+        /// Whether any element along an axis is nonzero (NaN counts, as in NumPy), as [`Bool`]s;
+        /// an empty lane is false.
+        fn any_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<Bool, IxDyn>>;
 
-    /// Whether every element along an axis is nonzero, as [`Bool`]s; an empty lane is true.
-    pub fn all_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<Bool, IxDyn>> {
-        OnStream::legacy(self).all_axis(axis)
+        /// Whether every element along an axis is nonzero, as [`Bool`]s; an empty lane is true.
+        fn all_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<Bool, IxDyn>>;
     }
 }
 

@@ -12,39 +12,29 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::sum_type::SumType;
 use crate::gpuarray::reduce::axis::ReduceAxis;
 use crate::gpuarray::reduce::ops::Op;
 
 impl<S: Storage<Elem: SumType>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The sum of every element in NumPy 2's type ([`SumType`]: `i64` for `bool` and the
-    /// signed integers, `u64` for the unsigned ones, the element type otherwise), as
-    /// `np.sum(a)`; 0 for an empty array. [`sum`](Self::sum) keeps the element type.
-    pub fn sum_np(&self) -> Result<<S::Elem as SumType>::Sum> {
-        OnStream::legacy(self).sum_np()
-    }
+    on_legacy_stream! {
+        /// The sum of every element in NumPy 2's type ([`SumType`]: `i64` for `bool` and the
+        /// signed integers, `u64` for the unsigned ones, the element type otherwise), as
+        /// `np.sum(a)`; 0 for an empty array. [`sum`](Self::sum) keeps the element type.
+        fn sum_np(&self) -> Result<<S::Elem as SumType>::Sum>;
 
-    /// The product of every element in NumPy 2's type ([`SumType`]), as `np.prod(a)`; 1 for
-    /// an empty array.
-    pub fn prod_np(&self) -> Result<<S::Elem as SumType>::Sum> {
-        OnStream::legacy(self).prod_np()
-    }
+        /// The product of every element in NumPy 2's type ([`SumType`]), as `np.prod(a)`; 1 for
+        /// an empty array.
+        fn prod_np(&self) -> Result<<S::Elem as SumType>::Sum>;
 
-    /// The sums along an axis in NumPy 2's type ([`SumType`]), as `np.sum(a, axis=k)`.
-    pub fn sum_axis_np(
-        &self,
-        axis: impl Into<ReduceAxis>,
-    ) -> Result<DeviceArray<<S::Elem as SumType>::Sum, IxDyn>> {
-        OnStream::legacy(self).sum_axis_np(axis)
-    }
+        /// The sums along an axis in NumPy 2's type ([`SumType`]), as `np.sum(a, axis=k)`.
+        fn sum_axis_np(&self, axis: impl Into<ReduceAxis>)
+            -> Result<DeviceArray<<S::Elem as SumType>::Sum, IxDyn>>;
 
-    /// The products along an axis in NumPy 2's type ([`SumType`]), as `np.prod(a, axis=k)`.
-    pub fn prod_axis_np(
-        &self,
-        axis: impl Into<ReduceAxis>,
-    ) -> Result<DeviceArray<<S::Elem as SumType>::Sum, IxDyn>> {
-        OnStream::legacy(self).prod_axis_np(axis)
+        /// The products along an axis in NumPy 2's type ([`SumType`]), as `np.prod(a, axis=k)`.
+        fn prod_axis_np(&self, axis: impl Into<ReduceAxis>)
+            -> Result<DeviceArray<<S::Elem as SumType>::Sum, IxDyn>>;
     }
 }
 

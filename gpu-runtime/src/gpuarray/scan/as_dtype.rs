@@ -8,29 +8,23 @@ use ndarray::{Dimension, Ix1, IxDyn};
 
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::element::Element;
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The running sums (flattened in C order) of the elements converted to `A` (NumPy's
-    /// `cumsum(dtype=A)`).
-    pub fn cumsum_as<A: Element>(&self) -> Result<DeviceArray<A, Ix1>> {
-        OnStream::legacy(self).cumsum_as()
-    }
+    on_legacy_stream! {
+        /// The running sums (flattened in C order) of the elements converted to `A` (NumPy's
+        /// `cumsum(dtype=A)`).
+        fn cumsum_as[A: Element](&self) -> Result<DeviceArray<A, Ix1>>;
 
-    /// The running products of the elements converted to `A` (NumPy's `cumprod(dtype=A)`).
-    pub fn cumprod_as<A: Element>(&self) -> Result<DeviceArray<A, Ix1>> {
-        OnStream::legacy(self).cumprod_as()
-    }
+        /// The running products of the elements converted to `A` (NumPy's `cumprod(dtype=A)`).
+        fn cumprod_as[A: Element](&self) -> Result<DeviceArray<A, Ix1>>;
 
-    /// The running sums along `axis` of the elements converted to `A`.
-    pub fn cumsum_axis_as<A: Element>(&self, axis: usize) -> Result<DeviceArray<A, IxDyn>> {
-        OnStream::legacy(self).cumsum_axis_as(axis)
-    }
+        /// The running sums along `axis` of the elements converted to `A`.
+        fn cumsum_axis_as[A: Element](&self, axis: usize) -> Result<DeviceArray<A, IxDyn>>;
 
-    /// The running products along `axis` of the elements converted to `A`.
-    pub fn cumprod_axis_as<A: Element>(&self, axis: usize) -> Result<DeviceArray<A, IxDyn>> {
-        OnStream::legacy(self).cumprod_axis_as(axis)
+        /// The running products along `axis` of the elements converted to `A`.
+        fn cumprod_axis_as[A: Element](&self, axis: usize) -> Result<DeviceArray<A, IxDyn>>;
     }
 }
 

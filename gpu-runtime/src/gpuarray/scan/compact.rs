@@ -36,7 +36,7 @@ use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::array::readback::read_back;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::cast;
@@ -625,44 +625,36 @@ fn check_mask(operation: &'static str, shape: &[usize], mask: &[usize]) -> Resul
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The indices of the nonzero elements, one `i64` array per axis, in C order (NumPy's
-    /// `nonzero(a)`, and its one-argument `where(a)`): element `k` of the nonzero ones is at
-    /// `[out[0][k], out[1][k], ...]`. NumPy 2 refuses a 0-d array
-    /// ([`ArrayShapeError::ZeroDimensional`]): [`flatnonzero`](Self::flatnonzero) or a 1-d
-    /// view instead. Waits for the count of nonzero elements, which sizes the result.
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let a = DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::arr2(&[[0, 3], [4, 0]]))?;
-    /// let ix = a.nonzero()?;
-    /// assert_eq!((ix[0].to_vec()?, ix[1].to_vec()?), (vec![0, 1], vec![1, 0]));
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn nonzero(&self) -> Result<Vec<DeviceArray<i64, Ix1>>> {
-        OnStream::legacy(self).nonzero()
-    }
+    on_legacy_stream! {
+        /// The indices of the nonzero elements, one `i64` array per axis, in C order (NumPy's
+        /// `nonzero(a)`, and its one-argument `where(a)`): element `k` of the nonzero ones is at
+        /// `[out[0][k], out[1][k], ...]`. NumPy 2 refuses a 0-d array
+        /// ([`ArrayShapeError::ZeroDimensional`]): [`flatnonzero`](Self::flatnonzero) or a 1-d
+        /// view instead. Waits for the count of nonzero elements, which sizes the result.
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let a = DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::arr2(&[[0, 3], [4, 0]]))?;
+        /// let ix = a.nonzero()?;
+        /// assert_eq!((ix[0].to_vec()?, ix[1].to_vec()?), (vec![0, 1], vec![1, 0]));
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn nonzero(&self) -> Result<Vec<DeviceArray<i64, Ix1>>>;
 
-    /// The flat C-order indices of the nonzero elements (NumPy's `flatnonzero(a)`), of an
-    /// array of any number of axes, 0-d too.
-    pub fn flatnonzero(&self) -> Result<DeviceArray<i64, Ix1>> {
-        OnStream::legacy(self).flatnonzero()
-    }
+        /// The flat C-order indices of the nonzero elements (NumPy's `flatnonzero(a)`), of an
+        /// array of any number of axes, 0-d too.
+        fn flatnonzero(&self) -> Result<DeviceArray<i64, Ix1>>;
 
-    /// The indices of the nonzero elements as the rows of a `(count, ndim)` array (NumPy's
-    /// `argwhere(a)`; for a 0-d array, `(count, 0)` as NumPy gives).
-    pub fn argwhere(&self) -> Result<DeviceArray<i64, Ix2>> {
-        OnStream::legacy(self).argwhere()
-    }
+        /// The indices of the nonzero elements as the rows of a `(count, ndim)` array (NumPy's
+        /// `argwhere(a)`; for a 0-d array, `(count, 0)` as NumPy gives).
+        fn argwhere(&self) -> Result<DeviceArray<i64, Ix2>>;
 
-    /// The elements where `mask` is true, in C order, as a new 1-d array (NumPy's `a[mask]`
-    /// for a boolean `mask` of this array's shape; another shape is
-    /// [`ArrayShapeError::MaskShape`]). Waits for the count, which sizes the result.
-    pub fn masked<SM: Storage<Elem = Bool>, DM: Dimension>(
-        &self,
-        mask: &DeviceArrayBase<SM, DM>,
-    ) -> Result<DeviceArray<S::Elem, Ix1>> {
-        OnStream::legacy(self).masked(mask)
+        /// The elements where `mask` is true, in C order, as a new 1-d array (NumPy's `a[mask]`
+        /// for a boolean `mask` of this array's shape; another shape is
+        /// [`ArrayShapeError::MaskShape`]). Waits for the count, which sizes the result.
+        fn masked[SM: Storage<Elem = Bool>, DM: Dimension](&self, mask: &DeviceArrayBase<SM, DM>)
+            -> Result<DeviceArray<S::Elem, Ix1>>;
     }
 }
 

@@ -13,7 +13,7 @@ use ndarray::{Dimension, Ix1, IxDyn};
 
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::registry::{AnyDefinition, Definitions};
 use crate::gpuarray::scan::kernel::ScanKernel;
@@ -39,67 +39,49 @@ fn scan_kernel<T: Element>(op: ScanOp) -> Result<Arc<ScanKernel<T>>> {
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The running sums of the elements in C order (NumPy's `cumsum()`, `axis=None`: `out[i] =
-    /// x[0] + ... + x[i]`), of any layout, as a 1-D array, accumulated in the element type
-    /// (integers wrap).
-    pub fn cumsum(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        OnStream::legacy(self).cumsum()
-    }
+    on_legacy_stream! {
+        /// The running sums of the elements in C order (NumPy's `cumsum()`, `axis=None`: `out[i] =
+        /// x[0] + ... + x[i]`), of any layout, as a 1-D array, accumulated in the element type
+        /// (integers wrap).
+        fn cumsum(&self) -> Result<DeviceArray<S::Elem, Ix1>>;
 
-    /// [`cumsum`](Self::cumsum) into `out`, an existing 1-D array of as many elements, of any
-    /// step (NumPy's `cumsum(out=...)`): nothing is allocated for the result. `exclusive`
-    /// gives [`cumsum_exclusive`](Self::cumsum_exclusive)'s values.
-    pub fn cumsum_into<O: StorageMut<Elem = S::Elem>>(
-        &self,
-        out: &mut DeviceArrayBase<O, Ix1>,
-        exclusive: bool,
-    ) -> Result<()> {
-        OnStream::legacy(self).cumsum_into(out, exclusive)
-    }
+        /// [`cumsum`](Self::cumsum) into `out`, an existing 1-D array of as many elements, of any
+        /// step (NumPy's `cumsum(out=...)`): nothing is allocated for the result. `exclusive`
+        /// gives [`cumsum_exclusive`](Self::cumsum_exclusive)'s values.
+        fn cumsum_into[O: StorageMut<Elem = S::Elem>](
+            &self,
+            out: &mut DeviceArrayBase<O, Ix1>,
+            exclusive: bool,
+        ) -> Result<()>;
 
-    /// The exclusive running sums (`out[0] = 0`, `out[i] = x[0] + ... + x[i - 1]`).
-    pub fn cumsum_exclusive(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        OnStream::legacy(self).cumsum_exclusive()
-    }
+        /// The exclusive running sums (`out[0] = 0`, `out[i] = x[0] + ... + x[i - 1]`).
+        fn cumsum_exclusive(&self) -> Result<DeviceArray<S::Elem, Ix1>>;
 
-    /// The running sums along `axis` (NumPy's `cumsum(axis=axis)`), a C-order array of this
-    /// shape; an axis the array does not have is an error.
-    pub fn cumsum_axis(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).cumsum_axis(axis)
-    }
+        /// The running sums along `axis` (NumPy's `cumsum(axis=axis)`), a C-order array of this
+        /// shape; an axis the array does not have is an error.
+        fn cumsum_axis(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// The exclusive running sums along `axis` (each lane starts at 0).
-    pub fn cumsum_axis_exclusive(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).cumsum_axis_exclusive(axis)
-    }
+        /// The exclusive running sums along `axis` (each lane starts at 0).
+        fn cumsum_axis_exclusive(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// The running products of the elements in C order (NumPy's `cumprod()`), as a 1-D array.
-    pub fn cumprod(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        OnStream::legacy(self).cumprod()
-    }
+        /// The running products of the elements in C order (NumPy's `cumprod()`), as a 1-D array.
+        fn cumprod(&self) -> Result<DeviceArray<S::Elem, Ix1>>;
 
-    /// [`cumprod`](Self::cumprod) into `out`; as [`cumsum_into`](Self::cumsum_into) otherwise.
-    pub fn cumprod_into<O: StorageMut<Elem = S::Elem>>(
-        &self,
-        out: &mut DeviceArrayBase<O, Ix1>,
-        exclusive: bool,
-    ) -> Result<()> {
-        OnStream::legacy(self).cumprod_into(out, exclusive)
-    }
+        /// [`cumprod`](Self::cumprod) into `out`; as [`cumsum_into`](Self::cumsum_into) otherwise.
+        fn cumprod_into[O: StorageMut<Elem = S::Elem>](
+            &self,
+            out: &mut DeviceArrayBase<O, Ix1>,
+            exclusive: bool,
+        ) -> Result<()>;
 
-    /// The exclusive running products (`out[0] = 1`).
-    pub fn cumprod_exclusive(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        OnStream::legacy(self).cumprod_exclusive()
-    }
+        /// The exclusive running products (`out[0] = 1`).
+        fn cumprod_exclusive(&self) -> Result<DeviceArray<S::Elem, Ix1>>;
 
-    /// The running products along `axis` (NumPy's `cumprod(axis=axis)`).
-    pub fn cumprod_axis(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).cumprod_axis(axis)
-    }
+        /// The running products along `axis` (NumPy's `cumprod(axis=axis)`).
+        fn cumprod_axis(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>>;
 
-    /// The exclusive running products along `axis` (each lane starts at 1).
-    pub fn cumprod_axis_exclusive(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::legacy(self).cumprod_axis_exclusive(axis)
+        /// The exclusive running products along `axis` (each lane starts at 1).
+        fn cumprod_axis_exclusive(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>>;
     }
 }
 

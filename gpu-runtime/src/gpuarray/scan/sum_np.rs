@@ -11,31 +11,27 @@ use ndarray::{Dimension, Ix1, IxDyn};
 
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::sum_type::SumType;
 
 impl<S: Storage<Elem: SumType>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The running sums (flattened in C order) in NumPy 2's type ([`SumType`]), as
-    /// `np.cumsum(a)`.
-    pub fn cumsum_np(&self) -> Result<DeviceArray<<S::Elem as SumType>::Sum, Ix1>> {
-        OnStream::legacy(self).cumsum_np()
-    }
+    on_legacy_stream! {
+        /// The running sums (flattened in C order) in NumPy 2's type ([`SumType`]), as
+        /// `np.cumsum(a)`.
+        fn cumsum_np(&self) -> Result<DeviceArray<<S::Elem as SumType>::Sum, Ix1>>;
 
-    /// The running products (flattened in C order) in NumPy 2's type ([`SumType`]), as
-    /// `np.cumprod(a)`.
-    pub fn cumprod_np(&self) -> Result<DeviceArray<<S::Elem as SumType>::Sum, Ix1>> {
-        OnStream::legacy(self).cumprod_np()
-    }
+        /// The running products (flattened in C order) in NumPy 2's type ([`SumType`]), as
+        /// `np.cumprod(a)`.
+        fn cumprod_np(&self) -> Result<DeviceArray<<S::Elem as SumType>::Sum, Ix1>>;
 
-    /// The running sums along `axis` in NumPy 2's type ([`SumType`]).
-    pub fn cumsum_axis_np(&self, axis: usize) -> Result<DeviceArray<<S::Elem as SumType>::Sum, IxDyn>> {
-        OnStream::legacy(self).cumsum_axis_np(axis)
-    }
+        /// The running sums along `axis` in NumPy 2's type ([`SumType`]).
+        fn cumsum_axis_np(&self, axis: usize)
+            -> Result<DeviceArray<<S::Elem as SumType>::Sum, IxDyn>>;
 
-    /// The running products along `axis` in NumPy 2's type ([`SumType`]).
-    pub fn cumprod_axis_np(&self, axis: usize) -> Result<DeviceArray<<S::Elem as SumType>::Sum, IxDyn>> {
-        OnStream::legacy(self).cumprod_axis_np(axis)
+        /// The running products along `axis` in NumPy 2's type ([`SumType`]).
+        fn cumprod_axis_np(&self, axis: usize)
+            -> Result<DeviceArray<<S::Elem as SumType>::Sum, IxDyn>>;
     }
 }
 

@@ -8,7 +8,7 @@ use ndarray::{Dimension, Ix1, IxDyn};
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::kernels::registry::{self, BLOCK};
@@ -105,41 +105,31 @@ fn check_q(operation: &'static str, q: f64, scale: f64, range: &'static str) -> 
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// A sorted copy along the last axis (NumPy's `sort(a)`), stable, in NumPy's order: NaN
-    /// last, `-0.0` equal to `0.0`. Every real element type; complex ones are
-    /// [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement),
-    /// a 0-d array [`ArrayShapeError::AxisOutOfBounds`]. NaNs come back as one NaN and zeros
-    /// as `0.0` (they compare equal to NumPy's).
-    pub fn sort(&self) -> Result<DeviceArray<S::Elem, D>> {
-        OnStream::legacy(self).sort()
-    }
+    on_legacy_stream! {
+        /// A sorted copy along the last axis (NumPy's `sort(a)`), stable, in NumPy's order: NaN
+        /// last, `-0.0` equal to `0.0`. Every real element type; complex ones are
+        /// [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement),
+        /// a 0-d array [`ArrayShapeError::AxisOutOfBounds`]. NaNs come back as one NaN and zeros
+        /// as `0.0` (they compare equal to NumPy's).
+        fn sort(&self) -> Result<DeviceArray<S::Elem, D>>;
 
-    /// A sorted copy along `axis` (negative: from the end; NumPy's `sort(a, axis)`), as
-    /// [`sort`](Self::sort).
-    pub fn sort_axis(&self, axis: isize) -> Result<DeviceArray<S::Elem, D>> {
-        OnStream::legacy(self).sort_axis(axis)
-    }
+        /// A sorted copy along `axis` (negative: from the end; NumPy's `sort(a, axis)`), as
+        /// [`sort`](Self::sort).
+        fn sort_axis(&self, axis: isize) -> Result<DeviceArray<S::Elem, D>>;
 
-    /// The elements in C order, sorted (NumPy's `sort(a, axis=None)`).
-    pub fn sort_flat(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        OnStream::legacy(self).sort_flat()
-    }
+        /// The elements in C order, sorted (NumPy's `sort(a, axis=None)`).
+        fn sort_flat(&self) -> Result<DeviceArray<S::Elem, Ix1>>;
 
-    /// The positions along the last axis that sort it (NumPy's `argsort(a, kind="stable")`):
-    /// equal values keep their order, NaN last.
-    pub fn argsort(&self) -> Result<DeviceArray<i64, D>> {
-        OnStream::legacy(self).argsort()
-    }
+        /// The positions along the last axis that sort it (NumPy's `argsort(a, kind="stable")`):
+        /// equal values keep their order, NaN last.
+        fn argsort(&self) -> Result<DeviceArray<i64, D>>;
 
-    /// [`argsort`](Self::argsort) along `axis` (negative: from the end).
-    pub fn argsort_axis(&self, axis: isize) -> Result<DeviceArray<i64, D>> {
-        OnStream::legacy(self).argsort_axis(axis)
-    }
+        /// [`argsort`](Self::argsort) along `axis` (negative: from the end).
+        fn argsort_axis(&self, axis: isize) -> Result<DeviceArray<i64, D>>;
 
-    /// The positions (in C order) that sort the flattened array (NumPy's `argsort(a,
-    /// axis=None)`).
-    pub fn argsort_flat(&self) -> Result<DeviceArray<i64, Ix1>> {
-        OnStream::legacy(self).argsort_flat()
+        /// The positions (in C order) that sort the flattened array (NumPy's `argsort(a,
+        /// axis=None)`).
+        fn argsort_flat(&self) -> Result<DeviceArray<i64, Ix1>>;
     }
 
     /// The sorted unique values (NumPy's `unique(a)`): NaNs are one value (NumPy 2's
@@ -150,105 +140,71 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
             .map(|u| u.values)
     }
 
-    /// [`unique`](Self::unique) with the first positions, the inverse and the counts that
-    /// `options` asks for.
-    pub fn unique_with(&self, options: UniqueOptions) -> Result<Unique<S::Elem>> {
-        OnStream::legacy(self).unique_with(options)
-    }
+    on_legacy_stream! {
+        /// [`unique`](Self::unique) with the first positions, the inverse and the counts that
+        /// `options` asks for.
+        fn unique_with(&self, options: UniqueOptions) -> Result<Unique<S::Elem>>;
 
-    /// Where each element of `v` would go in this sorted 1-D array to keep it sorted (NumPy's
-    /// `searchsorted(a, v, side)`), in NumPy's order (NaN last), as an array of `v`'s shape.
-    /// An array of other than one axis is [`ArrayShapeError::Dimension`].
-    pub fn searchsorted<S2: Storage<Elem = S::Elem>, D2: Dimension>(
-        &self,
-        v: &DeviceArrayBase<S2, D2>,
-        side: Side,
-    ) -> Result<DeviceArray<i64, D2>> {
-        OnStream::legacy(self).searchsorted(v, side)
+        /// Where each element of `v` would go in this sorted 1-D array to keep it sorted (NumPy's
+        /// `searchsorted(a, v, side)`), in NumPy's order (NaN last), as an array of `v`'s shape.
+        /// An array of other than one axis is [`ArrayShapeError::Dimension`].
+        fn searchsorted[S2: Storage<Elem = S::Elem>, D2: Dimension](
+            &self,
+            v: &DeviceArrayBase<S2, D2>,
+            side: Side,
+        ) -> Result<DeviceArray<i64, D2>>;
     }
 }
 
 impl<S: Storage<Elem: MeanType>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The median of all elements (NumPy's `median(a)`): the middle element, or the mean of the
-    /// two middle ones, in [`MeanType`]'s type (`f64` for integers); NaN when an element is
-    /// NaN or the array is empty.
-    pub fn median(&self) -> Result<<S::Elem as MeanType>::Mean> {
-        OnStream::legacy(self).median()
-    }
+    on_legacy_stream! {
+        /// The median of all elements (NumPy's `median(a)`): the middle element, or the mean of the
+        /// two middle ones, in [`MeanType`]'s type (`f64` for integers); NaN when an element is
+        /// NaN or the array is empty.
+        fn median(&self) -> Result<<S::Elem as MeanType>::Mean>;
 
-    /// The medians along `axis` (negative: from the end), an array without that axis.
-    pub fn median_axis(&self, axis: isize) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        OnStream::legacy(self).median_axis(axis)
-    }
+        /// The medians along `axis` (negative: from the end), an array without that axis.
+        fn median_axis(&self, axis: isize)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
 
-    /// The `q` quantile (`0..=1`) of all elements, NumPy's default `linear` method:
-    /// `a[i] + (a[i+1] - a[i]) * f` at `i + f = q * (n - 1)` of the sorted elements; NaN when
-    /// an element is NaN. Another `q` is [`ArrayShapeError::QuantileOutOfRange`].
-    pub fn quantile(&self, q: f64) -> Result<<S::Elem as MeanType>::Mean> {
-        OnStream::legacy(self).quantile(q)
-    }
+        /// The `q` quantile (`0..=1`) of all elements, NumPy's default `linear` method:
+        /// `a[i] + (a[i+1] - a[i]) * f` at `i + f = q * (n - 1)` of the sorted elements; NaN when
+        /// an element is NaN. Another `q` is [`ArrayShapeError::QuantileOutOfRange`].
+        fn quantile(&self, q: f64) -> Result<<S::Elem as MeanType>::Mean>;
 
-    /// The `q` quantiles along `axis`, an array without that axis.
-    pub fn quantile_axis(
-        &self,
-        q: f64,
-        axis: isize,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        OnStream::legacy(self).quantile_axis(q, axis)
-    }
+        /// The `q` quantiles along `axis`, an array without that axis.
+        fn quantile_axis(&self, q: f64, axis: isize)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
 
-    /// The `p` percentile (`0..=100`): [`quantile`](Self::quantile) of `p / 100`.
-    pub fn percentile(&self, p: f64) -> Result<<S::Elem as MeanType>::Mean> {
-        OnStream::legacy(self).percentile(p)
-    }
+        /// The `p` percentile (`0..=100`): [`quantile`](Self::quantile) of `p / 100`.
+        fn percentile(&self, p: f64) -> Result<<S::Elem as MeanType>::Mean>;
 
-    /// The `p` percentiles along `axis`.
-    pub fn percentile_axis(
-        &self,
-        p: f64,
-        axis: isize,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        OnStream::legacy(self).percentile_axis(p, axis)
-    }
+        /// The `p` percentiles along `axis`.
+        fn percentile_axis(&self, p: f64, axis: isize)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
 
-    /// [`median`](Self::median) of the elements that are not NaN (NumPy's `nanmedian`); NaN
-    /// when every element is (NumPy warns and gives NaN) or the array is empty.
-    pub fn nanmedian(&self) -> Result<<S::Elem as MeanType>::Mean> {
-        OnStream::legacy(self).nanmedian()
-    }
+        /// [`median`](Self::median) of the elements that are not NaN (NumPy's `nanmedian`); NaN
+        /// when every element is (NumPy warns and gives NaN) or the array is empty.
+        fn nanmedian(&self) -> Result<<S::Elem as MeanType>::Mean>;
 
-    /// [`nanmedian`](Self::nanmedian) along `axis` (negative: from the end).
-    pub fn nanmedian_axis(&self, axis: isize) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        OnStream::legacy(self).nanmedian_axis(axis)
-    }
+        /// [`nanmedian`](Self::nanmedian) along `axis` (negative: from the end).
+        fn nanmedian_axis(&self, axis: isize)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
 
-    /// [`quantile`](Self::quantile) of the elements that are not NaN (NumPy's `nanquantile`).
-    pub fn nanquantile(&self, q: f64) -> Result<<S::Elem as MeanType>::Mean> {
-        OnStream::legacy(self).nanquantile(q)
-    }
+        /// [`quantile`](Self::quantile) of the elements that are not NaN (NumPy's `nanquantile`).
+        fn nanquantile(&self, q: f64) -> Result<<S::Elem as MeanType>::Mean>;
 
-    /// [`nanquantile`](Self::nanquantile) along `axis`.
-    pub fn nanquantile_axis(
-        &self,
-        q: f64,
-        axis: isize,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        OnStream::legacy(self).nanquantile_axis(q, axis)
-    }
+        /// [`nanquantile`](Self::nanquantile) along `axis`.
+        fn nanquantile_axis(&self, q: f64, axis: isize)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
 
-    /// [`percentile`](Self::percentile) of the elements that are not NaN (NumPy's
-    /// `nanpercentile`).
-    pub fn nanpercentile(&self, p: f64) -> Result<<S::Elem as MeanType>::Mean> {
-        OnStream::legacy(self).nanpercentile(p)
-    }
+        /// [`percentile`](Self::percentile) of the elements that are not NaN (NumPy's
+        /// `nanpercentile`).
+        fn nanpercentile(&self, p: f64) -> Result<<S::Elem as MeanType>::Mean>;
 
-    /// [`nanpercentile`](Self::nanpercentile) along `axis`.
-    pub fn nanpercentile_axis(
-        &self,
-        p: f64,
-        axis: isize,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        OnStream::legacy(self).nanpercentile_axis(p, axis)
+        /// [`nanpercentile`](Self::nanpercentile) along `axis`.
+        fn nanpercentile_axis(&self, p: f64, axis: isize)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
     }
 }
 

@@ -8,7 +8,7 @@ use ndarray::{Dimension, IxDyn, SliceInfoElem};
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::element::Element;
 
 /// Checks each of `kth` (negative: from the end) against an axis of length `len`.
@@ -103,20 +103,18 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// A copy in which the element at each position of `kth` along `axis` (negative: from
-    /// the end) is the one a sort would put there, the smaller ones before it and the larger
-    /// after (NumPy's `partition(a, kth, axis)`; NaN last). NumPy leaves the order inside each
-    /// part unspecified: here it is sorted (a stable sort is one valid partition, and costs
-    /// about what a selection does on a GPU). A position outside the axis is
-    /// [`ArrayShapeError::IndexOutOfRange`].
-    pub fn partition(&self, kth: &[isize], axis: isize) -> Result<DeviceArray<S::Elem, D>> {
-        OnStream::legacy(self).partition(kth, axis)
-    }
+    on_legacy_stream! {
+        /// A copy in which the element at each position of `kth` along `axis` (negative: from
+        /// the end) is the one a sort would put there, the smaller ones before it and the larger
+        /// after (NumPy's `partition(a, kth, axis)`; NaN last). NumPy leaves the order inside each
+        /// part unspecified: here it is sorted (a stable sort is one valid partition, and costs
+        /// about what a selection does on a GPU). A position outside the axis is
+        /// [`ArrayShapeError::IndexOutOfRange`].
+        fn partition(&self, kth: &[isize], axis: isize) -> Result<DeviceArray<S::Elem, D>>;
 
-    /// The positions that [`partition`](Self::partition) the array (NumPy's
-    /// `argpartition(a, kth, axis)`): here the stable sort's, as `argsort_axis`.
-    pub fn argpartition(&self, kth: &[isize], axis: isize) -> Result<DeviceArray<i64, D>> {
-        OnStream::legacy(self).argpartition(kth, axis)
+        /// The positions that [`partition`](Self::partition) the array (NumPy's
+        /// `argpartition(a, kth, axis)`): here the stable sort's, as `argsort_axis`.
+        fn argpartition(&self, kth: &[isize], axis: isize) -> Result<DeviceArray<i64, D>>;
     }
 }
 
