@@ -62,6 +62,8 @@ mod array_nanred;
 mod array_numpy_sums;
 mod array_pad;
 mod array_place_diag;
+mod array_polyfit;
+mod array_polynomial;
 mod array_put_along;
 mod array_pycuda;
 mod array_random;

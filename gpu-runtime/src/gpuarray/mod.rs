@@ -103,6 +103,9 @@ pub use expr::histogramdd::{
 };
 pub use expr::interp::interp;
 pub use expr::linear_combination::{linear_combination, Coefficient};
+pub use expr::poly1d::Poly1d;
+pub use expr::polyfit::{polyfit, polyfit_full, polyfit_weighted, PolyFit};
+pub use expr::polynomial::{poly, polyadd, polymul, polysub, polyval, roots};
 pub use expr::select::if_positive;
 pub use expr::sets::{intersect1d, setdiff1d, setxor1d, union1d};
 pub use expr::triangle::{mask_indices, tril_indices, tril_indices_from, triu_indices, triu_indices_from};

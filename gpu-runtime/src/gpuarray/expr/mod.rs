@@ -9,7 +9,9 @@
 //! routines `isin`, `intersect1d`, `union1d`, `setdiff1d`, `setxor1d` (`sets`), `tril`/`triu`
 //! (`triangle`), `select`, `compress`, `extract`, `putmask` and `place` (`conditions`), the
 //! weighted `average` (`average`), `gradient` (`gradient`), `unwrap` (`unwrap`), `convolve` and
-//! `correlate` (`convolve`), `vander` (`vander`) and `cov` and `corrcoef` (`covariance`).
+//! `correlate` (`convolve`), `vander` (`vander`), the polynomial routines `polyval`, `polyadd`,
+//! `polysub`, `polymul`, `poly`, `roots` (`polynomial`), `Poly1d` (`poly1d`) and `polyfit`
+//! (`polyfit`) and `cov` and `corrcoef` (`covariance`).
 
 pub(crate) mod add_remove;
 pub(crate) mod average;
@@ -32,6 +34,9 @@ pub(crate) mod logspace;
 pub mod math;
 pub(crate) mod math_complex;
 pub(crate) mod ops;
+pub(crate) mod poly1d;
+pub(crate) mod polyfit;
+pub(crate) mod polynomial;
 pub mod promote;
 pub(crate) mod rounding;
 pub(crate) mod select;
