@@ -61,6 +61,7 @@ mod array_memory_cache;
 mod array_nanred;
 mod array_numpy_sums;
 mod array_pad;
+mod array_piecewise;
 mod array_place_diag;
 mod array_polyfit;
 mod array_polynomial;

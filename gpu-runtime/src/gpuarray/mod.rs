@@ -92,7 +92,7 @@ pub use expr::binning::histogram_density;
 pub use expr::close::{
     allclose, array_equal, array_equiv, isclose, isclose_expr, nan_to_num, nan_to_num_expr, FiniteRange,
 };
-pub use expr::conditions::{extract, place, putmask, select};
+pub use expr::conditions::{extract, piecewise, place, putmask, select};
 pub use expr::convolve::{convolve, correlate, ConvolveMode};
 pub use expr::core::{BinOp, Expr, Operand, MAX_OPERANDS};
 pub use expr::covariance::{corrcoef, corrcoef_xy, cov, cov_xy, Cov, CovType};

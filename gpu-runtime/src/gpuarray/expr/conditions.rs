@@ -64,6 +64,38 @@ where
     OnStream::legacy(ctx).select(conditions, choices, default)
 }
 
+/// The values of a function defined piece by piece on `x` (NumPy's and CuPy's
+/// `piecewise(x, condlist, funclist)` with values for functions, which is what CuPy takes):
+/// an array of `x`'s shape and type, `values[i]` where `conditions[i]` (broadcast to `x`'s
+/// shape) holds, the last true condition winning as NumPy assigns them in order; elsewhere 0,
+/// or `values[conditions.len()]` when one more value than conditions is given (NumPy's
+/// "otherwise" function). Another count of values is [`ArrayShapeError::ElementCounts`].
+///
+/// ```no_run
+/// use gpu_runtime::gpuarray::{self, DeviceArray};
+/// use gpu_runtime::ndarray::Ix1;
+/// let ctx = gpu_runtime::Context::default()?;
+/// let x = DeviceArray::<f32, Ix1>::arange(&ctx, -2.0, 3.0, 1.0)?;
+/// let (neg, pos) = (x.expr().lt(0.0).eval()?, x.expr().gt(0.0).eval()?);
+/// let sign = gpuarray::piecewise(&x, &[&neg, &pos], &[-1.0, 1.0])?;
+/// assert_eq!(sign.to_vec()?, [-1.0, -1.0, 0.0, 1.0, 1.0]);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+pub fn piecewise<T, S, D, SC, DC>(
+    x: &DeviceArrayBase<S, D>,
+    conditions: &[&DeviceArrayBase<SC, DC>],
+    values: &[T],
+) -> Result<DeviceArray<T, IxDyn>>
+where
+    T: Element,
+    S: Storage<Elem = T>,
+    D: Dimension,
+    SC: Storage<Elem = Bool>,
+    DC: Dimension,
+{
+    OnStream::legacy(x.context()).piecewise(x, conditions, values)
+}
+
 /// The elements of `a` where `condition` (of any element type; nonzero is true, of as many
 /// elements as `a`) holds, both read in C order, as a 1-d array (NumPy's `extract(condition,
 /// a)`). Waits for the count, which sizes the result.
@@ -262,6 +294,55 @@ impl OnStream<'_, &Context> {
             .into());
         }
         OnStream::new(mask, self.stream).flatnonzero()
+    }
+
+    /// [`piecewise`] on this stream.
+    pub fn piecewise<T, S, D, SC, DC>(
+        &self,
+        x: &DeviceArrayBase<S, D>,
+        conditions: &[&DeviceArrayBase<SC, DC>],
+        values: &[T],
+    ) -> Result<DeviceArray<T, IxDyn>>
+    where
+        T: Element,
+        S: Storage<Elem = T>,
+        D: Dimension,
+        SC: Storage<Elem = Bool>,
+        DC: Dimension,
+    {
+        let otherwise = if values.len() == conditions.len() {
+            T::zero()
+        } else if values.len() == conditions.len() + 1 {
+            values[conditions.len()]
+        } else {
+            return Err(ArrayShapeError::ElementCounts {
+                operation: "piecewise",
+                first: conditions.len(),
+                second: values.len(),
+            }
+            .into());
+        };
+        let ctx = x.context();
+        let shape = IxDyn(x.shape());
+        if conditions.is_empty() {
+            return self.full(shape, otherwise);
+        }
+        // NumPy assigns the values in order, so the last true condition wins: `select`'s
+        // first true one, of the lists reversed.
+        let picks = values[..conditions.len()]
+            .iter()
+            .rev()
+            .map(|&v| self.full((), v))
+            .collect::<Result<Vec<_>>>()?;
+        let picks: Vec<_> = picks.iter().collect();
+        let conditions: Vec<_> = conditions.iter().rev().copied().collect();
+        let chosen = self.select(&conditions, &picks, otherwise)?;
+        if chosen.shape() == x.shape() {
+            return Ok(chosen);
+        }
+        let mut out = DeviceArray::<T, IxDyn>::empty(ctx, shape)?;
+        OnStream::new(&mut out, self.stream).copyto(&chosen)?;
+        Ok(out)
     }
 
     /// [`extract`] on this stream.
