@@ -1,5 +1,6 @@
 //! Math on arrays (`gpuarray::math`) over 2^26 floats: `sin`, `exp`, a comparison `a > b`
-//! (a `Bool` array out), `where_(c, a, b)`, `maximum`, `logaddexp` and `a & b` of `u32`, each as bandwidth (the bytes that
+//! (a `Bool` array out), `where_(c, a, b)`, `maximum`, `logaddexp`, `a & b` of `u32` and
+//! `polyval` of a cubic (a new array each call, as CuPy's), each as bandwidth (the bytes that
 //! must move: every input read once, the output written once) next to a device-to-device copy
 //! of 2^26 floats in the same run, and, where CuPy is importable, the same operation through
 //! CuPy. Outputs are allocated once, outside the timings (`eval_into`), as CuPy's `out=`.
@@ -7,7 +8,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use gpu_runtime::gpuarray::{math, Bool, DeviceArray, Expr};
+use gpu_runtime::gpuarray::{self, math, Bool, DeviceArray, Expr};
 use gpu_runtime::ndarray::Ix1;
 use gpu_runtime::Context;
 
@@ -23,7 +24,7 @@ fn gbs(bytes_per_elem: usize, d: Duration) -> f64 {
 }
 
 /// The operations through CuPy in a subprocess, as GB/s of the same bytes, if CuPy is
-/// importable: sin, exp, greater, where, maximum, logaddexp, bitwise_and.
+/// importable: sin, exp, greater, where, maximum, logaddexp, bitwise_and, polyval.
 fn cupy() -> Option<Vec<f64>> {
     if !crate::cupy::importable() {
         return None;
@@ -35,6 +36,7 @@ n = {N}
 x = cp.random.random(n, dtype=cp.float32); y = cp.random.random(n, dtype=cp.float32)
 z = cp.empty_like(x); c = cp.empty(n, dtype=cp.bool_)
 xu = cp.full(n, 12, dtype=cp.uint32); yu = cp.full(n, 10, dtype=cp.uint32); zu = cp.empty_like(xu)
+p = cp.array([1.0, -2.0, 0.5, 3.0], dtype=cp.float32)
 def t(f):
     f()
     best = 1e9
@@ -50,13 +52,14 @@ print(8 * n / t(lambda: cp.sin(x, out=z)) / 1e9,
       13 * n / t(lambda: cp.where(c, x, y)) / 1e9,
       12 * n / t(lambda: cp.maximum(x, y, out=z)) / 1e9,
       12 * n / t(lambda: cp.logaddexp(x, y, out=z)) / 1e9,
-      12 * n / t(lambda: cp.bitwise_and(xu, yu, out=zu)) / 1e9)
+      12 * n / t(lambda: cp.bitwise_and(xu, yu, out=zu)) / 1e9,
+      8 * n / t(lambda: cp.polyval(p, x)) / 1e9)
 "#
     );
     let out = Command::new("python3").args(["-c", &script]).output().ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let v: Vec<f64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
-    (v.len() == 7).then_some(v)
+    (v.len() == 8).then_some(v)
 }
 
 pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
@@ -73,6 +76,8 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     yu.fill(10)?;
     let mut zu = DeviceArray::<u32, Ix1>::empty(ctx, N)?;
     (&xu & &yu).eval_into(&mut zu)?;
+    let p = DeviceArray::from_ndarray(ctx, &gpu_runtime::ndarray::arr1(&[1.0f32, -2.0, 0.5, 3.0]))?;
+    gpuarray::polyval(&p, &x)?;
     // The six operations, each compiled and loaded outside the timings by a first run.
     type Op = fn(
         &DeviceArray<f32, Ix1>,
@@ -91,13 +96,14 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         op(&x, &y, &c, &mut z)?;
     }
     let mut times: Vec<Vec<Duration>> = vec![Vec::new(); ops.len()];
-    let (mut cmp, mut raw, mut and) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut cmp, mut raw, mut and, mut pv) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
         for (k, (op, _)) in ops.iter().enumerate() {
             times[k].push(timed(ctx, || op(&x, &y, &c, &mut z))?);
         }
         cmp.push(timed(ctx, || x.expr().gt(&y).eval_into(&mut c))?);
         and.push(timed(ctx, || (&xu & &yu).eval_into(&mut zu))?);
+        pv.push(timed(ctx, || gpuarray::polyval(&p, &x).map(drop))?);
         raw.push(timed_copy(ctx, &copy, x.storage())?);
     }
     let floor = gbs(8, best(&raw));
@@ -119,6 +125,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         gbs(12, best(&times[3])),
         gbs(12, best(&times[4])),
         gbs(12, best(&and)),
+        gbs(8, best(&pv)),
     ];
     let figures = [
         "math::sin of 2^26 f32 (sinf; bytes read + written)",
@@ -128,6 +135,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         "maximum(a, b) of 2^26 f32 (NaN propagates; 12 bytes per element)",
         "logaddexp(a, b) of 2^26 f32 (log1pf of expf; 12 bytes per element)",
         "a & b of 2^26 u32 (bitwise_and; 12 bytes per element)",
+        "polyval(p, x) of a cubic over 2^26 f32 (Horner's rule; 8 bytes per element)",
     ];
     let mut rows: Vec<Row> = figures.iter().zip(ours).map(|(f, v)| row(f, v)).collect();
     if let Some(theirs) = cupy() {
@@ -139,6 +147,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             "maximum vs CuPy cp.maximum(x, y, out=z)",
             "logaddexp vs CuPy cp.logaddexp(x, y, out=z)",
             "a & b vs CuPy cp.bitwise_and(x, y, out=z) (u32)",
+            "polyval vs CuPy cp.polyval(p, x) (a cubic)",
         ];
         for ((figure, ours), theirs) in names.into_iter().zip(ours).zip(theirs) {
             rows.push(Row {
