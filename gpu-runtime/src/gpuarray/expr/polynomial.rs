@@ -1,11 +1,11 @@
 //! NumPy's (and CuPy's) polynomial routines of 1-d coefficient arrays, highest power first:
-//! `polyval` (Horner's rule, a thread per point), `polyadd` and `polysub` (one kernel each,
-//! the shorter operand aligned at the constant term), `polymul` (`convolve` of the operands
-//! without their leading zeros), `poly` (the coefficients of a polynomial of given roots, a
-//! block multiplying in one factor `x - r` at a time) and `roots` (all roots at once by the
-//! Aberth-Ehrlich iteration in one block, where NumPy takes the eigenvalues of the companion
-//! matrix: CuPy's `roots` takes only symmetric ones, which no polynomial of degree 2 or more
-//! with a nonzero constant term has).
+//! `polyval` (Horner's rule, the coefficients in shared memory, four points a thread),
+//! `polyadd` and `polysub` (one kernel each, the shorter operand aligned at the constant
+//! term), `polymul` (`convolve` of the operands without their leading zeros), `poly` (the
+//! coefficients of a polynomial of given roots, a block multiplying in one factor `x - r` at
+//! a time) and `roots` (all roots at once by the Aberth-Ehrlich iteration in one block, where
+//! NumPy takes the eigenvalues of the companion matrix: CuPy's `roots` takes only symmetric
+//! or Hermitian companion matrices, which only polynomials of degree 2 at most have).
 
 use ndarray::{Dimension, Ix1};
 
