@@ -6,7 +6,7 @@ use std::ops::{Add, Mul, Neg, Sub};
 
 use ndarray::{Dimension, Ix1};
 
-use crate::error::Result;
+use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::promotion::TrueDivide;
@@ -110,8 +110,12 @@ impl<T: Element> Poly1d<T> {
     pub fn set_coefficient(&mut self, power: usize, value: T) -> Result<()> {
         let order = self.order();
         if power > order {
+            let len = power.checked_add(1).ok_or(ArrayShapeError::ElementsOverflow {
+                operation: "Poly1d::set_coefficient",
+                shape: vec![power],
+            })?;
             let ctx = self.coeffs.context().clone();
-            let mut grown = DeviceArray::<T, Ix1>::zeros(&ctx, power + 1)?;
+            let mut grown = DeviceArray::<T, Ix1>::zeros(&ctx, len)?;
             grown
                 .view_mut()
                 .slice_move(ndarray::s![power - order..])?
@@ -125,7 +129,7 @@ impl<T: Element> Poly1d<T> {
             .fill(value)
     }
 
-    /// The polynomial to the power `n` (NumPy's `p ** n`): `n - 1` products, `[1]` for 0.
+    /// The polynomial to the power `n` (NumPy's `p ** n`): `n` products, `[1]` for 0.
     pub fn pow(&self, n: u32) -> Result<Self> {
         let one = DeviceArray::<T, Ix1>::ones(self.coeffs.context(), 1)?;
         let mut result = Poly1d {
