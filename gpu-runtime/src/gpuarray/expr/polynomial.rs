@@ -19,6 +19,7 @@ use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::promotion::TrueDivide;
 use crate::gpuarray::expr::convolve::ConvolveMode;
+use crate::gpuarray::kernels::codegen::Arith;
 use crate::gpuarray::kernels::registry::{self, BLOCK};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::{Arg, PreparedFunction};
@@ -63,63 +64,6 @@ impl Kind {
 
 /// Kernels keyed by kind, operand type and result type.
 static KERNELS: SourceKernels<(Kind, DType, DType)> = SourceKernels::new();
-
-/// How a kernel computes on `t`: the C type of its arithmetic, a read of a `t` into it, the
-/// store of a result back into `t`. Integers are computed in 64-bit unsigned arithmetic,
-/// which wraps as NumPy's integers do where signed overflow in C++ is undefined (the result
-/// cut to the type is the type's own wrapping result); `f16` and `bf16` in `float`, rounded
-/// once.
-struct Arith {
-    t: DType,
-    acc: DType,
-    integer: bool,
-}
-
-impl Arith {
-    fn of(t: DType) -> Self {
-        let acc = match t {
-            DType::F16 | DType::Bf16 => DType::F32,
-            _ => t,
-        };
-        Arith {
-            t,
-            acc,
-            integer: t.is_bool_or_integer() && t != DType::Bool,
-        }
-    }
-
-    fn c(&self) -> &'static str {
-        if self.integer {
-            "unsigned long long"
-        } else {
-            self.acc.c_name()
-        }
-    }
-
-    fn read(&self, x: &str) -> String {
-        if self.integer {
-            format!("((unsigned long long)({x}))")
-        } else {
-            convert_c(self.t, self.acc, x)
-        }
-    }
-
-    fn store(&self, x: &str) -> String {
-        if self.integer {
-            format!("(({})({x}))", self.t.c_name())
-        } else {
-            convert_c(self.acc, self.t, x)
-        }
-    }
-
-    fn literal(&self, v: i32) -> String {
-        if self.integer {
-            format!("{v}ull")
-        } else {
-            convert_c(DType::I32, self.acc, &v.to_string())
-        }
-    }
-}
 
 /// The source of `kind` over elements of `t` (the result's `out`: `poly`'s type, or
 /// `Complex64` for `roots`).

@@ -17,9 +17,10 @@ use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::layout::checked_size;
 use crate::gpuarray::array::on_stream::OnStream;
-use crate::gpuarray::elements::cast::{convert_c, headers_for};
+use crate::gpuarray::elements::cast::headers_for;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::kernels::codegen::Arith;
 use crate::gpuarray::kernels::registry::{self, BLOCK};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::Arg;
@@ -350,19 +351,9 @@ fn source(key: Key) -> String {
     use std::fmt::Write;
     let t = key.t;
     let tc = t.c_name();
-    let acc = match t {
-        DType::F16 | DType::Bf16 => DType::F32,
-        _ => t,
-    };
-    // Integers in 64-bit unsigned arithmetic, each read converted as C converts (sign
-    // extended): products and sums wrap modulo 2^64, and the result, cut to the type, is the
-    // type's own wrapping result, where signed overflow in C++ would be undefined.
-    let integer = t.is_bool_or_integer() && t != DType::Bool;
-    let ac = if integer {
-        "unsigned long long"
-    } else {
-        acc.c_name()
-    };
+    // Integers in 64-bit unsigned arithmetic (`Arith`), `f16` and `bf16` in `float`.
+    let arith = Arith::of(t);
+    let ac = arith.c();
     let labels = key.out_labels + key.sum_labels;
     let mut params = String::from("unsigned long long nout, unsigned long long nsum");
     for k in 0..key.operands {
@@ -395,10 +386,8 @@ fn source(key: Key) -> String {
     }
     let zero = if t == DType::Bool {
         "false".to_string()
-    } else if integer {
-        "0ull".to_string()
     } else {
-        convert_c(DType::I32, acc, "0")
+        arith.literal(0)
     };
     let _ = writeln!(body, "{ac} a = {zero};");
     body.push_str("for (unsigned long long j = 0; j < nsum; ++j) {\nunsigned long long q = j;\n");
@@ -409,14 +398,7 @@ fn source(key: Key) -> String {
         body.push_str(&take(l, "q", "o"));
     }
     let factors: Vec<String> = (0..key.operands)
-        .map(|k| {
-            let x = format!("x{k}[o{k}]");
-            if integer {
-                format!("((unsigned long long)({x}))")
-            } else {
-                convert_c(t, acc, &x)
-            }
-        })
+        .map(|k| arith.read(&format!("x{k}[o{k}]")))
         .collect();
     if t == DType::Bool {
         let _ = writeln!(body, "a = a || ({});", factors.join(" && "));
@@ -424,11 +406,7 @@ fn source(key: Key) -> String {
         let _ = writeln!(body, "a = a + {};", factors.join(" * "));
     }
     body.push_str("}\n");
-    let result = if integer {
-        format!("(({tc})(a))")
-    } else {
-        convert_c(acc, t, "a")
-    };
+    let result = arith.store("a");
     let _ = writeln!(body, "out[i] = {result};");
     format!(
         "{headers}extern \"C\" __global__ void {NAME}({params}) {{\n\
