@@ -41,13 +41,14 @@ pub struct Poly1d<T: Element> {
 impl<T: Element> Poly1d<T> {
     /// The polynomial of coefficients `c`, highest power first (NumPy's `poly1d(c)`), copied
     /// without its leading zeros; no coefficients or only zeros are the polynomial `[0]`.
-    /// Its variable is `x`. Waits for the coefficients, to find the leading zeros.
+    /// Its variable is `x`. Waits for the index of the first nonzero coefficient
+    /// ([`trim_zeros`](DeviceArrayBase::trim_zeros)).
     pub fn new<S: Storage<Elem = T>>(c: &DeviceArrayBase<S, Ix1>) -> Result<Self> {
-        let host = c.to_vec()?;
-        let first = host.iter().position(|&v| v != T::zero());
-        let coeffs = match first {
-            Some(f) => c.view().slice_move(ndarray::s![f..])?.to_contiguous()?,
-            None => DeviceArray::zeros(c.context(), 1)?,
+        let trimmed = c.trim_zeros(true, false)?;
+        let coeffs = if trimmed.is_empty() {
+            DeviceArray::zeros(c.context(), 1)?
+        } else {
+            trimmed.to_contiguous()?
         };
         Ok(Poly1d {
             coeffs,

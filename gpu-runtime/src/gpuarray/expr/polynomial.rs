@@ -12,7 +12,7 @@ use ndarray::{Dimension, Ix1};
 use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
-use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
@@ -300,7 +300,7 @@ where
 
 /// The product of two polynomials (NumPy's `polymul(a1, a2)`): the [`convolve`] of the
 /// coefficients without their leading zeros (a polynomial of only zeros is `[0]`), as NumPy
-/// computes it. Waits for the coefficients, to find the leading zeros. Empty operands are
+/// computes it. Waits for the first nonzero index of each. Empty operands are
 /// [`ArrayShapeError::EmptyOperand`], as NumPy's `convolve` refuses them.
 ///
 /// [`convolve`]: crate::gpuarray::convolve
@@ -465,10 +465,7 @@ impl OnStream<'_, &Context> {
                 .into());
             }
         }
-        let (f1, f2) = (leading_zeros(a1)?, leading_zeros(a2)?);
-        // A polynomial of only zeros keeps its last one: NumPy's `poly1d` of it is `[0]`.
-        let v1 = a1.view().slice_move(ndarray::s![f1.min(a1.len() - 1)..])?;
-        let v2 = a2.view().slice_move(ndarray::s![f2.min(a2.len() - 1)..])?;
+        let (v1, v2) = (without_leading_zeros(a1)?, without_leading_zeros(a2)?);
         self.convolve(&v1, &v2, ConvolveMode::Full)
     }
 
@@ -531,11 +528,17 @@ impl OnStream<'_, &Context> {
     }
 }
 
-/// The count of leading zeros of `a` (its length when every coefficient is zero), read on
-/// the host after the work queued on it.
-fn leading_zeros<T: Element, S: Storage<Elem = T>>(a: &DeviceArrayBase<S, Ix1>) -> Result<usize> {
-    let host = a.to_vec()?;
-    Ok(host.iter().position(|&c| c != T::zero()).unwrap_or(host.len()))
+/// `a` (not empty) without its leading zeros ([`trim_zeros`]), a polynomial of only zeros
+/// keeping its last one: NumPy's `poly1d` of it is `[0]`. Waits for the first nonzero index.
+///
+/// [`trim_zeros`]: DeviceArrayBase::trim_zeros
+fn without_leading_zeros<T: Element, S: Storage<Elem = T>>(
+    a: &DeviceArrayBase<S, Ix1>,
+) -> Result<DeviceArrayView<'_, T, Ix1>> {
+    match a.trim_zeros(true, false)? {
+        v if v.is_empty() => a.slice(ndarray::s![a.len() - 1..]),
+        v => Ok(v),
+    }
 }
 
 fn add_sub<T, S1, S2>(
