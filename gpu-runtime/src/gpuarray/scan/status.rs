@@ -180,12 +180,27 @@ pub(crate) fn with_status(
 }
 
 /// Sets the launch count of `stream`'s status (made if missing), so that a test can take the
-/// tags to their wrap without 2^30 launches (`__testing` only).
+/// tags to their wrap without 2^30 launches (`__testing` only). The buffer is replaced by a
+/// cleared one under the status's lock: with its statuses kept, a tag the count gives again (a
+/// count set back) could meet a status an earlier launch wrote with it, as the statuses a wrap
+/// clears would (threads scanning on the same stream meanwhile are counted from the new count).
 pub fn set_launch_count(ctx: &Context, stream: Option<&Stream>, count: u32) -> Result<()> {
     with_status(ctx, stream, MIN_WORDS, 0, |_| Ok(()))?;
     let state = ctx.inner.ext.get_or_try_init(|| Ok(ScanStatus::default()))?;
-    if let Some(s) = &mut *state.of(stream).lock() {
-        s.launches = count.min(TAGS);
+    let shared = state.of(stream);
+    let mut held = shared.lock();
+    if let Some(s) = &mut *held {
+        let len = s.buffer.len();
+        let mut buffer = ctx.alloc::<u32>(len)?;
+        match stream {
+            Some(st) => memset_d32_async(&mut buffer, 0, len, st)?,
+            None => memset_d32(&mut buffer, 0, len)?,
+        }
+        *s = Status {
+            buffer,
+            first_ticket: 0,
+            launches: count.min(TAGS),
+        };
     }
     Ok(())
 }
