@@ -5,19 +5,20 @@
 //! written) next to `cuMemcpyDtoD` of the same elements in the same run (its read and write
 //! bytes), best of [`ROUNDS`]; and, where CuPy is importable, the same operation through CuPy.
 //!
-//! Over all axes the result stays on the device (as CuPy's 0-d result): the rows run the
-//! kernels `x.sum()`, `x.max()` and `x.argmax()` run, through [`ReductionKernel`] with
-//! `reduce_into`, without the read back to the host. Along an axis they call `sum_axis`,
-//! `max_axis` and `argmax_axis` themselves; results are dropped after the timing ends.
+//! Over all axes the result stays on the device (as CuPy's 0-d result): the rows call
+//! `sum_into`, `max_into` and `argmax_into` (NumPy's `out=`) with a 0-d array, the kernels
+//! `x.sum()`, `x.max()` and `x.argmax()` run, without the read back to the host. Along an axis
+//! they call `sum_axis`, `max_axis` and `argmax_axis`; results are dropped after the timing
+//! ends.
 //!
 //! `cumsum()` allocates its output inside the timed region; a row in microseconds times that
 //! allocation alone next to the whole call, its ratio the allocation's share.
 
 use std::time::Duration;
 
-use gpu_runtime::gpuarray::{DeviceArray, KernelArg, ReductionKernel};
+use gpu_runtime::gpuarray::DeviceArray;
 use gpu_runtime::ndarray::{Ix0, Ix1};
-use gpu_runtime::{Context, DeviceRepr};
+use gpu_runtime::Context;
 
 use crate::best;
 use crate::gpu_timer::{best_time, copy_floor, gbs, rate, timed, timed_copies, ROUNDS};
@@ -25,17 +26,6 @@ use crate::table::Row;
 
 /// Rows and columns of the matrix: 2^26 floats.
 const SIDE: usize = 8192;
-
-/// `argmax`'s accumulator, for the device-result form of `x.argmax()`.
-#[derive(Clone, Copy)]
-#[repr(C)]
-struct ArgMax {
-    v: f32,
-    i: i64,
-}
-// SAFETY: repr(C), an f32 and an i64 (with padding the device never reads as a value), every
-// bit pattern valid; the preamble declares `struct argmax { float v; long long i; }`.
-unsafe impl DeviceRepr for ArgMax {}
 
 /// The operations of the rows through CuPy in a subprocess, as GB/s in the rows' order (`count`
 /// of them), if CuPy is importable.
@@ -81,42 +71,18 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     x.fill_uniform(3)?;
     let m = x.view().reshape((SIDE, SIDE))?;
     let floor = copy_floor(ctx, x.storage())?;
-    let sum_k = ReductionKernel::<f32>::new("const float *x", "x", "a + b", "0.0f")?;
-    let max_k = ReductionKernel::<f32>::new(
-        "const float *x",
-        "x",
-        "(a != a || a > b) ? a : b",
-        "__int_as_float(0xff800000)",
-    )?;
-    let argmax_k = ReductionKernel::<i64>::with_struct_accumulator::<ArgMax>(
-        "const float *x",
-        "mk(x, i)",
-        "first(b, a) ? b : a",
-        "mk(__int_as_float(0xff800000), 9223372036854775807ll)",
-        "argmax",
-        "struct argmax { float v; long long i; };\n\
-         __device__ argmax mk(float v, long long i) { argmax r; r.v = v; r.i = i; return r; }\n\
-         __device__ bool first(argmax b, argmax a) { bool bn = b.v != b.v, an = a.v != a.v; if (bn != an) return bn; if (!bn && b.v != a.v) return b.v > a.v; return b.i < a.i; }",
-    )?
-    .post_map("a.i");
     let mut total = DeviceArray::<f32, Ix0>::zeros(ctx, ())?;
     let mut index = DeviceArray::<i64, Ix0>::zeros(ctx, ())?;
     let mut scanned = DeviceArray::<f32, Ix1>::zeros(ctx, n)?;
     let bytes = 4 * n;
     let ours = vec![
-        rate(ctx, bytes, || {
-            sum_k.reduce_into([KernelArg::input(&x)], &mut total)
-        })?,
+        rate(ctx, bytes, || x.sum_into(&mut total))?,
         rate(ctx, bytes, || m.sum_axis(0))?,
         rate(ctx, bytes, || m.sum_axis(1))?,
-        rate(ctx, bytes, || {
-            max_k.reduce_into([KernelArg::input(&x)], &mut total)
-        })?,
+        rate(ctx, bytes, || x.max_into(&mut total))?,
         rate(ctx, bytes, || m.max_axis(0))?,
         rate(ctx, bytes, || m.max_axis(1))?,
-        rate(ctx, bytes, || {
-            argmax_k.reduce_into([KernelArg::input(&x)], &mut index)
-        })?,
+        rate(ctx, bytes, || x.argmax_into(&mut index))?,
         rate(ctx, bytes, || m.argmax_axis(0))?,
         rate(ctx, bytes, || m.argmax_axis(1))?,
         rate(ctx, 2 * bytes, || x.cumsum())?,
@@ -164,9 +130,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         let mut y = DeviceArray::<f32, Ix1>::empty(ctx, k)?;
         y.fill_uniform(5)?;
         let floor = copy_floor(ctx, y.storage())?;
-        let r = rate(ctx, 4 * k, || {
-            sum_k.reduce_into([KernelArg::input(&y)], &mut total)
-        })?;
+        let r = rate(ctx, 4 * k, || y.sum_into(&mut total))?;
         sizes.push(r);
         let mut rw = row(figure, r, floor);
         // Issue 46: a small sum's fixed cost (one launch, no allocation) keeps it at 0.6x the
@@ -190,12 +154,12 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         let copy = ctx.alloc::<f32>(k)?;
         let mut copies = Vec::new();
         let mut sums = Vec::new();
-        sum_k.reduce_into([KernelArg::input(&y)], &mut total)?;
+        y.sum_into(&mut total)?;
         for _ in 0..ROUNDS {
             copies.push(timed_copies(ctx, &copy, y.storage(), QUEUED)?);
             sums.push(timed(ctx, || {
                 for _ in 0..QUEUED {
-                    sum_k.reduce_into([KernelArg::input(&y)], &mut total)?;
+                    y.sum_into(&mut total)?;
                 }
                 Ok(())
             })?);
