@@ -1,8 +1,9 @@
-//! NumPy's set routines (`isin`, `intersect1d`, `union1d`, `setdiff1d`, `setxor1d`), `lexsort`
-//! and `partition`/`argpartition` on a GPU against the host, on random data with repeated
-//! values and NaNs: floats (NaN in no set, NumPy's `==`), 16-bit floats and integers; arrays of
-//! several axes, transposed and reversed views, empty ones. `lexsort` against a stable host
-//! sort by every key (NaN last), `partition` by its defining property, not by one order.
+//! NumPy's set routines (`isin`, `intersect1d` with and without its indices, `union1d`,
+//! `setdiff1d`, `setxor1d`), `lexsort` and `partition`/`argpartition` on a GPU against the
+//! host, on random data with repeated values and NaNs: floats (NaN in no set, NumPy's `==`),
+//! 16-bit floats and integers; arrays of several axes, transposed and reversed views, empty
+//! ones. `lexsort` against a stable host sort by every key (NaN last), `partition` by its
+//! defining property, not by one order.
 
 use std::cmp::Ordering;
 
@@ -90,6 +91,28 @@ fn check_sets<T: Element + PartialOrd + std::fmt::Debug>(
             &inter,
             &format!("{name} intersect1d"),
         );
+        // With each common value's first position in each (C order of the view).
+        let both = gpuarray::intersect1d_indices(&va, &vb)?;
+        assert_same_vec(
+            &both.values.to_vec()?,
+            &inter,
+            &format!("{name} intersect1d_indices"),
+        );
+        // Positions count in the C order of the views as given.
+        let (flat_a, flat_b) = (va.to_vec()?, vb.to_vec()?);
+        let first = |v: &[T], x: &T| v.iter().position(|y| y == x).map_or(-1, |p| p as i64);
+        let want_a: Vec<i64> = inter.iter().map(|x| first(&flat_a, x)).collect();
+        let want_b: Vec<i64> = inter.iter().map(|x| first(&flat_b, x)).collect();
+        assert_eq!(
+            both.indices_a.to_vec()?,
+            want_a,
+            "{name} intersect1d_indices in a"
+        );
+        assert_eq!(
+            both.indices_b.to_vec()?,
+            want_b,
+            "{name} intersect1d_indices in b"
+        );
         let both: Vec<T> = ha.iter().chain(&hb).copied().collect();
         assert_same_vec(
             &gpuarray::union1d(&va, &vb)?.to_vec()?,
@@ -175,6 +198,13 @@ fn set_routines_match_the_host() -> gpu_runtime::Result<()> {
     assert_eq!(u.to_vec()?, [1, 2, 3, 4]);
     assert_eq!(d.to_vec()?, [4]);
     assert_eq!(x.to_vec()?, [2, 4]);
+    // NumPy's `intersect1d([1, 1, 2, 3, 4], [2, 1, 4, 6], return_indices=True)`.
+    let a2 = DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::arr1(&[1, 1, 2, 3, 4]))?;
+    let b2 = DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::arr1(&[2, 1, 4, 6]))?;
+    let both = on.intersect1d_indices(&a2, &b2)?;
+    assert_eq!(both.values.to_vec()?, [1, 2, 4]);
+    assert_eq!(both.indices_a.to_vec()?, [0, 2, 4]);
+    assert_eq!(both.indices_b.to_vec()?, [1, 0, 2]);
     let found: Vec<Bool> = a.on(&stream).isin(&b, false)?.to_vec()?;
     assert_eq!(
         found.into_iter().map(bool::from).collect::<Vec<_>>(),

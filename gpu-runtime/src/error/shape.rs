@@ -508,6 +508,14 @@ pub enum ArrayShapeError {
         /// What does not fit, and where.
         problem: String,
     },
+    /// Vectors of `cross` with other than 2 or 3 components (NumPy's `ValueError`).
+    #[error("size mismatch in cross: vectors of {a} and {b} components; each must have 2 or 3 (pick their axes with cross_axes)")]
+    CrossDimension {
+        /// The components of `a`'s vectors (the length of its axis `axisa`).
+        a: usize,
+        /// The components of `b`'s vectors.
+        b: usize,
+    },
     /// An array of more axes than the operation takes (NumPy's `ValueError` of `cov` of a
     /// 3-d array).
     #[error("size mismatch in {operation}: an array of {axes} axes; it takes at most {most}")]

@@ -2,8 +2,8 @@
 //! `to_contiguous`: `methods`, with their kernels in `builtin`, and the fast paths
 //! `convert_contig` and `transpose`; NumPy's `copyto` with its mask: `copyto`), arrays made filled (`construct`: `full`, `arange`, ...),
 //! gathers and scatters through index arrays (`gather`), and the copies that rearrange or
-//! repeat elements (`tiling`: `roll`, `repeat`, `tile`, with their kernels in `word_moves`;
-//! `pad`), and the copies into or out of a diagonal (`diag`) or a grid (`grids`: `meshgrid`).
+//! repeat elements (`tiling`: `roll`, `repeat`, `tile`, with their kernels in `word_moves`),
+//! and the copies into or out of a diagonal (`diag`) or a grid (`grids`: `meshgrid`).
 
 pub(crate) mod builtin;
 pub(crate) mod construct;
@@ -14,7 +14,6 @@ pub(crate) mod gather;
 pub(crate) mod grids;
 pub(crate) mod methods;
 pub(crate) mod order;
-pub(crate) mod pad;
 pub(crate) mod take_along;
 pub(crate) mod tiling;
 pub(crate) mod transpose;

@@ -289,8 +289,8 @@ impl Node {
 /// # Ok::<(), gpu_runtime::Error>(())
 /// ```
 ///
-/// Every array must have the shape of the first (no broadcasting); an empty shape launches
-/// nothing. Evaluating borrows nothing beyond what the expression already borrows, and the
+/// The arrays broadcast together by NumPy's rules (`eval` makes an array of their shape;
+/// `eval_into` takes one they broadcast to); an empty shape launches nothing. Evaluating borrows nothing beyond what the expression already borrows, and the
 /// launch orders each array's use on the stream like any launch of this crate.
 #[derive(Debug)]
 #[must_use = "an expression computes nothing until it is evaluated"]

@@ -11,7 +11,9 @@
 //! weighted `average` (`average`), `gradient` (`gradient`), `unwrap` (`unwrap`), `convolve` and
 //! `correlate` (`convolve`), `vander` (`vander`), the polynomial routines `polyval`, `polyadd`,
 //! `polysub`, `polymul`, `poly`, `roots` (`polynomial`), `Poly1d` (`poly1d`) and `polyfit`
-//! (`polyfit`) and `cov` and `corrcoef` (`covariance`).
+//! (`polyfit`), `cov` and `corrcoef` (`covariance`), `pad` (`pad`: the modes that copy
+//! elements; `pad_fill`: those that compute the border), `inner`, `outer` and `cross`
+//! (`products`), and `unique` along an axis (`unique_axis`).
 
 pub(crate) mod add_remove;
 pub(crate) mod average;
@@ -34,14 +36,18 @@ pub(crate) mod logspace;
 pub mod math;
 pub(crate) mod math_complex;
 pub(crate) mod ops;
+pub(crate) mod pad;
+pub(crate) mod pad_fill;
 pub(crate) mod poly1d;
 pub(crate) mod polyfit;
 pub(crate) mod polynomial;
+pub(crate) mod products;
 pub mod promote;
 pub(crate) mod rounding;
 pub(crate) mod select;
 pub(crate) mod sets;
 pub(crate) mod trapezoid;
 pub(crate) mod triangle;
+pub(crate) mod unique_axis;
 pub(crate) mod unwrap;
 pub(crate) mod vander;

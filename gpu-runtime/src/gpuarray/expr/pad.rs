@@ -1,7 +1,8 @@
 //! NumPy's `pad`: an array grown by a border along each axis. A constant border is a filled
-//! array with the source copied into its middle; the other modes take, along each padded axis
-//! in turn, the source index each result index reads (an index map made on the host, NumPy's
-//! definition of the mode, unit-tested here).
+//! array with the source copied into its middle; the modes that repeat elements take, along
+//! each padded axis in turn, the source index each result index reads (an index map made on
+//! the host, NumPy's definition of the mode, unit-tested here). The modes that compute their
+//! border (`linear_ramp`, constants per side, the statistics) are in `pad_fill`.
 
 use ndarray::{Dimension, IxDyn, SliceInfoElem};
 
@@ -29,14 +30,22 @@ pub enum PadMode<T> {
     /// The axis repeated, its end before its start (`'wrap'`): `[1, 2, 3]` by 2 is
     /// `[2, 3, 1, 2, 3, 1, 2]`.
     Wrap,
+    /// A straight line from the value at the outer edge to the edge element
+    /// (`'linear_ramp'` with `end_values=value`): `[1, 2, 3]` by 2 with 5 is
+    /// `[5, 3, 1, 2, 3, 4, 5]`. Other values per side:
+    /// [`pad_linear_ramp`](DeviceArrayBase::pad_linear_ramp).
+    LinearRamp(T),
+    /// The border left unset (`'empty'`): its elements are whatever the memory held.
+    Empty,
 }
 
 const OP: &str = "DeviceArray::pad";
 
-/// `widths` for each of `ndim` axes: one pair for all of them, or one per axis (NumPy's
-/// `pad_width` as `((b, a),)` or `((b0, a0), (b1, a1), ...)`).
-pub(crate) fn axis_widths(widths: &[(usize, usize)], ndim: usize) -> Result<Vec<(usize, usize)>> {
-    match widths {
+/// `pairs` for each of `ndim` axes: one pair for all of them, or one per axis (NumPy's
+/// `pad_width`, `constant_values`, `end_values` and `stat_length` as `((b, a),)` or
+/// `((b0, a0), (b1, a1), ...)`).
+pub(crate) fn axis_widths<T: Copy>(pairs: &[(T, T)], ndim: usize) -> Result<Vec<(T, T)>> {
+    match pairs {
         [one] => Ok(vec![*one; ndim]),
         w if w.len() == ndim => Ok(w.to_vec()),
         w => Err(ArrayShapeError::ElementCounts {
@@ -65,7 +74,10 @@ pub(crate) fn source_indices<T>(
     let map = |i: usize| -> i64 {
         let j = i as i64 - before as i64;
         match mode {
-            PadMode::Edge | PadMode::Constant(_) => j.clamp(0, n - 1),
+            // The modes that compute their border read the edge element here.
+            PadMode::Edge | PadMode::Constant(_) | PadMode::LinearRamp(_) | PadMode::Empty => {
+                j.clamp(0, n - 1)
+            }
             PadMode::Wrap => j.rem_euclid(n),
             PadMode::Reflect if n == 1 => 0,
             PadMode::Reflect => {
@@ -90,12 +102,28 @@ pub(crate) fn source_indices<T>(
     Some((0..total).map(map).collect())
 }
 
+/// The slices of the source's elements in an array padded by `widths`.
+fn middle_of(shape: &[usize], widths: &[(usize, usize)]) -> Vec<SliceInfoElem> {
+    shape
+        .iter()
+        .zip(widths)
+        .map(|(&len, &(before, _))| SliceInfoElem::Slice {
+            start: before as isize,
+            end: Some((before + len) as isize),
+            step: 1,
+        })
+        .collect()
+}
+
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     on_legacy_stream! {
         /// A new C-order array with `widths[k].0` elements before and `widths[k].1` after each
         /// axis `k` (one pair for every axis, or one per axis), filled as `mode` says (NumPy's
         /// `pad(a, pad_width, mode)`). An empty axis can only be padded with
-        /// [`PadMode::Constant`] ([`ArrayShapeError::PadEmptyAxis`], NumPy's `ValueError`).
+        /// [`PadMode::Constant`] or [`PadMode::Empty`] ([`ArrayShapeError::PadEmptyAxis`],
+        /// NumPy's `ValueError`). Constants per side:
+        /// [`pad_constant_values`](Self::pad_constant_values); the statistics (NumPy's
+        /// `'maximum'`, `'minimum'`, `'mean'`, `'median'`): [`pad_stat`](Self::pad_stat).
         ///
         /// ```no_run
         /// use gpu_runtime::gpuarray::{DeviceArray, PadMode};
@@ -130,19 +158,21 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         if let PadMode::Constant(value) = mode {
             let mut out = DeviceArray::<S::Elem, IxDyn>::empty(a.context(), IxDyn(&shape))?;
             OnStream::new(&mut out, self.stream).fill(value)?;
-            let middle: Vec<SliceInfoElem> = a
-                .shape()
-                .iter()
-                .zip(&widths)
-                .map(|(&len, &(before, _))| SliceInfoElem::Slice {
-                    start: before as isize,
-                    end: Some((before + len) as isize),
-                    step: 1,
-                })
-                .collect();
+            let middle = middle_of(a.shape(), &widths);
             let mut inside = out.view_mut().slice_move(&middle[..])?;
             OnStream::new(&mut inside, self.stream).copy_from(a)?;
             return out.into_dimensionality();
+        }
+        match mode {
+            PadMode::LinearRamp(end) => return self.pad_linear_ramp(&widths, &[(end, end)]),
+            PadMode::Empty => {
+                let mut out = DeviceArray::<S::Elem, IxDyn>::empty(a.context(), IxDyn(&shape))?;
+                let middle = middle_of(a.shape(), &widths);
+                let mut inside = out.view_mut().slice_move(&middle[..])?;
+                OnStream::new(&mut inside, self.stream).copy_from(a)?;
+                return out.into_dimensionality();
+            }
+            _ => {}
         }
         // One gather per padded axis, each reading what the one before made.
         let mut padded: Option<DeviceArray<S::Elem, IxDyn>> = None;

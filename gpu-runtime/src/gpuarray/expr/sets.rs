@@ -92,6 +92,45 @@ pub fn intersect1d<T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage
     OnStream::legacy(a.context()).intersect1d(a, b)
 }
 
+/// The result of [`intersect1d_indices`]: NumPy's `intersect1d(a, b, return_indices=True)`.
+#[derive(Debug)]
+pub struct Intersect1d<T: Element> {
+    /// The sorted unique values in both arrays.
+    pub values: DeviceArray<T, Ix1>,
+    /// Where each value first occurs in `a`, flattened in C order.
+    pub indices_a: DeviceArray<i64, Ix1>,
+    /// Where each value first occurs in `b`, flattened in C order.
+    pub indices_b: DeviceArray<i64, Ix1>,
+}
+
+/// [`intersect1d`] with the first position of each common value in each array (NumPy's
+/// `intersect1d(a, b, return_indices=True)`).
+///
+/// ```no_run
+/// use gpu_runtime::gpuarray::{self, DeviceArray};
+/// use gpu_runtime::ndarray::arr1;
+/// let ctx = gpu_runtime::Context::default()?;
+/// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 1, 2, 3, 4]))?;
+/// let b = DeviceArray::from_ndarray(&ctx, &arr1(&[2, 1, 4, 6]))?;
+/// let both = gpuarray::intersect1d_indices(&a, &b)?;
+/// assert_eq!(both.values.to_vec()?, [1, 2, 4]);
+/// assert_eq!(both.indices_a.to_vec()?, [0, 2, 4]);
+/// assert_eq!(both.indices_b.to_vec()?, [1, 0, 2]);
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+pub fn intersect1d_indices<
+    T: Element,
+    S1: Storage<Elem = T>,
+    D1: Dimension,
+    S2: Storage<Elem = T>,
+    D2: Dimension,
+>(
+    a: &DeviceArrayBase<S1, D1>,
+    b: &DeviceArrayBase<S2, D2>,
+) -> Result<Intersect1d<T>> {
+    OnStream::legacy(a.context()).intersect1d_indices(a, b)
+}
+
 /// The sorted unique values in `a` or `b` (NumPy's `union1d(a, b)`), any shapes.
 pub fn union1d<T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension>(
     a: &DeviceArrayBase<S1, D1>,
@@ -161,6 +200,51 @@ impl OnStream<'_, &Context> {
         let (lo, hi) = (sorted.slice(s![..-1])?, sorted.slice(s![1..])?);
         let twice = lo.expr().eq(&hi).eval_stream(self.stream)?;
         OnStream::new(&lo, self.stream).masked(&twice)
+    }
+
+    /// [`intersect1d_indices`] on this stream.
+    pub fn intersect1d_indices<
+        T: Element,
+        S1: Storage<Elem = T>,
+        D1: Dimension,
+        S2: Storage<Elem = T>,
+        D2: Dimension,
+    >(
+        &self,
+        a: &DeviceArrayBase<S1, D1>,
+        b: &DeviceArrayBase<S2, D2>,
+    ) -> Result<Intersect1d<T>> {
+        // NumPy's: the unique values of each with their first positions, joined, sorted stably
+        // (a value in both is there twice, `a`'s first), and the neighbours that are equal.
+        let (on_a, on_b) = (OnStream::new(a, self.stream), OnStream::new(b, self.stream));
+        let (ua, ub) = (on_a.unique_run(true, true)?, on_b.unique_run(true, true)?);
+        let (ia, ib) = (ua.indices()?, ub.indices()?);
+        let empty = || DeviceArray::<i64, Ix1>::empty(self.target, 0);
+        let joined = self.concatenate(&[&ua.values, &ub.values], 0)?;
+        if joined.len() < 2 {
+            return Ok(Intersect1d {
+                values: DeviceArray::empty(self.target, 0)?,
+                indices_a: empty()?,
+                indices_b: empty()?,
+            });
+        }
+        let order = OnStream::new(&joined, self.stream).argsort()?;
+        let sorted = OnStream::new(&joined, self.stream).take(&order, 0, IndexMode::Raise)?;
+        let (lo, hi) = (sorted.slice(s![..-1])?, sorted.slice(s![1..])?);
+        let twice = lo.expr().eq(&hi).eval_stream(self.stream)?;
+        let values = OnStream::new(&lo, self.stream).masked(&twice)?;
+        let in_a = OnStream::new(&order.slice(s![..-1])?, self.stream).masked(&twice)?;
+        let in_b = OnStream::new(&order.slice(s![1..])?, self.stream).masked(&twice)?;
+        let in_b = (&in_b - ua.values.len() as i64).eval_stream(self.stream)?;
+        Ok(Intersect1d {
+            values,
+            indices_a: OnStream::new(&ia, self.stream)
+                .take(&in_a, 0, IndexMode::Raise)?
+                .into_dimensionality()?,
+            indices_b: OnStream::new(&ib, self.stream)
+                .take(&in_b, 0, IndexMode::Raise)?
+                .into_dimensionality()?,
+        })
     }
 
     /// [`union1d`] on this stream.

@@ -16,3 +16,4 @@ pub(crate) mod ops;
 pub(crate) mod reduction_fn;
 pub(crate) mod source;
 pub(crate) mod sum_np;
+pub(crate) mod trace;

@@ -13,6 +13,7 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::kernels::registry::{self, BLOCK};
 use crate::gpuarray::sort::keys::{KeyKind, KeyType};
+use crate::gpuarray::sort::quantile_method::QuantileMethod;
 use crate::gpuarray::sort::radix::{self, Indices};
 use crate::gpuarray::sort::source;
 use crate::launch::Arg;
@@ -52,6 +53,52 @@ pub struct Unique<T: Element> {
     pub inverse: Option<DeviceArray<i64, IxDyn>>,
     /// With `return_counts`: how often each value occurs.
     pub counts: Option<DeviceArray<i64, Ix1>>,
+}
+
+/// The result of [`unique_all`](DeviceArrayBase::unique_all) (NumPy 2's `UniqueAllResult`).
+#[derive(Debug)]
+pub struct UniqueAll<T: Element> {
+    /// The sorted unique values.
+    pub values: DeviceArray<T, Ix1>,
+    /// Each value's first position in the input, flattened in C order.
+    pub indices: DeviceArray<i64, Ix1>,
+    /// For each element, the position of its value in `values`, in the input's shape.
+    pub inverse_indices: DeviceArray<i64, IxDyn>,
+    /// How often each value occurs.
+    pub counts: DeviceArray<i64, Ix1>,
+}
+
+/// The result of [`unique_counts`](DeviceArrayBase::unique_counts) (NumPy 2's
+/// `UniqueCountsResult`).
+#[derive(Debug)]
+pub struct UniqueCounts<T: Element> {
+    /// The sorted unique values.
+    pub values: DeviceArray<T, Ix1>,
+    /// How often each value occurs.
+    pub counts: DeviceArray<i64, Ix1>,
+}
+
+/// The result of [`unique_inverse`](DeviceArrayBase::unique_inverse) (NumPy 2's
+/// `UniqueInverseResult`).
+#[derive(Debug)]
+pub struct UniqueInverse<T: Element> {
+    /// The sorted unique values.
+    pub values: DeviceArray<T, Ix1>,
+    /// For each element, the position of its value in `values`, in the input's shape.
+    pub inverse_indices: DeviceArray<i64, IxDyn>,
+}
+
+/// What the quantile kernel computes of each sorted row: NumPy's `median`, or a quantile by
+/// a method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rule {
+    Median,
+    Method(QuantileMethod),
+}
+
+impl Rule {
+    /// NumPy's default quantile.
+    const LINEAR: Rule = Rule::Method(QuantileMethod::Linear);
 }
 
 /// `axis` (negative: from the end) as an axis of an array of `ndim` axes.
@@ -145,6 +192,27 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
         /// `options` asks for.
         fn unique_with(&self, options: UniqueOptions) -> Result<Unique<S::Elem>>;
 
+        /// [`unique_with`](Self::unique_with) with NumPy's `equal_nan`: `false` counts each NaN
+        /// as a value of its own (each with its count of 1 and its own first position), as
+        /// NumPy's `unique(a, equal_nan=False)` and the array API's `unique_*` functions.
+        fn unique_equal_nan(&self, options: UniqueOptions, equal_nan: bool) -> Result<Unique<S::Elem>>;
+
+        /// NumPy 2's `unique_all(a)`: the sorted unique values, each one's first position, the
+        /// inverse and the counts, each NaN a value of its own (`equal_nan=False`).
+        fn unique_all(&self) -> Result<UniqueAll<S::Elem>>;
+
+        /// NumPy 2's `unique_counts(a)`: the sorted unique values and their counts, each NaN a
+        /// value of its own.
+        fn unique_counts(&self) -> Result<UniqueCounts<S::Elem>>;
+
+        /// NumPy 2's `unique_inverse(a)`: the sorted unique values and, in the array's shape,
+        /// each element's position among them, each NaN a value of its own.
+        fn unique_inverse(&self) -> Result<UniqueInverse<S::Elem>>;
+
+        /// NumPy 2's `unique_values(a)`: the unique values, sorted (NumPy 2.3 may leave them
+        /// unsorted), each NaN a value of its own.
+        fn unique_values(&self) -> Result<DeviceArray<S::Elem, Ix1>>;
+
         /// Where each element of `v` would go in this sorted 1-D array to keep it sorted (NumPy's
         /// `searchsorted(a, v, side)`), in NumPy's order (NaN last), as an array of `v`'s shape.
         /// An array of other than one axis is [`ArrayShapeError::Dimension`].
@@ -204,6 +272,35 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> DeviceArrayBase<S, D> {
 
         /// [`nanpercentile`](Self::nanpercentile) along `axis`.
         fn nanpercentile_axis(&self, p: f64, axis: isize)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
+
+        /// [`quantile`](Self::quantile) by another of NumPy's methods (`quantile(a, q,
+        /// method=...)`); the discrete ones give an element, in [`MeanType`]'s type.
+        fn quantile_method(&self, q: f64, method: QuantileMethod) -> Result<<S::Elem as MeanType>::Mean>;
+
+        /// [`quantile_axis`](Self::quantile_axis) by `method`.
+        fn quantile_axis_method(&self, q: f64, axis: isize, method: QuantileMethod)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
+
+        /// [`percentile`](Self::percentile) by `method`.
+        fn percentile_method(&self, p: f64, method: QuantileMethod) -> Result<<S::Elem as MeanType>::Mean>;
+
+        /// [`percentile_axis`](Self::percentile_axis) by `method`.
+        fn percentile_axis_method(&self, p: f64, axis: isize, method: QuantileMethod)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
+
+        /// [`nanquantile`](Self::nanquantile) by `method`.
+        fn nanquantile_method(&self, q: f64, method: QuantileMethod) -> Result<<S::Elem as MeanType>::Mean>;
+
+        /// [`nanquantile_axis`](Self::nanquantile_axis) by `method`.
+        fn nanquantile_axis_method(&self, q: f64, axis: isize, method: QuantileMethod)
+            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
+
+        /// [`nanpercentile`](Self::nanpercentile) by `method`.
+        fn nanpercentile_method(&self, p: f64, method: QuantileMethod) -> Result<<S::Elem as MeanType>::Mean>;
+
+        /// [`nanpercentile_axis`](Self::nanpercentile_axis) by `method`.
+        fn nanpercentile_axis_method(&self, p: f64, axis: isize, method: QuantileMethod)
             -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
     }
 }
@@ -324,6 +421,65 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
 
     /// [`unique_with`](DeviceArrayBase::unique_with) on this stream (waits for the count).
     pub fn unique_with(&self, options: UniqueOptions) -> Result<Unique<S::Elem>> {
+        self.unique_nans(options, true)
+    }
+
+    /// [`unique_equal_nan`](DeviceArrayBase::unique_equal_nan) on this stream (waits for the
+    /// count).
+    pub fn unique_equal_nan(&self, options: UniqueOptions, equal_nan: bool) -> Result<Unique<S::Elem>> {
+        self.unique_nans(options, equal_nan)
+    }
+
+    /// [`unique_all`](DeviceArrayBase::unique_all) on this stream (waits for the count).
+    pub fn unique_all(&self) -> Result<UniqueAll<S::Elem>> {
+        let run = self.unique_run(true, false)?;
+        Ok(UniqueAll {
+            indices: run.indices()?,
+            inverse_indices: run.inverse()?,
+            counts: run.counts()?,
+            values: run.values,
+        })
+    }
+
+    /// [`unique_counts`](DeviceArrayBase::unique_counts) on this stream (waits for the count).
+    pub fn unique_counts(&self) -> Result<UniqueCounts<S::Elem>> {
+        let run = self.unique_run(false, false)?;
+        Ok(UniqueCounts {
+            counts: run.counts()?,
+            values: run.values,
+        })
+    }
+
+    /// [`unique_inverse`](DeviceArrayBase::unique_inverse) on this stream (waits for the
+    /// count).
+    pub fn unique_inverse(&self) -> Result<UniqueInverse<S::Elem>> {
+        let run = self.unique_run(true, false)?;
+        Ok(UniqueInverse {
+            inverse_indices: run.inverse()?,
+            values: run.values,
+        })
+    }
+
+    /// [`unique_values`](DeviceArrayBase::unique_values) on this stream (waits for the count).
+    pub fn unique_values(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
+        Ok(self.unique_run(false, false)?.values)
+    }
+
+    /// NumPy's `unique(a, return_index, return_inverse, return_counts, equal_nan)`.
+    fn unique_nans(&self, options: UniqueOptions, equal_nan: bool) -> Result<Unique<S::Elem>> {
+        let run = self.unique_run(options.return_index || options.return_inverse, equal_nan)?;
+        Ok(Unique {
+            indices: options.return_index.then(|| run.indices()).transpose()?,
+            inverse: options.return_inverse.then(|| run.inverse()).transpose()?,
+            counts: options.return_counts.then(|| run.counts()).transpose()?,
+            values: run.values,
+        })
+    }
+
+    /// The sort of the elements and the unique values' places in it, from which
+    /// [`UniqueRun`]'s methods compute the other parts of NumPy's `unique` (with the sort's
+    /// permutation when `with_perm`).
+    pub(crate) fn unique_run(&self, with_perm: bool, equal_nan: bool) -> Result<UniqueRun<'_, S::Elem>> {
         const OP: &str = "DeviceArray::unique";
         let x = self.target;
         let ctx = x.context();
@@ -331,22 +487,21 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         let key = radix::key_of::<S::Elem>(OP)?;
         let n = x.len();
         radix::check_len(OP, n)?;
+        let pool = ctx.device_pool()?;
+        let mut run = UniqueRun {
+            stream,
+            shape: x.shape().to_vec(),
+            values: DeviceArray::empty(ctx, 0)?,
+            first: DeviceArray::empty(ctx, 0)?,
+            pos: DeviceArray::empty(ctx, 0)?,
+            perm: pool.alloc::<u32>(if with_perm { n.max(1) } else { 1 })?,
+            bits: KeyType {
+                kind: KeyKind::Unsigned,
+                bytes: key.bytes,
+            },
+        };
         if n == 0 {
-            return Ok(Unique {
-                values: DeviceArray::empty(ctx, 0)?,
-                indices: options
-                    .return_index
-                    .then(|| DeviceArray::empty(ctx, 0))
-                    .transpose()?,
-                inverse: options
-                    .return_inverse
-                    .then(|| DeviceArray::empty(ctx, IxDyn(x.shape())))
-                    .transpose()?,
-                counts: options
-                    .return_counts
-                    .then(|| DeviceArray::empty(ctx, 0))
-                    .transpose()?,
-            });
+            return Ok(run);
         }
         let copy = (!x.is_standard_layout())
             .then(|| OnStream::new(x, stream).to_contiguous())
@@ -355,10 +510,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
             Some(c) => (c.view().data, c.offset()),
             None => (x.view().data, x.offset()),
         };
-        let pool = ctx.device_pool()?;
         let mut sorted = pool.alloc::<S::Elem>(n)?;
-        let need_perm = options.return_index || options.return_inverse;
-        let mut perm = pool.alloc::<u32>(if need_perm { n } else { 1 })?;
         radix::sort_rows::<S::Elem, _, _>(
             ctx,
             stream,
@@ -366,28 +518,24 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
             n,
             n,
             Some(&mut sorted),
-            if need_perm {
-                Indices::U32(&mut perm)
+            if with_perm {
+                Indices::U32(&mut run.perm)
             } else {
                 Indices::None
             },
             OP,
         )?;
-        // Equal values have equal bits after the sort (one NaN, one zero).
-        let bits = KeyType {
-            kind: KeyKind::Unsigned,
-            bytes: key.bytes,
-        };
-        let tag = bits.tag();
-        let k = |name: &'static str| {
-            radix::kernel(ctx, name, &["gpu_unique", &tag], 0, || {
-                source::unique_source(bits)
-            })
+        // Equal values have equal bits after the sort (one NaN, one zero). The bits of the
+        // sort's one NaN (all but the sign bit) count as a value at each place when NaNs are
+        // not equal.
+        let (nan, nans_distinct) = match key.kind {
+            KeyKind::Float { .. } if !equal_nan => (u64::MAX >> (65 - 8 * key.bytes), 1),
+            _ => (0, 0),
         };
         let grid = registry::grid_for(ctx, n as u64)?;
         let mut flags = DeviceArray::<u32, Ix1>::empty(ctx, n)?;
         registry::launch(
-            &k("gpu_unique_flags")?,
+            &run.kernel(ctx, "gpu_unique_flags")?,
             grid,
             BLOCK,
             stream,
@@ -395,86 +543,30 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
                 Arg::input::<S::Elem, _>(&sorted),
                 Arg::output::<u32, _>(&mut flags.data),
                 Arg::I64(n as i64),
+                Arg::U64(nan),
+                Arg::I32(nans_distinct),
             ],
         )?;
-        let pos = OnStream::new(&flags, stream).cumsum()?;
-        let count = pos.slice(ndarray::s![n - 1..])?.to_vec()?[0] as usize;
-        let mut values = DeviceArray::<S::Elem, Ix1>::empty(ctx, count)?;
-        let mut first = DeviceArray::<i64, Ix1>::empty(ctx, count)?;
+        run.pos = OnStream::new(&flags, stream).cumsum()?;
+        let count = run.pos.slice(ndarray::s![n - 1..])?.to_vec()?[0] as usize;
+        run.values = DeviceArray::<S::Elem, Ix1>::empty(ctx, count)?;
+        run.first = DeviceArray::<i64, Ix1>::empty(ctx, count)?;
         registry::launch(
-            &k("gpu_unique_scatter")?,
+            &run.kernel(ctx, "gpu_unique_scatter")?,
             grid,
             BLOCK,
             stream,
             &[
                 Arg::input::<S::Elem, _>(&sorted),
-                Arg::input::<u32, _>(&pos.data),
-                Arg::output::<S::Elem, _>(&mut values.data),
-                Arg::output::<i64, _>(&mut first.data),
+                Arg::input::<u32, _>(&run.pos.data),
+                Arg::output::<S::Elem, _>(&mut run.values.data),
+                Arg::output::<i64, _>(&mut run.first.data),
                 Arg::I64(n as i64),
+                Arg::U64(nan),
+                Arg::I32(nans_distinct),
             ],
         )?;
-        let kgrid = registry::grid_for(ctx, count as u64)?;
-        let counts = if options.return_counts {
-            let mut c = DeviceArray::<i64, Ix1>::empty(ctx, count)?;
-            registry::launch(
-                &k("gpu_unique_counts")?,
-                kgrid,
-                BLOCK,
-                stream,
-                &[
-                    Arg::input::<i64, _>(&first.data),
-                    Arg::output::<i64, _>(&mut c.data),
-                    Arg::I64(count as i64),
-                    Arg::I64(n as i64),
-                ],
-            )?;
-            Some(c)
-        } else {
-            None
-        };
-        let indices = if options.return_index {
-            let mut c = DeviceArray::<i64, Ix1>::empty(ctx, count)?;
-            registry::launch(
-                &k("gpu_unique_index")?,
-                kgrid,
-                BLOCK,
-                stream,
-                &[
-                    Arg::input::<i64, _>(&first.data),
-                    Arg::input::<u32, _>(&perm),
-                    Arg::output::<i64, _>(&mut c.data),
-                    Arg::I64(count as i64),
-                ],
-            )?;
-            Some(c)
-        } else {
-            None
-        };
-        let inverse = if options.return_inverse {
-            let mut c = DeviceArray::<i64, IxDyn>::empty(ctx, IxDyn(x.shape()))?;
-            registry::launch(
-                &k("gpu_unique_inverse")?,
-                grid,
-                BLOCK,
-                stream,
-                &[
-                    Arg::input::<u32, _>(&pos.data),
-                    Arg::input::<u32, _>(&perm),
-                    Arg::output::<i64, _>(&mut c.data),
-                    Arg::I64(n as i64),
-                ],
-            )?;
-            Some(c)
-        } else {
-            None
-        };
-        Ok(Unique {
-            values,
-            indices,
-            inverse,
-            counts,
-        })
+        Ok(run)
     }
 
     /// [`searchsorted`](DeviceArrayBase::searchsorted) on this stream.
@@ -536,21 +628,115 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
 }
 
 /// The quantiles on a stream (`a.on(&stream).median()`).
+/// The sorted unique values of an array and where each starts in its sort (`first`), the
+/// running count of values at each sorted element (`pos`, from 1) and the sort's permutation,
+/// from which NumPy's `unique` computes its other parts on `stream`.
+pub(crate) struct UniqueRun<'s, T: Element> {
+    stream: Option<&'s Stream>,
+    /// The input's shape (the inverse's).
+    shape: Vec<usize>,
+    pub(crate) values: DeviceArray<T, Ix1>,
+    first: DeviceArray<i64, Ix1>,
+    pos: DeviceArray<u32, Ix1>,
+    perm: crate::tools::device_pool::PooledBuffer<u32>,
+    /// The elements' bits as the kernels read them.
+    bits: KeyType,
+}
+
+impl<T: Element> UniqueRun<'_, T> {
+    fn kernel(
+        &self,
+        ctx: &crate::driver::context::core::Context,
+        name: &'static str,
+    ) -> Result<crate::launch::PreparedFunction> {
+        radix::kernel(ctx, name, &["gpu_unique", &self.bits.tag()], 0, || {
+            source::unique_source(self.bits)
+        })
+    }
+
+    /// How often each value occurs.
+    fn counts(&self) -> Result<DeviceArray<i64, Ix1>> {
+        let ctx = self.values.context();
+        let (count, n) = (self.values.len(), self.pos.len());
+        let mut c = DeviceArray::<i64, Ix1>::empty(ctx, count)?;
+        if count > 0 {
+            registry::launch(
+                &self.kernel(ctx, "gpu_unique_counts")?,
+                registry::grid_for(ctx, count as u64)?,
+                BLOCK,
+                self.stream,
+                &[
+                    Arg::input::<i64, _>(&self.first.data),
+                    Arg::output::<i64, _>(&mut c.data),
+                    Arg::I64(count as i64),
+                    Arg::I64(n as i64),
+                ],
+            )?;
+        }
+        Ok(c)
+    }
+
+    /// Each value's first position in the input (the run built with the permutation).
+    pub(crate) fn indices(&self) -> Result<DeviceArray<i64, Ix1>> {
+        let ctx = self.values.context();
+        let count = self.values.len();
+        let mut c = DeviceArray::<i64, Ix1>::empty(ctx, count)?;
+        if count > 0 {
+            registry::launch(
+                &self.kernel(ctx, "gpu_unique_index")?,
+                registry::grid_for(ctx, count as u64)?,
+                BLOCK,
+                self.stream,
+                &[
+                    Arg::input::<i64, _>(&self.first.data),
+                    Arg::input::<u32, _>(&self.perm),
+                    Arg::output::<i64, _>(&mut c.data),
+                    Arg::I64(count as i64),
+                ],
+            )?;
+        }
+        Ok(c)
+    }
+
+    /// Each element's position among the values, in the input's shape (the run built with
+    /// the permutation).
+    fn inverse(&self) -> Result<DeviceArray<i64, IxDyn>> {
+        let ctx = self.values.context();
+        let n = self.pos.len();
+        let mut c = DeviceArray::<i64, IxDyn>::empty(ctx, IxDyn(&self.shape))?;
+        if n > 0 {
+            registry::launch(
+                &self.kernel(ctx, "gpu_unique_inverse")?,
+                registry::grid_for(ctx, n as u64)?,
+                BLOCK,
+                self.stream,
+                &[
+                    Arg::input::<u32, _>(&self.pos.data),
+                    Arg::input::<u32, _>(&self.perm),
+                    Arg::output::<i64, _>(&mut c.data),
+                    Arg::I64(n as i64),
+                ],
+            )?;
+        }
+        Ok(c)
+    }
+}
+
 impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
     /// [`median`](DeviceArrayBase::median) on this stream (waits for the value).
     pub fn median(&self) -> Result<<S::Elem as MeanType>::Mean> {
-        self.quantile_flat("DeviceArray::median", 0.5, true, false)
+        self.quantile_flat("DeviceArray::median", 0.5, Rule::Median, false)
     }
 
     /// [`median_axis`](DeviceArrayBase::median_axis) on this stream.
     pub fn median_axis(&self, axis: isize) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        self.quantile_rows("DeviceArray::median_axis", 0.5, true, false, axis)
+        self.quantile_rows("DeviceArray::median_axis", 0.5, Rule::Median, false, axis)
     }
 
     /// [`quantile`](DeviceArrayBase::quantile) on this stream (waits for the value).
     pub fn quantile(&self, q: f64) -> Result<<S::Elem as MeanType>::Mean> {
         const OP: &str = "DeviceArray::quantile";
-        self.quantile_flat(OP, check_q(OP, q, 1.0, "0..=1")?, false, false)
+        self.quantile_flat(OP, check_q(OP, q, 1.0, "0..=1")?, Rule::LINEAR, false)
     }
 
     /// [`quantile_axis`](DeviceArrayBase::quantile_axis) on this stream.
@@ -560,13 +746,13 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
         axis: isize,
     ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
         const OP: &str = "DeviceArray::quantile_axis";
-        self.quantile_rows(OP, check_q(OP, q, 1.0, "0..=1")?, false, false, axis)
+        self.quantile_rows(OP, check_q(OP, q, 1.0, "0..=1")?, Rule::LINEAR, false, axis)
     }
 
     /// [`percentile`](DeviceArrayBase::percentile) on this stream (waits for the value).
     pub fn percentile(&self, p: f64) -> Result<<S::Elem as MeanType>::Mean> {
         const OP: &str = "DeviceArray::percentile";
-        self.quantile_flat(OP, check_q(OP, p, 100.0, "0..=100")?, false, false)
+        self.quantile_flat(OP, check_q(OP, p, 100.0, "0..=100")?, Rule::LINEAR, false)
     }
 
     /// [`percentile_axis`](DeviceArrayBase::percentile_axis) on this stream.
@@ -576,23 +762,23 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
         axis: isize,
     ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
         const OP: &str = "DeviceArray::percentile_axis";
-        self.quantile_rows(OP, check_q(OP, p, 100.0, "0..=100")?, false, false, axis)
+        self.quantile_rows(OP, check_q(OP, p, 100.0, "0..=100")?, Rule::LINEAR, false, axis)
     }
 
     /// [`nanmedian`](DeviceArrayBase::nanmedian) on this stream (waits for the value).
     pub fn nanmedian(&self) -> Result<<S::Elem as MeanType>::Mean> {
-        self.quantile_flat("DeviceArray::nanmedian", 0.5, true, true)
+        self.quantile_flat("DeviceArray::nanmedian", 0.5, Rule::Median, true)
     }
 
     /// [`nanmedian_axis`](DeviceArrayBase::nanmedian_axis) on this stream.
     pub fn nanmedian_axis(&self, axis: isize) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        self.quantile_rows("DeviceArray::nanmedian_axis", 0.5, true, true, axis)
+        self.quantile_rows("DeviceArray::nanmedian_axis", 0.5, Rule::Median, true, axis)
     }
 
     /// [`nanquantile`](DeviceArrayBase::nanquantile) on this stream (waits for the value).
     pub fn nanquantile(&self, q: f64) -> Result<<S::Elem as MeanType>::Mean> {
         const OP: &str = "DeviceArray::nanquantile";
-        self.quantile_flat(OP, check_q(OP, q, 1.0, "0..=1")?, false, true)
+        self.quantile_flat(OP, check_q(OP, q, 1.0, "0..=1")?, Rule::LINEAR, true)
     }
 
     /// [`nanquantile_axis`](DeviceArrayBase::nanquantile_axis) on this stream.
@@ -602,13 +788,13 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
         axis: isize,
     ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
         const OP: &str = "DeviceArray::nanquantile_axis";
-        self.quantile_rows(OP, check_q(OP, q, 1.0, "0..=1")?, false, true, axis)
+        self.quantile_rows(OP, check_q(OP, q, 1.0, "0..=1")?, Rule::LINEAR, true, axis)
     }
 
     /// [`nanpercentile`](DeviceArrayBase::nanpercentile) on this stream (waits for the value).
     pub fn nanpercentile(&self, p: f64) -> Result<<S::Elem as MeanType>::Mean> {
         const OP: &str = "DeviceArray::nanpercentile";
-        self.quantile_flat(OP, check_q(OP, p, 100.0, "0..=100")?, false, true)
+        self.quantile_flat(OP, check_q(OP, p, 100.0, "0..=100")?, Rule::LINEAR, true)
     }
 
     /// [`nanpercentile_axis`](DeviceArrayBase::nanpercentile_axis) on this stream.
@@ -618,7 +804,103 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
         axis: isize,
     ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
         const OP: &str = "DeviceArray::nanpercentile_axis";
-        self.quantile_rows(OP, check_q(OP, p, 100.0, "0..=100")?, false, true, axis)
+        self.quantile_rows(OP, check_q(OP, p, 100.0, "0..=100")?, Rule::LINEAR, true, axis)
+    }
+
+    /// [`quantile_method`](DeviceArrayBase::quantile_method) on this stream (waits for the value).
+    pub fn quantile_method(&self, q: f64, method: QuantileMethod) -> Result<<S::Elem as MeanType>::Mean> {
+        const OP: &str = "DeviceArray::quantile_method";
+        self.quantile_flat(OP, check_q(OP, q, 1.0, "0..=1")?, Rule::Method(method), false)
+    }
+
+    /// [`quantile_axis_method`](DeviceArrayBase::quantile_axis_method) on this stream.
+    pub fn quantile_axis_method(
+        &self,
+        q: f64,
+        axis: isize,
+        method: QuantileMethod,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        const OP: &str = "DeviceArray::quantile_axis_method";
+        self.quantile_rows(
+            OP,
+            check_q(OP, q, 1.0, "0..=1")?,
+            Rule::Method(method),
+            false,
+            axis,
+        )
+    }
+
+    /// [`percentile_method`](DeviceArrayBase::percentile_method) on this stream (waits for the value).
+    pub fn percentile_method(&self, p: f64, method: QuantileMethod) -> Result<<S::Elem as MeanType>::Mean> {
+        const OP: &str = "DeviceArray::percentile_method";
+        self.quantile_flat(OP, check_q(OP, p, 100.0, "0..=100")?, Rule::Method(method), false)
+    }
+
+    /// [`percentile_axis_method`](DeviceArrayBase::percentile_axis_method) on this stream.
+    pub fn percentile_axis_method(
+        &self,
+        p: f64,
+        axis: isize,
+        method: QuantileMethod,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        const OP: &str = "DeviceArray::percentile_axis_method";
+        self.quantile_rows(
+            OP,
+            check_q(OP, p, 100.0, "0..=100")?,
+            Rule::Method(method),
+            false,
+            axis,
+        )
+    }
+
+    /// [`nanquantile_method`](DeviceArrayBase::nanquantile_method) on this stream (waits for the value).
+    pub fn nanquantile_method(&self, q: f64, method: QuantileMethod) -> Result<<S::Elem as MeanType>::Mean> {
+        const OP: &str = "DeviceArray::nanquantile_method";
+        self.quantile_flat(OP, check_q(OP, q, 1.0, "0..=1")?, Rule::Method(method), true)
+    }
+
+    /// [`nanquantile_axis_method`](DeviceArrayBase::nanquantile_axis_method) on this stream.
+    pub fn nanquantile_axis_method(
+        &self,
+        q: f64,
+        axis: isize,
+        method: QuantileMethod,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        const OP: &str = "DeviceArray::nanquantile_axis_method";
+        self.quantile_rows(
+            OP,
+            check_q(OP, q, 1.0, "0..=1")?,
+            Rule::Method(method),
+            true,
+            axis,
+        )
+    }
+
+    /// [`nanpercentile_method`](DeviceArrayBase::nanpercentile_method) on this stream (waits for the value).
+    pub fn nanpercentile_method(
+        &self,
+        p: f64,
+        method: QuantileMethod,
+    ) -> Result<<S::Elem as MeanType>::Mean> {
+        const OP: &str = "DeviceArray::nanpercentile_method";
+        self.quantile_flat(OP, check_q(OP, p, 100.0, "0..=100")?, Rule::Method(method), true)
+    }
+
+    /// [`nanpercentile_axis_method`](DeviceArrayBase::nanpercentile_axis_method) on this stream.
+    pub fn nanpercentile_axis_method(
+        &self,
+        p: f64,
+        axis: isize,
+        method: QuantileMethod,
+    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
+        const OP: &str = "DeviceArray::nanpercentile_axis_method";
+        self.quantile_rows(
+            OP,
+            check_q(OP, p, 100.0, "0..=100")?,
+            Rule::Method(method),
+            true,
+            axis,
+        )
     }
 
     /// The one value of a quantile over all elements; `skip_nan` leaves NaNs out (the `nan`
@@ -627,7 +909,7 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
         &self,
         op: &'static str,
         q: f64,
-        median: bool,
+        rule: Rule,
         skip_nan: bool,
     ) -> Result<<S::Elem as MeanType>::Mean> {
         let x = self.target;
@@ -644,12 +926,12 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
             let c = OnStream::new(&one, self.stream).to_contiguous()?;
             let n = c.len();
             let r = OnStream::new(&c.reshape(IxDyn(&[n]))?, self.stream)
-                .quantile_rows(op, q, median, skip_nan, 0)?;
+                .quantile_rows(op, q, rule, skip_nan, 0)?;
             return r.to_vec().map(|v| v[0]);
         } else {
             one
         };
-        let r = OnStream::new(&all, self.stream).quantile_rows(op, q, median, skip_nan, 0)?;
+        let r = OnStream::new(&all, self.stream).quantile_rows(op, q, rule, skip_nan, 0)?;
         r.to_vec().map(|v| v[0])
     }
 
@@ -657,7 +939,7 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
         &self,
         op: &'static str,
         q: f64,
-        median: bool,
+        rule: Rule,
         skip_nan: bool,
         axis: isize,
     ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
@@ -705,8 +987,12 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
                     Arg::I64(rows as i64),
                     Arg::I64(m as i64),
                     Arg::F64(q),
-                    Arg::I32(median as i32),
+                    Arg::I32((rule == Rule::Median) as i32),
                     Arg::I32(skip_nan as i32),
+                    Arg::I32(match rule {
+                        Rule::Median => 0,
+                        Rule::Method(m) => m as i32,
+                    }),
                 ],
             )?;
         }

@@ -25,6 +25,7 @@
 
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::sort::keys::KeyType;
+use crate::gpuarray::sort::quantile_method::QuantileMethod;
 
 /// The most distinct digits a pass may have for its blocks to find a key's peers by
 /// `match.any` instead of the warp's digit masks (see [`pass_source`]): on 2^26 uniform `f32`
@@ -428,7 +429,8 @@ pub(crate) fn gather_source(key: KeyType) -> String {
 }
 
 /// The kernels of `unique` on a sorted run of `n` elements' bits (a sort's output, in which
-/// equal values have equal bits): `gpu_unique_flags` (1 where a value starts), then, after an
+/// equal values have equal bits): `gpu_unique_flags` (1 where a value starts, and at each NaN
+/// when `nans_distinct`: `nan` is the one NaN's bits the sort writes), then, after an
 /// inclusive sum of the flags, `gpu_unique_scatter` (each first value to its place, and its
 /// position to `first`), `gpu_unique_counts`, `gpu_unique_index` (the first position in the
 /// input, through the sort's permutation) and `gpu_unique_inverse`.
@@ -438,10 +440,11 @@ pub(crate) fn unique_source(key: KeyType) -> String {
     let gridk = "for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < k; j += (long long)gridDim.x * blockDim.x)";
     format!(
         "typedef {k} KEY;\n\
-         extern \"C\" __global__ void gpu_unique_flags(const KEY *__restrict__ s, unsigned int *__restrict__ flags, long long n) {{\n\
-         {grid} flags[i] = (i == 0 || s[i] != s[i - 1]) ? 1u : 0u;\n}}\n\
-         extern \"C\" __global__ void gpu_unique_scatter(const KEY *__restrict__ s, const unsigned int *__restrict__ pos, KEY *__restrict__ out, long long *__restrict__ first, long long n) {{\n\
-         {grid} if (i == 0 || s[i] != s[i - 1]) {{ unsigned int j = pos[i] - 1u; out[j] = s[i]; first[j] = i; }}\n}}\n\
+         #define GPU_NEW_RUN(i) ((i) == 0 || s[i] != s[(i) - 1] || (nans_distinct && (unsigned long long)s[i] == nan))\n\
+         extern \"C\" __global__ void gpu_unique_flags(const KEY *__restrict__ s, unsigned int *__restrict__ flags, long long n, unsigned long long nan, int nans_distinct) {{\n\
+         {grid} flags[i] = GPU_NEW_RUN(i) ? 1u : 0u;\n}}\n\
+         extern \"C\" __global__ void gpu_unique_scatter(const KEY *__restrict__ s, const unsigned int *__restrict__ pos, KEY *__restrict__ out, long long *__restrict__ first, long long n, unsigned long long nan, int nans_distinct) {{\n\
+         {grid} if (GPU_NEW_RUN(i)) {{ unsigned int j = pos[i] - 1u; out[j] = s[i]; first[j] = i; }}\n}}\n\
          extern \"C\" __global__ void gpu_unique_counts(const long long *__restrict__ first, long long *__restrict__ counts, long long k, long long n) {{\n\
          {gridk} counts[j] = (j + 1 < k ? first[j + 1] : n) - first[j];\n}}\n\
          extern \"C\" __global__ void gpu_unique_index(const long long *__restrict__ first, const unsigned int *__restrict__ perm, long long *__restrict__ index, long long k) {{\n\
@@ -472,13 +475,18 @@ pub(crate) fn searchsorted_source(key: KeyType) -> String {
 }
 
 /// `gpu_quantile(const KEY *s, double *out, long long rows, long long stride, double q, int
-/// median, int skip_nan)`: the `q` quantile of each sorted row of `stride` elements, NumPy's `linear` method
-/// (`median`: NumPy's `median`, the mean of the two middle elements), NaN where a row holds one
+/// median, int skip_nan, int method)`: the `q` quantile of each sorted row of `stride`
+/// elements by NumPy's `method` (a [`QuantileMethod`] as its code; NumPy's `_quantile`: a
+/// virtual index, its neighbours clamped to the row, the weight `gamma` and NumPy's `_lerp`;
+/// the discrete methods take one element; each product rounded on its own, `__dmul_rn`, as
+/// NumPy rounds it: NVRTC would fuse `n * q - 1` into one FMA, which at a whole `n q` picks
+/// another element than NumPy's) (`median`: NumPy's `median`, the mean of the two
+/// middle elements), NaN where a row holds one
 /// (sorted last) or is empty; with `skip_nan` (NumPy's `nanquantile`), of the row's elements
 /// before its first NaN (found by bisection: NaNs sort last), NaN when there are none.
 pub(crate) fn quantile_source(key: KeyType, dtype: DType) -> String {
     format!(
-        "{keys}extern \"C\" __global__ void gpu_quantile(const KEY *__restrict__ s, double *__restrict__ out, long long rows, long long stride, double q, int median, int skip_nan) {{\n\
+        "{keys}extern \"C\" __global__ void gpu_quantile(const KEY *__restrict__ s, double *__restrict__ out, long long rows, long long stride, double q, int median, int skip_nan, int method) {{\n\
          for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < rows; r += (long long)gridDim.x * blockDim.x) {{\n\
          const KEY *row = s + r * stride;\n\
          long long m = stride;\n\
@@ -496,17 +504,57 @@ pub(crate) fn quantile_source(key: KeyType, dtype: DType) -> String {
          out[r] = (m & 1) ? b : (gpu_key_to_double(row[h - 1]) + b) / 2.0;\n\
          continue;\n\
          }}\n\
-         const double vi = q * (double)(m - 1);\n\
-         long long lo = (long long)floor(vi);\n\
-         if (lo > m - 1) lo = m - 1;\n\
-         if (lo < 0) lo = 0;\n\
-         const long long hi = lo + 1 < m ? lo + 1 : m - 1;\n\
-         const double t = vi - (double)lo;\n\
+         const double n = (double)m;\n\
+         if (method >= {LOWER}) {{\n\
+         double k;\n\
+         if (method == {LOWER}) k = floor(__dmul_rn(n - 1.0, q));\n\
+         else if (method == {HIGHER}) k = ceil(__dmul_rn(n - 1.0, q));\n\
+         else if (method == {NEAREST}) k = rint(__dmul_rn(n - 1.0, q));\n\
+         else {{\n\
+         const double v = method == {INVERTED_CDF} ? __dmul_rn(n, q) - 1.0 : __dmul_rn(n, q) - 1.0 - 0.5;\n\
+         const double p = floor(v);\n\
+         const bool at = v - p == 0.0 && (method == {INVERTED_CDF} || p - 2.0 * floor(p / 2.0) == 1.0);\n\
+         k = at ? p : p + 1.0;\n\
+         }}\n\
+         k = k < 0.0 ? 0.0 : (k > n - 1.0 ? n - 1.0 : k);\n\
+         out[r] = gpu_key_to_double(row[(long long)k]);\n\
+         continue;\n\
+         }}\n\
+         double alpha = 1.0, beta = 1.0, vi;\n\
+         if (method == {INTERPOLATED}) {{ alpha = 0.0; beta = 1.0; }}\n\
+         else if (method == {HAZEN}) {{ alpha = 0.5; beta = 0.5; }}\n\
+         else if (method == {WEIBULL}) {{ alpha = 0.0; beta = 0.0; }}\n\
+         else if (method == {MEDIAN_UNBIASED}) {{ alpha = 1.0 / 3.0; beta = 1.0 / 3.0; }}\n\
+         else if (method == {NORMAL_UNBIASED}) {{ alpha = 3.0 / 8.0; beta = 3.0 / 8.0; }}\n\
+         if (method == {LINEAR}) vi = __dmul_rn(n - 1.0, q);\n\
+         else if (method == {MIDPOINT}) vi = 0.5 * (floor(__dmul_rn(n - 1.0, q)) + ceil(__dmul_rn(n - 1.0, q)));\n\
+         else if (method == {AVERAGED}) vi = __dmul_rn(n, q) - 1.0;\n\
+         else vi = __dmul_rn(n, q) + (alpha + __dmul_rn(q, 1.0 - alpha - beta)) - 1.0;\n\
+         long long lo, hi;\n\
+         double below;\n\
+         if (vi >= n - 1.0) {{ lo = hi = m - 1; below = -1.0; }}\n\
+         else if (vi < 0.0) {{ lo = hi = 0; below = 0.0; }}\n\
+         else {{ below = floor(vi); lo = (long long)below; hi = lo + 1; }}\n\
+         double t = vi - below;\n\
+         if (method == {AVERAGED}) t = t == 0.0 ? 0.5 : 1.0;\n\
+         else if (method == {MIDPOINT}) t = vi - floor(vi) == 0.0 ? 0.0 : 0.5;\n\
          const double a = gpu_key_to_double(row[lo]), b = gpu_key_to_double(row[hi]);\n\
          const double d = b - a;\n\
-         out[r] = t >= 0.5 ? b - d * (1.0 - t) : a + d * t;\n\
+         out[r] = t >= 0.5 ? b - __dmul_rn(d, 1.0 - t) : a + __dmul_rn(d, t);\n\
          }}\n}}\n",
         keys = key.c_functions(Some(dtype)),
+        LOWER = QuantileMethod::Lower as i32,
+        HIGHER = QuantileMethod::Higher as i32,
+        NEAREST = QuantileMethod::Nearest as i32,
+        INVERTED_CDF = QuantileMethod::InvertedCdf as i32,
+        INTERPOLATED = QuantileMethod::InterpolatedInvertedCdf as i32,
+        HAZEN = QuantileMethod::Hazen as i32,
+        WEIBULL = QuantileMethod::Weibull as i32,
+        MEDIAN_UNBIASED = QuantileMethod::MedianUnbiased as i32,
+        NORMAL_UNBIASED = QuantileMethod::NormalUnbiased as i32,
+        LINEAR = QuantileMethod::Linear as i32,
+        MIDPOINT = QuantileMethod::Midpoint as i32,
+        AVERAGED = QuantileMethod::AveragedInvertedCdf as i32,
     )
 }
 
