@@ -3,13 +3,15 @@
 //! with their counts (`np.unique_counts`), the distinct rows of a table (`np.unique(t,
 //! axis=0, return_counts=True)`), and a signal's ends padded with the mean of its nearest
 //! samples before a moving average (`np.pad(s, 8, mode='mean', stat_length=8)`), each checked
-//! against the host.
+//! against the host; then the quartiles of each column of a table at once (`np.quantile(t,
+//! [0.25, 0.5, 0.75], axis=0)`), the samples above the median as one bit each (`np.packbits`),
+//! and a moving average weighted by a Hann window (`np.hanning`).
 //!
 //! `cargo run --release --example statistics` on a machine with an NVIDIA GPU.
 
 use std::collections::BTreeMap;
 
-use gpu_runtime::gpuarray::{DeviceArray, PadStat, QuantileMethod, UniqueOptions};
+use gpu_runtime::gpuarray::{BitOrder, DeviceArray, Operand, PadStat, QuantileMethod, UniqueOptions};
 use gpu_runtime::ndarray::{Array1, Array2};
 use gpu_runtime::Context;
 
@@ -125,6 +127,50 @@ fn main() -> gpu_runtime::Result<()> {
         smooth.len(),
         smooth[0],
         smooth[smooth.len() - 1]
+    );
+
+    // np.quantile(t, [0.25, 0.5, 0.75], axis=0): each column sorted once for all three.
+    let quartiles = t.quantile_axes(&[0.25, 0.5, 0.75], Some(&[0]), false, QuantileMethod::Linear)?;
+    assert_eq!(quartiles.shape(), &[3, 4]);
+    let got = quartiles.to_vec()?;
+    for j in 0..4 {
+        let mut column: Vec<i32> = table.column(j).to_vec();
+        column.sort_unstable();
+        for (k, p) in [25.0, 50.0, 75.0].into_iter().enumerate() {
+            let want = host_percentile(&column, p, QuantileMethod::Linear);
+            assert!((got[4 * k + j] - want).abs() <= 1e-9, "column {j} at {p}%");
+        }
+    }
+    println!("column quartiles: {got:?}");
+
+    // np.packbits(x > np.median(x)): a million flags in 128 KiB.
+    let median = x.median()?;
+    let above = (&x).into_expr().cast::<f64>().gt(median).eval()?;
+    let bits = above.packbits(BitOrder::Big)?.to_vec()?;
+    assert_eq!(bits.len(), n / 8);
+    for (i, &s) in samples.iter().enumerate().step_by(997) {
+        let bit = bits[i / 8] >> (7 - i % 8) & 1;
+        assert_eq!(bit == 1, f64::from(s) > median, "sample {i}");
+    }
+    let count: u32 = bits.iter().map(|b| b.count_ones()).sum();
+    println!("{count} samples above the median {median}");
+
+    // A moving average weighted by np.hanning(17), normalised to sum to one.
+    let window = DeviceArray::hanning(&ctx, 17)?.to_vec()?;
+    let total: f64 = window.iter().sum();
+    let weighted: Vec<f64> = padded
+        .windows(17)
+        .map(|w| w.iter().zip(&window).map(|(v, h)| v * h).sum::<f64>() / total)
+        .collect();
+    let pi = std::f64::consts::PI;
+    assert!(window
+        .iter()
+        .enumerate()
+        .all(|(k, &h)| (h - (0.5 - 0.5 * (2.0 * pi * k as f64 / 16.0).cos())).abs() < 1e-12));
+    println!(
+        "Hann-weighted, first {:.2}, last {:.2}",
+        weighted[0],
+        weighted[weighted.len() - 1]
     );
     Ok(())
 }

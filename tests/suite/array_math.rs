@@ -822,3 +822,85 @@ fn every_element_type_compares_and_selects() -> gpu_runtime::Result<()> {
     each!(i8, u8, i16, u16, i32, u32, i64, u64);
     Ok(())
 }
+
+/// NumPy's `deg2rad`/`rad2deg` (one multiplication by the same constant: the same bits as the
+/// host's in `f32` and `f64`, integers converted as NumPy 2 converts them), `reciprocal` (in the
+/// element type: integers toward zero), `negative` (integers wrap), `positive` and
+/// `float_power` (in `f64` whatever the operands), on random data against the host.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn angles_reciprocals_negatives_and_float_power_match_the_host() -> gpu_runtime::Result<()> {
+    use std::f64::consts::PI;
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(0xde9);
+    let n = 4099;
+    let deg: Vec<f64> = (0..n).map(|_| rng.f64() * 720.0).collect();
+    let d64 = DeviceArray::from_ndarray(&ctx, &Array1::from(deg.clone()))?;
+    let want: Vec<f64> = deg.iter().map(|x| x * (PI / 180.0)).collect();
+    assert_eq!(math::deg2rad(&d64)?.to_vec()?, want, "deg2rad f64");
+    let back: Vec<f64> = want.iter().map(|x| x * (180.0 / PI)).collect();
+    let r64 = DeviceArray::from_ndarray(&ctx, &Array1::from(want.clone()))?;
+    assert_eq!(math::rad2deg(&r64)?.to_vec()?, back, "rad2deg f64");
+    let deg32: Vec<f32> = deg.iter().map(|&x| x as f32).collect();
+    let d32 = DeviceArray::from_ndarray(&ctx, &Array1::from(deg32.clone()))?;
+    let want32: Vec<f32> = deg32.iter().map(|x| x * (PI / 180.0) as f32).collect();
+    assert_eq!(math::deg2rad(&d32)?.to_vec()?, want32, "deg2rad f32");
+    let fused = d32.expr().rad2deg().eval()?.to_vec()?;
+    let want32: Vec<f32> = deg32.iter().map(|x| x * (180.0 / PI) as f32).collect();
+    assert_eq!(fused, want32, "rad2deg f32, as a step of an expression");
+    // i16 computes in f32 (NumPy 2's loop), i32 in f64.
+    let ints: Vec<i16> = (0..n).map(|_| (rng.next_u64() % 2001) as i16 - 1000).collect();
+    let di = DeviceArray::from_ndarray(&ctx, &Array1::from(ints.clone()))?;
+    let want: Vec<f32> = ints.iter().map(|&x| f32::from(x) * (PI / 180.0) as f32).collect();
+    assert_eq!(math::deg2rad(&di)?.to_vec()?, want, "deg2rad i16 -> f32");
+    let ints32: Vec<i32> = ints.iter().map(|&x| i32::from(x) * 977).collect();
+    let di32 = DeviceArray::from_ndarray(&ctx, &Array1::from(ints32.clone()))?;
+    let want: Vec<f64> = ints32.iter().map(|&x| f64::from(x) * (180.0 / PI)).collect();
+    assert_eq!(math::rad2deg(&di32)?.to_vec()?, want, "rad2deg i32 -> f64");
+
+    // reciprocal: floats 1/x; integers toward zero, 1/0 = 0 here.
+    let x: Vec<f64> = (0..n).map(|_| rng.f64() * 100.0).collect();
+    let dx = DeviceArray::from_ndarray(&ctx, &Array1::from(x.clone()))?;
+    let want: Vec<f64> = x.iter().map(|v| 1.0 / v).collect();
+    assert_eq!(math::reciprocal(&dx)?.to_vec()?, want, "reciprocal f64");
+    let small: Vec<i32> = (0..n).map(|_| (rng.next_u64() % 7) as i32 - 3).collect();
+    let ds = DeviceArray::from_ndarray(&ctx, &Array1::from(small.clone()))?;
+    let want: Vec<i32> = small.iter().map(|&v| if v == 0 { 0 } else { 1 / v }).collect();
+    assert_eq!(math::reciprocal(&ds)?.to_vec()?, want, "reciprocal i32");
+    let want: Vec<i32> = small.iter().map(|v| v.wrapping_neg()).collect();
+    assert_eq!(math::negative(&ds)?.to_vec()?, want, "negative i32");
+    assert_eq!(math::positive(&ds)?.to_vec()?, small, "positive i32");
+    let bytes: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
+    let db = DeviceArray::from_ndarray(&ctx, &Array1::from(bytes.clone()))?;
+    let want: Vec<u8> = bytes.iter().map(|v| v.wrapping_neg()).collect();
+    assert_eq!(math::negative(&db)?.to_vec()?, want, "negative u8 wraps");
+    let want: Vec<u8> = bytes.iter().map(|&v| 1u8.checked_div(v).unwrap_or(0)).collect();
+    assert_eq!(math::reciprocal(&db)?.to_vec()?, want, "reciprocal u8");
+
+    // float_power: i32 ** i32 and f32 ** f32 computed in f64.
+    let base: Vec<i32> = (0..n).map(|_| (rng.next_u64() % 50) as i32 + 1).collect();
+    let expo: Vec<i32> = (0..n).map(|_| (rng.next_u64() % 9) as i32 - 4).collect();
+    let (db, de) = (
+        DeviceArray::from_ndarray(&ctx, &Array1::from(base.clone()))?,
+        DeviceArray::from_ndarray(&ctx, &Array1::from(expo.clone()))?,
+    );
+    let got = math::float_power(&db, &de)?.to_vec()?;
+    for ((&b, &e), g) in base.iter().zip(&expo).zip(&got) {
+        let w = f64::from(b).powf(f64::from(e));
+        assert!(
+            (g - w).abs() <= 4.0 * f64::EPSILON * w.abs(),
+            "float_power({b}, {e}) = {g}, not {w}"
+        );
+    }
+    let xf: Vec<f32> = (0..n).map(|_| rng.f32().abs() * 10.0).collect();
+    let dxf = DeviceArray::from_ndarray(&ctx, &Array1::from(xf.clone()))?;
+    let got = math::float_power(&dxf, 0.5f32)?.to_vec()?;
+    for (&v, g) in xf.iter().zip(&got) {
+        let w = f64::from(v).powf(0.5);
+        assert!(
+            (g - w).abs() <= 4.0 * f64::EPSILON * w.abs(),
+            "float_power({v}, 0.5) = {g}, not {w}"
+        );
+    }
+    Ok(())
+}

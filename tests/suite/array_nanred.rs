@@ -816,3 +816,108 @@ fn scans_in_another_dtype() -> gpu_runtime::Result<()> {
     assert_eq!(got.to_vec()?, want.iter().copied().collect::<Vec<_>>());
     Ok(())
 }
+
+/// NumPy's `nancumsum` and `nancumprod` (flattened and along each axis, transposed views too):
+/// a third of the `f64` and `f32` elements NaN, against the host's running sums and products
+/// with each NaN as 0 or 1 (in the element type, in order); integers are plain `cumsum`. And
+/// NumPy's `rollaxis`, a view, read back against the host's transpose.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn nan_scans_and_rollaxis_match_the_host() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let stream = Stream::new(&ctx)?;
+    let mut rng = Rng::new(0x9a95c);
+    let shape = [3usize, 4, 5];
+    let n: usize = shape.iter().product();
+    let x: Vec<f64> = (0..n)
+        .map(|_| {
+            if rng.next_u64().is_multiple_of(3) {
+                f64::NAN
+            } else {
+                1.0 + rng.f64() / 8.0
+            }
+        })
+        .collect();
+    let host = ArrayD::from_shape_vec(IxDyn(&shape), x).unwrap();
+    let d = DeviceArray::from_ndarray(&ctx, &host)?;
+    let run = |lane: &[f64], prod: bool| -> Vec<f64> {
+        let mut acc = if prod { 1.0 } else { 0.0 };
+        lane.iter()
+            .map(|&v| {
+                let v = if v.is_nan() {
+                    if prod {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                } else {
+                    v
+                };
+                acc = if prod { acc * v } else { acc + v };
+                acc
+            })
+            .collect()
+    };
+    // The scan adds in its own order: equal to the host's running sums up to rounding.
+    let close = |got: &[f64], want: &[f64], what: &str| {
+        assert_eq!(got.len(), want.len(), "{what}");
+        for (g, w) in got.iter().zip(want) {
+            assert!(
+                (g - w).abs() <= 1e-12 * w.abs().max(1.0),
+                "{what}: {got:?} against {want:?}"
+            );
+        }
+    };
+    for (view, hv) in [(d.view(), host.view()), (d.t(), host.t())] {
+        let flat: Vec<f64> = hv.iter().copied().collect();
+        let what = format!("{:?}", hv.shape());
+        close(
+            &view.nancumsum()?.to_vec()?,
+            &run(&flat, false),
+            &format!("nancumsum {what}"),
+        );
+        close(
+            &view.on(&stream).nancumprod()?.to_vec()?,
+            &run(&flat, true),
+            &format!("nancumprod {what}"),
+        );
+        for axis in 0..3 {
+            for prod in [false, true] {
+                let got = if prod {
+                    view.nancumprod_axis(axis)?
+                } else {
+                    view.nancumsum_axis(axis)?
+                }
+                .to_ndarray()?;
+                let mut want = hv.to_owned();
+                for mut lane in want.lanes_mut(Axis(axis)) {
+                    let r = run(&lane.to_vec(), prod);
+                    lane.iter_mut().zip(r).for_each(|(d, s)| *d = s);
+                }
+                assert_eq!(got.shape(), want.shape());
+                let (g, w): (Vec<f64>, Vec<f64>) =
+                    (got.iter().copied().collect(), want.iter().copied().collect());
+                close(&g, &w, &format!("prod {prod} axis {axis} {what}"));
+            }
+        }
+    }
+    let f: Vec<f32> = [1.5f32, f32::NAN, 2.0, f32::NAN, 0.5].to_vec();
+    let df = DeviceArray::from_ndarray(&ctx, &Array::from(f))?;
+    assert_eq!(df.nancumsum()?.to_vec()?, [1.5, 1.5, 3.5, 3.5, 4.0]);
+    assert_eq!(df.nancumprod()?.to_vec()?, [1.5, 1.5, 3.0, 3.0, 1.5]);
+    let i = DeviceArray::from_ndarray(&ctx, &Array::from(vec![3i32, -1, 4]))?;
+    assert_eq!(i.nancumsum()?.to_vec()?, [3, 2, 6]);
+    // rollaxis: np.rollaxis(a, 2, 0) and (0, 3) of the (3, 4, 5) array.
+    for (axis, start, order) in [
+        (2isize, 0isize, [2usize, 0, 1]),
+        (0, 3, [1, 2, 0]),
+        (-1, 1, [0, 2, 1]),
+    ] {
+        let got = d.view().rollaxis(axis, start)?.to_ndarray()?;
+        let want = host.view().permuted_axes(IxDyn(&order)).to_owned();
+        assert_eq!(got.shape(), want.shape(), "rollaxis({axis}, {start})");
+        let same = got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits());
+        assert!(same, "rollaxis({axis}, {start})");
+    }
+    Ok(())
+}

@@ -523,3 +523,214 @@ fn a_quantile_outside_its_range_is_an_error_in_every_form() -> gpu_runtime::Resu
     }
     Ok(())
 }
+
+/// NumPy's `median` of a lane: NaN when it is empty or holds a NaN, else the middle element or
+/// the mean of the two middle ones.
+fn np_median(lane: &[f64]) -> f64 {
+    if lane.is_empty() || lane.iter().any(|x| x.is_nan()) {
+        return f64::NAN;
+    }
+    let mut v = lane.to_vec();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let h = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[h]
+    } else {
+        (v[h - 1] + v[h]) / 2.0
+    }
+}
+
+/// `host`'s lanes over `axes` (`None`: all; negative from the end), each in C order of those
+/// axes, one per element of the other axes in C order; and the shape NumPy gives the result
+/// of one `q` (the reduced axes at length 1 with `keepdims`).
+fn lanes_over(host: &ArrayD<f64>, axes: Option<&[isize]>, keepdims: bool) -> (Vec<Vec<f64>>, Vec<usize>) {
+    let nd = host.ndim();
+    let mut reduced: Vec<usize> = match axes {
+        None => (0..nd).collect(),
+        Some(a) => a
+            .iter()
+            .map(|&k| {
+                if k < 0 {
+                    (k + nd as isize) as usize
+                } else {
+                    k as usize
+                }
+            })
+            .collect(),
+    };
+    reduced.sort_unstable();
+    let kept: Vec<usize> = (0..nd).filter(|k| !reduced.contains(k)).collect();
+    let order: Vec<usize> = kept.iter().chain(&reduced).copied().collect();
+    let moved = host.view().permuted_axes(IxDyn(&order));
+    let flat: Vec<f64> = moved.iter().copied().collect();
+    let m: usize = reduced.iter().map(|&k| host.shape()[k]).product();
+    let rows: usize = kept.iter().map(|&k| host.shape()[k]).product();
+    let lanes = (0..rows).map(|r| flat[r * m..(r + 1) * m].to_vec()).collect();
+    let shape = (0..nd)
+        .filter_map(|k| match (reduced.contains(&k), keepdims) {
+            (false, _) => Some(host.shape()[k]),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect();
+    (lanes, shape)
+}
+
+/// The list forms over several axes (`quantile_axes`, `percentile_axes`, `nanquantile_axes`,
+/// `nanpercentile_axes`, `median_axes`, `nanmedian_axes`; NumPy's `quantile(a, q, axis=(..),
+/// keepdims=)` with `q` an array, CuPy's `test_percentile_*`/`test_quantile_*` and
+/// `test_median_axis_sequence`): every set of axes of 3-D and 4-D arrays (and transposed views),
+/// `None`, negative axes, with and without `keepdims`, against the port lane by lane.
+fn listed<T: Elem>(ctx: &Context, rng: &mut Rng, stream: &Stream) -> gpu_runtime::Result<()> {
+    let name = std::any::type_name::<T>();
+    for shape in [vec![2usize, 3, 4], vec![4, 2, 3, 2], vec![3, 1, 5]] {
+        let n: usize = shape.iter().product();
+        let mut h: Vec<T> = (0..n).map(|_| T::draw(rng)).collect();
+        if let Some(nan) = T::NAN {
+            for x in h.iter_mut().filter(|_| rng.next_u64().is_multiple_of(5)) {
+                *x = nan;
+            }
+        }
+        let host = ArrayD::from_shape_vec(IxDyn(&shape), h).unwrap();
+        let hf = host.mapv(|x| x.host());
+        let s = scale(hf.as_slice().unwrap());
+        let d = DeviceArray::from_ndarray(ctx, &host)?;
+        let nd = shape.len() as isize;
+        // Every subset of the axes, each axis negative in every other subset, and `None`.
+        let mut sets: Vec<Option<Vec<isize>>> = vec![None];
+        for bits in 0u32..1 << nd {
+            let set: Vec<isize> = (0..nd)
+                .filter(|k| bits & (1 << k) != 0)
+                .map(|k| if bits % 2 == 1 { k - nd } else { k })
+                .rev()
+                .collect();
+            sets.push(Some(set));
+        }
+        let qs: Vec<f64> = (0..5)
+            .map(|_| (rng.f64() + 1.0) / 2.0)
+            .chain([0.0, 1.0])
+            .collect();
+        let ps: Vec<f64> = qs.iter().map(|q| q * 100.0).collect();
+        for (dv, hv) in [(d.view(), hf.view()), (d.t(), hf.t())] {
+            let hv = hv.to_owned();
+            for set in &sets {
+                let axes = set.as_deref();
+                for keepdims in [false, true] {
+                    let (lanes, one) = lanes_over(&hv, axes, keepdims);
+                    let what = format!("{name} {:?} axes {axes:?} keepdims {keepdims}", hv.shape());
+                    let listed_shape: Vec<usize> =
+                        [qs.len()].into_iter().chain(one.iter().copied()).collect();
+                    for m in METHODS {
+                        let got = [
+                            dv.quantile_axes(&qs, axes, keepdims, m)?,
+                            dv.percentile_axes(&ps, axes, keepdims, m)?,
+                            dv.nanquantile_axes(&qs, axes, keepdims, m)?,
+                            dv.on(stream).nanpercentile_axes(&ps, axes, keepdims, m)?,
+                        ];
+                        for (form, g) in got.iter().enumerate() {
+                            let g = g.to_ndarray()?;
+                            assert_eq!(g.shape(), listed_shape.as_slice(), "{what} form {form}");
+                            let per_q = g.len() / qs.len();
+                            for (k, &q) in qs.iter().enumerate() {
+                                let q = if form % 2 == 1 { ps[k] / 100.0 } else { q };
+                                let values: Vec<T::Mean> =
+                                    g.iter().skip(k * per_q).take(per_q).copied().collect();
+                                let want: Vec<f64> = lanes
+                                    .iter()
+                                    .map(|l| [np_quantile, np_nanquantile][form / 2](l, q, m))
+                                    .collect();
+                                expect(&values, &want, m, s, &format!("{what} form {form} q {q}"));
+                            }
+                        }
+                    }
+                    let medians = [
+                        dv.median_axes(axes, keepdims)?,
+                        dv.on(stream).nanmedian_axes(axes, keepdims)?,
+                    ];
+                    for (form, g) in medians.iter().enumerate() {
+                        let g = g.to_ndarray()?;
+                        assert_eq!(g.shape(), one.as_slice(), "{what} median form {form}");
+                        let want: Vec<f64> = lanes
+                            .iter()
+                            .map(|l| {
+                                let kept: Vec<f64> =
+                                    l.iter().copied().filter(|x| form == 0 || !x.is_nan()).collect();
+                                np_median(&kept)
+                            })
+                            .collect();
+                        let got: Vec<T::Mean> = g.iter().copied().collect();
+                        // The mean of two middle elements is exact in `f64`, then rounded once.
+                        expect(&got, &want, M::Midpoint, s, &format!("{what} median form {form}"));
+                    }
+                }
+            }
+        }
+    }
+    // The one-number forms over all axes and one axis agree with the list forms bit for bit.
+    let x: Vec<f64> = (0..60).map(|_| T::draw(rng).host()).collect();
+    let d = device::<T>(ctx, &x, &[3, 4, 5])?;
+    let bits = |v: &T::Mean| v.f().to_bits();
+    for m in METHODS {
+        let all = d.quantile_axes(&[0.3], None, false, m)?.to_vec()?;
+        assert_eq!(
+            bits(&all[0]),
+            bits(&d.quantile_method(0.3, m)?),
+            "{name} {m:?} all axes"
+        );
+        let one = d.quantile_axes(&[0.3], Some(&[1]), false, m)?.to_vec()?;
+        let axis = d.quantile_axis_method(0.3, 1, m)?.to_vec()?;
+        assert!(
+            one.iter().zip(&axis).all(|(a, b)| bits(a) == bits(b)),
+            "{name} {m:?} axis 1"
+        );
+    }
+    assert_eq!(
+        bits(&d.median_axes(None, false)?.to_vec()?[0]),
+        bits(&d.median()?)
+    );
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn lists_of_q_over_several_axes_match_the_numpy_port() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let (mut rng, stream) = (Rng::new(0x11_57ed), Stream::new(&ctx)?);
+    listed::<f64>(&ctx, &mut rng, &stream)?;
+    listed::<f32>(&ctx, &mut rng, &stream)?;
+    listed::<f16>(&ctx, &mut rng, &stream)?;
+    listed::<i32>(&ctx, &mut rng, &stream)?;
+    listed::<u8>(&ctx, &mut rng, &stream)
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn the_list_forms_refuse_bad_axes_and_numbers_and_keep_an_empty_list() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let d = device::<f64>(&ctx, &[3.0, 1.0, 2.0, 5.0, 4.0, 6.0], &[2, 3])?;
+    let m = M::Linear;
+    match d.quantile_axes(&[0.5, 1.5], None, false, m) {
+        Err(Error::Shape(ArrayShapeError::QuantileOutOfRange { q, .. })) => assert_eq!(q, 1.5),
+        other => panic!("q 1.5: {other:?}"),
+    }
+    match d.percentile_axes(&[50.0, -1.0], Some(&[0]), true, m) {
+        Err(Error::Shape(ArrayShapeError::QuantileOutOfRange { q, .. })) => assert_eq!(q, -1.0),
+        other => panic!("p -1: {other:?}"),
+    }
+    for axes in [&[0, -2][..], &[1, 1], &[2], &[-3]] {
+        let dup = axes.len() == 2 && (axes[0] == axes[1] || axes[1] == -2);
+        match d.median_axes(Some(axes), false) {
+            Err(Error::Shape(ArrayShapeError::DuplicateAxis { .. })) if dup => {}
+            Err(Error::Shape(ArrayShapeError::AxisOutOfBounds { .. })) if !dup => {}
+            other => panic!("axes {axes:?}: {other:?}"),
+        }
+    }
+    // No `q`: a leading axis of length 0. No axes: each element its own lane.
+    assert_eq!(d.quantile_axes(&[], Some(&[1]), false, m)?.shape(), &[0, 2]);
+    let none = d.quantile_axes(&[0.2, 0.9], Some(&[]), false, m)?.to_vec()?;
+    assert_eq!(none, [3.0, 1.0, 2.0, 5.0, 4.0, 6.0, 3.0, 1.0, 2.0, 5.0, 4.0, 6.0]);
+    // All axes kept as length 1.
+    let kept = d.median_axes(None, true)?;
+    assert_eq!((kept.shape(), kept.to_vec()?), (&[1usize, 1][..], vec![3.5]));
+    Ok(())
+}

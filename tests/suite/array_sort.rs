@@ -362,9 +362,77 @@ fn check_searchsorted<T: Sortable>(ctx: &Context, rng: &mut Rng) -> gpu_runtime:
             assert_eq!(got.to_vec()?, want, "searchsorted {name}, n = {n}, {side:?}");
         }
     }
+    // NumPy's `sorter=`: an unsorted array read through its stable argsort (host's), the
+    // indices as `i64` and as `i32`, against the search in the host's sorted copy.
+    for n in [1usize, 9, 3000] {
+        let a: Vec<T> = data(rng, n, true);
+        let order = host_argsort(&a);
+        let sorted: Vec<T> = order.iter().map(|&i| a[i as usize]).collect();
+        let few = rng.next_u64() & 1 == 0;
+        let v: Vec<T> = data(rng, 257, few);
+        let da = DeviceArray::from_ndarray(ctx, &Array1::from(a.clone()))?;
+        let dv = DeviceArray::from_ndarray(ctx, &Array1::from(v.clone()))?;
+        let sorter = DeviceArray::from_ndarray(ctx, &Array1::from(order.clone()))?;
+        let sorter32 = sorter.astype::<i32>()?;
+        for side in [Side::Left, Side::Right] {
+            let want: Vec<i64> = v
+                .iter()
+                .map(|x| {
+                    sorted.partition_point(|y| match side {
+                        Side::Left => T::ord(y, x) == Ordering::Less,
+                        Side::Right => T::ord(y, x) != Ordering::Greater,
+                    }) as i64
+                })
+                .collect();
+            let what = format!("searchsorted_sorter {name}, n = {n}, {side:?}");
+            assert_eq!(
+                da.searchsorted_sorter(&dv, side, &sorter)?.to_vec()?,
+                want,
+                "{what}"
+            );
+            assert_eq!(
+                da.searchsorted_sorter(&dv, side, &sorter32)?.to_vec()?,
+                want,
+                "{what} (i32)"
+            );
+        }
+    }
     let two_d = DeviceArray::from_ndarray(ctx, &ArrayD::from_elem(IxDyn(&[2, 2]), T::few(rng)))?;
     assert!(two_d.searchsorted(&two_d, Side::Left).is_err());
     Ok(())
+}
+
+/// CuPy's `TestSearchSortedWithSorter`: NumPy 2.4's numbers, a sorter of the wrong length
+/// (NumPy's `ValueError`) and one reaching past the end.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn searchsorted_reads_through_a_sorter_as_numpy() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let bins = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![10i64, 4, 2, 1, 8]))?.astype::<f64>()?;
+    let x = DeviceArray::<f64, _>::arange(&ctx, 0.0, 12.0, 1.0)?;
+    let sorter = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![3i64, 2, 1, 4, 0]))?;
+    let left = bins.searchsorted_sorter(&x, Side::Left, &sorter)?.to_vec()?;
+    assert_eq!(left, [0, 0, 1, 2, 2, 3, 3, 3, 3, 4, 4, 5]);
+    let stream = gpu_runtime::Stream::new(&ctx)?;
+    let right = bins
+        .on(&stream)
+        .searchsorted_sorter(&x, Side::Right, &sorter)?
+        .to_vec()?;
+    assert_eq!(right, [0, 1, 2, 2, 3, 3, 3, 3, 4, 4, 5, 5]);
+    let short = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![0i64]))?;
+    match bins.searchsorted_sorter(&x, Side::Left, &short) {
+        Err(gpu_runtime::Error::Shape(gpu_runtime::ArrayShapeError::ElementCounts {
+            first: 5,
+            second: 1,
+            ..
+        })) => {}
+        other => panic!("a sorter of one index: {other:?}"),
+    }
+    let past = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![3i64, 2, 1, 5, 0]))?;
+    match bins.searchsorted_sorter(&x, Side::Left, &past) {
+        Err(gpu_runtime::Error::Shape(gpu_runtime::ArrayShapeError::IndexOutOfRange { .. })) => Ok(()),
+        other => panic!("a sorter index past the end: {other:?}"),
+    }
 }
 
 /// NumPy's `linear` quantile (and `median`) of a lane on the host.

@@ -77,6 +77,7 @@ pub use copy::copyto::{copyto, copyto_where};
 pub use copy::diag::{diag_indices, diag_indices_from};
 pub use copy::gather::{multi_put, multi_take, IndexMode};
 pub use copy::grids::{indices, ix_, meshgrid, MeshIndexing};
+pub use copy::packing::BitOrder;
 pub use elements::array_element::{ArrayElement, ElementType};
 pub use elements::bitwise::Bitwise;
 pub use elements::boolean::Bool;

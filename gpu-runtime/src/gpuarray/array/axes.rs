@@ -1,6 +1,6 @@
 //! Views that move axes or read the same bytes as another element type: NumPy's `swapaxes`,
 //! `moveaxis` (negative axes count from the end) and `a.view(dtype)`; and the axis arithmetic
-//! they and the operations along one axis share (`normalize_axis`, `slice_along`). No data moves; the
+//! they and the operations along one axis share (`normalize_axis`, `slice_along`, `index_along`). No data moves; the
 //! memory and its record of stream uses stay the array's.
 
 use ndarray::{Dimension, IxDyn, SliceInfoElem};
@@ -25,7 +25,7 @@ pub(crate) fn normalize_axis(operation: &'static str, axis: isize, ndim: usize) 
 }
 
 /// The slices `start..end` along axis `k` of `ndim` axes, whole along the others: the
-/// neighbours' views of `diff`, `trapezoid`, `gradient` and `unwrap`.
+/// neighbours' views of `diff`, `trapezoid`, `gradient` and `unwrap`, the borders of `pad`.
 pub(crate) fn slice_along(ndim: usize, k: usize, start: isize, end: isize) -> Vec<SliceInfoElem> {
     (0..ndim)
         .map(|j| SliceInfoElem::Slice {
@@ -34,6 +34,44 @@ pub(crate) fn slice_along(ndim: usize, k: usize, start: isize, end: isize) -> Ve
             step: 1,
         })
         .collect()
+}
+
+/// Element `i` of axis `k` of `ndim` axes, whole along the others (the axis dropped): a
+/// component of `cross`, a key of `lexsort`.
+pub(crate) fn index_along(ndim: usize, k: usize, i: usize) -> Vec<SliceInfoElem> {
+    (0..ndim)
+        .map(|j| {
+            if j == k {
+                SliceInfoElem::Index(i as isize)
+            } else {
+                SliceInfoElem::from(..)
+            }
+        })
+        .collect()
+}
+
+/// NumPy's `rollaxis` as a permutation of `ndim` axes: `axis` taken out and put back before
+/// the axis that was at `start` (`start` in `-ndim..=ndim`, else
+/// [`ArrayShapeError::NoSuchAxis`], NumPy's `AxisError`).
+pub(crate) fn rollaxis_order(ndim: usize, axis: isize, start: isize) -> Result<Vec<usize>> {
+    const OP: &str = "DeviceArray::rollaxis";
+    let axis = normalize_axis(OP, axis, ndim)?;
+    let s = if start < 0 { start + ndim as isize } else { start };
+    if s < 0 || s as usize > ndim {
+        return Err(ArrayShapeError::NoSuchAxis {
+            operation: OP,
+            axis: start.unsigned_abs(),
+            axes: ndim,
+        }
+        .into());
+    }
+    let mut s = s as usize;
+    if axis < s {
+        s -= 1;
+    }
+    let mut order: Vec<usize> = (0..ndim).filter(|&k| k != axis).collect();
+    order.insert(s, axis);
+    Ok(order)
 }
 
 /// The permutation of `ndim` axes that moves each of `source` to the same place of
@@ -135,6 +173,24 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         let order = moveaxis_order(self.ndim(), source, destination)?;
         self.permuted_axes(&order)
     }
+
+    /// The array with axis `axis` moved to sit before axis `start` (NumPy's older
+    /// `rollaxis(a, axis, start)`; negative values count from the end, `start` may be
+    /// `ndim`): a view. `moveaxis(&[axis], &[k])` says the same with the place it ends at.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::DeviceArray;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::<f32, _>::zeros(&ctx, (3, 4, 5, 6))?;
+    /// assert_eq!(a.view().rollaxis(3, 1)?.shape(), [3, 6, 4, 5]);
+    /// assert_eq!(a.view().rollaxis(1, 4)?.shape(), [3, 5, 6, 4]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    pub fn rollaxis(self, axis: isize, start: isize) -> Result<Self> {
+        let n = self.ndim();
+        let order = rollaxis_order(n, axis, start)?;
+        self.permuted_axes(&order)
+    }
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
@@ -182,6 +238,30 @@ mod tests {
         assert!(normalize_axis("t", 3, 3).is_err());
         assert!(normalize_axis("t", -4, 3).is_err());
         assert!(normalize_axis("t", 0, 0).is_err());
+    }
+
+    #[test]
+    fn rollaxis_is_numpys_order() {
+        // np.rollaxis(np.zeros((3, 4, 5, 6)), axis, start).shape, NumPy 2.4.
+        let shape = [3, 4, 5, 6];
+        let cases: [(isize, isize, [usize; 4]); 8] = [
+            (3, 1, [3, 6, 4, 5]),
+            (1, 4, [3, 5, 6, 4]),
+            (2, 0, [5, 3, 4, 6]),
+            (-1, -2, [3, 4, 6, 5]),
+            (0, 4, [4, 5, 6, 3]),
+            (2, 2, [3, 4, 5, 6]),
+            (2, 3, [3, 4, 5, 6]),
+            (-4, 0, [3, 4, 5, 6]),
+        ];
+        for (axis, start, want) in cases {
+            let order = rollaxis_order(4, axis, start).unwrap();
+            let got: Vec<usize> = order.iter().map(|&k| shape[k]).collect();
+            assert_eq!(got, want, "rollaxis({axis}, {start})");
+        }
+        assert!(rollaxis_order(4, 4, 0).is_err());
+        assert!(rollaxis_order(4, 0, 5).is_err());
+        assert!(rollaxis_order(4, 0, -5).is_err());
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! `convert_contig` and `transpose`; NumPy's `copyto` with its mask: `copyto`), arrays made filled (`construct`: `full`, `arange`, ...),
 //! gathers and scatters through index arrays (`gather`), and the copies that rearrange or
 //! repeat elements (`tiling`: `roll`, `repeat`, `tile`, with their kernels in `word_moves`),
-//! and the copies into or out of a diagonal (`diag`) or a grid (`grids`: `meshgrid`).
+//! the copies into or out of a diagonal (`diag`) or a grid (`grids`: `meshgrid`), and the
+//! elements' truth packed into bits and back (`packing`: `packbits`, `unpackbits`).
 
 pub(crate) mod builtin;
 pub(crate) mod construct;
@@ -14,6 +15,7 @@ pub(crate) mod gather;
 pub(crate) mod grids;
 pub(crate) mod methods;
 pub(crate) mod order;
+pub(crate) mod packing;
 pub(crate) mod take_along;
 pub(crate) mod tiling;
 pub(crate) mod transpose;

@@ -56,7 +56,8 @@ use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{Expr, Operand};
+use crate::gpuarray::elements::promotion::Promote;
+use crate::gpuarray::expr::core::{BinOp, Expr, Operand};
 use crate::gpuarray::expr::func::{Func, Math2Fn, MathFn};
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
@@ -214,6 +215,38 @@ impl<'a, T: ToFloat> Expr<'a, T> {
     pub fn signbit(self) -> Expr<'a, Bool> {
         Expr::call(Func::Predicate("signbit"), vec![self.promoted::<T::Float>()])
     }
+
+    /// Degrees to radians, `x * (π / 180)` (NumPy's `deg2rad`, `radians`), as a step of this
+    /// expression.
+    pub fn deg2rad(self) -> Expr<'a, T::Float> {
+        Expr::from_untyped(self.promoted::<T::Float>())
+            * Expr::scalar(std::f64::consts::PI / 180.0).cast::<T::Float>()
+    }
+
+    /// Radians to degrees, `x * (180 / π)` (NumPy's `rad2deg`, `degrees`).
+    pub fn rad2deg(self) -> Expr<'a, T::Float> {
+        Expr::from_untyped(self.promoted::<T::Float>())
+            * Expr::scalar(180.0 / std::f64::consts::PI).cast::<T::Float>()
+    }
+}
+
+impl<'a, T: Element> Expr<'a, T> {
+    /// `1 / x` in `x`'s own type (NumPy's `reciprocal`): integers divide toward zero, as
+    /// NumPy's C loop does (`reciprocal(2)` is 0, of `-1` is `-1`; of 0 it is 0 here, where
+    /// NumPy's is undefined).
+    pub fn reciprocal(self) -> Expr<'a, T> {
+        Expr::scalar(1.0f64).cast::<T>().bin(BinOp::Div, self)
+    }
+
+    /// `-x` (NumPy's `negative`; unsigned integers wrap), as [`Neg`](std::ops::Neg).
+    pub fn negative(self) -> Expr<'a, T> {
+        -self
+    }
+
+    /// `x` itself (NumPy's `positive`, `+x`).
+    pub fn positive(self) -> Expr<'a, T> {
+        self
+    }
 }
 
 impl<'a, T: Inexact> Expr<'a, T> {
@@ -317,7 +350,25 @@ unary_fns!(ToFloat;
     atanh atanh_into => <T as ToFloat>::Float, "The inverse hyperbolic tangent";
     rint rint_into => <T as ToFloat>::Float, "The nearest integer (halves to even)";
     signbit signbit_into => Bool, "Whether its sign bit is set,";
+    deg2rad deg2rad_into => <T as ToFloat>::Float, "Degrees to radians (NumPy's `deg2rad`, `radians`)";
+    rad2deg rad2deg_into => <T as ToFloat>::Float, "Radians to degrees (NumPy's `rad2deg`, `degrees`)";
 );
+
+unary_fns!(Element;
+    reciprocal reciprocal_into => T, "`1 / x` in `x`'s type (NumPy's `reciprocal`; integers toward zero)";
+    negative negative_into => T, "`-x` (NumPy's `negative`)";
+    positive positive_into => T, "`x` (NumPy's `positive`)";
+);
+
+/// `x ** y` computed in `f64` (complex numbers in `Complex64`) whatever the operands' type
+/// (NumPy's `float_power`), into a new array: `float_power(&a_i32, 0.5)` is an `f64` array.
+pub fn float_power<'a, T: Promote<f64>>(
+    x: impl Operand<'a, T>,
+    y: impl Operand<'a, T>,
+) -> Result<DeviceArray<T::Output, IxDyn>> {
+    let x = x.into_expr().cast::<T::Output>();
+    x.pow(y.into_expr().cast::<T::Output>()).eval()
+}
 
 unary_fns!(Float;
     ceil ceil_into => T, "The ceiling";

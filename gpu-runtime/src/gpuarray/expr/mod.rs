@@ -7,18 +7,21 @@
 //! as expressions over the lower rooms: `diff` (`diff`), `digitize` and `histogram_density`
 //! (`binning`: values and bins), `histogramdd` and `histogram2d` (`histogramdd`), `isclose`, `array_equal`, `nan_to_num` (`close`), the set
 //! routines `isin`, `intersect1d`, `union1d`, `setdiff1d`, `setxor1d` (`sets`), `tril`/`triu`
-//! (`triangle`), `select`, `compress`, `extract`, `putmask` and `place` (`conditions`), the
+//! (`triangle`), `select`, `compress`, `extract`, `putmask` and `place` (`conditions`), `choose` (`choose`), the
 //! weighted `average` (`average`), `gradient` (`gradient`), `unwrap` (`unwrap`), `convolve` and
 //! `correlate` (`convolve`), `vander` (`vander`), the polynomial routines `polyval`, `polyadd`,
 //! `polysub`, `polymul`, `poly`, `roots` (`polynomial`), `Poly1d` (`poly1d`) and `polyfit`
 //! (`polyfit`), `cov` and `corrcoef` (`covariance`), `pad` (`pad`: the modes that copy
 //! elements; `pad_fill`: those that compute the border), `inner`, `outer` and `cross`
-//! (`products`), and `unique` along an axis (`unique_axis`).
+//! (`products`), `unique` along an axis (`unique_axis`), `nancumsum` and `nancumprod` (`nan_scans`),
+//! and the window functions `bartlett`,
+//! `blackman`, `hamming`, `hanning`, `kaiser` (`windows`).
 
 pub(crate) mod add_remove;
 pub(crate) mod average;
 pub(crate) mod binning;
 pub(crate) mod bitwise;
+pub(crate) mod choose;
 pub(crate) mod close;
 pub(crate) mod compare;
 pub(crate) mod conditions;
@@ -35,6 +38,7 @@ pub(crate) mod linear_combination;
 pub(crate) mod logspace;
 pub mod math;
 pub(crate) mod math_complex;
+pub(crate) mod nan_scans;
 pub(crate) mod ops;
 pub(crate) mod pad;
 pub(crate) mod pad_fill;
@@ -51,3 +55,4 @@ pub(crate) mod triangle;
 pub(crate) mod unique_axis;
 pub(crate) mod unwrap;
 pub(crate) mod vander;
+pub(crate) mod windows;

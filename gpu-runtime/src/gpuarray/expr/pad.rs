@@ -27,6 +27,12 @@ pub enum PadMode<T> {
     /// The axis mirrored with its edge element repeated (`'symmetric'`):
     /// `[1, 2, 3]` by 2 is `[2, 1, 1, 2, 3, 3, 2]`.
     Symmetric,
+    /// `'reflect'` with `reflect_type='odd'`: each border element is twice the edge element
+    /// less its mirror image, `[1, 2, 3]` by 2 is `[-1, 0, 1, 2, 3, 4, 5]` (a border wider
+    /// than the axis mirrors what was padded before, as NumPy's rounds do). Not on `Bool`.
+    ReflectOdd,
+    /// `'symmetric'` with `reflect_type='odd'`: `[1, 2, 3]` by 2 is `[0, 1, 1, 2, 3, 3, 4]`.
+    SymmetricOdd,
     /// The axis repeated, its end before its start (`'wrap'`): `[1, 2, 3]` by 2 is
     /// `[2, 3, 1, 2, 3, 1, 2]`.
     Wrap,
@@ -79,8 +85,8 @@ pub(crate) fn source_indices<T>(
                 j.clamp(0, n - 1)
             }
             PadMode::Wrap => j.rem_euclid(n),
-            PadMode::Reflect if n == 1 => 0,
-            PadMode::Reflect => {
+            PadMode::Reflect | PadMode::ReflectOdd if n == 1 => 0,
+            PadMode::Reflect | PadMode::ReflectOdd => {
                 let period = 2 * (n - 1);
                 let k = j.rem_euclid(period);
                 if k < n {
@@ -89,7 +95,7 @@ pub(crate) fn source_indices<T>(
                     period - k
                 }
             }
-            PadMode::Symmetric => {
+            PadMode::Symmetric | PadMode::SymmetricOdd => {
                 let k = j.rem_euclid(2 * n);
                 if k < n {
                     k
@@ -165,6 +171,8 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         }
         match mode {
             PadMode::LinearRamp(end) => return self.pad_linear_ramp(&widths, &[(end, end)]),
+            PadMode::ReflectOdd => return self.pad_reflect_odd(&widths, false),
+            PadMode::SymmetricOdd => return self.pad_reflect_odd(&widths, true),
             PadMode::Empty => {
                 let mut out = DeviceArray::<S::Elem, IxDyn>::empty(a.context(), IxDyn(&shape))?;
                 let middle = middle_of(a.shape(), &widths);

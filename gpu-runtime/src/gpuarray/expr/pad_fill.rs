@@ -6,13 +6,16 @@
 
 use std::ops::Range;
 
-use ndarray::{Array1, Dimension, IxDyn, SliceInfoElem};
+use ndarray::{Dimension, IxDyn, SliceInfoElem};
 
+use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
+use crate::gpuarray::array::axes::slice_along;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
+use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::{Element, Kind};
 use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::expr::core::Operand;
@@ -37,19 +40,7 @@ pub enum PadStat {
 
 /// The slices of the elements `range` along axis `k` of `nd` axes (all of the others).
 fn slab(k: usize, nd: usize, range: Range<usize>) -> Vec<SliceInfoElem> {
-    (0..nd)
-        .map(|j| {
-            if j == k {
-                SliceInfoElem::Slice {
-                    start: range.start as isize,
-                    end: Some(range.end as isize),
-                    step: 1,
-                }
-            } else {
-                SliceInfoElem::from(..)
-            }
-        })
-        .collect()
+    slice_along(nd, k, range.start as isize, range.end as isize)
 }
 
 /// `a` padded by `widths` (as [`pad`](DeviceArrayBase::pad) takes them), one axis at a time:
@@ -116,13 +107,102 @@ fn write_border<T: Element>(
     OnStream::new(&mut border, stream).copy_from(&value.broadcast_to(&shape)?)
 }
 
-/// A 0-d-like array of one value, shaped `[1; nd]` to broadcast against any slab.
+/// A 0-d-like array of one value, shaped `[1; nd]` to broadcast against any slab, filled on
+/// `stream`.
 fn one_value<T: Element>(
-    ctx: &crate::driver::context::core::Context,
+    ctx: &Context,
+    stream: Option<&Stream>,
     v: T,
     nd: usize,
 ) -> Result<DeviceArray<T, IxDyn>> {
-    DeviceArray::from_ndarray(ctx, &Array1::from(vec![v]))?.reshape(IxDyn(&vec![1; nd]))
+    OnStream::new(ctx, stream).full(IxDyn(&vec![1; nd]), v)
+}
+
+/// NumPy's odd reflections, for [`pad`](DeviceArrayBase::pad)'s `ReflectOdd` and `SymmetricOdd`.
+impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
+    /// NumPy's `reflect_type='odd'` of `'reflect'` (`include_edge` false) and `'symmetric'`
+    /// (true): each border value is twice the edge less the mirrored one. Padded as NumPy's
+    /// `_set_reflect_both` pads, in rounds: each mirrors at most the part already filled (a
+    /// whole number of periods) about the current outermost element, so a wide border mirrors
+    /// values an earlier round computed, with NumPy's rounding; `2 * edge` is `edge + edge`
+    /// (both exact). An axis of one element repeats it (NumPy's legacy rule).
+    pub(crate) fn pad_reflect_odd(
+        &self,
+        widths: &[(usize, usize)],
+        include_edge: bool,
+    ) -> Result<DeviceArray<S::Elem, D>> {
+        let (a, stream) = (self.target, self.stream);
+        if S::Elem::DTYPE == DType::Bool {
+            // NumPy: "numpy boolean subtract, the `-` operator, is not supported".
+            return Err(ArgumentError::UndefinedOnElement {
+                kernel: OP.into(),
+                function: "reflect_type='odd'".into(),
+                element: S::Elem::c_name(),
+            }
+            .into());
+        }
+        grow_each_axis(a, stream, widths, false, |grown, k, (before, len, after)| {
+            let nd = grown.ndim();
+            let total = before + len + after;
+            if len == 1 {
+                let edge = grown.view().slice_move(&slab(k, nd, before..before + 1)[..])?;
+                let edge = OnStream::new(&edge, stream).copy()?;
+                if before > 0 {
+                    write_border(grown, k, 0..before, &edge, stream)?;
+                }
+                if after > 0 {
+                    write_border(grown, k, before + 1..total, &edge, stream)?;
+                }
+                return Ok(());
+            }
+            let (mut left, mut right) = (before, after);
+            while left > 0 || right > 0 {
+                let filled = total - left - right;
+                // NumPy's `old_length`: whole periods of the filled part (less the edge when it
+                // is not repeated), and where a chunk starts relative to the edge.
+                let (old, edge_offset) = if include_edge {
+                    (filled / len * len, 1)
+                } else {
+                    ((filled - 1) / (len - 1) * (len - 1), 0)
+                };
+                if left > 0 {
+                    let chunk = old.min(left);
+                    let lo = left + 1 - edge_offset;
+                    let values = mirrored(grown, k, lo..lo + chunk, left, stream)?;
+                    write_border(grown, k, left - chunk..left, &values, stream)?;
+                    left -= chunk;
+                }
+                if right > 0 {
+                    let chunk = old.min(right);
+                    let edge = total - right - 1;
+                    let hi = edge + edge_offset;
+                    let values = mirrored(grown, k, hi - chunk..hi, edge, stream)?;
+                    write_border(grown, k, total - right..total - right + chunk, &values, stream)?;
+                    right -= chunk;
+                }
+            }
+            Ok(())
+        })
+    }
+}
+
+/// `2 * grown[edge] - grown[range]` along axis `k`, the range read backwards (its mirror
+/// image about the edge), as a new array.
+fn mirrored<T: Element>(
+    grown: &DeviceArray<T, IxDyn>,
+    k: usize,
+    range: Range<usize>,
+    edge: usize,
+    stream: Option<&Stream>,
+) -> Result<DeviceArray<T, IxDyn>> {
+    let nd = grown.ndim();
+    let mut back = slab(k, nd, range);
+    if let SliceInfoElem::Slice { step, .. } = &mut back[k] {
+        *step = -1;
+    }
+    let chunk = grown.view().slice_move(&back[..])?;
+    let edge = grown.view().slice_move(&slab(k, nd, edge..edge + 1)[..])?;
+    OnStream::new((&edge + &edge) - &chunk, stream).eval()
 }
 
 /// `m` (a mean or median, in its own type) as the element type, integers rounded to the
@@ -195,12 +275,12 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         let values = axis_widths(values, nd)?;
         grow_each_axis(a, stream, widths, true, |grown, k, (before, len, after)| {
             let (vb, va) = values[k];
-            write_border(grown, k, 0..before, &one_value(ctx, vb, nd)?, stream)?;
+            write_border(grown, k, 0..before, &one_value(ctx, stream, vb, nd)?, stream)?;
             write_border(
                 grown,
                 k,
                 before + len..before + len + after,
-                &one_value(ctx, va, nd)?,
+                &one_value(ctx, stream, va, nd)?,
                 stream,
             )
         })
@@ -232,7 +312,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
                 let edge = grown.slice(&slab(k, nd, before..before + 1)[..])?;
                 let r = ramp(
                     &edge,
-                    one_value(ctx, eb, nd)?,
+                    one_value(ctx, stream, eb, nd)?,
                     (before, k),
                     false,
                     in_element_type,
@@ -244,7 +324,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
                 let edge = grown.slice(&slab(k, nd, before + len - 1..before + len)[..])?;
                 let r = ramp(
                     &edge,
-                    one_value(ctx, ea, nd)?,
+                    one_value(ctx, stream, ea, nd)?,
                     (after, k),
                     true,
                     in_element_type,

@@ -7,6 +7,7 @@ use ndarray::{Dimension, Ix2, IxDyn, SliceInfoElem};
 
 use crate::driver::context::core::Context;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
+use crate::gpuarray::array::axes::index_along;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::dtype::DType;
@@ -118,9 +119,7 @@ where
 
 /// The slice of component `i` of the vectors along the last of `nd` axes (that axis dropped).
 fn component(nd: usize, i: usize) -> Vec<SliceInfoElem> {
-    let mut info = vec![SliceInfoElem::from(..); nd - 1];
-    info.push(SliceInfoElem::Index(i as isize));
-    info
+    index_along(nd, nd - 1, i)
 }
 
 impl OnStream<'_, &Context> {

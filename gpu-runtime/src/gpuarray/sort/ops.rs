@@ -1,7 +1,7 @@
-//! The sorts on arrays (NumPy's `sort`, `argsort`, `unique`, `searchsorted`, `median`,
-//! `quantile`, `percentile`), on every real element type, built on the radix sort
-//! ([`radix`](crate::gpuarray::sort::radix)). Each has its plain form on the legacy default
-//! stream and its stream form on `a.on(&stream)`.
+//! The sorts on arrays (NumPy's `sort`, `argsort`, `unique`, `searchsorted`), on every real
+//! element type, built on the radix sort ([`radix`](crate::gpuarray::sort::radix)); the
+//! medians and quantiles are in [`quantile`](crate::gpuarray::sort::quantile). Each has its
+//! plain form on the legacy default stream and its stream form on `a.on(&stream)`.
 
 use ndarray::{Dimension, Ix1, IxDyn};
 
@@ -9,11 +9,11 @@ use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
+use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::elements::mean_type::MeanType;
+use crate::gpuarray::elements::index_element::IndexElement;
 use crate::gpuarray::kernels::registry::{self, BLOCK};
 use crate::gpuarray::sort::keys::{KeyKind, KeyType};
-use crate::gpuarray::sort::quantile_method::QuantileMethod;
 use crate::gpuarray::sort::radix::{self, Indices};
 use crate::gpuarray::sort::source;
 use crate::launch::Arg;
@@ -88,21 +88,8 @@ pub struct UniqueInverse<T: Element> {
     pub inverse_indices: DeviceArray<i64, IxDyn>,
 }
 
-/// What the quantile kernel computes of each sorted row: NumPy's `median`, or a quantile by
-/// a method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Rule {
-    Median,
-    Method(QuantileMethod),
-}
-
-impl Rule {
-    /// NumPy's default quantile.
-    const LINEAR: Rule = Rule::Method(QuantileMethod::Linear);
-}
-
 /// `axis` (negative: from the end) as an axis of an array of `ndim` axes.
-fn normalize_axis(operation: &'static str, axis: isize, ndim: usize) -> Result<usize> {
+pub(crate) fn normalize_axis(operation: &'static str, axis: isize, ndim: usize) -> Result<usize> {
     let a = if axis < 0 { axis + ndim as isize } else { axis };
     if a < 0 || a as usize >= ndim {
         return Err(ArrayShapeError::AxisOutOfBounds {
@@ -140,15 +127,6 @@ fn rows_copy<S: Storage<Elem: Element>, D: Dimension>(
     }
     let moved = x.view().permuted_axes(&axis_last(x.ndim(), axis))?;
     OnStream::new(&moved, stream).to_contiguous().map(Some)
-}
-
-/// `q` checked against `0..=1`.
-fn check_q(operation: &'static str, q: f64, scale: f64, range: &'static str) -> Result<f64> {
-    let f = q / scale;
-    if !(0.0..=1.0).contains(&f) {
-        return Err(ArrayShapeError::QuantileOutOfRange { operation, q, range }.into());
-    }
-    Ok(f)
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
@@ -221,87 +199,19 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
             v: &DeviceArrayBase<S2, D2>,
             side: Side,
         ) -> Result<DeviceArray<i64, D2>>;
-    }
-}
 
-impl<S: Storage<Elem: MeanType>, D: Dimension> DeviceArrayBase<S, D> {
-    on_legacy_stream! {
-        /// The median of all elements (NumPy's `median(a)`): the middle element, or the mean of the
-        /// two middle ones, in [`MeanType`]'s type (`f64` for integers); NaN when an element is
-        /// NaN or the array is empty.
-        fn median(&self) -> Result<<S::Elem as MeanType>::Mean>;
-
-        /// The medians along `axis` (negative: from the end), an array without that axis.
-        fn median_axis(&self, axis: isize)
-            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
-
-        /// The `q` quantile (`0..=1`) of all elements, NumPy's default `linear` method:
-        /// `a[i] + (a[i+1] - a[i]) * f` at `i + f = q * (n - 1)` of the sorted elements; NaN when
-        /// an element is NaN. Another `q` is [`ArrayShapeError::QuantileOutOfRange`].
-        fn quantile(&self, q: f64) -> Result<<S::Elem as MeanType>::Mean>;
-
-        /// The `q` quantiles along `axis`, an array without that axis.
-        fn quantile_axis(&self, q: f64, axis: isize)
-            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
-
-        /// The `p` percentile (`0..=100`): [`quantile`](Self::quantile) of `p / 100`.
-        fn percentile(&self, p: f64) -> Result<<S::Elem as MeanType>::Mean>;
-
-        /// The `p` percentiles along `axis`.
-        fn percentile_axis(&self, p: f64, axis: isize)
-            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
-
-        /// [`median`](Self::median) of the elements that are not NaN (NumPy's `nanmedian`); NaN
-        /// when every element is (NumPy warns and gives NaN) or the array is empty.
-        fn nanmedian(&self) -> Result<<S::Elem as MeanType>::Mean>;
-
-        /// [`nanmedian`](Self::nanmedian) along `axis` (negative: from the end).
-        fn nanmedian_axis(&self, axis: isize)
-            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
-
-        /// [`quantile`](Self::quantile) of the elements that are not NaN (NumPy's `nanquantile`).
-        fn nanquantile(&self, q: f64) -> Result<<S::Elem as MeanType>::Mean>;
-
-        /// [`nanquantile`](Self::nanquantile) along `axis`.
-        fn nanquantile_axis(&self, q: f64, axis: isize)
-            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
-
-        /// [`percentile`](Self::percentile) of the elements that are not NaN (NumPy's
-        /// `nanpercentile`).
-        fn nanpercentile(&self, p: f64) -> Result<<S::Elem as MeanType>::Mean>;
-
-        /// [`nanpercentile`](Self::nanpercentile) along `axis`.
-        fn nanpercentile_axis(&self, p: f64, axis: isize)
-            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
-
-        /// [`quantile`](Self::quantile) by another of NumPy's methods (`quantile(a, q,
-        /// method=...)`); the discrete ones give an element, in [`MeanType`]'s type.
-        fn quantile_method(&self, q: f64, method: QuantileMethod) -> Result<<S::Elem as MeanType>::Mean>;
-
-        /// [`quantile_axis`](Self::quantile_axis) by `method`.
-        fn quantile_axis_method(&self, q: f64, axis: isize, method: QuantileMethod)
-            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
-
-        /// [`percentile`](Self::percentile) by `method`.
-        fn percentile_method(&self, p: f64, method: QuantileMethod) -> Result<<S::Elem as MeanType>::Mean>;
-
-        /// [`percentile_axis`](Self::percentile_axis) by `method`.
-        fn percentile_axis_method(&self, p: f64, axis: isize, method: QuantileMethod)
-            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
-
-        /// [`nanquantile`](Self::nanquantile) by `method`.
-        fn nanquantile_method(&self, q: f64, method: QuantileMethod) -> Result<<S::Elem as MeanType>::Mean>;
-
-        /// [`nanquantile_axis`](Self::nanquantile_axis) by `method`.
-        fn nanquantile_axis_method(&self, q: f64, axis: isize, method: QuantileMethod)
-            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
-
-        /// [`nanpercentile`](Self::nanpercentile) by `method`.
-        fn nanpercentile_method(&self, p: f64, method: QuantileMethod) -> Result<<S::Elem as MeanType>::Mean>;
-
-        /// [`nanpercentile_axis`](Self::nanpercentile_axis) by `method`.
-        fn nanpercentile_axis_method(&self, p: f64, axis: isize, method: QuantileMethod)
-            -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>;
+        /// [`searchsorted`](Self::searchsorted) in this 1-D array read in the order `sorter`
+        /// gives (NumPy's `searchsorted(a, v, side, sorter)`, `sorter` typically
+        /// [`argsort`](Self::argsort)`()`): the positions are into `a[sorter]`. `sorter` must have
+        /// one index per element ([`ArrayShapeError::ElementCounts`] otherwise) and each in
+        /// range as [`take`](Self::take)'s [`IndexMode::Raise`] reads it (a negative one counts
+        /// from the end, where NumPy raises), else [`ArrayShapeError::IndexOutOfRange`].
+        fn searchsorted_sorter[S2: Storage<Elem = S::Elem>, D2: Dimension, SI: Storage<Elem: IndexElement>](
+            &self,
+            v: &DeviceArrayBase<S2, D2>,
+            side: Side,
+            sorter: &DeviceArrayBase<SI, Ix1>,
+        ) -> Result<DeviceArray<i64, D2>>;
     }
 }
 
@@ -569,6 +479,41 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         Ok(run)
     }
 
+    /// [`searchsorted_sorter`](DeviceArrayBase::searchsorted_sorter) on this stream.
+    pub fn searchsorted_sorter<S2, D2, SI>(
+        &self,
+        v: &DeviceArrayBase<S2, D2>,
+        side: Side,
+        sorter: &DeviceArrayBase<SI, Ix1>,
+    ) -> Result<DeviceArray<i64, D2>>
+    where
+        S2: Storage<Elem = S::Elem>,
+        D2: Dimension,
+        SI: Storage<Elem: IndexElement>,
+    {
+        let a = self.target;
+        radix::key_of::<S::Elem>("DeviceArray::searchsorted_sorter")?;
+        if a.ndim() != 1 {
+            return Err(ArrayShapeError::Dimension {
+                axes: a.ndim(),
+                fixed: 1,
+            }
+            .into());
+        }
+        if sorter.len() != a.len() {
+            return Err(ArrayShapeError::ElementCounts {
+                operation: "DeviceArray::searchsorted_sorter",
+                first: a.len(),
+                second: sorter.len(),
+            }
+            .into());
+        }
+        // `a[sorter]`, gathered once: the search then reads it in order, as NumPy's does
+        // through the indices.
+        let sorted = self.take(sorter, 0, IndexMode::Raise)?;
+        OnStream::new(&sorted, self.stream).searchsorted(v, side)
+    }
+
     /// [`searchsorted`](DeviceArrayBase::searchsorted) on this stream.
     pub fn searchsorted<S2: Storage<Elem = S::Elem>, D2: Dimension>(
         &self,
@@ -722,284 +667,6 @@ impl<T: Element> UniqueRun<'_, T> {
     }
 }
 
-impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
-    /// [`median`](DeviceArrayBase::median) on this stream (waits for the value).
-    pub fn median(&self) -> Result<<S::Elem as MeanType>::Mean> {
-        self.quantile_flat("DeviceArray::median", 0.5, Rule::Median, false)
-    }
-
-    /// [`median_axis`](DeviceArrayBase::median_axis) on this stream.
-    pub fn median_axis(&self, axis: isize) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        self.quantile_rows("DeviceArray::median_axis", 0.5, Rule::Median, false, axis)
-    }
-
-    /// [`quantile`](DeviceArrayBase::quantile) on this stream (waits for the value).
-    pub fn quantile(&self, q: f64) -> Result<<S::Elem as MeanType>::Mean> {
-        const OP: &str = "DeviceArray::quantile";
-        self.quantile_flat(OP, check_q(OP, q, 1.0, "0..=1")?, Rule::LINEAR, false)
-    }
-
-    /// [`quantile_axis`](DeviceArrayBase::quantile_axis) on this stream.
-    pub fn quantile_axis(
-        &self,
-        q: f64,
-        axis: isize,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        const OP: &str = "DeviceArray::quantile_axis";
-        self.quantile_rows(OP, check_q(OP, q, 1.0, "0..=1")?, Rule::LINEAR, false, axis)
-    }
-
-    /// [`percentile`](DeviceArrayBase::percentile) on this stream (waits for the value).
-    pub fn percentile(&self, p: f64) -> Result<<S::Elem as MeanType>::Mean> {
-        const OP: &str = "DeviceArray::percentile";
-        self.quantile_flat(OP, check_q(OP, p, 100.0, "0..=100")?, Rule::LINEAR, false)
-    }
-
-    /// [`percentile_axis`](DeviceArrayBase::percentile_axis) on this stream.
-    pub fn percentile_axis(
-        &self,
-        p: f64,
-        axis: isize,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        const OP: &str = "DeviceArray::percentile_axis";
-        self.quantile_rows(OP, check_q(OP, p, 100.0, "0..=100")?, Rule::LINEAR, false, axis)
-    }
-
-    /// [`nanmedian`](DeviceArrayBase::nanmedian) on this stream (waits for the value).
-    pub fn nanmedian(&self) -> Result<<S::Elem as MeanType>::Mean> {
-        self.quantile_flat("DeviceArray::nanmedian", 0.5, Rule::Median, true)
-    }
-
-    /// [`nanmedian_axis`](DeviceArrayBase::nanmedian_axis) on this stream.
-    pub fn nanmedian_axis(&self, axis: isize) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        self.quantile_rows("DeviceArray::nanmedian_axis", 0.5, Rule::Median, true, axis)
-    }
-
-    /// [`nanquantile`](DeviceArrayBase::nanquantile) on this stream (waits for the value).
-    pub fn nanquantile(&self, q: f64) -> Result<<S::Elem as MeanType>::Mean> {
-        const OP: &str = "DeviceArray::nanquantile";
-        self.quantile_flat(OP, check_q(OP, q, 1.0, "0..=1")?, Rule::LINEAR, true)
-    }
-
-    /// [`nanquantile_axis`](DeviceArrayBase::nanquantile_axis) on this stream.
-    pub fn nanquantile_axis(
-        &self,
-        q: f64,
-        axis: isize,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        const OP: &str = "DeviceArray::nanquantile_axis";
-        self.quantile_rows(OP, check_q(OP, q, 1.0, "0..=1")?, Rule::LINEAR, true, axis)
-    }
-
-    /// [`nanpercentile`](DeviceArrayBase::nanpercentile) on this stream (waits for the value).
-    pub fn nanpercentile(&self, p: f64) -> Result<<S::Elem as MeanType>::Mean> {
-        const OP: &str = "DeviceArray::nanpercentile";
-        self.quantile_flat(OP, check_q(OP, p, 100.0, "0..=100")?, Rule::LINEAR, true)
-    }
-
-    /// [`nanpercentile_axis`](DeviceArrayBase::nanpercentile_axis) on this stream.
-    pub fn nanpercentile_axis(
-        &self,
-        p: f64,
-        axis: isize,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        const OP: &str = "DeviceArray::nanpercentile_axis";
-        self.quantile_rows(OP, check_q(OP, p, 100.0, "0..=100")?, Rule::LINEAR, true, axis)
-    }
-
-    /// [`quantile_method`](DeviceArrayBase::quantile_method) on this stream (waits for the value).
-    pub fn quantile_method(&self, q: f64, method: QuantileMethod) -> Result<<S::Elem as MeanType>::Mean> {
-        const OP: &str = "DeviceArray::quantile_method";
-        self.quantile_flat(OP, check_q(OP, q, 1.0, "0..=1")?, Rule::Method(method), false)
-    }
-
-    /// [`quantile_axis_method`](DeviceArrayBase::quantile_axis_method) on this stream.
-    pub fn quantile_axis_method(
-        &self,
-        q: f64,
-        axis: isize,
-        method: QuantileMethod,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        const OP: &str = "DeviceArray::quantile_axis_method";
-        self.quantile_rows(
-            OP,
-            check_q(OP, q, 1.0, "0..=1")?,
-            Rule::Method(method),
-            false,
-            axis,
-        )
-    }
-
-    /// [`percentile_method`](DeviceArrayBase::percentile_method) on this stream (waits for the value).
-    pub fn percentile_method(&self, p: f64, method: QuantileMethod) -> Result<<S::Elem as MeanType>::Mean> {
-        const OP: &str = "DeviceArray::percentile_method";
-        self.quantile_flat(OP, check_q(OP, p, 100.0, "0..=100")?, Rule::Method(method), false)
-    }
-
-    /// [`percentile_axis_method`](DeviceArrayBase::percentile_axis_method) on this stream.
-    pub fn percentile_axis_method(
-        &self,
-        p: f64,
-        axis: isize,
-        method: QuantileMethod,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        const OP: &str = "DeviceArray::percentile_axis_method";
-        self.quantile_rows(
-            OP,
-            check_q(OP, p, 100.0, "0..=100")?,
-            Rule::Method(method),
-            false,
-            axis,
-        )
-    }
-
-    /// [`nanquantile_method`](DeviceArrayBase::nanquantile_method) on this stream (waits for the value).
-    pub fn nanquantile_method(&self, q: f64, method: QuantileMethod) -> Result<<S::Elem as MeanType>::Mean> {
-        const OP: &str = "DeviceArray::nanquantile_method";
-        self.quantile_flat(OP, check_q(OP, q, 1.0, "0..=1")?, Rule::Method(method), true)
-    }
-
-    /// [`nanquantile_axis_method`](DeviceArrayBase::nanquantile_axis_method) on this stream.
-    pub fn nanquantile_axis_method(
-        &self,
-        q: f64,
-        axis: isize,
-        method: QuantileMethod,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        const OP: &str = "DeviceArray::nanquantile_axis_method";
-        self.quantile_rows(
-            OP,
-            check_q(OP, q, 1.0, "0..=1")?,
-            Rule::Method(method),
-            true,
-            axis,
-        )
-    }
-
-    /// [`nanpercentile_method`](DeviceArrayBase::nanpercentile_method) on this stream (waits for the value).
-    pub fn nanpercentile_method(
-        &self,
-        p: f64,
-        method: QuantileMethod,
-    ) -> Result<<S::Elem as MeanType>::Mean> {
-        const OP: &str = "DeviceArray::nanpercentile_method";
-        self.quantile_flat(OP, check_q(OP, p, 100.0, "0..=100")?, Rule::Method(method), true)
-    }
-
-    /// [`nanpercentile_axis_method`](DeviceArrayBase::nanpercentile_axis_method) on this stream.
-    pub fn nanpercentile_axis_method(
-        &self,
-        p: f64,
-        axis: isize,
-        method: QuantileMethod,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        const OP: &str = "DeviceArray::nanpercentile_axis_method";
-        self.quantile_rows(
-            OP,
-            check_q(OP, p, 100.0, "0..=100")?,
-            Rule::Method(method),
-            true,
-            axis,
-        )
-    }
-
-    /// The one value of a quantile over all elements; `skip_nan` leaves NaNs out (the `nan`
-    /// forms).
-    fn quantile_flat(
-        &self,
-        op: &'static str,
-        q: f64,
-        rule: Rule,
-        skip_nan: bool,
-    ) -> Result<<S::Elem as MeanType>::Mean> {
-        let x = self.target;
-        let flat = x.view().into_dyn();
-        let one = if flat.ndim() == 0 {
-            flat.reshape(IxDyn(&[1]))?
-        } else {
-            flat
-        };
-        let all = if one.ndim() > 1 && one.is_standard_layout() {
-            let n = one.len();
-            one.reshape(IxDyn(&[n]))?
-        } else if one.ndim() > 1 {
-            let c = OnStream::new(&one, self.stream).to_contiguous()?;
-            let n = c.len();
-            let r = OnStream::new(&c.reshape(IxDyn(&[n]))?, self.stream)
-                .quantile_rows(op, q, rule, skip_nan, 0)?;
-            return r.to_vec().map(|v| v[0]);
-        } else {
-            one
-        };
-        let r = OnStream::new(&all, self.stream).quantile_rows(op, q, rule, skip_nan, 0)?;
-        r.to_vec().map(|v| v[0])
-    }
-
-    fn quantile_rows(
-        &self,
-        op: &'static str,
-        q: f64,
-        rule: Rule,
-        skip_nan: bool,
-        axis: isize,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>> {
-        let x = self.target;
-        let ctx = x.context();
-        let key = radix::key_of::<S::Elem>(op)?;
-        let axis = normalize_axis(op, axis, x.ndim())?;
-        let m = x.shape()[axis];
-        let shape: Vec<usize> = (0..x.ndim())
-            .filter(|&k| k != axis)
-            .map(|k| x.shape()[k])
-            .collect();
-        let rows: usize = shape.iter().product();
-        let mut out = DeviceArray::<f64, IxDyn>::empty(ctx, IxDyn(&shape))?;
-        if rows > 0 {
-            let copy = rows_copy(x, self.stream, axis)?;
-            let src: DeviceArrayView<'_, S::Elem, D> = match &copy {
-                Some(c) => c.view(),
-                None => x.view(),
-            };
-            let pool = ctx.device_pool()?;
-            let mut sorted = pool.alloc::<S::Elem>(src.len().max(1))?;
-            radix::sort_rows::<S::Elem, _, _>(
-                ctx,
-                self.stream,
-                (src.storage(), src.offset() as i64),
-                src.len(),
-                m,
-                Some(&mut sorted),
-                Indices::None,
-                op,
-            )?;
-            let dtype = S::Elem::DTYPE;
-            let f = radix::kernel(ctx, "gpu_quantile", &["gpu_quantile", dtype.c_name()], 0, || {
-                source::quantile_source(key, dtype)
-            })?;
-            registry::launch(
-                &f,
-                registry::grid_for(ctx, rows as u64)?,
-                BLOCK,
-                self.stream,
-                &[
-                    Arg::input::<S::Elem, _>(&sorted),
-                    Arg::output::<f64, _>(&mut out.data),
-                    Arg::I64(rows as i64),
-                    Arg::I64(m as i64),
-                    Arg::F64(q),
-                    Arg::I32((rule == Rule::Median) as i32),
-                    Arg::I32(skip_nan as i32),
-                    Arg::I32(match rule {
-                        Rule::Median => 0,
-                        Rule::Method(m) => m as i32,
-                    }),
-                ],
-            )?;
-        }
-        OnStream::new(&out, self.stream).astype::<<S::Elem as MeanType>::Mean>()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1013,8 +680,5 @@ mod tests {
         assert!(normalize_axis("t", -1, 0).is_err());
         assert_eq!(axis_last(3, 0), vec![1, 2, 0]);
         assert_eq!(inverse(&[1, 2, 0]), vec![2, 0, 1]);
-        assert!(check_q("t", 101.0, 100.0, "").is_err());
-        assert!(check_q("t", f64::NAN, 1.0, "").is_err());
-        assert_eq!(check_q("t", 50.0, 100.0, "").unwrap(), 0.5);
     }
 }

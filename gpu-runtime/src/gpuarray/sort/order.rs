@@ -3,9 +3,10 @@
 //! `partition`/`argpartition` (a full sort is one valid partition: NumPy leaves the order
 //! inside each part unspecified).
 
-use ndarray::{Dimension, IxDyn, SliceInfoElem};
+use ndarray::{Dimension, IxDyn};
 
 use crate::error::{ArrayShapeError, Result};
+use crate::gpuarray::array::axes::index_along;
 use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
@@ -68,11 +69,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         if count == 0 {
             return Err(ArrayShapeError::NoArrays { operation: OP }.into());
         }
-        let key = |i: usize| -> Result<_> {
-            let mut at = vec![SliceInfoElem::Index(i as isize)];
-            at.extend((1..keys.ndim()).map(|_| SliceInfoElem::from(..)));
-            keys.slice(&at[..])
-        };
+        let key = |i: usize| keys.slice(&index_along(keys.ndim(), 0, i)[..]);
         // Least significant first (the first key), the primary last: each stable sort keeps
         // the order of the sorts before it among its ties.
         let mut order = OnStream::new(&key(0)?, self.stream).argsort()?;

@@ -474,9 +474,9 @@ pub(crate) fn searchsorted_source(key: KeyType) -> String {
     )
 }
 
-/// `gpu_quantile(const KEY *s, double *out, long long rows, long long stride, double q, int
-/// median, int skip_nan, int method)`: the `q` quantile of each sorted row of `stride`
-/// elements by NumPy's `method` (a [`QuantileMethod`] as its code; NumPy's `_quantile`: a
+/// `gpu_quantile(const KEY *s, double *out, long long out_o, long long rows, long long stride,
+/// double q, int median, int skip_nan, int method)`: the `q` quantile of each sorted row of
+/// `stride` elements, into `out[out_o + row]` (one launch per `q` of a list), by NumPy's `method` (a [`QuantileMethod`] as its code; NumPy's `_quantile`: a
 /// virtual index, its neighbours clamped to the row, the weight `gamma` and NumPy's `_lerp`;
 /// the discrete methods take one element; each product rounded on its own, `__dmul_rn`, as
 /// NumPy rounds it: NVRTC would fuse `n * q - 1` into one FMA, which at a whole `n q` picks
@@ -486,7 +486,8 @@ pub(crate) fn searchsorted_source(key: KeyType) -> String {
 /// before its first NaN (found by bisection: NaNs sort last), NaN when there are none.
 pub(crate) fn quantile_source(key: KeyType, dtype: DType) -> String {
     format!(
-        "{keys}extern \"C\" __global__ void gpu_quantile(const KEY *__restrict__ s, double *__restrict__ out, long long rows, long long stride, double q, int median, int skip_nan, int method) {{\n\
+        "{keys}extern \"C\" __global__ void gpu_quantile(const KEY *__restrict__ s, double *__restrict__ out_all, long long out_o, long long rows, long long stride, double q, int median, int skip_nan, int method) {{\n\
+         double *out = out_all + out_o;\n\
          for (long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x; r < rows; r += (long long)gridDim.x * blockDim.x) {{\n\
          const KEY *row = s + r * stride;\n\
          long long m = stride;\n\
