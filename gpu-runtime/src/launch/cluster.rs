@@ -268,16 +268,9 @@ impl LaunchEx {
         let d = [dims.x, dims.y, dims.z];
         let mut c = [0u32; 3];
         for i in 0..3 {
-            if d[i] < 1 || d[i] > MAX_CLUSTER as i64 {
-                return Err(if d[i] < 1 {
-                    LaunchConfigError::ZeroDimension {
-                        which: CLUSTER[i],
-                        value: d[i],
-                    }
-                } else {
-                    too_large(d[i] as u64, MAX_CLUSTER as u32)
-                }
-                .into());
+            dims::at_least_one(CLUSTER[i], d[i])?;
+            if d[i] > MAX_CLUSTER as i64 {
+                return Err(too_large(d[i] as u64, MAX_CLUSTER as u32).into());
             }
             c[i] = d[i] as u32;
         }
@@ -409,12 +402,16 @@ impl LaunchEx {
         stream: sys::CUstream,
         params: &mut [*mut c_void],
     ) -> Result<()> {
-        match &self.0 {
+        let Some(c) = &self.0 else {
             // SAFETY: the caller's guarantee.
-            None => unsafe { f.launch_raw(grid, block, stream, params) },
-            // SAFETY: the caller's guarantee.
-            Some(c) => unsafe { c.launch(f, grid, block, stream, params) },
-        }
+            return unsafe { f.launch_raw(grid, block, stream, params) };
+        };
+        let cfg = c.check(f, grid, block)?;
+        let (mut attrs, n) = c.attributes();
+        let lc = config(&cfg, stream, &mut attrs[..n]);
+        // SAFETY: the configuration was validated and its attributes outlive the call; the
+        // caller guarantees the parameters.
+        unsafe { calls::launch_kernel_ex(&lc, f.raw(), params.as_mut_ptr()) }.map_err(Error::from)
     }
 }
 
@@ -458,18 +455,10 @@ impl ExConfig {
         Ok(v)
     }
 
-    /// The checks of the module docs, then `cuLaunchKernelEx`.
-    ///
-    /// # Safety
-    /// As [`Function::launch_raw`].
-    unsafe fn launch(
-        &self,
-        f: &Function,
-        grid: Dim3,
-        block: Dim3,
-        stream: sys::CUstream,
-        params: &mut [*mut c_void],
-    ) -> Result<()> {
+    /// The checks of the module docs, made before `cuLaunchKernelEx` sees the launch: its
+    /// configuration validated (and its dynamic shared memory opted in to), the grid whole
+    /// clusters, and the clusters or the cooperative grid resident at once.
+    fn check(&self, f: &Function, grid: Dim3, block: Dim3) -> Result<CheckedLaunch> {
         let ctx = f.context();
         let cfg = dims::validate(grid, block, f.shared_mem_bytes, ctx.limits(), f.kernel_limits()?)?;
         let blocks = cfg.grid.iter().map(|&g| g as u64).product::<u64>();
@@ -523,6 +512,13 @@ impl ExConfig {
             }
             _ => {}
         }
+        Ok(cfg)
+    }
+
+    /// The launch attributes this configuration sets, the first `n` of the array: the cluster
+    /// shape (unless it is the kernel's compiled one, which the launch must not set again),
+    /// cooperative, dependent launch.
+    fn attributes(&self) -> ([sys::CUlaunchAttribute; 3], usize) {
         let mut attrs = [cluster_attr([1, 1, 1]), cooperative_attr(), dependent_attr()];
         let mut n = 0;
         if let Some(d) = self.cluster.filter(|_| !self.compiled) {
@@ -537,9 +533,6 @@ impl ExConfig {
             attrs[n] = dependent_attr();
             n += 1;
         }
-        let lc = config(&cfg, stream, &mut attrs[..n]);
-        // SAFETY: the configuration was validated and its attributes outlive the call; the
-        // caller guarantees the parameters.
-        unsafe { calls::launch_kernel_ex(&lc, f.raw(), params.as_mut_ptr()) }.map_err(Error::from)
+        (attrs, n)
     }
 }

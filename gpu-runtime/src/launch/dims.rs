@@ -147,18 +147,8 @@ pub fn validate(
         shared_mem_bytes,
     };
     for i in 0..3 {
-        if g[i] < 1 {
-            return Err(LaunchConfigError::ZeroDimension {
-                which: GRID[i],
-                value: g[i],
-            });
-        }
-        if b[i] < 1 {
-            return Err(LaunchConfigError::ZeroDimension {
-                which: BLOCK[i],
-                value: b[i],
-            });
-        }
+        at_least_one(GRID[i], g[i])?;
+        at_least_one(BLOCK[i], b[i])?;
         if b[i] > device.max_block_dim[i] as i64 {
             return Err(LaunchConfigError::BlockDimTooLarge {
                 which: BLOCK[i],
@@ -204,6 +194,16 @@ pub fn validate(
         });
     }
     Ok(out)
+}
+
+/// Refuses an extent below 1 (a grid, block or cluster dimension, named `which`): [`Dim3`]
+/// keeps zero and negative values as written so that this error can name them.
+#[inline]
+pub(crate) fn at_least_one(which: &'static str, value: i64) -> Result<(), LaunchConfigError> {
+    if value < 1 {
+        return Err(LaunchConfigError::ZeroDimension { which, value });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

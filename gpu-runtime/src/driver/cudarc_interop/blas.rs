@@ -5,7 +5,7 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use cudarc::cublas::result::CublasError;
+use cudarc::cublas::result::{gemm_ex, gemm_strided_batched_ex, CublasError};
 use cudarc::cublas::sys::{
     cublasComputeType_t, cublasGemmAlgo_t, cublasOperation_t, cublasStatus_t, cudaDataType,
 };
@@ -149,12 +149,7 @@ where
     B: DevicePtr<T>,
     C: DevicePtrMut<T>,
 {
-    check_gemm(&cfg, a.len(), b.len(), c.len())?;
-    // SAFETY: every matrix of `cfg` lies inside its buffer (checked above: dimensions not
-    // negative, leading dimensions at least the rows, spans within the lengths); `c` is
-    // borrowed exclusively, so it overlaps neither `a` nor `b`; each pointer is ordered on
-    // cuBLAS's stream by its `device_ptr(_mut)`.
-    unsafe { blas.gemm(cfg, a, b, c) }.map_err(cublas_error("cublasGemm"))
+    Product::Single(cfg).real(blas, a, b, c)
 }
 
 /// Checks that the `cfg.batch_size` matrices of `cfg`, each `stride_*` elements after the one
@@ -221,11 +216,7 @@ where
     B: DevicePtr<T>,
     C: DevicePtrMut<T>,
 {
-    check_gemm_strided_batched(&cfg, a.len(), b.len(), c.len())?;
-    // SAFETY: every matrix of every batch lies inside its buffer, and the results do not
-    // overlap one another (checked above); `c` is borrowed exclusively, so it overlaps neither
-    // `a` nor `b`; each pointer is ordered on cuBLAS's stream by its `device_ptr(_mut)`.
-    unsafe { blas.gemm_strided_batched(cfg, a, b, c) }.map_err(cublas_error("cublasGemmStridedBatched"))
+    Product::StridedBatched(cfg).real(blas, a, b, c)
 }
 
 /// A complex element [`gemm_complex`] multiplies, with its cuBLAS data and compute types:
@@ -294,38 +285,7 @@ where
     B: DevicePtr<T>,
     C: DevicePtrMut<T>,
 {
-    check_gemm(&cfg, a.len(), b.len(), c.len())?;
-    complex_call(stream, cfg.alpha, cfg.beta, a, b, c, "cublasGemmEx", |p| {
-        // SAFETY: every matrix of `cfg` lies inside its buffer (checked above); `c` is
-        // borrowed exclusively, so it overlaps neither `a` nor `b`; each pointer's use is
-        // recorded on `stream`, which `blas` queues on, and the records live until the call
-        // has been queued; `alpha` and `beta` are host values of the matrices' type at the
-        // alignment of CUDA's complex types (`HostScalar`), as CUBLAS_POINTER_MODE_HOST
-        // (cudarc's default) reads them, and live until the call returns (`complex_call`).
-        unsafe {
-            cudarc::cublas::result::gemm_ex(
-                *blas.handle(),
-                cfg.transa,
-                cfg.transb,
-                cfg.m,
-                cfg.n,
-                cfg.k,
-                p.alpha,
-                p.a,
-                T::DATA,
-                cfg.lda,
-                p.b,
-                T::DATA,
-                cfg.ldb,
-                p.beta,
-                p.c,
-                T::DATA,
-                cfg.ldc,
-                T::COMPUTE,
-                cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
-            )
-        }
-    })
+    Product::Single(cfg).complex(blas, stream, a, b, c)
 }
 
 /// [`gemm_strided_batched`] of complex matrices (`cublasGemmStridedBatchedEx`); as
@@ -344,90 +304,116 @@ where
     B: DevicePtr<T>,
     C: DevicePtrMut<T>,
 {
-    check_gemm_strided_batched(&cfg, a.len(), b.len(), c.len())?;
-    let g = &cfg.gemm;
-    complex_call(
-        stream,
-        g.alpha,
-        g.beta,
-        a,
-        b,
-        c,
-        "cublasGemmStridedBatchedEx",
-        |p| {
-            // SAFETY: as in `gemm_complex`, for every matrix of every batch (checked above, the
-            // results not overlapping one another); `alpha` and `beta` aligned as there.
-            unsafe {
-                cudarc::cublas::result::gemm_strided_batched_ex(
-                    *blas.handle(),
-                    g.transa,
-                    g.transb,
-                    g.m,
-                    g.n,
-                    g.k,
-                    p.alpha,
-                    p.a,
-                    T::DATA,
-                    g.lda,
-                    cfg.stride_a,
-                    p.b,
-                    T::DATA,
-                    g.ldb,
-                    cfg.stride_b,
-                    p.beta,
-                    p.c,
-                    T::DATA,
-                    g.ldc,
-                    cfg.stride_c,
-                    cfg.batch_size,
-                    T::COMPUTE,
-                    cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
-                )
+    Product::StridedBatched(cfg).complex(blas, stream, a, b, c)
+}
+
+/// A product as cudarc configures it: one matrix each, or strided batches. The four public
+/// products hand theirs to [`Product::real`] or [`Product::complex`], so that the rule each of
+/// them keeps (every matrix checked against its buffer before cuBLAS is called, which is what
+/// makes the call sound; its error named after the call) is written once for real and once for
+/// complex elements, whichever the form.
+enum Product<T> {
+    Single(GemmConfig<T>),
+    StridedBatched(StridedBatchedConfig<T>),
+}
+
+impl<T> Product<T> {
+    /// The configuration of the product (of each one, for a batch).
+    fn gemm(&self) -> &GemmConfig<T> {
+        match self {
+            Product::Single(cfg) => cfg,
+            Product::StridedBatched(cfg) => &cfg.gemm,
+        }
+    }
+
+    /// Checks that every matrix fits buffers of `a`, `b` and `c` elements (and, for a batch,
+    /// that the results do not overlap).
+    fn check(&self, a: usize, b: usize, c: usize) -> Result<()> {
+        match self {
+            Product::Single(cfg) => check_gemm(cfg, a, b, c),
+            Product::StridedBatched(cfg) => check_gemm_strided_batched(cfg, a, b, c),
+        }
+    }
+
+    /// The product of real matrices through cudarc's `Gemm` (`cublas<t>gemm` or
+    /// `cublas<t>gemmStridedBatched`), which queues on `blas`'s stream.
+    fn real<A, B, C>(self, blas: &CudaBlas, a: &A, b: &B, c: &mut C) -> Result<()>
+    where
+        CudaBlas: Gemm<T>,
+        A: DevicePtr<T>,
+        B: DevicePtr<T>,
+        C: DevicePtrMut<T>,
+    {
+        self.check(a.len(), b.len(), c.len())?;
+        // SAFETY: every matrix (of every batch) lies inside its buffer, and a batch's results
+        // do not overlap one another (checked above: dimensions not negative, leading
+        // dimensions at least the rows, spans within the lengths); `c` is borrowed exclusively,
+        // so it overlaps neither `a` nor `b`; each pointer is ordered on cuBLAS's stream by its
+        // `device_ptr(_mut)`.
+        let (call, result) = unsafe {
+            match self {
+                Product::Single(cfg) => ("cublasGemm", blas.gemm(cfg, a, b, c)),
+                Product::StridedBatched(cfg) => (
+                    "cublasGemmStridedBatched",
+                    blas.gemm_strided_batched(cfg, a, b, c),
+                ),
             }
-        },
-    )
-}
+        };
+        result.map_err(cublas_error(call))
+    }
 
-/// The pointers a complex product's cuBLAS call takes.
-struct ComplexPtrs {
-    alpha: *const c_void,
-    beta: *const c_void,
-    a: *const c_void,
-    b: *const c_void,
-    c: *mut c_void,
-}
-
-/// The part the complex products share: the matrices' uses recorded on `stream` (the records
-/// kept until `call` has queued the product), `alpha` and `beta` as `HostScalar`s alive
-/// until it returns, and its error named `name`.
-#[allow(clippy::too_many_arguments)]
-fn complex_call<T, A, B, C>(
-    stream: &Arc<CudaStream>,
-    alpha: T,
-    beta: T,
-    a: &A,
-    b: &B,
-    c: &mut C,
-    name: &'static str,
-    call: impl FnOnce(ComplexPtrs) -> std::result::Result<(), CublasError>,
-) -> Result<()>
-where
-    A: DevicePtr<T>,
-    B: DevicePtr<T>,
-    C: DevicePtrMut<T>,
-{
-    let (alpha, beta) = (HostScalar(alpha), HostScalar(beta));
-    let (pa, _record_a) = a.device_ptr(stream);
-    let (pb, _record_b) = b.device_ptr(stream);
-    let (pc, _record_c) = c.device_ptr_mut(stream);
-    call(ComplexPtrs {
-        alpha: alpha.ptr(),
-        beta: beta.ptr(),
-        a: pa as *const c_void,
-        b: pb as *const c_void,
-        c: pc as *mut c_void,
-    })
-    .map_err(cublas_error(name))
+    /// The product of complex matrices through `cublasGemmEx` or `cublasGemmStridedBatchedEx`
+    /// (cudarc's `Gemm` has no complex types), on the stream `on`, the one `blas` queues on.
+    fn complex<A, B, C>(self, blas: &CudaBlas, on: &Arc<CudaStream>, a: &A, b: &B, c: &mut C) -> Result<()>
+    where
+        T: ComplexGemmElement,
+        A: DevicePtr<T>,
+        B: DevicePtr<T>,
+        C: DevicePtrMut<T>,
+    {
+        self.check(a.len(), b.len(), c.len())?;
+        let g = self.gemm();
+        // cuBLAS reads `alpha` and `beta` during the call, so they live until it returns; the
+        // records of the matrices' uses on `on` are kept until the product has been queued.
+        let (alpha, beta) = (HostScalar(g.alpha), HostScalar(g.beta));
+        let (pa, _record_a) = a.device_ptr(on);
+        let (pb, _record_b) = b.device_ptr(on);
+        let (pc, _record_c) = c.device_ptr_mut(on);
+        let (pa, pb, pc) = (pa as *const c_void, pb as *const c_void, pc as *mut c_void);
+        let (handle, algo) = (*blas.handle(), cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT);
+        // One row of arguments a matrix (pointer, type, leading dimension and, batched,
+        // stride), as cuBLAS lists them: the two calls differ in the strides and the batch
+        // count only.
+        #[rustfmt::skip]
+        // SAFETY: every matrix (of every batch) lies inside its buffer, and a batch's results
+        // do not overlap one another (checked above); `c` is borrowed exclusively, so it
+        // overlaps neither `a` nor `b`; each pointer's use is recorded on `on`, which `blas`
+        // queues on, and the records live until the call has been queued; `alpha` and
+        // `beta` are host values of the matrices' type at the alignment of CUDA's complex types
+        // (`HostScalar`), as CUBLAS_POINTER_MODE_HOST (cudarc's default) reads them, and live
+        // until the call returns.
+        let (call, result) = unsafe {
+            match &self {
+                Product::Single(_) => ("cublasGemmEx", gemm_ex(
+                    handle, g.transa, g.transb, g.m, g.n, g.k, alpha.ptr(),
+                    pa, T::DATA, g.lda,
+                    pb, T::DATA, g.ldb,
+                    beta.ptr(),
+                    pc, T::DATA, g.ldc,
+                    T::COMPUTE, algo,
+                )),
+                Product::StridedBatched(batch) => ("cublasGemmStridedBatchedEx", gemm_strided_batched_ex(
+                    handle, g.transa, g.transb, g.m, g.n, g.k, alpha.ptr(),
+                    pa, T::DATA, g.lda, batch.stride_a,
+                    pb, T::DATA, g.ldb, batch.stride_b,
+                    beta.ptr(),
+                    pc, T::DATA, g.ldc, batch.stride_c,
+                    batch.batch_size, T::COMPUTE, algo,
+                )),
+            }
+        };
+        result.map_err(cublas_error(call))
+    }
 }
 
 #[cfg(test)]
@@ -458,26 +444,24 @@ mod tests {
         }
     }
 
+    /// The matrix, the elements it needs and its buffer's length, where `checked` is a
+    /// [`GemmError::BufferTooSmall`]; `None` for any other outcome.
+    fn too_small(checked: Result<()>) -> Option<(&'static str, usize, usize)> {
+        match checked {
+            Err(Error::Gemm(GemmError::BufferTooSmall { matrix, needed, len })) => {
+                Some((matrix, needed, len))
+            }
+            _ => None,
+        }
+    }
+
     #[test]
     fn gemm_checks_each_matrix_against_its_buffer() {
         // 4x3 times 3x2 into 4x2.
-        assert!(check_gemm(&cfg(CUBLAS_OP_N, 4, 2, 3, 4, 3, 4), 12, 6, 8).is_ok());
-        assert!(matches!(
-            check_gemm(&cfg(CUBLAS_OP_N, 4, 2, 3, 4, 3, 4), 11, 6, 8),
-            Err(Error::Gemm(GemmError::BufferTooSmall {
-                matrix: "A",
-                needed: 12,
-                len: 11
-            }))
-        ));
-        assert!(matches!(
-            check_gemm(&cfg(CUBLAS_OP_N, 4, 2, 3, 4, 3, 4), 12, 6, 7),
-            Err(Error::Gemm(GemmError::BufferTooSmall {
-                matrix: "C",
-                needed: 8,
-                len: 7
-            }))
-        ));
+        let packed = cfg(CUBLAS_OP_N, 4, 2, 3, 4, 3, 4);
+        assert!(check_gemm(&packed, 12, 6, 8).is_ok());
+        assert_eq!(too_small(check_gemm(&packed, 11, 6, 8)), Some(("A", 12, 11)));
+        assert_eq!(too_small(check_gemm(&packed, 12, 6, 7)), Some(("C", 8, 7)));
         // A transposed is stored 3x4: lda >= 3, 12 elements.
         assert!(check_gemm(&cfg(CUBLAS_OP_T, 4, 2, 3, 3, 3, 4), 12, 6, 8).is_ok());
         assert!(matches!(
@@ -517,14 +501,10 @@ mod tests {
     #[test]
     fn batched_gemm_checks_every_matrix_and_the_results_apart() {
         assert!(check_gemm_strided_batched(&batched(5, 12, 6, 8), 60, 30, 40).is_ok());
-        assert!(matches!(
-            check_gemm_strided_batched(&batched(5, 12, 6, 8), 59, 30, 40),
-            Err(Error::Gemm(GemmError::BufferTooSmall {
-                matrix: "A",
-                needed: 60,
-                len: 59
-            }))
-        ));
+        assert_eq!(
+            too_small(check_gemm_strided_batched(&batched(5, 12, 6, 8), 59, 30, 40)),
+            Some(("A", 60, 59))
+        );
         // B broadcast over the batch (stride 0) needs one B.
         assert!(check_gemm_strided_batched(&batched(5, 12, 0, 8), 60, 6, 40).is_ok());
         assert!(matches!(

@@ -28,7 +28,7 @@ use crate::gpuarray::elements::array_element::ArrayElement;
 /// | [`expr.on(&stream)`](crate::gpuarray::Expr::on) | [`Expr`](crate::gpuarray::Expr) | `eval`, `eval_into` (and so every math function of one result: `a.expr().sin().on(&stream).eval()`) |
 /// | [`kernel.on(&stream)`](crate::gpuarray::ElementwiseKernel::on) | `&ElementwiseKernel`, `&ReductionKernel`, `&ScanKernel` | `launch`; `reduce`, `reduce_into`, `reduce_axis`; `scan`, `scan_into`, `scan_axis`, `inclusive` ... |
 /// | [`generator.on(&stream)`](crate::gpuarray::CurandGenerator::on) | `&mut CurandGenerator` | `fill_uniform`, `fill_normal` |
-/// | [`gpuarray::on(&stream)`](on) | the stream's `&Context` | the constructors (`full`, `ones`, `arange`, `linspace`, `logspace`, `eye`, `tri`, `random_uniform`, `random_normal`, made in that context; `full_like`/`ones_like` in their model's) and the free functions (`concatenate`, `stack`, `if_positive`, `linear_combination`, `math`'s `frexp` and `modf`, `matmul`, `matmul_into`, `dot`, `dot_into`, `select`, `piecewise`, `extract`, `intersect1d`, `intersect1d_indices`, `union1d`, `setdiff1d`, `setxor1d`, `hstack`, `vstack`, `dstack`, `column_stack`, `append`, `resize`, `meshgrid`, `indices`, `interp`, `convolve`, `correlate`, `putmask`, `place`, `math::real_if_close`, `cov`, `cov_xy`, `corrcoef`, `corrcoef_xy`, `unravel_index`, `ravel_multi_index`, `histogramdd`, `histogramdd_weighted`, `histogram2d`, `histogram2d_weighted`, `einsum`, `tensordot`, `tensordot_axes`, `kron`, `inner`, `outer`, `cross_axes`, `polyval`, `polyadd`, `polysub`, `polymul`, `poly`, `roots`, `polyfit`, `polyfit_weighted`, `polyfit_full`) |
+/// | [`gpuarray::on(&stream)`](on) | the stream's `&Context` | the constructors (`full`, `ones`, `arange`, `linspace`, `logspace`, `eye`, `tri`, `random_uniform`, `random_normal`, made in that context; `full_like`/`ones_like` in their model's) and the free functions (`concatenate`, `stack`, `if_positive`, `linear_combination`, `math`'s `frexp` and `modf`, `matmul`, `matmul_into`, `dot`, `dot_into`, `select`, `piecewise`, `extract`, `intersect1d`, `intersect1d_indices`, `union1d`, `setdiff1d`, `setxor1d`, `hstack`, `vstack`, `dstack`, `column_stack`, `append`, `resize`, `meshgrid`, `indices`, `interp`, `convolve`, `correlate`, `putmask`, `place`, `math::real_if_close`, `cov`, `cov_xy`, `corrcoef`, `corrcoef_xy`, `unravel_index`, `ravel_multi_index`, `histogramdd`, `histogramdd_weighted`, `histogram2d`, `histogram2d_weighted`, `einsum`, `tensordot`, `tensordot_axes`, `kron`, `inner`, `outer`, `cross`, `cross_axes`, `polyval`, `polyadd`, `polysub`, `polymul`, `poly`, `roots`, `polyfit`, `polyfit_weighted`, `polyfit_full`) |
 ///
 /// ```no_run
 /// use gpu_runtime::gpuarray::{self, DeviceArray};
@@ -95,6 +95,64 @@ macro_rules! on_legacy_stream {
     };
 }
 pub(crate) use on_legacy_stream;
+
+/// The stream forms on an array (`a.on(&stream).sum()`) that are one call each, one line per
+/// operation: `fn name[generics](args) -> R where [bounds] = body(arguments);` becomes
+/// `pub fn name(&self, args) -> Result<R>` calling `self.body("name", arguments)` (the name
+/// for its errors), documented as the plain form on this stream. So a family of operations
+/// over one body reads as a table.
+macro_rules! stream_forms {
+    () => {};
+    (
+        fn $name:ident $([$($generics:tt)*])? ($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty
+        $(where [$($bounds:tt)*])? = $body:ident($($call:expr),* $(,)?);
+        $($rest:tt)*
+    ) => {
+        #[doc = concat!(
+            "[`", stringify!($name), "`](DeviceArrayBase::", stringify!($name), ") on this stream."
+        )]
+        pub fn $name $(<$($generics)*>)? (&self $(, $arg: $ty)*) -> $crate::error::Result<$ret>
+        $(where $($bounds)*)? {
+            self.$body(stringify!($name) $(, $call)*)
+        }
+        $crate::gpuarray::array::on_stream::stream_forms! { $($rest)* }
+    };
+}
+pub(crate) use stream_forms;
+
+/// The free functions of `gpuarray` over arrays, each written once as its stream form on
+/// [`gpuarray::on(&stream)`](on): an item written as that method, with the generics and the
+/// `where` bounds in brackets and the function's documentation above it
+/// (`fn inner[T: Element, ..](&self, a: &DeviceArrayBase<S, D>, ..) -> Result<..> where [..]
+/// { body }`), becomes that method on `OnStream<&Context>` and the plain `pub fn` of the same
+/// name, which runs it on the legacy default stream of its first argument's context. So the
+/// signature and its bounds are written once rather than once per form.
+macro_rules! context_fns {
+    () => {};
+    (
+        $(#[$attr:meta])*
+        fn $name:ident $([$($generics:tt)*])?
+        (&$self:ident, $first:ident: $fty:ty $(, $arg:ident: $ty:ty)* $(,)?) -> $ret:ty
+        $(where [$($bounds:tt)*])? $body:block
+        $($rest:tt)*
+    ) => {
+        $(#[$attr])*
+        pub fn $name $(<$($generics)*>)? ($first: $fty $(, $arg: $ty)*) -> $ret $(where $($bounds)*)? {
+            // A `&mut` first argument is borrowed again by the call: the context is held apart.
+            let ctx = $first.context().clone();
+            $crate::gpuarray::array::on_stream::OnStream::legacy(&ctx).$name($first $(, $arg)*)
+        }
+
+        impl $crate::gpuarray::array::on_stream::OnStream<'_, &$crate::driver::context::core::Context> {
+            #[doc = concat!("[`", stringify!($name), "`] on this stream.")]
+            pub fn $name $(<$($generics)*>)? (&$self, $first: $fty $(, $arg: $ty)*) -> $ret
+            $(where $($bounds)*)? $body
+        }
+
+        $crate::gpuarray::array::on_stream::context_fns! { $($rest)* }
+    };
+}
+pub(crate) use context_fns;
 
 impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
     /// This array's reads (`astype`, `copy`, `sum`, ...) queued on `stream`, which must belong

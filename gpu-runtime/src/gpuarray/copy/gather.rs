@@ -17,7 +17,7 @@ use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::index_element::IndexElement;
 use crate::gpuarray::kernels::registry::{self, BLOCK};
@@ -70,6 +70,15 @@ __device__ long long gpu_index(long long ix, long long len, int mode, unsigned l
 }
 "#;
 
+/// The C expression of element `x` of an index array of type `index`, as the `long long` that
+/// [`INDEX_FN`] takes (see [`IndexElement::c_to_index`]: a `u64` clamped, the rest as `i64`).
+pub(super) fn read_index(index: DType, x: &str) -> String {
+    match index {
+        DType::U64 => u64::c_to_index(x),
+        _ => i64::c_to_index(x),
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Gather {
     Take,
@@ -86,11 +95,7 @@ impl Gather {
 
     fn source(self, t: &str, index: DType) -> String {
         let ic = index.c_name();
-        let read = |x: &str| match index {
-            DType::U64 => u64::c_to_index(x),
-            _ => i64::c_to_index(x),
-        };
-        let (read_j, read_t) = (read("idx[j]"), read("idx[t]"));
+        let (read_j, read_t) = (read_index(index, "idx[j]"), read_index(index, "idx[t]"));
         let body = match self {
             // out[o, j, k] = a[o, idx[j], k], over the flat index of `out`.
             Gather::Take => format!(
@@ -130,7 +135,7 @@ fn prepared(ctx: &Context, g: Gather, t: DType, index: DType) -> Result<crate::l
 }
 
 /// After a launch in `Raise` mode: the first index out of range, as an error.
-fn check_bad(bad: &DeviceBuffer<u64>, operation: &'static str, len: usize) -> Result<()> {
+pub(super) fn check_bad(bad: &DeviceBuffer<u64>, operation: &'static str, len: usize) -> Result<()> {
     let v = bad.to_vec()?;
     if v[0] != 0 {
         return Err(ArrayShapeError::IndexOutOfRange {
@@ -143,67 +148,52 @@ fn check_bad(bad: &DeviceBuffer<u64>, operation: &'static str, len: usize) -> Re
     Ok(())
 }
 
-fn launch(
+/// Launches `g` of elements `T` and indices `I` over `work` threads.
+fn launch<T: Element, I: IndexElement>(
     ctx: &Context,
     stream: Option<&Stream>,
     g: Gather,
-    t: DType,
-    index: DType,
     work: u64,
     args: &[Arg<'_>],
 ) -> Result<()> {
-    let f = prepared(ctx, g, t, index)?;
+    let f = prepared(ctx, g, T::DTYPE, I::DTYPE)?;
     let grid = registry::grid_for(ctx, work)?;
     registry::launch(&f, grid, BLOCK, stream, args)
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// The elements at `indices` along `axis` (NumPy's `take(a, indices, axis, mode)`): the
-    /// result's shape is this array's with axis `axis` replaced by the shape of `indices`. The
-    /// result is a new C-order array. For NumPy's `axis=None`, take from
-    /// [`ravel`](Self::ravel)`()` with axis 0.
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::{DeviceArray, IndexMode};
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let a = DeviceArray::<f32, _>::arange(&ctx, 0.0, 6.0, 1.0)?.reshape((2, 3))?;
-    /// let idx = DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::arr1(&[2i64, -3]))?;
-    /// let t = a.take(&idx, 1, IndexMode::Raise)?; // [[2, 0], [5, 3]]
-    /// assert_eq!(t.to_vec()?, [2.0, 0.0, 5.0, 3.0]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn take<SI, DI>(
-        &self,
-        indices: &DeviceArrayBase<SI, DI>,
-        axis: usize,
-        mode: IndexMode,
-    ) -> Result<DeviceArray<S::Elem, IxDyn>>
-    where
-        SI: Storage<Elem: IndexElement>,
-        DI: Dimension,
-    {
-        take_stream(self, indices, axis, mode, None)
-    }
+    on_legacy_stream! {
+        /// The elements at `indices` along `axis` (NumPy's `take(a, indices, axis, mode)`): the
+        /// result's shape is this array's with axis `axis` replaced by the shape of `indices`. The
+        /// result is a new C-order array. For NumPy's `axis=None`, take from
+        /// [`ravel`](Self::ravel)`()` with axis 0.
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::{DeviceArray, IndexMode};
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let a = DeviceArray::<f32, _>::arange(&ctx, 0.0, 6.0, 1.0)?.reshape((2, 3))?;
+        /// let idx = DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::arr1(&[2i64, -3]))?;
+        /// let t = a.take(&idx, 1, IndexMode::Raise)?; // [[2, 0], [5, 3]]
+        /// assert_eq!(t.to_vec()?, [2.0, 0.0, 5.0, 3.0]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn take[SI, DI](&self, indices: &DeviceArrayBase<SI, DI>, axis: usize, mode: IndexMode)
+            -> Result<DeviceArray<S::Elem, IxDyn>>
+            where [SI: Storage<Elem: IndexElement>, DI: Dimension];
 
-    /// Writes `values` at the flat C-order positions `indices` of this array (NumPy's
-    /// `put(a, indices, values, mode)`): `a.flat[indices[j]] = values[j % values.len()]`,
-    /// `values` repeated as NumPy repeats it (none: nothing is written). The array must be
-    /// C-contiguous, since it is written in place. Where an index appears twice, which value
-    /// stays is unspecified (NumPy: the last).
-    pub fn put<SI, DI, SV, DV>(
-        &mut self,
-        indices: &DeviceArrayBase<SI, DI>,
-        values: &DeviceArrayBase<SV, DV>,
-        mode: IndexMode,
-    ) -> Result<()>
-    where
-        S: StorageMut,
-        SI: Storage<Elem: IndexElement>,
-        DI: Dimension,
-        SV: Storage<Elem = S::Elem>,
-        DV: Dimension,
-    {
-        put_stream(self, indices, values, mode, None)
+        /// Writes `values` at the flat C-order positions `indices` of this array (NumPy's
+        /// `put(a, indices, values, mode)`): `a.flat[indices[j]] = values[j % values.len()]`,
+        /// `values` repeated as NumPy repeats it (none: nothing is written). The array must be
+        /// C-contiguous, since it is written in place. Where an index appears twice, which value
+        /// stays is unspecified (NumPy: the last).
+        fn put[SI, DI, SV, DV](
+            &mut self, indices: &DeviceArrayBase<SI, DI>, values: &DeviceArrayBase<SV, DV>, mode: IndexMode,
+        ) -> Result<()>
+            where [
+                S: StorageMut,
+                SI: Storage<Elem: IndexElement>, DI: Dimension,
+                SV: Storage<Elem = S::Elem>, DV: Dimension,
+            ];
     }
 }
 
@@ -219,7 +209,46 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         SI: Storage<Elem: IndexElement>,
         DI: Dimension,
     {
-        take_stream(self.target, indices, axis, mode, self.stream)
+        let (a, stream) = (self.target, self.stream);
+        let shape = a.shape();
+        let Some(&len) = shape.get(axis) else {
+            return Err(ArrayShapeError::NoSuchAxis {
+                operation: "DeviceArray::take",
+                axis,
+                axes: shape.len(),
+            }
+            .into());
+        };
+        let mut out_shape = shape[..axis].to_vec();
+        out_shape.extend_from_slice(indices.shape());
+        out_shape.extend_from_slice(&shape[axis + 1..]);
+        let ctx = a.context();
+        let mut out = DeviceArray::<S::Elem, IxDyn>::empty(ctx, IxDyn(&out_shape))?;
+        let n = out.len() as u64;
+        if n == 0 {
+            return Ok(out);
+        }
+        let a_copy = OnStream::new(a, stream).c_order()?;
+        let i_copy = OnStream::new(indices, stream).c_order()?;
+        let inner: usize = shape[axis + 1..].iter().product();
+        let mut bad = DeviceBuffer::<u64>::zeros(ctx, 2)?;
+        {
+            let (a_view, i_view) = (a_copy.view(), i_copy.view());
+            let args = [
+                Arg::U64(n),
+                Arg::input::<S::Elem, _>(&a_view),
+                Arg::input::<SI::Elem, _>(&i_view),
+                Arg::output(&mut out),
+                Arg::U64(indices.len() as u64),
+                Arg::U64(inner as u64),
+                Arg::I64(len as i64),
+                Arg::I32(mode.code()),
+                Arg::output(&mut bad),
+            ];
+            launch::<S::Elem, SI::Elem>(ctx, stream, Gather::Take, n, &args)?;
+        }
+        check_bad(&bad, "DeviceArray::take", len)?;
+        Ok(out)
     }
 }
 
@@ -237,124 +266,37 @@ impl<S: StorageMut<Elem: Element>, D: Dimension> OnStream<'_, &mut DeviceArrayBa
         SV: Storage<Elem = S::Elem>,
         DV: Dimension,
     {
-        put_stream(self.target, indices, values, mode, self.stream)
-    }
-}
-
-fn take_stream<S: Storage<Elem: Element>, D: Dimension, SI: Storage<Elem: IndexElement>, DI: Dimension>(
-    a: &DeviceArrayBase<S, D>,
-    indices: &DeviceArrayBase<SI, DI>,
-    axis: usize,
-    mode: IndexMode,
-    stream: Option<&Stream>,
-) -> Result<DeviceArray<S::Elem, IxDyn>> {
-    let shape = a.shape();
-    let Some(&len) = shape.get(axis) else {
-        return Err(ArrayShapeError::NoSuchAxis {
-            operation: "DeviceArray::take",
-            axis,
-            axes: shape.len(),
+        let (a, stream) = (&mut *self.target, self.stream);
+        if !a.is_standard_layout() {
+            return Err(Error::NotContiguous {
+                what: "DeviceArray::put into an array not contiguous in C order",
+            });
         }
-        .into());
-    };
-    let mut out_shape = shape[..axis].to_vec();
-    out_shape.extend_from_slice(indices.shape());
-    out_shape.extend_from_slice(&shape[axis + 1..]);
-    let ctx = a.context();
-    let mut out = DeviceArray::<S::Elem, IxDyn>::empty(ctx, IxDyn(&out_shape))?;
-    let n = out.len() as u64;
-    if n == 0 {
-        return Ok(out);
+        let m = indices.len() as u64;
+        if m == 0 || values.is_empty() {
+            return Ok(());
+        }
+        let len = a.len();
+        let ctx = a.context().clone();
+        let i_copy = OnStream::new(indices, stream).c_order()?;
+        let v_copy = OnStream::new(values, stream).c_order()?;
+        let mut bad = DeviceBuffer::<u64>::zeros(&ctx, 2)?;
+        {
+            let (i_view, v_view) = (i_copy.view(), v_copy.view());
+            let args = [
+                Arg::U64(m),
+                Arg::output::<S::Elem, _>(a),
+                Arg::input::<SI::Elem, _>(&i_view),
+                Arg::input::<S::Elem, _>(&v_view),
+                Arg::U64(values.len() as u64),
+                Arg::I64(len as i64),
+                Arg::I32(mode.code()),
+                Arg::output(&mut bad),
+            ];
+            launch::<S::Elem, SI::Elem>(&ctx, stream, Gather::Put, m, &args)?;
+        }
+        check_bad(&bad, "DeviceArray::put", len)
     }
-    let a_copy = OnStream::new(a, stream).c_order()?;
-    let i_copy = OnStream::new(indices, stream).c_order()?;
-    let inner: usize = shape[axis + 1..].iter().product();
-    let mut bad = DeviceBuffer::<u64>::zeros(ctx, 2)?;
-    {
-        let a_view = a_copy.view();
-        let a_arg = Arg::input::<S::Elem, _>(&a_view);
-        let i_view = i_copy.view();
-        let i_arg = Arg::input::<SI::Elem, _>(&i_view);
-        let args = [
-            Arg::U64(n),
-            a_arg,
-            i_arg,
-            Arg::output(&mut out),
-            Arg::U64(indices.len() as u64),
-            Arg::U64(inner as u64),
-            Arg::I64(len as i64),
-            Arg::I32(mode.code()),
-            Arg::output(&mut bad),
-        ];
-        launch(
-            ctx,
-            stream,
-            Gather::Take,
-            S::Elem::DTYPE,
-            SI::Elem::DTYPE,
-            n,
-            &args,
-        )?;
-    }
-    check_bad(&bad, "DeviceArray::take", len)?;
-    Ok(out)
-}
-
-fn put_stream<S, D, SI, DI, SV, DV>(
-    a: &mut DeviceArrayBase<S, D>,
-    indices: &DeviceArrayBase<SI, DI>,
-    values: &DeviceArrayBase<SV, DV>,
-    mode: IndexMode,
-    stream: Option<&Stream>,
-) -> Result<()>
-where
-    S: StorageMut<Elem: Element>,
-    D: Dimension,
-    SI: Storage<Elem: IndexElement>,
-    DI: Dimension,
-    SV: Storage<Elem = S::Elem>,
-    DV: Dimension,
-{
-    if !a.is_standard_layout() {
-        return Err(Error::NotContiguous {
-            what: "DeviceArray::put into an array not contiguous in C order",
-        });
-    }
-    let m = indices.len() as u64;
-    if m == 0 || values.is_empty() {
-        return Ok(());
-    }
-    let len = a.len();
-    let ctx = a.context().clone();
-    let i_copy = OnStream::new(indices, stream).c_order()?;
-    let v_copy = OnStream::new(values, stream).c_order()?;
-    let mut bad = DeviceBuffer::<u64>::zeros(&ctx, 2)?;
-    {
-        let i_view = i_copy.view();
-        let i_arg = Arg::input::<SI::Elem, _>(&i_view);
-        let v_view = v_copy.view();
-        let v_arg = Arg::input::<S::Elem, _>(&v_view);
-        let args = [
-            Arg::U64(m),
-            Arg::output::<S::Elem, _>(a),
-            i_arg,
-            v_arg,
-            Arg::U64(values.len() as u64),
-            Arg::I64(len as i64),
-            Arg::I32(mode.code()),
-            Arg::output(&mut bad),
-        ];
-        launch(
-            &ctx,
-            stream,
-            Gather::Put,
-            S::Elem::DTYPE,
-            SI::Elem::DTYPE,
-            m,
-            &args,
-        )?;
-    }
-    check_bad(&bad, "DeviceArray::put", len)
 }
 
 /// The elements at `indices` of each of `arrays` (PyCUDA's `multi_take(arrays, indices)`):

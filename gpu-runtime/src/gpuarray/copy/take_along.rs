@@ -16,13 +16,12 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::driver::context::core::Context;
 use crate::driver::memory::buffer::DeviceBuffer;
-use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
-use crate::gpuarray::copy::gather::INDEX_FN;
+use crate::gpuarray::copy::gather::{check_bad, read_index, INDEX_FN};
 use crate::gpuarray::elements::cast::headers_for;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
@@ -38,10 +37,7 @@ const NAME: &str = "gpu_take_along";
 /// then the strides of `arr` and of `indices` for each of its axes (0 where broadcast).
 fn source(t: DType, index: DType) -> String {
     let (tc, ic) = (t.c_name(), index.c_name());
-    let read = match index {
-        DType::U64 => u64::c_to_index("idx[io]"),
-        _ => i64::c_to_index("idx[io]"),
-    };
+    let read = read_index(index, "idx[io]");
     format!(
         "{headers}{INDEX_FN}extern \"C\" __global__ void {NAME}(unsigned long long n, const {tc} *__restrict__ a, \
          const {ic} *__restrict__ idx, {tc} *__restrict__ out, const long long *__restrict__ dims, int ndim, \
@@ -76,10 +72,7 @@ const PUT_NAME: &str = "gpu_put_along";
 /// `indices` and of `values` along it; with `write == 0` it only checks the indices.
 fn put_source(t: DType, index: DType) -> String {
     let (tc, ic) = (t.c_name(), index.c_name());
-    let read = match index {
-        DType::U64 => u64::c_to_index("idx[io]"),
-        _ => i64::c_to_index("idx[io]"),
-    };
+    let read = read_index(index, "idx[io]");
     format!(
         "{headers}{INDEX_FN}extern \"C\" __global__ void {PUT_NAME}(unsigned long long n, {tc} *__restrict__ a, \
          const {ic} *__restrict__ idx, const {tc} *__restrict__ v, const long long *__restrict__ dims, int ndim, \
@@ -175,44 +168,72 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         indices: &DeviceArrayBase<SI, DI>,
         axis: isize,
     ) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        take_along_stream(self.target, indices, axis, self.stream)
+        const OP: &str = "DeviceArray::take_along_axis";
+        let (a, stream) = (self.target, self.stream);
+        let axis = along_axis(OP, a, indices, axis)?;
+        let (shape, sa, si) = along_layout(a.shape(), a.strides(), indices.shape(), indices.strides(), axis)?;
+        let ctx = a.context();
+        let mut out = DeviceArray::<S::Elem, IxDyn>::empty(ctx, IxDyn(&shape))?;
+        let n = out.len() as u64;
+        if n == 0 {
+            return Ok(out);
+        }
+        let len = a.shape()[axis];
+        // Offsets from the lowest address each operand's pointer starts at.
+        let a_base = span_base(a.shape(), a.strides());
+        let i_base = span_base(indices.shape(), indices.strides());
+        let dims = walk_dims(ctx, &shape, &[&sa, &si])?;
+        let mut bad = DeviceBuffer::<u64>::zeros(ctx, 2)?;
+        let f = prepared(ctx, S::Elem::DTYPE, SI::Elem::DTYPE)?;
+        let grid = registry::grid_for(ctx, n)?;
+        let args = [
+            Arg::U64(n),
+            Arg::input::<S::Elem, _>(a),
+            Arg::input::<SI::Elem, _>(indices),
+            Arg::output(&mut out),
+            Arg::input::<i64, _>(&dims),
+            Arg::I32(shape.len() as i32),
+            Arg::I32(axis as i32),
+            Arg::I64(a_base),
+            Arg::I64(i_base),
+            Arg::I64(len as i64),
+            Arg::output(&mut bad),
+        ];
+        registry::launch(&f, grid, BLOCK, stream, &args)?;
+        check_bad(&bad, OP, len)?;
+        Ok(out)
     }
 }
 
 impl<S: StorageMut<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// Writes `values` at `indices` along `axis` of this array, in place (NumPy's
-    /// `put_along_axis(a, indices, values, axis)`; negative `axis` counts from the end):
-    /// `indices` has as many axes as this array ([`ArrayShapeError::AxesDiffer`]), its other
-    /// axes broadcast against this array's, and `values` broadcasts to that walk's shape
-    /// ([`ArrayShapeError::Broadcast`]). Indices of any integer type, negative ones counting
-    /// from the end; one out of range is [`ArrayShapeError::IndexOutOfRange`] with nothing
-    /// written (waits for the check). Where two indices meet, which value stays is unspecified
-    /// (NumPy: the last).
-    ///
-    /// ```no_run
-    /// use gpu_runtime::gpuarray::DeviceArray;
-    /// use gpu_runtime::ndarray::arr2;
-    /// let ctx = gpu_runtime::Context::default()?;
-    /// let mut a = DeviceArray::from_ndarray(&ctx, &arr2(&[[10.0f32, 30.0, 20.0], [60.0, 40.0, 50.0]]))?;
-    /// let i = DeviceArray::from_ndarray(&ctx, &arr2(&[[1i64], [-1]]))?;
-    /// let v = DeviceArray::from_ndarray(&ctx, &arr2(&[[0.0f32]]))?;
-    /// a.put_along_axis(&i, &v, 1)?;
-    /// assert_eq!(a.to_vec()?, [10.0, 0.0, 20.0, 60.0, 40.0, 0.0]);
-    /// # Ok::<(), gpu_runtime::Error>(())
-    /// ```
-    pub fn put_along_axis<SI, DI, SV, DV>(
-        &mut self,
-        indices: &DeviceArrayBase<SI, DI>,
-        values: &DeviceArrayBase<SV, DV>,
-        axis: isize,
-    ) -> Result<()>
-    where
-        SI: Storage<Elem: IndexElement>,
-        DI: Dimension,
-        SV: Storage<Elem = S::Elem>,
-        DV: Dimension,
-    {
-        put_along_stream(self, indices, values, axis, None)
+    on_legacy_stream! {
+        /// Writes `values` at `indices` along `axis` of this array, in place (NumPy's
+        /// `put_along_axis(a, indices, values, axis)`; negative `axis` counts from the end):
+        /// `indices` has as many axes as this array ([`ArrayShapeError::AxesDiffer`]), its other
+        /// axes broadcast against this array's, and `values` broadcasts to that walk's shape
+        /// ([`ArrayShapeError::Broadcast`]). Indices of any integer type, negative ones counting
+        /// from the end; one out of range is [`ArrayShapeError::IndexOutOfRange`] with nothing
+        /// written (waits for the check). Where two indices meet, which value stays is unspecified
+        /// (NumPy: the last).
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// use gpu_runtime::ndarray::arr2;
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let mut a = DeviceArray::from_ndarray(&ctx, &arr2(&[[10.0f32, 30.0, 20.0], [60.0, 40.0, 50.0]]))?;
+        /// let i = DeviceArray::from_ndarray(&ctx, &arr2(&[[1i64], [-1]]))?;
+        /// let v = DeviceArray::from_ndarray(&ctx, &arr2(&[[0.0f32]]))?;
+        /// a.put_along_axis(&i, &v, 1)?;
+        /// assert_eq!(a.to_vec()?, [10.0, 0.0, 20.0, 60.0, 40.0, 0.0]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn put_along_axis[SI, DI, SV, DV](
+            &mut self, indices: &DeviceArrayBase<SI, DI>, values: &DeviceArrayBase<SV, DV>, axis: isize,
+        ) -> Result<()>
+            where [
+                SI: Storage<Elem: IndexElement>, DI: Dimension,
+                SV: Storage<Elem = S::Elem>, DV: Dimension,
+            ];
     }
 }
 
@@ -230,7 +251,54 @@ impl<S: StorageMut<Elem: Element>, D: Dimension> OnStream<'_, &mut DeviceArrayBa
         SV: Storage<Elem = S::Elem>,
         DV: Dimension,
     {
-        put_along_stream(self.target, indices, values, axis, self.stream)
+        const OP: &str = "DeviceArray::put_along_axis";
+        let (a, stream) = (&mut *self.target, self.stream);
+        let axis = along_axis(OP, a, indices, axis)?;
+        let (shape, sa, si) = along_layout(a.shape(), a.strides(), indices.shape(), indices.strides(), axis)?;
+        let sv = broadcast_strides(values.shape(), values.strides(), &shape).ok_or_else(|| {
+            ArrayShapeError::Broadcast {
+                shape: values.shape().to_vec(),
+                other: shape.clone(),
+            }
+        })?;
+        let n = shape.iter().product::<usize>() as u64;
+        if n == 0 {
+            return Ok(());
+        }
+        let len = a.shape()[axis];
+        let a_base = span_base(a.shape(), a.strides());
+        let i_base = span_base(indices.shape(), indices.strides());
+        let v_base = span_base(values.shape(), values.strides());
+        let ctx = a.context().clone();
+        let dims = walk_dims(&ctx, &shape, &[&sa, &si, &sv])?;
+        let mut bad = DeviceBuffer::<u64>::zeros(&ctx, 2)?;
+        let f = PUT_KERNELS.prepared(&ctx, (S::Elem::DTYPE, SI::Elem::DTYPE), PUT_NAME, || {
+            put_source(S::Elem::DTYPE, SI::Elem::DTYPE)
+        })?;
+        let grid = registry::grid_for(&ctx, n)?;
+        // The check, then (every index in range) the writes.
+        for write in [0, 1] {
+            let args = [
+                Arg::U64(n),
+                Arg::output(a),
+                Arg::input::<SI::Elem, _>(indices),
+                Arg::input::<S::Elem, _>(values),
+                Arg::input::<i64, _>(&dims),
+                Arg::I32(shape.len() as i32),
+                Arg::I32(axis as i32),
+                Arg::I64(a_base),
+                Arg::I64(i_base),
+                Arg::I64(v_base),
+                Arg::I64(len as i64),
+                Arg::I32(write),
+                Arg::output(&mut bad),
+            ];
+            registry::launch(&f, grid, BLOCK, stream, &args)?;
+            if write == 0 {
+                check_bad(&bad, OP, len)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -250,157 +318,24 @@ fn walk_dims(ctx: &Context, shape: &[usize], strides: &[&[isize]]) -> Result<Dev
     DeviceBuffer::from_host(ctx, &dims[..])
 }
 
-fn put_along_stream<S, D, SI, DI, SV, DV>(
-    a: &mut DeviceArrayBase<S, D>,
-    indices: &DeviceArrayBase<SI, DI>,
-    values: &DeviceArrayBase<SV, DV>,
-    axis: isize,
-    stream: Option<&Stream>,
-) -> Result<()>
-where
-    S: StorageMut<Elem: Element>,
-    D: Dimension,
-    SI: Storage<Elem: IndexElement>,
-    DI: Dimension,
-    SV: Storage<Elem = S::Elem>,
-    DV: Dimension,
-{
-    const OP: &str = "DeviceArray::put_along_axis";
-    if a.ndim() != indices.ndim() {
-        return Err(ArrayShapeError::AxesDiffer {
-            operation: OP,
-            axes: a.ndim(),
-            index_axes: indices.ndim(),
-        }
-        .into());
-    }
-    let axis = normalize_axis(OP, axis, a.ndim())?;
-    let (shape, sa, si) = along_layout(a.shape(), a.strides(), indices.shape(), indices.strides(), axis)?;
-    let sv = broadcast_strides(values.shape(), values.strides(), &shape).ok_or_else(|| {
-        ArrayShapeError::Broadcast {
-            shape: values.shape().to_vec(),
-            other: shape.clone(),
-        }
-    })?;
-    let n = shape.iter().product::<usize>() as u64;
-    if n == 0 {
-        return Ok(());
-    }
-    let len = a.shape()[axis];
-    let a_base = span_base(a.shape(), a.strides());
-    let i_base = span_base(indices.shape(), indices.strides());
-    let v_base = span_base(values.shape(), values.strides());
-    let ctx = a.context().clone();
-    let dims = walk_dims(&ctx, &shape, &[&sa, &si, &sv])?;
-    let mut bad = DeviceBuffer::<u64>::zeros(&ctx, 2)?;
-    let f = PUT_KERNELS.prepared(&ctx, (S::Elem::DTYPE, SI::Elem::DTYPE), PUT_NAME, || {
-        put_source(S::Elem::DTYPE, SI::Elem::DTYPE)
-    })?;
-    let grid = registry::grid_for(&ctx, n)?;
-    // The check, then (every index in range) the writes.
-    for write in [0, 1] {
-        registry::launch(
-            &f,
-            grid,
-            BLOCK,
-            stream,
-            &[
-                Arg::U64(n),
-                Arg::output(a),
-                Arg::input::<SI::Elem, _>(indices),
-                Arg::input::<S::Elem, _>(values),
-                Arg::input::<i64, _>(&dims),
-                Arg::I32(shape.len() as i32),
-                Arg::I32(axis as i32),
-                Arg::I64(a_base),
-                Arg::I64(i_base),
-                Arg::I64(v_base),
-                Arg::I64(len as i64),
-                Arg::I32(write),
-                Arg::output(&mut bad),
-            ],
-        )?;
-        if write == 0 {
-            let v = bad.to_vec()?;
-            if v[0] != 0 {
-                return Err(ArrayShapeError::IndexOutOfRange {
-                    operation: OP,
-                    index: v[1] as i64,
-                    len,
-                }
-                .into());
-            }
-        }
-    }
-    Ok(())
-}
-
-fn take_along_stream<S, D, SI, DI>(
+/// The axis that `take_along_axis` and `put_along_axis` (`operation`, for errors) walk `a`
+/// along at `indices` (negative counts from the end), once `indices` is found to have as many
+/// axes as `a` ([`ArrayShapeError::AxesDiffer`]).
+fn along_axis<S: Storage, D: Dimension, SI: Storage, DI: Dimension>(
+    operation: &'static str,
     a: &DeviceArrayBase<S, D>,
     indices: &DeviceArrayBase<SI, DI>,
     axis: isize,
-    stream: Option<&Stream>,
-) -> Result<DeviceArray<S::Elem, IxDyn>>
-where
-    S: Storage<Elem: Element>,
-    D: Dimension,
-    SI: Storage<Elem: IndexElement>,
-    DI: Dimension,
-{
-    const OP: &str = "DeviceArray::take_along_axis";
+) -> Result<usize> {
     if a.ndim() != indices.ndim() {
         return Err(ArrayShapeError::AxesDiffer {
-            operation: OP,
+            operation,
             axes: a.ndim(),
             index_axes: indices.ndim(),
         }
         .into());
     }
-    let axis = normalize_axis(OP, axis, a.ndim())?;
-    let (shape, sa, si) = along_layout(a.shape(), a.strides(), indices.shape(), indices.strides(), axis)?;
-    let ctx = a.context();
-    let mut out = DeviceArray::<S::Elem, IxDyn>::empty(ctx, IxDyn(&shape))?;
-    let n = out.len() as u64;
-    if n == 0 {
-        return Ok(out);
-    }
-    let len = a.shape()[axis];
-    // Offsets from the lowest address each operand's pointer starts at.
-    let a_base = span_base(a.shape(), a.strides());
-    let i_base = span_base(indices.shape(), indices.strides());
-    let dims = walk_dims(ctx, &shape, &[&sa, &si])?;
-    let mut bad = DeviceBuffer::<u64>::zeros(ctx, 2)?;
-    let f = prepared(ctx, S::Elem::DTYPE, SI::Elem::DTYPE)?;
-    let grid = registry::grid_for(ctx, n)?;
-    registry::launch(
-        &f,
-        grid,
-        BLOCK,
-        stream,
-        &[
-            Arg::U64(n),
-            Arg::input::<S::Elem, _>(a),
-            Arg::input::<SI::Elem, _>(indices),
-            Arg::output(&mut out),
-            Arg::input::<i64, _>(&dims),
-            Arg::I32(shape.len() as i32),
-            Arg::I32(axis as i32),
-            Arg::I64(a_base),
-            Arg::I64(i_base),
-            Arg::I64(len as i64),
-            Arg::output(&mut bad),
-        ],
-    )?;
-    let v = bad.to_vec()?;
-    if v[0] != 0 {
-        return Err(ArrayShapeError::IndexOutOfRange {
-            operation: OP,
-            index: v[1] as i64,
-            len,
-        }
-        .into());
-    }
-    Ok(out)
+    normalize_axis(operation, axis, a.ndim())
 }
 
 #[cfg(test)]

@@ -157,44 +157,44 @@ mod tests {
 
     #[test]
     fn sixteen_bit_floats_round_once_from_the_source() {
-        assert_eq!(
-            cast_c(Scalar::F64, Scalar::F16, "x"),
-            "__double2half((double)(x))"
-        );
-        assert_eq!(
-            cast_c(Scalar::I64, Scalar::Bf16, "x"),
-            "__ll2bfloat16_rn((long long)(x))"
-        );
-        assert_eq!(
-            cast_c(Scalar::U8, Scalar::F16, "x"),
-            "__ushort2half_rn((unsigned short)(x))"
-        );
-        assert_eq!(
-            cast_c(Scalar::F16, Scalar::Bf16, "x"),
-            "__float2bfloat16_rn((float)(__half2float(x)))"
-        );
-        assert_eq!(
-            cast_c(Scalar::Bf16, Scalar::U32, "x"),
-            "(unsigned int)(__bfloat162float(x))"
-        );
+        for (from, to, want) in [
+            (Scalar::F64, Scalar::F16, "__double2half((double)(x))"),
+            (Scalar::I64, Scalar::Bf16, "__ll2bfloat16_rn((long long)(x))"),
+            (Scalar::U8, Scalar::F16, "__ushort2half_rn((unsigned short)(x))"),
+            (
+                Scalar::F16,
+                Scalar::Bf16,
+                "__float2bfloat16_rn((float)(__half2float(x)))",
+            ),
+            (Scalar::Bf16, Scalar::U32, "(unsigned int)(__bfloat162float(x))"),
+        ] {
+            assert_eq!(cast_c(from, to, "x"), want, "{from:?} to {to:?}");
+        }
     }
 
     #[test]
     fn complex_conversions_follow_numpy() {
-        assert_eq!(
-            convert_c(DType::I32, DType::Complex64, "x"),
-            "gpu_runtime::complex<double>((double)(x))"
-        );
-        assert_eq!(
-            convert_c(DType::Complex32, DType::Complex64, "x"),
-            "gpu_runtime::complex<double>(x)"
-        );
-        assert_eq!(convert_c(DType::Complex64, DType::F32, "x"), "(float)((x).re)");
-        assert_eq!(
-            convert_c(DType::Complex32, DType::Bool, "x"),
-            "((bool)((x).re != 0 || (x).im != 0))"
-        );
-        assert_eq!(convert_c(DType::Complex32, DType::Complex32, "x"), "x");
+        for (from, to, want) in [
+            (
+                DType::I32,
+                DType::Complex64,
+                "gpu_runtime::complex<double>((double)(x))",
+            ),
+            (
+                DType::Complex32,
+                DType::Complex64,
+                "gpu_runtime::complex<double>(x)",
+            ),
+            (DType::Complex64, DType::F32, "(float)((x).re)"),
+            (
+                DType::Complex32,
+                DType::Bool,
+                "((bool)((x).re != 0 || (x).im != 0))",
+            ),
+            (DType::Complex32, DType::Complex32, "x"),
+        ] {
+            assert_eq!(convert_c(from, to, "x"), want, "{from:?} to {to:?}");
+        }
         assert_eq!(
             convert_c(DType::F32, DType::I8, "x"),
             cast_c(Scalar::F32, Scalar::I8, "x")

@@ -9,7 +9,7 @@ use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::layout;
-use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
+use crate::gpuarray::array::on_stream::{context_fns, on_legacy_stream, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::element::Element;
 
@@ -41,56 +41,24 @@ pub(crate) fn trimmed(
     }
 }
 
-/// `values` joined after `arr` (NumPy's `append(arr, values, axis)`): with `axis: None` both
-/// are taken in C order into one 1-d array; with an axis (negative: from the end) they join
-/// along it and must agree on the other axes ([`ArrayShapeError::JoinShapes`]).
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, DeviceArray};
-/// let ctx = gpu_runtime::Context::default()?;
-/// let a = DeviceArray::<i32, _>::arange(&ctx, 1.0, 3.0, 1.0)?;
-/// let b = DeviceArray::<i32, _>::arange(&ctx, 3.0, 5.0, 1.0)?.reshape((1, 2))?;
-/// assert_eq!(gpuarray::append(&a, &b, None)?.to_vec()?, [1, 2, 3, 4]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn append<T: Element, S1, D1, S2, D2>(
-    arr: &DeviceArrayBase<S1, D1>,
-    values: &DeviceArrayBase<S2, D2>,
-    axis: Option<isize>,
-) -> Result<DeviceArray<T, IxDyn>>
-where
-    S1: Storage<Elem = T>,
-    D1: Dimension,
-    S2: Storage<Elem = T>,
-    D2: Dimension,
-{
-    OnStream::legacy(arr.context()).append(arr, values, axis)
-}
-
-/// The elements of `a` repeated in C order, over and over, to fill `shape` (NumPy's
-/// `resize(a, new_shape)`; an empty `a` gives zeros, as NumPy 2's). For the same number of
-/// elements, [`reshape`](DeviceArrayBase::reshape) needs no copy.
-pub fn resize<T: Element, S: Storage<Elem = T>, D: Dimension>(
-    a: &DeviceArrayBase<S, D>,
-    shape: &[usize],
-) -> Result<DeviceArray<T, IxDyn>> {
-    OnStream::legacy(a.context()).resize(a, shape)
-}
-
-impl OnStream<'_, &crate::driver::context::core::Context> {
-    /// [`append`] on this stream.
-    pub fn append<T: Element, S1, D1, S2, D2>(
-        &self,
-        arr: &DeviceArrayBase<S1, D1>,
-        values: &DeviceArrayBase<S2, D2>,
-        axis: Option<isize>,
-    ) -> Result<DeviceArray<T, IxDyn>>
-    where
-        S1: Storage<Elem = T>,
-        D1: Dimension,
-        S2: Storage<Elem = T>,
-        D2: Dimension,
-    {
+context_fns! {
+    /// `values` joined after `arr` (NumPy's `append(arr, values, axis)`): with `axis: None` both
+    /// are taken in C order into one 1-d array; with an axis (negative: from the end) they join
+    /// along it and must agree on the other axes ([`ArrayShapeError::JoinShapes`]).
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::<i32, _>::arange(&ctx, 1.0, 3.0, 1.0)?;
+    /// let b = DeviceArray::<i32, _>::arange(&ctx, 3.0, 5.0, 1.0)?.reshape((1, 2))?;
+    /// assert_eq!(gpuarray::append(&a, &b, None)?.to_vec()?, [1, 2, 3, 4]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn append[
+        T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension
+    ](
+        &self, arr: &DeviceArrayBase<S1, D1>, values: &DeviceArrayBase<S2, D2>, axis: Option<isize>
+    ) -> Result<DeviceArray<T, IxDyn>> {
         let (a, v) = (arr.view().into_dyn(), values.view().into_dyn());
         match axis {
             None => {
@@ -105,11 +73,11 @@ impl OnStream<'_, &crate::driver::context::core::Context> {
         }
     }
 
-    /// [`resize`] on this stream.
-    pub fn resize<T: Element, S: Storage<Elem = T>, D: Dimension>(
-        &self,
-        a: &DeviceArrayBase<S, D>,
-        shape: &[usize],
+    /// The elements of `a` repeated in C order, over and over, to fill `shape` (NumPy's
+    /// `resize(a, new_shape)`; an empty `a` gives zeros, as NumPy 2's). For the same number of
+    /// elements, [`reshape`](DeviceArrayBase::reshape) needs no copy.
+    fn resize[T: Element, S: Storage<Elem = T>, D: Dimension](
+        &self, a: &DeviceArrayBase<S, D>, shape: &[usize]
     ) -> Result<DeviceArray<T, IxDyn>> {
         let total = layout::checked_size("resize", shape)?;
         if a.is_empty() || total == 0 {

@@ -10,7 +10,7 @@ use crate::driver::context::core::Context;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
-use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
+use crate::gpuarray::array::on_stream::{context_fns, on_legacy_stream, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
@@ -64,111 +64,148 @@ where
     OnStream::legacy(ctx).select(conditions, choices, default)
 }
 
-/// The values of a function defined piece by piece on `x` (NumPy's and CuPy's
-/// `piecewise(x, condlist, funclist)` with values for functions, which is what CuPy takes):
-/// an array of `x`'s shape and type, `values[i]` where `conditions[i]` (broadcast to `x`'s
-/// shape) holds, the last true condition winning as NumPy assigns them in order; elsewhere 0,
-/// or `values[conditions.len()]` when one more value than conditions is given (NumPy's
-/// "otherwise" function). Another count of values is [`ArrayShapeError::ElementCounts`].
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, DeviceArray};
-/// use gpu_runtime::ndarray::Ix1;
-/// let ctx = gpu_runtime::Context::default()?;
-/// let x = DeviceArray::<f32, Ix1>::arange(&ctx, -2.0, 3.0, 1.0)?;
-/// let (neg, pos) = (x.expr().lt(0.0).eval()?, x.expr().gt(0.0).eval()?);
-/// let sign = gpuarray::piecewise(&x, &[&neg, &pos], &[-1.0, 1.0])?;
-/// assert_eq!(sign.to_vec()?, [-1.0, -1.0, 0.0, 1.0, 1.0]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn piecewise<T, S, D, SC, DC>(
-    x: &DeviceArrayBase<S, D>,
-    conditions: &[&DeviceArrayBase<SC, DC>],
-    values: &[T],
-) -> Result<DeviceArray<T, IxDyn>>
-where
-    T: Element,
-    S: Storage<Elem = T>,
-    D: Dimension,
-    SC: Storage<Elem = Bool>,
-    DC: Dimension,
-{
-    OnStream::legacy(x.context()).piecewise(x, conditions, values)
+context_fns! {
+    /// The values of a function defined piece by piece on `x` (NumPy's and CuPy's
+    /// `piecewise(x, condlist, funclist)` with values for functions, which is what CuPy takes):
+    /// an array of `x`'s shape and type, `values[i]` where `conditions[i]` (broadcast to `x`'s
+    /// shape) holds, the last true condition winning as NumPy assigns them in order; elsewhere 0,
+    /// or `values[conditions.len()]` when one more value than conditions is given (NumPy's
+    /// "otherwise" function). Another count of values is [`ArrayShapeError::ElementCounts`].
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// use gpu_runtime::ndarray::Ix1;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let x = DeviceArray::<f32, Ix1>::arange(&ctx, -2.0, 3.0, 1.0)?;
+    /// let (neg, pos) = (x.expr().lt(0.0).eval()?, x.expr().gt(0.0).eval()?);
+    /// let sign = gpuarray::piecewise(&x, &[&neg, &pos], &[-1.0, 1.0])?;
+    /// assert_eq!(sign.to_vec()?, [-1.0, -1.0, 0.0, 1.0, 1.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn piecewise[
+        T: Element, S: Storage<Elem = T>, D: Dimension, SC: Storage<Elem = Bool>, DC: Dimension
+    ](
+        &self, x: &DeviceArrayBase<S, D>, conditions: &[&DeviceArrayBase<SC, DC>], values: &[T]
+    ) -> Result<DeviceArray<T, IxDyn>> {
+        let otherwise = if values.len() == conditions.len() {
+            T::zero()
+        } else if values.len() == conditions.len() + 1 {
+            values[conditions.len()]
+        } else {
+            return Err(ArrayShapeError::ElementCounts {
+                operation: "piecewise",
+                first: conditions.len(),
+                second: values.len(),
+            }
+            .into());
+        };
+        let ctx = x.context();
+        let shape = IxDyn(x.shape());
+        if conditions.is_empty() {
+            return self.full(shape, otherwise);
+        }
+        // NumPy assigns the values in order, so the last true condition wins: `select`'s
+        // first true one, of the lists reversed.
+        let picks = values[..conditions.len()]
+            .iter()
+            .rev()
+            .map(|&v| self.full((), v))
+            .collect::<Result<Vec<_>>>()?;
+        let picks: Vec<_> = picks.iter().collect();
+        let conditions: Vec<_> = conditions.iter().rev().copied().collect();
+        let chosen = self.select(&conditions, &picks, otherwise)?;
+        if chosen.shape() == x.shape() {
+            return Ok(chosen);
+        }
+        let mut out = DeviceArray::<T, IxDyn>::empty(ctx, shape)?;
+        OnStream::new(&mut out, self.stream).copyto(&chosen)?;
+        Ok(out)
+    }
+
+    /// Writes `values` where `mask` holds (NumPy's `putmask(a, mask, values)`): each element
+    /// `a.flat[i]` whose `mask.flat[i]` is nonzero (both in C order; `mask` of any element type,
+    /// as many elements as `a`, else [`ArrayShapeError::ElementCounts`]) becomes
+    /// `values.flat[i % values.len()]`, so `values` of `a`'s shape writes element for element and
+    /// a shorter one repeats. No values write nothing. `a` is written in place and must be
+    /// contiguous in C order ([`Error::NotContiguous`](crate::Error::NotContiguous)). Waits for the
+    /// mask's count.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// use gpu_runtime::ndarray::arr1;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let mut a = DeviceArray::from_ndarray(&ctx, &arr1(&[0, 1, 2, 3, 4, 5]))?;
+    /// let mask = a.gt(2)?;
+    /// let values = DeviceArray::from_ndarray(&ctx, &arr1(&[-1, -2]))?;
+    /// gpuarray::putmask(&mut a, &mask, &values)?;
+    /// assert_eq!(a.to_vec()?, [0, 1, 2, -2, -1, -2]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn putmask[
+        S: StorageMut<Elem: Element>, D: Dimension, SM: Storage<Elem: Element>, DM: Dimension,
+        SV: Storage<Elem = S::Elem>, DV: Dimension
+    ](
+        &self, a: &mut DeviceArrayBase<S, D>, mask: &DeviceArrayBase<SM, DM>,
+        values: &DeviceArrayBase<SV, DV>
+    ) -> Result<()> {
+        let at = self.mask_positions("putmask", a.len(), mask)?;
+        if at.is_empty() || values.is_empty() {
+            return Ok(());
+        }
+        // `values.flat[i % len]` at each position `i`: a take that wraps.
+        let flat = OnStream::new(values, self.stream).ravel()?;
+        let chosen = OnStream::new(&flat, self.stream).take(&at, 0, IndexMode::Wrap)?;
+        OnStream::new(a, self.stream).put(&at, &chosen, IndexMode::Raise)
+    }
+
+    /// Writes `vals` in order, repeated as needed, into the elements of `a` where `mask` holds
+    /// (NumPy's `place(arr, mask, vals)`, the inverse of [`extract`]): the `k`-th element whose
+    /// mask is nonzero, in C order, becomes `vals.flat[k % vals.len()]`. `mask` has as many
+    /// elements as `a` ([`ArrayShapeError::ElementCounts`]); empty `vals` where the mask holds
+    /// somewhere is [`ArrayShapeError::EmptyOperand`], as NumPy refuses it. `a` must be
+    /// contiguous in C order. Waits for the mask's count.
+    fn place[
+        S: StorageMut<Elem: Element>, D: Dimension, SM: Storage<Elem: Element>, DM: Dimension,
+        SV: Storage<Elem = S::Elem>, DV: Dimension
+    ](
+        &self, a: &mut DeviceArrayBase<S, D>, mask: &DeviceArrayBase<SM, DM>,
+        vals: &DeviceArrayBase<SV, DV>
+    ) -> Result<()> {
+        let at = self.mask_positions("place", a.len(), mask)?;
+        if at.is_empty() {
+            return Ok(());
+        }
+        if vals.is_empty() {
+            return Err(ArrayShapeError::EmptyOperand {
+                operation: "place",
+                operand: "vals",
+            }
+            .into());
+        }
+        // `put` repeats its values as `place` does.
+        OnStream::new(a, self.stream).put(&at, vals, IndexMode::Raise)
+    }
 }
 
-/// The elements of `a` where `condition` (of any element type; nonzero is true, of as many
-/// elements as `a`) holds, both read in C order, as a 1-d array (NumPy's `extract(condition,
-/// a)`). Waits for the count, which sizes the result.
-pub fn extract<SC, DC, S, D>(
-    condition: &DeviceArrayBase<SC, DC>,
-    a: &DeviceArrayBase<S, D>,
-) -> Result<DeviceArray<S::Elem, IxDyn>>
-where
-    SC: Storage<Elem: Element>,
-    DC: Dimension,
-    S: Storage<Elem: Element>,
-    D: Dimension,
-{
-    OnStream::legacy(a.context()).extract(condition, a)
-}
-
-/// Writes `values` where `mask` holds (NumPy's `putmask(a, mask, values)`): each element
-/// `a.flat[i]` whose `mask.flat[i]` is nonzero (both in C order; `mask` of any element type,
-/// as many elements as `a`, else [`ArrayShapeError::ElementCounts`]) becomes
-/// `values.flat[i % values.len()]`, so `values` of `a`'s shape writes element for element and
-/// a shorter one repeats. No values write nothing. `a` is written in place and must be
-/// contiguous in C order ([`Error::NotContiguous`](crate::Error::NotContiguous)). Waits for the
-/// mask's count.
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, DeviceArray};
-/// use gpu_runtime::ndarray::arr1;
-/// let ctx = gpu_runtime::Context::default()?;
-/// let mut a = DeviceArray::from_ndarray(&ctx, &arr1(&[0, 1, 2, 3, 4, 5]))?;
-/// let mask = a.gt(2)?;
-/// let values = DeviceArray::from_ndarray(&ctx, &arr1(&[-1, -2]))?;
-/// gpuarray::putmask(&mut a, &mask, &values)?;
-/// assert_eq!(a.to_vec()?, [0, 1, 2, -2, -1, -2]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn putmask<S, D, SM, DM, SV, DV>(
-    a: &mut DeviceArrayBase<S, D>,
-    mask: &DeviceArrayBase<SM, DM>,
-    values: &DeviceArrayBase<SV, DV>,
-) -> Result<()>
-where
-    S: StorageMut<Elem: Element>,
-    D: Dimension,
-    SM: Storage<Elem: Element>,
-    DM: Dimension,
-    SV: Storage<Elem = S::Elem>,
-    DV: Dimension,
-{
-    let ctx = a.context().clone();
-    OnStream::legacy(&ctx).putmask(a, mask, values)
-}
-
-/// Writes `vals` in order, repeated as needed, into the elements of `a` where `mask` holds
-/// (NumPy's `place(arr, mask, vals)`, the inverse of [`extract`]): the `k`-th element whose
-/// mask is nonzero, in C order, becomes `vals.flat[k % vals.len()]`. `mask` has as many
-/// elements as `a` ([`ArrayShapeError::ElementCounts`]); empty `vals` where the mask holds
-/// somewhere is [`ArrayShapeError::EmptyOperand`], as NumPy refuses it. `a` must be
-/// contiguous in C order. Waits for the mask's count.
-pub fn place<S, D, SM, DM, SV, DV>(
-    a: &mut DeviceArrayBase<S, D>,
-    mask: &DeviceArrayBase<SM, DM>,
-    vals: &DeviceArrayBase<SV, DV>,
-) -> Result<()>
-where
-    S: StorageMut<Elem: Element>,
-    D: Dimension,
-    SM: Storage<Elem: Element>,
-    DM: Dimension,
-    SV: Storage<Elem = S::Elem>,
-    DV: Dimension,
-{
-    let ctx = a.context().clone();
-    OnStream::legacy(&ctx).place(a, mask, vals)
+context_fns! {
+    /// The elements of `a` where `condition` (of any element type; nonzero is true, of as many
+    /// elements as `a`) holds, both read in C order, as a 1-d array (NumPy's `extract(condition,
+    /// a)`). Waits for the count, which sizes the result.
+    fn extract[SC: Storage<Elem: Element>, DC: Dimension, S: Storage<Elem: Element>, D: Dimension](
+        &self, condition: &DeviceArrayBase<SC, DC>, a: &DeviceArrayBase<S, D>
+    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        if condition.len() != a.len() {
+            return Err(ArrayShapeError::ElementCounts {
+                operation: "extract",
+                first: condition.len(),
+                second: a.len(),
+            }
+            .into());
+        }
+        let at = OnStream::new(condition, self.stream).flatnonzero()?;
+        let flat = OnStream::new(a, self.stream).ravel()?;
+        OnStream::new(&flat, self.stream).take(&at, 0, IndexMode::Raise)
+    }
 }
 
 /// `select` and `extract` on a stream (`gpuarray::on(&stream).select(..)`).
@@ -223,61 +260,6 @@ impl OnStream<'_, &Context> {
         })
     }
 
-    /// [`putmask`] on this stream.
-    pub fn putmask<S, D, SM, DM, SV, DV>(
-        &self,
-        a: &mut DeviceArrayBase<S, D>,
-        mask: &DeviceArrayBase<SM, DM>,
-        values: &DeviceArrayBase<SV, DV>,
-    ) -> Result<()>
-    where
-        S: StorageMut<Elem: Element>,
-        D: Dimension,
-        SM: Storage<Elem: Element>,
-        DM: Dimension,
-        SV: Storage<Elem = S::Elem>,
-        DV: Dimension,
-    {
-        let at = self.mask_positions("putmask", a.len(), mask)?;
-        if at.is_empty() || values.is_empty() {
-            return Ok(());
-        }
-        // `values.flat[i % len]` at each position `i`: a take that wraps.
-        let flat = OnStream::new(values, self.stream).ravel()?;
-        let chosen = OnStream::new(&flat, self.stream).take(&at, 0, IndexMode::Wrap)?;
-        OnStream::new(a, self.stream).put(&at, &chosen, IndexMode::Raise)
-    }
-
-    /// [`place`] on this stream.
-    pub fn place<S, D, SM, DM, SV, DV>(
-        &self,
-        a: &mut DeviceArrayBase<S, D>,
-        mask: &DeviceArrayBase<SM, DM>,
-        vals: &DeviceArrayBase<SV, DV>,
-    ) -> Result<()>
-    where
-        S: StorageMut<Elem: Element>,
-        D: Dimension,
-        SM: Storage<Elem: Element>,
-        DM: Dimension,
-        SV: Storage<Elem = S::Elem>,
-        DV: Dimension,
-    {
-        let at = self.mask_positions("place", a.len(), mask)?;
-        if at.is_empty() {
-            return Ok(());
-        }
-        if vals.is_empty() {
-            return Err(ArrayShapeError::EmptyOperand {
-                operation: "place",
-                operand: "vals",
-            }
-            .into());
-        }
-        // `put` repeats its values as `place` does.
-        OnStream::new(a, self.stream).put(&at, vals, IndexMode::Raise)
-    }
-
     /// The flat C-order positions where `mask` (of `len` elements) is nonzero.
     fn mask_positions<SM: Storage<Elem: Element>, DM: Dimension>(
         &self,
@@ -294,80 +276,6 @@ impl OnStream<'_, &Context> {
             .into());
         }
         OnStream::new(mask, self.stream).flatnonzero()
-    }
-
-    /// [`piecewise`] on this stream.
-    pub fn piecewise<T, S, D, SC, DC>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-        conditions: &[&DeviceArrayBase<SC, DC>],
-        values: &[T],
-    ) -> Result<DeviceArray<T, IxDyn>>
-    where
-        T: Element,
-        S: Storage<Elem = T>,
-        D: Dimension,
-        SC: Storage<Elem = Bool>,
-        DC: Dimension,
-    {
-        let otherwise = if values.len() == conditions.len() {
-            T::zero()
-        } else if values.len() == conditions.len() + 1 {
-            values[conditions.len()]
-        } else {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: "piecewise",
-                first: conditions.len(),
-                second: values.len(),
-            }
-            .into());
-        };
-        let ctx = x.context();
-        let shape = IxDyn(x.shape());
-        if conditions.is_empty() {
-            return self.full(shape, otherwise);
-        }
-        // NumPy assigns the values in order, so the last true condition wins: `select`'s
-        // first true one, of the lists reversed.
-        let picks = values[..conditions.len()]
-            .iter()
-            .rev()
-            .map(|&v| self.full((), v))
-            .collect::<Result<Vec<_>>>()?;
-        let picks: Vec<_> = picks.iter().collect();
-        let conditions: Vec<_> = conditions.iter().rev().copied().collect();
-        let chosen = self.select(&conditions, &picks, otherwise)?;
-        if chosen.shape() == x.shape() {
-            return Ok(chosen);
-        }
-        let mut out = DeviceArray::<T, IxDyn>::empty(ctx, shape)?;
-        OnStream::new(&mut out, self.stream).copyto(&chosen)?;
-        Ok(out)
-    }
-
-    /// [`extract`] on this stream.
-    pub fn extract<SC, DC, S, D>(
-        &self,
-        condition: &DeviceArrayBase<SC, DC>,
-        a: &DeviceArrayBase<S, D>,
-    ) -> Result<DeviceArray<S::Elem, IxDyn>>
-    where
-        SC: Storage<Elem: Element>,
-        DC: Dimension,
-        S: Storage<Elem: Element>,
-        D: Dimension,
-    {
-        if condition.len() != a.len() {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: "extract",
-                first: condition.len(),
-                second: a.len(),
-            }
-            .into());
-        }
-        let at = OnStream::new(condition, self.stream).flatnonzero()?;
-        let flat = OnStream::new(a, self.stream).ravel()?;
-        OnStream::new(&flat, self.stream).take(&at, 0, IndexMode::Raise)
     }
 }
 

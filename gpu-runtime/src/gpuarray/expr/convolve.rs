@@ -10,7 +10,7 @@ use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
@@ -89,68 +89,44 @@ fn prepared(ctx: &Context, kind: Kind, t: DType) -> Result<PreparedFunction> {
     KERNELS.prepared(ctx, (kind, t), kind.name(), || source(kind, t))
 }
 
-/// The discrete linear convolution of two 1-d arrays (NumPy's `convolve(a, v, mode)`):
-/// `z[k] = sum_j a[j] * v[k - j]` over the full overlap, or the window `mode` names. Integers
-/// wrap as NumPy's do; `f16` and `bf16` sum in `f32`. An empty array is
-/// [`ArrayShapeError::EmptyOperand`], as NumPy refuses it.
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, ConvolveMode, DeviceArray};
-/// use gpu_runtime::ndarray::arr1;
-/// let ctx = gpu_runtime::Context::default()?;
-/// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f32, 2.0, 3.0]))?;
-/// let v = DeviceArray::from_ndarray(&ctx, &arr1(&[0.0f32, 1.0, 0.5]))?;
-/// assert_eq!(gpuarray::convolve(&a, &v, ConvolveMode::Full)?.to_vec()?, [0.0, 1.0, 2.5, 4.0, 1.5]);
-/// assert_eq!(gpuarray::convolve(&a, &v, ConvolveMode::Same)?.to_vec()?, [1.0, 2.5, 4.0]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn convolve<T: Element, S1: Storage<Elem = T>, S2: Storage<Elem = T>>(
-    a: &DeviceArrayBase<S1, Ix1>,
-    v: &DeviceArrayBase<S2, Ix1>,
-    mode: ConvolveMode,
-) -> Result<DeviceArray<T, Ix1>> {
-    OnStream::legacy(a.context()).convolve(a, v, mode)
-}
-
-/// The cross-correlation of two 1-d arrays (NumPy's `correlate(a, v, mode)`, whose default
-/// is [`ConvolveMode::Valid`]): `z[k] = sum_n a[n + k - (m - 1)] * conj(v[n])` for the full
-/// result, `v` conjugated where it is complex. Otherwise as [`convolve`].
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, ConvolveMode, DeviceArray};
-/// use gpu_runtime::ndarray::arr1;
-/// let ctx = gpu_runtime::Context::default()?;
-/// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f64, 2.0, 3.0]))?;
-/// let v = DeviceArray::from_ndarray(&ctx, &arr1(&[0.0f64, 1.0, 0.5]))?;
-/// assert_eq!(gpuarray::correlate(&a, &v, ConvolveMode::Valid)?.to_vec()?, [3.5]);
-/// assert_eq!(gpuarray::correlate(&a, &v, ConvolveMode::Full)?.to_vec()?, [0.5, 2.0, 3.5, 3.0, 0.0]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn correlate<T: Element, S1: Storage<Elem = T>, S2: Storage<Elem = T>>(
-    a: &DeviceArrayBase<S1, Ix1>,
-    v: &DeviceArrayBase<S2, Ix1>,
-    mode: ConvolveMode,
-) -> Result<DeviceArray<T, Ix1>> {
-    OnStream::legacy(a.context()).correlate(a, v, mode)
-}
-
-impl OnStream<'_, &Context> {
-    /// [`convolve`] on this stream.
-    pub fn convolve<T: Element, S1: Storage<Elem = T>, S2: Storage<Elem = T>>(
-        &self,
-        a: &DeviceArrayBase<S1, Ix1>,
-        v: &DeviceArrayBase<S2, Ix1>,
-        mode: ConvolveMode,
+context_fns! {
+    /// The discrete linear convolution of two 1-d arrays (NumPy's `convolve(a, v, mode)`):
+    /// `z[k] = sum_j a[j] * v[k - j]` over the full overlap, or the window `mode` names. Integers
+    /// wrap as NumPy's do; `f16` and `bf16` sum in `f32`. An empty array is
+    /// [`ArrayShapeError::EmptyOperand`], as NumPy refuses it.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, ConvolveMode, DeviceArray};
+    /// use gpu_runtime::ndarray::arr1;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f32, 2.0, 3.0]))?;
+    /// let v = DeviceArray::from_ndarray(&ctx, &arr1(&[0.0f32, 1.0, 0.5]))?;
+    /// assert_eq!(gpuarray::convolve(&a, &v, ConvolveMode::Full)?.to_vec()?, [0.0, 1.0, 2.5, 4.0, 1.5]);
+    /// assert_eq!(gpuarray::convolve(&a, &v, ConvolveMode::Same)?.to_vec()?, [1.0, 2.5, 4.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn convolve[T: Element, S1: Storage<Elem = T>, S2: Storage<Elem = T>](
+        &self, a: &DeviceArrayBase<S1, Ix1>, v: &DeviceArrayBase<S2, Ix1>, mode: ConvolveMode
     ) -> Result<DeviceArray<T, Ix1>> {
         run(Kind::Convolve, a, v, mode, self.stream)
     }
 
-    /// [`correlate`] on this stream.
-    pub fn correlate<T: Element, S1: Storage<Elem = T>, S2: Storage<Elem = T>>(
-        &self,
-        a: &DeviceArrayBase<S1, Ix1>,
-        v: &DeviceArrayBase<S2, Ix1>,
-        mode: ConvolveMode,
+    /// The cross-correlation of two 1-d arrays (NumPy's `correlate(a, v, mode)`, whose default
+    /// is [`ConvolveMode::Valid`]): `z[k] = sum_n a[n + k - (m - 1)] * conj(v[n])` for the full
+    /// result, `v` conjugated where it is complex. Otherwise as [`convolve`].
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, ConvolveMode, DeviceArray};
+    /// use gpu_runtime::ndarray::arr1;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f64, 2.0, 3.0]))?;
+    /// let v = DeviceArray::from_ndarray(&ctx, &arr1(&[0.0f64, 1.0, 0.5]))?;
+    /// assert_eq!(gpuarray::correlate(&a, &v, ConvolveMode::Valid)?.to_vec()?, [3.5]);
+    /// assert_eq!(gpuarray::correlate(&a, &v, ConvolveMode::Full)?.to_vec()?, [0.5, 2.0, 3.5, 3.0, 0.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn correlate[T: Element, S1: Storage<Elem = T>, S2: Storage<Elem = T>](
+        &self, a: &DeviceArrayBase<S1, Ix1>, v: &DeviceArrayBase<S2, Ix1>, mode: ConvolveMode
     ) -> Result<DeviceArray<T, Ix1>> {
         run(Kind::Correlate, a, v, mode, self.stream)
     }

@@ -10,7 +10,7 @@ use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
@@ -141,109 +141,40 @@ fn prepared(ctx: &Context, k: Kernel, r: DType) -> Result<PreparedFunction> {
     KERNELS.prepared(ctx, (k, r), k.name(), || source(k, r))
 }
 
-/// The covariance matrix of the variables of `m` (NumPy's `cov(m, rowvar=, bias=, ddof=,
-/// fweights=, aweights=)`, `options` holding the keywords): `m` has one or two axes (a 1-d
-/// array is one variable; more axes are [`ArrayShapeError::TooManyAxes`]), the result
-/// `p x p` for `p` variables, or 0-d for one, in NumPy's type ([`CovType`]: `f64`, or
-/// `Complex64` for complex data). No variables give a `0 x 0` array. A divisor `N - ddof` (or
-/// the weights' version of it) at or below zero gives infinities and NaN, as NumPy's (which
-/// warns). Weights of another length than the observations are
-/// [`ArrayShapeError::ElementCounts`]; negative ones [`ArrayShapeError::NegativeValue`].
-/// Waits for the weights' sums. With NumPy's `y`: [`cov_xy`].
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, Cov, DeviceArray};
-/// use gpu_runtime::ndarray::arr2;
-/// let ctx = gpu_runtime::Context::default()?;
-/// let m = DeviceArray::from_ndarray(&ctx, &arr2(&[[0.0f32, 1.0, 2.0], [2.0, 1.0, 0.0]]))?;
-/// let c = gpuarray::cov(&m, &Cov::default())?;
-/// assert_eq!(c.to_vec()?, [1.0f64, -1.0, -1.0, 1.0]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn cov<T, S, D>(m: &DeviceArrayBase<S, D>, options: &Cov<'_>) -> Result<DeviceArray<CovType<T>, IxDyn>>
-where
-    T: Promote<f64, Output: Inexact>,
-    S: Storage<Elem = T>,
-    D: Dimension,
-{
-    OnStream::legacy(m.context()).cov(m, options)
-}
-
-/// [`cov`] of the variables of `m` and then those of `y` (NumPy's `cov(m, y)`: `y` read as
-/// `m` is, its variables appended).
-pub fn cov_xy<T, S, D, SY, DY>(
-    m: &DeviceArrayBase<S, D>,
-    y: &DeviceArrayBase<SY, DY>,
-    options: &Cov<'_>,
-) -> Result<DeviceArray<CovType<T>, IxDyn>>
-where
-    T: Promote<f64, Output: Inexact>,
-    S: Storage<Elem = T>,
-    D: Dimension,
-    SY: Storage<Elem = T>,
-    DY: Dimension,
-{
-    OnStream::legacy(m.context()).cov_xy(m, y, options)
-}
-
-/// The correlation coefficients of the variables of `x` (NumPy's `corrcoef(x, rowvar=)`):
-/// [`cov`] divided by the standard deviations of both variables, each part clipped to
-/// `[-1, 1]`; one variable gives `c / c` (1, or NaN), as NumPy's. With NumPy's `y`:
-/// [`corrcoef_xy`].
-pub fn corrcoef<T, S, D>(x: &DeviceArrayBase<S, D>, rowvar: bool) -> Result<DeviceArray<CovType<T>, IxDyn>>
-where
-    T: Promote<f64, Output: Inexact>,
-    S: Storage<Elem = T>,
-    D: Dimension,
-{
-    OnStream::legacy(x.context()).corrcoef(x, rowvar)
-}
-
-/// [`corrcoef`] of the variables of `x` and then those of `y` (NumPy's `corrcoef(x, y)`).
-pub fn corrcoef_xy<T, S, D, SY, DY>(
-    x: &DeviceArrayBase<S, D>,
-    y: &DeviceArrayBase<SY, DY>,
-    rowvar: bool,
-) -> Result<DeviceArray<CovType<T>, IxDyn>>
-where
-    T: Promote<f64, Output: Inexact>,
-    S: Storage<Elem = T>,
-    D: Dimension,
-    SY: Storage<Elem = T>,
-    DY: Dimension,
-{
-    OnStream::legacy(x.context()).corrcoef_xy(x, y, rowvar)
-}
-
-impl OnStream<'_, &Context> {
-    /// [`cov`] on this stream.
-    pub fn cov<T, S, D>(
-        &self,
-        m: &DeviceArrayBase<S, D>,
-        options: &Cov<'_>,
-    ) -> Result<DeviceArray<CovType<T>, IxDyn>>
-    where
-        T: Promote<f64, Output: Inexact>,
-        S: Storage<Elem = T>,
-        D: Dimension,
-    {
+context_fns! {
+    /// The covariance matrix of the variables of `m` (NumPy's `cov(m, rowvar=, bias=, ddof=,
+    /// fweights=, aweights=)`, `options` holding the keywords): `m` has one or two axes (a 1-d
+    /// array is one variable; more axes are [`ArrayShapeError::TooManyAxes`]), the result
+    /// `p x p` for `p` variables, or 0-d for one, in NumPy's type ([`CovType`]: `f64`, or
+    /// `Complex64` for complex data). No variables give a `0 x 0` array. A divisor `N - ddof` (or
+    /// the weights' version of it) at or below zero gives infinities and NaN, as NumPy's (which
+    /// warns). Weights of another length than the observations are
+    /// [`ArrayShapeError::ElementCounts`]; negative ones [`ArrayShapeError::NegativeValue`].
+    /// Waits for the weights' sums. With NumPy's `y`: [`cov_xy`].
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, Cov, DeviceArray};
+    /// use gpu_runtime::ndarray::arr2;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let m = DeviceArray::from_ndarray(&ctx, &arr2(&[[0.0f32, 1.0, 2.0], [2.0, 1.0, 0.0]]))?;
+    /// let c = gpuarray::cov(&m, &Cov::default())?;
+    /// assert_eq!(c.to_vec()?, [1.0f64, -1.0, -1.0, 1.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn cov[T: Promote<f64, Output: Inexact>, S: Storage<Elem = T>, D: Dimension](
+        &self, m: &DeviceArrayBase<S, D>, options: &Cov<'_>
+    ) -> Result<DeviceArray<CovType<T>, IxDyn>> {
         covariance(m.view().into_dyn(), None, options, self.stream)
     }
 
-    /// [`cov_xy`] on this stream.
-    pub fn cov_xy<T, S, D, SY, DY>(
-        &self,
-        m: &DeviceArrayBase<S, D>,
-        y: &DeviceArrayBase<SY, DY>,
-        options: &Cov<'_>,
-    ) -> Result<DeviceArray<CovType<T>, IxDyn>>
-    where
-        T: Promote<f64, Output: Inexact>,
-        S: Storage<Elem = T>,
-        D: Dimension,
-        SY: Storage<Elem = T>,
-        DY: Dimension,
-    {
+    /// [`cov`] of the variables of `m` and then those of `y` (NumPy's `cov(m, y)`: `y` read as
+    /// `m` is, its variables appended).
+    fn cov_xy[
+        T: Promote<f64, Output: Inexact>, S: Storage<Elem = T>, D: Dimension, SY: Storage<Elem = T>,
+        DY: Dimension
+    ](
+        &self, m: &DeviceArrayBase<S, D>, y: &DeviceArrayBase<SY, DY>, options: &Cov<'_>
+    ) -> Result<DeviceArray<CovType<T>, IxDyn>> {
         covariance(
             m.view().into_dyn(),
             Some(y.view().into_dyn()),
@@ -252,34 +183,23 @@ impl OnStream<'_, &Context> {
         )
     }
 
-    /// [`corrcoef`] on this stream.
-    pub fn corrcoef<T, S, D>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-        rowvar: bool,
-    ) -> Result<DeviceArray<CovType<T>, IxDyn>>
-    where
-        T: Promote<f64, Output: Inexact>,
-        S: Storage<Elem = T>,
-        D: Dimension,
-    {
+    /// The correlation coefficients of the variables of `x` (NumPy's `corrcoef(x, rowvar=)`):
+    /// [`cov`] divided by the standard deviations of both variables, each part clipped to
+    /// `[-1, 1]`; one variable gives `c / c` (1, or NaN), as NumPy's. With NumPy's `y`:
+    /// [`corrcoef_xy`].
+    fn corrcoef[T: Promote<f64, Output: Inexact>, S: Storage<Elem = T>, D: Dimension](
+        &self, x: &DeviceArrayBase<S, D>, rowvar: bool
+    ) -> Result<DeviceArray<CovType<T>, IxDyn>> {
         correlation(x.view().into_dyn(), None, rowvar, self.stream)
     }
 
-    /// [`corrcoef_xy`] on this stream.
-    pub fn corrcoef_xy<T, S, D, SY, DY>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-        y: &DeviceArrayBase<SY, DY>,
-        rowvar: bool,
-    ) -> Result<DeviceArray<CovType<T>, IxDyn>>
-    where
-        T: Promote<f64, Output: Inexact>,
-        S: Storage<Elem = T>,
-        D: Dimension,
-        SY: Storage<Elem = T>,
-        DY: Dimension,
-    {
+    /// [`corrcoef`] of the variables of `x` and then those of `y` (NumPy's `corrcoef(x, y)`).
+    fn corrcoef_xy[
+        T: Promote<f64, Output: Inexact>, S: Storage<Elem = T>, D: Dimension, SY: Storage<Elem = T>,
+        DY: Dimension
+    ](
+        &self, x: &DeviceArrayBase<S, D>, y: &DeviceArrayBase<SY, DY>, rowvar: bool
+    ) -> Result<DeviceArray<CovType<T>, IxDyn>> {
         correlation(
             x.view().into_dyn(),
             Some(y.view().into_dyn()),

@@ -9,7 +9,7 @@ use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::layout;
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::Expr;
@@ -19,25 +19,26 @@ fn strides_of(shape: &[usize]) -> Vec<i64> {
     layout::c_strides(shape).iter().map(|&s| s as i64).collect()
 }
 
-/// The coordinates in `shape` (C order) of each flat index (NumPy's `unravel_index(indices,
-/// shape)`): one `i64` array of the indices' shape per axis. An index outside `0..size` is
-/// [`ArrayShapeError::IndexOutOfRange`] (NumPy's `ValueError`).
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, DeviceArray};
-/// use gpu_runtime::ndarray::arr1;
-/// let ctx = gpu_runtime::Context::default()?;
-/// let i = DeviceArray::from_ndarray(&ctx, &arr1(&[22i64, 41, 37]))?;
-/// let c = gpuarray::unravel_index(&i, &[7, 6])?;
-/// assert_eq!(c[0].to_vec()?, [3, 6, 6]);
-/// assert_eq!(c[1].to_vec()?, [4, 5, 1]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn unravel_index<S: Storage<Elem: Element>, D: Dimension>(
-    indices: &DeviceArrayBase<S, D>,
-    shape: &[usize],
-) -> Result<Vec<DeviceArray<i64, D>>> {
-    OnStream::legacy(indices.context()).unravel_index(indices, shape)
+context_fns! {
+    /// The coordinates in `shape` (C order) of each flat index (NumPy's `unravel_index(indices,
+    /// shape)`): one `i64` array of the indices' shape per axis. An index outside `0..size` is
+    /// [`ArrayShapeError::IndexOutOfRange`] (NumPy's `ValueError`).
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// use gpu_runtime::ndarray::arr1;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let i = DeviceArray::from_ndarray(&ctx, &arr1(&[22i64, 41, 37]))?;
+    /// let c = gpuarray::unravel_index(&i, &[7, 6])?;
+    /// assert_eq!(c[0].to_vec()?, [3, 6, 6]);
+    /// assert_eq!(c[1].to_vec()?, [4, 5, 1]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn unravel_index[S: Storage<Elem: Element>, D: Dimension](
+        &self, indices: &DeviceArrayBase<S, D>, shape: &[usize]
+    ) -> Result<Vec<DeviceArray<i64, D>>> {
+        unravel_stream(indices, shape, self.stream)
+    }
 }
 
 /// [`unravel_index`] on `stream` (`None`: the legacy default stream).
@@ -96,15 +97,6 @@ pub fn ravel_multi_index<S: Storage<Elem: Element>, D: Dimension>(
 }
 
 impl OnStream<'_, &Context> {
-    /// [`unravel_index`] on this stream (waits for the range check).
-    pub fn unravel_index<S: Storage<Elem: Element>, D: Dimension>(
-        &self,
-        indices: &DeviceArrayBase<S, D>,
-        shape: &[usize],
-    ) -> Result<Vec<DeviceArray<i64, D>>> {
-        unravel_stream(indices, shape, self.stream)
-    }
-
     /// [`ravel_multi_index`] on this stream (with [`IndexMode::Raise`], waits for the check).
     pub fn ravel_multi_index<S: Storage<Elem: Element>, D: Dimension>(
         &self,

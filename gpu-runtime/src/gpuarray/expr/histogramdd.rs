@@ -6,12 +6,11 @@
 
 use ndarray::{Dimension, Ix1, Ix2, IxDyn, SliceInfoElem};
 
-use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::layout::checked_size;
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::Expr;
@@ -22,111 +21,36 @@ use crate::gpuarray::sort::ops::Side;
 /// one axis per variable, and each variable's edges.
 pub type HistogramDd = (DeviceArray<f64, IxDyn>, Vec<DeviceArray<f64, Ix1>>);
 
-/// The histogram of `sample`'s `D` variables (NumPy's `histogramdd(sample, bins, range=,
-/// density=)`): `sample` is `(N, D)`, one row per point (a 1-d array is `D = 1`); `bins` has
-/// one [`Bins`] per variable, or one for all of them (NumPy's `bins=int`); a `range` is
-/// [`Bins::Count`]'s. The result has one axis per variable, of its bins' count, and holds
-/// `f64` counts as NumPy's (with `density`, counts over the total and each bin's volume, as
-/// [`histogram_density`](crate::gpuarray::histogram_density) in one variable); with it the
-/// edges of each variable (equal bins over the range given in `f64`, or over the variable's
-/// minimum and maximum rounded as NumPy's `linspace` of the data's type rounds them). Points
-/// outside the edges, and NaN, are not counted; each last bin includes its right edge.
-/// Numbers are compared as `f64`. Errors: more than two axes is
-/// [`ArrayShapeError::TooManyAxes`]; a count of `bins` other than 1 or `D`
-/// [`ArrayShapeError::ElementCounts`]; no bins, or a range that is not finite and rising,
-/// [`ArrayShapeError::HistogramRange`]; edges out of order [`ArrayShapeError::HistogramEdges`];
-/// complex points [`ArgumentError::UndefinedOnElement`]. Waits for each variable's minimum and
-/// maximum when its range is not given, and for the total with `density`.
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, Bins, DeviceArray};
-/// use gpu_runtime::ndarray::arr2;
-/// let ctx = gpu_runtime::Context::default()?;
-/// let points = DeviceArray::from_ndarray(&ctx, &arr2(&[[0.0f64, 0.0], [1.0, 0.5], [1.0, 1.0]]))?;
-/// let bins = Bins::Count { bins: 2, range: Some((0.0, 1.0)) };
-/// let (hist, edges) = gpuarray::histogramdd(&points, &[bins], false)?;
-/// assert_eq!(hist.to_vec()?, [1.0, 0.0, 0.0, 2.0]);
-/// assert_eq!(edges[1].to_vec()?, [0.0, 0.5, 1.0]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn histogramdd<S: Storage<Elem: Element>, D: Dimension>(
-    sample: &DeviceArrayBase<S, D>,
-    bins: &[Bins<'_>],
-    density: bool,
-) -> Result<HistogramDd> {
-    OnStream::legacy(sample.context()).histogramdd(sample, bins, density)
-}
-
-/// [`histogramdd`] with a weight per point (NumPy's `weights=`, `(N,)`, any real type, summed
-/// in `f64`; another length is [`ArrayShapeError::ElementCounts`], complex weights
-/// [`ArgumentError::UndefinedOnElement`]).
-pub fn histogramdd_weighted<S, D, SW, DW>(
-    sample: &DeviceArrayBase<S, D>,
-    bins: &[Bins<'_>],
-    weights: &DeviceArrayBase<SW, DW>,
-    density: bool,
-) -> Result<HistogramDd>
-where
-    S: Storage<Elem: Element>,
-    D: Dimension,
-    SW: Storage<Elem: Element>,
-    DW: Dimension,
-{
-    OnStream::legacy(sample.context()).histogramdd_weighted(sample, bins, weights, density)
-}
-
-/// The histogram of the points `(x[i], y[i])` (NumPy's `histogram2d(x, y, bins, range=,
-/// density=)`): [`histogramdd`] of the two variables, `x` along the result's first axis; the
-/// counts and the edges of `x` and of `y`.
-pub fn histogram2d<S, D, SY, DY>(
-    x: &DeviceArrayBase<S, D>,
-    y: &DeviceArrayBase<SY, DY>,
-    bins: [Bins<'_>; 2],
-    density: bool,
-) -> Result<Histogram2d>
-where
-    S: Storage<Elem: Element>,
-    D: Dimension,
-    SY: Storage<Elem = S::Elem>,
-    DY: Dimension,
-{
-    OnStream::legacy(x.context()).histogram2d(x, y, bins, density)
-}
-
-/// [`histogram2d`] with a weight per point, as [`histogramdd_weighted`].
-pub fn histogram2d_weighted<S, D, SY, DY, SW, DW>(
-    x: &DeviceArrayBase<S, D>,
-    y: &DeviceArrayBase<SY, DY>,
-    bins: [Bins<'_>; 2],
-    weights: &DeviceArrayBase<SW, DW>,
-    density: bool,
-) -> Result<Histogram2d>
-where
-    S: Storage<Elem: Element>,
-    D: Dimension,
-    SY: Storage<Elem = S::Elem>,
-    DY: Dimension,
-    SW: Storage<Elem: Element>,
-    DW: Dimension,
-{
-    OnStream::legacy(x.context()).histogram2d_weighted(x, y, bins, weights, density)
-}
-
-/// A histogram of two variables: the counts (`x`'s bins along the first axis), `x`'s edges and
-/// `y`'s.
-pub type Histogram2d = (
-    DeviceArray<f64, Ix2>,
-    DeviceArray<f64, Ix1>,
-    DeviceArray<f64, Ix1>,
-);
-
-impl OnStream<'_, &Context> {
-    /// [`histogramdd`] on this stream.
-    pub fn histogramdd<S: Storage<Elem: Element>, D: Dimension>(
-        &self,
-        sample: &DeviceArrayBase<S, D>,
-        bins: &[Bins<'_>],
-        density: bool,
+context_fns! {
+    /// The histogram of `sample`'s `D` variables (NumPy's `histogramdd(sample, bins, range=,
+    /// density=)`): `sample` is `(N, D)`, one row per point (a 1-d array is `D = 1`); `bins` has
+    /// one [`Bins`] per variable, or one for all of them (NumPy's `bins=int`); a `range` is
+    /// [`Bins::Count`]'s. The result has one axis per variable, of its bins' count, and holds
+    /// `f64` counts as NumPy's (with `density`, counts over the total and each bin's volume, as
+    /// [`histogram_density`](crate::gpuarray::histogram_density) in one variable); with it the
+    /// edges of each variable (equal bins over the range given in `f64`, or over the variable's
+    /// minimum and maximum rounded as NumPy's `linspace` of the data's type rounds them). Points
+    /// outside the edges, and NaN, are not counted; each last bin includes its right edge.
+    /// Numbers are compared as `f64`. Errors: more than two axes is
+    /// [`ArrayShapeError::TooManyAxes`]; a count of `bins` other than 1 or `D`
+    /// [`ArrayShapeError::ElementCounts`]; no bins, or a range that is not finite and rising,
+    /// [`ArrayShapeError::HistogramRange`]; edges out of order [`ArrayShapeError::HistogramEdges`];
+    /// complex points [`ArgumentError::UndefinedOnElement`]. Waits for each variable's minimum and
+    /// maximum when its range is not given, and for the total with `density`.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, Bins, DeviceArray};
+    /// use gpu_runtime::ndarray::arr2;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let points = DeviceArray::from_ndarray(&ctx, &arr2(&[[0.0f64, 0.0], [1.0, 0.5], [1.0, 1.0]]))?;
+    /// let bins = Bins::Count { bins: 2, range: Some((0.0, 1.0)) };
+    /// let (hist, edges) = gpuarray::histogramdd(&points, &[bins], false)?;
+    /// assert_eq!(hist.to_vec()?, [1.0, 0.0, 0.0, 2.0]);
+    /// assert_eq!(edges[1].to_vec()?, [0.0, 0.5, 1.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn histogramdd[S: Storage<Elem: Element>, D: Dimension](
+        &self, sample: &DeviceArrayBase<S, D>, bins: &[Bins<'_>], density: bool
     ) -> Result<HistogramDd> {
         let columns = columns_of(sample)?;
         dd::<S::Elem, f64, _>(
@@ -138,38 +62,28 @@ impl OnStream<'_, &Context> {
         )
     }
 
-    /// [`histogramdd_weighted`] on this stream.
-    pub fn histogramdd_weighted<S, D, SW, DW>(
-        &self,
-        sample: &DeviceArrayBase<S, D>,
-        bins: &[Bins<'_>],
-        weights: &DeviceArrayBase<SW, DW>,
-        density: bool,
-    ) -> Result<HistogramDd>
-    where
-        S: Storage<Elem: Element>,
-        D: Dimension,
-        SW: Storage<Elem: Element>,
-        DW: Dimension,
-    {
+    /// [`histogramdd`] with a weight per point (NumPy's `weights=`, `(N,)`, any real type, summed
+    /// in `f64`; another length is [`ArrayShapeError::ElementCounts`], complex weights
+    /// [`ArgumentError::UndefinedOnElement`]).
+    fn histogramdd_weighted[
+        S: Storage<Elem: Element>, D: Dimension, SW: Storage<Elem: Element>, DW: Dimension
+    ](
+        &self, sample: &DeviceArrayBase<S, D>, bins: &[Bins<'_>], weights: &DeviceArrayBase<SW, DW>,
+        density: bool
+    ) -> Result<HistogramDd> {
         let columns = columns_of(sample)?;
         dd::<S::Elem, SW::Elem, _>(&columns, bins, Some(weights), density, self.stream)
     }
 
-    /// [`histogram2d`] on this stream.
-    pub fn histogram2d<S, D, SY, DY>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-        y: &DeviceArrayBase<SY, DY>,
-        bins: [Bins<'_>; 2],
-        density: bool,
-    ) -> Result<Histogram2d>
-    where
-        S: Storage<Elem: Element>,
-        D: Dimension,
-        SY: Storage<Elem = S::Elem>,
-        DY: Dimension,
-    {
+    /// The histogram of the points `(x[i], y[i])` (NumPy's `histogram2d(x, y, bins, range=,
+    /// density=)`): [`histogramdd`] of the two variables, `x` along the result's first axis; the
+    /// counts and the edges of `x` and of `y`.
+    fn histogram2d[
+        S: Storage<Elem: Element>, D: Dimension, SY: Storage<Elem = S::Elem>, DY: Dimension
+    ](
+        &self, x: &DeviceArrayBase<S, D>, y: &DeviceArrayBase<SY, DY>, bins: [Bins<'_>; 2],
+        density: bool
+    ) -> Result<Histogram2d> {
         let columns = pair(x, y)?;
         two(dd::<S::Elem, f64, _>(
             &columns,
@@ -180,23 +94,14 @@ impl OnStream<'_, &Context> {
         )?)
     }
 
-    /// [`histogram2d_weighted`] on this stream.
-    pub fn histogram2d_weighted<S, D, SY, DY, SW, DW>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-        y: &DeviceArrayBase<SY, DY>,
-        bins: [Bins<'_>; 2],
-        weights: &DeviceArrayBase<SW, DW>,
-        density: bool,
-    ) -> Result<Histogram2d>
-    where
-        S: Storage<Elem: Element>,
-        D: Dimension,
-        SY: Storage<Elem = S::Elem>,
-        DY: Dimension,
-        SW: Storage<Elem: Element>,
-        DW: Dimension,
-    {
+    /// [`histogram2d`] with a weight per point, as [`histogramdd_weighted`].
+    fn histogram2d_weighted[
+        S: Storage<Elem: Element>, D: Dimension, SY: Storage<Elem = S::Elem>, DY: Dimension,
+        SW: Storage<Elem: Element>, DW: Dimension
+    ](
+        &self, x: &DeviceArrayBase<S, D>, y: &DeviceArrayBase<SY, DY>, bins: [Bins<'_>; 2],
+        weights: &DeviceArrayBase<SW, DW>, density: bool
+    ) -> Result<Histogram2d> {
         let columns = pair(x, y)?;
         two(dd::<S::Elem, SW::Elem, _>(
             &columns,
@@ -207,6 +112,14 @@ impl OnStream<'_, &Context> {
         )?)
     }
 }
+
+/// A histogram of two variables: the counts (`x`'s bins along the first axis), `x`'s edges and
+/// `y`'s.
+pub type Histogram2d = (
+    DeviceArray<f64, Ix2>,
+    DeviceArray<f64, Ix1>,
+    DeviceArray<f64, Ix1>,
+);
 
 /// The variables of a sample `(N, D)` (or `(N,)`: one), each a view of `N` points.
 fn columns_of<S: Storage<Elem: Element>, D: Dimension>(

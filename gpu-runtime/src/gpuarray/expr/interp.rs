@@ -8,7 +8,7 @@ use ndarray::{Array1, Dimension, Ix1};
 
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::Expr;
@@ -16,56 +16,32 @@ use crate::gpuarray::sort::ops::Side;
 
 const OP: &str = "interp";
 
-/// The values at `x` of the line through the points `(xp[i], fp[i])` (NumPy's `interp(x,
-/// xp, fp, left, right)`): `xp` must increase (not checked, as NumPy does not), `fp` be as
-/// long; below `xp[0]` the value is `left` (default `fp[0]`), above the last point `right`
-/// (default the last `fp`); NaN gives NaN. Computed in `f64`, as NumPy's, into an array of
-/// `x`'s shape. No points, or `fp` of another length, is [`ArrayShapeError::ElementCounts`].
-/// Reads the first and last points back to the host.
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, DeviceArray};
-/// use gpu_runtime::ndarray::arr1;
-/// let ctx = gpu_runtime::Context::default()?;
-/// let xp = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0, 2.0, 3.0]))?;
-/// let fp = DeviceArray::from_ndarray(&ctx, &arr1(&[3.0, 2.0, 0.0]))?;
-/// let x = DeviceArray::from_ndarray(&ctx, &arr1(&[0.0, 1.0, 1.5, 2.5, 3.25]))?;
-/// let y = gpuarray::interp(&x, &xp, &fp, None, None)?;
-/// assert_eq!(y.to_vec()?, [3.0, 3.0, 2.5, 1.0, 0.0]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn interp<T: Element, S1, D, S2, S3>(
-    x: &DeviceArrayBase<S1, D>,
-    xp: &DeviceArrayBase<S2, Ix1>,
-    fp: &DeviceArrayBase<S3, Ix1>,
-    left: Option<f64>,
-    right: Option<f64>,
-) -> Result<DeviceArray<f64, D>>
-where
-    S1: Storage<Elem = T>,
-    D: Dimension,
-    S2: Storage<Elem = T>,
-    S3: Storage<Elem = T>,
-{
-    OnStream::legacy(x.context()).interp(x, xp, fp, left, right)
-}
-
-impl OnStream<'_, &crate::driver::context::core::Context> {
-    /// [`interp`] on this stream.
-    pub fn interp<T: Element, S1, D, S2, S3>(
-        &self,
-        x: &DeviceArrayBase<S1, D>,
-        xp: &DeviceArrayBase<S2, Ix1>,
-        fp: &DeviceArrayBase<S3, Ix1>,
-        left: Option<f64>,
-        right: Option<f64>,
-    ) -> Result<DeviceArray<f64, D>>
-    where
-        S1: Storage<Elem = T>,
-        D: Dimension,
-        S2: Storage<Elem = T>,
-        S3: Storage<Elem = T>,
-    {
+context_fns! {
+    /// The values at `x` of the line through the points `(xp[i], fp[i])` (NumPy's `interp(x,
+    /// xp, fp, left, right)`): `xp` must increase (not checked, as NumPy does not), `fp` be as
+    /// long; below `xp[0]` the value is `left` (default `fp[0]`), above the last point `right`
+    /// (default the last `fp`); NaN gives NaN. Computed in `f64`, as NumPy's, into an array of
+    /// `x`'s shape. No points, or `fp` of another length, is [`ArrayShapeError::ElementCounts`].
+    /// Reads the first and last points back to the host.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// use gpu_runtime::ndarray::arr1;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let xp = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0, 2.0, 3.0]))?;
+    /// let fp = DeviceArray::from_ndarray(&ctx, &arr1(&[3.0, 2.0, 0.0]))?;
+    /// let x = DeviceArray::from_ndarray(&ctx, &arr1(&[0.0, 1.0, 1.5, 2.5, 3.25]))?;
+    /// let y = gpuarray::interp(&x, &xp, &fp, None, None)?;
+    /// assert_eq!(y.to_vec()?, [3.0, 3.0, 2.5, 1.0, 0.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn interp[
+        T: Element, S1: Storage<Elem = T>, D: Dimension, S2: Storage<Elem = T>,
+        S3: Storage<Elem = T>
+    ](
+        &self, x: &DeviceArrayBase<S1, D>, xp: &DeviceArrayBase<S2, Ix1>,
+        fp: &DeviceArrayBase<S3, Ix1>, left: Option<f64>, right: Option<f64>
+    ) -> Result<DeviceArray<f64, D>> {
         let n = xp.len();
         if n == 0 || fp.len() != n {
             return Err(ArrayShapeError::ElementCounts {

@@ -25,7 +25,7 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
-use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
+use crate::gpuarray::array::on_stream::{context_fns, on_legacy_stream, OnStream};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::core::{Expr, Operand};
@@ -86,34 +86,24 @@ complex_fns!(
     complex_abs complex_abs_into => T::Part, "The magnitude (NumPy's `abs` on complex)";
 );
 
-/// The real parts of `a` if every imaginary part is within `tol` of zero, else `None` (the
-/// complex array stays the answer; NumPy's `real_if_close(a, tol)`, which returns `a`
-/// itself then). `tol` above 1 counts machine epsilons of the part type (NumPy's default is
-/// 100), otherwise it is absolute. Waits for the check.
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{math, DeviceArray};
-/// use gpu_runtime::types::Complex64;
-/// use gpu_runtime::{ndarray::Array1, Context};
-/// let ctx = Context::default()?;
-/// let z = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![Complex64::new(2.1, 4e-14)]))?;
-/// assert_eq!(math::real_if_close(&z, 1000.0)?.map(|r| r.to_vec()).transpose()?, Some(vec![2.1]));
-/// assert!(math::real_if_close(&z, 1.0e-15)?.is_none());
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn real_if_close<T: ComplexElement, S: Storage<Elem = T>, D: Dimension>(
-    a: &DeviceArrayBase<S, D>,
-    tol: f64,
-) -> Result<Option<DeviceArray<T::Part, D>>> {
-    OnStream::legacy(a.context()).real_if_close(a, tol)
-}
-
-impl OnStream<'_, &crate::driver::context::core::Context> {
-    /// [`real_if_close`](crate::gpuarray::math::real_if_close) on this stream.
-    pub fn real_if_close<T: ComplexElement, S: Storage<Elem = T>, D: Dimension>(
-        &self,
-        a: &DeviceArrayBase<S, D>,
-        tol: f64,
+context_fns! {
+    /// The real parts of `a` if every imaginary part is within `tol` of zero, else `None` (the
+    /// complex array stays the answer; NumPy's `real_if_close(a, tol)`, which returns `a`
+    /// itself then). `tol` above 1 counts machine epsilons of the part type (NumPy's default is
+    /// 100), otherwise it is absolute. Waits for the check.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{math, DeviceArray};
+    /// use gpu_runtime::types::Complex64;
+    /// use gpu_runtime::{ndarray::Array1, Context};
+    /// let ctx = Context::default()?;
+    /// let z = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![Complex64::new(2.1, 4e-14)]))?;
+    /// assert_eq!(math::real_if_close(&z, 1000.0)?.map(|r| r.to_vec()).transpose()?, Some(vec![2.1]));
+    /// assert!(math::real_if_close(&z, 1.0e-15)?.is_none());
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn real_if_close[T: ComplexElement, S: Storage<Elem = T>, D: Dimension](
+        &self, a: &DeviceArrayBase<S, D>, tol: f64
     ) -> Result<Option<DeviceArray<T::Part, D>>> {
         let eps = match <T::Part as Element>::DTYPE {
             DType::F32 => f64::from(f32::EPSILON),

@@ -13,7 +13,7 @@ use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
@@ -128,131 +128,56 @@ fn prepared(ctx: &Context, t: DType) -> Result<PreparedFunction> {
     KERNELS.prepared(ctx, t, "gpu_polyfit", || source(t))
 }
 
-/// The coefficients, highest power first, of the polynomial of degree `deg` that fits the
-/// points `(x, y)` best in least squares (NumPy's `polyfit(x, y, deg)`), in `f64` as NumPy
-/// gives them: `deg + 1` of them for a 1-d `y`, `(deg + 1, k)` for the `k` columns of a 2-d
-/// `y` (one fit each). A fit of deficient rank (NumPy warns `RankWarning`) is the solution
-/// of least norm; [`polyfit_full`] says the rank. Every input is converted to `f64` and the
-/// default `rcond` is `f64`'s (NumPy works in `float32` for `float32` points, with its `eps`,
-/// and refuses `float16`); a column of only zeros (every `x` 0, or every weight) gets the
-/// coefficient 0 where NumPy's gives NaN. Complex points are refused
-/// ([`ArgumentError::UndefinedOnElement`]; NumPy takes them). Waits for the fit.
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, DeviceArray};
-/// use gpu_runtime::ndarray::arr1;
-/// let ctx = gpu_runtime::Context::default()?;
-/// let x = DeviceArray::from_ndarray(&ctx, &arr1(&[0.0f64, 1.0, 2.0, 3.0]))?;
-/// let y = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f64, 3.0, 5.0, 7.0]))?;
-/// let c = gpuarray::polyfit(&x, &y, 1)?.to_vec()?; // y = 2x + 1
-/// assert!((c[0] - 2.0).abs() < 1e-12 && (c[1] - 1.0).abs() < 1e-12);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn polyfit<T, SX, SY, D>(
-    x: &DeviceArrayBase<SX, Ix1>,
-    y: &DeviceArrayBase<SY, D>,
-    deg: usize,
-) -> Result<DeviceArray<f64, D>>
-where
-    T: Element,
-    SX: Storage<Elem = T>,
-    SY: Storage<Elem = T>,
-    D: Dimension,
-{
-    OnStream::legacy(x.context()).polyfit(x, y, deg)
-}
-
-/// [`polyfit`] with each point's residual weighted by `w` (NumPy's `polyfit(x, y, deg,
-/// w=w)`: `1/sigma` for Gaussian errors), one weight a point.
-pub fn polyfit_weighted<T, SX, SY, SW, D>(
-    x: &DeviceArrayBase<SX, Ix1>,
-    y: &DeviceArrayBase<SY, D>,
-    deg: usize,
-    w: &DeviceArrayBase<SW, Ix1>,
-) -> Result<DeviceArray<f64, D>>
-where
-    T: Element,
-    SX: Storage<Elem = T>,
-    SY: Storage<Elem = T>,
-    SW: Storage<Elem = T>,
-    D: Dimension,
-{
-    OnStream::legacy(x.context()).polyfit_weighted(x, y, deg, w)
-}
-
-/// [`polyfit`] with NumPy's `full=True` diagnostics (residuals, rank, singular values,
-/// `rcond`), optional weights and NumPy's `rcond=` (`None`: `len(x) * f64::EPSILON`).
-pub fn polyfit_full<T, SX, SY, D>(
-    x: &DeviceArrayBase<SX, Ix1>,
-    y: &DeviceArrayBase<SY, D>,
-    deg: usize,
-    w: Option<DeviceArrayView<'_, T, Ix1>>,
-    rcond: Option<f64>,
-) -> Result<PolyFit<D>>
-where
-    T: Element,
-    SX: Storage<Elem = T>,
-    SY: Storage<Elem = T>,
-    D: Dimension,
-{
-    OnStream::legacy(x.context()).polyfit_full(x, y, deg, w, rcond)
-}
-
-/// `polyfit` on a stream (`gpuarray::on(&stream).polyfit(&x, &y, deg)`).
-impl OnStream<'_, &Context> {
-    /// [`polyfit`] on this stream.
-    pub fn polyfit<T, SX, SY, D>(
-        &self,
-        x: &DeviceArrayBase<SX, Ix1>,
-        y: &DeviceArrayBase<SY, D>,
-        deg: usize,
-    ) -> Result<DeviceArray<f64, D>>
-    where
-        T: Element,
-        SX: Storage<Elem = T>,
-        SY: Storage<Elem = T>,
-        D: Dimension,
-    {
+context_fns! {
+    /// The coefficients, highest power first, of the polynomial of degree `deg` that fits the
+    /// points `(x, y)` best in least squares (NumPy's `polyfit(x, y, deg)`), in `f64` as NumPy
+    /// gives them: `deg + 1` of them for a 1-d `y`, `(deg + 1, k)` for the `k` columns of a 2-d
+    /// `y` (one fit each). A fit of deficient rank (NumPy warns `RankWarning`) is the solution
+    /// of least norm; [`polyfit_full`] says the rank. Every input is converted to `f64` and the
+    /// default `rcond` is `f64`'s (NumPy works in `float32` for `float32` points, with its `eps`,
+    /// and refuses `float16`); a column of only zeros (every `x` 0, or every weight) gets the
+    /// coefficient 0 where NumPy's gives NaN. Complex points are refused
+    /// ([`ArgumentError::UndefinedOnElement`]; NumPy takes them). Waits for the fit.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// use gpu_runtime::ndarray::arr1;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let x = DeviceArray::from_ndarray(&ctx, &arr1(&[0.0f64, 1.0, 2.0, 3.0]))?;
+    /// let y = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f64, 3.0, 5.0, 7.0]))?;
+    /// let c = gpuarray::polyfit(&x, &y, 1)?.to_vec()?; // y = 2x + 1
+    /// assert!((c[0] - 2.0).abs() < 1e-12 && (c[1] - 1.0).abs() < 1e-12);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn polyfit[T: Element, SX: Storage<Elem = T>, SY: Storage<Elem = T>, D: Dimension](
+        &self, x: &DeviceArrayBase<SX, Ix1>, y: &DeviceArrayBase<SY, D>, deg: usize
+    ) -> Result<DeviceArray<f64, D>> {
         fit(x, y, deg, None, None, self.stream).map(|f| f.coeffs)
     }
 
-    /// [`polyfit_weighted`] on this stream.
-    pub fn polyfit_weighted<T, SX, SY, SW, D>(
-        &self,
-        x: &DeviceArrayBase<SX, Ix1>,
-        y: &DeviceArrayBase<SY, D>,
-        deg: usize,
-        w: &DeviceArrayBase<SW, Ix1>,
-    ) -> Result<DeviceArray<f64, D>>
-    where
-        T: Element,
-        SX: Storage<Elem = T>,
-        SY: Storage<Elem = T>,
-        SW: Storage<Elem = T>,
-        D: Dimension,
-    {
+    /// [`polyfit`] with each point's residual weighted by `w` (NumPy's `polyfit(x, y, deg,
+    /// w=w)`: `1/sigma` for Gaussian errors), one weight a point.
+    fn polyfit_weighted[
+        T: Element, SX: Storage<Elem = T>, SY: Storage<Elem = T>, SW: Storage<Elem = T>,
+        D: Dimension
+    ](
+        &self, x: &DeviceArrayBase<SX, Ix1>, y: &DeviceArrayBase<SY, D>, deg: usize,
+        w: &DeviceArrayBase<SW, Ix1>
+    ) -> Result<DeviceArray<f64, D>> {
         fit(x, y, deg, Some(w.view()), None, self.stream).map(|f| f.coeffs)
     }
 
-    /// [`polyfit_full`] on this stream.
-    pub fn polyfit_full<T, SX, SY, D>(
-        &self,
-        x: &DeviceArrayBase<SX, Ix1>,
-        y: &DeviceArrayBase<SY, D>,
-        deg: usize,
-        w: Option<DeviceArrayView<'_, T, Ix1>>,
-        rcond: Option<f64>,
-    ) -> Result<PolyFit<D>>
-    where
-        T: Element,
-        SX: Storage<Elem = T>,
-        SY: Storage<Elem = T>,
-        D: Dimension,
-    {
+    /// [`polyfit`] with NumPy's `full=True` diagnostics (residuals, rank, singular values,
+    /// `rcond`), optional weights and NumPy's `rcond=` (`None`: `len(x) * f64::EPSILON`).
+    fn polyfit_full[T: Element, SX: Storage<Elem = T>, SY: Storage<Elem = T>, D: Dimension](
+        &self, x: &DeviceArrayBase<SX, Ix1>, y: &DeviceArrayBase<SY, D>, deg: usize,
+        w: Option<DeviceArrayView<'_, T, Ix1>>, rcond: Option<f64>
+    ) -> Result<PolyFit<D>> {
         fit(x, y, deg, w, rcond, self.stream)
     }
 }
 
+/// `polyfit` on a stream (`gpuarray::on(&stream).polyfit(&x, &y, deg)`).
 fn fit<T, SX, SY, D>(
     x: &DeviceArrayBase<SX, Ix1>,
     y: &DeviceArrayBase<SY, D>,

@@ -13,7 +13,7 @@ use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
@@ -241,149 +241,24 @@ fn prepared(ctx: &Context, kind: Kind, t: DType, out: DType) -> Result<PreparedF
     KERNELS.prepared(ctx, (kind, t, out), kind.name(), || source(kind, t, out))
 }
 
-/// The values of the polynomial of coefficients `p` (highest power first) at each element of
-/// `x` (NumPy's `polyval(p, x)`): an array of `x`'s shape, by Horner's rule. Integers wrap as
-/// NumPy's do; `f16` and `bf16` are computed in `f32` and rounded once (NumPy rounds each
-/// step); no coefficients give zeros, as NumPy.
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, DeviceArray};
-/// use gpu_runtime::ndarray::arr1;
-/// let ctx = gpu_runtime::Context::default()?;
-/// let p = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f64, 2.0, 3.0]))?; // x^2 + 2x + 3
-/// let x = DeviceArray::from_ndarray(&ctx, &arr1(&[0.0f64, 1.0, 2.0]))?;
-/// assert_eq!(gpuarray::polyval(&p, &x)?.to_vec()?, [3.0, 6.0, 11.0]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn polyval<T, SP, SX, D>(
-    p: &DeviceArrayBase<SP, Ix1>,
-    x: &DeviceArrayBase<SX, D>,
-) -> Result<DeviceArray<T, D>>
-where
-    T: Element,
-    SP: Storage<Elem = T>,
-    SX: Storage<Elem = T>,
-    D: Dimension,
-{
-    OnStream::legacy(x.context()).polyval(p, x)
-}
-
-/// The sum of two polynomials (NumPy's `polyadd(a1, a2)`), coefficients highest power first:
-/// the shorter aligned at the constant term, `max(len)` coefficients, leading zeros kept as
-/// NumPy keeps them.
-pub fn polyadd<T, S1, S2>(
-    a1: &DeviceArrayBase<S1, Ix1>,
-    a2: &DeviceArrayBase<S2, Ix1>,
-) -> Result<DeviceArray<T, Ix1>>
-where
-    T: Element,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-{
-    OnStream::legacy(a1.context()).polyadd(a1, a2)
-}
-
-/// The difference `a1 - a2` of two polynomials (NumPy's `polysub`), as [`polyadd`]. `bool`
-/// coefficients are refused ([`ArgumentError::UndefinedOnElement`]), as NumPy refuses `-` on
-/// them.
-pub fn polysub<T, S1, S2>(
-    a1: &DeviceArrayBase<S1, Ix1>,
-    a2: &DeviceArrayBase<S2, Ix1>,
-) -> Result<DeviceArray<T, Ix1>>
-where
-    T: Element,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-{
-    OnStream::legacy(a1.context()).polysub(a1, a2)
-}
-
-/// The product of two polynomials (NumPy's `polymul(a1, a2)`): the [`convolve`] of the
-/// coefficients without their leading zeros (a polynomial of only zeros is `[0]`), as NumPy
-/// computes it. Waits for the first nonzero index of each. Empty operands are
-/// [`ArrayShapeError::EmptyOperand`], as NumPy's `convolve` refuses them.
-///
-/// [`convolve`]: crate::gpuarray::convolve
-pub fn polymul<T, S1, S2>(
-    a1: &DeviceArrayBase<S1, Ix1>,
-    a2: &DeviceArrayBase<S2, Ix1>,
-) -> Result<DeviceArray<T, Ix1>>
-where
-    T: Element,
-    S1: Storage<Elem = T>,
-    S2: Storage<Elem = T>,
-{
-    OnStream::legacy(a1.context()).polymul(a1, a2)
-}
-
-/// The coefficients, highest power first and leading 1, of the polynomial whose roots are
-/// the elements of `zeros` (NumPy's `poly` of a 1-d array): `len + 1` coefficients of
-/// NumPy's type (`f64` for `bool` and the integers, the type itself for `f32`, `f64` and
-/// complex numbers; `f16` and `bf16` stay too, each factor multiplied in `f32` and rounded to
-/// the type, where NumPy gives `f64`),
-/// multiplied out one factor `x - r` at a time as NumPy's `convolve`s do. Complex
-/// roots give complex coefficients (NumPy returns the real parts where the roots come in
-/// conjugate pairs: take [`Expr::real`](crate::gpuarray::Expr::real)); no roots give
-/// `[1]` (NumPy: the scalar `1.0`). NumPy's `poly` of a square matrix (of its eigenvalues)
-/// is not here.
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, DeviceArray};
-/// use gpu_runtime::ndarray::arr1;
-/// let ctx = gpu_runtime::Context::default()?;
-/// let r = DeviceArray::from_ndarray(&ctx, &arr1(&[1i32, 2, 3]))?;
-/// assert_eq!(gpuarray::poly(&r)?.to_vec()?, [1.0, -6.0, 11.0, -6.0]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn poly<T, S>(zeros: &DeviceArrayBase<S, Ix1>) -> Result<DeviceArray<T::Quotient, Ix1>>
-where
-    T: TrueDivide,
-    S: Storage<Elem = T>,
-{
-    OnStream::legacy(zeros.context()).poly(zeros)
-}
-
-/// The roots of the polynomial of coefficients `p` (NumPy's `roots(p)`), highest power
-/// first, as `Complex64` (NumPy returns them real where every one is; take
-/// [`Expr::real`](crate::gpuarray::Expr::real)). Leading zeros are dropped and each
-/// trailing zero is a root at 0, listed last, as NumPy does; fewer than two coefficients left
-/// give no roots. The others are found together by the Aberth-Ehrlich iteration in `f64`
-/// (NumPy: the eigenvalues of the companion matrix; CuPy takes only symmetric companion
-/// matrices), in no particular order: sort them to compare. A root of multiplicity `m` is
-/// found to about `1/m` of the digits, as by NumPy. Waits for the coefficients.
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, DeviceArray};
-/// use gpu_runtime::ndarray::arr1;
-/// let ctx = gpu_runtime::Context::default()?;
-/// let p = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f64, -3.0, 2.0]))?; // (x - 1)(x - 2)
-/// let mut r: Vec<f64> = gpuarray::roots(&p)?.to_vec()?.iter().map(|z| z.re).collect();
-/// r.sort_by(f64::total_cmp);
-/// assert!((r[0] - 1.0).abs() < 1e-12 && (r[1] - 2.0).abs() < 1e-12);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn roots<T, S>(p: &DeviceArrayBase<S, Ix1>) -> Result<DeviceArray<Complex64, Ix1>>
-where
-    T: Element,
-    S: Storage<Elem = T>,
-{
-    OnStream::legacy(p.context()).roots(p)
-}
-
-/// The polynomial routines on a stream (`gpuarray::on(&stream).polyval(&p, &x)`).
-impl OnStream<'_, &Context> {
-    /// [`polyval`] on this stream.
-    pub fn polyval<T, SP, SX, D>(
-        &self,
-        p: &DeviceArrayBase<SP, Ix1>,
-        x: &DeviceArrayBase<SX, D>,
-    ) -> Result<DeviceArray<T, D>>
-    where
-        T: Element,
-        SP: Storage<Elem = T>,
-        SX: Storage<Elem = T>,
-        D: Dimension,
-    {
+context_fns! {
+    /// The values of the polynomial of coefficients `p` (highest power first) at each element of
+    /// `x` (NumPy's `polyval(p, x)`): an array of `x`'s shape, by Horner's rule. Integers wrap as
+    /// NumPy's do; `f16` and `bf16` are computed in `f32` and rounded once (NumPy rounds each
+    /// step); no coefficients give zeros, as NumPy.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// use gpu_runtime::ndarray::arr1;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let p = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f64, 2.0, 3.0]))?; // x^2 + 2x + 3
+    /// let x = DeviceArray::from_ndarray(&ctx, &arr1(&[0.0f64, 1.0, 2.0]))?;
+    /// assert_eq!(gpuarray::polyval(&p, &x)?.to_vec()?, [3.0, 6.0, 11.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn polyval[T: Element, SP: Storage<Elem = T>, SX: Storage<Elem = T>, D: Dimension](
+        &self, p: &DeviceArrayBase<SP, Ix1>, x: &DeviceArrayBase<SX, D>
+    ) -> Result<DeviceArray<T, D>> {
         let stream = self.stream;
         let ctx = x.context();
         let mut y = DeviceArray::<T, D>::empty(ctx, x.raw_dim())?;
@@ -408,32 +283,24 @@ impl OnStream<'_, &Context> {
         registry::launch(&f, registry::grid_for(ctx, len)?, BLOCK, stream, &args)?;
         Ok(y)
     }
+}
 
-    /// [`polyadd`] on this stream.
-    pub fn polyadd<T, S1, S2>(
-        &self,
-        a1: &DeviceArrayBase<S1, Ix1>,
-        a2: &DeviceArrayBase<S2, Ix1>,
-    ) -> Result<DeviceArray<T, Ix1>>
-    where
-        T: Element,
-        S1: Storage<Elem = T>,
-        S2: Storage<Elem = T>,
-    {
+context_fns! {
+    /// The sum of two polynomials (NumPy's `polyadd(a1, a2)`), coefficients highest power first:
+    /// the shorter aligned at the constant term, `max(len)` coefficients, leading zeros kept as
+    /// NumPy keeps them.
+    fn polyadd[T: Element, S1: Storage<Elem = T>, S2: Storage<Elem = T>](
+        &self, a1: &DeviceArrayBase<S1, Ix1>, a2: &DeviceArrayBase<S2, Ix1>
+    ) -> Result<DeviceArray<T, Ix1>> {
         add_sub(Kind::Add, a1, a2, self.stream)
     }
 
-    /// [`polysub`] on this stream.
-    pub fn polysub<T, S1, S2>(
-        &self,
-        a1: &DeviceArrayBase<S1, Ix1>,
-        a2: &DeviceArrayBase<S2, Ix1>,
-    ) -> Result<DeviceArray<T, Ix1>>
-    where
-        T: Element,
-        S1: Storage<Elem = T>,
-        S2: Storage<Elem = T>,
-    {
+    /// The difference `a1 - a2` of two polynomials (NumPy's `polysub`), as [`polyadd`]. `bool`
+    /// coefficients are refused ([`ArgumentError::UndefinedOnElement`]), as NumPy refuses `-` on
+    /// them.
+    fn polysub[T: Element, S1: Storage<Elem = T>, S2: Storage<Elem = T>](
+        &self, a1: &DeviceArrayBase<S1, Ix1>, a2: &DeviceArrayBase<S2, Ix1>
+    ) -> Result<DeviceArray<T, Ix1>> {
         if T::DTYPE == DType::Bool {
             return Err(ArgumentError::UndefinedOnElement {
                 kernel: "polysub".into(),
@@ -445,17 +312,15 @@ impl OnStream<'_, &Context> {
         add_sub(Kind::Sub, a1, a2, self.stream)
     }
 
-    /// [`polymul`] on this stream.
-    pub fn polymul<T, S1, S2>(
-        &self,
-        a1: &DeviceArrayBase<S1, Ix1>,
-        a2: &DeviceArrayBase<S2, Ix1>,
-    ) -> Result<DeviceArray<T, Ix1>>
-    where
-        T: Element,
-        S1: Storage<Elem = T>,
-        S2: Storage<Elem = T>,
-    {
+    /// The product of two polynomials (NumPy's `polymul(a1, a2)`): the [`convolve`] of the
+    /// coefficients without their leading zeros (a polynomial of only zeros is `[0]`), as NumPy
+    /// computes it. Waits for the first nonzero index of each. Empty operands are
+    /// [`ArrayShapeError::EmptyOperand`], as NumPy's `convolve` refuses them.
+    ///
+    /// [`convolve`]: crate::gpuarray::convolve
+    fn polymul[T: Element, S1: Storage<Elem = T>, S2: Storage<Elem = T>](
+        &self, a1: &DeviceArrayBase<S1, Ix1>, a2: &DeviceArrayBase<S2, Ix1>
+    ) -> Result<DeviceArray<T, Ix1>> {
         for (x, operand) in [(a1.len(), "a1"), (a2.len(), "a2")] {
             if x == 0 {
                 return Err(ArrayShapeError::EmptyOperand {
@@ -469,12 +334,28 @@ impl OnStream<'_, &Context> {
         self.convolve(&v1, &v2, ConvolveMode::Full)
     }
 
-    /// [`poly`] on this stream (waits for nothing).
-    pub fn poly<T, S>(&self, zeros: &DeviceArrayBase<S, Ix1>) -> Result<DeviceArray<T::Quotient, Ix1>>
-    where
-        T: TrueDivide,
-        S: Storage<Elem = T>,
-    {
+    /// The coefficients, highest power first and leading 1, of the polynomial whose roots are
+    /// the elements of `zeros` (NumPy's `poly` of a 1-d array): `len + 1` coefficients of
+    /// NumPy's type (`f64` for `bool` and the integers, the type itself for `f32`, `f64` and
+    /// complex numbers; `f16` and `bf16` stay too, each factor multiplied in `f32` and rounded to
+    /// the type, where NumPy gives `f64`),
+    /// multiplied out one factor `x - r` at a time as NumPy's `convolve`s do. Complex
+    /// roots give complex coefficients (NumPy returns the real parts where the roots come in
+    /// conjugate pairs: take [`Expr::real`](crate::gpuarray::Expr::real)); no roots give
+    /// `[1]` (NumPy: the scalar `1.0`). NumPy's `poly` of a square matrix (of its eigenvalues)
+    /// is not here.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// use gpu_runtime::ndarray::arr1;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let r = DeviceArray::from_ndarray(&ctx, &arr1(&[1i32, 2, 3]))?;
+    /// assert_eq!(gpuarray::poly(&r)?.to_vec()?, [1.0, -6.0, 11.0, -6.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn poly[T: TrueDivide, S: Storage<Elem = T>](
+        &self, zeros: &DeviceArrayBase<S, Ix1>
+    ) -> Result<DeviceArray<T::Quotient, Ix1>> {
         let ctx = zeros.context();
         let n = zeros.len();
         let mut c = DeviceArray::<T::Quotient, Ix1>::empty(ctx, n + 1)?;
@@ -492,12 +373,28 @@ impl OnStream<'_, &Context> {
         Ok(c)
     }
 
-    /// [`roots`] on this stream (waits for the coefficients).
-    pub fn roots<T, S>(&self, p: &DeviceArrayBase<S, Ix1>) -> Result<DeviceArray<Complex64, Ix1>>
-    where
-        T: Element,
-        S: Storage<Elem = T>,
-    {
+    /// The roots of the polynomial of coefficients `p` (NumPy's `roots(p)`), highest power
+    /// first, as `Complex64` (NumPy returns them real where every one is; take
+    /// [`Expr::real`](crate::gpuarray::Expr::real)). Leading zeros are dropped and each
+    /// trailing zero is a root at 0, listed last, as NumPy does; fewer than two coefficients left
+    /// give no roots. The others are found together by the Aberth-Ehrlich iteration in `f64`
+    /// (NumPy: the eigenvalues of the companion matrix; CuPy takes only symmetric companion
+    /// matrices), in no particular order: sort them to compare. A root of multiplicity `m` is
+    /// found to about `1/m` of the digits, as by NumPy. Waits for the coefficients.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// use gpu_runtime::ndarray::arr1;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let p = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f64, -3.0, 2.0]))?; // (x - 1)(x - 2)
+    /// let mut r: Vec<f64> = gpuarray::roots(&p)?.to_vec()?.iter().map(|z| z.re).collect();
+    /// r.sort_by(f64::total_cmp);
+    /// assert!((r[0] - 1.0).abs() < 1e-12 && (r[1] - 2.0).abs() < 1e-12);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn roots[T: Element, S: Storage<Elem = T>](
+        &self, p: &DeviceArrayBase<S, Ix1>
+    ) -> Result<DeviceArray<Complex64, Ix1>> {
         let ctx = p.context();
         // The copy back is ordered after the work queued on the stream (the array records it).
         let host = p.to_vec()?;
@@ -528,6 +425,7 @@ impl OnStream<'_, &Context> {
     }
 }
 
+/// The polynomial routines on a stream (`gpuarray::on(&stream).polyval(&p, &x)`).
 /// `a` (not empty) without its leading zeros ([`trim_zeros`]), a polynomial of only zeros
 /// keeping its last one: NumPy's `poly1d` of it is `[0]`. Waits for the first nonzero index.
 ///

@@ -6,11 +6,9 @@ use std::sync::Arc;
 use crate::gpuarray::elements::dtype::DType;
 use ndarray::Dimension;
 
-use crate::driver::context::core::Context;
-use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
@@ -40,65 +38,31 @@ fn if_positive_kernel(crit: DType, elem: DType) -> Result<Arc<ElementwiseKernel>
     })
 }
 
-/// Where `criterion` is positive the element of `then`, elsewhere the one of `otherwise`
-/// (PyCUDA's `if_positive(criterion, then_, else_)`, NumPy's `where(criterion > 0, then,
-/// otherwise)`), in a new array; the three arrays have one shape (any layouts), and a NaN
-/// criterion is not positive. The result is in C order, or Fortran order when `then` is
-/// Fortran- and not C-contiguous.
-pub fn if_positive<C, S1, S2, D>(
-    criterion: &DeviceArrayBase<C, D>,
-    then: &DeviceArrayBase<S1, D>,
-    otherwise: &DeviceArrayBase<S2, D>,
-) -> Result<DeviceArray<S1::Elem, D>>
-where
-    C: Storage<Elem: Element>,
-    S1: Storage<Elem: Element>,
-    S2: Storage<Elem = S1::Elem>,
-    D: Dimension,
-{
-    if_positive_stream(None, criterion, then, otherwise)
-}
-
-impl OnStream<'_, &Context> {
-    /// [`if_positive`](crate::gpuarray::if_positive) on this stream.
-    pub fn if_positive<C, S1, S2, D>(
+context_fns! {
+    /// Where `criterion` is positive the element of `then`, elsewhere the one of `otherwise`
+    /// (PyCUDA's `if_positive(criterion, then_, else_)`, NumPy's `where(criterion > 0, then,
+    /// otherwise)`), in a new array; the three arrays have one shape (any layouts), and a NaN
+    /// criterion is not positive. The result is in C order, or Fortran order when `then` is
+    /// Fortran- and not C-contiguous.
+    fn if_positive[
+        C: Storage<Elem: Element>, S1: Storage<Elem: Element>, S2: Storage<Elem = S1::Elem>, D: Dimension
+    ](
         &self,
         criterion: &DeviceArrayBase<C, D>,
         then: &DeviceArrayBase<S1, D>,
         otherwise: &DeviceArrayBase<S2, D>,
-    ) -> Result<DeviceArray<S1::Elem, D>>
-    where
-        C: Storage<Elem: Element>,
-        S1: Storage<Elem: Element>,
-        S2: Storage<Elem = S1::Elem>,
-        D: Dimension,
-    {
-        if_positive_stream(self.stream, criterion, then, otherwise)
+    ) -> Result<DeviceArray<S1::Elem, D>> {
+        let mut out = DeviceArray::<S1::Elem, D>::empty_like(then)?;
+        let k = if_positive_kernel(C::Elem::DTYPE, S1::Elem::DTYPE)?;
+        let args = [
+            KernelArg::input(criterion),
+            KernelArg::input(then),
+            KernelArg::input(otherwise),
+            KernelArg::output(&mut out),
+        ];
+        OnStream::new(&*k, self.stream).launch(args)?;
+        Ok(out)
     }
-}
-
-fn if_positive_stream<C, S1, S2, D>(
-    stream: Option<&Stream>,
-    criterion: &DeviceArrayBase<C, D>,
-    then: &DeviceArrayBase<S1, D>,
-    otherwise: &DeviceArrayBase<S2, D>,
-) -> Result<DeviceArray<S1::Elem, D>>
-where
-    C: Storage<Elem: Element>,
-    S1: Storage<Elem: Element>,
-    S2: Storage<Elem = S1::Elem>,
-    D: Dimension,
-{
-    let mut out = DeviceArray::<S1::Elem, D>::empty_like(then)?;
-    let k = if_positive_kernel(C::Elem::DTYPE, S1::Elem::DTYPE)?;
-    let args = [
-        KernelArg::input(criterion),
-        KernelArg::input(then),
-        KernelArg::input(otherwise),
-        KernelArg::output(&mut out),
-    ];
-    OnStream::new(&*k, stream).launch(args)?;
-    Ok(out)
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {

@@ -12,7 +12,7 @@ use ndarray::{s, Dimension, Ix1, IxDyn};
 use crate::driver::context::core::Context;
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
+use crate::gpuarray::array::on_stream::{context_fns, on_legacy_stream, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
@@ -69,128 +69,27 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
     }
 }
 
-/// The sorted unique values in both `a` and `b` (NumPy's `intersect1d(a, b)`), any shapes, of
-/// one element type (NumPy would promote two; `astype` first). Values compare with `==`: NaN is
-/// in no intersection, `setdiff1d` keeps a NaN of `a`, `setxor1d` one of each array.
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, DeviceArray};
-/// use gpu_runtime::ndarray::arr1;
-/// let ctx = gpu_runtime::Context::default()?;
-/// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 3, 4, 3]))?;
-/// let b = DeviceArray::from_ndarray(&ctx, &arr1(&[3, 1, 2, 1]))?;
-/// assert_eq!(gpuarray::intersect1d(&a, &b)?.to_vec()?, [1, 3]);
-/// assert_eq!(gpuarray::union1d(&a, &b)?.to_vec()?, [1, 2, 3, 4]);
-/// assert_eq!(gpuarray::setdiff1d(&a, &b)?.to_vec()?, [4]);
-/// assert_eq!(gpuarray::setxor1d(&a, &b)?.to_vec()?, [2, 4]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn intersect1d<T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension>(
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-) -> Result<DeviceArray<T, Ix1>> {
-    OnStream::legacy(a.context()).intersect1d(a, b)
-}
-
-/// The result of [`intersect1d_indices`]: NumPy's `intersect1d(a, b, return_indices=True)`.
-#[derive(Debug)]
-pub struct Intersect1d<T: Element> {
-    /// The sorted unique values in both arrays.
-    pub values: DeviceArray<T, Ix1>,
-    /// Where each value first occurs in `a`, flattened in C order.
-    pub indices_a: DeviceArray<i64, Ix1>,
-    /// Where each value first occurs in `b`, flattened in C order.
-    pub indices_b: DeviceArray<i64, Ix1>,
-}
-
-/// [`intersect1d`] with the first position of each common value in each array (NumPy's
-/// `intersect1d(a, b, return_indices=True)`).
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, DeviceArray};
-/// use gpu_runtime::ndarray::arr1;
-/// let ctx = gpu_runtime::Context::default()?;
-/// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 1, 2, 3, 4]))?;
-/// let b = DeviceArray::from_ndarray(&ctx, &arr1(&[2, 1, 4, 6]))?;
-/// let both = gpuarray::intersect1d_indices(&a, &b)?;
-/// assert_eq!(both.values.to_vec()?, [1, 2, 4]);
-/// assert_eq!(both.indices_a.to_vec()?, [0, 2, 4]);
-/// assert_eq!(both.indices_b.to_vec()?, [1, 0, 2]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn intersect1d_indices<
-    T: Element,
-    S1: Storage<Elem = T>,
-    D1: Dimension,
-    S2: Storage<Elem = T>,
-    D2: Dimension,
->(
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-) -> Result<Intersect1d<T>> {
-    OnStream::legacy(a.context()).intersect1d_indices(a, b)
-}
-
-/// The sorted unique values in `a` or `b` (NumPy's `union1d(a, b)`), any shapes.
-pub fn union1d<T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension>(
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-) -> Result<DeviceArray<T, Ix1>> {
-    OnStream::legacy(a.context()).union1d(a, b)
-}
-
-/// The sorted unique values of `a` that are not in `b` (NumPy's `setdiff1d(a, b)`), any
-/// shapes.
-pub fn setdiff1d<T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension>(
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-) -> Result<DeviceArray<T, Ix1>> {
-    OnStream::legacy(a.context()).setdiff1d(a, b)
-}
-
-/// The sorted unique values in exactly one of `a` and `b` (NumPy's `setxor1d(a, b)`), any
-/// shapes.
-pub fn setxor1d<T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension>(
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-) -> Result<DeviceArray<T, Ix1>> {
-    OnStream::legacy(a.context()).setxor1d(a, b)
-}
-
-/// The set routines on a stream (`gpuarray::on(&stream).intersect1d(&a, &b)`).
-impl OnStream<'_, &Context> {
-    /// The unique values of `a` and of `b`, one after the other, sorted.
-    fn both_sorted<T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension>(
-        &self,
-        a: &DeviceArrayBase<S1, D1>,
-        b: &DeviceArrayBase<S2, D2>,
-    ) -> Result<DeviceArray<T, Ix1>> {
-        let ua = self.unique(a)?;
-        let ub = self.unique(b)?;
-        let joined = self.concatenate(&[&ua, &ub], 0)?;
-        OnStream::new(&joined, self.stream).sort()
-    }
-
-    fn unique<T: Element, S1: Storage<Elem = T>, D1: Dimension>(
-        &self,
-        a: &DeviceArrayBase<S1, D1>,
-    ) -> Result<DeviceArray<T, Ix1>> {
-        Ok(OnStream::new(a, self.stream)
-            .unique_with(UniqueOptions::default())?
-            .values)
-    }
-
-    /// [`intersect1d`] on this stream.
-    pub fn intersect1d<
-        T: Element,
-        S1: Storage<Elem = T>,
-        D1: Dimension,
-        S2: Storage<Elem = T>,
-        D2: Dimension,
-    >(
-        &self,
-        a: &DeviceArrayBase<S1, D1>,
-        b: &DeviceArrayBase<S2, D2>,
+context_fns! {
+    /// The sorted unique values in both `a` and `b` (NumPy's `intersect1d(a, b)`), any shapes, of
+    /// one element type (NumPy would promote two; `astype` first). Values compare with `==`: NaN is
+    /// in no intersection, `setdiff1d` keeps a NaN of `a`, `setxor1d` one of each array.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// use gpu_runtime::ndarray::arr1;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 3, 4, 3]))?;
+    /// let b = DeviceArray::from_ndarray(&ctx, &arr1(&[3, 1, 2, 1]))?;
+    /// assert_eq!(gpuarray::intersect1d(&a, &b)?.to_vec()?, [1, 3]);
+    /// assert_eq!(gpuarray::union1d(&a, &b)?.to_vec()?, [1, 2, 3, 4]);
+    /// assert_eq!(gpuarray::setdiff1d(&a, &b)?.to_vec()?, [4]);
+    /// assert_eq!(gpuarray::setxor1d(&a, &b)?.to_vec()?, [2, 4]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn intersect1d[
+        T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension
+    ](
+        &self, a: &DeviceArrayBase<S1, D1>, b: &DeviceArrayBase<S2, D2>
     ) -> Result<DeviceArray<T, Ix1>> {
         let sorted = self.both_sorted(a, b)?;
         if sorted.len() < 2 {
@@ -202,18 +101,24 @@ impl OnStream<'_, &Context> {
         OnStream::new(&lo, self.stream).masked(&twice)
     }
 
-    /// [`intersect1d_indices`] on this stream.
-    pub fn intersect1d_indices<
-        T: Element,
-        S1: Storage<Elem = T>,
-        D1: Dimension,
-        S2: Storage<Elem = T>,
-        D2: Dimension,
-    >(
-        &self,
-        a: &DeviceArrayBase<S1, D1>,
-        b: &DeviceArrayBase<S2, D2>,
-    ) -> Result<Intersect1d<T>> {
+    /// [`intersect1d`] with the first position of each common value in each array (NumPy's
+    /// `intersect1d(a, b, return_indices=True)`).
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// use gpu_runtime::ndarray::arr1;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 1, 2, 3, 4]))?;
+    /// let b = DeviceArray::from_ndarray(&ctx, &arr1(&[2, 1, 4, 6]))?;
+    /// let both = gpuarray::intersect1d_indices(&a, &b)?;
+    /// assert_eq!(both.values.to_vec()?, [1, 2, 4]);
+    /// assert_eq!(both.indices_a.to_vec()?, [0, 2, 4]);
+    /// assert_eq!(both.indices_b.to_vec()?, [1, 0, 2]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn intersect1d_indices[
+        T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension
+    ](&self, a: &DeviceArrayBase<S1, D1>, b: &DeviceArrayBase<S2, D2>) -> Result<Intersect1d<T>> {
         // NumPy's: the unique values of each with their first positions, joined, sorted stably
         // (a value in both is there twice, `a`'s first), and the neighbours that are equal.
         let (on_a, on_b) = (OnStream::new(a, self.stream), OnStream::new(b, self.stream));
@@ -247,11 +152,11 @@ impl OnStream<'_, &Context> {
         })
     }
 
-    /// [`union1d`] on this stream.
-    pub fn union1d<T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension>(
-        &self,
-        a: &DeviceArrayBase<S1, D1>,
-        b: &DeviceArrayBase<S2, D2>,
+    /// The sorted unique values in `a` or `b` (NumPy's `union1d(a, b)`), any shapes.
+    fn union1d[
+        T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension
+    ](
+        &self, a: &DeviceArrayBase<S1, D1>, b: &DeviceArrayBase<S2, D2>
     ) -> Result<DeviceArray<T, Ix1>> {
         let (fa, fb) = (
             OnStream::new(a, self.stream).ravel()?,
@@ -261,34 +166,24 @@ impl OnStream<'_, &Context> {
         self.unique(&joined)
     }
 
-    /// [`setdiff1d`] on this stream.
-    pub fn setdiff1d<
-        T: Element,
-        S1: Storage<Elem = T>,
-        D1: Dimension,
-        S2: Storage<Elem = T>,
-        D2: Dimension,
-    >(
-        &self,
-        a: &DeviceArrayBase<S1, D1>,
-        b: &DeviceArrayBase<S2, D2>,
+    /// The sorted unique values of `a` that are not in `b` (NumPy's `setdiff1d(a, b)`), any
+    /// shapes.
+    fn setdiff1d[
+        T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension
+    ](
+        &self, a: &DeviceArrayBase<S1, D1>, b: &DeviceArrayBase<S2, D2>
     ) -> Result<DeviceArray<T, Ix1>> {
         let ua = self.unique(a)?;
         let outside = OnStream::new(&ua, self.stream).isin(b, true)?;
         OnStream::new(&ua, self.stream).masked(&outside)
     }
 
-    /// [`setxor1d`] on this stream.
-    pub fn setxor1d<
-        T: Element,
-        S1: Storage<Elem = T>,
-        D1: Dimension,
-        S2: Storage<Elem = T>,
-        D2: Dimension,
-    >(
-        &self,
-        a: &DeviceArrayBase<S1, D1>,
-        b: &DeviceArrayBase<S2, D2>,
+    /// The sorted unique values in exactly one of `a` and `b` (NumPy's `setxor1d(a, b)`), any
+    /// shapes.
+    fn setxor1d[
+        T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension
+    ](
+        &self, a: &DeviceArrayBase<S1, D1>, b: &DeviceArrayBase<S2, D2>
     ) -> Result<DeviceArray<T, Ix1>> {
         let sorted = self.both_sorted(a, b)?;
         let n = sorted.len();
@@ -314,5 +209,40 @@ impl OnStream<'_, &Context> {
             .logical_and(&flags.slice(s![1..])?)
             .eval_stream(self.stream)?;
         OnStream::new(&sorted, self.stream).masked(&once)
+    }
+}
+
+/// The result of [`intersect1d_indices`]: NumPy's `intersect1d(a, b, return_indices=True)`.
+#[derive(Debug)]
+pub struct Intersect1d<T: Element> {
+    /// The sorted unique values in both arrays.
+    pub values: DeviceArray<T, Ix1>,
+    /// Where each value first occurs in `a`, flattened in C order.
+    pub indices_a: DeviceArray<i64, Ix1>,
+    /// Where each value first occurs in `b`, flattened in C order.
+    pub indices_b: DeviceArray<i64, Ix1>,
+}
+
+/// The set routines on a stream (`gpuarray::on(&stream).intersect1d(&a, &b)`).
+impl OnStream<'_, &Context> {
+    /// The unique values of `a` and of `b`, one after the other, sorted.
+    fn both_sorted<T: Element, S1: Storage<Elem = T>, D1: Dimension, S2: Storage<Elem = T>, D2: Dimension>(
+        &self,
+        a: &DeviceArrayBase<S1, D1>,
+        b: &DeviceArrayBase<S2, D2>,
+    ) -> Result<DeviceArray<T, Ix1>> {
+        let ua = self.unique(a)?;
+        let ub = self.unique(b)?;
+        let joined = self.concatenate(&[&ua, &ub], 0)?;
+        OnStream::new(&joined, self.stream).sort()
+    }
+
+    fn unique<T: Element, S1: Storage<Elem = T>, D1: Dimension>(
+        &self,
+        a: &DeviceArrayBase<S1, D1>,
+    ) -> Result<DeviceArray<T, Ix1>> {
+        Ok(OnStream::new(a, self.stream)
+            .unique_with(UniqueOptions::default())?
+            .values)
     }
 }

@@ -464,15 +464,7 @@ impl ElementwiseKernel {
                 }
             }
         };
-        for a in args {
-            match a.0 {
-                ArgKind::Scalar(v, _) => list.push(v),
-                ArgKind::Array(x) => {
-                    list.push(x.arg);
-                    list.push(Arg::I64(x.offset as i64));
-                }
-            }
-        }
+        push_args(&mut list, args);
         if let Variant::Strided(_) = variant {
             list.extend(dims.iter().map(|&d| Arg::I64(d as i64)));
             list.extend(strides.iter().flatten().map(|&s| Arg::I64(s as i64)));
@@ -514,15 +506,7 @@ impl ElementwiseKernel {
         })?;
         let mut list: Vec<Arg<'_>> = Vec::with_capacity(1 + 2 * args.len());
         list.push(Arg::I64(n as i64));
-        for a in args {
-            match a.0 {
-                ArgKind::Scalar(v, _) => list.push(v),
-                ArgKind::Array(x) => {
-                    list.push(x.arg);
-                    list.push(Arg::I64(x.offset as i64));
-                }
-            }
-        }
+        push_args(&mut list, args);
         let grid = registry::grid_for(&ctx, n as u64)?;
         registry::launch(&f, grid, BLOCK, stream, &list)
     }
@@ -576,6 +560,20 @@ pub(crate) fn first_context(args: &[KernelArg<'_>]) -> Option<crate::driver::con
         ArgKind::Array(x) => Some(x.ctx.clone()),
         ArgKind::Scalar(..) => None,
     })
+}
+
+/// Appends the kernel's arguments: each scalar as itself, each array as its pointer and its
+/// offset in elements (the generated kernels take both).
+fn push_args<'a>(list: &mut Vec<Arg<'a>>, args: Vec<KernelArg<'a>>) {
+    for a in args {
+        match a.0 {
+            ArgKind::Scalar(v, _) => list.push(v),
+            ArgKind::Array(x) => {
+                list.push(x.arg);
+                list.push(Arg::I64(x.offset as i64));
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -48,7 +48,7 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use cudarc::cublas::sys::cublasOperation_t;
-use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, StridedBatchedConfig};
+use cudarc::cublas::{CudaBlas, GemmConfig, StridedBatchedConfig};
 use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use ndarray::{Dimension, IxDyn};
 
@@ -101,97 +101,69 @@ pub trait MatmulElement: Element {
     ) -> Result<()>;
 }
 
+/// Implements [`MatmulElement`] for each type `$t` (one: `$one`) of a family of types whose two
+/// products are the same calls: `|blas, stream, cfg, a, b, c|` names the methods' arguments, and
+/// the two expressions after it are the bodies of `gemm` and of `gemm_strided_batched`.
 macro_rules! matmul_element {
-    ($t:ty, $one:expr, $gemm:path, $batched:path) => {
+    (
+        $($t:ty = $one:expr),+;
+        |$blas:ident, $stream:ident, $cfg:ident, $a:ident, $b:ident, $c:ident| $gemm:expr, $batched:expr
+    ) => {$(
         impl MatmulElement for $t {
             fn one() -> Self {
                 $one
             }
             fn gemm<A: DevicePtr<Self>, B: DevicePtr<Self>, C: DevicePtrMut<Self>>(
-                blas: &CudaBlas,
-                stream: &Arc<CudaStream>,
-                cfg: GemmConfig<Self>,
-                a: &A,
-                b: &B,
-                c: &mut C,
+                $blas: &CudaBlas,
+                $stream: &Arc<CudaStream>,
+                $cfg: GemmConfig<Self>,
+                $a: &A,
+                $b: &B,
+                $c: &mut C,
             ) -> Result<()> {
-                $gemm(blas, stream, cfg, a, b, c)
+                $gemm
             }
             fn gemm_strided_batched<A: DevicePtr<Self>, B: DevicePtr<Self>, C: DevicePtrMut<Self>>(
-                blas: &CudaBlas,
-                stream: &Arc<CudaStream>,
-                cfg: StridedBatchedConfig<Self>,
-                a: &A,
-                b: &B,
-                c: &mut C,
+                $blas: &CudaBlas,
+                $stream: &Arc<CudaStream>,
+                $cfg: StridedBatchedConfig<Self>,
+                $a: &A,
+                $b: &B,
+                $c: &mut C,
             ) -> Result<()> {
-                $batched(blas, stream, cfg, a, b, c)
+                $batched
             }
         }
-    };
+    )+};
 }
 
 // The real types through cudarc's `Gemm`, which queues on the handle's stream itself.
-matmul_element!(f32, 1.0, real_gemm, real_gemm_batched);
-matmul_element!(f64, 1.0, real_gemm, real_gemm_batched);
-matmul_element!(half::f16, half::f16::ONE, real_gemm, real_gemm_batched);
-matmul_element!(half::bf16, half::bf16::ONE, real_gemm, real_gemm_batched);
+matmul_element! {
+    f32 = 1.0, f64 = 1.0, half::f16 = half::f16::ONE, half::bf16 = half::bf16::ONE;
+    |blas, _stream, cfg, a, b, c| gemm(blas, cfg, a, b, c), gemm_strided_batched(blas, cfg, a, b, c)
+}
 // Complex through `cublasGemmEx` (cudarc's `Gemm` has no complex types): transposed views
 // are transposes, not conjugates, as NumPy's `matmul`.
-matmul_element!(
-    Complex32,
-    Complex32::new(1.0, 0.0),
-    gemm_complex,
-    gemm_strided_batched_complex
-);
-matmul_element!(
-    Complex64,
-    Complex64::new(1.0, 0.0),
-    gemm_complex,
-    gemm_strided_batched_complex
-);
-
-/// [`gemm`] in the form `matmul_element!` calls (cudarc's `Gemm` knows the handle's stream).
-fn real_gemm<T, A: DevicePtr<T>, B: DevicePtr<T>, C: DevicePtrMut<T>>(
-    blas: &CudaBlas,
-    _stream: &Arc<CudaStream>,
-    cfg: GemmConfig<T>,
-    a: &A,
-    b: &B,
-    c: &mut C,
-) -> Result<()>
-where
-    CudaBlas: Gemm<T>,
-{
-    gemm(blas, cfg, a, b, c)
-}
-
-/// [`gemm_strided_batched`] in the form `matmul_element!` calls.
-fn real_gemm_batched<T, A: DevicePtr<T>, B: DevicePtr<T>, C: DevicePtrMut<T>>(
-    blas: &CudaBlas,
-    _stream: &Arc<CudaStream>,
-    cfg: StridedBatchedConfig<T>,
-    a: &A,
-    b: &B,
-    c: &mut C,
-) -> Result<()>
-where
-    CudaBlas: Gemm<T>,
-{
-    gemm_strided_batched(blas, cfg, a, b, c)
+matmul_element! {
+    Complex32 = Complex32::new(1.0, 0.0), Complex64 = Complex64::new(1.0, 0.0);
+    |blas, stream, cfg, a, b, c| gemm_complex(blas, stream, cfg, a, b, c),
+        gemm_strided_batched_complex(blas, stream, cfg, a, b, c)
 }
 
 /// Declares each product twice: as a free function on the legacy default stream and as the
 /// method of the same name of `OnStream`, on its stream. Both hand views of the operands (any
 /// storage, any dimension type) to the one implementation `$imp`, so the generic bounds are
-/// written once for the eight public forms (`@new`: a new array, `@into`: into `c`).
+/// written once for the ten public forms (`@new`: a new array, `@into`: into `c`, `@mixed`: a
+/// new array, of operands of two element types).
 macro_rules! products {
     (
         new { $($(#[$doc:meta])* $name:ident => $imp:ident;)* }
         into { $($(#[$idoc:meta])* $iname:ident => $iimp:ident;)* }
+        mixed { $($(#[$mdoc:meta])* $mname:ident => $mimp:ident;)* }
     ) => {
         $(products!(@new $(#[$doc])* $name => $imp, [], None);)*
         $(products!(@into $(#[$idoc])* $iname => $iimp, [], None);)*
+        $(products!(@mixed $(#[$mdoc])* $mname => $mimp, [], None);)*
 
         /// The products on a stream: `gpuarray::on(&stream).matmul(&a, &b)`.
         impl OnStream<'_, &Context> {
@@ -202,6 +174,10 @@ macro_rules! products {
             $(products!(
                 @into #[doc = concat!("[`", stringify!($iname), "`] on this stream; returns without waiting.")]
                 $iname => $iimp, [&self,], self.stream
+            );)*
+            $(products!(
+                @mixed #[doc = concat!("[`", stringify!($mname), "`] on this stream; returns without waiting.")]
+                $mname => $mimp, [&self,], self.stream
             );)*
         }
     };
@@ -242,6 +218,25 @@ macro_rules! products {
             $imp($stream, &a.view().into_dyn(), &b.view().into_dyn(), &mut c.view_mut().into_dyn())
         }
     };
+    (@mixed $(#[$doc:meta])* $name:ident => $imp:ident, [$($recv:tt)*], $stream:expr) => {
+        $(#[$doc])*
+        pub fn $name<A, B, S1, D1, S2, D2>(
+            $($recv)*
+            a: &DeviceArrayBase<S1, D1>,
+            b: &DeviceArrayBase<S2, D2>,
+        ) -> Result<DeviceArray<<A as Promote<B>>::Output, IxDyn>>
+        where
+            A: Promote<B>,
+            B: Element,
+            <A as Promote<B>>::Output: MatmulElement,
+            S1: Storage<Elem = A>,
+            S2: Storage<Elem = B>,
+            D1: Dimension,
+            D2: Dimension,
+        {
+            $imp($stream, &a.view().into_dyn(), &b.view().into_dyn())
+        }
+    };
 }
 
 products! {
@@ -264,6 +259,12 @@ products! {
     /// copy, as for the N-d and 0-d operands, whose product [`dot`] computes first). On the legacy
     /// default stream.
     dot_into => dot_into_stream;
+    }
+    mixed {
+    /// NumPy's `matmul` of arrays of two element types, in their promoted type (see the module's
+    /// docs), in a new C-order array on the legacy default stream. Shapes as
+    /// [`matmul`](crate::gpuarray::matmul).
+    matmul_mixed => matmul_mixed_stream;
     }
 }
 
@@ -690,25 +691,6 @@ fn converted<'a, U: Element, E: Element>(x: &'a View<E>, stream: Option<&Stream>
     Ok(Mat::Owned(OnStream::new(x, stream).astype::<U>()?))
 }
 
-/// NumPy's `matmul` of arrays of two element types, in their promoted type (see the module's
-/// docs), in a new C-order array on the legacy default stream. Shapes as
-/// [`matmul`](crate::gpuarray::matmul).
-pub fn matmul_mixed<A, B, S1, D1, S2, D2>(
-    a: &DeviceArrayBase<S1, D1>,
-    b: &DeviceArrayBase<S2, D2>,
-) -> Result<DeviceArray<<A as Promote<B>>::Output, IxDyn>>
-where
-    A: Promote<B>,
-    B: Element,
-    <A as Promote<B>>::Output: MatmulElement,
-    S1: Storage<Elem = A>,
-    S2: Storage<Elem = B>,
-    D1: Dimension,
-    D2: Dimension,
-{
-    matmul_mixed_stream(None, &a.view().into_dyn(), &b.view().into_dyn())
-}
-
 fn matmul_mixed_stream<A, B>(
     stream: Option<&Stream>,
     a: &View<A>,
@@ -725,25 +707,4 @@ where
     let ac = converted::<<A as Promote<B>>::Output, _>(a, stream)?;
     let bc = converted::<<A as Promote<B>>::Output, _>(b, stream)?;
     matmul_stream(stream, &ac.view(), &bc.view())
-}
-
-/// The products of two element types on a stream: `gpuarray::on(&stream).matmul_mixed(&a, &b)`.
-impl OnStream<'_, &Context> {
-    /// [`matmul_mixed`] on this stream; returns without waiting.
-    pub fn matmul_mixed<A, B, S1, D1, S2, D2>(
-        &self,
-        a: &DeviceArrayBase<S1, D1>,
-        b: &DeviceArrayBase<S2, D2>,
-    ) -> Result<DeviceArray<<A as Promote<B>>::Output, IxDyn>>
-    where
-        A: Promote<B>,
-        B: Element,
-        <A as Promote<B>>::Output: MatmulElement,
-        S1: Storage<Elem = A>,
-        S2: Storage<Elem = B>,
-        D1: Dimension,
-        D2: Dimension,
-    {
-        matmul_mixed_stream(self.stream, &a.view().into_dyn(), &b.view().into_dyn())
-    }
 }

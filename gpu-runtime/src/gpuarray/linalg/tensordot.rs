@@ -4,12 +4,11 @@
 
 use ndarray::{Dimension, IxDyn};
 
-use crate::driver::context::core::Context;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::layout::checked_size;
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::context_fns;
 use crate::gpuarray::elements::element::Element;
 
 /// The letters of `einsum` subscripts, one per axis.
@@ -19,94 +18,26 @@ fn letter(i: usize) -> char {
     LETTERS[i] as char
 }
 
-/// NumPy's `tensordot(a, b, axes=n)`: the sum over the last `n` axes of `a` and the first `n`
-/// of `b` of their products, an array of `a`'s other axes then `b`'s. Axes of different
-/// lengths, or `n` past either array's axes, are [`ArrayShapeError::Einsum`]. The kernel is
-/// [`einsum`](crate::gpuarray::einsum)'s.
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, DeviceArray};
-/// use gpu_runtime::ndarray::{arr1, arr2};
-/// let ctx = gpu_runtime::Context::default()?;
-/// let a = DeviceArray::from_ndarray(&ctx, &arr2(&[[1.0f32, 2.0], [3.0, 4.0]]))?;
-/// let v = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f32, 1.0]))?;
-/// assert_eq!(gpuarray::tensordot(&a, &v, 1)?.to_vec()?, [3.0, 7.0]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn tensordot<T, S, D, SB, DB>(
-    a: &DeviceArrayBase<S, D>,
-    b: &DeviceArrayBase<SB, DB>,
-    n: usize,
-) -> Result<DeviceArray<T, IxDyn>>
-where
-    T: Element,
-    S: Storage<Elem = T>,
-    D: Dimension,
-    SB: Storage<Elem = T>,
-    DB: Dimension,
-{
-    OnStream::legacy(a.context()).tensordot(a, b, n)
-}
-
-/// NumPy's `tensordot(a, b, axes=(axes_a, axes_b))`: the sum over the pairs of axes
-/// `axes_a[i]` of `a` and `axes_b[i]` of `b` (negative from the end), as [`tensordot`].
-pub fn tensordot_axes<T, S, D, SB, DB>(
-    a: &DeviceArrayBase<S, D>,
-    b: &DeviceArrayBase<SB, DB>,
-    axes_a: &[isize],
-    axes_b: &[isize],
-) -> Result<DeviceArray<T, IxDyn>>
-where
-    T: Element,
-    S: Storage<Elem = T>,
-    D: Dimension,
-    SB: Storage<Elem = T>,
-    DB: Dimension,
-{
-    OnStream::legacy(a.context()).tensordot_axes(a, b, axes_a, axes_b)
-}
-
-/// NumPy's `kron(a, b)`: the Kronecker product, blocks of `b` scaled by each element of `a`,
-/// of shape `a.shape[i] * b.shape[i]` (the array of fewer axes given leading axes of 1).
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{self, DeviceArray};
-/// use gpu_runtime::ndarray::arr1;
-/// let ctx = gpu_runtime::Context::default()?;
-/// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 10]))?;
-/// let b = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 2, 3]))?;
-/// assert_eq!(gpuarray::kron(&a, &b)?.to_vec()?, [1, 2, 3, 10, 20, 30]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn kron<T, S, D, SB, DB>(
-    a: &DeviceArrayBase<S, D>,
-    b: &DeviceArrayBase<SB, DB>,
-) -> Result<DeviceArray<T, IxDyn>>
-where
-    T: Element,
-    S: Storage<Elem = T>,
-    D: Dimension,
-    SB: Storage<Elem = T>,
-    DB: Dimension,
-{
-    OnStream::legacy(a.context()).kron(a, b)
-}
-
-impl OnStream<'_, &Context> {
-    /// [`tensordot`] on this stream.
-    pub fn tensordot<T, S, D, SB, DB>(
-        &self,
-        a: &DeviceArrayBase<S, D>,
-        b: &DeviceArrayBase<SB, DB>,
-        n: usize,
-    ) -> Result<DeviceArray<T, IxDyn>>
-    where
-        T: Element,
-        S: Storage<Elem = T>,
-        D: Dimension,
-        SB: Storage<Elem = T>,
-        DB: Dimension,
-    {
+context_fns! {
+    /// NumPy's `tensordot(a, b, axes=n)`: the sum over the last `n` axes of `a` and the first `n`
+    /// of `b` of their products, an array of `a`'s other axes then `b`'s. Axes of different
+    /// lengths, or `n` past either array's axes, are [`ArrayShapeError::Einsum`]. The kernel is
+    /// [`einsum`](crate::gpuarray::einsum)'s.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// use gpu_runtime::ndarray::{arr1, arr2};
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::from_ndarray(&ctx, &arr2(&[[1.0f32, 2.0], [3.0, 4.0]]))?;
+    /// let v = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f32, 1.0]))?;
+    /// assert_eq!(gpuarray::tensordot(&a, &v, 1)?.to_vec()?, [3.0, 7.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn tensordot[
+        T: Element, S: Storage<Elem = T>, D: Dimension, SB: Storage<Elem = T>, DB: Dimension
+    ](
+        &self, a: &DeviceArrayBase<S, D>, b: &DeviceArrayBase<SB, DB>, n: usize
+    ) -> Result<DeviceArray<T, IxDyn>> {
         if n > a.ndim() || n > b.ndim() {
             return Err(ArrayShapeError::Einsum {
                 subscripts: format!("tensordot of {n} axes"),
@@ -119,21 +50,14 @@ impl OnStream<'_, &Context> {
         self.tensordot_axes(a, b, &axes_a, &axes_b)
     }
 
-    /// [`tensordot_axes`] on this stream.
-    pub fn tensordot_axes<T, S, D, SB, DB>(
-        &self,
-        a: &DeviceArrayBase<S, D>,
-        b: &DeviceArrayBase<SB, DB>,
-        axes_a: &[isize],
-        axes_b: &[isize],
-    ) -> Result<DeviceArray<T, IxDyn>>
-    where
-        T: Element,
-        S: Storage<Elem = T>,
-        D: Dimension,
-        SB: Storage<Elem = T>,
-        DB: Dimension,
-    {
+    /// NumPy's `tensordot(a, b, axes=(axes_a, axes_b))`: the sum over the pairs of axes
+    /// `axes_a[i]` of `a` and `axes_b[i]` of `b` (negative from the end), as [`tensordot`].
+    fn tensordot_axes[
+        T: Element, S: Storage<Elem = T>, D: Dimension, SB: Storage<Elem = T>, DB: Dimension
+    ](
+        &self, a: &DeviceArrayBase<S, D>, b: &DeviceArrayBase<SB, DB>, axes_a: &[isize],
+        axes_b: &[isize]
+    ) -> Result<DeviceArray<T, IxDyn>> {
         let refuse = |problem: String| -> crate::error::Error {
             ArrayShapeError::Einsum {
                 subscripts: format!("tensordot over axes {axes_a:?} and {axes_b:?}"),
@@ -188,19 +112,21 @@ impl OnStream<'_, &Context> {
         self.einsum(&format!("{sub_a},{sub_b}->{out}"), &[&va, &vb])
     }
 
-    /// [`kron`] on this stream.
-    pub fn kron<T, S, D, SB, DB>(
-        &self,
-        a: &DeviceArrayBase<S, D>,
-        b: &DeviceArrayBase<SB, DB>,
-    ) -> Result<DeviceArray<T, IxDyn>>
-    where
-        T: Element,
-        S: Storage<Elem = T>,
-        D: Dimension,
-        SB: Storage<Elem = T>,
-        DB: Dimension,
-    {
+    /// NumPy's `kron(a, b)`: the Kronecker product, blocks of `b` scaled by each element of `a`,
+    /// of shape `a.shape[i] * b.shape[i]` (the array of fewer axes given leading axes of 1).
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// use gpu_runtime::ndarray::arr1;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 10]))?;
+    /// let b = DeviceArray::from_ndarray(&ctx, &arr1(&[1, 2, 3]))?;
+    /// assert_eq!(gpuarray::kron(&a, &b)?.to_vec()?, [1, 2, 3, 10, 20, 30]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn kron[T: Element, S: Storage<Elem = T>, D: Dimension, SB: Storage<Elem = T>, DB: Dimension](
+        &self, a: &DeviceArrayBase<S, D>, b: &DeviceArrayBase<SB, DB>
+    ) -> Result<DeviceArray<T, IxDyn>> {
         let nd = a.ndim().max(b.ndim());
         if 2 * nd > LETTERS.len() {
             return Err(ArrayShapeError::TooManyAxes {

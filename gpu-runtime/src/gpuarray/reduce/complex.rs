@@ -14,10 +14,10 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
+use crate::gpuarray::array::on_stream::{on_legacy_stream, stream_forms, OnStream};
 use crate::gpuarray::elements::complex::ComplexElement;
 use crate::gpuarray::reduce::axis::ReduceAxis;
-use crate::gpuarray::reduce::ops::Op;
+use crate::gpuarray::reduce::ops::{Along, Op};
 
 impl<T: ComplexElement, S: Storage<Elem = T>, D: Dimension> DeviceArrayBase<S, D> {
     on_legacy_stream! {
@@ -41,31 +41,12 @@ impl<T: ComplexElement, S: Storage<Elem = T>, D: Dimension> DeviceArrayBase<S, D
 
 /// The stream forms (`a.on(&stream).complex_var(0)`).
 impl<T: ComplexElement, S: Storage<Elem = T>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
-    /// [`complex_var`](DeviceArrayBase::complex_var) on this stream.
-    pub fn complex_var(&self, ddof: u64) -> Result<T::Part> {
-        self.reduce_all(Op::Var { ddof, root: false })
-    }
-
-    /// [`complex_var_axis`](DeviceArrayBase::complex_var_axis) on this stream.
-    pub fn complex_var_axis(
-        &self,
-        axis: impl Into<ReduceAxis>,
-        ddof: u64,
-    ) -> Result<DeviceArray<T::Part, IxDyn>> {
-        self.reduce_along(Op::Var { ddof, root: false }, axis.into())
-    }
-
-    /// [`complex_std`](DeviceArrayBase::complex_std) on this stream.
-    pub fn complex_std(&self, ddof: u64) -> Result<T::Part> {
-        self.reduce_all(Op::Var { ddof, root: true })
-    }
-
-    /// [`complex_std_axis`](DeviceArrayBase::complex_std_axis) on this stream.
-    pub fn complex_std_axis(
-        &self,
-        axis: impl Into<ReduceAxis>,
-        ddof: u64,
-    ) -> Result<DeviceArray<T::Part, IxDyn>> {
-        self.reduce_along(Op::Var { ddof, root: true }, axis.into())
+    stream_forms! {
+        fn complex_var(ddof: u64) -> T::Part = over_all(Op::Var { ddof, root: false });
+        fn complex_var_axis(axis: impl Into<ReduceAxis>, ddof: u64) -> Along<T::Part> =
+            over_axis(Op::Var { ddof, root: false }, axis);
+        fn complex_std(ddof: u64) -> T::Part = over_all(Op::Var { ddof, root: true });
+        fn complex_std_axis(axis: impl Into<ReduceAxis>, ddof: u64) -> Along<T::Part> =
+            over_axis(Op::Var { ddof, root: true }, axis);
     }
 }

@@ -128,14 +128,9 @@ fn source(k: Kernel, t: DType) -> String {
                     "(v > hi || v != v)",
                 )
             } else {
-                let read = if t == DType::U64 {
-                    u64::c_to_index("x[i]")
-                } else {
-                    i64::c_to_index("x[i]")
-                };
                 (
                     "long long",
-                    read,
+                    IndexFor(t).read("x[i]"),
                     "9223372036854775807ll",
                     "(-9223372036854775807ll - 1ll)",
                     "(v < lo)",
@@ -631,17 +626,37 @@ impl<S: Storage<Elem: IndexElement>, D: Dimension> OnStream<'_, &DeviceArrayBase
 }
 
 /// Refuses complex weights, as NumPy's `bincount` does (its sums are `f64`; a conversion would
-/// drop the imaginary parts unseen).
-fn real_weights<W: Element>(operation: &'static str, kernel: &'static str) -> Result<()> {
-    if W::DTYPE.is_complex() {
+/// drop the imaginary parts unseen), then weights of another shape than the data `a`'s
+/// ([`ArrayShapeError::ElementCounts`]), which they pair with element by element.
+fn check_weights<S, D, SW, DW>(
+    operation: &'static str,
+    kernel: &'static str,
+    a: &DeviceArrayBase<S, D>,
+    weights: &DeviceArrayBase<SW, DW>,
+) -> Result<()>
+where
+    S: Storage,
+    D: Dimension,
+    SW: Storage<Elem: Element>,
+    DW: Dimension,
+{
+    if SW::Elem::DTYPE.is_complex() {
         return Err(crate::error::ArgumentError::UndefinedOnElement {
             kernel: kernel.into(),
             function: operation.into(),
-            element: W::c_name(),
+            element: SW::Elem::c_name(),
         }
         .into());
     }
-    Ok(())
+    if weights.shape() == a.shape() {
+        return Ok(());
+    }
+    Err(ArrayShapeError::ElementCounts {
+        operation,
+        first: a.len(),
+        second: weights.len(),
+    }
+    .into())
 }
 
 /// `bincount` of `x` (C-contiguous, `n > 0` values) in one pass over it
@@ -717,15 +732,7 @@ where
         .into());
     }
     if let Some(w) = weights {
-        real_weights::<SW::Elem>("DeviceArray::bincount_weighted", "gpu_bincount")?;
-        if w.shape() != a.shape() {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: "DeviceArray::bincount_weighted",
-                first: a.len(),
-                second: w.len(),
-            }
-            .into());
-        }
+        check_weights("DeviceArray::bincount_weighted", "gpu_bincount", a, w)?;
     }
     let ctx = a.context().clone();
     let n = a.len() as u64;
@@ -771,48 +778,48 @@ where
         bins = bins.max(hi as usize + 1);
     }
     let grid = grid_for_bins(&ctx, n)?;
+    let weights = weights.map(|w| OnStream::new(w, stream));
+    count_or_sum(&ctx, n, bins, weights, counts, sums, |out, w| {
+        let k = Kernel::Bincount {
+            weights: w.as_ref().map(|_| SW::Elem::DTYPE),
+        };
+        let f = prepared(&ctx, k, S::Elem::DTYPE)?;
+        let (n_arg, x_arg, bins_arg) = (Arg::U64(n), Arg::input::<S::Elem, _>(&x), Arg::I64(bins as i64));
+        match w {
+            None => registry::launch(&f, grid, BLOCK, stream, &[n_arg, x_arg, out, bins_arg]),
+            Some(w) => registry::launch(&f, grid, BLOCK, stream, &[n_arg, x_arg, w, out, bins_arg]),
+        }
+    })
+}
+
+/// Counts `n` values into `len` bins, or sums their `weights` by bin: the result is new zeros
+/// (`i64` counts into `counts`, or with weights `f64` sums into `sums`), which `launch` (called
+/// only for `n > 0` values) adds into, given the result's output argument and, weighted, the
+/// weights' (in C order). So the two forms of `bincount` and of `histogram` differ only in
+/// their kernels and arguments.
+fn count_or_sum<SW: Storage<Elem: Element>, DW: Dimension>(
+    ctx: &Context,
+    n: u64,
+    len: usize,
+    weights: Option<OnStream<'_, &DeviceArrayBase<SW, DW>>>,
+    counts: &mut Option<DeviceArray<i64, Ix1>>,
+    sums: &mut Option<DeviceArray<f64, Ix1>>,
+    launch: impl FnOnce(Arg<'_>, Option<Arg<'_>>) -> Result<()>,
+) -> Result<()> {
     match weights {
         None => {
-            let mut out = DeviceArray::<i64, Ix1>::zeros(&ctx, bins)?;
+            let mut out = DeviceArray::<i64, Ix1>::zeros(ctx, len)?;
             if n > 0 {
-                let f = prepared(&ctx, Kernel::Bincount { weights: None }, S::Elem::DTYPE)?;
-                registry::launch(
-                    &f,
-                    grid,
-                    BLOCK,
-                    stream,
-                    &[
-                        Arg::U64(n),
-                        Arg::input::<S::Elem, _>(&x),
-                        Arg::output(&mut out),
-                        Arg::I64(bins as i64),
-                    ],
-                )?;
+                launch(Arg::output(&mut out), None)?;
             }
             *counts = Some(out);
         }
         Some(w) => {
-            let mut out = DeviceArray::<f64, Ix1>::zeros(&ctx, bins)?;
+            let mut out = DeviceArray::<f64, Ix1>::zeros(ctx, len)?;
             if n > 0 {
-                let w_flat = OnStream::new(w, stream).c_order()?;
+                let w_flat = w.c_order()?;
                 let wv = w_flat.view();
-                let k = Kernel::Bincount {
-                    weights: Some(SW::Elem::DTYPE),
-                };
-                let f = prepared(&ctx, k, S::Elem::DTYPE)?;
-                registry::launch(
-                    &f,
-                    grid,
-                    BLOCK,
-                    stream,
-                    &[
-                        Arg::U64(n),
-                        Arg::input::<S::Elem, _>(&x),
-                        Arg::input::<SW::Elem, _>(&wv),
-                        Arg::output(&mut out),
-                        Arg::I64(bins as i64),
-                    ],
-                )?;
+                launch(Arg::output(&mut out), Some(Arg::input::<SW::Elem, _>(&wv)))?;
             }
             *sums = Some(out);
         }
@@ -875,15 +882,12 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         bins: Bins<'_>,
         weights: &DeviceArrayBase<SW, DW>,
     ) -> Result<(DeviceArray<f64, Ix1>, DeviceArray<f64, Ix1>)> {
-        real_weights::<SW::Elem>("DeviceArray::histogram_weighted", "gpu_histogram_weighted")?;
-        if weights.shape() != self.target.shape() {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: "DeviceArray::histogram_weighted",
-                first: self.target.len(),
-                second: weights.len(),
-            }
-            .into());
-        }
+        check_weights(
+            "DeviceArray::histogram_weighted",
+            "gpu_histogram_weighted",
+            self.target,
+            weights,
+        )?;
         let (mut counts, mut sums) = (None, None);
         let edges = self.histogram_into(bins, Some(weights), &mut counts, &mut sums)?;
         let sums = sums.ok_or(crate::error::Error::Internal {
@@ -959,50 +963,29 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
                 2.0
             }),
         );
-        match weights {
-            None => {
-                let mut out = DeviceArray::<i64, Ix1>::zeros(&ctx, nbins)?;
-                if n > 0 {
+        let weights = weights.map(|w| OnStream::new(w, stream));
+        count_or_sum(&ctx, n, nbins, weights, counts, sums, |out, w| {
+            let (n_arg, x_arg, e_arg) = (
+                Arg::U64(n),
+                Arg::input::<S::Elem, _>(&x),
+                Arg::input::<f64, _>(&edges_d),
+            );
+            match w {
+                None => {
                     let f = prepared(&ctx, Kernel::Histogram, t)?;
-                    let args = [
-                        Arg::U64(n),
-                        Arg::input::<S::Elem, _>(&x),
-                        Arg::input::<f64, _>(&edges_d),
-                        Arg::output(&mut out),
-                        p_bins,
-                        p_uniform,
-                        p_norm,
-                        p_tol,
-                    ];
-                    registry::launch(&f, grid_for_resident_bins(&ctx, n)?, BLOCK, stream, &args)?;
+                    let args = [n_arg, x_arg, e_arg, out, p_bins, p_uniform, p_norm, p_tol];
+                    registry::launch(&f, grid_for_resident_bins(&ctx, n)?, BLOCK, stream, &args)
                 }
-                *counts = Some(out);
-            }
-            Some(w) => {
-                let mut out = DeviceArray::<f64, Ix1>::zeros(&ctx, nbins)?;
-                if n > 0 {
-                    let w_flat = OnStream::new(w, stream).c_order()?;
-                    let wv = w_flat.view();
+                Some(w) => {
                     let k = Kernel::HistogramWeighted {
                         weights: SW::Elem::DTYPE,
                     };
                     let f = prepared(&ctx, k, t)?;
-                    let args = [
-                        Arg::U64(n),
-                        Arg::input::<S::Elem, _>(&x),
-                        Arg::input::<SW::Elem, _>(&wv),
-                        Arg::input::<f64, _>(&edges_d),
-                        Arg::output(&mut out),
-                        p_bins,
-                        p_uniform,
-                        p_norm,
-                        p_tol,
-                    ];
-                    registry::launch(&f, grid_for_bins(&ctx, n)?, BLOCK, stream, &args)?;
+                    let args = [n_arg, x_arg, w, e_arg, out, p_bins, p_uniform, p_norm, p_tol];
+                    registry::launch(&f, grid_for_bins(&ctx, n)?, BLOCK, stream, &args)
                 }
-                *sums = Some(out);
             }
-        }
+        })?;
         Ok(edges_d)
     }
 }

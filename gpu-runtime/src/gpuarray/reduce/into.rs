@@ -43,7 +43,7 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::promotion::can_cast_same_kind;
@@ -244,29 +244,22 @@ macro_rules! into_forms {
         $name:ident, $axis_name:ident, ($($param:ident: $param_ty:ty),*) $op:expr, $label:literal,
         $axis_label:literal, $computed:expr, [$($out_bound:tt)*];
     )*) => {
-        impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {$(
-            $(#[$doc])*
-            /// Over every axis; `out` holds one element (0-d or any shape of one element, any
-            /// strides). See the module's rules (`reduce::into`): shape, type, layout.
-            pub fn $name<O: $($out_bound)*, D2: Dimension>(
-                &self,
-                $($param: $param_ty,)*
-                out: &mut DeviceArrayBase<O, D2>,
-            ) -> Result<()> {
-                OnStream::legacy(self).$name($($param,)* out)
-            }
+        impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
+            on_legacy_stream! {$(
+                $(#[$doc])*
+                /// Over every axis; `out` holds one element (0-d or any shape of one element, any
+                /// strides). See the module's rules (`reduce::into`): shape, type, layout.
+                fn $name[O: $($out_bound)*, D2: Dimension](
+                    &self, $($param: $param_ty,)* out: &mut DeviceArrayBase<O, D2>
+                ) -> Result<()>;
 
-            /// The same along `axis` (a `usize`, or [`ReduceAxis::keepdims`]): `out` has the
-            /// reduced shape, any strides.
-            pub fn $axis_name<O: $($out_bound)*, D2: Dimension>(
-                &self,
-                axis: impl Into<ReduceAxis>,
-                $($param: $param_ty,)*
-                out: &mut DeviceArrayBase<O, D2>,
-            ) -> Result<()> {
-                OnStream::legacy(self).$axis_name(axis, $($param,)* out)
-            }
-        )*}
+                /// The same along `axis` (a `usize`, or [`ReduceAxis::keepdims`]): `out` has the
+                /// reduced shape, any strides.
+                fn $axis_name[O: $($out_bound)*, D2: Dimension](
+                    &self, axis: impl Into<ReduceAxis>, $($param: $param_ty,)* out: &mut DeviceArrayBase<O, D2>
+                ) -> Result<()>;
+            )*}
+        }
 
         /// The reductions into an existing array on a stream (`a.on(&s).sum_into(&mut out)`);
         /// each returns without waiting.
@@ -442,44 +435,23 @@ mod tests {
                 }
             }
         }
+        let w = IndexWidth::I64;
         let var = Op::Var { ddof: 1, root: false };
         let std = Op::Var { ddof: 0, root: true };
-        check(
-            "var i32 into f32",
-            kernel_indexed::<i32, f32>(var, IndexWidth::I64).unwrap(),
-        );
-        check(
-            "std f16 into f64",
-            kernel_indexed::<f16, f64>(std, IndexWidth::I64).unwrap(),
-        );
-        check(
-            "var f64 into f16",
-            kernel_indexed::<f64, f16>(var, IndexWidth::I64).unwrap(),
-        );
+        check("var i32 into f32", kernel_indexed::<i32, f32>(var, w).unwrap());
+        check("std f16 into f64", kernel_indexed::<f16, f64>(std, w).unwrap());
+        check("var f64 into f16", kernel_indexed::<f64, f16>(var, w).unwrap());
         let nvar = NanOp::Var { ddof: 1, root: true };
-        check(
-            "nansum f32 into f64",
-            nan_kernel::<f32, f64>(NanOp::Sum, IndexWidth::I64).unwrap(),
-        );
-        check(
-            "nanprod f16 into f64",
-            nan_kernel::<f16, f64>(NanOp::Prod, IndexWidth::I64).unwrap(),
-        );
-        check(
-            "nansum i32 into i64",
-            nan_kernel::<i32, i64>(NanOp::Sum, IndexWidth::I64).unwrap(),
-        );
-        check(
-            "nanmean i32 into f32",
-            nan_kernel::<i32, f32>(NanOp::Mean, IndexWidth::I64).unwrap(),
-        );
-        check(
-            "nanstd f16 into f64",
-            nan_kernel::<f16, f64>(nvar, IndexWidth::I64).unwrap(),
-        );
-        check(
-            "nanmean f64 into f16",
-            nan_kernel::<f64, f16>(NanOp::Mean, IndexWidth::I64).unwrap(),
-        );
+        for op in [NanOp::Prod, nvar] {
+            check(
+                &format!("nan {op:?} f16 into f64"),
+                nan_kernel::<f16, f64>(op, w).unwrap(),
+            );
+        }
+        let (sum, mean) = (NanOp::Sum, NanOp::Mean);
+        check("nansum f32 into f64", nan_kernel::<f32, f64>(sum, w).unwrap());
+        check("nansum i32 into i64", nan_kernel::<i32, i64>(sum, w).unwrap());
+        check("nanmean i32 into f32", nan_kernel::<i32, f32>(mean, w).unwrap());
+        check("nanmean f64 into f16", nan_kernel::<f64, f16>(mean, w).unwrap());
     }
 }

@@ -21,7 +21,7 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
+use crate::gpuarray::array::on_stream::{on_legacy_stream, stream_forms, OnStream};
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::{Element, Kind};
@@ -29,7 +29,9 @@ use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::kernels::registry::{AnyDefinition, Definitions};
 use crate::gpuarray::reduce::axis::ReduceAxis;
 use crate::gpuarray::reduce::kernel::ReductionKernel;
-use crate::gpuarray::reduce::ops::{arg_kernel, in_f32, sums_in_f32, IndexWidth, NanRank, WELFORD};
+use crate::gpuarray::reduce::ops::{
+    arg_kernel, in_f32, sums_in_f32, Along, IndexWidth, Mean, NanRank, WELFORD,
+};
 
 /// A NaN-ignoring reduction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -46,6 +48,13 @@ pub(crate) enum NanOp {
     Min,
     ArgMax,
     ArgMin,
+}
+
+impl NanOp {
+    /// Whether the operation has no neutral element, so that it refuses an empty array or lane.
+    fn needs_elements(self) -> bool {
+        matches!(self, NanOp::Max | NanOp::Min | NanOp::ArgMax | NanOp::ArgMin)
+    }
 }
 
 type NanKey = (NanOp, DType, DType, IndexWidth);
@@ -278,152 +287,61 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
 /// The NaN-ignoring reductions on a stream (`a.on(&stream).nansum()`): the one body of each;
 /// the host waits for the ones that return a value.
 impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
-    fn nan_all<R: Element>(&self, op: NanOp) -> Result<R> {
+    fn nan_all<R: Element>(&self, name: &'static str, op: NanOp) -> Result<R> {
+        if op.needs_elements() {
+            self.target.nonempty(name)?;
+        }
         self.reduce_all_by(|index| nan_kernel::<S::Elem, R>(op, index))
     }
 
-    pub(super) fn nan_along<R: Element>(&self, op: NanOp, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
+    pub(super) fn nan_along<R: Element>(&self, op: NanOp, axis: ReduceAxis) -> Result<Along<R>> {
         self.reduce_along_by(|index| nan_kernel::<S::Elem, R>(op, index), axis)
     }
 
-    /// [`nansum`](DeviceArrayBase::nansum) on this stream.
-    pub fn nansum(&self) -> Result<S::Elem> {
-        self.nan_all(NanOp::Sum)
-    }
-
-    /// [`nansum_as`](DeviceArrayBase::nansum_as) on this stream.
-    pub fn nansum_as<A: Element>(&self) -> Result<A> {
-        self.nan_all(NanOp::Sum)
-    }
-
-    /// [`nansum_axis`](DeviceArrayBase::nansum_axis) on this stream.
-    pub fn nansum_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        self.nan_along(NanOp::Sum, axis.into())
-    }
-
-    /// [`nanprod`](DeviceArrayBase::nanprod) on this stream.
-    pub fn nanprod(&self) -> Result<S::Elem> {
-        self.nan_all(NanOp::Prod)
-    }
-
-    /// [`nanprod_axis`](DeviceArrayBase::nanprod_axis) on this stream.
-    pub fn nanprod_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        self.nan_along(NanOp::Prod, axis.into())
-    }
-
-    /// [`nanmean`](DeviceArrayBase::nanmean) on this stream.
-    pub fn nanmean(&self) -> Result<<S::Elem as MeanType>::Mean>
-    where
-        S::Elem: MeanType,
-    {
-        self.nan_all(NanOp::Mean)
-    }
-
-    /// [`nanmean_axis`](DeviceArrayBase::nanmean_axis) on this stream.
-    pub fn nanmean_axis(
+    /// [`Self::nan_along`] for the stream form `name`: the operations with no neutral element
+    /// refuse an empty lane.
+    fn nan_axis<R: Element>(
         &self,
+        name: &'static str,
+        op: NanOp,
         axis: impl Into<ReduceAxis>,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
-    where
-        S::Elem: MeanType,
-    {
-        self.nan_along(NanOp::Mean, axis.into())
-    }
-
-    /// [`nanvar`](DeviceArrayBase::nanvar) on this stream.
-    pub fn nanvar(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
-    where
-        S::Elem: MeanType,
-    {
-        self.nan_all(NanOp::Var { ddof, root: false })
-    }
-
-    /// [`nanvar_axis`](DeviceArrayBase::nanvar_axis) on this stream.
-    pub fn nanvar_axis(
-        &self,
-        axis: impl Into<ReduceAxis>,
-        ddof: u64,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
-    where
-        S::Elem: MeanType,
-    {
-        self.nan_along(NanOp::Var { ddof, root: false }, axis.into())
-    }
-
-    /// [`nanstd`](DeviceArrayBase::nanstd) on this stream.
-    pub fn nanstd(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
-    where
-        S::Elem: MeanType,
-    {
-        self.nan_all(NanOp::Var { ddof, root: true })
-    }
-
-    /// [`nanstd_axis`](DeviceArrayBase::nanstd_axis) on this stream.
-    pub fn nanstd_axis(
-        &self,
-        axis: impl Into<ReduceAxis>,
-        ddof: u64,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
-    where
-        S::Elem: MeanType,
-    {
-        self.nan_along(NanOp::Var { ddof, root: true }, axis.into())
-    }
-
-    /// [`nanmax`](DeviceArrayBase::nanmax) on this stream.
-    pub fn nanmax(&self) -> Result<S::Elem> {
-        self.target.nonempty("nanmax")?;
-        self.nan_all(NanOp::Max)
-    }
-
-    /// [`nanmin`](DeviceArrayBase::nanmin) on this stream.
-    pub fn nanmin(&self) -> Result<S::Elem> {
-        self.target.nonempty("nanmin")?;
-        self.nan_all(NanOp::Min)
-    }
-
-    /// [`nanmax_axis`](DeviceArrayBase::nanmax_axis) on this stream.
-    pub fn nanmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
+    ) -> Result<Along<R>> {
         let axis = axis.into();
-        self.target.nonempty_axis("nanmax_axis", axis.axis)?;
-        self.nan_along(NanOp::Max, axis)
+        if op.needs_elements() {
+            self.target.nonempty_axis(name, axis.axis)?;
+        }
+        self.nan_along(op, axis)
     }
 
-    /// [`nanmin_axis`](DeviceArrayBase::nanmin_axis) on this stream.
-    pub fn nanmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        let axis = axis.into();
-        self.target.nonempty_axis("nanmin_axis", axis.axis)?;
-        self.nan_along(NanOp::Min, axis)
-    }
-
-    fn nan_arg(&self, op: NanOp, operation: &'static str) -> Result<usize> {
-        self.target.nonempty(operation)?;
-        let i = self.nan_all::<i64>(op)?;
+    /// The index `op` picks over every axis: a lane of NaN only has none.
+    fn nan_index(&self, operation: &'static str, op: NanOp) -> Result<usize> {
+        let i = self.nan_all::<i64>(operation, op)?;
         usize::try_from(i).map_err(|_| ArrayShapeError::AllNanReduction { operation }.into())
     }
 
-    /// [`nanargmax`](DeviceArrayBase::nanargmax) on this stream.
-    pub fn nanargmax(&self) -> Result<usize> {
-        self.nan_arg(NanOp::ArgMax, "nanargmax")
-    }
-
-    /// [`nanargmin`](DeviceArrayBase::nanargmin) on this stream.
-    pub fn nanargmin(&self) -> Result<usize> {
-        self.nan_arg(NanOp::ArgMin, "nanargmin")
-    }
-
-    /// [`nanargmax_axis`](DeviceArrayBase::nanargmax_axis) on this stream.
-    pub fn nanargmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
-        let axis = axis.into();
-        self.target.nonempty_axis("nanargmax_axis", axis.axis)?;
-        self.nan_along(NanOp::ArgMax, axis)
-    }
-
-    /// [`nanargmin_axis`](DeviceArrayBase::nanargmin_axis) on this stream.
-    pub fn nanargmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
-        let axis = axis.into();
-        self.target.nonempty_axis("nanargmin_axis", axis.axis)?;
-        self.nan_along(NanOp::ArgMin, axis)
+    stream_forms! {
+        fn nansum() -> S::Elem = nan_all(NanOp::Sum);
+        fn nansum_as[A: Element]() -> A = nan_all(NanOp::Sum);
+        fn nansum_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = nan_axis(NanOp::Sum, axis);
+        fn nanprod() -> S::Elem = nan_all(NanOp::Prod);
+        fn nanprod_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = nan_axis(NanOp::Prod, axis);
+        fn nanmean() -> Mean<S> where [S::Elem: MeanType] = nan_all(NanOp::Mean);
+        fn nanmean_axis(axis: impl Into<ReduceAxis>) -> Along<Mean<S>> where [S::Elem: MeanType] =
+            nan_axis(NanOp::Mean, axis);
+        fn nanvar(ddof: u64) -> Mean<S> where [S::Elem: MeanType] = nan_all(NanOp::Var { ddof, root: false });
+        fn nanvar_axis(axis: impl Into<ReduceAxis>, ddof: u64) -> Along<Mean<S>> where [S::Elem: MeanType] =
+            nan_axis(NanOp::Var { ddof, root: false }, axis);
+        fn nanstd(ddof: u64) -> Mean<S> where [S::Elem: MeanType] = nan_all(NanOp::Var { ddof, root: true });
+        fn nanstd_axis(axis: impl Into<ReduceAxis>, ddof: u64) -> Along<Mean<S>> where [S::Elem: MeanType] =
+            nan_axis(NanOp::Var { ddof, root: true }, axis);
+        fn nanmax() -> S::Elem = nan_all(NanOp::Max);
+        fn nanmin() -> S::Elem = nan_all(NanOp::Min);
+        fn nanmax_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = nan_axis(NanOp::Max, axis);
+        fn nanmin_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = nan_axis(NanOp::Min, axis);
+        fn nanargmax() -> usize = nan_index(NanOp::ArgMax);
+        fn nanargmin() -> usize = nan_index(NanOp::ArgMin);
+        fn nanargmax_axis(axis: impl Into<ReduceAxis>) -> Along<i64> = nan_axis(NanOp::ArgMax, axis);
+        fn nanargmin_axis(axis: impl Into<ReduceAxis>) -> Along<i64> = nan_axis(NanOp::ArgMin, axis);
     }
 }
 

@@ -26,7 +26,7 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::{ArgumentError, ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
+use crate::gpuarray::array::on_stream::{on_legacy_stream, stream_forms, OnStream};
 use crate::gpuarray::array::readback::read_back;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::cast;
@@ -62,6 +62,14 @@ pub(crate) enum Op {
     Any,
     /// Whether every element is nonzero, as a [`Bool`].
     All,
+}
+
+impl Op {
+    /// Whether the operation has no neutral element, so that it refuses an empty array or
+    /// lane (NumPy's "zero-size array to reduction operation ... which has no identity").
+    pub(crate) fn needs_elements(self) -> bool {
+        matches!(self, Op::Max | Op::Min | Op::ArgMax | Op::ArgMin | Op::Ptp)
+    }
 }
 
 /// The C type of the index `argmax`/`argmin` carry with each value: `int` when every index
@@ -109,6 +117,12 @@ impl IndexWidth {
 
 /// A builtin kernel's key: the operation, the element type, the result type, and the index
 /// width (`I64` for every operation but `argmax`/`argmin`).
+/// The mean's type of `S`'s elements.
+pub(super) type Mean<S> = <<S as Storage>::Elem as MeanType>::Mean;
+
+/// The array of one reduction per lane along an axis.
+pub(super) type Along<R> = DeviceArray<R, IxDyn>;
+
 type OpKey = (Op, DType, DType, IndexWidth);
 static KERNELS: Definitions<OpKey, AnyDefinition> = Definitions::new();
 
@@ -524,98 +538,65 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         axis.shape_result(out)
     }
 
-    /// [`sum`](DeviceArrayBase::sum) on this stream.
-    pub fn sum(&self) -> Result<S::Elem> {
-        self.reduce_all(Op::Sum)
+    /// Reduces over every axis with `op` for the stream form `name`: the operations with no
+    /// neutral element refuse an empty array ([`ArrayShapeError::EmptyReduction`]).
+    pub(super) fn over_all<R: Element>(&self, name: &'static str, op: Op) -> Result<R> {
+        if op.needs_elements() {
+            self.target.nonempty(name)?;
+        }
+        self.reduce_all(op)
     }
 
-    /// [`sum_as`](DeviceArrayBase::sum_as) on this stream.
-    pub fn sum_as<A: Element>(&self) -> Result<A> {
-        self.reduce_all(Op::Sum)
-    }
-
-    /// [`sum_axis`](DeviceArrayBase::sum_axis) on this stream.
-    pub fn sum_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        self.reduce_along(Op::Sum, axis.into())
-    }
-
-    /// [`sum_axis_as`](DeviceArrayBase::sum_axis_as) on this stream.
-    pub fn sum_axis_as<A: Element>(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<A, IxDyn>> {
-        self.reduce_along(Op::Sum, axis.into())
-    }
-
-    /// [`prod`](DeviceArrayBase::prod) on this stream.
-    pub fn prod(&self) -> Result<S::Elem> {
-        self.reduce_all(Op::Prod)
-    }
-
-    /// [`prod_as`](DeviceArrayBase::prod_as) on this stream.
-    pub fn prod_as<A: Element>(&self) -> Result<A> {
-        self.reduce_all(Op::Prod)
-    }
-
-    /// [`prod_axis`](DeviceArrayBase::prod_axis) on this stream.
-    pub fn prod_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        self.reduce_along(Op::Prod, axis.into())
-    }
-
-    /// [`mean`](DeviceArrayBase::mean) on this stream.
-    pub fn mean(&self) -> Result<<S::Elem as MeanType>::Mean>
-    where
-        S::Elem: MeanType,
-    {
-        self.reduce_all(Op::Mean)
-    }
-
-    /// [`mean_axis`](DeviceArrayBase::mean_axis) on this stream.
-    pub fn mean_axis(
+    /// Reduces along `axis` with `op` for the stream form `name`, as [`Self::over_all`].
+    pub(super) fn over_axis<R: Element>(
         &self,
+        name: &'static str,
+        op: Op,
         axis: impl Into<ReduceAxis>,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
-    where
-        S::Elem: MeanType,
-    {
-        self.reduce_along(Op::Mean, axis.into())
+    ) -> Result<Along<R>> {
+        let axis = axis.into();
+        if op.needs_elements() {
+            self.target.nonempty_axis(name, axis.axis)?;
+        }
+        self.reduce_along(op, axis)
     }
 
-    /// [`var`](DeviceArrayBase::var) on this stream.
-    pub fn var(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
-    where
-        S::Elem: MeanType,
-    {
-        self.reduce_all(Op::Var { ddof, root: false })
+    /// The index `op` (`ArgMax`, `ArgMin`) picks over every axis, for the stream form `name`.
+    fn index_over_all(&self, name: &'static str, op: Op) -> Result<usize> {
+        Ok(self.over_all::<i64>(name, op)? as usize)
     }
 
-    /// [`var_axis`](DeviceArrayBase::var_axis) on this stream.
-    pub fn var_axis(
-        &self,
-        axis: impl Into<ReduceAxis>,
-        ddof: u64,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
-    where
-        S::Elem: MeanType,
-    {
-        self.reduce_along(Op::Var { ddof, root: false }, axis.into())
-    }
-
-    /// [`std`](DeviceArrayBase::std) on this stream.
-    pub fn std(&self, ddof: u64) -> Result<<S::Elem as MeanType>::Mean>
-    where
-        S::Elem: MeanType,
-    {
-        self.reduce_all(Op::Var { ddof, root: true })
-    }
-
-    /// [`std_axis`](DeviceArrayBase::std_axis) on this stream.
-    pub fn std_axis(
-        &self,
-        axis: impl Into<ReduceAxis>,
-        ddof: u64,
-    ) -> Result<DeviceArray<<S::Elem as MeanType>::Mean, IxDyn>>
-    where
-        S::Elem: MeanType,
-    {
-        self.reduce_along(Op::Var { ddof, root: true }, axis.into())
+    stream_forms! {
+        fn sum() -> S::Elem = over_all(Op::Sum);
+        fn sum_as[A: Element]() -> A = over_all(Op::Sum);
+        fn sum_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = over_axis(Op::Sum, axis);
+        fn sum_axis_as[A: Element](axis: impl Into<ReduceAxis>) -> Along<A> = over_axis(Op::Sum, axis);
+        fn prod() -> S::Elem = over_all(Op::Prod);
+        fn prod_as[A: Element]() -> A = over_all(Op::Prod);
+        fn prod_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = over_axis(Op::Prod, axis);
+        fn mean() -> Mean<S> where [S::Elem: MeanType] = over_all(Op::Mean);
+        fn mean_axis(axis: impl Into<ReduceAxis>) -> Along<Mean<S>> where [S::Elem: MeanType] =
+            over_axis(Op::Mean, axis);
+        fn mean_as[A: Element]() -> A = over_all(Op::Mean);
+        fn mean_axis_as[A: Element](axis: impl Into<ReduceAxis>) -> Along<A> = over_axis(Op::Mean, axis);
+        fn var(ddof: u64) -> Mean<S> where [S::Elem: MeanType] = over_all(Op::Var { ddof, root: false });
+        fn var_axis(axis: impl Into<ReduceAxis>, ddof: u64) -> Along<Mean<S>> where [S::Elem: MeanType] =
+            over_axis(Op::Var { ddof, root: false }, axis);
+        fn std(ddof: u64) -> Mean<S> where [S::Elem: MeanType] = over_all(Op::Var { ddof, root: true });
+        fn std_axis(axis: impl Into<ReduceAxis>, ddof: u64) -> Along<Mean<S>> where [S::Elem: MeanType] =
+            over_axis(Op::Var { ddof, root: true }, axis);
+        fn max() -> S::Elem = over_all(Op::Max);
+        fn min() -> S::Elem = over_all(Op::Min);
+        fn max_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = over_axis(Op::Max, axis);
+        fn min_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = over_axis(Op::Min, axis);
+        fn argmax() -> usize = index_over_all(Op::ArgMax);
+        fn argmin() -> usize = index_over_all(Op::ArgMin);
+        fn argmax_axis(axis: impl Into<ReduceAxis>) -> Along<i64> = over_axis(Op::ArgMax, axis);
+        fn argmin_axis(axis: impl Into<ReduceAxis>) -> Along<i64> = over_axis(Op::ArgMin, axis);
+        fn ptp() -> S::Elem = over_all(Op::Ptp);
+        fn ptp_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = over_axis(Op::Ptp, axis);
+        fn any_axis(axis: impl Into<ReduceAxis>) -> Along<Bool> = over_axis(Op::Any, axis);
+        fn all_axis(axis: impl Into<ReduceAxis>) -> Along<Bool> = over_axis(Op::All, axis);
     }
 
     /// [`dot`](DeviceArrayBase::dot) on this stream.
@@ -628,91 +609,6 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
             OnStream::new(&*k, self.stream)
                 .reduce_into([KernelArg::input(self.target), KernelArg::input(other)], out)
         })
-    }
-
-    /// [`mean_as`](DeviceArrayBase::mean_as) on this stream.
-    pub fn mean_as<A: Element>(&self) -> Result<A> {
-        self.reduce_all(Op::Mean)
-    }
-
-    /// [`mean_axis_as`](DeviceArrayBase::mean_axis_as) on this stream.
-    pub fn mean_axis_as<A: Element>(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<A, IxDyn>> {
-        self.reduce_along(Op::Mean, axis.into())
-    }
-
-    /// [`max`](DeviceArrayBase::max) on this stream.
-    pub fn max(&self) -> Result<S::Elem> {
-        self.target.nonempty("max")?;
-        self.reduce_all(Op::Max)
-    }
-
-    /// [`min`](DeviceArrayBase::min) on this stream.
-    pub fn min(&self) -> Result<S::Elem> {
-        self.target.nonempty("min")?;
-        self.reduce_all(Op::Min)
-    }
-
-    /// [`max_axis`](DeviceArrayBase::max_axis) on this stream.
-    pub fn max_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        let axis = axis.into();
-        self.target.nonempty_axis("max_axis", axis.axis)?;
-        self.reduce_along(Op::Max, axis)
-    }
-
-    /// [`min_axis`](DeviceArrayBase::min_axis) on this stream.
-    pub fn min_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        let axis = axis.into();
-        self.target.nonempty_axis("min_axis", axis.axis)?;
-        self.reduce_along(Op::Min, axis)
-    }
-
-    /// [`argmax`](DeviceArrayBase::argmax) on this stream.
-    pub fn argmax(&self) -> Result<usize> {
-        self.target.nonempty("argmax")?;
-        Ok(self.reduce_all::<i64>(Op::ArgMax)? as usize)
-    }
-
-    /// [`argmin`](DeviceArrayBase::argmin) on this stream.
-    pub fn argmin(&self) -> Result<usize> {
-        self.target.nonempty("argmin")?;
-        Ok(self.reduce_all::<i64>(Op::ArgMin)? as usize)
-    }
-
-    /// [`argmax_axis`](DeviceArrayBase::argmax_axis) on this stream.
-    pub fn argmax_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
-        let axis = axis.into();
-        self.target.nonempty_axis("argmax_axis", axis.axis)?;
-        self.reduce_along(Op::ArgMax, axis)
-    }
-
-    /// [`argmin_axis`](DeviceArrayBase::argmin_axis) on this stream.
-    pub fn argmin_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<i64, IxDyn>> {
-        let axis = axis.into();
-        self.target.nonempty_axis("argmin_axis", axis.axis)?;
-        self.reduce_along(Op::ArgMin, axis)
-    }
-
-    /// [`ptp`](DeviceArrayBase::ptp) on this stream.
-    pub fn ptp(&self) -> Result<S::Elem> {
-        self.target.nonempty("ptp")?;
-        self.reduce_all(Op::Ptp)
-    }
-
-    /// [`ptp_axis`](DeviceArrayBase::ptp_axis) on this stream.
-    pub fn ptp_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        let axis = axis.into();
-        self.target.nonempty_axis("ptp_axis", axis.axis)?;
-        self.reduce_along(Op::Ptp, axis)
-    }
-
-    /// [`any_axis`](DeviceArrayBase::any_axis) on this stream.
-    pub fn any_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<Bool, IxDyn>> {
-        self.reduce_along(Op::Any, axis.into())
-    }
-
-    /// [`all_axis`](DeviceArrayBase::all_axis) on this stream.
-    pub fn all_axis(&self, axis: impl Into<ReduceAxis>) -> Result<DeviceArray<Bool, IxDyn>> {
-        self.reduce_along(Op::All, axis.into())
     }
 }
 

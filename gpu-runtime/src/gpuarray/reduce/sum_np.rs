@@ -12,10 +12,10 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
-use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
+use crate::gpuarray::array::on_stream::{on_legacy_stream, stream_forms, OnStream};
 use crate::gpuarray::elements::sum_type::SumType;
 use crate::gpuarray::reduce::axis::ReduceAxis;
-use crate::gpuarray::reduce::ops::Op;
+use crate::gpuarray::reduce::ops::{Along, Op};
 
 impl<S: Storage<Elem: SumType>, D: Dimension> DeviceArrayBase<S, D> {
     on_legacy_stream! {
@@ -38,31 +38,15 @@ impl<S: Storage<Elem: SumType>, D: Dimension> DeviceArrayBase<S, D> {
     }
 }
 
+/// The sum's type of `S`'s elements.
+type Sum<S> = <<S as Storage>::Elem as SumType>::Sum;
+
 /// The NumPy-typed sums and products on a stream (`a.on(&stream).sum_np()`).
 impl<S: Storage<Elem: SumType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
-    /// [`sum_np`](DeviceArrayBase::sum_np) on this stream (the host waits for the value).
-    pub fn sum_np(&self) -> Result<<S::Elem as SumType>::Sum> {
-        self.reduce_all(Op::Sum)
-    }
-
-    /// [`prod_np`](DeviceArrayBase::prod_np) on this stream.
-    pub fn prod_np(&self) -> Result<<S::Elem as SumType>::Sum> {
-        self.reduce_all(Op::Prod)
-    }
-
-    /// [`sum_axis_np`](DeviceArrayBase::sum_axis_np) on this stream.
-    pub fn sum_axis_np(
-        &self,
-        axis: impl Into<ReduceAxis>,
-    ) -> Result<DeviceArray<<S::Elem as SumType>::Sum, IxDyn>> {
-        self.reduce_along(Op::Sum, axis.into())
-    }
-
-    /// [`prod_axis_np`](DeviceArrayBase::prod_axis_np) on this stream.
-    pub fn prod_axis_np(
-        &self,
-        axis: impl Into<ReduceAxis>,
-    ) -> Result<DeviceArray<<S::Elem as SumType>::Sum, IxDyn>> {
-        self.reduce_along(Op::Prod, axis.into())
+    stream_forms! {
+        fn sum_np() -> Sum<S> = over_all(Op::Sum);
+        fn prod_np() -> Sum<S> = over_all(Op::Prod);
+        fn sum_axis_np(axis: impl Into<ReduceAxis>) -> Along<Sum<S>> = over_axis(Op::Sum, axis);
+        fn prod_axis_np(axis: impl Into<ReduceAxis>) -> Along<Sum<S>> = over_axis(Op::Prod, axis);
     }
 }

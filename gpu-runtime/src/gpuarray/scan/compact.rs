@@ -577,20 +577,15 @@ fn indices<P: Element, S: Storage<Elem = P>, D: Dimension>(
         let mut out = empty_rows(total)?;
         if total > 0 && ndim > 0 {
             let f = prepared(&ctx, Part::Rows, DType::Bool, DType::I64)?;
-            registry::launch(
-                &f,
-                grid,
-                BLOCK,
-                stream,
-                &[
-                    Arg::U64(n),
-                    Arg::input::<u32, _>(&words),
-                    Arg::input::<i64, _>(&offsets),
-                    Arg::output(&mut out),
-                    shape_arg(),
-                    Arg::I32(ndim as i32),
-                ],
-            )?;
+            let args = [
+                Arg::U64(n),
+                Arg::input::<u32, _>(&words),
+                Arg::input::<i64, _>(&offsets),
+                Arg::output(&mut out),
+                shape_arg(),
+                Arg::I32(ndim as i32),
+            ];
+            registry::launch(&f, grid, BLOCK, stream, &args)?;
         }
         return Ok((Vec::new(), out));
     }
@@ -612,16 +607,24 @@ fn indices<P: Element, S: Storage<Elem = P>, D: Dimension>(
     Ok((outs, empty_rows(0)?))
 }
 
-fn check_mask(operation: &'static str, shape: &[usize], mask: &[usize]) -> Result<()> {
-    if shape != mask {
+/// For a masked `operation` on `a`: `a`'s context and number of elements, once `mask` (the
+/// mask's shape) is found to be `a`'s ([`ArrayShapeError::MaskShape`] otherwise); `None` when
+/// `a` is empty, which leaves nothing to mask.
+fn masked_operand<S: Storage, D: Dimension>(
+    operation: &'static str,
+    a: &DeviceArrayBase<S, D>,
+    mask: &[usize],
+) -> Result<Option<(Context, u64)>> {
+    if a.shape() != mask {
         return Err(ArrayShapeError::MaskShape {
             operation,
-            shape: shape.to_vec(),
+            shape: a.shape().to_vec(),
             mask: mask.to_vec(),
         }
         .into());
     }
-    Ok(())
+    let n = a.len() as u64;
+    Ok((n > 0).then(|| (a.context().clone(), n)))
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
@@ -710,12 +713,9 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         mask: &DeviceArrayBase<SM, DM>,
     ) -> Result<DeviceArray<S::Elem, Ix1>> {
         let (a, stream) = (self.target, self.stream);
-        check_mask("DeviceArray::masked", a.shape(), mask.shape())?;
-        let ctx = a.context().clone();
-        let n = a.len() as u64;
-        if n == 0 {
-            return DeviceArray::empty(&ctx, 0);
-        }
+        let Some((ctx, n)) = masked_operand("DeviceArray::masked", a, mask.shape())? else {
+            return DeviceArray::empty(a.context(), 0);
+        };
         let m_copy = OnStream::new(mask, stream).c_order()?;
         let a_copy = OnStream::new(a, stream).c_order()?;
         let m = m_copy.view();
@@ -745,32 +745,21 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
 }
 
 impl<S: StorageMut<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// Writes `values` at the elements where `mask` is true, in C order (NumPy's
-    /// `a[mask] = values`): `values` holds one element per true one, or a single element
-    /// written to all ([`ArrayShapeError::ElementCounts`] otherwise). The mask has this
-    /// array's shape. An array not contiguous in C order is written through a copy.
-    pub fn set_masked<SM, DM, SV, DV>(
-        &mut self,
-        mask: &DeviceArrayBase<SM, DM>,
-        values: &DeviceArrayBase<SV, DV>,
-    ) -> Result<()>
-    where
-        SM: Storage<Elem = Bool>,
-        DM: Dimension,
-        SV: Storage<Elem = S::Elem>,
-        DV: Dimension,
-    {
-        set_masked_stream(self, mask, values, None)
-    }
+    on_legacy_stream! {
+        /// Writes `values` at the elements where `mask` is true, in C order (NumPy's
+        /// `a[mask] = values`): `values` holds one element per true one, or a single element
+        /// written to all ([`ArrayShapeError::ElementCounts`] otherwise). The mask has this
+        /// array's shape. An array not contiguous in C order is written through a copy.
+        fn set_masked[SM, DM, SV, DV](
+            &mut self, mask: &DeviceArrayBase<SM, DM>, values: &DeviceArrayBase<SV, DV>,
+        ) -> Result<()>
+            where [SM: Storage<Elem = Bool>, DM: Dimension, SV: Storage<Elem = S::Elem>, DV: Dimension];
 
-    /// Writes `value` at the elements where `mask` is true (NumPy's `a[mask] = value`), one
-    /// pass over the array, of any layout.
-    pub fn fill_masked<SM: Storage<Elem = Bool>, DM: Dimension>(
-        &mut self,
-        mask: &DeviceArrayBase<SM, DM>,
-        value: S::Elem,
-    ) -> Result<()> {
-        fill_masked_stream(self, mask, value, None)
+        /// Writes `value` at the elements where `mask` is true (NumPy's `a[mask] = value`), one
+        /// pass over the array, of any layout.
+        fn fill_masked[SM: Storage<Elem = Bool>, DM: Dimension](
+            &mut self, mask: &DeviceArrayBase<SM, DM>, value: S::Elem,
+        ) -> Result<()>;
     }
 }
 
@@ -787,7 +776,43 @@ impl<S: StorageMut<Elem: Element>, D: Dimension> OnStream<'_, &mut DeviceArrayBa
         SV: Storage<Elem = S::Elem>,
         DV: Dimension,
     {
-        set_masked_stream(self.target, mask, values, self.stream)
+        let (a, stream) = (&mut *self.target, self.stream);
+        let Some((ctx, n)) = masked_operand("DeviceArray::set_masked", a, mask.shape())? else {
+            return Ok(());
+        };
+        let m_copy = OnStream::new(mask, stream).c_order()?;
+        let m = m_copy.view();
+        let (offsets, total) = tile_offsets::<Bool, _>(&ctx, &m, n, stream)?;
+        if values.len() != total && values.len() != 1 {
+            return Err(ArrayShapeError::ElementCounts {
+                operation: "DeviceArray::set_masked",
+                first: values.len(),
+                second: total,
+            }
+            .into());
+        }
+        if total == 0 {
+            return Ok(());
+        }
+        let v_copy = OnStream::new(values, stream).c_order()?;
+        let v = v_copy.view();
+        let f = prepared(&ctx, Part::Scatter, DType::Bool, S::Elem::DTYPE)?;
+        through_contiguous(a, stream, |dst| {
+            registry::launch(
+                &f,
+                n.div_ceil(TILE) as u32,
+                BLOCK,
+                stream,
+                &[
+                    Arg::U64(n),
+                    Arg::input::<Bool, _>(&m),
+                    Arg::input::<i64, _>(&offsets),
+                    Arg::output::<S::Elem, _>(dst),
+                    Arg::input::<S::Elem, _>(&v),
+                    Arg::U64(v.len() as u64),
+                ],
+            )
+        })
     }
 
     /// [`fill_masked`](DeviceArrayBase::fill_masked) on this stream.
@@ -796,7 +821,28 @@ impl<S: StorageMut<Elem: Element>, D: Dimension> OnStream<'_, &mut DeviceArrayBa
         mask: &DeviceArrayBase<SM, DM>,
         value: S::Elem,
     ) -> Result<()> {
-        fill_masked_stream(self.target, mask, value, self.stream)
+        let (a, stream) = (&mut *self.target, self.stream);
+        let Some((ctx, n)) = masked_operand("DeviceArray::fill_masked", a, mask.shape())? else {
+            return Ok(());
+        };
+        let m_copy = OnStream::new(mask, stream).c_order()?;
+        let m = m_copy.view();
+        let f = prepared(&ctx, Part::Fill, DType::Bool, S::Elem::DTYPE)?;
+        let grid = registry::grid_for(&ctx, n)?;
+        through_contiguous(a, stream, |dst| {
+            registry::launch(
+                &f,
+                grid,
+                BLOCK,
+                stream,
+                &[
+                    Arg::U64(n),
+                    Arg::input::<Bool, _>(&m),
+                    Arg::output::<S::Elem, _>(dst),
+                    value.to_arg(),
+                ],
+            )
+        })
     }
 }
 
@@ -813,99 +859,6 @@ fn through_contiguous<S: StorageMut<Elem: Element>, D: Dimension>(
     let mut tmp = OnStream::new(&*a, stream).to_contiguous()?.into_dyn();
     write(&mut tmp.view_mut())?;
     OnStream::new(&mut *a, stream).copy_from(&tmp)
-}
-
-fn set_masked_stream<S, D, SM, DM, SV, DV>(
-    a: &mut DeviceArrayBase<S, D>,
-    mask: &DeviceArrayBase<SM, DM>,
-    values: &DeviceArrayBase<SV, DV>,
-    stream: Option<&Stream>,
-) -> Result<()>
-where
-    S: StorageMut<Elem: Element>,
-    D: Dimension,
-    SM: Storage<Elem = Bool>,
-    DM: Dimension,
-    SV: Storage<Elem = S::Elem>,
-    DV: Dimension,
-{
-    check_mask("DeviceArray::set_masked", a.shape(), mask.shape())?;
-    let ctx = a.context().clone();
-    let n = a.len() as u64;
-    if n == 0 {
-        return Ok(());
-    }
-    let m_copy = OnStream::new(mask, stream).c_order()?;
-    let m = m_copy.view();
-    let (offsets, total) = tile_offsets::<Bool, _>(&ctx, &m, n, stream)?;
-    if values.len() != total && values.len() != 1 {
-        return Err(ArrayShapeError::ElementCounts {
-            operation: "DeviceArray::set_masked",
-            first: values.len(),
-            second: total,
-        }
-        .into());
-    }
-    if total == 0 {
-        return Ok(());
-    }
-    let v_copy = OnStream::new(values, stream).c_order()?;
-    let v = v_copy.view();
-    let f = prepared(&ctx, Part::Scatter, DType::Bool, S::Elem::DTYPE)?;
-    through_contiguous(a, stream, |dst| {
-        registry::launch(
-            &f,
-            n.div_ceil(TILE) as u32,
-            BLOCK,
-            stream,
-            &[
-                Arg::U64(n),
-                Arg::input::<Bool, _>(&m),
-                Arg::input::<i64, _>(&offsets),
-                Arg::output::<S::Elem, _>(dst),
-                Arg::input::<S::Elem, _>(&v),
-                Arg::U64(v.len() as u64),
-            ],
-        )
-    })
-}
-
-fn fill_masked_stream<S, D, SM, DM>(
-    a: &mut DeviceArrayBase<S, D>,
-    mask: &DeviceArrayBase<SM, DM>,
-    value: S::Elem,
-    stream: Option<&Stream>,
-) -> Result<()>
-where
-    S: StorageMut<Elem: Element>,
-    D: Dimension,
-    SM: Storage<Elem = Bool>,
-    DM: Dimension,
-{
-    check_mask("DeviceArray::fill_masked", a.shape(), mask.shape())?;
-    let ctx = a.context().clone();
-    let n = a.len() as u64;
-    if n == 0 {
-        return Ok(());
-    }
-    let m_copy = OnStream::new(mask, stream).c_order()?;
-    let m = m_copy.view();
-    let f = prepared(&ctx, Part::Fill, DType::Bool, S::Elem::DTYPE)?;
-    let grid = registry::grid_for(&ctx, n)?;
-    through_contiguous(a, stream, |dst| {
-        registry::launch(
-            &f,
-            grid,
-            BLOCK,
-            stream,
-            &[
-                Arg::U64(n),
-                Arg::input::<Bool, _>(&m),
-                Arg::output::<S::Elem, _>(dst),
-                value.to_arg(),
-            ],
-        )
-    })
 }
 
 /// NumPy's one-argument `where(condition)`: [`nonzero`](DeviceArrayBase::nonzero) of it.

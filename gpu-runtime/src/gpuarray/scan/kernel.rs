@@ -128,49 +128,6 @@ impl<T: Element> ScanKernel<T> {
         registry::prepared(ctx, key, Self::c_name(v), || self.source(v))
     }
 
-    /// The inclusive scan (`out[i] = x[0] op ... op x[i]`) of the elements of `x` in C order
-    /// (any layout: NumPy's `axis=None`), into a new 1-D array, on the legacy default stream.
-    pub fn inclusive<S: Storage<Elem = T>, D: Dimension>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-    ) -> Result<DeviceArray<T, Ix1>> {
-        self.scan_stream(None, x, false)
-    }
-
-    /// The exclusive scan (`out[0] = neutral`, `out[i] = x[0] op ... op x[i - 1]`); as
-    /// [`inclusive`](Self::inclusive) otherwise.
-    pub fn exclusive<S: Storage<Elem = T>, D: Dimension>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-    ) -> Result<DeviceArray<T, Ix1>> {
-        self.scan_stream(None, x, true)
-    }
-
-    /// [`inclusive`](Self::inclusive) (or, with `exclusive`, [`exclusive`](Self::exclusive))
-    /// on the legacy default stream. An array of two or more axes that is not C-contiguous is
-    /// first copied into C order.
-    pub fn scan<S: Storage<Elem = T>, D: Dimension>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-        exclusive: bool,
-    ) -> Result<DeviceArray<T, Ix1>> {
-        self.scan_stream(None, x, exclusive)
-    }
-
-    /// [`scan`](Self::scan) into `out`, an existing 1-D array of `x.len()` elements of any
-    /// step (NumPy's `out=`): no allocation for the result, so a loop of scans into one array
-    /// costs the kernel alone. `out` may hold a single element at several indices only when it
-    /// has at most one element ([`ArrayShapeError::OutputOverlapsItself`] otherwise); another
-    /// length is [`ArrayShapeError::ElementCounts`].
-    pub fn scan_into<S: Storage<Elem = T>, D: Dimension, O: StorageMut<Elem = T>>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-        out: &mut DeviceArrayBase<O, Ix1>,
-        exclusive: bool,
-    ) -> Result<()> {
-        self.scan_into_stream(None, x, out, exclusive)
-    }
-
     /// This kernel's scans queued on `stream`: `kernel.on(&stream).inclusive(&x)` (and every
     /// other scan method) returns without waiting. See [`OnStream`].
     pub fn on<'a>(&'a self, stream: &'a Stream) -> OnStream<'a, &'a Self> {
@@ -234,37 +191,6 @@ impl<T: Element> ScanKernel<T> {
                 self.run(&ctx, stream, n, input, target, exclusive)
             }
         }
-    }
-
-    /// The inclusive scan along `axis` (NumPy's `cumsum(axis=...)` for `a + b`), into a new
-    /// C-order array of `x`'s shape, on the legacy default stream.
-    pub fn inclusive_axis<S: Storage<Elem = T>, D: Dimension>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-        axis: usize,
-    ) -> Result<DeviceArray<T, IxDyn>> {
-        self.scan_axis_stream(None, x, axis, false)
-    }
-
-    /// The exclusive scan along `axis`; as [`inclusive_axis`](Self::inclusive_axis) otherwise.
-    pub fn exclusive_axis<S: Storage<Elem = T>, D: Dimension>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-        axis: usize,
-    ) -> Result<DeviceArray<T, IxDyn>> {
-        self.scan_axis_stream(None, x, axis, true)
-    }
-
-    /// The scan along `axis` of an array of any layout, inclusive or `exclusive`, on the
-    /// legacy default stream. An axis the array does not have is
-    /// [`ArrayShapeError::AxisOutOfRange`].
-    pub fn scan_axis<S: Storage<Elem = T>, D: Dimension>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-        axis: usize,
-        exclusive: bool,
-    ) -> Result<DeviceArray<T, IxDyn>> {
-        self.scan_axis_stream(None, x, axis, exclusive)
     }
 
     fn scan_axis_stream<S: Storage<Elem = T>, D: Dimension>(
@@ -420,70 +346,80 @@ impl<T: Element> ScanKernel<T> {
     }
 }
 
-/// The scans on a stream: `kernel.on(&stream).inclusive(&x)`; each returns without waiting.
-impl<T: Element> OnStream<'_, &ScanKernel<T>> {
-    /// [`inclusive`](ScanKernel::inclusive) on this stream.
-    pub fn inclusive<S: Storage<Elem = T>, D: Dimension>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-    ) -> Result<DeviceArray<T, Ix1>> {
-        self.target.scan_stream(self.stream, x, false)
-    }
+/// The scans of a [`ScanKernel`], each written once as `fn name[generics](args) -> R =
+/// body(arguments);`, `body` one of its private scans (which take the stream first): it becomes
+/// `ScanKernel::name`, documented as written, which queues `body` on the legacy default stream,
+/// and the same method of `kernel.on(&stream)`, which queues it on that stream. So the
+/// signature of each is written once rather than once per form.
+macro_rules! scan_forms {
+    ($(
+        $(#[$attr:meta])*
+        fn $name:ident[$($generics:tt)*]($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty
+            = $body:ident($($call:expr),* $(,)?);
+    )*) => {
+        impl<T: Element> ScanKernel<T> {
+            $(
+                $(#[$attr])*
+                pub fn $name<$($generics)*>(&self, $($arg: $ty),*) -> Result<$ret> {
+                    self.$body(None, $($call),*)
+                }
+            )*
+        }
 
-    /// [`exclusive`](ScanKernel::exclusive) on this stream.
-    pub fn exclusive<S: Storage<Elem = T>, D: Dimension>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-    ) -> Result<DeviceArray<T, Ix1>> {
-        self.target.scan_stream(self.stream, x, true)
-    }
+        /// The scans on a stream: `kernel.on(&stream).inclusive(&x)`; each returns without waiting.
+        impl<T: Element> OnStream<'_, &ScanKernel<T>> {
+            $(
+                #[doc = concat!(
+                    "[`", stringify!($name), "`](ScanKernel::", stringify!($name), ") on this stream."
+                )]
+                pub fn $name<$($generics)*>(&self, $($arg: $ty),*) -> Result<$ret> {
+                    self.target.$body(self.stream, $($call),*)
+                }
+            )*
+        }
+    };
+}
 
-    /// [`scan`](ScanKernel::scan) on this stream.
-    pub fn scan<S: Storage<Elem = T>, D: Dimension>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-        exclusive: bool,
-    ) -> Result<DeviceArray<T, Ix1>> {
-        self.target.scan_stream(self.stream, x, exclusive)
-    }
+scan_forms! {
+    /// The inclusive scan (`out[i] = x[0] op ... op x[i]`) of the elements of `x` in C order
+    /// (any layout: NumPy's `axis=None`), into a new 1-D array, on the legacy default stream.
+    fn inclusive[S: Storage<Elem = T>, D: Dimension](x: &DeviceArrayBase<S, D>) -> DeviceArray<T, Ix1>
+        = scan_stream(x, false);
 
-    /// [`scan_into`](ScanKernel::scan_into) on this stream.
-    pub fn scan_into<S: Storage<Elem = T>, D: Dimension, O: StorageMut<Elem = T>>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-        out: &mut DeviceArrayBase<O, Ix1>,
-        exclusive: bool,
-    ) -> Result<()> {
-        self.target.scan_into_stream(self.stream, x, out, exclusive)
-    }
+    /// The exclusive scan (`out[0] = neutral`, `out[i] = x[0] op ... op x[i - 1]`); as
+    /// [`inclusive`](Self::inclusive) otherwise.
+    fn exclusive[S: Storage<Elem = T>, D: Dimension](x: &DeviceArrayBase<S, D>) -> DeviceArray<T, Ix1>
+        = scan_stream(x, true);
 
-    /// [`inclusive_axis`](ScanKernel::inclusive_axis) on this stream.
-    pub fn inclusive_axis<S: Storage<Elem = T>, D: Dimension>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-        axis: usize,
-    ) -> Result<DeviceArray<T, IxDyn>> {
-        self.target.scan_axis_stream(self.stream, x, axis, false)
-    }
+    /// [`inclusive`](Self::inclusive) (or, with `exclusive`, [`exclusive`](Self::exclusive))
+    /// on the legacy default stream. An array of two or more axes that is not C-contiguous is
+    /// first copied into C order.
+    fn scan[S: Storage<Elem = T>, D: Dimension](x: &DeviceArrayBase<S, D>, exclusive: bool)
+        -> DeviceArray<T, Ix1> = scan_stream(x, exclusive);
 
-    /// [`exclusive_axis`](ScanKernel::exclusive_axis) on this stream.
-    pub fn exclusive_axis<S: Storage<Elem = T>, D: Dimension>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-        axis: usize,
-    ) -> Result<DeviceArray<T, IxDyn>> {
-        self.target.scan_axis_stream(self.stream, x, axis, true)
-    }
+    /// [`scan`](Self::scan) into `out`, an existing 1-D array of `x.len()` elements of any
+    /// step (NumPy's `out=`): no allocation for the result, so a loop of scans into one array
+    /// costs the kernel alone. `out` may hold a single element at several indices only when it
+    /// has at most one element ([`ArrayShapeError::OutputOverlapsItself`] otherwise); another
+    /// length is [`ArrayShapeError::ElementCounts`].
+    fn scan_into[S: Storage<Elem = T>, D: Dimension, O: StorageMut<Elem = T>](
+        x: &DeviceArrayBase<S, D>, out: &mut DeviceArrayBase<O, Ix1>, exclusive: bool,
+    ) -> () = scan_into_stream(x, out, exclusive);
 
-    /// [`scan_axis`](ScanKernel::scan_axis) on this stream.
-    pub fn scan_axis<S: Storage<Elem = T>, D: Dimension>(
-        &self,
-        x: &DeviceArrayBase<S, D>,
-        axis: usize,
-        exclusive: bool,
-    ) -> Result<DeviceArray<T, IxDyn>> {
-        self.target.scan_axis_stream(self.stream, x, axis, exclusive)
-    }
+    /// The inclusive scan along `axis` (NumPy's `cumsum(axis=...)` for `a + b`), into a new
+    /// C-order array of `x`'s shape, on the legacy default stream.
+    fn inclusive_axis[S: Storage<Elem = T>, D: Dimension](x: &DeviceArrayBase<S, D>, axis: usize)
+        -> DeviceArray<T, IxDyn> = scan_axis_stream(x, axis, false);
+
+    /// The exclusive scan along `axis`; as [`inclusive_axis`](Self::inclusive_axis) otherwise.
+    fn exclusive_axis[S: Storage<Elem = T>, D: Dimension](x: &DeviceArrayBase<S, D>, axis: usize)
+        -> DeviceArray<T, IxDyn> = scan_axis_stream(x, axis, true);
+
+    /// The scan along `axis` of an array of any layout, inclusive or `exclusive`, on the
+    /// legacy default stream. An axis the array does not have is
+    /// [`ArrayShapeError::AxisOutOfRange`].
+    fn scan_axis[S: Storage<Elem = T>, D: Dimension](x: &DeviceArrayBase<S, D>, axis: usize, exclusive: bool)
+        -> DeviceArray<T, IxDyn> = scan_axis_stream(x, axis, exclusive);
 }
 
 /// Whether a scan of `T` keeps each tile's flag and value in one 64-bit word (status in the high

@@ -5,6 +5,7 @@
 
 use ndarray::{Dimension, Ix1, IxDyn};
 
+use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
@@ -224,25 +225,39 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
 
     /// [`sort_axis`](DeviceArrayBase::sort_axis) on this stream.
     pub fn sort_axis(&self, axis: isize) -> Result<DeviceArray<S::Elem, D>> {
-        const OP: &str = "DeviceArray::sort";
+        self.by_rows("DeviceArray::sort", axis, |out| {
+            (Some(&mut out.data), Indices::None)
+        })
+    }
+
+    /// Sorts the rows of the array along `axis` (`operation` names it in errors), each row
+    /// contiguous (copied so first when it is not): `to` says where the sorted elements and
+    /// their positions go in the result, of the rows' shape, whose axes are then put back.
+    fn by_rows<R: Element>(
+        &self,
+        operation: &'static str,
+        axis: isize,
+        to: impl for<'o> FnOnce(&'o mut DeviceArray<R, D>) -> (Option<&'o mut DeviceBuffer<S::Elem>>, Indices<'o>),
+    ) -> Result<DeviceArray<R, D>> {
         let x = self.target;
-        radix::key_of::<S::Elem>(OP)?;
-        let axis = normalize_axis(OP, axis, x.ndim())?;
+        radix::key_of::<S::Elem>(operation)?;
+        let axis = normalize_axis(operation, axis, x.ndim())?;
         let copy = rows_copy(x, self.stream, axis)?;
         let src: DeviceArrayView<'_, S::Elem, D> = match &copy {
             Some(c) => c.view(),
             None => x.view(),
         };
-        let mut out = DeviceArray::<S::Elem, D>::empty(x.context(), src.raw_dim())?;
-        radix::sort_rows::<S::Elem, _, _>(
+        let mut out = DeviceArray::<R, D>::empty(x.context(), src.raw_dim())?;
+        let (sorted, indices) = to(&mut out);
+        radix::sort_rows::<S::Elem, _, DeviceBuffer<S::Elem>>(
             x.context(),
             self.stream,
             (src.storage(), src.offset() as i64),
             src.len(),
             src.shape()[x.ndim() - 1],
-            Some(&mut out.data),
-            Indices::None,
-            OP,
+            sorted,
+            indices,
+            operation,
         )?;
         out.permuted_axes(&inverse(&axis_last(x.ndim(), axis)))
     }
@@ -280,27 +295,9 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
 
     /// [`argsort_axis`](DeviceArrayBase::argsort_axis) on this stream.
     pub fn argsort_axis(&self, axis: isize) -> Result<DeviceArray<i64, D>> {
-        const OP: &str = "DeviceArray::argsort";
-        let x = self.target;
-        radix::key_of::<S::Elem>(OP)?;
-        let axis = normalize_axis(OP, axis, x.ndim())?;
-        let copy = rows_copy(x, self.stream, axis)?;
-        let src: DeviceArrayView<'_, S::Elem, D> = match &copy {
-            Some(c) => c.view(),
-            None => x.view(),
-        };
-        let mut out = DeviceArray::<i64, D>::empty(x.context(), src.raw_dim())?;
-        radix::sort_rows::<S::Elem, _, crate::driver::memory::buffer::DeviceBuffer<S::Elem>>(
-            x.context(),
-            self.stream,
-            (src.storage(), src.offset() as i64),
-            src.len(),
-            src.shape()[x.ndim() - 1],
-            None,
-            Indices::I64(&mut out.data),
-            OP,
-        )?;
-        out.permuted_axes(&inverse(&axis_last(x.ndim(), axis)))
+        self.by_rows("DeviceArray::argsort", axis, |out| {
+            (None, Indices::I64(&mut out.data))
+        })
     }
 
     /// [`argsort_flat`](DeviceArrayBase::argsort_flat) on this stream.
@@ -599,70 +596,59 @@ impl<T: Element> UniqueRun<'_, T> {
         })
     }
 
+    /// Runs the unique kernel `name` over `threads` elements with `args`; nothing when there
+    /// are none.
+    fn run(&self, name: &'static str, threads: usize, args: &[Arg<'_>]) -> Result<()> {
+        if threads > 0 {
+            let ctx = self.values.context();
+            let grid = registry::grid_for(ctx, threads as u64)?;
+            registry::launch(&self.kernel(ctx, name)?, grid, BLOCK, self.stream, args)?;
+        }
+        Ok(())
+    }
+
     /// How often each value occurs.
     fn counts(&self) -> Result<DeviceArray<i64, Ix1>> {
-        let ctx = self.values.context();
         let (count, n) = (self.values.len(), self.pos.len());
-        let mut c = DeviceArray::<i64, Ix1>::empty(ctx, count)?;
-        if count > 0 {
-            registry::launch(
-                &self.kernel(ctx, "gpu_unique_counts")?,
-                registry::grid_for(ctx, count as u64)?,
-                BLOCK,
-                self.stream,
-                &[
-                    Arg::input::<i64, _>(&self.first.data),
-                    Arg::output::<i64, _>(&mut c.data),
-                    Arg::I64(count as i64),
-                    Arg::I64(n as i64),
-                ],
-            )?;
-        }
+        let mut c = DeviceArray::<i64, Ix1>::empty(self.values.context(), count)?;
+        let out = Arg::output::<i64, _>(&mut c.data);
+        let first = Arg::input::<i64, _>(&self.first.data);
+        self.run(
+            "gpu_unique_counts",
+            count,
+            &[first, out, Arg::I64(count as i64), Arg::I64(n as i64)],
+        )?;
         Ok(c)
     }
 
     /// Each value's first position in the input (the run built with the permutation).
     pub(crate) fn indices(&self) -> Result<DeviceArray<i64, Ix1>> {
-        let ctx = self.values.context();
         let count = self.values.len();
-        let mut c = DeviceArray::<i64, Ix1>::empty(ctx, count)?;
-        if count > 0 {
-            registry::launch(
-                &self.kernel(ctx, "gpu_unique_index")?,
-                registry::grid_for(ctx, count as u64)?,
-                BLOCK,
-                self.stream,
-                &[
-                    Arg::input::<i64, _>(&self.first.data),
-                    Arg::input::<u32, _>(&self.perm),
-                    Arg::output::<i64, _>(&mut c.data),
-                    Arg::I64(count as i64),
-                ],
-            )?;
-        }
+        let mut c = DeviceArray::<i64, Ix1>::empty(self.values.context(), count)?;
+        let (first, perm) = (
+            Arg::input::<i64, _>(&self.first.data),
+            Arg::input::<u32, _>(&self.perm),
+        );
+        let out = Arg::output::<i64, _>(&mut c.data);
+        self.run(
+            "gpu_unique_index",
+            count,
+            &[first, perm, out, Arg::I64(count as i64)],
+        )?;
         Ok(c)
     }
 
     /// Each element's position among the values, in the input's shape (the run built with
     /// the permutation).
     fn inverse(&self) -> Result<DeviceArray<i64, IxDyn>> {
-        let ctx = self.values.context();
         let n = self.pos.len();
-        let mut c = DeviceArray::<i64, IxDyn>::empty(ctx, IxDyn(&self.shape))?;
-        if n > 0 {
-            registry::launch(
-                &self.kernel(ctx, "gpu_unique_inverse")?,
-                registry::grid_for(ctx, n as u64)?,
-                BLOCK,
-                self.stream,
-                &[
-                    Arg::input::<u32, _>(&self.pos.data),
-                    Arg::input::<u32, _>(&self.perm),
-                    Arg::output::<i64, _>(&mut c.data),
-                    Arg::I64(n as i64),
-                ],
-            )?;
-        }
+        let mut c = DeviceArray::<i64, IxDyn>::empty(self.values.context(), IxDyn(&self.shape))?;
+        let (pos, perm) = (
+            Arg::input::<u32, _>(&self.pos.data),
+            Arg::input::<u32, _>(&self.perm),
+        );
+        let out = Arg::output::<i64, _>(&mut c.data);
+        self.run("gpu_unique_inverse", n, &[pos, perm, out, Arg::I64(n as i64)])?;
         Ok(c)
     }
 }

@@ -191,7 +191,7 @@ fn pct(p: f64) -> Option<(f64, Scale)> {
 /// body(arguments)` defines `pub fn name(&self, args) -> Result<result>` as
 /// `self.body("DeviceArray::name", arguments)` (the forms of one number over every axis wait
 /// for the value, as their plain forms say).
-macro_rules! stream_forms {
+macro_rules! quantile_forms {
     ($(fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty: $body:ident($($call:expr),*);)*) => {$(
         #[doc = concat!("[`", stringify!($name), "`](DeviceArrayBase::", stringify!($name), ") on this stream.")]
         pub fn $name(&self, $($arg: $ty),*) -> Result<$ret> {
@@ -204,7 +204,7 @@ macro_rules! stream_forms {
 /// `one` (one value over every axis), `one_over` (one `q` over some axes) or `listed` (a list
 /// of `q`), all three over `quantiles_over`.
 impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
-    stream_forms! {
+    quantile_forms! {
         fn median() -> Mean<S>: one(None, Rule::Median, false);
         fn median_axis(axis: isize) -> Means<S>: one_over(None, Rule::Median, false, Some(&[axis]), false);
         fn quantile(q: f64) -> Mean<S>: one(frac(q), Rule::LINEAR, false);

@@ -307,49 +307,32 @@ pub(crate) fn sort_rows<T: Element, I: DeviceRead<T>, O: DeviceWrite<T>>(
             Arg::U32(m as u32),
         ],
     )?;
-    let q = row_bytes(rows);
-    let seg_key = KeyType::SEGMENT;
+    // The positions sorted by their row (stable: in key order within each), to `to`.
+    let by_row = |to: ValuesTo<'_>| {
+        let q = row_bytes(rows);
+        let from = ValuesFrom::Load(&pos);
+        radix::<u32, _, PooledBuffer<u32>>(
+            ctx,
+            stream,
+            KeyType::SEGMENT,
+            false,
+            (&seg, 0),
+            n,
+            q,
+            None,
+            from,
+            to,
+        )
+    };
+    // `argsort` wants the positions within each row: the loaded ones modulo the row length.
     match indices {
-        Indices::I64(b) => radix::<u32, _, PooledBuffer<u32>>(
-            ctx,
-            stream,
-            seg_key,
-            false,
-            (&seg, 0),
-            n,
-            q,
-            None,
-            ValuesFrom::Load(&pos),
-            ValuesTo::I64(b, m as u32),
-        )?,
-        Indices::U32(b) => radix::<u32, _, PooledBuffer<u32>>(
-            ctx,
-            stream,
-            seg_key,
-            false,
-            (&seg, 0),
-            n,
-            q,
-            None,
-            ValuesFrom::Load(&pos),
-            ValuesTo::U32(b),
-        )?,
+        Indices::I64(b) => by_row(ValuesTo::I64(b, m as u32))?,
+        Indices::U32(b) => by_row(ValuesTo::U32(b))?,
         Indices::None => {}
     }
     if let Some(out) = out {
         let mut sorted = pool.alloc::<u32>(n)?;
-        radix::<u32, _, PooledBuffer<u32>>(
-            ctx,
-            stream,
-            seg_key,
-            false,
-            (&seg, 0),
-            n,
-            q,
-            None,
-            ValuesFrom::Load(&pos),
-            ValuesTo::U32(&mut sorted),
-        )?;
+        by_row(ValuesTo::U32(&mut sorted))?;
         let f = kernel(
             ctx,
             "gpu_radix_gather",

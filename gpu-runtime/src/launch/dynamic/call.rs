@@ -11,6 +11,7 @@ use super::prepared::{order_args, PreparedFunction};
 use crate::driver::module::function::Function;
 use crate::driver::stream::Stream;
 use crate::error::Result;
+use crate::launch::buffer_args::stream_arg;
 use crate::launch::cluster::LaunchEx;
 use crate::launch::dims::Dim3;
 use crate::launch::staged_call::StagedCall;
@@ -129,10 +130,7 @@ impl PreparedFunction {
             }
             _ => &self.function,
         };
-        let mut staging = match options.stream {
-            Some(s) => Staging::on_stream(function, crate::launch::buffer_args::stream_arg(function, s)?)?,
-            None => Staging::new(function)?,
-        };
+        let mut staging = staging_for(function, options.stream)?;
         let copies = stage_and_launch(function, &self.ex, &mut staging, grid, block, args)?;
         staging.finish()?;
         drop(copies);
@@ -171,13 +169,7 @@ impl PreparedFunction {
     ) -> Result<StagedCall<'a>> {
         let (grid, block) = (grid.into(), block.into());
         self.check(args, true)?;
-        let mut staging = match stream {
-            Some(s) => Staging::on_stream(
-                &self.function,
-                crate::launch::buffer_args::stream_arg(&self.function, s)?,
-            )?,
-            None => Staging::new(&self.function)?,
-        };
+        let mut staging = staging_for(&self.function, stream)?;
         let copies = stage_and_launch(&self.function, &self.ex, &mut staging, grid, block, args)?;
         staging.finish_future(copies)
     }
@@ -194,6 +186,15 @@ impl PreparedFunction {
         args: &'a mut [Arg<'_>],
     ) -> Result<StagedCall<'a>> {
         self.call_future(grid, block, stream, args)
+    }
+}
+
+/// The staging of one call of `function`: on `stream`, checked to belong to the kernel's
+/// context, or else on the context's own staging stream.
+fn staging_for<'a>(function: &'a Function, stream: Option<&'a Stream>) -> Result<Staging<'a>> {
+    match stream {
+        Some(s) => Staging::on_stream(function, stream_arg(function, s)?),
+        None => Staging::new(function),
     }
 }
 
