@@ -163,3 +163,79 @@ fn numpys_rounding_cases_by_value() -> gpu_runtime::Result<()> {
     assert_eq!(s.to_vec()?, [0.4, 1.6, 2.7]);
     Ok(())
 }
+
+/// `floor`, `ceil`, `trunc`, `fix` and `round` (no decimals): an array of every integer type
+/// is returned unchanged, of its type (NumPy 2's, and CuPy's `test_rounding` over every real
+/// dtype); every float type rounds as the host does, halves to even for `round`, on random
+/// quarters (halves among them) and random fractions. Then `fix_into` and a stream.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn floor_ceil_trunc_fix_and_round_keep_integers_and_round_floats() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(2718);
+    macro_rules! integers {
+        ($($t:ty),*) => {$(
+            let h = matrix(&mut rng, |r| r.next_u64() as $t);
+            let d = DeviceArray::from_ndarray(&ctx, &h)?;
+            for (name, got) in [
+                ("floor", math::floor(&d)?),
+                ("ceil", math::ceil(&d)?),
+                ("trunc", math::trunc(&d)?),
+                ("fix", math::fix(&d)?),
+                ("round", math::round(&d)?),
+            ] {
+                assert_eq!(got.to_ndarray()?, h, "{name} of {}", stringify!($t));
+            }
+        )*};
+    }
+    integers!(i8, u8, i16, u16, i32, u32, i64, u64);
+    type Rounding = (&'static str, fn(f64) -> f64);
+    let host: [Rounding; 5] = [
+        ("floor", f64::floor),
+        ("ceil", f64::ceil),
+        ("trunc", f64::trunc),
+        ("fix", f64::trunc),
+        ("round", f64::round_ties_even),
+    ];
+    // Quarters from -16 to 16 (exact in every float type) and fractions of f32's precision.
+    let values = matrix(&mut rng, |r| {
+        if r.next_u64() % 2 == 0 {
+            (r.next_u64() % 129) as f64 / 4.0 - 16.0
+        } else {
+            f64::from((r.f64() * 1000.0) as f32)
+        }
+    });
+    macro_rules! floats {
+        ($($t:ty: $from:expr, $to:expr);*) => {$(
+            let h = values.mapv($from);
+            let d = DeviceArray::from_ndarray(&ctx, &h)?;
+            let got = [
+                math::floor(&d)?,
+                math::ceil(&d)?,
+                math::trunc(&d)?,
+                math::fix(&d)?,
+                math::round(&d)?,
+            ];
+            for ((name, f), got) in host.iter().zip(got) {
+                let want = h.mapv(|x: $t| f($to(x)));
+                assert_eq!(got.to_ndarray()?.mapv($to), want, "{name} of {}", stringify!($t));
+            }
+        )*};
+    }
+    floats!(
+        f64: |x| x, |x: f64| x;
+        f32: |x| x as f32, f64::from;
+        f16: f16::from_f64, f16::to_f64;
+        bf16: bf16::from_f64, bf16::to_f64
+    );
+    // `out=` and a stream.
+    let h = values.mapv(|x| x as f32);
+    let d = DeviceArray::from_ndarray(&ctx, &h)?;
+    let mut out = DeviceArray::<f32, _>::zeros(&ctx, h.raw_dim())?;
+    math::fix_into(&d, &mut out)?;
+    assert_eq!(out.to_ndarray()?, h.mapv(f32::trunc));
+    let stream = Stream::new(&ctx)?;
+    let on = d.expr().fix().on(&stream).eval()?;
+    assert_eq!(on.to_vec()?, h.iter().map(|x| x.trunc()).collect::<Vec<_>>());
+    Ok(())
+}

@@ -19,7 +19,8 @@
 //! loops). The functions are defined on [`Float`] elements, and take integers and `bool` as
 //! NumPy 2 does ([`ToInexact`], [`ToFloat`]): converted, in the same kernel, to `f16` (`bool`,
 //! 8-bit integers), `f32` (16-bit) or `f64` (32- and 64-bit): `math::sqrt(&a_i32)?` is an `f64`
-//! array. `floor`, `ceil`, `trunc` and `round` take floats only. `exp`, `log`, `log10`, `sqrt`, `sin`, `cos`, `tan`,
+//! array. `floor`, `ceil`, `trunc`, `fix` and `round` take the floats and the integers ([`Round`]),
+//! an integer array unchanged, of its type, as NumPy 2's. `exp`, `log`, `log10`, `sqrt`, `sin`, `cos`, `tan`,
 //! `sinh`, `cosh` and `tanh` are also defined on the complex types ([`Inexact`] elements, the
 //! functions of `<gpu_runtime/complex.h>`), with `pow`, `==`/`!=`, `where_`, and the complex
 //! functions [`conj`], [`real`], [`imag`], [`angle`] and [`complex_abs`] (`math_complex.rs`).
@@ -86,7 +87,7 @@ pub use crate::gpuarray::reduce::logic::{all, any};
 /// `f32` and `f64`.
 ///
 /// Sealed: each type's C functions are named in the crate's table.
-pub trait Float: Inexact {}
+pub trait Float: Inexact + Round {}
 
 impl Float for half::f16 {}
 impl Float for half::bf16 {}
@@ -96,8 +97,8 @@ impl Float for f64 {}
 /// An element type the float-only math functions take (`expm1`, `log2`, `asin`, `rint`, ...),
 /// and the [`Float`] NumPy 2 computes them in: a float itself; `bool` and the 8-bit integers
 /// `f16`; the 16-bit integers `f32`; the 32- and 64-bit ones `f64` (`expm1` of an `i16`
-/// array is an `f32` array, as `np.expm1` gives). `floor`, `ceil`, `trunc` and `round` are
-/// not among them: NumPy 2 keeps an integer array's type there, and they take floats only.
+/// array is an `f32` array, as `np.expm1` gives). `floor`, `ceil`, `trunc`, `fix` and `round`
+/// are not among them: NumPy 2 keeps an integer array's type there ([`Round`]).
 pub trait ToFloat: ToInexact {
     /// The type the function computes in and returns.
     type Float: Float;
@@ -257,11 +258,46 @@ impl<'a, T: Inexact> Expr<'a, T> {
     }
 }
 
+impl<'a, T: Round> Expr<'a, T> {
+    /// `f` of a float; an integer is its own ceiling, floor, ... (NumPy 2 keeps its type).
+    fn integral_step(self, f: MathFn) -> Expr<'a, T> {
+        if T::DTYPE.is_bool_or_integer() {
+            self
+        } else {
+            Expr::call(Func::Math(f), vec![self.untyped()])
+        }
+    }
+
+    /// The ceiling of each element (an integer's is itself), as a step of this expression.
+    pub fn ceil(self) -> Expr<'a, T> {
+        self.integral_step(MathFn::Ceil)
+    }
+
+    /// The floor of each element (an integer's is itself), as a step of this expression.
+    pub fn floor(self) -> Expr<'a, T> {
+        self.integral_step(MathFn::Floor)
+    }
+
+    /// NumPy's `round` (no decimals) of each element: the nearest integer, halves to even, as
+    /// `rint` (an integer is itself), as a step of this expression.
+    pub fn round(self) -> Expr<'a, T> {
+        self.integral_step(MathFn::Rint)
+    }
+
+    /// The integer part of each element, toward zero (an integer's is itself), as a step of
+    /// this expression.
+    pub fn trunc(self) -> Expr<'a, T> {
+        self.integral_step(MathFn::Trunc)
+    }
+
+    /// NumPy's `fix`, rounding toward zero: [`trunc`](Self::trunc).
+    pub fn fix(self) -> Expr<'a, T> {
+        self.trunc()
+    }
+}
+
 impl<'a, T: Float> Expr<'a, T> {
     unary_methods!(T;
-        ceil Ceil "The ceiling"; floor Floor "The floor";
-        round Rint "NumPy's `round` (no decimals): the nearest integer, halves to even, as `rint`";
-        trunc Trunc "The integer part, toward zero";
         i0 I0 "The modified Bessel function of the first kind and order 0 (NumPy's `i0`)";
     );
 
@@ -370,11 +406,15 @@ pub fn float_power<'a, T: Promote<f64>>(
     x.pow(y.into_expr().cast::<T::Output>()).eval()
 }
 
+unary_fns!(Round;
+    ceil ceil_into => T, "The ceiling (an integer's is itself, of its type, as NumPy 2's)";
+    floor floor_into => T, "The floor (an integer's is itself, of its type, as NumPy 2's)";
+    round round_into => T, "NumPy's `round` with no decimals (halves to even, as `rint`; an integer is itself)";
+    trunc trunc_into => T, "The integer part, toward zero (an integer's is itself)";
+    fix fix_into => T, "NumPy's `fix`, rounding toward zero: the same as `trunc`";
+);
+
 unary_fns!(Float;
-    ceil ceil_into => T, "The ceiling";
-    floor floor_into => T, "The floor";
-    round round_into => T, "NumPy's `round` with no decimals (halves to even, as `rint`)";
-    trunc trunc_into => T, "The integer part, toward zero";
     i0 i0_into => T, "The modified Bessel function of the first kind and order 0 (NumPy's `i0`)";
 );
 

@@ -16,7 +16,8 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// The element types [`around`] takes: `f16`, `bf16`, `f32`, `f64` and the integers (sealed).
+/// The element types [`around`] takes, and `floor`, `ceil`, `trunc`, `fix` and `round` (an integer
+/// is its own, of its type, as NumPy 2 keeps it): `f16`, `bf16`, `f32`, `f64` and the integers (sealed).
 pub trait Round: Element + sealed::Sealed {
     /// `x` rounded to `decimals` places, as a step of the expression.
     #[doc(hidden)]
