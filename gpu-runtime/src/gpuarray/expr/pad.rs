@@ -64,8 +64,10 @@ pub(crate) fn axis_widths<T: Copy>(pairs: &[(T, T)], ndim: usize) -> Result<Vec<
 }
 
 /// The source index along an axis of `len` elements of each of the `before + len + after`
-/// result indices, by NumPy's definition of `mode` (not `Constant`). An empty axis has no
-/// element to repeat: `None` when it is padded.
+/// result indices, by NumPy's definition of `mode`. The modes that compute their border
+/// (`Constant`, `LinearRamp`, `Empty`) read the edge element here; the odd reflections never
+/// come here (`pad` computes them in `pad_fill`) and are matched with their even forms only to
+/// keep the match whole. An empty axis has no element to repeat: `None` when it is padded.
 pub(crate) fn source_indices<T>(
     mode: &PadMode<T>,
     len: usize,

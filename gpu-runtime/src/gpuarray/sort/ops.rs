@@ -206,7 +206,8 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
         /// [`argsort`](Self::argsort)`()`): the positions are into `a[sorter]`. `sorter` must have
         /// one index per element ([`ArrayShapeError::ElementCounts`] otherwise) and each in
         /// range as [`take`](Self::take)'s [`IndexMode::Raise`] reads it (a negative one counts
-        /// from the end, where NumPy raises), else [`ArrayShapeError::IndexOutOfRange`].
+        /// from the end, where NumPy raises), else [`ArrayShapeError::IndexOutOfRange`]. Waits
+        /// for that range check, as `take` does.
         fn searchsorted_sorter[S2: Storage<Elem = S::Elem>, D2: Dimension, SI: Storage<Elem: IndexElement>](
             &self,
             v: &DeviceArrayBase<S2, D2>,
