@@ -8,7 +8,7 @@
 //! Mistakes of one kind form a family with its own enum, whose variants carry the sizes,
 //! names and values involved as fields, wrapped by one variant of [`Error`]: [`CopyError`]
 //! (`Error::Copy`), [`ArgumentError`] (`Error::Argument`), [`MemoryError`], [`ArrayShapeError`], [`TextureError`], [`FlagsError`],
-//! [`OccupancyError`], [`GraphError`], [`BorderError`] (`Error::Border`), [`LaunchConfigError`] (`Error::InvalidLaunch`), and
+//! [`OccupancyError`], [`GraphError`], [`LinAlgError`] (`Error::LinAlg`), [`BorderError`] (`Error::Border`), [`LaunchConfigError`] (`Error::InvalidLaunch`), and
 //! behind their features `GemmError` and `DlpackError`. Match the variant and its fields, e.g.
 //! `Err(Error::Copy(CopyError::HostDeviceLength { host, device, .. }))`; the messages are for
 //! people. A family of a higher layer, which this lowest one cannot name, has its own `Result`
@@ -30,6 +30,7 @@ mod flags;
 mod gemm;
 mod graph;
 mod launch_config;
+mod linalg;
 mod memory;
 mod occupancy;
 pub(crate) mod panic;
@@ -47,6 +48,7 @@ pub use flags::FlagsError;
 pub use gemm::GemmError;
 pub use graph::GraphError;
 pub use launch_config::LaunchConfigError;
+pub use linalg::LinAlgError;
 pub use memory::MemoryError;
 pub use occupancy::OccupancyError;
 pub use shape::ArrayShapeError;
@@ -123,6 +125,10 @@ pub enum Error {
     /// A `gpuarray::DeviceArray` shape, axis or slice that does not fit the operation.
     #[error(transparent)]
     Shape(#[from] ArrayShapeError),
+    /// Matrices that linear algebra (`gpuarray::det`, `solve`, `inv`, ...) refuses or cannot
+    /// factor: NumPy's `LinAlgError`.
+    #[error(transparent)]
+    LinAlg(#[from] LinAlgError),
     /// A CUDA array, texture or surface that the driver would refuse; nothing was created.
     #[error(transparent)]
     Texture(#[from] TextureError),

@@ -41,7 +41,7 @@ pub use error::DlpackError;
 pub use error::GemmError;
 pub use error::{
     ArgHint, ArgumentError, ArrayShapeError, BorderError, CompileError, CopyError, Error, FlagsError,
-    GraphError, LaunchConfigError, MemoryError, OccupancyError, Result, TextureError,
+    GraphError, LaunchConfigError, LinAlgError, MemoryError, OccupancyError, Result, TextureError,
 };
 pub use launch::dims::Dim3;
 pub use types::repr::DeviceRepr;

@@ -102,7 +102,9 @@ pub use expr::histogramdd::{
     histogram2d, histogram2d_weighted, histogramdd, histogramdd_weighted, Histogram2d, HistogramDd,
 };
 pub use expr::interp::interp;
+pub use expr::least_squares::{lstsq, matrix_rank, pinv, Lstsq};
 pub use expr::linear_combination::{linear_combination, Coefficient};
+pub use expr::norm::{cond, matrix_norm, norm, vector_norm, MatrixOrd};
 pub use expr::pad::PadMode;
 pub use expr::pad_fill::PadStat;
 pub use expr::poly1d::Poly1d;
@@ -117,11 +119,17 @@ pub use kernels::args::{KernelArg, MAX_DIMS};
 pub use kernels::broadcast::{broadcast_arrays, broadcast_shapes};
 pub use kernels::elementwise::{ElementwiseKernel, Variant};
 pub use kernels::elementwise_fn::ElementwiseFn;
+pub use linalg::cholesky::cholesky;
+pub use linalg::eigen::{eigh, eigvalsh, Eigh, Uplo};
 pub use linalg::einsum::{einsum, MAX_EINSUM_OPERANDS};
+pub use linalg::lu::{det, inv, slogdet, solve, SlogDet};
 #[cfg(feature = "cublas")]
 pub use linalg::matmul::matmul_mixed;
 #[cfg(feature = "cublas")]
 pub use linalg::matmul::{dot, dot_into, matmul, matmul_into, MatmulElement};
+pub use linalg::matrix_power::matrix_power;
+pub use linalg::qr::{qr, Qr, QrMode};
+pub use linalg::svd::{svd, svdvals, Svd};
 pub use linalg::tensordot::{kron, tensordot, tensordot_axes};
 pub use random::curand::{curand_version, CurandFloat, CurandGenerator};
 pub use random::curand_error::{CurandError, CurandResult};

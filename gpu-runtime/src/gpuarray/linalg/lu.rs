@@ -1,0 +1,429 @@
+//! NumPy's `linalg.det`, `slogdet`, `solve` and `inv` on stacks of square matrices: each
+//! matrix factored by one block of a generated kernel, LU with partial pivoting as LAPACK's
+//! `getrf` (the pivot the largest magnitude of its column, the first of equals; a zero pivot
+//! leaves its column and marks the matrix singular), the right-hand sides (or the identity,
+//! for `inv`) carried beside the matrix through the elimination and solved by back
+//! substitution in the same block.
+
+use ndarray::{Dimension, Ix1, IxDyn};
+
+use crate::driver::context::core::Context;
+use crate::driver::memory::buffer::DeviceBuffer;
+use crate::driver::stream::Stream;
+use crate::error::{LinAlgError, Result};
+use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
+use crate::gpuarray::array::layout::checked_size;
+use crate::gpuarray::array::on_stream::{context_fns, OnStream};
+use crate::gpuarray::elements::cast::{convert_c, headers_for};
+use crate::gpuarray::elements::dtype::DType;
+use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::elements::mean_type::MeanType;
+use crate::gpuarray::kernels::broadcast::broadcast_shapes;
+use crate::gpuarray::kernels::source_kernels::SourceKernels;
+use crate::gpuarray::linalg::stack::{
+    failure_flag, first_failed, shaped, work_type, Stack, FAILED_C, MATRIX_BLOCK,
+};
+use crate::launch::{Arg, PreparedFunction};
+
+static KERNELS: SourceKernels<DType> = SourceKernels::new();
+
+/// The most blocks a launch asks for; each loops over the matrices beyond.
+const MAX_GRID: usize = 1 << 16;
+
+/// What the kernel gives back besides the factorization.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wanted {
+    /// `det`: the determinant into `d0`.
+    Det = 1,
+    /// `slogdet`: its sign into `d0` and the logarithm of its magnitude into `d1`.
+    SlogDet = 2,
+    /// `solve`: the solutions of the right-hand sides `b` into `x`.
+    Solve = 3,
+    /// `inv`: the solutions of the identity into `x`.
+    Inverse = 4,
+}
+
+/// NumPy 2's `SlogdetResult`: the sign and the natural logarithm of the magnitude of each
+/// determinant ([`slogdet`]), `det = sign * exp(logabsdet)` without its overflow.
+#[derive(Debug)]
+pub struct SlogDet<T: Element, D: Dimension> {
+    /// 1 or -1 for each matrix of the stack, 0 for a singular one.
+    pub sign: DeviceArray<T, D>,
+    /// `log |det|`, `-inf` for a singular matrix.
+    pub logabsdet: DeviceArray<T, D>,
+}
+
+/// The kernel for element type `t`: its work type `W` and result type `t`'s `Mean` (`out`).
+fn source(t: DType, out: DType) -> String {
+    let w = work_type(t);
+    let (tc, wc, oc) = (t.c_name(), w.c_name(), out.c_name());
+    let read = |x: &str| convert_c(t, w, x);
+    let write = |x: &str| convert_c(w, out, x);
+    format!(
+        "{headers}{failed}\
+         extern \"C\" __global__ void gpu_lu(long long count, long long n, const {tc} *__restrict__ a, \
+         long long k, const {tc} *__restrict__ b, int wanted, {wc} *work, {oc} *d0, {oc} *d1, {oc} *x, \
+         unsigned long long *flag) {{\n\
+         __shared__ {wc} best_v[{block}];\n\
+         __shared__ long long best_i[{block}];\n\
+         const long long w = n + k;\n\
+         const unsigned t = threadIdx.x;\n\
+         for (long long m = blockIdx.x; m < count; m += gridDim.x) {{\n\
+             {wc} *A = work + m * n * w;\n\
+             // The matrix beside its right-hand sides (the identity for inv), row by row.\n\
+             for (long long e = t; e < n * w; e += blockDim.x) {{\n\
+                 const long long r = e / w, c = e % w;\n\
+                 {wc} v;\n\
+                 if (c < n) v = {a_rc};\n\
+                 else if (wanted == 4) v = r == c - n ? ({wc})1 : ({wc})0;\n\
+                 else v = {b_rc};\n\
+                 A[e] = v;\n\
+             }}\n\
+             __syncthreads();\n\
+             bool singular = false, odd = false;\n\
+             for (long long j = 0; j < n; ++j) {{\n\
+                 // The pivot: the largest magnitude in column j from row j, the first of equals\n\
+                 // (LAPACK's idamax; NaN is never larger, so a column of NaN keeps row j).\n\
+                 {wc} bv = ({wc})-1; long long bi = j;\n\
+                 for (long long i = j + t; i < n; i += blockDim.x) {{\n\
+                     const {wc} v = fabs(A[i * w + j]);\n\
+                     if (v > bv) {{ bv = v; bi = i; }}\n\
+                 }}\n\
+                 best_v[t] = bv; best_i[t] = bi;\n\
+                 __syncthreads();\n\
+                 for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {{\n\
+                     if (t < s && (best_v[t + s] > best_v[t] || (best_v[t + s] == best_v[t] && best_i[t + s] < best_i[t]))) {{\n\
+                         best_v[t] = best_v[t + s]; best_i[t] = best_i[t + s];\n\
+                     }}\n\
+                     __syncthreads();\n\
+                 }}\n\
+                 const long long p = best_i[0];\n\
+                 const {wc} pv = best_v[0];\n\
+                 __syncthreads();\n\
+                 // A zero pivot (getrf's info > 0): the column stays, the matrix is singular.\n\
+                 if (pv == ({wc})0) {{ singular = true; continue; }}\n\
+                 if (p != j) {{\n\
+                     odd = !odd;\n\
+                     for (long long c = t; c < w; c += blockDim.x) {{\n\
+                         const {wc} s = A[j * w + c]; A[j * w + c] = A[p * w + c]; A[p * w + c] = s;\n\
+                     }}\n\
+                     __syncthreads();\n\
+                 }}\n\
+                 const {wc} piv = A[j * w + j];\n\
+                 for (long long i = j + 1 + t; i < n; i += blockDim.x) A[i * w + j] /= piv;\n\
+                 __syncthreads();\n\
+                 const long long rows = n - j - 1, cols = w - j - 1;\n\
+                 for (long long e = t; e < rows * cols; e += blockDim.x) {{\n\
+                     const long long r = j + 1 + e / cols, c = j + 1 + e % cols;\n\
+                     A[r * w + c] -= A[r * w + j] * A[j * w + c];\n\
+                 }}\n\
+                 __syncthreads();\n\
+             }}\n\
+             if (wanted <= 2) {{\n\
+                 if (t == 0) {{\n\
+                     // The product of the pivots, its sign flipped by each row swap.\n\
+                     if (wanted == 1) {{\n\
+                         {wc} d = odd ? ({wc})-1 : ({wc})1;\n\
+                         for (long long j = 0; j < n; ++j) d *= A[j * w + j];\n\
+                         d0[m] = {write_d};\n\
+                     }} else {{\n\
+                         {wc} sign = odd ? ({wc})-1 : ({wc})1, logabs = 0;\n\
+                         for (long long j = 0; j < n; ++j) {{\n\
+                             const {wc} u = A[j * w + j];\n\
+                             if (u < 0) sign = -sign;\n\
+                             logabs += log(fabs(u));\n\
+                         }}\n\
+                         if (singular) {{ sign = 0; logabs = -INFINITY; }}\n\
+                         d0[m] = {write_sign};\n\
+                         d1[m] = {write_logabs};\n\
+                     }}\n\
+                 }}\n\
+             }} else if (singular) {{\n\
+                 if (t == 0) gpu_failed(flag, count, m);\n\
+             }} else {{\n\
+                 // Back substitution on the k columns beside U, the last row first.\n\
+                 for (long long j = n - 1; j >= 0; --j) {{\n\
+                     const {wc} u = A[j * w + j];\n\
+                     for (long long c = n + t; c < w; c += blockDim.x) A[j * w + c] /= u;\n\
+                     __syncthreads();\n\
+                     for (long long e = t; e < j * k; e += blockDim.x) {{\n\
+                         const long long r = e / k, c = n + e % k;\n\
+                         A[r * w + c] -= A[r * w + j] * A[j * w + c];\n\
+                     }}\n\
+                     __syncthreads();\n\
+                 }}\n\
+                 for (long long e = t; e < n * k; e += blockDim.x) {{\n\
+                     x[m * n * k + e] = {write_x};\n\
+                 }}\n\
+             }}\n\
+             __syncthreads();\n\
+         }}\n\
+         }}\n",
+        headers = headers_for([t, w, out]),
+        failed = FAILED_C,
+        block = MATRIX_BLOCK,
+        a_rc = read("a[m * n * n + r * n + c]"),
+        b_rc = read("b[m * n * k + r * k + (c - n)]"),
+        write_d = write("d"),
+        write_sign = write("sign"),
+        write_logabs = write("logabs"),
+        write_x = write("A[(e / k) * w + n + e % k]"),
+    )
+}
+
+fn prepared(ctx: &Context, t: DType, out: DType) -> Result<PreparedFunction> {
+    KERNELS.prepared(ctx, t, "gpu_lu", || source(t, out))
+}
+
+/// The sizes of one launch: `count` matrices of `n x n`, `k` right-hand sides each, and what
+/// is wanted of them.
+#[derive(Debug, Clone, Copy)]
+struct Dims {
+    count: usize,
+    n: usize,
+    k: usize,
+    wanted: Wanted,
+}
+
+/// What one launch of the kernel produced: `d0`/`d1` (`count` each) or `x` (`count * n * k`),
+/// and the flag of the first singular matrix.
+struct Factored<M: Element> {
+    d0: DeviceArray<M, Ix1>,
+    d1: DeviceArray<M, Ix1>,
+    x: DeviceArray<M, Ix1>,
+    flag: DeviceBuffer<u64>,
+}
+
+/// Factors the `count` matrices of `n x n` in `a` (C order) beside the right-hand sides `b`
+/// (`count` blocks of `n x k`, C order) and gives back what `wanted` asks for; a singular
+/// matrix where a solution is wanted is [`LinAlgError::Singular`] (which waits for the
+/// kernel to know).
+fn factor<T: MeanType>(
+    operation: &'static str,
+    ctx: &Context,
+    a: &DeviceArrayBase<impl Storage<Elem = T>, IxDyn>,
+    b: Option<&DeviceArrayBase<impl Storage<Elem = T>, IxDyn>>,
+    dims: Dims,
+    stream: Option<&Stream>,
+) -> Result<Factored<T::Mean>> {
+    let Dims { count, n, k, wanted } = dims;
+    let dets = if matches!(wanted, Wanted::Det | Wanted::SlogDet) {
+        count
+    } else {
+        0
+    };
+    let solutions = if dets == 0 {
+        checked_size(operation, &[count, n, k])?
+    } else {
+        0
+    };
+    let mut out = Factored {
+        d0: DeviceArray::<T::Mean, Ix1>::empty(ctx, dets)?,
+        d1: DeviceArray::<T::Mean, Ix1>::empty(ctx, if wanted == Wanted::SlogDet { dets } else { 0 })?,
+        x: DeviceArray::<T::Mean, Ix1>::empty(ctx, solutions)?,
+        flag: failure_flag(ctx)?,
+    };
+    if count == 0 {
+        return Ok(out);
+    }
+    let work_len = checked_size(operation, &[count, n, n + k])?;
+    match work_type(T::DTYPE) {
+        DType::F32 => {
+            let mut work = DeviceArray::<f32, Ix1>::empty(ctx, work_len)?;
+            launch(ctx, a, b, dims, Arg::output(&mut work), &mut out, stream)?;
+        }
+        _ => {
+            let mut work = DeviceArray::<f64, Ix1>::empty(ctx, work_len)?;
+            launch(ctx, a, b, dims, Arg::output(&mut work), &mut out, stream)?;
+        }
+    }
+    if dets == 0 {
+        if let Some(matrix) = first_failed(&out.flag, count)? {
+            return Err(LinAlgError::Singular { operation, matrix }.into());
+        }
+    }
+    Ok(out)
+}
+
+/// One launch of the kernel; `work` is the workspace of the work type.
+fn launch<T: MeanType>(
+    ctx: &Context,
+    a: &DeviceArrayBase<impl Storage<Elem = T>, IxDyn>,
+    b: Option<&DeviceArrayBase<impl Storage<Elem = T>, IxDyn>>,
+    dims: Dims,
+    work: Arg<'_>,
+    out: &mut Factored<T::Mean>,
+    stream: Option<&Stream>,
+) -> Result<()> {
+    let f = prepared(ctx, T::DTYPE, <T::Mean as Element>::DTYPE)?;
+    let av = a.view();
+    let bv = b.map(|b| b.view());
+    let args = [
+        Arg::I64(dims.count as i64),
+        Arg::I64(dims.n as i64),
+        Arg::input::<T, _>(&av),
+        Arg::I64(dims.k as i64),
+        Arg::input::<T, _>(bv.as_ref().unwrap_or(&av)),
+        Arg::I32(dims.wanted as i32),
+        work,
+        Arg::output(&mut out.d0),
+        Arg::output(&mut out.d1),
+        Arg::output(&mut out.x),
+        Arg::output(&mut out.flag),
+    ];
+    let grid = dims.count.min(MAX_GRID) as u32;
+    crate::gpuarray::kernels::registry::launch(&f, grid, MATRIX_BLOCK, stream, &args)
+}
+
+context_fns! {
+    /// The determinant of each square matrix of `a` (its last two axes; NumPy's and CuPy's
+    /// `linalg.det`): an array of the leading axes' shape (0-d for one matrix), in
+    /// [`MeanType`]'s result type (`f64` for integers and `bool`, NumPy's; `f16` and `bf16`
+    /// factored in `f32`, as CuPy does, where NumPy refuses them). Computed as LAPACK's
+    /// `getrf` computes it: LU with partial pivoting, the product of the pivots; each matrix
+    /// by one block. The determinant of a `0 x 0` matrix is 1. Errors:
+    /// [`LinAlgError::TooFewAxes`], [`LinAlgError::NotSquare`]. Queued on the stream.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// use gpu_runtime::ndarray::arr2;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::from_ndarray(&ctx, &arr2(&[[1.0f64, 2.0], [3.0, 4.0]]))?;
+    /// let d = gpuarray::det(&a)?.to_vec()?[0];
+    /// assert!((d + 2.0).abs() < 1e-12);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn det[T: MeanType, S: Storage<Elem = T>, D: Dimension](
+        &self, a: &DeviceArrayBase<S, D>
+    ) -> Result<DeviceArray<T::Mean, <D::Smaller as Dimension>::Smaller>> {
+        const OP: &str = "det";
+        let stack = Stack::square(OP, a.shape())?;
+        let ac = OnStream::new(a, self.stream).c_order()?;
+        let f = factor(OP, a.context(), &ac.view(), None::<&DeviceArrayBase<S, IxDyn>>, Dims { count: stack.count, n: stack.rows, k: 0, wanted: Wanted::Det }, self.stream)?;
+        shaped(f.d0, &stack.batch)
+    }
+
+    /// The sign and the logarithm of the magnitude of each determinant of `a` (NumPy's and
+    /// CuPy's `linalg.slogdet`), which do not overflow where [`det`] does: `det = sign *
+    /// exp(logabsdet)`; a singular matrix gives sign 0 and `-inf`. Types, errors and stream
+    /// as [`det`]'s.
+    fn slogdet[T: MeanType, S: Storage<Elem = T>, D: Dimension](
+        &self, a: &DeviceArrayBase<S, D>
+    ) -> Result<SlogDet<T::Mean, <D::Smaller as Dimension>::Smaller>> {
+        const OP: &str = "slogdet";
+        let stack = Stack::square(OP, a.shape())?;
+        let ac = OnStream::new(a, self.stream).c_order()?;
+        let f = factor(OP, a.context(), &ac.view(), None::<&DeviceArrayBase<S, IxDyn>>, Dims { count: stack.count, n: stack.rows, k: 0, wanted: Wanted::SlogDet }, self.stream)?;
+        Ok(SlogDet {
+            sign: shaped(f.d0, &stack.batch)?,
+            logabsdet: shaped(f.d1, &stack.batch)?,
+        })
+    }
+
+    /// The inverse of each square matrix of `a` (NumPy's and CuPy's `linalg.inv`), of `a`'s
+    /// shape, in [`MeanType`]'s result type: LU with partial pivoting, then the identity
+    /// solved beside it. A singular matrix (a zero pivot) is [`LinAlgError::Singular`],
+    /// naming the first; to know, the call waits for the kernel. Other errors as [`det`]'s.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// use gpu_runtime::ndarray::arr2;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::from_ndarray(&ctx, &arr2(&[[2.0f32, 0.0], [0.0, 4.0]]))?;
+    /// assert_eq!(gpuarray::inv(&a)?.to_vec()?, [0.5, 0.0, 0.0, 0.25]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn inv[T: MeanType, S: Storage<Elem = T>, D: Dimension](
+        &self, a: &DeviceArrayBase<S, D>
+    ) -> Result<DeviceArray<T::Mean, D>> {
+        const OP: &str = "inv";
+        let stack = Stack::square(OP, a.shape())?;
+        let ac = OnStream::new(a, self.stream).c_order()?;
+        let n = stack.rows;
+        let f = factor(OP, a.context(), &ac.view(), None::<&DeviceArrayBase<S, IxDyn>>, Dims { count: stack.count, n, k: n, wanted: Wanted::Inverse }, self.stream)?;
+        shaped(f.x, a.shape())
+    }
+
+    /// The solution `x` of `a @ x = b` for each square matrix of `a` (NumPy 2's and CuPy's
+    /// `linalg.solve`): `b` of one axis, `(n,)`, is one right-hand side (for every matrix of
+    /// the stack; the result has `a`'s leading axes and `n`); otherwise `b` is `(..., n, k)`,
+    /// `k` right-hand sides a matrix, whose leading axes broadcast against `a`'s (the result
+    /// `(..., n, k)` of the broadcast shape). The result has `b`'s dimension type, so a
+    /// result with more axes than `b` (a stack of matrices and one `(n,)` or `(n, k)`) needs
+    /// `b.into_dyn()` (else [`ArrayShapeError::Dimension`](crate::ArrayShapeError::Dimension)).
+    /// LU with partial pivoting and back substitution, each matrix by one block; a singular
+    /// matrix is [`LinAlgError::Singular`] (the call waits for the kernel to know); `b` that
+    /// does not fit is [`LinAlgError::RightHandSide`]. `a` and `b` are of one element type.
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, DeviceArray};
+    /// use gpu_runtime::ndarray::{arr1, arr2};
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::from_ndarray(&ctx, &arr2(&[[3.0f64, 1.0], [1.0, 2.0]]))?;
+    /// let b = DeviceArray::from_ndarray(&ctx, &arr1(&[9.0f64, 8.0]))?;
+    /// let x = gpuarray::solve(&a, &b)?.to_vec()?; // [2, 3]
+    /// assert!((x[0] - 2.0).abs() < 1e-12 && (x[1] - 3.0).abs() < 1e-12);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn solve[T: MeanType, SA: Storage<Elem = T>, DA: Dimension, SB: Storage<Elem = T>, DB: Dimension](
+        &self, a: &DeviceArrayBase<SA, DA>, b: &DeviceArrayBase<SB, DB>
+    ) -> Result<DeviceArray<T::Mean, DB>> {
+        const OP: &str = "solve";
+        let stack = Stack::square(OP, a.shape())?;
+        let n = stack.rows;
+        let misfit = || LinAlgError::RightHandSide {
+            operation: OP,
+            a: a.shape().to_vec(),
+            b: b.shape().to_vec(),
+        };
+        // NumPy 2: `b` is a vector only when it has one axis; it is then one column.
+        let vector = b.ndim() == 1;
+        let (b_batch, b_rows, k) = if vector {
+            (&[][..], b.shape()[0], 1)
+        } else if b.ndim() >= 2 {
+            let s = b.shape();
+            (&s[..s.len() - 2], s[s.len() - 2], s[s.len() - 1])
+        } else {
+            return Err(misfit().into());
+        };
+        if b_rows != n {
+            return Err(misfit().into());
+        }
+        let batch = broadcast_shapes(&[&stack.batch, b_batch]).map_err(|_| misfit())?;
+        let count = checked_size(OP, &batch)?;
+        let a_full: Vec<usize> = batch.iter().copied().chain([n, n]).collect();
+        let b_full: Vec<usize> = batch.iter().copied().chain([n, k]).collect();
+        let a_b = a.broadcast_to(&a_full)?;
+        // A vector as the one column of an `(n, 1)` view.
+        let column;
+        let b_b = if vector {
+            column = b.view().expand_dims(1)?;
+            column.broadcast_to(&b_full)?
+        } else {
+            b.broadcast_to(&b_full)?
+        };
+        let ac = OnStream::new(&a_b, self.stream).c_order()?;
+        let bc = OnStream::new(&b_b, self.stream).c_order()?;
+        let f = factor(OP, a.context(), &ac.view(), Some(&bc.view()), Dims { count, n, k, wanted: Wanted::Solve }, self.stream)?;
+        let shape = if vector { stack.shape_with(&[n]) } else { b_full };
+        shaped(f.x, &shape)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gpuarray::kernels::registry;
+    use crate::gpuarray::linalg::stack::mean_dtype;
+
+    #[test]
+    fn the_kernel_compiles_for_every_real_element_type() {
+        for t in DType::ALL.into_iter().filter(|t| !t.is_complex()) {
+            let s = source(t, mean_dtype(t));
+            assert_eq!(gpu_cdecl::find_kernel(&s, "gpu_lu").unwrap().params.len(), 11);
+            if let Err(e) = registry::compile_check(&s, "sm_90") {
+                panic!("{t:?}: {e}");
+            }
+        }
+    }
+}
