@@ -2,7 +2,10 @@
 //! of several element types: `diag`/`diagflat`/`tri`/`tril_indices`/`triu_indices`,
 //! `logspace`, `ediff1d`, `append`, `delete`, `resize`, `trim_zeros`, `array_equiv` and
 //! `meshgrid`, each against NumPy's definition written on the host, over every offset, axis
-//! and edge (empty, all zero, past the ends), with a stream form and the refusals.
+//! and edge (empty, all zero, past the ends), with a stream form and the refusals; `insert`
+//! and `insert_each` against values NumPy 2.4 printed (one index with its values' first axis
+//! moved, a sequence of indices sorted stably, a sequence of one, broadcast scalars, negative
+//! and end indices, flattened, strided and `f16` arrays) and NumPy's refusals.
 
 use gpu_runtime::gpuarray::{self, Bool, DeviceArray, Element, MeshIndexing};
 use gpu_runtime::half::f16;
@@ -379,5 +382,112 @@ fn adding_and_removing_elements_match_the_host() -> gpu_runtime::Result<()> {
     assert_eq!(t.to_vec()?, [1, 0, 1, 1]);
     assert_eq!(l.to_vec()?, [1.0, 10.0]);
     assert_eq!(p.to_vec()?, [1.0, 2.0, 5.0, 6.0, 7.0]);
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn insert_puts_values_where_numpy_does() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let a = DeviceArray::from_ndarray(
+        &ctx,
+        &Array::from_shape_vec((3, 4), (0..12i64).collect()).unwrap(),
+    )?;
+    let up = |v: Vec<i64>| DeviceArray::from_ndarray(&ctx, &Array1::from(v));
+    let scalar = |v: i64| DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::arr0(v));
+    let rows = |v: &[&[i64]]| -> Vec<i64> { v.iter().flat_map(|r| r.iter().copied()).collect() };
+    // np.insert(a, 1, [5, 6, 7], axis=1): a column.
+    let got = a.insert(1, &up(vec![5, 6, 7])?, Some(1))?;
+    assert_eq!(got.shape(), [3, 5]);
+    assert_eq!(
+        got.to_vec()?,
+        rows(&[&[0, 5, 1, 2, 3], &[4, 6, 5, 6, 7], &[8, 7, 9, 10, 11]])
+    );
+    // np.insert(a, 1, [5, 6, 7, 8], axis=0): a row.
+    let got = a.insert(1, &up(vec![5, 6, 7, 8])?, Some(0))?;
+    assert_eq!(
+        got.to_vec()?,
+        rows(&[&[0, 1, 2, 3], &[5, 6, 7, 8], &[4, 5, 6, 7], &[8, 9, 10, 11]])
+    );
+    // np.insert(a, [1], [[5], [6], [7]], axis=1): a sequence of one.
+    let col = DeviceArray::from_ndarray(&ctx, &arr2(&[[5i64], [6], [7]]))?;
+    let got = a.insert_each(&[1], &col, Some(1))?;
+    assert_eq!(
+        got.to_vec()?,
+        rows(&[&[0, 5, 1, 2, 3], &[4, 6, 5, 6, 7], &[8, 7, 9, 10, 11]])
+    );
+    // np.insert(a, [1], [[1, 2, 3, 4], [5, 6, 7, 8]], axis=0): all slices of the one index.
+    let two = DeviceArray::from_ndarray(&ctx, &arr2(&[[1i64, 2, 3, 4], [5, 6, 7, 8]]))?;
+    let got = a.insert_each(&[1], &two, Some(0))?;
+    assert_eq!(
+        got.to_vec()?,
+        rows(&[
+            &[0, 1, 2, 3],
+            &[1, 2, 3, 4],
+            &[5, 6, 7, 8],
+            &[4, 5, 6, 7],
+            &[8, 9, 10, 11]
+        ])
+    );
+    // np.insert(a, [3, 1, 3], [10, 11, 12], axis=1), and a broadcast scalar.
+    let got = a.insert_each(&[3, 1, 3], &up(vec![10, 11, 12])?, Some(1))?;
+    assert_eq!(
+        got.to_vec()?,
+        rows(&[
+            &[0, 11, 1, 2, 10, 12, 3],
+            &[4, 11, 5, 6, 10, 12, 7],
+            &[8, 11, 9, 10, 10, 12, 11]
+        ])
+    );
+    let got = a
+        .on(&Stream::new(&ctx)?)
+        .insert_each(&[3, 1, 3], &scalar(99)?, Some(1))?;
+    assert_eq!(
+        got.to_vec()?,
+        rows(&[
+            &[0, 99, 1, 2, 99, 99, 3],
+            &[4, 99, 5, 6, 99, 99, 7],
+            &[8, 99, 9, 10, 99, 99, 11]
+        ])
+    );
+    // Flattened with a negative index; the end; a scalar row.
+    let got = a.insert(-1, &up(vec![10, 11])?, None)?;
+    assert_eq!(got.to_vec()?, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 10, 11, 11]);
+    let got = a.insert(4, &scalar(0)?, Some(1))?;
+    assert_eq!(
+        got.to_vec()?,
+        rows(&[&[0, 1, 2, 3, 0], &[4, 5, 6, 7, 0], &[8, 9, 10, 11, 0]])
+    );
+    let got = a.insert(2, &scalar(99)?, Some(-2))?;
+    assert_eq!(
+        got.to_vec()?,
+        rows(&[&[0, 1, 2, 3], &[4, 5, 6, 7], &[99, 99, 99, 99], &[8, 9, 10, 11]])
+    );
+    // A transposed (strided) f16 array: np.insert(a.T, 0, 7, axis=1).
+    let h = a.astype::<f16>()?;
+    let got = h.t().insert(
+        0,
+        &DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::arr0(f16::from_f64(7.0)))?,
+        Some(1),
+    )?;
+    let want: Vec<f16> = (0..4)
+        .flat_map(|j| [7.0].into_iter().chain((0..3).map(move |i| (i * 4 + j) as f64)))
+        .map(f16::from_f64)
+        .collect();
+    assert_eq!(got.shape(), [4, 4]);
+    assert_eq!(got.to_vec()?, want);
+    // NumPy's IndexError and ValueError.
+    assert!(matches!(
+        a.insert(5, &scalar(1)?, Some(1)),
+        Err(Error::Shape(ArrayShapeError::IndexOutOfRange {
+            index: 5,
+            len: 4,
+            ..
+        }))
+    ));
+    assert!(matches!(
+        a.insert(1, &up(vec![1, 2])?, Some(1)),
+        Err(Error::Shape(ArrayShapeError::Broadcast { .. }))
+    ));
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! NumPy's `choose(a, choices, mode)` on a GPU (CuPy's `TestChoose`): NumPy 2.4's numbers, then
 //! random indices and choices of several element types and shapes that broadcast, in each
-//! mode, against the definition on the host (`out[i] = choices[a[i]][i]`).
+//! mode, against the definition on the host (`out[i] = choices[a[i]][i]`); `choose_from` a
+//! list of arrays of different shapes (NumPy's examples), in each mode, against NumPy 2.4's
+//! numbers, on a stream, and an empty list refused.
 
 use gpu_runtime::gpuarray::{DeviceArray, Element, IndexMode};
 use gpu_runtime::ndarray::{arr1, arr2, Array, ArrayD, IxDyn};
@@ -181,6 +183,49 @@ fn choose_gives_numpys_numbers_and_errors() -> gpu_runtime::Result<()> {
     assert!(matches!(
         two.choose(&c4, IndexMode::Raise),
         Err(Error::Shape(ArrayShapeError::Broadcast { .. }))
+    ));
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn choose_from_a_list_broadcasts_the_choices_as_numpy() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    // np.choose(a, [np.array([-10, 10, -10]), 5]): a row and a scalar.
+    let a = DeviceArray::from_ndarray(&ctx, &arr2(&[[1i64, 0, 1], [0, 1, 0], [1, 0, 1]]))?;
+    let row = dev(&ctx, &[3], vec![-10i32, 10, -10])?;
+    let five = dev(&ctx, &[], vec![5i32])?;
+    let got = a.choose_from(&[&row, &five], IndexMode::Raise)?;
+    assert_eq!(got.shape(), [3, 3]);
+    assert_eq!(got.to_vec()?, [5, 10, 5, -10, 5, -10, 5, 10, 5]);
+    // NumPy's documentation example, in each mode.
+    let choices: Vec<DeviceArray<f64, IxDyn>> = (0..4)
+        .map(|r| dev(&ctx, &[4], (0..4).map(|c| f64::from(r * 10 + c)).collect()))
+        .collect::<gpu_runtime::Result<_>>()?;
+    let refs: Vec<&DeviceArray<f64, IxDyn>> = choices.iter().collect();
+    let i = DeviceArray::from_ndarray(&ctx, &arr1(&[2i64, 3, 1, 0]))?;
+    assert_eq!(
+        i.choose_from(&refs, IndexMode::Raise)?.to_vec()?,
+        [20.0, 31.0, 12.0, 3.0]
+    );
+    let i = DeviceArray::from_ndarray(&ctx, &arr1(&[2i64, 4, 1, 0]))?;
+    let stream = Stream::new(&ctx)?;
+    assert_eq!(
+        i.on(&stream).choose_from(&refs, IndexMode::Clip)?.to_vec()?,
+        [20.0, 31.0, 12.0, 3.0]
+    );
+    assert_eq!(
+        i.choose_from(&refs, IndexMode::Wrap)?.to_vec()?,
+        [20.0, 1.0, 12.0, 3.0]
+    );
+    assert!(matches!(
+        i.choose_from(&refs, IndexMode::Raise),
+        Err(Error::Shape(ArrayShapeError::IndexOutOfRange { .. }))
+    ));
+    let none: [&DeviceArray<f64, IxDyn>; 0] = [];
+    assert!(matches!(
+        i.choose_from(&none, IndexMode::Raise),
+        Err(Error::Shape(ArrayShapeError::EmptyOperand { .. }))
     ));
     Ok(())
 }

@@ -2,7 +2,10 @@
 //! and `hstack`/`vstack`/`dstack`/`column_stack` on a GPU against the host, on random data of
 //! several element types over 0-d, empty, 1-, 2- and 3-d shapes and transposed views: every
 //! piece and every joined array against host slices and `ndarray::concatenate` after NumPy's
-//! rules. Then CuPy's `test_split.py`/`test_join.py` cases by value, a stream, the refusals.
+//! rules. Then CuPy's `test_split.py`/`test_join.py` cases by value, a stream, the refusals;
+//! `block` on NumPy's documentation examples (a block matrix, scalars, rows, deeper lists than
+//! axes) against NumPy 2.4's values, a transposed block, and lists of mismatched depth or
+//! empty refused.
 
 use gpu_runtime::gpuarray::{
     self, column_stack, dstack, hstack, vstack, Bool, DeviceArray, DeviceArrayView, Element,
@@ -374,6 +377,83 @@ fn cupys_split_and_join_cases_by_value() -> gpu_runtime::Result<()> {
     assert!(matches!(
         a.split(1, 1),
         Err(Error::Shape(ArrayShapeError::NoSuchAxis { .. }))
+    ));
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn block_assembles_nested_lists_as_numpy() -> gpu_runtime::Result<()> {
+    use gpuarray::{block, Block};
+    let ctx = Context::default()?;
+    let eye = |n: usize, v: f64| Array::from_shape_fn((n, n), |(i, j)| if i == j { v } else { 0.0 });
+    let a = DeviceArray::from_ndarray(&ctx, &eye(2, 2.0))?;
+    let b = DeviceArray::from_ndarray(&ctx, &eye(3, 3.0))?;
+    let z = DeviceArray::<f64, _>::zeros(&ctx, (2, 3))?;
+    let o = DeviceArray::<f64, _>::ones(&ctx, (3, 2))?;
+    // np.block([[A, np.zeros((2, 3))], [np.ones((3, 2)), B]])
+    let m = block(&Block::list([
+        Block::list([Block::array(&a), Block::array(&z)]),
+        Block::list([Block::array(&o), Block::array(&b)]),
+    ]))?;
+    assert_eq!(m.shape(), [5, 5]);
+    assert_eq!(
+        m.to_vec()?,
+        [
+            2.0, 0.0, 0.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 1.0, 1.0, 3.0, 0.0, 0.0, 1.0, 1.0, 0.0, 3.0,
+            0.0, 1.0, 1.0, 0.0, 0.0, 3.0
+        ]
+    );
+    // The same with a transposed zero block (a strided view) on a stream.
+    let zt = DeviceArray::<f64, _>::zeros(&ctx, (3, 2))?;
+    let stream = Stream::new(&ctx)?;
+    let m2 = gpuarray::on(&stream).block(&Block::list([
+        Block::list([Block::array(&a), Block::array(&zt.t())]),
+        Block::list([Block::array(&o), Block::array(&b)]),
+    ]))?;
+    assert_eq!(m2.to_vec()?, m.to_vec()?);
+    // np.block([a, b, 10]), np.block([[a], [b]]), np.block([[[a]]]), np.block([[a, b]]).
+    let r1 = DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::arr1(&[1i32, 2, 3]))?;
+    let r2 = DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::arr1(&[4i32, 5, 6]))?;
+    let ten = DeviceArray::from_ndarray(&ctx, &gpu_runtime::ndarray::arr0(10i32))?;
+    let flat = block(&Block::list([
+        Block::array(&r1),
+        Block::array(&r2),
+        Block::array(&ten),
+    ]))?;
+    assert_eq!(flat.to_vec()?, [1, 2, 3, 4, 5, 6, 10]);
+    let rows = block(&Block::list([
+        Block::list([Block::array(&r1)]),
+        Block::list([Block::array(&r2)]),
+    ]))?;
+    assert_eq!(
+        (rows.shape().to_vec(), rows.to_vec()?),
+        (vec![2, 3], vec![1, 2, 3, 4, 5, 6])
+    );
+    let deep = block(&Block::list([Block::list([Block::list([Block::array(&r1)])])]))?;
+    assert_eq!(deep.shape(), [1, 1, 3]);
+    let wide = block(&Block::list([Block::list([
+        Block::array(&r1),
+        Block::array(&r2),
+    ])]))?;
+    assert_eq!(wide.shape(), [1, 6]);
+    // A plain array is copied.
+    assert_eq!(block(&Block::array(&r1))?.to_vec()?, [1, 2, 3]);
+    // NumPy's ValueErrors: depths mismatched, an empty list; shapes that do not join.
+    let mixed = Block::list([Block::list([Block::array(&r1)]), Block::array(&r2)]);
+    assert!(matches!(
+        block(&mixed),
+        Err(Error::Shape(ArrayShapeError::BlockLists { .. }))
+    ));
+    let empty = Block::<i32>::list([]);
+    assert!(matches!(
+        block(&empty),
+        Err(Error::Shape(ArrayShapeError::BlockLists { .. }))
+    ));
+    let bad = Block::list([Block::list([Block::array(&a)]), Block::list([Block::array(&b)])]);
+    assert!(matches!(
+        block(&bad),
+        Err(Error::Shape(ArrayShapeError::JoinShapes { .. }))
     ));
     Ok(())
 }

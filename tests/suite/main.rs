@@ -29,6 +29,7 @@ mod realworld_kernels;
 
 mod aot;
 mod array_add_remove;
+mod array_apply_along_axis;
 mod array_around;
 mod array_average;
 mod array_bitwise_special;

@@ -276,6 +276,13 @@ pub enum ArrayShapeError {
         /// `concatenate`, `stack`, `lexsort` or `select`.
         operation: &'static str,
     },
+    /// Nested lists of `block` whose arrays sit at different depths (NumPy's `ValueError`:
+    /// "List depths are mismatched"), or an empty list ("Lists cannot be empty").
+    #[error("size mismatch in block: {problem}; every array must sit under the same number of lists, and no list may be empty")]
+    BlockLists {
+        /// What was found, e.g. `an array at depth 1 and another at depth 2`.
+        problem: String,
+    },
     /// Two arrays read as flat vectors (`vdot`) of different numbers of elements.
     #[error("size mismatch in {operation}: {first} elements against {second}")]
     ElementCounts {
@@ -487,6 +494,29 @@ pub enum ArrayShapeError {
         operation: &'static str,
         /// The empty operand's name in the operation's signature.
         operand: &'static str,
+    },
+    /// `apply_along_axis` over an array whose other axes hold no element (NumPy's
+    /// `ValueError`): the function would never be called, so the result's shape is unknown.
+    #[error("size mismatch in {operation}: shape {shape:?} has no element along the axes other than {axis}, so the function is never called and the result's shape is unknown")]
+    NoLanes {
+        /// The operation, `apply_along_axis`.
+        operation: &'static str,
+        /// The array's shape.
+        shape: Vec<usize>,
+        /// The axis the function is applied along.
+        axis: usize,
+    },
+    /// Results of a function applied along an axis (`apply_along_axis`) whose shapes differ.
+    #[error("size mismatch in {operation}: the function returned shape {first:?} for the first lane and {other:?} for lane {lane}; every call must return one shape")]
+    LaneShapes {
+        /// The operation, `apply_along_axis`.
+        operation: &'static str,
+        /// The first result's shape.
+        first: Vec<usize>,
+        /// The differing result's shape.
+        other: Vec<usize>,
+        /// The lane (its index in C order over the other axes).
+        lane: usize,
     },
     /// An array without the square diagonal an operation needs (NumPy's `ValueError` of
     /// `fill_diagonal` and `diag_indices_from`): fewer than two axes, or axes of different

@@ -70,7 +70,7 @@ pub use expr::promote;
 pub use array::core::{
     DeviceArray, DeviceArrayBase, DeviceArrayView, DeviceArrayViewMut, PooledArray, Storage, StorageMut,
 };
-pub use array::join::{column_stack, concatenate, dstack, hstack, stack, vstack};
+pub use array::join::{block, column_stack, concatenate, dstack, hstack, stack, vstack, Block};
 pub use array::on_stream::{on, OnStream};
 pub use array::overlap::{may_share_memory, shares_memory};
 pub use copy::copyto::{copyto, copyto_where};
@@ -88,6 +88,7 @@ pub use elements::mean_type::MeanType;
 pub use elements::promotion::{promote_types, result_type, PromoteArg};
 pub use elements::sum_type::SumType;
 pub use expr::add_remove::{append, resize};
+pub use expr::apply_along_axis::apply_along_axis;
 pub use expr::binning::histogram_density;
 pub use expr::close::{
     allclose, array_equal, array_equiv, isclose, isclose_expr, nan_to_num, nan_to_num_expr, FiniteRange,

@@ -10,6 +10,7 @@ use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{dim_of, DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::elements::array_element::ArrayElement;
 
 /// The shape of `shapes` joined along `axis` (`concatenate`): every shape has the same
 /// number of axes, and the same lengths but along `axis`.
@@ -289,6 +290,137 @@ fn stacked<S: Storage, D: Dimension>(
     };
     let refs: Vec<_> = views.iter().collect();
     join(&refs, axis, stream, how.name())
+}
+
+/// An entry of [`block`]'s nested lists: an array, or a list of entries (NumPy's nested
+/// Python lists).
+#[derive(Debug)]
+pub enum Block<'a, T: ArrayElement> {
+    /// An array (any number of axes).
+    Array(DeviceArrayView<'a, T, IxDyn>),
+    /// A list of entries, joined along the axis of its depth.
+    List(Vec<Block<'a, T>>),
+}
+
+impl<'a, T: ArrayElement> Block<'a, T> {
+    /// An array as an entry.
+    pub fn array<S: Storage<Elem = T>, D: Dimension>(a: &'a DeviceArrayBase<S, D>) -> Self {
+        Block::Array(a.view().into_dyn())
+    }
+
+    /// A list of entries.
+    pub fn list(entries: impl IntoIterator<Item = Block<'a, T>>) -> Self {
+        Block::List(entries.into_iter().collect())
+    }
+
+    /// The depth of lists above the arrays (all the same), the most axes of an array, and
+    /// the first array.
+    fn depths(&self) -> Result<(usize, usize, &DeviceArrayView<'a, T, IxDyn>)> {
+        match self {
+            Block::Array(a) => Ok((0, a.ndim(), a)),
+            Block::List(entries) => {
+                let mut found: Option<(usize, usize, &DeviceArrayView<'a, T, IxDyn>)> = None;
+                for e in entries {
+                    let (d, n, a) = e.depths()?;
+                    found = match found {
+                        Some((d0, _, _)) if d0 != d => {
+                            return Err(ArrayShapeError::BlockLists {
+                                problem: format!(
+                                    "an array under {} lists and another under {}",
+                                    d0 + 1,
+                                    d + 1
+                                ),
+                            }
+                            .into())
+                        }
+                        Some((d0, n0, a0)) => Some((d0, n0.max(n), a0)),
+                        None => Some((d, n, a)),
+                    };
+                }
+                let (d, n, a) = found.ok_or_else(|| ArrayShapeError::BlockLists {
+                    problem: "an empty list".into(),
+                })?;
+                Ok((d + 1, n, a))
+            }
+        }
+    }
+}
+
+/// Assembles an array from nested lists of blocks (NumPy's and CuPy's `block`): the
+/// innermost lists are joined along the last axis, the lists of those along the one before,
+/// and so on; each array first gets leading axes of length 1 up to the result's axes (the
+/// most of the depth of lists and the arrays' axes). `block(&Block::list([Block::list([a,
+/// b]), Block::list([c, d])]))` is `[[a, b], [c, d]]` as a block matrix. Errors: arrays at
+/// different depths or an empty list ([`ArrayShapeError::BlockLists`]), and shapes that do
+/// not join ([`ArrayShapeError::JoinShapes`]). One copy a level of lists.
+///
+/// ```no_run
+/// use gpu_runtime::gpuarray::{block, Block, DeviceArray};
+/// let ctx = gpu_runtime::Context::default()?;
+/// let a = DeviceArray::<f32, _>::ones(&ctx, (2, 2))?;
+/// let z = DeviceArray::<f32, _>::zeros(&ctx, (2, 3))?;
+/// let b = block(&Block::list([Block::list([Block::array(&a), Block::array(&z)]), Block::list([Block::array(&z.t()), Block::array(&a.t())])]));
+/// # let _ = b;
+/// # Ok::<(), gpu_runtime::Error>(())
+/// ```
+pub fn block<T: ArrayElement>(blocks: &Block<'_, T>) -> Result<DeviceArray<T, IxDyn>> {
+    let (_, _, first) = blocks.depths()?;
+    let ctx = first.context().clone();
+    OnStream::legacy(&ctx).block(blocks)
+}
+
+impl OnStream<'_, &Context> {
+    /// [`block`] with the copies queued on this stream.
+    pub fn block<T: ArrayElement>(&self, blocks: &Block<'_, T>) -> Result<DeviceArray<T, IxDyn>> {
+        let (depth, axes, _) = blocks.depths()?;
+        let ndim = depth.max(axes);
+        block_level(blocks, depth, ndim, self.stream)
+    }
+}
+
+/// `a` with leading axes of length 1 up to `ndim` axes (NumPy's `atleast_nd`).
+fn with_axes<'v, T: ArrayElement>(
+    a: &'v DeviceArrayView<'_, T, IxDyn>,
+    ndim: usize,
+) -> Result<DeviceArrayView<'v, T, IxDyn>> {
+    let mut v = a.view();
+    while v.ndim() < ndim {
+        v = v.expand_dims(0)?;
+    }
+    Ok(v)
+}
+
+/// The entry `b` with `depth` levels of lists left above its arrays, as an array of `ndim`
+/// axes.
+fn block_level<T: ArrayElement>(
+    b: &Block<'_, T>,
+    depth: usize,
+    ndim: usize,
+    stream: Option<&Stream>,
+) -> Result<DeviceArray<T, IxDyn>> {
+    match b {
+        Block::Array(a) => OnStream::new(&with_axes(a, ndim)?, stream).to_contiguous(),
+        Block::List(entries) => {
+            let axis = ndim - depth;
+            // The arrays of the innermost lists are joined as views, without a copy first.
+            if depth == 1 {
+                let mut views = Vec::with_capacity(entries.len());
+                for e in entries {
+                    if let Block::Array(a) = e {
+                        views.push(with_axes(a, ndim)?);
+                    }
+                }
+                let refs: Vec<_> = views.iter().collect();
+                return join(&refs, axis, stream, "block");
+            }
+            let parts = entries
+                .iter()
+                .map(|e| block_level(e, depth - 1, ndim, stream))
+                .collect::<Result<Vec<_>>>()?;
+            let refs: Vec<_> = parts.iter().collect();
+            join(&refs, axis, stream, "block")
+        }
+    }
 }
 
 #[cfg(test)]

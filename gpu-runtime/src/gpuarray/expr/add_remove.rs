@@ -1,5 +1,5 @@
 //! NumPy's functions that add or remove elements (its "adding and removing elements"
-//! routines): `append`, `delete`, `resize` and `trim_zeros`. Each is a join, a gather through
+//! routines): `append`, `insert`, `delete`, `resize` and `trim_zeros`. Each is a join, a gather through
 //! an index array made on the host, or a view; the kept indices and the lengths are worked out
 //! on the host (free functions, unit-tested).
 
@@ -25,6 +25,45 @@ pub(crate) fn kept_indices(len: usize, remove: &[isize]) -> std::result::Result<
         keep[j as usize] = false;
     }
     Ok((0..len).filter(|&j| keep[j]).map(|j| j as i64).collect())
+}
+
+/// Where NumPy's `insert` puts new slices along an axis of `len`: `at` (negative from the
+/// end, each in `0..=len`) with `count` new slices (for one index, all of them there; else
+/// one an index, those of equal indices in the order given). Returns, for each position of
+/// the result's axis, the index it reads from the old axis followed by the new slices
+/// (`len + j` for new slice `j`), or the first index outside `-len..=len`.
+pub(crate) fn insert_sources(len: usize, at: &[isize], count: usize) -> std::result::Result<Vec<i64>, isize> {
+    let mut at_norm = Vec::with_capacity(at.len());
+    for &i in at {
+        let j = if i < 0 { i + len as isize } else { i };
+        if j < 0 || j as usize > len {
+            return Err(i);
+        }
+        at_norm.push(j as usize);
+    }
+    // The final position of each new slice: NumPy sorts the indices stably and shifts the
+    // k-th of them by k.
+    let mut new_at = vec![0usize; count];
+    if let [one] = at_norm[..] {
+        for (j, p) in new_at.iter_mut().enumerate() {
+            *p = one + j;
+        }
+    } else {
+        let mut order: Vec<usize> = (0..at_norm.len()).collect();
+        order.sort_by_key(|&j| at_norm[j]);
+        for (k, &j) in order.iter().enumerate() {
+            new_at[j] = at_norm[j] + k;
+        }
+    }
+    let total = len + count;
+    let mut sources = vec![-1i64; total];
+    for (j, &p) in new_at.iter().enumerate() {
+        sources[p] = (len + j) as i64;
+    }
+    for (s, old) in sources.iter_mut().filter(|s| **s < 0).zip(0i64..) {
+        *s = old;
+    }
+    Ok(sources)
 }
 
 /// The `start..end` that `trim_zeros` keeps of an axis whose first and last nonzero elements
@@ -101,6 +140,38 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
         /// outside the axis is [`ArrayShapeError::IndexOutOfRange`] (NumPy's `IndexError`).
         fn delete(&self, indices: &[isize], axis: Option<isize>)
             -> Result<DeviceArray<S::Elem, IxDyn>>;
+
+        /// A copy with `values` inserted before index `index` along `axis` (NumPy's
+        /// `insert(arr, index, values, axis)` of one index; negative counts from the end,
+        /// `len` appends): `values` is given the array's axes (leading ones of length 1), its
+        /// first axis moved to `axis`, and broadcast against the array's other axes; all its
+        /// slices along `axis` go in at `index`. `axis: None` inserts into the elements in C
+        /// order and gives a 1-d array. Errors: an index outside `-len..=len`
+        /// ([`ArrayShapeError::IndexOutOfRange`], NumPy's `IndexError`), `values` that do not
+        /// broadcast ([`ArrayShapeError::Broadcast`]).
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::DeviceArray;
+        /// use gpu_runtime::ndarray::{arr1, arr2};
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let a = DeviceArray::from_ndarray(&ctx, &arr2(&[[1, 1], [2, 2], [3, 3]]))?;
+        /// let v = DeviceArray::from_ndarray(&ctx, &arr1(&[5, 6, 7]))?;
+        /// // np.insert(a, 1, [5, 6, 7], axis=1): a new column.
+        /// assert_eq!(a.insert(1, &v, Some(1))?.to_vec()?, [1, 5, 1, 2, 6, 2, 3, 7, 3]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn insert[SV: Storage<Elem = S::Elem>, DV: Dimension](&self, index: isize, values: &DeviceArrayBase<SV, DV>, axis: Option<isize>)
+            -> Result<DeviceArray<S::Elem, IxDyn>>;
+
+        /// A copy with one slice of `values` inserted before each of `indices` along `axis`
+        /// (NumPy's `insert(arr, [i, j, ...], values, axis)`): slices for equal indices go in
+        /// the order given, every index counts positions of the original array; `values` is
+        /// given the array's axes (leading ones of length 1) and broadcast to `indices.len()`
+        /// slices (its first axis is not moved, unlike [`insert`](Self::insert)'s). One index
+        /// is NumPy's sequence of one: all slices of `values` along `axis` go in there.
+        /// `axis: None` works on the elements in C order. Errors as [`insert`](Self::insert)'s.
+        fn insert_each[SV: Storage<Elem = S::Elem>, DV: Dimension](&self, indices: &[isize], values: &DeviceArrayBase<SV, DV>, axis: Option<isize>)
+            -> Result<DeviceArray<S::Elem, IxDyn>>;
     }
 }
 
@@ -122,6 +193,70 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         })?;
         let kept = DeviceArray::from_ndarray(a.context(), &Array1::from(kept))?;
         OnStream::new(&view, self.stream).take(&kept, k, IndexMode::Clip)
+    }
+
+    /// [`insert`](DeviceArrayBase::insert) on this stream.
+    pub fn insert<SV: Storage<Elem = S::Elem>, DV: Dimension>(
+        &self,
+        index: isize,
+        values: &DeviceArrayBase<SV, DV>,
+        axis: Option<isize>,
+    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        self.insert_at(&[index], true, values, axis)
+    }
+
+    /// [`insert_each`](DeviceArrayBase::insert_each) on this stream.
+    pub fn insert_each<SV: Storage<Elem = S::Elem>, DV: Dimension>(
+        &self,
+        indices: &[isize],
+        values: &DeviceArrayBase<SV, DV>,
+        axis: Option<isize>,
+    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        self.insert_at(indices, false, values, axis)
+    }
+
+    /// NumPy's `insert`: `one` for a scalar index (whose values' first axis moves to `axis`).
+    /// The array and the broadcast values are joined along the axis, then gathered in the
+    /// result's order (one copy each).
+    fn insert_at<SV: Storage<Elem = S::Elem>, DV: Dimension>(
+        &self,
+        at: &[isize],
+        one: bool,
+        values: &DeviceArrayBase<SV, DV>,
+        axis: Option<isize>,
+    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
+        const OP: &str = "DeviceArray::insert";
+        let a = self.target;
+        let src = OnStream::new(a, self.stream).c_order()?;
+        let (view, k): (DeviceArrayView<'_, S::Elem, IxDyn>, usize) = match axis {
+            None => (src.view().reshape(IxDyn(&[a.len()]))?, 0),
+            Some(axis) => (a.view().into_dyn(), normalize_axis(OP, axis, a.ndim())?),
+        };
+        let len = view.shape()[k];
+        // NumPy's `array(values, ndmin=arr.ndim)`, then for one index its first axis at `axis`.
+        let mut v = values.view().into_dyn();
+        while v.ndim() < view.ndim() {
+            v = v.expand_dims(0)?;
+        }
+        if one {
+            v = v.moveaxis(&[0], &[k as isize])?;
+        }
+        let count = if at.len() == 1 {
+            v.shape().get(k).copied().unwrap_or(1)
+        } else {
+            at.len()
+        };
+        let mut target = view.shape().to_vec();
+        target[k] = count;
+        let v = v.broadcast_to(&target)?;
+        let sources = insert_sources(len, at, count).map_err(|index| ArrayShapeError::IndexOutOfRange {
+            operation: OP,
+            index: index as i64,
+            len,
+        })?;
+        let joined = OnStream::new(a.context(), self.stream).concatenate(&[&view, &v], k)?;
+        let sources = DeviceArray::from_ndarray(a.context(), &Array1::from(sources))?;
+        OnStream::new(&joined, self.stream).take(&sources, k, IndexMode::Clip)
     }
 }
 
@@ -157,6 +292,23 @@ impl<S: Storage<Elem: Element>> DeviceArrayBase<S, Ix1> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn insert_puts_slices_where_numpy_does() {
+        // np.insert(np.arange(5), 2, [10, 11]) -> [0, 1, 10, 11, 2, 3, 4]
+        assert_eq!(insert_sources(5, &[2], 2).unwrap(), [0, 1, 5, 6, 2, 3, 4]);
+        // np.insert(np.arange(5), [3, 1, 3], [10, 11, 12]) -> [0, 11, 1, 2, 10, 12, 3, 4]
+        assert_eq!(
+            insert_sources(5, &[3, 1, 3], 3).unwrap(),
+            [0, 6, 1, 2, 5, 7, 3, 4]
+        );
+        // Negative and end indices; none.
+        assert_eq!(insert_sources(3, &[-1, 3], 2).unwrap(), [0, 1, 3, 2, 4]);
+        assert_eq!(insert_sources(3, &[], 0).unwrap(), [0, 1, 2]);
+        assert_eq!(insert_sources(0, &[0], 1).unwrap(), [0]);
+        assert_eq!(insert_sources(3, &[4], 1), Err(4));
+        assert_eq!(insert_sources(3, &[-4], 1), Err(-4));
+    }
 
     #[test]
     fn delete_keeps_numpys_indices() {

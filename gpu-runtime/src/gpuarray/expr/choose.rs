@@ -40,6 +40,27 @@ impl<S: Storage<Elem: IndexElement>, D: Dimension> DeviceArrayBase<S, D> {
             choices: &DeviceArrayBase<SC, DC>,
             mode: IndexMode,
         ) -> Result<DeviceArray<SC::Elem, IxDyn>>;
+
+        /// [`choose`](Self::choose) from a list of arrays (NumPy's `choose(a, [c0, c1, ...],
+        /// mode)`, the form NumPy's examples use): `choices[k]` is choice `k`; the choices and
+        /// this array broadcast together. The choices are stacked into one array first (one
+        /// copy of each). No choices is [`ArrayShapeError::EmptyOperand`].
+        ///
+        /// ```no_run
+        /// use gpu_runtime::gpuarray::{DeviceArray, IndexMode};
+        /// use gpu_runtime::ndarray::{arr0, arr1};
+        /// let ctx = gpu_runtime::Context::default()?;
+        /// let a = DeviceArray::from_ndarray(&ctx, &arr1(&[0i64, 1, 0]))?;
+        /// let low = DeviceArray::from_ndarray(&ctx, &arr1(&[1.0f32, 2.0, 3.0]))?.into_dyn();
+        /// let high = DeviceArray::from_ndarray(&ctx, &arr0(9.0f32))?.into_dyn();
+        /// assert_eq!(a.choose_from(&[&low, &high], IndexMode::Raise)?.to_vec()?, [1.0, 9.0, 3.0]);
+        /// # Ok::<(), gpu_runtime::Error>(())
+        /// ```
+        fn choose_from[SC: Storage<Elem: Element>, DC: Dimension](
+            &self,
+            choices: &[&DeviceArrayBase<SC, DC>],
+            mode: IndexMode,
+        ) -> Result<DeviceArray<SC::Elem, IxDyn>>;
     }
 }
 
@@ -79,5 +100,29 @@ impl<S: Storage<Elem: IndexElement>, D: Dimension> OnStream<'_, &DeviceArrayBase
         let i = i.broadcast_to(&lane)?;
         let picked = OnStream::new(&c, self.stream).take_along_axis(&i, 0)?;
         picked.reshape(IxDyn(&shape))
+    }
+
+    /// [`choose_from`](DeviceArrayBase::choose_from) on this stream.
+    pub fn choose_from<SC: Storage<Elem: Element>, DC: Dimension>(
+        &self,
+        choices: &[&DeviceArrayBase<SC, DC>],
+        mode: IndexMode,
+    ) -> Result<DeviceArray<SC::Elem, IxDyn>> {
+        let Some(first) = choices.first() else {
+            return Err(ArrayShapeError::EmptyOperand {
+                operation: "DeviceArray::choose_from",
+                operand: "choices",
+            }
+            .into());
+        };
+        let shapes: Vec<&[usize]> = choices.iter().map(|c| c.shape()).collect();
+        let shape = broadcast_shapes(&shapes)?;
+        let views = choices
+            .iter()
+            .map(|c| c.broadcast_to(&shape))
+            .collect::<Result<Vec<_>>>()?;
+        let refs: Vec<_> = views.iter().collect();
+        let stacked = OnStream::new(first.context(), self.stream).stack(&refs, 0)?;
+        self.choose(&stacked, mode)
     }
 }

@@ -18,6 +18,7 @@
 //! `blackman`, `hamming`, `hanning`, `kaiser` (`windows`).
 
 pub(crate) mod add_remove;
+pub(crate) mod apply_along_axis;
 pub(crate) mod average;
 pub(crate) mod binning;
 pub(crate) mod bitwise;
