@@ -2,7 +2,10 @@
 //! in its domain plus NaN, ±inf and ±0: the cumath functions on f32 and f64 (within a few ulps
 //! of the correctly rounded value), comparisons with NaN, logic, `where_`, `any`/`all`,
 //! NumPy's integer rules (division and remainder by zero, `MIN / -1`, `abs(MIN)`, integer
-//! powers), `Bool` arrays, and views that are stepped or reversed, empty and 0-d arrays.
+//! powers), `Bool` arrays, and views that are stepped or reversed, empty and 0-d arrays; the
+//! mixed-type binary functions of `promote` (bitwise, shifts, `gcd`/`lcm`, `nextafter`,
+//! `hypot`, `atan2`, `maximum`) against NumPy 2.4's values and result types; `sinc` of
+//! integers and `bool` in `f64`, as NumPy's.
 
 use gpu_runtime::gpuarray::{math, Bool, DeviceArray, Expr};
 use gpu_runtime::ndarray::{arr0, s, Array1, ArrayD, IxDyn};
@@ -902,5 +905,78 @@ fn angles_reciprocals_negatives_and_float_power_match_the_host() -> gpu_runtime:
             "float_power({v}, 0.5) = {g}, not {w}"
         );
     }
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn mixed_type_binary_functions_promote_as_numpy() -> gpu_runtime::Result<()> {
+    use gpu_runtime::gpuarray::promote;
+    use gpu_runtime::half::f16;
+    let ctx = Context::default()?;
+    let up = |v: &[i8]| DeviceArray::from_ndarray(&ctx, &Array1::from(v.to_vec()));
+    let a = up(&[1, -2, 3, 100])?;
+    let b = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![3u8, 5, 250, 7]))?;
+    // int8 with uint8 is int16 (NumPy 2).
+    let and: DeviceArray<i16, IxDyn> = promote::bitwise_and(&a, &b).eval()?;
+    assert_eq!(and.to_vec()?, [1, 4, 2, 4]);
+    assert_eq!(promote::bitwise_or(&a, &b).eval()?.to_vec()?, [3, -1, 251, 103]);
+    assert_eq!(promote::bitwise_xor(&a, &b).eval()?.to_vec()?, [2, -5, 249, 99]);
+    assert_eq!(promote::gcd(&a, &b).eval()?.to_vec()?, [1, 1, 1, 1]);
+    assert_eq!(promote::lcm(&a, &b).eval()?.to_vec()?, [3, 10, 750, 700]);
+    let counts = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![1u8, 2, 0, 1]))?;
+    assert_eq!(
+        promote::left_shift(&a, &counts).eval()?.to_vec()?,
+        [2, -8, 3, 200]
+    );
+    assert_eq!(
+        promote::right_shift(&a, &counts).eval()?.to_vec()?,
+        [0, -1, 3, 50]
+    );
+    // f32 toward f64 steps by f64's spacing.
+    let x = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![1.0f32, 2.0, 3.0]))?;
+    let y = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![2.0f64, 0.0, 3.0]))?;
+    let n: DeviceArray<f64, IxDyn> = promote::nextafter(&x, &y).eval()?;
+    assert_eq!(n.to_vec()?, [1.0000000000000002, 1.9999999999999998, 3.0]);
+    // int32 with int16: f64; int8 with int8: f16.
+    let i = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![3i32, 4, -5]))?;
+    let j = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![4i16, 3, 12]))?;
+    let h: DeviceArray<f64, IxDyn> = promote::hypot(&i, &j).eval()?;
+    assert_eq!(h.to_vec()?, [5.0, 5.0, 13.0]);
+    let one = up(&[1])?;
+    let t: DeviceArray<f16, IxDyn> = promote::atan2(&one, &one).eval()?;
+    assert!((t.to_vec()?[0].to_f64() - std::f64::consts::FRAC_PI_4).abs() < 1e-3);
+    // int8 with float32: float32.
+    let m = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![3.5f32, 2.0]))?;
+    let mx: DeviceArray<f32, IxDyn> = promote::maximum(&up(&[1, 5])?, &m).eval()?;
+    assert_eq!(mx.to_vec()?, [3.5, 5.0]);
+    assert_eq!(promote::minimum(&up(&[1, 5])?, &m).eval()?.to_vec()?, [1.0, 2.0]);
+    Ok(())
+}
+
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn sinc_of_integers_and_bool_is_f64() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let host = |x: f64| {
+        if x == 0.0 {
+            1.0
+        } else {
+            (std::f64::consts::PI * x).sin() / (std::f64::consts::PI * x)
+        }
+    };
+    let i = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![0i32, 1, 2, -3, 1000]))?;
+    let got: DeviceArray<f64, _> = math::sinc(&i)?;
+    for (g, x) in got.to_vec()?.into_iter().zip([0.0, 1.0, 2.0, -3.0, 1000.0]) {
+        assert!((g - host(x)).abs() < 1e-15, "sinc({x}) = {g}");
+    }
+    let u = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![0u8, 255]))?;
+    let got: DeviceArray<f64, _> = math::sinc(&u)?;
+    assert_eq!(got.to_vec()?[0], 1.0);
+    assert!((got.to_vec()?[1] - host(255.0)).abs() < 1e-15);
+    let b = DeviceArray::from_ndarray(&ctx, &Array1::from(vec![Bool::from(false), Bool::from(true)]))?;
+    let got: DeviceArray<f64, IxDyn> = b.expr().sinc().eval()?;
+    assert_eq!(got.to_vec()?[0], 1.0);
+    assert!(got.to_vec()?[1].abs() < 1e-15);
     Ok(())
 }

@@ -45,6 +45,7 @@ mod array_copy_speed;
 mod array_covariance;
 mod array_debug;
 mod array_diff_digitize;
+mod array_dtype_gaps;
 mod array_dtype_matrix;
 mod array_dtypes;
 mod array_einsum;

@@ -56,6 +56,7 @@ use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, Storag
 use crate::gpuarray::array::on_stream::OnStream;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::cast;
+use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::promotion::Promote;
 use crate::gpuarray::expr::core::{BinOp, Expr, Operand};
@@ -123,6 +124,27 @@ to_float!(
     Bool => half::f16, i8 => half::f16, u8 => half::f16, i16 => f32, u16 => f32,
     i32 => f64, u32 => f64, i64 => f64, u64 => f64
 );
+
+/// An element type `sinc` takes, and the type NumPy's `sinc` returns for it: a float or
+/// complex type itself; `f64` for every integer type and `bool` (NumPy's `sinc` is written in
+/// Python, `sin(y) / y` with `y = pi * x`, which makes any integer a `float64`).
+pub trait SincType: Element {
+    /// The type `sinc` computes in and returns.
+    type Sinc: Inexact;
+}
+
+impl<T: Inexact> SincType for T {
+    type Sinc = T;
+}
+
+macro_rules! sinc_f64 {
+    ($($t:ty),*) => {$(
+        impl SincType for $t {
+            type Sinc = f64;
+        }
+    )*};
+}
+sinc_f64!(Bool, i8, u8, i16, u16, i32, u32, i64, u64);
 
 /// The array forms of each function of one operand (see the module documentation).
 macro_rules! unary_fns {
@@ -220,14 +242,24 @@ impl<'a, T: ToFloat> Expr<'a, T> {
     /// Degrees to radians, `x * (π / 180)` (NumPy's `deg2rad`, `radians`), as a step of this
     /// expression.
     pub fn deg2rad(self) -> Expr<'a, T::Float> {
-        Expr::from_untyped(self.promoted::<T::Float>())
-            * Expr::scalar(std::f64::consts::PI / 180.0).cast::<T::Float>()
+        self.scaled(std::f64::consts::PI / 180.0)
     }
 
     /// Radians to degrees, `x * (180 / π)` (NumPy's `rad2deg`, `degrees`).
     pub fn rad2deg(self) -> Expr<'a, T::Float> {
-        Expr::from_untyped(self.promoted::<T::Float>())
-            * Expr::scalar(180.0 / std::f64::consts::PI).cast::<T::Float>()
+        self.scaled(180.0 / std::f64::consts::PI)
+    }
+
+    /// `x * factor` in `T::Float`; for `f16` and `bf16` in `float` and rounded once, as
+    /// NumPy's `float16` loops compute (the factor rounded to 16 bits first would be off by
+    /// an ulp of the result for about a third of the inputs).
+    fn scaled(self, factor: f64) -> Expr<'a, T::Float> {
+        let x = Expr::<T::Float>::from_untyped(self.promoted::<T::Float>());
+        if matches!(<T::Float as Element>::DTYPE, DType::F16 | DType::Bf16) {
+            (x.cast::<f32>() * Expr::scalar(factor).cast::<f32>()).cast::<T::Float>()
+        } else {
+            x * Expr::scalar(factor).cast::<T::Float>()
+        }
     }
 }
 
@@ -250,11 +282,12 @@ impl<'a, T: Element> Expr<'a, T> {
     }
 }
 
-impl<'a, T: Inexact> Expr<'a, T> {
+impl<'a, T: SincType> Expr<'a, T> {
     /// NumPy's normalized `sinc`: `sin(πx) / (πx)`, exactly 1 at 0 (complex numbers too), as
-    /// a step of this expression.
-    pub fn sinc(self) -> Expr<'a, T> {
-        Expr::call(Func::Math(MathFn::Sinc), vec![self.untyped()])
+    /// a step of this expression; an integer or `bool` operand is converted to `f64`, as
+    /// NumPy's `sinc` gives.
+    pub fn sinc(self) -> Expr<'a, T::Sinc> {
+        Expr::call(Func::Math(MathFn::Sinc), vec![self.promoted::<T::Sinc>()])
     }
 }
 
@@ -418,8 +451,8 @@ unary_fns!(Float;
     i0 i0_into => T, "The modified Bessel function of the first kind and order 0 (NumPy's `i0`)";
 );
 
-unary_fns!(Inexact;
-    sinc sinc_into => T, "NumPy's normalized `sinc`, `sin(πx) / (πx)` (1 at 0; complex numbers too),";
+unary_fns!(SincType;
+    sinc sinc_into => T::Sinc, "NumPy's normalized `sinc`, `sin(πx) / (πx)` (1 at 0; complex numbers too; `f64` of integers and `bool`),";
 );
 
 binary_fns!(

@@ -3,7 +3,8 @@
 //! takes the array's type). [`result_type`](crate::gpuarray::result_type) is a pure function of
 //! the two types, [`promote`] the same on `gpu-cdecl` scalars, [`Promote`] the same for the
 //! compiler (`<i8 as Promote<u8>>::Output` is `i16`), and [`add`], [`sub`], [`mul`], [`div`],
-//! [`remainder`], [`floor_divide`], [`compare`] and [`where_`] compute on operands of two element types,
+//! [`remainder`], [`floor_divide`], [`compare`], [`where_`], [`maximum`] and the other
+//! binary ufuncs below ([`bitwise_and`], ..., [`nextafter`], [`hypot`], ...) compute on operands of two element types,
 //! each converted to the promoted type inside the one kernel of the expression
 //! ([`Expr::cast`](crate::gpuarray::Expr::cast)).
 //!
@@ -84,12 +85,16 @@ use ndarray::Dimension;
 
 use crate::error::{ArgumentError, Result};
 use crate::gpuarray::array::core::{DeviceArrayBase, StorageMut};
+use crate::gpuarray::elements::bitwise::Bitwise;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::elements::index_element::IndexElement;
+use crate::gpuarray::elements::inexact::ToInexact;
 use crate::gpuarray::elements::promotion::can_cast_same_kind;
 use crate::gpuarray::expr::core::{BinOp, Expr, Operand, Store};
 use crate::gpuarray::expr::func::CmpOp;
+use crate::gpuarray::expr::math::Float;
 
 // `DType`, `PromoteArg`, `promote_types` and `result_type` are public in `gpuarray` only (one
 // public path per item, scripts/check_public_paths.py).
@@ -123,6 +128,105 @@ mixed_ops! {
     remainder => Rem;
     /// `x // y` (NumPy's `floor_divide`) in the promoted type; see [`add`].
     floor_divide => FloorDiv;
+}
+
+/// The binary functions of any two element types, computed in their promoted type.
+macro_rules! mixed_fns {
+    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name<'a, T: Promote<U>, U: Element>(
+            x: impl Operand<'a, T>,
+            y: impl Operand<'a, U>,
+        ) -> Expr<'a, T::Output> {
+            x.into_expr().cast::<T::Output>().$name(y.into_expr().cast::<T::Output>())
+        }
+    )*};
+}
+
+mixed_fns! {
+    /// NumPy's `maximum(x, y)` of two element types, in their promoted type (NaN if either is
+    /// NaN); see [`add`].
+    maximum;
+    /// NumPy's `minimum` in the promoted type; see [`maximum`].
+    minimum;
+    /// NumPy's `fmax` (a NaN ignored) in the promoted type; see [`maximum`].
+    fmax;
+    /// NumPy's `fmin` (a NaN ignored) in the promoted type; see [`maximum`].
+    fmin;
+}
+
+/// The bitwise functions of two integer (or `bool`) types, computed in their promoted type,
+/// which must be an integer or `bool` (`i64` with `u64` promotes to `f64`, which NumPy
+/// refuses at run time and the bound here at compile time).
+macro_rules! mixed_bitwise {
+    ($bound:ident; $($(#[$doc:meta])* $name:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name<'a, T: Promote<U, Output: $bound>, U: Element>(
+            x: impl Operand<'a, T>,
+            y: impl Operand<'a, U>,
+        ) -> Expr<'a, T::Output> {
+            x.into_expr().cast::<T::Output>().$name(y.into_expr().cast::<T::Output>())
+        }
+    )*};
+}
+
+mixed_bitwise! {
+    Bitwise;
+    /// NumPy's `bitwise_and(x, y)` of two integer types, in their promoted type (`i8 & u8` is
+    /// `i16`, as NumPy 2).
+    bitwise_and;
+    /// NumPy's `bitwise_or` in the promoted type; see [`bitwise_and`].
+    bitwise_or;
+    /// NumPy's `bitwise_xor` in the promoted type; see [`bitwise_and`].
+    bitwise_xor;
+}
+
+mixed_bitwise! {
+    IndexElement;
+    /// NumPy's `left_shift` in the promoted type; see [`bitwise_and`].
+    left_shift;
+    /// NumPy's `right_shift` in the promoted type; see [`bitwise_and`].
+    right_shift;
+    /// NumPy's `gcd` of two integer types, in their promoted type; see [`bitwise_and`].
+    gcd;
+    /// NumPy's `lcm` in the promoted type; see [`bitwise_and`].
+    lcm;
+}
+
+/// The float functions of two element types, computed in the float NumPy gives their
+/// promoted type (itself for floats, `f64` for 32- and 64-bit integers, `f32` for 16-bit,
+/// `f16` for 8-bit ones and `bool`; complex types have none of these).
+macro_rules! mixed_float {
+    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name<'a, T: Promote<U, Output: ToInexact<Inexact: Float>>, U: Element>(
+            x: impl Operand<'a, T>,
+            y: impl Operand<'a, U>,
+        ) -> Expr<'a, <T::Output as ToInexact>::Inexact> {
+            type F<T, U> = <<T as Promote<U>>::Output as ToInexact>::Inexact;
+            x.into_expr().cast::<F<T, U>>().$name(y.into_expr().cast::<F<T, U>>())
+        }
+    )*};
+}
+
+mixed_float! {
+    /// NumPy's `nextafter(x, y)` of two element types: the next number after `x` toward `y`
+    /// in the float of their promoted type (`f32` with `f64` steps by `f64`'s spacing, as
+    /// NumPy 2).
+    nextafter;
+    /// NumPy's `arctan2(x, y)` (C's `atan2`) in the float of the promoted type; see
+    /// [`nextafter`].
+    atan2;
+    /// NumPy's `hypot` in the float of the promoted type; see [`nextafter`].
+    hypot;
+    /// NumPy's `copysign` in the float of the promoted type; see [`nextafter`].
+    copysign;
+    /// NumPy's `logaddexp` in the float of the promoted type; see [`nextafter`].
+    logaddexp;
+    /// NumPy's `logaddexp2` in the float of the promoted type; see [`nextafter`].
+    logaddexp2;
+    /// NumPy's `heaviside(x, h0)` in the float of the promoted type; see [`nextafter`].
+    heaviside;
 }
 
 /// `x / y`, NumPy's true division: in the promoted type, or in `f64` when that is an integer
