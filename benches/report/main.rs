@@ -6,7 +6,7 @@
 //! to `$GPU_BENCH_JSON`, else `$OUT/bench-report.json` when `OUT` is set, else
 //! `target/bench-report.json`, and the same table in markdown beside it (`.md`: what
 //! `guide/performance.md` shows). `GPU_BENCH_ONLY=threads,compile` (section names: launch, threads,
-//! compile, memory, graph, dependent, loops, gpuarray, broadcast, math, reduce, nanred, serve, cublas, matmul) runs only those sections.
+//! compile, memory, graph, dependent, loops, gpuarray, broadcast, math, reduce, nanred, select, rearrange, serve, sort, linalg, cublas, matmul) runs only those sections.
 
 mod broadcast;
 mod compile;
@@ -20,6 +20,7 @@ mod gpu_timer;
 mod gpuarray;
 mod graph;
 mod launch;
+mod linalg;
 mod loops;
 mod math;
 #[cfg(feature = "cublas")]
@@ -123,6 +124,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ("rearrange", rearrange::rows),
         ("serve", serve::rows),
         ("sort", sort::rows),
+        ("linalg", linalg::rows),
         #[cfg(feature = "cublas")]
         ("cublas", cublas::rows),
         #[cfg(feature = "cublas")]
