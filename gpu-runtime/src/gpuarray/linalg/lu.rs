@@ -4,6 +4,10 @@
 //! leaves its column and marks the matrix singular), the right-hand sides (or the identity,
 //! for `inv`) carried beside the matrix through the elimination and solved by back
 //! substitution in the same block.
+//!
+//! One block a matrix suits stacks of small matrices (CuPy's batched cuSOLVER calls are in the
+//! same range, `guide/performance.md`); one large matrix keeps a single SM busy (a 1024 x 1024
+//! `solve` takes about 150 times cuSOLVER's blocked LU).
 
 use ndarray::{Dimension, Ix1, IxDyn};
 
@@ -351,9 +355,11 @@ context_fns! {
     /// `(..., n, k)` of the broadcast shape). The result has `b`'s dimension type, so a
     /// result with more axes than `b` (a stack of matrices and one `(n,)` or `(n, k)`) needs
     /// `b.into_dyn()` (else [`ArrayShapeError::Dimension`](crate::ArrayShapeError::Dimension)).
-    /// LU with partial pivoting and back substitution, each matrix by one block; a singular
-    /// matrix is [`LinAlgError::Singular`] (the call waits for the kernel to know); `b` that
-    /// does not fit is [`LinAlgError::RightHandSide`]. `a` and `b` are of one element type.
+    /// LU with partial pivoting and back substitution, each matrix by one block (fast for
+    /// stacks of small matrices, slow for one large one: [the guide](crate::guide::performance)
+    /// measures it against cuSOLVER); a singular matrix is [`LinAlgError::Singular`] (the
+    /// call waits for the kernel to know); `b` that does not fit is
+    /// [`LinAlgError::RightHandSide`]. `a` and `b` are of one element type.
     ///
     /// ```no_run
     /// use gpu_runtime::gpuarray::{self, DeviceArray};
