@@ -64,11 +64,28 @@ pub fn gbs(bytes: usize, d: Duration) -> f64 {
 /// The best of [`ROUNDS`] timings of `f`, after one untimed call (its compile and load).
 pub fn best_time<T>(
     ctx: &Context,
+    f: impl FnMut() -> gpu_runtime::Result<T>,
+) -> gpu_runtime::Result<Duration> {
+    best_of(ctx, ROUNDS, f)
+}
+
+/// The best of `rounds` timings of `f` in milliseconds, after one untimed call.
+pub fn best_ms<T>(
+    ctx: &Context,
+    rounds: usize,
+    f: impl FnMut() -> gpu_runtime::Result<T>,
+) -> gpu_runtime::Result<f64> {
+    Ok(best_of(ctx, rounds, f)?.as_secs_f64() * 1e3)
+}
+
+fn best_of<T>(
+    ctx: &Context,
+    rounds: usize,
     mut f: impl FnMut() -> gpu_runtime::Result<T>,
 ) -> gpu_runtime::Result<Duration> {
     drop(f()?); // compile and load outside the timings
     let mut times = Vec::new();
-    for _ in 0..ROUNDS {
+    for _ in 0..rounds {
         times.push(timed(ctx, &mut f)?);
     }
     Ok(best(&times))

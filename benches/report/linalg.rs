@@ -7,27 +7,14 @@
 //! allocates its results inside the timed region and, like CuPy's, waits for the solver's
 //! status where it has one (`solve`, `inv`, `cholesky`, `eigh`, `svdvals`).
 
-use std::time::Duration;
-
 use gpu_runtime::gpuarray::{self, DeviceArray, Uplo};
 use gpu_runtime::ndarray::{Array, Dimension, IxDyn};
 use gpu_runtime::Context;
 
-use crate::best;
-use crate::gpu_timer::timed;
+use crate::gpu_timer::best_ms;
 use crate::table::Row;
 
 const ROUNDS: usize = 20;
-
-/// The best of [`ROUNDS`] timings of `f`, after one untimed call (which compiles its kernels).
-fn best_ms<T>(ctx: &Context, mut f: impl FnMut() -> gpu_runtime::Result<T>) -> gpu_runtime::Result<f64> {
-    drop(f()?);
-    let mut times: Vec<Duration> = Vec::new();
-    for _ in 0..ROUNDS {
-        times.push(timed(ctx, &mut f)?);
-    }
-    Ok(best(&times).as_secs_f64() * 1e3)
-}
 
 /// The rows' operations through CuPy, in milliseconds, in the rows' order.
 fn cupy() -> Option<Vec<f64>> {
@@ -83,13 +70,13 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let big = matrices(ctx, &[1024, 1024], 32.0)?;
     let bb = matrices(ctx, &[1024], 0.0)?;
     let ours = [
-        best_ms(ctx, || gpuarray::solve(&a, &b))?,
-        best_ms(ctx, || gpuarray::det(&a))?,
-        best_ms(ctx, || gpuarray::inv(&a))?,
-        best_ms(ctx, || gpuarray::cholesky(&spd))?,
-        best_ms(ctx, || gpuarray::eigh(&sym, Uplo::L))?,
-        best_ms(ctx, || gpuarray::svdvals(&sym))?,
-        best_ms(ctx, || gpuarray::solve(&big, &bb))?,
+        best_ms(ctx, ROUNDS, || gpuarray::solve(&a, &b))?,
+        best_ms(ctx, ROUNDS, || gpuarray::det(&a))?,
+        best_ms(ctx, ROUNDS, || gpuarray::inv(&a))?,
+        best_ms(ctx, ROUNDS, || gpuarray::cholesky(&spd))?,
+        best_ms(ctx, ROUNDS, || gpuarray::eigh(&sym, Uplo::L))?,
+        best_ms(ctx, ROUNDS, || gpuarray::svdvals(&sym))?,
+        best_ms(ctx, ROUNDS, || gpuarray::solve(&big, &bb))?,
     ];
     let mut rows = Vec::new();
     match cupy() {

@@ -5,28 +5,15 @@
 //! Each call allocates its result inside the timed region, as CuPy's does; `unique` waits for
 //! its count of values (both do).
 
-use std::time::Duration;
-
 use gpu_runtime::gpuarray::DeviceArray;
 use gpu_runtime::ndarray::{Array1, Ix1};
 use gpu_runtime::Context;
 
-use crate::best;
-use crate::gpu_timer::timed;
+use crate::gpu_timer::best_ms;
 use crate::table::Row;
 
 const ROUNDS: usize = 20;
 const N: usize = 1 << 26;
-
-/// The best of [`ROUNDS`] timings of `f`, after one untimed call (which compiles its kernels).
-fn best_ms<T>(ctx: &Context, mut f: impl FnMut() -> gpu_runtime::Result<T>) -> gpu_runtime::Result<f64> {
-    drop(f()?);
-    let mut times: Vec<Duration> = Vec::new();
-    for _ in 0..ROUNDS {
-        times.push(timed(ctx, &mut f)?);
-    }
-    Ok(best(&times).as_secs_f64() * 1e3)
-}
 
 /// The rows' operations through CuPy, in milliseconds, in the rows' order.
 fn cupy() -> Option<Vec<f64>> {
@@ -50,9 +37,9 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         .collect();
     let u = DeviceArray::from_ndarray(ctx, &Array1::from(host))?;
     let ours = [
-        best_ms(ctx, || x.sort())?,
-        best_ms(ctx, || x.argsort())?,
-        best_ms(ctx, || u.unique())?,
+        best_ms(ctx, ROUNDS, || x.sort())?,
+        best_ms(ctx, ROUNDS, || x.argsort())?,
+        best_ms(ctx, ROUNDS, || u.unique())?,
     ];
     let figures = [
         "sort of 2^26 random f32 (ms, best of 20)",
