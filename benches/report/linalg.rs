@@ -1,7 +1,8 @@
 //! Issue 46's `linalg` (`linalg` section): batches of small matrices as CuPy users factor them
 //! (4096 systems of 16 unknowns solved, their determinants, inverses and Cholesky factors;
 //! the eigenvalues and vectors of 512 symmetric 32 x 32 matrices; the singular values of 512
-//! matrices of 32 x 32), and one 1024 x 1024 system, each the best of [`ROUNDS`] in
+//! matrices of 32 x 32), and one 1024 x 1024 matrix (a system solved, its inverse and its
+//! determinant: the blocked factorization), each the best of [`ROUNDS`] in
 //! milliseconds in `f64`, next to the same call through CuPy (cuSOLVER's batched and
 //! single-matrix solvers) in a subprocess in the same run, when CuPy is importable. Each call
 //! allocates its results inside the timed region and, like CuPy's, waits for the solver's
@@ -26,13 +27,13 @@ s = cp.random.random((512, 32, 32)); s = s + s.transpose(0, 2, 1)
 big = cp.random.random((1024, 1024)) + 32 * cp.eye(1024); bb = cp.random.random(1024)
 fs = (lambda: cp.linalg.solve(a, b), lambda: cp.linalg.det(a), lambda: cp.linalg.inv(a),
       lambda: cp.linalg.cholesky(spd), lambda: cp.linalg.eigh(s), lambda: cp.linalg.svd(s, compute_uv=False),
-      lambda: cp.linalg.solve(big, bb))
+      lambda: cp.linalg.solve(big, bb), lambda: cp.linalg.inv(big), lambda: cp.linalg.det(big))
 print(*[1e3 * t(f) for f in fs])
 "#;
     crate::cupy::timed_figures(ROUNDS, body, FIGURES.len())
 }
 
-const FIGURES: [&str; 7] = [
+const FIGURES: [&str; 9] = [
     "solve of 4096 f64 systems of 16 (ms, best of 20)",
     "det of 4096 f64 16 x 16 (ms, best of 20)",
     "inv of 4096 f64 16 x 16 (ms, best of 20)",
@@ -40,6 +41,8 @@ const FIGURES: [&str; 7] = [
     "eigh of 512 f64 symmetric 32 x 32 (ms, best of 20)",
     "svdvals of 512 f64 32 x 32 (ms, best of 20)",
     "solve of one f64 1024 x 1024 system (ms, best of 20)",
+    "inv of one f64 1024 x 1024 (ms, best of 20)",
+    "det of one f64 1024 x 1024 (ms, best of 20)",
 ];
 
 /// `shape`'s elements from a fixed sequence in `[0, 1)`, plus `diagonal` on the diagonal of
@@ -77,6 +80,8 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         best_ms(ctx, ROUNDS, || gpuarray::eigh(&sym, Uplo::L))?,
         best_ms(ctx, ROUNDS, || gpuarray::svdvals(&sym))?,
         best_ms(ctx, ROUNDS, || gpuarray::solve(&big, &bb))?,
+        best_ms(ctx, ROUNDS, || gpuarray::inv(&big))?,
+        best_ms(ctx, ROUNDS, || gpuarray::det(&big))?,
     ];
     let mut rows = Vec::new();
     match cupy() {

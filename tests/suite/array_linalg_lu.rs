@@ -16,12 +16,12 @@ use gpu_runtime::{Context, Error, LinAlgError, Stream};
 use gpu_suite::Rng;
 
 /// `n x n` matrices in C order, `count` of them, as `f64`.
-fn random_matrices(rng: &mut Rng, count: usize, n: usize) -> Vec<f64> {
+pub(super) fn random_matrices(rng: &mut Rng, count: usize, n: usize) -> Vec<f64> {
     (0..count * n * n).map(|_| rng.f64()).collect()
 }
 
 /// The determinant of the `n x n` matrix `a` (C order) by LU with partial pivoting in `f64`.
-fn host_det(a: &[f64], n: usize) -> f64 {
+pub(super) fn host_det(a: &[f64], n: usize) -> f64 {
     let mut m = a.to_vec();
     let mut det = 1.0;
     for j in 0..n {
@@ -49,7 +49,7 @@ fn host_det(a: &[f64], n: usize) -> f64 {
 }
 
 /// `a @ x` for an `n x n` `a` and an `n x k` `x` (C order).
-fn host_matmul(a: &[f64], x: &[f64], n: usize, k: usize) -> Vec<f64> {
+pub(super) fn host_matmul(a: &[f64], x: &[f64], n: usize, k: usize) -> Vec<f64> {
     let mut out = vec![0.0; n * k];
     for i in 0..n {
         for c in 0..k {
@@ -60,7 +60,7 @@ fn host_matmul(a: &[f64], x: &[f64], n: usize, k: usize) -> Vec<f64> {
 }
 
 /// Each of `got` within `tol` (relative to the largest magnitude of `want`, at least 1) of `want`.
-fn assert_near(got: &[f64], want: &[f64], tol: f64, what: &str) {
+pub(super) fn assert_near(got: &[f64], want: &[f64], tol: f64, what: &str) {
     assert_eq!(got.len(), want.len(), "{what}");
     let scale = want.iter().fold(1.0f64, |m, v| m.max(v.abs()));
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
@@ -71,7 +71,7 @@ fn assert_near(got: &[f64], want: &[f64], tol: f64, what: &str) {
     }
 }
 
-fn upload<T: Element>(
+pub(super) fn upload<T: Element>(
     ctx: &Context,
     shape: &[usize],
     v: Vec<T>,
@@ -80,7 +80,8 @@ fn upload<T: Element>(
 }
 
 /// An element's value as `f64`, for the host's references.
-trait Value: Element {
+pub(super) trait Value: Element {
+    /// The value as `f64`.
     fn value(self) -> f64;
 }
 
@@ -98,7 +99,7 @@ macro_rules! value {
 value!(f64: x => x, f32: x => f64::from(x), i32: x => f64::from(x), u8: x => f64::from(x), f16: x => x.to_f64(), Bool: x => f64::from(u8::from(x.get())));
 
 /// Every element of `v` as `f64`.
-fn as_f64<T: Value>(v: Vec<T>) -> Vec<f64> {
+pub(super) fn as_f64<T: Value>(v: Vec<T>) -> Vec<f64> {
     v.into_iter().map(Value::value).collect()
 }
 

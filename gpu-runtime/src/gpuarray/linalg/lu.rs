@@ -6,8 +6,9 @@
 //! substitution in the same block.
 //!
 //! One block a matrix suits stacks of small matrices (CuPy's batched cuSOLVER calls are in the
-//! same range, `guide/performance.md`); one large matrix keeps a single SM busy (a 1024 x 1024
-//! `solve` takes about 150 times cuSOLVER's blocked LU).
+//! same range, `guide/performance.md`); from [`BLOCKED_FROM`] rows a matrix is factored
+//! blocked over many blocks instead ([`blocked_lu`](super::blocked_lu)), as one large matrix
+//! would keep a single SM busy (a 1024 x 1024 `solve` took 150 times cuSOLVER's time so).
 
 use ndarray::{Dimension, Ix1, IxDyn};
 
@@ -24,6 +25,7 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::kernels::broadcast::broadcast_shapes;
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
+use crate::gpuarray::linalg::blocked_lu::{factor_blocked, Results, Want, BLOCKED_FROM};
 use crate::gpuarray::linalg::stack::{
     failure_flag, first_failed, shaped, work_type, Stack, FAILED_C, MATRIX_BLOCK,
 };
@@ -234,11 +236,11 @@ fn factor<T: MeanType>(
     match work_type(T::DTYPE) {
         DType::F32 => {
             let mut work = DeviceArray::<f32, Ix1>::empty(ctx, work_len)?;
-            launch(ctx, a, b, dims, Arg::output(&mut work), &mut out, stream)?;
+            factor_into(ctx, a, b, dims, &mut work, &mut out, stream)?;
         }
         _ => {
             let mut work = DeviceArray::<f64, Ix1>::empty(ctx, work_len)?;
-            launch(ctx, a, b, dims, Arg::output(&mut work), &mut out, stream)?;
+            factor_into(ctx, a, b, dims, &mut work, &mut out, stream)?;
         }
     }
     if dets == 0 {
@@ -247,6 +249,43 @@ fn factor<T: MeanType>(
         }
     }
     Ok(out)
+}
+
+/// The factorization in `work` (of the work type `W`): blocked over many blocks for
+/// matrices of [`BLOCKED_FROM`] rows or more, else one block a matrix.
+fn factor_into<T: MeanType, W: Element>(
+    ctx: &Context,
+    a: &DeviceArrayBase<impl Storage<Elem = T>, IxDyn>,
+    b: Option<&DeviceArrayBase<impl Storage<Elem = T>, IxDyn>>,
+    dims: Dims,
+    work: &mut DeviceArray<W, Ix1>,
+    out: &mut Factored<T::Mean>,
+    stream: Option<&Stream>,
+) -> Result<()> {
+    if dims.n < BLOCKED_FROM {
+        return launch(ctx, a, b, dims, Arg::output(work), out, stream);
+    }
+    let want = match dims.wanted {
+        Wanted::Det => Want::Det,
+        Wanted::SlogDet => Want::SlogDet,
+        Wanted::Solve | Wanted::Inverse => Want::Solve,
+    };
+    let results = Results {
+        d0: &mut out.d0,
+        d1: &mut out.d1,
+        x: &mut out.x,
+        flag: &mut out.flag,
+    };
+    let b = if dims.wanted == Wanted::Solve { b } else { None };
+    factor_blocked(
+        ctx,
+        a,
+        b,
+        work,
+        results,
+        (dims.count, dims.n, dims.k, want),
+        stream,
+    )
 }
 
 /// One launch of the kernel; `work` is the workspace of the work type.
@@ -284,9 +323,10 @@ context_fns! {
     /// `linalg.det`): an array of the leading axes' shape (0-d for one matrix), in
     /// [`MeanType`]'s result type (`f64` for integers and `bool`, NumPy's; `f16` and `bf16`
     /// factored in `f32`, as CuPy does, where NumPy refuses them). Computed as LAPACK's
-    /// `getrf` computes it: LU with partial pivoting, the product of the pivots; each matrix
-    /// by one block. The determinant of a `0 x 0` matrix is 1. Errors:
-    /// [`LinAlgError::TooFewAxes`], [`LinAlgError::NotSquare`]. Queued on the stream.
+    /// `getrf` computes it: LU with partial pivoting, the product of the pivots; each small
+    /// matrix by one block, one of 128 rows or more blocked over the GPU. The determinant of
+    /// a `0 x 0` matrix is 1. Errors: [`LinAlgError::TooFewAxes`],
+    /// [`LinAlgError::NotSquare`]. Queued on the stream.
     ///
     /// ```no_run
     /// use gpu_runtime::gpuarray::{self, DeviceArray};
@@ -355,9 +395,9 @@ context_fns! {
     /// `(..., n, k)` of the broadcast shape). The result has `b`'s dimension type, so a
     /// result with more axes than `b` (a stack of matrices and one `(n,)` or `(n, k)`) needs
     /// `b.into_dyn()` (else [`ArrayShapeError::Dimension`](crate::ArrayShapeError::Dimension)).
-    /// LU with partial pivoting and back substitution, each matrix by one block (fast for
-    /// stacks of small matrices, slow for one large one: [the guide](crate::guide::performance)
-    /// measures it against cuSOLVER); a singular matrix is [`LinAlgError::Singular`] (the
+    /// LU with partial pivoting and back substitution, each small matrix by one block, a
+    /// large one (from 128 rows) blocked over the GPU ([the guide](crate::guide::performance)
+    /// measures both against cuSOLVER); a singular matrix is [`LinAlgError::Singular`] (the
     /// call waits for the kernel to know); `b` that does not fit is
     /// [`LinAlgError::RightHandSide`]. `a` and `b` are of one element type.
     ///

@@ -3,10 +3,12 @@
 //! `einsum` as one generated kernel of any element type (`einsum`), and `tensordot` and `kron`
 //! written as einsums (`tensordot`); NumPy's `linalg` on stacks of matrices, each matrix
 //! factored by one block of a generated kernel (`stack` says what they share): LU with
-//! partial pivoting for `det`, `slogdet`, `solve` and `inv` (`lu`), Cholesky (`cholesky`),
+//! partial pivoting for `det`, `slogdet`, `solve` and `inv` (`lu`; a large matrix blocked over
+//! many blocks, `blocked_lu`), Cholesky (`cholesky`),
 //! Jacobi rotations for `eigh` (`eigen`) and `svd` (`svd`), Householder reflections for `qr`
 //! (`qr`); `matrix_power` by repeated squaring through `einsum` (`matrix_power`).
 
+pub(crate) mod blocked_lu;
 pub(crate) mod cholesky;
 pub(crate) mod eigen;
 pub(crate) mod einsum;
