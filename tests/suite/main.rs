@@ -63,6 +63,7 @@ mod array_linalg_blocked;
 mod array_linalg_eigen;
 mod array_linalg_lu;
 mod array_linalg_qr;
+mod array_linalg_tensor;
 mod array_math;
 mod array_mean_types;
 mod array_memory_cache;

@@ -1,5 +1,5 @@
 //! [`LinAlgError`]: matrices that linear algebra (`gpuarray::det`, `solve`, `inv`, `cholesky`,
-//! `eigh`, `svd`) cannot take or cannot factor, NumPy's `LinAlgError`.
+//! `eigh`, `svd`, `tensorinv`, `multi_dot`) cannot take or cannot factor, NumPy's `LinAlgError`.
 
 /// A stack of matrices that an operation of linear algebra refuses (before anything is
 /// launched) or cannot factor (found by the factorization, after it ran; the results are not
@@ -65,5 +65,22 @@ pub enum LinAlgError {
         a: Vec<usize>,
         /// The right-hand side's shape.
         b: Vec<usize>,
+    },
+    /// An array of `tensorinv` or `tensorsolve` that is not a square matrix once its first
+    /// `leading` axes are flattened into rows and the others into columns (NumPy's "Input
+    /// arrays must satisfy the requirement prod(a.shape[b.ndim:]) == prod(a.shape[:b.ndim])"),
+    /// or `tensorinv` with `ind = 0` (NumPy's "Invalid ind argument").
+    #[error("linalg error in {operation}: shape {shape:?} split after its first {leading} axes is a {rows} x {cols} matrix; the split must make a square matrix, after at least one axis for tensorinv")]
+    NotSquareTensor {
+        /// The operation, `tensorinv` or `tensorsolve`.
+        operation: &'static str,
+        /// The array's shape (for `tensorsolve`, with the axes named by `axes` moved to the end).
+        shape: Vec<usize>,
+        /// The axes taken as rows: `tensorinv`'s `ind`, or the axes of `tensorsolve`'s `b`.
+        leading: usize,
+        /// The elements of the leading axes (1 for none).
+        rows: usize,
+        /// The elements of the other axes (1 for none).
+        cols: usize,
     },
 }

@@ -276,6 +276,17 @@ pub enum ArrayShapeError {
         /// `concatenate`, `stack`, `lexsort` or `select`.
         operation: &'static str,
     },
+    /// Fewer arrays than the operation takes (NumPy's `ValueError` of `linalg.multi_dot`:
+    /// "Expecting at least two arrays").
+    #[error("size mismatch in {operation}: {given} arrays given; it takes at least {least}")]
+    TooFewArrays {
+        /// The operation, e.g. `multi_dot`.
+        operation: &'static str,
+        /// The arrays given.
+        given: usize,
+        /// The fewest it takes.
+        least: usize,
+    },
     /// Nested lists of `block` whose arrays sit at different depths (NumPy's `ValueError`:
     /// "List depths are mismatched"), or an empty list ("Lists cannot be empty").
     #[error("size mismatch in block: {problem}; every array must sit under the same number of lists, and no list may be empty")]

@@ -129,9 +129,11 @@ pub use linalg::matmul::matmul_mixed;
 #[cfg(feature = "cublas")]
 pub use linalg::matmul::{dot, dot_into, matmul, matmul_into, MatmulElement};
 pub use linalg::matrix_power::matrix_power;
+pub use linalg::multi_dot::multi_dot;
 pub use linalg::qr::{qr, Qr, QrMode};
 pub use linalg::svd::{svd, svdvals, Svd};
 pub use linalg::tensordot::{kron, tensordot, tensordot_axes};
+pub use linalg::tensorsolve::{tensorinv, tensorsolve};
 pub use random::curand::{curand_version, CurandFloat, CurandGenerator};
 pub use random::curand_error::{CurandError, CurandResult};
 pub use random::philox::{random_source, Distribution};

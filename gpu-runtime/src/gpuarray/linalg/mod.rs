@@ -6,7 +6,9 @@
 //! partial pivoting for `det`, `slogdet`, `solve` and `inv` (`lu`; a large matrix blocked over
 //! many blocks, `blocked_lu`), Cholesky (`cholesky`),
 //! Jacobi rotations for `eigh` (`eigen`) and `svd` (`svd`), Householder reflections for `qr`
-//! (`qr`); `matrix_power` by repeated squaring through `einsum` (`matrix_power`).
+//! (`qr`); `matrix_power` by repeated squaring through `einsum` (`matrix_power`); `multi_dot`,
+//! a chain of `einsum` products in NumPy's cheapest order (`multi_dot`); `tensorsolve` and
+//! `tensorinv`, `solve` and `inv` of an array read as one square matrix (`tensorsolve`).
 
 pub(crate) mod blocked_lu;
 pub(crate) mod cholesky;
@@ -14,10 +16,12 @@ pub(crate) mod eigen;
 pub(crate) mod einsum;
 pub(crate) mod lu;
 pub(crate) mod matrix_power;
+pub(crate) mod multi_dot;
 pub(crate) mod qr;
 pub(crate) mod stack;
 pub(crate) mod svd;
 pub(crate) mod tensordot;
+pub(crate) mod tensorsolve;
 
 #[cfg(feature = "cublas")]
 pub(crate) mod matmul;
