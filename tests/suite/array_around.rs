@@ -2,9 +2,10 @@
 //! data of every float and integer type, decimals from -4 to 4, contiguous and transposed:
 //! the floats computed as NumPy computes them in their own type (`rint(x * 10^d) / 10^d`),
 //! bit for bit for `f32` and `f64`; the integers through `f64` for negative decimals. Then
-//! NumPy's halves-to-even cases by value, an expression step, `out=` and a stream.
+//! NumPy's halves-to-even cases by value, an expression step, `out=` and a stream; and a `bool`
+//! array, which NumPy 2 rounds to `float16`.
 
-use gpu_runtime::gpuarray::{math, DeviceArray};
+use gpu_runtime::gpuarray::{math, Bool, DeviceArray};
 use gpu_runtime::half::{bf16, f16};
 use gpu_runtime::ndarray::{arr1, Array2};
 use gpu_runtime::{Context, Stream};
@@ -237,5 +238,39 @@ fn floor_ceil_trunc_fix_and_round_keep_integers_and_round_floats() -> gpu_runtim
     let stream = Stream::new(&ctx)?;
     let on = d.expr().fix().on(&stream).eval()?;
     assert_eq!(on.to_vec()?, h.iter().map(|x| x.trunc()).collect::<Vec<_>>());
+    Ok(())
+}
+
+/// NumPy 2's `round` of a `bool` array (`np.round(a)`, `np.around(a, 0)`, its `rint`) is
+/// `float16` 0 and 1; `floor`, `ceil`, `trunc` and `fix` keep it `bool` (NumPy 2.4). NumPy
+/// refuses other decimals; here they round the `f16` values 0 and 1 (unchanged for positive
+/// decimals, 0 for negative ones).
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn rounding_a_bool_array_gives_f16_as_numpys() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(1618);
+    let h = matrix(&mut rng, |r| Bool::from(r.next_u64() % 2 == 0));
+    let d = DeviceArray::from_ndarray(&ctx, &h)?;
+    let want = h.mapv(|b| if b.get() { f16::ONE } else { f16::ZERO });
+    let r: DeviceArray<f16, _> = math::round(&d)?;
+    assert_eq!(r.to_ndarray()?, want);
+    assert_eq!(math::around(&d, 0)?.to_ndarray()?, want);
+    assert_eq!(math::around(&d.t(), 0)?.to_ndarray()?, want.t());
+    assert_eq!(math::around(&d, 2)?.to_ndarray()?, want);
+    assert_eq!(math::around(&d, -1)?.to_ndarray()?, h.mapv(|_| f16::ZERO));
+    for (name, got) in [
+        ("floor", math::floor(&d)?),
+        ("ceil", math::ceil(&d)?),
+        ("trunc", math::trunc(&d)?),
+        ("fix", math::fix(&d)?),
+    ] {
+        assert_eq!(got.to_ndarray()?, h, "{name} of bool");
+    }
+    // The expression step, on a stream.
+    let stream = Stream::new(&ctx)?;
+    let s = d.expr().round().on(&stream).eval()?;
+    stream.synchronize()?;
+    assert_eq!(s.to_vec()?, want.iter().copied().collect::<Vec<_>>());
     Ok(())
 }

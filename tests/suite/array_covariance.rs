@@ -1,7 +1,8 @@
 //! `cov` and `corrcoef` on a GPU against NumPy's algorithm written on the host in `f64` (and
 //! complex `f64`), on random data of several element types: one and two axes, `rowvar`, a
 //! second array `y`, `bias` and `ddof`, frequency and analytic weights, one variable, no
-//! variables, and the refusals; and `unravel_index`/`ravel_multi_index` on a stream.
+//! variables, and the refusals; `cov_as` (NumPy's `dtype=`) in `f32`, `f16` and `Complex32`;
+//! and `unravel_index`/`ravel_multi_index` on a stream.
 
 use gpu_runtime::gpuarray::{self, Cov, DeviceArray, IndexMode};
 use gpu_runtime::half::f16;
@@ -294,6 +295,93 @@ fn corrcoef_divides_by_the_deviations_and_clips() -> gpu_runtime::Result<()> {
     });
     let got: Vec<Complex64> = gpuarray::corrcoef(&DeviceArray::from_ndarray(&ctx, &z)?, true)?.to_vec()?;
     close(&got, &want, 1e-12, "complex");
+    Ok(())
+}
+
+/// `cov_as::<R>` (NumPy's `cov(m, dtype=R)`): the data converted to `R` and everything
+/// computed in it. On integer data in [-8, 8) over 16 observations every step before the final
+/// scaling is exact in each type (the means are multiples of 1/16, the products sum exactly in
+/// `float`), so `f32`, `Complex32` and even `f16` are the `f64` result rounded once; then
+/// integer data, weights (converted to `R`), `cov_xy_as` of two element types and a stream.
+#[test]
+#[ignore = "needs a CUDA GPU"]
+fn cov_as_computes_in_the_given_type() -> gpu_runtime::Result<()> {
+    let ctx = Context::default()?;
+    let mut rng = Rng::new(37);
+    let (p, n) = (3usize, 16usize);
+    let host = Array2::from_shape_fn((p, n), |_| (rng.next_u64() % 16) as f64 - 8.0);
+    let to_c = |a: &Array2<f64>| a.mapv(|v| Complex64::new(v, 0.0));
+    let want = host_cov(&to_c(&host), 1.0, None, None);
+    let x = DeviceArray::from_ndarray(&ctx, &host)?;
+    let opts = Cov::default();
+    let got: Vec<f64> = gpuarray::cov_as::<f32>(&x, &opts)?
+        .to_vec()?
+        .into_iter()
+        .map(f64::from)
+        .collect();
+    close_real(&got, &want, 1e-7, "cov_as::<f32>");
+    let got: Vec<f64> = gpuarray::cov_as::<f16>(&x, &opts)?
+        .to_vec()?
+        .into_iter()
+        .map(f16::to_f64)
+        .collect();
+    close_real(&got, &want, 1e-3, "cov_as::<f16>");
+    let got: Vec<Complex64> = gpuarray::cov_as::<Complex32>(&x, &opts)?
+        .to_vec()?
+        .into_iter()
+        .map(|z| Complex64::new(f64::from(z.re), f64::from(z.im)))
+        .collect();
+    close(&got, &want, 1e-7, "cov_as::<Complex32>");
+    // The default type is NumPy's: f64 for f64 data, as cov gives.
+    let got: Vec<f64> = gpuarray::cov_as::<f64>(&x, &opts)?.to_vec()?;
+    assert_eq!(got, gpuarray::cov(&x, &opts)?.to_vec()?);
+    // Integer data, the columns as the variables.
+    let xi = DeviceArray::from_ndarray(&ctx, &host.mapv(|v| v as i32))?;
+    let by_cols = Cov {
+        rowvar: false,
+        ..Cov::default()
+    };
+    let want_cols = host_cov(&to_c(&host.t().to_owned()), 1.0, None, None);
+    let got: Vec<f64> = gpuarray::cov_as::<f32>(&xi, &by_cols)?
+        .to_vec()?
+        .into_iter()
+        .map(f64::from)
+        .collect();
+    assert_eq!(got.len(), n * n);
+    close_real(&got, &want_cols, 1e-6, "cov_as::<f32> of i32 columns");
+    // Weights, converted to f32.
+    let fw: Vec<i64> = (0..n).map(|_| (rng.next_u64() % 4) as i64 + 1).collect();
+    let aw: Vec<f64> = (0..n).map(|_| rng.f64().abs() + 0.25).collect();
+    let (dfw, daw) = (
+        DeviceArray::from_ndarray(&ctx, &arr1(&fw))?,
+        DeviceArray::from_ndarray(&ctx, &arr1(&aw))?,
+    );
+    let w: Vec<f64> = fw.iter().zip(&aw).map(|(&f, a)| f as f64 * a).collect();
+    let weighted = Cov {
+        fweights: Some(dfw.view()),
+        aweights: Some(daw.view()),
+        ..Cov::default()
+    };
+    let want_w = host_cov(&to_c(&host), 1.0, Some(&w), Some(&aw));
+    let got: Vec<f64> = gpuarray::cov_as::<f32>(&x, &weighted)?
+        .to_vec()?
+        .into_iter()
+        .map(f64::from)
+        .collect();
+    close_real(&got, &want_w, 1e-5, "weighted cov_as::<f32>");
+    // `y` of another element type, its variables appended.
+    let y_host = Array2::from_shape_fn((2, n), |_| (rng.next_u64() % 16) as f64 / 4.0);
+    let y = DeviceArray::from_ndarray(&ctx, &y_host.mapv(|v| v as f32))?;
+    let want_xy = host_cov(&ndarray_concat(&to_c(&host), &to_c(&y_host)), 1.0, None, None);
+    let got = gpuarray::cov_xy_as::<f64>(&xi, &y, &opts)?;
+    assert_eq!(got.shape(), &[p + 2, p + 2]);
+    close_real(&got.to_vec()?, &want_xy, 1e-12, "cov_xy_as::<f64> of i32 and f32");
+    // On a stream; one variable gives a 0-d result.
+    let stream = Stream::new(&ctx)?;
+    let row = DeviceArray::from_ndarray(&ctx, &arr1(&[0.0f64, 1.0, 2.0]))?;
+    let one = gpuarray::on(&stream).cov_as::<f32>(&row, &opts)?;
+    stream.synchronize()?;
+    assert_eq!((one.ndim(), one.to_vec()?), (0, vec![1.0f32]));
     Ok(())
 }
 

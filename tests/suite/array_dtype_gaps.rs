@@ -1204,7 +1204,7 @@ fn nan_scans_of_16_bit_floats_and_small_integers_match_the_host() -> gpu_runtime
 /// same values, shape and (checked by the compiler: `DeviceArray<T, _>`) type.
 fn keeps<'a, T, X>(x: X, want: &Array<T, X::Dim>, what: &str) -> gpu_runtime::Result<()>
 where
-    T: Round + PartialEq + Debug,
+    T: Round<Rounded = T> + PartialEq + Debug,
     X: Operand<'a, T> + Copy,
 {
     let got: [DeviceArray<T, X::Dim>; 5] = [

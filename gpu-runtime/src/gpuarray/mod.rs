@@ -96,7 +96,7 @@ pub use expr::close::{
 pub use expr::conditions::{extract, piecewise, place, putmask, select};
 pub use expr::convolve::{convolve, correlate, ConvolveMode};
 pub use expr::core::{BinOp, Expr, Operand, MAX_OPERANDS};
-pub use expr::covariance::{corrcoef, corrcoef_xy, cov, cov_xy, Cov, CovType};
+pub use expr::covariance::{corrcoef, corrcoef_xy, cov, cov_as, cov_xy, cov_xy_as, Cov, CovType};
 pub use expr::flat_index::{ravel_multi_index, unravel_index};
 pub use expr::func::CmpOp;
 pub use expr::histogramdd::{

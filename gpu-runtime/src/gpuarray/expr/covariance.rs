@@ -1,8 +1,9 @@
 //! NumPy's `cov` and `corrcoef`, step for step as NumPy computes them: the variables (rows)
-//! converted to the result type (`f64`, or `Complex64` for complex data), their (weighted)
-//! means subtracted, then one kernel for the matrix of products, a thread per pair of
-//! variables summing over the observations (`dot(X, (X * w).T.conj()) * (1 / fact)`), and for
-//! `corrcoef` one more dividing by the standard deviations and clipping to `[-1, 1]`.
+//! converted to the result type (`f64`, or `Complex64` for complex data; NumPy's `dtype=` with
+//! `cov_as`), their (weighted) means subtracted, then one kernel for the matrix of products, a
+//! thread per pair of variables summing over the observations (`dot(X, (X * w).T.conj()) * (1
+//! / fact)`; `f16` and `bf16` summed in `float`, as NumPy's `float16` dot), and for `corrcoef`
+//! one more dividing by the standard deviations and clipping to `[-1, 1]`.
 
 use ndarray::{Dimension, Ix1, IxDyn};
 
@@ -71,35 +72,50 @@ impl Kernel {
 
 static KERNELS: SourceKernels<(Kernel, DType)> = SourceKernels::new();
 
-/// The source of `k` for results of `r` (`F64` or `Complex64`).
+/// The source of `k` for results of `r` (any inexact type for the products, `F64` or
+/// `Complex64` for the normalization).
 fn source(k: Kernel, r: DType) -> String {
     let rc = r.c_name();
     let complex = r.is_complex();
+    // The products are summed in `acc` (`float` for the 16-bit floats), scaled in `wide`.
+    let acc = match r {
+        DType::F16 | DType::Bf16 => DType::F32,
+        _ => r,
+    };
+    let wide = if complex { DType::Complex64 } else { DType::F64 };
     let grid =
         "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < len;\n\
                      i += (unsigned long long)gridDim.x * blockDim.x)";
     let body = match k {
         // c[a, b] = sum_k x[a, k] * conj(x[b, k] * w[k]) * inv, as NumPy's dot of `X` with
-        // `(X * w).T.conj()` then `*= 1 / fact`.
+        // `(X * w).T.conj()` then `*= 1 / fact` (the scale a float64, as NumPy's).
         Kernel::Products => {
             let other = if complex { "gpu_runtime::conj(t)" } else { "t" };
+            let ac = acc.c_name();
+            let scaled = format!(
+                "{} * {}",
+                convert_c(acc, wide, "s"),
+                convert_c(DType::F64, wide, "inv")
+            );
             format!(
                 "extern \"C\" __global__ void {name}(unsigned long long len, const {rc} *__restrict__ x, \
                  const double *__restrict__ w, {rc} *__restrict__ c, long long p, long long n, double inv, int weighted) {{\n\
                  {grid} {{\n\
                      const long long a = (long long)i / p, b = (long long)i % p;\n\
-                     {rc} s = {zero};\n\
+                     {ac} s = {zero};\n\
                      for (long long k = 0; k < n; ++k) {{\n\
-                         {rc} t = x[b * n + k];\n\
+                         {ac} t = {xb};\n\
                          if (weighted) t = t * {wk};\n\
-                         s = s + x[a * n + k] * {other};\n\
+                         s = s + {xa} * {other};\n\
                      }}\n\
-                     c[i] = s * {inv};\n\
+                     c[i] = {write};\n\
                  }}\n}}\n",
                 name = k.name(),
-                zero = convert_c(DType::I32, r, "0"),
-                wk = convert_c(DType::F64, r, "w[k]"),
-                inv = convert_c(DType::F64, r, "inv"),
+                zero = convert_c(DType::I32, acc, "0"),
+                xb = convert_c(r, acc, "x[b * n + k]"),
+                xa = convert_c(r, acc, "x[a * n + k]"),
+                wk = convert_c(DType::F64, acc, "w[k]"),
+                write = convert_c(wide, r, &format!("({scaled})")),
             )
         }
         // c[a, b] / sd[a] / sd[b], sd the square roots of the diagonal's real parts, each part
@@ -134,7 +150,7 @@ fn source(k: Kernel, r: DType) -> String {
             )
         }
     };
-    format!("{}{body}", headers_for([r]))
+    format!("{}{body}", headers_for([r, acc, wide]))
 }
 
 fn prepared(ctx: &Context, k: Kernel, r: DType) -> Result<PreparedFunction> {
@@ -150,7 +166,7 @@ context_fns! {
     /// the weights' version of it) at or below zero gives infinities and NaN, as NumPy's (which
     /// warns). Weights of another length than the observations are
     /// [`ArrayShapeError::ElementCounts`]; negative ones [`ArrayShapeError::NegativeValue`].
-    /// Waits for the weights' sums. With NumPy's `y`: [`cov_xy`].
+    /// Waits for the weights' sums. With NumPy's `y`: [`cov_xy`]; with its `dtype=`: [`cov_as`].
     ///
     /// ```no_run
     /// use gpu_runtime::gpuarray::{self, Cov, DeviceArray};
@@ -164,7 +180,31 @@ context_fns! {
     fn cov[T: Promote<f64, Output: Inexact>, S: Storage<Elem = T>, D: Dimension](
         &self, m: &DeviceArrayBase<S, D>, options: &Cov<'_>
     ) -> Result<DeviceArray<CovType<T>, IxDyn>> {
-        covariance(m.view().into_dyn(), None, options, self.stream)
+        covariance(m.view().into_dyn(), None::<DeviceArrayView<'_, u8, IxDyn>>, options, self.stream)
+    }
+
+    /// [`cov`] computed in and returned as `R` (NumPy's `cov(m, ..., dtype=R)`): the data
+    /// converted to `R` (any element type; a complex one to a real `R` keeps the real parts,
+    /// as NumPy's, which warns), the means, the products and the result in `R` (`f16` and
+    /// `bf16` products summed in `float`, as NumPy's `float16` dot); `R` is a float or complex
+    /// type ([`Inexact`]: NumPy refuses integer ones). The weights too are converted to `R`,
+    /// so the result is an `R` array with them as well (NumPy's weights are `float64`, which
+    /// makes its weighted result `float64`, or `complex128`, whatever `dtype`). Options and
+    /// errors as [`cov`]'s. With NumPy's `y`: [`cov_xy_as`].
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{self, Cov, DeviceArray};
+    /// use gpu_runtime::ndarray::arr2;
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let m = DeviceArray::from_ndarray(&ctx, &arr2(&[[0i32, 1, 2], [2, 1, 0]]))?;
+    /// let c = gpuarray::cov_as::<f32>(&m, &Cov::default())?;
+    /// assert_eq!(c.to_vec()?, [1.0f32, -1.0, -1.0, 1.0]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    fn cov_as[R: Inexact](
+        &self, m: &DeviceArrayBase<impl Storage<Elem: Element>, impl Dimension>, options: &Cov<'_>
+    ) -> Result<DeviceArray<R, IxDyn>> {
+        covariance(m.view().into_dyn(), None::<DeviceArrayView<'_, u8, IxDyn>>, options, self.stream)
     }
 
     /// [`cov`] of the variables of `m` and then those of `y` (NumPy's `cov(m, y)`: `y` read as
@@ -175,6 +215,20 @@ context_fns! {
     ](
         &self, m: &DeviceArrayBase<S, D>, y: &DeviceArrayBase<SY, DY>, options: &Cov<'_>
     ) -> Result<DeviceArray<CovType<T>, IxDyn>> {
+        covariance(
+            m.view().into_dyn(),
+            Some(y.view().into_dyn()),
+            options,
+            self.stream,
+        )
+    }
+
+    /// [`cov_as`] of the variables of `m` and then those of `y` (NumPy's `cov(m, y,
+    /// dtype=R)`); `m` and `y` may be of different element types, each converted to `R`.
+    fn cov_xy_as[R: Inexact](
+        &self, m: &DeviceArrayBase<impl Storage<Elem: Element>, impl Dimension>,
+        y: &DeviceArrayBase<impl Storage<Elem: Element>, impl Dimension>, options: &Cov<'_>
+    ) -> Result<DeviceArray<R, IxDyn>> {
         covariance(
             m.view().into_dyn(),
             Some(y.view().into_dyn()),
@@ -220,7 +274,7 @@ fn correlation<T: Promote<f64, Output: Inexact>>(
         rowvar,
         ..Cov::default()
     };
-    let c = covariance(x, y, &options, stream)?;
+    let c: DeviceArray<CovType<T>, IxDyn> = covariance(x, y, &options, stream)?;
     // One variable: NumPy's `c / c` (1, or NaN), not a division by two square roots.
     let single = c.ndim() == 0;
     let p = if single { 1 } else { c.shape()[0] };
@@ -272,19 +326,20 @@ fn variables<R: Element, S: Storage<Elem: Element>, D: Dimension>(
     Ok(out)
 }
 
-fn covariance<T: Promote<f64, Output: Inexact>>(
+/// `cov` of `m` (and `y`), computed in and returned as `R`.
+fn covariance<R: Inexact, T: Element, U: Element>(
     m: DeviceArrayView<'_, T, IxDyn>,
-    y: Option<DeviceArrayView<'_, T, IxDyn>>,
+    y: Option<DeviceArrayView<'_, U, IxDyn>>,
     options: &Cov<'_>,
     stream: Option<&Stream>,
-) -> Result<DeviceArray<CovType<T>, IxDyn>> {
+) -> Result<DeviceArray<R, IxDyn>> {
     let ctx = m.context().clone();
-    let mut x = variables::<CovType<T>, _, _>(&m, options.rowvar, stream)?;
+    let mut x = variables::<R, _, _>(&m, options.rowvar, stream)?;
     if x.shape()[0] == 0 {
         return DeviceArray::empty(&ctx, IxDyn(&[0, 0]));
     }
     if let Some(y) = y {
-        let y = variables::<CovType<T>, _, _>(&y, options.rowvar, stream)?;
+        let y = variables::<R, _, _>(&y, options.rowvar, stream)?;
         x = OnStream::new(&ctx, stream).concatenate(&[&x, &y], 0)?;
     }
     let (p, n) = (x.shape()[0], x.shape()[1]);
@@ -306,14 +361,13 @@ fn covariance<T: Promote<f64, Output: Inexact>>(
     let (mean, count) = match &weights {
         None => (OnStream::new(&x, stream).sum_axis(1)?, n as f64),
         Some((w, w_sum)) => {
-            let scaled = (x.expr() * w.expr().cast::<CovType<T>>()).eval_stream(stream)?;
+            let scaled = (x.expr() * w.expr().cast::<R>()).eval_stream(stream)?;
             (OnStream::new(&scaled, stream).sum_axis(1)?, *w_sum)
         }
     };
     let mean = mean.reshape(IxDyn(&[p, 1]))?;
-    let centred =
-        (x.expr() - (mean.expr() / Expr::scalar(count).cast::<CovType<T>>())).eval_stream(stream)?;
-    let mut c = DeviceArray::<CovType<T>, IxDyn>::empty(&ctx, IxDyn(&[p, p]))?;
+    let centred = (x.expr() - (mean.expr() / Expr::scalar(count).cast::<R>())).eval_stream(stream)?;
+    let mut c = DeviceArray::<R, IxDyn>::empty(&ctx, IxDyn(&[p, p]))?;
     let ones;
     let w = match &weights {
         Some((w, _)) => w,
@@ -322,11 +376,11 @@ fn covariance<T: Promote<f64, Output: Inexact>>(
             &ones
         }
     };
-    let f = prepared(&ctx, Kernel::Products, CovType::<T>::DTYPE)?;
+    let f = prepared(&ctx, Kernel::Products, R::DTYPE)?;
     let len = (p * p) as u64;
     let args = [
         Arg::U64(len),
-        Arg::input::<CovType<T>, _>(&centred),
+        Arg::input::<R, _>(&centred),
         Arg::input::<f64, _>(w),
         Arg::output(&mut c),
         Arg::I64(p as i64),
@@ -407,9 +461,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_kernels_compile_in_both_result_types() {
-        for r in [DType::F64, DType::Complex64] {
+    fn the_kernels_compile_in_every_result_type() {
+        let inexact = [
+            DType::F16,
+            DType::Bf16,
+            DType::F32,
+            DType::F64,
+            DType::Complex32,
+            DType::Complex64,
+        ];
+        for r in inexact {
             for k in [Kernel::Products, Kernel::Normalize] {
+                // corrcoef normalizes NumPy's types only.
+                if k == Kernel::Normalize && !matches!(r, DType::F64 | DType::Complex64) {
+                    continue;
+                }
                 let s = source(k, r);
                 let want = if k == Kernel::Products { 8 } else { 5 };
                 assert_eq!(gpu_cdecl::find_kernel(&s, k.name()).unwrap().params.len(), want);

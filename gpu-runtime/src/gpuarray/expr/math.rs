@@ -19,8 +19,9 @@
 //! loops). The functions are defined on [`Float`] elements, and take integers and `bool` as
 //! NumPy 2 does ([`ToInexact`], [`ToFloat`]): converted, in the same kernel, to `f16` (`bool`,
 //! 8-bit integers), `f32` (16-bit) or `f64` (32- and 64-bit): `math::sqrt(&a_i32)?` is an `f64`
-//! array. `floor`, `ceil`, `trunc`, `fix` and `round` take the floats and the integers ([`Round`]),
-//! an integer array unchanged, of its type, as NumPy 2's. `exp`, `log`, `log10`, `sqrt`, `sin`, `cos`, `tan`,
+//! array. `floor`, `ceil`, `trunc`, `fix` and `round` take the floats, the integers and `bool`
+//! ([`Round`]), an integer array unchanged, of its type, as NumPy 2's (`round` of a `bool` array
+//! is `f16`, the others keep it `bool`, as NumPy 2.4's). `exp`, `log`, `log10`, `sqrt`, `sin`, `cos`, `tan`,
 //! `sinh`, `cosh` and `tanh` are also defined on the complex types ([`Inexact`] elements, the
 //! functions of `<gpu_runtime/complex.h>`), with `pow`, `==`/`!=`, `where_`, and the complex
 //! functions [`conj`], [`real`], [`imag`], [`angle`] and [`complex_abs`] (`math_complex.rs`).
@@ -88,7 +89,7 @@ pub use crate::gpuarray::reduce::logic::{all, any};
 /// `f32` and `f64`.
 ///
 /// Sealed: each type's C functions are named in the crate's table.
-pub trait Float: Inexact + Round {}
+pub trait Float: Inexact + Round<Rounded = Self> {}
 
 impl Float for half::f16 {}
 impl Float for half::bf16 {}
@@ -312,9 +313,10 @@ impl<'a, T: Round> Expr<'a, T> {
     }
 
     /// NumPy's `round` (no decimals) of each element: the nearest integer, halves to even, as
-    /// `rint` (an integer is itself), as a step of this expression.
-    pub fn round(self) -> Expr<'a, T> {
-        self.integral_step(MathFn::Rint)
+    /// `rint` (an integer is itself; a `bool` becomes `f16`, as NumPy 2's), as a step of this
+    /// expression.
+    pub fn round(self) -> Expr<'a, T::Rounded> {
+        T::rounded(self, 0)
     }
 
     /// The integer part of each element, toward zero (an integer's is itself), as a step of
@@ -442,7 +444,7 @@ pub fn float_power<'a, T: Promote<f64>>(
 unary_fns!(Round;
     ceil ceil_into => T, "The ceiling (an integer's is itself, of its type, as NumPy 2's)";
     floor floor_into => T, "The floor (an integer's is itself, of its type, as NumPy 2's)";
-    round round_into => T, "NumPy's `round` with no decimals (halves to even, as `rint`; an integer is itself)";
+    round round_into => <T as Round>::Rounded, "NumPy's `round` with no decimals (halves to even, as `rint`; an integer is itself; `f16` of a `bool`, as NumPy 2's)";
     trunc trunc_into => T, "The integer part, toward zero (an integer's is itself)";
     fix fix_into => T, "NumPy's `fix`, rounding toward zero: the same as `trunc`";
 );
