@@ -105,7 +105,7 @@ pub(super) fn as_f64<T: Value>(v: Vec<T>) -> Vec<f64> {
 
 /// `det` and `slogdet` of a `(2, 3, n, n)` stack of `T`, against the host's LU of the same
 /// values, within `tol`.
-fn check_dets<T: Value + gpuarray::MeanType<Mean: Value>>(
+fn check_dets<T: Value + gpuarray::LinalgType<Out: Value, Real: Value>>(
     ctx: &Context,
     rng: &mut Rng,
     n: usize,

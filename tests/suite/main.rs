@@ -60,6 +60,7 @@ mod array_join_split;
 mod array_layouts;
 mod array_least_squares;
 mod array_linalg_blocked;
+mod array_linalg_complex;
 mod array_linalg_eigen;
 mod array_linalg_lu;
 mod array_linalg_qr;

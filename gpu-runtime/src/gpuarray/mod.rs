@@ -84,6 +84,7 @@ pub use elements::boolean::Bool;
 pub use elements::dtype::DType;
 pub use elements::element::{Element, Kind};
 pub use elements::index_element::IndexElement;
+pub use elements::linalg_type::LinalgType;
 pub use elements::mean_type::MeanType;
 pub use elements::promotion::{promote_types, result_type, PromoteArg};
 pub use elements::sum_type::SumType;

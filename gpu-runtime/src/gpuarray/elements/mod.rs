@@ -14,6 +14,7 @@ pub(crate) mod element;
 pub(crate) mod half;
 pub(crate) mod index_element;
 pub(crate) mod inexact;
+pub(crate) mod linalg_type;
 pub(crate) mod mean_type;
 pub(crate) mod promotion;
 pub(crate) mod sum_type;

@@ -4,17 +4,20 @@
 //! the columns right of it, the block row right of the panel is solved by the panel's unit
 //! lower triangle, and the trailing matrix is updated by one tiled matrix product over many
 //! blocks. The right-hand sides (the identity, for `inv`) sit beside the matrix as columns
-//! `n..n + k` of one workspace, so the factorization carries them; back substitution is
-//! blocked the same way from the last panel up. Each kernel covers the whole stack (its blocks
-//! loop over the matrices).
+//! `n..n + k` of one workspace, so the factorization carries them. Back substitution takes
+//! few right-hand sides a block each, in one launch (a warp solves each diagonal block of `U`,
+//! the block's threads take it from the rows above), and many (`inv`'s identity) a diagonal
+//! block at a time from the last up, with a tiled product between. Each kernel covers the
+//! whole stack (its blocks loop over the matrices).
 //!
 //! The one-block-a-matrix kernel of [`lu`](super::lu) is the same algorithm unblocked: with one
 //! large matrix it keeps one multiprocessor busy (a 1024 x 1024 `solve` took 150 times
 //! cuSOLVER's time), where here the trailing updates, nearly all of the work, spread over the
 //! GPU.
 //!
-//! What the kernels keep of the unblocked one's contract: the pivot is the first row of the
-//! largest magnitude from the diagonal down (NaN never larger), a zero pivot leaves its column
+//! Real and complex matrices share the kernels' text (`lu_helpers_c` in `stack` spells what
+//! differs). What the kernels keep of the unblocked one's contract: the pivot is the first row
+//! of the largest magnitude from the diagonal down (NaN never larger), a zero pivot leaves its column
 //! and records the matrix in the failure flag, and the determinant is the product of the
 //! pivots in order, its sign flipped by each swap (a zero diagonal entry, which only a zero
 //! pivot leaves, makes `slogdet`'s sign 0).
@@ -29,7 +32,7 @@ use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::registry::{self, BLOCK};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
-use crate::gpuarray::linalg::stack::FAILED_C;
+use crate::gpuarray::linalg::stack::{lu_helpers_c, real_type, FAILED_C};
 use crate::launch::{Arg, PreparedFunction};
 use ndarray::{Ix1, IxDyn};
 
@@ -51,9 +54,11 @@ const TILE: u64 = 64;
 /// The inner dimension one tile step of the product stages in shared memory: a panel's width
 /// (the trailing update's inner dimension), at most 32.
 const KC: u64 = if NB < 32 { NB } else { 32 };
-/// The panel kernel's own shared memory (its reductions' words and the pivot row), beside
-/// the panel's dynamic share.
-const PANEL_STATIC_BYTES: u64 = 32 * 8 + 32 * 8 + NB * 8 + 64;
+/// The panel kernel's own shared memory for a work type of `size` bytes (its reductions' words
+/// and the pivot row, with room for alignment), beside the panel's dynamic share.
+const fn panel_static_bytes(size: u64) -> u64 {
+    32 * 8 + 32 * 8 + NB * size + 64
+}
 /// The most right-hand sides solved by [`Part::BackColumn`] (a block each, one launch); more
 /// (`inv`'s identity) are solved a diagonal block at a time with tiled products between.
 const BACK_COLUMNS: u64 = 64;
@@ -68,8 +73,8 @@ const _: () = assert!(
         && (TILE * KC).is_multiple_of(BLOCK as u64)
 );
 
-/// The kernels, each of its own source, keyed by the element type read, the result type and
-/// the part.
+/// The kernels, each of its own source, keyed by the part and the element type read (which
+/// fixes the work, result and magnitude types).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Part {
     /// The matrices (and right-hand sides, or the identity) into the workspace.
@@ -107,9 +112,11 @@ impl Part {
     }
 }
 
-/// The source of `part` for elements of `t`, factored in `w`, results in `out`.
-fn source(part: Part, t: DType, w: DType, out: DType) -> String {
-    let (tc, wc, oc) = (t.c_name(), w.c_name(), out.c_name());
+/// The source of `part` for elements of `t`, factored in `w`, results in `out` (magnitudes in
+/// `real`).
+fn source(part: Part, t: DType, w: DType, out: DType, real: DType) -> String {
+    let wr = real_type(w);
+    let (tc, wc, oc, rc, rl) = (t.c_name(), w.c_name(), out.c_name(), wr.c_name(), real.c_name());
     let name = part.name();
     let body = match part {
         Part::Load => format!(
@@ -139,7 +146,7 @@ fn source(part: Part, t: DType, w: DType, out: DType) -> String {
              extern \"C\" __global__ void __launch_bounds__({PANEL_BLOCK}) {name}(long long count, long long n, long long w, \
              long long j0, long long jb, {wc} *work, {wc} *panel, int in_shared, long long *piv, unsigned long long *flag) {{\n\
              extern __shared__ __align__(16) unsigned char gpu_smem[];\n\
-             __shared__ {wc} wv[32];\n\
+             __shared__ {rc} wv[32];\n\
              __shared__ long long wi[32];\n\
              __shared__ {wc} prow[{NB}];\n\
              const unsigned t = threadIdx.x, lane = t & 31u, warp = t >> 5, warps = blockDim.x >> 5;\n\
@@ -159,22 +166,22 @@ fn source(part: Part, t: DType, w: DType, out: DType) -> String {
                      const {wc} *col = P + (j - j0) * ld;\n\
                      // The pivot: the largest magnitude in column j from row j, the first of\n\
                      // equals (NaN is never larger, so a column of NaN keeps row j).\n\
-                     {wc} bv = ({wc})-1; long long bi = j;\n\
+                     {rc} bv = ({rc})-1; long long bi = j;\n\
                      for (long long i = j + t; i < n; i += blockDim.x) {{\n\
-                         const {wc} v = fabs(col[i - j0]);\n\
+                         const {rc} v = gpu_lu_mag(col[i - j0]);\n\
                          if (v > bv) {{ bv = v; bi = i; }}\n\
                      }}\n\
                      for (int o = 16; o; o >>= 1) {{\n\
-                         const {wc} ov = __shfl_down_sync(0xffffffffu, bv, o);\n\
+                         const {rc} ov = __shfl_down_sync(0xffffffffu, bv, o);\n\
                          const long long oi = __shfl_down_sync(0xffffffffu, bi, o);\n\
                          if (ov > bv || (ov == bv && oi < bi)) {{ bv = ov; bi = oi; }}\n\
                      }}\n\
                      if (lane == 0) {{ wv[warp] = bv; wi[warp] = bi; }}\n\
                      __syncthreads();\n\
                      if (warp == 0) {{\n\
-                         bv = lane < warps ? wv[lane] : ({wc})-1; bi = lane < warps ? wi[lane] : j;\n\
+                         bv = lane < warps ? wv[lane] : ({rc})-1; bi = lane < warps ? wi[lane] : j;\n\
                          for (int o = 16; o; o >>= 1) {{\n\
-                             const {wc} ov = __shfl_down_sync(0xffffffffu, bv, o);\n\
+                             const {rc} ov = __shfl_down_sync(0xffffffffu, bv, o);\n\
                              const long long oi = __shfl_down_sync(0xffffffffu, bi, o);\n\
                              if (ov > bv || (ov == bv && oi < bi)) {{ bv = ov; bi = oi; }}\n\
                          }}\n\
@@ -182,10 +189,10 @@ fn source(part: Part, t: DType, w: DType, out: DType) -> String {
                      }}\n\
                      __syncthreads();\n\
                      const long long p = wi[0];\n\
-                     const {wc} pv = wv[0];\n\
-                     if (t == 0) piv[m * n + j] = pv == ({wc})0 ? j : p;\n\
+                     const {rc} pv = wv[0];\n\
+                     if (t == 0) piv[m * n + j] = pv == ({rc})0 ? j : p;\n\
                      // A zero pivot (getrf's info > 0): the column stays, the matrix is singular.\n\
-                     if (pv == ({wc})0) {{\n\
+                     if (pv == ({rc})0) {{\n\
                          if (t == 0) gpu_failed(flag, count, m);\n\
                          __syncthreads();\n\
                          continue;\n\
@@ -333,7 +340,7 @@ fn source(part: Part, t: DType, w: DType, out: DType) -> String {
                      if (t < 32) {{\n\
                          {wc} b = t < jb ? A[(j0 + t) * w + c] : ({wc})0;\n\
                          for (int i = (int)jb - 1; i >= 0; --i) {{\n\
-                             const {wc} xi = __shfl_sync(0xffffffffu, b, i) / U[i][i];\n\
+                             const {wc} xi = gpu_lu_shfl(b, i) / U[i][i];\n\
                              if (t == (unsigned)i) b = xi;\n\
                              else if (t < (unsigned)i) b -= U[t][i] * xi;\n\
                          }}\n\
@@ -377,7 +384,7 @@ fn source(part: Part, t: DType, w: DType, out: DType) -> String {
         // pivots multiplied (or their logarithms added) from the first.
         Part::Det => format!(
             "extern \"C\" __global__ void {name}(long long count, long long n, const {wc} *__restrict__ work, \
-             const long long *__restrict__ piv, int slog, {oc} *d0, {oc} *d1) {{\n\
+             const long long *__restrict__ piv, int slog, {oc} *d0, {rl} *d1) {{\n\
              for (long long m = (long long)blockIdx.x * blockDim.x + threadIdx.x; m < count; m += (long long)gridDim.x * blockDim.x) {{\n\
                  const {wc} *A = work + m * n * n;\n\
                  bool odd = false, singular = false;\n\
@@ -390,20 +397,17 @@ fn source(part: Part, t: DType, w: DType, out: DType) -> String {
                      for (long long j = 0; j < n; ++j) d *= A[j * n + j];\n\
                      d0[m] = {write_d};\n\
                  }} else {{\n\
-                     {wc} sign = odd ? ({wc})-1 : ({wc})1, logabs = 0;\n\
-                     for (long long j = 0; j < n; ++j) {{\n\
-                         const {wc} u = A[j * n + j];\n\
-                         if (u < 0) sign = -sign;\n\
-                         logabs += log(fabs(u));\n\
-                     }}\n\
-                     if (singular) {{ sign = 0; logabs = -INFINITY; }}\n\
+                     {wc} sign = odd ? ({wc})-1 : ({wc})1;\n\
+                     {rc} logabs = 0;\n\
+                     for (long long j = 0; j < n; ++j) gpu_lu_slog(A[j * n + j], sign, logabs);\n\
+                     if (singular) {{ sign = ({wc})0; logabs = -INFINITY; }}\n\
                      d0[m] = {write_sign};\n\
                      d1[m] = {write_logabs};\n\
                  }}\n\
              }}\n}}\n",
             write_d = convert_c(w, out, "d"),
             write_sign = convert_c(w, out, "sign"),
-            write_logabs = convert_c(w, out, "logabs"),
+            write_logabs = convert_c(wr, real, "logabs"),
         ),
         Part::Store => format!(
             "extern \"C\" __global__ void {name}(long long count, long long n, long long k, \
@@ -418,13 +422,21 @@ fn source(part: Part, t: DType, w: DType, out: DType) -> String {
             write_x = convert_c(w, out, "work[m * n * w + (rc / k) * w + n + rc % k]"),
         ),
     };
-    format!("{}{body}", headers_for([t, w, out]))
+    format!("{}{}{body}", headers_for([t, w, out, real]), lu_helpers_c(w))
 }
 
-static KERNELS: SourceKernels<(Part, DType, DType, DType)> = SourceKernels::new();
+static KERNELS: SourceKernels<(Part, DType)> = SourceKernels::new();
 
-fn prepared(ctx: &Context, part: Part, t: DType, w: DType, out: DType) -> Result<PreparedFunction> {
-    KERNELS.prepared(ctx, (part, t, w, out), part.name(), || source(part, t, w, out))
+/// `part` for elements of `t`, whose work, result and magnitude types follow from it.
+fn prepared(
+    ctx: &Context,
+    part: Part,
+    t: DType,
+    w: DType,
+    out: DType,
+    real: DType,
+) -> Result<PreparedFunction> {
+    KERNELS.prepared(ctx, (part, t), part.name(), || source(part, t, w, out, real))
 }
 
 /// The blocks for `items` items of a grid-stride loop of `block`-thread blocks.
@@ -450,11 +462,11 @@ pub(crate) enum Want {
 
 /// Where a blocked factorization's results go: `d0`/`d1` (`count` each) or `x` (`count * n *
 /// k`), and the failure flag.
-pub(crate) struct Results<'a, M: Element> {
+pub(crate) struct Results<'a, M: Element, R: Element> {
     /// The determinants, or the signs of [`Want::SlogDet`].
     pub(crate) d0: &'a mut DeviceArray<M, Ix1>,
     /// The logarithms of [`Want::SlogDet`].
-    pub(crate) d1: &'a mut DeviceArray<M, Ix1>,
+    pub(crate) d1: &'a mut DeviceArray<R, Ix1>,
     /// The solutions.
     pub(crate) x: &'a mut DeviceArray<M, Ix1>,
     /// The first matrix with a zero pivot ([`FAILED_C`]).
@@ -465,17 +477,17 @@ pub(crate) struct Results<'a, M: Element> {
 /// matrix of `b` (`count` blocks of `n x k`, C order; `None`: the identity, `k = n`) in
 /// `work` (`count * n * (n + k)` of the work type `W`) and queues what `want` asks for into
 /// `out`, every kernel on `stream`.
-pub(crate) fn factor_blocked<T: Element, M: Element, W: Element>(
+pub(crate) fn factor_blocked<T: Element, M: Element, R: Element, W: Element>(
     ctx: &Context,
     a: &DeviceArrayBase<impl Storage<Elem = T>, IxDyn>,
     b: Option<&DeviceArrayBase<impl Storage<Elem = T>, IxDyn>>,
     work: &mut DeviceArray<W, Ix1>,
-    out: Results<'_, M>,
+    out: Results<'_, M, R>,
     (count, n, k, want): (usize, usize, usize, Want),
     stream: Option<&Stream>,
 ) -> Result<()> {
-    let (t, w, res) = (T::DTYPE, W::DTYPE, M::DTYPE);
-    let f = |part| prepared(ctx, part, t, w, res);
+    let (t, w, res, real) = (T::DTYPE, W::DTYPE, M::DTYPE, R::DTYPE);
+    let f = |part| prepared(ctx, part, t, w, res, real);
     let (c, n64, k64) = (count as u64, n as u64, k as u64);
     let wid = n64 + k64;
     let (ci, ni, ki, wi) = (count as i64, n as i64, k as i64, wid as i64);
@@ -485,8 +497,8 @@ pub(crate) fn factor_blocked<T: Element, M: Element, W: Element>(
     // about n = 1800 in `f64` on an H200, whose opt-in limit is 227 KiB), else in a global
     // copy a matrix.
     let panel_bytes = n as u64 * NB * W::DTYPE.size() as u64;
-    let in_shared =
-        panel_bytes + PANEL_STATIC_BYTES <= u64::from(ctx.limits().max_shared_memory_per_block_optin);
+    let in_shared = panel_bytes + panel_static_bytes(W::DTYPE.size() as u64)
+        <= u64::from(ctx.limits().max_shared_memory_per_block_optin);
     let scratch_len = if in_shared { 0 } else { count * n * NB as usize };
     let mut scratch = DeviceArray::<W, Ix1>::empty(ctx, scratch_len)?;
     let av = a.view();
@@ -683,7 +695,7 @@ mod tests {
     use crate::gpuarray::linalg::stack::{mean_dtype, work_type};
 
     #[test]
-    fn every_part_compiles_for_every_real_element_type() {
+    fn every_part_compiles_for_every_element_type() {
         let parts = [
             Part::Load,
             Part::Panel,
@@ -694,9 +706,9 @@ mod tests {
             Part::Det,
             Part::Store,
         ];
-        for t in DType::ALL.into_iter().filter(|t| !t.is_complex()) {
+        for t in DType::ALL {
             for part in parts {
-                let s = source(part, t, work_type(t), mean_dtype(t));
+                let s = source(part, t, work_type(t), mean_dtype(t), real_type(mean_dtype(t)));
                 assert!(gpu_cdecl::find_kernel(&s, part.name()).is_ok());
                 if let Err(e) = registry::compile_check(&s, "sm_90") {
                     panic!("{t:?} {part:?}: {e}");

@@ -22,14 +22,15 @@ use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::elements::mean_type::MeanType;
+use crate::gpuarray::elements::linalg_type::LinalgType;
 use crate::gpuarray::kernels::broadcast::broadcast_shapes;
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::gpuarray::linalg::blocked_lu::{factor_blocked, Results, Want, BLOCKED_FROM};
 use crate::gpuarray::linalg::stack::{
-    failure_flag, first_failed, shaped, work_type, Stack, FAILED_C, MATRIX_BLOCK,
+    failure_flag, first_failed, lu_helpers_c, real_type, shaped, work_type, Stack, FAILED_C, MATRIX_BLOCK,
 };
 use crate::launch::{Arg, PreparedFunction};
+use crate::types::{Complex32, Complex64};
 
 static KERNELS: SourceKernels<DType> = SourceKernels::new();
 
@@ -50,27 +51,35 @@ enum Wanted {
 }
 
 /// NumPy 2's `SlogdetResult`: the sign and the natural logarithm of the magnitude of each
-/// determinant ([`slogdet`]), `det = sign * exp(logabsdet)` without its overflow.
+/// determinant ([`slogdet`]), `det = sign * exp(logabsdet)` without its overflow; `R`, the
+/// magnitude's type, is `T` for real matrices and the part type for complex ones.
 #[derive(Debug)]
-pub struct SlogDet<T: Element, D: Dimension> {
-    /// 1 or -1 for each matrix of the stack, 0 for a singular one.
+pub struct SlogDet<T: Element, D: Dimension, R: Element = T> {
+    /// 1 or -1 for each real matrix of the stack, `det / |det|` (of magnitude 1) for a complex
+    /// one, 0 for a singular one.
     pub sign: DeviceArray<T, D>,
     /// `log |det|`, `-inf` for a singular matrix.
-    pub logabsdet: DeviceArray<T, D>,
+    pub logabsdet: DeviceArray<R, D>,
 }
 
-/// The kernel for element type `t`: its work type `W` and result type `t`'s `Mean` (`out`).
-fn source(t: DType, out: DType) -> String {
+/// The dimension type of a stack of matrices of `D` without its last two axes (one value a
+/// matrix).
+type BatchDim<D> = <<D as Dimension>::Smaller as Dimension>::Smaller;
+
+/// The kernel for element type `t`: its work type `W`, result type `out` (`LinalgType::Out`)
+/// and magnitude type `real` (`LinalgType::Real`).
+fn source(t: DType, out: DType, real: DType) -> String {
     let w = work_type(t);
-    let (tc, wc, oc) = (t.c_name(), w.c_name(), out.c_name());
+    let wr = real_type(w);
+    let (tc, wc, oc, rc, rl) = (t.c_name(), w.c_name(), out.c_name(), wr.c_name(), real.c_name());
     let read = |x: &str| convert_c(t, w, x);
     let write = |x: &str| convert_c(w, out, x);
     format!(
-        "{headers}{failed}\
+        "{headers}{failed}{helpers}\
          extern \"C\" __global__ void gpu_lu(long long count, long long n, const {tc} *__restrict__ a, \
-         long long k, const {tc} *__restrict__ b, int wanted, {wc} *work, {oc} *d0, {oc} *d1, {oc} *x, \
+         long long k, const {tc} *__restrict__ b, int wanted, {wc} *work, {oc} *d0, {rl} *d1, {oc} *x, \
          unsigned long long *flag) {{\n\
-         __shared__ {wc} best_v[{block}];\n\
+         __shared__ {rc} best_v[{block}];\n\
          __shared__ long long best_i[{block}];\n\
          const long long w = n + k;\n\
          const unsigned t = threadIdx.x;\n\
@@ -90,9 +99,9 @@ fn source(t: DType, out: DType) -> String {
              for (long long j = 0; j < n; ++j) {{\n\
                  // The pivot: the largest magnitude in column j from row j, the first of equals\n\
                  // (LAPACK's idamax; NaN is never larger, so a column of NaN keeps row j).\n\
-                 {wc} bv = ({wc})-1; long long bi = j;\n\
+                 {rc} bv = ({rc})-1; long long bi = j;\n\
                  for (long long i = j + t; i < n; i += blockDim.x) {{\n\
-                     const {wc} v = fabs(A[i * w + j]);\n\
+                     const {rc} v = gpu_lu_mag(A[i * w + j]);\n\
                      if (v > bv) {{ bv = v; bi = i; }}\n\
                  }}\n\
                  best_v[t] = bv; best_i[t] = bi;\n\
@@ -104,10 +113,10 @@ fn source(t: DType, out: DType) -> String {
                      __syncthreads();\n\
                  }}\n\
                  const long long p = best_i[0];\n\
-                 const {wc} pv = best_v[0];\n\
+                 const {rc} pv = best_v[0];\n\
                  __syncthreads();\n\
                  // A zero pivot (getrf's info > 0): the column stays, the matrix is singular.\n\
-                 if (pv == ({wc})0) {{ singular = true; continue; }}\n\
+                 if (pv == ({rc})0) {{ singular = true; continue; }}\n\
                  if (p != j) {{\n\
                      odd = !odd;\n\
                      for (long long c = t; c < w; c += blockDim.x) {{\n\
@@ -133,13 +142,10 @@ fn source(t: DType, out: DType) -> String {
                          for (long long j = 0; j < n; ++j) d *= A[j * w + j];\n\
                          d0[m] = {write_d};\n\
                      }} else {{\n\
-                         {wc} sign = odd ? ({wc})-1 : ({wc})1, logabs = 0;\n\
-                         for (long long j = 0; j < n; ++j) {{\n\
-                             const {wc} u = A[j * w + j];\n\
-                             if (u < 0) sign = -sign;\n\
-                             logabs += log(fabs(u));\n\
-                         }}\n\
-                         if (singular) {{ sign = 0; logabs = -INFINITY; }}\n\
+                         {wc} sign = odd ? ({wc})-1 : ({wc})1;\n\
+                         {rc} logabs = 0;\n\
+                         for (long long j = 0; j < n; ++j) gpu_lu_slog(A[j * w + j], sign, logabs);\n\
+                         if (singular) {{ sign = ({wc})0; logabs = -INFINITY; }}\n\
                          d0[m] = {write_sign};\n\
                          d1[m] = {write_logabs};\n\
                      }}\n\
@@ -165,20 +171,21 @@ fn source(t: DType, out: DType) -> String {
              __syncthreads();\n\
          }}\n\
          }}\n",
-        headers = headers_for([t, w, out]),
+        headers = headers_for([t, w, out, real]),
         failed = FAILED_C,
+        helpers = lu_helpers_c(w),
         block = MATRIX_BLOCK,
         a_rc = read("a[m * n * n + r * n + c]"),
         b_rc = read("b[m * n * k + r * k + (c - n)]"),
         write_d = write("d"),
         write_sign = write("sign"),
-        write_logabs = write("logabs"),
+        write_logabs = convert_c(wr, real, "logabs"),
         write_x = write("A[(e / k) * w + n + e % k]"),
     )
 }
 
-fn prepared(ctx: &Context, t: DType, out: DType) -> Result<PreparedFunction> {
-    KERNELS.prepared(ctx, t, "gpu_lu", || source(t, out))
+fn prepared(ctx: &Context, t: DType, out: DType, real: DType) -> Result<PreparedFunction> {
+    KERNELS.prepared(ctx, t, "gpu_lu", || source(t, out, real))
 }
 
 /// The sizes of one launch: `count` matrices of `n x n`, `k` right-hand sides each, and what
@@ -193,9 +200,9 @@ struct Dims {
 
 /// What one launch of the kernel produced: `d0`/`d1` (`count` each) or `x` (`count * n * k`),
 /// and the flag of the first singular matrix.
-struct Factored<M: Element> {
+struct Factored<M: Element, R: Element> {
     d0: DeviceArray<M, Ix1>,
-    d1: DeviceArray<M, Ix1>,
+    d1: DeviceArray<R, Ix1>,
     x: DeviceArray<M, Ix1>,
     flag: DeviceBuffer<u64>,
 }
@@ -204,14 +211,14 @@ struct Factored<M: Element> {
 /// (`count` blocks of `n x k`, C order) and gives back what `wanted` asks for; a singular
 /// matrix where a solution is wanted is [`LinAlgError::Singular`] (which waits for the
 /// kernel to know).
-fn factor<T: MeanType>(
+fn factor<T: LinalgType>(
     operation: &'static str,
     ctx: &Context,
     a: &DeviceArrayBase<impl Storage<Elem = T>, IxDyn>,
     b: Option<&DeviceArrayBase<impl Storage<Elem = T>, IxDyn>>,
     dims: Dims,
     stream: Option<&Stream>,
-) -> Result<Factored<T::Mean>> {
+) -> Result<Factored<T::Out, T::Real>> {
     let Dims { count, n, k, wanted } = dims;
     let dets = if matches!(wanted, Wanted::Det | Wanted::SlogDet) {
         count
@@ -224,9 +231,9 @@ fn factor<T: MeanType>(
         0
     };
     let mut out = Factored {
-        d0: DeviceArray::<T::Mean, Ix1>::empty(ctx, dets)?,
-        d1: DeviceArray::<T::Mean, Ix1>::empty(ctx, if wanted == Wanted::SlogDet { dets } else { 0 })?,
-        x: DeviceArray::<T::Mean, Ix1>::empty(ctx, solutions)?,
+        d0: DeviceArray::<T::Out, Ix1>::empty(ctx, dets)?,
+        d1: DeviceArray::<T::Real, Ix1>::empty(ctx, if wanted == Wanted::SlogDet { dets } else { 0 })?,
+        x: DeviceArray::<T::Out, Ix1>::empty(ctx, solutions)?,
         flag: failure_flag(ctx)?,
     };
     if count == 0 {
@@ -236,6 +243,14 @@ fn factor<T: MeanType>(
     match work_type(T::DTYPE) {
         DType::F32 => {
             let mut work = DeviceArray::<f32, Ix1>::empty(ctx, work_len)?;
+            factor_into(ctx, a, b, dims, &mut work, &mut out, stream)?;
+        }
+        DType::Complex32 => {
+            let mut work = DeviceArray::<Complex32, Ix1>::empty(ctx, work_len)?;
+            factor_into(ctx, a, b, dims, &mut work, &mut out, stream)?;
+        }
+        DType::Complex64 => {
+            let mut work = DeviceArray::<Complex64, Ix1>::empty(ctx, work_len)?;
             factor_into(ctx, a, b, dims, &mut work, &mut out, stream)?;
         }
         _ => {
@@ -253,13 +268,13 @@ fn factor<T: MeanType>(
 
 /// The factorization in `work` (of the work type `W`): blocked over many blocks for
 /// matrices of [`BLOCKED_FROM`] rows or more, else one block a matrix.
-fn factor_into<T: MeanType, W: Element>(
+fn factor_into<T: LinalgType, W: Element>(
     ctx: &Context,
     a: &DeviceArrayBase<impl Storage<Elem = T>, IxDyn>,
     b: Option<&DeviceArrayBase<impl Storage<Elem = T>, IxDyn>>,
     dims: Dims,
     work: &mut DeviceArray<W, Ix1>,
-    out: &mut Factored<T::Mean>,
+    out: &mut Factored<T::Out, T::Real>,
     stream: Option<&Stream>,
 ) -> Result<()> {
     if dims.n < BLOCKED_FROM {
@@ -289,16 +304,21 @@ fn factor_into<T: MeanType, W: Element>(
 }
 
 /// One launch of the kernel; `work` is the workspace of the work type.
-fn launch<T: MeanType>(
+fn launch<T: LinalgType>(
     ctx: &Context,
     a: &DeviceArrayBase<impl Storage<Elem = T>, IxDyn>,
     b: Option<&DeviceArrayBase<impl Storage<Elem = T>, IxDyn>>,
     dims: Dims,
     work: Arg<'_>,
-    out: &mut Factored<T::Mean>,
+    out: &mut Factored<T::Out, T::Real>,
     stream: Option<&Stream>,
 ) -> Result<()> {
-    let f = prepared(ctx, T::DTYPE, <T::Mean as Element>::DTYPE)?;
+    let f = prepared(
+        ctx,
+        T::DTYPE,
+        <T::Out as Element>::DTYPE,
+        <T::Real as Element>::DTYPE,
+    )?;
     let av = a.view();
     let bv = b.map(|b| b.view());
     let args = [
@@ -321,8 +341,8 @@ fn launch<T: MeanType>(
 context_fns! {
     /// The determinant of each square matrix of `a` (its last two axes; NumPy's and CuPy's
     /// `linalg.det`): an array of the leading axes' shape (0-d for one matrix), in
-    /// [`MeanType`]'s result type (`f64` for integers and `bool`, NumPy's; `f16` and `bf16`
-    /// factored in `f32`, as CuPy does, where NumPy refuses them). Computed as LAPACK's
+    /// [`LinalgType`]'s result type (`f64` for integers and `bool`, NumPy's; `f16` and `bf16`
+    /// factored in `f32`, as CuPy does, where NumPy refuses them; a complex type itself). Computed as LAPACK's
     /// `getrf` computes it: LU with partial pivoting, the product of the pivots; each small
     /// matrix by one block, one of 128 rows or more blocked over the GPU. The determinant of
     /// a `0 x 0` matrix is 1. Errors: [`LinAlgError::TooFewAxes`],
@@ -337,9 +357,9 @@ context_fns! {
     /// assert!((d + 2.0).abs() < 1e-12);
     /// # Ok::<(), gpu_runtime::Error>(())
     /// ```
-    fn det[T: MeanType, S: Storage<Elem = T>, D: Dimension](
+    fn det[T: LinalgType, S: Storage<Elem = T>, D: Dimension](
         &self, a: &DeviceArrayBase<S, D>
-    ) -> Result<DeviceArray<T::Mean, <D::Smaller as Dimension>::Smaller>> {
+    ) -> Result<DeviceArray<T::Out, BatchDim<D>>> {
         const OP: &str = "det";
         let stack = Stack::square(OP, a.shape())?;
         let ac = OnStream::new(a, self.stream).c_order()?;
@@ -349,11 +369,12 @@ context_fns! {
 
     /// The sign and the logarithm of the magnitude of each determinant of `a` (NumPy's and
     /// CuPy's `linalg.slogdet`), which do not overflow where [`det`] does: `det = sign *
-    /// exp(logabsdet)`; a singular matrix gives sign 0 and `-inf`. Types, errors and stream
-    /// as [`det`]'s.
-    fn slogdet[T: MeanType, S: Storage<Elem = T>, D: Dimension](
+    /// exp(logabsdet)`; a singular matrix gives sign 0 and `-inf`. For a complex matrix the
+    /// sign is `det / |det|` (complex, of magnitude 1) and `logabsdet` is of the part type, as
+    /// NumPy's. Types, errors and stream as [`det`]'s.
+    fn slogdet[T: LinalgType, S: Storage<Elem = T>, D: Dimension](
         &self, a: &DeviceArrayBase<S, D>
-    ) -> Result<SlogDet<T::Mean, <D::Smaller as Dimension>::Smaller>> {
+    ) -> Result<SlogDet<T::Out, BatchDim<D>, T::Real>> {
         const OP: &str = "slogdet";
         let stack = Stack::square(OP, a.shape())?;
         let ac = OnStream::new(a, self.stream).c_order()?;
@@ -365,7 +386,7 @@ context_fns! {
     }
 
     /// The inverse of each square matrix of `a` (NumPy's and CuPy's `linalg.inv`), of `a`'s
-    /// shape, in [`MeanType`]'s result type: LU with partial pivoting, then the identity
+    /// shape, in [`LinalgType`]'s result type: LU with partial pivoting, then the identity
     /// solved beside it. A singular matrix (a zero pivot) is [`LinAlgError::Singular`],
     /// naming the first; to know, the call waits for the kernel. Other errors as [`det`]'s.
     ///
@@ -377,9 +398,9 @@ context_fns! {
     /// assert_eq!(gpuarray::inv(&a)?.to_vec()?, [0.5, 0.0, 0.0, 0.25]);
     /// # Ok::<(), gpu_runtime::Error>(())
     /// ```
-    fn inv[T: MeanType, S: Storage<Elem = T>, D: Dimension](
+    fn inv[T: LinalgType, S: Storage<Elem = T>, D: Dimension](
         &self, a: &DeviceArrayBase<S, D>
-    ) -> Result<DeviceArray<T::Mean, D>> {
+    ) -> Result<DeviceArray<T::Out, D>> {
         const OP: &str = "inv";
         let stack = Stack::square(OP, a.shape())?;
         let ac = OnStream::new(a, self.stream).c_order()?;
@@ -411,9 +432,9 @@ context_fns! {
     /// assert!((x[0] - 2.0).abs() < 1e-12 && (x[1] - 3.0).abs() < 1e-12);
     /// # Ok::<(), gpu_runtime::Error>(())
     /// ```
-    fn solve[T: MeanType, SA: Storage<Elem = T>, DA: Dimension, SB: Storage<Elem = T>, DB: Dimension](
+    fn solve[T: LinalgType, SA: Storage<Elem = T>, DA: Dimension, SB: Storage<Elem = T>, DB: Dimension](
         &self, a: &DeviceArrayBase<SA, DA>, b: &DeviceArrayBase<SB, DB>
-    ) -> Result<DeviceArray<T::Mean, DB>> {
+    ) -> Result<DeviceArray<T::Out, DB>> {
         const OP: &str = "solve";
         let stack = Stack::square(OP, a.shape())?;
         let n = stack.rows;
@@ -463,9 +484,9 @@ mod tests {
     use crate::gpuarray::linalg::stack::mean_dtype;
 
     #[test]
-    fn the_kernel_compiles_for_every_real_element_type() {
-        for t in DType::ALL.into_iter().filter(|t| !t.is_complex()) {
-            let s = source(t, mean_dtype(t));
+    fn the_kernel_compiles_for_every_element_type() {
+        for t in DType::ALL {
+            let s = source(t, mean_dtype(t), real_type(mean_dtype(t)));
             assert_eq!(gpu_cdecl::find_kernel(&s, "gpu_lu").unwrap().params.len(), 11);
             if let Err(e) = registry::compile_check(&s, "sm_90") {
                 panic!("{t:?}: {e}");

@@ -88,11 +88,51 @@ impl Stack {
 
 /// The type a matrix of `t` is factored in: `double` for `f64`, the integers and `bool` (whose
 /// results are `f64`, NumPy's), `float` for `f32`, `f16` and `bf16` (NumPy refuses the half
-/// types; CuPy computes them in `float32`, as here).
+/// types; CuPy computes them in `float32`, as here); a complex type in itself (only the LU
+/// functions take one).
 pub(crate) fn work_type(t: DType) -> DType {
     match t {
         DType::F32 | DType::F16 | DType::Bf16 => DType::F32,
+        DType::Complex32 | DType::Complex64 => t,
         _ => DType::F64,
+    }
+}
+
+/// The part type of a complex type, and a real type itself: the type of a magnitude of `t`.
+pub(crate) fn real_type(t: DType) -> DType {
+    match t {
+        DType::Complex32 => DType::F32,
+        DType::Complex64 => DType::F64,
+        real => real,
+    }
+}
+
+/// C for the LU kernels of the work type `w` (real or complex), so that one kernel text
+/// serves both: `gpu_lu_mag(x)`, the magnitude a pivot is chosen by (LAPACK's: `|x|`, and
+/// `|re| + |im|` for a complex `x`, as `izamax`), of the part type; `gpu_lu_shfl(v, lane)`,
+/// a warp shuffle of a value of `w`; `gpu_lu_slog(u, sign, logabs)`, a pivot `u` taken into
+/// `slogdet`'s sign (of `w`: `±1`, or `u / |u|` multiplied in for a complex `u`) and the
+/// logarithm of the magnitude (of the part type).
+pub(crate) fn lu_helpers_c(w: DType) -> String {
+    let (wc, rc) = (w.c_name(), real_type(w).c_name());
+    if w.is_complex() {
+        format!(
+            "__device__ __forceinline__ {rc} gpu_lu_mag(const {wc} &x) {{ return fabs(x.real()) + fabs(x.imag()); }}\n\
+             __device__ __forceinline__ {wc} gpu_lu_shfl(const {wc} &v, int lane) {{\n\
+                 return {wc}(__shfl_sync(0xffffffffu, v.real(), lane), __shfl_sync(0xffffffffu, v.imag(), lane));\n\
+             }}\n\
+             __device__ __forceinline__ void gpu_lu_slog(const {wc} &u, {wc} &sign, {rc} &logabs) {{\n\
+                 const {rc} a = abs(u); sign *= u / a; logabs += log(a);\n\
+             }}\n"
+        )
+    } else {
+        format!(
+            "__device__ __forceinline__ {rc} gpu_lu_mag({wc} x) {{ return fabs(x); }}\n\
+             __device__ __forceinline__ {wc} gpu_lu_shfl({wc} v, int lane) {{ return __shfl_sync(0xffffffffu, v, lane); }}\n\
+             __device__ __forceinline__ void gpu_lu_slog({wc} u, {wc} &sign, {rc} &logabs) {{\n\
+                 if (u < 0) sign = -sign; logabs += log(fabs(u));\n\
+             }}\n"
+        )
     }
 }
 
@@ -118,7 +158,7 @@ pub(crate) fn shaped<T: Element, D: Dimension>(
 #[cfg(test)]
 pub(crate) fn mean_dtype(t: DType) -> DType {
     match t {
-        DType::F32 | DType::F16 | DType::Bf16 => t,
+        DType::F32 | DType::F16 | DType::Bf16 | DType::Complex32 | DType::Complex64 => t,
         _ => DType::F64,
     }
 }

@@ -8,7 +8,7 @@ use crate::error::{LinAlgError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::layout::checked_size;
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
-use crate::gpuarray::elements::mean_type::MeanType;
+use crate::gpuarray::elements::linalg_type::LinalgType;
 
 /// `shape` as a square matrix of its first `leading` axes (at most all of them) by the others:
 /// its side, else [`LinAlgError::NotSquareTensor`].
@@ -54,7 +54,7 @@ context_fns! {
     /// moved to the end, in that order; then `a`'s first `b.ndim()` axes, flattened, are the
     /// rows of one square matrix and its other axes its columns, [`solve`](crate::gpuarray::solve)d
     /// against `b` flattened, and `x` has the shape of `a`'s other axes (CuPy's
-    /// `a.shape[b.ndim:]`), in [`MeanType`]'s result type. Errors: `a` that is not square that
+    /// `a.shape[b.ndim:]`), in [`LinalgType`]'s result type. Errors: `a` that is not square that
     /// way, [`LinAlgError::NotSquareTensor`]; `b` of other than that many elements,
     /// [`LinAlgError::RightHandSide`] naming the flattened shapes; an axis `a` does not have,
     /// [`ArrayShapeError::NoSuchAxis`](crate::ArrayShapeError::NoSuchAxis); a singular matrix,
@@ -75,10 +75,10 @@ context_fns! {
     /// # Ok::<(), gpu_runtime::Error>(())
     /// ```
     fn tensorsolve[
-        T: MeanType, SA: Storage<Elem = T>, DA: Dimension, SB: Storage<Elem = T>, DB: Dimension
+        T: LinalgType, SA: Storage<Elem = T>, DA: Dimension, SB: Storage<Elem = T>, DB: Dimension
     ](
         &self, a: &DeviceArrayBase<SA, DA>, b: &DeviceArrayBase<SB, DB>, axes: Option<&[usize]>
-    ) -> Result<DeviceArray<T::Mean, IxDyn>> {
+    ) -> Result<DeviceArray<T::Out, IxDyn>> {
         const OP: &str = "tensorsolve";
         let mut at = a.view().into_dyn();
         if let Some(axes) = axes {
@@ -105,7 +105,7 @@ context_fns! {
     /// `linalg.tensorinv(a, ind)`; NumPy's default `ind` is 2): `a`'s first `ind` axes,
     /// flattened, are the rows of one square matrix and its other axes its columns; the
     /// [`inv`](crate::gpuarray::inv)erse of that matrix is returned of shape `a.shape[ind:] +
-    /// a.shape[:ind]`, in [`MeanType`]'s result type, so that `tensordot(tensorinv(a, ind), a,
+    /// a.shape[:ind]`, in [`LinalgType`]'s result type, so that `tensordot(tensorinv(a, ind), a,
     /// ind)` is the identity of the shape `a.shape[ind:] + a.shape[ind:]`. `ind` past `a`'s axes
     /// counts as all of them, as NumPy's. Errors: `ind = 0` or `a` that is not square that way,
     /// [`LinAlgError::NotSquareTensor`]; a singular matrix, [`LinAlgError::Singular`] (the call
@@ -121,9 +121,9 @@ context_fns! {
     /// assert_eq!(gpuarray::tensorinv(&a, 2)?.shape(), [8, 3, 4, 6]);
     /// # Ok::<(), gpu_runtime::Error>(())
     /// ```
-    fn tensorinv[T: MeanType, S: Storage<Elem = T>, D: Dimension](
+    fn tensorinv[T: LinalgType, S: Storage<Elem = T>, D: Dimension](
         &self, a: &DeviceArrayBase<S, D>, ind: usize
-    ) -> Result<DeviceArray<T::Mean, IxDyn>> {
+    ) -> Result<DeviceArray<T::Out, IxDyn>> {
         const OP: &str = "tensorinv";
         let shape = a.shape();
         if ind == 0 {
