@@ -282,18 +282,18 @@ fn tensorsolve_of_numpys_shapes_solves_the_flattened_system() -> gpu_runtime::Re
         let back = host_matmul(&host_a, &x.to_vec()?, 24, 24, 1);
         assert_near(&back, &host_b, 1e-12, &format!("a . x of {a_shape:?}"));
     }
-    // `axes`: the axes named moved to the end first. a (2, 6, 3, 4) with axes [0, 2] is read
-    // as (6, 4, 2, 3).
+    // `axes`: the axes named moved to the end first. a (4, 6, 6, 4) with axes [0, 2] is read
+    // as (6, 4, 4, 6): 24 rows (b's 6 x 4) by 24 columns.
     let host_m = well_conditioned(&mut rng, 24);
     let host_b: Vec<f64> = (0..24).map(|_| rng.f64()).collect();
     // Build `a` so that its transpose (1, 3, 0, 2) is the matrix: `a` is the matrix's
-    // (6, 4, 2, 3) array transposed by the inverse permutation (2, 0, 3, 1).
-    let (host_a, a_shape) = host_transpose(&host_m, &[6, 4, 2, 3], &[2, 0, 3, 1]);
-    assert_eq!(a_shape, [2, 6, 3, 4]);
+    // (6, 4, 4, 6) array transposed by the inverse permutation (2, 0, 3, 1).
+    let (host_a, a_shape) = host_transpose(&host_m, &[6, 4, 4, 6], &[2, 0, 3, 1]);
+    assert_eq!(a_shape, [4, 6, 6, 4]);
     let a = upload(&ctx, &a_shape, host_a)?;
     let b = upload(&ctx, &[6, 4], host_b.clone())?;
     let x = gpuarray::tensorsolve(&a, &b, Some(&[0, 2]))?;
-    assert_eq!(x.shape(), [2, 3]);
+    assert_eq!(x.shape(), [4, 6]);
     let back = host_matmul(&host_m, &x.to_vec()?, 24, 24, 1);
     assert_near(&back, &host_b, 1e-12, "tensorsolve with axes [0, 2]");
     // Integers solve in f64, as NumPy's; f32 in f32; on a stream.
