@@ -3,19 +3,11 @@
 //! (one block a matrix) and of 130 and 300 rows (blocked), `Complex32` to its precision; the
 //! sign of `slogdet` is `det / |det|` and its `logabsdet` real; a singular matrix is named.
 
-use gpu_runtime::gpuarray::{self, DeviceArray, Element};
-use gpu_runtime::ndarray::{Array, IxDyn};
+use super::array_linalg_lu::upload;
+use gpu_runtime::gpuarray;
 use gpu_runtime::types::{Complex32, Complex64};
 use gpu_runtime::{Context, Error, LinAlgError};
 use gpu_suite::Rng;
-
-fn upload<T: Element>(
-    ctx: &Context,
-    shape: &[usize],
-    v: Vec<T>,
-) -> gpu_runtime::Result<DeviceArray<T, IxDyn>> {
-    DeviceArray::from_ndarray(ctx, &Array::from_shape_vec(IxDyn(shape), v).unwrap())
-}
 
 fn random(rng: &mut Rng, len: usize) -> Vec<Complex64> {
     (0..len).map(|_| Complex64::new(rng.f64(), rng.f64())).collect()

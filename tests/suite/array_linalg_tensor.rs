@@ -14,15 +14,8 @@ use gpu_runtime::ndarray::{Array, IxDyn};
 use gpu_runtime::{ArrayShapeError, Context, Error, LinAlgError, Stream};
 use gpu_suite::Rng;
 
+use super::array_linalg_lu::upload;
 use crate::common::ctx;
-
-fn upload<T: Element>(
-    ctx: &Context,
-    shape: &[usize],
-    v: Vec<T>,
-) -> gpu_runtime::Result<DeviceArray<T, IxDyn>> {
-    DeviceArray::from_ndarray(ctx, &Array::from_shape_vec(IxDyn(shape), v).unwrap())
-}
 
 /// `a @ b` of an `m x k` and a `k x n` matrix (C order), in `T`'s own arithmetic.
 fn host_matmul<T: Copy + Default + std::ops::Add<Output = T> + std::ops::Mul<Output = T>>(

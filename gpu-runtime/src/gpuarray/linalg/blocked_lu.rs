@@ -525,7 +525,6 @@ pub(crate) fn factor_blocked<T: Element, M: Element, R: Element, W: Element>(
         panel
     };
     let (swap_lower, update) = (f(Part::SwapLower)?, f(Part::Update)?);
-    let tiles = |rows: u64, cols: u64| c * rows.div_ceil(TILE) * cols.div_ceil(TILE);
     let mut j0 = 0;
     while j0 < n64 {
         let jb = NB.min(n64 - j0);
@@ -567,24 +566,13 @@ pub(crate) fn factor_blocked<T: Element, M: Element, R: Element, W: Element>(
             )?;
             let below = n64 - j0 - jb;
             if below > 0 {
-                registry::launch(
-                    &update,
-                    units(tiles(below, right)),
-                    BLOCK,
-                    stream,
-                    &[
-                        Arg::I64(ci),
-                        Arg::I64(ni),
-                        Arg::I64(wi),
-                        Arg::output(&mut *work),
-                        Arg::I64(j0i + jbi),
-                        Arg::I64(below as i64),
-                        Arg::I64(j0i + jbi),
-                        Arg::I64(right as i64),
-                        Arg::I64(j0i),
-                        Arg::I64(jbi),
-                    ],
-                )?;
+                let trailing = Block {
+                    r0: j0 + jb,
+                    rows: below,
+                    c0: j0 + jb,
+                    cols: right,
+                };
+                launch_update(&update, (c, n64, wid), work, trailing, (j0, jb), stream)?;
             }
         }
         j0 += jb;
@@ -639,30 +627,61 @@ pub(crate) fn factor_blocked<T: Element, M: Element, R: Element, W: Element>(
                     ],
                 )?;
                 if j0 > 0 {
-                    registry::launch(
-                        &update,
-                        units(tiles(j0, k64)),
-                        BLOCK,
-                        stream,
-                        &[
-                            Arg::I64(ci),
-                            Arg::I64(ni),
-                            Arg::I64(wi),
-                            Arg::output(&mut *work),
-                            Arg::I64(0),
-                            Arg::I64(j0 as i64),
-                            Arg::I64(ni),
-                            Arg::I64(ki),
-                            Arg::I64(j0 as i64),
-                            Arg::I64(jb as i64),
-                        ],
-                    )?;
+                    let above = Block {
+                        r0: 0,
+                        rows: j0,
+                        c0: n64,
+                        cols: k64,
+                    };
+                    launch_update(&update, (c, n64, wid), work, above, (j0, jb), stream)?;
                 }
                 end = j0;
             }
             store(&f(Part::Store)?, (ci, ni, ki), &*work, x, stream)
         }
     }
+}
+
+/// Rows `r0..r0 + rows` by columns `c0..c0 + cols` of each matrix's workspace.
+#[derive(Debug, Clone, Copy)]
+struct Block {
+    r0: u64,
+    rows: u64,
+    c0: u64,
+    cols: u64,
+}
+
+/// [`Part::Update`] on every matrix of the stack (`count` of `n` rows of `w` columns):
+/// `out -= A B`, `A` the rows of `out` at the columns `l0..l0 + kb`, `B` the rows
+/// `l0..l0 + kb` at the columns of `out`.
+fn launch_update<W: Element>(
+    f: &PreparedFunction,
+    (count, n, w): (u64, u64, u64),
+    work: &mut DeviceArray<W, Ix1>,
+    out: Block,
+    (l0, kb): (u64, u64),
+    stream: Option<&Stream>,
+) -> Result<()> {
+    let tiles = count * out.rows.div_ceil(TILE) * out.cols.div_ceil(TILE);
+    let i = |v: u64| Arg::I64(v as i64);
+    registry::launch(
+        f,
+        units(tiles),
+        BLOCK,
+        stream,
+        &[
+            i(count),
+            i(n),
+            i(w),
+            Arg::output(work),
+            i(out.r0),
+            i(out.rows),
+            i(out.c0),
+            i(out.cols),
+            i(l0),
+            i(kb),
+        ],
+    )
 }
 
 /// The solutions out of the factored workspace into `x`, in the result type.
