@@ -1,7 +1,8 @@
 //! Device arrays: an elementwise kernel (`z = a * x + y`) and a sum over 2^26 floats, as
 //! bandwidth (bytes moved) next to a device-to-device copy of the same floats in the same
 //! process; an inclusive scan and a Philox uniform fill of the same floats against the same
-//! floor; and, where CuPy is importable, the first two operations through CuPy.
+//! floor; and, where CuPy is importable, the same operations through CuPy (the sum into
+//! device memory and read back, the scan, and its Philox generator's uniform floats).
 
 use std::process::Command;
 use std::time::Duration;
@@ -21,9 +22,11 @@ fn gbs(bytes_per_elem: usize, d: Duration) -> f64 {
     (bytes_per_elem * N) as f64 / d.as_secs_f64() / 1e9
 }
 
-/// The same two operations through CuPy in a subprocess, as GB/s (bytes moved), if CuPy is
-/// importable.
-fn cupy() -> Option<(f64, f64)> {
+/// The same operations through CuPy in a subprocess, as GB/s (bytes moved): the elementwise
+/// kernel, the sum (a 0-d device array), the sum read back (`float(x.sum())`), `cumsum` and a
+/// Philox generator's uniform `float32`s into an existing array, if CuPy is importable (NaN
+/// for one CuPy refuses).
+fn cupy() -> Option<[f64; 5]> {
     if !crate::cupy::importable() {
         return None;
     }
@@ -40,14 +43,22 @@ def t(f):
         s.record(); f(); e.record(); e.synchronize()
         best = min(best, cp.cuda.get_elapsed_time(s, e) / 1e3)
     return best
-k(cp.float32(2), x, y, z); x.sum()
-print(12 * n / t(lambda: k(cp.float32(2), x, y, z)) / 1e9, 4 * n / t(lambda: x.sum()) / 1e9)
+def g(b, f):
+    try:
+        f()
+        return b * n / t(f) / 1e9
+    except Exception:
+        return float('nan')
+r = cp.empty_like(x)
+rng = cp.random.Generator(cp.random.Philox4x3210(7))
+print(g(12, lambda: k(cp.float32(2), x, y, z)), g(4, lambda: x.sum()), g(4, lambda: float(x.sum())),
+      g(8, lambda: cp.cumsum(x)), g(4, lambda: rng.random(out=r, dtype=cp.float32)))
 "#
     );
     let out = Command::new("python3").args(["-c", &script]).output().ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let mut it = text.split_whitespace().filter_map(|w| w.parse::<f64>().ok());
-    Some((it.next()?, it.next()?))
+    Some([it.next()?, it.next()?, it.next()?, it.next()?, it.next()?])
 }
 
 pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
@@ -153,28 +164,41 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         },
     ];
     match cupy() {
-        Some((c_ew, c_sum)) => {
-            println!("CuPy, same process run: elementwise {c_ew:.1} GB/s, sum {c_sum:.1} GB/s");
-            rows.push(Row {
-                figure: "elementwise z = a*x + y vs CuPy ElementwiseKernel",
-                raw: "CuPy (subprocess)",
-                ours: gbs(12, best(&ew)),
-                theirs: c_ew,
-                unit: "GB/s",
-                higher_is_better: true,
-                target: "",
-                rounds: Vec::new(),
-            });
-            rows.push(Row {
-                figure: "sum into device memory vs CuPy x.sum() (a 0-d device array)",
-                raw: "CuPy (subprocess)",
-                ours: gbs(4, best(&sum_dev)),
-                theirs: c_sum,
-                unit: "GB/s",
-                higher_is_better: true,
-                target: "",
-                rounds: Vec::new(),
-            });
+        Some([c_ew, c_sum, c_back, c_scan, c_rand]) => {
+            println!(
+                "CuPy, same process run: elementwise {c_ew:.1} GB/s, sum {c_sum:.1} GB/s, read back \
+                 {c_back:.1} GB/s, cumsum {c_scan:.1} GB/s, Philox uniform {c_rand:.1} GB/s"
+            );
+            for (figure, ours, theirs) in [
+                (
+                    "elementwise z = a*x + y vs CuPy ElementwiseKernel",
+                    gbs(12, best(&ew)),
+                    c_ew,
+                ),
+                (
+                    "sum into device memory vs CuPy x.sum() (a 0-d device array)",
+                    gbs(4, best(&sum_dev)),
+                    c_sum,
+                ),
+                ("sum read back vs CuPy float(x.sum())", gbs(4, best(&sum)), c_back),
+                ("inclusive scan vs CuPy cp.cumsum(x)", gbs(8, best(&scan)), c_scan),
+                (
+                    "fill_uniform vs CuPy Generator(Philox4x3210).random(out=r, dtype=float32)",
+                    gbs(4, best(&rand)),
+                    c_rand,
+                ),
+            ] {
+                rows.push(Row {
+                    figure,
+                    raw: "CuPy (subprocess)",
+                    ours,
+                    theirs,
+                    unit: "GB/s",
+                    higher_is_better: true,
+                    target: "",
+                    rounds: Vec::new(),
+                });
+            }
         }
         None => println!("CuPy rows skipped: `python3 -c \"import cupy\"` failed here"),
     }

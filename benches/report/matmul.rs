@@ -2,7 +2,7 @@
 //! against cuBLAS's sgemm called directly through cudarc on cudarc's own slices (same stream, interleaved
 //! rounds), and `astype` f32 -> f16, f32 -> f64, f64 -> f32 and i32 -> i64 of 2^26 elements
 //! as bandwidth (bytes read + written) next to `cuMemcpyDtoD` of the same floats in the same
-//! run; CuPy's `astype` (f16 and f64) beside them where CuPy is importable. Built with the `cublas` feature; the matmul row is skipped,
+//! run; CuPy's `astype` (the same four) and `matmul` beside them where CuPy is importable. Built with the `cublas` feature; the matmul row is skipped,
 //! saying why, when libcublas cannot be loaded.
 
 use std::process::Command;
@@ -28,12 +28,14 @@ const ROUNDS: usize = 7;
 const N: usize = 1 << 26;
 
 pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
-    let mut rows = astype_rows(ctx)?;
-    rows.extend(sgemm_rows(ctx)?);
+    let theirs = cupy();
+    let mut rows = astype_rows(ctx, theirs.map(|c| [c[0], c[1], c[2], c[3]]))?;
+    rows.extend(sgemm_rows(ctx, theirs.map(|c| c[4]))?);
     Ok(rows)
 }
 
-fn sgemm_rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+/// The sgemm row, and beside it CuPy's `matmul` of the same size (`cupy_tflops`) when CuPy ran.
+fn sgemm_rows(ctx: &Context, cupy_tflops: Option<f64>) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let stream = Stream::new(ctx)?;
     let blas = match cublas_on(&stream) {
         Ok(b) => b,
@@ -90,7 +92,7 @@ fn sgemm_rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         }
     }
     let tflops = |d: Duration| 2.0 * (M as f64).powi(3) / d.as_secs_f64() / 1e12;
-    Ok(vec![Row {
+    let mut rows = vec![Row {
         figure: "sgemm 8192^3 through gpuarray::on(&stream).matmul_into (C-order f32 arrays)",
         raw: "cuBLAS sgemm called directly (cudarc, own slices, same stream)",
         ours: tflops(best(&ours_t)),
@@ -99,14 +101,28 @@ fn sgemm_rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         higher_is_better: true,
         target: ">= 0.97x cuBLAS (time ratio <= 1.03)",
         rounds: ratios,
-    }])
+    }];
+    if let Some(theirs) = cupy_tflops {
+        rows.push(Row {
+            figure: "sgemm 8192^3 through matmul_into vs CuPy cp.matmul(a, b, out=c)",
+            raw: "CuPy (subprocess)",
+            ours: tflops(best(&ours_t)),
+            theirs,
+            unit: "TFLOP/s",
+            higher_is_better: true,
+            target: "",
+            rounds: Vec::new(),
+        });
+    }
+    Ok(rows)
 }
 
 fn gbs(bytes_per_elem: usize, d: Duration) -> f64 {
     (bytes_per_elem * N) as f64 / d.as_secs_f64() / 1e9
 }
 
-fn astype_rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
+/// The `astype` rows, and beside them CuPy's four conversions (`theirs`) when CuPy ran.
+fn astype_rows(ctx: &Context, theirs: Option<[f64; 4]>) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     let mut x = DeviceArray::<f32, Ix1>::empty(ctx, N)?;
     x.fill_uniform(3)?;
     let mut halves = DeviceArray::<f16, Ix1>::empty(ctx, N)?;
@@ -174,8 +190,10 @@ fn astype_rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             rounds: Vec::new(),
         },
     ];
-    if let Some((c16, c64)) = cupy() {
-        println!("CuPy, same run: astype f16 {c16:.1} GB/s, f64 {c64:.1} GB/s");
+    if let Some([c16, c64, c32, ci64]) = theirs {
+        println!(
+            "CuPy, same run: astype f16 {c16:.1} GB/s, f64 {c64:.1} GB/s, f64 -> f32 {c32:.1} GB/s, i32 -> i64 {ci64:.1} GB/s"
+        );
         for (figure, ours, theirs) in [
             (
                 "astype f32 -> f16 vs CuPy x.astype(cp.float16)",
@@ -186,6 +204,16 @@ fn astype_rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
                 "astype f32 -> f64 vs CuPy x.astype(cp.float64)",
                 gbs(12, best(&to_f64)),
                 c64,
+            ),
+            (
+                "astype f64 -> f32 vs CuPy d.astype(cp.float32)",
+                gbs(12, best(&to_f32)),
+                c32,
+            ),
+            (
+                "astype i32 -> i64 vs CuPy i.astype(cp.int64)",
+                gbs(12, best(&to_i64)),
+                ci64,
             ),
         ] {
             rows.push(Row {
@@ -203,10 +231,11 @@ fn astype_rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
     Ok(rows)
 }
 
-/// CuPy's `astype` of 2^26 floats to f16 and to f64 in a subprocess, as GB/s (bytes read +
-/// written; its timing includes the output's allocation, from CuPy's pool), if CuPy is
-/// importable.
-fn cupy() -> Option<(f64, f64)> {
+/// CuPy's `astype` of 2^26 elements, f32 to f16 and to f64, f64 to f32 and i32 to i64 (the
+/// rows' four conversions) as GB/s (bytes read + written; its timing includes the output's
+/// allocation, from CuPy's pool), then its `matmul` of two 8192 x 8192 `float32` matrices into
+/// an existing one as TFLOP/s, in a subprocess, if CuPy is importable.
+fn cupy() -> Option<[f64; 5]> {
     if !crate::cupy::importable() {
         return None;
     }
@@ -222,12 +251,19 @@ def t(f):
         s.record(); f(); e.record(); e.synchronize()
         best = min(best, cp.cuda.get_elapsed_time(s, e) / 1e3)
     return best
-x.astype(cp.float16); x.astype(cp.float64)
-print(6 * n / t(lambda: x.astype(cp.float16)) / 1e9, 12 * n / t(lambda: x.astype(cp.float64)) / 1e9)
+d = x.astype(cp.float64); i = x.astype(cp.int32)
+x.astype(cp.float16); d.astype(cp.float32); i.astype(cp.int64)
+print(6 * n / t(lambda: x.astype(cp.float16)) / 1e9, 12 * n / t(lambda: x.astype(cp.float64)) / 1e9,
+      12 * n / t(lambda: d.astype(cp.float32)) / 1e9, 12 * n / t(lambda: i.astype(cp.int64)) / 1e9)
+del x, d, i
+m = {M}
+a = cp.asarray((cp.arange(m * m) % 7).reshape(m, m).astype(cp.float32) * 0.25); c = cp.empty_like(a)
+cp.matmul(a, a, out=c)
+print(2 * m ** 3 / t(lambda: cp.matmul(a, a, out=c)) / 1e12)
 "#
     );
     let out = Command::new("python3").args(["-c", &script]).output().ok()?;
     let text = String::from_utf8_lossy(&out.stdout);
     let mut it = text.split_whitespace().filter_map(|w| w.parse::<f64>().ok());
-    Some((it.next()?, it.next()?))
+    Some([it.next()?, it.next()?, it.next()?, it.next()?, it.next()?])
 }
