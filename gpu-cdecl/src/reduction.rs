@@ -243,24 +243,18 @@ impl Reduction<'_> {
         match v {
             ReductionVariant::Contiguous => {
                 let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long n, int gpu_vec, {r} *gpu_out, long long gpu_out_o{params}) {{\n{head}{acc} gpu_acc = {neutral};\nlong long gpu_done = 0;");
-                // Four loads of each array in flight per thread before any is used (a warp's
-                // load covers 512 adjacent bytes of f32), then reduced in the order loaded: one
-                // at a time left the first pass of a sum at about 0.7x the copy bandwidth on an
-                // H100, and a `#pragma unroll 4` grid-stride loop (whose later loads wait behind
-                // the earlier ones' bounds checks) and 264 blocks took 7.0 us for a sum of 2^20 f32
-                // on an H200 (4.7 queued back to back) where these batches and a block a
-                // multiprocessor take 6.2 (4.3), in a CUDA C model of this kernel.
-                s.push_str("if (gpu_vec) {\nlong long gpu_nv = n / 4;\nfor (long long gpu_j0 = gpu_t; gpu_j0 < gpu_nv; gpu_j0 += 4 * gpu_nt) {\n");
+                // Unrolled so that each thread has several loads in flight: one at a time left
+                // the first pass of a sum at about 0.7x the copy bandwidth on an H100.
+                s.push_str("if (gpu_vec) {\nlong long gpu_nv = n / 4;\n#pragma unroll 4\nfor (long long gpu_j = gpu_t; gpu_j < gpu_nv; gpu_j += gpu_nt) {\n");
                 for p in arrays() {
                     let (t, n) = (p.c_type, p.name);
                     let _ = writeln!(
                         s,
-                        "gpu_vec4<{t}> {n}__w[4];\n#pragma unroll\nfor (int gpu_u = 0; gpu_u < 4; ++gpu_u) if (gpu_j0 + gpu_u * gpu_nt < gpu_nv) {n}__w[gpu_u] = ((const gpu_vec4<{t}> *)({n}__p + {n}__o))[gpu_j0 + gpu_u * gpu_nt];"
+                        "gpu_vec4<{t}> {n}__v = ((const gpu_vec4<{t}> *)({n}__p + {n}__o))[gpu_j];"
                     );
                 }
-                s.push_str("#pragma unroll\nfor (int gpu_u = 0; gpu_u < 4; ++gpu_u) {\nconst long long gpu_j = gpu_j0 + gpu_u * gpu_nt;\nif (gpu_j >= gpu_nv) break;\n");
-                let refs = bind_refs(self.params, |p| format!("{}__w[gpu_u].v[gpu_k]", p.name));
-                let _ = writeln!(s, "#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) {{ long long i = 4 * gpu_j + gpu_k; (void)i; {} }}\n}}\n}}\ngpu_done = 4 * gpu_nv;\n}}", step(refs));
+                let refs = bind_refs(self.params, |p| format!("{}__v.v[gpu_k]", p.name));
+                let _ = writeln!(s, "#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) {{ long long i = 4 * gpu_j + gpu_k; (void)i; {} }}\n}}\ngpu_done = 4 * gpu_nv;\n}}", step(refs));
                 let refs = bind_refs(self.params, |p| format!("{n}__p[{n}__o + i]", n = p.name));
                 let _ = writeln!(
                     s,

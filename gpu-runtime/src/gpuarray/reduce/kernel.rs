@@ -577,18 +577,17 @@ impl<R: Element> OnStream<'_, &ReductionKernel<R>> {
 
 /// The blocks of a one-pass reduction over all axes of `work` items (a thread's loads):
 /// `registry::grid_for`'s grid, up to [`MAX_PARTS`], for large arrays; for small ones, fewer
-/// blocks, each thread taking at least `LOADS_PER_THREAD` items, but never fewer than one a
+/// blocks, each thread taking at least `LOADS_PER_THREAD` items, but never fewer than two a
 /// multiprocessor. A block per 256 items (one load a thread) put a block reduction and a
 /// ticket behind every 4 KiB: in a CUDA C model of this kernel on an H200, a sum of 2^20 f32
 /// took 9.0 us alone (6.2 us a sum queued back to back) that way, 7.7 us (4.8) with 264 blocks,
-/// warp shuffles and the acquire-release ticket, 6.2 us (4.3) with a block a multiprocessor
-/// and each thread's four loads issued together (an empty kernel took 4.5 us (3.5) there).
+/// warp shuffles and the acquire-release ticket.
 fn one_pass_grid(ctx: &crate::driver::context::core::Context, work: u64) -> Result<u32> {
     const LOADS_PER_THREAD: u64 = 8;
     // One lookup of the multiprocessor count per launch.
     let sms = registry::sm_count(ctx)?;
     let usual = registry::grid_for_sms(sms, work).min(MAX_PARTS);
-    let floor = sms;
+    let floor = 2 * sms;
     let small = work
         .div_ceil(u64::from(BLOCK) * LOADS_PER_THREAD)
         .max(u64::from(floor));
