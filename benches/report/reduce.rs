@@ -192,6 +192,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             gbs(8 * k, per(best(&copies))),
         );
         rw.raw = "cuMemcpyDtoD of the same floats, 20 queued back to back";
+        rw.target = "";
         let r = rw.ours;
         rows.push(rw);
         rows.push(time_row(
