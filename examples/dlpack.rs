@@ -4,10 +4,10 @@
 //! write; the import uses the memory there, and cudarc (through `dlpark`'s adapter) reads it
 //! on its own stream. Run with `cargo run --features dlpack --example dlpack`.
 
+use gpu_runtime::dlpack::{ConsumerStream, DlpackTensor, ForeignStream};
 use gpu_runtime::dlpark::ffi::DLManagedTensorVersioned;
 use gpu_runtime::dlpark::interop::cudarc::{CudaImport, ManagedCudaSlice};
 use gpu_runtime::dlpark::TryFromDlpack;
-use gpu_runtime::interop::dlpack::{ConsumerStream, DlpackTensor, ForeignStream};
 use gpu_runtime::{kernel, Context, Stream};
 
 #[kernel(

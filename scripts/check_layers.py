@@ -46,13 +46,13 @@ from collections import defaultdict
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu-runtime", "src")
 
 # Lowest first: a module may use modules of its own layer and of lower layers only.
-LAYERS = ["sync", "error", "types", "compiler", "driver", "tools", "nccl", "launch", "gpuarray", "interop", "crate"]
+LAYERS = ["sync", "error", "types", "compiler", "driver", "tools", "nccl", "launch", "gpuarray", "dlpack", "crate"]
 
 # Layers beside the stack rather than in it: optional (behind a cargo feature), so no other
 # layer may use them; only the crate root re-exports them. `nccl` (the `nccl` feature) sits on
-# `driver` and `tools` and is beside `launch`; `interop` (the `dlpack` feature) sits on
+# `driver` and `tools` and is beside `launch`; `dlpack` (the `dlpack` feature) sits on
 # `gpuarray` and everything below it.
-LEAVES = {"nccl", "interop"}
+LEAVES = {"nccl", "dlpack"}
 
 # Folders inside a layer, lowest first: a module of a folder may use modules of its own folder
 # and of the folders of lower ranks; the folders of one rank stand side by side and use none of

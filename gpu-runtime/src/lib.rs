@@ -7,6 +7,9 @@
 #![deny(missing_docs)]
 
 pub mod compiler;
+// DLPack: buffers and arrays exchanged with other libraries (the `dlpack` feature).
+#[cfg(feature = "dlpack")]
+pub mod dlpack;
 pub mod driver;
 mod error;
 /// Arrays on the device and kernels generated from expressions: PyCUDA's `gpuarray`,
@@ -14,8 +17,6 @@ mod error;
 #[cfg(feature = "gpuarray")]
 pub mod gpuarray;
 pub mod guide;
-#[cfg(feature = "dlpack")]
-pub mod interop;
 pub mod launch;
 // Collectives and point-to-point transfers between GPUs through NCCL: the `nccl` feature.
 #[cfg(feature = "nccl")]
@@ -76,7 +77,7 @@ const _: () = {
 /// Re-exported so that users can name driver types without depending on cudarc themselves.
 pub use cudarc;
 /// Re-exported for DLPack tensors (the `dlpack` feature): `dlpark`'s managed tensors, which
-/// [`interop::dlpack`] exports to and imports from.
+/// [`dlpack`] exports to and imports from.
 #[cfg(feature = "dlpack")]
 pub use dlpark;
 /// Re-exported for `half`/`__half` (`half::f16`) and `__nv_bfloat16` (`half::bf16`) data (the

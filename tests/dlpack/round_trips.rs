@@ -15,15 +15,15 @@
 use std::sync::Arc;
 
 use gpu_runtime::cudarc::driver::{CudaFunction, CudaSlice, CudaStream};
+use gpu_runtime::dlpack::{
+    ConsumerStream, Dlpack, DlpackTensor, DlpackTensorMut, ForeignStream, ProducerStream,
+};
 use gpu_runtime::dlpark::allocation::fixed;
 use gpu_runtime::dlpark::ffi::DLManagedTensorVersioned;
 use gpu_runtime::dlpark::interop::cudarc::{CudaDlpackExport, CudaImport, ManagedCudaSlice};
 use gpu_runtime::dlpark::TryFromDlpack;
 use gpu_runtime::driver::{DeviceAttribute, StreamFlags};
 use gpu_runtime::gpuarray::DeviceArray;
-use gpu_runtime::interop::dlpack::{
-    ConsumerStream, Dlpack, DlpackTensor, DlpackTensorMut, ForeignStream, ProducerStream,
-};
 use gpu_runtime::ndarray::{Array2, ShapeBuilder};
 use gpu_runtime::{kernel, Context, DeviceRead, Error, Event, Stream};
 use gpu_suite::Rng;

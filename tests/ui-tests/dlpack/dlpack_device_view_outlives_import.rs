@@ -1,5 +1,5 @@
 // A device view of an import borrows the import, which owns the tensor: the view cannot outlive it.
-use gpu_runtime::interop::dlpack::{ConsumerStream, DlpackTensor};
+use gpu_runtime::dlpack::{ConsumerStream, DlpackTensor};
 use gpu_runtime::{Context, DeviceRead, Stream};
 
 fn main() -> gpu_runtime::Result<()> {

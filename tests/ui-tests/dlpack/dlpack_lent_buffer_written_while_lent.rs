@@ -1,5 +1,5 @@
 // A buffer lent out as a DLPack tensor cannot be written while the tensor lives.
-use gpu_runtime::interop::dlpack::ConsumerStream;
+use gpu_runtime::dlpack::ConsumerStream;
 use gpu_runtime::{Context, Stream};
 
 fn main() -> gpu_runtime::Result<()> {

@@ -1,6 +1,6 @@
 // A tensor lent out of a buffer borrows it: neither the tensor nor an import of it can outlive
 // the buffer.
-use gpu_runtime::interop::dlpack::{ConsumerStream, DlpackTensor};
+use gpu_runtime::dlpack::{ConsumerStream, DlpackTensor};
 use gpu_runtime::{Context, DeviceRead, Stream};
 
 fn main() -> gpu_runtime::Result<()> {

@@ -1,7 +1,7 @@
 // A consumer that orders itself (the protocol's `stream=-1`) is named only by the unsafe
 // `ConsumerStream::unordered`, whose contract says its work must finish before the deleter:
 // the variant cannot be built outside the crate.
-use gpu_runtime::interop::dlpack::ConsumerStream;
+use gpu_runtime::dlpack::ConsumerStream;
 use gpu_runtime::Context;
 
 fn main() -> gpu_runtime::Result<()> {

@@ -1,5 +1,5 @@
 // An imported DLPack view borrows the producer's tensor: it cannot outlive it.
-use gpu_runtime::interop::dlpack::{ConsumerStream, DlpackTensor};
+use gpu_runtime::dlpack::{ConsumerStream, DlpackTensor};
 use gpu_runtime::{Context, DeviceRead, Stream};
 
 fn main() -> gpu_runtime::Result<()> {
