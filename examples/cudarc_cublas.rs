@@ -9,7 +9,8 @@
 
 use gpu_runtime::cudarc::cublas::sys::cublasOperation_t::CUBLAS_OP_N;
 use gpu_runtime::cudarc::cublas::GemmConfig;
-use gpu_runtime::driver::cudarc_interop::{cublas_on, gemm, LendMut};
+use gpu_runtime::driver::cublas::{cublas_on, gemm};
+use gpu_runtime::driver::cudarc_interop::LendMut;
 use gpu_runtime::driver::StreamFlags;
 use gpu_runtime::{kernel, Context, Stream};
 

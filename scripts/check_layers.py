@@ -66,7 +66,7 @@ LEAVES = {"nccl", "dlpack"}
 # thread's current context; driver results as errors; initialisation; devices and versions;
 # stream ordering; contexts; streams and the profiler; device memory and the copies (with what
 # they take from the host) beside the stream operations; host memory, modules, textures and
-# IPC; host-copy futures and cudarc interop on top.
+# IPC; host-copy futures, cudarc interop and cuBLAS (the `cublas` feature) on top.
 SUBLAYERS = {
     "gpuarray": [("elements",), ("array",), ("kernels",), ("copy", "linalg", "random", "reduce", "scan"), ("sort",), ("expr",)],
     "driver": [
@@ -80,7 +80,7 @@ SUBLAYERS = {
         ("stream", "profiler"),
         ("memory", "stream_ops"),
         ("host", "module", "texture", "ipc"),
-        ("future", "cudarc_interop"),
+        ("future", "cudarc_interop", "cublas"),
     ],
 }
 

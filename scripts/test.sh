@@ -24,8 +24,8 @@ cargo test --workspace "$@"
 # their dependencies keep the feature set they were built with and are not built again.
 cargo test --workspace --features gpu-suite/nccl,gpu-suite/dlpack,gpu-suite/cublas \
   --test nccl --test dlpack --test cudarc "$@"
-# The library's own unit tests of those features (`dlpack`, `driver::cudarc_interop`),
+# The library's own unit tests of those features (`dlpack`, `driver::cublas`),
 # with the same features, so that only the library's test harness is built again (once: the
 # second filter reruns the same binary).
 cargo test -p gpu-runtime --features nccl,dlpack,cublas --lib dlpack:: "$@"
-cargo test -p gpu-runtime --features nccl,dlpack,cublas --lib driver::cudarc_interop:: "$@"
+cargo test -p gpu-runtime --features nccl,dlpack,cublas --lib driver::cublas:: "$@"

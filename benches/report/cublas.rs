@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use gpu_runtime::cudarc::cublas::sys::cublasOperation_t::CUBLAS_OP_N;
 use gpu_runtime::cudarc::cublas::{Gemm, GemmConfig};
-use gpu_runtime::driver::cudarc_interop::{cublas_on, gemm};
+use gpu_runtime::driver::cublas::{cublas_on, gemm};
 use gpu_runtime::{Context, Stream};
 
 use crate::best;

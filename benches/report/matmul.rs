@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use gpu_runtime::cudarc::cublas::sys::cublasOperation_t::CUBLAS_OP_N;
 use gpu_runtime::cudarc::cublas::{Gemm, GemmConfig};
-use gpu_runtime::driver::cudarc_interop::cublas_on;
+use gpu_runtime::driver::cublas::cublas_on;
 use gpu_runtime::gpuarray::{self, DeviceArray};
 use gpu_runtime::half::f16;
 use gpu_runtime::ndarray::{Array2, Ix1, Ix2};

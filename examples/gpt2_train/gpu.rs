@@ -6,7 +6,7 @@
 
 use gpu_runtime::cudarc::cublas::sys::cublasOperation_t::{CUBLAS_OP_N, CUBLAS_OP_T};
 use gpu_runtime::cudarc::cublas::{CudaBlas, GemmConfig, StridedBatchedConfig};
-use gpu_runtime::driver::cudarc_interop::{cublas_on, gemm, gemm_strided_batched, set_tf32};
+use gpu_runtime::driver::cublas::{cublas_on, gemm, gemm_strided_batched, set_tf32};
 use gpu_runtime::driver::{memset_d32_async, StreamFlags};
 use gpu_runtime::types::Float4;
 use gpu_runtime::{

@@ -375,7 +375,7 @@ pub enum Error {
         /// What it needs, with what there is, e.g. `CUDA 12.3 or later (the driver is 12.0)`.
         needs: String,
     },
-    /// A cuBLAS call failed (the `cublas` feature, `driver::cudarc_interop`): `code` is its
+    /// A cuBLAS call failed (the `cublas` feature, `driver::cublas`): `code` is its
     /// `cublasStatus_t`.
     #[error("cuBLAS: {call} failed (cublasStatus_t {code})")]
     Cublas {

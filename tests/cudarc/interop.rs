@@ -110,7 +110,7 @@ fn matmul(a: &[f32], b: &[f32], m: usize, n: usize, k: usize) -> Vec<f32> {
 fn cublas_sgemm_on_our_buffers_on_stream_a_then_our_kernel_reads_the_result_on_stream_b() {
     use gpu_runtime::cudarc::cublas::sys::cublasOperation_t::CUBLAS_OP_N;
     use gpu_runtime::cudarc::cublas::GemmConfig;
-    use gpu_runtime::driver::cudarc_interop::{cublas_on, gemm};
+    use gpu_runtime::driver::cublas::{cublas_on, gemm};
 
     let ctx = ctx();
     let (sa, sb) = (non_blocking(&ctx), non_blocking(&ctx));

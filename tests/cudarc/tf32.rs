@@ -2,7 +2,7 @@
 
 use gpu_runtime::cudarc::cublas::sys::cublasOperation_t::CUBLAS_OP_N;
 use gpu_runtime::cudarc::cublas::GemmConfig;
-use gpu_runtime::driver::cudarc_interop::{cublas_on, gemm, set_tf32};
+use gpu_runtime::driver::cublas::{cublas_on, gemm, set_tf32};
 use gpu_runtime::Stream;
 
 use crate::common::ctx;

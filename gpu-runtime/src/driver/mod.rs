@@ -5,6 +5,9 @@
 pub(crate) mod attributes;
 pub(crate) mod calls;
 pub(crate) mod context;
+// cuBLAS through cudarc on this crate's memory, its gemm checked (the `cublas` feature).
+#[cfg(feature = "cublas")]
+pub mod cublas;
 pub mod cudarc_interop;
 pub(crate) mod current;
 pub(crate) mod device;

@@ -1,7 +1,7 @@
 //! [`GemmError`]: matrices of a cuBLAS GEMM that do not fit their buffers (the `cublas`
 //! feature).
 
-/// A GEMM configuration refused before cuBLAS was called (`driver::cudarc_interop::gemm`);
+/// A GEMM configuration refused before cuBLAS was called (`driver::cublas::gemm`);
 /// nothing was computed. Wrapped by [`Error::Gemm`](super::Error::Gemm).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -2,7 +2,7 @@
 // borrow of the output buffer does not compile (here while a kernel could be reading it).
 use gpu_runtime::cudarc::cublas::sys::cublasOperation_t::CUBLAS_OP_N;
 use gpu_runtime::cudarc::cublas::GemmConfig;
-use gpu_runtime::driver::cudarc_interop::{cublas_on, gemm};
+use gpu_runtime::driver::cublas::{cublas_on, gemm};
 use gpu_runtime::{Context, Stream};
 
 fn main() -> gpu_runtime::Result<()> {

@@ -26,23 +26,16 @@
 //!   [`Stream::from_cudarc`](crate::Stream::from_cudarc),
 //!   [`Context::cudarc_context`](crate::Context::cudarc_context),
 //!   [`Context::from_cudarc`](crate::Context::from_cudarc).
-//! - with the `cublas` feature, `cublas_on` (a cuBLAS handle on a stream of ours) and `gemm`
-//!   (cuBLAS's gemm with the matrices checked against their buffers, so no `unsafe`), and
-//!   `gemm_strided_batched` (its batched form, checked the same way).
+//!
+//! cuBLAS on this crate's memory through cudarc (the `cublas` feature: `cublas_on`, `gemm`
+//! checked against the buffers, so no `unsafe`) is the room beside this one, `driver::cublas`.
 //!
 //! Inside: `state.rs` keeps per context cudarc's handle to it, a cudarc stream held so that
 //! cudarc stays in its multi-stream mode, and the registry from cudarc stream handles to the
 //! streams ordering knows; `ptr.rs` the `DevicePtr` implementations; `lend.rs` the lends.
 
-#[cfg(feature = "cublas")]
-pub(crate) mod blas;
 mod lend;
 pub(crate) mod ptr;
 mod state;
 
-#[cfg(feature = "cublas")]
-pub use blas::{
-    cublas_on, gemm, gemm_complex, gemm_strided_batched, gemm_strided_batched_complex, set_tf32,
-    ComplexGemmElement,
-};
 pub use lend::{Lend, LendMut, Lent, LentMut};

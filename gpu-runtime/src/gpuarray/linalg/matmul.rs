@@ -53,9 +53,8 @@ use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut};
 use ndarray::{Dimension, IxDyn};
 
 use crate::driver::context::core::Context;
-use crate::driver::cudarc_interop::blas::cublas_error;
-use crate::driver::cudarc_interop::{
-    cublas_on, gemm, gemm_complex, gemm_strided_batched, gemm_strided_batched_complex,
+use crate::driver::cublas::{
+    cublas_error, cublas_on, gemm, gemm_complex, gemm_strided_batched, gemm_strided_batched_complex,
 };
 use crate::driver::stream::Stream;
 use crate::error::{Error, GemmError, Result};
@@ -79,7 +78,7 @@ type ViewMut<'a, T> = DeviceArrayViewMut<'a, T, IxDyn>;
 pub trait MatmulElement: Element {
     /// One, the `alpha` of `C = alpha A B + beta C`.
     fn one() -> Self;
-    /// [`gemm`](crate::driver::cudarc_interop::gemm) of this type, on `stream` (the stream
+    /// [`gemm`](crate::driver::cublas::gemm) of this type, on `stream` (the stream
     /// `blas` queues on).
     fn gemm<A: DevicePtr<Self>, B: DevicePtr<Self>, C: DevicePtrMut<Self>>(
         blas: &CudaBlas,
@@ -89,7 +88,7 @@ pub trait MatmulElement: Element {
         b: &B,
         c: &mut C,
     ) -> Result<()>;
-    /// [`gemm_strided_batched`](crate::driver::cudarc_interop::gemm_strided_batched) of this
+    /// [`gemm_strided_batched`](crate::driver::cublas::gemm_strided_batched) of this
     /// type, on `stream`.
     fn gemm_strided_batched<A: DevicePtr<Self>, B: DevicePtr<Self>, C: DevicePtrMut<Self>>(
         blas: &CudaBlas,

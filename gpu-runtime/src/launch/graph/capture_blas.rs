@@ -21,7 +21,7 @@
 use cudarc::cublas::sys::{cublasHandle_t, cublasMath_t, cublasStatus_t};
 use cudarc::cublas::{GemmConfig, StridedBatchedConfig};
 
-use crate::driver::cudarc_interop::blas::{
+use crate::driver::cublas::{
     check_gemm, check_gemm_strided_batched, cublas_error, cublas_present, cublas_status,
 };
 use crate::error::{Error, GemmError, Result};
@@ -61,7 +61,7 @@ impl<'a> Capture<'a> {
     }
 
     /// Sets whether the `f32` products recorded from now on may use TF32 tensor cores (as
-    /// [`set_tf32`](crate::driver::cudarc_interop::set_tf32) for a handle of one's own; off,
+    /// [`set_tf32`](crate::driver::cublas::set_tf32) for a handle of one's own; off,
     /// exact FP32, unless set).
     pub fn set_blas_tf32(&mut self, tf32: bool) -> Result<()> {
         self.live()?;
@@ -161,7 +161,7 @@ impl<'a> Capture<'a> {
 
     /// Records `C = alpha op(A) op(B) + beta C` (`cublasSgemm`, column-major, `cfg` as cudarc's
     /// `Gemm::gemm` takes it) into the graph, after the checks of
-    /// [`gemm`](crate::driver::cudarc_interop::gemm) (each matrix fits its buffer: a
+    /// [`gemm`](crate::driver::cublas::gemm) (each matrix fits its buffer: a
     /// [`GemmError`] otherwise, and nothing is recorded).
     ///
     /// `workspace` is cuBLAS's scratch memory for this product (`cublasSetWorkspace`): any
@@ -196,7 +196,7 @@ impl<'a> Capture<'a> {
 
     /// Records `C_i = alpha op(A_i) op(B_i) + beta C_i` for `i < cfg.batch_size`
     /// (`cublasSgemmStridedBatched`), after the checks of
-    /// [`gemm_strided_batched`](crate::driver::cudarc_interop::gemm_strided_batched) (every
+    /// [`gemm_strided_batched`](crate::driver::cublas::gemm_strided_batched) (every
     /// matrix fits its buffer, no two `C_i` overlap); `workspace` as for [`Capture::gemm`].
     pub fn gemm_strided_batched(
         &mut self,

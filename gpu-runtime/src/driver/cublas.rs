@@ -1,6 +1,6 @@
-//! cuBLAS through cudarc on any memory cudarc's wrappers take (this crate's included), with no
-//! `unsafe` in the caller: cudarc's `Gemm::gemm` is `unsafe` because nothing checks that the
-//! matrices fit their buffers; [`gemm`] checks that first.
+//! cuBLAS (the `cublas` feature) through cudarc on any memory cudarc's wrappers take (this
+//! crate's included), with no `unsafe` in the caller: cudarc's `Gemm::gemm` is `unsafe`
+//! because nothing checks that the matrices fit their buffers; [`gemm`] checks that first.
 
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -220,9 +220,9 @@ where
 }
 
 /// A complex element [`gemm_complex`] multiplies, with its cuBLAS data and compute types:
-/// [`Complex32`](crate::types::Complex32) (`CUDA_C_32F`, computed in `f32`) and
-/// [`Complex64`](crate::types::Complex64) (`CUDA_C_64F`, in `f64`). cudarc's [`Gemm`] has no
-/// complex types, and its trait and `CudaBlas` are both cudarc's, so this is a function.
+/// [`Complex32`] (`CUDA_C_32F`, computed in `f32`) and [`Complex64`] (`CUDA_C_64F`, in `f64`).
+/// cudarc's [`Gemm`] has no complex types, and its trait and `CudaBlas` are both cudarc's, so
+/// this is a function.
 pub trait ComplexGemmElement: DeviceRepr + Copy + sealed::Sealed {
     /// `cudaDataType` of the matrices.
     const DATA: cudaDataType;
