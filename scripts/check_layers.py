@@ -438,7 +438,7 @@ def unranked_locks(root=ROOT):
 # The other crates of the workspace: no layers, but no import cycle among their modules (their
 # roots, lib.rs, hold the public entry points the modules serve, so edges to the root are left
 # out).
-OTHER_CRATES = ["gpu-cdecl", "gpu-macros-core", "gpu-macros"]
+OTHER_CRATES = ["gpu-cuda-source", "gpu-macros-core", "gpu-macros"]
 
 
 def main():

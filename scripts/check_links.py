@@ -34,7 +34,7 @@ from urllib.parse import unquote
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 # The workspace's crates, as rustdoc names their folders under target/doc.
-WORKSPACE_CRATES = ["gpu_runtime", "gpu_macros", "gpu_macros_core", "gpu_cdecl"]
+WORKSPACE_CRATES = ["gpu_runtime", "gpu_macros", "gpu_macros_core", "gpu_cuda_source"]
 
 # Folders under target/doc that rustdoc writes for the crates it documents, beside theirs.
 RUSTDOC_SHARED = {"static.files", "src", "search.index", "trait.impl", "type.impl", "help.html",

@@ -37,7 +37,7 @@ REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 # The library crates and the file rustdoc names its JSON after (the crate name, `_` for `-`).
 # The examples (the root package, gpu-examples) and the suite (gpu-suite, tests/) are not
 # published and are not checked.
-CRATES = ["gpu-runtime", "gpu-cdecl", "gpu-macros-core", "gpu-macros"]
+CRATES = ["gpu-runtime", "gpu-cuda-source", "gpu-macros-core", "gpu-macros"]
 
 # Modules whose contents are by design a second path (see the module doc).
 EXEMPT_MODULES = {"prelude"}

@@ -3,7 +3,7 @@
 //! Stable Rust has no libFuzzer, so this is self-written: it seeds itself with every CUDA
 //! source in the suite's kernels and ui-tests (the `r#"..."#` strings) plus `corpus/`,
 //! mutates them (byte edits, token insertions from a CUDA dictionary, splices, duplications,
-//! truncations), and runs every public entry point of `gpu-cdecl` on each input, checking:
+//! truncations), and runs every public entry point of `gpu-cuda-source` on each input, checking:
 //!
 //! - no panic (caught with `catch_unwind`; the input is saved to `crashes/`);
 //! - no hang and no super-linear time: a watchdog aborts the process, after saving the input,
@@ -142,13 +142,13 @@ const DICT: &[&str] = &[
 ];
 
 /// Headers for the preprocessor's `#include`s: one of macros, one that includes itself.
-fn header(name: &str, _quoted: bool, _from: Option<&str>) -> Option<gpu_cdecl::Header> {
+fn header(name: &str, _quoted: bool, _from: Option<&str>) -> Option<gpu_cuda_source::Header> {
     let text = match name {
         "h.h" => "#pragma once\n#define K(t, n) extern \"C\" __global__ void n(const t *x, t *y)\n",
         "self.h" => "#include \"self.h\"\n#include \"h.h\"\nK(int, from_header)\n",
         _ => return None,
     };
-    Some(gpu_cdecl::Header {
+    Some(gpu_cuda_source::Header {
         id: name.to_owned(),
         text: text.to_owned(),
     })
@@ -295,14 +295,14 @@ fn template(msg: &str) -> String {
 /// Checks every property; returns the outcome signature, or a description of a violated property.
 fn exercise(src: &str) -> Result<String, String> {
     let lines = src.split('\n').count();
-    let check_err = |e: &gpu_cdecl::DeclError| -> Result<String, String> {
+    let check_err = |e: &gpu_cuda_source::DeclError| -> Result<String, String> {
         let msg = e.to_string();
         if msg.trim().is_empty() || msg.contains('\n') || msg.contains("Some(") || msg.contains("None") {
             return Err(format!("unclear message: {msg:?}"));
         }
         let line = match e {
-            gpu_cdecl::DeclError::Syntax { line, .. }
-            | gpu_cdecl::DeclError::UnsupportedParam { line, .. } => Some(*line),
+            gpu_cuda_source::DeclError::Syntax { line, .. }
+            | gpu_cuda_source::DeclError::UnsupportedParam { line, .. } => Some(*line),
             _ => None,
         };
         if let Some(l) = line {
@@ -311,14 +311,14 @@ fn exercise(src: &str) -> Result<String, String> {
             }
         }
         Ok(match e {
-            gpu_cdecl::DeclError::NotFound { available, .. } => format!("N{}", available.len().min(3)),
-            gpu_cdecl::DeclError::Ambiguous { .. } => "A".to_string(),
-            gpu_cdecl::DeclError::UnsupportedParam { reason, .. } => format!("U:{}", template(reason)),
-            gpu_cdecl::DeclError::Syntax { message, .. } => format!("S:{}", template(message)),
+            gpu_cuda_source::DeclError::NotFound { available, .. } => format!("N{}", available.len().min(3)),
+            gpu_cuda_source::DeclError::Ambiguous { .. } => "A".to_string(),
+            gpu_cuda_source::DeclError::UnsupportedParam { reason, .. } => format!("U:{}", template(reason)),
+            gpu_cuda_source::DeclError::Syntax { message, .. } => format!("S:{}", template(message)),
         })
     };
     let mut sig = String::new();
-    match gpu_cdecl::find_kernels(src) {
+    match gpu_cuda_source::find_kernels(src) {
         Ok(ks) => {
             sig.push_str(&format!("ok{}:", ks.len().min(4)));
             for k in &ks {
@@ -331,25 +331,25 @@ fn exercise(src: &str) -> Result<String, String> {
                 sig.push(if k.is_template { 't' } else { '-' });
                 sig.push(if k.extern_c { 'c' } else { '-' });
                 // Each kernel found must be found again by name (unless overloaded).
-                match gpu_cdecl::find_kernel(src, &k.name) {
+                match gpu_cuda_source::find_kernel(src, &k.name) {
                     Ok(again) if again.params != k.params => {
                         return Err(format!("find_kernel(`{}`) disagrees with find_kernels", k.name))
                     }
-                    Ok(_) | Err(gpu_cdecl::DeclError::Ambiguous { .. }) => {}
+                    Ok(_) | Err(gpu_cuda_source::DeclError::Ambiguous { .. }) => {}
                     Err(e) => return Err(format!("find_kernels found `{}`, find_kernel says: {e}", k.name)),
                 }
             }
         }
         Err(e) => sig.push_str(&check_err(&e)?),
     }
-    match gpu_cdecl::find_kernel(src, "k") {
+    match gpu_cuda_source::find_kernel(src, "k") {
         Ok(_) => sig.push_str("|k"),
         Err(e) => sig.push_str(&format!("|{}", check_err(&e)?)),
     }
     // Read as the macro reads a file: with headers and options.
     let options = ["-DX=1".to_owned(), "-arch=sm_75".to_owned()];
-    let pp = gpu_cdecl::Preprocess::from_options(&options).headers(&header);
-    let read = gpu_cdecl::Declarations::read(src, &pp);
+    let pp = gpu_cuda_source::Preprocess::from_options(&options).headers(&header);
+    let read = gpu_cuda_source::Declarations::read(src, &pp);
     match read.find_kernels() {
         Ok(ks) => {
             sig.push_str(&format!("|p{}", ks.len().min(4)));
@@ -364,14 +364,14 @@ fn exercise(src: &str) -> Result<String, String> {
     if let Err(e) = read.find_kernel("k") {
         sig.push_str(&check_err(&e)?);
     }
-    sig.push(if gpu_cdecl::uses_dynamic_shared_memory(src) {
+    sig.push(if gpu_cuda_source::uses_dynamic_shared_memory(src) {
         's'
     } else {
         '-'
     });
-    sig.push_str(&gpu_cdecl::find_globals(src).len().min(3).to_string());
+    sig.push_str(&gpu_cuda_source::find_globals(src).len().min(3).to_string());
     // Typed globals, with array bounds evaluated from the source's constants.
-    let decls = gpu_cdecl::find_global_decls(src);
+    let decls = gpu_cuda_source::find_global_decls(src);
     sig.push(if decls.iter().any(|g| g.unresolved_dim.is_some()) {
         'u'
     } else {
@@ -387,14 +387,14 @@ fn exercise(src: &str) -> Result<String, String> {
     );
     // The same bytes read as an NVRTC log of a file named `k`: every message is on a line the
     // log names, and each reported line is one a message was read from.
-    let diags = gpu_cdecl::nvrtc_log::parse(src, "k");
-    let reported = gpu_cdecl::nvrtc_log::reported_lines(src, "k");
+    let diags = gpu_cuda_source::nvrtc_log::parse(src, "k");
+    let reported = gpu_cuda_source::nvrtc_log::reported_lines(src, "k");
     if diags.iter().any(|d| !reported.contains(&d.line)) {
         return Err(format!("nvrtc_log: messages {diags:?} on lines not reported: {reported:?}"));
     }
     sig.push_str(&diags.len().min(3).to_string());
     // And as an elementwise operation: tokens are non-empty slices of the source, in order.
-    match gpu_cdecl::tokens::tokenize(src) {
+    match gpu_cuda_source::tokens::tokenize(src) {
         Ok(toks) => {
             if toks.iter().any(|t| t.text.is_empty() || t.line == 0 || t.line > lines) {
                 return Err(format!("tokens: an empty token or one outside the source: {toks:?}"));
@@ -406,14 +406,14 @@ fn exercise(src: &str) -> Result<String, String> {
     // And as the operation of a generated elementwise kernel: pasted whole into each of its
     // three loops (the vector chunk, the scalar tail, the strided one); no panic on any text.
     {
-        use gpu_cdecl::elementwise::{Elementwise, Param, Role, Variant};
+        use gpu_cuda_source::elementwise::{Elementwise, Param, Role, Variant};
         let params = [Param::new("x", "float", Role::Input), Param::new("z", "float", Role::Output)];
         let k = Elementwise { name: "k", params: &params, operation: src, ..Elementwise::default() };
         let cuda = k.source(&[Variant::Contiguous, Variant::Strided(2)]);
         if cuda.matches(&format!("#line 1 \"operation\"\n{src}\n;")).count() < 3 {
             return Err("elementwise: the operation is not in each loop".to_owned());
         }
-        sig.push(if gpu_cdecl::elementwise::mentions(src, "i") { 'i' } else { 'e' });
+        sig.push(if gpu_cuda_source::elementwise::mentions(src, "i") { 'i' } else { 'e' });
     }
     Ok(sig)
 }

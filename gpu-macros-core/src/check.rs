@@ -3,7 +3,7 @@
 //! Every mismatch becomes a `syn::Error` spanned at the offending Rust token and quoting the C
 //! parameter; all of them are reported at once.
 
-use gpu_cdecl::{CParam, CType, KernelDecl, Scalar};
+use gpu_cuda_source::{CParam, CType, KernelDecl, Scalar};
 use quote::ToTokens;
 
 use crate::input::{last_ident, Direction, RustArg, RustKernel, RustType};
@@ -380,7 +380,7 @@ mod tests {
         let Ok(Item::Fn(kernel)) = syn::parse_str::<Item>(rust) else {
             panic!("not a kernel declaration: {rust}");
         };
-        let decl = gpu_cdecl::find_kernel(c, &kernel.name.to_string()).expect("the C declaration");
+        let decl = gpu_cuda_source::find_kernel(c, &kernel.name.to_string()).expect("the C declaration");
         match check_kernel(&kernel, &decl) {
             Ok(()) => Vec::new(),
             Err(e) => e
@@ -564,7 +564,7 @@ mod tests {
 
     #[test]
     fn pointers_to_bool_are_refused() {
-        // `float **p` is refused earlier, by gpu-cdecl (see the crate's tests of `decl_error`).
+        // `float **p` is refused earlier, by gpu-cuda-source (see the crate's tests of `decl_error`).
         let (msg, at) = error("__global__ void k(bool *b) { }", "fn k(b: &mut [bool]);");
         assert!(msg.starts_with("C `bool *b` points to `bool`s"), "{msg}");
         assert!(

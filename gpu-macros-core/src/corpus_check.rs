@@ -35,8 +35,8 @@ fn corpus_files() -> Vec<PathBuf> {
 fn check(path: &Path, source: &str) -> syn::Result<crate::deep::Outcome> {
     let dir = path.parent().expect("a file in a directory");
     let file_name = path.file_name().unwrap().to_string_lossy().into_owned();
-    let builtin: Vec<&str> = gpu_cdecl::BUILTIN_HEADERS.iter().map(|(n, _)| *n).collect();
-    let headers = gpu_cdecl::include_scan::local_headers(source, Some(dir), &[], &builtin)
+    let builtin: Vec<&str> = gpu_cuda_source::BUILTIN_HEADERS.iter().map(|(n, _)| *n).collect();
+    let headers = gpu_cuda_source::include_scan::local_headers(source, Some(dir), &[], &builtin)
         .expect("no two headers of one name")
         .into_iter()
         .map(|h| (h.name, h.contents))

@@ -31,7 +31,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use gpu_cdecl::nvrtc_log::{self, Diagnostic};
+use gpu_cuda_source::nvrtc_log::{self, Diagnostic};
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
@@ -104,12 +104,12 @@ fn render(d: &Diagnostic, origin: &Origin) -> String {
     for note in &d.notes {
         s.push_str(&format!("\n = note: {note}"));
     }
-    if d.message.contains(gpu_cdecl::NVRTC_PRELUDE_NAME) {
+    if d.message.contains(gpu_cuda_source::NVRTC_PRELUDE_NAME) {
         s.push_str(&format!(
             "\n = note: `{}` is the prelude NVRTC includes first: the typedefs nvcc's host headers \
              declare for every kernel (`uint`, `ushort`, `ulong`, `u_int`, …); to declare one of \
              these names as another type, add `prelude = false` to #[kernel]",
-            gpu_cdecl::NVRTC_PRELUDE_NAME
+            gpu_cuda_source::NVRTC_PRELUDE_NAME
         ));
     }
     s
@@ -141,13 +141,13 @@ fn mode() -> Mode {
 fn track_inputs(req: &Request<'_>) -> TokenStream {
     let mut vars = vec![CHECK_VAR, EMBED_VAR, crate::native_arch::TARGET_GPU_VAR];
     vars.extend(crate::nvrtc_find::NVRTC_ENV);
-    vars.extend(gpu_cdecl::cuda_include::CUDA_INCLUDE_ENV);
+    vars.extend(gpu_cuda_source::cuda_include::CUDA_INCLUDE_ENV);
     // Once each: both searches read CUDA_PATH and CUDA_HOME.
     let mut seen = std::collections::HashSet::new();
     vars.retain(|v| seen.insert(*v));
-    let headers: Vec<String> = gpu_cdecl::include_scan::included_headers(
+    let headers: Vec<String> = gpu_cuda_source::include_scan::included_headers(
         req.source,
-        &gpu_cdecl::include_scan::include_dirs_of(&req.options),
+        &gpu_cuda_source::include_scan::include_dirs_of(&req.options),
     )
     .into_iter()
     .map(|(path, _)| path)
@@ -501,7 +501,7 @@ fn missing_header_message(header: &str, included_at: Option<String>) -> String {
         ),
         _ => format!(
             "no CUDA headers are installed: {}",
-            gpu_cdecl::cuda_include::INSTALL_HINT
+            gpu_cuda_source::cuda_include::INSTALL_HINT
         ),
     };
     let included = included_at
@@ -537,7 +537,7 @@ mod tests {
 
     #[test]
     fn diagnostics_render_like_rustc() {
-        // The log itself is read by `gpu_cdecl::nvrtc_log`, tested there.
+        // The log itself is read by `gpu_cuda_source::nvrtc_log`, tested there.
         let d = nvrtc_log::parse(LOG, "k.cu");
         assert_eq!(d.len(), 2, "{d:?}");
         // A file source: named by its path, as `file = "…"` gives it.

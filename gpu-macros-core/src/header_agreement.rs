@@ -1,5 +1,5 @@
-//! The built-in headers (`gpu_cdecl::BUILTIN_HEADERS`) agree with libcu++ and the CUDA headers:
-//! a source may include a built-in `<stdint.h>` and libcu++'s `<cuda/std/cstdint>`, or
+//! The built-in headers (`gpu_cuda_source::BUILTIN_HEADERS`) agree with libcu++ and the CUDA
+//! headers: a source may include a built-in `<stdint.h>` and libcu++'s `<cuda/std/cstdint>`, or
 //! `<cuda_fp16.h>` and `<cmath>`, in either order, together, and compile without an error or a
 //! warning, as it does under nvcc. Compiled with real NVRTC and the CUDA headers the build check
 //! finds (`Nvrtc::cuda_headers`: a toolkit, NVRTC's bundled headers, the `nvidia-cuda-runtime`
@@ -230,10 +230,10 @@ fn every_built_in_header_agrees_with_every_cuda_header_together() {
     // Every built-in header (the stand-ins for host headers and gpu-runtime's own too) in one
     // source, before and after the CUDA headers, with the prelude, which every compile has
     // (the pairs above are without it). Each pair of these would take minutes.
-    let all: String = gpu_cdecl::BUILTIN_HEADERS
+    let all: String = gpu_cuda_source::BUILTIN_HEADERS
         .iter()
         .map(|(name, _)| *name)
-        .filter(|n| *n != gpu_cdecl::NVRTC_PRELUDE_NAME && *n != "cuda/std/cmath")
+        .filter(|n| *n != gpu_cuda_source::NVRTC_PRELUDE_NAME && *n != "cuda/std/cmath")
         .map(|n| format!("#include <{n}>\n"))
         .collect();
     let cuda: Vec<&str> = LIGHT.iter().chain(HEAVY).chain(MORE).copied().collect();

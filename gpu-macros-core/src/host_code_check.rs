@@ -23,8 +23,8 @@ fn check(path: &Path, source: &str) -> syn::Result<crate::deep::Outcome> {
     let dir = path.parent().expect("a file in a directory");
     let file_name = path.file_name().unwrap().to_string_lossy().into_owned();
     // The file's local headers in memory, as the macro gives them (no `-I` of this machine).
-    let builtin: Vec<&str> = gpu_cdecl::BUILTIN_HEADERS.iter().map(|(n, _)| *n).collect();
-    let headers = gpu_cdecl::include_scan::local_headers(source, Some(dir), &[], &builtin)
+    let builtin: Vec<&str> = gpu_cuda_source::BUILTIN_HEADERS.iter().map(|(n, _)| *n).collect();
+    let headers = gpu_cuda_source::include_scan::local_headers(source, Some(dir), &[], &builtin)
         .expect("no two headers of one name")
         .into_iter()
         .map(|h| (h.name, h.contents))
@@ -55,7 +55,7 @@ fn files_with_host_launchers_and_std_vector_pass_the_build_check_as_written() {
     for path in [&layernorm, &encoder] {
         let source = std::fs::read_to_string(path).unwrap();
         assert!(
-            gpu_cdecl::device_parts(&source, &[format!("-I{}", path.parent().unwrap().display())])
+            gpu_cuda_source::device_parts(&source, &[format!("-I{}", path.parent().unwrap().display())])
                 .source
                 .is_some(),
             "{}: has host code",
@@ -140,14 +140,14 @@ fn nvrtc_13_0_without_a_toolkit_checks_files_including_cuda_headers() {
         let sp = root.join("venv/lib/python3.12/site-packages");
         std::fs::create_dir_all(sp.join("nvidia/cu13")).unwrap();
         std::os::unix::fs::symlink(&wheel_include, sp.join("nvidia/cu13/include")).unwrap();
-        let env = gpu_cdecl::cuda_include::SearchEnv {
+        let env = gpu_cuda_source::cuda_include::SearchEnv {
             toolkits: no_toolkit.clone(),
             library_dirs: vec![lib_dir.clone()],
-            site_packages: gpu_cdecl::cuda_include::site_packages_under(&[root.join("venv")]),
+            site_packages: gpu_cuda_source::cuda_include::site_packages_under(&[root.join("venv")]),
             header_cache: root.join("empty-cache"),
             ..Default::default()
         };
-        let found = gpu_cdecl::cuda_include::find(&env, 13, &mut || None);
+        let found = gpu_cuda_source::cuda_include::find(&env, 13, &mut || None);
         assert_eq!(
             found.dirs,
             [
@@ -166,13 +166,13 @@ fn nvrtc_13_0_without_a_toolkit_checks_files_including_cuda_headers() {
     let newer = current.install_bundled_into(&cache);
     match newer {
         Some(dir) => {
-            let env = gpu_cdecl::cuda_include::SearchEnv {
+            let env = gpu_cuda_source::cuda_include::SearchEnv {
                 toolkits: no_toolkit,
                 library_dirs: vec![lib_dir],
                 header_cache: cache,
                 ..Default::default()
             };
-            let found = gpu_cdecl::cuda_include::find(&env, 13, &mut || None);
+            let found = gpu_cuda_source::cuda_include::find(&env, 13, &mut || None);
             assert_eq!(found.dirs, [dir.clone(), dir.join("cccl")]);
             compiles_with(lib, found.options());
         }

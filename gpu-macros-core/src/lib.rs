@@ -5,7 +5,7 @@
 //! tests. Not a public interface: its version is pinned by `gpu-macros`, and it may change in
 //! any release.
 //!
-//! The macro stays thin: it parses the CUDA C declaration (with `gpu-cdecl`), checks the Rust
+//! The macro stays thin: it parses the CUDA C declaration (with `gpu-cuda-source`), checks the Rust
 //! signature against it, and emits calls into `gpu_runtime`, where all run-time logic lives.
 
 #[cfg(test)]
@@ -159,7 +159,7 @@ fn crate_path(manifest_dir: &std::path::Path, path: &std::path::Path) -> proc_ma
 
 /// The source text, and tokens that embed it in the program with every header it includes
 /// from the folder of a `file = …` and from `include_dirs` (relative to the directory of the
-/// crate's Cargo.toml): found as a C preprocessor finds them (`gpu_cdecl::include_scan::
+/// crate's Cargo.toml): found as a C preprocessor finds them (`gpu_cuda_source::include_scan::
 /// local_headers`), read now, and given to NVRTC in memory by the name each `#include` gives,
 /// by the build-time check and by the run time alike. So the run time compiles exactly what the
 /// build checked, needs none of these files, and the binary names no directory of the machine
@@ -227,8 +227,8 @@ fn load_source(
             )
         }
     };
-    let builtin: Vec<&str> = gpu_cdecl::BUILTIN_HEADERS.iter().map(|(n, _)| *n).collect();
-    let found = gpu_cdecl::include_scan::local_headers(&text, beside.as_deref(), &dirs, &builtin)
+    let builtin: Vec<&str> = gpu_cuda_source::BUILTIN_HEADERS.iter().map(|(n, _)| *n).collect();
+    let found = gpu_cuda_source::include_scan::local_headers(&text, beside.as_deref(), &dirs, &builtin)
         .map_err(|clash| syn::Error::new(span, format!("#[kernel]: {clash}")))?;
     let mut headers = Vec::with_capacity(found.len());
     for h in found {
@@ -271,24 +271,24 @@ fn read_declarations(
     text: &str,
     options: &[syn::LitStr],
     headers: &[expand::HeaderTokens],
-) -> gpu_cdecl::Declarations {
+) -> gpu_cuda_source::Declarations {
     let options: Vec<String> = options.iter().map(syn::LitStr::value).collect();
-    let dirs = gpu_cdecl::include_scan::include_dirs_of(&options);
+    let dirs = gpu_cuda_source::include_scan::include_dirs_of(&options);
     // The source's local headers are the ones `load_source` read (NVRTC gets them in memory by
     // the name the `#include` gives, as here); others through the `-I` options left.
     let find = |name: &str, quoted: bool, from: Option<&str>| {
         headers
             .iter()
             .find(|h| h.name == name)
-            .map(|h| gpu_cdecl::Header {
+            .map(|h| gpu_cuda_source::Header {
                 id: h.name.clone(),
                 text: String::from_utf8_lossy(&h.contents).into_owned(),
             })
-            .or_else(|| gpu_cdecl::include_scan::find_header(name, quoted, from, &dirs))
+            .or_else(|| gpu_cuda_source::include_scan::find_header(name, quoted, from, &dirs))
     };
-    gpu_cdecl::Declarations::read(
+    gpu_cuda_source::Declarations::read(
         text,
-        &gpu_cdecl::Preprocess::from_options(&options).headers(&find),
+        &gpu_cuda_source::Preprocess::from_options(&options).headers(&find),
     )
 }
 
@@ -301,7 +301,7 @@ fn read_declarations(
 /// that cannot be passed from Rust points at the Rust argument of the same name when there is
 /// one.
 fn find_and_check(
-    decls: &gpu_cdecl::Declarations,
+    decls: &gpu_cuda_source::Declarations,
     origin: &place::Origin,
     kernel: &RustKernel,
     c_name: &str,
@@ -317,7 +317,7 @@ fn find_and_check(
 
 /// Why the declaration of `kernel` could not be had, spanned as [`find_and_check`] says.
 fn decl_error(
-    e: &gpu_cdecl::DeclError,
+    e: &gpu_cuda_source::DeclError,
     origin: &place::Origin,
     kernel: &RustKernel,
     name_lit: Option<&syn::LitStr>,
@@ -326,7 +326,7 @@ fn decl_error(
     let src_span = origin.span();
     let msg = e.to_string();
     match e {
-        gpu_cdecl::DeclError::NotFound { hint, .. } => match name_lit {
+        gpu_cuda_source::DeclError::NotFound { hint, .. } => match name_lit {
             Some(lit) => syn::Error::new(lit.span(), msg),
             // A close name, a group of an `#if` not taken, a header not read: the message says
             // what fits already; the Rust name is not the likely cause.
@@ -344,11 +344,11 @@ fn decl_error(
             ),
         },
         // Where the line is in the Rust file, for a source in a literal (`place.rs`).
-        gpu_cdecl::DeclError::Syntax { line, message } => syn::Error::new(
+        gpu_cuda_source::DeclError::Syntax { line, message } => syn::Error::new(
             origin.line_span(*line).unwrap_or(src_span),
             format!("CUDA source at {}: {message}", origin.at(*line, None).text),
         ),
-        gpu_cdecl::DeclError::UnsupportedParam { param, .. } => {
+        gpu_cuda_source::DeclError::UnsupportedParam { param, .. } => {
             match c_param_name(param).and_then(|n| kernel.args.iter().find(|a| a.name == n)) {
                 Some(arg) => syn::Error::new_spanned(&arg.ty, msg),
                 None => syn::Error::new(src_span, msg),

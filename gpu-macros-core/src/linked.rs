@@ -5,7 +5,7 @@
 //! the `__constant__`/`__device__` variables of all sources get typed accessors. Compiling and
 //! linking happen in `gpu_runtime`, when a context first loads the module.
 
-use gpu_cdecl::{DeclError, KernelDecl};
+use gpu_cuda_source::{DeclError, KernelDecl};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
@@ -21,7 +21,7 @@ struct Part {
     /// Where it is written, as messages name it.
     origin: crate::place::Origin,
     /// Its kernels, read after preprocessing.
-    decls: gpu_cdecl::Declarations,
+    decls: gpu_cuda_source::Declarations,
 }
 
 impl Part {
@@ -87,8 +87,8 @@ fn check(
         ));
     }
     let found = declarations(parts, c_name).map_err(|available| {
-        let hint = Box::new(gpu_cdecl::NotFoundHint {
-            near: gpu_cdecl::near_names(c_name, &available),
+        let hint = Box::new(gpu_cuda_source::NotFoundHint {
+            near: gpu_cuda_source::near_names(c_name, &available),
             ..Default::default()
         });
         let e = DeclError::NotFound {

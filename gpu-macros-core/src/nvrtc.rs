@@ -4,14 +4,14 @@
 //! The library is found where users have it (`nvrtc_find`: `GPU_RUNTIME_NVRTC`, the loader's
 //! path, a CUDA toolkit, a Python wheel), once per compiler process. Every compile gets what
 //! the run time's gets (`gpu_runtime::compiler::headers`): the built-in headers
-//! (`gpu_cdecl::BUILTIN_HEADERS`, the prelude among them) in memory, and `-I` for the CUDA
+//! (`gpu_cuda_source::BUILTIN_HEADERS`, the prelude among them) in memory, and `-I` for the CUDA
 //! headers of a toolkit or, without one, those NVRTC carries inside itself, installed where the
-//! run time installs them (`gpu_cdecl::cuda_include`).
+//! run time installs them (`gpu_cuda_source::cuda_include`).
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
 use std::sync::OnceLock;
 
-use gpu_cdecl::cuda_include;
+use gpu_cuda_source::cuda_include;
 
 use crate::nvrtc_find;
 
@@ -231,7 +231,7 @@ impl Nvrtc {
         (a, b)
     }
 
-    /// The CUDA headers, as the run time finds them (`gpu_cdecl::cuda_include::find`): a
+    /// The CUDA headers, as the run time finds them (`gpu_cuda_source::cuda_include::find`): a
     /// toolkit's, else the headers this NVRTC carries (installed once into the directory the
     /// run time uses for them), else the wheels' or those another NVRTC installed.
     pub fn cuda_headers(&self) -> &CudaHeaders {
@@ -299,9 +299,9 @@ impl Nvrtc {
     }
 
     /// Compiles `source` with `options` (the architecture included), adding `names` as name
-    /// expressions; with `prelude`, `gpu_cdecl::NVRTC_PRELUDE` is included first, as the run time
-    /// does. `headers` (`(name, contents)`) are given in memory before the built-in ones, as the
-    /// run time gives a source's own headers. `Err` only when NVRTC itself fails (not for
+    /// expressions; with `prelude`, `gpu_cuda_source::NVRTC_PRELUDE` is included first, as the run
+    /// time does. `headers` (`(name, contents)`) are given in memory before the built-in ones, as
+    /// the run time gives a source's own headers. `Err` only when NVRTC itself fails (not for
     /// compile errors).
     #[allow(clippy::too_many_arguments)]
     pub fn compile(
@@ -315,14 +315,15 @@ impl Nvrtc {
         headers: &[(String, Vec<u8>)],
     ) -> Result<Output, String> {
         let cstr = |s: &str| CString::new(s).map_err(|_| format!("`{s}` contains a NUL byte"));
-        // Host code beside the kernels is left out, as at run time (`gpu_cdecl::device_parts_with`),
-        // in the source and in its headers (given in memory, as the run time gets them).
+        // Host code beside the kernels is left out, as at run time
+        // (`gpu_cuda_source::device_parts_with`), in the source and in its headers (given in
+        // memory, as the run time gets them).
         let given_text: Vec<(String, String)> = headers
             .iter()
             .map(|(n, t)| (n.clone(), String::from_utf8_lossy(t).into_owned()))
             .collect();
         let given: Vec<(&str, &str)> = given_text.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
-        let parts = gpu_cdecl::device_parts_with(source, options, &given);
+        let parts = gpu_cuda_source::device_parts_with(source, options, &given);
         let (src, file) = (cstr(parts.source.as_deref().unwrap_or(source))?, cstr(file_name)?);
         // The source's headers (their device parts), then the device parts of headers found
         // through `-I`, then the run time's in-memory headers, the prelude among them: NVRTC
@@ -345,7 +346,7 @@ impl Nvrtc {
                     .filter(|(n, _)| !given.iter().any(|(g, _)| g == n))
                     .map(|(n, t)| (n.as_str(), t.as_str())),
             )
-            .chain(gpu_cdecl::BUILTIN_HEADERS.iter().copied());
+            .chain(gpu_cuda_source::BUILTIN_HEADERS.iter().copied());
         let (header_names, header_texts): (Vec<_>, Vec<_>) = all.map(|(n, t)| (cstr(n), cstr(t))).unzip();
         let header_names = header_names.into_iter().collect::<Result<Vec<_>, _>>()?;
         let header_texts = header_texts.into_iter().collect::<Result<Vec<_>, _>>()?;
@@ -377,7 +378,7 @@ impl Nvrtc {
         if prelude {
             opts.insert(
                 0,
-                cstr(&format!("--pre-include={}", gpu_cdecl::NVRTC_PRELUDE_NAME))?,
+                cstr(&format!("--pre-include={}", gpu_cuda_source::NVRTC_PRELUDE_NAME))?,
             );
         }
         // After the user's options, as at run time: their `-I` directories come first.

@@ -5,7 +5,7 @@
 //! The macro reads the signature as `#[elementwise]` does (its `params`: scalars and arrays of
 //! the element types; here arrays are only read) and the result type, writes the C argument
 //! list, compiles at build time, when NVRTC can be loaded (`deep.rs`), every variant of the
-//! kernel the run time may compile, as `gpu_cdecl::reduction` writes it for the run time too
+//! kernel the run time may compile, as `gpu_cuda_source::reduction` writes it for the run time too
 //! (one module: the shared functions once, each variant's kernel), and emits a `static
 //! ReductionFn` and the functions that reduce with it. The generator numbers each expression's
 //! lines under its own name (`#line 1 "map"`), so NVRTC's messages about an expression point at
@@ -17,8 +17,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::parse::{Parse, ParseStream};
 use syn::spanned::Spanned;
 
-use gpu_cdecl::elementwise::{self as pieces, Role};
-use gpu_cdecl::reduction::{self as generator, Reduction, ReductionVariant};
+use gpu_cuda_source::elementwise::{self as pieces, Role};
+use gpu_cuda_source::reduction::{self as generator, Reduction, ReductionVariant};
 
 use crate::check::Errors;
 use crate::deep;
@@ -126,7 +126,7 @@ fn read_result(sig: &syn::Signature) -> syn::Result<(syn::Type, ReadElement)> {
 }
 
 /// The module the build-time check compiles: every variant the run time may compile, written
-/// by the generator the run time uses (`gpu_cdecl::reduction`), from the same name, argument
+/// by the generator the run time uses (`gpu_cuda_source::reduction`), from the same name, argument
 /// list, expressions and preamble (`<gpu_runtime/complex.h>` when a type is complex, then
 /// CUDA's headers of the 16-bit float types the arguments and the result name, as
 /// `ReductionKernel::new` makes it).
@@ -482,7 +482,11 @@ mod tests {
             generator::NEUTRAL_FILE,
             generator::POST_MAP_FILE,
         ] {
-            assert!(gpu_cdecl::nvrtc_log::parse(&r.log, file).is_empty(), "{}", r.log);
+            assert!(
+                gpu_cuda_source::nvrtc_log::parse(&r.log, file).is_empty(),
+                "{}",
+                r.log
+            );
         }
         let bad = source_of(
             r#"map = "x % 2.5f", reduce = "a + b", neutral = "0.0f""#,
@@ -490,7 +494,7 @@ mod tests {
         );
         let r = compile(&bad);
         assert!(!r.ok);
-        let diags = gpu_cdecl::nvrtc_log::parse(&r.log, generator::MAP_FILE);
+        let diags = gpu_cuda_source::nvrtc_log::parse(&r.log, generator::MAP_FILE);
         assert!(
             diags
                 .iter()
@@ -499,7 +503,7 @@ mod tests {
             r.log
         );
         // Every error is the expression's: none in the generated text around it.
-        let generated = gpu_cdecl::nvrtc_log::parse(&r.log, "norm.cu");
+        let generated = gpu_cuda_source::nvrtc_log::parse(&r.log, "norm.cu");
         assert!(generated.iter().all(|d| !d.is_error()), "{}", r.log);
     }
 }

@@ -4,7 +4,7 @@
 //! values (`template <int block_size>`) takes them in `instantiate` too: a plain `fn` binds one
 //! instance (`instantiate = [1024]`), a generic one an instance per type (`[(f32, 256)]`).
 
-use gpu_cdecl::{CParam, CType, KernelDecl, Scalar, TemplateParam, TemplateParamKind};
+use gpu_cuda_source::{CParam, CType, KernelDecl, Scalar, TemplateParam, TemplateParamKind};
 use proc_macro2::Span;
 use quote::ToTokens;
 use syn::{Ident, Type};
@@ -43,7 +43,9 @@ fn header(params: &[TemplateParam]) -> String {
 /// An example value for a message: `32` for an integer, `true` for a `bool`.
 fn example_value(p: &TemplateParam) -> &'static str {
     match &p.kind {
-        TemplateParamKind::Value(ty) if gpu_cdecl::parse_type(ty) == Ok(CType::Scalar(Scalar::Bool)) => {
+        TemplateParamKind::Value(ty)
+            if gpu_cuda_source::parse_type(ty) == Ok(CType::Scalar(Scalar::Bool)) =>
+        {
             "true"
         }
         _ => "32",
@@ -378,7 +380,7 @@ fn instance_args(
 /// Whether a value literal fits a C value parameter: a `bool` for `bool`, an integer in range
 /// for an integer type; any for a type this cannot read (an enum), which NVRTC checks.
 fn value_fits(c: &str, is_bool: bool, ty: &str) -> Result<(), String> {
-    let Ok(CType::Scalar(s)) = gpu_cdecl::parse_type(ty) else {
+    let Ok(CType::Scalar(s)) = gpu_cuda_source::parse_type(ty) else {
         return Ok(());
     };
     let (lo, hi): (i128, i128) = match s {
@@ -470,7 +472,7 @@ fn cuda_name_to_rust(ty: &Type) -> syn::Result<Option<Type>> {
         return Ok(None);
     }
     let span = ident.span();
-    let rust = match gpu_cdecl::parse_type(&name) {
+    let rust = match gpu_cuda_source::parse_type(&name) {
         Ok(CType::Scalar(Scalar::F16)) => quote::quote_spanned!(span=> ::gpu_runtime::half::f16),
         Ok(CType::Scalar(Scalar::Bf16)) => quote::quote_spanned!(span=> ::gpu_runtime::half::bf16),
         Ok(CType::Scalar(s)) => {
@@ -670,7 +672,7 @@ mod tests {
         let types: Vec<String> = k.args.iter().map(|a| text(&a.ty)).collect();
         assert_eq!(types, ["& mut [f64]", "f64", "i32"]);
         assert!(matches!(&k.args[0].kind, RustType::Slice { elem, mutable: true } if text(elem) == "f64"));
-        let decl = gpu_cdecl::find_kernel(
+        let decl = gpu_cuda_source::find_kernel(
             "template <typename T> __global__ void scale(T *x, T a, int n) { }",
             "scale",
         )

@@ -1,5 +1,5 @@
 //! The Rust names of CUDA's vector types (`float4` is `gpu_runtime::types::Float4`), read from
-//! the table in `gpu_cdecl::vectors` that `gpu_runtime::types` is checked against, and of
+//! the table in `gpu_cuda_source::vectors` that `gpu_runtime::types` is checked against, and of
 //! complex numbers (`gpu_runtime::complex<float>` is
 //! `gpu_runtime::types::Complex32`, see `gpu_runtime::types`).
 
@@ -7,14 +7,14 @@
 /// `Fp8E4M3`), or `None` when `c` is not one.
 pub fn rust_name(c: &str) -> Option<String> {
     // Complex numbers (`gpu_runtime::complex<float>`, ...) map to gpu_runtime's Complex32/64.
-    match gpu_cdecl::complex_part(c) {
-        Some(gpu_cdecl::Scalar::F32) => return Some("Complex32".to_owned()),
-        Some(gpu_cdecl::Scalar::F64) => return Some("Complex64".to_owned()),
+    match gpu_cuda_source::complex_part(c) {
+        Some(gpu_cuda_source::Scalar::F32) => return Some("Complex32".to_owned()),
+        Some(gpu_cuda_source::Scalar::F64) => return Some("Complex64".to_owned()),
         _ => {}
     }
-    gpu_cdecl::vectors::by_c_name(c)
+    gpu_cuda_source::vectors::by_c_name(c)
         .map(|t| t.rust_name)
-        .or_else(|| gpu_cdecl::fp8_by_c_name(c).map(|t| t.rust_name))
+        .or_else(|| gpu_cuda_source::fp8_by_c_name(c).map(|t| t.rust_name))
         .map(str::to_owned)
 }
 
@@ -26,16 +26,16 @@ pub fn c_name(rust: &str) -> Option<String> {
         "Complex64" => return Some("gpu_runtime::complex<double>".to_owned()),
         _ => {}
     }
-    gpu_cdecl::vectors::by_rust_name(rust)
+    gpu_cuda_source::vectors::by_rust_name(rust)
         .map(|t| t.c_name)
-        .or_else(|| gpu_cdecl::fp8_by_rust_name(rust).map(|t| t.c_name))
+        .or_else(|| gpu_cuda_source::fp8_by_rust_name(rust).map(|t| t.c_name))
         .map(str::to_owned)
 }
 
 /// For a name shaped like a CUDA vector type that is not one (`float5`, `double0`): the
 /// family's base name (`float`).
 pub fn misnamed_family(c: &str) -> Option<&str> {
-    gpu_cdecl::vectors::misnamed_family(c)
+    gpu_cuda_source::vectors::misnamed_family(c)
 }
 
 #[cfg(test)]

@@ -125,7 +125,7 @@ pub(super) const TYPE_WORDS: &[&str] = &[
 
 /// CUDA's vector types (`float2`, `uchar4`, `__half2`, …), usable as types in an operation.
 fn is_vector_type(w: &str) -> bool {
-    gpu_cdecl::vectors::by_c_name(w).is_some()
+    gpu_cuda_source::vectors::by_c_name(w).is_some()
 }
 
 pub(super) fn is_c_word(w: &str) -> bool {

@@ -1,12 +1,12 @@
 //! The CUDA C the build-time check compiles: the run time's own kernels for this fn.
 
-use gpu_cdecl::elementwise::{self as generator, Elementwise};
+use gpu_cuda_source::elementwise::{self as generator, Elementwise};
 
 use crate::elementwise::params::Param;
 
 /// The module the build-time check compiles: every variant the run time may compile for
 /// this fn (`Elementwise::variants`: the indexed kernel alone for PyCUDA's indexed form),
-/// written by the generator the run time uses (`gpu_cdecl::elementwise`), from the same name,
+/// written by the generator the run time uses (`gpu_cuda_source::elementwise`), from the same name,
 /// argument list, operation and preamble (`<gpu_runtime/complex.h>` for complex arguments, then
 /// CUDA's headers of the 16-bit float types the arguments name, as `ElementwiseKernel::with_name`
 /// makes it), so that the check compiles the text that runs.
@@ -37,17 +37,17 @@ pub(super) fn check_source(name: &str, params: &[Param], op: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gpu_cdecl::elementwise::{Role, Variant, OPERATION_FILE};
-    use gpu_cdecl::Scalar;
+    use gpu_cuda_source::elementwise::{Role, Variant, OPERATION_FILE};
+    use gpu_cuda_source::Scalar;
 
     use crate::elementwise::params::c_arguments;
     use crate::elementwise::test_support::{params, AXPY};
 
     /// The run time's reading of the C argument list the macro emits
-    /// (`gpu_runtime::gpuarray::kernels::args::parse_params`, through gpu-cdecl): names, element
-    /// scalars and roles.
+    /// (`gpu_runtime::gpuarray::kernels::args::parse_params`, through gpu-cuda-source): names,
+    /// element scalars and roles.
     fn as_the_run_time_reads(arguments: &str) -> Vec<(String, Scalar, Role)> {
-        let decl = gpu_cdecl::find_kernel(
+        let decl = gpu_cuda_source::find_kernel(
             &format!("__global__ void gpu_params({arguments}) {{}}"),
             "gpu_params",
         )
@@ -57,13 +57,13 @@ mod tests {
             .map(|p| {
                 let name = p.name.expect("a name");
                 match p.ty {
-                    gpu_cdecl::CType::Scalar(s) => (name, s, Role::Scalar),
-                    gpu_cdecl::CType::Pointer {
+                    gpu_cuda_source::CType::Scalar(s) => (name, s, Role::Scalar),
+                    gpu_cuda_source::CType::Pointer {
                         pointee,
                         pointee_const,
                     } => match *pointee {
-                        gpu_cdecl::CType::Scalar(s) if pointee_const => (name, s, Role::Input),
-                        gpu_cdecl::CType::Scalar(s) => (name, s, Role::Output),
+                        gpu_cuda_source::CType::Scalar(s) if pointee_const => (name, s, Role::Input),
+                        gpu_cuda_source::CType::Scalar(s) => (name, s, Role::Output),
                         other => panic!("an array of {other:?}"),
                     },
                     other => panic!("an argument of type {other:?}"),

@@ -6,7 +6,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use gpu_cdecl::elementwise::Role;
+use gpu_cuda_source::elementwise::Role;
 
 use crate::elementwise::args::Item;
 use crate::elementwise::params::{c_arguments, Param};

@@ -7,8 +7,8 @@
 //! tokenizer (every name is an argument, a local, `i`, `n`, a keyword or a called function;
 //! read-only arguments are not assigned; every `&mut` array is), compiles at build time, when
 //! NVRTC can be loaded (`deep.rs`), every variant of the kernel the run time may compile, as
-//! `gpu_cdecl::elementwise` writes it for the run time too, and emits a `static ElementwiseFn`
-//! and the functions that launch it. Building, caching and launching the kernel are
+//! `gpu_cuda_source::elementwise` writes it for the run time too, and emits a `static
+//! ElementwiseFn` and the functions that launch it. Building, caching and launching the kernel are
 //! `gpu_runtime::gpuarray`'s.
 //!
 //! One file per job: `args` (the attribute and the item), `params` (the arguments, and the C
@@ -28,7 +28,7 @@ mod test_support;
 
 use proc_macro2::TokenStream;
 
-use gpu_cdecl::elementwise::OPERATION_FILE;
+use gpu_cuda_source::elementwise::OPERATION_FILE;
 
 pub use args::{Args, Item};
 

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use quote::quote;
 
-use gpu_cdecl::elementwise::Role;
+use gpu_cuda_source::elementwise::Role;
 
 use crate::check::Errors;
 use crate::elementwise::c_words::{is_c_word, is_type_word, ASSIGN};

@@ -1,4 +1,4 @@
-//! The operation's tokens, read with gpu-cdecl's lexer, and what cannot be in a C operation.
+//! The operation's tokens, read with gpu-cuda-source's lexer, and what cannot be in a C operation.
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Kind {
@@ -15,13 +15,13 @@ pub(super) struct Tok<'a> {
     pub(super) text: &'a str,
 }
 
-/// Splits a C operation into tokens, without comments, with gpu-cdecl's lexer (the one that
+/// Splits a C operation into tokens, without comments, with gpu-cuda-source's lexer (the one that
 /// reads declarations, fuzzed). Errors name what cannot be C, or cannot be in an operation:
 /// the lexer takes `$` and non-ASCII letters in names and any character as punctuation, which
 /// the run-time kernel would hand to NVRTC as they are.
 pub(super) fn tokenize(src: &str) -> Result<Vec<Tok<'_>>, String> {
-    use gpu_cdecl::tokens::{TokenError, TokenKind};
-    let toks = gpu_cdecl::tokens::tokenize(src).map_err(|e| match e {
+    use gpu_cuda_source::tokens::{TokenError, TokenKind};
+    let toks = gpu_cuda_source::tokens::tokenize(src).map_err(|e| match e {
         TokenError::Directive { .. } => {
             "a preprocessor line (`#...`) cannot appear in a C operation".to_owned()
         }
@@ -102,7 +102,7 @@ mod tests {
             tokenize("a = é").map(|_| ()),
             Err("`é` cannot appear in a C operation".to_owned())
         );
-        // gpu-cdecl's lexer takes these into names, or as punctuation.
+        // gpu-cuda-source's lexer takes these into names, or as punctuation.
         assert_eq!(
             tokenize("a = b$c").map(|_| ()),
             Err("`$` cannot appear in a C operation".to_owned())

@@ -4,8 +4,8 @@
 
 use quote::quote;
 
-use gpu_cdecl::elementwise::Role;
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::elementwise::Role;
+use gpu_cuda_source::Scalar;
 
 use crate::elementwise::c_words::is_c_word;
 
@@ -93,9 +93,9 @@ pub(crate) struct ReadElement {
 }
 
 /// An element type as written: a primitive by its one word, a library type (and a CUDA vector
-/// type, `Float3`: `gpu_cdecl::vectors`' Rust names) by its path's last segment. Rust's `bool`
-/// is refused with a pointer to `Bool`: the device may write any byte into an array, and only 0
-/// and 1 are valid `bool`s.
+/// type, `Float3`: `gpu_cuda_source::vectors`' Rust names) by its path's last segment. Rust's
+/// `bool` is refused with a pointer to `Bool`: the device may write any byte into an array, and
+/// only 0 and 1 are valid `bool`s.
 /// `macro_name` (`elementwise`, `reduction`) is the attribute messages name.
 pub(crate) fn element_type(ty: &syn::Type, macro_name: &str) -> syn::Result<ReadElement> {
     let path = match ty {
@@ -128,7 +128,7 @@ pub(crate) fn element_type(ty: &syn::Type, macro_name: &str) -> syn::Result<Read
             complex: true,
         });
     }
-    if let Some(v) = last.as_deref().and_then(gpu_cdecl::vectors::by_rust_name) {
+    if let Some(v) = last.as_deref().and_then(gpu_cuda_source::vectors::by_rust_name) {
         return Ok(ReadElement {
             scalar: v.scalar,
             c_type: v.c_name,

@@ -10,18 +10,18 @@ use crate::expand::runtime_path::{parent_module, rt};
 /// The Rust type of a global, and whether it is the accessor's type parameter `T`: a C struct
 /// has no Rust name the macro can know, so its accessor is generic over the caller's
 /// `#[repr(C)]` type, whose size is checked against the variable's when it is looked up.
-fn global_type(g: &gpu_cdecl::GlobalDecl) -> Option<(TokenStream, bool)> {
+fn global_type(g: &gpu_cuda_source::GlobalDecl) -> Option<(TokenStream, bool)> {
     let rt = rt();
     let (mut ty, generic) = match &g.ty {
         // No accessor where the type would not be plain data, or would need the `half` crate.
-        gpu_cdecl::CType::Scalar(
-            gpu_cdecl::Scalar::Bool | gpu_cdecl::Scalar::F16 | gpu_cdecl::Scalar::Bf16,
+        gpu_cuda_source::CType::Scalar(
+            gpu_cuda_source::Scalar::Bool | gpu_cuda_source::Scalar::F16 | gpu_cuda_source::Scalar::Bf16,
         ) => return None,
-        gpu_cdecl::CType::Scalar(s) => {
+        gpu_cuda_source::CType::Scalar(s) => {
             let t: syn::Type = syn::parse_str(s.rust_type()).ok()?;
             (quote!(#t), false)
         }
-        gpu_cdecl::CType::Named(n) => match crate::vector::rust_name(n) {
+        gpu_cuda_source::CType::Named(n) => match crate::vector::rust_name(n) {
             Some(v) => {
                 let t: Ident = syn::parse_str(&v).ok()?;
                 (quote!(#rt::types::#t), false)
@@ -49,9 +49,9 @@ pub fn globals(source: &str) -> TokenStream {
 pub fn globals_of(sources: &[(&str, Option<&str>)]) -> TokenStream {
     let rt = rt();
     let parent = parent_module();
-    let mut decls: Vec<(gpu_cdecl::GlobalDecl, Option<&str>)> = Vec::new();
+    let mut decls: Vec<(gpu_cuda_source::GlobalDecl, Option<&str>)> = Vec::new();
     for (text, file) in sources {
-        for g in gpu_cdecl::find_global_decls(text) {
+        for g in gpu_cuda_source::find_global_decls(text) {
             match decls.iter_mut().find(|(d, _)| d.name == g.name) {
                 Some(seen) if seen.0.unresolved_dim.is_some() && g.unresolved_dim.is_none() => {
                     *seen = (g, *file)
@@ -88,15 +88,15 @@ pub fn globals_of(sources: &[(&str, Option<&str>)]) -> TokenStream {
         }
         let dims: String = g.dims.iter().map(|d| format!("[{d}]")).collect();
         let space = match g.space {
-            gpu_cdecl::MemorySpace::Constant => "__constant__",
-            gpu_cdecl::MemorySpace::Device => "__device__",
-            gpu_cdecl::MemorySpace::Managed => "__managed__",
+            gpu_cuda_source::MemorySpace::Constant => "__constant__",
+            gpu_cuda_source::MemorySpace::Device => "__device__",
+            gpu_cuda_source::MemorySpace::Managed => "__managed__",
         };
         let doc =
             format!("The {space} variable `{name}{dims}` ({at}) in `ctx`: `set` writes it, `get` reads it.");
         let generics = if generic {
             let c_type = match &g.ty {
-                gpu_cdecl::CType::Named(n) => n.as_str(),
+                gpu_cuda_source::CType::Named(n) => n.as_str(),
                 _ => "",
             };
             let note = format!(

@@ -281,7 +281,7 @@ impl Plan<'_> {
         write(self.spec.name.as_ref(), self.text().as_bytes())?;
         if self.spec.prelude {
             let prelude = crate::compiler::headers::NVRTC_PRELUDE;
-            write(gpu_cdecl::NVRTC_PRELUDE_NAME, prelude.as_bytes())?;
+            write(gpu_cuda_source::NVRTC_PRELUDE_NAME, prelude.as_bytes())?;
         }
         write(&format!("module.{ext}"), &module.image)?;
         let mut info = format!("{label}\noptions:");

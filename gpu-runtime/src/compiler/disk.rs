@@ -5,8 +5,8 @@
 //! relative to the root of their crate, and the variable says where that root is here:
 //! `GPU_RUNTIME_SOURCE_DIR=/path/to/crate` for every crate, or `name=/path/to/crate` entries
 //! separated by commas for some (a crate's `Cargo.toml` name). The headers are found again by
-//! the scan the macro used (`gpu_cdecl::include_scan::local_headers`), so the compile sees the
-//! files the build would see now. Images embedded at build time are not loaded for such a
+//! the scan the macro used (`gpu_cuda_source::include_scan::local_headers`), so the compile sees
+//! the files the build would see now. Images embedded at build time are not loaded for such a
 //! source: they were compiled from the old text.
 
 use std::borrow::Cow;
@@ -86,8 +86,8 @@ fn headers_under(
     beside: Option<&Path>,
 ) -> Result<Vec<MemoryHeader>> {
     let dirs: Vec<PathBuf> = on_disk.include_dirs().iter().map(|d| root.join(d)).collect();
-    let builtin: Vec<&str> = gpu_cdecl::BUILTIN_HEADERS.iter().map(|(n, _)| *n).collect();
-    let found = gpu_cdecl::include_scan::local_headers(text, beside, &dirs, &builtin).map_err(|c| {
+    let builtin: Vec<&str> = gpu_cuda_source::BUILTIN_HEADERS.iter().map(|(n, _)| *n).collect();
+    let found = gpu_cuda_source::include_scan::local_headers(text, beside, &dirs, &builtin).map_err(|c| {
         Error::IncludeNameClash {
             module: source.name().to_owned(),
             name: c.name,

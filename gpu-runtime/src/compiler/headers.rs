@@ -8,7 +8,7 @@
 //!   (13.1 and later) carries inside itself, installed once into a cache directory
 //!   (`GPU_RUNTIME_HEADER_CACHE`, else `$XDG_CACHE_HOME/gpu-runtime` or `~/.cache/gpu-runtime`);
 //!   the `nvidia-cuda-runtime` and `nvidia-cuda-cccl` wheels; the headers another NVRTC of the
-//!   same major version installed into the cache. The search is `gpu_cdecl::cuda_include`'s,
+//!   same major version installed into the cache. The search is `gpu_cuda_source::cuda_include`'s,
 //!   which the `#[kernel]` build-time check uses too;
 //! - small built-in C headers for device code: `stdio.h`/`cstdio` (`printf`),
 //!   `stdint.h`/`cstdint`, `stddef.h`/`cstddef`, `math.h`/`cmath` (constants such as `M_PI`,
@@ -16,10 +16,10 @@
 //!   `float.h`/`cfloat`, `stdlib.h`, `string.h`, `stdbool.h`, `time.h` (declaring what libcu++
 //!   declares, as it declares it) and `assert.h`/`cassert` (device `assert`), and stand-ins for
 //!   the host headers a file with host code beside its kernels includes (`<vector>`,
-//!   `<cublas_v2.h>`, ...: see `gpu_cdecl::device_parts`);
-//! - this crate's device headers (in `gpu-cdecl/include/`, also usable with nvcc through `-I`):
-//!   `<gpu_runtime/complex.h>` (`gpu_runtime::complex<float>` and `<double>`, the device side
-//!   of [`crate::types::Complex32`] and [`crate::types::Complex64`]),
+//!   `<cublas_v2.h>`, ...: see `gpu_cuda_source::device_parts`);
+//! - this crate's device headers (in `gpu-cuda-source/include/`, also usable with nvcc through
+//!   `-I`): `<gpu_runtime/complex.h>` (`gpu_runtime::complex<float>` and `<double>`, the device
+//!   side of [`crate::types::Complex32`] and [`crate::types::Complex64`]),
 //!   `<gpu_runtime/texture_fetch.h>` (`fp_tex2D<double>(tex, x, y)`, `fp_surf2Dwrite(v, surf,
 //!   x, y)`, …: PyCUDA's `pycuda-helpers.hpp` for texture and surface objects, fetching doubles
 //!   and complex numbers), `<gpu_runtime/graph.h>` (`cudaGraphSetConditional`,
@@ -31,7 +31,7 @@
 //!   nvcc's host headers give every kernel (`uint`, `ushort`, `ulong`, `u_int`, ...), and the
 //!   names its implicit `cuda_runtime.h` gives (`FILE`, `INT_MAX`, `INFINITY`, `std::min`, ...).
 //!
-//! The texts of the last three are `gpu_cdecl::BUILTIN_HEADERS`, which the `#[kernel]`
+//! The texts of the last three are `gpu_cuda_source::BUILTIN_HEADERS`, which the `#[kernel]`
 //! build-time check gives NVRTC too.
 //!
 //! A header found nowhere makes the compile fail with a [`crate::CompileError`] whose log ends
@@ -41,7 +41,7 @@
 use std::ffi::{c_char, c_int, c_uint, CString};
 use std::path::PathBuf;
 
-use gpu_cdecl::cuda_include;
+use gpu_cuda_source::cuda_include;
 use std::sync::OnceLock;
 
 /// Where the CUDA headers came from, and the in-memory C headers.
@@ -108,24 +108,24 @@ impl Headers {
 /// `<sys/types.h>` integer names (`uint`, `ushort`, `ulong`, `u_int`, `u_char`, `u_int32_t`,
 /// ...) with glibc's types. Only typedefs, so a source that declares them again the same way
 /// compiles either way. The `#[kernel]` type check knows the same names (`uint n` is `n: u32`).
-pub const NVRTC_PRELUDE: &str = gpu_cdecl::NVRTC_PRELUDE;
+pub const NVRTC_PRELUDE: &str = gpu_cuda_source::NVRTC_PRELUDE;
 
 /// The option that makes NVRTC include the prelude (an in-memory header) before the source,
 /// leaving the source's own line numbers as they are.
 pub(crate) fn prelude_option() -> String {
-    format!("--pre-include={}", gpu_cdecl::NVRTC_PRELUDE_NAME)
+    format!("--pre-include={}", gpu_cuda_source::NVRTC_PRELUDE_NAME)
 }
 
 /// A note for a log that cites the prelude, e.g. "invalid redeclaration of type name "uint"
 /// (declared at line 9 of gpu_runtime_prelude.h)": what it is and how to turn it off.
 pub(crate) fn prelude_note(log: &str) -> Option<String> {
-    log.contains(gpu_cdecl::NVRTC_PRELUDE_NAME).then(|| {
+    log.contains(gpu_cuda_source::NVRTC_PRELUDE_NAME).then(|| {
         format!(
             "note (gpu-runtime): `{}` is the prelude included before every NVRTC compile: the \
              typedefs nvcc's host headers declare for every kernel (`uint`, `ushort`, `ulong`, \
              `u_int`, ...); a source that declares one of these names as another type compiles \
              with `SourceModule::prelude(false)` or `#[kernel(…, prelude = false)]`",
-            gpu_cdecl::NVRTC_PRELUDE_NAME
+            gpu_cuda_source::NVRTC_PRELUDE_NAME
         )
     })
 }
@@ -145,7 +145,7 @@ pub(crate) fn headers(nvrtc_major: i32) -> &'static Headers {
         let found = cuda_include::find(&env, nvrtc_major, &mut bundled_include);
         let options = found.options();
         let searched = found.searched;
-        let (names, contents): (Vec<CString>, Vec<CString>) = gpu_cdecl::BUILTIN_HEADERS
+        let (names, contents): (Vec<CString>, Vec<CString>) = gpu_cuda_source::BUILTIN_HEADERS
             .iter()
             .map(|(n, c)| {
                 // The built-in texts are constants without NUL bytes.

@@ -1,6 +1,6 @@
 //! The preprocessing a compile needs: the source wrapped in `extern "C"`. (The headers it
 //! includes from the include directories, hashed into the cache key, are found by
-//! `gpu_cdecl::include_scan`, which the `#[kernel]` build-time check uses too.)
+//! `gpu_cuda_source::include_scan`, which the `#[kernel]` build-time check uses too.)
 
 /// `source` with its code in `extern "C" { … }`, so that kernels keep their C names. The
 /// leading preprocessor lines (includes, defines, comments) stay outside the block: C++ headers

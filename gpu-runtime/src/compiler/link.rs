@@ -227,7 +227,7 @@ pub(crate) fn declaring_source<'s, S: AsRef<str>>(sources: &'s [S], kernel: &str
     sources
         .iter()
         .map(AsRef::as_ref)
-        .find(|s| gpu_cdecl::find_kernel(s, kernel).is_ok())
+        .find(|s| gpu_cuda_source::find_kernel(s, kernel).is_ok())
         .or(sources.first().map(AsRef::as_ref))
 }
 
@@ -292,14 +292,15 @@ mod tests {
                 std::ptr::eq(src, texts[holder]),
                 "{kernel} is read from the source that declares it"
             );
-            let decl = gpu_cdecl::find_kernel(src, kernel).unwrap();
+            let decl = gpu_cuda_source::find_kernel(src, kernel).unwrap();
             assert_eq!(decl.params.len(), params);
         }
-        let consts = gpu_cdecl::find_kernel(declaring_source(&texts, "apply").unwrap(), "apply").unwrap();
+        let consts =
+            gpu_cuda_source::find_kernel(declaring_source(&texts, "apply").unwrap(), "apply").unwrap();
         assert!(
             matches!(
                 consts.params[1].ty,
-                gpu_cdecl::CType::Pointer {
+                gpu_cuda_source::CType::Pointer {
                     pointee_const: true,
                     ..
                 }
@@ -308,8 +309,8 @@ mod tests {
         );
         // A kernel no source declares: the first source, whose lookup lists what it has.
         let missing = declaring_source(&texts, "nope").unwrap();
-        match gpu_cdecl::find_kernel(missing, "nope") {
-            Err(gpu_cdecl::DeclError::NotFound { available, .. }) => assert_eq!(available, ["scale"]),
+        match gpu_cuda_source::find_kernel(missing, "nope") {
+            Err(gpu_cuda_source::DeclError::NotFound { available, .. }) => assert_eq!(available, ["scale"]),
             other => panic!("expected NotFound, got {other:?}"),
         }
         assert_eq!(declaring_source::<&str>(&[], "scale"), None);

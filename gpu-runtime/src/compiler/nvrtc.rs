@@ -140,14 +140,14 @@ pub(crate) fn compile_with(
     nvrtc_loaded()?;
     // Host code beside the kernels (launchers, `main`, host globals) is left out, in the source
     // and in the headers it includes from its own directories, as nvcc's device compile leaves
-    // it to the host compiler (`gpu_cdecl::device_parts`).
+    // it to the host compiler (`gpu_cuda_source::device_parts`).
     let owned_options: Vec<String> = options.iter().map(|o| o.to_string()).collect();
     let given_text: Vec<(&str, std::borrow::Cow<'_, str>)> = extra_headers
         .iter()
         .map(|(n, t)| (*n, String::from_utf8_lossy(t)))
         .collect();
     let given: Vec<(&str, &str)> = given_text.iter().map(|(n, t)| (*n, t.as_ref())).collect();
-    let parts = gpu_cdecl::device_parts_with(source, &owned_options, &given);
+    let parts = gpu_cuda_source::device_parts_with(source, &owned_options, &given);
     let c_source = cstring("the CUDA source", parts.source.as_deref().unwrap_or(source))?;
     let c_name = cstring("the source name", source_name)?;
     let headers = crate::compiler::headers::headers(nvrtc_version()?.0 as i32);
@@ -230,7 +230,7 @@ pub(crate) fn compile_with(
     let status =
         unsafe { sys::nvrtcCompileProgram(program.0, option_ptrs.len() as c_int, option_ptrs.as_ptr()) };
     // A message about a line of a built-in header says it is gpu-runtime's.
-    let mut log = gpu_cdecl::nvrtc_log::mark_builtin_headers(&program_log(&program)?).into_owned();
+    let mut log = gpu_cuda_source::nvrtc_log::mark_builtin_headers(&program_log(&program)?).into_owned();
     if status == nvrtcResult::NVRTC_ERROR_COMPILATION {
         if let Some(note) = headers.missing_note(&log) {
             log = format!("{log}\n{note}");

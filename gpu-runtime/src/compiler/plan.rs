@@ -11,7 +11,7 @@ use crate::compiler::source_module::{Compiler, SourceModule};
 use crate::compiler::target::{choose_target, no_arch, parse_target};
 use crate::compiler::toolchain;
 use crate::error::Result;
-use gpu_cdecl::include_scan::{include_dirs_of, included_headers};
+use gpu_cuda_source::include_scan::{include_dirs_of, included_headers};
 
 /// Everything a compile depends on, resolved: what the cache key is computed from.
 pub(crate) struct Plan<'a> {
@@ -229,8 +229,8 @@ const BUILTIN_DIGEST: [u8; 8] = {
     }
     let mut h = 0xcbf29ce484222325u64;
     let mut i = 0;
-    while i < gpu_cdecl::BUILTIN_HEADERS.len() {
-        let (name, text) = gpu_cdecl::BUILTIN_HEADERS[i];
+    while i < gpu_cuda_source::BUILTIN_HEADERS.len() {
+        let (name, text) = gpu_cuda_source::BUILTIN_HEADERS[i];
         h = fnv(h, name.as_bytes());
         h = fnv(h, &(text.len() as u64).to_le_bytes());
         h = fnv(h, text.as_bytes());

@@ -1,7 +1,7 @@
 //! [`ArgumentError`]: run-time kernel arguments, or declared argument types, that do not match
 //! the kernel.
 
-use gpu_cdecl::{DeclError, Scalar};
+use gpu_cuda_source::{DeclError, Scalar};
 
 /// Kernel arguments, or declared argument types, refused before anything was launched or
 /// copied, with the kernel, the parameter and what was given. Wrapped by
@@ -358,7 +358,7 @@ pub enum ArgumentError {
         given_array: bool,
     },
     /// [`KindDiffers`](Self::KindDiffers) where a complex or CUDA vector type is declared or
-    /// given (not a `gpu-cdecl` scalar): the types by their C names
+    /// given (not a `gpu-cuda-source` scalar): the types by their C names
     /// (`gpu_runtime::complex<float>`, `float3`).
     #[error("kernel `{kernel}`: `{name}` takes {} `{expected}`, but {} `{given}` was given", if *.expected_array { "an array of" } else { "a scalar" }, if *.given_array { "an array of" } else { "a scalar" })]
     ElementTypeDiffers {

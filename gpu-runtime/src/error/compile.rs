@@ -21,7 +21,7 @@ impl CompileError {
     pub fn reported_lines(&self) -> Vec<usize> {
         // The macro's build-time check reads logs with the same parser, so the lines it
         // reports at build time are the ones shown here at run time.
-        gpu_cdecl::nvrtc_log::reported_lines(&self.log, &self.source_name)
+        gpu_cuda_source::nvrtc_log::reported_lines(&self.log, &self.source_name)
     }
 
     /// The source with line numbers, two lines either side of each reported line.

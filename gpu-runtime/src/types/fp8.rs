@@ -123,7 +123,7 @@ macro_rules! fp8 {
         }
 
         // SAFETY: repr(transparent) over u8, as CUDA's class is one byte of bits: every bit
-        // pattern is a valid value. Checked against gpu-cdecl's table below, and that against
+        // pattern is a valid value. Checked against gpu-cuda-source's table below, and that against
         // NVRTC in the test suite.
         unsafe impl DeviceRepr for $name {}
 
@@ -144,27 +144,27 @@ macro_rules! fp8_lanes {
         }
 
         // SAFETY: repr(C) over an array of one-byte values with every bit pattern valid, aligned
-        // as `<cuda_fp8.h>` aligns the C struct (`__CUDA_ALIGN__`); checked against gpu-cdecl's
-        // table below.
+        // as `<cuda_fp8.h>` aligns the C struct (`__CUDA_ALIGN__`); checked against
+        // gpu-cuda-source's table below.
         unsafe impl DeviceRepr for $name {}
 
         const _: () = layout_matches::<$name>($c, stringify!($name));
     };
 }
 
-/// The struct and gpu-cdecl's table (which the macros read) agree: a difference fails this
+/// The struct and gpu-cuda-source's table (which the macros read) agree: a difference fails this
 /// crate's build.
 const fn layout_matches<T>(c: &str, rust: &str) {
-    let Some(t) = gpu_cdecl::fp8_by_c_name(c) else {
-        panic!("an 8-bit float type missing from gpu_cdecl::FP8_TYPES")
+    let Some(t) = gpu_cuda_source::fp8_by_c_name(c) else {
+        panic!("an 8-bit float type missing from gpu_cuda_source::FP8_TYPES")
     };
     assert!(
         t.size == std::mem::size_of::<T>() && t.align == std::mem::align_of::<T>(),
-        "an 8-bit float type's layout differs from gpu-cdecl's"
+        "an 8-bit float type's layout differs from gpu-cuda-source's"
     );
     assert!(
-        gpu_cdecl::vectors::const_str_eq(t.rust_name, rust),
-        "gpu-cdecl names an 8-bit float type otherwise"
+        gpu_cuda_source::vectors::const_str_eq(t.rust_name, rust),
+        "gpu-cuda-source names an 8-bit float type otherwise"
     );
 }
 

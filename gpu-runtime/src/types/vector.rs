@@ -49,24 +49,24 @@ macro_rules! vector_type {
 
         // SAFETY: repr(C) with CUDA's alignment, plain numeric fields (every bit pattern is
         // valid), no padding beyond what CUDA's own struct has; the sizes and alignments are
-        // checked against gpu-cdecl's table below, and that against NVRTC in the test suite.
+        // checked against gpu-cuda-source's table below, and that against NVRTC in the test suite.
         unsafe impl DeviceRepr for $name {}
 
         // The struct is written out here (`repr(align)` takes only a literal), the layout is
-        // gpu-cdecl's table, which the macros read: a difference fails this crate's build.
+        // gpu-cuda-source's table, which the macros read: a difference fails this crate's build.
         const _: () = {
-            let Some(t) = gpu_cdecl::vectors::by_c_name($c) else {
-                panic!(concat!("`", $c, "` is not in gpu_cdecl::vectors::VECTOR_TYPES"))
+            let Some(t) = gpu_cuda_source::vectors::by_c_name($c) else {
+                panic!(concat!("`", $c, "` is not in gpu_cuda_source::vectors::VECTOR_TYPES"))
             };
             assert!(
                 t.size == std::mem::size_of::<$name>()
                     && t.align == std::mem::align_of::<$name>()
                     && t.lanes == $n,
-                concat!("`", stringify!($name), "` differs from gpu-cdecl's `", $c, "`")
+                concat!("`", stringify!($name), "` differs from gpu-cuda-source's `", $c, "`")
             );
             assert!(
-                gpu_cdecl::vectors::const_str_eq(t.rust_name, stringify!($name)),
-                concat!("gpu-cdecl names `", $c, "` other than `", stringify!($name), "`")
+                gpu_cuda_source::vectors::const_str_eq(t.rust_name, stringify!($name)),
+                concat!("gpu-cuda-source names `", $c, "` other than `", stringify!($name), "`")
             );
         };
     };
@@ -109,18 +109,18 @@ macro_rules! vector_table {
     ($($name:ident),* ; $($c_only:literal),* $(,)?) => {
         [
             $(($name::C_NAME, std::mem::size_of::<$name>(), std::mem::align_of::<$name>()),)*
-            $(cdecl_entry($c_only)),*
+            $(cuda_source_entry($c_only)),*
         ]
     };
 }
 
-/// gpu-cdecl's entry for `c_name`: the table lists `__half2` and `__nv_bfloat162` whether or not
-/// the `half` feature defines their structs (where it does, each struct is checked against this
+/// gpu-cuda-source's entry for `c_name`: the table lists `__half2` and `__nv_bfloat162` whether or
+/// not the `half` feature defines their structs (where it does, each struct is checked against this
 /// same entry), so that an index into the table means one type in every build.
-const fn cdecl_entry(c_name: &str) -> (&'static str, usize, usize) {
-    match gpu_cdecl::vectors::by_c_name(c_name) {
+const fn cuda_source_entry(c_name: &str) -> (&'static str, usize, usize) {
+    match gpu_cuda_source::vectors::by_c_name(c_name) {
         Some(t) => (t.c_name, t.size, t.align),
-        None => panic!("a vector type missing from gpu_cdecl::vectors::VECTOR_TYPES"),
+        None => panic!("a vector type missing from gpu_cuda_source::vectors::VECTOR_TYPES"),
     }
 }
 
@@ -143,7 +143,7 @@ macro_rules! for_each_vector_type {
 pub(crate) use for_each_vector_type;
 
 /// Every vector type: its CUDA C name, size and alignment in bytes, as this crate lays it out,
-/// in the order of `gpu_cdecl::vectors::VECTOR_TYPES` (each struct is checked against that
+/// in the order of `gpu_cuda_source::vectors::VECTOR_TYPES` (each struct is checked against that
 /// table when this crate compiles). The test suite compares each entry with what NVRTC reports.
 pub const VECTOR_TYPES: &[(&str, usize, usize)] = &vector_table![
     Char1, Char2, Char3, Char4, UChar1, UChar2, UChar3, UChar4, Short1, Short2, Short3, Short4, UShort1,
@@ -158,14 +158,14 @@ mod tests {
     use super::VECTOR_TYPES;
 
     #[test]
-    fn the_table_is_gpu_cdecls_in_its_order() {
+    fn the_table_is_gpu_cuda_sources_in_its_order() {
         // `launch::dynamic::VectorType` is an index into this table, and the macros name types
-        // by gpu-cdecl's: the two must list the same types, in the same order.
+        // by gpu-cuda-source's: the two must list the same types, in the same order.
         let ours: Vec<_> = VECTOR_TYPES.to_vec();
-        let cdecl: Vec<_> = gpu_cdecl::vectors::VECTOR_TYPES
+        let theirs: Vec<_> = gpu_cuda_source::vectors::VECTOR_TYPES
             .iter()
             .map(|t| (t.c_name, t.size, t.align))
             .collect();
-        assert_eq!(ours, cdecl);
+        assert_eq!(ours, theirs);
     }
 }

@@ -16,7 +16,7 @@
 //! takes the elementwise kernel.
 
 use crate::gpuarray::elements::dtype::DType;
-use gpu_cdecl::elementwise::MAX_DIMS;
+use gpu_cuda_source::elementwise::MAX_DIMS;
 
 use crate::driver::stream::Stream;
 use crate::error::Result;

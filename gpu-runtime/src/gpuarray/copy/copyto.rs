@@ -171,7 +171,7 @@ mod tests {
         for (from, to) in pairs {
             {
                 let k = kernel(from, to).unwrap();
-                let source = k.source(gpu_cdecl::elementwise::Variant::Strided(2));
+                let source = k.source(gpu_cuda_source::elementwise::Variant::Strided(2));
                 if let Err(e) = crate::gpuarray::kernels::registry::compile_check(&source, "sm_90") {
                     panic!("copyto {from:?} -> {to:?}: {e}");
                 }

@@ -373,7 +373,7 @@ mod tests {
                     panic!("{} of {}: {e}\n{source}", g.name(), t.c_name());
                 }
                 // The declaration the launch checks its arguments against: one per `Arg` given.
-                let decl = gpu_cdecl::find_kernel(&source, g.name()).unwrap();
+                let decl = gpu_cuda_source::find_kernel(&source, g.name()).unwrap();
                 let args = match g {
                     Gather::Take => 9,
                     Gather::Put => 8,

@@ -357,10 +357,13 @@ mod tests {
         ];
         for (k, (t, i)) in pairs.into_iter().enumerate() {
             let s = source(t, i);
-            let decl = gpu_cdecl::find_kernel(&s, NAME).unwrap();
+            let decl = gpu_cuda_source::find_kernel(&s, NAME).unwrap();
             assert_eq!(decl.params.len(), 11);
             let p = put_source(t, i);
-            assert_eq!(gpu_cdecl::find_kernel(&p, PUT_NAME).unwrap().params.len(), 13);
+            assert_eq!(
+                gpu_cuda_source::find_kernel(&p, PUT_NAME).unwrap().params.len(),
+                13
+            );
             if let Err(e) = registry::compile_check(&p, "sm_90") {
                 panic!("put_along_axis of {t:?} at {i:?}: {e}");
             }

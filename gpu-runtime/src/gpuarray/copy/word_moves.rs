@@ -346,7 +346,7 @@ mod tests {
                     if let Err(e) = compile_check(&src, "sm_90") {
                         panic!("{k:?} does not compile: {e}\n{src}");
                     }
-                    let kernels = gpu_cdecl::find_kernels(&src).expect("the declaration reads");
+                    let kernels = gpu_cuda_source::find_kernels(&src).expect("the declaration reads");
                     assert_eq!(kernels.len(), 1, "{src}");
                     assert_eq!(kernels[0].name, name(movement), "{src}");
                     assert_eq!(kernels[0].params.len(), 10, "{src}");

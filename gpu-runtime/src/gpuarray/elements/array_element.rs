@@ -62,12 +62,12 @@ impl ElementType {
         match self {
             ElementType::Number(d) => Some(d),
             ElementType::Vector(v) => {
-                gpu_cdecl::vectors::by_c_name(v.c_name()).and_then(|t| DType::from_scalar(t.scalar))
+                gpu_cuda_source::vectors::by_c_name(v.c_name()).and_then(|t| DType::from_scalar(t.scalar))
             }
         }
     }
 
-    /// The element type a declared C type name stands for, besides `gpu-cdecl`'s scalars: a
+    /// The element type a declared C type name stands for, besides `gpu-cuda-source`'s scalars: a
     /// complex number (`gpu_runtime::complex<float>`) or a vector type (`float3`, `uchar4`,
     /// and CUDA's aliases).
     pub(crate) fn of_named(name: &str) -> Option<ElementType> {

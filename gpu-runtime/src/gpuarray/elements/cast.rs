@@ -13,7 +13,7 @@
 //! this crate has no warnings, and documents it instead), except to `bool`, which is true when
 //! either part is nonzero (NumPy's truth of a complex number).
 
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 
 use crate::gpuarray::elements::dtype::DType;
 
@@ -30,8 +30,8 @@ pub(crate) fn headers_for(types: impl IntoIterator<Item = DType>) -> String {
     if complex {
         out.push_str("#include <gpu_runtime/complex.h>\n");
     }
-    // gpu-cdecl's, which `#[elementwise]`'s build-time check puts before its kernels too.
-    out.push_str(&gpu_cdecl::elementwise::scalar_includes(scalars));
+    // gpu-cuda-source's, which `#[elementwise]`'s build-time check puts before its kernels too.
+    out.push_str(&gpu_cuda_source::elementwise::scalar_includes(scalars));
     out
 }
 

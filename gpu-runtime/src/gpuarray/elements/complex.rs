@@ -6,7 +6,7 @@
 //! (`float2`, `double2`: the same size and alignment), an owned [`Arg`] that a launch accepts
 //! for a parameter of a C struct type of that size.
 
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::{sealed, Element, Kind};

@@ -1,11 +1,11 @@
 //! [`DType`], the element types by name (re-exported by [`promote`](crate::gpuarray::promote),
 //! whose table it indexes), and what generated kernels need to know of one: its C name, its
-//! size, and for the complex types their part type. The complex types are no `gpu-cdecl` scalars (that crate
-//! reads C declarations, where `gpu_runtime::complex<float>` is a named type), so the kernels
-//! of this module name element types by [`DType`], and by `gpu_cdecl::Scalar` only where a
-//! real type is meant.
+//! size, and for the complex types their part type. The complex types are no `gpu-cuda-source`
+//! scalars (that crate reads C declarations, where `gpu_runtime::complex<float>` is a named type),
+//! so the kernels of this module name element types by [`DType`], and by `gpu_cuda_source::Scalar`
+//! only where a real type is meant.
 
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 
 /// An element type, as NumPy names the types arrays hold (and `bf16`, which it does not).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -90,10 +90,10 @@ impl DType {
         }
     }
 
-    /// The type of a C name of a parameter declaration: a `gpu-cdecl` scalar's, or a complex
+    /// The type of a C name of a parameter declaration: a `gpu-cuda-source` scalar's, or a complex
     /// number's (`gpu_runtime::complex<float>`, `pycuda::complex<double>`, ...).
     pub(crate) fn of_named(name: &str) -> Option<DType> {
-        DType::complex_of(gpu_cdecl::complex_part(name)?)
+        DType::complex_of(gpu_cuda_source::complex_part(name)?)
     }
 }
 

@@ -2,7 +2,7 @@
 //! with: each knows its C name, its kind (for the checks of expressions and reductions), how to
 //! be passed by value, and the limits that are the neutral elements of `max` and `min`.
 
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::dtype::DType;
@@ -45,7 +45,7 @@ pub enum Kind {
 pub trait Element:
     DeviceRepr + Copy + Send + Sync + PartialEq + std::fmt::Debug + 'static + sealed::Sealed
 {
-    /// The scalar in `gpu-cdecl`'s terms; for the complex types, which are no scalars there,
+    /// The scalar in `gpu-cuda-source`'s terms; for the complex types, which are no scalars there,
     /// the type of their parts (`F32` for `Complex32`). [`DTYPE`](Self::DTYPE) tells them apart.
     const SCALAR: Scalar;
     /// The element type: what declared C parameters are compared with, and what generated

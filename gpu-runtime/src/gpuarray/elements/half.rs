@@ -3,7 +3,7 @@
 //! Kept apart from the other elements so that the whole file can be put behind a cargo
 //! feature.
 
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 use half::{bf16, f16};
 
 use crate::gpuarray::elements::dtype::DType;

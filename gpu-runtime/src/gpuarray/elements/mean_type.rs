@@ -70,7 +70,7 @@ mean_type!(
 
 #[cfg(test)]
 mod tests {
-    use gpu_cdecl::Scalar;
+    use gpu_cuda_source::Scalar;
 
     use super::*;
 

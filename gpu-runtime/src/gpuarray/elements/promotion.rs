@@ -1,9 +1,9 @@
 //! NumPy 2's type promotion as a table of element types: [`result_type`] and [`promote_types`]
-//! (with weak scalars, [`PromoteArg`]), [`promote`] on `gpu-cdecl` scalars, and [`Promote`],
+//! (with weak scalars, [`PromoteArg`]), [`promote`] on `gpu-cuda-source` scalars, and [`Promote`],
 //! the same table for the compiler. Public as [`gpuarray::promote`](crate::gpuarray::promote),
 //! whose docs print the table and which adds arithmetic on operands of two element types.
 
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
@@ -83,7 +83,7 @@ impl DType {
         }
     }
 
-    /// The type of a `gpu-cdecl` scalar (the [`Element::SCALAR`] of
+    /// The type of a `gpu-cuda-source` scalar (the [`Element::SCALAR`] of
     /// array elements), or `None` for `size_t` and `ptrdiff_t`, which arrays do not hold.
     pub fn from_scalar(s: Scalar) -> Option<DType> {
         Some(match s {
@@ -280,7 +280,7 @@ pub fn result_type(a: impl Into<PromoteArg>, b: impl Into<PromoteArg>) -> DType 
 }
 
 impl DType {
-    /// The `gpu-cdecl` scalar of this type, or `None` for the complex types (which are not
+    /// The `gpu-cuda-source` scalar of this type, or `None` for the complex types (which are not
     /// scalars there).
     pub const fn scalar(self) -> Option<Scalar> {
         Some(match self {
@@ -302,7 +302,7 @@ impl DType {
     }
 }
 
-/// What NumPy 2 computes `a op b` in, on `gpu-cdecl` scalars: [`promote_types`] of their
+/// What NumPy 2 computes `a op b` in, on `gpu-cuda-source` scalars: [`promote_types`] of their
 /// [`DType`]s, or `None` for a type arrays do not hold (`size_t`, `ptrdiff_t`).
 pub fn promote(a: Scalar, b: Scalar) -> Option<Scalar> {
     promote_types(DType::from_scalar(a)?, DType::from_scalar(b)?).scalar()

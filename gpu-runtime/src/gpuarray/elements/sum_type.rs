@@ -71,7 +71,7 @@ sum_type!(
 
 #[cfg(test)]
 mod tests {
-    use gpu_cdecl::Scalar;
+    use gpu_cuda_source::Scalar;
 
     use super::*;
     use crate::gpuarray::elements::dtype::DType;

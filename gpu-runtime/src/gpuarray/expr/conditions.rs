@@ -329,11 +329,11 @@ mod tests {
 
     #[test]
     fn a_select_kernel_stays_within_the_launch_parameters() {
-        use gpu_cdecl::elementwise::{Elementwise, Param, Role, Variant};
+        use gpu_cuda_source::elementwise::{Elementwise, Param, Role, Variant};
         for ndim in 1..=crate::gpuarray::kernels::args::MAX_DIMS {
             let pairs = pairs_per_kernel(ndim);
             assert!(2 * pairs < MAX_OPERANDS && pairs >= 1);
-            // The kernel of the largest chunk as gpu-cdecl writes it: the pairs' arrays, the
+            // The kernel of the largest chunk as gpu-cuda-source writes it: the pairs' arrays, the
             // chosen so far (or the default, a scalar: counted both), the result.
             let names: Vec<String> = (0..2 * pairs + 1).map(|k| format!("a{k}")).collect();
             let mut params: Vec<Param<'_>> = names
@@ -349,7 +349,7 @@ mod tests {
                 ..Elementwise::default()
             };
             let src = k.source(&[Variant::Strided(ndim)]);
-            let kernels = gpu_cdecl::find_kernels(&src).expect("the declaration reads");
+            let kernels = gpu_cuda_source::find_kernels(&src).expect("the declaration reads");
             let count = kernels[0].params.len();
             assert!(
                 count <= MAX_ARGS,

@@ -208,7 +208,13 @@ mod tests {
         for t in DType::ALL {
             for kind in [Kind::Convolve, Kind::Correlate] {
                 let s = source(kind, t);
-                assert_eq!(gpu_cdecl::find_kernel(&s, kind.name()).unwrap().params.len(), 7);
+                assert_eq!(
+                    gpu_cuda_source::find_kernel(&s, kind.name())
+                        .unwrap()
+                        .params
+                        .len(),
+                    7
+                );
                 if let Err(e) = registry::compile_check(&s, "sm_90") {
                     panic!("{kind:?} of {t:?}: {e}");
                 }

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 use ndarray::{Dimension, IxDyn, ShapeBuilder};
 
 use crate::driver::stream::Stream;

@@ -478,7 +478,10 @@ mod tests {
                 }
                 let s = source(k, r);
                 let want = if k == Kernel::Products { 8 } else { 5 };
-                assert_eq!(gpu_cdecl::find_kernel(&s, k.name()).unwrap().params.len(), want);
+                assert_eq!(
+                    gpu_cuda_source::find_kernel(&s, k.name()).unwrap().params.len(),
+                    want
+                );
                 if let Err(e) = registry::compile_check(&s, "sm_90") {
                     panic!("{k:?} of {r:?}: {e}");
                 }

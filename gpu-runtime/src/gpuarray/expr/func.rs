@@ -11,7 +11,7 @@
 //! than `==`/`!=`, `maximum`/`minimum`, `sign`, and the float-only functions have no result
 //! type on complex operands, which [`Expr`](crate::gpuarray::Expr) reports as an error.
 
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 
 use crate::gpuarray::elements::cast::{self, sixteen_bit, widen};
 use crate::gpuarray::elements::dtype::DType;

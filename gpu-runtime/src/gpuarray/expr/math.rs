@@ -47,7 +47,7 @@
 
 use std::sync::Arc;
 
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 use ndarray::{Dimension, IxDyn};
 
 use crate::driver::context::core::Context;

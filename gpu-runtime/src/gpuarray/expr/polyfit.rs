@@ -398,7 +398,13 @@ mod tests {
     fn the_kernel_compiles_for_every_real_element_type() {
         for t in DType::ALL.into_iter().filter(|t| !t.is_complex()) {
             let s = source(t);
-            assert_eq!(gpu_cdecl::find_kernel(&s, "gpu_polyfit").unwrap().params.len(), 9);
+            assert_eq!(
+                gpu_cuda_source::find_kernel(&s, "gpu_polyfit")
+                    .unwrap()
+                    .params
+                    .len(),
+                9
+            );
             if let Err(e) = registry::compile_check(&s, "sm_90") {
                 panic!("{t:?}: {e}");
             }

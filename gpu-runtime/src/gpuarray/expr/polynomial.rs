@@ -491,7 +491,10 @@ mod tests {
             ] {
                 let s = source(kind, t, out);
                 assert_eq!(
-                    gpu_cdecl::find_kernel(&s, kind.name()).unwrap().params.len(),
+                    gpu_cuda_source::find_kernel(&s, kind.name())
+                        .unwrap()
+                        .params
+                        .len(),
                     params
                 );
                 if let Err(e) = registry::compile_check(&s, "sm_90") {

@@ -1,7 +1,7 @@
 //! NumPy 2's type promotion ([NEP 50]): the element type of `a op b` for two element types, or
 //! for an element type and a Rust literal that NumPy would see as a Python scalar ("weak": it
 //! takes the array's type). [`result_type`](crate::gpuarray::result_type) is a pure function of
-//! the two types, [`promote`] the same on `gpu-cdecl` scalars, [`Promote`] the same for the
+//! the two types, [`promote`] the same on `gpu-cuda-source` scalars, [`Promote`] the same for the
 //! compiler (`<i8 as Promote<u8>>::Output` is `i16`), and [`add`], [`sub`], [`mul`], [`div`],
 //! [`remainder`], [`floor_divide`], [`compare`], [`where_`], [`maximum`] and the other
 //! binary ufuncs below ([`bitwise_and`], ..., [`nextafter`], [`hypot`], ...) compute on operands of two element types,

@@ -108,7 +108,13 @@ mod tests {
         for t in DType::ALL {
             let out = crate::gpuarray::elements::promotion::result_type(t, DType::I64);
             let s = source(t, out);
-            assert_eq!(gpu_cdecl::find_kernel(&s, "gpu_vander").unwrap().params.len(), 5);
+            assert_eq!(
+                gpu_cuda_source::find_kernel(&s, "gpu_vander")
+                    .unwrap()
+                    .params
+                    .len(),
+                5
+            );
             if let Err(e) = registry::compile_check(&s, "sm_90") {
                 panic!("vander of {t:?}: {e}");
             }

@@ -1,8 +1,8 @@
 //! The arguments of generated kernels: the declared parameters (`"float a, const float *x,
-//! float *z"`, read with `gpu-cdecl`), and what a launch passes ([`KernelArg`]: a scalar, or an
-//! array with its layout), checked against each other before anything launches.
+//! float *z"`, read with `gpu-cuda-source`), and what a launch passes ([`KernelArg`]: a scalar, or
+//! an array with its layout), checked against each other before anything launches.
 
-use gpu_cdecl::{CType, Scalar};
+use gpu_cuda_source::{CType, Scalar};
 use ndarray::Dimension;
 
 use crate::driver::context::core::Context;
@@ -14,7 +14,7 @@ use crate::launch::Arg;
 
 /// The most axes an array passed to a generated kernel may have (the kernels take one shape
 /// and stride argument per axis).
-pub const MAX_DIMS: usize = gpu_cdecl::elementwise::MAX_DIMS;
+pub const MAX_DIMS: usize = gpu_cuda_source::elementwise::MAX_DIMS;
 
 /// One declared parameter of a generated kernel.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +36,7 @@ fn element_scalar(s: Scalar) -> bool {
     !matches!(s, Scalar::Isize | Scalar::Usize)
 }
 
-/// The element type of a declared scalar or pointee type: a `gpu-cdecl` scalar, a complex
+/// The element type of a declared scalar or pointee type: a `gpu-cuda-source` scalar, a complex
 /// number (`gpu_runtime::complex<float>`, ...) or a CUDA vector type (`float3`, ...); `None`
 /// for any other type.
 fn declared_dtype(ty: &CType) -> Option<Result<ElementType, Scalar>> {
@@ -52,7 +52,7 @@ fn declared_dtype(ty: &CType) -> Option<Result<ElementType, Scalar>> {
 /// `const` for read-only ones). Names must be C identifiers that do not end in `__` forms
 /// the generated code uses (`x__p`, `x__o`, ...).
 pub(crate) fn parse_params(kernel: &str, arguments: &str) -> Result<Vec<Param>> {
-    let decl = gpu_cdecl::find_kernel(
+    let decl = gpu_cuda_source::find_kernel(
         &format!("__global__ void gpu_params({arguments}) {{}}"),
         "gpu_params",
     )
@@ -278,7 +278,7 @@ fn kind_differs(kernel: &str, p: &Param, given: ElementType, given_array: bool) 
             given,
             given_array,
         },
-        // A complex or vector type on either side: named in C, as `gpu-cdecl` has no such
+        // A complex or vector type on either side: named in C, as `gpu-cuda-source` has no such
         // scalar.
         _ => ArgumentError::ElementTypeDiffers {
             kernel: kernel.into(),

@@ -1,15 +1,15 @@
 //! The run time's side of the kernel text that generated kernels share: its parameters
-//! ([`Param`], read from a C argument list) as `gpu_cdecl::elementwise`'s, which the generators
-//! of `gpu-cdecl` (elementwise kernels, reductions) write their text from: the one copy the
-//! macros' build-time checks use too.
+//! ([`Param`], read from a C argument list) as `gpu_cuda_source::elementwise`'s, which the
+//! generators of `gpu-cuda-source` (elementwise kernels, reductions) write their text from: the one
+//! copy the macros' build-time checks use too.
 
-use gpu_cdecl::elementwise::{Param as CParam, Role};
+use gpu_cuda_source::elementwise::{Param as CParam, Role};
 
 use crate::gpuarray::elements::cast::convert_c;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::kernels::args::Param;
 
-pub(crate) use gpu_cdecl::elementwise::{is_ident, mentions, vec4_align};
+pub(crate) use gpu_cuda_source::elementwise::{is_ident, mentions, vec4_align};
 
 /// How a kernel computes on `t`: the C type of its arithmetic, a read of a `t` into it, the
 /// store of a result back into `t`. Integers are computed in 64-bit unsigned arithmetic,

@@ -26,7 +26,7 @@
 //!
 //! [`broadcast_shapes`]: crate::gpuarray::broadcast_shapes
 
-use gpu_cdecl::elementwise::{Elementwise, Param as CParam};
+use gpu_cuda_source::elementwise::{Elementwise, Param as CParam};
 
 use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, Error, Result};
@@ -40,8 +40,8 @@ use crate::gpuarray::kernels::registry::{self, KernelKey, BLOCK};
 use crate::launch::Arg;
 
 /// Which kernel of an [`ElementwiseKernel`] runs: see the module documentation. The source of
-/// each is written by `gpu_cdecl::elementwise`.
-pub use gpu_cdecl::elementwise::Variant;
+/// each is written by `gpu_cuda_source::elementwise`.
+pub use gpu_cuda_source::elementwise::Variant;
 
 /// The variant's part of a kernel's cache key.
 fn variant_code(variant: Variant) -> u32 {
@@ -168,7 +168,7 @@ impl ElementwiseKernel {
         }
         // CUDA's headers of the 16-bit float types the arguments name.
         let preamble = cast::headers_for(params.iter().filter_map(|p| p.elem.header_dtype()));
-        let indexed = gpu_cdecl::elementwise::is_indexed(&codegen::c_params(&params), operation);
+        let indexed = gpu_cuda_source::elementwise::is_indexed(&codegen::c_params(&params), operation);
         let mut k = ElementwiseKernel {
             name: name.to_owned(),
             arguments: arguments.to_owned(),
@@ -269,7 +269,7 @@ impl ElementwiseKernel {
     }
 
     /// The CUDA C source of one variant, as it is compiled (with `no_extern_c`): the text
-    /// `gpu_cdecl::elementwise` writes, which the `#[elementwise]` macro checks at build time.
+    /// `gpu_cuda_source::elementwise` writes, which the `#[elementwise]` macro checks at build time.
     pub fn source(&self, variant: Variant) -> String {
         let params = codegen::c_params(&self.params);
         self.generator(&params).source(&[variant])

@@ -98,7 +98,7 @@ pub const fn c_name_is<T: Element>(c_name: &str) -> bool {
 /// `#[elementwise]` asserts of each vector element type it read by its name, as
 /// [`c_name_is`] of the numbers.
 pub const fn vector_c_name_is<V: CudaVector>(c_name: &str) -> bool {
-    gpu_cdecl::vectors::const_str_eq(V::TYPE.c_name(), c_name)
+    gpu_cuda_source::vectors::const_str_eq(V::TYPE.c_name(), c_name)
 }
 
 #[cfg(test)]

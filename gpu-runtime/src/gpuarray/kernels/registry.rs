@@ -23,7 +23,7 @@ use crate::tools::memoize::ContextCache;
 
 /// Threads per block of every generated kernel: the reduction generator's, whose sources are
 /// written for this many.
-pub(crate) const BLOCK: u32 = gpu_cdecl::reduction::BLOCK;
+pub(crate) const BLOCK: u32 = gpu_cuda_source::reduction::BLOCK;
 
 /// Blocks per multiprocessor a grid-stride kernel is given: with 256 threads, 8 blocks fill an
 /// SM of 2048 threads once; more waves buy nothing for a memory-bound loop.

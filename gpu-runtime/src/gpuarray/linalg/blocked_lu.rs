@@ -728,7 +728,7 @@ mod tests {
         for t in DType::ALL {
             for part in parts {
                 let s = source(part, t, work_type(t), mean_dtype(t), real_type(mean_dtype(t)));
-                assert!(gpu_cdecl::find_kernel(&s, part.name()).is_ok());
+                assert!(gpu_cuda_source::find_kernel(&s, part.name()).is_ok());
                 if let Err(e) = registry::compile_check(&s, "sm_90") {
                     panic!("{t:?} {part:?}: {e}");
                 }

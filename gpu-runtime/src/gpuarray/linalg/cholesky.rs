@@ -142,7 +142,10 @@ mod tests {
         for t in DType::ALL.into_iter().filter(|t| !t.is_complex()) {
             let s = source(t, mean_dtype(t));
             assert_eq!(
-                gpu_cdecl::find_kernel(&s, "gpu_cholesky").unwrap().params.len(),
+                gpu_cuda_source::find_kernel(&s, "gpu_cholesky")
+                    .unwrap()
+                    .params
+                    .len(),
                 6
             );
             if let Err(e) = registry::compile_check(&s, "sm_90") {

@@ -478,7 +478,7 @@ mod tests {
                     !s.contains('$') && !s.contains("@V"),
                     "{t:?}: a placeholder is left"
                 );
-                let params = gpu_cdecl::find_kernel(&s, "gpu_eigh").unwrap().params.len();
+                let params = gpu_cuda_source::find_kernel(&s, "gpu_eigh").unwrap().params.len();
                 assert_eq!(params, if vectors { 9 } else { 8 }, "{t:?}");
                 if let Err(e) = registry::compile_check(&s, "sm_90") {
                     panic!("{t:?} vectors {vectors}: {e}");

@@ -492,7 +492,7 @@ mod tests {
             };
             let s = source(key);
             assert_eq!(
-                gpu_cdecl::find_kernel(&s, NAME).unwrap().params.len(),
+                gpu_cuda_source::find_kernel(&s, NAME).unwrap().params.len(),
                 2 + 2 + 1 + 3 + 6
             );
             if let Err(e) = registry::compile_check(&s, "sm_90") {

@@ -487,7 +487,10 @@ mod tests {
     fn the_kernel_compiles_for_every_element_type() {
         for t in DType::ALL {
             let s = source(t, mean_dtype(t), real_type(mean_dtype(t)));
-            assert_eq!(gpu_cdecl::find_kernel(&s, "gpu_lu").unwrap().params.len(), 11);
+            assert_eq!(
+                gpu_cuda_source::find_kernel(&s, "gpu_lu").unwrap().params.len(),
+                11
+            );
             if let Err(e) = registry::compile_check(&s, "sm_90") {
                 panic!("{t:?}: {e}");
             }

@@ -368,7 +368,7 @@ mod tests {
                     !s.contains('$') && !s.contains("@Q"),
                     "{t:?}: a placeholder is left"
                 );
-                let params = gpu_cdecl::find_kernel(&s, "gpu_qr").unwrap().params.len();
+                let params = gpu_cuda_source::find_kernel(&s, "gpu_qr").unwrap().params.len();
                 assert_eq!(params, if with_q { 10 } else { 9 }, "{t:?}");
                 if let Err(e) = registry::compile_check(&s, "sm_90") {
                     panic!("{t:?} with q {with_q}: {e}");

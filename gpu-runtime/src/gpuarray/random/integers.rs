@@ -289,7 +289,7 @@ mod tests {
             .flat_map(|&t| [Range::Narrow, Range::Word, Range::Wide].map(|r| (t, r)));
         for (k, (t, range)) in cases.enumerate() {
             let s = source(t, range);
-            assert_eq!(gpu_cdecl::find_kernel(&s, NAME).unwrap().params.len(), 7);
+            assert_eq!(gpu_cuda_source::find_kernel(&s, NAME).unwrap().params.len(), 7);
             all.push_str(
                 &s.replace(NAME, &format!("{NAME}{k}"))
                     .replace("gpu_philox", &format!("gpu_philox{k}"))

@@ -24,7 +24,7 @@
 //! per element, 16 bytes apart across the warp, left the `f32` fill at 0.75x the copy
 //! bandwidth on an H100. The values are the same either way.
 
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 use ndarray::{Dimension, ShapeBuilder};
 
 use crate::driver::context::core::Context;

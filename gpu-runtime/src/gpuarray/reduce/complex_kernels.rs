@@ -2,7 +2,7 @@
 //! in NumPy's lexicographic order with NaN propagating, and the real `var`/`std`. Kept apart
 //! from `ops` (which calls [`define`] for complex elements) so that neither imports the other.
 
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 
 use crate::error::Result;
 use crate::gpuarray::elements::cast;

@@ -1056,7 +1056,7 @@ mod tests {
                     "gpu_histogram_weighted",
                     "gpu_bincount_small",
                 ] {
-                    if let Ok(decl) = gpu_cdecl::find_kernel(s, name) {
+                    if let Ok(decl) = gpu_cuda_source::find_kernel(s, name) {
                         let want = match name {
                             "gpu_value_range" | "gpu_bincount_small" => 3,
                             "gpu_histogram" => 8,
@@ -1084,7 +1084,7 @@ mod tests {
         // Their `__launch_bounds__` sits between `void` and the name: the declaration that
         // each launch is checked against is still found.
         let decl = |k: Kernel| {
-            gpu_cdecl::find_kernel(&source(k, DType::F32), k.name())
+            gpu_cuda_source::find_kernel(&source(k, DType::F32), k.name())
                 .unwrap()
                 .params
                 .len()
@@ -1092,7 +1092,7 @@ mod tests {
         assert_eq!(decl(Kernel::Histogram), 8);
         let s = source(Kernel::BincountSmall, DType::I32);
         assert_eq!(
-            gpu_cdecl::find_kernel(&s, "gpu_bincount_small")
+            gpu_cuda_source::find_kernel(&s, "gpu_bincount_small")
                 .unwrap()
                 .params
                 .len(),

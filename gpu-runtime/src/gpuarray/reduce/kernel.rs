@@ -38,7 +38,7 @@ use crate::launch::Arg;
 
 /// The most blocks (partial results) of a reduction over all axes: the last block reduces them,
 /// four per thread, and the module keeps room for this many (the generator's constant).
-pub(crate) use gpu_cdecl::reduction::MAX_PARTS;
+pub(crate) use gpu_cuda_source::reduction::MAX_PARTS;
 
 /// Axes shorter than this are reduced one thread per output element.
 const SHORT_AXIS: usize = 64;
@@ -49,10 +49,10 @@ const MIN_CHUNK: usize = 32;
 /// The fewest elements of a chunk of a lane split across blocks: 16 per thread.
 const SPLIT_CHUNK: usize = 16 * BLOCK as usize;
 
-/// Which kernel of a [`ReductionKernel`] (see the module documentation): `gpu-cdecl`'s, whose
+/// Which kernel of a [`ReductionKernel`] (see the module documentation): `gpu-cuda-source`'s, whose
 /// generator writes the source of each, for the run time and for `#[reduction]`'s build-time
 /// check alike.
-pub use gpu_cdecl::reduction::ReductionVariant;
+pub use gpu_cuda_source::reduction::ReductionVariant;
 
 /// A reduction written as expressions (CuPy's `ReductionKernel`): each element maps to a value
 /// (`map`, over the arguments' elements as in [`ElementwiseKernel`](crate::gpuarray::ElementwiseKernel),

@@ -1,8 +1,8 @@
-//! The CUDA C of a [`ReductionKernel`]'s variants: written by `gpu_cdecl::reduction`, the one
+//! The CUDA C of a [`ReductionKernel`]'s variants: written by `gpu_cuda_source::reduction`, the one
 //! generator that `#[reduction]`'s build-time check compiles too, from the kernel's name,
 //! arguments, expressions and types.
 
-use gpu_cdecl::reduction::Reduction;
+use gpu_cuda_source::reduction::Reduction;
 
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::codegen;

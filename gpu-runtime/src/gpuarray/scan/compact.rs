@@ -907,7 +907,10 @@ pub(crate) mod tests {
     fn each_part_declares_the_arguments_its_launch_passes() {
         let count = |part, t| {
             let s = source(part, DType::Bool, t);
-            gpu_cdecl::find_kernel(&s, part.name()).unwrap().params.len()
+            gpu_cuda_source::find_kernel(&s, part.name())
+                .unwrap()
+                .params
+                .len()
         };
         assert_eq!(count(Part::Count, DType::Bool), 3);
         assert_eq!(count(Part::Flags, DType::Bool), 4);

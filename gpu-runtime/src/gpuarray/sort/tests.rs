@@ -29,10 +29,10 @@ fn every_sort_kernel_compiles_for_every_real_type() {
 /// typedef resolved, `__launch_bounds__` of a macro skipped).
 #[test]
 fn every_sort_kernel_declares_scalars_and_pointers_to_scalars() {
-    use gpu_cdecl::CType;
+    use gpu_cuda_source::CType;
     for dtype in DType::ALL.into_iter().filter(|d| !d.is_complex()) {
         for src in all_sources(dtype, true) {
-            let kernels = gpu_cdecl::find_kernels(&src).expect("the kernels' declarations read");
+            let kernels = gpu_cuda_source::find_kernels(&src).expect("the kernels' declarations read");
             assert!(!kernels.is_empty(), "no kernel in\n{src}");
             for k in kernels {
                 for p in &k.params {

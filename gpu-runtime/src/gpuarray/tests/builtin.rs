@@ -1,7 +1,7 @@
 //! Every kernel this module generates, compiled with NVRTC for sm_90 on the host (no GPU):
 //! the builtin operations for every element type, and every variant for the common ones.
 
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 
 use super::{builtin_source, compiles, scalars};
 use crate::gpuarray::copy::builtin::{kernel, Builtin};
@@ -71,7 +71,7 @@ fn generated_declarations_are_readable() {
         } else {
             "gpu_convert_strided3"
         };
-        let decl = gpu_cdecl::find_kernel(&src, name).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let decl = gpu_cuda_source::find_kernel(&src, name).unwrap_or_else(|e| panic!("{e}\n{src}"));
         assert!(decl.extern_c);
     }
     for (name, sources) in test_kernels(&[
@@ -94,7 +94,7 @@ fn generated_declarations_are_readable() {
             } else {
                 "reduction"
             };
-            gpu_cdecl::find_kernel(s, &format!("{base}_r{code}"))
+            gpu_cuda_source::find_kernel(s, &format!("{base}_r{code}"))
                 .unwrap_or_else(|e| panic!("{name}: {e}\n{s}"));
         }
     }

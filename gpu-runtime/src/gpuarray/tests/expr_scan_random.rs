@@ -1,7 +1,7 @@
 //! The kernels of expressions, scans and random fills, compiled with NVRTC for sm_90 on the
 //! host (no GPU), for every element type they apply to.
 
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 
 use super::compiles;
 use crate::gpuarray::elements::element::Element;
@@ -134,9 +134,9 @@ fn philox_matches_random123() {
 #[test]
 fn declarations_are_readable() {
     let sources = test_sources::<u16>();
-    gpu_cdecl::find_kernel(&sources[0], "gpu_scan_lookback").unwrap();
-    gpu_cdecl::find_kernel(&sources[1], "gpu_scan_lanes").unwrap();
-    gpu_cdecl::find_kernel(&sources[2], "gpu_scan_lanes").unwrap();
+    gpu_cuda_source::find_kernel(&sources[0], "gpu_scan_lookback").unwrap();
+    gpu_cuda_source::find_kernel(&sources[1], "gpu_scan_lanes").unwrap();
+    gpu_cuda_source::find_kernel(&sources[2], "gpu_scan_lanes").unwrap();
     for (src, name) in [
         (
             random_source::<u32>(Distribution::Uniform).unwrap(),
@@ -147,8 +147,8 @@ fn declarations_are_readable() {
             "gpu_philox_normal_f64",
         ),
     ] {
-        gpu_cdecl::find_kernel(&src, name).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        gpu_cuda_source::find_kernel(&src, name).unwrap_or_else(|e| panic!("{e}\n{src}"));
     }
     let k = kernel::<f32>(&shapes()[9], Store::Compound(BinOp::Sub)).unwrap();
-    gpu_cdecl::find_kernel(&k.source(Variant::Contiguous), "gpu_expr_contig").unwrap();
+    gpu_cuda_source::find_kernel(&k.source(Variant::Contiguous), "gpu_expr_contig").unwrap();
 }

@@ -2,7 +2,7 @@
 //! sm_90 on the host (no GPU): every conversion into and out of `__half` and `__nv_bfloat16`,
 //! with CUDA's headers found as every compile finds them.
 
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 use half::{bf16, f16};
 
 use super::{builtin_source, compiles, scalars};

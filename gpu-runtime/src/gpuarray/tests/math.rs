@@ -1,7 +1,7 @@
 //! The kernels of math, comparison and logic expressions: their C text, their cache keys, and
 //! that each compiles with NVRTC for sm_90 on the host (no GPU).
 
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 
 use super::compiles;
 use crate::gpuarray::elements::boolean::Bool;

@@ -82,14 +82,14 @@ fn compile_all_names_the_kernel_that_does_not_compile() {
 }
 
 /// The element type of a real scalar, for the kernels keyed by element types.
-fn dt(s: gpu_cdecl::Scalar) -> crate::gpuarray::elements::dtype::DType {
+fn dt(s: gpu_cuda_source::Scalar) -> crate::gpuarray::elements::dtype::DType {
     crate::gpuarray::elements::dtype::DType::from_scalar(s).expect("an element scalar")
 }
 
 /// The element scalars the compile tests run over, in one order: the integers, the 16-bit
 /// floats when `half`, `f32`, `f64`, then `bool` when `bool`.
-fn scalars(half: bool, bool: bool) -> Vec<gpu_cdecl::Scalar> {
-    use gpu_cdecl::Scalar::*;
+fn scalars(half: bool, bool: bool) -> Vec<gpu_cuda_source::Scalar> {
+    use gpu_cuda_source::Scalar::*;
     let halves = [F16, Bf16].into_iter().filter(|_| half);
     let bools = [Bool].into_iter().filter(|_| bool);
     [I8, U8, I16, U16, I32, U32, I64, U64]
@@ -103,8 +103,8 @@ fn scalars(half: bool, bool: bool) -> Vec<gpu_cdecl::Scalar> {
 /// The source of builtin kernel `b` from `from` to `to` in `variant`.
 fn builtin_source(
     b: crate::gpuarray::copy::builtin::Builtin,
-    from: gpu_cdecl::Scalar,
-    to: gpu_cdecl::Scalar,
+    from: gpu_cuda_source::Scalar,
+    to: gpu_cuda_source::Scalar,
     variant: crate::gpuarray::kernels::elementwise::Variant,
 ) -> String {
     crate::gpuarray::copy::builtin::kernel(b, dt(from), dt(to))

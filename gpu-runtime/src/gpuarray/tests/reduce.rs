@@ -76,8 +76,8 @@ fn gathered_reductions_compile() {
             if let Err(e) = compile_check(&src, check_arch(&src)) {
                 panic!("{op:?} does not compile: {e}\n{src}");
             }
-            gpu_cdecl::find_kernel(&src, "gpu_gather_reduce").unwrap();
-            gpu_cdecl::find_kernel(&src, "gpu_gather_final").unwrap();
+            gpu_cuda_source::find_kernel(&src, "gpu_gather_reduce").unwrap();
+            gpu_cuda_source::find_kernel(&src, "gpu_gather_final").unwrap();
         }
     }
 }
@@ -116,7 +116,7 @@ fn all_axes_reductions_finish_in_their_last_block() {
             assert!(src.contains(needle), "{v:?} lacks {needle}:\n{src}");
         }
         let name = k.c_name(v);
-        let decl = gpu_cdecl::find_kernel(&src, &name).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let decl = gpu_cuda_source::find_kernel(&src, &name).unwrap_or_else(|e| panic!("{e}\n{src}"));
         assert!(decl.extern_c);
     }
 }

@@ -4,7 +4,7 @@ use std::ffi::c_void;
 use std::marker::PhantomData;
 
 use cudarc::driver::sys;
-use gpu_cdecl::Scalar;
+use gpu_cuda_source::Scalar;
 
 use crate::driver::context::core::Context;
 use crate::driver::memory::slices::{HostSlice, HostSliceMut};

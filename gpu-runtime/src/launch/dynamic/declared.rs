@@ -2,7 +2,7 @@
 //! parameter types: everything a runtime-typed launch checks that needs no context, so that it
 //! is tested without a GPU.
 
-use gpu_cdecl::{CParam, CType, KernelDecl};
+use gpu_cuda_source::{CParam, CType, KernelDecl};
 
 use super::arg::*;
 use super::value::{StructType, VectorType};
@@ -64,9 +64,9 @@ fn declared(ty: &CType, is_template: bool) -> Declared<'_> {
 /// parts); `None` for other names.
 pub(super) fn complex_rust_type(c_name: &str) -> Option<(std::any::TypeId, &'static str)> {
     use crate::types::{Complex32, Complex64};
-    match gpu_cdecl::complex_part(c_name)? {
-        gpu_cdecl::Scalar::F32 => StructType::of::<Complex32>().rust,
-        gpu_cdecl::Scalar::F64 => StructType::of::<Complex64>().rust,
+    match gpu_cuda_source::complex_part(c_name)? {
+        gpu_cuda_source::Scalar::F32 => StructType::of::<Complex32>().rust,
+        gpu_cuda_source::Scalar::F64 => StructType::of::<Complex64>().rust,
         _ => None,
     }
 }
@@ -297,9 +297,9 @@ fn resolve_one(
 
 /// The Rust type of a vector type, for messages: `float4` is `Float4`.
 fn rust_vector_name(v: VectorType) -> &'static str {
-    // Every runtime vector type is in gpu-cdecl's table (checked when `types` compiles); the C
-    // name stands in should that ever not hold, rather than a panic in a message.
-    gpu_cdecl::vectors::by_c_name(v.c_name()).map_or_else(|| v.c_name(), |t| t.rust_name)
+    // Every runtime vector type is in gpu-cuda-source's table (checked when `types` compiles); the
+    // C name stands in should that ever not hold, rather than a panic in a message.
+    gpu_cuda_source::vectors::by_c_name(v.c_name()).map_or_else(|| v.c_name(), |t| t.rust_name)
 }
 
 impl Signature {

@@ -152,7 +152,7 @@ fn item(c: char, mode: Mode) -> std::result::Result<Option<ArgType>, String> {
     };
     let long = |native: ArgType, standard: ArgType| {
         Ok(Some(match mode {
-            // CUDA's `long` is 64-bit on the LP64 platforms it runs on (as gpu-cdecl reads it).
+            // CUDA's `long` is 64-bit on the LP64 platforms it runs on (as gpu-cuda-source reads it).
             Mode::Native => native,
             Mode::Standard => standard,
         }))

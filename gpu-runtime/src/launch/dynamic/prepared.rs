@@ -48,7 +48,7 @@ pub struct PreparedFunction {
 
 impl Function {
     /// The kernel's C declaration, from the module's source.
-    pub(super) fn declaration(&self) -> Result<(gpu_cdecl::KernelDecl, &str)> {
+    pub(super) fn declaration(&self) -> Result<(gpu_cuda_source::KernelDecl, &str)> {
         let base = self.name().split('<').next().unwrap_or("").trim();
         let source = self
             ._module
@@ -56,11 +56,12 @@ impl Function {
             .ok_or_else(|| ArgumentError::NoDeclaration {
                 kernel: self.name().into(),
             })?;
-        let decl =
-            gpu_cdecl::find_kernel(source, base).map_err(|source| ArgumentError::UnreadableDeclaration {
+        let decl = gpu_cuda_source::find_kernel(source, base).map_err(|source| {
+            ArgumentError::UnreadableDeclaration {
                 kernel: self.name().into(),
                 source: Box::new(source),
-            })?;
+            }
+        })?;
         Ok((decl, source))
     }
 

@@ -247,7 +247,7 @@ fn resolve_from(
     kernel: &str,
     given: Option<&[ArgType]>,
 ) -> std::result::Result<Signature, ArgumentError> {
-    let decl = gpu_cdecl::find_kernel(source, kernel).unwrap();
+    let decl = gpu_cuda_source::find_kernel(source, kernel).unwrap();
     let no_driver = |_| None;
     resolve(
         kernel,
@@ -438,7 +438,7 @@ fn given_types_are_checked_against_the_declaration() {
 fn struct_sizes_come_from_the_driver_when_it_reports_them() {
     // `Hidden` is defined in a header the source does not have: NVRTC cannot size it...
     const OPAQUE: &str = "__global__ void opaque(Hidden h, float *y) { }";
-    let decl = gpu_cdecl::find_kernel(OPAQUE, "opaque").unwrap();
+    let decl = gpu_cuda_source::find_kernel(OPAQUE, "opaque").unwrap();
     let e = resolve_from(OPAQUE, "opaque", None).unwrap_err();
     assert!(
         matches!(&e, ArgumentError::StructLayoutUnknown { index: 0, c_struct, driver_too_old: true, .. } if &**c_struct == "Hidden"),

@@ -32,7 +32,7 @@ impl VectorType {
     const fn named(c_name: &str) -> VectorType {
         let mut i = 0;
         while i < VECTOR_TYPES.len() {
-            if gpu_cdecl::vectors::const_str_eq(VECTOR_TYPES[i].0, c_name) {
+            if gpu_cuda_source::vectors::const_str_eq(VECTOR_TYPES[i].0, c_name) {
                 return VectorType(i as u8);
             }
             i += 1;
@@ -54,8 +54,8 @@ impl VectorType {
             "cuDoubleComplex" => "double2",
             n => n,
         };
-        // gpu-cdecl's table knows CUDA's own aliases (`half2`); the index is ours.
-        let c_name = gpu_cdecl::vectors::by_c_name(name)?.c_name;
+        // gpu-cuda-source's table knows CUDA's own aliases (`half2`); the index is ours.
+        let c_name = gpu_cuda_source::vectors::by_c_name(name)?.c_name;
         VECTOR_TYPES
             .iter()
             .position(|(c, _, _)| *c == c_name)

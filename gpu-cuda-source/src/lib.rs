@@ -1,4 +1,9 @@
-//! Finds the `__global__` functions in CUDA C/C++ source text and describes
+//! CUDA C source, read and written, for gpu-runtime and its macros: the preprocessor
+//! ([`preprocess`]), the declarations of kernels and variables, NVRTC's log ([`nvrtc_log`]), the
+//! vector types ([`vectors`]), the elementwise and reduction code generators ([`elementwise`],
+//! [`reduction`]) and the built-in headers ([`BUILTIN_HEADERS`]).
+//!
+//! At its core it finds the `__global__` functions in CUDA C/C++ source text and describes
 //! their parameters in terms a Rust caller can check against.
 //!
 //! This is not a C++ parser: it tokenizes the source (dropping comments), preprocesses it as
@@ -8,7 +13,7 @@
 //! runs in linear time, whatever the input.
 //!
 //! ```
-//! use gpu_cdecl::{find_kernel, CType, Scalar};
+//! use gpu_cuda_source::{find_kernel, CType, Scalar};
 //!
 //! let src = r#"
 //!     extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
@@ -180,7 +185,7 @@ pub fn find_globals(source: &str) -> Vec<String> {
 /// says why the text is not a type a kernel can take, as a sentence fragment.
 ///
 /// ```
-/// use gpu_cdecl::{parse_type, CType, Scalar};
+/// use gpu_cuda_source::{parse_type, CType, Scalar};
 /// assert_eq!(parse_type("ushort"), Ok(CType::Scalar(Scalar::U16)));
 /// assert_eq!(parse_type("cuDoubleComplex"), Ok(CType::Named("double2".into())));
 /// assert!(parse_type("float **").is_err());

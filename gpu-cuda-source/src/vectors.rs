@@ -7,7 +7,7 @@
 //! type added or an alignment corrected is changed once.
 //!
 //! ```
-//! use gpu_cdecl::{vectors, Scalar};
+//! use gpu_cuda_source::{vectors, Scalar};
 //! let f = vectors::by_c_name("float3").unwrap();
 //! assert_eq!((f.rust_name, f.scalar, f.lanes, f.size, f.align), ("Float3", Scalar::F32, 3, 12, 4));
 //! assert_eq!(vectors::by_c_name("half2"), vectors::by_rust_name("Half2"));

@@ -12,7 +12,7 @@ use crate::types::Scalar;
 /// there is none.
 ///
 /// ```
-/// use gpu_cdecl::{elementwise::scalar_includes, Scalar};
+/// use gpu_cuda_source::{elementwise::scalar_includes, Scalar};
 /// assert_eq!(scalar_includes([Scalar::F32, Scalar::Bool]), "");
 /// assert_eq!(
 ///     scalar_includes([Scalar::Bf16, Scalar::F16, Scalar::Bf16]),

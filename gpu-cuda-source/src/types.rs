@@ -279,7 +279,7 @@ pub const fn fp8_by_rust_name(name: &str) -> Option<&'static Fp8Type> {
 /// a leading `::` do not matter.
 ///
 /// ```
-/// use gpu_cdecl::{complex_part, Scalar};
+/// use gpu_cuda_source::{complex_part, Scalar};
 /// assert_eq!(complex_part("gpu_runtime::complex<float>"), Some(Scalar::F32));
 /// assert_eq!(complex_part("::cuda::std::complex< double >"), Some(Scalar::F64));
 /// assert_eq!(complex_part("complex<int>"), None);

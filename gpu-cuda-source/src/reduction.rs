@@ -14,8 +14,8 @@
 //! columns, under its name.
 //!
 //! ```
-//! use gpu_cdecl::elementwise::{Param, Role};
-//! use gpu_cdecl::reduction::{Reduction, ReductionVariant};
+//! use gpu_cuda_source::elementwise::{Param, Role};
+//! use gpu_cuda_source::reduction::{Reduction, ReductionVariant};
 //!
 //! let params = [Param::new("x", "float", Role::Input)];
 //! let k = Reduction { name: "norm2", params: &params, map: "x * x", reduce: "a + b", neutral: "0.0f",

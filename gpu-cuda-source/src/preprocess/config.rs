@@ -24,7 +24,7 @@ pub type HeaderSource<'a> = &'a dyn Fn(&str, bool, Option<&str>) -> Option<Heade
 /// the `-D`/`-U` options, the architecture, and where `#include`d headers come from.
 ///
 /// ```
-/// use gpu_cdecl::{Declarations, Preprocess};
+/// use gpu_cuda_source::{Declarations, Preprocess};
 /// let src = "#define K(T, N) extern \"C\" __global__ void N(const T *x, T *y) {}\n\
 ///            K(float, copy_f32)\n\
 ///            #if __CUDA_ARCH__ >= 800\nK(double, copy_f64)\n#endif\n";

@@ -419,8 +419,8 @@ pub const BUILTIN_HEADERS: &[(&str, &str)] = &[
     ("sys/mman.h", stand_ins::HOST_ONLY),
     ("arpa/inet.h", stand_ins::HOST_ONLY),
     ("gpu_runtime/nvcc_implicit.h", stand_ins::NVCC_IMPLICIT),
-    // gpu-runtime's own device headers (gpu-cdecl/include/): complex numbers and texture fetches
-    // of doubles and complex numbers.
+    // gpu-runtime's own device headers (gpu-cuda-source/include/): complex numbers and texture
+    // fetches of doubles and complex numbers.
     (
         "gpu_runtime/complex.h",
         include_str!("../include/gpu_runtime/complex.h"),

@@ -88,7 +88,7 @@ const OPERATORS: [&str; 23] = [
 /// comment or literal, or a preprocessor line. Linear in the length of `src`; never panics.
 ///
 /// ```
-/// use gpu_cdecl::tokens::{tokenize, TokenKind};
+/// use gpu_cuda_source::tokens::{tokenize, TokenKind};
 /// let t = tokenize("z >>= 'a' /* note */ + 1.5e-3f").unwrap();
 /// let texts: Vec<&str> = t.iter().map(|t| t.text).collect();
 /// assert_eq!(texts, [("z"), ">>=", "'a'", "+", "1.5e-3f"]);

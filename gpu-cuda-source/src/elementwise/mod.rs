@@ -17,7 +17,7 @@
 //! lines and columns.
 //!
 //! ```
-//! use gpu_cdecl::elementwise::{Elementwise, Param, Role, Variant};
+//! use gpu_cuda_source::elementwise::{Elementwise, Param, Role, Variant};
 //!
 //! let params = [
 //!     Param::new("a", "float", Role::Scalar),
