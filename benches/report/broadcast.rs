@@ -80,16 +80,7 @@ fn row(figure: &'static str, ours: f64, floor: f64, target: &'static str) -> Row
 }
 
 fn cupy_row(figure: &'static str, ours: f64, theirs: f64) -> Row {
-    Row {
-        figure,
-        raw: "CuPy (subprocess)",
-        ours,
-        theirs,
-        unit: "GB/s",
-        higher_is_better: true,
-        target: "",
-        rounds: Vec::new(),
-    }
+    Row::cupy(figure, "CuPy (subprocess)", ours, theirs, "GB/s")
 }
 
 pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {

@@ -188,16 +188,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
                     c_rand,
                 ),
             ] {
-                rows.push(Row {
-                    figure,
-                    raw: "CuPy (subprocess)",
-                    ours,
-                    theirs,
-                    unit: "GB/s",
-                    higher_is_better: true,
-                    target: "",
-                    rounds: Vec::new(),
-                });
+                rows.push(Row::cupy(figure, "CuPy (subprocess)", ours, theirs, "GB/s"));
             }
         }
         None => println!("CuPy rows skipped: `python3 -c \"import cupy\"` failed here"),

@@ -88,16 +88,13 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         Some(c) => {
             for ((&figure, o), theirs) in FIGURES.iter().zip(ours).zip(c) {
                 println!("linalg vs CuPy: {figure}: ours {o:.3} ms, CuPy {theirs:.3} ms");
-                rows.push(Row {
+                rows.push(Row::cupy(
                     figure,
-                    raw: "CuPy (subprocess), same operation",
-                    ours: o,
+                    "CuPy (subprocess), same operation",
+                    o,
                     theirs,
-                    unit: "ms",
-                    higher_is_better: false,
-                    target: "",
-                    rounds: Vec::new(),
-                });
+                    "ms",
+                ));
             }
         }
         None => {

@@ -150,16 +150,7 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             "polyval vs CuPy cp.polyval(p, x) (a cubic)",
         ];
         for ((figure, ours), theirs) in names.into_iter().zip(ours).zip(theirs) {
-            rows.push(Row {
-                figure,
-                raw: "CuPy (subprocess)",
-                ours,
-                theirs,
-                unit: "GB/s",
-                higher_is_better: true,
-                target: "",
-                rounds: Vec::new(),
-            });
+            rows.push(Row::cupy(figure, "CuPy (subprocess)", ours, theirs, "GB/s"));
         }
     }
     Ok(rows)

@@ -103,16 +103,13 @@ fn sgemm_rows(ctx: &Context, cupy_tflops: Option<f64>) -> Result<Vec<Row>, Box<d
         rounds: ratios,
     }];
     if let Some(theirs) = cupy_tflops {
-        rows.push(Row {
-            figure: "sgemm 8192^3 through matmul_into vs CuPy cp.matmul(a, b, out=c)",
-            raw: "CuPy (subprocess)",
-            ours: tflops(best(&ours_t)),
+        rows.push(Row::cupy(
+            "sgemm 8192^3 through matmul_into vs CuPy cp.matmul(a, b, out=c)",
+            "CuPy (subprocess)",
+            tflops(best(&ours_t)),
             theirs,
-            unit: "TFLOP/s",
-            higher_is_better: true,
-            target: "",
-            rounds: Vec::new(),
-        });
+            "TFLOP/s",
+        ));
     }
     Ok(rows)
 }
@@ -216,16 +213,7 @@ fn astype_rows(ctx: &Context, theirs: Option<[f64; 4]>) -> Result<Vec<Row>, Box<
                 ci64,
             ),
         ] {
-            rows.push(Row {
-                figure,
-                raw: "CuPy (subprocess)",
-                ours,
-                theirs,
-                unit: "GB/s",
-                higher_is_better: true,
-                target: "",
-                rounds: Vec::new(),
-            });
+            rows.push(Row::cupy(figure, "CuPy (subprocess)", ours, theirs, "GB/s"));
         }
     }
     Ok(rows)

@@ -134,16 +134,13 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         Some(c) => {
             for ((&figure, &o), theirs) in FIGURES.iter().zip(&ours).zip(c) {
                 println!("nanred vs CuPy: {figure}: ours {o:.1} GB/s, CuPy {theirs:.1} GB/s");
-                rows.push(Row {
+                rows.push(Row::cupy(
                     figure,
-                    raw: "CuPy (subprocess), same operation",
-                    ours: o,
+                    "CuPy (subprocess), same operation",
+                    o,
                     theirs,
-                    unit: "GB/s",
-                    higher_is_better: true,
-                    target: "",
-                    rounds: Vec::new(),
-                });
+                    "GB/s",
+                ));
             }
         }
         None => println!("nanred: CuPy rows skipped: `python3 -c \"import cupy\"` failed here"),

@@ -97,16 +97,13 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         Some(theirs) => {
             for ((&figure, &o), t) in figures.iter().zip(&ours).zip(theirs) {
                 println!("rearrange vs CuPy: {figure}: ours {o:.1} GB/s, CuPy {t:.1} GB/s");
-                rows.push(Row {
+                rows.push(Row::cupy(
                     figure,
-                    raw: "CuPy (subprocess), same operation",
-                    ours: o,
-                    theirs: t,
-                    unit: "GB/s",
-                    higher_is_better: true,
-                    target: "",
-                    rounds: Vec::new(),
-                });
+                    "CuPy (subprocess), same operation",
+                    o,
+                    t,
+                    "GB/s",
+                ));
             }
         }
         None => println!("rearrange: CuPy rows skipped: `python3 -c \"import cupy\"` failed here"),

@@ -57,14 +57,8 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
             for (((figure, target), o), theirs) in figures.into_iter().zip(targets).zip(ours).zip(c) {
                 println!("sort vs CuPy: {figure}: ours {o:.3} ms, CuPy {theirs:.3} ms");
                 rows.push(Row {
-                    figure,
-                    raw: "CuPy (subprocess), same operation",
-                    ours: o,
-                    theirs,
-                    unit: "ms",
-                    higher_is_better: false,
                     target,
-                    rounds: Vec::new(),
+                    ..Row::cupy(figure, "CuPy (subprocess), same operation", o, theirs, "ms")
                 });
             }
         }

@@ -26,6 +26,24 @@ pub struct Row {
 }
 
 impl Row {
+    /// Our figure beside CuPy's for the same operation (`raw` names how CuPy ran it), with no
+    /// target of its own (targets are against the raw driver path or the copy): bandwidths and
+    /// rates are better higher, times (`ms`, `us`) lower.
+    // The NCCL bench shares this file and has no CuPy rows.
+    #[allow(dead_code)]
+    pub fn cupy(figure: &'static str, raw: &'static str, ours: f64, theirs: f64, unit: &'static str) -> Row {
+        Row {
+            figure,
+            raw,
+            ours,
+            theirs,
+            unit,
+            higher_is_better: !matches!(unit, "ms" | "us"),
+            target: "",
+            rounds: Vec::new(),
+        }
+    }
+
     /// Time (or cost) ratio: ours relative to raw, below 1 when ours is faster; the median of
     /// the rounds' ratios when there are rounds.
     pub fn ratio(&self) -> f64 {
