@@ -120,16 +120,12 @@ pub fn rows(ctx: &Context) -> Result<Vec<Row>, Box<dyn std::error::Error>> {
         })
         .collect();
     let small_bytes = 4.0 * small.len() as f64;
-    rows.push(Row {
-        figure: "nansum of 2^20 floats, all axes, against a copy of them (time, us)",
-        raw: "cuMemcpyDtoD of the same floats",
-        ours: small_bytes / ours[FIGURES.len() - 1] / 1e3,
-        theirs: 2.0 * small_bytes / small_floor / 1e3,
-        unit: "us",
-        higher_is_better: false,
-        target: "<= 1.67x the copy's time (>= 0.6x its speed)",
-        rounds: Vec::new(),
-    });
+    rows.push(crate::reduce::time_row(
+        "nansum of 2^20 floats, all axes, against a copy of them (time, us)",
+        "cuMemcpyDtoD of the same floats",
+        small_bytes / ours[FIGURES.len() - 1] / 1e3,
+        2.0 * small_bytes / small_floor / 1e3,
+    ));
     match cupy() {
         Some(c) => {
             for ((&figure, &o), theirs) in FIGURES.iter().zip(&ours).zip(c) {

@@ -54,7 +54,7 @@ print(*out)
 
 /// A small sum's time next to a copy's of the same floats, with issue 46's target for it: at
 /// least 0.6x the copy's speed, so at most 1/0.6 of its time.
-fn time_row(figure: &'static str, raw: &'static str, sum_us: f64, copy_us: f64) -> Row {
+pub(crate) fn time_row(figure: &'static str, raw: &'static str, sum_us: f64, copy_us: f64) -> Row {
     Row {
         figure,
         raw,
