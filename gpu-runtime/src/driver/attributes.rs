@@ -5,1020 +5,191 @@
 
 use cudarc::driver::sys::CUdevice_attribute as Raw;
 
-/// A device attribute: what [`Device::attribute`](crate::Device::attribute) asks for.
-///
-/// Each variant is the driver's `CU_DEVICE_ATTRIBUTE_*` constant of the same name in CamelCase.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-pub enum DeviceAttribute {
-    /// `CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK` (1).
-    MaxThreadsPerBlock,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X` (2).
-    MaxBlockDimX,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y` (3).
-    MaxBlockDimY,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z` (4).
-    MaxBlockDimZ,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X` (5).
-    MaxGridDimX,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y` (6).
-    MaxGridDimY,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z` (7).
-    MaxGridDimZ,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK` (8).
-    MaxSharedMemoryPerBlock,
-    /// `CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY` (9).
-    TotalConstantMemory,
-    /// `CU_DEVICE_ATTRIBUTE_WARP_SIZE` (10).
-    WarpSize,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_PITCH` (11).
-    MaxPitch,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK` (12).
-    MaxRegistersPerBlock,
-    /// `CU_DEVICE_ATTRIBUTE_CLOCK_RATE` (13).
-    ClockRate,
-    /// `CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT` (14).
-    TextureAlignment,
-    /// `CU_DEVICE_ATTRIBUTE_GPU_OVERLAP` (15).
-    GpuOverlap,
-    /// `CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT` (16).
-    MultiprocessorCount,
-    /// `CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT` (17).
-    KernelExecTimeout,
-    /// `CU_DEVICE_ATTRIBUTE_INTEGRATED` (18).
-    Integrated,
-    /// `CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY` (19).
-    CanMapHostMemory,
-    /// `CU_DEVICE_ATTRIBUTE_COMPUTE_MODE` (20).
-    ComputeMode,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH` (21).
-    MaximumTexture1dWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH` (22).
-    MaximumTexture2dWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT` (23).
-    MaximumTexture2dHeight,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH` (24).
-    MaximumTexture3dWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT` (25).
-    MaximumTexture3dHeight,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH` (26).
-    MaximumTexture3dDepth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH` (27).
-    MaximumTexture2dLayeredWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT` (28).
-    MaximumTexture2dLayeredHeight,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS` (29).
-    MaximumTexture2dLayeredLayers,
-    /// `CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT` (30).
-    SurfaceAlignment,
-    /// `CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS` (31).
-    ConcurrentKernels,
-    /// `CU_DEVICE_ATTRIBUTE_ECC_ENABLED` (32).
-    EccEnabled,
-    /// `CU_DEVICE_ATTRIBUTE_PCI_BUS_ID` (33).
-    PciBusId,
-    /// `CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID` (34).
-    PciDeviceId,
-    /// `CU_DEVICE_ATTRIBUTE_TCC_DRIVER` (35).
-    TccDriver,
-    /// `CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE` (36).
-    MemoryClockRate,
-    /// `CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH` (37).
-    GlobalMemoryBusWidth,
-    /// `CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE` (38).
-    L2CacheSize,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR` (39).
-    MaxThreadsPerMultiprocessor,
-    /// `CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT` (40).
-    AsyncEngineCount,
-    /// `CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING` (41).
-    UnifiedAddressing,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH` (42).
-    MaximumTexture1dLayeredWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS` (43).
-    MaximumTexture1dLayeredLayers,
-    /// `CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER` (44).
-    CanTex2dGather,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH` (45).
-    MaximumTexture2dGatherWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT` (46).
-    MaximumTexture2dGatherHeight,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE` (47).
-    MaximumTexture3dWidthAlternate,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE` (48).
-    MaximumTexture3dHeightAlternate,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE` (49).
-    MaximumTexture3dDepthAlternate,
-    /// `CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID` (50).
-    PciDomainId,
-    /// `CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT` (51).
-    TexturePitchAlignment,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH` (52).
-    MaximumTexturecubemapWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH` (53).
-    MaximumTexturecubemapLayeredWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS` (54).
-    MaximumTexturecubemapLayeredLayers,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH` (55).
-    MaximumSurface1dWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH` (56).
-    MaximumSurface2dWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT` (57).
-    MaximumSurface2dHeight,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH` (58).
-    MaximumSurface3dWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT` (59).
-    MaximumSurface3dHeight,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH` (60).
-    MaximumSurface3dDepth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH` (61).
-    MaximumSurface1dLayeredWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS` (62).
-    MaximumSurface1dLayeredLayers,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH` (63).
-    MaximumSurface2dLayeredWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT` (64).
-    MaximumSurface2dLayeredHeight,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS` (65).
-    MaximumSurface2dLayeredLayers,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH` (66).
-    MaximumSurfacecubemapWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH` (67).
-    MaximumSurfacecubemapLayeredWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS` (68).
-    MaximumSurfacecubemapLayeredLayers,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH` (69).
-    MaximumTexture1dLinearWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH` (70).
-    MaximumTexture2dLinearWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT` (71).
-    MaximumTexture2dLinearHeight,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH` (72).
-    MaximumTexture2dLinearPitch,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH` (73).
-    MaximumTexture2dMipmappedWidth,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT` (74).
-    MaximumTexture2dMipmappedHeight,
-    /// `CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR` (75).
-    ComputeCapabilityMajor,
-    /// `CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR` (76).
-    ComputeCapabilityMinor,
-    /// `CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH` (77).
-    MaximumTexture1dMipmappedWidth,
-    /// `CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED` (78).
-    StreamPrioritiesSupported,
-    /// `CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED` (79).
-    GlobalL1CacheSupported,
-    /// `CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED` (80).
-    LocalL1CacheSupported,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR` (81).
-    MaxSharedMemoryPerMultiprocessor,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR` (82).
-    MaxRegistersPerMultiprocessor,
-    /// `CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY` (83).
-    ManagedMemory,
-    /// `CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD` (84).
-    MultiGpuBoard,
-    /// `CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID` (85).
-    MultiGpuBoardGroupId,
-    /// `CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED` (86).
-    HostNativeAtomicSupported,
-    /// `CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO` (87).
-    SingleToDoublePrecisionPerfRatio,
-    /// `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS` (88).
-    PageableMemoryAccess,
-    /// `CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS` (89).
-    ConcurrentManagedAccess,
-    /// `CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED` (90).
-    ComputePreemptionSupported,
-    /// `CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM` (91).
-    CanUseHostPointerForRegisteredMem,
-    /// `CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1` (92).
-    CanUseStreamMemOpsV1,
-    /// `CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1` (93).
-    CanUse64BitStreamMemOpsV1,
-    /// `CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1` (94).
-    CanUseStreamWaitValueNorV1,
-    /// `CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH` (95).
-    CooperativeLaunch,
-    /// `CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH` (96).
-    CooperativeMultiDeviceLaunch,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN` (97).
-    MaxSharedMemoryPerBlockOptin,
-    /// `CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES` (98).
-    CanFlushRemoteWrites,
-    /// `CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED` (99).
-    HostRegisterSupported,
-    /// `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES` (100).
-    PageableMemoryAccessUsesHostPageTables,
-    /// `CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST` (101).
-    DirectManagedMemAccessFromHost,
-    /// `CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED` (102).
-    VirtualAddressManagementSupported,
-    /// `CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED` (103).
-    HandleTypePosixFileDescriptorSupported,
-    /// `CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED` (104).
-    HandleTypeWin32HandleSupported,
-    /// `CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED` (105).
-    HandleTypeWin32KmtHandleSupported,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR` (106).
-    MaxBlocksPerMultiprocessor,
-    /// `CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED` (107).
-    GenericCompressionSupported,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE` (108).
-    MaxPersistingL2CacheSize,
-    /// `CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE` (109).
-    MaxAccessPolicyWindowSize,
-    /// `CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED` (110).
-    GpuDirectRdmaWithCudaVmmSupported,
-    /// `CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK` (111).
-    ReservedSharedMemoryPerBlock,
-    /// `CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED` (112).
-    SparseCudaArraySupported,
-    /// `CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED` (113).
-    ReadOnlyHostRegisterSupported,
-    /// `CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED` (114).
-    TimelineSemaphoreInteropSupported,
-    /// `CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED` (115).
-    MemoryPoolsSupported,
-    /// `CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED` (116).
-    GpuDirectRdmaSupported,
-    /// `CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS` (117).
-    GpuDirectRdmaFlushWritesOptions,
-    /// `CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING` (118).
-    GpuDirectRdmaWritesOrdering,
-    /// `CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES` (119).
-    MempoolSupportedHandleTypes,
-    /// `CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH` (120).
-    ClusterLaunch,
-    /// `CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED` (121).
-    DeferredMappingCudaArraySupported,
-    /// `CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS` (122).
-    CanUse64BitStreamMemOps,
-    /// `CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR` (123).
-    CanUseStreamWaitValueNor,
-    /// `CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED` (124).
-    DmaBufSupported,
-    /// `CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED` (125).
-    IpcEventSupported,
-    /// `CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT` (126).
-    MemSyncDomainCount,
-    /// `CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED` (127).
-    TensorMapAccessSupported,
-    /// `CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED` (128).
-    HandleTypeFabricSupported,
-    /// `CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS` (129).
-    UnifiedFunctionPointers,
-    /// `CU_DEVICE_ATTRIBUTE_NUMA_CONFIG` (130).
-    NumaConfig,
-    /// `CU_DEVICE_ATTRIBUTE_NUMA_ID` (131).
-    NumaId,
-    /// `CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED` (132).
-    MulticastSupported,
-    /// `CU_DEVICE_ATTRIBUTE_MPS_ENABLED` (133).
-    MpsEnabled,
-    /// `CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID` (134).
-    HostNumaId,
-    /// `CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED` (135).
-    D3d12CigSupported,
-    /// `CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK` (136).
-    MemDecompressAlgorithmMask,
-    /// `CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH` (137).
-    MemDecompressMaximumLength,
-    /// `CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED` (138).
-    VulkanCigSupported,
-    /// `CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID` (139).
-    GpuPciDeviceId,
-    /// `CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID` (140).
-    GpuPciSubsystemId,
-    /// `CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED` (141).
-    HostNumaVirtualMemoryManagementSupported,
-    /// `CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED` (142).
-    HostNumaMemoryPoolsSupported,
-    /// `CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED` (143).
-    HostNumaMultinodeIpcSupported,
-    /// `CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED` (144).
-    HostMemoryPoolsSupported,
-    /// `CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED` (145).
-    HostVirtualMemoryManagementSupported,
-    /// `CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED` (146).
-    HostAllocDmaBufSupported,
-    /// `CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED` (147).
-    OnlyPartialHostNativeAtomicSupported,
+/// The enum, its list and its two `const` matches, from one table of `(variant, driver constant,
+/// value)` rows below: one row an attribute instead of four places for each.
+macro_rules! device_attributes {
+    ($(($variant:ident, $raw:ident, $value:literal),)*) => {
+        /// A device attribute: what [`Device::attribute`](crate::Device::attribute) asks for.
+        ///
+        /// Each variant is the driver's `CU_DEVICE_ATTRIBUTE_*` constant of the same name in CamelCase.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        pub enum DeviceAttribute {
+            $(#[doc = concat!("`", stringify!($raw), "` (", stringify!($value), ").")] $variant,)*
+        }
+
+        impl DeviceAttribute {
+            /// Every attribute, in the driver's numeric order (147 of them).
+            pub const ALL: [DeviceAttribute; 147] = [$(DeviceAttribute::$variant,)*];
+
+            /// The driver's enum value.
+            pub const fn raw(self) -> Raw {
+                match self {
+                    $(DeviceAttribute::$variant => Raw::$raw,)*
+                }
+            }
+
+            /// The driver's name for the attribute, e.g. `CU_DEVICE_ATTRIBUTE_WARP_SIZE`.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(DeviceAttribute::$variant => stringify!($raw),)*
+                }
+            }
+        }
+    };
+}
+
+device_attributes! {
+    (MaxThreadsPerBlock, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, 1),
+    (MaxBlockDimX, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X, 2),
+    (MaxBlockDimY, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y, 3),
+    (MaxBlockDimZ, CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z, 4),
+    (MaxGridDimX, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, 5),
+    (MaxGridDimY, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, 6),
+    (MaxGridDimZ, CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, 7),
+    (MaxSharedMemoryPerBlock, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK, 8),
+    (TotalConstantMemory, CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY, 9),
+    (WarpSize, CU_DEVICE_ATTRIBUTE_WARP_SIZE, 10),
+    (MaxPitch, CU_DEVICE_ATTRIBUTE_MAX_PITCH, 11),
+    (MaxRegistersPerBlock, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK, 12),
+    (ClockRate, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, 13),
+    (TextureAlignment, CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT, 14),
+    (GpuOverlap, CU_DEVICE_ATTRIBUTE_GPU_OVERLAP, 15),
+    (MultiprocessorCount, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 16),
+    (KernelExecTimeout, CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT, 17),
+    (Integrated, CU_DEVICE_ATTRIBUTE_INTEGRATED, 18),
+    (CanMapHostMemory, CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, 19),
+    (ComputeMode, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE, 20),
+    (MaximumTexture1dWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH, 21),
+    (MaximumTexture2dWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH, 22),
+    (MaximumTexture2dHeight, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT, 23),
+    (MaximumTexture3dWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH, 24),
+    (MaximumTexture3dHeight, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT, 25),
+    (MaximumTexture3dDepth, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH, 26),
+    (MaximumTexture2dLayeredWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH, 27),
+    (MaximumTexture2dLayeredHeight, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT, 28),
+    (MaximumTexture2dLayeredLayers, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS, 29),
+    (SurfaceAlignment, CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT, 30),
+    (ConcurrentKernels, CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS, 31),
+    (EccEnabled, CU_DEVICE_ATTRIBUTE_ECC_ENABLED, 32),
+    (PciBusId, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, 33),
+    (PciDeviceId, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, 34),
+    (TccDriver, CU_DEVICE_ATTRIBUTE_TCC_DRIVER, 35),
+    (MemoryClockRate, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, 36),
+    (GlobalMemoryBusWidth, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 37),
+    (L2CacheSize, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 38),
+    (MaxThreadsPerMultiprocessor, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 39),
+    (AsyncEngineCount, CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT, 40),
+    (UnifiedAddressing, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 41),
+    (MaximumTexture1dLayeredWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH, 42),
+    (MaximumTexture1dLayeredLayers, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS, 43),
+    (CanTex2dGather, CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER, 44),
+    (MaximumTexture2dGatherWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH, 45),
+    (MaximumTexture2dGatherHeight, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT, 46),
+    (MaximumTexture3dWidthAlternate, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE, 47),
+    (MaximumTexture3dHeightAlternate, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE, 48),
+    (MaximumTexture3dDepthAlternate, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE, 49),
+    (PciDomainId, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, 50),
+    (TexturePitchAlignment, CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT, 51),
+    (MaximumTexturecubemapWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH, 52),
+    (MaximumTexturecubemapLayeredWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH, 53),
+    (MaximumTexturecubemapLayeredLayers, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS, 54),
+    (MaximumSurface1dWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH, 55),
+    (MaximumSurface2dWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH, 56),
+    (MaximumSurface2dHeight, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT, 57),
+    (MaximumSurface3dWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH, 58),
+    (MaximumSurface3dHeight, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT, 59),
+    (MaximumSurface3dDepth, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH, 60),
+    (MaximumSurface1dLayeredWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH, 61),
+    (MaximumSurface1dLayeredLayers, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS, 62),
+    (MaximumSurface2dLayeredWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH, 63),
+    (MaximumSurface2dLayeredHeight, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT, 64),
+    (MaximumSurface2dLayeredLayers, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS, 65),
+    (MaximumSurfacecubemapWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH, 66),
+    (MaximumSurfacecubemapLayeredWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH, 67),
+    (MaximumSurfacecubemapLayeredLayers, CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS, 68),
+    (MaximumTexture1dLinearWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH, 69),
+    (MaximumTexture2dLinearWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH, 70),
+    (MaximumTexture2dLinearHeight, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT, 71),
+    (MaximumTexture2dLinearPitch, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH, 72),
+    (MaximumTexture2dMipmappedWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH, 73),
+    (MaximumTexture2dMipmappedHeight, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT, 74),
+    (ComputeCapabilityMajor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 75),
+    (ComputeCapabilityMinor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 76),
+    (MaximumTexture1dMipmappedWidth, CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH, 77),
+    (StreamPrioritiesSupported, CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED, 78),
+    (GlobalL1CacheSupported, CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED, 79),
+    (LocalL1CacheSupported, CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED, 80),
+    (MaxSharedMemoryPerMultiprocessor, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, 81),
+    (MaxRegistersPerMultiprocessor, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, 82),
+    (ManagedMemory, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY, 83),
+    (MultiGpuBoard, CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD, 84),
+    (MultiGpuBoardGroupId, CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID, 85),
+    (HostNativeAtomicSupported, CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED, 86),
+    (SingleToDoublePrecisionPerfRatio, CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO, 87),
+    (PageableMemoryAccess, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, 88),
+    (ConcurrentManagedAccess, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, 89),
+    (ComputePreemptionSupported, CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED, 90),
+    (CanUseHostPointerForRegisteredMem, CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM, 91),
+    (CanUseStreamMemOpsV1, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1, 92),
+    (CanUse64BitStreamMemOpsV1, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1, 93),
+    (CanUseStreamWaitValueNorV1, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1, 94),
+    (CooperativeLaunch, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 95),
+    (CooperativeMultiDeviceLaunch, CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH, 96),
+    (MaxSharedMemoryPerBlockOptin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, 97),
+    (CanFlushRemoteWrites, CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES, 98),
+    (HostRegisterSupported, CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED, 99),
+    (PageableMemoryAccessUsesHostPageTables, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES, 100),
+    (DirectManagedMemAccessFromHost, CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST, 101),
+    (VirtualAddressManagementSupported, CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED, 102),
+    (HandleTypePosixFileDescriptorSupported, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, 103),
+    (HandleTypeWin32HandleSupported, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED, 104),
+    (HandleTypeWin32KmtHandleSupported, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED, 105),
+    (MaxBlocksPerMultiprocessor, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 106),
+    (GenericCompressionSupported, CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED, 107),
+    (MaxPersistingL2CacheSize, CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE, 108),
+    (MaxAccessPolicyWindowSize, CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE, 109),
+    (GpuDirectRdmaWithCudaVmmSupported, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED, 110),
+    (ReservedSharedMemoryPerBlock, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK, 111),
+    (SparseCudaArraySupported, CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED, 112),
+    (ReadOnlyHostRegisterSupported, CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED, 113),
+    (TimelineSemaphoreInteropSupported, CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED, 114),
+    (MemoryPoolsSupported, CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED, 115),
+    (GpuDirectRdmaSupported, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED, 116),
+    (GpuDirectRdmaFlushWritesOptions, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS, 117),
+    (GpuDirectRdmaWritesOrdering, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING, 118),
+    (MempoolSupportedHandleTypes, CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, 119),
+    (ClusterLaunch, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 120),
+    (DeferredMappingCudaArraySupported, CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED, 121),
+    (CanUse64BitStreamMemOps, CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS, 122),
+    (CanUseStreamWaitValueNor, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR, 123),
+    (DmaBufSupported, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED, 124),
+    (IpcEventSupported, CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED, 125),
+    (MemSyncDomainCount, CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT, 126),
+    (TensorMapAccessSupported, CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED, 127),
+    (HandleTypeFabricSupported, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED, 128),
+    (UnifiedFunctionPointers, CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS, 129),
+    (NumaConfig, CU_DEVICE_ATTRIBUTE_NUMA_CONFIG, 130),
+    (NumaId, CU_DEVICE_ATTRIBUTE_NUMA_ID, 131),
+    (MulticastSupported, CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED, 132),
+    (MpsEnabled, CU_DEVICE_ATTRIBUTE_MPS_ENABLED, 133),
+    (HostNumaId, CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID, 134),
+    (D3d12CigSupported, CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED, 135),
+    (MemDecompressAlgorithmMask, CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK, 136),
+    (MemDecompressMaximumLength, CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH, 137),
+    (VulkanCigSupported, CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED, 138),
+    (GpuPciDeviceId, CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID, 139),
+    (GpuPciSubsystemId, CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID, 140),
+    (HostNumaVirtualMemoryManagementSupported, CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 141),
+    (HostNumaMemoryPoolsSupported, CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED, 142),
+    (HostNumaMultinodeIpcSupported, CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED, 143),
+    (HostMemoryPoolsSupported, CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED, 144),
+    (HostVirtualMemoryManagementSupported, CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 145),
+    (HostAllocDmaBufSupported, CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED, 146),
+    (OnlyPartialHostNativeAtomicSupported, CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED, 147),
 }
 
 impl DeviceAttribute {
-    /// Every attribute, in the driver's numeric order (147 of them).
-    pub const ALL: [DeviceAttribute; 147] = [
-        DeviceAttribute::MaxThreadsPerBlock,
-        DeviceAttribute::MaxBlockDimX,
-        DeviceAttribute::MaxBlockDimY,
-        DeviceAttribute::MaxBlockDimZ,
-        DeviceAttribute::MaxGridDimX,
-        DeviceAttribute::MaxGridDimY,
-        DeviceAttribute::MaxGridDimZ,
-        DeviceAttribute::MaxSharedMemoryPerBlock,
-        DeviceAttribute::TotalConstantMemory,
-        DeviceAttribute::WarpSize,
-        DeviceAttribute::MaxPitch,
-        DeviceAttribute::MaxRegistersPerBlock,
-        DeviceAttribute::ClockRate,
-        DeviceAttribute::TextureAlignment,
-        DeviceAttribute::GpuOverlap,
-        DeviceAttribute::MultiprocessorCount,
-        DeviceAttribute::KernelExecTimeout,
-        DeviceAttribute::Integrated,
-        DeviceAttribute::CanMapHostMemory,
-        DeviceAttribute::ComputeMode,
-        DeviceAttribute::MaximumTexture1dWidth,
-        DeviceAttribute::MaximumTexture2dWidth,
-        DeviceAttribute::MaximumTexture2dHeight,
-        DeviceAttribute::MaximumTexture3dWidth,
-        DeviceAttribute::MaximumTexture3dHeight,
-        DeviceAttribute::MaximumTexture3dDepth,
-        DeviceAttribute::MaximumTexture2dLayeredWidth,
-        DeviceAttribute::MaximumTexture2dLayeredHeight,
-        DeviceAttribute::MaximumTexture2dLayeredLayers,
-        DeviceAttribute::SurfaceAlignment,
-        DeviceAttribute::ConcurrentKernels,
-        DeviceAttribute::EccEnabled,
-        DeviceAttribute::PciBusId,
-        DeviceAttribute::PciDeviceId,
-        DeviceAttribute::TccDriver,
-        DeviceAttribute::MemoryClockRate,
-        DeviceAttribute::GlobalMemoryBusWidth,
-        DeviceAttribute::L2CacheSize,
-        DeviceAttribute::MaxThreadsPerMultiprocessor,
-        DeviceAttribute::AsyncEngineCount,
-        DeviceAttribute::UnifiedAddressing,
-        DeviceAttribute::MaximumTexture1dLayeredWidth,
-        DeviceAttribute::MaximumTexture1dLayeredLayers,
-        DeviceAttribute::CanTex2dGather,
-        DeviceAttribute::MaximumTexture2dGatherWidth,
-        DeviceAttribute::MaximumTexture2dGatherHeight,
-        DeviceAttribute::MaximumTexture3dWidthAlternate,
-        DeviceAttribute::MaximumTexture3dHeightAlternate,
-        DeviceAttribute::MaximumTexture3dDepthAlternate,
-        DeviceAttribute::PciDomainId,
-        DeviceAttribute::TexturePitchAlignment,
-        DeviceAttribute::MaximumTexturecubemapWidth,
-        DeviceAttribute::MaximumTexturecubemapLayeredWidth,
-        DeviceAttribute::MaximumTexturecubemapLayeredLayers,
-        DeviceAttribute::MaximumSurface1dWidth,
-        DeviceAttribute::MaximumSurface2dWidth,
-        DeviceAttribute::MaximumSurface2dHeight,
-        DeviceAttribute::MaximumSurface3dWidth,
-        DeviceAttribute::MaximumSurface3dHeight,
-        DeviceAttribute::MaximumSurface3dDepth,
-        DeviceAttribute::MaximumSurface1dLayeredWidth,
-        DeviceAttribute::MaximumSurface1dLayeredLayers,
-        DeviceAttribute::MaximumSurface2dLayeredWidth,
-        DeviceAttribute::MaximumSurface2dLayeredHeight,
-        DeviceAttribute::MaximumSurface2dLayeredLayers,
-        DeviceAttribute::MaximumSurfacecubemapWidth,
-        DeviceAttribute::MaximumSurfacecubemapLayeredWidth,
-        DeviceAttribute::MaximumSurfacecubemapLayeredLayers,
-        DeviceAttribute::MaximumTexture1dLinearWidth,
-        DeviceAttribute::MaximumTexture2dLinearWidth,
-        DeviceAttribute::MaximumTexture2dLinearHeight,
-        DeviceAttribute::MaximumTexture2dLinearPitch,
-        DeviceAttribute::MaximumTexture2dMipmappedWidth,
-        DeviceAttribute::MaximumTexture2dMipmappedHeight,
-        DeviceAttribute::ComputeCapabilityMajor,
-        DeviceAttribute::ComputeCapabilityMinor,
-        DeviceAttribute::MaximumTexture1dMipmappedWidth,
-        DeviceAttribute::StreamPrioritiesSupported,
-        DeviceAttribute::GlobalL1CacheSupported,
-        DeviceAttribute::LocalL1CacheSupported,
-        DeviceAttribute::MaxSharedMemoryPerMultiprocessor,
-        DeviceAttribute::MaxRegistersPerMultiprocessor,
-        DeviceAttribute::ManagedMemory,
-        DeviceAttribute::MultiGpuBoard,
-        DeviceAttribute::MultiGpuBoardGroupId,
-        DeviceAttribute::HostNativeAtomicSupported,
-        DeviceAttribute::SingleToDoublePrecisionPerfRatio,
-        DeviceAttribute::PageableMemoryAccess,
-        DeviceAttribute::ConcurrentManagedAccess,
-        DeviceAttribute::ComputePreemptionSupported,
-        DeviceAttribute::CanUseHostPointerForRegisteredMem,
-        DeviceAttribute::CanUseStreamMemOpsV1,
-        DeviceAttribute::CanUse64BitStreamMemOpsV1,
-        DeviceAttribute::CanUseStreamWaitValueNorV1,
-        DeviceAttribute::CooperativeLaunch,
-        DeviceAttribute::CooperativeMultiDeviceLaunch,
-        DeviceAttribute::MaxSharedMemoryPerBlockOptin,
-        DeviceAttribute::CanFlushRemoteWrites,
-        DeviceAttribute::HostRegisterSupported,
-        DeviceAttribute::PageableMemoryAccessUsesHostPageTables,
-        DeviceAttribute::DirectManagedMemAccessFromHost,
-        DeviceAttribute::VirtualAddressManagementSupported,
-        DeviceAttribute::HandleTypePosixFileDescriptorSupported,
-        DeviceAttribute::HandleTypeWin32HandleSupported,
-        DeviceAttribute::HandleTypeWin32KmtHandleSupported,
-        DeviceAttribute::MaxBlocksPerMultiprocessor,
-        DeviceAttribute::GenericCompressionSupported,
-        DeviceAttribute::MaxPersistingL2CacheSize,
-        DeviceAttribute::MaxAccessPolicyWindowSize,
-        DeviceAttribute::GpuDirectRdmaWithCudaVmmSupported,
-        DeviceAttribute::ReservedSharedMemoryPerBlock,
-        DeviceAttribute::SparseCudaArraySupported,
-        DeviceAttribute::ReadOnlyHostRegisterSupported,
-        DeviceAttribute::TimelineSemaphoreInteropSupported,
-        DeviceAttribute::MemoryPoolsSupported,
-        DeviceAttribute::GpuDirectRdmaSupported,
-        DeviceAttribute::GpuDirectRdmaFlushWritesOptions,
-        DeviceAttribute::GpuDirectRdmaWritesOrdering,
-        DeviceAttribute::MempoolSupportedHandleTypes,
-        DeviceAttribute::ClusterLaunch,
-        DeviceAttribute::DeferredMappingCudaArraySupported,
-        DeviceAttribute::CanUse64BitStreamMemOps,
-        DeviceAttribute::CanUseStreamWaitValueNor,
-        DeviceAttribute::DmaBufSupported,
-        DeviceAttribute::IpcEventSupported,
-        DeviceAttribute::MemSyncDomainCount,
-        DeviceAttribute::TensorMapAccessSupported,
-        DeviceAttribute::HandleTypeFabricSupported,
-        DeviceAttribute::UnifiedFunctionPointers,
-        DeviceAttribute::NumaConfig,
-        DeviceAttribute::NumaId,
-        DeviceAttribute::MulticastSupported,
-        DeviceAttribute::MpsEnabled,
-        DeviceAttribute::HostNumaId,
-        DeviceAttribute::D3d12CigSupported,
-        DeviceAttribute::MemDecompressAlgorithmMask,
-        DeviceAttribute::MemDecompressMaximumLength,
-        DeviceAttribute::VulkanCigSupported,
-        DeviceAttribute::GpuPciDeviceId,
-        DeviceAttribute::GpuPciSubsystemId,
-        DeviceAttribute::HostNumaVirtualMemoryManagementSupported,
-        DeviceAttribute::HostNumaMemoryPoolsSupported,
-        DeviceAttribute::HostNumaMultinodeIpcSupported,
-        DeviceAttribute::HostMemoryPoolsSupported,
-        DeviceAttribute::HostVirtualMemoryManagementSupported,
-        DeviceAttribute::HostAllocDmaBufSupported,
-        DeviceAttribute::OnlyPartialHostNativeAtomicSupported,
-    ];
-
-    /// The driver's enum value.
-    pub const fn raw(self) -> Raw {
-        match self {
-            DeviceAttribute::MaxThreadsPerBlock => Raw::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK,
-            DeviceAttribute::MaxBlockDimX => Raw::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X,
-            DeviceAttribute::MaxBlockDimY => Raw::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y,
-            DeviceAttribute::MaxBlockDimZ => Raw::CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z,
-            DeviceAttribute::MaxGridDimX => Raw::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X,
-            DeviceAttribute::MaxGridDimY => Raw::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y,
-            DeviceAttribute::MaxGridDimZ => Raw::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z,
-            DeviceAttribute::MaxSharedMemoryPerBlock => Raw::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
-            DeviceAttribute::TotalConstantMemory => Raw::CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY,
-            DeviceAttribute::WarpSize => Raw::CU_DEVICE_ATTRIBUTE_WARP_SIZE,
-            DeviceAttribute::MaxPitch => Raw::CU_DEVICE_ATTRIBUTE_MAX_PITCH,
-            DeviceAttribute::MaxRegistersPerBlock => Raw::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK,
-            DeviceAttribute::ClockRate => Raw::CU_DEVICE_ATTRIBUTE_CLOCK_RATE,
-            DeviceAttribute::TextureAlignment => Raw::CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT,
-            DeviceAttribute::GpuOverlap => Raw::CU_DEVICE_ATTRIBUTE_GPU_OVERLAP,
-            DeviceAttribute::MultiprocessorCount => Raw::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-            DeviceAttribute::KernelExecTimeout => Raw::CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT,
-            DeviceAttribute::Integrated => Raw::CU_DEVICE_ATTRIBUTE_INTEGRATED,
-            DeviceAttribute::CanMapHostMemory => Raw::CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY,
-            DeviceAttribute::ComputeMode => Raw::CU_DEVICE_ATTRIBUTE_COMPUTE_MODE,
-            DeviceAttribute::MaximumTexture1dWidth => Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH,
-            DeviceAttribute::MaximumTexture2dWidth => Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH,
-            DeviceAttribute::MaximumTexture2dHeight => Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT,
-            DeviceAttribute::MaximumTexture3dWidth => Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH,
-            DeviceAttribute::MaximumTexture3dHeight => Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT,
-            DeviceAttribute::MaximumTexture3dDepth => Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH,
-            DeviceAttribute::MaximumTexture2dLayeredWidth => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH
-            }
-            DeviceAttribute::MaximumTexture2dLayeredHeight => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT
-            }
-            DeviceAttribute::MaximumTexture2dLayeredLayers => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS
-            }
-            DeviceAttribute::SurfaceAlignment => Raw::CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT,
-            DeviceAttribute::ConcurrentKernels => Raw::CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS,
-            DeviceAttribute::EccEnabled => Raw::CU_DEVICE_ATTRIBUTE_ECC_ENABLED,
-            DeviceAttribute::PciBusId => Raw::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID,
-            DeviceAttribute::PciDeviceId => Raw::CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID,
-            DeviceAttribute::TccDriver => Raw::CU_DEVICE_ATTRIBUTE_TCC_DRIVER,
-            DeviceAttribute::MemoryClockRate => Raw::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE,
-            DeviceAttribute::GlobalMemoryBusWidth => Raw::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH,
-            DeviceAttribute::L2CacheSize => Raw::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
-            DeviceAttribute::MaxThreadsPerMultiprocessor => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR
-            }
-            DeviceAttribute::AsyncEngineCount => Raw::CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT,
-            DeviceAttribute::UnifiedAddressing => Raw::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING,
-            DeviceAttribute::MaximumTexture1dLayeredWidth => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH
-            }
-            DeviceAttribute::MaximumTexture1dLayeredLayers => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS
-            }
-            DeviceAttribute::CanTex2dGather => Raw::CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER,
-            DeviceAttribute::MaximumTexture2dGatherWidth => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH
-            }
-            DeviceAttribute::MaximumTexture2dGatherHeight => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT
-            }
-            DeviceAttribute::MaximumTexture3dWidthAlternate => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE
-            }
-            DeviceAttribute::MaximumTexture3dHeightAlternate => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE
-            }
-            DeviceAttribute::MaximumTexture3dDepthAlternate => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE
-            }
-            DeviceAttribute::PciDomainId => Raw::CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID,
-            DeviceAttribute::TexturePitchAlignment => Raw::CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT,
-            DeviceAttribute::MaximumTexturecubemapWidth => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH
-            }
-            DeviceAttribute::MaximumTexturecubemapLayeredWidth => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH
-            }
-            DeviceAttribute::MaximumTexturecubemapLayeredLayers => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS
-            }
-            DeviceAttribute::MaximumSurface1dWidth => Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH,
-            DeviceAttribute::MaximumSurface2dWidth => Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH,
-            DeviceAttribute::MaximumSurface2dHeight => Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT,
-            DeviceAttribute::MaximumSurface3dWidth => Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH,
-            DeviceAttribute::MaximumSurface3dHeight => Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT,
-            DeviceAttribute::MaximumSurface3dDepth => Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH,
-            DeviceAttribute::MaximumSurface1dLayeredWidth => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH
-            }
-            DeviceAttribute::MaximumSurface1dLayeredLayers => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS
-            }
-            DeviceAttribute::MaximumSurface2dLayeredWidth => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH
-            }
-            DeviceAttribute::MaximumSurface2dLayeredHeight => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT
-            }
-            DeviceAttribute::MaximumSurface2dLayeredLayers => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS
-            }
-            DeviceAttribute::MaximumSurfacecubemapWidth => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH
-            }
-            DeviceAttribute::MaximumSurfacecubemapLayeredWidth => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH
-            }
-            DeviceAttribute::MaximumSurfacecubemapLayeredLayers => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS
-            }
-            DeviceAttribute::MaximumTexture1dLinearWidth => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH
-            }
-            DeviceAttribute::MaximumTexture2dLinearWidth => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH
-            }
-            DeviceAttribute::MaximumTexture2dLinearHeight => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT
-            }
-            DeviceAttribute::MaximumTexture2dLinearPitch => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH
-            }
-            DeviceAttribute::MaximumTexture2dMipmappedWidth => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH
-            }
-            DeviceAttribute::MaximumTexture2dMipmappedHeight => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT
-            }
-            DeviceAttribute::ComputeCapabilityMajor => Raw::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
-            DeviceAttribute::ComputeCapabilityMinor => Raw::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
-            DeviceAttribute::MaximumTexture1dMipmappedWidth => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH
-            }
-            DeviceAttribute::StreamPrioritiesSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED
-            }
-            DeviceAttribute::GlobalL1CacheSupported => Raw::CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED,
-            DeviceAttribute::LocalL1CacheSupported => Raw::CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED,
-            DeviceAttribute::MaxSharedMemoryPerMultiprocessor => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
-            }
-            DeviceAttribute::MaxRegistersPerMultiprocessor => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR
-            }
-            DeviceAttribute::ManagedMemory => Raw::CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY,
-            DeviceAttribute::MultiGpuBoard => Raw::CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD,
-            DeviceAttribute::MultiGpuBoardGroupId => Raw::CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID,
-            DeviceAttribute::HostNativeAtomicSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED
-            }
-            DeviceAttribute::SingleToDoublePrecisionPerfRatio => {
-                Raw::CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO
-            }
-            DeviceAttribute::PageableMemoryAccess => Raw::CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS,
-            DeviceAttribute::ConcurrentManagedAccess => Raw::CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS,
-            DeviceAttribute::ComputePreemptionSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED
-            }
-            DeviceAttribute::CanUseHostPointerForRegisteredMem => {
-                Raw::CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM
-            }
-            DeviceAttribute::CanUseStreamMemOpsV1 => Raw::CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1,
-            DeviceAttribute::CanUse64BitStreamMemOpsV1 => {
-                Raw::CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1
-            }
-            DeviceAttribute::CanUseStreamWaitValueNorV1 => {
-                Raw::CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1
-            }
-            DeviceAttribute::CooperativeLaunch => Raw::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH,
-            DeviceAttribute::CooperativeMultiDeviceLaunch => {
-                Raw::CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH
-            }
-            DeviceAttribute::MaxSharedMemoryPerBlockOptin => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
-            }
-            DeviceAttribute::CanFlushRemoteWrites => Raw::CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES,
-            DeviceAttribute::HostRegisterSupported => Raw::CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED,
-            DeviceAttribute::PageableMemoryAccessUsesHostPageTables => {
-                Raw::CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES
-            }
-            DeviceAttribute::DirectManagedMemAccessFromHost => {
-                Raw::CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST
-            }
-            DeviceAttribute::VirtualAddressManagementSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED
-            }
-            DeviceAttribute::HandleTypePosixFileDescriptorSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED
-            }
-            DeviceAttribute::HandleTypeWin32HandleSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED
-            }
-            DeviceAttribute::HandleTypeWin32KmtHandleSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED
-            }
-            DeviceAttribute::MaxBlocksPerMultiprocessor => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR
-            }
-            DeviceAttribute::GenericCompressionSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED
-            }
-            DeviceAttribute::MaxPersistingL2CacheSize => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE
-            }
-            DeviceAttribute::MaxAccessPolicyWindowSize => {
-                Raw::CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE
-            }
-            DeviceAttribute::GpuDirectRdmaWithCudaVmmSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED
-            }
-            DeviceAttribute::ReservedSharedMemoryPerBlock => {
-                Raw::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK
-            }
-            DeviceAttribute::SparseCudaArraySupported => Raw::CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED,
-            DeviceAttribute::ReadOnlyHostRegisterSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED
-            }
-            DeviceAttribute::TimelineSemaphoreInteropSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED
-            }
-            DeviceAttribute::MemoryPoolsSupported => Raw::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
-            DeviceAttribute::GpuDirectRdmaSupported => Raw::CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED,
-            DeviceAttribute::GpuDirectRdmaFlushWritesOptions => {
-                Raw::CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS
-            }
-            DeviceAttribute::GpuDirectRdmaWritesOrdering => {
-                Raw::CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING
-            }
-            DeviceAttribute::MempoolSupportedHandleTypes => {
-                Raw::CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES
-            }
-            DeviceAttribute::ClusterLaunch => Raw::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH,
-            DeviceAttribute::DeferredMappingCudaArraySupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED
-            }
-            DeviceAttribute::CanUse64BitStreamMemOps => {
-                Raw::CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS
-            }
-            DeviceAttribute::CanUseStreamWaitValueNor => {
-                Raw::CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR
-            }
-            DeviceAttribute::DmaBufSupported => Raw::CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED,
-            DeviceAttribute::IpcEventSupported => Raw::CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED,
-            DeviceAttribute::MemSyncDomainCount => Raw::CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT,
-            DeviceAttribute::TensorMapAccessSupported => Raw::CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED,
-            DeviceAttribute::HandleTypeFabricSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED
-            }
-            DeviceAttribute::UnifiedFunctionPointers => Raw::CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS,
-            DeviceAttribute::NumaConfig => Raw::CU_DEVICE_ATTRIBUTE_NUMA_CONFIG,
-            DeviceAttribute::NumaId => Raw::CU_DEVICE_ATTRIBUTE_NUMA_ID,
-            DeviceAttribute::MulticastSupported => Raw::CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED,
-            DeviceAttribute::MpsEnabled => Raw::CU_DEVICE_ATTRIBUTE_MPS_ENABLED,
-            DeviceAttribute::HostNumaId => Raw::CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID,
-            DeviceAttribute::D3d12CigSupported => Raw::CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED,
-            DeviceAttribute::MemDecompressAlgorithmMask => {
-                Raw::CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK
-            }
-            DeviceAttribute::MemDecompressMaximumLength => {
-                Raw::CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH
-            }
-            DeviceAttribute::VulkanCigSupported => Raw::CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED,
-            DeviceAttribute::GpuPciDeviceId => Raw::CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID,
-            DeviceAttribute::GpuPciSubsystemId => Raw::CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID,
-            DeviceAttribute::HostNumaVirtualMemoryManagementSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
-            }
-            DeviceAttribute::HostNumaMemoryPoolsSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED
-            }
-            DeviceAttribute::HostNumaMultinodeIpcSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED
-            }
-            DeviceAttribute::HostMemoryPoolsSupported => Raw::CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED,
-            DeviceAttribute::HostVirtualMemoryManagementSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED
-            }
-            DeviceAttribute::HostAllocDmaBufSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED
-            }
-            DeviceAttribute::OnlyPartialHostNativeAtomicSupported => {
-                Raw::CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED
-            }
-        }
-    }
-
-    /// The driver's name for the attribute, e.g. `CU_DEVICE_ATTRIBUTE_WARP_SIZE`.
-    pub const fn name(self) -> &'static str {
-        match self {
-            DeviceAttribute::MaxThreadsPerBlock => "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK",
-            DeviceAttribute::MaxBlockDimX => "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X",
-            DeviceAttribute::MaxBlockDimY => "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y",
-            DeviceAttribute::MaxBlockDimZ => "CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z",
-            DeviceAttribute::MaxGridDimX => "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X",
-            DeviceAttribute::MaxGridDimY => "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y",
-            DeviceAttribute::MaxGridDimZ => "CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z",
-            DeviceAttribute::MaxSharedMemoryPerBlock => "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK",
-            DeviceAttribute::TotalConstantMemory => "CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY",
-            DeviceAttribute::WarpSize => "CU_DEVICE_ATTRIBUTE_WARP_SIZE",
-            DeviceAttribute::MaxPitch => "CU_DEVICE_ATTRIBUTE_MAX_PITCH",
-            DeviceAttribute::MaxRegistersPerBlock => "CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK",
-            DeviceAttribute::ClockRate => "CU_DEVICE_ATTRIBUTE_CLOCK_RATE",
-            DeviceAttribute::TextureAlignment => "CU_DEVICE_ATTRIBUTE_TEXTURE_ALIGNMENT",
-            DeviceAttribute::GpuOverlap => "CU_DEVICE_ATTRIBUTE_GPU_OVERLAP",
-            DeviceAttribute::MultiprocessorCount => "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT",
-            DeviceAttribute::KernelExecTimeout => "CU_DEVICE_ATTRIBUTE_KERNEL_EXEC_TIMEOUT",
-            DeviceAttribute::Integrated => "CU_DEVICE_ATTRIBUTE_INTEGRATED",
-            DeviceAttribute::CanMapHostMemory => "CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY",
-            DeviceAttribute::ComputeMode => "CU_DEVICE_ATTRIBUTE_COMPUTE_MODE",
-            DeviceAttribute::MaximumTexture1dWidth => "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_WIDTH",
-            DeviceAttribute::MaximumTexture2dWidth => "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_WIDTH",
-            DeviceAttribute::MaximumTexture2dHeight => "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_HEIGHT",
-            DeviceAttribute::MaximumTexture3dWidth => "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH",
-            DeviceAttribute::MaximumTexture3dHeight => "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT",
-            DeviceAttribute::MaximumTexture3dDepth => "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH",
-            DeviceAttribute::MaximumTexture2dLayeredWidth => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_WIDTH"
-            }
-            DeviceAttribute::MaximumTexture2dLayeredHeight => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_HEIGHT"
-            }
-            DeviceAttribute::MaximumTexture2dLayeredLayers => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LAYERED_LAYERS"
-            }
-            DeviceAttribute::SurfaceAlignment => "CU_DEVICE_ATTRIBUTE_SURFACE_ALIGNMENT",
-            DeviceAttribute::ConcurrentKernels => "CU_DEVICE_ATTRIBUTE_CONCURRENT_KERNELS",
-            DeviceAttribute::EccEnabled => "CU_DEVICE_ATTRIBUTE_ECC_ENABLED",
-            DeviceAttribute::PciBusId => "CU_DEVICE_ATTRIBUTE_PCI_BUS_ID",
-            DeviceAttribute::PciDeviceId => "CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID",
-            DeviceAttribute::TccDriver => "CU_DEVICE_ATTRIBUTE_TCC_DRIVER",
-            DeviceAttribute::MemoryClockRate => "CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE",
-            DeviceAttribute::GlobalMemoryBusWidth => "CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH",
-            DeviceAttribute::L2CacheSize => "CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE",
-            DeviceAttribute::MaxThreadsPerMultiprocessor => {
-                "CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR"
-            }
-            DeviceAttribute::AsyncEngineCount => "CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT",
-            DeviceAttribute::UnifiedAddressing => "CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING",
-            DeviceAttribute::MaximumTexture1dLayeredWidth => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_WIDTH"
-            }
-            DeviceAttribute::MaximumTexture1dLayeredLayers => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LAYERED_LAYERS"
-            }
-            DeviceAttribute::CanTex2dGather => "CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER",
-            DeviceAttribute::MaximumTexture2dGatherWidth => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_WIDTH"
-            }
-            DeviceAttribute::MaximumTexture2dGatherHeight => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_GATHER_HEIGHT"
-            }
-            DeviceAttribute::MaximumTexture3dWidthAlternate => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_WIDTH_ALTERNATE"
-            }
-            DeviceAttribute::MaximumTexture3dHeightAlternate => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_HEIGHT_ALTERNATE"
-            }
-            DeviceAttribute::MaximumTexture3dDepthAlternate => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE3D_DEPTH_ALTERNATE"
-            }
-            DeviceAttribute::PciDomainId => "CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID",
-            DeviceAttribute::TexturePitchAlignment => "CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT",
-            DeviceAttribute::MaximumTexturecubemapWidth => "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_WIDTH",
-            DeviceAttribute::MaximumTexturecubemapLayeredWidth => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_WIDTH"
-            }
-            DeviceAttribute::MaximumTexturecubemapLayeredLayers => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURECUBEMAP_LAYERED_LAYERS"
-            }
-            DeviceAttribute::MaximumSurface1dWidth => "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_WIDTH",
-            DeviceAttribute::MaximumSurface2dWidth => "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_WIDTH",
-            DeviceAttribute::MaximumSurface2dHeight => "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_HEIGHT",
-            DeviceAttribute::MaximumSurface3dWidth => "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_WIDTH",
-            DeviceAttribute::MaximumSurface3dHeight => "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_HEIGHT",
-            DeviceAttribute::MaximumSurface3dDepth => "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE3D_DEPTH",
-            DeviceAttribute::MaximumSurface1dLayeredWidth => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_WIDTH"
-            }
-            DeviceAttribute::MaximumSurface1dLayeredLayers => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE1D_LAYERED_LAYERS"
-            }
-            DeviceAttribute::MaximumSurface2dLayeredWidth => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_WIDTH"
-            }
-            DeviceAttribute::MaximumSurface2dLayeredHeight => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_HEIGHT"
-            }
-            DeviceAttribute::MaximumSurface2dLayeredLayers => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACE2D_LAYERED_LAYERS"
-            }
-            DeviceAttribute::MaximumSurfacecubemapWidth => "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_WIDTH",
-            DeviceAttribute::MaximumSurfacecubemapLayeredWidth => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_WIDTH"
-            }
-            DeviceAttribute::MaximumSurfacecubemapLayeredLayers => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_SURFACECUBEMAP_LAYERED_LAYERS"
-            }
-            DeviceAttribute::MaximumTexture1dLinearWidth => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_LINEAR_WIDTH"
-            }
-            DeviceAttribute::MaximumTexture2dLinearWidth => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_WIDTH"
-            }
-            DeviceAttribute::MaximumTexture2dLinearHeight => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_HEIGHT"
-            }
-            DeviceAttribute::MaximumTexture2dLinearPitch => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_LINEAR_PITCH"
-            }
-            DeviceAttribute::MaximumTexture2dMipmappedWidth => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_WIDTH"
-            }
-            DeviceAttribute::MaximumTexture2dMipmappedHeight => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE2D_MIPMAPPED_HEIGHT"
-            }
-            DeviceAttribute::ComputeCapabilityMajor => "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR",
-            DeviceAttribute::ComputeCapabilityMinor => "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR",
-            DeviceAttribute::MaximumTexture1dMipmappedWidth => {
-                "CU_DEVICE_ATTRIBUTE_MAXIMUM_TEXTURE1D_MIPMAPPED_WIDTH"
-            }
-            DeviceAttribute::StreamPrioritiesSupported => "CU_DEVICE_ATTRIBUTE_STREAM_PRIORITIES_SUPPORTED",
-            DeviceAttribute::GlobalL1CacheSupported => "CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED",
-            DeviceAttribute::LocalL1CacheSupported => "CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED",
-            DeviceAttribute::MaxSharedMemoryPerMultiprocessor => {
-                "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR"
-            }
-            DeviceAttribute::MaxRegistersPerMultiprocessor => {
-                "CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR"
-            }
-            DeviceAttribute::ManagedMemory => "CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY",
-            DeviceAttribute::MultiGpuBoard => "CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD",
-            DeviceAttribute::MultiGpuBoardGroupId => "CU_DEVICE_ATTRIBUTE_MULTI_GPU_BOARD_GROUP_ID",
-            DeviceAttribute::HostNativeAtomicSupported => "CU_DEVICE_ATTRIBUTE_HOST_NATIVE_ATOMIC_SUPPORTED",
-            DeviceAttribute::SingleToDoublePrecisionPerfRatio => {
-                "CU_DEVICE_ATTRIBUTE_SINGLE_TO_DOUBLE_PRECISION_PERF_RATIO"
-            }
-            DeviceAttribute::PageableMemoryAccess => "CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS",
-            DeviceAttribute::ConcurrentManagedAccess => "CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS",
-            DeviceAttribute::ComputePreemptionSupported => "CU_DEVICE_ATTRIBUTE_COMPUTE_PREEMPTION_SUPPORTED",
-            DeviceAttribute::CanUseHostPointerForRegisteredMem => {
-                "CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM"
-            }
-            DeviceAttribute::CanUseStreamMemOpsV1 => "CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1",
-            DeviceAttribute::CanUse64BitStreamMemOpsV1 => {
-                "CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1"
-            }
-            DeviceAttribute::CanUseStreamWaitValueNorV1 => {
-                "CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1"
-            }
-            DeviceAttribute::CooperativeLaunch => "CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH",
-            DeviceAttribute::CooperativeMultiDeviceLaunch => {
-                "CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH"
-            }
-            DeviceAttribute::MaxSharedMemoryPerBlockOptin => {
-                "CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"
-            }
-            DeviceAttribute::CanFlushRemoteWrites => "CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES",
-            DeviceAttribute::HostRegisterSupported => "CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED",
-            DeviceAttribute::PageableMemoryAccessUsesHostPageTables => {
-                "CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES"
-            }
-            DeviceAttribute::DirectManagedMemAccessFromHost => {
-                "CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST"
-            }
-            DeviceAttribute::VirtualAddressManagementSupported => {
-                "CU_DEVICE_ATTRIBUTE_VIRTUAL_ADDRESS_MANAGEMENT_SUPPORTED"
-            }
-            DeviceAttribute::HandleTypePosixFileDescriptorSupported => {
-                "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED"
-            }
-            DeviceAttribute::HandleTypeWin32HandleSupported => {
-                "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_HANDLE_SUPPORTED"
-            }
-            DeviceAttribute::HandleTypeWin32KmtHandleSupported => {
-                "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED"
-            }
-            DeviceAttribute::MaxBlocksPerMultiprocessor => {
-                "CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR"
-            }
-            DeviceAttribute::GenericCompressionSupported => {
-                "CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED"
-            }
-            DeviceAttribute::MaxPersistingL2CacheSize => "CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE",
-            DeviceAttribute::MaxAccessPolicyWindowSize => "CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE",
-            DeviceAttribute::GpuDirectRdmaWithCudaVmmSupported => {
-                "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED"
-            }
-            DeviceAttribute::ReservedSharedMemoryPerBlock => {
-                "CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK"
-            }
-            DeviceAttribute::SparseCudaArraySupported => "CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED",
-            DeviceAttribute::ReadOnlyHostRegisterSupported => {
-                "CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED"
-            }
-            DeviceAttribute::TimelineSemaphoreInteropSupported => {
-                "CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED"
-            }
-            DeviceAttribute::MemoryPoolsSupported => "CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED",
-            DeviceAttribute::GpuDirectRdmaSupported => "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED",
-            DeviceAttribute::GpuDirectRdmaFlushWritesOptions => {
-                "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_FLUSH_WRITES_OPTIONS"
-            }
-            DeviceAttribute::GpuDirectRdmaWritesOrdering => {
-                "CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WRITES_ORDERING"
-            }
-            DeviceAttribute::MempoolSupportedHandleTypes => {
-                "CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES"
-            }
-            DeviceAttribute::ClusterLaunch => "CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH",
-            DeviceAttribute::DeferredMappingCudaArraySupported => {
-                "CU_DEVICE_ATTRIBUTE_DEFERRED_MAPPING_CUDA_ARRAY_SUPPORTED"
-            }
-            DeviceAttribute::CanUse64BitStreamMemOps => "CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS",
-            DeviceAttribute::CanUseStreamWaitValueNor => "CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR",
-            DeviceAttribute::DmaBufSupported => "CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED",
-            DeviceAttribute::IpcEventSupported => "CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED",
-            DeviceAttribute::MemSyncDomainCount => "CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT",
-            DeviceAttribute::TensorMapAccessSupported => "CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED",
-            DeviceAttribute::HandleTypeFabricSupported => "CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED",
-            DeviceAttribute::UnifiedFunctionPointers => "CU_DEVICE_ATTRIBUTE_UNIFIED_FUNCTION_POINTERS",
-            DeviceAttribute::NumaConfig => "CU_DEVICE_ATTRIBUTE_NUMA_CONFIG",
-            DeviceAttribute::NumaId => "CU_DEVICE_ATTRIBUTE_NUMA_ID",
-            DeviceAttribute::MulticastSupported => "CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED",
-            DeviceAttribute::MpsEnabled => "CU_DEVICE_ATTRIBUTE_MPS_ENABLED",
-            DeviceAttribute::HostNumaId => "CU_DEVICE_ATTRIBUTE_HOST_NUMA_ID",
-            DeviceAttribute::D3d12CigSupported => "CU_DEVICE_ATTRIBUTE_D3D12_CIG_SUPPORTED",
-            DeviceAttribute::MemDecompressAlgorithmMask => {
-                "CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_ALGORITHM_MASK"
-            }
-            DeviceAttribute::MemDecompressMaximumLength => {
-                "CU_DEVICE_ATTRIBUTE_MEM_DECOMPRESS_MAXIMUM_LENGTH"
-            }
-            DeviceAttribute::VulkanCigSupported => "CU_DEVICE_ATTRIBUTE_VULKAN_CIG_SUPPORTED",
-            DeviceAttribute::GpuPciDeviceId => "CU_DEVICE_ATTRIBUTE_GPU_PCI_DEVICE_ID",
-            DeviceAttribute::GpuPciSubsystemId => "CU_DEVICE_ATTRIBUTE_GPU_PCI_SUBSYSTEM_ID",
-            DeviceAttribute::HostNumaVirtualMemoryManagementSupported => {
-                "CU_DEVICE_ATTRIBUTE_HOST_NUMA_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED"
-            }
-            DeviceAttribute::HostNumaMemoryPoolsSupported => {
-                "CU_DEVICE_ATTRIBUTE_HOST_NUMA_MEMORY_POOLS_SUPPORTED"
-            }
-            DeviceAttribute::HostNumaMultinodeIpcSupported => {
-                "CU_DEVICE_ATTRIBUTE_HOST_NUMA_MULTINODE_IPC_SUPPORTED"
-            }
-            DeviceAttribute::HostMemoryPoolsSupported => "CU_DEVICE_ATTRIBUTE_HOST_MEMORY_POOLS_SUPPORTED",
-            DeviceAttribute::HostVirtualMemoryManagementSupported => {
-                "CU_DEVICE_ATTRIBUTE_HOST_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED"
-            }
-            DeviceAttribute::HostAllocDmaBufSupported => "CU_DEVICE_ATTRIBUTE_HOST_ALLOC_DMA_BUF_SUPPORTED",
-            DeviceAttribute::OnlyPartialHostNativeAtomicSupported => {
-                "CU_DEVICE_ATTRIBUTE_ONLY_PARTIAL_HOST_NATIVE_ATOMIC_SUPPORTED"
-            }
-        }
-    }
-
     /// The attribute with the driver's enum value, if this crate knows it.
     pub fn from_raw(raw: Raw) -> Option<DeviceAttribute> {
         DeviceAttribute::ALL.iter().copied().find(|a| a.raw() == raw)
