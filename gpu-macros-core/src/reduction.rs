@@ -13,16 +13,15 @@
 //! `gpu_runtime::gpuarray`'s.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote, quote_spanned};
+use quote::{format_ident, quote};
 use syn::parse::{Parse, ParseStream};
-use syn::spanned::Spanned;
 
 use gpu_cuda_source::elementwise::{self as pieces, Role};
 use gpu_cuda_source::reduction::{self as generator, Reduction, ReductionVariant};
 
 use crate::check::Errors;
 use crate::deep;
-use crate::elementwise::emit::element_check;
+use crate::elementwise::emit::{c_name_of, element_check, params_and_args};
 use crate::elementwise::params::{c_arguments, element_type, read_param_of, Param, ReadElement};
 use crate::place::Origin;
 
@@ -203,22 +202,7 @@ pub fn expand(args: Args, item: Item) -> syn::Result<TokenStream> {
             "a #[reduction] fn reduces arrays: take at least one as `x: &DeviceArray<T>`",
         ));
     }
-    for (k, p) in params.iter().enumerate() {
-        if params[..k].iter().any(|q| q.name == p.name) {
-            return Err(syn::Error::new_spanned(
-                &p.name,
-                format!("`{}` is taken twice", p.name),
-            ));
-        }
-    }
-    let c_name = name.to_string();
-    let c_name = c_name.strip_prefix("r#").unwrap_or(&c_name).to_owned();
-    if !c_name.is_ascii() {
-        return Err(syn::Error::new_spanned(
-            name,
-            "the fn name is the kernel's C name: use ASCII",
-        ));
-    }
+    let c_name = c_name_of(name, &params)?;
     let source = check_source(&c_name, &params, &result, &args);
     let file_name = Reduction {
         name: &c_name,
@@ -272,29 +256,8 @@ fn emit(
     let (attrs, vis, name) = (&item.attrs, &item.vis, &item.sig.ident);
     let on = format_ident!("{}_on", name);
     let arguments = c_arguments(params);
-    let rust_params: Vec<TokenStream> = params
-        .iter()
-        .map(|p| {
-            let (n, elem) = (&p.name, &p.elem);
-            let span = p.ty.span();
-            match p.role {
-                Role::Scalar => quote_spanned!(span=> #n: #elem),
-                _ => quote_spanned! {span=>
-                    #n: &#rt::gpuarray::DeviceArrayBase<impl #rt::gpuarray::Storage<Elem = #elem>, impl #rt::ndarray::Dimension>
-                },
-            }
-        })
-        .collect();
-    let launch_args: Vec<TokenStream> = params
-        .iter()
-        .map(|p| {
-            let (n, elem) = (&p.name, &p.elem);
-            match p.role {
-                Role::Scalar => quote!(#rt::__private_v0_1::KernelArg::scalar::<#elem>(#n)),
-                _ => quote!(#rt::__private_v0_1::KernelArg::input(#n)),
-            }
-        })
-        .collect();
+    // A reduction's parameters are scalars and inputs (outputs were refused above).
+    let (rust_params, launch_args) = params_and_args(params);
     let mut element_checks: Vec<TokenStream> = params
         .iter()
         .map(|p| element_check("reduction", &p.elem, p.c_type, p.vector, &p.c_name()))

@@ -22,33 +22,7 @@ pub(super) fn emit(
     let (attrs, vis, name) = (&item.attrs, &item.vis, &item.sig.ident);
     let on = format_ident!("{}_on", name);
     let arguments = c_arguments(params);
-    let rust_params: Vec<TokenStream> = params
-        .iter()
-        .map(|p| {
-            let (n, elem) = (&p.name, &p.elem);
-            let span = p.ty.span();
-            match p.role {
-                Role::Scalar => quote_spanned!(span=> #n: #elem),
-                Role::Input => quote_spanned! {span=>
-                    #n: &#rt::gpuarray::DeviceArrayBase<impl #rt::gpuarray::Storage<Elem = #elem>, impl #rt::ndarray::Dimension>
-                },
-                Role::Output => quote_spanned! {span=>
-                    #n: &mut #rt::gpuarray::DeviceArrayBase<impl #rt::gpuarray::StorageMut<Elem = #elem>, impl #rt::ndarray::Dimension>
-                },
-            }
-        })
-        .collect();
-    let launch_args: Vec<TokenStream> = params
-        .iter()
-        .map(|p| {
-            let (n, elem) = (&p.name, &p.elem);
-            match p.role {
-                Role::Scalar => quote!(#rt::__private_v0_1::KernelArg::scalar::<#elem>(#n)),
-                Role::Input => quote!(#rt::__private_v0_1::KernelArg::input(#n)),
-                Role::Output => quote!(#rt::__private_v0_1::KernelArg::output(#n)),
-            }
-        })
-        .collect();
+    let (rust_params, launch_args) = params_and_args(params);
     // The element types were read by their names (`f16`, `Bool`): that each is the C type
     // the kernel is declared with is asserted where the type is resolved, so that an alias
     // is a compile error at the argument, not an error at the first launch.
@@ -96,6 +70,60 @@ pub(super) fn emit(
             }
         }
     }
+}
+
+/// Each parameter as the Rust fn takes it (a scalar by value, an input array by reference to
+/// any array of its element type, an output by mutable reference) and as the launch passes it
+/// (`KernelArg::scalar`/`input`/`output`): shared by `#[elementwise]` and `#[reduction]`.
+pub(crate) fn params_and_args(params: &[Param]) -> (Vec<TokenStream>, Vec<TokenStream>) {
+    let rt = quote!(::gpu_runtime);
+    params
+        .iter()
+        .map(|p| {
+            let (n, elem) = (&p.name, &p.elem);
+            let span = p.ty.span();
+            match p.role {
+                Role::Scalar => (
+                    quote_spanned!(span=> #n: #elem),
+                    quote!(#rt::__private_v0_1::KernelArg::scalar::<#elem>(#n)),
+                ),
+                Role::Input => (
+                    quote_spanned! {span=>
+                        #n: &#rt::gpuarray::DeviceArrayBase<impl #rt::gpuarray::Storage<Elem = #elem>, impl #rt::ndarray::Dimension>
+                    },
+                    quote!(#rt::__private_v0_1::KernelArg::input(#n)),
+                ),
+                Role::Output => (
+                    quote_spanned! {span=>
+                        #n: &mut #rt::gpuarray::DeviceArrayBase<impl #rt::gpuarray::StorageMut<Elem = #elem>, impl #rt::ndarray::Dimension>
+                    },
+                    quote!(#rt::__private_v0_1::KernelArg::output(#n)),
+                ),
+            }
+        })
+        .unzip()
+}
+
+/// The kernel's C name: the fn's name without `r#`, refused unless ASCII; and each parameter
+/// name taken once. Shared by `#[elementwise]` and `#[reduction]`.
+pub(crate) fn c_name_of(name: &syn::Ident, params: &[Param]) -> syn::Result<String> {
+    for (k, p) in params.iter().enumerate() {
+        if params[..k].iter().any(|q| q.name == p.name) {
+            return Err(syn::Error::new_spanned(
+                &p.name,
+                format!("`{}` is taken twice", p.name),
+            ));
+        }
+    }
+    let c_name = name.to_string();
+    let c_name = c_name.strip_prefix("r#").unwrap_or(&c_name).to_owned();
+    if !c_name.is_ascii() {
+        return Err(syn::Error::new_spanned(
+            name,
+            "the fn name is the kernel's C name: use ASCII",
+        ));
+    }
+    Ok(c_name)
 }
 
 /// The constant asserting that the element type `elem`, read by its name, is the C type

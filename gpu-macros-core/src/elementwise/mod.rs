@@ -35,7 +35,7 @@ pub use args::{Args, Item};
 use crate::check::Errors;
 use crate::deep;
 use crate::elementwise::check_source::check_source;
-use crate::elementwise::emit::emit;
+use crate::elementwise::emit::{c_name_of, emit};
 use crate::elementwise::op_check::check_operation;
 use crate::elementwise::params::read_param;
 
@@ -67,22 +67,7 @@ pub fn expand(args: Args, item: Item) -> syn::Result<TokenStream> {
         }
     }
     errors.finish()?;
-    for (k, p) in params.iter().enumerate() {
-        if params[..k].iter().any(|q| q.name == p.name) {
-            return Err(syn::Error::new_spanned(
-                &p.name,
-                format!("`{}` is taken twice", p.name),
-            ));
-        }
-    }
-    let c_name = name.to_string();
-    let c_name = c_name.strip_prefix("r#").unwrap_or(&c_name).to_owned();
-    if !c_name.is_ascii() {
-        return Err(syn::Error::new_spanned(
-            name,
-            "the fn name is the kernel's C name: use ASCII",
-        ));
-    }
+    let c_name = c_name_of(name, &params)?;
     check_operation(&args.op, &params, name)?;
     let op_text = args.op.value();
     let source = check_source(&c_name, &params, &op_text);
