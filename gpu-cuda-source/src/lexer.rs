@@ -392,6 +392,36 @@ fn push_one_line(out: &mut String, text: &str) {
     );
 }
 
+/// The longest of `operators` that starts at token `i` and is made of whole, adjacent
+/// punctuation tokens, as a C compiler reads it (maximal munch: `>>=` is one operator): its end
+/// in `src` and the index of the token after it; token `i` alone when none is. At most three
+/// tokens are looked at, so a caller's loop stays linear. The lexer itself keeps `>` `>` apart
+/// for templates; its two users (the elementwise operation's tokens and the preprocessor, whose
+/// list adds `##`) join here.
+pub(crate) fn join_operator(src: &str, toks: &[Tok<'_>], i: usize, operators: &[&str]) -> (usize, usize) {
+    let Some(t) = toks.get(i) else {
+        return (src.len(), toks.len());
+    };
+    for op in operators.iter().filter(|op| op.len() > t.text.len()) {
+        if src.get(t.start..t.start + op.len()) != Some(op) {
+            continue;
+        }
+        let stop = t.start + op.len();
+        let (mut j, mut at) = (i + 1, t.end);
+        while let Some(u) = toks
+            .get(j)
+            .filter(|u| u.kind == Kind::Punct && u.start == at && u.end <= stop)
+        {
+            at = u.end;
+            j += 1;
+        }
+        if at == stop {
+            return (stop, j);
+        }
+    }
+    (t.end, i + 1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -128,31 +128,11 @@ pub fn tokenize(src: &str) -> Result<Vec<Token<'_>>, TokenError> {
                 });
             }
         };
-        let mut end = t.end;
-        let mut next = i + 1;
-        if kind == TokenKind::Punct {
-            // The longest operator that starts here and is made of whole, adjacent punctuation
-            // tokens: at most three tokens are looked at, so this stays linear.
-            for op in OPERATORS.iter().filter(|op| op.len() > t.text.len()) {
-                if src.get(t.start..t.start + op.len()) != Some(op) {
-                    continue;
-                }
-                let stop = t.start + op.len();
-                let (mut j, mut at) = (i + 1, t.end);
-                while let Some(u) = toks
-                    .get(j)
-                    .filter(|u| u.kind == Kind::Punct && u.start == at && u.end <= stop)
-                {
-                    at = u.end;
-                    j += 1;
-                }
-                if at == stop {
-                    end = stop;
-                    next = j;
-                    break;
-                }
-            }
-        }
+        let (end, next) = if kind == TokenKind::Punct {
+            lexer::join_operator(src, toks, i, &OPERATORS)
+        } else {
+            (t.end, i + 1)
+        };
         out.push(Token {
             kind,
             text: src.get(t.start..end).unwrap_or(t.text),

@@ -217,31 +217,11 @@ pub(super) fn lex_file(
             Kind::Char => PKind::Char,
             Kind::BadLit => PKind::BadLit,
         };
-        let mut end = t.end;
-        let mut next = i + 1;
-        if kind == PKind::Punct {
-            // The longest operator made of whole, adjacent punctuation tokens from here: at
-            // most three are looked at, so this stays linear.
-            for op in OPERATORS.iter().filter(|op| op.len() > t.text.len()) {
-                if src.get(t.start..t.start + op.len()) != Some(op) {
-                    continue;
-                }
-                let stop = t.start + op.len();
-                let (mut j, mut at) = (i + 1, t.end);
-                while let Some(u) = toks
-                    .get(j)
-                    .filter(|u| u.kind == Kind::Punct && u.start == at && u.end <= stop)
-                {
-                    at = u.end;
-                    j += 1;
-                }
-                if at == stop {
-                    end = stop;
-                    next = j;
-                    break;
-                }
-            }
-        }
+        let (end, next) = if kind == PKind::Punct {
+            lexer::join_operator(src, toks, i, &OPERATORS)
+        } else {
+            (t.end, i + 1)
+        };
         let text = src.get(t.start..end).unwrap_or(t.text);
         let mut flags = 0;
         if t.start > prev_end || i == 0 {
