@@ -28,67 +28,38 @@ use ndarray::{Dimension, IxDyn};
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::elements::bitwise::Bitwise;
-use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::index_element::IndexElement;
-use crate::gpuarray::expr::core::{Expr, Operand};
+use crate::gpuarray::expr::core::{call_steps, Expr, Operand};
 use crate::gpuarray::expr::func::Func;
 
-impl<'a, T: Element> Expr<'a, T> {
-    /// `f` of this and `rhs`, of this type (the callers' bounds make it defined).
-    fn bitwise(self, f: Func, rhs: impl Operand<'a, T>) -> Expr<'a, T> {
-        Expr::call(f, vec![self.untyped(), rhs.into_expr().untyped()])
-    }
-}
-
 impl<'a, T: Bitwise> Expr<'a, T> {
-    /// `self & rhs`, bit by bit (NumPy's `bitwise_and`; logical for `bool`).
-    pub fn bitwise_and(self, rhs: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.bitwise(Func::BitAnd, rhs)
-    }
-
-    /// `self | rhs`, bit by bit (NumPy's `bitwise_or`).
-    pub fn bitwise_or(self, rhs: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.bitwise(Func::BitOr, rhs)
-    }
-
-    /// `self ^ rhs`, bit by bit (NumPy's `bitwise_xor`).
-    pub fn bitwise_xor(self, rhs: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.bitwise(Func::BitXor, rhs)
-    }
-
-    /// Every bit flipped (NumPy's `invert`, `~`): `!x` of a `bool`.
-    pub fn invert(self) -> Expr<'a, T> {
-        Expr::call(Func::Invert, vec![self.untyped()])
+    call_steps! {
+        /// `self & rhs`, bit by bit (NumPy's `bitwise_and`; logical for `bool`).
+        bitwise_and(rhs: T) -> T = Func::BitAnd;
+        /// `self | rhs`, bit by bit (NumPy's `bitwise_or`).
+        bitwise_or(rhs: T) -> T = Func::BitOr;
+        /// `self ^ rhs`, bit by bit (NumPy's `bitwise_xor`).
+        bitwise_xor(rhs: T) -> T = Func::BitXor;
+        /// Every bit flipped (NumPy's `invert`, `~`): `!x` of a `bool`.
+        invert() -> T = Func::Invert;
     }
 }
 
 impl<'a, T: IndexElement> Expr<'a, T> {
-    /// `self << count` (NumPy's `left_shift`: 0 for a count that is negative or at least
-    /// the width).
-    pub fn left_shift(self, count: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.bitwise(Func::Shl, count)
-    }
-
-    /// `self >> count` (NumPy's `right_shift`: arithmetic for signed types; for a count that
-    /// is negative or at least the width, -1 where `self` is negative, else 0).
-    pub fn right_shift(self, count: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.bitwise(Func::Shr, count)
-    }
-
-    /// The number of one bits of `|self|` (NumPy's `bitwise_count`), a `u8`.
-    pub fn bitwise_count(self) -> Expr<'a, u8> {
-        Expr::call(Func::BitCount, vec![self.untyped()])
-    }
-
-    /// The greatest common divisor of `|self|` and `|rhs|` (NumPy's `gcd`; `gcd(0, 0)` is 0).
-    pub fn gcd(self, rhs: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.bitwise(Func::Gcd, rhs)
-    }
-
-    /// The least common multiple of `|self|` and `|rhs|` (NumPy's `lcm`; 0 where either is 0;
-    /// wraps where it overflows the type).
-    pub fn lcm(self, rhs: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.bitwise(Func::Lcm, rhs)
+    call_steps! {
+        /// `self << count` (NumPy's `left_shift`: 0 for a count that is negative or at least
+        /// the width).
+        left_shift(count: T) -> T = Func::Shl;
+        /// `self >> count` (NumPy's `right_shift`: arithmetic for signed types; for a count that
+        /// is negative or at least the width, -1 where `self` is negative, else 0).
+        right_shift(count: T) -> T = Func::Shr;
+        /// The number of one bits of `|self|` (NumPy's `bitwise_count`), a `u8`.
+        bitwise_count() -> u8 = Func::BitCount;
+        /// The greatest common divisor of `|self|` and `|rhs|` (NumPy's `gcd`; `gcd(0, 0)` is 0).
+        gcd(rhs: T) -> T = Func::Gcd;
+        /// The least common multiple of `|self|` and `|rhs|` (NumPy's `lcm`; 0 where either is 0;
+        /// wraps where it overflows the type).
+        lcm(rhs: T) -> T = Func::Lcm;
     }
 }
 

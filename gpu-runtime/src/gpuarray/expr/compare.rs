@@ -18,7 +18,7 @@ use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{BinOp, Expr, Operand};
+use crate::gpuarray::expr::core::{call_steps, BinOp, Expr, Operand};
 use crate::gpuarray::expr::func::{CmpOp, Func};
 
 impl<'a, T: Element> Expr<'a, T> {
@@ -27,54 +27,42 @@ impl<'a, T: Element> Expr<'a, T> {
         Expr::call(Func::Compare(op), vec![self.untyped(), rhs.into_expr().untyped()])
     }
 
-    /// `self > rhs` (NumPy's `greater`), each element a [`Bool`].
-    pub fn gt(self, rhs: impl Operand<'a, T>) -> Expr<'a, Bool> {
-        self.compare(CmpOp::Gt, rhs)
-    }
-
-    /// `self < rhs` (`less`).
-    pub fn lt(self, rhs: impl Operand<'a, T>) -> Expr<'a, Bool> {
-        self.compare(CmpOp::Lt, rhs)
-    }
-
-    /// `self >= rhs` (`greater_equal`).
-    pub fn ge(self, rhs: impl Operand<'a, T>) -> Expr<'a, Bool> {
-        self.compare(CmpOp::Ge, rhs)
-    }
-
-    /// `self <= rhs` (`less_equal`).
-    pub fn le(self, rhs: impl Operand<'a, T>) -> Expr<'a, Bool> {
-        self.compare(CmpOp::Le, rhs)
-    }
-
-    /// `self == rhs` (`equal`; NaN equals nothing).
-    pub fn eq(self, rhs: impl Operand<'a, T>) -> Expr<'a, Bool> {
-        self.compare(CmpOp::Eq, rhs)
-    }
-
-    /// `self != rhs` (`not_equal`; NaN differs from everything).
-    pub fn ne(self, rhs: impl Operand<'a, T>) -> Expr<'a, Bool> {
-        self.compare(CmpOp::Ne, rhs)
-    }
-
-    /// Logical and of the truth values (nonzero is true) of `self` and `rhs`, of any type.
-    pub fn logical_and<U: Element>(self, rhs: impl Operand<'a, U>) -> Expr<'a, Bool> {
-        Expr::call(Func::And, vec![self.untyped(), rhs.into_expr().untyped()])
-    }
-
-    /// Logical or; see [`logical_and`](Self::logical_and).
-    pub fn logical_or<U: Element>(self, rhs: impl Operand<'a, U>) -> Expr<'a, Bool> {
-        Expr::call(Func::Or, vec![self.untyped(), rhs.into_expr().untyped()])
-    }
-
-    /// Logical exclusive or; see [`logical_and`](Self::logical_and).
-    pub fn logical_xor<U: Element>(self, rhs: impl Operand<'a, U>) -> Expr<'a, Bool> {
-        Expr::call(Func::Xor, vec![self.untyped(), rhs.into_expr().untyped()])
-    }
-
-    /// Logical not (true where the element is zero).
-    pub fn logical_not(self) -> Expr<'a, Bool> {
-        Expr::call(Func::Not, vec![self.untyped()])
+    call_steps! {
+        /// `self > rhs` (NumPy's `greater`), each element a [`Bool`].
+        gt(rhs: T) -> Bool = Func::Compare(CmpOp::Gt);
+        /// `self < rhs` (`less`).
+        lt(rhs: T) -> Bool = Func::Compare(CmpOp::Lt);
+        /// `self >= rhs` (`greater_equal`).
+        ge(rhs: T) -> Bool = Func::Compare(CmpOp::Ge);
+        /// `self <= rhs` (`less_equal`).
+        le(rhs: T) -> Bool = Func::Compare(CmpOp::Le);
+        /// `self == rhs` (`equal`; NaN equals nothing).
+        eq(rhs: T) -> Bool = Func::Compare(CmpOp::Eq);
+        /// `self != rhs` (`not_equal`; NaN differs from everything).
+        ne(rhs: T) -> Bool = Func::Compare(CmpOp::Ne);
+        /// Logical and of the truth values (nonzero is true) of `self` and `rhs`, of any type.
+        logical_and<U: Element>(rhs: U) -> Bool = Func::And;
+        /// Logical or; see [`logical_and`](Self::logical_and).
+        logical_or<U: Element>(rhs: U) -> Bool = Func::Or;
+        /// Logical exclusive or; see [`logical_and`](Self::logical_and).
+        logical_xor<U: Element>(rhs: U) -> Bool = Func::Xor;
+        /// Logical not (true where the element is zero).
+        logical_not() -> Bool = Func::Not;
+        /// NumPy's `maximum`: the larger of the two; NaN if either is NaN.
+        maximum(rhs: T) -> T = Func::Maximum;
+        /// NumPy's `minimum`: the smaller of the two; NaN if either is NaN.
+        minimum(rhs: T) -> T = Func::Minimum;
+        /// NumPy's `fmax`: the larger, ignoring a NaN (NaN only if both are).
+        fmax(rhs: T) -> T = Func::Fmax;
+        /// NumPy's `fmin`: the smaller, ignoring a NaN.
+        fmin(rhs: T) -> T = Func::Fmin;
+        /// `|self|` (NumPy's `abs`/`absolute`; for integers `MIN` stays `MIN`, as NumPy's wraps).
+        abs() -> T = Func::Abs;
+        /// -1, 0 or 1 by the sign (NumPy's `sign`; NaN gives NaN, `-0.0` gives 0).
+        sign() -> T = Func::Sign;
+        /// `self ** exponent` (NumPy's `power`): `powf`/`pow` for floats; for integers exact
+        /// repeated squaring, wrapping on overflow (negative exponents: see the module docs).
+        pow(exponent: T) -> T = Func::Pow;
     }
 
     /// `cond ? a : b` element by element (NumPy's `where(cond, a, b)`; `where` is a Rust
@@ -92,46 +80,6 @@ impl<'a, T: Element> Expr<'a, T> {
                 b.into_expr().untyped(),
             ],
         )
-    }
-
-    fn with(self, f: Func, rhs: impl Operand<'a, T>) -> Expr<'a, T> {
-        Expr::call(f, vec![self.untyped(), rhs.into_expr().untyped()])
-    }
-
-    /// NumPy's `maximum`: the larger of the two; NaN if either is NaN.
-    pub fn maximum(self, rhs: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.with(Func::Maximum, rhs)
-    }
-
-    /// NumPy's `minimum`: the smaller of the two; NaN if either is NaN.
-    pub fn minimum(self, rhs: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.with(Func::Minimum, rhs)
-    }
-
-    /// NumPy's `fmax`: the larger, ignoring a NaN (NaN only if both are).
-    pub fn fmax(self, rhs: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.with(Func::Fmax, rhs)
-    }
-
-    /// NumPy's `fmin`: the smaller, ignoring a NaN.
-    pub fn fmin(self, rhs: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.with(Func::Fmin, rhs)
-    }
-
-    /// `|self|` (NumPy's `abs`/`absolute`; for integers `MIN` stays `MIN`, as NumPy's wraps).
-    pub fn abs(self) -> Expr<'a, T> {
-        Expr::call(Func::Abs, vec![self.untyped()])
-    }
-
-    /// -1, 0 or 1 by the sign (NumPy's `sign`; NaN gives NaN, `-0.0` gives 0).
-    pub fn sign(self) -> Expr<'a, T> {
-        Expr::call(Func::Sign, vec![self.untyped()])
-    }
-
-    /// `self ** exponent` (NumPy's `power`): `powf`/`pow` for floats; for integers exact
-    /// repeated squaring, wrapping on overflow (negative exponents: see the module docs).
-    pub fn pow(self, exponent: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.with(Func::Pow, exponent)
     }
 
     /// NumPy's `clip(self, lo, hi)`: `minimum(maximum(self, lo), hi)`, in that order (so

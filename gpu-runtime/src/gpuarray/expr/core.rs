@@ -368,6 +368,19 @@ impl<'a> Operand<'a, Bool> for bool {
     }
 }
 
+/// Steps of an expression that are one [`Func`] of `self` and the operands, in order:
+/// `name(operand: its element type, ...) -> result type = function;`, each with its own docs
+/// (the bounds of the `impl` they are written in make the function defined).
+macro_rules! call_steps {
+    ($($(#[$doc:meta])* $name:ident $(<$g:ident: $gb:path>)? ($($arg:ident: $t:ty),*) -> $out:ty = $f:expr;)*) => {$(
+        $(#[$doc])*
+        pub fn $name $(<$g: $gb>)? (self $(, $arg: impl Operand<'a, $t>)*) -> Expr<'a, $out> {
+            Expr::call($f, vec![self.untyped() $(, $arg.into_expr().untyped())*])
+        }
+    )*};
+}
+pub(crate) use call_steps;
+
 /// How an expression's result is stored: into a new array (`out = e`), or combined with the
 /// array it is stored into (`out = out + e`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

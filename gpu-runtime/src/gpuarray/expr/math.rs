@@ -60,7 +60,7 @@ use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::promotion::Promote;
-use crate::gpuarray::expr::core::{BinOp, Expr, Operand};
+use crate::gpuarray::expr::core::{call_steps, BinOp, Expr, Operand};
 use crate::gpuarray::expr::func::{Func, Math2Fn, MathFn};
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
@@ -336,57 +336,29 @@ impl<'a, T: Float> Expr<'a, T> {
         i0 I0 "The modified Bessel function of the first kind and order 0 (NumPy's `i0`)";
     );
 
-    fn math2(self, f: Math2Fn, y: impl Operand<'a, T>) -> Expr<'a, T> {
-        Expr::call(Func::Math2(f), vec![self.untyped(), y.into_expr().untyped()])
-    }
-
-    /// C's `fmod(self, y)`: the remainder with the sign of `self` (PyCUDA's `cumath.fmod`;
-    /// NumPy's `%` is [`remainder`](Self::remainder)).
-    pub fn fmod(self, y: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.math2(Math2Fn::Fmod, y)
-    }
-
-    /// `atan2(self, x)`: the angle of the point `(x, self)`.
-    pub fn atan2(self, x: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.math2(Math2Fn::Atan2, x)
-    }
-
-    /// `sqrt(self² + y²)` without intermediate overflow.
-    pub fn hypot(self, y: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.math2(Math2Fn::Hypot, y)
-    }
-
-    /// The magnitude of `self` with the sign of `y`.
-    pub fn copysign(self, y: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.math2(Math2Fn::Copysign, y)
-    }
-
-    /// `ln(e^self + e^y)`, without overflow or underflow (NumPy's `logaddexp`: equal operands
-    /// give `self + ln 2`, so two infinities of one sign stay that infinity).
-    pub fn logaddexp(self, y: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.math2(Math2Fn::Logaddexp, y)
-    }
-
-    /// `log2(2^self + 2^y)`, without overflow or underflow (NumPy's `logaddexp2`).
-    pub fn logaddexp2(self, y: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.math2(Math2Fn::Logaddexp2, y)
-    }
-
-    /// The Heaviside step: 0 where `self` is negative, `h0` where it is zero, 1 where it is
-    /// positive, NaN where it is NaN (NumPy's `heaviside(x, h0)`).
-    pub fn heaviside(self, h0: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.math2(Math2Fn::Heaviside, h0)
-    }
-
-    /// The next number of `T` after `self` toward `y` (NumPy's `nextafter`; `f16` and `bf16`
-    /// step by their own spacing).
-    pub fn nextafter(self, y: impl Operand<'a, T>) -> Expr<'a, T> {
-        self.math2(Math2Fn::Nextafter, y)
-    }
-
-    /// `self * 2^e`, `e` an `i32` array, expression or scalar (PyCUDA's `cumath.ldexp`).
-    pub fn ldexp(self, e: impl Operand<'a, i32>) -> Expr<'a, T> {
-        Expr::call(Func::Ldexp, vec![self.untyped(), e.into_expr().untyped()])
+    call_steps! {
+        /// C's `fmod(self, y)`: the remainder with the sign of `self` (PyCUDA's `cumath.fmod`;
+        /// NumPy's `%` is [`remainder`](Self::remainder)).
+        fmod(y: T) -> T = Func::Math2(Math2Fn::Fmod);
+        /// `atan2(self, x)`: the angle of the point `(x, self)`.
+        atan2(x: T) -> T = Func::Math2(Math2Fn::Atan2);
+        /// `sqrt(self² + y²)` without intermediate overflow.
+        hypot(y: T) -> T = Func::Math2(Math2Fn::Hypot);
+        /// The magnitude of `self` with the sign of `y`.
+        copysign(y: T) -> T = Func::Math2(Math2Fn::Copysign);
+        /// `ln(e^self + e^y)`, without overflow or underflow (NumPy's `logaddexp`: equal operands
+        /// give `self + ln 2`, so two infinities of one sign stay that infinity).
+        logaddexp(y: T) -> T = Func::Math2(Math2Fn::Logaddexp);
+        /// `log2(2^self + 2^y)`, without overflow or underflow (NumPy's `logaddexp2`).
+        logaddexp2(y: T) -> T = Func::Math2(Math2Fn::Logaddexp2);
+        /// The Heaviside step: 0 where `self` is negative, `h0` where it is zero, 1 where it is
+        /// positive, NaN where it is NaN (NumPy's `heaviside(x, h0)`).
+        heaviside(h0: T) -> T = Func::Math2(Math2Fn::Heaviside);
+        /// The next number of `T` after `self` toward `y` (NumPy's `nextafter`; `f16` and `bf16`
+        /// step by their own spacing).
+        nextafter(y: T) -> T = Func::Math2(Math2Fn::Nextafter);
+        /// `self * 2^e`, `e` an `i32` array, expression or scalar (PyCUDA's `cumath.ldexp`).
+        ldexp(e: i32) -> T = Func::Ldexp;
     }
 }
 

@@ -28,36 +28,24 @@ use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, Storag
 use crate::gpuarray::array::on_stream::{context_fns, on_legacy_stream, OnStream};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{Expr, Operand};
+use crate::gpuarray::expr::core::{call_steps, Expr, Operand};
 use crate::gpuarray::expr::func::Func;
 
 pub use crate::gpuarray::elements::complex::ComplexElement;
 
 impl<'a, T: ComplexElement> Expr<'a, T> {
-    /// The complex conjugate of each element, as a step of this expression.
-    pub fn conj(self) -> Expr<'a, T> {
-        Expr::call(Func::Conj, vec![self.untyped()])
-    }
-
-    /// The real part of each element.
-    pub fn real(self) -> Expr<'a, T::Part> {
-        Expr::call(Func::Real, vec![self.untyped()])
-    }
-
-    /// The imaginary part of each element.
-    pub fn imag(self) -> Expr<'a, T::Part> {
-        Expr::call(Func::Imag, vec![self.untyped()])
-    }
-
-    /// The angle of each element in radians, `atan2(im, re)` (NumPy's `angle`).
-    pub fn angle(self) -> Expr<'a, T::Part> {
-        Expr::call(Func::Angle, vec![self.untyped()])
-    }
-
-    /// The magnitude of each element, `hypot(re, im)` (NumPy's `abs` of a complex array):
-    /// infinite when either part is, even with a NaN other part.
-    pub fn complex_abs(self) -> Expr<'a, T::Part> {
-        Expr::call(Func::ComplexAbs, vec![self.untyped()])
+    call_steps! {
+        /// The complex conjugate of each element, as a step of this expression.
+        conj() -> T = Func::Conj;
+        /// The real part of each element.
+        real() -> T::Part = Func::Real;
+        /// The imaginary part of each element.
+        imag() -> T::Part = Func::Imag;
+        /// The angle of each element in radians, `atan2(im, re)` (NumPy's `angle`).
+        angle() -> T::Part = Func::Angle;
+        /// The magnitude of each element, `hypot(re, im)` (NumPy's `abs` of a complex array):
+        /// infinite when either part is, even with a NaN other part.
+        complex_abs() -> T::Part = Func::ComplexAbs;
     }
 }
 
