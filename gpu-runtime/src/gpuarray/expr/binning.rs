@@ -10,7 +10,7 @@ use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::Expr;
+use crate::gpuarray::expr::core::{check_counts, Expr};
 use crate::gpuarray::sort::ops::Side;
 use crate::gpuarray::sort::radix::key_of;
 
@@ -82,14 +82,7 @@ where
     SH: Storage<Elem: Element>,
     SE: Storage<Elem = f64>,
 {
-    if edges.len() != hist.len() + 1 {
-        return Err(ArrayShapeError::ElementCounts {
-            operation: "gpuarray::histogram_density",
-            first: hist.len() + 1,
-            second: edges.len(),
-        }
-        .into());
-    }
+    check_counts("gpuarray::histogram_density", hist.len() + 1, edges.len())?;
     let h = hist.astype::<f64>()?;
     let total = h.sum()?;
     let widths = edges.diff(1, 0)?;

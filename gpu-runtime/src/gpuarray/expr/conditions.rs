@@ -14,7 +14,7 @@ use crate::gpuarray::array::on_stream::{context_fns, on_legacy_stream, OnStream}
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{Expr, MAX_OPERANDS};
+use crate::gpuarray::expr::core::{check_counts, counts_error, Expr, MAX_OPERANDS};
 use crate::launch::MAX_ARGS;
 
 /// The condition-choice pairs one fused `select` kernel takes over arrays of `ndim` axes: its
@@ -92,12 +92,7 @@ context_fns! {
         } else if values.len() == conditions.len() + 1 {
             values[conditions.len()]
         } else {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: "piecewise",
-                first: conditions.len(),
-                second: values.len(),
-            }
-            .into());
+            return Err(counts_error("piecewise", conditions.len(), values.len()));
         };
         let ctx = x.context();
         let shape = IxDyn(x.shape());
@@ -194,14 +189,7 @@ context_fns! {
     fn extract[SC: Storage<Elem: Element>, DC: Dimension, S: Storage<Elem: Element>, D: Dimension](
         &self, condition: &DeviceArrayBase<SC, DC>, a: &DeviceArrayBase<S, D>
     ) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        if condition.len() != a.len() {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: "extract",
-                first: condition.len(),
-                second: a.len(),
-            }
-            .into());
-        }
+        check_counts("extract", condition.len(), a.len())?;
         let at = OnStream::new(condition, self.stream).flatnonzero()?;
         let flat = OnStream::new(a, self.stream).ravel()?;
         OnStream::new(&flat, self.stream).take(&at, 0, IndexMode::Raise)
@@ -224,14 +212,7 @@ impl OnStream<'_, &Context> {
         S: Storage<Elem = T>,
         D: Dimension,
     {
-        if conditions.len() != choices.len() {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: "select",
-                first: conditions.len(),
-                second: choices.len(),
-            }
-            .into());
-        }
+        check_counts("select", conditions.len(), choices.len())?;
         if conditions.is_empty() {
             return Err(ArrayShapeError::NoArrays { operation: "select" }.into());
         }
@@ -267,14 +248,7 @@ impl OnStream<'_, &Context> {
         len: usize,
         mask: &DeviceArrayBase<SM, DM>,
     ) -> Result<DeviceArray<i64, ndarray::Ix1>> {
-        if mask.len() != len {
-            return Err(ArrayShapeError::ElementCounts {
-                operation,
-                first: len,
-                second: mask.len(),
-            }
-            .into());
-        }
+        check_counts(operation, len, mask.len())?;
         OnStream::new(mask, self.stream).flatnonzero()
     }
 }

@@ -17,7 +17,7 @@ use gpu_cuda_source::Scalar;
 use ndarray::{Dimension, IxDyn, ShapeBuilder};
 
 use crate::driver::stream::Stream;
-use crate::error::{ArgumentError, Result};
+use crate::error::{ArgumentError, ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::OnStream;
@@ -682,6 +682,37 @@ fn define<T: Element>(node: &Node, store: Store) -> Result<ElementwiseKernel> {
         k = k.preamble(HELPERS);
     }
     Ok(k)
+}
+
+/// [`ArrayShapeError::ElementCounts`] of `operation`: `first` elements where `second` were
+/// given.
+pub(crate) fn counts_error(operation: &'static str, first: usize, second: usize) -> Error {
+    ArrayShapeError::ElementCounts {
+        operation,
+        first,
+        second,
+    }
+    .into()
+}
+
+/// [`counts_error`] unless `first == second`.
+pub(crate) fn check_counts(operation: &'static str, first: usize, second: usize) -> Result<()> {
+    if first == second {
+        Ok(())
+    } else {
+        Err(counts_error(operation, first, second))
+    }
+}
+
+/// [`ArgumentError::UndefinedOnElement`]: `function` of `kernel` on elements of the C type
+/// `element`.
+pub(crate) fn undefined_error(kernel: &str, function: &str, element: &'static str) -> Error {
+    ArgumentError::UndefinedOnElement {
+        kernel: kernel.into(),
+        function: function.into(),
+        element,
+    }
+    .into()
 }
 
 /// The source of the kernel of `e` (contiguous variant), for `crate::testing`.

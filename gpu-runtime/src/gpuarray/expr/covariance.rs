@@ -17,7 +17,7 @@ use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::inexact::Inexact;
 use crate::gpuarray::elements::promotion::Promote;
-use crate::gpuarray::expr::core::Expr;
+use crate::gpuarray::expr::core::{check_counts, Expr};
 use crate::gpuarray::kernels::registry::{self, BLOCK};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::{Arg, PreparedFunction};
@@ -403,14 +403,7 @@ fn weights(
     stream: Option<&Stream>,
 ) -> Result<Option<(DeviceArray<f64, Ix1>, f64)>> {
     let check = |len: usize, min: f64, which: &'static str| -> Result<()> {
-        if len != n {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: which,
-                first: n,
-                second: len,
-            }
-            .into());
-        }
+        check_counts(which, n, len)?;
         if min < 0.0 {
             return Err(ArrayShapeError::NegativeValue {
                 operation: which,

@@ -12,7 +12,7 @@ use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::Expr;
+use crate::gpuarray::expr::core::{counts_error, Expr};
 
 /// The C-order strides, in elements, of `shape`.
 fn strides_of(shape: &[usize]) -> Vec<i64> {
@@ -86,12 +86,7 @@ pub fn ravel_multi_index<S: Storage<Elem: Element>, D: Dimension>(
     mode: IndexMode,
 ) -> Result<DeviceArray<i64, IxDyn>> {
     let Some(first) = multi_index.first() else {
-        return Err(ArrayShapeError::ElementCounts {
-            operation: "ravel_multi_index",
-            first: shape.len(),
-            second: 0,
-        }
-        .into());
+        return Err(counts_error("ravel_multi_index", shape.len(), 0));
     };
     OnStream::legacy(first.context()).ravel_multi_index(multi_index, shape, mode)
 }
@@ -117,12 +112,7 @@ fn ravel_stream<S: Storage<Elem: Element>, D: Dimension>(
 ) -> Result<DeviceArray<i64, IxDyn>> {
     const OP: &str = "ravel_multi_index";
     if multi_index.len() != shape.len() || shape.is_empty() {
-        return Err(ArrayShapeError::ElementCounts {
-            operation: OP,
-            first: shape.len(),
-            second: multi_index.len(),
-        }
-        .into());
+        return Err(counts_error(OP, shape.len(), multi_index.len()));
     }
     layout::checked_size(OP, shape)?;
     let mut coords = Vec::with_capacity(shape.len());

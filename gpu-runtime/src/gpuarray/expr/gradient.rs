@@ -14,7 +14,7 @@ use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::inexact::Inexact;
 use crate::gpuarray::elements::promotion::TrueDivide;
-use crate::gpuarray::expr::core::Expr;
+use crate::gpuarray::expr::core::{counts_error, Expr};
 
 const OP: &str = "DeviceArray::gradient";
 
@@ -94,12 +94,7 @@ impl<S: Storage<Elem: TrueDivide<Quotient: Inexact>>, D: Dimension> OnStream<'_,
         let f = self.target.view().into_dyn();
         let nd = f.ndim();
         if !(dx.len() <= 1 || dx.len() == nd) {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: OP,
-                first: nd,
-                second: dx.len(),
-            }
-            .into());
+            return Err(counts_error(OP, nd, dx.len()));
         }
         (0..nd)
             .map(|k| {
@@ -138,12 +133,7 @@ fn along_axis<E: TrueDivide<Quotient: Inexact>>(
     let mut out = DeviceArray::<Grad<E>, IxDyn>::empty(f.context(), f.raw_dim())?;
     let dx = match &spacing {
         Spacing::Points(x) if x.len() != n => {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: OP,
-                first: n,
-                second: x.len(),
-            }
-            .into());
+            return Err(counts_error(OP, n, x.len()));
         }
         // The spacing, shaped to broadcast along axis `k` (NumPy's `diff(x)`).
         Spacing::Points(x) => {

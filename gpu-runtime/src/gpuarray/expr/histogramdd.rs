@@ -7,13 +7,13 @@
 use ndarray::{Dimension, Ix1, Ix2, IxDyn, SliceInfoElem};
 
 use crate::driver::stream::Stream;
-use crate::error::{ArgumentError, ArrayShapeError, Result};
+use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::layout::checked_size;
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::Expr;
+use crate::gpuarray::expr::core::{check_counts, counts_error, undefined_error, Expr};
 use crate::gpuarray::reduce::histogram::{check_edges, uniform_edges, Bins};
 use crate::gpuarray::sort::ops::Side;
 
@@ -35,8 +35,10 @@ context_fns! {
     /// [`ArrayShapeError::TooManyAxes`]; a count of `bins` other than 1 or `D`
     /// [`ArrayShapeError::ElementCounts`]; no bins, or a range that is not finite and rising,
     /// [`ArrayShapeError::HistogramRange`]; edges out of order [`ArrayShapeError::HistogramEdges`];
-    /// complex points [`ArgumentError::UndefinedOnElement`]. Waits for each variable's minimum and
-    /// maximum when its range is not given, and for the total with `density`.
+    /// complex points
+    /// [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement).
+    /// Waits for each variable's minimum and maximum when its range is not given, and for the total
+    /// with `density`.
     ///
     /// ```no_run
     /// use gpu_runtime::gpuarray::{self, Bins, DeviceArray};
@@ -64,7 +66,7 @@ context_fns! {
 
     /// [`histogramdd`] with a weight per point (NumPy's `weights=`, `(N,)`, any real type, summed
     /// in `f64`; another length is [`ArrayShapeError::ElementCounts`], complex weights
-    /// [`ArgumentError::UndefinedOnElement`]).
+    /// [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement)).
     fn histogramdd_weighted[
         S: Storage<Elem: Element>, D: Dimension, SW: Storage<Elem: Element>, DW: Dimension
     ](
@@ -159,14 +161,7 @@ where
 {
     let x = x.view().into_dimensionality::<Ix1>()?;
     let y = y.view().into_dimensionality::<Ix1>()?;
-    if x.len() != y.len() {
-        return Err(ArrayShapeError::ElementCounts {
-            operation: "histogram2d",
-            first: x.len(),
-            second: y.len(),
-        }
-        .into());
-    }
+    check_counts("histogram2d", x.len(), y.len())?;
     Ok(vec![x, y])
 }
 
@@ -191,12 +186,7 @@ fn dd<T: Element, W: Element, SW: Storage<Elem = W>>(
 ) -> Result<HistogramDd> {
     const OP: &str = "histogramdd";
     if T::DTYPE.is_complex() {
-        return Err(ArgumentError::UndefinedOnElement {
-            kernel: OP.into(),
-            function: OP.into(),
-            element: T::c_name(),
-        }
-        .into());
+        return Err(undefined_error(OP, OP, T::c_name()));
     }
     let Some(first) = columns.first() else {
         return Err(ArrayShapeError::EmptyOperand {
@@ -207,21 +197,11 @@ fn dd<T: Element, W: Element, SW: Storage<Elem = W>>(
     };
     let (ctx, n, d) = (first.context().clone(), first.len(), columns.len());
     if bins.len() != 1 && bins.len() != d {
-        return Err(ArrayShapeError::ElementCounts {
-            operation: OP,
-            first: d,
-            second: bins.len(),
-        }
-        .into());
+        return Err(counts_error(OP, d, bins.len()));
     }
     if let Some(w) = weights {
         if w.len() != n || w.ndim() != 1 {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: OP,
-                first: n,
-                second: w.len(),
-            }
-            .into());
+            return Err(counts_error(OP, n, w.len()));
         }
     }
     // Each variable as `f64` (exact for the floats; NumPy's `searchsorted` converts integers to

@@ -6,12 +6,12 @@
 
 use ndarray::{Array1, Dimension, Ix1};
 
-use crate::error::{ArrayShapeError, Result};
+use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::Expr;
+use crate::gpuarray::expr::core::{counts_error, Expr};
 use crate::gpuarray::sort::ops::Side;
 
 const OP: &str = "interp";
@@ -21,8 +21,9 @@ context_fns! {
     /// xp, fp, left, right)`): `xp` must increase (not checked, as NumPy does not), `fp` be as
     /// long; below `xp[0]` the value is `left` (default `fp[0]`), above the last point `right`
     /// (default the last `fp`); NaN gives NaN. Computed in `f64`, as NumPy's, into an array of
-    /// `x`'s shape. No points, or `fp` of another length, is [`ArrayShapeError::ElementCounts`].
-    /// Reads the first and last points back to the host.
+    /// `x`'s shape. No points, or `fp` of another length, is
+    /// [`ArrayShapeError::ElementCounts`](crate::error::ArrayShapeError::ElementCounts). Reads the
+    /// first and last points back to the host.
     ///
     /// ```no_run
     /// use gpu_runtime::gpuarray::{self, DeviceArray};
@@ -44,12 +45,7 @@ context_fns! {
     ) -> Result<DeviceArray<f64, D>> {
         let n = xp.len();
         if n == 0 || fp.len() != n {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: OP,
-                first: n,
-                second: fp.len(),
-            }
-            .into());
+            return Err(counts_error(OP, n, fp.len()));
         }
         let s = self.stream;
         let as_f64 = |e: Expr<'_, T>| e.cast::<f64>().eval_stream(s);

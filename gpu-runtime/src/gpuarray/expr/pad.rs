@@ -12,6 +12,7 @@ use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::expr::core::counts_error;
 
 /// How [`pad`](DeviceArrayBase::pad) fills the border (NumPy's `mode=`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -54,12 +55,7 @@ pub(crate) fn axis_widths<T: Copy>(pairs: &[(T, T)], ndim: usize) -> Result<Vec<
     match pairs {
         [one] => Ok(vec![*one; ndim]),
         w if w.len() == ndim => Ok(w.to_vec()),
-        w => Err(ArrayShapeError::ElementCounts {
-            operation: OP,
-            first: ndim,
-            second: w.len(),
-        }
-        .into()),
+        w => Err(counts_error(OP, ndim, w.len())),
     }
 }
 

@@ -10,7 +10,7 @@ use ndarray::{Dimension, IxDyn, SliceInfoElem};
 
 use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
-use crate::error::{ArgumentError, ArrayShapeError, Result};
+use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::slice_along;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::layout;
@@ -18,7 +18,7 @@ use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::{Element, Kind};
 use crate::gpuarray::elements::mean_type::MeanType;
-use crate::gpuarray::expr::core::Operand;
+use crate::gpuarray::expr::core::{undefined_error, Operand};
 use crate::gpuarray::expr::pad::axis_widths;
 use crate::gpuarray::reduce::axis::ReduceAxis;
 
@@ -134,12 +134,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         let (a, stream) = (self.target, self.stream);
         if S::Elem::DTYPE == DType::Bool {
             // NumPy: "numpy boolean subtract, the `-` operator, is not supported".
-            return Err(ArgumentError::UndefinedOnElement {
-                kernel: OP.into(),
-                function: "reflect_type='odd'".into(),
-                element: S::Elem::c_name(),
-            }
-            .into());
+            return Err(undefined_error(OP, "reflect_type='odd'", S::Elem::c_name()));
         }
         grow_each_axis(a, stream, widths, false, |grown, k, (before, len, after)| {
             let nd = grown.ndim();
@@ -233,8 +228,9 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
         /// (NumPy's `linspace(end, edge, width, endpoint=False)`: as NumPy computes it, in
         /// `f64` for one pair, in a float element type for a pair per axis, rounded down for
         /// integers). One pair for every axis, or one per axis;
-        /// complex elements are [`ArgumentError::UndefinedOnElement`], an empty padded axis
-        /// [`ArrayShapeError::PadEmptyAxis`].
+        /// complex elements are
+        /// [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement),
+        /// an empty padded axis [`ArrayShapeError::PadEmptyAxis`].
         fn pad_linear_ramp(&self, widths: &[(usize, usize)], end_values: &[(S::Elem, S::Elem)])
             -> Result<DeviceArray<S::Elem, D>>;
     }
@@ -294,12 +290,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
     ) -> Result<DeviceArray<S::Elem, D>> {
         let a = self.target;
         if S::Elem::KIND == Kind::Complex {
-            return Err(ArgumentError::UndefinedOnElement {
-                kernel: "pad".into(),
-                function: "linear_ramp".into(),
-                element: S::Elem::c_name(),
-            }
-            .into());
+            return Err(undefined_error("pad", "linear_ramp", S::Elem::c_name()));
         }
         let (ctx, stream, nd) = (a.context(), self.stream, a.ndim());
         // NumPy's `_as_pairs` hands one pair on as NumPy scalars (`linspace` then computes in

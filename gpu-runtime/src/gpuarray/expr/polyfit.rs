@@ -11,12 +11,13 @@ use ndarray::{Dimension, Ix1, IxDyn};
 
 use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
-use crate::error::{ArgumentError, ArrayShapeError, Result};
+use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::expr::core::{check_counts, undefined_error};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::{Arg, PreparedFunction};
 
@@ -137,7 +138,8 @@ context_fns! {
     /// default `rcond` is `f64`'s (NumPy works in `float32` for `float32` points, with its `eps`,
     /// and refuses `float16`); a column of only zeros (every `x` 0, or every weight) gets the
     /// coefficient 0 where NumPy's gives NaN. Complex points are refused
-    /// ([`ArgumentError::UndefinedOnElement`]; NumPy takes them). Waits for the fit.
+    /// ([`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement);
+    /// NumPy takes them). Waits for the fit.
     ///
     /// ```no_run
     /// use gpu_runtime::gpuarray::{self, DeviceArray};
@@ -194,12 +196,7 @@ where
 {
     const OP: &str = "polyfit";
     if T::DTYPE.is_complex() {
-        return Err(ArgumentError::UndefinedOnElement {
-            kernel: OP.into(),
-            function: "polyfit".into(),
-            element: T::c_name(),
-        }
-        .into());
+        return Err(undefined_error(OP, "polyfit", T::c_name()));
     }
     if y.ndim() == 0 || y.ndim() > 2 {
         return Err(ArrayShapeError::Dimension {
@@ -216,23 +213,9 @@ where
         }
         .into());
     }
-    if y.shape()[0] != m {
-        return Err(ArrayShapeError::ElementCounts {
-            operation: OP,
-            first: m,
-            second: y.shape()[0],
-        }
-        .into());
-    }
+    check_counts(OP, m, y.shape()[0])?;
     if let Some(w) = &w {
-        if w.len() != m {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: OP,
-                first: m,
-                second: w.len(),
-            }
-            .into());
-        }
+        check_counts(OP, m, w.len())?;
     }
     let too_many = || ArrayShapeError::ElementsOverflow {
         operation: OP,

@@ -11,7 +11,7 @@ use ndarray::{Dimension, Ix1};
 
 use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
-use crate::error::{ArgumentError, ArrayShapeError, Result};
+use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
@@ -19,6 +19,7 @@ use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::promotion::TrueDivide;
 use crate::gpuarray::expr::convolve::ConvolveMode;
+use crate::gpuarray::expr::core::undefined_error;
 use crate::gpuarray::kernels::codegen::Arith;
 use crate::gpuarray::kernels::registry::{self, BLOCK};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
@@ -296,18 +297,14 @@ context_fns! {
     }
 
     /// The difference `a1 - a2` of two polynomials (NumPy's `polysub`), as [`polyadd`]. `bool`
-    /// coefficients are refused ([`ArgumentError::UndefinedOnElement`]), as NumPy refuses `-` on
-    /// them.
+    /// coefficients are refused
+    /// ([`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement)), as
+    /// NumPy refuses `-` on them.
     fn polysub[T: Element, S1: Storage<Elem = T>, S2: Storage<Elem = T>](
         &self, a1: &DeviceArrayBase<S1, Ix1>, a2: &DeviceArrayBase<S2, Ix1>
     ) -> Result<DeviceArray<T, Ix1>> {
         if T::DTYPE == DType::Bool {
-            return Err(ArgumentError::UndefinedOnElement {
-                kernel: "polysub".into(),
-                function: "Sub".into(),
-                element: T::c_name(),
-            }
-            .into());
+            return Err(undefined_error("polysub", "Sub", T::c_name()));
         }
         add_sub(Kind::Sub, a1, a2, self.stream)
     }

@@ -5,12 +5,13 @@
 
 use ndarray::{Dimension, Ix2, IxDyn, SliceInfoElem};
 
-use crate::error::{ArgumentError, ArrayShapeError, Result};
+use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::axes::index_along;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::expr::core::undefined_error;
 use crate::gpuarray::kernels::broadcast::broadcast_shapes;
 
 context_fns! {
@@ -61,7 +62,8 @@ context_fns! {
     /// or 3 components; a third component of 0 where one has 2), the other axes broadcast
     /// together. Two 2-vectors give the `z` component alone (no vector axis), as NumPy. Vectors of
     /// another length are [`ArrayShapeError::CrossDimension`], `bool` elements
-    /// [`ArgumentError::UndefinedOnElement`] (NumPy refuses their `-`).
+    /// [`ArgumentError::UndefinedOnElement`](crate::error::ArgumentError::UndefinedOnElement)
+    /// (NumPy refuses their `-`).
     ///
     /// ```no_run
     /// use gpu_runtime::gpuarray::{self, DeviceArray};
@@ -90,12 +92,7 @@ context_fns! {
         axisc: isize
     ) -> Result<DeviceArray<T, IxDyn>> {
         if T::DTYPE == DType::Bool {
-            return Err(ArgumentError::UndefinedOnElement {
-                kernel: "cross".into(),
-                function: "Sub".into(),
-                element: T::c_name(),
-            }
-            .into());
+            return Err(undefined_error("cross", "Sub", T::c_name()));
         }
         let va = a.view().into_dyn().moveaxis(&[axisa], &[-1])?;
         let vb = b.view().into_dyn().moveaxis(&[axisb], &[-1])?;

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use crate::gpuarray::elements::dtype::DType;
 use ndarray::Dimension;
 
-use crate::error::{ArrayShapeError, Result};
+use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::expr::core::{check_counts, undefined_error};
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
 use crate::gpuarray::kernels::registry::Definitions;
@@ -21,12 +22,7 @@ static KERNELS: Definitions<(DType, DType), Arc<ElementwiseKernel>> = Definition
 /// process. A complex criterion has no sign: a typed error.
 fn if_positive_kernel(crit: DType, elem: DType) -> Result<Arc<ElementwiseKernel>> {
     if crit.is_complex() {
-        return Err(crate::error::ArgumentError::UndefinedOnElement {
-            kernel: "gpu_if_positive".into(),
-            function: "if_positive".into(),
-            element: crit.c_name(),
-        }
-        .into());
+        return Err(undefined_error("gpu_if_positive", "if_positive", crit.c_name()));
     }
     KERNELS.get_or_try_insert_with((crit, elem), || {
         let (c, t) = (crit.c_name(), elem.c_name());
@@ -68,22 +64,15 @@ context_fns! {
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     /// The dot product of the two arrays read as flat vectors in C order (NumPy's `vdot`):
     /// their shapes may differ, their numbers of elements may not
-    /// ([`ArrayShapeError::ElementCounts`]). Accumulated in the element type, as
-    /// [`dot`](Self::dot). Arrays of one shape are read in place; others are first copied
-    /// into C order. Complex elements of the first array are conjugated, as NumPy's `vdot`
-    /// does (and [`dot`](Self::dot) does not).
+    /// ([`ArrayShapeError::ElementCounts`](crate::error::ArrayShapeError::ElementCounts)).
+    /// Accumulated in the element type, as [`dot`](Self::dot). Arrays of one shape are read in
+    /// place; others are first copied into C order. Complex elements of the first array are
+    /// conjugated, as NumPy's `vdot` does (and [`dot`](Self::dot) does not).
     pub fn vdot<S2: Storage<Elem = S::Elem>, D2: Dimension>(
         &self,
         other: &DeviceArrayBase<S2, D2>,
     ) -> Result<S::Elem> {
-        if self.len() != other.len() {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: "DeviceArray::vdot",
-                first: self.len(),
-                second: other.len(),
-            }
-            .into());
-        }
+        check_counts("DeviceArray::vdot", self.len(), other.len())?;
         if self.shape() == other.shape() {
             let other = other.view().into_dyn();
             return self.view().into_dyn().conj_dot(&other);

@@ -5,11 +5,11 @@
 
 use ndarray::{Dimension, IxDyn};
 
-use crate::error::{ArrayShapeError, Result};
+use crate::error::Result;
 use crate::gpuarray::array::axes::{normalize_axis, slice_along};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
-use crate::gpuarray::expr::core::Expr;
+use crate::gpuarray::expr::core::{counts_error, Expr};
 use crate::gpuarray::expr::math::Float;
 
 const OP: &str = "DeviceArray::trapezoid";
@@ -32,7 +32,9 @@ impl<S: Storage<Elem: Float>, D: Dimension> DeviceArrayBase<S, D> {
 
         /// [`trapezoid`](Self::trapezoid) at the sample points `x`: a 1-d array as long as the
         /// axis, or an array of this one's shape (NumPy's `trapezoid(y, x, axis=axis)`); other
-        /// shapes are [`ArrayShapeError::ElementCounts`] (the axis' length against `x`'s).
+        /// shapes are
+        /// [`ArrayShapeError::ElementCounts`](crate::error::ArrayShapeError::ElementCounts) (the
+        /// axis' length against `x`'s).
         fn trapezoid_x[S2: Storage<Elem = S::Elem>, D2: Dimension](
             &self,
             x: &DeviceArrayBase<S2, D2>,
@@ -76,12 +78,7 @@ impl<S: Storage<Elem: Float>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>>
         } else if x.shape() == y.shape() {
             OnStream::new(&x, self.stream).diff(1, k as isize)?
         } else {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: OP,
-                first: y.shape()[k],
-                second: x.len(),
-            }
-            .into());
+            return Err(counts_error(OP, y.shape()[k], x.len()));
         };
         let (hi, lo) = (
             y.slice(&slice_along(nd, k, n.min(1), n)[..])?,
