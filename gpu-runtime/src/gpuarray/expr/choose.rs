@@ -11,7 +11,7 @@ use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::index_element::IndexElement;
-use crate::gpuarray::expr::core::Expr;
+use crate::gpuarray::expr::core::{empty_error, Expr};
 use crate::gpuarray::kernels::broadcast::broadcast_shapes;
 
 const OP: &str = "DeviceArray::choose";
@@ -109,11 +109,7 @@ impl<S: Storage<Elem: IndexElement>, D: Dimension> OnStream<'_, &DeviceArrayBase
         mode: IndexMode,
     ) -> Result<DeviceArray<SC::Elem, IxDyn>> {
         let Some(first) = choices.first() else {
-            return Err(ArrayShapeError::EmptyOperand {
-                operation: "DeviceArray::choose_from",
-                operand: "choices",
-            }
-            .into());
+            return Err(empty_error("DeviceArray::choose_from", "choices"));
         };
         let shapes: Vec<&[usize]> = choices.iter().map(|c| c.shape()).collect();
         let shape = broadcast_shapes(&shapes)?;

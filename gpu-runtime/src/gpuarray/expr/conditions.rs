@@ -14,7 +14,7 @@ use crate::gpuarray::array::on_stream::{context_fns, on_legacy_stream, OnStream}
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{check_counts, counts_error, Expr, MAX_OPERANDS};
+use crate::gpuarray::expr::core::{check_counts, counts_error, empty_error, Expr, MAX_OPERANDS};
 use crate::launch::MAX_ARGS;
 
 /// The condition-choice pairs one fused `select` kernel takes over arrays of `ndim` axes: its
@@ -171,11 +171,7 @@ context_fns! {
             return Ok(());
         }
         if vals.is_empty() {
-            return Err(ArrayShapeError::EmptyOperand {
-                operation: "place",
-                operand: "vals",
-            }
-            .into());
+            return Err(empty_error("place", "vals"));
         }
         // `put` repeats its values as `place` does.
         OnStream::new(a, self.stream).put(&at, vals, IndexMode::Raise)

@@ -695,6 +695,11 @@ pub(crate) fn counts_error(operation: &'static str, first: usize, second: usize)
     .into()
 }
 
+/// [`ArrayShapeError::EmptyOperand`]: `operation` refuses its empty `operand`.
+pub(crate) fn empty_error(operation: &'static str, operand: &'static str) -> Error {
+    ArrayShapeError::EmptyOperand { operation, operand }.into()
+}
+
 /// [`counts_error`] unless `first == second`.
 pub(crate) fn check_counts(operation: &'static str, first: usize, second: usize) -> Result<()> {
     if first == second {

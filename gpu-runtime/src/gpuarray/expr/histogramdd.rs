@@ -13,7 +13,7 @@ use crate::gpuarray::array::layout::checked_size;
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{check_counts, counts_error, undefined_error, Expr};
+use crate::gpuarray::expr::core::{check_counts, counts_error, empty_error, undefined_error, Expr};
 use crate::gpuarray::reduce::histogram::{check_edges, uniform_edges, Bins};
 use crate::gpuarray::sort::ops::Side;
 
@@ -189,11 +189,7 @@ fn dd<T: Element, W: Element, SW: Storage<Elem = W>>(
         return Err(undefined_error(OP, OP, T::c_name()));
     }
     let Some(first) = columns.first() else {
-        return Err(ArrayShapeError::EmptyOperand {
-            operation: OP,
-            operand: "sample",
-        }
-        .into());
+        return Err(empty_error(OP, "sample"));
     };
     let (ctx, n, d) = (first.context().clone(), first.len(), columns.len());
     if bins.len() != 1 && bins.len() != d {

@@ -8,7 +8,7 @@ use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::mean_type::MeanType;
-use crate::gpuarray::expr::core::Expr;
+use crate::gpuarray::expr::core::{empty_error, Expr};
 use crate::gpuarray::expr::math::Float;
 use crate::gpuarray::linalg::stack::Stack;
 use crate::gpuarray::reduce::axes::normalize_axes;
@@ -79,11 +79,7 @@ context_fns! {
         if ord.is_infinite() {
             let reduced = normalize_axes(axes, x.ndim())?;
             if reduced.iter().any(|&k| x.shape()[k] == 0) {
-                return Err(crate::error::ArrayShapeError::EmptyOperand {
-                    operation: "vector_norm",
-                    operand: "x",
-                }
-                .into());
+                return Err(empty_error("vector_norm", "x"));
             }
             let m = on(magnitudes(x))?;
             let m = OnStream::new(&m, self.stream);
@@ -129,11 +125,7 @@ context_fns! {
         let kept_shape = kept(x.shape(), &[n - 2, n - 1]);
         let extreme = |a: &DeviceArray<T::Mean, IxDyn>, largest: bool| {
             if a.shape().last() == Some(&0) {
-                return Err(crate::error::ArrayShapeError::EmptyOperand {
-                    operation: "matrix_norm",
-                    operand: "x",
-                }
-                .into());
+                return Err(empty_error("matrix_norm", "x"));
             }
             let a = OnStream::new(a, self.stream);
             if largest { a.max_axes(&[-1], false) } else { a.min_axes(&[-1], false) }
@@ -183,11 +175,7 @@ context_fns! {
     ) -> Result<DeviceArray<T::Mean, IxDyn>> {
         let stack = Stack::of("cond", x.shape())?;
         if stack.rows.min(stack.cols) == 0 {
-            return Err(crate::error::ArrayShapeError::EmptyOperand {
-                operation: "cond",
-                operand: "x",
-            }
-            .into());
+            return Err(empty_error("cond", "x"));
         }
         let s = self.svdvals(x)?.into_dyn();
         let on = OnStream::new(&s, self.stream);

@@ -17,7 +17,7 @@ use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{check_counts, undefined_error};
+use crate::gpuarray::expr::core::{check_counts, empty_error, undefined_error};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::{Arg, PreparedFunction};
 
@@ -207,11 +207,7 @@ where
     }
     let m = x.len();
     if m == 0 {
-        return Err(ArrayShapeError::EmptyOperand {
-            operation: OP,
-            operand: "x",
-        }
-        .into());
+        return Err(empty_error(OP, "x"));
     }
     check_counts(OP, m, y.shape()[0])?;
     if let Some(w) = &w {

@@ -11,7 +11,7 @@ use ndarray::{Dimension, Ix1};
 
 use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
-use crate::error::{ArrayShapeError, Result};
+use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
@@ -19,7 +19,7 @@ use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::promotion::TrueDivide;
 use crate::gpuarray::expr::convolve::ConvolveMode;
-use crate::gpuarray::expr::core::undefined_error;
+use crate::gpuarray::expr::core::{empty_error, undefined_error};
 use crate::gpuarray::kernels::codegen::Arith;
 use crate::gpuarray::kernels::registry::{self, BLOCK};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
@@ -312,7 +312,8 @@ context_fns! {
     /// The product of two polynomials (NumPy's `polymul(a1, a2)`): the [`convolve`] of the
     /// coefficients without their leading zeros (a polynomial of only zeros is `[0]`), as NumPy
     /// computes it. Waits for the first nonzero index of each. Empty operands are
-    /// [`ArrayShapeError::EmptyOperand`], as NumPy's `convolve` refuses them.
+    /// [`ArrayShapeError::EmptyOperand`](crate::error::ArrayShapeError::EmptyOperand), as NumPy's
+    /// `convolve` refuses them.
     ///
     /// [`convolve`]: crate::gpuarray::convolve
     fn polymul[T: Element, S1: Storage<Elem = T>, S2: Storage<Elem = T>](
@@ -320,11 +321,7 @@ context_fns! {
     ) -> Result<DeviceArray<T, Ix1>> {
         for (x, operand) in [(a1.len(), "a1"), (a2.len(), "a2")] {
             if x == 0 {
-                return Err(ArrayShapeError::EmptyOperand {
-                    operation: "polymul",
-                    operand,
-                }
-                .into());
+                return Err(empty_error("polymul", operand));
             }
         }
         let (v1, v2) = (without_leading_zeros(a1)?, without_leading_zeros(a2)?);
