@@ -41,6 +41,29 @@ context_fns! {
     }
 }
 
+/// [`ArrayShapeError::IndexOutOfRange`] of `operation` unless every index is in `0..len`
+/// (naming the least when it is negative, else the largest); waits for both.
+fn in_range<D: Dimension>(
+    operation: &'static str,
+    indices: &DeviceArray<i64, D>,
+    len: i64,
+    stream: Option<&Stream>,
+) -> Result<()> {
+    if !indices.is_empty() {
+        let on = OnStream::new(indices, stream);
+        let (lo, hi) = (on.min()?, on.max()?);
+        if lo < 0 || hi >= len {
+            return Err(ArrayShapeError::IndexOutOfRange {
+                operation,
+                index: if lo < 0 { lo } else { hi },
+                len: len as usize,
+            }
+            .into());
+        }
+    }
+    Ok(())
+}
+
 /// [`unravel_index`] on `stream` (`None`: the legacy default stream).
 fn unravel_stream<S: Storage<Elem: Element>, D: Dimension>(
     indices: &DeviceArrayBase<S, D>,
@@ -50,18 +73,7 @@ fn unravel_stream<S: Storage<Elem: Element>, D: Dimension>(
     const OP: &str = "unravel_index";
     let size = layout::checked_size(OP, shape)? as i64;
     let flat = indices.expr().cast::<i64>().eval_stream(stream)?;
-    if !flat.is_empty() {
-        let on = OnStream::new(&flat, stream);
-        let (lo, hi) = (on.min()?, on.max()?);
-        if lo < 0 || hi >= size {
-            return Err(ArrayShapeError::IndexOutOfRange {
-                operation: OP,
-                index: if lo < 0 { lo } else { hi },
-                len: size as usize,
-            }
-            .into());
-        }
-    }
+    in_range(OP, &flat, size, stream)?;
     shape
         .iter()
         .zip(strides_of(shape))
@@ -121,18 +133,7 @@ fn ravel_stream<S: Storage<Elem: Element>, D: Dimension>(
         let dim = dim as i64;
         let c = match mode {
             IndexMode::Raise => {
-                if !c.is_empty() {
-                    let on = OnStream::new(&c, stream);
-                    let (lo, hi) = (on.min()?, on.max()?);
-                    if lo < 0 || hi >= dim {
-                        return Err(ArrayShapeError::IndexOutOfRange {
-                            operation: OP,
-                            index: if lo < 0 { lo } else { hi },
-                            len: dim as usize,
-                        }
-                        .into());
-                    }
-                }
+                in_range(OP, &c, dim, stream)?;
                 c
             }
             // Python's `%`: in 0..dim for any sign.

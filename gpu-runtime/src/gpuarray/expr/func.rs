@@ -16,6 +16,17 @@ use gpu_cuda_source::Scalar;
 use crate::gpuarray::elements::cast::{self, sixteen_bit, widen};
 use crate::gpuarray::elements::dtype::DType;
 
+/// The C function of a [`MathFn`] or [`Math2Fn`] per float type, from a table of
+/// `Variant "float form" "double form"`; `None` for the other types and variants.
+macro_rules! float_names {
+    ($e:ident, $f:expr, $s:expr; $($v:ident $single:literal $double:literal),*) => {
+        match ($f, $s) {
+            $(($e::$v, Scalar::F32) => Some($single), ($e::$v, Scalar::F64) => Some($double),)*
+            _ => None,
+        }
+    };
+}
+
 /// A function of one floating-point operand, giving the operand's type (PyCUDA's `cumath`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum MathFn {
@@ -85,15 +96,7 @@ impl MathFn {
             return self.complex_function();
         }
         let s = d.scalar()?;
-        macro_rules! names {
-            ($($v:ident $f:literal $d:literal),*) => {
-                match (self, s) {
-                    $((MathFn::$v, Scalar::F32) => Some($f), (MathFn::$v, Scalar::F64) => Some($d),)*
-                    _ => None,
-                }
-            };
-        }
-        names!(
+        float_names!(MathFn, self, s;
             Fabs "fabsf" "fabs", Ceil "ceilf" "ceil", Floor "floorf" "floor", Exp "expf" "exp",
             Expm1 "expm1f" "expm1", Exp2 "exp2f" "exp2", Log "logf" "log", Log1p "log1pf" "log1p",
             Log10 "log10f" "log10", Log2 "log2f" "log2", Sqrt "sqrtf" "sqrt", Cbrt "cbrtf" "cbrt",
@@ -156,23 +159,13 @@ impl Math2Fn {
     /// The C function on elements of `s`, as [`MathFn::c_function`].
     pub(crate) fn c_function(self, d: DType) -> Option<&'static str> {
         let s = d.scalar()?;
-        match (self, s) {
-            (Math2Fn::Fmod, Scalar::F32) => Some("fmodf"),
-            (Math2Fn::Fmod, Scalar::F64) => Some("fmod"),
-            (Math2Fn::Atan2, Scalar::F32) => Some("atan2f"),
-            (Math2Fn::Atan2, Scalar::F64) => Some("atan2"),
-            (Math2Fn::Hypot, Scalar::F32) => Some("hypotf"),
-            (Math2Fn::Hypot, Scalar::F64) => Some("hypot"),
-            (Math2Fn::Copysign, Scalar::F32) => Some("copysignf"),
-            (Math2Fn::Copysign, Scalar::F64) => Some("copysign"),
+        float_names!(Math2Fn, self, s;
+            Fmod "fmodf" "fmod", Atan2 "atan2f" "atan2", Hypot "hypotf" "hypot",
+            Copysign "copysignf" "copysign", Nextafter "nextafterf" "nextafter",
             // The helpers' overloads for `float` and `double` (see [`HELPERS`]).
-            (Math2Fn::Logaddexp, Scalar::F32 | Scalar::F64) => Some("gpu_logaddexp"),
-            (Math2Fn::Logaddexp2, Scalar::F32 | Scalar::F64) => Some("gpu_logaddexp2"),
-            (Math2Fn::Heaviside, Scalar::F32 | Scalar::F64) => Some("gpu_heaviside"),
-            (Math2Fn::Nextafter, Scalar::F32) => Some("nextafterf"),
-            (Math2Fn::Nextafter, Scalar::F64) => Some("nextafter"),
-            _ => None,
-        }
+            Logaddexp "gpu_logaddexp" "gpu_logaddexp", Logaddexp2 "gpu_logaddexp2" "gpu_logaddexp2",
+            Heaviside "gpu_heaviside" "gpu_heaviside"
+        )
     }
 }
 
