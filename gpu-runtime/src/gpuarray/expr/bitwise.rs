@@ -29,7 +29,7 @@ use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::elements::bitwise::Bitwise;
 use crate::gpuarray::elements::index_element::IndexElement;
-use crate::gpuarray::expr::core::{call_steps, Expr, Operand};
+use crate::gpuarray::expr::core::{call_steps, operand_fns, Expr, Operand};
 use crate::gpuarray::expr::func::Func;
 
 impl<'a, T: Bitwise> Expr<'a, T> {
@@ -130,30 +130,15 @@ binary_fns!(IndexElement;
     lcm lcm_into lcm, "NumPy's `lcm(x, y)`";
 );
 
-/// NumPy's `invert(x)` (`~x`; its alias `bitwise_not`): every bit flipped, `!x` of a `bool`,
-/// into a new array, on the legacy default stream.
-pub fn invert<'a, T: Bitwise>(x: impl Operand<'a, T>) -> Result<DeviceArray<T, IxDyn>> {
-    x.into_expr().invert().eval()
-}
-
-/// [`invert`] into `out` (NumPy's `out=`; any layout of the operand's shape).
-pub fn invert_into<'a, T: Bitwise, S: StorageMut<Elem = T>, D: Dimension>(
-    x: impl Operand<'a, T>,
-    out: &mut DeviceArrayBase<S, D>,
-) -> Result<()> {
-    x.into_expr().invert().eval_into(out)
-}
-
-/// NumPy's `bitwise_count(x)`: the number of one bits of each `|x|`, a `u8` array, on the
-/// legacy default stream.
-pub fn bitwise_count<'a, T: IndexElement>(x: impl Operand<'a, T>) -> Result<DeviceArray<u8, IxDyn>> {
-    x.into_expr().bitwise_count().eval()
-}
-
-/// [`bitwise_count`] into a `u8` array `out` (NumPy's `out=`).
-pub fn bitwise_count_into<'a, T: IndexElement, S: StorageMut<Elem = u8>, D: Dimension>(
-    x: impl Operand<'a, T>,
-    out: &mut DeviceArrayBase<S, D>,
-) -> Result<()> {
-    x.into_expr().bitwise_count().eval_into(out)
+operand_fns! {
+    /// NumPy's `invert(x)` (`~x`; its alias `bitwise_not`): every bit flipped, `!x` of a `bool`,
+    /// into a new array, on the legacy default stream.
+    invert[T: Bitwise](x: T) -> T = x.into_expr().invert().eval();
+    /// [`invert`] into `out` (NumPy's `out=`; any layout of the operand's shape).
+    invert_into[T: Bitwise](x: T; out: T) = x.into_expr().invert().eval_into(out);
+    /// NumPy's `bitwise_count(x)`: the number of one bits of each `|x|`, a `u8` array, on the
+    /// legacy default stream.
+    bitwise_count[T: IndexElement](x: T) -> u8 = x.into_expr().bitwise_count().eval();
+    /// [`bitwise_count`] into a `u8` array `out` (NumPy's `out=`).
+    bitwise_count_into[T: IndexElement](x: T; out: u8) = x.into_expr().bitwise_count().eval_into(out);
 }

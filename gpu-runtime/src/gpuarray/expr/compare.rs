@@ -18,7 +18,7 @@ use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{call_steps, BinOp, Expr, Operand};
+use crate::gpuarray::expr::core::{call_steps, operand_fns, BinOp, Expr, Operand};
 use crate::gpuarray::expr::func::{CmpOp, Func};
 
 impl<'a, T: Element> Expr<'a, T> {
@@ -149,70 +149,26 @@ pub fn divmod<'a, T: Element, X: Operand<'a, T> + Copy, Y: Operand<'a, T> + Copy
     Ok((floor_divide(x, y)?, remainder(x, y)?))
 }
 
-/// Logical and of `x` and `y` (any element types; nonzero is true) into a new [`Bool`] array.
-pub fn logical_and<'a, T: Element, U: Element>(
-    x: impl Operand<'a, T>,
-    y: impl Operand<'a, U>,
-) -> Result<DeviceArray<Bool, IxDyn>> {
-    x.into_expr().logical_and(y).eval()
-}
-
-/// Logical or; see [`logical_and`].
-pub fn logical_or<'a, T: Element, U: Element>(
-    x: impl Operand<'a, T>,
-    y: impl Operand<'a, U>,
-) -> Result<DeviceArray<Bool, IxDyn>> {
-    x.into_expr().logical_or(y).eval()
-}
-
-/// Logical exclusive or; see [`logical_and`].
-pub fn logical_xor<'a, T: Element, U: Element>(
-    x: impl Operand<'a, T>,
-    y: impl Operand<'a, U>,
-) -> Result<DeviceArray<Bool, IxDyn>> {
-    x.into_expr().logical_xor(y).eval()
-}
-
-/// Logical not (true where `x` is zero) into a new [`Bool`] array.
-pub fn logical_not<'a, T: Element>(x: impl Operand<'a, T>) -> Result<DeviceArray<Bool, IxDyn>> {
-    x.into_expr().logical_not().eval()
-}
-
-/// NumPy's `where(cond, a, b)`: `a` where `cond` is true, else `b`, into a new array (`where`
-/// is a Rust keyword; fuse with [`Expr::where_`]).
-pub fn where_<'a, T: Element>(
-    cond: impl Operand<'a, Bool>,
-    a: impl Operand<'a, T>,
-    b: impl Operand<'a, T>,
-) -> Result<DeviceArray<T, IxDyn>> {
-    Expr::where_(cond, a, b).eval()
-}
-
-/// `|x|` (NumPy's `absolute`; integers wrap at `MIN`) into a new array.
-pub fn absolute<'a, T: Element>(x: impl Operand<'a, T>) -> Result<DeviceArray<T, IxDyn>> {
-    x.into_expr().abs().eval()
-}
-
-/// NumPy's `sign` (NaN gives NaN) into a new array.
-pub fn sign<'a, T: Element>(x: impl Operand<'a, T>) -> Result<DeviceArray<T, IxDyn>> {
-    x.into_expr().sign().eval()
-}
-
-/// NumPy's `clip(x, lo, hi)` (`minimum(maximum(x, lo), hi)`) into a new array.
-pub fn clip<'a, T: Element>(
-    x: impl Operand<'a, T>,
-    lo: impl Operand<'a, T>,
-    hi: impl Operand<'a, T>,
-) -> Result<DeviceArray<T, IxDyn>> {
-    x.into_expr().clip(lo, hi).eval()
-}
-
-/// NumPy's `abs`: [`absolute`] (integers wrap at `MIN`).
-pub fn abs<'a, T: Element>(x: impl Operand<'a, T>) -> Result<DeviceArray<T, IxDyn>> {
-    absolute(x)
-}
-
-/// NumPy 2's `pow`: [`power`] (`x ** y`; PyCUDA's `a ** b` on arrays and scalars).
-pub fn pow<'a, T: Element>(x: impl Operand<'a, T>, y: impl Operand<'a, T>) -> Result<DeviceArray<T, IxDyn>> {
-    power(x, y)
+operand_fns! {
+    /// Logical and of `x` and `y` (any element types; nonzero is true) into a new [`Bool`] array.
+    logical_and[T: Element, U: Element](x: T, y: U) -> Bool = x.into_expr().logical_and(y).eval();
+    /// Logical or; see [`logical_and`].
+    logical_or[T: Element, U: Element](x: T, y: U) -> Bool = x.into_expr().logical_or(y).eval();
+    /// Logical exclusive or; see [`logical_and`].
+    logical_xor[T: Element, U: Element](x: T, y: U) -> Bool = x.into_expr().logical_xor(y).eval();
+    /// Logical not (true where `x` is zero) into a new [`Bool`] array.
+    logical_not[T: Element](x: T) -> Bool = x.into_expr().logical_not().eval();
+    /// NumPy's `where(cond, a, b)`: `a` where `cond` is true, else `b`, into a new array (`where`
+    /// is a Rust keyword; fuse with [`Expr::where_`]).
+    where_[T: Element](cond: Bool, a: T, b: T) -> T = Expr::where_(cond, a, b).eval();
+    /// `|x|` (NumPy's `absolute`; integers wrap at `MIN`) into a new array.
+    absolute[T: Element](x: T) -> T = x.into_expr().abs().eval();
+    /// NumPy's `sign` (NaN gives NaN) into a new array.
+    sign[T: Element](x: T) -> T = x.into_expr().sign().eval();
+    /// NumPy's `clip(x, lo, hi)` (`minimum(maximum(x, lo), hi)`) into a new array.
+    clip[T: Element](x: T, lo: T, hi: T) -> T = x.into_expr().clip(lo, hi).eval();
+    /// NumPy's `abs`: [`absolute`] (integers wrap at `MIN`).
+    abs[T: Element](x: T) -> T = absolute(x);
+    /// NumPy 2's `pow`: [`power`] (`x ** y`; PyCUDA's `a ** b` on arrays and scalars).
+    pow[T: Element](x: T, y: T) -> T = power(x, y);
 }

@@ -381,6 +381,38 @@ macro_rules! call_steps {
 }
 pub(crate) use call_steps;
 
+/// Free functions over operands (each an array, an [`Expr`] or a scalar: an [`Operand`] of the
+/// element type written after its name), each with its own docs: `name[generics](x: T, ...)
+/// -> R = body;` returns the body's new array of `R` (`Result<DeviceArray<R, IxDyn>>`), and
+/// `name[generics](x: T, ...; out: R) = body;` stores into `out`, any array of `R`.
+macro_rules! operand_fns {
+    () => {};
+    (
+        $(#[$doc:meta])* $name:ident[$($g:tt)*]($($x:ident: $t:ty),*) -> $out:ty = $body:expr;
+        $($rest:tt)*
+    ) => {
+        $(#[$doc])*
+        pub fn $name<'a, $($g)*>($($x: impl Operand<'a, $t>),*) -> Result<DeviceArray<$out, IxDyn>> {
+            $body
+        }
+        $crate::gpuarray::expr::core::operand_fns! { $($rest)* }
+    };
+    (
+        $(#[$doc:meta])* $name:ident[$($g:tt)*]($($x:ident: $t:ty),*; $o:ident: $out:ty) = $body:expr;
+        $($rest:tt)*
+    ) => {
+        $(#[$doc])*
+        pub fn $name<'a, $($g)*, S: StorageMut<Elem = $out>, D: Dimension>(
+            $($x: impl Operand<'a, $t>,)*
+            $o: &mut DeviceArrayBase<S, D>,
+        ) -> Result<()> {
+            $body
+        }
+        $crate::gpuarray::expr::core::operand_fns! { $($rest)* }
+    };
+}
+pub(crate) use operand_fns;
+
 /// How an expression's result is stored: into a new array (`out = e`), or combined with the
 /// array it is stored into (`out = out + e`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -60,7 +60,7 @@ use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::promotion::Promote;
-use crate::gpuarray::expr::core::{call_steps, BinOp, Expr, Operand};
+use crate::gpuarray::expr::core::{call_steps, operand_fns, BinOp, Expr, Operand};
 use crate::gpuarray::expr::func::{Func, Math2Fn, MathFn};
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
@@ -403,14 +403,11 @@ unary_fns!(Element;
     positive positive_into => T, "`x` (NumPy's `positive`)";
 );
 
-/// `x ** y` computed in `f64` (complex numbers in `Complex64`) whatever the operands' type
-/// (NumPy's `float_power`), into a new array: `float_power(&a_i32, 0.5)` is an `f64` array.
-pub fn float_power<'a, T: Promote<f64>>(
-    x: impl Operand<'a, T>,
-    y: impl Operand<'a, T>,
-) -> Result<DeviceArray<T::Output, IxDyn>> {
-    let x = x.into_expr().cast::<T::Output>();
-    x.pow(y.into_expr().cast::<T::Output>()).eval()
+operand_fns! {
+    /// `x ** y` computed in `f64` (complex numbers in `Complex64`) whatever the operands' type
+    /// (NumPy's `float_power`), into a new array: `float_power(&a_i32, 0.5)` is an `f64` array.
+    float_power[T: Promote<f64>](x: T, y: T) -> T::Output =
+        x.into_expr().cast::<T::Output>().pow(y.into_expr().cast::<T::Output>()).eval();
 }
 
 unary_fns!(Round;
@@ -440,21 +437,11 @@ binary_fns!(
     nextafter nextafter_into, "The next number after `x` toward `y` (NumPy's `nextafter`; `f16` and `bf16` by their own spacing)";
 );
 
-/// `x * 2^e` element by element (PyCUDA's `cumath.ldexp`), into a new array.
-pub fn ldexp<'a, T: Float>(
-    x: impl Operand<'a, T>,
-    e: impl Operand<'a, i32>,
-) -> Result<DeviceArray<T, IxDyn>> {
-    x.into_expr().ldexp(e).eval()
-}
-
-/// [`ldexp`] into `out`.
-pub fn ldexp_into<'a, T: Float, S: StorageMut<Elem = T>, D: Dimension>(
-    x: impl Operand<'a, T>,
-    e: impl Operand<'a, i32>,
-    out: &mut DeviceArrayBase<S, D>,
-) -> Result<()> {
-    x.into_expr().ldexp(e).eval_into(out)
+operand_fns! {
+    /// `x * 2^e` element by element (PyCUDA's `cumath.ldexp`), into a new array.
+    ldexp[T: Float](x: T, e: i32) -> T = x.into_expr().ldexp(e).eval();
+    /// [`ldexp`] into `out`.
+    ldexp_into[T: Float](x: T, e: i32; out: T) = x.into_expr().ldexp(e).eval_into(out);
 }
 
 /// The kernels of two results (`frexp`, `modf`), one per function and type for the process.
