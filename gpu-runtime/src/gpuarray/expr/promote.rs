@@ -130,20 +130,25 @@ mixed_ops! {
     floor_divide => FloorDiv;
 }
 
-/// The binary functions of any two element types, computed in their promoted type.
+/// The binary functions of any two element types, computed in their promoted type (with the
+/// bounds in brackets on that type, where it must be one the function takes).
 macro_rules! mixed_fns {
-    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+    ($bound:tt; $($(#[$doc:meta])* $name:ident;)*) => {$(
+        mixed_fns!(@one $bound $(#[$doc])* $name);
+    )*};
+    (@one [$($bound:tt)*] $(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        pub fn $name<'a, T: Promote<U>, U: Element>(
+        pub fn $name<'a, T: Promote<U, $($bound)*>, U: Element>(
             x: impl Operand<'a, T>,
             y: impl Operand<'a, U>,
         ) -> Expr<'a, T::Output> {
             x.into_expr().cast::<T::Output>().$name(y.into_expr().cast::<T::Output>())
         }
-    )*};
+    };
 }
 
 mixed_fns! {
+    [];
     /// NumPy's `maximum(x, y)` of two element types, in their promoted type (NaN if either is
     /// NaN); see [`add`].
     maximum;
@@ -155,23 +160,11 @@ mixed_fns! {
     fmin;
 }
 
-/// The bitwise functions of two integer (or `bool`) types, computed in their promoted type,
-/// which must be an integer or `bool` (`i64` with `u64` promotes to `f64`, which NumPy
-/// refuses at run time and the bound here at compile time).
-macro_rules! mixed_bitwise {
-    ($bound:ident; $($(#[$doc:meta])* $name:ident;)*) => {$(
-        $(#[$doc])*
-        pub fn $name<'a, T: Promote<U, Output: $bound>, U: Element>(
-            x: impl Operand<'a, T>,
-            y: impl Operand<'a, U>,
-        ) -> Expr<'a, T::Output> {
-            x.into_expr().cast::<T::Output>().$name(y.into_expr().cast::<T::Output>())
-        }
-    )*};
-}
-
-mixed_bitwise! {
-    Bitwise;
+// The bitwise functions of two integer (or `bool`) types, computed in their promoted type,
+// which must be an integer or `bool` (`i64` with `u64` promotes to `f64`, which NumPy
+// refuses at run time and the bound here at compile time).
+mixed_fns! {
+    [Output: Bitwise];
     /// NumPy's `bitwise_and(x, y)` of two integer types, in their promoted type (`i8 & u8` is
     /// `i16`, as NumPy 2).
     bitwise_and;
@@ -181,8 +174,8 @@ mixed_bitwise! {
     bitwise_xor;
 }
 
-mixed_bitwise! {
-    IndexElement;
+mixed_fns! {
+    [Output: IndexElement];
     /// NumPy's `left_shift` in the promoted type; see [`bitwise_and`].
     left_shift;
     /// NumPy's `right_shift` in the promoted type; see [`bitwise_and`].

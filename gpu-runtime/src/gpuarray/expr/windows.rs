@@ -23,7 +23,27 @@ enum Window {
     Kaiser(f64),
 }
 
-impl DeviceArray<f64, Ix1> {
+/// Each window's two forms: `DeviceArray::name(ctx, m, ..)` with its docs, on the legacy default
+/// stream, and `gpuarray::on(&stream).name(m, ..)`, both [`OnStream::window`] of `w`.
+macro_rules! windows {
+    ($($(#[$doc:meta])* $name:ident($($arg:ident: $t:ty),*) => $w:expr;)*) => {
+        impl DeviceArray<f64, Ix1> {$(
+            $(#[$doc])*
+            pub fn $name(ctx: &Context, m: i64 $(, $arg: $t)*) -> Result<Self> {
+                OnStream::legacy(ctx).$name(m $(, $arg)*)
+            }
+        )*}
+
+        impl OnStream<'_, &Context> {$(
+            #[doc = concat!("[`DeviceArray::", stringify!($name), "`] on this stream.")]
+            pub fn $name(&self, m: i64 $(, $arg: $t)*) -> Result<DeviceArray<f64, Ix1>> {
+                self.window(m, $w)
+            }
+        )*}
+    };
+}
+
+windows! {
     /// The triangular window of `m` points (NumPy's `bartlett(M)`): `1 - |n| / (m - 1)` for
     /// `n` in `1 - m, 3 - m, ..., m - 1`; empty for `m < 1`, `[1]` for `m == 1`.
     ///
@@ -33,59 +53,20 @@ impl DeviceArray<f64, Ix1> {
     /// assert_eq!(DeviceArray::bartlett(&ctx, 5)?.to_vec()?, [0.0, 0.5, 1.0, 0.5, 0.0]);
     /// # Ok::<(), gpu_runtime::Error>(())
     /// ```
-    pub fn bartlett(ctx: &Context, m: i64) -> Result<Self> {
-        OnStream::legacy(ctx).bartlett(m)
-    }
-
+    bartlett() => Window::Bartlett;
     /// The Blackman window (NumPy's `blackman(M)`): `0.42 + 0.5 cos(π n / (m - 1)) + 0.08
     /// cos(2π n / (m - 1))`, `n` as [`bartlett`](Self::bartlett)'s.
-    pub fn blackman(ctx: &Context, m: i64) -> Result<Self> {
-        OnStream::legacy(ctx).blackman(m)
-    }
-
+    blackman() => Window::Blackman;
     /// The Hamming window (NumPy's `hamming(M)`): `0.54 + 0.46 cos(π n / (m - 1))`.
-    pub fn hamming(ctx: &Context, m: i64) -> Result<Self> {
-        OnStream::legacy(ctx).hamming(m)
-    }
-
+    hamming() => Window::Hamming;
     /// The Hann window (NumPy's `hanning(M)`): `0.5 + 0.5 cos(π n / (m - 1))`.
-    pub fn hanning(ctx: &Context, m: i64) -> Result<Self> {
-        OnStream::legacy(ctx).hanning(m)
-    }
-
+    hanning() => Window::Hanning;
     /// The Kaiser window with shape `beta` (NumPy's `kaiser(M, beta)`): `i0(beta sqrt(1 -
     /// ((n - a) / a)^2)) / i0(beta)` for `n` in `0..m`, `a = (m - 1) / 2`.
-    pub fn kaiser(ctx: &Context, m: i64, beta: f64) -> Result<Self> {
-        OnStream::legacy(ctx).kaiser(m, beta)
-    }
+    kaiser(beta: f64) => Window::Kaiser(beta);
 }
 
 impl OnStream<'_, &Context> {
-    /// [`DeviceArray::bartlett`] on this stream.
-    pub fn bartlett(&self, m: i64) -> Result<DeviceArray<f64, Ix1>> {
-        self.window(m, Window::Bartlett)
-    }
-
-    /// [`DeviceArray::blackman`] on this stream.
-    pub fn blackman(&self, m: i64) -> Result<DeviceArray<f64, Ix1>> {
-        self.window(m, Window::Blackman)
-    }
-
-    /// [`DeviceArray::hamming`] on this stream.
-    pub fn hamming(&self, m: i64) -> Result<DeviceArray<f64, Ix1>> {
-        self.window(m, Window::Hamming)
-    }
-
-    /// [`DeviceArray::hanning`] on this stream.
-    pub fn hanning(&self, m: i64) -> Result<DeviceArray<f64, Ix1>> {
-        self.window(m, Window::Hanning)
-    }
-
-    /// [`DeviceArray::kaiser`] on this stream.
-    pub fn kaiser(&self, m: i64, beta: f64) -> Result<DeviceArray<f64, Ix1>> {
-        self.window(m, Window::Kaiser(beta))
-    }
-
     fn window(&self, m: i64, w: Window) -> Result<DeviceArray<f64, Ix1>> {
         if m < 1 {
             return DeviceArray::empty(self.target, 0);
