@@ -30,37 +30,27 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     }
 }
 
+/// The stream forms: `name(args) -> dimension = scan with value;` is the plain form on this
+/// stream, `scan` of the array with each NaN replaced by `value` (of the array itself when its
+/// elements hold no NaN).
+macro_rules! nan_scans {
+    ($($name:ident($($arg:ident: $t:ty),*) -> $d:ty = $scan:ident with $value:literal;)*) => {$(
+        #[doc = concat!("[`", stringify!($name), "`](DeviceArrayBase::", stringify!($name), ") on this stream.")]
+        pub fn $name(&self $(, $arg: $t)*) -> Result<DeviceArray<S::Elem, $d>> {
+            match self.nan_replaced($value)? {
+                Some(r) => OnStream::new(&r, self.stream).$scan($($arg),*),
+                None => self.$scan($($arg),*),
+            }
+        }
+    )*};
+}
+
 impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
-    /// [`nancumsum`](DeviceArrayBase::nancumsum) on this stream.
-    pub fn nancumsum(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        match self.nan_replaced(0.0)? {
-            Some(r) => OnStream::new(&r, self.stream).cumsum(),
-            None => self.cumsum(),
-        }
-    }
-
-    /// [`nancumsum_axis`](DeviceArrayBase::nancumsum_axis) on this stream.
-    pub fn nancumsum_axis(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        match self.nan_replaced(0.0)? {
-            Some(r) => OnStream::new(&r, self.stream).cumsum_axis(axis),
-            None => self.cumsum_axis(axis),
-        }
-    }
-
-    /// [`nancumprod`](DeviceArrayBase::nancumprod) on this stream.
-    pub fn nancumprod(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        match self.nan_replaced(1.0)? {
-            Some(r) => OnStream::new(&r, self.stream).cumprod(),
-            None => self.cumprod(),
-        }
-    }
-
-    /// [`nancumprod_axis`](DeviceArrayBase::nancumprod_axis) on this stream.
-    pub fn nancumprod_axis(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        match self.nan_replaced(1.0)? {
-            Some(r) => OnStream::new(&r, self.stream).cumprod_axis(axis),
-            None => self.cumprod_axis(axis),
-        }
+    nan_scans! {
+        nancumsum() -> Ix1 = cumsum with 0.0;
+        nancumsum_axis(axis: usize) -> IxDyn = cumsum_axis with 0.0;
+        nancumprod() -> Ix1 = cumprod with 1.0;
+        nancumprod_axis(axis: usize) -> IxDyn = cumprod_axis with 1.0;
     }
 
     /// The array with each NaN replaced by `value`, in this array's shape; `None` for the

@@ -165,32 +165,29 @@ impl<Q: Element> Poly1d<Q> {
     }
 }
 
-/// `&p + &q`: the sum (NumPy's `p + q`), leading zeros dropped.
-impl<T: Element> Add for &Poly1d<T> {
-    type Output = Result<Poly1d<T>>;
+/// The operators of two polynomials: `Trait method function;`, the function of the two
+/// coefficient arrays as a new [`Poly1d`].
+macro_rules! poly_ops {
+    ($($(#[$doc:meta])* $tr:ident $m:ident $f:ident;)*) => {$(
+        $(#[$doc])*
+        impl<T: Element> $tr for &Poly1d<T> {
+            type Output = Result<Poly1d<T>>;
 
-    fn add(self, rhs: &Poly1d<T>) -> Result<Poly1d<T>> {
-        Poly1d::new(&polyadd(&self.coeffs, &rhs.coeffs)?)
-    }
+            fn $m(self, rhs: &Poly1d<T>) -> Result<Poly1d<T>> {
+                Poly1d::new(&$f(&self.coeffs, &rhs.coeffs)?)
+            }
+        }
+    )*};
 }
 
-/// `&p - &q`: the difference (NumPy's `p - q`), leading zeros dropped; `bool` coefficients
-/// are refused, as [`polysub`] refuses them.
-impl<T: Element> Sub for &Poly1d<T> {
-    type Output = Result<Poly1d<T>>;
-
-    fn sub(self, rhs: &Poly1d<T>) -> Result<Poly1d<T>> {
-        Poly1d::new(&polysub(&self.coeffs, &rhs.coeffs)?)
-    }
-}
-
-/// `&p * &q`: the product (NumPy's `p * q`).
-impl<T: Element> Mul for &Poly1d<T> {
-    type Output = Result<Poly1d<T>>;
-
-    fn mul(self, rhs: &Poly1d<T>) -> Result<Poly1d<T>> {
-        Poly1d::new(&polymul(&self.coeffs, &rhs.coeffs)?)
-    }
+poly_ops! {
+    /// `&p + &q`: the sum (NumPy's `p + q`), leading zeros dropped.
+    Add add polyadd;
+    /// `&p - &q`: the difference (NumPy's `p - q`), leading zeros dropped; `bool` coefficients
+    /// are refused, as [`polysub`] refuses them.
+    Sub sub polysub;
+    /// `&p * &q`: the product (NumPy's `p * q`).
+    Mul mul polymul;
 }
 
 /// `-&p`: the negated polynomial (NumPy's `-p`); `bool` coefficients are refused.
