@@ -14,7 +14,9 @@ use crate::gpuarray::array::on_stream::{context_fns, on_legacy_stream, OnStream}
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{check_counts, counts_error, empty_error, Expr, MAX_OPERANDS};
+use crate::gpuarray::expr::core::{
+    check_counts, counts_error, dimension_error, empty_error, Expr, MAX_OPERANDS,
+};
 use crate::launch::MAX_ARGS;
 
 /// The condition-choice pairs one fused `select` kernel takes over arrays of `ndim` axes: its
@@ -273,11 +275,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
     ) -> Result<DeviceArray<S::Elem, IxDyn>> {
         const OP: &str = "DeviceArray::compress";
         if condition.ndim() != 1 {
-            return Err(ArrayShapeError::Dimension {
-                axes: condition.ndim(),
-                fixed: 1,
-            }
-            .into());
+            return Err(dimension_error(condition.ndim(), 1));
         }
         let at = OnStream::new(condition, self.stream).flatnonzero()?;
         match axis {

@@ -732,6 +732,11 @@ pub(crate) fn empty_error(operation: &'static str, operand: &'static str) -> Err
     ArrayShapeError::EmptyOperand { operation, operand }.into()
 }
 
+/// [`ArrayShapeError::Dimension`]: an array of `axes` axes where `fixed` are taken.
+pub(crate) fn dimension_error(axes: usize, fixed: usize) -> Error {
+    ArrayShapeError::Dimension { axes, fixed }.into()
+}
+
 /// [`counts_error`] unless `first == second`.
 pub(crate) fn check_counts(operation: &'static str, first: usize, second: usize) -> Result<()> {
     if first == second {

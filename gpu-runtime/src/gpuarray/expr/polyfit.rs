@@ -17,7 +17,7 @@ use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{check_counts, empty_error, undefined_error};
+use crate::gpuarray::expr::core::{check_counts, dimension_error, empty_error, undefined_error};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::{Arg, PreparedFunction};
 
@@ -199,11 +199,7 @@ where
         return Err(undefined_error(OP, "polyfit", T::c_name()));
     }
     if y.ndim() == 0 || y.ndim() > 2 {
-        return Err(ArrayShapeError::Dimension {
-            axes: y.ndim(),
-            fixed: 2,
-        }
-        .into());
+        return Err(dimension_error(y.ndim(), 2));
     }
     let m = x.len();
     if m == 0 {

@@ -11,7 +11,7 @@ use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::Expr;
+use crate::gpuarray::expr::core::{dimension_error, Expr};
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     on_legacy_stream! {
@@ -201,11 +201,7 @@ where
     let ones = DeviceArray::<i64, Ix2>::ones(ctx, (n, n))?;
     let mask = mask_func(&ones)?;
     if mask.ndim() != 2 {
-        return Err(ArrayShapeError::Dimension {
-            axes: mask.ndim(),
-            fixed: 2,
-        }
-        .into());
+        return Err(dimension_error(mask.ndim(), 2));
     }
     let mut ix = mask.nonzero()?.into_iter();
     match (ix.next(), ix.next()) {
