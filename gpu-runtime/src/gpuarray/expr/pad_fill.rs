@@ -299,29 +299,24 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         let ends = axis_widths(end_values, nd)?;
         grow_each_axis(a, stream, widths, false, |grown, k, (before, len, after)| {
             let (eb, ea) = ends[k];
-            if before > 0 {
-                let edge = grown.slice(&slab(k, nd, before..before + 1)[..])?;
-                let r = ramp(
-                    &edge,
-                    one_value(ctx, stream, eb, nd)?,
-                    (before, k),
-                    false,
-                    in_element_type,
-                    stream,
-                )?;
-                write_border(grown, k, 0..before, &r, stream)?;
-            }
-            if after > 0 {
-                let edge = grown.slice(&slab(k, nd, before + len - 1..before + len)[..])?;
-                let r = ramp(
-                    &edge,
-                    one_value(ctx, stream, ea, nd)?,
-                    (after, k),
+            // The border before, then the one after: each ramps from its edge to its end value.
+            let sides = [
+                (before, before, eb, false, 0..before),
+                (
+                    after,
+                    before + len - 1,
+                    ea,
                     true,
-                    in_element_type,
-                    stream,
-                )?;
-                write_border(grown, k, before + len..before + len + after, &r, stream)?;
+                    before + len..before + len + after,
+                ),
+            ];
+            for (width, edge, end, reversed, border) in sides {
+                if width > 0 {
+                    let edge = grown.slice(&slab(k, nd, edge..edge + 1)[..])?;
+                    let end = one_value(ctx, stream, end, nd)?;
+                    let r = ramp(&edge, end, (width, k), reversed, in_element_type, stream)?;
+                    write_border(grown, k, border, &r, stream)?;
+                }
             }
             Ok(())
         })
