@@ -117,10 +117,10 @@ pub(crate) fn triangle_indices(n: usize, m: usize, k: isize, lower: bool) -> (Ve
     (rows, cols)
 }
 
-fn triangle_arrays(
-    ctx: &Context,
-    (rows, cols): (Vec<i64>, Vec<i64>),
-) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<i64, Ix1>)> {
+/// The rows and the columns of a matrix's elements, as the functions here return them.
+type Indices = (DeviceArray<i64, Ix1>, DeviceArray<i64, Ix1>);
+
+fn triangle_arrays(ctx: &Context, (rows, cols): (Vec<i64>, Vec<i64>)) -> Result<Indices> {
     Ok((
         DeviceArray::from_ndarray(ctx, &Array1::from(rows))?,
         DeviceArray::from_ndarray(ctx, &Array1::from(cols))?,
@@ -139,38 +139,22 @@ fn triangle_arrays(
 /// assert_eq!(cols.to_vec()?, [0, 1, 0, 1, 2, 0, 1, 2, 3]);
 /// # Ok::<(), gpu_runtime::Error>(())
 /// ```
-pub fn tril_indices(
-    ctx: &Context,
-    n: usize,
-    k: isize,
-    m: usize,
-) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<i64, Ix1>)> {
+pub fn tril_indices(ctx: &Context, n: usize, k: isize, m: usize) -> Result<Indices> {
     triangle_arrays(ctx, triangle_indices(n, m, k, true))
 }
 
 /// The rows and columns on and above diagonal `k` (NumPy's `triu_indices(n, k, m)`).
-pub fn triu_indices(
-    ctx: &Context,
-    n: usize,
-    k: isize,
-    m: usize,
-) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<i64, Ix1>)> {
+pub fn triu_indices(ctx: &Context, n: usize, k: isize, m: usize) -> Result<Indices> {
     triangle_arrays(ctx, triangle_indices(n, m, k, false))
 }
 
 /// [`tril_indices`] of the shape of the 2-d array `a` (NumPy's `tril_indices_from(a, k)`).
-pub fn tril_indices_from<S: Storage>(
-    a: &DeviceArrayBase<S, Ix2>,
-    k: isize,
-) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<i64, Ix1>)> {
+pub fn tril_indices_from<S: Storage>(a: &DeviceArrayBase<S, Ix2>, k: isize) -> Result<Indices> {
     tril_indices(a.context(), a.shape()[0], k, a.shape()[1])
 }
 
 /// [`triu_indices`] of the shape of the 2-d array `a` (NumPy's `triu_indices_from(a, k)`).
-pub fn triu_indices_from<S: Storage>(
-    a: &DeviceArrayBase<S, Ix2>,
-    k: isize,
-) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<i64, Ix1>)> {
+pub fn triu_indices_from<S: Storage>(a: &DeviceArrayBase<S, Ix2>, k: isize) -> Result<Indices> {
     triu_indices(a.context(), a.shape()[0], k, a.shape()[1])
 }
 
@@ -188,11 +172,7 @@ pub fn triu_indices_from<S: Storage>(
 /// assert_eq!(cols.to_vec()?, [1, 2, 2]);
 /// # Ok::<(), gpu_runtime::Error>(())
 /// ```
-pub fn mask_indices<F, SM, DM>(
-    ctx: &Context,
-    n: usize,
-    mask_func: F,
-) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<i64, Ix1>)>
+pub fn mask_indices<F, SM, DM>(ctx: &Context, n: usize, mask_func: F) -> Result<Indices>
 where
     F: FnOnce(&DeviceArray<i64, Ix2>) -> Result<DeviceArrayBase<SM, DM>>,
     SM: Storage<Elem: Element>,
