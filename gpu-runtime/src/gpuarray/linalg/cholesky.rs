@@ -15,7 +15,7 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::gpuarray::linalg::stack::{
-    failure_flag, first_failed, shaped, work_type, Stack, FAILED_C, MATRIX_BLOCK,
+    failure_flag, first_failed, shaped, with_work, work_type, Stack, FAILED_C, MATRIX_BLOCK,
 };
 use crate::launch::{Arg, PreparedFunction};
 
@@ -111,18 +111,17 @@ context_fns! {
             let mut flag = failure_flag(ctx)?;
             let f = prepared(ctx, T::DTYPE, <T::Mean as Element>::DTYPE)?;
             let grid = count.min(MAX_GRID) as u32;
-            let head = [Arg::I64(count as i64), Arg::I64(n as i64), Arg::input::<T, _>(&av)];
-            if work_type(T::DTYPE) == DType::F32 {
-                let mut work = DeviceArray::<f32, Ix1>::empty(ctx, len)?;
-                let [c, nn, ai] = head;
-                let args = [c, nn, ai, Arg::output(&mut work), Arg::output(&mut l), Arg::output(&mut flag)];
-                crate::gpuarray::kernels::registry::launch(&f, grid, MATRIX_BLOCK, self.stream, &args)?;
-            } else {
-                let mut work = DeviceArray::<f64, Ix1>::empty(ctx, len)?;
-                let [c, nn, ai] = head;
-                let args = [c, nn, ai, Arg::output(&mut work), Arg::output(&mut l), Arg::output(&mut flag)];
-                crate::gpuarray::kernels::registry::launch(&f, grid, MATRIX_BLOCK, self.stream, &args)?;
-            }
+            with_work(ctx, T::DTYPE, len, |work| {
+                let args = [
+                    Arg::I64(count as i64),
+                    Arg::I64(n as i64),
+                    Arg::input::<T, _>(&av),
+                    work,
+                    Arg::output(&mut l),
+                    Arg::output(&mut flag),
+                ];
+                crate::gpuarray::kernels::registry::launch(&f, grid, MATRIX_BLOCK, self.stream, &args)
+            })?;
             if let Some(matrix) = first_failed(&flag, count)? {
                 return Err(LinAlgError::NotPositiveDefinite { operation: OP, matrix }.into());
             }

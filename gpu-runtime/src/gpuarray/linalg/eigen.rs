@@ -14,7 +14,6 @@
 use ndarray::{Dimension, Ix1};
 
 use crate::driver::context::core::Context;
-use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::stream::Stream;
 use crate::error::{LinAlgError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
@@ -26,7 +25,7 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::gpuarray::linalg::stack::{
-    failure_flag, first_failed, shaped, work_epsilon, work_type, Stack, FAILED_C, MATRIX_BLOCK,
+    failure_flag, first_failed, shaped, with_work, work_epsilon, work_type, Stack, FAILED_C, MATRIX_BLOCK,
 };
 use crate::launch::{Arg, PreparedFunction};
 
@@ -349,10 +348,7 @@ fn decompose<T: MeanType>(
     let mut flag = failure_flag(ctx)?;
     let out = <T::Mean as Element>::DTYPE;
     let f = prepared(ctx, T::DTYPE, out, vectors)?;
-    let launch = |work: Arg<'_>,
-                  w: &mut DeviceArray<T::Mean, Ix1>,
-                  v: &mut DeviceArray<T::Mean, Ix1>,
-                  flag: &mut DeviceBuffer<u64>| {
+    with_work(ctx, T::DTYPE, work_len, |work| {
         let mut args = vec![
             Arg::I64(count as i64),
             Arg::I64(n as i64),
@@ -360,24 +356,14 @@ fn decompose<T: MeanType>(
             Arg::input::<T, _>(a),
             work,
             Arg::I64(stride as i64),
-            Arg::output(w),
+            Arg::output(&mut w),
         ];
         if vectors {
-            args.push(Arg::output(v));
+            args.push(Arg::output(&mut v));
         }
-        args.push(Arg::output(flag));
+        args.push(Arg::output(&mut flag));
         crate::gpuarray::kernels::registry::launch(&f, grid as u32, MATRIX_BLOCK, stream, &args)
-    };
-    match work_type(T::DTYPE) {
-        DType::F32 => {
-            let mut work = DeviceArray::<f32, Ix1>::empty(ctx, work_len)?;
-            launch(Arg::output(&mut work), &mut w, &mut v, &mut flag)?;
-        }
-        _ => {
-            let mut work = DeviceArray::<f64, Ix1>::empty(ctx, work_len)?;
-            launch(Arg::output(&mut work), &mut w, &mut v, &mut flag)?;
-        }
-    }
+    })?;
     if let Some(matrix) = first_failed(&flag, count)? {
         return Err(LinAlgError::NoConvergence {
             operation,

@@ -28,7 +28,7 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::gpuarray::linalg::eigen::{jacobi_grid, JACOBI_C};
-use crate::gpuarray::linalg::stack::{shaped, work_type, Stack, MATRIX_BLOCK};
+use crate::gpuarray::linalg::stack::{shaped, with_work, work_type, Stack, MATRIX_BLOCK};
 use crate::launch::{Arg, PreparedFunction};
 
 /// The kernels by input element type and whether `Q` is wanted (every mode but
@@ -265,34 +265,23 @@ fn factor<T: MeanType>(
     let grid = jacobi_grid(count, stride);
     let work_len = checked_size(operation, &[grid, stride])?;
     let f = prepared(ctx, T::DTYPE, <T::Mean as Element>::DTYPE, q.is_some())?;
-    let launch =
-        |work: Arg<'_>, r: &mut DeviceArray<T::Mean, Ix1>, q: Option<&mut DeviceArray<T::Mean, Ix1>>| {
-            let mut args = vec![
-                Arg::I64(count as i64),
-                Arg::I64(rows as i64),
-                Arg::I64(cols as i64),
-                Arg::I64(r_shape[0] as i64),
-                Arg::I64(qcols.unwrap_or(0) as i64),
-                Arg::input::<T, _>(a),
-                work,
-                Arg::I64(stride as i64),
-                Arg::output(r),
-            ];
-            if let Some(q) = q {
-                args.push(Arg::output(q));
-            }
-            crate::gpuarray::kernels::registry::launch(&f, grid as u32, MATRIX_BLOCK, stream, &args)
-        };
-    match work_type(T::DTYPE) {
-        DType::F32 => {
-            let mut work = DeviceArray::<f32, Ix1>::empty(ctx, work_len)?;
-            launch(Arg::output(&mut work), &mut r, q.as_mut())?;
+    with_work(ctx, T::DTYPE, work_len, |work| {
+        let mut args = vec![
+            Arg::I64(count as i64),
+            Arg::I64(rows as i64),
+            Arg::I64(cols as i64),
+            Arg::I64(r_shape[0] as i64),
+            Arg::I64(qcols.unwrap_or(0) as i64),
+            Arg::input::<T, _>(a),
+            work,
+            Arg::I64(stride as i64),
+            Arg::output(&mut r),
+        ];
+        if let Some(q) = q.as_mut() {
+            args.push(Arg::output(q));
         }
-        _ => {
-            let mut work = DeviceArray::<f64, Ix1>::empty(ctx, work_len)?;
-            launch(Arg::output(&mut work), &mut r, q.as_mut())?;
-        }
-    }
+        crate::gpuarray::kernels::registry::launch(&f, grid as u32, MATRIX_BLOCK, stream, &args)
+    })?;
     Ok(Factored { q, r })
 }
 

@@ -11,6 +11,7 @@ use crate::gpuarray::array::core::DeviceArray;
 use crate::gpuarray::array::layout::checked_size;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
+use crate::launch::Arg;
 
 /// The threads of the one block that factors one matrix (a power of two: block sums halve it).
 pub(crate) const MATRIX_BLOCK: u32 = 256;
@@ -95,6 +96,23 @@ pub(crate) fn work_type(t: DType) -> DType {
         DType::F32 | DType::F16 | DType::Bf16 => DType::F32,
         DType::Complex32 | DType::Complex64 => t,
         _ => DType::F64,
+    }
+}
+
+/// Runs `launch` with a workspace of `len` elements of the real work type of `t` ([`work_type`]:
+/// `f32` or `f64`), dropped once the launch is queued.
+pub(crate) fn with_work(
+    ctx: &Context,
+    t: DType,
+    len: usize,
+    launch: impl FnOnce(Arg<'_>) -> Result<()>,
+) -> Result<()> {
+    if work_type(t) == DType::F32 {
+        let mut work = DeviceArray::<f32, Ix1>::empty(ctx, len)?;
+        launch(Arg::output(&mut work))
+    } else {
+        let mut work = DeviceArray::<f64, Ix1>::empty(ctx, len)?;
+        launch(Arg::output(&mut work))
     }
 }
 

@@ -16,7 +16,6 @@
 use ndarray::{Dimension, Ix1};
 
 use crate::driver::context::core::Context;
-use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, LinAlgError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
@@ -29,7 +28,7 @@ use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::gpuarray::linalg::eigen::{jacobi_grid, JACOBI_C, MAX_SWEEPS};
 use crate::gpuarray::linalg::stack::{
-    failure_flag, first_failed, shaped, work_epsilon, work_type, Stack, FAILED_C, MATRIX_BLOCK,
+    failure_flag, first_failed, shaped, with_work, work_epsilon, work_type, Stack, FAILED_C, MATRIX_BLOCK,
 };
 use crate::launch::{Arg, PreparedFunction};
 
@@ -387,11 +386,7 @@ fn decompose<T: MeanType>(
     let work_len = checked_size(operation, &[grid, stride])?;
     let mut flag = failure_flag(ctx)?;
     let f = prepared(ctx, T::DTYPE, <T::Mean as Element>::DTYPE, vectors)?;
-    let launch = |work: Arg<'_>,
-                  s: &mut DeviceArray<T::Mean, Ix1>,
-                  u: &mut DeviceArray<T::Mean, Ix1>,
-                  vh: &mut DeviceArray<T::Mean, Ix1>,
-                  flag: &mut DeviceBuffer<u64>| {
+    with_work(ctx, T::DTYPE, work_len, |work| {
         let mut args = vec![
             Arg::I64(count as i64),
             Arg::I64(rows as i64),
@@ -400,25 +395,15 @@ fn decompose<T: MeanType>(
             Arg::input::<T, _>(a),
             work,
             Arg::I64(stride as i64),
-            Arg::output(s),
+            Arg::output(&mut s),
         ];
         if vectors {
-            args.push(Arg::output(u));
-            args.push(Arg::output(vh));
+            args.push(Arg::output(&mut u));
+            args.push(Arg::output(&mut vh));
         }
-        args.push(Arg::output(flag));
+        args.push(Arg::output(&mut flag));
         crate::gpuarray::kernels::registry::launch(&f, grid as u32, MATRIX_BLOCK, stream, &args)
-    };
-    match work_type(T::DTYPE) {
-        DType::F32 => {
-            let mut work = DeviceArray::<f32, Ix1>::empty(ctx, work_len)?;
-            launch(Arg::output(&mut work), &mut s, &mut u, &mut vh, &mut flag)?;
-        }
-        _ => {
-            let mut work = DeviceArray::<f64, Ix1>::empty(ctx, work_len)?;
-            launch(Arg::output(&mut work), &mut s, &mut u, &mut vh, &mut flag)?;
-        }
-    }
+    })?;
     if let Some(matrix) = first_failed(&flag, count)? {
         return Err(LinAlgError::NoConvergence {
             operation,
