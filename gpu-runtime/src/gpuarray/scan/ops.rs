@@ -85,74 +85,52 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
     }
 }
 
+/// The five scans of one [`ScanOp`] on a stream, by the names of its inclusive scan, `_into`,
+/// `_exclusive`, `_axis` and `_axis_exclusive` forms: each the operator's kernel on this stream
+/// applied to the array.
+macro_rules! on_stream_scans {
+    ($op:ident: $i:ident, $o:ident, $e:ident, $a:ident, $ae:ident) => {
+        #[doc = concat!("[`", stringify!($i), "`](DeviceArrayBase::", stringify!($i), ") on this stream.")]
+        pub fn $i(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
+            let k = scan_kernel::<S::Elem>(ScanOp::$op)?;
+            OnStream::new(&*k, self.stream).inclusive(self.target)
+        }
+
+        #[doc = concat!("[`", stringify!($o), "`](DeviceArrayBase::", stringify!($o), ") on this stream.")]
+        pub fn $o<O: StorageMut<Elem = S::Elem>>(
+            &self,
+            out: &mut DeviceArrayBase<O, Ix1>,
+            exclusive: bool,
+        ) -> Result<()> {
+            let k = scan_kernel::<S::Elem>(ScanOp::$op)?;
+            OnStream::new(&*k, self.stream).scan_into(self.target, out, exclusive)
+        }
+
+        #[doc = concat!("[`", stringify!($e), "`](DeviceArrayBase::", stringify!($e), ") on this stream.")]
+        pub fn $e(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
+            let k = scan_kernel::<S::Elem>(ScanOp::$op)?;
+            OnStream::new(&*k, self.stream).exclusive(self.target)
+        }
+
+        #[doc = concat!("[`", stringify!($a), "`](DeviceArrayBase::", stringify!($a), ") on this stream.")]
+        pub fn $a(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
+            let k = scan_kernel::<S::Elem>(ScanOp::$op)?;
+            OnStream::new(&*k, self.stream).inclusive_axis(self.target, axis)
+        }
+
+        #[doc = concat!("[`", stringify!($ae), "`](DeviceArrayBase::", stringify!($ae), ") on this stream.")]
+        pub fn $ae(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
+            let k = scan_kernel::<S::Elem>(ScanOp::$op)?;
+            OnStream::new(&*k, self.stream).exclusive_axis(self.target, axis)
+        }
+    };
+}
+
 /// The scans on a stream (`a.on(&stream).cumsum()`): the one body of each; each returns without
 /// waiting.
 impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
-    /// [`cumsum`](DeviceArrayBase::cumsum) on this stream.
-    pub fn cumsum(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Sum)?, self.stream).inclusive(self.target)
-    }
-
-    /// [`cumsum_into`](DeviceArrayBase::cumsum_into) on this stream.
-    pub fn cumsum_into<O: StorageMut<Elem = S::Elem>>(
-        &self,
-        out: &mut DeviceArrayBase<O, Ix1>,
-        exclusive: bool,
-    ) -> Result<()> {
-        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Sum)?, self.stream).scan_into(
-            self.target,
-            out,
-            exclusive,
-        )
-    }
-
-    /// [`cumsum_exclusive`](DeviceArrayBase::cumsum_exclusive) on this stream.
-    pub fn cumsum_exclusive(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Sum)?, self.stream).exclusive(self.target)
-    }
-
-    /// [`cumsum_axis`](DeviceArrayBase::cumsum_axis) on this stream.
-    pub fn cumsum_axis(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Sum)?, self.stream).inclusive_axis(self.target, axis)
-    }
-
-    /// [`cumsum_axis_exclusive`](DeviceArrayBase::cumsum_axis_exclusive) on this stream.
-    pub fn cumsum_axis_exclusive(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Sum)?, self.stream).exclusive_axis(self.target, axis)
-    }
-
-    /// [`cumprod`](DeviceArrayBase::cumprod) on this stream.
-    pub fn cumprod(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Prod)?, self.stream).inclusive(self.target)
-    }
-
-    /// [`cumprod_into`](DeviceArrayBase::cumprod_into) on this stream.
-    pub fn cumprod_into<O: StorageMut<Elem = S::Elem>>(
-        &self,
-        out: &mut DeviceArrayBase<O, Ix1>,
-        exclusive: bool,
-    ) -> Result<()> {
-        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Prod)?, self.stream).scan_into(
-            self.target,
-            out,
-            exclusive,
-        )
-    }
-
-    /// [`cumprod_exclusive`](DeviceArrayBase::cumprod_exclusive) on this stream.
-    pub fn cumprod_exclusive(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Prod)?, self.stream).exclusive(self.target)
-    }
-
-    /// [`cumprod_axis`](DeviceArrayBase::cumprod_axis) on this stream.
-    pub fn cumprod_axis(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Prod)?, self.stream).inclusive_axis(self.target, axis)
-    }
-
-    /// [`cumprod_axis_exclusive`](DeviceArrayBase::cumprod_axis_exclusive) on this stream.
-    pub fn cumprod_axis_exclusive(&self, axis: usize) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        OnStream::new(&*scan_kernel::<S::Elem>(ScanOp::Prod)?, self.stream).exclusive_axis(self.target, axis)
-    }
+    on_stream_scans!(Sum: cumsum, cumsum_into, cumsum_exclusive, cumsum_axis, cumsum_axis_exclusive);
+    on_stream_scans!(Prod: cumprod, cumprod_into, cumprod_exclusive, cumprod_axis, cumprod_axis_exclusive);
 }
 
 /// The sources of the sum and product scans of `T`, in every variant the tests compile.
