@@ -25,7 +25,8 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::gpuarray::linalg::stack::{
-    failure_flag, first_failed, shaped, with_work, work_epsilon, work_type, Stack, FAILED_C, MATRIX_BLOCK,
+    failure_flag, first_failed, marked_lines, shaped, with_work, work_epsilon, work_type, Stack, FAILED_C,
+    MATRIX_BLOCK,
 };
 use crate::launch::{Arg, PreparedFunction};
 
@@ -144,14 +145,7 @@ pub(crate) fn jacobi_grid(count: usize, stride: usize) -> usize {
 fn source(t: DType, out: DType, vectors: bool) -> String {
     let w = work_type(t);
     // Only the vectors' lines of the template are kept for `eigh`.
-    let body: String = EIGH_C
-        .lines()
-        .filter_map(|l| match l.trim_start().strip_prefix("@V ") {
-            Some(rest) => vectors.then(|| format!("{}{rest}", &l[..l.len() - l.trim_start().len()])),
-            None => Some(l.to_owned()),
-        })
-        .map(|l| l + "\n")
-        .collect();
+    let body = marked_lines(EIGH_C, "@V ", vectors);
     let text = body
         .replace("$VPARAM", if vectors { ", $R *__restrict__ v" } else { "" })
         .replace("$READ", &convert_c(t, DType::F64, "in[src]"))

@@ -28,7 +28,7 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::gpuarray::linalg::eigen::{jacobi_grid, JACOBI_C};
-use crate::gpuarray::linalg::stack::{shaped, with_work, work_type, Stack, MATRIX_BLOCK};
+use crate::gpuarray::linalg::stack::{marked_lines, shaped, with_work, work_type, Stack, MATRIX_BLOCK};
 use crate::launch::{Arg, PreparedFunction};
 
 /// The kernels by input element type and whether `Q` is wanted (every mode but
@@ -66,14 +66,7 @@ pub struct Qr<T: Element, D: Dimension> {
 fn source(t: DType, out: DType, with_q: bool) -> String {
     let w = work_type(t);
     // Only the Q lines of the template are kept when Q is wanted.
-    let body: String = QR_C
-        .lines()
-        .filter_map(|l| match l.trim_start().strip_prefix("@Q ") {
-            Some(rest) => with_q.then(|| format!("{}{rest}", &l[..l.len() - l.trim_start().len()])),
-            None => Some(l.to_owned()),
-        })
-        .map(|l| l + "\n")
-        .collect();
+    let body = marked_lines(QR_C, "@Q ", with_q);
     // The `$WRITE_*` and `$READ` placeholders go before `$W` and `$R`, their prefixes.
     let text = body
         .replace("$QPARAM", if with_q { ", $R *__restrict__ q" } else { "" })

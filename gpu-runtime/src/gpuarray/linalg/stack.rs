@@ -116,6 +116,19 @@ pub(crate) fn with_work(
     }
 }
 
+/// A kernel template's lines with those marked `marker` kept (without the mark) only when
+/// `keep`, each ended by a newline.
+pub(crate) fn marked_lines(template: &str, marker: &str, keep: bool) -> String {
+    template
+        .lines()
+        .filter_map(|l| match l.trim_start().strip_prefix(marker) {
+            Some(rest) => keep.then(|| format!("{}{rest}", &l[..l.len() - l.trim_start().len()])),
+            None => Some(l.to_owned()),
+        })
+        .map(|l| l + "\n")
+        .collect()
+}
+
 /// The part type of a complex type, and a real type itself: the type of a magnitude of `t`.
 pub(crate) fn real_type(t: DType) -> DType {
     match t {

@@ -28,7 +28,8 @@ use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::gpuarray::linalg::eigen::{jacobi_grid, JACOBI_C, MAX_SWEEPS};
 use crate::gpuarray::linalg::stack::{
-    failure_flag, first_failed, shaped, with_work, work_epsilon, work_type, Stack, FAILED_C, MATRIX_BLOCK,
+    failure_flag, first_failed, marked_lines, shaped, with_work, work_epsilon, work_type, Stack, FAILED_C,
+    MATRIX_BLOCK,
 };
 use crate::launch::{Arg, PreparedFunction};
 
@@ -56,14 +57,7 @@ pub struct Svd<T: Element, D: Dimension> {
 fn source(t: DType, out: DType, vectors: bool) -> String {
     let w = work_type(t);
     // Only the vectors' lines of the template are kept for `svd`.
-    let body: String = SVD_C
-        .lines()
-        .filter_map(|l| match l.trim_start().strip_prefix("@V ") {
-            Some(rest) => vectors.then(|| format!("{}{rest}", &l[..l.len() - l.trim_start().len()])),
-            None => Some(l.to_owned()),
-        })
-        .map(|l| l + "\n")
-        .collect();
+    let body = marked_lines(SVD_C, "@V ", vectors);
     let text = body
         .replace(
             "$UVPARAMS",
