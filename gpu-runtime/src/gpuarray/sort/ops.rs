@@ -265,26 +265,41 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
 
     /// [`sort_flat`](DeviceArrayBase::sort_flat) on this stream.
     pub fn sort_flat(&self) -> Result<DeviceArray<S::Elem, Ix1>> {
-        const OP: &str = "DeviceArray::sort_flat";
+        self.flat("DeviceArray::sort_flat", |out| {
+            (Some(&mut out.data), Indices::None)
+        })
+    }
+
+    /// Sorts the elements in C order (`operation` names it in errors; an array not in C order
+    /// is copied so first) into a new 1-D result: `to` says where the sorted elements and their
+    /// positions go in it.
+    fn flat<R: Element>(
+        &self,
+        operation: &'static str,
+        to: impl for<'o> FnOnce(
+            &'o mut DeviceArray<R, Ix1>,
+        ) -> (Option<&'o mut DeviceBuffer<S::Elem>>, Indices<'o>),
+    ) -> Result<DeviceArray<R, Ix1>> {
         let x = self.target;
-        radix::key_of::<S::Elem>(OP)?;
+        radix::key_of::<S::Elem>(operation)?;
         let copy = (!x.is_standard_layout())
             .then(|| OnStream::new(x, self.stream).to_contiguous())
             .transpose()?;
-        let mut out = DeviceArray::<S::Elem, Ix1>::empty(x.context(), x.len())?;
+        let mut out = DeviceArray::<R, Ix1>::empty(x.context(), x.len())?;
         let (data, offset) = match &copy {
             Some(c) => (c.view().data, c.offset()),
             None => (x.view().data, x.offset()),
         };
-        radix::sort_rows::<S::Elem, _, _>(
+        let (sorted, indices) = to(&mut out);
+        radix::sort_rows::<S::Elem, _, DeviceBuffer<S::Elem>>(
             x.context(),
             self.stream,
             (&data, offset as i64),
             x.len(),
             x.len(),
-            Some(&mut out.data),
-            Indices::None,
-            OP,
+            sorted,
+            indices,
+            operation,
         )?;
         Ok(out)
     }
@@ -303,28 +318,9 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
 
     /// [`argsort_flat`](DeviceArrayBase::argsort_flat) on this stream.
     pub fn argsort_flat(&self) -> Result<DeviceArray<i64, Ix1>> {
-        const OP: &str = "DeviceArray::argsort_flat";
-        let x = self.target;
-        radix::key_of::<S::Elem>(OP)?;
-        let copy = (!x.is_standard_layout())
-            .then(|| OnStream::new(x, self.stream).to_contiguous())
-            .transpose()?;
-        let mut out = DeviceArray::<i64, Ix1>::empty(x.context(), x.len())?;
-        let (data, offset) = match &copy {
-            Some(c) => (c.view().data, c.offset()),
-            None => (x.view().data, x.offset()),
-        };
-        radix::sort_rows::<S::Elem, _, crate::driver::memory::buffer::DeviceBuffer<S::Elem>>(
-            x.context(),
-            self.stream,
-            (&data, offset as i64),
-            x.len(),
-            x.len(),
-            None,
-            Indices::I64(&mut out.data),
-            OP,
-        )?;
-        Ok(out)
+        self.flat("DeviceArray::argsort_flat", |out| {
+            (None, Indices::I64(&mut out.data))
+        })
     }
 
     /// [`unique_with`](DeviceArrayBase::unique_with) on this stream (waits for the count).
