@@ -32,6 +32,7 @@ use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::registry::{self, BLOCK};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
+use crate::gpuarray::linalg::lu::{Factored, Wanted};
 use crate::gpuarray::linalg::stack::{lu_helpers_c, real_type, FAILED_C};
 use crate::launch::{Arg, PreparedFunction};
 use ndarray::{Ix1, IxDyn};
@@ -449,30 +450,6 @@ fn units(units: u64) -> u32 {
     units.clamp(1, MAX_GRID) as u32
 }
 
-/// What the caller wants of the factorization.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Want {
-    /// The determinants into `d0`.
-    Det,
-    /// The signs into `d0`, the logarithms of the magnitudes into `d1`.
-    SlogDet,
-    /// The solutions of `b` (`None`: of the identity, the inverse) into `x`.
-    Solve,
-}
-
-/// Where a blocked factorization's results go: `d0`/`d1` (`count` each) or `x` (`count * n *
-/// k`), and the failure flag.
-pub(crate) struct Results<'a, M: Element, R: Element> {
-    /// The determinants, or the signs of [`Want::SlogDet`].
-    pub(crate) d0: &'a mut DeviceArray<M, Ix1>,
-    /// The logarithms of [`Want::SlogDet`].
-    pub(crate) d1: &'a mut DeviceArray<R, Ix1>,
-    /// The solutions.
-    pub(crate) x: &'a mut DeviceArray<M, Ix1>,
-    /// The first matrix with a zero pivot ([`FAILED_C`]).
-    pub(crate) flag: &'a mut DeviceBuffer<u64>,
-}
-
 /// Factors the `count` matrices of `n x n` in `a` (C order) beside the `k` right-hand sides a
 /// matrix of `b` (`count` blocks of `n x k`, C order; `None`: the identity, `k = n`) in
 /// `work` (`count * n * (n + k)` of the work type `W`) and queues what `want` asks for into
@@ -482,8 +459,8 @@ pub(crate) fn factor_blocked<T: Element, M: Element, R: Element, W: Element>(
     a: &DeviceArrayBase<impl Storage<Elem = T>, IxDyn>,
     b: Option<&DeviceArrayBase<impl Storage<Elem = T>, IxDyn>>,
     work: &mut DeviceArray<W, Ix1>,
-    out: Results<'_, M, R>,
-    (count, n, k, want): (usize, usize, usize, Want),
+    out: &mut Factored<M, R>,
+    (count, n, k, want): (usize, usize, usize, Wanted),
     stream: Option<&Stream>,
 ) -> Result<()> {
     let (t, w, res, real) = (T::DTYPE, W::DTYPE, M::DTYPE, R::DTYPE);
@@ -491,7 +468,7 @@ pub(crate) fn factor_blocked<T: Element, M: Element, R: Element, W: Element>(
     let (c, n64, k64) = (count as u64, n as u64, k as u64);
     let wid = n64 + k64;
     let (ci, ni, ki, wi) = (count as i64, n as i64, k as i64, wid as i64);
-    let Results { d0, d1, x, flag } = out;
+    let Factored { d0, d1, x, flag } = out;
     let mut piv = DeviceBuffer::<i64>::zeros(ctx, count * n)?;
     // The panel in the block's shared memory when `n x NB` of the work type fits (up to
     // about n = 1800 in `f64` on an H200, whose opt-in limit is 227 KiB), else in a global
@@ -578,7 +555,7 @@ pub(crate) fn factor_blocked<T: Element, M: Element, R: Element, W: Element>(
         j0 += jb;
     }
     match want {
-        Want::Det | Want::SlogDet => registry::launch(
+        Wanted::Det | Wanted::SlogDet => registry::launch(
             &f(Part::Det)?,
             blocks(c, BLOCK),
             BLOCK,
@@ -588,12 +565,12 @@ pub(crate) fn factor_blocked<T: Element, M: Element, R: Element, W: Element>(
                 Arg::I64(ni),
                 Arg::input(&*work),
                 Arg::input(&piv),
-                Arg::I32(i32::from(want == Want::SlogDet)),
+                Arg::I32(i32::from(want == Wanted::SlogDet)),
                 Arg::output(d0),
                 Arg::output(d1),
             ],
         ),
-        Want::Solve if k64 <= BACK_COLUMNS => {
+        Wanted::Solve | Wanted::Inverse if k64 <= BACK_COLUMNS => {
             // Few right-hand sides: one launch, a block each.
             registry::launch(
                 &f(Part::BackColumn)?,
@@ -604,7 +581,7 @@ pub(crate) fn factor_blocked<T: Element, M: Element, R: Element, W: Element>(
             )?;
             store(&f(Part::Store)?, (ci, ni, ki), &*work, x, stream)
         }
-        Want::Solve => {
+        Wanted::Solve | Wanted::Inverse => {
             // Back substitution, the last diagonal block of U first: its rows of the
             // right-hand sides solved, then subtracted from the rows above.
             let upper = f(Part::SolveUpper)?;

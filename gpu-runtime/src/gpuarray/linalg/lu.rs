@@ -25,7 +25,7 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::linalg_type::LinalgType;
 use crate::gpuarray::kernels::broadcast::broadcast_shapes;
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
-use crate::gpuarray::linalg::blocked_lu::{factor_blocked, Results, Want, BLOCKED_FROM};
+use crate::gpuarray::linalg::blocked_lu::{factor_blocked, BLOCKED_FROM};
 use crate::gpuarray::linalg::stack::{
     failure_flag, first_failed, lu_helpers_c, real_type, shaped, work_type, Stack, FAILED_C, MATRIX_BLOCK,
 };
@@ -39,7 +39,7 @@ const MAX_GRID: usize = 1 << 16;
 
 /// What the kernel gives back besides the factorization.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Wanted {
+pub(crate) enum Wanted {
     /// `det`: the determinant into `d0`.
     Det = 1,
     /// `slogdet`: its sign into `d0` and the logarithm of its magnitude into `d1`.
@@ -198,13 +198,17 @@ struct Dims {
     wanted: Wanted,
 }
 
-/// What one launch of the kernel produced: `d0`/`d1` (`count` each) or `x` (`count * n * k`),
-/// and the flag of the first singular matrix.
-struct Factored<M: Element, R: Element> {
-    d0: DeviceArray<M, Ix1>,
-    d1: DeviceArray<R, Ix1>,
-    x: DeviceArray<M, Ix1>,
-    flag: DeviceBuffer<u64>,
+/// What a factorization (one block a matrix, or blocked) produced: `d0`/`d1` (`count` each)
+/// or `x` (`count * n * k`), and the flag of the first singular matrix.
+pub(crate) struct Factored<M: Element, R: Element> {
+    /// The determinants, or the signs of [`Wanted::SlogDet`].
+    pub(crate) d0: DeviceArray<M, Ix1>,
+    /// The logarithms of [`Wanted::SlogDet`].
+    pub(crate) d1: DeviceArray<R, Ix1>,
+    /// The solutions.
+    pub(crate) x: DeviceArray<M, Ix1>,
+    /// The first singular matrix ([`FAILED_C`]).
+    pub(crate) flag: DeviceBuffer<u64>,
 }
 
 /// Factors the `count` matrices of `n x n` in `a` (C order) beside the right-hand sides `b`
@@ -280,25 +284,14 @@ fn factor_into<T: LinalgType, W: Element>(
     if dims.n < BLOCKED_FROM {
         return launch(ctx, a, b, dims, Arg::output(work), out, stream);
     }
-    let want = match dims.wanted {
-        Wanted::Det => Want::Det,
-        Wanted::SlogDet => Want::SlogDet,
-        Wanted::Solve | Wanted::Inverse => Want::Solve,
-    };
-    let results = Results {
-        d0: &mut out.d0,
-        d1: &mut out.d1,
-        x: &mut out.x,
-        flag: &mut out.flag,
-    };
     let b = if dims.wanted == Wanted::Solve { b } else { None };
     factor_blocked(
         ctx,
         a,
         b,
         work,
-        results,
-        (dims.count, dims.n, dims.k, want),
+        out,
+        (dims.count, dims.n, dims.k, dims.wanted),
         stream,
     )
 }
