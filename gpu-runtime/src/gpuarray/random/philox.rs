@@ -134,11 +134,7 @@ pub fn random_source<T: Element>(dist: Distribution) -> Result<String> {
         return complex_source::<T>(dist);
     }
     let drawn = drawn_in(T::SCALAR);
-    let (w, code) = body(drawn, dist).ok_or_else(|| ArgumentError::NoDistribution {
-        kernel: "gpu_philox".into(),
-        distribution: format!("{dist:?}"),
-        element: std::any::type_name::<T>(),
-    })?;
+    let (w, code) = body(drawn, dist).ok_or_else(|| no_distribution::<T>(dist))?;
     let (t, d) = (T::c_name(), drawn.c_name());
     let (a_in, b_in) = (
         cast::cast_c(T::SCALAR, drawn, "a_in"),
@@ -207,11 +203,7 @@ fn complex_source<T: Element>(dist: Distribution) -> Result<String> {
     let part = T::SCALAR;
     let (w, code) = body(part, dist)
         .filter(|_| dist == Distribution::Normal)
-        .ok_or_else(|| ArgumentError::NoDistribution {
-            kernel: "gpu_philox".into(),
-            distribution: format!("{dist:?}"),
-            element: std::any::type_name::<T>(),
-        })?;
+        .ok_or_else(|| no_distribution::<T>(dist))?;
     let (t, d) = (T::c_name(), part.c_name());
     Ok(format!(
         "{headers}{PHILOX_C}extern \"C\" __global__ void {name}(long long n, unsigned int k0, unsigned int k1, {t} a_in, {t} b_in, {t} *__restrict__ out, long long out_o, int gpu_vec) {{\n\
@@ -369,12 +361,14 @@ fn one<T: Element>() -> Result<T> {
         .map(|b| *b)
         // Only an element type whose `SCALAR` is not its own type gets here; the uniform fill,
         // the one that asks for a unit, is then the distribution it has none of.
-        .map_err(|_| {
-            ArgumentError::NoDistribution {
-                kernel: "gpu_philox".into(),
-                distribution: "Uniform".into(),
-                element: std::any::type_name::<T>(),
-            }
-            .into()
-        })
+        .map_err(|_| no_distribution::<T>(Distribution::Uniform).into())
+}
+
+/// [`ArgumentError::NoDistribution`]: `dist` does not apply to `T`.
+fn no_distribution<T>(dist: Distribution) -> ArgumentError {
+    ArgumentError::NoDistribution {
+        kernel: "gpu_philox".into(),
+        distribution: format!("{dist:?}"),
+        element: std::any::type_name::<T>(),
+    }
 }
