@@ -89,6 +89,15 @@ pub struct UniqueInverse<T: Element> {
     pub inverse_indices: DeviceArray<i64, IxDyn>,
 }
 
+/// [`ArrayShapeError::Dimension`] unless the sorted array of `searchsorted` has one axis
+/// (`axes`).
+fn one_axis(axes: usize) -> Result<()> {
+    if axes != 1 {
+        return Err(ArrayShapeError::Dimension { axes, fixed: 1 }.into());
+    }
+    Ok(())
+}
+
 /// `axis` (negative: from the end) as an axis of an array of `ndim` axes.
 pub(crate) fn normalize_axis(operation: &'static str, axis: isize, ndim: usize) -> Result<usize> {
     let a = if axis < 0 { axis + ndim as isize } else { axis };
@@ -487,13 +496,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
     {
         let a = self.target;
         radix::key_of::<S::Elem>("DeviceArray::searchsorted_sorter")?;
-        if a.ndim() != 1 {
-            return Err(ArrayShapeError::Dimension {
-                axes: a.ndim(),
-                fixed: 1,
-            }
-            .into());
-        }
+        one_axis(a.ndim())?;
         if sorter.len() != a.len() {
             return Err(ArrayShapeError::ElementCounts {
                 operation: "DeviceArray::searchsorted_sorter",
@@ -517,13 +520,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         const OP: &str = "DeviceArray::searchsorted";
         let a = self.target;
         let key = radix::key_of::<S::Elem>(OP)?;
-        if a.ndim() != 1 {
-            return Err(ArrayShapeError::Dimension {
-                axes: a.ndim(),
-                fixed: 1,
-            }
-            .into());
-        }
+        one_axis(a.ndim())?;
         let ctx = a.context();
         let mut out = DeviceArray::<i64, D2>::empty(ctx, v.raw_dim())?;
         let nv = v.len();
