@@ -244,23 +244,18 @@ fn factor<T: LinalgType>(
         return Ok(out);
     }
     let work_len = checked_size(operation, &[count, n, n + k])?;
+    // The workspace in the work type, dropped once the kernels are queued.
+    macro_rules! factor_in {
+        ($w:ty) => {{
+            let mut work = DeviceArray::<$w, Ix1>::empty(ctx, work_len)?;
+            factor_into(ctx, a, b, dims, &mut work, &mut out, stream)?;
+        }};
+    }
     match work_type(T::DTYPE) {
-        DType::F32 => {
-            let mut work = DeviceArray::<f32, Ix1>::empty(ctx, work_len)?;
-            factor_into(ctx, a, b, dims, &mut work, &mut out, stream)?;
-        }
-        DType::Complex32 => {
-            let mut work = DeviceArray::<Complex32, Ix1>::empty(ctx, work_len)?;
-            factor_into(ctx, a, b, dims, &mut work, &mut out, stream)?;
-        }
-        DType::Complex64 => {
-            let mut work = DeviceArray::<Complex64, Ix1>::empty(ctx, work_len)?;
-            factor_into(ctx, a, b, dims, &mut work, &mut out, stream)?;
-        }
-        _ => {
-            let mut work = DeviceArray::<f64, Ix1>::empty(ctx, work_len)?;
-            factor_into(ctx, a, b, dims, &mut work, &mut out, stream)?;
-        }
+        DType::F32 => factor_in!(f32),
+        DType::Complex32 => factor_in!(Complex32),
+        DType::Complex64 => factor_in!(Complex64),
+        _ => factor_in!(f64),
     }
     if dets == 0 {
         if let Some(matrix) = first_failed(&out.flag, count)? {
