@@ -32,7 +32,6 @@ use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::registry::{self, BLOCK};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
-use crate::gpuarray::linalg::lu::{Factored, Wanted};
 use crate::gpuarray::linalg::stack::{lu_helpers_c, real_type, FAILED_C};
 use crate::launch::{Arg, PreparedFunction};
 use ndarray::{Ix1, IxDyn};
@@ -448,6 +447,32 @@ fn blocks(items: u64, block: u32) -> u32 {
 /// The blocks for a launch of `units` block-sized units (each kernel loops over the rest).
 fn units(units: u64) -> u32 {
     units.clamp(1, MAX_GRID) as u32
+}
+
+/// What the LU kernels (`lu`'s and the blocked ones) give back besides the factorization.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Wanted {
+    /// `det`: the determinant into `d0`.
+    Det = 1,
+    /// `slogdet`: its sign into `d0` and the logarithm of its magnitude into `d1`.
+    SlogDet = 2,
+    /// `solve`: the solutions of the right-hand sides `b` into `x`.
+    Solve = 3,
+    /// `inv`: the solutions of the identity into `x`.
+    Inverse = 4,
+}
+
+/// What a factorization (one block a matrix, or blocked) produced: `d0`/`d1` (`count` each)
+/// or `x` (`count * n * k`), and the flag of the first singular matrix.
+pub(crate) struct Factored<M: Element, R: Element> {
+    /// The determinants, or the signs of [`Wanted::SlogDet`].
+    pub(crate) d0: DeviceArray<M, Ix1>,
+    /// The logarithms of [`Wanted::SlogDet`].
+    pub(crate) d1: DeviceArray<R, Ix1>,
+    /// The solutions.
+    pub(crate) x: DeviceArray<M, Ix1>,
+    /// The first singular matrix ([`FAILED_C`]).
+    pub(crate) flag: DeviceBuffer<u64>,
 }
 
 /// Factors the `count` matrices of `n x n` in `a` (C order) beside the `k` right-hand sides a

@@ -13,7 +13,6 @@
 use ndarray::{Dimension, Ix1, IxDyn};
 
 use crate::driver::context::core::Context;
-use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::stream::Stream;
 use crate::error::{LinAlgError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
@@ -25,7 +24,7 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::linalg_type::LinalgType;
 use crate::gpuarray::kernels::broadcast::broadcast_shapes;
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
-use crate::gpuarray::linalg::blocked_lu::{factor_blocked, BLOCKED_FROM};
+use crate::gpuarray::linalg::blocked_lu::{factor_blocked, Factored, Wanted, BLOCKED_FROM};
 use crate::gpuarray::linalg::stack::{
     failure_flag, first_failed, lu_helpers_c, real_type, shaped, work_type, Stack, FAILED_C, MATRIX_BLOCK,
 };
@@ -36,19 +35,6 @@ static KERNELS: SourceKernels<DType> = SourceKernels::new();
 
 /// The most blocks a launch asks for; each loops over the matrices beyond.
 const MAX_GRID: usize = 1 << 16;
-
-/// What the kernel gives back besides the factorization.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Wanted {
-    /// `det`: the determinant into `d0`.
-    Det = 1,
-    /// `slogdet`: its sign into `d0` and the logarithm of its magnitude into `d1`.
-    SlogDet = 2,
-    /// `solve`: the solutions of the right-hand sides `b` into `x`.
-    Solve = 3,
-    /// `inv`: the solutions of the identity into `x`.
-    Inverse = 4,
-}
 
 /// NumPy 2's `SlogdetResult`: the sign and the natural logarithm of the magnitude of each
 /// determinant ([`slogdet`]), `det = sign * exp(logabsdet)` without its overflow; `R`, the
@@ -196,19 +182,6 @@ struct Dims {
     n: usize,
     k: usize,
     wanted: Wanted,
-}
-
-/// What a factorization (one block a matrix, or blocked) produced: `d0`/`d1` (`count` each)
-/// or `x` (`count * n * k`), and the flag of the first singular matrix.
-pub(crate) struct Factored<M: Element, R: Element> {
-    /// The determinants, or the signs of [`Wanted::SlogDet`].
-    pub(crate) d0: DeviceArray<M, Ix1>,
-    /// The logarithms of [`Wanted::SlogDet`].
-    pub(crate) d1: DeviceArray<R, Ix1>,
-    /// The solutions.
-    pub(crate) x: DeviceArray<M, Ix1>,
-    /// The first singular matrix ([`FAILED_C`]).
-    pub(crate) flag: DeviceBuffer<u64>,
 }
 
 /// Factors the `count` matrices of `n x n` in `a` (C order) beside the right-hand sides `b`
