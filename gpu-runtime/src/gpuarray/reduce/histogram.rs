@@ -502,7 +502,8 @@ fn value_range<T: Element, R: crate::types::repr::DeviceRepr + Copy + Default>(
     n: u64,
     as_double: bool,
     stream: Option<&Stream>,
-    combine: impl Fn(R, R, bool) -> R,
+    min: fn(R, R) -> R,
+    max: fn(R, R) -> R,
 ) -> Result<(R, R)> {
     let grid = registry::grid_for(ctx, n)?;
     let mut part = DeviceBuffer::<R>::zeros(ctx, 2 * grid as usize)?;
@@ -517,10 +518,19 @@ fn value_range<T: Element, R: crate::types::repr::DeviceRepr + Copy + Default>(
     let v = part.to_vec()?;
     let (mut lo, mut hi) = (v[0], v[1]);
     for p in v.chunks_exact(2).skip(1) {
-        lo = combine(lo, p[0], false);
-        hi = combine(hi, p[1], true);
+        lo = min(lo, p[0]);
+        hi = max(hi, p[1]);
     }
     Ok((lo, hi))
+}
+
+/// `pick(a, b)` (`f64::min` or `f64::max`), NaN if either is.
+fn nan_or(a: f64, b: f64, pick: fn(f64, f64) -> f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        pick(a, b)
+    }
 }
 
 /// NumPy's `linspace(lo, hi, bins + 1, dtype=)` for the edges of `t`'s data, as `f64`.
@@ -597,10 +607,7 @@ impl<S: Storage<Elem: IndexElement>, D: Dimension> OnStream<'_, &DeviceArrayBase
     pub fn bincount(&self, minlength: usize) -> Result<DeviceArray<i64, Ix1>> {
         let mut out = None;
         bincount_stream::<S, D, S, D>(self.target, None, minlength, self.stream, &mut out, &mut None)?;
-        out.ok_or(crate::error::Error::Internal {
-            operation: "DeviceArray::bincount",
-            broken: "a result of counts",
-        })
+        filled(out, "DeviceArray::bincount", "a result of counts")
     }
 
     /// [`bincount_weighted`](DeviceArrayBase::bincount_weighted) on this stream.
@@ -618,11 +625,14 @@ impl<S: Storage<Elem: IndexElement>, D: Dimension> OnStream<'_, &DeviceArrayBase
             &mut None,
             &mut out,
         )?;
-        out.ok_or(crate::error::Error::Internal {
-            operation: "DeviceArray::bincount_weighted",
-            broken: "a result of sums",
-        })
+        filled(out, "DeviceArray::bincount_weighted", "a result of sums")
     }
+}
+
+/// The result `count_or_sum` filled in, or [`Error::Internal`](crate::error::Error::Internal)
+/// naming `operation` and the result it did not fill (`broken`).
+fn filled<T>(out: Option<T>, operation: &'static str, broken: &'static str) -> Result<T> {
+    out.ok_or(crate::error::Error::Internal { operation, broken })
 }
 
 /// Refuses complex weights, as NumPy's `bincount` does (its sums are `f64`; a conversion would
@@ -746,21 +756,7 @@ where
     }
     let mut bins = minlength;
     if n > 0 {
-        let (lo, hi) =
-            value_range::<S::Elem, i64>(
-                &ctx,
-                &x,
-                n,
-                false,
-                stream,
-                |a, b, max| {
-                    if max {
-                        a.max(b)
-                    } else {
-                        a.min(b)
-                    }
-                },
-            )?;
+        let (lo, hi) = value_range::<S::Elem, i64>(&ctx, &x, n, false, stream, i64::min, i64::max)?;
         if lo < 0 {
             return Err(ArrayShapeError::NegativeValue {
                 operation: OP,
@@ -869,10 +865,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
     pub fn histogram(&self, bins: Bins<'_>) -> Result<(DeviceArray<i64, Ix1>, DeviceArray<f64, Ix1>)> {
         let (mut counts, mut sums) = (None, None);
         let edges = self.histogram_into::<S, D>(bins, None, &mut counts, &mut sums)?;
-        let counts = counts.ok_or(crate::error::Error::Internal {
-            operation: "DeviceArray::histogram",
-            broken: "a result of counts",
-        })?;
+        let counts = filled(counts, "DeviceArray::histogram", "a result of counts")?;
         Ok((counts, edges))
     }
 
@@ -890,10 +883,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         )?;
         let (mut counts, mut sums) = (None, None);
         let edges = self.histogram_into(bins, Some(weights), &mut counts, &mut sums)?;
-        let sums = sums.ok_or(crate::error::Error::Internal {
-            operation: "DeviceArray::histogram_weighted",
-            broken: "a result of sums",
-        })?;
+        let sums = filled(sums, "DeviceArray::histogram_weighted", "a result of sums")?;
         Ok((sums, edges))
     }
 
@@ -922,15 +912,11 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
                 let (mut lo, mut hi) = match range {
                     Some(r) => r,
                     None if n == 0 => (0.0, 1.0),
-                    None => value_range::<S::Elem, f64>(&ctx, &x, n, true, stream, |a, b, max| {
-                        if a.is_nan() || b.is_nan() {
-                            f64::NAN
-                        } else if max {
-                            a.max(b)
-                        } else {
-                            a.min(b)
-                        }
-                    })?,
+                    // NaN wins, as NumPy's `min` and `max` of the data.
+                    None => {
+                        let (min, max) = (|a, b| nan_or(a, b, f64::min), |a, b| nan_or(a, b, f64::max));
+                        value_range::<S::Elem, f64>(&ctx, &x, n, true, stream, min, max)?
+                    }
                 };
                 if bins == 0 || lo > hi || !lo.is_finite() || !hi.is_finite() {
                     return Err(ArrayShapeError::HistogramRange {
