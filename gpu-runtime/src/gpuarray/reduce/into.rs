@@ -39,6 +39,8 @@
 //!   (`nanmean`, `nanvar`, `nanstd`, `nanmax`, `nanmin`). They refuse complex elements, as
 //!   those do ([`ArgumentError::UndefinedOnElement`]).
 
+use std::sync::Arc;
+
 use ndarray::{Dimension, IxDyn};
 
 use crate::error::{ArgumentError, ArrayShapeError, Result};
@@ -49,8 +51,9 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::promotion::can_cast_same_kind;
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::reduce::axis::ReduceAxis;
-use crate::gpuarray::reduce::nan::{nan_kernel, NanOp};
-use crate::gpuarray::reduce::ops::{kernel_indexed, IndexWidth, Op};
+use crate::gpuarray::reduce::kernel::ReductionKernel;
+use crate::gpuarray::reduce::nan::NanOp;
+use crate::gpuarray::reduce::ops::{IndexWidth, Op, ReduceOp};
 
 /// NumPy's type of a mean of `d`: the floats and complex types their own, `f64` for the
 /// integers and `bool`.
@@ -110,6 +113,22 @@ enum AnyOp {
     Nan(NanOp),
 }
 
+impl ReduceOp for AnyOp {
+    fn needs_elements(self) -> bool {
+        match self {
+            AnyOp::Plain(op) => op.needs_elements(),
+            AnyOp::Nan(op) => op.needs_elements(),
+        }
+    }
+
+    fn kernel<T: Element, R: Element>(self, index: IndexWidth) -> Result<Arc<ReductionKernel<R>>> {
+        match self {
+            AnyOp::Plain(op) => op.kernel::<T, R>(index),
+            AnyOp::Nan(op) => op.kernel::<T, R>(index),
+        }
+    }
+}
+
 impl From<Op> for AnyOp {
     fn from(op: Op) -> AnyOp {
         AnyOp::Plain(op)
@@ -134,26 +153,19 @@ struct How {
     /// `min`, `ptp` and the NaN-ignoring `max`, `min`: their kernels compare in the element
     /// type); otherwise the kernel converts each as it reads it.
     convert_first: bool,
-    /// Whether an empty array (or empty lanes) is an error.
-    needs_element: bool,
 }
 
 impl How {
     fn new(op: impl Into<AnyOp>, operation: &'static str, computed: DType) -> How {
         let op = op.into();
-        let (convert_first, needs_element) = match op {
-            AnyOp::Plain(Op::Max | Op::Min | Op::Ptp) | AnyOp::Nan(NanOp::Max | NanOp::Min) => (true, true),
-            AnyOp::Plain(Op::ArgMax | Op::ArgMin) | AnyOp::Nan(NanOp::ArgMax | NanOp::ArgMin) => {
-                (false, true)
-            }
-            _ => (false, false),
-        };
         How {
             op,
             operation,
             computed,
-            convert_first,
-            needs_element,
+            convert_first: matches!(
+                op,
+                AnyOp::Plain(Op::Max | Op::Min | Op::Ptp) | AnyOp::Nan(NanOp::Max | NanOp::Min)
+            ),
         }
     }
 }
@@ -174,7 +186,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
             }
             .into());
         }
-        if how.needs_element {
+        if how.op.needs_elements() {
             self.target.nonempty(how.operation)?;
         }
         if how.convert_first && S::Elem::DTYPE != O::Elem::DTYPE {
@@ -191,10 +203,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         out: &mut DeviceArrayBase<O, D2>,
     ) -> Result<()> {
         let index = IndexWidth::for_count(self.target.len());
-        let k = match how.op {
-            AnyOp::Plain(op) => kernel_indexed::<S::Elem, O::Elem>(op, index)?,
-            AnyOp::Nan(op) => nan_kernel::<S::Elem, O::Elem>(op, index)?,
-        };
+        let k = how.op.kernel::<S::Elem, O::Elem>(index)?;
         OnStream::new(&*k, self.stream).reduce_into([KernelArg::input(self.target)], out)
     }
 
@@ -215,24 +224,16 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
             }
             .into());
         }
-        if how.needs_element {
+        if how.op.needs_elements() {
             self.target.nonempty_axis(how.operation, axis.axis)?;
         }
         let result: DeviceArray<O::Elem, IxDyn> = if how.convert_first && S::Elem::DTYPE != O::Elem::DTYPE {
             let converted = self.astype::<O::Elem>()?;
-            OnStream::new(&converted, self.stream).any_along(how.op, axis)?
+            OnStream::new(&converted, self.stream).reduce_along(how.op, axis)?
         } else {
-            self.any_along(how.op, axis)?
+            self.reduce_along(how.op, axis)?
         };
         OnStream::new(out, self.stream).copy_from(&result)
-    }
-
-    /// The allocating reduction of `op` along `axis`, into a new C-order array of `R`.
-    fn any_along<R: Element>(&self, op: AnyOp, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
-        match op {
-            AnyOp::Plain(op) => self.reduce_along(op, axis),
-            AnyOp::Nan(op) => self.nan_along(op, axis),
-        }
     }
 }
 
@@ -343,6 +344,8 @@ into_forms! {
 mod tests {
     use super::*;
     use crate::error::Error;
+    use crate::gpuarray::reduce::nan::nan_kernel;
+    use crate::gpuarray::reduce::ops::kernel_indexed;
 
     #[test]
     fn reduced_shapes_drop_or_keep_the_axis() {

@@ -30,7 +30,7 @@ use crate::gpuarray::kernels::registry::{AnyDefinition, Definitions};
 use crate::gpuarray::reduce::axis::ReduceAxis;
 use crate::gpuarray::reduce::kernel::ReductionKernel;
 use crate::gpuarray::reduce::ops::{
-    arg_kernel, in_f32, sums_in_f32, Along, IndexWidth, Mean, NanRank, WELFORD,
+    arg_kernel, in_f32, sums_in_f32, Along, IndexWidth, Mean, NanRank, ReduceOp, WELFORD,
 };
 
 /// A NaN-ignoring reduction.
@@ -50,10 +50,13 @@ pub(crate) enum NanOp {
     ArgMin,
 }
 
-impl NanOp {
-    /// Whether the operation has no neutral element, so that it refuses an empty array or lane.
+impl ReduceOp for NanOp {
     fn needs_elements(self) -> bool {
         matches!(self, NanOp::Max | NanOp::Min | NanOp::ArgMax | NanOp::ArgMin)
+    }
+
+    fn kernel<T: Element, R: Element>(self, index: IndexWidth) -> Result<Arc<ReductionKernel<R>>> {
+        nan_kernel::<T, R>(self, index)
     }
 }
 
@@ -287,61 +290,35 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
 /// The NaN-ignoring reductions on a stream (`a.on(&stream).nansum()`): the one body of each;
 /// the host waits for the ones that return a value.
 impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
-    fn nan_all<R: Element>(&self, name: &'static str, op: NanOp) -> Result<R> {
-        if op.needs_elements() {
-            self.target.nonempty(name)?;
-        }
-        self.reduce_all_by(|index| nan_kernel::<S::Elem, R>(op, index))
-    }
-
-    pub(super) fn nan_along<R: Element>(&self, op: NanOp, axis: ReduceAxis) -> Result<Along<R>> {
-        self.reduce_along_by(|index| nan_kernel::<S::Elem, R>(op, index), axis)
-    }
-
-    /// [`Self::nan_along`] for the stream form `name`: the operations with no neutral element
-    /// refuse an empty lane.
-    fn nan_axis<R: Element>(
-        &self,
-        name: &'static str,
-        op: NanOp,
-        axis: impl Into<ReduceAxis>,
-    ) -> Result<Along<R>> {
-        let axis = axis.into();
-        if op.needs_elements() {
-            self.target.nonempty_axis(name, axis.axis)?;
-        }
-        self.nan_along(op, axis)
-    }
-
     /// The index `op` picks over every axis: a lane of NaN only has none.
     fn nan_index(&self, operation: &'static str, op: NanOp) -> Result<usize> {
-        let i = self.nan_all::<i64>(operation, op)?;
+        let i = self.over_all::<i64>(operation, op)?;
         usize::try_from(i).map_err(|_| ArrayShapeError::AllNanReduction { operation }.into())
     }
 
     stream_forms! {
-        fn nansum() -> S::Elem = nan_all(NanOp::Sum);
-        fn nansum_as[A: Element]() -> A = nan_all(NanOp::Sum);
-        fn nansum_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = nan_axis(NanOp::Sum, axis);
-        fn nanprod() -> S::Elem = nan_all(NanOp::Prod);
-        fn nanprod_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = nan_axis(NanOp::Prod, axis);
-        fn nanmean() -> Mean<S> where [S::Elem: MeanType] = nan_all(NanOp::Mean);
+        fn nansum() -> S::Elem = over_all(NanOp::Sum);
+        fn nansum_as[A: Element]() -> A = over_all(NanOp::Sum);
+        fn nansum_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = over_axis(NanOp::Sum, axis);
+        fn nanprod() -> S::Elem = over_all(NanOp::Prod);
+        fn nanprod_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = over_axis(NanOp::Prod, axis);
+        fn nanmean() -> Mean<S> where [S::Elem: MeanType] = over_all(NanOp::Mean);
         fn nanmean_axis(axis: impl Into<ReduceAxis>) -> Along<Mean<S>> where [S::Elem: MeanType] =
-            nan_axis(NanOp::Mean, axis);
-        fn nanvar(ddof: u64) -> Mean<S> where [S::Elem: MeanType] = nan_all(NanOp::Var { ddof, root: false });
+            over_axis(NanOp::Mean, axis);
+        fn nanvar(ddof: u64) -> Mean<S> where [S::Elem: MeanType] = over_all(NanOp::Var { ddof, root: false });
         fn nanvar_axis(axis: impl Into<ReduceAxis>, ddof: u64) -> Along<Mean<S>> where [S::Elem: MeanType] =
-            nan_axis(NanOp::Var { ddof, root: false }, axis);
-        fn nanstd(ddof: u64) -> Mean<S> where [S::Elem: MeanType] = nan_all(NanOp::Var { ddof, root: true });
+            over_axis(NanOp::Var { ddof, root: false }, axis);
+        fn nanstd(ddof: u64) -> Mean<S> where [S::Elem: MeanType] = over_all(NanOp::Var { ddof, root: true });
         fn nanstd_axis(axis: impl Into<ReduceAxis>, ddof: u64) -> Along<Mean<S>> where [S::Elem: MeanType] =
-            nan_axis(NanOp::Var { ddof, root: true }, axis);
-        fn nanmax() -> S::Elem = nan_all(NanOp::Max);
-        fn nanmin() -> S::Elem = nan_all(NanOp::Min);
-        fn nanmax_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = nan_axis(NanOp::Max, axis);
-        fn nanmin_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = nan_axis(NanOp::Min, axis);
+            over_axis(NanOp::Var { ddof, root: true }, axis);
+        fn nanmax() -> S::Elem = over_all(NanOp::Max);
+        fn nanmin() -> S::Elem = over_all(NanOp::Min);
+        fn nanmax_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = over_axis(NanOp::Max, axis);
+        fn nanmin_axis(axis: impl Into<ReduceAxis>) -> Along<S::Elem> = over_axis(NanOp::Min, axis);
         fn nanargmax() -> usize = nan_index(NanOp::ArgMax);
         fn nanargmin() -> usize = nan_index(NanOp::ArgMin);
-        fn nanargmax_axis(axis: impl Into<ReduceAxis>) -> Along<i64> = nan_axis(NanOp::ArgMax, axis);
-        fn nanargmin_axis(axis: impl Into<ReduceAxis>) -> Along<i64> = nan_axis(NanOp::ArgMin, axis);
+        fn nanargmax_axis(axis: impl Into<ReduceAxis>) -> Along<i64> = over_axis(NanOp::ArgMax, axis);
+        fn nanargmin_axis(axis: impl Into<ReduceAxis>) -> Along<i64> = over_axis(NanOp::ArgMin, axis);
     }
 }
 

@@ -64,11 +64,23 @@ pub(crate) enum Op {
     All,
 }
 
-impl Op {
+/// A reduction the stream forms run by its kernel: an [`Op`], or a NaN-ignoring one (`nan`).
+pub(super) trait ReduceOp: Copy {
     /// Whether the operation has no neutral element, so that it refuses an empty array or
     /// lane (NumPy's "zero-size array to reduction operation ... which has no identity").
-    pub(crate) fn needs_elements(self) -> bool {
+    fn needs_elements(self) -> bool;
+
+    /// The kernel on elements of `T`, producing `R`, with `argmax`-style indices of `index`.
+    fn kernel<T: Element, R: Element>(self, index: IndexWidth) -> Result<Arc<ReductionKernel<R>>>;
+}
+
+impl ReduceOp for Op {
+    fn needs_elements(self) -> bool {
         matches!(self, Op::Max | Op::Min | Op::ArgMax | Op::ArgMin | Op::Ptp)
+    }
+
+    fn kernel<T: Element, R: Element>(self, index: IndexWidth) -> Result<Arc<ReductionKernel<R>>> {
+        kernel_indexed::<T, R>(self, index)
     }
 }
 
@@ -502,45 +514,31 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
 /// The reductions on a stream (`a.on(&stream).sum()`): the one body of each; the host waits
 /// for the ones that return a value.
 impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
-    /// Reduces over every axis with `op`, producing `R`.
-    pub(super) fn reduce_all<R: Element>(&self, op: Op) -> Result<R> {
-        self.reduce_all_by(|index| kernel_indexed::<S::Elem, R>(op, index))
-    }
-
-    /// Reduces over every axis with the kernel `kernel` gives for an index width
-    /// (`argmax`/`argmin` index every element: `int` indices when the count fits).
-    pub(super) fn reduce_all_by<R: Element>(
-        &self,
-        kernel: impl FnOnce(IndexWidth) -> Result<Arc<ReductionKernel<R>>>,
-    ) -> Result<R> {
-        let k = kernel(IndexWidth::for_count(self.target.len()))?;
+    /// Reduces over every axis with `op`, producing `R` (`argmax`/`argmin` index every
+    /// element: `int` indices when the count fits).
+    fn reduce_all<R: Element>(&self, op: impl ReduceOp) -> Result<R> {
+        let k = op.kernel::<S::Elem, R>(IndexWidth::for_count(self.target.len()))?;
         read_back(self.target.context(), self.stream, |out| {
             OnStream::new(&*k, self.stream).reduce_into([KernelArg::input(self.target)], out)
         })
     }
 
-    /// Reduces along `axis` with `op`, producing `R`, in the `axis`'s form.
-    pub(super) fn reduce_along<R: Element>(&self, op: Op, axis: ReduceAxis) -> Result<DeviceArray<R, IxDyn>> {
-        self.reduce_along_by(|index| kernel_indexed::<S::Elem, R>(op, index), axis)
-    }
-
-    /// Reduces along `axis` with the kernel `kernel` gives for an index width, in the
-    /// `axis`'s form (`argmax`/`argmin` index along the axis: `int` indices when its length
-    /// fits).
-    pub(super) fn reduce_along_by<R: Element>(
+    /// Reduces along `axis` with `op`, producing `R`, in the `axis`'s form (`argmax`/`argmin`
+    /// index along the axis: `int` indices when its length fits).
+    pub(super) fn reduce_along<R: Element>(
         &self,
-        kernel: impl FnOnce(IndexWidth) -> Result<Arc<ReductionKernel<R>>>,
+        op: impl ReduceOp,
         axis: ReduceAxis,
     ) -> Result<DeviceArray<R, IxDyn>> {
         let m = self.target.shape().get(axis.axis).copied().unwrap_or(0);
-        let k = kernel(IndexWidth::for_count(m))?;
+        let k = op.kernel::<S::Elem, R>(IndexWidth::for_count(m))?;
         let out = OnStream::new(&*k, self.stream).reduce_axis([KernelArg::input(self.target)], axis.axis)?;
         axis.shape_result(out)
     }
 
     /// Reduces over every axis with `op` for the stream form `name`: the operations with no
     /// neutral element refuse an empty array ([`ArrayShapeError::EmptyReduction`]).
-    pub(super) fn over_all<R: Element>(&self, name: &'static str, op: Op) -> Result<R> {
+    pub(super) fn over_all<R: Element>(&self, name: &'static str, op: impl ReduceOp) -> Result<R> {
         if op.needs_elements() {
             self.target.nonempty(name)?;
         }
@@ -551,7 +549,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
     pub(super) fn over_axis<R: Element>(
         &self,
         name: &'static str,
-        op: Op,
+        op: impl ReduceOp,
         axis: impl Into<ReduceAxis>,
     ) -> Result<Along<R>> {
         let axis = axis.into();
