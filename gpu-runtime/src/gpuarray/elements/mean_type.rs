@@ -44,28 +44,20 @@ pub trait MeanType: Element {
     type Mean: Element;
 }
 
+/// `M: T, ...;` implements [`MeanType`] for each `T` with `Mean = M`.
 macro_rules! mean_type {
-    ($($t:ty => $mean:ty),* $(,)?) => {$(
+    ($($mean:ty: $($t:ty),+;)*) => {$($(
         impl MeanType for $t {
             type Mean = $mean;
         }
-    )*};
+    )+)*};
 }
 
 mean_type!(
-    f32 => f32,
-    f64 => f64,
-    f16 => f16,
-    bf16 => bf16,
-    i8 => f64,
-    u8 => f64,
-    i16 => f64,
-    u16 => f64,
-    i32 => f64,
-    u32 => f64,
-    i64 => f64,
-    u64 => f64,
-    Bool => f64,
+    f32: f32;
+    f64: f64, i8, u8, i16, u16, i32, u32, i64, u64, Bool;
+    f16: f16;
+    bf16: bf16;
 );
 
 #[cfg(test)]

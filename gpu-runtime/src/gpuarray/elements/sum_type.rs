@@ -43,30 +43,24 @@ pub trait SumType: Element {
     type Sum: Element;
 }
 
+/// `S: T, ...;` implements [`SumType`] for each `T` with `Sum = S`.
 macro_rules! sum_type {
-    ($($t:ty => $sum:ty),* $(,)?) => {$(
+    ($($sum:ty: $($t:ty),+;)*) => {$($(
         impl SumType for $t {
             type Sum = $sum;
         }
-    )*};
+    )+)*};
 }
 
 sum_type!(
-    Bool => i64,
-    i8 => i64,
-    i16 => i64,
-    i32 => i64,
-    i64 => i64,
-    u8 => u64,
-    u16 => u64,
-    u32 => u64,
-    u64 => u64,
-    f16 => f16,
-    bf16 => bf16,
-    f32 => f32,
-    f64 => f64,
-    Complex32 => Complex32,
-    Complex64 => Complex64,
+    i64: Bool, i8, i16, i32, i64;
+    u64: u8, u16, u32, u64;
+    f16: f16;
+    bf16: bf16;
+    f32: f32;
+    f64: f64;
+    Complex32: Complex32;
+    Complex64: Complex64;
 );
 
 #[cfg(test)]
