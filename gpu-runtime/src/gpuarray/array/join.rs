@@ -102,38 +102,6 @@ impl OnStream<'_, &Context> {
     ) -> Result<DeviceArray<S::Elem, IxDyn>> {
         stack_stream(arrays, axis, self.stream)
     }
-
-    /// [`hstack`] with the copies queued on this stream.
-    pub fn hstack<S: Storage, D: Dimension>(
-        &self,
-        arrays: &[&DeviceArrayBase<S, D>],
-    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        stacked(arrays, Stacking::Horizontal, self.stream)
-    }
-
-    /// [`vstack`] with the copies queued on this stream.
-    pub fn vstack<S: Storage, D: Dimension>(
-        &self,
-        arrays: &[&DeviceArrayBase<S, D>],
-    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        stacked(arrays, Stacking::Vertical, self.stream)
-    }
-
-    /// [`dstack`] with the copies queued on this stream.
-    pub fn dstack<S: Storage, D: Dimension>(
-        &self,
-        arrays: &[&DeviceArrayBase<S, D>],
-    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        stacked(arrays, Stacking::Depth, self.stream)
-    }
-
-    /// [`column_stack`] with the copies queued on this stream.
-    pub fn column_stack<S: Storage, D: Dimension>(
-        &self,
-        arrays: &[&DeviceArrayBase<S, D>],
-    ) -> Result<DeviceArray<S::Elem, IxDyn>> {
-        stacked(arrays, Stacking::Columns, self.stream)
-    }
 }
 
 fn stack_stream<S: Storage, D: Dimension>(
@@ -199,47 +167,56 @@ fn join<S: Storage, D: Dimension>(
     Ok(out)
 }
 
-/// The arrays joined along their second axis, a 1-d (or 0-d) array's first (NumPy's `hstack`:
-/// 1-d arrays are laid end to end, matrices side by side).
-///
-/// ```no_run
-/// use gpu_runtime::gpuarray::{hstack, vstack, DeviceArray};
-/// let ctx = gpu_runtime::Context::default()?;
-/// let a = DeviceArray::<f32, _>::ones(&ctx, 3)?;
-/// let b = DeviceArray::<f32, _>::zeros(&ctx, 3)?;
-/// assert_eq!(hstack(&[&a, &b])?.shape(), [6]);
-/// assert_eq!(vstack(&[&a, &b])?.shape(), [2, 3]);
-/// # Ok::<(), gpu_runtime::Error>(())
-/// ```
-pub fn hstack<S: Storage, D: Dimension>(
-    arrays: &[&DeviceArrayBase<S, D>],
-) -> Result<DeviceArray<S::Elem, IxDyn>> {
-    stacked(arrays, Stacking::Horizontal, None)
+/// Declares each of NumPy's stacking functions: the function, and its form on a stream
+/// ([`OnStream<&Context>`](OnStream)), one body (`stacked`).
+macro_rules! stacking_forms {
+    ($($(#[$doc:meta])* $name:ident => $how:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name<S: Storage, D: Dimension>(
+            arrays: &[&DeviceArrayBase<S, D>],
+        ) -> Result<DeviceArray<S::Elem, IxDyn>> {
+            stacked(arrays, Stacking::$how, None)
+        }
+
+        impl OnStream<'_, &Context> {
+            #[doc = concat!("[`", stringify!($name), "`] with the copies queued on this stream.")]
+            pub fn $name<S: Storage, D: Dimension>(
+                &self,
+                arrays: &[&DeviceArrayBase<S, D>],
+            ) -> Result<DeviceArray<S::Elem, IxDyn>> {
+                stacked(arrays, Stacking::$how, self.stream)
+            }
+        }
+    )*};
 }
 
-/// The arrays joined along their first axis, each 0-d or 1-d array first made a row
-/// (NumPy's `vstack`, `row_stack`).
-pub fn vstack<S: Storage, D: Dimension>(
-    arrays: &[&DeviceArrayBase<S, D>],
-) -> Result<DeviceArray<S::Elem, IxDyn>> {
-    stacked(arrays, Stacking::Vertical, None)
-}
+stacking_forms! {
+    /// The arrays joined along their second axis, a 1-d (or 0-d) array's first (NumPy's `hstack`:
+    /// 1-d arrays are laid end to end, matrices side by side).
+    ///
+    /// ```no_run
+    /// use gpu_runtime::gpuarray::{hstack, vstack, DeviceArray};
+    /// let ctx = gpu_runtime::Context::default()?;
+    /// let a = DeviceArray::<f32, _>::ones(&ctx, 3)?;
+    /// let b = DeviceArray::<f32, _>::zeros(&ctx, 3)?;
+    /// assert_eq!(hstack(&[&a, &b])?.shape(), [6]);
+    /// assert_eq!(vstack(&[&a, &b])?.shape(), [2, 3]);
+    /// # Ok::<(), gpu_runtime::Error>(())
+    /// ```
+    hstack => Horizontal;
 
-/// The arrays joined along their third axis, each first given three axes as
-/// [`atleast_3d`](DeviceArrayBase::atleast_3d) does (NumPy's `dstack`).
-pub fn dstack<S: Storage, D: Dimension>(
-    arrays: &[&DeviceArrayBase<S, D>],
-) -> Result<DeviceArray<S::Elem, IxDyn>> {
-    stacked(arrays, Stacking::Depth, None)
-}
+    /// The arrays joined along their first axis, each 0-d or 1-d array first made a row
+    /// (NumPy's `vstack`, `row_stack`).
+    vstack => Vertical;
 
-/// The arrays joined as the columns of a matrix: a 1-d array of `n` elements is one column
-/// (`n x 1`), a 0-d array a `1 x 1`, others join along their second axis (NumPy's
-/// `column_stack`).
-pub fn column_stack<S: Storage, D: Dimension>(
-    arrays: &[&DeviceArrayBase<S, D>],
-) -> Result<DeviceArray<S::Elem, IxDyn>> {
-    stacked(arrays, Stacking::Columns, None)
+    /// The arrays joined along their third axis, each first given three axes as
+    /// [`atleast_3d`](DeviceArrayBase::atleast_3d) does (NumPy's `dstack`).
+    dstack => Depth;
+
+    /// The arrays joined as the columns of a matrix: a 1-d array of `n` elements is one column
+    /// (`n x 1`), a 0-d array a `1 x 1`, others join along their second axis (NumPy's
+    /// `column_stack`).
+    column_stack => Columns;
 }
 
 /// Which of NumPy's stacking functions, each a `concatenate` after giving every array the
