@@ -7,39 +7,82 @@
 
 use gpu_cuda_source::Scalar;
 
-/// An element type, as NumPy names the types arrays hold (and `bf16`, which it does not).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DType {
+/// Declares [`DType`] from one table (each variant with its docs, its short name and its
+/// `gpu-cuda-source` scalar, which the complex types have not), and what only lists it:
+/// [`DType::ALL`], [`DType::short_name`], [`DType::scalar`] and [`DType::from_scalar`].
+macro_rules! dtypes {
+    ($($(#[$doc:meta])* $v:ident: $short:literal $(, $scalar:ident)?;)*) => {
+        /// An element type, as NumPy names the types arrays hold (and `bf16`, which it does not).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum DType {
+            $($(#[$doc])* $v,)*
+        }
+
+        impl DType {
+            /// Every type, in the order of the tables in [`promote`](crate::gpuarray::promote)'s docs.
+            pub const ALL: [DType; 15] = [$(DType::$v),*];
+
+            /// The short name the tables use (`i8`, `bf16`, `c32`).
+            pub fn short_name(self) -> &'static str {
+                match self {
+                    $(DType::$v => $short,)*
+                }
+            }
+
+            /// The type of a `gpu-cuda-source` scalar (the
+            /// [`Element::SCALAR`](crate::gpuarray::Element::SCALAR) of array elements), or `None`
+            /// for `size_t` and `ptrdiff_t`, which arrays do not hold.
+            pub fn from_scalar(s: Scalar) -> Option<DType> {
+                Some(match s {
+                    $($(Scalar::$scalar => DType::$v,)?)*
+                    Scalar::Isize | Scalar::Usize => return None,
+                })
+            }
+
+            /// The `gpu-cuda-source` scalar of this type, or `None` for the complex types (which are not
+            /// scalars there).
+            pub const fn scalar(self) -> Option<Scalar> {
+                match self {
+                    $(DType::$v => dtypes!(@scalar $($scalar)?),)*
+                }
+            }
+        }
+    };
+    (@scalar $scalar:ident) => { Some(Scalar::$scalar) };
+    (@scalar) => { None };
+}
+
+dtypes! {
     /// `bool`.
-    Bool,
+    Bool: "bool", Bool;
     /// `i8` (NumPy's `int8`).
-    I8,
+    I8: "i8", I8;
     /// `u8` (`uint8`).
-    U8,
+    U8: "u8", U8;
     /// `i16` (`int16`).
-    I16,
+    I16: "i16", I16;
     /// `u16` (`uint16`).
-    U16,
+    U16: "u16", U16;
     /// `i32` (`int32`).
-    I32,
+    I32: "i32", I32;
     /// `u32` (`uint32`).
-    U32,
+    U32: "u32", U32;
     /// `i64` (`int64`).
-    I64,
+    I64: "i64", I64;
     /// `u64` (`uint64`).
-    U64,
+    U64: "u64", U64;
     /// `half::f16` (`float16`).
-    F16,
+    F16: "f16", F16;
     /// `half::bf16` (`ml_dtypes.bfloat16`; not a NumPy type).
-    Bf16,
+    Bf16: "bf16", Bf16;
     /// `f32` (`float32`).
-    F32,
+    F32: "f32", F32;
     /// `f64` (`float64`).
-    F64,
+    F64: "f64", F64;
     /// [`Complex32`](crate::types::Complex32): two `f32` (NumPy's `complex64`).
-    Complex32,
+    Complex32: "c32";
     /// [`Complex64`](crate::types::Complex64): two `f64` (NumPy's `complex128`).
-    Complex64,
+    Complex64: "c64";
 }
 
 impl DType {

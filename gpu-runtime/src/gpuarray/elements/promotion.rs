@@ -43,67 +43,6 @@ enum KindRank {
 }
 
 impl DType {
-    /// Every type, in the order of the tables in [`promote`](crate::gpuarray::promote)'s docs.
-    pub const ALL: [DType; 15] = [
-        DType::Bool,
-        DType::I8,
-        DType::U8,
-        DType::I16,
-        DType::U16,
-        DType::I32,
-        DType::U32,
-        DType::I64,
-        DType::U64,
-        DType::F16,
-        DType::Bf16,
-        DType::F32,
-        DType::F64,
-        DType::Complex32,
-        DType::Complex64,
-    ];
-
-    /// The short name the tables use (`i8`, `bf16`, `c32`).
-    pub fn short_name(self) -> &'static str {
-        match self {
-            DType::Bool => "bool",
-            DType::I8 => "i8",
-            DType::U8 => "u8",
-            DType::I16 => "i16",
-            DType::U16 => "u16",
-            DType::I32 => "i32",
-            DType::U32 => "u32",
-            DType::I64 => "i64",
-            DType::U64 => "u64",
-            DType::F16 => "f16",
-            DType::Bf16 => "bf16",
-            DType::F32 => "f32",
-            DType::F64 => "f64",
-            DType::Complex32 => "c32",
-            DType::Complex64 => "c64",
-        }
-    }
-
-    /// The type of a `gpu-cuda-source` scalar (the [`Element::SCALAR`] of
-    /// array elements), or `None` for `size_t` and `ptrdiff_t`, which arrays do not hold.
-    pub fn from_scalar(s: Scalar) -> Option<DType> {
-        Some(match s {
-            Scalar::Bool => DType::Bool,
-            Scalar::I8 => DType::I8,
-            Scalar::U8 => DType::U8,
-            Scalar::I16 => DType::I16,
-            Scalar::U16 => DType::U16,
-            Scalar::I32 => DType::I32,
-            Scalar::U32 => DType::U32,
-            Scalar::I64 => DType::I64,
-            Scalar::U64 => DType::U64,
-            Scalar::F16 => DType::F16,
-            Scalar::Bf16 => DType::Bf16,
-            Scalar::F32 => DType::F32,
-            Scalar::F64 => DType::F64,
-            Scalar::Isize | Scalar::Usize => return None,
-        })
-    }
-
     fn kind(self) -> KindRank {
         match self {
             DType::Bool => KindRank::Bool,
@@ -276,29 +215,6 @@ pub fn result_type(a: impl Into<PromoteArg>, b: impl Into<PromoteArg>) -> DType 
             Some(KindRank::Float) => DType::F64,
             _ => DType::I64,
         },
-    }
-}
-
-impl DType {
-    /// The `gpu-cuda-source` scalar of this type, or `None` for the complex types (which are not
-    /// scalars there).
-    pub const fn scalar(self) -> Option<Scalar> {
-        Some(match self {
-            DType::Bool => Scalar::Bool,
-            DType::I8 => Scalar::I8,
-            DType::U8 => Scalar::U8,
-            DType::I16 => Scalar::I16,
-            DType::U16 => Scalar::U16,
-            DType::I32 => Scalar::I32,
-            DType::U32 => Scalar::U32,
-            DType::I64 => Scalar::I64,
-            DType::U64 => Scalar::U64,
-            DType::F16 => Scalar::F16,
-            DType::Bf16 => Scalar::Bf16,
-            DType::F32 => Scalar::F32,
-            DType::F64 => Scalar::F64,
-            DType::Complex32 | DType::Complex64 => return None,
-        })
     }
 }
 
