@@ -75,8 +75,10 @@ pub(super) mod sealed {
     pub trait Sealed {}
 }
 
+/// `Element` for each integer type of the table: its scalar (and `DType` and `Arg`) name, its
+/// kind, its lowest and highest values in C, and the suffix of its C literals.
 macro_rules! int_element {
-    ($t:ty, $scalar:ident, $kind:ident, $arg:ident, $lo:expr, $hi:expr, $suffix:expr) => {
+    ($($t:ty: $scalar:ident, $kind:ident, $lo:expr, $hi:expr, $suffix:expr;)*) => {$(
         impl sealed::Sealed for $t {}
         impl Element for $t {
             const SCALAR: Scalar = Scalar::$scalar;
@@ -85,7 +87,7 @@ macro_rules! int_element {
             const C_LOWEST: &'static str = $lo;
             const C_HIGHEST: &'static str = $hi;
             fn to_arg(self) -> Arg<'static> {
-                Arg::$arg(self)
+                Arg::$scalar(self)
             }
             fn c_literal(self) -> String {
                 // A cast, not a suffix, for the narrow types: C has no `short` literals.
@@ -95,47 +97,27 @@ macro_rules! int_element {
                 0
             }
         }
-    };
+    )*};
 }
 
-int_element!(i8, I8, Int, I8, "((signed char)-128)", "((signed char)127)", "");
-int_element!(
-    u8,
-    U8,
-    UInt,
-    U8,
-    "((unsigned char)0)",
-    "((unsigned char)255)",
-    "u"
-);
-int_element!(i16, I16, Int, I16, "((short)-32768)", "((short)32767)", "");
-int_element!(
-    u16,
-    U16,
-    UInt,
-    U16,
-    "((unsigned short)0)",
-    "((unsigned short)65535)",
-    "u"
-);
-int_element!(i32, I32, Int, I32, "(-2147483647 - 1)", "2147483647", "");
-int_element!(u32, U32, UInt, U32, "0u", "4294967295u", "u");
-int_element!(
-    i64,
-    I64,
-    Int,
-    I64,
-    "(-9223372036854775807ll - 1ll)",
-    "9223372036854775807ll",
-    "ll"
-);
-int_element!(u64, U64, UInt, U64, "0ull", "18446744073709551615ull", "ull");
+int_element! {
+    i8: I8, Int, "((signed char)-128)", "((signed char)127)", "";
+    u8: U8, UInt, "((unsigned char)0)", "((unsigned char)255)", "u";
+    i16: I16, Int, "((short)-32768)", "((short)32767)", "";
+    u16: U16, UInt, "((unsigned short)0)", "((unsigned short)65535)", "u";
+    i32: I32, Int, "(-2147483647 - 1)", "2147483647", "";
+    u32: U32, UInt, "0u", "4294967295u", "u";
+    i64: I64, Int, "(-9223372036854775807ll - 1ll)", "9223372036854775807ll", "ll";
+    u64: U64, UInt, "0ull", "18446744073709551615ull", "ull";
+}
 
-/// `Element` for a float type: its C literals are its bits in `$pre ... $post` (a reinterpreting
-/// intrinsic), so that every value (NaN, infinities, -0) round-trips exactly, and its limits
-/// are the infinities, `$neg_inf` and `$inf` in bits.
+/// `Element` for each float type of the table: its C literals are its bits in `$pre ... $post`
+/// (a reinterpreting intrinsic), so that every value (NaN, infinities, -0) round-trips exactly,
+/// and its limits are the infinities, `$neg_inf` and `$inf` in bits.
 macro_rules! float_element {
-    ($t:ty, $scalar:ident, $pre:literal, $post:literal, $neg_inf:literal, $inf:literal, $zero:expr) => {
+    ($(
+        $t:ty: $scalar:ident, $pre:literal, $post:literal, $neg_inf:literal, $inf:literal, $zero:expr;
+    )*) => {$(
         impl sealed::Sealed for $t {}
         impl Element for $t {
             const SCALAR: Scalar = Scalar::$scalar;
@@ -153,20 +135,14 @@ macro_rules! float_element {
                 $zero
             }
         }
-    };
+    )*};
 }
 pub(super) use float_element;
 
-float_element!(f32, F32, "__int_as_float(", ")", "0xff800000", "0x7f800000", 0.0);
-float_element!(
-    f64,
-    F64,
-    "__longlong_as_double(",
-    "ll)",
-    "0xfff0000000000000",
-    "0x7ff0000000000000",
-    0.0
-);
+float_element! {
+    f32: F32, "__int_as_float(", ")", "0xff800000", "0x7f800000", 0.0;
+    f64: F64, "__longlong_as_double(", "ll)", "0xfff0000000000000", "0x7ff0000000000000", 0.0;
+}
 
 impl sealed::Sealed for Bool {}
 impl Element for Bool {

@@ -10,24 +10,10 @@ use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::{float_element, sealed, Element, Kind};
 use crate::launch::Arg;
 
-float_element!(
-    f16,
-    F16,
-    "__ushort_as_half((unsigned short)",
-    "u)",
-    "0xfc00",
-    "0x7c00",
-    f16::ZERO
-);
-float_element!(
-    bf16,
-    Bf16,
-    "__ushort_as_bfloat16((unsigned short)",
-    "u)",
-    "0xff80",
-    "0x7f80",
-    bf16::ZERO
-);
+float_element! {
+    f16: F16, "__ushort_as_half((unsigned short)", "u)", "0xfc00", "0x7c00", f16::ZERO;
+    bf16: Bf16, "__ushort_as_bfloat16((unsigned short)", "u)", "0xff80", "0x7f80", bf16::ZERO;
+}
 
 #[cfg(test)]
 mod tests {
