@@ -22,14 +22,4 @@ macro_rules! bitwise {
         impl Bitwise for $t {}
     )*};
 }
-bitwise!(
-    crate::gpuarray::elements::boolean::Bool,
-    i8,
-    u8,
-    i16,
-    u16,
-    i32,
-    u32,
-    i64,
-    u64
-);
+bitwise! { crate::gpuarray::elements::boolean::Bool, i8, u8, i16, u16, i32, u32, i64, u64 }

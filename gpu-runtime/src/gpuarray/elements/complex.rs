@@ -20,11 +20,14 @@ const NO_ORDER_F32: &str =
     "gpu_runtime::complex<float>(__int_as_float(0x7fc00000), __int_as_float(0x7fc00000))";
 const NO_ORDER_F64: &str = "gpu_runtime::complex<double>(__longlong_as_double(0x7ff8000000000000ll), __longlong_as_double(0x7ff8000000000000ll))";
 
-/// `Element` for the complex type `$t` of parts `$part` (C's `$c`), passed as the CUDA vector
-/// `$vector` of its parts.
+/// `Element` (and [`ComplexElement`]) for the complex type `$t` of parts `$part` (`$part_ty`,
+/// C's `$c`), passed as the CUDA vector `$vector` of its parts.
 macro_rules! complex_element {
-    ($t:ident, $part:ident, $c:literal, $vector:ident, $no_order:expr) => {
+    ($t:ident, $part:ident, $part_ty:ty, $c:literal, $vector:ident, $no_order:expr) => {
         impl sealed::Sealed for $t {}
+        impl ComplexElement for $t {
+            type Part = $part_ty;
+        }
         impl Element for $t {
             const SCALAR: Scalar = Scalar::$part;
             const DTYPE: DType = DType::$t;
@@ -49,8 +52,8 @@ macro_rules! complex_element {
     };
 }
 
-complex_element!(Complex32, F32, "float", Float2, NO_ORDER_F32);
-complex_element!(Complex64, F64, "double", Double2, NO_ORDER_F64);
+complex_element!(Complex32, F32, f32, "float", Float2, NO_ORDER_F32);
+complex_element!(Complex64, F64, f64, "double", Double2, NO_ORDER_F64);
 
 /// A complex element type: [`Complex32`] (parts `f32`) or [`Complex64`] (parts `f64`).
 ///
@@ -58,14 +61,6 @@ complex_element!(Complex64, F64, "double", Double2, NO_ORDER_F64);
 pub trait ComplexElement: crate::gpuarray::elements::inexact::Inexact {
     /// The type of the real and imaginary parts (`f32`, `f64`).
     type Part: Element;
-}
-
-impl ComplexElement for Complex32 {
-    type Part = f32;
-}
-
-impl ComplexElement for Complex64 {
-    type Part = f64;
 }
 
 #[cfg(test)]

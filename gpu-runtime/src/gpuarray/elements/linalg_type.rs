@@ -42,31 +42,23 @@ pub trait LinalgType: Element {
     type Real: Element;
 }
 
+/// `Out, Real: T, ...;` implements [`LinalgType`] for each `T` with those types.
 macro_rules! linalg_type {
-    ($($t:ty => $out:ty, $real:ty),* $(,)?) => {$(
+    ($($out:ty, $real:ty: $($t:ty),+;)*) => {$($(
         impl LinalgType for $t {
             type Out = $out;
             type Real = $real;
         }
-    )*};
+    )+)*};
 }
 
 linalg_type!(
-    f32 => f32, f32,
-    f64 => f64, f64,
-    f16 => f16, f16,
-    bf16 => bf16, bf16,
-    i8 => f64, f64,
-    u8 => f64, f64,
-    i16 => f64, f64,
-    u16 => f64, f64,
-    i32 => f64, f64,
-    u32 => f64, f64,
-    i64 => f64, f64,
-    u64 => f64, f64,
-    Bool => f64, f64,
-    Complex32 => Complex32, f32,
-    Complex64 => Complex64, f64,
+    f32, f32: f32;
+    f64, f64: f64, i8, u8, i16, u16, i32, u32, i64, u64, Bool;
+    f16, f16: f16;
+    bf16, bf16: bf16;
+    Complex32, f32: Complex32;
+    Complex64, f64: Complex64;
 );
 
 #[cfg(test)]
