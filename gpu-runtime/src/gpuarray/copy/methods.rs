@@ -9,7 +9,7 @@ use ndarray::{Dimension, IxDyn, SliceInfo, SliceInfoElem};
 use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage, StorageMut};
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::copy::builtin::{kernel, Builtin};
 use crate::gpuarray::copy::convert_contig;
 use crate::gpuarray::copy::transpose;
@@ -18,53 +18,25 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::args::KernelArg;
 
 impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
-    /// A copy in C order, in new memory (the layout of a view is gone: use it before
-    /// [`reshape`](Self::reshape), or to hand a kernel plain memory).
-    pub fn to_contiguous(&self) -> Result<DeviceArray<S::Elem, D>> {
-        self.copy_stream(None)
-    }
+    on_legacy_stream! {
+        /// A copy in C order, in new memory (the layout of a view is gone: use it before
+        /// [`reshape`](Self::reshape), or to hand a kernel plain memory).
+        fn to_contiguous(&self) -> Result<DeviceArray<S::Elem, D>>;
 
-    /// A copy in new memory that keeps this array's order (PyCUDA's `a.copy()`, NumPy's
-    /// `a.copy(order="K")`): Fortran order when this array is Fortran- and not C-contiguous,
-    /// else C order, as [`empty_like`](DeviceArray::empty_like) chooses (so the transpose of a
-    /// C array is copied in Fortran order, and a view with steps in C order).
-    pub fn copy(&self) -> Result<DeviceArray<S::Elem, D>> {
-        self.copy_into_new(DeviceArray::empty_like(self)?, None)
-    }
+        /// A copy in new memory that keeps this array's order (PyCUDA's `a.copy()`, NumPy's
+        /// `a.copy(order="K")`): Fortran order when this array is Fortran- and not C-contiguous,
+        /// else C order, as [`empty_like`](DeviceArray::empty_like) chooses (so the transpose of a
+        /// C array is copied in Fortran order, and a view with steps in C order).
+        fn copy(&self) -> Result<DeviceArray<S::Elem, D>>;
 
-    fn copy_stream(&self, stream: Option<&Stream>) -> Result<DeviceArray<S::Elem, D>> {
-        self.copy_into_new(DeviceArray::empty(self.context(), self.raw_dim())?, stream)
-    }
+        /// Copies the elements of `src` (of the same shape and element type, any layout) into
+        /// this array: the device-to-device copy of arrays of any element type, CUDA's vector types
+        /// too ([`assign`](Self::assign) converts numbers between types).
+        fn copy_from[S2: Storage<Elem = S::Elem>, D2: Dimension](&mut self, src: &DeviceArrayBase<S2, D2>)
+            -> Result<()> where [S: StorageMut];
 
-    /// This array's elements copied into `out`, new memory of its shape in either order.
-    fn copy_into_new(
-        &self,
-        mut out: DeviceArray<S::Elem, D>,
-        stream: Option<&Stream>,
-    ) -> Result<DeviceArray<S::Elem, D>> {
-        copy_into(&mut out, self, stream)?;
-        Ok(out)
-    }
-
-    /// Copies the elements of `src` (of the same shape and element type, any layout) into
-    /// this array: the device-to-device copy of arrays of any element type, CUDA's vector types
-    /// too ([`assign`](Self::assign) converts numbers between types).
-    pub fn copy_from<S2: Storage<Elem = S::Elem>, D2: Dimension>(
-        &mut self,
-        src: &DeviceArrayBase<S2, D2>,
-    ) -> Result<()>
-    where
-        S: StorageMut,
-    {
-        copy_into(self, src, None)
-    }
-
-    /// Sets every element to `value`.
-    pub fn fill(&mut self, value: S::Elem) -> Result<()>
-    where
-        S: StorageMut,
-    {
-        self.fill_stream(None, value)
+        /// Sets every element to `value`.
+        fn fill(&mut self, value: S::Elem) -> Result<()> where [S: StorageMut];
     }
 
     /// The element at `index` (one index per axis; a negative one counts from the end), copied
@@ -95,16 +67,6 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D> {
         let mut one = self.view_mut().into_dyn().slice_move(element_at(index)?)?;
         one.fill(value)
     }
-
-    fn fill_stream(&mut self, stream: Option<&Stream>, value: S::Elem) -> Result<()>
-    where
-        S: StorageMut,
-    {
-        let t = S::Elem::ELEMENT_TYPE;
-        let k = kernel(Builtin::Fill, t, t)?;
-        let args = [KernelArg::scalar(value), KernelArg::output(self)];
-        OnStream::new(&*k, stream).launch(args)
-    }
 }
 
 /// The slice of one element: an index per axis, each taking its axis away.
@@ -125,25 +87,15 @@ impl<S: Storage, D: Dimension> DeviceArrayBase<S, D>
 where
     S::Elem: Element,
 {
-    /// A copy with each element converted to `U` as C converts it (`(U)x`), in C order
-    /// (numpy's `astype`).
-    pub fn astype<U: Element>(&self) -> Result<DeviceArray<U, D>> {
-        self.astype_stream(None)
-    }
+    on_legacy_stream! {
+        /// A copy with each element converted to `U` as C converts it (`(U)x`), in C order
+        /// (numpy's `astype`).
+        fn astype[U: Element](&self) -> Result<DeviceArray<U, D>>;
 
-    fn astype_stream<U: Element>(&self, stream: Option<&Stream>) -> Result<DeviceArray<U, D>> {
-        let mut out = DeviceArray::<U, D>::empty(self.context(), self.raw_dim())?;
-        convert_into(&mut out, self, stream)?;
-        Ok(out)
-    }
-
-    /// Copies the elements of `src` (of the same shape, any layout, any element type: each
-    /// converted as C converts it) into this array.
-    pub fn assign<S2: Storage, D2: Dimension>(&mut self, src: &DeviceArrayBase<S2, D2>) -> Result<()>
-    where
-        S: StorageMut,
-    {
-        convert_into(self, src, None)
+        /// Copies the elements of `src` (of the same shape, any layout, any element type: each
+        /// converted as C converts it) into this array.
+        fn assign[S2: Storage, D2: Dimension](&mut self, src: &DeviceArrayBase<S2, D2>) -> Result<()>
+            where [S: StorageMut];
     }
 }
 
@@ -171,20 +123,25 @@ impl<'a, S: Storage, D: Dimension> OnStream<'_, &'a DeviceArrayBase<S, D>> {
         if a.is_standard_layout() {
             return Ok(COrder::Same(a.view().into_dyn()));
         }
-        Ok(COrder::Copied(a.copy_stream(self.stream)?.into_dyn()))
+        Ok(COrder::Copied(self.to_contiguous()?.into_dyn()))
     }
 }
 
 impl<S: Storage, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
     /// [`to_contiguous`](DeviceArrayBase::to_contiguous) on this stream.
     pub fn to_contiguous(&self) -> Result<DeviceArray<S::Elem, D>> {
-        self.target.copy_stream(self.stream)
+        self.copied_into(DeviceArray::empty(self.target.context(), self.target.raw_dim())?)
     }
 
     /// [`copy`](DeviceArrayBase::copy) on this stream.
     pub fn copy(&self) -> Result<DeviceArray<S::Elem, D>> {
-        self.target
-            .copy_into_new(DeviceArray::empty_like(self.target)?, self.stream)
+        self.copied_into(DeviceArray::empty_like(self.target)?)
+    }
+
+    /// This array's elements copied into `out`, new memory of its shape in either order.
+    fn copied_into(&self, mut out: DeviceArray<S::Elem, D>) -> Result<DeviceArray<S::Elem, D>> {
+        copy_into(&mut out, self.target, self.stream)?;
+        Ok(out)
     }
 }
 
@@ -194,14 +151,19 @@ where
 {
     /// [`astype`](DeviceArrayBase::astype) on this stream.
     pub fn astype<U: Element>(&self) -> Result<DeviceArray<U, D>> {
-        self.target.astype_stream(self.stream)
+        let mut out = DeviceArray::<U, D>::empty(self.target.context(), self.target.raw_dim())?;
+        convert_into(&mut out, self.target, self.stream)?;
+        Ok(out)
     }
 }
 
 impl<S: StorageMut, D: Dimension> OnStream<'_, &mut DeviceArrayBase<S, D>> {
     /// [`fill`](DeviceArrayBase::fill) on this stream.
     pub fn fill(&mut self, value: S::Elem) -> Result<()> {
-        self.target.fill_stream(self.stream, value)
+        let t = S::Elem::ELEMENT_TYPE;
+        let k = kernel(Builtin::Fill, t, t)?;
+        let args = [KernelArg::scalar(value), KernelArg::output(self.target)];
+        OnStream::new(&*k, self.stream).launch(args)
     }
 
     /// [`copy_from`](DeviceArrayBase::copy_from) on this stream.
