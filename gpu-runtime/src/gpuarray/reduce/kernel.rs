@@ -27,7 +27,7 @@ use crate::driver::stream::Stream;
 use crate::error::{ArgumentError, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, StorageMut};
 use crate::gpuarray::array::layout;
-use crate::gpuarray::array::on_stream::OnStream;
+use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::kernels::args::{check_args, parse_params, ArgKind, KernelArg, Param};
@@ -270,9 +270,22 @@ impl<R: Element> ReductionKernel<R> {
         registry::prepared_shared(ctx, key, || (self.c_name(v), self.source(v)))
     }
 
-    /// Reduces over every axis into a new 0-dimensional array, on the legacy default stream.
-    pub fn reduce<'a>(&self, args: impl IntoIterator<Item = KernelArg<'a>>) -> Result<DeviceArray<R, IxDyn>> {
-        self.reduce_stream(None, args.into_iter().collect())
+    on_legacy_stream! {
+        /// Reduces over every axis into a new 0-dimensional array, on the legacy default stream.
+        fn reduce['a](&self, args: impl IntoIterator<Item = KernelArg<'a>>) -> Result<DeviceArray<R, IxDyn>>;
+
+        /// Reduces over every axis into `out`, an array of one element (of any shape), on the
+        /// legacy default stream.
+        fn reduce_into['a, S: StorageMut<Elem = R>, D: Dimension](
+            &self,
+            args: impl IntoIterator<Item = KernelArg<'a>>,
+            out: &mut DeviceArrayBase<S, D>,
+        ) -> Result<()>;
+
+        /// Reduces along `axis` into a new C-order array of the other axes' shape, on the legacy
+        /// default stream.
+        fn reduce_axis['a](&self, args: impl IntoIterator<Item = KernelArg<'a>>, axis: usize)
+            -> Result<DeviceArray<R, IxDyn>>;
     }
 
     /// This kernel's reductions queued on `stream`: `kernel.on(&stream).reduce(args)` (and
@@ -280,43 +293,35 @@ impl<R: Element> ReductionKernel<R> {
     pub fn on<'a>(&'a self, stream: &'a Stream) -> OnStream<'a, &'a Self> {
         OnStream::new(self, Some(stream))
     }
+}
 
-    fn reduce_stream(
-        &self,
-        stream: Option<&Stream>,
-        args: Vec<KernelArg<'_>>,
-    ) -> Result<DeviceArray<R, IxDyn>> {
-        let ctx = first_context(&args).ok_or_else(|| self.no_array())?;
+/// The reductions on a stream: `kernel.on(&stream).reduce(args)`.
+impl<R: Element> OnStream<'_, &ReductionKernel<R>> {
+    /// [`reduce`](ReductionKernel::reduce) on this stream; returns without waiting.
+    pub fn reduce<'a>(&self, args: impl IntoIterator<Item = KernelArg<'a>>) -> Result<DeviceArray<R, IxDyn>> {
+        let (k, args) = (self.target, args.into_iter().collect::<Vec<_>>());
+        let ctx = first_context(&args).ok_or_else(|| k.no_array())?;
         let mut out = DeviceArray::<R, IxDyn>::empty(&ctx, IxDyn(&[]))?;
-        self.reduce_into_stream(stream, args, &mut out)?;
+        self.reduce_into(args, &mut out)?;
         Ok(out)
     }
 
-    /// Reduces over every axis into `out`, an array of one element (of any shape), on the
-    /// legacy default stream.
+    /// [`reduce_into`](ReductionKernel::reduce_into) on this stream; returns without waiting.
     pub fn reduce_into<'a, S: StorageMut<Elem = R>, D: Dimension>(
         &self,
         args: impl IntoIterator<Item = KernelArg<'a>>,
         out: &mut DeviceArrayBase<S, D>,
     ) -> Result<()> {
-        self.reduce_into_stream(None, args.into_iter().collect(), out)
-    }
-
-    fn reduce_into_stream<S: StorageMut<Elem = R>, D: Dimension>(
-        &self,
-        stream: Option<&Stream>,
-        args: Vec<KernelArg<'_>>,
-        out: &mut DeviceArrayBase<S, D>,
-    ) -> Result<()> {
+        let (k, stream, args) = (self.target, self.stream, args.into_iter().collect::<Vec<_>>());
         if out.len() != 1 {
             return Err(ArrayShapeError::ResultNotScalar {
                 shape: out.shape().to_vec(),
             }
             .into());
         }
-        let shape = check_args(&self.name, &self.params, &args)?.to_vec();
+        let shape = check_args(&k.name, &k.params, &args)?.to_vec();
         let n = shape.iter().product::<usize>();
-        let ctx = first_context(&args).ok_or_else(|| self.no_array())?;
+        let ctx = first_context(&args).ok_or_else(|| k.no_array())?;
         let arrays: Vec<(bool, bool, bool)> = args
             .iter()
             .filter_map(|a| match &a.0 {
@@ -328,7 +333,7 @@ impl<R: Element> ReductionKernel<R> {
                 ArgKind::Scalar(..) => None,
             })
             .collect();
-        let contiguous = arrays.iter().all(|a| a.0) || (!self.c_order_index && arrays.iter().all(|a| a.1));
+        let contiguous = arrays.iter().all(|a| a.0) || (!k.c_order_index && arrays.iter().all(|a| a.1));
         let vec = contiguous && arrays.iter().all(|a| a.2);
         let v = if contiguous {
             ReductionVariant::Contiguous
@@ -344,7 +349,7 @@ impl<R: Element> ReductionKernel<R> {
         } else {
             one_pass_grid(&ctx, work as u64)?
         };
-        let f = self.prepared(&ctx, v)?;
+        let f = k.prepared(&ctx, v)?;
         let out_o = out.offset() as i64;
         let mut list: Vec<Arg<'_>> = Vec::with_capacity(4 + 2 * args.len() + 3 * shape.len() * args.len());
         list.push(Arg::I64(n as i64));
@@ -373,23 +378,14 @@ impl<R: Element> ReductionKernel<R> {
         registry::launch(&f, parts, BLOCK, stream, &list)
     }
 
-    /// Reduces along `axis` into a new C-order array of the other axes' shape, on the legacy
-    /// default stream.
+    /// [`reduce_axis`](ReductionKernel::reduce_axis) on this stream; returns without waiting.
     pub fn reduce_axis<'a>(
         &self,
         args: impl IntoIterator<Item = KernelArg<'a>>,
         axis: usize,
     ) -> Result<DeviceArray<R, IxDyn>> {
-        self.reduce_axis_on_stream(None, args.into_iter().collect(), axis)
-    }
-
-    fn reduce_axis_on_stream(
-        &self,
-        stream: Option<&Stream>,
-        args: Vec<KernelArg<'_>>,
-        axis: usize,
-    ) -> Result<DeviceArray<R, IxDyn>> {
-        let shape = check_args(&self.name, &self.params, &args)?.to_vec();
+        let (k, stream, args) = (self.target, self.stream, args.into_iter().collect::<Vec<_>>());
+        let shape = check_args(&k.name, &k.params, &args)?.to_vec();
         if axis >= shape.len() {
             return Err(ArrayShapeError::AxisOutOfRange {
                 axis,
@@ -397,7 +393,7 @@ impl<R: Element> ReductionKernel<R> {
             }
             .into());
         }
-        let ctx = first_context(&args).ok_or_else(|| self.no_array())?;
+        let ctx = first_context(&args).ok_or_else(|| k.no_array())?;
         let m = shape[axis];
         let outer: Vec<usize> = shape
             .iter()
@@ -433,7 +429,7 @@ impl<R: Element> ReductionKernel<R> {
                 ArgKind::Scalar(..) => 0,
             })
             .sum();
-        let partial_cap = (m * element_bytes) / (32 * self.acc_size.max(1));
+        let partial_cap = (m * element_bytes) / (32 * k.acc_size.max(1));
         // With four lanes a thread, about three blocks a multiprocessor (eight rows of 16-byte
         // loads in flight per thread): on an H100, 8192x8192 `f32`, the column sums and
         // maxima ran at 0.92-0.94x the copy floor with 32 to 64 chunks against 0.90-0.91x with
@@ -479,12 +475,10 @@ impl<R: Element> ReductionKernel<R> {
         } else {
             ReductionVariant::AxisBlock(d)
         };
-        let f = self.prepared(&ctx, v)?;
-        let mut part = ctx.device_pool()?.alloc::<u8>(if partials {
-            chunks * nout * self.acc_size
-        } else {
-            1
-        })?;
+        let f = k.prepared(&ctx, v)?;
+        let mut part =
+            ctx.device_pool()?
+                .alloc::<u8>(if partials { chunks * nout * k.acc_size } else { 1 })?;
         let mut list: Vec<Arg<'_>> = vec![Arg::I64(m as i64), Arg::I64(nout as i64)];
         if columns {
             list.extend([
@@ -532,7 +526,7 @@ impl<R: Element> ReductionKernel<R> {
         registry::launch(&f, grid, BLOCK, stream, &list)?;
         if partials {
             drop(list);
-            let f = self.prepared(&ctx, ReductionVariant::AxisPartials)?;
+            let f = k.prepared(&ctx, ReductionVariant::AxisPartials)?;
             let list = [
                 Arg::I64(m as i64),
                 Arg::I64(nout as i64),
@@ -544,34 +538,6 @@ impl<R: Element> ReductionKernel<R> {
             registry::launch(&f, grid, BLOCK, stream, &list)?;
         }
         Ok(out)
-    }
-}
-
-/// The reductions on a stream: `kernel.on(&stream).reduce(args)`.
-impl<R: Element> OnStream<'_, &ReductionKernel<R>> {
-    /// [`reduce`](ReductionKernel::reduce) on this stream; returns without waiting.
-    pub fn reduce<'a>(&self, args: impl IntoIterator<Item = KernelArg<'a>>) -> Result<DeviceArray<R, IxDyn>> {
-        self.target.reduce_stream(self.stream, args.into_iter().collect())
-    }
-
-    /// [`reduce_into`](ReductionKernel::reduce_into) on this stream; returns without waiting.
-    pub fn reduce_into<'a, S: StorageMut<Elem = R>, D: Dimension>(
-        &self,
-        args: impl IntoIterator<Item = KernelArg<'a>>,
-        out: &mut DeviceArrayBase<S, D>,
-    ) -> Result<()> {
-        self.target
-            .reduce_into_stream(self.stream, args.into_iter().collect(), out)
-    }
-
-    /// [`reduce_axis`](ReductionKernel::reduce_axis) on this stream; returns without waiting.
-    pub fn reduce_axis<'a>(
-        &self,
-        args: impl IntoIterator<Item = KernelArg<'a>>,
-        axis: usize,
-    ) -> Result<DeviceArray<R, IxDyn>> {
-        self.target
-            .reduce_axis_on_stream(self.stream, args.into_iter().collect(), axis)
     }
 }
 
