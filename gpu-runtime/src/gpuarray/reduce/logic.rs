@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use ndarray::{Dimension, IxDyn};
 
-use crate::driver::stream::Stream;
 use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
@@ -66,62 +65,30 @@ fn nonzero_c(s: DType) -> String {
     }
 }
 
-fn count<S: Storage<Elem: Element>, D: Dimension>(
-    x: &DeviceArrayBase<S, D>,
-    stream: Option<&Stream>,
-) -> Result<usize> {
-    if x.is_empty() {
-        return Ok(0);
-    }
-    let k = count_kernel(S::Elem::DTYPE)?;
-    let r = read_back(x.context(), stream, |out| {
-        OnStream::new(&*k, stream).reduce_into([KernelArg::input(x)], out)
-    })?;
-    Ok(r as usize)
-}
-
-fn reduce<S: Storage<Elem: Element>, D: Dimension>(
-    op: Logic,
-    x: &DeviceArrayBase<S, D>,
-    stream: Option<&Stream>,
-) -> Result<bool> {
-    let k = kernel(op, S::Elem::DTYPE)?;
-    let r = read_back(x.context(), stream, |out| {
-        OnStream::new(&*k, stream).reduce_into([KernelArg::input(x)], out)
-    })?;
-    Ok(r != 0)
-}
-
 /// Whether any element of `x` is nonzero (true for a [`Bool`](crate::gpuarray::Bool) array: any is
 /// true); `false` for an empty array.
 pub fn any<S: Storage<Elem: Element>, D: Dimension>(x: &DeviceArrayBase<S, D>) -> Result<bool> {
-    reduce(Logic::Any, x, None)
+    x.any()
 }
 
 /// Whether every element of `x` is nonzero; `true` for an empty array.
 pub fn all<S: Storage<Elem: Element>, D: Dimension>(x: &DeviceArrayBase<S, D>) -> Result<bool> {
-    reduce(Logic::All, x, None)
+    x.all()
 }
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
-    /// Whether any element is nonzero (NumPy's `a.any()`): [`math::any`](crate::gpuarray::math::any).
-    pub fn any(&self) -> Result<bool> {
-        any(self)
-    }
-
-    /// Whether every element is nonzero (NumPy's `a.all()`): [`math::all`](crate::gpuarray::math::all).
-    pub fn all(&self) -> Result<bool> {
-        all(self)
-    }
-
-    /// The number of elements that are not zero (NumPy's `count_nonzero(a)`; `false` is zero,
-    /// a complex number is nonzero when either part is, NaN is nonzero): one reduction of
-    /// `x != 0` into `i64`. Waits for the count.
-    pub fn count_nonzero(&self) -> Result<usize> {
-        count(self, None)
-    }
-
     on_legacy_stream! {
+        /// Whether any element is nonzero (NumPy's `a.any()`): [`math::any`](crate::gpuarray::math::any).
+        fn any(&self) -> Result<bool>;
+
+        /// Whether every element is nonzero (NumPy's `a.all()`): [`math::all`](crate::gpuarray::math::all).
+        fn all(&self) -> Result<bool>;
+
+        /// The number of elements that are not zero (NumPy's `count_nonzero(a)`; `false` is zero,
+        /// a complex number is nonzero when either part is, NaN is nonzero): one reduction of
+        /// `x != 0` into `i64`. Waits for the count.
+        fn count_nonzero(&self) -> Result<usize>;
+
         /// The number of nonzero elements along an axis (NumPy's `count_nonzero(a, axis=k)`,
         /// with `keepdims` through [`ReduceAxis::keepdims`]), as `i64` (NumPy's `intp`); an empty
         /// lane counts 0. Several or negative axes: [`count_nonzero_axes`](Self::count_nonzero_axes).
@@ -132,17 +99,32 @@ impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
 impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
     /// [`any`](DeviceArrayBase::any) on this stream (waits for the result, which it returns).
     pub fn any(&self) -> Result<bool> {
-        reduce(Logic::Any, self.target, self.stream)
+        self.logic(Logic::Any)
     }
 
     /// [`all`](DeviceArrayBase::all) on this stream (waits for the result, which it returns).
     pub fn all(&self) -> Result<bool> {
-        reduce(Logic::All, self.target, self.stream)
+        self.logic(Logic::All)
+    }
+
+    fn logic(&self, op: Logic) -> Result<bool> {
+        let k = kernel(op, S::Elem::DTYPE)?;
+        let r = read_back(self.target.context(), self.stream, |out| {
+            OnStream::new(&*k, self.stream).reduce_into([KernelArg::input(self.target)], out)
+        })?;
+        Ok(r != 0)
     }
 
     /// [`count_nonzero`](DeviceArrayBase::count_nonzero) on this stream (waits for the count).
     pub fn count_nonzero(&self) -> Result<usize> {
-        count(self.target, self.stream)
+        if self.target.is_empty() {
+            return Ok(0);
+        }
+        let k = count_kernel(S::Elem::DTYPE)?;
+        let r = read_back(self.target.context(), self.stream, |out| {
+            OnStream::new(&*k, self.stream).reduce_into([KernelArg::input(self.target)], out)
+        })?;
+        Ok(r as usize)
     }
 
     /// [`count_nonzero_axis`](DeviceArrayBase::count_nonzero_axis) on this stream.
