@@ -19,7 +19,7 @@ use crate::error::{ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::elements::index_element::IndexElement;
+use crate::gpuarray::elements::index_element::{read_index, IndexElement};
 use crate::gpuarray::kernels::registry::{self, BLOCK};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::Arg;
@@ -69,15 +69,6 @@ __device__ long long gpu_index(long long ix, long long len, int mode, unsigned l
     return w;
 }
 "#;
-
-/// The C expression of element `x` of an index array of type `index`, as the `long long` that
-/// [`INDEX_FN`] takes (see [`IndexElement::c_to_index`]: a `u64` clamped, the rest as `i64`).
-pub(super) fn read_index(index: DType, x: &str) -> String {
-    match index {
-        DType::U64 => u64::c_to_index(x),
-        _ => i64::c_to_index(x),
-    }
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Gather {

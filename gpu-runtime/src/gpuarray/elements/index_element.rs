@@ -1,6 +1,7 @@
 //! [`IndexElement`]: the integer types an index array may hold (NumPy takes any integer array
 //! as indices, not only `intp`), and how a generated kernel reads one as a signed 64-bit index.
 
+use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::{Element, Kind};
 
 /// An integer element type whose arrays index other arrays (`take`, `put`,
@@ -40,6 +41,15 @@ macro_rules! index_element {
 }
 
 index_element!(i8, u8, i16, u16, i32, u32, i64, u64);
+
+/// The C expression of element `x` of an index array of type `index`, as the `long long` that
+/// `gather`'s `INDEX_FN` takes (see [`IndexElement::c_to_index`]: a `u64` clamped, the rest as `i64`).
+pub(crate) fn read_index(index: DType, x: &str) -> String {
+    match index {
+        DType::U64 => u64::c_to_index(x),
+        _ => i64::c_to_index(x),
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -24,7 +24,7 @@ use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::elements::index_element::IndexElement;
+use crate::gpuarray::elements::index_element::{read_index, IndexElement};
 use crate::gpuarray::kernels::registry::{self, BLOCK};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::Arg;
@@ -130,7 +130,7 @@ fn source(k: Kernel, t: DType) -> String {
             } else {
                 (
                     "long long",
-                    IndexFor(t).read("x[i]"),
+                    read_index(t, "x[i]"),
                     "9223372036854775807ll",
                     "(-9223372036854775807ll - 1ll)",
                     "(v < lo)",
@@ -162,7 +162,7 @@ fn source(k: Kernel, t: DType) -> String {
                 format!(
                     "if ((unsigned long long){v} >= (unsigned long long)bins) continue; \
                      atomicAdd(&{bins}[(unsigned long long){}], {one});",
-                    IndexFor(t).read(v)
+                    read_index(t, v)
                 )
             };
             format!(
@@ -176,7 +176,7 @@ fn source(k: Kernel, t: DType) -> String {
                 format!(
                     "if ((unsigned long long){v} >= (unsigned long long)bins) continue; \
                      atomicAdd(&{bins}[(unsigned long long){}], {});",
-                    IndexFor(t).read(v),
+                    read_index(t, v),
                     convert_c(wt, DType::F64, &format!("w[{i}]"))
                 )
             };
@@ -305,7 +305,7 @@ fn source(k: Kernel, t: DType) -> String {
                 _ => ("long long", None),
             };
             let count = |v: &str| {
-                let read = read.map_or_else(|| IndexFor(t).read(v), |r| r.replace('@', v));
+                let read = read.map_or_else(|| read_index(t, v), |r| r.replace('@', v));
                 format!(
                     "{{ const {acc} iv = {read}; gpu_lo = iv < gpu_lo ? iv : gpu_lo; gpu_hi = iv > gpu_hi ? iv : gpu_hi;\n\
                      if (({uacc})iv < {SMALL_BINS}u) atomicAdd(&mine[(unsigned int)iv * 8u], 1u); }}",
@@ -473,19 +473,6 @@ const COUNT_C: &str = "unsigned int";
 fn grid_for_bins(ctx: &Context, n: u64) -> Result<u32> {
     let usual = registry::grid_for(ctx, n.max(1))?;
     Ok(usual.max(n.div_ceil(1 << 31).min(u64::from(u32::MAX >> 1)) as u32))
-}
-
-/// How a bincount kernel reads its values as indices (`u64` clamped, see
-/// [`IndexElement::c_to_index`]).
-struct IndexFor(DType);
-
-impl IndexFor {
-    fn read(&self, x: &str) -> String {
-        match self.0 {
-            DType::U64 => u64::c_to_index(x),
-            _ => i64::c_to_index(x),
-        }
-    }
 }
 
 static KERNELS: SourceKernels<(Kernel, DType)> = SourceKernels::new();
