@@ -11,6 +11,7 @@ use std::fmt;
 use std::ops::Range;
 
 use crate::error::Result;
+use crate::gpuarray::array::layout;
 
 /// `ndarray`'s threshold: arrays of fewer elements are shown whole.
 const ARRAY_MANY_ELEMENT_LIMIT: usize = 500;
@@ -170,30 +171,17 @@ fn format_with_overflow(
     separator: &str,
     fmt_elem: &mut dyn FnMut(&mut fmt::Formatter<'_>, usize) -> fmt::Result,
 ) -> fmt::Result {
-    if length == 0 {
-        return Ok(());
-    }
-    match edge {
-        None => {
-            fmt_elem(f, 0)?;
-            for i in 1..length {
-                f.write_str(separator)?;
-                fmt_elem(f, i)?;
-            }
-        }
-        Some(edge) => {
-            fmt_elem(f, 0)?;
-            for i in 1..edge {
-                f.write_str(separator)?;
-                fmt_elem(f, i)?;
-            }
+    // The first and last `edge` (below `length / 2`: `Shown::new`), or every one.
+    let tail = edge.map_or(length, |e| length - e);
+    for i in (0..edge.unwrap_or(length)).chain(tail..length) {
+        if i > 0 {
             f.write_str(separator)?;
-            f.write_str(ELLIPSIS)?;
-            for i in length - edge..length {
-                f.write_str(separator)?;
-                fmt_elem(f, i)?;
-            }
         }
+        if i == tail {
+            f.write_str(ELLIPSIS)?;
+            f.write_str(separator)?;
+        }
+        fmt_elem(f, i)?;
     }
     Ok(())
 }
@@ -230,40 +218,21 @@ fn format_values<T: fmt::Debug>(
 }
 
 /// `ndarray`'s memory layout flags of a shape and strides, as its `Debug` prints them
-/// (`Cc (0x5)`, `CFcf (0xf)`, `Custom (0x0)`), from its `array_layout`; `fixed_ndim` is the
-/// dimension type's fixed number of axes (`Ix1` is tested apart by `ndarray`).
-fn layout_text(shape: &[usize], strides: &[isize], fixed_ndim: Option<usize>) -> String {
+/// (`Cc (0x5)`, `CFcf (0xf)`, `Custom (0x0)`), from its `array_layout` (whose separate test of
+/// `Ix1`, a unit stride or at most one element, is the general test's answer on one axis).
+fn layout_text(shape: &[usize], strides: &[isize]) -> String {
     const C: u32 = 0b01;
     const F: u32 = 0b10;
     const CPREFER: u32 = 0b0100;
     const FPREFER: u32 = 0b1000;
-    let contiguous = |axes: &mut dyn Iterator<Item = (usize, isize)>| {
-        if fixed_ndim == Some(1) {
-            return strides[0] == 1 || shape[0] <= 1;
-        }
-        if shape.contains(&0) {
-            return true;
-        }
-        let mut expect = 1isize;
-        for (len, stride) in axes {
-            if len != 1 {
-                if stride != expect {
-                    return false;
-                }
-                expect *= len as isize;
-            }
-        }
-        true
-    };
-    let pairs = || shape.iter().copied().zip(strides.iter().copied());
     let n = shape.len();
-    let bits = if contiguous(&mut pairs().rev()) {
+    let bits = if layout::is_c_contiguous(shape, strides) {
         if n <= 1 || shape.iter().filter(|&&l| l > 1).count() <= 1 {
             C | CPREFER | F | FPREFER
         } else {
             C | CPREFER
         }
-    } else if n > 1 && contiguous(&mut pairs()) {
+    } else if n > 1 && layout::is_f_contiguous(shape, strides) {
         F | FPREFER
     } else if n > 1 && shape[0] > 1 && strides[0] == 1 {
         FPREFER
@@ -330,7 +299,7 @@ pub(crate) fn write_debug<T: fmt::Debug + Copy, E: fmt::Debug>(
         ", shape={:?}, strides={:?}, layout={}",
         array.shape,
         array.strides,
-        layout_text(array.shape, array.strides, array.fixed_ndim)
+        layout_text(array.shape, array.strides)
     )?;
     match array.fixed_ndim {
         Some(n) => write!(f, ", const ndim={n}")?,
