@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use ndarray::{Array, ArrayBase, Data, Dimension, ShapeBuilder, StrideShape};
+use ndarray::{Array, ArrayBase, Data, Dimension, Shape, ShapeBuilder, StrideShape};
 
 use crate::driver::context::core::Context;
 use crate::driver::memory::buffer::DeviceBuffer;
@@ -57,6 +57,17 @@ fn shape_layout<D: Dimension>(shape: impl Into<StrideShape<D>>) -> Result<(D, Ve
     Ok((dim, probe.strides().to_vec()))
 }
 
+/// The shape of `other` in its order (numpy's `empty_like`): Fortran order when `other` is
+/// Fortran- and not C-contiguous, else C order.
+fn like_shape<S: Storage, D: Dimension>(other: &DeviceArrayBase<S, D>) -> Shape<D> {
+    let dim = other.raw_dim();
+    if other.is_fortran_layout() && !other.is_standard_layout() {
+        dim.f()
+    } else {
+        dim.into_shape_with_order()
+    }
+}
+
 impl<T: ArrayElement, D: Dimension> DeviceArray<T, D> {
     /// A copy of a host array of any layout (PyCUDA's `to_gpu`): the same shape and, when the
     /// array is contiguous in some order (C, Fortran, transposed), the same strides; else a C
@@ -87,22 +98,12 @@ impl<T: ArrayElement, D: Dimension> DeviceArray<T, D> {
     /// another element type: `DeviceArray::<f64, _>::empty_like(&a)` is numpy's
     /// `empty_like(a, dtype=float64)`; the same holds for the other `_like` constructors.
     pub fn empty_like<S: Storage>(other: &DeviceArrayBase<S, D>) -> Result<Self> {
-        let ctx = other.context().clone();
-        if other.is_fortran_layout() && !other.is_standard_layout() {
-            Self::empty(&ctx, other.raw_dim().f())
-        } else {
-            Self::empty(&ctx, other.raw_dim())
-        }
+        Self::empty(other.context(), like_shape(other))
     }
 
     /// Zeros in the shape (and order, as [`empty_like`](Self::empty_like)) of `other`.
     pub fn zeros_like<S: Storage>(other: &DeviceArrayBase<S, D>) -> Result<Self> {
-        let ctx = other.context().clone();
-        if other.is_fortran_layout() && !other.is_standard_layout() {
-            Self::zeros(&ctx, other.raw_dim().f())
-        } else {
-            Self::zeros(&ctx, other.raw_dim())
-        }
+        Self::zeros(other.context(), like_shape(other))
     }
 }
 
