@@ -156,35 +156,32 @@ fn source(k: Kernel, t: DType) -> String {
         }
         // A value that names no bin is skipped: the range launch sized the bins, so this holds
         // for data that did not change; it keeps every write inside the result regardless.
-        Kernel::Bincount { weights: None } => {
-            let count = |v: &str, _i: &str, bins: &str| {
-                let one = if bins == "s" { "1u" } else { "1ull" };
+        // Counts in shared `COUNT_C` (one each), or sums of the weights as `f64`.
+        Kernel::Bincount { weights } => {
+            let add = |v: &str, i: &str, bins: &str| {
+                let inc = match weights {
+                    None if bins == "s" => "1u".to_owned(),
+                    None => "1ull".to_owned(),
+                    Some(wt) => convert_c(wt, DType::F64, &format!("w[{i}]")),
+                };
                 format!(
                     "if ((unsigned long long){v} >= (unsigned long long)bins) continue; \
-                     atomicAdd(&{bins}[(unsigned long long){}], {one});",
+                     atomicAdd(&{bins}[(unsigned long long){}], {inc});",
                     read_index(t, v)
                 )
             };
-            format!(
-                "extern \"C\" __global__ void {name}(unsigned long long n, const {tc} *__restrict__ x, \
-                 unsigned long long *__restrict__ out, long long bins) {{\n{}}}\n",
-                binned(COUNT_C, "unsigned long long", &count)
-            )
-        }
-        Kernel::Bincount { weights: Some(wt) } => {
-            let add = |v: &str, i: &str, bins: &str| {
-                format!(
-                    "if ((unsigned long long){v} >= (unsigned long long)bins) continue; \
-                     atomicAdd(&{bins}[(unsigned long long){}], {});",
-                    read_index(t, v),
-                    convert_c(wt, DType::F64, &format!("w[{i}]"))
-                )
+            let (w, st, rt) = match weights {
+                None => (String::new(), COUNT_C, "unsigned long long"),
+                Some(wt) => (
+                    format!("const {} *__restrict__ w, ", wt.c_name()),
+                    "double",
+                    "double",
+                ),
             };
             format!(
                 "extern \"C\" __global__ void {name}(unsigned long long n, const {tc} *__restrict__ x, \
-                 const {wc} *__restrict__ w, double *__restrict__ out, long long bins) {{\n{}}}\n",
-                binned("double", "double", &add),
-                wc = wt.c_name()
+                 {w}{rt} *__restrict__ out, long long bins) {{\n{}}}\n",
+                binned(st, rt, &add)
             )
         }
         Kernel::Histogram | Kernel::HistogramWeighted { .. } => {
