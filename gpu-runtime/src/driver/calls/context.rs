@@ -6,15 +6,15 @@
 
 use cudarc::driver::sys;
 
-use super::failed::{result, Failed};
+use super::failed::{out, result, Failed};
 
 /// `cuCtxGetCurrent`: the context current on the calling thread (null when none is).
 #[inline]
 pub(crate) fn ctx_get_current() -> Result<sys::CUcontext, Failed> {
-    let mut ctx = std::ptr::null_mut();
     // SAFETY: valid out-pointer.
-    result("cuCtxGetCurrent", unsafe { sys::cuCtxGetCurrent(&mut ctx) })?;
-    Ok(ctx)
+    out("cuCtxGetCurrent", std::ptr::null_mut(), |ctx| unsafe {
+        sys::cuCtxGetCurrent(ctx)
+    })
 }
 
 /// `cuCtxSetCurrent`: makes `ctx` current on the calling thread, in place of the top of its
@@ -40,22 +40,20 @@ pub(crate) unsafe fn ctx_push_current(ctx: sys::CUcontext) -> Result<(), Failed>
 /// `cuCtxPopCurrent`: pops the calling thread's current context off its context stack, and
 /// returns it.
 pub(crate) fn ctx_pop_current() -> Result<sys::CUcontext, Failed> {
-    let mut ctx = std::ptr::null_mut();
     // SAFETY: valid out-pointer; the driver refuses an empty stack.
-    result("cuCtxPopCurrent", unsafe { sys::cuCtxPopCurrent_v2(&mut ctx) })?;
-    Ok(ctx)
+    out("cuCtxPopCurrent", std::ptr::null_mut(), |ctx| unsafe {
+        sys::cuCtxPopCurrent_v2(ctx)
+    })
 }
 
 /// `cuCtxCreate` (`cuCtxCreate_v4`, no creation parameters): a new context on `dev` with
 /// `flags`, pushed on the calling thread's context stack.
 pub(crate) fn ctx_create(flags: u32, dev: sys::CUdevice) -> Result<sys::CUcontext, Failed> {
-    let mut ctx = std::ptr::null_mut();
     // SAFETY: valid out-pointer; null creation parameters are allowed; the driver checks the
     // flags and the device.
-    result("cuCtxCreate", unsafe {
-        sys::cuCtxCreate_v4(&mut ctx, std::ptr::null_mut(), flags, dev)
-    })?;
-    Ok(ctx)
+    out("cuCtxCreate", std::ptr::null_mut(), |ctx| unsafe {
+        sys::cuCtxCreate_v4(ctx, std::ptr::null_mut(), flags, dev)
+    })
 }
 
 /// `cuCtxDestroy`.
@@ -75,18 +73,14 @@ pub(crate) fn ctx_synchronize() -> Result<(), Failed> {
 
 /// `cuCtxGetDevice`: the device of the current context.
 pub(crate) fn ctx_get_device() -> Result<sys::CUdevice, Failed> {
-    let mut dev = 0;
     // SAFETY: valid out-pointer; the driver refuses when no context is current.
-    result("cuCtxGetDevice", unsafe { sys::cuCtxGetDevice(&mut dev) })?;
-    Ok(dev)
+    out("cuCtxGetDevice", 0, |dev| unsafe { sys::cuCtxGetDevice(dev) })
 }
 
 /// `cuCtxGetFlags`: the current context's flags.
 pub(crate) fn ctx_get_flags() -> Result<u32, Failed> {
-    let mut flags = 0;
     // SAFETY: valid out-pointer.
-    result("cuCtxGetFlags", unsafe { sys::cuCtxGetFlags(&mut flags) })?;
-    Ok(flags)
+    out("cuCtxGetFlags", 0, |flags| unsafe { sys::cuCtxGetFlags(flags) })
 }
 
 /// `cuCtxGetApiVersion`: the driver API version `ctx` was created with.
@@ -94,12 +88,10 @@ pub(crate) fn ctx_get_flags() -> Result<u32, Failed> {
 /// # Safety
 /// `ctx` is live.
 pub(crate) unsafe fn ctx_get_api_version(ctx: sys::CUcontext) -> Result<u32, Failed> {
-    let mut v = 0;
     // SAFETY: the caller's guarantee; valid out-pointer.
-    result("cuCtxGetApiVersion", unsafe {
-        sys::cuCtxGetApiVersion(ctx, &mut v)
-    })?;
-    Ok(v)
+    out("cuCtxGetApiVersion", 0, |v| unsafe {
+        sys::cuCtxGetApiVersion(ctx, v)
+    })
 }
 
 /// `cuCtxSetLimit` on the current context.
@@ -110,10 +102,10 @@ pub(crate) fn ctx_set_limit(limit: sys::CUlimit, value: usize) -> Result<(), Fai
 
 /// `cuCtxGetLimit` of the current context.
 pub(crate) fn ctx_get_limit(limit: sys::CUlimit) -> Result<usize, Failed> {
-    let mut value = 0;
     // SAFETY: valid out-pointer; the driver checks the limit.
-    result("cuCtxGetLimit", unsafe { sys::cuCtxGetLimit(&mut value, limit) })?;
-    Ok(value)
+    out("cuCtxGetLimit", 0, |value| unsafe {
+        sys::cuCtxGetLimit(value, limit)
+    })
 }
 
 /// `cuCtxSetCacheConfig` on the current context.
@@ -124,12 +116,12 @@ pub(crate) fn ctx_set_cache_config(config: sys::CUfunc_cache) -> Result<(), Fail
 
 /// `cuCtxGetCacheConfig` of the current context.
 pub(crate) fn ctx_get_cache_config() -> Result<sys::CUfunc_cache, Failed> {
-    let mut config = sys::CUfunc_cache::CU_FUNC_CACHE_PREFER_NONE;
     // SAFETY: valid out-pointer.
-    result("cuCtxGetCacheConfig", unsafe {
-        sys::cuCtxGetCacheConfig(&mut config)
-    })?;
-    Ok(config)
+    out(
+        "cuCtxGetCacheConfig",
+        sys::CUfunc_cache::CU_FUNC_CACHE_PREFER_NONE,
+        |config| unsafe { sys::cuCtxGetCacheConfig(config) },
+    )
 }
 
 /// `cuCtxSetSharedMemConfig` on the current context.
@@ -142,12 +134,12 @@ pub(crate) fn ctx_set_shared_mem_config(config: sys::CUsharedconfig) -> Result<(
 
 /// `cuCtxGetSharedMemConfig` of the current context.
 pub(crate) fn ctx_get_shared_mem_config() -> Result<sys::CUsharedconfig, Failed> {
-    let mut config = sys::CUsharedconfig::CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE;
     // SAFETY: valid out-pointer.
-    result("cuCtxGetSharedMemConfig", unsafe {
-        sys::cuCtxGetSharedMemConfig(&mut config)
-    })?;
-    Ok(config)
+    out(
+        "cuCtxGetSharedMemConfig",
+        sys::CUsharedconfig::CU_SHARED_MEM_CONFIG_DEFAULT_BANK_SIZE,
+        |config| unsafe { sys::cuCtxGetSharedMemConfig(config) },
+    )
 }
 
 /// `cuCtxGetStreamPriorityRange` of the current context: `(least, greatest)`.

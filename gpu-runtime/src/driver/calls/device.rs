@@ -7,7 +7,7 @@ use std::ffi::{c_char, CStr};
 
 use cudarc::driver::sys;
 
-use super::failed::{result, Failed};
+use super::failed::{out, result, Failed};
 
 /// `cuInit`. cudarc loads the driver library lazily and panics when it is missing: check that
 /// it can be loaded first (`sys::is_culib_present`).
@@ -18,10 +18,8 @@ pub(crate) fn init(flags: u32) -> Result<(), Failed> {
 
 /// `cuDriverGetVersion`: the driver's CUDA version, `1000 * major + 10 * minor`.
 pub(crate) fn driver_get_version() -> Result<i32, Failed> {
-    let mut v = 0;
     // SAFETY: valid out-pointer.
-    result("cuDriverGetVersion", unsafe { sys::cuDriverGetVersion(&mut v) })?;
-    Ok(v)
+    out("cuDriverGetVersion", 0, |v| unsafe { sys::cuDriverGetVersion(v) })
 }
 
 /// `cuGetErrorString`: the driver's description of `code` (a static string of the driver's).
@@ -35,18 +33,14 @@ pub(crate) fn get_error_string(code: sys::CUresult) -> Result<&'static CStr, Fai
 
 /// `cuDeviceGetCount`.
 pub(crate) fn device_get_count() -> Result<i32, Failed> {
-    let mut n = 0;
     // SAFETY: valid out-pointer.
-    result("cuDeviceGetCount", unsafe { sys::cuDeviceGetCount(&mut n) })?;
-    Ok(n)
+    out("cuDeviceGetCount", 0, |n| unsafe { sys::cuDeviceGetCount(n) })
 }
 
 /// `cuDeviceGet`: the handle of the device with this ordinal (the driver checks the range).
 pub(crate) fn device_get(ordinal: i32) -> Result<sys::CUdevice, Failed> {
-    let mut dev = 0;
     // SAFETY: valid out-pointer; the driver checks the ordinal.
-    result("cuDeviceGet", unsafe { sys::cuDeviceGet(&mut dev, ordinal) })?;
-    Ok(dev)
+    out("cuDeviceGet", 0, |dev| unsafe { sys::cuDeviceGet(dev, ordinal) })
 }
 
 /// `cuDeviceGetName`, read into a buffer of 256 bytes.
@@ -75,22 +69,18 @@ pub(crate) fn device_get_pci_bus_id(dev: sys::CUdevice) -> Result<String, Failed
 
 /// `cuDeviceGetByPCIBusId`.
 pub(crate) fn device_get_by_pci_bus_id(bus_id: &CStr) -> Result<sys::CUdevice, Failed> {
-    let mut dev = 0;
     // SAFETY: `bus_id` is NUL-terminated; valid out-pointer.
-    result("cuDeviceGetByPCIBusId", unsafe {
-        sys::cuDeviceGetByPCIBusId(&mut dev, bus_id.as_ptr())
-    })?;
-    Ok(dev)
+    out("cuDeviceGetByPCIBusId", 0, |dev| unsafe {
+        sys::cuDeviceGetByPCIBusId(dev, bus_id.as_ptr())
+    })
 }
 
 /// `cuDeviceTotalMem`: the device's memory in bytes.
 pub(crate) fn device_total_mem(dev: sys::CUdevice) -> Result<usize, Failed> {
-    let mut bytes = 0;
     // SAFETY: valid out-pointer.
-    result("cuDeviceTotalMem", unsafe {
-        sys::cuDeviceTotalMem_v2(&mut bytes, dev)
-    })?;
-    Ok(bytes)
+    out("cuDeviceTotalMem", 0, |bytes| unsafe {
+        sys::cuDeviceTotalMem_v2(bytes, dev)
+    })
 }
 
 /// `cuDeviceGetAttribute`.
@@ -98,12 +88,10 @@ pub(crate) fn device_get_attribute(
     dev: sys::CUdevice,
     attribute: sys::CUdevice_attribute,
 ) -> Result<i32, Failed> {
-    let mut value = 0;
     // SAFETY: valid out-pointer; the driver checks the attribute.
-    result("cuDeviceGetAttribute", unsafe {
-        sys::cuDeviceGetAttribute(&mut value, attribute, dev)
-    })?;
-    Ok(value)
+    out("cuDeviceGetAttribute", 0, |value| unsafe {
+        sys::cuDeviceGetAttribute(value, attribute, dev)
+    })
 }
 
 /// `cuDeviceCanAccessPeer`.
@@ -118,12 +106,10 @@ pub(crate) fn device_can_access_peer(dev: sys::CUdevice, peer: sys::CUdevice) ->
 
 /// `cuDevicePrimaryCtxRetain`: the device's primary context, with one more reference.
 pub(crate) fn device_primary_ctx_retain(dev: sys::CUdevice) -> Result<sys::CUcontext, Failed> {
-    let mut ctx = std::ptr::null_mut();
     // SAFETY: valid out-pointer.
-    result("cuDevicePrimaryCtxRetain", unsafe {
-        sys::cuDevicePrimaryCtxRetain(&mut ctx, dev)
-    })?;
-    Ok(ctx)
+    out("cuDevicePrimaryCtxRetain", std::ptr::null_mut(), |ctx| unsafe {
+        sys::cuDevicePrimaryCtxRetain(ctx, dev)
+    })
 }
 
 /// `cuDevicePrimaryCtxRelease`: one reference to the device's primary context given back; the

@@ -2,15 +2,15 @@
 
 use cudarc::driver::sys;
 
-use super::failed::{result, Failed};
+use super::failed::{out, result, Failed};
 
 /// `cuEventCreate` in the current context (the driver refuses when there is none, and checks
 /// the flags: `CUevent_flags` bits, or-ed).
 pub(crate) fn event_create(flags: u32) -> Result<sys::CUevent, Failed> {
-    let mut event = std::ptr::null_mut();
     // SAFETY: valid out-pointer; the driver checks the context and the flags.
-    result("cuEventCreate", unsafe { sys::cuEventCreate(&mut event, flags) })?;
-    Ok(event)
+    out("cuEventCreate", std::ptr::null_mut(), |event| unsafe {
+        sys::cuEventCreate(event, flags)
+    })
 }
 
 /// `cuEventDestroy`. A wait or record still queued on the event completes.
@@ -76,10 +76,8 @@ pub(crate) unsafe fn event_query(event: sys::CUevent) -> Result<bool, Failed> {
 /// # Safety
 /// `start` and `end` are live.
 pub(crate) unsafe fn event_elapsed_time(start: sys::CUevent, end: sys::CUevent) -> Result<f32, Failed> {
-    let mut ms = 0f32;
     // SAFETY: the caller's guarantee; valid out-pointer.
-    result("cuEventElapsedTime", unsafe {
-        sys::cuEventElapsedTime_v2(&mut ms, start, end)
-    })?;
-    Ok(ms)
+    out("cuEventElapsedTime", 0f32, |ms| unsafe {
+        sys::cuEventElapsedTime_v2(ms, start, end)
+    })
 }

@@ -23,3 +23,16 @@ pub(crate) fn result(call: &'static str, code: CUresult) -> std::result::Result<
         Err(Failed { call, code })
     }
 }
+
+/// Calls the driver with a pointer to an out-value that starts as `init`, and returns what it
+/// wrote there: the shape of every thin function that turns an out-pointer into its result.
+#[inline(always)]
+pub(crate) fn out<T>(
+    call: &'static str,
+    init: T,
+    f: impl FnOnce(&mut T) -> CUresult,
+) -> std::result::Result<T, Failed> {
+    let mut value = init;
+    result(call, f(&mut value))?;
+    Ok(value)
+}

@@ -2,14 +2,14 @@
 
 use cudarc::driver::sys;
 
-use super::failed::{result, Failed};
+use super::failed::{out, result, Failed};
 
 /// `cuGraphCreate`: an empty graph, in the current context (flags 0, the only ones there are).
 pub(crate) fn graph_create() -> Result<sys::CUgraph, Failed> {
-    let mut graph = std::ptr::null_mut();
     // SAFETY: valid out-pointer.
-    result("cuGraphCreate", unsafe { sys::cuGraphCreate(&mut graph, 0) })?;
-    Ok(graph)
+    out("cuGraphCreate", std::ptr::null_mut(), |graph| unsafe {
+        sys::cuGraphCreate(graph, 0)
+    })
 }
 
 /// `cuGraphDestroy`. Executable graphs instantiated from it are independent of it.
@@ -29,13 +29,11 @@ pub(crate) unsafe fn graph_add_empty_node(
     graph: sys::CUgraph,
     deps: &[sys::CUgraphNode],
 ) -> Result<sys::CUgraphNode, Failed> {
-    let mut node = std::ptr::null_mut();
     // SAFETY: the caller's guarantee; `deps.len()` handles at `deps.as_ptr()`; valid
     // out-pointer.
-    result("cuGraphAddEmptyNode", unsafe {
-        sys::cuGraphAddEmptyNode(&mut node, graph, deps.as_ptr(), deps.len())
-    })?;
-    Ok(node)
+    out("cuGraphAddEmptyNode", std::ptr::null_mut(), |node| unsafe {
+        sys::cuGraphAddEmptyNode(node, graph, deps.as_ptr(), deps.len())
+    })
 }
 
 /// `cuGraphAddMemcpyNode`: a copy described by `params`, in `ctx`, after `deps`. The driver
@@ -50,12 +48,10 @@ pub(crate) unsafe fn graph_add_memcpy_node(
     params: &sys::CUDA_MEMCPY3D,
     ctx: sys::CUcontext,
 ) -> Result<sys::CUgraphNode, Failed> {
-    let mut node = std::ptr::null_mut();
     // SAFETY: the caller's guarantees; valid out-pointer.
-    result("cuGraphAddMemcpyNode", unsafe {
-        sys::cuGraphAddMemcpyNode(&mut node, graph, deps.as_ptr(), deps.len(), params, ctx)
-    })?;
-    Ok(node)
+    out("cuGraphAddMemcpyNode", std::ptr::null_mut(), |node| unsafe {
+        sys::cuGraphAddMemcpyNode(node, graph, deps.as_ptr(), deps.len(), params, ctx)
+    })
 }
 
 /// `cuGraphAddMemsetNode`: a memset described by `params`, in `ctx`, after `deps`.
@@ -68,12 +64,10 @@ pub(crate) unsafe fn graph_add_memset_node(
     params: &sys::CUDA_MEMSET_NODE_PARAMS,
     ctx: sys::CUcontext,
 ) -> Result<sys::CUgraphNode, Failed> {
-    let mut node = std::ptr::null_mut();
     // SAFETY: the caller's guarantees; valid out-pointer.
-    result("cuGraphAddMemsetNode", unsafe {
-        sys::cuGraphAddMemsetNode(&mut node, graph, deps.as_ptr(), deps.len(), params, ctx)
-    })?;
-    Ok(node)
+    out("cuGraphAddMemsetNode", std::ptr::null_mut(), |node| unsafe {
+        sys::cuGraphAddMemsetNode(node, graph, deps.as_ptr(), deps.len(), params, ctx)
+    })
 }
 
 /// `cuGraphAddKernelNode`: a launch described by `params`, after `deps`. The driver copies the
@@ -88,12 +82,10 @@ pub(crate) unsafe fn graph_add_kernel_node(
     deps: &[sys::CUgraphNode],
     params: &sys::CUDA_KERNEL_NODE_PARAMS,
 ) -> Result<sys::CUgraphNode, Failed> {
-    let mut node = std::ptr::null_mut();
     // SAFETY: the caller's guarantees; valid out-pointer.
-    result("cuGraphAddKernelNode", unsafe {
-        sys::cuGraphAddKernelNode_v2(&mut node, graph, deps.as_ptr(), deps.len(), params)
-    })?;
-    Ok(node)
+    out("cuGraphAddKernelNode", std::ptr::null_mut(), |node| unsafe {
+        sys::cuGraphAddKernelNode_v2(node, graph, deps.as_ptr(), deps.len(), params)
+    })
 }
 
 /// `cuGraphInstantiateWithFlags` with no flags.
@@ -101,12 +93,12 @@ pub(crate) unsafe fn graph_add_kernel_node(
 /// # Safety
 /// `graph` is live, of the current context.
 pub(crate) unsafe fn graph_instantiate(graph: sys::CUgraph) -> Result<sys::CUgraphExec, Failed> {
-    let mut exec = std::ptr::null_mut();
     // SAFETY: the caller's guarantee; valid out-pointer.
-    result("cuGraphInstantiateWithFlags", unsafe {
-        sys::cuGraphInstantiateWithFlags(&mut exec, graph, 0)
-    })?;
-    Ok(exec)
+    out(
+        "cuGraphInstantiateWithFlags",
+        std::ptr::null_mut(),
+        |exec| unsafe { sys::cuGraphInstantiateWithFlags(exec, graph, 0) },
+    )
 }
 
 /// `cuGraphLaunch`: queues the executable graph on `stream`.
@@ -231,12 +223,10 @@ pub(crate) unsafe fn graph_add_child_graph_node(
     deps: &[sys::CUgraphNode],
     child: sys::CUgraph,
 ) -> Result<sys::CUgraphNode, Failed> {
-    let mut node = std::ptr::null_mut();
     // SAFETY: the caller's guarantees; valid out-pointer.
-    result("cuGraphAddChildGraphNode", unsafe {
-        sys::cuGraphAddChildGraphNode(&mut node, graph, deps.as_ptr(), deps.len(), child)
-    })?;
-    Ok(node)
+    out("cuGraphAddChildGraphNode", std::ptr::null_mut(), |node| unsafe {
+        sys::cuGraphAddChildGraphNode(node, graph, deps.as_ptr(), deps.len(), child)
+    })
 }
 
 /// `cuGraphDestroyNode`: removes `node` (and its edges) from its graph.

@@ -4,7 +4,7 @@ use std::ffi::c_void;
 
 use cudarc::driver::sys;
 
-use super::failed::{result, Failed};
+use super::failed::{out, result, Failed};
 
 /// `cuLaunchKernel` with no `extra` array. Inlined into every launch: it adds nothing to the
 /// call but the code's check.
@@ -83,12 +83,10 @@ pub(crate) unsafe fn occupancy_max_active_clusters(
     f: sys::CUfunction,
     config: &sys::CUlaunchConfig,
 ) -> Result<i32, Failed> {
-    let mut n = 0;
     // SAFETY: the caller's guarantees; valid out-pointer.
-    result("cuOccupancyMaxActiveClusters", unsafe {
-        sys::cuOccupancyMaxActiveClusters(&mut n, f, config)
-    })?;
-    Ok(n)
+    out("cuOccupancyMaxActiveClusters", 0, |n| unsafe {
+        sys::cuOccupancyMaxActiveClusters(n, f, config)
+    })
 }
 
 /// `cuOccupancyMaxActiveBlocksPerMultiprocessor`.
@@ -100,12 +98,10 @@ pub(crate) unsafe fn occupancy_max_active_blocks_per_multiprocessor(
     block_size: i32,
     dynamic_shared_bytes: usize,
 ) -> Result<i32, Failed> {
-    let mut n = 0;
     // SAFETY: a live function (the caller's promise); valid out-pointer.
-    result("cuOccupancyMaxActiveBlocksPerMultiprocessor", unsafe {
-        sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(&mut n, f, block_size, dynamic_shared_bytes)
-    })?;
-    Ok(n)
+    out("cuOccupancyMaxActiveBlocksPerMultiprocessor", 0, |n| unsafe {
+        sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(n, f, block_size, dynamic_shared_bytes)
+    })
 }
 
 /// `cuFuncGetParamInfo` (CUDA 12.4): the offset and size of parameter `index`. An index past

@@ -8,14 +8,12 @@ use std::ffi::c_void;
 
 use cudarc::driver::sys;
 
-use super::failed::{result, Failed};
+use super::failed::{out, result, Failed};
 
 /// `cuMemAlloc`: `bytes` bytes of device memory in the current context.
 pub(crate) fn mem_alloc(bytes: usize) -> Result<sys::CUdeviceptr, Failed> {
-    let mut ptr = 0;
     // SAFETY: valid out-pointer; the driver checks the context and the size.
-    result("cuMemAlloc", unsafe { sys::cuMemAlloc_v2(&mut ptr, bytes) })?;
-    Ok(ptr)
+    out("cuMemAlloc", 0, |ptr| unsafe { sys::cuMemAlloc_v2(ptr, bytes) })
 }
 
 /// `cuMemAllocPitch`: `height` rows of `width_bytes` bytes, each row starting at a multiple of
@@ -37,12 +35,10 @@ pub(crate) fn mem_alloc_pitch(
 // Managed memory is the `gpuarray` feature's (`ManagedArray`).
 #[cfg(feature = "gpuarray")]
 pub(crate) fn mem_alloc_managed(bytes: usize, flags: u32) -> Result<sys::CUdeviceptr, Failed> {
-    let mut ptr = 0;
     // SAFETY: valid out-pointer; the driver checks the context, the size and the flags.
-    result("cuMemAllocManaged", unsafe {
-        sys::cuMemAllocManaged(&mut ptr, bytes, flags)
-    })?;
-    Ok(ptr)
+    out("cuMemAllocManaged", 0, |ptr| unsafe {
+        sys::cuMemAllocManaged(ptr, bytes, flags)
+    })
 }
 
 /// `cuMemFree` (device memory from `cuMemAlloc`, `cuMemAllocPitch` or `cuMemAllocManaged`).
@@ -57,12 +53,10 @@ pub(crate) unsafe fn mem_free(ptr: sys::CUdeviceptr) -> Result<(), Failed> {
 
 /// `cuMemHostAlloc`: `bytes` bytes of page-locked host memory.
 pub(crate) fn mem_host_alloc(bytes: usize, flags: u32) -> Result<*mut c_void, Failed> {
-    let mut p = std::ptr::null_mut();
     // SAFETY: valid out-pointer; the driver checks the context, the size and the flags.
-    result("cuMemHostAlloc", unsafe {
-        sys::cuMemHostAlloc(&mut p, bytes, flags)
-    })?;
-    Ok(p)
+    out("cuMemHostAlloc", std::ptr::null_mut(), |p| unsafe {
+        sys::cuMemHostAlloc(p, bytes, flags)
+    })
 }
 
 /// `cuMemFreeHost`.
@@ -77,13 +71,11 @@ pub(crate) unsafe fn mem_free_host(p: *mut c_void) -> Result<(), Failed> {
 
 /// `cuMemHostGetDevicePointer`: the device address of mapped page-locked host memory `p`.
 pub(crate) fn mem_host_get_device_pointer(p: *mut c_void) -> Result<sys::CUdeviceptr, Failed> {
-    let mut d = 0;
     // SAFETY: valid out-pointer; `p` is not dereferenced (the driver looks it up, and refuses
     // an address that is not mapped page-locked memory); flags must be 0.
-    result("cuMemHostGetDevicePointer", unsafe {
-        sys::cuMemHostGetDevicePointer_v2(&mut d, p, 0)
-    })?;
-    Ok(d)
+    out("cuMemHostGetDevicePointer", 0, |d| unsafe {
+        sys::cuMemHostGetDevicePointer_v2(d, p, 0)
+    })
 }
 
 /// `cuMemHostRegister`: page-locks `bytes` bytes of host memory at `p`.
@@ -209,12 +201,10 @@ pub(crate) fn ipc_open_mem_handle(
     handle: sys::CUipcMemHandle,
     flags: u32,
 ) -> Result<sys::CUdeviceptr, Failed> {
-    let mut ptr = 0;
     // SAFETY: valid out-pointer; the driver checks the handle and the flags.
-    result("cuIpcOpenMemHandle", unsafe {
-        sys::cuIpcOpenMemHandle_v2(&mut ptr, handle, flags)
-    })?;
-    Ok(ptr)
+    out("cuIpcOpenMemHandle", 0, |ptr| unsafe {
+        sys::cuIpcOpenMemHandle_v2(ptr, handle, flags)
+    })
 }
 
 /// `cuIpcCloseMemHandle`.
@@ -243,22 +233,18 @@ pub(crate) unsafe fn ipc_get_event_handle(event: sys::CUevent) -> Result<sys::CU
 
 /// `cuIpcOpenEventHandle`: opens another process's event in the current context.
 pub(crate) fn ipc_open_event_handle(handle: sys::CUipcEventHandle) -> Result<sys::CUevent, Failed> {
-    let mut event = std::ptr::null_mut();
     // SAFETY: valid out-pointer; the driver checks the handle.
-    result("cuIpcOpenEventHandle", unsafe {
-        sys::cuIpcOpenEventHandle(&mut event, handle)
-    })?;
-    Ok(event)
+    out("cuIpcOpenEventHandle", std::ptr::null_mut(), |event| unsafe {
+        sys::cuIpcOpenEventHandle(event, handle)
+    })
 }
 
 /// `cuArray3DCreate`: a CUDA array as `desc` describes, in the current context.
 pub(crate) fn array_3d_create(desc: &sys::CUDA_ARRAY3D_DESCRIPTOR) -> Result<sys::CUarray, Failed> {
-    let mut array = std::ptr::null_mut();
     // SAFETY: valid out-pointer and descriptor; the driver checks the description.
-    result("cuArray3DCreate", unsafe {
-        sys::cuArray3DCreate_v2(&mut array, desc)
-    })?;
-    Ok(array)
+    out("cuArray3DCreate", std::ptr::null_mut(), |array| unsafe {
+        sys::cuArray3DCreate_v2(array, desc)
+    })
 }
 
 /// `cuArray3DGetDescriptor`: what the driver says `array` is.
@@ -304,12 +290,10 @@ pub(crate) unsafe fn tex_object_create(
     res: &sys::CUDA_RESOURCE_DESC,
     tex: &sys::CUDA_TEXTURE_DESC,
 ) -> Result<sys::CUtexObject, Failed> {
-    let mut obj = 0;
     // SAFETY: the caller's guarantee; valid out-pointer and descriptors.
-    result("cuTexObjectCreate", unsafe {
-        sys::cuTexObjectCreate(&mut obj, res, tex, std::ptr::null())
-    })?;
-    Ok(obj)
+    out("cuTexObjectCreate", 0, |obj| unsafe {
+        sys::cuTexObjectCreate(obj, res, tex, std::ptr::null())
+    })
 }
 
 /// `cuTexObjectDestroy`.
@@ -326,12 +310,10 @@ pub(crate) unsafe fn tex_object_destroy(obj: sys::CUtexObject) -> Result<(), Fai
 /// # Safety
 /// The array `res` names stays live for as long as the surface object may be used.
 pub(crate) unsafe fn surf_object_create(res: &sys::CUDA_RESOURCE_DESC) -> Result<sys::CUsurfObject, Failed> {
-    let mut obj = 0;
     // SAFETY: the caller's guarantee; valid out-pointer and descriptor.
-    result("cuSurfObjectCreate", unsafe {
-        sys::cuSurfObjectCreate(&mut obj, res)
-    })?;
-    Ok(obj)
+    out("cuSurfObjectCreate", 0, |obj| unsafe {
+        sys::cuSurfObjectCreate(obj, res)
+    })
 }
 
 /// `cuSurfObjectDestroy`.

@@ -5,7 +5,7 @@ use std::ffi::{c_void, CStr};
 
 use cudarc::driver::sys;
 
-use super::failed::{result, Failed};
+use super::failed::{out, result, Failed};
 
 /// `cuModuleLoadData`: loads an image into the current context, with no JIT options.
 ///
@@ -13,12 +13,10 @@ use super::failed::{result, Failed};
 /// `image` points to a complete image (cubin, fatbin, or NUL-terminated PTX), readable for
 /// the duration of the call.
 pub(crate) unsafe fn module_load_data(image: *const c_void) -> Result<sys::CUmodule, Failed> {
-    let mut module = std::ptr::null_mut();
     // SAFETY: the caller's guarantee; valid out-pointer.
-    result("cuModuleLoadData", unsafe {
-        sys::cuModuleLoadData(&mut module, image)
-    })?;
-    Ok(module)
+    out("cuModuleLoadData", std::ptr::null_mut(), |module| unsafe {
+        sys::cuModuleLoadData(module, image)
+    })
 }
 
 /// `cuModuleLoadDataEx`: loads an image into the current context with JIT options, option
@@ -33,18 +31,16 @@ pub(crate) unsafe fn module_load_data_ex(
     options: &mut [sys::CUjit_option],
     values: &mut [*mut c_void],
 ) -> Result<sys::CUmodule, Failed> {
-    let mut module = std::ptr::null_mut();
     // SAFETY: the caller's guarantees; valid out-pointer.
-    result("cuModuleLoadDataEx", unsafe {
+    out("cuModuleLoadDataEx", std::ptr::null_mut(), |module| unsafe {
         sys::cuModuleLoadDataEx(
-            &mut module,
+            module,
             image,
             options.len() as u32,
             options.as_mut_ptr(),
             values.as_mut_ptr(),
         )
-    })?;
-    Ok(module)
+    })
 }
 
 /// `cuModuleUnload`.
@@ -66,12 +62,10 @@ pub(crate) unsafe fn module_get_function(
     module: sys::CUmodule,
     name: &CStr,
 ) -> Result<sys::CUfunction, Failed> {
-    let mut f = std::ptr::null_mut();
     // SAFETY: the caller's guarantee; valid out-pointer; NUL-terminated name.
-    result("cuModuleGetFunction", unsafe {
-        sys::cuModuleGetFunction(&mut f, module, name.as_ptr())
-    })?;
-    Ok(f)
+    out("cuModuleGetFunction", std::ptr::null_mut(), |f| unsafe {
+        sys::cuModuleGetFunction(f, module, name.as_ptr())
+    })
 }
 
 /// `cuModuleGetGlobal`: the device address and size of the global named `name`
@@ -99,12 +93,10 @@ pub(crate) unsafe fn func_get_attribute(
     f: sys::CUfunction,
     attribute: sys::CUfunction_attribute,
 ) -> Result<i32, Failed> {
-    let mut v = 0;
     // SAFETY: the caller's guarantee; valid out-pointer; the driver checks the attribute.
-    result("cuFuncGetAttribute", unsafe {
-        sys::cuFuncGetAttribute(&mut v, attribute, f)
-    })?;
-    Ok(v)
+    out("cuFuncGetAttribute", 0, |v| unsafe {
+        sys::cuFuncGetAttribute(v, attribute, f)
+    })
 }
 
 /// `cuFuncSetCacheConfig`.

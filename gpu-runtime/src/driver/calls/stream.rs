@@ -2,28 +2,26 @@
 
 use cudarc::driver::sys;
 
-use super::failed::{result, Failed};
+use super::failed::{out, result, Failed};
 
 /// `cuStreamCreate` in the current context (the driver refuses when there is none, and checks
 /// the flags: `CUstream_flags` bits).
 pub(crate) fn stream_create(flags: u32) -> Result<sys::CUstream, Failed> {
-    let mut stream = std::ptr::null_mut();
     // SAFETY: valid out-pointer; the driver checks the context and the flags.
-    result("cuStreamCreate", unsafe {
-        sys::cuStreamCreate(&mut stream, flags)
-    })?;
-    Ok(stream)
+    out("cuStreamCreate", std::ptr::null_mut(), |stream| unsafe {
+        sys::cuStreamCreate(stream, flags)
+    })
 }
 
 /// `cuStreamCreateWithPriority` in the current context (the driver clamps the priority to the
 /// context's range, and checks the flags).
 pub(crate) fn stream_create_with_priority(flags: u32, priority: i32) -> Result<sys::CUstream, Failed> {
-    let mut stream = std::ptr::null_mut();
     // SAFETY: valid out-pointer; the driver checks the context and the flags.
-    result("cuStreamCreateWithPriority", unsafe {
-        sys::cuStreamCreateWithPriority(&mut stream, flags, priority)
-    })?;
-    Ok(stream)
+    out(
+        "cuStreamCreateWithPriority",
+        std::ptr::null_mut(),
+        |stream| unsafe { sys::cuStreamCreateWithPriority(stream, flags, priority) },
+    )
 }
 
 /// `cuStreamGetFlags`: the flags `stream` was created with.
@@ -31,12 +29,10 @@ pub(crate) fn stream_create_with_priority(flags: u32, priority: i32) -> Result<s
 /// # Safety
 /// `stream` is live.
 pub(crate) unsafe fn stream_get_flags(stream: sys::CUstream) -> Result<u32, Failed> {
-    let mut flags = 0;
     // SAFETY: the caller's guarantee; valid out-pointer.
-    result("cuStreamGetFlags", unsafe {
-        sys::cuStreamGetFlags(stream, &mut flags)
-    })?;
-    Ok(flags)
+    out("cuStreamGetFlags", 0, |flags| unsafe {
+        sys::cuStreamGetFlags(stream, flags)
+    })
 }
 
 /// `cuStreamGetPriority`: the priority `stream` was created with.
@@ -44,12 +40,10 @@ pub(crate) unsafe fn stream_get_flags(stream: sys::CUstream) -> Result<u32, Fail
 /// # Safety
 /// `stream` is live.
 pub(crate) unsafe fn stream_get_priority(stream: sys::CUstream) -> Result<i32, Failed> {
-    let mut priority = 0;
     // SAFETY: the caller's guarantee; valid out-pointer.
-    result("cuStreamGetPriority", unsafe {
-        sys::cuStreamGetPriority(stream, &mut priority)
-    })?;
-    Ok(priority)
+    out("cuStreamGetPriority", 0, |priority| unsafe {
+        sys::cuStreamGetPriority(stream, priority)
+    })
 }
 
 /// `cuStreamQuery`: whether the work queued on `stream` has finished
@@ -124,10 +118,10 @@ pub(crate) unsafe fn stream_wait_event(
 // Only DLPack's imports meet streams of unknown contexts.
 #[cfg(feature = "dlpack")]
 pub(crate) unsafe fn stream_get_ctx(stream: sys::CUstream) -> Result<sys::CUcontext, Failed> {
-    let mut ctx = std::ptr::null_mut();
     // SAFETY: the caller's guarantee; valid out-pointer.
-    result("cuStreamGetCtx", unsafe { sys::cuStreamGetCtx(stream, &mut ctx) })?;
-    Ok(ctx)
+    out("cuStreamGetCtx", std::ptr::null_mut(), |ctx| unsafe {
+        sys::cuStreamGetCtx(stream, ctx)
+    })
 }
 
 /// `cuStreamBeginCapture`.
@@ -207,12 +201,12 @@ pub(crate) unsafe fn stream_get_capture_info(stream: sys::CUstream) -> Result<Ca
 pub(crate) unsafe fn stream_is_capturing(
     stream: sys::CUstream,
 ) -> Result<sys::CUstreamCaptureStatus, Failed> {
-    let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
     // SAFETY: the caller's guarantee; valid out-pointer.
-    result("cuStreamIsCapturing", unsafe {
-        sys::cuStreamIsCapturing(stream, &mut status)
-    })?;
-    Ok(status)
+    out(
+        "cuStreamIsCapturing",
+        sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE,
+        |status| unsafe { sys::cuStreamIsCapturing(stream, status) },
+    )
 }
 
 /// `cuStreamQuery` on a stream being captured, made only to invalidate that capture: the
