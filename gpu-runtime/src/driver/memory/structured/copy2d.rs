@@ -9,7 +9,7 @@ use crate::driver::calls;
 use crate::driver::memory::cuda_array::CudaArray;
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
 use crate::driver::stream::Stream;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::types::repr::DeviceRepr;
 
 /// A 2D copy of `height` rows of `width_bytes` bytes (PyCUDA's `Memcpy2D`).
@@ -88,25 +88,21 @@ impl<'a> Memcpy2D<'a> {
     /// Runs the copy (on the legacy default stream, after the other work on its ends) and
     /// waits for it.
     pub fn call(self) -> Result<()> {
-        let p = self.prepare(None)?;
-        if self.copies_nothing() {
-            return Ok(());
-        }
-        // SAFETY: every end was checked to hold the whole rectangle, and stays borrowed until
-        // the copy has finished.
-        unsafe { calls::memcpy_2d(&p) }.map_err(Error::from)
+        run(self.prepare(None), self.copies_nothing(), |p| {
+            // SAFETY: every end was checked to hold the whole rectangle, and stays borrowed until
+            // the copy has finished.
+            Ok(unsafe { calls::memcpy_2d(p) }?)
+        })
     }
 
     /// [`call`](Self::call) for a device-to-device copy whose pitches or offsets the driver's
     /// aligned copy refuses (PyCUDA's `Memcpy2D(aligned=False)`; `cuMemcpy2DUnaligned`): slower,
     /// but any alignment goes.
     pub fn call_unaligned(self) -> Result<()> {
-        let p = self.prepare(None)?;
-        if self.copies_nothing() {
-            return Ok(());
-        }
-        // SAFETY: as in call.
-        unsafe { calls::memcpy_2d_unaligned(&p) }.map_err(Error::from)
+        run(self.prepare(None), self.copies_nothing(), |p| {
+            // SAFETY: as in call.
+            Ok(unsafe { calls::memcpy_2d_unaligned(p) }?)
+        })
     }
 
     /// Queues the copy on `stream`, after the other work on its device and array ends (which
@@ -116,12 +112,10 @@ impl<'a> Memcpy2D<'a> {
     /// Host memory at either end must stay alive (and, as a destination, untouched) until the
     /// copy has finished: the borrows end when this function returns, the copy may not.
     pub unsafe fn call_async(self, stream: &Stream) -> Result<()> {
-        let p = self.prepare(Some(stream))?;
-        if self.copies_nothing() {
-            return Ok(());
-        }
-        stream.context().bind()?;
-        // SAFETY: as in call; the caller keeps host memory alive until the copy completes.
-        unsafe { calls::memcpy_2d_async(&p, stream.raw()) }.map_err(Error::from)
+        run(self.prepare(Some(stream)), self.copies_nothing(), |p| {
+            stream.context().bind()?;
+            // SAFETY: as in call; the caller keeps host memory alive until the copy completes.
+            Ok(unsafe { calls::memcpy_2d_async(p, stream.raw()) }?)
+        })
     }
 }

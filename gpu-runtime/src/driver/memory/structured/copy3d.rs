@@ -121,13 +121,11 @@ impl<'a> Memcpy3D<'a> {
     /// Runs the copy (on the legacy default stream, after the other work on its ends) and
     /// waits for it.
     pub fn call(self) -> Result<()> {
-        let p = self.prepare(None)?;
-        if self.copies_nothing() {
-            return Ok(());
-        }
-        // SAFETY: every end was checked to hold the whole box, and stays borrowed until the
-        // copy has finished.
-        unsafe { calls::memcpy_3d(&p) }.map_err(Error::from)
+        run(self.prepare(None), self.copies_nothing(), |p| {
+            // SAFETY: every end was checked to hold the whole box, and stays borrowed until the
+            // copy has finished.
+            Ok(unsafe { calls::memcpy_3d(p) }?)
+        })
     }
 
     /// Queues the copy on `stream`, after the other work on its device and array ends (which
@@ -137,13 +135,11 @@ impl<'a> Memcpy3D<'a> {
     /// Host memory at either end must stay alive (and, as a destination, untouched) until the
     /// copy has finished.
     pub unsafe fn call_async(self, stream: &Stream) -> Result<()> {
-        let p = self.prepare(Some(stream))?;
-        if self.copies_nothing() {
-            return Ok(());
-        }
-        stream.context().bind()?;
-        // SAFETY: as in call; the caller keeps host memory alive until the copy completes.
-        unsafe { calls::memcpy_3d_async(&p, stream.raw()) }.map_err(Error::from)
+        run(self.prepare(Some(stream)), self.copies_nothing(), |p| {
+            stream.context().bind()?;
+            // SAFETY: as in call; the caller keeps host memory alive until the copy completes.
+            Ok(unsafe { calls::memcpy_3d_async(p, stream.raw()) }?)
+        })
     }
 
     /// Runs the copy between ends in two contexts, e.g. on two GPUs, and waits for it
@@ -164,13 +160,11 @@ impl<'a> Memcpy3D<'a> {
     /// # Ok::<(), gpu_runtime::Error>(())
     /// ```
     pub fn call_peer(self) -> Result<()> {
-        let p = self.peer_params(None)?;
-        if self.copies_nothing() {
-            return Ok(());
-        }
-        // SAFETY: every end was checked to hold the whole box, and stays borrowed until the
-        // copy has finished; both contexts are alive (the ends hold them).
-        unsafe { calls::memcpy_3d_peer(&p) }.map_err(Error::from)
+        run(self.peer_params(None), self.copies_nothing(), |p| {
+            // SAFETY: every end was checked to hold the whole box, and stays borrowed until the
+            // copy has finished; both contexts are alive (the ends hold them).
+            Ok(unsafe { calls::memcpy_3d_peer(p) }?)
+        })
     }
 
     /// [`call_peer`](Self::call_peer) queued on `stream`, a stream of the destination's
@@ -180,12 +174,10 @@ impl<'a> Memcpy3D<'a> {
     /// Host memory at either end must stay alive (and, as a destination, untouched) until the
     /// copy has finished.
     pub unsafe fn call_peer_async(self, stream: &Stream) -> Result<()> {
-        let p = self.peer_params(Some(stream))?;
-        if self.copies_nothing() {
-            return Ok(());
-        }
-        // SAFETY: as in call_peer; the caller keeps host memory alive until the copy completes.
-        unsafe { calls::memcpy_3d_peer_async(&p, stream.raw()) }.map_err(Error::from)
+        run(self.peer_params(Some(stream)), self.copies_nothing(), |p| {
+            // SAFETY: as in call_peer; the caller keeps host memory alive until the copy completes.
+            Ok(unsafe { calls::memcpy_3d_peer_async(p, stream.raw()) }?)
+        })
     }
 
     /// The peer copy's description: each end's context is its own, or the other end's for

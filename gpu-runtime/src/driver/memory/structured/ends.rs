@@ -14,6 +14,16 @@ use crate::driver::stream::Stream;
 use crate::error::{CopyError, Error, Result};
 use crate::types::repr::DeviceRepr;
 
+/// Runs `copy` with the copy's description, unless the copy moves nothing (an empty copy is
+/// only checked, by what made `params`): the tail every `call` shares.
+pub(super) fn run<P>(params: Result<P>, nothing: bool, copy: impl FnOnce(&P) -> Result<()>) -> Result<()> {
+    let p = params?;
+    if nothing {
+        return Ok(());
+    }
+    copy(&p)
+}
+
 pub(super) enum End<'a> {
     Unset,
     Host {
