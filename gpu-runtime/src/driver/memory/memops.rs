@@ -436,9 +436,9 @@ fn memset_on<T>(dst: &DeviceViewMut<'_, T>, stream: &Arc<StreamInner>) -> Result
     dst.context().bind()
 }
 
+/// The memsets of one width, each calling the thin function of its own name in `calls`.
 macro_rules! memset_fns {
-    ($(($name:ident, $name2d:ident, $name_async:ident, $name2d_async:ident, $v:ty,
-        $call:ident, $call2d:ident, $call_async:ident, $call2d_async:ident)),*) => {$(
+    ($($v:ty: $name:ident, $name2d:ident, $name_async:ident, $name2d_async:ident;)*) => {$(
         #[doc = concat!("Sets the first `count` ", stringify!($v), " values of `dst` to `value` (PyCUDA's `", stringify!($name), "`), on the legacy default stream after every use of `dst`.")]
         pub fn $name<T>(dst: &mut (impl DeviceWrite<T> + ?Sized), value: $v, count: usize) -> Result<()> {
             let dst = dst.device_view_mut();
@@ -448,7 +448,7 @@ macro_rules! memset_fns {
             }
             memset_on(&dst, dst.context().legacy())?;
             // SAFETY: count values fit in the live allocation (checked above).
-            unsafe { calls::$call(dst.device_ptr(), value, count) }.map_err(Error::from)
+            unsafe { calls::$name(dst.device_ptr(), value, count) }.map_err(Error::from)
         }
 
         #[doc = concat!("[`", stringify!($name), "`] queued on `stream` (a stream of `dst`'s context); returns without waiting.")]
@@ -462,7 +462,7 @@ macro_rules! memset_fns {
             memset_on(&dst, s)?;
             // SAFETY: as in the synchronous memset; the memory stays allocated until the memset
             // completes (its record says so).
-            unsafe { calls::$call_async(dst.device_ptr(), value, count, s.raw) }.map_err(Error::from)
+            unsafe { calls::$name_async(dst.device_ptr(), value, count, s.raw) }.map_err(Error::from)
         }
 
         #[doc = concat!("Sets `width` ", stringify!($v), " values in each of `height` rows, `pitch` bytes apart, to `value` (PyCUDA's `", stringify!($name2d), "`).")]
@@ -480,7 +480,7 @@ macro_rules! memset_fns {
             }
             memset_on(&dst, dst.context().legacy())?;
             // SAFETY: every row lies in the live allocation (checked above).
-            unsafe { calls::$call2d(dst.device_ptr(), pitch, value, width, height) }.map_err(Error::from)
+            unsafe { calls::$name2d(dst.device_ptr(), pitch, value, width, height) }.map_err(Error::from)
         }
 
         #[doc = concat!("[`", stringify!($name2d), "`] queued on `stream` (a stream of `dst`'s context); returns without waiting.")]
@@ -500,44 +500,14 @@ macro_rules! memset_fns {
             }
             memset_on(&dst, s)?;
             // SAFETY: as in the synchronous memset; the memory outlives the queued memset.
-            unsafe { calls::$call2d_async(dst.device_ptr(), pitch, value, width, height, s.raw) }
+            unsafe { calls::$name2d_async(dst.device_ptr(), pitch, value, width, height, s.raw) }
                 .map_err(Error::from)
         }
     )*};
 }
 
-memset_fns!(
-    (
-        memset_d8,
-        memset_d2d8,
-        memset_d8_async,
-        memset_d2d8_async,
-        u8,
-        memset_d8,
-        memset_d2d8,
-        memset_d8_async,
-        memset_d2d8_async
-    ),
-    (
-        memset_d16,
-        memset_d2d16,
-        memset_d16_async,
-        memset_d2d16_async,
-        u16,
-        memset_d16,
-        memset_d2d16,
-        memset_d16_async,
-        memset_d2d16_async
-    ),
-    (
-        memset_d32,
-        memset_d2d32,
-        memset_d32_async,
-        memset_d2d32_async,
-        u32,
-        memset_d32,
-        memset_d2d32,
-        memset_d32_async,
-        memset_d2d32_async
-    )
-);
+memset_fns! {
+    u8: memset_d8, memset_d2d8, memset_d8_async, memset_d2d8_async;
+    u16: memset_d16, memset_d2d16, memset_d16_async, memset_d2d16_async;
+    u32: memset_d32, memset_d2d32, memset_d32_async, memset_d2d32_async;
+}
