@@ -191,11 +191,8 @@ impl<T> DeviceWrite<T> for IpcBuffer<T> {
 
 impl<T> Drop for IpcBuffer<T> {
     fn drop(&mut self) {
-        let uses = self.uses.take();
-        let inner = &self.ctx.inner;
-        inner
-            .graveyard
-            .release_after(inner.raw, uses, Release::IpcMapping(self.ptr));
+        self.ctx
+            .release_after(&mut self.uses, Release::IpcMapping(self.ptr));
     }
 }
 

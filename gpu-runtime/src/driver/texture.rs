@@ -421,11 +421,7 @@ impl<'a> Texture<'a> {
 impl Drop for Texture<'_> {
     fn drop(&mut self) {
         // Destroyed once the launches given the handle have finished.
-        let uses = self.uses.take();
-        let inner = &self.ctx.inner;
-        inner
-            .graveyard
-            .release_after(inner.raw, uses, Release::Texture(self.raw));
+        self.ctx.release_after(&mut self.uses, Release::Texture(self.raw));
     }
 }
 
@@ -508,11 +504,7 @@ impl<'a> Surface<'a> {
 impl Drop for Surface<'_> {
     fn drop(&mut self) {
         // Destroyed once the launches given the handle have finished.
-        let uses = self.uses.take();
-        let inner = &self.ctx.inner;
-        inner
-            .graveyard
-            .release_after(inner.raw, uses, Release::Surface(self.raw));
+        self.ctx.release_after(&mut self.uses, Release::Surface(self.raw));
     }
 }
 

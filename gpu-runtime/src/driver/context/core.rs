@@ -26,7 +26,7 @@ use crate::driver::context::ext::Extensions;
 use crate::driver::current::bind_raw;
 use crate::driver::device::{Device, DeviceLimits};
 use crate::driver::fault;
-use crate::driver::ordering::{self, Graveyard, StreamInner};
+use crate::driver::ordering::{self, Graveyard, Release, StreamInner, StreamUses};
 use crate::error::{Error, Result};
 use crate::sync::{LockRank, Mutex};
 
@@ -211,6 +211,14 @@ impl Context {
     /// The driver's handle.
     pub fn raw(&self) -> sys::CUcontext {
         self.inner.raw
+    }
+
+    /// Frees `what`, a resource of this context, once the uses `uses` records have finished
+    /// (at once in a failed context): what each owner's drop does.
+    pub(crate) fn release_after(&self, uses: &mut StreamUses, what: Release) {
+        self.inner
+            .graveyard
+            .release_after(self.inner.raw, uses.take(), what);
     }
 
     /// Makes this context current on the calling thread, if it is not already.

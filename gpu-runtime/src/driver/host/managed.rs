@@ -106,9 +106,8 @@ impl<T: DeviceRepr, D: Dimension> ManagedArray<T, D> {
 impl<T: DeviceRepr, D: Dimension> Drop for ManagedArray<T, D> {
     fn drop(&mut self) {
         if self.raw.len > 0 {
-            let uses = self.uses.take();
             let what = Release::DeviceMemory(self.raw.ptr.as_ptr() as u64);
-            self.ctx.inner.graveyard.release_after(self.ctx.raw(), uses, what);
+            self.ctx.release_after(&mut self.uses, what);
         }
     }
 }

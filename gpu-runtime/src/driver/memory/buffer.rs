@@ -297,13 +297,11 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
 impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
         if self.ptr != 0 {
-            let uses = self.uses.take();
-            let inner = &self.ctx.inner;
             let what = match *self.reusable.get_mut() {
                 0 => Release::DeviceMemory(self.ptr),
                 bytes => Release::CachedDeviceMemory { ptr: self.ptr, bytes },
             };
-            inner.graveyard.release_after(inner.raw, uses, what);
+            self.ctx.release_after(&mut self.uses, what);
         }
     }
 }

@@ -413,11 +413,7 @@ impl Drop for CudaArray {
     fn drop(&mut self) {
         // Destroyed once the copies and kernels (through textures and surfaces) that use it
         // have finished.
-        let uses = self.uses.take();
-        let inner = &self.ctx.inner;
-        inner
-            .graveyard
-            .release_after(inner.raw, uses, Release::Array(self.raw));
+        self.ctx.release_after(&mut self.uses, Release::Array(self.raw));
     }
 }
 

@@ -152,10 +152,9 @@ impl<T: DeviceRepr, D: Dimension> Drop for PinnedArray<T, D> {
         match &self.storage {
             Storage::Own => {
                 if self.raw.len > 0 {
-                    let uses = self.uses.take();
                     // Freed once the copies and kernels that use it have finished.
                     let what = Release::HostMemory(self.raw.ptr.as_ptr().cast());
-                    self.ctx.inner.graveyard.release_after(self.ctx.raw(), uses, what);
+                    self.ctx.release_after(&mut self.uses, what);
                 }
             }
             // SAFETY: the block came from this pool and is returned once, with the uses still
