@@ -1,7 +1,15 @@
 //! The `ndarray` arrays in page-locked memory, [`PinnedArray`] and [`RegisteredArray`]: the
 //! `gpuarray` feature's part of [`pinned`](super).
 
-use super::*;
+use std::ffi::c_void;
+
+use cudarc::driver::sys;
+
+use super::alloc::{alloc_pinned, mapped_device_ptr, HostAllocFlags, HostRegisterFlags, PinnedPoolCore};
+use crate::driver::calls;
+use crate::driver::context::core::Context;
+use crate::driver::ordering::Release;
+use crate::error::Result;
 
 use std::sync::Arc;
 
@@ -92,7 +100,7 @@ impl<T: DeviceRepr, D: Dimension> PinnedArray<T, D> {
     }
 
     /// The device address of mapped memory (PyCUDA's `get_device_pointer`): allocated with
-    /// [`HostAllocFlags::DEVICE_MAP`], else [`Error::NotMapped`].
+    /// [`HostAllocFlags::DEVICE_MAP`], else [`Error::NotMapped`](crate::error::Error::NotMapped).
     pub fn device_ptr(&self) -> Result<sys::CUdeviceptr> {
         mapped_device_ptr(
             &self.ctx,
@@ -252,7 +260,7 @@ impl Context {
             // SAFETY: [low, low + bytes) is exactly the array's elements (C or Fortran order,
             // checked above: its lowest address and its length), live storage the returned
             // value owns, so it is neither freed nor moved while registered.
-            unsafe { calls::mem_host_register(low as *mut c_void, bytes, flags.0) }?;
+            unsafe { calls::mem_host_register(low as *mut c_void, bytes, flags.bits()) }?;
         }
         Ok(RegisteredArray {
             array: Some(array),
@@ -318,14 +326,14 @@ impl<T: DeviceRepr, D: Dimension> RegisteredArray<T, D> {
         let (low, len) = self.range();
         mapped_device_ptr(
             &self.ctx,
-            self.flags.0 & sys::CU_MEMHOSTREGISTER_DEVICEMAP != 0,
+            self.flags.bits() & sys::CU_MEMHOSTREGISTER_DEVICEMAP != 0,
             low as *mut c_void,
             len,
         )
     }
 
     /// The mapped memory as a kernel argument the kernel reads (registered with
-    /// [`HostRegisterFlags::DEVICE_MAP`]; else [`Error::NotMapped`]).
+    /// [`HostRegisterFlags::DEVICE_MAP`]; else [`Error::NotMapped`](crate::error::Error::NotMapped)).
     pub fn mapped(&self) -> Result<DeviceView<'_, T>> {
         Ok(DeviceView::tracked(
             self.device_ptr()?,
@@ -450,7 +458,7 @@ impl<T: DeviceRepr, D: Dimension> PageLockedMut<T> for RegisteredArray<T, D> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::CopyError;
+    use crate::error::{CopyError, Error};
     use ndarray::{s, Array1, Array2, Array3, Axis, ShapeBuilder};
 
     /// The strides of the refusal, or the range registered: what `register_host_memory` decides
