@@ -9,50 +9,47 @@ pub fn is_ident(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// Whether the C text `code` names the identifier `name` anywhere (as a whole word; a member
-/// such as `a.i` counts too, which errs on the safe side).
-pub fn mentions(code: &str, name: &str) -> bool {
+/// The spans of `name` in `code` where it stands as a whole word (no identifier byte just
+/// before or after it).
+fn whole_words<'a>(code: &'a str, name: &'a str) -> impl Iterator<Item = (usize, usize)> + 'a {
     let bytes = code.as_bytes();
     let is_id = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     let mut from = 0;
-    while let Some(pos) = code[from..].find(name) {
+    std::iter::from_fn(move || {
+        let pos = code[from..].find(name)?;
         let (start, end) = (from + pos, from + pos + name.len());
         from = end;
-        let before_ok = start == 0 || !is_id(bytes[start - 1]);
-        let after_ok = end == bytes.len() || !is_id(bytes[end]);
-        // `1e5` or `0x1f`: not an identifier when the word starts with a digit.
-        let word_start = code[..start]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(0, |k| k + 1);
-        let in_number = bytes.get(word_start).is_some_and(|b| b.is_ascii_digit());
-        if before_ok && after_ok && !in_number {
-            return true;
-        }
-    }
-    false
+        Some((start, end))
+    })
+    .filter(move |&(start, end)| {
+        (start == 0 || !is_id(bytes[start - 1])) && (end == bytes.len() || !is_id(bytes[end]))
+    })
+}
+
+/// Whether the word ending just before `start` begins with a digit (`1e5` or `0x1f`: not an
+/// identifier).
+fn in_number(code: &str, start: usize) -> bool {
+    let word_start = code[..start]
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |k| k + 1);
+    code.as_bytes()
+        .get(word_start)
+        .is_some_and(|b| b.is_ascii_digit())
+}
+
+/// Whether the C text `code` names the identifier `name` anywhere (as a whole word; a member
+/// such as `a.i` counts too, which errs on the safe side).
+pub fn mentions(code: &str, name: &str) -> bool {
+    whole_words(code, name).any(|(start, _)| !in_number(code, start))
 }
 
 /// True when the C text `code` indexes the identifier `name` (`name[`, spaces allowed before
 /// the bracket, not as a member `a.name[`): PyCUDA's indexed form of an operation.
 pub fn indexes(code: &str, name: &str) -> bool {
-    let bytes = code.as_bytes();
-    let is_id = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let mut from = 0;
-    while let Some(pos) = code[from..].find(name) {
-        let (start, end) = (from + pos, from + pos + name.len());
-        from = end;
-        let before_ok = start == 0 || !is_id(bytes[start - 1]);
-        let after_ok = end == bytes.len() || !is_id(bytes[end]);
+    whole_words(code, name).any(|(start, end)| {
         let member = code[..start].trim_end().ends_with(['.', '>']);
-        let word_start = code[..start]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(0, |k| k + 1);
-        let in_number = bytes.get(word_start).is_some_and(|b| b.is_ascii_digit());
-        if before_ok && after_ok && !member && !in_number && code[end..].trim_start().starts_with('[') {
-            return true;
-        }
-    }
-    false
+        !member && !in_number(code, start) && code[end..].trim_start().starts_with('[')
+    })
 }
 
 /// True when `op` may read `name`, or may leave it unwritten: then the contiguous fast path
@@ -68,25 +65,13 @@ pub fn may_read(op: &str, name: &str) -> bool {
     if !unconditional {
         return true;
     }
-    let bytes = op.as_bytes();
-    let is_id = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let mut from = 0;
-    while let Some(pos) = op[from..].find(name) {
-        let start = from + pos;
-        let end = start + name.len();
-        from = end;
-        if (start > 0 && is_id(bytes[start - 1])) || (end < bytes.len() && is_id(bytes[end])) {
-            continue;
-        }
+    whole_words(op, name).any(|(start, end)| {
         let before = op[..start].trim_end();
         let after = op[end..].trim_start();
         let statement_start = before.is_empty() || before.ends_with([';', '{', '}', ')']);
         let plain_assign = after.starts_with('=') && !after.starts_with("==");
-        if !(statement_start && plain_assign) {
-            return true;
-        }
-    }
-    false
+        !(statement_start && plain_assign)
+    })
 }
 
 #[cfg(test)]
