@@ -91,15 +91,10 @@ pub struct Item {
 
 impl Parse for Item {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let attrs = input.call(syn::Attribute::parse_outer)?;
-        let vis = input.parse()?;
-        let sig: syn::Signature = input.parse()?;
-        if input.peek(syn::token::Brace) {
-            return Err(input.error(
-                "a #[reduction] fn has no body: the expressions in the attribute are its body; end the signature with `;`",
-            ));
-        }
-        input.parse::<syn::Token![;]>()?;
+        let (attrs, vis, sig) = crate::elementwise::parse_bodiless(
+            input,
+            "a #[reduction] fn has no body: the expressions in the attribute are its body; end the signature with `;`",
+        )?;
         Ok(Item { attrs, vis, sig })
     }
 }

@@ -32,17 +32,28 @@ pub struct Item {
 
 impl Parse for Item {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        let attrs = input.call(syn::Attribute::parse_outer)?;
-        let vis = input.parse()?;
-        let sig: syn::Signature = input.parse()?;
-        if input.peek(syn::token::Brace) {
-            return Err(input.error(
-                "an #[elementwise] fn has no body: the operation in the attribute is its body; end the signature with `;`",
-            ));
-        }
-        input.parse::<syn::Token![;]>()?;
+        let (attrs, vis, sig) = parse_bodiless(
+            input,
+            "an #[elementwise] fn has no body: the operation in the attribute is its body; end the signature with `;`",
+        )?;
         Ok(Item { attrs, vis, sig })
     }
+}
+
+/// Reads attributes, visibility and a signature ended by `;`; a body is the error `no_body`.
+/// Shared with `#[reduction]`.
+pub(crate) fn parse_bodiless(
+    input: ParseStream,
+    no_body: &str,
+) -> syn::Result<(Vec<syn::Attribute>, syn::Visibility, syn::Signature)> {
+    let attrs = input.call(syn::Attribute::parse_outer)?;
+    let vis = input.parse()?;
+    let sig: syn::Signature = input.parse()?;
+    if input.peek(syn::token::Brace) {
+        return Err(input.error(no_body));
+    }
+    input.parse::<syn::Token![;]>()?;
+    Ok((attrs, vis, sig))
 }
 
 #[cfg(test)]

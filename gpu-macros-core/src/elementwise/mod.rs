@@ -30,6 +30,7 @@ use proc_macro2::TokenStream;
 
 use gpu_cuda_source::elementwise::OPERATION_FILE;
 
+pub(crate) use args::parse_bodiless;
 pub use args::{Args, Item};
 
 use crate::check::Errors;
