@@ -167,41 +167,47 @@ fn is_our_table(header: &str) -> bool {
     parts == ["package", "metadata", TABLE]
 }
 
-/// The line without a `#` comment (one outside a string).
-fn strip_comment(line: &str) -> &str {
+/// The characters of `s` outside TOML strings (the quotes themselves left out), with their
+/// byte offsets.
+fn outside_strings(s: &str) -> impl Iterator<Item = (usize, char)> + '_ {
     let mut quote = None;
     let mut escaped = false;
-    for (i, c) in line.char_indices() {
-        match (quote, c) {
+    s.char_indices().filter(move |&(_, c)| {
+        let outside = match (quote, c) {
             (Some('"'), '\\') if !escaped => {
                 escaped = true;
-                continue;
+                return false;
             }
-            (Some(q), c) if c == q && !escaped => quote = None,
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '#') => return &line[..i],
-            _ => {}
-        }
+            (Some(q), c) if c == q && !escaped => {
+                quote = None;
+                false
+            }
+            (None, '"' | '\'') => {
+                quote = Some(c);
+                false
+            }
+            (None, _) => true,
+            _ => false,
+        };
         escaped = false;
-    }
-    line
+        outside
+    })
+}
+
+/// The line without a `#` comment (one outside a string).
+fn strip_comment(line: &str) -> &str {
+    outside_strings(line)
+        .find(|&(_, c)| c == '#')
+        .map_or(line, |(i, _)| &line[..i])
 }
 
 /// Whether the `[` that starts `value` is closed (outside strings).
 fn array_closed(value: &str) -> bool {
     let mut depth = 0i32;
-    let mut quote = None;
-    let mut escaped = false;
-    for c in value.chars() {
-        match (quote, c) {
-            (Some('"'), '\\') if !escaped => {
-                escaped = true;
-                continue;
-            }
-            (Some(q), c) if c == q && !escaped => quote = None,
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '[') => depth += 1,
-            (None, ']') => {
+    for (_, c) in outside_strings(value) {
+        match c {
+            '[' => depth += 1,
+            ']' => {
                 depth -= 1;
                 if depth == 0 {
                     return true;
@@ -209,7 +215,6 @@ fn array_closed(value: &str) -> bool {
             }
             _ => {}
         }
-        escaped = false;
     }
     false
 }
