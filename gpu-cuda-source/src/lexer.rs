@@ -107,16 +107,17 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Where a line splice (a backslash at `self.i`, then a newline) ends, if it is one.
+    fn splice_end(&self) -> Option<usize> {
+        let j = self.i + 1 + usize::from(self.b.get(self.i + 1) == Some(&b'\r'));
+        (self.b.get(j) == Some(&b'\n')).then_some(j + 1)
+    }
+
     /// Skips a backslash, and the newline after it when it is a line splice.
     fn skip_backslash(&mut self) {
-        let mut j = self.i + 1;
-        if self.b.get(j) == Some(&b'\r') {
-            j += 1;
-        }
-        if self.b.get(j) == Some(&b'\n') {
-            self.advance_to(j + 1);
-        } else {
-            self.i += 1;
+        match self.splice_end() {
+            Some(to) => self.advance_to(to),
+            None => self.i += 1,
         }
     }
 
@@ -133,20 +134,13 @@ impl<'a> Lexer<'a> {
             }
             match c {
                 b'\n' => return false,
-                b'\\' => {
-                    let mut j = self.i + 1;
-                    if self.b.get(j) == Some(&b'\r') {
-                        j += 1;
-                    }
-                    if self.b.get(j) == Some(&b'\n') {
-                        self.advance_to(j + 1);
-                    } else {
-                        // Skip the escaped byte; landing inside a multi-byte
-                        // char is fine because we only ever slice at ASCII
-                        // delimiters.
-                        self.i = (self.i + 2).min(self.b.len());
-                    }
-                }
+                b'\\' => match self.splice_end() {
+                    Some(to) => self.advance_to(to),
+                    // Skip the escaped byte; landing inside a multi-byte
+                    // char is fine because we only ever slice at ASCII
+                    // delimiters.
+                    None => self.i = (self.i + 2).min(self.b.len()),
+                },
                 _ => self.i += 1,
             }
         }
