@@ -115,18 +115,12 @@ impl Parse for KernelArgs {
                         other => return Err(syn::Error::new_spanned(other, EXPECTED_KEYS)),
                     };
                     match key.as_str() {
-                        "source" => set_once(
-                            &mut source,
-                            SourceSpec::Inline(lit_str(&assign.right)?),
-                            &assign,
-                            SOURCE_TWICE,
-                        )?,
-                        "file" => set_once(
-                            &mut source,
-                            SourceSpec::File(lit_str(&assign.right)?),
-                            &assign,
-                            SOURCE_TWICE,
-                        )?,
+                        "source" | "file" => {
+                            let lit = lit_str(&assign.right)?;
+                            let spec =
+                                if key == "file" { SourceSpec::File(lit) } else { SourceSpec::Inline(lit) };
+                            set_once(&mut source, spec, &assign, SOURCE_TWICE)?
+                        }
                         "name" => set_once(
                             &mut name,
                             lit_str(&assign.right)?,
@@ -152,47 +146,28 @@ impl Parse for KernelArgs {
                                 });
                             }
                         }
-                        "options" => match &*assign.right {
-                            Expr::Array(a) => {
-                                for e in &a.elems {
-                                    options.push(lit_str(e)?);
-                                }
-                            }
-                            other => return Err(syn::Error::new_spanned(
-                                other,
-                                "`options` takes an array of strings, e.g. `options = [\"-use_fast_math\"]`",
-                            )),
-                        },
-                        "include_dirs" => match &*assign.right {
-                            Expr::Array(a) => {
-                                for e in &a.elems {
-                                    include_dirs.push(lit_str(e)?);
-                                }
-                            }
-                            other => return Err(syn::Error::new_spanned(
-                                other,
-                                "`include_dirs` takes an array of directories relative to the crate's Cargo.toml, e.g. `include_dirs = [\"kernels/include\"]`",
-                            )),
-                        },
-                        "check" => match &*assign.right {
-                            Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => {
-                                set_once(&mut check, b.value, &assign, "`check` is given twice")?
-                            }
-                            other => return Err(syn::Error::new_spanned(
-                                other,
+                        "options" => options.extend(str_array(
+                            &assign.right,
+                            "`options` takes an array of strings, e.g. `options = [\"-use_fast_math\"]`",
+                        )?),
+                        "include_dirs" => include_dirs.extend(str_array(
+                            &assign.right,
+                            "`include_dirs` takes an array of directories relative to the crate's Cargo.toml, e.g. `include_dirs = [\"kernels/include\"]`",
+                        )?),
+                        "check" => {
+                            let b = bool_lit(
+                                &assign.right,
                                 "`check` takes `true` or `false`: `check = false` skips compiling the CUDA source at build time",
-                            )),
-                        },
-                        "embed" => match &*assign.right {
-                            Expr::Array(a) => {
-                                let list = a.elems.iter().map(lit_str).collect::<syn::Result<Vec<_>>>()?;
-                                set_once(&mut embed, list, &assign, "`embed` is given twice")?
-                            }
-                            other => return Err(syn::Error::new_spanned(
-                                other,
+                            )?;
+                            set_once(&mut check, b, &assign, "`check` is given twice")?
+                        }
+                        "embed" => {
+                            let list = str_array(
+                                &assign.right,
                                 "`embed` takes an array of architectures, e.g. `embed = [\"sm_90\", \"compute_80\"]`",
-                            )),
-                        },
+                            )?;
+                            set_once(&mut embed, list, &assign, "`embed` is given twice")?
+                        }
                         "instantiate" => match &*assign.right {
                             Expr::Array(a) if !a.elems.is_empty() => {
                                 let list = a.elems.iter().map(instance).collect::<syn::Result<Vec<_>>>()?;
@@ -219,16 +194,14 @@ impl Parse for KernelArgs {
                                 "`cooperative` is given once, alone or as `cooperative = true`",
                             )),
                         },
-                        "prelude" => match &*assign.right {
-                            Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => {
-                                set_once(&mut prelude, (b.value, assign.span()), &assign, "`prelude` is given twice")?
-                            }
-                            other => return Err(syn::Error::new_spanned(
-                                other,
+                        "prelude" => {
+                            let b = bool_lit(
+                                &assign.right,
                                 "`prelude` takes `true` or `false`: `prelude = false` compiles without the typedefs \
                                  nvcc's host headers declare (`uint`, `ushort`, `ulong`, …)",
-                            )),
-                        },
+                            )?;
+                            set_once(&mut prelude, (b, assign.span()), &assign, "`prelude` is given twice")?
+                        }
                         _ => {
                             return Err(syn::Error::new_spanned(
                                 &assign.left,
@@ -357,6 +330,24 @@ fn set_once<T>(slot: &mut Option<T>, value: T, tokens: &dyn ToTokens, message: &
     }
     *slot = Some(value);
     Ok(())
+}
+
+/// The strings of an array of string literals; anything but an array is the error `message`.
+fn str_array(e: &Expr, message: &str) -> syn::Result<Vec<LitStr>> {
+    match e {
+        Expr::Array(a) => a.elems.iter().map(lit_str).collect(),
+        other => Err(syn::Error::new_spanned(other, message)),
+    }
+}
+
+/// The value of a `true` or `false` literal; anything else is the error `message`.
+fn bool_lit(e: &Expr, message: &str) -> syn::Result<bool> {
+    match e {
+        Expr::Lit(ExprLit {
+            lit: Lit::Bool(b), ..
+        }) => Ok(b.value),
+        other => Err(syn::Error::new_spanned(other, message)),
+    }
 }
 
 fn lit_str(e: &Expr) -> syn::Result<LitStr> {
