@@ -147,31 +147,34 @@ fn is_int_decl_word(w: &str) -> bool {
     )
 }
 
+/// The text after `#define` of each `#define` line of `source`, its lines joined across
+/// backslash continuations.
+pub(crate) fn define_lines(source: &str) -> impl Iterator<Item = String> + '_ {
+    let mut logical = String::new();
+    source.lines().filter_map(move |line| {
+        if let Some(stripped) = line.strip_suffix('\\') {
+            logical.push_str(stripped);
+            logical.push(' ');
+            return None;
+        }
+        logical.push_str(line);
+        let text = std::mem::take(&mut logical);
+        let rest = text
+            .trim_start()
+            .strip_prefix('#')?
+            .trim_start()
+            .strip_prefix("define")?;
+        rest.starts_with([' ', '\t']).then(|| rest.to_owned())
+    })
+}
+
 /// The integer constants of a source, in order of definition: object-like `#define NAME expr`
 /// and `const`/`constexpr` integer variables with an initializer, each evaluated with the ones
 /// before it.
 pub(crate) fn integer_constants(source: &str) -> HashMap<String, i128> {
     let mut consts = HashMap::new();
-    // #define lines, joined across backslash continuations.
-    let mut logical = String::new();
-    for line in source.lines() {
-        if let Some(stripped) = line.strip_suffix('\\') {
-            logical.push_str(stripped);
-            logical.push(' ');
-            continue;
-        }
-        logical.push_str(line);
-        let text = std::mem::take(&mut logical);
-        let Some(rest) = text.trim_start().strip_prefix('#') else {
-            continue;
-        };
-        let Some(rest) = rest.trim_start().strip_prefix("define") else {
-            continue;
-        };
-        if !rest.starts_with([' ', '\t']) {
-            continue;
-        }
-        let toks = lex(rest).toks;
+    for rest in define_lines(source) {
+        let toks = lex(&rest).toks;
         // NAME followed directly by `(` is a function-like macro.
         let Some(name) = toks.first().filter(|t| t.kind == Kind::Ident) else {
             continue;

@@ -80,24 +80,7 @@ fn keyword_marks(word: &str) -> Option<Marks> {
 fn marking_macros(texts: &[&str]) -> HashMap<String, Marks> {
     let mut defines: Vec<(String, Vec<String>)> = Vec::new();
     for text in texts {
-        let mut logical = String::new();
-        for line in text.lines() {
-            if let Some(body) = line.strip_suffix('\\') {
-                logical.push_str(body);
-                logical.push(' ');
-                continue;
-            }
-            logical.push_str(line);
-            let l = std::mem::take(&mut logical);
-            let Some(rest) = l.trim_start().strip_prefix('#') else {
-                continue;
-            };
-            let Some(rest) = rest.trim_start().strip_prefix("define") else {
-                continue;
-            };
-            if !rest.starts_with([' ', '\t']) {
-                continue;
-            }
+        for rest in crate::constants::define_lines(text) {
             let rest = rest.trim_start();
             let name_len = rest
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
