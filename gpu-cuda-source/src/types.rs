@@ -249,22 +249,22 @@ pub const FP8_TYPES: &[Fp8Type] = &[
 
 /// The 8-bit float type CUDA names `name` (`__nv_fp8_e4m3`).
 pub const fn fp8_by_c_name(name: &str) -> Option<&'static Fp8Type> {
-    let mut i = 0;
-    while i < FP8_TYPES.len() {
-        if crate::vectors::const_str_eq(FP8_TYPES[i].c_name, name) {
-            return Some(&FP8_TYPES[i]);
-        }
-        i += 1;
-    }
-    None
+    fp8_by(name, false)
 }
 
 /// The 8-bit float type `gpu_runtime::types` names `name` (`Fp8E4M3`).
 pub const fn fp8_by_rust_name(name: &str) -> Option<&'static Fp8Type> {
+    fp8_by(name, true)
+}
+
+/// The 8-bit float type whose Rust name (`rust`) or C name is `name` (a `const fn` takes no
+/// field selector, hence the flag).
+const fn fp8_by(name: &str, rust: bool) -> Option<&'static Fp8Type> {
     let mut i = 0;
     while i < FP8_TYPES.len() {
-        if crate::vectors::const_str_eq(FP8_TYPES[i].rust_name, name) {
-            return Some(&FP8_TYPES[i]);
+        let t = &FP8_TYPES[i];
+        if crate::vectors::const_str_eq(if rust { t.rust_name } else { t.c_name }, name) {
+            return Some(t);
         }
         i += 1;
     }
