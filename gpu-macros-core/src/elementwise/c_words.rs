@@ -1,7 +1,30 @@
 //! The words of C an operation may use that are not its names: keywords, type names (CUDA's
 //! vector types among them), and the assignment operators.
 
-/// C and CUDA keywords, and names of types, that an operation may use.
+/// The sized and CUDA number type names (`size_t`, `uint32_t`, `__half`): both C words and type
+/// words.
+const NUMBER_TYPES: &[&str] = &[
+    "size_t",
+    "ptrdiff_t",
+    "int8_t",
+    "uint8_t",
+    "int16_t",
+    "uint16_t",
+    "int32_t",
+    "uint32_t",
+    "int64_t",
+    "uint64_t",
+    "uint",
+    "ushort",
+    "ulong",
+    "uchar",
+    "half",
+    "__half",
+    "nv_bfloat16",
+    "__nv_bfloat16",
+];
+
+/// C and CUDA keywords, and names of types, that an operation may use (with [`NUMBER_TYPES`]).
 pub(super) const C_WORDS: &[&str] = &[
     "auto",
     "break",
@@ -58,24 +81,6 @@ pub(super) const C_WORDS: &[&str] = &[
     "operator",
     "asm",
     "__restrict__",
-    "size_t",
-    "ptrdiff_t",
-    "int8_t",
-    "uint8_t",
-    "int16_t",
-    "uint16_t",
-    "int32_t",
-    "uint32_t",
-    "int64_t",
-    "uint64_t",
-    "uint",
-    "ushort",
-    "ulong",
-    "uchar",
-    "half",
-    "__half",
-    "nv_bfloat16",
-    "__nv_bfloat16",
     "INFINITY",
     "NAN",
     "HUGE_VAL",
@@ -87,40 +92,10 @@ pub(super) const C_WORDS: &[&str] = &[
     "warpSize",
 ];
 
-/// Words after which an identifier is being declared (`float t = …`).
+/// Words after which an identifier is being declared (`float t = …`), with [`NUMBER_TYPES`].
 pub(super) const TYPE_WORDS: &[&str] = &[
-    "auto",
-    "char",
-    "const",
-    "double",
-    "float",
-    "int",
-    "long",
-    "short",
-    "signed",
-    "unsigned",
-    "bool",
-    "size_t",
-    "ptrdiff_t",
-    "int8_t",
-    "uint8_t",
-    "int16_t",
-    "uint16_t",
-    "int32_t",
-    "uint32_t",
-    "int64_t",
-    "uint64_t",
-    "uint",
-    "ushort",
-    "ulong",
-    "uchar",
-    "half",
-    "__half",
-    "nv_bfloat16",
-    "__nv_bfloat16",
-    "volatile",
-    "register",
-    "static",
+    "auto", "char", "const", "double", "float", "int", "long", "short", "signed", "unsigned", "bool",
+    "volatile", "register", "static",
 ];
 
 /// CUDA's vector types (`float2`, `uchar4`, `__half2`, …), usable as types in an operation.
@@ -129,11 +104,11 @@ fn is_vector_type(w: &str) -> bool {
 }
 
 pub(super) fn is_c_word(w: &str) -> bool {
-    C_WORDS.contains(&w) || is_vector_type(w)
+    C_WORDS.contains(&w) || NUMBER_TYPES.contains(&w) || is_vector_type(w)
 }
 
 pub(super) fn is_type_word(w: &str) -> bool {
-    TYPE_WORDS.contains(&w) || is_vector_type(w)
+    TYPE_WORDS.contains(&w) || NUMBER_TYPES.contains(&w) || is_vector_type(w)
 }
 
 pub(super) const ASSIGN: [&str; 11] = ["=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="];
