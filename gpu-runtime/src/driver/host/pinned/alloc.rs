@@ -22,7 +22,7 @@ impl HostAllocFlags {
     /// Pinned for every context, not only the one it was allocated in (`CU_MEMHOSTALLOC_PORTABLE`).
     pub const PORTABLE: HostAllocFlags = HostAllocFlags(sys::CU_MEMHOSTALLOC_PORTABLE);
     /// Mapped into the device's address space, so kernels can read and write it directly
-    /// (`CU_MEMHOSTALLOC_DEVICEMAP`); see [`PinnedArray::mapped`].
+    /// (`CU_MEMHOSTALLOC_DEVICEMAP`); see [`PinnedArray::mapped`](super::PinnedArray::mapped).
     pub const DEVICE_MAP: HostAllocFlags = HostAllocFlags(sys::CU_MEMHOSTALLOC_DEVICEMAP);
     /// Write-combined: faster to copy to the device, very slow for the host to read
     /// (`CU_MEMHOSTALLOC_WRITECOMBINED`).
