@@ -288,30 +288,48 @@ fn arg_of<'a, T>(
     }
 }
 
-/// Each token's argument is its view's; a writable token's write is the same argument.
-macro_rules! graph_arg_impls {
-    ($($ty:ty $(, $write:ident)?;)*) => {$(
-        impl<'a, T> GraphRead<'a, T> for $ty {
-            #[inline]
-            fn graph_arg(&self) -> GraphArg<'a> {
-                let v = &self.view;
-                arg_of::<T>(v.device_ptr(), v.len(), v.context(), v.uses())
-            }
-        }
-        $(
-            impl<'a, T> $write<'a, T> for $ty {
-                #[inline]
-                fn graph_arg_mut(&mut self) -> GraphArg<'a> {
-                    self.graph_arg()
-                }
-            }
-        )?
-    )*};
+impl<'a, T> GraphRead<'a, T> for GraphInput<'a, T> {
+    #[inline]
+    fn graph_arg(&self) -> GraphArg<'a> {
+        let v = self.view;
+        arg_of::<T>(v.device_ptr(), v.len(), v.context(), v.uses())
+    }
 }
 
-graph_arg_impls! {
-    GraphInput<'a, T>;
-    GraphBuffer<'a, T>, GraphWrite;
-    GraphSlice<'_, 'a, T>;
-    GraphSliceMut<'_, 'a, T>, GraphWrite;
+impl<'a, T> GraphRead<'a, T> for GraphBuffer<'a, T> {
+    #[inline]
+    fn graph_arg(&self) -> GraphArg<'a> {
+        let v = &self.view;
+        arg_of::<T>(v.device_ptr(), v.len(), v.context(), v.uses())
+    }
+}
+
+impl<'a, T> GraphWrite<'a, T> for GraphBuffer<'a, T> {
+    #[inline]
+    fn graph_arg_mut(&mut self) -> GraphArg<'a> {
+        self.graph_arg()
+    }
+}
+
+impl<'a, T> GraphRead<'a, T> for GraphSlice<'_, 'a, T> {
+    #[inline]
+    fn graph_arg(&self) -> GraphArg<'a> {
+        let v = self.view;
+        arg_of::<T>(v.device_ptr(), v.len(), v.context(), v.uses())
+    }
+}
+
+impl<'a, T> GraphRead<'a, T> for GraphSliceMut<'_, 'a, T> {
+    #[inline]
+    fn graph_arg(&self) -> GraphArg<'a> {
+        let v = &self.view;
+        arg_of::<T>(v.device_ptr(), v.len(), v.context(), v.uses())
+    }
+}
+
+impl<'a, T> GraphWrite<'a, T> for GraphSliceMut<'_, 'a, T> {
+    #[inline]
+    fn graph_arg_mut(&mut self) -> GraphArg<'a> {
+        self.graph_arg()
+    }
 }
