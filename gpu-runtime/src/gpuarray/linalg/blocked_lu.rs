@@ -393,21 +393,10 @@ fn source(part: Part, t: DType, w: DType, out: DType, real: DType) -> String {
                      if (A[j * n + j] == ({wc})0) singular = true;\n\
                  }}\n\
                  if (!slog) {{\n\
-                     {wc} d = odd ? ({wc})-1 : ({wc})1;\n\
-                     for (long long j = 0; j < n; ++j) d *= A[j * n + j];\n\
-                     d0[m] = {write_d};\n\
-                 }} else {{\n\
-                     {wc} sign = odd ? ({wc})-1 : ({wc})1;\n\
-                     {rc} logabs = 0;\n\
-                     for (long long j = 0; j < n; ++j) gpu_lu_slog(A[j * n + j], sign, logabs);\n\
-                     if (singular) {{ sign = ({wc})0; logabs = -INFINITY; }}\n\
-                     d0[m] = {write_sign};\n\
-                     d1[m] = {write_logabs};\n\
+                     {det}\
                  }}\n\
              }}\n}}\n",
-            write_d = convert_c(w, out, "d"),
-            write_sign = convert_c(w, out, "sign"),
-            write_logabs = convert_c(wr, real, "logabs"),
+            det = det_c(w, out, real, "n"),
         ),
         Part::Store => format!(
             "extern \"C\" __global__ void {name}(long long count, long long n, long long k, \
@@ -425,19 +414,30 @@ fn source(part: Part, t: DType, w: DType, out: DType, real: DType) -> String {
     format!("{}{}{body}", headers_for([t, w, out, real]), lu_helpers_c(w))
 }
 
-static KERNELS: SourceKernels<(Part, DType)> = SourceKernels::new();
-
-/// `part` for elements of `t`, whose work, result and magnitude types follow from it.
-fn prepared(
-    ctx: &Context,
-    part: Part,
-    t: DType,
-    w: DType,
-    out: DType,
-    real: DType,
-) -> Result<PreparedFunction> {
-    KERNELS.prepared(ctx, (part, t), part.name(), || source(part, t, w, out, real))
+/// C of `det` and, after the `} else {` it holds, `slogdet` from the factored matrix `A` of
+/// the kernels (`lu`'s and [`Part::Det`]), whose diagonal element `j` is `A[j * ld + j]`: the
+/// product of the pivots (or the sum of their logarithms), its sign flipped by each swap
+/// (`odd`), into `d0[m]` (and `d1[m]`). `w`, `out` and `real` as [`source`]'s.
+pub(crate) fn det_c(w: DType, out: DType, real: DType, ld: &str) -> String {
+    let (wc, rc) = (w.c_name(), real_type(w).c_name());
+    format!(
+        "{wc} d = odd ? ({wc})-1 : ({wc})1;\n\
+         for (long long j = 0; j < n; ++j) d *= A[j * {ld} + j];\n\
+         d0[m] = {write_d};\n\
+         }} else {{\n\
+         {wc} sign = odd ? ({wc})-1 : ({wc})1;\n\
+         {rc} logabs = 0;\n\
+         for (long long j = 0; j < n; ++j) gpu_lu_slog(A[j * {ld} + j], sign, logabs);\n\
+         if (singular) {{ sign = ({wc})0; logabs = -INFINITY; }}\n\
+         d0[m] = {write_sign};\n\
+         d1[m] = {write_logabs};\n",
+        write_d = convert_c(w, out, "d"),
+        write_sign = convert_c(w, out, "sign"),
+        write_logabs = convert_c(real_type(w), real, "logabs"),
+    )
 }
+
+static KERNELS: SourceKernels<(Part, DType)> = SourceKernels::new();
 
 /// The blocks for `items` items of a grid-stride loop of `block`-thread blocks.
 fn blocks(items: u64, block: u32) -> u32 {
@@ -460,6 +460,16 @@ pub(crate) enum Wanted {
     Solve = 3,
     /// `inv`: the solutions of the identity into `x`.
     Inverse = 4,
+}
+
+/// The sizes of one factorization: `count` matrices of `n x n`, `k` right-hand sides each, and
+/// what is wanted of them.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Dims {
+    pub(crate) count: usize,
+    pub(crate) n: usize,
+    pub(crate) k: usize,
+    pub(crate) wanted: Wanted,
 }
 
 /// What a factorization (one block a matrix, or blocked) produced: `d0`/`d1` (`count` each)
@@ -485,11 +495,17 @@ pub(crate) fn factor_blocked<T: Element, M: Element, R: Element, W: Element>(
     b: Option<&DeviceArrayBase<impl Storage<Elem = T>, IxDyn>>,
     work: &mut DeviceArray<W, Ix1>,
     out: &mut Factored<M, R>,
-    (count, n, k, want): (usize, usize, usize, Wanted),
+    dims: Dims,
     stream: Option<&Stream>,
 ) -> Result<()> {
+    let Dims {
+        count,
+        n,
+        k,
+        wanted: want,
+    } = dims;
     let (t, w, res, real) = (T::DTYPE, W::DTYPE, M::DTYPE, R::DTYPE);
-    let f = |part| prepared(ctx, part, t, w, res, real);
+    let f = |part: Part| KERNELS.prepared(ctx, (part, t), part.name(), || source(part, t, w, res, real));
     let (c, n64, k64) = (count as u64, n as u64, k as u64);
     let wid = n64 + k64;
     let (ci, ni, ki, wi) = (count as i64, n as i64, k as i64, wid as i64);

@@ -24,11 +24,11 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::linalg_type::LinalgType;
 use crate::gpuarray::kernels::broadcast::broadcast_shapes;
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
-use crate::gpuarray::linalg::blocked_lu::{factor_blocked, Factored, Wanted, BLOCKED_FROM};
+use crate::gpuarray::linalg::blocked_lu::{det_c, factor_blocked, Dims, Factored, Wanted, BLOCKED_FROM};
 use crate::gpuarray::linalg::stack::{
     failure_flag, first_failed, lu_helpers_c, real_type, shaped, work_type, Stack, FAILED_C, MATRIX_BLOCK,
 };
-use crate::launch::{Arg, PreparedFunction};
+use crate::launch::Arg;
 use crate::types::{Complex32, Complex64};
 
 static KERNELS: SourceKernels<DType> = SourceKernels::new();
@@ -124,16 +124,7 @@ fn source(t: DType, out: DType, real: DType) -> String {
                  if (t == 0) {{\n\
                      // The product of the pivots, its sign flipped by each row swap.\n\
                      if (wanted == 1) {{\n\
-                         {wc} d = odd ? ({wc})-1 : ({wc})1;\n\
-                         for (long long j = 0; j < n; ++j) d *= A[j * w + j];\n\
-                         d0[m] = {write_d};\n\
-                     }} else {{\n\
-                         {wc} sign = odd ? ({wc})-1 : ({wc})1;\n\
-                         {rc} logabs = 0;\n\
-                         for (long long j = 0; j < n; ++j) gpu_lu_slog(A[j * w + j], sign, logabs);\n\
-                         if (singular) {{ sign = ({wc})0; logabs = -INFINITY; }}\n\
-                         d0[m] = {write_sign};\n\
-                         d1[m] = {write_logabs};\n\
+                         {det}\
                      }}\n\
                  }}\n\
              }} else if (singular) {{\n\
@@ -161,27 +152,11 @@ fn source(t: DType, out: DType, real: DType) -> String {
         failed = FAILED_C,
         helpers = lu_helpers_c(w),
         block = MATRIX_BLOCK,
+        det = det_c(w, out, real, "w"),
         a_rc = read("a[m * n * n + r * n + c]"),
         b_rc = read("b[m * n * k + r * k + (c - n)]"),
-        write_d = write("d"),
-        write_sign = write("sign"),
-        write_logabs = convert_c(wr, real, "logabs"),
         write_x = write("A[(e / k) * w + n + e % k]"),
     )
-}
-
-fn prepared(ctx: &Context, t: DType, out: DType, real: DType) -> Result<PreparedFunction> {
-    KERNELS.prepared(ctx, t, "gpu_lu", || source(t, out, real))
-}
-
-/// The sizes of one launch: `count` matrices of `n x n`, `k` right-hand sides each, and what
-/// is wanted of them.
-#[derive(Debug, Clone, Copy)]
-struct Dims {
-    count: usize,
-    n: usize,
-    k: usize,
-    wanted: Wanted,
 }
 
 /// Factors the `count` matrices of `n x n` in `a` (C order) beside the right-hand sides `b`
@@ -217,11 +192,17 @@ fn factor<T: LinalgType>(
         return Ok(out);
     }
     let work_len = checked_size(operation, &[count, n, n + k])?;
-    // The workspace in the work type, dropped once the kernels are queued.
+    // The workspace in the work type, dropped once the kernels are queued; blocked over many
+    // blocks for matrices of `BLOCKED_FROM` rows or more, else one block a matrix.
     macro_rules! factor_in {
         ($w:ty) => {{
             let mut work = DeviceArray::<$w, Ix1>::empty(ctx, work_len)?;
-            factor_into(ctx, a, b, dims, &mut work, &mut out, stream)?;
+            if n < BLOCKED_FROM {
+                launch(ctx, a, b, dims, Arg::output(&mut work), &mut out, stream)?;
+            } else {
+                let b = if wanted == Wanted::Solve { b } else { None };
+                factor_blocked(ctx, a, b, &mut work, &mut out, dims, stream)?;
+            }
         }};
     }
     match work_type(T::DTYPE) {
@@ -238,32 +219,6 @@ fn factor<T: LinalgType>(
     Ok(out)
 }
 
-/// The factorization in `work` (of the work type `W`): blocked over many blocks for
-/// matrices of [`BLOCKED_FROM`] rows or more, else one block a matrix.
-fn factor_into<T: LinalgType, W: Element>(
-    ctx: &Context,
-    a: &DeviceArrayBase<impl Storage<Elem = T>, IxDyn>,
-    b: Option<&DeviceArrayBase<impl Storage<Elem = T>, IxDyn>>,
-    dims: Dims,
-    work: &mut DeviceArray<W, Ix1>,
-    out: &mut Factored<T::Out, T::Real>,
-    stream: Option<&Stream>,
-) -> Result<()> {
-    if dims.n < BLOCKED_FROM {
-        return launch(ctx, a, b, dims, Arg::output(work), out, stream);
-    }
-    let b = if dims.wanted == Wanted::Solve { b } else { None };
-    factor_blocked(
-        ctx,
-        a,
-        b,
-        work,
-        out,
-        (dims.count, dims.n, dims.k, dims.wanted),
-        stream,
-    )
-}
-
 /// One launch of the kernel; `work` is the workspace of the work type.
 fn launch<T: LinalgType>(
     ctx: &Context,
@@ -274,12 +229,8 @@ fn launch<T: LinalgType>(
     out: &mut Factored<T::Out, T::Real>,
     stream: Option<&Stream>,
 ) -> Result<()> {
-    let f = prepared(
-        ctx,
-        T::DTYPE,
-        <T::Out as Element>::DTYPE,
-        <T::Real as Element>::DTYPE,
-    )?;
+    let (t, res, real) = (T::DTYPE, <T::Out as Element>::DTYPE, <T::Real as Element>::DTYPE);
+    let f = KERNELS.prepared(ctx, t, "gpu_lu", || source(t, res, real))?;
     let av = a.view();
     let bv = b.map(|b| b.view());
     let args = [
