@@ -4,7 +4,6 @@
 
 use ndarray::{Dimension, Ix1};
 
-use crate::driver::context::core::Context;
 use crate::error::{LinAlgError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::layout::checked_size;
@@ -17,7 +16,7 @@ use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::gpuarray::linalg::stack::{
     failure_flag, first_failed, shaped, with_work, work_type, Stack, FAILED_C, MATRIX_BLOCK,
 };
-use crate::launch::{Arg, PreparedFunction};
+use crate::launch::Arg;
 
 static KERNELS: SourceKernels<DType> = SourceKernels::new();
 
@@ -74,10 +73,6 @@ fn source(t: DType, out: DType) -> String {
     )
 }
 
-fn prepared(ctx: &Context, t: DType, out: DType) -> Result<PreparedFunction> {
-    KERNELS.prepared(ctx, t, "gpu_cholesky", || source(t, out))
-}
-
 context_fns! {
     /// The lower triangular `L` with `a = L Lᵀ` for each symmetric positive definite matrix
     /// of `a` (NumPy's and CuPy's `linalg.cholesky`), of `a`'s shape, in [`MeanType`]'s result
@@ -109,7 +104,8 @@ context_fns! {
             let ac = OnStream::new(a, self.stream).c_order()?;
             let av = ac.view();
             let mut flag = failure_flag(ctx)?;
-            let f = prepared(ctx, T::DTYPE, <T::Mean as Element>::DTYPE)?;
+            let (t, out) = (T::DTYPE, <T::Mean as Element>::DTYPE);
+            let f = KERNELS.prepared(ctx, t, "gpu_cholesky", || source(t, out))?;
             let grid = count.min(MAX_GRID) as u32;
             with_work(ctx, T::DTYPE, len, |work| {
                 let args = [

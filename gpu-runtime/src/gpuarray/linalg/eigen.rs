@@ -28,7 +28,7 @@ use crate::gpuarray::linalg::stack::{
     failure_flag, first_failed, marked_lines, shaped, with_work, work_epsilon, work_type, Stack, FAILED_C,
     MATRIX_BLOCK,
 };
-use crate::launch::{Arg, PreparedFunction};
+use crate::launch::Arg;
 
 /// The sweeps (each rotates every pair once) after which a matrix that has not converged is
 /// [`LinAlgError::NoConvergence`]. Jacobi converges quadratically: a matrix of a few hundred
@@ -298,10 +298,6 @@ struct Decomposed<M: Element> {
     v: DeviceArray<M, Ix1>,
 }
 
-fn prepared(ctx: &Context, t: DType, out: DType, vectors: bool) -> Result<PreparedFunction> {
-    KERNELS.prepared(ctx, (t, vectors), "gpu_eigh", || source(t, out, vectors))
-}
-
 /// The eigenvalues (`count * n`, C order) and, when `vectors`, the eigenvectors (`count * n *
 /// n`) of the `count` matrices `n x n` of `a` (C order), reading the triangle `uplo`. Waits
 /// for the kernel to read its flag: a matrix that did not converge is
@@ -341,7 +337,9 @@ fn decompose<T: MeanType>(
     let work_len = checked_size(operation, &[grid, stride])?;
     let mut flag = failure_flag(ctx)?;
     let out = <T::Mean as Element>::DTYPE;
-    let f = prepared(ctx, T::DTYPE, out, vectors)?;
+    let f = KERNELS.prepared(ctx, (T::DTYPE, vectors), "gpu_eigh", || {
+        source(T::DTYPE, out, vectors)
+    })?;
     with_work(ctx, T::DTYPE, work_len, |work| {
         let mut args = vec![
             Arg::I64(count as i64),

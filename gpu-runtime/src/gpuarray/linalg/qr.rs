@@ -18,7 +18,7 @@ use ndarray::{Dimension, Ix1};
 
 use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
-use crate::error::{ArrayShapeError, Result};
+use crate::error::Result;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::layout::checked_size;
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
@@ -28,8 +28,10 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::gpuarray::linalg::eigen::{jacobi_grid, JACOBI_C};
-use crate::gpuarray::linalg::stack::{marked_lines, shaped, with_work, work_type, Stack, MATRIX_BLOCK};
-use crate::launch::{Arg, PreparedFunction};
+use crate::gpuarray::linalg::stack::{
+    marked_lines, shaped, with_work, work_type, workspace, Stack, MATRIX_BLOCK,
+};
+use crate::launch::Arg;
 
 /// The kernels by input element type and whether `Q` is wanted (every mode but
 /// [`QrMode::R`]).
@@ -185,10 +187,6 @@ extern "C" __global__ void gpu_qr(long long count, long long rows, long long col
 }
 "#;
 
-fn prepared(ctx: &Context, t: DType, out: DType, with_q: bool) -> Result<PreparedFunction> {
-    KERNELS.prepared(ctx, (t, with_q), "gpu_qr", || source(t, out, with_q))
-}
-
 /// The shapes of one matrix's `q` (`None` without it) and `r` for an `m x n` matrix in
 /// `mode`: NumPy's.
 fn factor_shapes(m: usize, n: usize, mode: QrMode) -> (Option<[usize; 2]>, [usize; 2]) {
@@ -208,16 +206,11 @@ fn stride(operation: &'static str, m: usize, n: usize, qcols: Option<usize>) -> 
         Some(c) => checked_size(operation, &[m, c])?,
         None => 0,
     };
-    a.checked_add(m.min(n))
-        .and_then(|x| x.checked_add(q))
-        .filter(|&x| x <= isize::MAX as usize)
-        .ok_or_else(|| {
-            ArrayShapeError::ElementsOverflow {
-                operation,
-                shape: vec![m, n],
-            }
-            .into()
-        })
+    workspace(
+        operation,
+        [m, n],
+        a.checked_add(m.min(n)).and_then(|x| x.checked_add(q)),
+    )
 }
 
 /// What one factorization gives, each matrix's in C order one after another: `q` (`None`
@@ -257,7 +250,8 @@ fn factor<T: MeanType>(
     let stride = stride(operation, rows, cols, qcols)?;
     let grid = jacobi_grid(count, stride);
     let work_len = checked_size(operation, &[grid, stride])?;
-    let f = prepared(ctx, T::DTYPE, <T::Mean as Element>::DTYPE, q.is_some())?;
+    let (t, out, with_q) = (T::DTYPE, <T::Mean as Element>::DTYPE, q.is_some());
+    let f = KERNELS.prepared(ctx, (t, with_q), "gpu_qr", || source(t, out, with_q))?;
     with_work(ctx, T::DTYPE, work_len, |work| {
         let mut args = vec![
             Arg::I64(count as i64),

@@ -6,7 +6,7 @@ use ndarray::{Dimension, Ix1, IxDyn};
 
 use crate::driver::context::core::Context;
 use crate::driver::memory::buffer::DeviceBuffer;
-use crate::error::{LinAlgError, Result};
+use crate::error::{ArrayShapeError, LinAlgError, Result};
 use crate::gpuarray::array::core::DeviceArray;
 use crate::gpuarray::array::layout::checked_size;
 use crate::gpuarray::elements::dtype::DType;
@@ -23,6 +23,18 @@ pub(crate) const FAILED_C: &str =
     "__device__ void gpu_failed(unsigned long long *flag, long long count, long long m) {\n\
     atomicMax(flag, (unsigned long long)(count - m));\n\
 }\n";
+
+/// `total`, the elements of one block's workspace for a matrix of `shape` (`None` where their
+/// sum overflowed): [`ArrayShapeError::ElementsOverflow`] unless it is at most `isize::MAX`.
+pub(crate) fn workspace(operation: &'static str, shape: [usize; 2], total: Option<usize>) -> Result<usize> {
+    total.filter(|&x| x <= isize::MAX as usize).ok_or_else(|| {
+        ArrayShapeError::ElementsOverflow {
+            operation,
+            shape: shape.to_vec(),
+        }
+        .into()
+    })
+}
 
 /// A zeroed flag for [`FAILED_C`].
 pub(crate) fn failure_flag(ctx: &Context) -> Result<DeviceBuffer<u64>> {

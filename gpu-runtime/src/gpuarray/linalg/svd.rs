@@ -17,7 +17,7 @@ use ndarray::{Dimension, Ix1};
 
 use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
-use crate::error::{ArrayShapeError, LinAlgError, Result};
+use crate::error::{LinAlgError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::layout::checked_size;
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
@@ -28,10 +28,10 @@ use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::gpuarray::linalg::eigen::{jacobi_grid, JACOBI_C, MAX_SWEEPS};
 use crate::gpuarray::linalg::stack::{
-    failure_flag, first_failed, marked_lines, shaped, with_work, work_epsilon, work_type, Stack, FAILED_C,
-    MATRIX_BLOCK,
+    failure_flag, first_failed, marked_lines, shaped, with_work, work_epsilon, work_type, workspace, Stack,
+    FAILED_C, MATRIX_BLOCK,
 };
-use crate::launch::{Arg, PreparedFunction};
+use crate::launch::Arg;
 
 /// The kernels by input element type and whether `U` and `V` are wanted (`svd`) or only the
 /// singular values (`svdvals`).
@@ -296,10 +296,6 @@ extern "C" __global__ void gpu_svd(long long count, long long rows, long long co
 }
 "#;
 
-fn prepared(ctx: &Context, t: DType, out: DType, vectors: bool) -> Result<PreparedFunction> {
-    KERNELS.prepared(ctx, (t, vectors), "gpu_svd", || source(t, out, vectors))
-}
-
 /// The shapes of one matrix's `u` and `vh` for an `m x n` matrix: NumPy's.
 fn vector_shapes(m: usize, n: usize, full: bool) -> ([usize; 2], [usize; 2]) {
     let k = m.min(n);
@@ -321,18 +317,11 @@ fn stride(operation: &'static str, rows: usize, cols: usize, full: bool, vectors
     } else {
         0
     };
-    gcols
+    let total = gcols
         .checked_mul(4)
         .and_then(|x| x.checked_add(g))
-        .and_then(|x| x.checked_add(v))
-        .filter(|&x| x <= isize::MAX as usize)
-        .ok_or_else(|| {
-            ArrayShapeError::ElementsOverflow {
-                operation,
-                shape: vec![rows, cols],
-            }
-            .into()
-        })
+        .and_then(|x| x.checked_add(v));
+    workspace(operation, [rows, cols], total)
 }
 
 /// What one decomposition gives: the singular values (`count * K`), and with the vectors `u`
@@ -379,7 +368,8 @@ fn decompose<T: MeanType>(
     let grid = jacobi_grid(count, stride);
     let work_len = checked_size(operation, &[grid, stride])?;
     let mut flag = failure_flag(ctx)?;
-    let f = prepared(ctx, T::DTYPE, <T::Mean as Element>::DTYPE, vectors)?;
+    let (t, out) = (T::DTYPE, <T::Mean as Element>::DTYPE);
+    let f = KERNELS.prepared(ctx, (t, vectors), "gpu_svd", || source(t, out, vectors))?;
     with_work(ctx, T::DTYPE, work_len, |work| {
         let mut args = vec![
             Arg::I64(count as i64),
