@@ -596,32 +596,31 @@ pub(crate) fn factor_blocked<T: Element, M: Element, R: Element, W: Element>(
         j0 += jb;
     }
     match want {
-        Wanted::Det | Wanted::SlogDet => registry::launch(
-            &f(Part::Det)?,
-            blocks(c, BLOCK),
-            BLOCK,
-            stream,
-            &[
-                Arg::I64(ci),
-                Arg::I64(ni),
-                Arg::input(&*work),
-                Arg::input(&piv),
-                Arg::I32(i32::from(want == Wanted::SlogDet)),
-                Arg::output(d0),
-                Arg::output(d1),
-            ],
-        ),
-        Wanted::Solve | Wanted::Inverse if k64 <= BACK_COLUMNS => {
-            // Few right-hand sides: one launch, a block each.
-            registry::launch(
-                &f(Part::BackColumn)?,
-                units(c * k64),
+        Wanted::Det | Wanted::SlogDet => {
+            return registry::launch(
+                &f(Part::Det)?,
+                blocks(c, BLOCK),
                 BLOCK,
                 stream,
-                &[Arg::I64(ci), Arg::I64(ni), Arg::I64(wi), Arg::output(&mut *work)],
-            )?;
-            store(&f(Part::Store)?, (ci, ni, ki), &*work, x, stream)
+                &[
+                    Arg::I64(ci),
+                    Arg::I64(ni),
+                    Arg::input(&*work),
+                    Arg::input(&piv),
+                    Arg::I32(i32::from(want == Wanted::SlogDet)),
+                    Arg::output(d0),
+                    Arg::output(d1),
+                ],
+            );
         }
+        // Few right-hand sides: one launch, a block each.
+        Wanted::Solve | Wanted::Inverse if k64 <= BACK_COLUMNS => registry::launch(
+            &f(Part::BackColumn)?,
+            units(c * k64),
+            BLOCK,
+            stream,
+            &[Arg::I64(ci), Arg::I64(ni), Arg::I64(wi), Arg::output(&mut *work)],
+        )?,
         Wanted::Solve | Wanted::Inverse => {
             // Back substitution, the last diagonal block of U first: its rows of the
             // right-hand sides solved, then subtracted from the rows above.
@@ -655,9 +654,22 @@ pub(crate) fn factor_blocked<T: Element, M: Element, R: Element, W: Element>(
                 }
                 end = j0;
             }
-            store(&f(Part::Store)?, (ci, ni, ki), &*work, x, stream)
         }
     }
+    // The solutions out of the factored workspace into `x`, in the result type.
+    registry::launch(
+        &f(Part::Store)?,
+        blocks(c * n64 * k64, BLOCK),
+        BLOCK,
+        stream,
+        &[
+            Arg::I64(ci),
+            Arg::I64(ni),
+            Arg::I64(ki),
+            Arg::input(&*work),
+            Arg::output(x),
+        ],
+    )
 }
 
 /// Rows `r0..r0 + rows` by columns `c0..c0 + cols` of each matrix's workspace.
@@ -698,30 +710,6 @@ fn launch_update<W: Element>(
             i(out.cols),
             i(l0),
             i(kb),
-        ],
-    )
-}
-
-/// The solutions out of the factored workspace into `x`, in the result type.
-fn store<W: Element, M: Element>(
-    f: &PreparedFunction,
-    (ci, ni, ki): (i64, i64, i64),
-    work: &DeviceArray<W, Ix1>,
-    x: &mut DeviceArray<M, Ix1>,
-    stream: Option<&Stream>,
-) -> Result<()> {
-    let items = (ci * ni * ki) as u64;
-    registry::launch(
-        f,
-        blocks(items, BLOCK),
-        BLOCK,
-        stream,
-        &[
-            Arg::I64(ci),
-            Arg::I64(ni),
-            Arg::I64(ki),
-            Arg::input(work),
-            Arg::output(x),
         ],
     )
 }
