@@ -238,23 +238,40 @@ impl Reduction<'_> {
              if (threadIdx.x == 0) {{ gpu_out[gpu_out_o] = gpu_post(gpu_all, n); gpu_ticket = 0u; }} }}\n"
         );
         let step = |refs: String| format!("{{ {refs} gpu_acc = gpu_reduce(gpu_acc, {map}); }}");
-        // The lane-axis stride of each array, for the kernels along one axis.
-        let axis = || -> String { arrays().map(|p| format!(", long long {}__sa", p.name)).collect() };
+        // For the kernels along one axis of `d`: the parameters after the user's (the outer
+        // axes' shape and strides, then each array's lane-axis stride), the output's index into
+        // each array, and the arrays bound at lane element `i`.
+        let along = |d: usize| {
+            let outer = d.saturating_sub(1);
+            let axis: String = arrays().map(|p| format!(", long long {}__sa", p.name)).collect();
+            let refs = bind_refs(self.params, |p| {
+                format!("{n}__p[{n}__i + i * {n}__sa]", n = p.name)
+            });
+            let index = strided_index(self.params, outer, "gpu_o");
+            (strides_c(self.params, outer) + &axis, index, refs)
+        };
+        // The body of the vector loop over `gpu_j` (and its end): each array's `gpu_vec4` of the
+        // four elements at vector index `gpu_j` from `{n}__{base}`, each element a step.
+        let vec_steps = |s: &mut String, base: &str| {
+            for p in arrays() {
+                let (t, n) = (p.c_type, p.name);
+                let _ = writeln!(
+                    s,
+                    "gpu_vec4<{t}> {n}__v = ((const gpu_vec4<{t}> *)({n}__p + {n}__{base}))[gpu_j];"
+                );
+            }
+            let refs = bind_refs(self.params, |p| format!("{}__v.v[gpu_k]", p.name));
+            let _ = writeln!(s, "#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) {{ long long i = 4 * gpu_j + gpu_k; (void)i; {} }}\n}}\ngpu_done = 4 * gpu_nv;\n}}", step(refs));
+        };
+        let chunk = "const long long gpu_lo = gpu_c * gpu_chunk;\n\
+                     const long long gpu_hi = gpu_lo + gpu_chunk < gpu_m ? gpu_lo + gpu_chunk : gpu_m;";
         match v {
             ReductionVariant::Contiguous => {
                 let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long n, int gpu_vec, {r} *gpu_out, long long gpu_out_o{params}) {{\n{head}{acc} gpu_acc = {neutral};\nlong long gpu_done = 0;");
                 // Unrolled so that each thread has several loads in flight: one at a time left
                 // the first pass of a sum at about 0.7x the copy bandwidth on an H100.
                 s.push_str("if (gpu_vec) {\nlong long gpu_nv = n / 4;\n#pragma unroll 4\nfor (long long gpu_j = gpu_t; gpu_j < gpu_nv; gpu_j += gpu_nt) {\n");
-                for p in arrays() {
-                    let (t, n) = (p.c_type, p.name);
-                    let _ = writeln!(
-                        s,
-                        "gpu_vec4<{t}> {n}__v = ((const gpu_vec4<{t}> *)({n}__p + {n}__o))[gpu_j];"
-                    );
-                }
-                let refs = bind_refs(self.params, |p| format!("{}__v.v[gpu_k]", p.name));
-                let _ = writeln!(s, "#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) {{ long long i = 4 * gpu_j + gpu_k; (void)i; {} }}\n}}\ngpu_done = 4 * gpu_nv;\n}}", step(refs));
+                vec_steps(s, "o");
                 let refs = bind_refs(self.params, |p| format!("{n}__p[{n}__o + i]", n = p.name));
                 let _ = writeln!(
                     s,
@@ -288,17 +305,14 @@ impl Reduction<'_> {
                 let _ = writeln!(s, "for (int gpu_c = 0; gpu_c < gpu_chunks; ++gpu_c) gpu_acc = gpu_reduce(gpu_acc, ((const {acc} *)gpu_part)[gpu_c * gpu_nout + gpu_o]);\ngpu_out[gpu_o] = gpu_post(gpu_acc, gpu_m);\n}}\n}}");
             }
             ReductionVariant::AxisColumns(d) => {
-                let outer = d.saturating_sub(1);
-                let strides = strides_c(self.params, outer);
-                let axis = axis();
-                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, long long gpu_chunk, long long gpu_cblocks, unsigned char *gpu_part, int gpu_vec{params}{strides}{axis}) {{");
-                let index = strided_index(self.params, outer, "gpu_o");
+                let (strides, index, refs) = along(d);
+                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, long long gpu_chunk, long long gpu_cblocks, unsigned char *gpu_part, int gpu_vec{params}{strides}) {{");
                 // `gpu_vec` (checked at launch: in every array the lanes' last axis has unit
                 // stride and a length that is a multiple of four, and every row of four lanes
                 // starts aligned for `gpu_vec4`): each thread takes four adjacent outputs, one
                 // vector load per row, so a warp reads 512 adjacent bytes of f32 per row rather
                 // than 128, with four rows' worth of loads per instruction of the scalar path.
-                let _ = writeln!(s, "const long long gpu_c = blockIdx.x / gpu_cblocks;\nconst long long gpu_lo = gpu_c * gpu_chunk;\nconst long long gpu_hi = gpu_lo + gpu_chunk < gpu_m ? gpu_lo + gpu_chunk : gpu_m;");
+                let _ = writeln!(s, "const long long gpu_c = blockIdx.x / gpu_cblocks;\n{chunk}");
                 let _ = writeln!(s, "if (gpu_vec) {{\nconst long long gpu_o = 4 * ((blockIdx.x % gpu_cblocks) * blockDim.x + threadIdx.x);\nif (gpu_o >= gpu_nout) return;\n{index}{acc} gpu_a[4];\n#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) gpu_a[gpu_k] = {neutral};");
                 let loads: String = arrays()
                     .map(|p| {
@@ -315,9 +329,6 @@ impl Reduction<'_> {
                 // Block b: the column block b % cblocks (adjacent outputs, adjacent threads) and
                 // the chunk of rows b / cblocks.
                 let _ = writeln!(s, "const long long gpu_o = (blockIdx.x % gpu_cblocks) * blockDim.x + threadIdx.x;\nif (gpu_o >= gpu_nout) return;");
-                let refs = bind_refs(self.params, |p| {
-                    format!("{n}__p[{n}__i + i * {n}__sa]", n = p.name)
-                });
                 let _ = writeln!(s, "{index}{acc} gpu_acc = {neutral};");
                 // Eight rows in flight per thread (each a coalesced 128 bytes per warp of f32):
                 // four left the column sums of an 8192x8192 f32 matrix at 0.83x the copy
@@ -334,45 +345,25 @@ impl Reduction<'_> {
                 let _ = writeln!(s, "(({acc} *)gpu_part)[gpu_c * gpu_nout + gpu_o] = gpu_acc;\n}}");
             }
             ReductionVariant::AxisBlockSplit(d) => {
-                let outer = d.saturating_sub(1);
-                let strides = strides_c(self.params, outer);
-                let axis = axis();
-                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, long long gpu_chunk, unsigned char *gpu_part{params}{strides}{axis}) {{");
+                let (strides, index, refs) = along(d);
+                let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, long long gpu_chunk, unsigned char *gpu_part{params}{strides}) {{");
                 // Block b: the lane b % nout and the chunk b / nout of it.
                 let _ = writeln!(s, "const long long gpu_o = blockIdx.x % gpu_nout;\nconst long long gpu_c = blockIdx.x / gpu_nout;");
-                let index = strided_index(self.params, outer, "gpu_o");
-                let refs = bind_refs(self.params, |p| {
-                    format!("{n}__p[{n}__i + i * {n}__sa]", n = p.name)
-                });
-                let _ = writeln!(s, "{index}{acc} gpu_acc = {neutral};\nconst long long gpu_lo = gpu_c * gpu_chunk;\nconst long long gpu_hi = gpu_lo + gpu_chunk < gpu_m ? gpu_lo + gpu_chunk : gpu_m;");
+                let _ = writeln!(s, "{index}{acc} gpu_acc = {neutral};\n{chunk}");
                 let _ = writeln!(s, "#pragma unroll 4\nfor (long long i = gpu_lo + threadIdx.x; i < gpu_hi; i += blockDim.x) {}", step(refs));
                 let _ = writeln!(s, "{block}if (threadIdx.x == 0) (({acc} *)gpu_part)[gpu_c * gpu_nout + gpu_o] = gpu_red;\n}}");
             }
             ReductionVariant::AxisBlock(d) | ReductionVariant::AxisThread(d) => {
-                let outer = d.saturating_sub(1);
-                let strides = strides_c(self.params, outer);
-                let axis = axis();
-                let index = strided_index(self.params, outer, "gpu_o");
-                let refs = bind_refs(self.params, |p| {
-                    format!("{n}__p[{n}__i + i * {n}__sa]", n = p.name)
-                });
+                let (strides, index, refs) = along(d);
                 if let ReductionVariant::AxisBlock(_) = v {
                     // `gpu_vec`: every lane is contiguous and starts aligned for `gpu_vec4`
                     // (checked at launch), so a thread reads four elements per load. With one
                     // scalar at a time, four in flight per thread, row sums of an 8192x8192
                     // f32 matrix ran at 0.75x the copy bandwidth on an H100.
-                    let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, {r} *gpu_out, int gpu_vec{params}{strides}{axis}) {{");
+                    let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, {r} *gpu_out, int gpu_vec{params}{strides}) {{");
                     let _ = writeln!(s, "for (long long gpu_o = blockIdx.x; gpu_o < gpu_nout; gpu_o += gridDim.x) {{\n{index}{acc} gpu_acc = {neutral};\nlong long gpu_done = 0;");
                     s.push_str("if (gpu_vec) {\nconst long long gpu_nv = gpu_m / 4;\n#pragma unroll 4\nfor (long long gpu_j = threadIdx.x; gpu_j < gpu_nv; gpu_j += blockDim.x) {\n");
-                    for p in arrays() {
-                        let (t, n) = (p.c_type, p.name);
-                        let _ = writeln!(
-                            s,
-                            "gpu_vec4<{t}> {n}__v = ((const gpu_vec4<{t}> *)({n}__p + {n}__i))[gpu_j];"
-                        );
-                    }
-                    let vrefs = bind_refs(self.params, |p| format!("{}__v.v[gpu_k]", p.name));
-                    let _ = writeln!(s, "#pragma unroll\nfor (int gpu_k = 0; gpu_k < 4; ++gpu_k) {{ long long i = 4 * gpu_j + gpu_k; (void)i; {} }}\n}}\ngpu_done = 4 * gpu_nv;\n}}", step(vrefs));
+                    vec_steps(s, "i");
                     let _ = writeln!(
                         s,
                         "#pragma unroll 4\nfor (long long i = gpu_done + threadIdx.x; i < gpu_m; i += blockDim.x) {}",
@@ -380,7 +371,7 @@ impl Reduction<'_> {
                     );
                     let _ = writeln!(s, "{block}if (threadIdx.x == 0) gpu_out[gpu_o] = gpu_post(gpu_red, gpu_m);\n__syncthreads();\n}}\n}}");
                 } else {
-                    let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, {r} *gpu_out{params}{strides}{axis}) {{");
+                    let _ = writeln!(s, "extern \"C\" __global__ void {name}(long long gpu_m, long long gpu_nout, {r} *gpu_out{params}{strides}) {{");
                     let _ = writeln!(s, "{head}for (long long gpu_o = gpu_t; gpu_o < gpu_nout; gpu_o += gpu_nt) {{\n{index}{acc} gpu_acc = {neutral};");
                     let _ = writeln!(s, "for (long long i = 0; i < gpu_m; ++i) {}", step(refs));
                     s.push_str("gpu_out[gpu_o] = gpu_post(gpu_acc, gpu_m);\n}\n}\n");
