@@ -86,21 +86,39 @@ pub(super) struct Engine<'c> {
     left_out: HashMap<Sym, (u32, u32)>,
     kernel_macros: Vec<Sym>,
     pub report: Report,
-    // Names the engine looks for, interned once.
-    s_defined: Sym,
-    s_va_args: Sym,
-    s_va_opt: Sym,
-    s_global: Sym,
-    s_line: Sym,
-    s_file: Sym,
-    s_counter: Sym,
-    s_pragma_op: Sym,
-    s_has_include: Sym,
-    s_has_include_next: Sym,
-    s_lparen: Sym,
-    s_rparen: Sym,
-    s_comma: Sym,
-    s_hash: Sym,
+    n: Names,
+}
+
+/// Declares `Names`, the names the engine looks for, interned once.
+macro_rules! names {
+    ($($field:ident = $text:literal,)*) => {
+        struct Names {
+            $($field: Sym,)*
+        }
+
+        impl Names {
+            fn new(syms: &mut Interner) -> Names {
+                Names { $($field: syms.intern($text),)* }
+            }
+        }
+    };
+}
+
+names! {
+    defined = "defined",
+    va_args = "__VA_ARGS__",
+    va_opt = "__VA_OPT__",
+    global = "__global__",
+    line = "__LINE__",
+    file = "__FILE__",
+    counter = "__COUNTER__",
+    pragma_op = "_Pragma",
+    has_include = "__has_include",
+    has_include_next = "__has_include_next",
+    lparen = "(",
+    rparen = ")",
+    comma = ",",
+    hash = "#",
 }
 
 fn directive_start(t: &PTok, syms: &Interner) -> bool {
@@ -110,21 +128,7 @@ fn directive_start(t: &PTok, syms: &Interner) -> bool {
 impl<'c> Engine<'c> {
     pub fn new(cfg: &'c Preprocess<'c>) -> Engine<'c> {
         let mut syms = Interner::default();
-        let mut intern = |s: &str| syms.intern(s);
-        let s_defined = intern("defined");
-        let s_va_args = intern("__VA_ARGS__");
-        let s_va_opt = intern("__VA_OPT__");
-        let s_global = intern("__global__");
-        let s_line = intern("__LINE__");
-        let s_file = intern("__FILE__");
-        let s_counter = intern("__COUNTER__");
-        let s_pragma_op = intern("_Pragma");
-        let s_has_include = intern("__has_include");
-        let s_has_include_next = intern("__has_include_next");
-        let s_lparen = intern("(");
-        let s_rparen = intern(")");
-        let s_comma = intern(",");
-        let s_hash = intern("#");
+        let n = Names::new(&mut syms);
         Engine {
             cfg,
             syms,
@@ -140,20 +144,7 @@ impl<'c> Engine<'c> {
             left_out: HashMap::new(),
             kernel_macros: Vec::new(),
             report: Report::default(),
-            s_defined,
-            s_va_args,
-            s_va_opt,
-            s_global,
-            s_line,
-            s_file,
-            s_counter,
-            s_pragma_op,
-            s_has_include,
-            s_has_include_next,
-            s_lparen,
-            s_rparen,
-            s_comma,
-            s_hash,
+            n,
         }
     }
 
@@ -383,11 +374,11 @@ impl<'c> Engine<'c> {
     fn is_defined(&self, sym: Sym) -> bool {
         self.macros.contains_key(&sym)
             || [
-                self.s_line,
-                self.s_file,
-                self.s_counter,
-                self.s_has_include,
-                self.s_has_include_next,
+                self.n.line,
+                self.n.file,
+                self.n.counter,
+                self.n.has_include,
+                self.n.has_include_next,
             ]
             .contains(&sym)
     }
@@ -397,7 +388,7 @@ impl<'c> Engine<'c> {
         let Some(name) = toks.first().filter(|t| t.kind == PKind::Ident) else {
             return;
         };
-        if name.sym == self.s_defined {
+        if name.sym == self.n.defined {
             return;
         }
         let mut i = 1;
@@ -415,7 +406,7 @@ impl<'c> Engine<'c> {
                 match (t.kind, self.text(t)) {
                     (PKind::Punct, ")") if !expect_name || params.is_empty() => break,
                     (PKind::Punct, "...") if expect_name => {
-                        params.push(self.s_va_args);
+                        params.push(self.n.va_args);
                         variadic = true;
                         expect_name = false;
                     }
@@ -469,7 +460,7 @@ impl<'c> Engine<'c> {
             t
         };
         while let Some(t) = toks.get(i) {
-            if t.kind == PKind::Ident && t.sym == self.s_defined {
+            if t.kind == PKind::Ident && t.sym == self.n.defined {
                 // `defined X` or `defined ( X )`.
                 let (name, next) = match toks.get(i + 1) {
                     Some(p) if self.is_punct(p, "(") => match (toks.get(i + 2), toks.get(i + 3)) {
@@ -484,7 +475,7 @@ impl<'c> Engine<'c> {
                 i = next;
                 continue;
             }
-            if t.kind == PKind::Ident && (t.sym == self.s_has_include || t.sym == self.s_has_include_next) {
+            if t.kind == PKind::Ident && (t.sym == self.n.has_include || t.sym == self.n.has_include_next) {
                 let close = toks[i..]
                     .iter()
                     .position(|u| self.is_punct(u, ")"))
@@ -685,7 +676,7 @@ impl<'c> Engine<'c> {
 
     /// A token about to be output: `__global__` from a macro records the macro.
     fn note_output(&mut self, t: PTok) -> Option<PTok> {
-        if t.sym == self.s_global && t.origin != NO_ORIGIN && !self.kernel_macros.contains(&t.origin) {
+        if t.sym == self.n.global && t.origin != NO_ORIGIN && !self.kernel_macros.contains(&t.origin) {
             self.kernel_macros.push(t.origin);
         }
         Some(t)
@@ -693,10 +684,10 @@ impl<'c> Engine<'c> {
 
     /// `__LINE__`, `__FILE__`, `__COUNTER__` and `_Pragma("...")`.
     fn builtin(&mut self, mut t: PTok) -> Option<PTok> {
-        if t.sym == self.s_line {
+        if t.sym == self.n.line {
             t.kind = PKind::Number;
             t.sym = self.syms.intern(&t.src_line.to_string());
-        } else if t.sym == self.s_file {
+        } else if t.sym == self.n.file {
             let name = self
                 .files
                 .last()
@@ -704,11 +695,11 @@ impl<'c> Engine<'c> {
                 .map_or_else(|| "\"source.cu\"".to_owned(), |id| format!("{:?}", &*id));
             t.kind = PKind::Str;
             t.sym = self.syms.intern(&name);
-        } else if t.sym == self.s_counter {
+        } else if t.sym == self.n.counter {
             t.kind = PKind::Number;
             t.sym = self.syms.intern(&self.counter.to_string());
             self.counter += 1;
-        } else if t.sym == self.s_pragma_op {
+        } else if t.sym == self.n.pragma_op {
             // Left for the scanner, which ignores it: `_Pragma("unroll")` declares nothing.
         }
         self.note_output(t)
@@ -741,13 +732,13 @@ impl<'c> Engine<'c> {
             if t.kind != PKind::Punct {
                 continue;
             }
-            if top && t.sym == self.s_hash && t.has(BOL) {
+            if top && t.sym == self.n.hash && t.has(BOL) {
                 directive = true;
                 break;
             }
-            if t.sym == self.s_lparen {
+            if t.sym == self.n.lparen {
                 depth += 1;
-            } else if t.sym == self.s_rparen {
+            } else if t.sym == self.n.rparen {
                 if depth == 0 {
                     close = Some(k);
                     break;
@@ -765,19 +756,8 @@ impl<'c> Engine<'c> {
             let mut args: Vec<Vec<PTok>> = vec![Vec::new()];
             let mut depth = 0usize;
             for t in &taken[1..taken.len() - 1] {
-                if t.kind == PKind::Punct {
-                    if t.sym == self.s_lparen {
-                        depth += 1;
-                    } else if t.sym == self.s_rparen {
-                        depth = depth.saturating_sub(1);
-                    } else if t.sym == self.s_comma && depth == 0 {
-                        args.push(Vec::new());
-                        continue;
-                    }
-                }
-                if let Some(a) = args.last_mut() {
-                    a.push(t.clone());
-                }
+                // No `)` closes the call before `rparen`.
+                self.arg_token(&mut args, &mut depth, t.clone());
             }
             return Some((args, rparen, taken));
         }
@@ -806,22 +786,33 @@ impl<'c> Engine<'c> {
                 continue;
             }
             taken.push(t.clone());
-            if t.kind == PKind::Punct {
-                match self.text(&t) {
-                    "(" => depth += 1,
-                    ")" if depth == 0 => return Some((args, t, taken)),
-                    ")" => depth -= 1,
-                    "," if depth == 0 => {
-                        args.push(Vec::new());
-                        continue;
-                    }
-                    _ => {}
-                }
-            }
-            if let Some(a) = args.last_mut() {
-                a.push(t);
+            if let Some(rparen) = self.arg_token(&mut args, &mut depth, t) {
+                return Some((args, rparen, taken));
             }
         }
+    }
+
+    /// Adds `t` to the arguments being collected at parenthesis depth `depth`: a comma at
+    /// depth 0 starts the next argument; the `)` at depth 0, which closes the call, is
+    /// returned.
+    fn arg_token(&self, args: &mut Vec<Vec<PTok>>, depth: &mut usize, t: PTok) -> Option<PTok> {
+        if t.kind == PKind::Punct {
+            if t.sym == self.n.lparen {
+                *depth += 1;
+            } else if t.sym == self.n.rparen {
+                if *depth == 0 {
+                    return Some(t);
+                }
+                *depth -= 1;
+            } else if t.sym == self.n.comma && *depth == 0 {
+                args.push(Vec::new());
+                return None;
+            }
+        }
+        if let Some(a) = args.last_mut() {
+            a.push(t);
+        }
+        None
     }
 
     /// The arguments matched to `n` parameters: `f()` is no argument for `n == 0` and one empty
@@ -1009,7 +1000,7 @@ impl<'c> Engine<'c> {
         va: Option<usize>,
         nesting: u32,
     ) -> Vec<PTok> {
-        let has_opt = va.is_some() && body.iter().any(|t| t.sym == self.s_va_opt);
+        let has_opt = va.is_some() && body.iter().any(|t| t.sym == self.n.va_opt);
         if !has_opt {
             return body.to_vec();
         }
@@ -1021,7 +1012,7 @@ impl<'c> Engine<'c> {
         let mut i = 0;
         while let Some(t) = body.get(i) {
             let opens = body.get(i + 1).is_some_and(|n| self.is_punct(n, "("));
-            if t.sym == self.s_va_opt && t.kind == PKind::Ident && opens {
+            if t.sym == self.n.va_opt && t.kind == PKind::Ident && opens {
                 let mut depth = 0usize;
                 let mut j = i + 2;
                 while let Some(u) = body.get(j) {
