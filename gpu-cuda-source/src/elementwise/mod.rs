@@ -150,20 +150,12 @@ impl Elementwise<'_> {
 
     /// `loop_prep` on a line of its own, or nothing.
     fn prep_line(&self) -> String {
-        if self.loop_prep.is_empty() {
-            String::new()
-        } else {
-            format!("{}\n", self.loop_prep)
-        }
+        own_line(self.loop_prep)
     }
 
     /// `after_loop` on a line of its own, or nothing.
     fn after_line(&self) -> String {
-        if self.after_loop.is_empty() {
-            String::new()
-        } else {
-            format!("{}\n", self.after_loop)
-        }
+        own_line(self.after_loop)
     }
 
     /// The operation in a block of its own, numbered from its own first line.
@@ -325,6 +317,15 @@ impl Elementwise<'_> {
             self.operation_block(),
             self.after_line()
         );
+    }
+}
+
+/// `code` on a line of its own, or nothing when it is empty.
+fn own_line(code: &str) -> String {
+    if code.is_empty() {
+        String::new()
+    } else {
+        format!("{code}\n")
     }
 }
 
