@@ -218,20 +218,18 @@ impl Words {
         if self.int128 > 0 {
             return Err("128-bit integers are not supported".to_string());
         }
-        let kinds = [
-            self.void,
-            self.char,
-            self.float,
-            self.double,
-            self.bool,
-            self.wchar,
-            self.char8,
-            self.char16,
-            self.char32,
-        ]
-        .iter()
-        .map(|&n| u32::from(n))
-        .sum::<u32>();
+        // The words that make a type alone (with no sign or size word), and their types.
+        let alone_words = [
+            (self.void, CType::Void),
+            (self.bool, CType::Scalar(Scalar::Bool)),
+            (self.float, CType::Scalar(Scalar::F32)),
+            (self.double, CType::Scalar(Scalar::F64)),
+            (self.wchar, CType::Scalar(Scalar::I32)),
+            (self.char8, CType::Scalar(Scalar::U8)),
+            (self.char16, CType::Scalar(Scalar::U16)),
+            (self.char32, CType::Scalar(Scalar::U32)),
+        ];
+        let kinds = u32::from(self.char) + alone_words.iter().map(|(n, _)| u32::from(*n)).sum::<u32>();
         if kinds > 1
             || self.int > 1
             || self.short > 1
@@ -244,39 +242,16 @@ impl Words {
         }
         let sign = self.signed + self.unsigned;
         let size = self.short + self.long + self.int;
-        let alone = |n: u8, ty: CType| {
-            if n == 1 && sign == 0 && size == 0 {
+        if self.double > 0 && self.long > 0 && sign == 0 && self.int == 0 {
+            return Err("`long double` has no Rust equivalent".to_string());
+        }
+        // At most one of them is there (`kinds`).
+        if let Some((n, ty)) = alone_words.into_iter().find(|(n, _)| *n > 0) {
+            return if n == 1 && sign == 0 && size == 0 {
                 Ok(ty)
             } else {
                 invalid()
-            }
-        };
-        if self.void > 0 {
-            return alone(self.void, CType::Void);
-        }
-        if self.bool > 0 {
-            return alone(self.bool, CType::Scalar(Scalar::Bool));
-        }
-        if self.float > 0 {
-            return alone(self.float, CType::Scalar(Scalar::F32));
-        }
-        if self.double > 0 {
-            if self.long > 0 && sign == 0 && self.int == 0 {
-                return Err("`long double` has no Rust equivalent".to_string());
-            }
-            return alone(self.double, CType::Scalar(Scalar::F64));
-        }
-        if self.wchar > 0 {
-            return alone(self.wchar, CType::Scalar(Scalar::I32));
-        }
-        if self.char8 > 0 {
-            return alone(self.char8, CType::Scalar(Scalar::U8));
-        }
-        if self.char16 > 0 {
-            return alone(self.char16, CType::Scalar(Scalar::U16));
-        }
-        if self.char32 > 0 {
-            return alone(self.char32, CType::Scalar(Scalar::U32));
+            };
         }
         let unsigned = self.unsigned > 0;
         let pick = |s: Scalar, u: Scalar| Ok(CType::Scalar(if unsigned { u } else { s }));
