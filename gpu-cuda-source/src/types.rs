@@ -1,135 +1,86 @@
 use std::fmt;
 
-/// A C scalar type, with LP64 sizes (Linux x86-64 / aarch64, which is what CUDA device code uses).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Scalar {
+/// Declares [`Scalar`] from one table: each variant with its docs, Rust type, size in bytes and
+/// C spelling, in the order of [`Scalar::ALL`].
+macro_rules! scalars {
+    ($($(#[$doc:meta])* $v:ident => $rust:literal, $size:literal, $c:literal;)*) => {
+        /// A C scalar type, with LP64 sizes (Linux x86-64 / aarch64, which is what CUDA device code uses).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Scalar {
+            $($(#[$doc])* $v,)*
+        }
+
+        impl Scalar {
+            /// Every scalar, for callers that want to enumerate them.
+            pub const ALL: [Scalar; 15] = [$(Scalar::$v,)*];
+
+            /// The one Rust type this scalar maps to, as written in Rust source: "i8","u8",...,"isize","usize","f32","f64","bool","half::f16","half::bf16".
+            pub fn rust_type(self) -> &'static str {
+                match self {
+                    $(Scalar::$v => $rust,)*
+                }
+            }
+
+            /// Size in bytes.
+            pub const fn size(self) -> usize {
+                match self {
+                    $(Scalar::$v => $size,)*
+                }
+            }
+
+            /// A conventional C spelling of this scalar, for messages ("float", "unsigned int", "size_t"...).
+            pub const fn c_name(self) -> &'static str {
+                match self {
+                    $(Scalar::$v => $c,)*
+                }
+            }
+        }
+    };
+}
+
+scalars! {
     /// `signed char`, `char`, `int8_t`.
-    I8,
+    I8 => "i8", 1, "signed char";
     /// `unsigned char`, `uint8_t`.
-    U8,
+    U8 => "u8", 1, "unsigned char";
     /// `short`, `int16_t`.
-    I16,
+    I16 => "i16", 2, "short";
     /// `unsigned short`, `uint16_t`.
-    U16,
+    U16 => "u16", 2, "unsigned short";
     /// `int`, `signed`, `int32_t`.
-    I32,
+    I32 => "i32", 4, "int";
     /// `unsigned int`, `unsigned`, `uint32_t`.
-    U32,
+    U32 => "u32", 4, "unsigned int";
     /// `long`, `long long`, `int64_t`.
-    I64,
+    I64 => "i64", 8, "long long";
     /// `unsigned long`, `unsigned long long`, `uint64_t`.
-    U64,
+    U64 => "u64", 8, "unsigned long long";
     /// `ptrdiff_t`, `ssize_t`, `intptr_t`.
-    Isize,
+    Isize => "isize", 8, "ptrdiff_t";
     /// `size_t`, `uintptr_t`.
-    Usize,
+    Usize => "usize", 8, "size_t";
     /// `float`.
-    F32,
+    F32 => "f32", 4, "float";
     /// `double`.
-    F64,
+    F64 => "f64", 8, "double";
     /// `bool`.
-    Bool,
+    Bool => "bool", 1, "bool";
     /// `half`, `__half`.
-    F16,
+    F16 => "half::f16", 2, "__half";
     /// `__nv_bfloat16`, `nv_bfloat16`.
-    Bf16,
+    Bf16 => "half::bf16", 2, "__nv_bfloat16";
 }
 
 impl Scalar {
-    /// Every scalar, for callers that want to enumerate them.
-    pub const ALL: [Scalar; 15] = [
-        Scalar::I8,
-        Scalar::U8,
-        Scalar::I16,
-        Scalar::U16,
-        Scalar::I32,
-        Scalar::U32,
-        Scalar::I64,
-        Scalar::U64,
-        Scalar::Isize,
-        Scalar::Usize,
-        Scalar::F32,
-        Scalar::F64,
-        Scalar::Bool,
-        Scalar::F16,
-        Scalar::Bf16,
-    ];
-
-    /// The one Rust type this scalar maps to, as written in Rust source: "i8","u8",...,"isize","usize","f32","f64","bool","half::f16","half::bf16".
-    pub fn rust_type(self) -> &'static str {
-        match self {
-            Scalar::I8 => "i8",
-            Scalar::U8 => "u8",
-            Scalar::I16 => "i16",
-            Scalar::U16 => "u16",
-            Scalar::I32 => "i32",
-            Scalar::U32 => "u32",
-            Scalar::I64 => "i64",
-            Scalar::U64 => "u64",
-            Scalar::Isize => "isize",
-            Scalar::Usize => "usize",
-            Scalar::F32 => "f32",
-            Scalar::F64 => "f64",
-            Scalar::Bool => "bool",
-            Scalar::F16 => "half::f16",
-            Scalar::Bf16 => "half::bf16",
-        }
-    }
-
-    /// Size in bytes.
-    pub fn size(self) -> usize {
-        match self {
-            Scalar::I8 | Scalar::U8 | Scalar::Bool => 1,
-            Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::Bf16 => 2,
-            Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
-            Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize | Scalar::F64 => 8,
-        }
-    }
-
     /// Parse a Rust type name (last path segment: "i32", "f16" (for half::f16), "bf16", "usize"...) back to a scalar; None otherwise.
     ///
     /// A full path such as "half::f16" is accepted too; only its last segment counts.
     pub fn from_rust_name(name: &str) -> Option<Scalar> {
         let last = name.rsplit("::").next().unwrap_or(name).trim();
-        Some(match last {
-            "i8" => Scalar::I8,
-            "u8" => Scalar::U8,
-            "i16" => Scalar::I16,
-            "u16" => Scalar::U16,
-            "i32" => Scalar::I32,
-            "u32" => Scalar::U32,
-            "i64" => Scalar::I64,
-            "u64" => Scalar::U64,
-            "isize" => Scalar::Isize,
-            "usize" => Scalar::Usize,
-            "f32" => Scalar::F32,
-            "f64" => Scalar::F64,
-            "bool" => Scalar::Bool,
-            "f16" => Scalar::F16,
-            "bf16" => Scalar::Bf16,
-            _ => return None,
-        })
-    }
-
-    /// A conventional C spelling of this scalar, for messages ("float", "unsigned int", "size_t"...).
-    pub const fn c_name(self) -> &'static str {
-        match self {
-            Scalar::I8 => "signed char",
-            Scalar::U8 => "unsigned char",
-            Scalar::I16 => "short",
-            Scalar::U16 => "unsigned short",
-            Scalar::I32 => "int",
-            Scalar::U32 => "unsigned int",
-            Scalar::I64 => "long long",
-            Scalar::U64 => "unsigned long long",
-            Scalar::Isize => "ptrdiff_t",
-            Scalar::Usize => "size_t",
-            Scalar::F32 => "float",
-            Scalar::F64 => "double",
-            Scalar::Bool => "bool",
-            Scalar::F16 => "__half",
-            Scalar::Bf16 => "__nv_bfloat16",
-        }
+        // The last segment of each scalar's Rust type (`f16` for `half::f16`).
+        Scalar::ALL
+            .into_iter()
+            .find(|s| s.rust_type().rsplit("::").next() == Some(last))
     }
 }
 

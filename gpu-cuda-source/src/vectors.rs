@@ -36,15 +36,6 @@ pub struct VectorType {
     pub align: usize,
 }
 
-const fn scalar_size(s: Scalar) -> usize {
-    match s {
-        Scalar::I8 | Scalar::U8 | Scalar::Bool => 1,
-        Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::Bf16 => 2,
-        Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
-        Scalar::I64 | Scalar::U64 | Scalar::Isize | Scalar::Usize | Scalar::F64 => 8,
-    }
-}
-
 /// An entry whose size is its lanes' bytes rounded up to its alignment (`double4`: 32, aligned
 /// to 16), as a C struct's is.
 const fn v(
@@ -54,7 +45,7 @@ const fn v(
     lanes: u8,
     align: usize,
 ) -> VectorType {
-    let bytes = scalar_size(scalar) * lanes as usize;
+    let bytes = scalar.size() * lanes as usize;
     VectorType {
         c_name,
         alias: None,
@@ -73,63 +64,45 @@ const fn aliased(t: VectorType, alias: &'static str) -> VectorType {
     }
 }
 
+/// The table's entries: each family's four types (`float1` to `float4`: `Float1` to `Float4`),
+/// then the rest as they are.
+macro_rules! families {
+    ($($c:literal $rust:literal $scalar:ident [$a1:literal $a2:literal $a3:literal $a4:literal],)* ; $($other:expr,)*) => {
+        [
+            $(
+                v(concat!($c, "1"), concat!($rust, "1"), Scalar::$scalar, 1, $a1),
+                v(concat!($c, "2"), concat!($rust, "2"), Scalar::$scalar, 2, $a2),
+                v(concat!($c, "3"), concat!($rust, "3"), Scalar::$scalar, 3, $a3),
+                v(concat!($c, "4"), concat!($rust, "4"), Scalar::$scalar, 4, $a4),
+            )*
+            $($other,)*
+        ]
+    };
+}
+
 /// Every CUDA vector type, family by family, one to four lanes. The order is part of the table:
 /// `gpu_runtime::types::VECTOR_TYPES` lists the same types in the same order.
-pub const VECTOR_TYPES: &[VectorType] = &[
-    v("char1", "Char1", Scalar::I8, 1, 1),
-    v("char2", "Char2", Scalar::I8, 2, 2),
-    v("char3", "Char3", Scalar::I8, 3, 1),
-    v("char4", "Char4", Scalar::I8, 4, 4),
-    v("uchar1", "UChar1", Scalar::U8, 1, 1),
-    v("uchar2", "UChar2", Scalar::U8, 2, 2),
-    v("uchar3", "UChar3", Scalar::U8, 3, 1),
-    v("uchar4", "UChar4", Scalar::U8, 4, 4),
-    v("short1", "Short1", Scalar::I16, 1, 2),
-    v("short2", "Short2", Scalar::I16, 2, 4),
-    v("short3", "Short3", Scalar::I16, 3, 2),
-    v("short4", "Short4", Scalar::I16, 4, 8),
-    v("ushort1", "UShort1", Scalar::U16, 1, 2),
-    v("ushort2", "UShort2", Scalar::U16, 2, 4),
-    v("ushort3", "UShort3", Scalar::U16, 3, 2),
-    v("ushort4", "UShort4", Scalar::U16, 4, 8),
-    v("int1", "Int1", Scalar::I32, 1, 4),
-    v("int2", "Int2", Scalar::I32, 2, 8),
-    v("int3", "Int3", Scalar::I32, 3, 4),
-    v("int4", "Int4", Scalar::I32, 4, 16),
-    v("uint1", "UInt1", Scalar::U32, 1, 4),
-    v("uint2", "UInt2", Scalar::U32, 2, 8),
-    v("uint3", "UInt3", Scalar::U32, 3, 4),
-    v("uint4", "UInt4", Scalar::U32, 4, 16),
-    v("long1", "Long1", Scalar::I64, 1, 8),
-    v("long2", "Long2", Scalar::I64, 2, 16),
-    v("long3", "Long3", Scalar::I64, 3, 8),
-    v("long4", "Long4", Scalar::I64, 4, 16),
-    v("ulong1", "ULong1", Scalar::U64, 1, 8),
-    v("ulong2", "ULong2", Scalar::U64, 2, 16),
-    v("ulong3", "ULong3", Scalar::U64, 3, 8),
-    v("ulong4", "ULong4", Scalar::U64, 4, 16),
-    v("longlong1", "LongLong1", Scalar::I64, 1, 8),
-    v("longlong2", "LongLong2", Scalar::I64, 2, 16),
-    v("longlong3", "LongLong3", Scalar::I64, 3, 8),
-    v("longlong4", "LongLong4", Scalar::I64, 4, 16),
-    v("ulonglong1", "ULongLong1", Scalar::U64, 1, 8),
-    v("ulonglong2", "ULongLong2", Scalar::U64, 2, 16),
-    v("ulonglong3", "ULongLong3", Scalar::U64, 3, 8),
-    v("ulonglong4", "ULongLong4", Scalar::U64, 4, 16),
-    v("float1", "Float1", Scalar::F32, 1, 4),
-    v("float2", "Float2", Scalar::F32, 2, 8),
-    v("float3", "Float3", Scalar::F32, 3, 4),
-    v("float4", "Float4", Scalar::F32, 4, 16),
-    v("double1", "Double1", Scalar::F64, 1, 8),
-    v("double2", "Double2", Scalar::F64, 2, 16),
-    v("double3", "Double3", Scalar::F64, 3, 8),
-    v("double4", "Double4", Scalar::F64, 4, 16),
+pub const VECTOR_TYPES: &[VectorType] = &families! {
+    // C name, Rust name, scalar, and the alignment of one to four lanes.
+    "char" "Char" I8 [1 2 1 4],
+    "uchar" "UChar" U8 [1 2 1 4],
+    "short" "Short" I16 [2 4 2 8],
+    "ushort" "UShort" U16 [2 4 2 8],
+    "int" "Int" I32 [4 8 4 16],
+    "uint" "UInt" U32 [4 8 4 16],
+    "long" "Long" I64 [8 16 8 16],
+    "ulong" "ULong" U64 [8 16 8 16],
+    "longlong" "LongLong" I64 [8 16 8 16],
+    "ulonglong" "ULongLong" U64 [8 16 8 16],
+    "float" "Float" F32 [4 8 4 16],
+    "double" "Double" F64 [8 16 8 16],
+    ;
     aliased(v("__half2", "Half2", Scalar::F16, 2, 4), "half2"),
     aliased(
         v("__nv_bfloat162", "BFloat162", Scalar::Bf16, 2, 4),
         "nv_bfloat162",
     ),
-];
+};
 
 /// Byte equality usable in a `const fn`: the lookups here, and `gpu-runtime`'s checks of its
 /// structs and tables against this table while it compiles.
@@ -238,11 +211,7 @@ mod tests {
                 "{}",
                 t.rust_name
             );
-            assert!(
-                t.size >= scalar_size(t.scalar) * usize::from(t.lanes),
-                "{}",
-                t.c_name
-            );
+            assert!(t.size >= t.scalar.size() * usize::from(t.lanes), "{}", t.c_name);
             assert_eq!(t.size % t.align, 0, "{}", t.c_name);
         }
     }
