@@ -16,11 +16,12 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::parse::{Parse, ParseStream};
 
-use gpu_cuda_source::elementwise::{self as pieces, Role};
+use gpu_cuda_source::elementwise::Role;
 use gpu_cuda_source::reduction::{self as generator, Reduction, ReductionVariant};
 
 use crate::check::Errors;
 use crate::deep;
+use crate::elementwise::check_source::with_generator_params;
 use crate::elementwise::emit::{c_name_of, element_check, params_and_args};
 use crate::elementwise::params::{c_arguments, element_type, read_param_of, Param, ReadElement};
 use crate::place::Origin;
@@ -125,39 +126,27 @@ fn read_result(sig: &syn::Signature) -> syn::Result<(syn::Type, ReadElement)> {
 /// CUDA's headers of the 16-bit float types the arguments and the result name, as
 /// `ReductionKernel::new` makes it).
 fn check_source(name: &str, params: &[Param], result: &ReadElement, args: &Args) -> String {
-    let complex = params.iter().any(|p| p.complex) || result.complex;
-    let complex = if complex {
-        "#include <gpu_runtime/complex.h>\n"
-    } else {
-        ""
-    };
-    let scalars = params.iter().map(|p| p.scalar).chain([result.scalar]);
-    let preamble = complex.to_owned() + &pieces::scalar_includes(scalars);
-    let names: Vec<String> = params.iter().map(Param::c_name).collect();
-    let c_params: Vec<pieces::Param<'_>> = params
-        .iter()
-        .zip(&names)
-        .map(|(p, n)| pieces::Param::new(n, p.c_type, p.role))
-        .collect();
     let (map, reduce, neutral) = (args.map.value(), args.reduce.value(), args.neutral.value());
     let post_map = args
         .post_map
         .as_ref()
         .map_or_else(|| "a".to_owned(), syn::LitStr::value);
-    let kernel = Reduction {
-        name,
-        params: &c_params,
-        map: &map,
-        reduce: &reduce,
-        neutral: &neutral,
-        post_map: &post_map,
-        in_order: None,
-        acc: result.c_type,
-        preamble: &preamble,
-        out: result.c_type,
-    };
-    let all: Vec<ReductionVariant> = ReductionVariant::all().collect();
-    kernel.source(&all)
+    with_generator_params(params, Some(result), |c_params, preamble| {
+        let kernel = Reduction {
+            name,
+            params: c_params,
+            map: &map,
+            reduce: &reduce,
+            neutral: &neutral,
+            post_map: &post_map,
+            in_order: None,
+            acc: result.c_type,
+            preamble,
+            out: result.c_type,
+        };
+        let all: Vec<ReductionVariant> = ReductionVariant::all().collect();
+        kernel.source(&all)
+    })
 }
 
 /// Expands the attribute.

@@ -2,7 +2,7 @@
 
 use gpu_cuda_source::elementwise::{self as generator, Elementwise};
 
-use crate::elementwise::params::Param;
+use crate::elementwise::params::{Param, ReadElement};
 
 /// The module the build-time check compiles: every variant the run time may compile for
 /// this fn (`Elementwise::variants`: the indexed kernel alone for PyCUDA's indexed form),
@@ -11,27 +11,41 @@ use crate::elementwise::params::Param;
 /// CUDA's headers of the 16-bit float types the arguments name, as `ElementwiseKernel::with_name`
 /// makes it), so that the check compiles the text that runs.
 pub(super) fn check_source(name: &str, params: &[Param], op: &str) -> String {
-    // The complex header first, then the 16-bit floats' (the run time's `cast::headers_for`).
-    let complex = if params.iter().any(|p| p.complex) {
+    with_generator_params(params, None, |c_params, preamble| {
+        let kernel = Elementwise {
+            name,
+            params: c_params,
+            operation: op,
+            preamble,
+            ..Elementwise::default()
+        };
+        kernel.source(&kernel.variants())
+    })
+}
+
+/// Calls `f` with the generator's parameters of `params` and the preamble the run time writes
+/// before the kernels, shared by `#[elementwise]` and `#[reduction]` (whose `result` type counts
+/// too): the complex header first when a type is complex, then the 16-bit floats' (the run
+/// time's `cast::headers_for`).
+pub(crate) fn with_generator_params<R>(
+    params: &[Param],
+    result: Option<&ReadElement>,
+    f: impl FnOnce(&[generator::Param<'_>], &str) -> R,
+) -> R {
+    let complex = if params.iter().any(|p| p.complex) || result.is_some_and(|r| r.complex) {
         "#include <gpu_runtime/complex.h>\n"
     } else {
         ""
     };
-    let preamble = complex.to_owned() + &generator::scalar_includes(params.iter().map(|p| p.scalar));
+    let scalars = params.iter().map(|p| p.scalar).chain(result.map(|r| r.scalar));
+    let preamble = complex.to_owned() + &generator::scalar_includes(scalars);
     let names: Vec<String> = params.iter().map(Param::c_name).collect();
     let c_params: Vec<generator::Param<'_>> = params
         .iter()
         .zip(&names)
         .map(|(p, n)| generator::Param::new(n, p.c_type, p.role))
         .collect();
-    let kernel = Elementwise {
-        name,
-        params: &c_params,
-        operation: op,
-        preamble: &preamble,
-        ..Elementwise::default()
-    };
-    kernel.source(&kernel.variants())
+    f(&c_params, &preamble)
 }
 
 #[cfg(test)]

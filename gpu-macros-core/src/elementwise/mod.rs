@@ -18,7 +18,7 @@
 
 mod args;
 mod c_words;
-mod check_source;
+pub(crate) mod check_source;
 pub(crate) mod emit;
 mod op_check;
 mod op_tokens;
