@@ -69,10 +69,9 @@ fn expected_rust(ty: &CType) -> String {
             pointee_const,
         } => {
             let elem = match &**pointee {
-                CType::Scalar(s) => s.rust_type().to_owned(),
-                CType::Named(n) => named_rust(n),
                 CType::Void => "T".to_owned(),
-                other => c_type_text(other),
+                CType::Pointer { .. } => c_type_text(pointee),
+                elem => expected_rust(elem),
             };
             if *pointee_const {
                 format!("&[{elem}]")
@@ -184,15 +183,19 @@ fn rust_path_is_plain_scalar(rust: &syn::Type, s: Scalar) -> bool {
     }
 }
 
-/// Checks `kernel`'s Rust arguments against the C declaration `decl`.
-pub fn check_kernel(kernel: &RustKernel, decl: &KernelDecl) -> syn::Result<()> {
-    let mut errors = Errors::default();
-    let c_list = decl
-        .params
+/// The C parameters of `d` as written, joined by commas.
+pub(crate) fn param_list(d: &KernelDecl) -> String {
+    d.params
         .iter()
         .map(|p| p.text.as_str())
         .collect::<Vec<_>>()
-        .join(", ");
+        .join(", ")
+}
+
+/// Checks `kernel`'s Rust arguments against the C declaration `decl`.
+pub fn check_kernel(kernel: &RustKernel, decl: &KernelDecl) -> syn::Result<()> {
+    let mut errors = Errors::default();
+    let c_list = param_list(decl);
     if kernel.args.len() != decl.params.len() {
         let msg = format!(
             "the CUDA kernel `{}` takes {} parameter{} (`{}`) but this signature has {}",

@@ -9,7 +9,7 @@ use gpu_cuda_source::{DeclError, KernelDecl};
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
-use crate::check::Errors;
+use crate::check::{param_list, Errors};
 use crate::deep;
 use crate::expand::{self, SourceTokens};
 use crate::input::{Item, KernelArgs, RustKernel};
@@ -59,14 +59,6 @@ fn declarations(parts: &[Part], c_name: &str) -> Result<Vec<Found>, Vec<String>>
     } else {
         Ok(found)
     }
-}
-
-fn param_list(d: &KernelDecl) -> String {
-    d.params
-        .iter()
-        .map(|p| p.text.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Checks `kernel` against the first part that declares `c_name`, and that every other part
