@@ -36,31 +36,6 @@ impl Param {
     }
 }
 
-/// The element types of `gpu_runtime::gpuarray::Element` that Rust names with one word, and
-/// their scalars (whose C names the kernel is declared with).
-const PRIMITIVES: [(&str, Scalar); 10] = [
-    ("f32", Scalar::F32),
-    ("f64", Scalar::F64),
-    ("i8", Scalar::I8),
-    ("u8", Scalar::U8),
-    ("i16", Scalar::I16),
-    ("u16", Scalar::U16),
-    ("i32", Scalar::I32),
-    ("u32", Scalar::U32),
-    ("i64", Scalar::I64),
-    ("u64", Scalar::U64),
-];
-
-/// The element types that are library types, by the last segment of their path (`half::f16`,
-/// `gpu_runtime::half::f16` or `f16` after a `use`; `gpuarray::Bool`, `Bool`): `__half` and
-/// `__nv_bfloat16` (the run time implements `Element` for them with its `half` feature, which
-/// its `gpuarray` feature, the one `#[elementwise]` needs, turns on), and C's `bool`.
-const NAMED: [(&str, Scalar); 3] = [
-    ("f16", Scalar::F16),
-    ("bf16", Scalar::Bf16),
-    ("Bool", Scalar::Bool),
-];
-
 /// The array types an argument may be written as; the element type is their first type
 /// argument. Every one means the same: any array or view of that element type.
 const ARRAY_TYPES: [&str; 4] = [
@@ -105,10 +80,20 @@ pub(crate) fn element_type(ty: &syn::Type, macro_name: &str) -> syn::Result<Read
     let plain = path.filter(|p| p.segments.iter().all(|s| s.arguments.is_none()));
     let last = plain.and_then(|p| p.segments.last()).map(|s| s.ident.to_string());
     let one_word = plain.is_some_and(|p| p.segments.len() == 1 && p.leading_colon.is_none());
-    let found = last.as_deref().and_then(|last| {
-        let primitive = PRIMITIVES.iter().filter(|_| one_word);
-        primitive.chain(&NAMED).find(|(r, _)| *r == last).map(|(_, s)| *s)
-    });
+    // The element types of `gpu_runtime::gpuarray::Element`: the primitives Rust names with one
+    // word (`isize`, `usize` and `bool` are none), and the library types by the last segment of
+    // their path (`half::f16`, `gpu_runtime::half::f16` or `f16` after a `use`; `gpuarray::Bool`,
+    // `Bool`): `__half` and `__nv_bfloat16` (the run time implements `Element` for them with its
+    // `half` feature, which its `gpuarray` feature, the one `#[elementwise]` needs, turns on), and
+    // C's `bool`. Each is declared in C by its scalar's C name.
+    let found = last
+        .as_deref()
+        .and_then(|last| match Scalar::from_rust_name(last) {
+            Some(s @ (Scalar::F16 | Scalar::Bf16)) => Some(s),
+            Some(Scalar::Isize | Scalar::Usize | Scalar::Bool) => None,
+            Some(s) => one_word.then_some(s),
+            None => (last == "Bool").then_some(Scalar::Bool),
+        });
     if let Some(scalar) = found {
         return Ok(ReadElement {
             scalar,
