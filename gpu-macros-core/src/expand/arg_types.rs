@@ -21,26 +21,19 @@ pub(super) fn device_param(arg: &RustArg) -> TokenStream {
     let name = &arg.name;
     // A pointer that may be null: a trait object, so that `None` needs no type named.
     match (&arg.kind, arg.nullable) {
-        (RustType::Slice { elem, mutable: false }, true) => {
-            return quote_spanned! {arg.name.span()=>
-                #name: ::core::option::Option<&dyn #rt::DeviceRead<#elem>>
-            }
-        }
-        (RustType::Slice { elem, mutable: true }, true) => {
-            return quote_spanned! {arg.name.span()=>
-                #name: ::core::option::Option<&mut dyn #rt::DeviceWrite<#elem>>
-            }
-        }
-        _ => {}
-    }
-    match &arg.kind {
-        RustType::Slice { elem, mutable: false } => quote_spanned! {arg.name.span()=>
+        (RustType::Slice { elem, mutable: false }, true) => quote_spanned! {arg.name.span()=>
+            #name: ::core::option::Option<&dyn #rt::DeviceRead<#elem>>
+        },
+        (RustType::Slice { elem, mutable: true }, true) => quote_spanned! {arg.name.span()=>
+            #name: ::core::option::Option<&mut dyn #rt::DeviceWrite<#elem>>
+        },
+        (RustType::Slice { elem, mutable: false }, false) => quote_spanned! {arg.name.span()=>
             #name: &(impl #rt::DeviceRead<#elem> + ?::core::marker::Sized)
         },
-        RustType::Slice { elem, mutable: true } => quote_spanned! {arg.name.span()=>
+        (RustType::Slice { elem, mutable: true }, false) => quote_spanned! {arg.name.span()=>
             #name: &mut (impl #rt::DeviceWrite<#elem> + ?::core::marker::Sized)
         },
-        RustType::Value(ty) => quote!(#name: #ty),
+        (RustType::Value(ty), _) => quote!(#name: #ty),
     }
 }
 
@@ -105,25 +98,18 @@ pub(super) fn graph_param(arg: &RustArg) -> TokenStream {
     // the bound around it.
     let lifetime = quote!('a);
     match (&arg.kind, arg.nullable) {
-        (RustType::Slice { elem, mutable: false }, true) => {
-            return quote_spanned! {arg.name.span()=>
-                #name: ::core::option::Option<&dyn #rt::launch::GraphRead<#lifetime, #elem>>
-            }
-        }
-        (RustType::Slice { elem, mutable: true }, true) => {
-            return quote_spanned! {arg.name.span()=>
-                #name: ::core::option::Option<&mut dyn #rt::launch::GraphWrite<#lifetime, #elem>>
-            }
-        }
-        _ => {}
-    }
-    match &arg.kind {
-        RustType::Slice { elem, mutable: false } => quote_spanned! {arg.name.span()=>
+        (RustType::Slice { elem, mutable: false }, true) => quote_spanned! {arg.name.span()=>
+            #name: ::core::option::Option<&dyn #rt::launch::GraphRead<#lifetime, #elem>>
+        },
+        (RustType::Slice { elem, mutable: true }, true) => quote_spanned! {arg.name.span()=>
+            #name: ::core::option::Option<&mut dyn #rt::launch::GraphWrite<#lifetime, #elem>>
+        },
+        (RustType::Slice { elem, mutable: false }, false) => quote_spanned! {arg.name.span()=>
             #name: &impl #rt::launch::GraphRead<#lifetime, #elem>
         },
-        RustType::Slice { elem, mutable: true } => quote_spanned! {arg.name.span()=>
+        (RustType::Slice { elem, mutable: true }, false) => quote_spanned! {arg.name.span()=>
             #name: &mut impl #rt::launch::GraphWrite<#lifetime, #elem>
         },
-        RustType::Value(ty) => quote!(#name: #ty),
+        (RustType::Value(ty), _) => quote!(#name: #ty),
     }
 }
