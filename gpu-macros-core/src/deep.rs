@@ -75,6 +75,22 @@ pub struct Request<'a> {
     pub prelude: bool,
 }
 
+impl Request<'_> {
+    /// NVRTC's compile of the source, for `want`, with `options` (the request's and the
+    /// architecture's).
+    fn compile(&self, lib: &nvrtc::Nvrtc, options: &[String], want: Want) -> Result<nvrtc::Output, String> {
+        lib.compile(
+            self.source,
+            self.file_name,
+            &self.names,
+            options,
+            want,
+            self.prelude,
+            &self.headers,
+        )
+    }
+}
+
 /// What the pass adds to the expansion.
 #[derive(Default)]
 pub struct Outcome {
@@ -281,18 +297,7 @@ fn default_image(lib: &nvrtc::Nvrtc, req: &Request<'_>, archs: &[u32]) -> Option
     }
     let mut options = req.options.clone();
     options.insert(0, format!("--gpu-architecture=compute_{n}"));
-    let r = lib
-        .compile(
-            req.source,
-            req.file_name,
-            &req.names,
-            &options,
-            Want::Ptx,
-            req.prelude,
-            &req.headers,
-        )
-        .ok()
-        .filter(|r| r.ok)?;
+    let r = req.compile(lib, &options, Want::Ptx).ok().filter(|r| r.ok)?;
     let bytes = Literal::byte_string(&r.image);
     let lowered = &r.lowered;
     Some(quote! {
@@ -339,16 +344,8 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
         if let (false, Some(a)) = (user_arch, archs.last()) {
             options.insert(0, format!("--gpu-architecture=compute_{a}"));
         }
-        let r = lib
-            .compile(
-                req.source,
-                req.file_name,
-                &req.names,
-                &options,
-                Want::Check,
-                req.prelude,
-                &req.headers,
-            )
+        let r = req
+            .compile(lib, &options, Want::Check)
             .map_err(|e| syn::Error::new(req.span, format!("NVRTC failed at build time: {e}")))?;
         report(req, &r.log, r.ok, true, mode, &mut out)?;
         // What the check passed ships, compiled for this machine's GPU (a `-arch` of the
@@ -372,16 +369,8 @@ pub fn run(req: &Request<'_>) -> syn::Result<Outcome> {
         let arch = format!("--gpu-architecture={}_{n}", if cubin { "sm" } else { "compute" });
         let mut options = req.options.clone();
         options.insert(0, arch);
-        let r = lib
-            .compile(
-                req.source,
-                req.file_name,
-                &req.names,
-                &options,
-                if cubin { Want::Cubin } else { Want::Ptx },
-                req.prelude,
-                &req.headers,
-            )
+        let r = req
+            .compile(lib, &options, if cubin { Want::Cubin } else { Want::Ptx })
             .map_err(|e| syn::Error::new(span, format!("NVRTC failed at build time: {e}")))?;
         if !r.ok {
             if check {
