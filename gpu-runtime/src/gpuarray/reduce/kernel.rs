@@ -30,7 +30,7 @@ use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::cast;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::kernels::args::{check_args, parse_params, ArgKind, KernelArg, Param};
+use crate::gpuarray::kernels::args::{check_args, parse_params, ArgKind, ArrayArg, KernelArg, Param};
 use crate::gpuarray::kernels::codegen;
 use crate::gpuarray::kernels::elementwise::first_context;
 use crate::gpuarray::kernels::registry::{self, KernelKey, BLOCK};
@@ -95,16 +95,6 @@ pub struct ReductionKernel<R: Element> {
 }
 
 impl<R: Element> ReductionKernel<R> {
-    /// Arguments without an array: `check_args` refuses them first, so this is for the paths
-    /// that look for the context before checking.
-    fn no_array(&self) -> crate::error::Error {
-        ArgumentError::NoArray {
-            kernel: self.name.as_str().into(),
-            needs: "a reduction",
-        }
-        .into()
-    }
-
     /// A reduction accumulating in `R`: `arguments` as for an elementwise kernel (arrays
     /// `const`: a reduction writes only its result), `map` an expression of their elements,
     /// `reduce` one of `a` and `b`, `neutral` the value that changes nothing (the result of an
@@ -187,11 +177,7 @@ impl<R: Element> ReductionKernel<R> {
             .into());
         }
         if !params.iter().any(|p| p.array) {
-            return Err(ArgumentError::NoArray {
-                kernel: name.into(),
-                needs: "a reduction",
-            }
-            .into());
+            return Err(no_array(name));
         }
         // CUDA's headers of the 16-bit float types the arguments and the result name.
         let acc_def = cast::headers_for(
@@ -215,7 +201,7 @@ impl<R: Element> ReductionKernel<R> {
             key: 0,
             _out: PhantomData,
         };
-        k.rekey(arguments);
+        k.rekey(Some(arguments));
         Ok(k)
     }
 
@@ -223,24 +209,25 @@ impl<R: Element> ReductionKernel<R> {
     /// `a / n` for a mean.
     pub fn post_map(mut self, expr: &str) -> Self {
         self.post = expr.to_owned();
-        let args = format!("{:?}", self.params);
-        self.rekey(&args);
+        self.rekey(None);
         self
     }
 
     /// The combination of `a` and `b` when `b`'s elements all come after `a`'s (see the field).
     pub(crate) fn in_order(mut self, expr: &str) -> Self {
         self.in_order = Some(expr.to_owned());
-        let args = format!("{:?}", self.params);
-        self.rekey(&args);
+        self.rekey(None);
         self
     }
 
-    fn rekey(&mut self, arguments: &str) {
+    /// Hashes the definition into `key`, with `arguments` as written (`None`: the parsed
+    /// parameters, once the kernel is built).
+    fn rekey(&mut self, arguments: Option<&str>) {
+        let params = format!("{:?}", self.params);
         self.key = registry::hash_parts(&[
             "reduction",
             &self.name,
-            arguments,
+            arguments.unwrap_or(&params),
             &self.map,
             &self.reduce,
             &self.neutral,
@@ -300,7 +287,7 @@ impl<R: Element> OnStream<'_, &ReductionKernel<R>> {
     /// [`reduce`](ReductionKernel::reduce) on this stream; returns without waiting.
     pub fn reduce<'a>(&self, args: impl IntoIterator<Item = KernelArg<'a>>) -> Result<DeviceArray<R, IxDyn>> {
         let (k, args) = (self.target, args.into_iter().collect::<Vec<_>>());
-        let ctx = first_context(&args).ok_or_else(|| k.no_array())?;
+        let ctx = first_context(&args).ok_or_else(|| no_array(&k.name))?;
         let mut out = DeviceArray::<R, IxDyn>::empty(&ctx, IxDyn(&[]))?;
         self.reduce_into(args, &mut out)?;
         Ok(out)
@@ -321,16 +308,14 @@ impl<R: Element> OnStream<'_, &ReductionKernel<R>> {
         }
         let shape = check_args(&k.name, &k.params, &args)?.to_vec();
         let n = shape.iter().product::<usize>();
-        let ctx = first_context(&args).ok_or_else(|| k.no_array())?;
-        let arrays: Vec<(bool, bool, bool)> = args
-            .iter()
-            .filter_map(|a| match &a.0 {
-                ArgKind::Array(x) => Some((
+        let ctx = first_context(&args).ok_or_else(|| no_array(&k.name))?;
+        let arrays: Vec<(bool, bool, bool)> = arrays(&args)
+            .map(|x| {
+                (
                     layout::is_c_contiguous(x.shape(), x.strides()),
                     layout::is_f_contiguous(x.shape(), x.strides()),
                     x.addr % codegen::vec4_align(x.elem.size()) == 0,
-                )),
-                ArgKind::Scalar(..) => None,
+                )
             })
             .collect();
         let contiguous = arrays.iter().all(|a| a.0) || (!k.c_order_index && arrays.iter().all(|a| a.1));
@@ -393,7 +378,7 @@ impl<R: Element> OnStream<'_, &ReductionKernel<R>> {
             }
             .into());
         }
-        let ctx = first_context(&args).ok_or_else(|| k.no_array())?;
+        let ctx = first_context(&args).ok_or_else(|| no_array(&k.name))?;
         let m = shape[axis];
         let outer: Vec<usize> = shape
             .iter()
@@ -422,13 +407,7 @@ impl<R: Element> OnStream<'_, &ReductionKernel<R>> {
             lane_blocks
         };
         let wave = registry::sm_count(&ctx)? as usize * 8;
-        let element_bytes: usize = args
-            .iter()
-            .map(|a| match &a.0 {
-                ArgKind::Array(x) => x.elem.size(),
-                ArgKind::Scalar(..) => 0,
-            })
-            .sum();
+        let element_bytes: usize = arrays(&args).map(|x| x.elem.size()).sum();
         let partial_cap = (m * element_bytes) / (32 * k.acc_size.max(1));
         // With four lanes a thread, about three blocks a multiprocessor (eight rows of 16-byte
         // loads in flight per thread): on an H100, 8192x8192 `f32`, the column sums and
@@ -564,18 +543,25 @@ fn one_pass_grid(ctx: &crate::driver::context::core::Context, work: u64) -> Resu
 /// `gpu_vec4` loads: unit stride along the axis, the first element aligned, and the other
 /// strides multiples of the alignment, so that the start of every lane is aligned too.
 fn lanes_vectorizable(args: &[KernelArg<'_>], axis: usize) -> bool {
-    args.iter().all(|a| match &a.0 {
-        ArgKind::Scalar(..) => true,
-        ArgKind::Array(x) => {
-            let size = x.elem.size();
-            let align = codegen::vec4_align(size);
-            let st = x.strides();
-            st[axis] == 1
-                && x.addr % align == 0
-                && st.iter().zip(x.shape()).enumerate().all(|(k, (&s, &d))| {
-                    k == axis || d <= 1 || (s.unsigned_abs() as u64 * size as u64).is_multiple_of(align)
-                })
-        }
+    arrays(args).all(|x| x.strides()[axis] == 1 && vec4_aligned_but(x, axis))
+}
+
+/// Whether `x`'s first element is aligned for `gpu_vec4` loads and every stride but that of
+/// axis `unit` (of length above 1) keeps it aligned.
+fn vec4_aligned_but(x: &ArrayArg<'_>, unit: usize) -> bool {
+    let (size, align) = (x.elem.size() as u64, codegen::vec4_align(x.elem.size()));
+    let mut others = x.strides().iter().zip(x.shape()).enumerate();
+    x.addr.is_multiple_of(align)
+        && others.all(|(k, (&s, &d))| {
+            k == unit || d <= 1 || (s.unsigned_abs() as u64 * size).is_multiple_of(align)
+        })
+}
+
+/// The array arguments of `args`.
+fn arrays<'b>(args: &'b [KernelArg<'_>]) -> impl Iterator<Item = &'b ArrayArg<'b>> {
+    args.iter().filter_map(|a| match &a.0 {
+        ArgKind::Array(x) => Some(x),
+        ArgKind::Scalar(..) => None,
     })
 }
 
@@ -585,26 +571,15 @@ fn lanes_vectorizable(args: &[KernelArg<'_>], axis: usize) -> bool {
 /// adjacent outputs, starting at a multiple of four, are four adjacent elements of one row),
 /// the first element is aligned for `gpu_vec4`, and every other stride keeps it aligned.
 fn columns_vectorizable(args: &[KernelArg<'_>], axis: usize) -> bool {
-    args.iter().all(|a| match &a.0 {
-        ArgKind::Scalar(..) => true,
-        ArgKind::Array(x) => {
-            // Complex elements keep the one-lane path (the 4-lane loads are of real types).
-            if x.elem.is_complex() {
-                return false;
-            }
-            let size = x.elem.size();
-            let align = codegen::vec4_align(size);
-            let (st, shape) = (x.strides(), x.shape());
-            let Some(inner) = (0..st.len()).rev().find(|&k| k != axis) else {
-                return false;
-            };
-            st[inner] == 1
-                && shape[inner].is_multiple_of(4)
-                && x.addr % align == 0
-                && st.iter().zip(shape).enumerate().all(|(k, (&s, &d))| {
-                    k == inner || d <= 1 || (s.unsigned_abs() as u64 * size as u64).is_multiple_of(align)
-                })
+    arrays(args).all(|x| {
+        // Complex elements keep the one-lane path (the 4-lane loads are of real types).
+        if x.elem.is_complex() {
+            return false;
         }
+        let Some(inner) = (0..x.strides().len()).rev().find(|&k| k != axis) else {
+            return false;
+        };
+        x.strides()[inner] == 1 && x.shape()[inner].is_multiple_of(4) && vec4_aligned_but(x, inner)
     })
 }
 
@@ -612,15 +587,21 @@ fn columns_vectorizable(args: &[KernelArg<'_>], axis: usize) -> bool {
 /// has unit stride in every array (a column reduction of a C-order matrix, a row reduction of
 /// a Fortran one), so that adjacent threads, one per lane, read adjacent elements.
 fn lanes_adjacent(args: &[KernelArg<'_>], axis: usize) -> bool {
-    let mut arrays = args.iter().filter_map(|a| match &a.0 {
-        ArgKind::Array(x) => Some(x),
-        ArgKind::Scalar(..) => None,
-    });
-    arrays.all(|x| {
+    arrays(args).all(|x| {
         let st = x.strides();
         match (0..st.len()).rev().find(|&k| k != axis) {
             Some(k) => st[k].unsigned_abs() == 1 && st[axis].unsigned_abs() != 1,
             None => false,
         }
     })
+}
+
+/// Arguments without an array: `check_args` refuses them first, so this is for the paths that
+/// look for the context before checking.
+fn no_array(kernel: &str) -> crate::error::Error {
+    ArgumentError::NoArray {
+        kernel: kernel.into(),
+        needs: "a reduction",
+    }
+    .into()
 }
