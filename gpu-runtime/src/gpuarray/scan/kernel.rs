@@ -226,19 +226,8 @@ impl<T: Element> ScanKernel<T> {
             .filter(|&k| k != axis)
             .map(|k| (shape[k], x.strides()[k] as i64, out_strides[k]))
             .collect();
-        if lanes == 1 {
-            let input = (x.storage(), x.offset() as i64, x_sa);
-            self.run(
-                &ctx,
-                stream,
-                m,
-                input,
-                (&mut out.data, 0, out_strides[axis]),
-                exclusive,
-            )?;
-            return Ok(out);
-        }
-        if lanes >= MANY_LANES || m < tile_of::<T>() as usize {
+        // One lane is one run, as each of a few long lanes below.
+        if lanes > 1 && (lanes >= MANY_LANES || m < tile_of::<T>() as usize) {
             let v = ScanVariant::Lanes(others.len());
             let f = self.prepared(&ctx, v)?;
             let mut list = vec![
@@ -257,7 +246,7 @@ impl<T: Element> ScanKernel<T> {
             let grid = registry::grid_for(&ctx, lanes as u64)?;
             return registry::launch(&f, grid, BLOCK, stream, &list).map(|()| out);
         }
-        // A few long lanes: each is one run for the one-pass kernel.
+        // One or a few long lanes: each is one run for the one-pass kernel.
         for lane in 0..lanes {
             let (mut r, mut xo, mut oo) = (lane, x.offset() as i64, 0i64);
             for &(d, xs, os) in others.iter().rev() {
@@ -298,50 +287,39 @@ impl<T: Element> ScanKernel<T> {
         // The stream's status buffer (see `scan::status`): the header, then each tile's status
         // (two 32-bit words: a packed 64-bit word, or a flag and an unused word).
         let words = HEADER_WORDS + 2 * tiles;
+        // The one launch, with `sides` (see below) between the status and the tickets.
+        macro_rules! launch {
+            ($($sides:expr),*) => {
+                status::with_status(ctx, stream, words, grid, |l| {
+                    let list = [
+                        Arg::I64(n as i64),
+                        Arg::input::<T, I>(input.0),
+                        Arg::I64(input.1),
+                        Arg::I64(input.2),
+                        Arg::output::<T, O>(out.0),
+                        Arg::I64(out.1),
+                        Arg::I64(out.2),
+                        Arg::output(l.status),
+                        $($sides,)*
+                        Arg::U32(l.first_ticket),
+                        Arg::U32(l.tag),
+                        Arg::I32(exclusive as i32),
+                        Arg::I32(vec as i32),
+                    ];
+                    registry::launch(&f, grid, BLOCK, stream, &list)
+                })
+            };
+        }
         if packs_status::<T>() {
             // The status words carry the values too.
-            status::with_status(ctx, stream, words, grid, |l| {
-                let list = [
-                    Arg::I64(n as i64),
-                    Arg::input::<T, I>(input.0),
-                    Arg::I64(input.1),
-                    Arg::I64(input.2),
-                    Arg::output::<T, O>(out.0),
-                    Arg::I64(out.1),
-                    Arg::I64(out.2),
-                    Arg::output(l.status),
-                    Arg::U32(l.first_ticket),
-                    Arg::U32(l.tag),
-                    Arg::I32(exclusive as i32),
-                    Arg::I32(vec as i32),
-                ];
-                registry::launch(&f, grid, BLOCK, stream, &list)
-            })
+            launch!()
         } else {
             // Each tile's total and inclusive prefix, written before its flag says so: never
             // read unwritten, so never cleared.
             let pool = ctx.device_pool()?;
             let mut aggregates = pool.alloc::<T>(tiles)?;
             let mut inclusive = pool.alloc::<T>(tiles)?;
-            status::with_status(ctx, stream, words, grid, |l| {
-                let list = [
-                    Arg::I64(n as i64),
-                    Arg::input::<T, I>(input.0),
-                    Arg::I64(input.1),
-                    Arg::I64(input.2),
-                    Arg::output::<T, O>(out.0),
-                    Arg::I64(out.1),
-                    Arg::I64(out.2),
-                    Arg::output(l.status),
-                    Arg::output(&mut aggregates),
-                    Arg::output(&mut inclusive),
-                    Arg::U32(l.first_ticket),
-                    Arg::U32(l.tag),
-                    Arg::I32(exclusive as i32),
-                    Arg::I32(vec as i32),
-                ];
-                registry::launch(&f, grid, BLOCK, stream, &list)
-            })
+            launch!(Arg::output(&mut aggregates), Arg::output(&mut inclusive))
         }
     }
 }
