@@ -187,17 +187,22 @@ fn pct(p: f64) -> Option<(f64, Scale)> {
     Some((p, Scale::Percent))
 }
 
-/// The stream forms of the medians and quantiles, one line each: `fn name(args) -> result:
-/// body(arguments)` defines `pub fn name(&self, args) -> Result<result>` as
-/// `self.body("DeviceArray::name", arguments)` (the forms of one number over every axis wait
-/// for the value, as their plain forms say).
+/// The stream forms of the medians and quantiles, a pair a line: `fn name / nan_name(args) ->
+/// result: body(arguments)` defines `pub fn name(&self, args) -> Result<result>` as
+/// `self.body("DeviceArray::name", false, arguments)`, and `nan_name` alike with `true` (NaN
+/// skipped) (the forms of one number over every axis wait for the value, as their plain forms
+/// say).
 macro_rules! quantile_forms {
-    ($(fn $name:ident($($arg:ident: $ty:ty),*) -> $ret:ty: $body:ident($($call:expr),*);)*) => {$(
+    ($(fn $name:ident / $nan:ident($($arg:ident: $ty:ty),*) -> $ret:ty: $body:ident($($call:expr),*);)*) => {$(
+        quantile_forms!(@form $name, false, ($($arg: $ty),*), $ret, $body($($call),*));
+        quantile_forms!(@form $nan, true, ($($arg: $ty),*), $ret, $body($($call),*));
+    )*};
+    (@form $name:ident, $skip_nan:literal, ($($arg:ident: $ty:ty),*), $ret:ty, $body:ident($($call:expr),*)) => {
         #[doc = concat!("[`", stringify!($name), "`](DeviceArrayBase::", stringify!($name), ") on this stream.")]
         pub fn $name(&self, $($arg: $ty),*) -> Result<$ret> {
-            self.$body(concat!("DeviceArray::", stringify!($name)), $($call),*)
+            self.$body(concat!("DeviceArray::", stringify!($name)), $skip_nan, $($call),*)
         }
-    )*};
+    };
 }
 
 /// The medians and quantiles on a stream (`a.on(&stream).quantile(0.9)`): each one line over
@@ -205,62 +210,41 @@ macro_rules! quantile_forms {
 /// of `q`), all three over `quantiles_over`.
 impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
     quantile_forms! {
-        fn median() -> Mean<S>: one(None, Rule::Median, false);
-        fn median_axis(axis: isize) -> Means<S>: one_over(None, Rule::Median, false, Some(&[axis]), false);
-        fn quantile(q: f64) -> Mean<S>: one(frac(q), Rule::LINEAR, false);
-        fn quantile_axis(q: f64, axis: isize) -> Means<S>:
-            one_over(frac(q), Rule::LINEAR, false, Some(&[axis]), false);
-        fn percentile(p: f64) -> Mean<S>: one(pct(p), Rule::LINEAR, false);
-        fn percentile_axis(p: f64, axis: isize) -> Means<S>:
-            one_over(pct(p), Rule::LINEAR, false, Some(&[axis]), false);
-        fn nanmedian() -> Mean<S>: one(None, Rule::Median, true);
-        fn nanmedian_axis(axis: isize) -> Means<S>:
-            one_over(None, Rule::Median, true, Some(&[axis]), false);
-        fn nanquantile(q: f64) -> Mean<S>: one(frac(q), Rule::LINEAR, true);
-        fn nanquantile_axis(q: f64, axis: isize) -> Means<S>:
-            one_over(frac(q), Rule::LINEAR, true, Some(&[axis]), false);
-        fn nanpercentile(p: f64) -> Mean<S>: one(pct(p), Rule::LINEAR, true);
-        fn nanpercentile_axis(p: f64, axis: isize) -> Means<S>:
-            one_over(pct(p), Rule::LINEAR, true, Some(&[axis]), false);
-        fn quantile_method(q: f64, method: QuantileMethod) -> Mean<S>:
-            one(frac(q), Rule::Method(method), false);
-        fn quantile_axis_method(q: f64, axis: isize, method: QuantileMethod) -> Means<S>:
-            one_over(frac(q), Rule::Method(method), false, Some(&[axis]), false);
-        fn percentile_method(p: f64, method: QuantileMethod) -> Mean<S>:
-            one(pct(p), Rule::Method(method), false);
-        fn percentile_axis_method(p: f64, axis: isize, method: QuantileMethod) -> Means<S>:
-            one_over(pct(p), Rule::Method(method), false, Some(&[axis]), false);
-        fn nanquantile_method(q: f64, method: QuantileMethod) -> Mean<S>:
-            one(frac(q), Rule::Method(method), true);
-        fn nanquantile_axis_method(q: f64, axis: isize, method: QuantileMethod) -> Means<S>:
-            one_over(frac(q), Rule::Method(method), true, Some(&[axis]), false);
-        fn nanpercentile_method(p: f64, method: QuantileMethod) -> Mean<S>:
-            one(pct(p), Rule::Method(method), true);
-        fn nanpercentile_axis_method(p: f64, axis: isize, method: QuantileMethod) -> Means<S>:
-            one_over(pct(p), Rule::Method(method), true, Some(&[axis]), false);
-        fn quantile_axes(q: &[f64], axes: Option<&[isize]>, keepdims: bool, method: QuantileMethod) -> Means<S>:
-            listed((q, Scale::Fraction), Rule::Method(method), false, axes, keepdims);
-        fn percentile_axes(p: &[f64], axes: Option<&[isize]>, keepdims: bool, method: QuantileMethod) -> Means<S>:
-            listed((p, Scale::Percent), Rule::Method(method), false, axes, keepdims);
-        fn nanquantile_axes(q: &[f64], axes: Option<&[isize]>, keepdims: bool, method: QuantileMethod) -> Means<S>:
-            listed((q, Scale::Fraction), Rule::Method(method), true, axes, keepdims);
-        fn nanpercentile_axes(p: &[f64], axes: Option<&[isize]>, keepdims: bool, method: QuantileMethod) -> Means<S>:
-            listed((p, Scale::Percent), Rule::Method(method), true, axes, keepdims);
-        fn median_axes(axes: Option<&[isize]>, keepdims: bool) -> Means<S>:
-            one_over(None, Rule::Median, false, axes, keepdims);
-        fn nanmedian_axes(axes: Option<&[isize]>, keepdims: bool) -> Means<S>:
-            one_over(None, Rule::Median, true, axes, keepdims);
+        fn median / nanmedian() -> Mean<S>: one(None, Rule::Median);
+        fn median_axis / nanmedian_axis(axis: isize) -> Means<S>:
+            one_over(None, Rule::Median, Some(&[axis]), false);
+        fn quantile / nanquantile(q: f64) -> Mean<S>: one(frac(q), Rule::LINEAR);
+        fn quantile_axis / nanquantile_axis(q: f64, axis: isize) -> Means<S>:
+            one_over(frac(q), Rule::LINEAR, Some(&[axis]), false);
+        fn percentile / nanpercentile(p: f64) -> Mean<S>: one(pct(p), Rule::LINEAR);
+        fn percentile_axis / nanpercentile_axis(p: f64, axis: isize) -> Means<S>:
+            one_over(pct(p), Rule::LINEAR, Some(&[axis]), false);
+        fn quantile_method / nanquantile_method(q: f64, method: QuantileMethod) -> Mean<S>:
+            one(frac(q), Rule::Method(method));
+        fn quantile_axis_method / nanquantile_axis_method(q: f64, axis: isize, method: QuantileMethod)
+            -> Means<S>: one_over(frac(q), Rule::Method(method), Some(&[axis]), false);
+        fn percentile_method / nanpercentile_method(p: f64, method: QuantileMethod) -> Mean<S>:
+            one(pct(p), Rule::Method(method));
+        fn percentile_axis_method / nanpercentile_axis_method(p: f64, axis: isize, method: QuantileMethod)
+            -> Means<S>: one_over(pct(p), Rule::Method(method), Some(&[axis]), false);
+        fn quantile_axes / nanquantile_axes(q: &[f64], axes: Option<&[isize]>, keepdims: bool,
+            method: QuantileMethod) -> Means<S>:
+            listed((q, Scale::Fraction), Rule::Method(method), axes, keepdims);
+        fn percentile_axes / nanpercentile_axes(p: &[f64], axes: Option<&[isize]>, keepdims: bool,
+            method: QuantileMethod) -> Means<S>:
+            listed((p, Scale::Percent), Rule::Method(method), axes, keepdims);
+        fn median_axes / nanmedian_axes(axes: Option<&[isize]>, keepdims: bool) -> Means<S>:
+            one_over(None, Rule::Median, axes, keepdims);
     }
 
-    /// The one value over every axis (`q` on its scale, or `None` for the median).
     fn one(
         &self,
         op: &'static str,
+        skip_nan: bool,
         q: Option<(f64, Scale)>,
         rule: Rule,
-        skip_nan: bool,
     ) -> Result<<S::Elem as MeanType>::Mean> {
-        let r = self.one_over(op, q, rule, skip_nan, None, false)?;
+        let r = self.one_over(op, skip_nan, q, rule, None, false)?;
         r.to_vec().map(|v| v[0])
     }
 
@@ -269,9 +253,9 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
     fn one_over(
         &self,
         op: &'static str,
+        skip_nan: bool,
         q: Option<(f64, Scale)>,
         rule: Rule,
-        skip_nan: bool,
         axes: Option<&[isize]>,
         keepdims: bool,
     ) -> Result<Means<S>> {
@@ -289,9 +273,9 @@ impl<S: Storage<Elem: MeanType>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, 
     fn listed(
         &self,
         op: &'static str,
+        skip_nan: bool,
         (qs, scale): (&[f64], Scale),
         rule: Rule,
-        skip_nan: bool,
         axes: Option<&[isize]>,
         keepdims: bool,
     ) -> Result<Means<S>> {
