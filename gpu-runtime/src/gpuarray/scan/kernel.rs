@@ -176,21 +176,16 @@ impl<T: Element> ScanKernel<T> {
         let ctx = x.context().clone();
         let out_offset = out.offset() as i64;
         let target = (&mut out.data, out_offset, out_step);
-        match x.shape() {
-            [_] => {
-                let input = (x.storage(), x.offset() as i64, x.strides()[0] as i64);
-                self.run(&ctx, stream, n, input, target, exclusive)
-            }
-            _ if x.is_standard_layout() => {
-                let input = (x.storage(), x.offset() as i64, 1);
-                self.run(&ctx, stream, n, input, target, exclusive)
-            }
-            _ => {
-                let c = OnStream::new(x, stream).to_contiguous()?;
-                let input = (c.storage(), c.offset() as i64, 1);
-                self.run(&ctx, stream, n, input, target, exclusive)
-            }
+        // A 1-d input is read at its own step; another one in C order, through a copy if it
+        // is not in C order.
+        if x.ndim() == 1 || x.is_standard_layout() {
+            let step = if x.ndim() == 1 { x.strides()[0] as i64 } else { 1 };
+            let input = (x.storage(), x.offset() as i64, step);
+            return self.run(&ctx, stream, n, input, target, exclusive);
         }
+        let c = OnStream::new(x, stream).to_contiguous()?;
+        let input = (c.storage(), c.offset() as i64, 1);
+        self.run(&ctx, stream, n, input, target, exclusive)
     }
 
     fn scan_axis_stream<S: Storage<Elem = T>, D: Dimension>(
