@@ -665,7 +665,6 @@ fn bincount_small<T: IndexElement>(
     minlength: usize,
     stream: Option<&Stream>,
 ) -> Result<Option<DeviceArray<i64, Ix1>>> {
-    const OP: &str = "DeviceArray::bincount";
     let small = SMALL_BINS as usize;
     // The counts, then the minimum and maximum; all start at 0 (see the kernel).
     let mut part = DeviceArray::<i64, Ix1>::zeros(ctx, small + 2)?;
@@ -680,13 +679,7 @@ fn bincount_small<T: IndexElement>(
     // Waits for the launch on `stream`, as every read of an array does.
     let range = part.slice(ndarray::s![small..])?.to_vec()?;
     let (lo, hi) = (range[0], range[1]);
-    if lo < 0 {
-        return Err(ArrayShapeError::NegativeValue {
-            operation: OP,
-            value: lo,
-        }
-        .into());
-    }
+    not_negative(lo)?;
     if hi as u64 >= SMALL_BINS {
         return Ok(None);
     }
@@ -700,6 +693,18 @@ fn bincount_small<T: IndexElement>(
     let k = bins.min(small);
     OnStream::new(&mut out.slice_mut(ndarray::s![..k])?, stream).copy_from(&part.slice(ndarray::s![..k])?)?;
     Ok(Some(out))
+}
+
+/// Refuses the smallest value `lo` of `bincount`'s data when it is negative.
+fn not_negative(lo: i64) -> Result<()> {
+    if lo < 0 {
+        return Err(ArrayShapeError::NegativeValue {
+            operation: "DeviceArray::bincount",
+            value: lo,
+        }
+        .into());
+    }
+    Ok(())
 }
 
 fn bincount_stream<S, D, SW, DW>(
@@ -741,13 +746,7 @@ where
     let mut bins = minlength;
     if n > 0 {
         let (lo, hi) = value_range::<S::Elem, i64>(&ctx, &x, n, false, stream, i64::min, i64::max)?;
-        if lo < 0 {
-            return Err(ArrayShapeError::NegativeValue {
-                operation: OP,
-                value: lo,
-            }
-            .into());
-        }
+        not_negative(lo)?;
         if hi == i64::MAX || hi as u64 >= usize::MAX as u64 {
             return Err(ArrayShapeError::ValueTooLarge {
                 operation: OP,
