@@ -445,13 +445,10 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
             KeyKind::Float { .. } if !equal_nan => (u64::MAX >> (65 - 8 * key.bytes), 1),
             _ => (0, 0),
         };
-        let grid = registry::grid_for(ctx, n as u64)?;
         let mut flags = DeviceArray::<u32, Ix1>::empty(ctx, n)?;
-        registry::launch(
-            &run.kernel(ctx, "gpu_unique_flags")?,
-            grid,
-            BLOCK,
-            stream,
+        run.run(
+            "gpu_unique_flags",
+            n,
             &[
                 Arg::input::<S::Elem, _>(&sorted),
                 Arg::output::<u32, _>(&mut flags.data),
@@ -462,23 +459,22 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         )?;
         run.pos = OnStream::new(&flags, stream).cumsum()?;
         let count = run.pos.slice(ndarray::s![n - 1..])?.to_vec()?[0] as usize;
-        run.values = DeviceArray::<S::Elem, Ix1>::empty(ctx, count)?;
-        run.first = DeviceArray::<i64, Ix1>::empty(ctx, count)?;
-        registry::launch(
-            &run.kernel(ctx, "gpu_unique_scatter")?,
-            grid,
-            BLOCK,
-            stream,
+        let mut values = DeviceArray::<S::Elem, Ix1>::empty(ctx, count)?;
+        let mut first = DeviceArray::<i64, Ix1>::empty(ctx, count)?;
+        run.run(
+            "gpu_unique_scatter",
+            n,
             &[
                 Arg::input::<S::Elem, _>(&sorted),
                 Arg::input::<u32, _>(&run.pos.data),
-                Arg::output::<S::Elem, _>(&mut run.values.data),
-                Arg::output::<i64, _>(&mut run.first.data),
+                Arg::output::<S::Elem, _>(&mut values.data),
+                Arg::output::<i64, _>(&mut first.data),
                 Arg::I64(n as i64),
                 Arg::U64(nan),
                 Arg::I32(nans_distinct),
             ],
         )?;
+        (run.values, run.first) = (values, first);
         Ok(run)
     }
 
