@@ -343,23 +343,7 @@ impl<R: Element> OnStream<'_, &ReductionKernel<R>> {
         }
         list.push(Arg::output(&mut out.data));
         list.push(Arg::I64(out_o));
-        let mut strides = Vec::new();
-        for a in args {
-            match a.0 {
-                ArgKind::Scalar(x, _) => list.push(x),
-                ArgKind::Array(x) => {
-                    if !contiguous {
-                        strides.extend(x.strides().iter().map(|&s| Arg::I64(s as i64)));
-                    }
-                    list.push(x.arg);
-                    list.push(Arg::I64(x.offset as i64));
-                }
-            }
-        }
-        if !contiguous {
-            list.extend(shape.iter().map(|&d| Arg::I64(d as i64)));
-            list.append(&mut strides);
-        }
+        push_args(&mut list, args, (!contiguous).then_some((&shape[..], None)));
         registry::launch(&f, parts, BLOCK, stream, &list)
     }
 
@@ -474,27 +458,7 @@ impl<R: Element> OnStream<'_, &ReductionKernel<R>> {
                 list.push(Arg::I32(lanes_vectorizable(&args, axis) as i32));
             }
         }
-        let (mut strides, mut along) = (Vec::new(), Vec::new());
-        for a in args {
-            match a.0 {
-                ArgKind::Scalar(x, _) => list.push(x),
-                ArgKind::Array(x) => {
-                    let st = x.strides();
-                    strides.extend(
-                        st.iter()
-                            .enumerate()
-                            .filter(|&(k, _)| k != axis)
-                            .map(|(_, &s)| Arg::I64(s as i64)),
-                    );
-                    along.push(Arg::I64(st[axis] as i64));
-                    list.push(x.arg);
-                    list.push(Arg::I64(x.offset as i64));
-                }
-            }
-        }
-        list.extend(outer.iter().map(|&d| Arg::I64(d as i64)));
-        list.append(&mut strides);
-        list.append(&mut along);
+        push_args(&mut list, args, Some((&outer[..], Some(axis))));
         let grid = match v {
             ReductionVariant::AxisThread(_) => registry::grid_for(&ctx, nout as u64)?,
             // Fits: checked when the variant was chosen.
@@ -537,6 +501,36 @@ fn one_pass_grid(ctx: &crate::driver::context::core::Context, work: u64) -> Resu
         .div_ceil(u64::from(BLOCK) * LOADS_PER_THREAD)
         .max(u64::from(floor));
     Ok(usual.min(small.min(u64::from(u32::MAX)) as u32).max(1))
+}
+
+/// Pushes `args` onto `list`, an array as its memory and the index of its first element; then,
+/// with a `layout` (a shape, and an axis or none), the shape, the arrays' strides but those of
+/// the axis, and the arrays' strides along the axis.
+fn push_args<'a>(
+    list: &mut Vec<Arg<'a>>,
+    args: Vec<KernelArg<'a>>,
+    layout: Option<(&[usize], Option<usize>)>,
+) {
+    let (mut strides, mut along) = (Vec::new(), Vec::new());
+    for a in args {
+        match a.0 {
+            ArgKind::Scalar(x, _) => list.push(x),
+            ArgKind::Array(x) => {
+                if let Some((_, axis)) = layout {
+                    for (k, &s) in x.strides().iter().enumerate() {
+                        let to = if Some(k) == axis { &mut along } else { &mut strides };
+                        to.push(Arg::I64(s as i64));
+                    }
+                }
+                list.extend([x.arg, Arg::I64(x.offset as i64)]);
+            }
+        }
+    }
+    if let Some((shape, _)) = layout {
+        list.extend(shape.iter().map(|&d| Arg::I64(d as i64)));
+        list.append(&mut strides);
+        list.append(&mut along);
+    }
 }
 
 /// Whether every lane along `axis` of every array is contiguous and starts aligned for
