@@ -540,14 +540,13 @@ fn indices<P: Element, S: Storage<Elem = P>, D: Dimension>(
     let n = a.len() as u64;
     let ndim = shape.len();
     let empty_rows = |count| DeviceArray::<i64, Ix2>::empty(&ctx, (count, ndim));
+    let empty_columns = |count| {
+        (0..ndim)
+            .map(|_| DeviceArray::<i64, Ix1>::empty(&ctx, count))
+            .collect::<Result<Vec<_>>>()
+    };
     if n == 0 {
-        let v = if rows {
-            Vec::new()
-        } else {
-            (0..ndim)
-                .map(|_| DeviceArray::<i64, Ix1>::empty(&ctx, 0))
-                .collect::<Result<_>>()?
-        };
+        let v = if rows { Vec::new() } else { empty_columns(0)? };
         return Ok((v, empty_rows(0)?));
     }
     let copy = OnStream::new(a, stream).c_order()?;
@@ -589,9 +588,7 @@ fn indices<P: Element, S: Storage<Elem = P>, D: Dimension>(
         }
         return Ok((Vec::new(), out));
     }
-    let mut outs: Vec<DeviceArray<i64, Ix1>> = (0..ndim)
-        .map(|_| DeviceArray::<i64, Ix1>::empty(&ctx, total))
-        .collect::<Result<_>>()?;
+    let mut outs: Vec<DeviceArray<i64, Ix1>> = empty_columns(total)?;
     if total > 0 {
         let f = prepared(&ctx, Part::Indices(ndim), DType::Bool, DType::I64)?;
         let mut args = vec![
