@@ -151,11 +151,10 @@ pub(crate) fn radix<K: DeviceRepr, I: DeviceRead<K>, O: DeviceWrite<K>>(
     )?;
     let temps = (passes as usize).saturating_sub(1).min(2);
     let mut kt: Vec<PooledBuffer<K>> = (0..temps).map(|_| pool.alloc::<K>(n)).collect::<Result<_>>()?;
-    let mut vt: Vec<PooledBuffer<u32>> = if values {
-        (0..temps).map(|_| pool.alloc::<u32>(n)).collect::<Result<_>>()?
-    } else {
-        Vec::new()
-    };
+    let value_temps = if values { temps } else { 0 };
+    let mut vt: Vec<PooledBuffer<u32>> = (0..value_temps)
+        .map(|_| pool.alloc::<u32>(n))
+        .collect::<Result<_>>()?;
     for p in 0..passes {
         let (first, last) = (p == 0, p + 1 == passes);
         let r = (!first).then_some((p as usize + 1) % 2);
