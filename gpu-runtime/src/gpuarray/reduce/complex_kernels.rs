@@ -57,22 +57,14 @@ pub(super) fn define<T: Element, R: Element>(
     let same = R::DTYPE == T::DTYPE;
     let size = std::mem::size_of::<T>();
     Some(match op {
-        ComplexOp::Max if same => ReductionKernel::with_accumulator(
-            "reduction",
-            &x,
-            "x",
-            "gpu_cmax(a, b)",
-            &format!("{t}({lo}, {lo})"),
-            (t, &order_def(t), size),
-        ),
-        ComplexOp::Min if same => ReductionKernel::with_accumulator(
-            "reduction",
-            &x,
-            "x",
-            "gpu_cmin(a, b)",
-            &format!("{t}({hi}, {hi})"),
-            (t, &order_def(t), size),
-        ),
+        ComplexOp::Max | ComplexOp::Min if same => {
+            let (pick, start) = match op {
+                ComplexOp::Max => ("gpu_cmax(a, b)", lo),
+                _ => ("gpu_cmin(a, b)", hi),
+            };
+            let neutral = format!("{t}({start}, {start})");
+            ReductionKernel::with_accumulator("reduction", &x, "x", pick, &neutral, (t, &order_def(t), size))
+        }
         ComplexOp::Ptp if same => {
             let def = format!(
                 "{}struct gpu_crange {{ {t} lo; {t} hi; }};\n\
