@@ -264,6 +264,7 @@ fn define<T: Element, R: Element>(op: Op, index: IndexWidth) -> Result<Reduction
     }
     refuse_complex::<T, R>(op)?;
     let x = format!("const {t} *x");
+    let xy = format!("{x}, const {t} *y");
     let sixteen_bit = matches!(T::DTYPE, DType::F16 | DType::Bf16);
     let wide = |x: &str| cast::cast_c(T::SCALAR, Scalar::F32, x);
     let as_r = cast::convert_c(T::DTYPE, R::DTYPE, "x");
@@ -274,27 +275,16 @@ fn define<T: Element, R: Element>(op: Op, index: IndexWidth) -> Result<Reduction
     let k = match op {
         // The 16-bit floats are summed in `f32` and rounded once, as NumPy sums `float16`.
         Op::Sum if sums_in_f32::<T, R>() => in_f32(&x, &wide("x"), "a + b", "0.0f")?,
-        Op::Dot | Op::VDot if sixteen_bit => in_f32(
-            &format!("const {t} *x, const {t} *y"),
-            &format!("{} * {}", wide("x"), wide("y")),
-            "a + b",
-            "0.0f",
-        )?,
+        Op::Dot | Op::VDot if sixteen_bit => {
+            in_f32(&xy, &format!("{} * {}", wide("x"), wide("y")), "a + b", "0.0f")?
+        }
         Op::Sum => ReductionKernel::new(&x, &as_r, "a + b", &format!("({r})0"))?,
         Op::Prod => ReductionKernel::new(&x, &as_r, "a * b", &format!("({r})1"))?,
-        Op::VDot if T::DTYPE.is_complex() => ReductionKernel::new(
-            &format!("const {t} *x, const {t} *y"),
-            "gpu_runtime::conj(x) * y",
-            "a + b",
-            &format!("({t})0"),
-        )?,
+        Op::VDot if T::DTYPE.is_complex() => {
+            ReductionKernel::new(&xy, "gpu_runtime::conj(x) * y", "a + b", &format!("({t})0"))?
+        }
         // A real vdot is a dot (the same kernel text, kept under both keys).
-        Op::Dot | Op::VDot => ReductionKernel::new(
-            &format!("const {t} *x, const {t} *y"),
-            "x * y",
-            "a + b",
-            &format!("({t})0"),
-        )?,
+        Op::Dot | Op::VDot => ReductionKernel::new(&xy, "x * y", "a + b", &format!("({t})0"))?,
         // A complex mean: accumulated in `R`, divided by the count in `R`'s part type. (Real
         // means, below, accumulate in `double` and round once into `R`.)
         Op::Mean if R::DTYPE.is_complex() => ReductionKernel::new(&x, &as_r, "a + b", &format!("({r})0"))?
