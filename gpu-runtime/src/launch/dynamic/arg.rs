@@ -90,38 +90,117 @@ impl ArgType {
     }
 }
 
-/// How messages name a parameter type: the Rust type for scalars, C for the rest.
-impl std::fmt::Display for ArgType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let s = match self {
-            ArgType::I8 => "i8",
-            ArgType::U8 => "u8",
-            ArgType::I16 => "i16",
-            ArgType::U16 => "u16",
-            ArgType::I32 => "i32",
-            ArgType::U32 => "u32",
-            ArgType::I64 => "i64",
-            ArgType::U64 => "u64",
-            ArgType::F32 => "f32",
-            ArgType::F64 => "f64",
-            ArgType::F16 => "f16",
-            ArgType::Bf16 => "bf16",
-            ArgType::Bool => "bool",
-            ArgType::ConstPtr => "a `const T *` (ConstPtr)",
-            ArgType::MutPtr => "a `T *` (MutPtr)",
-            ArgType::Ptr => "a pointer (Ptr)",
-            ArgType::Vector(v) => return write!(f, "`{}` (Vector)", v.c_name()),
-            ArgType::Struct(t) => {
-                return match t.rust_name() {
-                    Some(name) => write!(f, "the {}-byte struct `{name}`", t.size()),
-                    None => write!(f, "a {}-byte value", t.size()),
+/// The matches over both enums that treat the plain scalars alike, from one table of
+/// `(variant, Rust type, article)` rows: one row a scalar instead of a line in each match.
+/// `f16`/`bf16` are written out, since `Arg`'s variants for them need the `half` feature.
+macro_rules! scalar_matches {
+    ($(($v:ident, $t:ty, $a:literal),)*) => {
+        /// How messages name a parameter type: the Rust type for scalars, C for the rest.
+        impl std::fmt::Display for ArgType {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                let s = match self {
+                    $(ArgType::$v => stringify!($t),)*
+                    ArgType::F16 => "f16",
+                    ArgType::Bf16 => "bf16",
+                    ArgType::ConstPtr => "a `const T *` (ConstPtr)",
+                    ArgType::MutPtr => "a `T *` (MutPtr)",
+                    ArgType::Ptr => "a pointer (Ptr)",
+                    ArgType::Vector(v) => return write!(f, "`{}` (Vector)", v.c_name()),
+                    ArgType::Struct(t) => {
+                        return match t.rust_name() {
+                            Some(name) => write!(f, "the {}-byte struct `{name}`", t.size()),
+                            None => write!(f, "a {}-byte value", t.size()),
+                        }
+                    }
+                    ArgType::Texture => "`cudaTextureObject_t` (Texture)",
+                    ArgType::Surface => "`cudaSurfaceObject_t` (Surface)",
+                };
+                f.write_str(s)
+            }
+        }
+
+        impl Arg<'_> {
+            pub(super) fn describe(&self) -> String {
+                let s = match self {
+                    $(Arg::$v(_) => concat!($a, " ", stringify!($t)),)*
+                    #[cfg(feature = "half")]
+                    Arg::F16(_) => "an f16",
+                    #[cfg(feature = "half")]
+                    Arg::Bf16(_) => "a bf16",
+                    Arg::Ptr(p) if p.mutable => "an output buffer (Arg::output)",
+                    Arg::Ptr(p) if p.read_only => "a read-only buffer (Arg::read_only)",
+                    Arg::Ptr(_) => "an input buffer (Arg::input)",
+                    Arg::Host(h) => match h.direction {
+                        Direction::In => "a host array to copy in (Arg::host_in)",
+                        Direction::Out => "a host array to copy out (Arg::host_out)",
+                        Direction::InOut => "a host array to copy in and out (Arg::host_in_out)",
+                    },
+                    Arg::Vector(v) => return format!("an Arg::vector of `{:?}`", v.ty),
+                    Arg::Struct(v) => {
+                        return format!("an Arg::by_value of `{}` ({} bytes)", v.rust_name(), v.size)
+                    }
+                    Arg::Texture(_) => "a texture object",
+                    Arg::Surface(_) => "a surface object",
+                };
+                s.to_owned()
+            }
+
+            /// Whether this argument may be passed for a parameter of type `t`.
+            pub(super) fn fits(&self, t: ArgType) -> bool {
+                matches!(
+                    (self, t),
+                    $((Arg::$v(_), ArgType::$v))|*
+                        | (Arg::Ptr(_), ArgType::ConstPtr | ArgType::Ptr)
+                        | (Arg::Host(_), ArgType::MutPtr | ArgType::Ptr)
+                        | (Arg::Texture(_), ArgType::Texture)
+                        | (Arg::Surface(_), ArgType::Surface)
+                ) || match (self, t) {
+                    (Arg::Ptr(p), ArgType::MutPtr) => p.mutable || p.read_only,
+                    (Arg::Host(h), ArgType::ConstPtr) => h.direction == Direction::In,
+                    (Arg::Vector(v), ArgType::Vector(t)) => v.ty == t,
+                    (Arg::Struct(v), ArgType::Struct(t)) => v.fits(&t),
+                    (Arg::Vector(v), ArgType::Struct(t)) => complex_as_vector(v.ty, &t),
+                    #[cfg(feature = "half")]
+                    (Arg::F16(_), ArgType::F16) | (Arg::Bf16(_), ArgType::Bf16) => true,
+                    _ => false,
                 }
             }
-            ArgType::Texture => "`cudaTextureObject_t` (Texture)",
-            ArgType::Surface => "`cudaSurfaceObject_t` (Surface)",
-        };
-        f.write_str(s)
-    }
+
+            /// The address of the value `cuLaunchKernel` copies the parameter from.
+            pub(super) fn param(&self) -> *mut c_void {
+                let p: *const c_void = match self {
+                    $(Arg::$v(v) => (v as *const $t).cast(),)*
+                    #[cfg(feature = "half")]
+                    Arg::F16(v) => (v as *const half::f16).cast(),
+                    #[cfg(feature = "half")]
+                    Arg::Bf16(v) => (v as *const half::bf16).cast(),
+                    Arg::Ptr(p) => (&p.ptr as *const sys::CUdeviceptr).cast(),
+                    // Replaced by the staged device copy's address before any launch.
+                    Arg::Host(_) => std::ptr::null(),
+                    Arg::Vector(v) => v.param(),
+                    Arg::Struct(v) => v.param(),
+                    // The handle's first 8 bytes are the object (see KernelParam for TextureObject),
+                    // as the #[kernel] macro passes it.
+                    Arg::Texture(t) => (t as *const TextureObject<'_>).cast(),
+                    Arg::Surface(s) => (s as *const SurfaceObject<'_>).cast(),
+                };
+                p as *mut c_void
+            }
+        }
+    };
+}
+scalar_matches! {
+    (I8, i8, "an"),
+    (U8, u8, "a"),
+    (I16, i16, "an"),
+    (U16, u16, "a"),
+    (I32, i32, "an"),
+    (U32, u32, "a"),
+    (I64, i64, "an"),
+    (U64, u64, "a"),
+    (F32, f32, "an"),
+    (F64, f64, "an"),
+    (Bool, bool, "a"),
 }
 
 /// One kernel argument for [`PreparedFunction::prepared_call`](crate::launch::PreparedFunction::prepared_call) and, with host arrays copied
@@ -377,70 +456,6 @@ impl<'a> Arg<'a> {
         })
     }
 
-    pub(super) fn describe(&self) -> String {
-        let s = match self {
-            Arg::I8(_) => "an i8",
-            Arg::U8(_) => "a u8",
-            Arg::I16(_) => "an i16",
-            Arg::U16(_) => "a u16",
-            Arg::I32(_) => "an i32",
-            Arg::U32(_) => "a u32",
-            Arg::I64(_) => "an i64",
-            Arg::U64(_) => "a u64",
-            Arg::F32(_) => "an f32",
-            Arg::F64(_) => "an f64",
-            #[cfg(feature = "half")]
-            Arg::F16(_) => "an f16",
-            #[cfg(feature = "half")]
-            Arg::Bf16(_) => "a bf16",
-            Arg::Bool(_) => "a bool",
-            Arg::Ptr(p) if p.mutable => "an output buffer (Arg::output)",
-            Arg::Ptr(p) if p.read_only => "a read-only buffer (Arg::read_only)",
-            Arg::Ptr(_) => "an input buffer (Arg::input)",
-            Arg::Host(h) => match h.direction {
-                Direction::In => "a host array to copy in (Arg::host_in)",
-                Direction::Out => "a host array to copy out (Arg::host_out)",
-                Direction::InOut => "a host array to copy in and out (Arg::host_in_out)",
-            },
-            Arg::Vector(v) => return format!("an Arg::vector of `{:?}`", v.ty),
-            Arg::Struct(v) => return format!("an Arg::by_value of `{}` ({} bytes)", v.rust_name(), v.size),
-            Arg::Texture(_) => "a texture object",
-            Arg::Surface(_) => "a surface object",
-        };
-        s.to_owned()
-    }
-
-    /// Whether this argument may be passed for a parameter of type `t`.
-    pub(super) fn fits(&self, t: ArgType) -> bool {
-        matches!(
-            (self, t),
-            (Arg::I8(_), ArgType::I8)
-                | (Arg::U8(_), ArgType::U8)
-                | (Arg::I16(_), ArgType::I16)
-                | (Arg::U16(_), ArgType::U16)
-                | (Arg::I32(_), ArgType::I32)
-                | (Arg::U32(_), ArgType::U32)
-                | (Arg::I64(_), ArgType::I64)
-                | (Arg::U64(_), ArgType::U64)
-                | (Arg::F32(_), ArgType::F32)
-                | (Arg::F64(_), ArgType::F64)
-                | (Arg::Bool(_), ArgType::Bool)
-                | (Arg::Ptr(_), ArgType::ConstPtr | ArgType::Ptr)
-                | (Arg::Host(_), ArgType::MutPtr | ArgType::Ptr)
-                | (Arg::Texture(_), ArgType::Texture)
-                | (Arg::Surface(_), ArgType::Surface)
-        ) || match (self, t) {
-            (Arg::Ptr(p), ArgType::MutPtr) => p.mutable || p.read_only,
-            (Arg::Host(h), ArgType::ConstPtr) => h.direction == Direction::In,
-            (Arg::Vector(v), ArgType::Vector(t)) => v.ty == t,
-            (Arg::Struct(v), ArgType::Struct(t)) => v.fits(&t),
-            (Arg::Vector(v), ArgType::Struct(t)) => complex_as_vector(v.ty, &t),
-            #[cfg(feature = "half")]
-            (Arg::F16(_), ArgType::F16) | (Arg::Bf16(_), ArgType::Bf16) => true,
-            _ => false,
-        }
-    }
-
     /// The element size of a buffer argument.
     pub(super) fn elem_size(&self) -> Option<usize> {
         match self {
@@ -448,37 +463,6 @@ impl<'a> Arg<'a> {
             Arg::Host(h) => Some(h.elem_size),
             _ => None,
         }
-    }
-
-    /// The address of the value `cuLaunchKernel` copies the parameter from.
-    pub(super) fn param(&self) -> *mut c_void {
-        let p: *const c_void = match self {
-            Arg::I8(v) => (v as *const i8).cast(),
-            Arg::U8(v) => (v as *const u8).cast(),
-            Arg::I16(v) => (v as *const i16).cast(),
-            Arg::U16(v) => (v as *const u16).cast(),
-            Arg::I32(v) => (v as *const i32).cast(),
-            Arg::U32(v) => (v as *const u32).cast(),
-            Arg::I64(v) => (v as *const i64).cast(),
-            Arg::U64(v) => (v as *const u64).cast(),
-            Arg::F32(v) => (v as *const f32).cast(),
-            Arg::F64(v) => (v as *const f64).cast(),
-            #[cfg(feature = "half")]
-            Arg::F16(v) => (v as *const half::f16).cast(),
-            #[cfg(feature = "half")]
-            Arg::Bf16(v) => (v as *const half::bf16).cast(),
-            Arg::Bool(v) => (v as *const bool).cast(),
-            Arg::Ptr(p) => (&p.ptr as *const sys::CUdeviceptr).cast(),
-            // Replaced by the staged device copy's address before any launch.
-            Arg::Host(_) => std::ptr::null(),
-            Arg::Vector(v) => v.param(),
-            Arg::Struct(v) => v.param(),
-            // The handle's first 8 bytes are the object (see KernelParam for TextureObject),
-            // as the #[kernel] macro passes it.
-            Arg::Texture(t) => (t as *const TextureObject<'_>).cast(),
-            Arg::Surface(s) => (s as *const SurfaceObject<'_>).cast(),
-        };
-        p as *mut c_void
     }
 }
 
