@@ -124,95 +124,71 @@ impl Comm {
     }
 }
 
-impl<'a> OnStream<'a> {
-    /// [`Comm::all_reduce`] on this stream.
-    pub fn all_reduce<T: NcclType>(
-        self,
-        send: &(impl DeviceRead<T> + ?Sized),
-        recv: &mut (impl DeviceWrite<T> + ?Sized),
-        op: ReduceOp,
-    ) -> Result<()> {
-        run(Op::read_write(self, Kind::AllReduce(op), send, recv))
-    }
-
-    /// [`Comm::all_reduce_in_place`] on this stream.
-    pub fn all_reduce_in_place<T: NcclType>(
-        self,
-        buf: &mut (impl DeviceWrite<T> + ?Sized),
-        op: ReduceOp,
-    ) -> Result<()> {
-        run(Op::in_place(self, Kind::AllReduce(op), buf))
-    }
-
-    /// [`Comm::broadcast`] on this stream.
-    pub fn broadcast<T: NcclType>(
-        self,
-        send: Option<DeviceView<'_, T>>,
-        recv: &mut (impl DeviceWrite<T> + ?Sized),
-        root: usize,
-    ) -> Result<()> {
-        run(Op::broadcast(self, send, recv, root))
-    }
-
-    /// [`Comm::broadcast_in_place`] on this stream.
-    pub fn broadcast_in_place<T: NcclType>(
-        self,
-        buf: &mut (impl DeviceWrite<T> + ?Sized),
-        root: usize,
-    ) -> Result<()> {
-        run(Op::in_place(self, Kind::Broadcast { root }, buf))
-    }
-
-    /// [`Comm::reduce`] on this stream.
-    pub fn reduce<T: NcclType>(
-        self,
-        send: &(impl DeviceRead<T> + ?Sized),
-        recv: Option<DeviceViewMut<'_, T>>,
-        op: ReduceOp,
-        root: usize,
-    ) -> Result<()> {
-        run(Op::reduce(self, send, recv, op, root))
-    }
-
-    /// [`Comm::reduce_in_place`] on this stream.
-    pub fn reduce_in_place<T: NcclType>(
-        self,
-        buf: &mut (impl DeviceWrite<T> + ?Sized),
-        op: ReduceOp,
-        root: usize,
-    ) -> Result<()> {
-        run(Op::in_place(self, Kind::Reduce { op, root }, buf))
-    }
-
-    /// [`Comm::all_gather`] on this stream.
-    pub fn all_gather<T: NcclType>(
-        self,
-        send: &(impl DeviceRead<T> + ?Sized),
-        recv: &mut (impl DeviceWrite<T> + ?Sized),
-    ) -> Result<()> {
-        run(Op::read_write(self, Kind::AllGather, send, recv))
-    }
-
-    /// [`Comm::reduce_scatter`] on this stream.
-    pub fn reduce_scatter<T: NcclType>(
-        self,
-        send: &(impl DeviceRead<T> + ?Sized),
-        recv: &mut (impl DeviceWrite<T> + ?Sized),
-        op: ReduceOp,
-    ) -> Result<()> {
-        run(Op::read_write(self, Kind::ReduceScatter(op), send, recv))
-    }
-
-    /// [`Comm::send`] on this stream.
-    pub fn send<T: NcclType>(self, buf: &(impl DeviceRead<T> + ?Sized), peer: usize) -> Result<()> {
-        run(Op::send(self, buf, peer))
-    }
-
-    /// [`Comm::recv`] on this stream.
-    pub fn recv<T: NcclType>(self, buf: &mut (impl DeviceWrite<T> + ?Sized), peer: usize) -> Result<()> {
-        run(Op::recv(self, buf, peer))
-    }
+/// The collectives and transfers as [`Comm`]'s methods (written out above, where rustc's
+/// messages about their bounds point) take them, one row each: the name and parameters (`$l`
+/// the lifetime of the buffers they borrow), and the call it describes (the `Op` constructor
+/// and its arguments after the communicator). `$then!` makes one type's methods of the rows:
+/// [`OnStream`]'s below, [`Group`](crate::nccl::Group)'s in `group`.
+macro_rules! nccl_calls {
+    ($then:ident, $l:lifetime) => {
+        $then! {
+            all_reduce(
+                send: &$l (impl DeviceRead<T> + ?Sized),
+                recv: &$l mut (impl DeviceWrite<T> + ?Sized),
+                op: ReduceOp,
+            ) = read_write(Kind::AllReduce(op), send, recv);
+            all_reduce_in_place(
+                buf: &$l mut (impl DeviceWrite<T> + ?Sized),
+                op: ReduceOp,
+            ) = in_place(Kind::AllReduce(op), buf);
+            broadcast(
+                send: Option<DeviceView<$l, T>>,
+                recv: &$l mut (impl DeviceWrite<T> + ?Sized),
+                root: usize,
+            ) = broadcast(send, recv, root);
+            broadcast_in_place(
+                buf: &$l mut (impl DeviceWrite<T> + ?Sized),
+                root: usize,
+            ) = in_place(Kind::Broadcast { root }, buf);
+            reduce(
+                send: &$l (impl DeviceRead<T> + ?Sized),
+                recv: Option<DeviceViewMut<$l, T>>,
+                op: ReduceOp,
+                root: usize,
+            ) = reduce(send, recv, op, root);
+            reduce_in_place(
+                buf: &$l mut (impl DeviceWrite<T> + ?Sized),
+                op: ReduceOp,
+                root: usize,
+            ) = in_place(Kind::Reduce { op, root }, buf);
+            all_gather(
+                send: &$l (impl DeviceRead<T> + ?Sized),
+                recv: &$l mut (impl DeviceWrite<T> + ?Sized),
+            ) = read_write(Kind::AllGather, send, recv);
+            reduce_scatter(
+                send: &$l (impl DeviceRead<T> + ?Sized),
+                recv: &$l mut (impl DeviceWrite<T> + ?Sized),
+                op: ReduceOp,
+            ) = read_write(Kind::ReduceScatter(op), send, recv);
+            send(buf: &$l (impl DeviceRead<T> + ?Sized), peer: usize) = send(buf, peer);
+            recv(buf: &$l mut (impl DeviceWrite<T> + ?Sized), peer: usize) = recv(buf, peer);
+        }
+    };
 }
+pub(super) use nccl_calls;
+
+/// [`OnStream`]'s methods: each call queued on its stream.
+macro_rules! on_stream_methods {
+    ($($name:ident($($arg:ident: $t:ty),* $(,)?) = $op:ident($($e:expr),*);)*) => {
+        impl<'a> OnStream<'a> {$(
+            #[doc = concat!("[`Comm::", stringify!($name), "`] on this stream.")]
+            pub fn $name<T: NcclType>(self, $($arg: $t),*) -> Result<()> {
+                run(Op::$op(self, $($e),*))
+            }
+        )*}
+    };
+}
+nccl_calls!(on_stream_methods, '_);
 
 /// Runs a call alone, comparing its count across ranks first when the options ask for it (not a
 /// transfer's: only the peer knows what it expects).

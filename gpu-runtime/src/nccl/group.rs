@@ -1,6 +1,7 @@
 //! [`Group`]: several NCCL calls queued as one (`ncclGroupStart` ... `ncclGroupEnd`).
 
 use crate::driver::memory::view::{DeviceRead, DeviceView, DeviceViewMut, DeviceWrite};
+use crate::nccl::collectives::nccl_calls;
 use crate::nccl::communicator::OnStream;
 use crate::nccl::error::{NcclError, Result};
 use crate::nccl::handle::Handle;
@@ -79,113 +80,28 @@ impl<'a> Group<'a> {
         self.ops.push(op?);
         Ok(self)
     }
+}
 
-    /// [`Comm::all_reduce`](crate::nccl::Comm::all_reduce) in the group.
-    pub fn all_reduce<T: NcclType>(
-        &mut self,
-        comm: impl Into<OnStream<'a>>,
-        send: &'a (impl DeviceRead<T> + ?Sized),
-        recv: &'a mut (impl DeviceWrite<T> + ?Sized),
-        op: ReduceOp,
-    ) -> Result<&mut Self> {
-        self.push(Op::read_write(comm.into(), Kind::AllReduce(op), send, recv))
-    }
+/// [`Group`]'s methods, each keeping its call for [`Group::run`].
+macro_rules! group_methods {
+    ($($name:ident($($arg:ident: $t:ty),* $(,)?) = $op:ident($($e:expr),*);)*) => {
+        impl<'a> Group<'a> {$(
+            #[doc = concat!(
+                "[`Comm::", stringify!($name), "`](crate::nccl::Comm::", stringify!($name), ") in the group."
+            )]
+            pub fn $name<T: NcclType>(
+                &mut self,
+                comm: impl Into<OnStream<'a>>,
+                $($arg: $t),*
+            ) -> Result<&mut Self> {
+                self.push(Op::$op(comm.into(), $($e),*))
+            }
+        )*}
+    };
+}
+nccl_calls!(group_methods, 'a);
 
-    /// [`Comm::all_reduce_in_place`](crate::nccl::Comm::all_reduce_in_place) in the group.
-    pub fn all_reduce_in_place<T: NcclType>(
-        &mut self,
-        comm: impl Into<OnStream<'a>>,
-        buf: &'a mut (impl DeviceWrite<T> + ?Sized),
-        op: ReduceOp,
-    ) -> Result<&mut Self> {
-        self.push(Op::in_place(comm.into(), Kind::AllReduce(op), buf))
-    }
-
-    /// [`Comm::broadcast`](crate::nccl::Comm::broadcast) in the group.
-    pub fn broadcast<T: NcclType>(
-        &mut self,
-        comm: impl Into<OnStream<'a>>,
-        send: Option<DeviceView<'a, T>>,
-        recv: &'a mut (impl DeviceWrite<T> + ?Sized),
-        root: usize,
-    ) -> Result<&mut Self> {
-        self.push(Op::broadcast(comm.into(), send, recv, root))
-    }
-
-    /// [`Comm::broadcast_in_place`](crate::nccl::Comm::broadcast_in_place) in the group.
-    pub fn broadcast_in_place<T: NcclType>(
-        &mut self,
-        comm: impl Into<OnStream<'a>>,
-        buf: &'a mut (impl DeviceWrite<T> + ?Sized),
-        root: usize,
-    ) -> Result<&mut Self> {
-        self.push(Op::in_place(comm.into(), Kind::Broadcast { root }, buf))
-    }
-
-    /// [`Comm::reduce`](crate::nccl::Comm::reduce) in the group.
-    pub fn reduce<T: NcclType>(
-        &mut self,
-        comm: impl Into<OnStream<'a>>,
-        send: &'a (impl DeviceRead<T> + ?Sized),
-        recv: Option<DeviceViewMut<'a, T>>,
-        op: ReduceOp,
-        root: usize,
-    ) -> Result<&mut Self> {
-        self.push(Op::reduce(comm.into(), send, recv, op, root))
-    }
-
-    /// [`Comm::reduce_in_place`](crate::nccl::Comm::reduce_in_place) in the group.
-    pub fn reduce_in_place<T: NcclType>(
-        &mut self,
-        comm: impl Into<OnStream<'a>>,
-        buf: &'a mut (impl DeviceWrite<T> + ?Sized),
-        op: ReduceOp,
-        root: usize,
-    ) -> Result<&mut Self> {
-        self.push(Op::in_place(comm.into(), Kind::Reduce { op, root }, buf))
-    }
-
-    /// [`Comm::all_gather`](crate::nccl::Comm::all_gather) in the group.
-    pub fn all_gather<T: NcclType>(
-        &mut self,
-        comm: impl Into<OnStream<'a>>,
-        send: &'a (impl DeviceRead<T> + ?Sized),
-        recv: &'a mut (impl DeviceWrite<T> + ?Sized),
-    ) -> Result<&mut Self> {
-        self.push(Op::read_write(comm.into(), Kind::AllGather, send, recv))
-    }
-
-    /// [`Comm::reduce_scatter`](crate::nccl::Comm::reduce_scatter) in the group.
-    pub fn reduce_scatter<T: NcclType>(
-        &mut self,
-        comm: impl Into<OnStream<'a>>,
-        send: &'a (impl DeviceRead<T> + ?Sized),
-        recv: &'a mut (impl DeviceWrite<T> + ?Sized),
-        op: ReduceOp,
-    ) -> Result<&mut Self> {
-        self.push(Op::read_write(comm.into(), Kind::ReduceScatter(op), send, recv))
-    }
-
-    /// [`Comm::send`](crate::nccl::Comm::send) in the group.
-    pub fn send<T: NcclType>(
-        &mut self,
-        comm: impl Into<OnStream<'a>>,
-        buf: &'a (impl DeviceRead<T> + ?Sized),
-        peer: usize,
-    ) -> Result<&mut Self> {
-        self.push(Op::send(comm.into(), buf, peer))
-    }
-
-    /// [`Comm::recv`](crate::nccl::Comm::recv) in the group.
-    pub fn recv<T: NcclType>(
-        &mut self,
-        comm: impl Into<OnStream<'a>>,
-        buf: &'a mut (impl DeviceWrite<T> + ?Sized),
-        peer: usize,
-    ) -> Result<&mut Self> {
-        self.push(Op::recv(comm.into(), buf, peer))
-    }
-
+impl Group<'_> {
     /// Hands every call to NCCL in one group and returns once NCCL has queued them (waiting at
     /// most the longest timeout of their communicators). On a failure NCCL cancels the group;
     /// a communicator that failed or timed out is aborted.
