@@ -238,13 +238,7 @@ pub(crate) fn find_library(name: &str) -> Result<PathBuf> {
     if let Some(d) = std::env::var_os("GPU_RUNTIME_CUDA_LIB") {
         dirs.push(d.into());
     }
-    for var in ["CUDA_PATH", "CUDA_HOME"] {
-        if let Some(d) = std::env::var_os(var) {
-            dirs.push(PathBuf::from(d).join("lib64"));
-        }
-    }
-    dirs.push("/usr/local/cuda/lib64".into());
-    dirs.push("/usr/local/cuda/targets/x86_64-linux/lib".into());
+    dirs.extend(nvjitlink::candidates());
     if let Some(p) = std::env::var_os("LD_LIBRARY_PATH") {
         dirs.extend(std::env::split_paths(&p));
     }
@@ -253,11 +247,7 @@ pub(crate) fn find_library(name: &str) -> Result<PathBuf> {
         .find(|p| p.is_file())
         .ok_or_else(|| Error::LibraryNotFound {
             name: name.to_owned(),
-            searched: dirs
-                .iter()
-                .map(|d| d.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
+            searched: nvjitlink::listed(&dirs),
         })
 }
 

@@ -31,8 +31,9 @@ struct Api {
     error_log: LogFn,
 }
 
-/// Where libnvJitLink.so.13 is looked for after the loader's own search path.
-fn candidates() -> Vec<PathBuf> {
+/// The toolkit's library folders: where libnvJitLink.so.13 is looked for after the loader's own
+/// search path, and a static library for the linker (`link::find_library`).
+pub(super) fn candidates() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     for var in ["CUDA_PATH", "CUDA_HOME"] {
         if let Some(d) = std::env::var_os(var) {
@@ -42,6 +43,14 @@ fn candidates() -> Vec<PathBuf> {
     dirs.push("/usr/local/cuda/lib64".into());
     dirs.push("/usr/local/cuda/targets/x86_64-linux/lib".into());
     dirs
+}
+
+/// `dirs`, for a message saying where something was looked for.
+pub(super) fn listed(dirs: &[PathBuf]) -> String {
+    dirs.iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 const LIB: &str = "libnvJitLink.so.13";
@@ -62,16 +71,7 @@ fn load() -> std::result::Result<Api, String> {
     let lib = paths
         .iter()
         .find_map(|p| unsafe { libloading::Library::new(p) }.ok())
-        .ok_or_else(|| {
-            format!(
-                "LD_LIBRARY_PATH, {}",
-                candidates()
-                    .iter()
-                    .map(|d| d.display().to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        })?;
+        .ok_or_else(|| format!("LD_LIBRARY_PATH, {}", listed(&candidates())))?;
     macro_rules! sym {
         ($name:literal) => {
             // SAFETY: the signature is nvJitLink.h's for this versioned entry point; the library
