@@ -4,6 +4,17 @@
 
 use crate::error::Error;
 
+/// Public getters of fields, each with its docs: `name: Type;` returns `self.name`.
+macro_rules! getters {
+    ($($(#[$doc:meta])* $name:ident: $t:ty;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&self) -> $t {
+            self.$name
+        }
+    )*};
+}
+pub(super) use getters;
+
 /// What an embedded image holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImageKind {
@@ -43,24 +54,15 @@ impl EmbeddedImage {
         }
     }
 
-    /// Cubin or PTX.
-    pub fn kind(&self) -> ImageKind {
-        self.kind
-    }
-
-    /// The architecture, as `XY` (e.g. `90` for `sm_90` / `compute_90`).
-    pub fn arch(&self) -> u32 {
-        self.arch
-    }
-
-    /// The image itself.
-    pub fn bytes(&self) -> &'static [u8] {
-        self.bytes
-    }
-
-    /// The symbol of each kernel, in the order of the source's kernels.
-    pub fn lowered_names(&self) -> &'static [&'static str] {
-        self.lowered_names
+    getters! {
+        /// Cubin or PTX.
+        kind: ImageKind;
+        /// The architecture, as `XY` (e.g. `90` for `sm_90` / `compute_90`).
+        arch: u32;
+        /// The image itself.
+        bytes: &'static [u8];
+        /// The symbol of each kernel, in the order of the source's kernels.
+        lowered_names: &'static [&'static str];
     }
 }
 

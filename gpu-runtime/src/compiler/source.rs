@@ -9,7 +9,7 @@
 //! crate's root, for `GPU_RUNTIME_SOURCE_DIR` (reading them from disk instead, to edit kernels
 //! without building again: `disk.rs`).
 
-use crate::compiler::embedded::EmbeddedImage;
+use crate::compiler::embedded::{getters, EmbeddedImage};
 use crate::compiler::nvrtc::{self, Target};
 use crate::error::{Error, Result};
 
@@ -50,14 +50,11 @@ impl SourceHeader {
         SourceHeader { name, contents }
     }
 
-    /// The name an `#include` gives it.
-    pub fn name(&self) -> &'static str {
-        self.name
-    }
-
-    /// Its bytes, as read at build time.
-    pub fn contents(&self) -> &'static [u8] {
-        self.contents
+    getters! {
+        /// The name an `#include` gives it.
+        name: &'static str;
+        /// Its bytes, as read at build time.
+        contents: &'static [u8];
     }
 }
 
@@ -87,19 +84,13 @@ impl SourceOnDisk {
         }
     }
 
-    /// The package (crate) name.
-    pub fn package(&self) -> &'static str {
-        self.package
-    }
-
-    /// The kernel file, relative to the package's root.
-    pub fn file(&self) -> Option<&'static str> {
-        self.file
-    }
-
-    /// The include directories, relative to the package's root.
-    pub fn include_dirs(&self) -> &'static [&'static str] {
-        self.include_dirs
+    getters! {
+        /// The package (crate) name.
+        package: &'static str;
+        /// The kernel file, relative to the package's root.
+        file: Option<&'static str>;
+        /// The include directories, relative to the package's root.
+        include_dirs: &'static [&'static str];
     }
 }
 
@@ -159,15 +150,8 @@ impl ModuleSource {
         options: &'static [&'static str],
     ) -> ModuleSource {
         ModuleSource {
-            name,
-            source: "",
-            kernels,
-            options,
             parts,
-            images: &[],
-            prelude: true,
-            headers: &[],
-            on_disk: None,
+            ..ModuleSource::new(name, "", kernels, options)
         }
     }
 
@@ -202,45 +186,24 @@ impl ModuleSource {
         }
     }
 
-    /// Whether NVRTC includes the [`NVRTC_PRELUDE`](crate::compiler::NVRTC_PRELUDE) before the source
-    /// (true unless [`without_prelude`](Self::without_prelude)).
-    pub fn prelude(&self) -> bool {
-        self.prelude
-    }
-
-    /// The images embedded ahead of time, if any.
-    pub fn images(&self) -> &'static [EmbeddedImage] {
-        self.images
-    }
-
-    /// The headers compiled with the source, in memory.
-    pub fn headers(&self) -> &'static [SourceHeader] {
-        self.headers
-    }
-
-    /// Where the source and its headers were when the crate was built, relative to its root.
-    pub fn on_disk(&self) -> Option<&'static SourceOnDisk> {
-        self.on_disk
-    }
-
-    /// The CUDA C source text.
-    pub fn source(&self) -> &'static str {
-        self.source
-    }
-
-    /// The kernels taken from the source, in the order `Function::prepare` indexes them.
-    pub fn kernels(&self) -> &'static [&'static str] {
-        self.kernels
-    }
-
-    /// The file name compiler messages use, e.g. `axpy.cu`.
-    pub fn name(&self) -> &'static str {
-        self.name
-    }
-
-    /// The extra compiler options given with the source.
-    pub fn options(&self) -> &'static [&'static str] {
-        self.options
+    getters! {
+        /// Whether NVRTC includes the [`NVRTC_PRELUDE`](crate::compiler::NVRTC_PRELUDE) before the source
+        /// (true unless [`without_prelude`](Self::without_prelude)).
+        prelude: bool;
+        /// The images embedded ahead of time, if any.
+        images: &'static [EmbeddedImage];
+        /// The headers compiled with the source, in memory.
+        headers: &'static [SourceHeader];
+        /// Where the source and its headers were when the crate was built, relative to its root.
+        on_disk: Option<&'static SourceOnDisk>;
+        /// The CUDA C source text.
+        source: &'static str;
+        /// The kernels taken from the source, in the order `Function::prepare` indexes them.
+        kernels: &'static [&'static str];
+        /// The file name compiler messages use, e.g. `axpy.cu`.
+        name: &'static str;
+        /// The extra compiler options given with the source.
+        options: &'static [&'static str];
     }
 
     /// True when the module is linked from several sources (`#[kernel(files = [...])]`).
