@@ -121,13 +121,7 @@ impl Plan<'_> {
     ) -> std::result::Result<CompiledModule, CacheStatus> {
         if self.spec.keep {
             // A kept build compiles again, to leave its files; its entry is replaced.
-            return match cache::trusted_dir(dir) {
-                Ok(()) => Err(CacheStatus::Miss),
-                Err(why) => {
-                    cache::warn_untrusted(&why);
-                    Err(CacheStatus::Untrusted)
-                }
-            };
+            return Err(unless_untrusted(dir, CacheStatus::Miss));
         }
         // An entry is trusted on its own (yours, writable by you alone, and holding this key's material):
         // a hit looks at nothing else. The directory is checked before an entry is written.
@@ -154,13 +148,7 @@ impl Plan<'_> {
                 return Err(CacheStatus::Untrusted);
             }
         };
-        match cache::trusted_dir(dir) {
-            Ok(()) => Err(missed),
-            Err(why) => {
-                cache::warn_untrusted(&why);
-                Err(CacheStatus::Untrusted)
-            }
-        }
+        Err(unless_untrusted(dir, missed))
     }
 
     /// Whether the key names the loader's search path rather than the compiler.
@@ -301,6 +289,17 @@ impl Plan<'_> {
         write("build.txt", info.as_bytes())?;
         eprintln!("gpu-runtime: build directory kept in {}", dir.display());
         Ok(dir)
+    }
+}
+
+/// `status` when `dir` is trusted to hold entries, else `Untrusted` (warned about once).
+fn unless_untrusted(dir: &Path, status: CacheStatus) -> CacheStatus {
+    match cache::trusted_dir(dir) {
+        Ok(()) => status,
+        Err(why) => {
+            cache::warn_untrusted(&why);
+            CacheStatus::Untrusted
+        }
     }
 }
 
