@@ -7,14 +7,10 @@ use crate::error::Result;
 
 /// Starts profiling in `ctx`'s device. Without a profiler attached, this does nothing.
 pub fn start(ctx: &Context) -> Result<()> {
-    ctx.bind()?;
-    // A context is current.
-    Ok(calls::profiler_start()?)
+    ctx.bound(calls::profiler_start)
 }
 
 /// Stops profiling in `ctx`'s device, flushing what was collected.
 pub fn stop(ctx: &Context) -> Result<()> {
-    ctx.bind()?;
-    // A context is current.
-    Ok(calls::profiler_stop()?)
+    ctx.bound(calls::profiler_stop)
 }

@@ -119,9 +119,7 @@ impl Stream {
 
     /// A new stream in `ctx` with `flags`.
     pub fn with_flags(ctx: &Context, flags: StreamFlags) -> Result<Stream> {
-        ctx.bind()?;
-        // The context is current.
-        let raw = calls::stream_create(flags.bits())?;
+        let raw = ctx.bound(|| calls::stream_create(flags.bits()))?;
         Stream::from_parts(raw, ctx, flags)
     }
 
@@ -289,9 +287,7 @@ impl Event {
         if flags.contains(EventFlags::INTERPROCESS) && !flags.contains(EventFlags::DISABLE_TIMING) {
             return Err(FlagsError::InterprocessTiming.into());
         }
-        ctx.bind()?;
-        // The context is current.
-        let raw = calls::event_create(flags.bits())?;
+        let raw = ctx.bound(|| calls::event_create(flags.bits()))?;
         Ok(Event {
             raw,
             ctx: ctx.clone(),

@@ -15,9 +15,7 @@ impl Context {
     /// higher priorities, so `highest <= lowest` (e.g. `(0, -5)`); `(0, 0)` means the device
     /// has none.
     pub fn stream_priority_range(&self) -> Result<(i32, i32)> {
-        self.bind()?;
-        // The context is current.
-        Ok(calls::ctx_get_stream_priority_range()?)
+        self.bound(calls::ctx_get_stream_priority_range)
     }
 }
 

@@ -227,12 +227,17 @@ impl Context {
         self.inner.bind()
     }
 
+    /// `call`, a driver call that acts on the current context, with this context current.
+    #[inline]
+    pub(crate) fn bound<R>(&self, call: impl FnOnce() -> std::result::Result<R, calls::Failed>) -> Result<R> {
+        self.bind()?;
+        Ok(call()?)
+    }
+
     /// Waits until all work queued in this context has finished, and reports any error a kernel
     /// raised while running. Memory whose release was waiting for that work is freed.
     pub fn synchronize(&self) -> Result<()> {
-        self.bind()?;
-        // The context is current on this thread.
-        calls::ctx_synchronize()?;
+        self.bound(calls::ctx_synchronize)?;
         self.inner.collect_garbage();
         Ok(())
     }
@@ -254,9 +259,7 @@ impl Context {
     /// [`free_cached_memory`](Self::free_cached_memory)).
     pub fn mem_get_info(&self) -> Result<(usize, usize)> {
         self.inner.collect_garbage();
-        self.bind()?;
-        // The context is current.
-        Ok(calls::mem_get_info()?)
+        self.bound(calls::mem_get_info)
     }
 
     /// True when `raw` is this context's handle.

@@ -62,10 +62,7 @@ impl Context {
 
     /// The flags the context runs with (`cuCtxGetFlags`).
     pub fn flags(&self) -> Result<ContextFlags> {
-        self.bind()?;
-        // The context is current.
-        let bits = calls::ctx_get_flags()?;
-        Ok(ContextFlags::from_bits(bits))
+        Ok(ContextFlags::from_bits(self.bound(calls::ctx_get_flags)?))
     }
 
     /// Pushes this context onto the calling thread's context stack, making it current until
@@ -109,46 +106,34 @@ impl Context {
 
     /// Sets a context limit, e.g. the device `malloc` heap size.
     pub fn set_limit(&self, limit: Limit, value: usize) -> Result<()> {
-        self.bind()?;
-        // The context is current.
-        calls::ctx_set_limit(limit.raw(), value).map_err(Error::from)
+        self.bound(|| calls::ctx_set_limit(limit.raw(), value))
     }
 
     /// A context limit's current value.
     pub fn get_limit(&self, limit: Limit) -> Result<usize> {
-        self.bind()?;
-        // The context is current.
-        Ok(calls::ctx_get_limit(limit.raw())?)
+        self.bound(|| calls::ctx_get_limit(limit.raw()))
     }
 
     /// Sets whether kernels in this context prefer shared memory or L1 cache.
     pub fn set_cache_config(&self, config: CacheConfig) -> Result<()> {
-        self.bind()?;
-        // The context is current.
-        calls::ctx_set_cache_config(config.raw()).map_err(Error::from)
+        self.bound(|| calls::ctx_set_cache_config(config.raw()))
     }
 
     /// The context's cache preference.
     pub fn get_cache_config(&self) -> Result<CacheConfig> {
-        self.bind()?;
-        // The context is current.
-        let raw = calls::ctx_get_cache_config()?;
-        Ok(CacheConfig::from_raw(raw))
+        Ok(CacheConfig::from_raw(self.bound(calls::ctx_get_cache_config)?))
     }
 
     /// Sets the shared-memory bank width (ignored by the hardware since Volta).
     pub fn set_shared_config(&self, config: SharedConfig) -> Result<()> {
-        self.bind()?;
-        // The context is current.
-        calls::ctx_set_shared_mem_config(config.raw()).map_err(Error::from)
+        self.bound(|| calls::ctx_set_shared_mem_config(config.raw()))
     }
 
     /// The shared-memory bank width setting.
     pub fn get_shared_config(&self) -> Result<SharedConfig> {
-        self.bind()?;
-        // The context is current.
-        let raw = calls::ctx_get_shared_mem_config()?;
-        Ok(SharedConfig::from_raw(raw))
+        Ok(SharedConfig::from_raw(
+            self.bound(calls::ctx_get_shared_mem_config)?,
+        ))
     }
 
     /// The driver API version the context was created with, e.g. `3020` (PyCUDA's

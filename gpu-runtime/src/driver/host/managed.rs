@@ -152,9 +152,7 @@ impl Context {
                 return Err(MemoryError::ManagedMoreThanFree { bytes, free }.into());
             }
             addr = crate::driver::context::core::alloc_or_reclaim(&self.inner, || {
-                self.bind()?;
-                // The context is current.
-                Ok(calls::mem_alloc_managed(bytes, flags.bits())?)
+                self.bound(|| calls::mem_alloc_managed(bytes, flags.bits()))
             })?;
         }
         Ok(ManagedArray {

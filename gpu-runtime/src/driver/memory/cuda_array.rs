@@ -313,9 +313,7 @@ impl CudaArray {
             Flags: desc.flags.bits(),
         };
         let raw = crate::driver::context::core::alloc_or_reclaim(&ctx.inner, || {
-            ctx.bind()?;
-            // The context is current.
-            Ok(calls::array_3d_create(&d)?)
+            ctx.bound(|| calls::array_3d_create(&d))
         })?;
         Ok(CudaArray {
             raw,

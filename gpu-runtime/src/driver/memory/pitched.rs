@@ -67,9 +67,8 @@ impl Context {
                 height,
             });
         }
-        self.bind()?;
-        // The context is current; the element size is 4, 8 or 16.
-        let (ptr, pitch) = calls::mem_alloc_pitch(width_bytes, height, size.max(4) as u32)?;
+        // The element size is 4, 8 or 16.
+        let (ptr, pitch) = self.bound(|| calls::mem_alloc_pitch(width_bytes, height, size.max(4) as u32))?;
         // The pitch is a multiple of the hardware's alignment (at least 32 bytes), so a whole
         // number of elements.
         let len = pitch / size * height;

@@ -53,9 +53,7 @@ pub(super) fn alloc_pinned(ctx: &Context, bytes: usize, flags: HostAllocFlags) -
         return Ok(0);
     }
     crate::driver::context::core::alloc_or_reclaim(&ctx.inner, || {
-        ctx.bind()?;
-        // The context is current.
-        let p = calls::mem_host_alloc(bytes, flags.0)?;
+        let p = ctx.bound(|| calls::mem_host_alloc(bytes, flags.0))?;
         Ok(p as u64)
     })
 }
