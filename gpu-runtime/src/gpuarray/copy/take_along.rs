@@ -32,72 +32,59 @@ use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::Arg;
 
 const NAME: &str = "gpu_take_along";
-
-/// The kernel's source for elements `t` and indices `index`. `dims` holds the result's shape,
-/// then the strides of `arr` and of `indices` for each of its axes (0 where broadcast).
-fn source(t: DType, index: DType) -> String {
-    let (tc, ic) = (t.c_name(), index.c_name());
-    let read = read_index(index, "idx[io]");
-    format!(
-        "{headers}{INDEX_FN}extern \"C\" __global__ void {NAME}(unsigned long long n, const {tc} *__restrict__ a, \
-         const {ic} *__restrict__ idx, {tc} *__restrict__ out, const long long *__restrict__ dims, int ndim, \
-         int axis, long long a_base, long long i_base, long long len, unsigned long long *bad) {{\n\
-         for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; t < n;\n\
-              t += (unsigned long long)gridDim.x * blockDim.x) {{\n\
-             unsigned long long rem = t;\n\
-             long long ao = a_base, io = i_base;\n\
-             for (int d = ndim - 1; d >= 0; --d) {{\n\
-                 const unsigned long long l = (unsigned long long)dims[d];\n\
-                 const long long c = (long long)(rem % l);\n\
-                 rem /= l;\n\
-                 io += c * dims[2 * ndim + d];\n\
-                 if (d != axis) ao += c * dims[ndim + d];\n\
-             }}\n\
-             const long long ix = gpu_index({read}, len, 0, bad);\n\
-             if (ix >= 0) out[t] = a[ao + ix * dims[ndim + axis]];\n\
-         }}\n}}\n",
-        headers = headers_for([t, index]),
-    )
-}
-
-static KERNELS: SourceKernels<(DType, DType)> = SourceKernels::new();
-
-fn prepared(ctx: &Context, t: DType, index: DType) -> Result<crate::launch::PreparedFunction> {
-    KERNELS.prepared(ctx, (t, index), NAME, || source(t, index))
-}
-
 const PUT_NAME: &str = "gpu_put_along";
 
-/// The scatter's source: `dims` holds the walk's shape, then the strides of `arr`, of
-/// `indices` and of `values` along it; with `write == 0` it only checks the indices.
-fn put_source(t: DType, index: DType) -> String {
+/// The kernel's source for elements `t` and indices `index`: the gather (`put == false`), or
+/// the scatter. `dims` holds the walk's (the result's) shape, then the strides of `arr` and
+/// of `indices` along it (0 where broadcast), and the scatter's of `values`; the scatter with
+/// `write == 0` only checks the indices.
+fn source(t: DType, index: DType, put: bool) -> String {
     let (tc, ic) = (t.c_name(), index.c_name());
     let read = read_index(index, "idx[io]");
+    // The scatter's parameters and steps beyond the gather's.
+    let pick = |take: &'static str, scatter: &'static str| if put { scatter } else { take };
     format!(
-        "{headers}{INDEX_FN}extern \"C\" __global__ void {PUT_NAME}(unsigned long long n, {tc} *__restrict__ a, \
-         const {ic} *__restrict__ idx, const {tc} *__restrict__ v, const long long *__restrict__ dims, int ndim, \
-         int axis, long long a_base, long long i_base, long long v_base, long long len, int write, \
-         unsigned long long *bad) {{\n\
+        "{headers}{INDEX_FN}extern \"C\" __global__ void {name}(unsigned long long n, {a_const}{tc} *__restrict__ a, \
+         const {ic} *__restrict__ idx, {z_const}{tc} *__restrict__ {z}, const long long *__restrict__ dims, int ndim, \
+         int axis, long long a_base, long long i_base, {v_base}long long len, {write}unsigned long long *bad) {{\n\
          for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; t < n;\n\
               t += (unsigned long long)gridDim.x * blockDim.x) {{\n\
              unsigned long long rem = t;\n\
-             long long ao = a_base, io = i_base, vo = v_base;\n\
+             long long ao = a_base, io = i_base{vo};\n\
              for (int d = ndim - 1; d >= 0; --d) {{\n\
                  const unsigned long long l = (unsigned long long)dims[d];\n\
                  const long long c = (long long)(rem % l);\n\
                  rem /= l;\n\
                  io += c * dims[2 * ndim + d];\n\
-                 vo += c * dims[3 * ndim + d];\n\
+         {v_step}\
                  if (d != axis) ao += c * dims[ndim + d];\n\
              }}\n\
              const long long ix = gpu_index({read}, len, 0, bad);\n\
-             if (write && ix >= 0) a[ao + ix * dims[ndim + axis]] = v[vo];\n\
+             {store}\n\
          }}\n}}\n",
         headers = headers_for([t, index]),
+        name = pick(NAME, PUT_NAME),
+        a_const = pick("const ", ""),
+        z_const = pick("", "const "),
+        z = pick("out", "v"),
+        v_base = pick("", "long long v_base, "),
+        write = pick("", "int write, "),
+        vo = pick("", ", vo = v_base"),
+        v_step = pick("", "vo += c * dims[3 * ndim + d];\n"),
+        store = pick(
+            "if (ix >= 0) out[t] = a[ao + ix * dims[ndim + axis]];",
+            "if (write && ix >= 0) a[ao + ix * dims[ndim + axis]] = v[vo];",
+        ),
     )
 }
 
-static PUT_KERNELS: SourceKernels<(DType, DType)> = SourceKernels::new();
+/// The kernels, keyed by `put` (see [`source`]), element type and index type.
+static KERNELS: SourceKernels<(bool, DType, DType)> = SourceKernels::new();
+
+fn prepared(ctx: &Context, t: DType, index: DType, put: bool) -> Result<crate::launch::PreparedFunction> {
+    let name = if put { PUT_NAME } else { NAME };
+    KERNELS.prepared(ctx, (put, t, index), name, || source(t, index, put))
+}
 
 /// The result's shape and each operand's strides along it (0 where broadcast), NumPy's rule:
 /// the axes other than `axis` broadcast, the result's `axis` is the indices'.
@@ -184,7 +171,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         let i_base = span_base(indices.shape(), indices.strides());
         let dims = walk_dims(ctx, &shape, &[&sa, &si])?;
         let mut bad = DeviceBuffer::<u64>::zeros(ctx, 2)?;
-        let f = prepared(ctx, S::Elem::DTYPE, SI::Elem::DTYPE)?;
+        let f = prepared(ctx, S::Elem::DTYPE, SI::Elem::DTYPE, false)?;
         let grid = registry::grid_for(ctx, n)?;
         let args = [
             Arg::U64(n),
@@ -272,9 +259,7 @@ impl<S: StorageMut<Elem: Element>, D: Dimension> OnStream<'_, &mut DeviceArrayBa
         let ctx = a.context().clone();
         let dims = walk_dims(&ctx, &shape, &[&sa, &si, &sv])?;
         let mut bad = DeviceBuffer::<u64>::zeros(&ctx, 2)?;
-        let f = PUT_KERNELS.prepared(&ctx, (S::Elem::DTYPE, SI::Elem::DTYPE), PUT_NAME, || {
-            put_source(S::Elem::DTYPE, SI::Elem::DTYPE)
-        })?;
+        let f = prepared(&ctx, S::Elem::DTYPE, SI::Elem::DTYPE, true)?;
         let grid = registry::grid_for(&ctx, n)?;
         // The check, then (every index in range) the writes.
         for write in [0, 1] {
@@ -356,10 +341,10 @@ mod tests {
             (DType::U64, DType::I16),
         ];
         for (k, (t, i)) in pairs.into_iter().enumerate() {
-            let s = source(t, i);
+            let s = source(t, i, false);
             let decl = gpu_cuda_source::find_kernel(&s, NAME).unwrap();
             assert_eq!(decl.params.len(), 11);
-            let p = put_source(t, i);
+            let p = source(t, i, true);
             assert_eq!(
                 gpu_cuda_source::find_kernel(&p, PUT_NAME).unwrap().params.len(),
                 13
