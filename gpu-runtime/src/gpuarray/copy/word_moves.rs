@@ -75,47 +75,28 @@ pub(crate) fn source(k: WordKernel) -> String {
     } else {
         ("unsigned long long", "((x) / (d))")
     };
-    let w = word_c(k.word);
-    let (name, x_type, z_type, body) = match k.movement {
-        Movement::StretchRead => (
-            "gpu_stretch_read",
-            w,
-            w,
-            // Word e is in run `row = e / a` at `e - row * a`, written to `(row * c + j) * a + ..`.
-            "        I row = DIV(e, a, a_mul, a_shr);\n\
+    let (name, x_type) = (name(k.movement), word_c(k.word));
+    let z_type = if assembles(k.movement) { "uint4" } else { x_type };
+    let body = match k.movement {
+        // Word e is in run `row = e / a` at `e - row * a`, written to `(row * c + j) * a + ..`.
+        Movement::StretchRead => "        I row = DIV(e, a, a_mul, a_shr);\n\
              \x20       W v = x[e];\n\
              \x20       Z *o = z + row * (c - 1) * a + e;\n\
              \x20       for (I j = 0; j < c; ++j) o[j * a] = v;\n"
-                .to_owned(),
+            .to_owned(),
+        // Result element q = (row * c + rep) * a + i comes from element row * a + i.
+        Movement::StretchWrite => assembled(k.word, ["rr", "row", "rep"], "row * a + i"),
+        // Result element q = (o * b + j) * a + i comes from (o * b + (j - c mod b)) * a + i.
+        Movement::RollWrite => assembled(
+            k.word,
+            ["oj", "o", "j"],
+            "(o * b + (j >= c ? j - c : j + (b - c))) * a + i",
         ),
-        Movement::StretchWrite => (
-            "gpu_stretch_write",
-            w,
-            "uint4",
-            // Result element q = (row * c + rep) * a + i comes from element row * a + i.
-            assembled(k.word, ["rr", "row", "rep"], "row * a + i"),
-        ),
-        Movement::RollWrite => (
-            "gpu_roll_write",
-            w,
-            "uint4",
-            // Result element q = (o * b + j) * a + i comes from (o * b + (j - c mod b)) * a + i.
-            assembled(
-                k.word,
-                ["oj", "o", "j"],
-                "(o * b + (j >= c ? j - c : j + (b - c))) * a + i",
-            ),
-        ),
-        Movement::Roll => (
-            "gpu_roll",
-            w,
-            w,
-            // Word e = (o * b + j) * a + i comes from j - c along the rolled axis (mod b).
-            "        I oj = DIV(e, a, a_mul, a_shr);\n\
+        // Word e = (o * b + j) * a + i comes from j - c along the rolled axis (mod b).
+        Movement::Roll => "        I oj = DIV(e, a, a_mul, a_shr);\n\
              \x20       I j = oj - DIV(oj, b, b_mul, b_shr) * b;\n\
              \x20       z[e] = x[j >= c ? e - c * a : e + (b - c) * a];\n"
-                .to_owned(),
-        ),
+            .to_owned(),
     };
     format!(
         "{FAST_DIV_C}#define DIV(x, d, m, s) {div}\n\
@@ -160,6 +141,11 @@ fn name(m: Movement) -> &'static str {
         Movement::Roll => "gpu_roll",
         Movement::RollWrite => "gpu_roll_write",
     }
+}
+
+/// Whether `m` assembles 16-byte words of the result (`z` seen as `uint4`).
+fn assembles(m: Movement) -> bool {
+    matches!(m, Movement::StretchWrite | Movement::RollWrite)
 }
 
 /// Launches `k` over `n` words with the divisors `a` and `b` and the number `c`.
@@ -213,7 +199,7 @@ fn launch_words<T: DeviceRepr>(
     macro_rules! go {
         ($w:ty) => {{
             let x = x.cast::<$w>()?;
-            if matches!(k.movement, Movement::StretchWrite | Movement::RollWrite) {
+            if assembles(k.movement) {
                 launch(k, &x, &mut z.cast_mut::<UInt4>()?, n, a, b, c, stream)
             } else {
                 launch(k, &x, &mut z.cast_mut::<$w>()?, n, a, b, c, stream)
