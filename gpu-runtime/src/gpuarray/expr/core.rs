@@ -26,7 +26,7 @@ use crate::gpuarray::elements::cast::{self, sixteen_bit, widen};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::expr::func::{self, Func, HELPERS};
-use crate::gpuarray::kernels::args::{ArgKind, KernelArg};
+use crate::gpuarray::kernels::args::{ArgKind, ArrayArg, KernelArg};
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
 use crate::gpuarray::kernels::registry::Definitions;
 use crate::types::{Complex32, Complex64};
@@ -101,6 +101,12 @@ impl BinOp {
         }
     }
 
+    /// The operator's name and `t` where it is not defined on elements of `t`: `%` and `//`
+    /// on complex numbers.
+    fn undefined_on(self, t: DType) -> Option<(String, DType)> {
+        (matches!(self, BinOp::Rem | BinOp::FloorDiv) && t.is_complex()).then(|| (format!("{self:?}"), t))
+    }
+
     /// Whether `self` on elements of `t` calls a template of [`HELPERS`].
     fn needs_helpers(self, t: DType) -> bool {
         let t = if sixteen_bit(t).is_some() { DType::F32 } else { t };
@@ -168,10 +174,10 @@ impl Node {
         match self {
             Node::Array | Node::Scalar | Node::ArrayOf(_) | Node::ScalarOf(_) => None,
             Node::Neg(x) => x.undefined_call(default),
-            Node::Bin(op @ (BinOp::Rem | BinOp::FloorDiv), l, _) if l.ty(default).is_complex() => {
-                Some((format!("{op:?}"), l.ty(default)))
-            }
-            Node::Bin(_, l, r) => l.undefined_call(default).or_else(|| r.undefined_call(default)),
+            Node::Bin(op, l, r) => op
+                .undefined_on(l.ty(default))
+                .or_else(|| l.undefined_call(default))
+                .or_else(|| r.undefined_call(default)),
             Node::Call(f, args) => {
                 let types: Vec<DType> = args.iter().map(|a| a.ty(default)).collect();
                 match func::result_type(*f, &types) {
@@ -324,12 +330,7 @@ impl<'a, T: Element> Operand<'a, T> for Expr<'a, T> {
 impl<'a, S: Storage<Elem: Element>, D: Dimension> Operand<'a, S::Elem> for &'a DeviceArrayBase<S, D> {
     type Dim = D;
     fn into_expr(self) -> Expr<'a, S::Elem> {
-        Expr {
-            node: Node::Array,
-            arrays: vec![KernelArg::input(self)],
-            scalars: Vec::new(),
-            elem: PhantomData,
-        }
+        Expr::new(Node::Array, vec![KernelArg::input(self)], Vec::new())
     }
 }
 
@@ -424,6 +425,18 @@ pub(crate) enum Store {
     CompoundIn(BinOp, DType),
 }
 
+impl Store {
+    /// The operator a compound store applies, with the type it computes in, for a kernel of
+    /// elements `t`.
+    fn op(self, t: DType) -> Option<(BinOp, DType)> {
+        match self {
+            Store::Assign => None,
+            Store::Compound(op) => Some((op, t)),
+            Store::CompoundIn(op, w) => Some((op, w)),
+        }
+    }
+}
+
 /// The kernel's element type (of `out`, and of the untyped leaves), how it stores, and the
 /// expression with the types of its leaves.
 type Key = (DType, Store, Node);
@@ -439,14 +452,19 @@ pub(crate) struct Untyped<'a> {
 }
 
 impl<'a, T: Element> Expr<'a, T> {
-    /// A scalar leaf.
-    pub(crate) fn scalar(value: T) -> Expr<'a, T> {
+    /// The expression of `node` over its leaves' arguments, in order.
+    fn new(node: Node, arrays: Vec<KernelArg<'a>>, scalars: Vec<KernelArg<'a>>) -> Expr<'a, T> {
         Expr {
-            node: Node::Scalar,
-            arrays: Vec::new(),
-            scalars: vec![KernelArg::scalar(value)],
+            node,
+            arrays,
+            scalars,
             elem: PhantomData,
         }
+    }
+
+    /// A scalar leaf.
+    pub(crate) fn scalar(value: T) -> Expr<'a, T> {
+        Expr::new(Node::Scalar, Vec::new(), vec![KernelArg::scalar(value)])
     }
 
     /// The expression without its element type, to combine with others: its leaves of the
@@ -472,12 +490,7 @@ impl<'a, T: Element> Expr<'a, T> {
     /// An expression of `T` from one whose every leaf names its type (an [`Untyped`] made
     /// by [`untyped`](Self::untyped) of an expression whose value is of `T`).
     pub(crate) fn from_untyped(u: Untyped<'a>) -> Expr<'a, T> {
-        Expr {
-            node: u.node,
-            arrays: u.arrays,
-            scalars: u.scalars,
-            elem: PhantomData,
-        }
+        Expr::new(u.node, u.arrays, u.scalars)
     }
 
     /// `func` of `args`, in order: an expression of `T`, which the caller's types say is the
@@ -489,12 +502,7 @@ impl<'a, T: Element> Expr<'a, T> {
             scalars.extend(a.scalars);
             nodes.push(a.node);
         }
-        Expr {
-            node: Node::Call(func, nodes),
-            arrays,
-            scalars,
-            elem: PhantomData,
-        }
+        Expr::new(Node::Call(func, nodes), arrays, scalars)
     }
 
     /// `self op rhs`.
@@ -502,12 +510,11 @@ impl<'a, T: Element> Expr<'a, T> {
         let (mut arrays, mut scalars) = (self.arrays, self.scalars);
         arrays.extend(rhs.arrays);
         scalars.extend(rhs.scalars);
-        Expr {
-            node: Node::Bin(op, Box::new(self.node), Box::new(rhs.node)),
+        Expr::new(
+            Node::Bin(op, Box::new(self.node), Box::new(rhs.node)),
             arrays,
             scalars,
-            elem: PhantomData,
-        }
+        )
     }
 
     /// `-self`.
@@ -527,8 +534,13 @@ impl<'a, T: Element> Expr<'a, T> {
     /// The shape every array of the expression has (the first array's; the launch checks
     /// the others), or `None` when there is no array.
     pub fn shape(&self) -> Option<&[usize]> {
-        self.arrays.iter().find_map(|a| match &a.0 {
-            ArgKind::Array(x) => Some(x.shape()),
+        self.array_leaves().next().map(ArrayArg::shape)
+    }
+
+    /// The array leaves' arguments, in order.
+    fn array_leaves(&self) -> impl Iterator<Item = &ArrayArg<'a>> {
+        self.arrays.iter().filter_map(|a| match &a.0 {
+            ArgKind::Array(x) => Some(x),
             ArgKind::Scalar(..) => None,
         })
     }
@@ -555,10 +567,10 @@ impl<'a, T: Element> Expr<'a, T> {
     /// [`eval`](Self::eval) on `stream` (`None`: the legacy default stream): how the crate's
     /// operations that take a stream or none evaluate their expressions.
     pub(crate) fn eval_stream(self, stream: Option<&Stream>) -> Result<DeviceArray<T, IxDyn>> {
-        let first = self.arrays.iter().find_map(|a| match &a.0 {
-            ArgKind::Array(x) => Some((x.ctx.clone(), x.shape().to_vec())),
-            ArgKind::Scalar(..) => None,
-        });
+        let first = self
+            .array_leaves()
+            .next()
+            .map(|x| (x.ctx.clone(), x.shape().to_vec()));
         let Some((ctx, shape)) = first else {
             return Err(ArgumentError::NoArray {
                 kernel: "gpu_expr".into(),
@@ -579,14 +591,11 @@ impl<'a, T: Element> Expr<'a, T> {
     }
 
     fn all_fortran(&self) -> bool {
-        let arrays = || {
-            self.arrays.iter().filter_map(|a| match &a.0 {
-                ArgKind::Array(x) => Some(x),
-                ArgKind::Scalar(..) => None,
-            })
-        };
-        arrays().all(|x| layout::is_f_contiguous(x.shape(), x.strides()))
-            && !arrays().all(|x| layout::is_c_contiguous(x.shape(), x.strides()))
+        self.array_leaves()
+            .all(|x| layout::is_f_contiguous(x.shape(), x.strides()))
+            && !self
+                .array_leaves()
+                .all(|x| layout::is_c_contiguous(x.shape(), x.strides()))
     }
 
     /// Computes the expression into `out` (of the expression's shape, any layout), on the
@@ -665,15 +674,10 @@ pub(crate) fn kernel<T: Element>(node: &Node, store: Store) -> Result<Arc<Elemen
 
 /// The kernel of `node` on `T`, stored with `store`, written anew.
 fn define<T: Element>(node: &Node, store: Store) -> Result<ElementwiseKernel> {
-    let undefined = node.undefined_call(T::DTYPE).or_else(|| match store {
-        Store::Compound(op @ (BinOp::Rem | BinOp::FloorDiv)) if T::DTYPE.is_complex() => {
-            Some((format!("{op:?}"), T::DTYPE))
-        }
-        Store::CompoundIn(op @ (BinOp::Rem | BinOp::FloorDiv), w) if w.is_complex() => {
-            Some((format!("{op:?}"), w))
-        }
-        _ => None,
-    });
+    let stored = store.op(T::DTYPE);
+    let undefined = node
+        .undefined_call(T::DTYPE)
+        .or_else(|| stored.and_then(|(op, w)| op.undefined_on(w)));
     if let Some((func, dtype)) = undefined {
         // The typed constructors of `Expr` build only defined calls on real types; on the
         // complex types, the functions of every element type that need an order are refused
@@ -704,13 +708,7 @@ fn define<T: Element>(node: &Node, store: Store) -> Result<ElementwiseKernel> {
     }
     let _ = write!(params, "{t} *out");
     let mut k = ElementwiseKernel::with_name("gpu_expr", &params, &operation::<T>(node, store))?;
-    let helpers = node.needs_helpers(T::DTYPE)
-        || match store {
-            Store::Assign => false,
-            Store::Compound(op) => op.needs_helpers(T::DTYPE),
-            Store::CompoundIn(op, w) => op.needs_helpers(w),
-        };
-    if helpers {
+    if node.needs_helpers(T::DTYPE) || stored.is_some_and(|(op, w)| op.needs_helpers(w)) {
         k = k.preamble(HELPERS);
     }
     Ok(k)
