@@ -60,6 +60,35 @@ pub(crate) fn source(from: ElementType, to: ElementType) -> String {
     // no bounds checks, its 16 loads per thread unrolled so that all are issued before the
     // first is used; the pointers advance by whole strides so that the inner loops do no
     // 64-bit multiplications.
+    // A tile's moves of `step`: for a full tile unrolled and unchecked, else each where
+    // `inside` holds.
+    let moves = |inside: &str, step: &str| {
+        format!(
+            "if (gpu_full) {{\n\
+             #pragma unroll\n\
+             for (int gpu_i = 0; gpu_i < {TILE}; gpu_i += {WARP}) {{\n\
+             #pragma unroll\n\
+             for (int j = 0; j < {TILE}; j += {rows_per_step}) {{\n\
+             {step}\n\
+             }}\n\
+             }}\n\
+             }} else {{\n\
+             for (int gpu_i = 0; gpu_i < {TILE}; gpu_i += {WARP}) {{\n\
+             for (int j = 0; j < {TILE}; j += {rows_per_step}) {{\n\
+             if ({inside}) {step}\n\
+             }}\n\
+             }}\n\
+             }}\n"
+        )
+    };
+    let load = moves(
+        "r0 + gpu_tx + gpu_i < rows && c0 + gpu_ty + j < cols",
+        "gpu_tile[gpu_ty + j][gpu_tx + gpu_i] = gpu_x[gpu_i * x__s0 + j * x__s1];",
+    );
+    let write = moves(
+        "r0 + gpu_ty + j < rows && c0 + gpu_tx + gpu_i < cols",
+        &format!("gpu_z[j * z__s0 + gpu_i * z__s1] = {store};"),
+    );
     format!(
         "{headers}extern \"C\" __global__ void {NAME}(long long rows, long long cols, \
          const {f} *__restrict__ x__p, long long x__o, long long x__s0, long long x__s1, \
@@ -72,40 +101,10 @@ pub(crate) fn source(from: ElementType, to: ElementType) -> String {
          long long r0 = (gpu_t / gpu_tc) * {TILE}, c0 = (gpu_t % gpu_tc) * {TILE};\n\
          bool gpu_full = r0 + {TILE} <= rows && c0 + {TILE} <= cols;\n\
          const {f} *gpu_x = x__p + x__o + (r0 + gpu_tx) * x__s0 + (c0 + gpu_ty) * x__s1;\n\
-         if (gpu_full) {{\n\
-         #pragma unroll\n\
-         for (int gpu_i = 0; gpu_i < {TILE}; gpu_i += {WARP}) {{\n\
-         #pragma unroll\n\
-         for (int j = 0; j < {TILE}; j += {rows_per_step}) {{\n\
-         gpu_tile[gpu_ty + j][gpu_tx + gpu_i] = gpu_x[gpu_i * x__s0 + j * x__s1];\n\
-         }}\n\
-         }}\n\
-         }} else {{\n\
-         for (int gpu_i = 0; gpu_i < {TILE}; gpu_i += {WARP}) {{\n\
-         for (int j = 0; j < {TILE}; j += {rows_per_step}) {{\n\
-         if (r0 + gpu_tx + gpu_i < rows && c0 + gpu_ty + j < cols) \
-         gpu_tile[gpu_ty + j][gpu_tx + gpu_i] = gpu_x[gpu_i * x__s0 + j * x__s1];\n\
-         }}\n\
-         }}\n\
-         }}\n\
+         {load}\
          __syncthreads();\n\
          {t} *gpu_z = z__p + z__o + (r0 + gpu_ty) * z__s0 + (c0 + gpu_tx) * z__s1;\n\
-         if (gpu_full) {{\n\
-         #pragma unroll\n\
-         for (int gpu_i = 0; gpu_i < {TILE}; gpu_i += {WARP}) {{\n\
-         #pragma unroll\n\
-         for (int j = 0; j < {TILE}; j += {rows_per_step}) {{\n\
-         gpu_z[j * z__s0 + gpu_i * z__s1] = {store};\n\
-         }}\n\
-         }}\n\
-         }} else {{\n\
-         for (int gpu_i = 0; gpu_i < {TILE}; gpu_i += {WARP}) {{\n\
-         for (int j = 0; j < {TILE}; j += {rows_per_step}) {{\n\
-         if (r0 + gpu_ty + j < rows && c0 + gpu_tx + gpu_i < cols) \
-         gpu_z[j * z__s0 + gpu_i * z__s1] = {store};\n\
-         }}\n\
-         }}\n\
-         }}\n\
+         {write}\
          __syncthreads();\n\
          }}\n}}\n"
     )
