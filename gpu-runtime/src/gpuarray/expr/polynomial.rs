@@ -73,12 +73,6 @@ fn source(kind: Kind, t: DType, out: DType) -> String {
     let oc = out.c_name();
     let name = kind.name();
     let headers = headers_for([t, out, DType::Complex64]);
-    let grid_loop = |len: &str| {
-        format!(
-            "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < {len};\n\
-                  i += (unsigned long long)gridDim.x * blockDim.x)"
-        )
-    };
     match kind {
         Kind::Val => {
             // The coefficients staged in shared memory (up to `SHARED_COEFFICIENTS`), and
@@ -127,13 +121,13 @@ fn source(kind: Kind, t: DType, out: DType) -> String {
             format!(
                 "{headers}extern \"C\" __global__ void {name}(unsigned long long len, const {tc} *__restrict__ a, \
                  long long na, const {tc} *__restrict__ b, long long nb, {tc} *__restrict__ z) {{\n\
-                 {lp} {{\n\
+                 for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < len;\n\
+                      i += (unsigned long long)gridDim.x * blockDim.x) {{\n\
                      const long long ia = (long long)i - ((long long)len - na), ib = (long long)i - ((long long)len - nb);\n\
                      const {ac} u = ia >= 0 ? {ra} : {zero};\n\
                      const {ac} w = ib >= 0 ? {rb} : {zero};\n\
                      z[i] = {out};\n\
                  }}\n}}\n",
-                lp = grid_loop("len"),
                 ac = a.c(),
                 ra = a.read("a[ia]"),
                 rb = a.read("b[ib]"),
