@@ -66,11 +66,7 @@ fn kernel(fill: Fill, to: DType) -> Result<Arc<ElementwiseKernel>> {
 /// integers is `[-10, -8, ...]`, not truncated toward zero), then converted as `astype` does.
 fn linspace_value(to: DType) -> String {
     let value = "(last && i == n - 1 ? stop : start + (double)i * step)";
-    let integer = matches!(
-        to,
-        DType::I8 | DType::U8 | DType::I16 | DType::U16 | DType::I32 | DType::U32 | DType::I64 | DType::U64
-    );
-    let value = if integer {
+    let value = if to.is_bool_or_integer() && to != DType::Bool {
         format!("floor{value}")
     } else {
         value.to_owned()
