@@ -38,45 +38,37 @@ fn scale<'a, T: Element>(decimals: i32) -> Expr<'a, T> {
     Expr::scalar(10f64.powi(decimals.saturating_abs())).cast::<T>()
 }
 
-macro_rules! round_floats {
-    ($($t:ty),*) => {$(
+/// `Round` of each of the types, their own `Rounded`, `rounded(x, decimals)` the body given.
+macro_rules! round {
+    ($($t:ty),* => |$x:ident, $decimals:ident| $body:block) => {$(
         impl sealed::Sealed for $t {}
         impl Round for $t {
             type Rounded = $t;
 
-            // NumPy's float rounding, in the type itself (`rint` alone for no decimals: the
-            // scale of 1 changes nothing).
-            fn rounded(x: Expr<'_, Self>, decimals: i32) -> Expr<'_, Self> {
-                if decimals == 0 {
-                    x.rint()
-                } else if decimals > 0 {
-                    x.bin(BinOp::Mul, scale(decimals)).rint().bin(BinOp::Div, scale(decimals))
-                } else {
-                    x.bin(BinOp::Div, scale(decimals)).rint().bin(BinOp::Mul, scale(decimals))
-                }
-            }
+            fn rounded($x: Expr<'_, Self>, $decimals: i32) -> Expr<'_, Self> $body
         }
     )*};
 }
-round_floats!(half::f16, half::bf16, f32, f64);
 
-macro_rules! round_integers {
-    ($($t:ty),*) => {$(
-        impl sealed::Sealed for $t {}
-        impl Round for $t {
-            type Rounded = $t;
+// NumPy's float rounding, in the type itself (`rint` alone for no decimals: the scale of 1
+// changes nothing).
+round!(half::f16, half::bf16, f32, f64 => |x, decimals| {
+    if decimals == 0 {
+        x.rint()
+    } else if decimals > 0 {
+        x.bin(BinOp::Mul, scale(decimals)).rint().bin(BinOp::Div, scale(decimals))
+    } else {
+        x.bin(BinOp::Div, scale(decimals)).rint().bin(BinOp::Mul, scale(decimals))
+    }
+});
 
-            fn rounded(x: Expr<'_, Self>, decimals: i32) -> Expr<'_, Self> {
-                if decimals >= 0 {
-                    x
-                } else {
-                    f64::rounded(x.cast::<f64>(), decimals).cast::<$t>()
-                }
-            }
-        }
-    )*};
-}
-round_integers!(i8, u8, i16, u16, i32, u32, i64, u64);
+round!(i8, u8, i16, u16, i32, u32, i64, u64 => |x, decimals| {
+    if decimals >= 0 {
+        x
+    } else {
+        f64::rounded(x.cast::<f64>(), decimals).cast::<Self>()
+    }
+});
 
 impl sealed::Sealed for Bool {}
 impl Round for Bool {
