@@ -140,7 +140,7 @@ impl<S: Storage, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D>> {
 
     /// This array's elements copied into `out`, new memory of its shape in either order.
     fn copied_into(&self, mut out: DeviceArray<S::Elem, D>) -> Result<DeviceArray<S::Elem, D>> {
-        copy_into(&mut out, self.target, self.stream)?;
+        convert_into(&mut out, self.target, self.stream)?;
         Ok(out)
     }
 }
@@ -171,7 +171,8 @@ impl<S: StorageMut, D: Dimension> OnStream<'_, &mut DeviceArrayBase<S, D>> {
         &mut self,
         src: &DeviceArrayBase<S2, D2>,
     ) -> Result<()> {
-        copy_into(self.target, src, self.stream)
+        // One element type (the signature's check): a copy of vector elements is no conversion.
+        convert_into(self.target, src, self.stream)
     }
 
     /// [`assign`](DeviceArrayBase::assign) on this stream.
@@ -181,16 +182,6 @@ impl<S: StorageMut, D: Dimension> OnStream<'_, &mut DeviceArrayBase<S, D>> {
     {
         convert_into(self.target, src, self.stream)
     }
-}
-
-/// Copies `src` into `dst`: one shape, one element type (the type system's check: a copy of
-/// vector elements is no conversion).
-fn copy_into<S: StorageMut, D: Dimension, S2: Storage<Elem = S::Elem>, D2: Dimension>(
-    dst: &mut DeviceArrayBase<S, D>,
-    src: &DeviceArrayBase<S2, D2>,
-    stream: Option<&Stream>,
-) -> Result<()> {
-    convert_into(dst, src, stream)
 }
 
 /// Copies `src` into `dst`, converting numbers as C does; elements that are no numbers (the
