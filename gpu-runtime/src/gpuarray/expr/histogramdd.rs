@@ -54,14 +54,7 @@ context_fns! {
     fn histogramdd[S: Storage<Elem: Element>, D: Dimension](
         &self, sample: &DeviceArrayBase<S, D>, bins: &[Bins<'_>], density: bool
     ) -> Result<HistogramDd> {
-        let columns = columns_of(sample)?;
-        dd::<S::Elem, f64, _>(
-            &columns,
-            bins,
-            None::<&DeviceArray<f64, Ix1>>,
-            density,
-            self.stream,
-        )
+        unweighted(&columns_of(sample)?, bins, density, self.stream)
     }
 
     /// [`histogramdd`] with a weight per point (NumPy's `weights=`, `(N,)`, any real type, summed
@@ -86,14 +79,7 @@ context_fns! {
         &self, x: &DeviceArrayBase<S, D>, y: &DeviceArrayBase<SY, DY>, bins: [Bins<'_>; 2],
         density: bool
     ) -> Result<Histogram2d> {
-        let columns = pair(x, y)?;
-        two(dd::<S::Elem, f64, _>(
-            &columns,
-            &bins,
-            None::<&DeviceArray<f64, Ix1>>,
-            density,
-            self.stream,
-        )?)
+        two(unweighted(&pair(x, y)?, &bins, density, self.stream)?)
     }
 
     /// [`histogram2d`] with a weight per point, as [`histogramdd_weighted`].
@@ -105,13 +91,7 @@ context_fns! {
         weights: &DeviceArrayBase<SW, DW>, density: bool
     ) -> Result<Histogram2d> {
         let columns = pair(x, y)?;
-        two(dd::<S::Elem, SW::Elem, _>(
-            &columns,
-            &bins,
-            Some(weights),
-            density,
-            self.stream,
-        )?)
+        two(dd::<S::Elem, SW::Elem, _>(&columns, &bins, Some(weights), density, self.stream)?)
     }
 }
 
@@ -174,6 +154,16 @@ fn two((hist, mut edges): HistogramDd) -> Result<Histogram2d> {
     let y_edges = edges.pop().ok_or_else(|| internal("the edges of y"))?;
     let x_edges = edges.pop().ok_or_else(|| internal("the edges of x"))?;
     Ok((hist.into_dimensionality::<Ix2>()?, x_edges, y_edges))
+}
+
+/// [`dd`] without weights.
+fn unweighted<T: Element>(
+    columns: &[DeviceArrayView<'_, T, Ix1>],
+    bins: &[Bins<'_>],
+    density: bool,
+    stream: Option<&Stream>,
+) -> Result<HistogramDd> {
+    dd::<T, f64, _>(columns, bins, None::<&DeviceArray<f64, Ix1>>, density, stream)
 }
 
 /// NumPy's `histogramdd` of the variables `columns` (each `N` points of `T`).
