@@ -48,6 +48,20 @@ pub enum PadMode<T> {
 
 const OP: &str = "DeviceArray::pad";
 
+/// An axis of `len` padded by `before` and `after`, or [`ArrayShapeError::ElementsOverflow`]
+/// of padding an array of `shape`.
+pub(crate) fn grown(len: usize, (before, after): (usize, usize), shape: &[usize]) -> Result<usize> {
+    len.checked_add(before)
+        .and_then(|l| l.checked_add(after))
+        .ok_or_else(|| {
+            ArrayShapeError::ElementsOverflow {
+                operation: OP,
+                shape: shape.to_vec(),
+            }
+            .into()
+        })
+}
+
 /// `pairs` for each of `ndim` axes: one pair for all of them, or one per axis (NumPy's
 /// `pad_width`, `constant_values`, `end_values` and `stat_length` as `((b, a),)` or
 /// `((b0, a0), (b1, a1), ...)`).
@@ -148,36 +162,25 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         let a = self.target;
         let widths = axis_widths(widths, a.ndim())?;
         let mut shape = Vec::with_capacity(a.ndim());
-        for (&len, &(before, after)) in a.shape().iter().zip(&widths) {
-            let grown = len
-                .checked_add(before)
-                .and_then(|l| l.checked_add(after))
-                .ok_or_else(|| ArrayShapeError::ElementsOverflow {
-                    operation: OP,
-                    shape: a.shape().to_vec(),
-                })?;
-            shape.push(grown);
+        for (&len, &w) in a.shape().iter().zip(&widths) {
+            shape.push(grown(len, w, a.shape())?);
         }
         layout::checked_size(OP, &shape)?;
-        if let PadMode::Constant(value) = mode {
-            let mut out = DeviceArray::<S::Elem, IxDyn>::empty(a.context(), IxDyn(&shape))?;
-            OnStream::new(&mut out, self.stream).fill(value)?;
-            let middle = middle_of(a.shape(), &widths);
-            let mut inside = out.view_mut().slice_move(&middle[..])?;
-            OnStream::new(&mut inside, self.stream).copy_from(a)?;
-            return out.into_dimensionality();
-        }
         match mode {
-            PadMode::LinearRamp(end) => return self.pad_linear_ramp(&widths, &[(end, end)]),
-            PadMode::ReflectOdd => return self.pad_reflect_odd(&widths, false),
-            PadMode::SymmetricOdd => return self.pad_reflect_odd(&widths, true),
-            PadMode::Empty => {
+            // The border filled (or left as it is), then the elements copied into the middle.
+            PadMode::Constant(_) | PadMode::Empty => {
                 let mut out = DeviceArray::<S::Elem, IxDyn>::empty(a.context(), IxDyn(&shape))?;
+                if let PadMode::Constant(value) = mode {
+                    OnStream::new(&mut out, self.stream).fill(value)?;
+                }
                 let middle = middle_of(a.shape(), &widths);
                 let mut inside = out.view_mut().slice_move(&middle[..])?;
                 OnStream::new(&mut inside, self.stream).copy_from(a)?;
                 return out.into_dimensionality();
             }
+            PadMode::LinearRamp(end) => return self.pad_linear_ramp(&widths, &[(end, end)]),
+            PadMode::ReflectOdd => return self.pad_reflect_odd(&widths, false),
+            PadMode::SymmetricOdd => return self.pad_reflect_odd(&widths, true),
             _ => {}
         }
         // One gather per padded axis, each reading what the one before made.

@@ -19,7 +19,7 @@ use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::{Element, Kind};
 use crate::gpuarray::elements::mean_type::MeanType;
 use crate::gpuarray::expr::core::{undefined_error, Operand};
-use crate::gpuarray::expr::pad::axis_widths;
+use crate::gpuarray::expr::pad::{axis_widths, grown};
 use crate::gpuarray::reduce::axis::ReduceAxis;
 
 const OP: &str = "DeviceArray::pad";
@@ -70,13 +70,7 @@ fn grow_each_axis<S: Storage<Elem: Element>, D: Dimension>(
             return Err(ArrayShapeError::PadEmptyAxis { axis: k }.into());
         }
         let mut shape = src.shape().to_vec();
-        shape[k] = len
-            .checked_add(before)
-            .and_then(|l| l.checked_add(after))
-            .ok_or_else(|| ArrayShapeError::ElementsOverflow {
-                operation: OP,
-                shape: a.shape().to_vec(),
-            })?;
+        shape[k] = grown(len, (before, after), a.shape())?;
         layout::checked_size(OP, &shape)?;
         let mut grown = DeviceArray::<S::Elem, IxDyn>::empty(a.context(), IxDyn(&shape))?;
         let mut middle = grown
