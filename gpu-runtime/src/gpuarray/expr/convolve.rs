@@ -14,6 +14,7 @@ use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::kernels::codegen::Arith;
 use crate::gpuarray::kernels::registry::{self, BLOCK};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::{Arg, PreparedFunction};
@@ -54,10 +55,7 @@ impl Kind {
 /// arrays `a` (`na` elements) and `v` (`m`), both contiguous.
 fn source(kind: Kind, t: DType) -> String {
     let tc = t.c_name();
-    let acc = match t {
-        DType::F16 | DType::Bf16 => DType::F32,
-        _ => t,
-    };
+    let acc = Arith::of(t).acc;
     let ac = acc.c_name();
     let read = |x: &str| convert_c(t, acc, x);
     let other = match kind {

@@ -18,6 +18,7 @@ use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::inexact::Inexact;
 use crate::gpuarray::elements::promotion::Promote;
 use crate::gpuarray::expr::core::{check_counts, Expr};
+use crate::gpuarray::kernels::codegen::Arith;
 use crate::gpuarray::kernels::registry::{self, BLOCK};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::{Arg, PreparedFunction};
@@ -78,10 +79,7 @@ fn source(k: Kernel, r: DType) -> String {
     let rc = r.c_name();
     let complex = r.is_complex();
     // The products are summed in `acc` (`float` for the 16-bit floats), scaled in `wide`.
-    let acc = match r {
-        DType::F16 | DType::Bf16 => DType::F32,
-        _ => r,
-    };
+    let acc = Arith::of(r).acc;
     let wide = if complex { DType::Complex64 } else { DType::F64 };
     let grid =
         "for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x; i < len;\n\
