@@ -16,6 +16,7 @@ use crate::gpuarray::array::on_stream::{context_fns, on_legacy_stream, OnStream}
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
+use crate::gpuarray::expr::func::CmpOp;
 use crate::gpuarray::sort::ops::{Side, UniqueOptions};
 
 impl<S: Storage<Elem: Element>, D: Dimension> DeviceArrayBase<S, D> {
@@ -60,12 +61,8 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         let sorted = OnStream::new(test, self.stream).sort_flat()?;
         let at = OnStream::new(&sorted, self.stream).searchsorted(a, Side::Left)?;
         let found = OnStream::new(&sorted, self.stream).take(&at, 0, IndexMode::Clip)?;
-        let e = if invert {
-            found.expr().ne(a)
-        } else {
-            found.expr().eq(a)
-        };
-        e.eval_stream(self.stream)
+        let op = if invert { CmpOp::Ne } else { CmpOp::Eq };
+        found.expr().compare(op, a).eval_stream(self.stream)
     }
 }
 
