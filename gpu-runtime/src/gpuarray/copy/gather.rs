@@ -125,6 +125,26 @@ fn prepared(ctx: &Context, g: Gather, t: DType, index: DType) -> Result<crate::l
     })
 }
 
+/// [`ArrayShapeError::ElementCounts`] of `operation`: `first` elements where `second` were
+/// given.
+pub(crate) fn counts_error(operation: &'static str, first: usize, second: usize) -> Error {
+    ArrayShapeError::ElementCounts {
+        operation,
+        first,
+        second,
+    }
+    .into()
+}
+
+/// [`counts_error`] unless `first == second`.
+pub(crate) fn check_counts(operation: &'static str, first: usize, second: usize) -> Result<()> {
+    if first == second {
+        Ok(())
+    } else {
+        Err(counts_error(operation, first, second))
+    }
+}
+
 /// After a launch in `Raise` mode: the first index out of range, as an error.
 pub(super) fn check_bad(bad: &DeviceBuffer<u64>, operation: &'static str, len: usize) -> Result<()> {
     let v = bad.to_vec()?;
@@ -327,14 +347,7 @@ where
     arrays
         .iter()
         .map(|a| {
-            if a.len() != dest_indices.len() {
-                return Err(ArrayShapeError::ElementCounts {
-                    operation: "multi_put",
-                    first: a.len(),
-                    second: dest_indices.len(),
-                }
-                .into());
-            }
+            check_counts("multi_put", a.len(), dest_indices.len())?;
             let mut out = DeviceArray::<S::Elem, Ix1>::zeros(a.context(), dest_len)?;
             out.put(dest_indices, *a, IndexMode::Raise)?;
             Ok(out)

@@ -9,6 +9,7 @@ use crate::driver::stream::Stream;
 use crate::error::{ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
+use crate::gpuarray::copy::gather::counts_error;
 use crate::gpuarray::elements::bitwise::Bitwise;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
@@ -320,14 +321,9 @@ fn unpacked_len(op: &'static str, bits: usize, count: Option<isize>) -> Result<u
     match count {
         None => Ok(bits),
         Some(c) if c >= 0 => Ok(c as usize),
-        Some(c) => bits.checked_sub(c.unsigned_abs()).ok_or_else(|| {
-            ArrayShapeError::ElementCounts {
-                operation: op,
-                first: bits,
-                second: c.unsigned_abs(),
-            }
-            .into()
-        }),
+        Some(c) => bits
+            .checked_sub(c.unsigned_abs())
+            .ok_or_else(|| counts_error(op, bits, c.unsigned_abs())),
     }
 }
 

@@ -15,7 +15,7 @@ use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
-use crate::gpuarray::copy::gather::IndexMode;
+use crate::gpuarray::copy::gather::{check_counts, counts_error, IndexMode};
 use crate::gpuarray::copy::word_moves;
 use crate::gpuarray::elements::element::Element;
 
@@ -28,14 +28,7 @@ pub(crate) fn net_shifts(shape: &[usize], shifts: &[isize], axes: &[isize]) -> R
         (a, b) if a == b => a,
         (1, b) => b,
         (a, 1) => a,
-        (a, b) => {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: OP,
-                first: a,
-                second: b,
-            }
-            .into())
-        }
+        (a, b) => return Err(counts_error(OP, a, b)),
     };
     let mut net = vec![0i128; shape.len()];
     for j in 0..n {
@@ -330,14 +323,7 @@ impl<S: Storage<Elem: Element>, D: Dimension> OnStream<'_, &DeviceArrayBase<S, D
         k: usize,
     ) -> Result<DeviceArray<S::Elem, IxDyn>> {
         const OP: &str = "DeviceArray::repeat_each";
-        if counts.len() != a.shape()[k] {
-            return Err(ArrayShapeError::ElementCounts {
-                operation: OP,
-                first: a.shape()[k],
-                second: counts.len(),
-            }
-            .into());
-        }
+        check_counts(OP, a.shape()[k], counts.len())?;
         let mut shape = a.shape().to_vec();
         shape[k] = counts
             .iter()

@@ -21,6 +21,7 @@ use crate::error::{ArgumentError, ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::OnStream;
+pub(crate) use crate::gpuarray::copy::gather::{check_counts, counts_error};
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::cast::{self, sixteen_bit, widen};
 use crate::gpuarray::elements::dtype::DType;
@@ -714,17 +715,6 @@ fn define<T: Element>(node: &Node, store: Store) -> Result<ElementwiseKernel> {
     Ok(k)
 }
 
-/// [`ArrayShapeError::ElementCounts`] of `operation`: `first` elements where `second` were
-/// given.
-pub(crate) fn counts_error(operation: &'static str, first: usize, second: usize) -> Error {
-    ArrayShapeError::ElementCounts {
-        operation,
-        first,
-        second,
-    }
-    .into()
-}
-
 /// [`ArrayShapeError::EmptyOperand`]: `operation` refuses its empty `operand`.
 pub(crate) fn empty_error(operation: &'static str, operand: &'static str) -> Error {
     ArrayShapeError::EmptyOperand { operation, operand }.into()
@@ -733,15 +723,6 @@ pub(crate) fn empty_error(operation: &'static str, operand: &'static str) -> Err
 /// [`ArrayShapeError::Dimension`]: an array of `axes` axes where `fixed` are taken.
 pub(crate) fn dimension_error(axes: usize, fixed: usize) -> Error {
     ArrayShapeError::Dimension { axes, fixed }.into()
-}
-
-/// [`counts_error`] unless `first == second`.
-pub(crate) fn check_counts(operation: &'static str, first: usize, second: usize) -> Result<()> {
-    if first == second {
-        Ok(())
-    } else {
-        Err(counts_error(operation, first, second))
-    }
 }
 
 /// [`ArgumentError::UndefinedOnElement`]: `function` of `kernel` on elements of the C type
