@@ -688,14 +688,10 @@ fn define<T: Element>(node: &Node, store: Store) -> Result<ElementwiseKernel> {
                 kernel: "gpu_expr".into(),
                 parameter: func.into(),
                 scalar,
-            },
-            None => ArgumentError::UndefinedOnElement {
-                kernel: "gpu_expr".into(),
-                function: func.into(),
-                element: dtype.c_name(),
-            },
-        }
-        .into());
+            }
+            .into(),
+            None => undefined_error("gpu_expr", &func, dtype.c_name()),
+        });
     }
     let t = T::c_name();
     let (mut arrays, mut scalars) = (Vec::new(), Vec::new());
