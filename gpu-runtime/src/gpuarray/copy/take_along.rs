@@ -34,56 +34,72 @@ use crate::launch::Arg;
 const NAME: &str = "gpu_take_along";
 const PUT_NAME: &str = "gpu_put_along";
 
-/// The kernel's source for elements `t` and indices `index`: the gather (`put == false`), or
-/// the scatter. `dims` holds the walk's (the result's) shape, then the strides of `arr` and
-/// of `indices` along it (0 where broadcast), and the scatter's of `values`; the scatter with
-/// `write == 0` only checks the indices.
-fn source(t: DType, index: DType, put: bool) -> String {
+/// The gather's source for elements `t` and indices `index`. `dims` holds the result's shape,
+/// then the strides of `arr` and of `indices` for each of its axes (0 where broadcast).
+fn take_source(t: DType, index: DType) -> String {
     let (tc, ic) = (t.c_name(), index.c_name());
     let read = read_index(index, "idx[io]");
-    // The scatter's parameters and steps beyond the gather's.
-    let pick = |take: &'static str, scatter: &'static str| if put { scatter } else { take };
     format!(
-        "{headers}{INDEX_FN}extern \"C\" __global__ void {name}(unsigned long long n, {a_const}{tc} *__restrict__ a, \
-         const {ic} *__restrict__ idx, {z_const}{tc} *__restrict__ {z}, const long long *__restrict__ dims, int ndim, \
-         int axis, long long a_base, long long i_base, {v_base}long long len, {write}unsigned long long *bad) {{\n\
+        "{headers}{INDEX_FN}extern \"C\" __global__ void {NAME}(unsigned long long n, const {tc} *__restrict__ a, \
+         const {ic} *__restrict__ idx, {tc} *__restrict__ out, const long long *__restrict__ dims, int ndim, \
+         int axis, long long a_base, long long i_base, long long len, unsigned long long *bad) {{\n\
          for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; t < n;\n\
               t += (unsigned long long)gridDim.x * blockDim.x) {{\n\
              unsigned long long rem = t;\n\
-             long long ao = a_base, io = i_base{vo};\n\
+             long long ao = a_base, io = i_base;\n\
              for (int d = ndim - 1; d >= 0; --d) {{\n\
                  const unsigned long long l = (unsigned long long)dims[d];\n\
                  const long long c = (long long)(rem % l);\n\
                  rem /= l;\n\
                  io += c * dims[2 * ndim + d];\n\
-         {v_step}\
                  if (d != axis) ao += c * dims[ndim + d];\n\
              }}\n\
              const long long ix = gpu_index({read}, len, 0, bad);\n\
-             {store}\n\
+             if (ix >= 0) out[t] = a[ao + ix * dims[ndim + axis]];\n\
          }}\n}}\n",
         headers = headers_for([t, index]),
-        name = pick(NAME, PUT_NAME),
-        a_const = pick("const ", ""),
-        z_const = pick("", "const "),
-        z = pick("out", "v"),
-        v_base = pick("", "long long v_base, "),
-        write = pick("", "int write, "),
-        vo = pick("", ", vo = v_base"),
-        v_step = pick("", "vo += c * dims[3 * ndim + d];\n"),
-        store = pick(
-            "if (ix >= 0) out[t] = a[ao + ix * dims[ndim + axis]];",
-            "if (write && ix >= 0) a[ao + ix * dims[ndim + axis]] = v[vo];",
-        ),
     )
 }
 
-/// The kernels, keyed by `put` (see [`source`]), element type and index type.
+/// The scatter's source: `dims` holds the walk's shape, then the strides of `arr`, of
+/// `indices` and of `values` along it; with `write == 0` it only checks the indices.
+fn put_source(t: DType, index: DType) -> String {
+    let (tc, ic) = (t.c_name(), index.c_name());
+    let read = read_index(index, "idx[io]");
+    format!(
+        "{headers}{INDEX_FN}extern \"C\" __global__ void {PUT_NAME}(unsigned long long n, {tc} *__restrict__ a, \
+         const {ic} *__restrict__ idx, const {tc} *__restrict__ v, const long long *__restrict__ dims, int ndim, \
+         int axis, long long a_base, long long i_base, long long v_base, long long len, int write, \
+         unsigned long long *bad) {{\n\
+         for (unsigned long long t = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x; t < n;\n\
+              t += (unsigned long long)gridDim.x * blockDim.x) {{\n\
+             unsigned long long rem = t;\n\
+             long long ao = a_base, io = i_base, vo = v_base;\n\
+             for (int d = ndim - 1; d >= 0; --d) {{\n\
+                 const unsigned long long l = (unsigned long long)dims[d];\n\
+                 const long long c = (long long)(rem % l);\n\
+                 rem /= l;\n\
+                 io += c * dims[2 * ndim + d];\n\
+                 vo += c * dims[3 * ndim + d];\n\
+                 if (d != axis) ao += c * dims[ndim + d];\n\
+             }}\n\
+             const long long ix = gpu_index({read}, len, 0, bad);\n\
+             if (write && ix >= 0) a[ao + ix * dims[ndim + axis]] = v[vo];\n\
+         }}\n}}\n",
+        headers = headers_for([t, index]),
+    )
+}
+
+/// The gathers and the scatters, in one cache keyed by `put` (the scatter), element type and
+/// index type.
 static KERNELS: SourceKernels<(bool, DType, DType)> = SourceKernels::new();
 
 fn prepared(ctx: &Context, t: DType, index: DType, put: bool) -> Result<crate::launch::PreparedFunction> {
-    let name = if put { PUT_NAME } else { NAME };
-    KERNELS.prepared(ctx, (put, t, index), name, || source(t, index, put))
+    if put {
+        KERNELS.prepared(ctx, (put, t, index), PUT_NAME, || put_source(t, index))
+    } else {
+        KERNELS.prepared(ctx, (put, t, index), NAME, || take_source(t, index))
+    }
 }
 
 /// The result's shape and each operand's strides along it (0 where broadcast), NumPy's rule:
@@ -341,10 +357,10 @@ mod tests {
             (DType::U64, DType::I16),
         ];
         for (k, (t, i)) in pairs.into_iter().enumerate() {
-            let s = source(t, i, false);
+            let s = take_source(t, i);
             let decl = gpu_cuda_source::find_kernel(&s, NAME).unwrap();
             assert_eq!(decl.params.len(), 11);
-            let p = source(t, i, true);
+            let p = put_source(t, i);
             assert_eq!(
                 gpu_cuda_source::find_kernel(&p, PUT_NAME).unwrap().params.len(),
                 13
