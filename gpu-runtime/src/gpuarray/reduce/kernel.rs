@@ -223,11 +223,15 @@ impl<R: Element> ReductionKernel<R> {
     /// Hashes the definition into `key`, with `arguments` as written (`None`: the parsed
     /// parameters, once the kernel is built).
     fn rekey(&mut self, arguments: Option<&str>) {
-        let params = format!("{:?}", self.params);
+        // The parsed parameters are formatted only when the written arguments are not given.
+        let params = match arguments {
+            Some(written) => std::borrow::Cow::Borrowed(written),
+            None => std::borrow::Cow::Owned(format!("{:?}", self.params)),
+        };
         self.key = registry::hash_parts(&[
             "reduction",
             &self.name,
-            arguments.unwrap_or(&params),
+            &params,
             &self.map,
             &self.reduce,
             &self.neutral,
