@@ -465,6 +465,28 @@ impl Error {
     }
 }
 
+/// [`ArrayShapeError::ElementCounts`] of `operation`: `first` elements where `second` were
+/// given.
+#[cfg(feature = "gpuarray")]
+pub(crate) fn counts_error(operation: &'static str, first: usize, second: usize) -> Error {
+    ArrayShapeError::ElementCounts {
+        operation,
+        first,
+        second,
+    }
+    .into()
+}
+
+/// [`counts_error`] unless `first == second`.
+#[cfg(feature = "gpuarray")]
+pub(crate) fn check_counts(operation: &'static str, first: usize, second: usize) -> Result<()> {
+    if first == second {
+        Ok(())
+    } else {
+        Err(counts_error(operation, first, second))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

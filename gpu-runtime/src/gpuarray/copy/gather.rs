@@ -15,7 +15,7 @@ use ndarray::{Dimension, Ix1, IxDyn};
 use crate::driver::context::core::Context;
 use crate::driver::memory::buffer::DeviceBuffer;
 use crate::driver::stream::Stream;
-use crate::error::{ArrayShapeError, Error, Result};
+use crate::error::{check_counts, ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::element::Element;
@@ -123,26 +123,6 @@ fn prepared(ctx: &Context, g: Gather, t: DType, index: DType) -> Result<crate::l
     KERNELS.prepared(ctx, (g, t, index), g.name(), || {
         crate::gpuarray::elements::cast::headers_for([t]) + &g.source(t.c_name(), index)
     })
-}
-
-/// [`ArrayShapeError::ElementCounts`] of `operation`: `first` elements where `second` were
-/// given.
-pub(crate) fn counts_error(operation: &'static str, first: usize, second: usize) -> Error {
-    ArrayShapeError::ElementCounts {
-        operation,
-        first,
-        second,
-    }
-    .into()
-}
-
-/// [`counts_error`] unless `first == second`.
-pub(crate) fn check_counts(operation: &'static str, first: usize, second: usize) -> Result<()> {
-    if first == second {
-        Ok(())
-    } else {
-        Err(counts_error(operation, first, second))
-    }
 }
 
 /// After a launch in `Raise` mode: the first index out of range, as an error.

@@ -6,10 +6,9 @@
 use ndarray::{Dimension, Ix1, IxDyn};
 
 use crate::driver::stream::Stream;
-use crate::error::{ArrayShapeError, Result};
+use crate::error::{counts_error, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
-use crate::gpuarray::copy::gather::counts_error;
 use crate::gpuarray::elements::bitwise::Bitwise;
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;

@@ -10,12 +10,12 @@
 use ndarray::{Array1, Dimension, IxDyn, SliceInfoElem};
 
 use crate::driver::memory::view::{DeviceRead, DeviceWrite};
-use crate::error::{ArrayShapeError, Result};
+use crate::error::{check_counts, counts_error, ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
-use crate::gpuarray::copy::gather::{check_counts, counts_error, IndexMode};
+use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::copy::word_moves;
 use crate::gpuarray::elements::element::Element;
 

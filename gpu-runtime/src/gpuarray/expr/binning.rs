@@ -5,12 +5,12 @@
 use ndarray::{s, Dimension, Ix1};
 
 use crate::driver::stream::Stream;
-use crate::error::{ArrayShapeError, Result};
+use crate::error::{check_counts, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{check_counts, Expr};
+use crate::gpuarray::expr::core::Expr;
 use crate::gpuarray::sort::ops::Side;
 use crate::gpuarray::sort::radix::key_of;
 

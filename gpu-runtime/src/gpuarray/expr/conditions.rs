@@ -7,16 +7,14 @@
 use ndarray::{Dimension, IxDyn};
 
 use crate::driver::context::core::Context;
-use crate::error::{ArrayShapeError, Result};
+use crate::error::{check_counts, counts_error, ArrayShapeError, Result};
 use crate::gpuarray::array::axes::normalize_axis;
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::array::on_stream::{context_fns, on_legacy_stream, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{
-    check_counts, counts_error, dimension_error, empty_error, Expr, MAX_OPERANDS,
-};
+use crate::gpuarray::expr::core::{dimension_error, empty_error, Expr, MAX_OPERANDS};
 use crate::launch::MAX_ARGS;
 
 /// The condition-choice pairs one fused `select` kernel takes over arrays of `ndim` axes: its

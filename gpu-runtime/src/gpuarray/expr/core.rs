@@ -21,7 +21,6 @@ use crate::error::{ArgumentError, ArrayShapeError, Error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage, StorageMut};
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::OnStream;
-pub(crate) use crate::gpuarray::copy::gather::{check_counts, counts_error};
 use crate::gpuarray::elements::boolean::Bool;
 use crate::gpuarray::elements::cast::{self, sixteen_bit, widen};
 use crate::gpuarray::elements::dtype::DType;

@@ -6,13 +6,13 @@ use ndarray::{Dimension, IxDyn};
 
 use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
-use crate::error::{ArrayShapeError, Result};
+use crate::error::{counts_error, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{counts_error, Expr};
+use crate::gpuarray::expr::core::Expr;
 
 /// The C-order strides, in elements, of `shape`.
 fn strides_of(shape: &[usize]) -> Vec<i64> {

@@ -7,14 +7,14 @@
 use ndarray::{Dimension, Ix1, IxDyn};
 
 use crate::driver::stream::Stream;
-use crate::error::{ArrayShapeError, Result};
+use crate::error::{counts_error, ArrayShapeError, Result};
 use crate::gpuarray::array::axes::{normalize_axis, slice_along};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::elements::element::Element;
 use crate::gpuarray::elements::inexact::Inexact;
 use crate::gpuarray::elements::promotion::TrueDivide;
-use crate::gpuarray::expr::core::{counts_error, Expr};
+use crate::gpuarray::expr::core::Expr;
 
 const OP: &str = "DeviceArray::gradient";
 

@@ -7,13 +7,13 @@
 use ndarray::{Dimension, Ix1, Ix2, IxDyn, SliceInfoElem};
 
 use crate::driver::stream::Stream;
-use crate::error::{ArrayShapeError, Result};
+use crate::error::{check_counts, counts_error, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::layout::checked_size;
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{check_counts, counts_error, empty_error, undefined_error, Expr};
+use crate::gpuarray::expr::core::{empty_error, undefined_error, Expr};
 use crate::gpuarray::reduce::histogram::{check_edges, uniform_edges, Bins};
 use crate::gpuarray::sort::ops::Side;
 

@@ -6,12 +6,12 @@
 
 use ndarray::{Array1, Dimension, Ix1};
 
-use crate::error::Result;
+use crate::error::{counts_error, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{counts_error, Expr};
+use crate::gpuarray::expr::core::Expr;
 use crate::gpuarray::sort::ops::Side;
 
 const OP: &str = "interp";

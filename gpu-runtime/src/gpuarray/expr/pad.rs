@@ -6,13 +6,12 @@
 
 use ndarray::{Dimension, IxDyn, SliceInfoElem};
 
-use crate::error::{ArrayShapeError, Result};
+use crate::error::{counts_error, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::layout;
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
 use crate::gpuarray::copy::gather::IndexMode;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::counts_error;
 
 /// How [`pad`](DeviceArrayBase::pad) fills the border (NumPy's `mode=`).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -11,13 +11,13 @@ use ndarray::{Dimension, Ix1, IxDyn};
 
 use crate::driver::context::core::Context;
 use crate::driver::stream::Stream;
-use crate::error::{ArrayShapeError, Result};
+use crate::error::{check_counts, ArrayShapeError, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, DeviceArrayView, Storage};
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::cast::{convert_c, headers_for};
 use crate::gpuarray::elements::dtype::DType;
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{check_counts, dimension_error, empty_error, undefined_error};
+use crate::gpuarray::expr::core::{dimension_error, empty_error, undefined_error};
 use crate::gpuarray::kernels::source_kernels::SourceKernels;
 use crate::launch::{Arg, PreparedFunction};
 

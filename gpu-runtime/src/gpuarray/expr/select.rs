@@ -6,11 +6,11 @@ use std::sync::Arc;
 use crate::gpuarray::elements::dtype::DType;
 use ndarray::Dimension;
 
-use crate::error::Result;
+use crate::error::{check_counts, Result};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::{context_fns, OnStream};
 use crate::gpuarray::elements::element::Element;
-use crate::gpuarray::expr::core::{check_counts, undefined_error};
+use crate::gpuarray::expr::core::undefined_error;
 use crate::gpuarray::kernels::args::KernelArg;
 use crate::gpuarray::kernels::elementwise::ElementwiseKernel;
 use crate::gpuarray::kernels::registry::Definitions;

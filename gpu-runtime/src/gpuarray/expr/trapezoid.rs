@@ -5,11 +5,11 @@
 
 use ndarray::{Dimension, IxDyn};
 
-use crate::error::Result;
+use crate::error::{counts_error, Result};
 use crate::gpuarray::array::axes::{normalize_axis, slice_along};
 use crate::gpuarray::array::core::{DeviceArray, DeviceArrayBase, Storage};
 use crate::gpuarray::array::on_stream::{on_legacy_stream, OnStream};
-use crate::gpuarray::expr::core::{counts_error, Expr};
+use crate::gpuarray::expr::core::Expr;
 use crate::gpuarray::expr::math::Float;
 
 const OP: &str = "DeviceArray::trapezoid";
